@@ -1,0 +1,53 @@
+#!/bin/sh
+# Installs what trainjob needs to build and test, from Debian 12 packages.
+# Checks with pkg-config (and command -v for tools) first, so on a machine
+# that has everything it costs a few milliseconds and installs nothing.
+# As root it runs apt-get; otherwise it prints the exact command and fails.
+#
+# usage: scripts/deps.sh [--fuzz]   (--fuzz also wants clang and libFuzzer)
+set -u
+
+missing=""
+need_pc() { # pkg-config-name debian-package
+    pkg-config --exists "$1" 2>/dev/null || missing="$missing $2"
+}
+need_cmd() { # command debian-package
+    command -v "$1" >/dev/null 2>&1 || missing="$missing $2"
+}
+
+need_cmd pkg-config pkg-config
+need_cmd cc gcc
+need_cmd make make
+if command -v pkg-config >/dev/null 2>&1; then
+    need_pc ncursesw libncurses-dev
+    need_pc libcurl libcurl4-openssl-dev
+    need_pc jansson libjansson-dev
+    need_pc yaml-0.1 libyaml-dev
+    need_pc cmocka libcmocka-dev
+    need_pc libmicrohttpd libmicrohttpd-dev
+    need_pc sqlite3 libsqlite3-dev
+else
+    missing="$missing libncurses-dev libcurl4-openssl-dev libjansson-dev libyaml-dev libcmocka-dev libmicrohttpd-dev libsqlite3-dev"
+fi
+need_cmd tmux tmux
+need_cmd bwrap bubblewrap
+need_cmd valgrind valgrind
+if [ "${1:-}" = "--fuzz" ]; then
+    need_cmd clang clang
+    ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
+        missing="$missing libclang-rt-dev"
+fi
+
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+    echo "deps: installing$missing" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null &&
+        apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
+        { echo "deps: apt-get install$missing failed" >&2; exit 1; }
+else
+    echo "deps: missing packages; run:" >&2
+    echo "  sudo apt-get install$missing" >&2
+    exit 1
+fi

@@ -1,0 +1,25 @@
+/*
+ * fileio: whole-file reads with a size cap and atomic writes (temp file in
+ * the same directory, fsync, rename), so a reader never sees half a file and
+ * a crash never leaves one.
+ */
+#ifndef UTIL_FILEIO_H
+#define UTIL_FILEIO_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct strbuf;
+
+/*
+ * Reads path ("-" is standard input) into a NUL-terminated buffer of at most
+ * max bytes. Returns 0, or -1 with a message naming the file in err.
+ */
+int file_read_all(const char *path, size_t max, char **data, size_t *len, struct strbuf *err);
+/* Replaces path with data atomically. Returns 0, or -1 with a message in err. */
+int file_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
+                      struct strbuf *err);
+/* mkdir -p with the given mode for each created component. Returns 0 or -1. */
+int file_mkdirs(const char *path, mode_t mode, struct strbuf *err);
+
+#endif
