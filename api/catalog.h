@@ -1,0 +1,111 @@
+/*
+ * catalog: what a backend offers a job — the caller's workspaces and role in
+ * each, the pools (AI elastic clusters) with their resource type, regions,
+ * zones and VPCs, resource specs, images and volumes.
+ *
+ * The wizard builds its choices from it, and validation takes it as an
+ * argument so the same rules run in the client and in trainjobd. Every array
+ * is owned; catalog_free releases all of it.
+ */
+#ifndef API_CATALOG_H
+#define API_CATALOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum pool_type {
+    POOL_DEDICATED, /* standard – dedicated: quota_type RESERVED */
+    POOL_PUBLIC,    /* standard – public: RESERVED, needs zone and VPC */
+    POOL_IDLE,      /* idle: quota_type SPOT, needs zone and VPC */
+};
+
+enum member_role {
+    MEMBER_NONE, /* not in the workspace */
+    MEMBER,
+    MEMBER_OWNER,
+    MEMBER_ADMIN,
+};
+
+struct catalog_spec {
+    char *name;
+    int devices;       /* GPUs (or other accelerators) per worker; 0 = CPU only */
+    char *device_type; /* "H800", "A100-80GB", … */
+    int device_memory_gib;
+    int vcpus;
+    int64_t memory_mib;
+    bool simulated;   /* a demo device that does not exist */
+    int max_replicas; /* workers of this spec the pool could ever hold at once */
+};
+
+struct catalog_pool {
+    char *name;
+    char *display_name;
+    enum pool_type type;
+    char **zones; /* zones the pool offers (public and idle pools) */
+    size_t zone_count;
+    struct catalog_spec *specs;
+    size_t spec_count;
+};
+
+struct catalog_zone {
+    char *name;   /* "cn-sh-01e" */
+    char *region; /* "cn-sh-01" */
+};
+
+struct catalog_vpc {
+    char *id;
+    char *region;
+};
+
+struct catalog_volume {
+    char *id;
+    char *display_name;
+    char *zone;
+};
+
+struct catalog_image {
+    char *path;
+    char *source;      /* "official", "dev-machine", "private" */
+    char *description; /* e.g. NGC tag meaning: "release 25.06, CUDA 12.9, Python 3.12" */
+};
+
+struct catalog_workspace {
+    char *name;
+    enum member_role role; /* the caller's role here */
+    char **pools;          /* names of the pools bound to this workspace */
+    size_t pool_count;
+};
+
+struct catalog {
+    char *user; /* the caller, as the backend knows them */
+    struct catalog_workspace *workspaces;
+    size_t workspace_count;
+    struct catalog_pool *pools;
+    size_t pool_count;
+    struct catalog_zone *zones;
+    size_t zone_count;
+    struct catalog_vpc *vpcs;
+    size_t vpc_count;
+    struct catalog_volume *volumes;
+    size_t volume_count;
+    struct catalog_image *images;
+    size_t image_count;
+};
+
+void catalog_free(struct catalog *cat);
+
+const struct catalog_workspace *catalog_workspace(const struct catalog *cat, const char *name);
+const struct catalog_pool *catalog_pool(const struct catalog *cat, const char *name);
+const struct catalog_spec *catalog_pool_spec(const struct catalog_pool *pool, const char *name);
+const struct catalog_zone *catalog_zone(const struct catalog *cat, const char *name);
+const struct catalog_vpc *catalog_vpc(const struct catalog *cat, const char *id);
+const struct catalog_volume *catalog_volume(const struct catalog *cat, const char *id);
+bool catalog_workspace_has_pool(const struct catalog_workspace *ws, const char *pool);
+bool catalog_pool_has_zone(const struct catalog_pool *pool, const char *zone);
+/* "standard – dedicated", "standard – public", "idle" */
+const char *pool_type_label(enum pool_type type);
+/* "owner", "member", … */
+const char *member_role_name(enum member_role role);
+
+#endif

@@ -1,0 +1,267 @@
+/*
+ * jobspec: the job model — SenseCore ACP's TrainingJob as a C struct.
+ *
+ * Every other part of trainjob speaks this one type: the files users write,
+ * validation, the wizard, every backend driver and the local engine. Field
+ * names follow the ACP JSON names (snake_case); enums are the API's upper-case
+ * values. A struct jobspec owns all its memory; jobspec_free releases it.
+ *
+ * Absent and empty are different things in a file and must survive a round
+ * trip: strings are NULL when absent, optional objects carry `present`, and
+ * optional scalars carry a `has_` flag.
+ */
+#ifndef API_JOBSPEC_H
+#define API_JOBSPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum framework {
+    FRAMEWORK_UNSPECIFIED,
+    FRAMEWORK_PYTORCH_DDP,
+    FRAMEWORK_TENSORFLOW_PS,
+    FRAMEWORK_SENSEPARROTS,
+    FRAMEWORK_MPI,
+    FRAMEWORK_PYTORCH,
+    FRAMEWORK_TENSORFLOW,
+    FRAMEWORK_SENSEPARROTS_DDP,
+};
+
+enum priority {
+    PRIORITY_UNSPECIFIED,
+    PRIORITY_NORMAL,
+    PRIORITY_HIGH,
+    PRIORITY_HIGHEST,
+};
+
+/* RESERVED = standard resources, SPOT = idle resources. */
+enum quota_type {
+    QUOTA_TYPE_UNSPECIFIED,
+    QUOTA_TYPE_RESERVED,
+    QUOTA_TYPE_SPOT,
+};
+
+enum scoring_strategy {
+    SCORING_UNSPECIFIED,
+    SCORING_MOST_ALLOCATED,
+    SCORING_LEAST_ALLOCATED,
+};
+
+enum ft_action {
+    FT_ACTION_UNSPECIFIED,
+    FT_ACTION_RESTART_JOB,
+    FT_ACTION_RESTART_POD,
+    FT_ACTION_FAIL_JOB,
+};
+
+enum mount_type {
+    MOUNT_TYPE_UNSPECIFIED,
+    MOUNT_TYPE_PV_AFS,
+    MOUNT_TYPE_PV_ACS,
+    MOUNT_TYPE_PV_AFS_MODEL,
+    MOUNT_TYPE_PV_AFS_TENSORBOARD,
+};
+
+enum job_state {
+    JOB_STATE_UNSPECIFIED,
+    JOB_STATE_WAITING,
+    JOB_STATE_INIT,
+    JOB_STATE_QUEUEING,
+    JOB_STATE_CREATING,
+    JOB_STATE_STARTING,
+    JOB_STATE_RUNNING,
+    JOB_STATE_RESTARTING,
+    JOB_STATE_SUSPENDING,
+    JOB_STATE_SUSPENDED,
+    JOB_STATE_SUCCEEDED,
+    JOB_STATE_FAILED,
+    JOB_STATE_DELETING,
+    JOB_STATE_DELETED,
+    JOB_STATE_RECOVERING,
+};
+
+/* One of the names in an enum's table, indexed by the enum value. */
+struct enum_names {
+    const char *const *names; /* names[value]; the API spelling */
+    size_t count;
+};
+
+extern const struct enum_names framework_names;
+extern const struct enum_names priority_names;
+extern const struct enum_names quota_type_names;
+extern const struct enum_names scoring_strategy_names;
+extern const struct enum_names ft_action_names;
+extern const struct enum_names mount_type_names;
+extern const struct enum_names job_state_names;
+
+/* The API name of value, or "?" when out of range. */
+const char *enum_name(const struct enum_names *e, int value);
+/* The value whose API name is exactly name, or -1. */
+int enum_value(const struct enum_names *e, const char *name);
+
+/* roles[].resource_spec[] */
+struct resource_spec_ref {
+    char *name;
+    bool has_replicas; /* per-spec replicas: rejected together with total_replicas */
+    int32_t replicas;
+    char *description; /* output only, e.g. "1xA100-80GB" */
+};
+
+/* roles[]: ACP has one role, named "Worker". */
+struct role {
+    char *name;
+    struct resource_spec_ref *resource_spec;
+    size_t resource_spec_count;
+    bool has_total_replicas;
+    int32_t total_replicas;
+    char *startup_script;
+    char *image_path;
+};
+
+struct env_var {
+    char *key;
+    char *value;
+};
+
+/* mount[]: an AFS (or ACS) volume mounted into every worker. */
+struct mount {
+    enum mount_type type;
+    char *id;
+    char *subdir;
+    char *mount_path;
+    char *zone;
+    char *endpoint;
+};
+
+/* fault_tolerance.rules[] */
+struct ft_rule {
+    char *exit_codes; /* NULL or "": any exit code */
+    enum ft_action action;
+    bool has_mark_node_unschedulable;
+    bool mark_node_unschedulable;
+};
+
+struct fault_tolerance {
+    bool present;
+    bool has_backoff_limit;
+    int32_t backoff_limit; /* -1 … 99; 0 never restart, -1 forever */
+    struct ft_rule *rules;
+    size_t rule_count;
+};
+
+struct scheduling {
+    bool present;
+    enum priority priority;
+    enum quota_type quota_type;
+    bool has_preemptible;
+    bool preemptible; /* idle (SPOT) jobs only */
+    enum scoring_strategy scoring_strategy;
+};
+
+struct resource_pool {
+    bool present;
+    char *name;
+    char *zone;
+    char *vpc_id;
+    char *display_name; /* output only */
+};
+
+struct ssh_config {
+    bool present;
+    bool has_auto_key_setup;
+    bool auto_key_setup;
+    char *config_mount_path;
+};
+
+struct tensorboard {
+    bool present;
+    char *log_path;
+};
+
+/* barrier: an init step checking that workers can reach each other. */
+struct barrier {
+    bool present;
+    bool has_enable_ethernet_ping;
+    bool enable_ethernet_ping;
+    bool has_enable_roce_mesh_ping;
+    bool enable_roce_mesh_ping;
+};
+
+/* ownership: output only. */
+struct ownership {
+    bool present;
+    char *user_name;
+    char *user_id;
+    char *requestor_id;
+    char *tenant_id;
+};
+
+struct jobspec {
+    /* where the job lives */
+    char *subscription_name;   /* output only */
+    char *resource_group_name; /* output only */
+    char *zone;                /* output only: the workspace zone */
+    char *workspace_name;      /* in files: the workspace to submit to */
+
+    /* identity */
+    char *name; /* optional: generated when absent */
+    char *display_name;
+    char *uid; /* output only */
+    char *id;  /* output only */
+
+    enum framework framework;
+    struct role *roles;
+    size_t role_count;
+    struct env_var *env;
+    size_t env_count;
+    struct mount *mount;
+    size_t mount_count;
+    struct tensorboard tensorboard;
+    struct scheduling scheduling;
+    struct resource_pool resource_pool;
+    struct fault_tolerance fault_tolerance;
+    struct ssh_config ssh;
+    struct barrier barrier;
+
+    /* output only: status */
+    struct ownership ownership;
+    enum job_state state;
+    char *state_message; /* why a job waits or failed (trainjobd; absent on ACP) */
+    bool has_root_mapping;
+    bool root_mapping;
+    char *create_time;
+    char *start_time;
+    char *suspend_time;
+    char *update_time;
+    char *complete_time;
+    char *delete_time;
+};
+
+#define JOBSPEC_ROLE_NAME "Worker"
+#define JOBSPEC_DEFAULT_SSH_PATH "/sensecore/compute/platform/ssh/ssh_config"
+
+void jobspec_init(struct jobspec *job);
+void jobspec_free(struct jobspec *job);
+/* A deep copy of src into dst (dst is overwritten, not freed). */
+void jobspec_copy(struct jobspec *dst, const struct jobspec *src);
+/* Deep equality of every field, absent-vs-empty included. */
+bool jobspec_equal(const struct jobspec *a, const struct jobspec *b);
+
+/* Appends a zeroed element and returns it. */
+struct role *jobspec_add_role(struct jobspec *job);
+struct env_var *jobspec_add_env(struct jobspec *job);
+struct mount *jobspec_add_mount(struct jobspec *job);
+struct ft_rule *jobspec_add_rule(struct jobspec *job);
+struct resource_spec_ref *role_add_spec(struct role *role);
+
+/* The single Worker role, or NULL when the job has none. */
+const struct role *jobspec_worker(const struct jobspec *job);
+/* True when the job runs on idle resources (quota_type SPOT). */
+bool jobspec_is_idle(const struct jobspec *job);
+/* A job name's prefix for the framework: "pt", "tf", "sp", "mpi". */
+const char *framework_name_prefix(enum framework fw);
+/* A human name: "PyTorch DDP", "TensorFlow PS", … */
+const char *framework_label(enum framework fw);
+
+#endif
