@@ -1,0 +1,1180 @@
+/*
+ * validate: the create-task form's rules (shared/design/FORM.md) over a
+ * struct jobspec, section by section, in the order the form shows them.
+ *
+ * validate_job is called by the wizard (inline, on every change), by
+ * `trainjob validate` and by trainjobd before it accepts a job. Each form
+ * section is one static function below; rules the wizard also runs while a
+ * field is being typed live in the validate_* single-field helpers, which the
+ * section functions call so every rule is written once. Rules that need the
+ * backend's catalog run only when one is given (see validate.h).
+ *
+ * Findings carry the field path in the API's JSON names ("roles[0].image_path")
+ * and, where it helps, the byte offset of the problem inside the value.
+ */
+#include "api/validate.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/catalog.h"
+#include "api/exitcodes.h"
+#include "api/finding.h"
+#include "api/imageref.h"
+#include "api/jobspec.h"
+#include "util/fuzzy.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
+#include "util/xalloc.h"
+
+/* What every section function needs: the job, the options, what earlier sections found out. */
+struct check {
+    const struct jobspec *job;
+    const struct validate_options *opt;
+    const struct catalog *cat; /* NULL: offline */
+    struct findings *out;
+    const char *workspace;              /* the job's or the default workspace; NULL when none */
+    const struct catalog_workspace *ws; /* the workspace, when the caller is a member of it */
+    const struct catalog_pool *pool;    /* the job's pool, when the catalog knows it */
+    bool idle;                          /* runs on idle resources (SPOT, or an idle pool) */
+};
+
+#define PATH_MAX_LEN 96
+#define MSG_MAX_LEN 320
+
+static bool nonempty(const char *s)
+{
+    return s != NULL && s[0] != '\0';
+}
+
+static int offset_int(size_t offset)
+{
+    return offset > INT_MAX ? INT_MAX : (int)offset;
+}
+
+/* ---- lists of names, for "choose one of: …" ---- */
+
+struct names {
+    const char **v;
+    size_t n, cap;
+};
+
+static void names_add(struct names *ns, const char *s)
+{
+    if (s == NULL)
+        return;
+    if (ns->n == ns->cap) {
+        ns->cap = ns->cap ? ns->cap * 2 : 8;
+        ns->v = xreallocarray(ns->v, ns->cap, sizeof *ns->v);
+    }
+    ns->v[ns->n++] = s;
+}
+
+static void names_join(const struct names *ns, struct strbuf *sb)
+{
+    for (size_t i = 0; i < ns->n; i++) {
+        if (i > 0)
+            strbuf_adds(sb, ", ");
+        strbuf_adds(sb, ns->v[i]);
+    }
+}
+
+static void names_free(struct names *ns)
+{
+    free(ns->v);
+    ns->v = NULL;
+    ns->n = ns->cap = 0;
+}
+
+/* ---- paths inside a container ---- */
+
+/* The canonical form of an absolute path: no empty or "." components, no trailing '/'. */
+static void path_normalise(const char *p, struct strbuf *out)
+{
+    strbuf_reset(out);
+    while (*p) {
+        while (*p == '/')
+            p++;
+        size_t len = strcspn(p, "/");
+        if (len == 0)
+            break;
+        if (!(len == 1 && p[0] == '.')) {
+            strbuf_addc(out, '/');
+            strbuf_add(out, p, len);
+        }
+        p += len;
+    }
+    if (out->len == 0)
+        strbuf_addc(out, '/');
+}
+
+static bool path_has_dotdot(const char *p)
+{
+    while (*p) {
+        size_t len = strcspn(p, "/");
+        if (len == 2 && p[0] == '.' && p[1] == '.')
+            return true;
+        p += len;
+        while (*p == '/')
+            p++;
+    }
+    return false;
+}
+
+/* Is the normalised path equal to or under the normalised base, component-wise? */
+static bool path_under(const char *path, const char *base)
+{
+    size_t len = strlen(base);
+    if (strcmp(base, "/") == 0)
+        return true;
+    return strncmp(path, base, len) == 0 && (path[len] == '\0' || path[len] == '/');
+}
+
+/* The problem with an absolute path inside a container or volume, or NULL. */
+static const char *absolute_path_problem(const char *p)
+{
+    if (p[0] != '/')
+        return "must be an absolute path (starting with '/')";
+    if (path_has_dotdot(p))
+        return "must not contain '..'";
+    return NULL;
+}
+
+/* The system directory the normalised path is or lies under, or NULL. */
+static const char *system_directory(const char *norm, char *buf, size_t bufsz)
+{
+    static const char *const dirs[] = {"proc", "sys",  "dev",  "etc", "usr",
+                                       "bin",  "sbin", "boot", "run"};
+    const char *first = norm + 1;
+    size_t len = strcspn(first, "/");
+
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+        if (strlen(dirs[i]) == len && memcmp(first, dirs[i], len) == 0)
+            goto found;
+    if (len >= 3 && memcmp(first, "lib", 3) == 0)
+        goto found;
+    if (len == 3 && memcmp(first, "var", 3) == 0 && strncmp(first + 3, "/run", 4) == 0 &&
+        (first[7] == '\0' || first[7] == '/')) {
+        len = 7;
+        goto found;
+    }
+    return NULL;
+found:
+    snprintf(buf, bufsz, "/%.*s", (int)len, first);
+    return buf;
+}
+
+/* ---- single-field rules (also called by the wizard while typing) ---- */
+
+/* A printable rendering of the code point cp, whose k bytes start at s. */
+static void describe_char(char *out, size_t outsz, const char *s, size_t k, uint32_t cp)
+{
+    if (cp < 0x80 && utf8_cpwidth(cp) > 0)
+        snprintf(out, outsz, "'%c'", (char)cp);
+    else if (utf8_cpwidth(cp) > 0)
+        snprintf(out, outsz, "'%.*s' (U+%04X)", (int)k, s, (unsigned)cp);
+    else
+        snprintf(out, outsz, "U+%04X", (unsigned)cp);
+}
+
+static bool is_ascii_alnum(uint32_t cp)
+{
+    return (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || (cp >= '0' && cp <= '9');
+}
+
+/* display_name: 1-256 code points, CJK/letters/digits first, then also . : _ - */
+static const char *check_display_name(const char *s, char *buf, size_t bufsz, int *offset)
+{
+    *offset = FINDING_AT_VALUE;
+    if (!nonempty(s))
+        return "required: 1-256 characters: letters, digits, Chinese characters, '.', ':', '_' "
+               "or '-'";
+    size_t n = strlen(s), i = 0, count = 0, over = 0;
+    while (i < n) {
+        uint32_t cp;
+        size_t k = utf8_decode(s + i, n - i, &cp);
+        if (cp == UTF8_REPLACEMENT && k == 1) {
+            *offset = offset_int(i);
+            snprintf(buf, bufsz, "invalid UTF-8 at position %zu", count + 1);
+            return buf;
+        }
+        bool ok = utf8_is_cjk(cp) || is_ascii_alnum(cp);
+        if (!ok && count > 0)
+            ok = cp == '.' || cp == ':' || cp == '_' || cp == '-';
+        if (!ok) {
+            char what[48];
+            describe_char(what, sizeof what, s + i, k, cp);
+            *offset = offset_int(i);
+            if (count == 0)
+                snprintf(buf, bufsz, "must start with a letter, digit or Chinese character, not %s",
+                         what);
+            else
+                snprintf(buf, bufsz,
+                         "character %s at position %zu is not allowed; use letters, digits, "
+                         "Chinese characters, '.', ':', '_' or '-'",
+                         what, count + 1);
+            return buf;
+        }
+        if (count == VALIDATE_MAX_DISPLAY_NAME)
+            over = i;
+        count++;
+        i += k;
+    }
+    if (count > VALIDATE_MAX_DISPLAY_NAME) {
+        *offset = offset_int(over);
+        snprintf(buf, bufsz, "must be at most %d characters (found %zu)", VALIDATE_MAX_DISPLAY_NAME,
+                 count);
+        return buf;
+    }
+    return NULL;
+}
+
+/* name: absent is fine (generated); else ^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$ */
+static const char *check_job_name(const char *name, char *buf, size_t bufsz, int *offset)
+{
+    static const char pattern[] = "must be 1-63 characters: lowercase letters, digits and '-', "
+                                  "starting with a letter and ending with a letter or digit";
+    *offset = FINDING_AT_VALUE;
+    if (name == NULL)
+        return NULL;
+    if (name[0] == '\0')
+        return "must not be empty (leave it out to have one generated)";
+    size_t n = strlen(name);
+    for (size_t i = 0; i < n; i++) {
+        char c = name[i];
+        bool ok = (c >= 'a' && c <= 'z') || (i > 0 && ((c >= '0' && c <= '9') || c == '-'));
+        if (ok && i == n - 1 && c == '-')
+            ok = false;
+        if (!ok) {
+            *offset = offset_int(i);
+            return pattern;
+        }
+    }
+    if (n > VALIDATE_MAX_NAME) {
+        *offset = VALIDATE_MAX_NAME;
+        snprintf(buf, bufsz, "must be at most %d characters (found %zu)", VALIDATE_MAX_NAME, n);
+        return buf;
+    }
+    return NULL;
+}
+
+/* roles[0].image_path: required, a valid image reference (imageref.h). */
+static const char *check_image_path(const char *image, int *offset)
+{
+    *offset = FINDING_AT_VALUE;
+    if (!nonempty(image))
+        return "required: an image reference such as registry.example.com/team/image:tag";
+    struct imageref ref;
+    size_t at = 0;
+    const char *msg = NULL;
+    if (imageref_parse(image, &ref, &at, &msg) < 0) {
+        *offset = offset_int(at);
+        return msg;
+    }
+    imageref_free(&ref);
+    return NULL;
+}
+
+/* Names the platform sets in every worker (FORM.md §6, system variables). */
+static bool env_name_reserved(const char *key)
+{
+    static const char *const names[] = {
+        "ECP_JOB_NAME",
+        "MASTER_ADDR",
+        "MASTER_PORT",
+        "WORLD_SIZE",
+        "RANK",
+        "LOCAL_RANK",
+        "NODE_RANK",
+        "TF_CONFIG",
+        "CUDA_VISIBLE_DEVICES",
+        "NVIDIA_VISIBLE_DEVICES",
+    };
+    static const char *const prefixes[] = {"SENSECORE_", "TRAINJOB_", "KUBERNETES_", "VC_",
+                                           "SLURM_",     "OMPI_",     "PMIX_"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(key, names[i]) == 0)
+            return true;
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (strncmp(key, prefixes[i], strlen(prefixes[i])) == 0)
+            return true;
+    return false;
+}
+
+/* env[].key: required, ^[A-Za-z_][A-Za-z0-9_]*$, at most 256, not set by the platform. */
+static const char *check_env_name(const char *key, char *buf, size_t bufsz, int *offset)
+{
+    *offset = FINDING_AT_VALUE;
+    if (!nonempty(key))
+        return "required: a name such as NCCL_DEBUG";
+    size_t n = strlen(key);
+    for (size_t i = 0; i < n; i++) {
+        char c = key[i];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+                  (i > 0 && c >= '0' && c <= '9');
+        if (!ok) {
+            *offset = offset_int(i);
+            return "must be letters, digits and '_', not starting with a digit "
+                   "([A-Za-z_][A-Za-z0-9_]*)";
+        }
+    }
+    if (n > VALIDATE_MAX_ENV_NAME) {
+        *offset = VALIDATE_MAX_ENV_NAME;
+        snprintf(buf, bufsz, "must be at most %d characters (found %zu)", VALIDATE_MAX_ENV_NAME, n);
+        return buf;
+    }
+    if (env_name_reserved(key))
+        return "set by the platform; choose another name";
+    return NULL;
+}
+
+/* mount[].mount_path: required, absolute, no "..", not "/" nor a system directory. */
+static const char *check_mount_path(const char *path, char *buf, size_t bufsz)
+{
+    if (!nonempty(path))
+        return "required: where the volume appears in every worker, e.g. /mnt/afs";
+    const char *problem = absolute_path_problem(path);
+    if (problem)
+        return problem;
+    struct strbuf norm = STRBUF_INIT;
+    path_normalise(path, &norm);
+    const char *msg = NULL;
+    char dir[PATH_MAX_LEN];
+    if (strcmp(strbuf_str(&norm), "/") == 0) {
+        msg = "must not be '/'; choose a directory such as /mnt/afs";
+    } else if (system_directory(strbuf_str(&norm), dir, sizeof dir)) {
+        if (strcmp(strbuf_str(&norm), dir) == 0)
+            snprintf(buf, bufsz, "%s is a system directory; choose another path, e.g. /mnt/afs",
+                     dir);
+        else
+            snprintf(buf, bufsz,
+                     "lies under the system directory %s; choose another path, e.g. /mnt/afs", dir);
+        msg = buf;
+    }
+    strbuf_free(&norm);
+    return msg;
+}
+
+const char *validate_job_name(const char *name, char *buf, size_t bufsz)
+{
+    int offset;
+    return check_job_name(name, buf, bufsz, &offset);
+}
+
+const char *validate_display_name(const char *display_name, char *buf, size_t bufsz)
+{
+    int offset;
+    return check_display_name(display_name, buf, bufsz, &offset);
+}
+
+const char *validate_image_path(const char *image, char *buf, size_t bufsz)
+{
+    int offset;
+    (void)buf;
+    (void)bufsz;
+    return check_image_path(image, &offset);
+}
+
+const char *validate_env_name(const char *key, char *buf, size_t bufsz)
+{
+    int offset;
+    return check_env_name(key, buf, bufsz, &offset);
+}
+
+const char *validate_mount_path(const char *path, char *buf, size_t bufsz)
+{
+    return check_mount_path(path, buf, bufsz);
+}
+
+/* ---- 1. Basics ---- */
+
+/* workspace_name: the job's or the default; with a catalog, one the caller belongs to. */
+static void check_workspace(struct check *c)
+{
+    const struct jobspec *job = c->job;
+    if (nonempty(job->workspace_name))
+        c->workspace = job->workspace_name;
+    else if (c->opt && nonempty(c->opt->workspace))
+        c->workspace = c->opt->workspace;
+    if (c->workspace == NULL) {
+        findings_add(c->out, SEVERITY_ERROR, "workspace_name",
+                     "required: the workspace to submit to");
+        return;
+    }
+    if (c->cat == NULL)
+        return;
+    const struct catalog_workspace *ws = catalog_workspace(c->cat, c->workspace);
+    if (ws && ws->role != MEMBER_NONE) {
+        c->ws = ws;
+        return;
+    }
+    struct names mine = {0};
+    for (size_t i = 0; i < c->cat->workspace_count; i++)
+        if (c->cat->workspaces[i].role != MEMBER_NONE)
+            names_add(&mine, c->cat->workspaces[i].name);
+    struct strbuf sb = STRBUF_INIT;
+    names_join(&mine, &sb);
+    if (mine.n)
+        findings_add(c->out, SEVERITY_ERROR, "workspace_name", "not one of your workspaces: %s",
+                     strbuf_str(&sb));
+    else
+        findings_add(c->out, SEVERITY_ERROR, "workspace_name",
+                     "not one of your workspaces: you are not a member of any workspace");
+    strbuf_free(&sb);
+    names_free(&mine);
+}
+
+/* display_name, with the offset of the first character that is not allowed. */
+static void check_display_name_field(struct check *c)
+{
+    char buf[MSG_MAX_LEN];
+    int offset;
+    const char *msg = check_display_name(c->job->display_name, buf, sizeof buf, &offset);
+    if (msg)
+        findings_add_at(c->out, SEVERITY_ERROR, "display_name", offset, "%s", msg);
+}
+
+/* name: the pattern, then uniqueness in the workspace when the caller can tell. */
+static void check_name_field(struct check *c)
+{
+    char buf[MSG_MAX_LEN];
+    int offset;
+    const char *name = c->job->name;
+    const char *msg = check_job_name(name, buf, sizeof buf, &offset);
+    if (msg) {
+        findings_add_at(c->out, SEVERITY_ERROR, "name", offset, "%s", msg);
+        return;
+    }
+    if (name && c->opt && c->opt->name_taken && c->workspace &&
+        c->opt->name_taken(c->opt->name_taken_ctx, c->workspace, name))
+        findings_add(c->out, SEVERITY_ERROR, "name", "already used in workspace %s", c->workspace);
+}
+
+/* zone and VPC of a public or idle pool: the pool's zone, a known VPC in the zone's region. */
+static void check_zone_and_vpc(struct check *c)
+{
+    const struct resource_pool *rp = &c->job->resource_pool;
+    const struct catalog_pool *pool = c->pool;
+    const char *kind = pool_type_label(pool->type);
+    const char *article = pool->type == POOL_IDLE ? "an" : "a";
+    struct names zones = {0};
+    struct strbuf sb = STRBUF_INIT;
+    for (size_t i = 0; i < pool->zone_count; i++)
+        names_add(&zones, pool->zones[i]);
+    names_join(&zones, &sb);
+
+    const struct catalog_zone *zone = nonempty(rp->zone) ? catalog_zone(c->cat, rp->zone) : NULL;
+    if (!nonempty(rp->zone))
+        findings_add(c->out, SEVERITY_ERROR, "resource_pool.zone",
+                     "required for %s %s pool; choose one of: %s", article, kind, strbuf_str(&sb));
+    else if (!catalog_pool_has_zone(pool, rp->zone))
+        findings_add(c->out, SEVERITY_ERROR, "resource_pool.zone",
+                     "'%s' is not one of the pool's zones; choose one of: %s", rp->zone,
+                     strbuf_str(&sb));
+    else if (zone == NULL)
+        findings_add(c->out, SEVERITY_ERROR, "resource_pool.zone", "unknown zone '%s'", rp->zone);
+
+    if (!nonempty(rp->vpc_id)) {
+        findings_add(c->out, SEVERITY_ERROR, "resource_pool.vpc_id",
+                     "required for %s %s pool: the VPC the workers join", article, kind);
+    } else {
+        const struct catalog_vpc *vpc = catalog_vpc(c->cat, rp->vpc_id);
+        if (vpc == NULL)
+            findings_add(c->out, SEVERITY_ERROR, "resource_pool.vpc_id", "unknown VPC '%s'",
+                         rp->vpc_id);
+        else if (zone && vpc->region && zone->region && strcmp(vpc->region, zone->region) != 0)
+            findings_add(c->out, SEVERITY_ERROR, "resource_pool.vpc_id",
+                         "VPC '%s' is in region %s, not in zone %s's region %s", rp->vpc_id,
+                         vpc->region, zone->name, zone->region);
+    }
+    strbuf_free(&sb);
+    names_free(&zones);
+}
+
+/* The pool's resource type decides quota_type and whether zone and VPC are needed. */
+static void check_pool_type(struct check *c)
+{
+    const struct resource_pool *rp = &c->job->resource_pool;
+    const struct catalog_pool *pool = c->pool;
+    enum quota_type qt = c->job->scheduling.quota_type;
+
+    switch (pool->type) {
+    case POOL_IDLE:
+        if (qt == QUOTA_TYPE_RESERVED)
+            findings_add(c->out, SEVERITY_ERROR, "scheduling.quota_type",
+                         "idle pool needs SPOT, not RESERVED ('%s' is an idle pool)", pool->name);
+        check_zone_and_vpc(c);
+        break;
+    case POOL_PUBLIC:
+    case POOL_DEDICATED:
+        if (qt == QUOTA_TYPE_SPOT)
+            findings_add(c->out, SEVERITY_ERROR, "scheduling.quota_type",
+                         "standard pool needs RESERVED, not SPOT ('%s' is %s)", pool->name,
+                         pool_type_label(pool->type));
+        if (pool->type == POOL_PUBLIC) {
+            check_zone_and_vpc(c);
+            break;
+        }
+        if (rp->zone)
+            findings_add(c->out, SEVERITY_WARNING, "resource_pool.zone",
+                         "ignored for a dedicated pool");
+        if (rp->vpc_id)
+            findings_add(c->out, SEVERITY_WARNING, "resource_pool.vpc_id",
+                         "ignored for a dedicated pool");
+        break;
+    }
+}
+
+/* resource_pool: required; with a catalog, one of the workspace's pools, used as its type says. */
+static void check_resource_pool(struct check *c)
+{
+    const struct jobspec *job = c->job;
+    const struct resource_pool *rp = &job->resource_pool;
+    struct names choices = {0};
+    struct strbuf sb = STRBUF_INIT;
+
+    if (c->ws) {
+        for (size_t i = 0; i < c->ws->pool_count; i++)
+            names_add(&choices, c->ws->pools[i]);
+    } else if (c->cat) {
+        for (size_t i = 0; i < c->cat->pool_count; i++)
+            names_add(&choices, c->cat->pools[i].name);
+    }
+    names_join(&choices, &sb);
+
+    if (!rp->present || !nonempty(rp->name)) {
+        if (choices.n)
+            findings_add(c->out, SEVERITY_ERROR, "resource_pool.name",
+                         "required: the resource pool (AI elastic cluster); choose one of: %s",
+                         strbuf_str(&sb));
+        else
+            findings_add(c->out, SEVERITY_ERROR, "resource_pool.name",
+                         "required: the resource pool (AI elastic cluster) to run on");
+    } else if (c->cat) {
+        /* A pool the job may not use is not used for the checks that follow either. */
+        const struct catalog_pool *pool = catalog_pool(c->cat, rp->name);
+        if (c->ws && (pool == NULL || !catalog_workspace_has_pool(c->ws, rp->name)))
+            findings_add(c->out, SEVERITY_ERROR, "resource_pool.name",
+                         "'%s' is not a member of the workspace's pools; choose one of: %s",
+                         rp->name, choices.n ? strbuf_str(&sb) : "(none)");
+        else if (pool == NULL)
+            findings_add(c->out, SEVERITY_ERROR, "resource_pool.name",
+                         "unknown pool '%s'; choose one of: %s", rp->name,
+                         choices.n ? strbuf_str(&sb) : "(none)");
+        else
+            c->pool = pool;
+    }
+    strbuf_free(&sb);
+    names_free(&choices);
+
+    if (c->pool) {
+        check_pool_type(c);
+    } else if (jobspec_is_idle(job)) {
+        /* Offline, SPOT is what says the job is idle: zone and VPC are needed. */
+        if (!nonempty(rp->zone))
+            findings_add(c->out, SEVERITY_ERROR, "resource_pool.zone",
+                         "required for idle (SPOT) jobs");
+        if (!nonempty(rp->vpc_id))
+            findings_add(c->out, SEVERITY_ERROR, "resource_pool.vpc_id",
+                         "required for idle (SPOT) jobs");
+    }
+    c->idle = jobspec_is_idle(job) || (c->pool && c->pool->type == POOL_IDLE &&
+                                       job->scheduling.quota_type == QUOTA_TYPE_UNSPECIFIED);
+}
+
+static void check_basics(struct check *c)
+{
+    check_workspace(c);
+    check_display_name_field(c);
+    check_name_field(c);
+    check_resource_pool(c);
+}
+
+/* ---- 2. Resources ---- */
+
+/* scheduling: HIGH and HIGHEST are for owners and admins; preemptible only for idle jobs. */
+static void check_scheduling(struct check *c)
+{
+    const struct scheduling *s = &c->job->scheduling;
+    if ((s->priority == PRIORITY_HIGH || s->priority == PRIORITY_HIGHEST) && c->ws &&
+        c->ws->role != MEMBER_OWNER && c->ws->role != MEMBER_ADMIN)
+        findings_add(c->out, SEVERITY_ERROR, "scheduling.priority",
+                     "%s needs workspace owner rights; you are a %s of %s",
+                     enum_name(&priority_names, (int)s->priority), member_role_name(c->ws->role),
+                     c->ws->name);
+    if (s->has_preemptible && !c->idle)
+        findings_add(c->out, SEVERITY_WARNING, "scheduling.preemptible",
+                     "only idle (SPOT) jobs can be preempted; ignored");
+}
+
+/* roles[0].resource_spec: exactly one, named, and one of the pool's specs. */
+static void check_resource_specs(struct check *c, const struct role *r)
+{
+    char path[PATH_MAX_LEN];
+    struct names specs = {0};
+    struct strbuf sb = STRBUF_INIT;
+    if (c->pool) {
+        for (size_t i = 0; i < c->pool->spec_count; i++)
+            names_add(&specs, c->pool->specs[i].name);
+        names_join(&specs, &sb);
+    }
+
+    if (r->resource_spec_count == 0) {
+        if (specs.n)
+            findings_add(c->out, SEVERITY_ERROR, "roles[0].resource_spec",
+                         "required: one resource spec; choose one of: %s", strbuf_str(&sb));
+        else
+            findings_add(c->out, SEVERITY_ERROR, "roles[0].resource_spec",
+                         "required: one resource spec");
+    } else if (r->resource_spec_count > 1) {
+        findings_add(c->out, SEVERITY_ERROR, "roles[0].resource_spec[1]",
+                     "heterogeneous specs are not supported; use one spec for every worker");
+    }
+
+    for (size_t i = 0; i < r->resource_spec_count; i++) {
+        const struct resource_spec_ref *spec = &r->resource_spec[i];
+        snprintf(path, sizeof path, "roles[0].resource_spec[%zu].name", i);
+        if (!nonempty(spec->name)) {
+            if (specs.n)
+                findings_add(c->out, SEVERITY_ERROR, path, "required; choose one of: %s",
+                             strbuf_str(&sb));
+            else
+                findings_add(c->out, SEVERITY_ERROR, path, "required: the resource spec name");
+        } else if (c->pool && catalog_pool_spec(c->pool, spec->name) == NULL) {
+            const char *near = fuzzy_nearest(spec->name, specs.v, specs.n);
+            if (near)
+                findings_add(c->out, SEVERITY_ERROR, path,
+                             "'%s' is not one of the pool's specs (did you mean '%s'?); choose "
+                             "one of: %s",
+                             spec->name, near, strbuf_str(&sb));
+            else
+                findings_add(c->out, SEVERITY_ERROR, path,
+                             "'%s' is not one of the pool's specs; choose one of: %s", spec->name,
+                             specs.n ? strbuf_str(&sb) : "(none)");
+        }
+        if (spec->has_replicas && r->has_total_replicas) {
+            snprintf(path, sizeof path, "roles[0].resource_spec[%zu].replicas", i);
+            findings_add(c->out, SEVERITY_ERROR, path,
+                         "set either total_replicas or per-spec replicas, not both");
+        }
+    }
+    strbuf_free(&sb);
+    names_free(&specs);
+}
+
+/* roles[0].total_replicas (or the one spec's replicas): at least 1, at most what the pool holds. */
+static void check_replicas(struct check *c, const struct role *r)
+{
+    const char *path = "roles[0].total_replicas";
+    int32_t replicas;
+    if (r->has_total_replicas) {
+        replicas = r->total_replicas;
+    } else if (r->resource_spec_count > 0 && r->resource_spec[0].has_replicas) {
+        path = "roles[0].resource_spec[0].replicas";
+        replicas = r->resource_spec[0].replicas;
+    } else {
+        findings_add(c->out, SEVERITY_ERROR, path, "required: the number of workers, 1 or more");
+        return;
+    }
+    if (replicas < 1) {
+        findings_add(c->out, SEVERITY_ERROR, path, "must be at least 1 (found %d)", (int)replicas);
+        return;
+    }
+    if (c->pool == NULL || r->resource_spec_count == 0 || r->resource_spec[0].name == NULL)
+        return;
+    const struct catalog_spec *spec = catalog_pool_spec(c->pool, r->resource_spec[0].name);
+    if (spec && spec->max_replicas > 0 && replicas > spec->max_replicas)
+        findings_add(c->out, SEVERITY_ERROR, path,
+                     "the pool can hold at most %d workers of spec %s (found %d)",
+                     spec->max_replicas, spec->name, (int)replicas);
+}
+
+/* roles: one role, Worker, with its spec and replicas. */
+static void check_roles(struct check *c)
+{
+    const struct jobspec *job = c->job;
+    if (job->role_count == 0) {
+        findings_add(c->out, SEVERITY_ERROR, "roles",
+                     "required: one role named Worker with replicas, resource spec, image and "
+                     "startup script");
+        return;
+    }
+    if (job->role_count > 1)
+        findings_add(c->out, SEVERITY_ERROR, "roles[1]", "only one role is supported (Worker)");
+    const struct role *r = &job->roles[0];
+    if (r->name && strcmp(r->name, JOBSPEC_ROLE_NAME) != 0)
+        findings_add(c->out, SEVERITY_ERROR, "roles[0].name",
+                     "must be Worker, the only role (or left out)");
+    check_replicas(c, r);
+    check_resource_specs(c, r);
+}
+
+static void check_resources(struct check *c)
+{
+    check_scheduling(c);
+    if (c->job->framework == FRAMEWORK_UNSPECIFIED)
+        findings_add(c->out, SEVERITY_ERROR, "framework",
+                     "required: one of PYTORCH_DDP, TENSORFLOW_PS, SENSEPARROTS, MPI");
+    check_roles(c);
+}
+
+/* ---- 3. Image ---- */
+
+static bool blank(const char *s)
+{
+    return s[strspn(s, " \t\r\n\v\f")] == '\0';
+}
+
+/* roles[0].image_path and roles[0].startup_script. */
+static void check_image(struct check *c)
+{
+    if (c->job->role_count == 0)
+        return;
+    const struct role *r = &c->job->roles[0];
+    int offset;
+    const char *msg = check_image_path(r->image_path, &offset);
+    if (msg)
+        findings_add_at(c->out, SEVERITY_ERROR, "roles[0].image_path", offset, "%s", msg);
+    if (!nonempty(r->startup_script))
+        findings_add(c->out, SEVERITY_ERROR, "roles[0].startup_script",
+                     "required: the command every worker runs");
+    else if (blank(r->startup_script))
+        findings_add(c->out, SEVERITY_ERROR, "roles[0].startup_script", "must not be blank");
+}
+
+/* ---- 4. Fault tolerance ---- */
+
+/* Maps exitcodes_shadowing's indexes (rules that parsed) back to rule numbers. */
+struct shadow_ctx {
+    struct check *c;
+    const size_t *rule_of; /* index in the shadowing input -> index in rules[] */
+    const bool *any_code;  /* by input index: the rule lists no codes */
+    bool *reported;        /* by input index: "never matches" already said */
+};
+
+static void on_shadow(void *vctx, size_t rule, size_t earlier, const struct exitcode_set *overlap,
+                      bool whole)
+{
+    struct shadow_ctx *s = vctx;
+    size_t i = s->rule_of[rule], j = s->rule_of[earlier];
+    char path[PATH_MAX_LEN];
+    snprintf(path, sizeof path, "fault_tolerance.rules[%zu].exit_codes", i);
+    if (whole) {
+        if (!s->reported[rule])
+            findings_add(s->c->out, SEVERITY_WARNING, path,
+                         "rule %zu never matches: every code is caught by earlier rules", i + 1);
+        s->reported[rule] = true;
+        return;
+    }
+    /* A rule for any code is the fallback after the others: overlap is its purpose. */
+    if (s->any_code[rule])
+        return;
+    struct strbuf codes = STRBUF_INIT;
+    exitcodes_format(overlap, &codes);
+    findings_add(s->c->out, SEVERITY_WARNING, path, "rule %zu: %s %s shadowed by rule %zu", i + 1,
+                 strbuf_str(&codes), exitcodes_count(overlap) == 1 ? "is" : "are", j + 1);
+    strbuf_free(&codes);
+}
+
+/* fault_tolerance.rules[]: each rule's codes and action, then which rules hide which. */
+static void check_ft_rules(struct check *c)
+{
+    const struct fault_tolerance *ft = &c->job->fault_tolerance;
+    size_t n = ft->rule_count;
+    char path[PATH_MAX_LEN];
+
+    if (n > VALIDATE_MAX_RULES)
+        findings_add(c->out, SEVERITY_ERROR, "fault_tolerance.rules",
+                     "at most %d rules (found %zu)", VALIDATE_MAX_RULES, n);
+    if (n > 0 && ft->has_backoff_limit && ft->backoff_limit == 0)
+        findings_add(c->out, SEVERITY_WARNING, "fault_tolerance.rules",
+                     "these rules have no effect while max restarts (backoff_limit) is 0");
+
+    struct exitcode_set *sets = xcalloc(n ? n : 1, sizeof *sets);
+    size_t *rule_of = xcalloc(n ? n : 1, sizeof *rule_of);
+    bool *any_code = xcalloc(n ? n : 1, sizeof *any_code);
+    bool *reported = xcalloc(n ? n : 1, sizeof *reported);
+    size_t parsed = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        const struct ft_rule *rule = &ft->rules[i];
+        bool any = !nonempty(rule->exit_codes);
+        struct exitcodes_error err;
+
+        snprintf(path, sizeof path, "fault_tolerance.rules[%zu].exit_codes", i);
+        if (any) {
+            exitcodes_all(&sets[parsed]);
+            any_code[parsed] = true;
+            rule_of[parsed++] = i;
+        } else if (exitcodes_parse(rule->exit_codes, &sets[parsed], &err) < 0) {
+            findings_add_at(c->out, SEVERITY_ERROR, path, offset_int(err.offset), "%s",
+                            err.message);
+        } else {
+            rule_of[parsed++] = i;
+        }
+        if (rule->action == FT_ACTION_UNSPECIFIED) {
+            snprintf(path, sizeof path, "fault_tolerance.rules[%zu].action", i);
+            findings_add(c->out, SEVERITY_ERROR, path,
+                         "required: RESTART_JOB, RESTART_POD or FAIL_JOB");
+        }
+        if (rule->has_mark_node_unschedulable && rule->mark_node_unschedulable && any) {
+            snprintf(path, sizeof path, "fault_tolerance.rules[%zu].mark_node_unschedulable", i);
+            findings_add(c->out, SEVERITY_WARNING, path,
+                         "only acts when the rule lists exit codes");
+        }
+    }
+
+    struct shadow_ctx sctx = {c, rule_of, any_code, reported};
+    exitcodes_shadowing(sets, parsed, on_shadow, &sctx);
+    free(sets);
+    free(rule_of);
+    free(any_code);
+    free(reported);
+}
+
+static void check_fault_tolerance(struct check *c)
+{
+    const struct fault_tolerance *ft = &c->job->fault_tolerance;
+    if (!ft->present && ft->rule_count == 0)
+        return;
+    if (ft->has_backoff_limit &&
+        (ft->backoff_limit < VALIDATE_MIN_BACKOFF || ft->backoff_limit > VALIDATE_MAX_BACKOFF))
+        findings_add(c->out, SEVERITY_ERROR, "fault_tolerance.backoff_limit",
+                     "must be %d … %d (0 never restarts, -1 restarts forever; found %d)",
+                     VALIDATE_MIN_BACKOFF, VALIDATE_MAX_BACKOFF, (int)ft->backoff_limit);
+    check_ft_rules(c);
+}
+
+/* ---- 5. Data ---- */
+
+/* mount[i].id: required; with a catalog, a known volume in the job's zone. */
+static void check_volume(struct check *c, size_t i, const struct mount *m)
+{
+    char path[PATH_MAX_LEN];
+    snprintf(path, sizeof path, "mount[%zu].id", i);
+    if (!nonempty(m->id)) {
+        findings_add(c->out, SEVERITY_ERROR, path, "required: the volume to mount");
+        return;
+    }
+    if (c->cat == NULL)
+        return;
+    /* The job's zone is the pool's; a dedicated pool without one is not compared. */
+    const char *zone = nonempty(c->job->resource_pool.zone) ? c->job->resource_pool.zone : NULL;
+    const struct catalog_volume *vol = catalog_volume(c->cat, m->id);
+    if (vol == NULL) {
+        struct names ids = {0};
+        struct strbuf sb = STRBUF_INIT;
+        for (size_t k = 0; k < c->cat->volume_count; k++) {
+            const struct catalog_volume *v = &c->cat->volumes[k];
+            if (zone == NULL || (v->zone && strcmp(v->zone, zone) == 0))
+                names_add(&ids, v->id);
+        }
+        names_join(&ids, &sb);
+        if (ids.n)
+            findings_add(c->out, SEVERITY_ERROR, path, "unknown volume '%s'; choose one of: %s",
+                         m->id, strbuf_str(&sb));
+        else
+            findings_add(c->out, SEVERITY_ERROR, path, "unknown volume '%s'", m->id);
+        strbuf_free(&sb);
+        names_free(&ids);
+    } else if (zone && vol->zone && strcmp(vol->zone, zone) != 0) {
+        findings_add(c->out, SEVERITY_ERROR, path,
+                     "volume '%s' is in zone %s, not in the job's zone %s", m->id, vol->zone, zone);
+    }
+}
+
+/* mount[]: volume, directory inside it, and a unique, safe mount path. */
+static void check_data(struct check *c)
+{
+    const struct jobspec *job = c->job;
+    char path[PATH_MAX_LEN];
+    char buf[MSG_MAX_LEN];
+    struct strbuf *norm = xcalloc(job->mount_count ? job->mount_count : 1, sizeof *norm);
+    bool *usable = xcalloc(job->mount_count ? job->mount_count : 1, sizeof *usable);
+
+    for (size_t i = 0; i < job->mount_count; i++) {
+        const struct mount *m = &job->mount[i];
+        check_volume(c, i, m);
+
+        if (nonempty(m->subdir)) {
+            const char *problem = absolute_path_problem(m->subdir);
+            snprintf(path, sizeof path, "mount[%zu].subdir", i);
+            if (problem)
+                findings_add(c->out, SEVERITY_ERROR, path, "%s", problem);
+        }
+
+        snprintf(path, sizeof path, "mount[%zu].mount_path", i);
+        const char *msg = check_mount_path(m->mount_path, buf, sizeof buf);
+        if (msg) {
+            findings_add(c->out, SEVERITY_ERROR, path, "%s", msg);
+            continue;
+        }
+        path_normalise(m->mount_path, &norm[i]);
+        usable[i] = true;
+        for (size_t j = 0; j < i; j++) {
+            if (usable[j] && strcmp(strbuf_str(&norm[i]), strbuf_str(&norm[j])) == 0) {
+                findings_add(c->out, SEVERITY_ERROR, path, "same mount path as mount[%zu]", j);
+                break;
+            }
+        }
+    }
+    for (size_t i = 0; i < job->mount_count; i++)
+        strbuf_free(&norm[i]);
+    free(norm);
+    free(usable);
+}
+
+/* ---- 6. Environment ---- */
+
+/* env[]: at most 20 unique, well-formed names the platform does not set; bounded values. */
+static void check_env(struct check *c)
+{
+    const struct jobspec *job = c->job;
+    char path[PATH_MAX_LEN];
+    char buf[MSG_MAX_LEN];
+
+    if (job->env_count > VALIDATE_MAX_ENV)
+        findings_add(c->out, SEVERITY_ERROR, "env", "at most %d variables (found %zu)",
+                     VALIDATE_MAX_ENV, job->env_count);
+    for (size_t i = 0; i < job->env_count; i++) {
+        const struct env_var *e = &job->env[i];
+        int offset;
+        snprintf(path, sizeof path, "env[%zu].key", i);
+        const char *msg = check_env_name(e->key, buf, sizeof buf, &offset);
+        if (msg) {
+            findings_add_at(c->out, SEVERITY_ERROR, path, offset, "%s", msg);
+        } else {
+            for (size_t j = 0; j < i; j++) {
+                if (job->env[j].key && strcmp(job->env[j].key, e->key) == 0) {
+                    findings_add(c->out, SEVERITY_ERROR, path, "same name as env[%zu]", j);
+                    break;
+                }
+            }
+        }
+        size_t len = e->value ? strlen(e->value) : 0;
+        if (len > VALIDATE_MAX_ENV_VALUE) {
+            snprintf(path, sizeof path, "env[%zu].value", i);
+            findings_add(c->out, SEVERITY_ERROR, path, "must be at most %d bytes (found %zu)",
+                         VALIDATE_MAX_ENV_VALUE, len);
+        }
+    }
+}
+
+/* ssh: always on for MPI; the config path, when given, is absolute. */
+static void check_ssh(struct check *c)
+{
+    const struct ssh_config *ssh = &c->job->ssh;
+    if (c->job->framework == FRAMEWORK_MPI && ssh->has_auto_key_setup && !ssh->auto_key_setup)
+        findings_add(c->out, SEVERITY_WARNING, "ssh.auto_key_setup",
+                     "MPI jobs always set up SSH; ignored");
+    if (ssh->config_mount_path) {
+        const char *problem = absolute_path_problem(ssh->config_mount_path);
+        if (problem)
+            findings_add(c->out, SEVERITY_ERROR, "ssh.config_mount_path", "%s", problem);
+    }
+}
+
+static void check_environment(struct check *c)
+{
+    check_env(c);
+    check_ssh(c);
+}
+
+/* ---- 7. TensorBoard ---- */
+
+/* tensorboard.log_path: required when enabled, on one of the mounted volumes. */
+static void check_tensorboard(struct check *c)
+{
+    const struct jobspec *job = c->job;
+    const char *log_path = job->tensorboard.log_path;
+    const char *path = "tensorboard.log_path";
+    if (!job->tensorboard.present)
+        return;
+    if (!nonempty(log_path)) {
+        findings_add(c->out, SEVERITY_ERROR, path, "required when TensorBoard is enabled");
+        return;
+    }
+    const char *problem = absolute_path_problem(log_path);
+    if (problem) {
+        findings_add(c->out, SEVERITY_ERROR, path, "%s", problem);
+        return;
+    }
+
+    struct strbuf lp = STRBUF_INIT, mp = STRBUF_INIT;
+    struct names mounts = {0};
+    bool on_mount = false;
+    path_normalise(log_path, &lp);
+    for (size_t i = 0; i < job->mount_count; i++) {
+        const char *m = job->mount[i].mount_path;
+        if (!nonempty(m) || m[0] != '/')
+            continue;
+        names_add(&mounts, m);
+        path_normalise(m, &mp);
+        if (path_under(strbuf_str(&lp), strbuf_str(&mp)))
+            on_mount = true;
+    }
+    if (mounts.n == 0) {
+        findings_add(c->out, SEVERITY_ERROR, path,
+                     "must be on a mounted volume, but no volumes are mounted; add one in Data");
+    } else if (!on_mount) {
+        struct strbuf sb = STRBUF_INIT;
+        names_join(&mounts, &sb);
+        findings_add(c->out, SEVERITY_ERROR, path,
+                     "must be on a mounted volume: equal to or under one of: %s", strbuf_str(&sb));
+        strbuf_free(&sb);
+    }
+    strbuf_free(&lp);
+    strbuf_free(&mp);
+    names_free(&mounts);
+}
+
+/* ---- 8. Review: fields the server sets ---- */
+
+/* A field the server sets: a warning, or an error when the job is about to be submitted. */
+static void output_only(struct check *c, bool set, const char *path)
+{
+    if (!set)
+        return;
+    if (c->opt && c->opt->for_submit)
+        findings_add(c->out, SEVERITY_ERROR, path, "output-only; remove it before submitting");
+    else
+        findings_add(c->out, SEVERITY_WARNING, path, "output-only; ignored on submit");
+}
+
+/* One finding per output-only field that is set (SECTION_REVIEW). */
+static void check_output_only(struct check *c)
+{
+    const struct jobspec *job = c->job;
+    char path[PATH_MAX_LEN];
+
+    output_only(c, job->subscription_name != NULL, "subscription_name");
+    output_only(c, job->resource_group_name != NULL, "resource_group_name");
+    output_only(c, job->zone != NULL, "zone");
+    output_only(c, job->uid != NULL, "uid");
+    output_only(c, job->id != NULL, "id");
+    output_only(c, job->resource_pool.display_name != NULL, "resource_pool.display_name");
+    for (size_t i = 0; i < job->role_count; i++) {
+        for (size_t j = 0; j < job->roles[i].resource_spec_count; j++) {
+            snprintf(path, sizeof path, "roles[%zu].resource_spec[%zu].description", i, j);
+            output_only(c, job->roles[i].resource_spec[j].description != NULL, path);
+        }
+    }
+    output_only(c, job->ownership.present, "ownership");
+    output_only(c, job->state != JOB_STATE_UNSPECIFIED, "state");
+    output_only(c, job->state_message != NULL, "state_message");
+    output_only(c, job->has_root_mapping, "root_mapping");
+    output_only(c, job->create_time != NULL, "create_time");
+    output_only(c, job->start_time != NULL, "start_time");
+    output_only(c, job->suspend_time != NULL, "suspend_time");
+    output_only(c, job->update_time != NULL, "update_time");
+    output_only(c, job->complete_time != NULL, "complete_time");
+    output_only(c, job->delete_time != NULL, "delete_time");
+}
+
+void validate_job(const struct jobspec *job, const struct validate_options *opt,
+                  struct findings *out)
+{
+    struct check c = {0};
+    c.job = job;
+    c.opt = opt;
+    c.cat = opt ? opt->catalog : NULL;
+    c.out = out;
+
+    check_basics(&c);
+    check_resources(&c);
+    check_image(&c);
+    check_fault_tolerance(&c);
+    check_data(&c);
+    check_environment(&c);
+    check_tensorboard(&c);
+    check_output_only(&c);
+}
+
+/* ---- sections ---- */
+
+/* Does path start with the component word, followed by the end, '.' or '['? */
+static bool first_is(const char *path, const char *word, const char **rest)
+{
+    size_t len = strlen(word);
+    if (strncmp(path, word, len) != 0)
+        return false;
+    char next = path[len];
+    if (next != '\0' && next != '.' && next != '[')
+        return false;
+    *rest = path + len;
+    return true;
+}
+
+/* roles…: image fields to Image, output-only descriptions to Review, the rest to Resources. */
+static enum form_section roles_section(const char *rest)
+{
+    if (rest[0] == '[') {
+        const char *close = strchr(rest, ']');
+        rest = close ? close + 1 : "";
+    }
+    const char *r2;
+    if (rest[0] == '.' &&
+        (first_is(rest + 1, "image_path", &r2) || first_is(rest + 1, "startup_script", &r2)))
+        return SECTION_IMAGE;
+    if (rest[0] == '.' && first_is(rest + 1, "resource_spec", &r2)) {
+        size_t len = strlen(r2);
+        static const char desc[] = ".description";
+        if (len >= sizeof desc - 1 && strcmp(r2 + len - (sizeof desc - 1), desc) == 0)
+            return SECTION_REVIEW;
+    }
+    return SECTION_RESOURCES;
+}
+
+enum form_section form_section_of(const char *path)
+{
+    const char *rest;
+    if (path == NULL)
+        return SECTION_REVIEW;
+    if (first_is(path, "workspace_name", &rest) || first_is(path, "display_name", &rest) ||
+        first_is(path, "name", &rest))
+        return SECTION_BASICS;
+    if (first_is(path, "resource_pool", &rest))
+        return strcmp(rest, ".display_name") == 0 ? SECTION_REVIEW : SECTION_BASICS;
+    if (first_is(path, "scheduling", &rest))
+        return strcmp(rest, ".quota_type") == 0 ? SECTION_BASICS : SECTION_RESOURCES;
+    if (first_is(path, "framework", &rest))
+        return SECTION_RESOURCES;
+    if (first_is(path, "roles", &rest))
+        return roles_section(rest);
+    if (first_is(path, "fault_tolerance", &rest))
+        return SECTION_FAULT_TOLERANCE;
+    if (first_is(path, "mount", &rest))
+        return SECTION_DATA;
+    if (first_is(path, "env", &rest) || first_is(path, "ssh", &rest))
+        return SECTION_ENVIRONMENT;
+    if (first_is(path, "tensorboard", &rest))
+        return SECTION_TENSORBOARD;
+    return SECTION_REVIEW;
+}
+
+const char *form_section_title(enum form_section section)
+{
+    switch (section) {
+    case SECTION_BASICS:
+        return "Basics";
+    case SECTION_RESOURCES:
+        return "Resources";
+    case SECTION_IMAGE:
+        return "Image";
+    case SECTION_FAULT_TOLERANCE:
+        return "Fault tolerance";
+    case SECTION_DATA:
+        return "Data";
+    case SECTION_ENVIRONMENT:
+        return "Environment";
+    case SECTION_TENSORBOARD:
+        return "TensorBoard";
+    case SECTION_REVIEW:
+    case SECTION_COUNT:
+        break;
+    }
+    return "Review";
+}
