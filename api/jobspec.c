@@ -317,6 +317,7 @@ bool jobspec_equal(const struct jobspec *a, const struct jobspec *b)
         !str_eq(a->display_name, b->display_name) || !str_eq(a->uid, b->uid) ||
         !str_eq(a->id, b->id) || a->framework != b->framework || a->state != b->state ||
         !str_eq(a->state_message, b->state_message) || !OPT_EQ(*a, *b, root_mapping) ||
+        !OPT_EQ(*a, *b, restart_count) || !OPT_EQ(*a, *b, ready_workers) ||
         !str_eq(a->create_time, b->create_time) || !str_eq(a->start_time, b->start_time) ||
         !str_eq(a->suspend_time, b->suspend_time) || !str_eq(a->update_time, b->update_time) ||
         !str_eq(a->complete_time, b->complete_time) || !str_eq(a->delete_time, b->delete_time))

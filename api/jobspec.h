@@ -228,6 +228,10 @@ struct jobspec {
     struct ownership ownership;
     enum job_state state;
     char *state_message; /* why a job waits or failed (trainjobd; absent on ACP) */
+    bool has_restart_count;
+    int32_t restart_count; /* restarts used (trainjobd) */
+    bool has_ready_workers;
+    int32_t ready_workers; /* workers running now (trainjobd) */
     bool has_root_mapping;
     bool root_mapping;
     char *create_time;

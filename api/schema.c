@@ -1,0 +1,362 @@
+/*
+ * schema: the one decoder and encoder between C structs and jansson trees;
+ * see schema.h. Callers own the tables; this module only walks them.
+ */
+#include "api/schema.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/finding.h"
+#include "api/jobspec.h"
+#include "util/fuzzy.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+struct decoder {
+    enum schema_mode mode;
+    struct findings *fs;
+    struct strbuf path; /* the field being decoded */
+    int errors;
+};
+
+static void error(struct decoder *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void error(struct decoder *d, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = xvasprintf(fmt, ap);
+    va_end(ap);
+    findings_add(d->fs, SEVERITY_ERROR, strbuf_str(&d->path), "%s", msg);
+    free(msg);
+    d->errors++;
+}
+
+const char *schema_type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        return "a mapping";
+    case JSON_ARRAY:
+        return "a list";
+    case JSON_STRING:
+        return "a string";
+    case JSON_INTEGER:
+        return "an integer";
+    case JSON_REAL:
+        return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return "a boolean";
+    case JSON_NULL:
+        return "null";
+    }
+    return "?";
+}
+
+static void *at(void *base, size_t offset)
+{
+    return (char *)base + offset;
+}
+
+static const void *cat_(const void *base, size_t offset)
+{
+    return (const char *)base + offset;
+}
+
+static void set_flag(void *base, const struct field *f)
+{
+    if (f->flag_offset != SCHEMA_NO_FLAG)
+        *(bool *)at(base, f->flag_offset) = true;
+}
+
+static void decode_object(struct decoder *d, const json_t *obj, const struct object_type *type,
+                          void *base);
+
+/* Enum values are matched exactly; a near miss is suggested. */
+static void decode_enum(struct decoder *d, const json_t *v, const struct field *f, int *out)
+{
+    if (!json_is_string(v)) {
+        error(d, "expected one of the names, got %s", schema_type_name(v));
+        return;
+    }
+    const char *s = json_string_value(v);
+    int value = enum_value(f->names, s);
+    if (value >= 0) {
+        *out = value;
+        return;
+    }
+    struct strbuf choices = STRBUF_INIT;
+    for (size_t i = 1; i < f->names->count; i++)
+        strbuf_addf(&choices, "%s%s", i > 1 ? ", " : "", f->names->names[i]);
+    const char *near = fuzzy_nearest(s, (const char *const *)f->names->names, f->names->count);
+    if (near)
+        error(d, "unknown value '%s'; did you mean %s? (one of %s)", s, near, strbuf_str(&choices));
+    else
+        error(d, "unknown value '%s'; expected one of %s", s, strbuf_str(&choices));
+    strbuf_free(&choices);
+}
+
+static char *decode_string(struct decoder *d, const json_t *v)
+{
+    char *s = xstrndup(json_string_value(v), json_string_length(v));
+    if (strlen(s) != json_string_length(v))
+        error(d, "must not contain NUL characters");
+    return s;
+}
+
+static void decode_array(struct decoder *d, const json_t *v, const struct field *f, void *base)
+{
+    if (!json_is_array(v)) {
+        error(d, "expected a list, got %s", schema_type_name(v));
+        return;
+    }
+    size_t n = json_array_size(v);
+    size_t elem = f->kind == F_STRING_ARRAY ? sizeof(char *) : f->type->size;
+    void **items = at(base, f->offset);
+    size_t *count = at(base, f->count_offset);
+    size_t path_len = d->path.len;
+    *items = xcalloc(n ? n : 1, elem);
+    *count = n;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *item = json_array_get(v, i);
+        strbuf_addf(&d->path, "[%zu]", i);
+        char *slot = (char *)*items + i * elem;
+        if (f->kind == F_STRING_ARRAY && json_is_string(item))
+            *(char **)slot = decode_string(d, item);
+        else if (f->kind == F_STRING_ARRAY)
+            error(d, "expected a string, got %s", schema_type_name(item));
+        else if (json_is_object(item))
+            decode_object(d, item, f->type, slot);
+        else
+            error(d, "expected a mapping, got %s", schema_type_name(item));
+        strbuf_truncate(&d->path, path_len);
+    }
+}
+
+static void decode_integer(struct decoder *d, const json_t *v, const struct field *f, void *base)
+{
+    if (json_is_integer(v)) {
+        json_int_t n = json_integer_value(v);
+        if (f->kind == F_INT32 && (n < INT32_MIN || n > INT32_MAX)) {
+            error(d, "%lld is out of range", (long long)n);
+            return;
+        }
+        if (f->kind == F_INT32)
+            *(int32_t *)at(base, f->offset) = (int32_t)n;
+        else
+            *(int64_t *)at(base, f->offset) = n;
+        set_flag(base, f);
+    } else if (json_is_real(v)) {
+        error(d, "expected a whole number, got %g", json_real_value(v));
+    } else {
+        error(d, "expected an integer, got %s", schema_type_name(v));
+    }
+}
+
+/* Decodes one field's value; null leaves the field absent. */
+static void decode_field(struct decoder *d, const json_t *v, const struct field *f, void *base)
+{
+    if (json_is_null(v))
+        return;
+    switch (f->kind) {
+    case F_STRING:
+    case F_STRING_OR_INT:
+        if (json_is_string(v)) {
+            *(char **)at(base, f->offset) = decode_string(d, v);
+        } else if (f->kind == F_STRING_OR_INT && json_is_integer(v)) {
+            *(char **)at(base, f->offset) = xasprintf("%lld", (long long)json_integer_value(v));
+        } else {
+            error(d, "expected a string, got %s", schema_type_name(v));
+        }
+        break;
+    case F_INT32:
+    case F_INT64:
+        decode_integer(d, v, f, base);
+        break;
+    case F_BOOL:
+        if (json_is_boolean(v)) {
+            *(bool *)at(base, f->offset) = json_is_true(v);
+            set_flag(base, f);
+        } else if (json_is_string(v)) {
+            error(d, "expected true or false, got the string '%s'", json_string_value(v));
+        } else {
+            error(d, "expected true or false, got %s", schema_type_name(v));
+        }
+        break;
+    case F_ENUM:
+        decode_enum(d, v, f, at(base, f->offset));
+        break;
+    case F_OBJECT:
+        if (json_is_object(v)) {
+            set_flag(base, f);
+            decode_object(d, v, f->type, at(base, f->offset));
+        } else {
+            error(d, "expected a mapping, got %s", schema_type_name(v));
+        }
+        break;
+    case F_ARRAY:
+    case F_STRING_ARRAY:
+        decode_array(d, v, f, base);
+        break;
+    }
+}
+
+static const struct field *find_field(const struct object_type *type, const char *name)
+{
+    for (size_t i = 0; i < type->field_count; i++)
+        if (strcmp(type->fields[i].name, name) == 0)
+            return &type->fields[i];
+    return NULL;
+}
+
+static void unknown_field(struct decoder *d, const struct object_type *type, const char *key)
+{
+    const char *names[64];
+    size_t n = 0;
+    for (size_t i = 0; i < type->field_count && n < 64; i++)
+        names[n++] = type->fields[i].name;
+    const char *near = fuzzy_nearest(key, names, n);
+    const char *path = strbuf_str(&d->path);
+    if (near)
+        findings_add_at(d->fs, SEVERITY_ERROR, path, FINDING_AT_KEY,
+                        "unknown field; did you mean %s?", near);
+    else
+        findings_add_at(d->fs, SEVERITY_ERROR, path, FINDING_AT_KEY, "unknown field");
+    d->errors++;
+}
+
+static void decode_object(struct decoder *d, const json_t *obj, const struct object_type *type,
+                          void *base)
+{
+    const char *key;
+    json_t *value;
+    size_t path_len = d->path.len;
+
+    json_object_foreach((json_t *)obj, key, value)
+    {
+        if (path_len > 0)
+            strbuf_addc(&d->path, '.');
+        strbuf_adds(&d->path, key);
+        const struct field *f = find_field(type, key);
+        if (f != NULL)
+            decode_field(d, value, f, base);
+        else if (d->mode == SCHEMA_STRICT)
+            unknown_field(d, type, key);
+        strbuf_truncate(&d->path, path_len);
+    }
+}
+
+int schema_decode(const json_t *root, const struct object_type *type, void *base,
+                  enum schema_mode mode, const char *path, struct findings *fs)
+{
+    struct decoder d = {mode, fs, STRBUF_INIT, 0};
+    strbuf_adds(&d.path, path);
+    if (json_is_object(root))
+        decode_object(&d, root, type, base);
+    else
+        error(&d, "expected a mapping, got %s", root ? schema_type_name(root) : "nothing");
+    strbuf_free(&d.path);
+    return d.errors;
+}
+
+static void encode_field(json_t *obj, const struct field *f, const void *base)
+{
+    const void *p = cat_(base, f->offset);
+    if (f->flag_offset != SCHEMA_NO_FLAG && !*(const bool *)cat_(base, f->flag_offset))
+        return;
+    switch (f->kind) {
+    case F_STRING:
+    case F_STRING_OR_INT:
+        if (*(char *const *)p)
+            json_object_set_new(obj, f->name, json_string(*(char *const *)p));
+        break;
+    case F_INT32:
+        json_object_set_new(obj, f->name, json_integer(*(const int32_t *)p));
+        break;
+    case F_INT64:
+        json_object_set_new(obj, f->name, json_integer(*(const int64_t *)p));
+        break;
+    case F_BOOL:
+        json_object_set_new(obj, f->name, json_boolean(*(const bool *)p));
+        break;
+    case F_ENUM: {
+        /* Value 0 is each enum's "unspecified": written as absent. Enums
+         * whose 0 is meaningful have a flag. */
+        int v = *(const int *)p;
+        if (v != 0 || f->flag_offset != SCHEMA_NO_FLAG)
+            json_object_set_new(obj, f->name, json_string(enum_name(f->names, v)));
+        break;
+    }
+    case F_OBJECT: {
+        json_t *sub = schema_encode(f->type, p);
+        /* Objects without a presence flag are written only when non-empty. */
+        if (f->flag_offset != SCHEMA_NO_FLAG || json_object_size(sub) > 0)
+            json_object_set_new(obj, f->name, sub);
+        else
+            json_decref(sub);
+        break;
+    }
+    case F_ARRAY:
+    case F_STRING_ARRAY: {
+        size_t n = *(const size_t *)cat_(base, f->count_offset);
+        const char *items = *(char *const *)p;
+        if (n == 0)
+            break;
+        json_t *arr = json_array();
+        for (size_t i = 0; i < n; i++) {
+            if (f->kind == F_STRING_ARRAY)
+                json_array_append_new(arr, json_string(((char *const *)items)[i]));
+            else
+                json_array_append_new(arr, schema_encode(f->type, items + i * f->type->size));
+        }
+        json_object_set_new(obj, f->name, arr);
+        break;
+    }
+    }
+}
+
+json_t *schema_encode(const struct object_type *type, const void *base)
+{
+    json_t *obj = json_object();
+    for (size_t i = 0; i < type->field_count; i++)
+        encode_field(obj, &type->fields[i], base);
+    return obj;
+}
+
+void schema_free(const struct object_type *type, void *base)
+{
+    for (size_t i = 0; i < type->field_count; i++) {
+        const struct field *f = &type->fields[i];
+        void *p = at(base, f->offset);
+        switch (f->kind) {
+        case F_STRING:
+        case F_STRING_OR_INT:
+            free(*(char **)p);
+            *(char **)p = NULL;
+            break;
+        case F_OBJECT:
+            schema_free(f->type, p);
+            break;
+        case F_ARRAY:
+        case F_STRING_ARRAY: {
+            size_t *count = at(base, f->count_offset);
+            char *items = *(char **)p;
+            for (size_t k = 0; items && k < *count; k++) {
+                if (f->kind == F_STRING_ARRAY)
+                    free(((char **)items)[k]);
+                else
+                    schema_free(f->type, items + k * f->type->size);
+            }
+            free(items);
+            *(char **)p = NULL;
+            *count = 0;
+            break;
+        }
+        default:
+            break;
+        }
+    }
+}

@@ -1,0 +1,90 @@
+/*
+ * schema: table-driven mapping between C structs and jansson trees.
+ *
+ * A struct is described once, as an object_type listing its fields (JSON
+ * name, kind, offset, presence flag); decoding, encoding, freeing and the
+ * "unknown field; did you mean …?" suggestion all walk that one table. The
+ * job model (jobspec_json), the engine's configuration and the catalog are
+ * tables over this module, so there is one decoder in the program.
+ *
+ * Decoding reports every problem as a finding with its field path and goes
+ * on, so a file's mistakes are all listed at once; positions are added by the
+ * caller from the document's docpos table.
+ */
+#ifndef API_SCHEMA_H
+#define API_SCHEMA_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct enum_names;
+struct findings;
+
+enum field_kind {
+    F_STRING,
+    F_STRING_OR_INT, /* a string, but a bare integer is taken as its digits (exit_codes: 1) */
+    F_INT32,
+    F_INT64,
+    F_BOOL,
+    F_ENUM,         /* an int holding an index into names */
+    F_OBJECT,       /* a struct embedded at offset */
+    F_ARRAY,        /* elements of type at *offset, their size_t count at count_offset */
+    F_STRING_ARRAY, /* char ** at offset, size_t count at count_offset */
+};
+
+#define SCHEMA_NO_FLAG SIZE_MAX
+
+struct object_type;
+
+struct field {
+    const char *name;
+    enum field_kind kind;
+    size_t offset;
+    size_t flag_offset; /* bool has_<name> (scalars) or present (objects), or SCHEMA_NO_FLAG */
+    const struct enum_names *names;
+    const struct object_type *type;
+    size_t count_offset;
+};
+
+struct object_type {
+    size_t size; /* of one element, for arrays */
+    const struct field *fields;
+    size_t field_count;
+};
+
+/* Table-building shorthands: T is the struct, m the member (and the JSON name). */
+#define SCHEMA_OBJ(f) {0, f, sizeof f / sizeof f[0]}
+#define SCHEMA_ELEM(T, f) {sizeof(T), f, sizeof f / sizeof f[0]}
+#define F_STR(T, m) {#m, F_STRING, offsetof(T, m), SCHEMA_NO_FLAG, NULL, NULL, 0}
+#define F_STR_OR_INT(T, m) {#m, F_STRING_OR_INT, offsetof(T, m), SCHEMA_NO_FLAG, NULL, NULL, 0}
+#define F_OPT_INT32(T, m) {#m, F_INT32, offsetof(T, m), offsetof(T, has_##m), NULL, NULL, 0}
+#define F_INT(T, m) {#m, F_INT32, offsetof(T, m), SCHEMA_NO_FLAG, NULL, NULL, 0}
+#define F_I64(T, m) {#m, F_INT64, offsetof(T, m), SCHEMA_NO_FLAG, NULL, NULL, 0}
+#define F_OPT_BOOL(T, m) {#m, F_BOOL, offsetof(T, m), offsetof(T, has_##m), NULL, NULL, 0}
+#define F_FLAG(T, m) {#m, F_BOOL, offsetof(T, m), SCHEMA_NO_FLAG, NULL, NULL, 0}
+#define F_ENUMERATION(T, m, tab) {#m, F_ENUM, offsetof(T, m), SCHEMA_NO_FLAG, &tab, NULL, 0}
+#define F_SECTION(T, m, type) {#m, F_OBJECT, offsetof(T, m), offsetof(T, m.present), NULL, &type, 0}
+#define F_LIST(T, m, cnt, type) {#m, F_ARRAY, offsetof(T, m), SCHEMA_NO_FLAG, NULL, &type, offsetof(T, cnt)}
+#define F_STRINGS(T, m, cnt) {#m, F_STRING_ARRAY, offsetof(T, m), SCHEMA_NO_FLAG, NULL, NULL, offsetof(T, cnt)}
+
+enum schema_mode {
+    SCHEMA_STRICT,  /* files: an unknown field is an error naming the nearest known one */
+    SCHEMA_LENIENT, /* replies from a server: unknown fields are skipped */
+};
+
+/*
+ * Fills base (zeroed by the caller) from root, which must be a mapping;
+ * findings get paths below `path` ("" for the document root). Returns the
+ * number of errors found.
+ */
+int schema_decode(const json_t *root, const struct object_type *type, void *base,
+                  enum schema_mode mode, const char *path, struct findings *fs);
+/* A new mapping holding every field of base that is present, in table order. */
+json_t *schema_encode(const struct object_type *type, const void *base);
+/* Frees every string, array and nested allocation base owns (not base itself). */
+void schema_free(const struct object_type *type, void *base);
+/* "a mapping", "a string", … for messages. */
+const char *schema_type_name(const json_t *v);
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * yamltree: YAML text to and from the jansson tree the JSON codec uses, so
+ * there is one mapping from tree to job (api/jobspec_json.c), not two.
+ *
+ * Reading resolves plain scalars with the YAML 1.2 core schema (null, true/
+ * false, integers, floats, else string); quoted scalars are strings. Anchors
+ * and aliases work (an alias shares the anchored node, so alias bombs cost
+ * nothing); duplicate keys, non-scalar keys, unknown tags, more than one
+ * document and nesting deeper than YAMLTREE_MAX_DEPTH are errors with the
+ * line and column. Positions of every node go into a docpos table.
+ *
+ * Writing emits block style, quoting any string that would read back as
+ * another type, and multi-line strings as literal blocks, so that
+ * parse(emit(tree)) equals tree.
+ */
+#ifndef API_YAMLTREE_H
+#define API_YAMLTREE_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+struct docpos;
+struct strbuf;
+
+#define YAMLTREE_MAX_DEPTH 64
+
+struct doc_error {
+    int line, col; /* 1-based; 0 when unknown */
+    char message[256];
+};
+
+/*
+ * Parses len bytes of text. Returns a new reference to the root (an empty
+ * document gives json null), or NULL with err filled. pos may be NULL.
+ */
+json_t *yamltree_parse(const char *text, size_t len, struct docpos *pos, struct doc_error *err);
+/* Appends root as a YAML document to out. Returns 0, or -1 with err filled. */
+int yamltree_emit(const json_t *root, struct strbuf *out, struct doc_error *err);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * Fuzz target: arbitrary bytes as a job file, once as YAML and once as JSON,
+ * through decoding, every validation rule and finding placement. When a file
+ * decodes cleanly, writing it and reading it back must give an equal job in
+ * both formats (the round-trip law); anything else aborts.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/finding.h"
+#include "api/jobfile.h"
+#include "api/validate.h"
+#include "util/strbuf.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_round_trip(const struct jobspec *job, enum jobfile_format fmt)
+{
+    struct strbuf sb = STRBUF_INIT;
+    jobfile_write(job, fmt, &sb);
+    struct jobfile back;
+    struct findings fs = FINDINGS_INIT;
+    jobfile_init(&back);
+    enum jobfile_result rc = jobfile_parse(fmt == JOBFILE_JSON ? "rt.json" : "rt.yaml",
+                                           strbuf_str(&sb), sb.len, &back, &fs);
+    if (rc != JOBFILE_OK || !jobspec_equal(job, &back.job))
+        abort();
+    jobfile_free(&back);
+    findings_free(&fs);
+    strbuf_free(&sb);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static const char *const names[] = {"fuzz.yaml", "fuzz.json"};
+    for (size_t i = 0; i < 2; i++) {
+        struct jobfile jf;
+        struct findings fs = FINDINGS_INIT;
+        jobfile_init(&jf);
+        enum jobfile_result rc = jobfile_parse(names[i], (const char *)data, size, &jf, &fs);
+        if (rc != JOBFILE_BAD_SYNTAX) {
+            validate_job(&jf.job, NULL, &fs);
+            docpos_locate(&jf.pos, &fs);
+        }
+        for (size_t k = 0; k < fs.count; k++)
+            if (fs.items[k].path == NULL || fs.items[k].message == NULL)
+                abort();
+        if (rc == JOBFILE_OK) {
+            check_round_trip(&jf.job, JOBFILE_YAML);
+            check_round_trip(&jf.job, JOBFILE_JSON);
+        }
+        jobfile_free(&jf);
+        findings_free(&fs);
+    }
+    return 0;
+}
