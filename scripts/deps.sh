@@ -5,6 +5,7 @@
 # As root it runs apt-get; otherwise it prints the exact command and fails.
 #
 # usage: scripts/deps.sh [--fuzz]   (--fuzz also wants clang and libFuzzer)
+# DEPS_DRY_RUN=1 prints what would be installed and installs nothing.
 set -u
 
 missing=""
@@ -40,6 +41,10 @@ fi
 
 [ -z "$missing" ] && exit 0
 
+if [ -n "${DEPS_DRY_RUN:-}" ]; then
+    echo "deps: would install$missing"
+    exit 0
+fi
 if [ "$(id -u)" -eq 0 ]; then
     echo "deps: installing$missing" >&2
     export DEBIAN_FRONTEND=noninteractive

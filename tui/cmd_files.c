@@ -1,0 +1,215 @@
+/*
+ * cmd_files: the verbs that work on job files without a backend —
+ * `validate` (every form rule, findings as FILE:LINE:COL: error|warning:
+ * FIELD: MESSAGE) and `render` (the job as it will be submitted).
+ */
+#include <getopt.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "api/finding.h"
+#include "api/jobfile.h"
+#include "api/jobspec_defaults.h"
+#include "api/validate.h"
+#include "tui/cli.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
+#include "util/xalloc.h"
+
+/* Is `ancestor` the path itself or a path above it ("a.b" above "a.b[0].c")? */
+static bool path_covers(const char *ancestor, const char *path)
+{
+    size_t n = strlen(ancestor);
+    if (strncmp(ancestor, path, n) != 0)
+        return false;
+    return n == 0 || path[n] == '\0' || path[n] == '.' || path[n] == '[';
+}
+
+/*
+ * Adds validation findings, leaving out those on fields the decoder already
+ * rejected (a wrong type would otherwise also read as "required").
+ */
+static void merge_validation(struct findings *fs, struct findings *checks)
+{
+    size_t decoded = fs->count;
+    for (size_t i = 0; i < checks->count; i++) {
+        struct finding *f = &checks->items[i];
+        bool covered = false;
+        for (size_t j = 0; j < decoded && !covered; j++)
+            covered = fs->items[j].severity == SEVERITY_ERROR && fs->items[j].path[0] != '\0' &&
+                      path_covers(fs->items[j].path, f->path);
+        if (!covered) {
+            findings_add(fs, f->severity, f->path, "%s", f->message);
+            fs->items[fs->count - 1].line = f->line;
+            fs->items[fs->count - 1].col = f->col;
+            fs->items[fs->count - 1].offset = f->offset;
+        }
+    }
+    findings_free(checks);
+}
+
+/* Prints one finding the way compilers do, sanitized: names and values in messages are the user's text. */
+static void print_finding(FILE *err, const char *file, const struct finding *f)
+{
+    struct strbuf sb = STRBUF_INIT;
+    strbuf_adds(&sb, file);
+    if (f->line > 0)
+        strbuf_addf(&sb, ":%d:%d", f->line, f->col);
+    strbuf_addf(&sb, ": %s: ", severity_name(f->severity));
+    if (f->path[0] != '\0')
+        strbuf_addf(&sb, "%s: ", f->path);
+    strbuf_adds(&sb, f->message);
+    struct strbuf clean = STRBUF_INIT;
+    utf8_sanitize(&clean, sb.buf, sb.len, 0);
+    fprintf(err, "%s\n", strbuf_str(&clean));
+    strbuf_free(&clean);
+    strbuf_free(&sb);
+}
+
+/*
+ * Loads and checks one file: decode findings, then (when it decoded to a
+ * job at all) every validation rule. Returns the exit status for this file.
+ */
+static int check_file(const struct cli_globals *g, const char *path, struct jobfile *jf,
+                      struct findings *fs, FILE *err)
+{
+    struct strbuf io_err = STRBUF_INIT;
+    enum jobfile_result rc = jobfile_load(path, jf, fs, &io_err);
+    if (rc == JOBFILE_UNREADABLE) {
+        fprintf(err, "trainjob: %s\n", strbuf_str(&io_err));
+        strbuf_free(&io_err);
+        return EXIT_USAGE;
+    }
+    strbuf_free(&io_err);
+    if (rc != JOBFILE_BAD_SYNTAX) {
+        struct validate_options opt = {0};
+        opt.workspace = g->workspace;
+        struct findings checks = FINDINGS_INIT;
+        validate_job(&jf->job, &opt, &checks);
+        docpos_locate(&jf->pos, &checks);
+        merge_validation(fs, &checks);
+    }
+    findings_sort(fs);
+    for (size_t i = 0; i < fs->count; i++)
+        print_finding(err, path, &fs->items[i]);
+    return findings_count(fs, SEVERITY_ERROR) ? EXIT_INVALID : EXIT_OK;
+}
+
+int cmd_validate(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
+{
+    static const struct option longopts[] = {
+        {"quiet", no_argument, NULL, 'q'},
+        {"workspace", required_argument, NULL, 'w'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct cli_globals local = *g;
+    bool quiet = false;
+    int c;
+    optind = 0;
+    while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'q':
+            quiet = true;
+            break;
+        case 'w':
+            local.workspace = optarg;
+            break;
+        case 'h':
+            fputs("usage: trainjob validate [-q] [--workspace WS] FILE...\n"
+                  "Checks each job file against every rule of the create-task form.\n"
+                  "Findings go to stderr as FILE:LINE:COL: error|warning: FIELD: MESSAGE.\n"
+                  "Exit status: 0 all valid (warnings allowed), 1 some file invalid,\n"
+                  "2 usage or I/O error.\n",
+                  out);
+            return EXIT_OK;
+        default:
+            fprintf(err, "trainjob validate: unknown option '%s'\n", argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+    }
+    if (optind >= argc) {
+        fputs("usage: trainjob validate [-q] [--workspace WS] FILE...\n", err);
+        return EXIT_USAGE;
+    }
+    int worst = EXIT_OK;
+    for (int i = optind; i < argc; i++) {
+        struct jobfile jf;
+        struct findings fs = FINDINGS_INIT;
+        jobfile_init(&jf);
+        int rc = check_file(&local, argv[i], &jf, &fs, err);
+        if (rc == EXIT_OK && !quiet) {
+            size_t warnings = findings_count(&fs, SEVERITY_WARNING);
+            if (warnings)
+                fprintf(out, "%s: valid, %zu warning%s\n", argv[i], warnings,
+                        warnings == 1 ? "" : "s");
+            else
+                fprintf(out, "%s: valid\n", argv[i]);
+        }
+        if (rc > worst)
+            worst = rc;
+        findings_free(&fs);
+        jobfile_free(&jf);
+    }
+    return worst;
+}
+
+int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"workspace", required_argument, NULL, 'w'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct cli_globals local = *g;
+    enum jobfile_format format = JOBFILE_YAML;
+    int c;
+    optind = 0;
+    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': {
+            int f = jobfile_format_from_name(optarg);
+            if (f < 0) {
+                fprintf(err, "trainjob render: -o takes yaml or json, not '%s'\n", optarg);
+                return EXIT_USAGE;
+            }
+            format = (enum jobfile_format)f;
+            break;
+        }
+        case 'w':
+            local.workspace = optarg;
+            break;
+        case 'h':
+            fputs("usage: trainjob render FILE [-o yaml|json]\n"
+                  "Prints the job with every default filled in: a generated name, the\n"
+                  "default fault-tolerance policy, priority, quota type and SSH path.\n",
+                  out);
+            return EXIT_OK;
+        default:
+            fprintf(err, "trainjob render: unknown option '%s'\n", argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 1) {
+        fputs("usage: trainjob render FILE [-o yaml|json]\n", err);
+        return EXIT_USAGE;
+    }
+    const char *path = argv[optind];
+    struct jobfile jf;
+    struct findings fs = FINDINGS_INIT;
+    jobfile_init(&jf);
+    int rc = check_file(&local, path, &jf, &fs, err);
+    if (rc == EXIT_OK) {
+        if (jf.job.workspace_name == NULL && local.workspace != NULL)
+            jf.job.workspace_name = xstrdup(local.workspace);
+        jobspec_fill_defaults(&jf.job, NULL);
+        struct strbuf sb = STRBUF_INIT;
+        jobfile_write(&jf.job, format, &sb);
+        fputs(strbuf_str(&sb), out);
+        strbuf_free(&sb);
+    }
+    findings_free(&fs);
+    jobfile_free(&jf);
+    return rc;
+}
