@@ -13,7 +13,7 @@
 
 BUILD     ?= build
 CC        ?= cc
-PKGS      := ncursesw libcurl jansson yaml-0.1 cmocka libmicrohttpd sqlite3
+PKGS      := ncursesw libcurl jansson yaml-0.1 cmocka libmicrohttpd sqlite3 libcrypto
 SANITIZE  ?=
 FUZZ_SECONDS ?= 30
 
@@ -71,7 +71,9 @@ FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 .SECONDARY:
 .DEFAULT_GOAL := all
 
-all: $(BUILD)/trainjob
+BINARIES := $(BUILD)/trainjob $(BUILD)/trainjobd $(BUILD)/trainjob-shim
+
+all: $(BINARIES)
 
 $(BUILD)/%.o: %.c $(BUILD)/config.mk
 	@mkdir -p $(@D)
@@ -82,6 +84,12 @@ $(LIB_A): $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
 $(BUILD)/trainjob: $(BUILD)/tui/main.o $(LIB_A)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/trainjobd: $(BUILD)/engine/main.o $(LIB_A)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/trainjob-shim: $(BUILD)/engine/shim.o $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB_A)
@@ -100,7 +108,7 @@ FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz-replay/%)
 run: $(BUILD)/trainjob
 	$(BUILD)/trainjob $(ARGS)
 
-check-tests: $(BUILD)/trainjob $(TESTS) $(FUZZ_REPLAY)
+check-tests: $(BINARIES) $(TESTS) $(FUZZ_REPLAY)
 
 test: check-tests
 	@tests/run-tests.sh $(BUILD)
@@ -108,7 +116,7 @@ test: check-tests
 asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan SANITIZE=1 test
 
-bench: $(BUILD)/trainjob $(BENCHES)
+bench: $(BINARIES) $(BENCHES)
 	@bench/run-bench.sh $(BUILD)
 
 # libFuzzer targets, built with clang into build/fuzz; each runs for

@@ -27,12 +27,16 @@ if command -v pkg-config >/dev/null 2>&1; then
     need_pc cmocka libcmocka-dev
     need_pc libmicrohttpd libmicrohttpd-dev
     need_pc sqlite3 libsqlite3-dev
+    need_pc libcrypto libssl-dev
 else
-    missing="$missing libncurses-dev libcurl4-openssl-dev libjansson-dev libyaml-dev libcmocka-dev libmicrohttpd-dev libsqlite3-dev"
+    missing="$missing libncurses-dev libcurl4-openssl-dev libjansson-dev libyaml-dev libcmocka-dev libmicrohttpd-dev libsqlite3-dev libssl-dev"
 fi
 need_cmd tmux tmux
 need_cmd bwrap bubblewrap
 need_cmd valgrind valgrind
+need_cmd curl curl
+need_cmd jq jq
+need_cmd openssl openssl
 if [ "${1:-}" = "--fuzz" ]; then
     need_cmd clang clang
     ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||

@@ -10,6 +10,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
 export TRAINJOB_BIN="$top/$build/trainjob"
 export TRAINJOB_TOP="$top"
+export TRAINJOBD_BIN="$top/$build/trainjobd"
+export TRAINJOB_SHIM="$top/$build/trainjob-shim"
 
 passed=0
 failed=0

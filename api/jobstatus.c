@@ -1,0 +1,101 @@
+/*
+ * jobstatus: workers and events as schema tables; see jobstatus.h.
+ */
+#include "api/jobstatus.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/schema.h"
+
+static const char *const phase_tab[] = {"PHASE_UNSPECIFIED", "Pending",   "Running",
+                                        "Succeeded",         "Failed",    "Terminating"};
+const struct enum_names worker_phase_names = {phase_tab, sizeof phase_tab / sizeof phase_tab[0]};
+
+static const char *const kind_tab[] = {
+    "EVENT_UNSPECIFIED", "CREATED",   "STATE",       "SCHEDULED", "WAITING", "FAULT",
+    "PREEMPTED",         "NODE_MARKED", "STOPPED",   "STARTED",   "WORKER",
+};
+const struct enum_names job_event_kind_names = {kind_tab, sizeof kind_tab / sizeof kind_tab[0]};
+
+static const struct field worker_fields[] = {
+    F_STR(struct worker_info, uid),
+    F_STR(struct worker_info, name),
+    F_STR(struct worker_info, role),
+    F_STR(struct worker_info, node_name),
+    F_STR(struct worker_info, ip),
+    F_STR(struct worker_info, host_ip),
+    F_ENUMERATION(struct worker_info, phase, worker_phase_names),
+    F_INT(struct worker_info, restarts),
+    F_OPT_INT32(struct worker_info, exit_code),
+    F_STR(struct worker_info, exit_reason),
+    F_STR(struct worker_info, devices),
+    F_FLAG(struct worker_info, simulated),
+    F_STR(struct worker_info, create_time),
+    F_STR(struct worker_info, start_time),
+    F_STR(struct worker_info, finish_time),
+};
+static const struct object_type worker_type = SCHEMA_OBJ(worker_fields);
+
+static const struct field event_fields[] = {
+    F_I64(struct job_event, id),
+    F_STR(struct job_event, time),
+    F_ENUMERATION(struct job_event, kind, job_event_kind_names),
+    F_STR(struct job_event, job),
+    F_STR(struct job_event, worker),
+    F_ENUMERATION(struct job_event, state, job_state_names),
+    F_OPT_INT32(struct job_event, exit_code),
+    F_OPT_INT32(struct job_event, rule),
+    F_STR(struct job_event, action),
+    F_OPT_INT32(struct job_event, restarts_used),
+    F_OPT_INT32(struct job_event, restart_limit),
+    F_STR(struct job_event, node),
+    F_STR(struct job_event, message),
+};
+static const struct object_type event_type = SCHEMA_OBJ(event_fields);
+
+json_t *worker_info_to_json(const struct worker_info *w)
+{
+    return schema_encode(&worker_type, w);
+}
+
+int worker_info_from_json(const json_t *j, struct worker_info *w, struct findings *fs)
+{
+    return schema_decode(j, &worker_type, w, SCHEMA_LENIENT, "", fs) ? -1 : 0;
+}
+
+void worker_info_free(struct worker_info *w)
+{
+    schema_free(&worker_type, w);
+}
+
+void worker_list_free(struct worker_list *l)
+{
+    for (size_t i = 0; i < l->count; i++)
+        worker_info_free(&l->workers[i]);
+    free(l->workers);
+    memset(l, 0, sizeof *l);
+}
+
+json_t *job_event_to_json(const struct job_event *e)
+{
+    return schema_encode(&event_type, e);
+}
+
+int job_event_from_json(const json_t *j, struct job_event *e, struct findings *fs)
+{
+    return schema_decode(j, &event_type, e, SCHEMA_LENIENT, "", fs) ? -1 : 0;
+}
+
+void job_event_free(struct job_event *e)
+{
+    schema_free(&event_type, e);
+}
+
+void job_event_list_free(struct job_event_list *l)
+{
+    for (size_t i = 0; i < l->count; i++)
+        job_event_free(&l->events[i]);
+    free(l->events);
+    memset(l, 0, sizeof *l);
+}

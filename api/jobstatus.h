@@ -1,0 +1,107 @@
+/*
+ * jobstatus: what a backend reports about a running job beyond the job
+ * itself — its workers (pods) and its events (state changes, scheduling,
+ * preemptions, every fault decision). Shared by trainjobd, which produces
+ * them, and the drivers and views, which read them. JSON codecs are schema
+ * tables, lenient on read (servers may add fields).
+ */
+#ifndef API_JOBSTATUS_H
+#define API_JOBSTATUS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "api/jobspec.h"
+
+struct findings;
+
+enum worker_phase {
+    WORKER_PHASE_UNSPECIFIED,
+    WORKER_PENDING,
+    WORKER_RUNNING,
+    WORKER_SUCCEEDED,
+    WORKER_FAILED,
+    WORKER_TERMINATING,
+};
+
+extern const struct enum_names worker_phase_names; /* "Pending", "Running", … */
+
+/* One worker (pod), as ACP's list-workers reply carries it plus what triage needs. */
+struct worker_info {
+    char *uid;
+    char *name;      /* "master-0", "worker-0", … */
+    char *role;      /* "master", "worker", "ps" */
+    char *node_name;
+    char *ip;
+    char *host_ip;
+    enum worker_phase phase;
+    int32_t restarts;
+    bool has_exit_code;
+    int32_t exit_code;  /* the last exit: 128 + signal for a signal death */
+    char *exit_reason;  /* "killed (SIGKILL/OOM)", … */
+    char *devices;      /* "0,1" */
+    bool simulated;     /* on a simulated node: the devices are not real */
+    char *create_time;
+    char *start_time;
+    char *finish_time;
+};
+
+struct worker_list {
+    struct worker_info *workers;
+    size_t count;
+};
+
+enum job_event_kind {
+    EVENT_UNSPECIFIED,
+    EVENT_CREATED,
+    EVENT_STATE,     /* the job changed state */
+    EVENT_SCHEDULED, /* placed on nodes */
+    EVENT_WAITING,   /* why it waits changed */
+    EVENT_FAULT,     /* a worker failed and the fault policy decided */
+    EVENT_PREEMPTED,
+    EVENT_NODE_MARKED,
+    EVENT_STOPPED,
+    EVENT_STARTED,
+    EVENT_WORKER,    /* a worker started or ended */
+};
+
+extern const struct enum_names job_event_kind_names;
+
+struct job_event {
+    int64_t id;
+    char *time; /* RFC 3339 */
+    enum job_event_kind kind;
+    char *job;
+    char *worker;
+    enum job_state state;
+    bool has_exit_code;
+    int32_t exit_code;
+    bool has_rule;
+    int32_t rule; /* 1-based, as people count them */
+    char *action; /* RESTART_JOB, RESTART_POD, FAIL_JOB */
+    bool has_restarts_used;
+    int32_t restarts_used;
+    bool has_restart_limit;
+    int32_t restart_limit; /* -1: unlimited */
+    char *node;
+    char *message; /* the whole story in one sentence */
+};
+
+struct job_event_list {
+    struct job_event *events;
+    size_t count;
+};
+
+json_t *worker_info_to_json(const struct worker_info *w);
+int worker_info_from_json(const json_t *j, struct worker_info *w, struct findings *fs);
+void worker_info_free(struct worker_info *w);
+void worker_list_free(struct worker_list *l);
+
+json_t *job_event_to_json(const struct job_event *e);
+int job_event_from_json(const json_t *j, struct job_event *e, struct findings *fs);
+void job_event_free(struct job_event *e);
+void job_event_list_free(struct job_event_list *l);
+
+#endif

@@ -1,0 +1,22 @@
+/*
+ * paths: where trainjob and trainjobd keep their files, by the XDG base
+ * directory rules, so the client finds the engine it would start:
+ *
+ *   ~/.config/trainjob/config.yaml       client contexts
+ *   ~/.config/trainjob/engine.yaml       the local engine's catalogue
+ *   ~/.local/state/trainjob/             drafts, client log
+ *   ~/.local/state/trainjob/engine/      engine.db, worker logs, status files
+ *   $XDG_RUNTIME_DIR/trainjob/engine.sock  (else <engine state>/engine.sock)
+ *
+ * Each function returns a new string.
+ */
+#ifndef API_PATHS_H
+#define API_PATHS_H
+
+char *paths_config_dir(void);
+char *paths_state_dir(void);
+char *paths_engine_config(void);
+char *paths_engine_state(void);
+char *paths_engine_socket(void);
+
+#endif

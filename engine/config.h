@@ -1,0 +1,177 @@
+/*
+ * config: trainjobd's catalogue — engine.yaml.
+ *
+ * It says who may do what (workspaces with owners and members, by user
+ * name), what there is to run on (nodes with CPUs, memory and GPUs, real or
+ * simulated; pools of type dedicated / public / idle over those nodes, with
+ * the regions, zones and VPCs public and idle pools need; resource specs;
+ * images; volumes mapped to host directories) and the AK/SK keys accepted on
+ * TCP. The first start writes a default describing this machine; --demo adds
+ * simulated GPU nodes. The same catalogue is served to clients as a
+ * struct catalog, per caller, and drives scheduling and validation.
+ */
+#ifndef ENGINE_CONFIG_H
+#define ENGINE_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "api/catalog.h"
+
+struct findings;
+struct strbuf;
+
+struct config_node {
+    char *name;
+    int gpus;
+    char *gpu_type;     /* "H800", "simulated", … */
+    int gpu_memory_gib; /* per GPU; 0 when unknown */
+    int cpus;
+    int64_t memory_mib;
+    bool simulated;
+    bool unschedulable; /* marked by an operator */
+};
+
+struct config_spec {
+    char *name;
+    int gpus;
+    int cpus;
+    int64_t memory_mib;
+};
+
+struct config_pool {
+    char *name;
+    char *display_name;
+    enum pool_type type;
+    char **zones; /* public and idle pools */
+    size_t zone_count;
+    char **nodes; /* node names; none listed = every node */
+    size_t node_count;
+    char **specs; /* spec names offered; none listed = every spec */
+    size_t spec_count;
+};
+
+struct config_region {
+    char *name;
+    char **zones;
+    size_t zone_count;
+    char **vpcs;
+    size_t vpc_count;
+};
+
+struct config_workspace {
+    char *name;
+    char **owners;
+    size_t owner_count;
+    char **members;
+    size_t member_count;
+    char **pools; /* none listed = every pool */
+    size_t pool_count;
+};
+
+struct config_volume {
+    char *id;
+    char *display_name;
+    char *zone;
+    char *path; /* host directory */
+};
+
+struct config_image {
+    char *path;
+    char *source;
+    char *description;
+};
+
+struct config_key {
+    char *access_key;
+    char *secret_key;
+    char *user;
+};
+
+struct engine_config {
+    char *subscription;   /* "local" */
+    char *resource_group; /* "default" */
+    char *zone;           /* the workspace zone in ACP paths: "local-1z" */
+    char **admins;        /* users with owner rights in every workspace */
+    size_t admin_count;
+    struct config_region *regions;
+    size_t region_count;
+    struct config_workspace *workspaces;
+    size_t workspace_count;
+    struct config_node *nodes;
+    size_t node_count;
+    struct config_pool *pools;
+    size_t pool_count;
+    struct config_spec *specs;
+    size_t spec_count;
+    struct config_image *images;
+    size_t image_count;
+    struct config_volume *volumes;
+    size_t volume_count;
+    struct config_key *keys;
+    size_t key_count;
+};
+
+/* What the default configuration describes: this machine, found by probing. */
+struct machine_info {
+    int cpus;
+    int64_t memory_mib;
+    int gpus;
+    char *gpu_type; /* from nvidia-smi, NULL without GPUs */
+    int gpu_memory_gib;
+};
+
+/* Probes CPUs (sysconf), memory (sysinfo) and GPUs (nvidia-smi, when present). */
+void config_probe_machine(struct machine_info *mi);
+/*
+ * Reads the output of `nvidia-smi --query-gpu=name,memory.total
+ * --format=csv,noheader,nounits` into mi's GPU fields (type of the first GPU,
+ * memory of the smallest). Anything it does not understand means no GPUs.
+ * Returns the number of GPUs found.
+ */
+int config_parse_nvidia_smi(const char *text, struct machine_info *mi);
+void machine_info_free(struct machine_info *mi);
+
+/*
+ * The default catalogue (ENGINE.md §Defaults): subscription local, group
+ * default, region local-1 with zone local-1z and VPC vpc-local; workspace
+ * default owned by user; pools local (dedicated) and local-idle (idle); one
+ * node for this machine; spec cpu-1 and, with GPUs, gpu-1; image local/host;
+ * volume scratch at <state_dir>/volumes/scratch. demo adds pool sim-public
+ * (public), nodes sim-n1..sim-n4 (8 simulated GPUs, 16 CPUs, 64 GiB each) and
+ * specs sim-gpu-1 / sim-gpu-8 (2 CPUs and 4 GiB per GPU).
+ */
+void config_default(struct engine_config *cfg, const struct machine_info *mi, const char *user,
+                    const char *state_dir, bool demo);
+
+/*
+ * Parses engine.yaml text into cfg (overwritten); findings carry field paths
+ * and line:col. Returns 0 (warnings allowed), or -1 on errors with cfg left
+ * empty. name is the file's, for the caller's messages only.
+ */
+int config_parse(const char *name, const char *text, size_t len, struct engine_config *cfg,
+                 struct findings *fs);
+/* Appends cfg as engine.yaml (with a header comment) to out. */
+void config_write(const struct engine_config *cfg, struct strbuf *out);
+void config_free(struct engine_config *cfg);
+
+/* The caller's role in workspace ws (admins are owners everywhere). */
+enum member_role config_role(const struct engine_config *cfg, const char *ws, const char *user);
+const struct config_node *config_node(const struct engine_config *cfg, const char *name);
+const struct config_spec *config_spec(const struct engine_config *cfg, const char *name);
+const struct config_pool *config_pool(const struct engine_config *cfg, const char *name);
+const struct config_volume *config_volume(const struct engine_config *cfg, const char *id);
+/* May pool place workers on node? */
+bool config_pool_has_node(const struct config_pool *pool, const char *node);
+/* The user an AK/SK access key belongs to, or NULL. */
+const struct config_key *config_key(const struct engine_config *cfg, const char *access_key);
+
+/*
+ * The catalogue as one caller sees it: every workspace they belong to (with
+ * their role), the pools bound there with their specs and, per spec, the
+ * most workers of it the pool could ever hold at once (max_replicas).
+ */
+void config_catalog(const struct engine_config *cfg, const char *user, struct catalog *out);
+
+#endif

@@ -1,0 +1,1314 @@
+/*
+ * engine: trainjobd's core — opening the state (configuration, store, jobs,
+ * watchers), the requests the routes hand over, persistence of each job as
+ * one JSON record, events and watch streams. What happens to a job once it
+ * is accepted (scheduling, workers, faults) is lifecycle.c's.
+ */
+#include "engine/engine.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api/apierror.h"
+#include "api/catalog.h"
+#include "api/catalog_json.h"
+#include "api/finding.h"
+#include "api/jobspec_defaults.h"
+#include "api/jobspec_json.h"
+#include "api/schema.h"
+#include "api/validate.h"
+#include "engine/fault.h"
+#include "engine/state.h"
+#include "engine/store.h"
+#include "engine/stream.h"
+#include "util/fileio.h"
+#include "util/loop.h"
+#include "util/strbuf.h"
+#include "util/timefmt.h"
+#include "util/xalloc.h"
+
+#define MAX_BODY (1u << 20)
+#define MAX_BATCH 200
+
+void engine_log(const char *fmt, ...)
+{
+    char stamp[TIMEFMT_RFC3339_LEN];
+    time_rfc3339(time_now_ms(), stamp);
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s trainjobd: ", stamp);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* ---- persistence: one JSON record per job ---------------------------- */
+
+static const char *const after_stop_tab[] = {"NONE", "SUSPEND", "RESTART",
+                                             "REQUEUE", "FAIL", "DELETE"};
+static const struct enum_names after_stop_names = {after_stop_tab,
+                                                   sizeof after_stop_tab / sizeof after_stop_tab[0]};
+
+static const struct field proc_fields[] = {
+    F_INT(struct runner_proc, shim_pid),
+    F_INT(struct runner_proc, worker_pgid),
+    F_I64(struct runner_proc, shim_start_ticks),
+};
+static const struct object_type proc_type = SCHEMA_OBJ(proc_fields);
+
+static const struct field eworker_fields[] = {
+    F_STR(struct eworker, name),
+    F_STR(struct eworker, role),
+    F_INT(struct eworker, index),
+    F_STR(struct eworker, node),
+    F_STR(struct eworker, devices),
+    F_INT(struct eworker, port),
+    F_ENUMERATION(struct eworker, phase, worker_phase_names),
+    F_INT(struct eworker, restarts),
+    F_OPT_INT32(struct eworker, exit_code),
+    F_INT(struct eworker, attempt),
+    F_FLAG(struct eworker, live),
+    {"proc", F_OBJECT, offsetof(struct eworker, proc), SCHEMA_NO_FLAG, NULL, &proc_type, 0},
+    F_STR(struct eworker, create_time),
+    F_STR(struct eworker, start_time),
+    F_STR(struct eworker, finish_time),
+};
+static const struct object_type eworker_type = SCHEMA_ELEM(struct eworker, eworker_fields);
+
+static const struct field ejob_fields[] = {
+    F_I64(struct ejob, seq),
+    F_INT(struct ejob, restarts),
+    F_STRINGS(struct ejob, excluded, excluded_count),
+    F_LIST(struct ejob, workers, worker_count, eworker_type),
+    F_ENUMERATION(struct ejob, after_stop, after_stop_names),
+    F_STR(struct ejob, after_stop_reason),
+    F_STR(struct ejob, preempted_by),
+    F_INT(struct ejob, gpus),
+    F_INT(struct ejob, cpus),
+    F_I64(struct ejob, memory_mib),
+};
+static const struct object_type ejob_type = SCHEMA_OBJ(ejob_fields);
+
+void ejob_free(struct ejob *job)
+{
+    if (job == NULL)
+        return;
+    jobspec_free(&job->spec);
+    schema_free(&ejob_type, job);
+    free(job);
+}
+
+static char *job_record(const struct ejob *job)
+{
+    json_t *rec = schema_encode(&ejob_type, job);
+    json_object_set_new(rec, "job", jobspec_to_json(&job->spec));
+    char *s = json_dumps(rec, JSON_COMPACT);
+    json_decref(rec);
+    if (s == NULL)
+        xalloc_die();
+    return s;
+}
+
+static struct ejob *job_from_record(const char *json)
+{
+    json_t *rec = json_loads(json, 0, NULL);
+    if (rec == NULL)
+        return NULL;
+    struct ejob *job = xcalloc(1, sizeof *job);
+    struct findings fs = FINDINGS_INIT;
+    jobspec_init(&job->spec);
+    schema_decode(rec, &ejob_type, job, SCHEMA_LENIENT, "", &fs);
+    jobspec_from_json(json_object_get(rec, "job"), JOBSPEC_LENIENT, &job->spec, &fs);
+    findings_free(&fs);
+    json_decref(rec);
+    if (job->spec.uid == NULL || job->spec.name == NULL || job->spec.workspace_name == NULL) {
+        ejob_free(job);
+        return NULL;
+    }
+    return job;
+}
+
+int engine_save(struct engine *eng, struct ejob *job)
+{
+    char *rec = job_record(job);
+    struct strbuf err = STRBUF_INIT;
+    enum store_status st = store_job_update(eng->store, job->spec.uid, rec, &err);
+    free(rec);
+    if (st != STORE_OK) {
+        engine_log("saving job %s: %s", job->spec.name, strbuf_str(&err));
+        strbuf_free(&err);
+        return -1;
+    }
+    strbuf_free(&err);
+    return 0;
+}
+
+/* ---- the job table ---------------------------------------------------- */
+
+struct ejob *engine_find(struct engine *eng, const char *ws, const char *name)
+{
+    for (size_t i = 0; i < eng->job_count; i++) {
+        struct ejob *j = eng->jobs[i];
+        if (strcmp(j->spec.name, name) == 0 && strcmp(j->spec.workspace_name, ws) == 0)
+            return j;
+    }
+    return NULL;
+}
+
+struct ejob *engine_find_uid(struct engine *eng, const char *uid)
+{
+    for (size_t i = 0; i < eng->job_count; i++)
+        if (strcmp(eng->jobs[i]->spec.uid, uid) == 0)
+            return eng->jobs[i];
+    return NULL;
+}
+
+static void add_job(struct engine *eng, struct ejob *job)
+{
+    if (eng->job_count == eng->job_cap) {
+        eng->job_cap = eng->job_cap ? eng->job_cap * 2 : 64;
+        eng->jobs = xreallocarray(eng->jobs, eng->job_cap, sizeof *eng->jobs);
+    }
+    eng->jobs[eng->job_count++] = job;
+    if (job->seq >= eng->next_seq)
+        eng->next_seq = job->seq + 1;
+}
+
+/* ---- watch streams and events ----------------------------------------- */
+
+static void broadcast(struct engine *eng, const char *ws, json_t *msg)
+{
+    char *line = json_dumps(msg, JSON_COMPACT);
+    json_decref(msg);
+    if (line == NULL)
+        xalloc_die();
+    size_t len = strlen(line);
+    line[len] = '\n';
+    for (size_t i = 0; i < eng->watcher_count;) {
+        struct stream *s = eng->watchers[i];
+        if (stream_abandoned(s) || stream_closed(s)) {
+            stream_unref(s);
+            eng->watchers[i] = eng->watchers[--eng->watcher_count];
+            continue;
+        }
+        if (strcmp(stream_tag(s), ws) == 0)
+            stream_write(s, line, len + 1);
+        i++;
+    }
+    free(line);
+}
+
+static json_t *workers_json(const struct ejob *job);
+
+static json_t *job_json(const struct ejob *job)
+{
+    return jobspec_to_json(&job->spec);
+}
+
+void engine_publish(struct engine *eng, struct ejob *job)
+{
+    int ready = 0;
+    for (size_t i = 0; i < job->worker_count; i++)
+        ready += job->workers[i].phase == WORKER_RUNNING;
+    job->spec.has_ready_workers = true;
+    job->spec.ready_workers = ready;
+    job->spec.has_restart_count = true;
+    job->spec.restart_count = job->restarts;
+    if (eng->watcher_count == 0)
+        return;
+    broadcast(eng, job->spec.workspace_name,
+              json_pack("{s:s, s:o, s:o}", "type", "JOB", "job", job_json(job), "workers",
+                        workers_json(job)));
+}
+
+void engine_event(struct engine *eng, struct ejob *job, struct job_event *ev)
+{
+    char stamp[TIMEFMT_RFC3339_LEN];
+    int64_t now = time_now_ms();
+    time_rfc3339(now, stamp);
+    ev->time = stamp;
+    ev->job = job->spec.name;
+    json_t *j = job_event_to_json(ev);
+    char *s = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    struct strbuf err = STRBUF_INIT;
+    int64_t id = 0;
+    if (store_event_add(eng->store, job->spec.uid, now, s, &id, &err) != STORE_OK)
+        engine_log("event for %s: %s", job->spec.name, strbuf_str(&err));
+    strbuf_free(&err);
+    free(s);
+    ev->id = id;
+    if (eng->watcher_count)
+        broadcast(eng, job->spec.workspace_name,
+                  json_pack("{s:s, s:o}", "type", "EVENT", "event", job_event_to_json(ev)));
+    ev->time = NULL;
+    ev->job = NULL;
+}
+
+bool job_state_terminal(enum job_state s)
+{
+    return s == JOB_STATE_SUCCEEDED || s == JOB_STATE_FAILED || s == JOB_STATE_SUSPENDED ||
+           s == JOB_STATE_DELETED;
+}
+
+static void stamp(char **field)
+{
+    char buf[TIMEFMT_RFC3339_LEN];
+    time_rfc3339(time_now_ms(), buf);
+    free(*field);
+    *field = xstrdup(buf);
+}
+
+void engine_set_state(struct engine *eng, struct ejob *job, enum job_state state,
+                      const char *message)
+{
+    enum job_state old = job->spec.state;
+    bool message_changed = (message == NULL) != (job->spec.state_message == NULL) ||
+                           (message && strcmp(message, job->spec.state_message) != 0);
+    job->spec.state = state;
+    free(job->spec.state_message);
+    job->spec.state_message = message && message[0] ? xstrdup(message) : NULL;
+    stamp(&job->spec.update_time);
+    if (state == JOB_STATE_RUNNING && old != JOB_STATE_RUNNING)
+        stamp(&job->spec.start_time);
+    if (state == JOB_STATE_SUSPENDED)
+        stamp(&job->spec.suspend_time);
+    if (state == JOB_STATE_SUCCEEDED || state == JOB_STATE_FAILED)
+        stamp(&job->spec.complete_time);
+    engine_save(eng, job);
+    engine_publish(eng, job);
+    if (old != state || message_changed) {
+        struct job_event ev = {0};
+        ev.kind = old != state ? EVENT_STATE : EVENT_WAITING;
+        ev.state = state;
+        char text[512];
+        if (old != state)
+            snprintf(text, sizeof text, "%s → %s%s%s", enum_name(&job_state_names, (int)old),
+                     enum_name(&job_state_names, (int)state), message && *message ? ": " : "",
+                     message ? message : "");
+        else
+            snprintf(text, sizeof text, "%s", message ? message : "");
+        ev.message = text;
+        engine_event(eng, job, &ev);
+    }
+}
+
+void engine_remove(struct engine *eng, struct ejob *job)
+{
+    struct strbuf err = STRBUF_INIT;
+    if (store_job_delete(eng->store, job->spec.uid, &err) == STORE_ERROR)
+        engine_log("deleting %s: %s", job->spec.name, strbuf_str(&err));
+    strbuf_free(&err);
+    if (eng->watcher_count)
+        broadcast(eng, job->spec.workspace_name,
+                  json_pack("{s:s, s:{s:s, s:s}}", "type", "DELETED", "job", "name",
+                            job->spec.name, "uid", job->spec.uid));
+    for (size_t i = 0; i < eng->job_count; i++) {
+        if (eng->jobs[i] == job) {
+            memmove(&eng->jobs[i], &eng->jobs[i + 1], (eng->job_count - i - 1) * sizeof job);
+            eng->job_count--;
+            break;
+        }
+    }
+    ejob_free(job);
+}
+
+/* ---- inotify: worker ends and log growth ------------------------------ */
+
+/* Status files are named <uid>.<attempt>.<worker>; see lifecycle_status_path. */
+static void status_file_appeared(struct engine *eng, const char *fname)
+{
+    char uid[64];
+    int attempt;
+    int n = 0;
+    if (sscanf(fname, "%63[^.].%d.%n", uid, &attempt, &n) != 2 || n == 0)
+        return;
+    const char *worker = fname + n;
+    if (strstr(worker, ".tmp") || strstr(worker, ".pid"))
+        return;
+    struct ejob *job = engine_find_uid(eng, uid);
+    if (job == NULL)
+        return;
+    for (size_t i = 0; i < job->worker_count; i++) {
+        struct eworker *w = &job->workers[i];
+        if (strcmp(w->name, worker) != 0 || w->attempt != attempt || !w->live)
+            continue;
+        char *path = lifecycle_status_path(eng, job, w);
+        int code;
+        int rc = runner_read_status(path, &code);
+        free(path);
+        if (rc == 1)
+            lifecycle_worker_ended(eng, job, w, code);
+        return;
+    }
+}
+
+static void feed_followers(struct engine *eng, const char *fname)
+{
+    for (size_t i = 0; i < eng->follower_count;) {
+        struct stream *s = eng->followers[i];
+        if (stream_abandoned(s) || stream_closed(s)) {
+            stream_unref(s);
+            eng->followers[i] = eng->followers[--eng->follower_count];
+            continue;
+        }
+        const char *path = stream_tag(s);
+        const char *base = strrchr(path, '/');
+        if (fname == NULL || (base && strcmp(base + 1, fname) == 0)) {
+            FILE *f = fopen(path, "rb");
+            if (f) {
+                struct stat st;
+                if (fstat(fileno(f), &st) == 0 && st.st_size < stream_offset(s))
+                    stream_set_offset(s, 0); /* rotated: read the new file from its start */
+                fseek(f, stream_offset(s), SEEK_SET);
+                char buf[65536];
+                size_t got;
+                while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
+                    stream_write(s, buf, got);
+                    stream_set_offset(s, stream_offset(s) + (long long)got);
+                }
+                fclose(f);
+            }
+        }
+        i++;
+    }
+}
+
+static void on_inotify(void *ctx, int fd, short revents)
+{
+    struct engine *eng = ctx;
+    char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
+    (void)revents;
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n <= 0)
+            break;
+        for (char *p = buf; p < buf + n;) {
+            struct inotify_event *ev = (struct inotify_event *)p;
+            if (ev->len > 0) {
+                if (ev->wd == eng->status_wd)
+                    status_file_appeared(eng, ev->name);
+                else if (ev->wd == eng->log_wd)
+                    feed_followers(eng, ev->name);
+            }
+            p += sizeof *ev + ev->len;
+        }
+    }
+}
+
+/* ---- opening ----------------------------------------------------------- */
+
+static char *current_user(void)
+{
+    struct passwd *pw = getpwuid(getuid());
+    if (pw && pw->pw_name)
+        return xstrdup(pw->pw_name);
+    return xasprintf("uid%ld", (long)getuid());
+}
+
+static int load_config(struct engine *eng, struct strbuf *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    struct strbuf io = STRBUF_INIT;
+    if (access(eng->config_path, F_OK) != 0) {
+        struct machine_info mi;
+        config_probe_machine(&mi);
+        char *user = current_user();
+        config_default(&eng->cfg, &mi, user, eng->state_dir, eng->opt.demo);
+        free(user);
+        machine_info_free(&mi);
+        struct strbuf out = STRBUF_INIT;
+        config_write(&eng->cfg, &out);
+        char *dir = xstrdup(eng->config_path);
+        char *slash = strrchr(dir, '/');
+        if (slash && slash != dir)
+            *slash = '\0';
+        int rc = (slash ? file_mkdirs(dir, 0700, err) : 0) ||
+                 file_write_atomic(eng->config_path, out.buf, out.len, 0600, err);
+        free(dir);
+        strbuf_free(&out);
+        if (rc == 0)
+            engine_log("wrote a default configuration to %s%s", eng->config_path,
+                       eng->opt.demo ? " (with simulated demo nodes)" : "");
+        return rc ? -1 : 0;
+    }
+    if (file_read_all(eng->config_path, 4u << 20, &text, &len, &io) != 0) {
+        strbuf_addf(err, "%s", strbuf_str(&io));
+        strbuf_free(&io);
+        return -1;
+    }
+    struct findings fs = FINDINGS_INIT;
+    int rc = config_parse(eng->config_path, text, len, &eng->cfg, &fs);
+    for (size_t i = 0; i < fs.count; i++) {
+        const struct finding *f = &fs.items[i];
+        if (rc != 0 && f->severity != SEVERITY_ERROR)
+            continue;
+        strbuf_addf(err, "%s%s:%d:%d: %s: %s%s%s", err->len ? "\n" : "", eng->config_path,
+                    f->line, f->col, severity_name(f->severity), f->path, f->path[0] ? ": " : "",
+                    f->message);
+    }
+    if (rc == 0 && err->len) {
+        engine_log("%s", strbuf_str(err));
+        strbuf_reset(err);
+    }
+    findings_free(&fs);
+    free(text);
+    strbuf_free(&io);
+    return rc;
+}
+
+static int load_job(void *ctx, const char *uid, uint64_t seq, const char *json)
+{
+    struct engine *eng = ctx;
+    struct ejob *job = job_from_record(json);
+    if (job == NULL) {
+        engine_log("job %s: unreadable record, skipped", uid);
+        return 0;
+    }
+    job->seq = seq;
+    add_job(eng, job);
+    return 0;
+}
+
+int engine_open(const struct engine_options *opt, struct loop *lp, struct engine **out,
+                struct strbuf *err)
+{
+    struct engine *eng = xcalloc(1, sizeof *eng);
+    eng->opt = *opt;
+    eng->loop = lp;
+    eng->inotify_fd = -1;
+    eng->config_path = xstrdup(opt->config_path);
+    eng->state_dir = xstrdup(opt->state_dir);
+    eng->shim_path = xstrdup(opt->shim_path);
+    eng->status_dir = xasprintf("%s/status", opt->state_dir);
+    eng->log_dir = xasprintf("%s/logs", opt->state_dir);
+    eng->next_seq = 1;
+    if (eng->opt.grace_ms <= 0)
+        eng->opt.grace_ms = 10000;
+    if (eng->opt.log_cap == 0)
+        eng->opt.log_cap = 16u << 20;
+
+    if (file_mkdirs(eng->status_dir, 0700, err) != 0 || file_mkdirs(eng->log_dir, 0700, err) != 0)
+        goto fail;
+    if (load_config(eng, err) != 0)
+        goto fail;
+    for (size_t i = 0; i < eng->cfg.volume_count; i++) {
+        struct strbuf ignored = STRBUF_INIT;
+        if (eng->cfg.volumes[i].path && file_mkdirs(eng->cfg.volumes[i].path, 0755, &ignored))
+            engine_log("volume %s: %s", eng->cfg.volumes[i].id, strbuf_str(&ignored));
+        strbuf_free(&ignored);
+    }
+    char *db = xasprintf("%s/engine.db", opt->state_dir);
+    enum store_status st = store_open(db, &eng->store, err);
+    free(db);
+    if (st != STORE_OK)
+        goto fail;
+    if (store_jobs_each(eng->store, load_job, eng, err) != STORE_OK)
+        goto fail;
+    uint64_t max = store_max_seq(eng->store);
+    if (max >= eng->next_seq)
+        eng->next_seq = max + 1;
+
+    eng->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (eng->inotify_fd < 0) {
+        strbuf_addf(err, "inotify: %s", strerror(errno));
+        goto fail;
+    }
+    eng->status_wd = inotify_add_watch(eng->inotify_fd, eng->status_dir, IN_MOVED_TO);
+    eng->log_wd = inotify_add_watch(eng->inotify_fd, eng->log_dir, IN_MODIFY | IN_CREATE);
+    if (eng->status_wd < 0 || eng->log_wd < 0) {
+        strbuf_addf(err, "inotify on %s: %s", eng->state_dir, strerror(errno));
+        goto fail;
+    }
+    loop_add_fd(lp, eng->inotify_fd, POLLIN, on_inotify, eng);
+    eng->sandbox = runner_sandbox_available();
+    if (!eng->sandbox)
+        engine_log("bubblewrap not available: workers run without a sandbox; volumes and "
+                   "the SSH directory are passed as TRAINJOB_MOUNT_* variables");
+
+    for (size_t i = 0; i < eng->job_count; i++)
+        lifecycle_adopt(eng, eng->jobs[i]);
+    lifecycle_schedule_soon(eng);
+    *out = eng;
+    return 0;
+fail:
+    engine_close(eng);
+    return -1;
+}
+
+void engine_close(struct engine *eng)
+{
+    if (eng == NULL)
+        return;
+    if (eng->inotify_fd >= 0) {
+        loop_remove_fd(eng->loop, eng->inotify_fd);
+        close(eng->inotify_fd);
+    }
+    if (eng->sched_timer)
+        loop_cancel(eng->loop, eng->sched_timer);
+    for (size_t i = 0; i < eng->job_count; i++) {
+        if (eng->jobs[i]->kill_timer)
+            loop_cancel(eng->loop, eng->jobs[i]->kill_timer);
+        ejob_free(eng->jobs[i]);
+    }
+    free(eng->jobs);
+    for (size_t i = 0; i < eng->watcher_count; i++) {
+        stream_close(eng->watchers[i]);
+        stream_unref(eng->watchers[i]);
+    }
+    free(eng->watchers);
+    for (size_t i = 0; i < eng->follower_count; i++) {
+        stream_close(eng->followers[i]);
+        stream_unref(eng->followers[i]);
+    }
+    free(eng->followers);
+    if (eng->store)
+        store_close(eng->store);
+    config_free(&eng->cfg);
+    free(eng->config_path);
+    free(eng->state_dir);
+    free(eng->shim_path);
+    free(eng->status_dir);
+    free(eng->log_dir);
+    free(eng);
+}
+
+const char *engine_subscription(const struct engine *eng)
+{
+    return eng->cfg.subscription ? eng->cfg.subscription : "local";
+}
+
+const char *engine_resource_group(const struct engine *eng)
+{
+    return eng->cfg.resource_group ? eng->cfg.resource_group : "default";
+}
+
+const char *engine_zone(const struct engine *eng)
+{
+    return eng->cfg.zone ? eng->cfg.zone : "local-1z";
+}
+
+const char *engine_key_user(const struct engine *eng, const char *access_key, const char **secret)
+{
+    const struct config_key *k = config_key(&eng->cfg, access_key);
+    if (k == NULL)
+        return NULL;
+    *secret = k->secret_key;
+    return k->user;
+}
+
+/* ---- requests ----------------------------------------------------------- */
+
+static int member_check(struct engine *eng, const char *user, const char *ws,
+                        struct api_error *err)
+{
+    bool exists = false;
+    for (size_t i = 0; i < eng->cfg.workspace_count; i++)
+        exists |= strcmp(eng->cfg.workspaces[i].name, ws) == 0;
+    if (!exists)
+        return api_error_set(err, 404, "WorkspaceNotFound", "workspace_name",
+                             "workspace '%s' does not exist", ws);
+    if (config_role(&eng->cfg, ws, user) == MEMBER_NONE)
+        return api_error_set(err, 403, "PermissionDenied", "workspace_name",
+                             "user '%s' is not a member of workspace '%s'", user, ws);
+    return 0;
+}
+
+static int find_job(struct engine *eng, const char *user, const char *ws, const char *name,
+                    struct ejob **out, struct api_error *err)
+{
+    int rc = member_check(eng, user, ws, err);
+    if (rc)
+        return rc;
+    *out = engine_find(eng, ws, name);
+    if (*out == NULL || (*out)->spec.state == JOB_STATE_DELETED)
+        return api_error_set(err, 404, "NotFound", "name",
+                             "training job '%s' not found in workspace '%s'", name, ws);
+    return 0;
+}
+
+int engine_catalog(struct engine *eng, const char *user, json_t **reply, struct api_error *err)
+{
+    (void)err;
+    struct catalog cat;
+    memset(&cat, 0, sizeof cat);
+    config_catalog(&eng->cfg, user, &cat);
+    *reply = catalog_to_json(&cat);
+    catalog_free(&cat);
+    return 200;
+}
+
+static int save_config(struct engine *eng, struct api_error *err)
+{
+    struct strbuf out = STRBUF_INIT, io = STRBUF_INIT;
+    config_write(&eng->cfg, &out);
+    int rc = file_write_atomic(eng->config_path, out.buf, out.len, 0600, &io);
+    if (rc != 0)
+        api_error_set(err, 500, "ConfigNotSaved", "", "%s", strbuf_str(&io));
+    strbuf_free(&out);
+    strbuf_free(&io);
+    return rc;
+}
+
+int engine_create_workspace(struct engine *eng, const char *user, const json_t *body,
+                            json_t **reply, struct api_error *err)
+{
+    const char *name = json_string_value(json_object_get(body, "name"));
+    char buf[160];
+    const char *bad = name ? validate_job_name(name, buf, sizeof buf) : "required";
+    if (bad)
+        return api_error_set(err, 400, "InvalidField", "name", "workspace name: %s", bad);
+    for (size_t i = 0; i < eng->cfg.workspace_count; i++)
+        if (strcmp(eng->cfg.workspaces[i].name, name) == 0)
+            return api_error_set(err, 409, "AlreadyExists", "name",
+                                 "workspace '%s' already exists", name);
+    eng->cfg.workspaces = xreallocarray(eng->cfg.workspaces, eng->cfg.workspace_count + 1,
+                                        sizeof *eng->cfg.workspaces);
+    struct config_workspace *ws = &eng->cfg.workspaces[eng->cfg.workspace_count++];
+    memset(ws, 0, sizeof *ws);
+    ws->name = xstrdup(name);
+    ws->owners = xmalloc(sizeof *ws->owners);
+    ws->owners[0] = xstrdup(user);
+    ws->owner_count = 1;
+    if (save_config(eng, err) != 0)
+        return err->status;
+    *reply = json_pack("{s:s, s:s}", "name", name, "role", "OWNER");
+    return 200;
+}
+
+static bool name_taken(void *ctx, const char *ws, const char *name)
+{
+    return engine_find(ctx, ws, name) != NULL;
+}
+
+/* The first error of a validation, as the HTTP answer; every error in details. */
+static int reject(const struct findings *fs, struct api_error *err)
+{
+    for (size_t i = 0; i < fs->count; i++) {
+        const struct finding *f = &fs->items[i];
+        if (f->severity != SEVERITY_ERROR)
+            continue;
+        bool perm = strcmp(f->path, "scheduling.priority") == 0 && strstr(f->message, "owner");
+        bool ws = strcmp(f->path, "workspace_name") == 0 && strstr(f->message, "not one of");
+        return api_error_set(err, perm || ws ? 403 : 400,
+                             perm || ws ? "PermissionDenied" : "InvalidField", f->path, "%s: %s",
+                             f->path, f->message);
+    }
+    return 0;
+}
+
+static void resolve_demand(struct engine *eng, struct ejob *job)
+{
+    const struct role *r = jobspec_worker(&job->spec);
+    const struct config_spec *spec =
+        r && r->resource_spec_count ? config_spec(&eng->cfg, r->resource_spec[0].name) : NULL;
+    if (spec) {
+        job->gpus = spec->gpus;
+        job->cpus = spec->cpus;
+        job->memory_mib = spec->memory_mib;
+    }
+}
+
+int engine_job_create(struct engine *eng, const char *user, const char *ws, const char *name,
+                      const char *body, size_t body_len, json_t **reply, struct api_error *err)
+{
+    int rc = member_check(eng, user, ws, err);
+    if (rc)
+        return rc;
+    if (body_len > MAX_BODY)
+        return api_error_set(err, 413, "TooLarge", "", "request body over %u bytes", MAX_BODY);
+    json_error_t jerr;
+    json_t *root = json_loadb(body, body_len, JSON_REJECT_DUPLICATES, &jerr);
+    if (root == NULL)
+        return api_error_set(err, 400, "InvalidJSON", "", "invalid JSON at line %d column %d: %s",
+                             jerr.line, jerr.column, jerr.text);
+    struct ejob *job = xcalloc(1, sizeof *job);
+    jobspec_init(&job->spec);
+    struct findings fs = FINDINGS_INIT;
+    jobspec_from_json(root, JOBSPEC_STRICT, &job->spec, &fs);
+    json_decref(root);
+    if (name && *name) {
+        if (job->spec.name && strcmp(job->spec.name, name) != 0) {
+            findings_add(&fs, SEVERITY_ERROR, "name",
+                         "'%s' differs from training_job_name '%s'", job->spec.name, name);
+        } else if (job->spec.name == NULL) {
+            job->spec.name = xstrdup(name);
+        }
+    }
+    if (job->spec.workspace_name && strcmp(job->spec.workspace_name, ws) != 0)
+        findings_add(&fs, SEVERITY_ERROR, "workspace_name",
+                     "'%s' differs from the workspace in the path, '%s'",
+                     job->spec.workspace_name, ws);
+    struct catalog cat;
+    memset(&cat, 0, sizeof cat);
+    config_catalog(&eng->cfg, user, &cat);
+    struct validate_options vo = {&cat, ws, name_taken, eng, true};
+    if (!findings_count(&fs, SEVERITY_ERROR))
+        validate_job(&job->spec, &vo, &fs);
+    rc = reject(&fs, err);
+    if (rc == 400 && strstr(err->message, "already used"))
+        err->status = rc = 409, snprintf(err->reason, sizeof err->reason, "NameTaken");
+    findings_free(&fs);
+    if (rc) {
+        catalog_free(&cat);
+        ejob_free(job);
+        return rc;
+    }
+    if (job->spec.workspace_name == NULL)
+        job->spec.workspace_name = xstrdup(ws);
+    if (job->spec.name == NULL) {
+        do {
+            free(job->spec.name);
+            job->spec.name = jobspec_generate_name(job->spec.framework);
+        } while (engine_find(eng, ws, job->spec.name));
+    }
+    jobspec_fill_defaults(&job->spec, &cat);
+    catalog_free(&cat);
+
+    char uid[40];
+    unsigned char rnd[16];
+    char *gen = jobspec_generate_name(FRAMEWORK_UNSPECIFIED); /* entropy: 8 random chars */
+    snprintf(uid, sizeof uid, "%016llx-%s", (unsigned long long)time_now_ms(), gen + 3);
+    free(gen);
+    (void)rnd;
+    job->spec.uid = xstrdup(uid);
+    job->spec.id = xasprintf("/subscriptions/%s/resourceGroups/%s/zones/%s/workspaces/%s/"
+                             "trainingJobs/%s",
+                             engine_subscription(eng), engine_resource_group(eng), engine_zone(eng),
+                             ws, job->spec.name);
+    job->spec.subscription_name = xstrdup(engine_subscription(eng));
+    job->spec.resource_group_name = xstrdup(engine_resource_group(eng));
+    job->spec.zone = xstrdup(engine_zone(eng));
+    job->spec.ownership.present = true;
+    job->spec.ownership.user_name = xstrdup(user);
+    job->spec.ownership.user_id = xstrdup(user);
+    job->spec.state = JOB_STATE_QUEUEING;
+    job->spec.state_message = xstrdup("waiting for the scheduler");
+    stamp(&job->spec.create_time);
+    stamp(&job->spec.update_time);
+    job->spec.has_restart_count = true;
+    job->spec.has_ready_workers = true;
+    job->seq = eng->next_seq++;
+    resolve_demand(eng, job);
+
+    char *rec = job_record(job);
+    struct strbuf serr = STRBUF_INIT;
+    enum store_status st = store_job_insert(eng->store, job->spec.uid, ws, job->spec.name,
+                                            job->seq, rec, &serr);
+    free(rec);
+    if (st != STORE_OK) {
+        rc = st == STORE_EXISTS
+                 ? api_error_set(err, 409, "NameTaken", "name", "name '%s' is already used in "
+                                 "workspace '%s'", job->spec.name, ws)
+                 : api_error_set(err, 503, "StoreFailed", "", "job not stored: %s",
+                                 strbuf_str(&serr));
+        strbuf_free(&serr);
+        ejob_free(job);
+        return rc;
+    }
+    strbuf_free(&serr);
+    add_job(eng, job);
+    struct job_event ev = {0};
+    ev.kind = EVENT_CREATED;
+    ev.state = JOB_STATE_QUEUEING;
+    char text[200];
+    snprintf(text, sizeof text, "created by %s", user);
+    ev.message = text;
+    engine_event(eng, job, &ev);
+    engine_publish(eng, job);
+    lifecycle_schedule_soon(eng);
+    *reply = job_json(job);
+    return 200;
+}
+
+int engine_job_get(struct engine *eng, const char *user, const char *ws, const char *name,
+                   json_t **reply, struct api_error *err)
+{
+    struct ejob *job;
+    int rc = find_job(eng, user, ws, name, &job, err);
+    if (rc)
+        return rc;
+    *reply = job_json(job);
+    return 200;
+}
+
+/* One term of a list filter: key='value'. */
+static bool filter_matches(const struct ejob *job, const char *key, const char *value)
+{
+    const struct jobspec *s = &job->spec;
+    if (strcmp(key, "name") == 0)
+        return strcmp(s->name, value) == 0;
+    if (strcmp(key, "display_name") == 0)
+        return s->display_name && strcmp(s->display_name, value) == 0;
+    if (strcmp(key, "state") == 0)
+        return strcmp(enum_name(&job_state_names, (int)s->state), value) == 0;
+    if (strcmp(key, "user_name") == 0 || strcmp(key, "creator_id") == 0)
+        return s->ownership.user_name && strcmp(s->ownership.user_name, value) == 0;
+    return false;
+}
+
+/* Parses "k='v' AND k2='v2'" into pairs; returns -1 with a message on bad syntax. */
+static int parse_filter(const char *filter, char keys[8][32], char values[8][256], int *count,
+                        struct api_error *err)
+{
+    *count = 0;
+    const char *p = filter;
+    while (p && *p) {
+        while (*p == ' ')
+            p++;
+        if (*p == '\0')
+            break;
+        if (*count == 8)
+            return api_error_set(err, 400, "InvalidFilter", "filter", "at most 8 terms");
+        int klen = 0, vlen = 0;
+        while (p[klen] && p[klen] != '=' && p[klen] != ' ' && klen < 31)
+            klen++;
+        if (p[klen] != '=' || p[klen + 1] != '\'')
+            return api_error_set(err, 400, "InvalidFilter", "filter",
+                                 "expected key='value' at '%.40s'", p);
+        memcpy(keys[*count], p, (size_t)klen);
+        keys[*count][klen] = '\0';
+        const char *v = p + klen + 2;
+        while (v[vlen] && v[vlen] != '\'' && vlen < 255)
+            vlen++;
+        if (v[vlen] != '\'')
+            return api_error_set(err, 400, "InvalidFilter", "filter", "unterminated value");
+        memcpy(values[*count], v, (size_t)vlen);
+        values[*count][vlen] = '\0';
+        if (strcmp(keys[*count], "name") && strcmp(keys[*count], "state") &&
+            strcmp(keys[*count], "display_name") && strcmp(keys[*count], "user_name") &&
+            strcmp(keys[*count], "creator_id"))
+            return api_error_set(err, 400, "InvalidFilter", "filter",
+                                 "cannot filter on '%s'; use name, state, display_name or "
+                                 "user_name",
+                                 keys[*count]);
+        (*count)++;
+        p = v + vlen + 1;
+        while (*p == ' ')
+            p++;
+        if (strncmp(p, "AND ", 4) == 0)
+            p += 4;
+        else if (*p)
+            return api_error_set(err, 400, "InvalidFilter", "filter",
+                                 "expected AND between terms at '%.40s'", p);
+    }
+    return 0;
+}
+
+int engine_job_list(struct engine *eng, const char *user, const char *ws,
+                    const struct job_query *q, json_t **reply, struct api_error *err)
+{
+    int rc = member_check(eng, user, ws, err);
+    if (rc)
+        return rc;
+    int size = q->page_size;
+    if (size < 0)
+        return api_error_set(err, 400, "InvalidArgument", "page_size", "must not be negative");
+    if (size == 0)
+        size = 10;
+    if (size > 500)
+        size = 500;
+    long page = 1;
+    if (q->page_token && *q->page_token) {
+        char *end;
+        page = strtol(q->page_token, &end, 10);
+        if (*end || page < 1)
+            return api_error_set(err, 400, "InvalidArgument", "page_token",
+                                 "'%s' is not a page number", q->page_token);
+    }
+    char keys[8][32], values[8][256];
+    int terms;
+    if ((rc = parse_filter(q->filter, keys, values, &terms, err)) != 0)
+        return rc;
+    json_t *list = json_array();
+    size_t matched = 0, first = (size_t)(page - 1) * (size_t)size;
+    for (size_t i = 0; i < eng->job_count; i++) {
+        struct ejob *job = eng->jobs[i];
+        if (strcmp(job->spec.workspace_name, ws) != 0 || job->spec.state == JOB_STATE_DELETED)
+            continue;
+        if (q->name && *q->name && strncmp(job->spec.name, q->name, strlen(q->name)) != 0)
+            continue;
+        bool ok = true;
+        for (int t = 0; t < terms && ok; t++)
+            ok = filter_matches(job, keys[t], values[t]);
+        if (!ok)
+            continue;
+        if (matched >= first && matched < first + (size_t)size)
+            json_array_append_new(list, job_json(job));
+        matched++;
+    }
+    char next[24] = "";
+    if (matched > first + (size_t)size)
+        snprintf(next, sizeof next, "%ld", page + 1);
+    *reply = json_pack("{s:o, s:s, s:I}", "training_jobs", list, "next_page_token", next,
+                       "total_size", (json_int_t)matched);
+    return 200;
+}
+
+int engine_job_update(struct engine *eng, const char *user, const char *ws, const char *name,
+                      const char *update_mask, const char *body, size_t body_len, json_t **reply,
+                      struct api_error *err)
+{
+    struct ejob *job;
+    int rc = find_job(eng, user, ws, name, &job, err);
+    if (rc)
+        return rc;
+    json_t *root = json_loadb(body, body_len, 0, NULL);
+    if (!json_is_object(root)) {
+        json_decref(root);
+        return api_error_set(err, 400, "InvalidJSON", "", "the body must be a TrainingJob object");
+    }
+    struct jobspec patch;
+    jobspec_init(&patch);
+    struct findings fs = FINDINGS_INIT;
+    jobspec_from_json(root, JOBSPEC_LENIENT, &patch, &fs);
+    json_decref(root);
+    bool want_name = false, want_prio = false;
+    const char *m = update_mask ? update_mask : "";
+    while (*m) {
+        size_t n = strcspn(m, ",");
+        if (n == 12 && strncmp(m, "display_name", n) == 0)
+            want_name = true;
+        else if (n == 19 && strncmp(m, "scheduling.priority", n) == 0)
+            want_prio = true;
+        else {
+            rc = api_error_set(err, 400, "InvalidArgument", "update_mask",
+                               "'%.*s' cannot be updated; only display_name and "
+                               "scheduling.priority",
+                               (int)n, m);
+            goto out;
+        }
+        m += n + (m[n] == ',');
+    }
+    if (!want_name && !want_prio) {
+        rc = api_error_set(err, 400, "InvalidArgument", "update_mask",
+                           "name the fields to update: display_name, scheduling.priority");
+        goto out;
+    }
+    char buf[200];
+    if (want_name) {
+        const char *bad = patch.display_name
+                              ? validate_display_name(patch.display_name, buf, sizeof buf)
+                              : "required";
+        if (bad) {
+            rc = api_error_set(err, 400, "InvalidField", "display_name", "display_name: %s", bad);
+            goto out;
+        }
+    }
+    if (want_prio) {
+        enum priority p = patch.scheduling.priority;
+        if (p == PRIORITY_UNSPECIFIED) {
+            rc = api_error_set(err, 400, "InvalidField", "scheduling.priority",
+                               "scheduling.priority: required: NORMAL, HIGH or HIGHEST");
+            goto out;
+        }
+        enum member_role role = config_role(&eng->cfg, ws, user);
+        if (p != PRIORITY_NORMAL && role != MEMBER_OWNER && role != MEMBER_ADMIN) {
+            rc = api_error_set(err, 403, "PermissionDenied", "scheduling.priority",
+                               "scheduling.priority: %s needs workspace owner rights; %s is a "
+                               "member of %s",
+                               enum_name(&priority_names, (int)p), user, ws);
+            goto out;
+        }
+        job->spec.scheduling.priority = p;
+    }
+    if (want_name) {
+        free(job->spec.display_name);
+        job->spec.display_name = xstrdup(patch.display_name);
+    }
+    stamp(&job->spec.update_time);
+    engine_save(eng, job);
+    engine_publish(eng, job);
+    if (want_prio)
+        lifecycle_schedule_soon(eng);
+    *reply = job_json(job);
+    rc = 200;
+out:
+    findings_free(&fs);
+    jobspec_free(&patch);
+    return rc;
+}
+
+/* Reads {training_job_names:[…]} (at most MAX_BATCH) into names. */
+static int batch_names(const char *body, size_t len, json_t **names, struct api_error *err)
+{
+    json_t *root = json_loadb(body, len, 0, NULL);
+    json_t *list = json_object_get(root, "training_job_names");
+    if (!json_is_array(list)) {
+        json_decref(root);
+        return api_error_set(err, 400, "InvalidArgument", "training_job_names",
+                             "expected {\"training_job_names\": [names]}");
+    }
+    if (json_array_size(list) > MAX_BATCH) {
+        json_decref(root);
+        return api_error_set(err, 400, "InvalidArgument", "training_job_names",
+                             "at most %d names per call", MAX_BATCH);
+    }
+    *names = json_incref(list);
+    json_decref(root);
+    return 0;
+}
+
+int engine_jobs_stop(struct engine *eng, const char *user, const char *ws, const char *body,
+                     size_t body_len, json_t **reply, struct api_error *err)
+{
+    json_t *names;
+    int rc = member_check(eng, user, ws, err);
+    if (rc || (rc = batch_names(body, body_len, &names, err)))
+        return rc;
+    json_t *results = json_array();
+    size_t i;
+    json_t *v;
+    json_array_foreach(names, i, v)
+    {
+        const char *name = json_string_value(v);
+        struct ejob *job = name ? engine_find(eng, ws, name) : NULL;
+        const char *outcome;
+        if (job == NULL) {
+            outcome = "NOT_FOUND";
+        } else if (job_state_terminal(job->spec.state) || job->after_stop == AFTER_STOP_DELETE) {
+            outcome = "SKIPPED";
+        } else {
+            lifecycle_stop(eng, job, AFTER_STOP_SUSPEND, "stopped by the user");
+            outcome = "STOPPING";
+        }
+        json_array_append_new(results, json_pack("{s:s?, s:s}", "name", name, "result", outcome));
+    }
+    json_decref(names);
+    *reply = json_pack("{s:o}", "results", results);
+    return 200;
+}
+
+int engine_jobs_delete(struct engine *eng, const char *user, const char *ws, const char *body,
+                       size_t body_len, json_t **reply, struct api_error *err)
+{
+    json_t *names;
+    int rc = member_check(eng, user, ws, err);
+    if (rc || (rc = batch_names(body, body_len, &names, err)))
+        return rc;
+    json_t *results = json_array();
+    size_t i;
+    json_t *v;
+    json_array_foreach(names, i, v)
+    {
+        const char *name = json_string_value(v);
+        struct ejob *job = name ? engine_find(eng, ws, name) : NULL;
+        json_array_append_new(results, json_pack("{s:s?, s:s}", "name", name, "result",
+                                                 job ? "DELETING" : "NOT_FOUND"));
+        if (job)
+            lifecycle_stop(eng, job, AFTER_STOP_DELETE, "deleted by the user");
+    }
+    json_decref(names);
+    *reply = json_pack("{s:o}", "results", results);
+    return 200;
+}
+
+int engine_job_start(struct engine *eng, const char *user, const char *ws, const char *name,
+                     json_t **reply, struct api_error *err)
+{
+    struct ejob *job;
+    int rc = find_job(eng, user, ws, name, &job, err);
+    if (rc)
+        return rc;
+    if (job->spec.state != JOB_STATE_SUSPENDED)
+        return api_error_set(err, 409, "InvalidState", "state",
+                             "job '%s' is %s; only a stopped (SUSPENDED) job can be started", name,
+                             enum_name(&job_state_names, (int)job->spec.state));
+    for (size_t i = 0; i < job->worker_count; i++) {
+        job->workers[i].phase = WORKER_PENDING;
+        job->workers[i].has_exit_code = false;
+    }
+    struct job_event ev = {0};
+    ev.kind = EVENT_STARTED;
+    char text[160];
+    snprintf(text, sizeof text, "started again by %s", user);
+    ev.message = text;
+    engine_event(eng, job, &ev);
+    engine_set_state(eng, job, JOB_STATE_QUEUEING, "waiting for the scheduler");
+    lifecycle_schedule_soon(eng);
+    *reply = job_json(job);
+    return 200;
+}
+
+static json_t *workers_json(const struct ejob *job)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < job->worker_count; i++) {
+        const struct eworker *w = &job->workers[i];
+        struct worker_info wi;
+        memset(&wi, 0, sizeof wi);
+        char uid[96];
+        snprintf(uid, sizeof uid, "%s-%s", job->spec.uid, w->name);
+        wi.uid = uid;
+        wi.name = w->name;
+        wi.role = w->role;
+        wi.node_name = w->node;
+        wi.ip = (char *)"127.0.0.1";
+        wi.host_ip = (char *)"127.0.0.1";
+        wi.phase = w->phase;
+        wi.restarts = w->restarts;
+        wi.has_exit_code = w->has_exit_code;
+        wi.exit_code = w->exit_code;
+        wi.exit_reason = w->has_exit_code && w->exit_code != 0
+                             ? (char *)fault_exit_meaning(w->exit_code)
+                             : NULL;
+        wi.devices = w->devices;
+        wi.simulated = w->node && strncmp(w->node, "sim-", 4) == 0;
+        wi.create_time = w->create_time;
+        wi.start_time = w->start_time;
+        wi.finish_time = w->finish_time;
+        json_array_append_new(arr, worker_info_to_json(&wi));
+    }
+    return arr;
+}
+
+int engine_job_workers(struct engine *eng, const char *user, const char *ws, const char *name,
+                       json_t **reply, struct api_error *err)
+{
+    struct ejob *job;
+    int rc = find_job(eng, user, ws, name, &job, err);
+    if (rc)
+        return rc;
+    *reply = json_pack("{s:o, s:s, s:I}", "workers", workers_json(job), "next_page_token", "",
+                       "total_size", (json_int_t)job->worker_count);
+    return 200;
+}
+
+static int collect_event(void *ctx, int64_t id, int64_t time_ms, const char *json)
+{
+    (void)id;
+    (void)time_ms;
+    json_t *e = json_loads(json, 0, NULL);
+    if (e) {
+        json_object_set_new(e, "id", json_integer(id));
+        json_array_append_new(ctx, e);
+    }
+    return 0;
+}
+
+int engine_job_events(struct engine *eng, const char *user, const char *ws, const char *name,
+                      json_t **reply, struct api_error *err)
+{
+    struct ejob *job;
+    int rc = find_job(eng, user, ws, name, &job, err);
+    if (rc)
+        return rc;
+    json_t *arr = json_array();
+    struct strbuf serr = STRBUF_INIT;
+    if (store_events_each(eng->store, job->spec.uid, 0, collect_event, arr, &serr) != STORE_OK) {
+        json_decref(arr);
+        rc = api_error_set(err, 500, "StoreFailed", "", "%s", strbuf_str(&serr));
+        strbuf_free(&serr);
+        return rc;
+    }
+    strbuf_free(&serr);
+    *reply = json_pack("{s:o}", "events", arr);
+    return 200;
+}
+
+/* Appends the last `tail` lines of the file at path (all when tail < 0). */
+static long long tail_file(const char *path, long tail, struct strbuf *out)
+{
+    char *data;
+    size_t len;
+    struct strbuf io = STRBUF_INIT;
+    if (file_read_all(path, SIZE_MAX / 2, &data, &len, &io) != 0) {
+        strbuf_free(&io);
+        return 0;
+    }
+    strbuf_free(&io);
+    size_t start = 0;
+    if (tail >= 0) {
+        long lines = 0;
+        size_t i = len;
+        if (i > 0 && data[i - 1] == '\n')
+            i--;
+        while (i > 0) {
+            if (data[i - 1] == '\n' && ++lines == tail + (tail == 0))
+                break;
+            i--;
+        }
+        start = tail == 0 ? len : i;
+    }
+    strbuf_add(out, data + start, len - start);
+    free(data);
+    return (long long)len;
+}
+
+int engine_worker_log(struct engine *eng, const char *user, const char *ws, const char *name,
+                      const char *worker, long tail, bool follow, struct strbuf *out,
+                      struct stream **follow_stream, struct api_error *err)
+{
+    struct ejob *job;
+    int rc = find_job(eng, user, ws, name, &job, err);
+    if (rc)
+        return rc;
+    bool known = false;
+    for (size_t i = 0; i < job->worker_count; i++)
+        known |= strcmp(job->workers[i].name, worker) == 0;
+    if (!known)
+        return api_error_set(err, 404, "NotFound", "worker",
+                             "job '%s' has no worker '%s'%s", name, worker,
+                             job->worker_count ? "" : " (it has not been scheduled yet)");
+    char *path = lifecycle_log_path(eng, job, worker);
+    long long size = tail_file(path, tail, out);
+    if (follow && !job_state_terminal(job->spec.state)) {
+        struct stream *s = stream_new();
+        stream_set_tag(s, path, size);
+        eng->followers = xreallocarray(eng->followers, eng->follower_count + 1,
+                                       sizeof *eng->followers);
+        eng->followers[eng->follower_count++] = stream_ref(s);
+        *follow_stream = s;
+    }
+    free(path);
+    return 200;
+}
+
+/* Ends the log followers of a job that will write no more. */
+void engine_end_followers(struct engine *eng, struct ejob *job);
+void engine_end_followers(struct engine *eng, struct ejob *job)
+{
+    feed_followers(eng, NULL);
+    char prefix[128];
+    snprintf(prefix, sizeof prefix, "%s/%s.", eng->log_dir, job->spec.uid);
+    for (size_t i = 0; i < eng->follower_count; i++)
+        if (strncmp(stream_tag(eng->followers[i]), prefix, strlen(prefix)) == 0)
+            stream_close(eng->followers[i]);
+}
+
+int engine_watch(struct engine *eng, const char *user, const char *ws, struct stream **out,
+                 struct api_error *err)
+{
+    int rc = member_check(eng, user, ws, err);
+    if (rc)
+        return rc;
+    struct stream *s = stream_new();
+    stream_set_tag(s, ws, 0);
+    for (size_t i = 0; i < eng->job_count; i++) {
+        struct ejob *job = eng->jobs[i];
+        if (strcmp(job->spec.workspace_name, ws) != 0)
+            continue;
+        json_t *msg = json_pack("{s:s, s:o, s:o}", "type", "JOB", "job", job_json(job), "workers",
+                                workers_json(job));
+        char *line = json_dumps(msg, JSON_COMPACT);
+        json_decref(msg);
+        stream_write(s, line, strlen(line));
+        stream_write(s, "\n", 1);
+        free(line);
+    }
+    stream_write(s, "{\"type\":\"SYNCED\"}\n", 18);
+    eng->watchers = xreallocarray(eng->watchers, eng->watcher_count + 1, sizeof *eng->watchers);
+    eng->watchers[eng->watcher_count++] = stream_ref(s);
+    *out = s;
+    return 200;
+}

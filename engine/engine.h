@@ -1,0 +1,96 @@
+/*
+ * engine: trainjobd's core — every job's life from create to delete.
+ *
+ * It owns the configuration (engine/config), the durable store
+ * (engine/store), the jobs in memory, and the loop's watchers for worker
+ * ends and log growth. Requests (from engine/routes) call the engine_*
+ * functions below, which validate with the client's own rules, write
+ * through to the store before answering, and ask for a scheduling pass;
+ * a pass (engine/sched) places waiting jobs, preempts idle ones and starts
+ * workers (engine/runner). When a worker ends, the fault policy
+ * (engine/fault) decides, and every decision becomes an event. Watch
+ * streams hear every change.
+ *
+ * Every handler returns an HTTP status; on success *reply holds the JSON
+ * body (a new reference), on failure err says what and where.
+ */
+#ifndef ENGINE_ENGINE_H
+#define ENGINE_ENGINE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct api_error;
+struct loop;
+struct stream;
+struct strbuf;
+
+struct engine_options {
+    const char *config_path; /* engine.yaml; written with defaults when missing */
+    const char *state_dir;   /* engine.db, logs, status files, volumes */
+    const char *shim_path;   /* the trainjob-shim binary */
+    bool demo;               /* add simulated GPU nodes to a new config */
+    int grace_ms;            /* SIGTERM to SIGKILL when stopping workers */
+    size_t log_cap;          /* bytes per worker log before it rotates */
+};
+
+struct engine;
+
+int engine_open(const struct engine_options *opt, struct loop *lp, struct engine **out,
+                struct strbuf *err);
+/* Stops watching; workers keep running under their shims. */
+void engine_close(struct engine *eng);
+
+/* What the engine says about itself in `trainjobd` logs and the catalog. */
+const char *engine_subscription(const struct engine *eng);
+const char *engine_resource_group(const struct engine *eng);
+const char *engine_zone(const struct engine *eng);
+/* The user an AK/SK access key belongs to (NULL if unknown), and its secret. */
+const char *engine_key_user(const struct engine *eng, const char *access_key, const char **secret);
+
+/* A line for the engine's log (stderr, or trainjobd.log when detached), time-stamped. */
+void engine_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+int engine_catalog(struct engine *eng, const char *user, json_t **reply, struct api_error *err);
+int engine_create_workspace(struct engine *eng, const char *user, const json_t *body,
+                            json_t **reply, struct api_error *err);
+
+int engine_job_create(struct engine *eng, const char *user, const char *ws, const char *name,
+                      const char *body, size_t body_len, json_t **reply, struct api_error *err);
+int engine_job_get(struct engine *eng, const char *user, const char *ws, const char *name,
+                   json_t **reply, struct api_error *err);
+
+struct job_query {
+    int page_size;          /* 1..500; 0 = default 10 */
+    const char *page_token; /* a decimal page number, "" or NULL = first */
+    const char *filter;     /* name='…' AND state='…' AND display_name='…' AND user_name='…' */
+    const char *name;       /* name prefix */
+};
+int engine_job_list(struct engine *eng, const char *user, const char *ws,
+                    const struct job_query *q, json_t **reply, struct api_error *err);
+int engine_job_update(struct engine *eng, const char *user, const char *ws, const char *name,
+                      const char *update_mask, const char *body, size_t body_len, json_t **reply,
+                      struct api_error *err);
+int engine_jobs_stop(struct engine *eng, const char *user, const char *ws, const char *body,
+                     size_t body_len, json_t **reply, struct api_error *err);
+int engine_jobs_delete(struct engine *eng, const char *user, const char *ws, const char *body,
+                       size_t body_len, json_t **reply, struct api_error *err);
+int engine_job_start(struct engine *eng, const char *user, const char *ws, const char *name,
+                     json_t **reply, struct api_error *err);
+int engine_job_workers(struct engine *eng, const char *user, const char *ws, const char *name,
+                       json_t **reply, struct api_error *err);
+int engine_job_events(struct engine *eng, const char *user, const char *ws, const char *name,
+                      json_t **reply, struct api_error *err);
+/*
+ * The last `tail` lines of a worker's log (all when tail < 0) into out; with
+ * follow, *follow_stream then carries what the worker writes next.
+ */
+int engine_worker_log(struct engine *eng, const char *user, const char *ws, const char *name,
+                      const char *worker, long tail, bool follow, struct strbuf *out,
+                      struct stream **follow_stream, struct api_error *err);
+/* A stream of one JSON event per line for every change in ws (all jobs first). */
+int engine_watch(struct engine *eng, const char *user, const char *ws, struct stream **out,
+                 struct api_error *err);
+
+#endif

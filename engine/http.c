@@ -1,0 +1,425 @@
+/*
+ * http: libmicrohttpd glue; see http.h. One MHD daemon per listener, both
+ * in external-polling epoll mode with suspend/resume, so the engine's poll
+ * loop is the only place anything waits.
+ */
+#include "engine/http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <poll.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api/apierror.h"
+#include "api/hmac.h"
+#include "engine/engine.h"
+#include "engine/routes.h"
+#include "engine/stream.h"
+#include "util/loop.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#define MAX_BODY (1u << 20)
+
+struct listener {
+    struct http_server *srv;
+    struct MHD_Daemon *daemon;
+    int epoll_fd;
+    bool tcp; /* requests must be signed */
+    uint64_t timer;
+};
+
+struct http_server {
+    struct engine *eng;
+    struct loop *loop;
+    struct listener unix_l, tcp_l;
+    char *socket_path;
+};
+
+/* Per-request state, from the first call of the access handler to completion. */
+struct request {
+    struct strbuf body;
+    bool too_large;
+};
+
+/* Per-streamed-response state. */
+struct streaming {
+    struct MHD_Connection *conn;
+    struct listener *l;
+    struct strbuf prefix; /* sent before the stream: the log's tail */
+    size_t prefix_sent;
+    struct stream *stream;
+    bool suspended;
+};
+
+static void pump(struct listener *l);
+
+static void on_timer(void *ctx)
+{
+    struct listener *l = ctx;
+    l->timer = 0;
+    pump(l);
+}
+
+/* Runs MHD and re-arms the loop timer for MHD's own timeouts. */
+static void pump(struct listener *l)
+{
+    MHD_run(l->daemon);
+    MHD_UNSIGNED_LONG_LONG ms;
+    if (l->timer) {
+        loop_cancel(l->srv->loop, l->timer);
+        l->timer = 0;
+    }
+    if (MHD_get_timeout(l->daemon, &ms) == MHD_YES)
+        l->timer = loop_add_timer(l->srv->loop, (int64_t)ms, on_timer, l);
+}
+
+static void on_ready(void *ctx, int fd, short revents)
+{
+    (void)fd;
+    (void)revents;
+    pump(ctx);
+}
+
+static const char *query_get(void *ctx, const char *key)
+{
+    return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, key);
+}
+
+/* The user behind a Unix-socket connection, by its uid. */
+static char *peer_user(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (info == NULL)
+        return NULL;
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(info->connect_fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
+        return NULL;
+    struct passwd *pw = getpwuid(cred.uid);
+    if (pw && pw->pw_name)
+        return xstrdup(pw->pw_name);
+    return xasprintf("uid%ld", (long)cred.uid);
+}
+
+/* The user a signed TCP request comes from, or NULL with why in err. */
+static char *signed_user(struct engine *eng, struct MHD_Connection *conn, struct api_error *err)
+{
+    const char *date = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Date");
+    const char *auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization");
+    char ak[128], sig[128];
+    if (auth == NULL) {
+        api_error_set(err, 401, "Unauthenticated", "", "missing Authorization header");
+        return NULL;
+    }
+    if (!hmac_parse(auth, ak, sizeof ak, sig, sizeof sig)) {
+        api_error_set(err, 401, "Unauthenticated", "",
+                      "Authorization must be: hmac accesskey=\"…\", algorithm=\"hmac-sha256\", "
+                      "headers=\"x-date\", signature=\"…\"");
+        return NULL;
+    }
+    const char *secret = NULL;
+    const char *user = engine_key_user(eng, ak, &secret);
+    if (user == NULL) {
+        api_error_set(err, 401, "Unauthenticated", "", "unknown access key");
+        return NULL;
+    }
+    const char *why = hmac_verify(secret, date, sig, time(NULL));
+    if (why) {
+        api_error_set(err, 401, "Unauthenticated", "", "%s", why);
+        return NULL;
+    }
+    return xstrdup(user);
+}
+
+static enum MHD_Result send_json(struct MHD_Connection *conn, int status, json_t *body)
+{
+    char *text = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    if (text == NULL)
+        xalloc_die();
+    size_t len = strlen(text);
+    text = xrealloc(text, len + 2);
+    text[len++] = '\n';
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
+    MHD_add_response_header(r, "Content-Type", "application/json");
+    enum MHD_Result rc = MHD_queue_response(conn, (unsigned)status, r);
+    MHD_destroy_response(r);
+    return rc;
+}
+
+static void wake(void *ctx)
+{
+    struct streaming *st = ctx;
+    if (st->suspended) {
+        st->suspended = false;
+        MHD_resume_connection(st->conn);
+    }
+}
+
+static ssize_t read_stream(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    struct streaming *st = cls;
+    (void)pos;
+    if (st->prefix_sent < st->prefix.len) {
+        size_t n = st->prefix.len - st->prefix_sent;
+        if (n > max)
+            n = max;
+        memcpy(buf, st->prefix.buf + st->prefix_sent, n);
+        st->prefix_sent += n;
+        return (ssize_t)n;
+    }
+    if (st->stream == NULL)
+        return MHD_CONTENT_READER_END_OF_STREAM;
+    size_t n = stream_read(st->stream, buf, max);
+    if (n > 0)
+        return (ssize_t)n;
+    if (stream_closed(st->stream))
+        return MHD_CONTENT_READER_END_OF_STREAM;
+    /* Nothing yet: park until the engine writes (microhttpd.h's pattern). */
+    stream_park(st->stream);
+    st->suspended = true;
+    MHD_suspend_connection(st->conn);
+    return 0;
+}
+
+static void free_stream(void *cls)
+{
+    struct streaming *st = cls;
+    if (st->stream) {
+        stream_abandon(st->stream);
+        stream_unref(st->stream);
+    }
+    strbuf_free(&st->prefix);
+    free(st);
+}
+
+static enum MHD_Result send_stream(struct listener *l, struct MHD_Connection *conn,
+                                   struct http_response *resp)
+{
+    struct streaming *st = xcalloc(1, sizeof *st);
+    st->conn = conn;
+    st->l = l;
+    st->prefix = resp->text;
+    resp->text = (struct strbuf)STRBUF_INIT;
+    st->stream = resp->stream;
+    resp->stream = NULL;
+    if (st->stream)
+        stream_set_waker(st->stream, wake, st);
+    struct MHD_Response *r =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, read_stream, st, free_stream);
+    MHD_add_response_header(r, "Content-Type",
+                            resp->content_type ? resp->content_type : "text/plain");
+    MHD_add_response_header(r, "Cache-Control", "no-cache");
+    enum MHD_Result rc = MHD_queue_response(conn, (unsigned)resp->status, r);
+    MHD_destroy_response(r);
+    return rc;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version,
+                                  const char *upload_data, size_t *upload_size, void **con_cls)
+{
+    struct listener *l = cls;
+    struct request *rq = *con_cls;
+    (void)version;
+    if (rq == NULL) {
+        rq = xcalloc(1, sizeof *rq);
+        *con_cls = rq;
+        return MHD_YES;
+    }
+    if (*upload_size > 0) {
+        if (rq->body.len + *upload_size > MAX_BODY)
+            rq->too_large = true;
+        else
+            strbuf_add(&rq->body, upload_data, *upload_size);
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    struct api_error err = {0};
+    if (rq->too_large) {
+        api_error_set(&err, 413, "TooLarge", "", "request body over %u bytes", MAX_BODY);
+        return send_json(conn, 413, api_error_to_json(&err));
+    }
+    char *user = l->tcp ? signed_user(l->srv->eng, conn, &err) : peer_user(conn);
+    if (user == NULL) {
+        if (err.status == 0)
+            api_error_set(&err, 401, "Unauthenticated", "", "cannot tell who is calling");
+        return send_json(conn, err.status, api_error_to_json(&err));
+    }
+    struct http_request req = {method, url, query_get, conn, strbuf_str(&rq->body), rq->body.len,
+                               user};
+    struct http_response resp = {0};
+    resp.text = (struct strbuf)STRBUF_INIT;
+    routes_handle(l->srv->eng, &req, &resp);
+    free(user);
+    enum MHD_Result rc;
+    if (resp.stream || resp.text.len)
+        rc = send_stream(l, conn, &resp);
+    else
+        rc = send_json(conn, resp.status ? resp.status : 500,
+                       resp.json ? resp.json : json_object());
+    strbuf_free(&resp.text);
+    if (resp.stream)
+        stream_unref(resp.stream);
+    return rc;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)cls;
+    (void)conn;
+    (void)toe;
+    struct request *rq = *con_cls;
+    if (rq) {
+        strbuf_free(&rq->body);
+        free(rq);
+        *con_cls = NULL;
+    }
+}
+
+static void log_mhd(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    char buf[512];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    buf[strcspn(buf, "\n")] = '\0';
+    engine_log("http: %s", buf);
+}
+
+static int start_listener(struct http_server *srv, struct listener *l, int listen_fd,
+                          const struct sockaddr_in *addr, struct strbuf *err)
+{
+    l->srv = srv;
+    unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+    if (listen_fd >= 0)
+        l->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, l,
+                                     MHD_OPTION_LISTEN_SOCKET, listen_fd,
+                                     MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
+                                     MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
+                                     MHD_OPTION_CONNECTION_TIMEOUT, 0u, MHD_OPTION_END);
+    else
+        l->daemon = MHD_start_daemon(flags, ntohs(addr->sin_port), NULL, NULL, on_request, l,
+                                     MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_NOTIFY_COMPLETED,
+                                     on_completed, l, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
+                                     MHD_OPTION_CONNECTION_TIMEOUT, 0u, MHD_OPTION_END);
+    if (l->daemon == NULL) {
+        strbuf_addf(err, "could not start the HTTP server%s", listen_fd >= 0 ? "" : " on TCP");
+        return -1;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(l->daemon, MHD_DAEMON_INFO_EPOLL_FD);
+    l->epoll_fd = info->epoll_fd;
+    loop_add_fd(srv->loop, l->epoll_fd, POLLIN, on_ready, l);
+    pump(l);
+    return 0;
+}
+
+static int unix_socket(const char *path, struct strbuf *err)
+{
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof a.sun_path) {
+        strbuf_addf(err, "%s: socket path too long", path);
+        return -1;
+    }
+    memcpy(a.sun_path, path, strlen(path) + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        strbuf_addf(err, "socket: %s", strerror(errno));
+        return -1;
+    }
+    /* A stale socket from a crashed engine is replaced; a live one is not. */
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0) {
+        strbuf_addf(err, "%s: another trainjobd is already listening there", path);
+        close(fd);
+        return -1;
+    }
+    unlink(path);
+    mode_t old = umask(0177);
+    int rc = bind(fd, (struct sockaddr *)&a, sizeof a);
+    umask(old);
+    if (rc != 0 || chmod(path, 0600) != 0 || listen(fd, 64) != 0) {
+        strbuf_addf(err, "%s: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+struct http_server *http_server_start(struct engine *eng, struct loop *lp,
+                                      const char *socket_path, const char *listen_addr,
+                                      struct strbuf *err)
+{
+    struct http_server *srv = xcalloc(1, sizeof *srv);
+    srv->eng = eng;
+    srv->loop = lp;
+    srv->unix_l.epoll_fd = srv->tcp_l.epoll_fd = -1;
+    int fd = unix_socket(socket_path, err);
+    if (fd < 0) {
+        free(srv);
+        return NULL;
+    }
+    srv->socket_path = xstrdup(socket_path);
+    if (start_listener(srv, &srv->unix_l, fd, NULL, err) != 0) {
+        close(fd);
+        http_server_stop(srv);
+        return NULL;
+    }
+    if (listen_addr) {
+        char host[64];
+        unsigned port = 0;
+        struct sockaddr_in a;
+        memset(&a, 0, sizeof a);
+        a.sin_family = AF_INET;
+        if (sscanf(listen_addr, "%63[^:]:%u", host, &port) != 2 || port == 0 || port > 65535 ||
+            inet_pton(AF_INET, host, &a.sin_addr) != 1 ||
+            (ntohl(a.sin_addr.s_addr) >> 24) != 127) {
+            strbuf_addf(err, "--listen %s: expected a loopback address, 127.x.x.x:PORT",
+                        listen_addr);
+            http_server_stop(srv);
+            return NULL;
+        }
+        a.sin_port = htons((uint16_t)port);
+        srv->tcp_l.tcp = true;
+        if (start_listener(srv, &srv->tcp_l, -1, &a, err) != 0) {
+            http_server_stop(srv);
+            return NULL;
+        }
+    }
+    return srv;
+}
+
+static void stop_listener(struct http_server *srv, struct listener *l)
+{
+    if (l->timer)
+        loop_cancel(srv->loop, l->timer);
+    if (l->epoll_fd >= 0)
+        loop_remove_fd(srv->loop, l->epoll_fd);
+    if (l->daemon)
+        MHD_stop_daemon(l->daemon);
+}
+
+void http_server_stop(struct http_server *srv)
+{
+    if (srv == NULL)
+        return;
+    stop_listener(srv, &srv->unix_l);
+    stop_listener(srv, &srv->tcp_l);
+    if (srv->socket_path)
+        unlink(srv->socket_path);
+    free(srv->socket_path);
+    free(srv);
+}

@@ -1,0 +1,817 @@
+/*
+ * lifecycle: what happens to an accepted job — scheduling passes (through
+ * the pure engine/sched), starting workers through the shim (engine/runner)
+ * with the environment engine/worker_env builds, stopping them (SIGTERM,
+ * then SIGKILL after the grace period), and each worker's end: success,
+ * or the fault policy's decision (engine/fault) applied and recorded.
+ *
+ * A job waits while it is QUEUEING or RESTARTING with no live worker; it
+ * holds capacity while any worker is live. Stopping is asynchronous: the
+ * job remembers what to do once its last worker has ended (after_stop).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "api/jobspec.h"
+#include "engine/fault.h"
+#include "engine/sched.h"
+#include "engine/ssh_keys.h"
+#include "engine/state.h"
+#include "engine/stream.h"
+#include "engine/worker_env.h"
+#include "util/fileio.h"
+#include "util/loop.h"
+#include "util/strbuf.h"
+#include "util/timefmt.h"
+#include "util/xalloc.h"
+
+void engine_end_followers(struct engine *eng, struct ejob *job);
+
+/* Where a sandboxed worker sees the files the platform writes for its job. */
+#define PLATFORM_MOUNT "/trainjob"
+
+bool job_has_live_workers(const struct ejob *job)
+{
+    for (size_t i = 0; i < job->worker_count; i++)
+        if (job->workers[i].live)
+            return true;
+    return false;
+}
+
+static bool job_waiting(const struct ejob *job)
+{
+    return (job->spec.state == JOB_STATE_QUEUEING || job->spec.state == JOB_STATE_RESTARTING) &&
+           job->after_stop == AFTER_STOP_NONE && !job_has_live_workers(job);
+}
+
+char *lifecycle_status_path(struct engine *eng, const struct ejob *job, const struct eworker *w)
+{
+    return xasprintf("%s/%s.%d.%s", eng->status_dir, job->spec.uid, w->attempt, w->name);
+}
+
+char *lifecycle_log_path(struct engine *eng, const struct ejob *job, const char *worker)
+{
+    return xasprintf("%s/%s.%s.log", eng->log_dir, job->spec.uid, worker);
+}
+
+static void set_time(char **field)
+{
+    char buf[TIMEFMT_RFC3339_LEN];
+    time_rfc3339(time_now_ms(), buf);
+    free(*field);
+    *field = xstrdup(buf);
+}
+
+static int node_index(const struct engine *eng, const char *name)
+{
+    for (size_t i = 0; name && i < eng->cfg.node_count; i++)
+        if (strcmp(eng->cfg.nodes[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* ---- devices ---------------------------------------------------------- */
+
+/* Marks the device indices live workers hold on node n in used[] (size gpus). */
+static void devices_in_use(struct engine *eng, const char *node, bool *used, int gpus)
+{
+    for (size_t j = 0; j < eng->job_count; j++) {
+        struct ejob *job = eng->jobs[j];
+        for (size_t i = 0; i < job->worker_count; i++) {
+            struct eworker *w = &job->workers[i];
+            if (!w->live || !w->node || strcmp(w->node, node) != 0 || !w->devices)
+                continue;
+            for (const char *p = w->devices; *p;) {
+                int d = atoi(p);
+                if (d >= 0 && d < gpus)
+                    used[d] = true;
+                p += strcspn(p, ",");
+                p += *p == ',';
+            }
+        }
+    }
+}
+
+/* Gives worker w `count` free device indices on its node ("" for none). */
+static void assign_devices(struct engine *eng, struct eworker *w, int count)
+{
+    free(w->devices);
+    int n = node_index(eng, w->node);
+    int gpus = n >= 0 ? eng->cfg.nodes[n].gpus : 0;
+    if (count <= 0 || gpus <= 0) {
+        w->devices = xstrdup("");
+        return;
+    }
+    bool *used = xcalloc((size_t)gpus, sizeof *used);
+    devices_in_use(eng, w->node, used, gpus);
+    struct strbuf sb = STRBUF_INIT;
+    for (int d = 0; d < gpus && count > 0; d++) {
+        if (!used[d]) {
+            strbuf_addf(&sb, "%s%d", sb.len ? "," : "", d);
+            count--;
+        }
+    }
+    free(used);
+    w->devices = strbuf_detach(&sb, NULL);
+}
+
+static int free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    int port = 0;
+    if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+        getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+        port = ntohs(a.sin_port);
+    if (fd >= 0)
+        close(fd);
+    return port ? port : 29500;
+}
+
+/* ---- starting workers -------------------------------------------------- */
+
+static const char *const passed_env[] = {"PATH", "HOME", "LANG", "LC_ALL", "USER", "LOGNAME",
+                                         "TMPDIR", "TZ", NULL};
+
+/* The variables trainjobd passes on from its own environment. */
+static void base_env(struct envv *base)
+{
+    for (size_t i = 0; passed_env[i]; i++) {
+        const char *v = getenv(passed_env[i]);
+        if (v)
+            envv_set(base, passed_env[i], v);
+    }
+    if (envv_get(base, "PATH") == NULL)
+        envv_set(base, "PATH", "/usr/local/bin:/usr/bin:/bin");
+}
+
+static void append_log_marker(struct engine *eng, struct ejob *job, struct eworker *w)
+{
+    char *path = lifecycle_log_path(eng, job, w->name);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        char stamp[TIMEFMT_RFC3339_LEN];
+        time_rfc3339(time_now_ms(), stamp);
+        char line[256];
+        int n = snprintf(line, sizeof line, "--- %s: %s %s on %s (attempt %d) ---\n", stamp,
+                         w->name, w->attempt > 1 ? "restarted" : "started", w->node, w->attempt);
+        if (n > 0 && write(fd, line, (size_t)n) < 0)
+            engine_log("log %s: %s", path, strerror(errno));
+        close(fd);
+    }
+    free(path);
+}
+
+/* Starts (or restarts) one worker on its node. Returns 0, or -1 with why in err. */
+static int start_worker(struct engine *eng, struct ejob *job, struct eworker *w,
+                        struct strbuf *err)
+{
+    size_t n = job->worker_count;
+    const char **hosts = xcalloc(n, sizeof *hosts);
+    int *ports = xcalloc(n, sizeof *ports);
+    for (size_t i = 0; i < n; i++) {
+        hosts[i] = "127.0.0.1";
+        ports[i] = job->workers[i].port;
+    }
+    /* Files the platform gives the job (the MPI hostfile), read-only at /trainjob. */
+    char *platform_dir = xasprintf("%s/platform/%s", eng->state_dir, job->spec.uid);
+    char *hostfile = NULL;
+    if (job->spec.framework == FRAMEWORK_MPI) {
+        struct worker_place all = {0, (int)n, "", "127.0.0.1", ports[0], hosts, ports, NULL,
+                                   NULL};
+        struct strbuf hf = STRBUF_INIT;
+        worker_hostfile(&all, 1, &hf);
+        char *path = xasprintf("%s/hostfile", platform_dir);
+        if (file_mkdirs(platform_dir, 0755, err) == 0)
+            file_write_atomic(path, hf.buf ? hf.buf : "", hf.len, 0644, err);
+        hostfile = eng->sandbox ? xstrdup(PLATFORM_MOUNT "/hostfile") : xstrdup(path);
+        free(path);
+        strbuf_free(&hf);
+    }
+    /* Passwordless SSH between workers: keys bound read-only at config_mount_path. */
+    const struct ssh_config *ssh = &job->spec.ssh;
+    bool want_ssh = job->spec.framework == FRAMEWORK_MPI || (ssh->present && ssh->auto_key_setup);
+    const char *ssh_mount = ssh->config_mount_path ? ssh->config_mount_path
+                                                   : JOBSPEC_DEFAULT_SSH_PATH;
+    char *ssh_dir = NULL;
+    if (want_ssh) {
+        ssh_dir = xasprintf("%s/ssh/%s", eng->state_dir, job->spec.uid);
+        struct strbuf why = STRBUF_INIT;
+        if (ssh_keys_prepare(ssh_dir, ssh_mount, &why) != 0)
+            engine_log("job %s: %s", job->spec.name, strbuf_str(&why));
+        strbuf_free(&why);
+    }
+    struct worker_place place = {w->index, (int)n, w->devices, "127.0.0.1", job->workers[0].port,
+                                 hosts, ports, hostfile,
+                                 want_ssh ? (eng->sandbox ? ssh_mount : ssh_dir) : NULL};
+    struct envv base = {0}, env = {0};
+    char *workdir = xasprintf("%s/work/%s", eng->state_dir, job->spec.uid);
+    base_env(&base);
+    envv_set(&base, "TRAINJOB_NODE", w->node);
+    /* The engine's HOME is not inside the sandbox; the job's working directory is. */
+    envv_set(&base, "HOME", workdir);
+    worker_env_build(&job->spec, &place, (const char *const *)base.v, &env);
+
+    /* Volumes: bound at their mount paths (sandbox), or named in the environment. */
+    struct runner_bind *binds = xcalloc(job->spec.mount_count + 3, sizeof *binds);
+    char **paths = xcalloc(job->spec.mount_count + 1, sizeof *paths);
+    size_t nb = 0;
+    if (ssh_dir)
+        binds[nb++] = (struct runner_bind){ssh_dir, ssh_mount, true};
+    if (hostfile)
+        binds[nb++] = (struct runner_bind){platform_dir, PLATFORM_MOUNT, true};
+    for (size_t i = 0; i < job->spec.mount_count; i++) {
+        const struct mount *m = &job->spec.mount[i];
+        const struct config_volume *vol = config_volume(&eng->cfg, m->id);
+        if (vol == NULL || vol->path == NULL || m->mount_path == NULL)
+            continue;
+        size_t slot = nb - (ssh_dir != NULL) - (hostfile != NULL);
+        paths[slot] = xasprintf("%s%s", vol->path, m->subdir ? m->subdir : "");
+        struct strbuf ignored = STRBUF_INIT;
+        file_mkdirs(paths[slot], 0755, &ignored);
+        strbuf_free(&ignored);
+        binds[nb] = (struct runner_bind){paths[slot], m->mount_path, false};
+        if (!eng->sandbox) {
+            char name[32];
+            snprintf(name, sizeof name, "TRAINJOB_MOUNT_%zu", slot);
+            char *val = xasprintf("%s=%s", m->mount_path, paths[slot]);
+            envv_set(&env, name, val);
+            free(val);
+        }
+        nb++;
+    }
+    struct strbuf ignored = STRBUF_INIT;
+    file_mkdirs(workdir, 0755, &ignored);
+    strbuf_free(&ignored);
+
+    w->attempt++;
+    char *status = lifecycle_status_path(eng, job, w);
+    char *log = lifecycle_log_path(eng, job, w->name);
+    const struct role *role = jobspec_worker(&job->spec);
+    struct runner_spec spec = {
+        eng->shim_path, status, log, eng->opt.log_cap, role ? role->startup_script : "true",
+        env.v, workdir, binds, nb, eng->sandbox,
+    };
+    append_log_marker(eng, job, w);
+    int rc = runner_start(&spec, &w->proc, err);
+    if (rc == 0) {
+        w->live = true;
+        w->phase = WORKER_RUNNING;
+        w->has_exit_code = false;
+        set_time(&w->start_time);
+        free(w->finish_time);
+        w->finish_time = NULL;
+    }
+    free(status);
+    free(log);
+    free(workdir);
+    for (size_t i = 0; i < job->spec.mount_count; i++)
+        free(paths[i]);
+    free(ssh_dir);
+    free(platform_dir);
+    free(paths);
+    free(binds);
+    envv_free(&base);
+    envv_free(&env);
+    free(hostfile);
+    free(hosts);
+    free(ports);
+    return rc;
+}
+
+static void create_workers(struct ejob *job, int replicas)
+{
+    if ((int)job->worker_count == replicas)
+        return;
+    for (size_t i = 0; i < job->worker_count; i++) {
+        struct eworker *w = &job->workers[i];
+        free(w->name), free(w->role), free(w->node), free(w->devices);
+        free(w->create_time), free(w->start_time), free(w->finish_time);
+    }
+    free(job->workers);
+    job->workers = xcalloc((size_t)replicas, sizeof *job->workers);
+    job->worker_count = (size_t)replicas;
+    for (int i = 0; i < replicas; i++) {
+        struct eworker *w = &job->workers[i];
+        char name[64];
+        worker_name(&job->spec, i, name, sizeof name);
+        w->name = xstrdup(name);
+        size_t role_len = strcspn(name, "-");
+        w->role = xstrndup(name, role_len);
+        w->index = i;
+        w->phase = WORKER_PENDING;
+        set_time(&w->create_time);
+    }
+}
+
+static int replicas_of(const struct ejob *job)
+{
+    const struct role *r = jobspec_worker(&job->spec);
+    if (r == NULL)
+        return 1;
+    if (r->has_total_replicas)
+        return r->total_replicas > 0 ? r->total_replicas : 1;
+    if (r->resource_spec_count && r->resource_spec[0].has_replicas)
+        return r->resource_spec[0].replicas > 0 ? r->resource_spec[0].replicas : 1;
+    return 1;
+}
+
+/* Starts every worker of a placed job on the nodes the pass chose. */
+static void start_job(struct engine *eng, struct ejob *job, const int *placement)
+{
+    free(job->preempted_by);
+    job->preempted_by = NULL;
+    int replicas = replicas_of(job);
+    create_workers(job, replicas);
+    struct strbuf where = STRBUF_INIT;
+    for (int i = 0; i < replicas; i++) {
+        struct eworker *w = &job->workers[i];
+        free(w->node);
+        w->node = xstrdup(eng->cfg.nodes[placement[i]].name);
+        w->port = free_port();
+    }
+    for (int i = 0; i < replicas; i++) {
+        struct eworker *w = &job->workers[i];
+        assign_devices(eng, w, job->gpus);
+        strbuf_addf(&where, "%s%s on %s", i ? ", " : "", w->name, w->node);
+    }
+    struct strbuf err = STRBUF_INIT;
+    int failed = -1;
+    for (int i = 0; i < replicas && failed < 0; i++)
+        if (start_worker(eng, job, &job->workers[i], &err) != 0)
+            failed = i;
+    struct job_event ev = {0};
+    if (failed >= 0) {
+        char text[600];
+        snprintf(text, sizeof text, "could not start %s: %s", job->workers[failed].name,
+                 strbuf_str(&err));
+        engine_log("job %s: %s", job->spec.name, text);
+        lifecycle_stop(eng, job, AFTER_STOP_FAIL, text);
+    } else {
+        ev.kind = EVENT_SCHEDULED;
+        char *text = xasprintf("placed: %s", strbuf_str(&where));
+        ev.message = text;
+        engine_event(eng, job, &ev);
+        free(text);
+        engine_set_state(eng, job, JOB_STATE_RUNNING, NULL);
+    }
+    strbuf_free(&where);
+    strbuf_free(&err);
+}
+
+/* ---- scheduling passes -------------------------------------------------- */
+
+static void run_pass(void *ctx)
+{
+    struct engine *eng = ctx;
+    eng->sched_timer = 0;
+    size_t nn = eng->cfg.node_count;
+    struct sched_node *nodes = xcalloc(nn ? nn : 1, sizeof *nodes);
+    for (size_t i = 0; i < nn; i++) {
+        const struct config_node *c = &eng->cfg.nodes[i];
+        nodes[i] = (struct sched_node){c->name, c->gpus, c->cpus, c->memory_mib, c->unschedulable};
+    }
+    struct sched_job *sj = xcalloc(eng->job_count ? eng->job_count : 1, sizeof *sj);
+    struct ejob **who = xcalloc(eng->job_count ? eng->job_count : 1, sizeof *who);
+    /* One allowed-node array per pool, shared by its jobs; excluded only where marked. */
+    size_t np = eng->cfg.pool_count;
+    bool *pool_masks = xcalloc((np + 1) * (nn ? nn : 1), 1);
+    for (size_t p = 0; p < np; p++)
+        for (size_t i = 0; i < nn; i++)
+            pool_masks[p * nn + i] = config_pool_has_node(&eng->cfg.pools[p], eng->cfg.nodes[i].name);
+    for (size_t i = 0; i < nn; i++)
+        pool_masks[np * nn + i] = true; /* a pool the config no longer has: every node */
+    bool *masks = xcalloc((eng->job_count ? eng->job_count : 1) * (nn ? nn : 1), 1);
+    size_t n = 0;
+    for (size_t j = 0; j < eng->job_count; j++) {
+        struct ejob *job = eng->jobs[j];
+        bool live = job_has_live_workers(job);
+        if (!live && !job_waiting(job))
+            continue;
+        int replicas = replicas_of(job);
+        struct sched_job *s = &sj[n];
+        s->name = job->spec.name;
+        s->priority = job->spec.scheduling.priority;
+        s->idle = jobspec_is_idle(&job->spec);
+        s->preemptible = s->idle && (!job->spec.scheduling.has_preemptible ||
+                                     job->spec.scheduling.preemptible) &&
+                         job->after_stop == AFTER_STOP_NONE;
+        s->submit_seq = job->seq;
+        s->replicas = replicas;
+        s->per_worker = (struct sched_demand){job->gpus, job->cpus, job->memory_mib};
+        s->scoring = job->spec.scheduling.scoring_strategy;
+        const struct config_pool *pool = config_pool(&eng->cfg, job->spec.resource_pool.name);
+        size_t p = pool ? (size_t)(pool - eng->cfg.pools) : np;
+        s->allowed = pool_masks + p * nn;
+        s->excluded = NULL;
+        if (job->excluded_count) {
+            bool *excluded = masks + n * nn;
+            for (size_t i = 0; i < nn; i++)
+                for (size_t k = 0; k < job->excluded_count; k++)
+                    excluded[i] |= strcmp(job->excluded[k], eng->cfg.nodes[i].name) == 0;
+            s->excluded = excluded;
+        }
+        s->running = live;
+        s->placement = xcalloc((size_t)replicas, sizeof *s->placement);
+        if (live) {
+            for (int i = 0; i < replicas && (size_t)i < job->worker_count; i++) {
+                int idx = job->workers[i].live ? node_index(eng, job->workers[i].node) : -1;
+                s->placement[i] = idx;
+            }
+            /* Workers already ended hold nothing: count them on no node. */
+            int kept = 0;
+            for (int i = 0; i < replicas; i++)
+                if (s->placement[i] >= 0)
+                    s->placement[kept++] = s->placement[i];
+            s->replicas = kept;
+        }
+        who[n++] = job;
+    }
+    sched_pass(nodes, nn, sj, n);
+    /* Nodes whose capacity a preemption frees only once its workers have stopped. */
+    bool *freeing = xcalloc(nn ? nn : 1, sizeof *freeing);
+    const char *victim = NULL;
+    for (size_t k = 0; k < n; k++) {
+        if (sj[k].verdict != SCHED_PREEMPT)
+            continue;
+        victim = who[k]->spec.name;
+        for (size_t i = 0; i < who[k]->worker_count; i++) {
+            int idx = who[k]->workers[i].live ? node_index(eng, who[k]->workers[i].node) : -1;
+            if (idx >= 0)
+                freeing[idx] = true;
+        }
+    }
+    for (size_t k = 0; k < n; k++) {
+        struct ejob *job = who[k];
+        bool on_freeing = false;
+        if (sj[k].verdict == SCHED_PLACE)
+            for (int i = 0; i < sj[k].replicas; i++)
+                on_freeing |= sj[k].placement[i] >= 0 && freeing[sj[k].placement[i]];
+        if (on_freeing) {
+            /* Start once the preempted workers are gone: the pass after they end. */
+            char reason[200];
+            snprintf(reason, sizeof reason, "waiting for preempted job %s to stop", victim);
+            if (!job->spec.state_message || strcmp(job->spec.state_message, reason) != 0)
+                engine_set_state(eng, job, job->spec.state, reason);
+            free(sj[k].placement);
+            continue;
+        }
+        switch (sj[k].verdict) {
+        case SCHED_PLACE:
+            start_job(eng, job, sj[k].placement);
+            break;
+        case SCHED_PREEMPT: {
+            struct job_event ev = {0};
+            ev.kind = EVENT_PREEMPTED;
+            ev.message = sj[k].reason;
+            engine_event(eng, job, &ev);
+            lifecycle_stop(eng, job, AFTER_STOP_REQUEUE, sj[k].reason);
+            break;
+        }
+        case SCHED_WAIT: {
+            /* A preempted job keeps saying so while it waits. */
+            char *reason = job->preempted_by
+                               ? xasprintf("%s; %s", job->preempted_by, sj[k].reason)
+                               : xstrdup(sj[k].reason);
+            if (!job->spec.state_message || strcmp(job->spec.state_message, reason) != 0)
+                engine_set_state(eng, job, job->spec.state, reason);
+            free(reason);
+            break;
+        }
+        case SCHED_KEEP:
+            break;
+        }
+        free(sj[k].placement);
+    }
+    free(freeing);
+    free(masks);
+    free(pool_masks);
+    free(who);
+    free(sj);
+    free(nodes);
+}
+
+void lifecycle_schedule_soon(struct engine *eng)
+{
+    if (eng->sched_timer == 0)
+        eng->sched_timer = loop_add_timer(eng->loop, 0, run_pass, eng);
+}
+
+/* ---- stopping ------------------------------------------------------------ */
+
+static void finish_stop(struct engine *eng, struct ejob *job)
+{
+    if (job->kill_timer) {
+        loop_cancel(eng->loop, job->kill_timer);
+        job->kill_timer = 0;
+    }
+    enum after_stop then = job->after_stop;
+    char *why = job->after_stop_reason;
+    job->after_stop = AFTER_STOP_NONE;
+    job->after_stop_reason = NULL;
+    switch (then) {
+    case AFTER_STOP_SUSPEND:
+        engine_set_state(eng, job, JOB_STATE_SUSPENDED, why);
+        break;
+    case AFTER_STOP_RESTART:
+        engine_set_state(eng, job, JOB_STATE_RESTARTING, why);
+        break;
+    case AFTER_STOP_REQUEUE:
+        free(job->preempted_by);
+        job->preempted_by = why ? xstrdup(why) : NULL;
+        engine_set_state(eng, job, JOB_STATE_QUEUEING, why);
+        break;
+    case AFTER_STOP_FAIL:
+        engine_set_state(eng, job, JOB_STATE_FAILED, why);
+        break;
+    case AFTER_STOP_DELETE:
+        engine_end_followers(eng, job);
+        free(why);
+        engine_remove(eng, job);
+        lifecycle_schedule_soon(eng);
+        return;
+    case AFTER_STOP_NONE:
+        break;
+    }
+    free(why);
+    if (job_state_terminal(job->spec.state))
+        engine_end_followers(eng, job);
+    lifecycle_schedule_soon(eng);
+}
+
+static void kill_remaining(void *ctx);
+
+struct kill_ctx {
+    struct engine *eng;
+    char uid[64];
+};
+
+static void kill_remaining(void *ctx)
+{
+    struct kill_ctx *k = ctx;
+    struct ejob *job = engine_find_uid(k->eng, k->uid);
+    if (job) {
+        job->kill_timer = 0;
+        for (size_t i = 0; i < job->worker_count; i++)
+            if (job->workers[i].live) {
+                runner_refresh(&job->workers[i].proc, NULL);
+                runner_signal(&job->workers[i].proc, SIGKILL);
+            }
+    }
+    free(k);
+}
+
+void lifecycle_stop(struct engine *eng, struct ejob *job, enum after_stop then, const char *why)
+{
+    /* A delete outranks whatever stop was under way; anything else outranks nothing. */
+    if (job->after_stop == AFTER_STOP_DELETE && then != AFTER_STOP_DELETE)
+        return;
+    job->after_stop = then;
+    char *copy = why ? xstrdup(why) : NULL; /* why may be the old reason itself */
+    free(job->after_stop_reason);
+    job->after_stop_reason = copy;
+    if (!job_has_live_workers(job)) {
+        finish_stop(eng, job);
+        return;
+    }
+    for (size_t i = 0; i < job->worker_count; i++) {
+        struct eworker *w = &job->workers[i];
+        if (!w->live)
+            continue;
+        char *status = lifecycle_status_path(eng, job, w);
+        runner_refresh(&w->proc, status);
+        free(status);
+        runner_signal(&w->proc, SIGTERM);
+        w->phase = WORKER_TERMINATING;
+    }
+    if (job->kill_timer == 0) {
+        struct kill_ctx *k = xcalloc(1, sizeof *k);
+        k->eng = eng;
+        snprintf(k->uid, sizeof k->uid, "%s", job->spec.uid);
+        job->kill_timer = loop_add_timer(eng->loop, eng->opt.grace_ms, kill_remaining, k);
+    }
+    enum job_state state = job->spec.state;
+    if (then == AFTER_STOP_SUSPEND)
+        state = JOB_STATE_SUSPENDING;
+    else if (then == AFTER_STOP_DELETE)
+        state = JOB_STATE_DELETING;
+    else if (then == AFTER_STOP_RESTART)
+        state = JOB_STATE_RESTARTING;
+    if (state != job->spec.state) {
+        engine_set_state(eng, job, state, why);
+    } else {
+        /* Same state (a preemption or failure under way): the event already told why. */
+        engine_save(eng, job);
+        engine_publish(eng, job);
+    }
+}
+
+/* ---- worker ends ------------------------------------------------------------ */
+
+static bool all_succeeded(const struct ejob *job)
+{
+    for (size_t i = 0; i < job->worker_count; i++)
+        if (job->workers[i].phase != WORKER_SUCCEEDED)
+            return false;
+    return job->worker_count > 0;
+}
+
+static void mark_node(struct engine *eng, struct ejob *job, const char *node)
+{
+    for (size_t i = 0; i < job->excluded_count; i++)
+        if (strcmp(job->excluded[i], node) == 0)
+            return;
+    job->excluded = xreallocarray(job->excluded, job->excluded_count + 1, sizeof *job->excluded);
+    job->excluded[job->excluded_count++] = xstrdup(node);
+    struct job_event ev = {0};
+    ev.kind = EVENT_NODE_MARKED;
+    ev.node = (char *)node;
+    char text[200];
+    snprintf(text, sizeof text, "node %s marked unschedulable for this job", node);
+    ev.message = text;
+    engine_event(eng, job, &ev);
+}
+
+/* A node the pool allows, not marked for the job, with room for one more worker. */
+static const char *node_for_one_worker(struct engine *eng, struct ejob *job)
+{
+    const struct config_pool *pool = config_pool(&eng->cfg, job->spec.resource_pool.name);
+    for (size_t n = 0; n < eng->cfg.node_count; n++) {
+        const struct config_node *c = &eng->cfg.nodes[n];
+        if (c->unschedulable || (pool && !config_pool_has_node(pool, c->name)))
+            continue;
+        bool marked = false;
+        for (size_t k = 0; k < job->excluded_count; k++)
+            marked |= strcmp(job->excluded[k], c->name) == 0;
+        if (marked)
+            continue;
+        int gpus = 0, cpus = 0;
+        int64_t mem = 0;
+        for (size_t j = 0; j < eng->job_count; j++) {
+            const struct ejob *o = eng->jobs[j];
+            for (size_t i = 0; i < o->worker_count; i++) {
+                if (o->workers[i].live && o->workers[i].node &&
+                    strcmp(o->workers[i].node, c->name) == 0) {
+                    gpus += o->gpus;
+                    cpus += o->cpus;
+                    mem += o->memory_mib;
+                }
+            }
+        }
+        if (gpus + job->gpus <= c->gpus && cpus + job->cpus <= c->cpus &&
+            mem + job->memory_mib <= c->memory_mib)
+            return c->name;
+    }
+    return NULL;
+}
+
+static void apply_fault(struct engine *eng, struct ejob *job, struct eworker *w, int exit_code)
+{
+    struct fault_decision d;
+    const struct fault_tolerance *ft = &job->spec.fault_tolerance;
+    fault_decide(ft, job->restarts, w->name, exit_code, &d);
+    struct job_event ev = {0};
+    ev.kind = EVENT_FAULT;
+    ev.worker = w->name;
+    ev.has_exit_code = true;
+    ev.exit_code = exit_code;
+    ev.has_rule = d.rule >= 0;
+    ev.rule = d.rule + 1;
+    ev.action = (char *)enum_name(&ft_action_names, (int)d.action);
+    ev.has_restarts_used = true;
+    ev.restarts_used = d.restarts_used_after;
+    ev.has_restart_limit = true;
+    ev.restart_limit = ft->present && ft->has_backoff_limit ? ft->backoff_limit : 0;
+    ev.node = w->node;
+    ev.message = d.text;
+    engine_event(eng, job, &ev);
+    if (d.mark_node && w->node)
+        mark_node(eng, job, w->node);
+    job->restarts = d.restarts_used_after;
+    switch (d.outcome) {
+    case FAULT_FAIL_JOB:
+        lifecycle_stop(eng, job, AFTER_STOP_FAIL, d.text);
+        break;
+    case FAULT_RESTART_JOB:
+        lifecycle_stop(eng, job, AFTER_STOP_RESTART, d.text);
+        break;
+    case FAULT_RESTART_POD: {
+        w->restarts++;
+        if (d.mark_node) {
+            const char *node = node_for_one_worker(eng, job);
+            if (node == NULL) {
+                lifecycle_stop(eng, job, AFTER_STOP_RESTART, d.text);
+                break;
+            }
+            free(w->node);
+            w->node = xstrdup(node);
+            assign_devices(eng, w, job->gpus);
+        }
+        struct strbuf err = STRBUF_INIT;
+        if (start_worker(eng, job, w, &err) != 0)
+            lifecycle_stop(eng, job, AFTER_STOP_FAIL, strbuf_str(&err));
+        strbuf_free(&err);
+        engine_save(eng, job);
+        engine_publish(eng, job);
+        break;
+    }
+    }
+}
+
+void lifecycle_worker_ended(struct engine *eng, struct ejob *job, struct eworker *w,
+                            int exit_code)
+{
+    char *status = lifecycle_status_path(eng, job, w);
+    w->live = false;
+    w->has_exit_code = true;
+    w->exit_code = exit_code;
+    w->phase = exit_code == 0 ? WORKER_SUCCEEDED : WORKER_FAILED;
+    set_time(&w->finish_time);
+    struct job_event ev = {0};
+    ev.kind = EVENT_WORKER;
+    ev.worker = w->name;
+    ev.has_exit_code = true;
+    ev.exit_code = exit_code;
+    ev.node = w->node;
+    const char *meaning = fault_exit_meaning(exit_code);
+    char text[300];
+    snprintf(text, sizeof text, "%s exited %d%s%s%s", w->name, exit_code, meaning ? " (" : "",
+             meaning ? meaning : "", meaning ? ")" : "");
+    ev.message = text;
+    engine_event(eng, job, &ev);
+
+    if (job->after_stop != AFTER_STOP_NONE) {
+        /* Ends we caused are not faults. */
+        engine_save(eng, job);
+        if (!job_has_live_workers(job))
+            finish_stop(eng, job);
+        else
+            engine_publish(eng, job);
+    } else if (exit_code == 0) {
+        if (all_succeeded(job)) {
+            engine_set_state(eng, job, JOB_STATE_SUCCEEDED, NULL);
+            engine_end_followers(eng, job);
+            lifecycle_schedule_soon(eng);
+        } else {
+            engine_save(eng, job);
+            engine_publish(eng, job);
+        }
+    } else {
+        apply_fault(eng, job, w, exit_code);
+    }
+    /* The end is on disk now; the status file has done its work. */
+    unlink(status);
+    char *pid = xasprintf("%s.pid", status);
+    unlink(pid);
+    free(pid);
+    free(status);
+}
+
+void lifecycle_adopt(struct engine *eng, struct ejob *job)
+{
+    for (size_t i = 0; i < job->worker_count; i++) {
+        struct eworker *w = &job->workers[i];
+        if (!w->live)
+            continue;
+        char *status = lifecycle_status_path(eng, job, w);
+        int code;
+        int rc = runner_read_status(status, &code);
+        if (rc == 1) {
+            free(status);
+            lifecycle_worker_ended(eng, job, w, code);
+            continue;
+        }
+        runner_refresh(&w->proc, status);
+        if (!runner_alive(&w->proc) && runner_read_status(status, &code) == 1) {
+            /* It ended between the two looks. */
+            free(status);
+            lifecycle_worker_ended(eng, job, w, code);
+            continue;
+        }
+        free(status);
+        if (!runner_alive(&w->proc)) {
+            /* The shim is gone without a word: the machine restarted, or it was killed. */
+            engine_log("job %s: %s lost (its shim is gone)", job->spec.name, w->name);
+            lifecycle_worker_ended(eng, job, w, 137);
+        }
+    }
+    if (job->after_stop != AFTER_STOP_NONE) {
+        if (!job_has_live_workers(job))
+            finish_stop(eng, job);
+        else
+            lifecycle_stop(eng, job, job->after_stop, job->after_stop_reason);
+    } else if (job_has_live_workers(job) && job->spec.state != JOB_STATE_RUNNING) {
+        engine_set_state(eng, job, JOB_STATE_RUNNING, NULL);
+    }
+}

@@ -1,0 +1,218 @@
+/*
+ * routes: URL parsing and dispatch; see routes.h.
+ *
+ *   ACP  /compute/acp/data/v2/subscriptions/{sub}/resourceGroups/{rg}/zones/{zone}
+ *        /workspaces/{ws}/trainingJobs[...]
+ *   ours /trainjob/v1/catalog, /trainjob/v1/workspaces,
+ *        /trainjob/v1/workspaces/{ws}/trainingJobs/{name}:start | /events
+ *        | /workers/{worker}/logs
+ */
+#include "engine/routes.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/apierror.h"
+#include "engine/engine.h"
+
+/* Splits path into at most max segments (in buf); returns the count. */
+static int split(const char *path, char *buf, size_t bufsz, char **seg, int max)
+{
+    snprintf(buf, bufsz, "%s", path);
+    int n = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(buf, "/", &save); t && n < max; t = strtok_r(NULL, "/", &save))
+        seg[n++] = t;
+    return n;
+}
+
+static const char *q(const struct http_request *req, const char *key)
+{
+    return req->query ? req->query(req->query_ctx, key) : NULL;
+}
+
+static void fail(struct http_response *resp, const struct api_error *err)
+{
+    resp->status = err->status;
+    resp->json = api_error_to_json(err);
+}
+
+static void not_found(struct http_response *resp, const struct http_request *req)
+{
+    struct api_error err;
+    api_error_set(&err, 404, "NoSuchRoute", "", "no route for %s %s", req->method, req->path);
+    fail(resp, &err);
+}
+
+static void bad_method(struct http_response *resp, const struct http_request *req)
+{
+    struct api_error err;
+    api_error_set(&err, 405, "MethodNotAllowed", "", "%s is not allowed on %s", req->method,
+                  req->path);
+    fail(resp, &err);
+}
+
+static bool is(const struct http_request *req, const char *method)
+{
+    return strcmp(req->method, method) == 0;
+}
+
+/* Finishes a handler call: status and reply or error into resp. */
+static void answer(struct http_response *resp, int status, json_t *reply,
+                   const struct api_error *err)
+{
+    if (status == 200) {
+        resp->status = 200;
+        resp->json = reply;
+    } else {
+        fail(resp, err);
+    }
+}
+
+static long number(const char *s, long fallback)
+{
+    if (s == NULL || *s == '\0')
+        return fallback;
+    char *end;
+    long v = strtol(s, &end, 10);
+    return *end ? fallback : v;
+}
+
+/* .../trainingJobs[/{name}[/workers]] and the :batchStop/:batchDelete verbs. */
+static void jobs_route(struct engine *eng, const struct http_request *req,
+                       struct http_response *resp, const char *ws, char **rest, int n)
+{
+    struct api_error err = {0};
+    json_t *reply = NULL;
+    int st;
+    const char *coll = rest[0]; /* "trainingJobs" or "trainingJobs:batchStop" … */
+    if (n == 1 && strcmp(coll, "trainingJobs") == 0) {
+        if (is(req, "POST")) {
+            st = engine_job_create(eng, req->user, ws, q(req, "training_job_name"), req->body,
+                                   req->body_len, &reply, &err);
+        } else if (is(req, "GET") && q(req, "watch") && strcmp(q(req, "watch"), "true") == 0) {
+            struct stream *s = NULL;
+            st = engine_watch(eng, req->user, ws, &s, &err);
+            if (st == 200) {
+                resp->status = 200;
+                resp->stream = s;
+                resp->content_type = "application/x-ndjson";
+                return;
+            }
+        } else if (is(req, "GET")) {
+            const char *size = q(req, "page_size");
+            struct job_query jq = {(int)number(size, 0), q(req, "page_token"), q(req, "filter"),
+                                   q(req, "name")};
+            if (size && *size && (number(size, -1) < 0))
+                jq.page_size = -1;
+            st = engine_job_list(eng, req->user, ws, &jq, &reply, &err);
+        } else {
+            return bad_method(resp, req);
+        }
+        return answer(resp, st, reply, &err);
+    }
+    if (n == 1 && strcmp(coll, "trainingJobs:batchStop") == 0) {
+        if (!is(req, "POST"))
+            return bad_method(resp, req);
+        st = engine_jobs_stop(eng, req->user, ws, req->body, req->body_len, &reply, &err);
+        return answer(resp, st, reply, &err);
+    }
+    if (n == 1 && strcmp(coll, "trainingJobs:batchDelete") == 0) {
+        if (!is(req, "POST"))
+            return bad_method(resp, req);
+        st = engine_jobs_delete(eng, req->user, ws, req->body, req->body_len, &reply, &err);
+        return answer(resp, st, reply, &err);
+    }
+    if (strcmp(coll, "trainingJobs") != 0 || n < 2)
+        return not_found(resp, req);
+    char name[128];
+    snprintf(name, sizeof name, "%s", rest[1]);
+    char *verb = strchr(name, ':');
+    if (verb)
+        *verb++ = '\0';
+    if (n == 2 && verb && strcmp(verb, "start") == 0) {
+        if (!is(req, "POST"))
+            return bad_method(resp, req);
+        st = engine_job_start(eng, req->user, ws, name, &reply, &err);
+    } else if (n == 2 && verb) {
+        return not_found(resp, req);
+    } else if (n == 2 && is(req, "GET")) {
+        st = engine_job_get(eng, req->user, ws, name, &reply, &err);
+    } else if (n == 2 && is(req, "PATCH")) {
+        st = engine_job_update(eng, req->user, ws, name, q(req, "update_mask"), req->body,
+                               req->body_len, &reply, &err);
+    } else if (n == 2 && is(req, "DELETE")) {
+        json_t *body = json_pack("{s:[s]}", "training_job_names", name);
+        char *text = json_dumps(body, JSON_COMPACT);
+        json_decref(body);
+        st = engine_jobs_delete(eng, req->user, ws, text, strlen(text), &reply, &err);
+        free(text);
+    } else if (n == 3 && strcmp(rest[2], "workers") == 0 && is(req, "GET")) {
+        st = engine_job_workers(eng, req->user, ws, name, &reply, &err);
+    } else if (n == 3 && strcmp(rest[2], "events") == 0 && is(req, "GET")) {
+        st = engine_job_events(eng, req->user, ws, name, &reply, &err);
+    } else if (n == 5 && strcmp(rest[2], "workers") == 0 && strcmp(rest[4], "logs") == 0 &&
+               is(req, "GET")) {
+        const char *follow = q(req, "follow");
+        bool want_follow = follow && strcmp(follow, "true") == 0;
+        struct stream *s = NULL;
+        st = engine_worker_log(eng, req->user, ws, name, rest[3], number(q(req, "tail"), -1),
+                               want_follow, &resp->text, &s, &err);
+        if (st == 200) {
+            resp->status = 200;
+            resp->stream = s;
+            resp->content_type = "text/plain; charset=utf-8";
+            return;
+        }
+    } else {
+        return n >= 3 ? not_found(resp, req) : bad_method(resp, req);
+    }
+    answer(resp, st, reply, &err);
+}
+
+void routes_handle(struct engine *eng, const struct http_request *req, struct http_response *resp)
+{
+    char buf[2048];
+    char *seg[24];
+    int n = split(req->path, buf, sizeof buf, seg, 24);
+    struct api_error err = {0};
+    json_t *reply = NULL;
+
+    /* compute acp data v2 subscriptions {sub} resourceGroups {rg} zones {zone} workspaces {ws} … */
+    if (n >= 12 && strcmp(seg[0], "compute") == 0 && strcmp(seg[1], "acp") == 0 &&
+        strcmp(seg[2], "data") == 0 && strcmp(seg[3], "v2") == 0 &&
+        strcmp(seg[4], "subscriptions") == 0 && strcmp(seg[6], "resourceGroups") == 0 &&
+        strcmp(seg[8], "zones") == 0 && strcmp(seg[10], "workspaces") == 0) {
+        if (strcmp(seg[5], engine_subscription(eng)) != 0 ||
+            strcmp(seg[7], engine_resource_group(eng)) != 0 ||
+            strcmp(seg[9], engine_zone(eng)) != 0) {
+            api_error_set(&err, 404, "NotFound", "",
+                          "this engine serves subscription %s, resource group %s, zone %s",
+                          engine_subscription(eng), engine_resource_group(eng), engine_zone(eng));
+            return fail(resp, &err);
+        }
+        if (n < 13)
+            return not_found(resp, req);
+        return jobs_route(eng, req, resp, seg[11], seg + 12, n - 12);
+    }
+    if (n >= 3 && strcmp(seg[0], "trainjob") == 0 && strcmp(seg[1], "v1") == 0) {
+        if (n == 3 && strcmp(seg[2], "catalog") == 0) {
+            if (!is(req, "GET"))
+                return bad_method(resp, req);
+            int st = engine_catalog(eng, req->user, &reply, &err);
+            return answer(resp, st, reply, &err);
+        }
+        if (n == 3 && strcmp(seg[2], "workspaces") == 0) {
+            if (!is(req, "POST"))
+                return bad_method(resp, req);
+            json_t *body = json_loadb(req->body, req->body_len, 0, NULL);
+            int st = engine_create_workspace(eng, req->user, body, &reply, &err);
+            json_decref(body);
+            return answer(resp, st, reply, &err);
+        }
+        if (n >= 5 && strcmp(seg[2], "workspaces") == 0)
+            return jobs_route(eng, req, resp, seg[3], seg + 4, n - 4);
+    }
+    not_found(resp, req);
+}

@@ -1,0 +1,405 @@
+/*
+ * runner: starts workers through trainjob-shim (engine/shim.c) and finds
+ * them again (see runner.h for the model).
+ *
+ * runner_start double-forks: the intermediate child forks the shim and exits
+ * at once; the shim's standard output is a pipe back to runner_start, which
+ * reads one line from it — "<shim pid> <worker pgid>" once the worker runs,
+ * or "error <message>" — and then EOF. Nothing else crosses that pipe, and
+ * runner_start never waits for the worker. Everything after that goes
+ * through files (the status file, its .pid companion) and /proc, so the
+ * same calls work for a worker started by an earlier trainjobd.
+ *
+ * State: only the cached answer of runner_sandbox_available. The forked
+ * children call only exec-safe functions, but for dprintf and strerror on
+ * their error paths: fine in trainjobd, which has one thread.
+ */
+#include "engine/runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util/fileio.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+/* How long runner_start waits for the shim to report that the worker started. */
+#define SHIM_REPORT_TIMEOUT_MS 30000
+
+/* A growing NULL-terminated argument vector (owned strings). */
+struct argv_buf {
+    char **v;
+    size_t n, cap;
+};
+
+static void argv_add(struct argv_buf *av, char *owned)
+{
+    if (av->n + 2 > av->cap) {
+        av->cap = av->cap ? av->cap * 2 : 32;
+        av->v = xreallocarray(av->v, av->cap, sizeof(*av->v));
+    }
+    av->v[av->n++] = owned;
+    av->v[av->n] = NULL;
+}
+
+static void argv_free(struct argv_buf *av)
+{
+    for (size_t i = 0; i < av->n; i++)
+        free(av->v[i]);
+    free(av->v);
+}
+
+/* Waits for a child of ours, retrying on EINTR. Returns its wait status, or -1. */
+static int wait_child(pid_t pid)
+{
+    int status;
+    for (;;) {
+        if (waitpid(pid, &status, 0) == pid)
+            return status;
+        if (errno != EINTR)
+            return -1;
+    }
+}
+
+/* In a child about to exec: default signal dispositions, nothing blocked. */
+static void reset_signals(void)
+{
+    for (int sig = 1; sig < NSIG; sig++) {
+        if (sig != SIGKILL && sig != SIGSTOP)
+            signal(sig, SIG_DFL);
+    }
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* In a child about to exec: closes every descriptor from 3 up. */
+static void close_from_3(void)
+{
+    if (close_range(3, ~0U, 0) == 0)
+        return;
+    long max = sysconf(_SC_OPEN_MAX);
+    if (max < 0 || max > 65536)
+        max = 65536;
+    for (int fd = 3; fd < max; fd++)
+        close(fd);
+}
+
+/* Runs argv with no input or output and returns its exit status (-1 when it could not). */
+static int run_quietly(char *const argv[])
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        int nul = open("/dev/null", O_RDWR);
+        if (nul >= 0) {
+            dup2(nul, STDIN_FILENO);
+            dup2(nul, STDOUT_FILENO);
+            dup2(nul, STDERR_FILENO);
+        }
+        close_from_3();
+        reset_signals();
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    int status = wait_child(pid);
+    return status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+bool runner_sandbox_available(void)
+{
+    static int available = -1;
+    if (available < 0) {
+        /* The special mounts the shim's sandbox makes (a /proc may be refused, say). */
+        char *const argv[] = {"bwrap", "--ro-bind", "/",       "/",    "--proc", "/proc",
+                              "--dev", "/dev",      "--tmpfs", "/tmp", "true",   NULL};
+        available = run_quietly(argv) == 0;
+    }
+    return available == 1;
+}
+
+/* The shim's command line for spec. */
+static void shim_argv(const struct runner_spec *spec, bool sandbox, struct argv_buf *av)
+{
+    argv_add(av, xstrdup(spec->shim_path));
+    argv_add(av, xstrdup("--status"));
+    argv_add(av, xstrdup(spec->status_path));
+    argv_add(av, xstrdup("--log"));
+    argv_add(av, xstrdup(spec->log_path));
+    argv_add(av, xstrdup("--log-cap"));
+    argv_add(av, xasprintf("%zu", spec->log_cap));
+    if (spec->cwd) {
+        argv_add(av, xstrdup("--cwd"));
+        argv_add(av, xstrdup(spec->cwd));
+    }
+    if (sandbox) {
+        argv_add(av, xstrdup("--sandbox"));
+        for (size_t i = 0; i < spec->bind_count; i++) {
+            const struct runner_bind *b = &spec->binds[i];
+            argv_add(av, xstrdup("--bind"));
+            argv_add(av,
+                     xasprintf("%s:%s%s", b->host_path, b->mount_path, b->read_only ? ":ro" : ""));
+        }
+    }
+    argv_add(av, xstrdup("--"));
+    argv_add(av, xstrdup(spec->script));
+}
+
+/* The spec's mistakes runner_start refuses before starting anything. */
+static int check_spec(const struct runner_spec *spec, struct strbuf *err)
+{
+    if (!spec->shim_path || !spec->status_path || !spec->log_path || !spec->script) {
+        strbuf_adds(err, "runner: the shim, status file, log file and script are required");
+        return -1;
+    }
+    for (size_t i = 0; i < spec->bind_count; i++) {
+        const struct runner_bind *b = &spec->binds[i];
+        if (!b->host_path || !b->mount_path || b->host_path[0] != '/' || b->mount_path[0] != '/') {
+            strbuf_adds(err, "runner: a bind needs two absolute paths");
+            return -1;
+        }
+        if (strchr(b->host_path, ':') || strchr(b->mount_path, ':')) {
+            strbuf_addf(err, "runner: cannot bind %s at %s: a path contains ':'", b->host_path,
+                        b->mount_path);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* In the grandchild: stdin and stderr on /dev/null, stdout the report pipe, exec the shim. */
+static _Noreturn void exec_shim(const struct runner_spec *spec, char **argv, int report)
+{
+    /* Out of the way of 0-2, in case trainjobd runs with some of them closed. */
+    int rep = fcntl(report, F_DUPFD, 10);
+    int nul = open("/dev/null", O_RDWR);
+    if (rep < 0 || nul < 0)
+        _exit(127);
+    dup2(nul, STDIN_FILENO);
+    dup2(rep, STDOUT_FILENO);
+    dup2(nul, STDERR_FILENO);
+    close_from_3();
+    reset_signals();
+    static char *const no_env[] = {NULL};
+    execve(spec->shim_path, argv, spec->envp ? spec->envp : no_env);
+    dprintf(STDOUT_FILENO, "error cannot run %s: %s\n", spec->shim_path, strerror(errno));
+    _exit(127);
+}
+
+/* Reads the shim's report until EOF (bounded in time and size). Returns 0, or -1. */
+static int read_report(int fd, struct strbuf *out)
+{
+    char buf[512];
+    for (;;) {
+        struct pollfd p = {fd, POLLIN, 0};
+        int r = poll(&p, 1, SHIM_REPORT_TIMEOUT_MS);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        ssize_t n = read(fd, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return 0;
+        if (out->len < 4096)
+            strbuf_add(out, buf, (size_t)n);
+    }
+}
+
+/*
+ * Reads /proc/<pid>/stat: the state letter (field 3) and the start time in
+ * clock ticks since boot (field 22). Returns 0, or -1 when there is no such process.
+ */
+static int proc_stat(pid_t pid, char *state, uint64_t *start_ticks)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    /* comm (field 2) may hold spaces and parentheses: the fields start after the last ')'. */
+    char *p = strrchr(buf, ')');
+    if (!p || p[1] != ' ')
+        return -1;
+    p += 2;
+    *state = *p;
+    for (int field = 3; field < 22; field++) {
+        p = strchr(p, ' ');
+        if (!p)
+            return -1;
+        p++;
+    }
+    char *end;
+    errno = 0;
+    unsigned long long ticks = strtoull(p, &end, 10);
+    if (errno || end == p)
+        return -1;
+    *start_ticks = ticks;
+    return 0;
+}
+
+/* Parses "<shim pid> <worker pgid>" (the pid file and the shim's report). */
+static int parse_pids(const char *s, pid_t *shim, pid_t *pgid)
+{
+    char *end;
+    errno = 0;
+    long a = strtol(s, &end, 10);
+    if (errno || end == s || *end != ' ' || a <= 0 || a > INT_MAX)
+        return -1;
+    const char *q = end + 1;
+    long b = strtol(q, &end, 10);
+    if (errno || end == q || (*end != '\n' && *end != '\0') || b <= 0 || b > INT_MAX)
+        return -1;
+    *shim = (pid_t)a;
+    *pgid = (pid_t)b;
+    return 0;
+}
+
+int runner_start(const struct runner_spec *spec, struct runner_proc *out, struct strbuf *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (check_spec(spec, err) != 0)
+        return -1;
+    struct argv_buf av = {NULL, 0, 0};
+    shim_argv(spec, spec->sandbox && runner_sandbox_available(), &av);
+
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0) {
+        strbuf_addf(err, "runner: pipe: %s", strerror(errno));
+        argv_free(&av);
+        return -1;
+    }
+    pid_t mid = fork();
+    if (mid == 0) {
+        /* The intermediate child: the shim becomes init's (or a subreaper's), never ours. */
+        pid_t shim = fork();
+        if (shim == 0)
+            exec_shim(spec, av.v, report[1]);
+        if (shim < 0)
+            dprintf(report[1], "error fork: %s\n", strerror(errno));
+        _exit(0);
+    }
+    int fork_errno = errno;
+    close(report[1]);
+    argv_free(&av);
+    if (mid < 0) {
+        close(report[0]);
+        strbuf_addf(err, "runner: fork: %s", strerror(fork_errno));
+        return -1;
+    }
+    wait_child(mid);
+
+    struct strbuf rep = STRBUF_INIT;
+    int rc = read_report(report[0], &rep);
+    close(report[0]);
+    const char *line = strbuf_str(&rep);
+    if (rc != 0) {
+        strbuf_addf(err, "runner: the shim did not report within %d s",
+                    SHIM_REPORT_TIMEOUT_MS / 1000);
+    } else if (strncmp(line, "error ", 6) == 0) {
+        size_t n = strcspn(line + 6, "\n");
+        strbuf_addf(err, "trainjob-shim: %.*s", (int)n, line + 6);
+        rc = -1;
+    } else if (parse_pids(line, &out->shim_pid, &out->worker_pgid) != 0) {
+        strbuf_adds(err, "trainjob-shim: exited without starting the worker");
+        rc = -1;
+    } else {
+        /* A shim that is gone already (a very short worker) keeps ticks 0: never "alive". */
+        char state;
+        if (proc_stat(out->shim_pid, &state, &out->shim_start_ticks) != 0)
+            out->shim_start_ticks = 0;
+    }
+    strbuf_free(&rep);
+    if (rc != 0)
+        memset(out, 0, sizeof(*out));
+    return rc;
+}
+
+int runner_signal(const struct runner_proc *proc, int sig)
+{
+    if (proc->worker_pgid > 0)
+        return kill(-proc->worker_pgid, sig);
+    if (proc->shim_pid > 0)
+        return kill(proc->shim_pid, sig);
+    errno = ESRCH;
+    return -1;
+}
+
+bool runner_alive(const struct runner_proc *proc)
+{
+    char state;
+    uint64_t ticks;
+    if (proc->shim_pid <= 0 || proc->shim_start_ticks == 0)
+        return false;
+    if (proc_stat(proc->shim_pid, &state, &ticks) != 0)
+        return false;
+    /* A zombie has ended: nobody reaped it yet (a PID 1 that does not reap). */
+    return state != 'Z' && state != 'X' && ticks == proc->shim_start_ticks;
+}
+
+int runner_read_status(const char *status_path, int *exit_code)
+{
+    int fd = open(status_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? 0 : -1;
+    char buf[64];
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    if (strncmp(buf, "exit_code ", 10) != 0)
+        return -1;
+    const char *p = buf + 10;
+    char *end;
+    errno = 0;
+    long code = strtol(p, &end, 10);
+    if (errno || end == p || !(p[0] >= '0' && p[0] <= '9') || code > 255)
+        return -1;
+    if (!((end[0] == '\n' && end[1] == '\0') || end[0] == '\0'))
+        return -1;
+    *exit_code = (int)code;
+    return 1;
+}
+
+void runner_refresh(struct runner_proc *proc, const char *status_path)
+{
+    if (!status_path)
+        return;
+    char *path = xasprintf("%s.pid", status_path);
+    char *data = NULL;
+    size_t len;
+    struct strbuf err = STRBUF_INIT;
+    pid_t shim, pgid;
+    if (file_read_all(path, 64, &data, &len, &err) == 0 && parse_pids(data, &shim, &pgid) == 0 &&
+        shim == proc->shim_pid)
+        proc->worker_pgid = pgid;
+    free(data);
+    free(path);
+    strbuf_free(&err);
+}
+
+void runner_reap(void)
+{
+    for (;;) {
+        pid_t pid = waitpid(-1, NULL, WNOHANG);
+        if (pid > 0 || (pid < 0 && errno == EINTR))
+            continue;
+        return;
+    }
+}

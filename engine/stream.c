@@ -1,0 +1,148 @@
+/*
+ * stream: a refcounted byte queue between the engine (writer) and one HTTP
+ * connection (reader); see stream.h. The queue is capped so a stalled client
+ * cannot make the engine grow without bound: past the cap, the stream is
+ * closed after what is queued and the client reconnects.
+ */
+#include "engine/stream.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#define STREAM_MAX_PENDING (8u << 20)
+
+struct stream {
+    int refs;
+    struct strbuf buf;
+    size_t head; /* bytes of buf already read */
+    bool closed, abandoned, parked;
+    void (*wake)(void *ctx);
+    void *wake_ctx;
+    char *tag;
+    long long offset;
+};
+
+struct stream *stream_new(void)
+{
+    struct stream *s = xcalloc(1, sizeof *s);
+    s->refs = 1;
+    return s;
+}
+
+struct stream *stream_ref(struct stream *s)
+{
+    s->refs++;
+    return s;
+}
+
+void stream_unref(struct stream *s)
+{
+    if (s == NULL || --s->refs > 0)
+        return;
+    strbuf_free(&s->buf);
+    free(s->tag);
+    free(s);
+}
+
+static void wake(struct stream *s)
+{
+    if (s->parked && s->wake) {
+        s->parked = false;
+        s->wake(s->wake_ctx);
+    }
+}
+
+void stream_write(struct stream *s, const void *data, size_t len)
+{
+    if (s->abandoned || s->closed)
+        return;
+    if (stream_pending(s) + len > STREAM_MAX_PENDING) {
+        s->closed = true; /* the client is not reading; it will reconnect */
+    } else {
+        if (s->head > 0 && s->head == s->buf.len) {
+            strbuf_reset(&s->buf);
+            s->head = 0;
+        }
+        strbuf_add(&s->buf, data, len);
+    }
+    wake(s);
+}
+
+void stream_close(struct stream *s)
+{
+    s->closed = true;
+    wake(s);
+}
+
+void stream_abandon(struct stream *s)
+{
+    s->abandoned = true;
+    s->wake = NULL;
+}
+
+bool stream_abandoned(const struct stream *s)
+{
+    return s->abandoned;
+}
+
+bool stream_closed(const struct stream *s)
+{
+    return s->closed;
+}
+
+size_t stream_pending(const struct stream *s)
+{
+    return s->buf.len - s->head;
+}
+
+size_t stream_read(struct stream *s, char *buf, size_t max)
+{
+    size_t n = stream_pending(s);
+    if (n > max)
+        n = max;
+    if (n) {
+        memcpy(buf, s->buf.buf + s->head, n);
+        s->head += n;
+    }
+    if (s->head == s->buf.len && s->head > 0) {
+        strbuf_reset(&s->buf);
+        s->head = 0;
+    }
+    return n;
+}
+
+void stream_set_waker(struct stream *s, void (*fn)(void *ctx), void *ctx)
+{
+    s->wake = fn;
+    s->wake_ctx = ctx;
+}
+
+void stream_park(struct stream *s)
+{
+    s->parked = true;
+}
+
+void stream_set_tag(struct stream *s, const char *tag, long long offset)
+{
+    free(s->tag);
+    s->tag = xstrdup(tag);
+    s->offset = offset;
+}
+
+const char *stream_tag(const struct stream *s)
+{
+    return s->tag ? s->tag : "";
+}
+
+long long stream_offset(const struct stream *s)
+{
+    return s->offset;
+}
+
+void stream_set_offset(struct stream *s, long long offset)
+{
+    s->offset = offset;
+}

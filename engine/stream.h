@@ -1,0 +1,42 @@
+/*
+ * stream: bytes on their way to one long-lived HTTP client (a watch stream,
+ * a followed log). The engine writes whenever something happens; the HTTP
+ * layer reads what is pending and, when there is nothing, parks the
+ * connection until the stream wakes it. Shared by both sides, so counted.
+ */
+#ifndef ENGINE_STREAM_H
+#define ENGINE_STREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct stream;
+
+struct stream *stream_new(void);
+struct stream *stream_ref(struct stream *s);
+void stream_unref(struct stream *s);
+
+/* Appends data (dropped once the reader is gone) and wakes the reader. */
+void stream_write(struct stream *s, const void *data, size_t len);
+/* No more data will come: the reader ends the response after what is pending. */
+void stream_close(struct stream *s);
+/* The reader went away (client disconnected): writers may drop the stream. */
+void stream_abandon(struct stream *s);
+bool stream_abandoned(const struct stream *s);
+bool stream_closed(const struct stream *s);
+
+/* Copies up to max pending bytes into buf; returns the count (0: none now). */
+size_t stream_read(struct stream *s, char *buf, size_t max);
+size_t stream_pending(const struct stream *s);
+/* Called (once per write burst) when data arrives for a parked reader. */
+void stream_set_waker(struct stream *s, void (*wake)(void *ctx), void *ctx);
+/* The reader parked: the next write calls the waker. */
+void stream_park(struct stream *s);
+
+/* What the stream follows, for the engine's bookkeeping (a job, a log file). */
+void stream_set_tag(struct stream *s, const char *tag, long long offset);
+const char *stream_tag(const struct stream *s);
+long long stream_offset(const struct stream *s);
+void stream_set_offset(struct stream *s, long long offset);
+
+#endif

@@ -1,0 +1,240 @@
+# trainjobd over its real Unix socket (and loopback TCP), with real worker
+# processes: the ACP routes, scheduling and preemption, fault tolerance,
+# bad input, HMAC signatures, and a kill -9 of the engine while workers run.
+# The engine is started here with its own config and state dir, and stopped
+# by pid.
+. "$(dirname "$0")/lib.sh"
+cd "$TRAINJOB_TOP" || exit 1
+
+ME=$(id -un)
+export HOME="$TMP/home"
+mkdir -p "$HOME" "$TMP/run"
+SOCK="$TMP/run/engine.sock"
+STATE="$TMP/state"
+CONF="$TMP/engine.yaml"
+PORT=$((20000 + $$ % 20000))
+ENGINE_PID=""
+BASE=/compute/acp/data/v2/subscriptions/local/resourceGroups/default/zones/local-1z/workspaces
+
+cleanup() {
+    [ -n "$ENGINE_PID" ] && kill "$ENGINE_PID" 2>/dev/null
+    # Workers outlive the engine by design; end the ones this test started.
+    for f in "$STATE"/status/*.pid; do
+        [ -f "$f" ] || continue
+        read -r shim pgid <"$f" && kill -KILL -- "-$pgid" 2>/dev/null
+    done
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# Two real-looking nodes with 8 simulated GPUs each, a standard and an idle
+# pool over both, a workspace where we own and one where we are a member.
+cat >"$CONF" <<EOF
+subscription: local
+resource_group: default
+zone: local-1z
+regions:
+- name: local-1
+  zones: [local-1z]
+  vpcs: [vpc-local]
+workspaces:
+- name: default
+  owners: [$ME]
+- name: team
+  owners: [somebody-else]
+  members: [$ME]
+nodes:
+- {name: n1, gpus: 8, gpu_type: simulated, cpus: 16, memory_mib: 65536, simulated: true}
+- {name: n2, gpus: 8, gpu_type: simulated, cpus: 16, memory_mib: 65536, simulated: true}
+pools:
+- {name: std, type: dedicated}
+- {name: idle, type: idle, zones: [local-1z]}
+specs:
+- {name: gpu-8, gpus: 8, cpus: 2, memory_mib: 1024}
+- {name: gpu-1, gpus: 1, cpus: 1, memory_mib: 512}
+images:
+- {path: local/host}
+volumes:
+- {id: scratch, zone: local-1z, path: $TMP/vol}
+keys:
+- {access_key: AKTEST, secret_key: SKTEST, user: $ME}
+EOF
+
+start_engine() {
+    "$TRAINJOBD_BIN" --foreground --grace 1 --config "$CONF" --state-dir "$STATE" \
+        --socket "$SOCK" --listen "127.0.0.1:$PORT" >>"$TMP/engine.log" 2>&1 &
+    ENGINE_PID=$!
+    i=0
+    while [ $i -lt 100 ] && ! curl -s --unix-socket "$SOCK" http://x/trainjob/v1/catalog >/dev/null 2>&1; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+}
+
+# api METHOD PATH [BODY] : status in $code, body in $TMP/body
+api() {
+    if [ -n "${3:-}" ]; then
+        code=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X "$1" \
+            -H 'Content-Type: application/json' --data-binary "$3" "http://x$2")
+    else
+        code=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X "$1" "http://x$2")
+    fi
+}
+
+# job JSON: a one-file job for workspace default; $1 name, $2 script, $3 extra jq
+job() {
+    jq -n --arg name "$1" --arg script "$2" '{
+        display_name: $name, framework: "PYTORCH_DDP",
+        resource_pool: {name: "std"},
+        roles: [{total_replicas: 2, resource_spec: [{name: "gpu-1"}],
+                 image_path: "local/host", startup_script: $script}]
+    }' | jq "${3:-.}"
+}
+
+# field WS NAME JQ : prints a field of the job
+field() {
+    curl -s --unix-socket "$SOCK" "http://x$BASE/$1/trainingJobs/$2" | jq -r "$3"
+}
+
+# wait_for WS NAME JQ WANT [SECONDS] : polls until the field equals WANT
+wait_for() {
+    n=0
+    limit=$(( ${5:-20} * 10 ))
+    while [ $n -lt $limit ]; do
+        [ "$(field "$1" "$2" "$3")" = "$4" ] && return 0
+        sleep 0.1
+        n=$((n + 1))
+    done
+    return 1
+}
+
+check() { # NAME COMMAND...: passes when the command succeeds
+    name=$1
+    shift
+    if "$@"; then pass "$name"; else fail "$name" "$(tail -c 600 "$TMP/body" 2>/dev/null)"; fi
+}
+
+start_engine
+check "engine listens on its socket" test -S "$SOCK"
+check "socket is private (0600)" test "$(stat -c %a "$SOCK")" = 600
+
+# --- a 2-replica PyTorch DDP job whose workers check their environment ---
+SCRIPT='test -n "$MASTER_ADDR" && test -n "$MASTER_PORT" && test "$WORLD_SIZE" = 2 &&
+test "$RANK" = "$NODE_RANK" && test "$ECP_JOB_NAME" = ddp && test "$CUDA_VISIBLE_DEVICES" != "" &&
+echo "rank $RANK ok"'
+api POST "$BASE/default/trainingJobs?training_job_name=ddp" "$(job ddp "$SCRIPT")"
+check "create answers 200" test "$code" = 200
+check "create returns the job with its uid" test "$(jq -r .uid "$TMP/body")" != null
+check "the job runs to SUCCEEDED" wait_for default ddp .state SUCCEEDED
+api GET "$BASE/default/trainingJobs/ddp/workers"
+check "both workers exited 0" test "$(jq '[.workers[] | select(.exit_code == 0)] | length' "$TMP/body")" = 2
+check "workers are master-0 and worker-0" test "$(jq -r '[.workers[].name] | join(",")' "$TMP/body")" = "master-0,worker-0"
+api GET "/trainjob/v1/workspaces/default/trainingJobs/ddp/workers/worker-0/logs"
+check "worker-0's log shows rank 1" grep -q "rank 1 ok" "$TMP/body"
+
+# --- MPI: a hostfile, and SSH keys read-only at ssh.config_mount_path ---
+SCRIPT='d=/sensecore/compute/platform/ssh/ssh_config; test -r $d/id_ed25519 && test -r $d/config &&
+grep -q "slots=" "$TRAINJOB_HOSTFILE" && ! touch $d/x 2>/dev/null && echo "ssh ok"'
+api POST "$BASE/default/trainingJobs?training_job_name=mpi" "$(job mpi "$SCRIPT" '.framework = "MPI"')"
+check "the MPI job with SSH keys succeeds" wait_for default mpi .state SUCCEEDED
+
+# --- bad input: each a clear 4xx naming the field, nothing stored ---
+api POST "$BASE/default/trainingJobs?training_job_name=ddp" "$(job ddp 'true')"
+check "a second create with the same name is 409" test "$code" = 409
+check "...and the first job is untouched" test "$(field default ddp .state)" = SUCCEEDED
+api POST "$BASE/default/trainingJobs" '{"display_name": "x",'
+check "invalid JSON is 400" test "$code" = 400
+api POST "$BASE/default/trainingJobs" "$(job unk true '.scheduling = {priorty: "HIGH"}')"
+check "an unknown field is 400" test "$code" = 400
+check "...naming the field" grep -q 'scheduling.priorty' "$TMP/body"
+api POST "$BASE/default/trainingJobs" "$(job typ true '.roles[0].total_replicas = "two"')"
+check "a wrong type is 400 naming the field" grep -q 'roles\[0\].total_replicas' "$TMP/body"
+head -c 1100000 /dev/zero | tr '\0' 'a' >"$TMP/big"
+code=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X POST --data-binary @"$TMP/big" "http://x$BASE/default/trainingJobs")
+check "a body over 1 MiB is 413" test "$code" = 413
+api POST "$BASE/nowhere/trainingJobs" "$(job x true)"
+check "a missing workspace is 404" test "$code" = 404
+api POST "$BASE/team/trainingJobs?training_job_name=hi" "$(job hi true '.scheduling = {priority: "HIGH"}')"
+check "a member asking for HIGH is 403" test "$code" = 403
+check "...naming scheduling.priority" grep -q 'scheduling.priority' "$TMP/body"
+api GET "$BASE/team/trainingJobs/hi"
+check "...and nothing was stored" test "$code" = 404
+api GET "$BASE/default/trainingJobs?page_size=-1"
+check "a negative page_size is 400" test "$code" = 400
+
+# --- RESTART_POD: only the failing worker restarts, and the count shows ---
+SCRIPT='if [ "$RANK" = 1 ] && [ ! -e /mnt/afs/pod-once ]; then touch /mnt/afs/pod-once; exit 201; fi; sleep 1'
+api POST "$BASE/default/trainingJobs?training_job_name=pod" "$(job pod "$SCRIPT" '.mount = [{id: "scratch", mount_path: "/mnt/afs"}] | .fault_tolerance = {backoff_limit: 2, rules: [{exit_codes: "201", action: "RESTART_POD"}]}')"
+check "RESTART_POD job accepted" test "$code" = 200
+check "RESTART_POD job succeeds after the restart" wait_for default pod .state SUCCEEDED 30
+api GET "$BASE/default/trainingJobs/pod/workers"
+check "only worker-0 restarted" test "$(jq -r '[.workers[].restarts] | join(",")' "$TMP/body")" = "0,1"
+check "the job counts one restart" test "$(field default pod .restart_count)" = 1
+api GET "$BASE/default/trainingJobs/pod/events"
+check "the fault event names rule and restarts" grep -q 'rule 1 (201 → RESTART_POD) matched; restarting worker-0 (restarts 1/2)' "$TMP/body"
+
+# --- mark_node_unschedulable moves the restart to the other node ---
+SCRIPT='if [ ! -e /mnt/afs/mark-once ]; then touch /mnt/afs/mark-once; exit 254; fi; echo "on $TRAINJOB_NODE"'
+api POST "$BASE/default/trainingJobs?training_job_name=mark" "$(job mark "$SCRIPT" '.roles[0].total_replicas = 1 | .roles[0].resource_spec[0].name = "gpu-8" | .mount = [{id: "scratch", mount_path: "/mnt/afs"}] | .fault_tolerance = {backoff_limit: 1, rules: [{exit_codes: "254", action: "RESTART_POD", mark_node_unschedulable: true}]}')"
+check "mark job succeeds" wait_for default mark .state SUCCEEDED 30
+api GET "$BASE/default/trainingJobs/mark/events"
+first=$(jq -r '[.events[] | select(.kind == "SCHEDULED")][0].message' "$TMP/body" | sed 's/.* on //')
+marked=$(jq -r '[.events[] | select(.kind == "NODE_MARKED")][0].node' "$TMP/body")
+api GET "$BASE/default/trainingJobs/mark/workers"
+now=$(jq -r '.workers[0].node_name' "$TMP/body")
+check "the failed node was marked" test -n "$marked" -a "$marked" = "$first"
+check "the restart ran on the other node" test -n "$now" -a "$now" != "$first"
+
+# --- preemption: a standard job takes capacity from a preemptible idle job ---
+api POST "$BASE/default/trainingJobs?training_job_name=idler" "$(job idler 'sleep 60' '.roles[0].resource_spec[0].name = "gpu-8" | .resource_pool = {name: "idle", zone: "local-1z", vpc_id: "vpc-local"} | .scheduling = {quota_type: "SPOT", preemptible: true}')"
+check "idle job runs" wait_for default idler .state RUNNING
+api POST "$BASE/default/trainingJobs?training_job_name=boss" "$(job boss 'sleep 60' '.roles[0].total_replicas = 1 | .roles[0].resource_spec[0].name = "gpu-8"')"
+check "the standard job runs" wait_for default boss .state RUNNING 15
+check "the idle job is back in the queue" wait_for default idler .state QUEUEING 15
+sleep 0.5
+check "...with the reason" sh -c "curl -s --unix-socket '$SOCK' 'http://x$BASE/default/trainingJobs/idler' | jq -r .state_message | tee $TMP/reason | grep -q 'preempted by'"
+
+# --- stop and start ---
+api POST "$BASE/default/trainingJobs:batchStop" '{"training_job_names": ["boss"]}'
+check "batchStop answers 200" test "$code" = 200
+check "the stopped job is SUSPENDED" wait_for default boss .state SUSPENDED 15
+api POST "/trainjob/v1/workspaces/default/trainingJobs/boss:start"
+check ":start requeues it" test "$code" = 200
+api POST "$BASE/default/trainingJobs:batchDelete" '{"training_job_names": ["boss", "idler"]}'
+check "batchDelete answers 200" test "$code" = 200
+n=0; while [ $n -lt 100 ]; do api GET "$BASE/default/trainingJobs/boss"; [ "$code" = 404 ] && break; sleep 0.1; n=$((n + 1)); done
+check "a deleted job is 404" test "$code" = 404
+
+# --- HMAC on loopback TCP ---
+sign() { # DATE SECRET
+    printf 'x-date: %s' "$1" | openssl dgst -sha256 -hmac "$2" -binary | base64
+}
+tcp() { # DATE SECRET
+    code=$(curl -s -o "$TMP/body" -w '%{http_code}' -H "X-Date: $1" \
+        -H "Authorization: hmac accesskey=\"AKTEST\", algorithm=\"hmac-sha256\", headers=\"x-date\", signature=\"$(sign "$1" "$2")\"" \
+        "http://127.0.0.1:$PORT/trainjob/v1/catalog")
+}
+now=$(LC_ALL=C date -u '+%a, %d %b %Y %H:%M:%S GMT')
+stale=$(LC_ALL=C date -u -d '-20 minutes' '+%a, %d %b %Y %H:%M:%S GMT')
+tcp "$now" SKTEST
+check "a good signature is accepted" test "$code" = 200
+tcp "$now" WRONG
+check "a bad signature is refused" test "$code" = 401
+tcp "$stale" SKTEST
+check "a stale X-Date is refused" test "$code" = 401
+code=$(curl -s -o "$TMP/body" -w '%{http_code}' "http://127.0.0.1:$PORT/trainjob/v1/catalog")
+check "no signature is refused" test "$code" = 401
+
+# --- kill -9 of the engine while workers run: nothing is lost ---
+SCRIPT='sleep 2; if [ "$RANK" = 1 ]; then exit 3; fi'
+api POST "$BASE/default/trainingJobs?training_job_name=crash" "$(job crash "$SCRIPT" '.fault_tolerance = {backoff_limit: 0}')"
+check "crash job runs" wait_for default crash .state RUNNING
+kill -9 "$ENGINE_PID"
+wait "$ENGINE_PID" 2>/dev/null
+ENGINE_PID=""
+sleep 3 # the workers end while no engine is running
+start_engine
+check "after kill -9 and restart the job is known" test "$(field default crash .name)" = crash
+check "...and ends FAILED from the exit code that arrived meanwhile" wait_for default crash .state FAILED 15
+api GET "$BASE/default/trainingJobs/crash/workers"
+check "...with each worker's exit code" test "$(jq -r '[.workers[].exit_code] | join(",")' "$TMP/body")" = "0,3"

@@ -1,0 +1,705 @@
+/*
+ * test_runner: real workers through the real shim ($TRAINJOB_SHIM, an
+ * absolute path; every test that needs it is skipped without it). Exit codes
+ * and both output streams in the log; SIGKILL and SIGTERM (sent to the group,
+ * and forwarded by the shim, as are SIGHUP and SIGINT) as 128 + signal; the
+ * environment the worker sees; the log cap and its rotation; a shim
+ * outliving the process that started it; leftovers of a finished worker; pid
+ * reuse in runner_alive; start failures; damaged status files; and, where
+ * bubblewrap works, binds (read-write and read-only) and the working
+ * directory inside the sandbox.
+ *
+ * Waiting for a worker polls its status file every 10 ms for at most 5 s.
+ * The test process is a child subreaper and reaps the shims after each test.
+ */
+// clang-format off
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+// clang-format on
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine/runner.h"
+#include "util/fileio.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#define WAIT_STEP_MS 10
+#define WAIT_MAX_MS 5000
+
+/* One test's scratch directory and the paths in it. */
+struct fixture {
+    char dir[64];
+    char *status;
+    char *log;
+};
+
+static char *const plain_env[] = {"PATH=/usr/bin:/bin", "LANG=C", NULL};
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+static int setup(void **state)
+{
+    struct fixture *f = xcalloc(1, sizeof(*f));
+    snprintf(f->dir, sizeof(f->dir), "/tmp/test_runner.XXXXXX");
+    if (!mkdtemp(f->dir))
+        return -1;
+    f->status = xasprintf("%s/status", f->dir);
+    f->log = xasprintf("%s/log", f->dir);
+    *state = f;
+    return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    return remove(path);
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    runner_reap(); /* the shims that ended, reparented to us (see main) */
+    /* Make any read-only test directory removable again. */
+    nftw(f->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(f->status);
+    free(f->log);
+    free(f);
+    return 0;
+}
+
+/* The shim from $TRAINJOB_SHIM; skips the test when there is none. */
+static const char *shim_or_skip(void)
+{
+    const char *shim = getenv("TRAINJOB_SHIM");
+    if (!shim || shim[0] != '/' || access(shim, X_OK) != 0) {
+        print_message("TRAINJOB_SHIM is not set to an executable absolute path: skipped\n");
+        skip();
+    }
+    return shim;
+}
+
+/* A spec running script with the plain environment and a 1 MiB log cap. */
+static struct runner_spec spec_for(const struct fixture *f, const char *script)
+{
+    struct runner_spec s;
+    memset(&s, 0, sizeof(s));
+    s.shim_path = shim_or_skip();
+    s.status_path = f->status;
+    s.log_path = f->log;
+    s.log_cap = 1 << 20;
+    s.script = script;
+    s.envp = plain_env;
+    return s;
+}
+
+/* Starts spec and fails the test when it does not start. */
+static void start(const struct runner_spec *spec, struct runner_proc *proc)
+{
+    struct strbuf err = STRBUF_INIT;
+    int rc = runner_start(spec, proc, &err);
+    if (rc != 0)
+        print_message("runner_start: %s\n", strbuf_str(&err));
+    assert_int_equal(rc, 0);
+    assert_true(proc->shim_pid > 0);
+    assert_true(proc->worker_pgid > 0);
+    strbuf_free(&err);
+}
+
+/* The worker's exit code, waiting for the status file (fails after WAIT_MAX_MS). */
+static int wait_exit_code(const char *status_path)
+{
+    int code = -1;
+    for (int waited = 0; waited <= WAIT_MAX_MS; waited += WAIT_STEP_MS) {
+        int rc = runner_read_status(status_path, &code);
+        assert_int_not_equal(rc, -1);
+        if (rc == 1)
+            return code;
+        sleep_ms(WAIT_STEP_MS);
+    }
+    fail_msg("no status in %s after %d ms", status_path, WAIT_MAX_MS);
+    return -1;
+}
+
+/* Waits until the shim is gone (bounded); returns whether it went. */
+static bool wait_gone(const struct runner_proc *proc)
+{
+    for (int waited = 0; waited <= WAIT_MAX_MS; waited += WAIT_STEP_MS) {
+        if (!runner_alive(proc))
+            return true;
+        sleep_ms(WAIT_STEP_MS);
+    }
+    return false;
+}
+
+/* The whole file (NULL when it does not exist); *len its size. */
+static char *slurp(const char *path, size_t *len)
+{
+    char *data = NULL;
+    size_t n = 0;
+    struct strbuf err = STRBUF_INIT;
+    if (file_read_all(path, 16u << 20, &data, &n, &err) != 0)
+        data = NULL;
+    strbuf_free(&err);
+    if (len)
+        *len = n;
+    return data;
+}
+
+static void test_exit_code_and_log(void **state)
+{
+    struct fixture *f = *state;
+    struct runner_spec spec = spec_for(f, "echo hello; echo err >&2; exit 3");
+    struct runner_proc proc;
+    start(&spec, &proc);
+    assert_int_equal(wait_exit_code(f->status), 3);
+    char *log = slurp(f->log, NULL);
+    assert_non_null(log);
+    assert_string_equal(log, "hello\nerr\n");
+    free(log);
+
+    /* The pid file names the shim and the worker's group; refresh reads it back. */
+    char *pid_path = xasprintf("%s.pid", f->status);
+    char *pids = slurp(pid_path, NULL);
+    char want[64];
+    snprintf(want, sizeof(want), "%ld %ld\n", (long)proc.shim_pid, (long)proc.worker_pgid);
+    assert_string_equal(pids, want);
+    struct runner_proc again = proc;
+    again.worker_pgid = 0;
+    runner_refresh(&again, f->status);
+    assert_int_equal(again.worker_pgid, proc.worker_pgid);
+    again.worker_pgid = 0;
+    again.shim_pid = proc.shim_pid + 1; /* another shim's file: left alone */
+    runner_refresh(&again, f->status);
+    assert_int_equal(again.worker_pgid, 0);
+    runner_refresh(&again, NULL);
+    assert_int_equal(again.worker_pgid, 0);
+    free(pids);
+    free(pid_path);
+
+    assert_true(wait_gone(&proc));
+    /* Nothing besides the status, pid and log files: no temporary file is left over. */
+    DIR *d = opendir(f->dir);
+    assert_non_null(d);
+    int entries = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        entries++;
+        assert_true(strcmp(e->d_name, "status") == 0 || strcmp(e->d_name, "status.pid") == 0 ||
+                    strcmp(e->d_name, "log") == 0);
+    }
+    closedir(d);
+    assert_int_equal(entries, 3);
+}
+
+static void test_exit_zero(void **state)
+{
+    struct fixture *f = *state;
+    struct runner_spec spec = spec_for(f, "true");
+    struct runner_proc proc;
+    start(&spec, &proc);
+    assert_int_equal(wait_exit_code(f->status), 0);
+    size_t len = 1;
+    char *log = slurp(f->log, &len);
+    assert_non_null(log);
+    assert_int_equal(len, 0);
+    free(log);
+}
+
+static void test_sigkill(void **state)
+{
+    struct fixture *f = *state;
+    struct runner_spec spec = spec_for(f, "sleep 30");
+    struct runner_proc proc;
+    start(&spec, &proc);
+    assert_int_equal(runner_signal(&proc, SIGKILL), 0);
+    assert_int_equal(wait_exit_code(f->status), 128 + SIGKILL);
+    assert_true(wait_gone(&proc));
+}
+
+static void test_sigterm_to_group(void **state)
+{
+    struct fixture *f = *state;
+    struct runner_spec spec = spec_for(f, "trap - TERM; sleep 30");
+    struct runner_proc proc;
+    start(&spec, &proc);
+    assert_int_equal(runner_signal(&proc, SIGTERM), 0);
+    assert_int_equal(wait_exit_code(f->status), 128 + SIGTERM);
+}
+
+/* With the group unknown, the signal goes to the shim, which forwards it. */
+static void test_sigterm_forwarded(void **state)
+{
+    struct fixture *f = *state;
+    struct runner_spec spec = spec_for(f, "trap - TERM; echo started; sleep 30");
+    struct runner_proc proc;
+    start(&spec, &proc);
+    struct runner_proc shim_only = proc;
+    shim_only.worker_pgid = 0;
+    assert_int_equal(runner_signal(&shim_only, SIGTERM), 0);
+    assert_int_equal(wait_exit_code(f->status), 128 + SIGTERM);
+    assert_true(wait_gone(&proc));
+
+    /* SIGHUP is forwarded too (the shim itself survives it). */
+    unlink(f->status);
+    struct runner_spec hup = spec_for(f, "sleep 30");
+    start(&hup, &proc);
+    shim_only = proc;
+    shim_only.worker_pgid = 0;
+    assert_int_equal(runner_signal(&shim_only, SIGHUP), 0);
+    assert_int_equal(wait_exit_code(f->status), 128 + SIGHUP);
+}
+
+/*
+ * SIGINT is forwarded too. sh itself catches SIGINT at moments and may lose
+ * one that arrives early, so the worker traps it and says when it is ready.
+ */
+static void test_sigint_forwarded(void **state)
+{
+    struct fixture *f = *state;
+    struct runner_spec spec =
+        spec_for(f, "trap 'echo got INT; exit 42' INT; echo ready; while :; do sleep 0.05; done");
+    struct runner_proc proc;
+    start(&spec, &proc);
+    bool ready = false;
+    for (int waited = 0; !ready && waited <= WAIT_MAX_MS; waited += WAIT_STEP_MS) {
+        char *log = slurp(f->log, NULL);
+        ready = log && strstr(log, "ready\n");
+        free(log);
+        if (!ready)
+            sleep_ms(WAIT_STEP_MS);
+    }
+    assert_true(ready);
+    struct runner_proc shim_only = proc;
+    shim_only.worker_pgid = 0;
+    assert_int_equal(runner_signal(&shim_only, SIGINT), 0);
+    assert_int_equal(wait_exit_code(f->status), 42);
+    char *log = slurp(f->log, NULL);
+    assert_string_equal(log, "ready\ngot INT\n");
+    free(log);
+}
+
+/* The worker's environment is exactly envp: nothing of the test's leaks in. */
+static void test_environment(void **state)
+{
+    struct fixture *f = *state;
+    char *const envp[] = {"RANK=5", "PATH=/usr/bin:/bin", "WITH_SPACE=a b", NULL};
+    struct runner_spec spec =
+        spec_for(f, "echo \"rank=$RANK\"; echo \"home=${HOME-unset}\"; echo \"$WITH_SPACE\"");
+    spec.envp = envp;
+    struct runner_proc proc;
+    start(&spec, &proc);
+    assert_int_equal(wait_exit_code(f->status), 0);
+    char *log = slurp(f->log, NULL);
+    assert_string_equal(log, "rank=5\nhome=unset\na b\n");
+    free(log);
+}
+
+static void test_cwd(void **state)
+{
+    struct fixture *f = *state;
+    char *work = xasprintf("%s/work", f->dir);
+    assert_int_equal(mkdir(work, 0755), 0);
+    struct runner_spec spec = spec_for(f, "pwd; echo x > here");
+    spec.cwd = work;
+    struct runner_proc proc;
+    start(&spec, &proc);
+    assert_int_equal(wait_exit_code(f->status), 0);
+    char *log = slurp(f->log, NULL);
+    char *want = xasprintf("%s\n", work);
+    assert_string_equal(log, want);
+    char *here = xasprintf("%s/here", work);
+    assert_int_equal(access(here, F_OK), 0);
+    free(here);
+    free(want);
+    free(log);
+
+    /* A working directory that does not exist: the worker cannot run (127), the log says why. */
+    unlink(f->status);
+    char *missing = xasprintf("%s/missing", f->dir);
+    spec.cwd = missing;
+    start(&spec, &proc);
+    assert_int_equal(wait_exit_code(f->status), 127);
+    log = slurp(f->log, NULL);
+    assert_non_null(strstr(log, missing));
+    free(log);
+    free(missing);
+    free(work);
+}
+
+/* 200 KB of output with a 64 KiB cap: log and log.1, each at most the cap, hold the tail. */
+static void test_log_cap(void **state)
+{
+    struct fixture *f = *state;
+    const size_t cap = 64 * 1024;
+    /* 4000 lines of 51 bytes: "%050d\n" */
+    struct runner_spec spec =
+        spec_for(f, "i=0; while [ $i -lt 4000 ]; do printf '%050d\\n' $i; i=$((i + 1)); done");
+    spec.log_cap = cap;
+    struct runner_proc proc;
+    start(&spec, &proc);
+    assert_int_equal(wait_exit_code(f->status), 0);
+
+    struct strbuf want = STRBUF_INIT;
+    for (int i = 0; i < 4000; i++)
+        strbuf_addf(&want, "%050d\n", i);
+    assert_int_equal(want.len, 4000 * 51);
+
+    char *rotated_path = xasprintf("%s.1", f->log);
+    size_t len0 = 0, len1 = 0;
+    char *log0 = slurp(f->log, &len0);
+    char *log1 = slurp(rotated_path, &len1);
+    assert_non_null(log0);
+    assert_non_null(log1);
+    assert_true(len0 <= cap);
+    assert_true(len1 <= cap);
+    assert_true(len0 + len1 >= cap);
+    assert_true(len0 > 0);
+    /* log.1 then log is exactly the end of the output. */
+    struct strbuf got = STRBUF_INIT;
+    strbuf_add(&got, log1, len1);
+    strbuf_add(&got, log0, len0);
+    assert_memory_equal(got.buf, want.buf + want.len - got.len, got.len);
+    /* Nothing else was left in the directory (no log.2, no temp files). */
+    char *two = xasprintf("%s.2", f->log);
+    assert_int_not_equal(access(two, F_OK), 0);
+    free(two);
+    strbuf_free(&got);
+    strbuf_free(&want);
+    free(log0);
+    free(log1);
+    free(rotated_path);
+}
+
+/*
+ * The shim outlives the process that started it: a child starts the worker
+ * and exits at once; the test, its parent, still gets the exit code.
+ */
+static void test_outlives_parent(void **state)
+{
+    struct fixture *f = *state;
+    struct runner_spec spec = spec_for(f, "sleep 0.3; exit 7");
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        struct runner_proc p;
+        struct strbuf err = STRBUF_INIT;
+        int rc = runner_start(&spec, &p, &err);
+        if (rc == 0 && write(fds[1], &p, sizeof(p)) != (ssize_t)sizeof(p))
+            rc = -1;
+        _exit(rc == 0 ? 0 : 1);
+    }
+    close(fds[1]);
+    int wstatus = 0;
+    assert_int_equal(waitpid(child, &wstatus, 0), child);
+    assert_true(WIFEXITED(wstatus));
+    assert_int_equal(WEXITSTATUS(wstatus), 0);
+    struct runner_proc proc;
+    assert_int_equal(read(fds[0], &proc, sizeof(proc)), (ssize_t)sizeof(proc));
+    close(fds[0]);
+
+    /* The starter is gone; the worker still runs and its shim is alive. */
+    int code;
+    assert_int_equal(runner_read_status(f->status, &code), 0);
+    assert_true(runner_alive(&proc));
+    assert_int_equal(wait_exit_code(f->status), 7);
+    assert_true(wait_gone(&proc));
+}
+
+/* What a worker leaves behind in its process group dies with it. */
+static void test_leftovers_killed(void **state)
+{
+    struct fixture *f = *state;
+    char *script = xasprintf("sleep 30 & echo $! > %s/bg; exit 0", f->dir);
+    struct runner_spec spec = spec_for(f, script);
+    struct runner_proc proc;
+    start(&spec, &proc);
+    assert_int_equal(wait_exit_code(f->status), 0);
+    char *bg_path = xasprintf("%s/bg", f->dir);
+    char *bg = slurp(bg_path, NULL);
+    assert_non_null(bg);
+    long pid = strtol(bg, NULL, 10);
+    assert_true(pid > 0);
+    /* Gone, or a zombie nobody reaped yet: either way not running. */
+    char stat_path[64], buf[512];
+    snprintf(stat_path, sizeof(stat_path), "/proc/%ld/stat", pid);
+    int fd = open(stat_path, O_RDONLY);
+    if (fd >= 0) {
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        if (n > 0) {
+            buf[n] = '\0';
+            char *p = strrchr(buf, ')');
+            assert_non_null(p);
+            assert_true(p[2] == 'Z' || p[2] == 'X');
+        }
+    }
+    free(bg);
+    free(bg_path);
+    free(script);
+}
+
+static void test_alive(void **state)
+{
+    struct fixture *f = *state;
+    struct runner_spec spec = spec_for(f, "sleep 30");
+    struct runner_proc proc;
+    start(&spec, &proc);
+    assert_true(runner_alive(&proc));
+    assert_true(proc.shim_start_ticks > 0);
+
+    /* The same pid with another start time is another process. */
+    struct runner_proc reused = proc;
+    reused.shim_start_ticks = proc.shim_start_ticks + 1;
+    assert_false(runner_alive(&reused));
+    reused.shim_start_ticks = 0;
+    assert_false(runner_alive(&reused));
+
+    assert_int_equal(runner_signal(&proc, SIGKILL), 0);
+    assert_int_equal(wait_exit_code(f->status), 137);
+    assert_true(wait_gone(&proc));
+
+    /* A pid that is certainly dead: a child of ours, reaped. */
+    pid_t child = fork();
+    if (child == 0)
+        _exit(0);
+    assert_int_equal(waitpid(child, NULL, 0), child);
+    struct runner_proc dead = {child, child, proc.shim_start_ticks};
+    assert_false(runner_alive(&dead));
+    struct runner_proc none = {0, 0, 0};
+    assert_false(runner_alive(&none));
+    assert_int_equal(runner_signal(&none, SIGTERM), -1);
+}
+
+/* Starts that fail leave nothing behind and say why. */
+static void test_start_errors(void **state)
+{
+    struct fixture *f = *state;
+    struct runner_spec spec = spec_for(f, "exit 0");
+    struct runner_proc proc;
+    struct strbuf err = STRBUF_INIT;
+
+    char *no_shim = xasprintf("%s/no-such-shim", f->dir);
+    spec.shim_path = no_shim;
+    assert_int_equal(runner_start(&spec, &proc, &err), -1);
+    assert_non_null(strstr(strbuf_str(&err), no_shim));
+    assert_int_equal(proc.shim_pid, 0);
+    strbuf_reset(&err);
+    free(no_shim);
+
+    /* The log cannot be opened: the shim refuses before starting the worker. */
+    spec = spec_for(f, "exit 0");
+    char *bad_log = xasprintf("%s/no-such-dir/log", f->dir);
+    spec.log_path = bad_log;
+    assert_int_equal(runner_start(&spec, &proc, &err), -1);
+    assert_non_null(strstr(strbuf_str(&err), "cannot open the log"));
+    assert_int_not_equal(access(f->status, F_OK), 0);
+    char *pid_path = xasprintf("%s.pid", f->status);
+    assert_int_not_equal(access(pid_path, F_OK), 0);
+    free(pid_path);
+    strbuf_reset(&err);
+    free(bad_log);
+
+    /* The status directory is not there: the pid file cannot be written either. */
+    spec = spec_for(f, "exit 0");
+    char *bad_status = xasprintf("%s/no-such-dir/status", f->dir);
+    spec.status_path = bad_status;
+    assert_int_equal(runner_start(&spec, &proc, &err), -1);
+    assert_true(err.len > 0);
+    strbuf_reset(&err);
+    free(bad_status);
+
+    /* A bind the shim's command line cannot carry, and a missing script. */
+    spec = spec_for(f, "exit 0");
+    struct runner_bind colon = {"/tmp/a:b", "/mnt/x", false};
+    spec.binds = &colon;
+    spec.bind_count = 1;
+    assert_int_equal(runner_start(&spec, &proc, &err), -1);
+    assert_non_null(strstr(strbuf_str(&err), "':'"));
+    strbuf_reset(&err);
+    spec = spec_for(f, NULL);
+    assert_int_equal(runner_start(&spec, &proc, &err), -1);
+    strbuf_free(&err);
+}
+
+/* Writes text to path (replacing it). */
+static void put(const char *path, const char *text)
+{
+    struct strbuf err = STRBUF_INIT;
+    assert_int_equal(file_write_atomic(path, text, strlen(text), 0644, &err), 0);
+    strbuf_free(&err);
+}
+
+static void test_read_status(void **state)
+{
+    struct fixture *f = *state;
+    int code = -5;
+    assert_int_equal(runner_read_status(f->status, &code), 0);
+    assert_int_equal(code, -5);
+    static const struct {
+        const char *text;
+        int rc, code;
+    } cases[] = {
+        {"exit_code 0\n", 1, 0},   {"exit_code 143\n", 1, 143},
+        {"exit_code 255", 1, 255}, {"", -1, 0},
+        {"exit_code\n", -1, 0},    {"exit_code \n", -1, 0},
+        {"exit_code -1\n", -1, 0}, {"exit_code 256\n", -1, 0},
+        {"exit_code 3x\n", -1, 0}, {"exit_code 3\nmore\n", -1, 0},
+        {"garbage\n", -1, 0},      {"exit_code  3\n", -1, 0},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        put(f->status, cases[i].text);
+        code = -5;
+        assert_int_equal(runner_read_status(f->status, &code), cases[i].rc);
+        if (cases[i].rc == 1)
+            assert_int_equal(code, cases[i].code);
+    }
+}
+
+/* The sandbox, or a skip when bubblewrap does not work here. */
+static void sandbox_or_skip(void)
+{
+    if (!runner_sandbox_available()) {
+        print_message("bubblewrap is not available: skipped\n");
+        skip();
+    }
+}
+
+static void test_sandbox_binds(void **state)
+{
+    struct fixture *f = *state;
+    shim_or_skip();
+    sandbox_or_skip();
+    char *data = xasprintf("%s/data", f->dir);
+    char *ro = xasprintf("%s/ro", f->dir);
+    assert_int_equal(mkdir(data, 0755), 0);
+    assert_int_equal(mkdir(ro, 0755), 0);
+    char *marker = xasprintf("%s/marker", data);
+    put(marker, "m\n");
+
+    struct runner_bind binds[] = {{data, "/mnt/afs", false}, {ro, "/mnt/ro", true}};
+    /* The marker is seen, the read-only bind refuses, the rest of the host is not there. */
+    char *script = xasprintf("ls /mnt/afs/marker && echo out > /mnt/afs/written && "
+                             "if echo x > /mnt/ro/new; then exit 9; fi; "
+                             "if [ -e %s ]; then exit 8; fi; echo done",
+                             f->dir);
+    struct runner_spec spec = spec_for(f, script);
+    spec.sandbox = true;
+    spec.binds = binds;
+    spec.bind_count = 2;
+    struct runner_proc proc;
+    start(&spec, &proc);
+    assert_int_equal(wait_exit_code(f->status), 0);
+    char *log = slurp(f->log, NULL);
+    assert_non_null(strstr(log, "/mnt/afs/marker\n"));
+    assert_non_null(strstr(log, "Read-only file system"));
+    assert_non_null(strstr(log, "done\n"));
+    free(log);
+
+    /* The read-write bind wrote through to the host; the read-only one did not. */
+    char *written = xasprintf("%s/written", data);
+    char *text = slurp(written, NULL);
+    assert_string_equal(text, "out\n");
+    char *new_file = xasprintf("%s/new", ro);
+    assert_int_not_equal(access(new_file, F_OK), 0);
+    free(new_file);
+    free(text);
+    free(written);
+    free(marker);
+    free(ro);
+    free(data);
+    free(script);
+}
+
+/* Inside the sandbox the working directory is there: at its own path, or through a bind. */
+static void test_sandbox_cwd(void **state)
+{
+    struct fixture *f = *state;
+    shim_or_skip();
+    sandbox_or_skip();
+    char *work = xasprintf("%s/work", f->dir);
+    char *sub = xasprintf("%s/work/sub", f->dir);
+    assert_int_equal(mkdir(work, 0755), 0);
+    assert_int_equal(mkdir(sub, 0755), 0);
+
+    struct runner_spec spec = spec_for(f, "pwd; echo x > file");
+    spec.sandbox = true;
+    spec.cwd = work;
+    struct runner_proc proc;
+    start(&spec, &proc);
+    assert_int_equal(wait_exit_code(f->status), 0);
+    char *log = slurp(f->log, NULL);
+    char *want = xasprintf("%s\n", work);
+    assert_string_equal(log, want);
+    free(want);
+    free(log);
+    char *file = xasprintf("%s/file", work);
+    assert_int_equal(access(file, F_OK), 0);
+    free(file);
+
+    unlink(f->status);
+    unlink(f->log);
+    struct runner_bind bind = {work, "/mnt/afs", false};
+    spec.cwd = sub;
+    spec.binds = &bind;
+    spec.bind_count = 1;
+    start(&spec, &proc);
+    assert_int_equal(wait_exit_code(f->status), 0);
+    log = slurp(f->log, NULL);
+    assert_string_equal(log, "/mnt/afs/sub\n");
+    free(log);
+    free(sub);
+    free(work);
+}
+
+int main(void)
+{
+    /*
+     * Orphaned shims come to us rather than to a PID 1 that may never reap
+     * them (as in some containers), so a run leaves no zombies behind.
+     */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_exit_code_and_log, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_exit_zero, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sigkill, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sigterm_to_group, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sigterm_forwarded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sigint_forwarded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_environment, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cwd, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_log_cap, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_outlives_parent, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_leftovers_killed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_alive, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_start_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_read_status, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sandbox_binds, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sandbox_cwd, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,73 @@
+/*
+ * timefmt: see timefmt.h.
+ */
+#include "util/timefmt.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+int64_t time_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void time_rfc3339(int64_t unix_ms, char buf[TIMEFMT_RFC3339_LEN])
+{
+    time_t secs = (time_t)(unix_ms / 1000);
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    snprintf(buf, TIMEFMT_RFC3339_LEN, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(unix_ms % 1000));
+}
+
+int64_t time_parse_rfc3339(const char *s)
+{
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    int ms = 0, n = 0;
+    if (s == NULL || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                            &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6)
+        return -1;
+    const char *p = s + n;
+    if (*p == '.') {
+        int digits = 0;
+        for (p++; *p >= '0' && *p <= '9'; p++, digits++)
+            if (digits < 3)
+                ms = ms * 10 + (*p - '0');
+        for (; digits < 3; digits++)
+            ms *= 10;
+    }
+    long offset = 0;
+    if (*p == '+' || *p == '-') {
+        int hh, mm;
+        if (sscanf(p + 1, "%2d:%2d", &hh, &mm) != 2)
+            return -1;
+        offset = (hh * 60L + mm) * 60L * (*p == '-' ? -1 : 1);
+    } else if (*p != 'Z' && *p != 'z') {
+        return -1;
+    }
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    time_t t = timegm(&tm);
+    return ((int64_t)t - offset) * 1000 + ms;
+}
+
+void time_age(int64_t ms, char *buf, size_t size)
+{
+    int64_t s = ms / 1000;
+    if (s < 0)
+        s = 0;
+    if (s < 60)
+        snprintf(buf, size, "%llds", (long long)s);
+    else if (s < 3600)
+        snprintf(buf, size, "%lldm", (long long)(s / 60));
+    else if (s < 86400)
+        snprintf(buf, size, "%lldh", (long long)(s / 3600));
+    else if (s < 365 * 86400)
+        snprintf(buf, size, "%lldd", (long long)(s / 86400));
+    else
+        snprintf(buf, size, "%lldy", (long long)(s / (365 * 86400)));
+}
