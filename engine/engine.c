@@ -268,6 +268,24 @@ static void stamp(char **field)
     *field = xstrdup(buf);
 }
 
+/* Do two reasons say the same thing but for their numbers ("needs 16 GPUs, 8 free")? */
+static bool same_but_numbers(const char *a, const char *b)
+{
+    if (a == NULL || b == NULL)
+        return a == b;
+    while (*a || *b) {
+        while (*a >= '0' && *a <= '9')
+            a++;
+        while (*b >= '0' && *b <= '9')
+            b++;
+        if (*a != *b)
+            return false;
+        if (*a)
+            a++, b++;
+    }
+    return true;
+}
+
 void engine_set_state(struct engine *eng, struct ejob *job, enum job_state state,
                       const char *message)
 {
@@ -275,7 +293,7 @@ void engine_set_state(struct engine *eng, struct ejob *job, enum job_state state
     bool message_changed = (message == NULL) != (job->spec.state_message == NULL) ||
                            (message && strcmp(message, job->spec.state_message) != 0);
     job->spec.state = state;
-    free(job->spec.state_message);
+    char *job_prev_message = job->spec.state_message;
     job->spec.state_message = message && message[0] ? xstrdup(message) : NULL;
     stamp(&job->spec.update_time);
     if (state == JOB_STATE_RUNNING && old != JOB_STATE_RUNNING)
@@ -286,7 +304,11 @@ void engine_set_state(struct engine *eng, struct ejob *job, enum job_state state
         stamp(&job->spec.complete_time);
     engine_save(eng, job);
     engine_publish(eng, job);
-    if (old != state || message_changed) {
+    /* A waiting reason whose numbers move with free capacity is not news. */
+    bool news = old != state ||
+                (message_changed && !same_but_numbers(message, job_prev_message));
+    free(job_prev_message);
+    if (news) {
         struct job_event ev = {0};
         ev.kind = old != state ? EVENT_STATE : EVENT_WAITING;
         ev.state = state;
@@ -776,11 +798,9 @@ int engine_job_create(struct engine *eng, const char *user, const char *ws, cons
     catalog_free(&cat);
 
     char uid[40];
-    unsigned char rnd[16];
-    char *gen = jobspec_generate_name(FRAMEWORK_UNSPECIFIED); /* entropy: 8 random chars */
+    char *gen = jobspec_generate_name(FRAMEWORK_UNSPECIFIED); /* "pt-" + 8 random chars */
     snprintf(uid, sizeof uid, "%016llx-%s", (unsigned long long)time_now_ms(), gen + 3);
     free(gen);
-    (void)rnd;
     job->spec.uid = xstrdup(uid);
     job->spec.id = xasprintf("/subscriptions/%s/resourceGroups/%s/zones/%s/workspaces/%s/"
                              "trainingJobs/%s",

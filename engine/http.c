@@ -306,15 +306,16 @@ static int start_listener(struct http_server *srv, struct listener *l, int liste
     unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     if (listen_fd >= 0)
         l->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, l,
+                                     MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
                                      MHD_OPTION_LISTEN_SOCKET, listen_fd,
                                      MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
-                                     MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
                                      MHD_OPTION_CONNECTION_TIMEOUT, 0u, MHD_OPTION_END);
     else
         l->daemon = MHD_start_daemon(flags, ntohs(addr->sin_port), NULL, NULL, on_request, l,
+                                     MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
                                      MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_NOTIFY_COMPLETED,
-                                     on_completed, l, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
-                                     MHD_OPTION_CONNECTION_TIMEOUT, 0u, MHD_OPTION_END);
+                                     on_completed, l, MHD_OPTION_CONNECTION_TIMEOUT, 0u,
+                                     MHD_OPTION_END);
     if (l->daemon == NULL) {
         strbuf_addf(err, "could not start the HTTP server%s", listen_fd >= 0 ? "" : " on TCP");
         return -1;

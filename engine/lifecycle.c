@@ -24,6 +24,7 @@
 #include "engine/sched.h"
 #include "engine/ssh_keys.h"
 #include "engine/state.h"
+#include "engine/store.h"
 #include "engine/stream.h"
 #include "engine/worker_env.h"
 #include "util/fileio.h"
@@ -439,6 +440,8 @@ static void run_pass(void *ctx)
         who[n++] = job;
     }
     sched_pass(nodes, nn, sj, n);
+    /* Every change a pass makes is one transaction: one fsync, not one per job. */
+    store_begin(eng->store, NULL);
     /* Nodes whose capacity a preemption frees only once its workers have stopped. */
     bool *freeing = xcalloc(nn ? nn : 1, sizeof *freeing);
     const char *victim = NULL;
@@ -494,6 +497,7 @@ static void run_pass(void *ctx)
         }
         free(sj[k].placement);
     }
+    store_commit(eng->store, NULL);
     free(freeing);
     free(masks);
     free(pool_masks);

@@ -1,0 +1,893 @@
+/*
+ * bench_engine: trainjobd end to end, against the issue's targets.
+ *
+ *   A  the engine in process (no HTTP, the loop never runs, so no pass):
+ *      10,000 creates into a node that is `unschedulable`, then list pages
+ *      of 500;
+ *   B  the real trainjobd over those 10,000 jobs: time to its first answer,
+ *      its RSS, and list pages of 500 over its Unix socket;
+ *   C  a fresh engine with room: POST a one-worker job, GET it until it is
+ *      RUNNING, delete it and wait for 404; 50 times;
+ *   D  the same engine: 1,000 jobs whose script is `true`, submitted at
+ *      once, until every one is SUCCEEDED.
+ *
+ * Everything lives in one mkdtemp directory (configs, state dirs, sockets),
+ * never the user's. trainjobd is the build's (beside this binary's
+ * directory; $TRAINJOBD_BIN overrides), started with --foreground and
+ * stopped by pid. Prints one table (median, p99 or n/a, unit, target);
+ * asserts nothing, and exits 1 only when the setup fails.
+ */
+#include <curl/curl.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <jansson.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api/apierror.h"
+#include "engine/engine.h"
+#include "util/fileio.h"
+#include "util/loop.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#define JOBS_A 10000
+#define PAGE_SIZE 500
+#define LIST_ROUNDS 5 /* every page of the 10,000 jobs, this many times */
+#define SAMPLES_C 50
+#define JOBS_D 1000
+#define START_CAP_MS 20000
+#define RUNNING_CAP_MS 5000
+#define GONE_CAP_MS 30000
+#define DRAIN_CAP_MS 300000
+#define DRAIN_POLL_MS 50
+#define STOP_CAP_MS 15000
+#define REQUEST_TIMEOUT_MS 120000L
+
+static const char jobs_path[] = "/compute/acp/data/v2/subscriptions/local/resourceGroups/default/"
+                                "zones/local-1z/workspaces/default/trainingJobs";
+
+/* ---- time and samples ---------------------------------------------------- */
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+struct samples {
+    double *v;
+    size_t n, cap;
+};
+
+static void samples_add(struct samples *s, double x)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 64;
+        s->v = xreallocarray(s->v, s->cap, sizeof *s->v);
+    }
+    s->v[s->n++] = x;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The q-quantile (nearest rank) of the samples; sorts them. */
+static double samples_quantile(struct samples *s, double q)
+{
+    if (s->n == 0)
+        return 0;
+    qsort(s->v, s->n, sizeof *s->v, cmp_double);
+    size_t rank = (size_t)(q * (double)s->n + 0.999999);
+    if (rank < 1)
+        rank = 1;
+    return s->v[rank > s->n ? s->n - 1 : rank - 1];
+}
+
+static double samples_sum(const struct samples *s)
+{
+    double sum = 0;
+    for (size_t i = 0; i < s->n; i++)
+        sum += s->v[i];
+    return sum;
+}
+
+static void samples_free(struct samples *s)
+{
+    free(s->v);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- the table ------------------------------------------------------------ */
+
+#define NA (-1.0)
+
+static void table_header(const char *bin)
+{
+    printf("trainjobd engine (%s): in process, over its Unix socket, with real workers "
+           "(the scheduling-pass target, < 10 ms, is bench_sched's)\n",
+           bin);
+    printf("| %-52s | %10s | %10s | %-7s | %-18s |\n", "measurement", "median", "p99", "unit",
+           "target");
+    printf("|%s|%s|%s|%s|%s|\n", "------------------------------------------------------",
+           "------------", "------------", "---------", "--------------------");
+    fflush(stdout);
+}
+
+/* One row; p99 < 0 prints n/a. decimals applies to both numbers. */
+static void table_row(const char *what, double median, double p99, int decimals, const char *unit,
+                      const char *target)
+{
+    char m[32], p[32];
+    snprintf(m, sizeof m, "%.*f", decimals, median);
+    if (p99 < 0)
+        snprintf(p, sizeof p, "n/a");
+    else
+        snprintf(p, sizeof p, "%.*f", decimals, p99);
+    printf("| %-52s | %10s | %10s | %-7s | %-18s |\n", what, m, p, unit, target);
+    fflush(stdout);
+}
+
+/* ---- the state of one run ---------------------------------------------- */
+
+struct daemon {
+    pid_t pid; /* 0 when not running */
+    char *state_dir;
+    char *socket_path;
+    char *log_path;
+};
+
+struct client {
+    CURL *curl;
+    struct curl_slist *headers;
+    struct strbuf body; /* the last answer */
+    char error[CURL_ERROR_SIZE];
+};
+
+struct bench {
+    char *user;
+    char *trainjobd;
+    char *shim;
+    char *tmp;                /* the mkdtemp directory holding everything below */
+    char *state_a, *config_a; /* parts A and B */
+    char *state_c, *config_c; /* parts C and D */
+    struct daemon engine;     /* the trainjobd running now */
+    struct client http;
+};
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints why the setup failed; returns -1 for the caller to pass up. */
+static int fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("bench_engine: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return -1;
+}
+
+static char *current_user(void)
+{
+    struct passwd *pw = getpwuid(getuid());
+    if (pw && pw->pw_name)
+        return xstrdup(pw->pw_name);
+    return xasprintf("uid%ld", (long)getuid());
+}
+
+/* $TRAINJOBD_BIN, or <dir of this binary>/../<name>. */
+static char *sibling_binary(const char *env, const char *name)
+{
+    const char *v = env ? getenv(env) : NULL;
+    if (v && *v)
+        return xstrdup(v);
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return xstrdup(name);
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash)
+        *slash = '\0';
+    slash = strrchr(self, '/');
+    if (slash)
+        *slash = '\0';
+    return xasprintf("%s/%s", self, name);
+}
+
+/* engine.yaml: one node (cpus 1000, memory 10,000,000 MiB, no GPUs), pool std, spec cpu-1. */
+static int write_config(const struct bench *b, const char *path, bool unschedulable)
+{
+    struct strbuf y = STRBUF_INIT, err = STRBUF_INIT;
+    strbuf_addf(&y,
+                "subscription: local\n"
+                "resource_group: default\n"
+                "zone: local-1z\n"
+                "regions:\n"
+                "- name: local-1\n"
+                "  zones: [local-1z]\n"
+                "  vpcs: [vpc-local]\n"
+                "workspaces:\n"
+                "- name: default\n"
+                "  owners: [%s]\n"
+                "nodes:\n"
+                "- {name: n1, gpus: 0, cpus: 1000, memory_mib: 10000000%s}\n"
+                "pools:\n"
+                "- {name: std, type: dedicated}\n"
+                "specs:\n"
+                "- {name: cpu-1, gpus: 0, cpus: 1, memory_mib: 1}\n"
+                "images:\n"
+                "- {path: local/host}\n",
+                b->user, unschedulable ? ", unschedulable: true" : "");
+    int rc = file_write_atomic(path, y.buf, y.len, 0600, &err);
+    if (rc != 0)
+        fail("%s", strbuf_str(&err));
+    strbuf_free(&y);
+    strbuf_free(&err);
+    return rc ? -1 : 0;
+}
+
+/* A job body like tests/engine.test.sh's `job`: one PyTorch DDP role on cpu-1. */
+static void job_body(struct strbuf *sb, const char *name, int replicas, const char *script)
+{
+    strbuf_reset(sb);
+    strbuf_addf(sb,
+                "{\"display_name\":\"%s\",\"framework\":\"PYTORCH_DDP\","
+                "\"resource_pool\":{\"name\":\"std\"},"
+                "\"roles\":[{\"total_replicas\":%d,\"resource_spec\":[{\"name\":\"cpu-1\"}],"
+                "\"image_path\":\"local/host\",\"startup_script\":\"%s\"}]}",
+                name, replicas, script);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    if (remove(path) != 0)
+        fprintf(stderr, "bench_engine: removing %s: %s\n", path, strerror(errno));
+    return 0;
+}
+
+/* ---- HTTP over the Unix socket ------------------------------------------ */
+
+static size_t on_data(char *data, size_t size, size_t n, void *ctx)
+{
+    strbuf_add(ctx, data, size * n);
+    return size * n;
+}
+
+static int client_open(struct client *c)
+{
+    memset(c, 0, sizeof *c);
+    c->curl = curl_easy_init();
+    if (c->curl == NULL)
+        return fail("curl_easy_init failed");
+    c->headers = curl_slist_append(NULL, "Content-Type: application/json");
+    c->headers = curl_slist_append(c->headers, "Expect:");
+    curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, c->headers);
+    curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_data);
+    curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, &c->body);
+    curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, c->error);
+    curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
+    return 0;
+}
+
+static void client_close(struct client *c)
+{
+    if (c->curl)
+        curl_easy_cleanup(c->curl);
+    curl_slist_free_all(c->headers);
+    strbuf_free(&c->body);
+    memset(c, 0, sizeof *c);
+}
+
+/*
+ * One request to the engine on socket; body NULL means GET, else POST.
+ * Returns the HTTP status with the answer in c->body, or -1 (curl's
+ * message in c->error) when there was no answer.
+ */
+static long client_call(struct client *c, const char *socket_path, const char *path,
+                        const char *body, long timeout_ms)
+{
+    char url[1024];
+    snprintf(url, sizeof url, "http://localhost%s", path);
+    strbuf_reset(&c->body);
+    c->error[0] = '\0';
+    curl_easy_setopt(c->curl, CURLOPT_UNIX_SOCKET_PATH, socket_path);
+    curl_easy_setopt(c->curl, CURLOPT_URL, url);
+    curl_easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, timeout_ms);
+    if (body) {
+        curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+    } else {
+        curl_easy_setopt(c->curl, CURLOPT_HTTPGET, 1L);
+    }
+    CURLcode rc = curl_easy_perform(c->curl);
+    if (rc != CURLE_OK) {
+        if (c->error[0] == '\0')
+            snprintf(c->error, sizeof c->error, "%s", curl_easy_strerror(rc));
+        return -1;
+    }
+    long status = 0;
+    curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
+    return status;
+}
+
+static long engine_call(struct bench *b, const char *path, const char *body)
+{
+    return client_call(&b->http, b->engine.socket_path, path, body, REQUEST_TIMEOUT_MS);
+}
+
+/* A string field of the last answer (a JSON object), copied into out; "" when absent. */
+static void answer_string(const struct client *c, const char *key, char *out, size_t outsz)
+{
+    json_t *root = json_loadb(c->body.buf ? c->body.buf : "", c->body.len, 0, NULL);
+    const char *v = json_string_value(json_object_get(root, key));
+    snprintf(out, outsz, "%s", v ? v : "");
+    json_decref(root);
+}
+
+/* An integer field of the last answer; -1 when absent. */
+static long long answer_int(const struct client *c, const char *key)
+{
+    json_t *root = json_loadb(c->body.buf ? c->body.buf : "", c->body.len, 0, NULL);
+    json_t *v = json_object_get(root, key);
+    long long n = json_is_integer(v) ? (long long)json_integer_value(v) : -1;
+    json_decref(root);
+    return n;
+}
+
+/* ---- trainjobd as a child process -------------------------------------- */
+
+/* The last lines of the engine's log, for a failure message. */
+static void show_log_tail(const struct daemon *d)
+{
+    char *text = NULL;
+    size_t len = 0;
+    struct strbuf err = STRBUF_INIT;
+    if (d->log_path && file_read_all(d->log_path, 16u << 20, &text, &len, &err) == 0) {
+        size_t from = len > 1500 ? len - 1500 : 0;
+        fprintf(stderr, "bench_engine: the end of %s:\n%.*s\n", d->log_path, (int)(len - from),
+                text + from);
+    }
+    free(text);
+    strbuf_free(&err);
+}
+
+/* A field of /proc/<pid>/status in kB ("VmRSS", "VmHWM"); -1 when unreadable. */
+static long proc_kb(pid_t pid, const char *field)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    size_t n = strlen(field);
+    long kb = -1;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, field, n) == 0 && line[n] == ':') {
+            kb = strtol(line + n + 1, NULL, 10);
+            break;
+        }
+    }
+    fclose(f);
+    return kb;
+}
+
+/*
+ * Starts trainjobd --foreground on config and state_dir (socket
+ * <state_dir>/s.sock, output to <state_dir>.log) and waits, at most
+ * START_CAP_MS, until it answers. *answer_ms: spawn to first answer.
+ */
+static int daemon_start(struct bench *b, const char *config, const char *state_dir,
+                        double *answer_ms)
+{
+    struct daemon *d = &b->engine;
+    d->state_dir = xstrdup(state_dir);
+    d->socket_path = xasprintf("%s/s.sock", state_dir);
+    d->log_path = xasprintf("%s.log", state_dir);
+    struct strbuf err = STRBUF_INIT;
+    int made = file_mkdirs(state_dir, 0700, &err);
+    if (made != 0)
+        fail("%s", strbuf_str(&err));
+    strbuf_free(&err);
+    if (made != 0)
+        return -1;
+    int log = open(d->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (log < 0)
+        return fail("%s: %s", d->log_path, strerror(errno));
+    double start = now_ms();
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(log);
+        return fail("fork: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDONLY);
+        if (null >= 0)
+            dup2(null, STDIN_FILENO);
+        dup2(log, STDOUT_FILENO);
+        dup2(log, STDERR_FILENO);
+        char *argv[] = {b->trainjobd,   "--foreground", "--config",
+                        (char *)config, "--state-dir",  d->state_dir,
+                        "--socket",     d->socket_path, NULL};
+        execv(b->trainjobd, argv);
+        fprintf(stderr, "bench_engine: exec %s: %s\n", b->trainjobd, strerror(errno));
+        _exit(127);
+    }
+    close(log);
+    d->pid = pid;
+    for (;;) {
+        int status;
+        if (waitpid(pid, &status, WNOHANG) == pid) {
+            d->pid = 0;
+            show_log_tail(d);
+            return fail("trainjobd exited (status %d) before it answered", status);
+        }
+        double left = START_CAP_MS - (now_ms() - start);
+        if (left <= 0) {
+            show_log_tail(d);
+            return fail("trainjobd did not answer on %s within %d s", d->socket_path,
+                        START_CAP_MS / 1000);
+        }
+        long code =
+            client_call(&b->http, d->socket_path, "/trainjob/v1/catalog", NULL, (long)left + 1);
+        if (code == 200)
+            break;
+        if (code > 0) {
+            show_log_tail(d);
+            return fail("trainjobd answered the catalog with %ld: %s", code,
+                        strbuf_str(&b->http.body));
+        }
+        sleep_ms(5);
+    }
+    *answer_ms = now_ms() - start;
+    return 0;
+}
+
+/* Ends the workers the engine left running: a <status>.pid without its <status>. */
+static void kill_leftover_workers(const char *state_dir)
+{
+    char *dir = xasprintf("%s/status", state_dir);
+    DIR *dp = opendir(dir);
+    struct dirent *e;
+    while (dp && (e = readdir(dp)) != NULL) {
+        size_t n = strlen(e->d_name);
+        if (n < 5 || strcmp(e->d_name + n - 4, ".pid") != 0)
+            continue;
+        char *pid_path = xasprintf("%s/%s", dir, e->d_name);
+        char *status_path = xasprintf("%s/%.*s", dir, (int)(n - 4), e->d_name);
+        FILE *f = access(status_path, F_OK) != 0 ? fopen(pid_path, "r") : NULL;
+        long shim, pgid;
+        if (f && fscanf(f, "%ld %ld", &shim, &pgid) == 2 && pgid > 1) {
+            fprintf(stderr, "bench_engine: ending a leftover worker (process group %ld)\n", pgid);
+            kill((pid_t)-pgid, SIGKILL);
+        }
+        if (f)
+            fclose(f);
+        free(pid_path);
+        free(status_path);
+    }
+    if (dp)
+        closedir(dp);
+    free(dir);
+}
+
+/* SIGTERM to the engine, then waits (SIGKILL after STOP_CAP_MS); ends leftover workers. */
+static void daemon_stop(struct bench *b)
+{
+    struct daemon *d = &b->engine;
+    if (d->pid > 0) {
+        kill(d->pid, SIGTERM);
+        double start = now_ms();
+        int status;
+        pid_t got;
+        while ((got = waitpid(d->pid, &status, WNOHANG)) == 0 && now_ms() - start < STOP_CAP_MS)
+            sleep_ms(5);
+        if (got == 0) {
+            fprintf(stderr,
+                    "bench_engine: trainjobd (pid %ld) ignored SIGTERM for %d s; killing it\n",
+                    (long)d->pid, STOP_CAP_MS / 1000);
+            kill(d->pid, SIGKILL);
+            waitpid(d->pid, &status, 0);
+        }
+        d->pid = 0;
+    }
+    if (d->state_dir)
+        kill_leftover_workers(d->state_dir);
+    free(d->state_dir);
+    free(d->socket_path);
+    free(d->log_path);
+    memset(d, 0, sizeof *d);
+}
+
+/* ---- A: the engine in process -------------------------------------------- */
+
+/* The median of n samples starting at from, without disturbing s. */
+static double slice_median(const struct samples *s, size_t from, size_t n)
+{
+    struct samples part = {0};
+    for (size_t i = from; i < from + n && i < s->n; i++)
+        samples_add(&part, s->v[i]);
+    double m = samples_quantile(&part, 0.5);
+    samples_free(&part);
+    return m;
+}
+
+static int part_a(struct bench *b)
+{
+    if (write_config(b, b->config_a, true) != 0)
+        return -1;
+    struct loop *lp = loop_new();
+    struct engine_options opt = {b->config_a, b->state_a, b->shim, false, 0, 0};
+    struct engine *eng = NULL;
+    struct strbuf err = STRBUF_INIT, body = STRBUF_INIT;
+    struct samples create = {0}, list = {0};
+    int rc = -1;
+    if (engine_open(&opt, lp, &eng, &err) != 0) {
+        fail("A: engine_open: %s", strbuf_str(&err));
+        goto out;
+    }
+    fprintf(stderr, "bench_engine: A: creating %d jobs in process\n", JOBS_A);
+    for (int i = 0; i < JOBS_A; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "a-%05d", i);
+        job_body(&body, name, 2, "true");
+        struct api_error aerr = {0};
+        json_t *reply = NULL;
+        double t0 = now_ms();
+        int st =
+            engine_job_create(eng, b->user, "default", name, body.buf, body.len, &reply, &aerr);
+        samples_add(&create, now_ms() - t0);
+        json_decref(reply);
+        if (st != 200) {
+            fail("A: creating %s: %d %s", name, st, aerr.message);
+            goto out;
+        }
+    }
+    for (int r = 0; r < LIST_ROUNDS; r++) {
+        for (int page = 1; page <= JOBS_A / PAGE_SIZE; page++) {
+            char token[16];
+            snprintf(token, sizeof token, "%d", page);
+            struct job_query q = {PAGE_SIZE, token, NULL, NULL};
+            struct api_error aerr = {0};
+            json_t *reply = NULL;
+            double t0 = now_ms();
+            int st = engine_job_list(eng, b->user, "default", &q, &reply, &aerr);
+            samples_add(&list, now_ms() - t0);
+            size_t got = json_array_size(json_object_get(reply, "training_jobs"));
+            json_decref(reply);
+            if (st != 200 || got != PAGE_SIZE) {
+                fail("A: list page %d: status %d, %zu jobs (%s)", page, st, got, aerr.message);
+                goto out;
+            }
+        }
+    }
+    double first = slice_median(&create, 0, 1000),
+           last = slice_median(&create, JOBS_A - 1000, 1000);
+    double seconds = samples_sum(&create) / 1e3;
+    table_row("A create a job, in process (10,000 jobs)", samples_quantile(&create, 0.5),
+              samples_quantile(&create, 0.99), 3, "ms", "-");
+    table_row("A   create, jobs 1-1,000", first, NA, 3, "ms", "-");
+    table_row("A   create, jobs 9,001-10,000", last, NA, 3, "ms", "-");
+    table_row("A create throughput", JOBS_A / seconds, NA, 0, "jobs/s", "-");
+    table_row("A list a page of 500, in process (20 pages x 5)", samples_quantile(&list, 0.5),
+              samples_quantile(&list, 0.99), 2, "ms", "-");
+    rc = 0;
+out:
+    engine_close(eng);
+    loop_free(lp);
+    strbuf_free(&err);
+    strbuf_free(&body);
+    samples_free(&create);
+    samples_free(&list);
+    return rc;
+}
+
+/* ---- B: trainjobd with those 10,000 jobs --------------------------------- */
+
+static int part_b(struct bench *b)
+{
+    double answer_ms;
+    fprintf(stderr, "bench_engine: B: starting %s over %d jobs\n", b->trainjobd, JOBS_A);
+    if (daemon_start(b, b->config_a, b->state_a, &answer_ms) != 0)
+        return -1;
+    long rss = proc_kb(b->engine.pid, "VmRSS");
+    struct samples list = {0}, bytes = {0};
+    int rc = -1;
+    for (int r = 0; r < LIST_ROUNDS; r++) {
+        for (int page = 1; page <= JOBS_A / PAGE_SIZE; page++) {
+            char path[512];
+            snprintf(path, sizeof path, "%s?page_size=%d&page_token=%d", jobs_path, PAGE_SIZE,
+                     page);
+            double t0 = now_ms();
+            long code = engine_call(b, path, NULL);
+            samples_add(&list, now_ms() - t0);
+            samples_add(&bytes, (double)b->http.body.len);
+            if (code != 200) {
+                fail("B: list page %d: %ld %s%s", page, code, b->http.error,
+                     strbuf_str(&b->http.body));
+                goto out;
+            }
+            if (r == 0 && page == 1 && answer_int(&b->http, "total_size") != JOBS_A) {
+                fail("B: trainjobd lists %lld jobs, not %d", answer_int(&b->http, "total_size"),
+                     JOBS_A);
+                goto out;
+            }
+        }
+    }
+    long hwm = proc_kb(b->engine.pid, "VmHWM");
+    table_row("B trainjobd start -> first answer (10,000 jobs)", answer_ms / 1e3, NA, 2, "s", "-");
+    table_row("B trainjobd RSS once answering (10,000 jobs)", (double)rss / 1024, NA, 1, "MiB",
+              "< 30 MB");
+    table_row("B trainjobd peak RSS (VmHWM) after 100 list pages", (double)hwm / 1024, NA, 1, "MiB",
+              "< 30 MB");
+    table_row("B list a page of 500 over HTTP (20 pages x 5)", samples_quantile(&list, 0.5),
+              samples_quantile(&list, 0.99), 2, "ms", "-");
+    table_row("B bytes per page of 500", samples_quantile(&bytes, 0.5),
+              samples_quantile(&bytes, 0.99), 0, "bytes", "-");
+    rc = 0;
+out:
+    daemon_stop(b);
+    samples_free(&list);
+    samples_free(&bytes);
+    return rc;
+}
+
+/* ---- C: submit -> RUNNING -------------------------------------------------- */
+
+static bool state_is_end(const char *state)
+{
+    return strcmp(state, "SUCCEEDED") == 0 || strcmp(state, "FAILED") == 0 ||
+           strcmp(state, "SUSPENDED") == 0 || strcmp(state, "DELETED") == 0;
+}
+
+/* Deletes the job and waits (at most GONE_CAP_MS) until a GET says 404. */
+static int delete_and_wait(struct bench *b, const char *name)
+{
+    char path[512], body[256];
+    snprintf(path, sizeof path, "%s:batchDelete", jobs_path);
+    snprintf(body, sizeof body, "{\"training_job_names\":[\"%s\"]}", name);
+    long code = engine_call(b, path, body);
+    if (code != 200)
+        return fail("C: deleting %s: %ld %s%s", name, code, b->http.error,
+                    strbuf_str(&b->http.body));
+    snprintf(path, sizeof path, "%s/%s", jobs_path, name);
+    double start = now_ms();
+    while ((code = engine_call(b, path, NULL)) != 404) {
+        if (code != 200)
+            return fail("C: GET %s while deleting: %ld %s", name, code, b->http.error);
+        if (now_ms() - start > GONE_CAP_MS)
+            return fail("C: %s still there %d s after its delete", name, GONE_CAP_MS / 1000);
+        sleep_ms(2);
+    }
+    return 0;
+}
+
+static int part_c(struct bench *b)
+{
+    struct samples running = {0};
+    struct strbuf body = STRBUF_INIT;
+    int timeouts = 0, rc = -1;
+    fprintf(stderr, "bench_engine: C: %d jobs, submit -> RUNNING\n", SAMPLES_C);
+    for (int i = 0; i < SAMPLES_C; i++) {
+        char name[32], post[512], get[512], state[32] = "";
+        snprintf(name, sizeof name, "c-%02d", i);
+        snprintf(post, sizeof post, "%s?training_job_name=%s", jobs_path, name);
+        snprintf(get, sizeof get, "%s/%s", jobs_path, name);
+        job_body(&body, name, 1, "sleep 600");
+        double t0 = now_ms(), dt;
+        long code = engine_call(b, post, body.buf);
+        if (code != 200) {
+            fail("C: creating %s: %ld %s%s", name, code, b->http.error, strbuf_str(&b->http.body));
+            goto out;
+        }
+        for (;;) {
+            code = engine_call(b, get, NULL);
+            dt = now_ms() - t0;
+            if (code != 200) {
+                fail("C: GET %s: %ld %s%s", name, code, b->http.error, strbuf_str(&b->http.body));
+                goto out;
+            }
+            answer_string(&b->http, "state", state, sizeof state);
+            if (strcmp(state, "RUNNING") == 0)
+                break;
+            if (state_is_end(state)) {
+                fail("C: %s ended %s before it was seen RUNNING: %s", name, state,
+                     strbuf_str(&b->http.body));
+                goto out;
+            }
+            if (dt > RUNNING_CAP_MS) {
+                timeouts++;
+                break;
+            }
+        }
+        samples_add(&running, dt);
+        if (delete_and_wait(b, name) != 0)
+            goto out;
+    }
+    char label[80];
+    snprintf(label, sizeof label, "C submit -> RUNNING, 1 worker (%d jobs%s)", SAMPLES_C,
+             timeouts ? ", some capped at 5 s" : "");
+    table_row(label, samples_quantile(&running, 0.5), samples_quantile(&running, 0.99), 2, "ms",
+              "< 20 ms median");
+    if (timeouts)
+        fprintf(stderr, "bench_engine: C: %d of %d jobs were not RUNNING within %d ms\n", timeouts,
+                SAMPLES_C, RUNNING_CAP_MS);
+    rc = 0;
+out:
+    samples_free(&running);
+    strbuf_free(&body);
+    return rc;
+}
+
+/* ---- D: 1,000 short jobs to the end --------------------------------------- */
+
+/* How many jobs are in state, by the list's total_size; -1 when the engine does not say. */
+static long long count_in_state(struct bench *b, const char *state)
+{
+    char filter[64], path[512];
+    snprintf(filter, sizeof filter, "state='%s'", state);
+    char *esc = curl_easy_escape(b->http.curl, filter, 0);
+    if (esc == NULL)
+        return -1;
+    snprintf(path, sizeof path, "%s?filter=%s&page_size=1", jobs_path, esc);
+    curl_free(esc);
+    if (engine_call(b, path, NULL) != 200)
+        return -1;
+    return answer_int(&b->http, "total_size");
+}
+
+static int part_d(struct bench *b)
+{
+    struct samples post = {0};
+    struct strbuf body = STRBUF_INIT;
+    int rc = -1;
+    fprintf(stderr, "bench_engine: D: %d jobs of `true`\n", JOBS_D);
+    double t0 = now_ms();
+    for (int i = 0; i < JOBS_D; i++) {
+        char name[32], path[512];
+        snprintf(name, sizeof name, "d-%04d", i);
+        snprintf(path, sizeof path, "%s?training_job_name=%s", jobs_path, name);
+        job_body(&body, name, 1, "true");
+        double t = now_ms();
+        long code = engine_call(b, path, body.buf);
+        samples_add(&post, now_ms() - t);
+        if (code != 200) {
+            fail("D: creating %s: %ld %s%s", name, code, b->http.error, strbuf_str(&b->http.body));
+            goto out;
+        }
+    }
+    double submitted = now_ms() - t0, done = -1;
+    long long succeeded = 0;
+    for (;;) {
+        succeeded = count_in_state(b, "SUCCEEDED");
+        if (succeeded < 0) {
+            fail("D: listing SUCCEEDED jobs: %s%s", b->http.error, strbuf_str(&b->http.body));
+            goto out;
+        }
+        if (succeeded >= JOBS_D) {
+            done = now_ms() - t0;
+            break;
+        }
+        if (now_ms() - t0 > DRAIN_CAP_MS)
+            break;
+        sleep_ms(DRAIN_POLL_MS);
+    }
+    if (done < 0) {
+        long long failed = count_in_state(b, "FAILED");
+        fail("D: %lld of %d jobs SUCCEEDED after %d s (%lld FAILED)", succeeded, JOBS_D,
+             DRAIN_CAP_MS / 1000, failed);
+        goto out;
+    }
+    table_row("D POST a `true` job (1,000 back to back)", samples_quantile(&post, 0.5),
+              samples_quantile(&post, 0.99), 2, "ms", "-");
+    table_row("D   all 1,000 submitted", submitted / 1e3, NA, 2, "s", "-");
+    table_row("D first POST -> 1,000 SUCCEEDED", done / 1e3, NA, 2, "s", "-");
+    table_row("D completed jobs per second", JOBS_D / (done / 1e3), NA, 1, "jobs/s", "-");
+    rc = 0;
+out:
+    samples_free(&post);
+    strbuf_free(&body);
+    return rc;
+}
+
+/* C and D share one engine with a schedulable node. */
+static int part_cd(struct bench *b)
+{
+    double answer_ms;
+    if (write_config(b, b->config_c, false) != 0 ||
+        daemon_start(b, b->config_c, b->state_c, &answer_ms) != 0) {
+        daemon_stop(b);
+        return -1;
+    }
+    int rc = part_c(b);
+    if (rc == 0)
+        rc = part_d(b);
+    daemon_stop(b);
+    return rc;
+}
+
+int main(void)
+{
+    struct bench b;
+    memset(&b, 0, sizeof b);
+    signal(SIGPIPE, SIG_IGN);
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        fail("curl_global_init failed");
+        return 1;
+    }
+    int rc = 1;
+    b.user = current_user();
+    b.trainjobd = sibling_binary("TRAINJOBD_BIN", "trainjobd");
+    const char *slash = strrchr(b.trainjobd, '/');
+    b.shim = slash ? xasprintf("%.*s/trainjob-shim", (int)(slash - b.trainjobd), b.trainjobd)
+                   : xstrdup("trainjob-shim"); /* part A names it; nothing starts there */
+    const char *tmpdir = getenv("TMPDIR");
+    if (tmpdir == NULL || *tmpdir == '\0' || strlen(tmpdir) > 60)
+        tmpdir = "/tmp"; /* the socket path must fit in sun_path */
+    b.tmp = xasprintf("%s/bench_engine.XXXXXX", tmpdir);
+    if (access(b.trainjobd, X_OK) != 0) {
+        fail("%s: %s (build it, or set TRAINJOBD_BIN)", b.trainjobd, strerror(errno));
+        goto out;
+    }
+    if (mkdtemp(b.tmp) == NULL) {
+        fail("mkdtemp %s: %s", b.tmp, strerror(errno));
+        free(b.tmp);
+        b.tmp = NULL;
+        goto out;
+    }
+    b.state_a = xasprintf("%s/a", b.tmp);
+    b.config_a = xasprintf("%s/a.yaml", b.tmp);
+    b.state_c = xasprintf("%s/c", b.tmp);
+    b.config_c = xasprintf("%s/c.yaml", b.tmp);
+    if (client_open(&b.http) != 0)
+        goto out;
+
+    table_header(b.trainjobd);
+    if (part_a(&b) == 0 && part_b(&b) == 0 && part_cd(&b) == 0)
+        rc = 0;
+out:
+    daemon_stop(&b);
+    client_close(&b.http);
+    if (b.tmp)
+        nftw(b.tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(b.user);
+    free(b.trainjobd);
+    free(b.shim);
+    free(b.tmp);
+    free(b.state_a);
+    free(b.config_a);
+    free(b.state_c);
+    free(b.config_c);
+    curl_global_cleanup();
+    return rc;
+}
