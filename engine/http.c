@@ -159,12 +159,22 @@ static enum MHD_Result send_json(struct MHD_Connection *conn, int status, json_t
     return rc;
 }
 
+/* Runs MHD on the next loop turn (after the current callback returns). */
+static void pump_soon(struct listener *l)
+{
+    if (l->timer)
+        loop_cancel(l->srv->loop, l->timer);
+    l->timer = loop_add_timer(l->srv->loop, 0, on_timer, l);
+}
+
 static void wake(void *ctx)
 {
     struct streaming *st = ctx;
     if (st->suspended) {
         st->suspended = false;
         MHD_resume_connection(st->conn);
+        /* In external polling mode a resumed connection moves on at the next MHD_run. */
+        pump_soon(st->l);
     }
 }
 

@@ -132,6 +132,24 @@ check "workers are master-0 and worker-0" test "$(jq -r '[.workers[].name] | joi
 api GET "/trainjob/v1/workspaces/default/trainingJobs/ddp/workers/worker-0/logs"
 check "worker-0's log shows rank 1" grep -q "rank 1 ok" "$TMP/body"
 
+# --- watch stream and log follow ---
+curl -sN --unix-socket "$SOCK" "http://x$BASE/default/trainingJobs?watch=true" >"$TMP/watch" 2>/dev/null &
+WATCH_PID=$!
+sleep 0.3
+SCRIPT='for i in 1 2 3; do echo "line $i"; sleep 0.5; done'
+api POST "$BASE/default/trainingJobs?training_job_name=follow" "$(job follow "$SCRIPT" '.roles[0].total_replicas = 1')"
+wait_for default follow .state RUNNING
+timeout 20 curl -sN --unix-socket "$SOCK" "http://x/trainjob/v1/workspaces/default/trainingJobs/follow/workers/master-0/logs?follow=true" >"$TMP/follow"
+check "log follow ends by itself when the job ends" test $? = 0
+check "log follow saw every line as it was written" grep -q "line 3" "$TMP/follow"
+check "the job ended SUCCEEDED" wait_for default follow .state SUCCEEDED
+sleep 0.3
+kill "$WATCH_PID" 2>/dev/null
+check "the watch stream starts with the jobs there are" grep -q '"type":"SYNCED"' "$TMP/watch"
+check "the watch stream saw the job run" grep -q '"name":"follow".*"state":"RUNNING"' "$TMP/watch"
+check "the watch stream saw it succeed" grep -q '"name":"follow".*"state":"SUCCEEDED"' "$TMP/watch"
+check "the watch stream carries events" grep -q '"type":"EVENT".*"job":"follow"' "$TMP/watch"
+
 # --- MPI: a hostfile, and SSH keys read-only at ssh.config_mount_path ---
 SCRIPT='d=/sensecore/compute/platform/ssh/ssh_config; test -r $d/id_ed25519 && test -r $d/config &&
 grep -q "slots=" "$TRAINJOB_HOSTFILE" && ! touch $d/x 2>/dev/null && echo "ssh ok"'
