@@ -15,7 +15,30 @@ static const struct cli_verb verbs[] = {
     {"validate", "FILE...", "check job files against every rule of the form", cmd_validate},
     {"render", "FILE [-o yaml|json]", "print a job as it will be submitted, defaults filled",
      cmd_render},
+    {"submit", "-f FILE", "validate a job file, then create the job", cmd_submit},
+    {"get", "jobs|job|workers|events", "list jobs; show a job (NAME), its workers or events",
+     cmd_get},
+    {"logs", "NAME [-w WORKER] [-f]", "print (or follow) a worker's log", cmd_logs},
+    {"stop", "NAME...", "stop jobs (SUSPENDED; they can be started again)", cmd_stop},
+    {"start", "NAME", "start a stopped job again", cmd_start},
+    {"delete", "NAME...", "delete jobs, stopping their workers first", cmd_delete},
 };
+
+int cli_global_option(struct cli_globals *g, int c, const char *arg)
+{
+    switch (c) {
+    case CLI_OPT_WORKSPACE:
+        g->workspace = arg;
+        return 1;
+    case CLI_OPT_CONTEXT:
+        g->context = arg;
+        return 1;
+    case CLI_OPT_ENDPOINT:
+        g->endpoint = arg;
+        return 1;
+    }
+    return 0;
+}
 
 void cli_usage(FILE *out)
 {
@@ -31,13 +54,18 @@ void cli_usage(FILE *out)
         fprintf(out, "  %-30s %s\n", head, verbs[i].summary);
     }
     fputs("\n"
-          "Options:\n"
-          "  --workspace WS                 workspace for job files that name none\n"
+          "Options (before or after the command):\n"
+          "  --workspace WS                 workspace to use (and for job files that name none)\n"
+          "  --context NAME                 a context of ~/.config/trainjob/config.yaml\n"
+          "  --endpoint URL                 the server: http+unix:///PATH, https://HOST[:PORT]\n"
+          "                                 (default: $TRAINJOB_ENDPOINT, the context's, or the\n"
+          "                                 local engine, trainjobd, started when needed)\n"
           "  -h, --help                     show this help\n"
           "  --version                      show the version\n"
           "\n"
           "Job files are the SenseCore ACP TrainingJob object written as YAML or JSON;\n"
-          "see examples/ and README.md. Exit status: 0 ok, 1 invalid, 2 usage or I/O error.\n",
+          "see examples/ and README.md. Exit status: 0 ok, 1 invalid or refused by the\n"
+          "server, 2 usage or I/O error, or the server cannot be reached.\n",
           out);
 }
 
@@ -46,10 +74,10 @@ int cli_main(int argc, char **argv, int is_tty, FILE *out, FILE *err)
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
-        {"workspace", required_argument, NULL, 'w'},
+        CLI_GLOBAL_OPTIONS,
         {NULL, 0, NULL, 0},
     };
-    struct cli_globals g = {NULL};
+    struct cli_globals g = {NULL, NULL, NULL};
     int c;
 
     optind = 0; /* full re-initialisation, so tests can call us repeatedly */
@@ -62,10 +90,9 @@ int cli_main(int argc, char **argv, int is_tty, FILE *out, FILE *err)
         case 'V':
             fprintf(out, "trainjob %s\n", TRAINJOB_VERSION);
             return EXIT_OK;
-        case 'w':
-            g.workspace = optarg;
-            break;
         default:
+            if (cli_global_option(&g, c, optarg))
+                break;
             fprintf(err, "trainjob: unknown option '%s'\n", argv[optind - 1]);
             fputs("Run 'trainjob --help' for the commands.\n", err);
             return EXIT_USAGE;

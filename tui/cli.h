@@ -4,11 +4,13 @@
  * run verbs in-process.
  *
  * Exit status, for every verb: 0 success, 1 the input is invalid (or the
- * operation failed), 2 usage or I/O errors.
+ * operation failed: the server said no), 2 usage or I/O errors, or the
+ * server cannot be reached.
  */
 #ifndef TUI_CLI_H
 #define TUI_CLI_H
 
+#include <getopt.h>
 #include <stdio.h>
 
 enum {
@@ -20,7 +22,27 @@ enum {
 /* Options that every verb accepts before or after its name. */
 struct cli_globals {
     const char *workspace; /* --workspace: the default for files that name none */
+    const char *context;   /* --context NAME: a context of ~/.config/trainjob/config.yaml */
+    const char *endpoint;  /* --endpoint URL: talk to this server (never started on demand) */
 };
+
+/* getopt_long codes of the global options, beyond any short option character. */
+enum {
+    CLI_OPT_WORKSPACE = 0x100,
+    CLI_OPT_CONTEXT,
+    CLI_OPT_ENDPOINT,
+};
+
+/* The global options as getopt_long rows, for a verb's own option table. */
+// clang-format off
+#define CLI_GLOBAL_OPTIONS \
+    {"workspace", required_argument, NULL, CLI_OPT_WORKSPACE}, \
+    {"context", required_argument, NULL, CLI_OPT_CONTEXT}, \
+    {"endpoint", required_argument, NULL, CLI_OPT_ENDPOINT}
+// clang-format on
+
+/* Takes a global option getopt_long returned; false when c is not one. */
+int cli_global_option(struct cli_globals *g, int c, const char *arg);
 
 struct cli_verb {
     const char *name;
@@ -36,5 +58,13 @@ void cli_usage(FILE *out);
 /* The verbs over job files (tui/cmd_files.c). */
 int cmd_validate(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
+
+/* The verbs over a backend's jobs (tui/cmd_jobs.c). */
+int cmd_submit(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
+int cmd_get(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
+int cmd_logs(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
+int cmd_stop(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
+int cmd_start(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
+int cmd_delete(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 
 #endif

@@ -1,0 +1,35 @@
+/*
+ * acp: the driver for SenseCore ACP's training-job REST API, over api/http.
+ *
+ * It speaks to two kinds of server with the same paths:
+ *
+ *   .../compute/acp/data/v2/subscriptions/{sub}/resourceGroups/{rg}/zones/{zone}
+ *       /workspaces/{ws}/trainingJobs           create (POST ?training_job_name=), list
+ *       /trainingJobs/{name}                    get, update (PATCH ?update_mask=)
+ *       /trainingJobs/{name}/workers            workers
+ *       /trainingJobs:batchStop | :batchDelete  stop, delete
+ *
+ * and, on trainjobd only (what SenseCore spreads over other services):
+ *
+ *   /trainjob/v1/catalog
+ *   /trainjob/v1/workspaces/{ws}/trainingJobs/{name}:start | /events
+ *       | /workers/{worker}/logs?tail=&follow=true
+ *   .../trainingJobs?watch=true                 one JSON message per line
+ *
+ * Against real SenseCore those answer "not supported by this backend".
+ * Replies are decoded leniently: a server may add fields.
+ */
+#ifndef API_ACP_H
+#define API_ACP_H
+
+#include <stdbool.h>
+
+struct backend;
+struct backend_target;
+struct http_client;
+
+/* A backend over client (which it then owns), aimed at target; trainjobd: the extras exist. */
+struct backend *acp_backend_new(struct http_client *client, const struct backend_target *target,
+                                bool trainjobd);
+
+#endif

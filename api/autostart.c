@@ -1,0 +1,108 @@
+/*
+ * autostart: finding and running trainjobd; see autostart.h.
+ *
+ * fork + exec + waitpid, nothing else: trainjobd detaches by itself (its
+ * first process exits 0 only once the socket listens), so waiting for our
+ * child is waiting for the engine to be ready. The child gets no stdin or
+ * stdout of ours and none of our other descriptors; its stderr stays ours so
+ * a failure to start is seen.
+ */
+#include "api/autostart.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "api/paths.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#define ENGINE_NAME "trainjobd"
+
+/* $TRAINJOBD_BIN, else trainjobd beside /proc/self/exe, else "trainjobd" from $PATH. */
+char *autostart_binary(void)
+{
+    const char *env = getenv("TRAINJOBD_BIN");
+    if (env && *env)
+        return xstrdup(env);
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash) {
+            *slash = '\0';
+            char *beside = xasprintf("%s/" ENGINE_NAME, self);
+            if (access(beside, X_OK) == 0)
+                return beside;
+            free(beside);
+        }
+    }
+    return xstrdup(ENGINE_NAME);
+}
+
+/* In the child: stdin and stdout to /dev/null, every descriptor above 2 closed. */
+static void child_fds(void)
+{
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+        dup2(null, STDIN_FILENO);
+        dup2(null, STDOUT_FILENO);
+        if (null > STDERR_FILENO)
+            close(null);
+    }
+    long max = sysconf(_SC_OPEN_MAX);
+    if (max < 0 || max > 65536)
+        max = 65536;
+    for (int fd = STDERR_FILENO + 1; fd < (int)max; fd++)
+        close(fd);
+}
+
+/* Runs `trainjobd --socket PATH` and waits for its first process, which exits once listening. */
+int autostart_engine(const char *socket_path, struct strbuf *err)
+{
+    char *bin = autostart_binary();
+    pid_t pid = fork();
+    if (pid < 0) {
+        strbuf_addf(err, "cannot start %s: fork: %s", bin, strerror(errno));
+        free(bin);
+        return -1;
+    }
+    if (pid == 0) {
+        child_fds();
+        signal(SIGPIPE, SIG_DFL);
+        char *const argv[] = {bin, (char *)"--socket", (char *)socket_path, NULL};
+        if (strchr(bin, '/'))
+            execv(bin, argv);
+        else
+            execvp(bin, argv);
+        _exit(127);
+    }
+    int status = 0;
+    pid_t got;
+    while ((got = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+        ;
+    int rc = 0;
+    if (got < 0) {
+        strbuf_addf(err, "waiting for %s: %s", bin, strerror(errno));
+        rc = -1;
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+        strbuf_addf(err, "cannot run %s (set TRAINJOBD_BIN to the engine binary)", bin);
+        rc = -1;
+    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        char *state = paths_engine_state();
+        if (WIFEXITED(status))
+            strbuf_addf(err, "%s exited %d; see %s/trainjobd.log", bin, WEXITSTATUS(status), state);
+        else
+            strbuf_addf(err, "%s died of signal %d", bin, WTERMSIG(status));
+        free(state);
+        rc = -1;
+    }
+    free(bin);
+    return rc;
+}

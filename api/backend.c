@@ -1,0 +1,362 @@
+/*
+ * backend: the wrappers every caller goes through, and what is the same for
+ * every driver — opening the driver a context names, following every page
+ * of a list, splitting batches, and reviving an unreachable local engine
+ * once. See backend.h; the drivers are api/acp.c (and later slurm).
+ */
+#include "api/backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/acp.h"
+#include "api/autostart.h"
+#include "api/context.h"
+#include "api/http.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#define MAX_PAGES 10000 /* a list longer than 5 million jobs is a server looping */
+
+void job_list_free(struct job_list *l)
+{
+    for (size_t i = 0; i < l->count; i++)
+        jobspec_free(&l->jobs[i]);
+    free(l->jobs);
+    free(l->next_page_token);
+    memset(l, 0, sizeof *l);
+}
+
+void batch_result_free(struct batch_result *r)
+{
+    for (size_t i = 0; i < r->count; i++) {
+        free(r->items[i].name);
+        free(r->items[i].result);
+    }
+    free(r->items);
+    memset(r, 0, sizeof *r);
+}
+
+enum batch_outcome batch_outcome_from(const char *result)
+{
+    if (result == NULL)
+        return BATCH_UNKNOWN;
+    if (strcmp(result, "NOT_FOUND") == 0)
+        return BATCH_NOT_FOUND;
+    if (strcmp(result, "SKIPPED") == 0)
+        return BATCH_SKIPPED;
+    return BATCH_DONE;
+}
+
+static void target_copy(struct backend_target *dst, const struct backend_target *src)
+{
+    dst->subscription = xstrdup(src->subscription);
+    dst->resource_group = xstrdup(src->resource_group);
+    dst->zone = xstrdup(src->zone);
+    dst->workspace = xstrdup(src->workspace);
+}
+
+struct backend *backend_new(const struct backend_ops *ops, void *driver,
+                            const struct backend_target *target, const char *endpoint)
+{
+    struct backend *b = xcalloc(1, sizeof *b);
+    b->ops = ops;
+    b->driver = driver;
+    target_copy(&b->target, target);
+    b->endpoint = xstrdup(endpoint ? endpoint : "");
+    return b;
+}
+
+void backend_free(struct backend *b)
+{
+    if (b == NULL)
+        return;
+    if (b->ops->free)
+        b->ops->free(b);
+    free(b->target.subscription);
+    free(b->target.resource_group);
+    free(b->target.zone);
+    free(b->target.workspace);
+    free(b->endpoint);
+    free(b->engine_socket);
+    free(b->revive_error);
+    free(b);
+}
+
+void backend_set_workspace(struct backend *b, const char *workspace)
+{
+    free(b->target.workspace);
+    b->target.workspace = xstrdup(workspace);
+}
+
+/* The revive hook of the local engine: start trainjobd on its socket. */
+static int start_engine(void *ctx, struct strbuf *err)
+{
+    return autostart_engine(ctx, err);
+}
+
+/* The driver for the context, with the local engine's revive hook when it may be started. */
+struct backend *backend_open(const struct resolved_context *rc, struct strbuf *err)
+{
+    const struct context *c = &rc->ctx;
+    if (c->driver == CONTEXT_DRIVER_SLURM) {
+        strbuf_addf(err, "context '%s': the slurm driver is not part of this build yet", c->name);
+        return NULL;
+    }
+    struct http_client *client = http_client_new(c->endpoint, err);
+    if (client == NULL)
+        return NULL;
+    if (c->access_key && rc->secret_key)
+        http_client_set_keys(client, c->access_key, rc->secret_key);
+    struct backend_target t = {c->subscription, c->resource_group, c->zone, c->workspace};
+    /* trainjobd listens on this machine only; anything else is SenseCore's ACP. */
+    bool trainjobd = http_endpoint_is_local(http_client_parsed(client));
+    struct backend *b = acp_backend_new(client, &t, trainjobd);
+    if (rc->may_autostart && rc->engine_socket) {
+        b->engine_socket = xstrdup(rc->engine_socket);
+        b->revive = start_engine;
+        b->revive_ctx = b->engine_socket;
+    }
+    return b;
+}
+
+enum backend_status backend_unsupported(const struct backend *b, const char *what,
+                                        struct api_error *err)
+{
+    api_error_set(err, 501, "Unsupported", "", "%s: not supported by this backend (%s at %s)", what,
+                  b->ops->name, b->endpoint);
+    return BACKEND_REJECTED;
+}
+
+/*
+ * After a call: true when it should be made again — the server was
+ * unreachable and the revive hook has not run yet (it runs at most once per
+ * backend). Even when reviving fails, one more try is made: another client
+ * may have started the engine meanwhile. If that try fails too, the error
+ * says why reviving did not help.
+ */
+static bool again(struct backend *b, enum backend_status st, struct api_error *err)
+{
+    if (st != BACKEND_UNREACHABLE || b->revive == NULL)
+        return false;
+    if (b->revived) {
+        if (b->revive_error) {
+            size_t n = strlen(err->message);
+            snprintf(err->message + n, sizeof err->message - n, " (starting it: %s)",
+                     b->revive_error);
+        }
+        return false;
+    }
+    b->revived = true;
+    struct strbuf why = STRBUF_INIT;
+    if (b->revive(b->revive_ctx, &why) != 0)
+        b->revive_error = strbuf_detach(&why, NULL);
+    strbuf_free(&why);
+    return true;
+}
+
+#define NEED(op, what)                                                                             \
+    do {                                                                                           \
+        if (b->ops->op == NULL)                                                                    \
+            return backend_unsupported(b, what, err);                                              \
+    } while (0)
+
+enum backend_status backend_catalog(struct backend *b, struct catalog *out, struct api_error *err)
+{
+    NEED(catalog, "the catalog");
+    enum backend_status st;
+    do
+        st = b->ops->catalog(b, out, err);
+    while (again(b, st, err));
+    return st;
+}
+
+enum backend_status backend_create(struct backend *b, const struct jobspec *job,
+                                   struct jobspec *out, struct api_error *err)
+{
+    NEED(create, "creating jobs");
+    enum backend_status st;
+    do
+        st = b->ops->create(b, job, out, err);
+    while (again(b, st, err));
+    return st;
+}
+
+enum backend_status backend_get(struct backend *b, const char *name, struct jobspec *out,
+                                struct api_error *err)
+{
+    NEED(get, "getting a job");
+    enum backend_status st;
+    do
+        st = b->ops->get(b, name, out, err);
+    while (again(b, st, err));
+    return st;
+}
+
+enum backend_status backend_list(struct backend *b, const struct list_query *q,
+                                 struct job_list *out, struct api_error *err)
+{
+    NEED(list, "listing jobs");
+    enum backend_status st;
+    do
+        st = b->ops->list(b, q, out, err);
+    while (again(b, st, err));
+    return st;
+}
+
+/* Is a job with this uid already in the list? Jobs without a uid never match. */
+static bool seen(const struct job_list *l, const char *uid)
+{
+    if (uid == NULL)
+        return false;
+    for (size_t i = 0; i < l->count; i++)
+        if (l->jobs[i].uid && strcmp(l->jobs[i].uid, uid) == 0)
+            return true;
+    return false;
+}
+
+/* Pages until next_page_token is empty; records that shifted between pages are kept once. */
+enum backend_status backend_list_all(struct backend *b, const char *filter, struct job_list *out,
+                                     struct api_error *err)
+{
+    memset(out, 0, sizeof *out);
+    char *token = NULL;
+    enum backend_status st = BACKEND_OK;
+    for (int page = 0; page < MAX_PAGES; page++) {
+        struct list_query q = {BACKEND_MAX_PAGE_SIZE, token, filter, NULL};
+        struct job_list one;
+        memset(&one, 0, sizeof one);
+        st = backend_list(b, &q, &one, err);
+        free(token);
+        token = NULL;
+        if (st != BACKEND_OK)
+            break;
+        out->total_size = one.total_size;
+        for (size_t i = 0; i < one.count; i++) {
+            if (seen(out, one.jobs[i].uid)) {
+                jobspec_free(&one.jobs[i]);
+                continue;
+            }
+            out->jobs = xreallocarray(out->jobs, out->count + 1, sizeof *out->jobs);
+            out->jobs[out->count++] = one.jobs[i]; /* moved */
+        }
+        free(one.jobs);
+        token = one.next_page_token;
+        if (token == NULL || *token == '\0' || one.count == 0)
+            break;
+    }
+    free(token);
+    if (st != BACKEND_OK)
+        job_list_free(out);
+    return st;
+}
+
+enum backend_status backend_update(struct backend *b, const char *name, const struct job_update *u,
+                                   struct jobspec *out, struct api_error *err)
+{
+    NEED(update, "updating a job");
+    enum backend_status st;
+    do
+        st = b->ops->update(b, name, u, out, err);
+    while (again(b, st, err));
+    return st;
+}
+
+enum backend_status backend_workers(struct backend *b, const char *name, struct worker_list *out,
+                                    struct api_error *err)
+{
+    NEED(workers, "listing workers");
+    enum backend_status st;
+    do
+        st = b->ops->workers(b, name, out, err);
+    while (again(b, st, err));
+    return st;
+}
+
+enum backend_status backend_events(struct backend *b, const char *name, struct job_event_list *out,
+                                   struct api_error *err)
+{
+    NEED(events, "job events");
+    enum backend_status st;
+    do
+        st = b->ops->events(b, name, out, err);
+    while (again(b, st, err));
+    return st;
+}
+
+enum backend_status backend_logs(struct backend *b, const char *name, const char *worker, long tail,
+                                 bool follow, backend_data_fn fn, void *ctx, struct api_error *err)
+{
+    NEED(logs, "worker logs");
+    enum backend_status st;
+    do
+        st = b->ops->logs(b, name, worker, tail, follow, fn, ctx, err);
+    while (again(b, st, err));
+    return st;
+}
+
+/* Runs a batch operation BACKEND_MAX_BATCH names at a time, results appended in order. */
+static enum backend_status
+batched(struct backend *b,
+        enum backend_status (*op)(struct backend *, const char *const *, size_t,
+                                  struct batch_result *, struct api_error *),
+        const char *const *names, size_t n, struct batch_result *out, struct api_error *err)
+{
+    memset(out, 0, sizeof *out);
+    for (size_t done = 0; done < n;) {
+        size_t chunk = n - done > BACKEND_MAX_BATCH ? BACKEND_MAX_BATCH : n - done;
+        struct batch_result part;
+        memset(&part, 0, sizeof part);
+        enum backend_status st;
+        do
+            st = op(b, names + done, chunk, &part, err);
+        while (again(b, st, err));
+        if (st != BACKEND_OK) {
+            batch_result_free(out);
+            return st;
+        }
+        out->items = xreallocarray(out->items, out->count + part.count, sizeof *out->items);
+        memcpy(out->items + out->count, part.items, part.count * sizeof *part.items);
+        out->count += part.count;
+        free(part.items);
+        done += chunk;
+    }
+    return BACKEND_OK;
+}
+
+enum backend_status backend_stop(struct backend *b, const char *const *names, size_t n,
+                                 struct batch_result *out, struct api_error *err)
+{
+    NEED(stop, "stopping jobs");
+    return batched(b, b->ops->stop, names, n, out, err);
+}
+
+enum backend_status backend_start(struct backend *b, const char *name, struct jobspec *out,
+                                  struct api_error *err)
+{
+    NEED(start, "starting a stopped job");
+    enum backend_status st;
+    do
+        st = b->ops->start(b, name, out, err);
+    while (again(b, st, err));
+    return st;
+}
+
+enum backend_status backend_delete(struct backend *b, const char *const *names, size_t n,
+                                   struct batch_result *out, struct api_error *err)
+{
+    NEED(remove, "deleting jobs");
+    return batched(b, b->ops->remove, names, n, out, err);
+}
+
+enum backend_status backend_watch(struct backend *b, backend_watch_fn fn, void *ctx,
+                                  struct api_error *err)
+{
+    NEED(watch, "watching jobs");
+    enum backend_status st;
+    do
+        st = b->ops->watch(b, fn, ctx, err);
+    while (again(b, st, err));
+    return st;
+}

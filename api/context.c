@@ -1,0 +1,307 @@
+/*
+ * context: the client's config.yaml and the context in effect; see
+ * context.h.
+ *
+ * The file format is struct context_file described once as api/schema
+ * tables: parsing is yamltree → schema_decode (strict) → the checks below,
+ * with every finding placed at its line and column through the document's
+ * docpos table — the same path engine/config.c takes for engine.yaml.
+ * Called by the CLI (and later the TUI) before it opens a backend.
+ */
+#include "api/context.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "api/docpos.h"
+#include "api/finding.h"
+#include "api/http.h"
+#include "api/paths.h"
+#include "api/schema.h"
+#include "api/yamltree.h"
+#include "util/fileio.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#define CONFIG_MAX_SIZE (1u << 20)
+#define SECRET_MAX_SIZE 4096
+
+static const char *const driver_tab[] = {"DRIVER_UNSPECIFIED", "acp", "slurm"};
+const struct enum_names context_driver_names = {driver_tab,
+                                                sizeof driver_tab / sizeof driver_tab[0]};
+
+// clang-format off
+static const struct field context_fields[] = {
+    F_STR(struct context, name),
+    F_ENUMERATION(struct context, driver, context_driver_names),
+    F_STR(struct context, endpoint),
+    F_STR(struct context, subscription),
+    F_STR(struct context, resource_group),
+    F_STR(struct context, zone),
+    F_STR(struct context, workspace),
+    F_STR(struct context, access_key),
+    F_STR(struct context, secret_key_file),
+    F_STR(struct context, theme),
+};
+// clang-format on
+static const struct object_type context_type = SCHEMA_ELEM(struct context, context_fields);
+
+static const struct field file_fields[] = {
+    F_STR(struct context_file, current_context),
+    F_LIST(struct context_file, contexts, context_count, context_type),
+};
+static const struct object_type file_type = SCHEMA_OBJ(file_fields);
+
+void context_free(struct context *ctx)
+{
+    schema_free(&context_type, ctx);
+    memset(ctx, 0, sizeof *ctx);
+}
+
+void context_file_free(struct context_file *cf)
+{
+    schema_free(&file_type, cf);
+    memset(cf, 0, sizeof *cf);
+}
+
+/* Names present and unique, endpoints well formed, keys in pairs, current_context known. */
+static void check_file(const struct context_file *cf, struct findings *fs)
+{
+    char path[96];
+    for (size_t i = 0; i < cf->context_count; i++) {
+        const struct context *c = &cf->contexts[i];
+        snprintf(path, sizeof path, "contexts[%zu].name", i);
+        if (c->name == NULL || c->name[0] == '\0') {
+            snprintf(path, sizeof path, "contexts[%zu]", i);
+            findings_add(fs, SEVERITY_ERROR, path, "required: every context needs a name");
+        } else {
+            for (size_t j = 0; j < i; j++)
+                if (cf->contexts[j].name && strcmp(cf->contexts[j].name, c->name) == 0) {
+                    findings_add(fs, SEVERITY_ERROR, path,
+                                 "duplicate context name '%s' (also contexts[%zu])", c->name, j);
+                    break;
+                }
+        }
+        if (c->endpoint) {
+            struct http_endpoint ep;
+            struct strbuf why = STRBUF_INIT;
+            snprintf(path, sizeof path, "contexts[%zu].endpoint", i);
+            if (http_endpoint_parse(c->endpoint, &ep, &why) != 0)
+                findings_add(fs, SEVERITY_ERROR, path, "%s", strbuf_str(&why));
+            http_endpoint_free(&ep);
+            strbuf_free(&why);
+        }
+        if ((c->access_key == NULL) != (c->secret_key_file == NULL)) {
+            snprintf(path, sizeof path, "contexts[%zu].%s", i,
+                     c->access_key ? "access_key" : "secret_key_file");
+            findings_add(fs, SEVERITY_ERROR, path,
+                         "access_key and secret_key_file go together: give both or neither");
+        }
+    }
+    if (cf->current_context) {
+        bool known = false;
+        for (size_t i = 0; i < cf->context_count && !known; i++)
+            known = cf->contexts[i].name && strcmp(cf->contexts[i].name, cf->current_context) == 0;
+        if (!known)
+            findings_add(fs, SEVERITY_ERROR, "current_context", "no context is named '%s'",
+                         cf->current_context);
+    }
+}
+
+/* YAML → tree → struct (strict) → checks; every finding gets its line:col. */
+int context_file_parse(const char *text, size_t len, struct context_file *cf, struct findings *fs)
+{
+    memset(cf, 0, sizeof *cf);
+    struct docpos pos = DOCPOS_INIT;
+    struct doc_error derr;
+    json_t *root = yamltree_parse(text, len, &pos, &derr);
+    if (root == NULL) {
+        findings_add_pos(fs, SEVERITY_ERROR, "", derr.line > 0 ? derr.line : 1,
+                         derr.col > 0 ? derr.col : 1, "%s", derr.message);
+        docpos_free(&pos);
+        return -1;
+    }
+    struct findings found = FINDINGS_INIT;
+    if (json_is_object(root)) {
+        schema_decode(root, &file_type, cf, SCHEMA_STRICT, "", &found);
+        check_file(cf, &found);
+    } else if (!json_is_null(root)) { /* an empty file is no contexts */
+        findings_add(&found, SEVERITY_ERROR, "",
+                     "expected a mapping with contexts and current_context, got %s",
+                     schema_type_name(root));
+    }
+    json_decref(root);
+    docpos_locate(&pos, &found);
+    docpos_free(&pos);
+    size_t errors = findings_count(&found, SEVERITY_ERROR);
+    findings_sort(&found);
+    findings_move(fs, &found);
+    if (errors > 0) {
+        context_file_free(cf);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- resolving ---------------------------------------------------------- */
+
+static char *dup_or(const char *s, const char *fallback)
+{
+    return xstrdup(s && *s ? s : fallback);
+}
+
+/* "~/x" under $HOME, a relative path beside the config file, else as is. */
+static char *expand_path(const char *p, const char *config_path)
+{
+    if (p[0] == '~' && p[1] == '/') {
+        const char *home = getenv("HOME");
+        return xasprintf("%s%s", home && *home ? home : "", p + 1);
+    }
+    if (p[0] == '/')
+        return xstrdup(p);
+    const char *slash = strrchr(config_path, '/');
+    if (slash == NULL)
+        return xstrdup(p);
+    return xasprintf("%.*s/%s", (int)(slash - config_path), config_path, p);
+}
+
+/* The secret key: the file's first line, without surrounding blanks. */
+static int read_secret(const struct context *c, const char *config_path, char **out,
+                       struct strbuf *err)
+{
+    char *path = expand_path(c->secret_key_file, config_path);
+    char *data = NULL;
+    size_t len = 0;
+    struct strbuf io = STRBUF_INIT;
+    int rc = file_read_all(path, SECRET_MAX_SIZE, &data, &len, &io);
+    if (rc != 0) {
+        strbuf_addf(err, "context '%s': secret_key_file: %s", c->name, strbuf_str(&io));
+    } else {
+        size_t start = strspn(data, " \t\r\n");
+        size_t n = strcspn(data + start, "\r\n");
+        while (n > 0 && (data[start + n - 1] == ' ' || data[start + n - 1] == '\t'))
+            n--;
+        if (n == 0) {
+            strbuf_addf(err, "context '%s': secret_key_file %s is empty", c->name, path);
+            rc = -1;
+        } else {
+            *out = xstrndup(data + start, n);
+        }
+        memset(data, 0, len);
+    }
+    free(data);
+    free(path);
+    strbuf_free(&io);
+    return rc;
+}
+
+/* Copies src into dst, every missing field given its local default. */
+static void fill(struct context *dst, const struct context *src)
+{
+    dst->name = dup_or(src ? src->name : NULL, CONTEXT_LOCAL_NAME);
+    dst->driver =
+        src && src->driver != CONTEXT_DRIVER_UNSPECIFIED ? src->driver : CONTEXT_DRIVER_ACP;
+    dst->endpoint = src && src->endpoint ? xstrdup(src->endpoint) : NULL;
+    dst->subscription = dup_or(src ? src->subscription : NULL, CONTEXT_LOCAL_SUBSCRIPTION);
+    dst->resource_group = dup_or(src ? src->resource_group : NULL, CONTEXT_LOCAL_RESOURCE_GROUP);
+    dst->zone = dup_or(src ? src->zone : NULL, CONTEXT_LOCAL_ZONE);
+    dst->workspace = dup_or(src ? src->workspace : NULL, CONTEXT_LOCAL_WORKSPACE);
+    dst->access_key = src && src->access_key ? xstrdup(src->access_key) : NULL;
+    dst->secret_key_file = src && src->secret_key_file ? xstrdup(src->secret_key_file) : NULL;
+    dst->theme = src && src->theme ? xstrdup(src->theme) : NULL;
+}
+
+/* File, then --context / current_context / first / built-in, then workspace and endpoint overrides.
+ */
+int context_resolve(const struct context_request *req, struct resolved_context *out,
+                    struct findings *fs, struct strbuf *err)
+{
+    memset(out, 0, sizeof *out);
+    if (req->config_path) {
+        out->config_path = xstrdup(req->config_path);
+    } else {
+        char *dir = paths_config_dir();
+        out->config_path = xasprintf("%s/config.yaml", dir);
+        free(dir);
+    }
+
+    struct context_file cf;
+    memset(&cf, 0, sizeof cf);
+    char *text = NULL;
+    size_t len = 0;
+    struct strbuf io = STRBUF_INIT;
+    struct stat st;
+    bool exists = stat(out->config_path, &st) == 0 || errno != ENOENT;
+    if (exists && file_read_all(out->config_path, CONFIG_MAX_SIZE, &text, &len, &io) != 0) {
+        strbuf_adds(err, strbuf_str(&io));
+        strbuf_free(&io);
+        return -1;
+    } else if (exists && context_file_parse(text, len, &cf, fs) != 0) {
+        free(text);
+        strbuf_free(&io);
+        return -1;
+    }
+    free(text);
+    strbuf_free(&io);
+
+    /* --context, else current_context, else the first context, else the built-in one. */
+    const struct context *chosen = NULL;
+    const char *want = req->context ? req->context : cf.current_context;
+    if (want) {
+        for (size_t i = 0; i < cf.context_count && !chosen; i++)
+            if (strcmp(cf.contexts[i].name, want) == 0)
+                chosen = &cf.contexts[i];
+        if (chosen == NULL && !(cf.context_count == 0 && strcmp(want, CONTEXT_LOCAL_NAME) == 0)) {
+            strbuf_addf(err, "no context named '%s' in %s", want, out->config_path);
+            if (cf.context_count) {
+                strbuf_adds(err, " (contexts:");
+                for (size_t i = 0; i < cf.context_count; i++)
+                    strbuf_addf(err, " %s", cf.contexts[i].name);
+                strbuf_adds(err, ")");
+            } else {
+                strbuf_addf(err, "; only the built-in context '%s' exists", CONTEXT_LOCAL_NAME);
+            }
+            context_file_free(&cf);
+            return -1;
+        }
+    } else if (cf.context_count) {
+        chosen = &cf.contexts[0];
+    }
+    out->builtin = chosen == NULL;
+    fill(&out->ctx, chosen);
+    context_file_free(&cf);
+
+    if (req->workspace && *req->workspace) {
+        free(out->ctx.workspace);
+        out->ctx.workspace = xstrdup(req->workspace);
+    }
+    const char *explicit_endpoint = req->endpoint && *req->endpoint           ? req->endpoint
+                                    : req->env_endpoint && *req->env_endpoint ? req->env_endpoint
+                                                                              : NULL;
+    if (explicit_endpoint) {
+        free(out->ctx.endpoint);
+        out->ctx.endpoint = xstrdup(explicit_endpoint);
+    } else if (out->ctx.endpoint == NULL) {
+        out->engine_socket = paths_engine_socket();
+        out->ctx.endpoint = xasprintf("http+unix://%s", out->engine_socket);
+        out->may_autostart = true;
+    }
+    if (out->ctx.access_key && read_secret(&out->ctx, out->config_path, &out->secret_key, err) != 0)
+        return -1;
+    return 0;
+}
+
+void resolved_context_free(struct resolved_context *rc)
+{
+    context_free(&rc->ctx);
+    free(rc->config_path);
+    free(rc->engine_socket);
+    if (rc->secret_key) {
+        memset(rc->secret_key, 0, strlen(rc->secret_key));
+        free(rc->secret_key);
+    }
+    memset(rc, 0, sizeof *rc);
+}

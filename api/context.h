@@ -1,0 +1,109 @@
+/*
+ * context: which backend the client talks to, kubeconfig style.
+ *
+ * ~/.config/trainjob/config.yaml lists contexts and names the current one:
+ *
+ *   current_context: sh01
+ *   contexts:
+ *     - name: sh01
+ *       driver: acp                      # acp (default) | slurm
+ *       endpoint: https://aec2.cn-sh-01.sensecoreapi.cn
+ *       subscription: 0197ee17-…
+ *       resource_group: default
+ *       zone: cn-sh-01z
+ *       workspace: share-space-01e
+ *       access_key: AK…
+ *       secret_key_file: ~/.config/trainjob/sh01.sk   # the SK, alone in a file
+ *       theme: dark
+ *
+ * With no file (or no contexts in it) there is one built-in context, "local":
+ * the acp driver on trainjobd's socket, subscription local, resource group
+ * default, zone local-1z, workspace default. A context leaving a field out
+ * gets the same local default. $TRAINJOB_ENDPOINT replaces the endpoint and
+ * --endpoint replaces both. Only the local engine's default socket, reached
+ * without an explicit endpoint, may be started on demand.
+ */
+#ifndef API_CONTEXT_H
+#define API_CONTEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "api/jobspec.h"
+
+struct findings;
+struct strbuf;
+
+enum context_driver {
+    CONTEXT_DRIVER_UNSPECIFIED, /* acp */
+    CONTEXT_DRIVER_ACP,
+    CONTEXT_DRIVER_SLURM,
+};
+
+extern const struct enum_names context_driver_names; /* "acp", "slurm" */
+
+#define CONTEXT_LOCAL_NAME "local"
+#define CONTEXT_LOCAL_SUBSCRIPTION "local"
+#define CONTEXT_LOCAL_RESOURCE_GROUP "default"
+#define CONTEXT_LOCAL_ZONE "local-1z"
+#define CONTEXT_LOCAL_WORKSPACE "default"
+
+struct context {
+    char *name;
+    enum context_driver driver;
+    char *endpoint;
+    char *subscription;
+    char *resource_group;
+    char *zone;
+    char *workspace;
+    char *access_key;
+    char *secret_key_file;
+    char *theme;
+};
+
+struct context_file {
+    char *current_context;
+    struct context *contexts;
+    size_t context_count;
+};
+
+/*
+ * Parses a config.yaml text strictly: unknown fields, wrong types, duplicate
+ * or missing names, a current_context naming no context and malformed
+ * endpoints are findings with line and column. Returns 0, or -1 with cf
+ * empty.
+ */
+int context_file_parse(const char *text, size_t len, struct context_file *cf, struct findings *fs);
+void context_file_free(struct context_file *cf);
+void context_free(struct context *ctx);
+
+/* What the caller asks for; every member may be NULL. */
+struct context_request {
+    const char *config_path;  /* NULL: <config dir>/config.yaml */
+    const char *context;      /* --context NAME */
+    const char *endpoint;     /* --endpoint URL */
+    const char *env_endpoint; /* $TRAINJOB_ENDPOINT */
+    const char *workspace;    /* --workspace WS */
+};
+
+/* The context in effect, every field filled. */
+struct resolved_context {
+    struct context ctx;
+    char *config_path;   /* the file read (or that would have been), for messages */
+    bool builtin;        /* no file context: the built-in "local" */
+    bool may_autostart;  /* the endpoint is the local engine's default socket, chosen implicitly */
+    char *engine_socket; /* that socket's path, when may_autostart */
+    char *secret_key;    /* read from secret_key_file, or NULL */
+};
+
+/*
+ * Reads the config file (a missing one is fine) and applies the request.
+ * Returns 0; or -1 with findings about the file in fs (print them against
+ * out->config_path) and/or a message in err (unknown --context, unreadable
+ * secret key file). out is always released with resolved_context_free.
+ */
+int context_resolve(const struct context_request *req, struct resolved_context *out,
+                    struct findings *fs, struct strbuf *err);
+void resolved_context_free(struct resolved_context *rc);
+
+#endif

@@ -1,0 +1,397 @@
+/*
+ * http: endpoints, request building and the blocking calls over libcurl;
+ * see http.h.
+ *
+ * A struct http_client owns the parsed endpoint, the AK/SK pair and the
+ * limits; it holds no connection. Each call prepares an easy handle
+ * (http_transfer_prepare), performs it and maps curl's outcome onto the
+ * four transport results the callers act on. Called by the drivers (api/acp).
+ */
+#include "api/http.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "api/hmac.h"
+#include "util/xalloc.h"
+
+#ifndef TRAINJOB_VERSION
+#define TRAINJOB_VERSION "0.1"
+#endif
+
+#define CONNECT_TIMEOUT_MS 10000L
+#define DEFAULT_TIMEOUT_MS 60000L
+#define MAX_REPLY (64u << 20) /* a reply larger than this is not one we asked for */
+
+struct http_client {
+    char *endpoint; /* as given */
+    struct http_endpoint ep;
+    char *access_key, *secret_key;
+    long timeout_ms;
+    http_transport_fn transport;
+    void *transport_ctx;
+};
+
+void http_result_init(struct http_result *r)
+{
+    memset(r, 0, sizeof *r);
+}
+
+void http_result_free(struct http_result *r)
+{
+    strbuf_free(&r->body);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- endpoints ---------------------------------------------------------- */
+
+static bool starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* http+unix:///PATH → socket + http://localhost; http(s)://HOST[:PORT] → that base URL. */
+int http_endpoint_parse(const char *text, struct http_endpoint *ep, struct strbuf *err)
+{
+    memset(ep, 0, sizeof *ep);
+    if (text == NULL || *text == '\0') {
+        strbuf_adds(err, "empty endpoint");
+        return -1;
+    }
+    if (starts_with(text, "http+unix://")) {
+        const char *path = text + strlen("http+unix://");
+        if (path[0] != '/') {
+            strbuf_addf(err,
+                        "endpoint '%s': expected an absolute socket path, as in "
+                        "http+unix:///run/user/1000/trainjob/engine.sock",
+                        text);
+            return -1;
+        }
+        ep->unix_path = xstrdup(path);
+        ep->base_url = xstrdup("http://localhost");
+        return 0;
+    }
+    if (!starts_with(text, "https://") && !starts_with(text, "http://")) {
+        strbuf_addf(err,
+                    "endpoint '%s': expected http+unix:///PATH, https://HOST[:PORT] or "
+                    "http://HOST:PORT",
+                    text);
+        return -1;
+    }
+    const char *host = strstr(text, "://") + 3;
+    size_t n = strlen(text);
+    while (n > 0 && text[n - 1] == '/')
+        n--;
+    if (host[0] == '\0' || host[0] == '/' || text + n <= host || strchr(host, '?') ||
+        strchr(host, '#') || strchr(host, ' ')) {
+        strbuf_addf(err,
+                    "endpoint '%s': expected a host, as in https://aec2.cn-sh-01.sensecoreapi.cn",
+                    text);
+        return -1;
+    }
+    ep->base_url = xstrndup(text, n);
+    return 0;
+}
+
+void http_endpoint_free(struct http_endpoint *ep)
+{
+    free(ep->unix_path);
+    free(ep->base_url);
+    memset(ep, 0, sizeof *ep);
+}
+
+/* A Unix socket, or 127.0.0.1 / localhost / [::1] with any port. */
+bool http_endpoint_is_local(const struct http_endpoint *ep)
+{
+    if (ep->unix_path)
+        return true;
+    if (ep->base_url == NULL)
+        return false;
+    const char *host = strstr(ep->base_url, "://");
+    host = host ? host + 3 : ep->base_url;
+    static const char *const loopback[] = {"127.0.0.1", "localhost", "[::1]"};
+    for (size_t i = 0; i < sizeof loopback / sizeof loopback[0]; i++) {
+        size_t n = strlen(loopback[i]);
+        if (strncasecmp(host, loopback[i], n) == 0 &&
+            (host[n] == '\0' || host[n] == ':' || host[n] == '/'))
+            return true;
+    }
+    return false;
+}
+
+/* ---- the client --------------------------------------------------------- */
+
+/* curl_global_init once, before the first handle. */
+static void global_init(void)
+{
+    static bool done;
+    if (!done) {
+        curl_global_init(CURL_GLOBAL_DEFAULT);
+        done = true;
+    }
+}
+
+struct http_client *http_client_new(const char *endpoint, struct strbuf *err)
+{
+    struct http_client *c = xcalloc(1, sizeof *c);
+    if (http_endpoint_parse(endpoint, &c->ep, err) != 0) {
+        free(c);
+        return NULL;
+    }
+    c->endpoint = xstrdup(endpoint);
+    c->timeout_ms = DEFAULT_TIMEOUT_MS;
+    global_init();
+    return c;
+}
+
+/* Overwrites a secret before its memory goes back to the allocator. */
+static void free_secret(char *s)
+{
+    if (s) {
+        volatile char *p = s;
+        while (*p)
+            *p++ = '\0';
+        free(s);
+    }
+}
+
+void http_client_free(struct http_client *c)
+{
+    if (c == NULL)
+        return;
+    http_endpoint_free(&c->ep);
+    free(c->endpoint);
+    free(c->access_key);
+    free_secret(c->secret_key);
+    free(c);
+}
+
+void http_client_set_keys(struct http_client *c, const char *ak, const char *sk)
+{
+    free(c->access_key);
+    free_secret(c->secret_key);
+    c->access_key = ak && sk ? xstrdup(ak) : NULL;
+    c->secret_key = ak && sk ? xstrdup(sk) : NULL;
+}
+
+void http_client_set_timeout(struct http_client *c, long ms)
+{
+    c->timeout_ms = ms;
+}
+
+void http_client_set_transport(struct http_client *c, http_transport_fn fn, void *ctx)
+{
+    c->transport = fn;
+    c->transport_ctx = ctx;
+}
+
+const char *http_client_endpoint(const struct http_client *c)
+{
+    return c->endpoint;
+}
+
+const struct http_endpoint *http_client_parsed(const struct http_client *c)
+{
+    return &c->ep;
+}
+
+void http_escape(struct strbuf *out, const char *s)
+{
+    /* The handle argument is ignored since curl 7.82. */
+    char *e = curl_easy_escape(NULL, s ? s : "", 0);
+    if (e == NULL)
+        xalloc_die();
+    strbuf_adds(out, e);
+    curl_free(e);
+}
+
+/* ---- transfers ---------------------------------------------------------- */
+
+static long response_code(CURL *easy)
+{
+    long code = 0;
+    curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &code);
+    return code;
+}
+
+/* curl's write callback: to on_data for a 2xx stream, else into the body. */
+static size_t on_write(char *data, size_t size, size_t nmemb, void *userdata)
+{
+    struct http_transfer *t = userdata;
+    size_t n = size * nmemb;
+    long code = response_code(t->easy);
+    if (t->on_data && code >= 200 && code < 300) {
+        if (t->on_data(t->data_ctx, data, n) != 0) {
+            t->stopped = true;
+            return n == 0 ? 1 : 0; /* anything but n stops the transfer */
+        }
+        return n;
+    }
+    if (t->out->body.len + n > MAX_REPLY)
+        return 0;
+    strbuf_add(&t->out->body, data, n);
+    return n;
+}
+
+static void add_header(struct http_transfer *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void add_header(struct http_transfer *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *h = xvasprintf(fmt, ap);
+    va_end(ap);
+    struct curl_slist *l = curl_slist_append(t->headers, h);
+    free(h);
+    if (l == NULL)
+        xalloc_die();
+    t->headers = l;
+}
+
+/* URL, method and body, timeouts, socket, headers (signed with AK/SK when set). */
+int http_transfer_prepare(struct http_transfer *t, const struct http_client *c, const char *method,
+                          const char *path_and_query, const char *body, size_t len,
+                          http_data_fn on_data, void *data_ctx, struct http_result *out)
+{
+    memset(t, 0, sizeof *t);
+    t->client = c;
+    t->out = out;
+    t->on_data = on_data;
+    t->data_ctx = data_ctx;
+    t->url = xasprintf("%s%s", c->ep.base_url, path_and_query);
+    t->easy = curl_easy_init();
+    if (t->easy == NULL) {
+        out->transport = TRANSPORT_OTHER;
+        snprintf(out->message, sizeof out->message, "cannot start a transfer (curl_easy_init)");
+        return -1;
+    }
+    CURL *e = t->easy;
+    curl_easy_setopt(e, CURLOPT_URL, t->url);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->errbuf);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, CONNECT_TIMEOUT_MS);
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(e, CURLOPT_USERAGENT, "trainjob/" TRAINJOB_VERSION);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, t);
+    if (on_data == NULL && c->timeout_ms > 0)
+        curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, c->timeout_ms);
+    if (c->ep.unix_path)
+        curl_easy_setopt(e, CURLOPT_UNIX_SOCKET_PATH, c->ep.unix_path);
+    if (http_endpoint_is_local(&c->ep))
+        curl_easy_setopt(e, CURLOPT_PROXY, ""); /* never through a proxy to this machine */
+
+    if (strcmp(method, "GET") == 0) {
+        curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+    } else {
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(body ? len : 0));
+        curl_easy_setopt(e, CURLOPT_COPYPOSTFIELDS, body ? body : "");
+        if (strcmp(method, "POST") != 0)
+            curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
+    }
+    add_header(t, "Accept: %s", on_data ? "*/*" : "application/json");
+    if (body && len)
+        add_header(t, "Content-Type: application/json");
+    add_header(t, "Expect:"); /* no 100-continue round trip */
+    if (c->access_key && c->secret_key) {
+        char date[HMAC_DATE_LEN], auth[HMAC_HEADER_LEN];
+        hmac_date(time(NULL), date);
+        hmac_authorization(c->access_key, c->secret_key, date, auth);
+        add_header(t, "X-Date: %s", date);
+        add_header(t, "Authorization: %s", auth);
+    }
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
+    return 0;
+}
+
+/* curl's result to one of the four transport outcomes, with a message saying why. */
+void http_transfer_finish(struct http_transfer *t, CURLcode rc)
+{
+    struct http_result *out = t->out;
+    const struct http_client *c = t->client;
+    out->status = (int)response_code(t->easy);
+    const char *detail = t->errbuf[0] ? t->errbuf : curl_easy_strerror(rc);
+    switch (rc) {
+    case CURLE_OK:
+        out->transport = TRANSPORT_NONE;
+        return;
+    case CURLE_WRITE_ERROR:
+        if (t->stopped) {
+            out->transport = TRANSPORT_NONE;
+            return;
+        }
+        out->transport = TRANSPORT_OTHER;
+        snprintf(out->message, sizeof out->message, "%s: reply larger than %u MiB", c->endpoint,
+                 MAX_REPLY >> 20);
+        return;
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY: {
+        out->transport = TRANSPORT_UNREACHABLE;
+        long os_errno = 0;
+        curl_easy_getinfo(t->easy, CURLINFO_OS_ERRNO, &os_errno);
+        /* For a socket, curl's own text names "localhost port 80"; errno says it better. */
+        if (c->ep.unix_path && os_errno != 0)
+            detail = strerror((int)os_errno);
+        break;
+    }
+    case CURLE_OPERATION_TIMEDOUT:
+        out->transport = TRANSPORT_TIMEOUT;
+        break;
+    default:
+        out->transport = TRANSPORT_OTHER;
+        break;
+    }
+    snprintf(out->message, sizeof out->message, "%s", detail);
+}
+
+void http_transfer_cleanup(struct http_transfer *t)
+{
+    if (t->easy)
+        curl_easy_cleanup(t->easy);
+    curl_slist_free_all(t->headers);
+    free(t->url);
+    memset(t, 0, sizeof *t);
+}
+
+/* Prepares, performs and maps one request; the shared body of both calls. */
+static int perform(struct http_client *c, const char *method, const char *path, const char *body,
+                   size_t len, http_data_fn on_data, void *ctx, struct http_result *out)
+{
+    strbuf_reset(&out->body);
+    out->status = 0;
+    out->transport = TRANSPORT_NONE;
+    out->message[0] = '\0';
+    if (c->transport) {
+        c->transport(c->transport_ctx, method, path, body, len, on_data, ctx, out);
+        return out->transport == TRANSPORT_NONE ? 0 : -1;
+    }
+    struct http_transfer t;
+    if (http_transfer_prepare(&t, c, method, path, body, len, on_data, ctx, out) != 0) {
+        http_transfer_cleanup(&t);
+        return -1;
+    }
+    CURLcode rc = curl_easy_perform(t.easy);
+    http_transfer_finish(&t, rc);
+    http_transfer_cleanup(&t);
+    return out->transport == TRANSPORT_NONE ? 0 : -1;
+}
+
+int http_call(struct http_client *c, const char *method, const char *path_and_query,
+              const char *body, size_t len, struct http_result *out)
+{
+    return perform(c, method, path_and_query, body, len, NULL, NULL, out);
+}
+
+int http_stream(struct http_client *c, const char *path_and_query, http_data_fn on_data, void *ctx,
+                struct http_result *out)
+{
+    return perform(c, "GET", path_and_query, NULL, 0, on_data, ctx, out);
+}

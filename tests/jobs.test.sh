@@ -1,0 +1,318 @@
+# trainjob's job verbs against a real trainjobd, as a user runs them:
+# submit, get (jobs, job, workers, events), logs, stop, start, delete; the
+# exit status of each outcome; a file with errors never reaching the server;
+# an explicit endpoint never started; and the default context starting the
+# local engine on demand.
+. "$(dirname "$0")/lib.sh"
+cd "$TRAINJOB_TOP" || exit 1
+tj=$TRAINJOB_BIN
+: "${TRAINJOBD_BIN:=$(dirname "$tj")/trainjobd}"
+export TRAINJOBD_BIN
+
+# Nothing of the caller's may leak in: no config, no endpoint, no runtime dir.
+unset TRAINJOB_ENDPOINT XDG_CONFIG_HOME XDG_STATE_HOME XDG_RUNTIME_DIR
+export HOME="$TMP"
+sock="$TMP/run/engine.sock"
+E="--endpoint http+unix://$sock"
+engine_pid=""
+auto_pid=""
+
+# Stops what this test started, by pid: jobs first (their workers outlive the engine).
+cleanup() {
+    if [ -n "$engine_pid" ]; then
+        "$tj" $E delete sleeper >/dev/null 2>&1
+        kill "$engine_pid" 2>/dev/null
+        wait "$engine_pid" 2>/dev/null
+    fi
+    if [ -n "$auto_pid" ]; then
+        kill "$auto_pid" 2>/dev/null
+    fi
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# wait_for SECONDS CMD… : runs CMD every 0.1 s until it succeeds; fails after SECONDS
+wait_for() {
+    limit=$(($1 * 10))
+    shift
+    i=0
+    while [ "$i" -lt "$limit" ]; do
+        if "$@" >/dev/null 2>&1; then return 0; fi
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+
+# job_in_state NAME STATE : the job's JSON says it is in STATE
+job_in_state() {
+    "$tj" $E get job "$1" -o json 2>/dev/null | grep -q "\"state\": \"$2\""
+}
+
+# job_gone NAME : get job says not found (exit 1)
+job_gone() {
+    "$tj" $E get job "$1" >/dev/null 2>&1
+    [ $? -eq 1 ]
+}
+
+mkdir -p "$TMP/run"
+"$TRAINJOBD_BIN" --foreground --demo --grace 1 --socket "$sock" --state-dir "$TMP/state" \
+    --config "$TMP/engine.yaml" >"$TMP/engine.log" 2>&1 &
+engine_pid=$!
+if wait_for 10 test -S "$sock"; then pass "trainjobd listens"; else
+    fail "trainjobd listens" "no socket after 10 s: $(tail -n 5 "$TMP/engine.log")"
+    exit 1
+fi
+
+# ---- submit, list, wait, workers, logs, events ---------------------------
+
+run "$tj" $E submit -f examples/pytorch-ddp.yaml
+expect_rc "submit the DDP example" 0
+expect_grep "submit says created" "$TMP/out" "job resnet50-ddp created (QUEUEING)"
+
+run "$tj" $E get jobs
+expect_rc "get jobs" 0
+expect_grep "get jobs has a header" "$TMP/out" "NAME"
+expect_grep "get jobs lists the job" "$TMP/out" "resnet50-ddp"
+expect_grep "get jobs shows the display name" "$TMP/out" "ResNet50-DDP-基线"
+expect_grep "get jobs shows the restart budget" "$TMP/out" "/3"
+
+if wait_for 20 job_in_state resnet50-ddp SUCCEEDED; then pass "the DDP job succeeds"; else
+    fail "the DDP job succeeds" "$("$tj" $E get jobs -o wide 2>&1)"
+fi
+
+run "$tj" $E get workers resnet50-ddp
+expect_rc "get workers" 0
+if awk '$1 == "master-0" && $2 == "master" && $4 == "Succeeded" && $6 == "0" { ok = 1 }
+        END { exit !ok }' "$TMP/out"; then pass "master-0 exited 0"; else
+    fail "master-0 exited 0" "$(cat "$TMP/out")"
+fi
+if awk '$1 == "worker-0" && $4 == "Succeeded" && $6 == "0" { ok = 1 } END { exit !ok }' \
+    "$TMP/out"; then pass "worker-0 exited 0"; else
+    fail "worker-0 exited 0" "$(cat "$TMP/out")"
+fi
+
+run "$tj" $E get workers resnet50-ddp -o json
+expect_rc "get workers -o json" 0
+expect_grep "workers as JSON" "$TMP/out" '"name": "worker-0"'
+
+run "$tj" $E logs resnet50-ddp
+expect_rc "logs of the first worker" 0
+expect_grep "master-0 is rank 0" "$TMP/out" "rank 0 of 2"
+
+run "$tj" $E logs resnet50-ddp -w worker-0
+expect_rc "logs -w worker-0" 0
+expect_grep "worker-0 is rank 1" "$TMP/out" "rank 1 of 2"
+
+run "$tj" $E logs resnet50-ddp --tail 1
+expect_rc "logs --tail 1" 0
+if [ "$(wc -l <"$TMP/out")" -eq 1 ]; then pass "--tail 1 prints one line"; else
+    fail "--tail 1 prints one line" "$(cat "$TMP/out")"
+fi
+
+run "$tj" $E logs resnet50-ddp -w worker-9
+expect_rc "logs of a worker that does not exist" 1
+expect_grep "the missing worker is named" "$TMP/err" "worker-9"
+
+run "$tj" $E get events resnet50-ddp
+expect_rc "get events" 0
+expect_grep "events: created" "$TMP/out" "CREATED"
+expect_grep "events: succeeded" "$TMP/out" "RUNNING → SUCCEEDED"
+
+run "$tj" $E get job resnet50-ddp
+expect_rc "get job prints YAML" 0
+expect_grep "the job as YAML" "$TMP/out" "state: SUCCEEDED"
+
+run "$tj" $E get jobs --state SUCCEEDED -o json
+expect_rc "get jobs --state -o json" 0
+expect_grep "the filtered list has the job" "$TMP/out" '"name": "resnet50-ddp"'
+
+run "$tj" $E get jobs --state RUNNING
+expect_rc "an empty filtered list is fine" 0
+expect_no_grep "the empty list has no job" "$TMP/out" "resnet50-ddp"
+
+cat >"$TMP/ticker.yaml" <<'YAML'
+workspace_name: default
+name: ticker
+display_name: ticker
+framework: PYTORCH_DDP
+resource_pool: {name: local}
+roles:
+  - total_replicas: 1
+    resource_spec: [{name: cpu-1}]
+    image_path: local/host
+    startup_script: for i in 1 2 3; do echo "line $i"; sleep 0.5; done
+YAML
+run "$tj" $E submit -f "$TMP/ticker.yaml"
+expect_rc "submit the ticker" 0
+wait_for 20 job_in_state ticker RUNNING
+run timeout 20 "$tj" $E logs -f ticker
+expect_rc "logs -f ends by itself when the job ends" 0
+expect_grep "logs -f saw the last line" "$TMP/out" "line 3"
+
+# ---- what the server refuses, what never reaches it ----------------------
+
+run "$tj" $E submit -f examples/pytorch-ddp.yaml
+expect_rc "submitting the same name again fails" 1
+expect_grep "the name is taken" "$TMP/err" "trainjob: name: already used"
+
+cat >"$TMP/bad-codes.yaml" <<'YAML'
+workspace_name: default
+name: bad-codes
+display_name: demo
+framework: PYTORCH_DDP
+resource_pool: {name: local}
+roles:
+  - total_replicas: 1
+    resource_spec: [{name: cpu-1}]
+    image_path: local/host
+    startup_script: echo hi
+fault_tolerance:
+  backoff_limit: 2
+  rules:
+    - exit_codes: "1,256"
+      action: RESTART_JOB
+YAML
+# Aimed at no server at all: reaching for one would exit 2 with "cannot reach".
+run "$tj" --endpoint "http+unix://$TMP/nothing-here.sock" submit -f "$TMP/bad-codes.yaml"
+expect_rc "a bad exit-code list: exit 1" 1
+expect_grep "the bad code is placed at FILE:LINE:COL" "$TMP/err" \
+    "bad-codes.yaml:14:22: error: fault_tolerance.rules[0].exit_codes: 256 is out of range 1-255"
+expect_no_grep "no server was contacted" "$TMP/err" "cannot reach"
+run "$tj" $E get job bad-codes
+expect_rc "the bad job does not exist" 1
+
+run "$tj" $E submit
+expect_rc "submit without a file is a usage error" 2
+
+run "$tj" $E get job no-such-job
+expect_rc "get job of an unknown name exits 1" 1
+expect_grep "not found is said" "$TMP/err" "not found"
+
+run "$tj" $E get bogus
+expect_rc "get of an unknown kind is a usage error" 2
+
+run "$tj" $E get jobs --state NAPPING
+expect_rc "an unknown --state is a usage error" 2
+
+# ---- stop, start, delete -------------------------------------------------
+
+cat >"$TMP/sleeper.yaml" <<'YAML'
+name: sleeper
+display_name: sleeper
+framework: PYTORCH_DDP
+resource_pool: {name: local}
+roles:
+  - total_replicas: 1
+    resource_spec: [{name: cpu-1}]
+    image_path: local/host
+    startup_script: sleep 30
+YAML
+# --workspace fills the workspace the file leaves out, before or after the verb.
+run "$tj" $E submit --workspace default -f "$TMP/sleeper.yaml"
+expect_rc "submit the sleeper" 0
+expect_grep "the sleeper is created" "$TMP/out" "job sleeper created"
+
+if wait_for 20 job_in_state sleeper RUNNING; then pass "the sleeper runs"; else
+    fail "the sleeper runs" "$("$tj" $E get jobs -o wide 2>&1)"
+fi
+
+run "$tj" $E stop sleeper no-such-job
+expect_rc "stop with an unknown name exits 1" 1
+expect_grep "stop says stopping" "$TMP/out" "job sleeper stopping"
+expect_grep "stop names the unknown job" "$TMP/err" "job no-such-job not found"
+
+if wait_for 20 job_in_state sleeper SUSPENDED; then pass "the stopped job is SUSPENDED"; else
+    fail "the stopped job is SUSPENDED" "$("$tj" $E get jobs -o wide 2>&1)"
+fi
+
+run "$tj" $E stop sleeper
+expect_rc "stopping a stopped job is not an error" 0
+expect_grep "nothing to stop" "$TMP/out" "nothing to stop"
+
+run "$tj" $E start sleeper
+expect_rc "start the stopped job" 0
+expect_grep "start says queued" "$TMP/out" "job sleeper started (QUEUEING)"
+if job_in_state sleeper QUEUEING || job_in_state sleeper RUNNING; then
+    pass "the started job is queued or running"
+else
+    fail "the started job is queued or running" "$("$tj" $E get jobs 2>&1)"
+fi
+
+run "$tj" $E start sleeper
+expect_rc "starting a job that is not stopped exits 1" 1
+
+run "$tj" $E delete sleeper
+expect_rc "delete the sleeper" 0
+expect_grep "delete says deleted" "$TMP/out" "job sleeper deleted"
+if wait_for 20 job_gone sleeper; then pass "the deleted job is gone"; else
+    fail "the deleted job is gone" "$("$tj" $E get job sleeper 2>&1)"
+fi
+run "$tj" $E get job sleeper
+expect_grep "get job of the deleted job says not found" "$TMP/err" "not found"
+
+run "$tj" $E delete sleeper
+expect_rc "deleting it again exits 1" 1
+
+# ---- an explicit endpoint is never started --------------------------------
+
+mkdir -p "$TMP/h3/run"
+run env HOME="$TMP/h3" XDG_RUNTIME_DIR="$TMP/h3/run" "$tj" --endpoint http+unix:///nonexistent.sock get jobs
+expect_rc "an unreachable --endpoint exits 2" 2
+expect_grep "it says cannot reach" "$TMP/err" "cannot reach http+unix:///nonexistent.sock"
+run env HOME="$TMP/h3" XDG_RUNTIME_DIR="$TMP/h3/run" \
+    TRAINJOB_ENDPOINT=http+unix:///nonexistent.sock "$tj" get jobs
+expect_rc "an unreachable \$TRAINJOB_ENDPOINT exits 2" 2
+if [ -e "$TMP/h3/run/trainjob/engine.sock" ] || [ -e "$TMP/h3/.local/state/trainjob/engine" ]; then
+    fail "no trainjobd was started for an explicit endpoint" "$(ls -R "$TMP/h3")"
+else
+    pass "no trainjobd was started for an explicit endpoint"
+fi
+
+# ---- a context file ------------------------------------------------------
+
+mkdir -p "$TMP/.config/trainjob"
+cat >"$TMP/.config/trainjob/config.yaml" <<YAML
+current_context: test
+contexts:
+  - name: test
+    endpoint: http+unix://$sock
+    workspace: default
+  - name: broken
+    endpoint: http+unix:///nonexistent.sock
+YAML
+run "$tj" get job resnet50-ddp
+expect_rc "the current context's endpoint is used" 0
+run "$tj" get jobs --context broken
+expect_rc "--context picks another (unreachable) context" 2
+cat >"$TMP/.config/trainjob/config.yaml" <<'YAML'
+contexts:
+  - name: test
+    endpont: http+unix:///x.sock
+YAML
+run "$tj" get jobs
+expect_rc "a bad config file is a usage error" 2
+expect_grep "config errors are placed" "$TMP/err" \
+    "config.yaml:3:5: error: contexts[0].endpont: unknown field; did you mean endpoint?"
+rm -f "$TMP/.config/trainjob/config.yaml"
+
+# ---- the default context starts the local engine -------------------------
+
+h2="$TMP/h2"
+mkdir -p "$h2/run"
+run env HOME="$h2" XDG_RUNTIME_DIR="$h2/run" "$tj" get jobs
+expect_rc "get jobs with no engine running starts one" 0
+log="$h2/.local/state/trainjob/engine/trainjobd.log"
+auto_pid=$(sed -n 's/.*listening on .* (pid \([0-9]*\)).*/\1/p' "$log" 2>/dev/null | tail -n 1)
+if [ -n "$auto_pid" ] && [ -S "$h2/run/trainjob/engine.sock" ]; then
+    pass "the started engine listens on the default socket"
+else
+    fail "the started engine listens on the default socket" "$(cat "$log" 2>&1)"
+fi
+run env HOME="$h2" XDG_RUNTIME_DIR="$h2/run" "$tj" get jobs
+expect_rc "the next call finds it running" 0
+if [ "$(grep -c 'listening on' "$log" 2>/dev/null)" -eq 1 ]; then
+    pass "only one engine was started"
+else
+    fail "only one engine was started" "$(cat "$log")"
+fi

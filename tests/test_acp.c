@@ -1,0 +1,926 @@
+/*
+ * test_acp: the client's way to a backend without a server — endpoint
+ * parsing (api/http), config.yaml contexts (api/context), the acp driver's
+ * paths, escaping, bodies and reply decoding (api/acp, through a recording
+ * transport that answers with bodies shaped like engine/routes.c's), the
+ * wrappers' paging, batching and revive-once logic (api/backend), and the
+ * AK/SK headers of a prepared request.
+ */
+// clang-format off
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+// clang-format on
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api/acp.h"
+#include "api/backend.h"
+#include "api/context.h"
+#include "api/finding.h"
+#include "api/hmac.h"
+#include "api/http.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#define COLL                                                                                       \
+    "/compute/acp/data/v2/subscriptions/local/resourceGroups/default/zones/local-1z/workspaces/"   \
+    "default/trainingJobs"
+
+/* ---- a transport that records each call and answers from a script ------ */
+
+#define FAKE_MAX 16
+
+struct fake_reply {
+    enum transport_error transport;
+    int status;
+    const char *body;
+};
+
+struct fake {
+    char *method[FAKE_MAX], *path[FAKE_MAX], *body[FAKE_MAX];
+    size_t calls;
+    struct fake_reply replies[FAKE_MAX];
+    size_t nreplies;
+    size_t chunk; /* streams: feed the body in pieces this long (0: whole) */
+};
+
+static void fake_answer(struct fake *f, int status, const char *body)
+{
+    f->replies[f->nreplies++] = (struct fake_reply){TRANSPORT_NONE, status, body};
+}
+
+static void fake_fail(struct fake *f, enum transport_error t)
+{
+    f->replies[f->nreplies++] = (struct fake_reply){t, 0, NULL};
+}
+
+static void fake_transport(void *ctx, const char *method, const char *path, const char *body,
+                           size_t len, http_data_fn on_data, void *data_ctx,
+                           struct http_result *out)
+{
+    struct fake *f = ctx;
+    assert_true(f->calls < FAKE_MAX);
+    size_t i = f->calls++;
+    f->method[i] = xstrdup(method);
+    f->path[i] = xstrdup(path);
+    f->body[i] = body ? xstrndup(body, len) : NULL;
+    /* The last scripted reply repeats. */
+    const struct fake_reply *r = &f->replies[i < f->nreplies ? i : f->nreplies - 1];
+    out->transport = r->transport;
+    out->status = r->status;
+    if (r->transport != TRANSPORT_NONE) {
+        snprintf(out->message, sizeof out->message, "%s",
+                 r->transport == TRANSPORT_UNREACHABLE ? "Connection refused" : "timed out");
+        return;
+    }
+    const char *b = r->body ? r->body : "";
+    size_t n = strlen(b);
+    if (on_data && r->status >= 200 && r->status < 300) {
+        size_t step = f->chunk ? f->chunk : (n ? n : 1);
+        for (size_t off = 0; off < n; off += step)
+            if (on_data(data_ctx, b + off, off + step > n ? n - off : step) != 0)
+                return;
+    } else {
+        strbuf_add(&out->body, b, n);
+    }
+}
+
+static void fake_free(struct fake *f)
+{
+    for (size_t i = 0; i < f->calls; i++) {
+        free(f->method[i]);
+        free(f->path[i]);
+        free(f->body[i]);
+    }
+}
+
+/* An acp backend on the fake, aimed at the local engine's names (or ws). */
+static struct backend *open_fake(struct fake *f, const char *ws, bool trainjobd)
+{
+    struct strbuf err = STRBUF_INIT;
+    struct http_client *c = http_client_new("http+unix:///tmp/none.sock", &err);
+    assert_non_null(c);
+    strbuf_free(&err);
+    http_client_set_transport(c, fake_transport, f);
+    struct backend_target t = {(char *)"local", (char *)"default", (char *)"local-1z",
+                               (char *)(ws ? ws : "default")};
+    return acp_backend_new(c, &t, trainjobd);
+}
+
+/* ---- endpoints ---------------------------------------------------------- */
+
+static void endpoints_parse(void **state)
+{
+    (void)state;
+    struct http_endpoint ep;
+    struct strbuf err = STRBUF_INIT;
+
+    assert_int_equal(http_endpoint_parse("http+unix:///run/user/1/trainjob/engine.sock", &ep, &err),
+                     0);
+    assert_string_equal(ep.unix_path, "/run/user/1/trainjob/engine.sock");
+    assert_string_equal(ep.base_url, "http://localhost");
+    assert_true(http_endpoint_is_local(&ep));
+    http_endpoint_free(&ep);
+
+    assert_int_equal(http_endpoint_parse("https://aec2.cn-sh-01.sensecoreapi.cn/", &ep, &err), 0);
+    assert_null(ep.unix_path);
+    assert_string_equal(ep.base_url, "https://aec2.cn-sh-01.sensecoreapi.cn");
+    assert_false(http_endpoint_is_local(&ep));
+    http_endpoint_free(&ep);
+
+    assert_int_equal(http_endpoint_parse("http://127.0.0.1:7070", &ep, &err), 0);
+    assert_string_equal(ep.base_url, "http://127.0.0.1:7070");
+    assert_true(http_endpoint_is_local(&ep));
+    http_endpoint_free(&ep);
+
+    assert_int_equal(http_endpoint_parse("http://localhost.example.com", &ep, &err), 0);
+    assert_false(http_endpoint_is_local(&ep));
+    http_endpoint_free(&ep);
+
+    static const char *const bad[] = {"",         "ftp://host",    "http+unix://relative.sock",
+                                      "https://", "https:///path", "aec2.example.com"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        strbuf_reset(&err);
+        assert_int_equal(http_endpoint_parse(bad[i], &ep, &err), -1);
+        assert_true(err.len > 0);
+    }
+    strbuf_free(&err);
+}
+
+/* ---- contexts ----------------------------------------------------------- */
+
+static const char good_config[] = "current_context: sh01\n"
+                                  "contexts:\n"
+                                  "  - name: laptop\n"
+                                  "    workspace: mine\n"
+                                  "  - name: sh01\n"
+                                  "    driver: acp\n"
+                                  "    endpoint: https://aec2.cn-sh-01.sensecoreapi.cn\n"
+                                  "    subscription: 0197ee17-aaaa\n"
+                                  "    resource_group: default\n"
+                                  "    zone: cn-sh-01z\n"
+                                  "    workspace: share-space-01e\n"
+                                  "    access_key: AK123\n"
+                                  "    secret_key_file: sh01.sk\n"
+                                  "    theme: dark\n";
+
+static void context_file_good(void **state)
+{
+    (void)state;
+    struct context_file cf;
+    struct findings fs = FINDINGS_INIT;
+    assert_int_equal(context_file_parse(good_config, strlen(good_config), &cf, &fs), 0);
+    assert_int_equal(fs.count, 0);
+    assert_string_equal(cf.current_context, "sh01");
+    assert_int_equal(cf.context_count, 2);
+    assert_string_equal(cf.contexts[0].name, "laptop");
+    assert_int_equal(cf.contexts[0].driver, CONTEXT_DRIVER_UNSPECIFIED);
+    assert_null(cf.contexts[0].endpoint);
+    assert_int_equal(cf.contexts[1].driver, CONTEXT_DRIVER_ACP);
+    assert_string_equal(cf.contexts[1].zone, "cn-sh-01z");
+    assert_string_equal(cf.contexts[1].secret_key_file, "sh01.sk");
+    assert_string_equal(cf.contexts[1].theme, "dark");
+    context_file_free(&cf);
+    findings_free(&fs);
+}
+
+/* The finding at path, or NULL. */
+static const struct finding *finding_at(const struct findings *fs, const char *path)
+{
+    for (size_t i = 0; i < fs->count; i++)
+        if (strcmp(fs->items[i].path, path) == 0)
+            return &fs->items[i];
+    return NULL;
+}
+
+static void context_file_errors_have_positions(void **state)
+{
+    (void)state;
+    static const char text[] = "current_context: nowhere\n"           /* 1 */
+                               "contexts:\n"                          /* 2 */
+                               "  - name: a\n"                        /* 3 */
+                               "    endpont: https://x.example.com\n" /* 4 */
+                               "  - name: a\n"                        /* 5 */
+                               "    driver: kube\n"                   /* 6 */
+                               "    endpoint: ftp://nope\n"           /* 7 */
+                               "    access_key: AK\n";                /* 8 */
+    struct context_file cf;
+    struct findings fs = FINDINGS_INIT;
+    assert_int_equal(context_file_parse(text, strlen(text), &cf, &fs), -1);
+    assert_int_equal(cf.context_count, 0);
+
+    const struct finding *f = finding_at(&fs, "contexts[0].endpont");
+    assert_non_null(f);
+    assert_int_equal(f->line, 4);
+    assert_int_equal(f->col, 5);
+    assert_non_null(strstr(f->message, "did you mean endpoint?"));
+
+    f = finding_at(&fs, "contexts[1].name");
+    assert_non_null(f);
+    assert_int_equal(f->line, 5);
+    assert_non_null(strstr(f->message, "duplicate"));
+
+    f = finding_at(&fs, "contexts[1].driver");
+    assert_non_null(f);
+    assert_int_equal(f->line, 6);
+    assert_non_null(strstr(f->message, "acp, slurm"));
+
+    f = finding_at(&fs, "contexts[1].endpoint");
+    assert_non_null(f);
+    assert_int_equal(f->line, 7);
+
+    f = finding_at(&fs, "contexts[1].access_key");
+    assert_non_null(f);
+    assert_int_equal(f->line, 8);
+    assert_non_null(strstr(f->message, "secret_key_file"));
+
+    f = finding_at(&fs, "current_context");
+    assert_non_null(f);
+    assert_int_equal(f->line, 1);
+    assert_int_equal(f->col, 18);
+    findings_free(&fs);
+
+    /* Not a mapping at all. */
+    assert_int_equal(context_file_parse("- a\n", 4, &cf, &fs), -1);
+    assert_int_equal(fs.items[0].line, 1);
+    findings_free(&fs);
+}
+
+static void missing_file_gives_the_builtin_local_context(void **state)
+{
+    (void)state;
+    setenv("XDG_RUNTIME_DIR", "/tmp/tj-test-run", 1);
+    struct context_request req = {"/nonexistent/trainjob/config.yaml", NULL, NULL, NULL, NULL};
+    struct resolved_context rc;
+    struct findings fs = FINDINGS_INIT;
+    struct strbuf err = STRBUF_INIT;
+    assert_int_equal(context_resolve(&req, &rc, &fs, &err), 0);
+    assert_true(rc.builtin);
+    assert_true(rc.may_autostart);
+    assert_string_equal(rc.ctx.name, "local");
+    assert_int_equal(rc.ctx.driver, CONTEXT_DRIVER_ACP);
+    assert_string_equal(rc.ctx.endpoint, "http+unix:///tmp/tj-test-run/trainjob/engine.sock");
+    assert_string_equal(rc.engine_socket, "/tmp/tj-test-run/trainjob/engine.sock");
+    assert_string_equal(rc.ctx.subscription, "local");
+    assert_string_equal(rc.ctx.resource_group, "default");
+    assert_string_equal(rc.ctx.zone, "local-1z");
+    assert_string_equal(rc.ctx.workspace, "default");
+    resolved_context_free(&rc);
+
+    /* $TRAINJOB_ENDPOINT replaces the endpoint, --endpoint replaces both: never autostarted. */
+    req.env_endpoint = "http+unix:///tmp/env.sock";
+    assert_int_equal(context_resolve(&req, &rc, &fs, &err), 0);
+    assert_string_equal(rc.ctx.endpoint, "http+unix:///tmp/env.sock");
+    assert_false(rc.may_autostart);
+    assert_string_equal(rc.ctx.zone, "local-1z");
+    resolved_context_free(&rc);
+    req.endpoint = "http://127.0.0.1:9999";
+    req.workspace = "other";
+    assert_int_equal(context_resolve(&req, &rc, &fs, &err), 0);
+    assert_string_equal(rc.ctx.endpoint, "http://127.0.0.1:9999");
+    assert_string_equal(rc.ctx.workspace, "other");
+    assert_false(rc.may_autostart);
+    resolved_context_free(&rc);
+
+    /* A --context that the (missing) file cannot have. */
+    struct context_request named = {"/nonexistent/trainjob/config.yaml", "prod", NULL, NULL, NULL};
+    assert_int_equal(context_resolve(&named, &rc, &fs, &err), -1);
+    assert_non_null(strstr(strbuf_str(&err), "no context named 'prod'"));
+    resolved_context_free(&rc);
+    assert_int_equal(fs.count, 0);
+    strbuf_free(&err);
+}
+
+/* Writes text to a new file in dir and returns its path. */
+static char *write_file(const char *dir, const char *name, const char *text)
+{
+    char *path = xasprintf("%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static void context_file_is_chosen_and_keys_read(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tj-ctx-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *cfg = write_file(dir, "config.yaml", good_config);
+    char *sk = write_file(dir, "sh01.sk", "  SECRET-KEY \n");
+    struct context_request req = {cfg, NULL, NULL, NULL, NULL};
+    struct resolved_context rc;
+    struct findings fs = FINDINGS_INIT;
+    struct strbuf err = STRBUF_INIT;
+    assert_int_equal(context_resolve(&req, &rc, &fs, &err), 0);
+    assert_false(rc.builtin);
+    assert_false(rc.may_autostart);
+    assert_string_equal(rc.ctx.name, "sh01");
+    assert_string_equal(rc.ctx.endpoint, "https://aec2.cn-sh-01.sensecoreapi.cn");
+    assert_string_equal(rc.ctx.access_key, "AK123");
+    assert_string_equal(rc.secret_key, "SECRET-KEY");
+    resolved_context_free(&rc);
+
+    /* --context picks another; its missing fields are the local defaults, its endpoint too. */
+    req.context = "laptop";
+    assert_int_equal(context_resolve(&req, &rc, &fs, &err), 0);
+    assert_string_equal(rc.ctx.workspace, "mine");
+    assert_string_equal(rc.ctx.zone, "local-1z");
+    assert_true(rc.may_autostart);
+    resolved_context_free(&rc);
+
+    /* Errors in the file come back as findings, placed. */
+    char *bad = write_file(dir, "bad.yaml", "contexts:\n  - name: x\n    colour: red\n");
+    req.config_path = bad;
+    req.context = NULL;
+    assert_int_equal(context_resolve(&req, &rc, &fs, &err), -1);
+    assert_int_equal(fs.count, 1);
+    assert_string_equal(fs.items[0].path, "contexts[0].colour");
+    assert_int_equal(fs.items[0].line, 3);
+    assert_int_equal(fs.items[0].col, 5);
+    assert_string_equal(rc.config_path, bad);
+    resolved_context_free(&rc);
+    findings_free(&fs);
+
+    unlink(sk);
+    assert_int_equal(
+        context_resolve(&(struct context_request){cfg, NULL, NULL, NULL, NULL}, &rc, &fs, &err),
+        -1);
+    assert_non_null(strstr(strbuf_str(&err), "secret_key_file"));
+    resolved_context_free(&rc);
+    unlink(cfg);
+    unlink(bad);
+    rmdir(dir);
+    free(cfg);
+    free(sk);
+    free(bad);
+    strbuf_free(&err);
+    findings_free(&fs);
+}
+
+/* ---- the acp driver: paths, bodies, replies ----------------------------- */
+
+static const char job_reply[] =
+    "{\"subscription_name\":\"local\",\"workspace_name\":\"default\",\"name\":\"pt-abc\","
+    "\"uid\":\"u1\",\"framework\":\"PYTORCH_DDP\",\"state\":\"QUEUEING\","
+    "\"state_message\":\"waiting for the scheduler\",\"restart_count\":0,\"ready_workers\":0,"
+    "\"roles\":[{\"name\":\"Worker\",\"total_replicas\":2}],"
+    "\"a_field_from_a_newer_server\":{\"x\":1}}";
+
+static void create_get_update_paths(void **state)
+{
+    (void)state;
+    struct fake f = {0};
+    fake_answer(&f, 200, job_reply);
+    struct backend *b = open_fake(&f, NULL, true);
+    struct jobspec job, out;
+    struct api_error err;
+    jobspec_init(&job);
+    job.name = xstrdup("pt-abc");
+    job.display_name = xstrdup("基线 run");
+
+    assert_int_equal(backend_create(b, &job, &out, &err), BACKEND_OK);
+    assert_string_equal(f.method[0], "POST");
+    assert_string_equal(f.path[0], COLL "?training_job_name=pt-abc");
+    assert_non_null(strstr(f.body[0], "\"display_name\":\"基线 run\""));
+    assert_string_equal(out.name, "pt-abc");
+    assert_int_equal(out.state, JOB_STATE_QUEUEING);
+    assert_string_equal(out.state_message, "waiting for the scheduler");
+    jobspec_free(&out);
+
+    assert_int_equal(backend_get(b, "pt-abc", &out, &err), BACKEND_OK);
+    assert_string_equal(f.method[1], "GET");
+    assert_string_equal(f.path[1], COLL "/pt-abc");
+    assert_null(f.body[1]);
+    jobspec_free(&out);
+
+    struct job_update u = {"new name", PRIORITY_HIGH};
+    assert_int_equal(backend_update(b, "pt-abc", &u, &out, &err), BACKEND_OK);
+    assert_string_equal(f.method[2], "PATCH");
+    assert_string_equal(f.path[2], COLL "/pt-abc?update_mask=display_name%2Cscheduling.priority");
+    assert_string_equal(f.body[2],
+                        "{\"display_name\":\"new name\",\"scheduling\":{\"priority\":\"HIGH\"}}");
+    jobspec_free(&out);
+
+    jobspec_free(&job);
+    backend_free(b);
+    fake_free(&f);
+}
+
+static void names_and_query_values_are_escaped(void **state)
+{
+    (void)state;
+    struct fake f = {0};
+    fake_answer(&f, 200, "{\"training_jobs\":[],\"next_page_token\":\"\",\"total_size\":0}");
+    struct backend *b = open_fake(&f, "my ws/ä", true);
+    struct list_query q = {500, "2", "state='RUNNING' AND name='a&b'", "pt-"};
+    struct job_list l;
+    struct api_error err;
+    assert_int_equal(backend_list(b, &q, &l, &err), BACKEND_OK);
+    assert_string_equal(f.path[0],
+                        "/compute/acp/data/v2/subscriptions/local/resourceGroups/default/zones/"
+                        "local-1z/workspaces/my%20ws%2F%C3%A4/trainingJobs?page_size=500&"
+                        "page_token=2&filter=state%3D%27RUNNING%27%20AND%20name%3D%27a%26b%27&"
+                        "name=pt-");
+    job_list_free(&l);
+
+    struct jobspec out;
+    fake_answer(&f, 200, job_reply);
+    assert_int_equal(backend_get(b, "a/b?c", &out, &err), BACKEND_OK);
+    assert_non_null(strstr(f.path[1], "/trainingJobs/a%2Fb%3Fc"));
+    jobspec_free(&out);
+    backend_free(b);
+    fake_free(&f);
+}
+
+static void list_decodes_and_follows_pages(void **state)
+{
+    (void)state;
+    struct fake f = {0};
+    fake_answer(&f, 200,
+                "{\"training_jobs\":[{\"name\":\"a\",\"uid\":\"u-a\",\"state\":\"RUNNING\"},"
+                "{\"name\":\"b\",\"uid\":\"u-b\",\"state\":\"SOME_NEW_STATE\"}],"
+                "\"next_page_token\":\"2\",\"total_size\":3}");
+    /* Page 2 repeats b (records shift between pages) and adds c. */
+    fake_answer(&f, 200,
+                "{\"training_jobs\":[{\"name\":\"b\",\"uid\":\"u-b\"},"
+                "{\"name\":\"c\",\"uid\":\"u-c\",\"state\":\"SUCCEEDED\"}],"
+                "\"next_page_token\":\"\",\"total_size\":3}");
+    struct backend *b = open_fake(&f, NULL, true);
+    struct job_list l;
+    struct api_error err;
+    assert_int_equal(backend_list_all(b, "state='RUNNING'", &l, &err), BACKEND_OK);
+    assert_int_equal(f.calls, 2);
+    assert_string_equal(f.path[0], COLL "?page_size=500&filter=state%3D%27RUNNING%27");
+    assert_string_equal(f.path[1], COLL "?page_size=500&page_token=2&filter=state%3D%27RUNNING%27");
+    assert_int_equal(l.count, 3);
+    assert_string_equal(l.jobs[0].name, "a");
+    assert_int_equal(l.jobs[0].state, JOB_STATE_RUNNING);
+    assert_string_equal(l.jobs[1].name, "b");
+    assert_int_equal(l.jobs[1].state, JOB_STATE_UNSPECIFIED); /* unknown value: lenient */
+    assert_string_equal(l.jobs[2].name, "c");
+    assert_int_equal(l.total_size, 3);
+    assert_null(l.next_page_token);
+    job_list_free(&l);
+    backend_free(b);
+    fake_free(&f);
+}
+
+static void workers_and_events_decode(void **state)
+{
+    (void)state;
+    struct fake f = {0};
+    fake_answer(&f, 200,
+                "{\"workers\":[{\"uid\":\"u1-master-0\",\"name\":\"master-0\",\"role\":\"master\","
+                "\"node_name\":\"sim-n1\",\"ip\":\"127.0.0.1\",\"host_ip\":\"127.0.0.1\","
+                "\"phase\":\"Failed\",\"restarts\":2,\"exit_code\":137,"
+                "\"exit_reason\":\"killed (SIGKILL/OOM)\",\"devices\":\"0,1\",\"simulated\":true,"
+                "\"create_time\":\"2026-11-29T16:06:37.581Z\",\"new_field\":[1]},"
+                "{\"name\":\"worker-0\",\"phase\":\"Succeeded\",\"exit_code\":0}],"
+                "\"next_page_token\":\"\",\"total_size\":2}");
+    fake_answer(&f, 200,
+                "{\"events\":[{\"id\":1,\"time\":\"2026-11-29T16:06:37.575Z\",\"kind\":\"CREATED\","
+                "\"job\":\"pt-abc\",\"state\":\"QUEUEING\",\"message\":\"created by root\"},"
+                "{\"id\":4,\"time\":\"2026-11-29T16:06:40.645Z\",\"kind\":\"FAULT\","
+                "\"job\":\"pt-abc\",\"worker\":\"master-0\",\"exit_code\":137,\"rule\":1,"
+                "\"action\":\"RESTART_POD\",\"restarts_used\":1,\"restart_limit\":-1,"
+                "\"node\":\"sim-n1\",\"message\":\"master-0 exited 137\"}]}");
+    struct backend *b = open_fake(&f, NULL, true);
+    struct worker_list wl;
+    struct api_error err;
+    assert_int_equal(backend_workers(b, "pt-abc", &wl, &err), BACKEND_OK);
+    assert_string_equal(f.path[0], COLL "/pt-abc/workers?page_size=500");
+    assert_int_equal(wl.count, 2);
+    const struct worker_info *w = &wl.workers[0];
+    assert_string_equal(w->name, "master-0");
+    assert_string_equal(w->node_name, "sim-n1");
+    assert_int_equal(w->phase, WORKER_FAILED);
+    assert_int_equal(w->restarts, 2);
+    assert_true(w->has_exit_code);
+    assert_int_equal(w->exit_code, 137);
+    assert_string_equal(w->exit_reason, "killed (SIGKILL/OOM)");
+    assert_string_equal(w->devices, "0,1");
+    assert_true(w->simulated);
+    assert_true(wl.workers[1].has_exit_code);
+    assert_int_equal(wl.workers[1].exit_code, 0);
+    worker_list_free(&wl);
+
+    struct job_event_list el;
+    assert_int_equal(backend_events(b, "pt-abc", &el, &err), BACKEND_OK);
+    assert_string_equal(f.path[1], "/trainjob/v1/workspaces/default/trainingJobs/pt-abc/events");
+    assert_int_equal(el.count, 2);
+    assert_int_equal(el.events[0].kind, EVENT_CREATED);
+    assert_string_equal(el.events[0].message, "created by root");
+    assert_int_equal(el.events[1].kind, EVENT_FAULT);
+    assert_int_equal(el.events[1].exit_code, 137);
+    assert_int_equal(el.events[1].rule, 1);
+    assert_int_equal(el.events[1].restart_limit, -1);
+    job_event_list_free(&el);
+    backend_free(b);
+    fake_free(&f);
+}
+
+static void error_bodies_become_api_errors(void **state)
+{
+    (void)state;
+    struct fake f = {0};
+    fake_answer(&f, 409,
+                "{\"code\":409,\"message\":\"name: already used in workspace default\","
+                "\"details\":[{\"reason\":\"NameTaken\",\"field\":\"name\"}]}");
+    fake_answer(&f, 404,
+                "{\"code\":404,\"message\":\"training job 'x' not found in workspace "
+                "'default'\",\"details\":[{\"reason\":\"NotFound\",\"field\":\"name\"}]}");
+    fake_answer(&f, 502, "<html>bad gateway</html>");
+    fake_answer(&f, 200, "not json");
+    struct backend *b = open_fake(&f, NULL, true);
+    struct jobspec job, out;
+    struct api_error err;
+    jobspec_init(&job);
+    job.name = xstrdup("x");
+    assert_int_equal(backend_create(b, &job, &out, &err), BACKEND_REJECTED);
+    assert_int_equal(err.status, 409);
+    assert_string_equal(err.reason, "NameTaken");
+    assert_string_equal(err.field, "name");
+    assert_string_equal(err.message, "name: already used in workspace default");
+
+    assert_int_equal(backend_get(b, "x", &out, &err), BACKEND_REJECTED);
+    assert_int_equal(err.status, 404);
+    assert_string_equal(err.reason, "NotFound");
+
+    assert_int_equal(backend_get(b, "x", &out, &err), BACKEND_REJECTED);
+    assert_int_equal(err.status, 502);
+    assert_non_null(strstr(err.message, "bad gateway"));
+
+    assert_int_equal(backend_get(b, "x", &out, &err), BACKEND_REJECTED);
+    assert_string_equal(err.reason, "BadReply");
+    jobspec_free(&job);
+    backend_free(b);
+    fake_free(&f);
+}
+
+static void batch_stop_delete_and_start(void **state)
+{
+    (void)state;
+    struct fake f = {0};
+    fake_answer(
+        &f, 200,
+        "{\"results\":[{\"name\":\"b\",\"result\":\"NOT_FOUND\"},"
+        "{\"name\":\"a\",\"result\":\"STOPPING\"},{\"name\":\"c\",\"result\":\"SKIPPED\"}]}");
+    fake_answer(&f, 200, "{\"results\":[{\"name\":\"a\",\"result\":\"DELETING\"}]}");
+    fake_answer(&f, 200, job_reply);
+    struct backend *b = open_fake(&f, NULL, true);
+    const char *names[] = {"a", "b", "c"};
+    struct batch_result r;
+    struct api_error err;
+    assert_int_equal(backend_stop(b, names, 3, &r, &err), BACKEND_OK);
+    assert_string_equal(f.method[0], "POST");
+    assert_string_equal(f.path[0], COLL ":batchStop");
+    assert_non_null(strstr(f.body[0], "\"training_job_names\":[\"a\",\"b\",\"c\"]"));
+    assert_non_null(strstr(f.body[0], "\"zone\":\"local-1z\""));
+    assert_int_equal(r.count, 3);
+    assert_int_equal(r.items[0].outcome, BATCH_DONE);
+    assert_string_equal(r.items[0].result, "STOPPING");
+    assert_int_equal(r.items[1].outcome, BATCH_NOT_FOUND);
+    assert_int_equal(r.items[2].outcome, BATCH_SKIPPED);
+    batch_result_free(&r);
+
+    assert_int_equal(backend_delete(b, names, 2, &r, &err), BACKEND_OK);
+    assert_string_equal(f.path[1], COLL ":batchDelete");
+    assert_int_equal(r.items[0].outcome, BATCH_DONE);
+    assert_int_equal(r.items[1].outcome, BATCH_UNKNOWN); /* not in the reply */
+    batch_result_free(&r);
+
+    struct jobspec out;
+    assert_int_equal(backend_start(b, "pt-abc", &out, &err), BACKEND_OK);
+    assert_string_equal(f.method[2], "POST");
+    assert_string_equal(f.path[2], "/trainjob/v1/workspaces/default/trainingJobs/pt-abc:start");
+    jobspec_free(&out);
+    backend_free(b);
+    fake_free(&f);
+}
+
+static void batches_are_split_at_200_names(void **state)
+{
+    (void)state;
+    struct fake f = {0};
+    fake_answer(&f, 200, "{}");
+    struct backend *b = open_fake(&f, NULL, true);
+    char **names = xcalloc(450, sizeof *names);
+    for (int i = 0; i < 450; i++)
+        names[i] = xasprintf("job-%d", i);
+    struct batch_result r;
+    struct api_error err;
+    assert_int_equal(backend_delete(b, (const char *const *)names, 450, &r, &err), BACKEND_OK);
+    assert_int_equal(f.calls, 3);
+    assert_non_null(strstr(f.body[1], "\"job-200\""));
+    assert_null(strstr(f.body[1], "\"job-199\""));
+    assert_non_null(strstr(f.body[2], "\"job-449\""));
+    assert_int_equal(r.count, 450);
+    assert_string_equal(r.items[449].name, "job-449");
+    batch_result_free(&r);
+    for (int i = 0; i < 450; i++)
+        free(names[i]);
+    free(names);
+    backend_free(b);
+    fake_free(&f);
+}
+
+/* Collects a log stream. */
+static int collect(void *ctx, const char *data, size_t len)
+{
+    strbuf_add(ctx, data, len);
+    return 0;
+}
+
+static void logs_stream_with_tail_and_follow(void **state)
+{
+    (void)state;
+    struct fake f = {0};
+    f.chunk = 3;
+    fake_answer(&f, 200, "rank 0 of 2\nepoch 1\n");
+    fake_answer(&f, 404,
+                "{\"code\":404,\"message\":\"job 'pt-abc' has no worker 'w-9'\",\"details\":"
+                "[{\"reason\":\"NotFound\",\"field\":\"worker\"}]}");
+    struct backend *b = open_fake(&f, NULL, true);
+    struct strbuf got = STRBUF_INIT;
+    struct api_error err;
+    assert_int_equal(backend_logs(b, "pt-abc", "master-0", 100, true, collect, &got, &err),
+                     BACKEND_OK);
+    assert_string_equal(
+        f.path[0],
+        "/trainjob/v1/workspaces/default/trainingJobs/pt-abc/workers/master-0/logs?tail=100&"
+        "follow=true");
+    assert_string_equal(strbuf_str(&got), "rank 0 of 2\nepoch 1\n");
+    strbuf_reset(&got);
+    assert_int_equal(backend_logs(b, "pt-abc", "w-9", -1, false, collect, &got, &err),
+                     BACKEND_REJECTED);
+    assert_string_equal(f.path[1],
+                        "/trainjob/v1/workspaces/default/trainingJobs/pt-abc/workers/w-9/logs");
+    assert_int_equal(got.len, 0);
+    assert_string_equal(err.field, "worker");
+    strbuf_free(&got);
+    backend_free(b);
+    fake_free(&f);
+}
+
+struct watched {
+    int jobs, events, deleted, synced;
+    char last_job[32], last_worker[32], deleted_name[32], event_message[64];
+};
+
+static int on_watch(void *ctx, const struct watch_message *m)
+{
+    struct watched *w = ctx;
+    switch (m->kind) {
+    case WATCH_JOB:
+        w->jobs++;
+        snprintf(w->last_job, sizeof w->last_job, "%s", m->job.name ? m->job.name : "");
+        if (m->workers.count)
+            snprintf(w->last_worker, sizeof w->last_worker, "%s", m->workers.workers[0].name);
+        break;
+    case WATCH_EVENT:
+        w->events++;
+        snprintf(w->event_message, sizeof w->event_message, "%s",
+                 m->event.message ? m->event.message : "");
+        break;
+    case WATCH_DELETED:
+        w->deleted++;
+        snprintf(w->deleted_name, sizeof w->deleted_name, "%s", m->job.name);
+        break;
+    case WATCH_SYNCED:
+        w->synced++;
+        break;
+    }
+    return 0;
+}
+
+static void watch_splits_ndjson_across_chunks(void **state)
+{
+    (void)state;
+    struct fake f = {0};
+    f.chunk = 7; /* lines arrive cut anywhere */
+    fake_answer(
+        &f, 200,
+        "{\"type\":\"JOB\",\"job\":{\"name\":\"pt-a\",\"state\":\"RUNNING\"},\"workers\":"
+        "[{\"name\":\"master-0\",\"phase\":\"Running\"}]}\n"
+        "{\"type\":\"SYNCED\"}\n"
+        "{\"type\":\"SOMETHING_NEW\"}\n"
+        "{\"type\":\"EVENT\",\"event\":{\"id\":9,\"kind\":\"STATE\",\"message\":\"RUNNING → "
+        "SUCCEEDED\"}}\n"
+        "{\"type\":\"DELETED\",\"job\":{\"name\":\"pt-a\",\"uid\":\"u1\"}}");
+    struct backend *b = open_fake(&f, NULL, true);
+    struct watched w = {0};
+    struct api_error err;
+    assert_int_equal(backend_watch(b, on_watch, &w, &err), BACKEND_OK);
+    assert_string_equal(f.path[0], COLL "?watch=true");
+    assert_int_equal(w.jobs, 1);
+    assert_string_equal(w.last_job, "pt-a");
+    assert_string_equal(w.last_worker, "master-0");
+    assert_int_equal(w.synced, 1);
+    assert_int_equal(w.events, 1);
+    assert_string_equal(w.event_message, "RUNNING → SUCCEEDED");
+    assert_int_equal(w.deleted, 1); /* the last line had no '\n' */
+    assert_string_equal(w.deleted_name, "pt-a");
+    backend_free(b);
+    fake_free(&f);
+}
+
+static void real_acp_lacks_the_trainjobd_extras(void **state)
+{
+    (void)state;
+    struct fake f = {0};
+    fake_answer(&f, 200, "{}");
+    struct backend *b = open_fake(&f, NULL, false);
+    struct api_error err;
+    struct catalog cat;
+    struct job_event_list el;
+    struct jobspec job;
+    struct strbuf got = STRBUF_INIT;
+    struct watched w = {0};
+    assert_int_equal(backend_catalog(b, &cat, &err), BACKEND_REJECTED);
+    assert_int_equal(err.status, 501);
+    assert_non_null(strstr(err.message, "not supported by this backend"));
+    assert_int_equal(backend_events(b, "x", &el, &err), BACKEND_REJECTED);
+    assert_int_equal(backend_logs(b, "x", "master-0", -1, false, collect, &got, &err),
+                     BACKEND_REJECTED);
+    assert_int_equal(backend_start(b, "x", &job, &err), BACKEND_REJECTED);
+    assert_int_equal(backend_watch(b, on_watch, &w, &err), BACKEND_REJECTED);
+    assert_int_equal(f.calls, 0); /* none of them went out */
+    strbuf_free(&got);
+    backend_free(b);
+    fake_free(&f);
+}
+
+/* ---- transport failures and reviving the local engine ------------------ */
+
+static int revive_calls;
+static int revive_result;
+
+static int fake_revive(void *ctx, struct strbuf *err)
+{
+    (void)ctx;
+    revive_calls++;
+    if (revive_result != 0)
+        strbuf_adds(err, "trainjobd exited 1");
+    return revive_result;
+}
+
+static void unreachable_is_revived_once(void **state)
+{
+    (void)state;
+    struct fake f = {0};
+    fake_fail(&f, TRANSPORT_UNREACHABLE);
+    fake_answer(&f, 200, job_reply);
+    struct backend *b = open_fake(&f, NULL, true);
+    b->revive = fake_revive;
+    revive_calls = 0;
+    revive_result = 0;
+    struct jobspec out;
+    struct api_error err;
+    assert_int_equal(backend_get(b, "pt-abc", &out, &err), BACKEND_OK);
+    assert_int_equal(revive_calls, 1);
+    assert_int_equal(f.calls, 2);
+    jobspec_free(&out);
+    backend_free(b);
+    fake_free(&f);
+
+    /* Reviving fails and the server stays away: one retry, then the error says both. */
+    struct fake g = {0};
+    fake_fail(&g, TRANSPORT_UNREACHABLE);
+    b = open_fake(&g, NULL, true);
+    b->revive = fake_revive;
+    revive_calls = 0;
+    revive_result = -1;
+    assert_int_equal(backend_get(b, "pt-abc", &out, &err), BACKEND_UNREACHABLE);
+    assert_int_equal(revive_calls, 1);
+    assert_int_equal(g.calls, 2);
+    assert_int_equal(err.status, 0);
+    assert_non_null(strstr(err.message, "cannot reach http+unix:///tmp/none.sock"));
+    assert_non_null(strstr(err.message, "trainjobd exited 1"));
+    /* Never revived twice. */
+    assert_int_equal(backend_get(b, "pt-abc", &out, &err), BACKEND_UNREACHABLE);
+    assert_int_equal(revive_calls, 1);
+    backend_free(b);
+    fake_free(&g);
+
+    /* A timeout is not "unreachable": no revive. */
+    struct fake h = {0};
+    fake_fail(&h, TRANSPORT_TIMEOUT);
+    b = open_fake(&h, NULL, true);
+    b->revive = fake_revive;
+    revive_calls = 0;
+    assert_int_equal(backend_get(b, "pt-abc", &out, &err), BACKEND_TRANSPORT);
+    assert_int_equal(revive_calls, 0);
+    backend_free(b);
+    fake_free(&h);
+}
+
+static void a_missing_socket_is_unreachable(void **state)
+{
+    (void)state;
+    struct strbuf e = STRBUF_INIT;
+    struct http_client *c = http_client_new("http+unix:///nonexistent/trainjob.sock", &e);
+    assert_non_null(c);
+    struct http_result r;
+    http_result_init(&r);
+    assert_int_equal(http_call(c, "GET", "/trainjob/v1/catalog", NULL, 0, &r), -1);
+    assert_int_equal(r.transport, TRANSPORT_UNREACHABLE);
+    assert_string_equal(r.message, "No such file or directory");
+    http_result_free(&r);
+    http_client_free(c);
+    strbuf_free(&e);
+}
+
+/* ---- request preparation ------------------------------------------------ */
+
+/* The value of header name in t's list, or NULL. */
+static const char *header(const struct http_transfer *t, const char *name)
+{
+    size_t n = strlen(name);
+    for (const struct curl_slist *h = t->headers; h; h = h->next)
+        if (strncmp(h->data, name, n) == 0 && h->data[n] == ':')
+            return h->data + n + 2;
+    return NULL;
+}
+
+static void prepared_requests_are_signed_with_keys(void **state)
+{
+    (void)state;
+    struct strbuf e = STRBUF_INIT;
+    struct http_client *c = http_client_new("http://127.0.0.1:7070/", &e);
+    assert_non_null(c);
+    struct http_result r;
+    http_result_init(&r);
+    struct http_transfer t;
+
+    assert_int_equal(
+        http_transfer_prepare(&t, c, "GET", COLL "?page_size=500", NULL, 0, NULL, NULL, &r), 0);
+    assert_string_equal(t.url, "http://127.0.0.1:7070" COLL "?page_size=500");
+    assert_null(header(&t, "X-Date"));
+    assert_null(header(&t, "Authorization"));
+    assert_string_equal(header(&t, "Accept"), "application/json");
+    assert_null(header(&t, "Content-Type"));
+    http_transfer_cleanup(&t);
+
+    http_client_set_keys(c, "AK-test", "SK-test");
+    assert_int_equal(
+        http_transfer_prepare(&t, c, "POST", COLL "?training_job_name=x", "{}", 2, NULL, NULL, &r),
+        0);
+    const char *date = header(&t, "X-Date");
+    const char *auth = header(&t, "Authorization");
+    assert_non_null(date);
+    assert_non_null(auth);
+    assert_string_equal(header(&t, "Content-Type"), "application/json");
+    assert_non_null(strstr(auth, "hmac accesskey=\"AK-test\", algorithm=\"hmac-sha256\", "
+                                 "headers=\"x-date\", signature=\""));
+    /* The signature is what the engine's check accepts for this date and secret. */
+    char ak[64], sig[128];
+    assert_true(hmac_parse(auth, ak, sizeof ak, sig, sizeof sig));
+    assert_string_equal(ak, "AK-test");
+    assert_null(hmac_verify("SK-test", date, sig, time(NULL)));
+    assert_non_null(hmac_verify("SK-other", date, sig, time(NULL)));
+    http_transfer_cleanup(&t);
+
+    /* Keys off again. */
+    http_client_set_keys(c, NULL, NULL);
+    assert_int_equal(http_transfer_prepare(&t, c, "DELETE", COLL "/x", NULL, 0, NULL, NULL, &r), 0);
+    assert_null(header(&t, "Authorization"));
+    http_transfer_cleanup(&t);
+
+    http_result_free(&r);
+    http_client_free(c);
+    strbuf_free(&e);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(endpoints_parse),
+        cmocka_unit_test(context_file_good),
+        cmocka_unit_test(context_file_errors_have_positions),
+        cmocka_unit_test(missing_file_gives_the_builtin_local_context),
+        cmocka_unit_test(context_file_is_chosen_and_keys_read),
+        cmocka_unit_test(create_get_update_paths),
+        cmocka_unit_test(names_and_query_values_are_escaped),
+        cmocka_unit_test(list_decodes_and_follows_pages),
+        cmocka_unit_test(workers_and_events_decode),
+        cmocka_unit_test(error_bodies_become_api_errors),
+        cmocka_unit_test(batch_stop_delete_and_start),
+        cmocka_unit_test(batches_are_split_at_200_names),
+        cmocka_unit_test(logs_stream_with_tail_and_follow),
+        cmocka_unit_test(watch_splits_ndjson_across_chunks),
+        cmocka_unit_test(real_acp_lacks_the_trainjobd_extras),
+        cmocka_unit_test(unreachable_is_revived_once),
+        cmocka_unit_test(a_missing_socket_is_unreachable),
+        cmocka_unit_test(prepared_requests_are_signed_with_keys),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
