@@ -347,6 +347,7 @@ static void start_job(struct engine *eng, struct ejob *job, const int *placement
         assign_devices(eng, w, job->gpus);
         strbuf_addf(&where, "%s%s on %s", i ? ", " : "", w->name, w->node);
     }
+    engine_set_state(eng, job, JOB_STATE_STARTING, NULL);
     struct strbuf err = STRBUF_INIT;
     int failed = -1;
     for (int i = 0; i < replicas && failed < 0; i++)

@@ -156,6 +156,15 @@ grep -q "slots=" "$TRAINJOB_HOSTFILE" && ! touch $d/x 2>/dev/null && echo "ssh o
 api POST "$BASE/default/trainingJobs?training_job_name=mpi" "$(job mpi "$SCRIPT" '.framework = "MPI"')"
 check "the MPI job with SSH keys succeeds" wait_for default mpi .state SUCCEEDED
 
+# --- PATCH: display_name and priority, by update_mask ---
+api PATCH "$BASE/default/trainingJobs/ddp?update_mask=display_name,scheduling.priority" '{"display_name": "ddp-重命名", "scheduling": {"priority": "HIGH"}}'
+check "an owner may PATCH display_name and priority" test "$code" = 200
+check "...and both changed" test "$(field default ddp '.display_name + " " + .scheduling.priority')" = "ddp-重命名 HIGH"
+api PATCH "$BASE/default/trainingJobs/ddp?update_mask=framework" '{"framework": "MPI"}'
+check "other fields cannot be updated" test "$code" = 400
+api GET "$BASE/default/trainingJobs/ddp/events"
+check "the state history shows STARTING" grep -q 'QUEUEING → STARTING' "$TMP/body"
+
 # --- bad input: each a clear 4xx naming the field, nothing stored ---
 api POST "$BASE/default/trainingJobs?training_job_name=ddp" "$(job ddp 'true')"
 check "a second create with the same name is 409" test "$code" = 409
