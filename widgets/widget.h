@@ -34,6 +34,29 @@ struct widget_key {
     bool alt;      /* preceded by ESC (Alt-x) */
 };
 
+/*
+ * The attributes widgets draw with, filled by the TUI from the theme (as
+ * curses attr_t with the colour pair or'ed in), so widgets know roles, not
+ * colours. Every message also carries an icon, so it reads without colour.
+ */
+struct widget_palette {
+    attr_t normal;
+    attr_t dim;
+    attr_t label;
+    attr_t focus;    /* the focused field */
+    attr_t selected; /* the cursor row in lists and menus */
+    attr_t error;
+    attr_t warning;
+    attr_t ok;
+    attr_t help;
+    attr_t title;
+    attr_t border;
+    attr_t key;      /* a key in the key bar */
+};
+
+/* A plain palette (bold/dim/reverse only) for tests and monochrome terminals. */
+const struct widget_palette *widget_palette_mono(void);
+
 struct widget;
 
 struct widget_ops {
