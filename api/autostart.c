@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include <unistd.h>
 
 #include "api/paths.h"
+#include "util/fileio.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -30,19 +30,10 @@ char *autostart_binary(void)
     const char *env = getenv("TRAINJOBD_BIN");
     if (env && *env)
         return xstrdup(env);
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) {
-        self[n] = '\0';
-        char *slash = strrchr(self, '/');
-        if (slash) {
-            *slash = '\0';
-            char *beside = xasprintf("%s/" ENGINE_NAME, self);
-            if (access(beside, X_OK) == 0)
-                return beside;
-            free(beside);
-        }
-    }
+    char *beside = file_beside_self(ENGINE_NAME);
+    if (beside && access(beside, X_OK) == 0)
+        return beside;
+    free(beside);
     return xstrdup(ENGINE_NAME);
 }
 

@@ -116,11 +116,8 @@ int context_file_parse(const char *text, size_t len, struct context_file *cf, st
 {
     memset(cf, 0, sizeof *cf);
     struct docpos pos = DOCPOS_INIT;
-    struct doc_error derr;
-    json_t *root = yamltree_parse(text, len, &pos, &derr);
+    json_t *root = yamltree_parse_or_report(text, len, &pos, fs);
     if (root == NULL) {
-        findings_add_pos(fs, SEVERITY_ERROR, "", derr.line > 0 ? derr.line : 1,
-                         derr.col > 0 ? derr.col : 1, "%s", derr.message);
         docpos_free(&pos);
         return -1;
     }

@@ -62,22 +62,13 @@ static json_t *parse_json(const char *text, size_t len, struct jobfile *jf, stru
     return root;
 }
 
-static json_t *parse_yaml(const char *text, size_t len, struct jobfile *jf, struct findings *fs)
-{
-    struct doc_error err;
-    json_t *root = yamltree_parse(text, len, &jf->pos, &err);
-    if (root == NULL)
-        findings_add_pos(fs, SEVERITY_ERROR, "", err.line > 0 ? err.line : 1,
-                         err.col > 0 ? err.col : 1, "%s", err.message);
-    return root;
-}
-
 enum jobfile_result jobfile_parse(const char *name, const char *text, size_t len,
                                   struct jobfile *jf, struct findings *fs)
 {
     bool json = ends_with(name, ".json") || looks_like_json(text, len);
     jf->format = json ? JOBFILE_JSON : JOBFILE_YAML;
-    json_t *root = json ? parse_json(text, len, jf, fs) : parse_yaml(text, len, jf, fs);
+    json_t *root = json ? parse_json(text, len, jf, fs)
+                        : yamltree_parse_or_report(text, len, &jf->pos, fs);
     if (root == NULL)
         return JOBFILE_BAD_SYNTAX;
 

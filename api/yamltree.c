@@ -34,6 +34,7 @@
 #include <yaml.h>
 
 #include "api/docpos.h"
+#include "api/finding.h"
 #include "util/strbuf.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
@@ -955,4 +956,15 @@ int yamltree_emit(const json_t *root, struct strbuf *out, struct doc_error *err)
     if (rc)
         strbuf_truncate(out, start);
     return rc ? -1 : 0;
+}
+
+json_t *yamltree_parse_or_report(const char *text, size_t len, struct docpos *pos,
+                                 struct findings *fs)
+{
+    struct doc_error err;
+    json_t *root = yamltree_parse(text, len, pos, &err);
+    if (root == NULL)
+        findings_add_pos(fs, SEVERITY_ERROR, "", err.line > 0 ? err.line : 1,
+                         err.col > 0 ? err.col : 1, "%s", err.message);
+    return root;
 }

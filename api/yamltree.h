@@ -20,6 +20,7 @@
 #include <stddef.h>
 
 struct docpos;
+struct findings;
 struct strbuf;
 
 #define YAMLTREE_MAX_DEPTH 64
@@ -34,6 +35,9 @@ struct doc_error {
  * document gives json null), or NULL with err filled. pos may be NULL.
  */
 json_t *yamltree_parse(const char *text, size_t len, struct docpos *pos, struct doc_error *err);
+/* As yamltree_parse, with a syntax error reported as a finding at its line:col. */
+json_t *yamltree_parse_or_report(const char *text, size_t len, struct docpos *pos,
+                                 struct findings *fs);
 /* Appends root as a YAML document to out. Returns 0, or -1 with err filled. */
 int yamltree_emit(const json_t *root, struct strbuf *out, struct doc_error *err);
 

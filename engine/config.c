@@ -530,11 +530,8 @@ int config_parse(const char *name, const char *text, size_t len, struct engine_c
     (void)name;
     memset(cfg, 0, sizeof *cfg);
     struct docpos pos = DOCPOS_INIT;
-    struct doc_error err;
-    json_t *root = yamltree_parse(text, len, &pos, &err);
+    json_t *root = yamltree_parse_or_report(text, len, &pos, fs);
     if (root == NULL) {
-        findings_add_pos(fs, SEVERITY_ERROR, "", err.line > 0 ? err.line : 1,
-                         err.col > 0 ? err.col : 1, "%s", err.message);
         docpos_free(&pos);
         return -1;
     }

@@ -1079,10 +1079,27 @@ static int batch_names(const char *body, size_t len, json_t **names, struct api_
     return 0;
 }
 
-int engine_jobs_stop(struct engine *eng, const char *user, const char *ws, const char *body,
-                     size_t body_len, json_t **reply, struct api_error *err)
+/* Stops one job for a batch; returns the per-name result. */
+static const char *stop_one(struct engine *eng, struct ejob *job)
 {
-    json_t *names;
+    if (job_state_terminal(job->spec.state) || job->after_stop == AFTER_STOP_DELETE)
+        return "SKIPPED";
+    lifecycle_stop(eng, job, AFTER_STOP_SUSPEND, "stopped by the user");
+    return "STOPPING";
+}
+
+static const char *delete_one(struct engine *eng, struct ejob *job)
+{
+    lifecycle_stop(eng, job, AFTER_STOP_DELETE, "deleted by the user");
+    return "DELETING";
+}
+
+/* :batchStop and :batchDelete: {training_job_names:[…]} → {results:[{name, result}]}. */
+static int batch(struct engine *eng, const char *user, const char *ws, const char *body,
+                 size_t body_len, const char *(*act)(struct engine *, struct ejob *),
+                 json_t **reply, struct api_error *err)
+{
+    json_t *names = NULL;
     int rc = member_check(eng, user, ws, err);
     if (rc || (rc = batch_names(body, body_len, &names, err)))
         return rc;
@@ -1093,15 +1110,7 @@ int engine_jobs_stop(struct engine *eng, const char *user, const char *ws, const
     {
         const char *name = json_string_value(v);
         struct ejob *job = name ? engine_find(eng, ws, name) : NULL;
-        const char *outcome;
-        if (job == NULL) {
-            outcome = "NOT_FOUND";
-        } else if (job_state_terminal(job->spec.state) || job->after_stop == AFTER_STOP_DELETE) {
-            outcome = "SKIPPED";
-        } else {
-            lifecycle_stop(eng, job, AFTER_STOP_SUSPEND, "stopped by the user");
-            outcome = "STOPPING";
-        }
+        const char *outcome = job ? act(eng, job) : "NOT_FOUND";
         json_array_append_new(results, json_pack("{s:s?, s:s}", "name", name, "result", outcome));
     }
     json_decref(names);
@@ -1109,28 +1118,16 @@ int engine_jobs_stop(struct engine *eng, const char *user, const char *ws, const
     return 200;
 }
 
+int engine_jobs_stop(struct engine *eng, const char *user, const char *ws, const char *body,
+                     size_t body_len, json_t **reply, struct api_error *err)
+{
+    return batch(eng, user, ws, body, body_len, stop_one, reply, err);
+}
+
 int engine_jobs_delete(struct engine *eng, const char *user, const char *ws, const char *body,
                        size_t body_len, json_t **reply, struct api_error *err)
 {
-    json_t *names;
-    int rc = member_check(eng, user, ws, err);
-    if (rc || (rc = batch_names(body, body_len, &names, err)))
-        return rc;
-    json_t *results = json_array();
-    size_t i;
-    json_t *v;
-    json_array_foreach(names, i, v)
-    {
-        const char *name = json_string_value(v);
-        struct ejob *job = name ? engine_find(eng, ws, name) : NULL;
-        json_array_append_new(results, json_pack("{s:s?, s:s}", "name", name, "result",
-                                                 job ? "DELETING" : "NOT_FOUND"));
-        if (job)
-            lifecycle_stop(eng, job, AFTER_STOP_DELETE, "deleted by the user");
-    }
-    json_decref(names);
-    *reply = json_pack("{s:o}", "results", results);
-    return 200;
+    return batch(eng, user, ws, body, body_len, delete_one, reply, err);
 }
 
 int engine_job_start(struct engine *eng, const char *user, const char *ws, const char *name,

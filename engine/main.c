@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,17 +57,8 @@ static char *find_shim(const char *flag)
     const char *env = getenv("TRAINJOB_SHIM");
     if (env && *env)
         return xstrdup(env);
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) {
-        self[n] = '\0';
-        char *slash = strrchr(self, '/');
-        if (slash) {
-            *slash = '\0';
-            return xasprintf("%s/trainjob-shim", self);
-        }
-    }
-    return xstrdup("trainjob-shim");
+    char *beside = file_beside_self("trainjob-shim");
+    return beside ? beside : xstrdup("trainjob-shim");
 }
 
 static void on_stop(void *ctx, int signo)

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,4 +161,18 @@ int file_mkdirs(const char *path, mode_t mode, struct strbuf *err)
     }
     free(p);
     return 0;
+}
+
+char *file_beside_self(const char *name)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return NULL;
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash == NULL)
+        return NULL;
+    *slash = '\0';
+    return xasprintf("%s/%s", self, name);
 }
