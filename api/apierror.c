@@ -30,8 +30,8 @@ json_t *api_error_to_json(const struct api_error *err)
     json_t *detail = json_pack("{s:s}", "reason", err->reason);
     if (err->field[0])
         json_object_set_new(detail, "field", json_string(err->field));
-    return json_pack("{s:i, s:s, s:[o]}", "code", err->status, "message", err->message,
-                     "details", detail);
+    return json_pack("{s:i, s:s, s:[o]}", "code", err->status, "message", err->message, "details",
+                     detail);
 }
 
 static const char *status_text(int status)

@@ -33,7 +33,10 @@ struct docpos {
     size_t cap;
 };
 
-#define DOCPOS_INIT {NULL, 0, 0}
+#define DOCPOS_INIT                                                                                \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 void docpos_add(struct docpos *pos, const char *path, int key_line, int key_col, int line, int col,
                 enum docpos_style style);

@@ -34,7 +34,10 @@ struct findings {
     size_t cap;
 };
 
-#define FINDINGS_INIT {NULL, 0, 0}
+#define FINDINGS_INIT                                                                              \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 void findings_add(struct findings *fs, enum severity sev, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -30,8 +30,7 @@ static void sign(const char *sk, const char *date, char *out, size_t size)
     snprintf(out, size, "%s", (const char *)b64);
 }
 
-void hmac_authorization(const char *ak, const char *sk, const char *date,
-                        char out[HMAC_HEADER_LEN])
+void hmac_authorization(const char *ak, const char *sk, const char *date, char out[HMAC_HEADER_LEN])
 {
     char sig[128];
     sign(sk, date, sig, sizeof sig);
@@ -67,8 +66,7 @@ bool hmac_parse(const char *authorization, char *ak, size_t ak_size, char *signa
     if (!quoted(authorization, "accesskey", ak, ak_size) ||
         !quoted(authorization, "signature", signature, sig_size))
         return false;
-    return !quoted(authorization, "algorithm", alg, sizeof alg) ||
-           strcmp(alg, "hmac-sha256") == 0;
+    return !quoted(authorization, "algorithm", alg, sizeof alg) || strcmp(alg, "hmac-sha256") == 0;
 }
 
 const char *hmac_verify(const char *sk, const char *date, const char *signature, time_t now)

@@ -67,8 +67,8 @@ enum jobfile_result jobfile_parse(const char *name, const char *text, size_t len
 {
     bool json = ends_with(name, ".json") || looks_like_json(text, len);
     jf->format = json ? JOBFILE_JSON : JOBFILE_YAML;
-    json_t *root = json ? parse_json(text, len, jf, fs)
-                        : yamltree_parse_or_report(text, len, &jf->pos, fs);
+    json_t *root =
+        json ? parse_json(text, len, jf, fs) : yamltree_parse_or_report(text, len, &jf->pos, fs);
     if (root == NULL)
         return JOBFILE_BAD_SYNTAX;
 

@@ -9,11 +9,20 @@
 
 #include "util/xalloc.h"
 
-#define NAMES(arr) {arr, sizeof arr / sizeof arr[0]}
+#define NAMES(arr)                                                                                 \
+    {                                                                                              \
+        arr, sizeof arr / sizeof arr[0]                                                            \
+    }
 
 static const char *const framework_tab[] = {
-    "FRAMEWORK_UNSPECIFIED", "PYTORCH_DDP", "TENSORFLOW_PS", "SENSEPARROTS",
-    "MPI",                   "PYTORCH",     "TENSORFLOW",    "SENSEPARROTS_DDP",
+    "FRAMEWORK_UNSPECIFIED",
+    "PYTORCH_DDP",
+    "TENSORFLOW_PS",
+    "SENSEPARROTS",
+    "MPI",
+    "PYTORCH",
+    "TENSORFLOW",
+    "SENSEPARROTS_DDP",
 };
 static const char *const priority_tab[] = {"PRIORITY_UNSPECIFIED", "NORMAL", "HIGH", "HIGHEST"};
 static const char *const quota_type_tab[] = {"JOB_QUOTA_TYPE_UNSPECIFIED", "RESERVED", "SPOT"};
@@ -24,9 +33,9 @@ static const char *const ft_action_tab[] = {"ACTION_UNSPECIFIED", "RESTART_JOB",
 static const char *const mount_type_tab[] = {"MOUNT_TYPE_UNSPECIFIED", "PV_AFS", "PV_ACS",
                                              "PV_AFS_MODEL", "PV_AFS_TENSORBOARD"};
 static const char *const job_state_tab[] = {
-    "STATE_UNSPECIFIED", "WAITING",    "INIT",      "QUEUEING", "CREATING",
-    "STARTING",          "RUNNING",    "RESTARTING", "SUSPENDING", "SUSPENDED",
-    "SUCCEEDED",         "FAILED",     "DELETING",  "DELETED",  "RECOVERING",
+    "STATE_UNSPECIFIED", "WAITING", "INIT",       "QUEUEING",   "CREATING",
+    "STARTING",          "RUNNING", "RESTARTING", "SUSPENDING", "SUSPENDED",
+    "SUCCEEDED",         "FAILED",  "DELETING",   "DELETED",    "RECOVERING",
 };
 
 const struct enum_names framework_names = NAMES(framework_tab);

@@ -16,7 +16,8 @@ static const struct field spec_ref_fields[] = {
     F_OPT_INT32(struct resource_spec_ref, replicas),
     F_STR(struct resource_spec_ref, description),
 };
-static const struct object_type spec_ref_type = SCHEMA_ELEM(struct resource_spec_ref, spec_ref_fields);
+static const struct object_type spec_ref_type =
+    SCHEMA_ELEM(struct resource_spec_ref, spec_ref_fields);
 
 static const struct field role_fields[] = {
     F_STR(struct role, name),
@@ -66,8 +67,8 @@ static const struct field scheduling_fields[] = {
     F_ENUMERATION(struct scheduling, priority, priority_names),
     F_ENUMERATION(struct scheduling, quota_type, quota_type_names),
     F_OPT_BOOL(struct scheduling, preemptible),
-    {"scoring_strategy", F_OBJECT, offsetof(struct scheduling, scoring_strategy), SCHEMA_NO_FLAG, NULL,
-     &scoring_type, 0},
+    {"scoring_strategy", F_OBJECT, offsetof(struct scheduling, scoring_strategy), SCHEMA_NO_FLAG,
+     NULL, &scoring_type, 0},
 };
 static const struct object_type scheduling_type = SCHEMA_OBJ(scheduling_fields);
 

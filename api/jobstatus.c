@@ -8,13 +8,13 @@
 
 #include "api/schema.h"
 
-static const char *const phase_tab[] = {"PHASE_UNSPECIFIED", "Pending",   "Running",
-                                        "Succeeded",         "Failed",    "Terminating"};
+static const char *const phase_tab[] = {"PHASE_UNSPECIFIED", "Pending", "Running",
+                                        "Succeeded",         "Failed",  "Terminating"};
 const struct enum_names worker_phase_names = {phase_tab, sizeof phase_tab / sizeof phase_tab[0]};
 
 static const char *const kind_tab[] = {
-    "EVENT_UNSPECIFIED", "CREATED",   "STATE",       "SCHEDULED", "WAITING", "FAULT",
-    "PREEMPTED",         "NODE_MARKED", "STOPPED",   "STARTED",   "WORKER",
+    "EVENT_UNSPECIFIED", "CREATED",     "STATE",   "SCHEDULED", "WAITING", "FAULT",
+    "PREEMPTED",         "NODE_MARKED", "STOPPED", "STARTED",   "WORKER",
 };
 const struct enum_names job_event_kind_names = {kind_tab, sizeof kind_tab / sizeof kind_tab[0]};
 

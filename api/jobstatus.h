@@ -31,18 +31,18 @@ extern const struct enum_names worker_phase_names; /* "Pending", "Running", … 
 /* One worker (pod), as ACP's list-workers reply carries it plus what triage needs. */
 struct worker_info {
     char *uid;
-    char *name;      /* "master-0", "worker-0", … */
-    char *role;      /* "master", "worker", "ps" */
+    char *name; /* "master-0", "worker-0", … */
+    char *role; /* "master", "worker", "ps" */
     char *node_name;
     char *ip;
     char *host_ip;
     enum worker_phase phase;
     int32_t restarts;
     bool has_exit_code;
-    int32_t exit_code;  /* the last exit: 128 + signal for a signal death */
-    char *exit_reason;  /* "killed (SIGKILL/OOM)", … */
-    char *devices;      /* "0,1" */
-    bool simulated;     /* on a simulated node: the devices are not real */
+    int32_t exit_code; /* the last exit: 128 + signal for a signal death */
+    char *exit_reason; /* "killed (SIGKILL/OOM)", … */
+    char *devices;     /* "0,1" */
+    bool simulated;    /* on a simulated node: the devices are not real */
     char *create_time;
     char *start_time;
     char *finish_time;
@@ -64,7 +64,7 @@ enum job_event_kind {
     EVENT_NODE_MARKED,
     EVENT_STOPPED,
     EVENT_STARTED,
-    EVENT_WORKER,    /* a worker started or ended */
+    EVENT_WORKER, /* a worker started or ended */
 };
 
 extern const struct enum_names job_event_kind_names;

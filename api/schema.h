@@ -54,19 +54,58 @@ struct object_type {
 };
 
 /* Table-building shorthands: T is the struct, m the member (and the JSON name). */
-#define SCHEMA_OBJ(f) {0, f, sizeof f / sizeof f[0]}
-#define SCHEMA_ELEM(T, f) {sizeof(T), f, sizeof f / sizeof f[0]}
-#define F_STR(T, m) {#m, F_STRING, offsetof(T, m), SCHEMA_NO_FLAG, NULL, NULL, 0}
-#define F_STR_OR_INT(T, m) {#m, F_STRING_OR_INT, offsetof(T, m), SCHEMA_NO_FLAG, NULL, NULL, 0}
-#define F_OPT_INT32(T, m) {#m, F_INT32, offsetof(T, m), offsetof(T, has_##m), NULL, NULL, 0}
-#define F_INT(T, m) {#m, F_INT32, offsetof(T, m), SCHEMA_NO_FLAG, NULL, NULL, 0}
-#define F_I64(T, m) {#m, F_INT64, offsetof(T, m), SCHEMA_NO_FLAG, NULL, NULL, 0}
-#define F_OPT_BOOL(T, m) {#m, F_BOOL, offsetof(T, m), offsetof(T, has_##m), NULL, NULL, 0}
-#define F_FLAG(T, m) {#m, F_BOOL, offsetof(T, m), SCHEMA_NO_FLAG, NULL, NULL, 0}
-#define F_ENUMERATION(T, m, tab) {#m, F_ENUM, offsetof(T, m), SCHEMA_NO_FLAG, &tab, NULL, 0}
-#define F_SECTION(T, m, type) {#m, F_OBJECT, offsetof(T, m), offsetof(T, m.present), NULL, &type, 0}
-#define F_LIST(T, m, cnt, type) {#m, F_ARRAY, offsetof(T, m), SCHEMA_NO_FLAG, NULL, &type, offsetof(T, cnt)}
-#define F_STRINGS(T, m, cnt) {#m, F_STRING_ARRAY, offsetof(T, m), SCHEMA_NO_FLAG, NULL, NULL, offsetof(T, cnt)}
+#define SCHEMA_OBJ(f)                                                                              \
+    {                                                                                              \
+        0, f, sizeof f / sizeof f[0]                                                               \
+    }
+#define SCHEMA_ELEM(T, f)                                                                          \
+    {                                                                                              \
+        sizeof(T), f, sizeof f / sizeof f[0]                                                       \
+    }
+#define F_STR(T, m)                                                                                \
+    {                                                                                              \
+#m, F_STRING, offsetof(T, m), SCHEMA_NO_FLAG, NULL, NULL, 0                                \
+    }
+#define F_STR_OR_INT(T, m)                                                                         \
+    {                                                                                              \
+#m, F_STRING_OR_INT, offsetof(T, m), SCHEMA_NO_FLAG, NULL, NULL, 0                         \
+    }
+#define F_OPT_INT32(T, m)                                                                          \
+    {                                                                                              \
+#m, F_INT32, offsetof(T, m), offsetof(T, has_##m), NULL, NULL, 0                           \
+    }
+#define F_INT(T, m)                                                                                \
+    {                                                                                              \
+#m, F_INT32, offsetof(T, m), SCHEMA_NO_FLAG, NULL, NULL, 0                                 \
+    }
+#define F_I64(T, m)                                                                                \
+    {                                                                                              \
+#m, F_INT64, offsetof(T, m), SCHEMA_NO_FLAG, NULL, NULL, 0                                 \
+    }
+#define F_OPT_BOOL(T, m)                                                                           \
+    {                                                                                              \
+#m, F_BOOL, offsetof(T, m), offsetof(T, has_##m), NULL, NULL, 0                            \
+    }
+#define F_FLAG(T, m)                                                                               \
+    {                                                                                              \
+#m, F_BOOL, offsetof(T, m), SCHEMA_NO_FLAG, NULL, NULL, 0                                  \
+    }
+#define F_ENUMERATION(T, m, tab)                                                                   \
+    {                                                                                              \
+#m, F_ENUM, offsetof(T, m), SCHEMA_NO_FLAG, &tab, NULL, 0                                  \
+    }
+#define F_SECTION(T, m, type)                                                                      \
+    {                                                                                              \
+#m, F_OBJECT, offsetof(T, m), offsetof(T, m.present), NULL, &type, 0                       \
+    }
+#define F_LIST(T, m, cnt, type)                                                                    \
+    {                                                                                              \
+#m, F_ARRAY, offsetof(T, m), SCHEMA_NO_FLAG, NULL, &type, offsetof(T, cnt)                 \
+    }
+#define F_STRINGS(T, m, cnt)                                                                       \
+    {                                                                                              \
+#m, F_STRING_ARRAY, offsetof(T, m), SCHEMA_NO_FLAG, NULL, NULL, offsetof(T, cnt)           \
+    }
 
 enum schema_mode {
     SCHEMA_STRICT,  /* files: an unknown field is an error naming the nearest known one */

@@ -53,10 +53,10 @@ void engine_log(const char *fmt, ...)
 
 /* ---- persistence: one JSON record per job ---------------------------- */
 
-static const char *const after_stop_tab[] = {"NONE", "SUSPEND", "RESTART",
-                                             "REQUEUE", "FAIL", "DELETE"};
-static const struct enum_names after_stop_names = {after_stop_tab,
-                                                   sizeof after_stop_tab / sizeof after_stop_tab[0]};
+static const char *const after_stop_tab[] = {"NONE",    "SUSPEND", "RESTART",
+                                             "REQUEUE", "FAIL",    "DELETE"};
+static const struct enum_names after_stop_names = {after_stop_tab, sizeof after_stop_tab /
+                                                                       sizeof after_stop_tab[0]};
 
 static const struct field proc_fields[] = {
     F_INT(struct runner_proc, shim_pid),
@@ -305,8 +305,7 @@ void engine_set_state(struct engine *eng, struct ejob *job, enum job_state state
     engine_save(eng, job);
     engine_publish(eng, job);
     /* A waiting reason whose numbers move with free capacity is not news. */
-    bool news = old != state ||
-                (message_changed && !same_but_numbers(message, job_prev_message));
+    bool news = old != state || (message_changed && !same_but_numbers(message, job_prev_message));
     free(job_prev_message);
     if (news) {
         struct job_event ev = {0};
@@ -332,8 +331,8 @@ void engine_remove(struct engine *eng, struct ejob *job)
     strbuf_free(&err);
     if (eng->watcher_count)
         broadcast(eng, job->spec.workspace_name,
-                  json_pack("{s:s, s:{s:s, s:s}}", "type", "DELETED", "job", "name",
-                            job->spec.name, "uid", job->spec.uid));
+                  json_pack("{s:s, s:{s:s, s:s}}", "type", "DELETED", "job", "name", job->spec.name,
+                            "uid", job->spec.uid));
     for (size_t i = 0; i < eng->job_count; i++) {
         if (eng->jobs[i] == job) {
             memmove(&eng->jobs[i], &eng->jobs[i + 1], (eng->job_count - i - 1) * sizeof job);
@@ -475,8 +474,8 @@ static int load_config(struct engine *eng, struct strbuf *err)
         const struct finding *f = &fs.items[i];
         if (rc != 0 && f->severity != SEVERITY_ERROR)
             continue;
-        strbuf_addf(err, "%s%s:%d:%d: %s: %s%s%s", err->len ? "\n" : "", eng->config_path,
-                    f->line, f->col, severity_name(f->severity), f->path, f->path[0] ? ": " : "",
+        strbuf_addf(err, "%s%s:%d:%d: %s: %s%s%s", err->len ? "\n" : "", eng->config_path, f->line,
+                    f->col, severity_name(f->severity), f->path, f->path[0] ? ": " : "",
                     f->message);
     }
     if (rc == 0 && err->len) {
@@ -631,8 +630,7 @@ const char *engine_key_user(const struct engine *eng, const char *access_key, co
 
 /* ---- requests ----------------------------------------------------------- */
 
-static int member_check(struct engine *eng, const char *user, const char *ws,
-                        struct api_error *err)
+static int member_check(struct engine *eng, const char *user, const char *ws, struct api_error *err)
 {
     bool exists = false;
     for (size_t i = 0; i < eng->cfg.workspace_count; i++)
@@ -692,8 +690,8 @@ int engine_create_workspace(struct engine *eng, const char *user, const json_t *
         return api_error_set(err, 400, "InvalidField", "name", "workspace name: %s", bad);
     for (size_t i = 0; i < eng->cfg.workspace_count; i++)
         if (strcmp(eng->cfg.workspaces[i].name, name) == 0)
-            return api_error_set(err, 409, "AlreadyExists", "name",
-                                 "workspace '%s' already exists", name);
+            return api_error_set(err, 409, "AlreadyExists", "name", "workspace '%s' already exists",
+                                 name);
     eng->cfg.workspaces = xreallocarray(eng->cfg.workspaces, eng->cfg.workspace_count + 1,
                                         sizeof *eng->cfg.workspaces);
     struct config_workspace *ws = &eng->cfg.workspaces[eng->cfg.workspace_count++];
@@ -761,16 +759,16 @@ int engine_job_create(struct engine *eng, const char *user, const char *ws, cons
     json_decref(root);
     if (name && *name) {
         if (job->spec.name && strcmp(job->spec.name, name) != 0) {
-            findings_add(&fs, SEVERITY_ERROR, "name",
-                         "'%s' differs from training_job_name '%s'", job->spec.name, name);
+            findings_add(&fs, SEVERITY_ERROR, "name", "'%s' differs from training_job_name '%s'",
+                         job->spec.name, name);
         } else if (job->spec.name == NULL) {
             job->spec.name = xstrdup(name);
         }
     }
     if (job->spec.workspace_name && strcmp(job->spec.workspace_name, ws) != 0)
         findings_add(&fs, SEVERITY_ERROR, "workspace_name",
-                     "'%s' differs from the workspace in the path, '%s'",
-                     job->spec.workspace_name, ws);
+                     "'%s' differs from the workspace in the path, '%s'", job->spec.workspace_name,
+                     ws);
     struct catalog cat;
     memset(&cat, 0, sizeof cat);
     config_catalog(&eng->cfg, user, &cat);
@@ -823,15 +821,16 @@ int engine_job_create(struct engine *eng, const char *user, const char *ws, cons
 
     char *rec = job_record(job);
     struct strbuf serr = STRBUF_INIT;
-    enum store_status st = store_job_insert(eng->store, job->spec.uid, ws, job->spec.name,
-                                            job->seq, rec, &serr);
+    enum store_status st =
+        store_job_insert(eng->store, job->spec.uid, ws, job->spec.name, job->seq, rec, &serr);
     free(rec);
     if (st != STORE_OK) {
-        rc = st == STORE_EXISTS
-                 ? api_error_set(err, 409, "NameTaken", "name", "name '%s' is already used in "
-                                 "workspace '%s'", job->spec.name, ws)
-                 : api_error_set(err, 503, "StoreFailed", "", "job not stored: %s",
-                                 strbuf_str(&serr));
+        rc = st == STORE_EXISTS ? api_error_set(err, 409, "NameTaken", "name",
+                                                "name '%s' is already used in "
+                                                "workspace '%s'",
+                                                job->spec.name, ws)
+                                : api_error_set(err, 503, "StoreFailed", "", "job not stored: %s",
+                                                strbuf_str(&serr));
         strbuf_free(&serr);
         ejob_free(job);
         return rc;
@@ -925,8 +924,8 @@ static int parse_filter(const char *filter, char keys[8][32], char values[8][256
     return 0;
 }
 
-int engine_job_list(struct engine *eng, const char *user, const char *ws,
-                    const struct job_query *q, json_t **reply, struct api_error *err)
+int engine_job_list(struct engine *eng, const char *user, const char *ws, const struct job_query *q,
+                    json_t **reply, struct api_error *err)
 {
     int rc = member_check(eng, user, ws, err);
     if (rc)
@@ -1176,9 +1175,8 @@ static json_t *workers_json(const struct ejob *job)
         wi.restarts = w->restarts;
         wi.has_exit_code = w->has_exit_code;
         wi.exit_code = w->exit_code;
-        wi.exit_reason = w->has_exit_code && w->exit_code != 0
-                             ? (char *)fault_exit_meaning(w->exit_code)
-                             : NULL;
+        wi.exit_reason =
+            w->has_exit_code && w->exit_code != 0 ? (char *)fault_exit_meaning(w->exit_code) : NULL;
         wi.devices = w->devices;
         wi.simulated = w->node && strncmp(w->node, "sim-", 4) == 0;
         wi.create_time = w->create_time;
@@ -1274,16 +1272,15 @@ int engine_worker_log(struct engine *eng, const char *user, const char *ws, cons
     for (size_t i = 0; i < job->worker_count; i++)
         known |= strcmp(job->workers[i].name, worker) == 0;
     if (!known)
-        return api_error_set(err, 404, "NotFound", "worker",
-                             "job '%s' has no worker '%s'%s", name, worker,
-                             job->worker_count ? "" : " (it has not been scheduled yet)");
+        return api_error_set(err, 404, "NotFound", "worker", "job '%s' has no worker '%s'%s", name,
+                             worker, job->worker_count ? "" : " (it has not been scheduled yet)");
     char *path = lifecycle_log_path(eng, job, worker);
     long long size = tail_file(path, tail, out);
     if (follow && !job_state_terminal(job->spec.state)) {
         struct stream *s = stream_new();
         stream_set_tag(s, path, size);
-        eng->followers = xreallocarray(eng->followers, eng->follower_count + 1,
-                                       sizeof *eng->followers);
+        eng->followers =
+            xreallocarray(eng->followers, eng->follower_count + 1, sizeof *eng->followers);
         eng->followers[eng->follower_count++] = stream_ref(s);
         *follow_stream = s;
     }

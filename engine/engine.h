@@ -64,11 +64,11 @@ int engine_job_get(struct engine *eng, const char *user, const char *ws, const c
 struct job_query {
     int page_size;          /* 1..500; 0 = default 10 */
     const char *page_token; /* a decimal page number, "" or NULL = first */
-    const char *filter;     /* name='…' AND state='…' AND display_name='…' AND user_name='…' */
-    const char *name;       /* name prefix */
+    const char *filter; /* name='…' AND state='…' AND display_name='…' AND user_name='…' */
+    const char *name;   /* name prefix */
 };
-int engine_job_list(struct engine *eng, const char *user, const char *ws,
-                    const struct job_query *q, json_t **reply, struct api_error *err);
+int engine_job_list(struct engine *eng, const char *user, const char *ws, const struct job_query *q,
+                    json_t **reply, struct api_error *err);
 int engine_job_update(struct engine *eng, const char *user, const char *ws, const char *name,
                       const char *update_mask, const char *body, size_t body_len, json_t **reply,
                       struct api_error *err);

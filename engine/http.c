@@ -151,8 +151,7 @@ static enum MHD_Result send_json(struct MHD_Connection *conn, int status, json_t
     size_t len = strlen(text);
     text = xrealloc(text, len + 2);
     text[len++] = '\n';
-    struct MHD_Response *r =
-        MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
+    struct MHD_Response *r = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
     MHD_add_response_header(r, "Content-Type", "application/json");
     enum MHD_Result rc = MHD_queue_response(conn, (unsigned)status, r);
     MHD_destroy_response(r);
@@ -227,8 +226,8 @@ static enum MHD_Result send_stream(struct listener *l, struct MHD_Connection *co
     resp->stream = NULL;
     if (st->stream)
         stream_set_waker(st->stream, wake, st);
-    struct MHD_Response *r =
-        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, read_stream, st, free_stream);
+    struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024,
+                                                               read_stream, st, free_stream);
     MHD_add_response_header(r, "Content-Type",
                             resp->content_type ? resp->content_type : "text/plain");
     MHD_add_response_header(r, "Cache-Control", "no-cache");
@@ -238,8 +237,8 @@ static enum MHD_Result send_stream(struct listener *l, struct MHD_Connection *co
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-                                  const char *method, const char *version,
-                                  const char *upload_data, size_t *upload_size, void **con_cls)
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_size, void **con_cls)
 {
     struct listener *l = cls;
     struct request *rq = *con_cls;
@@ -268,8 +267,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             api_error_set(&err, 401, "Unauthenticated", "", "cannot tell who is calling");
         return send_json(conn, err.status, api_error_to_json(&err));
     }
-    struct http_request req = {method, url, query_get, conn, strbuf_str(&rq->body), rq->body.len,
-                               user};
+    struct http_request req = {method,       url, query_get, conn, strbuf_str(&rq->body),
+                               rq->body.len, user};
     struct http_response resp = {0};
     resp.text = (struct strbuf)STRBUF_INIT;
     routes_handle(l->srv->eng, &req, &resp);
@@ -278,8 +277,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (resp.stream || resp.text.len)
         rc = send_stream(l, conn, &resp);
     else
-        rc = send_json(conn, resp.status ? resp.status : 500,
-                       resp.json ? resp.json : json_object());
+        rc =
+            send_json(conn, resp.status ? resp.status : 500, resp.json ? resp.json : json_object());
     strbuf_free(&resp.text);
     if (resp.stream)
         stream_unref(resp.stream);
@@ -315,17 +314,15 @@ static int start_listener(struct http_server *srv, struct listener *l, int liste
     l->srv = srv;
     unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     if (listen_fd >= 0)
-        l->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, l,
-                                     MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
-                                     MHD_OPTION_LISTEN_SOCKET, listen_fd,
-                                     MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
-                                     MHD_OPTION_CONNECTION_TIMEOUT, 0u, MHD_OPTION_END);
+        l->daemon = MHD_start_daemon(
+            flags, 0, NULL, NULL, on_request, l, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
+            MHD_OPTION_LISTEN_SOCKET, listen_fd, MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
+            MHD_OPTION_CONNECTION_TIMEOUT, 0u, MHD_OPTION_END);
     else
-        l->daemon = MHD_start_daemon(flags, ntohs(addr->sin_port), NULL, NULL, on_request, l,
-                                     MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
-                                     MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_NOTIFY_COMPLETED,
-                                     on_completed, l, MHD_OPTION_CONNECTION_TIMEOUT, 0u,
-                                     MHD_OPTION_END);
+        l->daemon = MHD_start_daemon(
+            flags, ntohs(addr->sin_port), NULL, NULL, on_request, l, MHD_OPTION_EXTERNAL_LOGGER,
+            log_mhd, NULL, MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
+            MHD_OPTION_CONNECTION_TIMEOUT, 0u, MHD_OPTION_END);
     if (l->daemon == NULL) {
         strbuf_addf(err, "could not start the HTTP server%s", listen_fd >= 0 ? "" : " on TCP");
         return -1;
@@ -370,9 +367,8 @@ static int unix_socket(const char *path, struct strbuf *err)
     return fd;
 }
 
-struct http_server *http_server_start(struct engine *eng, struct loop *lp,
-                                      const char *socket_path, const char *listen_addr,
-                                      struct strbuf *err)
+struct http_server *http_server_start(struct engine *eng, struct loop *lp, const char *socket_path,
+                                      const char *listen_addr, struct strbuf *err)
 {
     struct http_server *srv = xcalloc(1, sizeof *srv);
     srv->eng = eng;
@@ -396,8 +392,7 @@ struct http_server *http_server_start(struct engine *eng, struct loop *lp,
         memset(&a, 0, sizeof a);
         a.sin_family = AF_INET;
         if (sscanf(listen_addr, "%63[^:]:%u", host, &port) != 2 || port == 0 || port > 65535 ||
-            inet_pton(AF_INET, host, &a.sin_addr) != 1 ||
-            (ntohl(a.sin_addr.s_addr) >> 24) != 127) {
+            inet_pton(AF_INET, host, &a.sin_addr) != 1 || (ntohl(a.sin_addr.s_addr) >> 24) != 127) {
             strbuf_addf(err, "--listen %s: expected a loopback address, 127.x.x.x:PORT",
                         listen_addr);
             http_server_stop(srv);

@@ -19,9 +19,8 @@ struct http_server;
  * Starts listening. socket_path is required; listen ("127.0.0.1:PORT") may be
  * NULL. Returns NULL with a message in err.
  */
-struct http_server *http_server_start(struct engine *eng, struct loop *lp,
-                                      const char *socket_path, const char *listen,
-                                      struct strbuf *err);
+struct http_server *http_server_start(struct engine *eng, struct loop *lp, const char *socket_path,
+                                      const char *listen, struct strbuf *err);
 void http_server_stop(struct http_server *srv);
 
 #endif

@@ -142,8 +142,8 @@ static int free_port(void)
 
 /* ---- starting workers -------------------------------------------------- */
 
-static const char *const passed_env[] = {"PATH", "HOME", "LANG", "LC_ALL", "USER", "LOGNAME",
-                                         "TMPDIR", "TZ", NULL};
+static const char *const passed_env[] = {"PATH",    "HOME",   "LANG", "LC_ALL", "USER",
+                                         "LOGNAME", "TMPDIR", "TZ",   NULL};
 
 /* The variables trainjobd passes on from its own environment. */
 static void base_env(struct envv *base)
@@ -175,8 +175,7 @@ static void append_log_marker(struct engine *eng, struct ejob *job, struct ework
 }
 
 /* Starts (or restarts) one worker on its node. Returns 0, or -1 with why in err. */
-static int start_worker(struct engine *eng, struct ejob *job, struct eworker *w,
-                        struct strbuf *err)
+static int start_worker(struct engine *eng, struct ejob *job, struct eworker *w, struct strbuf *err)
 {
     size_t n = job->worker_count;
     const char **hosts = xcalloc(n, sizeof *hosts);
@@ -189,8 +188,7 @@ static int start_worker(struct engine *eng, struct ejob *job, struct eworker *w,
     char *platform_dir = xasprintf("%s/platform/%s", eng->state_dir, job->spec.uid);
     char *hostfile = NULL;
     if (job->spec.framework == FRAMEWORK_MPI) {
-        struct worker_place all = {0, (int)n, "", "127.0.0.1", ports[0], hosts, ports, NULL,
-                                   NULL};
+        struct worker_place all = {0, (int)n, "", "127.0.0.1", ports[0], hosts, ports, NULL, NULL};
         struct strbuf hf = STRBUF_INIT;
         worker_hostfile(&all, 1, &hf);
         char *path = xasprintf("%s/hostfile", platform_dir);
@@ -203,8 +201,8 @@ static int start_worker(struct engine *eng, struct ejob *job, struct eworker *w,
     /* Passwordless SSH between workers: keys bound read-only at config_mount_path. */
     const struct ssh_config *ssh = &job->spec.ssh;
     bool want_ssh = job->spec.framework == FRAMEWORK_MPI || (ssh->present && ssh->auto_key_setup);
-    const char *ssh_mount = ssh->config_mount_path ? ssh->config_mount_path
-                                                   : JOBSPEC_DEFAULT_SSH_PATH;
+    const char *ssh_mount =
+        ssh->config_mount_path ? ssh->config_mount_path : JOBSPEC_DEFAULT_SSH_PATH;
     char *ssh_dir = NULL;
     if (want_ssh) {
         ssh_dir = xasprintf("%s/ssh/%s", eng->state_dir, job->spec.uid);
@@ -213,8 +211,14 @@ static int start_worker(struct engine *eng, struct ejob *job, struct eworker *w,
             engine_log("job %s: %s", job->spec.name, strbuf_str(&why));
         strbuf_free(&why);
     }
-    struct worker_place place = {w->index, (int)n, w->devices, "127.0.0.1", job->workers[0].port,
-                                 hosts, ports, hostfile,
+    struct worker_place place = {w->index,
+                                 (int)n,
+                                 w->devices,
+                                 "127.0.0.1",
+                                 job->workers[0].port,
+                                 hosts,
+                                 ports,
+                                 hostfile,
                                  want_ssh ? (eng->sandbox ? ssh_mount : ssh_dir) : NULL};
     struct envv base = {0}, env = {0};
     char *workdir = xasprintf("%s/work/%s", eng->state_dir, job->spec.uid);
@@ -261,8 +265,8 @@ static int start_worker(struct engine *eng, struct ejob *job, struct eworker *w,
     char *log = lifecycle_log_path(eng, job, w->name);
     const struct role *role = jobspec_worker(&job->spec);
     struct runner_spec spec = {
-        eng->shim_path, status, log, eng->opt.log_cap, role ? role->startup_script : "true",
-        env.v, workdir, binds, nb, eng->sandbox,
+        eng->shim_path, status, log, eng->opt.log_cap, role ? role->startup_script : "true", env.v,
+        workdir,        binds,  nb,  eng->sandbox,
     };
     append_log_marker(eng, job, w);
     int rc = runner_start(&spec, &w->proc, err);
@@ -391,7 +395,8 @@ static void run_pass(void *ctx)
     bool *pool_masks = xcalloc((np + 1) * (nn ? nn : 1), 1);
     for (size_t p = 0; p < np; p++)
         for (size_t i = 0; i < nn; i++)
-            pool_masks[p * nn + i] = config_pool_has_node(&eng->cfg.pools[p], eng->cfg.nodes[i].name);
+            pool_masks[p * nn + i] =
+                config_pool_has_node(&eng->cfg.pools[p], eng->cfg.nodes[i].name);
     for (size_t i = 0; i < nn; i++)
         pool_masks[np * nn + i] = true; /* a pool the config no longer has: every node */
     bool *masks = xcalloc((eng->job_count ? eng->job_count : 1) * (nn ? nn : 1), 1);
@@ -406,9 +411,10 @@ static void run_pass(void *ctx)
         s->name = job->spec.name;
         s->priority = job->spec.scheduling.priority;
         s->idle = jobspec_is_idle(&job->spec);
-        s->preemptible = s->idle && (!job->spec.scheduling.has_preemptible ||
-                                     job->spec.scheduling.preemptible) &&
-                         job->after_stop == AFTER_STOP_NONE;
+        s->preemptible =
+            s->idle &&
+            (!job->spec.scheduling.has_preemptible || job->spec.scheduling.preemptible) &&
+            job->after_stop == AFTER_STOP_NONE;
         s->submit_seq = job->seq;
         s->replicas = replicas;
         s->per_worker = (struct sched_demand){job->gpus, job->cpus, job->memory_mib};
@@ -485,9 +491,8 @@ static void run_pass(void *ctx)
         }
         case SCHED_WAIT: {
             /* A preempted job keeps saying so while it waits. */
-            char *reason = job->preempted_by
-                               ? xasprintf("%s; %s", job->preempted_by, sj[k].reason)
-                               : xstrdup(sj[k].reason);
+            char *reason = job->preempted_by ? xasprintf("%s; %s", job->preempted_by, sj[k].reason)
+                                             : xstrdup(sj[k].reason);
             if (!job->spec.state_message || strcmp(job->spec.state_message, reason) != 0)
                 engine_set_state(eng, job, job->spec.state, reason);
             free(reason);
@@ -734,8 +739,7 @@ static void apply_fault(struct engine *eng, struct ejob *job, struct eworker *w,
     }
 }
 
-void lifecycle_worker_ended(struct engine *eng, struct ejob *job, struct eworker *w,
-                            int exit_code)
+void lifecycle_worker_ended(struct engine *eng, struct ejob *job, struct eworker *w, int exit_code)
 {
     char *status = lifecycle_status_path(eng, job, w);
     w->live = false;

@@ -105,11 +105,16 @@ static int daemonize(const char *log_path, int ready_pipe[2])
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"config", required_argument, NULL, 'c'},  {"state-dir", required_argument, NULL, 's'},
-        {"socket", required_argument, NULL, 'S'},  {"listen", required_argument, NULL, 'l'},
-        {"demo", no_argument, NULL, 'd'},          {"grace", required_argument, NULL, 'g'},
-        {"foreground", no_argument, NULL, 'f'},    {"shim", required_argument, NULL, 'x'},
-        {"version", no_argument, NULL, 'V'},       {"help", no_argument, NULL, 'h'},
+        {"config", required_argument, NULL, 'c'},
+        {"state-dir", required_argument, NULL, 's'},
+        {"socket", required_argument, NULL, 'S'},
+        {"listen", required_argument, NULL, 'l'},
+        {"demo", no_argument, NULL, 'd'},
+        {"grace", required_argument, NULL, 'g'},
+        {"foreground", no_argument, NULL, 'f'},
+        {"shim", required_argument, NULL, 'x'},
+        {"version", no_argument, NULL, 'V'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *config = NULL, *state = NULL, *sock = NULL, *listen_addr = NULL, *shim = NULL;
@@ -117,17 +122,39 @@ int main(int argc, char **argv)
     int grace_ms = 10000, c;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'c': config = optarg; break;
-        case 's': state = optarg; break;
-        case 'S': sock = optarg; break;
-        case 'l': listen_addr = optarg; break;
-        case 'd': demo = true; break;
-        case 'g': grace_ms = (int)(atof(optarg) * 1000); break;
-        case 'f': foreground = true; break;
-        case 'x': shim = optarg; break;
-        case 'V': printf("trainjobd %s\n", TRAINJOB_VERSION); return 0;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        case 'c':
+            config = optarg;
+            break;
+        case 's':
+            state = optarg;
+            break;
+        case 'S':
+            sock = optarg;
+            break;
+        case 'l':
+            listen_addr = optarg;
+            break;
+        case 'd':
+            demo = true;
+            break;
+        case 'g':
+            grace_ms = (int)(atof(optarg) * 1000);
+            break;
+        case 'f':
+            foreground = true;
+            break;
+        case 'x':
+            shim = optarg;
+            break;
+        case 'V':
+            printf("trainjobd %s\n", TRAINJOB_VERSION);
+            return 0;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
         }
     }
     char *config_path = config ? xstrdup(config) : paths_engine_config();

@@ -27,9 +27,9 @@ struct http_request {
 
 struct http_response {
     int status;
-    json_t *json;           /* a JSON body, or NULL */
-    struct strbuf text;     /* a text body (logs), sent before the stream */
-    struct stream *stream;  /* keeps the response open: watch, log follow */
+    json_t *json;          /* a JSON body, or NULL */
+    struct strbuf text;    /* a text body (logs), sent before the stream */
+    struct stream *stream; /* keeps the response open: watch, log follow */
     const char *content_type;
 };
 

@@ -28,8 +28,8 @@ static int keygen(const char *path)
             dup2(null, STDOUT_FILENO);
             dup2(null, STDERR_FILENO);
         }
-        execlp("ssh-keygen", "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C",
-               "trainjob", "-f", path, (char *)NULL);
+        execlp("ssh-keygen", "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "trainjob", "-f",
+               path, (char *)NULL);
         _exit(127);
     }
     int status;

@@ -54,7 +54,7 @@ struct eworker {
 struct ejob {
     struct jobspec spec; /* the job as submitted plus its output fields */
     uint64_t seq;
-    int restarts; /* restarts used */
+    int restarts;    /* restarts used */
     char **excluded; /* nodes marked unschedulable for this job */
     size_t excluded_count;
     struct eworker *workers;
@@ -111,8 +111,7 @@ void lifecycle_schedule_soon(struct engine *eng);
 /* Starts stopping every live worker of job; `then` happens once all have ended. */
 void lifecycle_stop(struct engine *eng, struct ejob *job, enum after_stop then, const char *why);
 /* A worker's status file appeared (or was found at start-up). */
-void lifecycle_worker_ended(struct engine *eng, struct ejob *job, struct eworker *w,
-                            int exit_code);
+void lifecycle_worker_ended(struct engine *eng, struct ejob *job, struct eworker *w, int exit_code);
 /* After a restart of trainjobd: collect ends that arrived meanwhile, re-adopt the rest. */
 void lifecycle_adopt(struct engine *eng, struct ejob *job);
 /* The status file path of a worker's current attempt. */

@@ -4,11 +4,13 @@
  * round-trip law parse(write(job)) == job for every example and for a job
  * with every field set.
  */
+// clang-format off
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+// clang-format on
 
 #include <dirent.h>
 #include <stdio.h>
@@ -131,7 +133,8 @@ static void full_job(struct jobspec *job)
     e->value = xstrdup("  padded  ");
     e = jobspec_add_env(job);
     e->key = xstrdup("CTRL");
-    e->value = xstrdup("a\x01" "b: #c -d");
+    e->value = xstrdup("a\x01"
+                       "b: #c -d");
     struct mount *m = jobspec_add_mount(job);
     m->type = MOUNT_TYPE_PV_AFS;
     m->id = xstrdup("afs-vol-3c9e");
@@ -439,10 +442,11 @@ static void yaml_and_json_of_one_job_are_equal(void **state)
                        "    resource_spec: [{name: cpu-1}]\n"
                        "fault_tolerance: {backoff_limit: -1, rules: [{exit_codes: \"1-3\", "
                        "action: RESTART_POD, mark_node_unschedulable: true}]}\n";
-    const char *json = "{\"display_name\":\"demo\",\"framework\":\"MPI\","
-                       "\"roles\":[{\"total_replicas\":4,\"resource_spec\":[{\"name\":\"cpu-1\"}]}],"
-                       "\"fault_tolerance\":{\"backoff_limit\":-1,\"rules\":[{\"exit_codes\":\"1-3\","
-                       "\"action\":\"RESTART_POD\",\"mark_node_unschedulable\":true}]}}";
+    const char *json =
+        "{\"display_name\":\"demo\",\"framework\":\"MPI\","
+        "\"roles\":[{\"total_replicas\":4,\"resource_spec\":[{\"name\":\"cpu-1\"}]}],"
+        "\"fault_tolerance\":{\"backoff_limit\":-1,\"rules\":[{\"exit_codes\":\"1-3\","
+        "\"action\":\"RESTART_POD\",\"mark_node_unschedulable\":true}]}}";
     struct jobfile a, b;
     struct findings fs = FINDINGS_INIT;
     assert_int_equal(parse("a.yaml", yaml, &a, &fs), JOBFILE_OK);

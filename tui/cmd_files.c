@@ -48,7 +48,8 @@ static void merge_validation(struct findings *fs, struct findings *checks)
     findings_free(checks);
 }
 
-/* Prints one finding the way compilers do, sanitized: names and values in messages are the user's text. */
+/* Prints one finding the way compilers do, sanitized: names and values in messages are the user's
+ * text. */
 static void print_finding(FILE *err, const char *file, const struct finding *f)
 {
     struct strbuf sb = STRBUF_INIT;

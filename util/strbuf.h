@@ -18,7 +18,10 @@ struct strbuf {
     size_t cap;
 };
 
-#define STRBUF_INIT {NULL, 0, 0}
+#define STRBUF_INIT                                                                                \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 void strbuf_add(struct strbuf *sb, const void *data, size_t n);
 void strbuf_adds(struct strbuf *sb, const char *s);
