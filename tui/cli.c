@@ -12,6 +12,7 @@
 #endif
 
 static const struct cli_verb verbs[] = {
+    {"new", "[-f FILE]", "open the create-task wizard (prefilled from a job file)", cmd_new},
     {"validate", "FILE...", "check job files against every rule of the form", cmd_validate},
     {"render", "FILE [-o yaml|json]", "print a job as it will be submitted, defaults filled",
      cmd_render},

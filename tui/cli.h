@@ -59,6 +59,9 @@ void cli_usage(FILE *out);
 int cmd_validate(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 
+/* The create-task wizard (tui/cmd_new.c). */
+int cmd_new(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
+
 /* The verbs over a backend's jobs (tui/cmd_jobs.c). */
 int cmd_submit(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 int cmd_get(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);

@@ -26,6 +26,7 @@
 #include "api/jobspec_json.h"
 #include "api/yamltree.h"
 #include "tui/cli.h"
+#include "tui/session.h"
 #include "util/strbuf.h"
 #include "util/timefmt.h"
 #include "util/utf8.h"
@@ -196,13 +197,7 @@ static void print_tree(json_t *tree, enum output o, FILE *out)
 
 /* ---- sessions: context + backend ---------------------------------------- */
 
-struct session {
-    struct resolved_context rc;
-    struct backend *b;
-};
-
-/* Resolves the context and opens its backend; prints why not and returns EXIT_USAGE. */
-static int session_open(const struct cli_globals *g, struct session *s, FILE *err)
+int session_open(const struct cli_globals *g, struct session *s, FILE *err)
 {
     memset(s, 0, sizeof *s);
     struct context_request req = {NULL, g->context, g->endpoint, getenv("TRAINJOB_ENDPOINT"),
@@ -247,7 +242,7 @@ static int session_open(const struct cli_globals *g, struct session *s, FILE *er
     return rc;
 }
 
-static void session_close(struct session *s)
+void session_close(struct session *s)
 {
     backend_free(s->b);
     resolved_context_free(&s->rc);

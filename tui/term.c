@@ -1,0 +1,163 @@
+/*
+ * term: curses start/stop, theme → colour pairs → palette, key reading.
+ * The fatal hook (xalloc) and every exit path restore the terminal before
+ * anything is printed.
+ */
+#include "tui/term.h"
+
+#include <langinfo.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+static bool curses_up;
+
+static void restore_terminal(void)
+{
+    if (curses_up) {
+        endwin();
+        curses_up = false;
+    }
+}
+
+/* THEME_ATTR_* bits as curses attributes. */
+static attr_t curses_attrs(unsigned a)
+{
+    attr_t r = A_NORMAL;
+    if (a & THEME_ATTR_BOLD)
+        r |= A_BOLD;
+    if (a & THEME_ATTR_DIM)
+        r |= A_DIM;
+    if (a & THEME_ATTR_UNDERLINE)
+        r |= A_UNDERLINE;
+    if (a & THEME_ATTR_REVERSE)
+        r |= A_REVERSE;
+#ifdef A_ITALIC
+    if (a & THEME_ATTR_ITALIC)
+        r |= A_ITALIC;
+#endif
+    return r;
+}
+
+/* A curses colour number for a resolved colour: -1 for the terminal's own. */
+static int colour_number(const struct theme_color *c)
+{
+    if (c->kind == THEME_COLOR_INDEX && c->index >= 0 && c->index < COLORS)
+        return c->index;
+    return -1;
+}
+
+static void build_palette(struct term *t)
+{
+    bool colour = t->depth != THEME_DEPTH_MONO && has_colors();
+    if (colour) {
+        start_color();
+        use_default_colors();
+    }
+    /* Truecolor needs a direct-colour terminfo; resolve as 256 otherwise. */
+    enum theme_depth depth = t->depth == THEME_DEPTH_TRUECOLOR ? THEME_DEPTH_256 : t->depth;
+    for (int r = 0; r < THEME_ROLE_COUNT; r++) {
+        struct theme_style s = theme_resolve(t->theme, (enum theme_role)r, depth);
+        attr_t a = curses_attrs(s.attrs);
+        if (colour && r + 1 < COLOR_PAIRS) {
+            init_pair((short)(r + 1), (short)colour_number(&s.fg), (short)colour_number(&s.bg));
+            a |= COLOR_PAIR(r + 1);
+        }
+        t->role[r] = a;
+    }
+    struct widget_palette *p = &t->palette;
+    p->normal = t->role[THEME_ROLE_NORMAL];
+    p->dim = t->role[THEME_ROLE_DIM];
+    p->label = t->role[THEME_ROLE_FIELD_LABEL];
+    p->focus = t->role[THEME_ROLE_FIELD_FOCUS];
+    p->selected = t->role[THEME_ROLE_SELECTED];
+    p->error = t->role[THEME_ROLE_FIELD_ERROR];
+    p->warning = t->role[THEME_ROLE_FIELD_WARNING];
+    p->ok = t->role[THEME_ROLE_FIELD_OK];
+    p->help = t->role[THEME_ROLE_DIM];
+    p->title = t->role[THEME_ROLE_TITLE];
+    p->border = t->role[THEME_ROLE_BORDER];
+    p->key = t->role[THEME_ROLE_KEYBAR_KEY];
+}
+
+int term_start(struct term *t, const char *theme_name, char *err, size_t errsz)
+{
+    memset(t, 0, sizeof *t);
+    if (theme_name) {
+        const char *dirs[] = {"themes", NULL};
+        struct strbuf why = STRBUF_INIT;
+        if (theme_load(theme_name, dirs, &t->theme, &why) != 0) {
+            snprintf(err, errsz, "%s", strbuf_str(&why));
+            strbuf_free(&why);
+            return -1;
+        }
+        strbuf_free(&why);
+    } else {
+        t->theme = theme_builtin_default();
+    }
+    const char *cs = nl_langinfo(CODESET);
+    t->utf8 = cs && strcmp(cs, "UTF-8") == 0;
+    xalloc_set_fatal_hook(restore_terminal);
+    if (initscr() == NULL) {
+        snprintf(err, errsz, "cannot start the terminal (TERM=%s)",
+                 getenv("TERM") ? getenv("TERM") : "");
+        return -1;
+    }
+    curses_up = true;
+    cbreak();
+    noecho();
+    /* Ctrl-S submits and Ctrl-Q is free: no XON/XOFF flow control while we run
+     * (curses restores the saved modes at endwin). */
+    struct termios tio;
+    if (tcgetattr(STDIN_FILENO, &tio) == 0) {
+        tio.c_iflag &= ~(tcflag_t)(IXON | IXOFF);
+        tcsetattr(STDIN_FILENO, TCSANOW, &tio);
+        def_prog_mode(); /* so a resize (endwin + refresh) keeps it off */
+    }
+    nonl();
+    keypad(stdscr, TRUE);
+    nodelay(stdscr, TRUE);
+    set_escdelay(25);
+    t->depth = theme_detect_depth(getenv("TERM"), getenv("COLORTERM"),
+                                  has_colors() ? COLORS : 0, getenv("NO_COLOR"));
+    build_palette(t);
+    return 0;
+}
+
+void term_stop(struct term *t)
+{
+    restore_terminal();
+    if (t->theme) {
+        theme_free(t->theme);
+        t->theme = NULL;
+    }
+}
+
+bool term_read_key(struct widget_key *k)
+{
+    wint_t ch;
+    int rc = wget_wch(stdscr, &ch);
+    if (rc == ERR)
+        return false;
+    memset(k, 0, sizeof *k);
+    if (rc == OK && ch == 27) {
+        /* ESC: Alt-x when another key came with it, else Escape itself. */
+        wint_t next;
+        int rc2 = wget_wch(stdscr, &next);
+        if (rc2 != ERR && !(rc2 == OK && next == 27)) {
+            k->alt = true;
+            k->code = (int)next;
+            k->is_function = rc2 == KEY_CODE_YES;
+            return true;
+        }
+    }
+    k->code = (int)ch;
+    k->is_function = rc == KEY_CODE_YES;
+    return true;
+}

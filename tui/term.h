@@ -1,0 +1,32 @@
+/*
+ * term: the terminal while curses owns it — start and stop (the terminal is
+ * restored on every exit path, fatal ones included), the theme turned into
+ * colour pairs and a widget palette, and keys read as widget_keys.
+ */
+#ifndef TUI_TERM_H
+#define TUI_TERM_H
+
+#include <stdbool.h>
+
+#include "themes/theme.h"
+#include "widgets/widget.h"
+
+struct term {
+    struct theme *theme;
+    enum theme_depth depth;
+    bool utf8;
+    attr_t role[THEME_ROLE_COUNT]; /* each role as curses attributes with its pair */
+    struct widget_palette palette;
+};
+
+/* Starts curses on the terminal with the named theme (NULL: built-in). */
+int term_start(struct term *t, const char *theme_name, char *err, size_t errsz);
+/* Leaves curses and restores the terminal (safe to call twice). */
+void term_stop(struct term *t);
+/*
+ * Reads one pending key without waiting; false when none is pending. Alt-x
+ * (ESC then x in one burst) becomes k->alt.
+ */
+bool term_read_key(struct widget_key *k);
+
+#endif

@@ -1,0 +1,710 @@
+/*
+ * wizard: the create-task form screen; see wizard.h.
+ *
+ * Each field is a widget in its section's form plus the job path its
+ * findings are reported under. The job is rebuilt from the fields (over a
+ * copy of the job the wizard opened with, so parts the form does not show
+ * yet — mounts, variables, rules from a file — are kept and validated), and
+ * api/validate's findings are placed on the field whose path they name.
+ * Choices the catalog drives (pools of the workspace, zones and specs of
+ * the pool, priorities the caller may pick) are refreshed when the choice
+ * they depend on changes; fields that do not apply are hidden.
+ */
+#include "tui/wizard.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/catalog.h"
+#include "api/finding.h"
+#include "api/jobfile.h"
+#include "api/jobspec.h"
+#include "api/validate.h"
+#include "tui/term.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
+#include "util/xalloc.h"
+#include "widgets/form.h"
+#include "widgets/keybar.h"
+#include "widgets/numberfield.h"
+#include "widgets/select.h"
+#include "widgets/textarea.h"
+#include "widgets/textfield.h"
+#include "widgets/toggle.h"
+
+#define SIDEBAR_W 22
+#define MAX_OPTIONS 64
+
+struct field {
+    const char *path; /* the finding path shown under this field */
+    enum form_section section;
+    size_t entry;
+};
+
+struct wizard {
+    const struct catalog *cat;
+    struct jobspec base; /* the job opened with: what the form does not edit is kept */
+    struct jobspec job;
+    struct form *forms[SECTION_COUNT];
+    enum form_section cur;
+    struct field fields[32];
+    size_t field_count;
+    struct findings findings;
+    int errors[SECTION_COUNT], warnings[SECTION_COUNT];
+    bool dirty, changed, pending, review_json;
+    struct keybar *keybar;
+
+    /* the widgets the binding reads (owned by their forms) */
+    struct select *workspace, *pool, *zone, *priority, *framework, *spec;
+    struct textfield *display_name, *name, *vpc, *image, *tb_path;
+    struct numberfield *replicas, *backoff;
+    struct toggle *preemptible, *ssh, *tensorboard;
+    struct textarea *script;
+    size_t e_zone, e_vpc, e_preemptible, e_tb_path, e_spec;
+};
+
+static const char *const section_titles[SECTION_COUNT] = {
+    "Basics", "Resources", "Image", "Fault tolerance", "Data", "Environment", "TensorBoard",
+    "Review",
+};
+
+static const enum framework frameworks[] = {FRAMEWORK_PYTORCH_DDP, FRAMEWORK_TENSORFLOW_PS,
+                                            FRAMEWORK_SENSEPARROTS, FRAMEWORK_MPI};
+
+/* Adds widget wd as a field of section sec reporting findings under path. */
+static size_t add_field(struct wizard *wz, enum form_section sec, const char *label,
+                        struct widget *wd, const char *path, const char *help)
+{
+    size_t e = form_add(wz->forms[sec], label, wd, help);
+    if (wz->field_count < sizeof wz->fields / sizeof wz->fields[0])
+        wz->fields[wz->field_count++] = (struct field){path, sec, e};
+    return e;
+}
+
+static const struct catalog_workspace *current_workspace(const struct wizard *wz)
+{
+    const char *ws = select_selected_label(wz->workspace);
+    return ws && wz->cat ? catalog_workspace(wz->cat, ws) : NULL;
+}
+
+static const struct catalog_pool *current_pool(const struct wizard *wz)
+{
+    const char *p = select_selected_label(wz->pool);
+    return p && wz->cat ? catalog_pool(wz->cat, p) : NULL;
+}
+
+static size_t index_of(const struct select_option *o, size_t n, const char *label)
+{
+    for (size_t i = 0; label && i < n; i++)
+        if (strcmp(o[i].label, label) == 0)
+            return i;
+    return SELECT_NONE;
+}
+
+/* The pools of the chosen workspace, each with its resource type. */
+static void refresh_pools(struct wizard *wz, const char *want)
+{
+    struct select_option o[MAX_OPTIONS];
+    size_t n = 0;
+    const struct catalog_workspace *ws = current_workspace(wz);
+    for (size_t i = 0; wz->cat && i < wz->cat->pool_count && n < MAX_OPTIONS; i++) {
+        const struct catalog_pool *p = &wz->cat->pools[i];
+        if (ws && !catalog_workspace_has_pool(ws, p->name))
+            continue;
+        o[n++] = (struct select_option){p->name, pool_type_label(p->type), false, NULL};
+    }
+    const char *keep = want ? want : select_selected_label(wz->pool);
+    char *copy = keep ? xstrdup(keep) : NULL;
+    select_set_options(wz->pool, o, n);
+    size_t at = index_of(o, n, copy);
+    select_set_selected(wz->pool, at != SELECT_NONE ? at : 0);
+    free(copy);
+}
+
+/* Priorities: HIGH and HIGHEST shown disabled, with the reason, for members. */
+static void refresh_priorities(struct wizard *wz)
+{
+    const struct catalog_workspace *ws = current_workspace(wz);
+    bool owner = ws == NULL || ws->role == MEMBER_OWNER || ws->role == MEMBER_ADMIN;
+    static char reason[160];
+    snprintf(reason, sizeof reason, "owners only; you are a %s of %s",
+             ws ? member_role_name(ws->role) : "member", ws ? ws->name : "this workspace");
+    struct select_option o[] = {
+        {"NORMAL", "default", false, NULL},
+        {"HIGH", NULL, !owner, reason},
+        {"HIGHEST", NULL, !owner, reason},
+    };
+    size_t sel = select_selected(wz->priority);
+    select_set_options(wz->priority, o, 3);
+    select_set_selected(wz->priority, sel != SELECT_NONE && (owner || sel == 0) ? sel : 0);
+}
+
+/* Zones and specs of the chosen pool; zone, VPC and preemptible only where they apply. */
+static void refresh_pool_fields(struct wizard *wz, const char *want_zone, const char *want_spec)
+{
+    const struct catalog_pool *p = current_pool(wz);
+    struct select_option o[MAX_OPTIONS];
+    static char details[MAX_OPTIONS][96];
+    size_t n = 0;
+    for (size_t i = 0; p && i < p->zone_count && n < MAX_OPTIONS; i++)
+        o[n++] = (struct select_option){p->zones[i], NULL, false, NULL};
+    char *keep = xstrdup(want_zone ? want_zone : (select_selected_label(wz->zone) ?: ""));
+    select_set_options(wz->zone, o, n);
+    size_t at = index_of(o, n, keep);
+    select_set_selected(wz->zone, at != SELECT_NONE ? at : 0);
+    free(keep);
+
+    n = 0;
+    for (size_t i = 0; p && i < p->spec_count && n < MAX_OPTIONS; i++) {
+        const struct catalog_spec *s = &p->specs[i];
+        if (s->devices > 0)
+            snprintf(details[n], sizeof details[n], "%d× %s · %d vCPU · %lld GiB", s->devices,
+                     s->device_type ? s->device_type : "GPU", s->vcpus,
+                     (long long)(s->memory_mib / 1024));
+        else
+            snprintf(details[n], sizeof details[n], "no device · %d vCPU · %lld MiB", s->vcpus,
+                     (long long)s->memory_mib);
+        o[n] = (struct select_option){s->name, details[n], false, NULL};
+        n++;
+    }
+    keep = xstrdup(want_spec ? want_spec : (select_selected_label(wz->spec) ?: ""));
+    select_set_options(wz->spec, o, n);
+    at = index_of(o, n, keep);
+    select_set_selected(wz->spec, at != SELECT_NONE ? at : 0);
+    free(keep);
+
+    bool needs_zone = p && p->type != POOL_DEDICATED;
+    form_set_hidden(wz->forms[SECTION_BASICS], wz->e_zone, !needs_zone);
+    form_set_hidden(wz->forms[SECTION_BASICS], wz->e_vpc, !needs_zone);
+    form_set_hidden(wz->forms[SECTION_RESOURCES], wz->e_preemptible,
+                    !(p && p->type == POOL_IDLE));
+}
+
+/* What the replica count means for the framework, and the devices it adds up to. */
+static void refresh_replica_hint(struct wizard *wz)
+{
+    bool ok;
+    long n = numberfield_value(wz->replicas, &ok);
+    size_t fw = select_selected(wz->framework);
+    char buf[160];
+    if (!ok)
+        n = 1;
+    if (fw == 0 || fw == 2)
+        snprintf(buf, sizeof buf, n > 1 ? "workers: 1 master + %ld" : "worker: 1 master",
+                 n - 1);
+    else if (fw == 1)
+        snprintf(buf, sizeof buf, "workers: 1 parameter server + %ld", n > 1 ? n - 1 : 0);
+    else
+        snprintf(buf, sizeof buf, "MPI ranks");
+    numberfield_set_suffix(wz->replicas, buf);
+    const struct catalog_pool *p = current_pool(wz);
+    const char *sname = select_selected_label(wz->spec);
+    const struct catalog_spec *s = p && sname ? catalog_pool_spec(p, sname) : NULL;
+    if (s) {
+        char help[200];
+        snprintf(help, sizeof help, "total: %ld × %d = %ld device%s%s", n, s->devices,
+                 n * s->devices, n * s->devices == 1 ? "" : "s",
+                 s->simulated ? " (simulated)" : "");
+        form_set_help(wz->forms[SECTION_RESOURCES], wz->e_spec, help);
+    }
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s && *s ? xstrdup(s) : NULL;
+}
+
+static void set_str(char **dst, const char *value)
+{
+    free(*dst);
+    *dst = dup_or_null(value);
+}
+
+/* Rebuilds wz->job: the base job with every field the form shows overlaid. */
+static void build_job(struct wizard *wz)
+{
+    jobspec_free(&wz->job);
+    jobspec_copy(&wz->job, &wz->base);
+    struct jobspec *j = &wz->job;
+    set_str(&j->workspace_name, select_selected_label(wz->workspace));
+    set_str(&j->display_name, textfield_value(wz->display_name));
+    set_str(&j->name, textfield_value(wz->name));
+    j->resource_pool.present = true;
+    set_str(&j->resource_pool.name, select_selected_label(wz->pool));
+    const struct catalog_pool *p = current_pool(wz);
+    bool zoned = p && p->type != POOL_DEDICATED;
+    set_str(&j->resource_pool.zone, zoned ? select_selected_label(wz->zone) : NULL);
+    set_str(&j->resource_pool.vpc_id, zoned ? textfield_value(wz->vpc) : NULL);
+    j->scheduling.present = true;
+    j->scheduling.priority = (enum priority)(select_selected(wz->priority) + 1);
+    j->scheduling.quota_type =
+        p ? (p->type == POOL_IDLE ? QUOTA_TYPE_SPOT : QUOTA_TYPE_RESERVED) : QUOTA_TYPE_UNSPECIFIED;
+    j->scheduling.has_preemptible = p && p->type == POOL_IDLE;
+    j->scheduling.preemptible = toggle_on(wz->preemptible);
+    size_t fw = select_selected(wz->framework);
+    j->framework = fw < 4 ? frameworks[fw] : FRAMEWORK_UNSPECIFIED;
+    struct role *r = j->role_count ? &j->roles[0] : jobspec_add_role(j);
+    set_str(&r->name, JOBSPEC_ROLE_NAME);
+    bool ok;
+    long n = numberfield_value(wz->replicas, &ok);
+    r->has_total_replicas = ok;
+    r->total_replicas = ok ? (int32_t)n : 0;
+    if (r->resource_spec_count == 0)
+        role_add_spec(r);
+    set_str(&r->resource_spec[0].name, select_selected_label(wz->spec));
+    set_str(&r->image_path, textfield_value(wz->image));
+    set_str(&r->startup_script, textarea_value(wz->script));
+    j->fault_tolerance.present = true;
+    long b = numberfield_value(wz->backoff, &ok);
+    j->fault_tolerance.has_backoff_limit = ok;
+    j->fault_tolerance.backoff_limit = ok ? (int32_t)b : 0;
+    if (toggle_on(wz->ssh) || j->ssh.present) {
+        j->ssh.present = true;
+        j->ssh.has_auto_key_setup = true;
+        j->ssh.auto_key_setup = toggle_on(wz->ssh);
+    }
+    j->tensorboard.present = toggle_on(wz->tensorboard);
+    set_str(&j->tensorboard.log_path, j->tensorboard.present ? textfield_value(wz->tb_path) : NULL);
+}
+
+static void make_fields(struct wizard *wz, const struct jobspec *init, const char *ws_default)
+{
+    for (int s = 0; s < SECTION_COUNT; s++)
+        wz->forms[s] = form_new();
+    const struct catalog *cat = wz->cat;
+    const struct role *r = init ? jobspec_worker(init) : NULL;
+
+    /* Basics */
+    struct select_option o[MAX_OPTIONS];
+    size_t n = 0;
+    for (size_t i = 0; cat && i < cat->workspace_count && n < MAX_OPTIONS; i++)
+        if (cat->workspaces[i].role != MEMBER_NONE)
+            o[n++] = (struct select_option){cat->workspaces[i].name,
+                                            member_role_name(cat->workspaces[i].role), false,
+                                            NULL};
+    const char *want_ws = init && init->workspace_name ? init->workspace_name : ws_default;
+    size_t at = index_of(o, n, want_ws);
+    wz->workspace = select_new(o, n, at != SELECT_NONE ? at : 0);
+    add_field(wz, SECTION_BASICS, "Workspace", select_widget(wz->workspace), "workspace_name",
+              "the workspace the job belongs to; Enter opens the list, type to filter");
+    wz->display_name = textfield_new(init ? init->display_name : NULL, 256);
+    add_field(wz, SECTION_BASICS, "Display name", textfield_widget(wz->display_name),
+              "display_name", "1-256: Chinese characters, letters, digits, . : _ -");
+    wz->name = textfield_new(init ? init->name : NULL, 63);
+    textfield_set_placeholder(wz->name, "generated when empty");
+    add_field(wz, SECTION_BASICS, "Name", textfield_widget(wz->name), "name",
+              "optional: lowercase letters, digits and -, unique in the workspace");
+    wz->pool = select_new(NULL, 0, SELECT_NONE);
+    add_field(wz, SECTION_BASICS, "Resource pool", select_widget(wz->pool), "resource_pool.name",
+              "the AI elastic cluster: standard (dedicated or public) or idle");
+    wz->zone = select_new(NULL, 0, SELECT_NONE);
+    wz->e_zone = add_field(wz, SECTION_BASICS, "Zone", select_widget(wz->zone),
+                           "resource_pool.zone", "public and idle pools run in a zone");
+    wz->vpc = textfield_new(init ? init->resource_pool.vpc_id : NULL, 128);
+    wz->e_vpc = add_field(wz, SECTION_BASICS, "VPC", textfield_widget(wz->vpc),
+                          "resource_pool.vpc_id", "the VPC in the zone's region");
+
+    /* Resources */
+    wz->priority = select_new(NULL, 0, SELECT_NONE);
+    add_field(wz, SECTION_RESOURCES, "Priority", select_widget(wz->priority),
+              "scheduling.priority", "a waiting higher-priority job holds back lower ones");
+    wz->preemptible = toggle_new("may be preempted",
+                                 !init || !init->scheduling.has_preemptible ||
+                                     init->scheduling.preemptible);
+    wz->e_preemptible = add_field(wz, SECTION_RESOURCES, "Preemptible",
+                                  toggle_widget(wz->preemptible), "scheduling.preemptible",
+                                  "idle jobs only: standard jobs may take the capacity back");
+    struct select_option fo[4];
+    size_t fsel = 0;
+    for (size_t i = 0; i < 4; i++) {
+        fo[i] = (struct select_option){framework_label(frameworks[i]),
+                                       enum_name(&framework_names, (int)frameworks[i]), false,
+                                       NULL};
+        if (init && init->framework == frameworks[i])
+            fsel = i;
+    }
+    wz->framework = select_new(fo, 4, fsel);
+    add_field(wz, SECTION_RESOURCES, "Framework", select_widget(wz->framework), "framework",
+              "how workers are started and find each other");
+    wz->replicas = numberfield_new(1, 4096, r && r->has_total_replicas ? r->total_replicas : 1);
+    add_field(wz, SECTION_RESOURCES, "Replicas", numberfield_widget(wz->replicas),
+              "roles[0].total_replicas", "Up/Down change it");
+    wz->spec = select_new(NULL, 0, SELECT_NONE);
+    wz->e_spec = add_field(wz, SECTION_RESOURCES, "Resource spec", select_widget(wz->spec),
+              "roles[0].resource_spec[0].name", "what one worker gets");
+
+    /* Image */
+    const char *image = r && r->image_path ? r->image_path
+                        : cat && cat->image_count ? cat->images[0].path
+                                                  : NULL;
+    wz->image = textfield_new(image, 1024);
+    add_field(wz, SECTION_IMAGE, "Image", textfield_widget(wz->image), "roles[0].image_path",
+              "[registry[:port]/]repo[:tag][@sha256:…]; local/host runs on the machine itself");
+    wz->script = textarea_new(r ? r->startup_script : NULL, 8, 0);
+    textarea_set_placeholder(wz->script, "the commands every worker runs");
+    size_t e = add_field(wz, SECTION_IMAGE, "Startup script", textarea_widget(wz->script),
+                         "roles[0].startup_script", "runs with sh -c in every worker");
+    form_set_wide(wz->forms[SECTION_IMAGE], e, true);
+
+    /* Fault tolerance */
+    const struct fault_tolerance *ft = init ? &init->fault_tolerance : NULL;
+    wz->backoff = numberfield_new(-1, 99, ft && ft->has_backoff_limit ? ft->backoff_limit : 0);
+    numberfield_set_suffix(wz->backoff, "restarts (0 never, -1 forever)");
+    add_field(wz, SECTION_FAULT_TOLERANCE, "Max restarts", numberfield_widget(wz->backoff),
+              "fault_tolerance.backoff_limit",
+              "RESTART_JOB restarts every worker; on big jobs re-initialising takes long");
+
+    /* Environment */
+    wz->ssh = toggle_new("passwordless SSH between workers",
+                         init && init->ssh.has_auto_key_setup && init->ssh.auto_key_setup);
+    add_field(wz, SECTION_ENVIRONMENT, "SSH", toggle_widget(wz->ssh), "ssh.auto_key_setup",
+              "keys appear read-only at the SSH config path; always on for MPI");
+
+    /* TensorBoard */
+    wz->tensorboard = toggle_new("enabled", init && init->tensorboard.present);
+    add_field(wz, SECTION_TENSORBOARD, "TensorBoard", toggle_widget(wz->tensorboard),
+              "tensorboard", "logs must be written to a mounted volume");
+    wz->tb_path = textfield_new(init ? init->tensorboard.log_path : NULL, 1024);
+    wz->e_tb_path = add_field(wz, SECTION_TENSORBOARD, "Log path", textfield_widget(wz->tb_path),
+                              "tensorboard.log_path", "a mount path or a directory under one");
+
+    refresh_pools(wz, init && init->resource_pool.name ? init->resource_pool.name : NULL);
+    refresh_priorities(wz);
+    if (init && init->scheduling.priority > PRIORITY_NORMAL)
+        select_set_selected(wz->priority, (size_t)init->scheduling.priority - 1);
+    const char *want_spec =
+        r && r->resource_spec_count ? r->resource_spec[0].name : NULL;
+    refresh_pool_fields(wz, init ? init->resource_pool.zone : NULL, want_spec);
+    refresh_replica_hint(wz);
+    form_set_hidden(wz->forms[SECTION_TENSORBOARD], wz->e_tb_path, !toggle_on(wz->tensorboard));
+}
+
+struct wizard *wizard_new(const struct catalog *cat, const struct jobspec *initial,
+                          const char *default_workspace)
+{
+    struct wizard *wz = xcalloc(1, sizeof *wz);
+    wz->cat = cat;
+    jobspec_init(&wz->base);
+    if (initial)
+        jobspec_copy(&wz->base, initial);
+    jobspec_init(&wz->job);
+    make_fields(wz, initial, default_workspace);
+    static const struct keybar_item keys[] = {
+        {"Tab", "Next"},     {"PgDn", "Section"}, {"Enter", "Choose"},
+        {"^S", "Submit"},    {"Esc", "Quit"},
+    };
+    wz->keybar = keybar_new(keys, sizeof keys / sizeof keys[0]);
+    wz->dirty = true;
+    wizard_validate(wz);
+    return wz;
+}
+
+void wizard_free(struct wizard *wz)
+{
+    if (wz == NULL)
+        return;
+    for (int s = 0; s < SECTION_COUNT; s++)
+        form_free(wz->forms[s]);
+    keybar_free(wz->keybar);
+    findings_free(&wz->findings);
+    jobspec_free(&wz->base);
+    jobspec_free(&wz->job);
+    free(wz);
+}
+
+/* The field showing path's findings: exact, or the nearest ancestor path. */
+static const struct field *field_for(const struct wizard *wz, const char *path)
+{
+    const struct field *best = NULL;
+    size_t best_len = 0;
+    for (size_t i = 0; i < wz->field_count; i++) {
+        size_t n = strlen(wz->fields[i].path);
+        if (strncmp(path, wz->fields[i].path, n) == 0 &&
+            (path[n] == '\0' || path[n] == '.' || path[n] == '[') && n >= best_len) {
+            best = &wz->fields[i];
+            best_len = n;
+        }
+    }
+    return best;
+}
+
+void wizard_validate(struct wizard *wz)
+{
+    build_job(wz);
+    findings_clear(&wz->findings);
+    struct validate_options vo = {wz->cat, NULL, NULL, NULL, false};
+    validate_job(&wz->job, &vo, &wz->findings);
+    memset(wz->errors, 0, sizeof wz->errors);
+    memset(wz->warnings, 0, sizeof wz->warnings);
+    for (size_t i = 0; i < wz->field_count; i++)
+        form_set_message(wz->forms[wz->fields[i].section], wz->fields[i].entry,
+                         FORM_MESSAGE_NONE, NULL);
+    for (size_t i = 0; i < wz->findings.count; i++) {
+        const struct finding *f = &wz->findings.items[i];
+        enum form_section sec = form_section_of(f->path);
+        const struct field *fd = field_for(wz, f->path);
+        if (fd)
+            sec = fd->section;
+        if (f->severity == SEVERITY_ERROR)
+            wz->errors[sec]++;
+        else
+            wz->warnings[sec]++;
+        if (fd) {
+            const char *old = NULL;
+            enum form_severity have = form_message(wz->forms[fd->section], fd->entry, &old);
+            enum form_severity want =
+                f->severity == SEVERITY_ERROR ? FORM_MESSAGE_ERROR : FORM_MESSAGE_WARNING;
+            if (have < want) /* an error outranks a warning on the same field */
+                form_set_message(wz->forms[fd->section], fd->entry, want, f->message);
+        }
+    }
+    wz->pending = false;
+    wz->dirty = true;
+}
+
+bool wizard_validation_pending(const struct wizard *wz)
+{
+    return wz->pending;
+}
+
+bool wizard_dirty(const struct wizard *wz)
+{
+    if (wz->dirty)
+        return true;
+    return wz->cur != SECTION_REVIEW && form_needs_draw(wz->forms[wz->cur]);
+}
+
+bool wizard_changed(const struct wizard *wz)
+{
+    return wz->changed;
+}
+
+const struct jobspec *wizard_job(struct wizard *wz)
+{
+    build_job(wz);
+    return &wz->job;
+}
+
+size_t wizard_error_count(const struct wizard *wz)
+{
+    return findings_count(&wz->findings, SEVERITY_ERROR);
+}
+
+static void go_section(struct wizard *wz, int delta)
+{
+    int s = (int)wz->cur + delta;
+    /* Data has no fields in the form yet; its findings show on the review page. */
+    if (s == SECTION_DATA)
+        s += delta;
+    if (s < 0 || s >= SECTION_COUNT)
+        return;
+    struct widget *wd = wz->cur != SECTION_REVIEW && form_focused(wz->forms[wz->cur]) != FORM_NO_ENTRY
+                            ? form_widget_at(wz->forms[wz->cur], form_focused(wz->forms[wz->cur]))
+                            : NULL;
+    struct select *sel = wd ? select_from_widget(wd) : NULL;
+    if (sel && select_is_open(sel))
+        select_close(sel);
+    wz->cur = (enum form_section)s;
+    if (wz->cur != SECTION_REVIEW)
+        form_invalidate(wz->forms[wz->cur]);
+    wz->dirty = true;
+}
+
+void wizard_show_error(struct wizard *wz, const char *field, const char *message)
+{
+    const struct field *fd = field && *field ? field_for(wz, field) : NULL;
+    if (fd) {
+        form_set_message(wz->forms[fd->section], fd->entry, FORM_MESSAGE_ERROR, message);
+        wz->cur = fd->section;
+        form_focus(wz->forms[fd->section], fd->entry);
+        form_invalidate(wz->forms[fd->section]);
+    }
+    wz->dirty = true;
+}
+
+/* A choice changed: refresh what depends on it. */
+static void on_changed(struct wizard *wz, struct widget *wd)
+{
+    if (wd == select_widget(wz->workspace)) {
+        refresh_pools(wz, NULL);
+        refresh_priorities(wz);
+        refresh_pool_fields(wz, NULL, NULL);
+    } else if (wd == select_widget(wz->pool)) {
+        refresh_pool_fields(wz, NULL, NULL);
+    } else if (wd == toggle_widget(wz->tensorboard)) {
+        form_set_hidden(wz->forms[SECTION_TENSORBOARD], wz->e_tb_path,
+                        !toggle_on(wz->tensorboard));
+    }
+    refresh_replica_hint(wz);
+    wz->changed = true;
+    wz->pending = true;
+    wz->dirty = true;
+}
+
+enum wizard_action wizard_key(struct wizard *wz, const struct widget_key *k)
+{
+    if (!k->is_function && !k->alt && k->code == 19) /* Ctrl-S */
+        return WIZARD_SUBMIT;
+    if (k->is_function && (k->code == KEY_NPAGE || k->code == KEY_PPAGE)) {
+        go_section(wz, k->code == KEY_NPAGE ? 1 : -1);
+        return WIZARD_NONE;
+    }
+    if (k->alt && k->is_function && (k->code == KEY_RIGHT || k->code == KEY_LEFT)) {
+        go_section(wz, k->code == KEY_RIGHT ? 1 : -1);
+        return WIZARD_NONE;
+    }
+    if (wz->cur == SECTION_REVIEW) {
+        if (!k->is_function && (k->code == '\r' || k->code == '\n'))
+            return WIZARD_SUBMIT;
+        if (!k->is_function && k->code == 't') {
+            wz->review_json = !wz->review_json;
+            wz->dirty = true;
+        } else if (!k->is_function && k->code == 27) {
+            return WIZARD_QUIT;
+        } else if ((k->is_function && k->code == KEY_BTAB) || (!k->is_function && k->code == '\t')) {
+            go_section(wz, k->code == '\t' ? 0 : -1);
+        }
+        return WIZARD_NONE;
+    }
+    struct form *f = wz->forms[wz->cur];
+    size_t before = form_focused(f);
+    unsigned r = form_key(f, k);
+    if (r & WIDGET_CHANGED) /* the field the key went to, even if focus moved on */
+        on_changed(wz, form_widget_at(f, before));
+    if (r & WIDGET_REDRAW)
+        wz->dirty = true;
+    if ((r & WIDGET_FOCUS_NEXT) && form_focused(f) == before)
+        go_section(wz, 1);
+    else if ((r & WIDGET_FOCUS_PREV) && form_focused(f) == before)
+        go_section(wz, -1);
+    else if (form_focused(f) != before && wz->pending)
+        wizard_validate(wz); /* leaving a field validates at once */
+    if (!(r & WIDGET_HANDLED) && !k->is_function && !k->alt && k->code == 27)
+        return WIZARD_QUIT;
+    return WIZARD_NONE;
+}
+
+static void draw_sections(struct wizard *wz, const struct term *t, int h)
+{
+    attrset(t->role[THEME_ROLE_TITLE]);
+    mvaddstr(0, 0, " trainjob · new job");
+    for (int s = 0; s < SECTION_COUNT && s + 2 < h; s++) {
+        if (s == SECTION_DATA)
+            continue;
+        const char *mark = t->utf8 ? "✓" : "+";
+        enum theme_role role = THEME_ROLE_SECTION_OK;
+        char count[16] = "";
+        if (wz->errors[s]) {
+            mark = t->utf8 ? "✗" : "x";
+            role = THEME_ROLE_SECTION_ERROR;
+            snprintf(count, sizeof count, " %d", wz->errors[s]);
+        } else if (wz->warnings[s]) {
+            mark = "!";
+            role = THEME_ROLE_SECTION_WARNING;
+            snprintf(count, sizeof count, " %d", wz->warnings[s]);
+        }
+        int y = 2 + s - (s > SECTION_DATA);
+        attrset(s == (int)wz->cur ? t->role[THEME_ROLE_SELECTED] : t->role[THEME_ROLE_NORMAL]);
+        mvprintw(y, 0, " %-*s", SIDEBAR_W - 2, "");
+        attron(t->role[role]);
+        mvprintw(y, 1, "%s", mark);
+        attroff(t->role[role]);
+        printw(" %s%s", section_titles[s], count);
+    }
+    attrset(t->role[THEME_ROLE_BORDER]);
+    mvvline(1, SIDEBAR_W - 1, t->utf8 ? ACS_VLINE : '|', h - 2);
+}
+
+/* The review page: totals, every finding, and the exact job that will be sent. */
+static void draw_review(struct wizard *wz, const struct term *t, int y, int x, int h, int w)
+{
+    build_job(wz);
+    const struct role *r = jobspec_worker(&wz->job);
+    const struct catalog_pool *p = current_pool(wz);
+    const struct catalog_spec *s = p && r && r->resource_spec_count && r->resource_spec[0].name
+                                       ? catalog_pool_spec(p, r->resource_spec[0].name)
+                                       : NULL;
+    int workers = r && r->has_total_replicas ? r->total_replicas : 0;
+    attrset(t->role[THEME_ROLE_TITLE]);
+    mvprintw(y++, x, "Review: %d worker%s, %d device%s · %zu error%s, %zu warning%s", workers,
+             workers == 1 ? "" : "s", s ? workers * s->devices : 0,
+             s && workers * s->devices == 1 ? "" : "s", wizard_error_count(wz),
+             wizard_error_count(wz) == 1 ? "" : "s", findings_count(&wz->findings, SEVERITY_WARNING),
+             findings_count(&wz->findings, SEVERITY_WARNING) == 1 ? "" : "s");
+    for (size_t i = 0; i < wz->findings.count && y < h - 2; i++) {
+        const struct finding *f = &wz->findings.items[i];
+        struct strbuf sb = STRBUF_INIT;
+        strbuf_addf(&sb, "%s %s: %s",
+                    f->severity == SEVERITY_ERROR ? (t->utf8 ? "✗" : "x") : "!", f->path,
+                    f->message);
+        struct strbuf clean = STRBUF_INIT;
+        utf8_sanitize(&clean, sb.buf, sb.len, 0);
+        attrset(f->severity == SEVERITY_ERROR ? t->role[THEME_ROLE_FIELD_ERROR]
+                                              : t->role[THEME_ROLE_FIELD_WARNING]);
+        mvaddnstr(y++, x, strbuf_str(&clean), w);
+        strbuf_free(&clean);
+        strbuf_free(&sb);
+    }
+    y++;
+    attrset(t->role[THEME_ROLE_DIM]);
+    mvprintw(y++, x, "The job as it will be sent (%s; t toggles):",
+             wz->review_json ? "JSON" : "YAML");
+    struct strbuf doc = STRBUF_INIT;
+    jobfile_write(&wz->job, wz->review_json ? JOBFILE_JSON : JOBFILE_YAML, &doc);
+    struct strbuf clean = STRBUF_INIT;
+    utf8_sanitize(&clean, doc.buf ? doc.buf : "", doc.len, UTF8_KEEP_NEWLINE);
+    attrset(t->role[THEME_ROLE_NORMAL]);
+    const char *line = strbuf_str(&clean);
+    while (*line && y < h) {
+        size_t n = strcspn(line, "\n");
+        mvaddnstr(y++, x, line, (int)n < w ? (int)n : w);
+        line += n + (line[n] == '\n');
+    }
+    strbuf_free(&clean);
+    strbuf_free(&doc);
+}
+
+void wizard_draw(struct wizard *wz, const struct term *t, const char *status)
+{
+    int h = LINES, w = COLS;
+    bkgdset(' ' | t->role[THEME_ROLE_NORMAL]);
+    erase();
+    draw_sections(wz, t, h - 1);
+    int fx = SIDEBAR_W + 1, fw = w - fx - 1;
+    struct select *open = NULL;
+    if (wz->cur == SECTION_REVIEW) {
+        draw_review(wz, t, 1, fx, h - 2, fw);
+    } else {
+        struct form *f = wz->forms[wz->cur];
+        form_set_utf8(f, t->utf8);
+        attrset(t->role[THEME_ROLE_TITLE]);
+        mvaddstr(1, fx, section_titles[wz->cur]);
+        form_draw(f, stdscr, 2, fx, h - 4, fw, &t->palette);
+        size_t e = form_focused(f);
+        struct widget *wd = e != FORM_NO_ENTRY ? form_widget_at(f, e) : NULL;
+        open = wd ? select_from_widget(wd) : NULL;
+        if (open && !select_is_open(open))
+            open = NULL;
+        int ay, ax, aw;
+        if (open && form_entry_pos(f, e, &ay, &ax, &aw))
+            select_set_anchor(open, ay, ax, aw); /* the form draws through a pad */
+    }
+    int cy, cx;
+    getyx(stdscr, cy, cx);
+    if (status && *status) {
+        attrset(t->role[THEME_ROLE_MESSAGE]);
+        mvaddnstr(h - 2, fx, status, fw);
+    }
+    keybar_set_palette(wz->keybar, &t->palette);
+    attrset(t->role[THEME_ROLE_NORMAL]);
+    keybar_widget(wz->keybar)->ops->draw(keybar_widget(wz->keybar), stdscr, h - 1, 0, w, false);
+    move(cy, cx);
+    curs_set(wz->cur == SECTION_REVIEW ? 0 : 1);
+    wnoutrefresh(stdscr);
+    if (open) {
+        select_set_palette(open, &t->palette);
+        select_draw_popup(open);
+    }
+    wz->dirty = false;
+}
