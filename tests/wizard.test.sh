@@ -39,10 +39,10 @@ see() { # NAME TEXT
 }
 keys() { tmux send-keys -t "$SESSION" "$@"; sleep 0.2; }
 
-start_wizard() { # FILE [WIDTH HEIGHT]
+start_wizard() { # FILE ("" for none) [WIDTH HEIGHT]
     tmux kill-session -t "$SESSION" 2>/dev/null
     tmux new-session -d -s "$SESSION" -x "${2:-100}" -y "${3:-30}" \
-        "env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' --endpoint 'http+unix://$SOCK' new -f '$1'; echo EXIT=\$?; sleep 60"
+        "env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' --endpoint 'http+unix://$SOCK' new ${1:+-f '$1'}; echo EXIT=\$?; sleep 60"
 }
 
 start_wizard examples/pytorch-ddp.yaml
@@ -93,3 +93,16 @@ see "Esc with changes asks first" "Leave without submitting?"
 keys Escape
 see "a second Esc leaves without submitting" "left without submitting"
 see "...with exit 1" "EXIT=1"
+
+# A dropped session keeps what was typed: the next start offers the draft.
+rm -rf "$HOME/.local/state/trainjob/drafts"
+start_wizard ""
+see "a new wizard opens empty" "Display name"
+keys Tab "draft-行1"
+sleep 0.6 # the draft is written once typing pauses
+tmux kill-session -t "$SESSION"
+sleep 0.3
+start_wizard ""
+see "the next start offers the draft" "Resume it?"
+keys y
+see "resuming restores the typed field" "draft-行1"

@@ -5,23 +5,34 @@
  * debounced validation timer; one draw per turn, only when something
  * changed), and submits. A file opens the wizard prefilled; its errors show
  * next to their fields rather than stopping the wizard.
+ *
+ * Drafts: every validated change is written (temp file + rename) to
+ * ~/.local/state/trainjob/drafts/draft.yaml, and again on SIGHUP/SIGTERM
+ * (a dropped SSH session, a killed tmux pane) before the terminal is
+ * restored. The next `trainjob new` offers to resume it; a submitted job
+ * removes it.
  */
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "api/apierror.h"
 #include "api/catalog.h"
 #include "api/finding.h"
 #include "api/jobfile.h"
+#include "api/paths.h"
 #include "tui/cli.h"
 #include "tui/session.h"
 #include "tui/term.h"
 #include "tui/wizard.h"
+#include "util/fileio.h"
 #include "util/loop.h"
+#include "util/timefmt.h"
+#include "widgets/dialog.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -37,13 +48,75 @@ struct app {
     char status[256];
     struct jobspec created;
     bool submitted;
+    char *draft_path;
 };
+
+static char *draft_path(void)
+{
+    char *dir = paths_state_dir();
+    char *p = xasprintf("%s/drafts/draft.yaml", dir);
+    free(dir);
+    return p;
+}
+
+/* Writes the form's job to the draft file; a failure shows on the status line. */
+static void save_draft(struct app *a)
+{
+    if (!wizard_changed(a->wz))
+        return;
+    struct strbuf doc = STRBUF_INIT, err = STRBUF_INIT;
+    jobfile_write(wizard_job(a->wz), JOBFILE_YAML, &doc);
+    char *dir = xstrdup(a->draft_path);
+    *strrchr(dir, '/') = '\0';
+    if (file_mkdirs(dir, 0700, &err) != 0 ||
+        file_write_atomic(a->draft_path, doc.buf, doc.len, 0600, &err) != 0)
+        snprintf(a->status, sizeof a->status, "draft not saved: %.200s", strbuf_str(&err));
+    free(dir);
+    strbuf_free(&doc);
+    strbuf_free(&err);
+}
+
+/* Asks (in a dialog) whether to resume the draft; true for yes. */
+static bool ask_resume(struct app *a, const char *when)
+{
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "An unfinished job from %s was saved.\nResume it? (No discards it.)", when);
+    struct dialog *d = dialog_new("Resume draft", msg, true);
+    dialog_set_palette(d, &a->term.palette);
+    bool answer = false;
+    for (;;) {
+        bkgdset(' ' | a->term.role[THEME_ROLE_NORMAL]);
+        erase();
+        wnoutrefresh(stdscr);
+        dialog_draw(d);
+        doupdate();
+        struct pollfd p = {STDIN_FILENO, POLLIN, 0};
+        if (poll(&p, 1, -1) < 0)
+            continue;
+        struct widget_key k;
+        bool done = false;
+        while (term_read_key(&k)) {
+            unsigned r = dialog_widget(d)->ops->key(dialog_widget(d), &k);
+            if (r & WIDGET_ACTIVATE) {
+                answer = dialog_answer(d);
+                done = true;
+                break;
+            }
+        }
+        if (done)
+            break;
+    }
+    dialog_free(d);
+    return answer;
+}
 
 static void on_validate_timer(void *ctx)
 {
     struct app *a = ctx;
     a->validate_timer = 0;
     wizard_validate(a->wz);
+    save_draft(a);
 }
 
 static void on_signal(void *ctx, int signo)
@@ -51,8 +124,10 @@ static void on_signal(void *ctx, int signo)
     struct app *a = ctx;
     if (signo == SIGWINCH)
         a->resized = true;
-    else
-        a->quit = true; /* SIGTERM, SIGHUP: leave, restoring the terminal */
+    else {
+        save_draft(a); /* SIGTERM, SIGHUP: keep what was typed, then leave */
+        a->quit = true;
+    }
 }
 
 /* Redraws the whole screen now (before a blocking call, so the state shows). */
@@ -100,11 +175,12 @@ static void on_key(struct app *a, const struct widget_key *k)
         break;
     case WIZARD_QUIT:
         if (!wizard_changed(a->wz) || a->confirm_quit) {
+            save_draft(a);
             a->quit = true;
         } else {
             a->confirm_quit = true;
             snprintf(a->status, sizeof a->status,
-                     "Leave without submitting? Esc again leaves; any other key stays");
+                     "Leave without submitting? Esc again leaves (the draft is kept)");
         }
         break;
     case WIZARD_NONE:
@@ -123,7 +199,12 @@ static void on_stdin(void *ctx, int fd, short revents)
 {
     struct app *a = ctx;
     (void)fd;
-    (void)revents;
+    if (revents & (POLLHUP | POLLERR | POLLNVAL)) {
+        /* The terminal went away (SSH dropped): keep the draft and leave. */
+        save_draft(a);
+        a->quit = true;
+        return;
+    }
     struct widget_key k;
     while (!a->quit && term_read_key(&k)) {
         if (k.is_function && k.code == KEY_RESIZE)
@@ -231,21 +312,43 @@ int cmd_new(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
         return EXIT_USAGE;
     }
     a.loop = loop_new();
-    a.wz = wizard_new(&cat, file ? &jf.job : NULL,
-                      have_session ? s.rc.ctx.workspace : g->workspace);
+    a.draft_path = draft_path();
+    /* Without a file, an unfinished draft is offered first. */
+    struct jobfile draft;
+    jobfile_init(&draft);
+    bool use_draft = false;
+    struct stat st;
+    if (!file && stat(a.draft_path, &st) == 0) {
+        char when[TIMEFMT_RFC3339_LEN];
+        time_rfc3339((int64_t)st.st_mtime * 1000, when);
+        struct findings dfs = FINDINGS_INIT;
+        struct strbuf io = STRBUF_INIT;
+        if (ask_resume(&a, when))
+            use_draft = jobfile_load(a.draft_path, &draft, &dfs, &io) != JOBFILE_UNREADABLE;
+        else
+            unlink(a.draft_path);
+        findings_free(&dfs);
+        strbuf_free(&io);
+    }
+    const struct jobspec *initial = file ? &jf.job : use_draft ? &draft.job : NULL;
+    a.wz = wizard_new(&cat, initial, have_session ? s.rc.ctx.workspace : g->workspace);
     run(&a);
+    jobfile_free(&draft);
     wizard_free(a.wz);
     loop_free(a.loop);
     term_stop(&a.term);
     int rc = EXIT_OK;
     if (a.submitted) {
+        unlink(a.draft_path);
         fprintf(out, "job %s created (%s)\n", a.created.name ? a.created.name : "?",
                 enum_name(&job_state_names, (int)a.created.state));
         jobspec_free(&a.created);
     } else {
-        fputs("trainjob new: left without submitting\n", err);
+        fprintf(err, "trainjob new: left without submitting%s\n",
+                access(a.draft_path, F_OK) == 0 ? "; `trainjob new` offers the draft again" : "");
         rc = EXIT_INVALID;
     }
+    free(a.draft_path);
     if (have_session)
         session_close(&s);
     catalog_free(&cat);
