@@ -1,0 +1,210 @@
+/*
+ * bench_wizard: the create-task wizard as a person meets it, on a pseudo
+ * terminal against a real trainjobd — time from exec to the first complete
+ * frame, CPU per keystroke while typing in a field, resident memory with
+ * the wizard open, and wake-ups while it sits idle (the loop should make
+ * none). Prints one table; medians over repeated runs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/fileio.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#define RUNS 11
+#define KEYS 200
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Reads what the wizard writes until `needle` has appeared or ms pass; true if it did. */
+static bool read_until(int fd, struct strbuf *seen, const char *needle, int ms)
+{
+    double end = now_ms() + ms;
+    while (now_ms() < end) {
+        if (strstr(strbuf_str(seen), needle))
+            return true;
+        struct pollfd p = {fd, POLLIN, 0};
+        if (poll(&p, 1, 50) <= 0)
+            continue;
+        char buf[8192];
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n <= 0)
+            return false;
+        strbuf_add(seen, buf, (size_t)n);
+    }
+    return strstr(strbuf_str(seen), needle) != NULL;
+}
+
+static void drain(int fd)
+{
+    char buf[8192];
+    struct pollfd p = {fd, POLLIN, 0};
+    while (poll(&p, 1, 0) > 0 && read(fd, buf, sizeof buf) > 0)
+        ;
+}
+
+/* A field of /proc/<pid>/status ("VmRSS:", "voluntary_ctxt_switches:"). */
+static long proc_status(pid_t pid, const char *key)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    long v = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, key, strlen(key)) == 0)
+            v = atol(line + strlen(key));
+    if (f)
+        fclose(f);
+    return v;
+}
+
+/* User + system CPU time of pid, in milliseconds. */
+static double proc_cpu_ms(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');
+    unsigned long ut = 0, st = 0;
+    if (p)
+        sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st);
+    return (double)(ut + st) * 1000.0 / (double)sysconf(_SC_CLK_TCK);
+}
+
+static pid_t start_wizard(const char *bin, const char *endpoint, const char *home, int *master)
+{
+    struct winsize ws = {30, 100, 0, 0};
+    pid_t pid = forkpty(master, NULL, NULL, &ws);
+    if (pid == 0) {
+        setenv("HOME", home, 1);
+        setenv("TERM", "xterm-256color", 1);
+        execl(bin, bin, "--endpoint", endpoint, "new", "-f", "examples/pytorch-ddp.yaml",
+              (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+static void stop(pid_t pid)
+{
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+}
+
+int main(void)
+{
+    char *dir = file_beside_self("..");
+    char *tj = xasprintf("%s/trainjob", dir), *tjd = xasprintf("%s/trainjobd", dir);
+    char tmpl[] = "/tmp/bench-wizard-XXXXXX";
+    char *tmp = mkdtemp(tmpl);
+    if (tmp == NULL || access(tj, X_OK) != 0 || access(tjd, X_OK) != 0) {
+        fprintf(stderr, "bench_wizard: needs trainjob and trainjobd in %s\n", dir);
+        return 1;
+    }
+    char *sock = xasprintf("%s/engine.sock", tmp), *endpoint = xasprintf("http+unix://%s", sock);
+    char *state = xasprintf("%s/state", tmp), *conf = xasprintf("%s/engine.yaml", tmp);
+    pid_t engine = fork();
+    if (engine == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        dup2(null, 2);
+        execl(tjd, tjd, "--foreground", "--config", conf, "--state-dir", state, "--socket", sock,
+              (char *)NULL);
+        _exit(127);
+    }
+    for (int i = 0; i < 100 && access(sock, F_OK) != 0; i++)
+        usleep(100000);
+
+    double first[RUNS], per_key[RUNS];
+    long rss_kb = 0, idle_switches = -1;
+    for (int r = 0; r < RUNS; r++) {
+        int master;
+        struct strbuf seen = STRBUF_INIT;
+        double t0 = now_ms();
+        pid_t pid = start_wizard(tj, endpoint, tmp, &master);
+        if (!read_until(master, &seen, "Quit", 10000)) {
+            fprintf(stderr, "bench_wizard: no first frame\n%s\n", strbuf_str(&seen));
+            stop(pid);
+            return 1;
+        }
+        first[r] = now_ms() - t0;
+        /* Into the display name field, then type, one key at a time. */
+        ssize_t w = write(master, "\t\x05", 2);
+        usleep(100000);
+        drain(master);
+        double cpu0 = proc_cpu_ms(pid);
+        for (int k = 0; k < KEYS; k++) {
+            char c = (char)('a' + k % 26);
+            w = write(master, &c, 1);
+            struct pollfd p = {master, POLLIN, 0};
+            poll(&p, 1, 100); /* wait for its echo on screen */
+            drain(master);
+        }
+        (void)w;
+        usleep(400000); /* the validation after typing stops */
+        drain(master);
+        per_key[r] = (proc_cpu_ms(pid) - cpu0) * 1000.0 / KEYS;
+        if (r == 0) {
+            rss_kb = proc_status(pid, "VmRSS:");
+            long before = proc_status(pid, "voluntary_ctxt_switches:") +
+                          proc_status(pid, "nonvoluntary_ctxt_switches:");
+            sleep(5);
+            drain(master);
+            idle_switches = proc_status(pid, "voluntary_ctxt_switches:") +
+                            proc_status(pid, "nonvoluntary_ctxt_switches:") - before;
+        }
+        stop(pid);
+        close(master);
+        strbuf_free(&seen);
+    }
+    kill(engine, SIGTERM);
+    waitpid(engine, NULL, 0);
+    qsort(first, RUNS, sizeof first[0], cmp_double);
+    qsort(per_key, RUNS, sizeof per_key[0], cmp_double);
+
+    printf("create-task wizard (trainjob new on a 100x30 pty, real trainjobd); %d runs\n", RUNS);
+    printf("| %-44s | %10s | %10s | %-16s |\n", "measurement", "median", "worst", "target");
+    printf("|----------------------------------------------|------------|------------|------------------|\n");
+    printf("| %-44s | %7.1f ms | %7.1f ms | %-16s |\n", "exec -> first complete frame (incl. catalog)",
+           first[RUNS / 2], first[RUNS - 1], "< 30 ms");
+    printf("| %-44s | %7.1f µs | %7.1f µs | %-16s |\n", "CPU per keystroke typing in a field",
+           per_key[RUNS / 2], per_key[RUNS - 1], "< 1 ms");
+    printf("| %-44s | %7.1f MB | %10s | %-16s |\n", "RSS with the wizard open", rss_kb / 1024.0,
+           "n/a", "< 10 MB");
+    printf("| %-44s | %10ld | %10s | %-16s |\n", "context switches in 5 s idle", idle_switches,
+           "n/a", "0 wake-ups");
+    char *cmd = xasprintf("rm -rf '%s'", tmp);
+    int rc = system(cmd);
+    (void)rc;
+    free(cmd);
+    free(sock), free(endpoint), free(state), free(conf), free(tj), free(tjd), free(dir);
+    return 0;
+}
