@@ -153,6 +153,7 @@ int main(void)
         if (!read_until(master, &seen, "Quit", 10000)) {
             fprintf(stderr, "bench_wizard: no first frame\n%s\n", strbuf_str(&seen));
             stop(pid);
+            stop(engine);
             return 1;
         }
         first[r] = now_ms() - t0;
