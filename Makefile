@@ -28,6 +28,8 @@ CFLAGS    := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sa
 LDFLAGS   += -fsanitize=address,undefined
 endif
 
+# Each binary loads only the libraries it uses (trainjob needs no microhttpd/SQLite).
+LDFLAGS   += -Wl,--as-needed
 CPPFLAGS  += -I. -D_GNU_SOURCE -DNCURSES_WIDECHAR=1 -DTRAINJOB_VERSION='"$(VERSION)"'
 VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(PKG_CFLAGS)
