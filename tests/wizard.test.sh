@@ -37,6 +37,16 @@ wait_screen() {
 see() { # NAME TEXT
     if wait_screen "$2"; then pass "$1"; else fail "$1" "not on screen: $2 — $(cat "$TMP/screen")"; fi
 }
+gone() { # NAME TEXT: up to 5 s for TEXT to leave the screen
+    n=0
+    while [ $n -lt 50 ]; do
+        screen
+        grep -qF -- "$2" "$TMP/screen" || { pass "$1"; return; }
+        sleep 0.1
+        n=$((n + 1))
+    done
+    fail "$1" "still on screen: $2 — $(cat "$TMP/screen")"
+}
 keys() { tmux send-keys -t "$SESSION" "$@"; sleep 0.2; }
 
 start_wizard() { # FILE ("" for none) [WIDTH HEIGHT]
@@ -66,11 +76,11 @@ see "after a resize to 80x24 the input is still there" "ResNet50-DDP-基线 x"
 keys PgDn
 see "PgDn goes to Resources" "Resource spec"
 see "the replica field says what it means" "1 master + 1"
-keys PgDn PgDn PgDn PgDn PgDn
+keys PgDn PgDn PgDn PgDn PgDn PgDn # Image, Fault tolerance, Data, Environment, TensorBoard, Review
 see "the review page shows the job as YAML" "display_name: ResNet50-DDP-"
 
 # Fix it and submit.
-keys PgUp PgUp PgUp PgUp PgUp PgUp
+keys PgUp PgUp PgUp PgUp PgUp PgUp PgUp
 keys BSpace BSpace
 see "fixing the name clears the error" "✓ Basics"
 keys C-s
@@ -78,6 +88,12 @@ see "submit creates the job" "job resnet50-ddp created"
 see "the wizard exits 0 after submitting" "EXIT=0"
 run "$TRAINJOB_BIN" --endpoint "http+unix://$SOCK" get job resnet50-ddp -o json
 expect_grep "the job exists on the engine with the typed fields" "$TMP/out" '"display_name": "ResNet50-DDP-基线"'
+# The file's lists, untouched in the form, are sent as the file has them.
+expect_grep "...its variables" "$TMP/out" '"key": "OMP_NUM_THREADS"'
+expect_grep "...its mount's directory" "$TMP/out" '"subdir": "/resnet"'
+expect_grep "...its rule (the engine joins runs: 254,255 is 254-255)" "$TMP/out" '"exit_codes": "254-255"'
+expect_grep "...its rule's node marking" "$TMP/out" '"mark_node_unschedulable": true'
+expect_grep "...its log path, under the mount" "$TMP/out" '"log_path": "/mnt/afs/tb/resnet50"'
 
 # Text from a file never reaches the terminal raw.
 printf 'display_name: "evil\\e]0;pwned\\a\\e[2Jname"\nframework: MPI\n' >"$TMP/evil.yaml"
@@ -106,3 +122,78 @@ start_wizard ""
 see "the next start offers the draft" "Resume it?"
 keys y
 see "resuming restores the typed field" "draft-行1"
+
+# The lists — variables, fault-tolerance rules, mounts — typed row by row in a
+# fresh wizard, checked inline on the row's own field, and sent as typed.
+rm -rf "$HOME/.local/state/trainjob/drafts"
+start_wizard ""
+see "a fresh wizard for the lists opens" "Display name"
+keys Tab "lists-demo"
+keys Tab "lists-demo"
+keys PgDn PgDn Tab "echo lists" # Image: the startup script
+see "Data is a section of its own" "✓ Data"
+keys PgDn PgDn PgDn # Fault tolerance, Data, Environment
+see "Environment shows its empty list of variables" "Alt-N or Insert adds a variable"
+keys M-n MASTER_PORT Tab 1
+see "a variable the platform sets is refused on its row" "set by the platform; choose another name"
+see "...and counted in the section list" "Environment 1"
+keys BTab C-u MY_FLAG
+gone "renaming the variable clears its message" "set by the platform"
+keys M-n ZZ_LAST Tab 2
+see "Alt-N adds a second variable" "var 2   ZZ_LAST"
+keys M-Up
+see "Alt-Up moves it above the first" "var 1   ZZ_LAST"
+keys M-d
+see "Alt-D removes it" "var 1   MY_FLAG"
+gone "...and only it" "ZZ_LAST"
+
+keys PgUp PgUp # Fault tolerance
+see "rules are greyed while max restarts is 0" "no effect while max restarts is 0"
+keys 3
+gone "a max restarts above 0 enables the rules" "no effect while max restarts is 0"
+keys Tab M-n
+see "a new rule is labelled by its place" "rule 1"
+see "...with any exit code until codes are typed" "any exit code"
+keys "1,256"
+see "an exit code out of range is reported on the rule" "256 is out of range 1-255"
+see "...and counted in the section list" "Fault tolerance 1"
+keys C-u 201
+gone "fixing the codes clears the message" "out of range"
+keys Tab Enter POD Enter
+see "the action is chosen from its list, with its hint" "RESTART_POD  only the failed worker restarts"
+
+keys PgDn # Data
+see "Data notes who sets volume permissions" "POSIX permissions of a volume are set by the tenant admin"
+keys M-n
+see "a new mount offers the catalog's volumes with their zone" "scratch  scratch · local-1z"
+keys Enter scratch Enter Tab Tab /mnt/data
+see "the mount path is typed on the row" "/mnt/data"
+keys PgDn PgDn Space Tab # TensorBoard: enabled, the log path
+see "TensorBoard offers the mount paths as log paths" "/mnt/data  mount 1"
+keys Tab tb # a directory under it
+keys C-s
+see "the job with lists is created" "job lists-demo created"
+see "...and the wizard exits 0" "EXIT=0"
+run "$TRAINJOB_BIN" --endpoint "http+unix://$SOCK" get job lists-demo -o json
+expect_grep "the variable is sent as typed (name)" "$TMP/out" '"key": "MY_FLAG"'
+expect_grep "the variable is sent as typed (value)" "$TMP/out" '"value": "1"'
+expect_no_grep "the removed variable is not sent" "$TMP/out" 'ZZ_LAST'
+expect_grep "max restarts is sent" "$TMP/out" '"backoff_limit": 3'
+expect_grep "the rule's exit codes are sent as typed" "$TMP/out" '"exit_codes": "201"'
+expect_grep "the rule's action is sent" "$TMP/out" '"action": "RESTART_POD"'
+expect_grep "the mount's volume is sent" "$TMP/out" '"id": "scratch"'
+expect_grep "the mount path is sent as typed" "$TMP/out" '"mount_path": "/mnt/data"'
+expect_grep "the mount is an AFS volume" "$TMP/out" '"type": "PV_AFS"'
+expect_no_grep "no directory was typed, none is sent" "$TMP/out" '"subdir"'
+expect_grep "the log path is the mount path and the directory under it" "$TMP/out" \
+    '"log_path": "/mnt/data/tb"'
+
+# A file's lists come back unchanged when nothing is edited.
+start_wizard examples/pytorch-ddp.yaml
+see "the file opens again" "ResNet50-DDP"
+keys PgDn PgDn PgDn PgDn PgDn
+see "the file's variables are rows" "var 2   OMP_NUM_THREADS"
+keys PgDn
+see "the file's log path is split into mount path and directory" "tb/resnet50"
+keys PgUp PgUp PgUp
+see "the file's rule is a row with its exit codes" "254,255"

@@ -2,10 +2,12 @@
  * wizard: the create-task form screen; see wizard.h.
  *
  * Each field is a widget in its section's form plus the job path its
- * findings are reported under. The job is rebuilt from the fields (over a
- * copy of the job the wizard opened with, so parts the form does not show
- * yet — mounts, variables, rules from a file — are kept and validated), and
- * api/validate's findings are placed on the field whose path they name.
+ * findings are reported under. The lists — variables, mounts, rules — are
+ * one field each whose rows tui/wizard_lists.c keeps. The job is rebuilt
+ * from the fields and rows (over a copy of the job the wizard opened with,
+ * so parts the form does not show are kept and validated), and
+ * api/validate's findings are placed on the field whose path they name, or
+ * on a row's field ("env[2].key").
  * Choices the catalog drives (pools of the workspace, zones and specs of
  * the pool, priorities the caller may pick) are refreshed when the choice
  * they depend on changes; fields that do not apply are hidden.
@@ -22,6 +24,7 @@
 #include "api/jobspec.h"
 #include "api/validate.h"
 #include "tui/term.h"
+#include "tui/wizard_lists.h"
 #include "util/strbuf.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
@@ -35,6 +38,9 @@
 
 #define SIDEBAR_W 22
 #define MAX_OPTIONS 64
+
+/* The lists, each one entry of its section's form. */
+enum { LIST_ENV, LIST_MOUNTS, LIST_RULES, LIST_COUNT };
 
 struct field {
     const char *path; /* the finding path shown under this field */
@@ -57,11 +63,20 @@ struct wizard {
 
     /* the widgets the binding reads (owned by their forms) */
     struct select *workspace, *pool, *zone, *priority, *framework, *spec;
-    struct textfield *display_name, *name, *vpc, *image, *tb_path;
+    struct select *tb_mount;
+    struct textfield *display_name, *name, *vpc, *image, *tb_dir;
     struct numberfield *replicas, *backoff;
     struct toggle *preemptible, *ssh, *tensorboard;
     struct textarea *script;
-    size_t e_zone, e_vpc, e_preemptible, e_tb_path, e_spec;
+    size_t e_zone, e_vpc, e_preemptible, e_tb_mount, e_tb_dir, e_spec, e_rules;
+    char *tb_other; /* a log path from the file on no mount: offered as it was */
+
+    /* the lists, each one field of its section (rows owned here, widget by the form) */
+    struct wizard_list {
+        struct wlist *l;
+        enum form_section section;
+        size_t entry;
+    } lists[LIST_COUNT];
 };
 
 static const char *const section_titles[SECTION_COUNT] = {
@@ -221,6 +236,167 @@ static void set_str(char **dst, const char *value)
     *dst = dup_or_null(value);
 }
 
+/* The list showing entry of section sec, or NULL. */
+static struct wlist *list_at(const struct wizard *wz, enum form_section sec, size_t entry)
+{
+    for (int i = 0; i < LIST_COUNT; i++)
+        if (wz->lists[i].l && wz->lists[i].section == sec && wz->lists[i].entry == entry)
+            return wz->lists[i].l;
+    return NULL;
+}
+
+/* The list whose row path names ("mount[1].subdir"), with the row and its field. */
+static const struct wizard_list *list_claiming(const struct wizard *wz, const char *path,
+                                               size_t *row, size_t *field)
+{
+    for (int i = 0; i < LIST_COUNT; i++)
+        if (wz->lists[i].l && wlist_claim(wz->lists[i].l, path, row, field))
+            return &wz->lists[i];
+    return NULL;
+}
+
+/* Adds list which of kind to section sec, its rows from init. */
+static void add_list(struct wizard *wz, int which, enum wlist_kind kind, enum form_section sec,
+                     const char *label, const struct jobspec *init)
+{
+    struct wizard_list *wl = &wz->lists[which];
+    wl->l = wlist_new(kind, wz->cat, init);
+    wl->section = sec;
+    wl->entry = add_field(wz, sec, label, wlist_widget(wl->l), wlist_path(wl->l), NULL);
+    form_set_wide(wz->forms[sec], wl->entry, true);
+    form_set_help(wz->forms[sec], wl->entry, wlist_help(wl->l));
+}
+
+/* The help line of each list: its focused field's, when it changed. */
+static void refresh_list_help(struct wizard *wz)
+{
+    for (int i = 0; i < LIST_COUNT; i++) {
+        struct wizard_list *wl = &wz->lists[i];
+        struct form *f = wz->forms[wl->section];
+        if (form_focused(f) != wl->entry)
+            continue;
+        const char *help = wlist_help(wl->l), *now = form_help(f);
+        if (!now || strcmp(now, help) != 0)
+            form_set_help(f, wl->entry, help);
+    }
+}
+
+/* Rules are greyed while max restarts is 0: they could never act. */
+static void refresh_rules_state(struct wizard *wz)
+{
+    bool ok;
+    long b = numberfield_value(wz->backoff, &ok);
+    bool off = ok && b == 0;
+    if (wlist_widget(wz->lists[LIST_RULES].l)->disabled != off)
+        form_set_disabled(wz->forms[SECTION_FAULT_TOLERANCE], wz->e_rules, off,
+                          off ? "no effect while max restarts is 0" : NULL);
+}
+
+/* Volumes outside the job's zone (a public or idle pool's) are offered disabled. */
+static void refresh_volume_zone(struct wizard *wz)
+{
+    const struct catalog_pool *p = current_pool(wz);
+    bool zoned = p && p->type != POOL_DEDICATED;
+    wlist_set_zone(wz->lists[LIST_MOUNTS].l, zoned ? select_selected_label(wz->zone) : NULL);
+}
+
+/*
+ * The log path's choices: every mount path typed in Data, and a path from
+ * the file that is on none. Keeps want (NULL: the choice there is; when a
+ * mount path is being edited, the one in its place).
+ */
+static void refresh_tb_paths(struct wizard *wz, const char *want)
+{
+    const struct wlist *mounts = wz->lists[LIST_MOUNTS].l;
+    size_t n = wlist_count(mounts), k = 0;
+    struct select_option *o = xcalloc(n + 1, sizeof *o);
+    char(*detail)[160] = xcalloc(n + 1, sizeof *detail);
+    for (size_t i = 0; i < n; i++) {
+        const char *path = wlist_mount_path(mounts, i), *vol = wlist_mount_volume(mounts, i);
+        if (!path || !*path || index_of(o, k, path) != SELECT_NONE)
+            continue;
+        snprintf(detail[k], sizeof detail[k], "mount %zu%s%s", i + 1, vol ? " \xc2\xb7 " : "",
+                 vol ? vol : "");
+        o[k] = (struct select_option){path, detail[k], false, NULL};
+        k++;
+    }
+    if (wz->tb_other && index_of(o, k, wz->tb_other) == SELECT_NONE)
+        o[k++] = (struct select_option){wz->tb_other, "from the file; on no mount", false, NULL};
+    size_t prev = select_selected(wz->tb_mount);
+    const char *cur = want ? want : select_selected_label(wz->tb_mount);
+    char *keep = cur ? xstrdup(cur) : NULL;
+    select_set_options(wz->tb_mount, o, k);
+    size_t at = index_of(o, k, keep);
+    if (at == SELECT_NONE && !want && prev != SELECT_NONE && prev < k)
+        at = prev;
+    if (at == SELECT_NONE && !want && k > 0)
+        at = 0;
+    select_set_selected(wz->tb_mount, at);
+    free(keep);
+    free(detail);
+    free(o);
+}
+
+/* The log path's help says where its choices come from, or that there are none yet. */
+static void refresh_tb_help(struct wizard *wz)
+{
+    form_set_help(wz->forms[SECTION_TENSORBOARD], wz->e_tb_mount,
+                  select_count(wz->tb_mount)
+                      ? "one of the mount paths in Data: logs must be written to AFS"
+                      : "no volume is mounted yet: add one in Data, its mount path shows here");
+}
+
+/* The log path: the chosen mount path, and the directory under it when one is typed. */
+static void set_log_path(struct wizard *wz, struct jobspec *j)
+{
+    const char *base = select_selected_label(wz->tb_mount);
+    const char *dir = textfield_value(wz->tb_dir);
+    while (*dir == '/')
+        dir++;
+    if (!base || !*base) {
+        set_str(&j->tensorboard.log_path, NULL);
+        return;
+    }
+    struct strbuf sb = STRBUF_INIT;
+    strbuf_adds(&sb, base);
+    if (*dir) {
+        if (base[strlen(base) - 1] != '/')
+            strbuf_addc(&sb, '/');
+        strbuf_adds(&sb, dir);
+    }
+    free(j->tensorboard.log_path);
+    j->tensorboard.log_path = strbuf_detach(&sb, NULL);
+}
+
+/*
+ * Splits a log path from a file into the mount path it lies under (the
+ * longest, *base) and the directory below it (*dir); a path on no mount
+ * is kept whole in wz->tb_other.
+ */
+static void split_log_path(struct wizard *wz, const char *log, const char **base, const char **dir)
+{
+    const struct wlist *mounts = wz->lists[LIST_MOUNTS].l;
+    size_t best = 0;
+    *base = NULL;
+    *dir = NULL;
+    if (!log || !*log)
+        return;
+    for (size_t i = 0; i < wlist_count(mounts); i++) {
+        const char *m = wlist_mount_path(mounts, i);
+        size_t n = m ? strlen(m) : 0;
+        if (n > best && strncmp(log, m, n) == 0 &&
+            (log[n] == '\0' || log[n] == '/' || m[n - 1] == '/')) {
+            best = n;
+            *base = m;
+            *dir = log + n + (log[n] == '/');
+        }
+    }
+    if (!*base) {
+        wz->tb_other = xstrdup(log);
+        *base = wz->tb_other;
+    }
+}
+
 /* Rebuilds wz->job: the base job with every field the form shows overlaid. */
 static void build_job(struct wizard *wz)
 {
@@ -264,8 +440,13 @@ static void build_job(struct wizard *wz)
         j->ssh.has_auto_key_setup = true;
         j->ssh.auto_key_setup = toggle_on(wz->ssh);
     }
+    for (int i = 0; i < LIST_COUNT; i++)
+        wlist_store(wz->lists[i].l, j);
     j->tensorboard.present = toggle_on(wz->tensorboard);
-    set_str(&j->tensorboard.log_path, j->tensorboard.present ? textfield_value(wz->tb_path) : NULL);
+    if (j->tensorboard.present)
+        set_log_path(wz, j);
+    else
+        set_str(&j->tensorboard.log_path, NULL);
 }
 
 static void make_fields(struct wizard *wz, const struct jobspec *init, const char *ws_default)
@@ -354,8 +535,18 @@ static void make_fields(struct wizard *wz, const struct jobspec *init, const cha
     add_field(wz, SECTION_FAULT_TOLERANCE, "Max restarts", numberfield_widget(wz->backoff),
               "fault_tolerance.backoff_limit",
               "RESTART_JOB restarts every worker; on big jobs re-initialising takes long");
+    add_list(wz, LIST_RULES, WLIST_RULE, SECTION_FAULT_TOLERANCE, "Rules (first match wins)", init);
+    wz->e_rules = wz->lists[LIST_RULES].entry;
+
+    /* Data */
+    size_t note =
+        form_add(wz->forms[SECTION_DATA], NULL,
+                 wlist_note_new("POSIX permissions of a volume are set by the tenant admin"), NULL);
+    form_set_wide(wz->forms[SECTION_DATA], note, true);
+    add_list(wz, LIST_MOUNTS, WLIST_MOUNT, SECTION_DATA, "AFS volumes", init);
 
     /* Environment */
+    add_list(wz, LIST_ENV, WLIST_ENV, SECTION_ENVIRONMENT, "Variables", init);
     wz->ssh = toggle_new("passwordless SSH between workers",
                          init && init->ssh.has_auto_key_setup && init->ssh.auto_key_setup);
     add_field(wz, SECTION_ENVIRONMENT, "SSH", toggle_widget(wz->ssh), "ssh.auto_key_setup",
@@ -365,9 +556,18 @@ static void make_fields(struct wizard *wz, const struct jobspec *init, const cha
     wz->tensorboard = toggle_new("enabled", init && init->tensorboard.present);
     add_field(wz, SECTION_TENSORBOARD, "TensorBoard", toggle_widget(wz->tensorboard),
               "tensorboard", "logs must be written to a mounted volume");
-    wz->tb_path = textfield_new(init ? init->tensorboard.log_path : NULL, 1024);
-    wz->e_tb_path = add_field(wz, SECTION_TENSORBOARD, "Log path", textfield_widget(wz->tb_path),
-                              "tensorboard.log_path", "a mount path or a directory under one");
+    const char *tb_base, *tb_dir;
+    split_log_path(wz, init ? init->tensorboard.log_path : NULL, &tb_base, &tb_dir);
+    wz->tb_mount = select_new(NULL, 0, SELECT_NONE);
+    refresh_tb_paths(wz, tb_base);
+    wz->e_tb_mount = add_field(wz, SECTION_TENSORBOARD, "Log path", select_widget(wz->tb_mount),
+                               "tensorboard.log_path", NULL);
+    refresh_tb_help(wz);
+    wz->tb_dir = textfield_new(tb_dir, 0);
+    textfield_set_placeholder(wz->tb_dir, "the mount path itself");
+    wz->e_tb_dir =
+        form_add(wz->forms[SECTION_TENSORBOARD], "Directory", textfield_widget(wz->tb_dir),
+                 "optional: a directory under the mount path, e.g. tb/run1");
 
     refresh_pools(wz, init && init->resource_pool.name ? init->resource_pool.name : NULL);
     refresh_priorities(wz);
@@ -377,7 +577,10 @@ static void make_fields(struct wizard *wz, const struct jobspec *init, const cha
         r && r->resource_spec_count ? r->resource_spec[0].name : NULL;
     refresh_pool_fields(wz, init ? init->resource_pool.zone : NULL, want_spec);
     refresh_replica_hint(wz);
-    form_set_hidden(wz->forms[SECTION_TENSORBOARD], wz->e_tb_path, !toggle_on(wz->tensorboard));
+    refresh_rules_state(wz);
+    refresh_volume_zone(wz);
+    form_set_hidden(wz->forms[SECTION_TENSORBOARD], wz->e_tb_mount, !toggle_on(wz->tensorboard));
+    form_set_hidden(wz->forms[SECTION_TENSORBOARD], wz->e_tb_dir, !toggle_on(wz->tensorboard));
 }
 
 struct wizard *wizard_new(const struct catalog *cat, const struct jobspec *initial,
@@ -406,6 +609,9 @@ void wizard_free(struct wizard *wz)
         return;
     for (int s = 0; s < SECTION_COUNT; s++)
         form_free(wz->forms[s]);
+    for (int i = 0; i < LIST_COUNT; i++)
+        wlist_free(wz->lists[i].l); /* after the forms: their list widgets call back into it */
+    free(wz->tb_other);
     keybar_free(wz->keybar);
     findings_free(&wz->findings);
     jobspec_free(&wz->base);
@@ -440,8 +646,22 @@ void wizard_validate(struct wizard *wz)
     for (size_t i = 0; i < wz->field_count; i++)
         form_set_message(wz->forms[wz->fields[i].section], wz->fields[i].entry,
                          FORM_MESSAGE_NONE, NULL);
+    for (int i = 0; i < LIST_COUNT; i++)
+        wlist_clear_messages(wz->lists[i].l);
     for (size_t i = 0; i < wz->findings.count; i++) {
         const struct finding *f = &wz->findings.items[i];
+        enum form_severity want =
+            f->severity == SEVERITY_ERROR ? FORM_MESSAGE_ERROR : FORM_MESSAGE_WARNING;
+        size_t row, sub;
+        const struct wizard_list *wl = list_claiming(wz, f->path, &row, &sub);
+        if (wl) { /* under a row: on that row's field */
+            if (f->severity == SEVERITY_ERROR)
+                wz->errors[wl->section]++;
+            else
+                wz->warnings[wl->section]++;
+            wlist_set_message(wl->l, row, sub, want, f->message);
+            continue;
+        }
         enum form_section sec = form_section_of(f->path);
         const struct field *fd = field_for(wz, f->path);
         if (fd)
@@ -453,8 +673,6 @@ void wizard_validate(struct wizard *wz)
         if (fd) {
             const char *old = NULL;
             enum form_severity have = form_message(wz->forms[fd->section], fd->entry, &old);
-            enum form_severity want =
-                f->severity == SEVERITY_ERROR ? FORM_MESSAGE_ERROR : FORM_MESSAGE_WARNING;
             if (have < want) /* an error outranks a warning on the same field */
                 form_set_message(wz->forms[fd->section], fd->entry, want, f->message);
         }
@@ -491,20 +709,25 @@ size_t wizard_error_count(const struct wizard *wz)
     return findings_count(&wz->findings, SEVERITY_ERROR);
 }
 
-static void go_section(struct wizard *wz, int delta)
+/* Closes the popup of the current section's focused field, or of a row's select. */
+static void close_popups(struct wizard *wz)
 {
-    int s = (int)wz->cur + delta;
-    /* Data has no fields in the form yet; its findings show on the review page. */
-    if (s == SECTION_DATA)
-        s += delta;
-    if (s < 0 || s >= SECTION_COUNT)
-        return;
     struct widget *wd = wz->cur != SECTION_REVIEW && form_focused(wz->forms[wz->cur]) != FORM_NO_ENTRY
                             ? form_widget_at(wz->forms[wz->cur], form_focused(wz->forms[wz->cur]))
                             : NULL;
     struct select *sel = wd ? select_from_widget(wd) : NULL;
     if (sel && select_is_open(sel))
         select_close(sel);
+    for (int i = 0; i < LIST_COUNT; i++)
+        wlist_close_popups(wz->lists[i].l);
+}
+
+static void go_section(struct wizard *wz, int delta)
+{
+    int s = (int)wz->cur + delta;
+    if (s < 0 || s >= SECTION_COUNT)
+        return;
+    close_popups(wz);
     wz->cur = (enum form_section)s;
     if (wz->cur != SECTION_REVIEW)
         form_invalidate(wz->forms[wz->cur]);
@@ -513,8 +736,22 @@ static void go_section(struct wizard *wz, int delta)
 
 void wizard_show_error(struct wizard *wz, const char *field, const char *message)
 {
+    size_t row, sub;
+    const struct wizard_list *wl = field && *field ? list_claiming(wz, field, &row, &sub) : NULL;
+    if (wl) {
+        close_popups(wz);
+        wlist_set_message(wl->l, row, sub, FORM_MESSAGE_ERROR, message);
+        wz->cur = wl->section;
+        form_focus(wz->forms[wl->section], wl->entry);
+        wlist_focus(wl->l, row, sub);
+        refresh_list_help(wz);
+        form_invalidate(wz->forms[wl->section]);
+        wz->dirty = true;
+        return;
+    }
     const struct field *fd = field && *field ? field_for(wz, field) : NULL;
     if (fd) {
+        close_popups(wz);
         form_set_message(wz->forms[fd->section], fd->entry, FORM_MESSAGE_ERROR, message);
         wz->cur = fd->section;
         form_focus(wz->forms[fd->section], fd->entry);
@@ -533,17 +770,49 @@ static void on_changed(struct wizard *wz, struct widget *wd)
     } else if (wd == select_widget(wz->pool)) {
         refresh_pool_fields(wz, NULL, NULL);
     } else if (wd == toggle_widget(wz->tensorboard)) {
-        form_set_hidden(wz->forms[SECTION_TENSORBOARD], wz->e_tb_path,
+        form_set_hidden(wz->forms[SECTION_TENSORBOARD], wz->e_tb_mount,
                         !toggle_on(wz->tensorboard));
+        form_set_hidden(wz->forms[SECTION_TENSORBOARD], wz->e_tb_dir, !toggle_on(wz->tensorboard));
+    } else if (wd == wlist_widget(wz->lists[LIST_MOUNTS].l)) {
+        refresh_tb_paths(wz, NULL);
+        refresh_tb_help(wz);
+    } else if (wd == numberfield_widget(wz->backoff)) {
+        refresh_rules_state(wz);
     }
+    refresh_volume_zone(wz);
     refresh_replica_hint(wz);
     wz->changed = true;
     wz->pending = true;
     wz->dirty = true;
 }
 
-enum wizard_action wizard_key(struct wizard *wz, const struct widget_key *k)
+/*
+ * Alt with an arrow or Delete arrives from most terminals as a key of its
+ * own (kUP3, kDN3, kLFT3, kRIT3, kDC3 in terminfo): read as the arrow with alt.
+ */
+static struct widget_key alt_key(const struct widget_key *k)
 {
+    static const struct {
+        const char *name;
+        int code;
+    } map[] = {{"kUP3", KEY_UP},
+               {"kDN3", KEY_DOWN},
+               {"kLFT3", KEY_LEFT},
+               {"kRIT3", KEY_RIGHT},
+               {"kDC3", KEY_DC}};
+    struct widget_key out = *k;
+    const char *name = k->is_function && !k->alt && k->code > KEY_MAX ? keyname(k->code) : NULL;
+    for (size_t i = 0; name && i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(name, map[i].name) == 0) {
+            out.code = map[i].code;
+            out.alt = true;
+        }
+    return out;
+}
+
+enum wizard_action wizard_key(struct wizard *wz, const struct widget_key *key)
+{
+    const struct widget_key mapped = alt_key(key), *k = &mapped;
     if (!k->is_function && !k->alt && k->code == 19) /* Ctrl-S */
         return WIZARD_SUBMIT;
     if (k->is_function && (k->code == KEY_NPAGE || k->code == KEY_PPAGE)) {
@@ -569,17 +838,24 @@ enum wizard_action wizard_key(struct wizard *wz, const struct widget_key *k)
     }
     struct form *f = wz->forms[wz->cur];
     size_t before = form_focused(f);
+    struct wlist *list = list_at(wz, wz->cur, before);
+    size_t row_before = list ? wlist_focus_id(list) : 0;
     unsigned r = form_key(f, k);
     if (r & WIDGET_CHANGED) /* the field the key went to, even if focus moved on */
         on_changed(wz, form_widget_at(f, before));
     if (r & WIDGET_REDRAW)
         wz->dirty = true;
-    if ((r & WIDGET_FOCUS_NEXT) && form_focused(f) == before)
+    size_t after = form_focused(f);
+    struct wlist *entered = after != before ? list_at(wz, wz->cur, after) : NULL;
+    if (entered) /* into a list: its first field from above, its last from below */
+        wlist_enter(entered, after < before);
+    if ((r & WIDGET_FOCUS_NEXT) && after == before)
         go_section(wz, 1);
-    else if ((r & WIDGET_FOCUS_PREV) && form_focused(f) == before)
+    else if ((r & WIDGET_FOCUS_PREV) && after == before)
         go_section(wz, -1);
-    else if (form_focused(f) != before && wz->pending)
-        wizard_validate(wz); /* leaving a field validates at once */
+    else if ((after != before || (list && wlist_focus_id(list) != row_before)) && wz->pending)
+        wizard_validate(wz); /* leaving a field (a row's too) validates at once */
+    refresh_list_help(wz);
     if (!(r & WIDGET_HANDLED) && !k->is_function && !k->alt && k->code == 27)
         return WIZARD_QUIT;
     return WIZARD_NONE;
@@ -590,8 +866,6 @@ static void draw_sections(struct wizard *wz, const struct term *t, int h)
     attrset(t->role[THEME_ROLE_TITLE]);
     mvaddstr(0, 0, " trainjob · new job");
     for (int s = 0; s < SECTION_COUNT && s + 2 < h; s++) {
-        if (s == SECTION_DATA)
-            continue;
         const char *mark = t->utf8 ? "✓" : "+";
         enum theme_role role = THEME_ROLE_SECTION_OK;
         char count[16] = "";
@@ -604,7 +878,7 @@ static void draw_sections(struct wizard *wz, const struct term *t, int h)
             role = THEME_ROLE_SECTION_WARNING;
             snprintf(count, sizeof count, " %d", wz->warnings[s]);
         }
-        int y = 2 + s - (s > SECTION_DATA);
+        int y = 2 + s;
         attrset(s == (int)wz->cur ? t->role[THEME_ROLE_SELECTED] : t->role[THEME_ROLE_NORMAL]);
         mvprintw(y, 0, " %-*s", SIDEBAR_W - 2, "");
         attron(t->role[role]);
@@ -678,17 +952,26 @@ void wizard_draw(struct wizard *wz, const struct term *t, const char *status)
     } else {
         struct form *f = wz->forms[wz->cur];
         form_set_utf8(f, t->utf8);
+        for (int i = 0; i < LIST_COUNT; i++)
+            wlist_set_palette(wz->lists[i].l, &t->palette, t->utf8);
         attrset(t->role[THEME_ROLE_TITLE]);
         mvaddstr(1, fx, section_titles[wz->cur]);
         form_draw(f, stdscr, 2, fx, h - 4, fw, &t->palette);
         size_t e = form_focused(f);
         struct widget *wd = e != FORM_NO_ENTRY ? form_widget_at(f, e) : NULL;
-        open = wd ? select_from_widget(wd) : NULL;
-        if (open && !select_is_open(open))
-            open = NULL;
+        struct wlist *list = wd ? list_at(wz, wz->cur, e) : NULL;
         int ay, ax, aw;
-        if (open && form_entry_pos(f, e, &ay, &ax, &aw))
-            select_set_anchor(open, ay, ax, aw); /* the form draws through a pad */
+        if (list) { /* a row's select: where its row drew it in the form's pad */
+            open = wlist_open_select(list, &ay, &ax, &aw);
+            if (open)
+                select_set_anchor(open, 2 + ay - form_scroll(f), fx + ax, aw);
+        } else {
+            open = wd ? select_from_widget(wd) : NULL;
+            if (open && !select_is_open(open))
+                open = NULL;
+            if (open && form_entry_pos(f, e, &ay, &ax, &aw))
+                select_set_anchor(open, ay, ax, aw); /* the form draws through a pad */
+        }
     }
     int cy, cx;
     getyx(stdscr, cy, cx);

@@ -1,0 +1,1054 @@
+/*
+ * wizard_lists: the wizard's lists of variables, mounts and rules; see
+ * wizard_lists.h.
+ *
+ * A list owns its rows; the listedit widget (owned by the form it sits
+ * in) holds only the focused row and calls back here. A row is two or
+ * three widgets, the field with the focus, a message per field, and what
+ * the file said that the row does not show (a mount's type, zone and
+ * endpoint; whether a value or mark_node_unschedulable was written), so
+ * writing the rows back changes only what was edited. What differs between
+ * the three lists is one const table, struct list_kind: the fields, their
+ * finding names and help, and how a row is made from a job's element and
+ * written back.
+ *
+ * Layout of a row, in the listedit's rectangle: the row's name ("rule 1")
+ * in a left column, then either every field on one line (a variable:
+ * NAME = value) or one field per line after a field label (a mount, a
+ * rule). A field's message goes on the lines under it, icon first,
+ * wrapped to MESSAGE_LINES lines.
+ */
+#include "tui/wizard_lists.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "api/catalog.h"
+#include "api/jobspec.h"
+#include "api/validate.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
+#include "util/xalloc.h"
+#include "widgets/listedit.h"
+#include "widgets/select.h"
+#include "widgets/textfield.h"
+#include "widgets/toggle.h"
+
+enum {
+    FIELDS_MAX = 3,
+    MESSAGE_LINES = 2, /* lines a field's message wraps to at most */
+    ICON_CELLS = 2,    /* "✗ " */
+    ROW_GAP = 2,       /* cells after the row's name and after a field label */
+};
+
+#define NO_FIELD ((size_t)-1)
+
+struct row {
+    struct widget *wd[FIELDS_MAX];
+    char *message[FIELDS_MAX]; /* sanitized; NULL: none */
+    enum form_severity severity[FIELDS_MAX];
+    size_t focus;
+    int fy[FIELDS_MAX], fx[FIELDS_MAX], fw[FIELDS_MAX]; /* where each field was last drawn */
+    /* What the file said that the row does not show, written back as it was. */
+    enum mount_type type;
+    char *zone, *endpoint;
+    bool value_absent; /* a variable without a value in the file */
+    bool has_mark;     /* a rule whose file wrote mark_node_unschedulable */
+};
+
+struct wlist;
+
+struct list_kind {
+    const char *path;     /* the list's finding path */
+    const char *row_name; /* rows are "rule 1", "rule 2"… */
+    const char *noun;     /* "a variable", for the hints */
+    size_t max_rows;      /* 0: no limit */
+    size_t nfields;
+    bool one_line;                  /* every field on the row's line */
+    const char *names[FIELDS_MAX];  /* each field's name in finding paths */
+    const char *labels[FIELDS_MAX]; /* before each field (one field per line) */
+    const char *help[FIELDS_MAX];   /* the help line while the field has the focus */
+    /* Optional: help that depends on the row's values (NULL answer: help[field]). */
+    const char *(*row_help)(const struct row *r, size_t field);
+    size_t (*count)(const struct jobspec *job);
+    /* Fills r from element i of job (job NULL: a new row). */
+    void (*make)(struct wlist *l, struct row *r, const struct jobspec *job, size_t i);
+    /* Frees job's elements of this kind. */
+    void (*drop)(struct jobspec *job);
+    /* Appends r as an element of job. */
+    void (*store)(const struct row *r, struct jobspec *job);
+};
+
+struct wlist {
+    const struct list_kind *kind;
+    const struct catalog *cat;
+    struct listedit *le;
+    struct row **rows;
+    size_t n, cap;
+    size_t keep_field; /* Up/Down in a one-line row: the field the next row focuses */
+    char *zone;        /* mounts: the job's zone; NULL: any */
+    const struct widget_palette *pal;
+    bool utf8;
+    char help[256];
+};
+
+/* ---- text ---- */
+
+static char *dup_or_null(const char *s)
+{
+    return s && *s ? xstrdup(s) : NULL;
+}
+
+/* A sanitized copy of outside text for the screen (NULL stays NULL). */
+static char *sanitized(const char *s)
+{
+    if (!s)
+        return NULL;
+    struct strbuf sb = STRBUF_INIT;
+    utf8_sanitize(&sb, s, strlen(s), 0);
+    return strbuf_detach(&sb, NULL);
+}
+
+/* Bytes of the longest prefix of s (n bytes) that fits in w cells; its cells through *cells. */
+static size_t fit(const char *s, size_t n, int w, int *cells)
+{
+    size_t i = 0;
+    int c = 0;
+    while (i < n) {
+        uint32_t cp;
+        size_t k = utf8_decode(s + i, n - i, &cp);
+        int cw = utf8_cpwidth(cp);
+        if (cw < 0)
+            cw = 0;
+        if (c + cw > w)
+            break;
+        c += cw;
+        i += k;
+    }
+    if (cells)
+        *cells = c;
+    return i;
+}
+
+/* Writes the n bytes of s at (y, x) in the window's attributes. */
+static void put_text(WINDOW *win, int y, int x, const char *s, size_t n)
+{
+    wchar_t *buf = xreallocarray(NULL, n + 1, sizeof *buf);
+    size_t len = 0;
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        i += utf8_decode(s + i, n - i, &cp);
+        if (utf8_cpwidth(cp) >= 0)
+            buf[len++] = (wchar_t)cp;
+    }
+    if (len > 0)
+        mvwaddnwstr(win, y, x, buf, (int)len);
+    free(buf);
+}
+
+/* Writes s (n bytes) in w cells at (y, x), cut with an ellipsis when it does not fit. */
+static void put_clipped(bool utf8, WINDOW *win, int y, int x, int w, const char *s, size_t n)
+{
+    int cells;
+    if (w <= 0)
+        return;
+    if (fit(s, n, w, &cells) == n) {
+        put_text(win, y, x, s, n);
+        return;
+    }
+    size_t k = fit(s, n, w - 1, &cells);
+    put_text(win, y, x, s, k);
+    if (utf8)
+        put_text(win, y, x + cells, "\xe2\x80\xa6", 3);
+    else
+        mvwaddch(win, y, x + cells, '~');
+}
+
+/*
+ * One line of s (n bytes) wrapped at w cells, broken after the last space
+ * that fits (else inside the word): its bytes through *len; returns where
+ * the next line starts.
+ */
+static size_t wrap_line(const char *s, size_t n, int w, size_t *len)
+{
+    size_t k = fit(s, n, w, NULL), next;
+    if (k >= n) {
+        *len = n;
+        return n;
+    }
+    if (k == 0) {
+        uint32_t cp;
+        *len = utf8_decode(s, n, &cp);
+        return *len;
+    }
+    next = k;
+    if (s[k] != ' ') {
+        size_t j = k;
+        while (j > 0 && s[j - 1] != ' ')
+            j--;
+        if (j > 0)
+            next = j;
+    }
+    *len = next;
+    while (*len > 0 && s[*len - 1] == ' ')
+        (*len)--;
+    while (next < n && s[next] == ' ')
+        next++;
+    return next;
+}
+
+/* Lines s takes wrapped at w cells: 1 to MESSAGE_LINES. */
+static int wrapped_lines(const char *s, int w)
+{
+    size_t n = strlen(s), pos = 0;
+    int lines = 0;
+    if (w <= 0)
+        return 1;
+    while (pos < n && lines < MESSAGE_LINES) {
+        size_t len;
+        pos += wrap_line(s + pos, n - pos, w, &len);
+        lines++;
+    }
+    return lines > 0 ? lines : 1;
+}
+
+/* Writes s wrapped at w cells from (y, x); the last line allowed takes the rest, cut. */
+static void put_wrapped(bool utf8, WINDOW *win, int y, int x, int w, const char *s)
+{
+    size_t n = strlen(s), pos = 0;
+    for (int line = 0; w > 0 && pos < n && line < MESSAGE_LINES; line++) {
+        size_t len, next = wrap_line(s + pos, n - pos, w, &len);
+        if (line == MESSAGE_LINES - 1)
+            len = n - pos;
+        put_clipped(utf8, win, y + line, x, w, s + pos, len);
+        pos += next;
+    }
+}
+
+/* ---- the three kinds ---- */
+
+static struct textfield *field_text(const struct row *r, size_t i)
+{
+    return textfield_from_widget(r->wd[i]);
+}
+
+static struct select *field_select(const struct row *r, size_t i)
+{
+    return select_from_widget(r->wd[i]);
+}
+
+static struct textfield *new_text(const char *value, const char *placeholder)
+{
+    struct textfield *tf = textfield_new(value, 0); /* nothing from a file is cut */
+    textfield_set_placeholder(tf, placeholder);
+    return tf;
+}
+
+/* env[]: NAME = value */
+
+static size_t env_count(const struct jobspec *job)
+{
+    return job->env_count;
+}
+
+static void env_make(struct wlist *l, struct row *r, const struct jobspec *job, size_t i)
+{
+    const struct env_var *e = job ? &job->env[i] : NULL;
+    r->wd[0] = textfield_widget(new_text(e ? e->key : NULL, "NAME"));
+    r->wd[1] = textfield_widget(new_text(e ? e->value : NULL, "value"));
+    r->value_absent = e && !e->value;
+}
+
+static void env_drop(struct jobspec *job)
+{
+    for (size_t i = 0; i < job->env_count; i++) {
+        free(job->env[i].key);
+        free(job->env[i].value);
+    }
+    free(job->env);
+    job->env = NULL;
+    job->env_count = 0;
+}
+
+static void env_store(const struct row *r, struct jobspec *job)
+{
+    struct env_var *e = jobspec_add_env(job);
+    const char *value = textfield_value(field_text(r, 1));
+    e->key = dup_or_null(textfield_value(field_text(r, 0)));
+    e->value = *value || !r->value_absent ? xstrdup(value) : NULL;
+}
+
+/* mount[]: volume, directory inside it, mount path */
+
+/*
+ * Sets sel's options to the catalog's volumes (label the id, detail "name ·
+ * zone"), those outside the job's zone disabled with the reason, and want
+ * (a volume the catalog does not know) last; chooses want, else keeps the
+ * choice, else (a new row) the first volume that can be picked.
+ */
+static void volume_options(const struct wlist *l, struct select *sel, const char *want,
+                           bool new_row)
+{
+    const struct catalog *cat = l->cat;
+    size_t nv = cat ? cat->volume_count : 0;
+    struct select_option *o = xcalloc(nv + 1, sizeof *o);
+    char(*detail)[160] = xcalloc(nv + 1, sizeof *detail);
+    char(*reason)[160] = xcalloc(nv + 1, sizeof *reason);
+    size_t n = 0, at = SELECT_NONE;
+    for (size_t i = 0; i < nv; i++) {
+        const struct catalog_volume *v = &cat->volumes[i];
+        const char *name = v->display_name ? v->display_name : "";
+        snprintf(detail[n], sizeof detail[n], "%s%s%s", name, *name && v->zone ? " \xc2\xb7 " : "",
+                 v->zone ? v->zone : "");
+        bool elsewhere = l->zone && v->zone && strcmp(v->zone, l->zone) != 0;
+        snprintf(reason[n], sizeof reason[n], "in zone %s; the job runs in %s",
+                 v->zone ? v->zone : "?", l->zone ? l->zone : "?");
+        o[n] = (struct select_option){v->id, detail[n], elsewhere, elsewhere ? reason[n] : NULL};
+        if (want && strcmp(v->id, want) == 0)
+            at = n;
+        if (new_row && at == SELECT_NONE && !elsewhere)
+            at = n;
+        n++;
+    }
+    if (want && *want && (at == SELECT_NONE || strcmp(o[at].label, want) != 0)) {
+        o[n] = (struct select_option){want, "not in the catalog", false, NULL};
+        at = n++;
+    }
+    select_set_options(sel, o, n);
+    if (at != SELECT_NONE || new_row)
+        select_set_selected(sel, at);
+    free(o);
+    free(detail);
+    free(reason);
+}
+
+static size_t mount_count(const struct jobspec *job)
+{
+    return job->mount_count;
+}
+
+static void mount_make(struct wlist *l, struct row *r, const struct jobspec *job, size_t i)
+{
+    const struct mount *m = job ? &job->mount[i] : NULL;
+    struct select *vol = select_new(NULL, 0, SELECT_NONE);
+    select_set_utf8(vol, l->utf8);
+    volume_options(l, vol, m ? m->id : NULL, m == NULL);
+    r->wd[0] = select_widget(vol);
+    r->wd[1] = textfield_widget(new_text(m ? m->subdir : NULL, "the whole volume"));
+    r->wd[2] = textfield_widget(new_text(m ? m->mount_path : NULL, "e.g. /mnt/afs"));
+    r->type = m ? m->type : MOUNT_TYPE_PV_AFS;
+    r->zone = m && m->zone ? xstrdup(m->zone) : NULL;
+    r->endpoint = m && m->endpoint ? xstrdup(m->endpoint) : NULL;
+}
+
+static void mount_drop(struct jobspec *job)
+{
+    for (size_t i = 0; i < job->mount_count; i++) {
+        struct mount *m = &job->mount[i];
+        free(m->id);
+        free(m->subdir);
+        free(m->mount_path);
+        free(m->zone);
+        free(m->endpoint);
+    }
+    free(job->mount);
+    job->mount = NULL;
+    job->mount_count = 0;
+}
+
+static void mount_store(const struct row *r, struct jobspec *job)
+{
+    struct mount *m = jobspec_add_mount(job);
+    m->type = r->type;
+    m->id = dup_or_null(select_selected_label(field_select(r, 0)));
+    m->subdir = dup_or_null(textfield_value(field_text(r, 1)));
+    m->mount_path = dup_or_null(textfield_value(field_text(r, 2)));
+    m->zone = r->zone ? xstrdup(r->zone) : NULL;
+    m->endpoint = r->endpoint ? xstrdup(r->endpoint) : NULL;
+}
+
+/* fault_tolerance.rules[]: exit codes, action, mark the node unschedulable */
+
+static const enum ft_action rule_actions[] = {FT_ACTION_RESTART_JOB, FT_ACTION_RESTART_POD,
+                                              FT_ACTION_FAIL_JOB};
+
+static size_t rule_count(const struct jobspec *job)
+{
+    return job->fault_tolerance.rule_count;
+}
+
+static void rule_make(struct wlist *l, struct row *r, const struct jobspec *job, size_t i)
+{
+    const struct ft_rule *fr = job ? &job->fault_tolerance.rules[i] : NULL;
+    static const struct select_option actions[] = {
+        {"RESTART_JOB", "every worker restarts", false, NULL},
+        {"RESTART_POD", "only the failed worker restarts", false, NULL},
+        {"FAIL_JOB", "stop, no restart", false, NULL},
+    };
+    size_t at = fr ? SELECT_NONE : 0; /* a new rule restarts the job, as the platform would */
+    for (size_t k = 0; fr && k < sizeof rule_actions / sizeof rule_actions[0]; k++)
+        if (fr->action == rule_actions[k])
+            at = k;
+    struct select *action = select_new(actions, sizeof actions / sizeof actions[0], at);
+    select_set_utf8(action, l->utf8);
+    r->wd[0] = textfield_widget(new_text(fr ? fr->exit_codes : NULL, "any exit code"));
+    r->wd[1] = select_widget(action);
+    r->wd[2] =
+        toggle_widget(toggle_new("mark the node unschedulable", fr && fr->mark_node_unschedulable));
+    r->has_mark = fr && fr->has_mark_node_unschedulable;
+}
+
+/* What the chosen action means for the job (FORM.md §4's hints). */
+static const char *rule_help(const struct row *r, size_t field)
+{
+    static const char *const hints[] = {
+        "every worker restarts: re-initialising a big job can take half an hour",
+        "healthy workers keep running (a PyTorch job often fails as a whole)",
+        "the job stops at once: for errors a restart cannot fix",
+    };
+    size_t a = select_selected(field_select(r, 1));
+    return field == 1 && a < sizeof hints / sizeof hints[0] ? hints[a] : NULL;
+}
+
+static void rule_drop(struct jobspec *job)
+{
+    struct fault_tolerance *ft = &job->fault_tolerance;
+    for (size_t i = 0; i < ft->rule_count; i++)
+        free(ft->rules[i].exit_codes);
+    free(ft->rules);
+    ft->rules = NULL;
+    ft->rule_count = 0;
+}
+
+static void rule_store(const struct row *r, struct jobspec *job)
+{
+    struct ft_rule *fr = jobspec_add_rule(job);
+    size_t a = select_selected(field_select(r, 1));
+    fr->exit_codes = dup_or_null(textfield_value(field_text(r, 0)));
+    fr->action =
+        a < sizeof rule_actions / sizeof rule_actions[0] ? rule_actions[a] : FT_ACTION_UNSPECIFIED;
+    fr->mark_node_unschedulable = toggle_on(toggle_from_widget(r->wd[2]));
+    fr->has_mark_node_unschedulable = r->has_mark || fr->mark_node_unschedulable;
+}
+
+/* clang-format off */
+static const struct list_kind kinds[] = {
+    [WLIST_ENV] = {
+        .path = "env",
+        .row_name = "var",
+        .noun = "a variable",
+        .max_rows = VALIDATE_MAX_ENV,
+        .nfields = 2,
+        .one_line = true,
+        .names = {"key", "value"},
+        .labels = {"name", "value"},
+        .help = {"letters, digits and _; not a name the platform sets",
+                 "the value, as the startup script will see it"},
+        .count = env_count,
+        .make = env_make,
+        .drop = env_drop,
+        .store = env_store,
+    },
+    [WLIST_MOUNT] = {
+        .path = "mount",
+        .row_name = "mount",
+        .noun = "a mount",
+        .max_rows = 0,
+        .nfields = 3,
+        .names = {"id", "subdir", "mount_path"},
+        .labels = {"volume", "directory", "mount path"},
+        .help = {"an AFS volume in the job's zone; Enter lists them",
+                 "a directory inside the volume; empty mounts all of it",
+                 "where it appears in every worker, e.g. /mnt/afs"},
+        .count = mount_count,
+        .make = mount_make,
+        .drop = mount_drop,
+        .store = mount_store,
+    },
+    [WLIST_RULE] = {
+        .path = "fault_tolerance.rules",
+        .row_name = "rule",
+        .noun = "a rule",
+        .max_rows = VALIDATE_MAX_RULES,
+        .nfields = 3,
+        .names = {"exit_codes", "action", "mark_node_unschedulable"},
+        .labels = {"exit codes", "action", "node"},
+        .help = {"e.g. 1, 200-205, 199,255; empty: any; first match wins",
+                 "what happens when a worker exits with one of the codes",
+                 "restarts avoid the node; may wait if no other node fits"},
+        .row_help = rule_help,
+        .count = rule_count,
+        .make = rule_make,
+        .drop = rule_drop,
+        .store = rule_store,
+    },
+};
+/* clang-format on */
+
+/* ---- rows ---- */
+
+static struct row *row_new(struct wlist *l, const struct jobspec *job, size_t i)
+{
+    struct row *r = xcalloc(1, sizeof *r);
+    l->kind->make(l, r, job, i);
+    return r;
+}
+
+static void row_free(struct row *r)
+{
+    for (size_t i = 0; i < FIELDS_MAX; i++) {
+        if (r->wd[i])
+            r->wd[i]->ops->destroy(r->wd[i]);
+        free(r->message[i]);
+    }
+    free(r->zone);
+    free(r->endpoint);
+    free(r);
+}
+
+/* Puts r at index at, the rows from there shifting down. */
+static void insert_row(struct wlist *l, size_t at, struct row *r)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 4;
+        l->rows = xreallocarray(l->rows, l->cap, sizeof *l->rows);
+    }
+    if (at > l->n)
+        at = l->n;
+    memmove(&l->rows[at + 1], &l->rows[at], (l->n - at) * sizeof *l->rows);
+    l->rows[at] = r;
+    l->n++;
+}
+
+/* Takes the row at index at out of the list (the caller frees or reinserts it). */
+static struct row *take_row(struct wlist *l, size_t at)
+{
+    struct row *r = l->rows[at];
+    memmove(&l->rows[at], &l->rows[at + 1], (l->n - at - 1) * sizeof *l->rows);
+    l->n--;
+    return r;
+}
+
+/* Where a row's fields go at width w: column and width of each, from the row's left edge. */
+struct row_layout {
+    int name_w; /* the row's name and its gap */
+    int label_w;
+    int x[FIELDS_MAX], w[FIELDS_MAX];
+};
+
+static void layout_row(const struct wlist *l, int w, struct row_layout *lo)
+{
+    const struct list_kind *k = l->kind;
+    memset(lo, 0, sizeof *lo);
+    lo->name_w = (int)strlen(k->row_name) + 3 + ROW_GAP; /* "rule 20" */
+    if (k->one_line) {
+        int avail = w - lo->name_w - 3; /* " = " between the two */
+        int first = avail * 2 / 5;
+        lo->x[0] = lo->name_w;
+        lo->w[0] = first;
+        lo->x[1] = lo->name_w + first + 3;
+        lo->w[1] = avail - first;
+    } else {
+        for (size_t i = 0; i < k->nfields; i++) {
+            int c = (int)utf8_width(k->labels[i], strlen(k->labels[i]));
+            lo->label_w = c > lo->label_w ? c : lo->label_w;
+        }
+        lo->label_w += ROW_GAP;
+        for (size_t i = 0; i < k->nfields; i++) {
+            lo->x[i] = lo->name_w + lo->label_w;
+            lo->w[i] = w - lo->x[i];
+        }
+    }
+    for (size_t i = 0; i < k->nfields; i++)
+        lo->w[i] = lo->w[i] > 0 ? lo->w[i] : 0;
+}
+
+/* Lines field i's message takes under it (0 without one). */
+static int message_lines(const struct row *r, size_t i, const struct row_layout *lo, int w)
+{
+    if (r->severity[i] == FORM_MESSAGE_NONE || !r->message[i])
+        return 0;
+    return wrapped_lines(r->message[i], w - lo->x[i] - ICON_CELLS);
+}
+
+/* ---- listedit callbacks ---- */
+
+static size_t cb_count(void *ctx)
+{
+    struct wlist *l = ctx;
+    return l->n;
+}
+
+static int cb_row_height(void *ctx, size_t row, int w)
+{
+    struct wlist *l = ctx;
+    const struct row *r = l->rows[row];
+    struct row_layout lo;
+    layout_row(l, w, &lo);
+    int h = l->kind->one_line ? 1 : (int)l->kind->nfields;
+    for (size_t i = 0; i < l->kind->nfields; i++)
+        h += message_lines(r, i, &lo, w);
+    return h;
+}
+
+static void draw_message(const struct wlist *l, const struct row *r, size_t i, WINDOW *win, int y,
+                         int x, int w)
+{
+    const struct widget_palette *pal = l->pal ? l->pal : widget_palette_mono();
+    const char *icon;
+    attr_t a;
+    switch (r->severity[i]) {
+    case FORM_MESSAGE_ERROR:
+        icon = l->utf8 ? "\xe2\x9c\x97 " : "x ";
+        a = pal->error;
+        break;
+    case FORM_MESSAGE_WARNING:
+        icon = "! ";
+        a = pal->warning;
+        break;
+    default:
+        icon = l->utf8 ? "\xe2\x9c\x93 " : "+ ";
+        a = pal->ok;
+        break;
+    }
+    wattrset(win, (int)a);
+    put_clipped(l->utf8, win, y, x, w, icon, strlen(icon));
+    put_wrapped(l->utf8, win, y, x + ICON_CELLS, w - ICON_CELLS, r->message[i]);
+}
+
+/*
+ * Draws row: its name, each field (the focused one in the focus role, all
+ * dim while the list is disabled) and the messages under them; the cursor
+ * is left in the focused field.
+ */
+static void cb_draw_row(void *ctx, size_t row, WINDOW *win, int y, int x, int w, bool focused)
+{
+    struct wlist *l = ctx;
+    const struct list_kind *k = l->kind;
+    const struct widget_palette *pal = l->pal ? l->pal : widget_palette_mono();
+    struct row *r = l->rows[row];
+    bool off = listedit_widget(l->le)->disabled;
+    struct row_layout lo;
+    int cy = -1, cx = -1, line = y;
+    char name[32];
+
+    layout_row(l, w, &lo);
+    wattrset(win, (int)(off ? pal->dim : focused ? pal->label | A_BOLD : pal->label));
+    snprintf(name, sizeof name, "%s %zu", k->row_name, row + 1);
+    put_clipped(l->utf8, win, y, x, lo.name_w - 1, name, strlen(name));
+    for (size_t i = 0; i < k->nfields; i++) {
+        bool here = focused && i == r->focus;
+        int fy = k->one_line ? y : line;
+        if (k->one_line && i == 1) {
+            wattrset(win, (int)pal->dim);
+            put_clipped(l->utf8, win, y, x + lo.x[0] + lo.w[0], 3, " = ", 3);
+        } else if (!k->one_line) {
+            wattrset(win, (int)(off ? pal->dim : here ? pal->label | A_BOLD : pal->dim));
+            put_clipped(l->utf8, win, fy, x + lo.name_w, lo.label_w - ROW_GAP, k->labels[i],
+                        strlen(k->labels[i]));
+        }
+        r->fy[i] = fy;
+        r->fx[i] = x + lo.x[i];
+        r->fw[i] = lo.w[i];
+        if (lo.w[i] > 0) {
+            wattrset(win, (int)(off ? pal->dim : here ? pal->focus : pal->normal));
+            wmove(win, fy, x + lo.x[i]);
+            r->wd[i]->ops->draw(r->wd[i], win, fy, x + lo.x[i], lo.w[i], here);
+            if (here)
+                getyx(win, cy, cx);
+        }
+        if (!k->one_line) {
+            line++;
+            if (message_lines(r, i, &lo, w)) {
+                draw_message(l, r, i, win, line, x + lo.x[i], w - lo.x[i]);
+                line += message_lines(r, i, &lo, w);
+            }
+        }
+    }
+    if (k->one_line) {
+        line = y + 1;
+        for (size_t i = 0; i < k->nfields; i++) {
+            if (message_lines(r, i, &lo, w)) {
+                draw_message(l, r, i, win, line, x + lo.x[i], w - lo.x[i]);
+                line += message_lines(r, i, &lo, w);
+            }
+        }
+    }
+    if (cy >= 0)
+        wmove(win, cy, cx);
+}
+
+/* Focus to the next (dir > 0) or previous field of r; false past either end. */
+static bool move_field(const struct wlist *l, struct row *r, int dir)
+{
+    if (dir > 0 && r->focus + 1 < l->kind->nfields) {
+        r->focus++;
+        return true;
+    }
+    if (dir < 0 && r->focus > 0) {
+        r->focus--;
+        return true;
+    }
+    return false;
+}
+
+/*
+ * A key for row: its focused field first; then Tab / Shift-Tab (and Down /
+ * Up between lines of a row) move between the row's fields. What is left
+ * goes back to the list as IGNORED: the list moves to the neighbour row,
+ * or acts on it (Alt-N, Alt-D, Alt-Up…).
+ */
+static unsigned cb_row_key(void *ctx, size_t row, const struct widget_key *k)
+{
+    struct wlist *l = ctx;
+    struct row *r = l->rows[row];
+    struct widget *wd = r->wd[r->focus];
+    struct select *sel = select_from_widget(wd);
+    bool was_open = sel && select_is_open(sel);
+
+    l->keep_field = NO_FIELD;
+    unsigned res = wd->ops->key(wd, k);
+    if (res & WIDGET_REDRAW)
+        wd->dirty = true;
+    if (res & (WIDGET_FOCUS_NEXT | WIDGET_FOCUS_PREV)) {
+        if (!move_field(l, r, res & WIDGET_FOCUS_NEXT ? 1 : -1))
+            return res; /* past the row's last field: the list moves on */
+        return (res & ~(unsigned)(WIDGET_FOCUS_NEXT | WIDGET_FOCUS_PREV)) | WIDGET_HANDLED |
+               WIDGET_REDRAW;
+    }
+    if (res != WIDGET_IGNORED)
+        return res;
+    if (was_open) { /* a key the popup ignores closes it, then does what it does */
+        select_close(sel);
+        listedit_changed(l->le);
+    }
+    bool plain = !k->alt;
+    bool next = plain && (k->is_function ? k->code == KEY_DOWN : k->code == '\t');
+    bool prev = plain && k->is_function && (k->code == KEY_UP || k->code == KEY_BTAB);
+    bool vertical = plain && k->is_function && (k->code == KEY_UP || k->code == KEY_DOWN);
+    if (vertical && l->kind->one_line) {
+        l->keep_field = r->focus; /* the row above / below keeps the column */
+        return WIDGET_IGNORED;
+    }
+    if ((next || prev) && move_field(l, r, next ? 1 : -1)) {
+        listedit_changed(l->le);
+        return WIDGET_HANDLED | WIDGET_REDRAW;
+    }
+    return WIDGET_IGNORED;
+}
+
+static void cb_add_row(void *ctx, size_t at)
+{
+    struct wlist *l = ctx;
+    insert_row(l, at, row_new(l, NULL, 0));
+}
+
+static void cb_remove_row(void *ctx, size_t row)
+{
+    struct wlist *l = ctx;
+    if (row < l->n)
+        row_free(take_row(l, row));
+}
+
+static void cb_move_row(void *ctx, size_t from, size_t to)
+{
+    struct wlist *l = ctx;
+    if (from < l->n && to < l->n)
+        insert_row(l, to, take_row(l, from));
+}
+
+static void cb_focus_row(void *ctx, size_t row, bool from_below)
+{
+    struct wlist *l = ctx;
+    struct row *r = l->rows[row];
+    size_t last = l->kind->nfields - 1;
+    if (l->keep_field != NO_FIELD)
+        r->focus = l->keep_field < last ? l->keep_field : last;
+    else
+        r->focus = from_below ? last : 0;
+    l->keep_field = NO_FIELD;
+}
+
+static const struct listedit_ops row_ops = {
+    .count = cb_count,
+    .row_height = cb_row_height,
+    .draw_row = cb_draw_row,
+    .row_key = cb_row_key,
+    .add_row = cb_add_row,
+    .remove_row = cb_remove_row,
+    .move_row = cb_move_row,
+    .focus_row = cb_focus_row,
+};
+
+/* ---- the list ---- */
+
+struct wlist *wlist_new(enum wlist_kind kind, const struct catalog *cat, const struct jobspec *init)
+{
+    struct wlist *l = xcalloc(1, sizeof *l);
+    l->kind = &kinds[kind];
+    l->cat = cat;
+    l->utf8 = true;
+    l->keep_field = NO_FIELD;
+    l->le = listedit_new(&row_ops, l, l->kind->max_rows);
+    char hint[96];
+    snprintf(hint, sizeof hint, "none \xe2\x80\x94 Alt-N or Insert adds %s", l->kind->noun);
+    listedit_set_empty_hint(l->le, hint);
+    size_t n = init ? l->kind->count(init) : 0;
+    for (size_t i = 0; i < n; i++)
+        insert_row(l, l->n, row_new(l, init, i));
+    return l;
+}
+
+void wlist_free(struct wlist *l)
+{
+    if (!l)
+        return;
+    for (size_t i = 0; i < l->n; i++)
+        row_free(l->rows[i]);
+    free(l->rows);
+    free(l->zone);
+    free(l);
+}
+
+struct widget *wlist_widget(struct wlist *l)
+{
+    return listedit_widget(l->le);
+}
+
+const char *wlist_path(const struct wlist *l)
+{
+    return l->kind->path;
+}
+
+size_t wlist_count(const struct wlist *l)
+{
+    return l->n;
+}
+
+void wlist_store(const struct wlist *l, struct jobspec *job)
+{
+    l->kind->drop(job);
+    for (size_t i = 0; i < l->n; i++)
+        l->kind->store(l->rows[i], job);
+}
+
+bool wlist_claim(const struct wlist *l, const char *path, size_t *row, size_t *field)
+{
+    size_t plen = strlen(l->kind->path);
+    if (strncmp(path, l->kind->path, plen) != 0 || path[plen] != '[' || path[plen + 1] < '0' ||
+        path[plen + 1] > '9')
+        return false;
+    char *end;
+    unsigned long long i = strtoull(path + plen + 1, &end, 10);
+    if (*end != ']' || i >= l->n)
+        return false;
+    const char *rest = end + 1;
+    *row = (size_t)i;
+    *field = 0;
+    if (*rest == '.') {
+        rest++;
+        for (size_t f = 0; f < l->kind->nfields; f++) {
+            size_t n = strlen(l->kind->names[f]);
+            if (strncmp(rest, l->kind->names[f], n) == 0 &&
+                (rest[n] == '\0' || rest[n] == '.' || rest[n] == '['))
+                *field = f;
+        }
+    }
+    return true;
+}
+
+void wlist_clear_messages(struct wlist *l)
+{
+    bool had = false;
+    for (size_t i = 0; i < l->n; i++) {
+        struct row *r = l->rows[i];
+        for (size_t f = 0; f < FIELDS_MAX; f++) {
+            had = had || r->message[f];
+            free(r->message[f]);
+            r->message[f] = NULL;
+            r->severity[f] = FORM_MESSAGE_NONE;
+        }
+    }
+    if (had)
+        listedit_changed(l->le);
+}
+
+void wlist_set_message(struct wlist *l, size_t row, size_t field, enum form_severity severity,
+                       const char *text)
+{
+    if (row >= l->n || field >= l->kind->nfields || !text)
+        return;
+    struct row *r = l->rows[row];
+    if (r->severity[field] >= severity) /* an error outranks a warning; the first one stays */
+        return;
+    free(r->message[field]);
+    r->message[field] = sanitized(text);
+    r->severity[field] = severity;
+    listedit_changed(l->le);
+}
+
+void wlist_focus(struct wlist *l, size_t row, size_t field)
+{
+    if (row >= l->n)
+        return;
+    listedit_set_focus(l->le, row);
+    l->rows[row]->focus = field < l->kind->nfields ? field : 0;
+}
+
+void wlist_enter(struct wlist *l, bool from_below)
+{
+    if (l->n == 0)
+        return;
+    wlist_focus(l, from_below ? l->n - 1 : 0, from_below ? l->kind->nfields - 1 : 0);
+}
+
+size_t wlist_focus_id(const struct wlist *l)
+{
+    if (l->n == 0)
+        return (size_t)-1;
+    size_t row = listedit_focused(l->le);
+    return row * FIELDS_MAX + l->rows[row]->focus;
+}
+
+const char *wlist_help(struct wlist *l)
+{
+    const char *keys =
+        l->utf8 ? "Alt-N add \xc2\xb7 Alt-D remove \xc2\xb7 Alt-\xe2\x86\x91\xe2\x86\x93 move"
+                : "Alt-N add, Alt-D remove, Alt-Up/Down move";
+    if (l->n == 0) {
+        snprintf(l->help, sizeof l->help, "Alt-N or Insert adds %s", l->kind->noun);
+        return l->help;
+    }
+    const struct row *r = l->rows[listedit_focused(l->le)];
+    const char *help = l->kind->row_help ? l->kind->row_help(r, r->focus) : NULL;
+    snprintf(l->help, sizeof l->help, "%s%s%s", help ? help : l->kind->help[r->focus],
+             l->utf8 ? " \xc2\xb7 " : "; ", keys);
+    return l->help;
+}
+
+struct select *wlist_open_select(struct wlist *l, int *y, int *x, int *w)
+{
+    if (l->n == 0)
+        return NULL;
+    struct row *r = l->rows[listedit_focused(l->le)];
+    struct select *sel = select_from_widget(r->wd[r->focus]);
+    if (!sel || !select_is_open(sel))
+        return NULL;
+    *y = r->fy[r->focus];
+    *x = r->fx[r->focus];
+    *w = r->fw[r->focus];
+    return sel;
+}
+
+void wlist_close_popups(struct wlist *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        for (size_t f = 0; f < l->kind->nfields; f++) {
+            struct select *sel = select_from_widget(l->rows[i]->wd[f]);
+            if (sel && select_is_open(sel)) {
+                select_close(sel);
+                listedit_changed(l->le);
+            }
+        }
+}
+
+void wlist_set_palette(struct wlist *l, const struct widget_palette *pal, bool utf8)
+{
+    if (l->pal == pal && l->utf8 == utf8)
+        return;
+    l->pal = pal;
+    l->utf8 = utf8;
+    for (size_t i = 0; i < l->n; i++)
+        for (size_t f = 0; f < l->kind->nfields; f++) {
+            struct select *sel = select_from_widget(l->rows[i]->wd[f]);
+            if (sel)
+                select_set_utf8(sel, utf8);
+        }
+    listedit_changed(l->le);
+}
+
+const char *wlist_mount_path(const struct wlist *l, size_t row)
+{
+    if (l->kind != &kinds[WLIST_MOUNT] || row >= l->n)
+        return NULL;
+    return textfield_value(field_text(l->rows[row], 2));
+}
+
+const char *wlist_mount_volume(const struct wlist *l, size_t row)
+{
+    if (l->kind != &kinds[WLIST_MOUNT] || row >= l->n)
+        return NULL;
+    return select_selected_label(field_select(l->rows[row], 0));
+}
+
+void wlist_set_zone(struct wlist *l, const char *zone)
+{
+    if (l->kind != &kinds[WLIST_MOUNT])
+        return;
+    if (zone && !*zone)
+        zone = NULL;
+    if ((!zone && !l->zone) || (zone && l->zone && strcmp(zone, l->zone) == 0))
+        return;
+    free(l->zone);
+    l->zone = zone ? xstrdup(zone) : NULL;
+    for (size_t i = 0; i < l->n; i++) {
+        struct select *vol = field_select(l->rows[i], 0);
+        const char *chosen = select_selected_label(vol);
+        char *want = chosen ? xstrdup(chosen) : NULL;
+        volume_options(l, vol, want, false);
+        free(want);
+    }
+    listedit_changed(l->le);
+}
+
+/* ---- a note: a line of text in a form that never takes the focus ---- */
+
+struct note {
+    struct widget base; /* first: a note is a widget */
+    char *text;
+};
+
+static void note_draw(struct widget *wd, WINDOW *win, int y, int x, int w, bool focused)
+{
+    struct note *nt = (struct note *)wd;
+    wd->dirty = false;
+    put_clipped(true, win, y, x, w, nt->text, strlen(nt->text));
+}
+
+static unsigned note_key(struct widget *wd, const struct widget_key *k)
+{
+    return WIDGET_IGNORED;
+}
+
+static int note_height(const struct widget *wd, int w)
+{
+    return 1;
+}
+
+static void note_destroy(struct widget *wd)
+{
+    struct note *nt = (struct note *)wd;
+    free(nt->text);
+    free(nt);
+}
+
+static const struct widget_ops note_ops = {
+    .kind = "note",
+    .draw = note_draw,
+    .key = note_key,
+    .height = note_height,
+    .destroy = note_destroy,
+};
+
+struct widget *wlist_note_new(const char *text)
+{
+    struct note *nt = xcalloc(1, sizeof *nt);
+    nt->base.ops = &note_ops;
+    nt->base.dirty = true;
+    nt->base.disabled = true; /* drawn dim, skipped by the focus */
+    nt->text = sanitized(text ? text : "");
+    return &nt->base;
+}
