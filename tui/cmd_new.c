@@ -31,10 +31,10 @@
 #include "tui/wizard.h"
 #include "util/fileio.h"
 #include "util/loop.h"
-#include "util/timefmt.h"
-#include "widgets/dialog.h"
 #include "util/strbuf.h"
+#include "util/timefmt.h"
 #include "util/xalloc.h"
+#include "widgets/dialog.h"
 
 #define VALIDATE_AFTER_MS 250
 
@@ -80,8 +80,8 @@ static void save_draft(struct app *a)
 static bool ask_resume(struct app *a, const char *when)
 {
     char msg[256];
-    snprintf(msg, sizeof msg,
-             "An unfinished job from %s was saved.\nResume it? (No discards it.)", when);
+    snprintf(msg, sizeof msg, "An unfinished job from %s was saved.\nResume it? (No discards it.)",
+             when);
     struct dialog *d = dialog_new("Resume draft", msg, true);
     dialog_set_palette(d, &a->term.palette);
     bool answer = false;

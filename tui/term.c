@@ -124,8 +124,8 @@ int term_start(struct term *t, const char *theme_name, char *err, size_t errsz)
     keypad(stdscr, TRUE);
     nodelay(stdscr, TRUE);
     set_escdelay(25);
-    t->depth = theme_detect_depth(getenv("TERM"), getenv("COLORTERM"),
-                                  has_colors() ? COLORS : 0, getenv("NO_COLOR"));
+    t->depth = theme_detect_depth(getenv("TERM"), getenv("COLORTERM"), has_colors() ? COLORS : 0,
+                                  getenv("NO_COLOR"));
     build_palette(t);
     return 0;
 }

@@ -80,8 +80,8 @@ struct wizard {
 };
 
 static const char *const section_titles[SECTION_COUNT] = {
-    "Basics", "Resources", "Image", "Fault tolerance", "Data", "Environment", "TensorBoard",
-    "Review",
+    "Basics", "Resources",   "Image",       "Fault tolerance",
+    "Data",   "Environment", "TensorBoard", "Review",
 };
 
 static const enum framework frameworks[] = {FRAMEWORK_PYTORCH_DDP, FRAMEWORK_TENSORFLOW_PS,
@@ -192,8 +192,7 @@ static void refresh_pool_fields(struct wizard *wz, const char *want_zone, const 
     bool needs_zone = p && p->type != POOL_DEDICATED;
     form_set_hidden(wz->forms[SECTION_BASICS], wz->e_zone, !needs_zone);
     form_set_hidden(wz->forms[SECTION_BASICS], wz->e_vpc, !needs_zone);
-    form_set_hidden(wz->forms[SECTION_RESOURCES], wz->e_preemptible,
-                    !(p && p->type == POOL_IDLE));
+    form_set_hidden(wz->forms[SECTION_RESOURCES], wz->e_preemptible, !(p && p->type == POOL_IDLE));
 }
 
 /* What the replica count means for the framework, and the devices it adds up to. */
@@ -206,8 +205,7 @@ static void refresh_replica_hint(struct wizard *wz)
     if (!ok)
         n = 1;
     if (fw == 0 || fw == 2)
-        snprintf(buf, sizeof buf, n > 1 ? "workers: 1 master + %ld" : "worker: 1 master",
-                 n - 1);
+        snprintf(buf, sizeof buf, n > 1 ? "workers: 1 master + %ld" : "worker: 1 master", n - 1);
     else if (fw == 1)
         snprintf(buf, sizeof buf, "workers: 1 parameter server + %ld", n > 1 ? n - 1 : 0);
     else
@@ -462,8 +460,7 @@ static void make_fields(struct wizard *wz, const struct jobspec *init, const cha
     for (size_t i = 0; cat && i < cat->workspace_count && n < MAX_OPTIONS; i++)
         if (cat->workspaces[i].role != MEMBER_NONE)
             o[n++] = (struct select_option){cat->workspaces[i].name,
-                                            member_role_name(cat->workspaces[i].role), false,
-                                            NULL};
+                                            member_role_name(cat->workspaces[i].role), false, NULL};
     const char *want_ws = init && init->workspace_name ? init->workspace_name : ws_default;
     size_t at = index_of(o, n, want_ws);
     wz->workspace = select_new(o, n, at != SELECT_NONE ? at : 0);
@@ -488,20 +485,19 @@ static void make_fields(struct wizard *wz, const struct jobspec *init, const cha
 
     /* Resources */
     wz->priority = select_new(NULL, 0, SELECT_NONE);
-    add_field(wz, SECTION_RESOURCES, "Priority", select_widget(wz->priority),
-              "scheduling.priority", "a waiting higher-priority job holds back lower ones");
-    wz->preemptible = toggle_new("may be preempted",
-                                 !init || !init->scheduling.has_preemptible ||
-                                     init->scheduling.preemptible);
+    add_field(wz, SECTION_RESOURCES, "Priority", select_widget(wz->priority), "scheduling.priority",
+              "a waiting higher-priority job holds back lower ones");
+    wz->preemptible = toggle_new("may be preempted", !init || !init->scheduling.has_preemptible ||
+                                                         init->scheduling.preemptible);
     wz->e_preemptible = add_field(wz, SECTION_RESOURCES, "Preemptible",
                                   toggle_widget(wz->preemptible), "scheduling.preemptible",
                                   "idle jobs only: standard jobs may take the capacity back");
     struct select_option fo[4];
     size_t fsel = 0;
     for (size_t i = 0; i < 4; i++) {
-        fo[i] = (struct select_option){framework_label(frameworks[i]),
-                                       enum_name(&framework_names, (int)frameworks[i]), false,
-                                       NULL};
+        fo[i] =
+            (struct select_option){framework_label(frameworks[i]),
+                                   enum_name(&framework_names, (int)frameworks[i]), false, NULL};
         if (init && init->framework == frameworks[i])
             fsel = i;
     }
@@ -513,10 +509,10 @@ static void make_fields(struct wizard *wz, const struct jobspec *init, const cha
               "roles[0].total_replicas", "Up/Down change it");
     wz->spec = select_new(NULL, 0, SELECT_NONE);
     wz->e_spec = add_field(wz, SECTION_RESOURCES, "Resource spec", select_widget(wz->spec),
-              "roles[0].resource_spec[0].name", "what one worker gets");
+                           "roles[0].resource_spec[0].name", "what one worker gets");
 
     /* Image */
-    const char *image = r && r->image_path ? r->image_path
+    const char *image = r && r->image_path        ? r->image_path
                         : cat && cat->image_count ? cat->images[0].path
                                                   : NULL;
     wz->image = textfield_new(image, 1024);
@@ -554,8 +550,8 @@ static void make_fields(struct wizard *wz, const struct jobspec *init, const cha
 
     /* TensorBoard */
     wz->tensorboard = toggle_new("enabled", init && init->tensorboard.present);
-    add_field(wz, SECTION_TENSORBOARD, "TensorBoard", toggle_widget(wz->tensorboard),
-              "tensorboard", "logs must be written to a mounted volume");
+    add_field(wz, SECTION_TENSORBOARD, "TensorBoard", toggle_widget(wz->tensorboard), "tensorboard",
+              "logs must be written to a mounted volume");
     const char *tb_base, *tb_dir;
     split_log_path(wz, init ? init->tensorboard.log_path : NULL, &tb_base, &tb_dir);
     wz->tb_mount = select_new(NULL, 0, SELECT_NONE);
@@ -573,8 +569,7 @@ static void make_fields(struct wizard *wz, const struct jobspec *init, const cha
     refresh_priorities(wz);
     if (init && init->scheduling.priority > PRIORITY_NORMAL)
         select_set_selected(wz->priority, (size_t)init->scheduling.priority - 1);
-    const char *want_spec =
-        r && r->resource_spec_count ? r->resource_spec[0].name : NULL;
+    const char *want_spec = r && r->resource_spec_count ? r->resource_spec[0].name : NULL;
     refresh_pool_fields(wz, init ? init->resource_pool.zone : NULL, want_spec);
     refresh_replica_hint(wz);
     refresh_rules_state(wz);
@@ -594,8 +589,8 @@ struct wizard *wizard_new(const struct catalog *cat, const struct jobspec *initi
     jobspec_init(&wz->job);
     make_fields(wz, initial, default_workspace);
     static const struct keybar_item keys[] = {
-        {"Tab", "Next"},     {"PgDn", "Section"}, {"Enter", "Choose"},
-        {"^S", "Submit"},    {"Esc", "Quit"},
+        {"Tab", "Next"},  {"PgDn", "Section"}, {"Enter", "Choose"},
+        {"^S", "Submit"}, {"Esc", "Quit"},
     };
     wz->keybar = keybar_new(keys, sizeof keys / sizeof keys[0]);
     wz->dirty = true;
@@ -644,8 +639,8 @@ void wizard_validate(struct wizard *wz)
     memset(wz->errors, 0, sizeof wz->errors);
     memset(wz->warnings, 0, sizeof wz->warnings);
     for (size_t i = 0; i < wz->field_count; i++)
-        form_set_message(wz->forms[wz->fields[i].section], wz->fields[i].entry,
-                         FORM_MESSAGE_NONE, NULL);
+        form_set_message(wz->forms[wz->fields[i].section], wz->fields[i].entry, FORM_MESSAGE_NONE,
+                         NULL);
     for (int i = 0; i < LIST_COUNT; i++)
         wlist_clear_messages(wz->lists[i].l);
     for (size_t i = 0; i < wz->findings.count; i++) {
@@ -712,9 +707,10 @@ size_t wizard_error_count(const struct wizard *wz)
 /* Closes the popup of the current section's focused field, or of a row's select. */
 static void close_popups(struct wizard *wz)
 {
-    struct widget *wd = wz->cur != SECTION_REVIEW && form_focused(wz->forms[wz->cur]) != FORM_NO_ENTRY
-                            ? form_widget_at(wz->forms[wz->cur], form_focused(wz->forms[wz->cur]))
-                            : NULL;
+    struct widget *wd =
+        wz->cur != SECTION_REVIEW && form_focused(wz->forms[wz->cur]) != FORM_NO_ENTRY
+            ? form_widget_at(wz->forms[wz->cur], form_focused(wz->forms[wz->cur]))
+            : NULL;
     struct select *sel = wd ? select_from_widget(wd) : NULL;
     if (sel && select_is_open(sel))
         select_close(sel);
@@ -831,7 +827,8 @@ enum wizard_action wizard_key(struct wizard *wz, const struct widget_key *key)
             wz->dirty = true;
         } else if (!k->is_function && k->code == 27) {
             return WIZARD_QUIT;
-        } else if ((k->is_function && k->code == KEY_BTAB) || (!k->is_function && k->code == '\t')) {
+        } else if ((k->is_function && k->code == KEY_BTAB) ||
+                   (!k->is_function && k->code == '\t')) {
             go_section(wz, k->code == '\t' ? 0 : -1);
         }
         return WIZARD_NONE;
@@ -904,14 +901,14 @@ static void draw_review(struct wizard *wz, const struct term *t, int y, int x, i
     mvprintw(y++, x, "Review: %d worker%s, %d device%s · %zu error%s, %zu warning%s", workers,
              workers == 1 ? "" : "s", s ? workers * s->devices : 0,
              s && workers * s->devices == 1 ? "" : "s", wizard_error_count(wz),
-             wizard_error_count(wz) == 1 ? "" : "s", findings_count(&wz->findings, SEVERITY_WARNING),
+             wizard_error_count(wz) == 1 ? "" : "s",
+             findings_count(&wz->findings, SEVERITY_WARNING),
              findings_count(&wz->findings, SEVERITY_WARNING) == 1 ? "" : "s");
     for (size_t i = 0; i < wz->findings.count && y < h - 2; i++) {
         const struct finding *f = &wz->findings.items[i];
         struct strbuf sb = STRBUF_INIT;
-        strbuf_addf(&sb, "%s %s: %s",
-                    f->severity == SEVERITY_ERROR ? (t->utf8 ? "✗" : "x") : "!", f->path,
-                    f->message);
+        strbuf_addf(&sb, "%s %s: %s", f->severity == SEVERITY_ERROR ? (t->utf8 ? "✗" : "x") : "!",
+                    f->path, f->message);
         struct strbuf clean = STRBUF_INIT;
         utf8_sanitize(&clean, sb.buf, sb.len, 0);
         attrset(f->severity == SEVERITY_ERROR ? t->role[THEME_ROLE_FIELD_ERROR]
@@ -922,8 +919,8 @@ static void draw_review(struct wizard *wz, const struct term *t, int y, int x, i
     }
     y++;
     attrset(t->role[THEME_ROLE_DIM]);
-    mvprintw(y++, x, "The job as it will be sent (%s; t toggles):",
-             wz->review_json ? "JSON" : "YAML");
+    mvprintw(y++, x,
+             "The job as it will be sent (%s; t toggles):", wz->review_json ? "JSON" : "YAML");
     struct strbuf doc = STRBUF_INIT;
     jobfile_write(&wz->job, wz->review_json ? JOBFILE_JSON : JOBFILE_YAML, &doc);
     struct strbuf clean = STRBUF_INIT;

@@ -23,15 +23,15 @@ enum widget_result {
     WIDGET_REDRAW = 1 << 2,     /* needs drawing */
     WIDGET_FOCUS_NEXT = 1 << 3, /* move focus on (Enter in a single-line field) */
     WIDGET_FOCUS_PREV = 1 << 4,
-    WIDGET_ACTIVATE = 1 << 5,   /* confirm / open (Enter on a button or select) */
-    WIDGET_CANCEL = 1 << 6,     /* Esc inside the widget (close a popup) */
+    WIDGET_ACTIVATE = 1 << 5, /* confirm / open (Enter on a button or select) */
+    WIDGET_CANCEL = 1 << 6,   /* Esc inside the widget (close a popup) */
 };
 
 /* A key as the loop read it: a curses key code or a Unicode code point. */
 struct widget_key {
-    int code;      /* KEY_* from curses when is_function, else a code point */
+    int code; /* KEY_* from curses when is_function, else a code point */
     bool is_function;
-    bool alt;      /* preceded by ESC (Alt-x) */
+    bool alt; /* preceded by ESC (Alt-x) */
 };
 
 /*
@@ -51,7 +51,7 @@ struct widget_palette {
     attr_t help;
     attr_t title;
     attr_t border;
-    attr_t key;      /* a key in the key bar */
+    attr_t key; /* a key in the key bar */
 };
 
 /* A plain palette (bold/dim/reverse only) for tests and monochrome terminals. */
