@@ -20,11 +20,9 @@
  */
 #include "tui/wizard_lists.h"
 
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <wchar.h>
 
 #include "api/catalog.h"
 #include "api/jobspec.h"
@@ -36,6 +34,7 @@
 #include "widgets/select.h"
 #include "widgets/textfield.h"
 #include "widgets/toggle.h"
+#include "widgets/widget.h"
 
 enum {
     FIELDS_MAX = 3,
@@ -110,122 +109,6 @@ static char *sanitized(const char *s)
     struct strbuf sb = STRBUF_INIT;
     utf8_sanitize(&sb, s, strlen(s), 0);
     return strbuf_detach(&sb, NULL);
-}
-
-/* Bytes of the longest prefix of s (n bytes) that fits in w cells; its cells through *cells. */
-static size_t fit(const char *s, size_t n, int w, int *cells)
-{
-    size_t i = 0;
-    int c = 0;
-    while (i < n) {
-        uint32_t cp;
-        size_t k = utf8_decode(s + i, n - i, &cp);
-        int cw = utf8_cpwidth(cp);
-        if (cw < 0)
-            cw = 0;
-        if (c + cw > w)
-            break;
-        c += cw;
-        i += k;
-    }
-    if (cells)
-        *cells = c;
-    return i;
-}
-
-/* Writes the n bytes of s at (y, x) in the window's attributes. */
-static void put_text(WINDOW *win, int y, int x, const char *s, size_t n)
-{
-    wchar_t *buf = xreallocarray(NULL, n + 1, sizeof *buf);
-    size_t len = 0;
-    for (size_t i = 0; i < n;) {
-        uint32_t cp;
-        i += utf8_decode(s + i, n - i, &cp);
-        if (utf8_cpwidth(cp) >= 0)
-            buf[len++] = (wchar_t)cp;
-    }
-    if (len > 0)
-        mvwaddnwstr(win, y, x, buf, (int)len);
-    free(buf);
-}
-
-/* Writes s (n bytes) in w cells at (y, x), cut with an ellipsis when it does not fit. */
-static void put_clipped(bool utf8, WINDOW *win, int y, int x, int w, const char *s, size_t n)
-{
-    int cells;
-    if (w <= 0)
-        return;
-    if (fit(s, n, w, &cells) == n) {
-        put_text(win, y, x, s, n);
-        return;
-    }
-    size_t k = fit(s, n, w - 1, &cells);
-    put_text(win, y, x, s, k);
-    if (utf8)
-        put_text(win, y, x + cells, "\xe2\x80\xa6", 3);
-    else
-        mvwaddch(win, y, x + cells, '~');
-}
-
-/*
- * One line of s (n bytes) wrapped at w cells, broken after the last space
- * that fits (else inside the word): its bytes through *len; returns where
- * the next line starts.
- */
-static size_t wrap_line(const char *s, size_t n, int w, size_t *len)
-{
-    size_t k = fit(s, n, w, NULL), next;
-    if (k >= n) {
-        *len = n;
-        return n;
-    }
-    if (k == 0) {
-        uint32_t cp;
-        *len = utf8_decode(s, n, &cp);
-        return *len;
-    }
-    next = k;
-    if (s[k] != ' ') {
-        size_t j = k;
-        while (j > 0 && s[j - 1] != ' ')
-            j--;
-        if (j > 0)
-            next = j;
-    }
-    *len = next;
-    while (*len > 0 && s[*len - 1] == ' ')
-        (*len)--;
-    while (next < n && s[next] == ' ')
-        next++;
-    return next;
-}
-
-/* Lines s takes wrapped at w cells: 1 to MESSAGE_LINES. */
-static int wrapped_lines(const char *s, int w)
-{
-    size_t n = strlen(s), pos = 0;
-    int lines = 0;
-    if (w <= 0)
-        return 1;
-    while (pos < n && lines < MESSAGE_LINES) {
-        size_t len;
-        pos += wrap_line(s + pos, n - pos, w, &len);
-        lines++;
-    }
-    return lines > 0 ? lines : 1;
-}
-
-/* Writes s wrapped at w cells from (y, x); the last line allowed takes the rest, cut. */
-static void put_wrapped(bool utf8, WINDOW *win, int y, int x, int w, const char *s)
-{
-    size_t n = strlen(s), pos = 0;
-    for (int line = 0; w > 0 && pos < n && line < MESSAGE_LINES; line++) {
-        size_t len, next = wrap_line(s + pos, n - pos, w, &len);
-        if (line == MESSAGE_LINES - 1)
-            len = n - pos;
-        put_clipped(utf8, win, y + line, x, w, s + pos, len);
-        pos += next;
-    }
 }
 
 /* ---- the three kinds ---- */
@@ -571,7 +454,7 @@ static int message_lines(const struct row *r, size_t i, const struct row_layout 
 {
     if (r->severity[i] == FORM_MESSAGE_NONE || !r->message[i])
         return 0;
-    return wrapped_lines(r->message[i], w - lo->x[i] - ICON_CELLS);
+    return widget_wrapped_lines(r->message[i], w - lo->x[i] - ICON_CELLS, MESSAGE_LINES);
 }
 
 /* ---- listedit callbacks ---- */
@@ -615,8 +498,9 @@ static void draw_message(const struct wlist *l, const struct row *r, size_t i, W
         break;
     }
     wattrset(win, (int)a);
-    put_clipped(l->utf8, win, y, x, w, icon, strlen(icon));
-    put_wrapped(l->utf8, win, y, x + ICON_CELLS, w - ICON_CELLS, r->message[i]);
+    widget_put_clipped(win, y, x, w, icon, strlen(icon), l->utf8);
+    widget_put_wrapped(win, y, x + ICON_CELLS, w - ICON_CELLS, r->message[i], MESSAGE_LINES,
+                       l->utf8);
 }
 
 /*
@@ -638,17 +522,17 @@ static void cb_draw_row(void *ctx, size_t row, WINDOW *win, int y, int x, int w,
     layout_row(l, w, &lo);
     wattrset(win, (int)(off ? pal->dim : focused ? pal->label | A_BOLD : pal->label));
     snprintf(name, sizeof name, "%s %zu", k->row_name, row + 1);
-    put_clipped(l->utf8, win, y, x, lo.name_w - 1, name, strlen(name));
+    widget_put_clipped(win, y, x, lo.name_w - 1, name, strlen(name), l->utf8);
     for (size_t i = 0; i < k->nfields; i++) {
         bool here = focused && i == r->focus;
         int fy = k->one_line ? y : line;
         if (k->one_line && i == 1) {
             wattrset(win, (int)pal->dim);
-            put_clipped(l->utf8, win, y, x + lo.x[0] + lo.w[0], 3, " = ", 3);
+            widget_put_clipped(win, y, x + lo.x[0] + lo.w[0], 3, " = ", 3, l->utf8);
         } else if (!k->one_line) {
             wattrset(win, (int)(off ? pal->dim : here ? pal->label | A_BOLD : pal->dim));
-            put_clipped(l->utf8, win, fy, x + lo.name_w, lo.label_w - ROW_GAP, k->labels[i],
-                        strlen(k->labels[i]));
+            widget_put_clipped(win, fy, x + lo.name_w, lo.label_w - ROW_GAP, k->labels[i],
+                               strlen(k->labels[i]), l->utf8);
         }
         r->fy[i] = fy;
         r->fx[i] = x + lo.x[i];
@@ -1015,7 +899,7 @@ static void note_draw(struct widget *wd, WINDOW *win, int y, int x, int w, bool 
 {
     struct note *nt = (struct note *)wd;
     wd->dirty = false;
-    put_clipped(true, win, y, x, w, nt->text, strlen(nt->text));
+    widget_put_clipped(win, y, x, w, nt->text, strlen(nt->text), true);
 }
 
 static unsigned note_key(struct widget *wd, const struct widget_key *k)

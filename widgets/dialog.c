@@ -55,55 +55,6 @@ static int cp_cells(uint32_t cp)
     return w < 0 ? 1 : w;
 }
 
-/* Cells of s[0..n). */
-static int text_cells(const char *s, size_t n)
-{
-    int cells = 0;
-    for (size_t i = 0; i < n;) {
-        uint32_t cp;
-        i += utf8_decode(s + i, n - i, &cp);
-        cells += cp_cells(cp);
-    }
-    return cells;
-}
-
-/*
- * Draws s[0..n) at (y, x) in at most w cells, whole characters only, in the
- * window's current attributes; returns the cells used. Controls show as
- * U+FFFD; a combining mark joins the character before it.
- */
-static int put_text(WINDOW *win, int y, int x, int w, const char *s, size_t n)
-{
-    int used = 0;
-
-    wmove(win, y, x);
-    for (size_t i = 0; i < n;) {
-        uint32_t cp;
-        cchar_t cc;
-        i += utf8_decode(s + i, n - i, &cp);
-        int cw = utf8_cpwidth(cp);
-        if (cw < 0) {
-            cp = UTF8_REPLACEMENT;
-            cw = 1;
-        }
-        if (cw == 0 && used == 0)
-            continue; /* a mark with no character to sit on */
-        if (used + cw > w)
-            break;
-        wchar_t wch[2] = {(wchar_t)cp, 0};
-        if (setcchar(&cc, wch, A_NORMAL, 0, NULL) == OK)
-            wadd_wch(win, &cc);
-        used += cw;
-    }
-    return used;
-}
-
-/* Makes a palette attribute (colour pair or'ed in) the window's own. */
-static void set_role(WINDOW *win, attr_t a)
-{
-    wattr_set(win, a & ~A_COLOR, (short)PAIR_NUMBER(a), NULL);
-}
-
 /* CJK punctuation a line must not start with. */
 static bool no_line_start(uint32_t cp)
 {
@@ -180,7 +131,7 @@ static void wrap_paragraph(struct dialog *d, size_t start, size_t stop, int widt
                 cells = 0;
                 continue;
             }
-            cells = text_cells(s + line, i - line);
+            cells = widget_text_cells(s + line, i - line);
             continue; /* the same character again, on the new line */
         }
         cells += cw;
@@ -217,7 +168,7 @@ static int widest_paragraph(const struct dialog *d)
     for (;;) {
         const char *nl = strchr(s, '\n');
         size_t n = nl ? (size_t)(nl - s) : strlen(s);
-        int w = text_cells(s, n);
+        int w = widget_text_cells(s, n);
         if (w > widest)
             widest = w;
         if (!nl)
@@ -231,7 +182,7 @@ static int box_width(const struct dialog *d, int cols)
 {
     int buttons = (int)(sizeof YES - 1 + 1 + sizeof NO - 1);
     int want = widest_paragraph(d);
-    int title = text_cells(d->title, strlen(d->title)) + 4; /* "─ title ─" */
+    int title = widget_text_cells(d->title, strlen(d->title)) + 4; /* "─ title ─" */
     if (title > want)
         want = title;
     if (buttons > want)
@@ -246,8 +197,8 @@ static int box_width(const struct dialog *d, int cols)
 /* Draws a button, in `selected` when it has the focus. */
 static void draw_button(struct dialog *d, int y, int x, const char *label, bool focused)
 {
-    set_role(d->win, focused ? d->pal->selected : d->pal->normal);
-    put_text(d->win, y, x, (int)strlen(label), label, strlen(label));
+    widget_set_role(d->win, focused ? d->pal->selected : d->pal->normal);
+    widget_put_textn(d->win, y, x, label, strlen(label), (int)strlen(label));
 }
 
 void dialog_draw(struct dialog *d)
@@ -278,7 +229,7 @@ void dialog_draw(struct dialog *d)
         return;
     d->base.dirty = false;
 
-    set_role(d->win, d->pal->normal);
+    widget_set_role(d->win, d->pal->normal);
     for (int r = 0; r < h; r++)
         for (int c = 0; c < w; c++)
             mvwaddch(d->win, r, c, ' ');
@@ -286,15 +237,15 @@ void dialog_draw(struct dialog *d)
     wborder(d->win, ACS_VLINE | b, ACS_VLINE | b, ACS_HLINE | b, ACS_HLINE | b, ACS_ULCORNER | b,
             ACS_URCORNER | b, ACS_LLCORNER | b, ACS_LRCORNER | b);
     if (*d->title && w > 6) {
-        set_role(d->win, d->pal->title);
+        widget_set_role(d->win, d->pal->title);
         mvwaddch(d->win, 0, 2, ' ');
-        int used = put_text(d->win, 0, 3, w - 6, d->title, strlen(d->title));
+        int used = widget_put_textn(d->win, 0, 3, d->title, strlen(d->title), w - 6);
         mvwaddch(d->win, 0, 3 + used, ' ');
     }
-    set_role(d->win, d->pal->normal);
+    widget_set_role(d->win, d->pal->normal);
     for (int i = 0; i < shown; i++) {
         const struct line *ln = &d->lines[i];
-        put_text(d->win, 1 + i, PAD, w - 2 * PAD, d->message + ln->off, ln->len);
+        widget_put_textn(d->win, 1 + i, PAD, d->message + ln->off, ln->len, w - 2 * PAD);
     }
 
     int yes_w = (int)sizeof YES - 1, no_w = (int)sizeof NO - 1;

@@ -16,7 +16,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <wchar.h>
 
 #include "util/strbuf.h"
 #include "util/utf8.h"
@@ -79,144 +78,12 @@ static void set_text(char **slot, const char *s)
     *slot = sanitized(s);
 }
 
-/*
- * Bytes of the longest prefix of s (n bytes) that fits in w cells, whole
- * characters (marks stay with their base); its cells through *cells.
- */
-static size_t fit(const char *s, size_t n, int w, int *cells)
-{
-    size_t i = 0;
-    int c = 0;
-    while (i < n) {
-        uint32_t cp;
-        size_t k = utf8_decode(s + i, n - i, &cp);
-        int cw = utf8_cpwidth(cp);
-        if (cw < 0)
-            cw = 0;
-        if (c + cw > w)
-            break;
-        c += cw;
-        i += k;
-    }
-    if (cells)
-        *cells = c;
-    return i;
-}
-
-static int text_cells(const char *s)
-{
-    int c = 0;
-    fit(s, strlen(s), INT32_MAX, &c);
-    return c;
-}
-
-/* Writes the n bytes of s at (y, x) in the window's attributes. */
-static void put_text(WINDOW *win, int y, int x, const char *s, size_t n)
-{
-    wchar_t *buf = xreallocarray(NULL, n + 1, sizeof *buf);
-    size_t len = 0;
-    for (size_t i = 0; i < n;) {
-        uint32_t cp;
-        i += utf8_decode(s + i, n - i, &cp);
-        if (utf8_cpwidth(cp) >= 0)
-            buf[len++] = (wchar_t)cp;
-    }
-    if (len > 0)
-        mvwaddnwstr(win, y, x, buf, (int)len);
-    free(buf);
-}
-
-/* Writes s (n bytes) in w cells at (y, x), cut with an ellipsis when it does not fit. */
-static void put_clipped(struct form *f, WINDOW *win, int y, int x, int w, const char *s, size_t n)
-{
-    int cells;
-    if (w <= 0)
-        return;
-    if (fit(s, n, w, &cells) == n) {
-        put_text(win, y, x, s, n);
-        return;
-    }
-    size_t k = fit(s, n, w - 1, &cells);
-    put_text(win, y, x, s, k);
-    if (f->utf8)
-        put_text(win, y, x + cells, "\xe2\x80\xa6", 3);
-    else
-        mvwaddch(win, y, x + cells, '~');
-}
-
-static void blank(WINDOW *win, int y, int x, int w)
-{
-    for (int c = 0; c < w; c++)
-        mvwaddch(win, y, x + c, ' ');
-}
-
-/*
- * One line of s (n bytes) wrapped at w cells, broken after the last space
- * that fits (else inside the word): its bytes through *len; returns where
- * the next line starts, past the spaces at the break.
- */
-static size_t wrap_line(const char *s, size_t n, int w, size_t *len)
-{
-    size_t k = fit(s, n, w, NULL), next;
-    if (k >= n) {
-        *len = n;
-        return n;
-    }
-    if (k == 0) { /* one character wider than the line: it goes alone */
-        uint32_t cp;
-        *len = utf8_decode(s, n, &cp);
-        return *len;
-    }
-    next = k;
-    if (s[k] != ' ') {
-        size_t j = k;
-        while (j > 0 && s[j - 1] != ' ')
-            j--;
-        if (j > 0)
-            next = j;
-    }
-    *len = next;
-    while (*len > 0 && s[*len - 1] == ' ')
-        (*len)--;
-    while (next < n && s[next] == ' ')
-        next++;
-    return next;
-}
-
-/* Lines s takes wrapped at w cells: 1 to FORM_MESSAGE_LINES. */
-static int wrapped_lines(const char *s, int w)
-{
-    size_t n = strlen(s), pos = 0;
-    int lines = 0;
-    if (w <= 0)
-        return 1;
-    while (pos < n && lines < FORM_MESSAGE_LINES) {
-        size_t len;
-        pos += wrap_line(s + pos, n - pos, w, &len);
-        lines++;
-    }
-    return lines > 0 ? lines : 1;
-}
-
-/* Writes s wrapped at w cells from (y, x); the last line allowed takes the rest, cut with "…". */
-static void put_wrapped(struct form *f, WINDOW *win, int y, int x, int w, const char *s)
-{
-    size_t n = strlen(s), pos = 0;
-    for (int line = 0; w > 0 && pos < n && line < FORM_MESSAGE_LINES; line++) {
-        size_t len, next = wrap_line(s + pos, n - pos, w, &len);
-        if (line == FORM_MESSAGE_LINES - 1)
-            len = n - pos;
-        put_clipped(f, win, y + line, x, w, s + pos, len);
-        pos += next;
-    }
-}
-
 /* Lines the message of e takes at width w (0 without a message). */
 static int message_lines(const struct entry *e, int w)
 {
     if (e->severity == FORM_MESSAGE_NONE || !e->message)
         return 0;
-    return wrapped_lines(e->message, w - ICON_CELLS);
+    return widget_wrapped_lines(e->message, w - ICON_CELLS, FORM_MESSAGE_LINES);
 }
 
 static bool has_note(const struct entry *e)
@@ -227,7 +94,7 @@ static bool has_note(const struct entry *e)
 /* Lines the note of e takes at width w (0 while enabled or without one). */
 static int note_lines(const struct entry *e, int w)
 {
-    return has_note(e) ? wrapped_lines(e->note, w) : 0;
+    return has_note(e) ? widget_wrapped_lines(e->note, w, FORM_MESSAGE_LINES) : 0;
 }
 
 static bool focusable(const struct form *f, size_t i)
@@ -308,7 +175,8 @@ static void layout(struct form *f, int w, bool *changed)
     for (size_t i = 0; i < f->n; i++) {
         const struct entry *e = &f->e[i];
         if (!e->hidden && !e->wide && e->label) {
-            int c = text_cells(e->label);
+            int c = 0;
+            widget_fit_bytes(e->label, strlen(e->label), INT32_MAX, &c);
             lw = c > lw ? c : lw;
         }
     }
@@ -371,8 +239,9 @@ static void draw_message(struct form *f, const struct entry *e, int y, int x, in
     const char *icon = severity_icon(f, e->severity);
 
     wattrset(f->pad, (int)severity_attr(pal, e->severity));
-    put_clipped(f, f->pad, y, x, w, icon, strlen(icon));
-    put_wrapped(f, f->pad, y, x + ICON_CELLS, w - ICON_CELLS, e->message);
+    widget_put_clipped(f->pad, y, x, w, icon, strlen(icon), f->utf8);
+    widget_put_wrapped(f->pad, y, x + ICON_CELLS, w - ICON_CELLS, e->message, FORM_MESSAGE_LINES,
+                       f->utf8);
 }
 
 /*
@@ -389,7 +258,7 @@ static void draw_entry(struct form *f, size_t i, const struct widget_palette *pa
 
     wattrset(f->pad, (int)pal->normal);
     for (int r = 0; r < e->height; r++)
-        blank(f->pad, e->top + r, 0, w);
+        widget_blank(f->pad, e->top + r, 0, w);
     e->dirty = false;
     e->drawn_disabled = disabled;
     if (e->height == 0)
@@ -398,9 +267,9 @@ static void draw_entry(struct form *f, size_t i, const struct widget_palette *pa
     attr_t la = disabled ? pal->dim : focused ? pal->label | A_BOLD : pal->label;
     wattrset(f->pad, (int)la);
     if (e->label && e->wide)
-        put_clipped(f, f->pad, e->top, 0, w, e->label, strlen(e->label));
+        widget_put_clipped(f->pad, e->top, 0, w, e->label, strlen(e->label), f->utf8);
     else if (e->label)
-        put_clipped(f, f->pad, e->widget_y, 0, f->label_w, e->label, strlen(e->label));
+        widget_put_clipped(f->pad, e->widget_y, 0, f->label_w, e->label, strlen(e->label), f->utf8);
 
     wattrset(f->pad, (int)(disabled ? pal->dim : focused ? pal->focus : pal->normal));
     wmove(f->pad, e->widget_y, wx);
@@ -418,7 +287,7 @@ static void draw_entry(struct form *f, size_t i, const struct widget_palette *pa
     }
     if (has_note(e)) {
         wattrset(f->pad, (int)pal->dim);
-        put_wrapped(f, f->pad, y, wx, ww, e->note);
+        widget_put_wrapped(f->pad, y, wx, ww, e->note, FORM_MESSAGE_LINES, f->utf8);
     }
     wattrset(f->pad, (int)pal->normal);
 }
@@ -461,15 +330,15 @@ static void draw_help(struct form *f, WINDOW *win, int y, int x, int w,
     bool above = f->scroll > 0, below = f->scroll + f->body < f->content_h;
 
     wattrset(win, (int)pal->help);
-    blank(win, y, x, w);
+    widget_blank(win, y, x, w);
     if (help)
-        put_clipped(f, win, y, x, w - (arrows ? arrows + 1 : 0), help, strlen(help));
+        widget_put_clipped(win, y, x, w - (arrows ? arrows + 1 : 0), help, strlen(help), f->utf8);
     if (!arrows)
         return;
     if (above)
-        put_text(win, y, x + w - 2, f->utf8 ? "\xe2\x86\x91" : "^", f->utf8 ? 3 : 1);
+        widget_put_bytes(win, y, x + w - 2, f->utf8 ? "\xe2\x86\x91" : "^", f->utf8 ? 3 : 1);
     if (below)
-        put_text(win, y, x + w - 1, f->utf8 ? "\xe2\x86\x93" : "v", f->utf8 ? 3 : 1);
+        widget_put_bytes(win, y, x + w - 1, f->utf8 ? "\xe2\x86\x93" : "v", f->utf8 ? 3 : 1);
 }
 
 /* Makes the pad at least h rows by w cells; a new pad needs every entry drawn. */

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/utf8.h"
 #include "util/xalloc.h"
 
 struct pair {
@@ -27,64 +26,12 @@ enum { GAP = 2 }; /* cells between two pairs */
 
 static const struct widget_ops keybar_ops;
 
-/* Cells put_text takes for s: controls one (U+FFFD), marks none. */
-static int text_cells(const char *s)
-{
-    size_t n = strlen(s);
-    int cells = 0;
-    for (size_t i = 0; i < n;) {
-        uint32_t cp;
-        i += utf8_decode(s + i, n - i, &cp);
-        int cw = utf8_cpwidth(cp);
-        cells += cw < 0 ? 1 : cw;
-    }
-    return cells;
-}
-
-/*
- * Draws UTF-8 s at (y, x) in at most w cells, whole characters only, in the
- * window's current attributes; returns the cells used. Controls show as
- * U+FFFD; a combining mark joins the character before it.
- */
-static int put_text(WINDOW *win, int y, int x, int w, const char *s)
-{
-    size_t n = strlen(s);
-    int used = 0;
-
-    wmove(win, y, x);
-    for (size_t i = 0; i < n;) {
-        uint32_t cp;
-        cchar_t cc;
-        i += utf8_decode(s + i, n - i, &cp);
-        int cw = utf8_cpwidth(cp);
-        if (cw < 0) {
-            cp = UTF8_REPLACEMENT;
-            cw = 1;
-        }
-        if (cw == 0 && used == 0)
-            continue; /* a mark with no character to sit on */
-        if (used + cw > w)
-            break;
-        wchar_t wch[2] = {(wchar_t)cp, 0};
-        if (setcchar(&cc, wch, A_NORMAL, 0, NULL) == OK)
-            wadd_wch(win, &cc);
-        used += cw;
-    }
-    return used;
-}
-
-/* Makes a palette attribute (colour pair or'ed in) the window's own. */
-static void set_role(WINDOW *win, attr_t a)
-{
-    wattr_set(win, a & ~A_COLOR, (short)PAIR_NUMBER(a), NULL);
-}
-
 /* Cells of pair p: the key, and a space and the label when it has one. */
 static int pair_cells(const struct pair *p)
 {
-    int cells = text_cells(p->key);
+    int cells = widget_text_cells(p->key, strlen(p->key));
     if (*p->label)
-        cells += 1 + text_cells(p->label);
+        cells += 1 + widget_text_cells(p->label, strlen(p->label));
     return cells;
 }
 
@@ -115,7 +62,7 @@ static void keybar_draw(struct widget *wd, WINDOW *win, int y, int x, int w, boo
     if (w <= 0)
         return;
     wattr_get(win, &attrs, &pair, NULL);
-    set_role(win, kb->pal->normal);
+    widget_set_role(win, kb->pal->normal);
     for (int c = 0; c < w; c++)
         mvwaddch(win, y, x + c, ' ');
 
@@ -125,11 +72,11 @@ static void keybar_draw(struct widget *wd, WINDOW *win, int y, int x, int w, boo
         const struct pair *p = &kb->pairs[i];
         if (i > 0)
             col += GAP;
-        set_role(win, kb->pal->key);
-        col += put_text(win, y, x + col, w - col, p->key);
+        widget_set_role(win, kb->pal->key);
+        col += widget_put_text(win, y, x + col, p->key, w - col);
         if (*p->label) {
-            set_role(win, kb->pal->normal);
-            col += 1 + put_text(win, y, x + col + 1, w - col - 1, p->label);
+            widget_set_role(win, kb->pal->normal);
+            col += 1 + widget_put_text(win, y, x + col + 1, p->label, w - col - 1);
         }
     }
     wattr_set(win, attrs, pair, NULL);

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/utf8.h"
 #include "util/xalloc.h"
 
 struct numberfield {
@@ -34,38 +33,6 @@ enum {
 };
 
 static const struct widget_ops numberfield_ops;
-
-/*
- * Draws UTF-8 s at (y, x) in at most w cells, whole characters only, in the
- * window's current attributes; returns the cells used. Controls show as
- * U+FFFD; a combining mark joins the character before it.
- */
-static int put_text(WINDOW *win, int y, int x, int w, const char *s)
-{
-    size_t n = strlen(s);
-    int used = 0;
-
-    wmove(win, y, x);
-    for (size_t i = 0; i < n;) {
-        uint32_t cp;
-        cchar_t cc;
-        i += utf8_decode(s + i, n - i, &cp);
-        int cw = utf8_cpwidth(cp);
-        if (cw < 0) {
-            cp = UTF8_REPLACEMENT;
-            cw = 1;
-        }
-        if (cw == 0 && used == 0)
-            continue; /* a mark with no character to sit on */
-        if (used + cw > w)
-            break;
-        wchar_t wch[2] = {(wchar_t)cp, 0};
-        if (setcchar(&cc, wch, A_NORMAL, 0, NULL) == OK)
-            wadd_wch(win, &cc);
-        used += cw;
-    }
-    return used;
-}
 
 /* a + b without overflow: saturates at the ends of long. */
 static long add_sat(long a, long b)
@@ -233,10 +200,10 @@ static void numberfield_draw(struct widget *wd, WINDOW *win, int y, int x, int w
         shown += tw - w;
         tw = w;
     }
-    put_text(win, y, x, tw, shown);
+    widget_put_text(win, y, x, shown, tw);
     if (nf->suffix && tw + 1 < w) {
         wattr_on(win, A_DIM, NULL);
-        put_text(win, y, x + tw + 1, w - tw - 1, nf->suffix);
+        widget_put_text(win, y, x + tw + 1, nf->suffix, w - tw - 1);
     }
     wattr_set(win, attrs, pair, NULL);
     if (focused)

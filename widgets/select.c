@@ -70,75 +70,6 @@ struct select {
 
 static const struct widget_ops select_ops;
 
-/* Cells a string takes as put_text draws it: controls one (U+FFFD), marks none. */
-static int text_cells(const char *s)
-{
-    size_t n = strlen(s);
-    int cells = 0;
-    for (size_t i = 0; i < n;) {
-        uint32_t cp;
-        i += utf8_decode(s + i, n - i, &cp);
-        int cw = utf8_cpwidth(cp);
-        cells += cw < 0 ? 1 : cw;
-    }
-    return cells;
-}
-
-/*
- * Draws UTF-8 s at (y, x) in at most w cells, whole characters only, in the
- * window's current attributes; returns the cells used. Controls show as
- * U+FFFD; a combining mark joins the character before it.
- */
-static int put_text(WINDOW *win, int y, int x, int w, const char *s)
-{
-    size_t n = strlen(s);
-    int used = 0;
-
-    wmove(win, y, x);
-    for (size_t i = 0; i < n;) {
-        uint32_t cp;
-        cchar_t cc;
-        i += utf8_decode(s + i, n - i, &cp);
-        int cw = utf8_cpwidth(cp);
-        if (cw < 0) {
-            cp = UTF8_REPLACEMENT;
-            cw = 1;
-        }
-        if (cw == 0 && used == 0)
-            continue; /* a mark with no character to sit on */
-        if (used + cw > w)
-            break;
-        wchar_t wch[2] = {(wchar_t)cp, 0};
-        if (setcchar(&cc, wch, A_NORMAL, 0, NULL) == OK)
-            wadd_wch(win, &cc);
-        used += cw;
-    }
-    return used;
-}
-
-/* Cells s takes when cut to whole characters in w cells. */
-static int fit_cells(const char *s, int w)
-{
-    size_t n = strlen(s);
-    int cells = 0;
-    for (size_t i = 0; i < n;) {
-        uint32_t cp;
-        i += utf8_decode(s + i, n - i, &cp);
-        int cw = utf8_cpwidth(cp);
-        cw = cw < 0 ? 1 : cw;
-        if (cells + cw > w)
-            break;
-        cells += cw;
-    }
-    return cells;
-}
-
-/* Makes a palette attribute (colour pair or'ed in) the window's own. */
-static void set_role(WINDOW *win, attr_t a)
-{
-    wattr_set(win, a & ~A_COLOR, (short)PAIR_NUMBER(a), NULL);
-}
-
 static char ascii_lower(char c)
 {
     return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
@@ -434,18 +365,18 @@ static void select_draw(struct widget *wd, WINDOW *win, int y, int x, int w, boo
     int text_w = w >= 3 ? w - 2 : w;
     if (s->selected != SELECT_NONE) {
         const struct option *o = &s->opts[s->selected];
-        int used = put_text(win, y, x, text_w, o->label);
+        int used = widget_put_text(win, y, x, o->label, text_w);
         const char *right = right_text(o);
         if (*right && used + GAP < text_w) {
             wattr_on(win, A_DIM, NULL);
-            put_text(win, y, x + used + GAP, text_w - used - GAP, right);
+            widget_put_text(win, y, x + used + GAP, right, text_w - used - GAP);
             wattr_off(win, A_DIM, NULL);
         }
     }
     if (w >= 3) {
         if (wd->disabled)
             wattr_on(win, A_DIM, NULL);
-        put_text(win, y, x + w - 1, 1, s->utf8 ? "\xe2\x96\xbe" : "v");
+        widget_put_text(win, y, x + w - 1, s->utf8 ? "\xe2\x96\xbe" : "v", 1);
     }
     wattr_set(win, attrs, pair, NULL);
     if (focused)
@@ -456,13 +387,15 @@ static void select_draw(struct widget *wd, WINDOW *win, int y, int x, int w, boo
 static int popup_width(const struct select *s, int cols)
 {
     int text = MIN_TEXT;
-    int prompt = text_cells(FILTER_PROMPT) + text_cells(FILTER_HINT);
+    int prompt = widget_text_cells(FILTER_PROMPT, strlen(FILTER_PROMPT)) +
+                 widget_text_cells(FILTER_HINT, strlen(FILTER_HINT));
     if (prompt > text)
         text = prompt;
     for (size_t i = 0; i < s->n; i++) {
         const struct option *o = &s->opts[i];
-        int rw = text_cells(right_text(o));
-        int row = text_cells(o->label) + (rw ? GAP + rw : 0);
+        const char *right = right_text(o);
+        int rw = widget_text_cells(right, strlen(right));
+        int row = widget_text_cells(o->label, strlen(o->label)) + (rw ? GAP + rw : 0);
         if (row > text)
             text = row;
     }
@@ -517,8 +450,8 @@ static void draw_row(struct select *s, int r, int w)
 
     if (p >= s->nvis) {
         if (r == 0) {
-            set_role(win, s->pal->dim);
-            put_text(win, y, 2, tw, s->n == 0 ? "nothing to choose" : "no match");
+            widget_set_role(win, s->pal->dim);
+            widget_put_text(win, y, 2, s->n == 0 ? "nothing to choose" : "no match", tw);
         }
         return;
     }
@@ -526,16 +459,16 @@ static void draw_row(struct select *s, int r, int w)
     bool cur = s->vis[p] == s->cursor;
     attr_t base = cur ? s->pal->selected : o->disabled ? s->pal->dim : s->pal->normal;
 
-    set_role(win, base);
+    widget_set_role(win, base);
     for (int c = 1; c < w - 1; c++)
         mvwaddch(win, y, c, ' ');
-    int used = put_text(win, y, 2, tw, o->label);
+    int used = widget_put_text(win, y, 2, o->label, tw);
     const char *right = right_text(o);
     int room = tw - used - GAP;
     if (*right && room > 0) {
-        int rw = fit_cells(right, room);
-        set_role(win, cur ? s->pal->selected | A_DIM : s->pal->dim);
-        put_text(win, y, 2 + tw - rw, rw, right);
+        int rw = widget_fit_cells(right, room);
+        widget_set_role(win, cur ? s->pal->selected | A_DIM : s->pal->dim);
+        widget_put_text(win, y, 2 + tw - rw, right, rw);
     }
 }
 
@@ -559,7 +492,7 @@ void select_draw_popup(struct select *s)
     s->base.dirty = false;
 
     WINDOW *win = s->win;
-    set_role(win, s->pal->normal);
+    widget_set_role(win, s->pal->normal);
     for (int r = 0; r < h; r++)
         for (int c = 0; c < w; c++)
             mvwaddch(win, r, c, ' ');
@@ -572,19 +505,21 @@ void select_draw_popup(struct select *s)
         mvwaddch(win, h - 1, w - 3, ACS_DARROW | b);
 
     int tw = w - 4;
-    set_role(win, s->pal->label);
-    int used = put_text(win, 1, 2, tw, FILTER_PROMPT);
+    widget_set_role(win, s->pal->label);
+    int used = widget_put_text(win, 1, 2, FILTER_PROMPT, tw);
     if (s->filter_len == 0) {
-        set_role(win, s->pal->dim);
-        put_text(win, 1, 2 + used, tw - used, FILTER_HINT);
+        widget_set_role(win, s->pal->dim);
+        widget_put_text(win, 1, 2 + used, FILTER_HINT, tw - used);
     } else {
-        set_role(win, s->pal->normal);
-        used += put_text(win, 1, 2 + used, tw - used, s->filter);
+        widget_set_role(win, s->pal->normal);
+        used += widget_put_text(win, 1, 2 + used, s->filter, tw - used);
     }
     for (int r = 0; r < s->rows; r++)
         draw_row(s, r, w);
-    set_role(win, s->pal->normal);
-    wmove(win, 1, 2 + (s->filter_len == 0 ? text_cells(FILTER_PROMPT) : used));
+    widget_set_role(win, s->pal->normal);
+    wmove(
+        win, 1,
+        2 + (s->filter_len == 0 ? widget_text_cells(FILTER_PROMPT, strlen(FILTER_PROMPT)) : used));
     touchwin(win);
     wnoutrefresh(win);
 }

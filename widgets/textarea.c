@@ -1,7 +1,7 @@
 /*
  * textarea: the multi-line text area widget (see textarea.h).
  *
- * The area owns its text as an array of lines, each an array of code points
+ * The area owns its text as an array of lines, each a cpbuf of code points
  * without the line break; a cursor (line, index at the start of a unit); the
  * goal column in cells for vertical moves; the last kill (for Ctrl-Y, line
  * breaks kept as '\n'); the value re-encoded as UTF-8 after each change; the
@@ -22,13 +22,7 @@
 #include "util/strbuf.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
-
-/* A growable array of code points: one line, the kill, the placeholder. */
-struct cpbuf {
-    uint32_t *cp;
-    size_t len;
-    size_t cap;
-};
+#include "widgets/cpbuf.h"
 
 struct textarea {
     struct widget base; /* first: a text area is a widget */
@@ -72,57 +66,6 @@ enum {
 
 static const struct widget_ops textarea_ops;
 
-/* Inserts n code points of src at index at, growing the array. */
-static void cpbuf_insert(struct cpbuf *b, size_t at, const uint32_t *src, size_t n)
-{
-    if (n == 0)
-        return;
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 16;
-        while (cap < b->len + n)
-            cap *= 2;
-        b->cp = xreallocarray(b->cp, cap, sizeof *b->cp);
-        b->cap = cap;
-    }
-    memmove(b->cp + at + n, b->cp + at, (b->len - at) * sizeof *b->cp);
-    memcpy(b->cp + at, src, n * sizeof *src);
-    b->len += n;
-}
-
-/* Removes the code points [from, to). */
-static void cpbuf_erase(struct cpbuf *b, size_t from, size_t to)
-{
-    memmove(b->cp + from, b->cp + to, (b->len - to) * sizeof *b->cp);
-    b->len -= to - from;
-}
-
-/* Replaces b with the code points of a UTF-8 string (NULL: empty). */
-static void cpbuf_set_utf8(struct cpbuf *b, const char *s)
-{
-    b->len = 0;
-    if (!s)
-        return;
-    size_t n = strlen(s);
-    for (size_t i = 0; i < n;) {
-        uint32_t cp;
-        i += utf8_decode(s + i, n - i, &cp);
-        cpbuf_insert(b, b->len, &cp, 1);
-    }
-}
-
-static void cpbuf_free(struct cpbuf *b)
-{
-    free(b->cp);
-    b->cp = NULL;
-    b->len = b->cap = 0;
-}
-
-/* A code point drawn in the cell of the one before it. */
-static bool is_mark(uint32_t cp)
-{
-    return utf8_cpwidth(cp) == 0;
-}
-
 /* Cells of the unit starting with cp when it starts at cell col. */
 static int unit_cells(uint32_t cp, int col)
 {
@@ -131,31 +74,11 @@ static int unit_cells(uint32_t cp, int col)
     return utf8_cpwidth(cp) == 2 ? 2 : 1;
 }
 
-/* Start of the unit after the one at i (len at the end). */
-static size_t next_unit(const struct cpbuf *b, size_t i)
-{
-    if (i >= b->len)
-        return b->len;
-    for (i++; i < b->len && is_mark(b->cp[i]); i++)
-        ;
-    return i;
-}
-
-/* Start of the unit before index i (0 at the start). */
-static size_t prev_unit(const struct cpbuf *b, size_t i)
-{
-    if (i == 0)
-        return 0;
-    for (i--; i > 0 && is_mark(b->cp[i]); i--)
-        ;
-    return i;
-}
-
 /* Cells taken by the units before index end. */
 static int cells_to(const struct cpbuf *b, size_t end)
 {
     int cells = 0;
-    for (size_t i = 0; i < end && i < b->len; i = next_unit(b, i))
+    for (size_t i = 0; i < end && i < b->len; i = cpbuf_next_unit(b, i))
         cells += unit_cells(b->cp[i], cells);
     return cells;
 }
@@ -164,66 +87,12 @@ static int cells_to(const struct cpbuf *b, size_t end)
 static size_t index_at_cells(const struct cpbuf *b, int col)
 {
     int cells = 0;
-    for (size_t i = 0; i < b->len; i = next_unit(b, i)) {
+    for (size_t i = 0; i < b->len; i = cpbuf_next_unit(b, i)) {
         cells += unit_cells(b->cp[i], cells);
         if (cells > col)
             return i;
     }
     return b->len;
-}
-
-/* Spaces that separate words, ASCII and Unicode. */
-static bool is_space(uint32_t cp)
-{
-    return cp == ' ' || cp == '\t' || cp == 0xA0 || cp == 0x1680 ||
-           (cp >= 0x2000 && cp <= 0x200A) || cp == 0x202F || cp == 0x205F || cp == 0x3000;
-}
-
-/* Letters and digits of any script; ASCII and CJK punctuation and spaces are not. */
-static bool is_word(uint32_t cp)
-{
-    if (cp < 0x80)
-        return (cp >= '0' && cp <= '9') || (cp >= 'A' && cp <= 'Z') || (cp >= 'a' && cp <= 'z');
-    if (is_space(cp) || (cp >= 0x2010 && cp <= 0x2027) || (cp >= 0x3000 && cp <= 0x303F))
-        return false;
-    return !((cp >= 0xFF01 && cp <= 0xFF0F) || (cp >= 0xFF1A && cp <= 0xFF20) ||
-             (cp >= 0xFF3B && cp <= 0xFF40) || (cp >= 0xFF5B && cp <= 0xFF65));
-}
-
-static bool not_space(uint32_t cp)
-{
-    return !is_space(cp);
-}
-
-/* Code points a person may type: no C0/C1 controls, DEL, bidi controls, surrogates. */
-static bool is_insertable(int code)
-{
-    if (code < 0 || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF))
-        return false;
-    uint32_t cp = (uint32_t)code;
-    if ((cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069))
-        return false;
-    return utf8_cpwidth(cp) >= 0;
-}
-
-/* Start of the word before pos in line b (readline's backward-word / unix-word-rubout). */
-static size_t word_start(const struct cpbuf *b, size_t pos, bool (*in_word)(uint32_t))
-{
-    while (pos > 0 && !in_word(b->cp[prev_unit(b, pos)]))
-        pos = prev_unit(b, pos);
-    while (pos > 0 && in_word(b->cp[prev_unit(b, pos)]))
-        pos = prev_unit(b, pos);
-    return pos;
-}
-
-/* End of the word at or after pos in line b (readline's forward-word). */
-static size_t word_end(const struct cpbuf *b, size_t pos)
-{
-    while (pos < b->len && !is_word(b->cp[pos]))
-        pos = next_unit(b, pos);
-    while (pos < b->len && is_word(b->cp[pos]))
-        pos = next_unit(b, pos);
-    return pos;
 }
 
 /* Opens an empty line at index at. */
@@ -271,7 +140,7 @@ static unsigned changed(struct textarea *ta)
         }
     }
     /* A mark that lost its base joins the unit before it. */
-    while (ta->cx < cur->len && ta->cx > 0 && is_mark(cur->cp[ta->cx]))
+    while (ta->cx < cur->len && ta->cx > 0 && cpbuf_is_mark(cur->cp[ta->cx]))
         ta->cx++;
     ta->goal = -1;
     ta->base.dirty = true;
@@ -310,7 +179,7 @@ static unsigned insert_text(struct textarea *ta, const uint32_t *src, size_t n)
         size_t room = have < ta->max_chars ? ta->max_chars - have : 0;
         if (n > room) {
             n = room;
-            while (n > 0 && is_mark(src[n]))
+            while (n > 0 && cpbuf_is_mark(src[n]))
                 n--;
         }
     }
@@ -378,10 +247,10 @@ static unsigned key_alt(struct textarea *ta, int code)
     switch (code) {
     case 'b':
     case 'B':
-        return move_to(ta, ta->cy, word_start(b, ta->cx, is_word), false);
+        return move_to(ta, ta->cy, cpbuf_word_start(b, ta->cx, cpbuf_is_word), false);
     case 'f':
     case 'F':
-        return move_to(ta, ta->cy, word_end(b, ta->cx), false);
+        return move_to(ta, ta->cy, cpbuf_word_end(b, ta->cx), false);
     case '<':
         return move_to(ta, 0, 0, false);
     case '>':
@@ -409,7 +278,7 @@ static unsigned key_vertical(struct textarea *ta, int dir, size_t n)
 static unsigned key_left(struct textarea *ta)
 {
     if (ta->cx > 0)
-        return move_to(ta, ta->cy, prev_unit(&ta->line[ta->cy], ta->cx), false);
+        return move_to(ta, ta->cy, cpbuf_prev_unit(&ta->line[ta->cy], ta->cx), false);
     if (ta->cy > 0)
         return move_to(ta, ta->cy - 1, ta->line[ta->cy - 1].len, false);
     return move_to(ta, 0, 0, false);
@@ -420,7 +289,7 @@ static unsigned key_right(struct textarea *ta)
 {
     const struct cpbuf *b = &ta->line[ta->cy];
     if (ta->cx < b->len)
-        return move_to(ta, ta->cy, next_unit(b, ta->cx), false);
+        return move_to(ta, ta->cy, cpbuf_next_unit(b, ta->cx), false);
     if (ta->cy + 1 < ta->nlines)
         return move_to(ta, ta->cy + 1, 0, false);
     return move_to(ta, ta->cy, ta->cx, false);
@@ -430,7 +299,8 @@ static unsigned key_right(struct textarea *ta)
 static unsigned key_backspace(struct textarea *ta)
 {
     if (ta->cx > 0)
-        return remove_span(ta, ta->cy, prev_unit(&ta->line[ta->cy], ta->cx), ta->cy, ta->cx, false);
+        return remove_span(ta, ta->cy, cpbuf_prev_unit(&ta->line[ta->cy], ta->cx), ta->cy, ta->cx,
+                           false);
     if (ta->cy > 0)
         return remove_span(ta, ta->cy - 1, ta->line[ta->cy - 1].len, ta->cy, 0, false);
     return WIDGET_HANDLED;
@@ -441,7 +311,8 @@ static unsigned key_delete(struct textarea *ta, bool kill)
 {
     const struct cpbuf *b = &ta->line[ta->cy];
     if (ta->cx < b->len)
-        return remove_span(ta, ta->cy, ta->cx, ta->cy, kill ? b->len : next_unit(b, ta->cx), kill);
+        return remove_span(ta, ta->cy, ta->cx, ta->cy, kill ? b->len : cpbuf_next_unit(b, ta->cx),
+                           kill);
     if (ta->cy + 1 < ta->nlines)
         return remove_span(ta, ta->cy, ta->cx, ta->cy + 1, 0, kill);
     return WIDGET_HANDLED;
@@ -518,7 +389,8 @@ static unsigned textarea_key(struct widget *wd, const struct widget_key *k)
     case CTRL_U:
         return remove_span(ta, ta->cy, 0, ta->cy, ta->cx, true);
     case CTRL_W:
-        return remove_span(ta, ta->cy, word_start(b, ta->cx, not_space), ta->cy, ta->cx, true);
+        return remove_span(ta, ta->cy, cpbuf_word_start(b, ta->cx, cpbuf_not_space), ta->cy, ta->cx,
+                           true);
     case CTRL_Y:
         return insert_text(ta, ta->kill.cp, ta->kill.len);
     case '\r':
@@ -527,7 +399,7 @@ static unsigned textarea_key(struct widget *wd, const struct widget_key *k)
     default:
         break;
     }
-    if (!is_insertable(k->code))
+    if (!cpbuf_is_insertable(k->code))
         return WIDGET_IGNORED;
     uint32_t cp = (uint32_t)k->code;
     return insert_text(ta, &cp, 1);
@@ -564,35 +436,6 @@ static int scroll_for(const struct cpbuf *b, size_t cursor, int w, int scroll)
 }
 
 /*
- * Draws the unit b->cp[i..end) at (y, x): its base and as many of its marks
- * as a cell holds; a lone mark goes on a dotted circle, a control character
- * shows as U+FFFD.
- */
-static void draw_unit(WINDOW *win, int y, int x, const struct cpbuf *b, size_t i, size_t end)
-{
-    wchar_t wch[CCHARW_MAX + 1];
-    size_t n = 0;
-    int bw = utf8_cpwidth(b->cp[i]);
-    cchar_t cc;
-
-    if (bw == 0) {
-        wch[n++] = 0x25CC;
-    } else {
-        wch[n++] = (wchar_t)(bw < 0 ? UTF8_REPLACEMENT : b->cp[i]);
-        i++;
-    }
-    for (; i < end && n < CCHARW_MAX; i++)
-        wch[n++] = (wchar_t)b->cp[i];
-    wch[n] = 0;
-    if (setcchar(&cc, wch, A_NORMAL, 0, NULL) != OK) {
-        wch[1] = 0;
-        if (setcchar(&cc, wch, A_NORMAL, 0, NULL) != OK)
-            return;
-    }
-    mvwadd_wch(win, y, x, &cc);
-}
-
-/*
  * Draws the units of b from index from to the first '\n' (or the end), from
  * text cell scroll on, in w cells at (y, x): '<' / '>' in the edge cells
  * when text is cut off there (w >= MIN_MARKER_WIDTH), blanks where a wide
@@ -607,7 +450,7 @@ static void draw_line(WINDOW *win, int y, int x, int w, const struct cpbuf *b, s
 
     while (end < b->len && b->cp[end] != '\n') {
         total += unit_cells(b->cp[end], total);
-        end = next_unit(b, end);
+        end = cpbuf_next_unit(b, end);
     }
     bool left = markers && scroll > 0, right = markers && total > scroll + w;
     int lo = left ? 1 : 0, hi = right ? w - 1 : w;
@@ -616,13 +459,13 @@ static void draw_line(WINDOW *win, int y, int x, int w, const struct cpbuf *b, s
     for (int c = 0; c < w; c++)
         mvwaddch(win, y, x + c, ' ');
     for (size_t i = from; i < end;) {
-        size_t next = next_unit(b, i);
+        size_t next = cpbuf_next_unit(b, i);
         int uw = unit_cells(b->cp[i], p);
         int start = p - scroll;
         if (start >= hi)
             break;
         if (start >= lo && start + uw <= hi && b->cp[i] != '\t')
-            draw_unit(win, y, x + start, b, i, next);
+            cpbuf_draw_unit(win, y, x + start, b, i, next, 0);
         p += uw;
         i = next;
     }
@@ -804,7 +647,7 @@ const char *textarea_value(const struct textarea *ta)
 void textarea_set(struct textarea *ta, const char *utf8)
 {
     struct cpbuf all = {0};
-    cpbuf_set_utf8(&all, utf8);
+    cpbuf_set_utf8(&all, utf8, 0);
     for (size_t i = 0; i + 1 < all.len; i++)
         if (all.cp[i] == '\r' && all.cp[i + 1] == '\n')
             cpbuf_erase(&all, i, i + 1);
@@ -822,7 +665,7 @@ void textarea_set(struct textarea *ta, const char *utf8)
 
 void textarea_set_placeholder(struct textarea *ta, const char *utf8)
 {
-    cpbuf_set_utf8(&ta->placeholder, utf8);
+    cpbuf_set_utf8(&ta->placeholder, utf8, 0);
     ta->base.dirty = true;
 }
 

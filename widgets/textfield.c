@@ -1,7 +1,7 @@
 /*
  * textfield: the single-line text field widget (see textfield.h).
  *
- * The field owns its text as an array of code points, a cursor index into
+ * The field owns its text as an array of code points (a cpbuf), a cursor index into
  * it, the last kill (for Ctrl-Y), the value re-encoded as UTF-8 after each
  * change, an optional placeholder and mask, and the horizontal scroll of the
  * last draw. The owner (a form) sends it keys and draws it when dirty.
@@ -28,13 +28,7 @@
 #include "util/strbuf.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
-
-/* A growable array of code points. */
-struct cpbuf {
-    uint32_t *cp;
-    size_t len;
-    size_t cap;
-};
+#include "widgets/cpbuf.h"
 
 struct textfield {
     struct widget base; /* first: a textfield is a widget */
@@ -66,57 +60,6 @@ enum {
 
 static const struct widget_ops textfield_ops;
 
-/* Inserts n code points of src at index at, growing the array. */
-static void cpbuf_insert(struct cpbuf *b, size_t at, const uint32_t *src, size_t n)
-{
-    if (n == 0)
-        return;
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 16;
-        while (cap < b->len + n)
-            cap *= 2;
-        b->cp = xreallocarray(b->cp, cap, sizeof *b->cp);
-        b->cap = cap;
-    }
-    memmove(b->cp + at + n, b->cp + at, (b->len - at) * sizeof *b->cp);
-    memcpy(b->cp + at, src, n * sizeof *src);
-    b->len += n;
-}
-
-/* Removes the code points [from, to). */
-static void cpbuf_erase(struct cpbuf *b, size_t from, size_t to)
-{
-    memmove(b->cp + from, b->cp + to, (b->len - to) * sizeof *b->cp);
-    b->len -= to - from;
-}
-
-/* Replaces b with the code points of a UTF-8 string, at most max (0: all). */
-static void cpbuf_set_utf8(struct cpbuf *b, const char *s, size_t max)
-{
-    b->len = 0;
-    if (!s)
-        return;
-    size_t n = strlen(s);
-    for (size_t i = 0; i < n && (max == 0 || b->len < max);) {
-        uint32_t cp;
-        i += utf8_decode(s + i, n - i, &cp);
-        cpbuf_insert(b, b->len, &cp, 1);
-    }
-}
-
-static void cpbuf_free(struct cpbuf *b)
-{
-    free(b->cp);
-    b->cp = NULL;
-    b->len = b->cap = 0;
-}
-
-/* A code point drawn in the cell of the one before it. */
-static bool is_mark(uint32_t cp)
-{
-    return utf8_cpwidth(cp) == 0;
-}
-
 /* Cells of the unit starting with cp (every unit takes at least one). */
 static int unit_width(uint32_t cp, uint32_t mask)
 {
@@ -124,97 +67,29 @@ static int unit_width(uint32_t cp, uint32_t mask)
     return w == 2 ? 2 : 1;
 }
 
-/* Start of the unit after the one at i (len at the end). */
-static size_t next_unit(const struct cpbuf *b, size_t i)
-{
-    if (i >= b->len)
-        return b->len;
-    for (i++; i < b->len && is_mark(b->cp[i]); i++)
-        ;
-    return i;
-}
-
-/* Start of the unit before index i (0 at the start). */
-static size_t prev_unit(const struct cpbuf *b, size_t i)
-{
-    if (i == 0)
-        return 0;
-    for (i--; i > 0 && is_mark(b->cp[i]); i--)
-        ;
-    return i;
-}
-
 /* Cells taken by the units before index end. */
 static int cells_to(const struct cpbuf *b, size_t end, uint32_t mask)
 {
     int cells = 0;
-    for (size_t i = 0; i < end && i < b->len; i = next_unit(b, i))
+    for (size_t i = 0; i < end && i < b->len; i = cpbuf_next_unit(b, i))
         cells += unit_width(b->cp[i], mask);
     return cells;
 }
 
-/* Spaces that separate words, ASCII and Unicode. */
-static bool is_space(uint32_t cp)
-{
-    return cp == ' ' || cp == '\t' || cp == 0xA0 || cp == 0x1680 ||
-           (cp >= 0x2000 && cp <= 0x200A) || cp == 0x202F || cp == 0x205F || cp == 0x3000;
-}
-
-/* Letters and digits of any script; ASCII and CJK punctuation and spaces are not. */
-static bool is_word(uint32_t cp)
-{
-    if (cp < 0x80)
-        return (cp >= '0' && cp <= '9') || (cp >= 'A' && cp <= 'Z') || (cp >= 'a' && cp <= 'z');
-    if (is_space(cp) || (cp >= 0x2010 && cp <= 0x2027) || (cp >= 0x3000 && cp <= 0x303F))
-        return false;
-    return !((cp >= 0xFF01 && cp <= 0xFF0F) || (cp >= 0xFF1A && cp <= 0xFF20) ||
-             (cp >= 0xFF3B && cp <= 0xFF40) || (cp >= 0xFF5B && cp <= 0xFF65));
-}
-
-/* Code points a person may type: no C0/C1 controls, DEL, bidi controls, surrogates. */
-static bool is_insertable(int code)
-{
-    if (code < 0 || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF))
-        return false;
-    uint32_t cp = (uint32_t)code;
-    if ((cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069))
-        return false;
-    return utf8_cpwidth(cp) >= 0;
-}
-
-/*
- * Start of the word before pos: back over units that are not in a word, then
- * over those that are. Alt-B uses letters and digits as words, Ctrl-W
- * anything but spaces (readline's backward-word and unix-word-rubout).
- */
+/* cpbuf_word_start in the text, but a masked secret is one word. */
 static size_t word_start(const struct textfield *tf, size_t pos, bool (*in_word)(uint32_t))
 {
-    const struct cpbuf *b = &tf->text;
     if (tf->mask)
         return 0; /* a secret is one word: do not reveal its shape */
-    while (pos > 0 && !in_word(b->cp[prev_unit(b, pos)]))
-        pos = prev_unit(b, pos);
-    while (pos > 0 && in_word(b->cp[prev_unit(b, pos)]))
-        pos = prev_unit(b, pos);
-    return pos;
+    return cpbuf_word_start(&tf->text, pos, in_word);
 }
 
-/* End of the word at or after pos (readline's forward-word). */
+/* cpbuf_word_end in the text, but a masked secret is one word. */
 static size_t word_end(const struct textfield *tf, size_t pos)
 {
-    const struct cpbuf *b = &tf->text;
     if (tf->mask)
-        return b->len;
-    while (pos < b->len && !is_word(b->cp[pos]))
-        pos = next_unit(b, pos);
-    while (pos < b->len && is_word(b->cp[pos]))
-        pos = next_unit(b, pos);
-    return pos;
-}
-
-static bool not_space(uint32_t cp)
-{
-    return !is_space(cp);
+        return tf->text.len;
+    return cpbuf_word_end(&tf->text, pos);
 }
 
 /* Re-encodes the value and marks the field for drawing after an edit. */
@@ -226,7 +101,7 @@ static unsigned changed(struct textfield *tf)
         strbuf_add(&tf->value, enc, utf8_encode(tf->text.cp[i], enc));
     }
     /* A mark that lost its base joins the unit before it. */
-    while (tf->cursor < tf->text.len && tf->cursor > 0 && is_mark(tf->text.cp[tf->cursor]))
+    while (tf->cursor < tf->text.len && tf->cursor > 0 && cpbuf_is_mark(tf->text.cp[tf->cursor]))
         tf->cursor++;
     tf->base.dirty = true;
     return WIDGET_CHANGED | WIDGET_HANDLED | WIDGET_REDRAW;
@@ -250,7 +125,7 @@ static unsigned insert_text(struct textfield *tf, const uint32_t *src, size_t n)
         room = tf->text.len < tf->max_chars ? tf->max_chars - tf->text.len : 0;
     if (n > room) {
         n = room;
-        while (n > 0 && is_mark(src[n]))
+        while (n > 0 && cpbuf_is_mark(src[n]))
             n--;
     }
     if (n == 0)
@@ -280,7 +155,7 @@ static unsigned key_alt(struct textfield *tf, int code)
     switch (code) {
     case 'b':
     case 'B':
-        return move_to(tf, word_start(tf, tf->cursor, is_word));
+        return move_to(tf, word_start(tf, tf->cursor, cpbuf_is_word));
     case 'f':
     case 'F':
         return move_to(tf, word_end(tf, tf->cursor));
@@ -295,17 +170,17 @@ static unsigned key_function(struct textfield *tf, int code)
     const struct cpbuf *b = &tf->text;
     switch (code) {
     case KEY_LEFT:
-        return move_to(tf, prev_unit(b, tf->cursor));
+        return move_to(tf, cpbuf_prev_unit(b, tf->cursor));
     case KEY_RIGHT:
-        return move_to(tf, next_unit(b, tf->cursor));
+        return move_to(tf, cpbuf_next_unit(b, tf->cursor));
     case KEY_HOME:
         return move_to(tf, 0);
     case KEY_END:
         return move_to(tf, b->len);
     case KEY_BACKSPACE:
-        return remove_text(tf, prev_unit(b, tf->cursor), tf->cursor, false);
+        return remove_text(tf, cpbuf_prev_unit(b, tf->cursor), tf->cursor, false);
     case KEY_DC:
-        return remove_text(tf, tf->cursor, next_unit(b, tf->cursor), false);
+        return remove_text(tf, tf->cursor, cpbuf_next_unit(b, tf->cursor), false);
     case KEY_ENTER:
         return WIDGET_FOCUS_NEXT | WIDGET_HANDLED;
     default:
@@ -332,20 +207,20 @@ static unsigned textfield_key(struct widget *wd, const struct widget_key *k)
     case CTRL_E:
         return move_to(tf, b->len);
     case CTRL_B:
-        return move_to(tf, prev_unit(b, tf->cursor));
+        return move_to(tf, cpbuf_prev_unit(b, tf->cursor));
     case CTRL_F:
-        return move_to(tf, next_unit(b, tf->cursor));
+        return move_to(tf, cpbuf_next_unit(b, tf->cursor));
     case CTRL_H:
     case ASCII_DEL:
-        return remove_text(tf, prev_unit(b, tf->cursor), tf->cursor, false);
+        return remove_text(tf, cpbuf_prev_unit(b, tf->cursor), tf->cursor, false);
     case CTRL_D:
-        return remove_text(tf, tf->cursor, next_unit(b, tf->cursor), false);
+        return remove_text(tf, tf->cursor, cpbuf_next_unit(b, tf->cursor), false);
     case CTRL_K:
         return remove_text(tf, tf->cursor, b->len, true);
     case CTRL_U:
         return remove_text(tf, 0, tf->cursor, true);
     case CTRL_W:
-        return remove_text(tf, word_start(tf, tf->cursor, not_space), tf->cursor, true);
+        return remove_text(tf, word_start(tf, tf->cursor, cpbuf_not_space), tf->cursor, true);
     case CTRL_Y:
         return insert_text(tf, tf->kill.cp, tf->kill.len);
     case '\r':
@@ -354,7 +229,7 @@ static unsigned textfield_key(struct widget *wd, const struct widget_key *k)
     default:
         break;
     }
-    if (!is_insertable(k->code))
+    if (!cpbuf_is_insertable(k->code))
         return WIDGET_IGNORED;
     uint32_t cp = (uint32_t)k->code;
     return insert_text(tf, &cp, 1);
@@ -393,39 +268,6 @@ static int scroll_for(const struct textfield *tf, int w, int scroll)
 }
 
 /*
- * Draws the unit b->cp[i..end) at (y, x): its base and as many of its marks
- * as a cell holds, or the mask alone. A lone mark goes on a dotted circle, a
- * control character shows as U+FFFD.
- */
-static void draw_unit(WINDOW *win, int y, int x, const struct cpbuf *b, size_t i, size_t end,
-                      uint32_t mask)
-{
-    wchar_t wch[CCHARW_MAX + 1];
-    size_t n = 0;
-    int bw = utf8_cpwidth(b->cp[i]);
-    cchar_t cc;
-
-    if (mask) {
-        wch[n++] = (wchar_t)mask;
-        i = end;
-    } else if (bw == 0) {
-        wch[n++] = 0x25CC;
-    } else {
-        wch[n++] = (wchar_t)(bw < 0 ? UTF8_REPLACEMENT : b->cp[i]);
-        i++;
-    }
-    for (; i < end && n < CCHARW_MAX; i++)
-        wch[n++] = (wchar_t)b->cp[i];
-    wch[n] = 0;
-    if (setcchar(&cc, wch, A_NORMAL, 0, NULL) != OK) {
-        wch[1] = 0; /* curses refused a mark: the base alone */
-        if (setcchar(&cc, wch, A_NORMAL, 0, NULL) != OK)
-            return;
-    }
-    mvwadd_wch(win, y, x, &cc);
-}
-
-/*
  * Draws the text of b from text cell scroll on, in w cells at (y, x): '<' /
  * '>' in the edge cells when left / right are set, and blanks where a wide
  * character would cross the edge of the cells between them.
@@ -439,13 +281,13 @@ static void draw_text(WINDOW *win, int y, int x, int w, const struct cpbuf *b, u
     for (int c = 0; c < w; c++)
         mvwaddch(win, y, x + c, ' ');
     for (size_t i = 0; i < b->len;) {
-        size_t end = next_unit(b, i);
+        size_t end = cpbuf_next_unit(b, i);
         int uw = unit_width(b->cp[i], mask);
         int start = p - scroll;
         if (start >= hi)
             break;
         if (start >= lo && start + uw <= hi)
-            draw_unit(win, y, x + start, b, i, end, mask);
+            cpbuf_draw_unit(win, y, x + start, b, i, end, mask);
         p += uw;
         i = end;
     }

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/utf8.h"
 #include "util/xalloc.h"
 
 struct toggle {
@@ -17,38 +16,6 @@ struct toggle {
 };
 
 static const struct widget_ops toggle_ops;
-
-/*
- * Draws UTF-8 s at (y, x) in at most w cells, whole characters only, in the
- * window's current attributes; returns the cells used. Controls show as
- * U+FFFD; a combining mark joins the character before it.
- */
-static int put_text(WINDOW *win, int y, int x, int w, const char *s)
-{
-    size_t n = strlen(s);
-    int used = 0;
-
-    wmove(win, y, x);
-    for (size_t i = 0; i < n;) {
-        uint32_t cp;
-        cchar_t cc;
-        i += utf8_decode(s + i, n - i, &cp);
-        int cw = utf8_cpwidth(cp);
-        if (cw < 0) {
-            cp = UTF8_REPLACEMENT;
-            cw = 1;
-        }
-        if (cw == 0 && used == 0)
-            continue; /* a mark with no character to sit on */
-        if (used + cw > w)
-            break;
-        wchar_t wch[2] = {(wchar_t)cp, 0};
-        if (setcchar(&cc, wch, A_NORMAL, 0, NULL) == OK)
-            wadd_wch(win, &cc);
-        used += cw;
-    }
-    return used;
-}
 
 /* ops->key: Space and Enter flip the value. */
 static unsigned toggle_key(struct widget *wd, const struct widget_key *k)
@@ -80,9 +47,9 @@ static void toggle_draw(struct widget *wd, WINDOW *win, int y, int x, int w, boo
         wattr_on(win, A_DIM, NULL);
     for (int c = 0; c < w; c++)
         mvwaddch(win, y, x + c, ' ');
-    put_text(win, y, x, w, box);
+    widget_put_text(win, y, x, box, w);
     if (tg->label && w > 4)
-        put_text(win, y, x + 4, w - 4, tg->label);
+        widget_put_text(win, y, x + 4, tg->label, w - 4);
     wattr_set(win, attrs, pair, NULL);
     if (focused)
         wmove(win, y, x + (w > 1 ? 1 : 0));

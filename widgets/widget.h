@@ -7,12 +7,17 @@
  * bits and its owner (a form, a screen) decides the rest, as in htop's
  * Panel. Widgets never draw on their own: they set `dirty`, and the one
  * place that draws (the TUI's loop turn) calls draw for the dirty ones.
+ *
+ * Also the text helpers every widget draws with: UTF-8 cut to a number of
+ * cells at whole characters, a palette role made the window's own, and
+ * sanitized text clipped with an ellipsis or wrapped at spaces.
  */
 #ifndef WIDGETS_WIDGET_H
 #define WIDGETS_WIDGET_H
 
 #include <curses.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* What handling a key did (bits). */
@@ -74,5 +79,56 @@ struct widget {
     bool dirty;
     bool disabled;
 };
+
+/* ---- Drawing text ---- */
+
+/* Makes a palette attribute (colour pair or'ed in) the window's own. */
+void widget_set_role(WINDOW *win, attr_t a);
+
+/* Cells s[0..n) takes as widget_put_textn draws it: controls one (U+FFFD), marks none. */
+int widget_text_cells(const char *s, size_t n);
+
+/* Cells the longest whole-character prefix of s that fits in max_cells takes. */
+int widget_fit_cells(const char *s, int max_cells);
+
+/*
+ * Draws s[0..n) at (y, x) in at most max_cells cells, whole characters only,
+ * in the window's current attributes; returns the cells drawn. Controls
+ * show as U+FFFD; a combining mark joins the character before it.
+ */
+int widget_put_textn(WINDOW *win, int y, int x, const char *s, size_t n, int max_cells);
+
+/* widget_put_textn for the whole NUL-terminated utf8; returns the cells drawn. */
+int widget_put_text(WINDOW *win, int y, int x, const char *utf8, int max_cells);
+
+/* Blanks w cells from (y, x). */
+void widget_blank(WINDOW *win, int y, int x, int w);
+
+/*
+ * For sanitized text (controls count no cells): bytes of the longest prefix
+ * of s (n bytes) that fits in w cells, whole characters (marks stay with
+ * their base); its cells through *cells when not NULL.
+ */
+size_t widget_fit_bytes(const char *s, size_t n, int w, int *cells);
+
+/* Writes the n bytes of sanitized s at (y, x), uncut, controls dropped. */
+void widget_put_bytes(WINDOW *win, int y, int x, const char *s, size_t n);
+
+/* Writes s (n bytes) in w cells at (y, x), cut with "…" (or '~' without utf8) when too long. */
+void widget_put_clipped(WINDOW *win, int y, int x, int w, const char *s, size_t n, bool utf8);
+
+/*
+ * One line of s (n bytes) wrapped at w cells, broken after the last space
+ * that fits (else inside the word): its bytes through *len; returns where
+ * the next line starts, past the spaces at the break.
+ */
+size_t widget_wrap_line(const char *s, size_t n, int w, size_t *len);
+
+/* Lines s takes wrapped at w cells: 1 to max_lines. */
+int widget_wrapped_lines(const char *s, int w, int max_lines);
+
+/* Writes s wrapped at w cells from (y, x) in at most max_lines; the last takes the rest, clipped.
+ */
+void widget_put_wrapped(WINDOW *win, int y, int x, int w, const char *s, int max_lines, bool utf8);
 
 #endif
