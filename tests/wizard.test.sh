@@ -197,3 +197,9 @@ keys PgDn
 see "the file's log path is split into mount path and directory" "tb/resnet50"
 keys PgUp PgUp PgUp
 see "the file's rule is a row with its exit codes" "254,255"
+
+# In a terminal, trainjob with no command opens the full-screen program.
+tmux kill-session -t "$SESSION" 2>/dev/null
+tmux new-session -d -s "$SESSION" -x 100 -y 30 \
+    "env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' --endpoint 'http+unix://$SOCK'; echo EXIT=\$?; sleep 60"
+see "bare trainjob in a terminal opens the wizard" "Resource pool"

@@ -100,9 +100,13 @@ int cli_main(int argc, char **argv, int is_tty, FILE *out, FILE *err)
         }
     }
     if (optind >= argc) {
-        /* The full-screen views come with the TUI; until then, and always
-         * without a terminal, the bare command explains itself. */
-        (void)is_tty;
+        /* In a terminal the bare command opens the full-screen program (for
+         * now the create-task wizard; the jobs view will take its place);
+         * without one it explains itself instead of starting curses. */
+        if (is_tty) {
+            char *sub[] = {"new", NULL};
+            return cmd_new(&g, 1, sub, out, err);
+        }
         cli_usage(out);
         return EXIT_OK;
     }
