@@ -158,7 +158,7 @@ static const char config_header[] =
     "#               (quota SPOT: the capacity standard jobs leave unused; idle jobs\n"
     "#               may be preempted). nodes: where the pool may place workers (no\n"
     "#               list: every node). specs: what it offers (no list: every spec).\n"
-    "#   specs       resource specs: what one worker gets (GPUs, CPUs, memory).\n"
+    "#   specs       resource specs: what one worker is given (GPUs, CPUs, memory).\n"
     "#   images      images jobs may name; local/host runs on this machine, no container.\n"
     "#   volumes     volumes jobs may mount, each a directory on this machine.\n"
     "#   keys        AK/SK pairs accepted on TCP, and the user each one belongs to.\n"

@@ -1,5 +1,5 @@
 /*
- * worker_env: the environment every worker gets (ENGINE.md §Workers), as a
+ * worker_env: the environment every worker receives (ENGINE.md §Workers), as a
  * pure function of the job and the worker's place in it: ECP_JOB_NAME; for
  * PyTorch DDP and SenseParrots MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK,
  * NODE_RANK; for TensorFlow PS TF_CONFIG; for MPI the hostfile's path; the
