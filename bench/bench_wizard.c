@@ -106,6 +106,7 @@ static pid_t start_wizard(const char *bin, const char *endpoint, const char *hom
     if (pid == 0) {
         setenv("HOME", home, 1);
         setenv("TERM", "xterm-256color", 1);
+        setenv("LC_ALL", "C.UTF-8", 1);
         execl(bin, bin, "--endpoint", endpoint, "new", "-f", "examples/pytorch-ddp.yaml",
               (char *)NULL);
         _exit(127);

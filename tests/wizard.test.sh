@@ -5,6 +5,8 @@
 cd "$TRAINJOB_TOP" || exit 1
 
 export HOME="$TMP/home"
+# A person's terminal speaks UTF-8; tmux and the wizard take it from the locale.
+export LANG=C.UTF-8 LC_ALL=C.UTF-8
 mkdir -p "$HOME" "$TMP/run"
 SOCK="$TMP/run/engine.sock"
 SESSION="tj-wizard-$$"
@@ -200,6 +202,7 @@ see "the file's rule is a row with its exit codes" "254,255"
 
 # In a terminal, trainjob with no command opens the full-screen program.
 tmux kill-session -t "$SESSION" 2>/dev/null
+rm -rf "$HOME/.local/state/trainjob/drafts" # (else it first offers the draft above)
 tmux new-session -d -s "$SESSION" -x 100 -y 30 \
     "env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' --endpoint 'http+unix://$SOCK'; echo EXIT=\$?; sleep 60"
 see "bare trainjob in a terminal opens the wizard" "Resource pool"
