@@ -132,6 +132,15 @@ check "workers are master-0 and worker-0" test "$(jq -r '[.workers[].name] | joi
 api GET "/trainjob/v1/workspaces/default/trainingJobs/ddp/workers/worker-0/logs"
 check "worker-0's log shows rank 1" grep -q "rank 1 ok" "$TMP/body"
 
+# --- a new workspace: its creator owns it ---
+api POST /trainjob/v1/workspaces '{"name": "lab"}'
+check "creating a workspace answers 200" test "$code" = 200
+api GET /trainjob/v1/catalog
+check "...and the creator is its owner" test "$(jq -r '.workspaces[] | select(.name == "lab") | .role' "$TMP/body")" = OWNER
+check "...written to engine.yaml" grep -q 'name: lab' "$CONF"
+api POST /trainjob/v1/workspaces '{"name": "lab"}'
+check "a taken workspace name is 409" test "$code" = 409
+
 # --- watch stream and log follow ---
 curl -sN --unix-socket "$SOCK" "http://x$BASE/default/trainingJobs?watch=true" >"$TMP/watch" 2>/dev/null &
 WATCH_PID=$!
