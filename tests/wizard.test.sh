@@ -10,9 +10,12 @@ export LANG=C.UTF-8 LC_ALL=C.UTF-8
 mkdir -p "$HOME" "$TMP/run"
 SOCK="$TMP/run/engine.sock"
 SESSION="tj-wizard-$$"
+# A tmux server of our own: nothing a user (or another test) does to theirs
+# can end ours, and the test never touches theirs.
+tmux() { command tmux -S "$TMP/tmux.sock" "$@"; }
 ENGINE_PID=""
 cleanup() {
-    tmux kill-session -t "$SESSION" 2>/dev/null
+    tmux kill-server 2>/dev/null
     [ -n "$ENGINE_PID" ] && kill "$ENGINE_PID" 2>/dev/null
     rm -rf "$TMP"
 }
