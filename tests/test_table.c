@@ -16,6 +16,8 @@
 #include <cmocka.h>
 // clang-format on
 
+#include "tests/offscreen.h"
+
 #include <curses.h>
 #include <locale.h>
 #include <stdio.h>
@@ -32,22 +34,14 @@
 #define NCOLS 7
 #define MOVED (WIDGET_HANDLED | WIDGET_REDRAW)
 
-static SCREEN *screen;
-static FILE *term_out, *term_in;
+static struct offscreen term;
 static WINDOW *win;
 static int cursor_y, cursor_x; /* where the last draw left the cursor */
 
 /* One off-screen terminal for every test: UTF-8 locale first, for wide characters. */
 static int setup_terminal(void **state)
 {
-    if (!setlocale(LC_ALL, "C.UTF-8"))
-        return -1;
-    term_out = fopen("/dev/null", "w");
-    term_in = fopen("/dev/null", "r");
-    if (!term_out || !term_in)
-        return -1;
-    screen = newterm("xterm-256color", term_out, term_in);
-    if (!screen)
+    if (offscreen_open(&term) != 0)
         return -1;
     win = newwin(WIN_H, WIN_W, 0, 0);
     return win ? 0 : -1;
@@ -55,11 +49,7 @@ static int setup_terminal(void **state)
 
 static int teardown_terminal(void **state)
 {
-    delwin(win);
-    endwin();
-    delscreen(screen);
-    fclose(term_out);
-    fclose(term_in);
+    offscreen_close(&term, win);
     return 0;
 }
 

@@ -12,6 +12,8 @@
 #include <cmocka.h>
 // clang-format on
 
+#include "tests/offscreen.h"
+
 #include <curses.h>
 #include <limits.h>
 #include <locale.h>
@@ -39,23 +41,16 @@
 
 enum { ESC = 27, CTRL_U = 21, BACKSPACE = 127 };
 
-static SCREEN *screen;
-static FILE *term_out, *term_in;
+static struct offscreen term;
 static WINDOW *win;
 static int cursor_y, cursor_x; /* where the last draw left the cursor */
 
 /* One off-screen 80×24 terminal for every test, UTF-8 for wide characters. */
 static int setup_terminal(void **state)
 {
-    if (!setlocale(LC_ALL, "C.UTF-8"))
+    if (offscreen_open(&term) != 0)
         return -1;
-    term_out = fopen("/dev/null", "w");
-    term_in = fopen("/dev/null", "r");
-    if (!term_out || !term_in)
-        return -1;
-    use_env(FALSE); /* the terminfo size, whatever LINES/COLUMNS say */
-    screen = newterm("xterm-256color", term_out, term_in);
-    if (!screen || LINES != 24 || COLS != 80)
+    if (LINES != 24 || COLS != 80)
         return -1;
     win = newwin(5, 40, 0, 0);
     return win ? 0 : -1;
@@ -63,11 +58,7 @@ static int setup_terminal(void **state)
 
 static int teardown_terminal(void **state)
 {
-    delwin(win);
-    endwin();
-    delscreen(screen);
-    fclose(term_out);
-    fclose(term_in);
+    offscreen_close(&term, win);
     return 0;
 }
 

@@ -20,6 +20,8 @@
 #include <cmocka.h>
 // clang-format on
 
+#include "tests/offscreen.h"
+
 #include <curses.h>
 #include <locale.h>
 #include <stdio.h>
@@ -45,8 +47,7 @@
 #define WARNING_PAIR 2
 #define OK_PAIR 3
 
-static SCREEN *screen;
-static FILE *term_out, *term_in;
+static struct offscreen term;
 static WINDOW *win;
 static int cursor_y, cursor_x; /* where the last draw left the cursor */
 static struct widget_palette colour;
@@ -54,14 +55,9 @@ static struct widget_palette colour;
 /* One off-screen terminal for every test, 40 x 120, with three colour pairs. */
 static int setup_terminal(void **state)
 {
-    if (!setlocale(LC_ALL, "C.UTF-8"))
+    if (offscreen_open(&term) != 0)
         return -1;
-    term_out = fopen("/dev/null", "w");
-    term_in = fopen("/dev/null", "r");
-    if (!term_out || !term_in)
-        return -1;
-    screen = newterm("xterm-256color", term_out, term_in);
-    if (!screen || !has_colors() || start_color() != OK)
+    if (!has_colors() || start_color() != OK)
         return -1;
     init_pair(ERROR_PAIR, COLOR_RED, COLOR_BLACK);
     init_pair(WARNING_PAIR, COLOR_YELLOW, COLOR_BLACK);
@@ -76,11 +72,7 @@ static int setup_terminal(void **state)
 
 static int teardown_terminal(void **state)
 {
-    delwin(win);
-    endwin();
-    delscreen(screen);
-    fclose(term_out);
-    fclose(term_in);
+    offscreen_close(&term, win);
     return 0;
 }
 
