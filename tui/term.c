@@ -139,6 +139,30 @@ void term_stop(struct term *t)
     }
 }
 
+/*
+ * Alt with an arrow or Delete arrives from most terminals as a key of its
+ * own (kUP3, kDN3, kLFT3, kRIT3, kDC3 in terminfo): read as the arrow with alt.
+ */
+static struct widget_key alt_key(const struct widget_key *k)
+{
+    static const struct {
+        const char *name;
+        int code;
+    } map[] = {{"kUP3", KEY_UP},
+               {"kDN3", KEY_DOWN},
+               {"kLFT3", KEY_LEFT},
+               {"kRIT3", KEY_RIGHT},
+               {"kDC3", KEY_DC}};
+    struct widget_key out = *k;
+    const char *name = k->is_function && !k->alt && k->code > KEY_MAX ? keyname(k->code) : NULL;
+    for (size_t i = 0; name && i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(name, map[i].name) == 0) {
+            out.code = map[i].code;
+            out.alt = true;
+        }
+    return out;
+}
+
 bool term_read_key(struct widget_key *k)
 {
     wint_t ch;
@@ -159,5 +183,6 @@ bool term_read_key(struct widget_key *k)
     }
     k->code = (int)ch;
     k->is_function = rc == KEY_CODE_YES;
+    *k = alt_key(k);
     return true;
 }

@@ -25,7 +25,8 @@ int term_start(struct term *t, const char *theme_name, char *err, size_t errsz);
 void term_stop(struct term *t);
 /*
  * Reads one pending key without waiting; false when none is pending. Alt-x
- * (ESC then x in one burst) becomes k->alt.
+ * (ESC then x in one burst) becomes k->alt, and so do Alt-arrows and
+ * Alt-Delete, which terminals send as keys of their own (kUP3, kDC3, …).
  */
 bool term_read_key(struct widget_key *k);
 

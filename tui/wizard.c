@@ -782,33 +782,8 @@ static void on_changed(struct wizard *wz, struct widget *wd)
     wz->dirty = true;
 }
 
-/*
- * Alt with an arrow or Delete arrives from most terminals as a key of its
- * own (kUP3, kDN3, kLFT3, kRIT3, kDC3 in terminfo): read as the arrow with alt.
- */
-static struct widget_key alt_key(const struct widget_key *k)
+enum wizard_action wizard_key(struct wizard *wz, const struct widget_key *k)
 {
-    static const struct {
-        const char *name;
-        int code;
-    } map[] = {{"kUP3", KEY_UP},
-               {"kDN3", KEY_DOWN},
-               {"kLFT3", KEY_LEFT},
-               {"kRIT3", KEY_RIGHT},
-               {"kDC3", KEY_DC}};
-    struct widget_key out = *k;
-    const char *name = k->is_function && !k->alt && k->code > KEY_MAX ? keyname(k->code) : NULL;
-    for (size_t i = 0; name && i < sizeof map / sizeof map[0]; i++)
-        if (strcmp(name, map[i].name) == 0) {
-            out.code = map[i].code;
-            out.alt = true;
-        }
-    return out;
-}
-
-enum wizard_action wizard_key(struct wizard *wz, const struct widget_key *key)
-{
-    const struct widget_key mapped = alt_key(key), *k = &mapped;
     if (!k->is_function && !k->alt && k->code == 19) /* Ctrl-S */
         return WIZARD_SUBMIT;
     if (k->is_function && (k->code == KEY_NPAGE || k->code == KEY_PPAGE)) {
