@@ -20,6 +20,8 @@
 #include "api/catalog_json.h"
 #include "api/finding.h"
 #include "api/http.h"
+#include "api/http_multi.h"
+#include "util/loop.h"
 #include "api/jobspec_json.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -83,7 +85,135 @@ static void query(struct strbuf *p, const char *key, const char *value)
     http_escape(p, value);
 }
 
-/* ---- calls -------------------------------------------------------------- */
+/* ---- requests: one builder and one decoder per operation ---------------- */
+
+/*
+ * Every operation is a request (method, path, body) and a decoder of its
+ * reply, shared by the blocking calls and the ones sent through the loop,
+ * so both ask and read exactly the same.
+ */
+struct acp_request {
+    const char *method;
+    struct strbuf path;
+    json_t *body; /* NULL: none */
+    bool stream;
+};
+
+static void acp_request_free(struct acp_request *r)
+{
+    strbuf_free(&r->path);
+    json_decref(r->body);
+}
+
+/* {training_job_names:[…]} with the ACP path fields ACP's batch calls carry. */
+static json_t *batch_body(const struct backend *b, const char *const *names, size_t n)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(list, json_string(names[i]));
+    const struct backend_target *t = &b->target;
+    return json_pack("{s:s, s:s, s:s, s:s, s:o}", "subscription_name", t->subscription,
+                     "resource_group_name", t->resource_group, "zone", t->zone, "workspace_name",
+                     t->workspace, "training_job_names", list);
+}
+
+/* PATCH body and update_mask: only display_name and scheduling.priority can change. */
+static void update_request(const struct backend *b, const struct backend_request *rq,
+                           struct acp_request *out)
+{
+    const struct job_update *u = &rq->update;
+    out->method = "PATCH";
+    out->body = json_object();
+    struct strbuf mask = STRBUF_INIT;
+    if (u->display_name) {
+        json_object_set_new(out->body, "display_name", json_string(u->display_name));
+        strbuf_adds(&mask, "display_name");
+    }
+    if (u->priority != PRIORITY_UNSPECIFIED) {
+        json_object_set_new(
+            out->body, "scheduling",
+            json_pack("{s:s}", "priority", enum_name(&priority_names, (int)u->priority)));
+        strbuf_addf(&mask, "%sscheduling.priority", mask.len ? "," : "");
+    }
+    job_path(b, rq->name, &out->path);
+    query(&out->path, "update_mask", strbuf_str(&mask));
+    strbuf_free(&mask);
+}
+
+/* What rq asks of the server; an operation this server lacks fills err instead. */
+static enum backend_status build(struct backend *b, const struct backend_request *rq,
+                                 struct acp_request *out, struct api_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->method = "GET";
+    bool trainjobd = driver(b)->trainjobd;
+    char n[24] = "";
+    switch (rq->op) {
+    case BACKEND_OP_GET:
+        job_path(b, rq->name, &out->path);
+        break;
+    case BACKEND_OP_LIST:
+        collection(b, &out->path);
+        if (rq->query.page_size > 0)
+            snprintf(n, sizeof n, "%d", rq->query.page_size);
+        query(&out->path, "page_size", n);
+        query(&out->path, "page_token", rq->query.page_token);
+        query(&out->path, "filter", rq->query.filter);
+        query(&out->path, "name", rq->query.name);
+        break;
+    case BACKEND_OP_UPDATE:
+        update_request(b, rq, out);
+        break;
+    case BACKEND_OP_WORKERS:
+        /* ACP's default page is 10 workers: ask for its maximum. */
+        job_path(b, rq->name, &out->path);
+        strbuf_adds(&out->path, "/workers?page_size=500");
+        query(&out->path, "page_token", rq->query.page_token);
+        break;
+    case BACKEND_OP_EVENTS:
+        if (!trainjobd)
+            return backend_unsupported(b, "job events", err);
+        v1_job_path(b, rq->name, &out->path);
+        strbuf_adds(&out->path, "/events");
+        break;
+    case BACKEND_OP_STOP:
+    case BACKEND_OP_DELETE:
+        out->method = "POST";
+        collection(b, &out->path);
+        strbuf_adds(&out->path, rq->op == BACKEND_OP_STOP ? ":batchStop" : ":batchDelete");
+        out->body = batch_body(b, rq->names, rq->count);
+        break;
+    case BACKEND_OP_START:
+        /* ACP has no REST start. */
+        if (!trainjobd)
+            return backend_unsupported(b, "starting a stopped job", err);
+        out->method = "POST";
+        v1_job_path(b, rq->name, &out->path);
+        strbuf_adds(&out->path, ":start");
+        break;
+    case BACKEND_OP_WATCH:
+        if (!trainjobd)
+            return backend_unsupported(b, "watching jobs", err);
+        collection(b, &out->path);
+        query(&out->path, "watch", "true");
+        out->stream = true;
+        break;
+    case BACKEND_OP_LOGS:
+        if (!trainjobd)
+            return backend_unsupported(b, "worker logs", err);
+        v1_job_path(b, rq->name, &out->path);
+        strbuf_adds(&out->path, "/workers/");
+        http_escape(&out->path, rq->worker);
+        strbuf_adds(&out->path, "/logs");
+        if (rq->tail >= 0)
+            snprintf(n, sizeof n, "%ld", rq->tail);
+        query(&out->path, "tail", n);
+        query(&out->path, "follow", rq->follow ? "true" : NULL);
+        out->stream = true;
+        break;
+    }
+    return BACKEND_OK;
+}
 
 /* A transport failure as an api_error; returns the status to give back. */
 static enum backend_status transport_error(const struct backend *b, const struct http_result *r,
@@ -104,35 +234,30 @@ static enum backend_status transport_error(const struct backend *b, const struct
 }
 
 /*
- * One request with an optional JSON body; on a 2xx reply *reply (when not
- * NULL) gets the parsed body. Every other outcome fills err.
+ * How a request ended: a transport failure or a non-2xx reply fills err;
+ * a 2xx reply of a non-stream gives its body as JSON in *json.
  */
-static enum backend_status call(struct backend *b, const char *method, const struct strbuf *path,
-                                const json_t *body, json_t **reply, struct api_error *err)
+static enum backend_status reply_status(const struct backend *b, const struct acp_request *rq,
+                                        const struct http_result *r, json_t **json,
+                                        struct api_error *err)
 {
-    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
-    struct http_result r;
-    http_result_init(&r);
-    int rc =
-        http_call(driver(b)->client, method, strbuf_str(path), text, text ? strlen(text) : 0, &r);
-    free(text);
-    enum backend_status st = BACKEND_OK;
-    if (rc != 0) {
-        st = transport_error(b, &r, err);
-    } else if (r.status < 200 || r.status >= 300) {
-        api_error_from_body(err, r.status, r.body.buf, r.body.len);
-        st = BACKEND_REJECTED;
-    } else if (reply) {
-        json_error_t jerr;
-        *reply = json_loadb(r.body.buf ? r.body.buf : "", r.body.len, 0, &jerr);
-        if (*reply == NULL) {
-            api_error_set(err, r.status, "BadReply", "", "%s %s: the reply is not JSON: %s", method,
-                          b->endpoint, jerr.text);
-            st = BACKEND_REJECTED;
-        }
+    *json = NULL;
+    if (r->transport != TRANSPORT_NONE)
+        return transport_error(b, r, err);
+    if (r->status < 200 || r->status >= 300) {
+        api_error_from_body(err, r->status, r->body.buf, r->body.len);
+        return BACKEND_REJECTED;
     }
-    http_result_free(&r);
-    return st;
+    if (rq->stream)
+        return BACKEND_OK;
+    json_error_t jerr;
+    *json = json_loadb(r->body.buf ? r->body.buf : "", r->body.len, 0, &jerr);
+    if (*json == NULL) {
+        api_error_set(err, r->status, "BadReply", "", "%s %s: the reply is not JSON: %s",
+                      rq->method, b->endpoint, jerr.text);
+        return BACKEND_REJECTED;
+    }
+    return BACKEND_OK;
 }
 
 /* A job from a reply (lenient: fields the server adds, or values we do not know, are skipped). */
@@ -149,96 +274,11 @@ static enum backend_status decode_job(const json_t *j, struct jobspec *out, stru
     return BACKEND_OK;
 }
 
-/* A call whose reply is one job. */
-static enum backend_status job_call(struct backend *b, const char *method,
-                                    const struct strbuf *path, const json_t *body,
-                                    struct jobspec *out, struct api_error *err)
-{
-    json_t *reply = NULL;
-    enum backend_status st = call(b, method, path, body, &reply, err);
-    if (st == BACKEND_OK)
-        st = decode_job(reply, out, err);
-    json_decref(reply);
-    return st;
-}
-
-/* ---- operations --------------------------------------------------------- */
-
-/* GET /trainjob/v1/catalog (trainjobd only). */
-static enum backend_status acp_catalog(struct backend *b, struct catalog *out,
+static enum backend_status decode_list(const json_t *reply, struct job_list *out,
                                        struct api_error *err)
 {
-    memset(out, 0, sizeof *out);
-    if (!driver(b)->trainjobd)
-        return backend_unsupported(b, "the catalog", err);
-    struct strbuf p = STRBUF_INIT;
-    strbuf_adds(&p, V1_PREFIX "/catalog");
-    json_t *reply = NULL;
-    enum backend_status st = call(b, "GET", &p, NULL, &reply, err);
-    strbuf_free(&p);
-    if (st == BACKEND_OK) {
-        struct findings fs = FINDINGS_INIT;
-        if (!json_is_object(reply)) {
-            api_error_set(err, 502, "BadReply", "", "expected the catalog as a mapping");
-            st = BACKEND_REJECTED;
-        } else {
-            catalog_from_json(reply, out, &fs);
-        }
-        findings_free(&fs);
-    }
-    json_decref(reply);
-    return st;
-}
-
-/* POST …/trainingJobs?training_job_name=NAME with the job as the body. */
-static enum backend_status acp_create(struct backend *b, const struct jobspec *job,
-                                      struct jobspec *out, struct api_error *err)
-{
-    struct strbuf p = STRBUF_INIT;
-    collection(b, &p);
-    query(&p, "training_job_name", job->name);
-    json_t *body = jobspec_to_json(job);
-    enum backend_status st = job_call(b, "POST", &p, body, out, err);
-    json_decref(body);
-    strbuf_free(&p);
-    return st;
-}
-
-/* GET …/trainingJobs/{name}. */
-static enum backend_status acp_get(struct backend *b, const char *name, struct jobspec *out,
-                                   struct api_error *err)
-{
-    struct strbuf p = STRBUF_INIT;
-    job_path(b, name, &p);
-    enum backend_status st = job_call(b, "GET", &p, NULL, out, err);
-    strbuf_free(&p);
-    return st;
-}
-
-/* GET …/trainingJobs?page_size&page_token&filter&name: one page, decoded leniently. */
-static enum backend_status acp_list(struct backend *b, const struct list_query *q,
-                                    struct job_list *out, struct api_error *err)
-{
-    memset(out, 0, sizeof *out);
-    struct strbuf p = STRBUF_INIT;
-    collection(b, &p);
-    if (q) {
-        char size[16] = "";
-        if (q->page_size > 0)
-            snprintf(size, sizeof size, "%d", q->page_size);
-        query(&p, "page_size", size);
-        query(&p, "page_token", q->page_token);
-        query(&p, "filter", q->filter);
-        query(&p, "name", q->name);
-    }
-    json_t *reply = NULL;
-    enum backend_status st = call(b, "GET", &p, NULL, &reply, err);
-    strbuf_free(&p);
-    if (st != BACKEND_OK)
-        return st;
     json_t *jobs = json_object_get(reply, "training_jobs");
     if (jobs != NULL && !json_is_array(jobs)) {
-        json_decref(reply);
         api_error_set(err, 502, "BadReply", "training_jobs",
                       "expected training_jobs to be a list in the reply");
         return BACKEND_REJECTED;
@@ -256,35 +296,7 @@ static enum backend_status acp_list(struct backend *b, const struct list_query *
     out->next_page_token = next && *next ? xstrdup(next) : NULL;
     json_t *total = json_object_get(reply, "total_size");
     out->total_size = json_is_integer(total) ? (long)json_integer_value(total) : (long)out->count;
-    json_decref(reply);
     return BACKEND_OK;
-}
-
-/* PATCH …/{name}?update_mask=…: only display_name and scheduling.priority can change. */
-static enum backend_status acp_update(struct backend *b, const char *name,
-                                      const struct job_update *u, struct jobspec *out,
-                                      struct api_error *err)
-{
-    json_t *body = json_object();
-    struct strbuf mask = STRBUF_INIT;
-    if (u->display_name) {
-        json_object_set_new(body, "display_name", json_string(u->display_name));
-        strbuf_adds(&mask, "display_name");
-    }
-    if (u->priority != PRIORITY_UNSPECIFIED) {
-        json_object_set_new(
-            body, "scheduling",
-            json_pack("{s:s}", "priority", enum_name(&priority_names, (int)u->priority)));
-        strbuf_addf(&mask, "%sscheduling.priority", mask.len ? "," : "");
-    }
-    struct strbuf p = STRBUF_INIT;
-    job_path(b, name, &p);
-    query(&p, "update_mask", strbuf_str(&mask));
-    enum backend_status st = job_call(b, "PATCH", &p, body, out, err);
-    json_decref(body);
-    strbuf_free(&p);
-    strbuf_free(&mask);
-    return st;
 }
 
 /* Appends the workers of one reply page to out. */
@@ -306,55 +318,8 @@ static void add_workers(const json_t *arr, struct worker_list *out)
     }
 }
 
-/* GET …/{name}/workers, every page. */
-static enum backend_status acp_workers(struct backend *b, const char *name, struct worker_list *out,
-                                       struct api_error *err)
+static void decode_events(const json_t *reply, struct job_event_list *out)
 {
-    memset(out, 0, sizeof *out);
-    char *token = NULL;
-    enum backend_status st = BACKEND_OK;
-    /* ACP's default page is 10 workers; ask for its maximum and follow any further pages. */
-    for (int page = 0; page < MAX_WORKER_PAGES; page++) {
-        struct strbuf p = STRBUF_INIT;
-        job_path(b, name, &p);
-        strbuf_adds(&p, "/workers?page_size=500");
-        query(&p, "page_token", token);
-        free(token);
-        token = NULL;
-        json_t *reply = NULL;
-        st = call(b, "GET", &p, NULL, &reply, err);
-        strbuf_free(&p);
-        if (st != BACKEND_OK)
-            break;
-        json_t *arr = json_object_get(reply, "workers");
-        add_workers(arr, out);
-        const char *next = json_string_value(json_object_get(reply, "next_page_token"));
-        token = next && *next && json_array_size(arr) ? xstrdup(next) : NULL;
-        json_decref(reply);
-        if (token == NULL)
-            break;
-    }
-    free(token);
-    if (st != BACKEND_OK)
-        worker_list_free(out);
-    return st;
-}
-
-/* GET /trainjob/v1/…/{name}/events (trainjobd only). */
-static enum backend_status acp_events(struct backend *b, const char *name,
-                                      struct job_event_list *out, struct api_error *err)
-{
-    memset(out, 0, sizeof *out);
-    if (!driver(b)->trainjobd)
-        return backend_unsupported(b, "job events", err);
-    struct strbuf p = STRBUF_INIT;
-    v1_job_path(b, name, &p);
-    strbuf_adds(&p, "/events");
-    json_t *reply = NULL;
-    enum backend_status st = call(b, "GET", &p, NULL, &reply, err);
-    strbuf_free(&p);
-    if (st != BACKEND_OK)
-        return st;
     json_t *arr = json_object_get(reply, "events");
     size_t n = json_array_size(arr);
     out->events = xcalloc(n ? n : 1, sizeof *out->events);
@@ -366,83 +331,18 @@ static enum backend_status acp_events(struct backend *b, const char *name,
         job_event_from_json(e, &out->events[out->count++], &fs);
         findings_free(&fs);
     }
-    json_decref(reply);
-    return BACKEND_OK;
 }
 
-/* A stream whose 2xx body goes to fn; an error reply becomes err. */
-static enum backend_status stream(struct backend *b, const struct strbuf *path, http_data_fn fn,
-                                  void *ctx, struct api_error *err)
+/* trainjobd's {results:[{name, result}]}, matched by name so any order (or gaps) reads right. */
+static void decode_batch(const json_t *reply, const char *const *names, size_t n,
+                         struct batch_result *out)
 {
-    struct http_result r;
-    http_result_init(&r);
-    enum backend_status st = BACKEND_OK;
-    if (http_stream(driver(b)->client, strbuf_str(path), fn, ctx, &r) != 0) {
-        st = transport_error(b, &r, err);
-    } else if (r.status < 200 || r.status >= 300) {
-        api_error_from_body(err, r.status, r.body.buf, r.body.len);
-        st = BACKEND_REJECTED;
-    }
-    http_result_free(&r);
-    return st;
-}
-
-/* GET /trainjob/v1/…/{name}/workers/{w}/logs, streamed (trainjobd only). */
-static enum backend_status acp_logs(struct backend *b, const char *name, const char *worker,
-                                    long tail, bool follow, backend_data_fn fn, void *ctx,
-                                    struct api_error *err)
-{
-    if (!driver(b)->trainjobd)
-        return backend_unsupported(b, "worker logs", err);
-    struct strbuf p = STRBUF_INIT;
-    v1_job_path(b, name, &p);
-    strbuf_adds(&p, "/workers/");
-    http_escape(&p, worker);
-    strbuf_adds(&p, "/logs");
-    char n[24] = "";
-    if (tail >= 0)
-        snprintf(n, sizeof n, "%ld", tail);
-    query(&p, "tail", n);
-    query(&p, "follow", follow ? "true" : NULL);
-    enum backend_status st = stream(b, &p, fn, ctx, err);
-    strbuf_free(&p);
-    return st;
-}
-
-/* {training_job_names:[…]} with the ACP path fields ACP's batch calls carry. */
-static json_t *batch_body(const struct backend *b, const char *const *names, size_t n)
-{
-    json_t *list = json_array();
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(list, json_string(names[i]));
-    const struct backend_target *t = &b->target;
-    return json_pack("{s:s, s:s, s:s, s:s, s:o}", "subscription_name", t->subscription,
-                     "resource_group_name", t->resource_group, "zone", t->zone, "workspace_name",
-                     t->workspace, "training_job_names", list);
-}
-
-/* POST …/trainingJobs:VERB and the per-name results (trainjobd's {results:[{name, result}]}). */
-static enum backend_status batch(struct backend *b, const char *verb, const char *const *names,
-                                 size_t n, struct batch_result *out, struct api_error *err)
-{
-    memset(out, 0, sizeof *out);
-    struct strbuf p = STRBUF_INIT;
-    collection(b, &p);
-    strbuf_addf(&p, ":%s", verb);
-    json_t *body = batch_body(b, names, n);
-    json_t *reply = NULL;
-    enum backend_status st = call(b, "POST", &p, body, &reply, err);
-    json_decref(body);
-    strbuf_free(&p);
-    if (st != BACKEND_OK)
-        return st;
     json_t *results = json_object_get(reply, "results");
     out->items = xcalloc(n ? n : 1, sizeof *out->items);
     out->count = n;
     for (size_t i = 0; i < n; i++) {
         out->items[i].name = xstrdup(names[i]);
         out->items[i].outcome = BATCH_UNKNOWN;
-        /* Matched by name, so a reply in another order (or with gaps) still reads right. */
         size_t k;
         json_t *item;
         json_array_foreach(results, k, item)
@@ -456,38 +356,234 @@ static enum backend_status batch(struct backend *b, const char *verb, const char
             }
         }
     }
-    json_decref(reply);
+}
+
+/* A 2xx reply into out by the operation asked. */
+static enum backend_status decode(const struct backend_request *rq, const json_t *reply,
+                                  struct backend_reply *out)
+{
+    const char *next;
+    switch (rq->op) {
+    case BACKEND_OP_GET:
+    case BACKEND_OP_UPDATE:
+    case BACKEND_OP_START:
+        return decode_job(reply, &out->job, &out->err);
+    case BACKEND_OP_LIST:
+        return decode_list(reply, &out->list, &out->err);
+    case BACKEND_OP_WORKERS:
+        add_workers(json_object_get(reply, "workers"), &out->workers);
+        next = json_string_value(json_object_get(reply, "next_page_token"));
+        out->next_page_token = next && *next && out->workers.count ? xstrdup(next) : NULL;
+        return BACKEND_OK;
+    case BACKEND_OP_EVENTS:
+        decode_events(reply, &out->events);
+        return BACKEND_OK;
+    case BACKEND_OP_STOP:
+    case BACKEND_OP_DELETE:
+        decode_batch(reply, rq->names, rq->count, &out->batch);
+        return BACKEND_OK;
+    case BACKEND_OP_WATCH:
+    case BACKEND_OP_LOGS:
+        break;
+    }
     return BACKEND_OK;
+}
+
+/* ---- blocking calls ------------------------------------------------------- */
+
+/* One request and its reply, waiting for it (not for streams). */
+static enum backend_status run(struct backend *b, const struct backend_request *rq,
+                               struct backend_reply *out)
+{
+    backend_reply_init(out, rq->op);
+    struct acp_request ar;
+    out->status = build(b, rq, &ar, &out->err);
+    if (out->status == BACKEND_OK) {
+        char *text = ar.body ? json_dumps(ar.body, JSON_COMPACT) : NULL;
+        struct http_result r;
+        http_result_init(&r);
+        http_call(driver(b)->client, ar.method, strbuf_str(&ar.path), text,
+                  text ? strlen(text) : 0, &r);
+        free(text);
+        json_t *json;
+        out->status = reply_status(b, &ar, &r, &json, &out->err);
+        if (out->status == BACKEND_OK)
+            out->status = decode(rq, json, out);
+        json_decref(json);
+        http_result_free(&r);
+    }
+    acp_request_free(&ar);
+    return out->status;
+}
+
+/* run, then the one member a caller wants moved out (or the error copied). */
+#define RUN_INTO(b, rq, member, out, err)                                                          \
+    do {                                                                                           \
+        struct backend_reply reply_;                                                               \
+        enum backend_status st_ = run((b), (rq), &reply_);                                         \
+        if (st_ == BACKEND_OK) {                                                                   \
+            *(out) = reply_.member;                                                                \
+            memset(&reply_.member, 0, sizeof reply_.member);                                       \
+        } else {                                                                                   \
+            *(err) = reply_.err;                                                                   \
+        }                                                                                          \
+        backend_reply_free(&reply_);                                                               \
+        return st_;                                                                                \
+    } while (0)
+
+/* GET /trainjob/v1/catalog (trainjobd only; not an operation of the TUI's loop). */
+static enum backend_status acp_catalog(struct backend *b, struct catalog *out,
+                                       struct api_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!driver(b)->trainjobd)
+        return backend_unsupported(b, "the catalog", err);
+    struct acp_request ar = {.method = "GET", .path = STRBUF_INIT};
+    strbuf_adds(&ar.path, V1_PREFIX "/catalog");
+    struct http_result r;
+    http_result_init(&r);
+    http_call(driver(b)->client, ar.method, strbuf_str(&ar.path), NULL, 0, &r);
+    json_t *reply;
+    enum backend_status st = reply_status(b, &ar, &r, &reply, err);
+    http_result_free(&r);
+    acp_request_free(&ar);
+    if (st == BACKEND_OK) {
+        struct findings fs = FINDINGS_INIT;
+        if (!json_is_object(reply)) {
+            api_error_set(err, 502, "BadReply", "", "expected the catalog as a mapping");
+            st = BACKEND_REJECTED;
+        } else {
+            catalog_from_json(reply, out, &fs);
+        }
+        findings_free(&fs);
+    }
+    json_decref(reply);
+    return st;
+}
+
+/* POST …/trainingJobs?training_job_name=NAME with the job as the body. */
+static enum backend_status acp_create(struct backend *b, const struct jobspec *job,
+                                      struct jobspec *out, struct api_error *err)
+{
+    struct acp_request ar = {.method = "POST", .path = STRBUF_INIT};
+    collection(b, &ar.path);
+    query(&ar.path, "training_job_name", job->name);
+    char *text = json_dumps(ar.body = jobspec_to_json(job), JSON_COMPACT);
+    struct http_result r;
+    http_result_init(&r);
+    http_call(driver(b)->client, ar.method, strbuf_str(&ar.path), text, strlen(text), &r);
+    free(text);
+    json_t *reply;
+    enum backend_status st = reply_status(b, &ar, &r, &reply, err);
+    if (st == BACKEND_OK)
+        st = decode_job(reply, out, err);
+    else
+        jobspec_init(out);
+    json_decref(reply);
+    http_result_free(&r);
+    acp_request_free(&ar);
+    return st;
+}
+
+static enum backend_status acp_get(struct backend *b, const char *name, struct jobspec *out,
+                                   struct api_error *err)
+{
+    struct backend_request rq = {.op = BACKEND_OP_GET, .name = name};
+    RUN_INTO(b, &rq, job, out, err);
+}
+
+static enum backend_status acp_list(struct backend *b, const struct list_query *q,
+                                    struct job_list *out, struct api_error *err)
+{
+    memset(out, 0, sizeof *out);
+    struct backend_request rq = {.op = BACKEND_OP_LIST};
+    if (q)
+        rq.query = *q;
+    RUN_INTO(b, &rq, list, out, err);
+}
+
+static enum backend_status acp_update(struct backend *b, const char *name,
+                                      const struct job_update *u, struct jobspec *out,
+                                      struct api_error *err)
+{
+    jobspec_init(out);
+    struct backend_request rq = {.op = BACKEND_OP_UPDATE, .name = name, .update = *u};
+    RUN_INTO(b, &rq, job, out, err);
+}
+
+/* Every page of the workers. */
+static enum backend_status acp_workers(struct backend *b, const char *name, struct worker_list *out,
+                                       struct api_error *err)
+{
+    memset(out, 0, sizeof *out);
+    char *token = NULL;
+    enum backend_status st = BACKEND_OK;
+    for (int page = 0; page < MAX_WORKER_PAGES; page++) {
+        struct backend_request rq = {.op = BACKEND_OP_WORKERS, .name = name};
+        rq.query.page_token = token;
+        struct backend_reply reply;
+        st = run(b, &rq, &reply);
+        free(token);
+        token = NULL;
+        if (st != BACKEND_OK) {
+            *err = reply.err;
+            backend_reply_free(&reply);
+            break;
+        }
+        size_t n = out->count + reply.workers.count;
+        out->workers = xreallocarray(out->workers, n ? n : 1, sizeof *out->workers);
+        memcpy(out->workers + out->count, reply.workers.workers,
+               reply.workers.count * sizeof *out->workers);
+        out->count = n;
+        free(reply.workers.workers);
+        memset(&reply.workers, 0, sizeof reply.workers);
+        token = reply.next_page_token;
+        reply.next_page_token = NULL;
+        backend_reply_free(&reply);
+        if (token == NULL)
+            break;
+    }
+    free(token);
+    if (st != BACKEND_OK)
+        worker_list_free(out);
+    return st;
+}
+
+static enum backend_status acp_events(struct backend *b, const char *name,
+                                      struct job_event_list *out, struct api_error *err)
+{
+    memset(out, 0, sizeof *out);
+    struct backend_request rq = {.op = BACKEND_OP_EVENTS, .name = name};
+    RUN_INTO(b, &rq, events, out, err);
 }
 
 static enum backend_status acp_stop(struct backend *b, const char *const *names, size_t n,
                                     struct batch_result *out, struct api_error *err)
 {
-    return batch(b, "batchStop", names, n, out, err);
+    memset(out, 0, sizeof *out);
+    struct backend_request rq = {.op = BACKEND_OP_STOP, .names = names, .count = n};
+    RUN_INTO(b, &rq, batch, out, err);
 }
 
 static enum backend_status acp_delete(struct backend *b, const char *const *names, size_t n,
                                       struct batch_result *out, struct api_error *err)
 {
-    return batch(b, "batchDelete", names, n, out, err);
+    memset(out, 0, sizeof *out);
+    struct backend_request rq = {.op = BACKEND_OP_DELETE, .names = names, .count = n};
+    RUN_INTO(b, &rq, batch, out, err);
 }
 
-/* POST /trainjob/v1/…/{name}:start (trainjobd only: ACP has no REST start). */
 static enum backend_status acp_start(struct backend *b, const char *name, struct jobspec *out,
                                      struct api_error *err)
 {
-    if (!driver(b)->trainjobd)
-        return backend_unsupported(b, "starting a stopped job", err);
-    struct strbuf p = STRBUF_INIT;
-    v1_job_path(b, name, &p);
-    strbuf_adds(&p, ":start");
-    enum backend_status st = job_call(b, "POST", &p, NULL, out, err);
-    strbuf_free(&p);
-    return st;
+    jobspec_init(out);
+    struct backend_request rq = {.op = BACKEND_OP_START, .name = name};
+    RUN_INTO(b, &rq, job, out, err);
 }
 
-/* ---- watch -------------------------------------------------------------- */
+/* ---- streams -------------------------------------------------------------- */
 
+/* A watch stream's partial line and where its messages go. */
 struct watch_state {
     struct strbuf line; /* a message not yet ended by '\n' */
     backend_watch_fn fn;
@@ -560,22 +656,127 @@ static int watch_data(void *ctx, const char *data, size_t len)
     return rc;
 }
 
-/* GET …/trainingJobs?watch=true: NDJSON until the server ends it or fn says stop. */
+/* A last line the server ended the stream without its '\n'. */
+static void watch_flush(struct watch_state *ws)
+{
+    if (ws->line.len > 0)
+        watch_line(ws, ws->line.buf, ws->line.len);
+    strbuf_reset(&ws->line);
+}
+
+/* A stream, blocking: the 2xx body to fn as it arrives; an error reply becomes err. */
+static enum backend_status stream(struct backend *b, const struct backend_request *rq,
+                                  http_data_fn fn, void *ctx, struct api_error *err)
+{
+    struct acp_request ar;
+    enum backend_status st = build(b, rq, &ar, err);
+    if (st == BACKEND_OK) {
+        struct http_result r;
+        http_result_init(&r);
+        http_stream(driver(b)->client, strbuf_str(&ar.path), fn, ctx, &r);
+        json_t *none;
+        st = reply_status(b, &ar, &r, &none, err);
+        http_result_free(&r);
+    }
+    acp_request_free(&ar);
+    return st;
+}
+
+static enum backend_status acp_logs(struct backend *b, const char *name, const char *worker,
+                                    long tail, bool follow, backend_data_fn fn, void *ctx,
+                                    struct api_error *err)
+{
+    struct backend_request rq = {
+        .op = BACKEND_OP_LOGS, .name = name, .worker = worker, .tail = tail, .follow = follow};
+    return stream(b, &rq, fn, ctx, err);
+}
+
 static enum backend_status acp_watch(struct backend *b, backend_watch_fn fn, void *ctx,
                                      struct api_error *err)
 {
-    if (!driver(b)->trainjobd)
-        return backend_unsupported(b, "watching jobs", err);
-    struct strbuf p = STRBUF_INIT;
-    collection(b, &p);
-    query(&p, "watch", "true");
+    struct backend_request rq = {.op = BACKEND_OP_WATCH};
     struct watch_state ws = {STRBUF_INIT, fn, ctx};
-    enum backend_status st = stream(b, &p, watch_data, &ws, err);
-    if (st == BACKEND_OK && ws.line.len > 0) /* a last line without its '\n' */
-        watch_line(&ws, ws.line.buf, ws.line.len);
+    enum backend_status st = stream(b, &rq, watch_data, &ws, err);
+    if (st == BACKEND_OK)
+        watch_flush(&ws);
     strbuf_free(&ws.line);
-    strbuf_free(&p);
     return st;
+}
+
+/* ---- calls through the loop ------------------------------------------------ */
+
+/* What a call in flight keeps: its request (for the decoder) and a watch's partial line. */
+struct acp_call {
+    struct acp_request ar;
+    struct watch_state ws;
+};
+
+static void acp_call_free(void *p)
+{
+    struct acp_call *ac = p;
+    acp_request_free(&ac->ar);
+    strbuf_free(&ac->ws.line);
+    free(ac);
+}
+
+static int call_watch_message(void *ctx, const struct watch_message *m)
+{
+    return backend_call_message(ctx, m);
+}
+
+static int call_logs_data(void *ctx, const char *data, size_t len)
+{
+    return backend_call_data(ctx, data, len);
+}
+
+/* http_done_fn: the reply decoded into the call, which then ends. */
+static void call_done(void *ctx, struct http_result *r)
+{
+    struct backend_call *c = ctx;
+    struct acp_call *ac = c->driver_data;
+    json_t *json;
+    c->reply.status = reply_status(c->b, &ac->ar, r, &json, &c->reply.err);
+    if (c->reply.status == BACKEND_OK && !ac->ar.stream)
+        c->reply.status = decode(&c->rq, json, &c->reply);
+    json_decref(json);
+    if (c->rq.op == BACKEND_OP_WATCH && c->reply.status == BACKEND_OK && !c->cancelled)
+        watch_flush(&ac->ws);
+    backend_call_done(c);
+}
+
+/* A request that cannot be made ends from the loop. */
+static void call_refused(void *ctx)
+{
+    struct backend_call *c = ctx;
+    c->timer = 0;
+    backend_call_done(c);
+}
+
+static void acp_send(struct backend *b, struct http_multi *m, struct backend_call *c)
+{
+    struct acp_call *ac = xcalloc(1, sizeof *ac);
+    c->driver_data = ac;
+    c->driver_free = acp_call_free;
+    c->reply.status = build(b, &c->rq, &ac->ar, &c->reply.err);
+    if (c->reply.status != BACKEND_OK) {
+        c->timer = loop_add_timer(http_multi_loop(m), 0, call_refused, c);
+        return;
+    }
+    http_data_fn on_data = NULL;
+    void *data_ctx = NULL;
+    if (c->rq.op == BACKEND_OP_WATCH) {
+        ac->ws.fn = call_watch_message;
+        ac->ws.ctx = c;
+        on_data = watch_data;
+        data_ctx = &ac->ws;
+    } else if (c->rq.op == BACKEND_OP_LOGS) {
+        on_data = call_logs_data;
+        data_ctx = c;
+    }
+    char *text = ac->ar.body ? json_dumps(ac->ar.body, JSON_COMPACT) : NULL;
+    c->http = http_multi_start(m, driver(b)->client, ac->ar.method, strbuf_str(&ac->ar.path), text,
+                               text ? strlen(text) : 0, on_data, data_ctx, call_done, c);
+    free(text);
 }
 
 static void acp_free(struct backend *b)
@@ -599,6 +800,7 @@ static const struct backend_ops acp_ops = {
     .start = acp_start,
     .remove = acp_delete,
     .watch = acp_watch,
+    .send = acp_send,
     .free = acp_free,
 };
 

@@ -14,6 +14,8 @@
 #include "api/autostart.h"
 #include "api/context.h"
 #include "api/http.h"
+#include "api/http_multi.h"
+#include "util/loop.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -359,4 +361,159 @@ enum backend_status backend_watch(struct backend *b, backend_watch_fn fn, void *
         st = b->ops->watch(b, fn, ctx, err);
     while (again(b, st, err));
     return st;
+}
+
+/* ---- calls that do not block -------------------------------------------- */
+
+void backend_reply_init(struct backend_reply *r, enum backend_op op)
+{
+    memset(r, 0, sizeof *r);
+    r->op = op;
+    jobspec_init(&r->job);
+}
+
+void backend_reply_free(struct backend_reply *r)
+{
+    jobspec_free(&r->job);
+    job_list_free(&r->list);
+    worker_list_free(&r->workers);
+    free(r->next_page_token);
+    job_event_list_free(&r->events);
+    batch_result_free(&r->batch);
+    backend_reply_init(r, r->op);
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s ? xstrdup(s) : NULL;
+}
+
+/* The request with every string its own (freed by request_free). */
+static void request_copy(struct backend_request *dst, const struct backend_request *src)
+{
+    *dst = *src;
+    dst->name = dup_or_null(src->name);
+    dst->worker = dup_or_null(src->worker);
+    dst->query.page_token = dup_or_null(src->query.page_token);
+    dst->query.filter = dup_or_null(src->query.filter);
+    dst->query.name = dup_or_null(src->query.name);
+    dst->update.display_name = dup_or_null(src->update.display_name);
+    char **names = xcalloc(src->count ? src->count : 1, sizeof *names);
+    for (size_t i = 0; i < src->count; i++)
+        names[i] = xstrdup(src->names[i]);
+    dst->names = (const char *const *)names;
+}
+
+static void request_free(struct backend_request *rq)
+{
+    free((char *)rq->name);
+    free((char *)rq->worker);
+    free((char *)rq->query.page_token);
+    free((char *)rq->query.filter);
+    free((char *)rq->query.name);
+    free((char *)rq->update.display_name);
+    for (size_t i = 0; i < rq->count; i++)
+        free((char *)rq->names[i]);
+    free((char **)rq->names);
+}
+
+static void call_free(struct backend_call *c)
+{
+    if (c->timer)
+        loop_cancel(http_multi_loop(c->m), c->timer);
+    if (c->http)
+        http_request_cancel(c->http);
+    if (c->driver_free)
+        c->driver_free(c->driver_data);
+    request_free(&c->rq);
+    backend_reply_free(&c->reply);
+    free(c);
+}
+
+/* A call the backend cannot make ends from the loop, like every other. */
+static void end_unsupported(void *ctx)
+{
+    struct backend_call *c = ctx;
+    c->timer = 0;
+    backend_call_done(c);
+}
+
+static void call_start(struct backend_call *c)
+{
+    backend_reply_free(&c->reply);
+    if (c->b->ops->send == NULL) {
+        c->reply.status = backend_unsupported(c->b, "calls that do not block", &c->reply.err);
+        c->timer = loop_add_timer(http_multi_loop(c->m), 0, end_unsupported, c);
+        return;
+    }
+    c->b->ops->send(c->b, c->m, c);
+}
+
+struct backend_call *backend_send(struct backend *b, struct http_multi *m,
+                                  const struct backend_request *rq, backend_reply_fn fn,
+                                  backend_watch_fn on_message, backend_data_fn on_data, void *ctx)
+{
+    struct backend_call *c = xcalloc(1, sizeof *c);
+    c->b = b;
+    c->m = m;
+    request_copy(&c->rq, rq);
+    backend_reply_init(&c->reply, rq->op);
+    c->fn = fn;
+    c->on_message = on_message;
+    c->on_data = on_data;
+    c->ctx = ctx;
+    call_start(c);
+    return c;
+}
+
+void backend_call_done(struct backend_call *c)
+{
+    c->http = NULL; /* ended: the driver's transfer is gone */
+    if (c->cancelled) {
+        call_free(c);
+        return;
+    }
+    /* The local engine gone: start it once and make the same call again. */
+    if (again(c->b, c->reply.status, &c->reply.err)) {
+        if (c->driver_free)
+            c->driver_free(c->driver_data);
+        c->driver_data = NULL;
+        c->driver_free = NULL;
+        call_start(c);
+        return;
+    }
+    c->in_callback = true;
+    if (c->fn)
+        c->fn(c->ctx, &c->reply);
+    call_free(c);
+}
+
+void backend_call_cancel(struct backend_call *c)
+{
+    if (c == NULL || c->cancelled)
+        return;
+    c->cancelled = true;
+    /* Inside a callback the transfer is ended by the driver (the callbacks answer "stop"). */
+    if (!c->in_callback)
+        call_free(c);
+}
+
+int backend_call_message(struct backend_call *c, const struct watch_message *m)
+{
+    if (c->cancelled)
+        return 1;
+    c->in_callback = true;
+    int rc = c->on_message ? c->on_message(c->ctx, m) : 0;
+    c->in_callback = false;
+    return rc != 0 || c->cancelled;
+}
+
+int backend_call_data(struct backend_call *c, const char *data, size_t len)
+{
+    if (c->cancelled)
+        return 1;
+    c->in_callback = true;
+    int rc = c->on_data ? c->on_data(c->ctx, data, len) : 0;
+    c->in_callback = false;
+    return rc != 0 || c->cancelled;
 }

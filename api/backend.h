@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "api/apierror.h"
 #include "api/catalog.h"
@@ -111,6 +112,55 @@ typedef int (*backend_watch_fn)(void *ctx, const struct watch_message *m);
 typedef int (*backend_data_fn)(void *ctx, const char *data, size_t len);
 
 struct backend;
+struct backend_call;
+struct http_multi;
+
+/* ---- calls that do not block (the TUI's loop; api/http_multi.h) --------- */
+
+enum backend_op {
+    BACKEND_OP_GET,
+    BACKEND_OP_LIST,
+    BACKEND_OP_UPDATE,
+    BACKEND_OP_WORKERS, /* one page (up to 500 workers); next_page_token for more */
+    BACKEND_OP_EVENTS,
+    BACKEND_OP_STOP,
+    BACKEND_OP_START,
+    BACKEND_OP_DELETE,
+    BACKEND_OP_WATCH, /* a stream: on_message per message */
+    BACKEND_OP_LOGS,  /* a stream: on_data per piece */
+};
+
+/* What to ask; the members an op does not use are ignored. Strings are copied. */
+struct backend_request {
+    enum backend_op op;
+    const char *name;          /* GET UPDATE WORKERS EVENTS START LOGS */
+    const char *const *names;  /* STOP DELETE: at most BACKEND_MAX_BATCH */
+    size_t count;
+    struct list_query query;   /* LIST; WORKERS: page_token */
+    struct job_update update;  /* UPDATE */
+    const char *worker;        /* LOGS */
+    long tail;                 /* LOGS: the last lines (< 0: all) */
+    bool follow;               /* LOGS */
+};
+
+/* How a call ended and what it brought; the callee of backend_reply_fn may take members. */
+struct backend_reply {
+    enum backend_op op;
+    enum backend_status status;
+    struct api_error err;         /* status != BACKEND_OK */
+    struct jobspec job;           /* GET UPDATE START */
+    struct job_list list;         /* LIST */
+    struct worker_list workers;   /* WORKERS */
+    char *next_page_token;        /* WORKERS: NULL on the last page */
+    struct job_event_list events; /* EVENTS */
+    struct batch_result batch;    /* STOP DELETE */
+};
+
+void backend_reply_init(struct backend_reply *r, enum backend_op op);
+void backend_reply_free(struct backend_reply *r);
+
+/* Called once when a call ends (for streams: when the stream ends); r is freed after. */
+typedef void (*backend_reply_fn)(void *ctx, struct backend_reply *r);
 
 struct backend_ops {
     const char *name; /* "acp", "slurm" */
@@ -138,6 +188,13 @@ struct backend_ops {
                                   struct batch_result *out, struct api_error *err);
     enum backend_status (*watch)(struct backend *b, backend_watch_fn fn, void *ctx,
                                  struct api_error *err);
+    /*
+     * Starts call->rq on m without blocking; when it ends the driver fills
+     * call->reply and calls backend_call_done, and on the way hands stream
+     * data to backend_call_message / backend_call_data. A request it
+     * cannot make ends the same way (from the loop, never inside send).
+     */
+    void (*send)(struct backend *b, struct http_multi *m, struct backend_call *call);
     void (*free)(struct backend *b);
 };
 
@@ -191,6 +248,44 @@ enum backend_status backend_delete(struct backend *b, const char *const *names, 
                                    struct batch_result *out, struct api_error *err);
 enum backend_status backend_watch(struct backend *b, backend_watch_fn fn, void *ctx,
                                   struct api_error *err);
+
+/*
+ * Starts rq without blocking; fn gets the reply from m's loop, never from
+ * inside this call. For BACKEND_OP_WATCH on_message gets each message and
+ * for BACKEND_OP_LOGS on_data each piece, until the stream ends (fn) or the
+ * call is cancelled. A call that finds the local engine gone revives it
+ * once, as the blocking calls do. The call belongs to the backend until fn
+ * returns or backend_call_cancel; it must end before the backend is freed.
+ */
+struct backend_call *backend_send(struct backend *b, struct http_multi *m,
+                                  const struct backend_request *rq, backend_reply_fn fn,
+                                  backend_watch_fn on_message, backend_data_fn on_data, void *ctx);
+/* Ends a call; fn is not called. Safe from inside the call's own callbacks. */
+void backend_call_cancel(struct backend_call *c);
+
+/* ---- for drivers ---- */
+
+struct backend_call {
+    struct backend *b;
+    struct http_multi *m;
+    struct backend_request rq; /* the caller's, with its strings copied */
+    struct backend_reply reply;
+    backend_reply_fn fn;
+    backend_watch_fn on_message;
+    backend_data_fn on_data;
+    void *ctx;
+    struct http_request *http;  /* the transfer in flight, cancelled with the call */
+    void *driver_data;          /* the driver's per-call state (a stream's partial line) */
+    void (*driver_free)(void *driver_data);
+    bool in_callback, cancelled, revived;
+    uint64_t timer;             /* a call ended without a transfer */
+};
+
+/* The driver's end of a call: reply filled (status, err, data); frees the call. */
+void backend_call_done(struct backend_call *c);
+/* Hands a stream's message / data to the caller; non-zero: stop the stream. */
+int backend_call_message(struct backend_call *c, const struct watch_message *m);
+int backend_call_data(struct backend_call *c, const char *data, size_t len);
 
 /* Fills err for an operation the driver does not have (status 501, reason Unsupported). */
 enum backend_status backend_unsupported(const struct backend *b, const char *what,

@@ -365,6 +365,21 @@ void http_transfer_cleanup(struct http_transfer *t)
     memset(t, 0, sizeof *t);
 }
 
+bool http_client_faked(const struct http_client *c)
+{
+    return c->transport != NULL;
+}
+
+bool http_transport_run(const struct http_client *c, const char *method, const char *path,
+                        const char *body, size_t len, http_data_fn on_data, void *ctx,
+                        struct http_result *out)
+{
+    if (c->transport == NULL)
+        return false;
+    c->transport(c->transport_ctx, method, path, body, len, on_data, ctx, out);
+    return true;
+}
+
 /* Prepares, performs and maps one request; the shared body of both calls. */
 static int perform(struct http_client *c, const char *method, const char *path, const char *body,
                    size_t len, http_data_fn on_data, void *ctx, struct http_result *out)
@@ -373,10 +388,8 @@ static int perform(struct http_client *c, const char *method, const char *path, 
     out->status = 0;
     out->transport = TRANSPORT_NONE;
     out->message[0] = '\0';
-    if (c->transport) {
-        c->transport(c->transport_ctx, method, path, body, len, on_data, ctx, out);
+    if (http_transport_run(c, method, path, body, len, on_data, ctx, out))
         return out->transport == TRANSPORT_NONE ? 0 : -1;
-    }
     struct http_transfer t;
     if (http_transfer_prepare(&t, c, method, path, body, len, on_data, ctx, out) != 0) {
         http_transfer_cleanup(&t);

@@ -76,6 +76,14 @@ void http_client_set_keys(struct http_client *c, const char *ak, const char *sk)
 /* Whole-request limit for non-streaming calls (default 60 s; 0: none). */
 void http_client_set_timeout(struct http_client *c, long ms);
 void http_client_set_transport(struct http_client *c, http_transport_fn fn, void *ctx);
+/*
+ * When a transport replaced the network, runs one request through it into
+ * out (reset by the caller) and returns true; false leaves out untouched.
+ */
+bool http_client_faked(const struct http_client *c); /* a transport replaced the network */
+bool http_transport_run(const struct http_client *c, const char *method, const char *path,
+                        const char *body, size_t len, http_data_fn on_data, void *ctx,
+                        struct http_result *out);
 /* The endpoint as given, for messages ("cannot reach …"). */
 const char *http_client_endpoint(const struct http_client *c);
 const struct http_endpoint *http_client_parsed(const struct http_client *c);

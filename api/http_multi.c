@@ -1,0 +1,273 @@
+/*
+ * http_multi: curl's multi-socket interface on util/loop; see http_multi.h.
+ * Requests sit on a doubly linked list so the multi can drop them all; each
+ * easy handle points back at its request (CURLINFO_PRIVATE).
+ */
+#include "api/http_multi.h"
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/loop.h"
+#include "util/xalloc.h"
+
+struct http_request {
+    struct http_multi *m;
+    struct http_request *prev, *next;
+    struct http_transfer t; /* the real request (t.easy NULL: not started) */
+    struct http_result res;
+    http_data_fn on_data;
+    void *data_ctx;
+    http_done_fn done;
+    void *done_ctx;
+    uint64_t timer;   /* a request answered from a timer (fake transport, failed set-up) */
+    char *method;     /* for the fake transport */
+    char *path;
+    char *body;
+    size_t len;
+    const struct http_client *client;
+    bool in_data;   /* inside on_data: cancel must wait for curl to return */
+    bool cancelled; /* no done callback; stop at the next chance */
+    bool finishing; /* inside done */
+};
+
+struct http_multi {
+    struct loop *loop;
+    CURLM *multi;
+    uint64_t timer; /* curl's timeout, 0: none */
+    struct http_request *head;
+    size_t active;
+};
+
+static void unlink_request(struct http_request *r)
+{
+    struct http_multi *m = r->m;
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        m->head = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    r->prev = r->next = NULL;
+    m->active--;
+}
+
+static void free_request(struct http_request *r)
+{
+    if (r->timer)
+        loop_cancel(r->m->loop, r->timer);
+    if (r->t.easy) {
+        curl_multi_remove_handle(r->m->multi, r->t.easy);
+        http_transfer_cleanup(&r->t);
+    }
+    http_result_free(&r->res);
+    free(r->method);
+    free(r->path);
+    free(r->body);
+    free(r);
+}
+
+/* The request ended (res filled): tell its owner unless cancelled, then free it. */
+static void finish(struct http_request *r)
+{
+    unlink_request(r);
+    if (!r->cancelled && r->done) {
+        r->finishing = true;
+        r->done(r->done_ctx, &r->res);
+    }
+    free_request(r);
+}
+
+/* Hands finished transfers to their owners. */
+static void collect_done(struct http_multi *m)
+{
+    CURLMsg *msg;
+    int left;
+    while ((msg = curl_multi_info_read(m->multi, &left)) != NULL) {
+        if (msg->msg != CURLMSG_DONE)
+            continue;
+        CURL *easy = msg->easy_handle;
+        CURLcode rc = msg->data.result;
+        struct http_request *r = NULL;
+        curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&r);
+        curl_multi_remove_handle(m->multi, easy);
+        http_transfer_finish(&r->t, rc);
+        finish(r);
+    }
+}
+
+static void on_socket(void *ctx, int fd, short revents)
+{
+    struct http_multi *m = ctx;
+    int flags = 0;
+    if (revents & (POLLIN | POLLHUP))
+        flags |= CURL_CSELECT_IN;
+    if (revents & POLLOUT)
+        flags |= CURL_CSELECT_OUT;
+    if (revents & (POLLERR | POLLNVAL))
+        flags |= CURL_CSELECT_ERR;
+    int running;
+    curl_multi_socket_action(m->multi, fd, flags, &running);
+    collect_done(m);
+}
+
+static void on_timeout(void *ctx)
+{
+    struct http_multi *m = ctx;
+    m->timer = 0;
+    int running;
+    curl_multi_socket_action(m->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    collect_done(m);
+}
+
+/* CURLMOPT_SOCKETFUNCTION: watch s for what curl waits for. */
+static int socket_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp)
+{
+    struct http_multi *m = userp;
+    (void)easy;
+    if (what == CURL_POLL_REMOVE) {
+        loop_remove_fd(m->loop, s);
+        return 0;
+    }
+    short events = (short)(((what & CURL_POLL_IN) ? POLLIN : 0) |
+                           ((what & CURL_POLL_OUT) ? POLLOUT : 0));
+    if (socketp == NULL) {
+        loop_add_fd(m->loop, s, events, on_socket, m);
+        curl_multi_assign(m->multi, s, m);
+    } else {
+        loop_set_events(m->loop, s, events);
+    }
+    return 0;
+}
+
+/* CURLMOPT_TIMERFUNCTION: one loop timer for curl's next timeout (-1: none). */
+static int timer_cb(CURLM *multi, long timeout_ms, void *userp)
+{
+    struct http_multi *m = userp;
+    (void)multi;
+    if (m->timer)
+        loop_cancel(m->loop, m->timer);
+    m->timer = timeout_ms >= 0 ? loop_add_timer(m->loop, timeout_ms, on_timeout, m) : 0;
+    return 0;
+}
+
+struct http_multi *http_multi_new(struct loop *lp)
+{
+    struct http_multi *m = xcalloc(1, sizeof *m);
+    m->loop = lp;
+    m->multi = curl_multi_init();
+    if (m->multi == NULL)
+        xalloc_die();
+    curl_multi_setopt(m->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
+    curl_multi_setopt(m->multi, CURLMOPT_SOCKETDATA, m);
+    curl_multi_setopt(m->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
+    curl_multi_setopt(m->multi, CURLMOPT_TIMERDATA, m);
+    return m;
+}
+
+void http_multi_free(struct http_multi *m)
+{
+    if (m == NULL)
+        return;
+    while (m->head) {
+        struct http_request *r = m->head;
+        unlink_request(r);
+        free_request(r);
+    }
+    if (m->timer)
+        loop_cancel(m->loop, m->timer);
+    curl_multi_cleanup(m->multi);
+    free(m);
+}
+
+/* Wraps the owner's on_data so a cancel from inside it stops the transfer safely. */
+static int request_data(void *ctx, const char *data, size_t len)
+{
+    struct http_request *r = ctx;
+    if (r->cancelled)
+        return 1;
+    r->in_data = true;
+    int rc = r->on_data(r->data_ctx, data, len);
+    r->in_data = false;
+    return rc != 0 || r->cancelled;
+}
+
+/* A request answered without curl: the fake transport, or a set-up failure. */
+static void answer_now(void *ctx)
+{
+    struct http_request *r = ctx;
+    r->timer = 0;
+    if (r->method) {
+        strbuf_reset(&r->res.body);
+        r->res.transport = TRANSPORT_NONE;
+        http_transport_run(r->client, r->method, r->path, r->body, r->len,
+                           r->on_data ? request_data : NULL, r, &r->res);
+    }
+    finish(r);
+}
+
+struct http_request *http_multi_start(struct http_multi *m, const struct http_client *c,
+                                      const char *method, const char *path_and_query,
+                                      const char *body, size_t len, http_data_fn on_data,
+                                      void *data_ctx, http_done_fn done, void *done_ctx)
+{
+    struct http_request *r = xcalloc(1, sizeof *r);
+    r->m = m;
+    r->client = c;
+    r->on_data = on_data;
+    r->data_ctx = data_ctx;
+    r->done = done;
+    r->done_ctx = done_ctx;
+    http_result_init(&r->res);
+    r->next = m->head;
+    if (m->head)
+        m->head->prev = r;
+    m->head = r;
+    m->active++;
+
+    if (http_client_faked(c)) {
+        r->method = xstrdup(method);
+        r->path = xstrdup(path_and_query);
+        r->body = body ? memcpy(xmalloc(len ? len : 1), body, len) : NULL;
+        r->len = len;
+        r->timer = loop_add_timer(m->loop, 0, answer_now, r);
+        return r;
+    }
+    if (http_transfer_prepare(&r->t, c, method, path_and_query, body, len,
+                              on_data ? request_data : NULL, r, &r->res) != 0) {
+        http_transfer_cleanup(&r->t);
+        r->timer = loop_add_timer(m->loop, 0, answer_now, r);
+        return r;
+    }
+    curl_easy_setopt(r->t.easy, CURLOPT_PRIVATE, (char *)r);
+    if (curl_multi_add_handle(m->multi, r->t.easy) != CURLM_OK) {
+        http_transfer_cleanup(&r->t);
+        r->res.transport = TRANSPORT_OTHER;
+        snprintf(r->res.message, sizeof r->res.message, "cannot start a transfer");
+        r->timer = loop_add_timer(m->loop, 0, answer_now, r);
+    }
+    return r;
+}
+
+void http_request_cancel(struct http_request *r)
+{
+    if (r == NULL || r->finishing || r->cancelled)
+        return;
+    r->cancelled = true;
+    if (r->in_data)
+        return; /* request_data stops the transfer; it ends through collect_done */
+    unlink_request(r);
+    free_request(r);
+}
+
+size_t http_multi_active(const struct http_multi *m)
+{
+    return m->active;
+}
+
+struct loop *http_multi_loop(const struct http_multi *m)
+{
+    return m->loop;
+}
