@@ -81,6 +81,18 @@ $(BUILD)/%.o: %.c $(BUILD)/config.mk
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
+# The default key bindings are a text file in the keys format, compiled in as a
+# C string (sed only: no xxd on a fresh Debian). '?' is escaped so no "??x"
+# becomes a trigraph.
+$(BUILD)/gen/default_keys.h: tui/default.keys
+	@mkdir -p $(@D)
+	@{ echo '/* Generated from tui/default.keys by the Makefile; do not edit. */'; \
+	   echo 'static const char default_keys_text[] ='; \
+	   sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; \
+	   echo ';'; } > $@.tmp && mv $@.tmp $@
+$(BUILD)/tui/keymap.o: $(BUILD)/gen/default_keys.h
+$(BUILD)/tui/keymap.o: CPPFLAGS += -I$(BUILD)/gen
+
 $(LIB_A): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
