@@ -1,0 +1,208 @@
+/*
+ * test_jobstore: the monitoring screens' model — rows from watch messages
+ * and polls, found by name among 10,000, events merged by id and bounded,
+ * jobs gone while the stream was down swept at the next sync, versions
+ * bumped only by changes, and what counts as faulty.
+ */
+// clang-format off
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+// clang-format on
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/backend.h"
+#include "tui/jobstore.h"
+#include "util/xalloc.h"
+
+static struct resource_spec_ref spec = {(char *)"N2-8xA100", true, 2, (char *)"8xA100-80GB"};
+static struct role worker_role = {(char *)"Worker", &spec, 1, false, 0, NULL, NULL};
+
+static struct jobspec job(const char *name, enum job_state state)
+{
+    struct jobspec j;
+    jobspec_init(&j);
+    j.name = (char *)name;
+    j.uid = (char *)name;
+    j.state = state;
+    j.roles = &worker_role;
+    j.role_count = 1;
+    return j;
+}
+
+static void rows_come_from_jobs_and_are_found_by_name(void **state)
+{
+    (void)state;
+    struct jobstore *s = jobstore_new();
+    char names[10000][16];
+    for (int i = 0; i < 10000; i++) {
+        snprintf(names[i], sizeof names[i], "pt-%05d", i);
+        struct jobspec j = job(names[i], JOB_STATE_RUNNING);
+        assert_true(jobstore_put(s, &j));
+    }
+    assert_int_equal(jobstore_count(s), 10000);
+    const struct job_row *r = jobstore_find(s, "pt-04242");
+    assert_non_null(r);
+    assert_string_equal(r->name, "pt-04242");
+    assert_int_equal(r->total, 2);
+    assert_int_equal(r->devices, 16);
+    assert_string_equal(r->spec, "N2-8xA100");
+    assert_null(jobstore_find(s, "pt-10000"));
+
+    /* The same job again changes nothing; a new state does. */
+    uint64_t v = jobstore_version(s);
+    struct jobspec same = job("pt-04242", JOB_STATE_RUNNING);
+    assert_false(jobstore_put(s, &same));
+    assert_int_equal(jobstore_version(s), v);
+    struct jobspec failed = job("pt-04242", JOB_STATE_FAILED);
+    assert_true(jobstore_put(s, &failed));
+    assert_true(jobstore_version(s) > v);
+    assert_int_equal(jobstore_find(s, "pt-04242")->state, JOB_STATE_FAILED);
+
+    /* Removal keeps the others findable. */
+    assert_true(jobstore_remove(s, "pt-00000"));
+    assert_null(jobstore_find(s, "pt-00000"));
+    assert_non_null(jobstore_find(s, "pt-09999"));
+    assert_int_equal(jobstore_count(s), 9999);
+    jobstore_free(s);
+}
+
+static void watch_messages_carry_workers_and_events(void **state)
+{
+    (void)state;
+    struct jobstore *s = jobstore_new();
+    struct watch_message m;
+    memset(&m, 0, sizeof m);
+    m.kind = WATCH_JOB;
+    m.job = job("pt-a", JOB_STATE_RUNNING);
+    struct worker_info w[2];
+    memset(w, 0, sizeof w);
+    w[0].name = (char *)"master-0";
+    w[0].phase = WORKER_RUNNING;
+    w[1].name = (char *)"worker-0";
+    w[1].phase = WORKER_RUNNING;
+    w[1].has_exit_code = true;
+    w[1].exit_code = 201;
+    w[1].restarts = 1;
+    m.workers.workers = w;
+    m.workers.count = 2;
+    assert_true(jobstore_apply(s, &m));
+    const struct job_row *r = jobstore_find(s, "pt-a");
+    assert_int_equal(r->workers.count, 2);
+    assert_string_equal(r->workers.workers[1].name, "worker-0");
+    assert_int_equal(r->workers.workers[1].exit_code, 201);
+    assert_true(job_row_faulty(r));
+    assert_false(jobstore_apply(s, &m)); /* nothing new */
+
+    struct watch_message e;
+    memset(&e, 0, sizeof e);
+    e.kind = WATCH_EVENT;
+    e.event.job = (char *)"pt-a";
+    e.event.kind = EVENT_FAULT;
+    e.event.message = (char *)"worker-0 exited 201";
+    for (int i = 1; i <= JOBSTORE_EVENTS_PER_JOB + 50; i++) {
+        e.event.id = i;
+        assert_true(jobstore_apply(s, &e));
+    }
+    r = jobstore_find(s, "pt-a");
+    assert_int_equal(r->event_count, JOBSTORE_EVENTS_PER_JOB); /* bounded */
+    assert_int_equal(r->events[0].id, 51);
+    assert_int_equal(r->events[r->event_count - 1].id, JOBSTORE_EVENTS_PER_JOB + 50);
+    e.event.id = JOBSTORE_EVENTS_PER_JOB + 50;
+    assert_false(jobstore_apply(s, &e)); /* a duplicate */
+
+    /* An event for a job not in the store is ignored. */
+    e.event.job = (char *)"pt-zzz";
+    e.event.id = 9999;
+    assert_false(jobstore_apply(s, &e));
+
+    struct watch_message d;
+    memset(&d, 0, sizeof d);
+    d.kind = WATCH_DELETED;
+    d.job.name = (char *)"pt-a";
+    assert_true(jobstore_apply(s, &d));
+    assert_int_equal(jobstore_count(s), 0);
+    jobstore_free(s);
+}
+
+static void a_resync_sweeps_jobs_deleted_meanwhile(void **state)
+{
+    (void)state;
+    struct jobstore *s = jobstore_new();
+    jobstore_begin_sync(s);
+    struct jobspec a = job("pt-a", JOB_STATE_RUNNING), b = job("pt-b", JOB_STATE_QUEUEING);
+    jobstore_put(s, &a);
+    jobstore_put(s, &b);
+    /* The stream drops; on reconnect only pt-b is reported before SYNCED. */
+    jobstore_begin_sync(s);
+    struct watch_message m;
+    memset(&m, 0, sizeof m);
+    m.kind = WATCH_JOB;
+    m.job = b;
+    jobstore_apply(s, &m);
+    m.kind = WATCH_SYNCED;
+    assert_true(jobstore_apply(s, &m));
+    assert_int_equal(jobstore_count(s), 1);
+    assert_non_null(jobstore_find(s, "pt-b"));
+    assert_null(jobstore_find(s, "pt-a"));
+
+    /* A poll's list replaces everything. */
+    struct jobspec list[2] = {job("pt-c", JOB_STATE_SUCCEEDED), job("pt-d", JOB_STATE_FAILED)};
+    struct job_list l = {list, 2, NULL, 2};
+    assert_true(jobstore_replace_all(s, &l));
+    assert_int_equal(jobstore_count(s), 2);
+    assert_null(jobstore_find(s, "pt-b"));
+    assert_false(jobstore_replace_all(s, &l)); /* the same list: no change */
+    size_t counts[JOB_STATE_COUNT];
+    jobstore_count_states(s, counts);
+    assert_int_equal(counts[JOB_STATE_FAILED], 1);
+    assert_int_equal(counts[JOB_STATE_SUCCEEDED], 1);
+    assert_true(job_row_faulty(jobstore_find(s, "pt-d")));
+    assert_false(job_row_faulty(jobstore_find(s, "pt-c")));
+    jobstore_free(s);
+}
+
+static void a_fetched_history_merges_in_id_order(void **state)
+{
+    (void)state;
+    struct jobstore *s = jobstore_new();
+    struct jobspec a = job("pt-a", JOB_STATE_RUNNING);
+    jobstore_put(s, &a);
+    struct watch_message m;
+    memset(&m, 0, sizeof m);
+    m.kind = WATCH_EVENT;
+    m.event.job = (char *)"pt-a";
+    m.event.id = 7;
+    m.event.message = (char *)"live";
+    jobstore_apply(s, &m);
+    struct job_event_list l = {xcalloc(3, sizeof(struct job_event)), 3};
+    for (int i = 0; i < 3; i++) {
+        l.events[i].id = 5 + i; /* 5, 6, 7: 7 is already there */
+        l.events[i].job = xstrdup("pt-a");
+        l.events[i].message = xstrdup("history");
+    }
+    jobstore_add_events(s, "pt-a", &l);
+    const struct job_row *r = jobstore_find(s, "pt-a");
+    assert_int_equal(r->event_count, 3);
+    assert_int_equal(r->events[0].id, 5);
+    assert_int_equal(r->events[1].id, 6);
+    assert_int_equal(r->events[2].id, 7);
+    assert_string_equal(r->events[2].message, "live");
+    jobstore_free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(rows_come_from_jobs_and_are_found_by_name),
+        cmocka_unit_test(watch_messages_carry_workers_and_events),
+        cmocka_unit_test(a_resync_sweeps_jobs_deleted_meanwhile),
+        cmocka_unit_test(a_fetched_history_merges_in_id_order),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,462 @@
+/*
+ * jobstore: the rows of the monitoring screens; see jobstore.h. Rows are
+ * separately allocated (pointers stay put while the array grows, so a view
+ * may hold one across a turn) and found by name through an open-addressing
+ * index of twice the rows, rebuilt when rows are removed.
+ */
+#include "tui/jobstore.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "api/backend.h"
+#include "api/finding.h"
+#include "util/timefmt.h"
+#include "util/xalloc.h"
+
+struct jobstore {
+    struct job_row **rows;
+    size_t count, cap;
+    size_t *index; /* slot → row + 1 (0: empty) */
+    size_t index_cap;
+    uint64_t version;
+    uint32_t generation;
+};
+
+static uint64_t hash_text(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; s && *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static void index_rebuild(struct jobstore *s)
+{
+    size_t want = 16;
+    while (want < s->count * 2 + 2)
+        want *= 2;
+    if (want != s->index_cap) {
+        free(s->index);
+        s->index = xcalloc(want, sizeof *s->index);
+        s->index_cap = want;
+    } else {
+        memset(s->index, 0, want * sizeof *s->index);
+    }
+    for (size_t i = 0; i < s->count; i++) {
+        size_t slot = hash_text(s->rows[i]->name) & (s->index_cap - 1);
+        while (s->index[slot])
+            slot = (slot + 1) & (s->index_cap - 1);
+        s->index[slot] = i + 1;
+    }
+}
+
+static ssize_t find_index(const struct jobstore *s, const char *name)
+{
+    if (name == NULL || s->index_cap == 0)
+        return -1;
+    size_t slot = hash_text(name) & (s->index_cap - 1);
+    while (s->index[slot]) {
+        size_t i = s->index[slot] - 1;
+        if (strcmp(s->rows[i]->name, name) == 0)
+            return (ssize_t)i;
+        slot = (slot + 1) & (s->index_cap - 1);
+    }
+    return -1;
+}
+
+struct jobstore *jobstore_new(void)
+{
+    struct jobstore *s = xcalloc(1, sizeof *s);
+    index_rebuild(s);
+    return s;
+}
+
+static void row_free(struct job_row *r)
+{
+    free(r->name);
+    free(r->display_name);
+    free(r->uid);
+    free(r->pool);
+    free(r->spec);
+    free(r->reason);
+    free(r->create_time);
+    worker_list_free(&r->workers);
+    for (size_t i = 0; i < r->event_count; i++)
+        job_event_free(&r->events[i]);
+    free(r->events);
+    free(r);
+}
+
+void jobstore_free(struct jobstore *s)
+{
+    if (s == NULL)
+        return;
+    for (size_t i = 0; i < s->count; i++)
+        row_free(s->rows[i]);
+    free(s->rows);
+    free(s->index);
+    free(s);
+}
+
+size_t jobstore_count(const struct jobstore *s)
+{
+    return s->count;
+}
+
+const struct job_row *jobstore_at(const struct jobstore *s, size_t i)
+{
+    return i < s->count ? s->rows[i] : NULL;
+}
+
+const struct job_row *jobstore_find(const struct jobstore *s, const char *name)
+{
+    ssize_t i = find_index(s, name);
+    return i < 0 ? NULL : s->rows[i];
+}
+
+uint64_t jobstore_version(const struct jobstore *s)
+{
+    return s->version;
+}
+
+void jobstore_begin_sync(struct jobstore *s)
+{
+    s->generation++;
+}
+
+/* Keeps the rows for which keep() holds, in order; true when any went. */
+static bool remove_where(struct jobstore *s, bool (*keep)(const struct job_row *, const void *),
+                         const void *arg)
+{
+    size_t out = 0;
+    for (size_t i = 0; i < s->count; i++) {
+        if (keep(s->rows[i], arg))
+            s->rows[out++] = s->rows[i];
+        else
+            row_free(s->rows[i]);
+    }
+    bool gone = out != s->count;
+    s->count = out;
+    if (gone) {
+        index_rebuild(s);
+        s->version++;
+    }
+    return gone;
+}
+
+static bool reported_now(const struct job_row *r, const void *arg)
+{
+    return r->generation == *(const uint32_t *)arg;
+}
+
+bool jobstore_sweep(struct jobstore *s)
+{
+    return remove_where(s, reported_now, &s->generation);
+}
+
+static bool not_named(const struct job_row *r, const void *arg)
+{
+    return strcmp(r->name, arg) != 0;
+}
+
+bool jobstore_remove(struct jobstore *s, const char *name)
+{
+    if (find_index(s, name) < 0)
+        return false;
+    return remove_where(s, not_named, name);
+}
+
+/* ---- a job as a row ------------------------------------------------------ */
+
+/* Replaces *dst with a copy of src; true when the text differs. */
+static bool set_text(char **dst, const char *src)
+{
+    if ((*dst == NULL && src == NULL) || (*dst && src && strcmp(*dst, src) == 0))
+        return false;
+    free(*dst);
+    *dst = src ? xstrdup(src) : NULL;
+    return true;
+}
+
+#define SET(field, value)                                                                          \
+    do {                                                                                           \
+        if ((field) != (value)) {                                                                  \
+            (field) = (value);                                                                     \
+            changed = true;                                                                        \
+        }                                                                                          \
+    } while (0)
+
+/* Workers a job asks for: the worker role's total, or its per-spec replicas. */
+static int32_t total_workers(const struct role *w)
+{
+    if (w == NULL)
+        return 0;
+    if (w->has_total_replicas)
+        return w->total_replicas;
+    int32_t n = 0;
+    for (size_t i = 0; i < w->resource_spec_count; i++)
+        n += w->resource_spec[i].has_replicas ? w->resource_spec[i].replicas : 0;
+    return n;
+}
+
+/* Devices per worker from a spec's description ("8xA100-80GB" → 8), or -1. */
+static int32_t spec_devices(const struct resource_spec_ref *spec)
+{
+    const char *d = spec ? spec->description : NULL;
+    if (d == NULL)
+        return -1;
+    char *end;
+    long n = strtol(d, &end, 10);
+    return end != d && (*end == 'x' || *end == 'X') && n >= 0 && n < 100000 ? (int32_t)n : -1;
+}
+
+/* Fills r from job; true when anything the views show changed. */
+static bool row_set(struct job_row *r, const struct jobspec *job)
+{
+    bool changed = false;
+    changed |= set_text(&r->name, job->name);
+    changed |= set_text(&r->display_name, job->display_name);
+    changed |= set_text(&r->uid, job->uid);
+    changed |= set_text(&r->pool, job->resource_pool.name);
+    changed |= set_text(&r->reason, job->state_message);
+    changed |= set_text(&r->create_time, job->create_time);
+    const struct role *w = jobspec_worker(job);
+    const struct resource_spec_ref *spec =
+        w && w->resource_spec_count ? &w->resource_spec[0] : NULL;
+    changed |= set_text(&r->spec, spec ? spec->name : NULL);
+    SET(r->created_ms, job->create_time ? time_parse_rfc3339(job->create_time) : -1);
+    SET(r->state, job->state);
+    SET(r->priority, job->scheduling.priority);
+    SET(r->framework, job->framework);
+    SET(r->idle, jobspec_is_idle(job));
+    SET(r->ready, job->has_ready_workers ? job->ready_workers : -1);
+    int32_t total = total_workers(w);
+    SET(r->total, total);
+    int32_t per = spec_devices(spec);
+    SET(r->devices, per < 0 ? -1 : per * total);
+    SET(r->restarts, job->has_restart_count ? job->restart_count : -1);
+    SET(r->restart_limit,
+        job->fault_tolerance.has_backoff_limit ? job->fault_tolerance.backoff_limit : 0);
+    r->key = hash_text(r->uid ? r->uid : r->name);
+    return changed;
+}
+
+static struct job_row *insert(struct jobstore *s)
+{
+    if (s->count == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 64;
+        s->rows = xreallocarray(s->rows, s->cap, sizeof *s->rows);
+    }
+    struct job_row *r = xcalloc(1, sizeof *r);
+    s->rows[s->count++] = r;
+    return r;
+}
+
+/* The row of job (made when new); *fresh says whether it was. */
+static struct job_row *row_for(struct jobstore *s, const struct jobspec *job, bool *fresh)
+{
+    ssize_t i = find_index(s, job->name);
+    *fresh = i < 0;
+    if (i >= 0)
+        return s->rows[i];
+    struct job_row *r = insert(s);
+    r->name = xstrdup(job->name);
+    if (s->count * 2 + 2 > s->index_cap) {
+        index_rebuild(s);
+    } else {
+        size_t slot = hash_text(r->name) & (s->index_cap - 1);
+        while (s->index[slot])
+            slot = (slot + 1) & (s->index_cap - 1);
+        s->index[slot] = s->count;
+    }
+    return r;
+}
+
+bool jobstore_put(struct jobstore *s, const struct jobspec *job)
+{
+    if (job->name == NULL || *job->name == '\0')
+        return false;
+    bool fresh;
+    struct job_row *r = row_for(s, job, &fresh);
+    r->generation = s->generation;
+    bool changed = row_set(r, job) || fresh;
+    if (changed) {
+        r->version++;
+        s->version++;
+    }
+    return changed;
+}
+
+/* A copy of a worker through its JSON form: the schema tables copy every field. */
+static void worker_copy(struct worker_info *dst, const struct worker_info *src)
+{
+    memset(dst, 0, sizeof *dst);
+    json_t *j = worker_info_to_json(src);
+    struct findings fs = FINDINGS_INIT;
+    worker_info_from_json(j, dst, &fs);
+    findings_free(&fs);
+    json_decref(j);
+}
+
+static void event_copy(struct job_event *dst, const struct job_event *src)
+{
+    memset(dst, 0, sizeof *dst);
+    json_t *j = job_event_to_json(src);
+    struct findings fs = FINDINGS_INIT;
+    job_event_from_json(j, dst, &fs);
+    findings_free(&fs);
+    json_decref(j);
+}
+
+static bool workers_equal(const struct worker_list *a, const struct worker_list *b)
+{
+    if (a->count != b->count)
+        return false;
+    for (size_t i = 0; i < a->count; i++) {
+        json_t *x = worker_info_to_json(&a->workers[i]);
+        json_t *y = worker_info_to_json(&b->workers[i]);
+        bool eq = json_equal(x, y);
+        json_decref(x);
+        json_decref(y);
+        if (!eq)
+            return false;
+    }
+    return true;
+}
+
+/* Replaces r's workers with copies of w; true when they differ. */
+static bool set_workers(struct job_row *r, const struct worker_list *w)
+{
+    if (r->has_workers && workers_equal(&r->workers, w))
+        return false;
+    worker_list_free(&r->workers);
+    r->workers.workers = xcalloc(w->count ? w->count : 1, sizeof *r->workers.workers);
+    for (size_t i = 0; i < w->count; i++)
+        worker_copy(&r->workers.workers[i], &w->workers[i]);
+    r->workers.count = w->count;
+    r->has_workers = true;
+    return true;
+}
+
+/* Appends a copy of e unless it is already there (by id); drops the oldest past the bound. */
+static bool add_event(struct job_row *r, const struct job_event *e)
+{
+    if (e->id != 0 && e->id <= r->last_event_id) {
+        for (size_t i = 0; i < r->event_count; i++)
+            if (r->events[i].id == e->id)
+                return false;
+    }
+    if (r->event_count == JOBSTORE_EVENTS_PER_JOB) {
+        job_event_free(&r->events[0]);
+        memmove(&r->events[0], &r->events[1], (r->event_count - 1) * sizeof *r->events);
+        r->event_count--;
+    }
+    if (r->events == NULL)
+        r->events = xcalloc(JOBSTORE_EVENTS_PER_JOB, sizeof *r->events);
+    /* Kept in id order: a history fetched after live events slots in before them. */
+    size_t at = r->event_count;
+    while (at > 0 && e->id != 0 && r->events[at - 1].id > e->id)
+        at--;
+    memmove(&r->events[at + 1], &r->events[at], (r->event_count - at) * sizeof *r->events);
+    event_copy(&r->events[at], e);
+    r->event_count++;
+    if (e->id > r->last_event_id)
+        r->last_event_id = e->id;
+    return true;
+}
+
+static struct job_row *row_named(struct jobstore *s, const char *name)
+{
+    ssize_t i = find_index(s, name);
+    return i < 0 ? NULL : s->rows[i];
+}
+
+bool jobstore_apply(struct jobstore *s, const struct watch_message *m)
+{
+    struct job_row *r;
+    bool changed = false;
+    switch (m->kind) {
+    case WATCH_JOB:
+        changed = jobstore_put(s, &m->job);
+        r = row_named(s, m->job.name);
+        if (r && set_workers(r, &m->workers)) {
+            r->version++;
+            changed = true;
+        }
+        break;
+    case WATCH_EVENT:
+        r = row_named(s, m->event.job);
+        if (r && add_event(r, &m->event)) {
+            r->version++;
+            changed = true;
+        }
+        break;
+    case WATCH_DELETED:
+        changed = jobstore_remove(s, m->job.name);
+        break;
+    case WATCH_SYNCED:
+        changed = jobstore_sweep(s);
+        break;
+    }
+    if (changed)
+        s->version++;
+    return changed;
+}
+
+bool jobstore_replace_all(struct jobstore *s, const struct job_list *l)
+{
+    jobstore_begin_sync(s);
+    bool changed = false;
+    for (size_t i = 0; i < l->count; i++)
+        changed |= jobstore_put(s, &l->jobs[i]);
+    changed |= jobstore_sweep(s);
+    return changed;
+}
+
+void jobstore_set_workers(struct jobstore *s, const char *name, struct worker_list *w)
+{
+    struct job_row *r = row_named(s, name);
+    if (r && set_workers(r, w)) {
+        r->version++;
+        s->version++;
+    }
+    worker_list_free(w);
+}
+
+void jobstore_add_events(struct jobstore *s, const char *name, struct job_event_list *l)
+{
+    struct job_row *r = row_named(s, name);
+    bool changed = false;
+    for (size_t i = 0; r && i < l->count; i++)
+        changed |= add_event(r, &l->events[i]);
+    if (changed) {
+        r->version++;
+        s->version++;
+    }
+    job_event_list_free(l);
+}
+
+void jobstore_count_states(const struct jobstore *s, size_t counts[JOB_STATE_COUNT])
+{
+    memset(counts, 0, JOB_STATE_COUNT * sizeof *counts);
+    for (size_t i = 0; i < s->count; i++)
+        if ((size_t)s->rows[i]->state < JOB_STATE_COUNT)
+            counts[s->rows[i]->state]++;
+}
+
+bool job_row_faulty(const struct job_row *r)
+{
+    if (r->state == JOB_STATE_FAILED || r->restarts > 0)
+        return true;
+    for (size_t i = 0; i < r->workers.count; i++) {
+        const struct worker_info *w = &r->workers.workers[i];
+        if ((w->has_exit_code && w->exit_code != 0) || w->restarts > 0 ||
+            w->phase == WORKER_FAILED)
+            return true;
+    }
+    return false;
+}
