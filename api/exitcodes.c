@@ -3,7 +3,9 @@
  * "Exit-code grammar"). Owns nothing but a 256-bit set type: parsing text into
  * a set with a positioned error, the canonical text of a set, set algebra, and
  * the check that reports which codes of a rule an earlier rule catches first.
- * Called by the job-spec validator and the form's exit-code field.
+ * Called by the job-spec validator and the form's exit-code field. Also what
+ * an exit code means (137: killed), for the engine's fault events and the
+ * TUI's workers pane alike.
  */
 #include "api/exitcodes.h"
 
@@ -257,4 +259,65 @@ void exitcodes_shadowing(const struct exitcode_set *rules, size_t n, exitcodes_s
             exitcodes_union(&before_j, &before_j, &rules[j]);
         }
     }
+}
+
+/*
+ * The meanings of 128 + n, indexed by the signal number n. The numbers are
+ * Linux's: workers run on Linux (trainjobd, Slurm nodes, ACP) wherever the
+ * client that reads their exit codes runs. engine/fault.c asserts that the
+ * engine's own host numbers signals this way.
+ */
+static const char *const signal_meaning[] = {
+    [1] = "killed by signal 1 (SIGHUP)",
+    [2] = "killed by signal 2 (SIGINT)",
+    [3] = "killed by signal 3 (SIGQUIT)",
+    [4] = "killed by signal 4 (SIGILL)",
+    [5] = "killed by signal 5 (SIGTRAP)",
+    [6] = "aborted (SIGABRT)",
+    [7] = "bus error (SIGBUS)",
+    [8] = "floating-point exception (SIGFPE)",
+    [9] = "killed (SIGKILL/OOM)",
+    [10] = "killed by signal 10 (SIGUSR1)",
+    [11] = "segfault (SIGSEGV)",
+    [12] = "killed by signal 12 (SIGUSR2)",
+    [13] = "broken pipe (SIGPIPE)",
+    [14] = "killed by signal 14 (SIGALRM)",
+    [15] = "terminated (SIGTERM)",
+    [16] = "killed by signal 16 (SIGSTKFLT)",
+    [17] = "killed by signal 17 (SIGCHLD)",
+    [18] = "killed by signal 18 (SIGCONT)",
+    [19] = "killed by signal 19 (SIGSTOP)",
+    [20] = "killed by signal 20 (SIGTSTP)",
+    [21] = "killed by signal 21 (SIGTTIN)",
+    [22] = "killed by signal 22 (SIGTTOU)",
+    [23] = "killed by signal 23 (SIGURG)",
+    [24] = "killed by signal 24 (SIGXCPU)",
+    [25] = "killed by signal 25 (SIGXFSZ)",
+    [26] = "killed by signal 26 (SIGVTALRM)",
+    [27] = "killed by signal 27 (SIGPROF)",
+    [28] = "killed by signal 28 (SIGWINCH)",
+    [29] = "killed by signal 29 (SIGIO)",
+    [30] = "killed by signal 30 (SIGPWR)",
+    [31] = "killed by signal 31 (SIGSYS)",
+};
+
+
+const char *exitcode_meaning(int exit_code)
+{
+    switch (exit_code) {
+    case 1:
+        return "general error";
+    case 2:
+        return "misuse of shell builtin";
+    case 126:
+        return "command not executable";
+    case 127:
+        return "command not found";
+    default:
+        break;
+    }
+    int sig = exit_code - 128;
+    if (sig > 0 && (size_t)sig < sizeof signal_meaning / sizeof signal_meaning[0])
+        return signal_meaning[sig];
+    return NULL;
 }

@@ -71,4 +71,12 @@ typedef void (*exitcodes_shadow_fn)(void *ctx, size_t rule, size_t earlier,
 void exitcodes_shadowing(const struct exitcode_set *rules, size_t n, exitcodes_shadow_fn fn,
                          void *ctx);
 
+/*
+ * A short meaning of an exit code as a shell reports it (128 + n for a
+ * death by signal n): "general error", "killed (SIGKILL/OOM)", "segfault
+ * (SIGSEGV)", "killed by signal 2 (SIGINT)" (129 … 159), … or NULL for 0
+ * and codes with no common meaning (a program's own, like 201).
+ */
+const char *exitcode_meaning(int exit_code);
+
 #endif

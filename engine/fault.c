@@ -20,44 +20,10 @@
 #include "util/strbuf.h"
 
 /*
- * The meanings of 128 + n, indexed by the signal number n. The numbers are
- * Linux's (the engine runs on Linux); the assertion below stops a port to a
- * system that numbers signals differently from printing wrong names.
+ * exitcode_meaning names 128 + n by Linux's signal numbers; the exit codes
+ * the engine reports are 128 + this host's numbers (fault_exit_code), so a
+ * port to a system that numbers signals differently must not print wrong names.
  */
-static const char *const signal_meaning[] = {
-    [1] = "killed by signal 1 (SIGHUP)",
-    [2] = "killed by signal 2 (SIGINT)",
-    [3] = "killed by signal 3 (SIGQUIT)",
-    [4] = "killed by signal 4 (SIGILL)",
-    [5] = "killed by signal 5 (SIGTRAP)",
-    [6] = "aborted (SIGABRT)",
-    [7] = "bus error (SIGBUS)",
-    [8] = "floating-point exception (SIGFPE)",
-    [9] = "killed (SIGKILL/OOM)",
-    [10] = "killed by signal 10 (SIGUSR1)",
-    [11] = "segfault (SIGSEGV)",
-    [12] = "killed by signal 12 (SIGUSR2)",
-    [13] = "broken pipe (SIGPIPE)",
-    [14] = "killed by signal 14 (SIGALRM)",
-    [15] = "terminated (SIGTERM)",
-    [16] = "killed by signal 16 (SIGSTKFLT)",
-    [17] = "killed by signal 17 (SIGCHLD)",
-    [18] = "killed by signal 18 (SIGCONT)",
-    [19] = "killed by signal 19 (SIGSTOP)",
-    [20] = "killed by signal 20 (SIGTSTP)",
-    [21] = "killed by signal 21 (SIGTTIN)",
-    [22] = "killed by signal 22 (SIGTTOU)",
-    [23] = "killed by signal 23 (SIGURG)",
-    [24] = "killed by signal 24 (SIGXCPU)",
-    [25] = "killed by signal 25 (SIGXFSZ)",
-    [26] = "killed by signal 26 (SIGVTALRM)",
-    [27] = "killed by signal 27 (SIGPROF)",
-    [28] = "killed by signal 28 (SIGWINCH)",
-    [29] = "killed by signal 29 (SIGIO)",
-    [30] = "killed by signal 30 (SIGPWR)",
-    [31] = "killed by signal 31 (SIGSYS)",
-};
-
 _Static_assert(SIGHUP == 1 && SIGINT == 2 && SIGQUIT == 3 && SIGILL == 4 && SIGTRAP == 5 &&
                    SIGABRT == 6 && SIGBUS == 7 && SIGFPE == 8 && SIGKILL == 9 && SIGUSR1 == 10 &&
                    SIGSEGV == 11 && SIGUSR2 == 12 && SIGPIPE == 13 && SIGALRM == 14 &&
@@ -65,7 +31,7 @@ _Static_assert(SIGHUP == 1 && SIGINT == 2 && SIGQUIT == 3 && SIGILL == 4 && SIGT
                    SIGTSTP == 20 && SIGTTIN == 21 && SIGTTOU == 22 && SIGURG == 23 &&
                    SIGXCPU == 24 && SIGXFSZ == 25 && SIGVTALRM == 26 && SIGPROF == 27 &&
                    SIGWINCH == 28 && SIGIO == 29 && SIGSYS == 31,
-               "signal_meaning[] assumes Linux signal numbers");
+               "exitcode_meaning assumes Linux signal numbers");
 
 /* Longest exit-code list quoted in an event; longer lists end in ",…". */
 #define SHOWN_CODES_MAX 40
@@ -79,24 +45,10 @@ int fault_exit_code(int wait_status)
     return 255;
 }
 
+/* Kept for the engine's callers; the table lives in api/exitcodes, shared with the TUI. */
 const char *fault_exit_meaning(int exit_code)
 {
-    switch (exit_code) {
-    case 1:
-        return "general error";
-    case 2:
-        return "misuse of shell builtin";
-    case 126:
-        return "command not executable";
-    case 127:
-        return "command not found";
-    default:
-        break;
-    }
-    int sig = exit_code - 128;
-    if (sig > 0 && (size_t)sig < sizeof signal_meaning / sizeof signal_meaning[0])
-        return signal_meaning[sig];
-    return NULL;
+    return exitcode_meaning(exit_code);
 }
 
 static bool has_codes(const struct ft_rule *rule)

@@ -33,11 +33,7 @@ struct fault_decision {
 
 /* The exit code a shell reports for a process: status, or 128 + signal. */
 int fault_exit_code(int wait_status);
-/*
- * A short meaning of an exit code: "general error", "killed (SIGKILL/OOM)",
- * "segfault (SIGSEGV)", "killed by signal 2 (SIGINT)" (129 … 159), … or NULL
- * (0, and codes with no common meaning).
- */
+/* exitcode_meaning (api/exitcodes.h), under the name the engine has always called. */
 const char *fault_exit_meaning(int exit_code);
 
 /*

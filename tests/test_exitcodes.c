@@ -1,7 +1,8 @@
 /*
  * test_exitcodes: the exit-code list grammar of FORM.md — every example the
  * spec names, the boundaries, exact error offsets and messages, the canonical
- * format and its round trip, and the shadowing check between rules.
+ * format and its round trip, the shadowing check between rules, and what
+ * an exit code means.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -355,6 +356,31 @@ static void test_shadowing(void **state)
     assert_shadowing(disjoint, 1, "");
 }
 
+/* What a worker's exit code means: the shell's codes and 128 + a Linux signal. */
+static void test_meanings(void **state)
+{
+    assert_null(exitcode_meaning(0));
+    assert_string_equal(exitcode_meaning(1), "general error");
+    assert_string_equal(exitcode_meaning(2), "misuse of shell builtin");
+    assert_null(exitcode_meaning(3));
+    assert_string_equal(exitcode_meaning(126), "command not executable");
+    assert_string_equal(exitcode_meaning(127), "command not found");
+    assert_null(exitcode_meaning(128));
+    assert_string_equal(exitcode_meaning(129), "killed by signal 1 (SIGHUP)");
+    assert_string_equal(exitcode_meaning(134), "aborted (SIGABRT)");
+    assert_string_equal(exitcode_meaning(137), "killed (SIGKILL/OOM)");
+    assert_string_equal(exitcode_meaning(139), "segfault (SIGSEGV)");
+    assert_string_equal(exitcode_meaning(143), "terminated (SIGTERM)");
+    assert_string_equal(exitcode_meaning(159), "killed by signal 31 (SIGSYS)");
+    assert_null(exitcode_meaning(160));
+    assert_null(exitcode_meaning(201));
+    assert_null(exitcode_meaning(255));
+    assert_null(exitcode_meaning(-1));
+    assert_null(exitcode_meaning(100000));
+    for (int code = 129; code <= 159; code++)
+        assert_non_null(strstr(exitcode_meaning(code), "(SIG"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -362,7 +388,7 @@ int main(void)
         cmocka_unit_test(test_boundaries),     cmocka_unit_test(test_invalid_examples),
         cmocka_unit_test(test_no_overflow),    cmocka_unit_test(test_length_limit),
         cmocka_unit_test(test_format),         cmocka_unit_test(test_set_algebra),
-        cmocka_unit_test(test_shadowing),
+        cmocka_unit_test(test_shadowing),      cmocka_unit_test(test_meanings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
