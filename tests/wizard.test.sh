@@ -52,12 +52,27 @@ gone() { # NAME TEXT: up to 5 s for TEXT to leave the screen
     done
     fail "$1" "still on screen: $2 — $(cat "$TMP/screen")"
 }
+see_row() { # NAME A B: up to 5 s for a line with A and, after it on the line, B
+    n=0
+    while [ $n -lt 50 ]; do
+        screen
+        if awk -v a="$2" -v b="$3" '{ i = index($0, a); if (i && index(substr($0, i + length(a)), b)) f = 1 }
+            END { exit !f }' "$TMP/screen"; then
+            pass "$1"
+            return
+        fi
+        sleep 0.1
+        n=$((n + 1))
+    done
+    fail "$1" "no line with '$2' then '$3' — $(cat "$TMP/screen")"
+}
 keys() { tmux send-keys -t "$SESSION" "$@"; sleep 0.2; }
 
+WIZARD_ENV="" # more VAR=value for the wizard's environment
 start_wizard() { # FILE ("" for none) [WIDTH HEIGHT]
     tmux kill-session -t "$SESSION" 2>/dev/null
     tmux new-session -d -s "$SESSION" -x "${2:-100}" -y "${3:-30}" \
-        "env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' --endpoint 'http+unix://$SOCK' new ${1:+-f '$1'}; echo EXIT=\$?; sleep 60"
+        "env HOME='$HOME' $WIZARD_ENV TERM=tmux-256color '$TRAINJOB_BIN' --endpoint 'http+unix://$SOCK' new ${1:+-f '$1'}; echo EXIT=\$?; sleep 60"
 }
 
 start_wizard examples/pytorch-ddp.yaml
@@ -202,6 +217,90 @@ keys PgDn
 see "the file's log path is split into mount path and directory" "tb/resnet50"
 keys PgUp PgUp PgUp
 see "the file's rule is a row with its exit codes" "254,255"
+
+# Keys are the keymap's: the help lists them, generated from it.
+rm -rf "$HOME/.local/state/trainjob/drafts"
+start_wizard examples/pytorch-ddp.yaml
+see "the wizard opens for the key tests" "ResNet50-DDP"
+see "the key bar shows the keymap's keys" "F1 Help"
+keys F1
+see_row "F1 opens the help with the submit key" "C-s" "submit"
+see "...and what submit does" "send the job to the backend"
+see "...and the keys every screen has" "global"
+keys Escape
+gone "Esc closes the help" "send the job to the backend"
+keys "?" # on Workspace: a list, not a text field
+see "? outside a text field opens the help" "show the keys of this screen"
+keys q
+gone "q closes the help" "show the keys of this screen"
+keys Tab End "?"
+see "? in a text field types a ?" "ResNet50-DDP-基线?"
+gone "...and opens no help" "show the keys of this screen"
+keys BSpace
+
+# A user's keys file (under XDG_CONFIG_HOME) rebinds submit; its bad line is
+# reported with its place and skipped.
+mkdir -p "$HOME/cfg/trainjob"
+cat >"$HOME/cfg/trainjob/keys" <<'EOF'
+# submit on Ctrl-G instead of Ctrl-S
+unbind wizard C-s
+bind wizard C-g submit
+bind wizard F9 sumbit
+EOF
+WIZARD_ENV="XDG_CONFIG_HOME='$HOME/cfg'"
+start_wizard examples/pytorch-ddp.yaml
+see "a bad line in the keys file is reported with its line, column and word" \
+    'keys:4:16: unknown action "sumbit" (did you mean submit?)'
+see "...and the wizard runs on (the key bar shows the rebound submit)" "C-g Submit"
+keys F1
+see_row "the help shows the user's key for submit" "C-g" "submit"
+gone "...and not the unbound one" "C-s"
+see "...and lists the problems in the keys file" "those lines are skipped"
+keys F1
+gone "F1 closes the help too" "those lines are skipped"
+keys Tab End " x"
+keys C-g
+see "the rebound key submits (held back by the error)" "1 error to fix before submitting"
+WIZARD_ENV=""
+
+# F2 saves the form as a job file; F3 loads one the way -f does.
+start_wizard examples/pytorch-ddp.yaml
+see "the wizard opens for save and load" "ResNet50-DDP"
+keys F2
+see "F2 asks where to save, offering the file the form came from" "examples/pytorch-ddp.yaml"
+keys C-u "$TMP/saved.yaml" Enter
+see "the form is saved" "saved to $TMP/saved.yaml"
+run "$TRAINJOB_BIN" validate "$TMP/saved.yaml"
+expect_rc "trainjob validate accepts the saved file" 0
+expect_grep "...which has the form's display name" "$TMP/saved.yaml" "ResNet50-DDP-基线"
+keys F2
+see "F2 again offers the file just saved" "$TMP/saved.yaml"
+keys Enter
+see "saving over a file asks first" "Replace it with the form?"
+keys n
+see "No keeps the file" "not saved"
+
+sed 's/ResNet50-DDP-基线/Known-Value-7/' examples/pytorch-ddp.yaml >"$TMP/known.yaml"
+keys F3
+see "F3 asks for a file" "the YAML or JSON job file to fill the form from"
+keys "$TMP/known.yaml" Enter
+see "loading a file shows its value in the field" "Known-Value-7"
+see "...and says so" "loaded $TMP/known.yaml"
+keys F3 "$TMP/nonexistent.yaml" Enter
+see "a file that cannot be read is said" "not loaded:"
+see "...and the form kept" "Known-Value-7"
+
+sed -e 's/total_replicas: 2/total_replicas: many/' examples/pytorch-ddp.yaml >"$TMP/broken.yaml"
+keys Tab End x
+keys F3 "$TMP/broken.yaml" Enter
+see "loading over unsaved changes asks first" "changes that are not saved"
+keys y
+see "the loaded file's error is counted in its section" "Resources 1"
+keys PgDn
+see "...and shown next to its field, with its line" "line 14: expected an integer, got a string"
+keys Tab Tab Up # Replicas: 2
+gone "editing the field clears the file's message" "expected an integer"
+see "...and its section's mark" "✓ Resources"
 
 # In a terminal, trainjob with no command opens the full-screen program.
 tmux kill-session -t "$SESSION" 2>/dev/null

@@ -11,6 +11,13 @@
  * (a dropped SSH session, a killed tmux pane) before the terminal is
  * restored. The next `trainjob new` offers to resume it; a submitted job
  * removes it.
+ *
+ * Keys come from the keymap (tui/default.keys, then ~/.config/trainjob/keys;
+ * a bad line there is reported on the status line and skipped). Over the
+ * form at most one of these is open, and takes the keys while it is: the
+ * help (F1, or ? outside a text field), the path prompt of F2 (save the
+ * form as a job file) and F3 (load one, the way -f does), and the confirm
+ * box before replacing a file or the form's unsaved changes.
  */
 #include <getopt.h>
 #include <poll.h>
@@ -26,6 +33,9 @@
 #include "api/jobfile.h"
 #include "api/paths.h"
 #include "tui/cli.h"
+#include "tui/help.h"
+#include "tui/keymap.h"
+#include "tui/prompt.h"
 #include "tui/session.h"
 #include "tui/term.h"
 #include "tui/wizard.h"
@@ -38,17 +48,47 @@
 
 #define VALIDATE_AFTER_MS 250
 
+/* What the open prompt or confirm box is asking for. */
+enum question {
+    ASK_SAVE_PATH,    /* prompt: save the form where? */
+    ASK_LOAD_PATH,    /* prompt: load which file? */
+    ASK_OVERWRITE,    /* confirm: replace the file at pending_path? */
+    ASK_DISCARD_FORM, /* confirm: load pending_path over unsaved changes? */
+};
+
+/* The keys of the form's own widgets: not bindings, but a user looks for them in the help. */
+static const char field_keys_note[] =
+    "In the form (the fields' own keys):\n"
+    "  Tab, S-Tab       next / previous field (past the last one: the next section)\n"
+    "  Enter            open a list; in a text field, go on to the next field\n"
+    "  C-a, C-e         start / end of the text      C-k, C-u  delete to the end / start\n"
+    "  C-w              delete the word before       C-y       paste what was deleted\n"
+    "  M-n, Insert      add a row to a list          M-d       remove the row\n"
+    "  M-Up, M-Down     move the row                 t         on Review: YAML or JSON";
+
 struct app {
     struct loop *loop;
     struct term term;
     struct wizard *wz;
     struct backend *backend;
-    bool resized, quit, confirm_quit;
+    const struct catalog *cat;
+    const char *default_workspace;
+    struct keymap *km;
+    char *keys_note; /* what was wrong in the user's keys file, for the help */
+    bool resized, quit, confirm_quit, redraw;
     uint64_t validate_timer;
     char status[256];
     struct jobspec created;
     bool submitted;
     char *draft_path;
+    char *file; /* the job file the form last came from or went to */
+
+    /* at most one of these is open over the form */
+    struct help *help;
+    struct prompt *prompt;
+    struct dialog *confirm;
+    enum question asking;
+    char *pending_path; /* the path the confirm box asks about */
 };
 
 static char *draft_path(void)
@@ -111,6 +151,29 @@ static bool ask_resume(struct app *a, const char *when)
     return answer;
 }
 
+/*
+ * The default bindings, then the user's keys file. What is wrong in it
+ * goes to the status line (the first problem) and to the help (all).
+ */
+static struct keymap *load_keymap(struct app *a)
+{
+    struct keymap *km = keymap_new_default();
+    char *path = keymap_user_file(false), *shown = keymap_user_file(true);
+    struct strbuf errs = STRBUF_INIT;
+    size_t bad = keymap_load(km, path, shown, &errs);
+    if (bad) {
+        const char *e = strbuf_str(&errs);
+        snprintf(a->status, sizeof a->status, "%.*s%s", (int)strcspn(e, "\n"), e,
+                 bad > 1 ? " (and more: F1 lists them)" : "");
+        a->keys_note = xasprintf("%s\n\nProblems in %s (those lines are skipped):\n%s",
+                                 field_keys_note, shown, e);
+    }
+    strbuf_free(&errs);
+    free(shown);
+    free(path);
+    return km;
+}
+
 static void on_validate_timer(void *ctx)
 {
     struct app *a = ctx;
@@ -133,8 +196,209 @@ static void on_signal(void *ctx, int signo)
 /* Redraws the whole screen now (before a blocking call, so the state shows). */
 static void draw_now(struct app *a)
 {
-    wizard_draw(a->wz, &a->term, a->status);
+    if (a->help) {
+        help_draw(a->help, &a->term);
+    } else {
+        wizard_draw(a->wz, &a->term, a->status);
+        if (a->prompt)
+            prompt_draw(a->prompt, &a->term);
+        if (a->confirm) {
+            dialog_set_palette(a->confirm, &a->term.palette);
+            dialog_draw(a->confirm);
+        }
+    }
     doupdate();
+    a->redraw = false;
+}
+
+/* ~/x as $HOME/x; anything else as typed. */
+static char *expand_home(const char *path)
+{
+    const char *home = getenv("HOME");
+    if (path[0] == '~' && path[1] == '/' && home && *home)
+        return xasprintf("%s%s", home, path + 1);
+    return xstrdup(path);
+}
+
+/* ---- Job files: -f at the start and F3 open them the same way ---- */
+
+/*
+ * Opens the form on job (NULL: empty), what reading path found wrong (fs)
+ * shown at its fields, and says so on the status line. The old form, if
+ * any, goes.
+ */
+static void open_form(struct app *a, const struct jobspec *job, const struct findings *fs,
+                      const char *path)
+{
+    if (a->validate_timer) {
+        loop_cancel(a->loop, a->validate_timer);
+        a->validate_timer = 0;
+    }
+    wizard_free(a->wz);
+    a->wz = wizard_new(a->cat, job, a->default_workspace, a->km);
+    const struct finding *first;
+    size_t unplaced = wizard_set_file_findings(a->wz, fs, &first);
+    if (fs->count == 0 && !a->status[0]) /* (a problem with the keys file says more) */
+        snprintf(a->status, sizeof a->status, "loaded %s", path);
+    else if (first) /* what no field can show goes here, with where it is */
+        snprintf(a->status, sizeof a->status, "%s:%d:%d: %s%s%s%s", path, first->line, first->col,
+                 first->path, *first->path ? ": " : "", first->message,
+                 fs->count - unplaced > 0 ? " (more at the fields)"
+                 : unplaced > 1           ? " (more on Review)"
+                                          : "");
+    else if (fs->count)
+        snprintf(a->status, sizeof a->status,
+                 "%s: %zu problem%s reading the file, shown at the fields", path, fs->count,
+                 fs->count == 1 ? "" : "s");
+    free(a->file);
+    a->file = xstrdup(path);
+    a->redraw = true;
+}
+
+/*
+ * F3: the job file at path into the form, as -f opens one. A file that
+ * cannot be read, or is no YAML/JSON document at all, leaves the form as
+ * it is and says why.
+ */
+static void load_job_file(struct app *a, const char *path)
+{
+    struct jobfile jf;
+    jobfile_init(&jf);
+    struct findings fs = FINDINGS_INIT;
+    struct strbuf io = STRBUF_INIT;
+    enum jobfile_result rc = jobfile_load(path, &jf, &fs, &io);
+    if (rc == JOBFILE_UNREADABLE) {
+        snprintf(a->status, sizeof a->status, "not loaded: %.200s", strbuf_str(&io));
+    } else if (rc == JOBFILE_BAD_SYNTAX) {
+        const struct finding *f = fs.count ? &fs.items[0] : NULL;
+        snprintf(a->status, sizeof a->status, "not loaded: %s:%d:%d: %s", path, f ? f->line : 0,
+                 f ? f->col : 0, f ? f->message : "not a job file");
+    } else {
+        open_form(a, &jf.job, &fs, path);
+    }
+    strbuf_free(&io);
+    findings_free(&fs);
+    jobfile_free(&jf);
+}
+
+/* Writes the form's job to path (JSON for a .json name, else YAML), atomically. */
+static void save_job_file(struct app *a, const char *path)
+{
+    size_t n = strlen(path);
+    bool json = n > 5 && strcmp(path + n - 5, ".json") == 0;
+    struct strbuf doc = STRBUF_INIT, err = STRBUF_INIT;
+    jobfile_write(wizard_job(a->wz), json ? JOBFILE_JSON : JOBFILE_YAML, &doc);
+    if (file_write_atomic(path, doc.buf, doc.len, 0644, &err) == 0) {
+        snprintf(a->status, sizeof a->status, "saved to %s", path);
+        wizard_set_unchanged(a->wz);
+        free(a->file);
+        a->file = xstrdup(path);
+    } else {
+        snprintf(a->status, sizeof a->status, "not saved: %.200s", strbuf_str(&err));
+    }
+    strbuf_free(&doc);
+    strbuf_free(&err);
+}
+
+/* Where F2 suggests saving: the file the form came from, else ./NAME.yaml. */
+static char *suggested_path(struct app *a)
+{
+    if (a->file)
+        return xstrdup(a->file);
+    const char *name = wizard_job(a->wz)->name;
+    bool usable =
+        name && *name && strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789-") == strlen(name);
+    return xasprintf("./%s.yaml", usable ? name : "job");
+}
+
+static void ask_path(struct app *a, enum question q)
+{
+    a->status[0] = '\0';
+    char *initial = q == ASK_SAVE_PATH ? suggested_path(a) : NULL;
+    a->prompt =
+        q == ASK_SAVE_PATH
+            ? prompt_new("Save the job", "as a YAML job file (.json for JSON):", initial)
+            : prompt_new("Load a job", "the YAML or JSON job file to fill the form from:", initial);
+    a->asking = q;
+    a->redraw = true;
+    free(initial);
+}
+
+static void ask_confirm(struct app *a, enum question q, char *path)
+{
+    char msg[512];
+    if (q == ASK_OVERWRITE)
+        snprintf(msg, sizeof msg, "%s exists.\nReplace it with the form?", path);
+    else
+        snprintf(msg, sizeof msg,
+                 "The form has changes that are not saved.\nLoad %s over them? (F2 saves them "
+                 "first)",
+                 path);
+    a->confirm = dialog_new(q == ASK_OVERWRITE ? "Replace file" : "Discard changes", msg, false);
+    a->asking = q;
+    free(a->pending_path);
+    a->pending_path = path;
+    a->redraw = true;
+}
+
+/* The prompt was answered with path (owned now). */
+static void on_path(struct app *a, char *path)
+{
+    struct stat st;
+    if (a->asking == ASK_SAVE_PATH && stat(path, &st) == 0)
+        ask_confirm(a, ASK_OVERWRITE, path);
+    else if (a->asking == ASK_LOAD_PATH && wizard_changed(a->wz))
+        ask_confirm(a, ASK_DISCARD_FORM, path);
+    else {
+        if (a->asking == ASK_SAVE_PATH)
+            save_job_file(a, path);
+        else
+            load_job_file(a, path);
+        free(path);
+    }
+}
+
+/* A key while the help, a prompt or a confirm box is open. */
+static void overlay_key(struct app *a, const struct widget_key *k)
+{
+    a->redraw = true;
+    if (a->help) {
+        if (help_key(a->help, k)) {
+            help_free(a->help);
+            a->help = NULL;
+            touchwin(stdscr);
+        }
+    } else if (a->prompt) {
+        enum prompt_state st = prompt_key(a->prompt, k);
+        if (st == PROMPT_OPEN)
+            return;
+        char *path = st == PROMPT_DONE && *prompt_value(a->prompt)
+                         ? expand_home(prompt_value(a->prompt))
+                         : NULL;
+        prompt_free(a->prompt);
+        a->prompt = NULL;
+        touchwin(stdscr);
+        if (path)
+            on_path(a, path);
+    } else if (a->confirm) {
+        unsigned r = dialog_widget(a->confirm)->ops->key(dialog_widget(a->confirm), k);
+        if (!(r & WIDGET_ACTIVATE))
+            return;
+        bool yes = dialog_answer(a->confirm);
+        dialog_free(a->confirm);
+        a->confirm = NULL;
+        touchwin(stdscr);
+        if (!yes)
+            snprintf(a->status, sizeof a->status, "%s",
+                     a->asking == ASK_OVERWRITE ? "not saved"
+                                                : "not loaded: the form is as it was");
+        else if (a->asking == ASK_OVERWRITE)
+            save_job_file(a, a->pending_path);
+        else
+            load_job_file(a, a->pending_path);
+        free(a->pending_path);
+        a->pending_path = NULL;
+    }
 }
 
 static void submit(struct app *a)
@@ -166,12 +430,30 @@ static void submit(struct app *a)
 
 static void on_key(struct app *a, const struct widget_key *k)
 {
+    if (a->help || a->prompt || a->confirm) {
+        overlay_key(a, k);
+        return;
+    }
     enum wizard_action act = wizard_key(a->wz, k);
     if (act != WIZARD_QUIT)
         a->confirm_quit = false;
     switch (act) {
     case WIZARD_SUBMIT:
         submit(a);
+        break;
+    case WIZARD_HELP:
+        a->help = help_new(a->km, "wizard", a->keys_note ? a->keys_note : field_keys_note);
+        a->redraw = true;
+        break;
+    case WIZARD_SAVE:
+        ask_path(a, ASK_SAVE_PATH);
+        break;
+    case WIZARD_LOAD:
+        ask_path(a, ASK_LOAD_PATH);
+        break;
+    case WIZARD_REDRAW:
+        clearok(curscr, TRUE);
+        a->redraw = true;
         break;
     case WIZARD_QUIT:
         if (!wizard_changed(a->wz) || a->confirm_quit) {
@@ -184,7 +466,7 @@ static void on_key(struct app *a, const struct widget_key *k)
         }
         break;
     case WIZARD_NONE:
-        if (a->status[0] && !a->confirm_quit && k->code != 19)
+        if (a->status[0] && !a->confirm_quit)
             a->status[0] = '\0';
         break;
     }
@@ -229,7 +511,7 @@ static void run(struct app *a)
             a->resized = false;
             first = true;
         }
-        if (first || wizard_dirty(a->wz) || a->status[0]) {
+        if (first || a->redraw || wizard_dirty(a->wz) || a->status[0]) {
             draw_now(a);
             first = false;
         }
@@ -274,23 +556,19 @@ int cmd_new(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
     memset(&a, 0, sizeof a);
     struct jobfile jf;
     jobfile_init(&jf);
+    /* Read before the terminal is taken, so an unreadable file is said plainly. */
+    struct findings file_fs = FINDINGS_INIT;
     if (file) {
-        struct findings fs = FINDINGS_INIT;
         struct strbuf io = STRBUF_INIT;
-        enum jobfile_result rc = jobfile_load(file, &jf, &fs, &io);
+        enum jobfile_result rc = jobfile_load(file, &jf, &file_fs, &io);
         if (rc == JOBFILE_UNREADABLE) {
             fprintf(err, "trainjob: %s\n", strbuf_str(&io));
             strbuf_free(&io);
-            findings_free(&fs);
+            findings_free(&file_fs);
             jobfile_free(&jf);
             return EXIT_USAGE;
         }
-        if (fs.count)
-            snprintf(a.status, sizeof a.status,
-                     "%s: %zu problem%s reading the file; the form shows what it could", file,
-                     fs.count, fs.count == 1 ? "" : "s");
         strbuf_free(&io);
-        findings_free(&fs);
     }
     struct session s;
     struct catalog cat;
@@ -302,6 +580,7 @@ int cmd_new(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
             snprintf(a.status, sizeof a.status, "offline: no catalog (%.200s)", aerr.message);
         a.backend = s.b;
     }
+    a.km = load_keymap(&a);
     char why[512];
     if (term_start(&a.term, theme, why, sizeof why) != 0) {
         fprintf(err, "trainjob: %s\n", why);
@@ -309,6 +588,9 @@ int cmd_new(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
             session_close(&s);
         catalog_free(&cat);
         jobfile_free(&jf);
+        findings_free(&file_fs);
+        keymap_free(a.km);
+        free(a.keys_note);
         return EXIT_USAGE;
     }
     a.loop = loop_new();
@@ -330,13 +612,25 @@ int cmd_new(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
         findings_free(&dfs);
         strbuf_free(&io);
     }
-    const struct jobspec *initial = file ? &jf.job : use_draft ? &draft.job : NULL;
-    a.wz = wizard_new(&cat, initial, have_session ? s.rc.ctx.workspace : g->workspace);
+    a.cat = &cat;
+    a.default_workspace = have_session ? s.rc.ctx.workspace : g->workspace;
+    if (file)
+        open_form(&a, &jf.job, &file_fs, file);
+    else
+        a.wz = wizard_new(&cat, use_draft ? &draft.job : NULL, a.default_workspace, a.km);
+    findings_free(&file_fs);
     run(&a);
     jobfile_free(&draft);
+    help_free(a.help);
+    prompt_free(a.prompt);
+    dialog_free(a.confirm);
     wizard_free(a.wz);
     loop_free(a.loop);
     term_stop(&a.term);
+    keymap_free(a.km);
+    free(a.keys_note);
+    free(a.pending_path);
+    free(a.file);
     int rc = EXIT_OK;
     if (a.submitted) {
         unlink(a.draft_path);

@@ -22,6 +22,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "api/paths.h"
 #include "default_keys.h"
 #include "util/fileio.h"
 #include "util/fuzzy.h"
@@ -536,6 +537,21 @@ size_t keymap_load(struct keymap *km, const char *path, const char *display, str
     size_t bad_lines = keymap_parse(km, text, len, display ? display : path, err);
     free(text);
     return bad_lines;
+}
+
+char *keymap_user_file(bool tilde)
+{
+    char *dir = paths_config_dir();
+    char *path = xasprintf("%s/keys", dir);
+    free(dir);
+    const char *home = getenv("HOME");
+    size_t n = home ? strlen(home) : 0;
+    if (tilde && n > 1 && strncmp(path, home, n) == 0 && path[n] == '/') {
+        char *shown = xasprintf("~%s", path + n);
+        free(path);
+        return shown;
+    }
+    return path;
 }
 
 struct keymap *keymap_new_default(void)

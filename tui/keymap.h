@@ -88,6 +88,12 @@ size_t keymap_parse(struct keymap *km, const char *text, size_t len, const char 
 size_t keymap_load(struct keymap *km, const char *path, const char *display, struct strbuf *err);
 
 /*
+ * The user's keys file: $XDG_CONFIG_HOME/trainjob/keys (~/.config/... by
+ * default); with tilde, a leading $HOME written "~", to show.
+ */
+char *keymap_user_file(bool tilde);
+
+/*
  * What k does in mode: mode's own binding, else global's. KEYMAP_NONE for
  * nothing, and for a mode keymap does not know.
  */

@@ -23,6 +23,7 @@
 #include "api/jobfile.h"
 #include "api/jobspec.h"
 #include "api/validate.h"
+#include "tui/keymap.h"
 #include "tui/term.h"
 #include "tui/wizard_lists.h"
 #include "util/strbuf.h"
@@ -57,8 +58,10 @@ struct wizard {
     struct field fields[32];
     size_t field_count;
     struct findings findings;
+    struct findings file_findings; /* from the file opened, on fields not edited since */
     int errors[SECTION_COUNT], warnings[SECTION_COUNT];
     bool dirty, changed, pending, review_json;
+    const struct keymap *km;
     struct keybar *keybar;
 
     /* the widgets the binding reads (owned by their forms) */
@@ -578,8 +581,34 @@ static void make_fields(struct wizard *wz, const struct jobspec *init, const cha
     form_set_hidden(wz->forms[SECTION_TENSORBOARD], wz->e_tb_dir, !toggle_on(wz->tensorboard));
 }
 
+/* The key bar: the keys the keymap binds now, so a user's rebinding shows. */
+static struct keybar *make_keybar(const struct keymap *km)
+{
+    static const struct {
+        enum keymap_action action;
+        const char *label;
+    } shown[] = {
+        {KEYMAP_HELP, "Help"}, {KEYMAP_NONE, "Next"}, {KEYMAP_NEXT_SECTION, "Section"},
+        {KEYMAP_SAVE, "Save"}, {KEYMAP_LOAD, "Load"}, {KEYMAP_SUBMIT, "Submit"},
+        {KEYMAP_QUIT, "Quit"},
+    };
+    enum { N = sizeof shown / sizeof shown[0] };
+    char keys[N][KEYMAP_KEY_NAME_MAX];
+    struct keybar_item items[N];
+    size_t n = 0;
+    for (size_t i = 0; i < N; i++) {
+        if (shown[i].action == KEYMAP_NONE) /* Tab is the form's own, not a binding */
+            snprintf(keys[n], sizeof keys[n], "Tab");
+        else if (!keymap_first_key(km, "wizard", shown[i].action, keys[n], sizeof keys[n]))
+            continue;
+        items[n] = (struct keybar_item){keys[n], shown[i].label};
+        n++;
+    }
+    return keybar_new(items, n);
+}
+
 struct wizard *wizard_new(const struct catalog *cat, const struct jobspec *initial,
-                          const char *default_workspace)
+                          const char *default_workspace, const struct keymap *km)
 {
     struct wizard *wz = xcalloc(1, sizeof *wz);
     wz->cat = cat;
@@ -588,11 +617,8 @@ struct wizard *wizard_new(const struct catalog *cat, const struct jobspec *initi
         jobspec_copy(&wz->base, initial);
     jobspec_init(&wz->job);
     make_fields(wz, initial, default_workspace);
-    static const struct keybar_item keys[] = {
-        {"Tab", "Next"},  {"PgDn", "Section"}, {"Enter", "Choose"},
-        {"^S", "Submit"}, {"Esc", "Quit"},
-    };
-    wz->keybar = keybar_new(keys, sizeof keys / sizeof keys[0]);
+    wz->km = km;
+    wz->keybar = make_keybar(km);
     wz->dirty = true;
     wizard_validate(wz);
     return wz;
@@ -609,6 +635,7 @@ void wizard_free(struct wizard *wz)
     free(wz->tb_other);
     keybar_free(wz->keybar);
     findings_free(&wz->findings);
+    findings_free(&wz->file_findings);
     jobspec_free(&wz->base);
     jobspec_free(&wz->job);
     free(wz);
@@ -630,10 +657,70 @@ static const struct field *field_for(const struct wizard *wz, const char *path)
     return best;
 }
 
+/* The widget that shows path's findings: a list's, or a field's; NULL for none. */
+static struct widget *widget_for(const struct wizard *wz, const char *path)
+{
+    size_t row, sub;
+    const struct wizard_list *wl = list_claiming(wz, path, &row, &sub);
+    if (wl)
+        return wlist_widget(wl->l);
+    const struct field *fd = field_for(wz, path);
+    return fd ? form_widget_at(wz->forms[fd->section], fd->entry) : NULL;
+}
+
+size_t wizard_set_file_findings(struct wizard *wz, const struct findings *fs,
+                                const struct finding **first)
+{
+    size_t unplaced = 0;
+    if (first)
+        *first = NULL;
+    findings_clear(&wz->file_findings);
+    for (size_t i = 0; fs && i < fs->count; i++) {
+        const struct finding *f = &fs->items[i];
+        if (!*f->path || !widget_for(wz, f->path)) {
+            if (unplaced++ == 0 && first)
+                *first = f;
+            continue;
+        }
+        if (f->line > 0)
+            findings_add_pos(&wz->file_findings, f->severity, f->path, f->line, f->col,
+                             "line %d: %s", f->line, f->message);
+        else
+            findings_add(&wz->file_findings, f->severity, f->path, "%s", f->message);
+    }
+    wizard_validate(wz);
+    return unplaced;
+}
+
+/* An edit to wd: what the file said about that field no longer applies. */
+static void drop_file_findings(struct wizard *wz, const struct widget *wd)
+{
+    if (wz->file_findings.count == 0)
+        return;
+    struct findings keep = FINDINGS_INIT;
+    for (size_t i = 0; i < wz->file_findings.count; i++) {
+        const struct finding *f = &wz->file_findings.items[i];
+        if (widget_for(wz, f->path) != wd)
+            findings_add_pos(&keep, f->severity, f->path, f->line, f->col, "%s", f->message);
+    }
+    findings_free(&wz->file_findings);
+    wz->file_findings = keep;
+}
+
+void wizard_set_unchanged(struct wizard *wz)
+{
+    wz->changed = false;
+}
+
 void wizard_validate(struct wizard *wz)
 {
     build_job(wz);
     findings_clear(&wz->findings);
+    /* The file's findings first: on a field they outrank what validation says of its value. */
+    for (size_t i = 0; i < wz->file_findings.count; i++) {
+        const struct finding *f = &wz->file_findings.items[i];
+        findings_add_pos(&wz->findings, f->severity, f->path, f->line, f->col, "%s", f->message);
+    }
     struct validate_options vo = {wz->cat, NULL, NULL, NULL, false};
     validate_job(&wz->job, &vo, &wz->findings);
     memset(wz->errors, 0, sizeof wz->errors);
@@ -777,37 +864,36 @@ static void on_changed(struct wizard *wz, struct widget *wd)
     }
     refresh_volume_zone(wz);
     refresh_replica_hint(wz);
+    drop_file_findings(wz, wd);
     wz->changed = true;
     wz->pending = true;
     wz->dirty = true;
 }
 
-enum wizard_action wizard_key(struct wizard *wz, const struct widget_key *k)
+/* Keys on the review page: Enter submits, t toggles YAML / JSON, Tab and Shift-Tab leave. */
+static unsigned review_key(struct wizard *wz, const struct widget_key *k, enum wizard_action *out)
 {
-    if (!k->is_function && !k->alt && k->code == 19) /* Ctrl-S */
-        return WIZARD_SUBMIT;
-    if (k->is_function && (k->code == KEY_NPAGE || k->code == KEY_PPAGE)) {
-        go_section(wz, k->code == KEY_NPAGE ? 1 : -1);
-        return WIZARD_NONE;
+    if (k->alt)
+        return WIDGET_IGNORED;
+    if (k->is_function ? k->code == KEY_ENTER : (k->code == '\r' || k->code == '\n')) {
+        *out = WIZARD_SUBMIT;
+        return WIDGET_HANDLED;
     }
-    if (k->alt && k->is_function && (k->code == KEY_RIGHT || k->code == KEY_LEFT)) {
-        go_section(wz, k->code == KEY_RIGHT ? 1 : -1);
-        return WIZARD_NONE;
+    if (!k->is_function && k->code == 't') {
+        wz->review_json = !wz->review_json;
+        wz->dirty = true;
+        return WIDGET_HANDLED;
     }
-    if (wz->cur == SECTION_REVIEW) {
-        if (!k->is_function && (k->code == '\r' || k->code == '\n'))
-            return WIZARD_SUBMIT;
-        if (!k->is_function && k->code == 't') {
-            wz->review_json = !wz->review_json;
-            wz->dirty = true;
-        } else if (!k->is_function && k->code == 27) {
-            return WIZARD_QUIT;
-        } else if ((k->is_function && k->code == KEY_BTAB) ||
-                   (!k->is_function && k->code == '\t')) {
-            go_section(wz, k->code == '\t' ? 0 : -1);
-        }
-        return WIZARD_NONE;
+    if ((k->is_function && k->code == KEY_BTAB) || (!k->is_function && k->code == '\t')) {
+        go_section(wz, k->code == '\t' ? 0 : -1);
+        return WIDGET_HANDLED;
     }
+    return WIDGET_IGNORED;
+}
+
+/* A key for the current section's form; what it did, and what follows from it. */
+static unsigned field_key(struct wizard *wz, const struct widget_key *k)
+{
     struct form *f = wz->forms[wz->cur];
     size_t before = form_focused(f);
     struct wlist *list = list_at(wz, wz->cur, before);
@@ -828,9 +914,46 @@ enum wizard_action wizard_key(struct wizard *wz, const struct widget_key *k)
     else if ((after != before || (list && wlist_focus_id(list) != row_before)) && wz->pending)
         wizard_validate(wz); /* leaving a field (a row's too) validates at once */
     refresh_list_help(wz);
-    if (!(r & WIDGET_HANDLED) && !k->is_function && !k->alt && k->code == 27)
+    return r;
+}
+
+/* Does a keymap action: the wizard's own here, the rest is the owner's. */
+static enum wizard_action act(struct wizard *wz, enum keymap_action a)
+{
+    switch (a) {
+    case KEYMAP_NEXT_SECTION:
+    case KEYMAP_PREV_SECTION:
+        go_section(wz, a == KEYMAP_NEXT_SECTION ? 1 : -1);
+        return WIZARD_NONE;
+    case KEYMAP_SUBMIT:
+        return WIZARD_SUBMIT;
+    case KEYMAP_QUIT:
         return WIZARD_QUIT;
-    return WIZARD_NONE;
+    case KEYMAP_HELP:
+        return WIZARD_HELP;
+    case KEYMAP_SAVE:
+        return WIZARD_SAVE;
+    case KEYMAP_LOAD:
+        return WIZARD_LOAD;
+    case KEYMAP_REDRAW:
+        wz->dirty = true;
+        return WIZARD_REDRAW;
+    default: /* another screen's action: nothing here */
+        return WIZARD_NONE;
+    }
+}
+
+enum wizard_action wizard_key(struct wizard *wz, const struct widget_key *k)
+{
+    enum keymap_action a = keymap_lookup(wz->km, "wizard", k);
+    bool field_first = keymap_key_is_text(k) || (!k->is_function && !k->alt && k->code == 27);
+    if (a != KEYMAP_NONE && !field_first)
+        return act(wz, a);
+    enum wizard_action out = WIZARD_NONE;
+    unsigned r = wz->cur == SECTION_REVIEW ? review_key(wz, k, &out) : field_key(wz, k);
+    if (!(r & WIDGET_HANDLED) && a != KEYMAP_NONE)
+        return act(wz, a);
+    return out;
 }
 
 static void draw_sections(struct wizard *wz, const struct term *t, int h)
@@ -947,9 +1070,12 @@ void wizard_draw(struct wizard *wz, const struct term *t, const char *status)
     }
     int cy, cx;
     getyx(stdscr, cy, cx);
-    if (status && *status) {
+    if (status && *status) { /* it may quote a file or a server: sanitized */
+        struct strbuf clean = STRBUF_INIT;
+        utf8_sanitize(&clean, status, strlen(status), 0);
         attrset(t->role[THEME_ROLE_MESSAGE]);
-        mvaddnstr(h - 2, fx, status, fw);
+        widget_put_clipped(stdscr, h - 2, fx, fw, clean.buf ? clean.buf : "", clean.len, t->utf8);
+        strbuf_free(&clean);
     }
     keybar_set_palette(wz->keybar, &t->palette);
     attrset(t->role[THEME_ROLE_NORMAL]);

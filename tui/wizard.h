@@ -17,23 +17,38 @@
 #include "widgets/widget.h"
 
 struct catalog;
+struct finding;
 struct findings;
 struct jobspec;
+struct keymap;
 struct term;
 struct wizard;
 
+/* What the owner does after a key; the keys are the keymap's "wizard" mode. */
 enum wizard_action {
     WIZARD_NONE,
-    WIZARD_SUBMIT, /* Ctrl-S, or Enter on the review page */
-    WIZARD_QUIT,   /* Esc at the top level (the owner confirms when there are changes) */
+    WIZARD_SUBMIT, /* submit, or Enter on the review page */
+    WIZARD_QUIT,   /* the owner confirms when there are changes */
+    WIZARD_HELP,
+    WIZARD_SAVE,
+    WIZARD_LOAD,
+    WIZARD_REDRAW,
 };
 
-/* A wizard over cat, prefilled from initial (NULL: an empty job). */
+/*
+ * A wizard over cat, prefilled from initial (NULL: an empty job), its keys
+ * from km (held by pointer: it must outlive the wizard).
+ */
 struct wizard *wizard_new(const struct catalog *cat, const struct jobspec *initial,
-                          const char *default_workspace);
+                          const char *default_workspace, const struct keymap *km);
 void wizard_free(struct wizard *wz);
 
-/* A key; returns what the owner should do next. */
+/*
+ * A key; returns what the owner should do next. A key the keymap binds in
+ * "wizard" (or global) acts before the focused field sees it, except a
+ * character and Esc: those go to the field first ('?' types itself in a
+ * text field, Esc closes an open list) and act only when it ignores them.
+ */
 enum wizard_action wizard_key(struct wizard *wz, const struct widget_key *k);
 /* Runs the debounced validation (the owner calls it from a timer). */
 void wizard_validate(struct wizard *wz);
@@ -47,6 +62,17 @@ void wizard_draw(struct wizard *wz, const struct term *t, const char *status);
 const struct jobspec *wizard_job(struct wizard *wz);
 /* Errors in the current job (after wizard_validate). */
 size_t wizard_error_count(const struct wizard *wz);
+/*
+ * What reading the job file the form was opened with found wrong (a value
+ * of the wrong type, …): each finding on a field is shown under it, "line
+ * N: …", counted in its section and listed on Review, until that field is
+ * edited. Returns how many findings no field shows (an unknown field, a
+ * syntax error), the first of them through *first (NULL: not wanted).
+ */
+size_t wizard_set_file_findings(struct wizard *wz, const struct findings *fs,
+                                const struct finding **first);
+/* The form as it is now is kept (saved to a file): wizard_changed is false until the next edit. */
+void wizard_set_unchanged(struct wizard *wz);
 /* Puts a server's rejection next to the field it names and shows its section. */
 void wizard_show_error(struct wizard *wz, const char *field, const char *message);
 

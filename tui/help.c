@@ -1,0 +1,227 @@
+/*
+ * help: the key list screen; see help.h.
+ *
+ * The text is laid out once, when the help opens, as lines of a kind
+ * (heading, binding, plain text); drawing copies the lines that are in view
+ * and the key column is as wide as the widest key list. Every line is
+ * sanitized when it is made, so drawing needs no care.
+ */
+#include "tui/help.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/keymap.h"
+#include "tui/term.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
+#include "util/xalloc.h"
+
+enum line_kind { LINE_TEXT, LINE_HEADING, LINE_BINDING };
+
+struct line {
+    enum line_kind kind;
+    char *keys; /* LINE_BINDING: "PgDn, M-Right" */
+    char *text; /* the action and its help, the heading, or the text */
+};
+
+struct help {
+    const struct keymap *km;
+    char *mode;
+    char *title;
+    struct line *lines;
+    size_t n, cap;
+    int keys_w; /* cells of the widest key list */
+    int top;    /* first line in view */
+    int rows;   /* lines in view at the last draw */
+};
+
+enum { KEYS_W_MAX = 24, ACTION_W = 14 };
+
+static void add_line(struct help *h, enum line_kind kind, const char *keys, const char *text)
+{
+    if (h->n == h->cap) {
+        h->cap = h->cap ? h->cap * 2 : 32;
+        h->lines = xreallocarray(h->lines, h->cap, sizeof *h->lines);
+    }
+    struct strbuf sb = STRBUF_INIT;
+    utf8_sanitize(&sb, text, strlen(text), 0);
+    h->lines[h->n++] = (struct line){kind, keys ? xstrdup(keys) : NULL, strbuf_detach(&sb, NULL)};
+    if (keys) {
+        int w = (int)utf8_width(keys, strlen(keys));
+        if (w > h->keys_w)
+            h->keys_w = w > KEYS_W_MAX ? KEYS_W_MAX : w;
+    }
+}
+
+/* The bindings of mode (own) or those it takes from global (!own), under a heading. */
+static void add_bindings(struct help *h, const char *mode, bool own)
+{
+    const char *heading_mode = own ? mode : "global";
+    struct strbuf heading = STRBUF_INIT;
+    strbuf_addf(&heading, "%s — %s", heading_mode, keymap_mode_help(heading_mode));
+    add_line(h, LINE_HEADING, NULL, strbuf_str(&heading));
+    strbuf_free(&heading);
+    size_t count = 0;
+    for (int a = KEYMAP_NONE + 1; a < KEYMAP_ACTION_COUNT; a++) {
+        struct strbuf keys = STRBUF_INIT, text = STRBUF_INIT;
+        if (keymap_keys_for(h->km, mode, (enum keymap_action)a, own, &keys) > 0) {
+            strbuf_addf(&text, "%-*s %s", ACTION_W, keymap_action_name((enum keymap_action)a),
+                        keymap_action_help((enum keymap_action)a));
+            add_line(h, LINE_BINDING, strbuf_str(&keys), strbuf_str(&text));
+            count++;
+        }
+        strbuf_free(&keys);
+        strbuf_free(&text);
+    }
+    if (count == 0)
+        add_line(h, LINE_TEXT, NULL, "  (no keys)");
+    add_line(h, LINE_TEXT, NULL, "");
+}
+
+/* Each line of text (split at '\n') as a line of its own. */
+static void add_text(struct help *h, const char *text)
+{
+    while (text && *text) {
+        size_t n = strcspn(text, "\n");
+        char *line = xstrndup(text, n);
+        add_line(h, LINE_TEXT, NULL, line);
+        free(line);
+        text += n + (text[n] == '\n');
+    }
+}
+
+struct help *help_new(const struct keymap *km, const char *mode, const char *note)
+{
+    struct help *h = xcalloc(1, sizeof *h);
+    h->km = km;
+    h->mode = xstrdup(mode);
+    h->title = xasprintf(" Keys · %s", keymap_mode_help(mode) ? keymap_mode_help(mode) : mode);
+    add_bindings(h, mode, true);
+    if (strcmp(mode, "global") != 0)
+        add_bindings(h, mode, false);
+    if (note && *note) {
+        add_text(h, note);
+        add_line(h, LINE_TEXT, NULL, "");
+    }
+    char *file = keymap_user_file(true);
+    char *where = xasprintf("Rebind in %s: bind MODE KEY ACTION, or unbind MODE KEY", file);
+    add_text(h, where);
+    free(where);
+    free(file);
+    return h;
+}
+
+void help_free(struct help *h)
+{
+    if (h == NULL)
+        return;
+    for (size_t i = 0; i < h->n; i++) {
+        free(h->lines[i].keys);
+        free(h->lines[i].text);
+    }
+    free(h->lines);
+    free(h->mode);
+    free(h->title);
+    free(h);
+}
+
+/* Scrolls to top, kept within the text. */
+static void scroll_to(struct help *h, long top)
+{
+    long max = (long)h->n - (h->rows > 0 ? h->rows : 1);
+    if (top > max)
+        top = max;
+    if (top < 0)
+        top = 0;
+    h->top = (int)top;
+}
+
+bool help_key(struct help *h, const struct widget_key *k)
+{
+    int page = h->rows > 1 ? h->rows - 1 : 1;
+    if (!k->alt && ((!k->is_function && (k->code == 27 || k->code == 'q')) ||
+                    (k->is_function && k->code == KEY_F(1))))
+        return true;
+    if (keymap_lookup(h->km, h->mode, k) == KEYMAP_HELP)
+        return true;
+    if (k->alt)
+        return false;
+    if (k->is_function) {
+        switch (k->code) {
+        case KEY_UP:
+            scroll_to(h, h->top - 1);
+            break;
+        case KEY_DOWN:
+            scroll_to(h, h->top + 1);
+            break;
+        case KEY_PPAGE:
+            scroll_to(h, h->top - page);
+            break;
+        case KEY_NPAGE:
+            scroll_to(h, h->top + page);
+            break;
+        case KEY_HOME:
+            scroll_to(h, 0);
+            break;
+        case KEY_END:
+            scroll_to(h, (long)h->n);
+            break;
+        }
+    } else if (k->code == 'k') {
+        scroll_to(h, h->top - 1);
+    } else if (k->code == 'j') {
+        scroll_to(h, h->top + 1);
+    } else if (k->code == ' ') {
+        scroll_to(h, h->top + page);
+    }
+    return false;
+}
+
+static void draw_line(const struct help *h, const struct line *l, const struct term *t, int y,
+                      int w)
+{
+    if (l->kind == LINE_HEADING) {
+        attrset(t->role[THEME_ROLE_TITLE]);
+        widget_put_clipped(stdscr, y, 1, w - 2, l->text, strlen(l->text), t->utf8);
+        return;
+    }
+    if (l->kind == LINE_TEXT) {
+        attrset(t->role[THEME_ROLE_HELP]);
+        widget_put_clipped(stdscr, y, 1, w - 2, l->text, strlen(l->text), t->utf8);
+        return;
+    }
+    int x = 3;
+    attrset(t->role[THEME_ROLE_KEYBAR_KEY]);
+    widget_put_clipped(stdscr, y, x, h->keys_w, l->keys, strlen(l->keys), t->utf8);
+    x += h->keys_w + 2;
+    attrset(t->role[THEME_ROLE_HELP]);
+    if (x < w - 1)
+        widget_put_clipped(stdscr, y, x, w - 1 - x, l->text, strlen(l->text), t->utf8);
+}
+
+void help_draw(struct help *h, const struct term *t)
+{
+    int lines = LINES, w = COLS;
+    bkgdset(' ' | t->role[THEME_ROLE_NORMAL]);
+    erase();
+    attrset(t->role[THEME_ROLE_TITLE]);
+    widget_put_clipped(stdscr, 0, 0, w, h->title, strlen(h->title), t->utf8);
+    h->rows = lines - 3 > 0 ? lines - 3 : 1; /* title, a blank, the bottom line */
+    scroll_to(h, h->top);
+    for (int i = 0; i < h->rows && (size_t)(h->top + i) < h->n; i++)
+        draw_line(h, &h->lines[h->top + i], t, 2 + i, w);
+    char foot[160] = " Esc, q or F1 closes";
+    if (h->n > (size_t)h->rows) { /* it scrolls: say so, and where we are */
+        size_t last = (size_t)h->top + (size_t)h->rows;
+        size_t len = strlen(foot);
+        snprintf(foot + len, sizeof foot - len,
+                 " · Up/Down, PgUp/PgDn scroll · lines %d-%zu of %zu", h->top + 1,
+                 last < h->n ? last : h->n, h->n);
+    }
+    attrset(t->role[THEME_ROLE_KEYBAR_LABEL]);
+    widget_blank(stdscr, lines - 1, 0, w);
+    widget_put_clipped(stdscr, lines - 1, 0, w, foot, strlen(foot), t->utf8);
+    curs_set(0);
+    wnoutrefresh(stdscr);
+}
