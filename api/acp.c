@@ -191,6 +191,14 @@ static enum backend_status build(struct backend *b, const struct backend_request
         v1_job_path(b, rq->name, &out->path);
         strbuf_adds(&out->path, ":start");
         break;
+    case BACKEND_OP_MARK_NODE:
+        if (!trainjobd)
+            return backend_unsupported(b, "marking a node for a job", err);
+        out->method = "POST";
+        v1_job_path(b, rq->name, &out->path);
+        strbuf_adds(&out->path, ":markNode");
+        out->body = json_pack("{s:s}", "node", rq->node ? rq->node : "");
+        break;
     case BACKEND_OP_WATCH:
         if (!trainjobd)
             return backend_unsupported(b, "watching jobs", err);
@@ -367,6 +375,7 @@ static enum backend_status decode(const struct backend_request *rq, const json_t
     case BACKEND_OP_GET:
     case BACKEND_OP_UPDATE:
     case BACKEND_OP_START:
+    case BACKEND_OP_MARK_NODE:
         return decode_job(reply, &out->job, &out->err);
     case BACKEND_OP_LIST:
         return decode_list(reply, &out->list, &out->err);

@@ -394,6 +394,7 @@ static void request_copy(struct backend_request *dst, const struct backend_reque
     *dst = *src;
     dst->name = dup_or_null(src->name);
     dst->worker = dup_or_null(src->worker);
+    dst->node = dup_or_null(src->node);
     dst->query.page_token = dup_or_null(src->query.page_token);
     dst->query.filter = dup_or_null(src->query.filter);
     dst->query.name = dup_or_null(src->query.name);
@@ -408,6 +409,7 @@ static void request_free(struct backend_request *rq)
 {
     free((char *)rq->name);
     free((char *)rq->worker);
+    free((char *)rq->node);
     free((char *)rq->query.page_token);
     free((char *)rq->query.filter);
     free((char *)rq->query.name);

@@ -126,6 +126,7 @@ enum backend_op {
     BACKEND_OP_STOP,
     BACKEND_OP_START,
     BACKEND_OP_DELETE,
+    BACKEND_OP_MARK_NODE, /* a node unschedulable for one job (trainjobd) */
     BACKEND_OP_WATCH, /* a stream: on_message per message */
     BACKEND_OP_LOGS,  /* a stream: on_data per piece */
 };
@@ -133,12 +134,13 @@ enum backend_op {
 /* What to ask; the members an op does not use are ignored. Strings are copied. */
 struct backend_request {
     enum backend_op op;
-    const char *name;          /* GET UPDATE WORKERS EVENTS START LOGS */
+    const char *name;          /* GET UPDATE WORKERS EVENTS START LOGS MARK_NODE */
     const char *const *names;  /* STOP DELETE: at most BACKEND_MAX_BATCH */
     size_t count;
     struct list_query query;   /* LIST; WORKERS: page_token */
     struct job_update update;  /* UPDATE */
     const char *worker;        /* LOGS */
+    const char *node;          /* MARK_NODE */
     long tail;                 /* LOGS: the last lines (< 0: all) */
     bool follow;               /* LOGS */
 };
@@ -148,7 +150,7 @@ struct backend_reply {
     enum backend_op op;
     enum backend_status status;
     struct api_error err;         /* status != BACKEND_OK */
-    struct jobspec job;           /* GET UPDATE START */
+    struct jobspec job;           /* GET UPDATE START MARK_NODE */
     struct job_list list;         /* LIST */
     struct worker_list workers;   /* WORKERS */
     char *next_page_token;        /* WORKERS: NULL on the last page */

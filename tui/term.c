@@ -5,6 +5,9 @@
  */
 #include "tui/term.h"
 
+#include "api/paths.h"
+#include "util/fileio.h"
+
 #include <langinfo.h>
 #include <locale.h>
 #include <stdio.h>
@@ -86,18 +89,51 @@ static void build_palette(struct term *t)
     p->key = t->role[THEME_ROLE_KEYBAR_KEY];
 }
 
+/*
+ * A scheme by name or path: the user's ~/.config/trainjob/themes, then the
+ * shipped directory, then themes/ beside the binary's source tree.
+ */
+static int load_theme(const char *name, struct theme **out, char *err, size_t errsz)
+{
+    char *config = paths_config_dir();
+    char **dirs = theme_search_dirs(config);
+    free(config);
+    size_t n = 0;
+    while (dirs[n])
+        n++;
+    char *beside = file_beside_self("../themes");
+    const char **all = xcalloc(n + 2, sizeof *all);
+    for (size_t i = 0; i < n; i++)
+        all[i] = dirs[i];
+    all[n] = beside;
+    struct strbuf why = STRBUF_INIT;
+    int rc = theme_load(name, all, out, &why);
+    if (rc != 0)
+        snprintf(err, errsz, "%s", strbuf_str(&why));
+    strbuf_free(&why);
+    free(all);
+    free(beside);
+    theme_strv_free(dirs);
+    return rc;
+}
+
+int term_set_theme(struct term *t, const char *name, char *err, size_t errsz)
+{
+    struct theme *th;
+    if (load_theme(name, &th, err, errsz) != 0)
+        return -1;
+    theme_free(t->theme);
+    t->theme = th;
+    build_palette(t);
+    return 0;
+}
+
 int term_start(struct term *t, const char *theme_name, char *err, size_t errsz)
 {
     memset(t, 0, sizeof *t);
     if (theme_name) {
-        const char *dirs[] = {"themes", NULL};
-        struct strbuf why = STRBUF_INIT;
-        if (theme_load(theme_name, dirs, &t->theme, &why) != 0) {
-            snprintf(err, errsz, "%s", strbuf_str(&why));
-            strbuf_free(&why);
+        if (load_theme(theme_name, &t->theme, err, errsz) != 0)
             return -1;
-        }
-        strbuf_free(&why);
     } else {
         t->theme = theme_builtin_default();
     }

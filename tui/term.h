@@ -21,6 +21,8 @@ struct term {
 
 /* Starts curses on the terminal with the named theme (NULL: built-in). */
 int term_start(struct term *t, const char *theme_name, char *err, size_t errsz);
+/* Switches to the named scheme (a name or a path); -1 with why in err, the old kept. */
+int term_set_theme(struct term *t, const char *name, char *err, size_t errsz);
 /* Leaves curses and restores the terminal (safe to call twice). */
 void term_stop(struct term *t);
 /*

@@ -1,0 +1,67 @@
+/*
+ * jobfmt: a job's facts as the screens write them; see jobfmt.h.
+ */
+#include "tui/jobfmt.h"
+
+#include <stdio.h>
+
+#include "util/timefmt.h"
+
+enum theme_role jobfmt_state_role(enum job_state s)
+{
+    switch (s) {
+    case JOB_STATE_UNSPECIFIED:
+    case JOB_STATE_WAITING:
+    case JOB_STATE_INIT:
+    case JOB_STATE_QUEUEING:
+        return THEME_ROLE_STATE_QUEUEING;
+    case JOB_STATE_CREATING:
+    case JOB_STATE_STARTING:
+        return THEME_ROLE_STATE_STARTING;
+    case JOB_STATE_RUNNING:
+        return THEME_ROLE_STATE_RUNNING;
+    case JOB_STATE_RESTARTING:
+    case JOB_STATE_RECOVERING:
+        return THEME_ROLE_STATE_RESTARTING;
+    case JOB_STATE_SUSPENDING:
+        return THEME_ROLE_STATE_SUSPENDING;
+    case JOB_STATE_SUSPENDED:
+        return THEME_ROLE_STATE_SUSPENDED;
+    case JOB_STATE_SUCCEEDED:
+        return THEME_ROLE_STATE_SUCCEEDED;
+    case JOB_STATE_FAILED:
+        return THEME_ROLE_STATE_FAILED;
+    case JOB_STATE_DELETING:
+    case JOB_STATE_DELETED:
+        return THEME_ROLE_STATE_DELETING;
+    }
+    return THEME_ROLE_STATE_QUEUEING;
+}
+
+void jobfmt_state(enum job_state s, bool utf8, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s %s", theme_state_icon(jobfmt_state_role(s), utf8),
+             s == JOB_STATE_UNSPECIFIED ? "-" : enum_name(&job_state_names, (int)s));
+}
+
+void jobfmt_age(int64_t since_ms, int64_t now_ms, char *buf, size_t size)
+{
+    if (since_ms < 0) {
+        snprintf(buf, size, "-");
+        return;
+    }
+    time_age(now_ms > since_ms ? now_ms - since_ms : 0, buf, size);
+}
+
+void jobfmt_restarts(int32_t used, int32_t limit, bool utf8, char *buf, size_t size)
+{
+    char lim[16];
+    if (limit < 0)
+        snprintf(lim, sizeof lim, "%s", utf8 ? "∞" : "inf");
+    else
+        snprintf(lim, sizeof lim, "%d", (int)limit);
+    if (used < 0)
+        snprintf(buf, size, "-/%s", lim);
+    else
+        snprintf(buf, size, "%d/%s", (int)used, lim);
+}

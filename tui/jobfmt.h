@@ -1,0 +1,26 @@
+/*
+ * jobfmt: how the monitoring screens write a job's facts — a state as its
+ * theme role and icon ("✗ FAILED" reads without colour), an age, restarts
+ * as "used/limit". Shared by every pane so a state looks the same
+ * everywhere.
+ */
+#ifndef TUI_JOBFMT_H
+#define TUI_JOBFMT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "api/jobspec.h"
+#include "themes/theme.h"
+
+/* The theme role a job state is drawn in. */
+enum theme_role jobfmt_state_role(enum job_state s);
+/* "✗ FAILED" (utf8) or "x FAILED" into buf. */
+void jobfmt_state(enum job_state s, bool utf8, char *buf, size_t size);
+/* "3m" since unix ms (< 0: "-"). */
+void jobfmt_age(int64_t since_ms, int64_t now_ms, char *buf, size_t size);
+/* "1/2", "0/∞" ("0/inf" in ASCII), "-/2" when used is unknown (< 0). */
+void jobfmt_restarts(int32_t used, int32_t limit, bool utf8, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,351 @@
+/*
+ * jobs_view: the job table screen; see jobs_view.h. The table widget keeps
+ * the view (sort, filter, cursor, marks); this screen lends it the rows —
+ * the store's, or only the faulty ones — and turns actions into requests
+ * to the app.
+ */
+#include "tui/jobs_view.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/jobfmt.h"
+#include "tui/jobstore.h"
+#include "tui/monitor.h"
+#include "tui/term.h"
+#include "util/loop.h"
+#include "util/strbuf.h"
+#include "util/timefmt.h"
+#include "util/utf8.h"
+#include "util/xalloc.h"
+#include "widgets/table.h"
+
+enum column {
+    COL_NAME,
+    COL_DISPLAY,
+    COL_STATE,
+    COL_PRIORITY,
+    COL_TYPE,
+    COL_WORKERS,
+    COL_DEVICES,
+    COL_RESTARTS,
+    COL_AGE,
+    COL_REASON,
+    COL_COUNT
+};
+
+static const struct table_column columns[COL_COUNT] = {
+    [COL_NAME] = {"NAME", 4, 40, false},     [COL_DISPLAY] = {"DISPLAY NAME", 6, 24, false},
+    [COL_STATE] = {"STATE", 5, 14, false},   [COL_PRIORITY] = {"PRIORITY", 4, 8, false},
+    [COL_TYPE] = {"TYPE", 4, 8, false},      [COL_WORKERS] = {"WORKERS", 3, 9, true},
+    [COL_DEVICES] = {"DEVICES", 3, 7, true}, [COL_RESTARTS] = {"RESTARTS", 3, 8, true},
+    [COL_AGE] = {"AGE", 3, 5, true},         [COL_REASON] = {"REASON", 6, 0, false},
+};
+
+struct jobs_view {
+    struct screen base;
+    struct table *table;
+    const struct job_row **rows; /* what the table shows: every row, or the faulty ones */
+    size_t count, cap;
+    bool faulty_only;
+    int64_t now_ms; /* ages are taken once per refresh, so a frame is consistent */
+    char title[128];
+};
+
+static struct jobs_view *view(struct screen *s)
+{
+    return (struct jobs_view *)s;
+}
+
+/* ---- the table's rows ------------------------------------------------------ */
+
+static size_t src_count(void *ctx)
+{
+    return ((struct jobs_view *)ctx)->count;
+}
+
+/* Sanitized text of a server's string into scratch. */
+static const char *clean(const char *s, char *scratch, size_t n)
+{
+    if (s == NULL || *s == '\0')
+        return "-";
+    struct strbuf sb = STRBUF_INIT;
+    utf8_sanitize(&sb, s, strlen(s), 0);
+    snprintf(scratch, n, "%s", strbuf_str(&sb));
+    strbuf_free(&sb);
+    return scratch;
+}
+
+static const char *src_cell(void *ctx, size_t i, size_t col, char *scratch, size_t n)
+{
+    struct jobs_view *v = ctx;
+    const struct job_row *r = v->rows[i];
+    bool utf8 = monitor_term(v->base.app)->utf8;
+    switch ((enum column)col) {
+    case COL_NAME:
+        return clean(r->name, scratch, n);
+    case COL_DISPLAY:
+        return clean(r->display_name, scratch, n);
+    case COL_STATE:
+        jobfmt_state(r->state, utf8, scratch, n);
+        return scratch;
+    case COL_PRIORITY:
+        return r->priority ? enum_name(&priority_names, (int)r->priority) : "-";
+    case COL_TYPE:
+        return r->idle ? "idle" : "standard";
+    case COL_WORKERS:
+        if (r->ready < 0)
+            snprintf(scratch, n, "-/%d", (int)r->total);
+        else
+            snprintf(scratch, n, "%d/%d", (int)r->ready, (int)r->total);
+        return scratch;
+    case COL_DEVICES:
+        if (r->devices < 0)
+            return "-";
+        snprintf(scratch, n, "%d", (int)r->devices);
+        return scratch;
+    case COL_RESTARTS:
+        jobfmt_restarts(r->restarts, r->restart_limit, utf8, scratch, n);
+        return scratch;
+    case COL_AGE:
+        jobfmt_age(r->created_ms, v->now_ms, scratch, n);
+        return scratch;
+    case COL_REASON:
+        return r->reason ? clean(r->reason, scratch, n) : "";
+    case COL_COUNT:
+        break;
+    }
+    return "";
+}
+
+static attr_t src_attr(void *ctx, size_t i, size_t col)
+{
+    struct jobs_view *v = ctx;
+    const struct term *t = monitor_term(v->base.app);
+    const struct job_row *r = v->rows[i];
+    if (col == COL_STATE)
+        return t->role[jobfmt_state_role(r->state)];
+    if (col == COL_RESTARTS && r->restarts > 0)
+        return t->palette.warning;
+    if (col == COL_REASON)
+        return r->state == JOB_STATE_FAILED ? t->palette.error : t->palette.dim;
+    return 0;
+}
+
+static uint64_t src_key(void *ctx, size_t i)
+{
+    return ((struct jobs_view *)ctx)->rows[i]->key;
+}
+
+/* AGE sorts by creation time (the text "3m" < "2h" would too, but this is exact). */
+static int src_compare(void *ctx, size_t a, size_t b, size_t col)
+{
+    struct jobs_view *v = ctx;
+    const struct job_row *x = v->rows[a], *y = v->rows[b];
+    if (col == COL_AGE) /* older first: a larger age */
+        return x->created_ms < y->created_ms ? 1 : x->created_ms > y->created_ms ? -1 : 0;
+    if (col == COL_STATE)
+        return (int)x->state - (int)y->state;
+    if (col == COL_PRIORITY)
+        return (int)x->priority - (int)y->priority;
+    char sa[TABLE_CELL_MAX], sb[TABLE_CELL_MAX];
+    const char *ta = src_cell(ctx, a, col, sa, sizeof sa);
+    const char *tb = src_cell(ctx, b, col, sb, sizeof sb);
+    if (col == COL_WORKERS || col == COL_DEVICES || col == COL_RESTARTS)
+        return atoi(ta) - atoi(tb);
+    return strcasecmp(ta, tb);
+}
+
+static const struct table_source source = {src_count, src_cell, src_attr, src_key, src_compare};
+
+/* The rows the table shows, from the store. */
+static void rebuild(struct jobs_view *v)
+{
+    struct jobstore *s = monitor_store(v->base.app);
+    size_t n = jobstore_count(s);
+    if (n > v->cap) {
+        v->cap = n;
+        v->rows = xreallocarray(v->rows, v->cap, sizeof *v->rows);
+    }
+    v->count = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct job_row *r = jobstore_at(s, i);
+        if (!v->faulty_only || job_row_faulty(r))
+            v->rows[v->count++] = r;
+    }
+    v->now_ms = time_now_ms();
+    table_refresh(v->table);
+    v->base.dirty = true;
+}
+
+/* ---- the screen ------------------------------------------------------------ */
+
+static void jv_draw(struct screen *s, WINDOW *w, int y, int x, int h, int wd, bool full)
+{
+    struct jobs_view *v = view(s);
+    if (full)
+        table_invalidate(v->table);
+    table_set_height(v->table, h);
+    struct widget *tw = table_widget(v->table);
+    tw->ops->draw(tw, w, y, x, wd, true);
+}
+
+/* The names to act on: the marked rows, else the cursor's. Returns the count; *out is malloc'd. */
+static size_t chosen(struct jobs_view *v, const char ***out)
+{
+    uint64_t *keys = NULL;
+    size_t n = table_marked(v->table, &keys);
+    const char **names = xcalloc(n ? n : 1, sizeof *names);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < v->count; j++)
+            if (v->rows[j]->key == keys[i]) {
+                names[k++] = v->rows[j]->name;
+                break;
+            }
+    free(keys);
+    if (k == 0) {
+        size_t row;
+        uint64_t key;
+        if (table_cursor_row(v->table, &row, &key))
+            names[k++] = v->rows[row]->name;
+    }
+    *out = names;
+    return k;
+}
+
+static void act(struct jobs_view *v, enum monitor_action a, bool many)
+{
+    const char **names;
+    size_t n = chosen(v, &names);
+    if (n == 0)
+        monitor_status(v->base.app, true, "no job here");
+    else
+        monitor_act(v->base.app, a, names, many ? n : 1);
+    free(names);
+}
+
+static void on_filter(void *ctx, const char *text)
+{
+    struct jobs_view *v = ctx;
+    table_set_filter(v->table, text);
+    v->base.dirty = true;
+}
+
+static unsigned jv_key(struct screen *s, const struct widget_key *k, const char *action)
+{
+    struct jobs_view *v = view(s);
+    struct monitor *m = s->app;
+    bool ro = monitor_readonly(m);
+    if (action) {
+        if (strcmp(action, "open") == 0) {
+            act(v, MONITOR_OPEN, false);
+            return WIDGET_HANDLED;
+        }
+        if (strcmp(action, "filter") == 0) {
+            monitor_ask(m, "Filter jobs", "text, or terms like state=FAILED (empty: all)",
+                        table_filter(v->table), on_filter, v);
+            return WIDGET_HANDLED;
+        }
+        if (strcmp(action, "faulty-only") == 0) {
+            v->faulty_only = !v->faulty_only;
+            rebuild(v);
+            monitor_status(m, false,
+                           v->faulty_only ? "showing faulty jobs only" : "showing all jobs");
+            return WIDGET_HANDLED | WIDGET_REDRAW;
+        }
+        static const struct {
+            const char *name;
+            enum monitor_action a;
+            bool many;
+        } acts[] = {
+            {"stop", MONITOR_STOP, true},     {"start", MONITOR_START, true},
+            {"delete", MONITOR_DELETE, true}, {"priority", MONITOR_PRIORITY, true},
+            {"clone", MONITOR_CLONE, false},  {"save", MONITOR_SAVE, false},
+        };
+        for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++) {
+            if (strcmp(action, acts[i].name) != 0)
+                continue;
+            if (ro) {
+                monitor_status(m, true, "read-only: no actions here");
+                return WIDGET_HANDLED;
+            }
+            act(v, acts[i].a, acts[i].many);
+            return WIDGET_HANDLED;
+        }
+    }
+    struct widget *tw = table_widget(v->table);
+    unsigned r = tw->ops->key(tw, k);
+    if (r & WIDGET_ACTIVATE)
+        act(v, MONITOR_OPEN, false);
+    if (r & WIDGET_REDRAW)
+        s->dirty = true;
+    return r;
+}
+
+static void jv_changed(struct screen *s)
+{
+    rebuild(view(s));
+}
+
+static const char *jv_title(struct screen *s)
+{
+    struct jobs_view *v = view(s);
+    struct jobstore *st = monitor_store(s->app);
+    size_t counts[JOB_STATE_COUNT];
+    jobstore_count_states(st, counts);
+    const char *f = table_filter(v->table);
+    snprintf(v->title, sizeof v->title, "jobs %zu  running %zu  waiting %zu  failed %zu%s%s%s",
+             jobstore_count(st), counts[JOB_STATE_RUNNING],
+             counts[JOB_STATE_QUEUEING] + counts[JOB_STATE_WAITING] + counts[JOB_STATE_INIT],
+             counts[JOB_STATE_FAILED], v->faulty_only ? "  [faulty only]" : "",
+             f && *f ? "  /" : "", f && *f ? f : "");
+    return v->title;
+}
+
+static size_t jv_hints(struct screen *s, const char *const **pairs)
+{
+    static const char *const rw[] = {"Enter", "open",    "/", "filter", "f", "faulty",
+                                     "Space", "mark",    "s", "stop",   "S", "start",
+                                     "d",     "delete",  "c", "clone",  "?", "help",
+                                     ":",     "command", "q", "quit"};
+    static const char *const ro[] = {"Enter", "open", "/", "filter", "f", "faulty",
+                                     "<>",    "sort", "?", "help",   "q", "quit"};
+    bool readonly = monitor_readonly(s->app);
+    *pairs = readonly ? ro : rw;
+    return (readonly ? sizeof ro : sizeof rw) / sizeof(char *) / 2;
+}
+
+static void jv_destroy(struct screen *s)
+{
+    struct jobs_view *v = view(s);
+    table_free(v->table);
+    free(v->rows);
+    free(v);
+}
+
+static const struct screen_ops jobs_view_ops = {
+    .mode = "jobs",
+    .draw = jv_draw,
+    .key = jv_key,
+    .changed = jv_changed,
+    .title = jv_title,
+    .hints = jv_hints,
+    .destroy = jv_destroy,
+};
+
+struct screen *jobs_view_new(struct monitor *m)
+{
+    struct jobs_view *v = xcalloc(1, sizeof *v);
+    v->base.ops = &jobs_view_ops;
+    v->base.app = m;
+    v->table = table_new(&source, v, columns, COL_COUNT);
+    const struct term *t = monitor_term(m);
+    table_set_palette(v->table, &t->palette);
+    table_set_utf8(v->table, t->utf8);
+    table_set_empty_text(v->table, "no jobs (n: create one)");
+    table_widget(v->table)->dirty = true;
+    rebuild(v);
+    return &v->base;
+}
