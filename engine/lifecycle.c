@@ -637,20 +637,45 @@ static bool all_succeeded(const struct ejob *job)
     return job->worker_count > 0;
 }
 
-static void mark_node(struct engine *eng, struct ejob *job, const char *node)
+static bool node_excluded(const struct ejob *job, const char *node)
 {
     for (size_t i = 0; i < job->excluded_count; i++)
         if (strcmp(job->excluded[i], node) == 0)
-            return;
-    job->excluded = xreallocarray(job->excluded, job->excluded_count + 1, sizeof *job->excluded);
-    job->excluded[job->excluded_count++] = xstrdup(node);
+            return true;
+    return false;
+}
+
+/*
+ * Adds node to the job's excluded list and records NODE_MARKED. Only the
+ * next placement sees the list (a scheduling pass, a restart, a RESTART_POD
+ * that must move): workers live on the node now are left where they are.
+ * The caller saves the job, as it has more to change first.
+ */
+bool lifecycle_mark_node(struct engine *eng, struct ejob *job, const char *node, const char *by)
+{
+    bool already = node_excluded(job, node);
+    if (already && by == NULL)
+        return false; /* a fault rule firing again on the same node is not news */
+    if (!already) {
+        job->excluded =
+            xreallocarray(job->excluded, job->excluded_count + 1, sizeof *job->excluded);
+        job->excluded[job->excluded_count++] = xstrdup(node);
+    }
     struct job_event ev = {0};
     ev.kind = EVENT_NODE_MARKED;
     ev.node = (char *)node;
-    char text[200];
-    snprintf(text, sizeof text, "node %s marked unschedulable for this job", node);
+    char text[300];
+    if (by == NULL)
+        snprintf(text, sizeof text, "node %s marked unschedulable for this job", node);
+    else if (!already)
+        snprintf(text, sizeof text, "node %s marked unschedulable for this job by %s", node, by);
+    else
+        snprintf(text, sizeof text,
+                 "node %s was already marked unschedulable for this job; %s marked it again", node,
+                 by);
     ev.message = text;
     engine_event(eng, job, &ev);
+    return !already;
 }
 
 /* A node the pool allows, not marked for the job, with room for one more worker. */
@@ -661,10 +686,7 @@ static const char *node_for_one_worker(struct engine *eng, struct ejob *job)
         const struct config_node *c = &eng->cfg.nodes[n];
         if (c->unschedulable || (pool && !config_pool_has_node(pool, c->name)))
             continue;
-        bool marked = false;
-        for (size_t k = 0; k < job->excluded_count; k++)
-            marked |= strcmp(job->excluded[k], c->name) == 0;
-        if (marked)
+        if (node_excluded(job, c->name))
             continue;
         int gpus = 0, cpus = 0;
         int64_t mem = 0;
@@ -707,7 +729,7 @@ static void apply_fault(struct engine *eng, struct ejob *job, struct eworker *w,
     ev.message = d.text;
     engine_event(eng, job, &ev);
     if (d.mark_node && w->node)
-        mark_node(eng, job, w->node);
+        lifecycle_mark_node(eng, job, w->node, NULL);
     job->restarts = d.restarts_used_after;
     switch (d.outcome) {
     case FAULT_FAIL_JOB:
@@ -718,7 +740,8 @@ static void apply_fault(struct engine *eng, struct ejob *job, struct eworker *w,
         break;
     case FAULT_RESTART_POD: {
         w->restarts++;
-        if (d.mark_node) {
+        /* Marked by this rule, or earlier by a person: the pod moves. */
+        if (d.mark_node || (w->node && node_excluded(job, w->node))) {
             const char *node = node_for_one_worker(eng, job);
             if (node == NULL) {
                 lifecycle_stop(eng, job, AFTER_STOP_RESTART, d.text);

@@ -112,6 +112,13 @@ void lifecycle_schedule_soon(struct engine *eng);
 void lifecycle_stop(struct engine *eng, struct ejob *job, enum after_stop then, const char *why);
 /* A worker's status file appeared (or was found at start-up). */
 void lifecycle_worker_ended(struct engine *eng, struct ejob *job, struct eworker *w, int exit_code);
+/*
+ * Marks node unschedulable for job (a fault rule's mark_node_unschedulable,
+ * by == NULL, or a person's :markNode, by == the user) and records the
+ * event; the next placement avoids it, live workers stay. Returns false when
+ * it was marked already. The caller saves the job.
+ */
+bool lifecycle_mark_node(struct engine *eng, struct ejob *job, const char *node, const char *by);
 /* After a restart of trainjobd: collect ends that arrived meanwhile, re-adopt the rest. */
 void lifecycle_adopt(struct engine *eng, struct ejob *job);
 /* The status file path of a worker's current attempt. */
