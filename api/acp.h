@@ -12,8 +12,9 @@
  * and, on trainjobd only (what SenseCore spreads over other services):
  *
  *   /trainjob/v1/catalog
- *   /trainjob/v1/workspaces/{ws}/trainingJobs/{name}:start | /events
+ *   /trainjob/v1/workspaces/{ws}/trainingJobs/{name}:start | :markNode | /events
  *       | /workers/{worker}/logs?tail=&follow=true
+ *       (:markNode {"node": N}: the job's next placement avoids N)
  *   .../trainingJobs?watch=true                 one JSON message per line
  *
  * Against real SenseCore those answer "not supported by this backend".

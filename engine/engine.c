@@ -1156,6 +1156,46 @@ int engine_job_start(struct engine *eng, const char *user, const char *ws, const
     return 200;
 }
 
+/* The "node" of a :markNode body: a node of this engine's config, or a 400 naming node. */
+static int marked_node(struct engine *eng, const char *body, size_t body_len, const char **node,
+                       json_t **root, struct api_error *err)
+{
+    if (body_len > MAX_BODY)
+        return api_error_set(err, 413, "TooLarge", "", "request body over %u bytes", MAX_BODY);
+    *root = json_loadb(body ? body : "", body_len, 0, NULL);
+    *node = json_string_value(json_object_get(*root, "node"));
+    if (*node == NULL || **node == '\0')
+        return api_error_set(err, 400, "InvalidArgument", "node",
+                             "node: required: expected {\"node\": \"NODE\"}");
+    if (config_node(&eng->cfg, *node) == NULL)
+        return api_error_set(err, 400, "InvalidField", "node",
+                             "node: '%s' is not a node of this engine", *node);
+    return 0;
+}
+
+int engine_job_mark_node(struct engine *eng, const char *user, const char *ws, const char *name,
+                         const char *body, size_t body_len, json_t **reply, struct api_error *err)
+{
+    struct ejob *job;
+    json_t *root = NULL;
+    const char *node = NULL;
+    int rc = find_job(eng, user, ws, name, &job, err);
+    if (rc == 0)
+        rc = marked_node(eng, body, body_len, &node, &root, err);
+    if (rc == 0) {
+        lifecycle_mark_node(eng, job, node, user);
+        stamp(&job->spec.update_time);
+        engine_save(eng, job);
+        engine_publish(eng, job);
+        /* A waiting job's reason may now name the node. */
+        lifecycle_schedule_soon(eng);
+        *reply = job_json(job);
+        rc = 200;
+    }
+    json_decref(root);
+    return rc;
+}
+
 static json_t *workers_json(const struct ejob *job)
 {
     json_t *arr = json_array();

@@ -78,6 +78,13 @@ int engine_jobs_delete(struct engine *eng, const char *user, const char *ws, con
                        size_t body_len, json_t **reply, struct api_error *err);
 int engine_job_start(struct engine *eng, const char *user, const char *ws, const char *name,
                      json_t **reply, struct api_error *err);
+/*
+ * :markNode {"node": N}: keeps the job off node N from its next placement on
+ * (a restart, a RESTART_POD that must move, a start after a stop), as a fault
+ * rule's mark_node_unschedulable would; workers running there now stay.
+ */
+int engine_job_mark_node(struct engine *eng, const char *user, const char *ws, const char *name,
+                         const char *body, size_t body_len, json_t **reply, struct api_error *err);
 int engine_job_workers(struct engine *eng, const char *user, const char *ws, const char *name,
                        json_t **reply, struct api_error *err);
 int engine_job_events(struct engine *eng, const char *user, const char *ws, const char *name,

@@ -4,7 +4,7 @@
  *   ACP  /compute/acp/data/v2/subscriptions/{sub}/resourceGroups/{rg}/zones/{zone}
  *        /workspaces/{ws}/trainingJobs[...]
  *   ours /trainjob/v1/catalog, /trainjob/v1/workspaces,
- *        /trainjob/v1/workspaces/{ws}/trainingJobs/{name}:start | /events
+ *        /trainjob/v1/workspaces/{ws}/trainingJobs/{name}:start | :markNode | /events
  *        | /workers/{worker}/logs
  */
 #include "engine/routes.h"
@@ -135,6 +135,11 @@ static void jobs_route(struct engine *eng, const struct http_request *req,
         if (!is(req, "POST"))
             return bad_method(resp, req);
         st = engine_job_start(eng, req->user, ws, name, &reply, &err);
+    } else if (n == 2 && verb && strcmp(verb, "markNode") == 0) {
+        /* {"node": N}: the job's next placement avoids N; its live workers stay. */
+        if (!is(req, "POST"))
+            return bad_method(resp, req);
+        st = engine_job_mark_node(eng, req->user, ws, name, req->body, req->body_len, &reply, &err);
     } else if (n == 2 && verb) {
         return not_found(resp, req);
     } else if (n == 2 && is(req, "GET")) {

@@ -1,7 +1,7 @@
 /*
  * routes: the REST surface of trainjobd — ACP's training-job paths and the
- * /trainjob/v1 extras (catalog, workspaces, start, logs, events) — mapped
- * onto engine_* calls. Knows URLs and query parameters, not sockets: the
+ * /trainjob/v1 extras (catalog, workspaces, start, markNode, logs, events) —
+ * mapped onto engine_* calls. Knows URLs and query parameters, not sockets: the
  * HTTP layer (engine/http) builds a request, routes fills a response.
  */
 #ifndef ENGINE_ROUTES_H
