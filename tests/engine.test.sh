@@ -241,6 +241,52 @@ check "batchDelete answers 200" test "$code" = 200
 n=0; while [ $n -lt 100 ]; do api GET "$BASE/default/trainingJobs/boss"; [ "$code" = 404 ] && break; sleep 0.1; n=$((n + 1)); done
 check "a deleted job is 404" test "$code" = 404
 
+# --- :markNode: a person keeps one job off a node; live workers stay, the mark outlives a restart ---
+V1=/trainjob/v1/workspaces/default/trainingJobs
+api POST "$BASE/default/trainingJobs?training_job_name=manual" "$(job manual 'sleep 60' '.roles[0].total_replicas = 1 | .roles[0].resource_spec[0].name = "gpu-8"')"
+check "the job to mark runs" wait_for default manual .state RUNNING 15
+api GET "$BASE/default/trainingJobs/manual/workers"
+first=$(jq -r '.workers[0].node_name' "$TMP/body")
+curl -sN --unix-socket "$SOCK" "http://x$BASE/default/trainingJobs?watch=true" >"$TMP/watch-mark" 2>/dev/null &
+WATCH_PID=$!
+sleep 0.3
+api POST "$V1/manual:markNode" "{\"node\": \"$first\"}"
+check ":markNode answers 200" test "$code" = 200
+check "...with the job" test "$(jq -r .name "$TMP/body")" = manual
+api GET "$BASE/default/trainingJobs/manual/events"
+check "...and a NODE_MARKED event saying who" test "$(jq -r '[.events[] | select(.kind == "NODE_MARKED")][0].message' "$TMP/body")" = "node $first marked unschedulable for this job by $ME"
+sleep 0.3
+kill "$WATCH_PID" 2>/dev/null
+check "...sent on the watch stream" grep -q "\"type\":\"EVENT\".*node $first marked unschedulable for this job by $ME" "$TMP/watch-mark"
+api GET "$BASE/default/trainingJobs/manual/workers"
+check "the running worker was not moved" test "$(jq -r '.workers[0].node_name + " " + .workers[0].phase' "$TMP/body")" = "$first Running"
+api POST "$V1/manual:markNode" "{\"node\": \"$first\"}"
+check "marking it again is fine" test "$code" = 200
+api GET "$BASE/default/trainingJobs/manual/events"
+check "...and says it was marked already" grep -q "node $first was already marked unschedulable for this job" "$TMP/body"
+api POST "$V1/manual:markNode" '{"node": "nowhere-9"}'
+check "an unknown node is 400" test "$code" = 400
+check "...naming node" test "$(jq -r '.details[0].field' "$TMP/body")" = node
+api POST "$V1/manual:markNode" '{}'
+check "a missing node is 400 naming node" test "$code $(jq -r '.details[0].field' "$TMP/body")" = "400 node"
+api POST "$V1/nosuchjob:markNode" '{"node": "n1"}'
+check "an unknown job is 404" test "$code" = 404
+api GET "$V1/manual:markNode"
+check ":markNode is POST only" test "$code" = 405
+# Both nodes are free now: only the mark, read back from the store, keeps the job off $first.
+kill "$ENGINE_PID"
+wait "$ENGINE_PID" 2>/dev/null
+start_engine
+api POST "$BASE/default/trainingJobs:batchStop" '{"training_job_names": ["manual"]}'
+check "after a restart of trainjobd, the marked job stops" wait_for default manual .state SUSPENDED 15
+api POST "$V1/manual:start"
+check "...starts again" wait_for default manual .state RUNNING 15
+api GET "$BASE/default/trainingJobs/manual/workers"
+now=$(jq -r '.workers[0].node_name' "$TMP/body")
+check "...and is placed off the node marked before the restart" test -n "$first" -a "$now" != null -a "$now" != "$first"
+api POST "$BASE/default/trainingJobs:batchDelete" '{"training_job_names": ["manual"]}'
+n=0; while [ $n -lt 100 ]; do api GET "$BASE/default/trainingJobs/manual"; [ "$code" = 404 ] && break; sleep 0.1; n=$((n + 1)); done
+
 # --- HMAC on loopback TCP ---
 sign() { # DATE SECRET
     printf 'x-date: %s' "$1" | openssl dgst -sha256 -hmac "$2" -binary | base64
