@@ -1,0 +1,442 @@
+/*
+ * logs_pane: live worker logs for the job screen; see logs_pane.h.
+ *
+ * Owns the ring, the view, the search prompt and the streams. A stream is
+ * one worker's log call; its index in p->streams is its source id in the
+ * ring, and the ring is cleared whenever the set of streams is replaced,
+ * so an id never names two workers' lines. Streams are allocated one by
+ * one: a call's callbacks hold a pointer to theirs.
+ */
+#include "tui/logs_pane.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/backend.h"
+#include "tui/prompt.h"
+#include "util/logring.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
+#include "util/xalloc.h"
+#include "widgets/logview.h"
+
+enum stream_state {
+    STREAM_FOLLOWING, /* a call is open (or, without a backend, data is fed) */
+    STREAM_ENDED,
+};
+
+struct stream {
+    struct logs_pane *p;
+    char *worker;
+    uint32_t source;
+    struct backend_call *call;
+    enum stream_state state;
+    char *why; /* why it ended (sanitized), NULL when the log just ended */
+    /* The worker as last seen while following: a change after the end means it runs again. */
+    bool seen;
+    int32_t seen_restarts;
+    enum worker_phase seen_phase;
+};
+
+struct logs_pane {
+    struct logring *ring;
+    struct logview *view;
+    struct stream **streams;
+    size_t count;
+    bool all; /* every worker, with prefixes */
+    struct prompt *prompt;
+    bool dirty;
+    struct backend *b;
+    struct http_multi *m;
+    char *job;
+    logs_pane_notify_fn notify;
+    void *notify_arg;
+};
+
+static void tell(struct logs_pane *p)
+{
+    p->dirty = true;
+    if (p->notify)
+        p->notify(p->notify_arg);
+}
+
+static void name_source(uint32_t source, struct strbuf *out, void *arg)
+{
+    const struct logs_pane *p = arg;
+    strbuf_adds(out, source < p->count ? p->streams[source]->worker : "?");
+}
+
+struct logs_pane *logs_pane_new(const struct logring_config *cfg)
+{
+    struct logs_pane *p = xcalloc(1, sizeof *p);
+    p->ring = logring_new(cfg);
+    p->view = logview_new(p->ring, 1);
+    p->dirty = true;
+    return p;
+}
+
+static void stop_streams(struct logs_pane *p)
+{
+    for (size_t i = 0; i < p->count; i++) {
+        struct stream *s = p->streams[i];
+        if (s->call)
+            backend_call_cancel(s->call);
+        free(s->worker);
+        free(s->why);
+        free(s);
+    }
+    free(p->streams);
+    p->streams = NULL;
+    p->count = 0;
+}
+
+void logs_pane_free(struct logs_pane *p)
+{
+    if (!p)
+        return;
+    stop_streams(p);
+    prompt_free(p->prompt);
+    logview_free(p->view);
+    logring_free(p->ring);
+    free(p->job);
+    free(p);
+}
+
+void logs_pane_set_style(struct logs_pane *p, const struct widget_palette *pal, bool utf8)
+{
+    logview_set_palette(p->view, pal);
+    logview_set_utf8(p->view, utf8);
+    p->dirty = true;
+}
+
+void logs_pane_set_notify(struct logs_pane *p, logs_pane_notify_fn fn, void *arg)
+{
+    p->notify = fn;
+    p->notify_arg = arg;
+}
+
+void logs_pane_set_backend(struct logs_pane *p, struct backend *b, struct http_multi *m,
+                           const char *job)
+{
+    p->b = b;
+    p->m = m;
+    free(p->job);
+    p->job = job ? xstrdup(job) : NULL;
+}
+
+/* A piece of the stream's log, from its call. */
+static int on_data(void *ctx, const char *data, size_t len)
+{
+    struct stream *s = ctx;
+    logring_append(s->p->ring, s->source, data, len);
+    logview_notify(s->p->view);
+    if (logview_widget(s->p->view)->dirty)
+        tell(s->p);
+    return 0;
+}
+
+static void stream_ended(struct stream *s, const char *why)
+{
+    s->call = NULL;
+    s->state = STREAM_ENDED;
+    free(s->why);
+    s->why = NULL;
+    if (why && *why) {
+        struct strbuf sb = STRBUF_INIT;
+        utf8_sanitize(&sb, why, strlen(why), 0);
+        s->why = strbuf_detach(&sb, NULL);
+    }
+    logring_flush(s->p->ring, s->source); /* a last line without '\n' */
+    logview_notify(s->p->view);
+    tell(s->p);
+}
+
+/* The stream's call ended: the worker's log is complete, or it failed. */
+static void on_done(void *ctx, struct backend_reply *r)
+{
+    struct stream *s = ctx;
+    stream_ended(s, r->status == BACKEND_OK ? NULL : r->err.message);
+}
+
+static void start_call(struct logs_pane *p, struct stream *s)
+{
+    s->state = STREAM_FOLLOWING;
+    free(s->why);
+    s->why = NULL;
+    if (!p->b || !p->job)
+        return;
+    struct backend_request rq = {
+        .op = BACKEND_OP_LOGS,
+        .name = p->job,
+        .worker = s->worker,
+        .tail = LOGS_PANE_TAIL,
+        .follow = true,
+    };
+    s->call = backend_send(p->b, p->m, &rq, on_done, NULL, on_data, s);
+}
+
+static void add_stream(struct logs_pane *p, const char *worker)
+{
+    struct stream *s = xcalloc(1, sizeof *s);
+    s->p = p;
+    s->worker = xstrdup(worker);
+    s->source = (uint32_t)p->count;
+    p->streams = xreallocarray(p->streams, p->count + 1, sizeof *p->streams);
+    p->streams[p->count++] = s;
+    start_call(p, s);
+}
+
+static struct stream *stream_named(const struct logs_pane *p, const char *worker)
+{
+    for (size_t i = 0; worker && i < p->count; i++)
+        if (strcmp(p->streams[i]->worker, worker) == 0)
+            return p->streams[i];
+    return NULL;
+}
+
+/* Replaces the streams with those of names, from an empty ring. */
+static void follow(struct logs_pane *p, const char *const *names, size_t n, bool all)
+{
+    stop_streams(p);
+    logring_clear(p->ring);
+    p->all = all;
+    for (size_t i = 0; i < n; i++)
+        if (names[i] && !stream_named(p, names[i]))
+            add_stream(p, names[i]);
+    if (all) {
+        logview_set_names(p->view, name_source, p);
+        logview_show_all(p->view);
+    } else {
+        logview_set_names(p->view, NULL, NULL);
+        logview_show_source(p->view, 0);
+    }
+    logview_set_follow(p->view, true);
+    logview_notify(p->view);
+    tell(p);
+}
+
+void logs_pane_follow_worker(struct logs_pane *p, const char *worker)
+{
+    follow(p, &worker, 1, false);
+}
+
+void logs_pane_follow_all(struct logs_pane *p, const char *const *names, size_t n)
+{
+    follow(p, names, n, true);
+}
+
+/* Starts every stream again from its tail (a resume: the ring starts empty, no line twice). */
+static void refollow(struct logs_pane *p)
+{
+    size_t n = p->count;
+    const char **names = xcalloc(n ? n : 1, sizeof *names);
+    for (size_t i = 0; i < n; i++)
+        names[i] = xstrdup(p->streams[i]->worker);
+    follow(p, names, n, p->all);
+    for (size_t i = 0; i < n; i++)
+        free((char *)names[i]);
+    free(names);
+}
+
+static const struct worker_info *find_worker(const struct worker_list *wl, const char *name)
+{
+    for (size_t i = 0; wl && i < wl->count; i++)
+        if (wl->workers[i].name && strcmp(wl->workers[i].name, name) == 0)
+            return &wl->workers[i];
+    return NULL;
+}
+
+/* Whether worker w runs again since stream s ended. */
+static bool runs_again(const struct stream *s, const struct worker_info *w)
+{
+    if (!s->seen)
+        return w->phase == WORKER_RUNNING;
+    return w->restarts != s->seen_restarts ||
+           (w->phase != s->seen_phase && w->phase == WORKER_RUNNING);
+}
+
+void logs_pane_workers_changed(struct logs_pane *p, const struct worker_list *wl)
+{
+    bool resume = false;
+    for (size_t i = 0; i < p->count; i++) {
+        struct stream *s = p->streams[i];
+        const struct worker_info *w = find_worker(wl, s->worker);
+        if (!w)
+            continue;
+        if (s->state == STREAM_ENDED) {
+            resume |= runs_again(s, w);
+            continue;
+        }
+        s->seen = true;
+        s->seen_restarts = w->restarts;
+        s->seen_phase = w->phase;
+    }
+    if (resume) {
+        refollow(p);
+        return;
+    }
+    /* Workers that appeared since (a job scheduled after the pane opened). */
+    for (size_t i = 0; p->all && wl && i < wl->count; i++) {
+        const char *name = wl->workers[i].name;
+        if (name && *name && !stream_named(p, name)) {
+            add_stream(p, name);
+            tell(p);
+        }
+    }
+}
+
+bool logs_pane_all(const struct logs_pane *p)
+{
+    return p->all;
+}
+
+const char *logs_pane_worker(const struct logs_pane *p)
+{
+    return !p->all && p->count ? p->streams[0]->worker : NULL;
+}
+
+size_t logs_pane_streams(const struct logs_pane *p)
+{
+    return p->count;
+}
+
+size_t logs_pane_ended(const struct logs_pane *p)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->count; i++)
+        n += p->streams[i]->state == STREAM_ENDED;
+    return n;
+}
+
+int logs_pane_feed(struct logs_pane *p, const char *worker, const char *data, size_t len)
+{
+    struct stream *s = stream_named(p, worker);
+    return s ? on_data(s, data, len) : 0;
+}
+
+void logs_pane_end(struct logs_pane *p, const char *worker, const char *why)
+{
+    struct stream *s = stream_named(p, worker);
+    if (s) {
+        if (s->call)
+            backend_call_cancel(s->call);
+        stream_ended(s, why);
+    }
+}
+
+void logs_pane_status(const struct logs_pane *p, struct strbuf *out)
+{
+    if (p->count == 0) {
+        strbuf_adds(out, "no worker selected");
+        return;
+    }
+    struct strbuf name = STRBUF_INIT;
+    if (p->all)
+        strbuf_addf(&name, "all workers (%zu)", p->count);
+    else
+        utf8_sanitize(&name, p->streams[0]->worker, strlen(p->streams[0]->worker), 0);
+    strbuf_add(out, name.buf ? name.buf : "", name.len);
+    strbuf_free(&name);
+    size_t ended = logs_pane_ended(p);
+    const struct stream *last = NULL;
+    for (size_t i = 0; i < p->count; i++)
+        if (p->streams[i]->state == STREAM_ENDED && (!last || p->streams[i]->why))
+            last = p->streams[i];
+    if (ended == p->count) {
+        strbuf_adds(out, " · ended");
+        if (last && last->why)
+            strbuf_addf(out, ": %s", last->why);
+        strbuf_adds(out, " (f follows again)");
+    } else if (ended > 0) {
+        strbuf_addf(out, " · %zu ended", ended);
+    }
+    if (ended < p->count)
+        strbuf_adds(out, logview_following(p->view) ? " · following" : " · paused");
+}
+
+void logs_pane_draw(struct logs_pane *p, WINDOW *win, int y, int x, int h, int w)
+{
+    struct widget *wd = logview_widget(p->view);
+    logview_set_rows(p->view, h > 0 ? h : 1);
+    if (h > 0)
+        wd->ops->draw(wd, win, y, x, w, false);
+    p->dirty = false;
+}
+
+void logs_pane_draw_prompt(struct logs_pane *p, const struct term *t)
+{
+    if (p->prompt)
+        prompt_draw(p->prompt, t);
+}
+
+bool logs_pane_prompting(const struct logs_pane *p)
+{
+    return p->prompt != NULL;
+}
+
+bool logs_pane_dirty(const struct logs_pane *p)
+{
+    return p->dirty || logview_widget(p->view)->dirty;
+}
+
+/* A key while the search prompt is open: Enter searches forward, Esc closes it. */
+static unsigned prompt_key_in(struct logs_pane *p, const struct widget_key *k)
+{
+    enum prompt_state st = prompt_key(p->prompt, k);
+    if (st == PROMPT_DONE)
+        logview_search(p->view, prompt_value(p->prompt), true);
+    if (st != PROMPT_OPEN) {
+        prompt_free(p->prompt);
+        p->prompt = NULL;
+    }
+    p->dirty = true;
+    return WIDGET_HANDLED | WIDGET_REDRAW;
+}
+
+unsigned logs_pane_key(struct logs_pane *p, const struct widget_key *k, const char *action)
+{
+    const unsigned moved = WIDGET_HANDLED | WIDGET_REDRAW;
+    if (p->prompt)
+        return prompt_key_in(p, k);
+    if (action && strcmp(action, "follow") == 0) {
+        if (p->count && logs_pane_ended(p) == p->count) {
+            refollow(p); /* everything ended: f asks again */
+            return moved;
+        }
+        logview_set_follow(p->view, !logview_following(p->view));
+        return moved;
+    }
+    if (action && strcmp(action, "wrap") == 0) {
+        logview_set_wrap(p->view, !logview_wrapping(p->view));
+        return moved;
+    }
+    if (action && strcmp(action, "search") == 0) {
+        p->prompt = prompt_new("Search the log", "Text to find (case-insensitive):", NULL);
+        p->dirty = true;
+        return moved;
+    }
+    if (action && strcmp(action, "search-next") == 0) {
+        logview_search_next(p->view, true);
+        return moved;
+    }
+    if (action && strcmp(action, "search-prev") == 0) {
+        logview_search_next(p->view, false);
+        return moved;
+    }
+    if (action && strcmp(action, "first-error") == 0) {
+        logview_first_error(p->view);
+        return moved;
+    }
+    struct widget *wd = logview_widget(p->view);
+    return wd->ops->key(wd, k);
+}
+
+struct logring *logs_pane_ring(struct logs_pane *p)
+{
+    return p->ring;
+}
+
+struct logview *logs_pane_view(struct logs_pane *p)
+{
+    return p->view;
+}
