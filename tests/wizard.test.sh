@@ -302,6 +302,13 @@ keys Tab Tab Up # Replicas: 2
 gone "editing the field clears the file's message" "expected an integer"
 see "...and its section's mark" "✓ Resources"
 
+# Under an NGC image the Image section says what its tag means.
+keys PgDn C-u "nvcr.io/nvidia/pytorch:24.05-py3"
+see "an NGC image's tag is explained under the field" \
+    "24.05-py3: NGC release 24.05 (May 2024), CUDA 12.4, Python 3.10"
+keys C-u "registry.example.com/team/train:v1"
+gone "...and only an NGC image's" "NGC release"
+
 # In a terminal, trainjob with no command opens the full-screen program.
 tmux kill-session -t "$SESSION" 2>/dev/null
 rm -rf "$HOME/.local/state/trainjob/drafts" # (else it first offers the draft above)

@@ -22,6 +22,7 @@
 #include "api/finding.h"
 #include "api/jobfile.h"
 #include "api/jobspec.h"
+#include "api/ngctag.h"
 #include "api/validate.h"
 #include "tui/keymap.h"
 #include "tui/term.h"
@@ -71,7 +72,7 @@ struct wizard {
     struct numberfield *replicas, *backoff;
     struct toggle *preemptible, *ssh, *tensorboard;
     struct textarea *script;
-    size_t e_zone, e_vpc, e_preemptible, e_tb_mount, e_tb_dir, e_spec, e_rules;
+    size_t e_zone, e_vpc, e_preemptible, e_tb_mount, e_tb_dir, e_spec, e_rules, e_image;
     char *tb_other; /* a log path from the file on no mount: offered as it was */
 
     /* the lists, each one field of its section (rows owned here, widget by the form) */
@@ -519,8 +520,9 @@ static void make_fields(struct wizard *wz, const struct jobspec *init, const cha
                         : cat && cat->image_count ? cat->images[0].path
                                                   : NULL;
     wz->image = textfield_new(image, 1024);
-    add_field(wz, SECTION_IMAGE, "Image", textfield_widget(wz->image), "roles[0].image_path",
-              "[registry[:port]/]repo[:tag][@sha256:…]; local/host runs on the machine itself");
+    wz->e_image =
+        add_field(wz, SECTION_IMAGE, "Image", textfield_widget(wz->image), "roles[0].image_path",
+                  "[registry[:port]/]repo[:tag][@sha256:…]; local/host runs on the machine itself");
     wz->script = textarea_new(r ? r->startup_script : NULL, 8, 0);
     textarea_set_placeholder(wz->script, "the commands every worker runs");
     size_t e = add_field(wz, SECTION_IMAGE, "Startup script", textarea_widget(wz->script),
@@ -712,6 +714,18 @@ void wizard_set_unchanged(struct wizard *wz)
     wz->changed = false;
 }
 
+/* Under a valid NGC image: what its tag means (release, CUDA, Python, Ubuntu). */
+static void explain_image_tag(struct wizard *wz)
+{
+    struct form *f = wz->forms[SECTION_IMAGE];
+    if (form_message(f, wz->e_image, NULL) != FORM_MESSAGE_NONE)
+        return; /* an error or a warning says more */
+    struct strbuf sb = STRBUF_INIT;
+    if (ngctag_explain(textfield_value(wz->image), &sb))
+        form_set_message(f, wz->e_image, FORM_MESSAGE_OK, strbuf_str(&sb));
+    strbuf_free(&sb);
+}
+
 void wizard_validate(struct wizard *wz)
 {
     build_job(wz);
@@ -759,6 +773,7 @@ void wizard_validate(struct wizard *wz)
                 form_set_message(wz->forms[fd->section], fd->entry, want, f->message);
         }
     }
+    explain_image_tag(wz);
     wz->pending = false;
     wz->dirty = true;
 }
