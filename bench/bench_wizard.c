@@ -4,6 +4,15 @@
  * frame, CPU per keystroke while typing in a field, resident memory with
  * the wizard open, and wake-ups while it sits idle (the loop should make
  * none). Prints one table; medians over repeated runs.
+ *
+ * With valgrind installed (scripts/deps.sh installs it) two more rows:
+ * instructions per keystroke typing in a field and per section switch,
+ * counted by callgrind — a figure that does not move with the machine's
+ * load, so a regression shows even on a busy CI box. Only the work a key
+ * causes is counted (--toggle-collect on the stdin handler, the draw and
+ * the debounced validation), and each figure is the difference between a
+ * short and a long run over the difference in keys, so start-up, the first
+ * frame and the final validation cancel out.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -120,6 +129,118 @@ static void stop(pid_t pid)
     waitpid(pid, NULL, 0);
 }
 
+/* Is prog an executable in $PATH? */
+static bool in_path(const char *prog)
+{
+    const char *path = getenv("PATH");
+    while (path && *path) {
+        size_t n = strcspn(path, ":");
+        char *candidate = xasprintf("%.*s/%s", (int)n, path, prog);
+        bool ok = access(candidate, X_OK) == 0;
+        free(candidate);
+        if (ok)
+            return true;
+        path += n + (path[n] == ':');
+    }
+    return false;
+}
+
+/* The wizard under callgrind, counting only what keys cause; its profile goes to out. */
+static pid_t start_callgrind(const char *bin, const char *endpoint, const char *home,
+                             const char *out, int *master)
+{
+    struct winsize ws = {30, 100, 0, 0};
+    pid_t pid = forkpty(master, NULL, NULL, &ws);
+    if (pid == 0) {
+        setenv("HOME", home, 1);
+        setenv("TERM", "xterm-256color", 1);
+        setenv("LC_ALL", "C.UTF-8", 1);
+        char *file = xasprintf("--callgrind-out-file=%s", out);
+        execlp("valgrind", "valgrind", "--tool=callgrind", "--quiet", file, "--collect-atstart=no",
+               "--toggle-collect=on_stdin", "--toggle-collect=draw_now",
+               "--toggle-collect=on_validate_timer", bin, "--endpoint", endpoint, "new", "-f",
+               "examples/pytorch-ddp.yaml", (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* The instruction count ("summary:" or "totals:") of a callgrind profile; -1 if none. */
+static double callgrind_total(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char line[256];
+    double v = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "summary:", 8) == 0 || strncmp(line, "totals:", 7) == 0)
+            v = atof(strchr(line, ':') + 1);
+    if (f)
+        fclose(f);
+    return v;
+}
+
+/*
+ * Instructions the keys cause under callgrind: into the field (prelude),
+ * then n times the key of step(i), each after the screen answered the last.
+ */
+static double callgrind_run(const char *tj, const char *endpoint, const char *tmp,
+                            const char *prelude, const char *(*step)(int), int n)
+{
+    char *out = xasprintf("%s/callgrind.%d.out", tmp, n);
+    int master;
+    struct strbuf seen = STRBUF_INIT;
+    pid_t pid = start_callgrind(tj, endpoint, tmp, out, &master);
+    double total = -1;
+    if (read_until(master, &seen, "Quit", 60000)) {
+        ssize_t w = write(master, prelude, strlen(prelude));
+        usleep(500000);
+        drain(master);
+        for (int k = 0; k < n; k++) {
+            const char *key = step(k);
+            w = write(master, key, strlen(key));
+            struct pollfd p = {master, POLLIN, 0};
+            poll(&p, 1, 5000); /* under valgrind the answer is slow: wait for it */
+            usleep(20000);     /* the rest of the frame */
+            drain(master);
+        }
+        (void)w;
+        usleep(1500000); /* the validation after the keys stop */
+        drain(master);
+        stop(pid);
+        total = callgrind_total(out);
+    } else {
+        stop(pid);
+    }
+    close(master);
+    strbuf_free(&seen);
+    unlink(out);
+    free(out);
+    return total;
+}
+
+static const char *typing_key(int i)
+{
+    static const char letters[] = "abcdefghijklmnopqrstuvwxyz";
+    static char key[2];
+    key[0] = letters[i % 26];
+    return key;
+}
+
+static const char *section_key(int i)
+{
+    return i % 2 == 0 ? "\033[6~" : "\033[5~"; /* PgDn, PgUp */
+}
+
+/* Instructions per key: the long run less the short one, over the keys between. */
+static double per_key_ir(const char *tj, const char *endpoint, const char *tmp, const char *prelude,
+                         const char *(*step)(int))
+{
+    enum { SHORT = 10, LONG = 60 };
+    double a = callgrind_run(tj, endpoint, tmp, prelude, step, SHORT);
+    double b = callgrind_run(tj, endpoint, tmp, prelude, step, LONG);
+    return a < 0 || b < 0 ? -1 : (b - a) / (LONG - SHORT);
+}
+
 int main(void)
 {
     char *dir = file_beside_self("..");
@@ -187,6 +308,13 @@ int main(void)
         close(master);
         strbuf_free(&seen);
     }
+    double ir_type = -1, ir_section = -1;
+    bool callgrind = in_path("valgrind");
+    if (callgrind) {
+        ir_type =
+            per_key_ir(tj, endpoint, tmp, "\t\x05", typing_key); /* Display name, at its end */
+        ir_section = per_key_ir(tj, endpoint, tmp, "", section_key);
+    }
     kill(engine, SIGTERM);
     waitpid(engine, NULL, 0);
     qsort(first, RUNS, sizeof first[0], cmp_double);
@@ -205,6 +333,15 @@ int main(void)
            "n/a", "< 10 MB");
     printf("| %-44s | %10ld | %10s | %-16s |\n", "context switches in 5 s idle", idle_switches,
            "n/a", "0 wake-ups");
+    if (!callgrind)
+        printf("| %-44s | %10s | %10s | %-16s |\n", "callgrind: instructions per keystroke",
+               "skipped", "n/a", "no valgrind");
+    else {
+        printf("| %-44s | %6.0f kIr | %10s | %-16s |\n",
+               "callgrind: instructions per keystroke typing", ir_type / 1e3, "n/a", "< 1000 kIr");
+        printf("| %-44s | %6.0f kIr | %10s | %-16s |\n",
+               "callgrind: instructions per section switch", ir_section / 1e3, "n/a", "< 5000 kIr");
+    }
     char *cmd = xasprintf("rm -rf '%s'", tmp);
     int rc = system(cmd);
     (void)rc;
