@@ -196,6 +196,11 @@ void workers_pane_set_workers(struct workers_pane *p, const struct worker_list *
     table_refresh(p->table);
 }
 
+void workers_pane_set_now(struct workers_pane *p, int64_t now_ms)
+{
+    p->now_ms = now_ms;
+}
+
 void workers_pane_draw(struct workers_pane *p, WINDOW *win, int y, int x, int h, int w,
                        bool focused)
 {

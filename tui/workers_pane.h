@@ -48,6 +48,9 @@ void workers_pane_set_style(struct workers_pane *p, const struct widget_palette 
  */
 void workers_pane_set_workers(struct workers_pane *p, const struct worker_list *wl, int64_t now_ms);
 
+/* The time ages are counted to, without re-reading the rows. */
+void workers_pane_set_now(struct workers_pane *p, int64_t now_ms);
+
 /* Draws the header and the rows in h lines at (y, x), w cells wide. */
 void workers_pane_draw(struct workers_pane *p, WINDOW *win, int y, int x, int h, int w,
                        bool focused);
