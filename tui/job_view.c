@@ -47,9 +47,9 @@ struct job_view {
     struct events_pane *events;
     struct logs_pane *logs;
     enum pane focus;
-    enum pane bottom;  /* PANE_EVENTS or PANE_LOGS */
-    bool logs_opened;  /* the logs pane follows something */
-    bool prompt_shown; /* the search prompt was drawn over the panes last frame */
+    enum pane bottom; /* PANE_EVENTS or PANE_LOGS */
+    bool logs_opened; /* the logs pane follows something */
+    bool covered;     /* the table was written over (describe, the prompt) last frame */
     struct backend_call *events_call, *workers_call, *get_call;
     /* "describe": the job as YAML, one sanitized line each. */
     bool describing;
@@ -321,7 +321,7 @@ static void draw_summary(struct job_view *v, const struct term *t, WINDOW *win, 
         snprintf(ready, sizeof ready, "%d/%d", (int)r->ready, (int)r->total);
     jobfmt_restarts(r->restarts, r->restart_limit, t->utf8, restarts, sizeof restarts);
     jobfmt_age(r->created_ms, time_now_ms(), age, sizeof age);
-    if (r->devices >= 0)
+    if (r->devices > 0)
         snprintf(devices, sizeof devices, " · %d devices", (int)r->devices);
     snprintf(buf, sizeof buf, "workers %s ready · restarts %s%s · age %s", ready, restarts, devices,
              age);
@@ -409,7 +409,7 @@ static void job_draw(struct screen *s, WINDOW *win, int y, int x, int h, int w, 
     workers_pane_set_style(v->workers, &t->palette, t->utf8);
     events_pane_set_style(v->events, &t->palette, t->utf8);
     logs_pane_set_style(v->logs, &t->palette, t->utf8);
-    if (full || v->prompt_shown)
+    if (full || v->covered)
         workers_pane_invalidate(v->workers);         /* something wrote over the table's cells */
     workers_pane_set_now(v->workers, time_now_ms()); /* ages move on between store changes */
 
@@ -453,8 +453,8 @@ static void job_draw(struct screen *s, WINDOW *win, int y, int x, int h, int w, 
                 events_pane_draw(v->events, win, by + 1, x, bh - 1, w);
         }
     }
-    v->prompt_shown = logs_pane_prompting(v->logs);
-    if (v->prompt_shown) {
+    v->covered = v->describing || logs_pane_prompting(v->logs);
+    if (logs_pane_prompting(v->logs)) {
         wnoutrefresh(win);
         logs_pane_draw_prompt(v->logs, t);
     }
@@ -638,6 +638,11 @@ static unsigned key_of(struct job_view *v, const struct widget_key *k, const cha
     }
     if (job_action(v, action))
         return moved;
+    if (is(action, "top") || is(action, "bottom")) { /* whatever key: as Home / End */
+        struct widget_key edge = {.code = is(action, "top") ? KEY_HOME : KEY_END,
+                                  .is_function = true};
+        return pane_key(v, &edge);
+    }
     return pane_key(v, k);
 }
 
@@ -674,15 +679,18 @@ static const char *job_title(struct screen *s)
     return view_of(s)->title;
 }
 
+/* The actions worth a place in the key bar; the app shows the key each is bound to. */
 static size_t job_hints(struct screen *s, const char *const **pairs)
 {
     static const char *const rw[] = {
-        "Tab",    "pane", "Enter",    "logs", "a",    "all logs", "f",         "follow", "/",
-        "search", "d",    "describe", "s",    "stop", "m",        "mark node", "Esc",    "back",
+        "pane-next", "pane",   "open",      "logs",        "all-workers", "all logs", "follow",
+        "follow",    "search", "search",    "first-error", "error",       "describe", "describe",
+        "stop-job",  "stop",   "mark-node", "mark node",   "back",        "back",
     };
     static const char *const ro[] = {
-        "Tab",    "pane", "Enter",  "logs", "a",        "all logs", "f",
-        "follow", "/",    "search", "d",    "describe", "Esc",      "back",
+        "pane-next", "pane",     "open",   "logs",   "all-workers", "all logs",
+        "follow",    "follow",   "search", "search", "first-error", "error",
+        "describe",  "describe", "back",   "back",
     };
     bool readonly = monitor_readonly(s->app);
     *pairs = readonly ? ro : rw;
