@@ -30,12 +30,15 @@
 
 #define MAX_BODY (1u << 20)
 
+struct streaming;
+
 struct listener {
     struct http_server *srv;
     struct MHD_Daemon *daemon;
     int epoll_fd;
     bool tcp; /* requests must be signed */
     uint64_t timer;
+    struct streaming *streams; /* every streamed response in progress, to end them at stop */
 };
 
 struct http_server {
@@ -59,6 +62,8 @@ struct streaming {
     size_t prefix_sent;
     struct stream *stream;
     bool suspended;
+    bool closing; /* the server stops: end the response */
+    struct streaming *prev, *next;
 };
 
 static void pump(struct listener *l);
@@ -181,6 +186,8 @@ static ssize_t read_stream(void *cls, uint64_t pos, char *buf, size_t max)
 {
     struct streaming *st = cls;
     (void)pos;
+    if (st->closing)
+        return MHD_CONTENT_READER_END_OF_STREAM;
     if (st->prefix_sent < st->prefix.len) {
         size_t n = st->prefix.len - st->prefix_sent;
         if (n > max)
@@ -206,6 +213,12 @@ static ssize_t read_stream(void *cls, uint64_t pos, char *buf, size_t max)
 static void free_stream(void *cls)
 {
     struct streaming *st = cls;
+    if (st->prev)
+        st->prev->next = st->next;
+    else
+        st->l->streams = st->next;
+    if (st->next)
+        st->next->prev = st->prev;
     if (st->stream) {
         stream_abandon(st->stream);
         stream_unref(st->stream);
@@ -220,6 +233,10 @@ static enum MHD_Result send_stream(struct listener *l, struct MHD_Connection *co
     struct streaming *st = xcalloc(1, sizeof *st);
     st->conn = conn;
     st->l = l;
+    st->next = l->streams;
+    if (l->streams)
+        l->streams->prev = st;
+    l->streams = st;
     st->prefix = resp->text;
     resp->text = (struct strbuf)STRBUF_INIT;
     st->stream = resp->stream;
@@ -414,8 +431,21 @@ static void stop_listener(struct http_server *srv, struct listener *l)
         loop_cancel(srv->loop, l->timer);
     if (l->epoll_fd >= 0)
         loop_remove_fd(srv->loop, l->epoll_fd);
-    if (l->daemon)
-        MHD_stop_daemon(l->daemon);
+    if (l->daemon == NULL)
+        return;
+    /* MHD may not stop with parked connections (a fatal error): wake each, end its response. */
+    bool resumed = false;
+    for (struct streaming *st = l->streams; st; st = st->next) {
+        st->closing = true;
+        if (st->suspended) {
+            st->suspended = false;
+            MHD_resume_connection(st->conn);
+            resumed = true;
+        }
+    }
+    if (resumed)
+        MHD_run(l->daemon);
+    MHD_stop_daemon(l->daemon);
 }
 
 void http_server_stop(struct http_server *srv)
