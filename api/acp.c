@@ -191,6 +191,11 @@ static enum backend_status build(struct backend *b, const struct backend_request
         v1_job_path(b, rq->name, &out->path);
         strbuf_adds(&out->path, ":start");
         break;
+    case BACKEND_OP_CATALOG:
+        if (!trainjobd)
+            return backend_unsupported(b, "the catalog", err);
+        strbuf_adds(&out->path, V1_PREFIX "/catalog");
+        break;
     case BACKEND_OP_MARK_NODE:
         if (!trainjobd)
             return backend_unsupported(b, "marking a node for a job", err);
@@ -391,6 +396,16 @@ static enum backend_status decode(const struct backend_request *rq, const json_t
     case BACKEND_OP_DELETE:
         decode_batch(reply, rq->names, rq->count, &out->batch);
         return BACKEND_OK;
+    case BACKEND_OP_CATALOG:
+        if (!json_is_object(reply)) {
+            api_error_set(&out->err, 502, "BadReply", "", "expected the catalog as a mapping");
+            return BACKEND_REJECTED;
+        } else {
+            struct findings fs = FINDINGS_INIT;
+            catalog_from_json(reply, &out->catalog, &fs);
+            findings_free(&fs);
+        }
+        return BACKEND_OK;
     case BACKEND_OP_WATCH:
     case BACKEND_OP_LOGS:
         break;
@@ -440,34 +455,12 @@ static enum backend_status run(struct backend *b, const struct backend_request *
         return st_;                                                                                \
     } while (0)
 
-/* GET /trainjob/v1/catalog (trainjobd only; not an operation of the TUI's loop). */
 static enum backend_status acp_catalog(struct backend *b, struct catalog *out,
                                        struct api_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (!driver(b)->trainjobd)
-        return backend_unsupported(b, "the catalog", err);
-    struct acp_request ar = {.method = "GET", .path = STRBUF_INIT};
-    strbuf_adds(&ar.path, V1_PREFIX "/catalog");
-    struct http_result r;
-    http_result_init(&r);
-    http_call(driver(b)->client, ar.method, strbuf_str(&ar.path), NULL, 0, &r);
-    json_t *reply;
-    enum backend_status st = reply_status(b, &ar, &r, &reply, err);
-    http_result_free(&r);
-    acp_request_free(&ar);
-    if (st == BACKEND_OK) {
-        struct findings fs = FINDINGS_INIT;
-        if (!json_is_object(reply)) {
-            api_error_set(err, 502, "BadReply", "", "expected the catalog as a mapping");
-            st = BACKEND_REJECTED;
-        } else {
-            catalog_from_json(reply, out, &fs);
-        }
-        findings_free(&fs);
-    }
-    json_decref(reply);
-    return st;
+    struct backend_request rq = {.op = BACKEND_OP_CATALOG};
+    RUN_INTO(b, &rq, catalog, out, err);
 }
 
 /* POST …/trainingJobs?training_job_name=NAME with the job as the body. */

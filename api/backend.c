@@ -380,6 +380,7 @@ void backend_reply_free(struct backend_reply *r)
     free(r->next_page_token);
     job_event_list_free(&r->events);
     batch_result_free(&r->batch);
+    catalog_free(&r->catalog);
     backend_reply_init(r, r->op);
 }
 

@@ -127,6 +127,7 @@ enum backend_op {
     BACKEND_OP_START,
     BACKEND_OP_DELETE,
     BACKEND_OP_MARK_NODE, /* a node unschedulable for one job (trainjobd) */
+    BACKEND_OP_CATALOG,   /* what the caller may choose (trainjobd) */
     BACKEND_OP_WATCH, /* a stream: on_message per message */
     BACKEND_OP_LOGS,  /* a stream: on_data per piece */
 };
@@ -156,6 +157,7 @@ struct backend_reply {
     char *next_page_token;        /* WORKERS: NULL on the last page */
     struct job_event_list events; /* EVENTS */
     struct batch_result batch;    /* STOP DELETE */
+    struct catalog catalog;       /* CATALOG */
 };
 
 void backend_reply_init(struct backend_reply *r, enum backend_op op);
