@@ -311,7 +311,12 @@ gone "...and only an NGC image's" "NGC release"
 
 # In a terminal, trainjob with no command opens the full-screen program.
 tmux kill-session -t "$SESSION" 2>/dev/null
+sleep 0.5 # the killed wizard saves its draft on the way out
 rm -rf "$HOME/.local/state/trainjob/drafts" # (else it first offers the draft above)
 tmux new-session -d -s "$SESSION" -x 100 -y 30 \
     "env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' --endpoint 'http+unix://$SOCK'; echo EXIT=\$?; sleep 60"
-see "bare trainjob in a terminal opens the wizard" "Resource pool"
+see "bare trainjob in a terminal opens the jobs view" "DISPLAY NAME"
+keys n
+see "...where n opens the wizard" "Resource pool"
+keys Escape
+see "...and leaving the wizard comes back to the jobs view" "DISPLAY NAME"

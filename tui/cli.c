@@ -13,6 +13,8 @@
 
 static const struct cli_verb verbs[] = {
     {"new", "[-f FILE]", "open the create-task wizard (prefilled from a job file)", cmd_new},
+    {"top", "[--readonly] [--refresh S] [--theme T]",
+     "the live jobs view: jobs, workers, logs, events, actions", cmd_top},
     {"validate", "FILE...", "check job files against every rule of the form", cmd_validate},
     {"render", "FILE [-o yaml|json]", "print a job as it will be submitted, defaults filled",
      cmd_render},
@@ -100,12 +102,12 @@ int cli_main(int argc, char **argv, int is_tty, FILE *out, FILE *err)
         }
     }
     if (optind >= argc) {
-        /* In a terminal the bare command opens the full-screen program (for
-         * now the create-task wizard; the jobs view will take its place);
-         * without one it explains itself instead of starting curses. */
+        /* In a terminal the bare command opens the jobs view (`n` there
+         * opens the wizard); without one it explains itself instead of
+         * starting curses. */
         if (is_tty) {
-            char *sub[] = {"new", NULL};
-            return cmd_new(&g, 1, sub, out, err);
+            char *sub[] = {"top", NULL};
+            return cmd_top(&g, 1, sub, out, err);
         }
         cli_usage(out);
         return EXIT_OK;

@@ -59,6 +59,8 @@ void cli_usage(FILE *out);
 int cmd_validate(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 
+/* The live jobs view (tui/monitor.c). */
+int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 /* The create-task wizard (tui/cmd_new.c). */
 int cmd_new(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 

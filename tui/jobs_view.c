@@ -260,9 +260,12 @@ static unsigned jv_key(struct screen *s, const struct widget_key *k, const char 
             enum monitor_action a;
             bool many;
         } acts[] = {
-            {"stop", MONITOR_STOP, true},     {"start", MONITOR_START, true},
-            {"delete", MONITOR_DELETE, true}, {"priority", MONITOR_PRIORITY, true},
-            {"clone", MONITOR_CLONE, false},  {"save", MONITOR_SAVE, false},
+            {"stop-job", MONITOR_STOP, true},
+            {"start-job", MONITOR_START, true},
+            {"delete-job", MONITOR_DELETE, true},
+            {"priority", MONITOR_PRIORITY, true},
+            {"clone", MONITOR_CLONE, false},
+            {"save", MONITOR_SAVE, false},
         };
         for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++) {
             if (strcmp(action, acts[i].name) != 0)
@@ -306,12 +309,14 @@ static const char *jv_title(struct screen *s)
 
 static size_t jv_hints(struct screen *s, const char *const **pairs)
 {
-    static const char *const rw[] = {"Enter", "open",    "/", "filter", "f", "faulty",
-                                     "Space", "mark",    "s", "stop",   "S", "start",
-                                     "d",     "delete",  "c", "clone",  "?", "help",
-                                     ":",     "command", "q", "quit"};
-    static const char *const ro[] = {"Enter", "open", "/", "filter", "f", "faulty",
-                                     "<>",    "sort", "?", "help",   "q", "quit"};
+    /* Actions by name: the app shows the key the keymap binds (a user's rebinding too). */
+    static const char *const rw[] = {"open",      "open",   "filter",   "filter",   "faulty-only",
+                                     "faulty",    "Space",  "mark",     "stop-job", "stop",
+                                     "start-job", "start",  "delete-job", "delete", "clone",
+                                     "clone",     "help",   "help",     "command",  "command",
+                                     "quit",      "quit"};
+    static const char *const ro[] = {"open", "open", "filter", "filter", "faulty-only", "faulty",
+                                     "<>",   "sort", "help",   "help",   "quit",        "quit"};
     bool readonly = monitor_readonly(s->app);
     *pairs = readonly ? ro : rw;
     return (readonly ? sizeof ro : sizeof rw) / sizeof(char *) / 2;

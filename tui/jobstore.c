@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "api/backend.h"
+#include "api/catalog.h"
 #include "api/finding.h"
 #include "util/timefmt.h"
 #include "util/xalloc.h"
@@ -22,6 +23,7 @@ struct jobstore {
     size_t index_cap;
     uint64_t version;
     uint32_t generation;
+    const struct catalog *catalog;
 };
 
 static uint64_t hash_text(const char *s)
@@ -214,8 +216,16 @@ static int32_t spec_devices(const struct resource_spec_ref *spec)
     return end != d && (*end == 'x' || *end == 'X') && n >= 0 && n < 100000 ? (int32_t)n : -1;
 }
 
+/* Devices per worker of a row's spec from the catalog, or -1. */
+static int32_t catalog_devices(const struct catalog *cat, const struct job_row *r)
+{
+    const struct catalog_pool *pool = cat && r->pool ? catalog_pool(cat, r->pool) : NULL;
+    const struct catalog_spec *spec = pool && r->spec ? catalog_pool_spec(pool, r->spec) : NULL;
+    return spec ? spec->devices : -1;
+}
+
 /* Fills r from job; true when anything the views show changed. */
-static bool row_set(struct job_row *r, const struct jobspec *job)
+static bool row_set(const struct jobstore *s, struct job_row *r, const struct jobspec *job)
 {
     bool changed = false;
     changed |= set_text(&r->name, job->name);
@@ -237,6 +247,8 @@ static bool row_set(struct job_row *r, const struct jobspec *job)
     int32_t total = total_workers(w);
     SET(r->total, total);
     int32_t per = spec_devices(spec);
+    if (per < 0)
+        per = catalog_devices(s->catalog, r);
     SET(r->devices, per < 0 ? -1 : per * total);
     SET(r->restarts, job->has_restart_count ? job->restart_count : -1);
     SET(r->restart_limit,
@@ -283,7 +295,7 @@ bool jobstore_put(struct jobstore *s, const struct jobspec *job)
     bool fresh;
     struct job_row *r = row_for(s, job, &fresh);
     r->generation = s->generation;
-    bool changed = row_set(r, job) || fresh;
+    bool changed = row_set(s, r, job) || fresh;
     if (changed) {
         r->version++;
         s->version++;
@@ -438,6 +450,21 @@ void jobstore_add_events(struct jobstore *s, const char *name, struct job_event_
         s->version++;
     }
     job_event_list_free(l);
+}
+
+void jobstore_set_catalog(struct jobstore *s, const struct catalog *cat)
+{
+    s->catalog = cat;
+    for (size_t i = 0; i < s->count; i++) {
+        struct job_row *r = s->rows[i];
+        int32_t per = catalog_devices(cat, r);
+        int32_t devices = per < 0 ? -1 : per * r->total;
+        if (devices != r->devices && per >= 0) {
+            r->devices = devices;
+            r->version++;
+            s->version++;
+        }
+    }
 }
 
 void jobstore_count_states(const struct jobstore *s, size_t counts[JOB_STATE_COUNT])

@@ -24,6 +24,7 @@
 
 struct watch_message;
 struct job_list;
+struct catalog;
 
 #define JOBSTORE_EVENTS_PER_JOB 200 /* older events are dropped */
 #define JOB_STATE_COUNT (JOB_STATE_RECOVERING + 1)
@@ -87,6 +88,12 @@ bool jobstore_remove(struct jobstore *s, const char *name);
 void jobstore_set_workers(struct jobstore *s, const char *name, struct worker_list *w);
 /* A job's event history (fetched when the job is opened): merged by id, taken. */
 void jobstore_add_events(struct jobstore *s, const char *name, struct job_event_list *l);
+
+/*
+ * The catalog (kept, not copied; NULL: none) that says how many devices a
+ * spec has, for jobs whose reply does not: every row's devices are redone.
+ */
+void jobstore_set_catalog(struct jobstore *s, const struct catalog *cat);
 
 /* Counts of rows by state, for the title bar. */
 void jobstore_count_states(const struct jobstore *s, size_t counts[JOB_STATE_COUNT]);

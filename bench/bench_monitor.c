@@ -1,0 +1,251 @@
+/*
+ * bench_monitor: the live jobs view's costs with 10,000 jobs — a watch
+ * stream's first sync into the jobstore, the memory the rows take, a full
+ * frame of the jobs view (120x40, into newterm on /dev/null), and the frame
+ * after one job changed state (what a live dashboard draws per event).
+ * The jobs are examples/pytorch-ddp.yaml under 10,000 names, each with two
+ * workers, as trainjobd's watch stream sends them.
+ */
+#include <curses.h>
+#include <linux/perf_event.h>
+#include <locale.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api/backend.h"
+#include "api/finding.h"
+#include "api/jobfile.h"
+#include "tui/jobs_view.h"
+#include "tui/jobstore.h"
+#include "tui/monitor.h"
+#include "tui/term.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#define RUNS 31
+#define JOBS 10000
+#define VIEW_W 120
+#define VIEW_H 40
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return v[n / 2];
+}
+
+static int open_instructions(void)
+{
+    struct perf_event_attr pe;
+    memset(&pe, 0, sizeof pe);
+    pe.type = PERF_TYPE_HARDWARE;
+    pe.size = sizeof pe;
+    pe.config = PERF_COUNT_HW_INSTRUCTIONS;
+    pe.disabled = 1;
+    pe.exclude_kernel = 1;
+    pe.exclude_hv = 1;
+    return (int)syscall(SYS_perf_event_open, &pe, 0, -1, -1, 0);
+}
+
+static void counter_start(int fd)
+{
+    if (fd >= 0) {
+        ioctl(fd, PERF_EVENT_IOC_RESET, 0);
+        ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+    }
+}
+
+static double counter_stop(int fd)
+{
+    long long count = 0;
+    if (fd < 0)
+        return -1;
+    ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+    if (read(fd, &count, sizeof count) != (ssize_t)sizeof count)
+        return -1;
+    return (double)count;
+}
+
+static long rss_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kib;
+}
+
+/* The watch messages of JOBS jobs made from the example (names differ). */
+static void sync_store(struct jobstore *s, const struct jobspec *base)
+{
+    struct worker_info w[2];
+    memset(w, 0, sizeof w);
+    w[0].name = (char *)"master-0";
+    w[0].role = (char *)"master";
+    w[0].node_name = (char *)"local-0";
+    w[0].phase = WORKER_RUNNING;
+    w[0].devices = (char *)"0";
+    w[1].name = (char *)"worker-0";
+    w[1].role = (char *)"worker";
+    w[1].node_name = (char *)"local-0";
+    w[1].phase = WORKER_RUNNING;
+    w[1].devices = (char *)"1";
+    jobstore_begin_sync(s);
+    for (int i = 0; i < JOBS; i++) {
+        struct watch_message m;
+        memset(&m, 0, sizeof m);
+        m.kind = WATCH_JOB;
+        m.job = *base;
+        char name[32], uid[40];
+        snprintf(name, sizeof name, "pt-%08x", (unsigned)(i * 2654435761u));
+        snprintf(uid, sizeof uid, "uid-%d", i);
+        m.job.name = name;
+        m.job.uid = uid;
+        m.job.state = (enum job_state)(JOB_STATE_QUEUEING + i % 8);
+        m.job.create_time = (char *)"2026-11-29T10:00:00Z";
+        m.workers.workers = w;
+        m.workers.count = 2;
+        jobstore_apply(s, &m);
+    }
+    struct watch_message synced = {.kind = WATCH_SYNCED};
+    jobstore_apply(s, &synced);
+}
+
+int main(void)
+{
+    if (!setlocale(LC_ALL, "C.UTF-8")) {
+        fprintf(stderr, "bench_monitor: no C.UTF-8 locale\n");
+        return 1;
+    }
+    struct jobfile jf;
+    jobfile_init(&jf);
+    struct findings fs = FINDINGS_INIT;
+    struct strbuf io = STRBUF_INIT;
+    if (jobfile_load("examples/pytorch-ddp.yaml", &jf, &fs, &io) != JOBFILE_OK) {
+        fprintf(stderr, "bench_monitor: cannot read examples/pytorch-ddp.yaml\n");
+        return 1;
+    }
+    findings_free(&fs);
+    strbuf_free(&io);
+    const struct jobspec base = jf.job;
+    int counter = open_instructions();
+
+    /* The first sync, fresh store each run. */
+    double sync_us[5];
+    for (int r = 0; r < 5; r++) {
+        struct jobstore *s = jobstore_new();
+        double t0 = now_us();
+        sync_store(s, &base);
+        sync_us[r] = now_us() - t0;
+        jobstore_free(s);
+    }
+
+    /* Memory of the rows. */
+    malloc_trim(0);
+    struct mallinfo2 before = mallinfo2();
+    long rss0 = rss_kib();
+    struct jobstore *s = jobstore_new();
+    sync_store(s, &base);
+    struct mallinfo2 after = mallinfo2();
+    long rss1 = rss_kib();
+    double heap_mib = (double)(after.uordblks - before.uordblks) / 1048576.0;
+
+    FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
+    SCREEN *screen = out && in ? newterm("xterm-256color", out, in) : NULL;
+    if (!screen) {
+        fprintf(stderr, "bench_monitor: no off-screen terminal\n");
+        return 1;
+    }
+    struct term t;
+    memset(&t, 0, sizeof t);
+    t.utf8 = true;
+    t.palette = *widget_palette_mono();
+    struct monitor *m = monitor_new_detached(s, &t, false);
+    struct screen *jv = jobs_view_new(m);
+    jv->ops->draw(jv, stdscr, 1, 0, VIEW_H - 3, VIEW_W, true); /* warm up */
+    doupdate();
+    double full_us[RUNS], full_in[RUNS], ev_us[RUNS], ev_in[RUNS];
+    for (int i = 0; i < RUNS; i++) {
+        werase(stdscr);
+        double t0 = now_us();
+        counter_start(counter);
+        jv->ops->draw(jv, stdscr, 1, 0, VIEW_H - 3, VIEW_W, true);
+        wnoutrefresh(stdscr);
+        doupdate();
+        full_in[i] = counter_stop(counter);
+        full_us[i] = now_us() - t0;
+
+        /* One job on the screen changes state: the store, the view's rows, a frame. */
+        const struct job_row *row = jobstore_at(s, (size_t)i % 20);
+        struct watch_message msg;
+        memset(&msg, 0, sizeof msg);
+        msg.kind = WATCH_JOB;
+        msg.job = base;
+        msg.job.name = row->name;
+        msg.job.uid = row->uid;
+        msg.job.create_time = row->create_time;
+        msg.job.state = row->state == JOB_STATE_RUNNING ? JOB_STATE_FAILED : JOB_STATE_RUNNING;
+        msg.workers = row->workers;
+        t0 = now_us();
+        counter_start(counter);
+        jobstore_apply(s, &msg);
+        jv->ops->changed(jv);
+        jv->ops->draw(jv, stdscr, 1, 0, VIEW_H - 3, VIEW_W, false);
+        wnoutrefresh(stdscr);
+        doupdate();
+        ev_in[i] = counter_stop(counter);
+        ev_us[i] = now_us() - t0;
+    }
+    monitor_free_detached(m);
+    endwin();
+    delscreen(screen);
+    fclose(out);
+    fclose(in);
+
+    printf("live jobs view (tui/jobstore, tui/jobs_view): %d jobs of examples/pytorch-ddp.yaml, "
+           "2 workers each; frames %dx%d into newterm on /dev/null, %d runs\n",
+           JOBS, VIEW_W, VIEW_H, RUNS);
+    printf("| %-50s | %12s | %14s | %-12s |\n", "measurement", "median", "instructions", "target");
+    printf("|----------------------------------------------------|--------------|----------------|"
+           "--------------|\n");
+    char instr[32];
+    printf("| %-50s | %9.1f ms | %14s | %-12s |\n", "watch sync of 10,000 jobs into the store",
+           median(sync_us, 5) / 1000, "n/a", "-");
+    printf("| %-50s | %8.1f MiB | %14s | %-12s |\n", "heap of the store with 10,000 jobs", heap_mib,
+           "", "< 20 MB RSS");
+    printf("| %-50s | %8.1f MiB | %14s | %-12s |\n", "RSS growth for the store", (rss1 - rss0) / 1024.0,
+           "", "-");
+    snprintf(instr, sizeof instr, "%.0f", counter >= 0 ? median(full_in, RUNS) : -1);
+    printf("| %-50s | %9.1f µs | %14s | %-12s |\n", "jobs view full frame over 10,000 jobs",
+           median(full_us, RUNS), counter >= 0 ? instr : "n/a", "< 2 ms");
+    snprintf(instr, sizeof instr, "%.0f", counter >= 0 ? median(ev_in, RUNS) : -1);
+    printf("| %-50s | %9.1f µs | %14s | %-12s |\n", "one job changes: store + rows + frame",
+           median(ev_us, RUNS), counter >= 0 ? instr : "n/a", "< 2 ms");
+    jobstore_free(s);
+    jobfile_free(&jf);
+    if (counter >= 0)
+        close(counter);
+    return 0;
+}

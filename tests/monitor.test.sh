@@ -1,0 +1,233 @@
+# The live jobs view driven the way a person uses it: `trainjob top` in
+# tmux against a real trainjobd on a private socket (started here, stopped
+# and restarted by pid), keys typed with send-keys, the screen read back
+# with capture-pane. A failing worker's restarts reach the workers and
+# events panes and the job's end reaches the jobs view without a keypress;
+# logs follow; filter, sort and stop work from the keyboard; a hostile job
+# name is drawn harmlessly; a killed engine shows as disconnected and the
+# view recovers when it is back.
+. "$(dirname "$0")/lib.sh"
+cd "$TRAINJOB_TOP" || exit 1
+
+export HOME="$TMP/home"
+export LANG=C.UTF-8 LC_ALL=C.UTF-8
+mkdir -p "$HOME" "$TMP/run"
+SOCK="$TMP/run/engine.sock"
+EP="http+unix://$SOCK"
+SESSION="tj-top-$$"
+tmux() { command tmux -S "$TMP/tmux.sock" "$@"; }
+ENGINE_PID=""
+cleanup() {
+    tmux kill-server 2>/dev/null
+    [ -n "$ENGINE_PID" ] && kill "$ENGINE_PID" 2>/dev/null
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# Two simulated nodes with room for every job here, whatever this machine has.
+cat >"$TMP/engine.yaml" <<EOF
+subscription: local
+resource_group: default
+zone: local-1z
+regions:
+- name: local-1
+  zones: [local-1z]
+  vpcs: [vpc-local]
+workspaces:
+- name: default
+  owners: [$(id -un)]
+nodes:
+- {name: n1, gpus: 8, gpu_type: simulated, cpus: 16, memory_mib: 65536, simulated: true}
+- {name: n2, gpus: 8, gpu_type: simulated, cpus: 16, memory_mib: 65536, simulated: true}
+pools:
+- {name: std, type: dedicated}
+specs:
+- {name: gpu-1, gpus: 1, cpus: 1, memory_mib: 512}
+images:
+- {path: local/host}
+EOF
+
+start_engine() {
+    "$TRAINJOBD_BIN" --foreground --grace 1 --config "$TMP/engine.yaml" --state-dir "$TMP/state" \
+        --socket "$SOCK" >>"$TMP/engine.log" 2>&1 &
+    ENGINE_PID=$!
+    i=0
+    while [ $i -lt 100 ] && [ ! -S "$SOCK" ]; do sleep 0.1; i=$((i + 1)); done
+}
+start_engine
+
+screen() { tmux capture-pane -t "$SESSION" -p >"$TMP/screen"; }
+# wait_screen TEXT [SECONDS]: up to SECONDS (5) for TEXT to show
+wait_screen() {
+    n=0
+    limit=$(( ${2:-5} * 10 ))
+    while [ $n -lt $limit ]; do
+        screen
+        grep -qF -- "$1" "$TMP/screen" && return 0
+        sleep 0.1
+        n=$((n + 1))
+    done
+    return 1
+}
+see() { # NAME TEXT [SECONDS]
+    if wait_screen "$2" "$3"; then pass "$1"; else fail "$1" "not on screen: $2 — $(cat "$TMP/screen")"; fi
+}
+gone() { # NAME TEXT: up to 5 s for TEXT to leave the screen
+    n=0
+    while [ $n -lt 50 ]; do
+        screen
+        grep -qF -- "$2" "$TMP/screen" || { pass "$1"; return; }
+        sleep 0.1
+        n=$((n + 1))
+    done
+    fail "$1" "still on screen: $2 — $(cat "$TMP/screen")"
+}
+keys() { tmux send-keys -t "$SESSION" "$@"; sleep 0.2; }
+tj() { "$TRAINJOB_BIN" --endpoint "$EP" "$@"; }
+
+start_top() { # [ARGS...]
+    tmux kill-session -t "$SESSION" 2>/dev/null
+    tmux new-session -d -s "$SESSION" -x 120 -y 40 \
+        "env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' --endpoint '$EP' top $*; echo EXIT=\$?; sleep 60"
+}
+
+# A 2-worker job: rank 1 prints, then exits 201 each time; RESTART_POD, backoff 2.
+cat >"$TMP/flaky.yaml" <<'EOF'
+workspace_name: default
+name: flaky
+display_name: flaky
+framework: PYTORCH_DDP
+resource_pool:
+  name: std
+roles:
+  - total_replicas: 2
+    resource_spec:
+      - name: gpu-1
+    image_path: local/host
+    startup_script: |
+      echo "rank $RANK says hello"
+      if [ "$RANK" = 1 ]; then sleep 2; echo "rank 1 failing"; exit 201; fi
+      while true; do echo "rank $RANK tick"; sleep 1; done
+fault_tolerance:
+  backoff_limit: 2
+  rules:
+    - exit_codes: "201"
+      action: RESTART_POD
+EOF
+# A quiet long job, and one whose display name carries escape sequences.
+sed -e 's/^name: flaky/name: steady/' -e 's/^display_name: flaky/display_name: steady/' \
+    -e '/exit 201/d' -e '/^fault_tolerance/,$d' "$TMP/flaky.yaml" >"$TMP/steady.yaml"
+
+start_top
+see "top opens the jobs view" "NAME"
+see "...with the column titles" "RESTARTS"
+see "...live on the watch stream" "live"
+
+run tj submit -f "$TMP/steady.yaml"
+see "a submitted job appears without a keypress" "steady"
+see "...and reaches RUNNING" "RUNNING"
+run tj submit -f "$TMP/flaky.yaml"
+see "the flaky job appears" "flaky"
+
+# Open the flaky job: workers and events.
+keys "/" ; keys "flaky" Enter
+see "the filter leaves the flaky job" "flaky"
+gone "...and hides the steady one" "steady "
+keys Enter
+see "Enter opens the job" "worker-0"
+see "the workers pane shows exit 201 on the failing worker" "201" 15
+see "the events pane shows the matched rule and restarts 1/2" "restarts 1/2" 15
+see "the job ends FAILED after the limit" "FAILED" 30
+keys Escape
+see "Esc goes back to the jobs view" "DISPLAY NAME"
+keys "/" C-u Enter
+see "clearing the filter shows every job again" "steady"
+see "the jobs view shows the flaky job FAILED" "FAILED"
+
+# Logs of a worker follow new lines.
+keys "/" C-u "steady" Enter
+keys Enter
+see "the steady job opens" "master-0"
+keys l
+see "the logs pane shows the worker's output" "says hello" 10
+n1=$(grep -c "tick" "$TMP/screen")
+sleep 3
+screen
+n2=$(grep -c "tick" "$TMP/screen")
+if [ "$n2" -gt "$n1" ]; then pass "...and follows new lines"; else fail "...and follows new lines" "ticks $n1 → $n2: $(cat "$TMP/screen")"; fi
+keys Escape
+keys Escape
+see "back to the jobs view" "DISPLAY NAME"
+keys "/" C-u Enter
+
+# Sort: by name, then reversed (F6): the first row changes.
+keys ">"
+screen
+first=$(grep -oE "flaky|steady" "$TMP/screen" | head -1)
+keys F6
+screen
+second=$(grep -oE "flaky|steady" "$TMP/screen" | head -1)
+if [ "$first" != "$second" ]; then pass "reversing the sort changes the order"; else fail "reversing the sort changes the order" "$first / $second"; fi
+
+# Stop from the jobs view: confirm, then the job is suspended.
+keys "/" C-u "steady" Enter
+keys s
+see "stop asks first" "Stop steady?"
+keys y
+see "the stopped job shows SUSPENDED" "SUSPENDED" 15
+run tj get job steady -o json
+expect_grep "...on the engine too" "$TMP/out" '"state": "SUSPENDED"'
+keys "/" C-u Enter
+
+# Text from outside (here a worker's output) is drawn harmlessly.
+cat >"$TMP/evil.yaml" <<'EOF'
+workspace_name: default
+name: evil
+display_name: evil
+framework: PYTORCH_DDP
+resource_pool: {name: std}
+roles:
+  - total_replicas: 1
+    resource_spec: [{name: gpu-1}]
+    image_path: local/host
+    startup_script: |
+      printf 'be\033]0;pwned\007\033[2Jfore\n'
+      sleep 600
+EOF
+run tj submit -f "$TMP/evil.yaml"
+keys "/" C-u "evil" Enter
+keys Enter
+keys l
+see "a log line with escape sequences shows" "before" 10
+title=$(tmux display-message -p -t "$SESSION" '#{pane_title}')
+if [ "$title" = pwned ]; then fail "a log line cannot retitle the terminal"; else pass "a log line cannot retitle the terminal"; fi
+see "...nor clear the screen" "master-0"
+keys Escape
+keys Escape
+keys "/" C-u Enter
+
+# Kill the engine: the view says so; start it again: it recovers by itself.
+kill "$ENGINE_PID"
+wait "$ENGINE_PID" 2>/dev/null
+erc=$?
+ENGINE_PID=""
+# With our watch stream and a log follow parked in it, SIGTERM must still end it cleanly.
+if [ "$erc" = 0 ]; then pass "trainjobd stops cleanly with streams open"; else fail "trainjobd stops cleanly with streams open" "exit $erc: $(tail -3 "$TMP/engine.log")"; fi
+see "a killed engine shows as disconnected" "DISCONNECTED" 10
+see "...with the age of the data" "data from"
+keys j
+see "...and the terminal still answers keys" "DISPLAY NAME"
+start_engine
+see "a restarted engine is picked up again" "live" 40
+gone "...and the banner goes" "DISCONNECTED"
+see "...with the jobs still listed" "flaky"
+
+# Read-only top offers no actions.
+start_top --readonly
+see "top --readonly opens" "NAME"
+keys s
+see "...and refuses actions" "read-only"
+
+keys q
+see "q leaves top" "EXIT=0"
+

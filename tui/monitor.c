@@ -1,0 +1,982 @@
+/*
+ * monitor: the live screens' app — the loop, the screen stack, the frame
+ * (title bar with the feed's state, status line, key bar), prompts,
+ * confirm dialogs, help, the `:` command line and the actions. See
+ * monitor.h.
+ *
+ * Drawing happens in one place (draw_frame), at the end of a loop turn in
+ * which something set `dirty`; callbacks from the network, timers and
+ * keys only change state. While the feed is lost a one-second timer keeps
+ * the "data from 12 s ago" age current; while it is live, nothing wakes
+ * the process but the stream and the keyboard.
+ */
+#include "tui/monitor.h"
+
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "api/backend.h"
+#include "api/catalog.h"
+#include "api/context.h"
+#include "api/http_multi.h"
+#include "api/jobfile.h"
+#include "tui/cli.h"
+#include "tui/feed.h"
+#include "tui/help.h"
+#include "tui/job_view.h"
+#include "tui/jobs_view.h"
+#include "tui/jobstore.h"
+#include "tui/keymap.h"
+#include "tui/prompt.h"
+#include "tui/session.h"
+#include "tui/term.h"
+#include "util/fileio.h"
+#include "util/loop.h"
+#include "util/strbuf.h"
+#include "util/timefmt.h"
+#include "util/utf8.h"
+#include "util/xalloc.h"
+#include "widgets/dialog.h"
+#include "widgets/keybar.h"
+
+#define MAX_SCREENS 8
+#define PAIRS_MAX 16
+
+struct monitor;
+typedef void (*confirm_fn)(struct monitor *m);
+
+struct monitor {
+    struct loop *loop;
+    struct http_multi *multi;
+    struct term term;
+    struct session session;
+    const struct cli_globals *globals;
+    struct jobstore *store;
+    struct feed *feed;
+    struct keymap *keys;
+    struct screen *screens[MAX_SCREENS];
+    size_t depth;
+    bool readonly;
+    int refresh_ms;
+    bool dirty, full, quit, resized;
+    char status[512];
+    bool status_error;
+    uint64_t age_timer;
+    /* at most one of these is open over the screens */
+    struct prompt *prompt;
+    void (*prompt_answer)(void *ctx, const char *text);
+    void *prompt_ctx;
+    struct dialog *dialog;
+    confirm_fn dialog_yes;
+    struct help *help;
+    /* what a confirmed or asked-for action works on */
+    enum monitor_action pending;
+    char **names;
+    size_t name_count;
+    char *arg; /* the save path, the node to mark */
+    struct catalog catalog; /* for the devices of a spec; empty where the backend has none */
+};
+
+const struct term *monitor_term(const struct monitor *m)
+{
+    return &m->term;
+}
+
+struct jobstore *monitor_store(struct monitor *m)
+{
+    return m->store;
+}
+
+struct backend *monitor_backend(struct monitor *m)
+{
+    return m->session.b;
+}
+
+struct http_multi *monitor_multi(struct monitor *m)
+{
+    return m->multi;
+}
+
+struct loop *monitor_loop(struct monitor *m)
+{
+    return m->loop;
+}
+
+bool monitor_readonly(const struct monitor *m)
+{
+    return m->readonly;
+}
+
+void monitor_dirty(struct monitor *m)
+{
+    m->dirty = true;
+}
+
+void monitor_status(struct monitor *m, bool error, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->status, sizeof m->status, fmt, ap);
+    va_end(ap);
+    m->status_error = error;
+    m->dirty = true;
+}
+
+static struct screen *top(struct monitor *m)
+{
+    return m->depth ? m->screens[m->depth - 1] : NULL;
+}
+
+void monitor_push(struct monitor *m, struct screen *s)
+{
+    if (m->depth == MAX_SCREENS) {
+        s->ops->destroy(s);
+        return;
+    }
+    m->screens[m->depth++] = s;
+    m->dirty = m->full = true;
+}
+
+void monitor_pop(struct monitor *m)
+{
+    if (m->depth <= 1) {
+        m->quit = true;
+        return;
+    }
+    struct screen *s = m->screens[--m->depth];
+    s->ops->destroy(s);
+    top(m)->ops->changed(top(m));
+    m->dirty = m->full = true;
+}
+
+void monitor_ask(struct monitor *m, const char *title, const char *hint, const char *initial,
+                 void (*answer)(void *ctx, const char *text), void *ctx)
+{
+    prompt_free(m->prompt);
+    m->prompt = prompt_new(title, hint, initial);
+    m->prompt_answer = answer;
+    m->prompt_ctx = ctx;
+    m->dirty = true;
+}
+
+static void confirm(struct monitor *m, const char *title, const char *question, confirm_fn yes)
+{
+    if (m->dialog)
+        dialog_free(m->dialog);
+    m->dialog = dialog_new(title, question, false);
+    dialog_set_palette(m->dialog, &m->term.palette);
+    m->dialog_yes = yes;
+    m->dirty = true;
+}
+
+/* ---- the feed and the frame ------------------------------------------------ */
+
+static void on_age_tick(void *ctx);
+static void on_feed(void *ctx);
+
+/* While the data is not live, tick once a second so its age on screen stays true. */
+static void plan_age_tick(struct monitor *m)
+{
+    enum feed_state st = feed_state(m->feed);
+    bool want = st == FEED_LOST || st == FEED_CONNECTING;
+    if (want && m->age_timer == 0)
+        m->age_timer = loop_add_timer(m->loop, 1000, on_age_tick, m);
+    if (!want && m->age_timer) {
+        loop_cancel(m->loop, m->age_timer);
+        m->age_timer = 0;
+    }
+}
+
+static void on_age_tick(void *ctx)
+{
+    struct monitor *m = ctx;
+    m->age_timer = 0;
+    m->dirty = true;
+    plan_age_tick(m);
+}
+
+static void on_catalog(void *ctx, struct backend_reply *r)
+{
+    struct monitor *m = ctx;
+    if (r->status != BACKEND_OK)
+        return; /* devices then show "-": nothing else needs it */
+    catalog_free(&m->catalog);
+    m->catalog = r->catalog;
+    memset(&r->catalog, 0, sizeof r->catalog);
+    jobstore_set_catalog(m->store, &m->catalog);
+    on_feed(m);
+}
+
+static void fetch_catalog(struct monitor *m)
+{
+    struct backend_request rq = {.op = BACKEND_OP_CATALOG};
+    backend_send(m->session.b, m->multi, &rq, on_catalog, NULL, NULL, m);
+}
+
+static void on_feed(void *ctx)
+{
+    struct monitor *m = ctx;
+    for (size_t i = 0; i < m->depth; i++)
+        m->screens[i]->ops->changed(m->screens[i]);
+    plan_age_tick(m);
+    m->dirty = true;
+}
+
+/* Text of the feed's state for the title bar, and whether it is bad news. */
+static bool feed_text(struct monitor *m, char *buf, size_t n)
+{
+    int64_t now = loop_now_ms();
+    char age[16], retry[16];
+    int64_t fresh = feed_fresh_at(m->feed);
+    time_age(fresh ? now - fresh : 0, age, sizeof age);
+    int64_t next = feed_next_try(m->feed);
+    time_age(next > now ? next - now + 999 : 0, retry, sizeof retry);
+    bool utf8 = m->term.utf8;
+    switch (feed_state(m->feed)) {
+    case FEED_CONNECTING:
+        snprintf(buf, n, "%s connecting…", utf8 ? "○" : "o");
+        return false;
+    case FEED_LIVE:
+        snprintf(buf, n, "%s live", utf8 ? "●" : "*");
+        return false;
+    case FEED_POLLING:
+        snprintf(buf, n, "%s every %ds, %s ago", utf8 ? "◔" : "~", m->refresh_ms / 1000, age);
+        return false;
+    case FEED_LOST: {
+        struct strbuf why = STRBUF_INIT;
+        utf8_sanitize(&why, feed_error(m->feed), strlen(feed_error(m->feed)), 0);
+        if (fresh)
+            snprintf(buf, n, "%s DISCONNECTED: data from %s ago; retry in %s: %s",
+                     utf8 ? "✗" : "x", age, retry, strbuf_str(&why));
+        else
+            snprintf(buf, n, "%s DISCONNECTED: retry in %s: %s", utf8 ? "✗" : "x", retry,
+                     strbuf_str(&why));
+        strbuf_free(&why);
+        return true;
+    }
+    }
+    return false;
+}
+
+/* Sanitized text at (y, x), at most w cells, in a. */
+static void put(struct monitor *m, int y, int x, int w, const char *text, attr_t a)
+{
+    attrset(a);
+    widget_put_clipped(stdscr, y, x, w, text, strlen(text), m->term.utf8);
+}
+
+static void fill_line(int y, int w, attr_t a)
+{
+    attrset(a);
+    mvhline(y, 0, ' ', w);
+}
+
+static void draw_frame(struct monitor *m)
+{
+    int h = LINES, w = COLS;
+    if (m->full) {
+        erase();
+        for (size_t i = 0; i < m->depth; i++)
+            m->screens[i]->dirty = true;
+    }
+    struct screen *s = top(m);
+    /* Title bar: where, what, and how current. */
+    char feed[600];
+    bool bad = feed_text(m, feed, sizeof feed);
+    attr_t bar = m->term.role[THEME_ROLE_TITLE];
+    fill_line(0, w, bar);
+    struct strbuf where = STRBUF_INIT;
+    const char *ws = m->session.b->target.workspace;
+    utf8_sanitize(&where, ws ? ws : "", ws ? strlen(ws) : 0, 0);
+    char left[700];
+    snprintf(left, sizeof left, " trainjob %s%s  %s  ", m->readonly ? "top " : "",
+             strbuf_str(&where), s->ops->title(s));
+    strbuf_free(&where);
+    put(m, 0, 0, w, left, bar);
+    int fw = (int)utf8_width(feed, strlen(feed));
+    int fx = w - fw - 1 > w / 2 ? w - fw - 1 : w / 2;
+    put(m, 0, fx, w - fx, feed, bad ? m->term.role[THEME_ROLE_BANNER_DISCONNECTED] : bar);
+    /* The screen. */
+    if (s->dirty || m->full) {
+        s->ops->draw(s, stdscr, 1, 0, h - 3, w, m->full);
+        s->dirty = false;
+    }
+    /* Status line and key bar. */
+    fill_line(h - 2, w, m->term.palette.normal);
+    if (m->status[0]) {
+        struct strbuf st = STRBUF_INIT;
+        utf8_sanitize(&st, m->status, strlen(m->status), 0);
+        put(m, h - 2, 1, w - 2, strbuf_str(&st),
+            m->status_error ? m->term.role[THEME_ROLE_MESSAGE_ERROR]
+                            : m->term.role[THEME_ROLE_MESSAGE]);
+        strbuf_free(&st);
+    }
+    const char *const *pairs = NULL;
+    size_t np = s->ops->hints(s, &pairs);
+    struct keybar_item items[PAIRS_MAX];
+    char keyname[PAIRS_MAX][KEYMAP_KEY_NAME_MAX];
+    if (np > PAIRS_MAX)
+        np = PAIRS_MAX;
+    size_t shown = 0;
+    for (size_t i = 0; i < np; i++) {
+        int a = keymap_action_from_name(pairs[2 * i]);
+        const char *key = pairs[2 * i];
+        if (a > 0) {
+            if (!keymap_first_key(m->keys, s->ops->mode, (enum keymap_action)a, keyname[i],
+                                  sizeof keyname[i]))
+                continue; /* unbound: nothing to show */
+            key = keyname[i];
+        }
+        items[shown++] = (struct keybar_item){key, pairs[2 * i + 1]};
+    }
+    np = shown;
+    struct keybar *kb = keybar_new(items, np);
+    keybar_set_palette(kb, &m->term.palette);
+    fill_line(h - 1, w, m->term.palette.normal);
+    struct widget *kw = keybar_widget(kb);
+    kw->ops->draw(kw, stdscr, h - 1, 0, w, false);
+    keybar_free(kb);
+    attrset(A_NORMAL);
+    wnoutrefresh(stdscr);
+    if (m->dialog)
+        dialog_draw(m->dialog);
+    if (m->prompt)
+        prompt_draw(m->prompt, &m->term);
+    if (m->help)
+        help_draw(m->help, &m->term);
+    curs_set(m->prompt ? 1 : 0);
+    doupdate();
+    m->dirty = m->full = false;
+}
+
+/* ---- actions ---------------------------------------------------------------- */
+
+static void set_names(struct monitor *m, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < m->name_count; i++)
+        free(m->names[i]);
+    free(m->names);
+    m->names = xcalloc(n ? n : 1, sizeof *m->names);
+    for (size_t i = 0; i < n; i++)
+        m->names[i] = xstrdup(names[i]);
+    m->name_count = n;
+}
+
+/* "pt-a" or "3 jobs (pt-a, pt-b, …)" for questions and messages. */
+static void describe(struct monitor *m, char *buf, size_t n)
+{
+    struct strbuf sb = STRBUF_INIT;
+    if (m->name_count == 1) {
+        strbuf_adds(&sb, m->names[0]);
+    } else {
+        strbuf_addf(&sb, "%zu jobs (", m->name_count);
+        for (size_t i = 0; i < m->name_count && i < 3; i++)
+            strbuf_addf(&sb, "%s%s", i ? ", " : "", m->names[i]);
+        strbuf_adds(&sb, m->name_count > 3 ? ", …)" : ")");
+    }
+    struct strbuf clean = STRBUF_INIT;
+    utf8_sanitize(&clean, sb.buf, sb.len, 0);
+    snprintf(buf, n, "%s", strbuf_str(&clean));
+    strbuf_free(&sb);
+    strbuf_free(&clean);
+}
+
+/* The reply to an action: what happened, on the status line. */
+static void on_action_reply(void *ctx, struct backend_reply *r)
+{
+    struct monitor *m = ctx;
+    if (r->status != BACKEND_OK) {
+        monitor_status(m, true, "%s", r->err.message);
+        return;
+    }
+    switch (r->op) {
+    case BACKEND_OP_STOP:
+    case BACKEND_OP_DELETE: {
+        size_t done = 0, skipped = 0, missing = 0;
+        for (size_t i = 0; i < r->batch.count; i++) {
+            enum batch_outcome o = r->batch.items[i].outcome;
+            done += o == BATCH_DONE || o == BATCH_UNKNOWN;
+            skipped += o == BATCH_SKIPPED;
+            missing += o == BATCH_NOT_FOUND;
+        }
+        monitor_status(m, false, "%s %zu job%s%s%s", r->op == BACKEND_OP_STOP ? "stopping" : "deleting",
+                       done, done == 1 ? "" : "s", skipped ? " (some were not running)" : "",
+                       missing ? " (some were not found)" : "");
+        break;
+    }
+    case BACKEND_OP_START:
+        monitor_status(m, false, "started %s", r->job.name ? r->job.name : "the job");
+        break;
+    case BACKEND_OP_MARK_NODE:
+        monitor_status(m, false, "node marked unschedulable for %s",
+                       r->job.name ? r->job.name : "the job");
+        break;
+    case BACKEND_OP_UPDATE:
+        monitor_status(m, false, "%s is now %s", r->job.name ? r->job.name : "the job",
+                       enum_name(&priority_names, (int)r->job.scheduling.priority));
+        break;
+    default:
+        break;
+    }
+}
+
+static void send_batch(struct monitor *m, enum backend_op op)
+{
+    for (size_t off = 0; off < m->name_count; off += BACKEND_MAX_BATCH) {
+        struct backend_request rq = {.op = op};
+        rq.names = (const char *const *)m->names + off;
+        rq.count = m->name_count - off < BACKEND_MAX_BATCH ? m->name_count - off : BACKEND_MAX_BATCH;
+        backend_send(m->session.b, m->multi, &rq, on_action_reply, NULL, NULL, m);
+    }
+}
+
+static void stop_confirmed(struct monitor *m)
+{
+    send_batch(m, BACKEND_OP_STOP);
+}
+
+static void delete_confirmed(struct monitor *m)
+{
+    send_batch(m, BACKEND_OP_DELETE);
+}
+
+static void on_priority(void *ctx, const char *text)
+{
+    struct monitor *m = ctx;
+    char up[32];
+    size_t i = 0;
+    for (; text[i] && i < sizeof up - 1; i++)
+        up[i] = (char)(text[i] >= 'a' && text[i] <= 'z' ? text[i] - 32 : text[i]);
+    up[i] = '\0';
+    int p = enum_value(&priority_names, up);
+    if (p <= 0) {
+        monitor_status(m, true, "priority: \"%s\" is not one of LOW, NORMAL, HIGH, HIGHEST", text);
+        return;
+    }
+    for (size_t k = 0; k < m->name_count; k++) {
+        struct backend_request rq = {.op = BACKEND_OP_UPDATE, .name = m->names[k]};
+        rq.update.priority = (enum priority)p;
+        backend_send(m->session.b, m->multi, &rq, on_action_reply, NULL, NULL, m);
+    }
+}
+
+/* Runs `trainjob new -f FILE` on the terminal, this screen suspended, as an editor is run. */
+static void run_wizard(struct monitor *m, const char *file)
+{
+    char *self = xstrdup("/proc/self/exe");
+    const char *argv[16];
+    size_t n = 0;
+    argv[n++] = "trainjob";
+    if (m->globals->context)
+        argv[n++] = "--context", argv[n++] = m->globals->context;
+    if (m->globals->endpoint)
+        argv[n++] = "--endpoint", argv[n++] = m->globals->endpoint;
+    argv[n++] = "--workspace";
+    argv[n++] = m->session.b->target.workspace;
+    argv[n++] = "new";
+    if (file)
+        argv[n++] = "-f", argv[n++] = file;
+    argv[n] = NULL;
+    def_prog_mode();
+    endwin();
+    pid_t pid = fork();
+    if (pid == 0) {
+        execv(self, (char *const *)argv);
+        _exit(127);
+    }
+    int status = 0;
+    if (pid > 0)
+        while (waitpid(pid, &status, 0) < 0)
+            ;
+    reset_prog_mode();
+    free(self);
+    m->full = m->dirty = true;
+    if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) == 127)
+        monitor_status(m, true, "could not run the wizard");
+}
+
+static void on_clone_job(void *ctx, struct backend_reply *r)
+{
+    struct monitor *m = ctx;
+    if (r->status != BACKEND_OK) {
+        monitor_status(m, true, "%s", r->err.message);
+        return;
+    }
+    /* The clone is a new job: what the server filled in goes, the name too. */
+    struct jobspec *j = &r->job;
+    free(j->name);
+    j->name = NULL;
+    free(j->uid);
+    j->uid = NULL;
+    free(j->id);
+    j->id = NULL;
+    struct strbuf doc = STRBUF_INIT, err = STRBUF_INIT;
+    jobfile_write(j, JOBFILE_YAML, &doc);
+    char path[] = "/tmp/trainjob-clone-XXXXXX.yaml";
+    int fd = mkstemps(path, 5);
+    if (fd < 0 || write(fd, doc.buf, doc.len) != (ssize_t)doc.len) {
+        monitor_status(m, true, "cannot write the clone to %s", path);
+    } else {
+        run_wizard(m, path);
+    }
+    if (fd >= 0) {
+        close(fd);
+        unlink(path);
+    }
+    strbuf_free(&doc);
+    strbuf_free(&err);
+}
+
+static void on_save_job(void *ctx, struct backend_reply *r)
+{
+    struct monitor *m = ctx;
+    if (r->status != BACKEND_OK) {
+        monitor_status(m, true, "%s", r->err.message);
+        return;
+    }
+    struct strbuf doc = STRBUF_INIT, err = STRBUF_INIT;
+    jobfile_write(&r->job, JOBFILE_YAML, &doc);
+    if (file_write_atomic(m->arg, doc.buf, doc.len, 0644, &err) != 0)
+        monitor_status(m, true, "not saved: %s", strbuf_str(&err));
+    else
+        monitor_status(m, false, "saved %s to %s", r->job.name, m->arg);
+    strbuf_free(&doc);
+    strbuf_free(&err);
+}
+
+static void on_save_path(void *ctx, const char *text)
+{
+    struct monitor *m = ctx;
+    if (*text == '\0')
+        return;
+    free(m->arg);
+    m->arg = xstrdup(text);
+    struct backend_request rq = {.op = BACKEND_OP_GET, .name = m->names[0]};
+    backend_send(m->session.b, m->multi, &rq, on_save_job, NULL, NULL, m);
+}
+
+void monitor_act(struct monitor *m, enum monitor_action a, const char *const *names, size_t n)
+{
+    if (n == 0)
+        return;
+    if (m->readonly && a != MONITOR_OPEN) {
+        monitor_status(m, true, "read-only: no actions here");
+        return;
+    }
+    set_names(m, names, n);
+    m->pending = a;
+    char who[256], q[400];
+    describe(m, who, sizeof who);
+    switch (a) {
+    case MONITOR_STOP:
+        snprintf(q, sizeof q, "Stop %s? Running workers are ended.", who);
+        confirm(m, "Stop", q, stop_confirmed);
+        break;
+    case MONITOR_DELETE:
+        snprintf(q, sizeof q, "Delete %s? This cannot be undone.", who);
+        confirm(m, "Delete", q, delete_confirmed);
+        break;
+    case MONITOR_START:
+        for (size_t i = 0; i < n; i++) {
+            struct backend_request rq = {.op = BACKEND_OP_START, .name = names[i]};
+            backend_send(m->session.b, m->multi, &rq, on_action_reply, NULL, NULL, m);
+        }
+        break;
+    case MONITOR_PRIORITY:
+        snprintf(q, sizeof q, "New priority of %s", who);
+        monitor_ask(m, q, "LOW, NORMAL, HIGH or HIGHEST", "NORMAL", on_priority, m);
+        break;
+    case MONITOR_CLONE: {
+        struct backend_request rq = {.op = BACKEND_OP_GET, .name = names[0]};
+        backend_send(m->session.b, m->multi, &rq, on_clone_job, NULL, NULL, m);
+        monitor_status(m, false, "fetching %s to clone it…", who);
+        break;
+    }
+    case MONITOR_SAVE: {
+        char initial[300];
+        snprintf(initial, sizeof initial, "./%s.yaml", names[0]);
+        monitor_ask(m, "Save the job as YAML", "a path", initial, on_save_path, m);
+        break;
+    }
+    case MONITOR_OPEN:
+        if (jobstore_find(m->store, names[0]) == NULL) {
+            monitor_status(m, true, "no job named %s here", who);
+            break;
+        }
+        monitor_push(m, job_view_new(m, names[0]));
+        break;
+    }
+}
+
+static void mark_confirmed(struct monitor *m)
+{
+    struct backend_request rq = {.op = BACKEND_OP_MARK_NODE, .name = m->names[0],
+                                 .node = m->arg};
+    backend_send(m->session.b, m->multi, &rq, on_action_reply, NULL, NULL, m);
+}
+
+void monitor_mark_node(struct monitor *m, const char *job, const char *node)
+{
+    if (m->readonly) {
+        monitor_status(m, true, "read-only: no actions here");
+        return;
+    }
+    if (node == NULL || *node == '\0') {
+        monitor_status(m, true, "this worker is on no node yet");
+        return;
+    }
+    set_names(m, &job, 1);
+    free(m->arg);
+    m->arg = xstrdup(node);
+    char who[256], q[600];
+    describe(m, who, sizeof who);
+    struct strbuf n = STRBUF_INIT;
+    utf8_sanitize(&n, node, strlen(node), 0);
+    snprintf(q, sizeof q, "Mark node %s unschedulable for %s? Its next placement avoids it.",
+             strbuf_str(&n), who);
+    strbuf_free(&n);
+    confirm(m, "Mark node", q, mark_confirmed);
+}
+
+/* ---- the command line ------------------------------------------------------- */
+
+static void restart_feed(struct monitor *m)
+{
+    feed_free(m->feed);
+    jobstore_free(m->store);
+    m->store = jobstore_new();
+    m->feed = feed_new(m->session.b, m->multi, m->store, m->refresh_ms, on_feed, m);
+    while (m->depth > 1)
+        monitor_pop(m);
+    feed_start(m->feed);
+    fetch_catalog(m);
+    on_feed(m);
+}
+
+static void on_command(void *ctx, const char *text)
+{
+    struct monitor *m = ctx;
+    char verb[32] = "", arg[256] = "";
+    while (*text == ' ' || *text == ':')
+        text++; /* ":ws x" and "ws x" alike */
+    sscanf(text, "%31s %255[^\n]", verb, arg);
+    if (strcmp(verb, "q") == 0 || strcmp(verb, "quit") == 0) {
+        m->quit = true;
+    } else if (strcmp(verb, "jobs") == 0) {
+        while (m->depth > 1)
+            monitor_pop(m);
+    } else if (strcmp(verb, "workers") == 0 || strcmp(verb, "job") == 0) {
+        const char *name = arg;
+        monitor_act(m, MONITOR_OPEN, &name, 1);
+    } else if (strcmp(verb, "ws") == 0 && *arg) {
+        backend_set_workspace(m->session.b, arg);
+        restart_feed(m);
+        monitor_status(m, false, "workspace %s", arg);
+    } else if (strcmp(verb, "ctx") == 0 && *arg) {
+        struct cli_globals g = *m->globals;
+        g.context = arg;
+        g.endpoint = NULL;
+        struct session s;
+        FILE *devnull = fopen("/dev/null", "w");
+        int rc = session_open(&g, &s, devnull ? devnull : stderr);
+        if (devnull)
+            fclose(devnull);
+        if (rc != 0) {
+            monitor_status(m, true, "context %s: cannot open it (see trainjob get jobs --context %s)",
+                           arg, arg);
+            return;
+        }
+        feed_free(m->feed);
+        m->feed = NULL;
+        session_close(&m->session);
+        m->session = s;
+        restart_feed(m);
+        monitor_status(m, false, "context %s", arg);
+    } else if (strcmp(verb, "theme") == 0 && *arg) {
+        char err[256];
+        if (term_set_theme(&m->term, arg, err, sizeof err) != 0)
+            monitor_status(m, true, "theme: %s", err);
+        else
+            monitor_status(m, false, "theme %s", arg);
+        m->full = true;
+    } else if (verb[0]) {
+        monitor_status(m, true, "unknown command :%s (try :jobs, :workers NAME, :ws NAME, "
+                                ":ctx NAME, :theme NAME, :q)", verb);
+    }
+    m->dirty = true;
+}
+
+/* ---- keys ------------------------------------------------------------------- */
+
+static void on_key(struct monitor *m, const struct widget_key *k)
+{
+    m->dirty = true;
+    if (m->help) {
+        if (help_key(m->help, k)) {
+            help_free(m->help);
+            m->help = NULL;
+            m->full = true;
+        }
+        return;
+    }
+    if (m->prompt) {
+        enum prompt_state st = prompt_key(m->prompt, k);
+        if (st == PROMPT_OPEN)
+            return;
+        struct prompt *p = m->prompt;
+        m->prompt = NULL;
+        m->full = true;
+        if (st == PROMPT_DONE) {
+            char *text = xstrdup(prompt_value(p));
+            prompt_free(p);
+            m->prompt_answer(m->prompt_ctx, text);
+            free(text);
+        } else {
+            prompt_free(p);
+        }
+        return;
+    }
+    if (m->dialog) {
+        struct widget *dw = dialog_widget(m->dialog);
+        unsigned r = dw->ops->key(dw, k);
+        if (r & (WIDGET_ACTIVATE | WIDGET_CANCEL)) {
+            bool yes = (r & WIDGET_ACTIVATE) && dialog_answer(m->dialog);
+            dialog_free(m->dialog);
+            m->dialog = NULL;
+            m->full = true;
+            if (yes)
+                m->dialog_yes(m);
+        }
+        return;
+    }
+    struct screen *s = top(m);
+    enum keymap_action a = keymap_lookup(m->keys, s->ops->mode, k);
+    const char *name = a == KEYMAP_NONE ? NULL : keymap_action_name(a);
+    unsigned r = s->ops->key(s, k, name);
+    if (r != WIDGET_IGNORED)
+        return;
+    switch (a) {
+    case KEYMAP_QUIT:
+        m->quit = true;
+        break;
+    case KEYMAP_BACK:
+        monitor_pop(m);
+        break;
+    case KEYMAP_HELP:
+        m->help = help_new(m->keys, s->ops->mode, NULL);
+        break;
+    case KEYMAP_REDRAW:
+        clearok(curscr, TRUE);
+        m->full = true;
+        break;
+    case KEYMAP_REFRESH:
+        feed_start(m->feed);
+        monitor_status(m, false, "refreshing");
+        break;
+    case KEYMAP_NEW_JOB:
+        if (m->readonly)
+            monitor_status(m, true, "read-only: no actions here");
+        else
+            run_wizard(m, NULL);
+        break;
+    case KEYMAP_COMMAND:
+        monitor_ask(m, "Command", ":jobs  :workers NAME  :ws NAME  :ctx NAME  :theme NAME  :q", "",
+                    on_command, m);
+        break;
+    default:
+        break;
+    }
+}
+
+static void on_stdin(void *ctx, int fd, short revents)
+{
+    struct monitor *m = ctx;
+    (void)fd;
+    if (revents & (POLLHUP | POLLERR | POLLNVAL)) {
+        m->quit = true; /* the terminal went away */
+        return;
+    }
+    struct widget_key k;
+    while (!m->quit && term_read_key(&k)) {
+        if (k.is_function && k.code == KEY_RESIZE) {
+            m->resized = true;
+            continue;
+        }
+        on_key(m, &k);
+    }
+}
+
+static void on_signal(void *ctx, int signo)
+{
+    struct monitor *m = ctx;
+    if (signo == SIGWINCH)
+        m->resized = true;
+    else
+        m->quit = true;
+}
+
+struct monitor *monitor_new_detached(struct jobstore *store, const struct term *t, bool readonly)
+{
+    struct monitor *m = xcalloc(1, sizeof *m);
+    m->store = store;
+    m->term = *t;
+    m->readonly = readonly;
+    return m;
+}
+
+void monitor_free_detached(struct monitor *m)
+{
+    if (m == NULL)
+        return;
+    while (m->depth) {
+        struct screen *s = m->screens[--m->depth];
+        s->ops->destroy(s);
+    }
+    prompt_free(m->prompt);
+    if (m->dialog)
+        dialog_free(m->dialog);
+    set_names(m, NULL, 0);
+    free(m->names);
+    free(m->arg);
+    free(m);
+}
+
+/* ---- the verb --------------------------------------------------------------- */
+
+static const char top_usage[] =
+    "usage: trainjob top [--workspace WS] [--readonly] [--refresh SECONDS] [--theme NAME]\n";
+
+int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
+{
+    struct cli_globals local = *g;
+    bool readonly = false;
+    int refresh_s = 5;
+    const char *theme = NULL;
+    enum { OPT_READONLY = 0x200, OPT_REFRESH, OPT_THEME };
+    static const struct option opts[] = {
+        {"workspace", required_argument, NULL, CLI_OPT_WORKSPACE},
+        {"context", required_argument, NULL, CLI_OPT_CONTEXT},
+        {"endpoint", required_argument, NULL, CLI_OPT_ENDPOINT},
+        {"readonly", no_argument, NULL, OPT_READONLY},
+        {"refresh", required_argument, NULL, OPT_REFRESH},
+        {"theme", required_argument, NULL, OPT_THEME},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case OPT_READONLY:
+            readonly = true;
+            break;
+        case OPT_REFRESH: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > 3600) {
+                fprintf(err, "trainjob top: --refresh: \"%s\" is not 1..3600 seconds\n", optarg);
+                return EXIT_USAGE;
+            }
+            refresh_s = (int)v;
+            break;
+        }
+        case OPT_THEME:
+            theme = optarg;
+            break;
+        case 'h':
+            fputs(top_usage, out);
+            return 0;
+        default:
+            if (cli_global_option(&local, c, optarg) == 0)
+                break;
+            fprintf(err, "trainjob top: unknown option %s\n%s", argv[optind - 1], top_usage);
+            return EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        fprintf(err, "trainjob top: unexpected argument \"%s\"\n%s", argv[optind], top_usage);
+        return EXIT_USAGE;
+    }
+
+    struct monitor m;
+    memset(&m, 0, sizeof m);
+    m.globals = &local;
+    m.readonly = readonly;
+    m.refresh_ms = refresh_s * 1000;
+    int rc = session_open(&local, &m.session, err);
+    if (rc != 0)
+        return rc;
+    /* The config's theme, unless --theme names one. */
+    if (theme == NULL && m.session.rc.ctx.theme)
+        theme = m.session.rc.ctx.theme;
+    m.keys = keymap_new_default();
+    struct strbuf kerr = STRBUF_INIT;
+    char *kpath = keymap_user_file(false), *kshown = keymap_user_file(true);
+    keymap_load(m.keys, kpath, kshown, &kerr);
+    free(kpath);
+    free(kshown);
+    char why[256];
+    if (term_start(&m.term, theme, why, sizeof why) != 0) {
+        fprintf(err, "trainjob top: %s\n", why);
+        keymap_free(m.keys);
+        session_close(&m.session);
+        strbuf_free(&kerr);
+        return 1;
+    }
+    if (kerr.len)
+        monitor_status(&m, true, "%.*s", (int)strcspn(strbuf_str(&kerr), "\n"), strbuf_str(&kerr));
+    strbuf_free(&kerr);
+    m.loop = loop_new();
+    m.multi = http_multi_new(m.loop);
+    m.store = jobstore_new();
+    m.feed = feed_new(m.session.b, m.multi, m.store, m.refresh_ms, on_feed, &m);
+    monitor_push(&m, jobs_view_new(&m));
+    loop_add_fd(m.loop, STDIN_FILENO, POLLIN, on_stdin, &m);
+    loop_add_signal(m.loop, SIGWINCH, on_signal, &m);
+    loop_add_signal(m.loop, SIGTERM, on_signal, &m);
+    loop_add_signal(m.loop, SIGHUP, on_signal, &m);
+    loop_add_signal(m.loop, SIGINT, on_signal, &m);
+    feed_start(m.feed);
+    fetch_catalog(&m);
+    plan_age_tick(&m);
+    m.dirty = m.full = true;
+    while (!m.quit) {
+        if (m.resized) {
+            m.resized = false;
+            endwin();
+            refresh();
+            m.full = m.dirty = true;
+        }
+        if (m.dirty)
+            draw_frame(&m);
+        loop_run_once(m.loop, -1);
+    }
+    while (m.depth) {
+        struct screen *s = m.screens[--m.depth];
+        s->ops->destroy(s);
+    }
+    prompt_free(m.prompt);
+    if (m.dialog)
+        dialog_free(m.dialog);
+    help_free(m.help);
+    feed_free(m.feed);
+    http_multi_free(m.multi);
+    jobstore_free(m.store);
+    catalog_free(&m.catalog);
+    loop_free(m.loop);
+    term_stop(&m.term);
+    keymap_free(m.keys);
+    set_names(&m, NULL, 0);
+    free(m.names);
+    free(m.arg);
+    session_close(&m.session);
+    return 0;
+}

@@ -1,0 +1,114 @@
+/*
+ * monitor: the live screens after submit — `trainjob` with no verb in a
+ * terminal, `trainjob top`, and the job a wizard just created. One event
+ * loop (keys, resize, signals, timers, the backend's transfers through
+ * api/http_multi), one jobstore kept current by the feed (watch stream, or
+ * polling), a stack of screens (jobs → job), the `:` command line, the
+ * status line, confirm dialogs and the actions (stop, start, delete,
+ * priority, clone into the wizard, save as YAML, mark a node).
+ *
+ * Screens are a const table of functions (struct screen_ops), as htop's
+ * Panel: the app reads a key, looks it up in the keymap for the screen's
+ * mode, and hands the screen the key with the action's name; the screen
+ * answers with widget result bits. Screens draw only in ops->draw, which
+ * the app calls once per loop turn when something is dirty.
+ */
+#ifndef TUI_MONITOR_H
+#define TUI_MONITOR_H
+
+#include <curses.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "widgets/widget.h"
+
+struct backend;
+struct http_multi;
+struct jobstore;
+struct loop;
+struct monitor;
+struct term;
+
+struct screen;
+
+struct screen_ops {
+    const char *mode; /* the keymap mode: "jobs", "job" */
+    /*
+     * Draws into w's rectangle (y, x, h rows, wd columns). full: the
+     * rectangle was cleared or moved, so everything must be written again.
+     */
+    void (*draw)(struct screen *s, WINDOW *w, int y, int x, int h, int wd, bool full);
+    /*
+     * A key; action is what the keymap binds it to in this mode (or
+     * "global"), or NULL. Returns widget result bits: WIDGET_IGNORED lets
+     * the app try its own (quit, help, :).
+     */
+    unsigned (*key)(struct screen *s, const struct widget_key *k, const char *action);
+    /* The store changed (a watch message, a poll). */
+    void (*changed)(struct screen *s);
+    /* A short title for the top bar ("jobs", "job pt-abc"), sanitized. */
+    const char *(*title)(struct screen *s);
+    /*
+     * What the key bar shows for this screen, as pairs: an action's name
+     * (the app shows the key the keymap binds to it, so a rebinding shows)
+     * or a key as written ("Space"), then a label.
+     */
+    size_t (*hints)(struct screen *s, const char *const **pairs);
+    void (*destroy)(struct screen *s);
+};
+
+struct screen {
+    const struct screen_ops *ops;
+    struct monitor *app;
+    bool dirty;
+};
+
+/* ---- for screens --------------------------------------------------------- */
+
+const struct term *monitor_term(const struct monitor *m);
+struct jobstore *monitor_store(struct monitor *m);
+struct backend *monitor_backend(struct monitor *m);
+struct http_multi *monitor_multi(struct monitor *m);
+struct loop *monitor_loop(struct monitor *m);
+/* True in `top --readonly`: screens offer no actions. */
+bool monitor_readonly(const struct monitor *m);
+/* A message on the status line (sanitized there); error: in the error role. */
+void monitor_status(struct monitor *m, bool error, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Something changed: draw at the end of this loop turn. */
+void monitor_dirty(struct monitor *m);
+/*
+ * Asks for a line of text in a prompt over the screen (title, what to type,
+ * a suggestion); answer(ctx, text) on Enter, nothing on Esc.
+ */
+void monitor_ask(struct monitor *m, const char *title, const char *hint, const char *initial,
+                 void (*answer)(void *ctx, const char *text), void *ctx);
+/* Opens s over the current screen (the app owns it now) / closes the top one. */
+void monitor_push(struct monitor *m, struct screen *s);
+void monitor_pop(struct monitor *m);
+
+/* What a screen can ask the app to do to jobs; destructive ones are confirmed first. */
+enum monitor_action {
+    MONITOR_STOP,
+    MONITOR_START,
+    MONITOR_DELETE,
+    MONITOR_PRIORITY, /* asks for the new priority */
+    MONITOR_CLONE,    /* opens the wizard prefilled with the job (one name) */
+    MONITOR_SAVE,     /* asks for a path, writes the job as YAML (one name) */
+    MONITOR_OPEN,     /* the job screen (one name) */
+};
+void monitor_act(struct monitor *m, enum monitor_action a, const char *const *names, size_t n);
+/* Marks node unschedulable for job (asks first); from the workers pane. */
+void monitor_mark_node(struct monitor *m, const char *job, const char *node);
+
+/*
+ * For tests and benchmarks: an app around store drawing with t (copied),
+ * with no backend, loop or terminal of its own — enough for a screen's
+ * draw and keys. Free with monitor_free_detached (store and t stay).
+ */
+struct monitor *monitor_new_detached(struct jobstore *store, const struct term *t, bool readonly);
+void monitor_free_detached(struct monitor *m);
+
+/* The verb, `trainjob top` (and bare `trainjob` in a terminal), is cmd_top in tui/cli.h. */
+
+#endif
