@@ -17,6 +17,11 @@ ENGINE_PID=""
 cleanup() {
     tmux kill-server 2>/dev/null
     [ -n "$ENGINE_PID" ] && kill "$ENGINE_PID" 2>/dev/null
+    # Workers outlive the engine by design; end any this test left running.
+    for f in "$TMP"/state/status/*.pid; do
+        [ -f "$f" ] || continue
+        read -r shim pgid <"$f" && kill -KILL -- "-$pgid" 2>/dev/null
+    done
     rm -rf "$TMP"
 }
 trap cleanup EXIT
