@@ -109,7 +109,9 @@ keys PgUp PgUp PgUp PgUp PgUp PgUp PgUp
 keys BSpace BSpace
 see "fixing the name clears the error" "✓ Basics"
 keys C-s
-see "submit creates the job" "job resnet50-ddp created"
+see "submit opens the created job, live" "job resnet50-ddp"
+see "...with its workers" "master-0"
+keys q q
 see "the wizard exits 0 after submitting" "EXIT=0"
 run "$TRAINJOB_BIN" --endpoint "http+unix://$SOCK" get job resnet50-ddp -o json
 expect_grep "the job exists on the engine with the typed fields" "$TMP/out" '"display_name": "ResNet50-DDP-基线"'
@@ -197,7 +199,8 @@ keys PgDn PgDn Space Tab # TensorBoard: enabled, the log path
 see "TensorBoard offers the mount paths as log paths" "/mnt/data  mount 1"
 keys Tab tb # a directory under it
 keys C-s
-see "the job with lists is created" "job lists-demo created"
+see "the job with lists is created and opened" "job lists-demo"
+keys q q
 see "...and the wizard exits 0" "EXIT=0"
 run "$TRAINJOB_BIN" --endpoint "http+unix://$SOCK" get job lists-demo -o json
 expect_grep "the variable is sent as typed (name)" "$TMP/out" '"key": "MY_FLAG"'

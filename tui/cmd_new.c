@@ -524,10 +524,11 @@ int cmd_new(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
     static const struct option longopts[] = {
         {"file", required_argument, NULL, 'f'},
         {"theme", required_argument, NULL, 'T'},
+        {"created-to", required_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *file = NULL, *theme = NULL;
+    const char *file = NULL, *theme = NULL, *created_to = NULL;
     int c;
     optind = 0;
     while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
@@ -538,9 +539,14 @@ int cmd_new(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
         case 'T':
             theme = optarg;
             break;
+        case 'C':
+            created_to = optarg;
+            break;
         case 'h':
-            fputs("usage: trainjob new [-f FILE] [--theme NAME]\n"
-                  "Opens the create-task wizard; with -f, prefilled from a job file.\n",
+            fputs("usage: trainjob new [-f FILE] [--theme NAME] [--created-to FILE]\n"
+                  "Opens the create-task wizard; with -f, prefilled from a job file. A\n"
+                  "submitted job then opens in the live job view; with --created-to its\n"
+                  "name is written to FILE instead (trainjob top runs the wizard so).\n",
                   out);
             return EXIT_OK;
         default:
@@ -632,10 +638,20 @@ int cmd_new(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
     free(a.pending_path);
     free(a.file);
     int rc = EXIT_OK;
+    char *open_job = NULL;
     if (a.submitted) {
         unlink(a.draft_path);
         fprintf(out, "job %s created (%s)\n", a.created.name ? a.created.name : "?",
                 enum_name(&job_state_names, (int)a.created.state));
+        if (created_to && a.created.name) {
+            struct strbuf werr = STRBUF_INIT;
+            if (file_write_atomic(created_to, a.created.name, strlen(a.created.name), 0600,
+                                  &werr) != 0)
+                fprintf(err, "trainjob new: %s\n", strbuf_str(&werr));
+            strbuf_free(&werr);
+        } else if (a.created.name) {
+            open_job = xstrdup(a.created.name);
+        }
         jobspec_free(&a.created);
     } else {
         fprintf(err, "trainjob new: left without submitting%s\n",
@@ -647,5 +663,11 @@ int cmd_new(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
         session_close(&s);
     catalog_free(&cat);
     jobfile_free(&jf);
+    if (open_job) {
+        /* Success opens the job, live (the wizard's "what happens next"). */
+        char *sub[] = {"top", "--job", open_job, NULL};
+        rc = cmd_top(g, 3, sub, out, err);
+        free(open_job);
+    }
     return rc;
 }

@@ -81,6 +81,7 @@ struct monitor {
     char **names;
     size_t name_count;
     char *arg; /* the save path, the node to mark */
+    char *open_when_seen; /* a job to open once the feed has it (--job, a wizard's submit) */
     struct catalog catalog; /* for the devices of a spec; empty where the backend has none */
 };
 
@@ -223,6 +224,14 @@ static void fetch_catalog(struct monitor *m)
 static void on_feed(void *ctx)
 {
     struct monitor *m = ctx;
+    if (m->open_when_seen && jobstore_find(m->store, m->open_when_seen)) {
+        const char *name = m->open_when_seen;
+        m->open_when_seen = NULL;
+        while (m->depth > 1)
+            monitor_pop(m);
+        monitor_push(m, job_view_new(m, name));
+        free((char *)name);
+    }
     for (size_t i = 0; i < m->depth; i++)
         m->screens[i]->ops->changed(m->screens[i]);
     plan_age_tick(m);
@@ -467,11 +476,18 @@ static void on_priority(void *ctx, const char *text)
     }
 }
 
-/* Runs `trainjob new -f FILE` on the terminal, this screen suspended, as an editor is run. */
+/*
+ * Runs `trainjob new -f FILE` on the terminal, this screen suspended, as an
+ * editor is run; a job it submits opens here once the feed has it.
+ */
 static void run_wizard(struct monitor *m, const char *file)
 {
     char *self = xstrdup("/proc/self/exe");
-    const char *argv[16];
+    char created[] = "/tmp/trainjob-created-XXXXXX";
+    int cfd = mkstemp(created);
+    if (cfd >= 0)
+        close(cfd);
+    const char *argv[20];
     size_t n = 0;
     argv[n++] = "trainjob";
     if (m->globals->context)
@@ -483,6 +499,8 @@ static void run_wizard(struct monitor *m, const char *file)
     argv[n++] = "new";
     if (file)
         argv[n++] = "-f", argv[n++] = file;
+    if (cfd >= 0)
+        argv[n++] = "--created-to", argv[n++] = created;
     argv[n] = NULL;
     def_prog_mode();
     endwin();
@@ -500,6 +518,21 @@ static void run_wizard(struct monitor *m, const char *file)
     m->full = m->dirty = true;
     if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) == 127)
         monitor_status(m, true, "could not run the wizard");
+    if (cfd >= 0) {
+        struct strbuf why = STRBUF_INIT;
+        char *name = NULL;
+        size_t len = 0;
+        if (file_read_all(created, 256, &name, &len, &why) == 0 && len > 0) {
+            free(m->open_when_seen);
+            m->open_when_seen = name;
+            name = NULL;
+            monitor_status(m, false, "job %s created", m->open_when_seen);
+            on_feed(m);
+        }
+        free(name);
+        strbuf_free(&why);
+        unlink(created);
+    }
 }
 
 static void on_clone_job(void *ctx, struct backend_reply *r)
@@ -845,13 +878,16 @@ void monitor_free_detached(struct monitor *m)
     set_names(m, NULL, 0);
     free(m->names);
     free(m->arg);
+    free(m->open_when_seen);
     free(m);
 }
 
 /* ---- the verb --------------------------------------------------------------- */
 
 static const char top_usage[] =
-    "usage: trainjob top [--workspace WS] [--readonly] [--refresh SECONDS] [--theme NAME]\n";
+    "usage: trainjob top [--workspace WS] [--readonly] [--refresh SECONDS] [--theme NAME]\n"
+    "                    [--job NAME]\n"
+    "The live jobs view; --job opens that job's screen as soon as it is seen.\n";
 
 int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
 {
@@ -859,7 +895,8 @@ int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
     bool readonly = false;
     int refresh_s = 5;
     const char *theme = NULL;
-    enum { OPT_READONLY = 0x200, OPT_REFRESH, OPT_THEME };
+    const char *job = NULL;
+    enum { OPT_READONLY = 0x200, OPT_REFRESH, OPT_THEME, OPT_JOB };
     static const struct option opts[] = {
         {"workspace", required_argument, NULL, CLI_OPT_WORKSPACE},
         {"context", required_argument, NULL, CLI_OPT_CONTEXT},
@@ -867,6 +904,7 @@ int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
         {"readonly", no_argument, NULL, OPT_READONLY},
         {"refresh", required_argument, NULL, OPT_REFRESH},
         {"theme", required_argument, NULL, OPT_THEME},
+        {"job", required_argument, NULL, OPT_JOB},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -890,6 +928,9 @@ int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
         }
         case OPT_THEME:
             theme = optarg;
+            break;
+        case OPT_JOB:
+            job = optarg;
             break;
         case 'h':
             fputs(top_usage, out);
@@ -939,6 +980,8 @@ int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
     m.store = jobstore_new();
     m.feed = feed_new(m.session.b, m.multi, m.store, m.refresh_ms, on_feed, &m);
     monitor_push(&m, jobs_view_new(&m));
+    if (job)
+        m.open_when_seen = xstrdup(job);
     loop_add_fd(m.loop, STDIN_FILENO, POLLIN, on_stdin, &m);
     loop_add_signal(m.loop, SIGWINCH, on_signal, &m);
     loop_add_signal(m.loop, SIGTERM, on_signal, &m);
@@ -977,6 +1020,7 @@ int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
     set_names(&m, NULL, 0);
     free(m.names);
     free(m.arg);
+    free(m.open_when_seen);
     session_close(&m.session);
     return 0;
 }
