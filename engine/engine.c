@@ -1340,6 +1340,62 @@ void engine_end_followers(struct engine *eng, struct ejob *job)
             stream_close(eng->followers[i]);
 }
 
+/*
+ * A watch stream's first sync, written as the client drains it: the jobs
+ * of the workspace in seq order (eng->jobs is kept in that order), each as
+ * it is when its line is written, then SYNCED. A job created meanwhile has
+ * a higher seq and is sent too; one deleted meanwhile is simply not found.
+ */
+struct watch_sync {
+    struct engine *eng;
+    char *ws;
+    uint64_t last_seq; /* the jobs up to this one are sent */
+};
+
+#define SYNC_BATCH_BYTES (256u << 10)
+
+static void sync_free(void *ctx)
+{
+    struct watch_sync *ws = ctx;
+    free(ws->ws);
+    free(ws);
+}
+
+static void sync_refill(void *ctx, struct stream *s)
+{
+    struct watch_sync *sync = ctx;
+    struct engine *eng = sync->eng;
+    /* The first job after last_seq: a binary search, the array being in seq order. */
+    size_t lo = 0, hi = eng->job_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (eng->jobs[mid]->seq <= sync->last_seq)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t written = 0;
+    for (size_t i = lo; i < eng->job_count && written < SYNC_BATCH_BYTES; i++) {
+        struct ejob *job = eng->jobs[i];
+        sync->last_seq = job->seq;
+        if (strcmp(job->spec.workspace_name, sync->ws) != 0)
+            continue;
+        json_t *msg = json_pack("{s:s, s:o, s:o}", "type", "JOB", "job", job_json(job), "workers",
+                                workers_json(job));
+        char *line = json_dumps(msg, JSON_COMPACT);
+        json_decref(msg);
+        size_t n = strlen(line);
+        stream_write(s, line, n);
+        stream_write(s, "\n", 1);
+        written += n + 1;
+        free(line);
+    }
+    if (written < SYNC_BATCH_BYTES) {
+        stream_write(s, "{\"type\":\"SYNCED\"}\n", 18);
+        stream_set_refill(s, NULL, NULL, NULL); /* frees sync: nothing after this */
+    }
+}
+
 int engine_watch(struct engine *eng, const char *user, const char *ws, struct stream **out,
                  struct api_error *err)
 {
@@ -1348,19 +1404,10 @@ int engine_watch(struct engine *eng, const char *user, const char *ws, struct st
         return rc;
     struct stream *s = stream_new();
     stream_set_tag(s, ws, 0);
-    for (size_t i = 0; i < eng->job_count; i++) {
-        struct ejob *job = eng->jobs[i];
-        if (strcmp(job->spec.workspace_name, ws) != 0)
-            continue;
-        json_t *msg = json_pack("{s:s, s:o, s:o}", "type", "JOB", "job", job_json(job), "workers",
-                                workers_json(job));
-        char *line = json_dumps(msg, JSON_COMPACT);
-        json_decref(msg);
-        stream_write(s, line, strlen(line));
-        stream_write(s, "\n", 1);
-        free(line);
-    }
-    stream_write(s, "{\"type\":\"SYNCED\"}\n", 18);
+    struct watch_sync *sync = xcalloc(1, sizeof *sync);
+    sync->eng = eng;
+    sync->ws = xstrdup(ws);
+    stream_set_refill(s, sync_refill, sync, sync_free);
     eng->watchers = xreallocarray(eng->watchers, eng->watcher_count + 1, sizeof *eng->watchers);
     eng->watchers[eng->watcher_count++] = stream_ref(s);
     *out = s;

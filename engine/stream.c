@@ -23,6 +23,9 @@ struct stream {
     void *wake_ctx;
     char *tag;
     long long offset;
+    void (*refill)(void *ctx, struct stream *s);
+    void *refill_ctx;
+    void (*refill_free)(void *ctx);
 };
 
 struct stream *stream_new(void)
@@ -42,6 +45,7 @@ void stream_unref(struct stream *s)
 {
     if (s == NULL || --s->refs > 0)
         return;
+    stream_set_refill(s, NULL, NULL, NULL);
     strbuf_free(&s->buf);
     free(s->tag);
     free(s);
@@ -98,8 +102,27 @@ size_t stream_pending(const struct stream *s)
     return s->buf.len - s->head;
 }
 
+void stream_set_refill(struct stream *s, void (*refill)(void *ctx, struct stream *s), void *ctx,
+                       void (*free_ctx)(void *ctx))
+{
+    void (*old_free)(void *) = s->refill_free;
+    void *old_ctx = s->refill_ctx;
+    s->refill = refill;
+    s->refill_ctx = ctx;
+    s->refill_free = free_ctx;
+    if (old_free)
+        old_free(old_ctx); /* last: it may be the caller's own context */
+}
+
+bool stream_refilling(const struct stream *s)
+{
+    return s->refill != NULL;
+}
+
 size_t stream_read(struct stream *s, char *buf, size_t max)
 {
+    if (s->refill && !s->closed && !s->abandoned && stream_pending(s) < STREAM_REFILL_BELOW)
+        s->refill(s->refill_ctx, s);
     size_t n = stream_pending(s);
     if (n > max)
         n = max;

@@ -25,6 +25,19 @@ void stream_abandon(struct stream *s);
 bool stream_abandoned(const struct stream *s);
 bool stream_closed(const struct stream *s);
 
+/*
+ * A producer of more data on demand: stream_read calls refill when less
+ * than STREAM_REFILL_BELOW bytes are pending, so a large snapshot (a watch
+ * stream's first sync of 10,000 jobs) is written as the reader drains it,
+ * never queued whole. refill writes with stream_write and calls
+ * stream_set_refill(s, NULL, …) when it is done. free_ctx (may be NULL)
+ * runs when the refill is replaced or the stream is freed.
+ */
+#define STREAM_REFILL_BELOW (64u << 10)
+void stream_set_refill(struct stream *s, void (*refill)(void *ctx, struct stream *s), void *ctx,
+                       void (*free_ctx)(void *ctx));
+bool stream_refilling(const struct stream *s);
+
 /* Copies up to max pending bytes into buf; returns the count (0: none now). */
 size_t stream_read(struct stream *s, char *buf, size_t max);
 size_t stream_pending(const struct stream *s);

@@ -1,0 +1,135 @@
+/*
+ * test_stream: engine/stream's queue toward one long-lived client — a
+ * refill producer writes a snapshot far larger than the queue's cap as the
+ * reader drains it (so a watch's first sync of many jobs never overflows),
+ * in order, with live writes interleaved; a reader that stops reading is
+ * still cut off at the cap.
+ */
+// clang-format off
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+// clang-format on
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/stream.h"
+
+struct producer {
+    int next, last; /* lines next..last remain */
+    int calls;
+    int freed;
+};
+
+static void refill(void *ctx, struct stream *s)
+{
+    struct producer *p = ctx;
+    p->calls++;
+    /* 100 lines of ~1 KiB a call. */
+    char line[1100];
+    for (int i = 0; i < 100 && p->next <= p->last; i++, p->next++) {
+        int n = snprintf(line, sizeof line, "%08d %01000d\n", p->next, 0);
+        stream_write(s, line, (size_t)n);
+    }
+    if (p->next > p->last) {
+        stream_write(s, "END\n", 4);
+        stream_set_refill(s, NULL, NULL, NULL);
+    }
+}
+
+static void count_free(void *ctx)
+{
+    ((struct producer *)ctx)->freed++;
+}
+
+static void a_snapshot_larger_than_the_cap_arrives_whole_and_in_order(void **state)
+{
+    (void)state;
+    struct stream *s = stream_new();
+    /* 20,000 lines of ~1 KiB: 20 MiB, more than twice the cap. */
+    struct producer p = {.next = 1, .last = 20000};
+    stream_set_refill(s, refill, &p, count_free);
+    assert_int_equal(p.calls, 0); /* nothing is produced before a read */
+    char buf[16384];
+    struct { char *data; size_t len, cap; } all = {NULL, 0, 0};
+    size_t max_pending = 0;
+    bool live_sent = false;
+    for (;;) {
+        size_t n = stream_read(s, buf, sizeof buf);
+        if (stream_pending(s) > max_pending)
+            max_pending = stream_pending(s);
+        if (n == 0)
+            break;
+        if (all.len + n > all.cap) {
+            all.cap = (all.len + n) * 2;
+            all.data = realloc(all.data, all.cap);
+        }
+        memcpy(all.data + all.len, buf, n);
+        all.len += n;
+        /* A live message between the snapshot's lines. */
+        if (p.calls == 3 && !live_sent) {
+            stream_write(s, "LIVE\n", 5);
+            live_sent = true;
+        }
+    }
+    assert_false(stream_closed(s));
+    assert_false(stream_refilling(s));
+    assert_int_equal(p.freed, 1);
+    assert_true(max_pending < (1u << 20)); /* never near the 8 MiB cap */
+    /* Every line, in order, once. */
+    int expect = 1, live = 0;
+    for (char *line = all.data; line < all.data + all.len;) {
+        char *nl = memchr(line, '\n', (size_t)(all.data + all.len - line));
+        assert_non_null(nl);
+        if (strncmp(line, "LIVE", 4) == 0) {
+            live++;
+        } else if (strncmp(line, "END", 3) == 0) {
+            assert_int_equal(expect, 20001);
+        } else {
+            assert_int_equal(atoi(line), expect);
+            expect++;
+        }
+        line = nl + 1;
+    }
+    assert_int_equal(live, 1);
+    free(all.data);
+    stream_unref(s);
+}
+
+static void a_reader_that_stops_is_still_cut_at_the_cap(void **state)
+{
+    (void)state;
+    struct stream *s = stream_new();
+    char chunk[65536];
+    memset(chunk, 'x', sizeof chunk);
+    for (int i = 0; i < 200 && !stream_closed(s); i++)
+        stream_write(s, chunk, sizeof chunk); /* 12.5 MiB, nobody reading */
+    assert_true(stream_closed(s));
+    stream_unref(s);
+}
+
+static void a_refill_is_freed_with_the_stream(void **state)
+{
+    (void)state;
+    struct stream *s = stream_new();
+    struct producer p = {.next = 1, .last = 10};
+    stream_set_refill(s, refill, &p, count_free);
+    stream_unref(s); /* the client went away before reading */
+    assert_int_equal(p.freed, 1);
+    assert_int_equal(p.calls, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_snapshot_larger_than_the_cap_arrives_whole_and_in_order),
+        cmocka_unit_test(a_reader_that_stops_is_still_cut_at_the_cap),
+        cmocka_unit_test(a_refill_is_freed_with_the_stream),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
