@@ -5,7 +5,10 @@
  *      10,000 creates into a node that is `unschedulable`, then list pages
  *      of 500;
  *   B  the real trainjobd over those 10,000 jobs: time to its first answer,
- *      its RSS, and list pages of 500 over its Unix socket;
+ *      its RSS, and list pages of 500 over its Unix socket; then the real
+ *      `trainjob top` on a pty (120x40) over them: exec to the frame that
+ *      counts 10,000 jobs, its RSS, and its wake-ups (context switches)
+ *      while it sits idle on the live watch stream for 10 s;
  *   C  a fresh engine with room: POST a one-worker job, GET it until it is
  *      RUNNING, delete it and wait for 404; 50 times;
  *   D  the same engine: 1,000 jobs whose script is `true`, submitted at
@@ -22,6 +25,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <poll.h>
+#include <pty.h>
+#include <sys/ioctl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <pwd.h>
@@ -171,6 +177,7 @@ struct client {
 
 struct bench {
     char *user;
+    char *trainjob;
     char *trainjobd;
     char *shim;
     char *tmp;                /* the mkdtemp directory holding everything below */
@@ -612,6 +619,94 @@ out:
     return rc;
 }
 
+/* ---- B: trainjob top over them ------------------------------------------- */
+
+#define TOP_IDLE_MS 10000
+
+/* Reads the pty until want shows (true) or ms pass; keeps the tail in buf. */
+static bool pty_wait(int fd, const char *want, int ms, struct strbuf *buf)
+{
+    double end = now_ms() + ms;
+    while (now_ms() < end) {
+        struct pollfd p = {fd, POLLIN, 0};
+        if (poll(&p, 1, 50) <= 0)
+            continue;
+        char chunk[8192];
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n <= 0)
+            return false;
+        strbuf_add(buf, chunk, (size_t)n);
+        if (strstr(strbuf_str(buf), want))
+            return true;
+        if (buf->len > 65536) { /* keep what a match across the cut needs */
+            memmove(buf->buf, buf->buf + buf->len - 256, 256);
+            strbuf_truncate(buf, 256);
+        }
+    }
+    return false;
+}
+
+/* Context switches (voluntary + not) of pid so far: each is a wake-up. */
+static long switches(pid_t pid)
+{
+    return proc_kb(pid, "voluntary_ctxt_switches") + proc_kb(pid, "nonvoluntary_ctxt_switches");
+}
+
+static int top_over_jobs(struct bench *b)
+{
+    char endpoint[PATH_MAX + 16];
+    snprintf(endpoint, sizeof endpoint, "http+unix://%s", b->engine.socket_path);
+    struct winsize ws = {.ws_row = 40, .ws_col = 120};
+    int fd;
+    double t0 = now_ms();
+    pid_t pid = forkpty(&fd, NULL, NULL, &ws);
+    if (pid < 0)
+        return fail("B: forkpty: %s", strerror(errno));
+    if (pid == 0) {
+        setenv("TERM", "screen-256color", 1); /* no rep: "10000" arrives whole */
+        setenv("LANG", "C.UTF-8", 1);
+        setenv("HOME", b->tmp, 1);
+        execl(b->trainjob, "trainjob", "--endpoint", endpoint, "top", (char *)NULL);
+        _exit(127);
+    }
+    struct strbuf out = STRBUF_INIT;
+    int rc = -1;
+    if (!pty_wait(fd, "10000  running", 60000, &out)) {
+        struct strbuf tail = STRBUF_INIT;
+        for (size_t i = out.len > 400 ? out.len - 400 : 0; i < out.len; i++)
+            strbuf_addf(&tail, out.buf[i] >= 32 && out.buf[i] < 127 ? "%c" : "\\x%02x",
+                        (unsigned char)out.buf[i]);
+        fail("B: trainjob top never showed 10,000 jobs; its screen ended: %s", strbuf_str(&tail));
+        strbuf_free(&tail);
+        goto out;
+    }
+    double first = now_ms() - t0;
+    /* Let it settle (curl's connect-timeout timer fires once, 10 s after the
+     * connection opened), then count wake-ups while nothing changes. */
+    double settle = 11000 - (now_ms() - t0);
+    pty_wait(fd, "\x01never", settle > 1000 ? (int)settle : 1000, &out);
+    long rss = proc_kb(pid, "VmRSS");
+    long before = switches(pid);
+    pty_wait(fd, "\x01never", TOP_IDLE_MS, &out);
+    long idle = switches(pid) - before;
+    table_row("B trainjob top: exec -> frame with 10,000 jobs", first, NA, 0, "ms", "-");
+    table_row("B trainjob top RSS with 10,000 jobs", (double)rss / 1024, NA, 1, "MiB", "< 20 MB");
+    table_row("B trainjob top wake-ups per minute, idle on watch", (double)idle * 60000 / TOP_IDLE_MS,
+              NA, 0, "/min", "0");
+    rc = 0;
+out:
+    if (write(fd, "q", 1) != 1 || waitpid(pid, NULL, WNOHANG) == 0) {
+        sleep_ms(200);
+        if (waitpid(pid, NULL, WNOHANG) == 0) {
+            kill(pid, SIGTERM);
+            waitpid(pid, NULL, 0);
+        }
+    }
+    close(fd);
+    strbuf_free(&out);
+    return rc;
+}
+
 /* ---- B: trainjobd with those 10,000 jobs --------------------------------- */
 
 static int part_b(struct bench *b)
@@ -654,7 +749,9 @@ static int part_b(struct bench *b)
               samples_quantile(&list, 0.99), 2, "ms", "-");
     table_row("B bytes per page of 500", samples_quantile(&bytes, 0.5),
               samples_quantile(&bytes, 0.99), 0, "bytes", "-");
-    rc = 0;
+    table_row("B bytes a poll fetches (every page; no change)", samples_quantile(&bytes, 0.5) *
+              (JOBS_A / PAGE_SIZE), NA, 0, "bytes", "-");
+    rc = top_over_jobs(b);
 out:
     daemon_stop(b);
     samples_free(&list);
@@ -848,6 +945,7 @@ int main(void)
     int rc = 1;
     b.user = current_user();
     b.trainjobd = sibling_binary("TRAINJOBD_BIN", "trainjobd");
+    b.trainjob = sibling_binary("TRAINJOB_BIN", "trainjob");
     const char *slash = strrchr(b.trainjobd, '/');
     b.shim = slash ? xasprintf("%.*s/trainjob-shim", (int)(slash - b.trainjobd), b.trainjobd)
                    : xstrdup("trainjob-shim"); /* part A names it; nothing starts there */
