@@ -174,6 +174,27 @@ screen
 second=$(grep -oE "flaky|steady" "$TMP/screen" | head -1)
 if [ "$first" != "$second" ]; then pass "reversing the sort changes the order"; else fail "reversing the sort changes the order" "$first / $second"; fi
 
+# Only the faulty jobs, and back.
+keys f
+see "f shows only faulty jobs" "[faulty only]"
+gone "...hiding the healthy one" "steady "
+keys f
+see "f again shows every job" "steady"
+
+# Marks: two jobs marked, one stop asks about both (answered no).
+keys g Space Down Space
+keys s
+see "a stop with two marked jobs asks about both" "Stop 2 jobs"
+keys n
+gone "...and no leaves them alone" "Stop 2 jobs"
+keys g Space Down Space
+
+# The command line: a scheme by name, and a wrong command named.
+keys : "theme mono" Enter
+see ":theme switches the scheme" "theme mono"
+keys : "frobnicate" Enter
+see "an unknown command says so" "unknown command :frobnicate"
+
 # Stop from the jobs view: confirm, then the job is suspended.
 keys "/" C-u "steady" Enter
 keys s
