@@ -578,8 +578,7 @@ void engine_close(struct engine *eng)
     if (eng->sched_timer)
         loop_cancel(eng->loop, eng->sched_timer);
     for (size_t i = 0; i < eng->job_count; i++) {
-        if (eng->jobs[i]->kill_timer)
-            loop_cancel(eng->loop, eng->jobs[i]->kill_timer);
+        lifecycle_cancel_kill(eng, eng->jobs[i]);
         ejob_free(eng->jobs[i]);
     }
     free(eng->jobs);

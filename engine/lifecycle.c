@@ -522,10 +522,7 @@ void lifecycle_schedule_soon(struct engine *eng)
 
 static void finish_stop(struct engine *eng, struct ejob *job)
 {
-    if (job->kill_timer) {
-        loop_cancel(eng->loop, job->kill_timer);
-        job->kill_timer = 0;
-    }
+    lifecycle_cancel_kill(eng, job);
     enum after_stop then = job->after_stop;
     char *why = job->after_stop_reason;
     job->after_stop = AFTER_STOP_NONE;
@@ -567,12 +564,23 @@ struct kill_ctx {
     char uid[64];
 };
 
+void lifecycle_cancel_kill(struct engine *eng, struct ejob *job)
+{
+    if (job->kill_timer == 0)
+        return;
+    loop_cancel(eng->loop, job->kill_timer);
+    free(job->kill_ctx);
+    job->kill_timer = 0;
+    job->kill_ctx = NULL;
+}
+
 static void kill_remaining(void *ctx)
 {
     struct kill_ctx *k = ctx;
     struct ejob *job = engine_find_uid(k->eng, k->uid);
     if (job) {
         job->kill_timer = 0;
+        job->kill_ctx = NULL;
         for (size_t i = 0; i < job->worker_count; i++)
             if (job->workers[i].live) {
                 runner_refresh(&job->workers[i].proc, NULL);
@@ -610,6 +618,7 @@ void lifecycle_stop(struct engine *eng, struct ejob *job, enum after_stop then, 
         k->eng = eng;
         snprintf(k->uid, sizeof k->uid, "%s", job->spec.uid);
         job->kill_timer = loop_add_timer(eng->loop, eng->opt.grace_ms, kill_remaining, k);
+        job->kill_ctx = k;
     }
     enum job_state state = job->spec.state;
     if (then == AFTER_STOP_SUSPEND)

@@ -51,6 +51,8 @@ struct eworker {
     char *finish_time;
 };
 
+struct kill_ctx;
+
 struct ejob {
     struct jobspec spec; /* the job as submitted plus its output fields */
     uint64_t seq;
@@ -62,7 +64,8 @@ struct ejob {
     enum after_stop after_stop;
     char *after_stop_reason; /* e.g. "preempted by standard job x" */
     char *preempted_by;      /* set while a preempted job waits: part of its reason */
-    uint64_t kill_timer;
+    uint64_t kill_timer;       /* SIGKILL after the grace period of a stop */
+    struct kill_ctx *kill_ctx; /* the timer's context, freed when it is cancelled */
     /* resolved from the catalogue at create time */
     int gpus, cpus;
     int64_t memory_mib;
@@ -110,6 +113,8 @@ void engine_remove(struct engine *eng, struct ejob *job);
 void lifecycle_schedule_soon(struct engine *eng);
 /* Starts stopping every live worker of job; `then` happens once all have ended. */
 void lifecycle_stop(struct engine *eng, struct ejob *job, enum after_stop then, const char *why);
+/* Cancels a stop's pending SIGKILL (before the job is freed). */
+void lifecycle_cancel_kill(struct engine *eng, struct ejob *job);
 /* A worker's status file appeared (or was found at start-up). */
 void lifecycle_worker_ended(struct engine *eng, struct ejob *job, struct eworker *w, int exit_code);
 /*
