@@ -268,7 +268,8 @@ keys F1
 gone "F1 closes the help too" "those lines are skipped"
 keys Tab End " x"
 keys C-g
-see "the rebound key submits (held back by the error)" "1 error to fix before submitting"
+# (2 errors: the space, and resnet50-ddp, which exists by now)
+see "the rebound key submits (held back by the errors)" "2 errors to fix before submitting"
 WIZARD_ENV=""
 
 # F2 saves the form as a job file; F3 loads one the way -f does.
@@ -316,6 +317,13 @@ see "an NGC image's tag is explained under the field" \
     "24.05-py3: NGC release 24.05 (May 2024), CUDA 12.4, Python 3.10"
 keys C-u "registry.example.com/team/train:v1"
 gone "...and only an NGC image's" "NGC release"
+
+# A name already used in the workspace is caught while typing (the backend is asked).
+start_wizard examples/pytorch-ddp.yaml
+see "a file naming an existing job opens" "Basics"
+see "...and its name is flagged as taken, next to the field" "already used in workspace default"
+keys Tab Tab End "-2"
+gone "a new name clears it" "already used in workspace default"
 
 # In a terminal, trainjob with no command opens the full-screen program.
 tmux kill-session -t "$SESSION" 2>/dev/null

@@ -30,6 +30,7 @@
 #include "api/apierror.h"
 #include "api/catalog.h"
 #include "api/finding.h"
+#include "api/http_multi.h"
 #include "api/jobfile.h"
 #include "api/paths.h"
 #include "tui/cli.h"
@@ -89,7 +90,54 @@ struct app {
     struct dialog *confirm;
     enum question asking;
     char *pending_path; /* the path the confirm box asks about */
+
+    /* the name field's uniqueness, asked of the backend without blocking */
+    struct http_multi *multi;
+    struct name_check {
+        char *workspace, *name; /* the last pair asked about */
+        enum { NAME_ASKING, NAME_TAKEN, NAME_FREE } state;
+        struct backend_call *call;
+    } names;
 };
+
+/* The backend's answer about a name: taken on a 200, free on anything else (never block a submit
+ * on a failed check: the server has the last word). */
+static void on_name_reply(void *ctx, struct backend_reply *r)
+{
+    struct app *a = ctx;
+    a->names.call = NULL;
+    a->names.state = r->status == BACKEND_OK ? NAME_TAKEN : NAME_FREE;
+    if (a->names.state == NAME_TAKEN) {
+        wizard_validate(a->wz);
+        a->redraw = true;
+    }
+}
+
+/*
+ * validate's name_taken: what the backend said of this name, and a GET
+ * of it sent when it is a new one (validation already waits for a pause
+ * in typing, so this is debounced with it).
+ */
+static bool name_taken(void *ctx, const char *workspace, const char *name)
+{
+    struct app *a = ctx;
+    struct name_check *nc = &a->names;
+    if (nc->workspace && nc->name && strcmp(nc->workspace, workspace) == 0 &&
+        strcmp(nc->name, name) == 0)
+        return nc->state == NAME_TAKEN;
+    if (a->backend == NULL || a->multi == NULL)
+        return false;
+    backend_call_cancel(nc->call);
+    free(nc->workspace);
+    free(nc->name);
+    nc->workspace = xstrdup(workspace);
+    nc->name = xstrdup(name);
+    nc->state = NAME_ASKING;
+    backend_set_workspace(a->backend, workspace);
+    struct backend_request rq = {.op = BACKEND_OP_GET, .name = name};
+    nc->call = backend_send(a->backend, a->multi, &rq, on_name_reply, NULL, NULL, a);
+    return false;
+}
 
 static char *draft_path(void)
 {
@@ -236,6 +284,7 @@ static void open_form(struct app *a, const struct jobspec *job, const struct fin
     }
     wizard_free(a->wz);
     a->wz = wizard_new(a->cat, job, a->default_workspace, a->km);
+    wizard_set_name_check(a->wz, name_taken, a);
     const struct finding *first;
     size_t unplaced = wizard_set_file_findings(a->wz, fs, &first);
     if (fs->count == 0 && !a->status[0]) /* (a problem with the keys file says more) */
@@ -416,6 +465,9 @@ static void submit(struct app *a)
     }
     snprintf(a->status, sizeof a->status, "Submitting…");
     draw_now(a);
+    const char *ws = wizard_job(a->wz)->workspace_name;
+    if (ws && *ws) /* the form's workspace, not only the context's default */
+        backend_set_workspace(a->backend, ws);
     struct api_error err;
     jobspec_init(&a->created);
     if (backend_create(a->backend, wizard_job(a->wz), &a->created, &err) == BACKEND_OK) {
@@ -600,6 +652,7 @@ int cmd_new(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
         return EXIT_USAGE;
     }
     a.loop = loop_new();
+    a.multi = http_multi_new(a.loop);
     a.draft_path = draft_path();
     /* Without a file, an unfinished draft is offered first. */
     struct jobfile draft;
@@ -624,6 +677,7 @@ int cmd_new(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
         open_form(&a, &jf.job, &file_fs, file);
     else
         a.wz = wizard_new(&cat, use_draft ? &draft.job : NULL, a.default_workspace, a.km);
+    wizard_set_name_check(a.wz, name_taken, &a);
     findings_free(&file_fs);
     run(&a);
     jobfile_free(&draft);
@@ -631,6 +685,10 @@ int cmd_new(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
     prompt_free(a.prompt);
     dialog_free(a.confirm);
     wizard_free(a.wz);
+    backend_call_cancel(a.names.call);
+    free(a.names.workspace);
+    free(a.names.name);
+    http_multi_free(a.multi);
     loop_free(a.loop);
     term_stop(&a.term);
     keymap_free(a.km);

@@ -51,6 +51,9 @@ struct field {
 };
 
 struct wizard {
+    /* validation's question "is this name used already?" (cmd_new asks the backend) */
+    bool (*name_taken)(void *ctx, const char *workspace, const char *name);
+    void *name_taken_ctx;
     const struct catalog *cat;
     struct jobspec base; /* the job opened with: what the form does not edit is kept */
     struct jobspec job;
@@ -726,6 +729,14 @@ static void explain_image_tag(struct wizard *wz)
     strbuf_free(&sb);
 }
 
+void wizard_set_name_check(struct wizard *wz,
+                           bool (*taken)(void *ctx, const char *workspace, const char *name),
+                           void *ctx)
+{
+    wz->name_taken = taken;
+    wz->name_taken_ctx = ctx;
+}
+
 void wizard_validate(struct wizard *wz)
 {
     build_job(wz);
@@ -735,7 +746,7 @@ void wizard_validate(struct wizard *wz)
         const struct finding *f = &wz->file_findings.items[i];
         findings_add_pos(&wz->findings, f->severity, f->path, f->line, f->col, "%s", f->message);
     }
-    struct validate_options vo = {wz->cat, NULL, NULL, NULL, false};
+    struct validate_options vo = {wz->cat, NULL, wz->name_taken, wz->name_taken_ctx, false};
     validate_job(&wz->job, &vo, &wz->findings);
     memset(wz->errors, 0, sizeof wz->errors);
     memset(wz->warnings, 0, sizeof wz->warnings);

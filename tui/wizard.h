@@ -52,6 +52,14 @@ void wizard_free(struct wizard *wz);
 enum wizard_action wizard_key(struct wizard *wz, const struct widget_key *k);
 /* Runs the debounced validation (the owner calls it from a timer). */
 void wizard_validate(struct wizard *wz);
+/*
+ * How validation asks whether a name is already used in a workspace
+ * (api/validate.h's name_taken): the caller answers from what it knows and
+ * may ask the backend meanwhile, then validate again. NULL: never checked.
+ */
+void wizard_set_name_check(struct wizard *wz,
+                           bool (*taken)(void *ctx, const char *workspace, const char *name),
+                           void *ctx);
 /* True when a change waits for validation. */
 bool wizard_validation_pending(const struct wizard *wz);
 bool wizard_dirty(const struct wizard *wz);
