@@ -2,7 +2,8 @@
  * bench_monitor: the live jobs view's costs with 10,000 jobs — a watch
  * stream's first sync into the jobstore, the memory the rows take, a full
  * frame of the jobs view (120x40, into newterm on /dev/null), and the frame
- * after one job changed state (what a live dashboard draws per event).
+ * after one job changed state (what a live dashboard draws per event), and
+ * the workers pane over 1,000 workers (a full frame; one worker exiting).
  * The jobs are examples/pytorch-ddp.yaml under 10,000 names, each with two
  * workers, as trainjobd's watch stream sends them.
  */
@@ -25,6 +26,7 @@
 #include "tui/jobstore.h"
 #include "tui/monitor.h"
 #include "tui/term.h"
+#include "tui/workers_pane.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -218,13 +220,54 @@ int main(void)
         ev_in[i] = counter_stop(counter);
         ev_us[i] = now_us() - t0;
     }
+    /* The workers pane with 1,000 workers: a full frame, and one worker's exit. */
+    struct worker_list wl = {xcalloc(1000, sizeof(struct worker_info)), 1000};
+    char names[1000][16];
+    for (int i = 0; i < 1000; i++) {
+        snprintf(names[i], sizeof names[i], i ? "worker-%d" : "master-0", i - 1);
+        wl.workers[i].name = names[i];
+        wl.workers[i].role = (char *)(i ? "worker" : "master");
+        wl.workers[i].node_name = (char *)"n1";
+        wl.workers[i].phase = WORKER_RUNNING;
+        wl.workers[i].devices = (char *)"0";
+        wl.workers[i].create_time = (char *)"2026-11-29T10:00:00Z";
+    }
+    struct workers_pane *wp = workers_pane_new();
+    workers_pane_set_style(wp, &t.palette, true);
+    workers_pane_set_workers(wp, &wl, 0);
+    double wfull_us[RUNS], wfull_in[RUNS], wexit_us[RUNS], wexit_in[RUNS];
+    for (int i = 0; i < RUNS; i++) {
+        werase(stdscr);
+        workers_pane_invalidate(wp);
+        double t0 = now_us();
+        counter_start(counter);
+        workers_pane_draw(wp, stdscr, 1, 0, VIEW_H - 3, VIEW_W, true);
+        wnoutrefresh(stdscr);
+        doupdate();
+        wfull_in[i] = counter_stop(counter);
+        wfull_us[i] = now_us() - t0;
+        /* A worker on the screen exits 137: the list again, one frame. */
+        struct worker_info *w = &wl.workers[i % 20];
+        w->has_exit_code = !w->has_exit_code;
+        w->exit_code = 137;
+        t0 = now_us();
+        counter_start(counter);
+        workers_pane_set_workers(wp, &wl, 0);
+        workers_pane_draw(wp, stdscr, 1, 0, VIEW_H - 3, VIEW_W, true);
+        wnoutrefresh(stdscr);
+        doupdate();
+        wexit_in[i] = counter_stop(counter);
+        wexit_us[i] = now_us() - t0;
+    }
+    workers_pane_free(wp);
+    free(wl.workers);
     monitor_free_detached(m);
     endwin();
     delscreen(screen);
     fclose(out);
     fclose(in);
 
-    printf("live jobs view (tui/jobstore, tui/jobs_view): %d jobs of examples/pytorch-ddp.yaml, "
+    printf("live screens (tui/jobstore, jobs_view, workers_pane): %d jobs of examples/pytorch-ddp.yaml, "
            "2 workers each; frames %dx%d into newterm on /dev/null, %d runs\n",
            JOBS, VIEW_W, VIEW_H, RUNS);
     printf("| %-50s | %12s | %14s | %-12s |\n", "measurement", "median", "instructions", "target");
@@ -243,6 +286,12 @@ int main(void)
     snprintf(instr, sizeof instr, "%.0f", counter >= 0 ? median(ev_in, RUNS) : -1);
     printf("| %-50s | %9.1f µs | %14s | %-12s |\n", "one job changes: store + rows + frame",
            median(ev_us, RUNS), counter >= 0 ? instr : "n/a", "< 2 ms");
+    snprintf(instr, sizeof instr, "%.0f", counter >= 0 ? median(wfull_in, RUNS) : -1);
+    printf("| %-50s | %9.1f µs | %14s | %-12s |\n", "workers pane full frame, 1,000 workers",
+           median(wfull_us, RUNS), counter >= 0 ? instr : "n/a", "< 2 ms");
+    snprintf(instr, sizeof instr, "%.0f", counter >= 0 ? median(wexit_in, RUNS) : -1);
+    printf("| %-50s | %9.1f µs | %14s | %-12s |\n", "one worker exits: list + frame (1,000)",
+           median(wexit_us, RUNS), counter >= 0 ? instr : "n/a", "< 2 ms");
     jobstore_free(s);
     jobfile_free(&jf);
     if (counter >= 0)
