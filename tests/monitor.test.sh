@@ -232,6 +232,33 @@ keys Escape
 keys Escape
 keys "/" C-u Enter
 
+# Delete from the job screen: confirmed, and the job leaves the jobs view.
+keys "/" C-u "evil" Enter
+keys Enter
+see "the evil job's screen opens" "master-0"
+keys D
+see "delete asks first, from the job screen" "Delete evil?"
+keys y
+see "...and the job is gone from the list" "DISPLAY NAME" 15
+see "...for good (two jobs left)" "jobs 2 "
+keys "/" C-u Enter
+
+# Priority from the jobs view: asked for, then shown.
+keys "/" C-u "steady" Enter
+keys p
+see "p asks for the new priority" "New priority of steady"
+keys C-u "high" Enter
+see "...and the job shows it" "HIGH" 10
+keys "/" C-u Enter
+
+# Another workspace by command: none there, so the view says why; back again.
+keys : "ws nowhere" Enter
+see ":ws switches the workspace" "workspace nowhere"
+see "...whose error shows" "DISCONNECTED" 10
+keys : "ws default" Enter
+see "...and :ws default comes back live" "live" 15
+see "...with its jobs" "flaky"
+
 # Kill the engine: the view says so; start it again: it recovers by itself.
 kill "$ENGINE_PID"
 wait "$ENGINE_PID" 2>/dev/null

@@ -418,6 +418,10 @@ static void on_action_reply(void *ctx, struct backend_reply *r)
         monitor_status(m, false, "%s %zu job%s%s%s", r->op == BACKEND_OP_STOP ? "stopping" : "deleting",
                        done, done == 1 ? "" : "s", skipped ? " (some were not running)" : "",
                        missing ? " (some were not found)" : "");
+        /* A deleted job's screen has nothing left to show: back to the list. */
+        if (r->op == BACKEND_OP_DELETE)
+            while (m->depth > 1)
+                monitor_pop(m);
         break;
     }
     case BACKEND_OP_START:
