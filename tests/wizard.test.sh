@@ -20,7 +20,7 @@ cleanup() {
     # Workers outlive the engine by design; end any this test left running.
     for f in "$TMP"/state/status/*.pid; do
         [ -f "$f" ] || continue
-        read -r shim pgid <"$f" && kill -KILL -- "-$pgid" 2>/dev/null
+        read -r shim pgid <"$f" && kill -KILL "-$pgid" 2>/dev/null
     done
     rm -rf "$TMP"
 }
