@@ -16,6 +16,9 @@ SOCK="$TMP/run/engine.sock"
 EP="http+unix://$SOCK"
 SESSION="tj-top-$$"
 tmux() { command tmux -S "$TMP/tmux.sock" "$@"; }
+# A session of our own; once more after a moment if the server did not come up
+# (tmux can lose the race with a server of ours still exiting).
+new_session() { tmux new-session "$@" || { sleep 0.5; tmux new-session "$@"; }; }
 ENGINE_PID=""
 cleanup() {
     tmux kill-server 2>/dev/null
@@ -92,7 +95,7 @@ tj() { "$TRAINJOB_BIN" --endpoint "$EP" "$@"; }
 
 start_top() { # [ARGS...]
     tmux kill-session -t "$SESSION" 2>/dev/null
-    tmux new-session -d -s "$SESSION" -x 120 -y 40 \
+    new_session -d -s "$SESSION" -x 120 -y 40 \
         "env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' --endpoint '$EP' top $*; echo EXIT=\$?; sleep 60"
 }
 
@@ -203,6 +206,38 @@ keys y
 see "the stopped job shows SUSPENDED" "SUSPENDED" 15
 run tj get job steady -o json
 expect_grep "...on the engine too" "$TMP/out" '"state": "SUSPENDED"'
+
+# Start it again (no question: nothing is lost).
+keys S
+see "S starts the stopped job again" "RUNNING" 15
+
+# Save it as YAML: the path asked for, the file a valid job.
+keys y
+see "y asks where to save the job" "Save the job as YAML"
+keys C-u "$TMP/saved.yaml" Enter
+see "...and says where it went" "saved steady to"
+run "$TRAINJOB_BIN" validate "$TMP/saved.yaml"
+expect_rc "...a job file trainjob validate accepts" 0
+
+# Clone it into the wizard: prefilled, and leaving it comes back here.
+keys c
+see "c clones the job into the wizard" "Resource pool" 10
+see "...prefilled with its display name" "steady"
+keys Escape
+wait_screen "Leave without submitting?" 2 && keys y
+see "...and leaving the wizard returns to the jobs view" "DISPLAY NAME" 10
+
+# Mark the node of a worker unschedulable for the job, from its screen.
+keys Enter
+see "the steady job opens again" "master-0"
+keys m
+see "m asks before marking the worker's node" "unschedulable for steady?"
+keys y
+see "...then marks it" "node marked unschedulable for steady"
+see "...which the events pane shows" "marked unschedulable for this job" 10
+keys Escape
+keys Escape
+see "back to the jobs view" "DISPLAY NAME"
 keys "/" C-u Enter
 
 # Text from outside (here a worker's output) is drawn harmlessly.

@@ -13,6 +13,9 @@ SESSION="tj-wizard-$$"
 # A tmux server of our own: nothing a user (or another test) does to theirs
 # can end ours, and the test never touches theirs.
 tmux() { command tmux -S "$TMP/tmux.sock" "$@"; }
+# A session of our own; once more after a moment if the server did not come up
+# (tmux can lose the race with a server of ours still exiting).
+new_session() { tmux new-session "$@" || { sleep 0.5; tmux new-session "$@"; }; }
 ENGINE_PID=""
 cleanup() {
     tmux kill-server 2>/dev/null
@@ -76,11 +79,11 @@ keys() { tmux send-keys -t "$SESSION" "$@"; sleep 0.2; }
 WIZARD_ENV="" # more VAR=value for the wizard's environment
 start_wizard() { # FILE ("" for none) [WIDTH HEIGHT]
     tmux kill-session -t "$SESSION" 2>/dev/null
-    tmux new-session -d -s "$SESSION" -x "${2:-100}" -y "${3:-30}" \
-        "env HOME='$HOME' $WIZARD_ENV TERM=tmux-256color '$TRAINJOB_BIN' --endpoint 'http+unix://$SOCK' new ${1:+-f '$1'}; echo EXIT=\$?; sleep 60"
+    new_session -d -s "$SESSION" -x "${2:-100}" -y "${3:-30}" \
+        "env HOME='$HOME' TERM=tmux-256color $WIZARD_ENV '$TRAINJOB_BIN' --endpoint 'http+unix://$SOCK' new ${1:+-f '$1'}; echo EXIT=\$?; sleep 60"
 }
 
-start_wizard examples/pytorch-ddp.yaml
+start_wizard examples/pytorch-ddp.yaml 120 40
 see "the wizard opens on Basics" "Basics"
 see "the file prefills the display name" "ResNet50-DDP-基线"
 see "the catalog fills the workspace" "default"
@@ -95,7 +98,7 @@ see "submit is blocked while there are errors" "1 error to fix before submitting
 
 # Resizing mid-form keeps what was typed.
 tmux resize-window -t "$SESSION" -x 80 -y 24
-see "after a resize to 80x24 the input is still there" "ResNet50-DDP-基线 x"
+see "after a resize from 120x40 to 80x24 the input is still there" "ResNet50-DDP-基线 x"
 
 # Other sections, through PgDn.
 keys PgDn
@@ -325,11 +328,38 @@ see "...and its name is flagged as taken, next to the field" "already used in wo
 keys Tab Tab End "-2"
 gone "a new name clears it" "already used in workspace default"
 
+# Other terminals, and none with colour: every mark still reads (icons).
+for t in screen-256color xterm linux; do
+    WIZARD_ENV="TERM=$t"
+    start_wizard examples/pytorch-ddp.yaml 80 24
+    see "under TERM=$t the wizard draws its sections" "TensorBoard"
+    see "...with the marks of each section" "✓ Resources"
+done
+WIZARD_ENV=""
+start_wizard examples/pytorch-ddp.yaml 80 24
+see "(a 256-colour terminal again)" "TensorBoard"
+tmux capture-pane -t "$SESSION" -p -e >"$TMP/escapes"
+if grep -q "$(printf '\033')\[38;5;" "$TMP/escapes"; then
+    pass "a 256-colour terminal gets the scheme's colours"
+else
+    fail "a 256-colour terminal gets the scheme's colours" "$(head -c 300 "$TMP/escapes")"
+fi
+WIZARD_ENV="NO_COLOR=1"
+start_wizard "$TMP/evil.yaml" 80 24
+see "with NO_COLOR the sections still show their state by icon" "✓ Resources"
+tmux capture-pane -t "$SESSION" -p -e >"$TMP/escapes"
+if grep -q "$(printf '\033')\[3[0-7]m\|$(printf '\033')\[38;5;" "$TMP/escapes"; then
+    fail "...and no colour is drawn" "$(head -c 300 "$TMP/escapes")"
+else
+    pass "...and no colour is drawn"
+fi
+WIZARD_ENV=""
+
 # In a terminal, trainjob with no command opens the full-screen program.
 tmux kill-session -t "$SESSION" 2>/dev/null
 sleep 0.5 # the killed wizard saves its draft on the way out
 rm -rf "$HOME/.local/state/trainjob/drafts" # (else it first offers the draft above)
-tmux new-session -d -s "$SESSION" -x 100 -y 30 \
+new_session -d -s "$SESSION" -x 100 -y 30 \
     "env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' --endpoint 'http+unix://$SOCK'; echo EXIT=\$?; sleep 60"
 see "bare trainjob in a terminal opens the jobs view" "DISPLAY NAME"
 keys n

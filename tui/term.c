@@ -160,8 +160,13 @@ int term_start(struct term *t, const char *theme_name, char *err, size_t errsz)
     keypad(stdscr, TRUE);
     nodelay(stdscr, TRUE);
     set_escdelay(25);
+    /* COLORS is known only once colour is started: without this every
+     * terminal read as monochrome. NO_COLOR still wins in the detection. */
+    const char *no_color = getenv("NO_COLOR");
+    if (has_colors() && !(no_color && *no_color))
+        start_color();
     t->depth = theme_detect_depth(getenv("TERM"), getenv("COLORTERM"), has_colors() ? COLORS : 0,
-                                  getenv("NO_COLOR"));
+                                  no_color);
     build_palette(t);
     return 0;
 }
