@@ -1,7 +1,8 @@
 /*
  * monitor: the live screens' app — the loop, the screen stack, the frame
  * (title bar with the feed's state, status line, key bar), prompts,
- * confirm dialogs, help, the `:` command line and the actions. See
+ * confirm dialogs, help and keys; the actions are tui/actions.c, the `:`
+ * command line tui/commands.c (they share tui/monitor_app.h). See
  * monitor.h.
  *
  * Drawing happens in one place (draw_frame), at the end of a loop turn in
@@ -12,6 +13,8 @@
  */
 #include "tui/monitor.h"
 
+#include "tui/monitor_app.h"
+
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
@@ -19,14 +22,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "api/backend.h"
 #include "api/catalog.h"
 #include "api/context.h"
 #include "api/http_multi.h"
-#include "api/jobfile.h"
 #include "tui/cli.h"
 #include "tui/feed.h"
 #include "tui/help.h"
@@ -37,7 +38,6 @@
 #include "tui/prompt.h"
 #include "tui/session.h"
 #include "tui/term.h"
-#include "util/fileio.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
 #include "util/timefmt.h"
@@ -46,44 +46,7 @@
 #include "widgets/dialog.h"
 #include "widgets/keybar.h"
 
-#define MAX_SCREENS 8
 #define PAIRS_MAX 16
-
-struct monitor;
-typedef void (*confirm_fn)(struct monitor *m);
-
-struct monitor {
-    struct loop *loop;
-    struct http_multi *multi;
-    struct term term;
-    struct session session;
-    const struct cli_globals *globals;
-    struct jobstore *store;
-    struct feed *feed;
-    struct keymap *keys;
-    struct screen *screens[MAX_SCREENS];
-    size_t depth;
-    bool readonly;
-    int refresh_ms;
-    bool dirty, full, quit, resized;
-    char status[512];
-    bool status_error;
-    uint64_t age_timer;
-    /* at most one of these is open over the screens */
-    struct prompt *prompt;
-    void (*prompt_answer)(void *ctx, const char *text);
-    void *prompt_ctx;
-    struct dialog *dialog;
-    confirm_fn dialog_yes;
-    struct help *help;
-    /* what a confirmed or asked-for action works on */
-    enum monitor_action pending;
-    char **names;
-    size_t name_count;
-    char *arg; /* the save path, the node to mark */
-    char *open_when_seen; /* a job to open once the feed has it (--job, a wizard's submit) */
-    struct catalog catalog; /* for the devices of a spec; empty where the backend has none */
-};
 
 const struct term *monitor_term(const struct monitor *m)
 {
@@ -130,7 +93,7 @@ void monitor_status(struct monitor *m, bool error, const char *fmt, ...)
     m->dirty = true;
 }
 
-static struct screen *top(struct monitor *m)
+struct screen *monitor_top(struct monitor *m)
 {
     return m->depth ? m->screens[m->depth - 1] : NULL;
 }
@@ -153,7 +116,7 @@ void monitor_pop(struct monitor *m)
     }
     struct screen *s = m->screens[--m->depth];
     s->ops->destroy(s);
-    top(m)->ops->changed(top(m));
+    monitor_top(m)->ops->changed(monitor_top(m));
     m->dirty = m->full = true;
 }
 
@@ -167,7 +130,7 @@ void monitor_ask(struct monitor *m, const char *title, const char *hint, const c
     m->dirty = true;
 }
 
-static void confirm(struct monitor *m, const char *title, const char *question, confirm_fn yes)
+void monitor_confirm(struct monitor *m, const char *title, const char *question, confirm_fn yes)
 {
     if (m->dialog)
         dialog_free(m->dialog);
@@ -180,7 +143,6 @@ static void confirm(struct monitor *m, const char *title, const char *question, 
 /* ---- the feed and the frame ------------------------------------------------ */
 
 static void on_age_tick(void *ctx);
-static void on_feed(void *ctx);
 
 /* While the data is not live, tick once a second so its age on screen stays true. */
 static void plan_age_tick(struct monitor *m)
@@ -212,7 +174,7 @@ static void on_catalog(void *ctx, struct backend_reply *r)
     m->catalog = r->catalog;
     memset(&r->catalog, 0, sizeof r->catalog);
     jobstore_set_catalog(m->store, &m->catalog);
-    on_feed(m);
+    monitor_feed_changed(m);
 }
 
 static void fetch_catalog(struct monitor *m)
@@ -221,7 +183,7 @@ static void fetch_catalog(struct monitor *m)
     backend_send(m->session.b, m->multi, &rq, on_catalog, NULL, NULL, m);
 }
 
-static void on_feed(void *ctx)
+void monitor_feed_changed(void *ctx)
 {
     struct monitor *m = ctx;
     if (m->open_when_seen && jobstore_find(m->store, m->open_when_seen)) {
@@ -262,8 +224,8 @@ static bool feed_text(struct monitor *m, char *buf, size_t n)
         struct strbuf why = STRBUF_INIT;
         utf8_sanitize(&why, feed_error(m->feed), strlen(feed_error(m->feed)), 0);
         if (fresh)
-            snprintf(buf, n, "%s DISCONNECTED: data from %s ago; retry in %s: %s",
-                     utf8 ? "✗" : "x", age, retry, strbuf_str(&why));
+            snprintf(buf, n, "%s DISCONNECTED: data from %s ago; retry in %s: %s", utf8 ? "✗" : "x",
+                     age, retry, strbuf_str(&why));
         else
             snprintf(buf, n, "%s DISCONNECTED: retry in %s: %s", utf8 ? "✗" : "x", retry,
                      strbuf_str(&why));
@@ -295,7 +257,7 @@ static void draw_frame(struct monitor *m)
         for (size_t i = 0; i < m->depth; i++)
             m->screens[i]->dirty = true;
     }
-    struct screen *s = top(m);
+    struct screen *s = monitor_top(m);
     /* Title bar: where, what, and how current. */
     char feed[600];
     bool bad = feed_text(m, feed, sizeof feed);
@@ -365,389 +327,17 @@ static void draw_frame(struct monitor *m)
     m->dirty = m->full = false;
 }
 
-/* ---- actions ---------------------------------------------------------------- */
-
-static void set_names(struct monitor *m, const char *const *names, size_t n)
-{
-    for (size_t i = 0; i < m->name_count; i++)
-        free(m->names[i]);
-    free(m->names);
-    m->names = xcalloc(n ? n : 1, sizeof *m->names);
-    for (size_t i = 0; i < n; i++)
-        m->names[i] = xstrdup(names[i]);
-    m->name_count = n;
-}
-
-/* "pt-a" or "3 jobs (pt-a, pt-b, …)" for questions and messages. */
-static void describe(struct monitor *m, char *buf, size_t n)
-{
-    struct strbuf sb = STRBUF_INIT;
-    if (m->name_count == 1) {
-        strbuf_adds(&sb, m->names[0]);
-    } else {
-        strbuf_addf(&sb, "%zu jobs (", m->name_count);
-        for (size_t i = 0; i < m->name_count && i < 3; i++)
-            strbuf_addf(&sb, "%s%s", i ? ", " : "", m->names[i]);
-        strbuf_adds(&sb, m->name_count > 3 ? ", …)" : ")");
-    }
-    struct strbuf clean = STRBUF_INIT;
-    utf8_sanitize(&clean, sb.buf, sb.len, 0);
-    snprintf(buf, n, "%s", strbuf_str(&clean));
-    strbuf_free(&sb);
-    strbuf_free(&clean);
-}
-
-/* The reply to an action: what happened, on the status line. */
-static void on_action_reply(void *ctx, struct backend_reply *r)
-{
-    struct monitor *m = ctx;
-    if (r->status != BACKEND_OK) {
-        monitor_status(m, true, "%s", r->err.message);
-        return;
-    }
-    switch (r->op) {
-    case BACKEND_OP_STOP:
-    case BACKEND_OP_DELETE: {
-        size_t done = 0, skipped = 0, missing = 0;
-        for (size_t i = 0; i < r->batch.count; i++) {
-            enum batch_outcome o = r->batch.items[i].outcome;
-            done += o == BATCH_DONE || o == BATCH_UNKNOWN;
-            skipped += o == BATCH_SKIPPED;
-            missing += o == BATCH_NOT_FOUND;
-        }
-        monitor_status(m, false, "%s %zu job%s%s%s", r->op == BACKEND_OP_STOP ? "stopping" : "deleting",
-                       done, done == 1 ? "" : "s", skipped ? " (some were not running)" : "",
-                       missing ? " (some were not found)" : "");
-        /* A deleted job's screen has nothing left to show: back to the list. */
-        if (r->op == BACKEND_OP_DELETE)
-            while (m->depth > 1)
-                monitor_pop(m);
-        break;
-    }
-    case BACKEND_OP_START:
-        monitor_status(m, false, "started %s", r->job.name ? r->job.name : "the job");
-        break;
-    case BACKEND_OP_MARK_NODE:
-        monitor_status(m, false, "node marked unschedulable for %s",
-                       r->job.name ? r->job.name : "the job");
-        break;
-    case BACKEND_OP_UPDATE:
-        monitor_status(m, false, "%s is now %s", r->job.name ? r->job.name : "the job",
-                       enum_name(&priority_names, (int)r->job.scheduling.priority));
-        break;
-    default:
-        break;
-    }
-}
-
-static void send_batch(struct monitor *m, enum backend_op op)
-{
-    for (size_t off = 0; off < m->name_count; off += BACKEND_MAX_BATCH) {
-        struct backend_request rq = {.op = op};
-        rq.names = (const char *const *)m->names + off;
-        rq.count = m->name_count - off < BACKEND_MAX_BATCH ? m->name_count - off : BACKEND_MAX_BATCH;
-        backend_send(m->session.b, m->multi, &rq, on_action_reply, NULL, NULL, m);
-    }
-}
-
-static void stop_confirmed(struct monitor *m)
-{
-    send_batch(m, BACKEND_OP_STOP);
-}
-
-static void delete_confirmed(struct monitor *m)
-{
-    send_batch(m, BACKEND_OP_DELETE);
-}
-
-static void on_priority(void *ctx, const char *text)
-{
-    struct monitor *m = ctx;
-    char up[32];
-    size_t i = 0;
-    for (; text[i] && i < sizeof up - 1; i++)
-        up[i] = (char)(text[i] >= 'a' && text[i] <= 'z' ? text[i] - 32 : text[i]);
-    up[i] = '\0';
-    int p = enum_value(&priority_names, up);
-    if (p <= 0) {
-        monitor_status(m, true, "priority: \"%s\" is not one of LOW, NORMAL, HIGH, HIGHEST", text);
-        return;
-    }
-    for (size_t k = 0; k < m->name_count; k++) {
-        struct backend_request rq = {.op = BACKEND_OP_UPDATE, .name = m->names[k]};
-        rq.update.priority = (enum priority)p;
-        backend_send(m->session.b, m->multi, &rq, on_action_reply, NULL, NULL, m);
-    }
-}
-
-/*
- * Runs `trainjob new -f FILE` on the terminal, this screen suspended, as an
- * editor is run; a job it submits opens here once the feed has it.
- */
-static void run_wizard(struct monitor *m, const char *file)
-{
-    char *self = xstrdup("/proc/self/exe");
-    char created[] = "/tmp/trainjob-created-XXXXXX";
-    int cfd = mkstemp(created);
-    if (cfd >= 0)
-        close(cfd);
-    const char *argv[20];
-    size_t n = 0;
-    argv[n++] = "trainjob";
-    if (m->globals->context)
-        argv[n++] = "--context", argv[n++] = m->globals->context;
-    if (m->globals->endpoint)
-        argv[n++] = "--endpoint", argv[n++] = m->globals->endpoint;
-    argv[n++] = "--workspace";
-    argv[n++] = m->session.b->target.workspace;
-    argv[n++] = "new";
-    if (file)
-        argv[n++] = "-f", argv[n++] = file;
-    if (cfd >= 0)
-        argv[n++] = "--created-to", argv[n++] = created;
-    argv[n] = NULL;
-    def_prog_mode();
-    endwin();
-    pid_t pid = fork();
-    if (pid == 0) {
-        execv(self, (char *const *)argv);
-        _exit(127);
-    }
-    int status = 0;
-    if (pid > 0)
-        while (waitpid(pid, &status, 0) < 0)
-            ;
-    reset_prog_mode();
-    free(self);
-    m->full = m->dirty = true;
-    if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) == 127)
-        monitor_status(m, true, "could not run the wizard");
-    if (cfd >= 0) {
-        struct strbuf why = STRBUF_INIT;
-        char *name = NULL;
-        size_t len = 0;
-        if (file_read_all(created, 256, &name, &len, &why) == 0 && len > 0) {
-            free(m->open_when_seen);
-            m->open_when_seen = name;
-            name = NULL;
-            monitor_status(m, false, "job %s created", m->open_when_seen);
-            on_feed(m);
-        }
-        free(name);
-        strbuf_free(&why);
-        unlink(created);
-    }
-}
-
-static void on_clone_job(void *ctx, struct backend_reply *r)
-{
-    struct monitor *m = ctx;
-    if (r->status != BACKEND_OK) {
-        monitor_status(m, true, "%s", r->err.message);
-        return;
-    }
-    /* The clone is a new job: what the server filled in goes, the name too. */
-    struct jobspec *j = &r->job;
-    free(j->name);
-    j->name = NULL;
-    free(j->uid);
-    j->uid = NULL;
-    free(j->id);
-    j->id = NULL;
-    struct strbuf doc = STRBUF_INIT, err = STRBUF_INIT;
-    jobfile_write(j, JOBFILE_YAML, &doc);
-    char path[] = "/tmp/trainjob-clone-XXXXXX.yaml";
-    int fd = mkstemps(path, 5);
-    if (fd < 0 || write(fd, doc.buf, doc.len) != (ssize_t)doc.len) {
-        monitor_status(m, true, "cannot write the clone to %s", path);
-    } else {
-        run_wizard(m, path);
-    }
-    if (fd >= 0) {
-        close(fd);
-        unlink(path);
-    }
-    strbuf_free(&doc);
-    strbuf_free(&err);
-}
-
-static void on_save_job(void *ctx, struct backend_reply *r)
-{
-    struct monitor *m = ctx;
-    if (r->status != BACKEND_OK) {
-        monitor_status(m, true, "%s", r->err.message);
-        return;
-    }
-    struct strbuf doc = STRBUF_INIT, err = STRBUF_INIT;
-    jobfile_write(&r->job, JOBFILE_YAML, &doc);
-    if (file_write_atomic(m->arg, doc.buf, doc.len, 0644, &err) != 0)
-        monitor_status(m, true, "not saved: %s", strbuf_str(&err));
-    else
-        monitor_status(m, false, "saved %s to %s", r->job.name, m->arg);
-    strbuf_free(&doc);
-    strbuf_free(&err);
-}
-
-static void on_save_path(void *ctx, const char *text)
-{
-    struct monitor *m = ctx;
-    if (*text == '\0')
-        return;
-    free(m->arg);
-    m->arg = xstrdup(text);
-    struct backend_request rq = {.op = BACKEND_OP_GET, .name = m->names[0]};
-    backend_send(m->session.b, m->multi, &rq, on_save_job, NULL, NULL, m);
-}
-
-void monitor_act(struct monitor *m, enum monitor_action a, const char *const *names, size_t n)
-{
-    if (n == 0)
-        return;
-    if (m->readonly && a != MONITOR_OPEN) {
-        monitor_status(m, true, "read-only: no actions here");
-        return;
-    }
-    set_names(m, names, n);
-    m->pending = a;
-    char who[256], q[400];
-    describe(m, who, sizeof who);
-    switch (a) {
-    case MONITOR_STOP:
-        snprintf(q, sizeof q, "Stop %s? Running workers are ended.", who);
-        confirm(m, "Stop", q, stop_confirmed);
-        break;
-    case MONITOR_DELETE:
-        snprintf(q, sizeof q, "Delete %s? This cannot be undone.", who);
-        confirm(m, "Delete", q, delete_confirmed);
-        break;
-    case MONITOR_START:
-        for (size_t i = 0; i < n; i++) {
-            struct backend_request rq = {.op = BACKEND_OP_START, .name = names[i]};
-            backend_send(m->session.b, m->multi, &rq, on_action_reply, NULL, NULL, m);
-        }
-        break;
-    case MONITOR_PRIORITY:
-        snprintf(q, sizeof q, "New priority of %s", who);
-        monitor_ask(m, q, "LOW, NORMAL, HIGH or HIGHEST", "NORMAL", on_priority, m);
-        break;
-    case MONITOR_CLONE: {
-        struct backend_request rq = {.op = BACKEND_OP_GET, .name = names[0]};
-        backend_send(m->session.b, m->multi, &rq, on_clone_job, NULL, NULL, m);
-        monitor_status(m, false, "fetching %s to clone it…", who);
-        break;
-    }
-    case MONITOR_SAVE: {
-        char initial[300];
-        snprintf(initial, sizeof initial, "./%s.yaml", names[0]);
-        monitor_ask(m, "Save the job as YAML", "a path", initial, on_save_path, m);
-        break;
-    }
-    case MONITOR_OPEN:
-        if (jobstore_find(m->store, names[0]) == NULL) {
-            monitor_status(m, true, "no job named %s here", who);
-            break;
-        }
-        monitor_push(m, job_view_new(m, names[0]));
-        break;
-    }
-}
-
-static void mark_confirmed(struct monitor *m)
-{
-    struct backend_request rq = {.op = BACKEND_OP_MARK_NODE, .name = m->names[0],
-                                 .node = m->arg};
-    backend_send(m->session.b, m->multi, &rq, on_action_reply, NULL, NULL, m);
-}
-
-void monitor_mark_node(struct monitor *m, const char *job, const char *node)
-{
-    if (m->readonly) {
-        monitor_status(m, true, "read-only: no actions here");
-        return;
-    }
-    if (node == NULL || *node == '\0') {
-        monitor_status(m, true, "this worker is on no node yet");
-        return;
-    }
-    set_names(m, &job, 1);
-    free(m->arg);
-    m->arg = xstrdup(node);
-    char who[256], q[600];
-    describe(m, who, sizeof who);
-    struct strbuf n = STRBUF_INIT;
-    utf8_sanitize(&n, node, strlen(node), 0);
-    snprintf(q, sizeof q, "Mark node %s unschedulable for %s? Its next placement avoids it.",
-             strbuf_str(&n), who);
-    strbuf_free(&n);
-    confirm(m, "Mark node", q, mark_confirmed);
-}
-
-/* ---- the command line ------------------------------------------------------- */
-
-static void restart_feed(struct monitor *m)
+void monitor_restart_feed(struct monitor *m)
 {
     feed_free(m->feed);
     jobstore_free(m->store);
     m->store = jobstore_new();
-    m->feed = feed_new(m->session.b, m->multi, m->store, m->refresh_ms, on_feed, m);
+    m->feed = feed_new(m->session.b, m->multi, m->store, m->refresh_ms, monitor_feed_changed, m);
     while (m->depth > 1)
         monitor_pop(m);
     feed_start(m->feed);
     fetch_catalog(m);
-    on_feed(m);
-}
-
-static void on_command(void *ctx, const char *text)
-{
-    struct monitor *m = ctx;
-    char verb[32] = "", arg[256] = "";
-    while (*text == ' ' || *text == ':')
-        text++; /* ":ws x" and "ws x" alike */
-    sscanf(text, "%31s %255[^\n]", verb, arg);
-    if (strcmp(verb, "q") == 0 || strcmp(verb, "quit") == 0) {
-        m->quit = true;
-    } else if (strcmp(verb, "jobs") == 0) {
-        while (m->depth > 1)
-            monitor_pop(m);
-    } else if (strcmp(verb, "workers") == 0 || strcmp(verb, "job") == 0) {
-        const char *name = arg;
-        monitor_act(m, MONITOR_OPEN, &name, 1);
-    } else if (strcmp(verb, "ws") == 0 && *arg) {
-        backend_set_workspace(m->session.b, arg);
-        restart_feed(m);
-        monitor_status(m, false, "workspace %s", arg);
-    } else if (strcmp(verb, "ctx") == 0 && *arg) {
-        struct cli_globals g = *m->globals;
-        g.context = arg;
-        g.endpoint = NULL;
-        struct session s;
-        FILE *devnull = fopen("/dev/null", "w");
-        int rc = session_open(&g, &s, devnull ? devnull : stderr);
-        if (devnull)
-            fclose(devnull);
-        if (rc != 0) {
-            monitor_status(m, true, "context %s: cannot open it (see trainjob get jobs --context %s)",
-                           arg, arg);
-            return;
-        }
-        feed_free(m->feed);
-        m->feed = NULL;
-        session_close(&m->session);
-        m->session = s;
-        restart_feed(m);
-        monitor_status(m, false, "context %s", arg);
-    } else if (strcmp(verb, "theme") == 0 && *arg) {
-        char err[256];
-        if (term_set_theme(&m->term, arg, err, sizeof err) != 0)
-            monitor_status(m, true, "theme: %s", err);
-        else
-            monitor_status(m, false, "theme %s", arg);
-        m->full = true;
-    } else if (verb[0]) {
-        monitor_status(m, true, "unknown command :%s (try :jobs, :workers NAME, :ws NAME, "
-                                ":ctx NAME, :theme NAME, :q)", verb);
-    }
-    m->dirty = true;
+    monitor_feed_changed(m);
 }
 
 /* ---- keys ------------------------------------------------------------------- */
@@ -793,7 +383,7 @@ static void on_key(struct monitor *m, const struct widget_key *k)
         }
         return;
     }
-    struct screen *s = top(m);
+    struct screen *s = monitor_top(m);
     enum keymap_action a = keymap_lookup(m->keys, s->ops->mode, k);
     const char *name = a == KEYMAP_NONE ? NULL : keymap_action_name(a);
     unsigned r = s->ops->key(s, k, name);
@@ -821,11 +411,10 @@ static void on_key(struct monitor *m, const struct widget_key *k)
         if (m->readonly)
             monitor_status(m, true, "read-only: no actions here");
         else
-            run_wizard(m, NULL);
+            monitor_run_wizard(m, NULL);
         break;
     case KEYMAP_COMMAND:
-        monitor_ask(m, "Command", ":jobs  :workers NAME  :ws NAME  :ctx NAME  :theme NAME  :q", "",
-                    on_command, m);
+        monitor_command_line(m);
         break;
     default:
         break;
@@ -879,7 +468,7 @@ void monitor_free_detached(struct monitor *m)
     prompt_free(m->prompt);
     if (m->dialog)
         dialog_free(m->dialog);
-    set_names(m, NULL, 0);
+    monitor_set_names(m, NULL, 0);
     free(m->names);
     free(m->arg);
     free(m->open_when_seen);
@@ -982,7 +571,7 @@ int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
     m.loop = loop_new();
     m.multi = http_multi_new(m.loop);
     m.store = jobstore_new();
-    m.feed = feed_new(m.session.b, m.multi, m.store, m.refresh_ms, on_feed, &m);
+    m.feed = feed_new(m.session.b, m.multi, m.store, m.refresh_ms, monitor_feed_changed, &m);
     monitor_push(&m, jobs_view_new(&m));
     if (job)
         m.open_when_seen = xstrdup(job);
@@ -1021,7 +610,7 @@ int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
     loop_free(m.loop);
     term_stop(&m.term);
     keymap_free(m.keys);
-    set_names(&m, NULL, 0);
+    monitor_set_names(&m, NULL, 0);
     free(m.names);
     free(m.arg);
     free(m.open_when_seen);

@@ -1,0 +1,338 @@
+/*
+ * actions: what the live screens do to jobs — stop and delete (confirmed
+ * first), start, a new priority (asked for), clone into the wizard (run on
+ * the terminal as an editor is, its job opened here after), save as YAML
+ * (a path asked for), mark a node unschedulable for a job (confirmed).
+ * Each request goes through the loop; its reply lands on the status line.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "api/backend.h"
+#include "api/jobfile.h"
+#include "tui/cli.h"
+#include "tui/job_view.h"
+#include "tui/jobstore.h"
+#include "tui/monitor_app.h"
+#include "util/fileio.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
+#include "util/xalloc.h"
+
+void monitor_set_names(struct monitor *m, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < m->name_count; i++)
+        free(m->names[i]);
+    free(m->names);
+    m->names = xcalloc(n ? n : 1, sizeof *m->names);
+    for (size_t i = 0; i < n; i++)
+        m->names[i] = xstrdup(names[i]);
+    m->name_count = n;
+}
+
+/* "pt-a" or "3 jobs (pt-a, pt-b, …)" for questions and messages. */
+static void describe(struct monitor *m, char *buf, size_t n)
+{
+    struct strbuf sb = STRBUF_INIT;
+    if (m->name_count == 1) {
+        strbuf_adds(&sb, m->names[0]);
+    } else {
+        strbuf_addf(&sb, "%zu jobs (", m->name_count);
+        for (size_t i = 0; i < m->name_count && i < 3; i++)
+            strbuf_addf(&sb, "%s%s", i ? ", " : "", m->names[i]);
+        strbuf_adds(&sb, m->name_count > 3 ? ", …)" : ")");
+    }
+    struct strbuf clean = STRBUF_INIT;
+    utf8_sanitize(&clean, sb.buf, sb.len, 0);
+    snprintf(buf, n, "%s", strbuf_str(&clean));
+    strbuf_free(&sb);
+    strbuf_free(&clean);
+}
+
+/* The reply to an action: what happened, on the status line. */
+static void on_action_reply(void *ctx, struct backend_reply *r)
+{
+    struct monitor *m = ctx;
+    if (r->status != BACKEND_OK) {
+        monitor_status(m, true, "%s", r->err.message);
+        return;
+    }
+    switch (r->op) {
+    case BACKEND_OP_STOP:
+    case BACKEND_OP_DELETE: {
+        size_t done = 0, skipped = 0, missing = 0;
+        for (size_t i = 0; i < r->batch.count; i++) {
+            enum batch_outcome o = r->batch.items[i].outcome;
+            done += o == BATCH_DONE || o == BATCH_UNKNOWN;
+            skipped += o == BATCH_SKIPPED;
+            missing += o == BATCH_NOT_FOUND;
+        }
+        monitor_status(m, false, "%s %zu job%s%s%s", r->op == BACKEND_OP_STOP ? "stopping" : "deleting",
+                       done, done == 1 ? "" : "s", skipped ? " (some were not running)" : "",
+                       missing ? " (some were not found)" : "");
+        /* A deleted job's screen has nothing left to show: back to the list. */
+        if (r->op == BACKEND_OP_DELETE)
+            while (m->depth > 1)
+                monitor_pop(m);
+        break;
+    }
+    case BACKEND_OP_START:
+        monitor_status(m, false, "started %s", r->job.name ? r->job.name : "the job");
+        break;
+    case BACKEND_OP_MARK_NODE:
+        monitor_status(m, false, "node marked unschedulable for %s",
+                       r->job.name ? r->job.name : "the job");
+        break;
+    case BACKEND_OP_UPDATE:
+        monitor_status(m, false, "%s is now %s", r->job.name ? r->job.name : "the job",
+                       enum_name(&priority_names, (int)r->job.scheduling.priority));
+        break;
+    default:
+        break;
+    }
+}
+
+static void send_batch(struct monitor *m, enum backend_op op)
+{
+    for (size_t off = 0; off < m->name_count; off += BACKEND_MAX_BATCH) {
+        struct backend_request rq = {.op = op};
+        rq.names = (const char *const *)m->names + off;
+        rq.count = m->name_count - off < BACKEND_MAX_BATCH ? m->name_count - off : BACKEND_MAX_BATCH;
+        backend_send(m->session.b, m->multi, &rq, on_action_reply, NULL, NULL, m);
+    }
+}
+
+static void stop_confirmed(struct monitor *m)
+{
+    send_batch(m, BACKEND_OP_STOP);
+}
+
+static void delete_confirmed(struct monitor *m)
+{
+    send_batch(m, BACKEND_OP_DELETE);
+}
+
+static void on_priority(void *ctx, const char *text)
+{
+    struct monitor *m = ctx;
+    char up[32];
+    size_t i = 0;
+    for (; text[i] && i < sizeof up - 1; i++)
+        up[i] = (char)(text[i] >= 'a' && text[i] <= 'z' ? text[i] - 32 : text[i]);
+    up[i] = '\0';
+    int p = enum_value(&priority_names, up);
+    if (p <= 0) {
+        monitor_status(m, true, "priority: \"%s\" is not one of LOW, NORMAL, HIGH, HIGHEST", text);
+        return;
+    }
+    for (size_t k = 0; k < m->name_count; k++) {
+        struct backend_request rq = {.op = BACKEND_OP_UPDATE, .name = m->names[k]};
+        rq.update.priority = (enum priority)p;
+        backend_send(m->session.b, m->multi, &rq, on_action_reply, NULL, NULL, m);
+    }
+}
+
+/*
+ * Runs `trainjob new -f FILE` on the terminal, this screen suspended, as an
+ * editor is run; a job it submits opens here once the feed has it.
+ */
+void monitor_run_wizard(struct monitor *m, const char *file)
+{
+    char *self = xstrdup("/proc/self/exe");
+    char created[] = "/tmp/trainjob-created-XXXXXX";
+    int cfd = mkstemp(created);
+    if (cfd >= 0)
+        close(cfd);
+    const char *argv[20];
+    size_t n = 0;
+    argv[n++] = "trainjob";
+    if (m->globals->context)
+        argv[n++] = "--context", argv[n++] = m->globals->context;
+    if (m->globals->endpoint)
+        argv[n++] = "--endpoint", argv[n++] = m->globals->endpoint;
+    argv[n++] = "--workspace";
+    argv[n++] = m->session.b->target.workspace;
+    argv[n++] = "new";
+    if (file)
+        argv[n++] = "-f", argv[n++] = file;
+    if (cfd >= 0)
+        argv[n++] = "--created-to", argv[n++] = created;
+    argv[n] = NULL;
+    def_prog_mode();
+    endwin();
+    pid_t pid = fork();
+    if (pid == 0) {
+        execv(self, (char *const *)argv);
+        _exit(127);
+    }
+    int status = 0;
+    if (pid > 0)
+        while (waitpid(pid, &status, 0) < 0)
+            ;
+    reset_prog_mode();
+    free(self);
+    m->full = m->dirty = true;
+    if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) == 127)
+        monitor_status(m, true, "could not run the wizard");
+    if (cfd >= 0) {
+        struct strbuf why = STRBUF_INIT;
+        char *name = NULL;
+        size_t len = 0;
+        if (file_read_all(created, 256, &name, &len, &why) == 0 && len > 0) {
+            free(m->open_when_seen);
+            m->open_when_seen = name;
+            name = NULL;
+            monitor_status(m, false, "job %s created", m->open_when_seen);
+            monitor_feed_changed(m);
+        }
+        free(name);
+        strbuf_free(&why);
+        unlink(created);
+    }
+}
+
+static void on_clone_job(void *ctx, struct backend_reply *r)
+{
+    struct monitor *m = ctx;
+    if (r->status != BACKEND_OK) {
+        monitor_status(m, true, "%s", r->err.message);
+        return;
+    }
+    /* The clone is a new job: what the server filled in goes, the name too. */
+    struct jobspec *j = &r->job;
+    free(j->name);
+    j->name = NULL;
+    free(j->uid);
+    j->uid = NULL;
+    free(j->id);
+    j->id = NULL;
+    struct strbuf doc = STRBUF_INIT, err = STRBUF_INIT;
+    jobfile_write(j, JOBFILE_YAML, &doc);
+    char path[] = "/tmp/trainjob-clone-XXXXXX.yaml";
+    int fd = mkstemps(path, 5);
+    if (fd < 0 || write(fd, doc.buf, doc.len) != (ssize_t)doc.len) {
+        monitor_status(m, true, "cannot write the clone to %s", path);
+    } else {
+        monitor_run_wizard(m, path);
+    }
+    if (fd >= 0) {
+        close(fd);
+        unlink(path);
+    }
+    strbuf_free(&doc);
+    strbuf_free(&err);
+}
+
+static void on_save_job(void *ctx, struct backend_reply *r)
+{
+    struct monitor *m = ctx;
+    if (r->status != BACKEND_OK) {
+        monitor_status(m, true, "%s", r->err.message);
+        return;
+    }
+    struct strbuf doc = STRBUF_INIT, err = STRBUF_INIT;
+    jobfile_write(&r->job, JOBFILE_YAML, &doc);
+    if (file_write_atomic(m->arg, doc.buf, doc.len, 0644, &err) != 0)
+        monitor_status(m, true, "not saved: %s", strbuf_str(&err));
+    else
+        monitor_status(m, false, "saved %s to %s", r->job.name, m->arg);
+    strbuf_free(&doc);
+    strbuf_free(&err);
+}
+
+static void on_save_path(void *ctx, const char *text)
+{
+    struct monitor *m = ctx;
+    if (*text == '\0')
+        return;
+    free(m->arg);
+    m->arg = xstrdup(text);
+    struct backend_request rq = {.op = BACKEND_OP_GET, .name = m->names[0]};
+    backend_send(m->session.b, m->multi, &rq, on_save_job, NULL, NULL, m);
+}
+
+void monitor_act(struct monitor *m, enum monitor_action a, const char *const *names, size_t n)
+{
+    if (n == 0)
+        return;
+    if (m->readonly && a != MONITOR_OPEN) {
+        monitor_status(m, true, "read-only: no actions here");
+        return;
+    }
+    monitor_set_names(m, names, n);
+    m->pending = a;
+    char who[256], q[400];
+    describe(m, who, sizeof who);
+    switch (a) {
+    case MONITOR_STOP:
+        snprintf(q, sizeof q, "Stop %s? Running workers are ended.", who);
+        monitor_confirm(m, "Stop", q, stop_confirmed);
+        break;
+    case MONITOR_DELETE:
+        snprintf(q, sizeof q, "Delete %s? This cannot be undone.", who);
+        monitor_confirm(m, "Delete", q, delete_confirmed);
+        break;
+    case MONITOR_START:
+        for (size_t i = 0; i < n; i++) {
+            struct backend_request rq = {.op = BACKEND_OP_START, .name = names[i]};
+            backend_send(m->session.b, m->multi, &rq, on_action_reply, NULL, NULL, m);
+        }
+        break;
+    case MONITOR_PRIORITY:
+        snprintf(q, sizeof q, "New priority of %s", who);
+        monitor_ask(m, q, "LOW, NORMAL, HIGH or HIGHEST", "NORMAL", on_priority, m);
+        break;
+    case MONITOR_CLONE: {
+        struct backend_request rq = {.op = BACKEND_OP_GET, .name = names[0]};
+        backend_send(m->session.b, m->multi, &rq, on_clone_job, NULL, NULL, m);
+        monitor_status(m, false, "fetching %s to clone it…", who);
+        break;
+    }
+    case MONITOR_SAVE: {
+        char initial[300];
+        snprintf(initial, sizeof initial, "./%s.yaml", names[0]);
+        monitor_ask(m, "Save the job as YAML", "a path", initial, on_save_path, m);
+        break;
+    }
+    case MONITOR_OPEN:
+        if (jobstore_find(m->store, names[0]) == NULL) {
+            monitor_status(m, true, "no job named %s here", who);
+            break;
+        }
+        monitor_push(m, job_view_new(m, names[0]));
+        break;
+    }
+}
+
+static void mark_confirmed(struct monitor *m)
+{
+    struct backend_request rq = {.op = BACKEND_OP_MARK_NODE, .name = m->names[0],
+                                 .node = m->arg};
+    backend_send(m->session.b, m->multi, &rq, on_action_reply, NULL, NULL, m);
+}
+
+void monitor_mark_node(struct monitor *m, const char *job, const char *node)
+{
+    if (m->readonly) {
+        monitor_status(m, true, "read-only: no actions here");
+        return;
+    }
+    if (node == NULL || *node == '\0') {
+        monitor_status(m, true, "this worker is on no node yet");
+        return;
+    }
+    monitor_set_names(m, &job, 1);
+    free(m->arg);
+    m->arg = xstrdup(node);
+    char who[256], q[600];
+    describe(m, who, sizeof who);
+    struct strbuf n = STRBUF_INIT;
+    utf8_sanitize(&n, node, strlen(node), 0);
+    snprintf(q, sizeof q, "Mark node %s unschedulable for %s? Its next placement avoids it.",
+             strbuf_str(&n), who);
+    strbuf_free(&n);
+    monitor_confirm(m, "Mark node", q, mark_confirmed);
+}

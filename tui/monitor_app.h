@@ -1,0 +1,84 @@
+/*
+ * monitor_app: the live screens' app state, shared by its three parts —
+ * tui/monitor.c (the loop, the screens, the frame, keys), tui/actions.c
+ * (what is done to jobs, with confirms and prompts) and tui/commands.c
+ * (the `:` command line). Not for screens: they use tui/monitor.h.
+ */
+#ifndef TUI_MONITOR_APP_H
+#define TUI_MONITOR_APP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "api/catalog.h"
+#include "tui/monitor.h"
+#include "tui/session.h"
+#include "tui/term.h"
+
+#define MAX_SCREENS 8
+
+struct cli_globals;
+struct dialog;
+struct feed;
+struct help;
+struct keymap;
+struct prompt;
+
+typedef void (*confirm_fn)(struct monitor *m);
+
+struct monitor {
+    struct loop *loop;
+    struct http_multi *multi;
+    struct term term;
+    struct session session;
+    const struct cli_globals *globals;
+    struct jobstore *store;
+    struct feed *feed;
+    struct keymap *keys;
+    struct screen *screens[MAX_SCREENS];
+    size_t depth;
+    bool readonly;
+    int refresh_ms;
+    bool dirty, full, quit, resized;
+    char status[512];
+    bool status_error;
+    uint64_t age_timer;
+    /* at most one of these is open over the screens */
+    struct prompt *prompt;
+    void (*prompt_answer)(void *ctx, const char *text);
+    void *prompt_ctx;
+    struct dialog *dialog;
+    confirm_fn dialog_yes;
+    struct help *help;
+    /* what a confirmed or asked-for action works on */
+    enum monitor_action pending;
+    char **names;
+    size_t name_count;
+    char *arg; /* the save path, the node to mark */
+    char *open_when_seen; /* a job to open once the feed has it (--job, a wizard's submit) */
+    struct catalog catalog; /* for the devices of a spec; empty where the backend has none */
+};
+
+
+/* tui/monitor.c */
+/* The screen on top. */
+struct screen *monitor_top(struct monitor *m);
+/* A yes/no box; yes(m) when answered yes. */
+void monitor_confirm(struct monitor *m, const char *title, const char *question, confirm_fn yes);
+/* The store or the feed changed: screens refresh, a job waiting to be opened opens. */
+void monitor_feed_changed(void *ctx);
+/* A new store and feed for the backend (another workspace or context), from the jobs view. */
+void monitor_restart_feed(struct monitor *m);
+
+/* tui/actions.c */
+/* The names an action works on, copied (NULL, 0: none). */
+void monitor_set_names(struct monitor *m, const char *const *names, size_t n);
+/* Runs the wizard on the terminal (prefilled from file when not NULL). */
+void monitor_run_wizard(struct monitor *m, const char *file);
+
+/* tui/commands.c */
+/* Asks for a `:` command and does it. */
+void monitor_command_line(struct monitor *m);
+
+#endif
