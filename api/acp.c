@@ -21,8 +21,8 @@
 #include "api/finding.h"
 #include "api/http.h"
 #include "api/http_multi.h"
-#include "util/loop.h"
 #include "api/jobspec_json.h"
+#include "util/loop.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -426,8 +426,8 @@ static enum backend_status run(struct backend *b, const struct backend_request *
         char *text = ar.body ? json_dumps(ar.body, JSON_COMPACT) : NULL;
         struct http_result r;
         http_result_init(&r);
-        http_call(driver(b)->client, ar.method, strbuf_str(&ar.path), text,
-                  text ? strlen(text) : 0, &r);
+        http_call(driver(b)->client, ar.method, strbuf_str(&ar.path), text, text ? strlen(text) : 0,
+                  &r);
         free(text);
         json_t *json;
         out->status = reply_status(b, &ar, &r, &json, &out->err);

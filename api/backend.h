@@ -128,22 +128,22 @@ enum backend_op {
     BACKEND_OP_DELETE,
     BACKEND_OP_MARK_NODE, /* a node unschedulable for one job (trainjobd) */
     BACKEND_OP_CATALOG,   /* what the caller may choose (trainjobd) */
-    BACKEND_OP_WATCH, /* a stream: on_message per message */
-    BACKEND_OP_LOGS,  /* a stream: on_data per piece */
+    BACKEND_OP_WATCH,     /* a stream: on_message per message */
+    BACKEND_OP_LOGS,      /* a stream: on_data per piece */
 };
 
 /* What to ask; the members an op does not use are ignored. Strings are copied. */
 struct backend_request {
     enum backend_op op;
-    const char *name;          /* GET UPDATE WORKERS EVENTS START LOGS MARK_NODE */
-    const char *const *names;  /* STOP DELETE: at most BACKEND_MAX_BATCH */
+    const char *name;         /* GET UPDATE WORKERS EVENTS START LOGS MARK_NODE */
+    const char *const *names; /* STOP DELETE: at most BACKEND_MAX_BATCH */
     size_t count;
-    struct list_query query;   /* LIST; WORKERS: page_token */
-    struct job_update update;  /* UPDATE */
-    const char *worker;        /* LOGS */
-    const char *node;          /* MARK_NODE */
-    long tail;                 /* LOGS: the last lines (< 0: all) */
-    bool follow;               /* LOGS */
+    struct list_query query;  /* LIST; WORKERS: page_token */
+    struct job_update update; /* UPDATE */
+    const char *worker;       /* LOGS */
+    const char *node;         /* MARK_NODE */
+    long tail;                /* LOGS: the last lines (< 0: all) */
+    bool follow;              /* LOGS */
 };
 
 /* How a call ended and what it brought; the callee of backend_reply_fn may take members. */
@@ -278,11 +278,11 @@ struct backend_call {
     backend_watch_fn on_message;
     backend_data_fn on_data;
     void *ctx;
-    struct http_request *http;  /* the transfer in flight, cancelled with the call */
-    void *driver_data;          /* the driver's per-call state (a stream's partial line) */
+    struct http_request *http; /* the transfer in flight, cancelled with the call */
+    void *driver_data;         /* the driver's per-call state (a stream's partial line) */
     void (*driver_free)(void *driver_data);
     bool in_callback, cancelled, revived;
-    uint64_t timer;             /* a call ended without a transfer */
+    uint64_t timer; /* a call ended without a transfer */
 };
 
 /* The driver's end of a call: reply filled (status, err, data); frees the call. */

@@ -301,7 +301,6 @@ static const char *const signal_meaning[] = {
     [31] = "killed by signal 31 (SIGSYS)",
 };
 
-
 const char *exitcode_meaning(int exit_code)
 {
     switch (exit_code) {

@@ -22,8 +22,8 @@ struct http_request {
     void *data_ctx;
     http_done_fn done;
     void *done_ctx;
-    uint64_t timer;   /* a request answered from a timer (fake transport, failed set-up) */
-    char *method;     /* for the fake transport */
+    uint64_t timer; /* a request answered from a timer (fake transport, failed set-up) */
+    char *method;   /* for the fake transport */
     char *path;
     char *body;
     size_t len;
@@ -131,8 +131,8 @@ static int socket_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *s
         loop_remove_fd(m->loop, s);
         return 0;
     }
-    short events = (short)(((what & CURL_POLL_IN) ? POLLIN : 0) |
-                           ((what & CURL_POLL_OUT) ? POLLOUT : 0));
+    short events =
+        (short)(((what & CURL_POLL_IN) ? POLLIN : 0) | ((what & CURL_POLL_OUT) ? POLLOUT : 0));
     if (socketp == NULL) {
         loop_add_fd(m->loop, s, events, on_socket, m);
         curl_multi_assign(m->multi, s, m);

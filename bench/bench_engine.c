@@ -25,11 +25,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <poll.h>
-#include <pty.h>
-#include <sys/ioctl.h>
 #include <jansson.h>
 #include <limits.h>
+#include <poll.h>
+#include <pty.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -38,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -691,8 +691,8 @@ static int top_over_jobs(struct bench *b)
     long idle = switches(pid) - before;
     table_row("B trainjob top: exec -> frame with 10,000 jobs", first, NA, 0, "ms", "-");
     table_row("B trainjob top RSS with 10,000 jobs", (double)rss / 1024, NA, 1, "MiB", "< 20 MB");
-    table_row("B trainjob top wake-ups per minute, idle on watch", (double)idle * 60000 / TOP_IDLE_MS,
-              NA, 0, "/min", "0");
+    table_row("B trainjob top wake-ups per minute, idle on watch",
+              (double)idle * 60000 / TOP_IDLE_MS, NA, 0, "/min", "0");
     rc = 0;
 out:
     if (write(fd, "q", 1) != 1 || waitpid(pid, NULL, WNOHANG) == 0) {
@@ -749,8 +749,8 @@ static int part_b(struct bench *b)
               samples_quantile(&list, 0.99), 2, "ms", "-");
     table_row("B bytes per page of 500", samples_quantile(&bytes, 0.5),
               samples_quantile(&bytes, 0.99), 0, "bytes", "-");
-    table_row("B bytes a poll fetches (every page; no change)", samples_quantile(&bytes, 0.5) *
-              (JOBS_A / PAGE_SIZE), NA, 0, "bytes", "-");
+    table_row("B bytes a poll fetches (every page; no change)",
+              samples_quantile(&bytes, 0.5) * (JOBS_A / PAGE_SIZE), NA, 0, "bytes", "-");
     rc = top_over_jobs(b);
 out:
     daemon_stop(b);

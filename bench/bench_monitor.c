@@ -267,7 +267,8 @@ int main(void)
     fclose(out);
     fclose(in);
 
-    printf("live screens (tui/jobstore, jobs_view, workers_pane): %d jobs of examples/pytorch-ddp.yaml, "
+    printf("live screens (tui/jobstore, jobs_view, workers_pane): %d jobs of "
+           "examples/pytorch-ddp.yaml, "
            "2 workers each; frames %dx%d into newterm on /dev/null, %d runs\n",
            JOBS, VIEW_W, VIEW_H, RUNS);
     printf("| %-50s | %12s | %14s | %-12s |\n", "measurement", "median", "instructions", "target");
@@ -278,8 +279,8 @@ int main(void)
            median(sync_us, 5) / 1000, "n/a", "-");
     printf("| %-50s | %8.1f MiB | %14s | %-12s |\n", "heap of the store with 10,000 jobs", heap_mib,
            "", "< 20 MB RSS");
-    printf("| %-50s | %8.1f MiB | %14s | %-12s |\n", "RSS growth for the store", (rss1 - rss0) / 1024.0,
-           "", "-");
+    printf("| %-50s | %8.1f MiB | %14s | %-12s |\n", "RSS growth for the store",
+           (rss1 - rss0) / 1024.0, "", "-");
     snprintf(instr, sizeof instr, "%.0f", counter >= 0 ? median(full_in, RUNS) : -1);
     printf("| %-50s | %9.1f µs | %14s | %-12s |\n", "jobs view full frame over 10,000 jobs",
            median(full_us, RUNS), counter >= 0 ? instr : "n/a", "< 2 ms");

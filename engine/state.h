@@ -62,8 +62,8 @@ struct ejob {
     struct eworker *workers;
     size_t worker_count;
     enum after_stop after_stop;
-    char *after_stop_reason; /* e.g. "preempted by standard job x" */
-    char *preempted_by;      /* set while a preempted job waits: part of its reason */
+    char *after_stop_reason;   /* e.g. "preempted by standard job x" */
+    char *preempted_by;        /* set while a preempted job waits: part of its reason */
     uint64_t kill_timer;       /* SIGKILL after the grace period of a stop */
     struct kill_ctx *kill_ctx; /* the timer's context, freed when it is cancelled */
     /* resolved from the catalogue at create time */

@@ -239,10 +239,8 @@ static void a_watch_stream_arrives_message_by_message(void **state)
     const char *pieces[] = {
         "{\"type\":\"JOB\",\"job\":{\"name\":\"pt-a\"},\"workers\":[{\"name\":\"worker-0\"}]}\n"
         "{\"type\":\"JOB\",\"job\":{\"na",
-        "me\":\"pt-b\"}}\n",
-        "{\"type\":\"SYNCED\"}\n",
-        "{\"type\":\"EVENT\",\"event\":{\"id\":1,\"kind\":\"STATE\",\"job\":\"pt-a\"}}\n",
-        NULL};
+        "me\":\"pt-b\"}}\n", "{\"type\":\"SYNCED\"}\n",
+        "{\"type\":\"EVENT\",\"event\":{\"id\":1,\"kind\":\"STATE\",\"job\":\"pt-a\"}}\n", NULL};
     struct server sv;
     serve(&sv, chunked_head, pieces, 30);
     char ep[160];

@@ -35,8 +35,8 @@ struct server {
     int watches, lists;
 };
 
-static void transport(void *ctx, const char *method, const char *path, const char *body,
-                      size_t len, http_data_fn on_data, void *data_ctx, struct http_result *out)
+static void transport(void *ctx, const char *method, const char *path, const char *body, size_t len,
+                      http_data_fn on_data, void *data_ctx, struct http_result *out)
 {
     struct server *s = ctx;
     (void)method, (void)body, (void)len;
@@ -133,11 +133,11 @@ static void a_watch_fills_the_store_and_goes_live(void **state)
 static void without_watch_it_polls_and_only_changes_wake(void **state)
 {
     (void)state;
-    struct server s = {
-        .watch_status = 501,
-        .list_status = 200,
-        .list_body = "{\"training_jobs\":[{\"name\":\"pt-a\",\"state\":\"QUEUEING\"},"
-                     "{\"name\":\"pt-b\",\"state\":\"RUNNING\"}]}"};
+    struct server s = {.watch_status = 501,
+                       .list_status = 200,
+                       .list_body =
+                           "{\"training_jobs\":[{\"name\":\"pt-a\",\"state\":\"QUEUEING\"},"
+                           "{\"name\":\"pt-b\",\"state\":\"RUNNING\"}]}"};
     struct rig r;
     rig_open(&r, &s, false); /* real ACP: no watch (501 before any request) */
     changes = 0;
@@ -180,7 +180,7 @@ static void a_failing_server_backs_off_and_recovers(void **state)
     assert_int_equal(feed_state(r.f), FEED_LOST);
     int64_t wait2 = feed_next_try(r.f) - loop_now_ms();
     assert_true(wait2 > 1500 && wait2 <= 2000); /* then 2 s */
-    s.list_transport = TRANSPORT_NONE; /* the server is back */
+    s.list_transport = TRANSPORT_NONE;          /* the server is back */
     run_ms(r.lp, 2100);
     assert_int_equal(feed_state(r.f), FEED_POLLING);
     assert_string_equal(feed_error(r.f), "");

@@ -56,7 +56,10 @@ static void a_snapshot_larger_than_the_cap_arrives_whole_and_in_order(void **sta
     stream_set_refill(s, refill, &p, count_free);
     assert_int_equal(p.calls, 0); /* nothing is produced before a read */
     char buf[16384];
-    struct { char *data; size_t len, cap; } all = {NULL, 0, 0};
+    struct {
+        char *data;
+        size_t len, cap;
+    } all = {NULL, 0, 0};
     size_t max_pending = 0;
     bool live_sent = false;
     for (;;) {

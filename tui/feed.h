@@ -27,8 +27,8 @@ enum feed_state {
 struct feed;
 
 /* changed(ctx) after the store changed or the feed's state did. */
-struct feed *feed_new(struct backend *b, struct http_multi *m, struct jobstore *s,
-                      int refresh_ms, void (*changed)(void *ctx), void *ctx);
+struct feed *feed_new(struct backend *b, struct http_multi *m, struct jobstore *s, int refresh_ms,
+                      void (*changed)(void *ctx), void *ctx);
 void feed_free(struct feed *f);
 /* Starts watching (or polling); again at once after a failure (a user's "refresh"). */
 void feed_start(struct feed *f);

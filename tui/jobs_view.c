@@ -260,12 +260,9 @@ static unsigned jv_key(struct screen *s, const struct widget_key *k, const char 
             enum monitor_action a;
             bool many;
         } acts[] = {
-            {"stop-job", MONITOR_STOP, true},
-            {"start-job", MONITOR_START, true},
-            {"delete-job", MONITOR_DELETE, true},
-            {"priority", MONITOR_PRIORITY, true},
-            {"clone", MONITOR_CLONE, false},
-            {"save", MONITOR_SAVE, false},
+            {"stop-job", MONITOR_STOP, true},     {"start-job", MONITOR_START, true},
+            {"delete-job", MONITOR_DELETE, true}, {"priority", MONITOR_PRIORITY, true},
+            {"clone", MONITOR_CLONE, false},      {"save", MONITOR_SAVE, false},
         };
         for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++) {
             if (strcmp(action, acts[i].name) != 0)
@@ -310,11 +307,10 @@ static const char *jv_title(struct screen *s)
 static size_t jv_hints(struct screen *s, const char *const **pairs)
 {
     /* Actions by name: the app shows the key the keymap binds (a user's rebinding too). */
-    static const char *const rw[] = {"open",      "open",   "filter",   "filter",   "faulty-only",
-                                     "faulty",    "Space",  "mark",     "stop-job", "stop",
-                                     "start-job", "start",  "delete-job", "delete", "clone",
-                                     "clone",     "help",   "help",     "command",  "command",
-                                     "quit",      "quit"};
+    static const char *const rw[] = {
+        "open",     "open", "filter",    "filter",  "faulty-only", "faulty", "Space", "mark",
+        "stop-job", "stop", "start-job", "start",   "delete-job",  "delete", "clone", "clone",
+        "help",     "help", "command",   "command", "quit",        "quit"};
     static const char *const ro[] = {"open", "open", "filter", "filter", "faulty-only", "faulty",
                                      "<>",   "sort", "help",   "help",   "quit",        "quit"};
     bool readonly = monitor_readonly(s->app);

@@ -481,8 +481,7 @@ bool job_row_faulty(const struct job_row *r)
         return true;
     for (size_t i = 0; i < r->workers.count; i++) {
         const struct worker_info *w = &r->workers.workers[i];
-        if ((w->has_exit_code && w->exit_code != 0) || w->restarts > 0 ||
-            w->phase == WORKER_FAILED)
+        if ((w->has_exit_code && w->exit_code != 0) || w->restarts > 0 || w->phase == WORKER_FAILED)
             return true;
     }
     return false;

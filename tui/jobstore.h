@@ -35,21 +35,21 @@ struct job_row {
     char *name;
     char *display_name;
     char *uid;
-    char *pool;          /* resource_pool.name */
-    char *spec;          /* the worker role's first resource spec ("N2-8xA100") */
-    char *reason;        /* state_message: why it waits or failed */
-    char *create_time;   /* RFC 3339 */
-    int64_t created_ms;  /* -1: unknown */
+    char *pool;         /* resource_pool.name */
+    char *spec;         /* the worker role's first resource spec ("N2-8xA100") */
+    char *reason;       /* state_message: why it waits or failed */
+    char *create_time;  /* RFC 3339 */
+    int64_t created_ms; /* -1: unknown */
     enum job_state state;
     enum priority priority;
     enum framework framework;
-    bool idle;            /* resource type idle (SPOT) rather than standard */
-    int32_t ready;        /* workers running now; -1: not reported */
-    int32_t total;        /* workers asked for */
-    int32_t devices;      /* devices asked for in all (total × per-spec devices); -1: unknown */
-    int32_t restarts;     /* restarts used; -1: not reported */
+    bool idle;             /* resource type idle (SPOT) rather than standard */
+    int32_t ready;         /* workers running now; -1: not reported */
+    int32_t total;         /* workers asked for */
+    int32_t devices;       /* devices asked for in all (total × per-spec devices); -1: unknown */
+    int32_t restarts;      /* restarts used; -1: not reported */
     int32_t restart_limit; /* backoff_limit: -1 unlimited */
-    bool has_workers;     /* workers below came with the job (a watch) */
+    bool has_workers;      /* workers below came with the job (a watch) */
     struct worker_list workers;
     struct job_event *events; /* oldest first, at most JOBSTORE_EVENTS_PER_JOB */
     size_t event_count;
