@@ -294,6 +294,28 @@ keys : "ws default" Enter
 see "...and :ws default comes back live" "live" 15
 see "...with its jobs" "flaky"
 
+# Another context by command (config.yaml), on the same engine.
+mkdir -p "$HOME/.config/trainjob"
+cat >"$HOME/.config/trainjob/config.yaml" <<EOF
+contexts:
+  - name: second
+    endpoint: $EP
+    workspace: default
+EOF
+keys : "ctx second" Enter
+see ":ctx switches to another context" "context second"
+see "...live there too" "live" 15
+see "...with the jobs of its workspace" "flaky"
+keys : "ctx nosuch" Enter
+see "a context that does not exist is named, and why" "context nosuch: cannot open it: "
+
+# The help lists this screen's keys, from the keymap.
+keys "?"
+see "? shows the jobs view's keys" "stop-job"
+see "...with what they do" "stop the job (it can be started again)"
+keys Escape
+see "Esc closes the help" "DISPLAY NAME"
+
 # Kill the engine: the view says so; start it again: it recovers by itself.
 kill "$ENGINE_PID"
 wait "$ENGINE_PID" 2>/dev/null

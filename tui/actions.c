@@ -149,10 +149,10 @@ void monitor_run_wizard(struct monitor *m, const char *file)
     const char *argv[20];
     size_t n = 0;
     argv[n++] = "trainjob";
-    if (m->globals->context)
-        argv[n++] = "--context", argv[n++] = m->globals->context;
-    if (m->globals->endpoint)
-        argv[n++] = "--endpoint", argv[n++] = m->globals->endpoint;
+    if (m->globals.context)
+        argv[n++] = "--context", argv[n++] = m->globals.context;
+    if (m->globals.endpoint)
+        argv[n++] = "--endpoint", argv[n++] = m->globals.endpoint;
     argv[n++] = "--workspace";
     argv[n++] = m->session.b->target.workspace;
     argv[n++] = "new";

@@ -3,12 +3,14 @@
  * (:job NAME), :ws NAME, :ctx NAME, :theme NAME, :q — as k9s has it.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/backend.h"
 #include "tui/cli.h"
 #include "tui/feed.h"
 #include "tui/monitor_app.h"
+#include "util/xalloc.h"
 
 static void on_command(void *ctx, const char *text)
 {
@@ -30,23 +32,33 @@ static void on_command(void *ctx, const char *text)
         monitor_restart_feed(m);
         monitor_status(m, false, "workspace %s", arg);
     } else if (strcmp(verb, "ctx") == 0 && *arg) {
-        struct cli_globals g = *m->globals;
+        struct cli_globals g = m->globals;
         g.context = arg;
         g.endpoint = NULL;
         struct session s;
-        FILE *devnull = fopen("/dev/null", "w");
-        int rc = session_open(&g, &s, devnull ? devnull : stderr);
-        if (devnull)
-            fclose(devnull);
+        char *why = NULL;
+        size_t why_len = 0;
+        FILE *err = open_memstream(&why, &why_len);
+        int rc = session_open(&g, &s, err ? err : stderr);
+        if (err)
+            fclose(err);
         if (rc != 0) {
-            monitor_status(m, true, "context %s: cannot open it (see trainjob get jobs --context %s)",
-                           arg, arg);
+            /* session_open said why, as the CLI would print it: its first line. */
+            const char *reason = why ? why : "";
+            monitor_status(m, true, "context %s: cannot open it: %.*s", arg,
+                           (int)strcspn(reason, "\n"), reason);
+            free(why);
             return;
         }
+        free(why);
         feed_free(m->feed);
         m->feed = NULL;
         session_close(&m->session);
         m->session = s;
+        free(m->context);
+        m->context = xstrdup(arg);
+        m->globals.context = m->context;
+        m->globals.endpoint = NULL; /* the context's own */
         monitor_restart_feed(m);
         monitor_status(m, false, "context %s", arg);
     } else if (strcmp(verb, "theme") == 0 && *arg) {

@@ -542,7 +542,7 @@ int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
 
     struct monitor m;
     memset(&m, 0, sizeof m);
-    m.globals = &local;
+    m.globals = local;
     m.readonly = readonly;
     m.refresh_ms = refresh_s * 1000;
     int rc = session_open(&local, &m.session, err);
@@ -614,6 +614,7 @@ int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
     free(m.names);
     free(m.arg);
     free(m.open_when_seen);
+    free(m.context);
     session_close(&m.session);
     return 0;
 }

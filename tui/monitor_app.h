@@ -12,13 +12,13 @@
 #include <stdint.h>
 
 #include "api/catalog.h"
+#include "tui/cli.h"
 #include "tui/monitor.h"
 #include "tui/session.h"
 #include "tui/term.h"
 
 #define MAX_SCREENS 8
 
-struct cli_globals;
 struct dialog;
 struct feed;
 struct help;
@@ -32,7 +32,8 @@ struct monitor {
     struct http_multi *multi;
     struct term term;
     struct session session;
-    const struct cli_globals *globals;
+    struct cli_globals globals; /* as given, then what :ctx chose */
+    char *context;              /* the string :ctx set globals.context to */
     struct jobstore *store;
     struct feed *feed;
     struct keymap *keys;
