@@ -18,11 +18,7 @@ BASE=/compute/acp/data/v2/subscriptions/local/resourceGroups/default/zones/local
 
 cleanup() {
     [ -n "$ENGINE_PID" ] && kill "$ENGINE_PID" 2>/dev/null
-    # Workers outlive the engine by design; end the ones this test started.
-    for f in "$STATE"/status/*.pid; do
-        [ -f "$f" ] || continue
-        read -r shim pgid <"$f" && kill -KILL "-$pgid" 2>/dev/null
-    done
+    end_workers "$STATE"
     rm -rf "$TMP"
 }
 trap cleanup EXIT

@@ -8,29 +8,8 @@
 # view recovers when it is back.
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
-
-export HOME="$TMP/home"
-export LANG=C.UTF-8 LC_ALL=C.UTF-8
-mkdir -p "$HOME" "$TMP/run"
-SOCK="$TMP/run/engine.sock"
-EP="http+unix://$SOCK"
 SESSION="tj-top-$$"
-tmux() { command tmux -S "$TMP/tmux.sock" "$@"; }
-# A session of our own; once more after a moment if the server did not come up
-# (tmux can lose the race with a server of ours still exiting).
-new_session() { tmux new-session "$@" || { sleep 0.5; tmux new-session "$@"; }; }
-ENGINE_PID=""
-cleanup() {
-    tmux kill-server 2>/dev/null
-    [ -n "$ENGINE_PID" ] && kill "$ENGINE_PID" 2>/dev/null
-    # Workers outlive the engine by design; end the ones this test started.
-    for f in "$TMP"/state/status/*.pid; do
-        [ -f "$f" ] || continue
-        read -r shim pgid <"$f" && kill -KILL "-$pgid" 2>/dev/null
-    done
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
+. tests/tui.sh
 
 # Two simulated nodes with room for every job here, whatever this machine has.
 cat >"$TMP/engine.yaml" <<EOF
@@ -54,43 +33,8 @@ specs:
 images:
 - {path: local/host}
 EOF
-
-start_engine() {
-    "$TRAINJOBD_BIN" --foreground --grace 1 --config "$TMP/engine.yaml" --state-dir "$TMP/state" \
-        --socket "$SOCK" >>"$TMP/engine.log" 2>&1 &
-    ENGINE_PID=$!
-    i=0
-    while [ $i -lt 100 ] && [ ! -S "$SOCK" ]; do sleep 0.1; i=$((i + 1)); done
-}
 start_engine
 
-screen() { tmux capture-pane -t "$SESSION" -p >"$TMP/screen"; }
-# wait_screen TEXT [SECONDS]: up to SECONDS (5) for TEXT to show
-wait_screen() {
-    n=0
-    limit=$(( ${2:-5} * 10 ))
-    while [ $n -lt $limit ]; do
-        screen
-        grep -qF -- "$1" "$TMP/screen" && return 0
-        sleep 0.1
-        n=$((n + 1))
-    done
-    return 1
-}
-see() { # NAME TEXT [SECONDS]
-    if wait_screen "$2" "$3"; then pass "$1"; else fail "$1" "not on screen: $2 — $(cat "$TMP/screen")"; fi
-}
-gone() { # NAME TEXT: up to 5 s for TEXT to leave the screen
-    n=0
-    while [ $n -lt 50 ]; do
-        screen
-        grep -qF -- "$2" "$TMP/screen" || { pass "$1"; return; }
-        sleep 0.1
-        n=$((n + 1))
-    done
-    fail "$1" "still on screen: $2 — $(cat "$TMP/screen")"
-}
-keys() { tmux send-keys -t "$SESSION" "$@"; sleep 0.2; }
 tj() { "$TRAINJOB_BIN" --endpoint "$EP" "$@"; }
 
 start_top() { # [ARGS...]

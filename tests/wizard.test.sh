@@ -4,83 +4,15 @@
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
 
-export HOME="$TMP/home"
-# A person's terminal speaks UTF-8; tmux and the wizard take it from the locale.
-export LANG=C.UTF-8 LC_ALL=C.UTF-8
-mkdir -p "$HOME" "$TMP/run"
-SOCK="$TMP/run/engine.sock"
 SESSION="tj-wizard-$$"
-# A tmux server of our own: nothing a user (or another test) does to theirs
-# can end ours, and the test never touches theirs.
-tmux() { command tmux -S "$TMP/tmux.sock" "$@"; }
-# A session of our own; once more after a moment if the server did not come up
-# (tmux can lose the race with a server of ours still exiting).
-new_session() { tmux new-session "$@" || { sleep 0.5; tmux new-session "$@"; }; }
-ENGINE_PID=""
-cleanup() {
-    tmux kill-server 2>/dev/null
-    [ -n "$ENGINE_PID" ] && kill "$ENGINE_PID" 2>/dev/null
-    # Workers outlive the engine by design; end any this test left running.
-    for f in "$TMP"/state/status/*.pid; do
-        [ -f "$f" ] || continue
-        read -r shim pgid <"$f" && kill -KILL "-$pgid" 2>/dev/null
-    done
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-"$TRAINJOBD_BIN" --foreground --grace 1 --config "$TMP/engine.yaml" --state-dir "$TMP/state" \
-    --socket "$SOCK" >"$TMP/engine.log" 2>&1 &
-ENGINE_PID=$!
-i=0
-while [ $i -lt 100 ] && [ ! -S "$SOCK" ]; do sleep 0.1; i=$((i + 1)); done
-
-screen() { tmux capture-pane -t "$SESSION" -p >"$TMP/screen"; }
-# wait_screen TEXT: up to 5 s for TEXT to show
-wait_screen() {
-    n=0
-    while [ $n -lt 50 ]; do
-        screen
-        grep -qF -- "$1" "$TMP/screen" && return 0
-        sleep 0.1
-        n=$((n + 1))
-    done
-    return 1
-}
-see() { # NAME TEXT
-    if wait_screen "$2"; then pass "$1"; else fail "$1" "not on screen: $2 — $(cat "$TMP/screen")"; fi
-}
-gone() { # NAME TEXT: up to 5 s for TEXT to leave the screen
-    n=0
-    while [ $n -lt 50 ]; do
-        screen
-        grep -qF -- "$2" "$TMP/screen" || { pass "$1"; return; }
-        sleep 0.1
-        n=$((n + 1))
-    done
-    fail "$1" "still on screen: $2 — $(cat "$TMP/screen")"
-}
-see_row() { # NAME A B: up to 5 s for a line with A and, after it on the line, B
-    n=0
-    while [ $n -lt 50 ]; do
-        screen
-        if awk -v a="$2" -v b="$3" '{ i = index($0, a); if (i && index(substr($0, i + length(a)), b)) f = 1 }
-            END { exit !f }' "$TMP/screen"; then
-            pass "$1"
-            return
-        fi
-        sleep 0.1
-        n=$((n + 1))
-    done
-    fail "$1" "no line with '$2' then '$3' — $(cat "$TMP/screen")"
-}
-keys() { tmux send-keys -t "$SESSION" "$@"; sleep 0.2; }
+. tests/tui.sh
+start_engine
 
 WIZARD_ENV="" # more VAR=value for the wizard's environment
 start_wizard() { # FILE ("" for none) [WIDTH HEIGHT]
     tmux kill-session -t "$SESSION" 2>/dev/null
     new_session -d -s "$SESSION" -x "${2:-100}" -y "${3:-30}" \
-        "env HOME='$HOME' TERM=tmux-256color $WIZARD_ENV '$TRAINJOB_BIN' --endpoint 'http+unix://$SOCK' new ${1:+-f '$1'}; echo EXIT=\$?; sleep 60"
+        "env HOME='$HOME' TERM=tmux-256color $WIZARD_ENV '$TRAINJOB_BIN' --endpoint '$EP' new ${1:+-f '$1'}; echo EXIT=\$?; sleep 60"
 }
 
 start_wizard examples/pytorch-ddp.yaml 120 40
