@@ -10,7 +10,11 @@
 
 #include <curses.h>
 #include <locale.h>
+#include <stdint.h>
 #include <stdio.h>
+
+#include "util/strbuf.h"
+#include "util/utf8.h"
 
 struct offscreen {
     SCREEN *screen;
@@ -40,6 +44,46 @@ static inline void offscreen_close(struct offscreen *o, WINDOW *win)
     delscreen(o->screen);
     fclose(o->out);
     fclose(o->in);
+}
+
+/*
+ * The text of w cells of win's row y from column x, as UTF-8, trailing
+ * blanks cut, a two-cell character read once; malloc'd. NULL when a cell
+ * cannot be read.
+ */
+static inline char *offscreen_text(WINDOW *win, int y, int x, int w)
+{
+    struct strbuf sb = STRBUF_INIT;
+    for (int c = x; c < x + w; c++) {
+        cchar_t cc;
+        wchar_t wch[CCHARW_MAX + 1] = {0};
+        attr_t a;
+        short pair;
+        char enc[4];
+        if (mvwin_wch(win, y, c, &cc) != OK || getcchar(&cc, wch, &a, &pair, NULL) != OK) {
+            strbuf_free(&sb);
+            return NULL;
+        }
+        for (size_t i = 0; wch[i]; i++)
+            strbuf_add(&sb, enc, utf8_encode((uint32_t)wch[i], enc));
+        if (utf8_cpwidth((uint32_t)wch[0]) == 2)
+            c++;
+    }
+    while (sb.len > 0 && sb.buf[sb.len - 1] == ' ')
+        strbuf_truncate(&sb, sb.len - 1);
+    return strbuf_detach(&sb, NULL);
+}
+
+/* The attributes of cell (y, x) of win (A_INVIS when it cannot be read). */
+static inline attr_t offscreen_attr(WINDOW *win, int y, int x)
+{
+    cchar_t cc;
+    wchar_t wch[CCHARW_MAX + 1] = {0};
+    attr_t a = A_INVIS;
+    short pair;
+    if (mvwin_wch(win, y, x, &cc) != OK || getcchar(&cc, wch, &a, &pair, NULL) != OK)
+        return A_INVIS;
+    return a;
 }
 
 #endif

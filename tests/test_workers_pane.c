@@ -48,38 +48,17 @@ static int teardown_terminal(void **state)
     return 0;
 }
 
-/* Row y of the window as UTF-8, trailing blanks cut; two-cell characters read once. */
+/* Row y of the window, as UTF-8. */
 static char *row(int y)
 {
-    struct strbuf sb = STRBUF_INIT;
-    for (int c = 0; c < WIN_W; c++) {
-        cchar_t cc;
-        wchar_t wch[CCHARW_MAX + 1] = {0};
-        attr_t a;
-        short pair;
-        char enc[4];
-        assert_int_equal(mvwin_wch(win, y, c, &cc), OK);
-        assert_int_equal(getcchar(&cc, wch, &a, &pair, NULL), OK);
-        for (size_t i = 0; wch[i]; i++)
-            strbuf_add(&sb, enc, utf8_encode((uint32_t)wch[i], enc));
-        if (utf8_cpwidth((uint32_t)wch[0]) == 2)
-            c++;
-    }
-    while (sb.len > 0 && sb.buf[sb.len - 1] == ' ')
-        strbuf_truncate(&sb, sb.len - 1);
-    return strbuf_detach(&sb, NULL);
+    char *text = offscreen_text(win, y, 0, WIN_W);
+    assert_non_null(text);
+    return text;
 }
 
-/* The attributes of cell (y, x). */
 static attr_t attr_at(int y, int x)
 {
-    cchar_t cc;
-    wchar_t wch[CCHARW_MAX + 1] = {0};
-    attr_t a;
-    short pair;
-    assert_int_equal(mvwin_wch(win, y, x, &cc), OK);
-    assert_int_equal(getcchar(&cc, wch, &a, &pair, NULL), OK);
-    return a;
+    return offscreen_attr(win, y, x);
 }
 
 /* The window row showing needle (ASCII rows only), or -1; *col gets its column. */
