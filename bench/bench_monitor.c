@@ -22,6 +22,7 @@
 #include "api/backend.h"
 #include "api/finding.h"
 #include "api/jobfile.h"
+#include "bench/bench.h"
 #include "tui/jobs_view.h"
 #include "tui/jobstore.h"
 #include "tui/monitor.h"
@@ -37,53 +38,12 @@
 
 static double now_us(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    return bench_now_ns() / 1e3;
 }
 
 static double median(double *v, size_t n)
 {
-    qsort(v, n, sizeof *v, cmp_double);
-    return v[n / 2];
-}
-
-static int open_instructions(void)
-{
-    struct perf_event_attr pe;
-    memset(&pe, 0, sizeof pe);
-    pe.type = PERF_TYPE_HARDWARE;
-    pe.size = sizeof pe;
-    pe.config = PERF_COUNT_HW_INSTRUCTIONS;
-    pe.disabled = 1;
-    pe.exclude_kernel = 1;
-    pe.exclude_hv = 1;
-    return (int)syscall(SYS_perf_event_open, &pe, 0, -1, -1, 0);
-}
-
-static void counter_start(int fd)
-{
-    if (fd >= 0) {
-        ioctl(fd, PERF_EVENT_IOC_RESET, 0);
-        ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-    }
-}
-
-static double counter_stop(int fd)
-{
-    long long count = 0;
-    if (fd < 0)
-        return -1;
-    ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-    if (read(fd, &count, sizeof count) != (ssize_t)sizeof count)
-        return -1;
-    return (double)count;
+    return bench_quantile(v, n, 0.5);
 }
 
 static long rss_kib(void)
@@ -152,7 +112,7 @@ int main(void)
     findings_free(&fs);
     strbuf_free(&io);
     const struct jobspec base = jf.job;
-    int counter = open_instructions();
+    int counter = bench_counter_open();
 
     /* The first sync, fresh store each run. */
     double sync_us[5];
@@ -192,11 +152,11 @@ int main(void)
     for (int i = 0; i < RUNS; i++) {
         werase(stdscr);
         double t0 = now_us();
-        counter_start(counter);
+        bench_counter_start(counter);
         jv->ops->draw(jv, stdscr, 1, 0, VIEW_H - 3, VIEW_W, true);
         wnoutrefresh(stdscr);
         doupdate();
-        full_in[i] = counter_stop(counter);
+        full_in[i] = bench_counter_stop(counter);
         full_us[i] = now_us() - t0;
 
         /* One job on the screen changes state: the store, the view's rows, a frame. */
@@ -211,13 +171,13 @@ int main(void)
         msg.job.state = row->state == JOB_STATE_RUNNING ? JOB_STATE_FAILED : JOB_STATE_RUNNING;
         msg.workers = row->workers;
         t0 = now_us();
-        counter_start(counter);
+        bench_counter_start(counter);
         jobstore_apply(s, &msg);
         jv->ops->changed(jv);
         jv->ops->draw(jv, stdscr, 1, 0, VIEW_H - 3, VIEW_W, false);
         wnoutrefresh(stdscr);
         doupdate();
-        ev_in[i] = counter_stop(counter);
+        ev_in[i] = bench_counter_stop(counter);
         ev_us[i] = now_us() - t0;
     }
     /* The workers pane with 1,000 workers: a full frame, and one worker's exit. */
@@ -240,23 +200,23 @@ int main(void)
         werase(stdscr);
         workers_pane_invalidate(wp);
         double t0 = now_us();
-        counter_start(counter);
+        bench_counter_start(counter);
         workers_pane_draw(wp, stdscr, 1, 0, VIEW_H - 3, VIEW_W, true);
         wnoutrefresh(stdscr);
         doupdate();
-        wfull_in[i] = counter_stop(counter);
+        wfull_in[i] = bench_counter_stop(counter);
         wfull_us[i] = now_us() - t0;
         /* A worker on the screen exits 137: the list again, one frame. */
         struct worker_info *w = &wl.workers[i % 20];
         w->has_exit_code = !w->has_exit_code;
         w->exit_code = 137;
         t0 = now_us();
-        counter_start(counter);
+        bench_counter_start(counter);
         workers_pane_set_workers(wp, &wl, 0);
         workers_pane_draw(wp, stdscr, 1, 0, VIEW_H - 3, VIEW_W, true);
         wnoutrefresh(stdscr);
         doupdate();
-        wexit_in[i] = counter_stop(counter);
+        wexit_in[i] = bench_counter_stop(counter);
         wexit_us[i] = now_us() - t0;
     }
     workers_pane_free(wp);

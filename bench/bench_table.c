@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/bench.h"
 #include "util/xalloc.h"
 #include "widgets/table.h"
 
@@ -142,63 +143,6 @@ static void make_jobs(struct jobs *jobs, size_t n)
     }
 }
 
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The q-quantile (nearest rank) of n samples; sorts them. */
-static double quantile(double *v, size_t n, double q)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    size_t rank = (size_t)(q * (double)n + 0.999999);
-    if (rank < 1)
-        rank = 1;
-    return v[rank > n ? n - 1 : rank - 1];
-}
-
-/* A counter of this thread's user-space instructions, or -1 when not allowed. */
-static int open_instructions(void)
-{
-    struct perf_event_attr pe;
-    memset(&pe, 0, sizeof pe);
-    pe.type = PERF_TYPE_HARDWARE;
-    pe.size = sizeof pe;
-    pe.config = PERF_COUNT_HW_INSTRUCTIONS;
-    pe.disabled = 1;
-    pe.exclude_kernel = 1;
-    pe.exclude_hv = 1;
-    return (int)syscall(SYS_perf_event_open, &pe, 0, -1, -1, 0);
-}
-
-static void counter_start(int fd)
-{
-    if (fd < 0)
-        return;
-    ioctl(fd, PERF_EVENT_IOC_RESET, 0);
-    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-}
-
-/* Instructions since counter_start (-1 without a counter). */
-static double counter_stop(int fd)
-{
-    long long count = 0;
-    if (fd < 0)
-        return -1;
-    ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-    if (read(fd, &count, sizeof count) != (ssize_t)sizeof count)
-        return -1;
-    return (double)count;
-}
-
 struct result {
     const char *what;
     double us[RUNS];
@@ -210,9 +154,9 @@ struct result {
 static void print_row(struct result *r)
 {
     char instr[32] = "n/a", lines[16] = "";
-    double med = quantile(r->us, RUNS, 0.5), p99 = quantile(r->us, RUNS, 0.99);
+    double med = bench_quantile(r->us, RUNS, 0.5), p99 = bench_quantile(r->us, RUNS, 0.99);
     if (r->instr[0] >= 0)
-        snprintf(instr, sizeof instr, "%.0f", quantile(r->instr, RUNS, 0.5));
+        snprintf(instr, sizeof instr, "%.0f", bench_quantile(r->instr, RUNS, 0.5));
     if (r->lines >= 0)
         snprintf(lines, sizeof lines, "%.0f", r->lines);
     printf("| %-46s | %9.1f | %9.1f | %12s | %5s | %-10s |\n", r->what, med, p99, instr, lines,
@@ -228,11 +172,11 @@ static void bench_refresh(struct result *r, size_t n, size_t sort_col, int count
     table_set_sort(t, sort_col, false);
     for (int i = 0; i < RUNS; i++) {
         /* A refresh re-reads every row in the owner's order and sorts them. */
-        double t0 = now_us();
-        counter_start(counter);
+        double t0 = (bench_now_ns() / 1e3);
+        bench_counter_start(counter);
         table_refresh(t);
-        r->instr[i] = counter_stop(counter);
-        r->us[i] = now_us() - t0;
+        r->instr[i] = bench_counter_stop(counter);
+        r->us[i] = (bench_now_ns() / 1e3) - t0;
     }
     r->lines = -1;
     table_free(t);
@@ -261,7 +205,7 @@ int main(void)
         return 1;
     }
     WINDOW *win = newwin(VIEW_H, VIEW_W, 0, 0);
-    int counter = open_instructions();
+    int counter = bench_counter_open();
     static struct result res[5] = {
         {.what = "refresh + sort by NAME, 10,000 rows", .target = "-"},
         {.what = "refresh + sort by NAME, 100,000 rows", .target = "-"},
@@ -284,21 +228,21 @@ int main(void)
         /* A full frame: the owner cleared the window. */
         werase(win);
         table_invalidate(t);
-        double t0 = now_us();
-        counter_start(counter);
+        double t0 = (bench_now_ns() / 1e3);
+        bench_counter_start(counter);
         frame(t, win);
-        res[3].instr[i] = counter_stop(counter);
-        res[3].us[i] = now_us() - t0;
+        res[3].instr[i] = bench_counter_stop(counter);
+        res[3].us[i] = (bench_now_ns() / 1e3) - t0;
         lines_full = table_drawn_lines(t);
 
         /* Down (or Up, to stay on the page), then the frame. */
         struct widget_key k = {.code = i % 2 ? KEY_UP : KEY_DOWN, .is_function = true};
         table_widget(t)->ops->key(table_widget(t), &k);
-        t0 = now_us();
-        counter_start(counter);
+        t0 = (bench_now_ns() / 1e3);
+        bench_counter_start(counter);
         frame(t, win);
-        res[4].instr[i] = counter_stop(counter);
-        res[4].us[i] = now_us() - t0;
+        res[4].instr[i] = bench_counter_stop(counter);
+        res[4].us[i] = (bench_now_ns() / 1e3) - t0;
         lines_move = table_drawn_lines(t);
     }
     res[3].lines = lines_full;

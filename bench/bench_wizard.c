@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/bench.h"
 #include "util/fileio.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -40,12 +41,6 @@ static double now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* Reads what the wizard writes until `needle` has appeared or ms pass; true if it did. */
@@ -73,36 +68,6 @@ static void drain(int fd)
     struct pollfd p = {fd, POLLIN, 0};
     while (poll(&p, 1, 0) > 0 && read(fd, buf, sizeof buf) > 0)
         ;
-}
-
-/* A field of /proc/<pid>/status ("VmRSS:", "voluntary_ctxt_switches:"). */
-static long proc_status(pid_t pid, const char *key)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    long v = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, key, strlen(key)) == 0)
-            v = atol(line + strlen(key));
-    if (f)
-        fclose(f);
-    return v;
-}
-
-/* A field of /proc/<pid>/smaps_rollup ("Pss:", "Rss:"), in kB; -1 if unknown. */
-static long proc_rollup(pid_t pid, const char *key)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/smaps_rollup", (int)pid);
-    FILE *f = fopen(path, "r");
-    long v = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, key, strlen(key)) == 0)
-            v = atol(line + strlen(key));
-    if (f)
-        fclose(f);
-    return v;
 }
 
 /* User + system CPU time of pid, in milliseconds. */
@@ -311,15 +276,15 @@ int main(void)
         drain(master);
         per_key[r] = (proc_cpu_ms(pid) - cpu0) * 1000.0 / KEYS;
         if (r == 0) {
-            rss_kb = proc_status(pid, "VmRSS:");
-            anon_kb = proc_status(pid, "RssAnon:");
-            pss_kb = proc_rollup(pid, "Pss:");
-            long before = proc_status(pid, "voluntary_ctxt_switches:") +
-                          proc_status(pid, "nonvoluntary_ctxt_switches:");
+            rss_kb = bench_proc_field(pid, "status", "VmRSS:");
+            anon_kb = bench_proc_field(pid, "status", "RssAnon:");
+            pss_kb = bench_proc_field(pid, "smaps_rollup", "Pss:");
+            long before = bench_proc_field(pid, "status", "voluntary_ctxt_switches:") +
+                          bench_proc_field(pid, "status", "nonvoluntary_ctxt_switches:");
             sleep(5);
             drain(master);
-            idle_switches = proc_status(pid, "voluntary_ctxt_switches:") +
-                            proc_status(pid, "nonvoluntary_ctxt_switches:") - before;
+            idle_switches = bench_proc_field(pid, "status", "voluntary_ctxt_switches:") +
+                            bench_proc_field(pid, "status", "nonvoluntary_ctxt_switches:") - before;
         }
         stop(pid);
         close(master);
@@ -334,8 +299,8 @@ int main(void)
     }
     kill(engine, SIGTERM);
     waitpid(engine, NULL, 0);
-    qsort(first, RUNS, sizeof first[0], cmp_double);
-    qsort(per_key, RUNS, sizeof per_key[0], cmp_double);
+    qsort(first, RUNS, sizeof first[0], bench_cmp_double);
+    qsort(per_key, RUNS, sizeof per_key[0], bench_cmp_double);
 
     printf("create-task wizard (trainjob new on a 100x30 pty, real trainjobd); %d runs\n", RUNS);
     printf("| %-44s | %10s | %10s | %-16s |\n", "measurement", "median", "worst", "target");
