@@ -150,3 +150,13 @@ expect_rc "render -o xml is a usage error" 2
 run "$tj" render "$TMP/bad-codes.yaml"
 expect_rc "render of an invalid file fails" 1
 if [ -s "$TMP/out" ]; then fail "render of an invalid file prints no job"; else pass "render of an invalid file prints no job"; fi
+
+# The full-screen commands refuse to start curses on a pipe, and say what to use.
+run "$tj" top </dev/null
+expect_rc "top without a terminal is a usage error" 2
+expect_grep "...pointing at get jobs" "$TMP/err" "trainjob get jobs"
+run "$tj" top --refresh 0
+expect_rc "top --refresh 0 is refused" 2
+expect_grep "...naming the option" "$TMP/err" "--refresh"
+run "$tj" new </dev/null
+expect_rc "new without a terminal is a usage error" 2

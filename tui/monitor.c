@@ -540,6 +540,10 @@ int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
         return EXIT_USAGE;
     }
 
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        fputs("trainjob top: needs a terminal (use `trainjob get jobs` in scripts)\n", err);
+        return EXIT_USAGE;
+    }
     struct monitor m;
     memset(&m, 0, sizeof m);
     m.globals = local;
