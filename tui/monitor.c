@@ -340,11 +340,43 @@ void monitor_restart_feed(struct monitor *m)
     monitor_feed_changed(m);
 }
 
+/* ---- frames ------------------------------------------------------------------ */
+
+static void on_frame_due(void *ctx)
+{
+    struct monitor *m = ctx;
+    m->frame_timer = 0;
+}
+
+/*
+ * Draws what is dirty: at once after a key, else at most every
+ * FRAME_MIN_MS, so a log streaming 10,000 lines a second repaints ~30
+ * times a second rather than once per piece that arrives.
+ */
+static void frame(struct monitor *m)
+{
+    int64_t now = loop_now_ms();
+    int64_t due = m->last_frame_ms + FRAME_MIN_MS;
+    if (!m->now && !m->full && now < due) {
+        if (m->frame_timer == 0)
+            m->frame_timer = loop_add_timer(m->loop, due - now, on_frame_due, m);
+        return;
+    }
+    if (m->frame_timer) {
+        loop_cancel(m->loop, m->frame_timer);
+        m->frame_timer = 0;
+    }
+    draw_frame(m);
+    m->now = false;
+    m->last_frame_ms = now;
+}
+
 /* ---- keys ------------------------------------------------------------------- */
 
 static void on_key(struct monitor *m, const struct widget_key *k)
 {
     m->dirty = true;
+    m->now = true; /* what a key changed shows at once */
     if (m->help) {
         if (help_key(m->help, k)) {
             help_free(m->help);
@@ -596,9 +628,11 @@ int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
             m.full = m.dirty = true;
         }
         if (m.dirty)
-            draw_frame(&m);
+            frame(&m);
         loop_run_once(m.loop, -1);
     }
+    if (m.frame_timer)
+        loop_cancel(m.loop, m.frame_timer);
     while (m.depth) {
         struct screen *s = m.screens[--m.depth];
         s->ops->destroy(s);

@@ -18,6 +18,7 @@
 #include "tui/term.h"
 
 #define MAX_SCREENS 8
+#define FRAME_MIN_MS 33 /* ~30 frames a second at most, but for keys */
 
 struct dialog;
 struct feed;
@@ -42,6 +43,9 @@ struct monitor {
     bool readonly;
     int refresh_ms;
     bool dirty, full, quit, resized;
+    bool now;              /* draw this turn (a key was handled) */
+    int64_t last_frame_ms; /* loop_now_ms of the last frame */
+    uint64_t frame_timer;  /* the next frame, when one is held back */
     char status[512];
     bool status_error;
     uint64_t age_timer;
