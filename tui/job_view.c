@@ -27,6 +27,7 @@
 #include "tui/jobfmt.h"
 #include "tui/jobstore.h"
 #include "tui/logs_pane.h"
+#include "util/logring.h"
 #include "tui/monitor.h"
 #include "tui/term.h"
 #include "tui/workers_pane.h"
@@ -738,7 +739,10 @@ struct screen *job_view_new(struct monitor *m, const char *job_name)
     v->title = strbuf_detach(&title, NULL);
     v->workers = workers_pane_new();
     v->events = events_pane_new();
-    v->logs = logs_pane_new(NULL);
+    /* 4 MiB of text (~40,000 lines) is plenty to triage with and keeps a
+     * dashboard's job screen well inside what the jobs view itself needs. */
+    static const struct logring_config ring = {4u << 20, 64u << 10, 0, 0};
+    v->logs = logs_pane_new(&ring);
     v->focus = PANE_WORKERS;
     v->bottom = PANE_EVENTS;
     struct backend *b = monitor_backend(m);
