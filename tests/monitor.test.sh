@@ -276,6 +276,21 @@ see "a restarted engine is picked up again" "live" 40
 gone "...and the banner goes" "DISCONNECTED"
 see "...with the jobs still listed" "flaky"
 
+# A context's theme: a wrong one does not lock anyone out (the default, and why).
+cat >"$HOME/.config/trainjob/config.yaml" <<EOF
+contexts:
+  - name: second
+    endpoint: $EP
+    workspace: default
+    theme: nosuch
+EOF
+tmux kill-session -t "$SESSION" 2>/dev/null
+new_session -d -s "$SESSION" -x 120 -y 40 \
+    "env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' --context second top; echo EXIT=\$?; sleep 60"
+see "a context naming a missing theme still opens top" "DISPLAY NAME"
+see "...and says what was wrong with the theme" "config.yaml theme:"
+keys q
+
 # Read-only top offers no actions.
 start_top --readonly
 see "top --readonly opens" "NAME"

@@ -639,8 +639,19 @@ int cmd_new(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
         a.backend = s.b;
     }
     a.km = load_keymap(&a);
+    bool theme_from_config = theme == NULL && have_session && s.rc.ctx.theme;
+    if (theme_from_config) /* the context's theme: */
+        theme = s.rc.ctx.theme;
     char why[512];
-    if (term_start(&a.term, theme, why, sizeof why) != 0) {
+    int started = term_start(&a.term, theme, why, sizeof why);
+    if (started != 0 && theme_from_config) {
+        /* A wrong theme in config.yaml must not lock a person out: the default, and say so. */
+        if (!a.status[0])
+            snprintf(a.status, sizeof a.status, "config.yaml theme: %.180s; using the default",
+                     why);
+        started = term_start(&a.term, NULL, why, sizeof why);
+    }
+    if (started != 0) {
         fprintf(err, "trainjob: %s\n", why);
         if (have_session)
             session_close(&s);

@@ -585,7 +585,8 @@ int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
     if (rc != 0)
         return rc;
     /* The config's theme, unless --theme names one. */
-    if (theme == NULL && m.session.rc.ctx.theme)
+    bool theme_from_config = theme == NULL && m.session.rc.ctx.theme;
+    if (theme_from_config)
         theme = m.session.rc.ctx.theme;
     m.keys = keymap_new_default();
     struct strbuf kerr = STRBUF_INIT;
@@ -593,8 +594,14 @@ int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
     keymap_load(m.keys, kpath, kshown, &kerr);
     free(kpath);
     free(kshown);
-    char why[256];
-    if (term_start(&m.term, theme, why, sizeof why) != 0) {
+    char why[256], theme_why[300] = "";
+    int started = term_start(&m.term, theme, why, sizeof why);
+    if (started != 0 && theme_from_config) {
+        /* A wrong theme in config.yaml must not lock a person out: the default, and say so. */
+        snprintf(theme_why, sizeof theme_why, "config.yaml theme: %s; using the default", why);
+        started = term_start(&m.term, NULL, why, sizeof why);
+    }
+    if (started != 0) {
         fprintf(err, "trainjob top: %s\n", why);
         keymap_free(m.keys);
         session_close(&m.session);
@@ -603,6 +610,8 @@ int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
     }
     if (kerr.len)
         monitor_status(&m, true, "%.*s", (int)strcspn(strbuf_str(&kerr), "\n"), strbuf_str(&kerr));
+    else if (theme_why[0])
+        monitor_status(&m, true, "%s", theme_why);
     strbuf_free(&kerr);
     m.loop = loop_new();
     m.multi = http_multi_new(m.loop);
