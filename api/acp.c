@@ -191,6 +191,18 @@ static enum backend_status build(struct backend *b, const struct backend_request
         v1_job_path(b, rq->name, &out->path);
         strbuf_adds(&out->path, ":start");
         break;
+    case BACKEND_OP_CREATE:
+        out->method = "POST";
+        collection(b, &out->path);
+        if (rq->job_json) {
+            out->body = json_loads(rq->job_json, 0, NULL);
+            json_t *name = json_object_get(out->body, "name");
+            query(&out->path, "training_job_name", json_string_value(name));
+        } else if (rq->job) {
+            out->body = jobspec_to_json(rq->job);
+            query(&out->path, "training_job_name", rq->job->name);
+        }
+        break;
     case BACKEND_OP_CATALOG:
         if (!trainjobd)
             return backend_unsupported(b, "the catalog", err);
@@ -381,6 +393,7 @@ static enum backend_status decode(const struct backend_request *rq, const json_t
     case BACKEND_OP_UPDATE:
     case BACKEND_OP_START:
     case BACKEND_OP_MARK_NODE:
+    case BACKEND_OP_CREATE:
         return decode_job(reply, &out->job, &out->err);
     case BACKEND_OP_LIST:
         return decode_list(reply, &out->list, &out->err);
@@ -467,24 +480,9 @@ static enum backend_status acp_catalog(struct backend *b, struct catalog *out,
 static enum backend_status acp_create(struct backend *b, const struct jobspec *job,
                                       struct jobspec *out, struct api_error *err)
 {
-    struct acp_request ar = {.method = "POST", .path = STRBUF_INIT};
-    collection(b, &ar.path);
-    query(&ar.path, "training_job_name", job->name);
-    char *text = json_dumps(ar.body = jobspec_to_json(job), JSON_COMPACT);
-    struct http_result r;
-    http_result_init(&r);
-    http_call(driver(b)->client, ar.method, strbuf_str(&ar.path), text, strlen(text), &r);
-    free(text);
-    json_t *reply;
-    enum backend_status st = reply_status(b, &ar, &r, &reply, err);
-    if (st == BACKEND_OK)
-        st = decode_job(reply, out, err);
-    else
-        jobspec_init(out);
-    json_decref(reply);
-    http_result_free(&r);
-    acp_request_free(&ar);
-    return st;
+    jobspec_init(out);
+    struct backend_request rq = {.op = BACKEND_OP_CREATE, .job = job};
+    RUN_INTO(b, &rq, job, out, err);
 }
 
 static enum backend_status acp_get(struct backend *b, const char *name, struct jobspec *out,

@@ -15,6 +15,7 @@
 #include "api/context.h"
 #include "api/http.h"
 #include "api/http_multi.h"
+#include "api/jobspec_json.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -396,6 +397,17 @@ static void request_copy(struct backend_request *dst, const struct backend_reque
     dst->name = dup_or_null(src->name);
     dst->worker = dup_or_null(src->worker);
     dst->node = dup_or_null(src->node);
+    /* The job as JSON text: the caller's jobspec need not outlive the send (nor a resend). */
+    dst->job = NULL;
+    if (src->job) {
+        json_t *j = jobspec_to_json(src->job);
+        dst->job_json = json_dumps(j, JSON_COMPACT);
+        json_decref(j);
+        if (dst->job_json == NULL)
+            xalloc_die();
+    } else {
+        dst->job_json = dup_or_null(src->job_json);
+    }
     dst->query.page_token = dup_or_null(src->query.page_token);
     dst->query.filter = dup_or_null(src->query.filter);
     dst->query.name = dup_or_null(src->query.name);
@@ -411,6 +423,7 @@ static void request_free(struct backend_request *rq)
     free((char *)rq->name);
     free((char *)rq->worker);
     free((char *)rq->node);
+    free(rq->job_json);
     free((char *)rq->query.page_token);
     free((char *)rq->query.filter);
     free((char *)rq->query.name);

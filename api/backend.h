@@ -128,6 +128,7 @@ enum backend_op {
     BACKEND_OP_DELETE,
     BACKEND_OP_MARK_NODE, /* a node unschedulable for one job (trainjobd) */
     BACKEND_OP_CATALOG,   /* what the caller may choose (trainjobd) */
+    BACKEND_OP_CREATE,    /* job: the reply is the job as created */
     BACKEND_OP_WATCH,     /* a stream: on_message per message */
     BACKEND_OP_LOGS,      /* a stream: on_data per piece */
 };
@@ -142,6 +143,8 @@ struct backend_request {
     struct job_update update; /* UPDATE */
     const char *worker;       /* LOGS */
     const char *node;         /* MARK_NODE */
+    const struct jobspec *job; /* CREATE (backend_send keeps it as JSON) */
+    char *job_json;            /* backend_send's copy of job: leave NULL */
     long tail;                /* LOGS: the last lines (< 0: all) */
     bool follow;              /* LOGS */
 };
@@ -151,7 +154,7 @@ struct backend_reply {
     enum backend_op op;
     enum backend_status status;
     struct api_error err;         /* status != BACKEND_OK */
-    struct jobspec job;           /* GET UPDATE START MARK_NODE */
+    struct jobspec job;           /* GET UPDATE START MARK_NODE CREATE */
     struct job_list list;         /* LIST */
     struct worker_list workers;   /* WORKERS */
     char *next_page_token;        /* WORKERS: NULL on the last page */

@@ -37,12 +37,15 @@
 static const char *canned_body;
 static int canned_status;
 static int canned_calls;
+static char canned_path[512], canned_sent[4096]; /* what the last request asked, and its body */
 
 static void canned(void *ctx, const char *method, const char *path, const char *body, size_t len,
                    http_data_fn on_data, void *data_ctx, struct http_result *out)
 {
-    (void)ctx, (void)method, (void)path, (void)body, (void)len;
+    (void)ctx, (void)method;
     canned_calls++;
+    snprintf(canned_path, sizeof canned_path, "%s", path);
+    snprintf(canned_sent, sizeof canned_sent, "%.*s", (int)len, body ? body : "");
     out->transport = TRANSPORT_NONE;
     out->status = canned_status;
     if (on_data && canned_status < 300)
@@ -156,6 +159,24 @@ static void replies_come_from_the_loop_decoded(void **state)
         loop_run_once(lp, 10);
     assert_int_equal(s.replies, 0);
     assert_int_equal(http_multi_active(m), 0);
+
+    /* A create: the job goes as JSON (kept by the send: the caller's job may go at once). */
+    struct jobspec *job = calloc(1, sizeof *job);
+    jobspec_init(job);
+    job->name = strdup("pt-new");
+    job->display_name = strdup("新的");
+    struct backend_request create = {.op = BACKEND_OP_CREATE, .job = job};
+    canned_status = 200;
+    canned_body = "{\"name\":\"pt-new\",\"state\":\"QUEUEING\"}";
+    s.replies = 0;
+    backend_send(b, m, &create, on_reply, NULL, NULL, &s);
+    jobspec_free(job);
+    free(job);
+    RUN_UNTIL(lp, s.replies > 0, 2000);
+    assert_int_equal(s.status, BACKEND_OK);
+    assert_string_equal(s.job, "pt-new");
+    assert_non_null(strstr(canned_path, "/trainingJobs?training_job_name=pt-new"));
+    assert_non_null(strstr(canned_sent, "\"display_name\":\"新的\""));
 
     backend_free(acp);
     backend_free(b);

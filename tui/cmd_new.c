@@ -98,6 +98,7 @@ struct app {
         enum { NAME_ASKING, NAME_TAKEN, NAME_FREE } state;
         struct backend_call *call;
     } names;
+    struct backend_call *submitting; /* a submit the server has not answered yet */
 };
 
 /* The backend's answer about a name: taken on a 200, free on anything else (never block a submit
@@ -450,6 +451,23 @@ static void overlay_key(struct app *a, const struct widget_key *k)
     }
 }
 
+/* The server's answer to a submit: the job opens, or the rejection lands on its field. */
+static void on_created(void *ctx, struct backend_reply *r)
+{
+    struct app *a = ctx;
+    a->submitting = NULL;
+    a->redraw = true;
+    if (r->status == BACKEND_OK) {
+        a->created = r->job;
+        jobspec_init(&r->job); /* taken */
+        a->submitted = true;
+        a->quit = true;
+        return;
+    }
+    snprintf(a->status, sizeof a->status, "rejected: %.200s", r->err.message);
+    wizard_show_error(a->wz, r->err.field, r->err.message);
+}
+
 static void submit(struct app *a)
 {
     wizard_validate(a->wz);
@@ -463,21 +481,17 @@ static void submit(struct app *a)
         snprintf(a->status, sizeof a->status, "no backend to submit to (offline)");
         return;
     }
+    if (a->submitting) {
+        snprintf(a->status, sizeof a->status, "Submitting… (the last submit has not been answered)");
+        return;
+    }
     snprintf(a->status, sizeof a->status, "Submitting…");
-    draw_now(a);
     const char *ws = wizard_job(a->wz)->workspace_name;
     if (ws && *ws) /* the form's workspace, not only the context's default */
         backend_set_workspace(a->backend, ws);
-    struct api_error err;
-    jobspec_init(&a->created);
-    if (backend_create(a->backend, wizard_job(a->wz), &a->created, &err) == BACKEND_OK) {
-        a->submitted = true;
-        a->quit = true;
-        return;
-    }
-    jobspec_free(&a->created);
-    snprintf(a->status, sizeof a->status, "rejected: %.200s", err.message);
-    wizard_show_error(a->wz, err.field, err.message);
+    /* Through the loop: keys (and a resize) are still answered while the server thinks. */
+    struct backend_request rq = {.op = BACKEND_OP_CREATE, .job = wizard_job(a->wz)};
+    a->submitting = backend_send(a->backend, a->multi, &rq, on_created, NULL, NULL, a);
 }
 
 static void on_key(struct app *a, const struct widget_key *k)
@@ -697,6 +711,7 @@ int cmd_new(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
     dialog_free(a.confirm);
     wizard_free(a.wz);
     backend_call_cancel(a.names.call);
+    backend_call_cancel(a.submitting);
     free(a.names.workspace);
     free(a.names.name);
     http_multi_free(a.multi);
