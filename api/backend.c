@@ -139,11 +139,12 @@ enum backend_status backend_unsupported(const struct backend *b, const char *wha
  * may have started the engine meanwhile. If that try fails too, the error
  * says why reviving did not help.
  */
-static bool again(struct backend *b, enum backend_status st, struct api_error *err)
+static bool again_once(struct backend *b, bool *revived, enum backend_status st,
+                       struct api_error *err)
 {
     if (st != BACKEND_UNREACHABLE || b->revive == NULL)
         return false;
-    if (b->revived) {
+    if (*revived) {
         if (b->revive_error) {
             size_t n = strlen(err->message);
             snprintf(err->message + n, sizeof err->message - n, " (starting it: %s)",
@@ -151,12 +152,20 @@ static bool again(struct backend *b, enum backend_status st, struct api_error *e
         }
         return false;
     }
-    b->revived = true;
+    *revived = true;
     struct strbuf why = STRBUF_INIT;
+    free(b->revive_error);
+    b->revive_error = NULL;
     if (b->revive(b->revive_ctx, &why) != 0)
         b->revive_error = strbuf_detach(&why, NULL);
     strbuf_free(&why);
     return true;
+}
+
+/* The blocking calls revive at most once per backend (a command is one call or a few). */
+static bool again(struct backend *b, enum backend_status st, struct api_error *err)
+{
+    return again_once(b, &b->revived, st, err);
 }
 
 #define NEED(op, what)                                                                             \
@@ -489,8 +498,12 @@ void backend_call_done(struct backend_call *c)
         call_free(c);
         return;
     }
-    /* The local engine gone: start it once and make the same call again. */
-    if (again(c->b, c->reply.status, &c->reply.err)) {
+    /*
+     * The local engine gone: start it and make the same call again, once
+     * per call — a screen open for days retries with new calls, and each
+     * may find the engine gone again.
+     */
+    if (again_once(c->b, &c->revived, c->reply.status, &c->reply.err)) {
         if (c->driver_free)
             c->driver_free(c->driver_data);
         c->driver_data = NULL;

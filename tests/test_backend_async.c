@@ -349,6 +349,38 @@ static void a_missing_socket_is_unreachable_through_the_callback(void **state)
     loop_free(lp);
 }
 
+static int revives;
+static int count_revive(void *ctx, struct strbuf *err)
+{
+    (void)ctx;
+    revives++;
+    strbuf_adds(err, "trainjobd exited 1");
+    return -1;
+}
+
+/* A screen open for days retries with new calls: each may start the local engine again. */
+static void each_call_may_revive_the_local_engine(void **state)
+{
+    (void)state;
+    struct loop *lp = loop_new();
+    struct http_multi *m = http_multi_new(lp);
+    struct backend *b = open_backend("http+unix:///nonexistent/trainjob.sock", false, true);
+    b->revive = count_revive;
+    revives = 0;
+    for (int i = 1; i <= 2; i++) {
+        struct seen s = {0};
+        struct backend_request rq = {.op = BACKEND_OP_WATCH};
+        backend_send(b, m, &rq, on_reply, on_message, NULL, &s);
+        RUN_UNTIL(lp, s.replies > 0, 3000);
+        assert_int_equal(s.status, BACKEND_UNREACHABLE);
+        assert_int_equal(revives, i); /* once for this call, not never again */
+        assert_non_null(strstr(s.err.message, "starting it: trainjobd exited 1"));
+    }
+    backend_free(b);
+    http_multi_free(m);
+    loop_free(lp);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -357,6 +389,7 @@ int main(void)
         cmocka_unit_test(a_watch_stream_arrives_message_by_message),
         cmocka_unit_test(a_silent_server_leaves_the_loop_free),
         cmocka_unit_test(a_missing_socket_is_unreachable_through_the_callback),
+        cmocka_unit_test(each_call_may_revive_the_local_engine),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
