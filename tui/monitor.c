@@ -194,8 +194,9 @@ void monitor_feed_changed(void *ctx)
         monitor_push(m, job_view_new(m, name));
         free((char *)name);
     }
-    for (size_t i = 0; i < m->depth; i++)
-        m->screens[i]->ops->changed(m->screens[i]);
+    /* The screens re-read the store when the next frame is drawn: a burst of
+     * watch messages (a first sync of 10,000 jobs) costs one refresh a frame. */
+    m->store_changed = true;
     plan_age_tick(m);
     m->dirty = true;
 }
@@ -342,6 +343,19 @@ void monitor_restart_feed(struct monitor *m)
 
 /* ---- frames ------------------------------------------------------------------ */
 
+/*
+ * Screens re-read the store (and drop what they held of rows since gone)
+ * before they are drawn or given a key: never between.
+ */
+static void refresh_screens(struct monitor *m)
+{
+    if (!m->store_changed)
+        return;
+    m->store_changed = false;
+    for (size_t i = 0; i < m->depth; i++)
+        m->screens[i]->ops->changed(m->screens[i]);
+}
+
 static void on_frame_due(void *ctx)
 {
     struct monitor *m = ctx;
@@ -366,6 +380,7 @@ static void frame(struct monitor *m)
         loop_cancel(m->loop, m->frame_timer);
         m->frame_timer = 0;
     }
+    refresh_screens(m);
     draw_frame(m);
     m->now = false;
     m->last_frame_ms = now;
@@ -375,6 +390,7 @@ static void frame(struct monitor *m)
 
 static void on_key(struct monitor *m, const struct widget_key *k)
 {
+    refresh_screens(m);
     m->dirty = true;
     m->now = true; /* what a key changed shows at once */
     if (m->help) {

@@ -44,6 +44,7 @@ struct monitor {
     int refresh_ms;
     bool dirty, full, quit, resized;
     bool now;              /* draw this turn (a key was handled) */
+    bool store_changed;    /* the screens re-read the store before the next frame */
     int64_t last_frame_ms; /* loop_now_ms of the last frame */
     uint64_t frame_timer;  /* the next frame, when one is held back */
     char status[512];
