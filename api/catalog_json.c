@@ -37,7 +37,7 @@ static const struct object_type spec_type = SCHEMA_ELEM(struct catalog_spec, spe
 static const struct field pool_fields[] = {
     F_STR(struct catalog_pool, name),
     F_STR(struct catalog_pool, display_name),
-    F_ENUMERATION(struct catalog_pool, type, catalog_pool_type_names),
+    F_ENUMERATION_ALL(struct catalog_pool, type, catalog_pool_type_names),
     F_STRINGS(struct catalog_pool, zones, zone_count),
     F_LIST(struct catalog_pool, specs, spec_count, spec_type),
 };
@@ -88,34 +88,9 @@ static const struct field catalog_fields[] = {
 };
 static const struct object_type catalog_type = SCHEMA_OBJ(catalog_fields);
 
-/*
- * Schema writes an enum's value 0 as absent (its "unspecified"), but
- * DEDICATED is a real type: put it back, in its place among the fields.
- */
-static void write_dedicated_types(json_t *tree, const struct catalog *cat)
-{
-    json_t *pools = json_object_get(tree, "pools");
-    for (size_t i = 0; i < cat->pool_count && i < json_array_size(pools); i++) {
-        if (cat->pools[i].type != POOL_DEDICATED)
-            continue;
-        json_t *old = json_array_get(pools, i);
-        json_t *pool = json_object();
-        for (size_t f = 0; f < pool_type.field_count; f++) {
-            const char *name = pool_type.fields[f].name;
-            if (strcmp(name, "type") == 0)
-                json_object_set_new(pool, name, json_string(pool_type_tab[POOL_DEDICATED]));
-            else if (json_object_get(old, name) != NULL)
-                json_object_set(pool, name, json_object_get(old, name));
-        }
-        json_array_set_new(pools, i, pool);
-    }
-}
-
 json_t *catalog_to_json(const struct catalog *cat)
 {
-    json_t *tree = schema_encode(&catalog_type, cat);
-    write_dedicated_types(tree, cat);
-    return tree;
+    return schema_encode(&catalog_type, cat);
 }
 
 int catalog_from_json(const json_t *root, struct catalog *cat, struct findings *fs)

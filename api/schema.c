@@ -88,9 +88,11 @@ static void decode_enum(struct decoder *d, const json_t *v, const struct field *
         *out = value;
         return;
     }
+    /* An F_ENUM's 0 is "unspecified", not a choice to offer. */
+    size_t first = f->kind == F_ENUM_ALL ? 0 : 1;
     struct strbuf choices = STRBUF_INIT;
-    for (size_t i = 1; i < f->names->count; i++)
-        strbuf_addf(&choices, "%s%s", i > 1 ? ", " : "", f->names->names[i]);
+    for (size_t i = first; i < f->names->count; i++)
+        strbuf_addf(&choices, "%s%s", i > first ? ", " : "", f->names->names[i]);
     const char *near = fuzzy_nearest(s, (const char *const *)f->names->names, f->names->count);
     if (near)
         error(d, "unknown value '%s'; did you mean %s? (one of %s)", s, near, strbuf_str(&choices));
@@ -187,6 +189,7 @@ static void decode_field(struct decoder *d, const json_t *v, const struct field 
         }
         break;
     case F_ENUM:
+    case F_ENUM_ALL:
         decode_enum(d, v, f, at(base, f->offset));
         break;
     case F_OBJECT:
@@ -290,6 +293,9 @@ static void encode_field(json_t *obj, const struct field *f, const void *base)
             json_object_set_new(obj, f->name, json_string(enum_name(f->names, v)));
         break;
     }
+    case F_ENUM_ALL:
+        json_object_set_new(obj, f->name, json_string(enum_name(f->names, *(const int *)p)));
+        break;
     case F_OBJECT: {
         json_t *sub = schema_encode(f->type, p);
         /* Objects without a presence flag are written only when non-empty. */

@@ -27,7 +27,8 @@ enum field_kind {
     F_INT32,
     F_INT64,
     F_BOOL,
-    F_ENUM,         /* an int holding an index into names */
+    F_ENUM,         /* an int holding an index into names; 0 is "unspecified" (left out) */
+    F_ENUM_ALL,     /* the same, but every value is real, 0 too (a pool's DEDICATED) */
     F_OBJECT,       /* a struct embedded at offset */
     F_ARRAY,        /* elements of type at *offset, their size_t count at count_offset */
     F_STRING_ARRAY, /* char ** at offset, size_t count at count_offset */
@@ -93,6 +94,11 @@ struct object_type {
 #define F_ENUMERATION(T, m, tab)                                                                   \
     {                                                                                              \
 #m, F_ENUM, offsetof(T, m), SCHEMA_NO_FLAG, &tab, NULL, 0                                  \
+    }
+/* An enum whose value 0 is a real choice: always written, listed among the choices. */
+#define F_ENUMERATION_ALL(T, m, tab)                                                               \
+    {                                                                                              \
+#m, F_ENUM_ALL, offsetof(T, m), SCHEMA_NO_FLAG, &tab, NULL, 0                              \
     }
 #define F_SECTION(T, m, type)                                                                      \
     {                                                                                              \

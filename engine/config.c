@@ -43,7 +43,6 @@
 
 /* Indexed by enum pool_type. */
 static const char *const pool_type_tab[] = {"dedicated", "public", "idle"};
-#define POOL_TYPE_CHOICES "dedicated, public, idle"
 static const struct enum_names pool_type_names = {pool_type_tab,
                                                   sizeof pool_type_tab / sizeof pool_type_tab[0]};
 
@@ -81,7 +80,7 @@ static const struct object_type node_type = SCHEMA_ELEM(struct config_node, node
 static const struct field pool_fields[] = {
     F_STR(struct config_pool, name),
     F_STR(struct config_pool, display_name),
-    F_ENUMERATION(struct config_pool, type, pool_type_names),
+    F_ENUMERATION_ALL(struct config_pool, type, pool_type_names),
     F_STRINGS(struct config_pool, zones, zone_count),
     F_STRINGS(struct config_pool, nodes, node_count),
     F_STRINGS(struct config_pool, specs, spec_count),
@@ -449,71 +448,10 @@ void config_free(struct engine_config *cfg)
 
 /* ---- reading and writing engine.yaml ------------------------------------ */
 
-/*
- * The pool type is decoded by schema, but its value 0 (dedicated) is, for
- * schema, an enum's "unspecified": left out of the list of choices when a
- * value is unknown and left out when writing. So unknown names are reported
- * here, with every choice, and taken out of the tree before schema sees it.
- */
-static void check_pool_type_names(json_t *root, struct findings *fs)
-{
-    json_t *pools = json_object_get(root, "pools");
-    size_t i;
-    json_t *pool;
-    json_array_foreach(pools, i, pool)
-    {
-        json_t *type = json_object_get(pool, "type");
-        if (!json_is_string(type) || enum_value(&pool_type_names, json_string_value(type)) >= 0)
-            continue;
-        const char *s = json_string_value(type);
-        const char *near = fuzzy_nearest(s, pool_type_tab, pool_type_names.count);
-        char path[48];
-        snprintf(path, sizeof path, "pools[%zu].type", i);
-        if (near)
-            findings_add(fs, SEVERITY_ERROR, path,
-                         "unknown pool type '%s'; did you mean %s? (one of %s)", s, near,
-                         POOL_TYPE_CHOICES);
-        else
-            findings_add(fs, SEVERITY_ERROR, path, "unknown pool type '%s'; expected one of %s", s,
-                         POOL_TYPE_CHOICES);
-        json_object_del(pool, "type");
-    }
-}
-
-/* obj with key set to value, keys in the order of fields (a new reference). */
-static json_t *with_key_in_order(json_t *obj, const struct object_type *type, const char *key,
-                                 json_t *value)
-{
-    json_t *out = json_object();
-    for (size_t i = 0; i < type->field_count; i++) {
-        const char *name = type->fields[i].name;
-        if (strcmp(name, key) == 0)
-            json_object_set(out, name, value);
-        else if (json_object_get(obj, name) != NULL)
-            json_object_set(out, name, json_object_get(obj, name));
-    }
-    return out;
-}
-
-/* Writes `type: dedicated` too, which schema leaves out as value 0. */
-static void write_dedicated_types(json_t *tree, const struct engine_config *cfg)
-{
-    json_t *pools = json_object_get(tree, "pools");
-    json_t *dedicated = json_string(enum_name(&pool_type_names, POOL_DEDICATED));
-    for (size_t i = 0; i < cfg->pool_count && i < json_array_size(pools); i++) {
-        if (cfg->pools[i].type != POOL_DEDICATED)
-            continue;
-        json_array_set_new(
-            pools, i, with_key_in_order(json_array_get(pools, i), &pool_type, "type", dedicated));
-    }
-    json_decref(dedicated);
-}
-
-/* The header, then the struct as schema encodes it, dedicated pool types included. */
+/* The header, then the struct as schema encodes it. */
 void config_write(const struct engine_config *cfg, struct strbuf *out)
 {
     json_t *tree = schema_encode(&config_type, cfg);
-    write_dedicated_types(tree, cfg);
     strbuf_adds(out, config_header);
     struct doc_error err;
     /* The tree is ours and holds only strings, integers and booleans. */
@@ -537,7 +475,6 @@ int config_parse(const char *name, const char *text, size_t len, struct engine_c
     }
     struct findings found = FINDINGS_INIT;
     if (json_is_object(root)) {
-        check_pool_type_names(root, &found);
         schema_decode(root, &config_type, cfg, SCHEMA_STRICT, "", &found);
         check_config(cfg, &found);
     } else {

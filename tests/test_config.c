@@ -479,10 +479,10 @@ static void unknown_field_suggests_the_nearest(void **state)
 static void bad_pool_type_lists_every_type(void **state)
 {
     expect_one_error(HEAD "pools:\n  - name: p1\n    type: dedicatd\n", "pools[0].type", 10, 11,
-                     "unknown pool type 'dedicatd'; did you mean dedicated? (one of dedicated, "
+                     "unknown value 'dedicatd'; did you mean dedicated? (one of dedicated, "
                      "public, idle)");
     expect_one_error(HEAD "pools:\n  - name: p1\n    type: shared\n", "pools[0].type", 10, 11,
-                     "unknown pool type 'shared'; expected one of dedicated, public, idle");
+                     "unknown value 'shared'; expected one of dedicated, public, idle");
     expect_one_error(HEAD "pools:\n  - name: p1\n    type: 3\n", "pools[0].type", 10, 11,
                      "expected one of the names, got an integer");
 }
