@@ -69,6 +69,17 @@ void worker_info_free(struct worker_info *w)
     schema_free(&worker_type, w);
 }
 
+void worker_info_copy(struct worker_info *dst, const struct worker_info *src)
+{
+    memset(dst, 0, sizeof *dst);
+    schema_copy(&worker_type, dst, src);
+}
+
+bool worker_info_equal(const struct worker_info *a, const struct worker_info *b)
+{
+    return schema_equal(&worker_type, a, b);
+}
+
 void worker_list_free(struct worker_list *l)
 {
     for (size_t i = 0; i < l->count; i++)
@@ -90,6 +101,12 @@ int job_event_from_json(const json_t *j, struct job_event *e, struct findings *f
 void job_event_free(struct job_event *e)
 {
     schema_free(&event_type, e);
+}
+
+void job_event_copy(struct job_event *dst, const struct job_event *src)
+{
+    memset(dst, 0, sizeof *dst);
+    schema_copy(&event_type, dst, src);
 }
 
 void job_event_list_free(struct job_event_list *l)

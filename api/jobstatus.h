@@ -97,11 +97,15 @@ struct job_event_list {
 json_t *worker_info_to_json(const struct worker_info *w);
 int worker_info_from_json(const json_t *j, struct worker_info *w, struct findings *fs);
 void worker_info_free(struct worker_info *w);
+/* A deep copy of src into dst (overwritten, not freed); equal: every field the same. */
+void worker_info_copy(struct worker_info *dst, const struct worker_info *src);
+bool worker_info_equal(const struct worker_info *a, const struct worker_info *b);
 void worker_list_free(struct worker_list *l);
 
 json_t *job_event_to_json(const struct job_event *e);
 int job_event_from_json(const json_t *j, struct job_event *e, struct findings *fs);
 void job_event_free(struct job_event *e);
+void job_event_copy(struct job_event *dst, const struct job_event *src);
 void job_event_list_free(struct job_event_list *l);
 
 #endif

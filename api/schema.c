@@ -366,3 +366,118 @@ void schema_free(const struct object_type *type, void *base)
         }
     }
 }
+
+static char *dup_string(const char *s)
+{
+    return s ? xstrdup(s) : NULL;
+}
+
+void schema_copy(const struct object_type *type, void *dst, const void *src)
+{
+    for (size_t i = 0; i < type->field_count; i++) {
+        const struct field *f = &type->fields[i];
+        void *d = at(dst, f->offset);
+        const void *s = cat_(src, f->offset);
+        if (f->flag_offset != SCHEMA_NO_FLAG)
+            *(bool *)at(dst, f->flag_offset) = *(const bool *)cat_(src, f->flag_offset);
+        switch (f->kind) {
+        case F_STRING:
+        case F_STRING_OR_INT:
+            *(char **)d = dup_string(*(char *const *)s);
+            break;
+        case F_INT32:
+            *(int32_t *)d = *(const int32_t *)s;
+            break;
+        case F_INT64:
+            *(int64_t *)d = *(const int64_t *)s;
+            break;
+        case F_BOOL:
+            *(bool *)d = *(const bool *)s;
+            break;
+        case F_ENUM:
+        case F_ENUM_ALL:
+            *(int *)d = *(const int *)s;
+            break;
+        case F_OBJECT:
+            schema_copy(f->type, d, s);
+            break;
+        case F_ARRAY:
+        case F_STRING_ARRAY: {
+            size_t n = *(const size_t *)cat_(src, f->count_offset);
+            size_t size = f->kind == F_ARRAY ? f->type->size : sizeof(char *);
+            const char *from = *(char *const *)s;
+            char *to = n ? xcalloc(n, size) : NULL;
+            for (size_t k = 0; k < n; k++) {
+                if (f->kind == F_STRING_ARRAY)
+                    ((char **)to)[k] = dup_string(((char *const *)from)[k]);
+                else
+                    schema_copy(f->type, to + k * size, from + k * size);
+            }
+            *(char **)d = to;
+            *(size_t *)at(dst, f->count_offset) = n;
+            break;
+        }
+        }
+    }
+}
+
+static bool same_string(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+bool schema_equal(const struct object_type *type, const void *a, const void *b)
+{
+    for (size_t i = 0; i < type->field_count; i++) {
+        const struct field *f = &type->fields[i];
+        const void *x = cat_(a, f->offset), *y = cat_(b, f->offset);
+        if (f->flag_offset != SCHEMA_NO_FLAG &&
+            *(const bool *)cat_(a, f->flag_offset) != *(const bool *)cat_(b, f->flag_offset))
+            return false;
+        switch (f->kind) {
+        case F_STRING:
+        case F_STRING_OR_INT:
+            if (!same_string(*(char *const *)x, *(char *const *)y))
+                return false;
+            break;
+        case F_INT32:
+            if (*(const int32_t *)x != *(const int32_t *)y)
+                return false;
+            break;
+        case F_INT64:
+            if (*(const int64_t *)x != *(const int64_t *)y)
+                return false;
+            break;
+        case F_BOOL:
+            if (*(const bool *)x != *(const bool *)y)
+                return false;
+            break;
+        case F_ENUM:
+        case F_ENUM_ALL:
+            if (*(const int *)x != *(const int *)y)
+                return false;
+            break;
+        case F_OBJECT:
+            if (!schema_equal(f->type, x, y))
+                return false;
+            break;
+        case F_ARRAY:
+        case F_STRING_ARRAY: {
+            size_t n = *(const size_t *)cat_(a, f->count_offset);
+            if (n != *(const size_t *)cat_(b, f->count_offset))
+                return false;
+            size_t size = f->kind == F_ARRAY ? f->type->size : sizeof(char *);
+            const char *p = *(char *const *)x, *q = *(char *const *)y;
+            for (size_t k = 0; k < n; k++) {
+                bool same = f->kind == F_STRING_ARRAY
+                                ? same_string(((char *const *)p)[k], ((char *const *)q)[k])
+                                : schema_equal(f->type, p + k * size, q + k * size);
+                if (!same)
+                    return false;
+            }
+            break;
+        }
+        }
+    }
+    return true;
+}

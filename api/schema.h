@@ -15,6 +15,7 @@
 #define API_SCHEMA_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -129,6 +130,13 @@ int schema_decode(const json_t *root, const struct object_type *type, void *base
 json_t *schema_encode(const struct object_type *type, const void *base);
 /* Frees every string, array and nested allocation base owns (not base itself). */
 void schema_free(const struct object_type *type, void *base);
+/*
+ * Fills dst (zeroed by the caller) with a deep copy of what type describes
+ * in src: the same as an encode and a decode, without the JSON between.
+ */
+void schema_copy(const struct object_type *type, void *dst, const void *src);
+/* True when a and b hold the same values for every field of type (flags too). */
+bool schema_equal(const struct object_type *type, const void *a, const void *b);
 /* "a mapping", "a string", … for messages. */
 const char *schema_type_name(const json_t *v);
 

@@ -12,7 +12,6 @@
 
 #include "api/backend.h"
 #include "api/catalog.h"
-#include "api/finding.h"
 #include "util/timefmt.h"
 #include "util/xalloc.h"
 
@@ -303,40 +302,13 @@ bool jobstore_put(struct jobstore *s, const struct jobspec *job)
     return changed;
 }
 
-/* A copy of a worker through its JSON form: the schema tables copy every field. */
-static void worker_copy(struct worker_info *dst, const struct worker_info *src)
-{
-    memset(dst, 0, sizeof *dst);
-    json_t *j = worker_info_to_json(src);
-    struct findings fs = FINDINGS_INIT;
-    worker_info_from_json(j, dst, &fs);
-    findings_free(&fs);
-    json_decref(j);
-}
-
-static void event_copy(struct job_event *dst, const struct job_event *src)
-{
-    memset(dst, 0, sizeof *dst);
-    json_t *j = job_event_to_json(src);
-    struct findings fs = FINDINGS_INIT;
-    job_event_from_json(j, dst, &fs);
-    findings_free(&fs);
-    json_decref(j);
-}
-
 static bool workers_equal(const struct worker_list *a, const struct worker_list *b)
 {
     if (a->count != b->count)
         return false;
-    for (size_t i = 0; i < a->count; i++) {
-        json_t *x = worker_info_to_json(&a->workers[i]);
-        json_t *y = worker_info_to_json(&b->workers[i]);
-        bool eq = json_equal(x, y);
-        json_decref(x);
-        json_decref(y);
-        if (!eq)
+    for (size_t i = 0; i < a->count; i++)
+        if (!worker_info_equal(&a->workers[i], &b->workers[i]))
             return false;
-    }
     return true;
 }
 
@@ -348,7 +320,7 @@ static bool set_workers(struct job_row *r, const struct worker_list *w)
     worker_list_free(&r->workers);
     r->workers.workers = xcalloc(w->count ? w->count : 1, sizeof *r->workers.workers);
     for (size_t i = 0; i < w->count; i++)
-        worker_copy(&r->workers.workers[i], &w->workers[i]);
+        worker_info_copy(&r->workers.workers[i], &w->workers[i]);
     r->workers.count = w->count;
     r->has_workers = true;
     return true;
@@ -374,7 +346,7 @@ static bool add_event(struct job_row *r, const struct job_event *e)
     while (at > 0 && e->id != 0 && r->events[at - 1].id > e->id)
         at--;
     memmove(&r->events[at + 1], &r->events[at], (r->event_count - at) * sizeof *r->events);
-    event_copy(&r->events[at], e);
+    job_event_copy(&r->events[at], e);
     r->event_count++;
     if (e->id > r->last_event_id)
         r->last_event_id = e->id;

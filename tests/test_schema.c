@@ -1,0 +1,120 @@
+/*
+ * test_schema: api/schema's copy and comparison, walking the same tables
+ * as the codecs — a copy is deep and equal to its source, every kind of
+ * field (strings, ints, enums, flags) makes two values differ, and a copy
+ * says the same as an encode followed by a decode.
+ */
+// clang-format off
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+// clang-format on
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/finding.h"
+#include "api/jobstatus.h"
+
+static struct worker_info sample(void)
+{
+    struct worker_info w;
+    memset(&w, 0, sizeof w);
+    w.name = (char *)"worker-0";
+    w.role = (char *)"worker";
+    w.node_name = (char *)"n1";
+    w.phase = WORKER_FAILED;
+    w.restarts = 2;
+    w.has_exit_code = true;
+    w.exit_code = 137;
+    w.exit_reason = (char *)"killed (SIGKILL/OOM)";
+    w.simulated = true;
+    return w;
+}
+
+static void a_copy_is_deep_and_equal(void **state)
+{
+    (void)state;
+    struct worker_info src = sample();
+    src.name = strdup("worker-0");
+    struct worker_info copy;
+    worker_info_copy(&copy, &src);
+    assert_true(worker_info_equal(&copy, &src));
+    assert_ptr_not_equal(copy.name, src.name);
+    src.name[0] = 'W'; /* the copy has its own strings */
+    assert_string_equal(copy.name, "worker-0");
+    assert_false(worker_info_equal(&copy, &src));
+    free(src.name);
+    worker_info_free(&copy);
+}
+
+static void every_kind_of_field_counts(void **state)
+{
+    (void)state;
+    struct worker_info a = sample(), b;
+    b = a;
+    assert_true(worker_info_equal(&a, &b));
+    b.node_name = (char *)"n2"; /* a string */
+    assert_false(worker_info_equal(&a, &b));
+    b = a;
+    b.node_name = NULL; /* a string against none */
+    assert_false(worker_info_equal(&a, &b));
+    b = a;
+    b.restarts = 3; /* an int */
+    assert_false(worker_info_equal(&a, &b));
+    b = a;
+    b.phase = WORKER_RUNNING; /* an enum */
+    assert_false(worker_info_equal(&a, &b));
+    b = a;
+    b.has_exit_code = false; /* a presence flag */
+    assert_false(worker_info_equal(&a, &b));
+    b = a;
+    b.simulated = false; /* a bool */
+    assert_false(worker_info_equal(&a, &b));
+}
+
+static void a_copy_says_what_a_json_round_trip_says(void **state)
+{
+    (void)state;
+    struct worker_info src = sample(), copy, decoded;
+    memset(&decoded, 0, sizeof decoded);
+    worker_info_copy(&copy, &src);
+    json_t *j = worker_info_to_json(&src);
+    struct findings fs = FINDINGS_INIT;
+    assert_int_equal(worker_info_from_json(j, &decoded, &fs), 0);
+    assert_true(worker_info_equal(&copy, &decoded));
+    json_t *k = worker_info_to_json(&copy);
+    assert_true(json_equal(j, k));
+    json_decref(j);
+    json_decref(k);
+    findings_free(&fs);
+    worker_info_free(&copy);
+    worker_info_free(&decoded);
+
+    struct job_event e, ec;
+    memset(&e, 0, sizeof e);
+    e.id = 7;
+    e.kind = EVENT_FAULT;
+    e.job = (char *)"pt-a";
+    e.has_rule = true;
+    e.rule = 1;
+    e.message = (char *)"worker-0 exited 201";
+    job_event_copy(&ec, &e);
+    json_t *x = job_event_to_json(&e), *y = job_event_to_json(&ec);
+    assert_true(json_equal(x, y));
+    json_decref(x);
+    json_decref(y);
+    job_event_free(&ec);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_copy_is_deep_and_equal),
+        cmocka_unit_test(every_kind_of_field_counts),
+        cmocka_unit_test(a_copy_says_what_a_json_round_trip_says),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
