@@ -139,14 +139,14 @@ struct backend_request {
     const char *name;         /* GET UPDATE WORKERS EVENTS START LOGS MARK_NODE */
     const char *const *names; /* STOP DELETE: at most BACKEND_MAX_BATCH */
     size_t count;
-    struct list_query query;  /* LIST; WORKERS: page_token */
-    struct job_update update; /* UPDATE */
-    const char *worker;       /* LOGS */
-    const char *node;         /* MARK_NODE */
+    struct list_query query;   /* LIST; WORKERS: page_token */
+    struct job_update update;  /* UPDATE */
+    const char *worker;        /* LOGS */
+    const char *node;          /* MARK_NODE */
     const struct jobspec *job; /* CREATE (backend_send keeps it as JSON) */
     char *job_json;            /* backend_send's copy of job: leave NULL */
-    long tail;                /* LOGS: the last lines (< 0: all) */
-    bool follow;              /* LOGS */
+    long tail;                 /* LOGS: the last lines (< 0: all) */
+    bool follow;               /* LOGS */
 };
 
 /* How a call ended and what it brought; the callee of backend_reply_fn may take members. */

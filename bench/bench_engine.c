@@ -714,8 +714,8 @@ static int top_over_jobs(struct bench *b)
     long rss_after = proc_kb(pid, "VmRSS");
     table_row("B trainjob top: exec -> frame with 10,000 jobs", first, NA, 0, "ms", "-");
     table_row("B trainjob top RSS with 10,000 jobs", (double)rss / 1024, NA, 1, "MiB", "< 20 MB");
-    table_row("B trainjob top RSS after 1,000 jobs came and went", (double)rss_after / 1024, NA,
-              1, "MiB", "no growth");
+    table_row("B trainjob top RSS after 1,000 jobs came and went", (double)rss_after / 1024, NA, 1,
+              "MiB", "no growth");
     table_row("B trainjob top wake-ups per minute, idle on watch",
               (double)idle * 60000 / TOP_IDLE_MS, NA, 0, "/min", "0");
     rc = 0;

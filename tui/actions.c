@@ -70,8 +70,9 @@ static void on_action_reply(void *ctx, struct backend_reply *r)
             skipped += o == BATCH_SKIPPED;
             missing += o == BATCH_NOT_FOUND;
         }
-        monitor_status(m, false, "%s %zu job%s%s%s", r->op == BACKEND_OP_STOP ? "stopping" : "deleting",
-                       done, done == 1 ? "" : "s", skipped ? " (some were not running)" : "",
+        monitor_status(m, false, "%s %zu job%s%s%s",
+                       r->op == BACKEND_OP_STOP ? "stopping" : "deleting", done,
+                       done == 1 ? "" : "s", skipped ? " (some were not running)" : "",
                        missing ? " (some were not found)" : "");
         /* A deleted job's screen has nothing left to show: back to the list. */
         if (r->op == BACKEND_OP_DELETE)
@@ -100,7 +101,8 @@ static void send_batch(struct monitor *m, enum backend_op op)
     for (size_t off = 0; off < m->name_count; off += BACKEND_MAX_BATCH) {
         struct backend_request rq = {.op = op};
         rq.names = (const char *const *)m->names + off;
-        rq.count = m->name_count - off < BACKEND_MAX_BATCH ? m->name_count - off : BACKEND_MAX_BATCH;
+        rq.count =
+            m->name_count - off < BACKEND_MAX_BATCH ? m->name_count - off : BACKEND_MAX_BATCH;
         backend_send(m->session.b, m->multi, &rq, on_action_reply, NULL, NULL, m);
     }
 }
@@ -309,8 +311,7 @@ void monitor_act(struct monitor *m, enum monitor_action a, const char *const *na
 
 static void mark_confirmed(struct monitor *m)
 {
-    struct backend_request rq = {.op = BACKEND_OP_MARK_NODE, .name = m->names[0],
-                                 .node = m->arg};
+    struct backend_request rq = {.op = BACKEND_OP_MARK_NODE, .name = m->names[0], .node = m->arg};
     backend_send(m->session.b, m->multi, &rq, on_action_reply, NULL, NULL, m);
 }
 

@@ -482,7 +482,8 @@ static void submit(struct app *a)
         return;
     }
     if (a->submitting) {
-        snprintf(a->status, sizeof a->status, "Submitting… (the last submit has not been answered)");
+        snprintf(a->status, sizeof a->status,
+                 "Submitting… (the last submit has not been answered)");
         return;
     }
     snprintf(a->status, sizeof a->status, "Submitting…");

@@ -69,8 +69,10 @@ static void on_command(void *ctx, const char *text)
             monitor_status(m, false, "theme %s", arg);
         m->full = true;
     } else if (verb[0]) {
-        monitor_status(m, true, "unknown command :%s (try :jobs, :workers NAME, :ws NAME, "
-                                ":ctx NAME, :theme NAME, :q)", verb);
+        monitor_status(m, true,
+                       "unknown command :%s (try :jobs, :workers NAME, :ws NAME, "
+                       ":ctx NAME, :theme NAME, :q)",
+                       verb);
     }
     m->dirty = true;
 }

@@ -61,11 +61,10 @@ struct monitor {
     enum monitor_action pending;
     char **names;
     size_t name_count;
-    char *arg; /* the save path, the node to mark */
-    char *open_when_seen; /* a job to open once the feed has it (--job, a wizard's submit) */
+    char *arg;              /* the save path, the node to mark */
+    char *open_when_seen;   /* a job to open once the feed has it (--job, a wizard's submit) */
     struct catalog catalog; /* for the devices of a spec; empty where the backend has none */
 };
-
 
 /* tui/monitor.c */
 /* The screen on top. */
