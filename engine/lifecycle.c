@@ -80,14 +80,20 @@ static int node_index(const struct engine *eng, const char *name)
 
 /* ---- devices ---------------------------------------------------------- */
 
-/* Marks the device indices live workers hold on node n in used[] (size gpus). */
-static void devices_in_use(struct engine *eng, const char *node, bool *used, int gpus)
+/*
+ * Marks in used[] (size gpus) the device indices held on node by live
+ * workers and by the workers of `placing` (a job being placed: none live
+ * yet) already given devices in this placement.
+ */
+static void devices_in_use(struct engine *eng, const char *node, const struct ejob *placing,
+                           bool *used, int gpus)
 {
     for (size_t j = 0; j < eng->job_count; j++) {
         struct ejob *job = eng->jobs[j];
         for (size_t i = 0; i < job->worker_count; i++) {
             struct eworker *w = &job->workers[i];
-            if (!w->live || !w->node || strcmp(w->node, node) != 0 || !w->devices)
+            bool holds = w->live || job == placing;
+            if (!holds || !w->node || strcmp(w->node, node) != 0 || !w->devices)
                 continue;
             for (const char *p = w->devices; *p;) {
                 int d = atoi(p);
@@ -100,10 +106,15 @@ static void devices_in_use(struct engine *eng, const char *node, bool *used, int
     }
 }
 
-/* Gives worker w `count` free device indices on its node ("" for none). */
-static void assign_devices(struct engine *eng, struct eworker *w, int count)
+/*
+ * Gives worker w `count` free device indices on its node ("" for none).
+ * placing: w's job when its workers are placed together (see devices_in_use).
+ */
+static void assign_devices(struct engine *eng, const struct ejob *placing, struct eworker *w,
+                           int count)
 {
     free(w->devices);
+    w->devices = NULL; /* not its own obstacle */
     int n = node_index(eng, w->node);
     int gpus = n >= 0 ? eng->cfg.nodes[n].gpus : 0;
     if (count <= 0 || gpus <= 0) {
@@ -111,7 +122,7 @@ static void assign_devices(struct engine *eng, struct eworker *w, int count)
         return;
     }
     bool *used = xcalloc((size_t)gpus, sizeof *used);
-    devices_in_use(eng, w->node, used, gpus);
+    devices_in_use(eng, w->node, placing, used, gpus);
     struct strbuf sb = STRBUF_INIT;
     for (int d = 0; d < gpus && count > 0; d++) {
         if (!used[d]) {
@@ -345,10 +356,12 @@ static void start_job(struct engine *eng, struct ejob *job, const int *placement
         free(w->node);
         w->node = xstrdup(eng->cfg.nodes[placement[i]].name);
         w->port = free_port();
+        free(w->devices); /* the last placement's: not held any more */
+        w->devices = NULL;
     }
     for (int i = 0; i < replicas; i++) {
         struct eworker *w = &job->workers[i];
-        assign_devices(eng, w, job->gpus);
+        assign_devices(eng, job, w, job->gpus);
         strbuf_addf(&where, "%s%s on %s", i ? ", " : "", w->name, w->node);
     }
     engine_set_state(eng, job, JOB_STATE_STARTING, NULL);
@@ -758,7 +771,7 @@ static void apply_fault(struct engine *eng, struct ejob *job, struct eworker *w,
             }
             free(w->node);
             w->node = xstrdup(node);
-            assign_devices(eng, w, job->gpus);
+            assign_devices(eng, NULL, w, job->gpus);
         }
         struct strbuf err = STRBUF_INIT;
         if (start_worker(eng, job, w, &err) != 0)
