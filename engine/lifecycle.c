@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "api/jobspec.h"
+#include "engine/cgroup.h"
 #include "engine/fault.h"
 #include "engine/sched.h"
 #include "engine/ssh_keys.h"
@@ -185,6 +186,12 @@ static void append_log_marker(struct engine *eng, struct ejob *job, struct ework
     free(path);
 }
 
+/* The name of a worker attempt's cgroup under its job's: "<worker>-<attempt>". */
+static char *worker_cgroup_leaf(const struct eworker *w)
+{
+    return xasprintf("%s-%d", w->name, w->attempt);
+}
+
 /* Starts (or restarts) one worker on its node. Returns 0, or -1 with why in err. */
 static int start_worker(struct engine *eng, struct ejob *job, struct eworker *w, struct strbuf *err)
 {
@@ -275,12 +282,30 @@ static int start_worker(struct engine *eng, struct ejob *job, struct eworker *w,
     char *status = lifecycle_status_path(eng, job, w);
     char *log = lifecycle_log_path(eng, job, w->name);
     const struct role *role = jobspec_worker(&job->spec);
+    /* The spec's memory and CPUs, and the engine's process limit, held by cgroups. */
+    struct cgroup_limits limits = {job->memory_mib, job->cpus,
+                                   config_worker_process_limit(&eng->cfg)};
+    char **cgroups = NULL;
+    char *leaf = worker_cgroup_leaf(w);
+    int rc = cgroup_create(eng->opt.cgroups, job->spec.uid, leaf, &limits, &cgroups, err);
     struct runner_spec spec = {
-        eng->shim_path, status, log, eng->opt.log_cap, role ? role->startup_script : "true", env.v,
-        workdir,        binds,  nb,  eng->sandbox,
+        eng->shim_path,
+        status,
+        log,
+        eng->opt.log_cap,
+        role ? role->startup_script : "true",
+        env.v,
+        workdir,
+        binds,
+        nb,
+        eng->sandbox,
+        cgroups,
     };
     append_log_marker(eng, job, w);
-    int rc = runner_start(&spec, &w->proc, err);
+    if (rc == 0 && (rc = runner_start(&spec, &w->proc, err)) != 0)
+        cgroup_remove(eng->opt.cgroups, job->spec.uid, leaf);
+    cgroup_dirs_free(cgroups);
+    free(leaf);
     if (rc == 0) {
         w->live = true;
         w->phase = WORKER_RUNNING;
@@ -787,6 +812,11 @@ static void apply_fault(struct engine *eng, struct ejob *job, struct eworker *w,
 void lifecycle_worker_ended(struct engine *eng, struct ejob *job, struct eworker *w, int exit_code)
 {
     char *status = lifecycle_status_path(eng, job, w);
+    /* The shim removed the attempt's cgroup, unless it died; first, as what follows may
+     * start the next attempt or free the job. */
+    char *leaf = worker_cgroup_leaf(w);
+    cgroup_remove(eng->opt.cgroups, job->spec.uid, leaf);
+    free(leaf);
     w->live = false;
     w->has_exit_code = true;
     w->exit_code = exit_code;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "api/paths.h"
+#include "engine/cgroup.h"
 #include "engine/engine.h"
 #include "engine/flags.h"
 #include "engine/http.h"
@@ -47,6 +48,8 @@ static void usage(FILE *out)
           "  --demo               a new config gets 4 simulated nodes with 8 GPUs each\n"
           "  --grace SECONDS      SIGTERM to SIGKILL when stopping workers (default 10)\n"
           "  --log-cap SIZE       bytes per worker log before it rotates (default 16M)\n"
+          "  --cgroup-root DIR    where the cgroup hierarchies are mounted (default\n"
+          "                       /sys/fs/cgroup): workers are held to their specs there\n"
           "  --foreground         stay attached; log to stderr\n"
           "  --version, --help\n",
           out);
@@ -112,7 +115,7 @@ static int daemonize(const char *log_path, int ready_pipe[2])
 
 /* What the command line asked for, every value checked. */
 struct flags {
-    const char *config, *state, *sock, *listen_addr, *shim;
+    const char *config, *state, *sock, *listen_addr, *shim, *cgroup_root;
     bool demo, foreground;
     int grace_ms;
     size_t log_cap;
@@ -126,12 +129,19 @@ struct flags {
 static int parse_flags(int argc, char **argv, struct flags *f)
 {
     static const struct option longopts[] = {
-        {"config", required_argument, NULL, 'c'},  {"state-dir", required_argument, NULL, 's'},
-        {"socket", required_argument, NULL, 'S'},  {"listen", required_argument, NULL, 'l'},
-        {"demo", no_argument, NULL, 'd'},          {"grace", required_argument, NULL, 'g'},
-        {"log-cap", required_argument, NULL, 'L'}, {"foreground", no_argument, NULL, 'f'},
-        {"shim", required_argument, NULL, 'x'},    {"version", no_argument, NULL, 'V'},
-        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+        {"config", required_argument, NULL, 'c'},
+        {"state-dir", required_argument, NULL, 's'},
+        {"socket", required_argument, NULL, 'S'},
+        {"listen", required_argument, NULL, 'l'},
+        {"demo", no_argument, NULL, 'd'},
+        {"grace", required_argument, NULL, 'g'},
+        {"log-cap", required_argument, NULL, 'L'},
+        {"foreground", no_argument, NULL, 'f'},
+        {"shim", required_argument, NULL, 'x'},
+        {"cgroup-root", required_argument, NULL, 'C'},
+        {"version", no_argument, NULL, 'V'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     struct strbuf err = STRBUF_INIT;
     struct sockaddr_in addr;
@@ -165,6 +175,9 @@ static int parse_flags(int argc, char **argv, struct flags *f)
         case 'x':
             rc = flags_check_path("--shim", f->shim = optarg, &err);
             break;
+        case 'C':
+            rc = flags_check_path("--cgroup-root", f->cgroup_root = optarg, &err);
+            break;
         case 'V':
             printf("trainjobd %s\n", TRAINJOB_VERSION);
             return 0;
@@ -193,7 +206,7 @@ static int parse_flags(int argc, char **argv, struct flags *f)
 
 int main(int argc, char **argv)
 {
-    struct flags fl = {NULL, NULL, NULL, NULL, NULL, false, false, 10000, 0};
+    struct flags fl = {NULL, NULL, NULL, NULL, NULL, "/sys/fs/cgroup", false, false, 10000, 0};
     int parsed = parse_flags(argc, argv, &fl);
     if (parsed >= 0)
         return parsed;
@@ -239,8 +252,13 @@ int main(int argc, char **argv)
     loop_add_signal(lp, SIGINT, on_stop, lp);
     loop_add_signal(lp, SIGCHLD, on_child, NULL);
 
-    struct engine_options opt = {config_path, state_dir,   shim_path,
-                                 fl.demo,     fl.grace_ms, fl.log_cap};
+    /* Once, in the process that stays: whether workers can be held to their specs. */
+    struct cgroups *cgroups = cgroup_probe(fl.cgroup_root, NULL);
+    engine_log("resource limits: %s%s%s", cgroup_summary(cgroups),
+               cgroup_base(cgroups) ? "; workers' cgroups under " : "",
+               cgroup_base(cgroups) ? cgroup_base(cgroups) : "");
+    struct engine_options opt = {config_path, state_dir,  shim_path, fl.demo,
+                                 fl.grace_ms, fl.log_cap, cgroups};
     struct engine *eng = NULL;
     struct http_server *srv = NULL;
     int status = 1;
@@ -267,6 +285,7 @@ int main(int argc, char **argv)
         close(ready[1]);
     http_server_stop(srv);
     engine_close(eng);
+    cgroup_free(cgroups);
     loop_free(lp);
     strbuf_free(&err);
     free(config_path);
