@@ -226,9 +226,8 @@ static void refresh_replica_hint(struct wizard *wz)
         const char *limits = wz->cat ? wz->cat->resource_limits : NULL;
         char help[300];
         snprintf(help, sizeof help, "total: %ld × %d = %ld device%s%s%s%.200s", n, s->devices,
-                 n * s->devices, n * s->devices == 1 ? "" : "s",
-                 s->simulated ? " (simulated)" : "", limits ? " · limits " : "",
-                 limits ? limits : "");
+                 n * s->devices, n * s->devices == 1 ? "" : "s", s->simulated ? " (simulated)" : "",
+                 limits ? " · limits " : "", limits ? limits : "");
         form_set_help(wz->forms[SECTION_RESOURCES], wz->e_spec, help);
     }
 }
