@@ -127,6 +127,13 @@ static int make_dir(const char *path)
     return -1;
 }
 
+/* Does path have a ".." component? */
+static bool has_dotdot(const char *path)
+{
+    size_t n = strlen(path);
+    return strstr(path, "/../") != NULL || (n >= 3 && strcmp(path + n - 3, "/..") == 0);
+}
+
 /*
  * The path of our cgroup in /proc/self/cgroup for a v1 controller (ctl) or
  * for v2 (ctl NULL: the "0::" line). Returns an owned path, or NULL.
@@ -152,9 +159,13 @@ static char *self_path(const char *self, const char *ctl)
             free(list);
             if (match) {
                 size_t path_len = len - (size_t)(c2 + 1 - line);
-                if (path_len > 0 && c2[1] == '/')
-                    return xstrndup(c2 + 1, path_len);
-                return NULL;
+                char *path = path_len > 0 && c2[1] == '/' ? xstrndup(c2 + 1, path_len) : NULL;
+                /* Outside our cgroup namespace ("/../x"): not a path under the mount. */
+                if (path && has_dotdot(path)) {
+                    free(path);
+                    path = NULL;
+                }
+                return path;
             }
         }
         line = end ? end + 1 : NULL;

@@ -175,6 +175,18 @@ static void v1_without_pids_is_partly_enforced(void **state)
     cgroup_free(cg);
 }
 
+static void v1_cgroup_outside_the_namespace_is_not_used(void **state)
+{
+    struct tree *t = *state;
+    hybrid_tree(t);
+    /* In a cgroup namespace, a cgroup outside it reads "/../x": never a path under the mount. */
+    static const char self[] = "8:pids:/\n4:memory:/../process_api/abc\n1:cpu:/..\n0::/\n";
+    struct cgroups *cg = cgroup_probe(t->root, self);
+    assert_int_equal(cgroup_enforced(cg), CGROUP_PIDS);
+    assert_non_null(strstr(cgroup_summary(cg), "partly enforced (cgroup v1: pids; not memory: "));
+    cgroup_free(cg);
+}
+
 /* A v2-only machine whose cgroup for us is /user.slice/u.scope, with what it offers. */
 static void v2_tree(const struct tree *t, const char *offered)
 {
@@ -319,6 +331,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(v1_hybrid_is_enforced, setup, teardown),
         cmocka_unit_test_setup_teardown(v1_without_pids_is_partly_enforced, setup, teardown),
+        cmocka_unit_test_setup_teardown(v1_cgroup_outside_the_namespace_is_not_used, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(v2_not_delegated_says_why, setup, teardown),
         cmocka_unit_test_setup_teardown(v2_delegated_is_enforced, setup, teardown),
         cmocka_unit_test_setup_teardown(v2_partial_delegation_names_what_is_missing, setup,
