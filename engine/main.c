@@ -165,6 +165,11 @@ static int parse_flags(int argc, char **argv, struct flags *f)
             break;
         case 'g':
             rc = flags_parse_seconds("--grace", optarg, GRACE_MAX_S, &f->grace_ms, &err);
+            /* The engine takes 0 as "the default": a 0 here would silently mean 10 s. */
+            if (rc == 0 && f->grace_ms == 0) {
+                strbuf_adds(&err, "--grace '0': must be more than 0 (0.001 at least)");
+                rc = -1;
+            }
             break;
         case 'L':
             rc = flags_parse_size("--log-cap", optarg, LOG_CAP_MIN, LOG_CAP_MAX, &f->log_cap, &err);

@@ -42,6 +42,7 @@ bad "--grace negative is refused" --grace -1
 bad "--grace in exponent form is refused" --grace 1e9
 bad "--grace with trailing junk is refused" --grace 2s
 bad "--grace beyond an hour is refused" --grace 3601
+bad "--grace 0 (which would silently mean 10 s) is refused" --grace 0
 bad "--log-cap with an unknown suffix is refused" --log-cap 16Q
 bad "--log-cap too small is refused" --log-cap 10
 bad "--state-dir empty is refused" --state-dir ""
