@@ -91,6 +91,12 @@ struct catalog {
     size_t volume_count;
     struct catalog_image *images;
     size_t image_count;
+    /*
+     * Whether a worker is held to its resource spec, in the backend's words:
+     * trainjobd says "enforced (cgroup v1: memory, cpu, pids)" or "not
+     * enforced: <why>"; NULL when the backend does not say (ACP enforces).
+     */
+    char *resource_limits;
 };
 
 void catalog_free(struct catalog *cat);

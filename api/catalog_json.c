@@ -85,6 +85,7 @@ static const struct field catalog_fields[] = {
     F_LIST(struct catalog, vpcs, vpc_count, vpc_type),
     F_LIST(struct catalog, volumes, volume_count, volume_type),
     F_LIST(struct catalog, images, image_count, image_type),
+    F_STR(struct catalog, resource_limits),
 };
 static const struct object_type catalog_type = SCHEMA_OBJ(catalog_fields);
 

@@ -554,7 +554,7 @@ static int part_a(struct bench *b)
     if (write_config(b, b->config_a, true) != 0)
         return -1;
     struct loop *lp = loop_new();
-    struct engine_options opt = {b->config_a, b->state_a, b->shim, false, 0, 0};
+    struct engine_options opt = {b->config_a, b->state_a, b->shim, false, 0, 0, NULL};
     struct engine *eng = NULL;
     struct strbuf err = STRBUF_INIT, body = STRBUF_INIT;
     struct samples create = {0}, list = {0};

@@ -130,6 +130,7 @@ static const struct field config_fields[] = {
     F_LIST(struct engine_config, images, image_count, image_type),
     F_LIST(struct engine_config, volumes, volume_count, volume_type),
     F_LIST(struct engine_config, keys, key_count, key_type),
+    F_INT(struct engine_config, worker_process_limit),
 };
 static const struct object_type config_type = SCHEMA_OBJ(config_fields);
 
@@ -158,9 +159,14 @@ static const char config_header[] =
     "#               may be preempted). nodes: where the pool may place workers (no\n"
     "#               list: every node). specs: what it offers (no list: every spec).\n"
     "#   specs       resource specs: what one worker is given (GPUs, CPUs, memory).\n"
+    "#               Where trainjobd may use cgroups, a worker is held to its spec's\n"
+    "#               memory and CPUs (its log says which, at start-up).\n"
     "#   images      images jobs may name; local/host runs on this machine, no container.\n"
     "#   volumes     volumes jobs may mount, each a directory on this machine.\n"
     "#   keys        AK/SK pairs accepted on TCP, and the user each one belongs to.\n"
+    "#   worker_process_limit\n"
+    "#               the most processes one worker may run at once, where cgroups\n"
+    "#               let trainjobd enforce it (0: the default, 4096).\n"
     "\n";
 
 /* ---- probing this machine ----------------------------------------------- */
@@ -401,6 +407,7 @@ void config_default(struct engine_config *cfg, const struct machine_info *mi, co
     add_pool(cfg, "local-idle", POOL_IDLE, "local-1z");
 
     add_spec(cfg, "cpu-1", 0, 1, 1024);
+    cfg->worker_process_limit = CONFIG_DEFAULT_WORKER_PROCESS_LIMIT;
     if (mi->gpus > 0) {
         int cpus = mi->cpus / mi->gpus;
         add_spec(cfg, "gpu-1", 1, cpus > 1 ? cpus : 1, mi->memory_mib / mi->gpus);
@@ -692,6 +699,11 @@ static void check_config(const struct engine_config *cfg, struct findings *fs)
         else if (p[0] != '/')
             findings_add(fs, SEVERITY_ERROR, path, "must be an absolute path (found '%s')", p);
     }
+    if (cfg->worker_process_limit < 0 || cfg->worker_process_limit == 1)
+        findings_add(fs, SEVERITY_ERROR, "worker_process_limit",
+                     "must be 0 (the default, %d) or at least 2: the worker's shell and what it "
+                     "runs (found %d)",
+                     CONFIG_DEFAULT_WORKER_PROCESS_LIMIT, cfg->worker_process_limit);
     for (size_t i = 0; i < cfg->key_count; i++) {
         char path[64];
         snprintf(path, sizeof path, "keys[%zu].secret_key", i);
@@ -766,6 +778,12 @@ const struct config_volume *config_volume(const struct engine_config *cfg, const
 bool config_pool_has_node(const struct config_pool *pool, const char *node)
 {
     return pool->node_count == 0 || has_string(pool->nodes, pool->node_count, node);
+}
+
+int config_worker_process_limit(const struct engine_config *cfg)
+{
+    return cfg->worker_process_limit > 0 ? cfg->worker_process_limit
+                                         : CONFIG_DEFAULT_WORKER_PROCESS_LIMIT;
 }
 
 const struct config_key *config_key(const struct engine_config *cfg, const char *access_key)

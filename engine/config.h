@@ -111,7 +111,11 @@ struct engine_config {
     size_t volume_count;
     struct config_key *keys;
     size_t key_count;
+    int worker_process_limit; /* processes per worker (cgroup pids.max); 0: the default */
 };
+
+/* The process limit per worker when engine.yaml does not set one. */
+#define CONFIG_DEFAULT_WORKER_PROCESS_LIMIT 4096
 
 /* What the default configuration describes: this machine, found by probing. */
 struct machine_info {
@@ -166,6 +170,8 @@ const struct config_volume *config_volume(const struct engine_config *cfg, const
 bool config_pool_has_node(const struct config_pool *pool, const char *node);
 /* The user an AK/SK access key belongs to, or NULL. */
 const struct config_key *config_key(const struct engine_config *cfg, const char *access_key);
+/* worker_process_limit, or the default when it is 0. */
+int config_worker_process_limit(const struct engine_config *cfg);
 
 /*
  * The catalogue as one caller sees it: every workspace they belong to (with

@@ -26,6 +26,7 @@
 #include "api/jobspec_json.h"
 #include "api/schema.h"
 #include "api/validate.h"
+#include "engine/cgroup.h"
 #include "engine/fault.h"
 #include "engine/state.h"
 #include "engine/store.h"
@@ -662,6 +663,7 @@ int engine_catalog(struct engine *eng, const char *user, json_t **reply, struct 
     struct catalog cat;
     memset(&cat, 0, sizeof cat);
     config_catalog(&eng->cfg, user, &cat);
+    cat.resource_limits = xstrdup(cgroup_summary(eng->opt.cgroups));
     *reply = catalog_to_json(&cat);
     catalog_free(&cat);
     return 200;

@@ -22,6 +22,7 @@
 #include <stddef.h>
 
 struct api_error;
+struct cgroups;
 struct loop;
 struct stream;
 struct strbuf;
@@ -33,6 +34,7 @@ struct engine_options {
     bool demo;               /* add simulated GPU nodes to a new config */
     int grace_ms;            /* SIGTERM to SIGKILL when stopping workers */
     size_t log_cap;          /* bytes per worker log before it rotates */
+    struct cgroups *cgroups; /* per-worker limits (engine/cgroup), probed by the caller; or NULL */
 };
 
 struct engine;

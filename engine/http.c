@@ -22,6 +22,7 @@
 #include "api/apierror.h"
 #include "api/hmac.h"
 #include "engine/engine.h"
+#include "engine/flags.h"
 #include "engine/routes.h"
 #include "engine/stream.h"
 #include "util/loop.h"
@@ -403,19 +404,11 @@ struct http_server *http_server_start(struct engine *eng, struct loop *lp, const
         return NULL;
     }
     if (listen_addr) {
-        char host[64];
-        unsigned port = 0;
         struct sockaddr_in a;
-        memset(&a, 0, sizeof a);
-        a.sin_family = AF_INET;
-        if (sscanf(listen_addr, "%63[^:]:%u", host, &port) != 2 || port == 0 || port > 65535 ||
-            inet_pton(AF_INET, host, &a.sin_addr) != 1 || (ntohl(a.sin_addr.s_addr) >> 24) != 127) {
-            strbuf_addf(err, "--listen %s: expected a loopback address, 127.x.x.x:PORT",
-                        listen_addr);
+        if (flags_parse_listen("--listen", listen_addr, &a, err) != 0) {
             http_server_stop(srv);
             return NULL;
         }
-        a.sin_port = htons((uint16_t)port);
         srv->tcp_l.tcp = true;
         if (start_listener(srv, &srv->tcp_l, -1, &a, err) != 0) {
             http_server_stop(srv);

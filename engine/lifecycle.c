@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "api/jobspec.h"
+#include "engine/cgroup.h"
 #include "engine/fault.h"
 #include "engine/sched.h"
 #include "engine/ssh_keys.h"
@@ -80,14 +81,20 @@ static int node_index(const struct engine *eng, const char *name)
 
 /* ---- devices ---------------------------------------------------------- */
 
-/* Marks the device indices live workers hold on node n in used[] (size gpus). */
-static void devices_in_use(struct engine *eng, const char *node, bool *used, int gpus)
+/*
+ * Marks in used[] (size gpus) the device indices held on node by live
+ * workers and by the workers of `placing` (a job being placed: none live
+ * yet) already given devices in this placement.
+ */
+static void devices_in_use(struct engine *eng, const char *node, const struct ejob *placing,
+                           bool *used, int gpus)
 {
     for (size_t j = 0; j < eng->job_count; j++) {
         struct ejob *job = eng->jobs[j];
         for (size_t i = 0; i < job->worker_count; i++) {
             struct eworker *w = &job->workers[i];
-            if (!w->live || !w->node || strcmp(w->node, node) != 0 || !w->devices)
+            bool holds = w->live || job == placing;
+            if (!holds || !w->node || strcmp(w->node, node) != 0 || !w->devices)
                 continue;
             for (const char *p = w->devices; *p;) {
                 int d = atoi(p);
@@ -100,10 +107,15 @@ static void devices_in_use(struct engine *eng, const char *node, bool *used, int
     }
 }
 
-/* Gives worker w `count` free device indices on its node ("" for none). */
-static void assign_devices(struct engine *eng, struct eworker *w, int count)
+/*
+ * Gives worker w `count` free device indices on its node ("" for none).
+ * placing: w's job when its workers are placed together (see devices_in_use).
+ */
+static void assign_devices(struct engine *eng, const struct ejob *placing, struct eworker *w,
+                           int count)
 {
     free(w->devices);
+    w->devices = NULL; /* not its own obstacle */
     int n = node_index(eng, w->node);
     int gpus = n >= 0 ? eng->cfg.nodes[n].gpus : 0;
     if (count <= 0 || gpus <= 0) {
@@ -111,7 +123,7 @@ static void assign_devices(struct engine *eng, struct eworker *w, int count)
         return;
     }
     bool *used = xcalloc((size_t)gpus, sizeof *used);
-    devices_in_use(eng, w->node, used, gpus);
+    devices_in_use(eng, w->node, placing, used, gpus);
     struct strbuf sb = STRBUF_INIT;
     for (int d = 0; d < gpus && count > 0; d++) {
         if (!used[d]) {
@@ -172,6 +184,12 @@ static void append_log_marker(struct engine *eng, struct ejob *job, struct ework
         close(fd);
     }
     free(path);
+}
+
+/* The name of a worker attempt's cgroup under its job's: "<worker>-<attempt>". */
+static char *worker_cgroup_leaf(const struct eworker *w)
+{
+    return xasprintf("%s-%d", w->name, w->attempt);
 }
 
 /* Starts (or restarts) one worker on its node. Returns 0, or -1 with why in err. */
@@ -264,12 +282,30 @@ static int start_worker(struct engine *eng, struct ejob *job, struct eworker *w,
     char *status = lifecycle_status_path(eng, job, w);
     char *log = lifecycle_log_path(eng, job, w->name);
     const struct role *role = jobspec_worker(&job->spec);
+    /* The spec's memory and CPUs, and the engine's process limit, held by cgroups. */
+    struct cgroup_limits limits = {job->memory_mib, job->cpus,
+                                   config_worker_process_limit(&eng->cfg)};
+    char **cgroups = NULL;
+    char *leaf = worker_cgroup_leaf(w);
+    int rc = cgroup_create(eng->opt.cgroups, job->spec.uid, leaf, &limits, &cgroups, err);
     struct runner_spec spec = {
-        eng->shim_path, status, log, eng->opt.log_cap, role ? role->startup_script : "true", env.v,
-        workdir,        binds,  nb,  eng->sandbox,
+        eng->shim_path,
+        status,
+        log,
+        eng->opt.log_cap,
+        role ? role->startup_script : "true",
+        env.v,
+        workdir,
+        binds,
+        nb,
+        eng->sandbox,
+        cgroups,
     };
     append_log_marker(eng, job, w);
-    int rc = runner_start(&spec, &w->proc, err);
+    if (rc == 0 && (rc = runner_start(&spec, &w->proc, err)) != 0)
+        cgroup_remove(eng->opt.cgroups, job->spec.uid, leaf);
+    cgroup_dirs_free(cgroups);
+    free(leaf);
     if (rc == 0) {
         w->live = true;
         w->phase = WORKER_RUNNING;
@@ -345,10 +381,12 @@ static void start_job(struct engine *eng, struct ejob *job, const int *placement
         free(w->node);
         w->node = xstrdup(eng->cfg.nodes[placement[i]].name);
         w->port = free_port();
+        free(w->devices); /* the last placement's: not held any more */
+        w->devices = NULL;
     }
     for (int i = 0; i < replicas; i++) {
         struct eworker *w = &job->workers[i];
-        assign_devices(eng, w, job->gpus);
+        assign_devices(eng, job, w, job->gpus);
         strbuf_addf(&where, "%s%s on %s", i ? ", " : "", w->name, w->node);
     }
     engine_set_state(eng, job, JOB_STATE_STARTING, NULL);
@@ -758,7 +796,7 @@ static void apply_fault(struct engine *eng, struct ejob *job, struct eworker *w,
             }
             free(w->node);
             w->node = xstrdup(node);
-            assign_devices(eng, w, job->gpus);
+            assign_devices(eng, NULL, w, job->gpus);
         }
         struct strbuf err = STRBUF_INIT;
         if (start_worker(eng, job, w, &err) != 0)
@@ -774,6 +812,11 @@ static void apply_fault(struct engine *eng, struct ejob *job, struct eworker *w,
 void lifecycle_worker_ended(struct engine *eng, struct ejob *job, struct eworker *w, int exit_code)
 {
     char *status = lifecycle_status_path(eng, job, w);
+    /* The shim removed the attempt's cgroup, unless it died; first, as what follows may
+     * start the next attempt or free the job. */
+    char *leaf = worker_cgroup_leaf(w);
+    cgroup_remove(eng->opt.cgroups, job->spec.uid, leaf);
+    free(leaf);
     w->live = false;
     w->has_exit_code = true;
     w->exit_code = exit_code;

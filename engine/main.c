@@ -16,9 +16,12 @@
 #include <unistd.h>
 
 #include "api/paths.h"
+#include "engine/cgroup.h"
 #include "engine/engine.h"
+#include "engine/flags.h"
 #include "engine/http.h"
 #include "engine/runner.h"
+#include "engine/statelock.h"
 #include "util/fileio.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
@@ -44,6 +47,9 @@ static void usage(FILE *out)
           "  --listen ADDR:PORT   also listen on loopback TCP; requests must be AK/SK signed\n"
           "  --demo               a new config gets 4 simulated nodes with 8 GPUs each\n"
           "  --grace SECONDS      SIGTERM to SIGKILL when stopping workers (default 10)\n"
+          "  --log-cap SIZE       bytes per worker log before it rotates (default 16M)\n"
+          "  --cgroup-root DIR    where the cgroup hierarchies are mounted (default\n"
+          "                       /sys/fs/cgroup): workers are held to their specs there\n"
           "  --foreground         stay attached; log to stderr\n"
           "  --version, --help\n",
           out);
@@ -102,7 +108,25 @@ static int daemonize(const char *log_path, int ready_pipe[2])
     return 0;
 }
 
-int main(int argc, char **argv)
+/* Limits of the numeric flags. */
+#define GRACE_MAX_S 3600
+#define LOG_CAP_MIN (4u << 10)
+#define LOG_CAP_MAX ((size_t)1 << 40)
+
+/* What the command line asked for, every value checked. */
+struct flags {
+    const char *config, *state, *sock, *listen_addr, *shim, *cgroup_root;
+    bool demo, foreground;
+    int grace_ms;
+    size_t log_cap;
+};
+
+/*
+ * Reads the command line strictly: every value whole and in range, no stray
+ * arguments. Returns -1 to go on, or the exit status (0 for --help and
+ * --version, 2 with a message naming the flag on stderr).
+ */
+static int parse_flags(int argc, char **argv, struct flags *f)
 {
     static const struct option longopts[] = {
         {"config", required_argument, NULL, 'c'},
@@ -111,40 +135,53 @@ int main(int argc, char **argv)
         {"listen", required_argument, NULL, 'l'},
         {"demo", no_argument, NULL, 'd'},
         {"grace", required_argument, NULL, 'g'},
+        {"log-cap", required_argument, NULL, 'L'},
         {"foreground", no_argument, NULL, 'f'},
         {"shim", required_argument, NULL, 'x'},
+        {"cgroup-root", required_argument, NULL, 'C'},
         {"version", no_argument, NULL, 'V'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *config = NULL, *state = NULL, *sock = NULL, *listen_addr = NULL, *shim = NULL;
-    bool demo = false, foreground = false;
-    int grace_ms = 10000, c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    struct strbuf err = STRBUF_INIT;
+    struct sockaddr_in addr;
+    int c, rc = 0;
+    while (rc == 0 && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case 'c':
-            config = optarg;
+            rc = flags_check_path("--config", f->config = optarg, &err);
             break;
         case 's':
-            state = optarg;
+            rc = flags_check_path("--state-dir", f->state = optarg, &err);
             break;
         case 'S':
-            sock = optarg;
+            rc = flags_check_path("--socket", f->sock = optarg, &err);
             break;
         case 'l':
-            listen_addr = optarg;
+            rc = flags_parse_listen("--listen", f->listen_addr = optarg, &addr, &err);
             break;
         case 'd':
-            demo = true;
+            f->demo = true;
             break;
         case 'g':
-            grace_ms = (int)(atof(optarg) * 1000);
+            rc = flags_parse_seconds("--grace", optarg, GRACE_MAX_S, &f->grace_ms, &err);
+            /* The engine takes 0 as "the default": a 0 here would silently mean 10 s. */
+            if (rc == 0 && f->grace_ms == 0) {
+                strbuf_adds(&err, "--grace '0': must be more than 0 (0.001 at least)");
+                rc = -1;
+            }
+            break;
+        case 'L':
+            rc = flags_parse_size("--log-cap", optarg, LOG_CAP_MIN, LOG_CAP_MAX, &f->log_cap, &err);
             break;
         case 'f':
-            foreground = true;
+            f->foreground = true;
             break;
         case 'x':
-            shim = optarg;
+            rc = flags_check_path("--shim", f->shim = optarg, &err);
+            break;
+        case 'C':
+            rc = flags_check_path("--cgroup-root", f->cgroup_root = optarg, &err);
             break;
         case 'V':
             printf("trainjobd %s\n", TRAINJOB_VERSION);
@@ -157,10 +194,33 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    char *config_path = config ? xstrdup(config) : paths_engine_config();
-    char *state_dir = state ? xstrdup(state) : paths_engine_state();
-    char *socket_path = sock ? xstrdup(sock) : paths_engine_socket();
-    char *shim_path = find_shim(shim);
+    if (rc == 0 && optind < argc) {
+        strbuf_adds(&err, "unexpected argument '");
+        for (const char *p = argv[optind]; *p && p - argv[optind] < 80; p++)
+            strbuf_addc(&err, (unsigned char)*p >= 0x20 && *p != 0x7f ? *p : '?');
+        strbuf_adds(&err, "' (trainjobd takes only options)");
+        rc = -1;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "trainjobd: %s\n", strbuf_str(&err));
+        strbuf_free(&err);
+        return 2;
+    }
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    struct flags fl = {NULL, NULL, NULL, NULL, NULL, "/sys/fs/cgroup", false, false, 10000, 0};
+    int parsed = parse_flags(argc, argv, &fl);
+    if (parsed >= 0)
+        return parsed;
+    const char *listen_addr = fl.listen_addr;
+    bool foreground = fl.foreground;
+    char *config_path = fl.config ? xstrdup(fl.config) : paths_engine_config();
+    char *state_dir = fl.state ? xstrdup(fl.state) : paths_engine_state();
+    char *socket_path = fl.sock ? xstrdup(fl.sock) : paths_engine_socket();
+    char *shim_path = find_shim(fl.shim);
     struct strbuf err = STRBUF_INIT;
     char *sock_dir = xstrdup(socket_path);
     char *slash = strrchr(sock_dir, '/');
@@ -171,6 +231,12 @@ int main(int argc, char **argv)
         return 1;
     }
     free(sock_dir);
+    /* One engine per state dir, decided before the store is opened or anything started. */
+    int lock_fd = statelock_acquire(state_dir, socket_path, &err);
+    if (lock_fd < 0) {
+        fprintf(stderr, "trainjobd: %s\n", strbuf_str(&err));
+        return 1;
+    }
 
     int ready[2] = {-1, -1};
     if (!foreground) {
@@ -180,6 +246,8 @@ int main(int argc, char **argv)
             return 1;
         }
         free(log);
+        /* The lock's descriptor came through both forks; now name the process that holds it. */
+        statelock_update(lock_fd, socket_path);
     }
     signal(SIGPIPE, SIG_IGN);
     /* Shims whose first parent exits become our children, so we reap them. */
@@ -189,7 +257,13 @@ int main(int argc, char **argv)
     loop_add_signal(lp, SIGINT, on_stop, lp);
     loop_add_signal(lp, SIGCHLD, on_child, NULL);
 
-    struct engine_options opt = {config_path, state_dir, shim_path, demo, grace_ms, 0};
+    /* Once, in the process that stays: whether workers can be held to their specs. */
+    struct cgroups *cgroups = cgroup_probe(fl.cgroup_root, NULL);
+    engine_log("resource limits: %s%s%s", cgroup_summary(cgroups),
+               cgroup_base(cgroups) ? "; workers' cgroups under " : "",
+               cgroup_base(cgroups) ? cgroup_base(cgroups) : "");
+    struct engine_options opt = {config_path, state_dir,  shim_path, fl.demo,
+                                 fl.grace_ms, fl.log_cap, cgroups};
     struct engine *eng = NULL;
     struct http_server *srv = NULL;
     int status = 1;
@@ -216,11 +290,13 @@ int main(int argc, char **argv)
         close(ready[1]);
     http_server_stop(srv);
     engine_close(eng);
+    cgroup_free(cgroups);
     loop_free(lp);
     strbuf_free(&err);
     free(config_path);
     free(state_dir);
     free(socket_path);
     free(shim_path);
+    close(lock_fd);
     return status;
 }

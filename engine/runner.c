@@ -150,6 +150,10 @@ static void shim_argv(const struct runner_spec *spec, bool sandbox, struct argv_
                      xasprintf("%s:%s%s", b->host_path, b->mount_path, b->read_only ? ":ro" : ""));
         }
     }
+    for (size_t i = 0; spec->cgroups && spec->cgroups[i]; i++) {
+        argv_add(av, xstrdup("--cgroup"));
+        argv_add(av, xstrdup(spec->cgroups[i]));
+    }
     argv_add(av, xstrdup("--"));
     argv_add(av, xstrdup(spec->script));
 }

@@ -51,6 +51,9 @@ struct runner_spec {
     const struct runner_bind *binds; /* applied only inside the sandbox */
     size_t bind_count;
     bool sandbox; /* use bubblewrap when available; binds appear at mount_path */
+    /* cgroup directories (engine/cgroup) the worker joins before it runs, NULL-terminated; or NULL
+     */
+    char *const *cgroups;
 };
 
 /* What the engine keeps (and stores) to find a running worker again. */

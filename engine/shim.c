@@ -2,7 +2,7 @@
  * trainjob-shim: the small process between trainjobd and one worker.
  *
  *   trainjob-shim --status FILE --log FILE --log-cap BYTES [--cwd DIR]
- *                 [--sandbox] [--bind SRC:DST[:ro]]... -- SCRIPT
+ *                 [--sandbox] [--bind SRC:DST[:ro]]... [--cgroup DIR]... -- SCRIPT
  *
  * runner_start (engine/runner.c) execs it with the worker's environment as
  * its own. The shim starts a new session (so it outlives trainjobd), starts
@@ -18,6 +18,10 @@
  *    (replacing the old one) and a new log starts, so at most 2 × BYTES are
  *    on disk and at least the last BYTES written are kept;
  *  - forwards SIGTERM, SIGINT and SIGHUP to the worker's process group;
+ *  - with --cgroup (one per cgroup hierarchy, made by engine/cgroup with the
+ *    worker's limits), the worker joins each cgroup before it execs, and
+ *    when it has ended whatever is left in them is killed and they are
+ *    removed; a kill by the memory limit is said in the log;
  *  - when the worker's main process ends, kills what is left in its process
  *    group (as a container's leftovers die with it), copies the rest of the
  *    output (waiting at most a second for processes that escaped the group),
@@ -50,6 +54,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine/cgroup.h"
 #include "util/fileio.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -73,6 +78,8 @@ struct shim_args {
     bool sandbox;
     struct shim_bind *binds;
     size_t bind_count;
+    const char **cgroups; /* directories the worker joins */
+    size_t cgroup_count;
     const char *script;
 };
 
@@ -126,7 +133,7 @@ static _Noreturn void fail(const char *fmt, ...)
 static _Noreturn void usage(const char *why)
 {
     fail("%s\nusage: trainjob-shim --status FILE --log FILE --log-cap BYTES [--cwd DIR] "
-         "[--sandbox] [--bind SRC:DST[:ro]]... -- SCRIPT",
+         "[--sandbox] [--bind SRC:DST[:ro]]... [--cgroup DIR]... -- SCRIPT",
          why);
 }
 
@@ -190,6 +197,11 @@ static void parse_args(int argc, char **argv, struct shim_args *a)
             if (!parse_bind(val, &a->binds[a->bind_count]))
                 usage("--bind needs /SRC:/DST or /SRC:/DST:ro");
             a->bind_count++;
+        } else if (strcmp(opt, "--cgroup") == 0) {
+            if (val[0] != '/')
+                usage("--cgroup needs an absolute directory");
+            a->cgroups = xreallocarray(a->cgroups, a->cgroup_count + 1, sizeof(*a->cgroups));
+            a->cgroups[a->cgroup_count++] = val;
         } else {
             usage("unknown option");
         }
@@ -335,6 +347,14 @@ static _Noreturn void exec_worker(const struct shim_args *a, char **argv, int ou
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
+    /* Into the worker's cgroups before it runs: its limits hold from its first instruction. */
+    for (size_t i = 0; i < a->cgroup_count; i++) {
+        if (cgroup_join(a->cgroups[i]) != 0) {
+            dprintf(STDERR_FILENO, "trainjob-shim: cannot join the worker's cgroup %s: %s\n",
+                    a->cgroups[i], strerror(errno));
+            _exit(EXIT_CANNOT_RUN);
+        }
+    }
 
     if (a->sandbox) {
         execvp(argv[0], argv);
@@ -485,6 +505,25 @@ static int supervise(pid_t pid, int out_r, int wake_r, struct shim_log *lg)
     return wstatus;
 }
 
+/*
+ * After the worker: says in the log when the memory limit killed something,
+ * then kills what is left in the worker's cgroups and removes them.
+ */
+static void end_cgroups(const struct shim_args *a, struct shim_log *lg)
+{
+    bool oom = false;
+    for (size_t i = 0; i < a->cgroup_count; i++)
+        oom |= cgroup_oom_killed(a->cgroups[i]);
+    if (oom) {
+        static const char msg[] = "trainjob-shim: the worker reached the memory limit of its "
+                                  "resource spec; the kernel killed a process of it with SIGKILL "
+                                  "(exit code 137 when it was the worker itself)\n";
+        log_write(lg, msg, sizeof msg - 1);
+    }
+    for (size_t i = 0; i < a->cgroup_count; i++)
+        cgroup_kill_remove(a->cgroups[i]);
+}
+
 /* Blocks the signals the shim handles and installs its handler for them. */
 static void setup_signals(sigset_t *handled)
 {
@@ -561,6 +600,7 @@ int main(int argc, char **argv)
         code = WEXITSTATUS(wstatus);
     else if (WIFSIGNALED(wstatus))
         code = 128 + WTERMSIG(wstatus);
+    end_cgroups(&a, &lg);
 
     len = snprintf(line, sizeof(line), "exit_code %d\n", code);
     if (file_write_atomic(a.status, line, (size_t)len, 0644, &err) != 0) {
@@ -579,6 +619,7 @@ int main(int argc, char **argv)
         free(a.binds[i].dst);
     }
     free(a.binds);
+    free(a.cgroups);
     free(lg.rotated);
     return 0;
 }

@@ -222,10 +222,12 @@ static void refresh_replica_hint(struct wizard *wz)
     const char *sname = select_selected_label(wz->spec);
     const struct catalog_spec *s = p && sname ? catalog_pool_spec(p, sname) : NULL;
     if (s) {
-        char help[200];
-        snprintf(help, sizeof help, "total: %ld × %d = %ld device%s%s", n, s->devices,
-                 n * s->devices, n * s->devices == 1 ? "" : "s",
-                 s->simulated ? " (simulated)" : "");
+        /* Whether the backend holds a worker to the spec (trainjobd says; ACP does not). */
+        const char *limits = wz->cat ? wz->cat->resource_limits : NULL;
+        char help[300];
+        snprintf(help, sizeof help, "total: %ld × %d = %ld device%s%s%s%.200s", n, s->devices,
+                 n * s->devices, n * s->devices == 1 ? "" : "s", s->simulated ? " (simulated)" : "",
+                 limits ? " · limits " : "", limits ? limits : "");
         form_set_help(wz->forms[SECTION_RESOURCES], wz->e_spec, help);
     }
 }

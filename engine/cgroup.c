@@ -1,0 +1,736 @@
+/*
+ * cgroup: per-worker memory, CPU and process limits; see cgroup.h.
+ *
+ * Owns struct cgroups: the version chosen (v2, v1 or none), one `place`
+ * per hierarchy workers' cgroups are made in (v2: one for all three
+ * controllers; v1: one per controller), and the summary line. Files are
+ * written with open/write/close of short text, as the kernel wants; every
+ * path is built with snprintf into a PATH_MAX buffer and refused when it
+ * does not fit. Names from jobs never reach a path unchecked: a job uid
+ * and a leaf are single path components (cgroup_create refuses '/', "."
+ * and "..").
+ */
+#include "engine/cgroup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/fileio.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+/* CFS period for the CPU limit: 100 ms, the kernel's default. */
+#define CPU_PERIOD_US 100000
+/* How long cgroup_kill_remove keeps killing before it gives up (10 ms steps). */
+#define KILL_STEPS 200
+/* The same in the engine, whose loop must not wait long (the shim has done it, mostly). */
+#define ENGINE_KILL_STEPS 3
+/* The largest control file read (cgroup.procs of a fork bomb: pids_max lines). */
+#define READ_MAX (1 << 20)
+
+/* One hierarchy where workers' cgroups are made. */
+struct place {
+    unsigned controllers; /* CGROUP_* bits limited here */
+    char *base;           /* <mount>/<engine's cgroup>/trainjob */
+};
+
+struct cgroups {
+    int version; /* 2, 1, or 0 for none */
+    struct place places[3];
+    size_t place_count;
+    unsigned enforced;
+    char *summary;
+};
+
+static const char *const names[] = {"memory", "cpu", "pids"};
+static const unsigned bits[] = {CGROUP_MEMORY, CGROUP_CPU, CGROUP_PIDS};
+/* v1: the limit file the probe checks in each controller's hierarchy. */
+static const char *const v1_limit_file[] = {"memory.limit_in_bytes", "cpu.cfs_quota_us",
+                                            "pids.max"};
+/* v2: the limit file of each controller. */
+static const char *const v2_limit_file[] = {"memory.max", "cpu.max", "pids.max"};
+
+/* ---- small file helpers --------------------------------------------------- */
+
+/* "a/b" into buf; false when it does not fit. */
+static bool join_path(char *buf, size_t size, const char *a, const char *b)
+{
+    int n = snprintf(buf, size, "%s/%s", a, b);
+    return n > 0 && (size_t)n < size;
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* Writes text to an existing file (a control file). Returns 0, or -1 with errno. */
+static int write_text(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return -1;
+    size_t len = strlen(text);
+    ssize_t n = write(fd, text, len);
+    int saved = errno;
+    close(fd);
+    if (n != (ssize_t)len) {
+        errno = n < 0 ? saved : EIO;
+        return -1;
+    }
+    return 0;
+}
+
+/* The text of a small file, or NULL. */
+static char *read_text(const char *path)
+{
+    char *data = NULL;
+    size_t len;
+    struct strbuf err = STRBUF_INIT;
+    if (file_read_all(path, READ_MAX, &data, &len, &err) != 0) {
+        free(data);
+        data = NULL;
+    }
+    strbuf_free(&err);
+    return data;
+}
+
+/* Is word one of the space-separated words of list? */
+static bool has_word(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = list; p && *p;) {
+        p += strspn(p, " \t\n");
+        size_t len = strcspn(p, " \t\n");
+        if (len == n && strncmp(p, word, n) == 0)
+            return true;
+        p += len;
+    }
+    return false;
+}
+
+/* mkdir that accepts an existing directory. */
+static int make_dir(const char *path)
+{
+    if (mkdir(path, 0755) == 0 || errno == EEXIST)
+        return 0;
+    return -1;
+}
+
+/* Does path have a ".." component? */
+static bool has_dotdot(const char *path)
+{
+    size_t n = strlen(path);
+    return strstr(path, "/../") != NULL || (n >= 3 && strcmp(path + n - 3, "/..") == 0);
+}
+
+/*
+ * The path of our cgroup in /proc/self/cgroup for a v1 controller (ctl) or
+ * for v2 (ctl NULL: the "0::" line). Returns an owned path, or NULL.
+ */
+static char *self_path(const char *self, const char *ctl)
+{
+    for (const char *line = self; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        const char *c1 = memchr(line, ':', len);
+        const char *c2 = c1 ? memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - line)) : NULL;
+        if (c2) {
+            size_t list_len = (size_t)(c2 - c1 - 1);
+            char *list = xstrndup(c1 + 1, list_len);
+            bool match = false;
+            if (ctl == NULL) {
+                match = list_len == 0 && c1 - line == 1 && line[0] == '0';
+            } else {
+                for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok;
+                     tok = strtok_r(NULL, ",", &save))
+                    match |= strcmp(tok, ctl) == 0;
+            }
+            free(list);
+            if (match) {
+                size_t path_len = len - (size_t)(c2 + 1 - line);
+                char *path = path_len > 0 && c2[1] == '/' ? xstrndup(c2 + 1, path_len) : NULL;
+                /* Outside our cgroup namespace ("/../x"): not a path under the mount. */
+                if (path && has_dotdot(path)) {
+                    free(path);
+                    path = NULL;
+                }
+                return path;
+            }
+        }
+        line = end ? end + 1 : NULL;
+    }
+    return NULL;
+}
+
+/* The v1 hierarchy line's controller list for ctl ("cpu,cpuacct"), owned, or NULL. */
+static char *self_list(const char *self, const char *ctl)
+{
+    for (const char *line = self; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        char *copy = xstrndup(line, len);
+        char *c1 = strchr(copy, ':');
+        char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (c2) {
+            *c2 = '\0';
+            char *list = xstrdup(c1 + 1);
+            bool match = false;
+            for (char *save = NULL, *tok = strtok_r(c1 + 1, ",", &save); tok;
+                 tok = strtok_r(NULL, ",", &save))
+                match |= strcmp(tok, ctl) == 0;
+            free(copy);
+            if (match)
+                return list;
+            free(list);
+        } else {
+            free(copy);
+        }
+        line = end ? end + 1 : NULL;
+    }
+    return NULL;
+}
+
+/* "<a><b>" with a single '/' between (b starts with '/'; "/" alone adds nothing). */
+static char *under(const char *a, const char *b)
+{
+    return strcmp(b, "/") == 0 ? xstrdup(a) : xasprintf("%s%s", a, b);
+}
+
+/* ---- the probe ------------------------------------------------------------- */
+
+/* Appends one reason to why, after a "; " when there is one already. */
+static void add_reason(struct strbuf *why, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void add_reason(struct strbuf *why, const char *fmt, ...)
+{
+    if (why->len)
+        strbuf_adds(why, "; ");
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vaddf(why, fmt, ap);
+    va_end(ap);
+}
+
+/*
+ * Creates base (trainjob/ under our cgroup) and a test child in it, and checks
+ * that each limit file in files[] (n of them) is there and takes a write of
+ * the matching value. Returns 0, or -1 with why.
+ */
+static int probe_child(const char *base, const char *const *files, const char *const *values,
+                       size_t n, struct strbuf *why)
+{
+    if (make_dir(base) != 0) {
+        strbuf_addf(why, "cannot create %s: %s", base, strerror(errno));
+        return -1;
+    }
+    char test[PATH_MAX], file[PATH_MAX];
+    snprintf(file, sizeof file, "probe-%ld", (long)getpid());
+    if (!join_path(test, sizeof test, base, file)) {
+        strbuf_addf(why, "%s: path too long", base);
+        return -1;
+    }
+    if (make_dir(test) != 0) {
+        strbuf_addf(why, "cannot create a cgroup in %s: %s", base, strerror(errno));
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (!join_path(file, sizeof file, test, files[i]) || write_text(file, values[i]) != 0) {
+            strbuf_addf(why, "cannot set %s in %s: %s", files[i], base,
+                        errno == ENOENT ? "no such control file" : strerror(errno));
+            rc = -1;
+        }
+    }
+    rmdir(test);
+    return rc;
+}
+
+/* Adds one controller's v1 hierarchy to cg when it works; otherwise says why. */
+static void probe_v1(struct cgroups *cg, const char *root, const char *self, size_t c,
+                     struct strbuf *why)
+{
+    const char *ctl = names[c];
+    char *path = self_path(self, ctl);
+    char *list = self_list(self, ctl);
+    char *mount = NULL;
+    if (path == NULL || list == NULL) {
+        add_reason(why, "%s: no cgroup v1 hierarchy", ctl);
+        goto out;
+    }
+    /* Mounted at root/<ctl> (or a symlink there), or at root/<list> ("cpu,cpuacct"). */
+    char procs[PATH_MAX];
+    mount = xasprintf("%s/%s", root, ctl);
+    if (!join_path(procs, sizeof procs, mount, "cgroup.procs") || !exists(procs)) {
+        free(mount);
+        mount = xasprintf("%s/%s", root, list);
+        if (!join_path(procs, sizeof procs, mount, "cgroup.procs") || !exists(procs)) {
+            add_reason(why, "%s: no cgroup v1 hierarchy mounted at %s/%s", ctl, root, ctl);
+            goto out;
+        }
+    }
+    char *own = under(mount, path);
+    if (!join_path(procs, sizeof procs, own, "cgroup.procs") || !exists(procs)) {
+        add_reason(why, "%s: our cgroup %s is not at %s", ctl, path, own);
+        free(own);
+        goto out;
+    }
+    char *base = xasprintf("%s/trainjob", own);
+    free(own);
+    static const char *const test_value[] = {"-1", "-1", "max"};
+    struct strbuf sub = STRBUF_INIT;
+    if (probe_child(base, &v1_limit_file[c], &test_value[c], 1, &sub) != 0) {
+        add_reason(why, "%s: %s", ctl, strbuf_str(&sub));
+        free(base);
+    } else {
+        struct place *pl = &cg->places[cg->place_count++];
+        pl->controllers = bits[c];
+        pl->base = base;
+        cg->enforced |= bits[c];
+    }
+    strbuf_free(&sub);
+out:
+    free(mount);
+    free(path);
+    free(list);
+}
+
+/*
+ * Enables the controllers in want (names) in dir's cgroup.subtree_control, one
+ * at a time; returns the CGROUP_* bits that are enabled afterwards.
+ */
+static unsigned enable_subtree(const char *dir, unsigned want)
+{
+    char file[PATH_MAX];
+    if (!join_path(file, sizeof file, dir, "cgroup.subtree_control"))
+        return 0;
+    unsigned on = 0;
+    char *now = read_text(file);
+    for (size_t c = 0; c < 3; c++) {
+        if (!(want & bits[c]))
+            continue;
+        char word[16];
+        snprintf(word, sizeof word, "+%s", names[c]);
+        if (has_word(now, names[c]) || write_text(file, word) == 0)
+            on |= bits[c];
+    }
+    free(now);
+    return on;
+}
+
+/*
+ * The v2 path: our cgroup must offer the controllers (cgroup.controllers),
+ * and we must be able to enable them below it — which the kernel allows only
+ * when no process sits in our cgroup itself, so the engine first moves into
+ * a leaf of its own ("trainjobd"), as a delegated service does.
+ */
+static void probe_v2(struct cgroups *cg, const char *root, const char *self, struct strbuf *why)
+{
+    char file[PATH_MAX];
+    const char *mount = NULL;
+    char *unified = xasprintf("%s/unified", root);
+    if (join_path(file, sizeof file, root, "cgroup.controllers") && exists(file))
+        mount = root;
+    else if (join_path(file, sizeof file, unified, "cgroup.controllers") && exists(file))
+        mount = unified;
+    char *path = self_path(self, NULL);
+    char *own = NULL, *base = NULL, *offered = NULL;
+    if (mount == NULL || path == NULL) {
+        add_reason(why, "no cgroup v2 hierarchy at %s", root);
+        goto out;
+    }
+    own = under(mount, path);
+    if (!join_path(file, sizeof file, own, "cgroup.controllers") ||
+        (offered = read_text(file)) == NULL) {
+        add_reason(why, "cgroup v2: our cgroup %s is not at %s", path, own);
+        goto out;
+    }
+    unsigned want = 0;
+    for (size_t c = 0; c < 3; c++)
+        if (has_word(offered, names[c]))
+            want |= bits[c];
+    if (want == 0) {
+        add_reason(why,
+                   "cgroup v2: %s is not delegated (its cgroup.controllers offers none of "
+                   "memory, cpu, pids)",
+                   own);
+        goto out;
+    }
+    unsigned on = enable_subtree(own, want);
+    if (on != want) {
+        /* Processes in our own cgroup block enabling controllers below it: move to a leaf. */
+        char *leaf = xasprintf("%s/trainjobd", own);
+        char pid[32];
+        snprintf(pid, sizeof pid, "%ld", (long)getpid());
+        if (make_dir(leaf) == 0 && join_path(file, sizeof file, leaf, "cgroup.procs") &&
+            write_text(file, pid) == 0)
+            on = enable_subtree(own, want);
+        free(leaf);
+    }
+    if (on == 0) {
+        add_reason(why,
+                   "cgroup v2: cannot enable controllers in %s/cgroup.subtree_control "
+                   "(other processes share the cgroup, or it is not ours)",
+                   own);
+        goto out;
+    }
+    base = xasprintf("%s/trainjob", own);
+    if (make_dir(base) != 0) {
+        add_reason(why, "cgroup v2: cannot create %s: %s", base, strerror(errno));
+        goto out;
+    }
+    on = enable_subtree(base, on);
+    const char *files[3], *values[3];
+    size_t n = 0;
+    static const char *const test_value[] = {"max", "max 100000", "max"};
+    for (size_t c = 0; c < 3; c++) {
+        if (on & bits[c]) {
+            files[n] = v2_limit_file[c];
+            values[n++] = test_value[c];
+        }
+    }
+    struct strbuf sub = STRBUF_INIT;
+    if (n == 0 || probe_child(base, files, values, n, &sub) != 0) {
+        add_reason(why, "cgroup v2: %s", n ? strbuf_str(&sub) : "no controller could be enabled");
+        strbuf_free(&sub);
+        goto out;
+    }
+    strbuf_free(&sub);
+    cg->places[0].controllers = on;
+    cg->places[0].base = base;
+    base = NULL;
+    cg->place_count = 1;
+    cg->enforced = on;
+    cg->version = 2;
+    if (on != want || want != CGROUP_ALL) {
+        for (size_t c = 0; c < 3; c++)
+            if (!(on & bits[c]))
+                add_reason(why, "%s: not delegated to %s", names[c], own);
+    }
+out:
+    free(unified);
+    free(path);
+    free(own);
+    free(base);
+    free(offered);
+}
+
+/* The summary line from what was found; why says what is missing. */
+static void summarize(struct cgroups *cg, const char *why)
+{
+    struct strbuf sb = STRBUF_INIT;
+    if (cg->enforced == 0) {
+        strbuf_addf(&sb, "not enforced: %s", why && *why ? why : "no usable cgroup");
+    } else {
+        strbuf_addf(&sb,
+                    "%s (cgroup v%d: ", cg->enforced == CGROUP_ALL ? "enforced" : "partly enforced",
+                    cg->version);
+        const char *sep = "";
+        for (size_t c = 0; c < 3; c++) {
+            if (cg->enforced & bits[c]) {
+                strbuf_addf(&sb, "%s%s", sep, names[c]);
+                sep = ", ";
+            }
+        }
+        if (cg->enforced != CGROUP_ALL && why && *why)
+            strbuf_addf(&sb, "; not %s", why);
+        strbuf_adds(&sb, ")");
+    }
+    cg->summary = strbuf_detach(&sb, NULL);
+}
+
+struct cgroups *cgroup_probe(const char *root, const char *self)
+{
+    struct cgroups *cg = xcalloc(1, sizeof *cg);
+    char *own_self = NULL;
+    if (self == NULL)
+        self = own_self = read_text("/proc/self/cgroup");
+    if (self == NULL) {
+        cg->summary = xstrdup("not enforced: cannot read /proc/self/cgroup");
+        return cg;
+    }
+    struct strbuf why2 = STRBUF_INIT, why1 = STRBUF_INIT;
+    probe_v2(cg, root, self, &why2);
+    if (cg->enforced != CGROUP_ALL) {
+        /* v1, where v2 gives less: a hybrid machine keeps its controllers there. */
+        struct cgroups v1 = {0};
+        for (size_t c = 0; c < 3; c++)
+            probe_v1(&v1, root, self, c, &why1);
+        int n1 = __builtin_popcount(v1.enforced), n2 = __builtin_popcount(cg->enforced);
+        if (n1 > n2) {
+            for (size_t i = 0; i < cg->place_count; i++)
+                free(cg->places[i].base);
+            memcpy(cg->places, v1.places, sizeof cg->places);
+            cg->place_count = v1.place_count;
+            cg->enforced = v1.enforced;
+            cg->version = 1;
+        } else {
+            for (size_t i = 0; i < v1.place_count; i++)
+                free(v1.places[i].base);
+        }
+    }
+    if (cg->version == 1) {
+        summarize(cg, strbuf_str(&why1));
+    } else if (cg->version == 2) {
+        summarize(cg, strbuf_str(&why2));
+    } else {
+        struct strbuf both = STRBUF_INIT;
+        strbuf_addf(&both, "%s; %s", strbuf_str(&why2), strbuf_str(&why1));
+        summarize(cg, strbuf_str(&both));
+        strbuf_free(&both);
+    }
+    strbuf_free(&why1);
+    strbuf_free(&why2);
+    free(own_self);
+    return cg;
+}
+
+void cgroup_free(struct cgroups *cg)
+{
+    if (cg == NULL)
+        return;
+    for (size_t i = 0; i < cg->place_count; i++)
+        free(cg->places[i].base);
+    free(cg->summary);
+    free(cg);
+}
+
+const char *cgroup_summary(const struct cgroups *cg)
+{
+    return cg ? cg->summary : "not enforced: cgroups were not probed";
+}
+
+unsigned cgroup_enforced(const struct cgroups *cg)
+{
+    return cg ? cg->enforced : 0;
+}
+
+const char *cgroup_base(const struct cgroups *cg)
+{
+    return cg && cg->place_count ? cg->places[0].base : NULL;
+}
+
+/* ---- per worker ------------------------------------------------------------- */
+
+static bool kill_remove(const char *dir, int steps);
+
+/* A name that is one path component: not empty, ".", "..", and no '/'. */
+static bool component_ok(const char *s)
+{
+    return s && *s && strcmp(s, ".") != 0 && strcmp(s, "..") != 0 && !strchr(s, '/') &&
+           strlen(s) < 200;
+}
+
+/* Writes each limit of lim that this place controls into dir. */
+static int set_limits(const struct cgroups *cg, const struct place *pl, const char *dir,
+                      const struct cgroup_limits *lim, struct strbuf *err)
+{
+    struct {
+        unsigned bit;
+        const char *file;
+        char value[64];
+        bool optional;
+    } w[5];
+    size_t n = 0;
+    if ((pl->controllers & CGROUP_MEMORY) && lim->memory_mib > 0) {
+        long long bytes = (long long)lim->memory_mib * 1024 * 1024;
+        w[n].bit = CGROUP_MEMORY, w[n].optional = false;
+        w[n].file = cg->version == 2 ? "memory.max" : "memory.limit_in_bytes";
+        snprintf(w[n++].value, sizeof w[0].value, "%lld", bytes);
+        /* No swap: the limit is the memory the spec gives. */
+        w[n].bit = CGROUP_MEMORY, w[n].optional = true;
+        w[n].file = cg->version == 2 ? "memory.swap.max" : "memory.memsw.limit_in_bytes";
+        snprintf(w[n++].value, sizeof w[0].value, "%lld", cg->version == 2 ? 0 : bytes);
+    }
+    if ((pl->controllers & CGROUP_CPU) && lim->cpus > 0) {
+        long long quota = (long long)lim->cpus * CPU_PERIOD_US;
+        w[n].bit = CGROUP_CPU, w[n].optional = false;
+        if (cg->version == 2) {
+            w[n].file = "cpu.max";
+            snprintf(w[n++].value, sizeof w[0].value, "%lld %d", quota, CPU_PERIOD_US);
+        } else {
+            w[n].file = "cpu.cfs_period_us";
+            snprintf(w[n++].value, sizeof w[0].value, "%d", CPU_PERIOD_US);
+            w[n].bit = CGROUP_CPU, w[n].optional = false;
+            w[n].file = "cpu.cfs_quota_us";
+            snprintf(w[n++].value, sizeof w[0].value, "%lld", quota);
+        }
+    }
+    if ((pl->controllers & CGROUP_PIDS) && lim->pids > 0) {
+        w[n].bit = CGROUP_PIDS, w[n].optional = false;
+        w[n].file = "pids.max";
+        snprintf(w[n++].value, sizeof w[0].value, "%d", lim->pids);
+    }
+    for (size_t i = 0; i < n; i++) {
+        char file[PATH_MAX];
+        if (!join_path(file, sizeof file, dir, w[i].file))
+            continue;
+        if (w[i].optional && !exists(file))
+            continue;
+        if (write_text(file, w[i].value) != 0) {
+            strbuf_addf(err, "cgroup: cannot set %s to %s in %s: %s", w[i].file, w[i].value, dir,
+                        strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void cgroup_dirs_free(char **dirs)
+{
+    for (size_t i = 0; dirs && dirs[i]; i++)
+        free(dirs[i]);
+    free(dirs);
+}
+
+int cgroup_create(const struct cgroups *cg, const char *job, const char *leaf,
+                  const struct cgroup_limits *lim, char ***dirs, struct strbuf *err)
+{
+    *dirs = NULL;
+    if (cg == NULL || cg->place_count == 0)
+        return 0;
+    if (!component_ok(job) || !component_ok(leaf)) {
+        strbuf_addf(err, "cgroup: '%s/%s' is not a cgroup name", job ? job : "", leaf ? leaf : "");
+        return -1;
+    }
+    char **out = xcalloc(cg->place_count + 1, sizeof *out);
+    for (size_t i = 0; i < cg->place_count; i++) {
+        const struct place *pl = &cg->places[i];
+        char *job_dir = xasprintf("%s/%s", pl->base, job);
+        char *dir = xasprintf("%s/%s", job_dir, leaf);
+        out[i] = dir;
+        int rc = make_dir(job_dir);
+        if (rc == 0 && cg->version == 2 &&
+            enable_subtree(job_dir, pl->controllers) != pl->controllers) {
+            strbuf_addf(err, "cgroup: cannot enable the controllers in %s", job_dir);
+            rc = -2;
+        }
+        if (rc == 0 && mkdir(dir, 0755) != 0 && errno != EEXIST)
+            rc = -1;
+        if (rc == -1)
+            strbuf_addf(err, "cgroup: cannot create %s: %s", dir, strerror(errno));
+        free(job_dir);
+        if (rc == 0)
+            rc = set_limits(cg, pl, dir, lim, err);
+        if (rc != 0) {
+            for (size_t j = 0; j <= i; j++)
+                kill_remove(out[j], ENGINE_KILL_STEPS);
+            cgroup_dirs_free(out);
+            return -1;
+        }
+    }
+    *dirs = out;
+    return 0;
+}
+
+void cgroup_remove(const struct cgroups *cg, const char *job, const char *leaf)
+{
+    if (cg == NULL || !component_ok(job) || !component_ok(leaf))
+        return;
+    for (size_t i = 0; i < cg->place_count; i++) {
+        char *dir = xasprintf("%s/%s/%s", cg->places[i].base, job, leaf);
+        kill_remove(dir, ENGINE_KILL_STEPS);
+        free(dir);
+    }
+}
+
+/* ---- in the shim ------------------------------------------------------------ */
+
+int cgroup_join(const char *dir)
+{
+    char file[PATH_MAX], pid[32];
+    if (!join_path(file, sizeof file, dir, "cgroup.procs")) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    snprintf(pid, sizeof pid, "%ld", (long)getpid());
+    return write_text(file, pid);
+}
+
+/* SIGKILLs every pid listed in dir/cgroup.procs; returns how many were listed. */
+static size_t kill_listed(const char *dir)
+{
+    char file[PATH_MAX];
+    if (!join_path(file, sizeof file, dir, "cgroup.procs"))
+        return 0;
+    char *text = read_text(file);
+    size_t n = 0;
+    for (char *p = text; p && *p;) {
+        char *end;
+        long pid = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        if (pid > 1) {
+            kill((pid_t)pid, SIGKILL);
+            n++;
+        }
+        p = end + strspn(end, "\n");
+    }
+    free(text);
+    return n;
+}
+
+/* cgroup_kill_remove, trying at most steps times (10 ms apart). */
+static bool kill_remove(const char *dir, int steps)
+{
+    if (!exists(dir))
+        return true;
+    char file[PATH_MAX];
+    if (join_path(file, sizeof file, dir, "cgroup.kill") && exists(file))
+        (void)write_text(file, "1");
+    const struct timespec step = {0, 10 * 1000 * 1000};
+    for (int i = 0; i < steps; i++) {
+        if (kill_listed(dir) == 0 && (rmdir(dir) == 0 || errno == ENOENT))
+            break;
+        if (i + 1 < steps)
+            nanosleep(&step, NULL);
+    }
+    bool gone = !exists(dir);
+    /* The job's directory goes with its last worker (busy or not empty otherwise). */
+    char *parent = xstrdup(dir);
+    char *slash = strrchr(parent, '/');
+    if (gone && slash && slash != parent) {
+        *slash = '\0';
+        rmdir(parent);
+    }
+    free(parent);
+    return gone;
+}
+
+bool cgroup_kill_remove(const char *dir)
+{
+    return kill_remove(dir, KILL_STEPS);
+}
+
+bool cgroup_oom_killed(const char *dir)
+{
+    static const char *const files[] = {"memory.events", "memory.oom_control"};
+    for (size_t i = 0; i < 2; i++) {
+        char file[PATH_MAX];
+        if (!join_path(file, sizeof file, dir, files[i]))
+            continue;
+        char *text = read_text(file);
+        const char *p = text;
+        while (p && (p = strstr(p, "oom_kill ")) != NULL) {
+            /* The word alone at a line's start: not "oom_kill_disable". */
+            if (p == text || p[-1] == '\n') {
+                long n = strtol(p + 9, NULL, 10);
+                free(text);
+                return n > 0;
+            }
+            p += 9;
+        }
+        free(text);
+    }
+    return false;
+}

@@ -1,0 +1,101 @@
+/*
+ * cgroup: holds each worker to its resource spec — memory, CPU and a
+ * process limit — with Linux control groups, where the machine lets
+ * trainjobd use them, and says plainly where it does not.
+ *
+ * One interface over both kinds of cgroup:
+ *   v2 (preferred): a delegated subtree of the unified hierarchy whose
+ *      cgroup.controllers offers memory, cpu and pids; limits are
+ *      memory.max, memory.swap.max = 0, cpu.max and pids.max, and
+ *      cgroup.kill ends what is left;
+ *   v1: writable memory, cpu and pids hierarchies (a "hybrid" machine);
+ *      limits are memory.limit_in_bytes (and memory.memsw.limit_in_bytes,
+ *      so no swap, where the kernel has it), cpu.cfs_quota_us / period and
+ *      pids.max.
+ *
+ * cgroup_probe runs once at engine start: it reads which cgroup the engine
+ * is in (the text of /proc/self/cgroup), creates `trainjob/` under it and a
+ * test child there, and keeps the answer. Per worker the engine calls
+ * cgroup_create for `trainjob/<job uid>/<worker>-<attempt>` (one directory
+ * per v1 hierarchy, one in v2) with the spec's limits; the shim's forked
+ * child writes itself into each directory's cgroup.procs before it execs
+ * the worker (cgroup_join), and after the worker ends the shim kills what is
+ * left and removes the directories (cgroup_kill_remove). The engine removes
+ * them again when it records the end, for a shim that died.
+ *
+ * The cgroup root ("/sys/fs/cgroup") is a parameter, so tests run the probe
+ * on a fake tree in a temporary directory. Called by engine/main.c (probe),
+ * engine/lifecycle.c (create, remove) and engine/shim.c (join, kill).
+ */
+#ifndef ENGINE_CGROUP_H
+#define ENGINE_CGROUP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct strbuf;
+
+/* The controllers trainjobd limits, as bits. */
+enum {
+    CGROUP_MEMORY = 1,
+    CGROUP_CPU = 2,
+    CGROUP_PIDS = 4,
+    CGROUP_ALL = 7,
+};
+
+/* What a worker may use; 0 in a field means no limit there. */
+struct cgroup_limits {
+    int64_t memory_mib;
+    int cpus;
+    int pids;
+};
+
+/* What the probe found: opaque, owned by whoever probed. */
+struct cgroups;
+
+/*
+ * Probes the hierarchies under root (normally /sys/fs/cgroup) for the
+ * cgroups named in self (the text of /proc/self/cgroup; NULL: read it).
+ * Never fails: what cannot be used is said by cgroup_summary.
+ */
+struct cgroups *cgroup_probe(const char *root, const char *self);
+void cgroup_free(struct cgroups *cg);
+/*
+ * One line for the log, the catalog and the wizard: "enforced (cgroup v1:
+ * memory, cpu, pids)", "partly enforced (cgroup v2: memory, pids; not cpu:
+ * …)", or "not enforced: <why>". NULL cg: not probed.
+ */
+const char *cgroup_summary(const struct cgroups *cg);
+/* The CGROUP_* bits enforced (0: none, or cg NULL). */
+unsigned cgroup_enforced(const struct cgroups *cg);
+/* Where workers' cgroups go: "<hierarchy>/<engine's cgroup>/trainjob" (the first one). */
+const char *cgroup_base(const struct cgroups *cg);
+
+/*
+ * Creates job/leaf under trainjob/ with lim, in every hierarchy used.
+ * Sets *dirs to a NULL-terminated array of the directories the worker
+ * joins (owned: cgroup_dirs_free), NULL when nothing is enforced. Returns 0,
+ * or -1 with a message in err (nothing left behind).
+ */
+int cgroup_create(const struct cgroups *cg, const char *job, const char *leaf,
+                  const struct cgroup_limits *lim, char ***dirs, struct strbuf *err);
+/* Kills what is left in job/leaf and removes it (job/ too once empty). Quiet. */
+void cgroup_remove(const struct cgroups *cg, const char *job, const char *leaf);
+void cgroup_dirs_free(char **dirs);
+
+/*
+ * In the worker's process, before exec: moves the calling process into dir
+ * (writes its pid to dir/cgroup.procs). Returns 0, or -1 with errno set.
+ * Allocates nothing (safe after fork).
+ */
+int cgroup_join(const char *dir);
+/*
+ * Ends every process in dir (cgroup.kill where there is one, else SIGKILL
+ * to each pid listed, until none is left or about two seconds passed), then
+ * removes dir and its parent when that is empty. Returns true when dir is gone.
+ */
+bool cgroup_kill_remove(const char *dir);
+/* Has the kernel's OOM killer killed a process in dir (its memory limit)? */
+bool cgroup_oom_killed(const char *dir);
+
+#endif

@@ -1,0 +1,86 @@
+/*
+ * statelock: the state directory's lock file; see statelock.h.
+ */
+#include "engine/statelock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+/* The most of a holder's lock file we read (pid and socket path). */
+#define LOCK_TEXT_MAX 4200
+/* The longest holder socket path shown. */
+#define HOLDER_SOCK_MAX 4100
+
+/* Reads the holder's "pid N\nsocket S\n" into pid and sock ("?" for what is not there). */
+static void read_holder(int fd, char *pid, size_t pid_size, char *sock, size_t sock_size)
+{
+    snprintf(pid, pid_size, "?");
+    snprintf(sock, sock_size, "?");
+    char *buf = xmalloc(LOCK_TEXT_MAX + 1);
+    ssize_t n = pread(fd, buf, LOCK_TEXT_MAX, 0);
+    if (n > 0) {
+        buf[n] = '\0';
+        for (char *line = buf; line && *line;) {
+            char *next = strchr(line, '\n');
+            if (next)
+                *next++ = '\0';
+            if (strncmp(line, "pid ", 4) == 0 && strspn(line + 4, "0123456789") == strlen(line + 4))
+                snprintf(pid, pid_size, "%s", line + 4);
+            else if (strncmp(line, "socket ", 7) == 0)
+                snprintf(sock, sock_size, "%s", line + 7);
+            line = next;
+        }
+        /* The path is shown in a terminal: nothing unprintable. */
+        for (char *p = sock; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                *p = '?';
+    }
+    free(buf);
+}
+
+void statelock_update(int fd, const char *socket_path)
+{
+    struct strbuf sb = STRBUF_INIT;
+    strbuf_addf(&sb, "pid %ld\nsocket %s\n", (long)getpid(), socket_path);
+    /* Best effort: the lock itself is what counts; the text only names the holder. */
+    if (ftruncate(fd, 0) == 0 && pwrite(fd, sb.buf, sb.len, 0) < 0) {
+    }
+    strbuf_free(&sb);
+}
+
+int statelock_acquire(const char *state_dir, const char *socket_path, struct strbuf *err)
+{
+    char *path = xasprintf("%s/trainjobd.lock", state_dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) {
+        strbuf_addf(err, "%s: %s", path, strerror(errno));
+        free(path);
+        return -1;
+    }
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EINTR)
+            continue;
+        if (errno == EWOULDBLOCK) {
+            char pid[32], sock[HOLDER_SOCK_MAX];
+            read_holder(fd, pid, sizeof pid, sock, sizeof sock);
+            strbuf_addf(err, "state dir %s is in use by trainjobd pid %s on socket %s", state_dir,
+                        pid, sock);
+        } else {
+            strbuf_addf(err, "%s: cannot lock: %s", path, strerror(errno));
+        }
+        close(fd);
+        free(path);
+        return -1;
+    }
+    free(path);
+    statelock_update(fd, socket_path);
+    return fd;
+}

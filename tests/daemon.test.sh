@@ -1,0 +1,134 @@
+# trainjobd's command line and its state directory (issue 10, items 5 and
+# 21): every flag is parsed strictly (a malformed value is refused with a
+# message naming the flag, before anything is created), and one state
+# directory serves one engine: a second trainjobd on it, even on another
+# socket, is refused with who holds it, while the first keeps serving; once
+# the first stops, a new one starts. Engines are stopped by pid.
+. "$(dirname "$0")/lib.sh"
+cd "$TRAINJOB_TOP" || exit 1
+
+export HOME="$TMP/home"
+mkdir -p "$HOME" "$TMP/run"
+STATE="$TMP/state"
+CONF="$TMP/engine.yaml"
+PIDS=""
+
+cleanup() {
+    for p in $PIDS; do kill "$p" 2>/dev/null; done
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# --- item 21: malformed flag values ---------------------------------------
+# bad NAME FLAG VALUE : trainjobd refuses it (exit 2), names the flag, creates nothing
+bad() {
+    run "$TRAINJOBD_BIN" --foreground --config "$CONF" --state-dir "$TMP/never" \
+        --socket "$TMP/run/never.sock" "$2" "$3"
+    if [ "$rc" -eq 2 ] && grep -qF -- "$2" "$TMP/err" && [ ! -e "$TMP/never" ]; then
+        pass "$1"
+    else
+        fail "$1" "exit $rc; stderr: $(head -c 300 "$TMP/err"); state dir: $(ls -d "$TMP/never" 2>&1)"
+    fi
+}
+bad "--listen with junk after the port is refused" --listen 127.0.0.1:18766junk
+bad "--listen with a space after the port is refused" --listen "127.0.0.1:18766 "
+bad "--listen port 0 is refused" --listen 127.0.0.1:0
+bad "--listen port 65536 is refused" --listen 127.0.0.1:65536
+bad "--listen short address is refused" --listen 127.1:8080
+bad "--listen non-loopback is refused" --listen 0.0.0.0:8080
+bad "--listen without port is refused" --listen 127.0.0.1
+bad "--grace that is not a number is refused" --grace ten
+bad "--grace negative is refused" --grace -1
+bad "--grace in exponent form is refused" --grace 1e9
+bad "--grace with trailing junk is refused" --grace 2s
+bad "--grace beyond an hour is refused" --grace 3601
+bad "--grace 0 (which would silently mean 10 s) is refused" --grace 0
+bad "--log-cap with an unknown suffix is refused" --log-cap 16Q
+bad "--log-cap too small is refused" --log-cap 10
+bad "--state-dir empty is refused" --state-dir ""
+bad "--socket empty is refused" --socket ""
+run "$TRAINJOBD_BIN" --foreground --state-dir "$TMP/never" stray-argument
+if [ "$rc" -eq 2 ] && grep -qF "stray-argument" "$TMP/err" && [ ! -e "$TMP/never" ]; then
+    pass "a stray argument is refused"
+else
+    fail "a stray argument is refused" "exit $rc: $(head -c 300 "$TMP/err")"
+fi
+
+# --- item 5: one engine per state directory -------------------------------
+# up SOCK : waits (bounded) until an engine answers on SOCK
+up() {
+    i=0
+    while [ $i -lt 100 ]; do
+        curl -s -o /dev/null --unix-socket "$1" http://x/trainjob/v1/catalog && return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+# gone PID : waits (bounded) until the process has ended
+gone() {
+    i=0
+    while [ $i -lt 100 ]; do
+        kill -0 "$1" 2>/dev/null || return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+
+"$TRAINJOBD_BIN" --foreground --config "$CONF" --state-dir "$STATE" \
+    --socket "$TMP/run/one.sock" >"$TMP/one.log" 2>&1 &
+ONE=$!
+PIDS="$ONE"
+if up "$TMP/run/one.sock"; then pass "the first engine starts"; else
+    fail "the first engine starts" "$(tail -c 300 "$TMP/one.log")"
+fi
+if grep -qx "pid $ONE" "$STATE/trainjobd.lock" &&
+    grep -qxF "socket $TMP/run/one.sock" "$STATE/trainjobd.lock"; then
+    pass "the lock file names the holder's pid and socket"
+else
+    fail "the lock file names the holder's pid and socket" "$(cat "$STATE/trainjobd.lock")"
+fi
+
+# Detached (the default): the refusal must still reach the caller's terminal.
+run "$TRAINJOBD_BIN" --config "$CONF" --state-dir "$STATE" --socket "$TMP/run/two.sock"
+WANT="state dir $STATE is in use by trainjobd pid $ONE on socket $TMP/run/one.sock"
+if [ "$rc" -ne 0 ] && grep -qF "$WANT" "$TMP/err"; then
+    pass "a second engine on another socket is refused, naming the holder"
+else
+    fail "a second engine on another socket is refused, naming the holder" \
+        "exit $rc; stderr: $(head -c 400 "$TMP/err")"
+fi
+run "$TRAINJOBD_BIN" --foreground --config "$CONF" --state-dir "$STATE" --socket "$TMP/run/two.sock"
+if [ "$rc" -ne 0 ] && grep -qF "$WANT" "$TMP/err" && [ ! -e "$TMP/run/two.sock" ]; then
+    pass "a second engine in the foreground is refused and opens no socket"
+else
+    fail "a second engine in the foreground is refused and opens no socket" "exit $rc"
+fi
+if curl -s -o /dev/null -w '%{http_code}' --unix-socket "$TMP/run/one.sock" \
+    http://x/trainjob/v1/catalog | grep -qx 200 && kill -0 "$ONE"; then
+    pass "the first engine still serves"
+else
+    fail "the first engine still serves"
+fi
+
+kill "$ONE"
+if gone "$ONE"; then pass "the first engine stops on SIGTERM"; else fail "the first engine stops on SIGTERM"; fi
+
+# A detached engine: the surviving (grandchild) process holds the lock.
+run "$TRAINJOBD_BIN" --config "$CONF" --state-dir "$STATE" --socket "$TMP/run/two.sock"
+TWO=$(sed -n 's/^pid //p' "$STATE/trainjobd.lock")
+PIDS="$PIDS $TWO"
+if [ "$rc" -eq 0 ] && up "$TMP/run/two.sock" && [ -n "$TWO" ] && kill -0 "$TWO"; then
+    pass "after the first stops, a new engine starts (detached)"
+else
+    fail "after the first stops, a new engine starts (detached)" "exit $rc: $(head -c 300 "$TMP/err")"
+fi
+run "$TRAINJOBD_BIN" --foreground --config "$CONF" --state-dir "$STATE" --socket "$TMP/run/three.sock"
+if [ "$rc" -ne 0 ] && grep -qF "in use by trainjobd pid $TWO on socket $TMP/run/two.sock" "$TMP/err"; then
+    pass "the detached engine holds the lock after its parent exited"
+else
+    fail "the detached engine holds the lock after its parent exited" "exit $rc: $(head -c 300 "$TMP/err")"
+fi
+kill "$TWO"
+gone "$TWO" || fail "the detached engine stops on SIGTERM"

@@ -1,0 +1,266 @@
+# What a worker may use (issue 10, items 18 and 3): workers sharing a
+# simulated node each get their own devices; and where the machine lets
+# trainjobd use cgroups, a worker's memory, CPU and process count are held to
+# its resource spec — a worker that allocates far past its memory is killed
+# (137), a fork bomb stops at the process limit — and the catalog says
+# whether limits are enforced. The engine runs here with --demo on a temp
+# state dir and is stopped by pid; workers are ended by their process groups.
+. "$(dirname "$0")/lib.sh"
+cd "$TRAINJOB_TOP" || exit 1
+
+export HOME="$TMP/home"
+mkdir -p "$HOME" "$TMP/run"
+SOCK="$TMP/run/engine.sock"
+STATE="$TMP/state"
+CONF="$TMP/engine.yaml"
+ENGINE_PID=""
+BASE=/compute/acp/data/v2/subscriptions/local/resourceGroups/default/zones/local-1z/workspaces/default
+
+cleanup() {
+    [ -n "$ENGINE_PID" ] && kill "$ENGINE_PID" 2>/dev/null
+    end_workers "$STATE"
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# api METHOD PATH [BODY] : status in $code, body in $TMP/body
+api() {
+    if [ -n "${3:-}" ]; then
+        code=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X "$1" \
+            -H 'Content-Type: application/json' --data-binary "$3" "http://x$2")
+    else
+        code=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X "$1" "http://x$2")
+    fi
+}
+
+field() {
+    curl -s --unix-socket "$SOCK" "http://x$BASE/trainingJobs/$1" | jq -r "$2"
+}
+
+# wait_for NAME JQ WANT [SECONDS] : polls until the job's field equals WANT
+wait_for() {
+    n=0
+    limit=$(( ${4:-20} * 10 ))
+    while [ $n -lt $limit ]; do
+        [ "$(field "$1" "$2")" = "$3" ] && return 0
+        sleep 0.1
+        n=$((n + 1))
+    done
+    return 1
+}
+
+check() { # NAME COMMAND...: passes when the command succeeds
+    name=$1
+    shift
+    if "$@"; then pass "$name"; else fail "$name" "$(tail -c 600 "$TMP/body" 2>/dev/null)"; fi
+}
+
+# The demo's simulated nodes and specs, a small spec (64 MiB, 1 CPU) and a
+# small process limit.
+ME=$(id -un)
+cat >"$CONF" <<EOF2
+subscription: local
+resource_group: default
+zone: local-1z
+regions:
+- {name: local-1, zones: [local-1z], vpcs: [vpc-local]}
+workspaces:
+- {name: default, owners: [$ME]}
+nodes:
+- {name: sim-n1, gpus: 8, gpu_type: simulated, cpus: 16, memory_mib: 65536, simulated: true}
+- {name: sim-n2, gpus: 8, gpu_type: simulated, cpus: 16, memory_mib: 65536, simulated: true}
+- {name: sim-n3, gpus: 8, gpu_type: simulated, cpus: 16, memory_mib: 65536, simulated: true}
+- {name: sim-n4, gpus: 8, gpu_type: simulated, cpus: 16, memory_mib: 65536, simulated: true}
+pools:
+- {name: local, type: dedicated}
+- {name: sim-public, type: public, zones: [local-1z]}
+specs:
+- {name: small, gpus: 0, cpus: 1, memory_mib: 64}
+- {name: sim-gpu-1, gpus: 1, cpus: 2, memory_mib: 4096}
+- {name: sim-gpu-8, gpus: 8, cpus: 16, memory_mib: 32768}
+images:
+- {path: local/host}
+volumes:
+- {id: scratch, zone: local-1z, path: $TMP/vol}
+worker_process_limit: 40
+EOF2
+
+"$TRAINJOBD_BIN" --foreground --grace 1 --config "$CONF" --state-dir "$STATE" \
+    --socket "$SOCK" >"$TMP/engine.log" 2>&1 &
+ENGINE_PID=$!
+i=0
+while [ $i -lt 100 ] && ! curl -s -o /dev/null --unix-socket "$SOCK" http://x/trainjob/v1/catalog; do
+    sleep 0.1
+    i=$((i + 1))
+done
+
+# --- item 18: 4 replicas of sim-gpu-1 packed on one node ---------------------
+JOB=$(jq -n '{
+    display_name: "gpus", framework: "PYTORCH_DDP",
+    resource_pool: {name: "sim-public", zone: "local-1z", vpc_id: "vpc-local"},
+    scheduling: {scoring_strategy: {type: "MOST_ALLOCATED"}},
+    roles: [{total_replicas: 4, resource_spec: [{name: "sim-gpu-1"}], image_path: "local/host",
+             startup_script: "echo \"devices=$CUDA_VISIBLE_DEVICES\""}]
+}')
+api POST "$BASE/trainingJobs?training_job_name=gpus" "$JOB"
+check "the 4-replica sim-gpu-1 job is created" test "$code" = 200
+check "the 4-replica job succeeds" wait_for gpus .state SUCCEEDED
+api GET "$BASE/trainingJobs/gpus/workers"
+check "all 4 workers were packed on one node" \
+    test "$(jq '[.workers[].node] | unique | length' "$TMP/body")" = 1
+check "the 4 workers hold 4 distinct devices" \
+    test "$(jq '[.workers[].devices] | unique | length' "$TMP/body")" = 4
+check "each worker holds exactly one device" \
+    test "$(jq '[.workers[].devices | select(test("^[0-7]$"))] | length' "$TMP/body")" = 4
+seen=""
+for w in master-0 worker-0 worker-1 worker-2; do
+    api GET "/trainjob/v1/workspaces/default/trainingJobs/gpus/workers/$w/logs"
+    seen="$seen $(sed -n 's/^devices=//p' "$TMP/body")"
+done
+check "each worker sees its own CUDA_VISIBLE_DEVICES" \
+    test "$(echo $seen | tr ' ' '\n' | grep -c .)" = 4 -a \
+    "$(echo $seen | tr ' ' '\n' | sort -u | grep -c .)" = 4
+
+# --- item 3: limits from the resource spec, held by cgroups -------------------
+# What this machine allows, found here independently of trainjobd: a cgroup v1
+# hybrid (writable memory, cpu and pids hierarchies), v2 with the controllers
+# delegated to us, or neither.
+expected_mode() {
+    if [ -w /sys/fs/cgroup/memory/cgroup.procs ] && [ -w /sys/fs/cgroup/pids/cgroup.procs ] &&
+        [ -w /sys/fs/cgroup/cpu/cgroup.procs ]; then
+        echo v1
+        return
+    fi
+    own=$(sed -n 's/^0:://p' /proc/self/cgroup)
+    for m in /sys/fs/cgroup /sys/fs/cgroup/unified; do
+        f="$m$own/cgroup.controllers"
+        [ "$own" = / ] && f="$m/cgroup.controllers"
+        if [ -f "$f" ] && grep -qw memory "$f" && grep -qw pids "$f" && grep -qw cpu "$f"; then
+            echo v2
+            return
+        fi
+    done
+    echo none
+}
+MODE=$(expected_mode)
+api GET /trainjob/v1/catalog
+LIMITS=$(jq -r .resource_limits "$TMP/body")
+case $MODE in
+v1) check "the catalog says limits are enforced with cgroup v1" \
+    test "$LIMITS" = "enforced (cgroup v1: memory, cpu, pids)" ;;
+v2) check "the catalog says limits are enforced with cgroup v2" \
+    test "$LIMITS" = "enforced (cgroup v2: memory, cpu, pids)" ;;
+*) check "the catalog says limits are not enforced, and why" \
+    sh -c 'case "$1" in "not enforced: "?*) exit 0 ;; esac; exit 1' - "$LIMITS" ;;
+esac
+if grep -qF "resource limits: $LIMITS" "$TMP/engine.log"; then
+    pass "the engine's log says the same at start-up"
+else
+    fail "the engine's log says the same at start-up" "$(head -c 600 "$TMP/engine.log")"
+fi
+
+# small JOBNAME SCRIPT : a one-worker job on the 64 MiB spec, no restarts
+small() {
+    jq -n --arg script "$2" '{
+        display_name: "limits", framework: "PYTORCH_DDP", resource_pool: {name: "local"},
+        roles: [{total_replicas: 1, resource_spec: [{name: "small"}], image_path: "local/host",
+                 startup_script: $script}],
+        fault_tolerance: {backoff_limit: 0}
+    }' >"$TMP/job.json"
+    api POST "$BASE/trainingJobs?training_job_name=$1" "$(cat "$TMP/job.json")"
+}
+
+# worker_pgid JOBNAME : the process group of its running worker (from the shim's pid file)
+worker_pgid() {
+    uid=$(field "$1" .uid)
+    for f in "$STATE"/status/"$uid".*.pid; do
+        [ -f "$f" ] && read -r _ pgid <"$f" && echo "$pgid" && return 0
+    done
+    return 1
+}
+
+# count_group : how many processes are in process group $PG (field 5 of
+# /proc/PID/stat, counted after the command's closing parenthesis)
+count_group() {
+    cat /proc/[0-9]*/stat 2>/dev/null |
+        awk -v pg="${PG:-none}" '{ sub(/.*\) /, ""); if ($3 == pg) n++ } END { print n + 0 }'
+}
+
+if [ "$MODE" != none ]; then
+    # 1. Memory: a worker of the 64 MiB spec building a ~400 MB shell string.
+    small hog 'x=$(head -c 400000000 /dev/zero | tr "\0" a); echo "survived ${#x}"'
+    check "the memory hog is created" test "$code" = 200
+    check "the memory hog is killed: the job FAILED" wait_for hog .state FAILED 60
+    api GET "$BASE/trainingJobs/hog/workers"
+    check "the memory hog exited 137" test "$(jq '.workers[0].exit_code' "$TMP/body")" = 137
+    api GET "/trainjob/v1/workspaces/default/trainingJobs/hog/events"
+    check "the event gives 137 its meaning" grep -qF "exited 137 (killed (SIGKILL/OOM))" "$TMP/body"
+    api GET "/trainjob/v1/workspaces/default/trainingJobs/hog/workers/master-0/logs"
+    check "the hog never survived" test "$(grep -c survived "$TMP/body")" = 0
+    check "the worker's log says the memory limit killed it" \
+        grep -qF "reached the memory limit of its resource spec" "$TMP/body"
+
+    # 2. Processes: a bounded fork bomb (300 sleepers) under a limit of 40.
+    # (A shell exits when it cannot fork: the bomb runs in a subshell, so the worker lives on.)
+    small bomb '(i=0; while [ $i -lt 300 ]; do sleep 30 & i=$((i + 1)); done) 2>/dev/null; echo forked; exec sleep 30'
+    check "the fork bomb is created" test "$code" = 200
+    check "the fork bomb runs" wait_for bomb .state RUNNING 20
+    PG=""
+    n=0
+    while [ $n -lt 50 ] && [ -z "$PG" ]; do PG=$(worker_pgid bomb) || sleep 0.1; n=$((n + 1)); done
+    # Let it try for at most 10 s: it has stopped forking once it printed "forked".
+    n=0
+    while [ $n -lt 100 ]; do
+        api GET "/trainjob/v1/workspaces/default/trainingJobs/bomb/workers/master-0/logs"
+        grep -q forked "$TMP/body" && break
+        sleep 0.1
+        n=$((n + 1))
+    done
+    CG=$(sed -n 's/^[0-9]*:pids:\(.*\)/\1/p' "/proc/$PG/cgroup" 2>/dev/null)
+    PROCS=$(count_group)
+    check "the fork bomb stays within 40 processes (found $PROCS)" \
+        test -n "$PG" -a "$PROCS" -gt 1 -a "$PROCS" -le 40
+    if [ "$MODE" = v1 ] && [ -n "$CG" ]; then
+        check "the worker's pids cgroup holds pids.max 40" \
+            test "$(cat "/sys/fs/cgroup/pids$CG/pids.max")" = 40
+        MEMCG=$(sed -n 's/^[0-9]*:memory:\(.*\)/\1/p' "/proc/$PG/cgroup")
+        check "the worker's memory cgroup holds 64 MiB" \
+            test "$(cat "/sys/fs/cgroup/memory$MEMCG/memory.limit_in_bytes")" = 67108864
+        CPUCG=$(sed -n 's/^[0-9]*:cpu:\(.*\)/\1/p' "/proc/$PG/cgroup")
+        check "the worker's cpu cgroup holds 1 CPU" \
+            test "$(cat "/sys/fs/cgroup/cpu$CPUCG/cpu.cfs_quota_us")" = 100000
+    fi
+    api POST "$BASE/trainingJobs:batchStop" '{"training_job_names": ["bomb"]}'
+    check "the fork bomb stops" wait_for bomb .state SUSPENDED 20
+    # Everything of it has ended, its cgroups too.
+    n=0
+    while [ $n -lt 50 ] && [ "$(count_group)" -gt 0 ]; do sleep 0.1; n=$((n + 1)); done
+    check "nothing of the fork bomb is left" test "$(count_group)" = 0
+    if [ -n "$CG" ]; then
+        n=0
+        while [ $n -lt 50 ] && [ -d "/sys/fs/cgroup/pids$CG" ]; do sleep 0.1; n=$((n + 1)); done
+        check "the worker's cgroup was removed" test ! -d "/sys/fs/cgroup/pids$CG"
+    fi
+    [ -n "$PG" ] && kill -KILL "-$PG" 2>/dev/null
+fi
+
+# --- without cgroups: said plainly, and workers still run ----------------------
+kill "$ENGINE_PID"
+n=0
+while [ $n -lt 50 ] && kill -0 "$ENGINE_PID" 2>/dev/null; do sleep 0.1; n=$((n + 1)); done
+mkdir -p "$TMP/nocgroup"
+"$TRAINJOBD_BIN" --foreground --grace 1 --config "$CONF" --state-dir "$STATE" \
+    --socket "$SOCK" --cgroup-root "$TMP/nocgroup" >"$TMP/engine2.log" 2>&1 &
+ENGINE_PID=$!
+i=0
+while [ $i -lt 100 ] && ! curl -s -o /dev/null --unix-socket "$SOCK" http://x/trainjob/v1/catalog; do
+    sleep 0.1
+    i=$((i + 1))
+done
+api GET /trainjob/v1/catalog
+LIMITS=$(jq -r .resource_limits "$TMP/body")
+check "without cgroups the catalog says 'not enforced' with the reason" \
+    sh -c 'case "$1" in "not enforced: "*"no cgroup v2 hierarchy"*) exit 0 ;; esac; exit 1' - "$LIMITS"
+expect_grep "without cgroups the engine's log says so" "$TMP/engine2.log" "resource limits: not enforced: "
+small plain 'echo ran'
+check "without cgroups a worker still runs" wait_for plain .state SUCCEEDED 20

@@ -1,0 +1,345 @@
+/*
+ * Tests for engine/cgroup's probe and decisions on fake cgroup trees in a
+ * temporary directory (the root is a parameter): a v1 hybrid like the CI
+ * machines, a delegated v2 subtree, a v2 that delegates nothing, partial
+ * cases, the limits written per worker, names refused, OOM detection.
+ * The real kernel side (a worker killed at its memory limit, a fork bomb
+ * held at its process limit) is tests/resources.test.sh.
+ */
+// clang-format off
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+// clang-format on
+
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/cgroup.h"
+#include "util/fileio.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+struct tree {
+    char root[64];
+};
+
+/* Writes text to root/rel, making the directories on the way. */
+static void put(const struct tree *t, const char *rel, const char *text)
+{
+    char *path = xasprintf("%s/%s", t->root, rel);
+    char *dir = xstrdup(path);
+    *strrchr(dir, '/') = '\0';
+    struct strbuf err = STRBUF_INIT;
+    assert_int_equal(file_mkdirs(dir, 0755, &err), 0);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    strbuf_free(&err);
+    free(dir);
+    free(path);
+}
+
+/* The text of root/rel ("" when missing). */
+static char *get(const struct tree *t, const char *rel)
+{
+    char *path = xasprintf("%s/%s", t->root, rel);
+    char *data = NULL;
+    size_t len;
+    struct strbuf err = STRBUF_INIT;
+    if (file_read_all(path, 4096, &data, &len, &err) != 0)
+        data = xstrdup("");
+    strbuf_free(&err);
+    free(path);
+    return data;
+}
+
+static int setup(void **state)
+{
+    struct tree *t = xcalloc(1, sizeof *t);
+    snprintf(t->root, sizeof t->root, "/tmp/test_cgroup.XXXXXX");
+    assert_non_null(mkdtemp(t->root));
+    *state = t;
+    return 0;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static int teardown(void **state)
+{
+    struct tree *t = *state;
+    nftw(t->root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    free(t);
+    return 0;
+}
+
+/* The probe's test child under base (relative), with the control files it writes. */
+static void probe_files(const struct tree *t, const char *base, const char *const *files)
+{
+    for (size_t i = 0; files[i]; i++) {
+        char *rel = xasprintf("%s/probe-%ld/%s", base, (long)getpid(), files[i]);
+        put(t, rel, "");
+        free(rel);
+    }
+}
+
+/* Like this machine: v1 memory, cpu, pids; memory in a sub-cgroup; an empty unified v2. */
+static const char hybrid_self[] = "9:name=systemd:/\n8:pids:/\n4:memory:/process_api/abc\n"
+                                  "2:cpuacct:/\n1:cpu:/\n0::/\n";
+
+static void hybrid_tree(const struct tree *t)
+{
+    put(t, "unified/cgroup.controllers", "");
+    put(t, "unified/cgroup.subtree_control", "");
+    put(t, "memory/cgroup.procs", "");
+    put(t, "memory/process_api/abc/cgroup.procs", "1\n");
+    put(t, "cpu/cgroup.procs", "");
+    put(t, "pids/cgroup.procs", "");
+    static const char *const mem[] = {"memory.limit_in_bytes", NULL};
+    static const char *const cpu[] = {"cpu.cfs_quota_us", NULL};
+    static const char *const pids[] = {"pids.max", NULL};
+    probe_files(t, "memory/process_api/abc/trainjob", mem);
+    probe_files(t, "cpu/trainjob", cpu);
+    probe_files(t, "pids/trainjob", pids);
+}
+
+static void v1_hybrid_is_enforced(void **state)
+{
+    struct tree *t = *state;
+    hybrid_tree(t);
+    struct cgroups *cg = cgroup_probe(t->root, hybrid_self);
+    assert_string_equal(cgroup_summary(cg), "enforced (cgroup v1: memory, cpu, pids)");
+    assert_int_equal(cgroup_enforced(cg), CGROUP_ALL);
+    char *base = xasprintf("%s/memory/process_api/abc/trainjob", t->root);
+    assert_string_equal(cgroup_base(cg), base);
+    free(base);
+
+    /* A worker's cgroups: one per hierarchy, with the spec's limits. */
+    static const char *const leaf_files[] = {
+        "memory/process_api/abc/trainjob/job1/w-1/memory.limit_in_bytes",
+        "memory/process_api/abc/trainjob/job1/w-1/memory.memsw.limit_in_bytes",
+        "cpu/trainjob/job1/w-1/cpu.cfs_quota_us",
+        "cpu/trainjob/job1/w-1/cpu.cfs_period_us",
+        "pids/trainjob/job1/w-1/pids.max",
+    };
+    for (size_t i = 0; i < sizeof leaf_files / sizeof leaf_files[0]; i++)
+        put(t, leaf_files[i], "");
+    struct cgroup_limits lim = {256, 2, 100};
+    char **dirs = NULL;
+    struct strbuf err = STRBUF_INIT;
+    assert_int_equal(cgroup_create(cg, "job1", "w-1", &lim, &dirs, &err), 0);
+    assert_non_null(dirs);
+    size_t n = 0;
+    while (dirs[n])
+        n++;
+    assert_int_equal(n, 3);
+    char *v = get(t, leaf_files[0]);
+    assert_string_equal(v, "268435456");
+    free(v);
+    v = get(t, leaf_files[1]);
+    assert_string_equal(v, "268435456"); /* memory + swap = memory: no swap */
+    free(v);
+    v = get(t, leaf_files[2]);
+    assert_string_equal(v, "200000");
+    free(v);
+    v = get(t, leaf_files[3]);
+    assert_string_equal(v, "100000");
+    free(v);
+    v = get(t, leaf_files[4]);
+    assert_string_equal(v, "100");
+    free(v);
+    cgroup_dirs_free(dirs);
+    strbuf_free(&err);
+    cgroup_free(cg);
+}
+
+static void v1_without_pids_is_partly_enforced(void **state)
+{
+    struct tree *t = *state;
+    hybrid_tree(t);
+    static const char self[] = "4:memory:/process_api/abc\n1:cpu:/\n0::/\n";
+    struct cgroups *cg = cgroup_probe(t->root, self);
+    const char *s = cgroup_summary(cg);
+    assert_non_null(strstr(s, "partly enforced (cgroup v1: memory, cpu; not pids: "));
+    assert_int_equal(cgroup_enforced(cg), CGROUP_MEMORY | CGROUP_CPU);
+    cgroup_free(cg);
+}
+
+static void v1_cgroup_outside_the_namespace_is_not_used(void **state)
+{
+    struct tree *t = *state;
+    hybrid_tree(t);
+    /* In a cgroup namespace, a cgroup outside it reads "/../x": never a path under the mount. */
+    static const char self[] = "8:pids:/\n4:memory:/../process_api/abc\n1:cpu:/..\n0::/\n";
+    struct cgroups *cg = cgroup_probe(t->root, self);
+    assert_int_equal(cgroup_enforced(cg), CGROUP_PIDS);
+    assert_non_null(strstr(cgroup_summary(cg), "partly enforced (cgroup v1: pids; not memory: "));
+    cgroup_free(cg);
+}
+
+/* A v2-only machine whose cgroup for us is /user.slice/u.scope, with what it offers. */
+static void v2_tree(const struct tree *t, const char *offered)
+{
+    put(t, "cgroup.controllers", "cpuset cpu io memory hugetlb pids rdma misc");
+    put(t, "user.slice/u.scope/cgroup.controllers", offered);
+    put(t, "user.slice/u.scope/cgroup.subtree_control", "");
+    put(t, "user.slice/u.scope/cgroup.procs", "1\n");
+    put(t, "user.slice/u.scope/trainjob/cgroup.subtree_control", "");
+    static const char *const files[] = {"memory.max", "cpu.max", "pids.max", NULL};
+    probe_files(t, "user.slice/u.scope/trainjob", files);
+}
+
+static const char v2_self[] = "0::/user.slice/u.scope\n";
+
+static void v2_not_delegated_says_why(void **state)
+{
+    struct tree *t = *state;
+    v2_tree(t, "");
+    struct cgroups *cg = cgroup_probe(t->root, v2_self);
+    const char *s = cgroup_summary(cg);
+    assert_int_equal(cgroup_enforced(cg), 0);
+    assert_null(cgroup_base(cg));
+    assert_true(strncmp(s, "not enforced: ", 14) == 0);
+    assert_non_null(strstr(s, "u.scope is not delegated"));
+    /* A worker then runs without cgroups: nothing to join, not an error. */
+    struct cgroup_limits lim = {64, 1, 40};
+    char **dirs = (char **)1;
+    struct strbuf err = STRBUF_INIT;
+    assert_int_equal(cgroup_create(cg, "job1", "w-1", &lim, &dirs, &err), 0);
+    assert_null(dirs);
+    strbuf_free(&err);
+    cgroup_free(cg);
+}
+
+static void v2_delegated_is_enforced(void **state)
+{
+    struct tree *t = *state;
+    v2_tree(t, "cpu memory pids");
+    struct cgroups *cg = cgroup_probe(t->root, v2_self);
+    assert_string_equal(cgroup_summary(cg), "enforced (cgroup v2: memory, cpu, pids)");
+    /* The controllers were enabled for trainjob/ and below. */
+    char *sub = get(t, "user.slice/u.scope/trainjob/cgroup.subtree_control");
+    assert_non_null(strstr(sub, "+")); /* written one by one: the last one stays */
+    free(sub);
+
+    put(t, "user.slice/u.scope/trainjob/job1/cgroup.subtree_control", "");
+    put(t, "user.slice/u.scope/trainjob/job1/w-2/memory.max", "");
+    put(t, "user.slice/u.scope/trainjob/job1/w-2/memory.swap.max", "");
+    put(t, "user.slice/u.scope/trainjob/job1/w-2/cpu.max", "");
+    put(t, "user.slice/u.scope/trainjob/job1/w-2/pids.max", "");
+    struct cgroup_limits lim = {64, 1, 40};
+    char **dirs = NULL;
+    struct strbuf err = STRBUF_INIT;
+    assert_int_equal(cgroup_create(cg, "job1", "w-2", &lim, &dirs, &err), 0);
+    assert_non_null(dirs);
+    assert_non_null(dirs[0]);
+    assert_null(dirs[1]);
+    char *want = xasprintf("%s/user.slice/u.scope/trainjob/job1/w-2", t->root);
+    assert_string_equal(dirs[0], want);
+    free(want);
+    static const char *const files[][2] = {
+        {"user.slice/u.scope/trainjob/job1/w-2/memory.max", "67108864"},
+        {"user.slice/u.scope/trainjob/job1/w-2/memory.swap.max", "0"},
+        {"user.slice/u.scope/trainjob/job1/w-2/cpu.max", "100000 100000"},
+        {"user.slice/u.scope/trainjob/job1/w-2/pids.max", "40"},
+    };
+    for (size_t i = 0; i < 4; i++) {
+        char *v = get(t, files[i][0]);
+        assert_string_equal(v, files[i][1]);
+        free(v);
+    }
+    cgroup_dirs_free(dirs);
+    strbuf_free(&err);
+    cgroup_free(cg);
+}
+
+static void v2_partial_delegation_names_what_is_missing(void **state)
+{
+    struct tree *t = *state;
+    v2_tree(t, "memory pids");
+    struct cgroups *cg = cgroup_probe(t->root, v2_self);
+    const char *s = cgroup_summary(cg);
+    assert_non_null(strstr(s, "partly enforced (cgroup v2: memory, pids; not cpu: not delegated"));
+    assert_int_equal(cgroup_enforced(cg), CGROUP_MEMORY | CGROUP_PIDS);
+    cgroup_free(cg);
+}
+
+static void nothing_mounted_is_not_enforced(void **state)
+{
+    struct tree *t = *state;
+    struct cgroups *cg = cgroup_probe(t->root, hybrid_self);
+    const char *s = cgroup_summary(cg);
+    assert_true(strncmp(s, "not enforced: ", 14) == 0);
+    assert_non_null(strstr(s, "no cgroup v2 hierarchy"));
+    assert_non_null(strstr(s, "memory: no cgroup v1 hierarchy mounted"));
+    cgroup_free(cg);
+    /* Not probed at all: said too. */
+    assert_true(strncmp(cgroup_summary(NULL), "not enforced: ", 14) == 0);
+}
+
+static void names_must_be_one_component(void **state)
+{
+    struct tree *t = *state;
+    hybrid_tree(t);
+    struct cgroups *cg = cgroup_probe(t->root, hybrid_self);
+    struct cgroup_limits lim = {64, 1, 40};
+    static const char *const bad[][2] = {
+        {"..", "w-1"},       {"job1", ".."}, {"a/b", "w-1"},
+        {"job1", "../../x"}, {"", "w-1"},    {"job1", "."},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char **dirs = NULL;
+        struct strbuf err = STRBUF_INIT;
+        assert_int_equal(cgroup_create(cg, bad[i][0], bad[i][1], &lim, &dirs, &err), -1);
+        assert_null(dirs);
+        assert_non_null(strstr(strbuf_str(&err), "not a cgroup name"));
+        strbuf_free(&err);
+    }
+    cgroup_free(cg);
+}
+
+static void oom_kills_are_found(void **state)
+{
+    struct tree *t = *state;
+    put(t, "a/memory.events", "low 0\nhigh 0\nmax 12\noom 1\noom_kill 1\noom_group_kill 0\n");
+    put(t, "b/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n");
+    put(t, "c/memory.oom_control", "oom_kill_disable 1\nunder_oom 0\noom_kill 0\n");
+    put(t, "d/memory.events", "oom 0\noom_kill 0\n");
+    char *a = xasprintf("%s/a", t->root), *b = xasprintf("%s/b", t->root);
+    char *c = xasprintf("%s/c", t->root), *d = xasprintf("%s/d", t->root);
+    char *e = xasprintf("%s/nosuch", t->root);
+    assert_true(cgroup_oom_killed(a));
+    assert_true(cgroup_oom_killed(b));
+    assert_false(cgroup_oom_killed(c));
+    assert_false(cgroup_oom_killed(d));
+    assert_false(cgroup_oom_killed(e));
+    free(a), free(b), free(c), free(d), free(e);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(v1_hybrid_is_enforced, setup, teardown),
+        cmocka_unit_test_setup_teardown(v1_without_pids_is_partly_enforced, setup, teardown),
+        cmocka_unit_test_setup_teardown(v1_cgroup_outside_the_namespace_is_not_used, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(v2_not_delegated_says_why, setup, teardown),
+        cmocka_unit_test_setup_teardown(v2_delegated_is_enforced, setup, teardown),
+        cmocka_unit_test_setup_teardown(v2_partial_delegation_names_what_is_missing, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(nothing_mounted_is_not_enforced, setup, teardown),
+        cmocka_unit_test_setup_teardown(names_must_be_one_component, setup, teardown),
+        cmocka_unit_test_setup_teardown(oom_kills_are_found, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
