@@ -120,11 +120,24 @@ bool runner_sandbox_available(void)
     static int available = -1;
     if (available < 0) {
         /* The namespaces and special mounts the shim's sandbox makes (a /proc may be refused). */
-        char *const argv[] = {"bwrap",         "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-                              "--as-pid-1",    "--cap-drop",    "ALL",           "--ro-bind",
-                              "/",             "/",             "--proc",        "/proc",
-                              "--dev",         "/dev",          "--tmpfs",       "/tmp",
-                              "true",          NULL};
+        char *const argv[] = {"bwrap",
+                              "--unshare-pid",
+                              "--unshare-ipc",
+                              "--unshare-uts",
+                              "--as-pid-1",
+                              "--cap-drop",
+                              "ALL",
+                              "--ro-bind",
+                              "/",
+                              "/",
+                              "--proc",
+                              "/proc",
+                              "--dev",
+                              "/dev",
+                              "--tmpfs",
+                              "/tmp",
+                              "true",
+                              NULL};
         available = run_quietly(argv) == 0;
     }
     return available == 1;

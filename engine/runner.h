@@ -19,6 +19,9 @@
  * worker_pgid is known from the start; a start that fails leaves nothing
  * running and no status file.
  *
+ * The startup script goes to `<status_path>.script` (0600), which the shim
+ * reads and removes: it is never on a command line, where `ps` shows it.
+ *
  * The shim writes the status file exactly once per started worker:
  * "exit_code N\n". When the worker's main process ends, whatever it left in
  * its process group is killed (as a container's leftovers die with it).
@@ -53,9 +56,10 @@ struct runner_spec {
     const char *status_path; /* written by the shim when the worker ends */
     const char *log_path;    /* stdout+stderr; rotated to log_path.1 at log_cap bytes (0: no cap) */
     size_t log_cap;
-    const char *script; /* run by /bin/sh, from status_path.script (0600): never on a command line */
-    char *const *envp;  /* the worker's whole environment, NULL-terminated (NULL: empty) */
-    const char *cwd;    /* working directory (host path), or NULL */
+    const char
+        *script;       /* run by /bin/sh, from status_path.script (0600): never on a command line */
+    char *const *envp; /* the worker's whole environment, NULL-terminated (NULL: empty) */
+    const char *cwd;   /* working directory (host path), or NULL */
     const struct runner_bind *binds; /* applied only inside the sandbox (volumes checked always) */
     size_t bind_count;
     bool sandbox; /* use bubblewrap when available; binds appear at mount_path */

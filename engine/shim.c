@@ -379,8 +379,8 @@ static void argv_push_fd(struct argv_buf *av, const char *opt, int fd)
  */
 static void sandbox_proc_read_only(struct argv_buf *av)
 {
-    static const char *const dirs[] = {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq",
-                                       "/proc/bus", "/proc/fs"};
+    static const char *const dirs[] = {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus",
+                                       "/proc/fs"};
     for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
         argv_push3(av, "--ro-bind-try", dirs[i], dirs[i]);
 }
@@ -395,7 +395,7 @@ static void worker_argv(const struct shim_args *a, struct argv_buf *av)
     }
     argv_push(av, "bwrap");
     argv_push(av, "--die-with-parent");
-    /* Its own pids (nothing of the host's to see or signal), IPC and host name; the host's network. */
+    /* Its own pids (no host process to see or signal), IPC and host name; the host's network. */
     argv_push(av, "--unshare-pid");
     argv_push(av, "--unshare-ipc");
     argv_push(av, "--unshare-uts");

@@ -623,9 +623,9 @@ static void test_script_not_in_argv(void **state)
 /* A trapping worker gets SIGTERM and all the time it needs (issue 10, item 17). */
 static void grace_honoured(struct fixture *f, bool sandbox)
 {
-    struct runner_spec spec = spec_for(
-        f, "trap 'echo got-term; sleep 1; echo cleaned-up; exit 0' TERM; echo ready; "
-           "while :; do sleep 0.2; done");
+    struct runner_spec spec =
+        spec_for(f, "trap 'echo got-term; sleep 1; echo cleaned-up; exit 0' TERM; echo ready; "
+                    "while :; do sleep 0.2; done");
     spec.sandbox = sandbox;
     struct runner_proc proc;
     start(&spec, &proc);
@@ -675,8 +675,9 @@ static void volume_symlink_refused(struct fixture *f, bool sandbox)
     bind.subdir = "/evil/made";
     strbuf_reset(&err);
     assert_int_equal(runner_start(&spec, &proc, &err), -1);
-    assert_string_equal(strbuf_str(&err),
-                        "trainjob-shim: volume scratch: subdir /evil/made: /evil is a symlink; refused");
+    assert_string_equal(
+        strbuf_str(&err),
+        "trainjob-shim: volume scratch: subdir /evil/made: /evil is a symlink; refused");
     assert_int_not_equal(access(made, F_OK), 0);
 
     /* A plain subdir is created below the volume and is what the worker writes to. */
@@ -885,14 +886,14 @@ static void test_sandbox_isolation(void **state)
     struct fixture *f = *state;
     shim_or_skip();
     sandbox_or_skip();
-    struct runner_spec spec = spec_for(
-        f, "echo pids $(ls -d /proc/[0-9]* | wc -l); echo me $$; "
-           "echo init $(tr '\\0' ' ' < /proc/1/cmdline); echo initfds $(ls /proc/1/fd); "
-           "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; done; "
-           "grep CapEff /proc/self/status; "
-           "if cat /proc/sys/kernel/core_pattern > /proc/sys/kernel/core_pattern; then "
-           "echo sysctl-written; fi; "
-           "if echo 0 > /proc/sysrq-trigger; then echo sysrq-written; fi; echo end");
+    struct runner_spec spec =
+        spec_for(f, "echo pids $(ls -d /proc/[0-9]* | wc -l); echo me $$; "
+                    "echo init $(tr '\\0' ' ' < /proc/1/cmdline); echo initfds $(ls /proc/1/fd); "
+                    "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; done; "
+                    "grep CapEff /proc/self/status; "
+                    "if cat /proc/sys/kernel/core_pattern > /proc/sys/kernel/core_pattern; then "
+                    "echo sysctl-written; fi; "
+                    "if echo 0 > /proc/sysrq-trigger; then echo sysrq-written; fi; echo end");
     spec.sandbox = true;
     struct runner_proc proc;
     start(&spec, &proc);
