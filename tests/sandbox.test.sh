@@ -163,13 +163,16 @@ if [ "$SANDBOX" = 1 ]; then
     submit pids "echo pids \$(ls -d /proc/[0-9]* | wc -l)
 for p in /proc/[0-9]*; do tr '\\0' ' ' <\$p/cmdline; echo; done >/tmp/all
 grep -c trainjobd /tmp/all | sed 's/^/trainjobd-seen /'
+grep -v -e '^/trainjob/init ' -e '^/bin/sh /trainjob/startup.sh' -e '^tr ' -e '^\$' /tmp/all | sed 's/^/other: /'
 if kill -0 $ENGINE_PID 2>/dev/null; then echo can-signal-engine; fi
 echo done"
     check "the process-listing job succeeds" wait_for pids .state SUCCEEDED
     log pids
     count=$(sed -n 's/^pids //p' "$TMP/log")
-    check "a worker sees only its own few processes ($count)" test -n "$count" -a "${count:-99}" -le 4
+    check "a worker sees only its own few processes ($count)" test -n "$count" -a "${count:-99}" -le 6
+    # init, sh, and the listing's own subshell, ls and wc
     check "...not trainjobd" grep -q '^trainjobd-seen 0$' "$TMP/log"
+    check "...nothing but its init, its script and the listing" sh -c "! grep '^other: ' '$TMP/log'"
     check "...and cannot signal it" sh -c "! grep -q can-signal-engine '$TMP/log'"
 else
     skip "a worker sees only its own processes"
