@@ -4,7 +4,7 @@
  *   trainjob-shim --status FILE --log FILE --log-cap BYTES --script-file FILE
  *                 [--cwd DIR] [--sandbox] [--bind SRC:DST[:ro]]...
  *                 [--volume NAME ROOT SUBDIR DST ro|rw]...
- *   trainjob-shim --init -- PROGRAM [ARG]...      (pid 1 inside the sandbox)
+ *   trainjob-shim --init [--ready-fd N] -- PROGRAM [ARG]...   (pid 1 in the sandbox)
  *
  * runner_start (engine/runner.c) execs it with the worker's environment as
  * its own. The startup script comes in a file (0600, written by the runner)
@@ -114,6 +114,8 @@ struct shim_args {
     int exe_fd;    /* this binary, the sandbox's init */
     int info_w;    /* bwrap --info-fd: the host pid of the sandbox's pid 1 */
     int info_r;
+    int ready_w; /* the init writes one byte once it takes signals */
+    int ready_r;
 };
 
 /* The log file and its rotation. */
@@ -446,6 +448,7 @@ static void worker_argv(const struct shim_args *a, struct argv_buf *av)
     argv_push(av, "--");
     argv_push(av, SANDBOX_INIT);
     argv_push(av, "--init");
+    argv_push_fd(av, "--ready-fd", a->ready_w);
     argv_push(av, "--");
     argv_push(av, "/bin/sh");
     argv_push(av, SANDBOX_SCRIPT);
@@ -551,19 +554,22 @@ static void open_script(struct shim_args *a)
     script_to_remove = NULL;
 }
 
-/* What the sandbox needs besides the volumes: this binary as its init, and the info pipe. */
+/* What the sandbox needs besides the volumes: this binary as its init, the info and ready pipes. */
 static void open_sandbox_fds(struct shim_args *a)
 {
     int exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-    int info[2];
-    if (exe < 0 || pipe2(info, O_CLOEXEC) != 0)
+    int info[2], ready[2];
+    if (exe < 0 || pipe2(info, O_CLOEXEC) != 0 || pipe2(ready, O_CLOEXEC) != 0)
         fail("sandbox: %s", strerror(errno));
     a->exe_fd = fcntl(exe, F_DUPFD, 3);
     a->info_w = fcntl(info[1], F_DUPFD, 3);
+    a->ready_w = fcntl(ready[1], F_DUPFD, 3);
     a->info_r = info[0];
+    a->ready_r = ready[0];
     close(exe);
     close(info[1]);
-    if (a->exe_fd < 0 || a->info_w < 0)
+    close(ready[1]);
+    if (a->exe_fd < 0 || a->info_w < 0 || a->ready_w < 0)
         fail("sandbox: %s", strerror(errno));
 }
 
@@ -575,7 +581,7 @@ static void close_child_fds(struct shim_args *a)
             close(a->binds[i].fd);
         a->binds[i].fd = -1;
     }
-    int *fds[] = {&a->script_fd, &a->exe_fd, &a->info_w};
+    int *fds[] = {&a->script_fd, &a->exe_fd, &a->info_w, &a->ready_w};
     for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
         if (*fds[i] >= 0)
             close(*fds[i]);
@@ -585,33 +591,52 @@ static void close_child_fds(struct shim_args *a)
 
 /*
  * The host pid of the sandbox's pid 1, from bwrap's --info-fd
- * ({"child-pid": N, …}), or 0 when bwrap ended without saying.
+ * ({"child-pid": N, …}), or 0 when bwrap ended without saying. Reads to
+ * the end, which bwrap closes once it wrote (so it never writes to a pipe
+ * the shim closed, which would kill it with SIGPIPE).
  */
 static pid_t read_init_pid(int fd)
 {
     char buf[1024];
     size_t len = 0;
-    long long deadline = 0;
+    long long deadline = now_ms() + INFO_TIMEOUT_MS;
     for (;;) {
-        buf[len] = '\0';
-        const char *key = strstr(buf, "\"child-pid\":");
-        if (key) {
-            char *end;
-            long pid = strtol(key + 12, &end, 10);
-            if (*end != '\0' && pid > 0 && pid <= INT32_MAX)
-                return (pid_t)pid;
-        }
-        if (deadline == 0)
-            deadline = now_ms() + INFO_TIMEOUT_MS;
         long long left = deadline - now_ms();
         struct pollfd p = {fd, POLLIN, 0};
         if (len + 1 >= sizeof(buf) || left <= 0 || (poll(&p, 1, (int)left) < 0 && errno != EINTR))
-            return 0;
+            break;
         ssize_t n = read(fd, buf + len, sizeof(buf) - 1 - len);
         if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
-            return 0;
+            break;
         if (n > 0)
             len += (size_t)n;
+    }
+    buf[len] = '\0';
+    const char *key = strstr(buf, "\"child-pid\":");
+    if (!key)
+        return 0;
+    char *end;
+    long pid = strtol(key + 12, &end, 10);
+    return end != key + 12 && pid > 0 && pid <= INT32_MAX ? (pid_t)pid : 0;
+}
+
+/*
+ * Waits (bounded) until the sandbox's init says it takes signals, or bwrap
+ * ended: a SIGTERM forwarded before that could reach a pid 1 that has no
+ * handler yet, and the kernel drops those.
+ */
+static void wait_init_ready(int fd)
+{
+    long long deadline = now_ms() + INFO_TIMEOUT_MS;
+    for (;;) {
+        long long left = deadline - now_ms();
+        struct pollfd p = {fd, POLLIN, 0};
+        if (left <= 0 || (poll(&p, 1, (int)left) < 0 && errno != EINTR))
+            return;
+        char c;
+        ssize_t n = read(fd, &c, 1);
+        if (n >= 0 || (errno != EINTR && errno != EAGAIN))
+            return;
     }
 }
 
@@ -808,14 +833,17 @@ static void on_init_signal(int sig)
  */
 static int init_main(int argc, char **argv)
 {
-    if (argc < 4 || strcmp(argv[2], "--") != 0) {
-        dprintf(STDERR_FILENO, "usage: trainjob-shim --init -- PROGRAM [ARG]...\n");
+    int ready_fd = -1;
+    int first = 2;
+    if (argc > 3 && strcmp(argv[2], "--ready-fd") == 0) {
+        ready_fd = atoi(argv[3]);
+        first = 4;
+    }
+    if (argc < first + 2 || strcmp(argv[first], "--") != 0) {
+        dprintf(STDERR_FILENO, "usage: trainjob-shim --init [--ready-fd N] -- PROGRAM [ARG]...\n");
         return EXIT_CANNOT_RUN;
     }
-    if (close_range(3, ~0U, 0) != 0) {
-        for (int fd = 3; fd < 65536; fd++)
-            close(fd);
-    }
+    char **prog = argv + first + 1;
     static const int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGCHLD};
     sigset_t set;
     sigemptyset(&set);
@@ -827,6 +855,14 @@ static int init_main(int argc, char **argv)
         sigaction(sigs[i], &sa, NULL);
     }
     sigprocmask(SIG_BLOCK, &set, NULL);
+    /* Signals are taken now: the shim may forward them (see wait_init_ready). */
+    if (ready_fd > 2 && write(ready_fd, "r", 1) != 1) {
+        /* the shim is gone or gave up waiting: nothing to tell */
+    }
+    if (close_range(3, ~0U, 0) != 0) {
+        for (int fd = 3; fd < 65536; fd++)
+            close(fd);
+    }
     pid_t child = fork();
     if (child < 0) {
         dprintf(STDERR_FILENO, "trainjob-shim: init: fork: %s\n", strerror(errno));
@@ -837,8 +873,8 @@ static int init_main(int argc, char **argv)
         for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
             signal(sigs[i], SIG_DFL);
         sigprocmask(SIG_UNBLOCK, &set, NULL);
-        execv(argv[3], argv + 3);
-        dprintf(STDERR_FILENO, "trainjob-shim: cannot run %s: %s\n", argv[3], strerror(errno));
+        execv(prog[0], prog);
+        dprintf(STDERR_FILENO, "trainjob-shim: cannot run %s: %s\n", prog[0], strerror(errno));
         _exit(EXIT_CANNOT_RUN);
     }
     setpgid(child, child); /* also done by the child: whichever runs first */
@@ -869,7 +905,7 @@ int main(int argc, char **argv)
         return init_main(argc, argv);
     struct shim_args a;
     memset(&a, 0, sizeof(a));
-    a.script_fd = a.exe_fd = a.info_w = a.info_r = -1;
+    a.script_fd = a.exe_fd = a.info_w = a.info_r = a.ready_w = a.ready_r = -1;
     parse_args(argc, argv, &a);
 
     sigset_t handled;
@@ -906,7 +942,9 @@ int main(int argc, char **argv)
         pid_t init = read_init_pid(a.info_r);
         if (init > 0)
             forward_to = init;
-        /* info_r stays open: bwrap may still be writing to it, and would die of SIGPIPE. */
+        close(a.info_r);
+        wait_init_ready(a.ready_r);
+        close(a.ready_r);
     }
 
     /* The pid file, then the same line for runner_start: the worker runs. */

@@ -868,6 +868,24 @@ static void test_sandbox_kill_ends_all(void **state)
     assert_false(any_cmdline_has("sleep 59.731"));
 }
 
+/* A SIGTERM sent as soon as the start returns is not lost to a pid 1 still starting up. */
+static void test_sandbox_term_right_after_start(void **state)
+{
+    struct fixture *f = *state;
+    shim_or_skip();
+    sandbox_or_skip();
+    for (int i = 0; i < 5; i++) {
+        unlink(f->status);
+        struct runner_spec spec = spec_for(f, "sleep 30");
+        spec.sandbox = true;
+        struct runner_proc proc;
+        start(&spec, &proc);
+        assert_int_equal(runner_signal(&proc, SIGTERM), 0);
+        assert_int_equal(wait_exit_code(f->status), 128 + SIGTERM);
+        assert_true(wait_gone(&proc));
+    }
+}
+
 static void test_sandbox_volume_symlink_refused(void **state)
 {
     shim_or_skip();
@@ -909,7 +927,9 @@ static void test_sandbox_isolation(void **state)
     assert_int_equal(sscanf(log, "pids %d", &count), 1);
     assert_true(count >= 2 && count <= 6); /* init, sh, and the $(ls | wc) subshell, ls, wc */
     assert_non_null(strstr(log, "me 2\n"));
-    assert_non_null(strstr(log, "init /trainjob/init --init -- /bin/sh /trainjob/startup.sh\n"));
+    const char *init = strstr(log, "init /trainjob/init --init --ready-fd ");
+    assert_non_null(init);
+    assert_non_null(strstr(init, " -- /bin/sh /trainjob/startup.sh\n"));
     assert_non_null(strstr(log, "initfds 0 1 2\n"));
     assert_null(strstr(log, "test_runner"));
     assert_null(strstr(log, "--status"));
@@ -977,6 +997,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sandbox_script_not_in_argv, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sandbox_grace_honoured, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sandbox_kill_ends_all, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sandbox_term_right_after_start, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sandbox_volume_symlink_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sandbox_isolation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sandbox_nested_mounts_refused, setup, teardown),
