@@ -140,10 +140,28 @@ struct argv_buf {
  */
 static volatile sig_atomic_t forward_to;
 static int wake_fd = -1;
+/*
+ * In the sandbox: has its init said it takes signals (a byte on ready_fd,
+ * which raises SIGIO)? Until then the kernel would drop a signal sent to a
+ * pid 1 without a handler, so forwarded ones wait in pending_sigs (a bit
+ * per signal) and go when it is ready.
+ */
+static volatile sig_atomic_t init_ready = 1;
+static volatile sig_atomic_t pending_sigs;
+static int ready_fd = -1;
+
+/* The bit for a forwarded signal in pending_sigs. */
+static int pending_bit(int sig)
+{
+    return sig == SIGTERM ? 1 : sig == SIGINT ? 2 : 4;
+}
 /* The script file, removed on every way out (it is only ever read once). */
 static const char *script_to_remove;
 
-/* Forwards termination signals to the worker; SIGCHLD wakes the main loop. */
+/*
+ * Forwards termination signals to the worker (held back until the sandbox's
+ * init is ready: SIGIO from the ready pipe); SIGCHLD wakes the main loop.
+ */
 static void on_signal(int sig)
 {
     int saved = errno;
@@ -151,6 +169,19 @@ static void on_signal(int sig)
         if (wake_fd >= 0 && write(wake_fd, "c", 1) < 0) {
             /* the pipe is full: the loop is awake already */
         }
+    } else if (sig == SIGIO) {
+        char c;
+        /* A byte: ready. End of file: bwrap ended without it; nothing to wait for. */
+        if (!init_ready && ready_fd >= 0 && (read(ready_fd, &c, 1) >= 0 || errno != EAGAIN)) {
+            init_ready = 1;
+            static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+            for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+                if ((pending_sigs & pending_bit(sigs[i])) && forward_to != 0)
+                    kill((pid_t)forward_to, sigs[i]);
+            pending_sigs = 0;
+        }
+    } else if (!init_ready) {
+        pending_sigs |= pending_bit(sig);
     } else if (forward_to != 0) {
         kill((pid_t)forward_to, sig);
     }
@@ -566,6 +597,11 @@ static void open_sandbox_fds(struct shim_args *a)
     a->ready_w = fcntl(ready[1], F_DUPFD, 3);
     a->info_r = info[0];
     a->ready_r = ready[0];
+    /* The init's byte raises SIGIO here (blocked until the worker has started). */
+    if (fcntl(a->ready_r, F_SETOWN, getpid()) != 0 ||
+        fcntl(a->ready_r, F_SETFL, O_ASYNC | O_NONBLOCK) != 0)
+        fail("sandbox: %s", strerror(errno));
+    ready_fd = a->ready_r;
     close(exe);
     close(info[1]);
     close(ready[1]);
@@ -591,9 +627,9 @@ static void close_child_fds(struct shim_args *a)
 
 /*
  * The host pid of the sandbox's pid 1, from bwrap's --info-fd
- * ({"child-pid": N, …}), or 0 when bwrap ended without saying. Reads to
- * the end, which bwrap closes once it wrote (so it never writes to a pipe
- * the shim closed, which would kill it with SIGPIPE).
+ * ({"child-pid": N, …}), or 0 when bwrap ended without saying. bwrap
+ * writes it right after its clone; the caller keeps fd open, so the rest
+ * bwrap writes never meets a closed pipe (SIGPIPE would kill bwrap).
  */
 static pid_t read_init_pid(int fd)
 {
@@ -601,42 +637,23 @@ static pid_t read_init_pid(int fd)
     size_t len = 0;
     long long deadline = now_ms() + INFO_TIMEOUT_MS;
     for (;;) {
+        buf[len] = '\0';
+        const char *key = strstr(buf, "\"child-pid\":");
+        if (key) {
+            char *end;
+            long pid = strtol(key + 12, &end, 10);
+            if (*end != '\0' && end != key + 12)
+                return pid > 0 && pid <= INT32_MAX ? (pid_t)pid : 0;
+        }
         long long left = deadline - now_ms();
         struct pollfd p = {fd, POLLIN, 0};
         if (len + 1 >= sizeof(buf) || left <= 0 || (poll(&p, 1, (int)left) < 0 && errno != EINTR))
-            break;
+            return 0;
         ssize_t n = read(fd, buf + len, sizeof(buf) - 1 - len);
         if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
-            break;
+            return 0;
         if (n > 0)
             len += (size_t)n;
-    }
-    buf[len] = '\0';
-    const char *key = strstr(buf, "\"child-pid\":");
-    if (!key)
-        return 0;
-    char *end;
-    long pid = strtol(key + 12, &end, 10);
-    return end != key + 12 && pid > 0 && pid <= INT32_MAX ? (pid_t)pid : 0;
-}
-
-/*
- * Waits (bounded) until the sandbox's init says it takes signals, or bwrap
- * ended: a SIGTERM forwarded before that could reach a pid 1 that has no
- * handler yet, and the kernel drops those.
- */
-static void wait_init_ready(int fd)
-{
-    long long deadline = now_ms() + INFO_TIMEOUT_MS;
-    for (;;) {
-        long long left = deadline - now_ms();
-        struct pollfd p = {fd, POLLIN, 0};
-        if (left <= 0 || (poll(&p, 1, (int)left) < 0 && errno != EINTR))
-            return;
-        char c;
-        ssize_t n = read(fd, &c, 1);
-        if (n >= 0 || (errno != EINTR && errno != EAGAIN))
-            return;
     }
 }
 
@@ -804,6 +821,7 @@ static void setup_signals(sigset_t *handled)
     sigaddset(handled, SIGINT);
     sigaddset(handled, SIGHUP);
     sigaddset(handled, SIGCHLD);
+    sigaddset(handled, SIGIO);
     sigprocmask(SIG_BLOCK, handled, NULL);
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
@@ -812,6 +830,7 @@ static void setup_signals(sigset_t *handled)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    sigaction(SIGIO, &sa, NULL);
     sa.sa_flags = SA_NOCLDSTOP;
     sigaction(SIGCHLD, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
@@ -833,10 +852,10 @@ static void on_init_signal(int sig)
  */
 static int init_main(int argc, char **argv)
 {
-    int ready_fd = -1;
+    int ready = -1;
     int first = 2;
     if (argc > 3 && strcmp(argv[2], "--ready-fd") == 0) {
-        ready_fd = atoi(argv[3]);
+        ready = atoi(argv[3]);
         first = 4;
     }
     if (argc < first + 2 || strcmp(argv[first], "--") != 0) {
@@ -855,8 +874,8 @@ static int init_main(int argc, char **argv)
         sigaction(sigs[i], &sa, NULL);
     }
     sigprocmask(SIG_BLOCK, &set, NULL);
-    /* Signals are taken now: the shim may forward them (see wait_init_ready). */
-    if (ready_fd > 2 && write(ready_fd, "r", 1) != 1) {
+    /* Signals are taken now: the shim may forward them (its SIGIO, see on_signal). */
+    if (ready > 2 && write(ready, "r", 1) != 1) {
         /* the shim is gone or gave up waiting: nothing to tell */
     }
     if (close_range(3, ~0U, 0) != 0) {
@@ -937,15 +956,6 @@ int main(int argc, char **argv)
     close_child_fds(&a);
     setpgid(pid, pid); /* also done by the child: whichever runs first */
     forward_to = -pid;
-    if (a.sandbox) {
-        /* Signals go to the sandbox's init, never to bwrap: it would die and take all with it. */
-        pid_t init = read_init_pid(a.info_r);
-        if (init > 0)
-            forward_to = init;
-        close(a.info_r);
-        wait_init_ready(a.ready_r);
-        close(a.ready_r);
-    }
 
     /* The pid file, then the same line for runner_start: the worker runs. */
     char line[64];
@@ -964,6 +974,19 @@ int main(int argc, char **argv)
     if (devnull >= 0) {
         dup2(devnull, STDOUT_FILENO);
         close(devnull);
+    }
+    if (a.sandbox) {
+        /*
+         * Signals go to the sandbox's init, never to bwrap: it would die and
+         * take all with it. Until they can go there they wait, blocked.
+         */
+        pid_t init = read_init_pid(a.info_r);
+        if (init > 0) {
+            forward_to = init;
+            init_ready = 0; /* until its byte comes (SIGIO is still blocked) */
+            raise(SIGIO);   /* in case the byte is there already */
+        }
+        /* info_r and ready_r stay open until the shim exits. */
     }
     sigprocmask(SIG_UNBLOCK, &handled, NULL);
 
