@@ -53,8 +53,12 @@
  * binary again (--init, bound at /trainjob/init): it starts the script in a
  * process group, forwards SIGTERM, SIGINT and SIGHUP to it, reaps orphans,
  * and exits with the script's status — the pid namespace, and everything
- * the script left in it, ends with it. The script is at /trainjob/startup.sh
- * (a read-only copy). No descriptor of the shim's reaches the worker.
+ * the script left in it, ends with it. The shim learns the init's host pid
+ * from bwrap's --info-fd and forwards signals to it once the init says (a
+ * byte on --ready-fd) that it takes them; the kernel drops signals sent to
+ * a pid 1 without a handler, so ones that come earlier wait. The script is
+ * at /trainjob/startup.sh (a read-only copy). No descriptor of the shim's
+ * reaches the worker: the init closes all it inherited.
  */
 #include <dirent.h>
 #include <errno.h>
