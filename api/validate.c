@@ -133,6 +133,15 @@ static bool path_under(const char *path, const char *base)
     return strncmp(path, base, len) == 0 && (path[len] == '\0' || path[len] == '/');
 }
 
+/* Does p hold a control character (a newline, an escape sequence)? */
+static bool path_has_control(const char *p)
+{
+    for (; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            return true;
+    return false;
+}
+
 /* The problem with an absolute path inside a container or volume, or NULL. */
 static const char *absolute_path_problem(const char *p)
 {
@@ -343,6 +352,10 @@ static const char *check_placed_path(const char *path, char *buf, size_t bufsz)
     const char *problem = absolute_path_problem(path);
     if (problem)
         return problem;
+    if (path_has_control(path))
+        return "must not contain control characters";
+    if (strchr(path, ':'))
+        return "must not contain ':' (as in Kubernetes)";
     struct strbuf norm = STRBUF_INIT;
     path_normalise(path, &norm);
     const char *n = strbuf_str(&norm);
@@ -385,6 +398,8 @@ static const char *subdir_problem(const char *p)
     const char *problem = absolute_path_problem(p);
     if (problem)
         return problem;
+    if (path_has_control(p))
+        return "must not contain control characters";
     for (const char *q = p + 1; *q;) {
         size_t len = strcspn(q, "/");
         if (len == 0)

@@ -1487,6 +1487,8 @@ static void test_mount_subdir(void **state)
     expect_one(&job, NULL, SEVERITY_ERROR, "mount[0].subdir", "empty component");
     set(&job.mount[0].subdir, "/users/./alice");
     expect_one(&job, NULL, SEVERITY_ERROR, "mount[0].subdir", "'.' component");
+    set(&job.mount[0].subdir, "/users/a\nb");
+    expect_one(&job, NULL, SEVERITY_ERROR, "mount[0].subdir", "control characters");
     jobspec_free(&job);
 }
 
@@ -1791,6 +1793,9 @@ static void test_placed_paths_one_rule(void **state)
         {"/trainjob/", "/trainjob is reserved for the platform"},
         {"/trainjob/work", "lies under /trainjob, reserved for the platform"},
         {"/trainjob/platform/x", "lies under /trainjob, reserved for the platform"},
+        {"/mnt/a:b", "must not contain ':'"},
+        {"/mnt/a\nb", "control characters"},
+        {"/mnt/\033[2Jx", "control characters"},
     };
     struct jobspec job;
     baseline(&job);
