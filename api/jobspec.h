@@ -244,6 +244,13 @@ struct jobspec {
 
 #define JOBSPEC_ROLE_NAME "Worker"
 #define JOBSPEC_DEFAULT_SSH_PATH "/sensecore/compute/platform/ssh/ssh_config"
+/*
+ * Where trainjobd's sandbox keeps what the platform gives a worker: its
+ * working directory (PLATFORM_DIR "/work", also $HOME), read-only job files
+ * (PLATFORM_DIR "/platform": the MPI hostfile), its startup script and init.
+ * No mount path may be there (api/validate.c), so no mount can hide them.
+ */
+#define JOBSPEC_PLATFORM_DIR "/trainjob"
 
 void jobspec_init(struct jobspec *job);
 void jobspec_free(struct jobspec *job);

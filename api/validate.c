@@ -133,6 +133,15 @@ static bool path_under(const char *path, const char *base)
     return strncmp(path, base, len) == 0 && (path[len] == '\0' || path[len] == '/');
 }
 
+/* Does p hold a control character (a newline, an escape sequence)? */
+static bool path_has_control(const char *p)
+{
+    for (; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            return true;
+    return false;
+}
+
 /* The problem with an absolute path inside a container or volume, or NULL. */
 static const char *absolute_path_problem(const char *p)
 {
@@ -331,31 +340,76 @@ static const char *check_env_name(const char *key, char *buf, size_t bufsz, int 
     return NULL;
 }
 
-/* mount[].mount_path: required, absolute, no "..", not "/" nor a system directory. */
-static const char *check_mount_path(const char *path, char *buf, size_t bufsz)
+/*
+ * The one rule for every path a job places in a worker (a volume's
+ * mount_path, ssh.config_mount_path): absolute, no "..", not "/", not a
+ * system directory nor under one, not the platform's JOBSPEC_PLATFORM_DIR
+ * (the working directory, the hostfile, the script) nor under it — a mount
+ * there would hide what the worker needs to run. NULL when fine.
+ */
+static const char *check_placed_path(const char *path, char *buf, size_t bufsz)
 {
-    if (!nonempty(path))
-        return "required: where the volume appears in every worker, e.g. /mnt/afs";
     const char *problem = absolute_path_problem(path);
     if (problem)
         return problem;
+    if (path_has_control(path))
+        return "must not contain control characters";
+    if (strchr(path, ':'))
+        return "must not contain ':' (as in Kubernetes)";
     struct strbuf norm = STRBUF_INIT;
     path_normalise(path, &norm);
+    const char *n = strbuf_str(&norm);
     const char *msg = NULL;
     char dir[PATH_MAX_LEN];
-    if (strcmp(strbuf_str(&norm), "/") == 0) {
+    if (strcmp(n, "/") == 0) {
         msg = "must not be '/'; choose a directory such as /mnt/afs";
-    } else if (system_directory(strbuf_str(&norm), dir, sizeof dir)) {
-        if (strcmp(strbuf_str(&norm), dir) == 0)
+    } else if (system_directory(n, dir, sizeof dir)) {
+        if (strcmp(n, dir) == 0)
             snprintf(buf, bufsz, "%s is a system directory; choose another path, e.g. /mnt/afs",
                      dir);
         else
             snprintf(buf, bufsz,
                      "lies under the system directory %s; choose another path, e.g. /mnt/afs", dir);
         msg = buf;
+    } else if (path_under(n, JOBSPEC_PLATFORM_DIR)) {
+        const char *what = "reserved for the platform (the job's working directory and files); "
+                           "choose another path, e.g. /mnt/afs";
+        if (strcmp(n, JOBSPEC_PLATFORM_DIR) == 0)
+            snprintf(buf, bufsz, "%s is %s", JOBSPEC_PLATFORM_DIR, what);
+        else
+            snprintf(buf, bufsz, "lies under %s, %s", JOBSPEC_PLATFORM_DIR, what);
+        msg = buf;
     }
     strbuf_free(&norm);
     return msg;
+}
+
+/* mount[].mount_path: required, then the rule for every placed path. */
+static const char *check_mount_path(const char *path, char *buf, size_t bufsz)
+{
+    if (!nonempty(path))
+        return "required: where the volume appears in every worker, e.g. /mnt/afs";
+    return check_placed_path(path, buf, bufsz);
+}
+
+/* mount[].subdir: a directory inside the volume, written plainly: absolute, no "..", ".", "//". */
+static const char *subdir_problem(const char *p)
+{
+    const char *problem = absolute_path_problem(p);
+    if (problem)
+        return problem;
+    if (path_has_control(p))
+        return "must not contain control characters";
+    for (const char *q = p + 1; *q;) {
+        size_t len = strcspn(q, "/");
+        if (len == 0)
+            return "must not contain an empty component ('//')";
+        if (len == 1 && q[0] == '.')
+            return "must not contain a '.' component";
+        q += len;
+        q += *q == '/';
+    }
+    return NULL;
 }
 
 const char *validate_job_name(const char *name, char *buf, size_t bufsz)
@@ -886,7 +940,13 @@ static void check_volume(struct check *c, size_t i, const struct mount *m)
     }
 }
 
-/* mount[]: volume, directory inside it, and a unique, safe mount path. */
+/* Will the job's SSH directory be mounted in its workers (as engine/lifecycle.c decides)? */
+static bool ssh_mounted(const struct jobspec *job)
+{
+    return job->framework == FRAMEWORK_MPI || (job->ssh.present && job->ssh.auto_key_setup);
+}
+
+/* mount[]: volume, directory inside it, and a unique, safe mount path inside no other. */
 static void check_data(struct check *c)
 {
     const struct jobspec *job = c->job;
@@ -900,7 +960,7 @@ static void check_data(struct check *c)
         check_volume(c, i, m);
 
         if (nonempty(m->subdir)) {
-            const char *problem = absolute_path_problem(m->subdir);
+            const char *problem = subdir_problem(m->subdir);
             snprintf(path, sizeof path, "mount[%zu].subdir", i);
             if (problem)
                 findings_add(c->out, SEVERITY_ERROR, path, "%s", problem);
@@ -914,11 +974,34 @@ static void check_data(struct check *c)
         }
         path_normalise(m->mount_path, &norm[i]);
         usable[i] = true;
+        const char *here = strbuf_str(&norm[i]);
         for (size_t j = 0; j < i; j++) {
-            if (usable[j] && strcmp(strbuf_str(&norm[i]), strbuf_str(&norm[j])) == 0) {
+            const char *there = strbuf_str(&norm[j]);
+            if (!usable[j])
+                continue;
+            if (strcmp(here, there) == 0) {
                 findings_add(c->out, SEVERITY_ERROR, path, "same mount path as mount[%zu]", j);
                 break;
             }
+            /* The inner one would be made through what the outer holds (a job's symlinks). */
+            if (path_under(here, there) || path_under(there, here)) {
+                findings_add(c->out, SEVERITY_ERROR, path,
+                             "%s mount[%zu].mount_path %s; one mount may not lie inside another",
+                             path_under(here, there) ? "lies inside" : "would hide", j, there);
+                break;
+            }
+        }
+        /* The SSH directory where the job did not choose it: the mount must make way. */
+        if (ssh_mounted(job) && !job->ssh.config_mount_path) {
+            const char *ssh = JOBSPEC_DEFAULT_SSH_PATH;
+            if (strcmp(here, ssh) == 0)
+                findings_add(c->out, SEVERITY_ERROR, path,
+                             "same path as the SSH config directory (ssh.config_mount_path)");
+            else if (path_under(here, ssh) || path_under(ssh, here))
+                findings_add(c->out, SEVERITY_ERROR, path,
+                             "%s the SSH config directory %s (ssh.config_mount_path); "
+                             "one mount may not lie inside another",
+                             path_under(here, ssh) ? "lies inside" : "would hide", ssh);
         }
     }
     for (size_t i = 0; i < job->mount_count; i++)
@@ -963,18 +1046,50 @@ static void check_env(struct check *c)
     }
 }
 
-/* ssh: always on for MPI; the config path, when given, is absolute. */
+/*
+ * ssh: always on for MPI; the config path, when given, follows the rule of
+ * every placed path and, when it is mounted, lies inside no volume's nor
+ * holds one.
+ */
 static void check_ssh(struct check *c)
 {
-    const struct ssh_config *ssh = &c->job->ssh;
-    if (c->job->framework == FRAMEWORK_MPI && ssh->has_auto_key_setup && !ssh->auto_key_setup)
+    const struct jobspec *job = c->job;
+    const struct ssh_config *ssh = &job->ssh;
+    const char *field = "ssh.config_mount_path";
+    if (job->framework == FRAMEWORK_MPI && ssh->has_auto_key_setup && !ssh->auto_key_setup)
         findings_add(c->out, SEVERITY_WARNING, "ssh.auto_key_setup",
                      "MPI jobs always set up SSH; ignored");
-    if (ssh->config_mount_path) {
-        const char *problem = absolute_path_problem(ssh->config_mount_path);
-        if (problem)
-            findings_add(c->out, SEVERITY_ERROR, "ssh.config_mount_path", "%s", problem);
+    if (!ssh->config_mount_path)
+        return;
+    char buf[MSG_MAX_LEN];
+    const char *problem = check_placed_path(ssh->config_mount_path, buf, sizeof buf);
+    if (problem) {
+        findings_add(c->out, SEVERITY_ERROR, field, "%s", problem);
+        return;
     }
+    if (!ssh_mounted(job))
+        return;
+    struct strbuf here = STRBUF_INIT, there = STRBUF_INIT;
+    path_normalise(ssh->config_mount_path, &here);
+    for (size_t i = 0; i < job->mount_count; i++) {
+        const char *m = job->mount[i].mount_path;
+        if (!nonempty(m) || check_placed_path(m, buf, sizeof buf))
+            continue; /* its own finding says what is wrong */
+        path_normalise(m, &there);
+        const char *h = strbuf_str(&here), *t = strbuf_str(&there);
+        if (strcmp(h, t) == 0) {
+            findings_add(c->out, SEVERITY_ERROR, field, "same path as mount[%zu].mount_path", i);
+            break;
+        }
+        if (path_under(h, t) || path_under(t, h)) {
+            findings_add(c->out, SEVERITY_ERROR, field,
+                         "%s mount[%zu].mount_path %s; one mount may not lie inside another",
+                         path_under(h, t) ? "lies inside" : "would hide", i, t);
+            break;
+        }
+    }
+    strbuf_free(&here);
+    strbuf_free(&there);
 }
 
 static void check_environment(struct check *c)

@@ -36,8 +36,9 @@
 
 void engine_end_followers(struct engine *eng, struct ejob *job);
 
-/* Where a sandboxed worker sees the files the platform writes for its job. */
-#define PLATFORM_MOUNT "/trainjob"
+/* Where a sandboxed worker sees the files the platform writes for its job, and works. */
+#define PLATFORM_MOUNT JOBSPEC_PLATFORM_DIR "/platform"
+#define WORKDIR_MOUNT JOBSPEC_PLATFORM_DIR "/work"
 
 bool job_has_live_workers(const struct ejob *job)
 {
@@ -202,7 +203,7 @@ static int start_worker(struct engine *eng, struct ejob *job, struct eworker *w,
         hosts[i] = "127.0.0.1";
         ports[i] = job->workers[i].port;
     }
-    /* Files the platform gives the job (the MPI hostfile), read-only at /trainjob. */
+    /* Files the platform gives the job (the MPI hostfile), read-only at /trainjob/platform. */
     char *platform_dir = xasprintf("%s/platform/%s", eng->state_dir, job->spec.uid);
     char *hostfile = NULL;
     if (job->spec.framework == FRAMEWORK_MPI) {
@@ -243,28 +244,41 @@ static int start_worker(struct engine *eng, struct ejob *job, struct eworker *w,
     base_env(&base);
     envv_set(&base, "TRAINJOB_NODE", w->node);
     /* The engine's HOME is not inside the sandbox; the job's working directory is. */
-    envv_set(&base, "HOME", workdir);
+    envv_set(&base, "HOME", eng->sandbox ? WORKDIR_MOUNT : workdir);
     worker_env_build(&job->spec, &place, (const char *const *)base.v, &env);
 
-    /* Volumes: bound at their mount paths (sandbox), or named in the environment. */
-    struct runner_bind *binds = xcalloc(job->spec.mount_count + 3, sizeof *binds);
+    /*
+     * The working directory at /trainjob/work, where no mount may go; volumes
+     * at their mount paths (sandbox), or named in the environment. A volume's
+     * subdir is opened below its root by the shim, never by path name here:
+     * a job may have planted a symlink in it (issue 10, item 1).
+     */
+    struct runner_bind *binds = xcalloc(job->spec.mount_count + 4, sizeof *binds);
     char **paths = xcalloc(job->spec.mount_count + 1, sizeof *paths);
     size_t nb = 0;
+    binds[nb++] = (struct runner_bind){.host_path = workdir, .mount_path = WORKDIR_MOUNT};
     if (ssh_dir)
-        binds[nb++] = (struct runner_bind){ssh_dir, ssh_mount, true};
+        binds[nb++] =
+            (struct runner_bind){.host_path = ssh_dir, .mount_path = ssh_mount, .read_only = true};
     if (hostfile)
-        binds[nb++] = (struct runner_bind){platform_dir, PLATFORM_MOUNT, true};
+        binds[nb++] = (struct runner_bind){
+            .host_path = platform_dir, .mount_path = PLATFORM_MOUNT, .read_only = true};
+    size_t fixed = nb; /* binds before the volumes */
     for (size_t i = 0; i < job->spec.mount_count; i++) {
         const struct mount *m = &job->spec.mount[i];
         const struct config_volume *vol = config_volume(&eng->cfg, m->id);
         if (vol == NULL || vol->path == NULL || m->mount_path == NULL)
             continue;
-        size_t slot = nb - (ssh_dir != NULL) - (hostfile != NULL);
+        size_t slot = nb - fixed;
         paths[slot] = xasprintf("%s%s", vol->path, m->subdir ? m->subdir : "");
+        /* The volume itself is the operator's (engine.yaml); below it, the shim creates. */
         struct strbuf ignored = STRBUF_INIT;
-        file_mkdirs(paths[slot], 0755, &ignored);
+        file_mkdirs(vol->path, 0755, &ignored);
         strbuf_free(&ignored);
-        binds[nb] = (struct runner_bind){paths[slot], m->mount_path, false};
+        binds[nb] = (struct runner_bind){.host_path = vol->path,
+                                         .mount_path = m->mount_path,
+                                         .volume = m->id,
+                                         .subdir = m->subdir};
         if (!eng->sandbox) {
             char name[32];
             snprintf(name, sizeof name, "TRAINJOB_MOUNT_%zu", slot);
@@ -859,6 +873,9 @@ void lifecycle_worker_ended(struct engine *eng, struct ejob *job, struct eworker
     char *pid = xasprintf("%s.pid", status);
     unlink(pid);
     free(pid);
+    char *script = xasprintf("%s.script", status); /* the shim's, if it was killed */
+    unlink(script);
+    free(script);
     free(status);
 }
 

@@ -119,17 +119,69 @@ bool runner_sandbox_available(void)
 {
     static int available = -1;
     if (available < 0) {
-        /* The special mounts the shim's sandbox makes (a /proc may be refused, say). */
-        char *const argv[] = {"bwrap", "--ro-bind", "/",       "/",    "--proc", "/proc",
-                              "--dev", "/dev",      "--tmpfs", "/tmp", "true",   NULL};
+        /* The namespaces and special mounts the shim's sandbox makes (a /proc may be refused). */
+        char *const argv[] = {"bwrap",
+                              "--unshare-pid",
+                              "--unshare-ipc",
+                              "--unshare-uts",
+                              "--as-pid-1",
+                              "--cap-drop",
+                              "ALL",
+                              "--ro-bind",
+                              "/",
+                              "/",
+                              "--proc",
+                              "/proc",
+                              "--dev",
+                              "/dev",
+                              "--tmpfs",
+                              "/tmp",
+                              "true",
+                              NULL};
         available = run_quietly(argv) == 0;
     }
     return available == 1;
 }
 
-/* The shim's command line for spec. */
-static void shim_argv(const struct runner_spec *spec, bool sandbox, struct argv_buf *av)
+/*
+ * Writes the startup script to path, readable by us alone: the shim reads it
+ * from there, so it is in no command line (`ps` shows those to everyone).
+ * No fsync: a script outlives no crash of the machine that would need it.
+ */
+static int write_script(const char *path, const char *script, struct strbuf *err)
 {
+    unlink(path);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    size_t len = strlen(script);
+    size_t done = 0;
+    while (fd >= 0 && done < len) {
+        ssize_t n = write(fd, script + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        done += (size_t)n;
+    }
+    int saved = errno;
+    if (fd >= 0)
+        close(fd);
+    if (fd < 0 || done < len) {
+        strbuf_addf(err, "runner: %s: %s", path, strerror(saved));
+        unlink(path);
+        return -1;
+    }
+    return 0;
+}
+
+/* The shim's command line for spec, and the script file it reads. Returns 0, or -1. */
+static int shim_argv(const struct runner_spec *spec, bool sandbox, struct argv_buf *av,
+                     struct strbuf *err)
+{
+    char *script_path = xasprintf("%s.script", spec->status_path);
+    if (write_script(script_path, spec->script, err) != 0) {
+        free(script_path);
+        return -1;
+    }
     argv_add(av, xstrdup(spec->shim_path));
     argv_add(av, xstrdup("--status"));
     argv_add(av, xstrdup(spec->status_path));
@@ -137,14 +189,25 @@ static void shim_argv(const struct runner_spec *spec, bool sandbox, struct argv_
     argv_add(av, xstrdup(spec->log_path));
     argv_add(av, xstrdup("--log-cap"));
     argv_add(av, xasprintf("%zu", spec->log_cap));
+    argv_add(av, xstrdup("--script-file"));
+    argv_add(av, script_path);
     if (spec->cwd) {
         argv_add(av, xstrdup("--cwd"));
         argv_add(av, xstrdup(spec->cwd));
     }
-    if (sandbox) {
+    if (sandbox)
         argv_add(av, xstrdup("--sandbox"));
-        for (size_t i = 0; i < spec->bind_count; i++) {
-            const struct runner_bind *b = &spec->binds[i];
+    for (size_t i = 0; i < spec->bind_count; i++) {
+        const struct runner_bind *b = &spec->binds[i];
+        if (b->volume) {
+            /* Checked (and created) below the volume by the shim, sandbox or not. */
+            argv_add(av, xstrdup("--volume"));
+            argv_add(av, xstrdup(b->volume));
+            argv_add(av, xstrdup(b->host_path));
+            argv_add(av, xstrdup(b->subdir ? b->subdir : ""));
+            argv_add(av, xstrdup(b->mount_path));
+            argv_add(av, xstrdup(b->read_only ? "ro" : "rw"));
+        } else if (sandbox) {
             argv_add(av, xstrdup("--bind"));
             argv_add(av,
                      xasprintf("%s:%s%s", b->host_path, b->mount_path, b->read_only ? ":ro" : ""));
@@ -154,8 +217,7 @@ static void shim_argv(const struct runner_spec *spec, bool sandbox, struct argv_
         argv_add(av, xstrdup("--cgroup"));
         argv_add(av, xstrdup(spec->cgroups[i]));
     }
-    argv_add(av, xstrdup("--"));
-    argv_add(av, xstrdup(spec->script));
+    return 0;
 }
 
 /* The spec's mistakes runner_start refuses before starting anything. */
@@ -171,7 +233,11 @@ static int check_spec(const struct runner_spec *spec, struct strbuf *err)
             strbuf_adds(err, "runner: a bind needs two absolute paths");
             return -1;
         }
-        if (strchr(b->host_path, ':') || strchr(b->mount_path, ':')) {
+        if (b->volume && !b->volume[0]) {
+            strbuf_addf(err, "runner: the volume bound at %s has no name", b->mount_path);
+            return -1;
+        }
+        if (!b->volume && (strchr(b->host_path, ':') || strchr(b->mount_path, ':'))) {
             strbuf_addf(err, "runner: cannot bind %s at %s: a path contains ':'", b->host_path,
                         b->mount_path);
             return -1;
@@ -280,7 +346,10 @@ int runner_start(const struct runner_spec *spec, struct runner_proc *out, struct
     if (check_spec(spec, err) != 0)
         return -1;
     struct argv_buf av = {NULL, 0, 0};
-    shim_argv(spec, spec->sandbox && runner_sandbox_available(), &av);
+    if (shim_argv(spec, spec->sandbox && runner_sandbox_available(), &av, err) != 0) {
+        argv_free(&av);
+        return -1;
+    }
 
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0) {
@@ -329,13 +398,22 @@ int runner_start(const struct runner_spec *spec, struct runner_proc *out, struct
             out->shim_start_ticks = 0;
     }
     strbuf_free(&rep);
-    if (rc != 0)
+    if (rc != 0) {
         memset(out, 0, sizeof(*out));
+        /* The shim removes the script itself, unless it never ran. */
+        char *script_path = xasprintf("%s.script", spec->status_path);
+        unlink(script_path);
+        free(script_path);
+    }
     return rc;
 }
 
 int runner_signal(const struct runner_proc *proc, int sig)
 {
+    /* The shim forwards it where the worker's own processes get it (see runner.h). */
+    if (sig != SIGKILL && proc->shim_pid > 0 && runner_alive(proc) &&
+        kill(proc->shim_pid, sig) == 0)
+        return 0;
     if (proc->worker_pgid > 0)
         return kill(-proc->worker_pgid, sig);
     if (proc->shim_pid > 0)

@@ -19,6 +19,9 @@
  * worker_pgid is known from the start; a start that fails leaves nothing
  * running and no status file.
  *
+ * The startup script goes to `<status_path>.script` (0600), which the shim
+ * reads and removes: it is never on a command line, where `ps` shows it.
+ *
  * The shim writes the status file exactly once per started worker:
  * "exit_code N\n". When the worker's main process ends, whatever it left in
  * its process group is killed (as a container's leftovers die with it).
@@ -33,11 +36,19 @@
 
 struct strbuf;
 
-/* A host directory made visible to the worker at another path (no ':' in either). */
+/*
+ * A host directory made visible to the worker at another path. With volume
+ * set, host_path is the volume's root and subdir (NULL or "" for the root)
+ * is opened below it by the shim without following any symlink (created
+ * when missing) — also without the sandbox, where a subdir that cannot be
+ * opened so fails the start too. Otherwise no ':' in either path.
+ */
 struct runner_bind {
     const char *host_path;
     const char *mount_path;
     bool read_only;
+    const char *volume; /* the volume's name, for messages; NULL: a plain bind */
+    const char *subdir;
 };
 
 struct runner_spec {
@@ -45,10 +56,11 @@ struct runner_spec {
     const char *status_path; /* written by the shim when the worker ends */
     const char *log_path;    /* stdout+stderr; rotated to log_path.1 at log_cap bytes (0: no cap) */
     size_t log_cap;
-    const char *script; /* run with /bin/sh -c */
-    char *const *envp;  /* the worker's whole environment, NULL-terminated (NULL: empty) */
-    const char *cwd;    /* working directory (host path), or NULL */
-    const struct runner_bind *binds; /* applied only inside the sandbox */
+    const char
+        *script;       /* run by /bin/sh, from status_path.script (0600): never on a command line */
+    char *const *envp; /* the worker's whole environment, NULL-terminated (NULL: empty) */
+    const char *cwd;   /* working directory (host path), or NULL */
+    const struct runner_bind *binds; /* applied only inside the sandbox (volumes checked always) */
     size_t bind_count;
     bool sandbox; /* use bubblewrap when available; binds appear at mount_path */
     /* cgroup directories (engine/cgroup) the worker joins before it runs, NULL-terminated; or NULL
@@ -72,8 +84,12 @@ bool runner_sandbox_available(void);
  */
 int runner_start(const struct runner_spec *spec, struct runner_proc *out, struct strbuf *err);
 /*
- * Sends sig to the worker's process group (to the shim when the group is
- * unknown; it forwards SIGTERM, SIGINT and SIGHUP). Returns kill's answer.
+ * Sends sig to the worker. SIGKILL goes to its process group (in the
+ * sandbox: bubblewrap, whose end ends the whole pid namespace). Any other
+ * signal goes to the shim while it runs, which forwards SIGTERM, SIGINT and
+ * SIGHUP to the worker's own processes — through the sandbox's init, so a
+ * trapping worker has its grace period; to the group when the shim is gone.
+ * Returns kill's answer.
  */
 int runner_signal(const struct runner_proc *proc, int sig);
 /* Is this shim still running (same pid and start time, and not a zombie)? */

@@ -535,7 +535,7 @@ static void test_start_errors(void **state)
 
     /* A bind the shim's command line cannot carry, and a missing script. */
     spec = spec_for(f, "exit 0");
-    struct runner_bind colon = {"/tmp/a:b", "/mnt/x", false};
+    struct runner_bind colon = {.host_path = "/tmp/a:b", .mount_path = "/mnt/x"};
     spec.binds = &colon;
     spec.bind_count = 1;
     assert_int_equal(runner_start(&spec, &proc, &err), -1);
@@ -544,6 +544,160 @@ static void test_start_errors(void **state)
     spec = spec_for(f, NULL);
     assert_int_equal(runner_start(&spec, &proc, &err), -1);
     strbuf_free(&err);
+}
+
+/* Waits until the log holds text (bounded); returns whether it came. */
+static bool wait_log(const struct fixture *f, const char *text)
+{
+    for (int waited = 0; waited <= WAIT_MAX_MS; waited += WAIT_STEP_MS) {
+        char *log = slurp(f->log, NULL);
+        bool found = log && strstr(log, text);
+        free(log);
+        if (found)
+            return true;
+        sleep_ms(WAIT_STEP_MS);
+    }
+    return false;
+}
+
+/* Does any process's command line on the host hold text? */
+static bool any_cmdline_has(const char *text)
+{
+    DIR *d = opendir("/proc");
+    assert_non_null(d);
+    bool found = false;
+    struct dirent *e;
+    while (!found && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char path[300];
+        snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
+        int fd = open(path, O_RDONLY);
+        if (fd < 0)
+            continue;
+        char buf[8192];
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        for (ssize_t i = 0; i < n; i++)
+            if (buf[i] == '\0')
+                buf[i] = ' ';
+        if (n > 0) {
+            buf[n] = '\0';
+            found = strstr(buf, text) != NULL;
+        }
+    }
+    closedir(d);
+    return found;
+}
+
+/*
+ * Issue 10, item 2: the startup script is in no command line on the host
+ * (`ps` showed it to every user); its file is ours alone and gone after.
+ */
+static void script_not_in_argv(struct fixture *f, bool sandbox)
+{
+    const char *marker = "marker-7f3a9c-not-in-ps";
+    char *script = xasprintf("m=%s; echo ready; while :; do sleep 0.05; done", marker);
+    struct runner_spec spec = spec_for(f, script);
+    spec.sandbox = sandbox;
+    struct runner_proc proc;
+    start(&spec, &proc);
+    assert_true(wait_log(f, "ready\n"));
+    assert_false(any_cmdline_has(marker));
+    char *script_path = xasprintf("%s.script", f->status);
+    struct stat st;
+    if (stat(script_path, &st) == 0)
+        assert_int_equal(st.st_mode & 0777, 0600);
+    assert_int_equal(runner_signal(&proc, SIGKILL), 0);
+    assert_int_equal(wait_exit_code(f->status), 137);
+    assert_int_not_equal(access(script_path, F_OK), 0);
+    free(script_path);
+    free(script);
+}
+
+static void test_script_not_in_argv(void **state)
+{
+    script_not_in_argv(*state, false);
+}
+
+/* A trapping worker gets SIGTERM and all the time it needs (issue 10, item 17). */
+static void grace_honoured(struct fixture *f, bool sandbox)
+{
+    struct runner_spec spec =
+        spec_for(f, "trap 'echo got-term; sleep 1; echo cleaned-up; exit 0' TERM; echo ready; "
+                    "while :; do sleep 0.2; done");
+    spec.sandbox = sandbox;
+    struct runner_proc proc;
+    start(&spec, &proc);
+    assert_true(wait_log(f, "ready\n"));
+    assert_int_equal(runner_signal(&proc, SIGTERM), 0);
+    assert_int_equal(wait_exit_code(f->status), 0);
+    char *log = slurp(f->log, NULL);
+    assert_non_null(strstr(log, "got-term\ncleaned-up\n"));
+    free(log);
+    assert_true(wait_gone(&proc));
+}
+
+static void test_grace_honoured(void **state)
+{
+    grace_honoured(*state, false);
+}
+
+/* A volume whose subdir a job turned into a symlink out of it is refused (item 1). */
+static void volume_symlink_refused(struct fixture *f, bool sandbox)
+{
+    char *vol = xasprintf("%s/vol", f->dir);
+    char *evil = xasprintf("%s/vol/evil", f->dir);
+    assert_int_equal(mkdir(vol, 0755), 0);
+    assert_int_equal(symlink("/", evil), 0);
+    struct runner_bind bind = {
+        .host_path = vol, .mount_path = "/mnt/x", .volume = "scratch", .subdir = "/evil"};
+    struct runner_spec spec = spec_for(f, "ls /mnt/x/etc; exit 0");
+    spec.sandbox = sandbox;
+    spec.binds = &bind;
+    spec.bind_count = 1;
+    struct runner_proc proc;
+    struct strbuf err = STRBUF_INIT;
+    assert_int_equal(runner_start(&spec, &proc, &err), -1);
+    assert_string_equal(strbuf_str(&err),
+                        "trainjob-shim: volume scratch: subdir /evil: is a symlink; refused");
+    assert_int_not_equal(access(f->status, F_OK), 0);
+    char *script_path = xasprintf("%s.script", f->status);
+    assert_int_not_equal(access(script_path, F_OK), 0);
+    free(script_path);
+
+    /* Through a symlinked parent nothing is created outside either (mkdir -p did). */
+    char *outside = xasprintf("%s/outside", f->dir);
+    char *made = xasprintf("%s/outside/made", f->dir);
+    assert_int_equal(mkdir(outside, 0755), 0);
+    unlink(evil);
+    assert_int_equal(symlink(outside, evil), 0);
+    bind.subdir = "/evil/made";
+    strbuf_reset(&err);
+    assert_int_equal(runner_start(&spec, &proc, &err), -1);
+    assert_string_equal(
+        strbuf_str(&err),
+        "trainjob-shim: volume scratch: subdir /evil/made: /evil is a symlink; refused");
+    assert_int_not_equal(access(made, F_OK), 0);
+
+    /* A plain subdir is created below the volume and is what the worker writes to. */
+    bind.subdir = "/a/b";
+    spec.script = sandbox ? "echo hi > /mnt/x/f" : "true";
+    start(&spec, &proc);
+    assert_int_equal(wait_exit_code(f->status), 0);
+    char *ab = xasprintf("%s/vol/a/b%s", f->dir, sandbox ? "/f" : "");
+    assert_int_equal(access(ab, F_OK), 0);
+    free(ab);
+    free(made);
+    free(outside);
+    strbuf_free(&err);
+    free(evil);
+    free(vol);
+}
+
+static void test_volume_symlink_refused(void **state)
+{
+    volume_symlink_refused(*state, false);
 }
 
 /* Writes text to path (replacing it). */
@@ -601,7 +755,8 @@ static void test_sandbox_binds(void **state)
     char *marker = xasprintf("%s/marker", data);
     put(marker, "m\n");
 
-    struct runner_bind binds[] = {{data, "/mnt/afs", false}, {ro, "/mnt/ro", true}};
+    struct runner_bind binds[] = {{.host_path = data, .mount_path = "/mnt/afs"},
+                                  {.host_path = ro, .mount_path = "/mnt/ro", .read_only = true}};
     /* The marker is seen, the read-only bind refuses, the rest of the host is not there. */
     char *script = xasprintf("ls /mnt/afs/marker && echo out > /mnt/afs/written && "
                              "if echo x > /mnt/ro/new; then exit 9; fi; "
@@ -663,7 +818,7 @@ static void test_sandbox_cwd(void **state)
 
     unlink(f->status);
     unlink(f->log);
-    struct runner_bind bind = {work, "/mnt/afs", false};
+    struct runner_bind bind = {.host_path = work, .mount_path = "/mnt/afs"};
     spec.cwd = sub;
     spec.binds = &bind;
     spec.bind_count = 1;
@@ -674,6 +829,142 @@ static void test_sandbox_cwd(void **state)
     free(log);
     free(sub);
     free(work);
+}
+
+static void test_sandbox_script_not_in_argv(void **state)
+{
+    shim_or_skip();
+    sandbox_or_skip();
+    script_not_in_argv(*state, true);
+}
+
+static void test_sandbox_grace_honoured(void **state)
+{
+    shim_or_skip();
+    sandbox_or_skip();
+    grace_honoured(*state, true);
+}
+
+/* SIGKILL still ends everything in the sandbox, including what left the process group. */
+static void test_sandbox_kill_ends_all(void **state)
+{
+    struct fixture *f = *state;
+    shim_or_skip();
+    sandbox_or_skip();
+    struct runner_spec spec =
+        spec_for(f, "trap '' TERM; setsid sleep 59.731 & echo ready; while :; do sleep 0.2; done");
+    spec.sandbox = true;
+    struct runner_proc proc;
+    start(&spec, &proc);
+    assert_true(wait_log(f, "ready\n"));
+    /* Ignored TERM: still running a while later. */
+    assert_int_equal(runner_signal(&proc, SIGTERM), 0);
+    sleep_ms(300);
+    int code;
+    assert_int_equal(runner_read_status(f->status, &code), 0);
+    assert_int_equal(runner_signal(&proc, SIGKILL), 0);
+    assert_int_equal(wait_exit_code(f->status), 137);
+    assert_true(wait_gone(&proc));
+    assert_false(any_cmdline_has("sleep 59.731"));
+}
+
+/* A SIGTERM sent as soon as the start returns is not lost to a pid 1 still starting up. */
+static void test_sandbox_term_right_after_start(void **state)
+{
+    struct fixture *f = *state;
+    shim_or_skip();
+    sandbox_or_skip();
+    for (int i = 0; i < 5; i++) {
+        unlink(f->status);
+        struct runner_spec spec = spec_for(f, "sleep 30");
+        spec.sandbox = true;
+        struct runner_proc proc;
+        start(&spec, &proc);
+        assert_int_equal(runner_signal(&proc, SIGTERM), 0);
+        assert_int_equal(wait_exit_code(f->status), 128 + SIGTERM);
+        assert_true(wait_gone(&proc));
+    }
+}
+
+static void test_sandbox_volume_symlink_refused(void **state)
+{
+    shim_or_skip();
+    sandbox_or_skip();
+    volume_symlink_refused(*state, true);
+}
+
+/*
+ * Item 2: the worker sees its own processes only (a pid namespace, our init
+ * as pid 1, no descriptor of the shim's), has no capabilities, and cannot
+ * write the kernel's settings (uid 0 may, without any capability: writing
+ * core_pattern runs a program as root on the host).
+ */
+static void test_sandbox_isolation(void **state)
+{
+    struct fixture *f = *state;
+    shim_or_skip();
+    sandbox_or_skip();
+    struct runner_spec spec =
+        spec_for(f, "echo pids $(ls -d /proc/[0-9]* | wc -l); echo me $$; "
+                    "echo init $(tr '\\0' ' ' < /proc/1/cmdline); echo initfds $(ls /proc/1/fd); "
+                    "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; done; "
+                    "grep CapEff /proc/self/status; "
+                    "if cat /proc/sys/kernel/core_pattern > /proc/sys/kernel/core_pattern; then "
+                    "echo sysctl-written; fi; "
+                    "if echo 0 > /proc/sysrq-trigger; then echo sysrq-written; fi; echo end");
+    spec.sandbox = true;
+    struct runner_proc proc;
+    start(&spec, &proc);
+    assert_int_equal(wait_exit_code(f->status), 0);
+    char log[8192];
+    int fd = open(f->log, O_RDONLY);
+    assert_true(fd >= 0);
+    ssize_t n = read(fd, log, sizeof(log) - 1);
+    close(fd);
+    assert_true(n > 0);
+    log[n] = '\0';
+    int count = -1;
+    assert_int_equal(sscanf(log, "pids %d", &count), 1);
+    assert_true(count >= 2 && count <= 6); /* init, sh, and the $(ls | wc) subshell, ls, wc */
+    assert_non_null(strstr(log, "me 2\n"));
+    const char *init = strstr(log, "init /trainjob/init --init --ready-fd ");
+    assert_non_null(init);
+    assert_non_null(strstr(init, " -- /bin/sh /trainjob/startup.sh\n"));
+    assert_non_null(strstr(log, "initfds 0 1 2\n"));
+    assert_null(strstr(log, "test_runner"));
+    assert_null(strstr(log, "--status"));
+    assert_non_null(strstr(log, "CapEff:\t0000000000000000\n"));
+    assert_null(strstr(log, "sysctl-written"));
+    assert_null(strstr(log, "sysrq-written"));
+    assert_non_null(strstr(log, "end\n"));
+}
+
+/* A mount path inside another is refused: the first one's content would steer the second. */
+static void test_sandbox_nested_mounts_refused(void **state)
+{
+    struct fixture *f = *state;
+    shim_or_skip();
+    sandbox_or_skip();
+    char *a = xasprintf("%s/a", f->dir);
+    assert_int_equal(mkdir(a, 0755), 0);
+    struct runner_bind binds[] = {
+        {.host_path = a, .mount_path = "/mnt/a"},
+        {.host_path = a, .mount_path = "/mnt/a/b/", .volume = "scratch", .subdir = "/b"}};
+    struct runner_spec spec = spec_for(f, "true");
+    spec.sandbox = true;
+    spec.binds = binds;
+    spec.bind_count = 2;
+    struct runner_proc proc;
+    struct strbuf err = STRBUF_INIT;
+    assert_int_equal(runner_start(&spec, &proc, &err), -1);
+    assert_string_equal(strbuf_str(&err), "trainjob-shim: cannot mount /mnt/a/b/: inside /mnt/a; "
+                                          "one mount path may not lie inside another");
+    binds[1].mount_path = "/trainjob/init";
+    strbuf_reset(&err);
+    assert_int_equal(runner_start(&spec, &proc, &err), -1);
+    assert_non_null(strstr(strbuf_str(&err), "the same path as"));
+    strbuf_free(&err);
+    free(a);
 }
 
 int main(void)
@@ -700,6 +991,16 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_read_status, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sandbox_binds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sandbox_cwd, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_script_not_in_argv, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_grace_honoured, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_volume_symlink_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sandbox_script_not_in_argv, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sandbox_grace_honoured, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sandbox_kill_ends_all, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sandbox_term_right_after_start, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sandbox_volume_symlink_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sandbox_isolation, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sandbox_nested_mounts_refused, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1479,6 +1479,16 @@ static void test_mount_subdir(void **state)
     expect_one(&job, NULL, SEVERITY_ERROR, "mount[0].subdir", "'..'");
     set(&job.mount[0].subdir, "/users/..x");
     expect_none(&job, NULL);
+    set(&job.mount[0].subdir, "/users/alice/");
+    expect_none(&job, NULL);
+    set(&job.mount[0].subdir, "/users//alice");
+    expect_one(&job, NULL, SEVERITY_ERROR, "mount[0].subdir", "empty component ('//')");
+    set(&job.mount[0].subdir, "//users");
+    expect_one(&job, NULL, SEVERITY_ERROR, "mount[0].subdir", "empty component");
+    set(&job.mount[0].subdir, "/users/./alice");
+    expect_one(&job, NULL, SEVERITY_ERROR, "mount[0].subdir", "'.' component");
+    set(&job.mount[0].subdir, "/users/a\nb");
+    expect_one(&job, NULL, SEVERITY_ERROR, "mount[0].subdir", "control characters");
     jobspec_free(&job);
 }
 
@@ -1738,6 +1748,153 @@ static void test_ssh_config_mount_path(void **state)
     expect_one(&job, NULL, SEVERITY_ERROR, "ssh.config_mount_path", "absolute");
     set(&job.ssh.config_mount_path, "/a/../etc/ssh");
     expect_one(&job, NULL, SEVERITY_ERROR, "ssh.config_mount_path", "'..'");
+    jobspec_free(&job);
+}
+
+/* The message of the only finding, which must be on path (owned). */
+static char *only_message(const struct jobspec *job, const char *path)
+{
+    struct findings fs = FINDINGS_INIT;
+    validate_job(job, NULL, &fs);
+    if (fs.count != 1 || strcmp(fs.items[0].path, path) != 0) {
+        print_message("expected one finding on %s, got:\n", path);
+        dump(&fs);
+        findings_free(&fs);
+        fail();
+    }
+    char *msg = xstrdup(fs.items[0].message);
+    findings_free(&fs);
+    return msg;
+}
+
+/*
+ * Issue 10, item 4: ssh.config_mount_path took /proc and /etc that
+ * mount_path refused. Every path a job places in a worker follows one rule,
+ * with the same words; /trainjob (working directory, hostfile, script) is
+ * the platform's.
+ */
+static void test_placed_paths_one_rule(void **state)
+{
+    static const struct {
+        const char *path, *why;
+    } bad[] = {
+        {"/proc", "/proc is a system directory"},
+        {"/etc", "/etc is a system directory"},
+        {"/etc/ssh", "lies under the system directory /etc"},
+        {"/proc/self/root", "lies under the system directory /proc"},
+        {"/sys", "system directory"},
+        {"/dev/shm", "lies under the system directory /dev"},
+        {"/usr/local", "lies under the system directory /usr"},
+        {"/", "must not be '/'"},
+        {"//", "must not be '/'"},
+        {"relative/ssh", "absolute"},
+        {"/a/../etc", "'..'"},
+        {"/trainjob", "/trainjob is reserved for the platform"},
+        {"/trainjob/", "/trainjob is reserved for the platform"},
+        {"/trainjob/work", "lies under /trainjob, reserved for the platform"},
+        {"/trainjob/platform/x", "lies under /trainjob, reserved for the platform"},
+        {"/mnt/a:b", "must not contain ':'"},
+        {"/mnt/a\nb", "control characters"},
+        {"/mnt/\033[2Jx", "control characters"},
+    };
+    struct jobspec job;
+    baseline(&job);
+    job.tensorboard.present = false;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        set(&job.mount[0].mount_path, bad[i].path);
+        char *as_mount = only_message(&job, "mount[0].mount_path");
+        set(&job.mount[0].mount_path, "/mnt/afs");
+        set(&job.ssh.config_mount_path, bad[i].path);
+        char *as_ssh = only_message(&job, "ssh.config_mount_path");
+        set(&job.ssh.config_mount_path, JOBSPEC_DEFAULT_SSH_PATH);
+        if (strstr(as_mount, bad[i].why) == NULL)
+            fail_msg("%s: \"%s\" does not say \"%s\"", bad[i].path, as_mount, bad[i].why);
+        assert_string_equal(as_ssh, as_mount);
+        free(as_mount);
+        free(as_ssh);
+    }
+    /* Near misses are fine for both. */
+    static const char *const ok[] = {"/trainjobs", "/mnt/trainjob", "/data/etc"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        set(&job.ssh.config_mount_path, ok[i]);
+        expect_none(&job, NULL);
+    }
+    jobspec_free(&job);
+}
+
+/* /tmp and $HOME-like paths are fine: the working directory is at /trainjob/work. */
+static void test_mount_path_tmp_ok(void **state)
+{
+    static const char *const ok[] = {"/tmp", "/tmp/data", "/root", "/home/alice"};
+    struct jobspec job;
+    baseline(&job);
+    job.tensorboard.present = false;
+    char buf[256];
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        assert_null(validate_mount_path(ok[i], buf, sizeof buf));
+        set(&job.mount[0].mount_path, ok[i]);
+        expect_none(&job, NULL);
+    }
+    jobspec_free(&job);
+}
+
+/* A mount inside another is refused: bwrap would make it through what the outer one holds. */
+static void test_mount_paths_nested(void **state)
+{
+    struct jobspec job;
+    baseline(&job);
+    add_mount(&job, "afs-vol-sh2", "/mnt/afs/models");
+    expect_one(&job, NULL, SEVERITY_ERROR, "mount[1].mount_path",
+               "lies inside mount[0].mount_path /mnt/afs; one mount may not lie inside another");
+    set(&job.mount[1].mount_path, "/mnt/");
+    expect_one(&job, NULL, SEVERITY_ERROR, "mount[1].mount_path",
+               "would hide mount[0].mount_path /mnt/afs");
+    set(&job.mount[1].mount_path, "/mnt/afs-models");
+    expect_none(&job, NULL);
+    jobspec_free(&job);
+}
+
+/* Nor may a mount hide the SSH directory, or the SSH directory lie inside a mount. */
+static void test_ssh_path_conflicts(void **state)
+{
+    struct jobspec job;
+    baseline(&job);
+    set(&job.ssh.config_mount_path, "/mnt/afs/.ssh");
+    expect_one(&job, NULL, SEVERITY_ERROR, "ssh.config_mount_path",
+               "lies inside mount[0].mount_path /mnt/afs; one mount may not lie inside another");
+    set(&job.ssh.config_mount_path, "/mnt");
+    expect_one(&job, NULL, SEVERITY_ERROR, "ssh.config_mount_path",
+               "would hide mount[0].mount_path /mnt/afs");
+    set(&job.ssh.config_mount_path, "/mnt/afs/");
+    expect_one(&job, NULL, SEVERITY_ERROR, "ssh.config_mount_path",
+               "same path as mount[0].mount_path");
+    /* Not mounted (no SSH set up, not MPI): only the path's own rule applies. */
+    job.ssh.auto_key_setup = false;
+    set(&job.ssh.config_mount_path, "/mnt/afs/.ssh");
+    expect_none(&job, NULL);
+    set(&job.ssh.config_mount_path, "/etc/ssh");
+    expect_one(&job, NULL, SEVERITY_ERROR, "ssh.config_mount_path", "system directory");
+
+    /* The default path, when SSH is set up without one: the mount is what must move. */
+    job.ssh.auto_key_setup = true;
+    set(&job.ssh.config_mount_path, NULL);
+    job.tensorboard.present = false;
+    set(&job.mount[0].mount_path, "/sensecore");
+    expect_one(&job, NULL, SEVERITY_ERROR, "mount[0].mount_path",
+               "would hide the SSH config directory " JOBSPEC_DEFAULT_SSH_PATH
+               " (ssh.config_mount_path)");
+    set(&job.mount[0].mount_path, JOBSPEC_DEFAULT_SSH_PATH "/keys");
+    expect_one(&job, NULL, SEVERITY_ERROR, "mount[0].mount_path",
+               "lies inside the SSH config directory");
+    set(&job.mount[0].mount_path, JOBSPEC_DEFAULT_SSH_PATH "/");
+    expect_one(&job, NULL, SEVERITY_ERROR, "mount[0].mount_path",
+               "same path as the SSH config directory (ssh.config_mount_path)");
+    /* MPI always mounts it, even with ssh absent. */
+    job.ssh.present = false;
+    expect_none(&job, NULL);
+    job.framework = FRAMEWORK_MPI;
+    expect_has(&job, NULL, SEVERITY_ERROR, "mount[0].mount_path",
+               "same path as the SSH config directory");
     jobspec_free(&job);
 }
 
@@ -2110,6 +2267,10 @@ int main(void)
         cmocka_unit_test(test_env_value_size),
         cmocka_unit_test(test_ssh_mpi),
         cmocka_unit_test(test_ssh_config_mount_path),
+        cmocka_unit_test(test_placed_paths_one_rule),
+        cmocka_unit_test(test_mount_path_tmp_ok),
+        cmocka_unit_test(test_mount_paths_nested),
+        cmocka_unit_test(test_ssh_path_conflicts),
         cmocka_unit_test(test_tensorboard_on_mount),
         cmocka_unit_test(test_tensorboard_not_on_mount),
         cmocka_unit_test(test_tensorboard_no_mounts),
