@@ -65,8 +65,9 @@ keys:
 - {access_key: AKD, secret_key: SKD, user: dave}
 EOF
 
-"$TRAINJOBD_BIN" --foreground --grace 1 --config "$CONF" --state-dir "$STATE" \
-    --socket "$SOCK" --listen "127.0.0.1:$PORT" >>"$TMP/engine.log" 2>&1 &
+# With the usual soft limit of 1024 descriptors, as a login shell gives it.
+(ulimit -Sn 1024 && exec "$TRAINJOBD_BIN" --foreground --grace 1 --config "$CONF" \
+    --state-dir "$STATE" --socket "$SOCK" --listen "127.0.0.1:$PORT" >>"$TMP/engine.log" 2>&1) &
 ENGINE_PID=$!
 i=0
 while [ $i -lt 100 ] && ! curl -s --unix-socket "$SOCK" http://x/trainjob/v1/catalog >/dev/null 2>&1; do
@@ -201,7 +202,8 @@ check "...told the rule" msg_has "change only the jobs they created"
 as bob POST "$ACP/shared/trainingJobs:batchStop" '{"training_job_names": ["j-bob", "j-alice"]}'
 check "bob may not stop alice's job, even in a batch with his own" test "$code" = 403
 as bob GET "$ACP/shared/trainingJobs/j-bob"
-check "...and that batch stopped nothing" test "$(jq -r .state "$TMP/body")" != SUSPENDING
+st=$(jq -r .state "$TMP/body")
+check "...and that batch stopped nothing ($st)" test "$code" = 200 -a "$st" != SUSPENDING -a "$st" != SUSPENDED
 as bob DELETE "$ACP/shared/trainingJobs/j-alice"
 check "bob may not delete alice's job" test "$code" = 403
 as bob POST "$V1/shared/trainingJobs/j-alice:markNode" '{"node": "n1"}'
@@ -227,18 +229,21 @@ n=0
 while [ $n -lt 100 ] && ! grep -q answered "$TMP/bigpost"; do sleep 0.1; n=$((n + 1)); done
 peak=$(rss VmHWM)
 check "200 unsigned 1 MB POSTs are each answered before their body is sent" grep -q "^answered 200 before-body; 401 200" "$TMP/bigpost"
-check "...and engine memory stays bounded (${before} kB → peak ${peak} kB)" test $((peak - before)) -lt 61440
+check "...and engine memory stays bounded (${before} kB → peak ${peak} kB)" \
+    test -n "$before" -a -n "$peak" -a "$((${peak:-0} - ${before:-0}))" -lt 61440
 wait "$load"
 check "...and the engine is still up" alive
 
 # --- 12: half-sent requests over TCP do not block the owner's Unix socket ---
+# 1500: more than the 1024 descriptors the engine was started with.
+lines=$(wc -l <"$TMP/engine.log")
 mkfifo "$TMP/hold"
-"$NETLOAD" halfopen "$PORT" 1000 <"$TMP/hold" >"$TMP/halfopen" 2>&1 &
+"$NETLOAD" halfopen "$PORT" 1500 <"$TMP/hold" >"$TMP/halfopen" 2>&1 &
 HOLD_PID=$!
 exec 7>"$TMP/hold"
 n=0
 while [ $n -lt 100 ] && ! grep -q open "$TMP/halfopen"; do sleep 0.1; n=$((n + 1)); done
-check "1000 half-sent requests are open over TCP" grep -q "^open 1000" "$TMP/halfopen"
+check "1500 half-sent requests are open over TCP" grep -q "^open 1500" "$TMP/halfopen"
 api GET /trainjob/v1/catalog
 check "...while the Unix socket still answers" test "$code" = 200
 api GET "$ACP/default/trainingJobs"
@@ -254,4 +259,6 @@ while [ $n -lt 100 ]; do
     n=$((n + 1))
 done
 check "TCP answers again once the attacker has gone" test "$code" = 200
+check "...and the attack added at most 200 lines to the engine's log" \
+    test $(($(wc -l <"$TMP/engine.log") - lines)) -le 200
 check "...and the engine is still up after it all" alive
