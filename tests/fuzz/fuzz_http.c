@@ -4,9 +4,10 @@
  * admission, routes and every engine handler — on an engine opened once on
  * a temporary state directory. A request that carries an Authorization
  * header goes to the loopback TCP listener (signed requests), any other to
- * the Unix socket (the caller is this process's user, owner of workspace
- * `default` and member of `team`). The engine's shim path does not exist,
- * so a job the fuzzer manages to create never runs anything.
+ * the Unix socket (the caller is this process's user: an admin, as the
+ * engine's user). Its only node is unschedulable and its shim path does not
+ * exist, so a job the fuzzer creates waits with a reason and never runs
+ * anything (and no time goes to forking a sanitized process).
  *
  * The engine must answer every request and stay up: a crash or an abort is
  * the finding. The temporary directory is removed at exit.
@@ -73,7 +74,7 @@ static void write_config(const char *path, const char *vol)
         "workspaces:\n- name: default\n  owners: [%s]\n"
         "- name: team\n  owners: [somebody-else]\n  members: [%s]\n"
         "nodes:\n- {name: n1, gpus: 8, gpu_type: simulated, cpus: 16, memory_mib: 65536, "
-        "simulated: true}\n"
+        "simulated: true, unschedulable: true}\n"
         "pools:\n- {name: std, type: dedicated}\n- {name: idle, type: idle, zones: [local-1z]}\n"
         "specs:\n- {name: gpu-1, gpus: 1, cpus: 1, memory_mib: 512}\n"
         "images:\n- {path: local/host}\n"
