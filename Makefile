@@ -151,7 +151,7 @@ fuzz:
 	    mkdir -p build/fuzz/corpus-$$n; cp tests/fuzz/seeds/$${n#fuzz_}/* build/fuzz/corpus-$$n/ 2>/dev/null || true; \
 	    echo "fuzz: $$n for $(FUZZ_SECONDS)s"; \
 	    build/fuzz/$$n -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=1 \
-	        build/fuzz/corpus-$$n 2>&1 | tail -n 4; \
+	        build/fuzz/corpus-$$n 2>&1 | grep -E '^(stat::|==[0-9]+==|SUMMARY|.*Test unit written)'; \
 	done
 
 format:

@@ -2,6 +2,12 @@
  * http: libmicrohttpd glue; see http.h. One MHD daemon per listener, both
  * in external-polling epoll mode with suspend/resume, so the engine's poll
  * loop is the only place anything waits.
+ *
+ * A request is admitted on its headers (admit: who is calling, the declared
+ * length) before any body is read; on TCP the signature (api/hmac) must
+ * cover the request line and the body's digest and is accepted once
+ * (engine/replay). Each listener has an idle timeout and a connection cap
+ * sized from the descriptor limit, so neither can starve the other.
  */
 #include "engine/http.h"
 

@@ -41,9 +41,9 @@ static void good_requests_pass(void **state)
 {
     (void)state;
     struct api_error err;
-    assert_int_equal(check("/trainjob/v1/workspaces/default/trainingJobs/训练-1", NULL, "name",
-                           "pt-", 3, &err),
-                     0);
+    assert_int_equal(
+        check("/trainjob/v1/workspaces/default/trainingJobs/训练-1", NULL, "name", "pt-", 3, &err),
+        0);
     assert_int_equal(check("/trainjob/v1/catalog", "/trainjob/v1/catalog", NULL, NULL, 0, &err), 0);
     assert_int_equal(check("/", "/", "watch", NULL, 0, &err), 0);
 }
@@ -52,9 +52,9 @@ static void bad_segments_are_named(void **state)
 {
     (void)state;
     struct api_error err;
-    assert_int_equal(check("/trainjob/v1/workspaces/nosuchws/trainingJobs/\xff", NULL, NULL, NULL,
-                           0, &err),
-                     400);
+    assert_int_equal(
+        check("/trainjob/v1/workspaces/nosuchws/trainingJobs/\xff", NULL, NULL, NULL, 0, &err),
+        400);
     assert_string_equal(err.message, "path segment 6 (after 'trainingJobs'): not valid UTF-8");
     assert_int_equal(check("/a/\xc0\xaf", NULL, NULL, NULL, 0, &err), 400); /* overlong '/' */
     assert_int_equal(check("/a/b\x1b[2J", NULL, NULL, NULL, 0, &err), 400);
