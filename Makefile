@@ -65,6 +65,9 @@ TESTS_SRC := $(wildcard tests/test_*.c)
 TESTS     := $(TESTS_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard bench/bench_*.c)
 BENCHES   := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+# Small programs the shell tests drive (tests/tools/NAME.c → $(BUILD)/tests/tools/NAME).
+TOOLS_SRC := $(wildcard tests/tools/*.c)
+TOOLS     := $(TOOLS_SRC:tests/%.c=$(BUILD)/tests/%)
 FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 
@@ -122,7 +125,7 @@ FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz-replay/%)
 run: $(BUILD)/trainjob
 	$(BUILD)/trainjob $(ARGS)
 
-check-tests: $(BINARIES) $(TESTS) $(FUZZ_REPLAY)
+check-tests: $(BINARIES) $(TESTS) $(TOOLS) $(FUZZ_REPLAY)
 
 test: check-tests
 	@tests/run-tests.sh $(BUILD)
@@ -134,19 +137,21 @@ bench: $(BINARIES) $(BENCHES)
 	@bench/run-bench.sh $(BUILD)
 
 # libFuzzer targets, built with clang into build/fuzz; each runs for
-# FUZZ_SECONDS over a copy of its seed corpus.
+# FUZZ_SECONDS over a copy of its seed corpus. A target that includes an
+# engine/ header (fuzz_http) links the engine too. FUZZ=NAME runs one target.
 fuzz:
 	@scripts/deps.sh --fuzz
 	@mkdir -p build/fuzz
-	@set -e; for f in $(FUZZ_SRC); do \
+	@set -e; for f in $(if $(FUZZ),tests/fuzz/$(FUZZ).c,$(FUZZ_SRC)); do \
 	    n=$$(basename $$f .c); \
+	    extra=; if grep -q '^#include "engine/' $$f; then extra="$(ENGINE_SRC)"; fi; \
 	    clang -std=c11 -g -O1 -I. -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
-	        $$(pkg-config --cflags $(PKGS)) -o build/fuzz/$$n $$f $(UTIL_SRC) $(API_SRC) \
+	        $$(pkg-config --cflags $(PKGS)) -o build/fuzz/$$n $$f $(UTIL_SRC) $(API_SRC) $$extra \
 	        $$(pkg-config --libs $(PKGS)) -lm; \
 	    mkdir -p build/fuzz/corpus-$$n; cp tests/fuzz/seeds/$${n#fuzz_}/* build/fuzz/corpus-$$n/ 2>/dev/null || true; \
 	    echo "fuzz: $$n for $(FUZZ_SECONDS)s"; \
 	    build/fuzz/$$n -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=1 \
-	        build/fuzz/corpus-$$n 2>&1 | tail -n 4; \
+	        build/fuzz/corpus-$$n 2>&1 | grep -E '^(stat::|==[0-9]+==|SUMMARY|.*Test unit written)'; \
 	done
 
 format:

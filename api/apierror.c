@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/strbuf.h"
+#include "util/utf8.h"
+
 static void copy(char *dst, size_t size, const char *src)
 {
     snprintf(dst, size, "%s", src ? src : "");
@@ -25,13 +28,33 @@ int api_error_set(struct api_error *err, int status, const char *reason, const c
     return status;
 }
 
+/* A JSON string of s; text that is not UTF-8 (a message cut inside a character, say) is repaired,
+ * never lost. */
+static json_t *text_json(const char *s)
+{
+    json_t *j = json_string(s);
+    if (j)
+        return j;
+    struct strbuf sb = STRBUF_INIT;
+    utf8_sanitize(&sb, s, strlen(s), UTF8_KEEP_NEWLINE | UTF8_KEEP_TAB);
+    j = json_string(strbuf_str(&sb));
+    strbuf_free(&sb);
+    return j ? j : json_string("");
+}
+
 json_t *api_error_to_json(const struct api_error *err)
 {
-    json_t *detail = json_pack("{s:s}", "reason", err->reason);
+    json_t *detail = json_object();
+    json_object_set_new(detail, "reason", text_json(err->reason));
     if (err->field[0])
-        json_object_set_new(detail, "field", json_string(err->field));
-    return json_pack("{s:i, s:s, s:[o]}", "code", err->status, "message", err->message, "details",
-                     detail);
+        json_object_set_new(detail, "field", text_json(err->field));
+    json_t *details = json_array();
+    json_array_append_new(details, detail);
+    json_t *root = json_object();
+    json_object_set_new(root, "code", json_integer(err->status));
+    json_object_set_new(root, "message", text_json(err->message));
+    json_object_set_new(root, "details", details);
+    return root;
 }
 
 static const char *status_text(int status)

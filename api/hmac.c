@@ -1,13 +1,18 @@
 /*
  * hmac: AK/SK signing and checking with OpenSSL's HMAC-SHA256; see hmac.h.
+ * Used by the HTTP client (api/http) and by trainjobd's TCP listener.
  */
 #include "api/hmac.h"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/rand.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
+
+#include "util/strbuf.h"
 
 void hmac_date(time_t t, char out[HMAC_DATE_LEN])
 {
@@ -16,61 +21,194 @@ void hmac_date(time_t t, char out[HMAC_DATE_LEN])
     strftime(out, HMAC_DATE_LEN, "%a, %d %b %Y %H:%M:%S GMT", &tm);
 }
 
-/* base64(HMAC-SHA256(sk, "x-date: " + date)) into out (at least 64 bytes). */
-static void sign(const char *sk, const char *date, char *out, size_t size)
+/* base64 of n bytes into out (at least 4 * ((n + 2) / 3) + 1 bytes). */
+static void base64(const unsigned char *in, size_t n, char *out)
 {
-    char msg[HMAC_DATE_LEN + 16];
-    int n = snprintf(msg, sizeof msg, "x-date: %s", date);
+    EVP_EncodeBlock((unsigned char *)out, in, (int)n);
+}
+
+void hmac_digest(const void *body, size_t len, char out[HMAC_DIGEST_LEN])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int md_len = 0;
+    EVP_Digest(len ? body : "", len, md, &md_len, EVP_sha256(), NULL);
+    char b64[4 * ((EVP_MAX_MD_SIZE + 2) / 3) + 1];
+    base64(md, md_len, b64);
+    snprintf(out, HMAC_DIGEST_LEN, "SHA-256=%s", b64);
+}
+
+void hmac_nonce(char out[HMAC_NONCE_LEN])
+{
+    unsigned char r[16];
+    if (RAND_bytes(r, sizeof r) != 1) {
+        /* No randomness: a nonce from the clock and address still differs per request. */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        snprintf(out, HMAC_NONCE_LEN, "%016llx%016llx", (unsigned long long)ts.tv_sec,
+                 (unsigned long long)ts.tv_nsec ^ (unsigned long long)(size_t)out);
+        return;
+    }
+    for (size_t i = 0; i < sizeof r; i++)
+        snprintf(out + 2 * i, 3, "%02x", r[i]);
+}
+
+/* base64(HMAC-SHA256(sk, msg)) into out (at least 64 bytes). */
+static void sign(const char *sk, const char *msg, size_t len, char out[64])
+{
     unsigned char mac[EVP_MAX_MD_SIZE];
     unsigned int mac_len = 0;
-    HMAC(EVP_sha256(), sk, (int)strlen(sk), (const unsigned char *)msg, (size_t)(n > 0 ? n : 0),
-         mac, &mac_len);
-    unsigned char b64[4 * ((EVP_MAX_MD_SIZE + 2) / 3) + 1];
-    EVP_EncodeBlock(b64, mac, (int)mac_len);
-    snprintf(out, size, "%s", (const char *)b64);
+    HMAC(EVP_sha256(), sk, (int)strlen(sk), (const unsigned char *)msg, len, mac, &mac_len);
+    base64(mac, mac_len, out);
 }
 
-void hmac_authorization(const char *ak, const char *sk, const char *date, char out[HMAC_HEADER_LEN])
+/* The next space-separated name of list at *p into out; false at the end. */
+static bool next_name(const char **p, char *out, size_t size)
 {
-    char sig[128];
-    sign(sk, date, sig, sizeof sig);
-    snprintf(out, HMAC_HEADER_LEN,
-             "hmac accesskey=\"%s\", algorithm=\"hmac-sha256\", headers=\"x-date\", "
-             "signature=\"%s\"",
-             ak, sig);
-}
-
-/* Copies the quoted value of key="…" in s into out. */
-static bool quoted(const char *s, const char *key, char *out, size_t size)
-{
-    char pat[32];
-    snprintf(pat, sizeof pat, "%s=\"", key);
-    const char *p = strstr(s, pat);
-    if (p == NULL)
+    const char *s = *p;
+    while (*s == ' ')
+        s++;
+    if (*s == '\0')
         return false;
-    p += strlen(pat);
-    const char *end = strchr(p, '"');
-    if (end == NULL || (size_t)(end - p) >= size)
-        return false;
-    memcpy(out, p, (size_t)(end - p));
-    out[end - p] = '\0';
+    size_t n = strcspn(s, " ");
+    snprintf(out, size, "%.*s", (int)n, s);
+    *p = s + n;
     return true;
 }
 
-bool hmac_parse(const char *authorization, char *ak, size_t ak_size, char *signature,
-                size_t sig_size)
+static bool has_name(const char *list, const char *name)
 {
-    char alg[32];
-    if (authorization == NULL || strncmp(authorization, "hmac ", 5) != 0)
-        return false;
-    if (!quoted(authorization, "accesskey", ak, ak_size) ||
-        !quoted(authorization, "signature", signature, sig_size))
-        return false;
-    return !quoted(authorization, "algorithm", alg, sizeof alg) || strcmp(alg, "hmac-sha256") == 0;
+    char n[64];
+    for (const char *p = list; next_name(&p, n, sizeof n);)
+        if (strcasecmp(n, name) == 0)
+            return true;
+    return false;
 }
 
-const char *hmac_verify(const char *sk, const char *date, const char *signature, time_t now)
+void hmac_signing_string(const char *headers, const char *request_line, hmac_header_fn header,
+                         void *ctx, struct strbuf *out)
 {
+    char name[64];
+    bool first = true;
+    for (const char *p = headers; next_name(&p, name, sizeof name); first = false) {
+        if (!first)
+            strbuf_addc(out, '\n');
+        const char *v = strcmp(name, "request-line") == 0 ? NULL : header(ctx, name);
+        if (strcmp(name, "request-line") == 0)
+            strbuf_adds(out, request_line);
+        else if (v)
+            strbuf_addf(out, "%s: %s", name, v);
+        else
+            strbuf_addf(out, "%s:", name); /* Kong signs an absent header as "name:" */
+    }
+}
+
+struct client_headers {
+    const struct hmac_signed *s;
+};
+
+static const char *client_header(void *ctx, const char *name)
+{
+    const struct hmac_signed *s = ((struct client_headers *)ctx)->s;
+    if (strcmp(name, "x-date") == 0)
+        return s->date;
+    if (strcmp(name, "digest") == 0)
+        return s->digest;
+    if (strcmp(name, "x-nonce") == 0)
+        return s->nonce;
+    return NULL;
+}
+
+void hmac_sign_request(const char *ak, const char *sk, const char *method, const char *target,
+                       const void *body, size_t body_len, const char *date, const char *nonce,
+                       struct hmac_signed *out)
+{
+    snprintf(out->date, sizeof out->date, "%s", date);
+    snprintf(out->nonce, sizeof out->nonce, "%s", nonce);
+    hmac_digest(body, body_len, out->digest);
+    struct strbuf line = STRBUF_INIT, msg = STRBUF_INIT;
+    strbuf_addf(&line, "%s %s HTTP/1.1", method, target);
+    struct client_headers ch = {out};
+    hmac_signing_string(HMAC_SIGNED_HEADERS, strbuf_str(&line), client_header, &ch, &msg);
+    char sig[64];
+    sign(sk, strbuf_str(&msg), msg.len, sig);
+    snprintf(out->authorization, sizeof out->authorization,
+             "hmac accesskey=\"%s\", algorithm=\"hmac-sha256\", headers=\"%s\", signature=\"%s\"",
+             ak, HMAC_SIGNED_HEADERS, sig);
+    strbuf_free(&line);
+    strbuf_free(&msg);
+}
+
+bool hmac_parse(const char *authorization, struct hmac_auth *out)
+{
+    memset(out, 0, sizeof *out);
+    if (authorization == NULL || strncasecmp(authorization, "hmac ", 5) != 0)
+        return false;
+    bool alg_ok = true;
+    const char *p = authorization + 5;
+    for (;;) {
+        while (*p == ' ' || *p == ',')
+            p++;
+        if (*p == '\0')
+            break;
+        size_t klen = strcspn(p, "=");
+        if (p[klen] != '=' || p[klen + 1] != '"')
+            return false;
+        const char *v = p + klen + 2;
+        const char *end = strchr(v, '"');
+        if (end == NULL)
+            return false;
+        size_t vlen = (size_t)(end - v);
+        char *dst = NULL;
+        size_t size = 0;
+        if ((klen == 9 && strncmp(p, "accesskey", 9) == 0) ||
+            (klen == 8 && strncmp(p, "username", 8) == 0)) {
+            dst = out->access_key;
+            size = sizeof out->access_key;
+        } else if (klen == 9 && strncmp(p, "signature", 9) == 0) {
+            dst = out->signature;
+            size = sizeof out->signature;
+        } else if (klen == 7 && strncmp(p, "headers", 7) == 0) {
+            dst = out->headers;
+            size = sizeof out->headers;
+        } else if (klen == 9 && strncmp(p, "algorithm", 9) == 0) {
+            alg_ok = vlen == 11 && strncmp(v, "hmac-sha256", 11) == 0;
+        }
+        if (dst) {
+            if (vlen >= size)
+                return false;
+            memcpy(dst, v, vlen);
+            dst[vlen] = '\0';
+        }
+        p = end + 1;
+    }
+    for (char *c = out->headers; *c; c++)
+        if (*c >= 'A' && *c <= 'Z')
+            *c = (char)(*c - 'A' + 'a');
+    if (out->headers[0] == '\0')
+        snprintf(out->headers, sizeof out->headers, "x-date"); /* SenseCore's minimum */
+    return alg_ok && out->access_key[0] && out->signature[0];
+}
+
+const char *hmac_verify(const struct hmac_auth *auth, const char *sk, const char *request_line,
+                        hmac_header_fn header, void *ctx, const char *required, time_t now,
+                        time_t *date_out)
+{
+    char name[64];
+    for (const char *p = required ? required : ""; next_name(&p, name, sizeof name);)
+        if (!has_name(auth->headers, name))
+            return strcmp(name, "request-line") == 0
+                       ? "the signature must cover the request line (headers=\"… request-line …\")"
+                   : strcmp(name, "digest") == 0
+                       ? "the signature must cover the body's digest (headers=\"… digest …\")"
+                   : strcmp(name, "x-date") == 0
+                       ? "the signature must cover x-date"
+                       : "the signature does not cover a header this server requires";
+    const char *date_name = has_name(auth->headers, "x-date") ? "x-date"
+                            : has_name(auth->headers, "date") ? "date"
+                                                              : NULL;
+    if (date_name == NULL)
+        return "the signature must cover x-date";
+    const char *date = header(ctx, date_name);
     if (date == NULL || *date == '\0')
         return "missing X-Date header";
     struct tm tm;
@@ -80,11 +218,26 @@ const char *hmac_verify(const char *sk, const char *date, const char *signature,
         return "X-Date is not an RFC 1123 GMT date";
     time_t t = timegm(&tm);
     if (t < now - HMAC_MAX_SKEW_SECONDS || t > now + HMAC_MAX_SKEW_SECONDS)
-        return "X-Date is more than 15 minutes off";
-    char want[128];
-    sign(sk, date, want, sizeof want);
+        return "X-Date is more than 5 minutes off";
+    if (date_out)
+        *date_out = t;
+    struct strbuf msg = STRBUF_INIT;
+    hmac_signing_string(auth->headers, request_line, header, ctx, &msg);
+    char want[64];
+    sign(sk, strbuf_str(&msg), msg.len, want);
+    strbuf_free(&msg);
     size_t n = strlen(want);
-    if (signature == NULL || strlen(signature) != n || CRYPTO_memcmp(want, signature, n) != 0)
+    if (strlen(auth->signature) != n || CRYPTO_memcmp(want, auth->signature, n) != 0)
         return "bad signature";
     return NULL;
+}
+
+bool hmac_digest_matches(const char *digest, const void *body, size_t len)
+{
+    char want[HMAC_DIGEST_LEN];
+    hmac_digest(body, len, want);
+    if (digest == NULL || strncasecmp(digest, "SHA-256=", 8) != 0)
+        return false;
+    size_t n = strlen(want);
+    return strlen(digest) == n && CRYPTO_memcmp(want + 8, digest + 8, n - 8) == 0;
 }

@@ -1,10 +1,20 @@
 /*
- * hmac: SenseCore's AK/SK request signature. The client signs each request
- * with its secret key; trainjobd's TCP listener checks it:
+ * hmac: SenseCore's AK/SK request signature, in the form of Kong's hmac-auth
+ * (what SenseCore's gateway is). The client signs each request with its
+ * secret key; trainjobd's TCP listener checks it:
  *
  *   X-Date: <RFC 1123 GMT date>
+ *   Digest: SHA-256=<base64(SHA-256(body))>
+ *   X-Nonce: <random hex, so two identical requests never share a signature>
  *   Authorization: hmac accesskey="<AK>", algorithm="hmac-sha256",
- *                  headers="x-date", signature="<base64(HMAC-SHA256(SK, "x-date: " + date))>"
+ *                  headers="x-date request-line digest x-nonce",
+ *                  signature="<base64(HMAC-SHA256(SK, signing string))>"
+ *
+ * The signing string is Kong's: for each name in headers=, in order and
+ * joined by "\n", "request-line" stands for "METHOD TARGET HTTP/1.1" (the
+ * target as sent, path and query) and any other name for "name: value".
+ * SenseCore's documented minimum, headers="x-date", is the same rule with one
+ * name. Kong's `username=` is accepted for `accesskey=`.
  */
 #ifndef API_HMAC_H
 #define API_HMAC_H
@@ -13,22 +23,70 @@
 #include <stddef.h>
 #include <time.h>
 
+struct strbuf;
+
 #define HMAC_DATE_LEN 64
-#define HMAC_HEADER_LEN 512
-#define HMAC_MAX_SKEW_SECONDS (15 * 60)
+#define HMAC_DIGEST_LEN 100
+#define HMAC_NONCE_LEN 33
+#define HMAC_HEADER_LEN 640
+/* How far X-Date may be from the server's clock either way (Kong's default clock_skew). */
+#define HMAC_MAX_SKEW_SECONDS (5 * 60)
+/* What the client signs. */
+#define HMAC_SIGNED_HEADERS "x-date request-line digest x-nonce"
 
 /* "Wed, 26 Jul 2023 11:36:03 GMT" for t. */
 void hmac_date(time_t t, char out[HMAC_DATE_LEN]);
-/* The Authorization header value for date, signed with ak/sk. */
-void hmac_authorization(const char *ak, const char *sk, const char *date,
-                        char out[HMAC_HEADER_LEN]);
-/* Pulls accesskey and signature out of an Authorization value; false when malformed. */
-bool hmac_parse(const char *authorization, char *ak, size_t ak_size, char *signature,
-                size_t sig_size);
+/* "SHA-256=<base64(SHA-256(body))>", the Digest header for a body (len 0: the empty body). */
+void hmac_digest(const void *body, size_t len, char out[HMAC_DIGEST_LEN]);
+/* 32 random hex digits. */
+void hmac_nonce(char out[HMAC_NONCE_LEN]);
+
+/* What a signed request carries besides its body. */
+struct hmac_signed {
+    char date[HMAC_DATE_LEN];
+    char digest[HMAC_DIGEST_LEN];
+    char nonce[HMAC_NONCE_LEN];
+    char authorization[HMAC_HEADER_LEN];
+};
+
 /*
- * Checks a request's X-Date and Authorization against sk at time now.
- * Returns NULL when good, else why not ("stale X-Date", "bad signature", …).
+ * Signs METHOD TARGET (path and query, exactly as sent over HTTP/1.1) with
+ * the body, at date with nonce (both as hmac_date / hmac_nonce make them),
+ * filling every header of out.
  */
-const char *hmac_verify(const char *sk, const char *date, const char *signature, time_t now);
+void hmac_sign_request(const char *ak, const char *sk, const char *method, const char *target,
+                       const void *body, size_t body_len, const char *date, const char *nonce,
+                       struct hmac_signed *out);
+
+/* An Authorization header, parsed. */
+struct hmac_auth {
+    char access_key[128];
+    char headers[256]; /* the signed names, lower case, space-separated */
+    char signature[128];
+};
+
+/* Parses an Authorization value; false when it is not a well-formed hmac-sha256 one. */
+bool hmac_parse(const char *authorization, struct hmac_auth *out);
+
+/* A request header's value by (case-insensitive) name, or NULL. */
+typedef const char *(*hmac_header_fn)(void *ctx, const char *name);
+
+/* Appends the signing string for the names in headers to out (Kong's rule above). */
+void hmac_signing_string(const char *headers, const char *request_line, hmac_header_fn header,
+                         void *ctx, struct strbuf *out);
+
+/*
+ * Checks a parsed Authorization against sk at time now: every name in
+ * required (space-separated) is among the signed ones, the signed X-Date
+ * (or Date) is within HMAC_MAX_SKEW_SECONDS, and the signature matches.
+ * request_line is "METHOD TARGET HTTP/x.y" as received. Returns NULL when
+ * good, else why not; *date_out (may be NULL) gets the signed date.
+ */
+const char *hmac_verify(const struct hmac_auth *auth, const char *sk, const char *request_line,
+                        hmac_header_fn header, void *ctx, const char *required, time_t now,
+                        time_t *date_out);
+
+/* Does a Digest header value match body? */
+bool hmac_digest_matches(const char *digest, const void *body, size_t len);
 
 #endif

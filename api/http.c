@@ -305,11 +305,20 @@ int http_transfer_prepare(struct http_transfer *t, const struct http_client *c, 
         add_header(t, "Content-Type: application/json");
     add_header(t, "Expect:"); /* no 100-continue round trip */
     if (c->access_key && c->secret_key) {
-        char date[HMAC_DATE_LEN], auth[HMAC_HEADER_LEN];
+        /* The request line is signed as HTTP/1.1 and sent as-is, so both must hold. */
+        char date[HMAC_DATE_LEN], nonce[HMAC_NONCE_LEN];
+        struct hmac_signed s;
         hmac_date(time(NULL), date);
-        hmac_authorization(c->access_key, c->secret_key, date, auth);
-        add_header(t, "X-Date: %s", date);
-        add_header(t, "Authorization: %s", auth);
+        hmac_nonce(nonce);
+        const char *target = strchr(strstr(t->url, "://") + 3, '/');
+        hmac_sign_request(c->access_key, c->secret_key, method, target ? target : "/", body,
+                          body ? len : 0, date, nonce, &s);
+        curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+        curl_easy_setopt(e, CURLOPT_PATH_AS_IS, 1L);
+        add_header(t, "X-Date: %s", s.date);
+        add_header(t, "Digest: %s", s.digest);
+        add_header(t, "X-Nonce: %s", s.nonce);
+        add_header(t, "Authorization: %s", s.authorization);
     }
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
     return 0;

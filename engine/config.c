@@ -142,12 +142,14 @@ static const char config_header[] =
     "#\n"
     "#   subscription, resource_group, zone\n"
     "#               the names in ACP paths (.../subscriptions/S/resourceGroups/G/zones/Z).\n"
-    "#   admins      users with owner rights in every workspace.\n"
+    "#   admins      users with owner rights in every workspace, who alone may create\n"
+    "#               workspaces. The user who runs trainjobd is always one.\n"
     "#   regions     each region's zones and VPCs. Public and idle pools offer zones\n"
     "#               that one of these regions has.\n"
     "#   workspaces  who may submit jobs where: owners (may also use HIGH and HIGHEST\n"
-    "#               priority), members (NORMAL only), and the pools bound to the\n"
-    "#               workspace (no list: every pool).\n"
+    "#               priority, and change every job), members (NORMAL only; they\n"
+    "#               change only the jobs they created, and read all), and the pools\n"
+    "#               bound to the workspace (no list: every pool).\n"
     "#   nodes       what jobs run on: GPUs (type, memory per GPU), CPUs, memory.\n"
     "#               A node with `simulated: true` is not real: its GPUs exist only\n"
     "#               for scheduling, so placement and preemption can be seen on any\n"
@@ -449,6 +451,7 @@ void config_default(struct engine_config *cfg, const struct machine_info *mi, co
 
 void config_free(struct engine_config *cfg)
 {
+    free(cfg->engine_user);
     schema_free(&config_type, cfg);
     memset(cfg, 0, sizeof *cfg);
 }
@@ -724,11 +727,17 @@ static const struct config_workspace *find_workspace(const struct engine_config 
     return NULL;
 }
 
+bool config_is_admin(const struct engine_config *cfg, const char *user)
+{
+    return user &&
+           (str_eq(cfg->engine_user, user) || has_string(cfg->admins, cfg->admin_count, user));
+}
+
 /* The strongest role user has in w: admin, owner, member, none. */
 static enum member_role role_in(const struct engine_config *cfg, const struct config_workspace *w,
                                 const char *user)
 {
-    if (has_string(cfg->admins, cfg->admin_count, user))
+    if (config_is_admin(cfg, user))
         return MEMBER_ADMIN;
     if (has_string(w->owners, w->owner_count, user))
         return MEMBER_OWNER;

@@ -95,6 +95,7 @@ struct engine_config {
     char *zone;           /* the workspace zone in ACP paths: "local-1z" */
     char **admins;        /* users with owner rights in every workspace */
     size_t admin_count;
+    char *engine_user; /* who runs trainjobd: an admin always; set by the engine, not in the file */
     struct config_region *regions;
     size_t region_count;
     struct config_workspace *workspaces;
@@ -160,6 +161,8 @@ int config_parse(const char *name, const char *text, size_t len, struct engine_c
 void config_write(const struct engine_config *cfg, struct strbuf *out);
 void config_free(struct engine_config *cfg);
 
+/* Is user an admin: listed in admins, or the user who runs trainjobd? */
+bool config_is_admin(const struct engine_config *cfg, const char *user);
 /* The caller's role in workspace ws (admins are owners everywhere). */
 enum member_role config_role(const struct engine_config *cfg, const char *ws, const char *user);
 const struct config_node *config_node(const struct engine_config *cfg, const char *name);

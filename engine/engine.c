@@ -524,6 +524,7 @@ int engine_open(const struct engine_options *opt, struct loop *lp, struct engine
         goto fail;
     if (load_config(eng, err) != 0)
         goto fail;
+    eng->cfg.engine_user = current_user(); /* the Unix socket's owner: an admin always */
     for (size_t i = 0; i < eng->cfg.volume_count; i++) {
         struct strbuf ignored = STRBUF_INIT;
         if (eng->cfg.volumes[i].path && file_mkdirs(eng->cfg.volumes[i].path, 0755, &ignored))
@@ -657,6 +658,36 @@ static int find_job(struct engine *eng, const char *user, const char *ws, const 
     return 0;
 }
 
+/*
+ * Who may change a job (update, stop, start, delete, markNode), the one rule
+ * for all of them, as on ACP: a member changes only the jobs they created;
+ * the workspace's owners and the admins change every job. Every member may
+ * read every job of the workspace. Returns 0 or 403 with the rule in err.
+ */
+static int change_check(struct engine *eng, const char *user, const char *ws,
+                        const struct ejob *job, struct api_error *err)
+{
+    enum member_role role = config_role(&eng->cfg, ws, user);
+    if (role == MEMBER_OWNER || role == MEMBER_ADMIN)
+        return 0;
+    const char *creator = job->spec.ownership.user_name;
+    if (creator && user && strcmp(creator, user) == 0)
+        return 0;
+    return api_error_set(err, 403, "PermissionDenied", "name",
+                         "user '%s' may not change job '%s', created by %s: members of workspace "
+                         "'%s' change only the jobs they created; its owners and admins change "
+                         "all",
+                         user, job->spec.name, creator ? creator : "another user", ws);
+}
+
+/* find_job for a request that changes the job: the caller must pass change_check. */
+static int find_job_to_change(struct engine *eng, const char *user, const char *ws,
+                              const char *name, struct ejob **out, struct api_error *err)
+{
+    int rc = find_job(eng, user, ws, name, out, err);
+    return rc ? rc : change_check(eng, user, ws, *out, err);
+}
+
 int engine_catalog(struct engine *eng, const char *user, json_t **reply, struct api_error *err)
 {
     (void)err;
@@ -684,6 +715,11 @@ static int save_config(struct engine *eng, struct api_error *err)
 int engine_create_workspace(struct engine *eng, const char *user, const json_t *body,
                             json_t **reply, struct api_error *err)
 {
+    if (!config_is_admin(&eng->cfg, user))
+        return api_error_set(err, 403, "PermissionDenied", "",
+                             "creating a workspace is an admin's act: '%s' is not among the "
+                             "admins of engine.yaml (the user who runs trainjobd always is)",
+                             user);
     const char *name = json_string_value(json_object_get(body, "name"));
     char buf[160];
     const char *bad = name ? validate_job_name(name, buf, sizeof buf) : "required";
@@ -980,7 +1016,7 @@ int engine_job_update(struct engine *eng, const char *user, const char *ws, cons
                       struct api_error *err)
 {
     struct ejob *job;
-    int rc = find_job(eng, user, ws, name, &job, err);
+    int rc = find_job_to_change(eng, user, ws, name, &job, err);
     if (rc)
         return rc;
     json_t *root = json_loadb(body, body_len, 0, NULL);
@@ -1103,9 +1139,19 @@ static int batch(struct engine *eng, const char *user, const char *ws, const cha
     int rc = member_check(eng, user, ws, err);
     if (rc || (rc = batch_names(body, body_len, &names, err)))
         return rc;
-    json_t *results = json_array();
     size_t i;
     json_t *v;
+    /* All or nothing: one job the caller may not change refuses the whole call. */
+    json_array_foreach(names, i, v)
+    {
+        const char *name = json_string_value(v);
+        struct ejob *job = name ? engine_find(eng, ws, name) : NULL;
+        if (job && (rc = change_check(eng, user, ws, job, err)) != 0) {
+            json_decref(names);
+            return rc;
+        }
+    }
+    json_t *results = json_array();
     json_array_foreach(names, i, v)
     {
         const char *name = json_string_value(v);
@@ -1134,7 +1180,7 @@ int engine_job_start(struct engine *eng, const char *user, const char *ws, const
                      json_t **reply, struct api_error *err)
 {
     struct ejob *job;
-    int rc = find_job(eng, user, ws, name, &job, err);
+    int rc = find_job_to_change(eng, user, ws, name, &job, err);
     if (rc)
         return rc;
     if (job->spec.state != JOB_STATE_SUSPENDED)
@@ -1180,7 +1226,7 @@ int engine_job_mark_node(struct engine *eng, const char *user, const char *ws, c
     struct ejob *job;
     json_t *root = NULL;
     const char *node = NULL;
-    int rc = find_job(eng, user, ws, name, &job, err);
+    int rc = find_job_to_change(eng, user, ws, name, &job, err);
     if (rc == 0)
         rc = marked_node(eng, body, body_len, &node, &root, err);
     if (rc == 0) {

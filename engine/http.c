@@ -2,6 +2,12 @@
  * http: libmicrohttpd glue; see http.h. One MHD daemon per listener, both
  * in external-polling epoll mode with suspend/resume, so the engine's poll
  * loop is the only place anything waits.
+ *
+ * A request is admitted on its headers (admit: who is calling, the declared
+ * length) before any body is read; on TCP the signature (api/hmac) must
+ * cover the request line and the body's digest and is accepted once
+ * (engine/replay). Each listener has an idle timeout and a connection cap
+ * sized from the descriptor limit, so neither can starve the other.
  */
 #include "engine/http.h"
 
@@ -13,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -23,6 +30,7 @@
 #include "api/hmac.h"
 #include "engine/engine.h"
 #include "engine/flags.h"
+#include "engine/replay.h"
 #include "engine/routes.h"
 #include "engine/stream.h"
 #include "util/loop.h"
@@ -30,6 +38,9 @@
 #include "util/xalloc.h"
 
 #define MAX_BODY (1u << 20)
+/* Signatures remembered at once: ~64 bytes each, about 200 signed requests a second. */
+#define REPLAY_CAP 65536
+#define LOG_PER_SECOND 10
 
 struct streaming;
 
@@ -40,6 +51,8 @@ struct listener {
     bool tcp; /* requests must be signed */
     uint64_t timer;
     struct streaming *streams; /* every streamed response in progress, to end them at stop */
+    int64_t log_second;        /* log_mhd's rate limit */
+    unsigned log_count, log_dropped;
 };
 
 struct http_server {
@@ -47,10 +60,17 @@ struct http_server {
     struct loop *loop;
     struct listener unix_l, tcp_l;
     char *socket_path;
+    struct replay *seen; /* signatures accepted on TCP, to refuse replays */
 };
 
-/* Per-request state, from the first call of the access handler to completion. */
+/*
+ * Per-request state, from the request line (MHD's URI callback) to completion.
+ * Who is calling is settled on the headers, before any body is read.
+ */
 struct request {
+    char *target; /* the request target as received: raw path and query */
+    char *user;   /* who is calling, once the headers said so */
+    bool started; /* the access handler has seen the headers */
     struct strbuf body;
     bool too_large;
 };
@@ -101,6 +121,29 @@ static const char *query_get(void *ctx, const char *key)
     return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, key);
 }
 
+struct each_arg {
+    http_arg_fn fn;
+    void *arg;
+    int rc;
+};
+
+static enum MHD_Result on_arg(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+                              const char *value, size_t value_size)
+{
+    (void)kind;
+    struct each_arg *ea = cls;
+    ea->rc = ea->fn(ea->arg, key, key_size, value, value_size);
+    return ea->rc ? MHD_NO : MHD_YES;
+}
+
+/* Every query argument with its decoded length (a %00 inside stays visible). */
+static int each_query(void *ctx, http_arg_fn fn, void *arg)
+{
+    struct each_arg ea = {fn, arg, 0};
+    MHD_get_connection_values_n(ctx, MHD_GET_ARGUMENT_KIND, on_arg, &ea);
+    return ea.rc;
+}
+
 /* The user behind a Unix-socket connection, by its uid. */
 static char *peer_user(struct MHD_Connection *conn)
 {
@@ -118,42 +161,74 @@ static char *peer_user(struct MHD_Connection *conn)
     return xasprintf("uid%ld", (long)cred.uid);
 }
 
-/* The user a signed TCP request comes from, or NULL with why in err. */
-static char *signed_user(struct engine *eng, struct MHD_Connection *conn, struct api_error *err)
+static const char *header_of(void *ctx, const char *name)
 {
-    const char *date = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Date");
-    const char *auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization");
-    char ak[128], sig[128];
+    return MHD_lookup_connection_value(ctx, MHD_HEADER_KIND, name);
+}
+
+/*
+ * The user a signed TCP request comes from, or NULL with why in err. Runs on
+ * the headers alone: the signature must cover x-date, the request line and
+ * the body's digest (checked against the body once it is read), and a
+ * signature is accepted once.
+ */
+static char *signed_user(struct http_server *srv, struct MHD_Connection *conn, const char *method,
+                         const char *target, const char *version, struct api_error *err)
+{
+    const char *auth = header_of(conn, "Authorization");
+    struct hmac_auth a;
     if (auth == NULL) {
         api_error_set(err, 401, "Unauthenticated", "", "missing Authorization header");
         return NULL;
     }
-    if (!hmac_parse(auth, ak, sizeof ak, sig, sizeof sig)) {
+    if (!hmac_parse(auth, &a)) {
         api_error_set(err, 401, "Unauthenticated", "",
                       "Authorization must be: hmac accesskey=\"…\", algorithm=\"hmac-sha256\", "
-                      "headers=\"x-date\", signature=\"…\"");
+                      "headers=\"%s\", signature=\"…\"",
+                      HMAC_SIGNED_HEADERS);
         return NULL;
     }
     const char *secret = NULL;
-    const char *user = engine_key_user(eng, ak, &secret);
+    const char *user = engine_key_user(srv->eng, a.access_key, &secret);
     if (user == NULL) {
         api_error_set(err, 401, "Unauthenticated", "", "unknown access key");
         return NULL;
     }
-    const char *why = hmac_verify(secret, date, sig, time(NULL));
+    char *line = xasprintf("%s %s %s", method, target, version);
+    time_t now = time(NULL), date = 0;
+    const char *why =
+        hmac_verify(&a, secret, line, header_of, conn, "x-date request-line digest", now, &date);
+    free(line);
     if (why) {
         api_error_set(err, 401, "Unauthenticated", "", "%s", why);
         return NULL;
     }
-    return xstrdup(user);
+    switch (replay_check(srv->seen, a.signature, date + HMAC_MAX_SKEW_SECONDS, now)) {
+    case REPLAY_NEW:
+        return xstrdup(user);
+    case REPLAY_SEEN:
+        api_error_set(err, 401, "Unauthenticated", "",
+                      "this signature was used before: sign every request afresh");
+        return NULL;
+    case REPLAY_FULL:
+        break;
+    }
+    api_error_set(err, 503, "Overloaded", "",
+                  "too many signed requests in the last %d minutes; try again shortly",
+                  HMAC_MAX_SKEW_SECONDS / 60);
+    return NULL;
 }
 
+/* Sends body (consumed); a NULL body (JSON that could not be built) becomes a plain 500. */
 static enum MHD_Result send_json(struct MHD_Connection *conn, int status, json_t *body)
 {
-    char *text = json_dumps(body, JSON_COMPACT);
+    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
     json_decref(body);
-    if (text == NULL)
-        xalloc_die();
+    if (text == NULL) {
+        status = 500;
+        text = xstrdup("{\"code\":500,\"message\":\"the reply could not be built\","
+                       "\"details\":[{\"reason\":\"Internal\"}]}");
+    }
     size_t len = strlen(text);
     text = xrealloc(text, len + 2);
     text[len++] = '\n';
@@ -254,17 +329,50 @@ static enum MHD_Result send_stream(struct listener *l, struct MHD_Connection *co
     return rc;
 }
 
+/* Keeps the raw request target (path and query as sent) for the signed request line. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    (void)cls;
+    (void)conn;
+    struct request *rq = xcalloc(1, sizeof *rq);
+    rq->target = xstrdup(uri ? uri : "");
+    return rq;
+}
+
+/*
+ * The first call, on the headers alone: who is calling, and whether the
+ * declared body may come. Returns 0, or an HTTP status (err filled) to answer
+ * at once, before a byte of body is read.
+ */
+static int admit(struct listener *l, struct MHD_Connection *conn, struct request *rq,
+                 const char *method, const char *version, struct api_error *err)
+{
+    rq->user =
+        l->tcp ? signed_user(l->srv, conn, method, rq->target, version, err) : peer_user(conn);
+    if (rq->user == NULL)
+        return err->status
+                   ? err->status
+                   : api_error_set(err, 401, "Unauthenticated", "", "cannot tell who is calling");
+    const char *cl = header_of(conn, "Content-Length");
+    if (cl && strtoull(cl, NULL, 10) > MAX_BODY)
+        return api_error_set(err, 413, "TooLarge", "", "request body over %u bytes", MAX_BODY);
+    return 0;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_size, void **con_cls)
 {
     struct listener *l = cls;
     struct request *rq = *con_cls;
-    (void)version;
-    if (rq == NULL) {
-        rq = xcalloc(1, sizeof *rq);
-        *con_cls = rq;
-        return MHD_YES;
+    struct api_error err = {0};
+    if (rq == NULL) /* no URI callback ran (cannot happen with ours): a target we cannot sign */
+        *con_cls = rq = on_uri(NULL, "", conn);
+    if (!rq->started) {
+        rq->started = true;
+        int st = admit(l, conn, rq, method, version, &err);
+        /* Answering now, with the body unread, makes MHD close the connection after. */
+        return st ? send_json(conn, st, api_error_to_json(&err)) : MHD_YES;
     }
     if (*upload_size > 0) {
         if (rq->body.len + *upload_size > MAX_BODY)
@@ -274,23 +382,21 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         *upload_size = 0;
         return MHD_YES;
     }
-    struct api_error err = {0};
     if (rq->too_large) {
         api_error_set(&err, 413, "TooLarge", "", "request body over %u bytes", MAX_BODY);
         return send_json(conn, 413, api_error_to_json(&err));
     }
-    char *user = l->tcp ? signed_user(l->srv->eng, conn, &err) : peer_user(conn);
-    if (user == NULL) {
-        if (err.status == 0)
-            api_error_set(&err, 401, "Unauthenticated", "", "cannot tell who is calling");
-        return send_json(conn, err.status, api_error_to_json(&err));
+    if (l->tcp && !hmac_digest_matches(header_of(conn, "Digest"), rq->body.buf, rq->body.len)) {
+        api_error_set(&err, 401, "Unauthenticated", "",
+                      "the Digest header does not match the body (SHA-256=base64(sha256(body)))");
+        return send_json(conn, 401, api_error_to_json(&err));
     }
-    struct http_request req = {method,       url, query_get, conn, strbuf_str(&rq->body),
-                               rq->body.len, user};
+    struct http_request req = {
+        method,       url,     rq->target, query_get, each_query, conn, strbuf_str(&rq->body),
+        rq->body.len, rq->user};
     struct http_response resp = {0};
     resp.text = (struct strbuf)STRBUF_INIT;
     routes_handle(l->srv->eng, &req, &resp);
-    free(user);
     enum MHD_Result rc;
     if (resp.stream || resp.text.len)
         rc = send_stream(l, conn, &resp);
@@ -312,35 +418,95 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     struct request *rq = *con_cls;
     if (rq) {
         strbuf_free(&rq->body);
+        free(rq->target);
+        free(rq->user);
         free(rq);
         *con_cls = NULL;
     }
 }
 
+/*
+ * MHD's messages, at most LOG_PER_SECOND a second per listener: a flood of
+ * connections must not flood the log too. What was left out is counted.
+ */
 static void log_mhd(void *cls, const char *fmt, va_list ap)
 {
-    (void)cls;
+    struct listener *l = cls;
+    int64_t second = loop_now_ms() / 1000;
+    if (second != l->log_second) {
+        if (l->log_dropped)
+            engine_log("http: %u more messages like these in a second, not shown", l->log_dropped);
+        l->log_second = second;
+        l->log_count = l->log_dropped = 0;
+    }
+    if (++l->log_count > LOG_PER_SECOND) {
+        l->log_dropped++;
+        return;
+    }
     char buf[512];
     vsnprintf(buf, sizeof buf, fmt, ap);
     buf[strcspn(buf, "\n")] = '\0';
     engine_log("http: %s", buf);
 }
 
+/*
+ * Descriptor budget. The soft RLIMIT_NOFILE is raised to the hard one (at
+ * most MAX_FDS); FD_HEADROOM stays for the engine itself (store, logs,
+ * inotify, shims' pipes, the listeners); of the rest the owner's Unix socket
+ * gets a quarter and TCP half, so neither listener can starve the other or
+ * the engine, and accept() never meets EMFILE.
+ */
+#define MAX_FDS 65536
+#define FD_HEADROOM 256
+#define MAX_CONNECTIONS 1024 /* per listener */
+#define LISTEN_BACKLOG 1024
+#define TCP_IDLE_SECONDS 30 /* a connection that sends nothing for this long is closed */
+#define UNIX_IDLE_SECONDS 120
+
+static unsigned fd_budget(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return 1024;
+    rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > MAX_FDS ? MAX_FDS : rl.rlim_max;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
+        rl.rlim_cur = want;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+            getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    rlim_t have = rl.rlim_cur == RLIM_INFINITY ? MAX_FDS : rl.rlim_cur;
+    return have > 2 * FD_HEADROOM ? (unsigned)(have - FD_HEADROOM) : FD_HEADROOM;
+}
+
+static unsigned at_most(unsigned a, unsigned b)
+{
+    return a < b ? a : b;
+}
+
 static int start_listener(struct http_server *srv, struct listener *l, int listen_fd,
                           const struct sockaddr_in *addr, struct strbuf *err)
 {
     l->srv = srv;
+    unsigned budget = fd_budget();
+    unsigned limit = at_most(MAX_CONNECTIONS, l->tcp ? budget / 2 : budget / 4);
+    /* Every TCP client is on loopback, so one address may hold at most half. */
+    unsigned per_ip = l->tcp ? limit / 2 : 0;
+    unsigned idle = l->tcp ? TCP_IDLE_SECONDS : UNIX_IDLE_SECONDS;
     unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
-    if (listen_fd >= 0)
-        l->daemon = MHD_start_daemon(
-            flags, 0, NULL, NULL, on_request, l, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
-            MHD_OPTION_LISTEN_SOCKET, listen_fd, MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
-            MHD_OPTION_CONNECTION_TIMEOUT, 0u, MHD_OPTION_END);
-    else
-        l->daemon = MHD_start_daemon(
-            flags, ntohs(addr->sin_port), NULL, NULL, on_request, l, MHD_OPTION_EXTERNAL_LOGGER,
-            log_mhd, NULL, MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
-            MHD_OPTION_CONNECTION_TIMEOUT, 0u, MHD_OPTION_END);
+    struct MHD_OptionItem opts[] = {
+        {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)log_mhd, l},
+        {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)on_uri, l},
+        {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, l},
+        {MHD_OPTION_CONNECTION_TIMEOUT, idle, NULL},
+        {MHD_OPTION_CONNECTION_LIMIT, limit, NULL},
+        {MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip, NULL},
+        {MHD_OPTION_LISTEN_BACKLOG_SIZE, LISTEN_BACKLOG, NULL},
+        {listen_fd >= 0 ? MHD_OPTION_LISTEN_SOCKET : MHD_OPTION_SOCK_ADDR,
+         listen_fd >= 0 ? listen_fd : 0, listen_fd >= 0 ? NULL : (void *)addr},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    l->daemon = MHD_start_daemon(flags, addr ? ntohs(addr->sin_port) : 0, NULL, NULL, on_request, l,
+                                 MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
     if (l->daemon == NULL) {
         strbuf_addf(err, "could not start the HTTP server%s", listen_fd >= 0 ? "" : " on TCP");
         return -1;
@@ -377,7 +543,7 @@ static int unix_socket(const char *path, struct strbuf *err)
     mode_t old = umask(0177);
     int rc = bind(fd, (struct sockaddr *)&a, sizeof a);
     umask(old);
-    if (rc != 0 || chmod(path, 0600) != 0 || listen(fd, 64) != 0) {
+    if (rc != 0 || chmod(path, 0600) != 0 || listen(fd, LISTEN_BACKLOG) != 0) {
         strbuf_addf(err, "%s: %s", path, strerror(errno));
         close(fd);
         return -1;
@@ -410,6 +576,7 @@ struct http_server *http_server_start(struct engine *eng, struct loop *lp, const
             return NULL;
         }
         srv->tcp_l.tcp = true;
+        srv->seen = replay_new(REPLAY_CAP);
         if (start_listener(srv, &srv->tcp_l, -1, &a, err) != 0) {
             http_server_stop(srv);
             return NULL;
@@ -450,5 +617,6 @@ void http_server_stop(struct http_server *srv)
     if (srv->socket_path)
         unlink(srv->socket_path);
     free(srv->socket_path);
+    replay_free(srv->seen);
     free(srv);
 }

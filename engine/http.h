@@ -3,9 +3,9 @@
  * poll loop (MHD's epoll descriptor is registered there; nothing runs in a
  * thread of MHD's). It listens on a Unix socket (mode 0600; the caller is
  * the peer's uid, SO_PEERCRED) and optionally on loopback TCP, where every
- * request must carry a valid AK/SK signature. Requests go to engine/routes;
- * long-lived answers (watch, log follow) park their connection until the
- * engine writes to their stream.
+ * request must carry a valid AK/SK signature over its request line and body,
+ * used once. Requests go to engine/routes; long-lived answers (watch, log
+ * follow) park their connection until the engine writes to their stream.
  */
 #ifndef ENGINE_HTTP_H
 #define ENGINE_HTTP_H

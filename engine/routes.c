@@ -10,11 +10,20 @@
 #include "engine/routes.h"
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/apierror.h"
 #include "engine/engine.h"
+#include "util/utf8.h"
+
+#define MAX_PATH 2047
+#define MAX_SEGMENTS 24
+#define MAX_SEGMENT 255
+#define MAX_ARG_KEY 64
+#define MAX_ARG_VALUE 4096
 
 /* Splits path into at most max segments (in buf); returns the count. */
 static int split(const char *path, char *buf, size_t bufsz, char **seg, int max)
@@ -126,7 +135,7 @@ static void jobs_route(struct engine *eng, const struct http_request *req,
     }
     if (strcmp(coll, "trainingJobs") != 0 || n < 2)
         return not_found(resp, req);
-    char name[128];
+    char name[MAX_SEGMENT + 1]; /* routes_check bounds every segment: no cut inside a character */
     snprintf(name, sizeof name, "%s", rest[1]);
     char *verb = strchr(name, ':');
     if (verb)
@@ -149,8 +158,12 @@ static void jobs_route(struct engine *eng, const struct http_request *req,
                                req->body_len, &reply, &err);
     } else if (n == 2 && is(req, "DELETE")) {
         json_t *body = json_pack("{s:[s]}", "training_job_names", name);
-        char *text = json_dumps(body, JSON_COMPACT);
+        char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
         json_decref(body);
+        if (text == NULL) {
+            api_error_set(&err, 400, "InvalidPath", "name", "the job name is not UTF-8 text");
+            return fail(resp, &err);
+        }
         st = engine_jobs_delete(eng, req->user, ws, text, strlen(text), &reply, &err);
         free(text);
     } else if (n == 3 && strcmp(rest[2], "workers") == 0 && is(req, "GET")) {
@@ -176,12 +189,89 @@ static void jobs_route(struct engine *eng, const struct http_request *req,
     answer(resp, st, reply, &err);
 }
 
+/* Why text is not fit for a handler (NULL when it is): UTF-8, no controls, at most max bytes. */
+static const char *unfit(const char *s, size_t n, size_t max)
+{
+    if (n > max)
+        return "too long";
+    if (!utf8_valid(s, n))
+        return "not valid UTF-8";
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t k = utf8_decode(s + i, n - i, &cp);
+        if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
+            return "has a control character";
+        i += k;
+    }
+    return NULL;
+}
+
+struct arg_check {
+    struct api_error *err;
+};
+
+static int check_arg(void *ctx, const char *key, size_t key_len, const char *value,
+                     size_t value_len)
+{
+    struct api_error *err = ((struct arg_check *)ctx)->err;
+    const char *why = unfit(key, key_len, MAX_ARG_KEY);
+    if (why)
+        return api_error_set(err, 400, "InvalidArgument", "", "a query parameter name: %s", why);
+    if (value && (why = unfit(value, value_len, MAX_ARG_VALUE)))
+        return api_error_set(err, 400, "InvalidArgument", key, "query parameter %s: %s", key, why);
+    return 0;
+}
+
+int routes_check(const struct http_request *req, struct api_error *err)
+{
+    size_t len = strlen(req->path);
+    if (len > MAX_PATH)
+        return api_error_set(err, 414, "PathTooLong", "", "the path is over %d bytes", MAX_PATH);
+    /* A %00 would cut the decoded path short without a trace: refuse it in the raw one. */
+    if (req->target) {
+        size_t raw = strcspn(req->target, "?");
+        for (size_t i = 0; i + 2 < raw; i++)
+            if (req->target[i] == '%' && req->target[i + 1] == '0' && req->target[i + 2] == '0')
+                return api_error_set(err, 400, "InvalidPath", "", "the path has a NUL (%%00)");
+    }
+    int n = 0;
+    const char *prev = NULL;
+    size_t prev_len = 0;
+    for (const char *p = req->path; *p;) {
+        if (*p == '/') {
+            p++;
+            continue;
+        }
+        size_t k = strcspn(p, "/");
+        if (++n > MAX_SEGMENTS)
+            return api_error_set(err, 400, "InvalidPath", "", "the path has over %d segments",
+                                 MAX_SEGMENTS);
+        const char *why = unfit(p, k, MAX_SEGMENT);
+        if (why) {
+            if (prev && unfit(prev, prev_len, MAX_SEGMENT) == NULL)
+                return api_error_set(err, 400, "InvalidPath", "",
+                                     "path segment %d (after '%.*s'): %s", n, (int)prev_len, prev,
+                                     why);
+            return api_error_set(err, 400, "InvalidPath", "", "path segment %d: %s", n, why);
+        }
+        prev = p;
+        prev_len = k;
+        p += k;
+    }
+    struct arg_check ac = {err};
+    if (req->each_query && req->each_query(req->query_ctx, check_arg, &ac))
+        return err->status;
+    return 0;
+}
+
 void routes_handle(struct engine *eng, const struct http_request *req, struct http_response *resp)
 {
-    char buf[2048];
-    char *seg[24];
-    int n = split(req->path, buf, sizeof buf, seg, 24);
     struct api_error err = {0};
+    if (routes_check(req, &err) != 0)
+        return fail(resp, &err);
+    char buf[MAX_PATH + 1];
+    char *seg[MAX_SEGMENTS];
+    int n = split(req->path, buf, sizeof buf, seg, MAX_SEGMENTS);
     json_t *reply = NULL;
 
     /* compute acp data v2 subscriptions {sub} resourceGroups {rg} zones {zone} workspaces {ws} … */

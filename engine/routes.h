@@ -12,13 +12,20 @@
 
 #include "util/strbuf.h"
 
+struct api_error;
 struct engine;
 struct stream;
 
+/* Called for each query argument, decoded (value NULL for a bare key); non-zero stops. */
+typedef int (*http_arg_fn)(void *arg, const char *key, size_t key_len, const char *value,
+                           size_t value_len);
+
 struct http_request {
     const char *method;
-    const char *path; /* decoded, without the query */
+    const char *path;   /* decoded, without the query */
+    const char *target; /* as received: raw path and query (NULL when unknown) */
     const char *(*query)(void *ctx, const char *key);
+    int (*each_query)(void *ctx, http_arg_fn fn, void *arg); /* NULL when none */
     void *query_ctx;
     const char *body;
     size_t body_len;
@@ -37,6 +44,13 @@ struct http_response {
 #define ROUTES_ACP_PREFIX "/compute/acp/data/v2/subscriptions/"
 #define ROUTES_V1_PREFIX "/trainjob/v1/"
 
+/*
+ * Checks what a request brings before any handler sees it: every decoded
+ * path segment and query key and value is UTF-8 without control characters
+ * (NUL included) and of bounded length. Returns 0, or 400/414 with err
+ * naming the segment or parameter. routes_handle calls it first.
+ */
+int routes_check(const struct http_request *req, struct api_error *err);
 void routes_handle(struct engine *eng, const struct http_request *req, struct http_response *resp);
 
 #endif

@@ -5,6 +5,7 @@
 # by pid.
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
+. tests/hmac.sh
 
 ME=$(id -un)
 export HOME="$TMP/home"
@@ -38,7 +39,7 @@ workspaces:
   owners: [$ME]
 - name: team
   owners: [somebody-else]
-  members: [$ME]
+  members: [$ME, mallory]
 nodes:
 - {name: n1, gpus: 8, gpu_type: simulated, cpus: 16, memory_mib: 65536, simulated: true}
 - {name: n2, gpus: 8, gpu_type: simulated, cpus: 16, memory_mib: 65536, simulated: true}
@@ -54,6 +55,7 @@ volumes:
 - {id: scratch, zone: local-1z, path: $TMP/vol}
 keys:
 - {access_key: AKTEST, secret_key: SKTEST, user: $ME}
+- {access_key: AKMAL, secret_key: SKMAL, user: mallory}
 EOF
 
 start_engine() {
@@ -132,7 +134,7 @@ check "worker-0's log shows rank 1" grep -q "rank 1 ok" "$TMP/body"
 api POST /trainjob/v1/workspaces '{"name": "lab"}'
 check "creating a workspace answers 200" test "$code" = 200
 api GET /trainjob/v1/catalog
-check "...and the creator is its owner" test "$(jq -r '.workspaces[] | select(.name == "lab") | .role' "$TMP/body")" = OWNER
+check "...and the creator is its owner (an admin, as the engine's user)" test "$(jq -r '.workspaces[] | select(.name == "lab") | .role' "$TMP/body")" = ADMIN
 check "...written to engine.yaml" grep -q 'name: lab' "$CONF"
 api POST /trainjob/v1/workspaces '{"name": "lab"}'
 check "a taken workspace name is 409" test "$code" = 409
@@ -186,7 +188,7 @@ code=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X POST --
 check "a body over 1 MiB is 413" test "$code" = 413
 api POST "$BASE/nowhere/trainingJobs" "$(job x true)"
 check "a missing workspace is 404" test "$code" = 404
-api POST "$BASE/team/trainingJobs?training_job_name=hi" "$(job hi true '.scheduling = {priority: "HIGH"}')"
+tcp_api AKMAL SKMAL "$PORT" POST "$BASE/team/trainingJobs?training_job_name=hi" "$(job hi true '.scheduling = {priority: "HIGH"}')"
 check "a member asking for HIGH is 403" test "$code" = 403
 check "...naming scheduling.priority" grep -q 'scheduling.priority' "$TMP/body"
 api GET "$BASE/team/trainingJobs/hi"
@@ -283,17 +285,13 @@ check "...and is placed off the node marked before the restart" test -n "$first"
 api POST "$BASE/default/trainingJobs:batchDelete" '{"training_job_names": ["manual"]}'
 n=0; while [ $n -lt 100 ]; do api GET "$BASE/default/trainingJobs/manual"; [ "$code" = 404 ] && break; sleep 0.1; n=$((n + 1)); done
 
-# --- HMAC on loopback TCP ---
-sign() { # DATE SECRET
-    printf 'x-date: %s' "$1" | openssl dgst -sha256 -hmac "$2" -binary | base64
-}
+# --- HMAC on loopback TCP (tests/access.test.sh has the attacks) ---
 tcp() { # DATE SECRET
-    code=$(curl -s -o "$TMP/body" -w '%{http_code}' -H "X-Date: $1" \
-        -H "Authorization: hmac accesskey=\"AKTEST\", algorithm=\"hmac-sha256\", headers=\"x-date\", signature=\"$(sign "$1" "$2")\"" \
-        "http://127.0.0.1:$PORT/trainjob/v1/catalog")
+    hmac_headers AKTEST "$2" GET /trainjob/v1/catalog "" "$1" >"$TMP/hdr"
+    hmac_send "$TMP/hdr" "$PORT" GET /trainjob/v1/catalog
 }
-now=$(LC_ALL=C date -u '+%a, %d %b %Y %H:%M:%S GMT')
-stale=$(LC_ALL=C date -u -d '-20 minutes' '+%a, %d %b %Y %H:%M:%S GMT')
+now=$(hmac_now)
+stale=$(hmac_now '-20 minutes')
 tcp "$now" SKTEST
 check "a good signature is accepted" test "$code" = 200
 tcp "$now" WRONG

@@ -851,6 +851,17 @@ static const char *header(const struct http_transfer *t, const char *name)
     return NULL;
 }
 
+/* header() by the lower-case name the signature lists, for hmac_verify. */
+static const char *signed_header(void *ctx, const char *name)
+{
+    static const char *const names[][2] = {
+        {"x-date", "X-Date"}, {"digest", "Digest"}, {"x-nonce", "X-Nonce"}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i][0]) == 0)
+            return header(ctx, names[i][1]);
+    return NULL;
+}
+
 static void prepared_requests_are_signed_with_keys(void **state)
 {
     (void)state;
@@ -880,13 +891,17 @@ static void prepared_requests_are_signed_with_keys(void **state)
     assert_non_null(auth);
     assert_string_equal(header(&t, "Content-Type"), "application/json");
     assert_non_null(strstr(auth, "hmac accesskey=\"AK-test\", algorithm=\"hmac-sha256\", "
-                                 "headers=\"x-date\", signature=\""));
-    /* The signature is what the engine's check accepts for this date and secret. */
-    char ak[64], sig[128];
-    assert_true(hmac_parse(auth, ak, sizeof ak, sig, sizeof sig));
-    assert_string_equal(ak, "AK-test");
-    assert_null(hmac_verify("SK-test", date, sig, time(NULL)));
-    assert_non_null(hmac_verify("SK-other", date, sig, time(NULL)));
+                                 "headers=\"x-date request-line digest x-nonce\", signature=\""));
+    /* The signature is what the engine's check accepts for this request, body and secret. */
+    struct hmac_auth a;
+    assert_true(hmac_parse(auth, &a));
+    assert_string_equal(a.access_key, "AK-test");
+    assert_true(hmac_digest_matches(header(&t, "Digest"), "{}", 2));
+    assert_non_null(header(&t, "X-Nonce"));
+    const char *line = "POST " COLL "?training_job_name=x HTTP/1.1";
+    assert_null(hmac_verify(&a, "SK-test", line, signed_header, &t, "x-date request-line digest",
+                            time(NULL), NULL));
+    assert_non_null(hmac_verify(&a, "SK-other", line, signed_header, &t, "", time(NULL), NULL));
     http_transfer_cleanup(&t);
 
     /* Keys off again. */
