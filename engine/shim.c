@@ -506,6 +506,40 @@ static void setup_signals(sigset_t *handled)
     signal(SIGPIPE, SIG_IGN);
 }
 
+/*
+ * Writes the status file, retrying with a growing pause (0.1 s doubling to
+ * 5 s) for as long as it fails: a full disk must not turn the worker's end
+ * into "shim gone without a word" (137). Until it lands, the shim lives on
+ * and the exit status stays in memory; the first failure goes to the log.
+ */
+static void write_status(const char *path, const char *line, size_t len, struct shim_log *lg)
+{
+    long pause_ms = 100;
+    bool told = false;
+    for (;;) {
+        struct strbuf err = STRBUF_INIT;
+        int rc = file_write_atomic(path, line, len, 0644, &err);
+        if (rc == 0 || errno == ENOENT) {
+            strbuf_free(&err); /* written, or its directory is gone with the job */
+            return;
+        }
+        if (!told && lg->fd >= 0) {
+            char msg[1200];
+            int m = snprintf(msg, sizeof(msg), "trainjob-shim: %s (retrying until it can)\n",
+                             strbuf_str(&err));
+            if (m > 0)
+                write_all(lg->fd, msg, (size_t)m < sizeof(msg) ? (size_t)m : sizeof(msg) - 1);
+            told = true;
+        }
+        strbuf_free(&err);
+        struct timespec ts = {pause_ms / 1000, (pause_ms % 1000) * 1000000L};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+        }
+        if (pause_ms < 5000)
+            pause_ms *= 2;
+    }
+}
+
 int main(int argc, char **argv)
 {
     struct shim_args a;
@@ -563,14 +597,7 @@ int main(int argc, char **argv)
         code = 128 + WTERMSIG(wstatus);
 
     len = snprintf(line, sizeof(line), "exit_code %d\n", code);
-    if (file_write_atomic(a.status, line, (size_t)len, 0644, &err) != 0) {
-        char msg[1200];
-        int m = snprintf(msg, sizeof(msg), "trainjob-shim: %s\n", strbuf_str(&err));
-        if (lg.fd >= 0 && m > 0)
-            write_all(lg.fd, msg, (size_t)m < sizeof(msg) ? (size_t)m : sizeof(msg) - 1);
-        return 1;
-    }
-    strbuf_free(&err);
+    write_status(a.status, line, (size_t)len, &lg);
     for (size_t i = 0; i < av.n; i++)
         free(av.v[i]);
     free(av.v);

@@ -101,7 +101,7 @@ static const char *const stmt_sql[STMT_COUNT] = {
     [STMT_EVENTS_EACH] =
         "SELECT id, time_ms, json FROM events WHERE uid = ?1 AND id > ?2 ORDER BY id",
     [STMT_EVENTS_TRIM] = "DELETE FROM events WHERE uid = ?1 AND id <= (SELECT id FROM events"
-                          " WHERE uid = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)",
+                         " WHERE uid = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)",
     [STMT_META_GET] = "SELECT value FROM meta WHERE key = ?1",
     [STMT_META_SET] = "INSERT INTO meta (key, value) VALUES (?1, ?2)"
                       " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -342,8 +342,9 @@ static bool refuse_empty_file(const char *path, struct strbuf *err)
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > 0)
         return false;
-    strbuf_addf(err, "%s is empty (0 bytes), though trainjobd wrote it before (a full disk or a "
-                     "crash truncated it?); " DAMAGED_ADVICE,
+    strbuf_addf(err,
+                "%s is empty (0 bytes), though trainjobd wrote it before (a full disk or a "
+                "crash truncated it?); " DAMAGED_ADVICE,
                 path);
     return true;
 }
