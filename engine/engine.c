@@ -28,6 +28,7 @@
 #include "api/validate.h"
 #include "engine/fault.h"
 #include "engine/jobfiles.h"
+#include "engine/logfollow.h"
 #include "engine/state.h"
 #include "engine/store.h"
 #include "engine/stream.h"
@@ -575,7 +576,8 @@ static void status_file_appeared(struct engine *eng, const char *fname)
     }
 }
 
-static void feed_followers(struct engine *eng, const char *fname)
+/* A worker log changed: its followers read on (a rotation counted when FILE.1 appeared). */
+static void poke_followers(struct engine *eng, const char *fname, bool rotated)
 {
     for (size_t i = 0; i < eng->follower_count;) {
         struct stream *s = eng->followers[i];
@@ -584,23 +586,10 @@ static void feed_followers(struct engine *eng, const char *fname)
             eng->followers[i] = eng->followers[--eng->follower_count];
             continue;
         }
-        const char *path = stream_tag(s);
-        const char *base = strrchr(path, '/');
-        if (fname == NULL || (base && strcmp(base + 1, fname) == 0)) {
-            FILE *f = fopen(path, "rb");
-            if (f) {
-                struct stat st;
-                if (fstat(fileno(f), &st) == 0 && st.st_size < stream_offset(s))
-                    stream_set_offset(s, 0); /* rotated: read the new file from its start */
-                fseek(f, stream_offset(s), SEEK_SET);
-                char buf[65536];
-                size_t got;
-                while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
-                    stream_write(s, buf, got);
-                    stream_set_offset(s, stream_offset(s) + (long long)got);
-                }
-                fclose(f);
-            }
+        if (logfollow_matches(s, fname)) {
+            if (rotated)
+                logfollow_rotated(s);
+            logfollow_poke(s, false);
         }
         i++;
     }
@@ -621,7 +610,7 @@ static void on_inotify(void *ctx, int fd, short revents)
                 if (ev->wd == eng->status_wd)
                     status_file_appeared(eng, ev->name);
                 else if (ev->wd == eng->log_wd)
-                    feed_followers(eng, ev->name);
+                    poke_followers(eng, ev->name, (ev->mask & IN_MOVED_TO) != 0);
             }
             p += sizeof *ev + ev->len;
         }
@@ -780,7 +769,8 @@ int engine_open(const struct engine_options *opt, struct loop *lp, struct engine
         goto fail;
     }
     eng->status_wd = inotify_add_watch(eng->inotify_fd, eng->status_dir, IN_MOVED_TO);
-    eng->log_wd = inotify_add_watch(eng->inotify_fd, eng->log_dir, IN_MODIFY | IN_CREATE);
+    eng->log_wd =
+        inotify_add_watch(eng->inotify_fd, eng->log_dir, IN_MODIFY | IN_CREATE | IN_MOVED_TO);
     if (eng->status_wd < 0 || eng->log_wd < 0) {
         strbuf_addf(err, "inotify on %s: %s", eng->state_dir, strerror(errno));
         goto fail;
@@ -1575,14 +1565,14 @@ int engine_job_events(struct engine *eng, const char *user, const char *ws, cons
 }
 
 /* Appends the last `tail` lines of the file at path (all when tail < 0). */
-static long long tail_file(const char *path, long tail, struct strbuf *out)
+static void tail_file(const char *path, long tail, struct strbuf *out)
 {
     char *data;
     size_t len;
     struct strbuf io = STRBUF_INIT;
     if (file_read_all(path, SIZE_MAX / 2, &data, &len, &io) != 0) {
         strbuf_free(&io);
-        return 0;
+        return;
     }
     strbuf_free(&io);
     size_t start = 0;
@@ -1600,17 +1590,17 @@ static long long tail_file(const char *path, long tail, struct strbuf *out)
     }
     strbuf_add(out, data + start, len - start);
     free(data);
-    return (long long)len;
 }
 
 int engine_worker_log(struct engine *eng, const char *user, const char *ws, const char *name,
-                      const char *worker, long tail, bool follow, struct strbuf *out,
+                      const struct worker_log_query *lq, struct strbuf *out,
                       struct stream **follow_stream, struct api_error *err)
 {
     struct ejob *job;
     int rc = find_job(eng, user, ws, name, &job, err);
     if (rc)
         return rc;
+    const char *worker = lq->worker;
     bool known = false;
     for (size_t i = 0; i < job->worker_count; i++)
         known |= strcmp(job->workers[i].name, worker) == 0;
@@ -1618,29 +1608,38 @@ int engine_worker_log(struct engine *eng, const char *user, const char *ws, cons
         return api_error_set(err, 404, "NotFound", "worker", "job '%s' has no worker '%s'%s", name,
                              worker, job->worker_count ? "" : " (it has not been scheduled yet)");
     char *path = lifecycle_log_path(eng, job, worker);
-    long long size = tail_file(path, tail, out);
-    if (follow && !job_state_terminal(job->spec.state)) {
-        struct stream *s = stream_new();
-        stream_set_tag(s, path, size);
-        eng->followers =
-            xreallocarray(eng->followers, eng->follower_count + 1, sizeof *eng->followers);
-        eng->followers[eng->follower_count++] = stream_ref(s);
-        *follow_stream = s;
+    if (!lq->follow) {
+        tail_file(path, lq->tail, out);
+        free(path);
+        return 200;
     }
+    /* Following: read as the client drains, to the end once the worker has ended. */
+    struct logfollow_start how = {path, lq->tail, lq->framed, lq->from, eng->opt.log_cap, true};
+    struct strbuf why = STRBUF_INIT;
+    struct stream *s = logfollow_open(&how, &why);
     free(path);
+    if (s == NULL) {
+        strbuf_free(&why);
+        return 200; /* no log yet: nothing to show */
+    }
+    strbuf_free(&why);
+    if (job_state_terminal(job->spec.state))
+        logfollow_poke(s, true);
+    eng->followers = xreallocarray(eng->followers, eng->follower_count + 1, sizeof *eng->followers);
+    eng->followers[eng->follower_count++] = stream_ref(s);
+    *follow_stream = s;
     return 200;
 }
 
-/* Ends the log followers of a job that will write no more. */
+/* Tells the log followers of a job that will write no more: they end at the log's end. */
 void engine_end_followers(struct engine *eng, struct ejob *job);
 void engine_end_followers(struct engine *eng, struct ejob *job)
 {
-    feed_followers(eng, NULL);
     char prefix[128];
-    snprintf(prefix, sizeof prefix, "%s/%s.", eng->log_dir, job->spec.uid);
+    snprintf(prefix, sizeof prefix, "%s.", job->spec.uid);
     for (size_t i = 0; i < eng->follower_count; i++)
-        if (strncmp(stream_tag(eng->followers[i]), prefix, strlen(prefix)) == 0)
-            stream_close(eng->followers[i]);
+        if (logfollow_matches_job(eng->followers[i], prefix))
+            logfollow_poke(eng->followers[i], true);
 }
 
 /*

@@ -131,8 +131,7 @@ size_t jobfiles_remove(const char *state_dir, const char *uid)
     return left;
 }
 
-size_t jobfiles_collect(const char *state_dir, bool (*known)(void *ctx, const char *uid),
-                        void *ctx)
+size_t jobfiles_collect(const char *state_dir, bool (*known)(void *ctx, const char *uid), void *ctx)
 {
     size_t collected = 0;
     for (size_t i = 0; i < PER_JOB_DIRS; i++) {
