@@ -111,6 +111,9 @@ void ejob_free(struct ejob *job)
         return;
     jobspec_free(&job->spec);
     json_decref(job->shown);
+    for (size_t i = 0; i < job->held_event_count; i++)
+        free(job->held_events[i].json);
+    free(job->held_events);
     schema_free(&ejob_type, job);
     free(job);
 }
@@ -368,6 +371,66 @@ void engine_batch_end(struct engine *eng)
     strbuf_free(&err);
 }
 
+/* Most events a job whose save failed holds; older ones are dropped (and logged). */
+#define MAX_HELD_EVENTS 100
+
+/* Stores one event (its JSON without id), folds old ones, and tells watchers; false on failure. */
+static bool record_event(struct engine *eng, struct ejob *job, int64_t time_ms, const char *json,
+                         bool quiet)
+{
+    struct strbuf err = STRBUF_INIT;
+    int64_t id = 0;
+    struct config_limits lim;
+    config_effective_limits(&eng->cfg, &lim);
+    bool stored = store_event_add(eng->store, job->spec.uid, time_ms, json, &id, &err) == STORE_OK &&
+                  store_events_trim(eng->store, job->spec.uid, lim.events_per_job,
+                                    &job->events_folded, &err) == STORE_OK;
+    if (!stored && !quiet)
+        engine_log("event for %s not recorded: %s", job->spec.name, strbuf_str(&err));
+    strbuf_free(&err);
+    if (stored && eng->watcher_count) {
+        json_t *e = json_loads(json, 0, NULL);
+        if (e != NULL) {
+            json_object_set_new(e, "id", json_integer(id));
+            broadcast(eng, job->spec.workspace_name,
+                      json_pack("{s:s, s:o}", "type", "EVENT", "event", e));
+        }
+    }
+    return stored;
+}
+
+/* Holds an event of a job whose state is not saved: it must not be told before that state. */
+static void hold_event(struct ejob *job, int64_t time_ms, const char *json)
+{
+    if (job->held_event_count == MAX_HELD_EVENTS) {
+        engine_log("job %s: an event dropped while its saves fail: %s", job->spec.name,
+                   job->held_events[0].json);
+        free(job->held_events[0].json);
+        memmove(job->held_events, job->held_events + 1,
+                (MAX_HELD_EVENTS - 1) * sizeof *job->held_events);
+        job->held_event_count--;
+    }
+    job->held_events = xreallocarray(job->held_events, job->held_event_count + 1,
+                                     sizeof *job->held_events);
+    job->held_events[job->held_event_count++] = (struct held_event){time_ms, xstrdup(json)};
+}
+
+/* Records the events held while the job could not be saved; false while the store still refuses. */
+static bool release_events(struct engine *eng, struct ejob *job)
+{
+    size_t done = 0;
+    while (done < job->held_event_count &&
+           record_event(eng, job, job->held_events[done].time_ms, job->held_events[done].json,
+                        true)) {
+        free(job->held_events[done].json);
+        done++;
+    }
+    memmove(job->held_events, job->held_events + done,
+            (job->held_event_count - done) * sizeof *job->held_events);
+    job->held_event_count -= done;
+    return job->held_event_count == 0;
+}
+
 void engine_event(struct engine *eng, struct ejob *job, struct job_event *ev)
 {
     char stamp[TIMEFMT_RFC3339_LEN];
@@ -378,21 +441,15 @@ void engine_event(struct engine *eng, struct ejob *job, struct job_event *ev)
     json_t *j = job_event_to_json(ev);
     char *s = json_dumps(j, JSON_COMPACT);
     json_decref(j);
-    struct strbuf err = STRBUF_INIT;
-    int64_t id = 0;
-    struct config_limits lim;
-    config_effective_limits(&eng->cfg, &lim);
-    bool stored = store_event_add(eng->store, job->spec.uid, now, s, &id, &err) == STORE_OK &&
-                  store_events_trim(eng->store, job->spec.uid, lim.events_per_job,
-                                    &job->events_folded, &err) == STORE_OK;
-    if (!stored)
-        engine_log("event for %s not recorded: %s", job->spec.name, strbuf_str(&err));
-    strbuf_free(&err);
+    if (s == NULL)
+        xalloc_die();
+    /* A job whose last save failed: its events wait for the state they tell of. */
+    if (job->unsaved || job->held_event_count > 0)
+        hold_event(job, now, s);
+    else
+        record_event(eng, job, now, s, false);
     free(s);
-    ev->id = id;
-    if (stored && eng->watcher_count)
-        broadcast(eng, job->spec.workspace_name,
-                  json_pack("{s:s, s:o}", "type", "EVENT", "event", job_event_to_json(ev)));
+    ev->id = 0;
     ev->time = NULL;
     ev->job = NULL;
 }
@@ -542,6 +599,8 @@ static void retry_saves(void *ctx)
             engine_publish(eng, job);
             forget_status_files(eng, job);
         }
+        if (!job->unsaved && job->held_event_count > 0 && !release_events(eng, job))
+            arm_retry(eng);
         i++;
     }
 }

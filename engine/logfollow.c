@@ -167,7 +167,8 @@ static void refill(void *ctx, struct stream *s)
         return;
     /* At the end of what is held. */
     struct stat st;
-    bool other = stat(f->path, &st) == 0 && (f->fd < 0 || st.st_ino != f->ino || st.st_dev != f->dev);
+    bool other =
+        stat(f->path, &st) == 0 && (f->fd < 0 || st.st_ino != f->ino || st.st_dev != f->dev);
     if (other) {
         /* Rotated: what the shim wrote last to ours is there now. */
         if (f->fd >= 0 && read_chunk(f, s) > 0)

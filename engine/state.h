@@ -53,6 +53,12 @@ struct eworker {
 
 struct kill_ctx;
 
+/* An event of a job whose save failed: recorded and sent once the job is saved. */
+struct held_event {
+    int64_t time_ms;
+    char *json;
+};
+
 /* A watch line held back until the store has what it tells. */
 struct batch_line {
     char *ws;
@@ -87,6 +93,8 @@ struct ejob {
      * failed and is retried); remove_pending, that the store refused a delete.
      */
     json_t *shown;
+    struct held_event *held_events; /* events told once the job's state is saved */
+    size_t held_event_count;
     bool unsaved;
     bool in_batch;
     bool remove_pending;

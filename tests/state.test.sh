@@ -262,6 +262,9 @@ check "a refused save is logged, saying what is shown meanwhile" \
 check "...and the job shows its last saved state, not the unsaved SUCCEEDED" test "$shown" = RUNNING
 free_disk
 check "full3 ends SUCCEEDED once the disk has room" wait_for full3 .state SUCCEEDED 20
+api GET "$BASE/trainingJobs/full3/events"
+check "...and the event held meanwhile is recorded after the state it tells of" \
+    sh -c "jq -r '.events[] | select(.kind == \"STATE\") | .message' '$TMP/body' | grep -q 'RUNNING → SUCCEEDED'"
 stop_engine KILL
 start_engine
 check "...and a restart agrees" wait_for full3 .state SUCCEEDED 10
