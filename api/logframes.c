@@ -13,8 +13,7 @@
 
 #define MAX_HEAD 64
 
-void logframes_init(struct logframes *lf, logframes_data_fn data, logframes_skip_fn skip,
-                    void *ctx)
+void logframes_init(struct logframes *lf, logframes_data_fn data, logframes_skip_fn skip, void *ctx)
 {
     memset(lf, 0, sizeof *lf);
     lf->head = (struct strbuf)STRBUF_INIT;

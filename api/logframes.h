@@ -22,14 +22,14 @@ struct logframes {
     logframes_data_fn data;
     logframes_skip_fn skip;
     void *ctx;
-    struct strbuf head;  /* a frame header being read */
-    uint64_t data_left;  /* bytes of the current D frame still to come */
-    bool have_position;  /* a P frame was seen */
-    uintmax_t inode;     /* the position of the next log byte */
+    struct strbuf head; /* a frame header being read */
+    uint64_t data_left; /* bytes of the current D frame still to come */
+    bool have_position; /* a P frame was seen */
+    uintmax_t inode;    /* the position of the next log byte */
     uintmax_t offset;
-    bool ended;          /* E: the log is complete */
-    bool broken;         /* a frame it could not read: the stream is not trainjobd's */
-    uint64_t received;   /* bytes fed, frames and all */
+    bool ended;        /* E: the log is complete */
+    bool broken;       /* a frame it could not read: the stream is not trainjobd's */
+    uint64_t received; /* bytes fed, frames and all */
 };
 
 void logframes_init(struct logframes *lf, logframes_data_fn data, logframes_skip_fn skip,

@@ -92,7 +92,8 @@ static void test_every_byte_across_a_rotation(void **state)
     struct strbuf out = STRBUF_INIT;
     drain(s, &out);
     assert_int_equal(out.len, 100);
-    /* The shim fills the file to its cap, rotates, and writes more: 12 MiB beyond the stream cap. */
+    /* The shim fills the file to its cap, rotates, and writes more: 12 MiB beyond the stream cap.
+     */
     append(f->log, 100, cap - 100);
     assert_int_equal(rename(f->log, f->rotated), 0);
     logfollow_rotated(s);
@@ -251,8 +252,9 @@ static void test_bad_frames(void **state)
 {
     (void)state;
     static const char *const bad[] = {
-        "X 1\n", "D\n", "D -5\n", "D 99999999999999999999999\n", "P 1\n", "P a b\n", "S x\n",
-        "hello world\n", "E extra\n", "D 1 2\n",
+        "X 1\n",     "D\n",     "D -5\n", "D 99999999999999999999999\n",
+        "P 1\n",     "P a b\n", "S x\n",  "hello world\n",
+        "E extra\n", "D 1 2\n",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct collected c = {STRBUF_INIT, 0, 0};
