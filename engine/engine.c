@@ -382,9 +382,10 @@ static bool record_event(struct engine *eng, struct ejob *job, int64_t time_ms, 
     int64_t id = 0;
     struct config_limits lim;
     config_effective_limits(&eng->cfg, &lim);
-    bool stored = store_event_add(eng->store, job->spec.uid, time_ms, json, &id, &err) == STORE_OK &&
-                  store_events_trim(eng->store, job->spec.uid, lim.events_per_job,
-                                    &job->events_folded, &err) == STORE_OK;
+    bool stored =
+        store_event_add(eng->store, job->spec.uid, time_ms, json, &id, &err) == STORE_OK &&
+        store_events_trim(eng->store, job->spec.uid, lim.events_per_job, &job->events_folded,
+                          &err) == STORE_OK;
     if (!stored && !quiet)
         engine_log("event for %s not recorded: %s", job->spec.name, strbuf_str(&err));
     strbuf_free(&err);
@@ -410,8 +411,8 @@ static void hold_event(struct ejob *job, int64_t time_ms, const char *json)
                 (MAX_HELD_EVENTS - 1) * sizeof *job->held_events);
         job->held_event_count--;
     }
-    job->held_events = xreallocarray(job->held_events, job->held_event_count + 1,
-                                     sizeof *job->held_events);
+    job->held_events =
+        xreallocarray(job->held_events, job->held_event_count + 1, sizeof *job->held_events);
     job->held_events[job->held_event_count++] = (struct held_event){time_ms, xstrdup(json)};
 }
 
@@ -419,9 +420,8 @@ static void hold_event(struct ejob *job, int64_t time_ms, const char *json)
 static bool release_events(struct engine *eng, struct ejob *job)
 {
     size_t done = 0;
-    while (done < job->held_event_count &&
-           record_event(eng, job, job->held_events[done].time_ms, job->held_events[done].json,
-                        true)) {
+    while (done < job->held_event_count && record_event(eng, job, job->held_events[done].time_ms,
+                                                        job->held_events[done].json, true)) {
         free(job->held_events[done].json);
         done++;
     }

@@ -887,6 +887,8 @@ static void apply_fault(struct engine *eng, struct ejob *job, struct eworker *w,
 void lifecycle_worker_ended(struct engine *eng, struct ejob *job, struct eworker *w, int exit_code)
 {
     char *status = lifecycle_status_path(eng, job, w);
+    char uid[64];
+    snprintf(uid, sizeof uid, "%s", job->spec.uid);
     w->live = false;
     w->has_exit_code = true;
     w->exit_code = exit_code;
@@ -924,8 +926,12 @@ void lifecycle_worker_ended(struct engine *eng, struct ejob *job, struct eworker
     } else {
         apply_fault(eng, job, w, exit_code);
     }
-    /* Once the end is on disk the status file has done its work (else a retry removes it). */
-    if (engine_job_saved(eng, job)) {
+    /*
+     * Once the end is on disk the status file has done its work (else a retry
+     * removes it). The job may be gone: a delete finished with this end.
+     */
+    struct ejob *still = engine_find_uid(eng, uid);
+    if (still == NULL || engine_job_saved(eng, still)) {
         unlink(status);
         char *pid = xasprintf("%s.pid", status);
         unlink(pid);
@@ -936,6 +942,7 @@ void lifecycle_worker_ended(struct engine *eng, struct ejob *job, struct eworker
 
 void lifecycle_adopt(struct engine *eng, struct ejob *job)
 {
+    bool backing_off_before = job->backoff_until_ms > 0; /* read now: job may be freed below */
     for (size_t i = 0; i < job->worker_count; i++) {
         struct eworker *w = &job->workers[i];
         if (!w->live)
@@ -970,6 +977,6 @@ void lifecycle_adopt(struct engine *eng, struct ejob *job)
     } else if (job_has_live_workers(job) && job->spec.state != JOB_STATE_RUNNING) {
         engine_set_state(eng, job, JOB_STATE_RUNNING, NULL);
     }
-    if (job->backoff_until_ms > 0)
+    if (backing_off_before)
         lifecycle_arm_backoff(eng); /* a back-off that was running when trainjobd stopped */
 }
