@@ -1678,8 +1678,9 @@ int engine_worker_log(struct engine *eng, const char *user, const char *ws, cons
     struct stream *s = logfollow_open(&how, &why);
     free(path);
     if (s == NULL) {
+        rc = api_error_set(err, 500, "LogUnreadable", "worker", "%s", strbuf_str(&why));
         strbuf_free(&why);
-        return 200; /* no log yet: nothing to show */
+        return rc;
     }
     strbuf_free(&why);
     if (job_state_terminal(job->spec.state))

@@ -255,12 +255,13 @@ struct stream *logfollow_open(const struct logfollow_start *how, struct strbuf *
         stream_set_refill(s, refill, f, follow_free);
         return s;
     }
-    if (!hold(f, f->path, 0, 0)) {
+    if (!hold(f, f->path, 0, 0) && errno != ENOENT) {
         strbuf_addf(err, "%s: %s", how->path, strerror(errno));
         follow_free(f);
         return NULL;
     }
-    if (how->tail >= 0 && fstat(f->fd, &st) == 0)
+    /* No log yet (the worker is starting): it is followed from its first byte. */
+    if (f->fd >= 0 && how->tail >= 0 && fstat(f->fd, &st) == 0)
         f->offset = tail_start(f->fd, st.st_size, how->tail);
     struct stream *s = stream_new();
     stream_set_refill(s, refill, f, follow_free);

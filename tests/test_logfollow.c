@@ -247,6 +247,34 @@ static void test_tail_then_follow(void **state)
     strbuf_free(&err);
 }
 
+/* A log that does not exist yet is followed from its first byte once it appears. */
+static void test_log_not_there_yet(void **state)
+{
+    struct fixture *f = *state;
+    struct logfollow_start how = {f->log, 10, true, NULL, 1u << 20, true};
+    struct strbuf err = STRBUF_INIT;
+    struct stream *s = logfollow_open(&how, &err);
+    assert_non_null(s);
+    struct strbuf wire = STRBUF_INIT;
+    drain(s, &wire);
+    assert_int_equal(wire.len, 0);
+    append(f->log, 0, 30);
+    logfollow_poke(s, true);
+    drain(s, &wire);
+    assert_true(stream_closed(s));
+    struct collected c = {STRBUF_INIT, 0, 0};
+    struct logframes lf;
+    logframes_init(&lf, collect_data, collect_skip, &c);
+    assert_int_equal(logframes_feed(&lf, wire.buf, wire.len), 0);
+    assert_int_equal(c.data.len, 30);
+    assert_true(lf.ended);
+    logframes_free(&lf);
+    strbuf_free(&c.data);
+    strbuf_free(&wire);
+    stream_unref(s);
+    strbuf_free(&err);
+}
+
 /* Frames from a hostile or foreign server: refused, never taken for data. */
 static void test_bad_frames(void **state)
 {
@@ -296,6 +324,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_skipped_generations_are_said, setup, teardown),
         cmocka_unit_test_setup_teardown(test_framed_resume, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tail_then_follow, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_log_not_there_yet, setup, teardown),
         cmocka_unit_test(test_bad_frames),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
