@@ -506,22 +506,36 @@ static void setup_signals(sigset_t *handled)
     signal(SIGPIPE, SIG_IGN);
 }
 
+/* Could this write failure pass (a full disk, a quota, a flaky device)? */
+static bool transient(int err)
+{
+    return err == ENOSPC || err == EDQUOT || err == EIO || err == ENOMEM || err == EAGAIN ||
+           err == EMFILE || err == ENFILE || err == EINTR;
+}
+
 /*
  * Writes the status file, retrying with a growing pause (0.1 s doubling to
- * 5 s) for as long as it fails: a full disk must not turn the worker's end
+ * 5 s): for as long as the disk is full (or another failure that passes),
+ * about a minute for any other. A full disk must not turn the worker's end
  * into "shim gone without a word" (137). Until it lands, the shim lives on
  * and the exit status stays in memory; the first failure goes to the log.
+ * Returns false when it gave up.
  */
-static void write_status(const char *path, const char *line, size_t len, struct shim_log *lg)
+static bool write_status(const char *path, const char *line, size_t len, struct shim_log *lg)
 {
     long pause_ms = 100;
     bool told = false;
-    for (;;) {
+    for (int attempt = 0;; attempt++) {
         struct strbuf err = STRBUF_INIT;
         int rc = file_write_atomic(path, line, len, 0644, &err);
-        if (rc == 0 || errno == ENOENT) {
+        int why = errno;
+        if (rc == 0 || why == ENOENT) {
             strbuf_free(&err); /* written, or its directory is gone with the job */
-            return;
+            return rc == 0;
+        }
+        if (!transient(why) && attempt >= 15) {
+            strbuf_free(&err);
+            return false;
         }
         if (!told && lg->fd >= 0) {
             char msg[1200];
@@ -597,7 +611,8 @@ int main(int argc, char **argv)
         code = 128 + WTERMSIG(wstatus);
 
     len = snprintf(line, sizeof(line), "exit_code %d\n", code);
-    write_status(a.status, line, (size_t)len, &lg);
+    if (!write_status(a.status, line, (size_t)len, &lg))
+        return 1;
     for (size_t i = 0; i < av.n; i++)
         free(av.v[i]);
     free(av.v);
