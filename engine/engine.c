@@ -1558,8 +1558,9 @@ int engine_job_workers(struct engine *eng, const char *user, const char *ws, con
     int rc = find_job(eng, user, ws, name, &job, err);
     if (rc)
         return rc;
-    *reply = json_pack("{s:o, s:s, s:I}", "workers", workers_json(job), "next_page_token", "",
-                       "total_size", (json_int_t)job->worker_count);
+    json_t *workers = shown_workers(job); /* as last saved, like the job */
+    *reply = json_pack("{s:o, s:s, s:I}", "workers", workers, "next_page_token", "", "total_size",
+                       (json_int_t)json_array_size(workers));
     return 200;
 }
 

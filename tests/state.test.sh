@@ -257,9 +257,11 @@ truncate -s -4096 "$STATE/fill"
 touch "$STATE/work/$(field full3 .uid)/go"
 sleep 2
 shown=$(field full3 .state)
+phase=$(curl -s --unix-socket "$SOCK" "http://x$BASE/trainingJobs/full3/workers" | jq -r '.workers[0].phase')
 check "a refused save is logged, saying what is shown meanwhile" \
     grep -q "saving job full3: .*disk is full.*keeps showing its last saved state (RUNNING)" "$TMP/engine.log"
 check "...and the job shows its last saved state, not the unsaved SUCCEEDED" test "$shown" = RUNNING
+check "...its worker too (phase $phase)" test "$phase" = Running
 free_disk
 check "full3 ends SUCCEEDED once the disk has room" wait_for full3 .state SUCCEEDED 20
 api GET "$BASE/trainingJobs/full3/events"
