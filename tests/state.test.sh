@@ -194,6 +194,20 @@ api POST "$BASE/trainingJobs:batchDelete" '{"training_job_names": ["loop"]}'
 n=0
 while [ $n -lt 100 ] && [ "$(field loop .code)" != 404 ] ; do sleep 0.1; n=$((n + 1)); done
 
+# ---- #8: a zero-length engine.db does not start an empty engine ----------------
+
+stop_engine TERM
+cp "$STATE/engine.db" "$TMP/engine.db.saved"
+: >"$STATE/engine.db"
+rm -f "$STATE/engine.db-wal" "$STATE/engine.db-shm"
+start_engine
+check "an empty engine.db stops trainjobd" sh -c "! kill -0 $ENGINE_PID 2>/dev/null"
+check "...saying which file and what to do" grep -q "engine.db is empty (0 bytes).*move it aside" "$TMP/engine.log"
+ENGINE_PID=""
+check "...and leaves the file as it was" test ! -s "$STATE/engine.db"
+cp "$TMP/engine.db.saved" "$STATE/engine.db"
+start_engine
+
 # ---- #8: a full disk never turns an outcome into another -----------------------
 
 stop_engine TERM
@@ -270,13 +284,3 @@ check "...and the event held meanwhile is recorded after the state it tells of" 
 stop_engine KILL
 start_engine
 check "...and a restart agrees" wait_for full3 .state SUCCEEDED 10
-
-# ---- #8: a zero-length engine.db does not start an empty engine ----------------
-
-stop_engine TERM
-: >"$STATE/engine.db"
-rm -f "$STATE/engine.db-wal" "$STATE/engine.db-shm"
-start_engine
-check "an empty engine.db stops trainjobd" sh -c "! kill -0 $ENGINE_PID 2>/dev/null"
-check "...saying which file and what to do" grep -q "engine.db is empty (0 bytes).*move it aside" "$TMP/engine.log"
-ENGINE_PID=""
