@@ -807,15 +807,16 @@ static void backoff_due(void *ctx)
             lifecycle_schedule_soon(eng); /* a RESTARTING job may be placed now */
             continue;
         }
-        for (size_t i = 0; i < job->worker_count; i++) {
-            struct eworker *w = &job->workers[i];
-            if (strcmp(w->name, worker) == 0 && !w->live && job->after_stop == AFTER_STOP_NONE &&
-                job->spec.state == JOB_STATE_RUNNING) {
-                engine_set_state(eng, job, job->spec.state, NULL);
-                restart_pod(eng, job, w, false, job->backoff_reason);
-            }
-        }
         free(worker);
+        if (job->after_stop != AFTER_STOP_NONE || job->spec.state != JOB_STATE_RUNNING)
+            continue; /* stopped meanwhile */
+        engine_set_state(eng, job, job->spec.state, NULL);
+        /* Every pod whose RESTART_POD waited: in a RUNNING job, the failed ones not live. */
+        for (size_t i = 0; i < job->worker_count && job->after_stop == AFTER_STOP_NONE; i++) {
+            struct eworker *w = &job->workers[i];
+            if (!w->live && w->phase == WORKER_FAILED)
+                restart_pod(eng, job, w, false, job->backoff_reason);
+        }
     }
     lifecycle_arm_backoff(eng);
 }

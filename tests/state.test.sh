@@ -194,6 +194,19 @@ api POST "$BASE/trainingJobs:batchDelete" '{"training_job_names": ["loop"]}'
 n=0
 while [ $n -lt 100 ] && [ "$(field loop .code)" != 404 ] ; do sleep 0.1; n=$((n + 1)); done
 
+# RESTART_POD loops back off too, and every failed pod is restarted, none starved.
+submit pods 'exit 3' '.roles[0].total_replicas = 2 | .fault_tolerance = {backoff_limit: -1, rules: [{exit_codes: "3", action: "RESTART_POD"}]}'
+check "a RESTART_POD loop says it backs off" wait_for pods '.state_message // "" | test("^back-off .* restarting failed")' true 10
+sleep 3
+curl -s --unix-socket "$SOCK" "http://x$BASE/trainingJobs/pods/workers" >"$TMP/body"
+r0=$(jq '.workers[0].restarts' "$TMP/body")
+r1=$(jq '.workers[1].restarts' "$TMP/body")
+check "both pods keep being restarted ($r0 and $r1), at a throttled pace" \
+    sh -c "[ $r0 -ge 2 ] && [ $r1 -ge 2 ] && [ $r0 -le 8 ] && [ $r1 -le 8 ]"
+api POST "$BASE/trainingJobs:batchDelete" '{"training_job_names": ["pods"]}'
+n=0
+while [ $n -lt 100 ] && [ "$(field pods .code)" != 404 ] ; do sleep 0.1; n=$((n + 1)); done
+
 # ---- #8: a zero-length engine.db does not start an empty engine ----------------
 
 stop_engine TERM
