@@ -565,8 +565,9 @@ static int get_events(struct session *s, const char *name, enum output o, FILE *
         table_row(&t, head);
         for (size_t i = 0; i < l.count; i++) {
             const struct job_event *ev = &l.events[i];
-            const char *row[] = {ev->time, enum_name(&job_event_kind_names, (int)ev->kind),
-                                 ev->message};
+            /* No kind: the engine's note of how many older events it folded. */
+            const char *kind = ev->kind ? enum_name(&job_event_kind_names, (int)ev->kind) : NULL;
+            const char *row[] = {ev->time, kind, ev->message};
             table_row(&t, row);
         }
         table_print(&t, out);
