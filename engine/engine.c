@@ -1669,6 +1669,11 @@ int engine_worker_log(struct engine *eng, const char *user, const char *ws, cons
                              worker, job->worker_count ? "" : " (it has not been scheduled yet)");
     char *path = lifecycle_log_path(eng, job, worker);
     if (!lq->follow) {
+        if (lq->tail < 0) { /* the whole log: its rotated generation first */
+            char *rotated = xasprintf("%s.1", path);
+            tail_file(rotated, -1, out);
+            free(rotated);
+        }
         tail_file(path, lq->tail, out);
         free(path);
         return 200;

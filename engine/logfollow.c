@@ -255,6 +255,12 @@ struct stream *logfollow_open(const struct logfollow_start *how, struct strbuf *
         stream_set_refill(s, refill, f, follow_free);
         return s;
     }
+    /* The whole log: the rotated generation first, when there is one. */
+    if (how->tail < 0 && hold(f, f->rotated, 0, 1)) {
+        struct stream *s = stream_new();
+        stream_set_refill(s, refill, f, follow_free);
+        return s;
+    }
     if (!hold(f, f->path, 0, 0) && errno != ENOENT) {
         strbuf_addf(err, "%s: %s", how->path, strerror(errno));
         follow_free(f);

@@ -122,6 +122,19 @@ else
     fail "every byte arrives, in order" "got $got bytes, the log holds $want"
 fi
 
+"$TRAINJOB_BIN" $E logs fast >"$TMP/fast.all" 2>"$TMP/fast.err"
+if cat "$LOG.1" "$LOG" | cmp -s - "$TMP/fast.all"; then
+    pass "logs without -f: the whole log, both generations"
+else
+    fail "logs without -f: the whole log, both generations" "$(wc -c <"$TMP/fast.all") bytes"
+fi
+"$TRAINJOB_BIN" $E logs fast -f >"$TMP/fast.again" 2>"$TMP/fast.err"
+if cat "$LOG.1" "$LOG" | cmp -s - "$TMP/fast.again"; then
+    pass "logs -f of an ended job: the whole log, then it ends"
+else
+    fail "logs -f of an ended job: the whole log, then it ends" "$(wc -c <"$TMP/fast.again") bytes"
+fi
+
 # ---- a reader slower than the log: what went by unread is said, with its size ---
 
 # 60 MB through a 16 MiB rotation read at 8 MB/s: the log rotates past the reader.

@@ -247,6 +247,30 @@ static void test_tail_then_follow(void **state)
     strbuf_free(&err);
 }
 
+/* The whole log is both generations the shim keeps: FILE.1, then FILE. */
+static void test_whole_log_from_rotated(void **state)
+{
+    struct fixture *f = *state;
+    append(f->rotated, 0, 4096);
+    append(f->log, 4096, 100);
+    struct logfollow_start how = {f->log, -1, false, NULL, 4096, true};
+    struct strbuf err = STRBUF_INIT;
+    struct stream *s = logfollow_open(&how, &err);
+    assert_non_null(s);
+    append(f->log, 4196, 4);
+    logfollow_poke(s, true);
+    struct strbuf out = STRBUF_INIT;
+    drain(s, &out);
+    assert_true(stream_closed(s));
+    assert_int_equal(out.len, 4200);
+    for (size_t i = 0; i < out.len; i++)
+        if (out.buf[i] != 'a' + (int)(i % 26))
+            fail_msg("byte %zu differs", i);
+    stream_unref(s);
+    strbuf_free(&out);
+    strbuf_free(&err);
+}
+
 /* A log that does not exist yet is followed from its first byte once it appears. */
 static void test_log_not_there_yet(void **state)
 {
@@ -325,6 +349,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_framed_resume, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tail_then_follow, setup, teardown),
         cmocka_unit_test_setup_teardown(test_log_not_there_yet, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_whole_log_from_rotated, setup, teardown),
         cmocka_unit_test(test_bad_frames),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
