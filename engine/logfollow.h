@@ -32,7 +32,7 @@ struct strbuf;
 
 struct logfollow_start {
     const char *path; /* the worker's log, FILE */
-    long tail;        /* the last lines first (< 0: the whole file) */
+    long tail;        /* the last lines of FILE first (< 0: the whole log, FILE.1 then FILE) */
     bool framed;
     const char *from; /* framed: "<inode>:<offset>" to continue from, or NULL */
     size_t cap;       /* the shim's rotation size: an unread generation is this long */
