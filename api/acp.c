@@ -234,6 +234,8 @@ static enum backend_status build(struct backend *b, const struct backend_request
             snprintf(n, sizeof n, "%ld", rq->tail);
         query(&out->path, "tail", n);
         query(&out->path, "follow", rq->follow ? "true" : NULL);
+        query(&out->path, "framed", rq->framed ? "true" : NULL);
+        query(&out->path, "from", rq->from);
         out->stream = true;
         break;
     }
@@ -691,6 +693,20 @@ static enum backend_status acp_logs(struct backend *b, const char *name, const c
     return stream(b, &rq, fn, ctx, err);
 }
 
+static enum backend_status acp_logs_framed(struct backend *b, const char *name, const char *worker,
+                                           long tail, const char *from, backend_data_fn fn,
+                                           void *ctx, struct api_error *err)
+{
+    struct backend_request rq = {.op = BACKEND_OP_LOGS,
+                                 .name = name,
+                                 .worker = worker,
+                                 .tail = tail,
+                                 .follow = true,
+                                 .framed = true,
+                                 .from = from};
+    return stream(b, &rq, fn, ctx, err);
+}
+
 static enum backend_status acp_watch(struct backend *b, backend_watch_fn fn, void *ctx,
                                      struct api_error *err)
 {
@@ -796,6 +812,7 @@ static const struct backend_ops acp_ops = {
     .workers = acp_workers,
     .events = acp_events,
     .logs = acp_logs,
+    .logs_framed = acp_logs_framed,
     .stop = acp_stop,
     .start = acp_start,
     .remove = acp_delete,

@@ -308,6 +308,18 @@ enum backend_status backend_logs(struct backend *b, const char *name, const char
     return st;
 }
 
+enum backend_status backend_logs_framed(struct backend *b, const char *name, const char *worker,
+                                        long tail, const char *from, backend_data_fn fn, void *ctx,
+                                        struct api_error *err)
+{
+    NEED(logs_framed, "resumable worker logs");
+    enum backend_status st;
+    do
+        st = b->ops->logs_framed(b, name, worker, tail, from, fn, ctx, err);
+    while (again(b, st, err));
+    return st;
+}
+
 /* Runs a batch operation BACKEND_MAX_BATCH names at a time, results appended in order. */
 static enum backend_status
 batched(struct backend *b,

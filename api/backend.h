@@ -147,6 +147,8 @@ struct backend_request {
     char *job_json;            /* backend_send's copy of job: leave NULL */
     long tail;                 /* LOGS: the last lines (< 0: all) */
     bool follow;               /* LOGS */
+    bool framed;               /* LOGS with follow: P/D/S/E frames (engine/logfollow.h) */
+    const char *from;          /* LOGS framed: "<inode>:<offset>" to resume at */
 };
 
 /* How a call ended and what it brought; the callee of backend_reply_fn may take members. */
@@ -187,6 +189,14 @@ struct backend_ops {
     /* The last tail lines (all when tail < 0); with follow, then what is written next. */
     enum backend_status (*logs)(struct backend *b, const char *name, const char *worker, long tail,
                                 bool follow, backend_data_fn fn, void *ctx, struct api_error *err);
+    /*
+     * Follows a log in frames (trainjobd: engine/logfollow.h), from the last
+     * tail lines, or resuming at from ("<inode>:<offset>"); NULL when the
+     * server cannot.
+     */
+    enum backend_status (*logs_framed)(struct backend *b, const char *name, const char *worker,
+                                       long tail, const char *from, backend_data_fn fn, void *ctx,
+                                       struct api_error *err);
     enum backend_status (*stop)(struct backend *b, const char *const *names, size_t n,
                                 struct batch_result *out, struct api_error *err);
     enum backend_status (*start)(struct backend *b, const char *name, struct jobspec *out,
@@ -246,6 +256,10 @@ enum backend_status backend_events(struct backend *b, const char *name, struct j
                                    struct api_error *err);
 enum backend_status backend_logs(struct backend *b, const char *name, const char *worker, long tail,
                                  bool follow, backend_data_fn fn, void *ctx, struct api_error *err);
+/* Follows a log in frames (see backend_ops.logs_framed); BACKEND_REJECTED when unsupported. */
+enum backend_status backend_logs_framed(struct backend *b, const char *name, const char *worker,
+                                        long tail, const char *from, backend_data_fn fn, void *ctx,
+                                        struct api_error *err);
 /* Stops or deletes any number of jobs, BACKEND_MAX_BATCH names per call. */
 enum backend_status backend_stop(struct backend *b, const char *const *names, size_t n,
                                  struct batch_result *out, struct api_error *err);

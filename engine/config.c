@@ -117,6 +117,15 @@ static const struct field key_fields[] = {
 };
 static const struct object_type key_type = SCHEMA_ELEM(struct config_key, key_fields);
 
+static const struct field limits_fields[] = {
+    F_INT(struct config_limits, restart_delay_ms),
+    F_INT(struct config_limits, restart_delay_max_ms),
+    F_INT(struct config_limits, restart_reset_after_ms),
+    F_INT(struct config_limits, events_per_job),
+    F_INT(struct config_limits, save_retry_ms),
+};
+static const struct object_type limits_type = SCHEMA_OBJ(limits_fields);
+
 static const struct field config_fields[] = {
     F_STR(struct engine_config, subscription),
     F_STR(struct engine_config, resource_group),
@@ -131,6 +140,7 @@ static const struct field config_fields[] = {
     F_LIST(struct engine_config, volumes, volume_count, volume_type),
     F_LIST(struct engine_config, keys, key_count, key_type),
     F_INT(struct engine_config, worker_process_limit),
+    F_SECTION(struct engine_config, limits, limits_type),
 };
 static const struct object_type config_type = SCHEMA_OBJ(config_fields);
 
@@ -169,6 +179,10 @@ static const char config_header[] =
     "#   worker_process_limit\n"
     "#               the most processes one worker may run at once, where cgroups\n"
     "#               let trainjobd enforce it (0: the default, 4096).\n"
+    "#   limits      optional: restart_delay_ms (10000), restart_delay_max_ms (300000)\n"
+    "#               and restart_reset_after_ms (600000) pace a crash-looping job;\n"
+    "#               events_per_job (200) bounds the events kept per job;\n"
+    "#               save_retry_ms (1000) paces retries of a save the disk refused.\n"
     "\n";
 
 /* ---- probing this machine ----------------------------------------------- */
@@ -689,6 +703,19 @@ static void check_config(const struct engine_config *cfg, struct findings *fs)
         check_not_negative(fs, "specs", i, "cpus", s->cpus);
         check_not_negative(fs, "specs", i, "memory_mib", s->memory_mib);
     }
+    const struct config_limits *l = &cfg->limits;
+    const struct {
+        const char *name;
+        int value;
+    } limits[] = {{"restart_delay_ms", l->restart_delay_ms},
+                  {"restart_delay_max_ms", l->restart_delay_max_ms},
+                  {"restart_reset_after_ms", l->restart_reset_after_ms},
+                  {"events_per_job", l->events_per_job},
+                  {"save_retry_ms", l->save_retry_ms}};
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
+        if (limits[i].value < 0)
+            findings_add(fs, SEVERITY_ERROR, "limits", "%s: must not be negative (0: the default)",
+                         limits[i].name);
     for (size_t i = 0; i < cfg->pool_count; i++)
         check_pool(cfg, i, fs);
     for (size_t i = 0; i < cfg->workspace_count; i++)
@@ -948,4 +975,22 @@ void config_catalog(const struct engine_config *cfg, const char *user, struct ca
         out->images[i].source = dup_or_null(cfg->images[i].source);
         out->images[i].description = dup_or_null(cfg->images[i].description);
     }
+}
+
+/* A limit from engine.yaml, or its default when absent or 0. */
+static int limit_or(int value, int fallback)
+{
+    return value > 0 ? value : fallback;
+}
+
+void config_effective_limits(const struct engine_config *cfg, struct config_limits *out)
+{
+    const struct config_limits *l = &cfg->limits;
+    out->present = true;
+    out->restart_delay_ms = limit_or(l->restart_delay_ms, CONFIG_RESTART_DELAY_MS);
+    out->restart_delay_max_ms = limit_or(l->restart_delay_max_ms, CONFIG_RESTART_DELAY_MAX_MS);
+    out->restart_reset_after_ms =
+        limit_or(l->restart_reset_after_ms, CONFIG_RESTART_RESET_AFTER_MS);
+    out->events_per_job = limit_or(l->events_per_job, CONFIG_EVENTS_PER_JOB);
+    out->save_retry_ms = limit_or(l->save_retry_ms, CONFIG_SAVE_RETRY_MS);
 }

@@ -89,6 +89,25 @@ struct config_key {
     char *user;
 };
 
+/*
+ * Engine limits (engine.yaml `limits:`; 0 or absent: the default). Delays of
+ * a crash loop grow as Kubernetes' CrashLoopBackOff does.
+ */
+struct config_limits {
+    bool present;
+    int restart_delay_ms;       /* the first delayed restart: 10 s */
+    int restart_delay_max_ms;   /* the delay doubles up to this: 5 min */
+    int restart_reset_after_ms; /* a run this long forgets the loop: 10 min */
+    int events_per_job;         /* events kept per job, older ones folded: 200 */
+    int save_retry_ms;          /* retrying a save the disk refused: 1 s */
+};
+
+#define CONFIG_RESTART_DELAY_MS 10000
+#define CONFIG_RESTART_DELAY_MAX_MS 300000
+#define CONFIG_RESTART_RESET_AFTER_MS 600000
+#define CONFIG_EVENTS_PER_JOB 200
+#define CONFIG_SAVE_RETRY_MS 1000
+
 struct engine_config {
     char *subscription;   /* "local" */
     char *resource_group; /* "default" */
@@ -113,6 +132,7 @@ struct engine_config {
     struct config_key *keys;
     size_t key_count;
     int worker_process_limit; /* processes per worker (cgroup pids.max); 0: the default */
+    struct config_limits limits;
 };
 
 /* The process limit per worker when engine.yaml does not set one. */
@@ -171,6 +191,8 @@ const struct config_pool *config_pool(const struct engine_config *cfg, const cha
 const struct config_volume *config_volume(const struct engine_config *cfg, const char *id);
 /* May pool place workers on node? */
 bool config_pool_has_node(const struct config_pool *pool, const char *node);
+/* cfg->limits with every absent (0) limit replaced by its default. */
+void config_effective_limits(const struct engine_config *cfg, struct config_limits *out);
 /* The user an AK/SK access key belongs to, or NULL. */
 const struct config_key *config_key(const struct engine_config *cfg, const char *access_key);
 /* worker_process_limit, or the default when it is 0. */

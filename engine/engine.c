@@ -28,6 +28,8 @@
 #include "api/validate.h"
 #include "engine/cgroup.h"
 #include "engine/fault.h"
+#include "engine/jobfiles.h"
+#include "engine/logfollow.h"
 #include "engine/state.h"
 #include "engine/store.h"
 #include "engine/stream.h"
@@ -96,6 +98,11 @@ static const struct field ejob_fields[] = {
     F_INT(struct ejob, gpus),
     F_INT(struct ejob, cpus),
     F_I64(struct ejob, memory_mib),
+    F_INT(struct ejob, crash_loops),
+    F_I64(struct ejob, backoff_until_ms),
+    F_STR(struct ejob, backoff_worker),
+    F_STR(struct ejob, backoff_reason),
+    F_I64(struct ejob, events_folded),
 };
 static const struct object_type ejob_type = SCHEMA_OBJ(ejob_fields);
 
@@ -104,6 +111,10 @@ void ejob_free(struct ejob *job)
     if (job == NULL)
         return;
     jobspec_free(&job->spec);
+    json_decref(job->shown);
+    for (size_t i = 0; i < job->held_event_count; i++)
+        free(job->held_events[i].json);
+    free(job->held_events);
     schema_free(&ejob_type, job);
     free(job);
 }
@@ -138,19 +149,92 @@ static struct ejob *job_from_record(const char *json)
     return job;
 }
 
+static json_t *workers_json(const struct ejob *job);
+
+/* The output fields derived from the workers: ready workers, restarts used. */
+static void derive_outputs(struct ejob *job)
+{
+    int ready = 0;
+    for (size_t i = 0; i < job->worker_count; i++)
+        ready += job->workers[i].phase == WORKER_RUNNING;
+    job->spec.has_ready_workers = true;
+    job->spec.ready_workers = ready;
+    job->spec.has_restart_count = true;
+    job->spec.restart_count = job->restarts;
+}
+
+/* The job as it is now on disk becomes what clients see. */
+static void take_snapshot(struct ejob *job)
+{
+    json_decref(job->shown);
+    job->shown =
+        json_pack("{s:o, s:o}", "job", jobspec_to_json(&job->spec), "workers", workers_json(job));
+}
+
+static void retry_saves(void *ctx);
+
+static void arm_retry(struct engine *eng)
+{
+    if (eng->save_timer == 0) {
+        struct config_limits lim;
+        config_effective_limits(&eng->cfg, &lim);
+        eng->save_timer = loop_add_timer(eng->loop, lim.save_retry_ms, retry_saves, eng);
+    }
+}
+
+/* A save the store refused: memory stays ahead of the disk until a retry succeeds. */
+static void save_failed(struct engine *eng, struct ejob *job, const char *why)
+{
+    if (!job->unsaved) {
+        const char *shown =
+            json_string_value(json_object_get(json_object_get(job->shown, "job"), "state"));
+        engine_log("saving job %s: %s; it keeps showing its last saved state (%s) and is saved "
+                   "again when the disk allows",
+                   job->spec.name, why, shown ? shown : "none");
+    }
+    job->unsaved = true;
+    arm_retry(eng);
+}
+
+/* A save reached the disk: clients may see it. */
+static void save_done(struct ejob *job)
+{
+    if (job->unsaved)
+        engine_log("job %s: saved again after the store refused it", job->spec.name);
+    job->unsaved = false;
+    take_snapshot(job);
+}
+
 int engine_save(struct engine *eng, struct ejob *job)
 {
+    derive_outputs(job);
     char *rec = job_record(job);
     struct strbuf err = STRBUF_INIT;
     enum store_status st = store_job_update(eng->store, job->spec.uid, rec, &err);
     free(rec);
     if (st != STORE_OK) {
-        engine_log("saving job %s: %s", job->spec.name, strbuf_str(&err));
+        save_failed(eng, job, strbuf_str(&err));
         strbuf_free(&err);
         return -1;
     }
     strbuf_free(&err);
+    if (eng->batch_depth > 0) {
+        /* On disk only once the batch commits: shown then. */
+        if (!job->in_batch) {
+            eng->batch = xreallocarray(eng->batch, eng->batch_count + 1, sizeof *eng->batch);
+            eng->batch[eng->batch_count++] = job;
+            job->in_batch = true;
+        }
+        return 0;
+    }
+    save_done(job);
     return 0;
+}
+
+bool engine_job_saved(const struct engine *eng, const struct ejob *job)
+{
+    (void)eng;
+    return !job->unsaved && !job->in_batch;
 }
 
 /* ---- the job table ---------------------------------------------------- */
@@ -186,14 +270,9 @@ static void add_job(struct engine *eng, struct ejob *job)
 
 /* ---- watch streams and events ----------------------------------------- */
 
-static void broadcast(struct engine *eng, const char *ws, json_t *msg)
+/* Sends one line (with its newline) to the watchers of workspace ws. */
+static void broadcast_line(struct engine *eng, const char *ws, const char *line, size_t len)
 {
-    char *line = json_dumps(msg, JSON_COMPACT);
-    json_decref(msg);
-    if (line == NULL)
-        xalloc_die();
-    size_t len = strlen(line);
-    line[len] = '\n';
     for (size_t i = 0; i < eng->watcher_count;) {
         struct stream *s = eng->watchers[i];
         if (stream_abandoned(s) || stream_closed(s)) {
@@ -202,33 +281,155 @@ static void broadcast(struct engine *eng, const char *ws, json_t *msg)
             continue;
         }
         if (strcmp(stream_tag(s), ws) == 0)
-            stream_write(s, line, len + 1);
+            stream_write(s, line, len);
         i++;
     }
+}
+
+/* msg as one line; inside a batch it waits for the commit (it may tell of what is saved there). */
+static void broadcast(struct engine *eng, const char *ws, json_t *msg)
+{
+    char *text = json_dumps(msg, JSON_COMPACT);
+    json_decref(msg);
+    if (text == NULL)
+        xalloc_die();
+    char *line = xasprintf("%s\n", text);
+    free(text);
+    if (eng->batch_depth > 0) {
+        eng->batch_lines =
+            xreallocarray(eng->batch_lines, eng->batch_line_count + 1, sizeof *eng->batch_lines);
+        eng->batch_lines[eng->batch_line_count++] = (struct batch_line){xstrdup(ws), line};
+        return;
+    }
+    broadcast_line(eng, ws, line, strlen(line));
     free(line);
 }
 
-static json_t *workers_json(const struct ejob *job);
-
+/* The job as last saved (GET, lists, replies): never a state the disk does not have. */
 static json_t *job_json(const struct ejob *job)
 {
-    return jobspec_to_json(&job->spec);
+    json_t *saved = json_object_get(job->shown, "job");
+    return saved ? json_deep_copy(saved) : jobspec_to_json(&job->spec);
 }
 
+/* Its workers as last saved. */
+static json_t *shown_workers(const struct ejob *job)
+{
+    json_t *saved = json_object_get(job->shown, "workers");
+    return saved ? json_deep_copy(saved) : json_array();
+}
+
+/* Watchers hear the job as saved; a job whose save failed or waits for its batch is not sent. */
 void engine_publish(struct engine *eng, struct ejob *job)
 {
-    int ready = 0;
-    for (size_t i = 0; i < job->worker_count; i++)
-        ready += job->workers[i].phase == WORKER_RUNNING;
-    job->spec.has_ready_workers = true;
-    job->spec.ready_workers = ready;
-    job->spec.has_restart_count = true;
-    job->spec.restart_count = job->restarts;
-    if (eng->watcher_count == 0)
+    if (eng->watcher_count == 0 || !engine_job_saved(eng, job) || job->shown == NULL)
         return;
     broadcast(eng, job->spec.workspace_name,
               json_pack("{s:s, s:o, s:o}", "type", "JOB", "job", job_json(job), "workers",
-                        workers_json(job)));
+                        shown_workers(job)));
+}
+
+void engine_batch_begin(struct engine *eng)
+{
+    if (eng->batch_depth++ == 0)
+        store_begin(eng->store, NULL); /* a failure shows at the commit */
+}
+
+void engine_batch_end(struct engine *eng)
+{
+    if (eng->batch_depth == 0 || --eng->batch_depth > 0)
+        return;
+    struct strbuf err = STRBUF_INIT;
+    bool ok = store_commit(eng->store, &err) == STORE_OK;
+    if (!ok)
+        store_rollback(eng->store);
+    size_t count = eng->batch_count;
+    struct ejob **jobs = eng->batch;
+    eng->batch = NULL;
+    eng->batch_count = 0;
+    for (size_t i = 0; i < count; i++) {
+        jobs[i]->in_batch = false;
+        if (ok && !jobs[i]->unsaved)
+            save_done(jobs[i]);
+        else if (!ok)
+            save_failed(eng, jobs[i], strbuf_str(&err));
+    }
+    if (!ok && eng->batch_line_count)
+        engine_log("%zu event(s) not recorded: %s", eng->batch_line_count, strbuf_str(&err));
+    for (size_t i = 0; i < eng->batch_line_count; i++) {
+        struct batch_line *bl = &eng->batch_lines[i];
+        if (ok)
+            broadcast_line(eng, bl->ws, bl->line, strlen(bl->line));
+        free(bl->ws);
+        free(bl->line);
+    }
+    free(eng->batch_lines);
+    eng->batch_lines = NULL;
+    eng->batch_line_count = 0;
+    for (size_t i = 0; ok && i < count; i++)
+        engine_publish(eng, jobs[i]);
+    free(jobs);
+    strbuf_free(&err);
+}
+
+/* Most events a job whose save failed holds; older ones are dropped (and logged). */
+#define MAX_HELD_EVENTS 100
+
+/* Stores one event (its JSON without id), folds old ones, and tells watchers; false on failure. */
+static bool record_event(struct engine *eng, struct ejob *job, int64_t time_ms, const char *json,
+                         bool quiet)
+{
+    struct strbuf err = STRBUF_INIT;
+    int64_t id = 0;
+    struct config_limits lim;
+    config_effective_limits(&eng->cfg, &lim);
+    bool stored =
+        store_event_add(eng->store, job->spec.uid, time_ms, json, &id, &err) == STORE_OK &&
+        store_events_trim(eng->store, job->spec.uid, lim.events_per_job, &job->events_folded,
+                          &err) == STORE_OK;
+    if (!stored && !quiet)
+        engine_log("event for %s not recorded: %s", job->spec.name, strbuf_str(&err));
+    strbuf_free(&err);
+    if (stored && eng->watcher_count) {
+        json_t *e = json_loads(json, 0, NULL);
+        if (e != NULL) {
+            json_object_set_new(e, "id", json_integer(id));
+            broadcast(eng, job->spec.workspace_name,
+                      json_pack("{s:s, s:o}", "type", "EVENT", "event", e));
+        }
+    }
+    return stored;
+}
+
+/* Holds an event of a job whose state is not saved: it must not be told before that state. */
+static void hold_event(struct ejob *job, int64_t time_ms, const char *json)
+{
+    if (job->held_event_count == MAX_HELD_EVENTS) {
+        engine_log("job %s: an event dropped while its saves fail: %s", job->spec.name,
+                   job->held_events[0].json);
+        free(job->held_events[0].json);
+        memmove(job->held_events, job->held_events + 1,
+                (MAX_HELD_EVENTS - 1) * sizeof *job->held_events);
+        job->held_event_count--;
+    }
+    job->held_events =
+        xreallocarray(job->held_events, job->held_event_count + 1, sizeof *job->held_events);
+    job->held_events[job->held_event_count++] = (struct held_event){time_ms, xstrdup(json)};
+}
+
+/* Records the events held while the job could not be saved; false while the store still refuses. */
+static bool release_events(struct engine *eng, struct ejob *job)
+{
+    size_t done = 0;
+    while (done < job->held_event_count && record_event(eng, job, job->held_events[done].time_ms,
+                                                        job->held_events[done].json, true)) {
+        free(job->held_events[done].json);
+        done++;
+    }
+    memmove(job->held_events, job->held_events + done,
+            (job->held_event_count - done) * sizeof *job->held_events);
+    job->held_event_count -= done;
+    return job->held_event_count == 0;
 }
 
 void engine_event(struct engine *eng, struct ejob *job, struct job_event *ev)
@@ -241,16 +442,15 @@ void engine_event(struct engine *eng, struct ejob *job, struct job_event *ev)
     json_t *j = job_event_to_json(ev);
     char *s = json_dumps(j, JSON_COMPACT);
     json_decref(j);
-    struct strbuf err = STRBUF_INIT;
-    int64_t id = 0;
-    if (store_event_add(eng->store, job->spec.uid, now, s, &id, &err) != STORE_OK)
-        engine_log("event for %s: %s", job->spec.name, strbuf_str(&err));
-    strbuf_free(&err);
+    if (s == NULL)
+        xalloc_die();
+    /* A job whose last save failed: its events wait for the state they tell of. */
+    if (job->unsaved || job->held_event_count > 0)
+        hold_event(job, now, s);
+    else
+        record_event(eng, job, now, s, false);
     free(s);
-    ev->id = id;
-    if (eng->watcher_count)
-        broadcast(eng, job->spec.workspace_name,
-                  json_pack("{s:s, s:o}", "type", "EVENT", "event", job_event_to_json(ev)));
+    ev->id = 0;
     ev->time = NULL;
     ev->job = NULL;
 }
@@ -324,12 +524,9 @@ void engine_set_state(struct engine *eng, struct ejob *job, enum job_state state
     }
 }
 
-void engine_remove(struct engine *eng, struct ejob *job)
+/* The job is gone from the store: tell watchers, drop it and its files. */
+static void forget_job(struct engine *eng, struct ejob *job)
 {
-    struct strbuf err = STRBUF_INIT;
-    if (store_job_delete(eng->store, job->spec.uid, &err) == STORE_ERROR)
-        engine_log("deleting %s: %s", job->spec.name, strbuf_str(&err));
-    strbuf_free(&err);
     if (eng->watcher_count)
         broadcast(eng, job->spec.workspace_name,
                   json_pack("{s:s, s:{s:s, s:s}}", "type", "DELETED", "job", "name", job->spec.name,
@@ -341,7 +538,72 @@ void engine_remove(struct engine *eng, struct ejob *job)
             break;
         }
     }
+    for (size_t i = 0; i < eng->batch_count; i++)
+        if (eng->batch[i] == job)
+            eng->batch[i--] = eng->batch[--eng->batch_count];
+    /* Its workers are gone: its logs, status files and directories go with it. */
+    jobfiles_remove(eng->state_dir, job->spec.uid);
     ejob_free(job);
+}
+
+void engine_remove(struct engine *eng, struct ejob *job)
+{
+    struct strbuf err = STRBUF_INIT;
+    if (store_job_delete(eng->store, job->spec.uid, &err) == STORE_ERROR) {
+        /* Still on disk: kept (DELETING) until a retry removes it, files and all. */
+        if (!job->remove_pending)
+            engine_log("deleting %s: %s; retried when the disk allows", job->spec.name,
+                       strbuf_str(&err));
+        job->remove_pending = true;
+        arm_retry(eng);
+        strbuf_free(&err);
+        return;
+    }
+    strbuf_free(&err);
+    forget_job(eng, job);
+}
+
+/* The status files of ended workers, once their ends are on disk. */
+static void forget_status_files(struct engine *eng, struct ejob *job)
+{
+    for (size_t i = 0; i < job->worker_count; i++) {
+        const struct eworker *w = &job->workers[i];
+        if (w->live || !w->has_exit_code)
+            continue;
+        char *status = lifecycle_status_path(eng, job, w);
+        char *pid = xasprintf("%s.pid", status);
+        unlink(status);
+        unlink(pid);
+        free(pid);
+        free(status);
+    }
+}
+
+/* The save timer: saves (and deletes) the store refused before, until it takes them. */
+static void retry_saves(void *ctx)
+{
+    struct engine *eng = ctx;
+    eng->save_timer = 0;
+    for (size_t i = 0; i < eng->job_count;) {
+        struct ejob *job = eng->jobs[i];
+        if (job->remove_pending) {
+            struct strbuf err = STRBUF_INIT;
+            bool gone = store_job_delete(eng->store, job->spec.uid, &err) != STORE_ERROR;
+            strbuf_free(&err);
+            if (gone) {
+                engine_log("job %s: deleted after the store refused it", job->spec.name);
+                forget_job(eng, job);
+                continue; /* the next job moved into slot i */
+            }
+            arm_retry(eng);
+        } else if (job->unsaved && engine_save(eng, job) == 0) {
+            engine_publish(eng, job);
+            forget_status_files(eng, job);
+        }
+        if (!job->unsaved && job->held_event_count > 0 && !release_events(eng, job))
+            arm_retry(eng);
+        i++;
+    }
 }
 
 /* ---- inotify: worker ends and log growth ------------------------------ */
@@ -374,7 +636,8 @@ static void status_file_appeared(struct engine *eng, const char *fname)
     }
 }
 
-static void feed_followers(struct engine *eng, const char *fname)
+/* A worker log changed: its followers read on (a rotation counted when FILE.1 appeared). */
+static void poke_followers(struct engine *eng, const char *fname, bool rotated)
 {
     for (size_t i = 0; i < eng->follower_count;) {
         struct stream *s = eng->followers[i];
@@ -383,23 +646,10 @@ static void feed_followers(struct engine *eng, const char *fname)
             eng->followers[i] = eng->followers[--eng->follower_count];
             continue;
         }
-        const char *path = stream_tag(s);
-        const char *base = strrchr(path, '/');
-        if (fname == NULL || (base && strcmp(base + 1, fname) == 0)) {
-            FILE *f = fopen(path, "rb");
-            if (f) {
-                struct stat st;
-                if (fstat(fileno(f), &st) == 0 && st.st_size < stream_offset(s))
-                    stream_set_offset(s, 0); /* rotated: read the new file from its start */
-                fseek(f, stream_offset(s), SEEK_SET);
-                char buf[65536];
-                size_t got;
-                while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
-                    stream_write(s, buf, got);
-                    stream_set_offset(s, stream_offset(s) + (long long)got);
-                }
-                fclose(f);
-            }
+        if (logfollow_matches(s, fname)) {
+            if (rotated)
+                logfollow_rotated(s);
+            logfollow_poke(s, false);
         }
         i++;
     }
@@ -420,7 +670,7 @@ static void on_inotify(void *ctx, int fd, short revents)
                 if (ev->wd == eng->status_wd)
                     status_file_appeared(eng, ev->name);
                 else if (ev->wd == eng->log_wd)
-                    feed_followers(eng, ev->name);
+                    poke_followers(eng, ev->name, (ev->mask & IN_MOVED_TO) != 0);
             }
             p += sizeof *ev + ev->len;
         }
@@ -489,17 +739,41 @@ static int load_config(struct engine *eng, struct strbuf *err)
     return rc;
 }
 
+/* Loading the store: the engine, and the uids of records it could not read (files kept). */
+struct load_ctx {
+    struct engine *eng;
+    char **skipped;
+    size_t skipped_count;
+};
+
 static int load_job(void *ctx, const char *uid, uint64_t seq, const char *json)
 {
-    struct engine *eng = ctx;
+    struct load_ctx *lc = ctx;
+    struct engine *eng = lc->eng;
     struct ejob *job = job_from_record(json);
     if (job == NULL) {
         engine_log("job %s: unreadable record, skipped", uid);
+        lc->skipped = xreallocarray(lc->skipped, lc->skipped_count + 1, sizeof *lc->skipped);
+        lc->skipped[lc->skipped_count++] = xstrdup(uid);
         return 0;
     }
     job->seq = seq;
+    derive_outputs(job);
+    take_snapshot(job); /* it is what the disk holds */
     add_job(eng, job);
     return 0;
+}
+
+/* Does the store have a job uid (read or not)? */
+static bool uid_in_store(void *ctx, const char *uid)
+{
+    struct load_ctx *lc = ctx;
+    if (engine_find_uid(lc->eng, uid) != NULL)
+        return true;
+    for (size_t i = 0; i < lc->skipped_count; i++)
+        if (strcmp(lc->skipped[i], uid) == 0)
+            return true;
+    return false;
 }
 
 int engine_open(const struct engine_options *opt, struct loop *lp, struct engine **out,
@@ -536,7 +810,15 @@ int engine_open(const struct engine_options *opt, struct loop *lp, struct engine
     free(db);
     if (st != STORE_OK)
         goto fail;
-    if (store_jobs_each(eng->store, load_job, eng, err) != STORE_OK)
+    struct load_ctx lc = {eng, NULL, 0};
+    bool loaded = store_jobs_each(eng->store, load_job, &lc, err) == STORE_OK;
+    /* What a crash left of deleted jobs (files of uids the store does not have). */
+    if (loaded)
+        jobfiles_collect(eng->state_dir, uid_in_store, &lc);
+    for (size_t i = 0; i < lc.skipped_count; i++)
+        free(lc.skipped[i]);
+    free(lc.skipped);
+    if (!loaded)
         goto fail;
     uint64_t max = store_max_seq(eng->store);
     if (max >= eng->next_seq)
@@ -548,7 +830,8 @@ int engine_open(const struct engine_options *opt, struct loop *lp, struct engine
         goto fail;
     }
     eng->status_wd = inotify_add_watch(eng->inotify_fd, eng->status_dir, IN_MOVED_TO);
-    eng->log_wd = inotify_add_watch(eng->inotify_fd, eng->log_dir, IN_MODIFY | IN_CREATE);
+    eng->log_wd =
+        inotify_add_watch(eng->inotify_fd, eng->log_dir, IN_MODIFY | IN_CREATE | IN_MOVED_TO);
     if (eng->status_wd < 0 || eng->log_wd < 0) {
         strbuf_addf(err, "inotify on %s: %s", eng->state_dir, strerror(errno));
         goto fail;
@@ -579,6 +862,22 @@ void engine_close(struct engine *eng)
     }
     if (eng->sched_timer)
         loop_cancel(eng->loop, eng->sched_timer);
+    if (eng->save_timer)
+        loop_cancel(eng->loop, eng->save_timer);
+    eng->save_timer = 0;
+    if (eng->backoff_timer)
+        loop_cancel(eng->loop, eng->backoff_timer);
+    /* A last try for what the disk refused; what still fails is in the log. */
+    for (size_t i = 0; eng->store && i < eng->job_count; i++) {
+        struct ejob *job = eng->jobs[i];
+        if (!job->unsaved)
+            continue;
+        char *rec = job_record(job);
+        if (store_job_update(eng->store, job->spec.uid, rec, NULL) != STORE_OK)
+            engine_log("job %s: not saved at exit; after a restart it is as last saved",
+                       job->spec.name);
+        free(rec);
+    }
     for (size_t i = 0; i < eng->job_count; i++) {
         lifecycle_cancel_kill(eng, eng->jobs[i]);
         ejob_free(eng->jobs[i]);
@@ -643,6 +942,18 @@ static int member_check(struct engine *eng, const char *user, const char *ws, st
         return api_error_set(err, 403, "PermissionDenied", "workspace_name",
                              "user '%s' is not a member of workspace '%s'", user, ws);
     return 0;
+}
+
+/* A change the store refused: 503, the job showing its last saved state until a retry. */
+static int not_saved(const struct ejob *job, struct api_error *err)
+{
+    if (!job->unsaved)
+        return 0;
+    return api_error_set(err, 503, "StoreFailed", "",
+                         "job '%s': the change is not on disk yet (the engine log says why); it "
+                         "is kept and saved when the disk allows, and until then the job shows "
+                         "its last saved state",
+                         job->spec.name);
 }
 
 static int find_job(struct engine *eng, const char *user, const char *ws, const char *name,
@@ -873,6 +1184,8 @@ int engine_job_create(struct engine *eng, const char *user, const char *ws, cons
         return rc;
     }
     strbuf_free(&serr);
+    derive_outputs(job);
+    take_snapshot(job);
     add_job(eng, job);
     struct job_event ev = {0};
     ev.kind = EVENT_CREATED;
@@ -1087,6 +1400,8 @@ int engine_job_update(struct engine *eng, const char *user, const char *ws, cons
     engine_publish(eng, job);
     if (want_prio)
         lifecycle_schedule_soon(eng);
+    if ((rc = not_saved(job, err)) != 0)
+        goto out;
     *reply = job_json(job);
     rc = 200;
 out:
@@ -1191,6 +1506,11 @@ int engine_job_start(struct engine *eng, const char *user, const char *ws, const
         job->workers[i].phase = WORKER_PENDING;
         job->workers[i].has_exit_code = false;
     }
+    /* A person starting it again ends a crash loop's back-off. */
+    job->crash_loops = 0;
+    job->backoff_until_ms = 0;
+    free(job->backoff_worker);
+    job->backoff_worker = NULL;
     struct job_event ev = {0};
     ev.kind = EVENT_STARTED;
     char text[160];
@@ -1199,6 +1519,8 @@ int engine_job_start(struct engine *eng, const char *user, const char *ws, const
     engine_event(eng, job, &ev);
     engine_set_state(eng, job, JOB_STATE_QUEUEING, "waiting for the scheduler");
     lifecycle_schedule_soon(eng);
+    if ((rc = not_saved(job, err)) != 0)
+        return rc;
     *reply = job_json(job);
     return 200;
 }
@@ -1236,8 +1558,11 @@ int engine_job_mark_node(struct engine *eng, const char *user, const char *ws, c
         engine_publish(eng, job);
         /* A waiting job's reason may now name the node. */
         lifecycle_schedule_soon(eng);
-        *reply = job_json(job);
-        rc = 200;
+        rc = not_saved(job, err);
+        if (rc == 0) {
+            *reply = job_json(job);
+            rc = 200;
+        }
     }
     json_decref(root);
     return rc;
@@ -1281,9 +1606,24 @@ int engine_job_workers(struct engine *eng, const char *user, const char *ws, con
     int rc = find_job(eng, user, ws, name, &job, err);
     if (rc)
         return rc;
-    *reply = json_pack("{s:o, s:s, s:I}", "workers", workers_json(job), "next_page_token", "",
-                       "total_size", (json_int_t)job->worker_count);
+    json_t *workers = shown_workers(job); /* as last saved, like the job */
+    *reply = json_pack("{s:o, s:s, s:I}", "workers", workers, "next_page_token", "", "total_size",
+                       (json_int_t)json_array_size(workers));
     return 200;
+}
+
+/* n with thousands separators: 1234567 → "1,234,567". */
+static void format_thousands(int64_t n, char *out, size_t size)
+{
+    char digits[24];
+    int len = snprintf(digits, sizeof digits, "%lld", (long long)(n < 0 ? 0 : n));
+    size_t o = 0;
+    for (int i = 0; i < len && o + 2 < size; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            out[o++] = ',';
+        out[o++] = digits[i];
+    }
+    out[o] = '\0';
 }
 
 static int collect_event(void *ctx, int64_t id, int64_t time_ms, const char *json)
@@ -1306,6 +1646,20 @@ int engine_job_events(struct engine *eng, const char *user, const char *ws, cons
     if (rc)
         return rc;
     json_t *arr = json_array();
+    if (job->events_folded > 0) {
+        /* The events kept are the newest; say how many older ones were folded. */
+        struct config_limits lim;
+        config_effective_limits(&eng->cfg, &lim);
+        char count[32], text[160];
+        format_thousands(job->events_folded, count, sizeof count);
+        snprintf(text, sizeof text, "… %s earlier event%s folded (the newest %d are kept)", count,
+                 job->events_folded == 1 ? "" : "s", lim.events_per_job);
+        struct job_event note = {0};
+        note.kind = EVENT_UNSPECIFIED;
+        note.job = job->spec.name;
+        note.message = text;
+        json_array_append_new(arr, job_event_to_json(&note));
+    }
     struct strbuf serr = STRBUF_INIT;
     if (store_events_each(eng->store, job->spec.uid, 0, collect_event, arr, &serr) != STORE_OK) {
         json_decref(arr);
@@ -1319,14 +1673,14 @@ int engine_job_events(struct engine *eng, const char *user, const char *ws, cons
 }
 
 /* Appends the last `tail` lines of the file at path (all when tail < 0). */
-static long long tail_file(const char *path, long tail, struct strbuf *out)
+static void tail_file(const char *path, long tail, struct strbuf *out)
 {
     char *data;
     size_t len;
     struct strbuf io = STRBUF_INIT;
     if (file_read_all(path, SIZE_MAX / 2, &data, &len, &io) != 0) {
         strbuf_free(&io);
-        return 0;
+        return;
     }
     strbuf_free(&io);
     size_t start = 0;
@@ -1344,17 +1698,17 @@ static long long tail_file(const char *path, long tail, struct strbuf *out)
     }
     strbuf_add(out, data + start, len - start);
     free(data);
-    return (long long)len;
 }
 
 int engine_worker_log(struct engine *eng, const char *user, const char *ws, const char *name,
-                      const char *worker, long tail, bool follow, struct strbuf *out,
+                      const struct worker_log_query *lq, struct strbuf *out,
                       struct stream **follow_stream, struct api_error *err)
 {
     struct ejob *job;
     int rc = find_job(eng, user, ws, name, &job, err);
     if (rc)
         return rc;
+    const char *worker = lq->worker;
     bool known = false;
     for (size_t i = 0; i < job->worker_count; i++)
         known |= strcmp(job->workers[i].name, worker) == 0;
@@ -1362,29 +1716,44 @@ int engine_worker_log(struct engine *eng, const char *user, const char *ws, cons
         return api_error_set(err, 404, "NotFound", "worker", "job '%s' has no worker '%s'%s", name,
                              worker, job->worker_count ? "" : " (it has not been scheduled yet)");
     char *path = lifecycle_log_path(eng, job, worker);
-    long long size = tail_file(path, tail, out);
-    if (follow && !job_state_terminal(job->spec.state)) {
-        struct stream *s = stream_new();
-        stream_set_tag(s, path, size);
-        eng->followers =
-            xreallocarray(eng->followers, eng->follower_count + 1, sizeof *eng->followers);
-        eng->followers[eng->follower_count++] = stream_ref(s);
-        *follow_stream = s;
+    if (!lq->follow) {
+        if (lq->tail < 0) { /* the whole log: its rotated generation first */
+            char *rotated = xasprintf("%s.1", path);
+            tail_file(rotated, -1, out);
+            free(rotated);
+        }
+        tail_file(path, lq->tail, out);
+        free(path);
+        return 200;
     }
+    /* Following: read as the client drains, to the end once the worker has ended. */
+    struct logfollow_start how = {path, lq->tail, lq->framed, lq->from, eng->opt.log_cap, true};
+    struct strbuf why = STRBUF_INIT;
+    struct stream *s = logfollow_open(&how, &why);
     free(path);
+    if (s == NULL) {
+        rc = api_error_set(err, 500, "LogUnreadable", "worker", "%s", strbuf_str(&why));
+        strbuf_free(&why);
+        return rc;
+    }
+    strbuf_free(&why);
+    if (job_state_terminal(job->spec.state))
+        logfollow_poke(s, true);
+    eng->followers = xreallocarray(eng->followers, eng->follower_count + 1, sizeof *eng->followers);
+    eng->followers[eng->follower_count++] = stream_ref(s);
+    *follow_stream = s;
     return 200;
 }
 
-/* Ends the log followers of a job that will write no more. */
+/* Tells the log followers of a job that will write no more: they end at the log's end. */
 void engine_end_followers(struct engine *eng, struct ejob *job);
 void engine_end_followers(struct engine *eng, struct ejob *job)
 {
-    feed_followers(eng, NULL);
     char prefix[128];
-    snprintf(prefix, sizeof prefix, "%s/%s.", eng->log_dir, job->spec.uid);
+    snprintf(prefix, sizeof prefix, "%s.", job->spec.uid);
     for (size_t i = 0; i < eng->follower_count; i++)
-        if (strncmp(stream_tag(eng->followers[i]), prefix, strlen(prefix)) == 0)
-            stream_close(eng->followers[i]);
+        if (logfollow_matches_job(eng->followers[i], prefix))
+            logfollow_poke(eng->followers[i], true);
 }
 
 /*
@@ -1427,8 +1796,10 @@ static void sync_refill(void *ctx, struct stream *s)
         sync->last_seq = job->seq;
         if (strcmp(job->spec.workspace_name, sync->ws) != 0)
             continue;
+        if (job->shown == NULL)
+            continue;
         json_t *msg = json_pack("{s:s, s:o, s:o}", "type", "JOB", "job", job_json(job), "workers",
-                                workers_json(job));
+                                shown_workers(job));
         char *line = json_dumps(msg, JSON_COMPACT);
         json_decref(msg);
         size_t n = strlen(line);

@@ -95,8 +95,16 @@ int engine_job_events(struct engine *eng, const char *user, const char *ws, cons
  * The last `tail` lines of a worker's log (all when tail < 0) into out; with
  * follow, *follow_stream then carries what the worker writes next.
  */
+/* GET …/workers/{worker}/logs: its query (see engine/logfollow.h for framed and from). */
+struct worker_log_query {
+    const char *worker;
+    long tail;        /* the last lines (< 0: all) */
+    bool follow;      /* then what is written next, until the worker ends */
+    bool framed;      /* follow: P/D/S/E frames, so a client can resume */
+    const char *from; /* framed: "<inode>:<offset>" to resume at, or NULL */
+};
 int engine_worker_log(struct engine *eng, const char *user, const char *ws, const char *name,
-                      const char *worker, long tail, bool follow, struct strbuf *out,
+                      const struct worker_log_query *lq, struct strbuf *out,
                       struct stream **follow_stream, struct api_error *err);
 /* A stream of one JSON event per line for every change in ws (all jobs first). */
 int engine_watch(struct engine *eng, const char *user, const char *ws, struct stream **out,

@@ -223,3 +223,22 @@ void fault_decide(const struct fault_tolerance *ft, int restarts_used, const cha
 
     describe(out, ft, backoff_limit, restarts_used, worker, exit_code);
 }
+
+long long fault_backoff_ms(int crash_loops, long long initial_ms, long long max_ms)
+{
+    if (crash_loops <= 1 || initial_ms <= 0)
+        return 0;
+    if (max_ms < initial_ms)
+        max_ms = initial_ms;
+    long long delay = initial_ms;
+    for (int i = 2; i < crash_loops && delay < max_ms; i++)
+        delay *= 2; /* stops at max_ms long before it could overflow */
+    return delay < max_ms ? delay : max_ms;
+}
+
+int fault_crash_loops(int crash_loops, long long ran_ms, long long reset_after_ms)
+{
+    if (ran_ms >= reset_after_ms || crash_loops < 0)
+        return 1;
+    return crash_loops < 1000000 ? crash_loops + 1 : crash_loops;
+}

@@ -50,4 +50,15 @@ const char *fault_exit_meaning(int exit_code);
 void fault_decide(const struct fault_tolerance *ft, int restarts_used, const char *worker,
                   int exit_code, struct fault_decision *out);
 
+/*
+ * The crash-loop back-off (as Kubernetes' CrashLoopBackOff): the delay before
+ * restart number crash_loops of a loop of quick failures. The first restart
+ * is immediate, the second waits initial_ms, and each next one twice the
+ * last, up to max_ms. A run of reset_after_ms or longer ends the loop: the
+ * caller counts crash_loops from 1 again (fault_crash_loops).
+ */
+long long fault_backoff_ms(int crash_loops, long long initial_ms, long long max_ms);
+/* crash_loops after a failure: 1 after a stable run (ran_ms >= reset_after_ms), else one more. */
+int fault_crash_loops(int crash_loops, long long ran_ms, long long reset_after_ms);
+
 #endif

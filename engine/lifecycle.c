@@ -48,10 +48,16 @@ bool job_has_live_workers(const struct ejob *job)
     return false;
 }
 
+/* Is the job's crash-loop back-off still running (its restart not due yet)? */
+static bool backing_off(const struct ejob *job)
+{
+    return job->backoff_until_ms > time_now_ms();
+}
+
 static bool job_waiting(const struct ejob *job)
 {
     return (job->spec.state == JOB_STATE_QUEUEING || job->spec.state == JOB_STATE_RESTARTING) &&
-           job->after_stop == AFTER_STOP_NONE && !job_has_live_workers(job);
+           job->after_stop == AFTER_STOP_NONE && !job_has_live_workers(job) && !backing_off(job);
 }
 
 char *lifecycle_status_path(struct engine *eng, const struct ejob *job, const struct eworker *w)
@@ -499,8 +505,8 @@ static void run_pass(void *ctx)
         who[n++] = job;
     }
     sched_pass(nodes, nn, sj, n);
-    /* Every change a pass makes is one transaction: one fsync, not one per job. */
-    store_begin(eng->store, NULL);
+    /* Every change a pass makes is one transaction, shown once it has committed. */
+    engine_batch_begin(eng);
     /* Nodes whose capacity a preemption frees only once its workers have stopped. */
     bool *freeing = xcalloc(nn ? nn : 1, sizeof *freeing);
     const char *victim = NULL;
@@ -555,7 +561,7 @@ static void run_pass(void *ctx)
         }
         free(sj[k].placement);
     }
-    store_commit(eng->store, NULL);
+    engine_batch_end(eng);
     free(freeing);
     free(masks);
     free(pool_masks);
@@ -584,7 +590,10 @@ static void finish_stop(struct engine *eng, struct ejob *job)
         engine_set_state(eng, job, JOB_STATE_SUSPENDED, why);
         break;
     case AFTER_STOP_RESTART:
-        engine_set_state(eng, job, JOB_STATE_RESTARTING, why);
+        /* In a crash loop the reason says how long the restart waits. */
+        engine_set_state(eng, job, JOB_STATE_RESTARTING,
+                         backing_off(job) && job->backoff_reason ? job->backoff_reason : why);
+        lifecycle_arm_backoff(eng);
         break;
     case AFTER_STOP_REQUEUE:
         free(job->preempted_by);
@@ -769,6 +778,118 @@ static const char *node_for_one_worker(struct engine *eng, struct ejob *job)
     return NULL;
 }
 
+/* Restarts one failed worker (RESTART_POD), moving it off a node marked for the job. */
+static void restart_pod(struct engine *eng, struct ejob *job, struct eworker *w, bool move,
+                        const char *why)
+{
+    /* Marked by this rule, or earlier by a person: the pod moves. */
+    if (move || (w->node && node_excluded(job, w->node))) {
+        const char *node = node_for_one_worker(eng, job);
+        if (node == NULL) {
+            lifecycle_stop(eng, job, AFTER_STOP_RESTART, why);
+            return;
+        }
+        free(w->node);
+        w->node = xstrdup(node);
+        assign_devices(eng, NULL, w, job->gpus);
+    }
+    struct strbuf err = STRBUF_INIT;
+    if (start_worker(eng, job, w, &err) != 0)
+        lifecycle_stop(eng, job, AFTER_STOP_FAIL, strbuf_str(&err));
+    strbuf_free(&err);
+    engine_save(eng, job);
+    engine_publish(eng, job);
+}
+
+/* "40s", "2m30s": a back-off delay as the reason shows it. */
+static void format_delay(long long ms, char *out, size_t size)
+{
+    long long s = (ms + 999) / 1000;
+    if (s >= 60 && s % 60)
+        snprintf(out, size, "%lldm%llds", s / 60, s % 60);
+    else if (s >= 60)
+        snprintf(out, size, "%lldm", s / 60);
+    else if (ms < 1000)
+        snprintf(out, size, "%lldms", ms);
+    else
+        snprintf(out, size, "%llds", s);
+}
+
+/*
+ * Counts a restart into the job's crash loop (reset by a stable run of the
+ * worker) and sets when it may happen: the CrashLoopBackOff delay.
+ */
+static long long crash_loop_delay(struct engine *eng, struct ejob *job, const struct eworker *w,
+                                  int restart)
+{
+    struct config_limits lim;
+    config_effective_limits(&eng->cfg, &lim);
+    int64_t now = time_now_ms();
+    int64_t started = w->start_time ? time_parse_rfc3339(w->start_time) : -1;
+    long long ran = started >= 0 && started <= now ? now - started : 0;
+    job->crash_loops = fault_crash_loops(job->crash_loops, ran, lim.restart_reset_after_ms);
+    long long delay =
+        fault_backoff_ms(job->crash_loops, lim.restart_delay_ms, lim.restart_delay_max_ms);
+    job->backoff_until_ms = delay > 0 ? now + delay : 0;
+    free(job->backoff_reason);
+    job->backoff_reason = NULL;
+    if (delay > 0) {
+        char d[32];
+        format_delay(delay, d, sizeof d);
+        job->backoff_reason =
+            xasprintf("back-off %s restarting failed %s (restart %d)", d, w->name, restart);
+    }
+    return delay;
+}
+
+/* The back-off timer: restarts due pods, lets due jobs be placed, re-arms for the next. */
+static void backoff_due(void *ctx)
+{
+    struct engine *eng = ctx;
+    eng->backoff_timer = 0;
+    int64_t now = time_now_ms();
+    for (size_t j = 0; j < eng->job_count; j++) {
+        struct ejob *job = eng->jobs[j];
+        if (job->backoff_until_ms == 0 || job->backoff_until_ms > now)
+            continue;
+        job->backoff_until_ms = 0;
+        char *worker = job->backoff_worker;
+        job->backoff_worker = NULL;
+        if (worker == NULL) {
+            lifecycle_schedule_soon(eng); /* a RESTARTING job may be placed now */
+            continue;
+        }
+        free(worker);
+        if (job->after_stop != AFTER_STOP_NONE || job->spec.state != JOB_STATE_RUNNING)
+            continue; /* stopped meanwhile */
+        engine_set_state(eng, job, job->spec.state, NULL);
+        /* Every pod whose RESTART_POD waited: in a RUNNING job, the failed ones not live. */
+        for (size_t i = 0; i < job->worker_count && job->after_stop == AFTER_STOP_NONE; i++) {
+            struct eworker *w = &job->workers[i];
+            if (!w->live && w->phase == WORKER_FAILED)
+                restart_pod(eng, job, w, false, job->backoff_reason);
+        }
+    }
+    lifecycle_arm_backoff(eng);
+}
+
+void lifecycle_arm_backoff(struct engine *eng)
+{
+    int64_t first = 0;
+    for (size_t j = 0; j < eng->job_count; j++) {
+        int64_t t = eng->jobs[j]->backoff_until_ms;
+        if (t > 0 && (first == 0 || t < first))
+            first = t;
+    }
+    if (eng->backoff_timer)
+        loop_cancel(eng->loop, eng->backoff_timer);
+    eng->backoff_timer = 0;
+    if (first > 0) {
+        int64_t wait = first - time_now_ms();
+        eng->backoff_timer = loop_add_timer(eng->loop, wait > 0 ? (int)wait : 0, backoff_due, eng);
+    }
+}
+
 static void apply_fault(struct engine *eng, struct ejob *job, struct eworker *w, int exit_code)
 {
     struct fault_decision d;
@@ -792,6 +913,8 @@ static void apply_fault(struct engine *eng, struct ejob *job, struct eworker *w,
     if (d.mark_node && w->node)
         lifecycle_mark_node(eng, job, w->node, NULL);
     job->restarts = d.restarts_used_after;
+    long long delay =
+        d.outcome == FAULT_FAIL_JOB ? 0 : crash_loop_delay(eng, job, w, d.restarts_used_after);
     switch (d.outcome) {
     case FAULT_FAIL_JOB:
         lifecycle_stop(eng, job, AFTER_STOP_FAIL, d.text);
@@ -799,27 +922,18 @@ static void apply_fault(struct engine *eng, struct ejob *job, struct eworker *w,
     case FAULT_RESTART_JOB:
         lifecycle_stop(eng, job, AFTER_STOP_RESTART, d.text);
         break;
-    case FAULT_RESTART_POD: {
+    case FAULT_RESTART_POD:
         w->restarts++;
-        /* Marked by this rule, or earlier by a person: the pod moves. */
-        if (d.mark_node || (w->node && node_excluded(job, w->node))) {
-            const char *node = node_for_one_worker(eng, job);
-            if (node == NULL) {
-                lifecycle_stop(eng, job, AFTER_STOP_RESTART, d.text);
-                break;
-            }
-            free(w->node);
-            w->node = xstrdup(node);
-            assign_devices(eng, NULL, w, job->gpus);
+        if (delay > 0) {
+            /* The pod waits out its back-off; the job says so. */
+            free(job->backoff_worker);
+            job->backoff_worker = xstrdup(w->name);
+            engine_set_state(eng, job, job->spec.state, job->backoff_reason);
+            lifecycle_arm_backoff(eng);
+            break;
         }
-        struct strbuf err = STRBUF_INIT;
-        if (start_worker(eng, job, w, &err) != 0)
-            lifecycle_stop(eng, job, AFTER_STOP_FAIL, strbuf_str(&err));
-        strbuf_free(&err);
-        engine_save(eng, job);
-        engine_publish(eng, job);
+        restart_pod(eng, job, w, d.mark_node, d.text);
         break;
-    }
     }
 }
 
@@ -831,6 +945,8 @@ void lifecycle_worker_ended(struct engine *eng, struct ejob *job, struct eworker
     char *leaf = worker_cgroup_leaf(w);
     cgroup_remove(eng->opt.cgroups, job->spec.uid, leaf);
     free(leaf);
+    char uid[64];
+    snprintf(uid, sizeof uid, "%s", job->spec.uid);
     w->live = false;
     w->has_exit_code = true;
     w->exit_code = exit_code;
@@ -868,19 +984,26 @@ void lifecycle_worker_ended(struct engine *eng, struct ejob *job, struct eworker
     } else {
         apply_fault(eng, job, w, exit_code);
     }
-    /* The end is on disk now; the status file has done its work. */
-    unlink(status);
-    char *pid = xasprintf("%s.pid", status);
-    unlink(pid);
-    free(pid);
-    char *script = xasprintf("%s.script", status); /* the shim's, if it was killed */
-    unlink(script);
-    free(script);
+    /*
+     * Once the end is on disk the status file has done its work (else a retry
+     * removes it). The job may be gone: a delete finished with this end.
+     */
+    struct ejob *still = engine_find_uid(eng, uid);
+    if (still == NULL || engine_job_saved(eng, still)) {
+        unlink(status);
+        char *pid = xasprintf("%s.pid", status);
+        unlink(pid);
+        free(pid);
+        char *script = xasprintf("%s.script", status); /* the shim's, if it was killed */
+        unlink(script);
+        free(script);
+    }
     free(status);
 }
 
 void lifecycle_adopt(struct engine *eng, struct ejob *job)
 {
+    bool backing_off_before = job->backoff_until_ms > 0; /* read now: job may be freed below */
     for (size_t i = 0; i < job->worker_count; i++) {
         struct eworker *w = &job->workers[i];
         if (!w->live)
@@ -915,4 +1038,6 @@ void lifecycle_adopt(struct engine *eng, struct ejob *job)
     } else if (job_has_live_workers(job) && job->spec.state != JOB_STATE_RUNNING) {
         engine_set_state(eng, job, JOB_STATE_RUNNING, NULL);
     }
+    if (backing_off_before)
+        lifecycle_arm_backoff(eng); /* a back-off that was running when trainjobd stopped */
 }

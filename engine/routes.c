@@ -175,8 +175,10 @@ static void jobs_route(struct engine *eng, const struct http_request *req,
         const char *follow = q(req, "follow");
         bool want_follow = follow && strcmp(follow, "true") == 0;
         struct stream *s = NULL;
-        st = engine_worker_log(eng, req->user, ws, name, rest[3], number(q(req, "tail"), -1),
-                               want_follow, &resp->text, &s, &err);
+        const char *framed = q(req, "framed");
+        struct worker_log_query lq = {rest[3], number(q(req, "tail"), -1), want_follow,
+                                      framed && strcmp(framed, "true") == 0, q(req, "from")};
+        st = engine_worker_log(eng, req->user, ws, name, &lq, &resp->text, &s, &err);
         if (st == 200) {
             resp->status = 200;
             resp->stream = s;

@@ -961,6 +961,54 @@ static int init_main(int argc, char **argv)
     }
 }
 
+/* Could this write failure pass (a full disk, a quota, a flaky device)? */
+static bool transient(int err)
+{
+    return err == ENOSPC || err == EDQUOT || err == EIO || err == ENOMEM || err == EAGAIN ||
+           err == EMFILE || err == ENFILE || err == EINTR;
+}
+
+/*
+ * Writes the status file, retrying with a growing pause (0.1 s doubling to
+ * 5 s): for as long as the disk is full (or another failure that passes),
+ * about a minute for any other. A full disk must not turn the worker's end
+ * into "shim gone without a word" (137). Until it lands, the shim lives on
+ * and the exit status stays in memory; the first failure goes to the log.
+ * Returns false when it gave up.
+ */
+static bool write_status(const char *path, const char *line, size_t len, struct shim_log *lg)
+{
+    long pause_ms = 100;
+    bool told = false;
+    for (int attempt = 0;; attempt++) {
+        struct strbuf err = STRBUF_INIT;
+        int rc = file_write_atomic(path, line, len, 0644, &err);
+        int why = errno;
+        if (rc == 0 || why == ENOENT) {
+            strbuf_free(&err); /* written, or its directory is gone with the job */
+            return rc == 0;
+        }
+        if (!transient(why) && attempt >= 15) {
+            strbuf_free(&err);
+            return false;
+        }
+        if (!told && lg->fd >= 0) {
+            char msg[1200];
+            int m = snprintf(msg, sizeof(msg), "trainjob-shim: %s (retrying until it can)\n",
+                             strbuf_str(&err));
+            if (m > 0)
+                write_all(lg->fd, msg, (size_t)m < sizeof(msg) ? (size_t)m : sizeof(msg) - 1);
+            told = true;
+        }
+        strbuf_free(&err);
+        struct timespec ts = {pause_ms / 1000, (pause_ms % 1000) * 1000000L};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+        }
+        if (pause_ms < 5000)
+            pause_ms *= 2;
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--init") == 0)
@@ -1044,14 +1092,8 @@ int main(int argc, char **argv)
     end_cgroups(&a, &lg);
 
     len = snprintf(line, sizeof(line), "exit_code %d\n", code);
-    if (file_write_atomic(a.status, line, (size_t)len, 0644, &err) != 0) {
-        char msg[1200];
-        int m = snprintf(msg, sizeof(msg), "trainjob-shim: %s\n", strbuf_str(&err));
-        if (lg.fd >= 0 && m > 0)
-            write_all(lg.fd, msg, (size_t)m < sizeof(msg) ? (size_t)m : sizeof(msg) - 1);
+    if (!write_status(a.status, line, (size_t)len, &lg))
         return 1;
-    }
-    strbuf_free(&err);
     for (size_t i = 0; i < av.n; i++)
         free(av.v[i]);
     free(av.v);

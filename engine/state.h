@@ -53,6 +53,18 @@ struct eworker {
 
 struct kill_ctx;
 
+/* An event of a job whose save failed: recorded and sent once the job is saved. */
+struct held_event {
+    int64_t time_ms;
+    char *json;
+};
+
+/* A watch line held back until the store has what it tells. */
+struct batch_line {
+    char *ws;
+    char *line; /* with its newline */
+};
+
 struct ejob {
     struct jobspec spec; /* the job as submitted plus its output fields */
     uint64_t seq;
@@ -69,6 +81,23 @@ struct ejob {
     /* resolved from the catalogue at create time */
     int gpus, cpus;
     int64_t memory_mib;
+    /* crash-loop back-off (saved): consecutive quick failures, when the restart is due */
+    int crash_loops;
+    int64_t backoff_until_ms;
+    char *backoff_worker;  /* a RESTART_POD waiting for its back-off; NULL: the whole job */
+    char *backoff_reason;  /* "back-off 40s restarting failed worker-0 (restart 5)" */
+    int64_t events_folded; /* the oldest events dropped to keep the last N (saved) */
+    /*
+     * Persistence: shown is {"job", "workers"} as last saved, what GET, lists
+     * and watchers see; unsaved says memory is ahead of the store (a save
+     * failed and is retried); remove_pending, that the store refused a delete.
+     */
+    json_t *shown;
+    struct held_event *held_events; /* events told once the job's state is saved */
+    size_t held_event_count;
+    bool unsaved;
+    bool in_batch;
+    bool remove_pending;
 };
 
 struct engine {
@@ -92,6 +121,13 @@ struct engine {
     int status_wd, log_wd;
     uint64_t sched_timer;
     bool sandbox;
+    uint64_t save_timer;    /* retries unsaved jobs */
+    uint64_t backoff_timer; /* the earliest crash-loop back-off that ends */
+    int batch_depth;        /* engine_batch_begin nesting */
+    struct ejob **batch;    /* jobs saved inside the open batch: shown once it commits */
+    size_t batch_count;
+    struct batch_line *batch_lines; /* watch lines (events) sent once the batch commits */
+    size_t batch_line_count;
 };
 
 /* engine.c */
@@ -107,6 +143,14 @@ void engine_event(struct engine *eng, struct ejob *job, struct job_event *ev);
 void engine_set_state(struct engine *eng, struct ejob *job, enum job_state state,
                       const char *message);
 void engine_remove(struct engine *eng, struct ejob *job);
+/*
+ * Groups the saves of a scheduling pass into one store transaction; what
+ * they change is shown (GET, watchers) only once it has committed.
+ */
+void engine_batch_begin(struct engine *eng);
+void engine_batch_end(struct engine *eng);
+/* Is everything the engine holds about job on disk (no save pending or failed)? */
+bool engine_job_saved(const struct engine *eng, const struct ejob *job);
 
 /* lifecycle.c */
 /* Asks for a scheduling pass on the next loop turn (passes coalesce). */
@@ -124,6 +168,8 @@ void lifecycle_worker_ended(struct engine *eng, struct ejob *job, struct eworker
  * it was marked already. The caller saves the job.
  */
 bool lifecycle_mark_node(struct engine *eng, struct ejob *job, const char *node, const char *by);
+/* Arms the back-off timer for the earliest job whose crash-loop back-off has not ended. */
+void lifecycle_arm_backoff(struct engine *eng);
 /* After a restart of trainjobd: collect ends that arrived meanwhile, re-adopt the rest. */
 void lifecycle_adopt(struct engine *eng, struct ejob *job);
 /* The status file path of a worker's current attempt. */

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -80,6 +81,7 @@ enum stmt_id {
     STMT_JOBS_EACH,
     STMT_EVENT_ADD,
     STMT_EVENTS_EACH,
+    STMT_EVENTS_TRIM,
     STMT_META_GET,
     STMT_META_SET,
     STMT_META_UNSET,
@@ -98,6 +100,8 @@ static const char *const stmt_sql[STMT_COUNT] = {
     [STMT_EVENT_ADD] = "INSERT INTO events (uid, time_ms, json) VALUES (?1, ?2, ?3)",
     [STMT_EVENTS_EACH] =
         "SELECT id, time_ms, json FROM events WHERE uid = ?1 AND id > ?2 ORDER BY id",
+    [STMT_EVENTS_TRIM] = "DELETE FROM events WHERE uid = ?1 AND id <= (SELECT id FROM events"
+                         " WHERE uid = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)",
     [STMT_META_GET] = "SELECT value FROM meta WHERE key = ?1",
     [STMT_META_SET] = "INSERT INTO meta (key, value) VALUES (?1, ?2)"
                       " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -323,6 +327,50 @@ fail:
     return false;
 }
 
+/* What to do with a database trainjobd will not start on. */
+#define DAMAGED_ADVICE                                                                             \
+    "trainjobd will not start on it, as that would forget every job it held: restore it from "     \
+    "a backup, or move it aside (with its -wal and -shm files) to start an empty engine"
+
+/*
+ * Refuses a database file that exists but is empty: SQLite would take it for
+ * a new database and the engine would start with no jobs. trainjobd writes
+ * the header the moment it creates the file, so an empty one was truncated.
+ */
+static bool refuse_empty_file(const char *path, struct strbuf *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > 0)
+        return false;
+    strbuf_addf(err,
+                "%s is empty (0 bytes), though trainjobd wrote it before (a full disk or a "
+                "crash truncated it?); " DAMAGED_ADVICE,
+                path);
+    return true;
+}
+
+/* Checks the file's structure (PRAGMA quick_check) before trusting what it says. */
+static bool check_intact(const char *path, sqlite3 *db, struct strbuf *err)
+{
+    sqlite3_stmt *s = NULL;
+    const char *verdict = NULL;
+    bool ok = false;
+    if (sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &s, NULL) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW) {
+        verdict = (const char *)sqlite3_column_text(s, 0);
+        ok = verdict != NULL && strcmp(verdict, "ok") == 0;
+    }
+    if (!ok) {
+        if (verdict != NULL)
+            strbuf_addf(err, "%s is damaged (%s); " DAMAGED_ADVICE, path, verdict);
+        else
+            strbuf_addf(err, "%s is damaged or not a trainjobd database (%s); " DAMAGED_ADVICE,
+                        path, sqlite3_errmsg(db));
+    }
+    sqlite3_finalize(s);
+    return ok;
+}
+
 /* Sets the connection up: pragmas, schema, statements, cached max seq. */
 static bool store_setup(struct store *st, struct strbuf *err)
 {
@@ -330,6 +378,8 @@ static bool store_setup(struct store *st, struct strbuf *err)
     const char *path = st->path;
     sqlite3_extended_result_codes(db, 1);
     sqlite3_busy_timeout(db, 5000);
+    if (!check_intact(path, db, err))
+        return false;
     if (sqlite3_db_readonly(db, "main") == 1) {
         strbuf_addf(err, "%s: the database file is read-only; trainjobd needs to write it", path);
         return false;
@@ -370,6 +420,8 @@ static bool store_setup(struct store *st, struct strbuf *err)
 static enum store_status open_store(const char *path, struct store **out, struct strbuf *err)
 {
     *out = NULL;
+    if (refuse_empty_file(path, err))
+        return STORE_ERROR;
     struct store *st = xcalloc(1, sizeof *st);
     st->path = xstrdup(path);
     int rc = sqlite3_open_v2(
@@ -606,6 +658,23 @@ enum store_status store_event_add(struct store *st, const char *uid, int64_t tim
         return STORE_NOT_FOUND;
     }
     return write_failed(st, s, err, what);
+}
+
+enum store_status store_events_trim(struct store *st, const char *uid, int keep, int64_t *folded,
+                                    struct strbuf *err)
+{
+    const char *what = "folding old events";
+    if (refuse_if_aborted(st, err))
+        return STORE_ERROR;
+    sqlite3_stmt *s = st->stmt[STMT_EVENTS_TRIM];
+    if (sqlite3_bind_text(s, 1, uid, -1, SQLITE_STATIC) != SQLITE_OK ||
+        sqlite3_bind_int(s, 2, keep > 0 ? keep : 0) != SQLITE_OK)
+        return write_failed(st, s, err, what);
+    if (sqlite3_step(s) != SQLITE_DONE)
+        return write_failed(st, s, err, what);
+    stmt_done(s);
+    *folded += sqlite3_changes(st->db);
+    return STORE_OK;
 }
 
 enum store_status store_events_each(struct store *st, const char *uid, int64_t after_id,

@@ -71,6 +71,13 @@ uint64_t store_max_seq(struct store *st);
 /* Appends an event for job uid; its id (increasing) is written to *id when id != NULL. */
 enum store_status store_event_add(struct store *st, const char *uid, int64_t time_ms,
                                   const char *json, int64_t *id, struct strbuf *err);
+/*
+ * Keeps only the newest `keep` events of uid, deleting older ones; the count
+ * deleted is added to *folded. A job's events stay bounded however long it
+ * crash-loops.
+ */
+enum store_status store_events_trim(struct store *st, const char *uid, int keep, int64_t *folded,
+                                    struct strbuf *err);
 /* Calls fn for each event of uid with id > after_id, oldest first; stops early on non-zero. */
 enum store_status store_events_each(struct store *st, const char *uid, int64_t after_id,
                                     int (*fn)(void *ctx, int64_t id, int64_t time_ms,

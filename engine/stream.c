@@ -119,6 +119,16 @@ bool stream_refilling(const struct stream *s)
     return s->refill != NULL;
 }
 
+void *stream_refill_ctx(const struct stream *s)
+{
+    return s->refill ? s->refill_ctx : NULL;
+}
+
+void stream_wake(struct stream *s)
+{
+    wake(s);
+}
+
 size_t stream_read(struct stream *s, char *buf, size_t max)
 {
     if (s->refill && !s->closed && !s->abandoned && stream_pending(s) < STREAM_REFILL_BELOW)

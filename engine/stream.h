@@ -37,6 +37,10 @@ bool stream_closed(const struct stream *s);
 void stream_set_refill(struct stream *s, void (*refill)(void *ctx, struct stream *s), void *ctx,
                        void (*free_ctx)(void *ctx));
 bool stream_refilling(const struct stream *s);
+/* The context stream_set_refill was given (NULL without a refill). */
+void *stream_refill_ctx(const struct stream *s);
+/* Wakes a parked reader without writing: a refill has more to give. */
+void stream_wake(struct stream *s);
 
 /* Copies up to max pending bytes into buf; returns the count (0: none now). */
 size_t stream_read(struct stream *s, char *buf, size_t max);

@@ -485,9 +485,39 @@ static void test_robustness(void **state)
     assert_int_equal(d.restarts_used_after, INT32_MAX);
 }
 
+/* CrashLoopBackOff: immediate, then 10 s doubling to 5 min, never overflowing. */
+static void test_backoff_delays(void **state)
+{
+    (void)state;
+    const long long want[] = {0, 0, 10000, 20000, 40000, 80000, 160000, 300000, 300000};
+    for (int n = 0; n < (int)(sizeof want / sizeof want[0]); n++)
+        assert_int_equal(fault_backoff_ms(n, 10000, 300000), want[n]);
+    assert_int_equal(fault_backoff_ms(INT32_MAX, 10000, 300000), 300000);
+    assert_int_equal(fault_backoff_ms(-5, 10000, 300000), 0);
+    /* small settings, as the tests use them */
+    assert_int_equal(fault_backoff_ms(3, 100, 250), 200);
+    assert_int_equal(fault_backoff_ms(4, 100, 250), 250);
+    /* a max below the first delay is the first delay */
+    assert_int_equal(fault_backoff_ms(5, 100, 10), 100);
+    assert_int_equal(fault_backoff_ms(5, 0, 300000), 0);
+}
+
+/* A stable run resets the loop; quick failures grow it, without overflow. */
+static void test_crash_loops(void **state)
+{
+    (void)state;
+    assert_int_equal(fault_crash_loops(0, 5, 600000), 1);
+    assert_int_equal(fault_crash_loops(1, 5, 600000), 2);
+    assert_int_equal(fault_crash_loops(7, 599999, 600000), 8);
+    assert_int_equal(fault_crash_loops(7, 600000, 600000), 1);
+    assert_int_equal(fault_crash_loops(INT32_MAX, 5, 600000), INT32_MAX);
+    assert_int_equal(fault_crash_loops(-3, 5, 600000), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_backoff_delays),  cmocka_unit_test(test_crash_loops),
         cmocka_unit_test(test_matrix),          cmocka_unit_test(test_absent_section),
         cmocka_unit_test(test_any_code_rule),   cmocka_unit_test(test_first_match),
         cmocka_unit_test(test_mark_node),       cmocka_unit_test(test_signal_deaths),

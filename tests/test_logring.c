@@ -482,6 +482,43 @@ static void test_million_lines_bounded(void **state)
     logring_free(r);
 }
 
+/* The unfinished line as a view shows it: newest source, sanitized, a cut character held back. */
+static void test_partial_line_shown(void **state)
+{
+    (void)state;
+    struct logring *r = logring_new(NULL);
+    struct strbuf out = STRBUF_INIT;
+    uint32_t from = 99;
+    assert_false(logring_partial(r, true, 0, &out, &from));
+    logring_append(r, 0, "done\nwaiting for inp", 20);
+    uint64_t tick = logring_tick(r);
+    assert_true(logring_partial(r, true, 0, &out, &from));
+    assert_string_equal(strbuf_str(&out), "waiting for inp");
+    assert_int_equal(from, 0);
+    /* Another source appends later: it is the newest; one source asked for keeps its own. */
+    const char *bar = "\x1b[1mbold\x1b[0m 10%\r 20%";
+    logring_append(r, 3, bar, strlen(bar));
+    assert_true(logring_tick(r) > tick);
+    assert_true(logring_partial(r, true, 0, &out, &from));
+    assert_string_equal(strbuf_str(&out), " 20%");
+    assert_int_equal(from, 3);
+    assert_true(logring_partial(r, false, 0, &out, &from));
+    assert_string_equal(strbuf_str(&out), "waiting for inp");
+    /* A UTF-8 character cut between reads is held back, then shown whole. */
+    logring_append(r, 0, "ut \xe4\xbd", 5);
+    assert_true(logring_partial(r, false, 0, &out, &from));
+    assert_string_equal(strbuf_str(&out), "waiting for input ");
+    logring_append(r, 0, "\xa0", 1);
+    assert_true(logring_partial(r, false, 0, &out, &from));
+    assert_string_equal(strbuf_str(&out), "waiting for input \xe4\xbd\xa0");
+    /* Finished: a stored line, and no partial any more. */
+    logring_append(r, 0, "\n", 1);
+    assert_false(logring_partial(r, false, 0, &out, &from));
+    assert_string_equal(logring_text(r, logring_last_seq(r)), "waiting for input \xe4\xbd\xa0");
+    strbuf_free(&out);
+    logring_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -499,6 +536,7 @@ int main(void)
         cmocka_unit_test(test_first_error_line),
         cmocka_unit_test(test_partial_table_bounded),
         cmocka_unit_test(test_million_lines_bounded),
+        cmocka_unit_test(test_partial_line_shown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -180,15 +180,63 @@ static void test_follow_shows_last_lines(void **state)
     /* A notify with nothing new leaves the view clean. */
     logview_notify(v);
     assert_false(wd->dirty);
-    /* An unfinished line is not shown, so it changes nothing. */
+    /*
+     * Attack (issue 10 #20): the follow view froze on an unfinished line for
+     * 17 minutes. It shows it as it stands, on the last row, and completes
+     * it when the rest arrives.
+     */
     put(r, 0, "half a li");
     logview_notify(v);
+    assert_true(wd->dirty);
+    draw(v, 30);
+    assert_row(0, 30, "line 8");
+    assert_row(2, 30, "line 10");
+    assert_row(3, 30, "half a li");
+    logview_notify(v); /* nothing more: nothing to redraw */
     assert_false(wd->dirty);
     put(r, 0, "ne\n");
     logview_notify(v);
     assert_true(wd->dirty);
     draw(v, 30);
+    assert_row(2, 30, "line 10");
     assert_row(3, 30, "half a line");
+    logview_free(v);
+    logring_free(r);
+}
+
+/* The unfinished line: a progress bar shows its latest state; paused, it is not shown. */
+static void test_partial_line(void **state)
+{
+    struct logring *r = logring_new(NULL);
+    struct logview *v = logview_new(r, 4);
+    struct widget *wd = logview_widget(v);
+    add_lines(r, 0, 1, 5);
+    put(r, 0, "epoch 1  10%\repoch 1  55%\x1b[31m");
+    logview_notify(v);
+    draw(v, 30);
+    assert_row(1, 30, "line 5");
+    assert_row(2, 30, "epoch 1  55%");
+    /* A UTF-8 character cut between two reads waits for its other bytes. */
+    put(r, 0, "\r\xe4\xbd");
+    logview_notify(v);
+    assert_true(wd->dirty);
+    draw(v, 30);
+    assert_row(2, 30, "line 5"); /* nothing complete to show yet: the partial is empty */
+    put(r, 0, "\xa0 done");
+    logview_notify(v);
+    draw(v, 30);
+    assert_row(2, 30, "\xe4\xbd\xa0 done");
+    /* Longer than the view: its end is what is shown. */
+    put(r, 0, " 0123456789012345678901234567890123456789END");
+    logview_notify(v);
+    draw(v, 20);
+    char *last = row(2, 20);
+    assert_non_null(strstr(last, "END"));
+    free(last);
+    /* Paused, only whole lines are shown. */
+    logview_set_follow(v, false);
+    draw(v, 30);
+    assert_row(2, 30, "line 5");
     logview_free(v);
     logring_free(r);
 }
@@ -649,6 +697,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_follow_shows_last_lines),
+        cmocka_unit_test(test_partial_line),
         cmocka_unit_test(test_paused_keeps_position),
         cmocka_unit_test(test_paused_top_dropped),
         cmocka_unit_test(test_scroll_keys),

@@ -746,6 +746,89 @@ static void test_insert_rate(void **state)
     store_close(st);
 }
 
+/* Attack (issue 10 #8): a truncated, zero-length engine.db must not open as an empty store. */
+static void test_zero_length_refused(void **state)
+{
+    struct fixture *f = *state;
+    struct store *st = NULL;
+    struct strbuf err = STRBUF_INIT;
+    assert_int_equal(store_open(f->db, &st, &err), STORE_OK);
+    assert_int_equal(store_job_insert(st, "u1", "ws", "a", 1, "{}", &err), STORE_OK);
+    store_close(st);
+    assert_int_equal(truncate(f->db, 0), 0);
+    char *wal = xasprintf("%s-wal", f->db);
+    unlink(wal); /* as a crash that lost the log too */
+    free(wal);
+    st = NULL;
+    assert_int_equal(store_open(f->db, &st, &err), STORE_ERROR);
+    assert_null(st);
+    const char *msg = strbuf_str(&err);
+    assert_non_null(strstr(msg, f->db));
+    assert_non_null(strstr(msg, "empty (0 bytes)"));
+    assert_non_null(strstr(msg, "move it aside"));
+    /* and the file is left as it was, for whoever wants to look at it */
+    struct stat sb;
+    assert_int_equal(stat(f->db, &sb), 0);
+    assert_int_equal(sb.st_size, 0);
+    strbuf_free(&err);
+}
+
+/* A file that is not a database, or a damaged one, is refused with the same advice. */
+static void test_damaged_refused(void **state)
+{
+    struct fixture *f = *state;
+    FILE *fp = fopen(f->db, "wb");
+    assert_non_null(fp);
+    for (int i = 0; i < 1000; i++)
+        fputs("not a database at all ", fp);
+    fclose(fp);
+    struct store *st = NULL;
+    struct strbuf err = STRBUF_INIT;
+    assert_int_equal(store_open(f->db, &st, &err), STORE_ERROR);
+    assert_null(st);
+    assert_non_null(strstr(strbuf_str(&err), "damaged"));
+    assert_non_null(strstr(strbuf_str(&err), f->db));
+    strbuf_free(&err);
+}
+
+static int count_rows(void *ctx, int64_t id, int64_t time_ms, const char *json)
+{
+    (void)id, (void)time_ms, (void)json;
+    (*(int *)ctx)++;
+    return 0;
+}
+
+/* Events stay bounded per job: the newest N are kept, the rest counted as folded. */
+static void test_events_trim(void **state)
+{
+    struct fixture *f = *state;
+    struct store *st = NULL;
+    struct strbuf err = STRBUF_INIT;
+    assert_int_equal(store_open(f->db, &st, &err), STORE_OK);
+    assert_int_equal(store_job_insert(st, "u1", "ws", "a", 1, "{}", &err), STORE_OK);
+    assert_int_equal(store_job_insert(st, "u2", "ws", "b", 2, "{}", &err), STORE_OK);
+    int64_t folded = 0, last = 0;
+    for (int i = 0; i < 1000; i++) {
+        assert_int_equal(store_event_add(st, "u1", i, "{}", &last, &err), STORE_OK);
+        assert_int_equal(store_events_trim(st, "u1", 200, &folded, &err), STORE_OK);
+    }
+    assert_int_equal(store_event_add(st, "u2", 1, "{}", NULL, &err), STORE_OK);
+    assert_int_equal(folded, 800);
+    int n = 0;
+    assert_int_equal(store_events_each(st, "u1", 0, count_rows, &n, &err), STORE_OK);
+    assert_int_equal(n, 200);
+    /* the newest are the ones kept */
+    n = 0;
+    assert_int_equal(store_events_each(st, "u1", last - 1, count_rows, &n, &err), STORE_OK);
+    assert_int_equal(n, 1);
+    /* another job's events are untouched */
+    n = 0;
+    assert_int_equal(store_events_each(st, "u2", 0, count_rows, &n, &err), STORE_OK);
+    assert_int_equal(n, 1);
+    store_close(st);
+    strbuf_free(&err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -767,6 +850,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_read_only, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_reentrant_callbacks, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_insert_rate, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_zero_length_refused, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_damaged_refused, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_events_trim, make_dir, remove_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

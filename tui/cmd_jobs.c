@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "api/backend.h"
@@ -24,6 +25,7 @@
 #include "api/jobfile.h"
 #include "api/jobspec_defaults.h"
 #include "api/jobspec_json.h"
+#include "api/logframes.h"
 #include "api/yamltree.h"
 #include "tui/cli.h"
 #include "tui/session.h"
@@ -563,8 +565,9 @@ static int get_events(struct session *s, const char *name, enum output o, FILE *
         table_row(&t, head);
         for (size_t i = 0; i < l.count; i++) {
             const struct job_event *ev = &l.events[i];
-            const char *row[] = {ev->time, enum_name(&job_event_kind_names, (int)ev->kind),
-                                 ev->message};
+            /* No kind: the engine's note of how many older events it folded. */
+            const char *kind = ev->kind ? enum_name(&job_event_kind_names, (int)ev->kind) : NULL;
+            const char *row[] = {ev->time, kind, ev->message};
             table_row(&t, row);
         }
         table_print(&t, out);
@@ -670,6 +673,7 @@ struct log_out {
     FILE *out;
     bool tty;
     struct strbuf pending; /* the start of a line not yet ended */
+    char last;             /* the last byte written (not a terminal) */
 };
 
 /* Writes the complete lines of pending (all of it when flush), sanitized. */
@@ -697,6 +701,8 @@ static int on_log(void *ctx, const char *data, size_t len)
 {
     struct log_out *lo = ctx;
     if (!lo->tty) {
+        if (len > 0)
+            lo->last = data[len - 1];
         fwrite(data, 1, len, lo->out);
         fflush(lo->out);
         return ferror(lo->out) ? 1 : 0;
@@ -704,6 +710,104 @@ static int on_log(void *ctx, const char *data, size_t len)
     strbuf_add(&lo->pending, data, len);
     log_drain(lo, lo->pending.len > 65536); /* a very long line goes out in pieces */
     return ferror(lo->out) ? 1 : 0;
+}
+
+/* A gap in a followed log, said on a line of its own where it happened. */
+static int on_log_skip(void *ctx, uint64_t bytes)
+{
+    struct log_out *lo = ctx;
+    char line[160];
+    char amount[48];
+    if (bytes >= (1u << 20))
+        snprintf(amount, sizeof amount, "%llu MiB",
+                 (unsigned long long)((bytes + (1u << 19)) >> 20));
+    else if (bytes >= 1024)
+        snprintf(amount, sizeof amount, "%llu KiB", (unsigned long long)((bytes + 512) >> 10));
+    else
+        snprintf(amount, sizeof amount, "%llu bytes", (unsigned long long)bytes);
+    snprintf(line, sizeof line, "… %s skipped (the log rotated faster than it was read) …\n",
+             bytes ? amount : "some output");
+    bool mid_line = lo->tty ? lo->pending.len > 0 : lo->last != '\n';
+    if (mid_line)
+        on_log(lo, "\n", 1);
+    return on_log(lo, line, strlen(line));
+}
+
+static int on_log_frames(void *ctx, const char *data, size_t len)
+{
+    return logframes_feed(ctx, data, len);
+}
+
+static void pause_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+/* How long `logs -f` keeps trying to reach an engine that went away. */
+#define FOLLOW_RECONNECT_MS 60000
+
+/*
+ * `logs -f`: the log in frames, so that when the engine restarts (or the
+ * connection is cut) it reconnects and continues at the byte where it was,
+ * until the log is complete (the E frame), or the engine stays away for
+ * FOLLOW_RECONNECT_MS.
+ */
+static int follow_log(struct session *s, const char *name, const char *worker, long tail,
+                      struct log_out *lo, FILE *err)
+{
+    struct logframes lf;
+    logframes_init(&lf, on_log, on_log_skip, lo);
+    char cursor[64];
+    const char *from = NULL;
+    int rc = EXIT_OK;
+    int64_t away_since = 0;
+    long pause = 100;
+    bool told = false;
+    for (;;) {
+        struct api_error e;
+        memset(&e, 0, sizeof e);
+        logframes_reset_stream(&lf);
+        uint64_t before = lf.received;
+        enum backend_status st =
+            backend_logs_framed(s->b, name, worker, tail, from, on_log_frames, &lf, &e);
+        if (lf.broken) {
+            fprintf(err, "trainjob: the engine's log stream is not understood\n");
+            rc = EXIT_USAGE;
+            break;
+        }
+        if (lf.ended)
+            break;
+        if (st == BACKEND_REJECTED) {
+            rc = failed(err, st, &e, false);
+            break;
+        }
+        /* Cut short: an engine restart, or the connection dropped. */
+        if (logframes_cursor(&lf, cursor, sizeof cursor))
+            from = cursor;
+        bool progressed = lf.received != before;
+        int64_t now = time_now_ms();
+        if (progressed || away_since == 0) {
+            away_since = now;
+            pause = 100;
+        } else if (now - away_since > FOLLOW_RECONNECT_MS) {
+            rc = failed(err, st, &e, false);
+            break;
+        }
+        if (!progressed && !told) {
+            fprintf(err, "trainjob: lost the engine%s%s; reconnecting\n", e.message[0] ? ": " : "",
+                    e.message);
+            told = true;
+        }
+        if (progressed)
+            told = false;
+        pause_ms(pause);
+        if (pause < 2000)
+            pause *= 2;
+    }
+    logframes_free(&lf);
+    return rc;
 }
 
 /* `logs NAME`: the first worker unless -w; -f follows until the job ends. */
@@ -778,12 +882,16 @@ int cmd_logs(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE
         worker = first;
         worker_list_free(&wl);
     }
-    struct log_out lo = {out, isatty(fileno(out)) != 0, STRBUF_INIT};
-    st = backend_logs(s.b, name, worker, tail, follow, on_log, &lo, &e);
+    struct log_out lo = {out, isatty(fileno(out)) != 0, STRBUF_INIT, '\n'};
+    if (follow) {
+        rc = follow_log(&s, name, worker, tail, &lo, err);
+    } else {
+        st = backend_logs(s.b, name, worker, tail, follow, on_log, &lo, &e);
+        if (st != BACKEND_OK)
+            rc = failed(err, st, &e, false);
+    }
     log_drain(&lo, true);
     strbuf_free(&lo.pending);
-    if (st != BACKEND_OK)
-        rc = failed(err, st, &e, false);
 out:
     free(first);
     session_close(&s);

@@ -264,6 +264,48 @@ static void commit_line(struct logring *r, const char *p, size_t n, uint32_t sou
     store_raw(r, p, n, source, 0);
 }
 
+uint64_t logring_tick(const struct logring *r)
+{
+    return r->tick;
+}
+
+bool logring_partial(const struct logring *r, bool any, uint32_t source, struct strbuf *out,
+                     uint32_t *from)
+{
+    const struct partial *best = NULL;
+    for (size_t i = 0; i < r->max_partials; i++) {
+        const struct partial *p = &r->partials[i];
+        if (p->used && p->len > 0 && (any || p->source == source) &&
+            (best == NULL || p->stamp > best->stamp))
+            best = p;
+    }
+    strbuf_reset(out);
+    if (best == NULL)
+        return false;
+    const char *s = best->buf;
+    size_t n = best->len;
+    while (n > 0 && s[n - 1] == '\r')
+        n--;
+    const char *cr = last_cr(s, n);
+    if (cr) {
+        n -= (size_t)(cr + 1 - s);
+        s = cr + 1;
+    }
+    /* A character cut by the read ends the line for now: wait for its other bytes. */
+    for (size_t k = 1; k <= 3 && k <= n; k++) {
+        unsigned char c = (unsigned char)s[n - k];
+        if ((c & 0xc0) == 0x80)
+            continue;
+        size_t need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+        if (need > k)
+            n -= k;
+        break;
+    }
+    utf8_sanitize(out, s, n, UTF8_KEEP_TAB);
+    *from = best->source;
+    return out->len > 0;
+}
+
 /* The slot holding source's unfinished line, or NULL. */
 static struct partial *find_partial(struct logring *r, uint32_t source)
 {

@@ -23,8 +23,10 @@
  *      characters are removed; tabs are kept as '\t' and the view expands
  *      them to tab stops (every 8 cells).
  * A stored line is valid UTF-8, NUL-terminated, without '\n', '\r' or any
- * control character but '\t'. Only whole lines are visible: an unfinished
- * line is not until its '\n' arrives or logring_flush finishes it.
+ * control character but '\t'. Only whole lines are stored: an unfinished
+ * line is not until its '\n' arrives or logring_flush finishes it, but
+ * logring_partial hands out the newest one as it stands, so a view can show
+ * a line a worker has not finished yet (a prompt, a progress bar).
  *
  * Every stored line gets the next sequence number (from 1, never reused,
  * not even by logring_clear) and keeps the source id it came from (the
@@ -52,6 +54,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+struct strbuf;
 
 #define LOGRING_DEFAULT_BYTES (8u << 20)   /* 8 MiB of text */
 #define LOGRING_DEFAULT_LINES (128u << 10) /* 131,072 lines (2 MiB of index) */
@@ -104,6 +108,16 @@ void logring_clear(struct logring *r);
  */
 uint64_t logring_first_seq(const struct logring *r);
 uint64_t logring_last_seq(const struct logring *r);
+/*
+ * The newest unfinished line (of source, or of any source when any), as it
+ * would be stored now: cut at its last '\r', sanitized, without a trailing
+ * incomplete UTF-8 character. Written to out (reset first) with its source
+ * in *from; false when there is none or it is empty.
+ */
+bool logring_partial(const struct logring *r, bool any, uint32_t source, struct strbuf *out,
+                     uint32_t *from);
+/* Counts appends (and flushes): a view that shows the unfinished line redraws when it moves. */
+uint64_t logring_tick(const struct logring *r);
 /* Lines held now. */
 size_t logring_count(const struct logring *r);
 /* Lines dropped to make room, since the ring was made (logring_clear does not count). */

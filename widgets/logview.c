@@ -13,6 +13,8 @@
  * row ("the end position"); paused, the stored top is clamped to the lines
  * still held and never beyond the end position. Rows are counted at the
  * text width of the last draw, so keys move by the rows the reader saw.
+ * Following, a line the worker has not finished yet (logring_partial) takes
+ * the last text row until its newline makes it a line like others.
  * Units of drawing are a character and the zero-width marks after it.
  */
 #include "widgets/logview.h"
@@ -57,6 +59,10 @@ struct logview {
     struct strbuf needle; /* sanitized; empty: no search */
     uint64_t match;       /* line of the current match, 0: none */
     enum logview_search_result search;
+    struct strbuf partial; /* following: the unfinished newest line, shown last */
+    uint64_t drawn_tick;   /* logring_tick at the last draw */
+    uint32_t partial_source;
+    bool show_partial;
 };
 
 static const struct widget_ops logview_ops;
@@ -314,6 +320,13 @@ static uint64_t shown_from(const struct logview *v, uint64_t seq, bool forward)
 
 /* Text rows: all but the status row (which a 1-row view does without). */
 static int text_rows(const struct logview *v)
+{
+    int rows = v->rows >= 2 ? v->rows - 1 : v->rows;
+    return v->show_partial && rows >= 2 ? rows - 1 : rows;
+}
+
+/* Text rows with the partial line's row counted in. */
+static int text_rows_all(const struct logview *v)
 {
     return v->rows >= 2 ? v->rows - 1 : v->rows;
 }
@@ -735,10 +748,17 @@ static bool draw_prefix(struct logview *v, WINDOW *win, int y, int x, int nw, in
 static bool draw_lines(struct logview *v, WINDOW *win, int y, int x, int w)
 {
     int nw = name_cells(v, w), pw = nw ? nw + 3 : 0, tw = w - pw;
-    int rows = text_rows(v), r = 0;
+    int r = 0;
     bool wider = false;
 
     v->last_w = tw;
+    v->drawn_tick = logring_tick(v->ring);
+    /* Following, the newest unfinished line is shown below the others. */
+    v->show_partial =
+        v->follow &&
+        logring_partial(v->ring, !v->one_source, v->source, &v->partial, &v->partial_source) &&
+        (!v->one_source || v->partial_source == v->source);
+    int rows = text_rows(v);
     struct pos p = current(v);
     set_pos(v, p);
     v->drawn_top = p.seq;
@@ -762,6 +782,25 @@ static bool draw_lines(struct logview *v, WINDOW *win, int y, int x, int w)
             if (from >= line.len)
                 break;
         }
+    }
+    if (v->show_partial && rows < text_rows_all(v)) {
+        struct highlight hl;
+        highlight_init(&hl, v->partial.buf, v->partial.len, &v->needle);
+        use_role(win, v->pal->normal);
+        for (; r < rows; r++)
+            blank(win, y + r, x, w);
+        if (pw && draw_prefix(v, win, y + r, x, nw, w, v->partial_source, true))
+            wider = true;
+        /* The end of an unfinished line is what changes: without wrap, show its last cells. */
+        int cells = line_cells(v->partial.buf, v->partial.len);
+        int skip = v->wrap ? 0 : (cells > tw ? cells - tw : 0);
+        size_t from = 0;
+        if (v->wrap) /* its last row, when it wraps */
+            for (size_t to;
+                 (to = row_end(v->partial.buf, v->partial.len, from, tw)) < v->partial.len;)
+                from = to;
+        draw_row(v, win, y + r, x + pw, tw, v->partial.buf, from, v->partial.len, skip, &hl);
+        r++;
     }
     use_role(win, v->pal->normal);
     for (; r < rows; r++)
@@ -841,6 +880,7 @@ static void logview_destroy(struct widget *wd)
     struct logview *v = (struct logview *)wd;
     strbuf_free(&v->name);
     strbuf_free(&v->needle);
+    strbuf_free(&v->partial);
     free(v);
 }
 
@@ -950,6 +990,17 @@ void logview_notify(struct logview *v)
         v->new_lines += n;
     if (n > 0 || (v->drawn_top && v->drawn_top < first))
         v->base.dirty = true;
+    /* Following, an unfinished line that grew (or was finished) is news too. */
+    if (v->follow && logring_tick(v->ring) != v->drawn_tick) {
+        struct strbuf now = STRBUF_INIT;
+        uint32_t src;
+        bool has = logring_partial(v->ring, !v->one_source, v->source, &now, &src) &&
+                   (!v->one_source || src == v->source);
+        if (has != v->show_partial ||
+            (has && (now.len != v->partial.len || memcmp(now.buf, v->partial.buf, now.len) != 0)))
+            v->base.dirty = true;
+        strbuf_free(&now);
+    }
 }
 
 void logview_set_follow(struct logview *v, bool follow)

@@ -1,0 +1,299 @@
+# trainjobd's state under attack (issue 10 #8, #9, #10), with a real engine,
+# real workers and, as root, a real full file system:
+#  - deleting jobs removes their logs, status files and directories (a
+#    symlink a worker planted is unlinked, not followed); a restart collects
+#    what a crash left of jobs the store no longer has, and only that;
+#  - a crash-looping job restarts at growing intervals, says "back-off" in
+#    its reason, and keeps at most limits.events_per_job events;
+#  - on a full disk (a small tmpfs as the state dir) a worker that succeeds
+#    still ends SUCCEEDED, through a kill -9 and restart of the engine too,
+#    and no state is ever shown that a restart does not give back.
+# The engine is started here on temp dirs and stopped by pid.
+. "$(dirname "$0")/lib.sh"
+cd "$TRAINJOB_TOP" || exit 1
+
+ME=$(id -un)
+export HOME="$TMP/home"
+mkdir -p "$HOME" "$TMP/run" "$TMP/precious"
+echo keep >"$TMP/precious/file"
+SOCK="$TMP/run/engine.sock"
+STATE="$TMP/state"
+CONF="$TMP/engine.yaml"
+ENGINE_PID=""
+MOUNTED=""
+BASE=/compute/acp/data/v2/subscriptions/local/resourceGroups/default/zones/local-1z/workspaces/default
+
+# Ends the shims and workers this test started (their pids are in the .pid files).
+end_shims() {
+    for f in "$STATE"/status/*.pid; do
+        [ -f "$f" ] || continue
+        read -r shim pgid <"$f" && kill -KILL "-$pgid" "$shim" 2>/dev/null
+    done
+}
+
+cleanup() {
+    [ -n "$ENGINE_PID" ] && kill -KILL "$ENGINE_PID" 2>/dev/null
+    rm -f "$STATE"/fill* 2>/dev/null
+    end_shims
+    if [ -n "$MOUNTED" ]; then
+        n=0
+        while ! umount "$STATE" 2>/dev/null && [ $n -lt 30 ]; do sleep 0.1; n=$((n + 1)); done
+        grep -q " $STATE " /proc/mounts && umount -l "$STATE"
+    fi
+    [ -n "$KEEP" ] && echo "kept $TMP" && return; rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+cat >"$CONF" <<EOF
+subscription: local
+resource_group: default
+zone: local-1z
+regions:
+- {name: local-1, zones: [local-1z], vpcs: [vpc-local]}
+workspaces:
+- name: default
+  owners: [$ME]
+nodes:
+- {name: n1, gpus: 0, cpus: 64, memory_mib: 65536}
+pools:
+- {name: std, type: dedicated}
+specs:
+- {name: cpu-1, gpus: 0, cpus: 1, memory_mib: 256}
+images:
+- {path: local/host}
+limits:
+  restart_delay_ms: 400
+  restart_delay_max_ms: 1600
+  restart_reset_after_ms: 60000
+  events_per_job: 40
+  save_retry_ms: 200
+EOF
+
+start_engine() {
+    "$TRAINJOBD_BIN" --foreground --grace 1 --config "$CONF" --state-dir "$STATE" \
+        --socket "$SOCK" >>"$TMP/engine.log" 2>&1 &
+    ENGINE_PID=$!
+    i=0
+    while [ $i -lt 100 ] && ! curl -s --unix-socket "$SOCK" http://x/trainjob/v1/catalog >/dev/null 2>&1; do
+        kill -0 "$ENGINE_PID" 2>/dev/null || break
+        sleep 0.1
+        i=$((i + 1))
+    done
+}
+
+stop_engine() { # SIGNAL
+    kill "-${1:-TERM}" "$ENGINE_PID" 2>/dev/null
+    wait "$ENGINE_PID" 2>/dev/null
+    ENGINE_PID=""
+}
+
+api() { # METHOD PATH [BODY]: status in $code, body in $TMP/body
+    if [ -n "${3:-}" ]; then
+        code=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X "$1" \
+            -H 'Content-Type: application/json' --data-binary "$3" "http://x$2")
+    else
+        code=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X "$1" "http://x$2")
+    fi
+}
+
+submit() { # NAME SCRIPT [JQ]
+    body=$(jq -n --arg name "$1" --arg script "$2" '{
+        display_name: $name, framework: "PYTORCH_DDP", resource_pool: {name: "std"},
+        roles: [{total_replicas: 1, resource_spec: [{name: "cpu-1"}],
+                 image_path: "local/host", startup_script: $script}]}' | jq "${3:-.}")
+    api POST "$BASE/trainingJobs?training_job_name=$1" "$body"
+}
+
+field() { # NAME JQ (the whole reply stays in $TMP/body, for failure messages)
+    curl -s --unix-socket "$SOCK" -o "$TMP/body" "http://x$BASE/trainingJobs/$1"
+    jq -r "$2" "$TMP/body"
+}
+
+wait_for() { # NAME JQ WANT [SECONDS]
+    n=0
+    while [ $n -lt $(( ${4:-20} * 10 )) ]; do
+        [ "$(field "$1" "$2")" = "$3" ] && return 0
+        sleep 0.1
+        n=$((n + 1))
+    done
+    return 1
+}
+
+check() { # NAME COMMAND...
+    name=$1
+    shift
+    if "$@"; then pass "$name"; else fail "$name" "$(tail -c 400 "$TMP/body" 2>/dev/null)"; fi
+}
+
+# Entries under the state dir that belong to uid.
+leftovers() { find "$STATE" -name "*$1*" 2>/dev/null | wc -l; }
+
+# ---- #10: deleting jobs removes their files -----------------------------------
+
+start_engine
+check "engine starts" test -S "$SOCK"
+# A worker that plants what an rm -r must not follow, and a directory it cannot read.
+EVIL="ln -s $TMP/precious evil && ln -s / root && mkdir -p deep/a/b && touch deep/a/b/f && chmod 000 deep/a && echo bye"
+for n in gone1 gone2 kept; do
+    submit "$n" "$EVIL"
+    check "$n accepted" test "$code" = 200
+done
+for n in gone1 gone2 kept; do
+    check "$n succeeds" wait_for "$n" .state SUCCEEDED
+done
+U1=$(field gone1 .uid)
+U2=$(field gone2 .uid)
+UK=$(field kept .uid)
+check "a job leaves files while it exists" test "$(leftovers "$U1")" -ge 2
+check "its working directory holds the planted links" test -L "$STATE/work/$U1/evil"
+api POST "$BASE/trainingJobs:batchDelete" '{"training_job_names": ["gone1", "gone2"]}'
+check "delete accepted" test "$code" = 200
+n=0
+while [ $n -lt 100 ] && [ "$(field gone2 .code)" != 404 ] ; do sleep 0.1; n=$((n + 1)); done
+sleep 0.2
+check "deleted jobs leave nothing under the state dir" test "$(leftovers "$U1")$(leftovers "$U2")" = 00
+check "the symlinked directory outside survives" test "$(cat "$TMP/precious/file")" = keep
+check "the live job's files are untouched" test -f "$STATE/logs/$UK.master-0.log" -a -L "$STATE/work/$UK/evil"
+
+# Orphans: what a crash between the store delete and the file removal leaves.
+ORPHAN=0000018f00000000-orphan01
+mkdir -p "$STATE/work/$ORPHAN/sub" "$STATE/platform/$ORPHAN" "$STATE/ssh/$ORPHAN"
+ln -s "$TMP/precious" "$STATE/work/$ORPHAN/sub/link"
+echo x >"$STATE/logs/$ORPHAN.worker-0.log"
+echo x >"$STATE/logs/$ORPHAN.worker-0.log.1"
+echo "exit_code 0" >"$STATE/status/$ORPHAN.1.worker-0"
+echo "not a job" >"$STATE/logs/README"
+stop_engine TERM
+start_engine
+check "orphans are collected at start-up" test "$(leftovers "$ORPHAN")" = 0
+check "...without following their links" test "$(cat "$TMP/precious/file")" = keep
+check "...and files not named for a job stay" test -f "$STATE/logs/README"
+check "...and the live job's files stay" test -f "$STATE/logs/$UK.master-0.log" -a -d "$STATE/work/$UK"
+check "the engine log says what it collected" grep -q "collecting the work files of job $ORPHAN" "$TMP/engine.log"
+
+# ---- #9: a crash loop restarts at growing intervals, events stay bounded -------
+
+submit loop 'exit 1' '.fault_tolerance = {backoff_limit: -1}'
+check "crash-looping job accepted" test "$code" = 200
+check "its reason shows the back-off" wait_for loop '.state_message // "" | test("^back-off [0-9]+m?s restarting failed master-0 [(]restart [0-9]+[)]$")' true 10
+sleep 5
+restarts=$(field loop .restart_count)
+# 0, 400, 800, 1600, 1600 … ms: at most ~8 restarts in 7 s; unthrottled it made hundreds.
+check "restarts are throttled ($restarts in ~7 s)" test "$restarts" -ge 3 -a "$restarts" -le 10
+api GET "$BASE/trainingJobs/loop/events"
+times=$(jq -r '[.events[] | select(.kind == "FAULT") | .time] | .[]' "$TMP/body")
+intervals=$(echo "$times" | while read -r t; do date -d "$t" +%s.%N; done |
+    awk 'NR > 1 { printf "%d\n", ($1 - prev) * 1000 } { prev = $1 }')
+check "restart intervals grow (ms: $(echo $intervals))" sh -c "echo '$intervals' | awk 'NR == 1 { first = \$1 } NR > 1 && \$1 + 150 < last { bad = 1 } { last = \$1 } END { exit bad || NR < 3 || last < 2 * first }'"
+sleep 5
+api GET "$BASE/trainingJobs/loop/events"
+count=$(jq '.events | length' "$TMP/body")
+check "events stay bounded per job ($count ≤ 41)" test "$count" -le 41
+check "the folded ones are counted first" sh -c "jq -r '.events[0].message' '$TMP/body' | grep -q '^… [0-9,]* earlier events\\? folded'"
+api POST "$BASE/trainingJobs:batchDelete" '{"training_job_names": ["loop"]}'
+n=0
+while [ $n -lt 100 ] && [ "$(field loop .code)" != 404 ] ; do sleep 0.1; n=$((n + 1)); done
+
+# RESTART_POD loops back off too, and every failed pod is restarted, none starved.
+submit pods 'exit 3' '.roles[0].total_replicas = 2 | .fault_tolerance = {backoff_limit: -1, rules: [{exit_codes: "3", action: "RESTART_POD"}]}'
+check "a RESTART_POD loop says it backs off" wait_for pods '.state_message // "" | test("^back-off .* restarting failed")' true 10
+sleep 3
+curl -s --unix-socket "$SOCK" "http://x$BASE/trainingJobs/pods/workers" >"$TMP/body"
+r0=$(jq '.workers[0].restarts' "$TMP/body")
+r1=$(jq '.workers[1].restarts' "$TMP/body")
+check "both pods keep being restarted ($r0 and $r1), at a throttled pace" \
+    sh -c "[ $r0 -ge 2 ] && [ $r1 -ge 2 ] && [ $r0 -le 8 ] && [ $r1 -le 8 ]"
+api POST "$BASE/trainingJobs:batchDelete" '{"training_job_names": ["pods"]}'
+n=0
+while [ $n -lt 100 ] && [ "$(field pods .code)" != 404 ] ; do sleep 0.1; n=$((n + 1)); done
+
+# ---- #8: a zero-length engine.db does not start an empty engine ----------------
+
+stop_engine TERM
+cp "$STATE/engine.db" "$TMP/engine.db.saved"
+: >"$STATE/engine.db"
+rm -f "$STATE/engine.db-wal" "$STATE/engine.db-shm"
+start_engine
+check "an empty engine.db stops trainjobd" sh -c "! kill -0 $ENGINE_PID 2>/dev/null"
+check "...saying which file and what to do" grep -q "engine.db is empty (0 bytes).*move it aside" "$TMP/engine.log"
+ENGINE_PID=""
+check "...and leaves the file as it was" test ! -s "$STATE/engine.db"
+cp "$TMP/engine.db.saved" "$STATE/engine.db"
+start_engine
+
+# ---- #8: a full disk never turns an outcome into another -----------------------
+
+stop_engine TERM
+end_workers "$STATE"
+rm -rf "$STATE"
+mkdir -p "$STATE"
+if ! mount -t tmpfs -o size=8m,mode=0700 tmpfs "$STATE" 2>"$TMP/mount.err"; then
+    fail "full disk: mount a small tmpfs for the state dir" "$(cat "$TMP/mount.err") (run as root)"
+    exit 0
+fi
+MOUNTED=1
+start_engine
+check "engine starts on a small tmpfs" test -S "$SOCK"
+
+fill_disk() { # fills $STATE to the last page
+    dd if=/dev/zero of="$STATE/fill" bs=64k 2>/dev/null
+    dd if=/dev/zero of="$STATE/fill2" bs=4k 2>/dev/null
+    i=0
+    while [ $i -lt 64 ] && dd if=/dev/zero of="$STATE/fill.$i" bs=512 count=1 2>/dev/null; do
+        i=$((i + 1))
+    done
+}
+free_disk() { rm -f "$STATE"/fill*; }
+
+# A worker that ends (exit 0) when told, on a disk with no room left at all.
+submit full1 "while [ ! -e go ]; do sleep 0.05; done; exit 0"
+check "full1 runs" wait_for full1 .state RUNNING
+fill_disk
+check "the state dir is full" test "$(df -P "$STATE" | awk 'NR == 2 { print $4 }')" -eq 0
+touch "$STATE/work/$(field full1 .uid)/go"
+sleep 1.5
+check "a worker whose status cannot be written yet is not shown ended" test "$(field full1 .state)" = RUNNING
+# The engine dies while the disk is full; the shim keeps the status in memory.
+stop_engine KILL
+shim=$(cat "$STATE"/status/"$(field full1 .uid)".*.pid 2>/dev/null | awk '{ print $1 }')
+check "the shim waits for space instead of giving up" kill -0 "$shim"
+free_disk
+start_engine
+check "after space returns and a restart: SUCCEEDED, not FAILED 137" wait_for full1 .state SUCCEEDED 20
+check "...with exit code 0" test "$(curl -s --unix-socket "$SOCK" "http://x$BASE/trainingJobs/full1/workers" | jq -r '.workers[0].exit_code')" = 0
+
+# The store refuses the save while the status file lands: what is shown must be on disk.
+submit full2 "while [ ! -e go ]; do sleep 0.05; done; exit 0"
+check "full2 runs" wait_for full2 .state RUNNING
+fill_disk
+truncate -s -4096 "$STATE/fill" # room for the shim's status file (one page), none for SQLite
+touch "$STATE/work/$(field full2 .uid)/go"
+sleep 2
+shown=$(field full2 .state)
+stop_engine KILL
+free_disk
+start_engine
+check "full2 shows RUNNING while its end cannot be saved (shown: $shown)" test "$shown" = RUNNING
+check "full2 ends SUCCEEDED after space returns" wait_for full2 .state SUCCEEDED 20
+
+# A save refused while the engine lives: it keeps the last saved state, then catches up.
+submit full3 "while [ ! -e go ]; do sleep 0.05; done; exit 0"
+check "full3 runs" wait_for full3 .state RUNNING
+fill_disk
+truncate -s -4096 "$STATE/fill"
+touch "$STATE/work/$(field full3 .uid)/go"
+sleep 2
+shown=$(field full3 .state)
+phase=$(curl -s --unix-socket "$SOCK" "http://x$BASE/trainingJobs/full3/workers" | jq -r '.workers[0].phase')
+check "a refused save is logged, saying what is shown meanwhile" \
+    grep -q "saving job full3: .*disk is full.*keeps showing its last saved state (RUNNING)" "$TMP/engine.log"
+check "...and the job shows its last saved state, not the unsaved SUCCEEDED" test "$shown" = RUNNING
+check "...its worker too (phase $phase)" test "$phase" = Running
+free_disk
+check "full3 ends SUCCEEDED once the disk has room" wait_for full3 .state SUCCEEDED 20
+api GET "$BASE/trainingJobs/full3/events"
+check "...and the event held meanwhile is recorded after the state it tells of" \
+    sh -c "jq -r '.events[] | select(.kind == \"STATE\") | .message' '$TMP/body' | grep -q 'RUNNING → SUCCEEDED'"
+stop_engine KILL
+start_engine
+check "...and a restart agrees" wait_for full3 .state SUCCEEDED 10
