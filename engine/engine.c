@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -137,8 +138,24 @@ static struct ejob *job_from_record(const char *json)
     return job;
 }
 
+/*
+ * The counts a job shows, derived from its workers every time it is saved,
+ * published or loaded — never carried over from an earlier record.
+ */
+static void refresh_counts(struct ejob *job)
+{
+    int ready = 0;
+    for (size_t i = 0; i < job->worker_count; i++)
+        ready += job->workers[i].phase == WORKER_RUNNING;
+    job->spec.has_ready_workers = true;
+    job->spec.ready_workers = ready;
+    job->spec.has_restart_count = true;
+    job->spec.restart_count = job->restarts;
+}
+
 int engine_save(struct engine *eng, struct ejob *job)
 {
+    refresh_counts(job);
     char *rec = job_record(job);
     struct strbuf err = STRBUF_INIT;
     enum store_status st = store_job_update(eng->store, job->spec.uid, rec, &err);
@@ -216,13 +233,7 @@ static json_t *job_json(const struct ejob *job)
 
 void engine_publish(struct engine *eng, struct ejob *job)
 {
-    int ready = 0;
-    for (size_t i = 0; i < job->worker_count; i++)
-        ready += job->workers[i].phase == WORKER_RUNNING;
-    job->spec.has_ready_workers = true;
-    job->spec.ready_workers = ready;
-    job->spec.has_restart_count = true;
-    job->spec.restart_count = job->restarts;
+    refresh_counts(job);
     if (eng->watcher_count == 0)
         return;
     broadcast(eng, job->spec.workspace_name,
@@ -333,6 +344,7 @@ void engine_remove(struct engine *eng, struct ejob *job)
         broadcast(eng, job->spec.workspace_name,
                   json_pack("{s:s, s:{s:s, s:s}}", "type", "DELETED", "job", "name", job->spec.name,
                             "uid", job->spec.uid));
+    lifecycle_forget(eng, job);
     for (size_t i = 0; i < eng->job_count; i++) {
         if (eng->jobs[i] == job) {
             memmove(&eng->jobs[i], &eng->jobs[i + 1], (eng->job_count - i - 1) * sizeof job);
@@ -345,7 +357,10 @@ void engine_remove(struct engine *eng, struct ejob *job)
 
 /* ---- inotify: worker ends and log growth ------------------------------ */
 
-/* Status files are named <uid>.<attempt>.<worker>; see lifecycle_status_path. */
+/*
+ * Status files are named <uid>.<attempt>.<worker> (see lifecycle_status_path);
+ * their .pid companion matters to a start a shim of an earlier trainjobd owes.
+ */
 static void status_file_appeared(struct engine *eng, const char *fname)
 {
     char uid[64];
@@ -354,15 +369,27 @@ static void status_file_appeared(struct engine *eng, const char *fname)
     if (sscanf(fname, "%63[^.].%d.%n", uid, &attempt, &n) != 2 || n == 0)
         return;
     const char *worker = fname + n;
-    if (strstr(worker, ".tmp") || strstr(worker, ".pid"))
+    if (strstr(worker, ".tmp"))
+        return;
+    size_t len = strlen(worker);
+    bool pidfile = len > 4 && strcmp(worker + len - 4, ".pid") == 0;
+    if (pidfile)
+        len -= 4;
+    else if (strchr(worker, '.'))
         return;
     struct ejob *job = engine_find_uid(eng, uid);
     if (job == NULL)
         return;
     for (size_t i = 0; i < job->worker_count; i++) {
         struct eworker *w = &job->workers[i];
-        if (strcmp(w->name, worker) != 0 || w->attempt != attempt || !w->live)
+        if (strncmp(w->name, worker, len) != 0 || w->name[len] != '\0' || w->attempt != attempt ||
+            !w->live)
             continue;
+        if (pidfile) {
+            if (w->starting)
+                shimwatch_pidfile(eng, job, w);
+            return;
+        }
         char *path = lifecycle_status_path(eng, job, w);
         int code;
         int rc = runner_read_status(path, &code);
@@ -497,6 +524,7 @@ static int load_job(void *ctx, const char *uid, uint64_t seq, const char *json)
         return 0;
     }
     job->seq = seq;
+    refresh_counts(job);
     add_job(eng, job);
     return 0;
 }
@@ -518,6 +546,14 @@ int engine_open(const struct engine_options *opt, struct loop *lp, struct engine
         eng->opt.grace_ms = 10000;
     if (eng->opt.log_cap == 0)
         eng->opt.log_cap = 16u << 20;
+    if (eng->opt.start_timeout_ms <= 0)
+        eng->opt.start_timeout_ms = RUNNER_REPORT_TIMEOUT_MS;
+    /* A pidfd per running shim and a pipe per start in flight: room beyond the default 1024. */
+    struct rlimit nofile;
+    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+        nofile.rlim_cur = nofile.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &nofile);
+    }
 
     if (file_mkdirs(eng->status_dir, 0700, err) != 0 || file_mkdirs(eng->log_dir, 0700, err) != 0)
         goto fail;
@@ -577,7 +613,10 @@ void engine_close(struct engine *eng)
     }
     if (eng->sched_timer)
         loop_cancel(eng->loop, eng->sched_timer);
+    if (eng->spawn_timer)
+        loop_cancel(eng->loop, eng->spawn_timer);
     for (size_t i = 0; i < eng->job_count; i++) {
+        lifecycle_forget(eng, eng->jobs[i]);
         lifecycle_cancel_kill(eng, eng->jobs[i]);
         ejob_free(eng->jobs[i]);
     }

@@ -33,6 +33,7 @@ struct engine_options {
     bool demo;               /* add simulated GPU nodes to a new config */
     int grace_ms;            /* SIGTERM to SIGKILL when stopping workers */
     size_t log_cap;          /* bytes per worker log before it rotates */
+    int start_timeout_ms;    /* a shim's report of a start (0: RUNNER_REPORT_TIMEOUT_MS) */
 };
 
 struct engine;

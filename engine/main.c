@@ -44,6 +44,8 @@ static void usage(FILE *out)
           "  --listen ADDR:PORT   also listen on loopback TCP; requests must be AK/SK signed\n"
           "  --demo               a new config gets 4 simulated nodes with 8 GPUs each\n"
           "  --grace SECONDS      SIGTERM to SIGKILL when stopping workers (default 10)\n"
+          "  --start-timeout SECONDS\n"
+          "                       how long a worker's shim may take to start it (default 30)\n"
           "  --foreground         stay attached; log to stderr\n"
           "  --version, --help\n",
           out);
@@ -113,13 +115,14 @@ int main(int argc, char **argv)
         {"grace", required_argument, NULL, 'g'},
         {"foreground", no_argument, NULL, 'f'},
         {"shim", required_argument, NULL, 'x'},
+        {"start-timeout", required_argument, NULL, 'T'},
         {"version", no_argument, NULL, 'V'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *config = NULL, *state = NULL, *sock = NULL, *listen_addr = NULL, *shim = NULL;
     bool demo = false, foreground = false;
-    int grace_ms = 10000, c;
+    int grace_ms = 10000, start_timeout_ms = 0, c;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case 'c':
@@ -146,6 +149,17 @@ int main(int argc, char **argv)
         case 'x':
             shim = optarg;
             break;
+        case 'T': {
+            char *end;
+            errno = 0;
+            double sec = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(sec > 0 && sec <= 3600)) {
+                fprintf(stderr, "trainjobd: --start-timeout needs seconds (0 < s <= 3600)\n");
+                return 2;
+            }
+            start_timeout_ms = (int)(sec * 1000);
+            break;
+        }
         case 'V':
             printf("trainjobd %s\n", TRAINJOB_VERSION);
             return 0;
@@ -189,7 +203,8 @@ int main(int argc, char **argv)
     loop_add_signal(lp, SIGINT, on_stop, lp);
     loop_add_signal(lp, SIGCHLD, on_child, NULL);
 
-    struct engine_options opt = {config_path, state_dir, shim_path, demo, grace_ms, 0};
+    struct engine_options opt = {config_path, state_dir, shim_path,       demo,
+                                 grace_ms,    0,         start_timeout_ms};
     struct engine *eng = NULL;
     struct http_server *srv = NULL;
     int status = 1;

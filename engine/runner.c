@@ -33,7 +33,6 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
-
 /* A growing NULL-terminated argument vector (owned strings). */
 struct argv_buf {
     char **v;
@@ -279,8 +278,7 @@ int runner_launch(const struct runner_spec *spec, struct runner_launch **out, st
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
     static char *const no_env[] = {NULL};
     pid_t pid = 0;
-    int rc = posix_spawn(&pid, spec->shim_path, &fa, &attr, av.v,
-                         spec->envp ? spec->envp : no_env);
+    int rc = posix_spawn(&pid, spec->shim_path, &fa, &attr, av.v, spec->envp ? spec->envp : no_env);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
     argv_free(&av);

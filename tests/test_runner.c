@@ -218,7 +218,7 @@ static void test_exit_code_and_log(void **state)
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
         entries++;
-            assert_true(strcmp(e->d_name, "status") == 0 || strcmp(e->d_name, "status.pid") == 0 ||
+        assert_true(strcmp(e->d_name, "status") == 0 || strcmp(e->d_name, "status.pid") == 0 ||
                     strcmp(e->d_name, "status.claim") == 0 || strcmp(e->d_name, "log") == 0);
     }
     closedir(d);
