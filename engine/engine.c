@@ -78,6 +78,7 @@ static const struct field eworker_fields[] = {
     F_OPT_INT32(struct eworker, exit_code),
     F_INT(struct eworker, attempt),
     F_FLAG(struct eworker, live),
+    F_FLAG(struct eworker, starting),
     {"proc", F_OBJECT, offsetof(struct eworker, proc), SCHEMA_NO_FLAG, NULL, &proc_type, 0},
     F_STR(struct eworker, create_time),
     F_STR(struct eworker, start_time),
