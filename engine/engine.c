@@ -612,15 +612,17 @@ void engine_close(struct engine *eng)
         loop_remove_fd(eng->loop, eng->inotify_fd);
         close(eng->inotify_fd);
     }
-    if (eng->sched_timer)
-        loop_cancel(eng->loop, eng->sched_timer);
-    if (eng->spawn_timer)
-        loop_cancel(eng->loop, eng->spawn_timer);
+    /* Workers keep running under their shims; starts in flight report to the next trainjobd. */
+    eng->spawn_wanted = false;
     for (size_t i = 0; i < eng->job_count; i++) {
         lifecycle_forget(eng, eng->jobs[i]);
         lifecycle_cancel_kill(eng, eng->jobs[i]);
         ejob_free(eng->jobs[i]);
     }
+    if (eng->sched_timer)
+        loop_cancel(eng->loop, eng->sched_timer);
+    if (eng->spawn_timer)
+        loop_cancel(eng->loop, eng->spawn_timer);
     free(eng->jobs);
     for (size_t i = 0; i < eng->watcher_count; i++) {
         stream_close(eng->watchers[i]);

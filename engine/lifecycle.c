@@ -51,6 +51,8 @@ void engine_end_followers(struct engine *eng, struct ejob *job);
 #define PLATFORM_MOUNT "/trainjob"
 /* Shims launched and not reported yet, at most (descriptors, and a fork storm). */
 #define MAX_LAUNCHING 64
+/* Shims launched per loop turn: requests are answered between batches. */
+#define SPAWN_BATCH 4
 
 bool job_has_live_workers(const struct ejob *job)
 {
@@ -373,11 +375,17 @@ static void start_job(struct engine *eng, struct ejob *job, const int *placement
     strbuf_free(&where);
 }
 
+/*
+ * Launches recorded starts, SPAWN_BATCH per loop turn (a spawn waits for the
+ * shim's exec, which a loaded machine makes slow) and at most MAX_LAUNCHING
+ * in flight; the rest wait for the next turn or the next report.
+ */
 static void spawn_intended(void *ctx)
 {
     struct engine *eng = ctx;
     eng->spawn_timer = 0;
     eng->spawn_wanted = false;
+    int batch = 0;
     for (size_t j = 0; j < eng->job_count; j++) {
         struct ejob *job = eng->jobs[j];
         for (size_t i = 0; i < job->worker_count; i++) {
@@ -386,6 +394,11 @@ static void spawn_intended(void *ctx)
                 continue;
             if (eng->launching >= MAX_LAUNCHING) {
                 eng->spawn_wanted = true; /* the next report frees a slot */
+                return;
+            }
+            if (batch++ == SPAWN_BATCH) {
+                eng->spawn_wanted = true;
+                lifecycle_spawn_more(eng); /* the next turn, after the requests waiting now */
                 return;
             }
             struct strbuf err = STRBUF_INIT;
@@ -1013,7 +1026,9 @@ static bool adopt_start(struct engine *eng, struct ejob *job, struct eworker *w)
     if (runner_read_pidfile(status, &proc) == 0) {
         note_started(w, &proc);
         done = false;
-    } else if (runner_claim(status) != 0) {
+    } else if (runner_claim(status) != 0 || runner_claim_owner(status) < 0) {
+        /* Won now, or by an earlier trainjobd that cancelled this start and died before saying so.
+         */
         engine_log("job %s: %s: attempt %d never started%s", job->spec.name, w->name, w->attempt,
                    job->after_stop == AFTER_STOP_NONE ? "; starting it again" : "");
         w->starting = false;

@@ -355,6 +355,8 @@ void runner_launch_free(struct runner_launch *l, bool kill_shim)
         if (pfd >= 0) {
             runner_pidfd_signal(pfd, SIGKILL);
             close(pfd);
+        } else if (errno == ENOSYS) {
+            kill(l->pid, SIGKILL); /* no pidfd here: still our child unless our SIGCHLD reaped it */
         }
     }
     if (l->fd >= 0)
@@ -407,6 +409,8 @@ int runner_claim(const char *status_path)
 
 pid_t runner_claim_owner(const char *status_path)
 {
+    /* "0\n" is trainjobd's own claim: -1; an empty file is a shim between its open and its write.
+     */
     char *path = xasprintf("%s.claim", status_path);
     char *data = NULL;
     size_t len;
@@ -416,7 +420,9 @@ pid_t runner_claim_owner(const char *status_path)
         char *end;
         errno = 0;
         pid = strtol(data, &end, 10);
-        if (errno || end == data || *end != '\n' || pid <= 1 || pid > INT_MAX)
+        if (pid == 0 && end != data && *end == '\n')
+            pid = -1;
+        else if (errno || end == data || *end != '\n' || pid <= 1 || pid > INT_MAX)
             pid = 0;
     }
     free(data);

@@ -102,7 +102,8 @@ int runner_start(const struct runner_spec *spec, struct runner_proc *out, struct
  * (no shim can claim it either).
  */
 int runner_claim(const char *status_path);
-/* The pid of the shim that holds the claim (0: trainjobd's claim, none, or not written yet). */
+/* Who holds the claim: a shim's pid, -1 for trainjobd itself, 0 when unknown (none, or not written
+ * yet). */
 pid_t runner_claim_owner(const char *status_path);
 /*
  * Reads `<status_path>.pid` into out (shim pid, worker pgid, and the shim's

@@ -58,10 +58,9 @@ static void release(struct shimwatch *sw, bool kill_shim)
     if (sw->timer)
         loop_cancel(lp, sw->timer);
     sw->timer = 0;
+    /* Only through a pidfd: a bare pid may name another process by now. */
     if (kill_shim && sw->pidfd >= 0)
         runner_pidfd_signal(sw->pidfd, SIGKILL);
-    else if (kill_shim && sw->pid > 0 && !sw->launch)
-        kill(sw->pid, SIGKILL);
     if (sw->pidfd >= 0) {
         loop_remove_fd(lp, sw->pidfd);
         close(sw->pidfd);
@@ -198,10 +197,13 @@ static void on_deadline(void *ctx)
         started(sw, &proc);
         return;
     }
+    /* Only our own launch is killed: an earlier trainjobd's shim pid may name another process now.
+     */
+    bool ours = sw->launch != NULL;
     char why[200];
-    snprintf(why, sizeof why, "trainjob-shim (pid %ld) did not report within %d s; killed",
-             (long)sw->pid, timeout_ms(sw->eng) / 1000);
-    failed(sw, why, true);
+    snprintf(why, sizeof why, "trainjob-shim (pid %ld) did not report within %d s%s", (long)sw->pid,
+             timeout_ms(sw->eng) / 1000, ours ? "; killed" : "");
+    failed(sw, why, ours);
 }
 
 int shimwatch_launch(struct engine *eng, struct ejob *job, struct eworker *w,
@@ -221,14 +223,19 @@ int shimwatch_launch(struct engine *eng, struct ejob *job, struct eworker *w,
     return 0;
 }
 
+static void on_owner_gone(void *ctx);
+
 void shimwatch_await(struct engine *eng, struct ejob *job, struct eworker *w, pid_t owner)
 {
     struct shimwatch *sw = watch_for(eng, job, w);
     sw->awaiting = true;
-    sw->pid = owner;
+    sw->pid = owner > 0 ? owner : 0;
     int pidfd = owner > 0 ? runner_pidfd_open(owner) : -1;
     watch_end(sw, pidfd);
-    sw->timer = loop_add_timer(eng->loop, timeout_ms(eng), on_deadline, sw);
+    if (owner > 0 && pidfd < 0 && errno == ESRCH)
+        sw->timer = loop_add_timer(eng->loop, 0, on_owner_gone, sw); /* gone already */
+    else
+        sw->timer = loop_add_timer(eng->loop, timeout_ms(eng), on_deadline, sw);
 }
 
 void shimwatch_pidfile(struct engine *eng, struct ejob *job, struct eworker *w)
@@ -277,6 +284,27 @@ static void on_check(void *ctx)
         gone(sw);
 }
 
+/* The shim that holds an awaited claim has ended: it started the worker (pid file), or not. */
+static void owner_gone(struct shimwatch *sw)
+{
+    struct runner_proc proc;
+    if (read_pidfile(sw, &proc)) {
+        started(sw, &proc);
+        return;
+    }
+    char why[160];
+    snprintf(why, sizeof why, "trainjob-shim (pid %ld) died before it started the worker",
+             (long)sw->pid);
+    failed(sw, why, false);
+}
+
+static void on_owner_gone(void *ctx)
+{
+    struct shimwatch *sw = ctx;
+    sw->timer = 0;
+    owner_gone(sw);
+}
+
 static void on_pidfd(void *ctx, int fd, short revents)
 {
     (void)revents;
@@ -292,15 +320,7 @@ static void on_pidfd(void *ctx, int fd, short revents)
         return;
     }
     if (sw->awaiting) {
-        struct runner_proc proc;
-        if (read_pidfile(sw, &proc)) {
-            started(sw, &proc);
-        } else {
-            char why[160];
-            snprintf(why, sizeof why, "trainjob-shim (pid %ld) died before it started the worker",
-                     (long)sw->pid);
-            failed(sw, why, false);
-        }
+        owner_gone(sw);
         return;
     }
     gone(sw);

@@ -703,7 +703,7 @@ static void test_claim(void **state)
 
     assert_int_equal(runner_claim(f->status), 1);
     assert_int_equal(runner_claim(f->status), 0);
-    assert_int_equal(runner_claim_owner(f->status), 0); /* trainjobd's own claim */
+    assert_int_equal(runner_claim_owner(f->status), -1); /* trainjobd's own claim */
     assert_int_equal(runner_start(&spec, &proc, &err), -1);
     assert_non_null(strstr(strbuf_str(&err), "cancelled"));
     assert_int_equal(proc.shim_pid, 0);
