@@ -406,8 +406,12 @@ static void spawn_intended(void *ctx)
             if (rc != 0)
                 lifecycle_start_failed(eng, job, w, strbuf_str(&err));
             strbuf_free(&err);
-            if (rc != 0)
-                break; /* the job is failing: its other starts were cancelled */
+            if (rc != 0) {
+                /* The job is failing (its other starts cancelled); the table may have changed. */
+                eng->spawn_wanted = true;
+                lifecycle_spawn_more(eng);
+                return;
+            }
         }
     }
 }
