@@ -1040,7 +1040,10 @@ static bool adopt_start(struct engine *eng, struct ejob *job, struct eworker *w)
         if (job->after_stop == AFTER_STOP_NONE)
             intend_start(eng, w);
     } else {
-        shimwatch_await(eng, job, w, runner_claim_owner(status));
+        pid_t owner = runner_claim_owner(status);
+        engine_log("job %s: %s: a shim holds attempt %d (pid %ld); waiting for its report",
+                   job->spec.name, w->name, w->attempt, (long)owner);
+        shimwatch_await(eng, job, w, owner);
     }
     free(status);
     return done;

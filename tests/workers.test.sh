@@ -5,8 +5,9 @@
 # moments during many starts (every worker runs exactly once).
 #
 # trainjobd runs with --shim pointing at a wrapper in front of the real shim:
-# it hangs when $CTL/hang exists, and starts the real shim $CTL/delay seconds
-# late when that file holds a number — so starts can be caught in flight.
+# it hangs when $CTL/hang exists, starts the real shim $CTL/delay seconds
+# late when that file holds a number, and holds the start's claim for
+# $CTL/claimhang seconds first — so starts can be caught in flight.
 # The engine is started here and stopped by pid.
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
@@ -56,6 +57,13 @@ EOF
 cat >"$TMP/shim" <<EOF
 #!/bin/sh
 if [ -e "$CTL/hang" ]; then exec sleep 1000; fi
+if [ -s "$CTL/claimhang" ]; then # hold the claim a while, as a slow shim would, then go on
+    prev=""
+    for a in "\$@"; do [ "\$prev" = --status ] && st=\$a; prev=\$a; done
+    echo \$\$ >"\$st.claim"
+    sleep "\$(cat "$CTL/claimhang")"
+    rm -f "\$st.claim"
+fi
 if [ -s "$CTL/delay" ]; then sleep "\$(cat "$CTL/delay")"; fi
 exec "$TRAINJOB_SHIM" "\$@"
 EOF
@@ -250,6 +258,22 @@ start_engine
 check "after kill -9 and restart the counts are the same" \
     test "$(field ready2 .ready_workers) $(field failed1 .ready_workers)" = "2 0"
 api POST "$BASE:batchDelete" '{"training_job_names": ["ready2", "failed1", "shimkill", "downkill", "hang", "stopme"]}'
+
+# --- 6: a shim holds the claim while trainjobd is killed: the restart awaits it, starts nothing ---
+echo 1 >"$CTL/claimhang"
+api POST "$BASE?training_job_name=await1" "$(job await1 1 'sleep 600')"
+wait_for await1 .state STARTING 5
+claim="$STATE/status/$(field await1 .uid).1.master-0.claim"
+n=0
+while [ $n -lt 100 ] && [ ! -s "$claim" ]; do sleep 0.05; n=$((n + 1)); done
+stop_engine KILL
+rm -f "$CTL/claimhang"
+start_engine
+check "a start whose shim held the claim across kill -9 is adopted when it reports" \
+    wait_for await1 .state RUNNING 10
+check "...as attempt 1: trainjobd started no second copy" test -f "$(pidfile await1 1 master-0)"
+check "...and says it waited for it" grep -q "await1: master-0: a shim holds attempt 1" "$TMP/engine.log"
+api POST "$BASE:batchDelete" '{"training_job_names": ["await1"]}'
 
 # --- 6: kill -9 of trainjobd at random moments during many starts ---
 # Each worker appends "<job> <rank>" to runs; every one must appear exactly once.
