@@ -52,7 +52,7 @@ void engine_end_followers(struct engine *eng, struct ejob *job);
 /* Shims launched and not reported yet, at most (descriptors, and a fork storm). */
 #define MAX_LAUNCHING 64
 /* Shims launched per loop turn: requests are answered between batches. */
-#define SPAWN_BATCH 4
+#define SPAWN_BATCH 1
 
 bool job_has_live_workers(const struct ejob *job)
 {
