@@ -12,7 +12,9 @@
  *   C  a fresh engine with room: POST a one-worker job, GET it until it is
  *      RUNNING, delete it and wait for 404; 50 times;
  *   D  the same engine: 1,000 jobs whose script is `true`, submitted at
- *      once, until every one is SUCCEEDED.
+ *      once, until every one is SUCCEEDED;
+ *   E  (before D) one job of 50 workers: GETs of it while its workers
+ *      start, and submit to RUNNING.
  *
  * Everything lives in one mkdtemp directory (configs, state dirs, sockets),
  * never the user's. trainjobd is the build's (beside this binary's
@@ -554,7 +556,8 @@ static int part_a(struct bench *b)
     if (write_config(b, b->config_a, true) != 0)
         return -1;
     struct loop *lp = loop_new();
-    struct engine_options opt = {b->config_a, b->state_a, b->shim, false, 0, 0, NULL};
+    struct engine_options opt = {
+        .config_path = b->config_a, .state_dir = b->state_a, .shim_path = b->shim};
     struct engine *eng = NULL;
     struct strbuf err = STRBUF_INIT, body = STRBUF_INIT;
     struct samples create = {0}, list = {0};
@@ -942,7 +945,67 @@ out:
     return rc;
 }
 
-/* C and D share one engine with a schedulable node. */
+/* ---- E: requests while 50 workers start ----------------------------------- */
+
+#define WORKERS_E 50
+
+/*
+ * One job of 50 workers (`sleep 600`), then GETs of it back to back until it
+ * is RUNNING: each GET answered while its workers start is a sample. Starts
+ * are asynchronous, so the loop answers between them instead of after all.
+ */
+static int part_e(struct bench *b)
+{
+    struct samples get = {0};
+    struct strbuf body = STRBUF_INIT;
+    char post[512], path[512], state[32] = "";
+    int rc = -1;
+    fprintf(stderr, "bench_engine: E: GETs while %d workers start\n", WORKERS_E);
+    snprintf(post, sizeof post, "%s?training_job_name=e-50", jobs_path);
+    snprintf(path, sizeof path, "%s/e-50", jobs_path);
+    job_body(&body, "e-50", WORKERS_E, "sleep 600");
+    double t0 = now_ms(), running = NA;
+    long code = engine_call(b, post, body.buf);
+    if (code != 200) {
+        fail("E: creating e-50: %ld %s%s", code, b->http.error, strbuf_str(&b->http.body));
+        goto out;
+    }
+    while (now_ms() - t0 < START_CAP_MS) {
+        double t = now_ms();
+        code = engine_call(b, path, NULL);
+        double dt = now_ms() - t;
+        if (code != 200) {
+            fail("E: GET e-50: %ld %s", code, b->http.error);
+            goto out;
+        }
+        answer_string(&b->http, "state", state, sizeof state);
+        if (strcmp(state, "RUNNING") == 0) {
+            running = now_ms() - t0;
+            break;
+        }
+        if (strcmp(state, "STARTING") == 0)
+            samples_add(&get, dt);
+        if (state_is_end(state)) {
+            fail("E: e-50 ended %s while it started: %s", state, strbuf_str(&b->http.body));
+            goto out;
+        }
+    }
+    char label[80];
+    snprintf(label, sizeof label, "E GET while %d workers start (%zu GETs)", WORKERS_E, get.n);
+    if (get.n)
+        table_row(label, samples_quantile(&get, 0.5), samples_quantile(&get, 0.99), 2, "ms",
+                  "< 5 ms");
+    else
+        table_row(label, NA, NA, 2, "ms", "< 5 ms");
+    table_row("E submit -> RUNNING, 50 workers", running, NA, 0, "ms", "-");
+    rc = delete_and_wait(b, "e-50");
+out:
+    samples_free(&get);
+    strbuf_free(&body);
+    return rc;
+}
+
+/* C, E and D share one engine with a schedulable node. */
 static int part_cd(struct bench *b)
 {
     double answer_ms;
@@ -952,6 +1015,8 @@ static int part_cd(struct bench *b)
         return -1;
     }
     int rc = part_c(b);
+    if (rc == 0)
+        rc = part_e(b);
     if (rc == 0)
         rc = part_d(b);
     daemon_stop(b);

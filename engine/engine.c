@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -80,6 +81,7 @@ static const struct field eworker_fields[] = {
     F_OPT_INT32(struct eworker, exit_code),
     F_INT(struct eworker, attempt),
     F_FLAG(struct eworker, live),
+    F_FLAG(struct eworker, starting),
     {"proc", F_OBJECT, offsetof(struct eworker, proc), SCHEMA_NO_FLAG, NULL, &proc_type, 0},
     F_STR(struct eworker, create_time),
     F_STR(struct eworker, start_time),
@@ -531,6 +533,7 @@ static void forget_job(struct engine *eng, struct ejob *job)
         broadcast(eng, job->spec.workspace_name,
                   json_pack("{s:s, s:{s:s, s:s}}", "type", "DELETED", "job", "name", job->spec.name,
                             "uid", job->spec.uid));
+    lifecycle_forget(eng, job);
     for (size_t i = 0; i < eng->job_count; i++) {
         if (eng->jobs[i] == job) {
             memmove(&eng->jobs[i], &eng->jobs[i + 1], (eng->job_count - i - 1) * sizeof job);
@@ -599,16 +602,21 @@ static void retry_saves(void *ctx)
         } else if (job->unsaved && engine_save(eng, job) == 0) {
             engine_publish(eng, job);
             forget_status_files(eng, job);
+            eng->spawn_wanted = true; /* starts it recorded may go now */
         }
         if (!job->unsaved && job->held_event_count > 0 && !release_events(eng, job))
             arm_retry(eng);
         i++;
     }
+    lifecycle_spawn_more(eng);
 }
 
 /* ---- inotify: worker ends and log growth ------------------------------ */
 
-/* Status files are named <uid>.<attempt>.<worker>; see lifecycle_status_path. */
+/*
+ * Status files are named <uid>.<attempt>.<worker> (see lifecycle_status_path);
+ * their .pid companion matters to a start a shim of an earlier trainjobd owes.
+ */
 static void status_file_appeared(struct engine *eng, const char *fname)
 {
     char uid[64];
@@ -617,15 +625,27 @@ static void status_file_appeared(struct engine *eng, const char *fname)
     if (sscanf(fname, "%63[^.].%d.%n", uid, &attempt, &n) != 2 || n == 0)
         return;
     const char *worker = fname + n;
-    if (strstr(worker, ".tmp") || strstr(worker, ".pid"))
+    if (strstr(worker, ".tmp"))
+        return;
+    size_t len = strlen(worker);
+    bool pidfile = len > 4 && strcmp(worker + len - 4, ".pid") == 0;
+    if (pidfile)
+        len -= 4;
+    else if (strchr(worker, '.'))
         return;
     struct ejob *job = engine_find_uid(eng, uid);
     if (job == NULL)
         return;
     for (size_t i = 0; i < job->worker_count; i++) {
         struct eworker *w = &job->workers[i];
-        if (strcmp(w->name, worker) != 0 || w->attempt != attempt || !w->live)
+        if (strncmp(w->name, worker, len) != 0 || w->name[len] != '\0' || w->attempt != attempt ||
+            !w->live)
             continue;
+        if (pidfile) {
+            if (w->starting)
+                shimwatch_pidfile(eng, job, w);
+            return;
+        }
         char *path = lifecycle_status_path(eng, job, w);
         int code;
         int rc = runner_read_status(path, &code);
@@ -793,6 +813,14 @@ int engine_open(const struct engine_options *opt, struct loop *lp, struct engine
         eng->opt.grace_ms = 10000;
     if (eng->opt.log_cap == 0)
         eng->opt.log_cap = 16u << 20;
+    if (eng->opt.start_timeout_ms <= 0)
+        eng->opt.start_timeout_ms = RUNNER_REPORT_TIMEOUT_MS;
+    /* A pidfd per running shim and a pipe per start in flight: room beyond the default 1024. */
+    struct rlimit nofile;
+    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+        nofile.rlim_cur = nofile.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &nofile);
+    }
 
     if (file_mkdirs(eng->status_dir, 0700, err) != 0 || file_mkdirs(eng->log_dir, 0700, err) != 0)
         goto fail;
@@ -860,8 +888,6 @@ void engine_close(struct engine *eng)
         loop_remove_fd(eng->loop, eng->inotify_fd);
         close(eng->inotify_fd);
     }
-    if (eng->sched_timer)
-        loop_cancel(eng->loop, eng->sched_timer);
     if (eng->save_timer)
         loop_cancel(eng->loop, eng->save_timer);
     eng->save_timer = 0;
@@ -878,10 +904,17 @@ void engine_close(struct engine *eng)
                        job->spec.name);
         free(rec);
     }
+    /* Workers keep running under their shims; starts in flight report to the next trainjobd. */
+    eng->spawn_wanted = false;
     for (size_t i = 0; i < eng->job_count; i++) {
+        lifecycle_forget(eng, eng->jobs[i]);
         lifecycle_cancel_kill(eng, eng->jobs[i]);
         ejob_free(eng->jobs[i]);
     }
+    if (eng->sched_timer)
+        loop_cancel(eng->loop, eng->sched_timer);
+    if (eng->spawn_timer)
+        loop_cancel(eng->loop, eng->spawn_timer);
     free(eng->jobs);
     for (size_t i = 0; i < eng->watcher_count; i++) {
         stream_close(eng->watchers[i]);

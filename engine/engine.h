@@ -35,6 +35,7 @@ struct engine_options {
     int grace_ms;            /* SIGTERM to SIGKILL when stopping workers */
     size_t log_cap;          /* bytes per worker log before it rotates */
     struct cgroups *cgroups; /* per-worker limits (engine/cgroup), probed by the caller; or NULL */
+    int start_timeout_ms;    /* a shim's report of a start (0: RUNNER_REPORT_TIMEOUT_MS) */
 };
 
 struct engine;

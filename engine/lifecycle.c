@@ -8,6 +8,18 @@
  * A job waits while it is QUEUEING or RESTARTING with no live worker; it
  * holds capacity while any worker is live. Stopping is asynchronous: the
  * job remembers what to do once its last worker has ended (after_stop).
+ *
+ * Starting is asynchronous too, and at most once per attempt: a start is
+ * first recorded (attempt + 1, `starting`, saved with the job), and the
+ * shim is launched only on a later loop turn, once that record is committed
+ * (spawn_intended, at most MAX_LAUNCHING shims in flight); engine/shimwatch
+ * turns the shim's report, its silence or its death into
+ * lifecycle_worker_started / lifecycle_start_failed / lifecycle_shim_gone.
+ * The job is STARTING until every worker has reported, then RUNNING. A start
+ * that must not happen any more (a stop, a deadline, a restart of trainjobd
+ * that finds no pid file) is cancelled by taking its claim (runner_claim):
+ * won, nothing of that attempt ever runs; lost, the shim has it and the stop
+ * reaches the worker as soon as its report arrives.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +51,10 @@ void engine_end_followers(struct engine *eng, struct ejob *job);
 /* Where a sandboxed worker sees the files the platform writes for its job, and works. */
 #define PLATFORM_MOUNT JOBSPEC_PLATFORM_DIR "/platform"
 #define WORKDIR_MOUNT JOBSPEC_PLATFORM_DIR "/work"
+/* Shims launched and not reported yet, at most (descriptors, and a fork storm). */
+#define MAX_LAUNCHING 64
+/* Shims launched per loop turn: requests are answered between batches. */
+#define SPAWN_BATCH 1
 
 bool job_has_live_workers(const struct ejob *job)
 {
@@ -199,7 +215,7 @@ static char *worker_cgroup_leaf(const struct eworker *w)
     return xasprintf("%s-%d", w->name, w->attempt);
 }
 
-/* Starts (or restarts) one worker on its node. Returns 0, or -1 with why in err. */
+/* Launches the recorded start of one worker on its node. Returns 0, or -1 with why in err. */
 static int start_worker(struct engine *eng, struct ejob *job, struct eworker *w, struct strbuf *err)
 {
     size_t n = job->worker_count;
@@ -298,7 +314,6 @@ static int start_worker(struct engine *eng, struct ejob *job, struct eworker *w,
     file_mkdirs(workdir, 0755, &ignored);
     strbuf_free(&ignored);
 
-    w->attempt++;
     char *status = lifecycle_status_path(eng, job, w);
     char *log = lifecycle_log_path(eng, job, w->name);
     const struct role *role = jobspec_worker(&job->spec);
@@ -322,18 +337,11 @@ static int start_worker(struct engine *eng, struct ejob *job, struct eworker *w,
         cgroups,
     };
     append_log_marker(eng, job, w);
-    if (rc == 0 && (rc = runner_start(&spec, &w->proc, err)) != 0)
+    /* Returns at once: the shim's report comes back through shimwatch. */
+    if (rc == 0 && (rc = shimwatch_launch(eng, job, w, &spec, err)) != 0)
         cgroup_remove(eng->opt.cgroups, job->spec.uid, leaf);
     cgroup_dirs_free(cgroups);
     free(leaf);
-    if (rc == 0) {
-        w->live = true;
-        w->phase = WORKER_RUNNING;
-        w->has_exit_code = false;
-        set_time(&w->start_time);
-        free(w->finish_time);
-        w->finish_time = NULL;
-    }
     free(status);
     free(log);
     free(workdir);
@@ -351,12 +359,13 @@ static int start_worker(struct engine *eng, struct ejob *job, struct eworker *w,
     return rc;
 }
 
-static void create_workers(struct ejob *job, int replicas)
+static void create_workers(struct engine *eng, struct ejob *job, int replicas)
 {
     if ((int)job->worker_count == replicas)
         return;
     for (size_t i = 0; i < job->worker_count; i++) {
         struct eworker *w = &job->workers[i];
+        shimwatch_drop(eng, w, false);
         free(w->name), free(w->role), free(w->node), free(w->devices);
         free(w->create_time), free(w->start_time), free(w->finish_time);
     }
@@ -388,13 +397,15 @@ static int replicas_of(const struct ejob *job)
     return 1;
 }
 
-/* Starts every worker of a placed job on the nodes the pass chose. */
+static void intend_start(struct engine *eng, struct eworker *w);
+
+/* Records the start of every worker of a placed job on the nodes the pass chose. */
 static void start_job(struct engine *eng, struct ejob *job, const int *placement)
 {
     free(job->preempted_by);
     job->preempted_by = NULL;
     int replicas = replicas_of(job);
-    create_workers(job, replicas);
+    create_workers(eng, job, replicas);
     struct strbuf where = STRBUF_INIT;
     for (int i = 0; i < replicas; i++) {
         struct eworker *w = &job->workers[i];
@@ -409,29 +420,86 @@ static void start_job(struct engine *eng, struct ejob *job, const int *placement
         assign_devices(eng, job, w, job->gpus);
         strbuf_addf(&where, "%s%s on %s", i ? ", " : "", w->name, w->node);
     }
+    /* The starts are recorded with the state (one save); the shims follow once it is committed. */
+    for (int i = 0; i < replicas; i++)
+        intend_start(eng, &job->workers[i]);
     engine_set_state(eng, job, JOB_STATE_STARTING, NULL);
-    struct strbuf err = STRBUF_INIT;
-    int failed = -1;
-    for (int i = 0; i < replicas && failed < 0; i++)
-        if (start_worker(eng, job, &job->workers[i], &err) != 0)
-            failed = i;
     struct job_event ev = {0};
-    if (failed >= 0) {
-        char text[600];
-        snprintf(text, sizeof text, "could not start %s: %s", job->workers[failed].name,
-                 strbuf_str(&err));
-        engine_log("job %s: %s", job->spec.name, text);
-        lifecycle_stop(eng, job, AFTER_STOP_FAIL, text);
-    } else {
-        ev.kind = EVENT_SCHEDULED;
-        char *text = xasprintf("placed: %s", strbuf_str(&where));
-        ev.message = text;
-        engine_event(eng, job, &ev);
-        free(text);
-        engine_set_state(eng, job, JOB_STATE_RUNNING, NULL);
-    }
+    ev.kind = EVENT_SCHEDULED;
+    char *text = xasprintf("placed: %s", strbuf_str(&where));
+    ev.message = text;
+    engine_event(eng, job, &ev);
+    free(text);
     strbuf_free(&where);
-    strbuf_free(&err);
+}
+
+/*
+ * Launches recorded starts, SPAWN_BATCH per loop turn (a spawn waits for the
+ * shim's exec, which a loaded machine makes slow) and at most MAX_LAUNCHING
+ * in flight; the rest wait for the next turn or the next report.
+ */
+static void spawn_intended(void *ctx)
+{
+    struct engine *eng = ctx;
+    eng->spawn_timer = 0;
+    eng->spawn_wanted = false;
+    int batch = 0;
+    for (size_t j = 0; j < eng->job_count; j++) {
+        struct ejob *job = eng->jobs[j];
+        for (size_t i = 0; i < job->worker_count; i++) {
+            struct eworker *w = &job->workers[i];
+            /* A start is launched only once it is on disk (a refused save retries first). */
+            if (!w->starting || w->watch || job->unsaved)
+                continue;
+            if (eng->launching >= MAX_LAUNCHING) {
+                eng->spawn_wanted = true; /* the next report frees a slot */
+                return;
+            }
+            if (batch++ == SPAWN_BATCH) {
+                eng->spawn_wanted = true;
+                lifecycle_spawn_more(eng); /* the next turn, after the requests waiting now */
+                return;
+            }
+            struct strbuf err = STRBUF_INIT;
+            int rc = start_worker(eng, job, w, &err);
+            if (rc != 0)
+                lifecycle_start_failed(eng, job, w, strbuf_str(&err));
+            strbuf_free(&err);
+            if (rc != 0) {
+                /* The job is failing (its other starts cancelled); the table may have changed. */
+                eng->spawn_wanted = true;
+                lifecycle_spawn_more(eng);
+                return;
+            }
+        }
+    }
+}
+
+void lifecycle_spawn_more(struct engine *eng)
+{
+    if (eng->spawn_wanted && eng->spawn_timer == 0)
+        eng->spawn_timer = loop_add_timer(eng->loop, 0, spawn_intended, eng);
+}
+
+/*
+ * Records that w starts its next attempt. Nothing is launched now: the
+ * caller saves the job, and spawn_intended launches on a later loop turn,
+ * after that save is committed — so a trainjobd killed at any point finds
+ * the attempt on disk before any shim could have started it.
+ */
+static void intend_start(struct engine *eng, struct eworker *w)
+{
+    shimwatch_drop(eng, w, false);
+    w->attempt++;
+    w->starting = true;
+    w->live = true;
+    w->phase = WORKER_PENDING;
+    w->has_exit_code = false;
+    memset(&w->proc, 0, sizeof w->proc);
+    free(w->finish_time);
+    w->finish_time = NULL;
+    eng->spawn_wanted = true;
+    lifecycle_spawn_more(eng);
 }
 
 /* ---- scheduling passes -------------------------------------------------- */
@@ -642,13 +710,31 @@ static void kill_remaining(void *ctx)
     if (job) {
         job->kill_timer = 0;
         job->kill_ctx = NULL;
+        /* A start still in flight gets its SIGKILL with its report (lifecycle_worker_started). */
         for (size_t i = 0; i < job->worker_count; i++)
-            if (job->workers[i].live) {
+            if (job->workers[i].live && !job->workers[i].starting) {
                 runner_refresh(&job->workers[i].proc, NULL);
                 runner_signal(&job->workers[i].proc, SIGKILL);
             }
     }
     free(k);
+}
+
+/*
+ * A start that must not happen any more: taking its claim first means no
+ * worker of that attempt will run (the worker is no longer live); a shim
+ * that took it first has the worker, which is stopped when it reports.
+ */
+static void cancel_start(struct engine *eng, struct ejob *job, struct eworker *w)
+{
+    char *status = lifecycle_status_path(eng, job, w);
+    int won = runner_claim(status);
+    free(status);
+    if (won == 0)
+        return;
+    shimwatch_drop(eng, w, true);
+    w->starting = false;
+    w->live = false;
 }
 
 void lifecycle_stop(struct engine *eng, struct ejob *job, enum after_stop then, const char *why)
@@ -660,13 +746,18 @@ void lifecycle_stop(struct engine *eng, struct ejob *job, enum after_stop then, 
     char *copy = why ? xstrdup(why) : NULL; /* why may be the old reason itself */
     free(job->after_stop_reason);
     job->after_stop_reason = copy;
+    for (size_t i = 0; i < job->worker_count; i++)
+        if (job->workers[i].live && job->workers[i].starting)
+            cancel_start(eng, job, &job->workers[i]);
     if (!job_has_live_workers(job)) {
         finish_stop(eng, job);
         return;
     }
     for (size_t i = 0; i < job->worker_count; i++) {
         struct eworker *w = &job->workers[i];
-        if (!w->live)
+        if (w->live && w->starting)
+            w->phase = WORKER_TERMINATING; /* the shim holds the claim: stopped once it reports */
+        if (!w->live || w->starting)
             continue;
         char *status = lifecycle_status_path(eng, job, w);
         runner_refresh(&w->proc, status);
@@ -793,10 +884,8 @@ static void restart_pod(struct engine *eng, struct ejob *job, struct eworker *w,
         w->node = xstrdup(node);
         assign_devices(eng, NULL, w, job->gpus);
     }
-    struct strbuf err = STRBUF_INIT;
-    if (start_worker(eng, job, w, &err) != 0)
-        lifecycle_stop(eng, job, AFTER_STOP_FAIL, strbuf_str(&err));
-    strbuf_free(&err);
+    /* Recorded and saved here; launched on the next turn (a failure fails the job). */
+    intend_start(eng, w);
     engine_save(eng, job);
     engine_publish(eng, job);
 }
@@ -937,9 +1026,113 @@ static void apply_fault(struct engine *eng, struct ejob *job, struct eworker *w,
     }
 }
 
-void lifecycle_worker_ended(struct engine *eng, struct ejob *job, struct eworker *w, int exit_code)
+/* Is every worker's start reported? Then a STARTING job is RUNNING (returns true: saved). */
+static bool maybe_running(struct engine *eng, struct ejob *job)
+{
+    if (job->spec.state != JOB_STATE_STARTING || job->after_stop != AFTER_STOP_NONE)
+        return false;
+    for (size_t i = 0; i < job->worker_count; i++)
+        if (job->workers[i].starting)
+            return false;
+    engine_set_state(eng, job, JOB_STATE_RUNNING, NULL);
+    return true;
+}
+
+/* w runs as proc says: its start is over (no save; the caller saves). */
+static void note_started(struct eworker *w, const struct runner_proc *proc)
+{
+    w->proc = *proc;
+    w->starting = false;
+    w->phase = WORKER_RUNNING;
+    set_time(&w->start_time);
+    free(w->finish_time);
+    w->finish_time = NULL;
+}
+
+void lifecycle_worker_started(struct engine *eng, struct ejob *job, struct eworker *w,
+                              const struct runner_proc *proc)
+{
+    note_started(w, proc);
+    shimwatch_follow(eng, job, w);
+    if (job->after_stop != AFTER_STOP_NONE) {
+        /* A stop came while it started; past the grace period (no kill timer) it is a SIGKILL. */
+        runner_signal(&w->proc, job->kill_timer ? SIGTERM : SIGKILL);
+        w->phase = WORKER_TERMINATING;
+    }
+    if (!maybe_running(eng, job)) {
+        engine_save(eng, job);
+        engine_publish(eng, job);
+    }
+}
+
+void lifecycle_start_failed(struct engine *eng, struct ejob *job, struct eworker *w,
+                            const char *why)
+{
+    shimwatch_drop(eng, w, false);
+    w->starting = false;
+    w->live = false;
+    char text[600];
+    snprintf(text, sizeof text, "could not start %s: %s", w->name, why);
+    engine_log("job %s: %s", job->spec.name, text);
+    struct job_event ev = {0};
+    ev.kind = EVENT_WORKER;
+    ev.worker = w->name;
+    ev.node = w->node;
+    ev.message = text;
+    engine_event(eng, job, &ev);
+    if (job->after_stop == AFTER_STOP_NONE) {
+        lifecycle_stop(eng, job, AFTER_STOP_FAIL, text);
+    } else if (!job_has_live_workers(job)) {
+        engine_save(eng, job);
+        finish_stop(eng, job);
+    } else {
+        engine_save(eng, job);
+        engine_publish(eng, job);
+    }
+}
+
+static void worker_end(struct engine *eng, struct ejob *job, struct eworker *w, int exit_code,
+                       const char *why);
+
+void lifecycle_shim_gone(struct engine *eng, struct ejob *job, struct eworker *w)
 {
     char *status = lifecycle_status_path(eng, job, w);
+    int code;
+    if (runner_read_status(status, &code) == 1) {
+        free(status);
+        lifecycle_worker_ended(eng, job, w, code);
+        return;
+    }
+    /* Gone without a status: its worker lost its supervisor, and goes too. */
+    runner_refresh(&w->proc, status);
+    free(status);
+    if (w->proc.worker_pgid > 0)
+        kill(-w->proc.worker_pgid, SIGKILL);
+    char why[160];
+    snprintf(why, sizeof why, "trainjob-shim (pid %ld) died; its worker was killed",
+             (long)w->proc.shim_pid);
+    engine_log("job %s: %s: %s", job->spec.name, w->name, why);
+    worker_end(eng, job, w, 137, why);
+}
+
+void lifecycle_worker_ended(struct engine *eng, struct ejob *job, struct eworker *w, int exit_code)
+{
+    worker_end(eng, job, w, exit_code, NULL);
+}
+
+/* w has ended with exit_code (why: what ended it, when trainjobd knows better than the code). */
+static void worker_end(struct engine *eng, struct ejob *job, struct eworker *w, int exit_code,
+                       const char *why)
+{
+    char *status = lifecycle_status_path(eng, job, w);
+    shimwatch_drop(eng, w, false);
+    if (w->starting) {
+        /* Ended before its report was read: it did start. */
+        struct runner_proc proc = w->proc;
+        runner_read_pidfile(status, &proc);
+        note_started(w, &proc);
+        maybe_running(eng, job);
+    }
     /* The shim removed the attempt's cgroup, unless it died; first, as what follows may
      * start the next attempt or free the job. */
     char *leaf = worker_cgroup_leaf(w);
@@ -958,7 +1151,7 @@ void lifecycle_worker_ended(struct engine *eng, struct ejob *job, struct eworker
     ev.has_exit_code = true;
     ev.exit_code = exit_code;
     ev.node = w->node;
-    const char *meaning = fault_exit_meaning(exit_code);
+    const char *meaning = why ? why : fault_exit_meaning(exit_code);
     char text[300];
     snprintf(text, sizeof text, "%s exited %d%s%s%s", w->name, exit_code, meaning ? " (" : "",
              meaning ? meaning : "", meaning ? ")" : "");
@@ -994,11 +1187,49 @@ void lifecycle_worker_ended(struct engine *eng, struct ejob *job, struct eworker
         char *pid = xasprintf("%s.pid", status);
         unlink(pid);
         free(pid);
+        char *claim = xasprintf("%s.claim", status);
+        unlink(claim);
+        free(claim);
         char *script = xasprintf("%s.script", status); /* the shim's, if it was killed */
         unlink(script);
         free(script);
     }
     free(status);
+}
+
+/*
+ * After a restart, a start that was recorded but whose report trainjobd
+ * never took. Its pid file says the shim started it (adopted below as any
+ * running worker: returns false). Without one, the claim decides: won, no
+ * shim ever ran this attempt and none will — the next attempt is recorded
+ * (unless the job is stopping); lost, a shim has it and its pid file, its
+ * death or the deadline follows (shimwatch_await).
+ */
+static bool adopt_start(struct engine *eng, struct ejob *job, struct eworker *w)
+{
+    char *status = lifecycle_status_path(eng, job, w);
+    struct runner_proc proc;
+    bool done = true;
+    if (runner_read_pidfile(status, &proc) == 0) {
+        note_started(w, &proc);
+        done = false;
+    } else if (runner_claim(status) != 0 || runner_claim_owner(status) < 0) {
+        /* Won now, or by an earlier trainjobd that cancelled this start and died before saying so.
+         */
+        engine_log("job %s: %s: attempt %d never started%s", job->spec.name, w->name, w->attempt,
+                   job->after_stop == AFTER_STOP_NONE ? "; starting it again" : "");
+        w->starting = false;
+        w->live = false;
+        if (job->after_stop == AFTER_STOP_NONE)
+            intend_start(eng, w);
+    } else {
+        pid_t owner = runner_claim_owner(status);
+        engine_log("job %s: %s: a shim holds attempt %d (pid %ld); waiting for its report",
+                   job->spec.name, w->name, w->attempt, (long)owner);
+        shimwatch_await(eng, job, w, owner);
+    }
+    free(status);
+    return done;
 }
 
 void lifecycle_adopt(struct engine *eng, struct ejob *job)
@@ -1007,6 +1238,8 @@ void lifecycle_adopt(struct engine *eng, struct ejob *job)
     for (size_t i = 0; i < job->worker_count; i++) {
         struct eworker *w = &job->workers[i];
         if (!w->live)
+            continue;
+        if (w->starting && adopt_start(eng, job, w))
             continue;
         char *status = lifecycle_status_path(eng, job, w);
         int code;
@@ -1017,27 +1250,37 @@ void lifecycle_adopt(struct engine *eng, struct ejob *job)
             continue;
         }
         runner_refresh(&w->proc, status);
-        if (!runner_alive(&w->proc) && runner_read_status(status, &code) == 1) {
-            /* It ended between the two looks. */
-            free(status);
-            lifecycle_worker_ended(eng, job, w, code);
-            continue;
-        }
         free(status);
-        if (!runner_alive(&w->proc)) {
-            /* The shim is gone without a word: the machine restarted, or it was killed. */
-            engine_log("job %s: %s lost (its shim is gone)", job->spec.name, w->name);
-            lifecycle_worker_ended(eng, job, w, 137);
-        }
+        if (runner_alive(&w->proc))
+            shimwatch_follow(eng, job, w);
+        else
+            lifecycle_shim_gone(eng, job,
+                                w); /* its status, or lost: the machine restarted, or a kill */
     }
+    bool starting = false;
+    for (size_t i = 0; i < job->worker_count; i++)
+        starting |= job->workers[i].live && job->workers[i].starting;
     if (job->after_stop != AFTER_STOP_NONE) {
         if (!job_has_live_workers(job))
             finish_stop(eng, job);
         else
             lifecycle_stop(eng, job, job->after_stop, job->after_stop_reason);
+    } else if (starting) {
+        /* Saves the starts recorded again before they are launched (a pod restart keeps RUNNING).
+         */
+        if (job->spec.state != JOB_STATE_STARTING && job->spec.state != JOB_STATE_RUNNING)
+            engine_set_state(eng, job, JOB_STATE_STARTING, NULL);
+        else
+            engine_save(eng, job);
     } else if (job_has_live_workers(job) && job->spec.state != JOB_STATE_RUNNING) {
         engine_set_state(eng, job, JOB_STATE_RUNNING, NULL);
     }
     if (backing_off_before)
         lifecycle_arm_backoff(eng); /* a back-off that was running when trainjobd stopped */
+}
+
+void lifecycle_forget(struct engine *eng, struct ejob *job)
+{
+    for (size_t i = 0; i < job->worker_count; i++)
+        shimwatch_drop(eng, &job->workers[i], false);
 }

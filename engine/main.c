@@ -50,6 +50,8 @@ static void usage(FILE *out)
           "  --log-cap SIZE       bytes per worker log before it rotates (default 16M)\n"
           "  --cgroup-root DIR    where the cgroup hierarchies are mounted (default\n"
           "                       /sys/fs/cgroup): workers are held to their specs there\n"
+          "  --start-timeout SECONDS\n"
+          "                       how long a worker's shim may take to start it (default 30)\n"
           "  --foreground         stay attached; log to stderr\n"
           "  --version, --help\n",
           out);
@@ -110,6 +112,7 @@ static int daemonize(const char *log_path, int ready_pipe[2])
 
 /* Limits of the numeric flags. */
 #define GRACE_MAX_S 3600
+#define START_TIMEOUT_MAX_S 3600
 #define LOG_CAP_MIN (4u << 10)
 #define LOG_CAP_MAX ((size_t)1 << 40)
 
@@ -119,6 +122,7 @@ struct flags {
     bool demo, foreground;
     int grace_ms;
     size_t log_cap;
+    int start_timeout_ms; /* 0: the runner's default */
 };
 
 /*
@@ -139,6 +143,7 @@ static int parse_flags(int argc, char **argv, struct flags *f)
         {"foreground", no_argument, NULL, 'f'},
         {"shim", required_argument, NULL, 'x'},
         {"cgroup-root", required_argument, NULL, 'C'},
+        {"start-timeout", required_argument, NULL, 'T'},
         {"version", no_argument, NULL, 'V'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -183,6 +188,14 @@ static int parse_flags(int argc, char **argv, struct flags *f)
         case 'C':
             rc = flags_check_path("--cgroup-root", f->cgroup_root = optarg, &err);
             break;
+        case 'T':
+            rc = flags_parse_seconds("--start-timeout", optarg, START_TIMEOUT_MAX_S,
+                                     &f->start_timeout_ms, &err);
+            if (rc == 0 && f->start_timeout_ms == 0) {
+                strbuf_adds(&err, "--start-timeout '0': must be more than 0 (0.001 at least)");
+                rc = -1;
+            }
+            break;
         case 'V':
             printf("trainjobd %s\n", TRAINJOB_VERSION);
             return 0;
@@ -211,7 +224,7 @@ static int parse_flags(int argc, char **argv, struct flags *f)
 
 int main(int argc, char **argv)
 {
-    struct flags fl = {NULL, NULL, NULL, NULL, NULL, "/sys/fs/cgroup", false, false, 10000, 0};
+    struct flags fl = {.cgroup_root = "/sys/fs/cgroup", .grace_ms = 10000};
     int parsed = parse_flags(argc, argv, &fl);
     if (parsed >= 0)
         return parsed;
@@ -262,8 +275,14 @@ int main(int argc, char **argv)
     engine_log("resource limits: %s%s%s", cgroup_summary(cgroups),
                cgroup_base(cgroups) ? "; workers' cgroups under " : "",
                cgroup_base(cgroups) ? cgroup_base(cgroups) : "");
-    struct engine_options opt = {config_path, state_dir,  shim_path, fl.demo,
-                                 fl.grace_ms, fl.log_cap, cgroups};
+    struct engine_options opt = {.config_path = config_path,
+                                 .state_dir = state_dir,
+                                 .shim_path = shim_path,
+                                 .demo = fl.demo,
+                                 .grace_ms = fl.grace_ms,
+                                 .log_cap = fl.log_cap,
+                                 .cgroups = cgroups,
+                                 .start_timeout_ms = fl.start_timeout_ms};
     struct engine *eng = NULL;
     struct http_server *srv = NULL;
     int status = 1;

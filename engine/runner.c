@@ -2,17 +2,16 @@
  * runner: starts workers through trainjob-shim (engine/shim.c) and finds
  * them again (see runner.h for the model).
  *
- * runner_start double-forks: the intermediate child forks the shim and exits
- * at once; the shim's standard output is a pipe back to runner_start, which
- * reads one line from it — "<shim pid> <worker pgid>" once the worker runs,
- * or "error <message>" — and then EOF. Nothing else crosses that pipe, and
- * runner_start never waits for the worker. Everything after that goes
- * through files (the status file, its .pid companion) and /proc, so the
- * same calls work for a worker started by an earlier trainjobd.
+ * runner_launch spawns the shim with its standard output a pipe back to the
+ * caller, which reads one line from it — "<shim pid> <worker pgid>" once the
+ * worker runs, or "error <message>" — and then EOF. Nothing else crosses
+ * that pipe, and nothing here waits for the worker. Everything after that
+ * goes through files (the status file, its .pid and .claim companions) and
+ * /proc, so the same calls work for a worker started by an earlier trainjobd.
  *
- * State: only the cached answer of runner_sandbox_available. The forked
- * children call only exec-safe functions, but for dprintf and strerror on
- * their error paths: fine in trainjobd, which has one thread.
+ * State: only the cached answer of runner_sandbox_available (and each
+ * launch's pipe, owned by its caller). run_quietly's forked child calls only
+ * exec-safe functions.
  */
 #include "engine/runner.h"
 
@@ -21,18 +20,18 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "util/fileio.h"
+#include "util/loop.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
-
-/* How long runner_start waits for the shim to report that the worker started. */
-#define SHIM_REPORT_TIMEOUT_MS 30000
 
 /* A growing NULL-terminated argument vector (owned strings). */
 struct argv_buf {
@@ -246,46 +245,6 @@ static int check_spec(const struct runner_spec *spec, struct strbuf *err)
     return 0;
 }
 
-/* In the grandchild: stdin and stderr on /dev/null, stdout the report pipe, exec the shim. */
-static _Noreturn void exec_shim(const struct runner_spec *spec, char **argv, int report)
-{
-    /* Out of the way of 0-2, in case trainjobd runs with some of them closed. */
-    int rep = fcntl(report, F_DUPFD, 10);
-    int nul = open("/dev/null", O_RDWR);
-    if (rep < 0 || nul < 0)
-        _exit(127);
-    dup2(nul, STDIN_FILENO);
-    dup2(rep, STDOUT_FILENO);
-    dup2(nul, STDERR_FILENO);
-    close_from_3();
-    reset_signals();
-    static char *const no_env[] = {NULL};
-    execve(spec->shim_path, argv, spec->envp ? spec->envp : no_env);
-    dprintf(STDOUT_FILENO, "error cannot run %s: %s\n", spec->shim_path, strerror(errno));
-    _exit(127);
-}
-
-/* Reads the shim's report until EOF (bounded in time and size). Returns 0, or -1. */
-static int read_report(int fd, struct strbuf *out)
-{
-    char buf[512];
-    for (;;) {
-        struct pollfd p = {fd, POLLIN, 0};
-        int r = poll(&p, 1, SHIM_REPORT_TIMEOUT_MS);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        ssize_t n = read(fd, buf, sizeof(buf));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return 0;
-        if (out->len < 4096)
-            strbuf_add(out, buf, (size_t)n);
-    }
-}
-
 /*
  * Reads /proc/<pid>/stat: the state letter (field 3) and the start time in
  * clock ticks since boot (field 22). Returns 0, or -1 when there is no such process.
@@ -340,9 +299,30 @@ static int parse_pids(const char *s, pid_t *shim, pid_t *pgid)
     return 0;
 }
 
-int runner_start(const struct runner_spec *spec, struct runner_proc *out, struct strbuf *err)
+/* Removes the script file shim_argv wrote, for a shim that never ran to take it. */
+static void unlink_script(const struct runner_spec *spec)
 {
-    memset(out, 0, sizeof(*out));
+    char *path = xasprintf("%s.script", spec->status_path);
+    unlink(path);
+    free(path);
+}
+
+struct runner_launch {
+    pid_t pid;
+    int fd;             /* the report pipe's read end (non-blocking); -1 once closed */
+    struct strbuf line; /* what the shim wrote so far */
+};
+
+/*
+ * posix_spawn, not fork: glibc's clone(CLONE_VM | CLONE_VFORK) copies no page
+ * tables, so a start costs the same in an engine holding 50,000 jobs as in an
+ * empty one, and an exec failure comes back as the error. The shim is our
+ * child (trainjobd is a child subreaper, so a double fork would hand it back
+ * to us anyway); it makes itself a session leader, and our SIGCHLD reaps it.
+ */
+int runner_launch(const struct runner_spec *spec, struct runner_launch **out, struct strbuf *err)
+{
+    *out = NULL;
     if (check_spec(spec, err) != 0)
         return -1;
     struct argv_buf av = {NULL, 0, 0};
@@ -350,62 +330,241 @@ int runner_start(const struct runner_spec *spec, struct runner_proc *out, struct
         argv_free(&av);
         return -1;
     }
-
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0) {
         strbuf_addf(err, "runner: pipe: %s", strerror(errno));
         argv_free(&av);
+        unlink_script(spec);
         return -1;
     }
-    pid_t mid = fork();
-    if (mid == 0) {
-        /* The intermediate child: the shim becomes init's (or a subreaper's), never ours. */
-        pid_t shim = fork();
-        if (shim == 0)
-            exec_shim(spec, av.v, report[1]);
-        if (shim < 0)
-            dprintf(report[1], "error fork: %s\n", strerror(errno));
-        _exit(0);
-    }
-    int fork_errno = errno;
+    /* Out of the way of 0-2, in case trainjobd runs with some of them closed. */
+    int rep = fcntl(report[1], F_DUPFD_CLOEXEC, 3);
     close(report[1]);
-    argv_free(&av);
-    if (mid < 0) {
+    if (rep < 0) {
+        strbuf_addf(err, "runner: pipe: %s", strerror(errno));
         close(report[0]);
-        strbuf_addf(err, "runner: fork: %s", strerror(fork_errno));
+        argv_free(&av);
+        unlink_script(spec);
         return -1;
     }
-    wait_child(mid);
-
-    struct strbuf rep = STRBUF_INIT;
-    int rc = read_report(report[0], &rep);
-    close(report[0]);
-    const char *line = strbuf_str(&rep);
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDWR, 0);
+    posix_spawn_file_actions_adddup2(&fa, rep, STDOUT_FILENO);
+    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_RDWR, 0);
+    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+    posix_spawnattr_init(&attr);
+    sigset_t all, none;
+    sigfillset(&all);
+    sigemptyset(&none);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    static char *const no_env[] = {NULL};
+    pid_t pid = 0;
+    int rc = posix_spawn(&pid, spec->shim_path, &fa, &attr, av.v, spec->envp ? spec->envp : no_env);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    argv_free(&av);
+    close(rep);
     if (rc != 0) {
-        strbuf_addf(err, "runner: the shim did not report within %d s",
-                    SHIM_REPORT_TIMEOUT_MS / 1000);
-    } else if (strncmp(line, "error ", 6) == 0) {
+        close(report[0]);
+        unlink_script(spec);
+        strbuf_addf(err, "trainjob-shim: cannot run %s: %s", spec->shim_path, strerror(rc));
+        return -1;
+    }
+    int fl = fcntl(report[0], F_GETFL);
+    if (fl >= 0)
+        fcntl(report[0], F_SETFL, fl | O_NONBLOCK);
+    struct runner_launch *l = xcalloc(1, sizeof *l);
+    l->pid = pid;
+    l->fd = report[0];
+    l->line = (struct strbuf)STRBUF_INIT;
+    *out = l;
+    return 0;
+}
+
+int runner_launch_fd(const struct runner_launch *l)
+{
+    return l->fd;
+}
+
+pid_t runner_launch_pid(const struct runner_launch *l)
+{
+    return l->pid;
+}
+
+int runner_launch_read(struct runner_launch *l, struct runner_proc *out, struct strbuf *err)
+{
+    bool eof = l->fd < 0;
+    while (!eof && !memchr(l->line.buf ? l->line.buf : "", '\n', l->line.len)) {
+        char buf[512];
+        ssize_t n = read(l->fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return 0;
+        if (n <= 0)
+            eof = true;
+        else if (l->line.len < 4096)
+            strbuf_add(&l->line, buf, (size_t)n);
+    }
+    const char *line = strbuf_str(&l->line);
+    memset(out, 0, sizeof *out);
+    if (strncmp(line, "error ", 6) == 0) {
+        if (!memchr(line, '\n', l->line.len) && !eof)
+            return 0;
         size_t n = strcspn(line + 6, "\n");
         strbuf_addf(err, "trainjob-shim: %.*s", (int)n, line + 6);
-        rc = -1;
-    } else if (parse_pids(line, &out->shim_pid, &out->worker_pgid) != 0) {
+        return -1;
+    }
+    if (parse_pids(line, &out->shim_pid, &out->worker_pgid) != 0 || out->shim_pid != l->pid) {
+        memset(out, 0, sizeof *out);
         strbuf_adds(err, "trainjob-shim: exited without starting the worker");
-        rc = -1;
-    } else {
-        /* A shim that is gone already (a very short worker) keeps ticks 0: never "alive". */
-        char state;
-        if (proc_stat(out->shim_pid, &state, &out->shim_start_ticks) != 0)
-            out->shim_start_ticks = 0;
+        return -1;
     }
-    strbuf_free(&rep);
-    if (rc != 0) {
+    /* A shim that is gone already (a very short worker) keeps ticks 0: never "alive". */
+    char state;
+    if (proc_stat(out->shim_pid, &state, &out->shim_start_ticks) != 0)
+        out->shim_start_ticks = 0;
+    return 1;
+}
+
+void runner_launch_free(struct runner_launch *l, bool kill_shim)
+{
+    if (l == NULL)
+        return;
+    /* Still our unreaped child, or reaped and its pid possibly reused: ask the kernel by pidfd. */
+    if (kill_shim) {
+        int pfd = runner_pidfd_open(l->pid);
+        if (pfd >= 0) {
+            runner_pidfd_signal(pfd, SIGKILL);
+            close(pfd);
+        } else if (errno == ENOSYS) {
+            kill(l->pid, SIGKILL); /* no pidfd here: still our child unless our SIGCHLD reaped it */
+        }
+    }
+    if (l->fd >= 0)
+        close(l->fd);
+    strbuf_free(&l->line);
+    free(l);
+}
+
+int runner_start(const struct runner_spec *spec, struct runner_proc *out, struct strbuf *err)
+{
+    memset(out, 0, sizeof(*out));
+    struct runner_launch *l;
+    if (runner_launch(spec, &l, err) != 0)
+        return -1;
+    int64_t deadline = loop_now_ms() + RUNNER_REPORT_TIMEOUT_MS;
+    int rc;
+    while ((rc = runner_launch_read(l, out, err)) == 0) {
+        int64_t left = deadline - loop_now_ms();
+        struct pollfd p = {l->fd, POLLIN, 0};
+        if (left <= 0 || (poll(&p, 1, (int)left) < 0 && errno != EINTR)) {
+            strbuf_addf(err, "runner: the shim did not report within %d s",
+                        RUNNER_REPORT_TIMEOUT_MS / 1000);
+            break;
+        }
+    }
+    runner_launch_free(l, rc == 0);
+    if (rc != 1) {
         memset(out, 0, sizeof(*out));
-        /* The shim removes the script itself, unless it never ran. */
-        char *script_path = xasprintf("%s.script", spec->status_path);
-        unlink(script_path);
-        free(script_path);
+        return -1;
     }
+    return 0;
+}
+
+/* <status_path>.claim: whoever creates it first decides whether this attempt runs. */
+int runner_claim(const char *status_path)
+{
+    char *path = xasprintf("%s.claim", status_path);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    int saved = errno;
+    free(path);
+    if (fd >= 0) {
+        /* "0": trainjobd's claim, no shim behind it. */
+        ssize_t n = write(fd, "0\n", 2);
+        (void)n;
+        close(fd);
+        return 1;
+    }
+    return saved == EEXIST ? 0 : -1;
+}
+
+pid_t runner_claim_owner(const char *status_path)
+{
+    /* "0\n" is trainjobd's own claim: -1; an empty file is a shim between its open and its write.
+     */
+    char *path = xasprintf("%s.claim", status_path);
+    char *data = NULL;
+    size_t len;
+    struct strbuf err = STRBUF_INIT;
+    long pid = 0;
+    if (file_read_all(path, 64, &data, &len, &err) == 0) {
+        char *end;
+        errno = 0;
+        pid = strtol(data, &end, 10);
+        if (pid == 0 && end != data && *end == '\n')
+            pid = -1;
+        else if (errno || end == data || *end != '\n' || pid <= 1 || pid > INT_MAX)
+            pid = 0;
+    }
+    free(data);
+    free(path);
+    strbuf_free(&err);
+    return (pid_t)pid;
+}
+
+int runner_read_pidfile(const char *status_path, struct runner_proc *out)
+{
+    char *path = xasprintf("%s.pid", status_path);
+    char *data = NULL;
+    size_t len;
+    struct strbuf err = STRBUF_INIT;
+    pid_t shim, pgid;
+    int rc = -1;
+    if (file_read_all(path, 64, &data, &len, &err) == 0 && parse_pids(data, &shim, &pgid) == 0) {
+        memset(out, 0, sizeof *out);
+        out->shim_pid = shim;
+        out->worker_pgid = pgid;
+        char state;
+        if (proc_stat(shim, &state, &out->shim_start_ticks) != 0)
+            out->shim_start_ticks = 0;
+        rc = 0;
+    }
+    free(data);
+    free(path);
+    strbuf_free(&err);
     return rc;
+}
+
+int runner_pidfd_open(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+    if (pid <= 0) {
+        errno = ESRCH;
+        return -1;
+    }
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    (void)pid;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int runner_pidfd_signal(int pidfd, int sig)
+{
+#ifdef SYS_pidfd_send_signal
+    return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
+#else
+    (void)pidfd;
+    (void)sig;
+    errno = ENOSYS;
+    return -1;
+#endif
 }
 
 int runner_signal(const struct runner_proc *proc, int sig)

@@ -11,13 +11,22 @@
  * learns of the end by watching the status directory (inotify) or, after a
  * restart, by reading the status file; it never needs to be the parent.
  *
- * The shim is started with a double fork: the intermediate child exits at
- * once and runner_start reaps it, so the shim is never trainjobd's child
- * (init or the nearest subreaper reaps it) and a running and a re-adopted
- * worker look the same. runner_start returns once the shim has started the
- * worker and written `<status_path>.pid` ("<shim pid> <worker pgid>"), so
- * worker_pgid is known from the start; a start that fails leaves nothing
- * running and no status file.
+ * The shim is started with posix_spawn (no copy of trainjobd's page tables)
+ * and is trainjobd's child until trainjobd ends; it makes itself a session
+ * leader, so it outlives trainjobd, and a running and a re-adopted worker
+ * look the same. A start is asynchronous: runner_launch returns at once with
+ * the report pipe, which the caller watches; runner_launch_read takes the
+ * shim's one line — "<shim pid> <worker pgid>" once the worker runs (the
+ * same line is in `<status_path>.pid`), or "error <message>" — and a start
+ * that fails leaves nothing running and no status file. runner_start is the
+ * blocking form of the same, for callers without a loop.
+ *
+ * At most one start per attempt: before it starts anything, the shim creates
+ * `<status_path>.claim` with O_CREAT | O_EXCL (holding its pid) and gives up
+ * when the file exists. trainjobd cancels a start it can no longer follow (a
+ * stop before the report, a timeout, a restart that finds no pid file) by
+ * creating the same file itself (runner_claim): if it wins, no worker of that
+ * attempt ever runs; if it loses, the shim has it and its pid file follows.
  *
  * The startup script goes to `<status_path>.script` (0600), which the shim
  * reads and removes: it is never on a command line, where `ps` shows it.
@@ -77,12 +86,48 @@ struct runner_proc {
 
 /* True when bubblewrap is installed and works here (checked once). */
 bool runner_sandbox_available(void);
+/* How long a start may take before trainjobd gives up on the shim (its default). */
+#define RUNNER_REPORT_TIMEOUT_MS 30000
+
+struct runner_launch;
 /*
- * Starts a worker. Returns 0 with out filled (worker_pgid included), or -1
- * with a message in err (nothing left running). Blocks only while the shim
- * starts (a fork and an exec or two).
+ * Starts the shim for spec and returns at once: 0 with *out (the report
+ * pipe still to read), or -1 with a message in err (nothing started).
+ */
+int runner_launch(const struct runner_spec *spec, struct runner_launch **out, struct strbuf *err);
+/* The report pipe (non-blocking) for the caller's loop, and the shim's pid. */
+int runner_launch_fd(const struct runner_launch *l);
+pid_t runner_launch_pid(const struct runner_launch *l);
+/*
+ * Reads what the shim reported so far: 0 while its line is incomplete, 1
+ * when the worker runs (out filled, worker_pgid included), -1 when the start
+ * failed (why in err; the shim started nothing).
+ */
+int runner_launch_read(struct runner_launch *l, struct runner_proc *out, struct strbuf *err);
+/* Forgets a launch; with kill_shim, SIGKILLs the shim first (a cancelled or hung start). */
+void runner_launch_free(struct runner_launch *l, bool kill_shim);
+/*
+ * Starts a worker and waits (at most RUNNER_REPORT_TIMEOUT_MS) for the report.
+ * Returns 0 with out filled, or -1 with a message in err (nothing left running).
  */
 int runner_start(const struct runner_spec *spec, struct runner_proc *out, struct strbuf *err);
+/*
+ * Takes the claim of status_path's attempt for trainjobd: 1 when it won (no
+ * shim will start that worker), 0 when a shim holds it, -1 on another error
+ * (no shim can claim it either).
+ */
+int runner_claim(const char *status_path);
+/* Who holds the claim: a shim's pid, -1 for trainjobd itself, 0 when unknown (none, or not written
+ * yet). */
+pid_t runner_claim_owner(const char *status_path);
+/*
+ * Reads `<status_path>.pid` into out (shim pid, worker pgid, and the shim's
+ * start time when it still runs). Returns 0, or -1 when there is none.
+ */
+int runner_read_pidfile(const char *status_path, struct runner_proc *out);
+/* pidfd_open(2) and pidfd_send_signal(2); -1 with errno ENOSYS where the kernel has none. */
+int runner_pidfd_open(pid_t pid);
+int runner_pidfd_signal(int pidfd, int sig);
 /*
  * Sends sig to the worker. SIGKILL goes to its process group (in the
  * sandbox: bubblewrap, whose end ends the whole pid namespace). Any other
@@ -106,9 +151,9 @@ int runner_read_status(const char *status_path, int *exit_code);
  */
 void runner_refresh(struct runner_proc *proc, const char *status_path);
 /*
- * Reaps any exited children without blocking. runner_start already reaps its
- * own intermediate child; this is for the engine's loop, and takes every
- * exited child of the process, so call it only where nobody else waits for one.
+ * Reaps any exited children without blocking (the shims a loop started, and
+ * those reparented to a subreaper). It takes every exited child of the
+ * process, so call it only where nobody else waits for one.
  */
 void runner_reap(void);
 

@@ -13,6 +13,9 @@
  * `/bin/sh SCRIPT-FILE` in a process group of its own — inside bubblewrap
  * with --sandbox — and then:
  *
+ *  - claims the attempt first: creates FILE.claim with O_CREAT | O_EXCL and
+ *    its pid, and starts nothing when the file is there already (trainjobd
+ *    took it to cancel this start; see runner.h);
  *  - writes "<shim pid> <worker pgid>\n" to FILE.pid (atomically) and the
  *    same line to its standard output, which runner_start reads to learn the
  *    worker started; a failure before that is one "error <message>" line
@@ -1029,6 +1032,17 @@ int main(int argc, char **argv)
     if (pipe2(out, O_CLOEXEC) != 0 || pipe2(wake, O_CLOEXEC | O_NONBLOCK) != 0)
         fail("pipe: %s", strerror(errno));
     wake_fd = wake[1];
+
+    /* At most one start per attempt: the claim is ours, or this start was cancelled. */
+    char *claim_path = xasprintf("%s.claim", a.status);
+    int claim = open(claim_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (claim < 0 && errno == EEXIST)
+        fail("start cancelled: %s is taken (trainjobd gave up on this start)", claim_path);
+    if (claim < 0)
+        fail("cannot claim the start: %s: %s", claim_path, strerror(errno));
+    dprintf(claim, "%ld\n", (long)getpid());
+    close(claim);
+    free(claim_path);
 
     open_script(&a);
     if (a.sandbox)

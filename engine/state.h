@@ -21,6 +21,7 @@
 struct loop;
 struct store;
 struct stream;
+struct strbuf;
 
 /* What a job does once every worker has stopped. */
 enum after_stop {
@@ -43,8 +44,10 @@ struct eworker {
     int restarts;
     bool has_exit_code;
     int exit_code;
-    int attempt; /* numbers status files, so an old attempt's end is not taken for the new one */
-    bool live;   /* a process exists (or may): holds capacity, must be stopped */
+    int attempt;   /* numbers status files, so an old attempt's end is not taken for the new one */
+    bool live;     /* a process exists (or may): holds capacity, must be stopped */
+    bool starting; /* this attempt's start is on disk; its shim has not reported yet */
+    struct shimwatch *watch; /* the loop's watchers on its shim (not stored) */
     struct runner_proc proc;
     char *create_time;
     char *start_time;
@@ -52,6 +55,7 @@ struct eworker {
 };
 
 struct kill_ctx;
+struct shimwatch;
 
 /* An event of a job whose save failed: recorded and sent once the job is saved. */
 struct held_event {
@@ -120,6 +124,9 @@ struct engine {
     int inotify_fd;
     int status_wd, log_wd;
     uint64_t sched_timer;
+    uint64_t spawn_timer; /* starts recorded but not launched yet, on the next loop turn */
+    bool spawn_wanted;    /* some worker's start is recorded and not launched */
+    int launching;        /* shims started whose report is awaited (at most MAX_LAUNCHING) */
     bool sandbox;
     uint64_t save_timer;    /* retries unsaved jobs */
     uint64_t backoff_timer; /* the earliest crash-loop back-off that ends */
@@ -172,6 +179,33 @@ bool lifecycle_mark_node(struct engine *eng, struct ejob *job, const char *node,
 void lifecycle_arm_backoff(struct engine *eng);
 /* After a restart of trainjobd: collect ends that arrived meanwhile, re-adopt the rest. */
 void lifecycle_adopt(struct engine *eng, struct ejob *job);
+/* Drops the loop's watchers on a job's shims, before the job is freed. */
+void lifecycle_forget(struct engine *eng, struct ejob *job);
+/* A worker's shim reported that it runs (or its pid file said so). */
+void lifecycle_worker_started(struct engine *eng, struct ejob *job, struct eworker *w,
+                              const struct runner_proc *proc);
+/* A worker's start failed (why: the shim's words or the timeout); nothing of it runs. */
+void lifecycle_start_failed(struct engine *eng, struct ejob *job, struct eworker *w,
+                            const char *why);
+/* A running worker's shim is gone: its status file, or the worker is lost (137). */
+void lifecycle_shim_gone(struct engine *eng, struct ejob *job, struct eworker *w);
+/* A launch ended: starts waiting for a free slot may go now. */
+void lifecycle_spawn_more(struct engine *eng);
+
+/* shimwatch.c: the loop's watchers on each worker's shim (see shimwatch.c) */
+/* Launches spec for w and watches its report, its deadline and its shim's end. */
+int shimwatch_launch(struct engine *eng, struct ejob *job, struct eworker *w,
+                     const struct runner_spec *spec, struct strbuf *err);
+/* After a restart: a shim (owner, 0 when unknown) holds w's claim; await its pid file. */
+void shimwatch_await(struct engine *eng, struct ejob *job, struct eworker *w, pid_t owner);
+/* The pid file of w's attempt appeared (inotify). */
+void shimwatch_pidfile(struct engine *eng, struct ejob *job, struct eworker *w);
+/* Watches the end of w's running shim (w->proc). */
+void shimwatch_follow(struct engine *eng, struct ejob *job, struct eworker *w);
+/* Stops watching w (SIGKILL to its shim first with kill_shim). */
+void shimwatch_drop(struct engine *eng, struct eworker *w, bool kill_shim);
+/* Is a start of w in flight (a report or a pid file awaited)? */
+bool shimwatch_starting(const struct eworker *w);
 /* The status file path of a worker's current attempt. */
 char *lifecycle_status_path(struct engine *eng, const struct ejob *job, const struct eworker *w);
 char *lifecycle_log_path(struct engine *eng, const struct ejob *job, const char *worker);

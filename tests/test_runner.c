@@ -7,7 +7,8 @@
  * outliving the process that started it; leftovers of a finished worker; pid
  * reuse in runner_alive; start failures; damaged status files; and, where
  * bubblewrap works, binds (read-write and read-only) and the working
- * directory inside the sandbox.
+ * directory inside the sandbox; the claim that lets an attempt start at most
+ * once; 50 launches in flight at once; a pidfd that sees a killed shim.
  *
  * Waiting for a worker polls its status file every 10 ms for at most 5 s.
  * The test process is a child subreaper and reaps the shims after each test.
@@ -24,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -111,6 +113,15 @@ static struct runner_spec spec_for(const struct fixture *f, const char *script)
     s.script = script;
     s.envp = plain_env;
     return s;
+}
+
+/* Makes the fixture's status path ready for another start (a new attempt). */
+static void next_attempt(const struct fixture *f)
+{
+    char *claim = xasprintf("%s.claim", f->status);
+    unlink(f->status);
+    unlink(claim);
+    free(claim);
 }
 
 /* Starts spec and fails the test when it does not start. */
@@ -208,10 +219,10 @@ static void test_exit_code_and_log(void **state)
             continue;
         entries++;
         assert_true(strcmp(e->d_name, "status") == 0 || strcmp(e->d_name, "status.pid") == 0 ||
-                    strcmp(e->d_name, "log") == 0);
+                    strcmp(e->d_name, "status.claim") == 0 || strcmp(e->d_name, "log") == 0);
     }
     closedir(d);
-    assert_int_equal(entries, 3);
+    assert_int_equal(entries, 4);
 }
 
 static void test_exit_zero(void **state)
@@ -263,7 +274,7 @@ static void test_sigterm_forwarded(void **state)
     assert_true(wait_gone(&proc));
 
     /* SIGHUP is forwarded too (the shim itself survives it). */
-    unlink(f->status);
+    next_attempt(f);
     struct runner_spec hup = spec_for(f, "sleep 30");
     start(&hup, &proc);
     shim_only = proc;
@@ -337,7 +348,7 @@ static void test_cwd(void **state)
     free(log);
 
     /* A working directory that does not exist: the worker cannot run (127), the log says why. */
-    unlink(f->status);
+    next_attempt(f);
     char *missing = xasprintf("%s/missing", f->dir);
     spec.cwd = missing;
     start(&spec, &proc);
@@ -674,6 +685,7 @@ static void volume_symlink_refused(struct fixture *f, bool sandbox)
     assert_int_equal(symlink(outside, evil), 0);
     bind.subdir = "/evil/made";
     strbuf_reset(&err);
+    next_attempt(f);
     assert_int_equal(runner_start(&spec, &proc, &err), -1);
     assert_string_equal(
         strbuf_str(&err),
@@ -683,6 +695,7 @@ static void volume_symlink_refused(struct fixture *f, bool sandbox)
     /* A plain subdir is created below the volume and is what the worker writes to. */
     bind.subdir = "/a/b";
     spec.script = sandbox ? "echo hi > /mnt/x/f" : "true";
+    next_attempt(f);
     start(&spec, &proc);
     assert_int_equal(wait_exit_code(f->status), 0);
     char *ab = xasprintf("%s/vol/a/b%s", f->dir, sandbox ? "/f" : "");
@@ -816,7 +829,7 @@ static void test_sandbox_cwd(void **state)
     assert_int_equal(access(file, F_OK), 0);
     free(file);
 
-    unlink(f->status);
+    next_attempt(f);
     unlink(f->log);
     struct runner_bind bind = {.host_path = work, .mount_path = "/mnt/afs"};
     spec.cwd = sub;
@@ -875,7 +888,7 @@ static void test_sandbox_term_right_after_start(void **state)
     shim_or_skip();
     sandbox_or_skip();
     for (int i = 0; i < 5; i++) {
-        unlink(f->status);
+        next_attempt(f);
         struct runner_spec spec = spec_for(f, "sleep 30");
         spec.sandbox = true;
         struct runner_proc proc;
@@ -961,10 +974,128 @@ static void test_sandbox_nested_mounts_refused(void **state)
                                           "one mount path may not lie inside another");
     binds[1].mount_path = "/trainjob/init";
     strbuf_reset(&err);
+    next_attempt(f);
     assert_int_equal(runner_start(&spec, &proc, &err), -1);
     assert_non_null(strstr(strbuf_str(&err), "the same path as"));
     strbuf_free(&err);
     free(a);
+}
+
+/*
+ * The claim decides an attempt once: taken by trainjobd first, the shim
+ * starts nothing (the script would leave a file) and says so; taken by the
+ * shim, trainjobd loses and learns which shim holds it.
+ */
+static void test_claim(void **state)
+{
+    struct fixture *f = *state;
+    char *ran = xasprintf("%s/ran", f->dir);
+    char *script = xasprintf("touch %s; sleep 30", ran);
+    struct runner_spec spec = spec_for(f, script);
+    struct runner_proc proc;
+    struct strbuf err = STRBUF_INIT;
+
+    assert_int_equal(runner_claim(f->status), 1);
+    assert_int_equal(runner_claim(f->status), 0);
+    assert_int_equal(runner_claim_owner(f->status), -1); /* trainjobd's own claim */
+    assert_int_equal(runner_start(&spec, &proc, &err), -1);
+    assert_non_null(strstr(strbuf_str(&err), "cancelled"));
+    assert_int_equal(proc.shim_pid, 0);
+    char *pid_path = xasprintf("%s.pid", f->status);
+    assert_int_not_equal(access(pid_path, F_OK), 0);
+    assert_int_not_equal(access(ran, F_OK), 0);
+    struct runner_proc none;
+    assert_int_equal(runner_read_pidfile(f->status, &none), -1);
+
+    next_attempt(f);
+    start(&spec, &proc);
+    assert_int_equal(runner_claim(f->status), 0);
+    assert_int_equal(runner_claim_owner(f->status), proc.shim_pid);
+    struct runner_proc again;
+    assert_int_equal(runner_read_pidfile(f->status, &again), 0);
+    assert_int_equal(again.shim_pid, proc.shim_pid);
+    assert_int_equal(again.worker_pgid, proc.worker_pgid);
+    assert_true(runner_alive(&again));
+    assert_int_equal(runner_signal(&proc, SIGKILL), 0);
+    assert_int_equal(wait_exit_code(f->status), 137);
+    free(pid_path);
+    free(script);
+    free(ran);
+    strbuf_free(&err);
+}
+
+/*
+ * runner_launch does not wait: 50 shims are launched before any report is
+ * read, then every report arrives on its own pipe, each naming its shim.
+ */
+#define MANY 50
+static void test_launch_many(void **state)
+{
+    struct fixture *f = *state;
+    struct runner_launch *l[MANY];
+    char *status[MANY];
+    struct strbuf err = STRBUF_INIT;
+    for (int i = 0; i < MANY; i++) {
+        status[i] = xasprintf("%s/status.%d", f->dir, i);
+        struct runner_spec spec = spec_for(f, "sleep 30");
+        spec.status_path = status[i];
+        assert_int_equal(runner_launch(&spec, &l[i], &err), 0);
+        assert_true(runner_launch_pid(l[i]) > 0);
+    }
+    int reported = 0;
+    struct runner_proc proc[MANY];
+    bool done[MANY] = {false};
+    for (int waited = 0; reported < MANY && waited <= WAIT_MAX_MS; waited += WAIT_STEP_MS) {
+        for (int i = 0; i < MANY; i++) {
+            if (done[i])
+                continue;
+            int rc = runner_launch_read(l[i], &proc[i], &err);
+            if (rc == -1)
+                print_message("launch %d: %s\n", i, strbuf_str(&err));
+            assert_int_not_equal(rc, -1);
+            if (rc == 1) {
+                done[i] = true;
+                reported++;
+                assert_int_equal(proc[i].shim_pid, runner_launch_pid(l[i]));
+                assert_true(proc[i].worker_pgid > 0);
+            }
+        }
+        if (reported < MANY)
+            sleep_ms(WAIT_STEP_MS);
+    }
+    assert_int_equal(reported, MANY);
+    for (int i = 0; i < MANY; i++) {
+        runner_launch_free(l[i], false);
+        assert_int_equal(runner_signal(&proc[i], SIGKILL), 0);
+        assert_int_equal(wait_exit_code(status[i]), 137);
+        free(status[i]);
+    }
+    strbuf_free(&err);
+}
+
+/* A pidfd on the shim becomes readable when the shim dies, even by SIGKILL. */
+static void test_pidfd_sees_shim_die(void **state)
+{
+    struct fixture *f = *state;
+    struct runner_spec spec = spec_for(f, "sleep 30");
+    struct runner_proc proc;
+    start(&spec, &proc);
+    int pfd = runner_pidfd_open(proc.shim_pid);
+    if (pfd < 0 && errno == ENOSYS) {
+        runner_signal(&proc, SIGKILL);
+        skip();
+    }
+    assert_true(pfd >= 0);
+    struct pollfd p = {pfd, POLLIN, 0};
+    assert_int_equal(poll(&p, 1, 0), 0);
+    assert_int_equal(runner_pidfd_signal(pfd, SIGKILL), 0);
+    assert_int_equal(poll(&p, 1, WAIT_MAX_MS), 1);
+    /* The shim is gone without a status; its worker lives on until someone kills the group. */
+    int code;
+    assert_int_equal(runner_read_status(f->status, &code), 0);
+    assert_int_equal(kill(-proc.worker_pgid, 0), 0);
+    assert_int_equal(kill(-proc.worker_pgid, SIGKILL), 0);
+    close(pfd);
 }
 
 int main(void)
@@ -1001,6 +1132,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sandbox_volume_symlink_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sandbox_isolation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sandbox_nested_mounts_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_claim, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_launch_many, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pidfd_sees_shim_die, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
