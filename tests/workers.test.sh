@@ -21,7 +21,9 @@ CONF="$TMP/engine.yaml"
 CTL="$TMP/ctl"
 ENGINE_PID=""
 BASE=/compute/acp/data/v2/subscriptions/local/resourceGroups/default/zones/local-1z/workspaces/default/trainingJobs
-START_TIMEOUT=2
+# Long enough for 50 shims to start one by one under AddressSanitizer on a
+# loaded 2-core machine; the hung-shim check waits it out once.
+START_TIMEOUT=8
 
 cleanup() {
     [ -n "$ENGINE_PID" ] && kill "$ENGINE_PID" 2>/dev/null
