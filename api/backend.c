@@ -16,6 +16,7 @@
 #include "api/http.h"
 #include "api/http_multi.h"
 #include "api/jobspec_json.h"
+#include "util/hmap.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -217,26 +218,28 @@ enum backend_status backend_list(struct backend *b, const struct list_query *q,
     return st;
 }
 
-/* Is a job with this uid already in the list? Jobs without a uid never match. */
-static bool seen(const struct job_list *l, const char *uid)
+static bool same_uid(const void *item, const void *key)
 {
-    if (uid == NULL)
-        return false;
-    for (size_t i = 0; i < l->count; i++)
-        if (l->jobs[i].uid && strcmp(l->jobs[i].uid, uid) == 0)
-            return true;
-    return false;
+    const struct jobspec *j = item;
+    return j->uid && strcmp(j->uid, key) == 0;
 }
 
-/* Pages until next_page_token is empty; records that shifted between pages are kept once. */
-enum backend_status backend_list_all(struct backend *b, const char *filter, struct job_list *out,
-                                     struct api_error *err)
+/*
+ * Pages until next_page_token is empty; records that shifted between pages
+ * are kept once. Which uids are in is a hash index of the jobs collected
+ * (issue 14: comparing each uid with every job was 78 % of 22.7 s at 50k
+ * jobs); the array grows by doubling.
+ */
+enum backend_status backend_list_all(struct backend *b, const char *filter, bool basic,
+                                     struct job_list *out, struct api_error *err)
 {
     memset(out, 0, sizeof *out);
     char *token = NULL;
     enum backend_status st = BACKEND_OK;
+    struct hmap uids = HMAP_INIT;
+    size_t cap = 0;
     for (int page = 0; page < MAX_PAGES; page++) {
-        struct list_query q = {BACKEND_MAX_PAGE_SIZE, token, filter, NULL};
+        struct list_query q = {BACKEND_MAX_PAGE_SIZE, token, filter, NULL, basic};
         struct job_list one;
         memset(&one, 0, sizeof one);
         st = backend_list(b, &q, &one, err);
@@ -246,12 +249,26 @@ enum backend_status backend_list_all(struct backend *b, const char *filter, stru
             break;
         out->total_size = one.total_size;
         for (size_t i = 0; i < one.count; i++) {
-            if (seen(out, one.jobs[i].uid)) {
+            const char *uid = one.jobs[i].uid;
+            uint64_t h = uid ? hmap_hash(uid, strlen(uid)) : 0;
+            if (uid && hmap_get(&uids, h, same_uid, uid)) {
                 jobspec_free(&one.jobs[i]);
                 continue;
             }
-            out->jobs = xreallocarray(out->jobs, out->count + 1, sizeof *out->jobs);
-            out->jobs[out->count++] = one.jobs[i]; /* moved */
+            if (out->count == cap) {
+                cap = cap ? cap * 2 : 512;
+                out->jobs = xreallocarray(out->jobs, cap, sizeof *out->jobs);
+                /* the index holds pointers into the array: moved with it */
+                hmap_free(&uids);
+                for (size_t k = 0; k < out->count; k++)
+                    if (out->jobs[k].uid)
+                        hmap_put(&uids, hmap_hash(out->jobs[k].uid, strlen(out->jobs[k].uid)),
+                                 &out->jobs[k]);
+            }
+            out->jobs[out->count] = one.jobs[i]; /* moved */
+            if (uid)
+                hmap_put(&uids, h, &out->jobs[out->count]);
+            out->count++;
         }
         free(one.jobs);
         token = one.next_page_token;
@@ -259,6 +276,7 @@ enum backend_status backend_list_all(struct backend *b, const char *filter, stru
             break;
     }
     free(token);
+    hmap_free(&uids);
     if (st != BACKEND_OK)
         job_list_free(out);
     return st;

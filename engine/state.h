@@ -17,6 +17,7 @@
 #include "engine/config.h"
 #include "engine/engine.h"
 #include "engine/runner.h"
+#include "util/hmap.h"
 
 struct loop;
 struct store;
@@ -81,8 +82,9 @@ struct engine {
     struct engine_config cfg;
     struct store *store;
     struct loop *loop;
-    struct ejob **jobs;
+    struct ejob **jobs; /* in seq order */
     size_t job_count, job_cap;
+    struct hmap by_name, by_uid; /* the jobs by (workspace, name) and by uid */
     uint64_t next_seq;
     struct stream **watchers; /* tagged with their workspace */
     size_t watcher_count;

@@ -421,7 +421,7 @@ static void names_and_query_values_are_escaped(void **state)
     struct fake f = {0};
     fake_answer(&f, 200, "{\"training_jobs\":[],\"next_page_token\":\"\",\"total_size\":0}");
     struct backend *b = open_fake(&f, "my ws/ä", true);
-    struct list_query q = {500, "2", "state='RUNNING' AND name='a&b'", "pt-"};
+    struct list_query q = {500, "2", "state='RUNNING' AND name='a&b'", "pt-", false};
     struct job_list l;
     struct api_error err;
     assert_int_equal(backend_list(b, &q, &l, &err), BACKEND_OK);
@@ -457,7 +457,7 @@ static void list_decodes_and_follows_pages(void **state)
     struct backend *b = open_fake(&f, NULL, true);
     struct job_list l;
     struct api_error err;
-    assert_int_equal(backend_list_all(b, "state='RUNNING'", &l, &err), BACKEND_OK);
+    assert_int_equal(backend_list_all(b, "state='RUNNING'", false, &l, &err), BACKEND_OK);
     assert_int_equal(f.calls, 2);
     assert_string_equal(f.path[0], COLL "?page_size=500&filter=state%3D%27RUNNING%27");
     assert_string_equal(f.path[1], COLL "?page_size=500&page_token=2&filter=state%3D%27RUNNING%27");

@@ -73,12 +73,16 @@ struct table {
     size_t cols;
     char **cells; /* rows × cols */
     size_t rows;
+    size_t cap; /* rows there is room for: doubled, so 50,000 rows are not 50,000 reallocs */
 };
 
 /* Adds a row of t->cols cells (NULL or "" print as "-"). */
 static void table_row(struct table *t, const char *const *cells)
 {
-    t->cells = xreallocarray(t->cells, (t->rows + 1) * t->cols, sizeof *t->cells);
+    if (t->rows == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 64;
+        t->cells = xreallocarray(t->cells, t->cap * t->cols, sizeof *t->cells);
+    }
     for (size_t c = 0; c < t->cols; c++) {
         struct strbuf sb = STRBUF_INIT;
         add_clean(&sb, cells[c] && *cells[c] ? cells[c] : NONE);
@@ -404,7 +408,7 @@ static int job_total_workers(const struct jobspec *job)
 static void print_jobs(const struct job_list *l, enum output o, FILE *out)
 {
     bool wide = o == OUTPUT_WIDE;
-    struct table t = {wide ? 10u : 8u, NULL, 0};
+    struct table t = {wide ? 10u : 8u, NULL, 0, 0};
     const char *head[] = {"NAME",    "DISPLAY NAME", "STATE", "PRIORITY", "TYPE",
                           "WORKERS", "RESTARTS",     "AGE",   "POOL",     "REASON"};
     table_row(&t, head);
@@ -456,7 +460,9 @@ static int get_jobs(struct session *s, const char *state, enum output o, FILE *o
     }
     struct job_list l;
     struct api_error e;
-    enum backend_status st = backend_list_all(s->b, state ? filter : NULL, &l, &e);
+    /* The table needs the summaries only; JSON and YAML print whole jobs. */
+    bool basic = o != OUTPUT_JSON && o != OUTPUT_YAML;
+    enum backend_status st = backend_list_all(s->b, state ? filter : NULL, basic, &l, &e);
     if (st != BACKEND_OK)
         return failed(err, st, &e, false);
     if (o == OUTPUT_JSON || o == OUTPUT_YAML) {
@@ -507,7 +513,7 @@ static int get_workers(struct session *s, const char *name, enum output o, FILE 
         fputs("No workers (the job has not been scheduled).\n", err);
     } else {
         bool wide = o == OUTPUT_WIDE;
-        struct table t = {wide ? 10u : 8u, NULL, 0};
+        struct table t = {wide ? 10u : 8u, NULL, 0, 0};
         const char *head[] = {"NAME", "ROLE",    "NODE", "PHASE", "RESTARTS",
                               "EXIT", "DEVICES", "AGE",  "IP",    "HOST IP"};
         table_row(&t, head);
@@ -558,7 +564,7 @@ static int get_events(struct session *s, const char *name, enum output o, FILE *
             json_array_append_new(arr, job_event_to_json(&l.events[i]));
         print_tree(json_pack("{s:o}", "events", arr), o, out);
     } else {
-        struct table t = {3, NULL, 0};
+        struct table t = {3, NULL, 0, 0};
         const char *head[] = {"TIME", "KIND", "MESSAGE"};
         table_row(&t, head);
         for (size_t i = 0; i < l.count; i++) {

@@ -250,6 +250,7 @@ static bool row_set(const struct jobstore *s, struct job_row *r, const struct jo
         per = catalog_devices(s->catalog, r);
     SET(r->devices, per < 0 ? -1 : per * total);
     SET(r->restarts, job->has_restart_count ? job->restart_count : -1);
+    SET(r->faulty_workers, job->has_faulty_workers ? job->faulty_workers : -1);
     SET(r->restart_limit,
         job->fault_tolerance.has_backoff_limit ? job->fault_tolerance.backoff_limit : 0);
     r->key = hash_text(r->uid ? r->uid : r->name);
@@ -367,9 +368,25 @@ bool jobstore_apply(struct jobstore *s, const struct watch_message *m)
     case WATCH_JOB:
         changed = jobstore_put(s, &m->job);
         r = row_named(s, m->job.name);
-        if (r && set_workers(r, &m->workers)) {
-            r->version++;
-            changed = true;
+        if (r == NULL)
+            break;
+        if (m->has_workers || m->workers.count > 0) {
+            if (set_workers(r, &m->workers)) {
+                r->version++;
+                changed = true;
+            }
+        } else {
+            /*
+             * A summary (view=BASIC): the server sends one only when the job
+             * changed, perhaps in its workers, which a summary leaves out. The
+             * job screen, the one place that shows them, fetches them again.
+             */
+            r->summaries++;
+            if (r->has_workers && !r->workers_stale) {
+                r->workers_stale = true;
+                r->version++;
+                changed = true;
+            }
         }
         break;
     case WATCH_EVENT:
@@ -404,6 +421,11 @@ bool jobstore_replace_all(struct jobstore *s, const struct job_list *l)
 void jobstore_set_workers(struct jobstore *s, const char *name, struct worker_list *w)
 {
     struct job_row *r = row_named(s, name);
+    if (r && r->workers_stale) {
+        r->workers_stale = false;
+        r->version++;
+        s->version++;
+    }
     if (r && set_workers(r, w)) {
         r->version++;
         s->version++;
@@ -450,6 +472,8 @@ void jobstore_count_states(const struct jobstore *s, size_t counts[JOB_STATE_COU
 bool job_row_faulty(const struct job_row *r)
 {
     if (r->state == JOB_STATE_FAILED || r->restarts > 0)
+        return true;
+    if (r->faulty_workers > 0) /* a summary's count: the workers themselves may not be here */
         return true;
     for (size_t i = 0; i < r->workers.count; i++) {
         const struct worker_info *w = &r->workers.workers[i];

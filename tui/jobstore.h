@@ -43,13 +43,16 @@ struct job_row {
     enum job_state state;
     enum priority priority;
     enum framework framework;
-    bool idle;             /* resource type idle (SPOT) rather than standard */
-    int32_t ready;         /* workers running now; -1: not reported */
-    int32_t total;         /* workers asked for */
-    int32_t devices;       /* devices asked for in all (total × per-spec devices); -1: unknown */
-    int32_t restarts;      /* restarts used; -1: not reported */
-    int32_t restart_limit; /* backoff_limit: -1 unlimited */
-    bool has_workers;      /* workers below came with the job (a watch) */
+    bool idle;              /* resource type idle (SPOT) rather than standard */
+    int32_t ready;          /* workers running now; -1: not reported */
+    int32_t total;          /* workers asked for */
+    int32_t devices;        /* devices asked for in all (total × per-spec devices); -1: unknown */
+    int32_t restarts;       /* restarts used; -1: not reported */
+    int32_t restart_limit;  /* backoff_limit: -1 unlimited */
+    bool has_workers;       /* workers below came with the job (a watch) */
+    bool workers_stale;     /* a summary said the job changed since its workers were set */
+    uint64_t summaries;     /* JOB messages without workers (summaries) for this row */
+    int32_t faulty_workers; /* the server's count of faulty workers; -1: not reported */
     struct worker_list workers;
     struct job_event *events; /* oldest first, at most JOBSTORE_EVENTS_PER_JOB */
     size_t event_count;
