@@ -1,25 +1,28 @@
 /*
  * jobstore: the rows of the monitoring screens; see jobstore.h. Rows are
  * separately allocated (pointers stay put while the array grows, so a view
- * may hold one across a turn) and found by name through an open-addressing
- * index of twice the rows, rebuilt when rows are removed.
+ * may hold one across a turn) and found by name through a hash index
+ * (util/hmap). A removed row leaves a hole that the next read of the array
+ * (jobstore_count, jobstore_at) closes in one pass: deleting 50,000 jobs one
+ * watch message at a time costs O(N) in all, not a scan and a rebuilt index
+ * each.
  */
 #include "tui/jobstore.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
 
 #include "api/backend.h"
 #include "api/catalog.h"
+#include "util/hmap.h"
 #include "util/timefmt.h"
 #include "util/xalloc.h"
 
 struct jobstore {
-    struct job_row **rows;
-    size_t count, cap;
-    size_t *index; /* slot → row + 1 (0: empty) */
-    size_t index_cap;
+    struct job_row **rows; /* in arrival order; NULL: removed (a hole until tidy) */
+    size_t count, cap;     /* count includes the holes */
+    size_t holes;
+    struct hmap index; /* name → row */
     uint64_t version;
     uint32_t generation;
     const struct catalog *catalog;
@@ -35,45 +38,51 @@ static uint64_t hash_text(const char *s)
     return h;
 }
 
-static void index_rebuild(struct jobstore *s)
+static uint64_t name_hash(const char *name)
 {
-    size_t want = 16;
-    while (want < s->count * 2 + 2)
-        want *= 2;
-    if (want != s->index_cap) {
-        free(s->index);
-        s->index = xcalloc(want, sizeof *s->index);
-        s->index_cap = want;
-    } else {
-        memset(s->index, 0, want * sizeof *s->index);
-    }
-    for (size_t i = 0; i < s->count; i++) {
-        size_t slot = hash_text(s->rows[i]->name) & (s->index_cap - 1);
-        while (s->index[slot])
-            slot = (slot + 1) & (s->index_cap - 1);
-        s->index[slot] = i + 1;
-    }
+    return hmap_hash(name, strlen(name));
 }
 
-static ssize_t find_index(const struct jobstore *s, const char *name)
+static bool same_name(const void *item, const void *key)
 {
-    if (name == NULL || s->index_cap == 0)
-        return -1;
-    size_t slot = hash_text(name) & (s->index_cap - 1);
-    while (s->index[slot]) {
-        size_t i = s->index[slot] - 1;
-        if (strcmp(s->rows[i]->name, name) == 0)
-            return (ssize_t)i;
-        slot = (slot + 1) & (s->index_cap - 1);
+    return strcmp(((const struct job_row *)item)->name, key) == 0;
+}
+
+static struct job_row *row_named(const struct jobstore *s, const char *name)
+{
+    return name ? hmap_get(&s->index, name_hash(name), same_name, name) : NULL;
+}
+
+/* Closes the holes removed rows left, keeping the order; each row learns its new slot. */
+static void tidy(struct jobstore *s)
+{
+    if (s->holes == 0)
+        return;
+    size_t out = 0;
+    for (size_t i = 0; i < s->count; i++) {
+        if (s->rows[i] == NULL)
+            continue;
+        s->rows[i]->slot = out;
+        s->rows[out++] = s->rows[i];
     }
-    return -1;
+    s->count = out;
+    s->holes = 0;
+}
+
+static void row_free(struct job_row *r);
+
+/* Takes r out of the index and the array (a hole) and frees it. */
+static void drop(struct jobstore *s, struct job_row *r)
+{
+    hmap_remove(&s->index, name_hash(r->name), r);
+    s->rows[r->slot] = NULL;
+    s->holes++;
+    row_free(r);
 }
 
 struct jobstore *jobstore_new(void)
 {
-    struct jobstore *s = xcalloc(1, sizeof *s);
-    index_rebuild(s);
-    return s;
+    return xcalloc(1, sizeof(struct jobstore));
 }
 
 static void row_free(struct job_row *r)
@@ -97,26 +106,28 @@ void jobstore_free(struct jobstore *s)
     if (s == NULL)
         return;
     for (size_t i = 0; i < s->count; i++)
-        row_free(s->rows[i]);
+        if (s->rows[i])
+            row_free(s->rows[i]);
     free(s->rows);
-    free(s->index);
+    hmap_free(&s->index);
     free(s);
 }
 
-size_t jobstore_count(const struct jobstore *s)
+size_t jobstore_count(struct jobstore *s)
 {
+    tidy(s);
     return s->count;
 }
 
-const struct job_row *jobstore_at(const struct jobstore *s, size_t i)
+const struct job_row *jobstore_at(struct jobstore *s, size_t i)
 {
+    tidy(s);
     return i < s->count ? s->rows[i] : NULL;
 }
 
 const struct job_row *jobstore_find(const struct jobstore *s, const char *name)
 {
-    ssize_t i = find_index(s, name);
-    return i < 0 ? NULL : s->rows[i];
+    return row_named(s, name);
 }
 
 uint64_t jobstore_version(const struct jobstore *s)
@@ -133,19 +144,16 @@ void jobstore_begin_sync(struct jobstore *s)
 static bool remove_where(struct jobstore *s, bool (*keep)(const struct job_row *, const void *),
                          const void *arg)
 {
-    size_t out = 0;
+    bool gone = false;
     for (size_t i = 0; i < s->count; i++) {
-        if (keep(s->rows[i], arg))
-            s->rows[out++] = s->rows[i];
-        else
-            row_free(s->rows[i]);
+        if (s->rows[i] && !keep(s->rows[i], arg)) {
+            drop(s, s->rows[i]);
+            gone = true;
+        }
     }
-    bool gone = out != s->count;
-    s->count = out;
-    if (gone) {
-        index_rebuild(s);
+    tidy(s);
+    if (gone)
         s->version++;
-    }
     return gone;
 }
 
@@ -159,16 +167,14 @@ bool jobstore_sweep(struct jobstore *s)
     return remove_where(s, reported_now, &s->generation);
 }
 
-static bool not_named(const struct job_row *r, const void *arg)
-{
-    return strcmp(r->name, arg) != 0;
-}
-
 bool jobstore_remove(struct jobstore *s, const char *name)
 {
-    if (find_index(s, name) < 0)
+    struct job_row *r = row_named(s, name);
+    if (r == NULL)
         return false;
-    return remove_where(s, not_named, name);
+    drop(s, r);
+    s->version++;
+    return true;
 }
 
 /* ---- a job as a row ------------------------------------------------------ */
@@ -264,6 +270,7 @@ static struct job_row *insert(struct jobstore *s)
         s->rows = xreallocarray(s->rows, s->cap, sizeof *s->rows);
     }
     struct job_row *r = xcalloc(1, sizeof *r);
+    r->slot = s->count;
     s->rows[s->count++] = r;
     return r;
 }
@@ -271,20 +278,13 @@ static struct job_row *insert(struct jobstore *s)
 /* The row of job (made when new); *fresh says whether it was. */
 static struct job_row *row_for(struct jobstore *s, const struct jobspec *job, bool *fresh)
 {
-    ssize_t i = find_index(s, job->name);
-    *fresh = i < 0;
-    if (i >= 0)
-        return s->rows[i];
-    struct job_row *r = insert(s);
+    struct job_row *r = row_named(s, job->name);
+    *fresh = r == NULL;
+    if (r)
+        return r;
+    r = insert(s);
     r->name = xstrdup(job->name);
-    if (s->count * 2 + 2 > s->index_cap) {
-        index_rebuild(s);
-    } else {
-        size_t slot = hash_text(r->name) & (s->index_cap - 1);
-        while (s->index[slot])
-            slot = (slot + 1) & (s->index_cap - 1);
-        s->index[slot] = s->count;
-    }
+    hmap_put(&s->index, name_hash(r->name), r);
     return r;
 }
 
@@ -352,12 +352,6 @@ static bool add_event(struct job_row *r, const struct job_event *e)
     if (e->id > r->last_event_id)
         r->last_event_id = e->id;
     return true;
-}
-
-static struct job_row *row_named(struct jobstore *s, const char *name)
-{
-    ssize_t i = find_index(s, name);
-    return i < 0 ? NULL : s->rows[i];
 }
 
 bool jobstore_apply(struct jobstore *s, const struct watch_message *m)
@@ -451,6 +445,8 @@ void jobstore_set_catalog(struct jobstore *s, const struct catalog *cat)
     s->catalog = cat;
     for (size_t i = 0; i < s->count; i++) {
         struct job_row *r = s->rows[i];
+        if (r == NULL)
+            continue;
         int32_t per = catalog_devices(cat, r);
         int32_t devices = per < 0 ? -1 : per * r->total;
         if (devices != r->devices && per >= 0) {
@@ -465,7 +461,7 @@ void jobstore_count_states(const struct jobstore *s, size_t counts[JOB_STATE_COU
 {
     memset(counts, 0, JOB_STATE_COUNT * sizeof *counts);
     for (size_t i = 0; i < s->count; i++)
-        if ((size_t)s->rows[i]->state < JOB_STATE_COUNT)
+        if (s->rows[i] && (size_t)s->rows[i]->state < JOB_STATE_COUNT)
             counts[s->rows[i]->state]++;
 }
 

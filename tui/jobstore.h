@@ -58,6 +58,7 @@ struct job_row {
     size_t event_count;
     int64_t last_event_id;
     uint32_t generation; /* the connection that last reported it */
+    size_t slot;         /* its place in the store's array (the store's to keep) */
 };
 
 struct jobstore;
@@ -65,8 +66,9 @@ struct jobstore;
 struct jobstore *jobstore_new(void);
 void jobstore_free(struct jobstore *s);
 
-size_t jobstore_count(const struct jobstore *s);
-const struct job_row *jobstore_at(const struct jobstore *s, size_t i);
+/* The rows in arrival order (the first read after removals closes their holes: not const). */
+size_t jobstore_count(struct jobstore *s);
+const struct job_row *jobstore_at(struct jobstore *s, size_t i);
 const struct job_row *jobstore_find(const struct jobstore *s, const char *name);
 /* Bumped by every change. */
 uint64_t jobstore_version(const struct jobstore *s);
