@@ -244,6 +244,15 @@ enum backend_status backend_list(struct backend *b, const struct list_query *q,
  */
 enum backend_status backend_list_all(struct backend *b, const char *filter, bool basic,
                                      struct job_list *out, struct api_error *err);
+/* A job of backend_list_each: the callee's to take (leaving it jobspec_init'd) or to leave. */
+typedef int (*backend_job_fn)(void *ctx, struct jobspec *job);
+/*
+ * backend_list_all one job at a time: fn gets each job once (non-zero stops),
+ * a page is freed once handed on; *total (may be NULL) is the server's total_size.
+ */
+enum backend_status backend_list_each(struct backend *b, const char *filter, bool basic,
+                                      backend_job_fn fn, void *ctx, long *total,
+                                      struct api_error *err);
 enum backend_status backend_update(struct backend *b, const char *name, const struct job_update *u,
                                    struct jobspec *out, struct api_error *err);
 enum backend_status backend_workers(struct backend *b, const char *name, struct worker_list *out,

@@ -91,7 +91,8 @@ static void table_row(struct table *t, const char *const *cells)
     t->rows++;
 }
 
-/* Prints and frees t: three spaces between columns, the last column unpadded. */
+/* Prints (unless out is NULL) and frees t: three spaces between columns, the last column unpadded.
+ */
 static void table_print(struct table *t, FILE *out)
 {
     size_t *width = xcalloc(t->cols, sizeof *width);
@@ -102,7 +103,7 @@ static void table_print(struct table *t, FILE *out)
             if (w > width[c])
                 width[c] = w;
         }
-    for (size_t r = 0; r < t->rows; r++) {
+    for (size_t r = 0; out && r < t->rows; r++) {
         struct strbuf line = STRBUF_INIT;
         for (size_t c = 0; c < t->cols; c++) {
             const char *s = t->cells[r * t->cols + c];
@@ -404,46 +405,48 @@ static int job_total_workers(const struct jobspec *job)
     return n;
 }
 
-/* The job table: one row a job, REASON and POOL with -o wide. */
-static void print_jobs(const struct job_list *l, enum output o, FILE *out)
+/* The job table: one row a job, REASON and POOL with -o wide (10 columns, else 8). */
+static void jobs_table_head(struct table *t)
 {
-    bool wide = o == OUTPUT_WIDE;
-    struct table t = {wide ? 10u : 8u, NULL, 0, 0};
     const char *head[] = {"NAME",    "DISPLAY NAME", "STATE", "PRIORITY", "TYPE",
                           "WORKERS", "RESTARTS",     "AGE",   "POOL",     "REASON"};
-    table_row(&t, head);
-    for (size_t i = 0; i < l->count; i++) {
-        const struct jobspec *j = &l->jobs[i];
-        char workers[32], restarts[32], limit[16], when[16];
-        int total = job_total_workers(j);
-        if (j->has_ready_workers)
-            snprintf(workers, sizeof workers, "%d/%d", (int)j->ready_workers, total);
-        else
-            snprintf(workers, sizeof workers, NONE "/%d", total);
-        int32_t lim = j->fault_tolerance.has_backoff_limit ? j->fault_tolerance.backoff_limit : 0;
-        if (lim < 0)
-            snprintf(limit, sizeof limit, RESTARTS_UNLIMITED);
-        else
-            snprintf(limit, sizeof limit, "%d", (int)lim);
-        if (j->has_restart_count)
-            snprintf(restarts, sizeof restarts, "%d/%s", (int)j->restart_count, limit);
-        else
-            snprintf(restarts, sizeof restarts, NONE "/%s", limit);
-        age(j->create_time, when, sizeof when);
-        const char *row[] = {
-            j->name,
-            j->display_name,
-            enum_name(&job_state_names, (int)j->state),
-            j->scheduling.priority ? enum_name(&priority_names, (int)j->scheduling.priority) : NULL,
-            jobspec_is_idle(j) ? "idle" : "standard",
-            workers,
-            restarts,
-            when,
-            j->resource_pool.name,
-            j->state_message};
-        table_row(&t, row);
-    }
-    table_print(&t, out);
+    table_row(t, head);
+}
+
+/* backend_job_fn of get jobs: the job's row, as each page arrives (the job is not kept). */
+static int jobs_table_add(void *ctx, struct jobspec *job)
+{
+    struct table *t = ctx;
+    const struct jobspec *j = job;
+    char workers[32], restarts[32], limit[16], when[16];
+    int total = job_total_workers(j);
+    if (j->has_ready_workers)
+        snprintf(workers, sizeof workers, "%d/%d", (int)j->ready_workers, total);
+    else
+        snprintf(workers, sizeof workers, NONE "/%d", total);
+    int32_t lim = j->fault_tolerance.has_backoff_limit ? j->fault_tolerance.backoff_limit : 0;
+    if (lim < 0)
+        snprintf(limit, sizeof limit, RESTARTS_UNLIMITED);
+    else
+        snprintf(limit, sizeof limit, "%d", (int)lim);
+    if (j->has_restart_count)
+        snprintf(restarts, sizeof restarts, "%d/%s", (int)j->restart_count, limit);
+    else
+        snprintf(restarts, sizeof restarts, NONE "/%s", limit);
+    age(j->create_time, when, sizeof when);
+    const char *row[] = {
+        j->name,
+        j->display_name,
+        enum_name(&job_state_names, (int)j->state),
+        j->scheduling.priority ? enum_name(&priority_names, (int)j->scheduling.priority) : NULL,
+        jobspec_is_idle(j) ? "idle" : "standard",
+        workers,
+        restarts,
+        when,
+        j->resource_pool.name,
+        j->state_message};
+    table_row(t, row);
+    return 0;
 }
 
 /* `get jobs`: every page, optionally filtered by state. */
@@ -458,28 +461,38 @@ static int get_jobs(struct session *s, const char *state, enum output o, FILE *o
         }
         snprintf(filter, sizeof filter, "state='%s'", state);
     }
-    struct job_list l;
     struct api_error e;
-    /* The table needs the summaries only; JSON and YAML print whole jobs. */
-    bool basic = o != OUTPUT_JSON && o != OUTPUT_YAML;
-    enum backend_status st = backend_list_all(s->b, state ? filter : NULL, basic, &l, &e);
-    if (st != BACKEND_OK)
-        return failed(err, st, &e, false);
-    if (o == OUTPUT_JSON || o == OUTPUT_YAML) {
+    if (o == OUTPUT_JSON || o == OUTPUT_YAML) { /* whole jobs, as the server has them */
+        struct job_list l;
+        enum backend_status st = backend_list_all(s->b, state ? filter : NULL, false, &l, &e);
+        if (st != BACKEND_OK)
+            return failed(err, st, &e, false);
         json_t *arr = json_array();
         for (size_t i = 0; i < l.count; i++)
             json_array_append_new(arr, jobspec_to_json(&l.jobs[i]));
         print_tree(json_pack("{s:o}", "training_jobs", arr), o, out);
-    } else if (l.count == 0) {
+        job_list_free(&l);
+        return EXIT_OK;
+    }
+    /* The table: summaries (view=BASIC on trainjobd), a row made as each page comes. */
+    struct table t = {o == OUTPUT_WIDE ? 10u : 8u, NULL, 0, 0};
+    jobs_table_head(&t);
+    enum backend_status st =
+        backend_list_each(s->b, state ? filter : NULL, true, jobs_table_add, &t, NULL, &e);
+    if (st != BACKEND_OK) {
+        table_print(&t, NULL);
+        return failed(err, st, &e, false);
+    }
+    if (t.rows == 1) {
+        table_print(&t, NULL);
         struct strbuf line = STRBUF_INIT;
         strbuf_adds(&line, "No jobs in workspace ");
         add_clean(&line, s->b->target.workspace);
         fprintf(err, "%s%s%s.\n", strbuf_str(&line), state ? " in state " : "", state ? state : "");
         strbuf_free(&line);
     } else {
-        print_jobs(&l, o, out);
+        table_print(&t, out);
     }
-    job_list_free(&l);
     return EXIT_OK;
 }
 
