@@ -373,7 +373,11 @@ int main(int argc, char **argv)
     snprintf(trainjobd, sizeof trainjobd, "%s", d ? d : "");
     if (!d)
         snprintf(trainjobd, sizeof trainjobd, "%s/../trainjobd", self);
-    snprintf(trainjob, sizeof trainjob, "%s/../trainjob", self);
+    const char *c = getenv("TRAINJOB_BIN"); /* another build to compare with */
+    if (c)
+        snprintf(trainjob, sizeof trainjob, "%s", c);
+    else
+        snprintf(trainjob, sizeof trainjob, "%s/../trainjob", self);
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bench_lists.XXXXXX");
     if (mkdtemp(tmpdir) == NULL) {
         fail("mkdtemp: %s", strerror(errno));
