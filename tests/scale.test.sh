@@ -1,6 +1,7 @@
 # Lists at scale (issue 14): `trainjob get jobs` over 50,000 jobs must cost
-# about 5× what it costs over 10,000 — a ratio, so a busy machine moves both
-# figures alike; the old per-uid scan of the merge (and a list that rescanned
+# about 5× what it costs over 10,000 — a ratio of CPU time (the client's,
+# through tests/tools/cputime, plus the engine's from /proc), which a busy
+# machine moves far less than wall time; the old per-uid scan of the merge (and a list that rescanned
 # every job per page) made it 18×. Also: following next_page_token visits
 # every job once, view=BASIC sends summaries (and an unknown view is a 400).
 # The jobs are seeded straight into the engine's store (tests/tools/seedjobs:
@@ -10,6 +11,7 @@
 cd "$TRAINJOB_TOP" || exit 1
 
 SEED="$(dirname "$TRAINJOBD_BIN")/tests/tools/seedjobs"
+CPUTIME="$(dirname "$TRAINJOBD_BIN")/tests/tools/cputime"
 export HOME="$TMP/home"
 unset TRAINJOB_ENDPOINT XDG_CONFIG_HOME XDG_STATE_HOME XDG_RUNTIME_DIR
 mkdir -p "$HOME"
@@ -51,15 +53,24 @@ stop() {
     ENGINE_PID=""
 }
 
-# best_ms N : the fastest of three `get jobs`, in ms; checks it printed N jobs
+# engine_cpu_ms : the CPU time trainjobd has used so far (utime + stime), in ms
+engine_cpu_ms() {
+    ticks=$(sed 's/.*) //' "/proc/$ENGINE_PID/stat" | awk '{print $12 + $13}')
+    echo $((ticks * 1000 / $(getconf CLK_TCK)))
+}
+
+# best_ms N : the cheapest of three `get jobs` in CPU ms (client + engine), its
+# wall time in $wall; checks it printed N jobs
 best_ms() {
     best=""
     for k in 1 2 3; do
+        e0=$(engine_cpu_ms)
         t0=$(date +%s%N)
-        "$TRAINJOB_BIN" --endpoint "http+unix://$SOCK" get jobs >"$TMP/list" 2>"$TMP/err"
+        "$CPUTIME" "$TRAINJOB_BIN" --endpoint "http+unix://$SOCK" get jobs >"$TMP/list" 2>"$TMP/err"
         t1=$(date +%s%N)
-        ms=$(((t1 - t0) / 1000000))
-        if [ -z "$best" ] || [ "$ms" -lt "$best" ]; then best=$ms; fi
+        client=$(sed -n 's/^cpu_ms //p' "$TMP/err")
+        ms=$((client + $(engine_cpu_ms) - e0))
+        if [ -z "$best" ] || [ "$ms" -lt "$best" ]; then best=$ms wall=$(((t1 - t0) / 1000000)); fi
     done
     rows=$(($(wc -l <"$TMP/list") - 1))
     if [ "$rows" -eq "$1" ]; then pass "get jobs lists all $1"; else
@@ -72,16 +83,16 @@ seed "$TMP/s50" 50000
 
 start "$TMP/s10"
 best_ms 10000
-t10=$best
+t10=$best w10=$wall
 stop
 
 start "$TMP/s50"
 best_ms 50000
-t50=$best
-echo "get jobs: 10,000 jobs ${t10} ms, 50,000 jobs ${t50} ms"
+t50=$best w50=$wall
+echo "get jobs CPU: 10,000 jobs ${t10} ms (wall ${w10}), 50,000 jobs ${t50} ms (wall ${w50})"
 # 5× the jobs: linear is 5×; allow 8× (the old O(N²) merge was 18×).
 if [ "$t50" -le $((t10 * 8)) ]; then
-    pass "get jobs over 50k costs at most 8x its cost over 10k (${t10} ms, ${t50} ms)"
+    pass "get jobs over 50k costs at most 8x its cost over 10k (CPU ${t10} ms, ${t50} ms)"
 else
     fail "get jobs over 50k costs at most 8x its cost over 10k" "${t10} ms at 10k, ${t50} ms at 50k"
 fi
