@@ -290,6 +290,36 @@ static void deleting_50k_rows_one_by_one_is_linear(void **state)
     jobstore_free(s);
 }
 
+/* Rows share their pool, spec and reason text; a change or a removal lets go of it, once. */
+static void rows_share_repeated_text(void **state)
+{
+    (void)state;
+    struct jobstore *s = jobstore_new();
+    const char *names[] = {"pt-1", "pt-2", "pt-3"};
+    for (int i = 0; i < 3; i++) {
+        struct jobspec j = job(names[i], JOB_STATE_QUEUEING);
+        j.state_message = (char *)"waiting for the scheduler";
+        j.resource_pool.name = (char *)"std";
+        jobstore_put(s, &j);
+    }
+    const struct job_row *a = jobstore_find(s, "pt-1"), *b = jobstore_find(s, "pt-2");
+    assert_ptr_equal(a->reason, b->reason); /* one copy */
+    assert_ptr_equal(a->pool, b->pool);
+    assert_ptr_equal(a->spec, b->spec);
+    struct jobspec j = job("pt-2", JOB_STATE_QUEUEING);
+    j.state_message = (char *)"needs 16 GPUs, 8 free";
+    j.resource_pool.name = (char *)"std";
+    assert_true(jobstore_put(s, &j));
+    assert_string_equal(b->reason, "needs 16 GPUs, 8 free");
+    assert_string_equal(a->reason, "waiting for the scheduler");
+    assert_true(jobstore_remove(s, "pt-1"));
+    assert_true(jobstore_remove(s, "pt-2")); /* its own reason goes with it */
+    const struct job_row *c = jobstore_find(s, "pt-3");
+    assert_string_equal(c->reason, "waiting for the scheduler");
+    assert_string_equal(c->pool, "std");
+    jobstore_free(s); /* valgrind / ASan: nothing left, nothing freed twice */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -299,6 +329,7 @@ int main(void)
         cmocka_unit_test(a_fetched_history_merges_in_id_order),
         cmocka_unit_test(summaries_keep_workers_and_mark_them_stale),
         cmocka_unit_test(deleting_50k_rows_one_by_one_is_linear),
+        cmocka_unit_test(rows_share_repeated_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,7 +22,8 @@ struct jobstore {
     struct job_row **rows; /* in arrival order; NULL: removed (a hole until tidy) */
     size_t count, cap;     /* count includes the holes */
     size_t holes;
-    struct hmap index; /* name → row */
+    struct hmap index;  /* name → row */
+    struct hmap shared; /* text many rows hold (pool, spec, reason) → struct shared_text */
     uint64_t version;
     uint32_t generation;
     const struct catalog *catalog;
@@ -69,7 +70,7 @@ static void tidy(struct jobstore *s)
     s->holes = 0;
 }
 
-static void row_free(struct job_row *r);
+static void row_free(struct jobstore *s, struct job_row *r);
 
 /* Takes r out of the index and the array (a hole) and frees it. */
 static void drop(struct jobstore *s, struct job_row *r)
@@ -77,7 +78,7 @@ static void drop(struct jobstore *s, struct job_row *r)
     hmap_remove(&s->index, name_hash(r->name), r);
     s->rows[r->slot] = NULL;
     s->holes++;
-    row_free(r);
+    row_free(s, r);
 }
 
 struct jobstore *jobstore_new(void)
@@ -85,14 +86,71 @@ struct jobstore *jobstore_new(void)
     return xcalloc(1, sizeof(struct jobstore));
 }
 
-static void row_free(struct job_row *r)
+/*
+ * Text most rows repeat — a pool, a spec, a waiting reason — is kept once,
+ * counted: 50,000 rows of "waiting for the scheduler" hold one copy (issue
+ * 14: trainjob top over 50,000 jobs must stay under 40 MiB). A text no row
+ * holds any more is freed, so distinct reasons do not pile up.
+ */
+struct shared_text {
+    size_t refs;
+    char text[];
+};
+
+static struct shared_text *shared_of(const char *text)
+{
+    return (struct shared_text *)(void *)(text - offsetof(struct shared_text, text));
+}
+
+static bool same_text(const void *item, const void *key)
+{
+    return strcmp(((const struct shared_text *)item)->text, key) == 0;
+}
+
+static char *share(struct jobstore *s, const char *text)
+{
+    size_t n = strlen(text);
+    uint64_t h = hmap_hash(text, n);
+    struct shared_text *t = hmap_get(&s->shared, h, same_text, text);
+    if (t == NULL) {
+        t = xmalloc(sizeof *t + n + 1);
+        t->refs = 0;
+        memcpy(t->text, text, n + 1);
+        hmap_put(&s->shared, h, t);
+    }
+    t->refs++;
+    return t->text;
+}
+
+static void unshare(struct jobstore *s, char *text)
+{
+    if (text == NULL)
+        return;
+    struct shared_text *t = shared_of(text);
+    if (--t->refs > 0)
+        return;
+    hmap_remove(&s->shared, hmap_hash(text, strlen(text)), t);
+    free(t);
+}
+
+/* set_text for a shared field; true when the text differs. */
+static bool set_shared(struct jobstore *s, char **dst, const char *src)
+{
+    if ((*dst == NULL && src == NULL) || (*dst && src && strcmp(*dst, src) == 0))
+        return false;
+    unshare(s, *dst);
+    *dst = src ? share(s, src) : NULL;
+    return true;
+}
+
+static void row_free(struct jobstore *s, struct job_row *r)
 {
     free(r->name);
     free(r->display_name);
     free(r->uid);
-    free(r->pool);
-    free(r->spec);
-    free(r->reason);
+    unshare(s, r->pool);
+    unshare(s, r->spec);
+    unshare(s, r->reason);
     free(r->create_time);
     worker_list_free(&r->workers);
     for (size_t i = 0; i < r->event_count; i++)
@@ -107,9 +165,10 @@ void jobstore_free(struct jobstore *s)
         return;
     for (size_t i = 0; i < s->count; i++)
         if (s->rows[i])
-            row_free(s->rows[i]);
+            row_free(s, s->rows[i]);
     free(s->rows);
     hmap_free(&s->index);
+    hmap_free(&s->shared);
     free(s);
 }
 
@@ -230,19 +289,19 @@ static int32_t catalog_devices(const struct catalog *cat, const struct job_row *
 }
 
 /* Fills r from job; true when anything the views show changed. */
-static bool row_set(const struct jobstore *s, struct job_row *r, const struct jobspec *job)
+static bool row_set(struct jobstore *s, struct job_row *r, const struct jobspec *job)
 {
     bool changed = false;
     changed |= set_text(&r->name, job->name);
     changed |= set_text(&r->display_name, job->display_name);
     changed |= set_text(&r->uid, job->uid);
-    changed |= set_text(&r->pool, job->resource_pool.name);
-    changed |= set_text(&r->reason, job->state_message);
+    changed |= set_shared(s, &r->pool, job->resource_pool.name);
+    changed |= set_shared(s, &r->reason, job->state_message);
     changed |= set_text(&r->create_time, job->create_time);
     const struct role *w = jobspec_worker(job);
     const struct resource_spec_ref *spec =
         w && w->resource_spec_count ? &w->resource_spec[0] : NULL;
-    changed |= set_text(&r->spec, spec ? spec->name : NULL);
+    changed |= set_shared(s, &r->spec, spec ? spec->name : NULL);
     SET(r->created_ms, job->create_time ? time_parse_rfc3339(job->create_time) : -1);
     SET(r->state, job->state);
     SET(r->priority, job->scheduling.priority);

@@ -35,6 +35,7 @@ struct job_row {
     char *name;
     char *display_name;
     char *uid;
+    /* pool, spec and reason are shared between rows (the store's): read, never free */
     char *pool;         /* resource_pool.name */
     char *spec;         /* the worker role's first resource spec ("N2-8xA100") */
     char *reason;       /* state_message: why it waits or failed */
