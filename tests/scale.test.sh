@@ -156,3 +156,44 @@ else
     fail "a BASIC watch syncs 50,000 summaries, then SYNCED" "$jobs JOB lines"
 fi
 stop
+
+# Changes while watching: a job created under a BASIC watcher's eyes comes as a
+# summary (no workers), under a FULL watcher's as the whole job with its workers.
+seed "$TMP/s1" 1
+start "$TMP/s1"
+curl -s -N --max-time 30 --unix-socket "$SOCK" "http://x$BASE?watch=true&view=BASIC" >"$TMP/wb" 2>/dev/null &
+WB=$!
+curl -s -N --max-time 30 --unix-socket "$SOCK" "http://x$BASE?watch=true" >"$TMP/wf" 2>/dev/null &
+WF=$!
+# wait_grep FILE STRING : up to 10 s for STRING to show in FILE
+wait_grep() {
+    i=0
+    while [ $i -lt 100 ] && ! grep -qF -- "$2" "$1" 2>/dev/null; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    grep -qF -- "$2" "$1" 2>/dev/null
+}
+wait_grep "$TMP/wb" SYNCED && wait_grep "$TMP/wf" SYNCED
+code=$(curl -s -o "$TMP/created" -w '%{http_code}' --unix-socket "$SOCK" -X POST \
+    -H 'Content-Type: application/json' "http://x$BASE?training_job_name=live-1" \
+    --data-binary '{"display_name":"live","framework":"PYTORCH_DDP","resource_pool":{"name":"std"},"roles":[{"total_replicas":1,"resource_spec":[{"name":"cpu-1"}],"image_path":"local/host","startup_script":"true"}]}')
+if [ "$code" = 200 ] && wait_grep "$TMP/wb" '"name":"live-1"' && wait_grep "$TMP/wf" '"name":"live-1"'; then
+    basic_line=$(grep '"type":"JOB"' "$TMP/wb" | grep '"name":"live-1"' | tail -n 1)
+    full_line=$(grep '"type":"JOB"' "$TMP/wf" | grep '"name":"live-1"' | tail -n 1)
+    case "$basic_line" in
+    *'"workers"'* | *startup_script*) fail "a BASIC watcher gets a new job as a summary" "$basic_line" ;;
+    *'"state":"'*) pass "a BASIC watcher gets a new job as a summary" ;;
+    *) fail "a BASIC watcher gets a new job as a summary" "$basic_line" ;;
+    esac
+    case "$full_line" in
+    *'"workers":['*startup_script* | *startup_script*'"workers":['*)
+        pass "a FULL watcher gets it whole, with its workers" ;;
+    *) fail "a FULL watcher gets it whole, with its workers" "$full_line" ;;
+    esac
+else
+    fail "both watchers see the job created" "POST $code; $(tail -c 300 "$TMP/wb")"
+fi
+kill "$WB" "$WF" 2>/dev/null
+wait "$WB" "$WF" 2>/dev/null
+stop
