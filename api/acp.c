@@ -160,6 +160,8 @@ static enum backend_status build(struct backend *b, const struct backend_request
         query(&out->path, "page_token", rq->query.page_token);
         query(&out->path, "filter", rq->query.filter);
         query(&out->path, "name", rq->query.name);
+        /* trainjobd sends rows only when asked; ACP has no such view and gets no such word */
+        query(&out->path, "view", trainjobd && rq->query.basic ? "BASIC" : NULL);
         break;
     case BACKEND_OP_UPDATE:
         update_request(b, rq, out);
@@ -221,6 +223,7 @@ static enum backend_status build(struct backend *b, const struct backend_request
             return backend_unsupported(b, "watching jobs", err);
         collection(b, &out->path);
         query(&out->path, "watch", "true");
+        query(&out->path, "view", rq->query.basic ? "BASIC" : NULL);
         out->stream = true;
         break;
     case BACKEND_OP_LOGS:
@@ -611,7 +614,9 @@ static int watch_line(struct watch_state *ws, const char *text, size_t len)
         json_t *job = json_object_get(j, "job");
         if (json_is_object(job))
             jobspec_from_json(job, JOBSPEC_LENIENT, &m.job, &fs);
-        add_workers(json_object_get(j, "workers"), &m.workers);
+        json_t *workers = json_object_get(j, "workers");
+        m.has_workers = json_is_array(workers);
+        add_workers(workers, &m.workers);
     } else if (strcmp(type, "EVENT") == 0) {
         m.kind = WATCH_EVENT;
         json_t *ev = json_object_get(j, "event");

@@ -16,6 +16,7 @@
 #include "api/http.h"
 #include "api/http_multi.h"
 #include "api/jobspec_json.h"
+#include "util/hmap.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -217,26 +218,28 @@ enum backend_status backend_list(struct backend *b, const struct list_query *q,
     return st;
 }
 
-/* Is a job with this uid already in the list? Jobs without a uid never match. */
-static bool seen(const struct job_list *l, const char *uid)
+static bool same_uid(const void *item, const void *key)
 {
-    if (uid == NULL)
-        return false;
-    for (size_t i = 0; i < l->count; i++)
-        if (l->jobs[i].uid && strcmp(l->jobs[i].uid, uid) == 0)
-            return true;
-    return false;
+    return strcmp(item, key) == 0;
 }
 
-/* Pages until next_page_token is empty; records that shifted between pages are kept once. */
-enum backend_status backend_list_all(struct backend *b, const char *filter, struct job_list *out,
-                                     struct api_error *err)
+/*
+ * Pages until next_page_token is empty, handing each job to fn once: records
+ * that shifted between pages are kept once, by uid, through a hash index of
+ * the uids seen (issue 14: comparing each uid with every job collected was
+ * 78 % of 22.7 s at 50k jobs). A page's jobs are freed once handed on, so a
+ * caller that keeps only what it prints holds one page at a time.
+ */
+enum backend_status backend_list_each(struct backend *b, const char *filter, bool basic,
+                                      backend_job_fn fn, void *ctx, long *total,
+                                      struct api_error *err)
 {
-    memset(out, 0, sizeof *out);
     char *token = NULL;
     enum backend_status st = BACKEND_OK;
-    for (int page = 0; page < MAX_PAGES; page++) {
-        struct list_query q = {BACKEND_MAX_PAGE_SIZE, token, filter, NULL};
+    struct hmap uids = HMAP_INIT; /* copies of the uids handed on */
+    int stop = 0;
+    for (int page = 0; page < MAX_PAGES && !stop; page++) {
+        struct list_query q = {BACKEND_MAX_PAGE_SIZE, token, filter, NULL, basic};
         struct job_list one;
         memset(&one, 0, sizeof one);
         st = backend_list(b, &q, &one, err);
@@ -244,14 +247,21 @@ enum backend_status backend_list_all(struct backend *b, const char *filter, stru
         token = NULL;
         if (st != BACKEND_OK)
             break;
-        out->total_size = one.total_size;
+        if (total)
+            *total = one.total_size;
         for (size_t i = 0; i < one.count; i++) {
-            if (seen(out, one.jobs[i].uid)) {
-                jobspec_free(&one.jobs[i]);
-                continue;
+            struct jobspec *j = &one.jobs[i];
+            const char *uid = j->uid;
+            if (!stop && uid) {
+                uint64_t h = hmap_hash(uid, strlen(uid));
+                if (hmap_get(&uids, h, same_uid, uid) == NULL) {
+                    hmap_put(&uids, h, xstrdup(uid));
+                    stop = fn(ctx, j);
+                }
+            } else if (!stop) {
+                stop = fn(ctx, j); /* no uid: nothing to know it again by */
             }
-            out->jobs = xreallocarray(out->jobs, out->count + 1, sizeof *out->jobs);
-            out->jobs[out->count++] = one.jobs[i]; /* moved */
+            jobspec_free(j);
         }
         free(one.jobs);
         token = one.next_page_token;
@@ -259,6 +269,38 @@ enum backend_status backend_list_all(struct backend *b, const char *filter, stru
             break;
     }
     free(token);
+    for (size_t i = 0; i < uids.cap; i++)
+        free(uids.slots[i].item);
+    hmap_free(&uids);
+    return st;
+}
+
+struct collect {
+    struct job_list *out;
+    size_t cap;
+};
+
+/* backend_job_fn of backend_list_all: the job moved into the list (grown by doubling). */
+static int collect_job(void *ctx, struct jobspec *job)
+{
+    struct collect *c = ctx;
+    struct job_list *l = c->out;
+    if (l->count == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 512;
+        l->jobs = xreallocarray(l->jobs, c->cap, sizeof *l->jobs);
+    }
+    l->jobs[l->count++] = *job;
+    jobspec_init(job); /* moved: what is freed after is empty */
+    return 0;
+}
+
+enum backend_status backend_list_all(struct backend *b, const char *filter, bool basic,
+                                     struct job_list *out, struct api_error *err)
+{
+    memset(out, 0, sizeof *out);
+    struct collect c = {out, 0};
+    enum backend_status st =
+        backend_list_each(b, filter, basic, collect_job, &c, &out->total_size, err);
     if (st != BACKEND_OK)
         job_list_free(out);
     return st;

@@ -53,6 +53,7 @@ struct list_query {
     const char *page_token; /* from the previous page's next_page_token */
     const char *filter;     /* "state='RUNNING' AND name='x'" */
     const char *name;       /* name prefix */
+    bool basic; /* rows only: trainjobd's summaries (view=BASIC); ACP sends whole jobs */
 };
 
 struct job_list {
@@ -103,6 +104,7 @@ struct watch_message {
     enum watch_kind kind;
     struct jobspec job;         /* WATCH_JOB; WATCH_DELETED: name and uid only */
     struct worker_list workers; /* WATCH_JOB */
+    bool has_workers;           /* WATCH_JOB: workers came with it (not with a summary) */
     struct job_event event;     /* WATCH_EVENT */
 };
 
@@ -139,7 +141,7 @@ struct backend_request {
     const char *name;         /* GET UPDATE WORKERS EVENTS START LOGS MARK_NODE */
     const char *const *names; /* STOP DELETE: at most BACKEND_MAX_BATCH */
     size_t count;
-    struct list_query query;   /* LIST; WORKERS: page_token */
+    struct list_query query;   /* LIST; WORKERS: page_token; WATCH: basic */
     struct job_update update;  /* UPDATE */
     const char *worker;        /* LOGS */
     const char *node;          /* MARK_NODE */
@@ -245,9 +247,22 @@ enum backend_status backend_get(struct backend *b, const char *name, struct jobs
                                 struct api_error *err);
 enum backend_status backend_list(struct backend *b, const struct list_query *q,
                                  struct job_list *out, struct api_error *err);
-/* Every page of a query (page_size 500), jobs seen twice kept once (by uid). */
-enum backend_status backend_list_all(struct backend *b, const char *filter, struct job_list *out,
-                                     struct api_error *err);
+/*
+ * Every page of a query (page_size 500), jobs seen twice kept once (by uid,
+ * through a hash index: O(N) in all). basic: the summaries a row needs,
+ * where the server has them (list_query.basic).
+ */
+enum backend_status backend_list_all(struct backend *b, const char *filter, bool basic,
+                                     struct job_list *out, struct api_error *err);
+/* A job of backend_list_each: the callee's to take (leaving it jobspec_init'd) or to leave. */
+typedef int (*backend_job_fn)(void *ctx, struct jobspec *job);
+/*
+ * backend_list_all one job at a time: fn gets each job once (non-zero stops),
+ * a page is freed once handed on; *total (may be NULL) is the server's total_size.
+ */
+enum backend_status backend_list_each(struct backend *b, const char *filter, bool basic,
+                                      backend_job_fn fn, void *ctx, long *total,
+                                      struct api_error *err);
 enum backend_status backend_update(struct backend *b, const char *name, const struct job_update *u,
                                    struct jobspec *out, struct api_error *err);
 enum backend_status backend_workers(struct backend *b, const char *name, struct worker_list *out,

@@ -232,6 +232,8 @@ struct jobspec {
     int32_t restart_count; /* restarts used (trainjobd) */
     bool has_ready_workers;
     int32_t ready_workers; /* workers running now (trainjobd) */
+    bool has_faulty_workers;
+    int32_t faulty_workers; /* workers that failed, restarted or exited non-zero (trainjobd) */
     bool has_root_mapping;
     bool root_mapping;
     char *create_time;

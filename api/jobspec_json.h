@@ -12,6 +12,8 @@
 
 #include <jansson.h>
 
+struct strbuf;
+
 struct findings;
 struct jobspec;
 
@@ -29,5 +31,16 @@ int jobspec_from_json(const json_t *root, enum jobspec_decode_mode mode, struct 
                       struct findings *fs);
 /* A new tree holding every field that is present, in the order of the form. */
 json_t *jobspec_to_json(const struct jobspec *job);
+/*
+ * A job as a list row needs it (trainjobd's view=BASIC lists and watch
+ * streams): name, display name, uid, framework, pool, priority, quota type
+ * when idle (SPOT), the worker role's replicas and specs, backoff limit,
+ * state and message, the counts trainjobd adds (faulty_workers only when
+ * some are) and create_time, as compact JSON appended to out. About 400
+ * bytes where the whole job is about 930.
+ */
+void jobspec_summary_write(const struct jobspec *job, struct strbuf *out);
+/* The same summary as a tree (for callers in process). */
+json_t *jobspec_summary_to_json(const struct jobspec *job);
 
 #endif

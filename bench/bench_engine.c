@@ -587,7 +587,7 @@ static int part_a(struct bench *b)
         for (int page = 1; page <= JOBS_A / PAGE_SIZE; page++) {
             char token[16];
             snprintf(token, sizeof token, "%d", page);
-            struct job_query q = {PAGE_SIZE, token, NULL, NULL};
+            struct job_query q = {PAGE_SIZE, token, NULL, NULL, JOB_VIEW_FULL};
             struct api_error aerr = {0};
             json_t *reply = NULL;
             double t0 = now_ms();

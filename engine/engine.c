@@ -35,6 +35,7 @@
 #include "engine/store.h"
 #include "engine/stream.h"
 #include "util/fileio.h"
+#include "util/hmap.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
 #include "util/timefmt.h"
@@ -114,6 +115,7 @@ void ejob_free(struct ejob *job)
         return;
     jobspec_free(&job->spec);
     json_decref(job->shown);
+    free(job->shown_summary);
     for (size_t i = 0; i < job->held_event_count; i++)
         free(job->held_events[i].json);
     free(job->held_events);
@@ -156,9 +158,15 @@ static json_t *workers_json(const struct ejob *job);
 /* The output fields derived from the workers: ready workers, restarts used. */
 static void derive_outputs(struct ejob *job)
 {
-    int ready = 0;
-    for (size_t i = 0; i < job->worker_count; i++)
-        ready += job->workers[i].phase == WORKER_RUNNING;
+    int ready = 0, faulty = 0;
+    for (size_t i = 0; i < job->worker_count; i++) {
+        const struct eworker *w = &job->workers[i];
+        ready += w->phase == WORKER_RUNNING;
+        faulty +=
+            w->phase == WORKER_FAILED || w->restarts > 0 || (w->has_exit_code && w->exit_code);
+    }
+    job->spec.has_faulty_workers = true;
+    job->spec.faulty_workers = faulty;
     job->spec.has_ready_workers = true;
     job->spec.ready_workers = ready;
     job->spec.has_restart_count = true;
@@ -171,6 +179,10 @@ static void take_snapshot(struct ejob *job)
     json_decref(job->shown);
     job->shown =
         json_pack("{s:o, s:o}", "job", jobspec_to_json(&job->spec), "workers", workers_json(job));
+    struct strbuf sum = STRBUF_INIT;
+    jobspec_summary_write(&job->spec, &sum);
+    free(job->shown_summary);
+    job->shown_summary = strbuf_detach(&sum, NULL);
 }
 
 static void retry_saves(void *ctx);
@@ -241,24 +253,49 @@ bool engine_job_saved(const struct engine *eng, const struct ejob *job)
 
 /* ---- the job table ---------------------------------------------------- */
 
+/*
+ * eng->jobs holds the jobs in seq order (lists and watch syncs walk it);
+ * by_name and by_uid find one in O(1) whatever the count (issue 14: a
+ * linear scan made a GET 3 ms at 50k jobs and every POST's name check
+ * O(N)).
+ */
+struct name_key {
+    const char *ws, *name;
+};
+
+static bool same_name(const void *item, const void *key)
+{
+    const struct ejob *j = item;
+    const struct name_key *k = key;
+    return strcmp(j->spec.name, k->name) == 0 && strcmp(j->spec.workspace_name, k->ws) == 0;
+}
+
+static bool same_uid(const void *item, const void *key)
+{
+    return strcmp(((const struct ejob *)item)->spec.uid, key) == 0;
+}
+
+static uint64_t uid_hash(const char *uid)
+{
+    return hmap_hash(uid, strlen(uid));
+}
+
 struct ejob *engine_find(struct engine *eng, const char *ws, const char *name)
 {
-    for (size_t i = 0; i < eng->job_count; i++) {
-        struct ejob *j = eng->jobs[i];
-        if (strcmp(j->spec.name, name) == 0 && strcmp(j->spec.workspace_name, ws) == 0)
-            return j;
-    }
-    return NULL;
+    if (ws == NULL || name == NULL)
+        return NULL;
+    struct name_key k = {ws, name};
+    return hmap_get(&eng->by_name, hmap_hash2(ws, name), same_name, &k);
 }
 
 struct ejob *engine_find_uid(struct engine *eng, const char *uid)
 {
-    for (size_t i = 0; i < eng->job_count; i++)
-        if (strcmp(eng->jobs[i]->spec.uid, uid) == 0)
-            return eng->jobs[i];
-    return NULL;
+    if (uid == NULL)
+        return NULL;
+    return hmap_get(&eng->by_uid, uid_hash(uid), same_uid, uid);
 }
 
+/* Appends a job (its seq above every other's) and indexes it. */
 static void add_job(struct engine *eng, struct ejob *job)
 {
     if (eng->job_count == eng->job_cap) {
@@ -268,12 +305,60 @@ static void add_job(struct engine *eng, struct ejob *job)
     eng->jobs[eng->job_count++] = job;
     if (job->seq >= eng->next_seq)
         eng->next_seq = job->seq + 1;
+    hmap_put(&eng->by_name, hmap_hash2(job->spec.workspace_name, job->spec.name), job);
+    hmap_put(&eng->by_uid, uid_hash(job->spec.uid), job);
+}
+
+/* The position of the first job with a seq above seq (eng->jobs is in seq order). */
+static size_t first_after(const struct engine *eng, uint64_t seq)
+{
+    size_t lo = 0, hi = eng->job_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (eng->jobs[mid]->seq <= seq)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Takes job out of the table and its indexes (not freed). */
+static void drop_job(struct engine *eng, struct ejob *job)
+{
+    hmap_remove(&eng->by_name, hmap_hash2(job->spec.workspace_name, job->spec.name), job);
+    hmap_remove(&eng->by_uid, uid_hash(job->spec.uid), job);
+    size_t i = first_after(eng, job->seq - 1);
+    if (i >= eng->job_count || eng->jobs[i] != job) /* not in seq order after all: look */
+        for (i = 0; i < eng->job_count && eng->jobs[i] != job; i++)
+            ;
+    if (i < eng->job_count) {
+        memmove(&eng->jobs[i], &eng->jobs[i + 1], (eng->job_count - i - 1) * sizeof job);
+        eng->job_count--;
+    }
 }
 
 /* ---- watch streams and events ----------------------------------------- */
 
-/* Sends one line (with its newline) to the watchers of workspace ws. */
-static void broadcast_line(struct engine *eng, const char *ws, const char *line, size_t len)
+/* The view a watch stream asked for: kept as its stream offset, which a watch does not use. */
+static enum job_view watcher_view(const struct stream *s)
+{
+    return stream_offset(s) == JOB_VIEW_BASIC ? JOB_VIEW_BASIC : JOB_VIEW_FULL;
+}
+
+/* Does a watcher of ws want its JOB messages in view? */
+static bool watched_in(const struct engine *eng, const char *ws, enum job_view view)
+{
+    for (size_t i = 0; i < eng->watcher_count; i++)
+        if (watcher_view(eng->watchers[i]) == view && strcmp(stream_tag(eng->watchers[i]), ws) == 0)
+            return true;
+    return false;
+}
+
+/* Sends line (len bytes, its '\n' included) to the watchers of ws that asked for view (< 0: all).
+ */
+static void broadcast_line(struct engine *eng, const char *ws, int view, const char *line,
+                           size_t len)
 {
     for (size_t i = 0; i < eng->watcher_count;) {
         struct stream *s = eng->watchers[i];
@@ -282,14 +367,18 @@ static void broadcast_line(struct engine *eng, const char *ws, const char *line,
             eng->watchers[i] = eng->watchers[--eng->watcher_count];
             continue;
         }
-        if (strcmp(stream_tag(s), ws) == 0)
+        if (strcmp(stream_tag(s), ws) == 0 && (view < 0 || (int)watcher_view(s) == view))
             stream_write(s, line, len);
         i++;
     }
 }
 
-/* msg as one line; inside a batch it waits for the commit (it may tell of what is saved there). */
-static void broadcast(struct engine *eng, const char *ws, json_t *msg)
+/*
+ * Sends msg (taken) as one line to the watchers of ws that asked for view
+ * (< 0: all of them); inside a batch it waits for the commit (it may tell of
+ * what is saved there).
+ */
+static void broadcast_view(struct engine *eng, const char *ws, int view, json_t *msg)
 {
     char *text = json_dumps(msg, JSON_COMPACT);
     json_decref(msg);
@@ -300,11 +389,16 @@ static void broadcast(struct engine *eng, const char *ws, json_t *msg)
     if (eng->batch_depth > 0) {
         eng->batch_lines =
             xreallocarray(eng->batch_lines, eng->batch_line_count + 1, sizeof *eng->batch_lines);
-        eng->batch_lines[eng->batch_line_count++] = (struct batch_line){xstrdup(ws), line};
+        eng->batch_lines[eng->batch_line_count++] = (struct batch_line){xstrdup(ws), line, view};
         return;
     }
-    broadcast_line(eng, ws, line, strlen(line));
+    broadcast_line(eng, ws, view, line, strlen(line));
     free(line);
+}
+
+static void broadcast(struct engine *eng, const char *ws, json_t *msg)
+{
+    broadcast_view(eng, ws, -1, msg);
 }
 
 /* The job as last saved (GET, lists, replies): never a state the disk does not have. */
@@ -321,14 +415,42 @@ static json_t *shown_workers(const struct ejob *job)
     return saved ? json_deep_copy(saved) : json_array();
 }
 
+/*
+ * Appends a watch stream's JOB line for the job as last saved: the whole job
+ * with its workers, or its summary alone.
+ */
+static void job_message(const struct ejob *job, enum job_view view, struct strbuf *out)
+{
+    if (view == JOB_VIEW_BASIC) {
+        strbuf_adds(out, "{\"type\":\"JOB\",\"job\":");
+        strbuf_adds(out, job->shown_summary);
+        strbuf_adds(out, "}\n");
+        return;
+    }
+    json_t *msg = json_pack("{s:s, s:o, s:o}", "type", "JOB", "job", job_json(job), "workers",
+                            shown_workers(job));
+    char *line = json_dumps(msg, JSON_COMPACT);
+    json_decref(msg);
+    if (line == NULL)
+        xalloc_die();
+    strbuf_adds(out, line);
+    strbuf_addc(out, '\n');
+    free(line);
+}
+
 /* Watchers hear the job as saved; a job whose save failed or waits for its batch is not sent. */
 void engine_publish(struct engine *eng, struct ejob *job)
 {
     if (eng->watcher_count == 0 || !engine_job_saved(eng, job) || job->shown == NULL)
         return;
-    broadcast(eng, job->spec.workspace_name,
-              json_pack("{s:s, s:o, s:o}", "type", "JOB", "job", job_json(job), "workers",
-                        shown_workers(job)));
+    for (int v = JOB_VIEW_FULL; v <= JOB_VIEW_BASIC; v++) {
+        if (!watched_in(eng, job->spec.workspace_name, (enum job_view)v))
+            continue;
+        struct strbuf line = STRBUF_INIT;
+        job_message(job, (enum job_view)v, &line);
+        broadcast_line(eng, job->spec.workspace_name, v, line.buf, line.len);
+        strbuf_free(&line);
+    }
 }
 
 void engine_batch_begin(struct engine *eng)
@@ -361,7 +483,7 @@ void engine_batch_end(struct engine *eng)
     for (size_t i = 0; i < eng->batch_line_count; i++) {
         struct batch_line *bl = &eng->batch_lines[i];
         if (ok)
-            broadcast_line(eng, bl->ws, bl->line, strlen(bl->line));
+            broadcast_line(eng, bl->ws, bl->view, bl->line, strlen(bl->line));
         free(bl->ws);
         free(bl->line);
     }
@@ -534,13 +656,7 @@ static void forget_job(struct engine *eng, struct ejob *job)
                   json_pack("{s:s, s:{s:s, s:s}}", "type", "DELETED", "job", "name", job->spec.name,
                             "uid", job->spec.uid));
     lifecycle_forget(eng, job);
-    for (size_t i = 0; i < eng->job_count; i++) {
-        if (eng->jobs[i] == job) {
-            memmove(&eng->jobs[i], &eng->jobs[i + 1], (eng->job_count - i - 1) * sizeof job);
-            eng->job_count--;
-            break;
-        }
-    }
+    drop_job(eng, job);
     for (size_t i = 0; i < eng->batch_count; i++)
         if (eng->batch[i] == job)
             eng->batch[i--] = eng->batch[--eng->batch_count];
@@ -916,6 +1032,8 @@ void engine_close(struct engine *eng)
     if (eng->spawn_timer)
         loop_cancel(eng->loop, eng->spawn_timer);
     free(eng->jobs);
+    hmap_free(&eng->by_name);
+    hmap_free(&eng->by_uid);
     for (size_t i = 0; i < eng->watcher_count; i++) {
         stream_close(eng->watchers[i]);
         stream_unref(eng->watchers[i]);
@@ -1307,8 +1425,80 @@ static int parse_filter(const char *filter, char keys[8][32], char values[8][256
     return 0;
 }
 
-int engine_job_list(struct engine *eng, const char *user, const char *ws, const struct job_query *q,
-                    json_t **reply, struct api_error *err)
+int engine_job_view(const char *value)
+{
+    if (value == NULL || *value == '\0' || strcmp(value, "FULL") == 0)
+        return JOB_VIEW_FULL;
+    if (strcmp(value, "BASIC") == 0)
+        return JOB_VIEW_BASIC;
+    return -1;
+}
+
+/* Appends a job as view asks, as JSON text. */
+static void job_text(const struct ejob *job, enum job_view view, struct strbuf *out)
+{
+    if (view == JOB_VIEW_BASIC) {
+        if (job->shown_summary)
+            strbuf_adds(out, job->shown_summary); /* as last saved, like job_json */
+        else
+            jobspec_summary_write(&job->spec, out);
+        return;
+    }
+    json_t *j = job_json(job);
+    char *s = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    if (s == NULL)
+        xalloc_die();
+    strbuf_adds(out, s);
+    free(s);
+}
+
+/*
+ * Where a list page starts. Our next_page_token is "k<seq>-<total>": the
+ * page goes on after the job with that seq (a binary search: eng->jobs is in
+ * seq order), and total_size is the first page's count, carried along — so
+ * following every page of N jobs costs O(N) in all, not O(N) per page, and
+ * no job is sent twice when jobs come and go between pages. A decimal page
+ * number (what ACP's clients send) still works, by counting from the start.
+ */
+struct page_start {
+    size_t from; /* the first position of eng->jobs to look at */
+    size_t skip; /* matching jobs to pass over first (a page number) */
+    long total;  /* carried total_size; -1: count it */
+};
+
+static int page_start(struct engine *eng, const char *token, int size, struct page_start *ps,
+                      struct api_error *err)
+{
+    memset(ps, 0, sizeof *ps);
+    ps->total = -1;
+    if (token == NULL || *token == '\0')
+        return 0;
+    char *end;
+    if (token[0] == 'k' && token[1] >= '0' && token[1] <= '9') {
+        errno = 0;
+        unsigned long long seq = strtoull(token + 1, &end, 10);
+        if (errno == 0 && *end == '-' && end[1] >= '0' && end[1] <= '9') {
+            long total = strtol(end + 1, &end, 10);
+            if (errno == 0 && *end == '\0' && total >= 0) {
+                ps->from = first_after(eng, (uint64_t)seq);
+                ps->total = total;
+                return 0;
+            }
+        }
+    } else {
+        long page = strtol(token, &end, 10);
+        if (*end == '\0' && page >= 1 && page <= LONG_MAX / 500) {
+            ps->skip = (size_t)(page - 1) * (size_t)size;
+            return 0;
+        }
+    }
+    return api_error_set(err, 400, "InvalidArgument", "page_token",
+                         "'%.40s' is not a page token of this server", token);
+}
+
+int engine_job_list_text(struct engine *eng, const char *user, const char *ws,
+                         const struct job_query *q, struct strbuf *out, struct api_error *err)
 {
     int rc = member_check(eng, user, ws, err);
     if (rc)
@@ -1320,41 +1510,64 @@ int engine_job_list(struct engine *eng, const char *user, const char *ws, const 
         size = 10;
     if (size > 500)
         size = 500;
-    long page = 1;
-    if (q->page_token && *q->page_token) {
-        char *end;
-        page = strtol(q->page_token, &end, 10);
-        if (*end || page < 1)
-            return api_error_set(err, 400, "InvalidArgument", "page_token",
-                                 "'%s' is not a page number", q->page_token);
-    }
+    struct page_start ps;
+    if ((rc = page_start(eng, q->page_token, size, &ps, err)) != 0)
+        return rc;
     char keys[8][32], values[8][256];
     int terms;
     if ((rc = parse_filter(q->filter, keys, values, &terms, err)) != 0)
         return rc;
-    json_t *list = json_array();
-    size_t matched = 0, first = (size_t)(page - 1) * (size_t)size;
-    for (size_t i = 0; i < eng->job_count; i++) {
+    size_t prefix = q->name ? strlen(q->name) : 0;
+    strbuf_adds(out, "{\"training_jobs\":[");
+    size_t matched = 0, sent = 0;
+    uint64_t last_seq = 0;
+    bool more = false;
+    for (size_t i = ps.from; i < eng->job_count; i++) {
         struct ejob *job = eng->jobs[i];
         if (strcmp(job->spec.workspace_name, ws) != 0 || job->spec.state == JOB_STATE_DELETED)
             continue;
-        if (q->name && *q->name && strncmp(job->spec.name, q->name, strlen(q->name)) != 0)
+        if (prefix && strncmp(job->spec.name, q->name, prefix) != 0)
             continue;
         bool ok = true;
         for (int t = 0; t < terms && ok; t++)
             ok = filter_matches(job, keys[t], values[t]);
         if (!ok)
             continue;
-        if (matched >= first && matched < first + (size_t)size)
-            json_array_append_new(list, job_json(job));
         matched++;
+        if (matched <= ps.skip)
+            continue;
+        if (sent == (size_t)size) {
+            more = true;
+            if (ps.total >= 0)
+                break; /* the total is known: no need to count the rest */
+            continue;
+        }
+        if (sent)
+            strbuf_addc(out, ',');
+        job_text(job, q->view, out);
+        last_seq = job->seq;
+        sent++;
     }
-    char next[24] = "";
-    if (matched > first + (size_t)size)
-        snprintf(next, sizeof next, "%ld", page + 1);
-    *reply = json_pack("{s:o, s:s, s:I}", "training_jobs", list, "next_page_token", next,
-                       "total_size", (json_int_t)matched);
+    long total = ps.total >= 0 ? ps.total : (long)matched;
+    char next[48] = "";
+    if (more)
+        snprintf(next, sizeof next, "k%llu-%ld", (unsigned long long)last_seq, total);
+    strbuf_addf(out, "],\"next_page_token\":\"%s\",\"total_size\":%ld}", next, total);
     return 200;
+}
+
+int engine_job_list(struct engine *eng, const char *user, const char *ws, const struct job_query *q,
+                    json_t **reply, struct api_error *err)
+{
+    struct strbuf text = STRBUF_INIT;
+    int rc = engine_job_list_text(eng, user, ws, q, &text, err);
+    if (rc == 200) {
+        *reply = json_loadb(text.buf, text.len, 0, NULL);
+        if (*reply == NULL)
+            rc = api_error_set(err, 500, "Internal", "", "the list could not be built");
+    }
+    strbuf_free(&text);
+    return rc;
 }
 
 int engine_job_update(struct engine *eng, const char *user, const char *ws, const char *name,
@@ -1798,7 +2011,9 @@ void engine_end_followers(struct engine *eng, struct ejob *job)
 struct watch_sync {
     struct engine *eng;
     char *ws;
-    uint64_t last_seq; /* the jobs up to this one are sent */
+    enum job_view view;
+    struct strbuf line; /* one JOB line, reused */
+    uint64_t last_seq;  /* the jobs up to this one are sent */
 };
 
 #define SYNC_BATCH_BYTES (256u << 10)
@@ -1806,6 +2021,7 @@ struct watch_sync {
 static void sync_free(void *ctx)
 {
     struct watch_sync *ws = ctx;
+    strbuf_free(&ws->line);
     free(ws->ws);
     free(ws);
 }
@@ -1831,15 +2047,10 @@ static void sync_refill(void *ctx, struct stream *s)
             continue;
         if (job->shown == NULL)
             continue;
-        json_t *msg = json_pack("{s:s, s:o, s:o}", "type", "JOB", "job", job_json(job), "workers",
-                                shown_workers(job));
-        char *line = json_dumps(msg, JSON_COMPACT);
-        json_decref(msg);
-        size_t n = strlen(line);
-        stream_write(s, line, n);
-        stream_write(s, "\n", 1);
-        written += n + 1;
-        free(line);
+        strbuf_reset(&sync->line);
+        job_message(job, sync->view, &sync->line);
+        stream_write(s, sync->line.buf, sync->line.len);
+        written += sync->line.len;
     }
     if (written < SYNC_BATCH_BYTES) {
         stream_write(s, "{\"type\":\"SYNCED\"}\n", 18);
@@ -1850,14 +2061,21 @@ static void sync_refill(void *ctx, struct stream *s)
 int engine_watch(struct engine *eng, const char *user, const char *ws, struct stream **out,
                  struct api_error *err)
 {
+    return engine_watch_view(eng, user, ws, JOB_VIEW_FULL, out, err);
+}
+
+int engine_watch_view(struct engine *eng, const char *user, const char *ws, enum job_view view,
+                      struct stream **out, struct api_error *err)
+{
     int rc = member_check(eng, user, ws, err);
     if (rc)
         return rc;
     struct stream *s = stream_new();
-    stream_set_tag(s, ws, 0);
+    stream_set_tag(s, ws, view); /* a watcher's offset is its view (see watcher_view) */
     struct watch_sync *sync = xcalloc(1, sizeof *sync);
     sync->eng = eng;
     sync->ws = xstrdup(ws);
+    sync->view = view;
     stream_set_refill(s, sync_refill, sync, sync_free);
     eng->watchers = xreallocarray(eng->watchers, eng->watcher_count + 1, sizeof *eng->watchers);
     eng->watchers[eng->watcher_count++] = stream_ref(s);

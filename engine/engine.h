@@ -64,14 +64,27 @@ int engine_job_create(struct engine *eng, const char *user, const char *ws, cons
 int engine_job_get(struct engine *eng, const char *user, const char *ws, const char *name,
                    json_t **reply, struct api_error *err);
 
+/* How much of a job a list or a watch sends (?view=BASIC|FULL, after AIP-157). */
+enum job_view {
+    JOB_VIEW_FULL,  /* the whole job (and a watch: its workers) */
+    JOB_VIEW_BASIC, /* jobspec_summary_to_json: what a list row shows */
+};
+/* The view a ?view= value names; -1 for a value that names none. */
+int engine_job_view(const char *value);
+
 struct job_query {
-    int page_size;          /* 1..500; 0 = default 10 */
-    const char *page_token; /* a decimal page number, "" or NULL = first */
+    int page_size; /* 1..500; 0 = default 10 */
+    /* NULL or "": the first page; a next_page_token; or a decimal page number (ACP) */
+    const char *page_token;
     const char *filter; /* name='…' AND state='…' AND display_name='…' AND user_name='…' */
     const char *name;   /* name prefix */
+    enum job_view view;
 };
 int engine_job_list(struct engine *eng, const char *user, const char *ws, const struct job_query *q,
                     json_t **reply, struct api_error *err);
+/* The same reply as JSON text appended to out (what the route sends: no tree built). */
+int engine_job_list_text(struct engine *eng, const char *user, const char *ws,
+                         const struct job_query *q, struct strbuf *out, struct api_error *err);
 int engine_job_update(struct engine *eng, const char *user, const char *ws, const char *name,
                       const char *update_mask, const char *body, size_t body_len, json_t **reply,
                       struct api_error *err);
@@ -110,5 +123,8 @@ int engine_worker_log(struct engine *eng, const char *user, const char *ws, cons
 /* A stream of one JSON event per line for every change in ws (all jobs first). */
 int engine_watch(struct engine *eng, const char *user, const char *ws, struct stream **out,
                  struct api_error *err);
+/* engine_watch with its JOB messages in view (BASIC: summaries, without workers). */
+int engine_watch_view(struct engine *eng, const char *user, const char *ws, enum job_view view,
+                      struct stream **out, struct api_error *err);
 
 #endif

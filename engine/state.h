@@ -17,6 +17,7 @@
 #include "engine/config.h"
 #include "engine/engine.h"
 #include "engine/runner.h"
+#include "util/hmap.h"
 
 struct loop;
 struct store;
@@ -67,6 +68,7 @@ struct held_event {
 struct batch_line {
     char *ws;
     char *line; /* with its newline */
+    int view;   /* the watchers' view it is for (enum job_view), < 0: all */
 };
 
 struct ejob {
@@ -97,6 +99,7 @@ struct ejob {
      * failed and is retried); remove_pending, that the store refused a delete.
      */
     json_t *shown;
+    char *shown_summary; /* its summary (view=BASIC) as last saved */
     struct held_event *held_events; /* events told once the job's state is saved */
     size_t held_event_count;
     bool unsaved;
@@ -114,8 +117,9 @@ struct engine {
     struct engine_config cfg;
     struct store *store;
     struct loop *loop;
-    struct ejob **jobs;
+    struct ejob **jobs; /* in seq order */
     size_t job_count, job_cap;
+    struct hmap by_name, by_uid; /* the jobs by (workspace, name) and by uid */
     uint64_t next_seq;
     struct stream **watchers; /* tagged with their workspace */
     size_t watcher_count;

@@ -421,7 +421,7 @@ static void names_and_query_values_are_escaped(void **state)
     struct fake f = {0};
     fake_answer(&f, 200, "{\"training_jobs\":[],\"next_page_token\":\"\",\"total_size\":0}");
     struct backend *b = open_fake(&f, "my ws/ä", true);
-    struct list_query q = {500, "2", "state='RUNNING' AND name='a&b'", "pt-"};
+    struct list_query q = {500, "2", "state='RUNNING' AND name='a&b'", "pt-", false};
     struct job_list l;
     struct api_error err;
     assert_int_equal(backend_list(b, &q, &l, &err), BACKEND_OK);
@@ -457,7 +457,7 @@ static void list_decodes_and_follows_pages(void **state)
     struct backend *b = open_fake(&f, NULL, true);
     struct job_list l;
     struct api_error err;
-    assert_int_equal(backend_list_all(b, "state='RUNNING'", &l, &err), BACKEND_OK);
+    assert_int_equal(backend_list_all(b, "state='RUNNING'", false, &l, &err), BACKEND_OK);
     assert_int_equal(f.calls, 2);
     assert_string_equal(f.path[0], COLL "?page_size=500&filter=state%3D%27RUNNING%27");
     assert_string_equal(f.path[1], COLL "?page_size=500&page_token=2&filter=state%3D%27RUNNING%27");
@@ -472,6 +472,65 @@ static void list_decodes_and_follows_pages(void **state)
     job_list_free(&l);
     backend_free(b);
     fake_free(&f);
+}
+
+/* Rows only: trainjobd is asked for view=BASIC summaries; real ACP, which has no such view, is not.
+ */
+static void summaries_are_asked_of_trainjobd_only(void **state)
+{
+    (void)state;
+    static const char empty[] = "{\"training_jobs\":[],\"next_page_token\":\"\",\"total_size\":0}";
+    struct job_list l;
+    struct api_error err;
+    struct fake f = {0};
+    fake_answer(&f, 200, empty);
+    struct backend *b = open_fake(&f, NULL, true);
+    assert_int_equal(backend_list_all(b, NULL, true, &l, &err), BACKEND_OK);
+    assert_string_equal(f.path[0], COLL "?page_size=500&view=BASIC");
+    job_list_free(&l);
+    backend_free(b);
+    fake_free(&f);
+
+    struct fake g = {0};
+    fake_answer(&g, 200, empty);
+    b = open_fake(&g, NULL, false);
+    assert_int_equal(backend_list_all(b, NULL, true, &l, &err), BACKEND_OK);
+    assert_string_equal(g.path[0], COLL "?page_size=500");
+    job_list_free(&l);
+    backend_free(b);
+    fake_free(&g);
+}
+
+/* A merge of many pages keeps each uid once, whatever the count (a hash index, not a scan). */
+static void list_all_keeps_each_uid_once_over_many_pages(void **state)
+{
+    (void)state;
+    struct fake f = {0};
+    struct strbuf pages[4] = {STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT};
+    for (int p = 0; p < 4; p++) { /* the fake keeps the pointer: one buffer a page */
+        struct strbuf *pg = &pages[p];
+        strbuf_adds(pg, "{\"training_jobs\":[");
+        /* Each page repeats the last 100 of the one before (jobs shifting between pages). */
+        for (int i = p * 400; i < p * 400 + 500; i++)
+            strbuf_addf(pg, "%s{\"name\":\"j%d\",\"uid\":\"u%d\"}", i > p * 400 ? "," : "", i, i);
+        strbuf_addf(pg, "],\"next_page_token\":\"%s\",\"total_size\":1700}", p < 3 ? "n" : "");
+        fake_answer(&f, 200, strbuf_str(pg));
+    }
+    struct backend *b = open_fake(&f, NULL, true);
+    struct job_list l;
+    struct api_error err;
+    assert_int_equal(backend_list_all(b, NULL, false, &l, &err), BACKEND_OK);
+    assert_int_equal(l.count, 1700);
+    for (size_t i = 0; i < l.count; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "u%zu", i);
+        assert_string_equal(l.jobs[i].uid, want);
+    }
+    job_list_free(&l);
+    backend_free(b);
+    fake_free(&f);
+    for (int p = 0; p < 4; p++)
+        strbuf_free(&pages[p]);
 }
 
 static void workers_and_events_decode(void **state)
@@ -926,6 +985,8 @@ int main(void)
         cmocka_unit_test(create_get_update_paths),
         cmocka_unit_test(names_and_query_values_are_escaped),
         cmocka_unit_test(list_decodes_and_follows_pages),
+        cmocka_unit_test(summaries_are_asked_of_trainjobd_only),
+        cmocka_unit_test(list_all_keeps_each_uid_once_over_many_pages),
         cmocka_unit_test(workers_and_events_decode),
         cmocka_unit_test(error_bodies_become_api_errors),
         cmocka_unit_test(batch_stop_delete_and_start),

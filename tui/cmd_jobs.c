@@ -75,12 +75,16 @@ struct table {
     size_t cols;
     char **cells; /* rows × cols */
     size_t rows;
+    size_t cap; /* rows there is room for: doubled, so 50,000 rows are not 50,000 reallocs */
 };
 
 /* Adds a row of t->cols cells (NULL or "" print as "-"). */
 static void table_row(struct table *t, const char *const *cells)
 {
-    t->cells = xreallocarray(t->cells, (t->rows + 1) * t->cols, sizeof *t->cells);
+    if (t->rows == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 64;
+        t->cells = xreallocarray(t->cells, t->cap * t->cols, sizeof *t->cells);
+    }
     for (size_t c = 0; c < t->cols; c++) {
         struct strbuf sb = STRBUF_INIT;
         add_clean(&sb, cells[c] && *cells[c] ? cells[c] : NONE);
@@ -89,7 +93,8 @@ static void table_row(struct table *t, const char *const *cells)
     t->rows++;
 }
 
-/* Prints and frees t: three spaces between columns, the last column unpadded. */
+/* Prints (unless out is NULL) and frees t: three spaces between columns, the last column unpadded.
+ */
 static void table_print(struct table *t, FILE *out)
 {
     size_t *width = xcalloc(t->cols, sizeof *width);
@@ -100,7 +105,7 @@ static void table_print(struct table *t, FILE *out)
             if (w > width[c])
                 width[c] = w;
         }
-    for (size_t r = 0; r < t->rows; r++) {
+    for (size_t r = 0; out && r < t->rows; r++) {
         struct strbuf line = STRBUF_INIT;
         for (size_t c = 0; c < t->cols; c++) {
             const char *s = t->cells[r * t->cols + c];
@@ -402,46 +407,48 @@ static int job_total_workers(const struct jobspec *job)
     return n;
 }
 
-/* The job table: one row a job, REASON and POOL with -o wide. */
-static void print_jobs(const struct job_list *l, enum output o, FILE *out)
+/* The job table: one row a job, REASON and POOL with -o wide (10 columns, else 8). */
+static void jobs_table_head(struct table *t)
 {
-    bool wide = o == OUTPUT_WIDE;
-    struct table t = {wide ? 10u : 8u, NULL, 0};
     const char *head[] = {"NAME",    "DISPLAY NAME", "STATE", "PRIORITY", "TYPE",
                           "WORKERS", "RESTARTS",     "AGE",   "POOL",     "REASON"};
-    table_row(&t, head);
-    for (size_t i = 0; i < l->count; i++) {
-        const struct jobspec *j = &l->jobs[i];
-        char workers[32], restarts[32], limit[16], when[16];
-        int total = job_total_workers(j);
-        if (j->has_ready_workers)
-            snprintf(workers, sizeof workers, "%d/%d", (int)j->ready_workers, total);
-        else
-            snprintf(workers, sizeof workers, NONE "/%d", total);
-        int32_t lim = j->fault_tolerance.has_backoff_limit ? j->fault_tolerance.backoff_limit : 0;
-        if (lim < 0)
-            snprintf(limit, sizeof limit, RESTARTS_UNLIMITED);
-        else
-            snprintf(limit, sizeof limit, "%d", (int)lim);
-        if (j->has_restart_count)
-            snprintf(restarts, sizeof restarts, "%d/%s", (int)j->restart_count, limit);
-        else
-            snprintf(restarts, sizeof restarts, NONE "/%s", limit);
-        age(j->create_time, when, sizeof when);
-        const char *row[] = {
-            j->name,
-            j->display_name,
-            enum_name(&job_state_names, (int)j->state),
-            j->scheduling.priority ? enum_name(&priority_names, (int)j->scheduling.priority) : NULL,
-            jobspec_is_idle(j) ? "idle" : "standard",
-            workers,
-            restarts,
-            when,
-            j->resource_pool.name,
-            j->state_message};
-        table_row(&t, row);
-    }
-    table_print(&t, out);
+    table_row(t, head);
+}
+
+/* backend_job_fn of get jobs: the job's row, as each page arrives (the job is not kept). */
+static int jobs_table_add(void *ctx, struct jobspec *job)
+{
+    struct table *t = ctx;
+    const struct jobspec *j = job;
+    char workers[32], restarts[32], limit[16], when[16];
+    int total = job_total_workers(j);
+    if (j->has_ready_workers)
+        snprintf(workers, sizeof workers, "%d/%d", (int)j->ready_workers, total);
+    else
+        snprintf(workers, sizeof workers, NONE "/%d", total);
+    int32_t lim = j->fault_tolerance.has_backoff_limit ? j->fault_tolerance.backoff_limit : 0;
+    if (lim < 0)
+        snprintf(limit, sizeof limit, RESTARTS_UNLIMITED);
+    else
+        snprintf(limit, sizeof limit, "%d", (int)lim);
+    if (j->has_restart_count)
+        snprintf(restarts, sizeof restarts, "%d/%s", (int)j->restart_count, limit);
+    else
+        snprintf(restarts, sizeof restarts, NONE "/%s", limit);
+    age(j->create_time, when, sizeof when);
+    const char *row[] = {
+        j->name,
+        j->display_name,
+        enum_name(&job_state_names, (int)j->state),
+        j->scheduling.priority ? enum_name(&priority_names, (int)j->scheduling.priority) : NULL,
+        jobspec_is_idle(j) ? "idle" : "standard",
+        workers,
+        restarts,
+        when,
+        j->resource_pool.name,
+        j->state_message};
+    table_row(t, row);
+    return 0;
 }
 
 /* `get jobs`: every page, optionally filtered by state. */
@@ -456,26 +463,38 @@ static int get_jobs(struct session *s, const char *state, enum output o, FILE *o
         }
         snprintf(filter, sizeof filter, "state='%s'", state);
     }
-    struct job_list l;
     struct api_error e;
-    enum backend_status st = backend_list_all(s->b, state ? filter : NULL, &l, &e);
-    if (st != BACKEND_OK)
-        return failed(err, st, &e, false);
-    if (o == OUTPUT_JSON || o == OUTPUT_YAML) {
+    if (o == OUTPUT_JSON || o == OUTPUT_YAML) { /* whole jobs, as the server has them */
+        struct job_list l;
+        enum backend_status st = backend_list_all(s->b, state ? filter : NULL, false, &l, &e);
+        if (st != BACKEND_OK)
+            return failed(err, st, &e, false);
         json_t *arr = json_array();
         for (size_t i = 0; i < l.count; i++)
             json_array_append_new(arr, jobspec_to_json(&l.jobs[i]));
         print_tree(json_pack("{s:o}", "training_jobs", arr), o, out);
-    } else if (l.count == 0) {
+        job_list_free(&l);
+        return EXIT_OK;
+    }
+    /* The table: summaries (view=BASIC on trainjobd), a row made as each page comes. */
+    struct table t = {o == OUTPUT_WIDE ? 10u : 8u, NULL, 0, 0};
+    jobs_table_head(&t);
+    enum backend_status st =
+        backend_list_each(s->b, state ? filter : NULL, true, jobs_table_add, &t, NULL, &e);
+    if (st != BACKEND_OK) {
+        table_print(&t, NULL);
+        return failed(err, st, &e, false);
+    }
+    if (t.rows == 1) {
+        table_print(&t, NULL);
         struct strbuf line = STRBUF_INIT;
         strbuf_adds(&line, "No jobs in workspace ");
         add_clean(&line, s->b->target.workspace);
         fprintf(err, "%s%s%s.\n", strbuf_str(&line), state ? " in state " : "", state ? state : "");
         strbuf_free(&line);
     } else {
-        print_jobs(&l, o, out);
+        table_print(&t, out);
     }
-    job_list_free(&l);
     return EXIT_OK;
 }
 
@@ -509,7 +528,7 @@ static int get_workers(struct session *s, const char *name, enum output o, FILE 
         fputs("No workers (the job has not been scheduled).\n", err);
     } else {
         bool wide = o == OUTPUT_WIDE;
-        struct table t = {wide ? 10u : 8u, NULL, 0};
+        struct table t = {wide ? 10u : 8u, NULL, 0, 0};
         const char *head[] = {"NAME", "ROLE",    "NODE", "PHASE", "RESTARTS",
                               "EXIT", "DEVICES", "AGE",  "IP",    "HOST IP"};
         table_row(&t, head);
@@ -560,7 +579,7 @@ static int get_events(struct session *s, const char *name, enum output o, FILE *
             json_array_append_new(arr, job_event_to_json(&l.events[i]));
         print_tree(json_pack("{s:o}", "events", arr), o, out);
     } else {
-        struct table t = {3, NULL, 0};
+        struct table t = {3, NULL, 0, 0};
         const char *head[] = {"TIME", "KIND", "MESSAGE"};
         table_row(&t, head);
         for (size_t i = 0; i < l.count; i++) {

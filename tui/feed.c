@@ -36,7 +36,15 @@ struct feed {
     char error[512];
     int64_t fresh_at;
     struct job_list pages; /* a poll's pages so far */
+    size_t pages_cap;      /* room in pages.jobs (grown by doubling: O(N) for N jobs) */
 };
+
+/* Drops a poll's gathered pages. */
+static void pages_free(struct feed *f)
+{
+    job_list_free(&f->pages);
+    f->pages_cap = 0;
+}
 
 static void tell(struct feed *f)
 {
@@ -101,14 +109,18 @@ static void on_page(void *ctx, struct backend_reply *r)
     struct feed *f = ctx;
     f->call = NULL;
     if (r->status != BACKEND_OK) {
-        job_list_free(&f->pages);
+        pages_free(f);
         failed(f, r->err.message);
         return;
     }
     /* Gather the pages' jobs, then replace the store's rows in one go. */
     struct job_list *l = &r->list;
     size_t n = f->pages.count + l->count;
-    f->pages.jobs = xreallocarray(f->pages.jobs, n ? n : 1, sizeof *f->pages.jobs);
+    if (n > f->pages_cap) {
+        while (f->pages_cap < n)
+            f->pages_cap = f->pages_cap ? f->pages_cap * 2 : 512;
+        f->pages.jobs = xreallocarray(f->pages.jobs, f->pages_cap, sizeof *f->pages.jobs);
+    }
     memcpy(f->pages.jobs + f->pages.count, l->jobs, l->count * sizeof *l->jobs);
     f->pages.count = n;
     free(l->jobs);
@@ -119,7 +131,7 @@ static void on_page(void *ctx, struct backend_reply *r)
         return;
     }
     bool changed = jobstore_replace_all(f->store, &f->pages);
-    job_list_free(&f->pages);
+    pages_free(f);
     enum feed_state was = f->state;
     f->state = FEED_POLLING;
     f->error[0] = '\0';
@@ -135,6 +147,7 @@ static void poll_page(struct feed *f, const char *token)
     struct backend_request rq = {.op = BACKEND_OP_LIST};
     rq.query.page_size = BACKEND_MAX_PAGE_SIZE;
     rq.query.page_token = token;
+    rq.query.basic = true; /* rows only; the job screen asks for the rest */
     f->call = backend_send(f->b, f->m, &rq, on_page, NULL, NULL, f);
 }
 
@@ -155,7 +168,7 @@ void feed_start(struct feed *f)
         loop_cancel(f->loop, f->timer);
     f->timer = 0;
     f->next_try = 0;
-    job_list_free(&f->pages);
+    pages_free(f);
     if (f->polling) {
         poll_page(f, NULL);
         return;
@@ -163,6 +176,7 @@ void feed_start(struct feed *f)
     f->synced = false;
     jobstore_begin_sync(f->store);
     struct backend_request rq = {.op = BACKEND_OP_WATCH};
+    rq.query.basic = true; /* summaries: the job screen fetches the workers it shows */
     f->call = backend_send(f->b, f->m, &rq, on_watch_end, on_message, NULL, f);
 }
 
@@ -190,7 +204,7 @@ void feed_free(struct feed *f)
         backend_call_cancel(f->call);
     if (f->timer)
         loop_cancel(f->loop, f->timer);
-    job_list_free(&f->pages);
+    pages_free(f);
     free(f);
 }
 

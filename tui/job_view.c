@@ -52,6 +52,7 @@ struct job_view {
     bool logs_opened; /* the logs pane follows something */
     bool covered;     /* the table was written over (describe, the prompt) last frame */
     struct backend_call *events_call, *workers_call, *get_call;
+    uint64_t summaries_asked; /* the row's summaries count when its workers were asked for */
     /* "describe": the job as YAML, one sanitized line each. */
     bool describing;
     char **doc;
@@ -72,6 +73,8 @@ static void mark_dirty(struct job_view *v)
     monitor_dirty(v->base.app);
 }
 
+static void fetch_workers(struct job_view *v);
+
 /* Looks the row up again; feeds the panes when it changed. */
 static void refresh_row(struct job_view *v)
 {
@@ -85,6 +88,8 @@ static void refresh_row(struct job_view *v)
     if (r)
         logs_pane_workers_changed(v->logs, &r->workers);
     v->base.dirty = true;
+    if (r && r->workers_stale)
+        fetch_workers(v);
 }
 
 static void on_logs_news(void *arg)
@@ -113,7 +118,25 @@ static void on_workers(void *ctx, struct backend_reply *r)
     if (r->status == BACKEND_OK)
         jobstore_set_workers(monitor_store(v->base.app), v->name, &r->workers);
     refresh_row(v);
+    /* Summaries came while the call was out: the workers may have moved on since. */
+    if (r->status == BACKEND_OK && v->row && v->row->summaries != v->summaries_asked)
+        fetch_workers(v);
     mark_dirty(v);
+}
+
+/*
+ * Asks for the job's workers: a watch of summaries (view=BASIC) leaves them
+ * out, so the screen that shows them asks when it opens and again after each
+ * change the stream reports. One call at a time.
+ */
+static void fetch_workers(struct job_view *v)
+{
+    if (v->workers_call)
+        return;
+    v->summaries_asked = v->row ? v->row->summaries : 0;
+    struct backend_request wq = {.op = BACKEND_OP_WORKERS, .name = v->name};
+    v->workers_call = backend_send(monitor_backend(v->base.app), monitor_multi(v->base.app), &wq,
+                                   on_workers, NULL, NULL, v);
 }
 
 static void free_doc(struct job_view *v)
@@ -753,9 +776,7 @@ struct screen *job_view_new(struct monitor *m, const char *job_name)
     /* The history the watch stream did not send: merged into the store by id. */
     struct backend_request rq = {.op = BACKEND_OP_EVENTS, .name = job_name};
     v->events_call = backend_send(b, monitor_multi(m), &rq, on_events, NULL, NULL, v);
-    if (v->row && !v->row->has_workers) { /* a backend without watch: ask for them */
-        struct backend_request wq = {.op = BACKEND_OP_WORKERS, .name = job_name};
-        v->workers_call = backend_send(b, monitor_multi(m), &wq, on_workers, NULL, NULL, v);
-    }
+    if (v->row && !v->row->has_workers) /* a poll, or a watch of summaries: ask for them */
+        fetch_workers(v);
     return &v->base;
 }

@@ -14,6 +14,7 @@
 #include "tui/jobstore.h"
 #include "tui/monitor.h"
 #include "tui/term.h"
+#include "util/hmap.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
 #include "util/timefmt.h"
@@ -191,19 +192,32 @@ static void jv_draw(struct screen *s, WINDOW *w, int y, int x, int h, int wd, bo
     tw->ops->draw(tw, w, y, x, wd, true);
 }
 
-/* The names to act on: the marked rows, else the cursor's. Returns the count; *out is malloc'd. */
+static bool same_key(const void *item, const void *key)
+{
+    return ((const struct job_row *)item)->key == *(const uint64_t *)key;
+}
+
+/*
+ * The names to act on: the marked rows, else the cursor's. Returns the count;
+ * *out is malloc'd. The marks (row keys) find their rows through a hash index
+ * of the rows: with 50,000 marked, one scan of the rows per mark was O(N^2).
+ */
 static size_t chosen(struct jobs_view *v, const char ***out)
 {
     uint64_t *keys = NULL;
     size_t n = table_marked(v->table, &keys);
     const char **names = xcalloc(n ? n : 1, sizeof *names);
     size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < v->count; j++)
-            if (v->rows[j]->key == keys[i]) {
-                names[k++] = v->rows[j]->name;
-                break;
-            }
+    struct hmap by_key = HMAP_INIT;
+    for (size_t j = 0; n && j < v->count; j++)
+        hmap_put(&by_key, hmap_hash(&v->rows[j]->key, sizeof v->rows[j]->key), (void *)v->rows[j]);
+    for (size_t i = 0; i < n; i++) {
+        const struct job_row *r =
+            hmap_get(&by_key, hmap_hash(&keys[i], sizeof keys[i]), same_key, &keys[i]);
+        if (r)
+            names[k++] = r->name;
+    }
+    hmap_free(&by_key);
     free(keys);
     if (k == 0) {
         size_t row;

@@ -1,25 +1,29 @@
 /*
  * jobstore: the rows of the monitoring screens; see jobstore.h. Rows are
  * separately allocated (pointers stay put while the array grows, so a view
- * may hold one across a turn) and found by name through an open-addressing
- * index of twice the rows, rebuilt when rows are removed.
+ * may hold one across a turn) and found by name through a hash index
+ * (util/hmap). A removed row leaves a hole that the next read of the array
+ * (jobstore_count, jobstore_at) closes in one pass: deleting 50,000 jobs one
+ * watch message at a time costs O(N) in all, not a scan and a rebuilt index
+ * each.
  */
 #include "tui/jobstore.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
 
 #include "api/backend.h"
 #include "api/catalog.h"
+#include "util/hmap.h"
 #include "util/timefmt.h"
 #include "util/xalloc.h"
 
 struct jobstore {
-    struct job_row **rows;
-    size_t count, cap;
-    size_t *index; /* slot → row + 1 (0: empty) */
-    size_t index_cap;
+    struct job_row **rows; /* in arrival order; NULL: removed (a hole until tidy) */
+    size_t count, cap;     /* count includes the holes */
+    size_t holes;
+    struct hmap index;  /* name → row */
+    struct hmap shared; /* text many rows hold (pool, spec, reason) → struct shared_text */
     uint64_t version;
     uint32_t generation;
     const struct catalog *catalog;
@@ -35,55 +39,118 @@ static uint64_t hash_text(const char *s)
     return h;
 }
 
-static void index_rebuild(struct jobstore *s)
+static uint64_t name_hash(const char *name)
 {
-    size_t want = 16;
-    while (want < s->count * 2 + 2)
-        want *= 2;
-    if (want != s->index_cap) {
-        free(s->index);
-        s->index = xcalloc(want, sizeof *s->index);
-        s->index_cap = want;
-    } else {
-        memset(s->index, 0, want * sizeof *s->index);
-    }
-    for (size_t i = 0; i < s->count; i++) {
-        size_t slot = hash_text(s->rows[i]->name) & (s->index_cap - 1);
-        while (s->index[slot])
-            slot = (slot + 1) & (s->index_cap - 1);
-        s->index[slot] = i + 1;
-    }
+    return hmap_hash(name, strlen(name));
 }
 
-static ssize_t find_index(const struct jobstore *s, const char *name)
+static bool same_name(const void *item, const void *key)
 {
-    if (name == NULL || s->index_cap == 0)
-        return -1;
-    size_t slot = hash_text(name) & (s->index_cap - 1);
-    while (s->index[slot]) {
-        size_t i = s->index[slot] - 1;
-        if (strcmp(s->rows[i]->name, name) == 0)
-            return (ssize_t)i;
-        slot = (slot + 1) & (s->index_cap - 1);
+    return strcmp(((const struct job_row *)item)->name, key) == 0;
+}
+
+static struct job_row *row_named(const struct jobstore *s, const char *name)
+{
+    return name ? hmap_get(&s->index, name_hash(name), same_name, name) : NULL;
+}
+
+/* Closes the holes removed rows left, keeping the order; each row learns its new slot. */
+static void tidy(struct jobstore *s)
+{
+    if (s->holes == 0)
+        return;
+    size_t out = 0;
+    for (size_t i = 0; i < s->count; i++) {
+        if (s->rows[i] == NULL)
+            continue;
+        s->rows[i]->slot = out;
+        s->rows[out++] = s->rows[i];
     }
-    return -1;
+    s->count = out;
+    s->holes = 0;
+}
+
+static void row_free(struct jobstore *s, struct job_row *r);
+
+/* Takes r out of the index and the array (a hole) and frees it. */
+static void drop(struct jobstore *s, struct job_row *r)
+{
+    hmap_remove(&s->index, name_hash(r->name), r);
+    s->rows[r->slot] = NULL;
+    s->holes++;
+    row_free(s, r);
 }
 
 struct jobstore *jobstore_new(void)
 {
-    struct jobstore *s = xcalloc(1, sizeof *s);
-    index_rebuild(s);
-    return s;
+    return xcalloc(1, sizeof(struct jobstore));
 }
 
-static void row_free(struct job_row *r)
+/*
+ * Text most rows repeat — a pool, a spec, a waiting reason — is kept once,
+ * counted: 50,000 rows of "waiting for the scheduler" hold one copy (issue
+ * 14: trainjob top over 50,000 jobs must stay under 40 MiB). A text no row
+ * holds any more is freed, so distinct reasons do not pile up.
+ */
+struct shared_text {
+    size_t refs;
+    char text[];
+};
+
+static struct shared_text *shared_of(const char *text)
+{
+    return (struct shared_text *)(void *)(text - offsetof(struct shared_text, text));
+}
+
+static bool same_text(const void *item, const void *key)
+{
+    return strcmp(((const struct shared_text *)item)->text, key) == 0;
+}
+
+static char *share(struct jobstore *s, const char *text)
+{
+    size_t n = strlen(text);
+    uint64_t h = hmap_hash(text, n);
+    struct shared_text *t = hmap_get(&s->shared, h, same_text, text);
+    if (t == NULL) {
+        t = xmalloc(sizeof *t + n + 1);
+        t->refs = 0;
+        memcpy(t->text, text, n + 1);
+        hmap_put(&s->shared, h, t);
+    }
+    t->refs++;
+    return t->text;
+}
+
+static void unshare(struct jobstore *s, char *text)
+{
+    if (text == NULL)
+        return;
+    struct shared_text *t = shared_of(text);
+    if (--t->refs > 0)
+        return;
+    hmap_remove(&s->shared, hmap_hash(text, strlen(text)), t);
+    free(t);
+}
+
+/* set_text for a shared field; true when the text differs. */
+static bool set_shared(struct jobstore *s, char **dst, const char *src)
+{
+    if ((*dst == NULL && src == NULL) || (*dst && src && strcmp(*dst, src) == 0))
+        return false;
+    unshare(s, *dst);
+    *dst = src ? share(s, src) : NULL;
+    return true;
+}
+
+static void row_free(struct jobstore *s, struct job_row *r)
 {
     free(r->name);
     free(r->display_name);
     free(r->uid);
-    free(r->pool);
-    free(r->spec);
-    free(r->reason);
+    unshare(s, r->pool);
+    unshare(s, r->spec);
+    unshare(s, r->reason);
     free(r->create_time);
     worker_list_free(&r->workers);
     for (size_t i = 0; i < r->event_count; i++)
@@ -97,26 +164,29 @@ void jobstore_free(struct jobstore *s)
     if (s == NULL)
         return;
     for (size_t i = 0; i < s->count; i++)
-        row_free(s->rows[i]);
+        if (s->rows[i])
+            row_free(s, s->rows[i]);
     free(s->rows);
-    free(s->index);
+    hmap_free(&s->index);
+    hmap_free(&s->shared);
     free(s);
 }
 
-size_t jobstore_count(const struct jobstore *s)
+size_t jobstore_count(struct jobstore *s)
 {
+    tidy(s);
     return s->count;
 }
 
-const struct job_row *jobstore_at(const struct jobstore *s, size_t i)
+const struct job_row *jobstore_at(struct jobstore *s, size_t i)
 {
+    tidy(s);
     return i < s->count ? s->rows[i] : NULL;
 }
 
 const struct job_row *jobstore_find(const struct jobstore *s, const char *name)
 {
-    ssize_t i = find_index(s, name);
-    return i < 0 ? NULL : s->rows[i];
+    return row_named(s, name);
 }
 
 uint64_t jobstore_version(const struct jobstore *s)
@@ -133,19 +203,16 @@ void jobstore_begin_sync(struct jobstore *s)
 static bool remove_where(struct jobstore *s, bool (*keep)(const struct job_row *, const void *),
                          const void *arg)
 {
-    size_t out = 0;
+    bool gone = false;
     for (size_t i = 0; i < s->count; i++) {
-        if (keep(s->rows[i], arg))
-            s->rows[out++] = s->rows[i];
-        else
-            row_free(s->rows[i]);
+        if (s->rows[i] && !keep(s->rows[i], arg)) {
+            drop(s, s->rows[i]);
+            gone = true;
+        }
     }
-    bool gone = out != s->count;
-    s->count = out;
-    if (gone) {
-        index_rebuild(s);
+    tidy(s);
+    if (gone)
         s->version++;
-    }
     return gone;
 }
 
@@ -159,16 +226,14 @@ bool jobstore_sweep(struct jobstore *s)
     return remove_where(s, reported_now, &s->generation);
 }
 
-static bool not_named(const struct job_row *r, const void *arg)
-{
-    return strcmp(r->name, arg) != 0;
-}
-
 bool jobstore_remove(struct jobstore *s, const char *name)
 {
-    if (find_index(s, name) < 0)
+    struct job_row *r = row_named(s, name);
+    if (r == NULL)
         return false;
-    return remove_where(s, not_named, name);
+    drop(s, r);
+    s->version++;
+    return true;
 }
 
 /* ---- a job as a row ------------------------------------------------------ */
@@ -224,19 +289,19 @@ static int32_t catalog_devices(const struct catalog *cat, const struct job_row *
 }
 
 /* Fills r from job; true when anything the views show changed. */
-static bool row_set(const struct jobstore *s, struct job_row *r, const struct jobspec *job)
+static bool row_set(struct jobstore *s, struct job_row *r, const struct jobspec *job)
 {
     bool changed = false;
     changed |= set_text(&r->name, job->name);
     changed |= set_text(&r->display_name, job->display_name);
     changed |= set_text(&r->uid, job->uid);
-    changed |= set_text(&r->pool, job->resource_pool.name);
-    changed |= set_text(&r->reason, job->state_message);
+    changed |= set_shared(s, &r->pool, job->resource_pool.name);
+    changed |= set_shared(s, &r->reason, job->state_message);
     changed |= set_text(&r->create_time, job->create_time);
     const struct role *w = jobspec_worker(job);
     const struct resource_spec_ref *spec =
         w && w->resource_spec_count ? &w->resource_spec[0] : NULL;
-    changed |= set_text(&r->spec, spec ? spec->name : NULL);
+    changed |= set_shared(s, &r->spec, spec ? spec->name : NULL);
     SET(r->created_ms, job->create_time ? time_parse_rfc3339(job->create_time) : -1);
     SET(r->state, job->state);
     SET(r->priority, job->scheduling.priority);
@@ -250,6 +315,7 @@ static bool row_set(const struct jobstore *s, struct job_row *r, const struct jo
         per = catalog_devices(s->catalog, r);
     SET(r->devices, per < 0 ? -1 : per * total);
     SET(r->restarts, job->has_restart_count ? job->restart_count : -1);
+    SET(r->faulty_workers, job->has_faulty_workers ? job->faulty_workers : -1);
     SET(r->restart_limit,
         job->fault_tolerance.has_backoff_limit ? job->fault_tolerance.backoff_limit : 0);
     r->key = hash_text(r->uid ? r->uid : r->name);
@@ -263,6 +329,7 @@ static struct job_row *insert(struct jobstore *s)
         s->rows = xreallocarray(s->rows, s->cap, sizeof *s->rows);
     }
     struct job_row *r = xcalloc(1, sizeof *r);
+    r->slot = s->count;
     s->rows[s->count++] = r;
     return r;
 }
@@ -270,20 +337,13 @@ static struct job_row *insert(struct jobstore *s)
 /* The row of job (made when new); *fresh says whether it was. */
 static struct job_row *row_for(struct jobstore *s, const struct jobspec *job, bool *fresh)
 {
-    ssize_t i = find_index(s, job->name);
-    *fresh = i < 0;
-    if (i >= 0)
-        return s->rows[i];
-    struct job_row *r = insert(s);
+    struct job_row *r = row_named(s, job->name);
+    *fresh = r == NULL;
+    if (r)
+        return r;
+    r = insert(s);
     r->name = xstrdup(job->name);
-    if (s->count * 2 + 2 > s->index_cap) {
-        index_rebuild(s);
-    } else {
-        size_t slot = hash_text(r->name) & (s->index_cap - 1);
-        while (s->index[slot])
-            slot = (slot + 1) & (s->index_cap - 1);
-        s->index[slot] = s->count;
-    }
+    hmap_put(&s->index, name_hash(r->name), r);
     return r;
 }
 
@@ -353,12 +413,6 @@ static bool add_event(struct job_row *r, const struct job_event *e)
     return true;
 }
 
-static struct job_row *row_named(struct jobstore *s, const char *name)
-{
-    ssize_t i = find_index(s, name);
-    return i < 0 ? NULL : s->rows[i];
-}
-
 bool jobstore_apply(struct jobstore *s, const struct watch_message *m)
 {
     struct job_row *r;
@@ -367,9 +421,25 @@ bool jobstore_apply(struct jobstore *s, const struct watch_message *m)
     case WATCH_JOB:
         changed = jobstore_put(s, &m->job);
         r = row_named(s, m->job.name);
-        if (r && set_workers(r, &m->workers)) {
-            r->version++;
-            changed = true;
+        if (r == NULL)
+            break;
+        if (m->has_workers || m->workers.count > 0) {
+            if (set_workers(r, &m->workers)) {
+                r->version++;
+                changed = true;
+            }
+        } else {
+            /*
+             * A summary (view=BASIC): the server sends one only when the job
+             * changed, perhaps in its workers, which a summary leaves out. The
+             * job screen, the one place that shows them, fetches them again.
+             */
+            r->summaries++;
+            if (r->has_workers && !r->workers_stale) {
+                r->workers_stale = true;
+                r->version++;
+                changed = true;
+            }
         }
         break;
     case WATCH_EVENT:
@@ -404,6 +474,11 @@ bool jobstore_replace_all(struct jobstore *s, const struct job_list *l)
 void jobstore_set_workers(struct jobstore *s, const char *name, struct worker_list *w)
 {
     struct job_row *r = row_named(s, name);
+    if (r && r->workers_stale) {
+        r->workers_stale = false;
+        r->version++;
+        s->version++;
+    }
     if (r && set_workers(r, w)) {
         r->version++;
         s->version++;
@@ -429,6 +504,8 @@ void jobstore_set_catalog(struct jobstore *s, const struct catalog *cat)
     s->catalog = cat;
     for (size_t i = 0; i < s->count; i++) {
         struct job_row *r = s->rows[i];
+        if (r == NULL)
+            continue;
         int32_t per = catalog_devices(cat, r);
         int32_t devices = per < 0 ? -1 : per * r->total;
         if (devices != r->devices && per >= 0) {
@@ -443,13 +520,15 @@ void jobstore_count_states(const struct jobstore *s, size_t counts[JOB_STATE_COU
 {
     memset(counts, 0, JOB_STATE_COUNT * sizeof *counts);
     for (size_t i = 0; i < s->count; i++)
-        if ((size_t)s->rows[i]->state < JOB_STATE_COUNT)
+        if (s->rows[i] && (size_t)s->rows[i]->state < JOB_STATE_COUNT)
             counts[s->rows[i]->state]++;
 }
 
 bool job_row_faulty(const struct job_row *r)
 {
     if (r->state == JOB_STATE_FAILED || r->restarts > 0)
+        return true;
+    if (r->faulty_workers > 0) /* a summary's count: the workers themselves may not be here */
         return true;
     for (size_t i = 0; i < r->workers.count; i++) {
         const struct worker_info *w = &r->workers.workers[i];

@@ -35,6 +35,7 @@ struct job_row {
     char *name;
     char *display_name;
     char *uid;
+    /* pool, spec and reason are shared between rows (the store's): read, never free */
     char *pool;         /* resource_pool.name */
     char *spec;         /* the worker role's first resource spec ("N2-8xA100") */
     char *reason;       /* state_message: why it waits or failed */
@@ -43,18 +44,22 @@ struct job_row {
     enum job_state state;
     enum priority priority;
     enum framework framework;
-    bool idle;             /* resource type idle (SPOT) rather than standard */
-    int32_t ready;         /* workers running now; -1: not reported */
-    int32_t total;         /* workers asked for */
-    int32_t devices;       /* devices asked for in all (total × per-spec devices); -1: unknown */
-    int32_t restarts;      /* restarts used; -1: not reported */
-    int32_t restart_limit; /* backoff_limit: -1 unlimited */
-    bool has_workers;      /* workers below came with the job (a watch) */
+    bool idle;              /* resource type idle (SPOT) rather than standard */
+    int32_t ready;          /* workers running now; -1: not reported */
+    int32_t total;          /* workers asked for */
+    int32_t devices;        /* devices asked for in all (total × per-spec devices); -1: unknown */
+    int32_t restarts;       /* restarts used; -1: not reported */
+    int32_t restart_limit;  /* backoff_limit: -1 unlimited */
+    bool has_workers;       /* workers below came with the job (a watch) */
+    bool workers_stale;     /* a summary said the job changed since its workers were set */
+    uint64_t summaries;     /* JOB messages without workers (summaries) for this row */
+    int32_t faulty_workers; /* the server's count of faulty workers; -1: not reported */
     struct worker_list workers;
     struct job_event *events; /* oldest first, at most JOBSTORE_EVENTS_PER_JOB */
     size_t event_count;
     int64_t last_event_id;
     uint32_t generation; /* the connection that last reported it */
+    size_t slot;         /* its place in the store's array (the store's to keep) */
 };
 
 struct jobstore;
@@ -62,8 +67,9 @@ struct jobstore;
 struct jobstore *jobstore_new(void);
 void jobstore_free(struct jobstore *s);
 
-size_t jobstore_count(const struct jobstore *s);
-const struct job_row *jobstore_at(const struct jobstore *s, size_t i);
+/* The rows in arrival order (the first read after removals closes their holes: not const). */
+size_t jobstore_count(struct jobstore *s);
+const struct job_row *jobstore_at(struct jobstore *s, size_t i);
 const struct job_row *jobstore_find(const struct jobstore *s, const char *name);
 /* Bumped by every change. */
 uint64_t jobstore_version(const struct jobstore *s);

@@ -1,0 +1,179 @@
+/*
+ * test_hmap: the hash index — items found by key after many inserts and
+ * removals (backward-shift deletion keeps every run findable, tested with
+ * hashes forced to collide and to wrap around the table's end), removal by
+ * identity, and the keyed hashes (two-part keys that differ only in where
+ * the parts split do not hash alike).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h> /* after the four headers it needs */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/hmap.h"
+
+struct item {
+    char key[32];
+    uint64_t hash;
+};
+
+static bool same_key(const void *item, const void *key)
+{
+    return strcmp(((const struct item *)item)->key, key) == 0;
+}
+
+/* n items "k0"…; hash_of(i) decides their hashes (collisions on purpose). */
+static struct item *make(size_t n, uint64_t (*hash_of)(size_t i))
+{
+    struct item *it = calloc(n, sizeof *it);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(it[i].key, sizeof it[i].key, "k%zu", i);
+        it[i].hash = hash_of(i);
+    }
+    return it;
+}
+
+static uint64_t real_hash(size_t i)
+{
+    char k[32];
+    snprintf(k, sizeof k, "k%zu", i);
+    return hmap_hash(k, strlen(k));
+}
+
+static uint64_t few_buckets(size_t i)
+{
+    return (i % 3) * 0x10000 +
+           15; /* three long runs, all starting near the end of a 16-slot table */
+}
+
+/* Every item present is found, every removed one is not. */
+static void check(const struct hmap *m, struct item *it, size_t n, const bool *present)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        void *got = hmap_get(m, it[i].hash, same_key, it[i].key);
+        if (present[i]) {
+            assert_ptr_equal(got, &it[i]);
+            count++;
+        } else {
+            assert_null(got);
+        }
+    }
+    assert_int_equal(m->count, count);
+}
+
+static void churn(uint64_t (*hash_of)(size_t i))
+{
+    enum { N = 2000 };
+    struct item *it = make(N, hash_of);
+    bool present[N] = {0};
+    struct hmap m = HMAP_INIT;
+    for (size_t i = 0; i < N; i++) {
+        hmap_put(&m, it[i].hash, &it[i]);
+        present[i] = true;
+    }
+    check(&m, it, N, present);
+    /* Remove every third, then every other of what is left, checking each time. */
+    for (size_t i = 0; i < N; i += 3) {
+        assert_true(hmap_remove(&m, it[i].hash, &it[i]));
+        present[i] = false;
+    }
+    check(&m, it, N, present);
+    for (size_t i = 1; i < N; i += 2) {
+        if (!present[i])
+            continue;
+        assert_true(hmap_remove(&m, it[i].hash, &it[i]));
+        present[i] = false;
+    }
+    check(&m, it, N, present);
+    /* Not there (twice removed): false, nothing changes. */
+    assert_false(hmap_remove(&m, it[0].hash, &it[0]));
+    check(&m, it, N, present);
+    /* Back in. */
+    for (size_t i = 0; i < N; i++)
+        if (!present[i]) {
+            hmap_put(&m, it[i].hash, &it[i]);
+            present[i] = true;
+        }
+    check(&m, it, N, present);
+    hmap_free(&m);
+    free(it);
+}
+
+static void test_churn_real_hashes(void **state)
+{
+    churn(real_hash);
+}
+
+static void test_churn_colliding_hashes(void **state)
+{
+    churn(few_buckets);
+}
+
+/* A small table whose runs wrap around the end: removal must shift across the wrap. */
+static void test_wraparound_removal(void **state)
+{
+    struct item it[6];
+    struct hmap m = HMAP_INIT;
+    for (size_t i = 0; i < 6; i++) {
+        snprintf(it[i].key, sizeof it[i].key, "w%zu", i);
+        it[i].hash = 14 + (i % 2); /* homes 14 and 15 of 16: the run wraps to 0, 1, … */
+        hmap_put(&m, it[i].hash, &it[i]);
+    }
+    assert_int_equal(m.cap, 16);
+    for (size_t r = 0; r < 6; r++) {
+        assert_true(hmap_remove(&m, it[r].hash, &it[r]));
+        for (size_t i = 0; i < 6; i++)
+            if (i > r)
+                assert_ptr_equal(hmap_get(&m, it[i].hash, same_key, it[i].key), &it[i]);
+            else
+                assert_null(hmap_get(&m, it[i].hash, same_key, it[i].key));
+    }
+    assert_int_equal(m.count, 0);
+    hmap_free(&m);
+}
+
+static void test_empty_table(void **state)
+{
+    struct hmap m = HMAP_INIT;
+    assert_null(hmap_get(&m, 1, same_key, "x"));
+    assert_false(hmap_remove(&m, 1, "x"));
+    hmap_free(&m);
+}
+
+static void test_hashes(void **state)
+{
+    assert_int_equal(hmap_hash("abc", 3), hmap_hash("abc", 3));
+    assert_int_not_equal(hmap_hash("abc", 3), hmap_hash("abd", 3));
+    assert_int_not_equal(hmap_hash("", 0), hmap_hash("\0", 1));
+    assert_int_equal(hmap_hash2("ws", "job"), hmap_hash2("ws", "job"));
+    assert_int_not_equal(hmap_hash2("ab", "c"), hmap_hash2("a", "bc"));
+    assert_int_not_equal(hmap_hash2("a", "b"), hmap_hash2("b", "a"));
+    /* Inputs of every length up to two words and a bit: no two alike (the tail is hashed). */
+    char buf[20];
+    memset(buf, 'x', sizeof buf);
+    uint64_t seen[20];
+    for (size_t n = 0; n < 20; n++) {
+        seen[n] = hmap_hash(buf, n);
+        for (size_t k = 0; k < n; k++)
+            assert_int_not_equal(seen[k], seen[n]);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_churn_real_hashes),
+        cmocka_unit_test(test_churn_colliding_hashes),
+        cmocka_unit_test(test_wraparound_removal),
+        cmocka_unit_test(test_empty_table),
+        cmocka_unit_test(test_hashes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
