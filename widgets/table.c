@@ -788,9 +788,11 @@ static void put_blanks(struct table *t, WINDOW *win, int y, int x, int w)
 {
     if (w <= 0)
         return;
-    wchar_t *buf = wbuf(t, (size_t)w);
+    /* Terminated too: ncurses may look one past the n it was given (valgrind saw it). */
+    wchar_t *buf = wbuf(t, (size_t)w + 1);
     for (int k = 0; k < w; k++)
         buf[k] = ' ';
+    buf[w] = L'\0';
     mvwaddnwstr(win, y, x, buf, w);
 }
 
