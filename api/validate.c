@@ -26,6 +26,7 @@
 #include "api/imageref.h"
 #include "api/jobspec.h"
 #include "util/fuzzy.h"
+#include "util/pathpart.h"
 #include "util/strbuf.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
@@ -95,32 +96,24 @@ static void names_free(struct names *ns)
 static void path_normalise(const char *p, struct strbuf *out)
 {
     strbuf_reset(out);
-    while (*p) {
-        while (*p == '/')
-            p++;
-        size_t len = strcspn(p, "/");
-        if (len == 0)
-            break;
-        if (!(len == 1 && p[0] == '.')) {
-            strbuf_addc(out, '/');
-            strbuf_add(out, p, len);
-        }
-        p += len;
+    const char *part;
+    size_t len;
+    while ((part = path_next_part(&p, &len))) {
+        strbuf_addc(out, '/');
+        strbuf_add(out, part, len);
     }
     if (out->len == 0)
         strbuf_addc(out, '/');
 }
 
+/* Whether a component of the path is "..". */
 static bool path_has_dotdot(const char *p)
 {
-    while (*p) {
-        size_t len = strcspn(p, "/");
-        if (len == 2 && p[0] == '.' && p[1] == '.')
+    const char *part;
+    size_t len;
+    while ((part = path_next_part(&p, &len)))
+        if (path_part_is_dotdot(part, len))
             return true;
-        p += len;
-        while (*p == '/')
-            p++;
-    }
     return false;
 }
 

@@ -8,102 +8,49 @@
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
 . tests/hmac.sh
+. tests/engine.sh
 
-: "${TRAINJOBD_BIN:=$TRAINJOB_TOP/build/trainjobd}"
 NETLOAD="$(dirname "$TRAINJOBD_BIN")/tests/tools/netload"
-ME=$(id -un)
-export HOME="$TMP/home"
-mkdir -p "$HOME" "$TMP/run"
-SOCK="$TMP/run/engine.sock"
-STATE="$TMP/state"
-CONF="$TMP/engine.yaml"
 PORT=$((20000 + ($$ + 7919) % 20000))
-ENGINE_PID=""
+ENGINE_ARGS="--listen 127.0.0.1:$PORT"
+# With the usual soft limit of 1024 descriptors, as a login shell gives it.
+ENGINE_NOFILE=1024
+API_TIMEOUT=10
+JOB_SPEC=gpu-1
 HOLD_PID=""
-ACP=/compute/acp/data/v2/subscriptions/local/resourceGroups/default/zones/local-1z/workspaces
 V1=/trainjob/v1/workspaces
 
 cleanup() {
     [ -n "$HOLD_PID" ] && kill "$HOLD_PID" 2>/dev/null
-    [ -n "$ENGINE_PID" ] && kill "$ENGINE_PID" 2>/dev/null
-    end_workers "$STATE"
+    engine_cleanup
     rm -rf "$TMP"
 }
-trap cleanup EXIT
 
 # alice and bob are members of `shared`, carol owns it, dave is an admin; the
 # user running the engine ($ME) is an admin without being listed.
-cat >"$CONF" <<EOF
-subscription: local
-resource_group: default
-zone: local-1z
-admins: [dave]
-regions:
-- name: local-1
-  zones: [local-1z]
-  vpcs: [vpc-local]
-workspaces:
-- name: default
-  owners: [$ME]
+engine_config nodes="sim 1 16" specs=gpu-1:1:1:256 volume <<EOF2
 - name: shared
   owners: [carol]
   members: [alice, bob]
-nodes:
-- {name: n1, gpus: 8, gpu_type: simulated, cpus: 16, memory_mib: 65536, simulated: true}
-pools:
-- {name: std, type: dedicated}
-specs:
-- {name: gpu-1, gpus: 1, cpus: 1, memory_mib: 256}
-images:
-- {path: local/host}
-volumes:
-- {id: scratch, zone: local-1z, path: $TMP/vol}
+admins: [dave]
 keys:
 - {access_key: AKA, secret_key: SKA, user: alice}
 - {access_key: AKB, secret_key: SKB, user: bob}
 - {access_key: AKC, secret_key: SKC, user: carol}
 - {access_key: AKD, secret_key: SKD, user: dave}
-EOF
+EOF2
 
-# With the usual soft limit of 1024 descriptors, as a login shell gives it.
-(ulimit -Sn 1024 && exec "$TRAINJOBD_BIN" --foreground --grace 1 --config "$CONF" \
-    --state-dir "$STATE" --socket "$SOCK" --listen "127.0.0.1:$PORT" >>"$TMP/engine.log" 2>&1) &
-ENGINE_PID=$!
-i=0
-while [ $i -lt 100 ] && ! curl -s --unix-socket "$SOCK" http://x/trainjob/v1/catalog >/dev/null 2>&1; do
-    sleep 0.1
-    i=$((i + 1))
-done
+start_engine
 
-# api METHOD PATH [BODY] : over the Unix socket, as $ME; status in $code, body in $TMP/body
-api() {
-    if [ -n "${3:-}" ]; then
-        code=$(curl -s -m 10 -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X "$1" \
-            -H 'Content-Type: application/json' --data-binary "$3" "http://x$2")
-    else
-        code=$(curl -s -m 10 -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X "$1" "http://x$2")
-    fi
-}
 # as USER METHOD PATH [BODY] : over TCP, signed with USER's key (alice, bob, carol, dave)
 as() {
     u=$(printf '%s' "$1" | cut -c1 | tr a-z A-Z)
     tcp_api "AK$u" "SK$u" "$PORT" "$2" "$3" "${4:-}"
 }
-check() { # NAME COMMAND...
-    name=$1
-    shift
-    if "$@"; then pass "$name"; else fail "$name" "code $code: $(tail -c 400 "$TMP/body" 2>/dev/null)"; fi
-}
 alive() {
     kill -0 "$ENGINE_PID" 2>/dev/null && api GET /trainjob/v1/catalog && [ "$code" = 200 ]
 }
 msg_has() { jq -r .message "$TMP/body" | grep -q -- "$1"; }
-job() { # NAME
-    jq -n --arg name "$1" '{display_name: $name, framework: "PYTORCH_DDP",
-        resource_pool: {name: "std"},
-        roles: [{total_replicas: 1, resource_spec: [{name: "gpu-1"}],
-                 image_path: "local/host", startup_script: "sleep 300"}]}'
-}
 rss() { sed -n "s/^$1:[[:space:]]*\([0-9]*\) kB/\1/p" "/proc/$ENGINE_PID/status"; }
 
 check "engine is up" alive
@@ -135,13 +82,13 @@ hmac_send "$TMP/captured" "$PORT" GET /trainjob/v1/catalog
 check "the same request replayed is refused" test "$code" = 401
 check "...saying the signature was used" msg_has "used before"
 hmac_headers AKA SKA GET "$ACP/shared/trainingJobs" "" "$(hmac_now)" >"$TMP/get"
-hmac_send "$TMP/get" "$PORT" POST "$ACP/shared/trainingJobs?training_job_name=hijack" "$(job hijack)"
+hmac_send "$TMP/get" "$PORT" POST "$ACP/shared/trainingJobs?training_job_name=hijack" "$(job_json hijack "sleep 300")"
 check "a GET's headers reused on a POST are refused" test "$code" = 401
 api GET "$ACP/shared/trainingJobs/hijack"
 check "...and no job was created" test "$code" = 404
-hmac_headers AKA SKA POST "$ACP/shared/trainingJobs?training_job_name=tamper" "$(job tamper)" "$(hmac_now)" >"$TMP/post"
+hmac_headers AKA SKA POST "$ACP/shared/trainingJobs?training_job_name=tamper" "$(job_json tamper "sleep 300")" "$(hmac_now)" >"$TMP/post"
 hmac_send "$TMP/post" "$PORT" POST "$ACP/shared/trainingJobs?training_job_name=tamper" \
-    "$(job tamper | jq '.scheduling = {priority: "HIGHEST"}')"
+    "$(job_json tamper "sleep 300" | jq '.scheduling = {priority: "HIGHEST"}')"
 check "a signed POST with a tampered body is refused" test "$code" = 401
 check "...saying the digest does not match" msg_has "Digest"
 hmac_headers AKA SKA GET /trainjob/v1/catalog "" "$(hmac_now '-6 minutes')" >"$TMP/stale"
@@ -166,7 +113,7 @@ contexts:
   access_key: AKA
   secret_key_file: $HOME/.config/trainjob/alice.sk
 EOF
-job by-client | jq '.name = "by-client"' >"$TMP/by-client.json"
+job_json by-client "sleep 300" | jq '.name = "by-client"' >"$TMP/by-client.json"
 run "$TRAINJOB_BIN" --workspace shared submit -f "$TMP/by-client.json"
 expect_rc "trainjob submit over TCP signs its POST" 0
 run "$TRAINJOB_BIN" get jobs
@@ -188,9 +135,9 @@ check "the engine's own user, on the Unix socket, can" test "$code" = 200
 check "...and engine.yaml does not list it as an admin" test "$(sed -n '/^admins:/,/^[a-z]/p' "$CONF" | grep -c -- "$ME")" = 0
 
 # --- 16: members change only their own jobs; owners and admins change all ---
-as alice POST "$ACP/shared/trainingJobs?training_job_name=j-alice" "$(job j-alice)"
+as alice POST "$ACP/shared/trainingJobs?training_job_name=j-alice" "$(job_json j-alice "sleep 300")"
 check "alice creates j-alice" test "$code" = 200
-as bob POST "$ACP/shared/trainingJobs?training_job_name=j-bob" "$(job j-bob)"
+as bob POST "$ACP/shared/trainingJobs?training_job_name=j-bob" "$(job_json j-bob "sleep 300")"
 check "bob creates j-bob" test "$code" = 200
 as bob GET "$ACP/shared/trainingJobs/j-alice"
 check "bob may read alice's job" test "$code" = 200

@@ -7,18 +7,14 @@
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
 
-export HOME="$TMP/home"
-mkdir -p "$HOME" "$TMP/run"
-STATE="$TMP/state"
-CONF="$TMP/engine.yaml"
+. tests/engine.sh
+
 PIDS=""
 
 cleanup() {
     for p in $PIDS; do kill "$p" 2>/dev/null; done
     rm -rf "$TMP"
 }
-trap cleanup EXIT
-
 # --- item 21: malformed flag values ---------------------------------------
 # bad NAME FLAG VALUE : trainjobd refuses it (exit 2), names the flag, creates nothing
 bad() {
@@ -55,32 +51,11 @@ else
 fi
 
 # --- item 5: one engine per state directory -------------------------------
-# up SOCK : waits (bounded) until an engine answers on SOCK
-up() {
-    i=0
-    while [ $i -lt 100 ]; do
-        curl -s -o /dev/null --unix-socket "$1" http://x/trainjob/v1/catalog && return 0
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
-# gone PID : waits (bounded) until the process has ended
-gone() {
-    i=0
-    while [ $i -lt 100 ]; do
-        kill -0 "$1" 2>/dev/null || return 0
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
-
 "$TRAINJOBD_BIN" --foreground --config "$CONF" --state-dir "$STATE" \
     --socket "$TMP/run/one.sock" >"$TMP/one.log" 2>&1 &
 ONE=$!
 PIDS="$ONE"
-if up "$TMP/run/one.sock"; then pass "the first engine starts"; else
+if engine_up "$TMP/run/one.sock"; then pass "the first engine starts"; else
     fail "the first engine starts" "$(tail -c 300 "$TMP/one.log")"
 fi
 if grep -qx "pid $ONE" "$STATE/trainjobd.lock" &&
@@ -113,13 +88,13 @@ else
 fi
 
 kill "$ONE"
-if gone "$ONE"; then pass "the first engine stops on SIGTERM"; else fail "the first engine stops on SIGTERM"; fi
+if wait_gone "$ONE" 10; then pass "the first engine stops on SIGTERM"; else fail "the first engine stops on SIGTERM"; fi
 
 # A detached engine: the surviving (grandchild) process holds the lock.
 run "$TRAINJOBD_BIN" --config "$CONF" --state-dir "$STATE" --socket "$TMP/run/two.sock"
 TWO=$(sed -n 's/^pid //p' "$STATE/trainjobd.lock")
 PIDS="$PIDS $TWO"
-if [ "$rc" -eq 0 ] && up "$TMP/run/two.sock" && [ -n "$TWO" ] && kill -0 "$TWO"; then
+if [ "$rc" -eq 0 ] && engine_up "$TMP/run/two.sock" && [ -n "$TWO" ] && kill -0 "$TWO"; then
     pass "after the first stops, a new engine starts (detached)"
 else
     fail "after the first stops, a new engine starts (detached)" "exit $rc: $(head -c 300 "$TMP/err")"
@@ -131,4 +106,4 @@ else
     fail "the detached engine holds the lock after its parent exited" "exit $rc: $(head -c 300 "$TMP/err")"
 fi
 kill "$TWO"
-gone "$TWO" || fail "the detached engine stops on SIGTERM"
+wait_gone "$TWO" 10 || fail "the detached engine stops on SIGTERM"

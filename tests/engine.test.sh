@@ -6,111 +6,24 @@
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
 . tests/hmac.sh
+. tests/engine.sh
 
-ME=$(id -un)
-export HOME="$TMP/home"
-mkdir -p "$HOME" "$TMP/run"
-SOCK="$TMP/run/engine.sock"
-STATE="$TMP/state"
-CONF="$TMP/engine.yaml"
 PORT=$((20000 + $$ % 20000))
-ENGINE_PID=""
-BASE=/compute/acp/data/v2/subscriptions/local/resourceGroups/default/zones/local-1z/workspaces
-
-cleanup() {
-    [ -n "$ENGINE_PID" ] && kill "$ENGINE_PID" 2>/dev/null
-    end_workers "$STATE"
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
+ENGINE_ARGS="--listen 127.0.0.1:$PORT"
+# Workers of job_json's jobs: two on gpu-1 each unless the test says otherwise.
+JOB_SPEC=gpu-1
+JOB_REPLICAS=2
 
 # Two real-looking nodes with 8 simulated GPUs each, a standard and an idle
 # pool over both, a workspace where we own and one where we are a member.
-cat >"$CONF" <<EOF
-subscription: local
-resource_group: default
-zone: local-1z
-regions:
-- name: local-1
-  zones: [local-1z]
-  vpcs: [vpc-local]
-workspaces:
-- name: default
-  owners: [$ME]
+engine_config nodes="sim 2 16" pools="std idle:idle" specs="gpu-8:8:2:1024 gpu-1:1:1:512" volume <<EOF2
 - name: team
   owners: [somebody-else]
   members: [$ME, mallory]
-nodes:
-- {name: n1, gpus: 8, gpu_type: simulated, cpus: 16, memory_mib: 65536, simulated: true}
-- {name: n2, gpus: 8, gpu_type: simulated, cpus: 16, memory_mib: 65536, simulated: true}
-pools:
-- {name: std, type: dedicated}
-- {name: idle, type: idle, zones: [local-1z]}
-specs:
-- {name: gpu-8, gpus: 8, cpus: 2, memory_mib: 1024}
-- {name: gpu-1, gpus: 1, cpus: 1, memory_mib: 512}
-images:
-- {path: local/host}
-volumes:
-- {id: scratch, zone: local-1z, path: $TMP/vol}
 keys:
 - {access_key: AKTEST, secret_key: SKTEST, user: $ME}
 - {access_key: AKMAL, secret_key: SKMAL, user: mallory}
-EOF
-
-start_engine() {
-    "$TRAINJOBD_BIN" --foreground --grace 1 --config "$CONF" --state-dir "$STATE" \
-        --socket "$SOCK" --listen "127.0.0.1:$PORT" >>"$TMP/engine.log" 2>&1 &
-    ENGINE_PID=$!
-    i=0
-    while [ $i -lt 100 ] && ! curl -s --unix-socket "$SOCK" http://x/trainjob/v1/catalog >/dev/null 2>&1; do
-        sleep 0.1
-        i=$((i + 1))
-    done
-}
-
-# api METHOD PATH [BODY] : status in $code, body in $TMP/body
-api() {
-    if [ -n "${3:-}" ]; then
-        code=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X "$1" \
-            -H 'Content-Type: application/json' --data-binary "$3" "http://x$2")
-    else
-        code=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X "$1" "http://x$2")
-    fi
-}
-
-# job JSON: a one-file job for workspace default; $1 name, $2 script, $3 extra jq
-job() {
-    jq -n --arg name "$1" --arg script "$2" '{
-        display_name: $name, framework: "PYTORCH_DDP",
-        resource_pool: {name: "std"},
-        roles: [{total_replicas: 2, resource_spec: [{name: "gpu-1"}],
-                 image_path: "local/host", startup_script: $script}]
-    }' | jq "${3:-.}"
-}
-
-# field WS NAME JQ : prints a field of the job
-field() {
-    curl -s --unix-socket "$SOCK" "http://x$BASE/$1/trainingJobs/$2" | jq -r "$3"
-}
-
-# wait_for WS NAME JQ WANT [SECONDS] : polls until the field equals WANT
-wait_for() {
-    n=0
-    limit=$(( ${5:-20} * 10 ))
-    while [ $n -lt $limit ]; do
-        [ "$(field "$1" "$2" "$3")" = "$4" ] && return 0
-        sleep 0.1
-        n=$((n + 1))
-    done
-    return 1
-}
-
-check() { # NAME COMMAND...: passes when the command succeeds
-    name=$1
-    shift
-    if "$@"; then pass "$name"; else fail "$name" "$(tail -c 600 "$TMP/body" 2>/dev/null)"; fi
-}
+EOF2
 
 start_engine
 check "engine listens on its socket" test -S "$SOCK"
@@ -120,11 +33,11 @@ check "socket is private (0600)" test "$(stat -c %a "$SOCK")" = 600
 SCRIPT='test -n "$MASTER_ADDR" && test -n "$MASTER_PORT" && test "$WORLD_SIZE" = 2 &&
 test "$RANK" = "$NODE_RANK" && test "$ECP_JOB_NAME" = ddp && test "$CUDA_VISIBLE_DEVICES" != "" &&
 echo "rank $RANK ok"'
-api POST "$BASE/default/trainingJobs?training_job_name=ddp" "$(job ddp "$SCRIPT")"
+api POST "$ACP/default/trainingJobs?training_job_name=ddp" "$(job_json ddp "$SCRIPT")"
 check "create answers 200" test "$code" = 200
 check "create returns the job with its uid" test "$(jq -r .uid "$TMP/body")" != null
-check "the job runs to SUCCEEDED" wait_for default ddp .state SUCCEEDED
-api GET "$BASE/default/trainingJobs/ddp/workers"
+check "the job runs to SUCCEEDED" wait_for ddp .state SUCCEEDED
+api GET "$ACP/default/trainingJobs/ddp/workers"
 check "both workers exited 0" test "$(jq '[.workers[] | select(.exit_code == 0)] | length' "$TMP/body")" = 2
 check "workers are master-0 and worker-0" test "$(jq -r '[.workers[].name] | join(",")' "$TMP/body")" = "master-0,worker-0"
 api GET "/trainjob/v1/workspaces/default/trainingJobs/ddp/workers/worker-0/logs"
@@ -140,16 +53,16 @@ api POST /trainjob/v1/workspaces '{"name": "lab"}'
 check "a taken workspace name is 409" test "$code" = 409
 
 # --- watch stream and log follow ---
-curl -sN --unix-socket "$SOCK" "http://x$BASE/default/trainingJobs?watch=true" >"$TMP/watch" 2>/dev/null &
+curl -sN --unix-socket "$SOCK" "http://x$ACP/default/trainingJobs?watch=true" >"$TMP/watch" 2>/dev/null &
 WATCH_PID=$!
 sleep 0.3
 SCRIPT='for i in 1 2 3; do echo "line $i"; sleep 0.5; done'
-api POST "$BASE/default/trainingJobs?training_job_name=follow" "$(job follow "$SCRIPT" '.roles[0].total_replicas = 1')"
-wait_for default follow .state RUNNING
+api POST "$ACP/default/trainingJobs?training_job_name=follow" "$(job_json follow "$SCRIPT" '.roles[0].total_replicas = 1')"
+wait_for follow .state RUNNING
 timeout 20 curl -sN --unix-socket "$SOCK" "http://x/trainjob/v1/workspaces/default/trainingJobs/follow/workers/master-0/logs?follow=true" >"$TMP/follow"
 check "log follow ends by itself when the job ends" test $? = 0
 check "log follow saw every line as it was written" grep -q "line 3" "$TMP/follow"
-check "the job ended SUCCEEDED" wait_for default follow .state SUCCEEDED
+check "the job ended SUCCEEDED" wait_for follow .state SUCCEEDED
 sleep 0.3
 kill "$WATCH_PID" 2>/dev/null
 check "the watch stream starts with the jobs there are" grep -q '"type":"SYNCED"' "$TMP/watch"
@@ -160,107 +73,107 @@ check "the watch stream carries events" grep -q '"type":"EVENT".*"job":"follow"'
 # --- MPI: a hostfile, and SSH keys read-only at ssh.config_mount_path ---
 SCRIPT='d=/sensecore/compute/platform/ssh/ssh_config; test -r $d/id_ed25519 && test -r $d/config &&
 grep -q "slots=" "$TRAINJOB_HOSTFILE" && ! touch $d/x 2>/dev/null && echo "ssh ok"'
-api POST "$BASE/default/trainingJobs?training_job_name=mpi" "$(job mpi "$SCRIPT" '.framework = "MPI"')"
-check "the MPI job with SSH keys succeeds" wait_for default mpi .state SUCCEEDED
+api POST "$ACP/default/trainingJobs?training_job_name=mpi" "$(job_json mpi "$SCRIPT" '.framework = "MPI"')"
+check "the MPI job with SSH keys succeeds" wait_for mpi .state SUCCEEDED
 
 # --- PATCH: display_name and priority, by update_mask ---
-api PATCH "$BASE/default/trainingJobs/ddp?update_mask=display_name,scheduling.priority" '{"display_name": "ddp-重命名", "scheduling": {"priority": "HIGH"}}'
+api PATCH "$ACP/default/trainingJobs/ddp?update_mask=display_name,scheduling.priority" '{"display_name": "ddp-重命名", "scheduling": {"priority": "HIGH"}}'
 check "an owner may PATCH display_name and priority" test "$code" = 200
-check "...and both changed" test "$(field default ddp '.display_name + " " + .scheduling.priority')" = "ddp-重命名 HIGH"
-api PATCH "$BASE/default/trainingJobs/ddp?update_mask=framework" '{"framework": "MPI"}'
+check "...and both changed" test "$(field ddp '.display_name + " " + .scheduling.priority')" = "ddp-重命名 HIGH"
+api PATCH "$ACP/default/trainingJobs/ddp?update_mask=framework" '{"framework": "MPI"}'
 check "other fields cannot be updated" test "$code" = 400
-api GET "$BASE/default/trainingJobs/ddp/events"
+api GET "$ACP/default/trainingJobs/ddp/events"
 check "the state history shows STARTING" grep -q 'QUEUEING → STARTING' "$TMP/body"
 
 # --- bad input: each a clear 4xx naming the field, nothing stored ---
-api POST "$BASE/default/trainingJobs?training_job_name=ddp" "$(job ddp 'true')"
+api POST "$ACP/default/trainingJobs?training_job_name=ddp" "$(job_json ddp 'true')"
 check "a second create with the same name is 409" test "$code" = 409
-check "...and the first job is untouched" test "$(field default ddp .state)" = SUCCEEDED
-api POST "$BASE/default/trainingJobs" '{"display_name": "x",'
+check "...and the first job is untouched" test "$(field ddp .state)" = SUCCEEDED
+api POST "$ACP/default/trainingJobs" '{"display_name": "x",'
 check "invalid JSON is 400" test "$code" = 400
-api POST "$BASE/default/trainingJobs" "$(job unk true '.scheduling = {priorty: "HIGH"}')"
+api POST "$ACP/default/trainingJobs" "$(job_json unk true '.scheduling = {priorty: "HIGH"}')"
 check "an unknown field is 400" test "$code" = 400
 check "...naming the field" grep -q 'scheduling.priorty' "$TMP/body"
-api POST "$BASE/default/trainingJobs" "$(job typ true '.roles[0].total_replicas = "two"')"
+api POST "$ACP/default/trainingJobs" "$(job_json typ true '.roles[0].total_replicas = "two"')"
 check "a wrong type is 400 naming the field" grep -q 'roles\[0\].total_replicas' "$TMP/body"
 head -c 1100000 /dev/zero | tr '\0' 'a' >"$TMP/big"
-code=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X POST --data-binary @"$TMP/big" "http://x$BASE/default/trainingJobs")
+code=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X POST --data-binary @"$TMP/big" "http://x$ACP/default/trainingJobs")
 check "a body over 1 MiB is 413" test "$code" = 413
-api POST "$BASE/nowhere/trainingJobs" "$(job x true)"
+api POST "$ACP/nowhere/trainingJobs" "$(job_json x true)"
 check "a missing workspace is 404" test "$code" = 404
-tcp_api AKMAL SKMAL "$PORT" POST "$BASE/team/trainingJobs?training_job_name=hi" "$(job hi true '.scheduling = {priority: "HIGH"}')"
+tcp_api AKMAL SKMAL "$PORT" POST "$ACP/team/trainingJobs?training_job_name=hi" "$(job_json hi true '.scheduling = {priority: "HIGH"}')"
 check "a member asking for HIGH is 403" test "$code" = 403
 check "...naming scheduling.priority" grep -q 'scheduling.priority' "$TMP/body"
-api GET "$BASE/team/trainingJobs/hi"
+api GET "$ACP/team/trainingJobs/hi"
 check "...and nothing was stored" test "$code" = 404
-api GET "$BASE/default/trainingJobs?page_size=-1"
+api GET "$ACP/default/trainingJobs?page_size=-1"
 check "a negative page_size is 400" test "$code" = 400
 
 # --- RESTART_POD: only the failing worker restarts, and the count shows ---
 SCRIPT='if [ "$RANK" = 1 ] && [ ! -e /mnt/afs/pod-once ]; then touch /mnt/afs/pod-once; exit 201; fi; sleep 1'
-api POST "$BASE/default/trainingJobs?training_job_name=pod" "$(job pod "$SCRIPT" '.mount = [{id: "scratch", mount_path: "/mnt/afs"}] | .fault_tolerance = {backoff_limit: 2, rules: [{exit_codes: "201", action: "RESTART_POD"}]}')"
+api POST "$ACP/default/trainingJobs?training_job_name=pod" "$(job_json pod "$SCRIPT" '.mount = [{id: "scratch", mount_path: "/mnt/afs"}] | .fault_tolerance = {backoff_limit: 2, rules: [{exit_codes: "201", action: "RESTART_POD"}]}')"
 check "RESTART_POD job accepted" test "$code" = 200
-check "RESTART_POD job succeeds after the restart" wait_for default pod .state SUCCEEDED 30
-api GET "$BASE/default/trainingJobs/pod/workers"
+check "RESTART_POD job succeeds after the restart" wait_for pod .state SUCCEEDED 30
+api GET "$ACP/default/trainingJobs/pod/workers"
 check "only worker-0 restarted" test "$(jq -r '[.workers[].restarts] | join(",")' "$TMP/body")" = "0,1"
-check "the job counts one restart" test "$(field default pod .restart_count)" = 1
-api GET "$BASE/default/trainingJobs/pod/events"
+check "the job counts one restart" test "$(field pod .restart_count)" = 1
+api GET "$ACP/default/trainingJobs/pod/events"
 check "the fault event names rule and restarts" grep -q 'rule 1 (201 → RESTART_POD) matched; restarting worker-0 (restarts 1/2)' "$TMP/body"
 
 # --- mark_node_unschedulable moves the restart to the other node ---
 SCRIPT='if [ ! -e /mnt/afs/mark-once ]; then touch /mnt/afs/mark-once; exit 254; fi; echo "on $TRAINJOB_NODE"'
-api POST "$BASE/default/trainingJobs?training_job_name=mark" "$(job mark "$SCRIPT" '.roles[0].total_replicas = 1 | .roles[0].resource_spec[0].name = "gpu-8" | .mount = [{id: "scratch", mount_path: "/mnt/afs"}] | .fault_tolerance = {backoff_limit: 1, rules: [{exit_codes: "254", action: "RESTART_POD", mark_node_unschedulable: true}]}')"
-check "mark job succeeds" wait_for default mark .state SUCCEEDED 30
-api GET "$BASE/default/trainingJobs/mark/events"
+api POST "$ACP/default/trainingJobs?training_job_name=mark" "$(job_json mark "$SCRIPT" '.roles[0].total_replicas = 1 | .roles[0].resource_spec[0].name = "gpu-8" | .mount = [{id: "scratch", mount_path: "/mnt/afs"}] | .fault_tolerance = {backoff_limit: 1, rules: [{exit_codes: "254", action: "RESTART_POD", mark_node_unschedulable: true}]}')"
+check "mark job succeeds" wait_for mark .state SUCCEEDED 30
+api GET "$ACP/default/trainingJobs/mark/events"
 first=$(jq -r '[.events[] | select(.kind == "SCHEDULED")][0].message' "$TMP/body" | sed 's/.* on //')
 marked=$(jq -r '[.events[] | select(.kind == "NODE_MARKED")][0].node' "$TMP/body")
-api GET "$BASE/default/trainingJobs/mark/workers"
+api GET "$ACP/default/trainingJobs/mark/workers"
 now=$(jq -r '.workers[0].node_name' "$TMP/body")
 check "the failed node was marked" test -n "$marked" -a "$marked" = "$first"
 check "the restart ran on the other node" test -n "$now" -a "$now" != "$first"
 
 # --- preemption: a standard job takes capacity from a preemptible idle job ---
-api POST "$BASE/default/trainingJobs?training_job_name=idler" "$(job idler 'sleep 60' '.roles[0].resource_spec[0].name = "gpu-8" | .resource_pool = {name: "idle", zone: "local-1z", vpc_id: "vpc-local"} | .scheduling = {quota_type: "SPOT", preemptible: true}')"
-check "idle job runs" wait_for default idler .state RUNNING
-api POST "$BASE/default/trainingJobs?training_job_name=boss" "$(job boss 'sleep 60' '.roles[0].total_replicas = 1 | .roles[0].resource_spec[0].name = "gpu-8"')"
-check "the standard job runs" wait_for default boss .state RUNNING 15
-check "the idle job is back in the queue" wait_for default idler .state QUEUEING 15
+api POST "$ACP/default/trainingJobs?training_job_name=idler" "$(job_json idler 'sleep 60' '.roles[0].resource_spec[0].name = "gpu-8" | .resource_pool = {name: "idle", zone: "local-1z", vpc_id: "vpc-local"} | .scheduling = {quota_type: "SPOT", preemptible: true}')"
+check "idle job runs" wait_for idler .state RUNNING
+api POST "$ACP/default/trainingJobs?training_job_name=boss" "$(job_json boss 'sleep 60' '.roles[0].total_replicas = 1 | .roles[0].resource_spec[0].name = "gpu-8"')"
+check "the standard job runs" wait_for boss .state RUNNING 15
+check "the idle job is back in the queue" wait_for idler .state QUEUEING 15
 sleep 0.5
-check "...with the reason" sh -c "curl -s --unix-socket '$SOCK' 'http://x$BASE/default/trainingJobs/idler' | jq -r .state_message | tee $TMP/reason | grep -q 'preempted by'"
+check "...with the reason" sh -c "curl -s --unix-socket '$SOCK' 'http://x$ACP/default/trainingJobs/idler' | jq -r .state_message | tee $TMP/reason | grep -q 'preempted by'"
 
 # --- stop and start ---
-api POST "$BASE/default/trainingJobs:batchStop" '{"training_job_names": ["boss"]}'
+api POST "$ACP/default/trainingJobs:batchStop" '{"training_job_names": ["boss"]}'
 check "batchStop answers 200" test "$code" = 200
-check "the stopped job is SUSPENDED" wait_for default boss .state SUSPENDED 15
+check "the stopped job is SUSPENDED" wait_for boss .state SUSPENDED 15
 api POST "/trainjob/v1/workspaces/default/trainingJobs/boss:start"
 check ":start requeues it" test "$code" = 200
-api POST "$BASE/default/trainingJobs:batchDelete" '{"training_job_names": ["boss", "idler"]}'
+api POST "$ACP/default/trainingJobs:batchDelete" '{"training_job_names": ["boss", "idler"]}'
 check "batchDelete answers 200" test "$code" = 200
-n=0; while [ $n -lt 100 ]; do api GET "$BASE/default/trainingJobs/boss"; [ "$code" = 404 ] && break; sleep 0.1; n=$((n + 1)); done
+n=0; while [ $n -lt 100 ]; do api GET "$ACP/default/trainingJobs/boss"; [ "$code" = 404 ] && break; sleep 0.1; n=$((n + 1)); done
 check "a deleted job is 404" test "$code" = 404
 
 # --- :markNode: a person keeps one job off a node; live workers stay, the mark outlives a restart ---
 V1=/trainjob/v1/workspaces/default/trainingJobs
-api POST "$BASE/default/trainingJobs?training_job_name=manual" "$(job manual 'sleep 60' '.roles[0].total_replicas = 1 | .roles[0].resource_spec[0].name = "gpu-8"')"
-check "the job to mark runs" wait_for default manual .state RUNNING 15
-api GET "$BASE/default/trainingJobs/manual/workers"
+api POST "$ACP/default/trainingJobs?training_job_name=manual" "$(job_json manual 'sleep 60' '.roles[0].total_replicas = 1 | .roles[0].resource_spec[0].name = "gpu-8"')"
+check "the job to mark runs" wait_for manual .state RUNNING 15
+api GET "$ACP/default/trainingJobs/manual/workers"
 first=$(jq -r '.workers[0].node_name' "$TMP/body")
-curl -sN --unix-socket "$SOCK" "http://x$BASE/default/trainingJobs?watch=true" >"$TMP/watch-mark" 2>/dev/null &
+curl -sN --unix-socket "$SOCK" "http://x$ACP/default/trainingJobs?watch=true" >"$TMP/watch-mark" 2>/dev/null &
 WATCH_PID=$!
 sleep 0.3
 api POST "$V1/manual:markNode" "{\"node\": \"$first\"}"
 check ":markNode answers 200" test "$code" = 200
 check "...with the job" test "$(jq -r .name "$TMP/body")" = manual
-api GET "$BASE/default/trainingJobs/manual/events"
+api GET "$ACP/default/trainingJobs/manual/events"
 check "...and a NODE_MARKED event saying who" test "$(jq -r '[.events[] | select(.kind == "NODE_MARKED")][0].message' "$TMP/body")" = "node $first marked unschedulable for this job by $ME"
 sleep 0.3
 kill "$WATCH_PID" 2>/dev/null
 check "...sent on the watch stream" grep -q "\"type\":\"EVENT\".*node $first marked unschedulable for this job by $ME" "$TMP/watch-mark"
-api GET "$BASE/default/trainingJobs/manual/workers"
+api GET "$ACP/default/trainingJobs/manual/workers"
 check "the running worker was not moved" test "$(jq -r '.workers[0].node_name + " " + .workers[0].phase' "$TMP/body")" = "$first Running"
 api POST "$V1/manual:markNode" "{\"node\": \"$first\"}"
 check "marking it again is fine" test "$code" = 200
-api GET "$BASE/default/trainingJobs/manual/events"
+api GET "$ACP/default/trainingJobs/manual/events"
 check "...and says it was marked already" grep -q "node $first was already marked unschedulable for this job" "$TMP/body"
 api POST "$V1/manual:markNode" '{"node": "nowhere-9"}'
 check "an unknown node is 400" test "$code" = 400
@@ -272,18 +185,17 @@ check "an unknown job is 404" test "$code" = 404
 api GET "$V1/manual:markNode"
 check ":markNode is POST only" test "$code" = 405
 # Both nodes are free now: only the mark, read back from the store, keeps the job off $first.
-kill "$ENGINE_PID"
-wait "$ENGINE_PID" 2>/dev/null
+stop_engine
 start_engine
-api POST "$BASE/default/trainingJobs:batchStop" '{"training_job_names": ["manual"]}'
-check "after a restart of trainjobd, the marked job stops" wait_for default manual .state SUSPENDED 15
+api POST "$ACP/default/trainingJobs:batchStop" '{"training_job_names": ["manual"]}'
+check "after a restart of trainjobd, the marked job stops" wait_for manual .state SUSPENDED 15
 api POST "$V1/manual:start"
-check "...starts again" wait_for default manual .state RUNNING 15
-api GET "$BASE/default/trainingJobs/manual/workers"
+check "...starts again" wait_for manual .state RUNNING 15
+api GET "$ACP/default/trainingJobs/manual/workers"
 now=$(jq -r '.workers[0].node_name' "$TMP/body")
 check "...and is placed off the node marked before the restart" test -n "$first" -a "$now" != null -a "$now" != "$first"
-api POST "$BASE/default/trainingJobs:batchDelete" '{"training_job_names": ["manual"]}'
-n=0; while [ $n -lt 100 ]; do api GET "$BASE/default/trainingJobs/manual"; [ "$code" = 404 ] && break; sleep 0.1; n=$((n + 1)); done
+api POST "$ACP/default/trainingJobs:batchDelete" '{"training_job_names": ["manual"]}'
+n=0; while [ $n -lt 100 ]; do api GET "$ACP/default/trainingJobs/manual"; [ "$code" = 404 ] && break; sleep 0.1; n=$((n + 1)); done
 
 # --- HMAC on loopback TCP (tests/access.test.sh has the attacks) ---
 tcp() { # DATE SECRET
@@ -303,14 +215,12 @@ check "no signature is refused" test "$code" = 401
 
 # --- kill -9 of the engine while workers run: nothing is lost ---
 SCRIPT='sleep 2; if [ "$RANK" = 1 ]; then exit 3; fi'
-api POST "$BASE/default/trainingJobs?training_job_name=crash" "$(job crash "$SCRIPT" '.fault_tolerance = {backoff_limit: 0}')"
-check "crash job runs" wait_for default crash .state RUNNING
-kill -9 "$ENGINE_PID"
-wait "$ENGINE_PID" 2>/dev/null
-ENGINE_PID=""
+api POST "$ACP/default/trainingJobs?training_job_name=crash" "$(job_json crash "$SCRIPT" '.fault_tolerance = {backoff_limit: 0}')"
+check "crash job runs" wait_for crash .state RUNNING
+stop_engine KILL
 sleep 3 # the workers end while no engine is running
 start_engine
-check "after kill -9 and restart the job is known" test "$(field default crash .name)" = crash
-check "...and ends FAILED from the exit code that arrived meanwhile" wait_for default crash .state FAILED 15
-api GET "$BASE/default/trainingJobs/crash/workers"
+check "after kill -9 and restart the job is known" test "$(field crash .name)" = crash
+check "...and ends FAILED from the exit code that arrived meanwhile" wait_for crash .state FAILED 15
+api GET "$ACP/default/trainingJobs/crash/workers"
 check "...with each worker's exit code" test "$(jq -r '[.workers[].exit_code] | join(",")' "$TMP/body")" = "0,3"

@@ -34,12 +34,3 @@ expect_no_grep() {
         pass "$1"
     fi
 }
-
-# end_workers STATE_DIR: trainjobd's workers outlive it by design; ends the
-# ones a test started (each shim's .pid file names its worker's process group).
-end_workers() {
-    for f in "$1"/status/*.pid; do
-        [ -f "$f" ] || continue
-        read -r shim pgid <"$f" && kill -KILL "-$pgid" 2>/dev/null
-    done
-}

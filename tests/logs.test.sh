@@ -7,78 +7,18 @@
 # The engine is started here on temp dirs and stopped by pid.
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
+. tests/engine.sh
 
-ME=$(id -un)
-export HOME="$TMP/home"
-mkdir -p "$HOME" "$TMP/run"
-SOCK="$TMP/run/engine.sock"
-STATE="$TMP/state"
-CONF="$TMP/engine.yaml"
-ENGINE_PID=""
 FOLLOW_PID=""
 E="--endpoint http+unix://$SOCK"
-BASE=/compute/acp/data/v2/subscriptions/local/resourceGroups/default/zones/local-1z/workspaces/default
 
 cleanup() {
     [ -n "$FOLLOW_PID" ] && kill "$FOLLOW_PID" 2>/dev/null
-    [ -n "$ENGINE_PID" ] && kill -KILL "$ENGINE_PID" 2>/dev/null
-    end_workers "$STATE"
+    engine_cleanup
     rm -rf "$TMP"
 }
-trap cleanup EXIT
 
-cat >"$CONF" <<EOF
-subscription: local
-resource_group: default
-zone: local-1z
-regions:
-- {name: local-1, zones: [local-1z], vpcs: [vpc-local]}
-workspaces:
-- name: default
-  owners: [$ME]
-nodes:
-- {name: n1, gpus: 0, cpus: 64, memory_mib: 65536}
-pools:
-- {name: std, type: dedicated}
-specs:
-- {name: cpu-1, gpus: 0, cpus: 1, memory_mib: 256}
-images:
-- {path: local/host}
-EOF
-
-start_engine() {
-    "$TRAINJOBD_BIN" --foreground --grace 1 --config "$CONF" --state-dir "$STATE" \
-        --socket "$SOCK" >>"$TMP/engine.log" 2>&1 &
-    ENGINE_PID=$!
-    i=0
-    while [ $i -lt 100 ] && ! curl -s --unix-socket "$SOCK" http://x/trainjob/v1/catalog >/dev/null 2>&1; do
-        sleep 0.1
-        i=$((i + 1))
-    done
-}
-
-submit() { # NAME SCRIPT
-    body=$(jq -n --arg name "$1" --arg script "$2" '{
-        display_name: $name, framework: "PYTORCH_DDP", resource_pool: {name: "std"},
-        roles: [{total_replicas: 1, resource_spec: [{name: "cpu-1"}],
-                 image_path: "local/host", startup_script: $script}]}')
-    curl -s -o "$TMP/body" --unix-socket "$SOCK" -X POST -H 'Content-Type: application/json' \
-        --data-binary "$body" "http://x$BASE/trainingJobs?training_job_name=$1"
-}
-
-field() { # NAME JQ
-    curl -s --unix-socket "$SOCK" "http://x$BASE/trainingJobs/$1" | jq -r "$2"
-}
-
-wait_for() { # NAME JQ WANT [SECONDS]
-    n=0
-    while [ $n -lt $(( ${4:-20} * 10 )) ]; do
-        [ "$(field "$1" "$2")" = "$3" ] && return 0
-        sleep 0.1
-        n=$((n + 1))
-    done
-    return 1
-}
+engine_config </dev/null
 
 wait_exit() { # PID SECONDS: waits for a background job; its status in $rc
     n=0
@@ -145,7 +85,7 @@ echo LAST-LINE-OF-FLOOD'
 wait_for flood .state RUNNING || fail "flood runs"
 UID_FLOOD=$(field flood .uid)
 curl -s -N --limit-rate 8M --unix-socket "$SOCK" -o "$TMP/flood.out" \
-    "http://x$BASE/trainingJobs/flood/workers/master-0/logs?follow=true" &
+    "http://x$JOBS/flood/workers/master-0/logs?follow=true" &
 FOLLOW_PID=$!
 sleep 0.5
 touch "$STATE/work/$UID_FLOOD/go"
@@ -184,8 +124,7 @@ FOLLOW_PID=$!
 sleep 0.3
 touch "$STATE/work/$UID_SLOW/go"
 sleep 1
-kill -KILL "$ENGINE_PID"
-wait "$ENGINE_PID" 2>/dev/null
+stop_engine KILL
 sleep 0.7
 start_engine
 wait_exit "$FOLLOW_PID" 30

@@ -12,27 +12,7 @@ SESSION="tj-top-$$"
 . tests/tui.sh
 
 # Two simulated nodes with room for every job here, whatever this machine has.
-cat >"$TMP/engine.yaml" <<EOF
-subscription: local
-resource_group: default
-zone: local-1z
-regions:
-- name: local-1
-  zones: [local-1z]
-  vpcs: [vpc-local]
-workspaces:
-- name: default
-  owners: [$(id -un)]
-nodes:
-- {name: n1, gpus: 8, gpu_type: simulated, cpus: 16, memory_mib: 65536, simulated: true}
-- {name: n2, gpus: 8, gpu_type: simulated, cpus: 16, memory_mib: 65536, simulated: true}
-pools:
-- {name: std, type: dedicated}
-specs:
-- {name: gpu-1, gpus: 1, cpus: 1, memory_mib: 512}
-images:
-- {path: local/host}
-EOF
+engine_config nodes="sim 2 16" specs=gpu-1:1:1:512 </dev/null
 start_engine
 
 tj() { "$TRAINJOB_BIN" --endpoint "$EP" "$@"; }
@@ -261,10 +241,8 @@ keys Escape
 see "Esc closes the help" "DISPLAY NAME"
 
 # Kill the engine: the view says so; start it again: it recovers by itself.
-kill "$ENGINE_PID"
-wait "$ENGINE_PID" 2>/dev/null
-erc=$?
-ENGINE_PID=""
+stop_engine
+erc=$ENGINE_RC
 # With our watch stream and a log follow parked in it, SIGTERM must still end it cleanly.
 if [ "$erc" = 0 ]; then pass "trainjobd stops cleanly with streams open"; else fail "trainjobd stops cleanly with streams open" "exit $erc: $(tail -3 "$TMP/engine.log")"; fi
 see "a killed engine shows as disconnected" "DISCONNECTED" 10

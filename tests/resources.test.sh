@@ -7,92 +7,15 @@
 # state dir and is stopped by pid; workers are ended by their process groups.
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
-
-export HOME="$TMP/home"
-mkdir -p "$HOME" "$TMP/run"
-SOCK="$TMP/run/engine.sock"
-STATE="$TMP/state"
-CONF="$TMP/engine.yaml"
-ENGINE_PID=""
-BASE=/compute/acp/data/v2/subscriptions/local/resourceGroups/default/zones/local-1z/workspaces/default
-
-cleanup() {
-    [ -n "$ENGINE_PID" ] && kill "$ENGINE_PID" 2>/dev/null
-    end_workers "$STATE"
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-# api METHOD PATH [BODY] : status in $code, body in $TMP/body
-api() {
-    if [ -n "${3:-}" ]; then
-        code=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X "$1" \
-            -H 'Content-Type: application/json' --data-binary "$3" "http://x$2")
-    else
-        code=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X "$1" "http://x$2")
-    fi
-}
-
-field() {
-    curl -s --unix-socket "$SOCK" "http://x$BASE/trainingJobs/$1" | jq -r "$2"
-}
-
-# wait_for NAME JQ WANT [SECONDS] : polls until the job's field equals WANT
-wait_for() {
-    n=0
-    limit=$(( ${4:-20} * 10 ))
-    while [ $n -lt $limit ]; do
-        [ "$(field "$1" "$2")" = "$3" ] && return 0
-        sleep 0.1
-        n=$((n + 1))
-    done
-    return 1
-}
-
-check() { # NAME COMMAND...: passes when the command succeeds
-    name=$1
-    shift
-    if "$@"; then pass "$name"; else fail "$name" "$(tail -c 600 "$TMP/body" 2>/dev/null)"; fi
-}
+. tests/engine.sh
 
 # The demo's simulated nodes and specs, a small spec (64 MiB, 1 CPU) and a
 # small process limit.
-ME=$(id -un)
-cat >"$CONF" <<EOF2
-subscription: local
-resource_group: default
-zone: local-1z
-regions:
-- {name: local-1, zones: [local-1z], vpcs: [vpc-local]}
-workspaces:
-- {name: default, owners: [$ME]}
-nodes:
-- {name: sim-n1, gpus: 8, gpu_type: simulated, cpus: 16, memory_mib: 65536, simulated: true}
-- {name: sim-n2, gpus: 8, gpu_type: simulated, cpus: 16, memory_mib: 65536, simulated: true}
-- {name: sim-n3, gpus: 8, gpu_type: simulated, cpus: 16, memory_mib: 65536, simulated: true}
-- {name: sim-n4, gpus: 8, gpu_type: simulated, cpus: 16, memory_mib: 65536, simulated: true}
-pools:
-- {name: local, type: dedicated}
-- {name: sim-public, type: public, zones: [local-1z]}
-specs:
-- {name: small, gpus: 0, cpus: 1, memory_mib: 64}
-- {name: sim-gpu-1, gpus: 1, cpus: 2, memory_mib: 4096}
-- {name: sim-gpu-8, gpus: 8, cpus: 16, memory_mib: 32768}
-images:
-- {path: local/host}
-volumes:
-- {id: scratch, zone: local-1z, path: $TMP/vol}
+engine_config nodes="sim 4 16" pools="local sim-public:public" specs="small:0:1:64 sim-gpu-1:1:2:4096 sim-gpu-8:8:16:32768" volume <<EOF2
 worker_process_limit: 40
 EOF2
 
-"$TRAINJOBD_BIN" --foreground --grace 1 --config "$CONF" --state-dir "$STATE" \
-    --socket "$SOCK" >"$TMP/engine.log" 2>&1 &
-ENGINE_PID=$!
-i=0
-while [ $i -lt 100 ] && ! curl -s -o /dev/null --unix-socket "$SOCK" http://x/trainjob/v1/catalog; do
-    sleep 0.1
-    i=$((i + 1))
-done
+start_engine
 
 # --- item 18: 4 replicas of sim-gpu-1 packed on one node ---------------------
 JOB=$(jq -n '{
@@ -102,10 +25,10 @@ JOB=$(jq -n '{
     roles: [{total_replicas: 4, resource_spec: [{name: "sim-gpu-1"}], image_path: "local/host",
              startup_script: "echo \"devices=$CUDA_VISIBLE_DEVICES\""}]
 }')
-api POST "$BASE/trainingJobs?training_job_name=gpus" "$JOB"
+api POST "$JOBS?training_job_name=gpus" "$JOB"
 check "the 4-replica sim-gpu-1 job is created" test "$code" = 200
 check "the 4-replica job succeeds" wait_for gpus .state SUCCEEDED
-api GET "$BASE/trainingJobs/gpus/workers"
+api GET "$JOBS/gpus/workers"
 check "all 4 workers were packed on one node" \
     test "$(jq '[.workers[].node] | unique | length' "$TMP/body")" = 1
 check "the 4 workers hold 4 distinct devices" \
@@ -167,7 +90,7 @@ small() {
                  startup_script: $script}],
         fault_tolerance: {backoff_limit: 0}
     }' >"$TMP/job.json"
-    api POST "$BASE/trainingJobs?training_job_name=$1" "$(cat "$TMP/job.json")"
+    api POST "$JOBS?training_job_name=$1" "$(cat "$TMP/job.json")"
 }
 
 # worker_pgid JOBNAME : the process group of its running worker (from the shim's pid file)
@@ -191,7 +114,7 @@ if [ "$MODE" != none ]; then
     small hog 'x=$(head -c 400000000 /dev/zero | tr "\0" a); echo "survived ${#x}"'
     check "the memory hog is created" test "$code" = 200
     check "the memory hog is killed: the job FAILED" wait_for hog .state FAILED 60
-    api GET "$BASE/trainingJobs/hog/workers"
+    api GET "$JOBS/hog/workers"
     check "the memory hog exited 137" test "$(jq '.workers[0].exit_code' "$TMP/body")" = 137
     api GET "/trainjob/v1/workspaces/default/trainingJobs/hog/events"
     check "the event gives 137 its meaning" grep -qF "exited 137 (killed (SIGKILL/OOM))" "$TMP/body"
@@ -230,7 +153,7 @@ if [ "$MODE" != none ]; then
         check "the worker's cpu cgroup holds 1 CPU" \
             test "$(cat "/sys/fs/cgroup/cpu$CPUCG/cpu.cfs_quota_us")" = 100000
     fi
-    api POST "$BASE/trainingJobs:batchStop" '{"training_job_names": ["bomb"]}'
+    api POST "$JOBS:batchStop" '{"training_job_names": ["bomb"]}'
     check "the fork bomb stops" wait_for bomb .state SUSPENDED 20
     # Everything of it has ended, its cgroups too.
     n=0
@@ -245,22 +168,15 @@ if [ "$MODE" != none ]; then
 fi
 
 # --- without cgroups: said plainly, and workers still run ----------------------
-kill "$ENGINE_PID"
-n=0
-while [ $n -lt 50 ] && kill -0 "$ENGINE_PID" 2>/dev/null; do sleep 0.1; n=$((n + 1)); done
+stop_engine
 mkdir -p "$TMP/nocgroup"
-"$TRAINJOBD_BIN" --foreground --grace 1 --config "$CONF" --state-dir "$STATE" \
-    --socket "$SOCK" --cgroup-root "$TMP/nocgroup" >"$TMP/engine2.log" 2>&1 &
-ENGINE_PID=$!
-i=0
-while [ $i -lt 100 ] && ! curl -s -o /dev/null --unix-socket "$SOCK" http://x/trainjob/v1/catalog; do
-    sleep 0.1
-    i=$((i + 1))
-done
+# The second engine's log on its own, so that only it can say "not enforced".
+mv "$TMP/engine.log" "$TMP/engine1.log"
+start_engine --cgroup-root "$TMP/nocgroup"
 api GET /trainjob/v1/catalog
 LIMITS=$(jq -r .resource_limits "$TMP/body")
 check "without cgroups the catalog says 'not enforced' with the reason" \
     sh -c 'case "$1" in "not enforced: "*"no cgroup v2 hierarchy"*) exit 0 ;; esac; exit 1' - "$LIMITS"
-expect_grep "without cgroups the engine's log says so" "$TMP/engine2.log" "resource limits: not enforced: "
+expect_grep "without cgroups the engine's log says so" "$TMP/engine.log" "resource limits: not enforced: "
 small plain 'echo ran'
 check "without cgroups a worker still runs" wait_for plain .state SUCCEEDED 20

@@ -13,23 +13,12 @@
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
 
-ME=$(id -un)
-export HOME="$TMP/home"
-mkdir -p "$HOME" "$TMP/run" "$TMP/vol"
-SOCK="$TMP/run/engine.sock"
-STATE="$TMP/state"
-CONF="$TMP/engine.yaml"
-GRACE=3
-ENGINE_PID=""
-BASE=/compute/acp/data/v2/subscriptions/local/resourceGroups/default/zones/local-1z/workspaces/default/trainingJobs
-V1=/trainjob/v1/workspaces/default/trainingJobs
+. tests/engine.sh
 
-cleanup() {
-    [ -n "$ENGINE_PID" ] && kill "$ENGINE_PID" 2>/dev/null
-    end_workers "$STATE"
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
+mkdir -p "$TMP/vol"
+GRACE=3
+JOB_SPEC=gpu-1
+V1=/trainjob/v1/workspaces/default/trainingJobs
 
 if bwrap --unshare-pid --unshare-ipc --unshare-uts --as-pid-1 --cap-drop ALL --ro-bind / / \
     --proc /proc --dev /dev --tmpfs /tmp true >/dev/null 2>&1; then
@@ -39,70 +28,9 @@ else
 fi
 skip() { echo "SKIP $1 (bubblewrap does not work here)"; }
 
-cat >"$CONF" <<EOF
-subscription: local
-resource_group: default
-zone: local-1z
-regions:
-- name: local-1
-  zones: [local-1z]
-  vpcs: [vpc-local]
-workspaces:
-- name: default
-  owners: [$ME]
-nodes:
-- {name: n1, gpus: 8, gpu_type: simulated, cpus: 64, memory_mib: 65536, simulated: true}
-pools:
-- {name: std, type: dedicated}
-specs:
-- {name: gpu-1, gpus: 1, cpus: 1, memory_mib: 512}
-images:
-- {path: local/host}
-volumes:
-- {id: scratch, zone: local-1z, path: $TMP/vol}
-EOF
+engine_config nodes="sim 1 64" specs=gpu-1:1:1:512 volume </dev/null
 
-"$TRAINJOBD_BIN" --foreground --grace "$GRACE" --config "$CONF" --state-dir "$STATE" \
-    --socket "$SOCK" >>"$TMP/engine.log" 2>&1 &
-ENGINE_PID=$!
-i=0
-while [ $i -lt 100 ] && ! curl -s --unix-socket "$SOCK" http://x/trainjob/v1/catalog >/dev/null 2>&1; do
-    sleep 0.1
-    i=$((i + 1))
-done
-
-# api METHOD PATH [BODY] : status in $code, body in $TMP/body
-api() {
-    if [ -n "${3:-}" ]; then
-        code=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X "$1" \
-            -H 'Content-Type: application/json' --data-binary "$3" "http://x$2")
-    else
-        code=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X "$1" "http://x$2")
-    fi
-}
-
-# submit NAME SCRIPT [JQ] : a one-worker job; the jq filter adds mounts and such
-submit() {
-    body=$(jq -n --arg script "$2" '{
-        display_name: "x", framework: "PYTORCH_DDP", resource_pool: {name: "std"},
-        roles: [{total_replicas: 1, resource_spec: [{name: "gpu-1"}],
-                 image_path: "local/host", startup_script: $script}]
-    }' | jq "${3:-.}")
-    api POST "$BASE?training_job_name=$1" "$body"
-}
-
-field() { curl -s --unix-socket "$SOCK" "http://x$BASE/$1" | jq -r "$2"; }
-
-# wait_for NAME JQ WANT [SECONDS]
-wait_for() {
-    n=0
-    while [ $n -lt $((${4:-20} * 10)) ]; do
-        [ "$(field "$1" "$2")" = "$3" ] && return 0
-        sleep 0.1
-        n=$((n + 1))
-    done
-    return 1
-}
+start_engine
 
 # log NAME : the worker's log into $TMP/log
 log() { curl -s --unix-socket "$SOCK" "http://x$V1/$1/workers/master-0/logs" >"$TMP/log"; }
@@ -121,12 +49,6 @@ wait_log() {
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
-check() { # NAME COMMAND...
-    name=$1
-    shift
-    if "$@"; then pass "$name"; else fail "$name" "$(tail -c 400 "$TMP/body" 2>/dev/null)"; fi
-}
-
 check "engine answers on its socket" test -S "$SOCK"
 
 # --- 1. a symlink planted in a shared volume does not lead out of it ---
@@ -142,7 +64,7 @@ submit steal "cat /mnt/x$TMP/canary; echo pwned > /mnt/x$TMP/pwned; ls /mnt/x/ro
 check "job B (mounts subdir /evil) is accepted" test "$code" = 200
 check "job B fails" wait_for steal .state FAILED
 check "...saying the volume's subdir is a symlink" \
-    sh -c "curl -s --unix-socket '$SOCK' 'http://x$BASE/steal' | jq -r .state_message |
+    sh -c "curl -s --unix-socket '$SOCK' 'http://x$JOBS/steal' | jq -r .state_message |
         grep -qF 'volume scratch: subdir /evil: is a symlink; refused'"
 check "...the canary outside the volume was not written" test ! -e "$TMP/pwned"
 log steal
@@ -150,7 +72,7 @@ check "...nor read" sh -c "! grep -q secret-canary '$TMP/log'"
 submit deeper "echo x > /mnt/x/f" \
     '.mount = [{id: "scratch", subdir: "/evil2/made", mount_path: "/mnt/x"}]'
 check "a symlink in the middle of a subdir fails the job too" wait_for deeper .state FAILED
-check "...naming it" sh -c "curl -s --unix-socket '$SOCK' 'http://x$BASE/deeper' |
+check "...naming it" sh -c "curl -s --unix-socket '$SOCK' 'http://x$JOBS/deeper' |
     jq -r .state_message | grep -qF 'subdir /evil2/made: /evil2 is a symlink; refused'"
 check "...and nothing is created through it" test ! -e "$TMP/elsewhere/made"
 submit plain "echo data > /mnt/x/f || echo data > \"\${TRAINJOB_MOUNT_0#*=}/f\"" \
@@ -188,14 +110,14 @@ for f in "$STATE"/status/*.script; do
     [ -e "$f" ] || continue
     check "a script file is private (0600): $(basename "$f")" test "$(stat -c %a "$f")" = 600
 done
-api POST "$BASE:batchDelete" '{"training_job_names": ["secret"]}'
+api POST "$JOBS:batchDelete" '{"training_job_names": ["secret"]}'
 
 # --- 17. SIGTERM reaches the worker and the grace period applies ---
 submit trapper "trap 'echo got-term; sleep 1; echo cleaned-up; exit 0' TERM
 echo ready; while :; do sleep 0.2; done"
 check "the trapping worker runs" wait_log trapper ready
 t0=$(now_ms)
-api POST "$BASE:batchStop" '{"training_job_names": ["trapper"]}'
+api POST "$JOBS:batchStop" '{"training_job_names": ["trapper"]}'
 check "stop answers 200" test "$code" = 200
 check "the trapping job reaches SUSPENDED" wait_for trapper .state SUSPENDED 15
 t1=$(now_ms)
@@ -204,18 +126,18 @@ check "...its trap ran: got-term" grep -q '^got-term$' "$TMP/log"
 check "...and finished: cleaned-up" grep -q '^cleaned-up$' "$TMP/log"
 check "...taking its second (stopped after $((t1 - t0)) ms, grace ${GRACE}s)" \
     test $((t1 - t0)) -ge 900 -a $((t1 - t0)) -lt $((GRACE * 1000))
-api GET "$BASE/trapper/workers"
+api GET "$JOBS/trapper/workers"
 check "...and it exited 0 by itself" test "$(jq -r '.workers[0].exit_code' "$TMP/body")" = 0
 
 submit stubborn "trap '' TERM; echo ready; while :; do sleep 0.2; done"
 check "a worker ignoring SIGTERM runs" wait_log stubborn ready
 t0=$(now_ms)
-api POST "$BASE:batchStop" '{"training_job_names": ["stubborn"]}'
+api POST "$JOBS:batchStop" '{"training_job_names": ["stubborn"]}'
 check "the stubborn job reaches SUSPENDED" wait_for stubborn .state SUSPENDED 15
 t1=$(now_ms)
 check "...only after the grace period ($((t1 - t0)) ms, grace ${GRACE}s)" \
     test $((t1 - t0)) -ge $((GRACE * 1000 - 200))
-api GET "$BASE/stubborn/workers"
+api GET "$JOBS/stubborn/workers"
 check "...killed: exit 137" test "$(jq -r '.workers[0].exit_code' "$TMP/body")" = 137
 
 # --- 4. one rule for every mounted path; /tmp is a fine mount path ---
@@ -241,6 +163,4 @@ else
     skip "mount_path /tmp is accepted"
 fi
 
-kill "$ENGINE_PID"
-wait "$ENGINE_PID" 2>/dev/null
-ENGINE_PID=""
+stop_engine

@@ -11,30 +11,15 @@
 # The engine is started here on temp dirs and stopped by pid.
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
+. tests/engine.sh
 
-ME=$(id -un)
-export HOME="$TMP/home"
-mkdir -p "$HOME" "$TMP/run" "$TMP/precious"
+mkdir -p "$TMP/precious"
 echo keep >"$TMP/precious/file"
-SOCK="$TMP/run/engine.sock"
-STATE="$TMP/state"
-CONF="$TMP/engine.yaml"
-ENGINE_PID=""
 MOUNTED=""
-BASE=/compute/acp/data/v2/subscriptions/local/resourceGroups/default/zones/local-1z/workspaces/default
-
-# Ends the shims and workers this test started (their pids are in the .pid files).
-end_shims() {
-    for f in "$STATE"/status/*.pid; do
-        [ -f "$f" ] || continue
-        read -r shim pgid <"$f" && kill -KILL "-$pgid" "$shim" 2>/dev/null
-    done
-}
 
 cleanup() {
-    [ -n "$ENGINE_PID" ] && kill -KILL "$ENGINE_PID" 2>/dev/null
+    engine_cleanup
     rm -f "$STATE"/fill* 2>/dev/null
-    end_shims
     if [ -n "$MOUNTED" ]; then
         n=0
         while ! umount "$STATE" 2>/dev/null && [ $n -lt 30 ]; do sleep 0.1; n=$((n + 1)); done
@@ -42,88 +27,15 @@ cleanup() {
     fi
     [ -n "$KEEP" ] && echo "kept $TMP" && return; rm -rf "$TMP"
 }
-trap cleanup EXIT
 
-cat >"$CONF" <<EOF
-subscription: local
-resource_group: default
-zone: local-1z
-regions:
-- {name: local-1, zones: [local-1z], vpcs: [vpc-local]}
-workspaces:
-- name: default
-  owners: [$ME]
-nodes:
-- {name: n1, gpus: 0, cpus: 64, memory_mib: 65536}
-pools:
-- {name: std, type: dedicated}
-specs:
-- {name: cpu-1, gpus: 0, cpus: 1, memory_mib: 256}
-images:
-- {path: local/host}
+engine_config <<EOF2
 limits:
   restart_delay_ms: 400
   restart_delay_max_ms: 1600
   restart_reset_after_ms: 60000
   events_per_job: 40
   save_retry_ms: 200
-EOF
-
-start_engine() {
-    "$TRAINJOBD_BIN" --foreground --grace 1 --config "$CONF" --state-dir "$STATE" \
-        --socket "$SOCK" >>"$TMP/engine.log" 2>&1 &
-    ENGINE_PID=$!
-    i=0
-    while [ $i -lt 100 ] && ! curl -s --unix-socket "$SOCK" http://x/trainjob/v1/catalog >/dev/null 2>&1; do
-        kill -0 "$ENGINE_PID" 2>/dev/null || break
-        sleep 0.1
-        i=$((i + 1))
-    done
-}
-
-stop_engine() { # SIGNAL
-    kill "-${1:-TERM}" "$ENGINE_PID" 2>/dev/null
-    wait "$ENGINE_PID" 2>/dev/null
-    ENGINE_PID=""
-}
-
-api() { # METHOD PATH [BODY]: status in $code, body in $TMP/body
-    if [ -n "${3:-}" ]; then
-        code=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X "$1" \
-            -H 'Content-Type: application/json' --data-binary "$3" "http://x$2")
-    else
-        code=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X "$1" "http://x$2")
-    fi
-}
-
-submit() { # NAME SCRIPT [JQ]
-    body=$(jq -n --arg name "$1" --arg script "$2" '{
-        display_name: $name, framework: "PYTORCH_DDP", resource_pool: {name: "std"},
-        roles: [{total_replicas: 1, resource_spec: [{name: "cpu-1"}],
-                 image_path: "local/host", startup_script: $script}]}' | jq "${3:-.}")
-    api POST "$BASE/trainingJobs?training_job_name=$1" "$body"
-}
-
-field() { # NAME JQ (the whole reply stays in $TMP/body, for failure messages)
-    curl -s --unix-socket "$SOCK" -o "$TMP/body" "http://x$BASE/trainingJobs/$1"
-    jq -r "$2" "$TMP/body"
-}
-
-wait_for() { # NAME JQ WANT [SECONDS]
-    n=0
-    while [ $n -lt $(( ${4:-20} * 10 )) ]; do
-        [ "$(field "$1" "$2")" = "$3" ] && return 0
-        sleep 0.1
-        n=$((n + 1))
-    done
-    return 1
-}
-
-check() { # NAME COMMAND...
-    name=$1
-    shift
-    if "$@"; then pass "$name"; else fail "$name" "$(tail -c 400 "$TMP/body" 2>/dev/null)"; fi
-}
+EOF2
 
 # Entries under the state dir that belong to uid.
 leftovers() { find "$STATE" -name "*$1*" 2>/dev/null | wc -l; }
@@ -146,7 +58,7 @@ U2=$(field gone2 .uid)
 UK=$(field kept .uid)
 check "a job leaves files while it exists" test "$(leftovers "$U1")" -ge 2
 check "its working directory holds the planted links" test -L "$STATE/work/$U1/evil"
-api POST "$BASE/trainingJobs:batchDelete" '{"training_job_names": ["gone1", "gone2"]}'
+api POST "$JOBS:batchDelete" '{"training_job_names": ["gone1", "gone2"]}'
 check "delete accepted" test "$code" = 200
 n=0
 while [ $n -lt 100 ] && [ "$(field gone2 .code)" != 404 ] ; do sleep 0.1; n=$((n + 1)); done
@@ -180,17 +92,17 @@ sleep 5
 restarts=$(field loop .restart_count)
 # 0, 400, 800, 1600, 1600 … ms: at most ~8 restarts in 7 s; unthrottled it made hundreds.
 check "restarts are throttled ($restarts in ~7 s)" test "$restarts" -ge 3 -a "$restarts" -le 10
-api GET "$BASE/trainingJobs/loop/events"
+api GET "$JOBS/loop/events"
 times=$(jq -r '[.events[] | select(.kind == "FAULT") | .time] | .[]' "$TMP/body")
 intervals=$(echo "$times" | while read -r t; do date -d "$t" +%s.%N; done |
     awk 'NR > 1 { printf "%d\n", ($1 - prev) * 1000 } { prev = $1 }')
 check "restart intervals grow (ms: $(echo $intervals))" sh -c "echo '$intervals' | awk 'NR == 1 { first = \$1 } NR > 1 && \$1 + 150 < last { bad = 1 } { last = \$1 } END { exit bad || NR < 3 || last < 2 * first }'"
 sleep 5
-api GET "$BASE/trainingJobs/loop/events"
+api GET "$JOBS/loop/events"
 count=$(jq '.events | length' "$TMP/body")
 check "events stay bounded per job ($count ≤ 41)" test "$count" -le 41
 check "the folded ones are counted first" sh -c "jq -r '.events[0].message' '$TMP/body' | grep -q '^… [0-9,]* earlier events\\? folded'"
-api POST "$BASE/trainingJobs:batchDelete" '{"training_job_names": ["loop"]}'
+api POST "$JOBS:batchDelete" '{"training_job_names": ["loop"]}'
 n=0
 while [ $n -lt 100 ] && [ "$(field loop .code)" != 404 ] ; do sleep 0.1; n=$((n + 1)); done
 
@@ -198,12 +110,12 @@ while [ $n -lt 100 ] && [ "$(field loop .code)" != 404 ] ; do sleep 0.1; n=$((n 
 submit pods 'exit 3' '.roles[0].total_replicas = 2 | .fault_tolerance = {backoff_limit: -1, rules: [{exit_codes: "3", action: "RESTART_POD"}]}'
 check "a RESTART_POD loop says it backs off" wait_for pods '.state_message // "" | test("^back-off .* restarting failed")' true 10
 sleep 3
-curl -s --unix-socket "$SOCK" "http://x$BASE/trainingJobs/pods/workers" >"$TMP/body"
+curl -s --unix-socket "$SOCK" "http://x$JOBS/pods/workers" >"$TMP/body"
 r0=$(jq '.workers[0].restarts' "$TMP/body")
 r1=$(jq '.workers[1].restarts' "$TMP/body")
 check "both pods keep being restarted ($r0 and $r1), at a throttled pace" \
     sh -c "[ $r0 -ge 2 ] && [ $r1 -ge 2 ] && [ $r0 -le 8 ] && [ $r1 -le 8 ]"
-api POST "$BASE/trainingJobs:batchDelete" '{"training_job_names": ["pods"]}'
+api POST "$JOBS:batchDelete" '{"training_job_names": ["pods"]}'
 n=0
 while [ $n -lt 100 ] && [ "$(field pods .code)" != 404 ] ; do sleep 0.1; n=$((n + 1)); done
 
@@ -254,13 +166,14 @@ touch "$STATE/work/$(field full1 .uid)/go"
 sleep 1.5
 check "a worker whose status cannot be written yet is not shown ended" test "$(field full1 .state)" = RUNNING
 # The engine dies while the disk is full; the shim keeps the status in memory.
+uid1=$(field full1 .uid)
 stop_engine KILL
-shim=$(cat "$STATE"/status/"$(field full1 .uid)".*.pid 2>/dev/null | awk '{ print $1 }')
+shim=$(cat "$STATE"/status/"$uid1".*.pid 2>/dev/null | awk '{ print $1 }')
 check "the shim waits for space instead of giving up" kill -0 "$shim"
 free_disk
 start_engine
 check "after space returns and a restart: SUCCEEDED, not FAILED 137" wait_for full1 .state SUCCEEDED 20
-check "...with exit code 0" test "$(curl -s --unix-socket "$SOCK" "http://x$BASE/trainingJobs/full1/workers" | jq -r '.workers[0].exit_code')" = 0
+check "...with exit code 0" test "$(curl -s --unix-socket "$SOCK" "http://x$JOBS/full1/workers" | jq -r '.workers[0].exit_code')" = 0
 
 # The store refuses the save while the status file lands: what is shown must be on disk.
 submit full2 "while [ ! -e go ]; do sleep 0.05; done; exit 0"
@@ -284,14 +197,14 @@ truncate -s -4096 "$STATE/fill"
 touch "$STATE/work/$(field full3 .uid)/go"
 sleep 2
 shown=$(field full3 .state)
-phase=$(curl -s --unix-socket "$SOCK" "http://x$BASE/trainingJobs/full3/workers" | jq -r '.workers[0].phase')
+phase=$(curl -s --unix-socket "$SOCK" "http://x$JOBS/full3/workers" | jq -r '.workers[0].phase')
 check "a refused save is logged, saying what is shown meanwhile" \
     grep -q "saving job full3: .*disk is full.*keeps showing its last saved state (RUNNING)" "$TMP/engine.log"
 check "...and the job shows its last saved state, not the unsaved SUCCEEDED" test "$shown" = RUNNING
 check "...its worker too (phase $phase)" test "$phase" = Running
 free_disk
 check "full3 ends SUCCEEDED once the disk has room" wait_for full3 .state SUCCEEDED 20
-api GET "$BASE/trainingJobs/full3/events"
+api GET "$JOBS/full3/events"
 check "...and the event held meanwhile is recorded after the state it tells of" \
     sh -c "jq -r '.events[] | select(.kind == \"STATE\") | .message' '$TMP/body' | grep -q 'RUNNING → SUCCEEDED'"
 stop_engine KILL

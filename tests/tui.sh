@@ -2,13 +2,11 @@
 # does (tests/wizard.test.sh, tests/monitor.test.sh): a tmux server of the
 # test's own, keys typed with send-keys, the screen read back with
 # capture-pane, and a real trainjobd on a private socket, started here and
-# stopped by pid. Sourced after lib.sh; the test sets SESSION.
+# stopped by pid (tests/engine.sh). Sourced after lib.sh; the test sets SESSION.
 
-export HOME="$TMP/home"
 # A person's terminal speaks UTF-8; tmux and trainjob take it from the locale.
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
-mkdir -p "$HOME" "$TMP/run"
-SOCK="$TMP/run/engine.sock"
+. tests/engine.sh
 EP="http+unix://$SOCK"
 
 # A tmux server of our own: nothing a user (or another test) does to theirs
@@ -18,23 +16,11 @@ tmux() { command tmux -S "$TMP/tmux.sock" "$@"; }
 # can lose the race with a server of ours still exiting).
 new_session() { tmux new-session "$@" || { sleep 0.5; tmux new-session "$@"; }; }
 
-ENGINE_PID=""
-# start_engine [CONFIG]: trainjobd on $SOCK with state in $TMP/state, appending to its log.
-start_engine() {
-    "$TRAINJOBD_BIN" --foreground --grace 1 --config "${1:-$TMP/engine.yaml}" \
-        --state-dir "$TMP/state" --socket "$SOCK" >>"$TMP/engine.log" 2>&1 &
-    ENGINE_PID=$!
-    i=0
-    while [ $i -lt 100 ] && [ ! -S "$SOCK" ]; do sleep 0.1; i=$((i + 1)); done
-}
-
 cleanup() {
     tmux kill-server 2>/dev/null
-    [ -n "$ENGINE_PID" ] && kill "$ENGINE_PID" 2>/dev/null
-    end_workers "$TMP/state"
+    engine_cleanup
     rm -rf "$TMP"
 }
-trap cleanup EXIT
 
 screen() { tmux capture-pane -t "$SESSION" -p >"$TMP/screen"; }
 # wait_screen TEXT [SECONDS]: up to SECONDS (5) for TEXT to show

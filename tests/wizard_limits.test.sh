@@ -25,17 +25,8 @@ LIMITS=$(curl -s --unix-socket "$SOCK" http://x/trainjob/v1/catalog | jq -r .res
 spec_hint
 see "the spec hint shows the device total and the engine's limits" "total: 2 × 0 = 0 devices · limits $LIMITS"
 
-kill "$ENGINE_PID"
-n=0
-while [ $n -lt 50 ] && kill -0 "$ENGINE_PID" 2>/dev/null; do sleep 0.1; n=$((n + 1)); done
+stop_engine
 mkdir -p "$TMP/no-cgroups"
-"$TRAINJOBD_BIN" --foreground --grace 1 --config "$TMP/engine.yaml" --state-dir "$TMP/state" \
-    --socket "$SOCK" --cgroup-root "$TMP/no-cgroups" >>"$TMP/engine.log" 2>&1 &
-ENGINE_PID=$!
-i=0
-while [ $i -lt 100 ] && ! curl -s -o /dev/null --unix-socket "$SOCK" http://x/trainjob/v1/catalog; do
-    sleep 0.1
-    i=$((i + 1))
-done
+start_engine --cgroup-root "$TMP/no-cgroups"
 spec_hint
 see "without cgroups the spec hint says limits are not enforced" "· limits not enforced: no cgroup v2 hierarchy"

@@ -12,49 +12,17 @@
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
 
-ME=$(id -un)
-export HOME="$TMP/home"
-mkdir -p "$HOME" "$TMP/run" "$TMP/ctl" "$TMP/vol"
-SOCK="$TMP/run/engine.sock"
-STATE="$TMP/state"
-CONF="$TMP/engine.yaml"
+. tests/engine.sh
+
+mkdir -p "$TMP/ctl" "$TMP/vol"
 CTL="$TMP/ctl"
-ENGINE_PID=""
-BASE=/compute/acp/data/v2/subscriptions/local/resourceGroups/default/zones/local-1z/workspaces/default/trainingJobs
 # Long enough for 50 shims to start one by one under AddressSanitizer on a
 # loaded 2-core machine; the hung-shim check waits it out once.
 START_TIMEOUT=8
+ENGINE_ARGS="--start-timeout $START_TIMEOUT --shim $TMP/shim"
+ENGINE_UP_SECONDS=5
 
-cleanup() {
-    [ -n "$ENGINE_PID" ] && kill "$ENGINE_PID" 2>/dev/null
-    end_workers "$STATE"
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-cat >"$CONF" <<EOF
-subscription: local
-resource_group: default
-zone: local-1z
-regions:
-- name: local-1
-  zones: [local-1z]
-  vpcs: [vpc-local]
-workspaces:
-- name: default
-  owners: [$ME]
-nodes:
-- {name: n1, gpus: 0, cpus: 200, memory_mib: 65536}
-pools:
-- {name: std, type: dedicated}
-specs:
-- {name: cpu-1, gpus: 0, cpus: 1, memory_mib: 16}
-images:
-- {path: local/host}
-volumes:
-- {id: scratch, zone: local-1z, path: $TMP/vol}
-EOF
-
+engine_config nodes="cpu 200" specs=cpu-1:0:1:16 volume </dev/null
 # The shim runs with the worker's environment only: its paths are written in.
 cat >"$TMP/shim" <<EOF
 #!/bin/sh
@@ -71,87 +39,22 @@ exec "$TRAINJOB_SHIM" "\$@"
 EOF
 chmod +x "$TMP/shim"
 
-start_engine() {
-    "$TRAINJOBD_BIN" --foreground --grace 1 --start-timeout "$START_TIMEOUT" --shim "$TMP/shim" \
-        --config "$CONF" --state-dir "$STATE" --socket "$SOCK" >>"$TMP/engine.log" 2>&1 &
-    ENGINE_PID=$!
-    i=0
-    while [ $i -lt 100 ] && ! curl -s --unix-socket "$SOCK" http://x/trainjob/v1/catalog >/dev/null 2>&1; do
-        sleep 0.05
-        i=$((i + 1))
-    done
-}
-
-# stop_engine [SIGNAL]: stops it and waits until it is gone
-stop_engine() {
-    kill "-${1:-TERM}" "$ENGINE_PID" 2>/dev/null
-    wait "$ENGINE_PID" 2>/dev/null
-    ENGINE_PID=""
-}
-
-# api METHOD PATH [BODY] : status in $code, body in $TMP/body
-api() {
-    if [ -n "${3:-}" ]; then
-        code=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X "$1" \
-            -H 'Content-Type: application/json' --data-binary "$3" "http://x$2")
-    else
-        code=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X "$1" "http://x$2")
-    fi
-}
-
-# job NAME REPLICAS SCRIPT [JQ] : a job body on cpu-1; volume scratch ($TMP/vol) at /mnt/s
+# job NAME REPLICAS SCRIPT [JQ] : job_json's job with REPLICAS workers on
+# cpu-1 and volume scratch ($TMP/vol) at /mnt/s
 job() {
-    jq -n --arg name "$1" --argjson n "$2" --arg script "$3" '{
-        display_name: $name, framework: "PYTORCH_DDP", resource_pool: {name: "std"},
-        mount: [{id: "scratch", mount_path: "/mnt/s"}],
-        roles: [{total_replicas: $n, resource_spec: [{name: "cpu-1"}],
-                 image_path: "local/host", startup_script: $script}]
-    }' | jq "${4:-.}"
+    JOB_REPLICAS=$2
+    job_json "$1" "$3" '.mount = [{id: "scratch", mount_path: "/mnt/s"}] | '"${4:-.}"
 }
-
-field() {
-    curl -s --unix-socket "$SOCK" "http://x$BASE/$1" | jq -r "$2"
-}
-
-# wait_for NAME JQ WANT [SECONDS] : polls until the field equals WANT
-wait_for() {
-    n=0
-    limit=$(( ${4:-20} * 20 ))
-    while [ $n -lt $limit ]; do
-        [ "$(field "$1" "$2")" = "$3" ] && return 0
-        sleep 0.05
-        n=$((n + 1))
-    done
-    return 1
-}
-
 # events_have NAME TEXT [SECONDS] : polls until an event of the job contains TEXT
 events_have() {
     n=0
     limit=$(( ${3:-10} * 20 ))
     while [ $n -lt $limit ]; do
-        curl -s --unix-socket "$SOCK" "http://x$BASE/$1/events" | grep -qF -- "$2" && return 0
+        curl -s --unix-socket "$SOCK" "http://x$JOBS/$1/events" | grep -qF -- "$2" && return 0
         sleep 0.05
         n=$((n + 1))
     done
     return 1
-}
-
-# gone PGID [SECONDS] : polls until no process is left in the group
-gone() {
-    n=0
-    while [ $n -lt $(( ${2:-5} * 20 )) ]; do
-        kill -0 "-$1" 2>/dev/null || return 0
-        sleep 0.05
-        n=$((n + 1))
-    done
-    return 1
-}
-
-check() { # NAME COMMAND...: passes when the command succeeds
-    name=$1
-    shift
-    if "$@"; then pass "$name"; else fail "$name" "$(tail -c 400 "$TMP/body" 2>/dev/null)"; fi
 }
 
 # pidfile NAME ATTEMPT WORKER : the shim's pid file of that start
@@ -165,10 +68,10 @@ start_engine
 
 # --- 22: 50 workers start at once; the engine answers meanwhile ---
 echo 0.5 >"$CTL/delay"
-api POST "$BASE?training_job_name=fifty" "$(job fifty 50 'sleep 600')"
+api POST "$JOBS?training_job_name=fifty" "$(job fifty 50 'sleep 600')"
 check "a 50-worker job is accepted" test "$code" = 200
 check "...and placed (the scheduling pass has run)" wait_for fifty .state STARTING 5
-api GET "$BASE/fifty"
+api GET "$JOBS/fifty"
 check "a GET is answered while its 50 shims are still starting" test "$code" = 200
 check "...and says STARTING, not all ready" \
     test "$(jq -r '.state + " " + (.ready_workers < 50 | tostring)' "$TMP/body")" = "STARTING true"
@@ -177,11 +80,11 @@ check "the catalog is answered while they start" test "$code" = 200
 rm -f "$CTL/delay"
 check "the job is RUNNING once all 50 have reported" wait_for fifty .state RUNNING 20
 check "...with 50 ready workers" test "$(field fifty .ready_workers)" = 50
-api GET "$BASE/fifty/events"
+api GET "$JOBS/fifty/events"
 check "the events show STARTING → RUNNING" grep -q 'STARTING → RUNNING' "$TMP/body"
-api POST "$BASE:batchDelete" '{"training_job_names": ["fifty"]}'
+api POST "$JOBS:batchDelete" '{"training_job_names": ["fifty"]}'
 n=0
-while [ $n -lt 200 ] && [ "$(curl -s -o /dev/null -w '%{http_code}' --unix-socket "$SOCK" "http://x$BASE/fifty")" != 404 ]; do
+while [ $n -lt 200 ] && [ "$(curl -s -o /dev/null -w '%{http_code}' --unix-socket "$SOCK" "http://x$JOBS/fifty")" != 404 ]; do
     sleep 0.05
     n=$((n + 1))
 done
@@ -189,9 +92,9 @@ check "the 50-worker job is deleted" test $n -lt 200
 
 # --- 22: a stop while workers start: what did not start never runs ---
 echo 1 >"$CTL/delay"
-api POST "$BASE?training_job_name=stopme" "$(job stopme 3 "touch /mnt/s/ran.\$RANK; sleep 600")"
+api POST "$JOBS?training_job_name=stopme" "$(job stopme 3 "touch /mnt/s/ran.\$RANK; sleep 600")"
 wait_for stopme .state STARTING 5
-api POST "$BASE:batchStop" '{"training_job_names": ["stopme"]}'
+api POST "$JOBS:batchStop" '{"training_job_names": ["stopme"]}'
 check "a stop while its workers start is accepted" test "$code" = 200
 check "...and the job is SUSPENDED before any shim reported" wait_for stopme .state SUSPENDED 3
 sleep 1.5 # the delayed shims have tried to start by now
@@ -200,11 +103,11 @@ rm -f "$CTL/delay"
 
 # --- 22: a shim that hangs: requests keep being answered, the start fails clearly ---
 touch "$CTL/hang"
-api POST "$BASE?training_job_name=hang" "$(job hang 1 'sleep 600')"
+api POST "$JOBS?training_job_name=hang" "$(job hang 1 'sleep 600')"
 wait_for hang .state STARTING 5
-api GET "$BASE/hang"
+api GET "$JOBS/hang"
 check "a GET is answered while a shim hangs" test "$code" = 200
-api GET "$BASE"
+api GET "$JOBS"
 check "a list is answered while a shim hangs" test "$code" = 200
 check "the hung start fails after --start-timeout" wait_for hang .state FAILED $((START_TIMEOUT + 5))
 check "...saying why" events_have hang "did not report within $START_TIMEOUT s" 1
@@ -214,23 +117,23 @@ check "...and trainjobd holds the claim, so the hung shim can never start it" \
 rm -f "$CTL/hang"
 
 # --- 7: a shim killed while trainjobd runs ---
-api POST "$BASE?training_job_name=shimkill" "$(job shimkill 1 'sleep 600' '.fault_tolerance = {backoff_limit: 1}')"
+api POST "$JOBS?training_job_name=shimkill" "$(job shimkill 1 'sleep 600' '.fault_tolerance = {backoff_limit: 1}')"
 wait_for shimkill .state RUNNING 10
 read -r shim pgid <"$(pidfile shimkill 1 master-0)"
 kill -9 "$shim"
 check "a killed shim is noticed within 2 s (an event names it)" events_have shimkill "trainjob-shim (pid $shim) died" 2
-check "...its worker is killed with it" gone "$pgid"
+check "...its worker is killed with it" wait_gone "-$pgid"
 check "...the fault rules restart the job" wait_for shimkill .restart_count 1 5
 check "...which runs again" wait_for shimkill .state RUNNING 10
 read -r shim pgid <"$(pidfile shimkill 2 master-0)"
 kill -9 "$shim"
 check "killed again, past backoff_limit 1, the job FAILS" wait_for shimkill .state FAILED 5
-check "...and that worker is gone too" gone "$pgid"
-api GET "$BASE/shimkill/workers"
+check "...and that worker is gone too" wait_gone "-$pgid"
+api GET "$JOBS/shimkill/workers"
 check "the worker shows exit 137" test "$(jq -r '.workers[0].exit_code' "$TMP/body")" = 137
 
 # --- 7: a shim killed while trainjobd is down: noticed on adopt, worker killed ---
-api POST "$BASE?training_job_name=downkill" "$(job downkill 1 'sleep 600' '.fault_tolerance = {backoff_limit: 0}')"
+api POST "$JOBS?training_job_name=downkill" "$(job downkill 1 'sleep 600' '.fault_tolerance = {backoff_limit: 0}')"
 wait_for downkill .state RUNNING 10
 read -r shim pgid <"$(pidfile downkill 1 master-0)"
 stop_engine TERM
@@ -238,11 +141,11 @@ kill -9 "$shim"
 start_engine
 check "a shim killed while trainjobd was down is noticed on restart" wait_for downkill .state FAILED 5
 check "...with an event naming it" events_have downkill "trainjob-shim (pid $shim) died" 1
-check "...and its orphaned worker is killed" gone "$pgid"
+check "...and its orphaned worker is killed" wait_gone "-$pgid"
 
 # --- 19: ready counts survive a restart of trainjobd ---
-api POST "$BASE?training_job_name=ready2" "$(job ready2 2 'sleep 600')"
-api POST "$BASE?training_job_name=failed1" "$(job failed1 1 'exit 3' '.fault_tolerance = {backoff_limit: 0}')"
+api POST "$JOBS?training_job_name=ready2" "$(job ready2 2 'sleep 600')"
+api POST "$JOBS?training_job_name=failed1" "$(job failed1 1 'exit 3' '.fault_tolerance = {backoff_limit: 0}')"
 wait_for ready2 .state RUNNING 10
 wait_for failed1 .state FAILED 10
 check "a RUNNING 2-worker job has 2 ready" test "$(field ready2 .ready_workers)" = 2
@@ -252,18 +155,18 @@ start_engine
 check "after a restart the RUNNING job still has 2/2 ready" \
     test "$(field ready2 '.state + " " + (.ready_workers | tostring)')" = "RUNNING 2"
 check "after a restart the FAILED job still has 0 ready" test "$(field failed1 .ready_workers)" = 0
-api GET "$BASE/ready2/workers"
+api GET "$JOBS/ready2/workers"
 check "...matching the workers' phases" \
     test "$(jq '[.workers[] | select(.phase == "Running")] | length' "$TMP/body")" = 2
 stop_engine KILL
 start_engine
 check "after kill -9 and restart the counts are the same" \
     test "$(field ready2 .ready_workers) $(field failed1 .ready_workers)" = "2 0"
-api POST "$BASE:batchDelete" '{"training_job_names": ["ready2", "failed1", "shimkill", "downkill", "hang", "stopme"]}'
+api POST "$JOBS:batchDelete" '{"training_job_names": ["ready2", "failed1", "shimkill", "downkill", "hang", "stopme"]}'
 
 # --- 6: a shim holds the claim while trainjobd is killed: the restart awaits it, starts nothing ---
 echo 1 >"$CTL/claimhang"
-api POST "$BASE?training_job_name=await1" "$(job await1 1 'sleep 600')"
+api POST "$JOBS?training_job_name=await1" "$(job await1 1 'sleep 600')"
 wait_for await1 .state STARTING 5
 claim="$STATE/status/$(field await1 .uid).1.master-0.claim"
 n=0
@@ -275,7 +178,7 @@ check "a start whose shim held the claim across kill -9 is adopted when it repor
     wait_for await1 .state RUNNING 10
 check "...as attempt 1: trainjobd started no second copy" test -f "$(pidfile await1 1 master-0)"
 check "...and says it waited for it" grep -q "await1: master-0: a shim holds attempt 1" "$TMP/engine.log"
-api POST "$BASE:batchDelete" '{"training_job_names": ["await1"]}'
+api POST "$JOBS:batchDelete" '{"training_job_names": ["await1"]}'
 
 # --- 6: kill -9 of trainjobd at random moments during many starts ---
 # Each worker appends "<job> <rank>" to runs; every one must appear exactly once.
@@ -285,7 +188,7 @@ k=0
 while [ $k -lt $ITER ]; do
     r=$(rand)
     if [ $((r % 3)) -ne 0 ]; then echo "0.$((r % 30))" >"$CTL/delay"; else rm -f "$CTL/delay"; fi
-    api POST "$BASE?training_job_name=k$k" "$(job "k$k" 2 "echo \"\$ECP_JOB_NAME \$RANK\" >>/mnt/s/runs")"
+    api POST "$JOBS?training_job_name=k$k" "$(job "k$k" 2 "echo \"\$ECP_JOB_NAME \$RANK\" >>/mnt/s/runs")"
     sleep "0.$(( $(rand) % 40 ))"
     stop_engine KILL
     start_engine

@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "util/pathpart.h"
 #include "util/strbuf.h"
 
 /* -1: not tried yet; 0: the kernel (or a seccomp filter) refuses it; 1: works. */
@@ -71,23 +72,15 @@ int beneath_open_dir(int root_fd, const char *subdir, bool create, struct strbuf
     }
     struct strbuf sofar = STRBUF_INIT;
     const char *p = subdir ? subdir : "";
-    while (*p) {
-        while (*p == '/')
-            p++;
-        size_t len = strcspn(p, "/");
-        if (len == 0)
-            break;
-        const char *next = p + len;
-        bool last = next[strspn(next, "/")] == '\0';
-        if (len == 1 && p[0] == '.') {
-            p = next;
-            continue;
-        }
+    const char *part;
+    size_t len;
+    while ((part = path_next_part(&p, &len))) {
+        bool last = p[strspn(p, "/")] == '\0';
         strbuf_addc(&sofar, '/');
-        strbuf_add(&sofar, p, len);
+        strbuf_add(&sofar, part, len);
         /* Named in messages only when the trouble is not with the whole subdir. */
         const char *shown = last ? NULL : strbuf_str(&sofar);
-        if (len == 2 && p[0] == '.' && p[1] == '.') {
+        if (path_part_is_dotdot(part, len)) {
             strbuf_adds(err, "'..' is not allowed");
             goto fail;
         }
@@ -96,7 +89,7 @@ int beneath_open_dir(int root_fd, const char *subdir, bool create, struct strbuf
             explain(cur, "", ENAMETOOLONG, shown, err);
             goto fail;
         }
-        memcpy(name, p, len);
+        memcpy(name, part, len);
         name[len] = '\0';
         int fd = open_component(cur, name);
         if (fd < 0 && errno == ENOENT && create) {
@@ -113,7 +106,6 @@ int beneath_open_dir(int root_fd, const char *subdir, bool create, struct strbuf
         }
         close(cur);
         cur = fd;
-        p = next;
     }
     strbuf_free(&sofar);
     return cur;

@@ -1,0 +1,222 @@
+# The scaffolding of every shell test that runs a real trainjobd (engine,
+# workers, sandbox, access, logs, state, resources, daemon, and through
+# tests/tui.sh wizard, wizard_limits and monitor): one engine on a private
+# Unix socket with its state and config in the test's $TMP, started here and
+# stopped by pid; requests over the socket; bounded waits for a job's field;
+# the config it runs on. Sourced after lib.sh, from $TRAINJOB_TOP.
+#
+# Knobs a test may set before it calls start_engine:
+#   GRACE               trainjobd --grace (1)
+#   ENGINE_UP_SECONDS   how long start_engine waits for an answer (10)
+#   ENGINE_ARGS         more trainjobd flags for every start (split on blanks)
+#   ENGINE_NOFILE       a soft descriptor limit for trainjobd (none)
+#   API_TIMEOUT         curl -m for api (60)
+#   JOB_SPEC, JOB_REPLICAS   job_json's resource spec (cpu-1) and replicas (1)
+
+: "${TRAINJOBD_BIN:=$TRAINJOB_TOP/build/trainjobd}"
+ME=$(id -un)
+export HOME="$TMP/home"
+mkdir -p "$HOME" "$TMP/run"
+SOCK="$TMP/run/engine.sock"
+STATE="$TMP/state"
+CONF="$TMP/engine.yaml"
+ENGINE_PID=""
+ENGINE_RC=""
+# The ACP paths of the local zone's workspaces and of workspace default's jobs.
+ACP=/compute/acp/data/v2/subscriptions/local/resourceGroups/default/zones/local-1z/workspaces
+JOBS=$ACP/default/trainingJobs
+
+# end_workers STATE_DIR : trainjobd's workers outlive it by design; ends the
+# shims and workers a test started (each shim's .pid file names the shim and
+# its worker's process group).
+end_workers() {
+    for _f in "$1"/status/*.pid; do
+        [ -f "$_f" ] || continue
+        read -r _shim _pgid <"$_f" && kill -KILL "-$_pgid" "$_shim" 2>/dev/null
+    done
+}
+
+# engine_cleanup: ends the engine (by pid) and the workers it started; a
+# test with more to end redefines cleanup and calls this from it.
+engine_cleanup() {
+    [ -n "$ENGINE_PID" ] && kill -KILL "$ENGINE_PID" 2>/dev/null && wait "$ENGINE_PID" 2>/dev/null
+    end_workers "$STATE"
+}
+cleanup() {
+    engine_cleanup
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# engine_config [PARAM…] < REST : writes $CONF: the local zone and region,
+# workspace default owned by $ME, then REST (stdin; </dev/null for none: more
+# workspaces as "- name: …" items first, then any other keys), then from the
+# PARAMs (defaults in brackets):
+#   nodes="sim N CPUS"  N simulated nodes n1…nN of 8 GPUs, CPUS each, 64 GiB
+#   nodes="cpu CPUS"    one node n1 without GPUs          ["cpu 64"]
+#   pools="P…"          P = NAME (dedicated) or NAME:TYPE (in zone local-1z) ["std"]
+#   specs="S…"          S = NAME:GPUS:CPUS:MIB             ["cpu-1:0:1:256"]
+#   volume              volume scratch at $TMP/vol
+# and image local/host.
+engine_config() {
+    _nodes="cpu 64" _pools=std _specs=cpu-1:0:1:256 _vol=""
+    for _a in "$@"; do
+        case $_a in
+        nodes=*) _nodes=${_a#nodes=} ;;
+        pools=*) _pools=${_a#pools=} ;;
+        specs=*) _specs=${_a#specs=} ;;
+        volume) _vol=1 ;;
+        *) echo "engine_config: unknown parameter $_a" >&2 && return 2 ;;
+        esac
+    done
+    {
+        cat <<EOF
+subscription: local
+resource_group: default
+zone: local-1z
+regions:
+- {name: local-1, zones: [local-1z], vpcs: [vpc-local]}
+workspaces:
+- name: default
+  owners: [$ME]
+EOF
+        cat
+        echo "nodes:"
+        set -- $_nodes
+        if [ "$1" = sim ]; then
+            _i=1
+            while [ $_i -le "$2" ]; do
+                echo "- {name: n$_i, gpus: 8, gpu_type: simulated, cpus: $3, memory_mib: 65536, simulated: true}"
+                _i=$((_i + 1))
+            done
+        else
+            echo "- {name: n1, gpus: 0, cpus: $2, memory_mib: 65536}"
+        fi
+        echo "pools:"
+        for _p in $_pools; do
+            case $_p in
+            *:*) echo "- {name: ${_p%%:*}, type: ${_p#*:}, zones: [local-1z]}" ;;
+            *) echo "- {name: $_p, type: dedicated}" ;;
+            esac
+        done
+        echo "specs:"
+        for _s in $_specs; do
+            IFS=: read -r _sn _sg _sc _sm <<EOF
+$_s
+EOF
+            echo "- {name: $_sn, gpus: $_sg, cpus: $_sc, memory_mib: $_sm}"
+        done
+        printf 'images:\n- {path: local/host}\n'
+        [ -z "$_vol" ] || printf 'volumes:\n- {id: scratch, zone: local-1z, path: %s}\n' "$TMP/vol"
+    } >"$CONF"
+}
+
+# engine_up [SOCK] [SECONDS] : waits, at most SECONDS (10), until an engine
+# answers the catalog on SOCK ($SOCK); fails early if $ENGINE_PID has ended.
+engine_up() {
+    _n=0
+    while [ $_n -lt $((${2:-10} * 20)) ]; do
+        curl -s -o /dev/null --unix-socket "${1:-$SOCK}" http://x/trainjob/v1/catalog && return 0
+        [ -z "$ENGINE_PID" ] || kill -0 "$ENGINE_PID" 2>/dev/null || return 1
+        sleep 0.05
+        _n=$((_n + 1))
+    done
+    return 1
+}
+
+# start_engine [FLAG…] : trainjobd in the foreground on $SOCK with $CONF and
+# $STATE and FLAGs, appending to $TMP/engine.log; its pid in $ENGINE_PID.
+# Waits until it answers (see engine_up); fails if it does not.
+start_engine() {
+    (
+        if [ -n "${ENGINE_NOFILE:-}" ]; then ulimit -Sn "$ENGINE_NOFILE" || exit 2; fi
+        exec "$TRAINJOBD_BIN" --foreground --grace "${GRACE:-1}" --config "$CONF" \
+            --state-dir "$STATE" --socket "$SOCK" ${ENGINE_ARGS:-} "$@"
+    ) >>"$TMP/engine.log" 2>&1 &
+    ENGINE_PID=$!
+    engine_up "$SOCK" "${ENGINE_UP_SECONDS:-10}"
+}
+
+# wait_gone PID [SECONDS] : waits, at most SECONDS (5), until the process
+# (or, for -PGID, every process of the group) has ended.
+wait_gone() {
+    _n=0
+    while [ $_n -lt $((${2:-5} * 20)) ]; do
+        kill -0 "$1" 2>/dev/null || return 0
+        sleep 0.05
+        _n=$((_n + 1))
+    done
+    return 1
+}
+
+# stop_engine [SIGNAL] : sends SIGNAL (TERM) to the engine and reaps it; one
+# that has not ended 10 s later is killed. Its exit status in $ENGINE_RC;
+# fails if it had to be killed.
+stop_engine() {
+    [ -n "$ENGINE_PID" ] || return 0
+    _ok=0
+    kill "-${1:-TERM}" "$ENGINE_PID" 2>/dev/null
+    wait_gone "$ENGINE_PID" 10 || { kill -KILL "$ENGINE_PID" 2>/dev/null; _ok=1; }
+    wait "$ENGINE_PID" 2>/dev/null
+    ENGINE_RC=$?
+    ENGINE_PID=""
+    return $_ok
+}
+
+# api METHOD PATH [BODY] : a request over $SOCK as the user running the test;
+# status in $code, reply in $TMP/body
+api() {
+    if [ -n "${3:-}" ]; then
+        code=$(curl -s -m "${API_TIMEOUT:-60}" -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" \
+            -X "$1" -H 'Content-Type: application/json' --data-binary "$3" "http://x$2")
+    else
+        code=$(curl -s -m "${API_TIMEOUT:-60}" -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" \
+            -X "$1" "http://x$2")
+    fi
+}
+
+# job_json NAME SCRIPT [JQ] : a PYTORCH_DDP job in pool std, $JOB_REPLICAS
+# workers of $JOB_SPEC running SCRIPT, then changed by the jq filter JQ
+job_json() {
+    jq -n --arg name "$1" --arg script "$2" --arg spec "${JOB_SPEC:-cpu-1}" \
+        --argjson n "${JOB_REPLICAS:-1}" '{
+        display_name: $name, framework: "PYTORCH_DDP", resource_pool: {name: "std"},
+        roles: [{total_replicas: $n, resource_spec: [{name: $spec}],
+                 image_path: "local/host", startup_script: $script}]
+    }' | jq "${3:-.}"
+}
+
+# submit NAME SCRIPT [JQ] : creates job_json's job in workspace default
+submit() {
+    api POST "$JOBS?training_job_name=$1" "$(job_json "$1" "$2" "${3:-.}")"
+}
+
+# field NAME JQ [WS] : prints a field of the job in workspace WS (default);
+# the whole reply stays in $TMP/job, for failure messages
+field() {
+    : >"$TMP/job"
+    curl -s -m 10 -o "$TMP/job" --unix-socket "$SOCK" "http://x$ACP/${3:-default}/trainingJobs/$1"
+    jq -r "$2" "$TMP/job"
+}
+
+# wait_for NAME JQ WANT [SECONDS] [WS] : polls, at most SECONDS (20), until
+# the job's field equals WANT
+wait_for() {
+    _w=0
+    while [ $_w -lt $((${4:-20} * 20)) ]; do
+        [ "$(field "$1" "$2" "${5:-default}")" = "$3" ] && return 0
+        sleep 0.05
+        _w=$((_w + 1))
+    done
+    return 1
+}
+
+# check NAME COMMAND… : passes when the command succeeds; a failure shows the
+# last reply and the last job read
+check() {
+    _name=$1
+    shift
+    if "$@"; then pass "$_name"; else
+        fail "$_name" "code ${code:-}: $(tail -c 400 "$TMP/body" 2>/dev/null) job: $(tail -c 200 "$TMP/job" 2>/dev/null)"
+    fi
+}

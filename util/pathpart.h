@@ -1,0 +1,28 @@
+/*
+ * pathpart: the one rule for the components of a '/'-separated path —
+ * empty components (repeated or trailing slashes) and "." are no
+ * components at all; everything else, ".." included, is one. Callers
+ * decide what a ".." means.
+ *
+ * api/validate.c normalises and checks a job's paths with it and util/beneath.c
+ * walks a volume's subdir with it, so what is checked is what is walked.
+ */
+#ifndef UTIL_PATHPART_H
+#define UTIL_PATHPART_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * The next component at or after *p: its start, its length in *len, and *p
+ * moved just past it; NULL (and *p at the end) when there is none left.
+ */
+const char *path_next_part(const char **p, size_t *len);
+
+/* Whether a component is "..". */
+static inline bool path_part_is_dotdot(const char *part, size_t len)
+{
+    return len == 2 && part[0] == '.' && part[1] == '.';
+}
+
+#endif
