@@ -4,7 +4,7 @@
  * capacity changes. 1,000 nodes of 8 GPUs, 64 CPUs and 512 GiB; jobs of 1–8
  * workers of 1 or 8 GPUs, standard and idle (half of those preemptible),
  * NORMAL / HIGH / HIGHEST. Prints one table row per case: the median and p99
-  * time of one pass over RUNS passes, and what the pass decided.
+ * time of one pass over RUNS passes, and what the pass decided.
  *
  * Then the POST a user feels: one job through routes_handle (URL, engine,
  * store, JSON) and the loop turn that runs the pass it asks for, with 0, 1k,
@@ -230,8 +230,8 @@ static int post_one(struct engine *eng, struct loop *lp, const char *user, const
              "\"image_path\":\"local/host\",\"startup_script\":\"true\"}]}",
              name);
     struct post_query pq = {name};
-    struct http_request req = {"POST", post_path, NULL, post_q, NULL, &pq, body, strlen(body),
-                               user};
+    struct http_request req = {"POST", post_path, NULL,         post_q, NULL,
+                               &pq,    body,      strlen(body), user};
     struct http_response resp;
     memset(&resp, 0, sizeof resp);
     resp.text = (struct strbuf)STRBUF_INIT;
@@ -308,7 +308,8 @@ static int post_latency(void)
            POST_SAMPLES);
     printf("| %-28s | %10s | %10s | %-34s |\n", "jobs waiting", "median µs", "p90 µs",
            "target: median within 2x of at 0");
-    printf("|------------------------------|------------|------------|------------------------------------|\n");
+    printf("|------------------------------|------------|------------|-----------------------------"
+           "-------|\n");
     size_t have = 0, serial = 0;
     double base = 0;
     for (size_t r = 0; r < sizeof waiting / sizeof *waiting; r++) {
@@ -336,7 +337,8 @@ static int post_latency(void)
             }
             have++;
         }
-        double median = bench_quantile(t, POST_SAMPLES, 0.5), p90 = bench_quantile(t, POST_SAMPLES, 0.9);
+        double median = bench_quantile(t, POST_SAMPLES, 0.5),
+               p90 = bench_quantile(t, POST_SAMPLES, 0.9);
         if (r == 0)
             base = median;
         char verdict[64];
