@@ -140,6 +140,7 @@ static struct ejob *job_from_record(const char *json)
 
 int engine_save(struct engine *eng, struct ejob *job)
 {
+    eng->changes++; /* what a kept scheduling pass read may have changed */
     char *rec = job_record(job);
     struct strbuf err = STRBUF_INIT;
     enum store_status st = store_job_update(eng->store, job->spec.uid, rec, &err);
@@ -326,6 +327,7 @@ void engine_set_state(struct engine *eng, struct ejob *job, enum job_state state
 
 void engine_remove(struct engine *eng, struct ejob *job)
 {
+    eng->changes++;
     struct strbuf err = STRBUF_INIT;
     if (store_job_delete(eng->store, job->spec.uid, &err) == STORE_ERROR)
         engine_log("deleting %s: %s", job->spec.name, strbuf_str(&err));
@@ -579,6 +581,7 @@ void engine_close(struct engine *eng)
     }
     if (eng->sched_timer)
         loop_cancel(eng->loop, eng->sched_timer);
+    lifecycle_sched_free(eng);
     for (size_t i = 0; i < eng->job_count; i++) {
         lifecycle_cancel_kill(eng, eng->jobs[i]);
         ejob_free(eng->jobs[i]);
@@ -882,7 +885,7 @@ int engine_job_create(struct engine *eng, const char *user, const char *ws, cons
     ev.message = text;
     engine_event(eng, job, &ev);
     engine_publish(eng, job);
-    lifecycle_schedule_soon(eng);
+    lifecycle_schedule_added(eng);
     *reply = job_json(job);
     return 200;
 }

@@ -430,75 +430,158 @@ static void start_job(struct engine *eng, struct ejob *job, const int *placement
 
 /* ---- scheduling passes -------------------------------------------------- */
 
-static void run_pass(void *ctx)
+/*
+ * What a pass that placed and preempted nothing leaves for the next: the
+ * jobs sched_job_kept names (running, or reserving nodes), with their ejobs,
+ * and the waiting job that came last. While nothing a pass reads changed
+ * (eng->changes, eng->sched_full), jobs created since are decided against
+ * these alone (sched_pass_added): a POST costs the same with 50,000 jobs
+ * waiting as with none.
+ */
+struct sched_keep {
+    uint64_t changes;  /* eng->changes when kept */
+    size_t job_count;  /* eng->job_count then: jobs after it were created since */
+    uint64_t next_seq; /* eng->next_seq then: every job created since has one at least as high */
+    struct sched_node *nodes;
+    size_t nn, np;
+    bool *pool_masks;       /* (np + 1) × nn */
+    struct sched_job *jobs; /* placement and excluded owned */
+    struct ejob **who;
+    size_t count, cap;
+    bool has_last;
+    struct sched_job last; /* order fields only */
+};
+
+/* Frees a job's arrays built by sched_job_of. */
+static void sched_job_release(struct sched_job *s)
 {
-    struct engine *eng = ctx;
-    eng->sched_timer = 0;
-    size_t nn = eng->cfg.node_count;
-    struct sched_node *nodes = xcalloc(nn ? nn : 1, sizeof *nodes);
+    free(s->placement);
+    free((bool *)s->excluded);
+    s->placement = NULL;
+    s->excluded = NULL;
+}
+
+static void keep_free(struct sched_keep *k)
+{
+    if (k == NULL)
+        return;
+    for (size_t i = 0; i < k->count; i++)
+        sched_job_release(&k->jobs[i]);
+    free(k->jobs);
+    free(k->who);
+    free(k->nodes);
+    free(k->pool_masks);
+    free(k);
+}
+
+void lifecycle_sched_free(struct engine *eng)
+{
+    keep_free(eng->sched_keep);
+    eng->sched_keep = NULL;
+}
+
+static void keep_add(struct sched_keep *k, const struct sched_job *s, struct ejob *job)
+{
+    if (k->count == k->cap) {
+        k->cap = k->cap ? 2 * k->cap : 16;
+        k->jobs = xreallocarray(k->jobs, k->cap, sizeof *k->jobs);
+        k->who = xreallocarray(k->who, k->cap, sizeof *k->who);
+    }
+    k->jobs[k->count] = *s;
+    k->who[k->count++] = job;
+}
+
+/* Remembers s as the last waiting job if it comes after the one so far. */
+static void keep_last(struct sched_keep *k, const struct sched_job *s)
+{
+    if (!k->has_last || sched_before(&k->last, s)) {
+        k->last = *s;
+        k->last.name = NULL;
+        k->last.placement = NULL;
+        k->last.allowed = k->last.excluded = NULL;
+        k->has_last = true;
+    }
+}
+
+/* The nodes and one allowed-node array per pool (shared by its jobs; the last: every node). */
+static void pass_nodes(struct engine *eng, struct sched_node **nodes, bool **pool_masks)
+{
+    size_t nn = eng->cfg.node_count, np = eng->cfg.pool_count;
+    *nodes = xcalloc(nn ? nn : 1, sizeof **nodes);
     for (size_t i = 0; i < nn; i++) {
         const struct config_node *c = &eng->cfg.nodes[i];
-        nodes[i] = (struct sched_node){c->name, c->gpus, c->cpus, c->memory_mib, c->unschedulable};
+        (*nodes)[i] =
+            (struct sched_node){c->name, c->gpus, c->cpus, c->memory_mib, c->unschedulable};
     }
-    struct sched_job *sj = xcalloc(eng->job_count ? eng->job_count : 1, sizeof *sj);
-    struct ejob **who = xcalloc(eng->job_count ? eng->job_count : 1, sizeof *who);
-    /* One allowed-node array per pool, shared by its jobs; excluded only where marked. */
-    size_t np = eng->cfg.pool_count;
-    bool *pool_masks = xcalloc((np + 1) * (nn ? nn : 1), 1);
+    *pool_masks = xcalloc((np + 1) * (nn ? nn : 1), 1);
     for (size_t p = 0; p < np; p++)
         for (size_t i = 0; i < nn; i++)
-            pool_masks[p * nn + i] =
+            (*pool_masks)[p * nn + i] =
                 config_pool_has_node(&eng->cfg.pools[p], eng->cfg.nodes[i].name);
     for (size_t i = 0; i < nn; i++)
-        pool_masks[np * nn + i] = true; /* a pool the config no longer has: every node */
-    bool *masks = xcalloc((eng->job_count ? eng->job_count : 1) * (nn ? nn : 1), 1);
-    size_t n = 0;
-    for (size_t j = 0; j < eng->job_count; j++) {
-        struct ejob *job = eng->jobs[j];
-        bool live = job_has_live_workers(job);
-        if (!live && !job_waiting(job))
-            continue;
-        int replicas = replicas_of(job);
-        struct sched_job *s = &sj[n];
-        s->name = job->spec.name;
-        s->priority = job->spec.scheduling.priority;
-        s->idle = jobspec_is_idle(&job->spec);
-        s->preemptible =
-            s->idle &&
-            (!job->spec.scheduling.has_preemptible || job->spec.scheduling.preemptible) &&
-            job->after_stop == AFTER_STOP_NONE;
-        s->submit_seq = job->seq;
-        s->replicas = replicas;
-        s->per_worker = (struct sched_demand){job->gpus, job->cpus, job->memory_mib};
-        s->scoring = job->spec.scheduling.scoring_strategy;
-        const struct config_pool *pool = config_pool(&eng->cfg, job->spec.resource_pool.name);
-        size_t p = pool ? (size_t)(pool - eng->cfg.pools) : np;
-        s->allowed = pool_masks + p * nn;
-        s->excluded = NULL;
-        if (job->excluded_count) {
-            bool *excluded = masks + n * nn;
-            for (size_t i = 0; i < nn; i++)
-                for (size_t k = 0; k < job->excluded_count; k++)
-                    excluded[i] |= strcmp(job->excluded[k], eng->cfg.nodes[i].name) == 0;
-            s->excluded = excluded;
-        }
-        s->running = live;
-        s->placement = xcalloc((size_t)replicas, sizeof *s->placement);
-        if (live) {
-            for (int i = 0; i < replicas && (size_t)i < job->worker_count; i++) {
-                int idx = job->workers[i].live ? node_index(eng, job->workers[i].node) : -1;
-                s->placement[i] = idx;
-            }
-            /* Workers already ended hold nothing: count them on no node. */
-            int kept = 0;
-            for (int i = 0; i < replicas; i++)
-                if (s->placement[i] >= 0)
-                    s->placement[kept++] = s->placement[i];
-            s->replicas = kept;
-        }
-        who[n++] = job;
+        (*pool_masks)[np * nn + i] = true; /* a pool the config no longer has: every node */
+}
+
+/* The scheduler's view of a job that holds (live) or wants capacity. */
+static void sched_job_of(struct engine *eng, struct ejob *job, bool live, const bool *pool_masks,
+                         struct sched_job *s)
+{
+    size_t nn = eng->cfg.node_count, np = eng->cfg.pool_count;
+    int replicas = replicas_of(job);
+    memset(s, 0, sizeof *s);
+    s->name = job->spec.name;
+    s->priority = job->spec.scheduling.priority;
+    s->idle = jobspec_is_idle(&job->spec);
+    s->preemptible = s->idle &&
+                     (!job->spec.scheduling.has_preemptible || job->spec.scheduling.preemptible) &&
+                     job->after_stop == AFTER_STOP_NONE;
+    s->submit_seq = job->seq;
+    s->replicas = replicas;
+    s->per_worker = (struct sched_demand){job->gpus, job->cpus, job->memory_mib};
+    s->scoring = job->spec.scheduling.scoring_strategy;
+    const struct config_pool *pool = config_pool(&eng->cfg, job->spec.resource_pool.name);
+    size_t p = pool ? (size_t)(pool - eng->cfg.pools) : np;
+    s->allowed = pool_masks + p * nn;
+    if (job->excluded_count) { /* excluded only where marked */
+        bool *excluded = xcalloc(nn ? nn : 1, 1);
+        for (size_t i = 0; i < nn; i++)
+            for (size_t k = 0; k < job->excluded_count; k++)
+                excluded[i] |= strcmp(job->excluded[k], eng->cfg.nodes[i].name) == 0;
+        s->excluded = excluded;
     }
-    sched_pass(nodes, nn, sj, n);
+    s->running = live;
+    s->placement = xcalloc((size_t)replicas, sizeof *s->placement);
+    if (live) {
+        for (int i = 0; i < replicas && (size_t)i < job->worker_count; i++)
+            s->placement[i] = job->workers[i].live ? node_index(eng, job->workers[i].node) : -1;
+        /* Workers already ended hold nothing: count them on no node. */
+        int kept = 0;
+        for (int i = 0; i < replicas; i++)
+            if (s->placement[i] >= 0)
+                s->placement[kept++] = s->placement[i];
+        s->replicas = kept;
+    }
+}
+
+/* Does a pass over every job (jobs[], count) show what verdicts it decides? */
+static bool pass_changes(const struct sched_job *sj, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (sj[k].verdict == SCHED_PLACE || sj[k].verdict == SCHED_PREEMPT)
+            return true;
+    return false;
+}
+
+/* What a waiting job shows: its reason, after "preempted by …" while that holds. */
+static char *wait_message(const struct ejob *job, const char *reason)
+{
+    return job->preempted_by ? xasprintf("%s; %s", job->preempted_by, reason) : xstrdup(reason);
+}
+
+/* Applies a pass's verdicts: preempts, starts, and shows why the rest wait. */
+static void apply_pass(struct engine *eng, struct sched_job *sj, struct ejob **who, size_t n)
+{
+    size_t nn = eng->cfg.node_count;
     /* Every change a pass makes is one transaction: one fsync, not one per job. */
     store_begin(eng->store, NULL);
     /* Nodes whose capacity a preemption frees only once its workers have stopped. */
@@ -526,7 +609,6 @@ static void run_pass(void *ctx)
             snprintf(reason, sizeof reason, "waiting for preempted job %s to stop", victim);
             if (!job->spec.state_message || strcmp(job->spec.state_message, reason) != 0)
                 engine_set_state(eng, job, job->spec.state, reason);
-            free(sj[k].placement);
             continue;
         }
         switch (sj[k].verdict) {
@@ -543,8 +625,7 @@ static void run_pass(void *ctx)
         }
         case SCHED_WAIT: {
             /* A preempted job keeps saying so while it waits. */
-            char *reason = job->preempted_by ? xasprintf("%s; %s", job->preempted_by, sj[k].reason)
-                                             : xstrdup(sj[k].reason);
+            char *reason = wait_message(job, sj[k].reason);
             if (!job->spec.state_message || strcmp(job->spec.state_message, reason) != 0)
                 engine_set_state(eng, job, job->spec.state, reason);
             free(reason);
@@ -553,18 +634,194 @@ static void run_pass(void *ctx)
         case SCHED_KEEP:
             break;
         }
-        free(sj[k].placement);
     }
     store_commit(eng->store, NULL);
     free(freeing);
-    free(masks);
-    free(pool_masks);
-    free(who);
+}
+
+/* Builds the input of a pass over every job: who[] and sj[] (n of them). */
+static size_t pass_input(struct engine *eng, const bool *pool_masks, struct sched_job **sj_out,
+                         struct ejob ***who_out)
+{
+    struct sched_job *sj = xcalloc(eng->job_count ? eng->job_count : 1, sizeof *sj);
+    struct ejob **who = xcalloc(eng->job_count ? eng->job_count : 1, sizeof *who);
+    size_t n = 0;
+    for (size_t j = 0; j < eng->job_count; j++) {
+        struct ejob *job = eng->jobs[j];
+        bool live = job_has_live_workers(job);
+        if (!live && !job_waiting(job))
+            continue;
+        sched_job_of(eng, job, live, pool_masks, &sj[n]);
+        who[n++] = job;
+    }
+    *sj_out = sj;
+    *who_out = who;
+    return n;
+}
+
+/* A pass over every job; keeps what the next needs when it placed and preempted nothing. */
+static void full_pass(struct engine *eng)
+{
+    struct sched_node *nodes;
+    bool *pool_masks;
+    struct sched_job *sj;
+    struct ejob **who;
+    lifecycle_sched_free(eng);
+    eng->sched_full = false;
+    pass_nodes(eng, &nodes, &pool_masks);
+    size_t n = pass_input(eng, pool_masks, &sj, &who);
+    sched_pass(nodes, eng->cfg.node_count, sj, n);
+    apply_pass(eng, sj, who, n);
+    struct sched_keep *k = NULL;
+    if (!pass_changes(sj, n) && !eng->sched_full) {
+        k = xcalloc(1, sizeof *k);
+        k->nodes = nodes;
+        k->pool_masks = pool_masks;
+        k->nn = eng->cfg.node_count;
+        k->np = eng->cfg.pool_count;
+        nodes = NULL;
+        pool_masks = NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (k && !sj[i].running)
+            keep_last(k, &sj[i]);
+        if (k && sched_job_kept(&sj[i]))
+            keep_add(k, &sj[i], who[i]); /* owns its arrays now */
+        else
+            sched_job_release(&sj[i]);
+    }
+    if (k) {
+        k->changes = eng->changes;
+        k->job_count = eng->job_count;
+        k->next_seq = eng->next_seq;
+        eng->sched_keep = k;
+    }
     free(sj);
+    free(who);
     free(nodes);
+    free(pool_masks);
+}
+
+/*
+ * Checks a pass over added jobs against a pass over every job
+ * (TRAINJOBD_SCHED_VERIFY=1, as the engine tests run): the same verdicts
+ * and reasons for the jobs it decided, the reason shown now for the others.
+ * Aborts on a difference: a change that did not bump eng->changes.
+ */
+static void verify_added(struct engine *eng, const struct sched_job *got, struct ejob **got_who,
+                         size_t got_n)
+{
+    struct sched_node *nodes;
+    bool *pool_masks;
+    struct sched_job *sj;
+    struct ejob **who;
+    pass_nodes(eng, &nodes, &pool_masks);
+    size_t n = pass_input(eng, pool_masks, &sj, &who);
+    sched_pass(nodes, eng->cfg.node_count, sj, n);
+    for (size_t i = 0; i < n; i++) {
+        const struct sched_job *mine = NULL;
+        for (size_t g = 0; g < got_n && !mine; g++)
+            if (got_who[g] == who[i])
+                mine = &got[g];
+        bool same;
+        if (mine) {
+            same = mine->verdict == sj[i].verdict && strcmp(mine->reason, sj[i].reason) == 0;
+            for (int w = 0; same && sj[i].verdict == SCHED_PLACE && w < sj[i].replicas; w++)
+                same = mine->placement[w] == sj[i].placement[w];
+        } else {
+            char *shown = wait_message(who[i], sj[i].reason);
+            same = sj[i].verdict == (sj[i].running ? SCHED_KEEP : SCHED_WAIT) &&
+                   (sj[i].running ||
+                    (who[i]->spec.state_message && strcmp(who[i]->spec.state_message, shown) == 0));
+            free(shown);
+        }
+        if (!same) {
+            engine_log("scheduler: a pass over added jobs is not a pass over every job: %s: %d "
+                       "\"%s\", over every job %d \"%s\"",
+                       who[i]->spec.name, mine ? (int)mine->verdict : -1,
+                       mine ? mine->reason : who[i]->spec.state_message, (int)sj[i].verdict,
+                       sj[i].reason);
+            abort();
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        sched_job_release(&sj[i]);
+    free(sj);
+    free(who);
+    free(nodes);
+    free(pool_masks);
+}
+
+/*
+ * A pass over the kept jobs and those created since alone; false (and
+ * nothing done) when a pass over every job is needed: something else
+ * changed, or an added job changes what jobs left out would see.
+ */
+static bool added_pass(struct engine *eng)
+{
+    struct sched_keep *k = eng->sched_keep;
+    if (k == NULL || eng->sched_full || k->changes != eng->changes ||
+        eng->job_count < k->job_count || k->nn != eng->cfg.node_count ||
+        k->np != eng->cfg.pool_count)
+        return false;
+    size_t added = eng->job_count - k->job_count, n = k->count;
+    struct sched_job *sj = xcalloc(n + added + 1, sizeof *sj);
+    struct ejob **who = xcalloc(n + added + 1, sizeof *who);
+    memcpy(sj, k->jobs, n * sizeof *sj);
+    memcpy(who, k->who, n * sizeof *who);
+    bool ok = true;
+    for (size_t j = k->job_count; j < eng->job_count && ok; j++) {
+        struct ejob *job = eng->jobs[j];
+        ok = job->seq >= k->next_seq && job_waiting(job); /* created since, nothing else */
+        if (ok) {
+            sched_job_of(eng, job, false, k->pool_masks, &sj[n]);
+            who[n++] = job;
+        }
+    }
+    ok = ok && sched_pass_added(k->nodes, k->nn, sj, n, k->count, k->has_last ? &k->last : NULL);
+    if (ok) {
+        if (getenv("TRAINJOBD_SCHED_VERIFY"))
+            verify_added(eng, sj, who, n);
+        apply_pass(eng, sj, who, n);
+    }
+    bool keep = ok && !pass_changes(sj, n) && !eng->sched_full;
+    for (size_t i = k->count; i < n; i++) {
+        if (keep) {
+            keep_last(k, &sj[i]);
+            if (sched_job_kept(&sj[i])) {
+                keep_add(k, &sj[i], who[i]);
+                continue;
+            }
+        }
+        sched_job_release(&sj[i]);
+    }
+    free(sj);
+    free(who);
+    if (keep) {
+        k->changes = eng->changes;
+        k->job_count = eng->job_count;
+        k->next_seq = eng->next_seq;
+    } else if (ok) {
+        lifecycle_sched_free(eng); /* it placed or preempted: the next pass looks at all */
+    }
+    return ok;
+}
+
+static void run_pass(void *ctx)
+{
+    struct engine *eng = ctx;
+    eng->sched_timer = 0;
+    if (!added_pass(eng))
+        full_pass(eng);
 }
 
 void lifecycle_schedule_soon(struct engine *eng)
+{
+    eng->sched_full = true;
+    lifecycle_schedule_added(eng);
+}
+
+void lifecycle_schedule_added(struct engine *eng)
 {
     if (eng->sched_timer == 0)
         eng->sched_timer = loop_add_timer(eng->loop, 0, run_pass, eng);
@@ -648,6 +905,7 @@ void lifecycle_stop(struct engine *eng, struct ejob *job, enum after_stop then, 
     if (job->after_stop == AFTER_STOP_DELETE && then != AFTER_STOP_DELETE)
         return;
     job->after_stop = then;
+    eng->changes++; /* no longer preemptible, soon holding nothing: a kept pass is stale */
     char *copy = why ? xstrdup(why) : NULL; /* why may be the old reason itself */
     free(job->after_stop_reason);
     job->after_stop_reason = copy;
@@ -721,6 +979,7 @@ bool lifecycle_mark_node(struct engine *eng, struct ejob *job, const char *node,
         job->excluded =
             xreallocarray(job->excluded, job->excluded_count + 1, sizeof *job->excluded);
         job->excluded[job->excluded_count++] = xstrdup(node);
+        eng->changes++; /* a kept pass read the job without it */
     }
     struct job_event ev = {0};
     ev.kind = EVENT_NODE_MARKED;
@@ -825,6 +1084,7 @@ static void apply_fault(struct engine *eng, struct ejob *job, struct eworker *w,
 
 void lifecycle_worker_ended(struct engine *eng, struct ejob *job, struct eworker *w, int exit_code)
 {
+    eng->changes++; /* it holds nothing now: a kept pass is stale */
     char *status = lifecycle_status_path(eng, job, w);
     /* The shim removed the attempt's cgroup, unless it died; first, as what follows may
      * start the next attempt or free the job. */
