@@ -578,6 +578,16 @@ static char *wait_message(const struct ejob *job, const char *reason)
     return job->preempted_by ? xasprintf("%s; %s", job->preempted_by, reason) : xstrdup(reason);
 }
 
+/* With TRAINJOBD_SCHED_LOG set, a line per pass in the engine's log (what tests count). */
+static void log_pass(const char *kind, size_t decided, size_t jobs)
+{
+    static int on = -1;
+    if (on < 0)
+        on = getenv("TRAINJOBD_SCHED_LOG") != NULL;
+    if (on)
+        engine_log("scheduling pass over %s: %zu of %zu jobs", kind, decided, jobs);
+}
+
 /* Applies a pass's verdicts: preempts, starts, and shows why the rest wait. */
 static void apply_pass(struct engine *eng, struct sched_job *sj, struct ejob **who, size_t n)
 {
@@ -671,6 +681,7 @@ static void full_pass(struct engine *eng)
     pass_nodes(eng, &nodes, &pool_masks);
     size_t n = pass_input(eng, pool_masks, &sj, &who);
     sched_pass(nodes, eng->cfg.node_count, sj, n);
+    log_pass("every job", n, eng->job_count);
     apply_pass(eng, sj, who, n);
     struct sched_keep *k = NULL;
     if (!pass_changes(sj, n) && !eng->sched_full) {
@@ -782,6 +793,7 @@ static bool added_pass(struct engine *eng)
     if (ok) {
         if (getenv("TRAINJOBD_SCHED_VERIFY"))
             verify_added(eng, sj, who, n);
+        log_pass("added jobs", n, eng->job_count);
         apply_pass(eng, sj, who, n);
     }
     bool keep = ok && !pass_changes(sj, n) && !eng->sched_full;
@@ -1084,7 +1096,10 @@ static void apply_fault(struct engine *eng, struct ejob *job, struct eworker *w,
 
 void lifecycle_worker_ended(struct engine *eng, struct ejob *job, struct eworker *w, int exit_code)
 {
-    eng->changes++; /* it holds nothing now: a kept pass is stale */
+    /* It holds nothing now: a kept pass is stale, and what it held may start a waiting job
+     * even while the job's other workers run. */
+    eng->changes++;
+    lifecycle_schedule_soon(eng);
     char *status = lifecycle_status_path(eng, job, w);
     /* The shim removed the attempt's cgroup, unless it died; first, as what follows may
      * start the next attempt or free the job. */
