@@ -430,15 +430,25 @@ static void start_job(struct engine *eng, struct ejob *job, const int *placement
 
 /* ---- scheduling passes -------------------------------------------------- */
 
+/* The input of a pass over n jobs; reused from pass to pass (grow-only). */
+struct pass_buf {
+    struct sched_job *sj;
+    struct ejob **who;
+    size_t n, cap;
+    int *slots; /* every job's placement, one block */
+    size_t slots_cap;
+};
+
 /*
- * What a pass that placed and preempted nothing leaves for the next: the
- * jobs sched_job_kept names (running, or reserving nodes), with their ejobs,
- * and the waiting job that came last. While nothing a pass reads changed
- * (eng->changes, eng->sched_full), jobs created since are decided against
- * these alone (sched_pass_added): a POST costs the same with 50,000 jobs
- * waiting as with none.
+ * What a pass that placed and preempted nothing leaves for the next (valid):
+ * the jobs sched_job_kept names (running, or reserving nodes), with their
+ * ejobs, and the waiting job that came last. While nothing a pass reads
+ * changed (eng->changes, eng->sched_full), jobs created since are decided
+ * against these alone (sched_pass_added): a POST costs the same with 50,000
+ * jobs waiting as with none. Allocated at the first pass, freed at close.
  */
 struct sched_keep {
+    bool valid;
     uint64_t changes;  /* eng->changes when kept */
     size_t job_count;  /* eng->job_count then: jobs after it were created since */
     uint64_t next_seq; /* eng->next_seq then: every job created since has one at least as high */
@@ -450,44 +460,59 @@ struct sched_keep {
     size_t count, cap;
     bool has_last;
     struct sched_job last; /* order fields only */
+    struct pass_buf buf;   /* the input of every pass */
 };
 
-/* Frees a job's arrays built by sched_job_of. */
-static void sched_job_release(struct sched_job *s)
+/* Forgets the last pass. */
+static void keep_reset(struct sched_keep *k)
 {
-    free(s->placement);
-    free((bool *)s->excluded);
-    s->placement = NULL;
-    s->excluded = NULL;
-}
-
-static void keep_free(struct sched_keep *k)
-{
-    if (k == NULL)
-        return;
-    for (size_t i = 0; i < k->count; i++)
-        sched_job_release(&k->jobs[i]);
-    free(k->jobs);
-    free(k->who);
+    for (size_t i = 0; i < k->count; i++) {
+        free(k->jobs[i].placement);
+        free((bool *)k->jobs[i].excluded);
+    }
+    k->count = 0;
     free(k->nodes);
     free(k->pool_masks);
-    free(k);
+    k->nodes = NULL;
+    k->pool_masks = NULL;
+    k->has_last = false;
+    k->valid = false;
+}
+
+static void buf_free(struct pass_buf *b)
+{
+    free(b->sj);
+    free(b->who);
+    free(b->slots);
 }
 
 void lifecycle_sched_free(struct engine *eng)
 {
-    keep_free(eng->sched_keep);
+    struct sched_keep *k = eng->sched_keep;
+    if (k == NULL)
+        return;
+    keep_reset(k);
+    free(k->jobs);
+    free(k->who);
+    buf_free(&k->buf);
+    free(k);
     eng->sched_keep = NULL;
 }
 
-static void keep_add(struct sched_keep *k, const struct sched_job *s, struct ejob *job)
+/* Keeps a copy of s (its placement copied; its exclusions handed over). */
+static void keep_add(struct sched_keep *k, struct sched_job *s, struct ejob *job)
 {
     if (k->count == k->cap) {
         k->cap = k->cap ? 2 * k->cap : 16;
         k->jobs = xreallocarray(k->jobs, k->cap, sizeof *k->jobs);
         k->who = xreallocarray(k->who, k->cap, sizeof *k->who);
     }
-    k->jobs[k->count] = *s;
+    struct sched_job *c = &k->jobs[k->count];
+    *c = *s;
+    size_t r = s->replicas > 0 ? (size_t)s->replicas : 1;
+    c->placement = xreallocarray(NULL, r, sizeof *c->placement);
+    memcpy(c->placement, s->placement, r * sizeof *c->placement);
+    s->excluded = NULL;
     k->who[k->count++] = job;
 }
 
@@ -522,13 +547,16 @@ static void pass_nodes(struct engine *eng, struct sched_node **nodes, bool **poo
         (*pool_masks)[np * nn + i] = true; /* a pool the config no longer has: every node */
 }
 
-/* The scheduler's view of a job that holds (live) or wants capacity. */
+/*
+ * The scheduler's view of a job that holds (live) or wants capacity, its
+ * placement in slots (replicas_of(job) of them). Every field is set but the
+ * reason's bytes past the first: a pass writes them.
+ */
 static void sched_job_of(struct engine *eng, struct ejob *job, bool live, const bool *pool_masks,
-                         struct sched_job *s)
+                         int *slots, struct sched_job *s)
 {
     size_t nn = eng->cfg.node_count, np = eng->cfg.pool_count;
     int replicas = replicas_of(job);
-    memset(s, 0, sizeof *s);
     s->name = job->spec.name;
     s->priority = job->spec.scheduling.priority;
     s->idle = jobspec_is_idle(&job->spec);
@@ -542,6 +570,7 @@ static void sched_job_of(struct engine *eng, struct ejob *job, bool live, const 
     const struct config_pool *pool = config_pool(&eng->cfg, job->spec.resource_pool.name);
     size_t p = pool ? (size_t)(pool - eng->cfg.pools) : np;
     s->allowed = pool_masks + p * nn;
+    s->excluded = NULL;
     if (job->excluded_count) { /* excluded only where marked */
         bool *excluded = xcalloc(nn ? nn : 1, 1);
         for (size_t i = 0; i < nn; i++)
@@ -550,20 +579,80 @@ static void sched_job_of(struct engine *eng, struct ejob *job, bool live, const 
         s->excluded = excluded;
     }
     s->running = live;
-    s->placement = xcalloc((size_t)replicas, sizeof *s->placement);
+    s->placement = slots;
+    s->verdict = SCHED_WAIT;
+    s->reason[0] = '\0';
+    s->reserved = false;
+    for (int i = 0; i < replicas; i++)
+        slots[i] = -1;
     if (live) {
         for (int i = 0; i < replicas && (size_t)i < job->worker_count; i++)
-            s->placement[i] = job->workers[i].live ? node_index(eng, job->workers[i].node) : -1;
+            slots[i] = job->workers[i].live ? node_index(eng, job->workers[i].node) : -1;
         /* Workers already ended hold nothing: count them on no node. */
         int kept = 0;
         for (int i = 0; i < replicas; i++)
-            if (s->placement[i] >= 0)
-                s->placement[kept++] = s->placement[i];
+            if (slots[i] >= 0)
+                slots[kept++] = slots[i];
         s->replicas = kept;
     }
 }
 
-/* Does a pass over every job (jobs[], count) show what verdicts it decides? */
+/* Room in b for count jobs more (after its first b->n) and replicas placement slots. */
+static void buf_reserve(struct pass_buf *b, size_t count, size_t replicas)
+{
+    if (b->n + count > b->cap) {
+        b->cap = b->n + count + 64;
+        b->sj = xreallocarray(b->sj, b->cap, sizeof *b->sj);
+        b->who = xreallocarray(b->who, b->cap, sizeof *b->who);
+    }
+    if (replicas > b->slots_cap) {
+        b->slots_cap = replicas + 256;
+        b->slots = xreallocarray(b->slots, b->slots_cap, sizeof *b->slots);
+    }
+}
+
+/*
+ * Adds to b (after its first b->n, whose placements are not in b->slots)
+ * the jobs among jobs[from, to) that hold or want capacity; with
+ * only_waiting, it stops at the first that does not wait (returns false).
+ */
+static bool buf_add(struct engine *eng, struct pass_buf *b, const bool *pool_masks, size_t from,
+                    size_t to, bool only_waiting)
+{
+    size_t first = b->n, total = 0;
+    buf_reserve(b, to - from, 0);
+    for (size_t j = from; j < to; j++) {
+        struct ejob *job = eng->jobs[j];
+        bool live = job_has_live_workers(job);
+        if (only_waiting && (live || !job_waiting(job))) {
+            b->n = first;
+            return false;
+        }
+        if (!live && !job_waiting(job))
+            continue;
+        b->sj[b->n].running = live;
+        b->who[b->n++] = job;
+        total += (size_t)replicas_of(job);
+    }
+    buf_reserve(b, 0, total);
+    for (size_t i = first, off = 0; i < b->n; i++) {
+        sched_job_of(eng, b->who[i], b->sj[i].running, pool_masks, b->slots + off, &b->sj[i]);
+        off += (size_t)replicas_of(b->who[i]);
+    }
+    return true;
+}
+
+/* Frees what the jobs of b from first on own (their exclusions). */
+static void buf_release(struct pass_buf *b, size_t first)
+{
+    for (size_t i = first; i < b->n; i++) {
+        free((bool *)b->sj[i].excluded);
+        b->sj[i].excluded = NULL;
+    }
+    b->n = 0;
+}
+
+/* Did a pass place or preempt anything? */
 static bool pass_changes(const struct sched_job *sj, size_t n)
 {
     for (size_t k = 0; k < n; k++)
@@ -572,10 +661,19 @@ static bool pass_changes(const struct sched_job *sj, size_t n)
     return false;
 }
 
-/* What a waiting job shows: its reason, after "preempted by …" while that holds. */
-static char *wait_message(const struct ejob *job, const char *reason)
+/* Does a waiting job show reason already (after "preempted by …; " while that holds)? */
+static bool shows(const struct ejob *job, const char *reason)
 {
-    return job->preempted_by ? xasprintf("%s; %s", job->preempted_by, reason) : xstrdup(reason);
+    const char *m = job->spec.state_message;
+    if (m == NULL)
+        return false;
+    if (job->preempted_by) {
+        size_t len = strlen(job->preempted_by);
+        if (strncmp(m, job->preempted_by, len) != 0 || m[len] != ';' || m[len + 1] != ' ')
+            return false;
+        m += len + 2;
+    }
+    return strcmp(m, reason) == 0;
 }
 
 /* With TRAINJOBD_SCHED_LOG set, a line per pass in the engine's log (what tests count). */
@@ -633,14 +731,16 @@ static void apply_pass(struct engine *eng, struct sched_job *sj, struct ejob **w
             lifecycle_stop(eng, job, AFTER_STOP_REQUEUE, sj[k].reason);
             break;
         }
-        case SCHED_WAIT: {
-            /* A preempted job keeps saying so while it waits. */
-            char *reason = wait_message(job, sj[k].reason);
-            if (!job->spec.state_message || strcmp(job->spec.state_message, reason) != 0)
+        case SCHED_WAIT:
+            if (!shows(job, sj[k].reason)) {
+                /* A preempted job keeps saying so while it waits. */
+                char *reason = job->preempted_by
+                                   ? xasprintf("%s; %s", job->preempted_by, sj[k].reason)
+                                   : xstrdup(sj[k].reason);
                 engine_set_state(eng, job, job->spec.state, reason);
-            free(reason);
+                free(reason);
+            }
             break;
-        }
         case SCHED_KEEP:
             break;
         }
@@ -649,68 +749,43 @@ static void apply_pass(struct engine *eng, struct sched_job *sj, struct ejob **w
     free(freeing);
 }
 
-/* Builds the input of a pass over every job: who[] and sj[] (n of them). */
-static size_t pass_input(struct engine *eng, const bool *pool_masks, struct sched_job **sj_out,
-                         struct ejob ***who_out)
+static struct sched_keep *keep_of(struct engine *eng)
 {
-    struct sched_job *sj = xcalloc(eng->job_count ? eng->job_count : 1, sizeof *sj);
-    struct ejob **who = xcalloc(eng->job_count ? eng->job_count : 1, sizeof *who);
-    size_t n = 0;
-    for (size_t j = 0; j < eng->job_count; j++) {
-        struct ejob *job = eng->jobs[j];
-        bool live = job_has_live_workers(job);
-        if (!live && !job_waiting(job))
-            continue;
-        sched_job_of(eng, job, live, pool_masks, &sj[n]);
-        who[n++] = job;
-    }
-    *sj_out = sj;
-    *who_out = who;
-    return n;
+    if (eng->sched_keep == NULL)
+        eng->sched_keep = xcalloc(1, sizeof *eng->sched_keep);
+    return eng->sched_keep;
 }
 
 /* A pass over every job; keeps what the next needs when it placed and preempted nothing. */
 static void full_pass(struct engine *eng)
 {
-    struct sched_node *nodes;
-    bool *pool_masks;
-    struct sched_job *sj;
-    struct ejob **who;
-    lifecycle_sched_free(eng);
+    struct sched_keep *k = keep_of(eng);
+    struct pass_buf *b = &k->buf;
+    keep_reset(k);
     eng->sched_full = false;
-    pass_nodes(eng, &nodes, &pool_masks);
-    size_t n = pass_input(eng, pool_masks, &sj, &who);
-    sched_pass(nodes, eng->cfg.node_count, sj, n);
-    log_pass("every job", n, eng->job_count);
-    apply_pass(eng, sj, who, n);
-    struct sched_keep *k = NULL;
-    if (!pass_changes(sj, n) && !eng->sched_full) {
-        k = xcalloc(1, sizeof *k);
-        k->nodes = nodes;
-        k->pool_masks = pool_masks;
+    pass_nodes(eng, &k->nodes, &k->pool_masks);
+    b->n = 0;
+    buf_add(eng, b, k->pool_masks, 0, eng->job_count, false);
+    sched_pass(k->nodes, eng->cfg.node_count, b->sj, b->n);
+    log_pass("every job", b->n, eng->job_count);
+    apply_pass(eng, b->sj, b->who, b->n);
+    if (!pass_changes(b->sj, b->n) && !eng->sched_full) {
         k->nn = eng->cfg.node_count;
         k->np = eng->cfg.pool_count;
-        nodes = NULL;
-        pool_masks = NULL;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (k && !sj[i].running)
-            keep_last(k, &sj[i]);
-        if (k && sched_job_kept(&sj[i]))
-            keep_add(k, &sj[i], who[i]); /* owns its arrays now */
-        else
-            sched_job_release(&sj[i]);
-    }
-    if (k) {
+        for (size_t i = 0; i < b->n; i++) {
+            if (!b->sj[i].running)
+                keep_last(k, &b->sj[i]);
+            if (sched_job_kept(&b->sj[i]))
+                keep_add(k, &b->sj[i], b->who[i]);
+        }
         k->changes = eng->changes;
         k->job_count = eng->job_count;
         k->next_seq = eng->next_seq;
-        eng->sched_keep = k;
+        k->valid = true;
     }
-    free(sj);
-    free(who);
-    free(nodes);
-    free(pool_masks);
+    buf_release(b, 0);
+    if (!k->valid)
+        keep_reset(k);
 }
 
 /*
@@ -724,41 +799,35 @@ static void verify_added(struct engine *eng, const struct sched_job *got, struct
 {
     struct sched_node *nodes;
     bool *pool_masks;
-    struct sched_job *sj;
-    struct ejob **who;
+    struct pass_buf all = {0};
     pass_nodes(eng, &nodes, &pool_masks);
-    size_t n = pass_input(eng, pool_masks, &sj, &who);
-    sched_pass(nodes, eng->cfg.node_count, sj, n);
-    for (size_t i = 0; i < n; i++) {
-        const struct sched_job *mine = NULL;
+    buf_add(eng, &all, pool_masks, 0, eng->job_count, false);
+    sched_pass(nodes, eng->cfg.node_count, all.sj, all.n);
+    for (size_t i = 0; i < all.n; i++) {
+        const struct sched_job *want = &all.sj[i], *mine = NULL;
         for (size_t g = 0; g < got_n && !mine; g++)
-            if (got_who[g] == who[i])
+            if (got_who[g] == all.who[i])
                 mine = &got[g];
         bool same;
         if (mine) {
-            same = mine->verdict == sj[i].verdict && strcmp(mine->reason, sj[i].reason) == 0;
-            for (int w = 0; same && sj[i].verdict == SCHED_PLACE && w < sj[i].replicas; w++)
-                same = mine->placement[w] == sj[i].placement[w];
+            same = mine->verdict == want->verdict && strcmp(mine->reason, want->reason) == 0;
+            for (int w = 0; same && want->verdict == SCHED_PLACE && w < want->replicas; w++)
+                same = mine->placement[w] == want->placement[w];
         } else {
-            char *shown = wait_message(who[i], sj[i].reason);
-            same = sj[i].verdict == (sj[i].running ? SCHED_KEEP : SCHED_WAIT) &&
-                   (sj[i].running ||
-                    (who[i]->spec.state_message && strcmp(who[i]->spec.state_message, shown) == 0));
-            free(shown);
+            same = want->verdict == (want->running ? SCHED_KEEP : SCHED_WAIT) &&
+                   (want->running || shows(all.who[i], want->reason));
         }
         if (!same) {
             engine_log("scheduler: a pass over added jobs is not a pass over every job: %s: %d "
                        "\"%s\", over every job %d \"%s\"",
-                       who[i]->spec.name, mine ? (int)mine->verdict : -1,
-                       mine ? mine->reason : who[i]->spec.state_message, (int)sj[i].verdict,
-                       sj[i].reason);
+                       all.who[i]->spec.name, mine ? (int)mine->verdict : -1,
+                       mine ? mine->reason : all.who[i]->spec.state_message, (int)want->verdict,
+                       want->reason);
             abort();
         }
     }
-    for (size_t i = 0; i < n; i++)
-        sched_job_release(&sj[i]);
-    free(sj);
-    free(who);
+    buf_release(&all, 0);
+    buf_free(&all);
     free(nodes);
     free(pool_masks);
 }
@@ -771,51 +840,46 @@ static void verify_added(struct engine *eng, const struct sched_job *got, struct
 static bool added_pass(struct engine *eng)
 {
     struct sched_keep *k = eng->sched_keep;
-    if (k == NULL || eng->sched_full || k->changes != eng->changes ||
+    if (k == NULL || !k->valid || eng->sched_full || k->changes != eng->changes ||
         eng->job_count < k->job_count || k->nn != eng->cfg.node_count ||
         k->np != eng->cfg.pool_count)
         return false;
-    size_t added = eng->job_count - k->job_count, n = k->count;
-    struct sched_job *sj = xcalloc(n + added + 1, sizeof *sj);
-    struct ejob **who = xcalloc(n + added + 1, sizeof *who);
-    memcpy(sj, k->jobs, n * sizeof *sj);
-    memcpy(who, k->who, n * sizeof *who);
-    bool ok = true;
-    for (size_t j = k->job_count; j < eng->job_count && ok; j++) {
-        struct ejob *job = eng->jobs[j];
-        ok = job->seq >= k->next_seq && job_waiting(job); /* created since, nothing else */
-        if (ok) {
-            sched_job_of(eng, job, false, k->pool_masks, &sj[n]);
-            who[n++] = job;
-        }
-    }
-    ok = ok && sched_pass_added(k->nodes, k->nn, sj, n, k->count, k->has_last ? &k->last : NULL);
+    for (size_t j = k->job_count; j < eng->job_count; j++)
+        if (eng->jobs[j]->seq < k->next_seq) /* not created since: something else moved */
+            return false;
+    struct pass_buf *b = &k->buf;
+    size_t kept = k->count;
+    b->n = 0;
+    buf_reserve(b, kept, 0);
+    memcpy(b->sj, k->jobs, kept * sizeof *b->sj);
+    memcpy(b->who, k->who, kept * sizeof *b->who);
+    b->n = kept;
+    bool ok = buf_add(eng, b, k->pool_masks, k->job_count, eng->job_count, true) &&
+              sched_pass_added(k->nodes, k->nn, b->sj, b->n, kept, k->has_last ? &k->last : NULL);
     if (ok) {
         if (getenv("TRAINJOBD_SCHED_VERIFY"))
-            verify_added(eng, sj, who, n);
-        log_pass("added jobs", n, eng->job_count);
-        apply_pass(eng, sj, who, n);
+            verify_added(eng, b->sj, b->who, b->n);
+        log_pass("added jobs", b->n, eng->job_count);
+        apply_pass(eng, b->sj, b->who, b->n);
     }
-    bool keep = ok && !pass_changes(sj, n) && !eng->sched_full;
-    for (size_t i = k->count; i < n; i++) {
-        if (keep) {
-            keep_last(k, &sj[i]);
-            if (sched_job_kept(&sj[i])) {
-                keep_add(k, &sj[i], who[i]);
-                continue;
-            }
+    if (ok && !pass_changes(b->sj, b->n) && !eng->sched_full) {
+        for (size_t i = kept; i < b->n; i++) {
+            keep_last(k, &b->sj[i]);
+            if (sched_job_kept(&b->sj[i]))
+                keep_add(k, &b->sj[i], b->who[i]);
         }
-        sched_job_release(&sj[i]);
-    }
-    free(sj);
-    free(who);
-    if (keep) {
         k->changes = eng->changes;
         k->job_count = eng->job_count;
         k->next_seq = eng->next_seq;
     } else if (ok) {
-        lifecycle_sched_free(eng); /* it placed or preempted: the next pass looks at all */
+        k->valid = false; /* it placed or preempted: the next pass looks at every job */
     }
+    /* the copies of kept jobs own nothing; added jobs' exclusions went to the keep or go */
+    for (size_t i = 0; i < kept && i < b->n; i++)
+        b->sj[i].excluded = NULL;
+    buf_release(b, 0);
+    if (!k->valid)
+        keep_reset(k);
     return ok;
 }
 
