@@ -26,6 +26,11 @@
  *     a job that fits costs a walk (to choose where its workers go);
  *   - for jobs with exclusions, or beyond the sets and shapes tracked, a
  *     small cache of fits valid until the next change of capacity.
+ *
+ * sched_pass_added decides jobs submitted after a pass that placed and
+ * preempted nothing from that pass's running and reserving jobs alone (the
+ * engine keeps those): what a request costs then depends on what it added,
+ * not on how many jobs wait.
  */
 #include "engine/sched.h"
 
