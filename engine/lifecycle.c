@@ -851,8 +851,10 @@ static bool added_pass(struct engine *eng)
     size_t kept = k->count;
     b->n = 0;
     buf_reserve(b, kept, 0);
-    memcpy(b->sj, k->jobs, kept * sizeof *b->sj);
-    memcpy(b->who, k->who, kept * sizeof *b->who);
+    if (kept > 0) {
+        memcpy(b->sj, k->jobs, kept * sizeof *b->sj);
+        memcpy(b->who, k->who, kept * sizeof *b->who);
+    }
     b->n = kept;
     bool ok = buf_add(eng, b, k->pool_masks, k->job_count, eng->job_count, true) &&
               sched_pass_added(k->nodes, k->nn, b->sj, b->n, kept, k->has_last ? &k->last : NULL);
