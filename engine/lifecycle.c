@@ -549,14 +549,13 @@ static void pass_nodes(struct engine *eng, struct sched_node **nodes, bool **poo
 
 /*
  * The scheduler's view of a job that holds (live) or wants capacity, its
- * placement in slots (replicas_of(job) of them). Every field is set but the
+ * placement in slots (replicas of them: replicas_of(job)). Every field is set but the
  * reason's bytes past the first: a pass writes them.
  */
 static void sched_job_of(struct engine *eng, struct ejob *job, bool live, const bool *pool_masks,
-                         int *slots, struct sched_job *s)
+                         int replicas, int *slots, struct sched_job *s)
 {
     size_t nn = eng->cfg.node_count, np = eng->cfg.pool_count;
-    int replicas = replicas_of(job);
     s->name = job->spec.name;
     s->priority = job->spec.scheduling.priority;
     s->idle = jobspec_is_idle(&job->spec);
@@ -631,13 +630,16 @@ static bool buf_add(struct engine *eng, struct pass_buf *b, const bool *pool_mas
         if (!live && !job_waiting(job))
             continue;
         b->sj[b->n].running = live;
+        b->sj[b->n].replicas = replicas_of(job);
+        total += (size_t)b->sj[b->n].replicas;
         b->who[b->n++] = job;
-        total += (size_t)replicas_of(job);
     }
     buf_reserve(b, 0, total);
     for (size_t i = first, off = 0; i < b->n; i++) {
-        sched_job_of(eng, b->who[i], b->sj[i].running, pool_masks, b->slots + off, &b->sj[i]);
-        off += (size_t)replicas_of(b->who[i]);
+        int replicas = b->sj[i].replicas;
+        sched_job_of(eng, b->who[i], b->sj[i].running, pool_masks, replicas, b->slots + off,
+                     &b->sj[i]);
+        off += (size_t)replicas;
     }
     return true;
 }
