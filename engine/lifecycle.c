@@ -430,7 +430,8 @@ static void start_job(struct engine *eng, struct ejob *job, const int *placement
 
 /* ---- scheduling passes -------------------------------------------------- */
 
-/* The input of a pass over n jobs; reused from pass to pass (grow-only). */
+/* The input of a pass over n jobs; reused from pass to pass, up to BUF_KEEP_JOBS jobs. */
+#define BUF_KEEP_JOBS 4096
 struct pass_buf {
     struct sched_job *sj;
     struct ejob **who;
@@ -484,6 +485,15 @@ static void buf_free(struct pass_buf *b)
     free(b->sj);
     free(b->who);
     free(b->slots);
+}
+
+/* Lets a buffer for many jobs go: 50k jobs' inputs are 12 MB, not for the engine's RSS. */
+static void buf_trim(struct pass_buf *b)
+{
+    if (b->cap > BUF_KEEP_JOBS || b->slots_cap > 4 * BUF_KEEP_JOBS) {
+        buf_free(b);
+        memset(b, 0, sizeof *b);
+    }
 }
 
 void lifecycle_sched_free(struct engine *eng)
@@ -786,6 +796,7 @@ static void full_pass(struct engine *eng)
         k->valid = true;
     }
     buf_release(b, 0);
+    buf_trim(b);
     if (!k->valid)
         keep_reset(k);
 }
@@ -882,6 +893,7 @@ static bool added_pass(struct engine *eng)
     for (size_t i = 0; i < kept && i < b->n; i++)
         b->sj[i].excluded = NULL;
     buf_release(b, 0);
+    buf_trim(b);
     if (!k->valid)
         keep_reset(k);
     return ok;
