@@ -107,8 +107,7 @@ static void build(struct workload *w, size_t running, double running_share, size
 {
     int free_gpus[NODES];
     for (int i = 0; i < NODES; i++) {
-        char *name = xmalloc(16);
-        snprintf(name, 16, "sim-n%d", i + 1);
+        char *name = xasprintf("sim-n%d", i + 1);
         w->nodes[i] = (struct sched_node){name, NODE_GPUS, 64, 512 * 1024, false};
         free_gpus[i] = NODE_GPUS;
     }
