@@ -11,8 +11,8 @@
  *      while it sits idle on the live watch stream for 10 s;
  *   C  a fresh engine with room: POST a one-worker job, GET it until it is
  *      RUNNING, delete it and wait for 404; 50 times;
- *   D  the same engine: 1,000 jobs whose script is `true`, submitted at
- *      once, until every one is SUCCEEDED;
+ *   D  the same engine: 200 jobs whose script is `true`, POSTed back to
+ *      back, until every one is SUCCEEDED (issue 14: at least 350 jobs/s).
  *   E  (before D) one job of 50 workers: GETs of it while its workers
  *      start, and submit to RUNNING.
  *
@@ -57,12 +57,12 @@
 #define PAGE_SIZE 500
 #define LIST_ROUNDS 5 /* every page of the 10,000 jobs, this many times */
 #define SAMPLES_C 50
-#define JOBS_D 1000
+#define JOBS_D 200
 #define START_CAP_MS 20000
 #define RUNNING_CAP_MS 5000
 #define GONE_CAP_MS 30000
 #define DRAIN_CAP_MS 300000
-#define DRAIN_POLL_MS 50
+#define DRAIN_POLL_MS 5 /* a poll of 200 jobs is cheap; 50 ms would be 15 % of the figure */
 #define STOP_CAP_MS 15000
 #define REQUEST_TIMEOUT_MS 120000L
 
@@ -874,7 +874,7 @@ out:
     return rc;
 }
 
-/* ---- D: 1,000 short jobs to the end --------------------------------------- */
+/* ---- D: 200 short jobs to the end ---------------------------------------- */
 
 /* How many jobs are in state, by the list's total_size; -1 when the engine does not say. */
 static long long count_in_state(struct bench *b, const char *state)
@@ -933,11 +933,11 @@ static int part_d(struct bench *b)
              DRAIN_CAP_MS / 1000, failed);
         goto out;
     }
-    table_row("D POST a `true` job (1,000 back to back)", samples_quantile(&post, 0.5),
+    table_row("D POST a `true` job (200 back to back)", samples_quantile(&post, 0.5),
               samples_quantile(&post, 0.99), 2, "ms", "-");
-    table_row("D   all 1,000 submitted", submitted / 1e3, NA, 2, "s", "-");
-    table_row("D first POST -> 1,000 SUCCEEDED", done / 1e3, NA, 2, "s", "-");
-    table_row("D completed jobs per second", JOBS_D / (done / 1e3), NA, 1, "jobs/s", "-");
+    table_row("D   all 200 submitted", submitted / 1e3, NA, 2, "s", "-");
+    table_row("D first POST -> 200 SUCCEEDED", done / 1e3, NA, 2, "s", "-");
+    table_row("D completed jobs per second", JOBS_D / (done / 1e3), NA, 1, "jobs/s", ">= 350");
     rc = 0;
 out:
     samples_free(&post);

@@ -222,6 +222,7 @@ static void save_done(struct ejob *job)
 int engine_save(struct engine *eng, struct ejob *job)
 {
     derive_outputs(job);
+    eng->changes++; /* what a kept scheduling pass read may have changed */
     char *rec = job_record(job);
     struct strbuf err = STRBUF_INIT;
     enum store_status st = store_job_update(eng->store, job->spec.uid, rec, &err);
@@ -651,6 +652,7 @@ void engine_set_state(struct engine *eng, struct ejob *job, enum job_state state
 /* The job is gone from the store: tell watchers, drop it and its files. */
 static void forget_job(struct engine *eng, struct ejob *job)
 {
+    eng->changes++; /* what a kept scheduling pass read may have changed */
     if (eng->watcher_count)
         broadcast(eng, job->spec.workspace_name,
                   json_pack("{s:s, s:{s:s, s:s}}", "type", "DELETED", "job", "name", job->spec.name,
@@ -1022,6 +1024,7 @@ void engine_close(struct engine *eng)
     }
     /* Workers keep running under their shims; starts in flight report to the next trainjobd. */
     eng->spawn_wanted = false;
+    lifecycle_sched_free(eng);
     for (size_t i = 0; i < eng->job_count; i++) {
         lifecycle_forget(eng, eng->jobs[i]);
         lifecycle_cancel_kill(eng, eng->jobs[i]);
@@ -1346,7 +1349,7 @@ int engine_job_create(struct engine *eng, const char *user, const char *ws, cons
     ev.message = text;
     engine_event(eng, job, &ev);
     engine_publish(eng, job);
-    lifecycle_schedule_soon(eng);
+    lifecycle_schedule_added(eng);
     *reply = job_json(job);
     return 200;
 }

@@ -26,6 +26,11 @@
  *     a job that fits costs a walk (to choose where its workers go);
  *   - for jobs with exclusions, or beyond the sets and shapes tracked, a
  *     small cache of fits valid until the next change of capacity.
+ *
+ * sched_pass_added decides jobs submitted after a pass that placed and
+ * preempted nothing from that pass's running and reserving jobs alone (the
+ * engine keeps those): what a request costs then depends on what it added,
+ * not on how many jobs wait.
  */
 #include "engine/sched.h"
 
@@ -1080,8 +1085,10 @@ static void reserve_nodes(struct pass *ps, size_t pos)
                 ps->sets[s].first_blocker_at[lvl] = (int)pos;
         marked = true;
     }
-    if (marked)
+    if (marked) {
         ps->version++;
+        ps->jobs[ps->order[pos]].reserved = true;
+    }
 }
 
 /* Schedules the waiting job at position pos of the order. */
@@ -1275,6 +1282,7 @@ static void pass_init(struct pass *ps, struct order_key *keys)
         int64_t d[DIMS];
         demand_of(job, d);
         job->reason[0] = '\0';
+        job->reserved = false;
         ps->set_of[j] = ps->shape_of[j] = -1;
         if (!job->running) {
             job->verdict = SCHED_WAIT;
@@ -1377,4 +1385,42 @@ void sched_pass(const struct sched_node *nodes, size_t node_count, struct sched_
         schedule_one(ps, pos);
     }
     free(scratch);
+}
+
+bool sched_before(const struct sched_job *a, const struct sched_job *b)
+{
+    struct order_key ka, kb;
+    key_for(a, 0, &ka);
+    key_for(b, 0, &kb);
+    return order_cmp(&ka, &kb) < 0;
+}
+
+bool sched_job_kept(const struct sched_job *job)
+{
+    return job->running || job->reserved;
+}
+
+/*
+ * Why the answer is exact: in a pass, a job's verdict depends only on the
+ * state (free and held capacity, reservations, victims) its turn finds, and
+ * a waiting job that reserved nothing leaves that state as it found it. So
+ * the jobs left out — waiting ones of the last pass that changed nothing —
+ * change nothing for anyone, and the kept and added jobs find at their turns
+ * what they would among every job; but for one thing: an added job that
+ * changes the state changes it for the left-out jobs after it too.
+ */
+bool sched_pass_added(const struct sched_node *nodes, size_t node_count, struct sched_job *jobs,
+                      size_t job_count, size_t first_added, const struct sched_job *last_waiting)
+{
+    sched_pass(nodes, node_count, jobs, job_count);
+    bool preempted = false;
+    for (size_t j = 0; j < first_added && j < job_count; j++)
+        preempted |= jobs[j].verdict == SCHED_PREEMPT;
+    for (size_t j = first_added; j < job_count; j++) {
+        const struct sched_job *job = &jobs[j];
+        bool changed = preempted || job->verdict != SCHED_WAIT || job->reserved;
+        if (changed && last_waiting && !sched_before(last_waiting, job))
+            return false;
+    }
+    return true;
 }

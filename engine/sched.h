@@ -76,6 +76,11 @@ struct sched_job {
      */
     enum sched_verdict verdict;
     char reason[160]; /* why it waits, or who preempted it */
+    /*
+     * out, waiting jobs: it reserved nodes for itself (rule 2: a blocked
+     * standard job above NORMAL) — what later jobs see changed at its turn.
+     */
+    bool reserved;
 };
 
 /*
@@ -85,5 +90,33 @@ struct sched_job {
  */
 void sched_pass(const struct sched_node *nodes, size_t node_count, struct sched_job *jobs,
                 size_t job_count);
+
+/*
+ * Does a come before b in a pass (standard before idle, higher priority,
+ * earlier submission, smaller request)? Jobs with equal keys: neither.
+ */
+bool sched_before(const struct sched_job *a, const struct sched_job *b);
+
+/*
+ * Which jobs a pass must be given again to decide jobs submitted after it
+ * alone (sched_pass_added): those that hold capacity or reserved nodes.
+ */
+bool sched_job_kept(const struct sched_job *job);
+
+/*
+ * Decides waiting jobs added since a pass that placed and preempted nothing,
+ * without the jobs of that pass that changed nothing: a waiting job that
+ * reserved nothing leaves the state of the pass as it found it, so the jobs
+ * after it decide the same without it. jobs[0, first_added) are the kept jobs
+ * of that pass (sched_job_kept, nothing about them changed since), jobs
+ * [first_added, job_count) the added ones; last_waiting is the waiting job of
+ * that pass that came last in its order (NULL: none waited). Runs a pass over
+ * jobs[] and returns true when its verdicts are those of a pass over every job:
+ * no added job that changed the state (placed, reserved, caused a preemption)
+ * comes before a job of that pass that still waits. On false, run sched_pass
+ * over every job.
+ */
+bool sched_pass_added(const struct sched_node *nodes, size_t node_count, struct sched_job *jobs,
+                      size_t job_count, size_t first_added, const struct sched_job *last_waiting);
 
 #endif

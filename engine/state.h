@@ -139,6 +139,13 @@ struct engine {
     size_t batch_count;
     struct batch_line *batch_lines; /* watch lines (events) sent once the batch commits */
     size_t batch_line_count;
+    /*
+     * Scheduling inputs' version: every save, removal or stop of a job bumps
+     * it. A kept pass (lifecycle.c) serves only while it has not moved.
+     */
+    uint64_t changes;
+    bool sched_full;               /* the next pass looks at every job */
+    struct sched_keep *sched_keep; /* what the last pass left for the next; or NULL */
 };
 
 /* engine.c */
@@ -164,8 +171,16 @@ void engine_batch_end(struct engine *eng);
 bool engine_job_saved(const struct engine *eng, const struct ejob *job);
 
 /* lifecycle.c */
-/* Asks for a scheduling pass on the next loop turn (passes coalesce). */
+/*
+ * Asks for a scheduling pass over every job on the next loop turn (passes
+ * coalesce: one per turn, however many asked). Whatever changes what a pass
+ * reads (a job's state, workers, priority, exclusions, a stop) asks for one.
+ */
 void lifecycle_schedule_soon(struct engine *eng);
+/* The same after jobs were only added (created): the pass may decide them alone. */
+void lifecycle_schedule_added(struct engine *eng);
+/* Frees what the last pass kept (engine_close). */
+void lifecycle_sched_free(struct engine *eng);
 /* Starts stopping every live worker of job; `then` happens once all have ended. */
 void lifecycle_stop(struct engine *eng, struct ejob *job, enum after_stop then, const char *why);
 /* Cancels a stop's pending SIGKILL (before the job is freed). */

@@ -1064,6 +1064,152 @@ static void test_random_many_shapes_and_sets(void **state)
     check_against_reference(COPIES);
 }
 
+/* ---- passes over added jobs only (sched_pass_added) ---- */
+
+static const char *const seq_name[MAX_JOBS] = {
+    "a0",  "a1",  "a2",  "a3",  "a4",  "a5",  "a6",  "a7",  "a8",  "a9",  "a10",
+    "a11", "a12", "a13", "a14", "a15", "a16", "a17", "a18", "a19", "a20", "a21",
+    "a22", "a23", "a24", "a25", "a26", "a27", "a28", "a29", "a30", "a31",
+};
+
+/* What the engine does with a pass's verdicts: placed jobs run, preempted ones wait again. */
+static bool apply_verdicts(struct cluster *c)
+{
+    bool changed = false;
+    for (size_t j = 0; j < c->m; j++) {
+        struct sched_job *jb = &c->jobs[j];
+        if (jb->verdict == SCHED_PLACE) {
+            jb->running = true;
+            changed = true;
+        } else if (jb->verdict == SCHED_PREEMPT) {
+            jb->running = false;
+            changed = true;
+        }
+    }
+    return changed;
+}
+
+/* A job submitted now: after every other, of a random kind, priority, pool and size. */
+static void add_random_job(struct cluster *c, enum variety variety)
+{
+    static const int gpu_choice[] = {0, 1, 2, 4, 8};
+    size_t j = c->m;
+    uint64_t seq = 0;
+    for (size_t k = 0; k < c->m; k++)
+        seq = c->jobs[k].submit_seq > seq ? c->jobs[k].submit_seq : seq;
+    struct sched_job *jb = job(c, seq_name[j], (enum kind)rnd(3), (enum priority)rnd(4),
+                               1 + (int)rnd(6), gpu_choice[rnd(5)]);
+    jb->submit_seq = seq + 1;
+    jb->scoring = (enum scoring_strategy)rnd(3);
+    if (variety == MANY_SHAPES)
+        jb->per_worker.cpus = 1 + (int)rnd(12);
+    if (rnd(4) == 0)
+        exclude(c, jb, (int)rnd((unsigned)c->n));
+    unsigned pool = rnd(6);
+    if (variety == MANY_SETS) {
+        for (size_t i = 0; i < c->n; i++)
+            c->allowed[j][i] = rnd(4) != 0;
+        jb->allowed = c->allowed[j];
+    } else if (pool < 2) {
+        jb->allowed = c->pool[pool];
+    }
+}
+
+/*
+ * Sequences of submissions to random clusters: after each, a pass over the
+ * kept and added jobs alone (sched_pass_added), whenever it says it is
+ * exact, decides every job it was given as a pass over every job does,
+ * and the jobs it left out keep what the pass before gave them.
+ */
+static int check_added_against_full(enum variety variety)
+{
+    int exact = 0;
+    for (int round = 0; round < 1500; round++) {
+        struct cluster c;
+        random_cluster(&c, variety);
+        for (size_t j = 0; j < c.m; j++)
+            c.jobs[j].name = seq_name[j];
+        int settle = 0;
+        do
+            pass(&c);
+        while (apply_verdicts(&c) && ++settle < 8);
+        if (settle == 8)
+            continue;
+        while (c.m < MAX_JOBS) {
+            /* the pass before placed and preempted nothing: keep what sched_job_kept says */
+            struct sched_job before[MAX_JOBS];
+            memcpy(before, c.jobs, sizeof before);
+            const struct sched_job *last = NULL;
+            for (size_t j = 0; j < c.m; j++)
+                if (!c.jobs[j].running && (last == NULL || sched_before(last, &before[j])))
+                    last = &before[j];
+            size_t from = c.m, added = 1 + rnd(3);
+            for (size_t k = 0; k < added && c.m < MAX_JOBS; k++)
+                add_random_job(&c, variety);
+
+            struct sched_job part[MAX_JOBS];
+            int part_placement[MAX_JOBS][MAX_WORKERS];
+            size_t of[MAX_JOBS], count = 0;
+            for (size_t j = 0; j < c.m; j++) {
+                if (j < from && !sched_job_kept(&c.jobs[j]))
+                    continue;
+                part[count] = c.jobs[j];
+                memcpy(part_placement[count], c.placement[j], sizeof part_placement[count]);
+                part[count].placement = part_placement[count];
+                of[count++] = j;
+            }
+            size_t first_added = 0;
+            while (first_added < count && of[first_added] < from)
+                first_added++;
+            bool ok = sched_pass_added(c.nodes, c.n, part, count, first_added, last);
+            pass(&c);
+            check_invariants(&c);
+            if (ok) {
+                exact++;
+                for (size_t k = 0; k < count; k++) {
+                    const struct sched_job *got = &part[k], *want = &c.jobs[of[k]];
+                    if (got->verdict != want->verdict || strcmp(got->reason, want->reason) != 0 ||
+                        got->reserved != want->reserved)
+                        fail_msg("round %d, %s: alone %d \"%s\", among all %d \"%s\"", round,
+                                 want->name, got->verdict, got->reason, want->verdict,
+                                 want->reason);
+                    if (got->verdict == SCHED_PLACE)
+                        assert_memory_equal(got->placement, want->placement,
+                                            (size_t)got->replicas * sizeof(int));
+                }
+                for (size_t j = 0; j < from; j++) {
+                    if (sched_job_kept(&before[j]))
+                        continue;
+                    if (c.jobs[j].verdict != SCHED_WAIT ||
+                        strcmp(c.jobs[j].reason, before[j].reason) != 0)
+                        fail_msg("round %d, %s left out: was \"%s\", now %d \"%s\"", round,
+                                 c.jobs[j].name, before[j].reason, c.jobs[j].verdict,
+                                 c.jobs[j].reason);
+                }
+            }
+            if (apply_verdicts(&c)) { /* the engine passes over every job next */
+                settle = 0;
+                do
+                    pass(&c);
+                while (apply_verdicts(&c) && ++settle < 8);
+                if (settle == 8)
+                    break;
+            }
+        }
+    }
+    return exact;
+}
+
+static void test_added_jobs_alone_decide_as_all(void **state)
+{
+    (void)state;
+    int exact = check_added_against_full(USUAL);
+    exact += check_added_against_full(MANY_SHAPES);
+    exact += check_added_against_full(MANY_SETS);
+    /* most submissions are decided alone: the comparison is not vacuous */
+    assert_true(exact > 1500);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1086,6 +1232,7 @@ int main(void)
         cmocka_unit_test(test_equal_priority_order),
         cmocka_unit_test(test_random_against_reference),
         cmocka_unit_test(test_random_many_shapes_and_sets),
+        cmocka_unit_test(test_added_jobs_alone_decide_as_all),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

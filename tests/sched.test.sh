@@ -1,0 +1,206 @@
+# Scheduling passes in a real trainjobd (issue 14): a POST with many jobs
+# waiting is decided against the running and reserving jobs alone (a pass
+# over added jobs, checked against a pass over every job by
+# TRAINJOBD_SCHED_VERIFY, which aborts the engine on a difference); a burst of
+# POSTs from many connections shares passes; and what waited runs once the
+# capacity frees. Passes are counted in the engine's log (TRAINJOBD_SCHED_LOG).
+# The engine is started here on a temp dir and stopped by pid.
+. "$(dirname "$0")/lib.sh"
+cd "$TRAINJOB_TOP" || exit 1
+
+ME=$(id -un)
+export HOME="$TMP/home"
+mkdir -p "$HOME" "$TMP/run"
+SOCK="$TMP/run/engine.sock"
+STATE="$TMP/state"
+CONF="$TMP/engine.yaml"
+LOG="$TMP/engine.log"
+ENGINE_PID=""
+JOBS=/compute/acp/data/v2/subscriptions/local/resourceGroups/default/zones/local-1z/workspaces/default/trainingJobs
+WAITING=100
+BURST=20
+
+cleanup() {
+    if [ -n "$ENGINE_PID" ]; then
+        kill -CONT "$ENGINE_PID" 2>/dev/null
+        kill "$ENGINE_PID" 2>/dev/null
+        wait "$ENGINE_PID" 2>/dev/null
+    fi
+    end_workers "$STATE"
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+cat >"$CONF" <<EOF
+subscription: local
+resource_group: default
+zone: local-1z
+regions:
+- name: local-1
+  zones: [local-1z]
+  vpcs: [vpc-local]
+workspaces:
+- name: default
+  owners: [$ME]
+nodes:
+- {name: n1, gpus: 8, gpu_type: simulated, cpus: 16, memory_mib: 65536, simulated: true}
+pools:
+- {name: std, type: dedicated}
+specs:
+- {name: gpu-8, gpus: 8, cpus: 2, memory_mib: 1024}
+- {name: gpu-1, gpus: 1, cpus: 1, memory_mib: 256}
+- {name: gpu-4, gpus: 4, cpus: 1, memory_mib: 256}
+images:
+- {path: local/host}
+EOF
+
+TRAINJOBD_SCHED_LOG=1 TRAINJOBD_SCHED_VERIFY=1 "$TRAINJOBD_BIN" --foreground --grace 1 \
+    --config "$CONF" --state-dir "$STATE" --socket "$SOCK" >>"$LOG" 2>&1 &
+ENGINE_PID=$!
+i=0
+while [ $i -lt 100 ] && ! curl -s --unix-socket "$SOCK" http://x/trainjob/v1/catalog >/dev/null 2>&1; do
+    sleep 0.1
+    i=$((i + 1))
+done
+
+# body SPEC SCRIPT [REPLICAS] : a job of one worker, or REPLICAS
+body() {
+    printf '{"display_name":"x","framework":"PYTORCH_DDP","resource_pool":{"name":"std"},"roles":[{"total_replicas":%d,"resource_spec":[{"name":"%s"}],"image_path":"local/host","startup_script":"%s"}]}' "${3:-1}" "$1" "$2"
+}
+
+# post NAME SPEC SCRIPT [REPLICAS] : prints the HTTP status
+post() {
+    curl -s -o /dev/null -w '%{http_code}' --unix-socket "$SOCK" -X POST \
+        "http://x$JOBS?training_job_name=$1" --data-binary "$(body "$2" "$3" "${4:-1}")"
+}
+
+state_of() {
+    curl -s --unix-socket "$SOCK" "http://x$JOBS/$1" | jq -r .state
+}
+
+# count STATE : how many jobs are in STATE
+count() {
+    curl -s --unix-socket "$SOCK" --get --data-urlencode "filter=state='$1'" \
+        --data-urlencode page_size=1 "http://x$JOBS" | jq -r '.total_size // 0'
+}
+
+passes() {
+    grep -c "scheduling pass" "$LOG"
+}
+
+# The node's 8 GPUs taken by one running job: every job after it waits.
+code=$(post big gpu-8 "sleep 600")
+i=0
+while [ $i -lt 100 ] && [ "$(state_of big)" != RUNNING ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+if [ "$(state_of big)" = RUNNING ]; then pass "sched: a job holding the node runs"; else
+    fail "sched: a job holding the node runs" "$code, $(state_of big)"
+fi
+
+n=1
+bad=0
+while [ $n -le $WAITING ]; do
+    [ "$(post "w$n" gpu-1 true)" = 200 ] || bad=$((bad + 1))
+    n=$((n + 1))
+done
+[ "$(post last gpu-1 true)" = 200 ] || bad=$((bad + 1))
+# the pass the last POST asked for is in the log once the job shows its reason
+i=0
+while [ $i -lt 100 ] && [ "$(curl -s --unix-socket "$SOCK" "http://x$JOBS/last" | jq -r .state_message)" = "waiting for the scheduler" ]; do
+    sleep 0.05
+    i=$((i + 1))
+done
+last=$(grep "scheduling pass" "$LOG" | tail -1)
+full=$(grep -c "scheduling pass over every job" "$LOG")
+case "$last" in
+*"over added jobs: 2 of $((WAITING + 2)) jobs") pass "sched: a POST with $WAITING jobs waiting is decided with the running job alone" ;;
+*) fail "sched: a POST with $WAITING jobs waiting is decided with the running job alone" "$bad POSTs failed; last pass: $last" ;;
+esac
+# the start-up's pass, the big job's start, its worker's news: a few passes over every job, not one per POST
+if [ "$full" -le 5 ]; then pass "sched: $WAITING POSTs, $full passes over every job"; else
+    fail "sched: $WAITING POSTs, $full passes over every job" "$(grep "scheduling pass" "$LOG" | tail -5)"
+fi
+expect_grep "sched: a waiting job says why" /dev/stdin "needs 1 GPU, 0 free" <<EOF
+$(curl -s --unix-socket "$SOCK" "http://x$JOBS/last" | jq -r .state_message)
+EOF
+
+# A burst from many connections while the engine is stopped: it finds them all
+# at once, and passes once per loop turn, not once per POST.
+kill -STOP "$ENGINE_PID"
+before=$(passes)
+pids=""
+n=1
+while [ $n -le $BURST ]; do
+    post "b$n" gpu-1 true >/dev/null &
+    pids="$pids $!"
+    n=$((n + 1))
+done
+# connected: each queued connection shows the socket's path in /proc/net/unix
+i=0
+while [ $i -lt 100 ] && [ "$(grep -cF "$SOCK" /proc/net/unix)" -le $BURST ]; do
+    sleep 0.05
+    i=$((i + 1))
+done
+sleep 0.2 # each curl writes its request right after connecting
+kill -CONT "$ENGINE_PID"
+for p in $pids; do wait "$p"; done
+i=0
+while [ $i -lt 100 ] && [ "$(curl -s --unix-socket "$SOCK" "http://x$JOBS/b$BURST" | jq -r .state_message)" = "waiting for the scheduler" ]; do
+    sleep 0.05
+    i=$((i + 1))
+done
+burst=$(($(passes) - before))
+if [ "$burst" -ge 1 ] && [ "$burst" -le $((BURST / 2)) ]; then
+    pass "sched: $BURST POSTs at once, $burst passes"
+else
+    fail "sched: $BURST POSTs at once, $burst passes" "$(grep "scheduling pass" "$LOG" | tail -8)"
+fi
+
+# The capacity frees: everything that waited runs to the end.
+code=$(curl -s -o /dev/null -w '%{http_code}' --unix-socket "$SOCK" -X POST \
+    "http://x$JOBS:batchDelete" --data-binary '{"training_job_names":["big"]}')
+want=$((WAITING + 1 + BURST))
+i=0
+while [ $i -lt 600 ] && [ "$(count SUCCEEDED)" -lt $want ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+done_count=$(count SUCCEEDED)
+if [ "$done_count" -eq $want ]; then pass "sched: all $want waiting jobs ran once the node freed"; else
+    fail "sched: all $want waiting jobs ran once the node freed" "delete $code; $done_count SUCCEEDED, $(count QUEUEING) QUEUEING, $(count FAILED) FAILED"
+fi
+if kill -0 "$ENGINE_PID" 2>/dev/null; then pass "sched: every pass over added jobs agreed with a pass over every job"; else
+    fail "sched: every pass over added jobs agreed with a pass over every job" "$(grep -F "not a pass over every job" "$LOG")"
+fi
+
+# One worker of a running job ends and its GPUs are free while the other
+# runs on: a job waiting for them starts without waiting for another event.
+post pair gpu-4 'test $RANK = 0 && sleep 3 && exit 0; sleep 600' 2 >/dev/null
+i=0
+while [ $i -lt 100 ] && [ "$(state_of pair)" != RUNNING ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+post half gpu-4 'sleep 600' >/dev/null
+i=0
+while [ $i -lt 100 ] && [ "$(curl -s --unix-socket "$SOCK" "http://x$JOBS/half" | jq -r .state_message)" = "waiting for the scheduler" ]; do
+    sleep 0.05
+    i=$((i + 1))
+done
+waited=$(curl -s --unix-socket "$SOCK" "http://x$JOBS/half" | jq -r .state_message)
+i=0
+while [ $i -lt 100 ] && [ "$(state_of half)" != RUNNING ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+if [ "$waited" = "needs 4 GPUs, 0 free" ] && [ "$(state_of pair)" = RUNNING ] &&
+    [ "$(state_of half)" = RUNNING ]; then
+    pass "sched: a worker's end frees its GPUs for a waiting job"
+else
+    fail "sched: a worker's end frees its GPUs for a waiting job" "half said '$waited'; pair $(state_of pair), half $(state_of half): $(curl -s --unix-socket "$SOCK" "http://x$JOBS/half" | jq -r .state_message)"
+fi
+if kill -0 "$ENGINE_PID" 2>/dev/null; then pass "sched: every pass over added jobs agreed with a pass over every job"; else
+    fail "sched: every pass over added jobs agreed with a pass over every job" "$(grep -F "not a pass over every job" "$LOG")"
+fi
