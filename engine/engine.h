@@ -101,5 +101,10 @@ int engine_worker_log(struct engine *eng, const char *user, const char *ws, cons
 /* A stream of one JSON event per line for every change in ws (all jobs first). */
 int engine_watch(struct engine *eng, const char *user, const char *ws, struct stream **out,
                  struct api_error *err);
+/*
+ * Drops the watch streams whose client went away (the HTTP layer calls it as
+ * each streamed response ends) and logs "watch: N watchers" when any went.
+ */
+void engine_prune_watchers(struct engine *eng);
 
 #endif

@@ -91,6 +91,7 @@ struct engine {
     int inotify_fd;
     int status_wd, log_wd;
     uint64_t sched_timer;
+    uint64_t trim_timer; /* gives freed heap back after watchers leave */
     bool sandbox;
 };
 
