@@ -271,6 +271,45 @@ static const char *section_key(int i)
     return i % 2 == 0 ? "\033[6~" : "\033[5~"; /* PgDn, PgUp */
 }
 
+/*
+ * Resident kB of pid's mappings of libcurl and the libraries it brings
+ * (TLS, Kerberos, LDAP, SSH, p11-kit...), and of libcrypto alone: what a
+ * wizard on the Unix socket pays for transports it does not use (issue 14).
+ */
+static void curl_tree_kb(pid_t pid, long *tree, long *crypto)
+{
+    static const char *const libs[] = {
+        "libcurl.",      "libssl.",      "libcrypto.",      "libgnutls.",  "libp11-kit.",
+        "libkrb5.",      "libk5crypto.", "libgssapi",       "libldap",     "liblber",
+        "libsasl2.",     "libssh2.",     "librtmp.",        "libnghttp2.", "libidn2.",
+        "libpsl.",       "libnettle.",   "libhogweed.",     "libgmp.",     "libtasn1.",
+        "libunistring.", "libbrotli",    "libzstd.",        "libz.so",     "libffi.",
+        "libkeyutils.",  "libcom_err.",  "libkrb5support.", "libresolv."};
+    char path[64], line[512], name[512] = "";
+    snprintf(path, sizeof path, "/proc/%d/smaps", (int)pid);
+    FILE *f = fopen(path, "r");
+    *tree = *crypto = f ? 0 : -1;
+    while (f && fgets(line, sizeof line, f)) {
+        long kb;
+        if (sscanf(line, "%*x-%*x %*s %*s %*s %*s %511s", name) == 1)
+            continue;
+        if (sscanf(line, "Rss: %ld", &kb) != 1)
+            continue;
+        const char *base = strrchr(name, '/');
+        base = base ? base + 1 : name;
+        for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++) {
+            if (strncmp(base, libs[i], strlen(libs[i])) == 0) {
+                *tree += kb;
+                if (strcmp(libs[i], "libcrypto.") == 0)
+                    *crypto += kb;
+                break;
+            }
+        }
+    }
+    if (f)
+        fclose(f);
+}
+
 /* Instructions per key: the long run less the short one, over the keys between. */
 static double per_key_ir(const char *tj, const char *endpoint, const char *tmp, const char *prelude,
                          const char *(*step)(int))
@@ -307,7 +346,7 @@ int main(void)
         usleep(100000);
 
     double first[RUNS], per_key[RUNS], cpu_all_ms = 0;
-    long rss_kb = 0, anon_kb = -1, pss_kb = -1, idle_switches = -1;
+    long rss_kb = 0, anon_kb = -1, pss_kb = -1, idle_switches = -1, curl_kb = -1, crypto_kb = -1;
     for (int r = 0; r < RUNS; r++) {
         int master;
         struct strbuf seen = STRBUF_INIT;
@@ -339,6 +378,7 @@ int main(void)
         cpu_all_ms += proc_cpu_ms(pid) - cpu0;
         if (r == 0) {
             rss_kb = bench_proc_field(pid, "status", "VmRSS:");
+            curl_tree_kb(pid, &curl_kb, &crypto_kb);
             anon_kb = bench_proc_field(pid, "status", "RssAnon:");
             pss_kb = bench_proc_field(pid, "smaps_rollup", "Pss:");
             long before = bench_proc_field(pid, "status", "voluntary_ctxt_switches:") +
@@ -385,6 +425,10 @@ int main(void)
            rss_kb / 1024.0, "n/a", "< 7 MB", htop);
     /* The rest of RSS is shared libraries' pages: libcrypto alone, loaded by libcurl's
      * dependencies with either TLS flavour, is about 3 MB of relocated pages. */
+    printf("| %-44s | %7.1f MB | %10s | %-16s | %-12s |\n",
+           "...of it libcurl and the libraries it loads", curl_kb / 1024.0, "n/a", "-", "n/a");
+    printf("| %-44s | %7.1f MB | %10s | %-16s | %-12s |\n", "   ...of those, libcrypto",
+           crypto_kb / 1024.0, "n/a", "-", "n/a");
     printf("| %-44s | %7.1f MB | %10s | %-16s | %-12s |\n", "...of it anonymous (heap, stacks)",
            anon_kb / 1024.0, "n/a", "-", "n/a");
     printf("| %-44s | %7.1f MB | %10s | %-16s | %-12s |\n", "PSS (shared pages split among users)",
