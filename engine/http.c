@@ -50,6 +50,7 @@ struct listener {
     int epoll_fd;
     bool tcp; /* requests must be signed */
     uint64_t timer;
+    bool resumed;              /* a parked connection was resumed since the last MHD_run began */
     struct streaming *streams; /* every streamed response in progress, to end them at stop */
     int64_t log_second;        /* log_mhd's rate limit */
     unsigned log_count, log_dropped;
@@ -99,16 +100,28 @@ static void on_timer(void *ctx)
     pump(l);
 }
 
-/* Runs MHD and re-arms the loop timer for MHD's own timeouts. */
+/*
+ * Runs MHD and re-arms the loop timer for MHD's own timeouts. A resumed
+ * connection needs two runs (one takes it back, the next writes to it) and
+ * MHD's timeout does not say so; nor may a resume made during this run (a
+ * POST whose job is broadcast to parked watchers) be lost when the timer is
+ * re-armed. So after a run that saw or followed a resume, MHD runs again on
+ * the next loop turn: without it, a watcher's update waited for some other
+ * socket event (with a client that closes its connection at once, forever).
+ */
 static void pump(struct listener *l)
 {
+    bool followed_resume = l->resumed;
+    l->resumed = false;
     MHD_run(l->daemon);
     MHD_UNSIGNED_LONG_LONG ms;
     if (l->timer) {
         loop_cancel(l->srv->loop, l->timer);
         l->timer = 0;
     }
-    if (MHD_get_timeout(l->daemon, &ms) == MHD_YES)
+    if (followed_resume || l->resumed)
+        l->timer = loop_add_timer(l->srv->loop, 0, on_timer, l);
+    else if (MHD_get_timeout(l->daemon, &ms) == MHD_YES)
         l->timer = loop_add_timer(l->srv->loop, (int64_t)ms, on_timer, l);
 }
 
@@ -267,6 +280,7 @@ static void wake(void *ctx)
         st->suspended = false;
         MHD_resume_connection(st->conn);
         /* In external polling mode a resumed connection moves on at the next MHD_run. */
+        st->l->resumed = true;
         pump_soon(st->l);
     }
 }

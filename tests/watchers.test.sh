@@ -106,3 +106,20 @@ check "watchers: a syncing watcher's buffers stay bounded (peak)" \
 check "watchers: every socket is closed again" test "$now_fds" -le "$base_fds"
 check "watchers: engine RSS is back near its baseline" test "$rss" -le $((base_rss + SLACK_KB))
 check "watchers: the engine still answers" curl -sf -o /dev/null --unix-socket "$SOCK" http://x/trainjob/v1/catalog
+
+# A parked watcher hears of a job at once even when the POST's client closes
+# its connection with the reply (Connection: close), so no later socket event
+# runs the HTTP server again: the resumed watcher must not wait for one.
+curl -sN --unix-socket "$SOCK" "http://x$PATH_WATCH" >"$TMP/live" 2>/dev/null &
+CURL_PID=$!
+i=0
+while [ $i -lt 50 ] && ! grep -q SYNCED "$TMP/live"; do sleep 0.1; i=$((i + 1)); done
+curl -s -o /dev/null --unix-socket "$SOCK" -H 'Connection: close' -X POST \
+    -H 'Content-Type: application/json' \
+    --data-binary '{"display_name":"late","framework":"PYTORCH_DDP","resource_pool":{"name":"std"},"roles":[{"total_replicas":1,"resource_spec":[{"name":"cpu-1"}],"image_path":"local/host","startup_script":"true"}]}' \
+    "http://x${PATH_WATCH%%\?*}?training_job_name=late"
+i=0
+while [ $i -lt 50 ] && ! grep -q '"name":"late"' "$TMP/live"; do sleep 0.1; i=$((i + 1)); done
+check "watchers: a parked watcher hears of a job whose POST closed its connection" \
+    grep -q '"name":"late"' "$TMP/live"
+kill "$CURL_PID" 2>/dev/null
