@@ -290,8 +290,10 @@ static bool parse_head(struct uhttp *u, const char *head, size_t n)
 /* Parses what `in` holds past pos; false when more bytes are needed (or it ended). */
 static bool parse_some(struct uhttp *u)
 {
-    const char *p = u->in.buf + u->pos;
     size_t avail = u->in.len - u->pos;
+    if (avail == 0)
+        return false; /* every state needs at least a byte to move on */
+    const char *p = u->in.buf + u->pos;
     switch (u->state) {
     case HEAD: {
         const char *e = memmem(p, avail, "\r\n\r\n", 4);
