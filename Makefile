@@ -134,6 +134,7 @@ asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan SANITIZE=1 test
 
 bench: $(BINARIES) $(BENCHES)
+	@scripts/deps.sh --bench || echo "bench: no htop; its reference figures will read n/a" >&2
 	@bench/run-bench.sh $(BUILD)
 
 # libFuzzer targets, built with clang into build/fuzz; each runs for

@@ -643,6 +643,12 @@ static int watch_line(struct watch_state *ws, const char *text, size_t len)
     return rc;
 }
 
+int acp_watch_decode(const char *line, size_t len, backend_watch_fn fn, void *ctx)
+{
+    struct watch_state ws = {STRBUF_INIT, fn, ctx};
+    return watch_line(&ws, line, len);
+}
+
 /* http_data_fn for watch: splits the stream into lines. */
 static int watch_data(void *ctx, const char *data, size_t len)
 {

@@ -24,6 +24,9 @@
 #define API_ACP_H
 
 #include <stdbool.h>
+#include <stddef.h>
+
+#include "api/backend.h"
 
 struct backend;
 struct backend_target;
@@ -32,5 +35,12 @@ struct http_client;
 /* A backend over client (which it then owns), aimed at target; trainjobd: the extras exist. */
 struct backend *acp_backend_new(struct http_client *client, const struct backend_target *target,
                                 bool trainjobd);
+
+/*
+ * Decodes one line of a watch stream (NDJSON, no '\n') into a message for fn,
+ * as a watch does; returns fn's answer (0 for a line skipped as unknown).
+ * For benchmarks and tests that feed recorded streams.
+ */
+int acp_watch_decode(const char *line, size_t len, backend_watch_fn fn, void *ctx);
 
 #endif

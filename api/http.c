@@ -1,15 +1,19 @@
 /*
- * http: endpoints, request building and the blocking calls over libcurl;
- * see http.h.
+ * http: endpoints, request building and the blocking calls; see http.h.
  *
  * A struct http_client owns the parsed endpoint, the AK/SK pair and the
- * limits; it holds no connection. Each call prepares an easy handle
- * (http_transfer_prepare), performs it and maps curl's outcome onto the
- * four transport results the callers act on. Called by the drivers (api/acp).
+ * limits; it holds no connection. A Unix-socket endpoint (the local engine)
+ * is spoken to by api/uhttp, so a process that only talks to its engine
+ * never loads libcurl and the TLS, Kerberos and LDAP libraries it brings
+ * (~8 MB resident). A TCP endpoint prepares an easy handle
+ * (http_transfer_prepare) through api/curl_dl, which loads libcurl then.
+ * Both map their outcome onto the four transport results the callers act
+ * on. Called by the drivers (api/acp).
  */
 #include "api/http.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,7 +22,10 @@
 #include <strings.h>
 #include <time.h>
 
+#include "api/curl_dl.h"
 #include "api/hmac.h"
+#include "api/uhttp.h"
+#include "util/loop.h"
 #include "util/xalloc.h"
 
 #ifndef TRAINJOB_VERSION
@@ -127,20 +134,6 @@ bool http_endpoint_is_local(const struct http_endpoint *ep)
 
 /* ---- the client --------------------------------------------------------- */
 
-/*
- * curl_global_init once, before the first handle. A Unix-socket endpoint
- * (the local engine) needs no TLS: skipping its set-up keeps OpenSSL's
- * tables out of a process that stays open for days (about 3 MB resident).
- */
-static void global_init(bool tls)
-{
-    static bool done;
-    if (!done) {
-        curl_global_init(tls ? CURL_GLOBAL_DEFAULT : CURL_GLOBAL_NOTHING);
-        done = true;
-    }
-}
-
 struct http_client *http_client_new(const char *endpoint, struct strbuf *err)
 {
     struct http_client *c = xcalloc(1, sizeof *c);
@@ -150,7 +143,6 @@ struct http_client *http_client_new(const char *endpoint, struct strbuf *err)
     }
     c->endpoint = xstrdup(endpoint);
     c->timeout_ms = DEFAULT_TIMEOUT_MS;
-    global_init(c->ep.unix_path == NULL);
     return c;
 }
 
@@ -205,22 +197,99 @@ const struct http_endpoint *http_client_parsed(const struct http_client *c)
     return &c->ep;
 }
 
+long http_client_timeout(const struct http_client *c)
+{
+    return c->timeout_ms;
+}
+
+/* RFC 3986: unreserved characters as they are, every other byte as %XX (as curl_easy_escape). */
 void http_escape(struct strbuf *out, const char *s)
 {
-    /* The handle argument is ignored since curl 7.82. */
-    char *e = curl_easy_escape(NULL, s ? s : "", 0);
-    if (e == NULL)
-        xalloc_die();
-    strbuf_adds(out, e);
-    curl_free(e);
+    static const char hex[] = "0123456789ABCDEF";
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+            *p == '-' || *p == '.' || *p == '_' || *p == '~') {
+            strbuf_add(out, p, 1);
+        } else {
+            char e[3] = {'%', hex[*p >> 4], hex[*p & 15]};
+            strbuf_add(out, e, 3);
+        }
+    }
+}
+
+/*
+ * The request's own headers as "Name: value\r\n" lines: what it accepts, its
+ * body's type, and with AK/SK the signature over method, target and body.
+ */
+static void request_headers(const struct http_client *c, const char *method, const char *target,
+                            const char *body, size_t len, bool stream, struct strbuf *out)
+{
+    strbuf_addf(out, "Accept: %s\r\n", stream ? "*/*" : "application/json");
+    if (body && len)
+        strbuf_adds(out, "Content-Type: application/json\r\n");
+    if (c->access_key && c->secret_key) {
+        /* The request line is signed as HTTP/1.1 and sent as-is, so both must hold. */
+        char date[HMAC_DATE_LEN], nonce[HMAC_NONCE_LEN];
+        struct hmac_signed sig;
+        hmac_date(time(NULL), date);
+        hmac_nonce(nonce);
+        hmac_sign_request(c->access_key, c->secret_key, method, target, body, body ? len : 0, date,
+                          nonce, &sig);
+        strbuf_addf(out, "X-Date: %s\r\nDigest: %s\r\nX-Nonce: %s\r\nAuthorization: %s\r\n",
+                    sig.date, sig.digest, sig.nonce, sig.authorization);
+    }
+}
+
+struct uhttp *http_unix_start(const struct http_client *c, const char *method,
+                              const char *path_and_query, const char *body, size_t len,
+                              http_data_fn on_data, void *data_ctx, struct http_result *out)
+{
+    struct strbuf h = STRBUF_INIT;
+    strbuf_adds(&h, "User-Agent: trainjob/" TRAINJOB_VERSION "\r\n");
+    request_headers(c, method, path_and_query, body, len, on_data != NULL, &h);
+    struct uhttp *u = uhttp_start(c->ep.unix_path, method, path_and_query, h.buf, body, len,
+                                  on_data, data_ctx, out);
+    strbuf_free(&h);
+    return u;
+}
+
+/* One request over the Unix socket, waiting in poll; the timeout bounds a non-stream call. */
+static void perform_unix(const struct http_client *c, const char *method, const char *path,
+                         const char *body, size_t len, http_data_fn on_data, void *ctx,
+                         struct http_result *out)
+{
+    struct uhttp *u = http_unix_start(c, method, path, body, len, on_data, ctx, out);
+    int64_t deadline = on_data == NULL && c->timeout_ms > 0 ? loop_now_ms() + c->timeout_ms : -1;
+    while (!uhttp_step(u)) {
+        int wait = -1;
+        if (deadline >= 0) {
+            int64_t left = deadline - loop_now_ms();
+            if (left <= 0) {
+                uhttp_time_out(u);
+                break;
+            }
+            wait = left > INT32_MAX ? INT32_MAX : (int)left;
+        }
+        struct pollfd p = {uhttp_fd(u), uhttp_events(u), 0};
+        if (poll(&p, 1, wait) < 0 && errno != EINTR) {
+            uhttp_time_out(u);
+            snprintf(out->message, sizeof out->message, "poll: %s", strerror(errno));
+            out->transport = TRANSPORT_OTHER;
+            break;
+        }
+    }
+    uhttp_free(u);
 }
 
 /* ---- transfers ---------------------------------------------------------- */
 
+/* libcurl's functions; only called once http_transfer_prepare has loaded it. */
+#define CF (curl_dl(NULL, 0))
+
 static long response_code(CURL *easy)
 {
     long code = 0;
-    curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &code);
+    CF->easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &code);
     return code;
 }
 
@@ -243,20 +312,20 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userdata)
     return n;
 }
 
-static void add_header(struct http_transfer *t, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void add_header(struct http_transfer *t, const char *fmt, ...)
+/* Each "Name: value\r\n" line of lines onto t's header list. */
+static void add_headers(struct http_transfer *t, const char *lines)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    char *h = xvasprintf(fmt, ap);
-    va_end(ap);
-    struct curl_slist *l = curl_slist_append(t->headers, h);
-    free(h);
-    if (l == NULL)
-        xalloc_die();
-    t->headers = l;
+    for (const char *p = lines; *p;) {
+        size_t n = strcspn(p, "\r\n");
+        char *h = xstrndup(p, n);
+        struct curl_slist *l = CF->slist_append(t->headers, h);
+        free(h);
+        if (l == NULL)
+            xalloc_die();
+        t->headers = l;
+        p += n;
+        p += strspn(p, "\r\n");
+    }
 }
 
 /* URL, method and body, timeouts, socket, headers (signed with AK/SK when set). */
@@ -270,57 +339,52 @@ int http_transfer_prepare(struct http_transfer *t, const struct http_client *c, 
     t->on_data = on_data;
     t->data_ctx = data_ctx;
     t->url = xasprintf("%s%s", c->ep.base_url, path_and_query);
-    t->easy = curl_easy_init();
+    const struct curl_fns *cf = curl_dl(out->message, sizeof out->message);
+    if (cf == NULL) {
+        out->transport = TRANSPORT_OTHER;
+        return -1;
+    }
+    t->easy = cf->easy_init();
     if (t->easy == NULL) {
         out->transport = TRANSPORT_OTHER;
         snprintf(out->message, sizeof out->message, "cannot start a transfer (curl_easy_init)");
         return -1;
     }
     CURL *e = t->easy;
-    curl_easy_setopt(e, CURLOPT_URL, t->url);
-    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->errbuf);
-    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, CONNECT_TIMEOUT_MS);
-    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-    curl_easy_setopt(e, CURLOPT_USERAGENT, "trainjob/" TRAINJOB_VERSION);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, t);
+    cf->easy_setopt(e, CURLOPT_URL, t->url);
+    cf->easy_setopt(e, CURLOPT_ERRORBUFFER, t->errbuf);
+    cf->easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    cf->easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, CONNECT_TIMEOUT_MS);
+    cf->easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    cf->easy_setopt(e, CURLOPT_USERAGENT, "trainjob/" TRAINJOB_VERSION);
+    cf->easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
+    cf->easy_setopt(e, CURLOPT_WRITEDATA, t);
     if (on_data == NULL && c->timeout_ms > 0)
-        curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, c->timeout_ms);
+        cf->easy_setopt(e, CURLOPT_TIMEOUT_MS, c->timeout_ms);
     if (c->ep.unix_path)
-        curl_easy_setopt(e, CURLOPT_UNIX_SOCKET_PATH, c->ep.unix_path);
+        cf->easy_setopt(e, CURLOPT_UNIX_SOCKET_PATH, c->ep.unix_path);
     if (http_endpoint_is_local(&c->ep))
-        curl_easy_setopt(e, CURLOPT_PROXY, ""); /* never through a proxy to this machine */
+        cf->easy_setopt(e, CURLOPT_PROXY, ""); /* never through a proxy to this machine */
 
     if (strcmp(method, "GET") == 0) {
-        curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+        cf->easy_setopt(e, CURLOPT_HTTPGET, 1L);
     } else {
-        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(body ? len : 0));
-        curl_easy_setopt(e, CURLOPT_COPYPOSTFIELDS, body ? body : "");
+        cf->easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(body ? len : 0));
+        cf->easy_setopt(e, CURLOPT_COPYPOSTFIELDS, body ? body : "");
         if (strcmp(method, "POST") != 0)
-            curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
+            cf->easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
     }
-    add_header(t, "Accept: %s", on_data ? "*/*" : "application/json");
-    if (body && len)
-        add_header(t, "Content-Type: application/json");
-    add_header(t, "Expect:"); /* no 100-continue round trip */
+    struct strbuf h = STRBUF_INIT;
+    const char *target = strchr(strstr(t->url, "://") + 3, '/');
+    request_headers(c, method, target ? target : "/", body, len, on_data != NULL, &h);
+    strbuf_adds(&h, "Expect:\r\n"); /* no 100-continue round trip */
+    add_headers(t, h.buf);
+    strbuf_free(&h);
     if (c->access_key && c->secret_key) {
-        /* The request line is signed as HTTP/1.1 and sent as-is, so both must hold. */
-        char date[HMAC_DATE_LEN], nonce[HMAC_NONCE_LEN];
-        struct hmac_signed s;
-        hmac_date(time(NULL), date);
-        hmac_nonce(nonce);
-        const char *target = strchr(strstr(t->url, "://") + 3, '/');
-        hmac_sign_request(c->access_key, c->secret_key, method, target ? target : "/", body,
-                          body ? len : 0, date, nonce, &s);
-        curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
-        curl_easy_setopt(e, CURLOPT_PATH_AS_IS, 1L);
-        add_header(t, "X-Date: %s", s.date);
-        add_header(t, "Digest: %s", s.digest);
-        add_header(t, "X-Nonce: %s", s.nonce);
-        add_header(t, "Authorization: %s", s.authorization);
+        cf->easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+        cf->easy_setopt(e, CURLOPT_PATH_AS_IS, 1L);
     }
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
+    cf->easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
     return 0;
 }
 
@@ -330,7 +394,7 @@ void http_transfer_finish(struct http_transfer *t, CURLcode rc)
     struct http_result *out = t->out;
     const struct http_client *c = t->client;
     out->status = (int)response_code(t->easy);
-    const char *detail = t->errbuf[0] ? t->errbuf : curl_easy_strerror(rc);
+    const char *detail = t->errbuf[0] ? t->errbuf : CF->easy_strerror(rc);
     switch (rc) {
     case CURLE_OK:
         out->transport = TRANSPORT_NONE;
@@ -349,7 +413,7 @@ void http_transfer_finish(struct http_transfer *t, CURLcode rc)
     case CURLE_COULDNT_RESOLVE_PROXY: {
         out->transport = TRANSPORT_UNREACHABLE;
         long os_errno = 0;
-        curl_easy_getinfo(t->easy, CURLINFO_OS_ERRNO, &os_errno);
+        CF->easy_getinfo(t->easy, CURLINFO_OS_ERRNO, &os_errno);
         /* For a socket, curl's own text names "localhost port 80"; errno says it better. */
         if (c->ep.unix_path && os_errno != 0)
             detail = strerror((int)os_errno);
@@ -368,8 +432,9 @@ void http_transfer_finish(struct http_transfer *t, CURLcode rc)
 void http_transfer_cleanup(struct http_transfer *t)
 {
     if (t->easy)
-        curl_easy_cleanup(t->easy);
-    curl_slist_free_all(t->headers);
+        CF->easy_cleanup(t->easy);
+    if (t->headers)
+        CF->slist_free_all(t->headers);
     free(t->url);
     memset(t, 0, sizeof *t);
 }
@@ -399,12 +464,16 @@ static int perform(struct http_client *c, const char *method, const char *path, 
     out->message[0] = '\0';
     if (http_transport_run(c, method, path, body, len, on_data, ctx, out))
         return out->transport == TRANSPORT_NONE ? 0 : -1;
+    if (c->ep.unix_path) {
+        perform_unix(c, method, path, body, len, on_data, ctx, out);
+        return out->transport == TRANSPORT_NONE ? 0 : -1;
+    }
     struct http_transfer t;
     if (http_transfer_prepare(&t, c, method, path, body, len, on_data, ctx, out) != 0) {
         http_transfer_cleanup(&t);
         return -1;
     }
-    CURLcode rc = curl_easy_perform(t.easy);
+    CURLcode rc = CF->easy_perform(t.easy);
     http_transfer_finish(&t, rc);
     http_transfer_cleanup(&t);
     return out->transport == TRANSPORT_NONE ? 0 : -1;

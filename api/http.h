@@ -1,5 +1,6 @@
 /*
- * http: the client's HTTP transport — libcurl, one request at a time.
+ * http: the client's HTTP transport, one request at a time — api/uhttp on a
+ * Unix socket, libcurl (loaded on first use, api/curl_dl) over TCP.
  *
  * A client talks to one endpoint: "http+unix:///path/to/engine.sock" (a Unix
  * socket; URLs are then http://localhost + path) or "https://host[:port]" /
@@ -88,7 +89,20 @@ bool http_transport_run(const struct http_client *c, const char *method, const c
 const char *http_client_endpoint(const struct http_client *c);
 const struct http_endpoint *http_client_parsed(const struct http_client *c);
 
-/* One request in flight: the easy handle and everything it owns. */
+/* Whole-request limit of non-streaming calls, in ms (0: none). */
+long http_client_timeout(const struct http_client *c);
+
+struct uhttp;
+/*
+ * Starts one request on a Unix-socket endpoint (c's socket) with the same
+ * headers and signature a TCP request gets; the caller drives and frees it
+ * (api/uhttp.h).
+ */
+struct uhttp *http_unix_start(const struct http_client *c, const char *method,
+                              const char *path_and_query, const char *body, size_t len,
+                              http_data_fn on_data, void *data_ctx, struct http_result *out);
+
+/* One request in flight over TCP: the easy handle and everything it owns. */
 struct http_transfer {
     CURL *easy;
     char *url;

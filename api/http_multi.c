@@ -1,7 +1,10 @@
 /*
- * http_multi: curl's multi-socket interface on util/loop; see http_multi.h.
- * Requests sit on a doubly linked list so the multi can drop them all; each
- * easy handle points back at its request (CURLINFO_PRIVATE).
+ * http_multi: requests on util/loop; see http_multi.h. On a Unix-socket
+ * endpoint each request is an api/uhttp exchange whose socket the loop
+ * watches; over TCP, curl's multi-socket interface (libcurl loaded, and the
+ * multi made, by the first TCP request: api/curl_dl). Requests sit on a
+ * doubly linked list so the multi can drop them all; each easy handle points
+ * back at its request (CURLINFO_PRIVATE).
  */
 #include "api/http_multi.h"
 
@@ -10,13 +13,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/curl_dl.h"
+#include "api/uhttp.h"
 #include "util/loop.h"
 #include "util/xalloc.h"
 
 struct http_request {
     struct http_multi *m;
     struct http_request *prev, *next;
-    struct http_transfer t; /* the real request (t.easy NULL: not started) */
+    struct http_transfer t; /* the real request over TCP (t.easy NULL: not started) */
+    struct uhttp *u;        /* or over the Unix socket */
+    int u_fd;               /* u's socket while the loop watches it, else -1 */
+    uint64_t deadline;      /* the timeout of a Unix-socket call */
     struct http_result res;
     http_data_fn on_data;
     void *data_ctx;
@@ -35,7 +43,7 @@ struct http_request {
 
 struct http_multi {
     struct loop *loop;
-    CURLM *multi;
+    CURLM *multi;   /* made by the first TCP request */
     uint64_t timer; /* curl's timeout, 0: none */
     struct http_request *head;
     size_t active;
@@ -54,12 +62,28 @@ static void unlink_request(struct http_request *r)
     m->active--;
 }
 
+/* libcurl's functions; only called once a TCP request has loaded it. */
+#define CF (curl_dl(NULL, 0))
+
+/* Stops watching a Unix-socket request's socket (before uhttp closes it). */
+static void unwatch(struct http_request *r)
+{
+    if (r->u_fd >= 0) {
+        loop_remove_fd(r->m->loop, r->u_fd);
+        r->u_fd = -1;
+    }
+}
+
 static void free_request(struct http_request *r)
 {
     if (r->timer)
         loop_cancel(r->m->loop, r->timer);
+    if (r->deadline)
+        loop_cancel(r->m->loop, r->deadline);
+    unwatch(r);
+    uhttp_free(r->u);
     if (r->t.easy) {
-        curl_multi_remove_handle(r->m->multi, r->t.easy);
+        CF->multi_remove_handle(r->m->multi, r->t.easy);
         http_transfer_cleanup(&r->t);
     }
     http_result_free(&r->res);
@@ -85,14 +109,14 @@ static void collect_done(struct http_multi *m)
 {
     CURLMsg *msg;
     int left;
-    while ((msg = curl_multi_info_read(m->multi, &left)) != NULL) {
+    while ((msg = CF->multi_info_read(m->multi, &left)) != NULL) {
         if (msg->msg != CURLMSG_DONE)
             continue;
         CURL *easy = msg->easy_handle;
         CURLcode rc = msg->data.result;
         struct http_request *r = NULL;
-        curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&r);
-        curl_multi_remove_handle(m->multi, easy);
+        CF->easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&r);
+        CF->multi_remove_handle(m->multi, easy);
         http_transfer_finish(&r->t, rc);
         finish(r);
     }
@@ -109,7 +133,7 @@ static void on_socket(void *ctx, int fd, short revents)
     if (revents & (POLLERR | POLLNVAL))
         flags |= CURL_CSELECT_ERR;
     int running;
-    curl_multi_socket_action(m->multi, fd, flags, &running);
+    CF->multi_socket_action(m->multi, fd, flags, &running);
     collect_done(m);
 }
 
@@ -118,7 +142,7 @@ static void on_timeout(void *ctx)
     struct http_multi *m = ctx;
     m->timer = 0;
     int running;
-    curl_multi_socket_action(m->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    CF->multi_socket_action(m->multi, CURL_SOCKET_TIMEOUT, 0, &running);
     collect_done(m);
 }
 
@@ -135,7 +159,7 @@ static int socket_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *s
         (short)(((what & CURL_POLL_IN) ? POLLIN : 0) | ((what & CURL_POLL_OUT) ? POLLOUT : 0));
     if (socketp == NULL) {
         loop_add_fd(m->loop, s, events, on_socket, m);
-        curl_multi_assign(m->multi, s, m);
+        CF->multi_assign(m->multi, s, m);
     } else {
         loop_set_events(m->loop, s, events);
     }
@@ -157,14 +181,22 @@ struct http_multi *http_multi_new(struct loop *lp)
 {
     struct http_multi *m = xcalloc(1, sizeof *m);
     m->loop = lp;
-    m->multi = curl_multi_init();
-    if (m->multi == NULL)
-        xalloc_die();
-    curl_multi_setopt(m->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
-    curl_multi_setopt(m->multi, CURLMOPT_SOCKETDATA, m);
-    curl_multi_setopt(m->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
-    curl_multi_setopt(m->multi, CURLMOPT_TIMERDATA, m);
     return m;
+}
+
+/* The curl multi, made on the first TCP request (libcurl is loaded by then). */
+static CURLM *curl_multi(struct http_multi *m)
+{
+    if (m->multi == NULL) {
+        m->multi = CF->multi_init();
+        if (m->multi == NULL)
+            xalloc_die();
+        CF->multi_setopt(m->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
+        CF->multi_setopt(m->multi, CURLMOPT_SOCKETDATA, m);
+        CF->multi_setopt(m->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
+        CF->multi_setopt(m->multi, CURLMOPT_TIMERDATA, m);
+    }
+    return m->multi;
 }
 
 void http_multi_free(struct http_multi *m)
@@ -178,7 +210,8 @@ void http_multi_free(struct http_multi *m)
     }
     if (m->timer)
         loop_cancel(m->loop, m->timer);
-    curl_multi_cleanup(m->multi);
+    if (m->multi)
+        CF->multi_cleanup(m->multi);
     free(m);
 }
 
@@ -192,6 +225,34 @@ static int request_data(void *ctx, const char *data, size_t len)
     int rc = r->on_data(r->data_ctx, data, len);
     r->in_data = false;
     return rc != 0 || r->cancelled;
+}
+
+/* The Unix socket of r is ready: one step; the request ends here when it is done. */
+static void on_unix(void *ctx, int fd, short revents)
+{
+    struct http_request *r = ctx;
+    (void)fd;
+    (void)revents;
+    int was = r->u_fd;
+    bool done = uhttp_step(r->u);
+    if (done) {
+        /* uhttp closed the socket: forget it before anything can reuse its number. */
+        loop_remove_fd(r->m->loop, was);
+        r->u_fd = -1;
+        finish(r);
+        return;
+    }
+    loop_set_events(r->m->loop, r->u_fd, uhttp_events(r->u));
+}
+
+/* A Unix-socket call's whole-request limit passed. */
+static void on_deadline(void *ctx)
+{
+    struct http_request *r = ctx;
+    r->deadline = 0;
+    unwatch(r);
+    uhttp_time_out(r->u);
+    finish(r);
 }
 
 /* A request answered without curl: the fake transport, or a set-up failure. */
@@ -227,6 +288,7 @@ struct http_request *http_multi_start(struct http_multi *m, const struct http_cl
     m->head = r;
     m->active++;
 
+    r->u_fd = -1;
     if (http_client_faked(c)) {
         r->method = xstrdup(method);
         r->path = xstrdup(path_and_query);
@@ -235,14 +297,27 @@ struct http_request *http_multi_start(struct http_multi *m, const struct http_cl
         r->timer = loop_add_timer(m->loop, 0, answer_now, r);
         return r;
     }
+    if (http_client_parsed(c)->unix_path) {
+        r->u = http_unix_start(c, method, path_and_query, body, len, on_data ? request_data : NULL,
+                               r, &r->res);
+        if (uhttp_finished(r->u)) { /* refused at once: answered on the next turn */
+            r->timer = loop_add_timer(m->loop, 0, answer_now, r);
+            return r;
+        }
+        r->u_fd = uhttp_fd(r->u);
+        loop_add_fd(m->loop, r->u_fd, uhttp_events(r->u), on_unix, r);
+        if (on_data == NULL && http_client_timeout(c) > 0)
+            r->deadline = loop_add_timer(m->loop, http_client_timeout(c), on_deadline, r);
+        return r;
+    }
     if (http_transfer_prepare(&r->t, c, method, path_and_query, body, len,
                               on_data ? request_data : NULL, r, &r->res) != 0) {
         http_transfer_cleanup(&r->t);
         r->timer = loop_add_timer(m->loop, 0, answer_now, r);
         return r;
     }
-    curl_easy_setopt(r->t.easy, CURLOPT_PRIVATE, (char *)r);
-    if (curl_multi_add_handle(m->multi, r->t.easy) != CURLM_OK) {
+    CF->easy_setopt(r->t.easy, CURLOPT_PRIVATE, (char *)r);
+    if (CF->multi_add_handle(curl_multi(m), r->t.easy) != CURLM_OK) {
         http_transfer_cleanup(&r->t);
         r->res.transport = TRANSPORT_OTHER;
         snprintf(r->res.message, sizeof r->res.message, "cannot start a transfer");

@@ -8,6 +8,7 @@
 #define BENCH_BENCH_H
 
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,113 @@ static inline long bench_proc_field(pid_t pid, const char *file, const char *key
     if (f)
         fclose(f);
     return v;
+}
+
+/*
+ * htop's RSS in kB on a rows x cols pty, once it has drawn its first frame
+ * and refreshed once (the memory reference of `make bench`); -1 when htop is
+ * not installed or does not draw. HOME and the XDG_* directories point into
+ * home, so htop reads and writes no settings of the user's.
+ */
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+static inline long bench_htop_rss_kb(int rows, int cols, const char *home)
+{
+    struct winsize ws = {(unsigned short)rows, (unsigned short)cols, 0, 0};
+    int master;
+    pid_t pid = forkpty(&master, NULL, NULL, &ws);
+    if (pid == 0) {
+        setenv("HOME", home, 1);
+        setenv("XDG_CONFIG_HOME", home, 1);
+        setenv("XDG_STATE_HOME", home, 1);
+        setenv("XDG_DATA_HOME", home, 1);
+        setenv("XDG_CACHE_HOME", home, 1);
+        setenv("TERM", "xterm-256color", 1);
+        setenv("LC_ALL", "C.UTF-8", 1);
+        execlp("htop", "htop", (char *)NULL);
+        _exit(127);
+    }
+    if (pid < 0)
+        return -1;
+    char buf[8192], tail[16] = "";
+    bool drawn = false;
+    double end = bench_now_ns() + 5e9;
+    while (!drawn && bench_now_ns() < end) {
+        struct pollfd p = {master, POLLIN, 0};
+        if (poll(&p, 1, 100) <= 0)
+            continue;
+        ssize_t n = read(master, buf, sizeof buf - 1);
+        if (n <= 0)
+            break;
+        buf[n] = '\0';
+        /* "Quit" on the function-key bar, maybe cut between two reads. */
+        char joined[32];
+        snprintf(joined, sizeof joined, "%s%.8s", tail, buf);
+        drawn = strstr(buf, "Quit") || strstr(joined, "Quit");
+        size_t keep = n >= 8 ? 8 : (size_t)n;
+        memcpy(tail, buf + n - (ssize_t)keep, keep);
+        tail[keep] = '\0';
+    }
+    long kb = -1;
+    if (drawn) {
+        usleep(1500000); /* one refresh of its process list (every 1.5 s) */
+        struct pollfd p = {master, POLLIN, 0};
+        while (poll(&p, 1, 0) > 0 && read(master, buf, sizeof buf) > 0)
+            ;
+        kb = bench_proc_field(pid, "status", "VmRSS:");
+    }
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+    close(master);
+    return kb;
+}
+
+/*
+ * An off-screen terminal whose output is counted: curses writes to a memfd
+ * (ncurses writes to the descriptor, not through stdio), so the bytes of a
+ * frame are the file's growth. bench_term_bytes() is the total so far.
+ */
+#include <curses.h>
+#include <sys/mman.h>
+
+struct bench_term {
+    FILE *out, *in;
+    SCREEN *screen;
+};
+
+/* A lines x cols terminal (newterm on a file would otherwise be 80x24 and show a part). */
+static inline SCREEN *bench_term_open(struct bench_term *t, int lines, int cols)
+{
+    int fd = memfd_create("bench-term", MFD_CLOEXEC);
+    t->out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    t->in = fopen("/dev/null", "r");
+    t->screen = t->out && t->in ? newterm("xterm-256color", t->out, t->in) : NULL;
+    if (t->screen && resizeterm(lines, cols) != OK)
+        t->screen = NULL;
+    return t->screen;
+}
+
+static inline double bench_term_bytes(const struct bench_term *t)
+{
+    fflush(t->out);
+    return (double)lseek(fileno(t->out), 0, SEEK_END);
+}
+
+/* Makes the next doupdate repaint the whole screen, as after a resize or ^L. */
+static inline void bench_term_force_repaint(void)
+{
+    clearok(curscr, TRUE);
+}
+
+static inline void bench_term_close(struct bench_term *t)
+{
+    endwin();
+    delscreen(t->screen);
+    fclose(t->out);
+    fclose(t->in);
 }
 
 #endif

@@ -3,10 +3,11 @@
  * way the jobs view uses it — rebuilding the view (refresh: keys, filter,
  * sort with each row's sort key read once) for 10,000 and 100,000 rows,
  * and drawing frames of a 100x40 view over 10,000 rows into an off-screen
- * terminal (newterm on /dev/null): a full frame (every line written), and
- * the frame after the cursor moved one row (two lines written). A frame is
- * the table's draw plus wnoutrefresh and doupdate, so curses' own work and
- * the bytes it writes to /dev/null count too.
+ * terminal whose output is counted (bench_term: newterm on a memfd): a full
+ * frame (the table redraws every line and curses repaints the whole screen,
+ * as after ^L or a resize), and the frame after the cursor moved one row. A
+ * frame is the table's draw plus wnoutrefresh and doupdate, so curses' own
+ * work counts too, and the bytes it wrote to the terminal are printed.
  *
  * Prints one table: median and p99 (nearest rank) over 31 runs, and user
  * CPU instructions per run where perf_event_open allows counting them
@@ -148,19 +149,22 @@ struct result {
     double us[RUNS];
     double instr[RUNS];
     double lines; /* lines the table wrote per frame, -1 when not a frame */
+    double bytes; /* bytes curses wrote to the terminal per frame (median) */
     const char *target;
 };
 
 static void print_row(struct result *r)
 {
-    char instr[32] = "n/a", lines[16] = "";
+    char instr[32] = "n/a", lines[16] = "", bytes[16] = "";
     double med = bench_quantile(r->us, RUNS, 0.5), p99 = bench_quantile(r->us, RUNS, 0.99);
     if (r->instr[0] >= 0)
         snprintf(instr, sizeof instr, "%.0f", bench_quantile(r->instr, RUNS, 0.5));
     if (r->lines >= 0)
         snprintf(lines, sizeof lines, "%.0f", r->lines);
-    printf("| %-46s | %9.1f | %9.1f | %12s | %5s | %-10s |\n", r->what, med, p99, instr, lines,
-           r->target);
+    if (r->lines >= 0)
+        snprintf(bytes, sizeof bytes, "%.0f", r->bytes);
+    printf("| %-46s | %9.1f | %9.1f | %12s | %5s | %7s | %-10s |\n", r->what, med, p99, instr,
+           lines, bytes, r->target);
 }
 
 /* refresh + sort of n jobs by a text column (NAME) or a numeric one (AGE). */
@@ -198,9 +202,8 @@ int main(void)
         fprintf(stderr, "bench_table: no C.UTF-8 locale\n");
         return 1;
     }
-    FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
-    SCREEN *screen = out && in ? newterm("xterm-256color", out, in) : NULL;
-    if (!screen) {
+    struct bench_term term;
+    if (!bench_term_open(&term, VIEW_H, VIEW_W)) {
         fprintf(stderr, "bench_table: no off-screen terminal\n");
         return 1;
     }
@@ -224,44 +227,49 @@ int main(void)
     table_set_sort(t, 4, false);
     frame(t, win); /* warm up */
     int lines_full = 0, lines_move = 0;
+    double bytes_full[RUNS], bytes_move[RUNS];
     for (int i = 0; i < RUNS; i++) {
-        /* A full frame: the owner cleared the window. */
+        /* A full frame: the owner cleared the window and curses repaints it all. */
         werase(win);
         table_invalidate(t);
+        bench_term_force_repaint();
+        double b0 = bench_term_bytes(&term);
         double t0 = (bench_now_ns() / 1e3);
         bench_counter_start(counter);
         frame(t, win);
         res[3].instr[i] = bench_counter_stop(counter);
         res[3].us[i] = (bench_now_ns() / 1e3) - t0;
+        bytes_full[i] = bench_term_bytes(&term) - b0;
         lines_full = table_drawn_lines(t);
 
         /* Down (or Up, to stay on the page), then the frame. */
         struct widget_key k = {.code = i % 2 ? KEY_UP : KEY_DOWN, .is_function = true};
         table_widget(t)->ops->key(table_widget(t), &k);
+        b0 = bench_term_bytes(&term);
         t0 = (bench_now_ns() / 1e3);
         bench_counter_start(counter);
         frame(t, win);
         res[4].instr[i] = bench_counter_stop(counter);
         res[4].us[i] = (bench_now_ns() / 1e3) - t0;
+        bytes_move[i] = bench_term_bytes(&term) - b0;
         lines_move = table_drawn_lines(t);
     }
     res[3].lines = lines_full;
     res[4].lines = lines_move;
+    res[3].bytes = bench_quantile(bytes_full, RUNS, 0.5);
+    res[4].bytes = bench_quantile(bytes_move, RUNS, 0.5);
     table_free(t);
     free(jobs.v);
     delwin(win);
-    endwin();
-    delscreen(screen);
-    fclose(out);
-    fclose(in);
+    bench_term_close(&term);
 
     printf("table widget (widgets/table): %d runs; a frame is draw + wnoutrefresh + doupdate "
-           "into newterm on /dev/null\n",
+           "into a counted off-screen terminal; bytes = what curses wrote to it\n",
            RUNS);
-    printf("| %-46s | %9s | %9s | %12s | %5s | %-10s |\n", "measurement", "median µs", "p99 µs",
-           "instructions", "lines", "target");
+    printf("| %-46s | %9s | %9s | %12s | %5s | %7s | %-10s |\n", "measurement", "median µs",
+           "p99 µs", "instructions", "lines", "bytes", "target");
     printf("|------------------------------------------------|-----------|-----------|"
-           "--------------|-------|------------|\n");
+           "--------------|-------|---------|------------|\n");
     for (size_t i = 0; i < sizeof res / sizeof res[0]; i++)
         print_row(&res[i]);
     if (counter >= 0)

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pwd.h>
 #include <stdarg.h>
@@ -1025,6 +1026,8 @@ void engine_close(struct engine *eng)
     /* Workers keep running under their shims; starts in flight report to the next trainjobd. */
     eng->spawn_wanted = false;
     lifecycle_sched_free(eng);
+    if (eng->trim_timer)
+        loop_cancel(eng->loop, eng->trim_timer);
     for (size_t i = 0; i < eng->job_count; i++) {
         lifecycle_forget(eng, eng->jobs[i]);
         lifecycle_cancel_kill(eng, eng->jobs[i]);
@@ -2059,6 +2062,37 @@ static void sync_refill(void *ctx, struct stream *s)
         stream_write(s, "{\"type\":\"SYNCED\"}\n", 18);
         stream_set_refill(s, NULL, NULL, NULL); /* frees sync: nothing after this */
     }
+}
+
+/*
+ * A first sync grows each watcher's buffers to a few hundred KB; freed, that
+ * memory stays in the heap (glibc returns only its top). Once per loop turn in
+ * which watchers left, the free pages go back to the system.
+ */
+static void trim_heap(void *ctx)
+{
+    struct engine *eng = ctx;
+    eng->trim_timer = 0;
+    malloc_trim(0);
+}
+
+void engine_prune_watchers(struct engine *eng)
+{
+    size_t before = eng->watcher_count;
+    for (size_t i = 0; i < eng->watcher_count;) {
+        struct stream *s = eng->watchers[i];
+        if (stream_abandoned(s) || stream_closed(s)) {
+            stream_unref(s);
+            eng->watchers[i] = eng->watchers[--eng->watcher_count];
+            continue;
+        }
+        i++;
+    }
+    if (eng->watcher_count == before)
+        return;
+    engine_log("watch: %zu watchers", eng->watcher_count);
+    if (eng->trim_timer == 0)
+        eng->trim_timer = loop_add_timer(eng->loop, 0, trim_heap, eng);
 }
 
 int engine_watch(struct engine *eng, const char *user, const char *ws, struct stream **out,

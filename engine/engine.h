@@ -126,5 +126,10 @@ int engine_watch(struct engine *eng, const char *user, const char *ws, struct st
 /* engine_watch with its JOB messages in view (BASIC: summaries, without workers). */
 int engine_watch_view(struct engine *eng, const char *user, const char *ws, enum job_view view,
                       struct stream **out, struct api_error *err);
+/*
+ * Drops the watch streams whose client went away (the HTTP layer calls it as
+ * each streamed response ends) and logs "watch: N watchers" when any went.
+ */
+void engine_prune_watchers(struct engine *eng);
 
 #endif

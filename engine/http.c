@@ -50,6 +50,7 @@ struct listener {
     int epoll_fd;
     bool tcp; /* requests must be signed */
     uint64_t timer;
+    bool resumed;              /* a parked connection was resumed since the last MHD_run began */
     struct streaming *streams; /* every streamed response in progress, to end them at stop */
     int64_t log_second;        /* log_mhd's rate limit */
     unsigned log_count, log_dropped;
@@ -82,6 +83,9 @@ struct streaming {
     struct strbuf prefix; /* sent before the stream: the log's tail */
     size_t prefix_sent;
     struct stream *stream;
+    int fd;       /* the connection's socket, watched for a hang-up while parked */
+    bool watched; /* fd is registered with the loop */
+    bool gone;    /* the client hung up while parked: end the response with an error */
     bool suspended;
     bool closing; /* the server stops: end the response */
     struct streaming *prev, *next;
@@ -96,16 +100,28 @@ static void on_timer(void *ctx)
     pump(l);
 }
 
-/* Runs MHD and re-arms the loop timer for MHD's own timeouts. */
+/*
+ * Runs MHD and re-arms the loop timer for MHD's own timeouts. A resumed
+ * connection needs two runs (one takes it back, the next writes to it) and
+ * MHD's timeout does not say so; nor may a resume made during this run (a
+ * POST whose job is broadcast to parked watchers) be lost when the timer is
+ * re-armed. So after a run that saw or followed a resume, MHD runs again on
+ * the next loop turn: without it, a watcher's update waited for some other
+ * socket event (with a client that closes its connection at once, forever).
+ */
 static void pump(struct listener *l)
 {
+    bool followed_resume = l->resumed;
+    l->resumed = false;
     MHD_run(l->daemon);
     MHD_UNSIGNED_LONG_LONG ms;
     if (l->timer) {
         loop_cancel(l->srv->loop, l->timer);
         l->timer = 0;
     }
-    if (MHD_get_timeout(l->daemon, &ms) == MHD_YES)
+    if (followed_resume || l->resumed)
+        l->timer = loop_add_timer(l->srv->loop, 0, on_timer, l);
+    else if (MHD_get_timeout(l->daemon, &ms) == MHD_YES)
         l->timer = loop_add_timer(l->srv->loop, (int64_t)ms, on_timer, l);
 }
 
@@ -247,21 +263,52 @@ static void pump_soon(struct listener *l)
     l->timer = loop_add_timer(l->srv->loop, 0, on_timer, l);
 }
 
+/* Stops watching a parked stream's socket; before MHD has it back (and may close it). */
+static void unwatch_peer(struct streaming *st)
+{
+    if (st->watched) {
+        loop_remove_fd(st->l->srv->loop, st->fd);
+        st->watched = false;
+    }
+}
+
 static void wake(void *ctx)
 {
     struct streaming *st = ctx;
     if (st->suspended) {
+        unwatch_peer(st);
         st->suspended = false;
         MHD_resume_connection(st->conn);
         /* In external polling mode a resumed connection moves on at the next MHD_run. */
+        st->l->resumed = true;
         pump_soon(st->l);
     }
+}
+
+/*
+ * A parked connection is out of MHD's epoll set, so MHD cannot see its
+ * client leave: the loop watches the socket for a hang-up instead (POLLRDHUP,
+ * not POLLIN, so bytes a client sends meanwhile cannot spin the loop), and
+ * the connection is resumed only to be closed. Without this a watcher that
+ * quits while nothing changes keeps its socket and buffers until the next
+ * job event.
+ */
+static void on_peer(void *ctx, int fd, short revents)
+{
+    struct streaming *st = ctx;
+    (void)fd;
+    if (!(revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)))
+        return;
+    st->gone = true;
+    wake(st);
 }
 
 static ssize_t read_stream(void *cls, uint64_t pos, char *buf, size_t max)
 {
     struct streaming *st = cls;
     (void)pos;
+    if (st->gone)
+        return MHD_CONTENT_READER_END_WITH_ERROR;
     if (st->closing)
         return MHD_CONTENT_READER_END_OF_STREAM;
     if (st->prefix_sent < st->prefix.len) {
@@ -283,6 +330,10 @@ static ssize_t read_stream(void *cls, uint64_t pos, char *buf, size_t max)
     stream_park(st->stream);
     st->suspended = true;
     MHD_suspend_connection(st->conn);
+    if (st->fd >= 0) {
+        loop_add_fd(st->l->srv->loop, st->fd, POLLRDHUP, on_peer, st);
+        st->watched = true;
+    }
     return 0;
 }
 
@@ -295,9 +346,11 @@ static void free_stream(void *cls)
         st->l->streams = st->next;
     if (st->next)
         st->next->prev = st->prev;
+    unwatch_peer(st);
     if (st->stream) {
         stream_abandon(st->stream);
         stream_unref(st->stream);
+        engine_prune_watchers(st->l->srv->eng);
     }
     strbuf_free(&st->prefix);
     free(st);
@@ -309,6 +362,9 @@ static enum MHD_Result send_stream(struct listener *l, struct MHD_Connection *co
     struct streaming *st = xcalloc(1, sizeof *st);
     st->conn = conn;
     st->l = l;
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    st->fd = info ? info->connect_fd : -1;
     st->next = l->streams;
     if (l->streams)
         l->streams->prev = st;
@@ -598,6 +654,7 @@ static void stop_listener(struct http_server *srv, struct listener *l)
     for (struct streaming *st = l->streams; st; st = st->next) {
         st->closing = true;
         if (st->suspended) {
+            unwatch_peer(st);
             st->suspended = false;
             MHD_resume_connection(st->conn);
             resumed = true;

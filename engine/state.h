@@ -131,6 +131,7 @@ struct engine {
     uint64_t spawn_timer; /* starts recorded but not launched yet, on the next loop turn */
     bool spawn_wanted;    /* some worker's start is recorded and not launched */
     int launching;        /* shims started whose report is awaited (at most MAX_LAUNCHING) */
+    uint64_t trim_timer; /* gives freed heap back after watchers leave */
     bool sandbox;
     uint64_t save_timer;    /* retries unsaved jobs */
     uint64_t backoff_timer; /* the earliest crash-loop back-off that ends */

@@ -13,6 +13,8 @@
 #include "util/xalloc.h"
 
 #define STREAM_MAX_PENDING (8u << 20)
+/* A drained buffer larger than this is given back rather than kept for the next write. */
+#define STREAM_KEEP_CAPACITY (16u << 10)
 
 struct stream {
     int refs;
@@ -81,10 +83,17 @@ void stream_close(struct stream *s)
     wake(s);
 }
 
+/*
+ * What was queued and a first sync still to come are freed at once: a watcher
+ * that left must not hold its buffer until the engine next writes to it.
+ */
 void stream_abandon(struct stream *s)
 {
     s->abandoned = true;
     s->wake = NULL;
+    stream_set_refill(s, NULL, NULL, NULL);
+    strbuf_free(&s->buf);
+    s->head = 0;
 }
 
 bool stream_abandoned(const struct stream *s)
@@ -100,6 +109,11 @@ bool stream_closed(const struct stream *s)
 size_t stream_pending(const struct stream *s)
 {
     return s->buf.len - s->head;
+}
+
+size_t stream_footprint(const struct stream *s)
+{
+    return s->buf.cap;
 }
 
 void stream_set_refill(struct stream *s, void (*refill)(void *ctx, struct stream *s), void *ctx,
@@ -141,7 +155,21 @@ size_t stream_read(struct stream *s, char *buf, size_t max)
         s->head += n;
     }
     if (s->head == s->buf.len && s->head > 0) {
-        strbuf_reset(&s->buf);
+        /* Drained: a parked reader keeps no more than a small buffer (a first sync grew it). */
+        if (s->buf.cap > STREAM_KEEP_CAPACITY)
+            strbuf_free(&s->buf);
+        else
+            strbuf_reset(&s->buf);
+        s->head = 0;
+    } else if (s->head >= STREAM_KEEP_CAPACITY && s->head * 2 >= s->buf.len) {
+        /*
+         * A refilling stream (a first sync) is never drained between refills:
+         * drop what was read, or the buffer grows to the whole sync. Moving
+         * at most as much as was read keeps this amortised O(1) a byte.
+         */
+        size_t left = s->buf.len - s->head;
+        memmove(s->buf.buf, s->buf.buf + s->head, left);
+        strbuf_truncate(&s->buf, left);
         s->head = 0;
     }
     return n;

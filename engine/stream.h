@@ -20,7 +20,8 @@ void stream_unref(struct stream *s);
 void stream_write(struct stream *s, const void *data, size_t len);
 /* No more data will come: the reader ends the response after what is pending. */
 void stream_close(struct stream *s);
-/* The reader went away (client disconnected): writers may drop the stream. */
+/* The reader went away (client disconnected): its queue and refill are freed now; writers drop it.
+ */
 void stream_abandon(struct stream *s);
 bool stream_abandoned(const struct stream *s);
 bool stream_closed(const struct stream *s);
@@ -45,6 +46,8 @@ void stream_wake(struct stream *s);
 /* Copies up to max pending bytes into buf; returns the count (0: none now). */
 size_t stream_read(struct stream *s, char *buf, size_t max);
 size_t stream_pending(const struct stream *s);
+/* Bytes the queue holds allocated, read or not (what a parked reader costs). */
+size_t stream_footprint(const struct stream *s);
 /* Called (once per write burst) when data arrives for a parked reader. */
 void stream_set_waker(struct stream *s, void (*wake)(void *ctx), void *ctx);
 /* The reader parked: the next write calls the waker. */

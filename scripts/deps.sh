@@ -4,7 +4,8 @@
 # that has everything it costs a few milliseconds and installs nothing.
 # As root it runs apt-get; otherwise it prints the exact command and fails.
 #
-# usage: scripts/deps.sh [--fuzz]   (--fuzz also wants clang and libFuzzer)
+# usage: scripts/deps.sh [--fuzz | --bench]   (--fuzz also wants clang and libFuzzer;
+#        --bench htop, the reference `make bench` measures memory against)
 # DEPS_DRY_RUN=1 prints what would be installed and installs nothing.
 set -u
 
@@ -41,6 +42,9 @@ if [ "${1:-}" = "--fuzz" ]; then
     need_cmd clang clang
     ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
         missing="$missing libclang-rt-dev"
+fi
+if [ "${1:-}" = "--bench" ]; then
+    need_cmd htop htop
 fi
 
 [ -z "$missing" ] && exit 0

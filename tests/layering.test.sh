@@ -29,3 +29,12 @@ printf '#include "util/strbuf.h"\n#include <curses.h>\n' >"$t/widgets/ok.c"
 printf '#include "api/jobspec.h"\n' >"$t/engine/ok.c"
 run scripts/check-layering.sh "$t"
 expect_rc "allowed includes pass" 0
+
+# trainjob loads libcurl (and the TLS, Kerberos and LDAP libraries it brings)
+# only when a TCP endpoint needs it (api/curl_dl): the binary must not need it.
+TJ_BIN=${TRAINJOB_BIN:-build/trainjob}
+if [ -x "$TJ_BIN" ] && command -v readelf >/dev/null 2>&1; then
+    readelf -d "$TJ_BIN" >"$TMP/needed" 2>&1
+    expect_grep "trainjob's dynamic section is readable" "$TMP/needed" NEEDED
+    expect_no_grep "trainjob does not link libcurl" "$TMP/needed" libcurl
+fi

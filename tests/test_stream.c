@@ -127,12 +127,55 @@ static void a_refill_is_freed_with_the_stream(void **state)
     assert_int_equal(p.calls, 0);
 }
 
+/* The read part of the queue is dropped as it goes: a 20 MiB sync never holds more than ~1 MiB. */
+static void a_long_sync_holds_a_bounded_buffer_and_none_once_drained(void **state)
+{
+    (void)state;
+    struct stream *s = stream_new();
+    struct producer p = {.next = 1, .last = 20000};
+    stream_set_refill(s, refill, &p, count_free);
+    char buf[16384];
+    size_t max_footprint = 0, total = 0, n;
+    while ((n = stream_read(s, buf, sizeof buf)) > 0) {
+        total += n;
+        if (stream_footprint(s) > max_footprint)
+            max_footprint = stream_footprint(s);
+    }
+    assert_true(total > (20u << 20) - (1u << 20));
+    assert_true(max_footprint < (1u << 20));
+    assert_true(stream_footprint(s) <= (16u << 10)); /* parked: no sync-sized buffer kept */
+    stream_unref(s);
+}
+
+/* The client left mid-sync while the engine still holds the stream: buffer and refill go now. */
+static void an_abandoned_stream_frees_its_buffer_and_refill_at_once(void **state)
+{
+    (void)state;
+    struct stream *s = stream_new();
+    struct stream *engine_ref = stream_ref(s);
+    struct producer p = {.next = 1, .last = 20000};
+    stream_set_refill(s, refill, &p, count_free);
+    char buf[4096];
+    assert_true(stream_read(s, buf, sizeof buf) > 0);
+    assert_true(stream_footprint(s) > 0);
+    stream_abandon(s);
+    stream_unref(s); /* the HTTP side's reference */
+    assert_int_equal(p.freed, 1);
+    assert_int_equal(stream_footprint(engine_ref), 0);
+    assert_false(stream_refilling(engine_ref));
+    stream_write(engine_ref, "late\n", 5); /* an event for a gone watcher is dropped */
+    assert_int_equal(stream_footprint(engine_ref), 0);
+    stream_unref(engine_ref);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_snapshot_larger_than_the_cap_arrives_whole_and_in_order),
         cmocka_unit_test(a_reader_that_stops_is_still_cut_at_the_cap),
         cmocka_unit_test(a_refill_is_freed_with_the_stream),
+        cmocka_unit_test(a_long_sync_holds_a_bounded_buffer_and_none_once_drained),
+        cmocka_unit_test(an_abandoned_stream_frees_its_buffer_and_refill_at_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
