@@ -65,8 +65,9 @@ TESTS_SRC := $(wildcard tests/test_*.c)
 TESTS     := $(TESTS_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard bench/bench_*.c)
 BENCHES   := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
-# Small programs the shell tests drive (tests/tools/NAME.c → $(BUILD)/tests/tools/NAME).
-TOOLS_SRC := $(wildcard tests/tools/*.c)
+# Small programs the shell tests drive (tests/tools/NAME.c → $(BUILD)/tests/tools/NAME);
+# tests/tools/seed.c is no program but the seeded engine they and the benches link.
+TOOLS_SRC := $(filter-out tests/tools/seed.c,$(wildcard tests/tools/*.c))
 TOOLS     := $(TOOLS_SRC:tests/%.c=$(BUILD)/tests/%)
 FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
@@ -109,11 +110,16 @@ $(BUILD)/trainjobd: $(BUILD)/engine/main.o $(LIB_A)
 $(BUILD)/trainjob-shim: $(BUILD)/engine/shim.o $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
+# Objects first, the library after them (seed.o below needs it too).
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB_A)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB_A) $(PKG_LIBS)
 
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB_A)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB_A) $(PKG_LIBS)
+
+# The seeded engine (tests/tools/seed.c) for the tools and benches that use it.
+SEED_USERS := $(BUILD)/tests/tools/seedjobs $(BUILD)/bench/bench_lists $(BUILD)/bench/bench_engine
+$(SEED_USERS): $(BUILD)/tests/tools/seed.o
 
 # The fuzz replay driver runs every fuzz target over its seed corpus in
 # `make test`, with whatever compiler builds the rest.

@@ -50,6 +50,7 @@
 #include "api/apierror.h"
 #include "bench/bench.h"
 #include "engine/engine.h"
+#include "tests/tools/seed.h"
 #include "util/fileio.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
@@ -239,48 +240,15 @@ static char *sibling_binary(const char *env, const char *name)
     return xasprintf("%s/%s", self, name);
 }
 
-/* engine.yaml: one node (cpus 1000, memory 10,000,000 MiB, no GPUs), pool std, spec cpu-1. */
+/* engine.yaml (tests/tools/seed.c): one node, unschedulable when asked, pool std, spec cpu-1. */
 static int write_config(const struct bench *b, const char *path, bool unschedulable)
 {
-    struct strbuf y = STRBUF_INIT, err = STRBUF_INIT;
-    strbuf_addf(&y,
-                "subscription: local\n"
-                "resource_group: default\n"
-                "zone: local-1z\n"
-                "regions:\n"
-                "- name: local-1\n"
-                "  zones: [local-1z]\n"
-                "  vpcs: [vpc-local]\n"
-                "workspaces:\n"
-                "- name: default\n"
-                "  owners: [%s]\n"
-                "nodes:\n"
-                "- {name: n1, gpus: 0, cpus: 1000, memory_mib: 10000000%s}\n"
-                "pools:\n"
-                "- {name: std, type: dedicated}\n"
-                "specs:\n"
-                "- {name: cpu-1, gpus: 0, cpus: 1, memory_mib: 1}\n"
-                "images:\n"
-                "- {path: local/host}\n",
-                b->user, unschedulable ? ", unschedulable: true" : "");
-    int rc = file_write_atomic(path, y.buf, y.len, 0600, &err);
+    struct strbuf err = STRBUF_INIT;
+    int rc = seed_write_config(path, b->user, unschedulable, &err);
     if (rc != 0)
         fail("%s", strbuf_str(&err));
-    strbuf_free(&y);
     strbuf_free(&err);
-    return rc ? -1 : 0;
-}
-
-/* A job body like tests/engine.test.sh's `job`: one PyTorch DDP role on cpu-1. */
-static void job_body(struct strbuf *sb, const char *name, int replicas, const char *script)
-{
-    strbuf_reset(sb);
-    strbuf_addf(sb,
-                "{\"display_name\":\"%s\",\"framework\":\"PYTORCH_DDP\","
-                "\"resource_pool\":{\"name\":\"std\"},"
-                "\"roles\":[{\"total_replicas\":%d,\"resource_spec\":[{\"name\":\"cpu-1\"}],"
-                "\"image_path\":\"local/host\",\"startup_script\":\"%s\"}]}",
-                name, replicas, script);
+    return rc;
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -578,7 +546,7 @@ static int part_a(struct bench *b)
     for (int i = 0; i < JOBS_A; i++) {
         char name[32];
         snprintf(name, sizeof name, "a-%05d", i);
-        job_body(&body, name, 2, "true");
+        seed_job_body(&body, name, 2, "true");
         struct api_error aerr = {0};
         json_t *reply = NULL;
         double t0 = now_ms();
@@ -709,7 +677,7 @@ static int top_over_jobs(struct bench *b)
         char name[32], path[512], del[256];
         snprintf(name, sizeof name, "churn-%04d", i);
         snprintf(path, sizeof path, "%s?training_job_name=%s", jobs_path, name);
-        job_body(&body, name, 1, "true");
+        seed_job_body(&body, name, 1, "true");
         long created = engine_call(b, path, body.buf);
         snprintf(path, sizeof path, "%s:batchDelete", jobs_path);
         snprintf(del, sizeof del, "{\"training_job_names\":[\"%s\"]}", name);
@@ -837,7 +805,7 @@ static int part_c(struct bench *b)
         snprintf(name, sizeof name, "c-%02d", i);
         snprintf(post, sizeof post, "%s?training_job_name=%s", jobs_path, name);
         snprintf(get, sizeof get, "%s/%s", jobs_path, name);
-        job_body(&body, name, 1, "sleep 600");
+        seed_job_body(&body, name, 1, "sleep 600");
         double t0 = now_ms(), dt;
         long code = engine_call(b, post, body.buf);
         if (code != 200) {
@@ -911,7 +879,7 @@ static int part_d(struct bench *b)
         char name[32], path[512];
         snprintf(name, sizeof name, "d-%04d", i);
         snprintf(path, sizeof path, "%s?training_job_name=%s", jobs_path, name);
-        job_body(&body, name, 1, "true");
+        seed_job_body(&body, name, 1, "true");
         double t = now_ms();
         long code = engine_call(b, path, body.buf);
         samples_add(&post, now_ms() - t);
@@ -972,7 +940,7 @@ static int part_e(struct bench *b)
     fprintf(stderr, "bench_engine: E: GETs while %d workers start\n", WORKERS_E);
     snprintf(post, sizeof post, "%s?training_job_name=e-50", jobs_path);
     snprintf(path, sizeof path, "%s/e-50", jobs_path);
-    job_body(&body, "e-50", WORKERS_E, "sleep 600");
+    seed_job_body(&body, "e-50", WORKERS_E, "sleep 600");
     double t0 = now_ms(), running = NA;
     long code = engine_call(b, post, body.buf);
     if (code != 200) {

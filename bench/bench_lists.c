@@ -8,8 +8,8 @@
  * target; the reference (squeue on the same machine) is printed as n/a when
  * Slurm is not installed.
  *
- * The jobs are seeded in process (engine_job_create in one store
- * transaction, the loop never runs) into one mkdtemp directory; trainjobd
+ * The jobs are seeded in process (tests/tools/seed.c: engine_job_create in
+ * one store transaction, the loop never runs) into one mkdtemp directory; trainjobd
  * and trainjob are the build's (beside this binary's directory), started
  * here and stopped by pid. Asserts nothing; exits 1 only when the setup fails.
  */
@@ -21,7 +21,6 @@
 #include <limits.h>
 #include <poll.h>
 #include <pty.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -34,13 +33,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "api/apierror.h"
 #include "bench/bench.h"
-#include "engine/engine.h"
-#include "engine/state.h"
-#include "engine/store.h"
+#include "tests/tools/seed.h"
 #include "util/fileio.h"
-#include "util/loop.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -80,64 +75,18 @@ static void row(const char *what, const char *value, const char *target, const c
 static int seed(const char *dir, int n)
 {
     char *config = xasprintf("%s/engine.yaml", dir), *state = xasprintf("%s/state", dir);
-    struct passwd *pw = getpwuid(getuid());
-    const char *user = pw && pw->pw_name ? pw->pw_name : "root";
-    struct strbuf y = STRBUF_INIT, err = STRBUF_INIT, body = STRBUF_INIT;
-    strbuf_addf(&y,
-                "subscription: local\nresource_group: default\nzone: local-1z\n"
-                "regions:\n- name: local-1\n  zones: [local-1z]\n  vpcs: [vpc-local]\n"
-                "workspaces:\n- name: default\n  owners: [%s]\n"
-                "nodes:\n- {name: n1, gpus: 0, cpus: 1000, memory_mib: 10000000, "
-                "unschedulable: true}\n"
-                "pools:\n- {name: std, type: dedicated}\n"
-                "specs:\n- {name: cpu-1, gpus: 0, cpus: 1, memory_mib: 1}\n"
-                "images:\n- {path: local/host}\n",
-                user);
+    const char *user = seed_user();
+    struct strbuf err = STRBUF_INIT;
     int rc = -1;
-    struct loop *lp = loop_new();
-    struct engine *eng = NULL;
-    struct engine_options opt = {
-        .config_path = config, .state_dir = state, .shim_path = "/bin/false"};
-    if (file_mkdirs(dir, 0700, &err) != 0 || file_write_atomic(config, y.buf, y.len, 0600, &err)) {
+    if (file_mkdirs(dir, 0700, &err) != 0 || seed_write_config(config, user, true, &err) != 0)
         fail("%s", strbuf_str(&err));
-        goto out;
-    }
-    if (engine_open(&opt, lp, &eng, &err) != 0 || store_begin(eng->store, &err) != STORE_OK) {
+    else if (seed_jobs(config, state, user, "b", 6, n, &err) != 0)
         fail("seeding %s: %s", dir, strbuf_str(&err));
-        goto out;
-    }
-    for (int i = 0; i < n; i++) {
-        char name[32];
-        snprintf(name, sizeof name, "b-%06d", i);
-        strbuf_reset(&body);
-        strbuf_addf(&body,
-                    "{\"display_name\":\"%s\",\"framework\":\"PYTORCH_DDP\","
-                    "\"resource_pool\":{\"name\":\"std\"},"
-                    "\"roles\":[{\"total_replicas\":1,\"resource_spec\":[{\"name\":\"cpu-1\"}],"
-                    "\"image_path\":\"local/host\",\"startup_script\":\"true\"}]}",
-                    name);
-        struct api_error aerr = {0};
-        json_t *reply = NULL;
-        int st = engine_job_create(eng, user, "default", name, body.buf, body.len, &reply, &aerr);
-        json_decref(reply);
-        if (st != 200) {
-            fail("seeding %s: %d %s", name, st, aerr.message);
-            goto out;
-        }
-    }
-    if (store_commit(eng->store, &err) != STORE_OK) {
-        fail("seeding: %s", strbuf_str(&err));
-        goto out;
-    }
-    rc = 0;
-out:
-    engine_close(eng);
-    loop_free(lp);
-    strbuf_free(&y);
+    else
+        rc = 0;
     strbuf_free(&err);
     free(config);
     free(state);
-    strbuf_free(&body);
     return rc;
 }
 

@@ -1,9 +1,10 @@
 # The scaffolding of every shell test that runs a real trainjobd (engine,
-# workers, sandbox, access, logs, state, resources, daemon, and through
-# tests/tui.sh wizard, wizard_limits and monitor): one engine on a private
-# Unix socket with its state and config in the test's $TMP, started here and
-# stopped by pid; requests over the socket; bounded waits for a job's field;
-# the config it runs on. Sourced after lib.sh, from $TRAINJOB_TOP.
+# workers, sandbox, access, logs, state, resources, daemon, sched, watchers,
+# scale, and through tests/tui.sh wizard, wizard_limits and monitor): one
+# engine on a private Unix socket with its state and config in the test's
+# $TMP, started here and stopped by pid; requests over the socket; bounded
+# waits for a job's field; the config it runs on. Sourced after lib.sh, from
+# $TRAINJOB_TOP.
 #
 # Knobs a test may set before it calls start_engine:
 #   GRACE               trainjobd --grace (1)

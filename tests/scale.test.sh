@@ -6,22 +6,15 @@
 # every job once, view=BASIC sends summaries (and an unknown view is a 400).
 # The jobs are seeded straight into the engine's store (tests/tools/seedjobs:
 # in process, one transaction) — POSTing 60,000 jobs would take minutes.
-# Each engine is started here and stopped by pid.
+# Each engine is started here and stopped by pid (tests/engine.sh).
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
+. tests/engine.sh
 
 SEED="$(dirname "$TRAINJOBD_BIN")/tests/tools/seedjobs"
 CPUTIME="$(dirname "$TRAINJOBD_BIN")/tests/tools/cputime"
-export HOME="$TMP/home"
 unset TRAINJOB_ENDPOINT XDG_CONFIG_HOME XDG_STATE_HOME XDG_RUNTIME_DIR
-mkdir -p "$HOME"
-ENGINE_PID=""
-BASE=/compute/acp/data/v2/subscriptions/local/resourceGroups/default/zones/local-1z/workspaces/default/trainingJobs
-cleanup() {
-    [ -n "$ENGINE_PID" ] && kill "$ENGINE_PID" 2>/dev/null && wait "$ENGINE_PID" 2>/dev/null
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
+ENGINE_UP_SECONDS=30
 
 # seed DIR N : a state dir with N waiting jobs (nothing ever runs: the node is unschedulable)
 seed() {
@@ -34,23 +27,10 @@ seed() {
     fi
 }
 
-# start DIR : trainjobd on DIR's state, its socket in $SOCK
+# start DIR : trainjobd on DIR's seeded config and state, its socket in $SOCK
 start() {
-    SOCK="$1/engine.sock"
-    "$TRAINJOBD_BIN" --foreground --config "$1/engine.yaml" --state-dir "$1/state" \
-        --socket "$SOCK" >"$1/engine.log" 2>&1 &
-    ENGINE_PID=$!
-    i=0
-    while [ $i -lt 300 ] && ! curl -s --unix-socket "$SOCK" http://x/trainjob/v1/catalog >/dev/null 2>&1; do
-        sleep 0.1
-        i=$((i + 1))
-    done
-}
-
-stop() {
-    kill "$ENGINE_PID" 2>/dev/null
-    wait "$ENGINE_PID" 2>/dev/null
-    ENGINE_PID=""
+    CONF="$1/engine.yaml" STATE="$1/state" SOCK="$1/engine.sock"
+    start_engine
 }
 
 # engine_cpu_ms : the CPU time trainjobd has used so far (utime + stime), in ms
@@ -84,7 +64,7 @@ seed "$TMP/s50" 50000
 start "$TMP/s10"
 best_ms 10000
 t10=$best w10=$wall
-stop
+stop_engine
 
 start "$TMP/s50"
 best_ms 50000
@@ -102,7 +82,7 @@ token=""
 : >"$TMP/names"
 pages=0
 while :; do
-    curl -s --unix-socket "$SOCK" "http://x$BASE?page_size=500&view=BASIC${token:+&page_token=$token}" >"$TMP/page"
+    curl -s --unix-socket "$SOCK" "http://x$JOBS?page_size=500&view=BASIC${token:+&page_token=$token}" >"$TMP/page"
     grep -o '"name":"s-[0-9]*"' "$TMP/page" >>"$TMP/names"
     token=$(sed -n 's/.*"next_page_token":"\([^"]*\)".*/\1/p' "$TMP/page")
     pages=$((pages + 1))
@@ -121,20 +101,20 @@ if grep -q '"total_size":50000' "$TMP/page"; then pass "the last page still says
 fi
 
 # A page number (what ACP's clients send) still works, and a forged token is refused.
-curl -s --unix-socket "$SOCK" "http://x$BASE?page_size=500&page_token=3&view=BASIC" >"$TMP/page3"
+curl -s --unix-socket "$SOCK" "http://x$JOBS?page_size=500&page_token=3&view=BASIC" >"$TMP/page3"
 if grep -q '"name":"s-001000"' "$TMP/page3" && ! grep -q '"name":"s-000999"' "$TMP/page3"; then
     pass "page_token=3 starts at the 1,001st job"
 else
     fail "page_token=3 starts at the 1,001st job" "$(head -c 200 "$TMP/page3")"
 fi
-code=$(curl -s -o "$TMP/bad" -w '%{http_code}' --unix-socket "$SOCK" "http://x$BASE?page_token=k1x")
+code=$(curl -s -o "$TMP/bad" -w '%{http_code}' --unix-socket "$SOCK" "http://x$JOBS?page_token=k1x")
 if [ "$code" = 400 ] && grep -q page_token "$TMP/bad"; then pass "a malformed page_token is a 400"; else
     fail "a malformed page_token is a 400" "$code $(head -c 200 "$TMP/bad")"
 fi
 
 # view=BASIC: summaries only, under half the bytes of whole jobs; an unknown view is a 400.
-full=$(curl -s --unix-socket "$SOCK" "http://x$BASE?page_size=500" | wc -c)
-basic=$(curl -s --unix-socket "$SOCK" "http://x$BASE?page_size=500&view=BASIC" | tee "$TMP/basic" | wc -c)
+full=$(curl -s --unix-socket "$SOCK" "http://x$JOBS?page_size=500" | wc -c)
+basic=$(curl -s --unix-socket "$SOCK" "http://x$JOBS?page_size=500&view=BASIC" | tee "$TMP/basic" | wc -c)
 echo "bytes per job: whole $((full / 500)), summary $((basic / 500))"
 if [ "$basic" -lt $((full * 6 / 10)) ] && ! grep -q startup_script "$TMP/basic" &&
     grep -q '"resource_spec":\[{"name":"cpu-1"}\]' "$TMP/basic"; then
@@ -142,12 +122,12 @@ if [ "$basic" -lt $((full * 6 / 10)) ] && ! grep -q startup_script "$TMP/basic" 
 else
     fail "view=BASIC sends summaries" "$basic bytes against $full"
 fi
-code=$(curl -s -o "$TMP/bad" -w '%{http_code}' --unix-socket "$SOCK" "http://x$BASE?view=EVERYTHING")
+code=$(curl -s -o "$TMP/bad" -w '%{http_code}' --unix-socket "$SOCK" "http://x$JOBS?view=EVERYTHING")
 if [ "$code" = 400 ] && grep -q '"view' "$TMP/bad"; then pass "an unknown view is a 400 naming view"; else
     fail "an unknown view is a 400 naming view" "$code $(head -c 200 "$TMP/bad")"
 fi
 # The watch stream's first sync in summaries: no workers, SYNCED at the end.
-curl -s -N --max-time 20 --unix-socket "$SOCK" "http://x$BASE?watch=true&view=BASIC" 2>/dev/null |
+curl -s -N --max-time 20 --unix-socket "$SOCK" "http://x$JOBS?watch=true&view=BASIC" 2>/dev/null |
     sed '/"type":"SYNCED"/q' >"$TMP/sync"
 jobs=$(grep -c '"type":"JOB"' "$TMP/sync")
 if [ "$jobs" -eq 50000 ] && ! grep -q '"workers"' "$TMP/sync" && tail -n 1 "$TMP/sync" | grep -q SYNCED; then
@@ -155,15 +135,15 @@ if [ "$jobs" -eq 50000 ] && ! grep -q '"workers"' "$TMP/sync" && tail -n 1 "$TMP
 else
     fail "a BASIC watch syncs 50,000 summaries, then SYNCED" "$jobs JOB lines"
 fi
-stop
+stop_engine
 
 # Changes while watching: a job created under a BASIC watcher's eyes comes as a
 # summary (no workers), under a FULL watcher's as the whole job with its workers.
 seed "$TMP/s1" 1
 start "$TMP/s1"
-curl -s -N --max-time 30 --unix-socket "$SOCK" "http://x$BASE?watch=true&view=BASIC" >"$TMP/wb" 2>/dev/null &
+curl -s -N --max-time 30 --unix-socket "$SOCK" "http://x$JOBS?watch=true&view=BASIC" >"$TMP/wb" 2>/dev/null &
 WB=$!
-curl -s -N --max-time 30 --unix-socket "$SOCK" "http://x$BASE?watch=true" >"$TMP/wf" 2>/dev/null &
+curl -s -N --max-time 30 --unix-socket "$SOCK" "http://x$JOBS?watch=true" >"$TMP/wf" 2>/dev/null &
 WF=$!
 # wait_grep FILE STRING : up to 10 s for STRING to show in FILE
 wait_grep() {
@@ -175,9 +155,7 @@ wait_grep() {
     grep -qF -- "$2" "$1" 2>/dev/null
 }
 wait_grep "$TMP/wb" SYNCED && wait_grep "$TMP/wf" SYNCED
-code=$(curl -s -o "$TMP/created" -w '%{http_code}' --unix-socket "$SOCK" -X POST \
-    -H 'Content-Type: application/json' "http://x$BASE?training_job_name=live-1" \
-    --data-binary '{"display_name":"live","framework":"PYTORCH_DDP","resource_pool":{"name":"std"},"roles":[{"total_replicas":1,"resource_spec":[{"name":"cpu-1"}],"image_path":"local/host","startup_script":"true"}]}')
+submit live-1 true
 if [ "$code" = 200 ] && wait_grep "$TMP/wb" '"name":"live-1"' && wait_grep "$TMP/wf" '"name":"live-1"'; then
     basic_line=$(grep '"type":"JOB"' "$TMP/wb" | grep '"name":"live-1"' | tail -n 1)
     full_line=$(grep '"type":"JOB"' "$TMP/wf" | grep '"name":"live-1"' | tail -n 1)
@@ -196,4 +174,4 @@ else
 fi
 kill "$WB" "$WF" 2>/dev/null
 wait "$WB" "$WF" 2>/dev/null
-stop
+stop_engine

@@ -7,61 +7,22 @@
 # The engine is started here on a temp dir and stopped by pid.
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
+. tests/engine.sh
 
-ME=$(id -un)
-export HOME="$TMP/home"
-mkdir -p "$HOME" "$TMP/run"
-SOCK="$TMP/run/engine.sock"
-STATE="$TMP/state"
-CONF="$TMP/engine.yaml"
 LOG="$TMP/engine.log"
-ENGINE_PID=""
-JOBS=/compute/acp/data/v2/subscriptions/local/resourceGroups/default/zones/local-1z/workspaces/default/trainingJobs
 WAITING=100
 BURST=20
 
+# The engine may be stopped (SIGSTOP) when a check fails.
 cleanup() {
-    if [ -n "$ENGINE_PID" ]; then
-        kill -CONT "$ENGINE_PID" 2>/dev/null
-        kill "$ENGINE_PID" 2>/dev/null
-        wait "$ENGINE_PID" 2>/dev/null
-    fi
-    end_workers "$STATE"
+    [ -z "$ENGINE_PID" ] || kill -CONT "$ENGINE_PID" 2>/dev/null
+    engine_cleanup
     rm -rf "$TMP"
 }
-trap cleanup EXIT
 
-cat >"$CONF" <<EOF
-subscription: local
-resource_group: default
-zone: local-1z
-regions:
-- name: local-1
-  zones: [local-1z]
-  vpcs: [vpc-local]
-workspaces:
-- name: default
-  owners: [$ME]
-nodes:
-- {name: n1, gpus: 8, gpu_type: simulated, cpus: 16, memory_mib: 65536, simulated: true}
-pools:
-- {name: std, type: dedicated}
-specs:
-- {name: gpu-8, gpus: 8, cpus: 2, memory_mib: 1024}
-- {name: gpu-1, gpus: 1, cpus: 1, memory_mib: 256}
-- {name: gpu-4, gpus: 4, cpus: 1, memory_mib: 256}
-images:
-- {path: local/host}
-EOF
-
-TRAINJOBD_SCHED_LOG=1 TRAINJOBD_SCHED_VERIFY=1 "$TRAINJOBD_BIN" --foreground --grace 1 \
-    --config "$CONF" --state-dir "$STATE" --socket "$SOCK" >>"$LOG" 2>&1 &
-ENGINE_PID=$!
-i=0
-while [ $i -lt 100 ] && ! curl -s --unix-socket "$SOCK" http://x/trainjob/v1/catalog >/dev/null 2>&1; do
-    sleep 0.1
-    i=$((i + 1))
-done
+engine_config nodes="sim 1 16" specs="gpu-8:8:2:1024 gpu-1:1:1:256 gpu-4:4:1:256" </dev/null
+export TRAINJOBD_SCHED_LOG=1 TRAINJOBD_SCHED_VERIFY=1
+start_engine
 
 # body SPEC SCRIPT [REPLICAS] : a job of one worker, or REPLICAS
 body() {
@@ -74,9 +35,7 @@ post() {
         "http://x$JOBS?training_job_name=$1" --data-binary "$(body "$2" "$3" "${4:-1}")"
 }
 
-state_of() {
-    curl -s --unix-socket "$SOCK" "http://x$JOBS/$1" | jq -r .state
-}
+state_of() { field "$1" .state; }
 
 # count STATE : how many jobs are in STATE
 count() {
@@ -90,11 +49,7 @@ passes() {
 
 # The node's 8 GPUs taken by one running job: every job after it waits.
 code=$(post big gpu-8 "sleep 600")
-i=0
-while [ $i -lt 100 ] && [ "$(state_of big)" != RUNNING ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
+wait_for big .state RUNNING 10
 if [ "$(state_of big)" = RUNNING ]; then pass "sched: a job holding the node runs"; else
     fail "sched: a job holding the node runs" "$code, $(state_of big)"
 fi
@@ -108,7 +63,7 @@ done
 [ "$(post last gpu-1 true)" = 200 ] || bad=$((bad + 1))
 # the pass the last POST asked for is in the log once the job shows its reason
 i=0
-while [ $i -lt 100 ] && [ "$(curl -s --unix-socket "$SOCK" "http://x$JOBS/last" | jq -r .state_message)" = "waiting for the scheduler" ]; do
+while [ $i -lt 100 ] && [ "$(field last .state_message)" = "waiting for the scheduler" ]; do
     sleep 0.05
     i=$((i + 1))
 done
@@ -123,7 +78,7 @@ if [ "$full" -le 5 ]; then pass "sched: $WAITING POSTs, $full passes over every 
     fail "sched: $WAITING POSTs, $full passes over every job" "$(grep "scheduling pass" "$LOG" | tail -5)"
 fi
 expect_grep "sched: a waiting job says why" /dev/stdin "needs 1 GPU, 0 free" <<EOF
-$(curl -s --unix-socket "$SOCK" "http://x$JOBS/last" | jq -r .state_message)
+$(field last .state_message)
 EOF
 
 # A burst from many connections while the engine is stopped: it finds them all
@@ -147,7 +102,7 @@ sleep 0.2 # each curl writes its request right after connecting
 kill -CONT "$ENGINE_PID"
 for p in $pids; do wait "$p"; done
 i=0
-while [ $i -lt 100 ] && [ "$(curl -s --unix-socket "$SOCK" "http://x$JOBS/b$BURST" | jq -r .state_message)" = "waiting for the scheduler" ]; do
+while [ $i -lt 100 ] && [ "$(field "b$BURST" .state_message)" = "waiting for the scheduler" ]; do
     sleep 0.05
     i=$((i + 1))
 done
@@ -159,8 +114,7 @@ else
 fi
 
 # The capacity frees: everything that waited runs to the end.
-code=$(curl -s -o /dev/null -w '%{http_code}' --unix-socket "$SOCK" -X POST \
-    "http://x$JOBS:batchDelete" --data-binary '{"training_job_names":["big"]}')
+api POST "$JOBS:batchDelete" '{"training_job_names":["big"]}'
 want=$((WAITING + 1 + BURST))
 i=0
 while [ $i -lt 600 ] && [ "$(count SUCCEEDED)" -lt $want ]; do
@@ -178,28 +132,20 @@ fi
 # One worker of a running job ends and its GPUs are free while the other
 # runs on: a job waiting for them starts without waiting for another event.
 post pair gpu-4 'test $RANK = 0 && sleep 3 && exit 0; sleep 600' 2 >/dev/null
-i=0
-while [ $i -lt 100 ] && [ "$(state_of pair)" != RUNNING ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
+wait_for pair .state RUNNING 10
 post half gpu-4 'sleep 600' >/dev/null
 i=0
-while [ $i -lt 100 ] && [ "$(curl -s --unix-socket "$SOCK" "http://x$JOBS/half" | jq -r .state_message)" = "waiting for the scheduler" ]; do
+while [ $i -lt 100 ] && [ "$(field half .state_message)" = "waiting for the scheduler" ]; do
     sleep 0.05
     i=$((i + 1))
 done
-waited=$(curl -s --unix-socket "$SOCK" "http://x$JOBS/half" | jq -r .state_message)
-i=0
-while [ $i -lt 100 ] && [ "$(state_of half)" != RUNNING ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
+waited=$(field half .state_message)
+wait_for half .state RUNNING 10
 if [ "$waited" = "needs 4 GPUs, 0 free" ] && [ "$(state_of pair)" = RUNNING ] &&
     [ "$(state_of half)" = RUNNING ]; then
     pass "sched: a worker's end frees its GPUs for a waiting job"
 else
-    fail "sched: a worker's end frees its GPUs for a waiting job" "half said '$waited'; pair $(state_of pair), half $(state_of half): $(curl -s --unix-socket "$SOCK" "http://x$JOBS/half" | jq -r .state_message)"
+    fail "sched: a worker's end frees its GPUs for a waiting job" "half said '$waited'; pair $(state_of pair), half $(state_of half): $(field half .state_message)"
 fi
 if kill -0 "$ENGINE_PID" 2>/dev/null; then pass "sched: every pass over added jobs agreed with a pass over every job"; else
     fail "sched: every pass over added jobs agreed with a pass over every job" "$(grep -F "not a pass over every job" "$LOG")"

@@ -4,55 +4,25 @@
 # the engine must log "watch: 0 watchers", hold no more sockets than before,
 # and its RSS must come back near where it was. Three rounds, so what one
 # round keeps would add up. The engine is started here on a temp dir and
-# stopped by pid; jobs are seeded in process by tests/tools/watchload.
+# stopped by pid (tests/engine.sh); jobs are seeded in process by
+# tests/tools/seedjobs, which writes the config (one unschedulable node).
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
+. tests/engine.sh
 
 WATCHLOAD="$(dirname "$TRAINJOBD_BIN")/tests/tools/watchload"
-ME=$(id -un)
-export HOME="$TMP/home"
-mkdir -p "$HOME" "$TMP/run"
-SOCK="$TMP/run/engine.sock"
-STATE="$TMP/state"
-CONF="$TMP/engine.yaml"
-JOBS=3000
+SEEDJOBS="$(dirname "$TRAINJOBD_BIN")/tests/tools/seedjobs"
+SEEDED=3000
 WATCHERS=100
 ROUNDS=3
 SLACK_KB=$((8 * 1024)) # allocator noise; what one round kept was ~300 MB
 # While they sync, each watcher's buffers are bounded whatever the job count
 # (a refill batch and MHD's buffer): 640 KB, where a whole sync here is ~3 MB.
 PEAK_PER_WATCHER_KB=640
-ENGINE_PID=""
-PATH_WATCH=/compute/acp/data/v2/subscriptions/local/resourceGroups/default/zones/local-1z/workspaces/default/trainingJobs?watch=true
+PATH_WATCH="$JOBS?watch=true"
 
-cleanup() {
-    [ -n "$ENGINE_PID" ] && kill "$ENGINE_PID" 2>/dev/null
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-cat >"$CONF" <<EOC
-subscription: local
-resource_group: default
-zone: local-1z
-regions:
-- name: local-1
-  zones: [local-1z]
-  vpcs: [vpc-local]
-workspaces:
-- name: default
-  owners: [$ME]
-nodes:
-- {name: n1, gpus: 0, cpus: 1000, memory_mib: 10000000, unschedulable: true}
-pools:
-- {name: std, type: dedicated}
-specs:
-- {name: cpu-1, gpus: 0, cpus: 1, memory_mib: 1}
-images:
-- {path: local/host}
-EOC
-
-check() { # NAME COMMAND...: passes when the command succeeds
+# check NAME COMMAND… : tests/engine.sh's, quiet, and a failure shows the engine's log
+check() {
     name=$1
     shift
     if "$@" >/dev/null 2>&1; then pass "$name"; else fail "$name" "$(tail -n 5 "$TMP/engine.log")"; fi
@@ -73,18 +43,12 @@ wait_no_watchers() {
     return 1
 }
 
-USER_NAME=$ME "$WATCHLOAD" seed "$CONF" "$STATE" "$JOBS" >"$TMP/seed" 2>&1
-expect_grep "watchers: $JOBS jobs seeded" "$TMP/seed" "seeded $JOBS"
+run "$SEEDJOBS" "$CONF" "$STATE" "$SEEDED" w
+expect_rc "watchers: $SEEDED jobs seeded" 0
 
-"$TRAINJOBD_BIN" --foreground --config "$CONF" --state-dir "$STATE" --socket "$SOCK" \
-    >>"$TMP/engine.log" 2>&1 &
-ENGINE_PID=$!
-i=0
-while [ $i -lt 200 ] && ! curl -s --unix-socket "$SOCK" http://x/trainjob/v1/catalog >/dev/null 2>&1; do
-    sleep 0.1
-    i=$((i + 1))
-done
-curl -s -o /dev/null --unix-socket "$SOCK" "http://x${PATH_WATCH%%\?*}?page_size=500"
+ENGINE_UP_SECONDS=20
+start_engine
+curl -s -o /dev/null --unix-socket "$SOCK" "http://x$JOBS?page_size=500"
 base_rss=$(rss_kb)
 base_fds=$(fds)
 # The peak from here on (VmHWM is reset by writing 5 to clear_refs).
@@ -122,7 +86,7 @@ while [ $i -lt 50 ] && ! grep -q SYNCED "$TMP/live"; do sleep 0.1; i=$((i + 1));
 curl -s -o /dev/null --unix-socket "$SOCK" -H 'Connection: close' -X POST \
     -H 'Content-Type: application/json' \
     --data-binary '{"display_name":"late","framework":"PYTORCH_DDP","resource_pool":{"name":"std"},"roles":[{"total_replicas":1,"resource_spec":[{"name":"cpu-1"}],"image_path":"local/host","startup_script":"true"}]}' \
-    "http://x${PATH_WATCH%%\?*}?training_job_name=late"
+    "http://x$JOBS?training_job_name=late"
 i=0
 while [ $i -lt 50 ] && ! grep -q '"name":"late"' "$TMP/live"; do sleep 0.1; i=$((i + 1)); done
 check "watchers: a parked watcher hears of a job whose POST closed its connection" \

@@ -1,11 +1,7 @@
 /*
  * watchload: the watcher side of the "watchers that vanish" attack in
- * tests/watchers.test.sh.
+ * tests/watchers.test.sh (its jobs are seeded by tests/tools/seedjobs).
  *
- *   watchload seed CONFIG STATE N   N pending jobs in workspace "default",
- *                                   created by the engine in process (no
- *                                   HTTP, no pass), so a test has thousands
- *                                   of jobs in seconds → "seeded N"
  *   watchload watch SOCKET PATH N   N watch streams on trainjobd's Unix
  *                                   socket at once (GET PATH), each read up
  *                                   to its "SYNCED" line (≤ 60 s in all);
@@ -14,6 +10,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api/apierror.h"
-#include "engine/engine.h"
-#include "util/loop.h"
-#include "util/strbuf.h"
-
 #define WAIT_MS 60000
 
 static long long now_ms(void)
@@ -34,49 +26,6 @@ static long long now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* N jobs like tests/engine.test.sh's: one role on cpu-1, into an unschedulable node. */
-static int seed(const char *config, const char *state, int n)
-{
-    struct loop *lp = loop_new();
-    struct engine_options opt = {
-        .config_path = config, .state_dir = state, .shim_path = "/bin/false"};
-    struct engine *eng = NULL;
-    struct strbuf err = STRBUF_INIT, body = STRBUF_INIT;
-    const char *user = getenv("USER_NAME");
-    int made = 0;
-    if (engine_open(&opt, lp, &eng, &err) != 0) {
-        fprintf(stderr, "watchload: %s\n", strbuf_str(&err));
-        return 1;
-    }
-    for (int i = 0; i < n; i++) {
-        char name[32];
-        snprintf(name, sizeof name, "w-%05d", i);
-        strbuf_reset(&body);
-        strbuf_addf(&body,
-                    "{\"display_name\":\"%s\",\"framework\":\"PYTORCH_DDP\","
-                    "\"resource_pool\":{\"name\":\"std\"},"
-                    "\"roles\":[{\"total_replicas\":1,\"resource_spec\":[{\"name\":\"cpu-1\"}],"
-                    "\"image_path\":\"local/host\",\"startup_script\":\"true\"}]}",
-                    name);
-        struct api_error aerr = {0};
-        json_t *reply = NULL;
-        int st = engine_job_create(eng, user ? user : "root", "default", name, body.buf, body.len,
-                                   &reply, &aerr);
-        json_decref(reply);
-        if (st != 200) {
-            fprintf(stderr, "watchload: %s: %d %s\n", name, st, aerr.message);
-            break;
-        }
-        made++;
-    }
-    engine_close(eng);
-    loop_free(lp);
-    strbuf_free(&err);
-    strbuf_free(&body);
-    printf("seeded %d\n", made);
-    return made == n ? 0 : 1;
 }
 
 static int dial(const char *path)
@@ -147,10 +96,8 @@ static int watch(const char *sock, const char *path, int n)
 
 int main(int argc, char **argv)
 {
-    if (argc == 5 && strcmp(argv[1], "seed") == 0)
-        return seed(argv[2], argv[3], atoi(argv[4]));
     if (argc == 5 && strcmp(argv[1], "watch") == 0)
         return watch(argv[2], argv[3], atoi(argv[4]));
-    fprintf(stderr, "usage: watchload seed CONFIG STATE N | watch SOCKET PATH N\n");
+    fprintf(stderr, "usage: watchload watch SOCKET PATH N\n");
     return 2;
 }
