@@ -115,7 +115,8 @@ void ejob_free(struct ejob *job)
     if (job == NULL)
         return;
     jobspec_free(&job->spec);
-    json_decref(job->shown);
+    free(job->shown_job);
+    free(job->shown_workers);
     free(job->shown_summary);
     for (size_t i = 0; i < job->held_event_count; i++)
         free(job->held_events[i].json);
@@ -174,12 +175,23 @@ static void derive_outputs(struct ejob *job)
     job->spec.restart_count = job->restarts;
 }
 
+/* j (taken) as compact JSON text. */
+static char *dump_json(json_t *j)
+{
+    char *text = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    if (text == NULL)
+        xalloc_die();
+    return text;
+}
+
 /* The job as it is now on disk becomes what clients see. */
 static void take_snapshot(struct ejob *job)
 {
-    json_decref(job->shown);
-    job->shown =
-        json_pack("{s:o, s:o}", "job", jobspec_to_json(&job->spec), "workers", workers_json(job));
+    free(job->shown_job);
+    free(job->shown_workers);
+    job->shown_job = dump_json(jobspec_to_json(&job->spec));
+    job->shown_workers = dump_json(workers_json(job));
     struct strbuf sum = STRBUF_INIT;
     jobspec_summary_write(&job->spec, &sum);
     free(job->shown_summary);
@@ -201,11 +213,12 @@ static void arm_retry(struct engine *eng)
 static void save_failed(struct engine *eng, struct ejob *job, const char *why)
 {
     if (!job->unsaved) {
-        const char *shown =
-            json_string_value(json_object_get(json_object_get(job->shown, "job"), "state"));
+        json_t *saved = job->shown_job ? json_loads(job->shown_job, 0, NULL) : NULL;
+        const char *shown = json_string_value(json_object_get(saved, "state"));
         engine_log("saving job %s: %s; it keeps showing its last saved state (%s) and is saved "
                    "again when the disk allows",
                    job->spec.name, why, shown ? shown : "none");
+        json_decref(saved);
     }
     job->unsaved = true;
     arm_retry(eng);
@@ -406,15 +419,15 @@ static void broadcast(struct engine *eng, const char *ws, json_t *msg)
 /* The job as last saved (GET, lists, replies): never a state the disk does not have. */
 static json_t *job_json(const struct ejob *job)
 {
-    json_t *saved = json_object_get(job->shown, "job");
-    return saved ? json_deep_copy(saved) : jobspec_to_json(&job->spec);
+    json_t *saved = job->shown_job ? json_loads(job->shown_job, 0, NULL) : NULL;
+    return saved ? saved : jobspec_to_json(&job->spec);
 }
 
 /* Its workers as last saved. */
-static json_t *shown_workers(const struct ejob *job)
+static json_t *saved_workers(const struct ejob *job)
 {
-    json_t *saved = json_object_get(job->shown, "workers");
-    return saved ? json_deep_copy(saved) : json_array();
+    json_t *saved = job->shown_workers ? json_loads(job->shown_workers, 0, NULL) : NULL;
+    return saved ? saved : json_array();
 }
 
 /*
@@ -429,21 +442,18 @@ static void job_message(const struct ejob *job, enum job_view view, struct strbu
         strbuf_adds(out, "}\n");
         return;
     }
-    json_t *msg = json_pack("{s:s, s:o, s:o}", "type", "JOB", "job", job_json(job), "workers",
-                            shown_workers(job));
-    char *line = json_dumps(msg, JSON_COMPACT);
-    json_decref(msg);
-    if (line == NULL)
-        xalloc_die();
-    strbuf_adds(out, line);
-    strbuf_addc(out, '\n');
-    free(line);
+    /* Spliced from the saved texts: no JSON is built or parsed per message. */
+    strbuf_adds(out, "{\"type\":\"JOB\",\"job\":");
+    strbuf_adds(out, job->shown_job ? job->shown_job : "{}");
+    strbuf_adds(out, ",\"workers\":");
+    strbuf_adds(out, job->shown_workers ? job->shown_workers : "[]");
+    strbuf_adds(out, "}\n");
 }
 
 /* Watchers hear the job as saved; a job whose save failed or waits for its batch is not sent. */
 void engine_publish(struct engine *eng, struct ejob *job)
 {
-    if (eng->watcher_count == 0 || !engine_job_saved(eng, job) || job->shown == NULL)
+    if (eng->watcher_count == 0 || !engine_job_saved(eng, job) || job->shown_job == NULL)
         return;
     for (int v = JOB_VIEW_FULL; v <= JOB_VIEW_BASIC; v++) {
         if (!watched_in(eng, job->spec.workspace_name, (enum job_view)v))
@@ -1450,11 +1460,11 @@ static void job_text(const struct ejob *job, enum job_view view, struct strbuf *
             jobspec_summary_write(&job->spec, out);
         return;
     }
-    json_t *j = job_json(job);
-    char *s = json_dumps(j, JSON_COMPACT);
-    json_decref(j);
-    if (s == NULL)
-        xalloc_die();
+    if (job->shown_job) {
+        strbuf_adds(out, job->shown_job);
+        return;
+    }
+    char *s = dump_json(jobspec_to_json(&job->spec));
     strbuf_adds(out, s);
     free(s);
 }
@@ -1858,7 +1868,7 @@ int engine_job_workers(struct engine *eng, const char *user, const char *ws, con
     int rc = find_job(eng, user, ws, name, &job, err);
     if (rc)
         return rc;
-    json_t *workers = shown_workers(job); /* as last saved, like the job */
+    json_t *workers = saved_workers(job); /* as last saved, like the job */
     *reply = json_pack("{s:o, s:s, s:I}", "workers", workers, "next_page_token", "", "total_size",
                        (json_int_t)json_array_size(workers));
     return 200;
@@ -2051,7 +2061,7 @@ static void sync_refill(void *ctx, struct stream *s)
         sync->last_seq = job->seq;
         if (strcmp(job->spec.workspace_name, sync->ws) != 0)
             continue;
-        if (job->shown == NULL)
+        if (job->shown_job == NULL)
             continue;
         strbuf_reset(&sync->line);
         job_message(job, sync->view, &sync->line);

@@ -94,12 +94,15 @@ struct ejob {
     char *backoff_reason;  /* "back-off 40s restarting failed worker-0 (restart 5)" */
     int64_t events_folded; /* the oldest events dropped to keep the last N (saved) */
     /*
-     * Persistence: shown is {"job", "workers"} as last saved, what GET, lists
-     * and watchers see; unsaved says memory is ahead of the store (a save
-     * failed and is retried); remove_pending, that the store refused a delete.
+     * Persistence: shown_job and shown_workers are the job and its workers
+     * as last saved, what GET, lists and watchers see — kept as compact JSON
+     * text (about 1.3 KB a job, where jansson trees took ten times that);
+     * unsaved says memory is ahead of the store (a save failed and is
+     * retried); remove_pending, that the store refused a delete.
      */
-    json_t *shown;
-    char *shown_summary; /* its summary (view=BASIC) as last saved */
+    char *shown_job;
+    char *shown_workers;
+    char *shown_summary;            /* its summary (view=BASIC) as last saved */
     struct held_event *held_events; /* events told once the job's state is saved */
     size_t held_event_count;
     bool unsaved;
@@ -131,7 +134,7 @@ struct engine {
     uint64_t spawn_timer; /* starts recorded but not launched yet, on the next loop turn */
     bool spawn_wanted;    /* some worker's start is recorded and not launched */
     int launching;        /* shims started whose report is awaited (at most MAX_LAUNCHING) */
-    uint64_t trim_timer; /* gives freed heap back after watchers leave */
+    uint64_t trim_timer;  /* gives freed heap back after watchers leave */
     bool sandbox;
     uint64_t save_timer;    /* retries unsaved jobs */
     uint64_t backoff_timer; /* the earliest crash-loop back-off that ends */
