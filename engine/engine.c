@@ -375,16 +375,11 @@ static bool watched_in(const struct engine *eng, const char *ws, enum job_view v
 static void broadcast_line(struct engine *eng, const char *ws, int view, const char *line,
                            size_t len)
 {
-    for (size_t i = 0; i < eng->watcher_count;) {
+    engine_prune_watchers(eng);
+    for (size_t i = 0; i < eng->watcher_count; i++) {
         struct stream *s = eng->watchers[i];
-        if (stream_abandoned(s) || stream_closed(s)) {
-            stream_unref(s);
-            eng->watchers[i] = eng->watchers[--eng->watcher_count];
-            continue;
-        }
         if (strcmp(stream_tag(s), ws) == 0 && (view < 0 || (int)watcher_view(s) == view))
             stream_write(s, line, len);
-        i++;
     }
 }
 

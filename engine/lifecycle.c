@@ -583,6 +583,14 @@ void lifecycle_sched_free(struct engine *eng)
     eng->sched_keep = NULL;
 }
 
+/* Stamps k with what it was kept from: a later pass may use it while these hold. */
+static void keep_stamp(const struct engine *eng, struct sched_keep *k)
+{
+    k->changes = eng->changes;
+    k->job_count = eng->job_count;
+    k->next_seq = eng->next_seq;
+}
+
 /* Keeps a copy of s (its placement copied; its exclusions handed over). */
 static void keep_add(struct sched_keep *k, struct sched_job *s, struct ejob *job)
 {
@@ -864,9 +872,7 @@ static void full_pass(struct engine *eng)
             if (sched_job_kept(&b->sj[i]))
                 keep_add(k, &b->sj[i], b->who[i]);
         }
-        k->changes = eng->changes;
-        k->job_count = eng->job_count;
-        k->next_seq = eng->next_seq;
+        keep_stamp(eng, k);
         k->valid = true;
     }
     buf_release(b, 0);
@@ -957,9 +963,7 @@ static bool added_pass(struct engine *eng)
             if (sched_job_kept(&b->sj[i]))
                 keep_add(k, &b->sj[i], b->who[i]);
         }
-        k->changes = eng->changes;
-        k->job_count = eng->job_count;
-        k->next_seq = eng->next_seq;
+        keep_stamp(eng, k);
     } else if (ok) {
         k->valid = false; /* it placed or preempted: the next pass looks at every job */
     }
