@@ -2,7 +2,7 @@
  * runner: starts a worker as a real local process through the shim, signals
  * it, and finds out how it ended — also after trainjobd itself restarted.
  *
- * runner_start forks `trainjob-shim` (build/trainjob-shim, beside trainjobd),
+ * runner_launch spawns `trainjob-shim` (build/trainjob-shim, beside trainjobd),
  * which puts itself in a new session so it outlives trainjobd, starts the
  * worker's startup script (inside bubblewrap when `bwrap` is installed and
  * the spec asks for a sandbox), copies its stdout and stderr into a log file
