@@ -47,6 +47,12 @@ passes() {
     grep -c "scheduling pass" "$LOG"
 }
 
+# failed_why : each failed job with its message
+failed_why() {
+    curl -s --unix-socket "$SOCK" --get --data-urlencode "filter=state='FAILED'" "http://x$JOBS" |
+        jq -r '.training_jobs[]? | "\(.name): \(.state_message)"'
+}
+
 # The node's 8 GPUs taken by one running job: every job after it waits.
 code=$(post big gpu-8 "sleep 600")
 wait_for big .state RUNNING 10
@@ -123,7 +129,7 @@ while [ $i -lt 600 ] && [ "$(count SUCCEEDED)" -lt $want ]; do
 done
 done_count=$(count SUCCEEDED)
 if [ "$done_count" -eq $want ]; then pass "sched: all $want waiting jobs ran once the node freed"; else
-    fail "sched: all $want waiting jobs ran once the node freed" "delete $code; $done_count SUCCEEDED, $(count QUEUEING) QUEUEING, $(count FAILED) FAILED"
+    fail "sched: all $want waiting jobs ran once the node freed" "delete $code; $done_count SUCCEEDED, $(count QUEUEING) QUEUEING, $(count FAILED) FAILED: $(failed_why)"
 fi
 if kill -0 "$ENGINE_PID" 2>/dev/null; then pass "sched: every pass over added jobs agreed with a pass over every job"; else
     fail "sched: every pass over added jobs agreed with a pass over every job" "$(grep -F "not a pass over every job" "$LOG")"
