@@ -54,10 +54,11 @@ UTIL_SRC    := $(wildcard util/*.c)
 API_SRC     := $(wildcard api/*.c)
 THEMES_SRC  := $(wildcard themes/*.c)
 WIDGETS_SRC := $(wildcard widgets/*.c)
-TUI_SRC     := $(filter-out tui/main.c,$(wildcard tui/*.c))
+TUI_SRC     := $(wildcard tui/*.c)
+CLI_SRC     := $(filter-out cli/main.c,$(wildcard cli/*.c))
 ENGINE_SRC  := $(filter-out engine/main.c engine/shim.c,$(wildcard engine/*.c))
 
-LIB_SRC  := $(UTIL_SRC) $(API_SRC) $(THEMES_SRC) $(WIDGETS_SRC) $(TUI_SRC) $(ENGINE_SRC)
+LIB_SRC  := $(UTIL_SRC) $(API_SRC) $(THEMES_SRC) $(WIDGETS_SRC) $(TUI_SRC) $(CLI_SRC) $(ENGINE_SRC)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB_A    := $(BUILD)/libtrainjob.a
 
@@ -101,7 +102,7 @@ $(LIB_A): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BUILD)/trainjob: $(BUILD)/tui/main.o $(LIB_A)
+$(BUILD)/trainjob: $(BUILD)/cli/main.o $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/trainjobd: $(BUILD)/engine/main.o $(LIB_A)

@@ -17,9 +17,9 @@
 
 #include "api/backend.h"
 #include "tests/offscreen.h"
+#include "tui/app.h"
 #include "tui/jobs_view.h"
 #include "tui/jobstore.h"
-#include "tui/monitor.h"
 #include "tui/term.h"
 
 static struct offscreen os;

@@ -13,8 +13,6 @@
 
 #include "api/backend.h"
 #include "api/jobfile.h"
-#include "tui/cli.h"
-#include "tui/job_view.h"
 #include "tui/jobstore.h"
 #include "tui/monitor_app.h"
 #include "util/fileio.h"
@@ -151,10 +149,10 @@ void monitor_run_wizard(struct monitor *m, const char *file)
     const char *argv[20];
     size_t n = 0;
     argv[n++] = "trainjob";
-    if (m->globals.context)
-        argv[n++] = "--context", argv[n++] = m->globals.context;
-    if (m->globals.endpoint)
-        argv[n++] = "--endpoint", argv[n++] = m->globals.endpoint;
+    if (m->target.context)
+        argv[n++] = "--context", argv[n++] = m->target.context;
+    if (m->target.endpoint)
+        argv[n++] = "--endpoint", argv[n++] = m->target.endpoint;
     argv[n++] = "--workspace";
     argv[n++] = m->session.b->target.workspace;
     argv[n++] = "new";
@@ -304,7 +302,7 @@ void monitor_act(struct monitor *m, enum monitor_action a, const char *const *na
             monitor_status(m, true, "no job named %s here", who);
             break;
         }
-        monitor_push(m, job_view_new(m, names[0]));
+        monitor_open_job(m, names[0]);
         break;
     }
 }

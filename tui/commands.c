@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "api/backend.h"
-#include "tui/cli.h"
+#include "api/session.h"
 #include "tui/feed.h"
 #include "tui/monitor_app.h"
 #include "util/xalloc.h"
@@ -32,14 +32,14 @@ static void on_command(void *ctx, const char *text)
         monitor_restart_feed(m);
         monitor_status(m, false, "workspace %s", arg);
     } else if (strcmp(verb, "ctx") == 0 && *arg) {
-        struct cli_globals g = m->globals;
-        g.context = arg;
-        g.endpoint = NULL;
+        struct session_target t = m->target;
+        t.context = arg;
+        t.endpoint = NULL;
         struct session s;
         char *why = NULL;
         size_t why_len = 0;
         FILE *err = open_memstream(&why, &why_len);
-        int rc = session_open(&g, &s, err ? err : stderr);
+        int rc = session_open(&t, &s, err ? err : stderr);
         if (err)
             fclose(err);
         if (rc != 0) {
@@ -57,8 +57,8 @@ static void on_command(void *ctx, const char *text)
         m->session = s;
         free(m->context);
         m->context = xstrdup(arg);
-        m->globals.context = m->context;
-        m->globals.endpoint = NULL; /* the context's own */
+        m->target.context = m->context;
+        m->target.endpoint = NULL; /* the context's own */
         monitor_restart_feed(m);
         monitor_status(m, false, "context %s", arg);
     } else if (strcmp(verb, "theme") == 0 && *arg) {

@@ -23,11 +23,11 @@
 
 #include "api/backend.h"
 #include "api/jobfile.h"
+#include "tui/app.h"
 #include "tui/events_pane.h"
 #include "tui/jobfmt.h"
 #include "tui/jobstore.h"
 #include "tui/logs_pane.h"
-#include "tui/monitor.h"
 #include "tui/term.h"
 #include "tui/workers_pane.h"
 #include "util/logring.h"

@@ -7,7 +7,7 @@
  * Enter on a worker follows its log, 'a' follows every worker at once;
  * 'd' shows the whole job as YAML, read-only.
  *
- * A screen as tui/monitor.h defines them (mode "job"). It reads the job's
+ * A screen as tui/app.h defines them (mode "job"). It reads the job's
  * row from the app's jobstore on every change, fetches the event history
  * once when it opens (merged into the store), and owns the log streams of
  * its logs pane; closing the screen cancels every call it started.

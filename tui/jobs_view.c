@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tui/app.h"
 #include "tui/jobfmt.h"
 #include "tui/jobstore.h"
-#include "tui/monitor.h"
 #include "tui/term.h"
 #include "util/hmap.h"
 #include "util/loop.h"

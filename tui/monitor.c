@@ -11,11 +11,8 @@
  * the "data from 12 s ago" age current; while it is live, nothing wakes
  * the process but the stream and the keyboard.
  */
-#include "tui/monitor.h"
-
 #include "tui/monitor_app.h"
 
-#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -28,15 +25,12 @@
 #include "api/catalog.h"
 #include "api/context.h"
 #include "api/http_multi.h"
-#include "tui/cli.h"
+#include "api/session.h"
 #include "tui/feed.h"
 #include "tui/help.h"
-#include "tui/job_view.h"
-#include "tui/jobs_view.h"
 #include "tui/jobstore.h"
 #include "tui/keymap.h"
 #include "tui/prompt.h"
-#include "tui/session.h"
 #include "tui/term.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
@@ -120,6 +114,15 @@ void monitor_pop(struct monitor *m)
     m->dirty = m->full = true;
 }
 
+void monitor_open_job(struct monitor *m, const char *name)
+{
+    if (m->job_screen == NULL) {
+        monitor_status(m, true, "no job screen here");
+        return;
+    }
+    monitor_push(m, m->job_screen(m, name));
+}
+
 void monitor_ask(struct monitor *m, const char *title, const char *hint, const char *initial,
                  void (*answer)(void *ctx, const char *text), void *ctx)
 {
@@ -191,7 +194,7 @@ void monitor_feed_changed(void *ctx)
         m->open_when_seen = NULL;
         while (m->depth > 1)
             monitor_pop(m);
-        monitor_push(m, job_view_new(m, name));
+        monitor_open_job(m, name);
         free((char *)name);
     }
     /* The screens re-read the store when the next frame is drawn: a burst of
@@ -523,83 +526,23 @@ void monitor_free_detached(struct monitor *m)
     free(m);
 }
 
-/* ---- the verb --------------------------------------------------------------- */
+/* ---- the program ------------------------------------------------------------ */
 
-static const char top_usage[] =
-    "usage: trainjob top [--workspace WS] [--readonly] [--refresh SECONDS] [--theme NAME]\n"
-    "                    [--job NAME]\n"
-    "The live jobs view; --job opens that job's screen as soon as it is seen.\n";
-
-int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
+int monitor_run(const struct tui_top_opts *o, monitor_screen_fn first,
+                monitor_job_screen_fn job_screen, FILE *err)
 {
-    struct cli_globals local = *g;
-    bool readonly = false;
-    int refresh_s = 5;
-    const char *theme = NULL;
-    const char *job = NULL;
-    enum { OPT_READONLY = 0x200, OPT_REFRESH, OPT_THEME, OPT_JOB };
-    static const struct option opts[] = {
-        {"workspace", required_argument, NULL, CLI_OPT_WORKSPACE},
-        {"context", required_argument, NULL, CLI_OPT_CONTEXT},
-        {"endpoint", required_argument, NULL, CLI_OPT_ENDPOINT},
-        {"readonly", no_argument, NULL, OPT_READONLY},
-        {"refresh", required_argument, NULL, OPT_REFRESH},
-        {"theme", required_argument, NULL, OPT_THEME},
-        {"job", required_argument, NULL, OPT_JOB},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case OPT_READONLY:
-            readonly = true;
-            break;
-        case OPT_REFRESH: {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 3600) {
-                fprintf(err, "trainjob top: --refresh: \"%s\" is not 1..3600 seconds\n", optarg);
-                return EXIT_USAGE;
-            }
-            refresh_s = (int)v;
-            break;
-        }
-        case OPT_THEME:
-            theme = optarg;
-            break;
-        case OPT_JOB:
-            job = optarg;
-            break;
-        case 'h':
-            fputs(top_usage, out);
-            return 0;
-        default:
-            if (cli_global_option(&local, c, optarg) == 0)
-                break;
-            fprintf(err, "trainjob top: unknown option %s\n%s", argv[optind - 1], top_usage);
-            return EXIT_USAGE;
-        }
-    }
-    if (optind < argc) {
-        fprintf(err, "trainjob top: unexpected argument \"%s\"\n%s", argv[optind], top_usage);
-        return EXIT_USAGE;
-    }
-
-    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-        fputs("trainjob top: needs a terminal (use `trainjob get jobs` in scripts)\n", err);
-        return EXIT_USAGE;
-    }
+    bool readonly = o->readonly;
+    int refresh_s = o->refresh_s > 0 ? o->refresh_s : 5;
+    const char *theme = o->theme;
+    const char *job = o->job;
     struct monitor m;
     memset(&m, 0, sizeof m);
-    m.globals = local;
+    m.target = o->target;
+    m.job_screen = job_screen;
     m.readonly = readonly;
     m.refresh_ms = refresh_s * 1000;
-    int rc = session_open(&local, &m.session, err);
-    if (rc != 0)
-        return rc;
+    if (session_open(&m.target, &m.session, err) != 0)
+        return EXIT_USAGE;
     /* The config's theme, unless --theme names one. */
     bool theme_from_config = theme == NULL && m.session.rc.ctx.theme;
     if (theme_from_config)
@@ -633,7 +576,7 @@ int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
     m.multi = http_multi_new(m.loop);
     m.store = jobstore_new();
     m.feed = feed_new(m.session.b, m.multi, m.store, m.refresh_ms, monitor_feed_changed, &m);
-    monitor_push(&m, jobs_view_new(&m));
+    monitor_push(&m, first(&m));
     if (job)
         m.open_when_seen = xstrdup(job);
     loop_add_fd(m.loop, STDIN_FILENO, POLLIN, on_stdin, &m);

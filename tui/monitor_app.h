@@ -2,7 +2,8 @@
  * monitor_app: the live screens' app state, shared by its three parts —
  * tui/monitor.c (the loop, the screens, the frame, keys), tui/actions.c
  * (what is done to jobs, with confirms and prompts) and tui/commands.c
- * (the `:` command line). Not for screens: they use tui/monitor.h.
+ * (the `:` command line), and tui/top.c, which composes the screens. Not
+ * for screens: they use tui/app.h.
  */
 #ifndef TUI_MONITOR_APP_H
 #define TUI_MONITOR_APP_H
@@ -12,10 +13,10 @@
 #include <stdint.h>
 
 #include "api/catalog.h"
-#include "tui/cli.h"
-#include "tui/monitor.h"
-#include "tui/session.h"
+#include "api/session.h"
+#include "tui/app.h"
 #include "tui/term.h"
+#include "tui/tui.h"
 
 #define MAX_SCREENS 8
 #define FRAME_MIN_MS 33 /* ~30 frames a second at most, but for keys */
@@ -27,14 +28,19 @@ struct keymap;
 struct prompt;
 
 typedef void (*confirm_fn)(struct monitor *m);
+/* Makes the first screen / a job's screen: the program that composes the screens (tui/top.c) says
+ * which. */
+typedef struct screen *(*monitor_screen_fn)(struct monitor *m);
+typedef struct screen *(*monitor_job_screen_fn)(struct monitor *m, const char *job_name);
 
 struct monitor {
     struct loop *loop;
     struct http_multi *multi;
     struct term term;
     struct session session;
-    struct cli_globals globals; /* as given, then what :ctx chose */
-    char *context;              /* the string :ctx set globals.context to */
+    struct session_target target; /* as given, then what :ctx chose */
+    char *context;                /* the string :ctx set target.context to */
+    monitor_job_screen_fn job_screen;
     struct jobstore *store;
     struct feed *feed;
     struct keymap *keys;
@@ -67,6 +73,11 @@ struct monitor {
 };
 
 /* tui/monitor.c */
+/* Runs the jobs view, first(m) at the bottom of the stack, until the user quits (tui_top_run). */
+int monitor_run(const struct tui_top_opts *o, monitor_screen_fn first,
+                monitor_job_screen_fn job_screen, FILE *err);
+/* Pushes the job screen for name (job_screen), or says there is none. */
+void monitor_open_job(struct monitor *m, const char *name);
 /* The screen on top. */
 struct screen *monitor_top(struct monitor *m);
 /* A yes/no box; yes(m) when answered yes. */

@@ -6,7 +6,7 @@
  * specs, images) comes from the backend; nothing here is a constant list.
  *
  * The wizard owns its forms and a struct jobspec it rebuilds from the
- * fields on every change; the owner (tui/cmd_new.c) runs the loop, draws
+ * fields on every change; the owner (tui/wizard_app.c) runs the loop, draws
  * when dirty and submits when asked.
  */
 #ifndef TUI_WIZARD_H

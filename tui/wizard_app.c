@@ -1,6 +1,7 @@
 /*
- * cmd_new: `trainjob new [-f FILE]` — the create-task wizard in the
- * terminal. Fetches the catalog from the backend (starting the local engine
+ * wizard_app: the program behind `trainjob new [-f FILE]` (tui_wizard_run
+ * in tui/tui.h; cli/cmd_new.c parses the verb) — the create-task wizard in
+ * the terminal. Fetches the catalog from the backend (starting the local engine
  * when needed), runs the one event loop (keys, resize, signals, the
  * debounced validation timer; one draw per turn, only when something
  * changed), and submits. A file opens the wizard prefilled; its errors show
@@ -19,7 +20,6 @@
  * form as a job file) and F3 (load one, the way -f does), and the confirm
  * box before replacing a file or the form's unsaved changes.
  */
-#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -33,12 +33,12 @@
 #include "api/http_multi.h"
 #include "api/jobfile.h"
 #include "api/paths.h"
-#include "tui/cli.h"
+#include "api/session.h"
 #include "tui/help.h"
 #include "tui/keymap.h"
 #include "tui/prompt.h"
-#include "tui/session.h"
 #include "tui/term.h"
+#include "tui/tui.h"
 #include "tui/wizard.h"
 #include "util/fileio.h"
 #include "util/loop.h"
@@ -586,45 +586,9 @@ static void run(struct app *a)
     }
 }
 
-int cmd_new(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
+int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
 {
-    static const struct option longopts[] = {
-        {"file", required_argument, NULL, 'f'},
-        {"theme", required_argument, NULL, 'T'},
-        {"created-to", required_argument, NULL, 'C'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *file = NULL, *theme = NULL, *created_to = NULL;
-    int c;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'f':
-            file = optarg;
-            break;
-        case 'T':
-            theme = optarg;
-            break;
-        case 'C':
-            created_to = optarg;
-            break;
-        case 'h':
-            fputs("usage: trainjob new [-f FILE] [--theme NAME] [--created-to FILE]\n"
-                  "Opens the create-task wizard; with -f, prefilled from a job file. A\n"
-                  "submitted job then opens in the live job view; with --created-to its\n"
-                  "name is written to FILE instead (trainjob top runs the wizard so).\n",
-                  out);
-            return EXIT_OK;
-        default:
-            fprintf(err, "trainjob new: unknown option '%s'\n", argv[optind - 1]);
-            return EXIT_USAGE;
-        }
-    }
-    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-        fputs("trainjob new: needs a terminal (use `trainjob submit -f FILE` in scripts)\n", err);
-        return EXIT_USAGE;
-    }
+    const char *file = o->file, *theme = o->theme, *created_to = o->created_to;
     struct app a;
     memset(&a, 0, sizeof a);
     struct jobfile jf;
@@ -646,7 +610,7 @@ int cmd_new(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
     struct session s;
     struct catalog cat;
     memset(&cat, 0, sizeof cat);
-    bool have_session = session_open(g, &s, err) == EXIT_OK;
+    bool have_session = session_open(&o->target, &s, err) == 0;
     if (have_session) {
         struct api_error aerr;
         if (backend_catalog(s.b, &cat, &aerr) != BACKEND_OK)
@@ -698,7 +662,7 @@ int cmd_new(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
         strbuf_free(&io);
     }
     a.cat = &cat;
-    a.default_workspace = have_session ? s.rc.ctx.workspace : g->workspace;
+    a.default_workspace = have_session ? s.rc.ctx.workspace : o->target.workspace;
     if (file)
         open_form(&a, &jf.job, &file_fs, file);
     else
@@ -750,8 +714,8 @@ int cmd_new(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
     jobfile_free(&jf);
     if (open_job) {
         /* Success opens the job, live (the wizard's "what happens next"). */
-        char *sub[] = {"top", "--job", open_job, NULL};
-        rc = cmd_top(g, 3, sub, out, err);
+        struct tui_top_opts top = {.target = o->target, .refresh_s = 5, .job = open_job};
+        rc = tui_top_run(&top, err);
         free(open_job);
     }
     return rc;

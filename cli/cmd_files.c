@@ -11,7 +11,7 @@
 #include "api/jobfile.h"
 #include "api/jobspec_defaults.h"
 #include "api/validate.h"
-#include "tui/cli.h"
+#include "cli/cli.h"
 #include "util/strbuf.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"

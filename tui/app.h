@@ -1,5 +1,12 @@
 /*
- * monitor: the live screens after submit — `trainjob` with no verb in a
+ * app: what a screen of the live view may know of the app around it, and
+ * all it may know — the screens (tui/jobs_view.c, tui/job_view.c) include
+ * this and no other screen's header; the app (tui/monitor.c, actions.c,
+ * commands.c; its own state is tui/monitor_app.h) includes no screen's.
+ * tui/top.c hands the app the screens' makers. The functions keep the
+ * monitor_ prefix of the app that implements them.
+ *
+ * The app: the live screens after submit — `trainjob` with no verb in a
  * terminal, `trainjob top`, and the job a wizard just created. One event
  * loop (keys, resize, signals, timers, the backend's transfers through
  * api/http_multi), one jobstore kept current by the feed (watch stream, or
@@ -13,8 +20,8 @@
  * answers with widget result bits. Screens draw only in ops->draw, which
  * the app calls once per loop turn when something is dirty.
  */
-#ifndef TUI_MONITOR_H
-#define TUI_MONITOR_H
+#ifndef TUI_APP_H
+#define TUI_APP_H
 
 #include <curses.h>
 #include <stdbool.h>
@@ -109,6 +116,6 @@ void monitor_mark_node(struct monitor *m, const char *job, const char *node);
 struct monitor *monitor_new_detached(struct jobstore *store, const struct term *t, bool readonly);
 void monitor_free_detached(struct monitor *m);
 
-/* The verb, `trainjob top` (and bare `trainjob` in a terminal), is cmd_top in tui/cli.h. */
+/* The program, `trainjob top` (and bare `trainjob` in a terminal), is tui_top_run in tui/tui.h. */
 
 #endif

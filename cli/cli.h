@@ -7,17 +7,14 @@
  * operation failed: the server said no), 2 usage or I/O errors, or the
  * server cannot be reached.
  */
-#ifndef TUI_CLI_H
-#define TUI_CLI_H
+#ifndef CLI_CLI_H
+#define CLI_CLI_H
 
 #include <getopt.h>
 #include <stdio.h>
 
-enum {
-    EXIT_OK = 0,
-    EXIT_INVALID = 1,
-    EXIT_USAGE = 2,
-};
+#include "api/session.h"
+#include "util/exitstatus.h"
 
 /* Options that every verb accepts before or after its name. */
 struct cli_globals {
@@ -41,8 +38,12 @@ enum {
     {"endpoint", required_argument, NULL, CLI_OPT_ENDPOINT}
 // clang-format on
 
-/* Takes a global option getopt_long returned; false when c is not one. */
+/* Takes a global option getopt_long returned; false when c is not one (cli/globals.c). */
 int cli_global_option(struct cli_globals *g, int c, const char *arg);
+/* The server and workspace the global options name, for api/session and tui/tui.h. */
+struct session_target cli_target(const struct cli_globals *g);
+/* session_open on the global options' target; EXIT_USAGE (said on err) when it fails. */
+int cli_session_open(const struct cli_globals *g, struct session *s, FILE *err);
 
 struct cli_verb {
     const char *name;
@@ -55,16 +56,16 @@ struct cli_verb {
 int cli_main(int argc, char **argv, int is_tty, FILE *out, FILE *err);
 void cli_usage(FILE *out);
 
-/* The verbs over job files (tui/cmd_files.c). */
+/* The verbs over job files (cli/cmd_files.c). */
 int cmd_validate(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 
-/* The live jobs view (tui/monitor.c). */
+/* The live jobs view (cli/cmd_top.c; the screens are tui/'s). */
 int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
-/* The create-task wizard (tui/cmd_new.c). */
+/* The create-task wizard (cli/cmd_new.c; the wizard is tui/'s). */
 int cmd_new(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 
-/* The verbs over a backend's jobs (tui/cmd_jobs.c). */
+/* The verbs over a backend's jobs (cli/cmd_jobs.c). */
 int cmd_submit(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 int cmd_get(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 int cmd_logs(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);

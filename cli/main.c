@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "tui/cli.h"
+#include "cli/cli.h"
 
 int main(int argc, char **argv)
 {

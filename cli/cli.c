@@ -2,7 +2,7 @@
  * cli: parses the global options, finds the verb and runs it. Verbs are a
  * table; adding one is a row here and a function in a cmd_*.c file.
  */
-#include "tui/cli.h"
+#include "cli/cli.h"
 
 #include <getopt.h>
 #include <string.h>
@@ -26,22 +26,6 @@ static const struct cli_verb verbs[] = {
     {"start", "NAME", "start a stopped job again", cmd_start},
     {"delete", "NAME...", "delete jobs, stopping their workers first", cmd_delete},
 };
-
-int cli_global_option(struct cli_globals *g, int c, const char *arg)
-{
-    switch (c) {
-    case CLI_OPT_WORKSPACE:
-        g->workspace = arg;
-        return 1;
-    case CLI_OPT_CONTEXT:
-        g->context = arg;
-        return 1;
-    case CLI_OPT_ENDPOINT:
-        g->endpoint = arg;
-        return 1;
-    }
-    return 0;
-}
 
 void cli_usage(FILE *out)
 {

@@ -27,8 +27,7 @@
 #include "api/jobspec_json.h"
 #include "api/logframes.h"
 #include "api/yamltree.h"
-#include "tui/cli.h"
-#include "tui/session.h"
+#include "cli/cli.h"
 #include "util/strbuf.h"
 #include "util/timefmt.h"
 #include "util/utf8.h"
@@ -202,60 +201,6 @@ static void print_tree(json_t *tree, enum output o, FILE *out)
     json_decref(tree);
 }
 
-/* ---- sessions: context + backend ---------------------------------------- */
-
-int session_open(const struct cli_globals *g, struct session *s, FILE *err)
-{
-    memset(s, 0, sizeof *s);
-    struct context_request req = {NULL, g->context, g->endpoint, getenv("TRAINJOB_ENDPOINT"),
-                                  g->workspace};
-    struct findings fs = FINDINGS_INIT;
-    struct strbuf why = STRBUF_INIT;
-    int rc = EXIT_OK;
-    if (context_resolve(&req, &s->rc, &fs, &why) != 0) {
-        for (size_t i = 0; i < fs.count; i++) {
-            const struct finding *f = &fs.items[i];
-            struct strbuf line = STRBUF_INIT;
-            add_clean(&line, s->rc.config_path);
-            if (f->line > 0)
-                strbuf_addf(&line, ":%d:%d", f->line, f->col);
-            strbuf_addf(&line, ": %s: ", severity_name(f->severity));
-            if (f->path[0]) {
-                add_clean(&line, f->path);
-                strbuf_adds(&line, ": ");
-            }
-            add_clean(&line, f->message);
-            fprintf(err, "%s\n", strbuf_str(&line));
-            strbuf_free(&line);
-        }
-        if (why.len) {
-            struct strbuf line = STRBUF_INIT;
-            add_clean(&line, strbuf_str(&why));
-            fprintf(err, "trainjob: %s\n", strbuf_str(&line));
-            strbuf_free(&line);
-        }
-        rc = EXIT_USAGE;
-    } else if ((s->b = backend_open(&s->rc, &why)) == NULL) {
-        struct strbuf line = STRBUF_INIT;
-        add_clean(&line, strbuf_str(&why));
-        fprintf(err, "trainjob: %s\n", strbuf_str(&line));
-        strbuf_free(&line);
-        rc = EXIT_USAGE;
-    }
-    findings_free(&fs);
-    strbuf_free(&why);
-    if (rc != EXIT_OK)
-        resolved_context_free(&s->rc);
-    return rc;
-}
-
-void session_close(struct session *s)
-{
-    backend_free(s->b);
-    resolved_context_free(&s->rc);
-    memset(s, 0, sizeof *s);
-}
-
 /*
  * Parses a verb's options: its own (short, plus long rows before the global
  * ones) and the global options. Returns the option character to handle,
@@ -350,7 +295,7 @@ int cmd_submit(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
         goto out;
     }
     struct session s;
-    if ((rc = session_open(&local, &s, err)) != EXIT_OK)
+    if ((rc = cli_session_open(&local, &s, err)) != EXIT_OK)
         goto out;
     if (jf.job.workspace_name == NULL)
         jf.job.workspace_name = xstrdup(s.b->target.workspace);
@@ -661,7 +606,7 @@ int cmd_get(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
         return EXIT_USAGE;
     }
     struct session s;
-    int rc = session_open(&local, &s, err);
+    int rc = cli_session_open(&local, &s, err);
     if (rc != EXIT_OK)
         return rc;
     if (what == GET_JOBS && name == NULL)
@@ -873,7 +818,7 @@ int cmd_logs(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE
     }
     const char *name = argv[optind];
     struct session s;
-    int rc = session_open(&local, &s, err);
+    int rc = cli_session_open(&local, &s, err);
     if (rc != EXIT_OK)
         return rc;
     struct api_error e;
@@ -976,7 +921,7 @@ static int batch_verb(const struct cli_globals *g, int argc, char **argv, FILE *
     if (rc != EXIT_OK)
         return rc < 0 ? EXIT_OK : rc;
     struct session s;
-    if ((rc = session_open(&local, &s, err)) != EXIT_OK)
+    if ((rc = cli_session_open(&local, &s, err)) != EXIT_OK)
         return rc;
     const char *const *names = (const char *const *)argv + optind;
     size_t n = (size_t)(argc - optind);
@@ -1038,7 +983,7 @@ int cmd_start(const struct cli_globals *g, int argc, char **argv, FILE *out, FIL
     }
     const char *name = argv[optind];
     struct session s;
-    if ((rc = session_open(&local, &s, err)) != EXIT_OK)
+    if ((rc = cli_session_open(&local, &s, err)) != EXIT_OK)
         return rc;
     struct jobspec job;
     struct api_error e;

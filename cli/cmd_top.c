@@ -1,0 +1,80 @@
+/*
+ * cmd_top: the verb `trainjob top` (and bare `trainjob` in a terminal) —
+ * its options and the terminal check; the jobs view itself is tui/'s
+ * (tui_top_run, tui/top.c).
+ */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "tui/tui.h"
+
+static const char top_usage[] =
+    "usage: trainjob top [--workspace WS] [--readonly] [--refresh SECONDS] [--theme NAME]\n"
+    "                    [--job NAME]\n"
+    "The live jobs view; --job opens that job's screen as soon as it is seen.\n";
+
+int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
+{
+    struct cli_globals local = *g;
+    struct tui_top_opts o = {.refresh_s = 5};
+    enum { OPT_READONLY = 0x200, OPT_REFRESH, OPT_THEME, OPT_JOB };
+    static const struct option opts[] = {
+        {"workspace", required_argument, NULL, CLI_OPT_WORKSPACE},
+        {"context", required_argument, NULL, CLI_OPT_CONTEXT},
+        {"endpoint", required_argument, NULL, CLI_OPT_ENDPOINT},
+        {"readonly", no_argument, NULL, OPT_READONLY},
+        {"refresh", required_argument, NULL, OPT_REFRESH},
+        {"theme", required_argument, NULL, OPT_THEME},
+        {"job", required_argument, NULL, OPT_JOB},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case OPT_READONLY:
+            o.readonly = true;
+            break;
+        case OPT_REFRESH: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > 3600) {
+                fprintf(err, "trainjob top: --refresh: \"%s\" is not 1..3600 seconds\n", optarg);
+                return EXIT_USAGE;
+            }
+            o.refresh_s = (int)v;
+            break;
+        }
+        case OPT_THEME:
+            o.theme = optarg;
+            break;
+        case OPT_JOB:
+            o.job = optarg;
+            break;
+        case 'h':
+            fputs(top_usage, out);
+            return 0;
+        default:
+            if (cli_global_option(&local, c, optarg) == 0)
+                break;
+            fprintf(err, "trainjob top: unknown option %s\n%s", argv[optind - 1], top_usage);
+            return EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        fprintf(err, "trainjob top: unexpected argument \"%s\"\n%s", argv[optind], top_usage);
+        return EXIT_USAGE;
+    }
+
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        fputs("trainjob top: needs a terminal (use `trainjob get jobs` in scripts)\n", err);
+        return EXIT_USAGE;
+    }
+    o.target = cli_target(&local);
+    return tui_top_run(&o, err);
+}
