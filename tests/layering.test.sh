@@ -21,12 +21,37 @@ check_violation "curses in util" util bad.c '<ncurses.h>'
 check_violation "api in widgets" widgets bad.c '"api/jobspec.h"'
 check_violation "tui in widgets" widgets bad.c '"../tui/app.h"'
 check_violation "tui in api" api bad.c '"tui/cli.h"'
+check_violation "cli in api" api bad.c '"cli/cli.h"'
+check_violation "cli in engine" engine bad.c '"cli/cli.h"'
+check_violation "cli in widgets" widgets bad.h '"../cli/cli.h"'
+# tui/ is entered from cli/ through tui/tui.h; nothing points back.
+check_violation "cli in tui" tui bad.c '"cli/cli.h"'
+check_violation "cli in a tui header" tui bad.h '"../cli/cli.h"'
+# cli/ knows api/, util/ and tui/tui.h: no other tui/ header, no curses, no widgets.
+check_violation "a tui screen in cli" cli bad.c '"tui/monitor_app.h"'
+check_violation "a tui header beside tui.h in cli" cli bad.c '"tui/tui.hh"'
+check_violation "curses in cli" cli bad.c '<curses.h>'
+check_violation "widgets in cli" cli bad.h '"widgets/table.h"'
+check_violation "themes in cli" cli bad.c '"themes/theme.h"'
+check_violation "engine in cli" cli bad.c '"engine/store.h"'
+
+# One bad include among allowed ones is still caught, and only it is named.
+t="$TMP/tree-mixed"
+mkdir -p "$t/cli"
+printf '#include "tui/tui.h"\n#include "tui/wizard.h"\n#include "api/backend.h"\n' >"$t/cli/mixed.c"
+run scripts/check-layering.sh "$t"
+expect_rc "a tui header next to tui.h in cli is caught" 1
+expect_grep "the screen header is named" "$TMP/out" 'cli/mixed.c:2:#include "tui/wizard.h"'
+expect_no_grep "the entry header is not named" "$TMP/out" 'cli/mixed.c:1:'
+expect_no_grep "an api header in cli is not named" "$TMP/out" 'cli/mixed.c:3:'
 
 # Allowed includes are not flagged.
 t="$TMP/tree-ok"
-mkdir -p "$t/widgets" "$t/engine"
+mkdir -p "$t/widgets" "$t/engine" "$t/cli" "$t/tui"
 printf '#include "util/strbuf.h"\n#include <curses.h>\n' >"$t/widgets/ok.c"
 printf '#include "api/jobspec.h"\n' >"$t/engine/ok.c"
+printf '#include "api/session.h"\n#include "util/exitstatus.h"\n#include "tui/tui.h"\n' >"$t/cli/ok.c"
+printf '#include "tui/app.h"\n#include "api/backend.h"\n#include <curses.h>\n' >"$t/tui/ok.c"
 run scripts/check-layering.sh "$t"
 expect_rc "allowed includes pass" 0
 
