@@ -20,17 +20,6 @@
 #include "util/utf8.h"
 #include "util/xalloc.h"
 
-void monitor_set_names(struct monitor *m, const char *const *names, size_t n)
-{
-    for (size_t i = 0; i < m->name_count; i++)
-        free(m->names[i]);
-    free(m->names);
-    m->names = xcalloc(n ? n : 1, sizeof *m->names);
-    for (size_t i = 0; i < n; i++)
-        m->names[i] = xstrdup(names[i]);
-    m->name_count = n;
-}
-
 /* "pt-a" or "3 jobs (pt-a, pt-b, …)" for questions and messages. */
 static void describe(struct monitor *m, char *buf, size_t n)
 {

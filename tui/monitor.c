@@ -2,8 +2,9 @@
  * monitor: the live screens' app — the loop, the screen stack, the frame
  * (title bar with the feed's state, status line, key bar), prompts,
  * confirm dialogs, help and keys; the actions are tui/actions.c, the `:`
- * command line tui/commands.c (they share tui/monitor_app.h). See
- * monitor.h.
+ * command line tui/commands.c (they share tui/monitor_app.h). This core
+ * calls neither, nor any screen, but through the monitor_parts tui/top.c
+ * hands it. See app.h.
  *
  * Drawing happens in one place (draw_frame), at the end of a loop turn in
  * which something set `dirty`; callbacks from the network, timers and
@@ -116,11 +117,22 @@ void monitor_pop(struct monitor *m)
 
 void monitor_open_job(struct monitor *m, const char *name)
 {
-    if (m->job_screen == NULL) {
+    if (m->parts == NULL) {
         monitor_status(m, true, "no job screen here");
         return;
     }
-    monitor_push(m, m->job_screen(m, name));
+    monitor_push(m, m->parts->job_screen(m, name));
+}
+
+void monitor_set_names(struct monitor *m, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < m->name_count; i++)
+        free(m->names[i]);
+    free(m->names);
+    m->names = xcalloc(n ? n : 1, sizeof *m->names);
+    for (size_t i = 0; i < n; i++)
+        m->names[i] = xstrdup(names[i]);
+    m->name_count = n;
 }
 
 void monitor_ask(struct monitor *m, const char *title, const char *hint, const char *initial,
@@ -462,10 +474,10 @@ static void on_key(struct monitor *m, const struct widget_key *k)
         if (m->readonly)
             monitor_status(m, true, "read-only: no actions here");
         else
-            monitor_run_wizard(m, NULL);
+            m->parts->new_job(m, NULL);
         break;
     case KEYMAP_COMMAND:
-        monitor_command_line(m);
+        m->parts->command_line(m);
         break;
     default:
         break;
@@ -528,8 +540,7 @@ void monitor_free_detached(struct monitor *m)
 
 /* ---- the program ------------------------------------------------------------ */
 
-int monitor_run(const struct tui_top_opts *o, monitor_screen_fn first,
-                monitor_job_screen_fn job_screen, FILE *err)
+int monitor_run(const struct tui_top_opts *o, const struct monitor_parts *parts, FILE *err)
 {
     bool readonly = o->readonly;
     int refresh_s = o->refresh_s > 0 ? o->refresh_s : 5;
@@ -538,7 +549,7 @@ int monitor_run(const struct tui_top_opts *o, monitor_screen_fn first,
     struct monitor m;
     memset(&m, 0, sizeof m);
     m.target = o->target;
-    m.job_screen = job_screen;
+    m.parts = parts;
     m.readonly = readonly;
     m.refresh_ms = refresh_s * 1000;
     if (session_open(&m.target, &m.session, err) != 0)
@@ -576,7 +587,7 @@ int monitor_run(const struct tui_top_opts *o, monitor_screen_fn first,
     m.multi = http_multi_new(m.loop);
     m.store = jobstore_new();
     m.feed = feed_new(m.session.b, m.multi, m.store, m.refresh_ms, monitor_feed_changed, &m);
-    monitor_push(&m, first(&m));
+    monitor_push(&m, parts->first(&m));
     if (job)
         m.open_when_seen = xstrdup(job);
     loop_add_fd(m.loop, STDIN_FILENO, POLLIN, on_stdin, &m);

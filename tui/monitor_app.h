@@ -2,8 +2,10 @@
  * monitor_app: the live screens' app state, shared by its three parts —
  * tui/monitor.c (the loop, the screens, the frame, keys), tui/actions.c
  * (what is done to jobs, with confirms and prompts) and tui/commands.c
- * (the `:` command line), and tui/top.c, which composes the screens. Not
- * for screens: they use tui/app.h.
+ * (the `:` command line) — and tui/top.c, which plugs the screens, the
+ * actions and the command line into the core (struct monitor_parts), so
+ * actions and commands use the core and the core uses neither. Not for
+ * screens: they use tui/app.h.
  */
 #ifndef TUI_MONITOR_APP_H
 #define TUI_MONITOR_APP_H
@@ -28,19 +30,27 @@ struct keymap;
 struct prompt;
 
 typedef void (*confirm_fn)(struct monitor *m);
-/* Makes the first screen / a job's screen: the program that composes the screens (tui/top.c) says
- * which. */
-typedef struct screen *(*monitor_screen_fn)(struct monitor *m);
-typedef struct screen *(*monitor_job_screen_fn)(struct monitor *m, const char *job_name);
+
+/*
+ * What the program composing the app (tui/top.c) plugs into it: the screens,
+ * and the app's key actions that live beside tui/monitor.c, so the core
+ * calls them without including or linking to them.
+ */
+struct monitor_parts {
+    struct screen *(*first)(struct monitor *m);                            /* at the bottom */
+    struct screen *(*job_screen)(struct monitor *m, const char *job_name); /* Enter on a job */
+    void (*new_job)(struct monitor *m, const char *file); /* `n`: the wizard (tui/actions.c) */
+    void (*command_line)(struct monitor *m);              /* `:` (tui/commands.c) */
+};
 
 struct monitor {
     struct loop *loop;
     struct http_multi *multi;
     struct term term;
     struct session session;
-    struct session_target target; /* as given, then what :ctx chose */
-    char *context;                /* the string :ctx set target.context to */
-    monitor_job_screen_fn job_screen;
+    struct session_target target;      /* as given, then what :ctx chose */
+    char *context;                     /* the string :ctx set target.context to */
+    const struct monitor_parts *parts; /* NULL in a detached app */
     struct jobstore *store;
     struct feed *feed;
     struct keymap *keys;
@@ -73,11 +83,12 @@ struct monitor {
 };
 
 /* tui/monitor.c */
-/* Runs the jobs view, first(m) at the bottom of the stack, until the user quits (tui_top_run). */
-int monitor_run(const struct tui_top_opts *o, monitor_screen_fn first,
-                monitor_job_screen_fn job_screen, FILE *err);
-/* Pushes the job screen for name (job_screen), or says there is none. */
+/* Runs the jobs view made of parts until the user quits (tui_top_run). */
+int monitor_run(const struct tui_top_opts *o, const struct monitor_parts *parts, FILE *err);
+/* Pushes the job screen for name (parts->job_screen), or says there is none. */
 void monitor_open_job(struct monitor *m, const char *name);
+/* The names an action works on, copied (NULL, 0: none). */
+void monitor_set_names(struct monitor *m, const char *const *names, size_t n);
 /* The screen on top. */
 struct screen *monitor_top(struct monitor *m);
 /* A yes/no box; yes(m) when answered yes. */
@@ -88,8 +99,6 @@ void monitor_feed_changed(void *ctx);
 void monitor_restart_feed(struct monitor *m);
 
 /* tui/actions.c */
-/* The names an action works on, copied (NULL, 0: none). */
-void monitor_set_names(struct monitor *m, const char *const *names, size_t n);
 /* Runs the wizard on the terminal (prefilled from file when not NULL). */
 void monitor_run_wizard(struct monitor *m, const char *file);
 
