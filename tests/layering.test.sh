@@ -55,6 +55,30 @@ printf '#include "tui/app.h"\n#include "api/backend.h"\n#include <curses.h>\n' >
 run scripts/check-layering.sh "$t"
 expect_rc "allowed includes pass" 0
 
+# No dependency cycle among the objects of tui/ and cli/ (scripts/check-cycles.sh:
+# who uses whose functions, by nm): the app's core, its screens and its parts,
+# and the verb table and its verbs, each point one way.
+BUILD_DIR=$(dirname "${TRAINJOB_BIN:-build/trainjob}")
+if [ -f "$BUILD_DIR/tui/monitor.o" ]; then
+    run scripts/check-cycles.sh "$BUILD_DIR" tui cli
+    expect_rc "tui/ and cli/ objects use each other without a cycle" 0
+fi
+if command -v cc >/dev/null 2>&1 && command -v nm >/dev/null 2>&1; then
+    mkdir -p "$TMP/cyc/x"
+    printf 'void b(void);\nvoid a(void);\nvoid a(void) { b(); }\n' >"$TMP/cyc/a.c"
+    printf 'void a(void);\nvoid b(void);\nvoid b(void) { a(); }\nint c;\n' >"$TMP/cyc/b.c"
+    printf 'extern int c;\nint d(void);\nint d(void) { return c; }\n' >"$TMP/cyc/d.c"
+    for f in a b d; do cc -c "$TMP/cyc/$f.c" -o "$TMP/cyc/x/$f.o"; done
+    run scripts/check-cycles.sh "$TMP/cyc" x
+    expect_rc "a cycle between two objects is caught" 1
+    expect_grep "...and its first object is named" "$TMP/out" "x/a"
+    expect_grep "...and its second object is named" "$TMP/out" "x/b"
+    expect_no_grep "...and an object outside it is not" "$TMP/out" "x/d"
+    rm "$TMP/cyc/x/a.o"
+    run scripts/check-cycles.sh "$TMP/cyc" x
+    expect_rc "a one-way use (d needs b's variable) passes" 0
+fi
+
 # trainjob loads libcurl (and the TLS, Kerberos and LDAP libraries it brings)
 # only when a TCP endpoint needs it (api/curl_dl): the binary must not need it.
 TJ_BIN=${TRAINJOB_BIN:-build/trainjob}
