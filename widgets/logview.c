@@ -15,7 +15,8 @@
  * text width of the last draw, so keys move by the rows the reader saw.
  * Following, a line the worker has not finished yet (logring_partial) takes
  * the last text row until its newline makes it a line like others.
- * Units of drawing are a character and the zero-width marks after it.
+ * Units of drawing are a character and the zero-width marks after it:
+ * measuring and drawing them is widgets/logtext.c.
  */
 #include "widgets/logview.h"
 
@@ -26,9 +27,9 @@
 #include "util/strbuf.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
+#include "widgets/logtext.h"
 
 enum {
-    TAB_CELLS = 8,
     HSCROLL_STEP = 8,
     CTRL_B = 2,
     CTRL_F = 6,
@@ -66,229 +67,6 @@ struct logview {
 };
 
 static const struct widget_ops logview_ops;
-
-/* Draws in a palette role (its colour pair included). */
-static void use_role(WINDOW *win, attr_t a)
-{
-    wattr_set(win, a & ~A_COLOR, (short)PAIR_NUMBER(a), NULL);
-}
-
-/* ---- units and rows ---------------------------------------------------- */
-
-/*
- * The unit at byte i of s: returns its end, sets its base code point and
- * the cells it takes at column col (a tab up to the next stop; a lone mark
- * or a control character one).
- */
-static size_t unit_at(const char *s, size_t len, size_t i, int col, uint32_t *base, int *cells)
-{
-    uint32_t cp;
-    size_t k = i + utf8_decode(s + i, len - i, &cp);
-    *base = cp;
-    if (cp == '\t') {
-        *cells = TAB_CELLS - col % TAB_CELLS;
-        return k;
-    }
-    *cells = utf8_cpwidth(cp) == 2 ? 2 : 1;
-    while (k < len) {
-        uint32_t m;
-        size_t mk = utf8_decode(s + k, len - k, &m);
-        if (utf8_cpwidth(m) != 0)
-            break;
-        k += mk;
-    }
-    return k;
-}
-
-/*
- * Where the wrapped row starting at byte from ends, w cells wide: a wide
- * character that does not fit goes to the next row; a tab fills the rest
- * of its row; a unit wider than a whole row stands alone.
- */
-static size_t row_end(const char *s, size_t len, size_t from, int w)
-{
-    int col = 0;
-    size_t i = from;
-    while (i < len) {
-        uint32_t b;
-        int c;
-        size_t next = unit_at(s, len, i, col, &b, &c);
-        if (col + c > w) {
-            if (col == 0 || (b == '\t' && col < w))
-                i = next;
-            break;
-        }
-        col += c;
-        i = next;
-    }
-    return i;
-}
-
-/* Rows line s takes at text width w. */
-static int rows_of(const char *s, size_t len, int w, bool wrap)
-{
-    if (!wrap || w <= 0)
-        return 1;
-    int n = 0;
-    size_t from = 0;
-    do {
-        from = row_end(s, len, from, w);
-        n++;
-    } while (from < len);
-    return n;
-}
-
-/* Cells a whole line takes unwrapped. */
-static int line_cells(const char *s, size_t len)
-{
-    int col = 0;
-    for (size_t i = 0; i < len;) {
-        uint32_t b;
-        int c;
-        i = unit_at(s, len, i, col, &b, &c);
-        col += c;
-    }
-    return col;
-}
-
-/*
- * Draws the unit s[i..end) with base b at (y, x), c cells: a tab as
- * blanks, a lone mark on a dotted circle, a control character as U+FFFD.
- */
-static void put_unit(WINDOW *win, int y, int x, const char *s, size_t i, size_t end, uint32_t b,
-                     int c)
-{
-    wchar_t wch[CCHARW_MAX + 1];
-    size_t n = 0;
-    cchar_t cc;
-
-    if (b == '\t') {
-        for (int k = 0; k < c; k++)
-            mvwaddch(win, y, x + k, ' ');
-        return;
-    }
-    if (b < 0x7F && b >= 0x20) {
-        mvwaddch(win, y, x, (chtype)b);
-        return;
-    }
-    int bw = utf8_cpwidth(b);
-    if (bw == 0) {
-        wch[n++] = 0x25CC;
-    } else {
-        uint32_t cp;
-        i += utf8_decode(s + i, end - i, &cp);
-        wch[n++] = (wchar_t)(bw < 0 ? UTF8_REPLACEMENT : b);
-    }
-    while (i < end && n < CCHARW_MAX) {
-        uint32_t cp;
-        i += utf8_decode(s + i, end - i, &cp);
-        wch[n++] = (wchar_t)cp;
-    }
-    wch[n] = 0;
-    if (setcchar(&cc, wch, A_NORMAL, 0, NULL) != OK) {
-        wch[1] = 0;
-        if (setcchar(&cc, wch, A_NORMAL, 0, NULL) != OK)
-            return;
-    }
-    mvwadd_wch(win, y, x, &cc);
-}
-
-/* Draws s at (y, x) clipped to w cells; returns the cells used. */
-static int put_text(WINDOW *win, int y, int x, int w, const char *s, size_t len)
-{
-    int col = 0;
-    for (size_t i = 0; i < len;) {
-        uint32_t b;
-        int c;
-        size_t next = unit_at(s, len, i, col, &b, &c);
-        if (col + c > w)
-            break;
-        put_unit(win, y, x + col, s, i, next, b, c);
-        col += c;
-        i = next;
-    }
-    return col;
-}
-
-static void blank(WINDOW *win, int y, int x, int w)
-{
-    for (int c = 0; c < w; c++)
-        mvwaddch(win, y, x + c, ' ');
-}
-
-/* Search matches in one line, found lazily as the drawing moves right. */
-struct highlight {
-    const char *s;
-    size_t len;
-    const char *needle;
-    size_t nlen;
-    size_t start, end; /* the current match [start, end); start == len: none left */
-};
-
-static void highlight_init(struct highlight *h, const char *s, size_t len, const struct strbuf *nd)
-{
-    h->s = s;
-    h->len = len;
-    h->needle = strbuf_str(nd);
-    h->nlen = nd->len;
-    h->start = nd->len ? logring_match_at(s, len, h->needle, h->nlen) : len;
-    h->end = h->start + h->nlen;
-}
-
-/* True when byte i lies in a match. */
-static bool highlight_at(struct highlight *h, size_t i)
-{
-    while (h->start < h->len && h->end <= i) {
-        h->start = h->end + logring_match_at(h->s + h->end, h->len - h->end, h->needle, h->nlen);
-        h->end = h->start + h->nlen;
-    }
-    return h->start <= i && i < h->end;
-}
-
-/*
- * Draws the units of s[from, to) in w cells at (y, x), skipping the first
- * `skip` cells of text (the sideways scroll); matches in the selected role.
- * Cells no unit covers are blanked, each cell written once.
- */
-static void draw_row(const struct logview *v, WINDOW *win, int y, int x, int w, const char *s,
-                     size_t from, size_t to, int skip, struct highlight *hl)
-{
-    int col = 0, filled = 0;
-    bool lit = false;
-
-    use_role(win, v->pal->normal);
-    for (size_t i = from; i < to;) {
-        uint32_t b;
-        int c;
-        size_t next = unit_at(s, to, i, col, &b, &c);
-        int start = col - skip;
-        if (start >= w)
-            break;
-        if (b == '\t' && start + c > w)
-            c = w - start; /* a wrapped row's last tab */
-        if (start >= 0 && start + c <= w) {
-            bool on = highlight_at(hl, i);
-            if (filled < start) {
-                if (lit)
-                    use_role(win, v->pal->normal);
-                blank(win, y, x + filled, start - filled);
-                lit = false;
-            }
-            if (on != lit) {
-                use_role(win, on ? v->pal->selected : v->pal->normal);
-                lit = on;
-            }
-            put_unit(win, y, x + start, s, i, next, b, c);
-            filled = start + c;
-        }
-        col += c;
-        i = next;
-    }
-    if (lit)
-        use_role(win, v->pal->normal);
-    if (filled < w)
-        blank(win, y, x + filled, w - filled);
-}
 
 /* ---- which lines are shown, and where the view stands ------------------ */
 
@@ -337,7 +115,7 @@ static int line_rows(const struct logview *v, uint64_t seq)
     struct logring_line line;
     if (!v->wrap || !logring_get(v->ring, seq, &line))
         return 1;
-    return rows_of(line.text, line.len, v->last_w, true);
+    return logtext_rows(line.text, line.len, v->last_w, true);
 }
 
 struct pos {
@@ -564,7 +342,7 @@ static int widest_on_screen(const struct logview *v)
     struct logring_line line;
     for (int r = 0; r < text_rows(v) && p.seq; r++) {
         if (logring_get(v->ring, p.seq, &line)) {
-            int c = line_cells(line.text, line.len);
+            int c = logtext_cells(line.text, line.len);
             if (c > widest)
                 widest = c;
         }
@@ -713,15 +491,15 @@ static int name_cells(const struct logview *v, int w)
 
 /*
  * Draws the prefix of a row at (y, x): source's name padded to nw cells
- * (blank on a wrapped row) and the bar. Returns true when the name was
+ * (logtext_blank on a wrapped row) and the bar. Returns true when the name was
  * wider than the column and the column may still widen.
  */
 static bool draw_prefix(struct logview *v, WINDOW *win, int y, int x, int nw, int w,
                         uint32_t source, bool first_row)
 {
     bool wider = false;
-    use_role(win, v->pal->label);
-    blank(win, y, x, nw);
+    logtext_use_role(win, v->pal->label);
+    logtext_blank(win, y, x, nw);
     if (first_row) {
         strbuf_reset(&v->name);
         v->name_fn(source, &v->name, v->name_arg);
@@ -730,12 +508,12 @@ static bool draw_prefix(struct logview *v, WINDOW *win, int y, int x, int nw, in
             wider = nw < w / 3;
             v->name_w = cells;
         }
-        put_text(win, y, x, nw, strbuf_str(&v->name), v->name.len);
+        logtext_put(win, y, x, nw, strbuf_str(&v->name), v->name.len);
     }
-    use_role(win, v->pal->border);
-    blank(win, y, x + nw, 3);
+    logtext_use_role(win, v->pal->border);
+    logtext_blank(win, y, x + nw, 3);
     if (v->utf8)
-        put_text(win, y, x + nw + 1, 1, "\xe2\x94\x82", 3);
+        logtext_put(win, y, x + nw + 1, 1, "\xe2\x94\x82", 3);
     else
         mvwaddch(win, y, x + nw + 1, '|');
     return wider;
@@ -764,18 +542,18 @@ static bool draw_lines(struct logview *v, WINDOW *win, int y, int x, int w)
     v->drawn_top = p.seq;
     for (uint64_t seq = p.seq; seq && r < rows; seq = shown_from(v, seq + 1, true)) {
         struct logring_line line;
-        struct highlight hl;
+        struct logtext_highlight hl;
         if (!logring_get(v->ring, seq, &line))
             break;
-        highlight_init(&hl, line.text, line.len, &v->needle);
+        logtext_highlight_init(&hl, line.text, line.len, &v->needle);
         size_t from = 0;
         for (int lr = 0; r < rows; lr++) {
-            size_t to = v->wrap ? row_end(line.text, line.len, from, tw) : line.len;
+            size_t to = v->wrap ? logtext_row_end(line.text, line.len, from, tw) : line.len;
             if (seq != p.seq || lr >= p.row) {
                 if (pw && draw_prefix(v, win, y + r, x, nw, w, line.source, lr == 0))
                     wider = true;
-                draw_row(v, win, y + r, x + pw, tw, line.text, from, to, v->wrap ? 0 : v->hscroll,
-                         &hl);
+                logtext_draw_row(v->pal, win, y + r, x + pw, tw, line.text, from, to,
+                                 v->wrap ? 0 : v->hscroll, &hl);
                 r++;
             }
             from = to;
@@ -784,35 +562,36 @@ static bool draw_lines(struct logview *v, WINDOW *win, int y, int x, int w)
         }
     }
     if (v->show_partial && rows < text_rows_all(v)) {
-        struct highlight hl;
-        highlight_init(&hl, v->partial.buf, v->partial.len, &v->needle);
-        use_role(win, v->pal->normal);
+        struct logtext_highlight hl;
+        logtext_highlight_init(&hl, v->partial.buf, v->partial.len, &v->needle);
+        logtext_use_role(win, v->pal->normal);
         for (; r < rows; r++)
-            blank(win, y + r, x, w);
+            logtext_blank(win, y + r, x, w);
         if (pw && draw_prefix(v, win, y + r, x, nw, w, v->partial_source, true))
             wider = true;
         /* The end of an unfinished line is what changes: without wrap, show its last cells. */
-        int cells = line_cells(v->partial.buf, v->partial.len);
+        int cells = logtext_cells(v->partial.buf, v->partial.len);
         int skip = v->wrap ? 0 : (cells > tw ? cells - tw : 0);
         size_t from = 0;
         if (v->wrap) /* its last row, when it wraps */
             for (size_t to;
-                 (to = row_end(v->partial.buf, v->partial.len, from, tw)) < v->partial.len;)
+                 (to = logtext_row_end(v->partial.buf, v->partial.len, from, tw)) < v->partial.len;)
                 from = to;
-        draw_row(v, win, y + r, x + pw, tw, v->partial.buf, from, v->partial.len, skip, &hl);
+        logtext_draw_row(v->pal, win, y + r, x + pw, tw, v->partial.buf, from, v->partial.len, skip,
+                         &hl);
         r++;
     }
-    use_role(win, v->pal->normal);
+    logtext_use_role(win, v->pal->normal);
     for (; r < rows; r++)
-        blank(win, y + r, x, w);
+        logtext_blank(win, y + r, x, w);
     return wider;
 }
 
 /* Draws one status-line piece at column *col in role a, clipped to w. */
 static void status_piece(WINDOW *win, int y, int x, int w, int *col, attr_t a, const char *s)
 {
-    use_role(win, a);
-    *col += put_text(win, y, x + *col, w - *col, s, strlen(s));
+    logtext_use_role(win, a);
+    *col += logtext_put(win, y, x + *col, w - *col, s, strlen(s));
 }
 
 /* The status row: mode, new lines, search; "wrap" at the right. */
@@ -822,8 +601,8 @@ static void draw_status(struct logview *v, WINDOW *win, int y, int x, int w)
     struct strbuf sb = STRBUF_INIT;
     int col = 0;
 
-    use_role(win, pal->dim);
-    blank(win, y, x, w);
+    logtext_use_role(win, pal->dim);
+    logtext_blank(win, y, x, w);
     status_piece(win, y, x, w, &col, pal->label, v->follow ? "FOLLOW" : "PAUSED");
     if (!v->follow && v->new_lines > 0) {
         strbuf_addf(&sb, "  %llu new line%s", (unsigned long long)v->new_lines,
