@@ -3,9 +3,9 @@
  *
  * The table owns: the columns (copied), the view (owner row indexes that
  * pass the filter, in sort order), the cursor as a view position plus the
- * key of its row, the scroll (`top`), the marks (an open-addressing set of
- * row keys), the parsed filter, and what the last draw wrote (one hash per
- * screen line). It never holds the owner's text beyond one rebuild or one
+ * key of its row, the scroll (`top`), the marks (a set of row keys,
+ * widgets/markset.c), the parsed filter, and what the last draw wrote (one
+ * hash per screen line). It never holds the owner's text beyond one rebuild or one
  * frame.
  *
  * Rebuild (table_refresh, a new filter): one pass over the owner's rows —
@@ -13,7 +13,7 @@
  * compare, each view row's sort cell is read once, case-folded into an
  * arena and parsed as a number; 16-byte records (an ordered number or the
  * text's 8-byte prefix, the row, the text's offset) are merge-sorted with
- * the compare inlined, so a compare touches the arena only when two
+ * the compare inlined (widgets/sortrec.c), so a compare touches the arena only when two
  * prefixes are equal. O(n) cell calls and O(n log n) cheap compares.
  *
  * Frame (ops->draw): the cells of the rows on the screen are read into a
@@ -32,6 +32,8 @@
 #include "util/strbuf.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
+#include "widgets/markset.h"
+#include "widgets/sortrec.h"
 
 enum {
     GUTTER = 2,       /* the mark cell and a space */
@@ -61,24 +63,6 @@ struct term {
     char *text;
     size_t len;
     size_t col; /* a column, TERM_ANY or TERM_NONE */
-};
-
-/*
- * A view row's sort key, read once per sort; 16 bytes, so the sort moves
- * records, not pointers to them.
- */
-struct sortrec {
-    uint64_t key; /* a number's bits made to order as unsigned, or the first
-                     8 bytes of the folded text, big-endian */
-    uint32_t row;
-    uint32_t text; /* 0: a number; else 1 + the folded text's offset in the arena */
-};
-
-/* A set of row keys: linear probing, power-of-two capacity, at most half full. */
-struct markset {
-    uint64_t *key;
-    unsigned char *used;
-    size_t cap, n;
 };
 
 /* A cell of a row on the screen, read for the current frame. */
@@ -150,86 +134,6 @@ static char fold(char c)
 static bool is_alnum(char c)
 {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-/* ---- marks ------------------------------------------------------------- */
-
-static size_t mark_hash(uint64_t key, size_t cap)
-{
-    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 17) & (cap - 1);
-}
-
-/* The slot holding key, or the empty slot where it would go. */
-static size_t mark_slot(const struct markset *m, uint64_t key)
-{
-    size_t i = mark_hash(key, m->cap);
-    while (m->used[i] && m->key[i] != key)
-        i = (i + 1) & (m->cap - 1);
-    return i;
-}
-
-static bool markset_has(const struct markset *m, uint64_t key)
-{
-    return m->n > 0 && m->used[mark_slot(m, key)];
-}
-
-static void markset_add(struct markset *m, uint64_t key);
-
-/* Doubles the capacity (16 at first) and puts every key back. */
-static void markset_grow(struct markset *m)
-{
-    struct markset old = *m;
-    m->cap = old.cap ? old.cap * 2 : 16;
-    m->key = xreallocarray(NULL, m->cap, sizeof *m->key);
-    m->used = xcalloc(m->cap, 1);
-    m->n = 0;
-    for (size_t i = 0; i < old.cap; i++)
-        if (old.used[i])
-            markset_add(m, old.key[i]);
-    free(old.key);
-    free(old.used);
-}
-
-/* Adds key (no-op when present), growing the set past half full. */
-static void markset_add(struct markset *m, uint64_t key)
-{
-    if ((m->n + 1) * 2 > m->cap)
-        markset_grow(m);
-    size_t i = mark_slot(m, key);
-    if (!m->used[i]) {
-        m->used[i] = 1;
-        m->key[i] = key;
-        m->n++;
-    }
-}
-
-/* Removes key, shifting back the keys after it that probed past its slot. */
-static void markset_del(struct markset *m, uint64_t key)
-{
-    if (m->n == 0)
-        return;
-    size_t i = mark_slot(m, key), mask = m->cap - 1;
-    if (!m->used[i])
-        return;
-    m->used[i] = 0;
-    m->n--;
-    for (size_t j = (i + 1) & mask; m->used[j]; j = (j + 1) & mask) {
-        size_t home = mark_hash(m->key[j], m->cap);
-        /* j's key may move to the hole at i unless its home lies in (i, j]. */
-        if (((j - home) & mask) >= ((j - i) & mask)) {
-            m->key[i] = m->key[j];
-            m->used[i] = 1;
-            m->used[j] = 0;
-            i = j;
-        }
-    }
-}
-
-static void markset_free(struct markset *m)
-{
-    free(m->key);
-    free(m->used);
-    memset(m, 0, sizeof *m);
 }
 
 /* ---- filter ------------------------------------------------------------ */
@@ -383,176 +287,6 @@ static bool row_passes(struct table *t, size_t row)
 
 /* ---- sorting ----------------------------------------------------------- */
 
-/* Digits at s[*i..n) as a number; false when there are none. */
-static bool parse_digits(const char *s, size_t n, size_t *i, double *v)
-{
-    size_t start = *i;
-    for (; *i < n && s[*i] >= '0' && s[*i] <= '9'; (*i)++)
-        *v = *v * 10 + (s[*i] - '0');
-    return *i > start;
-}
-
-/* Seconds in a duration unit (0: not a unit). */
-static double duration_unit(char c)
-{
-    switch (c) {
-    case 's':
-        return 1;
-    case 'm':
-        return 60;
-    case 'h':
-        return 3600;
-    case 'd':
-        return 86400;
-    case 'w':
-        return 7 * 86400.0;
-    case 'y':
-        return 365 * 86400.0;
-    default:
-        return 0;
-    }
-}
-
-/*
- * The cell as a number: a decimal with an optional sign, fraction and '%',
- * or a duration of whole-number groups with units s m h d w y, in seconds.
- * Surrounding spaces are allowed.
- */
-static bool parse_number(const char *s, size_t n, double *out)
-{
-    while (n > 0 && s[n - 1] == ' ')
-        n--;
-    size_t i = 0;
-    while (i < n && s[i] == ' ')
-        i++;
-    double sign = 1, v = 0;
-    bool signed_ = false;
-    if (i < n && (s[i] == '-' || s[i] == '+')) {
-        sign = s[i] == '-' ? -1 : 1;
-        signed_ = true;
-        i++;
-    }
-    bool digits = parse_digits(s, n, &i, &v);
-    if (i < n && s[i] == '.') {
-        double scale = 0.1;
-        i++;
-        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, scale /= 10) {
-            v += (s[i] - '0') * scale;
-            digits = true;
-        }
-        if (!digits)
-            return false;
-        if (i < n && s[i] == '%')
-            i++;
-        *out = sign * v;
-        return i == n;
-    }
-    if (!digits)
-        return false;
-    if (i == n || (s[i] == '%' && i + 1 == n)) {
-        *out = sign * v;
-        return true;
-    }
-    if (signed_)
-        return false;
-    double total = 0;
-    for (;;) {
-        double unit = i < n ? duration_unit(s[i]) : 0;
-        if (unit == 0)
-            return false;
-        total += v * unit;
-        if (++i == n)
-            break;
-        v = 0;
-        if (!parse_digits(s, n, &i, &v))
-            return false;
-    }
-    *out = total;
-    return true;
-}
-
-/* How records compare in one sort. */
-struct sortctx {
-    const struct table *t;
-    const char *arena;
-    bool by_owner; /* equal keys go to the owner's compare */
-    bool desc;
-};
-
-static int sign_of(int r)
-{
-    return (r > 0) - (r < 0);
-}
-
-/*
- * Orders two records: numbers before text, then by key; equal keys by the
- * owner's compare or by the folded text — read from the arena only when
- * the prefixes are longer than 7 bytes (a shorter text ends inside its
- * prefix). Ties by row, the owner's order, in both directions.
- */
-static inline int rec_cmp(const struct sortctx *c, const struct sortrec *a, const struct sortrec *b)
-{
-    int r;
-    if ((a->text == 0) != (b->text == 0))
-        r = a->text == 0 ? -1 : 1;
-    else if (a->key != b->key)
-        r = a->key < b->key ? -1 : 1;
-    else if (c->by_owner)
-        r = sign_of(c->t->src->compare(c->t->ctx, a->row, b->row, c->t->sort_col));
-    else if (a->text == 0 || (a->key & 0xff) == 0)
-        r = 0;
-    else
-        r = sign_of(strcmp(c->arena + a->text - 1 + 8, c->arena + b->text - 1 + 8));
-    if (r == 0)
-        return (a->row > b->row) - (a->row < b->row);
-    return c->desc ? -r : r;
-}
-
-enum { RUN = 16 }; /* runs sorted by insertion before merging */
-
-/* Sorts a[0..n) by rec_cmp: insertion-sorted runs, then bottom-up merges through tmp. */
-static void merge_sort(const struct sortctx *c, struct sortrec *a, struct sortrec *tmp, size_t n)
-{
-    for (size_t lo = 0; lo < n; lo += RUN) {
-        size_t hi = lo + RUN < n ? lo + RUN : n;
-        for (size_t i = lo + 1; i < hi; i++) {
-            struct sortrec v = a[i];
-            size_t j = i;
-            for (; j > lo && rec_cmp(c, &v, &a[j - 1]) < 0; j--)
-                a[j] = a[j - 1];
-            a[j] = v;
-        }
-    }
-    struct sortrec *src = a, *dst = tmp;
-    for (size_t width = RUN; width < n; width *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * width) {
-            size_t mid = lo + width < n ? lo + width : n;
-            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                dst[k++] = rec_cmp(c, &src[j], &src[i]) < 0 ? src[j++] : src[i++];
-            memcpy(dst + k, src + i, (mid - i) * sizeof *src);
-            k += mid - i;
-            memcpy(dst + k, src + j, (hi - j) * sizeof *src);
-        }
-        struct sortrec *swap = src;
-        src = dst;
-        dst = swap;
-    }
-    if (src != a)
-        memcpy(a, src, n * sizeof *a);
-}
-
-/* The bits of v as an unsigned number that orders as v does (-0 as 0). */
-static uint64_t ordered_bits(double v)
-{
-    uint64_t bits;
-    if (v == 0)
-        v = 0;
-    memcpy(&bits, &v, sizeof bits);
-    return bits >> 63 ? ~bits : bits | 1ull << 63;
-}
-
 /* Reads the sort column of every view row once into t->recs (default compare). */
 static void cache_sort_keys(struct table *t)
 {
@@ -563,8 +297,8 @@ static void cache_sort_keys(struct table *t)
         size_t n = strlen(s);
         double num;
         r->text = 0;
-        if (parse_number(s, n, &num)) {
-            r->key = ordered_bits(num);
+        if (sortrec_parse_number(s, n, &num)) {
+            r->key = sortrec_number_key(num);
             continue;
         }
         if (t->arena.len + n + 2 >= UINT32_MAX)
@@ -594,19 +328,24 @@ static size_t sort_view(struct table *t, size_t keep)
         free(t->recs);
         t->recs = xreallocarray(NULL, 2 * t->recs_cap, sizeof *t->recs);
     }
-    struct sortctx c = {.t = t, .desc = t->desc};
+    struct sortrec_ctx c = {.desc = t->desc};
     if (t->sort_col == TABLE_UNSORTED || t->src->compare) {
         /* Unsorted: the row is the key. By the owner: every key equal. */
-        c.by_owner = t->sort_col != TABLE_UNSORTED;
+        bool by_owner = t->sort_col != TABLE_UNSORTED;
+        if (by_owner) {
+            c.owner_cmp = t->src->compare;
+            c.owner_ctx = t->ctx;
+            c.col = t->sort_col;
+        }
         for (size_t i = 0; i < t->nview; i++)
-            t->recs[i] = (struct sortrec){c.by_owner ? 0 : t->view[i], (uint32_t)t->view[i], 0};
+            t->recs[i] = (struct sortrec){by_owner ? 0 : t->view[i], (uint32_t)t->view[i], 0};
     } else {
         for (size_t i = 0; i < t->nview; i++)
             t->recs[i].row = (uint32_t)t->view[i];
         cache_sort_keys(t);
         c.arena = strbuf_str(&t->arena);
     }
-    merge_sort(&c, t->recs, t->recs + t->recs_cap, t->nview);
+    sortrec_sort(&c, t->recs, t->recs + t->recs_cap, t->nview);
     size_t pos = NO_ROW;
     for (size_t i = 0; i < t->nview; i++) {
         t->view[i] = t->recs[i].row;
