@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/fileio.h"
@@ -395,6 +396,54 @@ pid_t runner_launch_pid(const struct runner_launch *l)
     return l->pid;
 }
 
+/*
+ * A shim that ended without its report line: how it ended (not reaped here:
+ * WNOWAIT leaves that to runner_launch_free) and what it wrote instead, so the
+ * job's event says why. Its descriptors close as it exits, so a shim whose EOF
+ * came first is a zombie within moments; one not yet is said to be so.
+ */
+/* The wait status of pid if runner_reap reaped it lately (false otherwise). */
+static bool reaped_status(pid_t pid, int *status);
+
+static void describe_silent_end(const struct runner_launch *l, struct strbuf *err)
+{
+    if (l->line.len > 0) {
+        strbuf_adds(err, "; it wrote \"");
+        for (size_t i = 0; i < l->line.len && i < 80; i++) {
+            unsigned char c = (unsigned char)l->line.buf[i];
+            if (c == '\n')
+                break;
+            if (c >= 0x20 && c < 0x7f)
+                strbuf_addf(err, "%c", c);
+            else
+                strbuf_addf(err, "\\x%02x", c);
+        }
+        strbuf_adds(err, "\"");
+    }
+    int status = 0;
+    for (int tries = 0; !reaped_status(l->pid, &status); tries++) {
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        if (waitid(P_PID, (id_t)l->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0)
+            return; /* reaped and forgotten, or not our child: nothing more to say */
+        if (si.si_pid == l->pid) {
+            status = si.si_code == CLD_EXITED ? W_EXITCODE(si.si_status, 0) : si.si_status;
+            break;
+        }
+        if (tries == 50) {
+            strbuf_adds(err, "; it has not exited");
+            return;
+        }
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    if (WIFEXITED(status))
+        strbuf_addf(err, "; exit status %d", WEXITSTATUS(status));
+    else if (WIFSIGNALED(status))
+        strbuf_addf(err, "; killed by signal %d (%s)", WTERMSIG(status),
+                    strsignal(WTERMSIG(status)));
+}
+
 int runner_launch_read(struct runner_launch *l, struct runner_proc *out, struct strbuf *err)
 {
     bool eof = l->fd < 0;
@@ -422,6 +471,7 @@ int runner_launch_read(struct runner_launch *l, struct runner_proc *out, struct 
     if (parse_pids(line, &out->shim_pid, &out->worker_pgid) != 0 || out->shim_pid != l->pid) {
         memset(out, 0, sizeof *out);
         strbuf_adds(err, "trainjob-shim: exited without starting the worker");
+        describe_silent_end(l, err);
         return -1;
     }
     /* A shim that is gone already (a very short worker) keeps ticks 0: never "alive". */
@@ -635,12 +685,39 @@ void runner_refresh(struct runner_proc *proc, const char *status_path)
     strbuf_free(&err);
 }
 
+/* The last children reaped, with their wait status: a failed start says how its shim ended. */
+#define REAPED_KEPT 64
+static struct {
+    pid_t pid;
+    int status;
+} reaped[REAPED_KEPT];
+static size_t reaped_next;
+
 void runner_reap(void)
 {
     for (;;) {
-        pid_t pid = waitpid(-1, NULL, WNOHANG);
-        if (pid > 0 || (pid < 0 && errno == EINTR))
+        int status;
+        pid_t pid = waitpid(-1, &status, WNOHANG);
+        if (pid > 0) {
+            reaped[reaped_next].pid = pid;
+            reaped[reaped_next].status = status;
+            reaped_next = (reaped_next + 1) % REAPED_KEPT;
+            continue;
+        }
+        if (pid < 0 && errno == EINTR)
             continue;
         return;
     }
+}
+
+static bool reaped_status(pid_t pid, int *status)
+{
+    for (size_t i = 0; i < REAPED_KEPT; i++) {
+        size_t k = (reaped_next + REAPED_KEPT - 1 - i) % REAPED_KEPT;
+        if (reaped[k].pid == pid) {
+            *status = reaped[k].status;
+            return true;
+        }
+    }
+    return false;
 }

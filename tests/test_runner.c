@@ -1073,6 +1073,49 @@ static void test_launch_many(void **state)
     strbuf_free(&err);
 }
 
+/* What a launch says of a "shim" (a script at f->dir/fake-shim) that ends without its report. */
+static void silent_end(const struct fixture *f, const char *body, struct strbuf *err)
+{
+    char *path = xasprintf("%s/fake-shim", f->dir);
+    char *text = xasprintf("#!/bin/sh\n%s\n", body);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+    assert_int_equal(chmod(path, 0755), 0);
+    struct runner_spec spec = spec_for(f, "exit 0");
+    spec.shim_path = path;
+    struct runner_launch *l;
+    assert_int_equal(runner_launch(&spec, &l, err), 0);
+    struct runner_proc proc;
+    int rc = 0;
+    for (int waited = 0; rc == 0 && waited <= WAIT_MAX_MS; waited += WAIT_STEP_MS) {
+        rc = runner_launch_read(l, &proc, err);
+        if (rc == 0)
+            sleep_ms(WAIT_STEP_MS);
+    }
+    assert_int_equal(rc, -1);
+    runner_launch_free(l, false);
+    free(text);
+    free(path);
+}
+
+/* A shim that ends without a word: the failure says how it ended and what it wrote. */
+static void test_silent_shim_end_described(void **state)
+{
+    struct fixture *f = *state;
+    struct strbuf err = STRBUF_INIT;
+    silent_end(f, "printf 'nonsense\\033[2J\\n'; kill -KILL $$", &err);
+    print_message("%s\n", strbuf_str(&err));
+    assert_non_null(strstr(strbuf_str(&err), "exited without starting the worker"));
+    assert_non_null(strstr(strbuf_str(&err), "it wrote \"nonsense\\x1b[2J\""));
+    assert_non_null(strstr(strbuf_str(&err), "killed by signal 9"));
+    strbuf_reset(&err);
+    silent_end(f, "exit 3", &err);
+    assert_non_null(strstr(strbuf_str(&err), "exited without starting the worker; exit status 3"));
+    strbuf_free(&err);
+}
+
 /* A pidfd on the shim becomes readable when the shim dies, even by SIGKILL. */
 static void test_pidfd_sees_shim_die(void **state)
 {
@@ -1108,6 +1151,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_exit_code_and_log, setup, teardown),
         cmocka_unit_test_setup_teardown(test_exit_zero, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_silent_shim_end_described, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sigkill, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sigterm_to_group, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sigterm_forwarded, setup, teardown),

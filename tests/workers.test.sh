@@ -170,7 +170,9 @@ api POST "$JOBS?training_job_name=await1" "$(job await1 1 'sleep 600')"
 wait_for await1 .state STARTING 5
 claim="$STATE/status/$(field await1 .uid).1.master-0.claim"
 n=0
-while [ $n -lt 100 ] && [ ! -s "$claim" ]; do sleep 0.05; n=$((n + 1)); done
+# the shim writes its claim once bwrap is under way: seconds on a loaded machine
+while [ $n -lt 600 ] && [ ! -s "$claim" ]; do sleep 0.05; n=$((n + 1)); done
+check "the start of await1 holds its claim" test -s "$claim"
 stop_engine KILL
 rm -f "$CTL/claimhang"
 start_engine
