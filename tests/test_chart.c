@@ -128,6 +128,12 @@ static void test_labels(void **state)
     assert_string_equal(b, "0.1235");
     chart_format_value(1.2345e-5, 0, 0, b, sizeof b);
     assert_string_equal(b, "1.234e-5");
+    chart_format_value(5e-324, 0, 0, b, sizeof b); /* a denormal: no "inf" from scaling */
+    assert_string_equal(b, "4.941e-324");
+    chart_format_value(9.99996e-5, 0, 0, b, sizeof b); /* rounding carries into the exponent */
+    assert_string_equal(b, "1e-4");
+    chart_format_value(-1e300, 0, 0, b, sizeof b);
+    assert_string_equal(b, "-1e300");
     chart_format_value(NAN, 0, 0, b, sizeof b);
     assert_string_equal(b, "nan");
     chart_format_value(-INFINITY, 0, 0, b, sizeof b);
@@ -282,6 +288,45 @@ static void test_braille_and_ascii(void **state)
     assert_true(count_cells(1, WIN_H - 2, 0x2580, 0x259F) > 60);
     chart_free(c);
     free(p);
+}
+
+/* With smoothing, the raw series is drawn dim behind the smoothed one, in the series' colour. */
+static void test_raw_faint_behind_smoothed(void **state)
+{
+    struct chart_point p[400];
+    for (int i = 0; i < 400; i++)
+        p[i] = (struct chart_point){i, (i % 2 ? 3.0 : 1.0) + (double)i / 400};
+    struct chart *c = chart_new(WIN_H);
+    chart_add_series(c, "noisy", A_UNDERLINE);
+    chart_set_points(c, 0, p, 400);
+    int dim = 0, bright = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        chart_set_smoothing(c, pass ? 0.95 : 0);
+        draw(c);
+        dim = bright = 0;
+        for (int y = 1; y < WIN_H - 2; y++)
+            for (int x = 0; x < WIN_W; x++) {
+                cchar_t cc;
+                wchar_t wch[CCHARW_MAX + 1] = {0};
+                attr_t a;
+                short pair;
+                mvwin_wch(win, y, x, &cc);
+                getcchar(&cc, wch, &a, &pair, NULL);
+                if (wch[0] <= 0x2800 || wch[0] > 0x28FF)
+                    continue;
+                assert_true(a & A_UNDERLINE); /* the series' own attribute */
+                if (a & A_DIM)
+                    dim++;
+                else
+                    bright++;
+            }
+        if (pass == 0)
+            assert_int_equal(dim, 0); /* no smoothing: the raw line alone, not dim */
+    }
+    /* The smoothed line runs between 1 and 3 while the raw zigzag fills the band dim. */
+    assert_true(dim > 40);
+    assert_true(bright > 20 && bright < dim);
+    chart_free(c);
 }
 
 /* Each plot column the sine passes has a dot in it: no holes between columns. */
@@ -596,6 +641,51 @@ static void test_degenerate(void **state)
     chart_free(c);
 }
 
+/* Points made of arbitrary bit patterns (NaN x, ±1e308, denormals, unsorted), every mode: no crash.
+ */
+static void test_garbage_points(void **state)
+{
+    uint64_t seed = 0x2545F4914F6CDD1Dull;
+    struct chart_point p[300];
+    struct chart *c = chart_new(WIN_H);
+    chart_add_series(c, "a", A_NORMAL);
+    chart_add_series(c, "b\x1b[31m", A_NORMAL);
+    for (int round = 0; round < 200; round++) {
+        for (size_t i = 0; i < 300; i++) {
+            double v[2];
+            for (int k = 0; k < 2; k++) {
+                seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+                uint64_t bits = seed;
+                static const double special[] = {0,   -0.0,     1e308,     -1e308, 5e-324,
+                                                 NAN, INFINITY, -INFINITY, 1,      -1};
+                if (seed % 3 == 0)
+                    v[k] = special[(seed >> 8) % 10];
+                else if (seed % 3 == 1)
+                    memcpy(&v[k], &bits, sizeof v[k]);
+                else
+                    v[k] = (double)(int64_t)(seed >> 40) / 1000;
+            }
+            p[i] = (struct chart_point){round % 2 ? (double)i : v[0], v[1]};
+        }
+        size_t n = (size_t)(seed % 300);
+        chart_set_points(c, 0, p, n);
+        chart_set_points(c, 1, p + 300 - n, n);
+        chart_set_glyphs(c, (enum chart_glyphs)(round % 3));
+        chart_set_log_y(c, round % 4 == 1);
+        chart_set_color(c, round % 5 != 0);
+        chart_set_smoothing(c, (double)(round % 7) / 6);
+        chart_set_zoom_last(c, round % 6 == 2 ? 50 : 0);
+        chart_set_cursor(c, round % 8 == 3 ? 1000 : round % 8 == 5 ? 0 : -1);
+        chart_set_x_kind(c, (enum chart_x_kind)(round % 3));
+        draw(c);
+        char *legend = row_text(0);
+        assert_true(utf8_width(legend, strlen(legend)) <= WIN_W);
+        assert_null(strchr(legend, 0x1b));
+        free(legend);
+    }
+    chart_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -604,6 +694,7 @@ int main(void)
         cmocka_unit_test(test_smoothing_matches_tensorboard),
         cmocka_unit_test(test_spike_survives_downsampling),
         cmocka_unit_test(test_braille_and_ascii),
+        cmocka_unit_test(test_raw_faint_behind_smoothed),
         cmocka_unit_test(test_line_is_joined),
         cmocka_unit_test(test_log_scale_nonpositive),
         cmocka_unit_test(test_nan_inf),
@@ -613,6 +704,7 @@ int main(void)
         cmocka_unit_test(test_zoom_last),
         cmocka_unit_test(test_append_equals_set),
         cmocka_unit_test(test_degenerate),
+        cmocka_unit_test(test_garbage_points),
     };
     return cmocka_run_group_tests(tests, setup_terminal, teardown_terminal);
 }

@@ -566,10 +566,12 @@ static void plot_marks(struct chart *c, const struct frame *f, const struct char
     }
 }
 
+/* Writes ch at (y, x) in a alone (curses would or the window's attributes in; they are cleared). */
 static void put_wch(WINDOW *win, int y, int x, wchar_t ch, attr_t a)
 {
     cchar_t cc;
     wchar_t w[2] = {ch, 0};
+    wattr_set(win, A_NORMAL, 0, NULL);
     if (setcchar(&cc, w, a & ~A_COLOR, (short)PAIR_NUMBER(a), NULL) == OK)
         mvwadd_wch(win, y, x, &cc);
 }
@@ -846,8 +848,7 @@ static void draw_x_axis(struct chart *c, WINDOW *win, int y, int x, int label_w,
     int ax = x + label_w, tick_col[CHART_MAX_TICKS];
     for (int i = 0; i < xt->n; i++) {
         double p = x1 > x0 ? (xt->v[i] - x0) / (x1 - x0) * pw : 0;
-        int col = (int)floor(p);
-        tick_col[i] = col >= pw ? pw - 1 : col;
+        tick_col[i] = !(p >= 0) ? 0 : p >= pw ? pw - 1 : (int)p;
     }
     widget_set_role(win, c->pal->dim);
     widget_blank(win, y, x, label_w);

@@ -7,6 +7,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -165,23 +166,26 @@ static void strip_zeros(char *buf, char *end)
     memmove(p, end, strlen(end) + 1);
 }
 
-/* v as mantissa e exponent: "2e-8", "1.5e-7". */
+/* v as mantissa e exponent: "2e-8", "1.5e-7" (denormals too: printf does the scaling). */
 static void format_exp(double v, double step, char *buf, size_t n)
 {
-    int e = (int)floor(log10(fabs(v)));
-    double mant = v / pow(10, e);
-    if (fabs(mant) >= 9.9995 && step <= 0) { /* rounding carried into the next decade */
-        e++;
-        mant /= 10;
+    int d = 3;
+    if (step > 0) {
+        d = (int)floor(log10(fabs(v))) - (int)floor(log10(step) + 1e-9);
+        d = d < 0 ? 0 : d > 3 ? 3 : d;
     }
-    int d = step > 0 ? e - (int)floor(log10(step) + 1e-9) : 3;
-    d = d < 0 ? 0 : d > 3 ? 3 : d;
-    int len = snprintf(buf, n, "%.*f", d, mant);
-    if (len < 0 || (size_t)len >= n)
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "%.*e", d, v);
+    char *e = strchr(tmp, 'e');
+    if (!e) {
+        snprintf(buf, n, "%s", tmp);
         return;
-    strip_zeros(buf, buf + len);
-    size_t used = strlen(buf);
-    snprintf(buf + used, n - used, "e%d", e);
+    }
+    long exp10 = strtol(e + 1, NULL, 10);
+    strip_zeros(tmp, e);
+    e = strchr(tmp, 'e');
+    *e = '\0';
+    snprintf(buf, n, "%se%ld", tmp, exp10);
 }
 
 void chart_format_value(double v, double step, double magnitude, char *buf, size_t n)
@@ -350,9 +354,8 @@ void chart_reduce_points(struct chart_reduce *r, const struct chart_point *pts, 
         }
         if (x < r->x0 || x > r->x1)
             continue;
-        size_t c = (size_t)((x - r->x0) * scale);
-        if (c >= r->ncols)
-            c = r->ncols - 1;
+        double p = (x - r->x0) * scale;
+        size_t c = !(p >= 0) ? 0 : p >= (double)r->ncols ? r->ncols - 1 : (size_t)p;
         if (!column_add(&r->raw[c], x, y, r->log_y, &r->raw_gap))
             r->hidden++;
         if (r->smo)
