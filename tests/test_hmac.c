@@ -11,6 +11,8 @@
 #include <cmocka.h>
 // clang-format on
 
+#include <locale.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -230,6 +232,76 @@ static void error_bodies_survive_bad_text(void **state)
     json_decref(j);
 }
 
+/*
+ * The date on the wire is English in every locale (issue 12): under
+ * zh_CN.UTF-8 strftime's %a/%b gave "三, 26 7月 2023", which SenseCore
+ * refuses. tests/access.test.sh runs this with the locale generated
+ * (TRAINJOB_TEST_LOCALE); alone it tries zh_CN.UTF-8 and skips, saying so.
+ */
+static void dates_are_english_in_any_locale(void **state)
+{
+    (void)state;
+    const char *want = getenv("TRAINJOB_TEST_LOCALE");
+    const char *loc = setlocale(LC_ALL, want && *want ? want : "zh_CN.UTF-8");
+    if (loc == NULL) {
+        printf("SKIP dates_are_english_in_any_locale: no %s locale here\n",
+               want && *want ? want : "zh_CN.UTF-8");
+        skip();
+    }
+    /* the locale really names months otherwise, or this test proves nothing */
+    struct tm tm;
+    time_t t = DATE_T;
+    gmtime_r(&t, &tm);
+    char local[64];
+    strftime(local, sizeof local, "%b", &tm);
+    assert_string_not_equal(local, "Jul");
+
+    char date[HMAC_DATE_LEN];
+    hmac_date(DATE_T, date);
+    assert_string_equal(date, DATE);
+    time_t back = 0;
+    assert_true(hmac_date_parse(DATE, &back));
+    assert_int_equal(back, DATE_T);
+    /* the server side checks dates with the same parser, in any locale */
+    struct hmac_auth a;
+    struct headers h = {DATE, NULL, NULL};
+    assert_true(hmac_parse("hmac accesskey=\"a\", headers=\"x-date\", signature=\"x\"", &a));
+    assert_string_equal(hmac_verify(&a, "k", "GET / HTTP/1.1", lookup, &h, NULL, DATE_T, NULL),
+                        "bad signature");
+    /* what strftime would have sent is not a date */
+    char chinese[64];
+    strftime(chinese, sizeof chinese, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    assert_false(hmac_date_parse(chinese, &back));
+    setlocale(LC_ALL, "C");
+}
+
+/* Only an exact RFC 1123 GMT date is one: names, digits, weekday and day of month checked. */
+static void date_parser_is_strict(void **state)
+{
+    (void)state;
+    time_t t = 0;
+    assert_true(hmac_date_parse("Thu, 01 Jan 1970 00:00:00 GMT", &t));
+    assert_int_equal(t, 0);
+    assert_true(hmac_date_parse("Tue, 29 Feb 2028 23:59:59 GMT", &t));
+    const char *bad[] = {
+        "",
+        "Wed, 26 Jul 2023 11:36:03 UTC",
+        "Thu, 26 Jul 2023 11:36:03 GMT", /* 26 Jul 2023 is a Wednesday */
+        "Wed, 26 jul 2023 11:36:03 GMT",
+        "Wed, 6 Jul 2023 11:36:03 GMT",
+        "Wed, 26 Jul 2023 11:36:03 GMT ",
+        "Wed, 26 Jul 2023 24:00:00 GMT",
+        "Fri, 31 Feb 2023 11:36:03 GMT",
+        "Wed, 26 Jul 2023 11:36:0",
+        "Wed, 26 Jul 2023 1a:36:03 GMT",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_false(hmac_date_parse(bad[i], &t));
+    char date[HMAC_DATE_LEN];
+    hmac_date(0, date);
+    assert_string_equal(date, "Thu, 01 Jan 1970 00:00:00 GMT");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -239,6 +311,8 @@ int main(void)
         cmocka_unit_test(signing_string_is_kongs),
         cmocka_unit_test(error_bodies_round_trip),
         cmocka_unit_test(error_bodies_survive_bad_text),
+        cmocka_unit_test(dates_are_english_in_any_locale),
+        cmocka_unit_test(date_parser_is_strict),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
