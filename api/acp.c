@@ -140,6 +140,17 @@ static void update_request(const struct backend *b, const struct backend_request
     strbuf_free(&mask);
 }
 
+/* An operation only trainjobd has, asked of ACP: says so, and how to say it is trainjobd. */
+static enum backend_status acp_lacks(const struct backend *b, const char *what,
+                                     struct api_error *err)
+{
+    backend_unsupported(b, what, err);
+    size_t n = strlen(err->message);
+    snprintf(err->message + n, sizeof err->message - n,
+             "; if %s is trainjobd, say `driver: trainjobd` in its context", b->endpoint);
+    return BACKEND_REJECTED;
+}
+
 /* What rq asks of the server; an operation this server lacks fills err instead. */
 static enum backend_status build(struct backend *b, const struct backend_request *rq,
                                  struct acp_request *out, struct api_error *err)
@@ -174,7 +185,7 @@ static enum backend_status build(struct backend *b, const struct backend_request
         break;
     case BACKEND_OP_EVENTS:
         if (!trainjobd)
-            return backend_unsupported(b, "job events", err);
+            return acp_lacks(b, "job events", err);
         v1_job_path(b, rq->name, &out->path);
         strbuf_adds(&out->path, "/events");
         break;
@@ -188,7 +199,7 @@ static enum backend_status build(struct backend *b, const struct backend_request
     case BACKEND_OP_START:
         /* ACP has no REST start. */
         if (!trainjobd)
-            return backend_unsupported(b, "starting a stopped job", err);
+            return acp_lacks(b, "starting a stopped job", err);
         out->method = "POST";
         v1_job_path(b, rq->name, &out->path);
         strbuf_adds(&out->path, ":start");
@@ -207,12 +218,12 @@ static enum backend_status build(struct backend *b, const struct backend_request
         break;
     case BACKEND_OP_CATALOG:
         if (!trainjobd)
-            return backend_unsupported(b, "the catalog", err);
+            return acp_lacks(b, "the catalog", err);
         strbuf_adds(&out->path, V1_PREFIX "/catalog");
         break;
     case BACKEND_OP_MARK_NODE:
         if (!trainjobd)
-            return backend_unsupported(b, "marking a node for a job", err);
+            return acp_lacks(b, "marking a node for a job", err);
         out->method = "POST";
         v1_job_path(b, rq->name, &out->path);
         strbuf_adds(&out->path, ":markNode");
@@ -220,7 +231,7 @@ static enum backend_status build(struct backend *b, const struct backend_request
         break;
     case BACKEND_OP_WATCH:
         if (!trainjobd)
-            return backend_unsupported(b, "watching jobs", err);
+            return acp_lacks(b, "watching jobs", err);
         collection(b, &out->path);
         query(&out->path, "watch", "true");
         query(&out->path, "view", rq->query.basic ? "BASIC" : NULL);
@@ -228,7 +239,7 @@ static enum backend_status build(struct backend *b, const struct backend_request
         break;
     case BACKEND_OP_LOGS:
         if (!trainjobd)
-            return backend_unsupported(b, "worker logs", err);
+            return acp_lacks(b, "worker logs", err);
         v1_job_path(b, rq->name, &out->path);
         strbuf_adds(&out->path, "/workers/");
         http_escape(&out->path, rq->worker);

@@ -110,6 +110,7 @@ current_context: alice
 contexts:
 - name: alice
   endpoint: http://127.0.0.1:$PORT
+  driver: trainjobd
   workspace: shared
   access_key: AKA
   secret_key_file: $HOME/.config/trainjob/alice.sk

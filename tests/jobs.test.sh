@@ -212,6 +212,12 @@ YAML
 run "$tj" $E submit --workspace default -f "$TMP/sleeper.yaml"
 expect_rc "submit the sleeper" 0
 expect_grep "the sleeper is created" "$TMP/out" "job sleeper created"
+# issue 12: the workspace is the one chosen, as kubectl's namespace; a file naming another is refused.
+run "$tj" $E submit --workspace elsewhere -f "$TMP/ticker.yaml"
+expect_rc "a file naming another workspace than --workspace is refused" 2
+expect_grep "...saying both" "$TMP/err" "names workspace_name 'default', but the workspace chosen is 'elsewhere'"
+run "$tj" $E --workspace elsewhere get job ticker
+expect_rc "...and nothing was created there" 1
 
 if wait_for 20 job_in_state sleeper RUNNING; then pass "the sleeper runs"; else
     fail "the sleeper runs" "$("$tj" $E get jobs -o wide 2>&1)"
@@ -277,9 +283,11 @@ current_context: test
 contexts:
   - name: test
     endpoint: http+unix://$sock
+    driver: trainjobd
     workspace: default
   - name: broken
     endpoint: http+unix:///nonexistent.sock
+    driver: trainjobd
 YAML
 run "$tj" get job resnet50-ddp
 expect_rc "the current context's endpoint is used" 0

@@ -265,7 +265,7 @@ static void missing_file_gives_the_builtin_local_context(void **state)
     assert_true(rc.builtin);
     assert_true(rc.may_autostart);
     assert_string_equal(rc.ctx.name, "local");
-    assert_int_equal(rc.ctx.driver, CONTEXT_DRIVER_ACP);
+    assert_int_equal(rc.ctx.driver, CONTEXT_DRIVER_TRAINJOBD);
     assert_string_equal(rc.ctx.endpoint, "http+unix:///tmp/tj-test-run/trainjob/engine.sock");
     assert_string_equal(rc.engine_socket, "/tmp/tj-test-run/trainjob/engine.sock");
     assert_string_equal(rc.ctx.subscription, "local");
@@ -287,6 +287,7 @@ static void missing_file_gives_the_builtin_local_context(void **state)
     assert_string_equal(rc.ctx.endpoint, "http://127.0.0.1:9999");
     assert_string_equal(rc.ctx.workspace, "other");
     assert_false(rc.may_autostart);
+    assert_int_equal(rc.ctx.driver, CONTEXT_DRIVER_TRAINJOBD); /* --endpoint moves, not retypes */
     resolved_context_free(&rc);
 
     /* A --context that the (missing) file cannot have. */
@@ -364,6 +365,74 @@ static void context_file_is_chosen_and_keys_read(void **state)
     free(bad);
     strbuf_free(&err);
     findings_free(&fs);
+}
+
+/*
+ * Issue 12: which server an endpoint is comes from the context's driver:,
+ * never from its host. A 127.0.0.1 endpoint is an SSH tunnel to SenseCore
+ * as often as trainjobd on TCP.
+ */
+static void the_driver_comes_from_the_context_not_the_host(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tj-drv-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *cfg = write_file(dir, "config.yaml",
+                           "contexts:\n"
+                           "  - name: tunnel\n"
+                           "    endpoint: http://127.0.0.1:1\n"
+                           "  - name: engine-tcp\n"
+                           "    driver: trainjobd\n"
+                           "    endpoint: http://127.0.0.1:1\n"
+                           "  - name: laptop\n"
+                           "    workspace: mine\n"
+                           "  - name: remote-engine\n"
+                           "    driver: trainjobd\n"
+                           "    endpoint: https://gpu-box.example:8443\n");
+    struct context_request req = {cfg, "tunnel", NULL, NULL, NULL};
+    struct resolved_context rc;
+    struct findings fs = FINDINGS_INIT;
+    struct strbuf err = STRBUF_INIT;
+    struct api_error e;
+    struct job_event_list el;
+
+    assert_int_equal(context_resolve(&req, &rc, &fs, &err), 0);
+    assert_int_equal(rc.ctx.driver, CONTEXT_DRIVER_ACP);
+    struct backend *b = backend_open(&rc, &err);
+    assert_non_null(b);
+    /* ACP has no events: refused before anything is sent, saying how to name trainjobd */
+    assert_int_equal(backend_events(b, "x", &el, &e), BACKEND_REJECTED);
+    assert_int_equal(e.status, 501);
+    assert_non_null(strstr(e.message, "driver: trainjobd"));
+    backend_free(b);
+    resolved_context_free(&rc);
+
+    req.context = "engine-tcp";
+    assert_int_equal(context_resolve(&req, &rc, &fs, &err), 0);
+    assert_int_equal(rc.ctx.driver, CONTEXT_DRIVER_TRAINJOBD);
+    b = backend_open(&rc, &err);
+    assert_non_null(b);
+    /* trainjobd's events are asked for (and nothing answers on port 1) */
+    assert_int_equal(backend_events(b, "x", &el, &e), BACKEND_UNREACHABLE);
+    backend_free(b);
+    resolved_context_free(&rc);
+
+    req.context = "laptop";
+    assert_int_equal(context_resolve(&req, &rc, &fs, &err), 0);
+    assert_int_equal(rc.ctx.driver, CONTEXT_DRIVER_TRAINJOBD);
+    assert_true(rc.may_autostart);
+    resolved_context_free(&rc);
+
+    req.context = "remote-engine";
+    assert_int_equal(context_resolve(&req, &rc, &fs, &err), 0);
+    assert_int_equal(rc.ctx.driver, CONTEXT_DRIVER_TRAINJOBD);
+    resolved_context_free(&rc);
+
+    assert_int_equal(fs.count, 0);
+    unlink(cfg);
+    rmdir(dir);
+    free(cfg);
+    strbuf_free(&err);
 }
 
 /* ---- the acp driver: paths, bodies, replies ----------------------------- */
@@ -994,6 +1063,7 @@ int main(void)
         cmocka_unit_test(logs_stream_with_tail_and_follow),
         cmocka_unit_test(watch_splits_ndjson_across_chunks),
         cmocka_unit_test(real_acp_lacks_the_trainjobd_extras),
+        cmocka_unit_test(the_driver_comes_from_the_context_not_the_host),
         cmocka_unit_test(unreachable_is_revived_once),
         cmocka_unit_test(a_missing_socket_is_unreachable),
         cmocka_unit_test(prepared_requests_are_signed_with_keys),
