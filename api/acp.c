@@ -140,6 +140,64 @@ static void update_request(const struct backend *b, const struct backend_request
     strbuf_free(&mask);
 }
 
+/* Removes each of the n keys from obj (when it is a mapping). */
+static void drop_keys(json_t *obj, const char *const *keys, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        json_object_del(obj, keys[i]);
+}
+
+/*
+ * A job as ACP's create takes it: without what the server sets (read-only in
+ * its schema: where the job lives, identity, ownership, state, times,
+ * root_mapping, a spec's description/limits/requests, a pool's display name,
+ * lme.current_retries, and what GETs carry beyond the schema — metadata, a
+ * mount's access_mode/display_name), and without trainjob's own words
+ * (scheduling.preemptible, trainjobd's state_message and counts). Fields
+ * trainjob does not know are sent as they came.
+ */
+static void acp_create_body(json_t *job)
+{
+    static const char *const top[] = {
+        "subscription_name",
+        "resource_group_name",
+        "zone",
+        "workspace_name",
+        "uid",
+        "id",
+        "ownership",
+        "state",
+        "state_message",
+        "restart_count",
+        "ready_workers",
+        "faulty_workers",
+        "root_mapping",
+        "create_time",
+        "start_time",
+        "suspend_time",
+        "update_time",
+        "complete_time",
+        "delete_time",
+        "metadata",
+    };
+    static const char *const spec[] = {"description", "limits", "requests"};
+    static const char *const mount[] = {"access_mode", "display_name"};
+    static const char *const pool[] = {"display_name"};
+    static const char *const scheduling[] = {"preemptible"};
+    static const char *const lme[] = {"current_retries"};
+    drop_keys(job, top, sizeof top / sizeof top[0]);
+    drop_keys(json_object_get(job, "resource_pool"), pool, 1);
+    drop_keys(json_object_get(job, "scheduling"), scheduling, 1);
+    drop_keys(json_object_get(job, "lme"), lme, 1);
+    size_t i, k;
+    json_t *v, *r;
+    json_array_foreach(json_object_get(job, "mount"), i, v)
+        drop_keys(v, mount, sizeof mount / sizeof mount[0]);
+    json_array_foreach(json_object_get(job, "roles"), i, r)
+        json_array_foreach(json_object_get(r, "resource_spec"), k, v)
+            drop_keys(v, spec, sizeof spec / sizeof spec[0]);
+}
+
 /* An operation only trainjobd has, asked of ACP: says so, and how to say it is trainjobd. */
 static enum backend_status acp_lacks(const struct backend *b, const char *what,
                                      struct api_error *err)
@@ -215,6 +273,8 @@ static enum backend_status build(struct backend *b, const struct backend_request
             out->body = jobspec_to_json(rq->job);
             query(&out->path, "training_job_name", rq->job->name);
         }
+        if (!trainjobd && json_is_object(out->body))
+            acp_create_body(out->body);
         break;
     case BACKEND_OP_CATALOG:
         if (!trainjobd)

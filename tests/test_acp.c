@@ -26,6 +26,8 @@
 #include "api/finding.h"
 #include "api/hmac.h"
 #include "api/http.h"
+#include "api/jobfile.h"
+#include "api/jobspec_json.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -482,6 +484,177 @@ static void create_get_update_paths(void **state)
     jobspec_free(&job);
     backend_free(b);
     fake_free(&f);
+}
+
+/* ---- issue 12: every field of ACP's TrainingJob round-trips -------------- */
+
+/* A fixture under tests/fixtures/acp as a tree (the tests run from the top of the tree). */
+static json_t *fixture(const char *name)
+{
+    const char *top = getenv("TRAINJOB_TOP");
+    char *path = xasprintf("%s/tests/fixtures/acp/%s", top && *top ? top : ".", name);
+    json_error_t e;
+    json_t *j = json_load_file(path, 0, &e);
+    if (j == NULL)
+        fail_msg("%s: %s", path, e.text);
+    free(path);
+    return j;
+}
+
+/* Prints both trees when they differ, so a failure says which field went. */
+static void assert_same_tree(const json_t *want, const json_t *got)
+{
+    if (json_equal(want, got))
+        return;
+    char *a = json_dumps(want, JSON_SORT_KEYS | JSON_INDENT(1));
+    char *b = json_dumps(got, JSON_SORT_KEYS | JSON_INDENT(1));
+    print_error("want:\n%s\ngot:\n%s\n", a, b);
+    free(a);
+    free(b);
+    fail();
+}
+
+/*
+ * A whole job as ACP answers a GET (every field of the create page's schema,
+ * metadata, a mount's access_mode/display_name, a spec's limits/requests, and
+ * fields no schema names, at the top and nested) is read and written back
+ * as the same tree; copied, it is the same job; through a YAML file, too.
+ */
+static void a_job_from_acp_is_written_back_whole(void **state)
+{
+    (void)state;
+    json_t *orig = fixture("training-job-get.json");
+    struct jobspec job, copy;
+    jobspec_init(&job);
+    struct findings fs = FINDINGS_INIT;
+    assert_int_equal(jobspec_from_json(orig, JOBSPEC_LENIENT, &job, &fs), 0);
+    assert_int_equal(fs.count, 0);
+    assert_int_equal(job.mount[3].type, MOUNT_TYPE_PV_AFS_TENSORBOARD);
+    assert_int_equal(job.scheduling.scoring_strategy, SCORING_LEAST_ALLOCATED);
+    assert_int_equal(job.fault_tolerance.backoff_limit, INT32_MAX);
+    assert_true(job.lme.has_current_retries);
+    assert_int_equal(job.async_checkpoint.max_ckpt_rounds, 3);
+    assert_string_equal(job.mount[0].access_mode, "VOLUME_ACCESS_MODE_UNSPECIFIED");
+
+    json_t *back = jobspec_to_json(&job);
+    assert_same_tree(orig, back);
+    json_decref(back);
+
+    jobspec_copy(&copy, &job);
+    assert_true(jobspec_equal(&copy, &job));
+    back = jobspec_to_json(&copy);
+    assert_same_tree(orig, back);
+    json_decref(back);
+    /* a kept field counts in equality */
+    json_object_set_new(copy.roles[0].extra, "working_dir", json_string("changed"));
+    assert_false(jobspec_equal(&copy, &job));
+    jobspec_free(&copy);
+
+    /* `get job -o yaml` then a file read back: the same job; unknown fields are warned of */
+    for (int fmt = 0; fmt < 2; fmt++) {
+        struct strbuf doc = STRBUF_INIT;
+        jobfile_write(&job, fmt ? JOBFILE_JSON : JOBFILE_YAML, &doc);
+        struct jobfile jf;
+        jobfile_init(&jf);
+        assert_int_equal(jobfile_parse(fmt ? "j.json" : "j.yaml", doc.buf, doc.len, &jf, &fs),
+                         JOBFILE_OK);
+        for (size_t i = 0; i < fs.count; i++) {
+            assert_int_equal(fs.items[i].severity, SEVERITY_WARNING);
+            assert_non_null(strstr(fs.items[i].message, "kept and sent as it is"));
+        }
+        assert_true(finding_at(&fs, "queue_position") != NULL);
+        assert_true(finding_at(&fs, "roles[0].resource_spec[0].gpu_model") != NULL);
+        assert_true(jobspec_equal(&jf.job, &job));
+        findings_free(&fs);
+        jobfile_free(&jf);
+        strbuf_free(&doc);
+    }
+
+    /* the new named fields are fields of a file, not unknown ones */
+    struct jobfile jf;
+    jobfile_init(&jf);
+    const char *text = "display_name: x\n"
+                       "async_checkpoint: {max_ckpt_rounds: 2}\n"
+                       "lme: {enable_warmingup: true, max_retries: 1}\n"
+                       "fine_tuning_specs: '{}'\n"
+                       "barrier: {enable_ethernet_ping: false}\n"
+                       "scheduling: {scoring_strategy: {type: MOST_ALLOCATED}}\n"
+                       "mount: [{type: PV_AFS_MODEL, id: m, mount_path: /m}]\n";
+    assert_int_equal(jobfile_parse("f.yaml", text, strlen(text), &jf, &fs), JOBFILE_OK);
+    assert_int_equal(fs.count, 0);
+    jobfile_free(&jf);
+    /* a near miss stays an error */
+    text = "display_name: x\nasync_checkpoint: {max_ckpt_round: 2}\n";
+    jobfile_init(&jf);
+    assert_int_equal(jobfile_parse("f.yaml", text, strlen(text), &jf, &fs), JOBFILE_BAD_FIELDS);
+    assert_non_null(strstr(fs.items[0].message, "did you mean max_ckpt_rounds?"));
+    jobfile_free(&jf);
+    findings_free(&fs);
+
+    jobspec_free(&job);
+    json_decref(orig);
+}
+
+/*
+ * What a create sends: to ACP, the job without what the server sets and
+ * without trainjob's own scheduling.preemptible; to trainjobd, all of it.
+ */
+static void acp_is_sent_no_output_only_nor_preemptible(void **state)
+{
+    (void)state;
+    json_t *orig = fixture("training-job-get.json");
+    struct jobspec job;
+    jobspec_init(&job);
+    struct findings fs = FINDINGS_INIT;
+    assert_int_equal(jobspec_from_json(orig, JOBSPEC_LENIENT, &job, &fs), 0);
+    job.scheduling.has_preemptible = true;
+    job.scheduling.preemptible = true;
+
+    for (int trainjobd = 0; trainjobd < 2; trainjobd++) {
+        struct fake f = {0};
+        fake_answer(&f, 200, job_reply);
+        struct backend *b = open_fake(&f, NULL, trainjobd);
+        struct jobspec out;
+        struct api_error err;
+        assert_int_equal(backend_create(b, &job, &out, &err), BACKEND_OK);
+        json_t *sent = json_loads(f.body[0], 0, NULL);
+        assert_non_null(sent);
+        json_t *sched = json_object_get(sent, "scheduling");
+        json_t *spec = json_array_get(
+            json_object_get(json_array_get(json_object_get(sent, "roles"), 0), "resource_spec"), 0);
+        json_t *m0 = json_array_get(json_object_get(sent, "mount"), 0);
+        if (trainjobd) {
+            assert_true(json_is_true(json_object_get(sched, "preemptible")));
+        } else {
+            assert_null(json_object_get(sched, "preemptible"));
+            const char *gone[] = {
+                "uid",         "state",        "ownership",         "metadata",
+                "create_time", "root_mapping", "subscription_name", "workspace_name"};
+            for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++)
+                assert_null(json_object_get(sent, gone[i]));
+            assert_null(json_object_get(spec, "limits"));
+            assert_null(json_object_get(spec, "description"));
+            assert_null(json_object_get(m0, "access_mode"));
+            assert_null(json_object_get(json_object_get(sent, "lme"), "current_retries"));
+            assert_null(json_object_get(json_object_get(sent, "resource_pool"), "display_name"));
+        }
+        /* what the user may set goes either way, fields trainjob does not know too */
+        assert_string_equal(json_string_value(json_object_get(sched, "priority")), "HIGH");
+        assert_int_equal(json_integer_value(json_object_get(
+                             json_object_get(sent, "async_checkpoint"), "max_ckpt_rounds")),
+                         3);
+        assert_non_null(json_object_get(sent, "fine_tuning_specs"));
+        assert_non_null(json_object_get(sent, "barrier"));
+        assert_non_null(json_object_get(sent, "queue_position"));
+        assert_string_equal(json_string_value(json_object_get(m0, "endpoint")),
+                            "afs.cn-sh-01e.internal");
+        json_decref(sent);
+        jobspec_free(&out);
+        backend_free(b);
+        fake_free(&f);
+    }
+    jobspec_free(&job);
+    json_decref(orig);
 }
 
 static void names_and_query_values_are_escaped(void **state)
@@ -1063,6 +1236,8 @@ int main(void)
         cmocka_unit_test(logs_stream_with_tail_and_follow),
         cmocka_unit_test(watch_splits_ndjson_across_chunks),
         cmocka_unit_test(real_acp_lacks_the_trainjobd_extras),
+        cmocka_unit_test(a_job_from_acp_is_written_back_whole),
+        cmocka_unit_test(acp_is_sent_no_output_only_nor_preemptible),
         cmocka_unit_test(the_driver_comes_from_the_context_not_the_host),
         cmocka_unit_test(unreachable_is_revived_once),
         cmocka_unit_test(a_missing_socket_is_unreachable),
