@@ -215,6 +215,19 @@ static void decode_field(struct decoder *d, const json_t *v, const struct field 
     case F_ENUM_ALL:
         decode_enum(d, v, f, at(base, f->offset));
         break;
+    case F_ENUM_KEEP: {
+        char **other = at(base, f->count_offset);
+        int value = json_is_string(v) ? enum_value(f->names, json_string_value(v)) : -1;
+        free(*other);
+        *other = NULL;
+        if (value >= 0)
+            *(int *)at(base, f->offset) = value;
+        else if (json_is_string(v))
+            *other = decode_string(d, v); /* shown and written back as the server said it */
+        else
+            error(d, "expected one of the names, got %s", schema_type_name(v));
+        break;
+    }
     case F_OBJECT:
         if (json_is_object(v)) {
             set_flag(base, f);
@@ -359,6 +372,15 @@ static void encode_field(json_t *obj, const struct field *f, const void *base)
     case F_ENUM_ALL:
         json_object_set_new(obj, f->name, json_string(enum_name(f->names, *(const int *)p)));
         break;
+    case F_ENUM_KEEP: {
+        const char *other = *(char *const *)cat_(base, f->count_offset);
+        int v = *(const int *)p;
+        if (other)
+            json_object_set_new(obj, f->name, json_string(other));
+        else if (v != 0)
+            json_object_set_new(obj, f->name, json_string(enum_name(f->names, v)));
+        break;
+    }
     case F_OBJECT: {
         json_t *sub = schema_encode(f->type, p);
         /* Objects without a presence flag are written only when non-empty. */
@@ -446,6 +468,10 @@ void schema_free(const struct object_type *type, void *base)
             json_decref(*(json_t **)p);
             *(json_t **)p = NULL;
             break;
+        case F_ENUM_KEEP:
+            free(*(char **)at(base, f->count_offset));
+            *(char **)at(base, f->count_offset) = NULL;
+            break;
         default:
             break;
         }
@@ -482,6 +508,11 @@ void schema_copy(const struct object_type *type, void *dst, const void *src)
         case F_ENUM:
         case F_ENUM_ALL:
             *(int *)d = *(const int *)s;
+            break;
+        case F_ENUM_KEEP:
+            *(int *)d = *(const int *)s;
+            *(char **)at(dst, f->count_offset) =
+                dup_string(*(char *const *)cat_(src, f->count_offset));
             break;
         case F_OBJECT:
             schema_copy(f->type, d, s);
@@ -554,6 +585,12 @@ bool schema_equal(const struct object_type *type, const void *a, const void *b)
         case F_ENUM:
         case F_ENUM_ALL:
             if (*(const int *)x != *(const int *)y)
+                return false;
+            break;
+        case F_ENUM_KEEP:
+            if (*(const int *)x != *(const int *)y ||
+                !same_string(*(char *const *)cat_(a, f->count_offset),
+                             *(char *const *)cat_(b, f->count_offset)))
                 return false;
             break;
         case F_OBJECT:

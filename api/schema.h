@@ -36,6 +36,8 @@ enum field_kind {
     F_TREE,         /* a mapping kept as it is: json_t * at offset (metadata) */
     F_STRING_MAP,   /* a mapping of strings, kept as a json_t * (limits, requests) */
     F_EXTRA,        /* not a field: the json_t * mapping that keeps fields the table lacks */
+    F_ENUM_KEEP,    /* an F_ENUM whose value the table lacks is kept as text (a newer
+                       server's word): char * at count_offset, the enum left 0 */
 };
 
 #define SCHEMA_NO_FLAG SIZE_MAX
@@ -124,6 +126,11 @@ struct object_type {
 #define F_EXTRAS(T)                                                                                \
     {                                                                                              \
         "", F_EXTRA, offsetof(T, extra), SCHEMA_NO_FLAG, NULL, NULL, 0                             \
+    }
+/* An enum that keeps a value it does not know, as text in T's member `other`. */
+#define F_ENUMERATION_KEEP(T, m, tab, other)                                                       \
+    {                                                                                              \
+#m, F_ENUM_KEEP, offsetof(T, m), SCHEMA_NO_FLAG, &tab, NULL, offsetof(T, other)            \
     }
 #define F_STRINGS(T, m, cnt)                                                                       \
     {                                                                                              \

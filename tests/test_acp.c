@@ -508,7 +508,7 @@ static void assert_same_tree(const json_t *want, const json_t *got)
         return;
     char *a = json_dumps(want, JSON_SORT_KEYS | JSON_INDENT(1));
     char *b = json_dumps(got, JSON_SORT_KEYS | JSON_INDENT(1));
-    print_error("want:\n%s\ngot:\n%s\n", a, b);
+    fprintf(stderr, "want:\n%s\ngot:\n%s\n", a, b);
     free(a);
     free(b);
     fail();
@@ -655,6 +655,58 @@ static void acp_is_sent_no_output_only_nor_preemptible(void **state)
     }
     jobspec_free(&job);
     json_decref(orig);
+}
+
+/*
+ * ACP's list-workers reply (its page's example, filled in): containers with
+ * their limits and device type, the spec, init containers; a phase trainjob
+ * does not know is shown as the server said it, not as one of five; every
+ * worker is written back as it came.
+ */
+static void acp_workers_decode_whole(void **state)
+{
+    (void)state;
+    json_t *page = fixture("list-workers.json");
+    char *text = json_dumps(page, JSON_COMPACT);
+    struct fake f = {0};
+    fake_answer(&f, 200, text);
+    struct backend *b = open_fake(&f, NULL, false);
+    struct worker_list l;
+    struct api_error err;
+    assert_int_equal(backend_workers(b, "pt-7k2m9q4x", &l, &err), BACKEND_OK);
+    assert_int_equal(l.count, 2);
+    const struct worker_info *m = &l.workers[0], *w = &l.workers[1];
+    assert_string_equal(m->node_spec_name, "N6lS.Iu.I10.8.64c1024g");
+    assert_string_equal(m->namespace_name, "ws-share-space-01e");
+    assert_int_equal(m->container_count, 1);
+    assert_string_equal(m->containers[0].device_type, "NVIDIA-H800");
+    assert_string_equal(
+        json_string_value(json_object_get(m->containers[0].resources.limits, "memory")), "1024Gi");
+    assert_int_equal(m->init_container_count, 1);
+    assert_int_equal(m->phase, WORKER_RUNNING);
+    assert_string_equal(worker_phase_text(m), "Running");
+    assert_int_equal(w->phase, WORKER_PHASE_UNSPECIFIED);
+    assert_string_equal(worker_phase_text(w), "ContainerCreating");
+    struct strbuf dev = STRBUF_INIT;
+    worker_devices_text(m, &dev);
+    assert_string_equal(strbuf_str(&dev), "8 \xc3\x97 NVIDIA-H800");
+    strbuf_free(&dev);
+
+    json_t *workers = json_object_get(page, "workers");
+    for (size_t i = 0; i < l.count; i++) {
+        json_t *back = worker_info_to_json(&l.workers[i]);
+        assert_same_tree(json_array_get(workers, i), back);
+        json_decref(back);
+        struct worker_info copy;
+        worker_info_copy(&copy, &l.workers[i]);
+        assert_true(worker_info_equal(&copy, &l.workers[i]));
+        worker_info_free(&copy);
+    }
+    worker_list_free(&l);
+    backend_free(b);
+    fake_free(&f);
+    free(text);
+    json_decref(page);
 }
 
 static void names_and_query_values_are_escaped(void **state)
@@ -1238,6 +1290,7 @@ int main(void)
         cmocka_unit_test(real_acp_lacks_the_trainjobd_extras),
         cmocka_unit_test(a_job_from_acp_is_written_back_whole),
         cmocka_unit_test(acp_is_sent_no_output_only_nor_preemptible),
+        cmocka_unit_test(acp_workers_decode_whole),
         cmocka_unit_test(the_driver_comes_from_the_context_not_the_host),
         cmocka_unit_test(unreachable_is_revived_once),
         cmocka_unit_test(a_missing_socket_is_unreachable),

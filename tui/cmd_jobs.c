@@ -549,19 +549,11 @@ static int get_workers(struct session *s, const char *name, enum output o, FILE 
             else
                 snprintf(exit_code, sizeof exit_code, "%d", (int)w->exit_code);
             struct strbuf dev = STRBUF_INIT;
-            if (w->devices && *w->devices)
-                strbuf_addf(&dev, "%s%s", w->devices, w->simulated ? " (simulated)" : "");
+            worker_devices_text(w, &dev);
             age(w->create_time, when, sizeof when);
-            const char *row[] = {w->name,
-                                 w->role,
-                                 w->node_name,
-                                 enum_name(&worker_phase_names, (int)w->phase),
-                                 restarts,
-                                 exit_code,
-                                 strbuf_str(&dev),
-                                 when,
-                                 w->ip,
-                                 w->host_ip};
+            const char *row[] = {w->name,  w->role,   w->node_name,     worker_phase_text(w),
+                                 restarts, exit_code, strbuf_str(&dev), when,
+                                 w->ip,    w->host_ip};
             table_row(&t, row);
             strbuf_free(&dev);
         }
