@@ -21,6 +21,7 @@
 #include "api/apierror.h"
 #include "api/hmac.h"
 #include "util/strbuf.h"
+#include "util/utf8.h"
 
 #define DATE "Wed, 26 Jul 2023 11:36:03 GMT"
 #define DATE_T 1690371363
@@ -302,6 +303,59 @@ static void date_parser_is_strict(void **state)
     assert_string_equal(date, "Thu, 01 Jan 1970 00:00:00 GMT");
 }
 
+/*
+ * Issue 12: every entry of details is read, and a reason SenseCore is known
+ * to give says what to do; a body wrapped in "error" reads the same.
+ */
+static void every_detail_is_read_and_known_reasons_say_what_to_do(void **state)
+{
+    (void)state;
+    struct api_error e;
+    const char *body =
+        "{\"code\":400,\"message\":\"invalid training job\",\"details\":["
+        "{\"@type\":\"type.googleapis.com/"
+        "google.rpc.ErrorInfo\",\"reason\":\"tjInvalidQuotaTypeInAec2\"},"
+        "{\"reason\":\"tjRequiredStartupScript\",\"field\":\"roles[0].startup_script\"},"
+        "{\"@type\":\"type.googleapis.com/google.rpc.DebugInfo\"},"
+        "{\"reason\":\"somethingNew\"}]}";
+    api_error_from_body(&e, 400, body, strlen(body));
+    assert_int_equal(e.detail_count, 3);
+    assert_string_equal(e.reason, "tjInvalidQuotaTypeInAec2");
+    assert_string_equal(e.details[1].reason, "tjRequiredStartupScript");
+    assert_string_equal(e.details[1].field, "roles[0].startup_script");
+    assert_string_equal(e.details[2].reason, "somethingNew");
+    const char *want = "invalid training job; also: tjRequiredStartupScript at "
+                       "roles[0].startup_script, somethingNew (";
+    assert_memory_equal(e.message, want, strlen(want));
+    assert_non_null(strstr(e.message, "(tjInvalidQuotaTypeInAec2: this pool has no idle"));
+    assert_non_null(strstr(e.message, "(tjRequiredStartupScript: the Worker role needs"));
+
+    body = "{\"error\":{\"code\":409,\"details\":[{\"reason\":\"MEMBER_QUOTA_EXCEEDED\"}]}}";
+    api_error_from_body(&e, 409, body, strlen(body));
+    assert_string_equal(e.reason, "MEMBER_QUOTA_EXCEEDED");
+    assert_non_null(strstr(e.message, "HTTP 409: MEMBER_QUOTA_EXCEEDED (MEMBER_QUOTA_EXCEEDED: "
+                                      "the workspace's quota is used up"));
+    body = "{\"message\":\"restart refused\",\"details\":[{\"reason\":\"wsImmutableJobEnabled\"}]}";
+    api_error_from_body(&e, 400, body, strlen(body));
+    assert_non_null(strstr(e.message, "clone the job into a new one"));
+    assert_null(api_error_hint("NameTaken"));
+
+    /* more entries than are kept: the first ones, and a message that stays whole UTF-8 */
+    struct strbuf many = STRBUF_INIT;
+    strbuf_adds(&many, "{\"message\":\"");
+    for (int i = 0; i < 300; i++)
+        strbuf_adds(&many, "\xc3\xa9");
+    strbuf_adds(&many, "\",\"details\":[");
+    for (int i = 0; i < 40; i++)
+        strbuf_addf(&many, "%s{\"reason\":\"ExpiredToken\",\"field\":\"f%d\"}", i ? "," : "", i);
+    strbuf_adds(&many, "]}");
+    api_error_from_body(&e, 403, many.buf, many.len);
+    assert_int_equal(e.detail_count, API_ERROR_MAX_DETAILS);
+    assert_string_equal(e.details[7].field, "f7");
+    assert_true(utf8_valid(e.message, strlen(e.message)));
+    strbuf_free(&many);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -313,6 +367,7 @@ int main(void)
         cmocka_unit_test(error_bodies_survive_bad_text),
         cmocka_unit_test(dates_are_english_in_any_locale),
         cmocka_unit_test(date_parser_is_strict),
+        cmocka_unit_test(every_detail_is_read_and_known_reasons_say_what_to_do),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
