@@ -709,6 +709,87 @@ static void acp_workers_decode_whole(void **state)
     json_decref(page);
 }
 
+/*
+ * Issue 12 item 7: on ACP the catalog comes from what the public pages
+ * define — the workspace's pool bindings, each pool's resource specs (paged)
+ * — with ACP's limits; a list that cannot be read, or that no page defines,
+ * is unknown (validation leaves it to the server) and said in missing.
+ * Fixtures: tests/fixtures/acp/ (shapes from third-party clients, unverified).
+ */
+static void acp_catalog_from_bindings_and_specs(void **state)
+{
+    (void)state;
+    json_t *bind = fixture("workspace-aec2-bindings.json");
+    json_t *p1 = fixture("resource-specs-page1.json"), *p2 = fixture("resource-specs-page2.json");
+    char *tb = json_dumps(bind, 0), *t1 = json_dumps(p1, 0), *t2 = json_dumps(p2, 0);
+    struct fake f = {0};
+    fake_answer(&f, 200, tb);
+    fake_answer(&f, 200, t1); /* pool-h800, page 1 */
+    fake_answer(&f, 200, t2); /* page 2 */
+    fake_answer(&f, 200, t2); /* pool-idle */
+    fake_answer(&f, 403, "{\"message\":\"no aec2.spec.list\",\"details\":[]}"); /* public */
+    struct backend *b = open_fake(&f, NULL, false);
+    struct catalog cat;
+    struct api_error err;
+    assert_int_equal(backend_catalog(b, &cat, &err), BACKEND_OK);
+    assert_string_equal(f.path[0],
+                        "/compute/workspace/data/v1/subscriptions/local/resourceGroups/"
+                        "default/zones/local-1z/workspaces/default/workspaceAEC2Bindings");
+    assert_string_equal(f.path[1],
+                        "/compute/aec2/data/v1/subscriptions/local/resourceGroups/"
+                        "default/zones/cn-sh-01e/aec2s/pool-h800/resourceSpecs?page_size=500");
+    assert_non_null(strstr(f.path[2], "/aec2s/pool-h800/resourceSpecs?page_size=500&page_token=2"));
+    assert_int_equal(f.calls, 5);
+
+    assert_int_equal(cat.pool_count, 3);
+    assert_int_equal(cat.pools[0].type, POOL_DEDICATED);
+    assert_int_equal(cat.pools[1].type, POOL_IDLE);
+    assert_int_equal(cat.pools[2].type, POOL_PUBLIC);
+    assert_string_equal(cat.pools[1].zones[0], "cn-sh-01e");
+    assert_int_equal(cat.pools[0].spec_count, 2);
+    const struct catalog_spec *s = &cat.pools[0].specs[0];
+    assert_string_equal(s->name, "N6lS.Iu.I10.8.64c1024g");
+    assert_int_equal(s->devices, 8);
+    assert_string_equal(s->device_type, "H800");
+    assert_int_equal(s->device_memory_gib, 80);
+    assert_int_equal(s->vcpus, 64);
+    assert_int_equal(s->memory_mib, 1024 * 1024);
+    assert_int_equal(cat.pools[0].specs[1].devices, 0);
+    assert_int_equal(cat.pools[0].specs[1].vcpus, 2);
+    assert_int_equal(cat.workspace_count, 1);
+    assert_int_equal(cat.workspaces[0].pool_count, 3);
+    assert_true(cat.limits.present);
+    assert_int_equal(cat.limits.max_env, 10);
+    assert_int_equal(cat.limits.max_backoff_limit, INT32_MAX);
+    assert_true(cat.unknown & CATALOG_UNKNOWN_VOLUMES);
+    assert_true(cat.unknown & CATALOG_UNKNOWN_SPECS); /* public's could not be read */
+    assert_false(cat.unknown & CATALOG_UNKNOWN_POOLS);
+    assert_non_null(strstr(cat.missing, "ACP lists no zones, VPCs, volumes or images"));
+    assert_non_null(strstr(cat.missing, "the specs of pool public: no aec2.spec.list"));
+    catalog_free(&cat);
+    backend_free(b);
+    fake_free(&f);
+
+    /* the bindings cannot be read: still a catalog, with ACP's limits, saying why */
+    struct fake g = {0};
+    fake_answer(&g, 403, "{\"message\":\"lacks workspace.instance.get\"}");
+    b = open_fake(&g, NULL, false);
+    assert_int_equal(backend_catalog(b, &cat, &err), BACKEND_OK);
+    assert_int_equal(cat.pool_count, 0);
+    assert_true(cat.unknown & CATALOG_UNKNOWN_POOLS);
+    assert_int_equal(cat.limits.max_env, 10);
+    assert_non_null(strstr(cat.missing, "the workspace's pools: lacks workspace.instance.get"));
+    catalog_free(&cat);
+    backend_free(b);
+    fake_free(&g);
+    free(tb);
+    free(t1);
+    free(t2);
+    json_decref(bind);
+    json_decref(p1);
+    json_decref(p2);
+}
+
 static void names_and_query_values_are_escaped(void **state)
 {
     (void)state;
@@ -1098,10 +1179,10 @@ static void real_acp_lacks_the_trainjobd_extras(void **state)
     struct jobspec job;
     struct strbuf got = STRBUF_INIT;
     struct watched w = {0};
-    assert_int_equal(backend_catalog(b, &cat, &err), BACKEND_REJECTED);
+    (void)cat; /* the catalog is ACP's own now: acp_catalog_from_bindings_and_specs */
+    assert_int_equal(backend_events(b, "x", &el, &err), BACKEND_REJECTED);
     assert_int_equal(err.status, 501);
     assert_non_null(strstr(err.message, "not supported by this backend"));
-    assert_int_equal(backend_events(b, "x", &el, &err), BACKEND_REJECTED);
     assert_int_equal(backend_logs(b, "x", "master-0", -1, false, collect, &got, &err),
                      BACKEND_REJECTED);
     assert_int_equal(backend_start(b, "x", &job, &err), BACKEND_REJECTED);
@@ -1291,6 +1372,7 @@ int main(void)
         cmocka_unit_test(a_job_from_acp_is_written_back_whole),
         cmocka_unit_test(acp_is_sent_no_output_only_nor_preemptible),
         cmocka_unit_test(acp_workers_decode_whole),
+        cmocka_unit_test(acp_catalog_from_bindings_and_specs),
         cmocka_unit_test(the_driver_comes_from_the_context_not_the_host),
         cmocka_unit_test(unreachable_is_revived_once),
         cmocka_unit_test(a_missing_socket_is_unreachable),

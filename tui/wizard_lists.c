@@ -678,7 +678,13 @@ struct wlist *wlist_new(enum wlist_kind kind, const struct catalog *cat, const s
     l->cat = cat;
     l->utf8 = true;
     l->keep_field = NO_FIELD;
-    l->le = listedit_new(&row_ops, l, l->kind->max_rows);
+    /* env and rules: as many rows as the backend takes (validate_form_limits) */
+    struct form_limits lim;
+    validate_form_limits(cat, &lim);
+    size_t max_rows = kind == WLIST_ENV    ? (size_t)lim.max_env
+                      : kind == WLIST_RULE ? (size_t)lim.max_rules
+                                           : l->kind->max_rows;
+    l->le = listedit_new(&row_ops, l, max_rows);
     char hint[96];
     snprintf(hint, sizeof hint, "none \xe2\x80\x94 Alt-N or Insert adds %s", l->kind->noun);
     listedit_set_empty_hint(l->le, hint);
