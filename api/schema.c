@@ -220,11 +220,10 @@ static void decode_field(struct decoder *d, const json_t *v, const struct field 
         int value = json_is_string(v) ? enum_value(f->names, json_string_value(v)) : -1;
         free(*other);
         *other = NULL;
-        if (value >= 0)
-            *(int *)at(base, f->offset) = value;
-        else if (json_is_string(v))
+        *(int *)at(base, f->offset) = value >= 0 ? value : 0;
+        if (value < 0 && json_is_string(v))
             *other = decode_string(d, v); /* shown and written back as the server said it */
-        else
+        else if (value < 0)
             error(d, "expected one of the names, got %s", schema_type_name(v));
         break;
     }
