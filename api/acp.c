@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/acp_catalog.h"
 #include "api/backend.h"
 #include "api/catalog_json.h"
 #include "api/finding.h"
@@ -140,6 +141,75 @@ static void update_request(const struct backend *b, const struct backend_request
     strbuf_free(&mask);
 }
 
+/* Removes each of the n keys from obj (when it is a mapping). */
+static void drop_keys(json_t *obj, const char *const *keys, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        json_object_del(obj, keys[i]);
+}
+
+/*
+ * A job as ACP's create takes it: without what the server sets (read-only in
+ * its schema: where the job lives, identity, ownership, state, times,
+ * root_mapping, a spec's description/limits/requests, a pool's display name,
+ * lme.current_retries, and what GETs carry beyond the schema — metadata, a
+ * mount's access_mode/display_name), and without trainjob's own words
+ * (scheduling.preemptible, trainjobd's state_message and counts). Fields
+ * trainjob does not know are sent as they came.
+ */
+static void acp_create_body(json_t *job)
+{
+    static const char *const top[] = {
+        "subscription_name",
+        "resource_group_name",
+        "zone",
+        "workspace_name",
+        "uid",
+        "id",
+        "ownership",
+        "state",
+        "state_message",
+        "restart_count",
+        "ready_workers",
+        "faulty_workers",
+        "root_mapping",
+        "create_time",
+        "start_time",
+        "suspend_time",
+        "update_time",
+        "complete_time",
+        "delete_time",
+        "metadata",
+    };
+    static const char *const spec[] = {"description", "limits", "requests"};
+    static const char *const mount[] = {"access_mode", "display_name"};
+    static const char *const pool[] = {"display_name"};
+    static const char *const scheduling[] = {"preemptible"};
+    static const char *const lme[] = {"current_retries"};
+    drop_keys(job, top, sizeof top / sizeof top[0]);
+    drop_keys(json_object_get(job, "resource_pool"), pool, 1);
+    drop_keys(json_object_get(job, "scheduling"), scheduling, 1);
+    drop_keys(json_object_get(job, "lme"), lme, 1);
+    size_t i, k;
+    json_t *v, *r;
+    json_array_foreach(json_object_get(job, "mount"), i, v)
+        drop_keys(v, mount, sizeof mount / sizeof mount[0]);
+    json_array_foreach(json_object_get(job, "roles"), i, r)
+        json_array_foreach(json_object_get(r, "resource_spec"), k, v)
+            drop_keys(v, spec, sizeof spec / sizeof spec[0]);
+}
+
+/* An operation only trainjobd has, asked of ACP: says so, and how to say it is trainjobd. */
+static enum backend_status acp_lacks(const struct backend *b, const char *what,
+                                     struct api_error *err)
+{
+    backend_unsupported(b, what, err);
+    size_t n = strlen(err->message);
+    snprintf(err->message + n, sizeof err->message - n,
+             "; if %s is trainjobd, say `driver: trainjobd` in its context", b->endpoint);
+    return BACKEND_REJECTED;
+}
+
 /* What rq asks of the server; an operation this server lacks fills err instead. */
 static enum backend_status build(struct backend *b, const struct backend_request *rq,
                                  struct acp_request *out, struct api_error *err)
@@ -174,7 +244,7 @@ static enum backend_status build(struct backend *b, const struct backend_request
         break;
     case BACKEND_OP_EVENTS:
         if (!trainjobd)
-            return backend_unsupported(b, "job events", err);
+            return acp_lacks(b, "job events", err);
         v1_job_path(b, rq->name, &out->path);
         strbuf_adds(&out->path, "/events");
         break;
@@ -188,7 +258,7 @@ static enum backend_status build(struct backend *b, const struct backend_request
     case BACKEND_OP_START:
         /* ACP has no REST start. */
         if (!trainjobd)
-            return backend_unsupported(b, "starting a stopped job", err);
+            return acp_lacks(b, "starting a stopped job", err);
         out->method = "POST";
         v1_job_path(b, rq->name, &out->path);
         strbuf_adds(&out->path, ":start");
@@ -204,15 +274,17 @@ static enum backend_status build(struct backend *b, const struct backend_request
             out->body = jobspec_to_json(rq->job);
             query(&out->path, "training_job_name", rq->job->name);
         }
+        if (!trainjobd && json_is_object(out->body))
+            acp_create_body(out->body);
         break;
     case BACKEND_OP_CATALOG:
         if (!trainjobd)
-            return backend_unsupported(b, "the catalog", err);
+            return acp_lacks(b, "the catalog", err);
         strbuf_adds(&out->path, V1_PREFIX "/catalog");
         break;
     case BACKEND_OP_MARK_NODE:
         if (!trainjobd)
-            return backend_unsupported(b, "marking a node for a job", err);
+            return acp_lacks(b, "marking a node for a job", err);
         out->method = "POST";
         v1_job_path(b, rq->name, &out->path);
         strbuf_adds(&out->path, ":markNode");
@@ -220,7 +292,7 @@ static enum backend_status build(struct backend *b, const struct backend_request
         break;
     case BACKEND_OP_WATCH:
         if (!trainjobd)
-            return backend_unsupported(b, "watching jobs", err);
+            return acp_lacks(b, "watching jobs", err);
         collection(b, &out->path);
         query(&out->path, "watch", "true");
         query(&out->path, "view", rq->query.basic ? "BASIC" : NULL);
@@ -228,7 +300,7 @@ static enum backend_status build(struct backend *b, const struct backend_request
         break;
     case BACKEND_OP_LOGS:
         if (!trainjobd)
-            return backend_unsupported(b, "worker logs", err);
+            return acp_lacks(b, "worker logs", err);
         v1_job_path(b, rq->name, &out->path);
         strbuf_adds(&out->path, "/workers/");
         http_escape(&out->path, rq->worker);
@@ -473,10 +545,103 @@ static enum backend_status run(struct backend *b, const struct backend_request *
         return st_;                                                                                \
     } while (0)
 
+/* GET path on the endpoint, the 2xx body as JSON in *out (the caller's). */
+static enum backend_status get_json(struct backend *b, const char *path, json_t **out,
+                                    struct api_error *err)
+{
+    struct acp_request ar = {.method = "GET", .path = STRBUF_INIT};
+    struct http_result r;
+    http_result_init(&r);
+    http_call(driver(b)->client, "GET", path, NULL, 0, &r);
+    enum backend_status st = reply_status(b, &ar, &r, out, err);
+    http_result_free(&r);
+    return st;
+}
+
+/* One pool's specs, every page (up to 20); why they could not be read goes to why. */
+static void acp_pool_specs(struct backend *b, struct catalog_pool *pool, struct strbuf *why)
+{
+    char *token = NULL;
+    for (int page = 0; page < 20; page++) {
+        struct strbuf path = STRBUF_INIT;
+        acp_specs_path(&b->target, pool->zones[0], pool->name, token, &path);
+        free(token);
+        token = NULL;
+        json_t *reply;
+        struct api_error e;
+        struct strbuf bad = STRBUF_INIT;
+        if (get_json(b, strbuf_str(&path), &reply, &e) != BACKEND_OK)
+            strbuf_addf(why, "%sthe specs of pool %s: %s", why->len ? "; " : "", pool->name,
+                        e.message);
+        else if (acp_catalog_add_specs(reply, pool, &bad) != 0)
+            strbuf_addf(why, "%sthe specs of pool %s: %s", why->len ? "; " : "", pool->name,
+                        strbuf_str(&bad));
+        else if (json_string_value(json_object_get(reply, "next_page_token")) &&
+                 *json_string_value(json_object_get(reply, "next_page_token")))
+            token = xstrdup(json_string_value(json_object_get(reply, "next_page_token")));
+        json_decref(reply);
+        strbuf_free(&bad);
+        strbuf_free(&path);
+        if (token == NULL)
+            break;
+    }
+    free(token);
+}
+
+/*
+ * ACP's catalog, from what its public pages define (api/acp_catalog.c): the
+ * workspace's pool bindings and each pool's specs, and the API's limits.
+ * A list that cannot be read, or that no page defines, is marked unknown and
+ * said in missing; the call succeeds with what there is.
+ */
+static enum backend_status acp_public_catalog(struct backend *b, struct catalog *out)
+{
+    acp_catalog_limits(out);
+    out->unknown = CATALOG_UNKNOWN_WORKSPACES | CATALOG_UNKNOWN_ZONES | CATALOG_UNKNOWN_VOLUMES |
+                   CATALOG_UNKNOWN_IMAGES;
+    struct strbuf why = STRBUF_INIT, path = STRBUF_INIT, bad = STRBUF_INIT;
+    acp_bindings_path(&b->target, &path);
+    json_t *reply;
+    struct api_error e;
+    if (get_json(b, strbuf_str(&path), &reply, &e) != BACKEND_OK) {
+        strbuf_addf(&why, "the workspace's pools: %s", e.message);
+        out->unknown |= CATALOG_UNKNOWN_POOLS | CATALOG_UNKNOWN_SPECS;
+    } else if (acp_catalog_add_bindings(reply, out, &bad) != 0) {
+        strbuf_addf(&why, "the workspace's pools: %s", strbuf_str(&bad));
+        out->unknown |= CATALOG_UNKNOWN_POOLS | CATALOG_UNKNOWN_SPECS;
+    }
+    json_decref(reply);
+    size_t read_before = why.len;
+    for (size_t i = 0; i < out->pool_count; i++)
+        if (out->pools[i].zone_count)
+            acp_pool_specs(b, &out->pools[i], &why);
+    if (why.len > read_before)
+        out->unknown |= CATALOG_UNKNOWN_SPECS;
+    /* the workspace chosen, its pools those bound to it; the caller's role there is unknown */
+    out->workspaces = xcalloc(1, sizeof *out->workspaces);
+    out->workspace_count = 1;
+    out->workspaces[0].name = xstrdup(b->target.workspace);
+    out->workspaces[0].role = MEMBER;
+    out->workspaces[0].pools = xcalloc(out->pool_count + 1, sizeof(char *));
+    for (size_t i = 0; i < out->pool_count; i++)
+        out->workspaces[0].pools[out->workspaces[0].pool_count++] = xstrdup(out->pools[i].name);
+    strbuf_free(&path);
+    strbuf_free(&bad);
+    struct strbuf missing = STRBUF_INIT;
+    strbuf_adds(&missing, "ACP lists no zones, VPCs, volumes or images: type them");
+    if (why.len)
+        strbuf_addf(&missing, "; could not read %s", strbuf_str(&why));
+    out->missing = strbuf_detach(&missing, NULL);
+    strbuf_free(&why);
+    return BACKEND_OK;
+}
+
 static enum backend_status acp_catalog(struct backend *b, struct catalog *out,
                                        struct api_error *err)
 {
     memset(out, 0, sizeof *out);
+    if (!driver(b)->trainjobd)
+        return acp_public_catalog(b, out);
     struct backend_request rq = {.op = BACKEND_OP_CATALOG};
     RUN_INTO(b, &rq, catalog, out, err);
 }

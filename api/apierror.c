@@ -80,24 +80,116 @@ static const char *status_text(int status)
     return "request failed";
 }
 
+/* Reasons SenseCore is known to give (shared/reference/sensecore-acp-api.md §5), and what to do. */
+static const struct {
+    const char *reason;
+    const char *hint;
+} hints[] = {
+    {"tjRequiredStartupScript",
+     "the Worker role needs a startup script (roles[0].startup_script): ACP does not run the "
+     "image's entrypoint"},
+    {"tjInvalidQuotaTypeInAec2",
+     "this pool has no idle (SPOT) quota: choose a pool with idle quota, or standard resources "
+     "(scheduling.quota_type RESERVED)"},
+    {"wsImmutableJobEnabled",
+     "this workspace does not allow restarting stopped jobs: clone the job into a new one"},
+    {"MEMBER_QUOTA_EXCEEDED",
+     "the workspace's quota is used up: wait for running jobs to end, stop one, or use idle "
+     "(SPOT) resources"},
+    {"ExpiredPodToken", "the log token expired: ask for the logs again"},
+    {"ExpiredToken", "the log token expired: ask for the logs again"},
+    {"PodTokenExpired", "the log token expired: ask for the logs again"},
+};
+
+const char *api_error_hint(const char *reason)
+{
+    for (size_t i = 0; reason && i < sizeof hints / sizeof hints[0]; i++)
+        if (strcmp(hints[i].reason, reason) == 0)
+            return hints[i].hint;
+    return NULL;
+}
+
+/* Appends text to err->message, cut (at a character) when it is full. */
+static void message_add(struct api_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void message_add(struct api_error *err, const char *fmt, ...)
+{
+    size_t n = strlen(err->message);
+    if (n + 1 >= sizeof err->message)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message + n, sizeof err->message - n, fmt, ap);
+    va_end(ap);
+}
+
+/* Every entry of details[] that names a reason or a field, in order. */
+static void read_details(struct api_error *err, const json_t *details)
+{
+    size_t i;
+    const json_t *d;
+    json_array_foreach(details, i, d)
+    {
+        if (err->detail_count == API_ERROR_MAX_DETAILS)
+            break;
+        const char *reason = json_string_value(json_object_get(d, "reason"));
+        const char *field = json_string_value(json_object_get(d, "field"));
+        if (reason == NULL && field == NULL)
+            continue;
+        struct api_error_detail *e = &err->details[err->detail_count++];
+        copy(e->reason, sizeof e->reason, reason);
+        copy(e->field, sizeof e->field, field);
+    }
+    if (err->detail_count) {
+        copy(err->reason, sizeof err->reason, err->details[0].reason);
+        copy(err->field, sizeof err->field, err->details[0].field);
+    }
+}
+
+/* After the message: the further details, then what to do for each reason known. */
+static void explain(struct api_error *err)
+{
+    for (size_t i = 1; i < err->detail_count; i++) {
+        const struct api_error_detail *d = &err->details[i];
+        message_add(err, "%s%s%s%s", i == 1 ? "; also: " : ", ", d->reason,
+                    d->field[0] && d->reason[0] ? " at " : "", d->field);
+    }
+    for (size_t i = 0; i < err->detail_count; i++) {
+        const char *hint = api_error_hint(err->details[i].reason);
+        bool again = false;
+        for (size_t k = 0; k < i && hint; k++)
+            again = again || api_error_hint(err->details[k].reason) == hint;
+        if (hint && !again)
+            message_add(err, " (%s: %s)", err->details[i].reason, hint);
+    }
+    /* what the message shows goes to the screen: never half a character */
+    size_t n = strlen(err->message);
+    while (n > 0 && !utf8_valid(err->message, n))
+        err->message[--n] = '\0';
+}
+
 void api_error_from_body(struct api_error *err, int status, const char *body, size_t len)
 {
     memset(err, 0, sizeof *err);
     err->status = status;
     json_t *j = body && len ? json_loadb(body, len, 0, NULL) : NULL;
+    /* google.rpc.Status, bare or wrapped as {"error": {…}} */
+    const json_t *root =
+        json_is_object(json_object_get(j, "error")) ? json_object_get(j, "error") : j;
     const char *message = NULL;
-    if (json_is_object(j)) {
-        message = json_string_value(json_object_get(j, "message"));
-        json_t *d = json_array_get(json_object_get(j, "details"), 0);
-        copy(err->reason, sizeof err->reason, json_string_value(json_object_get(d, "reason")));
-        copy(err->field, sizeof err->field, json_string_value(json_object_get(d, "field")));
+    if (json_is_object(root)) {
+        message = json_string_value(json_object_get(root, "message"));
+        read_details(err, json_object_get(root, "details"));
     }
-    if (message)
+    if (message && *message)
         copy(err->message, sizeof err->message, message);
     else if (body && len && !j)
         snprintf(err->message, sizeof err->message, "HTTP %d: %.*s", status,
                  (int)(len > 300 ? 300 : len), body);
+    else if (err->reason[0])
+        snprintf(err->message, sizeof err->message, "HTTP %d: %s", status, err->reason);
     else
         snprintf(err->message, sizeof err->message, "HTTP %d: %s", status, status_text(status));
+    explain(err);
     json_decref(j);
 }

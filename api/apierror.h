@@ -9,18 +9,38 @@
 
 #include <jansson.h>
 
+#define API_ERROR_MAX_DETAILS 8
+
+/* One entry of details[]: why, and the field it is about. */
+struct api_error_detail {
+    char reason[64];
+    char field[128];
+};
+
 struct api_error {
     int status;      /* HTTP status: 400, 403, 404, 409, 413, 500, … */
-    char reason[64]; /* machine-readable: "tjInvalidField", "NameTaken", … */
+    char reason[64]; /* machine-readable: "tjInvalidField", "NameTaken", … (details[0]) */
     char field[128]; /* the field path the error is about, or "" */
-    char message[512];
+    /*
+     * The server's message; from a reply body, followed by every further
+     * entry of details[] and, for a reason ACP is known to give, what to do.
+     */
+    char message[1024];
+    struct api_error_detail details[API_ERROR_MAX_DETAILS]; /* every entry read, in order */
+    size_t detail_count;
 };
 
 /* Fills err; returns status so handlers can `return api_error_set(...)`. */
 int api_error_set(struct api_error *err, int status, const char *reason, const char *field,
                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 json_t *api_error_to_json(const struct api_error *err);
-/* Reads an error body (any shape: falls back to the raw text or the status). */
+/*
+ * Reads an error body (any shape: falls back to the raw text or the status):
+ * {code, message, details:[{reason, field}…]} or the same inside "error".
+ * Every entry of details is read (up to API_ERROR_MAX_DETAILS).
+ */
 void api_error_from_body(struct api_error *err, int status, const char *body, size_t len);
+/* What a person should do about a reason ACP is known to give, or NULL. */
+const char *api_error_hint(const char *reason);
 
 #endif

@@ -19,6 +19,7 @@
 #include "util/hmap.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
+#include "util/utf8.h"
 #include "util/xalloc.h"
 
 #define MAX_PAGES 10000 /* a list longer than 5 million jobs is a server looping */
@@ -94,6 +95,26 @@ void backend_set_workspace(struct backend *b, const char *workspace)
     b->target.workspace = xstrdup(workspace);
 }
 
+int backend_job_workspace(const struct backend *b, struct jobspec *job, struct strbuf *err)
+{
+    const char *chosen = b->target.workspace;
+    if (job->workspace_name == NULL || *job->workspace_name == '\0') {
+        free(job->workspace_name);
+        job->workspace_name = xstrdup(chosen);
+        return 0;
+    }
+    if (strcmp(job->workspace_name, chosen) == 0)
+        return 0;
+    strbuf_adds(err, "the job names workspace_name '");
+    utf8_sanitize(err, job->workspace_name, strlen(job->workspace_name), 0);
+    strbuf_adds(err, "', but the workspace chosen is '");
+    utf8_sanitize(err, chosen, strlen(chosen), 0);
+    strbuf_adds(err, "' (the context's, or --workspace); pass --workspace '");
+    utf8_sanitize(err, job->workspace_name, strlen(job->workspace_name), 0);
+    strbuf_adds(err, "' to send it there, or change the file");
+    return -1;
+}
+
 /* The revive hook of the local engine: start trainjobd on its socket. */
 static int start_engine(void *ctx, struct strbuf *err)
 {
@@ -114,8 +135,8 @@ struct backend *backend_open(const struct resolved_context *rc, struct strbuf *e
     if (c->access_key && rc->secret_key)
         http_client_set_keys(client, c->access_key, rc->secret_key);
     struct backend_target t = {c->subscription, c->resource_group, c->zone, c->workspace};
-    /* trainjobd listens on this machine only; anything else is SenseCore's ACP. */
-    bool trainjobd = http_endpoint_is_local(http_client_parsed(client));
+    /* The context says which server this is; a loopback host may be a tunnel to SenseCore. */
+    bool trainjobd = c->driver == CONTEXT_DRIVER_TRAINJOBD;
     struct backend *b = acp_backend_new(client, &t, trainjobd);
     if (rc->may_autostart && rc->engine_socket) {
         b->engine_socket = xstrdup(rc->engine_socket);

@@ -237,6 +237,13 @@ void backend_free(struct backend *b);
 /* Points later calls at another workspace. */
 void backend_set_workspace(struct backend *b, const char *workspace);
 
+/*
+ * The workspace a job goes to is the one the caller chose (context or
+ * --workspace, in b's target), as kubectl's namespace: a job naming none
+ * gets it; a job naming another is refused (-1, why in err), never a switch.
+ */
+int backend_job_workspace(const struct backend *b, struct jobspec *job, struct strbuf *err);
+
 /* Opens the driver the context names. NULL with why in err. */
 struct backend *backend_open(const struct resolved_context *rc, struct strbuf *err);
 

@@ -17,6 +17,7 @@ void catalog_free(struct catalog *cat)
 {
     free(cat->user);
     free(cat->resource_limits);
+    free(cat->missing);
     for (size_t i = 0; i < cat->workspace_count; i++) {
         free(cat->workspaces[i].name);
         free_strings(cat->workspaces[i].pools, cat->workspaces[i].pool_count);

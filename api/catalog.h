@@ -77,6 +77,40 @@ struct catalog_workspace {
     size_t pool_count;
 };
 
+/*
+ * Limits the backend states for a job's fields, where they differ from the
+ * console's (validate_form_limits has those): ACP's API takes at most 10
+ * environment variables and any int32 backoff_limit, its console 20 and
+ * -1 … 99. A limit the backend states is enforced; without one the console's
+ * applies as a warning, since the backend may take more.
+ */
+struct catalog_limits {
+    bool present;
+    bool has_max_env;
+    int32_t max_env;
+    bool has_max_rules;
+    int32_t max_rules;
+    bool has_min_backoff_limit;
+    int32_t min_backoff_limit;
+    bool has_max_backoff_limit;
+    int32_t max_backoff_limit;
+};
+
+/*
+ * Lists a backend cannot give (ACP publishes no zone, VPC, volume or image
+ * list, nor the caller's role). An unknown list is not an empty one: rules
+ * that need it do not run, and the wizard takes typed values there.
+ */
+enum catalog_unknown {
+    CATALOG_UNKNOWN_WORKSPACES = 1 << 0, /* which workspaces the caller is in, and as what */
+    CATALOG_UNKNOWN_POOLS = 1 << 1,
+    CATALOG_UNKNOWN_SPECS = 1 << 2,
+    CATALOG_UNKNOWN_ZONES = 1 << 3, /* zones and VPCs */
+    CATALOG_UNKNOWN_VOLUMES = 1 << 4,
+    CATALOG_UNKNOWN_IMAGES = 1 << 5,
+    CATALOG_UNKNOWN_ALL = (1 << 6) - 1, /* no catalog at all */
+};
+
 struct catalog {
     char *user; /* the caller, as the backend knows them */
     struct catalog_workspace *workspaces;
@@ -97,6 +131,13 @@ struct catalog {
      * enforced: <why>"; NULL when the backend does not say (ACP enforces).
      */
     char *resource_limits;
+    struct catalog_limits limits;
+    int unknown; /* enum catalog_unknown bits: lists the backend cannot give (not in JSON) */
+    /*
+     * Why a list the wizard offers is missing, in the backend's words ("ACP:
+     * resource specs could not be read: …"); NULL when nothing is missing.
+     */
+    char *missing;
 };
 
 void catalog_free(struct catalog *cat);

@@ -77,6 +77,14 @@ static const struct field workspace_fields[] = {
 static const struct object_type workspace_type =
     SCHEMA_ELEM(struct catalog_workspace, workspace_fields);
 
+static const struct field limits_fields[] = {
+    F_OPT_INT32(struct catalog_limits, max_env),
+    F_OPT_INT32(struct catalog_limits, max_rules),
+    F_OPT_INT32(struct catalog_limits, min_backoff_limit),
+    F_OPT_INT32(struct catalog_limits, max_backoff_limit),
+};
+static const struct object_type limits_type = SCHEMA_OBJ(limits_fields);
+
 static const struct field catalog_fields[] = {
     F_STR(struct catalog, user),
     F_LIST(struct catalog, workspaces, workspace_count, workspace_type),
@@ -86,6 +94,8 @@ static const struct field catalog_fields[] = {
     F_LIST(struct catalog, volumes, volume_count, volume_type),
     F_LIST(struct catalog, images, image_count, image_type),
     F_STR(struct catalog, resource_limits),
+    F_SECTION(struct catalog, limits, limits_type),
+    F_STR(struct catalog, missing),
 };
 static const struct object_type catalog_type = SCHEMA_OBJ(catalog_fields);
 

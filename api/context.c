@@ -29,7 +29,7 @@
 #define CONFIG_MAX_SIZE (1u << 20)
 #define SECRET_MAX_SIZE 4096
 
-static const char *const driver_tab[] = {"DRIVER_UNSPECIFIED", "acp", "slurm"};
+static const char *const driver_tab[] = {"DRIVER_UNSPECIFIED", "acp", "slurm", "trainjobd"};
 const struct enum_names context_driver_names = {driver_tab,
                                                 sizeof driver_tab / sizeof driver_tab[0]};
 
@@ -199,8 +199,10 @@ static int read_secret(const struct context *c, const char *config_path, char **
 static void fill(struct context *dst, const struct context *src)
 {
     dst->name = dup_or(src ? src->name : NULL, CONTEXT_LOCAL_NAME);
-    dst->driver =
-        src && src->driver != CONTEXT_DRIVER_UNSPECIFIED ? src->driver : CONTEXT_DRIVER_ACP;
+    /* Left out: the local engine when the context names no endpoint (its socket), else ACP. */
+    dst->driver = src && src->driver != CONTEXT_DRIVER_UNSPECIFIED ? src->driver
+                  : src && src->endpoint                           ? CONTEXT_DRIVER_ACP
+                                                                   : CONTEXT_DRIVER_TRAINJOBD;
     dst->endpoint = src && src->endpoint ? xstrdup(src->endpoint) : NULL;
     dst->subscription = dup_or(src ? src->subscription : NULL, CONTEXT_LOCAL_SUBSCRIPTION);
     dst->resource_group = dup_or(src ? src->resource_group : NULL, CONTEXT_LOCAL_RESOURCE_GROUP);

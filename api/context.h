@@ -6,7 +6,7 @@
  *   current_context: sh01
  *   contexts:
  *     - name: sh01
- *       driver: acp                      # acp (default) | slurm
+ *       driver: acp                      # trainjobd | acp | slurm
  *       endpoint: https://aec2.cn-sh-01.sensecoreapi.cn
  *       subscription: 0197ee17-…
  *       resource_group: default
@@ -17,11 +17,17 @@
  *       theme: dark
  *
  * With no file (or no contexts in it) there is one built-in context, "local":
- * the acp driver on trainjobd's socket, subscription local, resource group
+ * trainjobd on its socket, subscription local, resource group
  * default, zone local-1z, workspace default. A context leaving a field out
  * gets the same local default. $TRAINJOB_ENDPOINT replaces the endpoint and
  * --endpoint replaces both. Only the local engine's default socket, reached
  * without an explicit endpoint, may be started on demand.
+ *
+ * What kind of server an endpoint is comes from `driver:` alone, never from
+ * its host: 127.0.0.1 may be an SSH tunnel to SenseCore. A context that
+ * leaves driver out is trainjobd when it names no endpoint (the local
+ * engine's socket) and acp when it names one; --endpoint and
+ * $TRAINJOB_ENDPOINT move the context, not its driver.
  */
 #ifndef API_CONTEXT_H
 #define API_CONTEXT_H
@@ -35,12 +41,13 @@ struct findings;
 struct strbuf;
 
 enum context_driver {
-    CONTEXT_DRIVER_UNSPECIFIED, /* acp */
-    CONTEXT_DRIVER_ACP,
+    CONTEXT_DRIVER_UNSPECIFIED, /* trainjobd without an endpoint, else acp */
+    CONTEXT_DRIVER_ACP,         /* SenseCore ACP: the ACP paths only */
     CONTEXT_DRIVER_SLURM,
+    CONTEXT_DRIVER_TRAINJOBD, /* the ACP paths plus trainjobd's /trainjob/v1 extras */
 };
 
-extern const struct enum_names context_driver_names; /* "acp", "slurm" */
+extern const struct enum_names context_driver_names; /* "acp", "slurm", "trainjobd" */
 
 #define CONTEXT_LOCAL_NAME "local"
 #define CONTEXT_LOCAL_SUBSCRIPTION "local"

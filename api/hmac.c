@@ -14,11 +14,95 @@
 
 #include "util/strbuf.h"
 
+static const char *const wire_days[7] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+static const char *const wire_months[12] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                            "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+
+/*
+ * The date on the wire is RFC 1123 in English whatever LC_TIME says: strftime's
+ * %a and %b follow the locale ("三, 01 12月 2026" under zh_CN.UTF-8), so the
+ * names come from our own tables and only the digits from snprintf.
+ */
 void hmac_date(time_t t, char out[HMAC_DATE_LEN])
 {
     struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(out, HMAC_DATE_LEN, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    if (gmtime_r(&t, &tm) == NULL || tm.tm_wday < 0 || tm.tm_wday > 6 || tm.tm_mon < 0 ||
+        tm.tm_mon > 11) {
+        memset(&tm, 0, sizeof tm); /* a time gmtime cannot hold: the epoch, a Thursday */
+        tm.tm_year = 70;
+        tm.tm_mday = 1;
+        tm.tm_wday = 4;
+    }
+    snprintf(out, HMAC_DATE_LEN, "%s, %02d %s %04d %02d:%02d:%02d GMT", wire_days[tm.tm_wday],
+             tm.tm_mday, wire_months[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min,
+             tm.tm_sec);
+}
+
+/* n decimal digits at *p into *out; advances *p. */
+static bool wire_digits(const char **p, int n, int *out)
+{
+    int v = 0;
+    for (int i = 0; i < n; i++) {
+        char c = (*p)[i];
+        if (c < '0' || c > '9')
+            return false;
+        v = v * 10 + (c - '0');
+    }
+    *p += n;
+    *out = v;
+    return true;
+}
+
+/* Which of names[0..n) is at *p (exactly three letters); advances *p. */
+static int wire_name(const char **p, const char *const *names, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strncmp(*p, names[i], 3) == 0) {
+            *p += 3;
+            return i;
+        }
+    return -1;
+}
+
+static bool wire_char(const char **p, char c)
+{
+    if (**p != c)
+        return false;
+    (*p)++;
+    return true;
+}
+
+/*
+ * "Wed, 26 Jul 2023 11:36:03 GMT" into *out, in English whatever the
+ * locale (strptime's %a/%b follow LC_TIME). The weekday must match the date.
+ */
+bool hmac_date_parse(const char *s, time_t *out)
+{
+    const char *p = s;
+    int wday = wire_name(&p, wire_days, 7);
+    int mday, mon, year, hour, min, sec;
+    if (wday < 0 || !wire_char(&p, ',') || !wire_char(&p, ' ') || !wire_digits(&p, 2, &mday) ||
+        !wire_char(&p, ' ') || (mon = wire_name(&p, wire_months, 12)) < 0 || !wire_char(&p, ' ') ||
+        !wire_digits(&p, 4, &year) || !wire_char(&p, ' ') || !wire_digits(&p, 2, &hour) ||
+        !wire_char(&p, ':') || !wire_digits(&p, 2, &min) || !wire_char(&p, ':') ||
+        !wire_digits(&p, 2, &sec) || strcmp(p, " GMT") != 0)
+        return false;
+    if (mday < 1 || mday > 31 || hour > 23 || min > 59 || sec > 60)
+        return false;
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    tm.tm_year = year - 1900;
+    tm.tm_mon = mon;
+    tm.tm_mday = mday;
+    tm.tm_hour = hour;
+    tm.tm_min = min;
+    tm.tm_sec = sec;
+    time_t t = timegm(&tm);
+    struct tm back;
+    if (gmtime_r(&t, &back) == NULL || back.tm_mday != mday || back.tm_wday != wday)
+        return false; /* 31 Feb, or a weekday that is not the date's */
+    *out = t;
+    return true;
 }
 
 /* base64 of n bytes into out (at least 4 * ((n + 2) / 3) + 1 bytes). */
@@ -211,12 +295,9 @@ const char *hmac_verify(const struct hmac_auth *auth, const char *sk, const char
     const char *date = header(ctx, date_name);
     if (date == NULL || *date == '\0')
         return "missing X-Date header";
-    struct tm tm;
-    memset(&tm, 0, sizeof tm);
-    const char *end = strptime(date, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-    if (end == NULL || *end != '\0')
+    time_t t;
+    if (!hmac_date_parse(date, &t))
         return "X-Date is not an RFC 1123 GMT date";
-    time_t t = timegm(&tm);
     if (t < now - HMAC_MAX_SKEW_SECONDS || t > now + HMAC_MAX_SKEW_SECONDS)
         return "X-Date is more than 5 minutes off";
     if (date_out)

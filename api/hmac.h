@@ -34,8 +34,10 @@ struct strbuf;
 /* What the client signs. */
 #define HMAC_SIGNED_HEADERS "x-date request-line digest x-nonce"
 
-/* "Wed, 26 Jul 2023 11:36:03 GMT" for t. */
+/* "Wed, 26 Jul 2023 11:36:03 GMT" for t, in English whatever the locale. */
 void hmac_date(time_t t, char out[HMAC_DATE_LEN]);
+/* The time hmac_date wrote as s (English names, any locale); false when s is not one. */
+bool hmac_date_parse(const char *s, time_t *out);
 /* "SHA-256=<base64(SHA-256(body))>", the Digest header for a body (len 0: the empty body). */
 void hmac_digest(const void *body, size_t len, char out[HMAC_DIGEST_LEN]);
 /* 32 random hex digits. */

@@ -73,7 +73,7 @@ enum jobfile_result jobfile_parse(const char *name, const char *text, size_t len
         return JOBFILE_BAD_SYNTAX;
 
     struct findings decode = FINDINGS_INIT;
-    int rc = jobspec_from_json(root, JOBSPEC_STRICT, &jf->job, &decode);
+    int rc = jobspec_from_json(root, JOBSPEC_FILE, &jf->job, &decode);
     json_decref(root);
     docpos_locate(&jf->pos, &decode);
     findings_move(fs, &decode);

@@ -9,6 +9,12 @@
  * Absent and empty are different things in a file and must survive a round
  * trip: strings are NULL when absent, optional objects carry `present`, and
  * optional scalars carry a `has_` flag.
+ *
+ * A job read from a server and written back is the same job: every field of
+ * ACP's TrainingJob has a member, and each object keeps the fields trainjob
+ * does not know in `extra` (a jansson mapping, NULL when none), written back
+ * as they came. scheduling.preemptible is trainjob's own (trainjobd, Slurm)
+ * and never sent to ACP (api/acp.c).
  */
 #ifndef API_JOBSPEC_H
 #define API_JOBSPEC_H
@@ -16,6 +22,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+struct json_t; /* jansson's json_t: the fields kept as they came */
 
 enum framework {
     FRAMEWORK_UNSPECIFIED,
@@ -105,7 +113,10 @@ struct resource_spec_ref {
     char *name;
     bool has_replicas; /* per-spec replicas: rejected together with total_replicas */
     int32_t replicas;
-    char *description; /* output only, e.g. "1xA100-80GB" */
+    char *description;       /* output only, e.g. "1xA100-80GB" */
+    struct json_t *limits;   /* output only: {cpu, memory, device} as strings */
+    struct json_t *requests; /* output only: the same keys */
+    struct json_t *extra;
 };
 
 /* roles[]: ACP has one role, named "Worker". */
@@ -117,11 +128,13 @@ struct role {
     int32_t total_replicas;
     char *startup_script;
     char *image_path;
+    struct json_t *extra;
 };
 
 struct env_var {
     char *key;
     char *value;
+    struct json_t *extra;
 };
 
 /* mount[]: an AFS (or ACS) volume mounted into every worker. */
@@ -132,6 +145,9 @@ struct mount {
     char *mount_path;
     char *zone;
     char *endpoint;
+    char *access_mode;  /* seen in replies: VOLUME_ACCESS_MODE_UNSPECIFIED, … (kept as text) */
+    char *display_name; /* seen in replies */
+    struct json_t *extra;
 };
 
 /* fault_tolerance.rules[] */
@@ -140,6 +156,7 @@ struct ft_rule {
     enum ft_action action;
     bool has_mark_node_unschedulable;
     bool mark_node_unschedulable;
+    struct json_t *extra;
 };
 
 struct fault_tolerance {
@@ -148,6 +165,7 @@ struct fault_tolerance {
     int32_t backoff_limit; /* -1 … 99; 0 never restart, -1 forever */
     struct ft_rule *rules;
     size_t rule_count;
+    struct json_t *extra;
 };
 
 struct scheduling {
@@ -155,8 +173,9 @@ struct scheduling {
     enum priority priority;
     enum quota_type quota_type;
     bool has_preemptible;
-    bool preemptible; /* idle (SPOT) jobs only */
+    bool preemptible; /* idle (SPOT) jobs only; trainjob's own, never sent to ACP */
     enum scoring_strategy scoring_strategy;
+    struct json_t *extra;
 };
 
 struct resource_pool {
@@ -165,6 +184,7 @@ struct resource_pool {
     char *zone;
     char *vpc_id;
     char *display_name; /* output only */
+    struct json_t *extra;
 };
 
 struct ssh_config {
@@ -172,11 +192,13 @@ struct ssh_config {
     bool has_auto_key_setup;
     bool auto_key_setup;
     char *config_mount_path;
+    struct json_t *extra;
 };
 
 struct tensorboard {
     bool present;
     char *log_path;
+    struct json_t *extra;
 };
 
 /* barrier: an init step checking that workers can reach each other. */
@@ -186,6 +208,31 @@ struct barrier {
     bool enable_ethernet_ping;
     bool has_enable_roce_mesh_ping;
     bool enable_roce_mesh_ping;
+    struct json_t *extra;
+};
+
+/* async_checkpoint [beta]: on when max_ckpt_rounds is set. */
+struct async_checkpoint {
+    bool present;
+    bool has_max_ckpt_rounds;
+    int32_t max_ckpt_rounds;
+    struct json_t *extra;
+};
+
+/* lme [beta, deprecated for fault_tolerance]: environment checks and retries. */
+struct lme {
+    bool present;
+    bool has_enable_warmingup;
+    bool enable_warmingup; /* diagnose the environment before the run */
+    bool has_enable_checker;
+    bool enable_checker; /* … and after it */
+    bool has_enable_health_monitor;
+    bool enable_health_monitor;
+    bool has_max_retries;
+    int32_t max_retries;
+    bool has_current_retries;
+    int32_t current_retries; /* output only */
+    struct json_t *extra;
 };
 
 /* ownership: output only. */
@@ -195,6 +242,7 @@ struct ownership {
     char *user_id;
     char *requestor_id;
     char *tenant_id;
+    struct json_t *extra;
 };
 
 struct jobspec {
@@ -223,6 +271,10 @@ struct jobspec {
     struct fault_tolerance fault_tolerance;
     struct ssh_config ssh;
     struct barrier barrier;
+    struct async_checkpoint async_checkpoint;
+    struct lme lme;
+    char *fine_tuning_specs; /* [beta] a JSON text, kept as a string */
+    struct json_t *metadata; /* seen in replies ({labels: …}); kept as it came */
 
     /* output only: status */
     struct ownership ownership;
@@ -242,6 +294,8 @@ struct jobspec {
     char *update_time;
     char *complete_time;
     char *delete_time;
+
+    struct json_t *extra; /* fields of a newer server, kept as they came */
 };
 
 #define JOBSPEC_ROLE_NAME "Worker"

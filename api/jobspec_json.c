@@ -15,9 +15,9 @@
 #include "util/utf8.h"
 
 static const struct field spec_ref_fields[] = {
-    F_STR(struct resource_spec_ref, name),
-    F_OPT_INT32(struct resource_spec_ref, replicas),
-    F_STR(struct resource_spec_ref, description),
+    F_STR(struct resource_spec_ref, name),         F_OPT_INT32(struct resource_spec_ref, replicas),
+    F_STR(struct resource_spec_ref, description),  F_STR_MAP(struct resource_spec_ref, limits),
+    F_STR_MAP(struct resource_spec_ref, requests), F_EXTRAS(struct resource_spec_ref),
 };
 static const struct object_type spec_ref_type =
     SCHEMA_ELEM(struct resource_spec_ref, spec_ref_fields);
@@ -28,12 +28,14 @@ static const struct field role_fields[] = {
     F_LIST(struct role, resource_spec, resource_spec_count, spec_ref_type),
     F_STR(struct role, image_path),
     F_STR(struct role, startup_script),
+    F_EXTRAS(struct role),
 };
 static const struct object_type role_type = SCHEMA_ELEM(struct role, role_fields);
 
 static const struct field env_fields[] = {
     F_STR(struct env_var, key),
     F_STR_OR_INT(struct env_var, value),
+    F_EXTRAS(struct env_var),
 };
 static const struct object_type env_type = SCHEMA_ELEM(struct env_var, env_fields);
 
@@ -44,6 +46,9 @@ static const struct field mount_fields[] = {
     F_STR(struct mount, mount_path),
     F_STR(struct mount, zone),
     F_STR(struct mount, endpoint),
+    F_STR(struct mount, access_mode),
+    F_STR(struct mount, display_name),
+    F_EXTRAS(struct mount),
 };
 static const struct object_type mount_type = SCHEMA_ELEM(struct mount, mount_fields);
 
@@ -51,12 +56,14 @@ static const struct field rule_fields[] = {
     F_STR_OR_INT(struct ft_rule, exit_codes),
     F_ENUMERATION(struct ft_rule, action, ft_action_names),
     F_OPT_BOOL(struct ft_rule, mark_node_unschedulable),
+    F_EXTRAS(struct ft_rule),
 };
 static const struct object_type rule_type = SCHEMA_ELEM(struct ft_rule, rule_fields);
 
 static const struct field ft_fields[] = {
     F_OPT_INT32(struct fault_tolerance, backoff_limit),
     F_LIST(struct fault_tolerance, rules, rule_count, rule_type),
+    F_EXTRAS(struct fault_tolerance),
 };
 static const struct object_type ft_type = SCHEMA_OBJ(ft_fields);
 
@@ -72,39 +79,56 @@ static const struct field scheduling_fields[] = {
     F_OPT_BOOL(struct scheduling, preemptible),
     {"scoring_strategy", F_OBJECT, offsetof(struct scheduling, scoring_strategy), SCHEMA_NO_FLAG,
      NULL, &scoring_type, 0},
+    F_EXTRAS(struct scheduling),
 };
 static const struct object_type scheduling_type = SCHEMA_OBJ(scheduling_fields);
 
 static const struct field pool_fields[] = {
-    F_STR(struct resource_pool, name),
-    F_STR(struct resource_pool, zone),
-    F_STR(struct resource_pool, vpc_id),
-    F_STR(struct resource_pool, display_name),
+    F_STR(struct resource_pool, name),   F_STR(struct resource_pool, zone),
+    F_STR(struct resource_pool, vpc_id), F_STR(struct resource_pool, display_name),
+    F_EXTRAS(struct resource_pool),
 };
 static const struct object_type pool_type = SCHEMA_OBJ(pool_fields);
 
 static const struct field ssh_fields[] = {
     F_OPT_BOOL(struct ssh_config, auto_key_setup),
     F_STR(struct ssh_config, config_mount_path),
+    F_EXTRAS(struct ssh_config),
 };
 static const struct object_type ssh_type = SCHEMA_OBJ(ssh_fields);
 
 static const struct field tensorboard_fields[] = {
     F_STR(struct tensorboard, log_path),
+    F_EXTRAS(struct tensorboard),
 };
 static const struct object_type tensorboard_type = SCHEMA_OBJ(tensorboard_fields);
 
 static const struct field barrier_fields[] = {
     F_OPT_BOOL(struct barrier, enable_ethernet_ping),
     F_OPT_BOOL(struct barrier, enable_roce_mesh_ping),
+    F_EXTRAS(struct barrier),
 };
 static const struct object_type barrier_type = SCHEMA_OBJ(barrier_fields);
+
+static const struct field async_checkpoint_fields[] = {
+    F_OPT_INT32(struct async_checkpoint, max_ckpt_rounds),
+    F_EXTRAS(struct async_checkpoint),
+};
+static const struct object_type async_checkpoint_type = SCHEMA_OBJ(async_checkpoint_fields);
+
+static const struct field lme_fields[] = {
+    F_OPT_BOOL(struct lme, enable_warmingup),      F_OPT_BOOL(struct lme, enable_checker),
+    F_OPT_BOOL(struct lme, enable_health_monitor), F_OPT_INT32(struct lme, max_retries),
+    F_OPT_INT32(struct lme, current_retries),      F_EXTRAS(struct lme),
+};
+static const struct object_type lme_type = SCHEMA_OBJ(lme_fields);
 
 static const struct field ownership_fields[] = {
     F_STR(struct ownership, user_name),
     F_STR(struct ownership, user_id),
     F_STR(struct ownership, requestor_id),
     F_STR(struct ownership, tenant_id),
+    F_EXTRAS(struct ownership),
 };
 static const struct object_type ownership_type = SCHEMA_OBJ(ownership_fields);
 
@@ -127,6 +151,10 @@ static const struct field job_fields[] = {
     F_SECTION(struct jobspec, ssh, ssh_type),
     F_SECTION(struct jobspec, tensorboard, tensorboard_type),
     F_SECTION(struct jobspec, barrier, barrier_type),
+    F_SECTION(struct jobspec, async_checkpoint, async_checkpoint_type),
+    F_SECTION(struct jobspec, lme, lme_type),
+    F_STR(struct jobspec, fine_tuning_specs),
+    F_JSON_TREE(struct jobspec, metadata),
     F_SECTION(struct jobspec, ownership, ownership_type),
     F_ENUMERATION(struct jobspec, state, job_state_names),
     F_STR(struct jobspec, state_message),
@@ -140,8 +168,23 @@ static const struct field job_fields[] = {
     F_STR(struct jobspec, update_time),
     F_STR(struct jobspec, complete_time),
     F_STR(struct jobspec, delete_time),
+    F_EXTRAS(struct jobspec),
 };
 static const struct object_type job_type = SCHEMA_OBJ(job_fields);
+
+const struct object_type *jobspec_schema(void)
+{
+    return &job_type;
+}
+
+void jobspec_free_field(struct jobspec *job, const char *name)
+{
+    for (size_t i = 0; i < job_type.field_count; i++)
+        if (strcmp(job_fields[i].name, name) == 0) {
+            const struct object_type one = {0, &job_fields[i], 1};
+            schema_free(&one, job);
+        }
+}
 
 int jobspec_from_json(const json_t *root, enum jobspec_decode_mode mode, struct jobspec *job,
                       struct findings *fs)
@@ -152,7 +195,9 @@ int jobspec_from_json(const json_t *root, enum jobspec_decode_mode mode, struct 
                      root ? schema_type_name(root) : "nothing");
         return -1;
     }
-    enum schema_mode m = mode == JOBSPEC_STRICT ? SCHEMA_STRICT : SCHEMA_LENIENT;
+    enum schema_mode m = mode == JOBSPEC_STRICT ? SCHEMA_STRICT
+                         : mode == JOBSPEC_FILE ? SCHEMA_FILE
+                                                : SCHEMA_LENIENT;
     return schema_decode(root, &job_type, job, m, "", fs) ? -1 : 0;
 }
 

@@ -18,9 +18,16 @@ struct findings;
 struct jobspec;
 
 enum jobspec_decode_mode {
-    JOBSPEC_STRICT,  /* files: an unknown field is an error naming the nearest known one */
-    JOBSPEC_LENIENT, /* server replies: unknown fields are skipped */
+    JOBSPEC_STRICT,  /* requests to trainjobd: an unknown field is an error naming the nearest */
+    JOBSPEC_LENIENT, /* server replies: unknown fields are kept as they came (jobspec.h) */
+    JOBSPEC_FILE,    /* job files: a near miss is an error; other unknown fields kept, warned */
 };
+
+struct object_type;
+/* The TrainingJob table (api/schema): jobspec_free, _copy and _equal walk it. */
+const struct object_type *jobspec_schema(void);
+/* Frees one top-level field ("mount", "env", …) and all it holds, leaving it absent. */
+void jobspec_free_field(struct jobspec *job, const char *name);
 
 /*
  * Fills job (which must be initialised) from root. Every problem becomes a

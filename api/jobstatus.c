@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/schema.h"
+#include "util/strbuf.h"
 
 static const char *const phase_tab[] = {"PHASE_UNSPECIFIED", "Pending", "Running",
                                         "Succeeded",         "Failed",  "Terminating"};
@@ -18,22 +19,46 @@ static const char *const kind_tab[] = {
 };
 const struct enum_names job_event_kind_names = {kind_tab, sizeof kind_tab / sizeof kind_tab[0]};
 
+static const struct field resources_fields[] = {
+    F_STR_MAP(struct container_resources, limits),
+    F_STR_MAP(struct container_resources, requests),
+    F_EXTRAS(struct container_resources),
+};
+static const struct object_type resources_type = SCHEMA_OBJ(resources_fields);
+
+static const struct field container_fields[] = {
+    F_STR(struct worker_container, name),
+    F_SECTION(struct worker_container, resources, resources_type),
+    F_STR(struct worker_container, device_type),
+    F_EXTRAS(struct worker_container),
+};
+static const struct object_type container_type =
+    SCHEMA_ELEM(struct worker_container, container_fields);
+
 static const struct field worker_fields[] = {
     F_STR(struct worker_info, uid),
+    F_STR(struct worker_info, id),
     F_STR(struct worker_info, name),
+    {"namespace", F_STRING, offsetof(struct worker_info, namespace_name), SCHEMA_NO_FLAG, NULL,
+     NULL, 0},
     F_STR(struct worker_info, role),
     F_STR(struct worker_info, node_name),
     F_STR(struct worker_info, ip),
     F_STR(struct worker_info, host_ip),
-    F_ENUMERATION(struct worker_info, phase, worker_phase_names),
-    F_INT(struct worker_info, restarts),
+    F_ENUMERATION_KEEP(struct worker_info, phase, worker_phase_names, phase_other),
+    F_OPT_INT32(struct worker_info, restarts),
     F_OPT_INT32(struct worker_info, exit_code),
     F_STR(struct worker_info, exit_reason),
     F_STR(struct worker_info, devices),
-    F_FLAG(struct worker_info, simulated),
+    F_OPT_BOOL(struct worker_info, simulated),
     F_STR(struct worker_info, create_time),
     F_STR(struct worker_info, start_time),
     F_STR(struct worker_info, finish_time),
+    F_STR(struct worker_info, update_time),
+    F_LIST(struct worker_info, init_containers, init_container_count, container_type),
+    F_LIST(struct worker_info, containers, container_count, container_type),
+    F_STR(struct worker_info, node_spec_name),
+    F_EXTRAS(struct worker_info),
 };
 static const struct object_type worker_type = SCHEMA_OBJ(worker_fields);
 
@@ -53,6 +78,38 @@ static const struct field event_fields[] = {
     F_STR(struct job_event, message),
 };
 static const struct object_type event_type = SCHEMA_OBJ(event_fields);
+
+const char *worker_phase_text(const struct worker_info *w)
+{
+    if (w->phase_other && *w->phase_other)
+        return w->phase_other;
+    return w->phase == WORKER_PHASE_UNSPECIFIED ? "-"
+                                                : enum_name(&worker_phase_names, (int)w->phase);
+}
+
+void worker_devices_text(const struct worker_info *w, struct strbuf *out)
+{
+    if (w->devices && *w->devices) {
+        strbuf_addf(out, "%s%s", w->devices, w->simulated ? " (simulated)" : "");
+        return;
+    }
+    long long total = 0;
+    const char *type = NULL;
+    for (size_t i = 0; i < w->container_count; i++) {
+        const struct worker_container *c = &w->containers[i];
+        const char *n = json_string_value(json_object_get(c->resources.limits, "device"));
+        char *end;
+        long long v = n ? strtoll(n, &end, 10) : 0;
+        if (n && *n && *end == '\0' && v > 0 && v < 1000000)
+            total += v;
+        if (c->device_type && *c->device_type && type == NULL)
+            type = c->device_type;
+    }
+    if (total > 0 && type)
+        strbuf_addf(out, "%lld \xc3\x97 %s", total, type);
+    else if (total > 0)
+        strbuf_addf(out, "%lld", total);
+}
 
 json_t *worker_info_to_json(const struct worker_info *w)
 {

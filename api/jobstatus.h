@@ -16,6 +16,7 @@
 #include "api/jobspec.h"
 
 struct findings;
+struct strbuf;
 
 enum worker_phase {
     WORKER_PHASE_UNSPECIFIED,
@@ -28,24 +29,56 @@ enum worker_phase {
 
 extern const struct enum_names worker_phase_names; /* "Pending", "Running", … */
 
-/* One worker (pod), as ACP's list-workers reply carries it plus what triage needs. */
+/* A container's resources: maps of strings keyed cpu, memory, device (ACP). */
+struct container_resources {
+    bool present;
+    json_t *limits;
+    json_t *requests;
+    json_t *extra;
+};
+
+/* containers[] and init_containers[] of an ACP worker. */
+struct worker_container {
+    char *name;
+    struct container_resources resources;
+    char *device_type; /* containers only, e.g. "NVIDIA-H800" */
+    json_t *extra;
+};
+
+/*
+ * One worker (pod), as ACP's list-workers reply carries it plus what triage
+ * needs (trainjobd's role, restarts, exit, devices). A phase trainjob does
+ * not know is kept in phase_other and shown as the server said it.
+ */
 struct worker_info {
     char *uid;
-    char *name; /* "master-0", "worker-0", … */
-    char *role; /* "master", "worker", "ps" */
+    char *id;
+    char *name;           /* "master-0", "worker-0", … */
+    char *namespace_name; /* ACP's "namespace" */
+    char *role;           /* "master", "worker", "ps" */
     char *node_name;
     char *ip;
     char *host_ip;
     enum worker_phase phase;
+    char *phase_other; /* a phase not in worker_phase_names, as the server said it */
+    bool has_restarts; /* trainjobd's; ACP reports none */
     int32_t restarts;
     bool has_exit_code;
     int32_t exit_code; /* the last exit: 128 + signal for a signal death */
     char *exit_reason; /* "killed (SIGKILL/OOM)", … */
     char *devices;     /* "0,1" */
-    bool simulated;    /* on a simulated node: the devices are not real */
+    bool has_simulated;
+    bool simulated; /* on a simulated node: the devices are not real (trainjobd) */
     char *create_time;
     char *start_time;
     char *finish_time;
+    char *update_time;
+    struct worker_container *init_containers;
+    size_t init_container_count;
+    struct worker_container *containers;
+    size_t container_count;
+    char *node_spec_name; /* the resource spec the worker runs on */
+    json_t *extra;        /* fields trainjob does not know, written back as they came */
 };
 
 struct worker_list {
@@ -93,6 +126,15 @@ struct job_event_list {
     struct job_event *events;
     size_t count;
 };
+
+/* The phase as it should be shown: the server's own word for one trainjob does not know. */
+const char *worker_phase_text(const struct worker_info *w);
+/*
+ * The worker's devices, for a table: trainjobd's slice ("0,1"), else what
+ * ACP's containers ask for ("8 × NVIDIA-H800": limits.device summed, with
+ * the device_type); simulated ones say so. Appends nothing when none.
+ */
+void worker_devices_text(const struct worker_info *w, struct strbuf *out);
 
 json_t *worker_info_to_json(const struct worker_info *w);
 int worker_info_from_json(const json_t *j, struct worker_info *w, struct findings *fs);

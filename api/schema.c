@@ -158,6 +158,29 @@ static void decode_integer(struct decoder *d, const json_t *v, const struct fiel
     }
 }
 
+/* A mapping kept whole (F_STRING_MAP: its values must be strings). */
+static void decode_tree(struct decoder *d, const json_t *v, const struct field *f, void *base)
+{
+    if (!json_is_object(v)) {
+        error(d, "expected a mapping, got %s", schema_type_name(v));
+        return;
+    }
+    if (f->kind == F_STRING_MAP) {
+        const char *key;
+        json_t *value;
+        json_object_foreach((json_t *)v, key, value)
+        {
+            if (!json_is_string(value)) {
+                error(d, "%s: expected a string, got %s", key, schema_type_name(value));
+                return;
+            }
+        }
+    }
+    json_t **slot = at(base, f->offset);
+    json_decref(*slot);
+    *slot = json_deep_copy(v);
+}
+
 /* Decodes one field's value; null leaves the field absent. */
 static void decode_field(struct decoder *d, const json_t *v, const struct field *f, void *base)
 {
@@ -192,6 +215,18 @@ static void decode_field(struct decoder *d, const json_t *v, const struct field 
     case F_ENUM_ALL:
         decode_enum(d, v, f, at(base, f->offset));
         break;
+    case F_ENUM_KEEP: {
+        char **other = at(base, f->count_offset);
+        int value = json_is_string(v) ? enum_value(f->names, json_string_value(v)) : -1;
+        free(*other);
+        *other = NULL;
+        *(int *)at(base, f->offset) = value >= 0 ? value : 0;
+        if (value < 0 && json_is_string(v))
+            *other = decode_string(d, v); /* shown and written back as the server said it */
+        else if (value < 0)
+            error(d, "expected one of the names, got %s", schema_type_name(v));
+        break;
+    }
     case F_OBJECT:
         if (json_is_object(v)) {
             set_flag(base, f);
@@ -204,25 +239,62 @@ static void decode_field(struct decoder *d, const json_t *v, const struct field 
     case F_STRING_ARRAY:
         decode_array(d, v, f, base);
         break;
+    case F_TREE:
+    case F_STRING_MAP:
+        decode_tree(d, v, f, base);
+        break;
+    case F_EXTRA:
+        break;
     }
 }
 
 static const struct field *find_field(const struct object_type *type, const char *name)
 {
     for (size_t i = 0; i < type->field_count; i++)
-        if (strcmp(type->fields[i].name, name) == 0)
+        if (type->fields[i].kind != F_EXTRA && strcmp(type->fields[i].name, name) == 0)
             return &type->fields[i];
     return NULL;
 }
 
-static void unknown_field(struct decoder *d, const struct object_type *type, const char *key)
+/* The F_EXTRAS slot of type, or NULL when it has none. */
+static const struct field *extras_field(const struct object_type *type)
+{
+    for (size_t i = 0; i < type->field_count; i++)
+        if (type->fields[i].kind == F_EXTRA)
+            return &type->fields[i];
+    return NULL;
+}
+
+/* Keeps key: value among base's extras. */
+static void keep_extra(const struct field *x, void *base, const char *key, const json_t *value)
+{
+    json_t **slot = at(base, x->offset);
+    if (*slot == NULL)
+        *slot = json_object();
+    json_object_set_new(*slot, key, json_deep_copy(value));
+}
+
+/*
+ * A field the table does not name: refused, or (SCHEMA_FILE, in an object
+ * that keeps extras, and not a near miss of a known field) kept with a warning.
+ */
+static void unknown_field(struct decoder *d, const struct object_type *type, void *base,
+                          const char *key, const json_t *value)
 {
     const char *names[64];
     size_t n = 0;
     for (size_t i = 0; i < type->field_count && n < 64; i++)
-        names[n++] = type->fields[i].name;
+        if (type->fields[i].kind != F_EXTRA)
+            names[n++] = type->fields[i].name;
     const char *near = fuzzy_nearest(key, names, n);
     const char *path = strbuf_str(&d->path);
+    const struct field *x = extras_field(type);
+    if (d->mode == SCHEMA_FILE && near == NULL && x != NULL) {
+        keep_extra(x, base, key, value);
+        findings_add_at(d->fs, SEVERITY_WARNING, path, FINDING_AT_KEY,
+                        "not a field trainjob knows; kept and sent as it is");
+        return;
+    }
     if (near)
         findings_add_at(d->fs, SEVERITY_ERROR, path, FINDING_AT_KEY,
                         "unknown field; did you mean %s?", near);
@@ -244,10 +316,13 @@ static void decode_object(struct decoder *d, const json_t *obj, const struct obj
             strbuf_addc(&d->path, '.');
         strbuf_adds(&d->path, key);
         const struct field *f = find_field(type, key);
+        const struct field *x = f ? NULL : extras_field(type);
         if (f != NULL)
             decode_field(d, value, f, base);
-        else if (d->mode == SCHEMA_STRICT)
-            unknown_field(d, type, key);
+        else if (d->mode == SCHEMA_LENIENT && x != NULL)
+            keep_extra(x, base, key, value); /* a newer server's field: written back as it came */
+        else if (d->mode != SCHEMA_LENIENT)
+            unknown_field(d, type, base, key, value);
         strbuf_truncate(&d->path, path_len);
     }
 }
@@ -296,6 +371,15 @@ static void encode_field(json_t *obj, const struct field *f, const void *base)
     case F_ENUM_ALL:
         json_object_set_new(obj, f->name, json_string(enum_name(f->names, *(const int *)p)));
         break;
+    case F_ENUM_KEEP: {
+        const char *other = *(char *const *)cat_(base, f->count_offset);
+        int v = *(const int *)p;
+        if (other)
+            json_object_set_new(obj, f->name, json_string(other));
+        else if (v != 0)
+            json_object_set_new(obj, f->name, json_string(enum_name(f->names, v)));
+        break;
+    }
     case F_OBJECT: {
         json_t *sub = schema_encode(f->type, p);
         /* Objects without a presence flag are written only when non-empty. */
@@ -321,6 +405,13 @@ static void encode_field(json_t *obj, const struct field *f, const void *base)
         json_object_set_new(obj, f->name, arr);
         break;
     }
+    case F_TREE:
+    case F_STRING_MAP:
+        if (*(json_t *const *)p)
+            json_object_set_new(obj, f->name, json_deep_copy(*(json_t *const *)p));
+        break;
+    case F_EXTRA:
+        break; /* after every named field: schema_encode */
     }
 }
 
@@ -329,6 +420,15 @@ json_t *schema_encode(const struct object_type *type, const void *base)
     json_t *obj = json_object();
     for (size_t i = 0; i < type->field_count; i++)
         encode_field(obj, &type->fields[i], base);
+    const struct field *x = extras_field(type);
+    json_t *extra = x ? *(json_t *const *)cat_(base, x->offset) : NULL;
+    const char *key;
+    json_t *value;
+    json_object_foreach(extra, key, value)
+    {
+        if (json_object_get(obj, key) == NULL) /* a named field wins */
+            json_object_set_new(obj, key, json_deep_copy(value));
+    }
     return obj;
 }
 
@@ -361,6 +461,16 @@ void schema_free(const struct object_type *type, void *base)
             *count = 0;
             break;
         }
+        case F_TREE:
+        case F_STRING_MAP:
+        case F_EXTRA:
+            json_decref(*(json_t **)p);
+            *(json_t **)p = NULL;
+            break;
+        case F_ENUM_KEEP:
+            free(*(char **)at(base, f->count_offset));
+            *(char **)at(base, f->count_offset) = NULL;
+            break;
         default:
             break;
         }
@@ -398,6 +508,11 @@ void schema_copy(const struct object_type *type, void *dst, const void *src)
         case F_ENUM_ALL:
             *(int *)d = *(const int *)s;
             break;
+        case F_ENUM_KEEP:
+            *(int *)d = *(const int *)s;
+            *(char **)at(dst, f->count_offset) =
+                dup_string(*(char *const *)cat_(src, f->count_offset));
+            break;
         case F_OBJECT:
             schema_copy(f->type, d, s);
             break;
@@ -417,8 +532,22 @@ void schema_copy(const struct object_type *type, void *dst, const void *src)
             *(size_t *)at(dst, f->count_offset) = n;
             break;
         }
+        case F_TREE:
+        case F_STRING_MAP:
+        case F_EXTRA:
+            *(json_t **)d = *(json_t *const *)s ? json_deep_copy(*(json_t *const *)s) : NULL;
+            break;
         }
     }
+}
+
+/* Two sets of kept fields are the same when equal, none being the empty set. */
+static bool same_tree(const json_t *a, const json_t *b)
+{
+    if (a == NULL || b == NULL)
+        return json_object_size(a ? a : b) == 0 && (a == NULL || json_is_object(a)) &&
+               (b == NULL || json_is_object(b));
+    return json_equal((json_t *)a, (json_t *)b);
 }
 
 static bool same_string(const char *a, const char *b)
@@ -457,6 +586,12 @@ bool schema_equal(const struct object_type *type, const void *a, const void *b)
             if (*(const int *)x != *(const int *)y)
                 return false;
             break;
+        case F_ENUM_KEEP:
+            if (*(const int *)x != *(const int *)y ||
+                !same_string(*(char *const *)cat_(a, f->count_offset),
+                             *(char *const *)cat_(b, f->count_offset)))
+                return false;
+            break;
         case F_OBJECT:
             if (!schema_equal(f->type, x, y))
                 return false;
@@ -477,6 +612,16 @@ bool schema_equal(const struct object_type *type, const void *a, const void *b)
             }
             break;
         }
+        case F_TREE:
+        case F_STRING_MAP:
+            if (!json_equal(*(json_t *const *)x, *(json_t *const *)y) &&
+                (*(json_t *const *)x || *(json_t *const *)y))
+                return false; /* absent and {} differ, as for every field */
+            break;
+        case F_EXTRA:
+            if (!same_tree(*(json_t *const *)x, *(json_t *const *)y))
+                return false;
+            break;
         }
     }
     return true;

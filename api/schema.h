@@ -33,6 +33,11 @@ enum field_kind {
     F_OBJECT,       /* a struct embedded at offset */
     F_ARRAY,        /* elements of type at *offset, their size_t count at count_offset */
     F_STRING_ARRAY, /* char ** at offset, size_t count at count_offset */
+    F_TREE,         /* a mapping kept as it is: json_t * at offset (metadata) */
+    F_STRING_MAP,   /* a mapping of strings, kept as a json_t * (limits, requests) */
+    F_EXTRA,        /* not a field: the json_t * mapping that keeps fields the table lacks */
+    F_ENUM_KEEP,    /* an F_ENUM whose value the table lacks is kept as text (a newer
+                       server's word): char * at count_offset, the enum left 0 */
 };
 
 #define SCHEMA_NO_FLAG SIZE_MAX
@@ -109,14 +114,40 @@ struct object_type {
     {                                                                                              \
 #m, F_ARRAY, offsetof(T, m), SCHEMA_NO_FLAG, NULL, &type, offsetof(T, cnt)                 \
     }
+#define F_JSON_TREE(T, m)                                                                          \
+    {                                                                                              \
+#m, F_TREE, offsetof(T, m), SCHEMA_NO_FLAG, NULL, NULL, 0                                  \
+    }
+#define F_STR_MAP(T, m)                                                                            \
+    {                                                                                              \
+#m, F_STRING_MAP, offsetof(T, m), SCHEMA_NO_FLAG, NULL, NULL, 0                            \
+    }
+/* Where an object keeps the fields its table does not name (T's `struct json_t *extra`). */
+#define F_EXTRAS(T)                                                                                \
+    {                                                                                              \
+        "", F_EXTRA, offsetof(T, extra), SCHEMA_NO_FLAG, NULL, NULL, 0                             \
+    }
+/* An enum that keeps a value it does not know, as text in T's member `other`. */
+#define F_ENUMERATION_KEEP(T, m, tab, other)                                                       \
+    {                                                                                              \
+#m, F_ENUM_KEEP, offsetof(T, m), SCHEMA_NO_FLAG, &tab, NULL, offsetof(T, other)            \
+    }
 #define F_STRINGS(T, m, cnt)                                                                       \
     {                                                                                              \
 #m, F_STRING_ARRAY, offsetof(T, m), SCHEMA_NO_FLAG, NULL, NULL, offsetof(T, cnt)           \
     }
 
+/*
+ * What an unknown field is. An object whose table has F_EXTRAS keeps the
+ * fields it does not name (a newer server's, written back as they came);
+ * one without drops them (LENIENT) or refuses them.
+ */
 enum schema_mode {
-    SCHEMA_STRICT,  /* files: an unknown field is an error naming the nearest known one */
-    SCHEMA_LENIENT, /* replies from a server: unknown fields are skipped */
+    SCHEMA_STRICT, /* requests, config: an unknown field is an error naming the nearest known one */
+    SCHEMA_LENIENT, /* replies from a server: unknown fields are kept where F_EXTRAS, else skipped
+                     */
+    SCHEMA_FILE,    /* job files: a near miss of a known field is an error ("did you mean");
+                       any other unknown field is kept where F_EXTRAS, with a warning */
 };
 
 /*

@@ -451,7 +451,7 @@ static void check_workspace(struct check *c)
                      "required: the workspace to submit to");
         return;
     }
-    if (c->cat == NULL)
+    if (c->cat == NULL || (c->cat->unknown & CATALOG_UNKNOWN_WORKSPACES))
         return;
     const struct catalog_workspace *ws = catalog_workspace(c->cat, c->workspace);
     if (ws && ws->role != MEMBER_NONE) {
@@ -514,6 +514,7 @@ static void check_zone_and_vpc(struct check *c)
     names_join(&zones, &sb);
 
     const struct catalog_zone *zone = nonempty(rp->zone) ? catalog_zone(c->cat, rp->zone) : NULL;
+    bool zones_known = !(c->cat->unknown & CATALOG_UNKNOWN_ZONES);
     if (!nonempty(rp->zone))
         findings_add(c->out, SEVERITY_ERROR, "resource_pool.zone",
                      "required for %s %s pool; choose one of: %s", article, kind, strbuf_str(&sb));
@@ -521,13 +522,13 @@ static void check_zone_and_vpc(struct check *c)
         findings_add(c->out, SEVERITY_ERROR, "resource_pool.zone",
                      "'%s' is not one of the pool's zones; choose one of: %s", rp->zone,
                      strbuf_str(&sb));
-    else if (zone == NULL)
+    else if (zone == NULL && zones_known)
         findings_add(c->out, SEVERITY_ERROR, "resource_pool.zone", "unknown zone '%s'", rp->zone);
 
     if (!nonempty(rp->vpc_id)) {
         findings_add(c->out, SEVERITY_ERROR, "resource_pool.vpc_id",
                      "required for %s %s pool: the VPC the workers join", article, kind);
-    } else {
+    } else if (zones_known) {
         const struct catalog_vpc *vpc = catalog_vpc(c->cat, rp->vpc_id);
         if (vpc == NULL)
             findings_add(c->out, SEVERITY_ERROR, "resource_pool.vpc_id", "unknown VPC '%s'",
@@ -600,6 +601,8 @@ static void check_resource_pool(struct check *c)
         else
             findings_add(c->out, SEVERITY_ERROR, "resource_pool.name",
                          "required: the resource pool (AI elastic cluster) to run on");
+    } else if (c->cat && (c->cat->unknown & CATALOG_UNKNOWN_POOLS)) {
+        /* the backend lists no pools: the name is the server's to check */
     } else if (c->cat) {
         /* A pool the job may not use is not used for the checks that follow either. */
         const struct catalog_pool *pool = catalog_pool(c->cat, rp->name);
@@ -690,7 +693,8 @@ static void check_resource_specs(struct check *c, const struct role *r)
                              strbuf_str(&sb));
             else
                 findings_add(c->out, SEVERITY_ERROR, path, "required: the resource spec name");
-        } else if (c->pool && catalog_pool_spec(c->pool, spec->name) == NULL) {
+        } else if (c->pool && !(c->cat->unknown & CATALOG_UNKNOWN_SPECS) &&
+                   catalog_pool_spec(c->pool, spec->name) == NULL) {
             const char *near = fuzzy_nearest(spec->name, specs.v, specs.n);
             if (near)
                 findings_add(c->out, SEVERITY_ERROR, path,
@@ -826,6 +830,33 @@ static void on_shadow(void *vctx, size_t rule, size_t earlier, const struct exit
     strbuf_free(&codes);
 }
 
+void validate_form_limits(const struct catalog *cat, struct form_limits *out)
+{
+    const struct catalog_limits *l = cat && cat->limits.present ? &cat->limits : NULL;
+    out->env_stated = l && l->has_max_env;
+    out->max_env = out->env_stated ? l->max_env : VALIDATE_MAX_ENV;
+    out->rules_stated = l && l->has_max_rules;
+    out->max_rules = out->rules_stated ? l->max_rules : VALIDATE_MAX_RULES;
+    out->backoff_stated = l && (l->has_min_backoff_limit || l->has_max_backoff_limit);
+    out->min_backoff = l && l->has_min_backoff_limit ? l->min_backoff_limit : VALIDATE_MIN_BACKOFF;
+    out->max_backoff = l && l->has_max_backoff_limit ? l->max_backoff_limit : VALIDATE_MAX_BACKOFF;
+}
+
+/*
+ * A limit the backend states is enforced (it refuses more); the console's,
+ * applied when the backend states none, is a warning: a job fetched from a
+ * backend that takes more (ACP's API: any int32 backoff_limit) still loads.
+ */
+static enum severity limit_severity(bool stated)
+{
+    return stated ? SEVERITY_ERROR : SEVERITY_WARNING;
+}
+
+static const char *limit_whose(bool stated)
+{
+    return stated ? " on this backend" : " in the console (the backend may take more)";
+}
+
 /* fault_tolerance.rules[]: each rule's codes and action, then which rules hide which. */
 static void check_ft_rules(struct check *c)
 {
@@ -833,9 +864,12 @@ static void check_ft_rules(struct check *c)
     size_t n = ft->rule_count;
     char path[PATH_MAX_LEN];
 
-    if (n > VALIDATE_MAX_RULES)
-        findings_add(c->out, SEVERITY_ERROR, "fault_tolerance.rules",
-                     "at most %d rules (found %zu)", VALIDATE_MAX_RULES, n);
+    struct form_limits lim;
+    validate_form_limits(c->cat, &lim);
+    if (n > (size_t)lim.max_rules)
+        findings_add(c->out, limit_severity(lim.rules_stated), "fault_tolerance.rules",
+                     "at most %d rules%s (found %zu)", lim.max_rules, limit_whose(lim.rules_stated),
+                     n);
     if (n > 0 && ft->has_backoff_limit && ft->backoff_limit == 0)
         findings_add(c->out, SEVERITY_WARNING, "fault_tolerance.rules",
                      "these rules have no effect while max restarts (backoff_limit) is 0");
@@ -887,11 +921,14 @@ static void check_fault_tolerance(struct check *c)
     const struct fault_tolerance *ft = &c->job->fault_tolerance;
     if (!ft->present && ft->rule_count == 0)
         return;
+    struct form_limits lim;
+    validate_form_limits(c->cat, &lim);
     if (ft->has_backoff_limit &&
-        (ft->backoff_limit < VALIDATE_MIN_BACKOFF || ft->backoff_limit > VALIDATE_MAX_BACKOFF))
-        findings_add(c->out, SEVERITY_ERROR, "fault_tolerance.backoff_limit",
-                     "must be %d … %d (0 never restarts, -1 restarts forever; found %d)",
-                     VALIDATE_MIN_BACKOFF, VALIDATE_MAX_BACKOFF, (int)ft->backoff_limit);
+        (ft->backoff_limit < lim.min_backoff || ft->backoff_limit > lim.max_backoff))
+        findings_add(c->out, limit_severity(lim.backoff_stated), "fault_tolerance.backoff_limit",
+                     "must be %d … %d%s (0 never restarts, -1 restarts forever; found %d)",
+                     lim.min_backoff, lim.max_backoff, limit_whose(lim.backoff_stated),
+                     (int)ft->backoff_limit);
     check_ft_rules(c);
 }
 
@@ -906,7 +943,7 @@ static void check_volume(struct check *c, size_t i, const struct mount *m)
         findings_add(c->out, SEVERITY_ERROR, path, "required: the volume to mount");
         return;
     }
-    if (c->cat == NULL)
+    if (c->cat == NULL || (c->cat->unknown & CATALOG_UNKNOWN_VOLUMES))
         return;
     /* The job's zone is the pool's; a dedicated pool without one is not compared. */
     const char *zone = nonempty(c->job->resource_pool.zone) ? c->job->resource_pool.zone : NULL;
@@ -1005,16 +1042,20 @@ static void check_data(struct check *c)
 
 /* ---- 6. Environment ---- */
 
-/* env[]: at most 20 unique, well-formed names the platform does not set; bounded values. */
+/* env[]: at most 20 (or the backend's limit) unique, well-formed names the platform does not set;
+ * bounded values. */
 static void check_env(struct check *c)
 {
     const struct jobspec *job = c->job;
     char path[PATH_MAX_LEN];
     char buf[MSG_MAX_LEN];
 
-    if (job->env_count > VALIDATE_MAX_ENV)
-        findings_add(c->out, SEVERITY_ERROR, "env", "at most %d variables (found %zu)",
-                     VALIDATE_MAX_ENV, job->env_count);
+    struct form_limits lim;
+    validate_form_limits(c->cat, &lim);
+    if (job->env_count > (size_t)lim.max_env)
+        findings_add(c->out, limit_severity(lim.env_stated), "env",
+                     "at most %d variables%s (found %zu)", lim.max_env, limit_whose(lim.env_stated),
+                     job->env_count);
     for (size_t i = 0; i < job->env_count; i++) {
         const struct env_var *e = &job->env[i];
         int offset;

@@ -50,6 +50,16 @@ struct validate_options {
 #define VALIDATE_MIN_BACKOFF (-1)
 #define VALIDATE_MAX_BACKOFF 99
 
+/* The limits a job is held to, and whether the backend stated them (else the console's). */
+struct form_limits {
+    int max_env, max_rules;
+    int min_backoff, max_backoff;
+    bool env_stated, rules_stated, backoff_stated;
+};
+
+/* The console's limits (VALIDATE_MAX_*), each replaced by the catalog's where it states one. */
+void validate_form_limits(const struct catalog *cat, struct form_limits *out);
+
 /* Appends every finding about job to out. opt may be NULL (offline). */
 void validate_job(const struct jobspec *job, const struct validate_options *opt,
                   struct findings *out);

@@ -236,8 +236,8 @@ static int bad_option(const char *verb, const char *shortopts, char **argv, FILE
 static const char submit_usage[] =
     "usage: trainjob submit -f FILE [--workspace WS]\n"
     "Checks the job file against every rule of the form (findings as FILE:LINE:COL,\n"
-    "nothing is sent while there are errors), then creates the job. --workspace\n"
-    "fills in a file that names no workspace_name.\n";
+    "nothing is sent while there are errors), then creates the job in the workspace\n"
+    "chosen (--workspace, else the context's); a file naming another is refused.\n";
 
 /* `submit -f FILE`: validate offline (exit 1, nothing sent), then create. */
 int cmd_submit(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
@@ -297,9 +297,15 @@ int cmd_submit(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
     struct session s;
     if ((rc = cli_session_open(&local, &s, err)) != EXIT_OK)
         goto out;
-    if (jf.job.workspace_name == NULL)
-        jf.job.workspace_name = xstrdup(s.b->target.workspace);
-    backend_set_workspace(s.b, jf.job.workspace_name);
+    struct strbuf why = STRBUF_INIT;
+    if (backend_job_workspace(s.b, &jf.job, &why) != 0) {
+        fprintf(err, "trainjob: %s: %s\n", file, strbuf_str(&why));
+        strbuf_free(&why);
+        session_close(&s);
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    strbuf_free(&why);
     /* ACP wants the name in the query; every other default is the server's to fill (it
      * knows, from its catalog, whether a pool is idle and so which quota type applies). */
     if (jf.job.name == NULL)
@@ -488,19 +494,11 @@ static int get_workers(struct session *s, const char *name, enum output o, FILE 
             else
                 snprintf(exit_code, sizeof exit_code, "%d", (int)w->exit_code);
             struct strbuf dev = STRBUF_INIT;
-            if (w->devices && *w->devices)
-                strbuf_addf(&dev, "%s%s", w->devices, w->simulated ? " (simulated)" : "");
+            worker_devices_text(w, &dev);
             age(w->create_time, when, sizeof when);
-            const char *row[] = {w->name,
-                                 w->role,
-                                 w->node_name,
-                                 enum_name(&worker_phase_names, (int)w->phase),
-                                 restarts,
-                                 exit_code,
-                                 strbuf_str(&dev),
-                                 when,
-                                 w->ip,
-                                 w->host_ip};
+            const char *row[] = {w->name,  w->role,   w->node_name,     worker_phase_text(w),
+                                 restarts, exit_code, strbuf_str(&dev), when,
+                                 w->ip,    w->host_ip};
             table_row(&t, row);
             strbuf_free(&dev);
         }

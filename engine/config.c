@@ -29,6 +29,7 @@
 #include "api/finding.h"
 #include "api/jobspec.h"
 #include "api/schema.h"
+#include "api/validate.h"
 #include "api/yamltree.h"
 #include "util/fuzzy.h"
 #include "util/strbuf.h"
@@ -933,6 +934,16 @@ void config_catalog(const struct engine_config *cfg, const char *user, struct ca
 {
     memset(out, 0, sizeof *out);
     out->user = dup_or_null(user);
+    /* trainjobd holds jobs to the console's limits (FORM.md), and says so */
+    out->limits = (struct catalog_limits){.present = true,
+                                          .has_max_env = true,
+                                          .max_env = VALIDATE_MAX_ENV,
+                                          .has_max_rules = true,
+                                          .max_rules = VALIDATE_MAX_RULES,
+                                          .has_min_backoff_limit = true,
+                                          .min_backoff_limit = VALIDATE_MIN_BACKOFF,
+                                          .has_max_backoff_limit = true,
+                                          .max_backoff_limit = VALIDATE_MAX_BACKOFF};
 
     bool *bound = xcalloc(cfg->pool_count ? cfg->pool_count : 1, sizeof *bound);
     catalog_workspaces(cfg, user, out, bound);

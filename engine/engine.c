@@ -1841,6 +1841,7 @@ static json_t *workers_json(const struct ejob *job)
         wi.ip = (char *)"127.0.0.1";
         wi.host_ip = (char *)"127.0.0.1";
         wi.phase = w->phase;
+        wi.has_restarts = wi.has_simulated = true;
         wi.restarts = w->restarts;
         wi.has_exit_code = w->has_exit_code;
         wi.exit_code = w->exit_code;

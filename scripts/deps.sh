@@ -38,6 +38,8 @@ need_cmd valgrind valgrind
 need_cmd curl curl
 need_cmd jq jq
 need_cmd openssl openssl
+# the tests run the signer under zh_CN.UTF-8 (tests/locale.sh), made from these sources
+[ -f /usr/share/i18n/locales/zh_CN ] || missing="$missing locales"
 if [ "${1:-}" = "--fuzz" ]; then
     need_cmd clang clang
     ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||

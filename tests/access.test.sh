@@ -9,6 +9,7 @@
 cd "$TRAINJOB_TOP" || exit 1
 . tests/hmac.sh
 . tests/engine.sh
+. tests/locale.sh
 
 NETLOAD="$(dirname "$TRAINJOBD_BIN")/tests/tools/netload"
 PORT=$((20000 + ($$ + 7919) % 20000))
@@ -109,6 +110,7 @@ current_context: alice
 contexts:
 - name: alice
   endpoint: http://127.0.0.1:$PORT
+  driver: trainjobd
   workspace: shared
   access_key: AKA
   secret_key_file: $HOME/.config/trainjob/alice.sk
@@ -119,6 +121,15 @@ expect_rc "trainjob submit over TCP signs its POST" 0
 run "$TRAINJOB_BIN" get jobs
 expect_rc "trainjob get jobs over TCP" 0
 expect_grep "...lists the job" "$TMP/out" by-client
+# issue 12: under zh_CN.UTF-8 the X-Date went out as "二, 01 12月 2026 …" and was refused.
+if zh_locale; then
+    run env $ZH_ENV "$TRAINJOB_BIN" get jobs
+    expect_rc "trainjob under zh_CN.UTF-8 signs a date the server takes" 0
+    expect_grep "...and lists the job" "$TMP/out" by-client
+    run env $ZH_ENV TRAINJOB_TEST_LOCALE=zh_CN.UTF-8 "$(dirname "$TRAINJOB_BIN")/tests/test_hmac"
+    expect_rc "the signer's date tests pass under zh_CN.UTF-8" 0
+    expect_no_grep "...none skipped" "$TMP/out" "SKIP"
+fi
 run "$TRAINJOB_BIN" --workspace shared stop by-client
 expect_rc "trainjob stop over TCP" 0
 run "$TRAINJOB_BIN" --workspace shared delete by-client

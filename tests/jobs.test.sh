@@ -212,6 +212,45 @@ YAML
 run "$tj" $E submit --workspace default -f "$TMP/sleeper.yaml"
 expect_rc "submit the sleeper" 0
 expect_grep "the sleeper is created" "$TMP/out" "job sleeper created"
+# issue 12: the workspace is the one chosen, as kubectl's namespace; a file naming another is refused.
+run "$tj" $E submit --workspace elsewhere -f "$TMP/ticker.yaml"
+expect_rc "a file naming another workspace than --workspace is refused" 2
+expect_grep "...saying both" "$TMP/err" "names workspace_name 'default', but the workspace chosen is 'elsewhere'"
+run "$tj" $E --workspace elsewhere get job ticker
+expect_rc "...and nothing was created there" 1
+
+# issue 12: every field of ACP's TrainingJob is a field of a job file, and comes back from get.
+cat >"$TMP/fields.yaml" <<'YAML'
+workspace_name: default
+name: fields
+display_name: fields
+framework: PYTORCH_DDP
+resource_pool: {name: local}
+scheduling: {scoring_strategy: {type: LEAST_ALLOCATED}}
+roles:
+  - total_replicas: 1
+    resource_spec: [{name: cpu-1}]
+    image_path: local/host
+    startup_script: "true"
+barrier: {enable_ethernet_ping: true, enable_roce_mesh_ping: false}
+async_checkpoint: {max_ckpt_rounds: 2}
+lme: {enable_warmingup: true, max_retries: 1}
+fine_tuning_specs: '{"method": "lora"}'
+YAML
+run "$tj" $E validate "$TMP/fields.yaml"
+expect_rc "async_checkpoint, lme, fine_tuning_specs, barrier, scoring_strategy are file fields" 0
+run "$tj" $E submit -f "$TMP/fields.yaml"
+expect_rc "...and are submitted" 0
+run "$tj" $E get job fields -o json
+if [ "$(jq -c '[.async_checkpoint.max_ckpt_rounds, .lme.enable_warmingup, .lme.max_retries,
+        .fine_tuning_specs, .barrier.enable_roce_mesh_ping, .scheduling.scoring_strategy.type]' \
+        "$TMP/out")" = '[2,true,1,"{\"method\": \"lora\"}",false,"LEAST_ALLOCATED"]' ]; then
+    pass "get job -o json keeps every one of them"
+else
+    fail "get job -o json keeps every one of them" "$(head -c 600 "$TMP/out")"
+fi
+run "$tj" $E get job fields -o yaml
+expect_grep "...and -o yaml too" "$TMP/out" "max_ckpt_rounds: 2"
 
 if wait_for 20 job_in_state sleeper RUNNING; then pass "the sleeper runs"; else
     fail "the sleeper runs" "$("$tj" $E get jobs -o wide 2>&1)"
@@ -277,9 +316,11 @@ current_context: test
 contexts:
   - name: test
     endpoint: http+unix://$sock
+    driver: trainjobd
     workspace: default
   - name: broken
     endpoint: http+unix:///nonexistent.sock
+    driver: trainjobd
 YAML
 run "$tj" get job resnet50-ddp
 expect_rc "the current context's endpoint is used" 0

@@ -224,6 +224,7 @@ cat >"$HOME/.config/trainjob/config.yaml" <<EOF
 contexts:
   - name: second
     endpoint: $EP
+    driver: trainjobd
     workspace: default
 EOF
 keys : "ctx second" Enter
@@ -259,6 +260,7 @@ cat >"$HOME/.config/trainjob/config.yaml" <<EOF
 contexts:
   - name: second
     endpoint: $EP
+    driver: trainjobd
     workspace: default
     theme: nosuch
 EOF

@@ -26,6 +26,8 @@
 #include "api/finding.h"
 #include "api/hmac.h"
 #include "api/http.h"
+#include "api/jobfile.h"
+#include "api/jobspec_json.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -265,7 +267,7 @@ static void missing_file_gives_the_builtin_local_context(void **state)
     assert_true(rc.builtin);
     assert_true(rc.may_autostart);
     assert_string_equal(rc.ctx.name, "local");
-    assert_int_equal(rc.ctx.driver, CONTEXT_DRIVER_ACP);
+    assert_int_equal(rc.ctx.driver, CONTEXT_DRIVER_TRAINJOBD);
     assert_string_equal(rc.ctx.endpoint, "http+unix:///tmp/tj-test-run/trainjob/engine.sock");
     assert_string_equal(rc.engine_socket, "/tmp/tj-test-run/trainjob/engine.sock");
     assert_string_equal(rc.ctx.subscription, "local");
@@ -287,6 +289,7 @@ static void missing_file_gives_the_builtin_local_context(void **state)
     assert_string_equal(rc.ctx.endpoint, "http://127.0.0.1:9999");
     assert_string_equal(rc.ctx.workspace, "other");
     assert_false(rc.may_autostart);
+    assert_int_equal(rc.ctx.driver, CONTEXT_DRIVER_TRAINJOBD); /* --endpoint moves, not retypes */
     resolved_context_free(&rc);
 
     /* A --context that the (missing) file cannot have. */
@@ -366,6 +369,74 @@ static void context_file_is_chosen_and_keys_read(void **state)
     findings_free(&fs);
 }
 
+/*
+ * Issue 12: which server an endpoint is comes from the context's driver:,
+ * never from its host. A 127.0.0.1 endpoint is an SSH tunnel to SenseCore
+ * as often as trainjobd on TCP.
+ */
+static void the_driver_comes_from_the_context_not_the_host(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tj-drv-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *cfg = write_file(dir, "config.yaml",
+                           "contexts:\n"
+                           "  - name: tunnel\n"
+                           "    endpoint: http://127.0.0.1:1\n"
+                           "  - name: engine-tcp\n"
+                           "    driver: trainjobd\n"
+                           "    endpoint: http://127.0.0.1:1\n"
+                           "  - name: laptop\n"
+                           "    workspace: mine\n"
+                           "  - name: remote-engine\n"
+                           "    driver: trainjobd\n"
+                           "    endpoint: https://gpu-box.example:8443\n");
+    struct context_request req = {cfg, "tunnel", NULL, NULL, NULL};
+    struct resolved_context rc;
+    struct findings fs = FINDINGS_INIT;
+    struct strbuf err = STRBUF_INIT;
+    struct api_error e;
+    struct job_event_list el;
+
+    assert_int_equal(context_resolve(&req, &rc, &fs, &err), 0);
+    assert_int_equal(rc.ctx.driver, CONTEXT_DRIVER_ACP);
+    struct backend *b = backend_open(&rc, &err);
+    assert_non_null(b);
+    /* ACP has no events: refused before anything is sent, saying how to name trainjobd */
+    assert_int_equal(backend_events(b, "x", &el, &e), BACKEND_REJECTED);
+    assert_int_equal(e.status, 501);
+    assert_non_null(strstr(e.message, "driver: trainjobd"));
+    backend_free(b);
+    resolved_context_free(&rc);
+
+    req.context = "engine-tcp";
+    assert_int_equal(context_resolve(&req, &rc, &fs, &err), 0);
+    assert_int_equal(rc.ctx.driver, CONTEXT_DRIVER_TRAINJOBD);
+    b = backend_open(&rc, &err);
+    assert_non_null(b);
+    /* trainjobd's events are asked for (and nothing answers on port 1) */
+    assert_int_equal(backend_events(b, "x", &el, &e), BACKEND_UNREACHABLE);
+    backend_free(b);
+    resolved_context_free(&rc);
+
+    req.context = "laptop";
+    assert_int_equal(context_resolve(&req, &rc, &fs, &err), 0);
+    assert_int_equal(rc.ctx.driver, CONTEXT_DRIVER_TRAINJOBD);
+    assert_true(rc.may_autostart);
+    resolved_context_free(&rc);
+
+    req.context = "remote-engine";
+    assert_int_equal(context_resolve(&req, &rc, &fs, &err), 0);
+    assert_int_equal(rc.ctx.driver, CONTEXT_DRIVER_TRAINJOBD);
+    resolved_context_free(&rc);
+
+    assert_int_equal(fs.count, 0);
+    unlink(cfg);
+    rmdir(dir);
+    free(cfg);
+    strbuf_free(&err);
+}
+
 /* ---- the acp driver: paths, bodies, replies ----------------------------- */
 
 static const char job_reply[] =
@@ -413,6 +484,310 @@ static void create_get_update_paths(void **state)
     jobspec_free(&job);
     backend_free(b);
     fake_free(&f);
+}
+
+/* ---- issue 12: every field of ACP's TrainingJob round-trips -------------- */
+
+/* A fixture under tests/fixtures/acp as a tree (the tests run from the top of the tree). */
+static json_t *fixture(const char *name)
+{
+    const char *top = getenv("TRAINJOB_TOP");
+    char *path = xasprintf("%s/tests/fixtures/acp/%s", top && *top ? top : ".", name);
+    json_error_t e;
+    json_t *j = json_load_file(path, 0, &e);
+    if (j == NULL)
+        fail_msg("%s: %s", path, e.text);
+    free(path);
+    return j;
+}
+
+/* Prints both trees when they differ, so a failure says which field went. */
+static void assert_same_tree(const json_t *want, const json_t *got)
+{
+    if (json_equal(want, got))
+        return;
+    char *a = json_dumps(want, JSON_SORT_KEYS | JSON_INDENT(1));
+    char *b = json_dumps(got, JSON_SORT_KEYS | JSON_INDENT(1));
+    fprintf(stderr, "want:\n%s\ngot:\n%s\n", a, b);
+    free(a);
+    free(b);
+    fail();
+}
+
+/*
+ * A whole job as ACP answers a GET (every field of the create page's schema,
+ * metadata, a mount's access_mode/display_name, a spec's limits/requests, and
+ * fields no schema names, at the top and nested) is read and written back
+ * as the same tree; copied, it is the same job; through a YAML file, too.
+ */
+static void a_job_from_acp_is_written_back_whole(void **state)
+{
+    (void)state;
+    json_t *orig = fixture("training-job-get.json");
+    struct jobspec job, copy;
+    jobspec_init(&job);
+    struct findings fs = FINDINGS_INIT;
+    assert_int_equal(jobspec_from_json(orig, JOBSPEC_LENIENT, &job, &fs), 0);
+    assert_int_equal(fs.count, 0);
+    assert_int_equal(job.mount[3].type, MOUNT_TYPE_PV_AFS_TENSORBOARD);
+    assert_int_equal(job.scheduling.scoring_strategy, SCORING_LEAST_ALLOCATED);
+    assert_int_equal(job.fault_tolerance.backoff_limit, INT32_MAX);
+    assert_true(job.lme.has_current_retries);
+    assert_int_equal(job.async_checkpoint.max_ckpt_rounds, 3);
+    assert_string_equal(job.mount[0].access_mode, "VOLUME_ACCESS_MODE_UNSPECIFIED");
+
+    json_t *back = jobspec_to_json(&job);
+    assert_same_tree(orig, back);
+    json_decref(back);
+
+    jobspec_copy(&copy, &job);
+    assert_true(jobspec_equal(&copy, &job));
+    back = jobspec_to_json(&copy);
+    assert_same_tree(orig, back);
+    json_decref(back);
+    /* a kept field counts in equality */
+    json_object_set_new(copy.roles[0].extra, "working_dir", json_string("changed"));
+    assert_false(jobspec_equal(&copy, &job));
+    jobspec_free(&copy);
+
+    /* `get job -o yaml` then a file read back: the same job; unknown fields are warned of */
+    for (int fmt = 0; fmt < 2; fmt++) {
+        struct strbuf doc = STRBUF_INIT;
+        jobfile_write(&job, fmt ? JOBFILE_JSON : JOBFILE_YAML, &doc);
+        struct jobfile jf;
+        jobfile_init(&jf);
+        assert_int_equal(jobfile_parse(fmt ? "j.json" : "j.yaml", doc.buf, doc.len, &jf, &fs),
+                         JOBFILE_OK);
+        for (size_t i = 0; i < fs.count; i++) {
+            assert_int_equal(fs.items[i].severity, SEVERITY_WARNING);
+            assert_non_null(strstr(fs.items[i].message, "kept and sent as it is"));
+        }
+        assert_true(finding_at(&fs, "queue_position") != NULL);
+        assert_true(finding_at(&fs, "roles[0].resource_spec[0].gpu_model") != NULL);
+        assert_true(jobspec_equal(&jf.job, &job));
+        findings_free(&fs);
+        jobfile_free(&jf);
+        strbuf_free(&doc);
+    }
+
+    /* the new named fields are fields of a file, not unknown ones */
+    struct jobfile jf;
+    jobfile_init(&jf);
+    const char *text = "display_name: x\n"
+                       "async_checkpoint: {max_ckpt_rounds: 2}\n"
+                       "lme: {enable_warmingup: true, max_retries: 1}\n"
+                       "fine_tuning_specs: '{}'\n"
+                       "barrier: {enable_ethernet_ping: false}\n"
+                       "scheduling: {scoring_strategy: {type: MOST_ALLOCATED}}\n"
+                       "mount: [{type: PV_AFS_MODEL, id: m, mount_path: /m}]\n";
+    assert_int_equal(jobfile_parse("f.yaml", text, strlen(text), &jf, &fs), JOBFILE_OK);
+    assert_int_equal(fs.count, 0);
+    jobfile_free(&jf);
+    /* a near miss stays an error */
+    text = "display_name: x\nasync_checkpoint: {max_ckpt_round: 2}\n";
+    jobfile_init(&jf);
+    assert_int_equal(jobfile_parse("f.yaml", text, strlen(text), &jf, &fs), JOBFILE_BAD_FIELDS);
+    assert_non_null(strstr(fs.items[0].message, "did you mean max_ckpt_rounds?"));
+    jobfile_free(&jf);
+    findings_free(&fs);
+
+    jobspec_free(&job);
+    json_decref(orig);
+}
+
+/*
+ * What a create sends: to ACP, the job without what the server sets and
+ * without trainjob's own scheduling.preemptible; to trainjobd, all of it.
+ */
+static void acp_is_sent_no_output_only_nor_preemptible(void **state)
+{
+    (void)state;
+    json_t *orig = fixture("training-job-get.json");
+    struct jobspec job;
+    jobspec_init(&job);
+    struct findings fs = FINDINGS_INIT;
+    assert_int_equal(jobspec_from_json(orig, JOBSPEC_LENIENT, &job, &fs), 0);
+    job.scheduling.has_preemptible = true;
+    job.scheduling.preemptible = true;
+
+    for (int trainjobd = 0; trainjobd < 2; trainjobd++) {
+        struct fake f = {0};
+        fake_answer(&f, 200, job_reply);
+        struct backend *b = open_fake(&f, NULL, trainjobd);
+        struct jobspec out;
+        struct api_error err;
+        assert_int_equal(backend_create(b, &job, &out, &err), BACKEND_OK);
+        json_t *sent = json_loads(f.body[0], 0, NULL);
+        assert_non_null(sent);
+        json_t *sched = json_object_get(sent, "scheduling");
+        json_t *spec = json_array_get(
+            json_object_get(json_array_get(json_object_get(sent, "roles"), 0), "resource_spec"), 0);
+        json_t *m0 = json_array_get(json_object_get(sent, "mount"), 0);
+        if (trainjobd) {
+            assert_true(json_is_true(json_object_get(sched, "preemptible")));
+        } else {
+            assert_null(json_object_get(sched, "preemptible"));
+            const char *gone[] = {
+                "uid",         "state",        "ownership",         "metadata",
+                "create_time", "root_mapping", "subscription_name", "workspace_name"};
+            for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++)
+                assert_null(json_object_get(sent, gone[i]));
+            assert_null(json_object_get(spec, "limits"));
+            assert_null(json_object_get(spec, "description"));
+            assert_null(json_object_get(m0, "access_mode"));
+            assert_null(json_object_get(json_object_get(sent, "lme"), "current_retries"));
+            assert_null(json_object_get(json_object_get(sent, "resource_pool"), "display_name"));
+        }
+        /* what the user may set goes either way, fields trainjob does not know too */
+        assert_string_equal(json_string_value(json_object_get(sched, "priority")), "HIGH");
+        assert_int_equal(json_integer_value(json_object_get(
+                             json_object_get(sent, "async_checkpoint"), "max_ckpt_rounds")),
+                         3);
+        assert_non_null(json_object_get(sent, "fine_tuning_specs"));
+        assert_non_null(json_object_get(sent, "barrier"));
+        assert_non_null(json_object_get(sent, "queue_position"));
+        assert_string_equal(json_string_value(json_object_get(m0, "endpoint")),
+                            "afs.cn-sh-01e.internal");
+        json_decref(sent);
+        jobspec_free(&out);
+        backend_free(b);
+        fake_free(&f);
+    }
+    jobspec_free(&job);
+    json_decref(orig);
+}
+
+/*
+ * ACP's list-workers reply (its page's example, filled in): containers with
+ * their limits and device type, the spec, init containers; a phase trainjob
+ * does not know is shown as the server said it, not as one of five; every
+ * worker is written back as it came.
+ */
+static void acp_workers_decode_whole(void **state)
+{
+    (void)state;
+    json_t *page = fixture("list-workers.json");
+    char *text = json_dumps(page, JSON_COMPACT);
+    struct fake f = {0};
+    fake_answer(&f, 200, text);
+    struct backend *b = open_fake(&f, NULL, false);
+    struct worker_list l;
+    struct api_error err;
+    assert_int_equal(backend_workers(b, "pt-7k2m9q4x", &l, &err), BACKEND_OK);
+    assert_int_equal(l.count, 2);
+    const struct worker_info *m = &l.workers[0], *w = &l.workers[1];
+    assert_string_equal(m->node_spec_name, "N6lS.Iu.I10.8.64c1024g");
+    assert_string_equal(m->namespace_name, "ws-share-space-01e");
+    assert_int_equal(m->container_count, 1);
+    assert_string_equal(m->containers[0].device_type, "NVIDIA-H800");
+    assert_string_equal(
+        json_string_value(json_object_get(m->containers[0].resources.limits, "memory")), "1024Gi");
+    assert_int_equal(m->init_container_count, 1);
+    assert_int_equal(m->phase, WORKER_RUNNING);
+    assert_string_equal(worker_phase_text(m), "Running");
+    assert_int_equal(w->phase, WORKER_PHASE_UNSPECIFIED);
+    assert_string_equal(worker_phase_text(w), "ContainerCreating");
+    struct strbuf dev = STRBUF_INIT;
+    worker_devices_text(m, &dev);
+    assert_string_equal(strbuf_str(&dev), "8 \xc3\x97 NVIDIA-H800");
+    strbuf_free(&dev);
+
+    json_t *workers = json_object_get(page, "workers");
+    for (size_t i = 0; i < l.count; i++) {
+        json_t *back = worker_info_to_json(&l.workers[i]);
+        assert_same_tree(json_array_get(workers, i), back);
+        json_decref(back);
+        struct worker_info copy;
+        worker_info_copy(&copy, &l.workers[i]);
+        assert_true(worker_info_equal(&copy, &l.workers[i]));
+        worker_info_free(&copy);
+    }
+    worker_list_free(&l);
+    backend_free(b);
+    fake_free(&f);
+    free(text);
+    json_decref(page);
+}
+
+/*
+ * Issue 12 item 7: on ACP the catalog comes from what the public pages
+ * define — the workspace's pool bindings, each pool's resource specs (paged)
+ * — with ACP's limits; a list that cannot be read, or that no page defines,
+ * is unknown (validation leaves it to the server) and said in missing.
+ * Fixtures: tests/fixtures/acp/ (shapes from third-party clients, unverified).
+ */
+static void acp_catalog_from_bindings_and_specs(void **state)
+{
+    (void)state;
+    json_t *bind = fixture("workspace-aec2-bindings.json");
+    json_t *p1 = fixture("resource-specs-page1.json"), *p2 = fixture("resource-specs-page2.json");
+    char *tb = json_dumps(bind, 0), *t1 = json_dumps(p1, 0), *t2 = json_dumps(p2, 0);
+    struct fake f = {0};
+    fake_answer(&f, 200, tb);
+    fake_answer(&f, 200, t1); /* pool-h800, page 1 */
+    fake_answer(&f, 200, t2); /* page 2 */
+    fake_answer(&f, 200, t2); /* pool-idle */
+    fake_answer(&f, 403, "{\"message\":\"no aec2.spec.list\",\"details\":[]}"); /* public */
+    struct backend *b = open_fake(&f, NULL, false);
+    struct catalog cat;
+    struct api_error err;
+    assert_int_equal(backend_catalog(b, &cat, &err), BACKEND_OK);
+    assert_string_equal(f.path[0],
+                        "/compute/workspace/data/v1/subscriptions/local/resourceGroups/"
+                        "default/zones/local-1z/workspaces/default/workspaceAEC2Bindings");
+    assert_string_equal(f.path[1],
+                        "/compute/aec2/data/v1/subscriptions/local/resourceGroups/"
+                        "default/zones/cn-sh-01e/aec2s/pool-h800/resourceSpecs?page_size=500");
+    assert_non_null(strstr(f.path[2], "/aec2s/pool-h800/resourceSpecs?page_size=500&page_token=2"));
+    assert_int_equal(f.calls, 5);
+
+    assert_int_equal(cat.pool_count, 3);
+    assert_int_equal(cat.pools[0].type, POOL_DEDICATED);
+    assert_int_equal(cat.pools[1].type, POOL_IDLE);
+    assert_int_equal(cat.pools[2].type, POOL_PUBLIC);
+    assert_string_equal(cat.pools[1].zones[0], "cn-sh-01e");
+    assert_int_equal(cat.pools[0].spec_count, 2);
+    const struct catalog_spec *s = &cat.pools[0].specs[0];
+    assert_string_equal(s->name, "N6lS.Iu.I10.8.64c1024g");
+    assert_int_equal(s->devices, 8);
+    assert_string_equal(s->device_type, "H800");
+    assert_int_equal(s->device_memory_gib, 80);
+    assert_int_equal(s->vcpus, 64);
+    assert_int_equal(s->memory_mib, 1024 * 1024);
+    assert_int_equal(cat.pools[0].specs[1].devices, 0);
+    assert_int_equal(cat.pools[0].specs[1].vcpus, 2);
+    assert_int_equal(cat.workspace_count, 1);
+    assert_int_equal(cat.workspaces[0].pool_count, 3);
+    assert_true(cat.limits.present);
+    assert_int_equal(cat.limits.max_env, 10);
+    assert_int_equal(cat.limits.max_backoff_limit, INT32_MAX);
+    assert_true(cat.unknown & CATALOG_UNKNOWN_VOLUMES);
+    assert_true(cat.unknown & CATALOG_UNKNOWN_SPECS); /* public's could not be read */
+    assert_false(cat.unknown & CATALOG_UNKNOWN_POOLS);
+    assert_non_null(strstr(cat.missing, "ACP lists no zones, VPCs, volumes or images"));
+    assert_non_null(strstr(cat.missing, "the specs of pool public: no aec2.spec.list"));
+    catalog_free(&cat);
+    backend_free(b);
+    fake_free(&f);
+
+    /* the bindings cannot be read: still a catalog, with ACP's limits, saying why */
+    struct fake g = {0};
+    fake_answer(&g, 403, "{\"message\":\"lacks workspace.instance.get\"}");
+    b = open_fake(&g, NULL, false);
+    assert_int_equal(backend_catalog(b, &cat, &err), BACKEND_OK);
+    assert_int_equal(cat.pool_count, 0);
+    assert_true(cat.unknown & CATALOG_UNKNOWN_POOLS);
+    assert_int_equal(cat.limits.max_env, 10);
+    assert_non_null(strstr(cat.missing, "the workspace's pools: lacks workspace.instance.get"));
+    catalog_free(&cat);
+    backend_free(b);
+    fake_free(&g);
+    free(tb);
+    free(t1);
+    free(t2);
+    json_decref(bind);
+    json_decref(p1);
+    json_decref(p2);
 }
 
 static void names_and_query_values_are_escaped(void **state)
@@ -804,10 +1179,10 @@ static void real_acp_lacks_the_trainjobd_extras(void **state)
     struct jobspec job;
     struct strbuf got = STRBUF_INIT;
     struct watched w = {0};
-    assert_int_equal(backend_catalog(b, &cat, &err), BACKEND_REJECTED);
+    (void)cat; /* the catalog is ACP's own now: acp_catalog_from_bindings_and_specs */
+    assert_int_equal(backend_events(b, "x", &el, &err), BACKEND_REJECTED);
     assert_int_equal(err.status, 501);
     assert_non_null(strstr(err.message, "not supported by this backend"));
-    assert_int_equal(backend_events(b, "x", &el, &err), BACKEND_REJECTED);
     assert_int_equal(backend_logs(b, "x", "master-0", -1, false, collect, &got, &err),
                      BACKEND_REJECTED);
     assert_int_equal(backend_start(b, "x", &job, &err), BACKEND_REJECTED);
@@ -994,6 +1369,11 @@ int main(void)
         cmocka_unit_test(logs_stream_with_tail_and_follow),
         cmocka_unit_test(watch_splits_ndjson_across_chunks),
         cmocka_unit_test(real_acp_lacks_the_trainjobd_extras),
+        cmocka_unit_test(a_job_from_acp_is_written_back_whole),
+        cmocka_unit_test(acp_is_sent_no_output_only_nor_preemptible),
+        cmocka_unit_test(acp_workers_decode_whole),
+        cmocka_unit_test(acp_catalog_from_bindings_and_specs),
+        cmocka_unit_test(the_driver_comes_from_the_context_not_the_host),
         cmocka_unit_test(unreachable_is_revived_once),
         cmocka_unit_test(a_missing_socket_is_unreachable),
         cmocka_unit_test(prepared_requests_are_signed_with_keys),

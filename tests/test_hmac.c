@@ -11,6 +11,8 @@
 #include <cmocka.h>
 // clang-format on
 
+#include <locale.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -19,6 +21,7 @@
 #include "api/apierror.h"
 #include "api/hmac.h"
 #include "util/strbuf.h"
+#include "util/utf8.h"
 
 #define DATE "Wed, 26 Jul 2023 11:36:03 GMT"
 #define DATE_T 1690371363
@@ -230,6 +233,129 @@ static void error_bodies_survive_bad_text(void **state)
     json_decref(j);
 }
 
+/*
+ * The date on the wire is English in every locale (issue 12): under
+ * zh_CN.UTF-8 strftime's %a/%b gave "三, 26 7月 2023", which SenseCore
+ * refuses. tests/access.test.sh runs this with the locale generated
+ * (TRAINJOB_TEST_LOCALE); alone it tries zh_CN.UTF-8 and skips, saying so.
+ */
+static void dates_are_english_in_any_locale(void **state)
+{
+    (void)state;
+    const char *want = getenv("TRAINJOB_TEST_LOCALE");
+    const char *loc = setlocale(LC_ALL, want && *want ? want : "zh_CN.UTF-8");
+    if (loc == NULL) {
+        printf("SKIP dates_are_english_in_any_locale: no %s locale here\n",
+               want && *want ? want : "zh_CN.UTF-8");
+        skip();
+    }
+    /* the locale really names months otherwise, or this test proves nothing */
+    struct tm tm;
+    time_t t = DATE_T;
+    gmtime_r(&t, &tm);
+    char local[64];
+    strftime(local, sizeof local, "%b", &tm);
+    assert_string_not_equal(local, "Jul");
+
+    char date[HMAC_DATE_LEN];
+    hmac_date(DATE_T, date);
+    assert_string_equal(date, DATE);
+    time_t back = 0;
+    assert_true(hmac_date_parse(DATE, &back));
+    assert_int_equal(back, DATE_T);
+    /* the server side checks dates with the same parser, in any locale */
+    struct hmac_auth a;
+    struct headers h = {DATE, NULL, NULL};
+    assert_true(hmac_parse("hmac accesskey=\"a\", headers=\"x-date\", signature=\"x\"", &a));
+    assert_string_equal(hmac_verify(&a, "k", "GET / HTTP/1.1", lookup, &h, NULL, DATE_T, NULL),
+                        "bad signature");
+    /* what strftime would have sent is not a date */
+    char chinese[64];
+    strftime(chinese, sizeof chinese, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    assert_false(hmac_date_parse(chinese, &back));
+    setlocale(LC_ALL, "C");
+}
+
+/* Only an exact RFC 1123 GMT date is one: names, digits, weekday and day of month checked. */
+static void date_parser_is_strict(void **state)
+{
+    (void)state;
+    time_t t = 0;
+    assert_true(hmac_date_parse("Thu, 01 Jan 1970 00:00:00 GMT", &t));
+    assert_int_equal(t, 0);
+    assert_true(hmac_date_parse("Tue, 29 Feb 2028 23:59:59 GMT", &t));
+    const char *bad[] = {
+        "",
+        "Wed, 26 Jul 2023 11:36:03 UTC",
+        "Thu, 26 Jul 2023 11:36:03 GMT", /* 26 Jul 2023 is a Wednesday */
+        "Wed, 26 jul 2023 11:36:03 GMT",
+        "Wed, 6 Jul 2023 11:36:03 GMT",
+        "Wed, 26 Jul 2023 11:36:03 GMT ",
+        "Wed, 26 Jul 2023 24:00:00 GMT",
+        "Fri, 31 Feb 2023 11:36:03 GMT",
+        "Wed, 26 Jul 2023 11:36:0",
+        "Wed, 26 Jul 2023 1a:36:03 GMT",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_false(hmac_date_parse(bad[i], &t));
+    char date[HMAC_DATE_LEN];
+    hmac_date(0, date);
+    assert_string_equal(date, "Thu, 01 Jan 1970 00:00:00 GMT");
+}
+
+/*
+ * Issue 12: every entry of details is read, and a reason SenseCore is known
+ * to give says what to do; a body wrapped in "error" reads the same.
+ */
+static void every_detail_is_read_and_known_reasons_say_what_to_do(void **state)
+{
+    (void)state;
+    struct api_error e;
+    const char *body =
+        "{\"code\":400,\"message\":\"invalid training job\",\"details\":["
+        "{\"@type\":\"type.googleapis.com/"
+        "google.rpc.ErrorInfo\",\"reason\":\"tjInvalidQuotaTypeInAec2\"},"
+        "{\"reason\":\"tjRequiredStartupScript\",\"field\":\"roles[0].startup_script\"},"
+        "{\"@type\":\"type.googleapis.com/google.rpc.DebugInfo\"},"
+        "{\"reason\":\"somethingNew\"}]}";
+    api_error_from_body(&e, 400, body, strlen(body));
+    assert_int_equal(e.detail_count, 3);
+    assert_string_equal(e.reason, "tjInvalidQuotaTypeInAec2");
+    assert_string_equal(e.details[1].reason, "tjRequiredStartupScript");
+    assert_string_equal(e.details[1].field, "roles[0].startup_script");
+    assert_string_equal(e.details[2].reason, "somethingNew");
+    const char *want = "invalid training job; also: tjRequiredStartupScript at "
+                       "roles[0].startup_script, somethingNew (";
+    assert_memory_equal(e.message, want, strlen(want));
+    assert_non_null(strstr(e.message, "(tjInvalidQuotaTypeInAec2: this pool has no idle"));
+    assert_non_null(strstr(e.message, "(tjRequiredStartupScript: the Worker role needs"));
+
+    body = "{\"error\":{\"code\":409,\"details\":[{\"reason\":\"MEMBER_QUOTA_EXCEEDED\"}]}}";
+    api_error_from_body(&e, 409, body, strlen(body));
+    assert_string_equal(e.reason, "MEMBER_QUOTA_EXCEEDED");
+    assert_non_null(strstr(e.message, "HTTP 409: MEMBER_QUOTA_EXCEEDED (MEMBER_QUOTA_EXCEEDED: "
+                                      "the workspace's quota is used up"));
+    body = "{\"message\":\"restart refused\",\"details\":[{\"reason\":\"wsImmutableJobEnabled\"}]}";
+    api_error_from_body(&e, 400, body, strlen(body));
+    assert_non_null(strstr(e.message, "clone the job into a new one"));
+    assert_null(api_error_hint("NameTaken"));
+
+    /* more entries than are kept: the first ones, and a message that stays whole UTF-8 */
+    struct strbuf many = STRBUF_INIT;
+    strbuf_adds(&many, "{\"message\":\"");
+    for (int i = 0; i < 300; i++)
+        strbuf_adds(&many, "\xc3\xa9");
+    strbuf_adds(&many, "\",\"details\":[");
+    for (int i = 0; i < 40; i++)
+        strbuf_addf(&many, "%s{\"reason\":\"ExpiredToken\",\"field\":\"f%d\"}", i ? "," : "", i);
+    strbuf_adds(&many, "]}");
+    api_error_from_body(&e, 403, many.buf, many.len);
+    assert_int_equal(e.detail_count, API_ERROR_MAX_DETAILS);
+    assert_string_equal(e.details[7].field, "f7");
+    assert_true(utf8_valid(e.message, strlen(e.message)));
+    strbuf_free(&many);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -239,6 +365,9 @@ int main(void)
         cmocka_unit_test(signing_string_is_kongs),
         cmocka_unit_test(error_bodies_round_trip),
         cmocka_unit_test(error_bodies_survive_bad_text),
+        cmocka_unit_test(dates_are_english_in_any_locale),
+        cmocka_unit_test(date_parser_is_strict),
+        cmocka_unit_test(every_detail_is_read_and_known_reasons_say_what_to_do),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -52,8 +52,10 @@ static void screen_text(char *buf, size_t size)
     }
 }
 
-static struct resource_spec_ref spec = {(char *)"gpu-1", true, 2, (char *)"1xA100"};
-static struct role role = {(char *)"Worker", &spec, 1, false, 0, NULL, NULL};
+static struct resource_spec_ref spec = {
+    .name = (char *)"gpu-1", .has_replicas = true, .replicas = 2, .description = (char *)"1xA100"};
+static struct role role = {
+    .name = (char *)"Worker", .resource_spec = &spec, .resource_spec_count = 1};
 
 static void put(struct jobstore *s, const char *name, const char *display, enum job_state st,
                 const char *reason, int restarts)

@@ -22,8 +22,12 @@
 #include "tui/jobstore.h"
 #include "util/xalloc.h"
 
-static struct resource_spec_ref spec = {(char *)"N2-8xA100", true, 2, (char *)"8xA100-80GB"};
-static struct role worker_role = {(char *)"Worker", &spec, 1, false, 0, NULL, NULL};
+static struct resource_spec_ref spec = {.name = (char *)"N2-8xA100",
+                                        .has_replicas = true,
+                                        .replicas = 2,
+                                        .description = (char *)"8xA100-80GB"};
+static struct role worker_role = {
+    .name = (char *)"Worker", .resource_spec = &spec, .resource_spec_count = 1};
 
 static struct jobspec job(const char *name, enum job_state state)
 {

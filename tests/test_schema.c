@@ -26,11 +26,12 @@ static struct worker_info sample(void)
     w.role = (char *)"worker";
     w.node_name = (char *)"n1";
     w.phase = WORKER_FAILED;
+    w.has_restarts = true; /* trainjobd's; ACP reports none */
     w.restarts = 2;
     w.has_exit_code = true;
     w.exit_code = 137;
     w.exit_reason = (char *)"killed (SIGKILL/OOM)";
-    w.simulated = true;
+    w.has_simulated = w.simulated = true;
     return w;
 }
 

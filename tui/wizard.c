@@ -536,7 +536,12 @@ static void make_fields(struct wizard *wz, const struct jobspec *init, const cha
 
     /* Fault tolerance */
     const struct fault_tolerance *ft = init ? &init->fault_tolerance : NULL;
-    wz->backoff = numberfield_new(-1, 99, ft && ft->has_backoff_limit ? ft->backoff_limit : 0);
+    /* The backend's range (ACP: any int32), widened to a loaded job's value: never clamped. */
+    struct form_limits lim;
+    validate_form_limits(cat, &lim);
+    long b0 = ft && ft->has_backoff_limit ? ft->backoff_limit : 0;
+    wz->backoff = numberfield_new(b0 < lim.min_backoff ? b0 : lim.min_backoff,
+                                  b0 > lim.max_backoff ? b0 : lim.max_backoff, b0);
     numberfield_set_suffix(wz->backoff, "restarts (0 never, -1 forever)");
     add_field(wz, SECTION_FAULT_TOLERANCE, "Max restarts", numberfield_widget(wz->backoff),
               "fault_tolerance.backoff_limit",

@@ -613,8 +613,12 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
     bool have_session = session_open(&o->target, &s, err) == 0;
     if (have_session) {
         struct api_error aerr;
-        if (backend_catalog(s.b, &cat, &aerr) != BACKEND_OK)
+        if (backend_catalog(s.b, &cat, &aerr) != BACKEND_OK) {
             snprintf(a.status, sizeof a.status, "offline: no catalog (%.200s)", aerr.message);
+            cat.unknown = CATALOG_UNKNOWN_ALL; /* no list to check against: typed values go */
+        } else if (cat.missing) {              /* why some lists are not there */
+            snprintf(a.status, sizeof a.status, "%.250s", cat.missing);
+        }
         a.backend = s.b;
     }
     a.km = load_keymap(&a);

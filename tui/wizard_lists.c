@@ -20,12 +20,14 @@
  */
 #include "tui/wizard_lists.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/catalog.h"
 #include "api/jobspec.h"
+#include "api/jobspec_json.h"
 #include "api/validate.h"
 #include "util/strbuf.h"
 #include "util/utf8.h"
@@ -53,7 +55,8 @@ struct row {
     int fy[FIELDS_MAX], fx[FIELDS_MAX], fw[FIELDS_MAX]; /* where each field was last drawn */
     /* What the file said that the row does not show, written back as it was. */
     enum mount_type type;
-    char *zone, *endpoint;
+    char *zone, *endpoint, *access_mode, *display_name;
+    json_t *extra;     /* the fields trainjob does not know (jobspec.h) */
     bool value_absent; /* a variable without a value in the file */
     bool has_mark;     /* a rule whose file wrote mark_node_unschedulable */
 };
@@ -143,17 +146,12 @@ static void env_make(struct wlist *l, struct row *r, const struct jobspec *job, 
     r->wd[0] = textfield_widget(new_text(e ? e->key : NULL, "NAME"));
     r->wd[1] = textfield_widget(new_text(e ? e->value : NULL, "value"));
     r->value_absent = e && !e->value;
+    r->extra = e && e->extra ? json_deep_copy(e->extra) : NULL;
 }
 
 static void env_drop(struct jobspec *job)
 {
-    for (size_t i = 0; i < job->env_count; i++) {
-        free(job->env[i].key);
-        free(job->env[i].value);
-    }
-    free(job->env);
-    job->env = NULL;
-    job->env_count = 0;
+    jobspec_free_field(job, "env");
 }
 
 static void env_store(const struct row *r, struct jobspec *job)
@@ -162,6 +160,7 @@ static void env_store(const struct row *r, struct jobspec *job)
     const char *value = textfield_value(field_text(r, 1));
     e->key = dup_or_null(textfield_value(field_text(r, 0)));
     e->value = *value || !r->value_absent ? xstrdup(value) : NULL;
+    e->extra = r->extra ? json_deep_copy(r->extra) : NULL;
 }
 
 /* mount[]: volume, directory inside it, mount path */
@@ -225,21 +224,14 @@ static void mount_make(struct wlist *l, struct row *r, const struct jobspec *job
     r->type = m ? m->type : MOUNT_TYPE_PV_AFS;
     r->zone = m && m->zone ? xstrdup(m->zone) : NULL;
     r->endpoint = m && m->endpoint ? xstrdup(m->endpoint) : NULL;
+    r->access_mode = m && m->access_mode ? xstrdup(m->access_mode) : NULL;
+    r->display_name = m && m->display_name ? xstrdup(m->display_name) : NULL;
+    r->extra = m && m->extra ? json_deep_copy(m->extra) : NULL;
 }
 
 static void mount_drop(struct jobspec *job)
 {
-    for (size_t i = 0; i < job->mount_count; i++) {
-        struct mount *m = &job->mount[i];
-        free(m->id);
-        free(m->subdir);
-        free(m->mount_path);
-        free(m->zone);
-        free(m->endpoint);
-    }
-    free(job->mount);
-    job->mount = NULL;
-    job->mount_count = 0;
+    jobspec_free_field(job, "mount");
 }
 
 static void mount_store(const struct row *r, struct jobspec *job)
@@ -251,6 +243,9 @@ static void mount_store(const struct row *r, struct jobspec *job)
     m->mount_path = dup_or_null(textfield_value(field_text(r, 2)));
     m->zone = r->zone ? xstrdup(r->zone) : NULL;
     m->endpoint = r->endpoint ? xstrdup(r->endpoint) : NULL;
+    m->access_mode = r->access_mode ? xstrdup(r->access_mode) : NULL;
+    m->display_name = r->display_name ? xstrdup(r->display_name) : NULL;
+    m->extra = r->extra ? json_deep_copy(r->extra) : NULL;
 }
 
 /* fault_tolerance.rules[]: exit codes, action, mark the node unschedulable */
@@ -282,6 +277,7 @@ static void rule_make(struct wlist *l, struct row *r, const struct jobspec *job,
     r->wd[2] =
         toggle_widget(toggle_new("mark the node unschedulable", fr && fr->mark_node_unschedulable));
     r->has_mark = fr && fr->has_mark_node_unschedulable;
+    r->extra = fr && fr->extra ? json_deep_copy(fr->extra) : NULL;
 }
 
 /* What the chosen action means for the job (FORM.md §4's hints). */
@@ -299,8 +295,10 @@ static const char *rule_help(const struct row *r, size_t field)
 static void rule_drop(struct jobspec *job)
 {
     struct fault_tolerance *ft = &job->fault_tolerance;
-    for (size_t i = 0; i < ft->rule_count; i++)
+    for (size_t i = 0; i < ft->rule_count; i++) {
         free(ft->rules[i].exit_codes);
+        json_decref(ft->rules[i].extra);
+    }
     free(ft->rules);
     ft->rules = NULL;
     ft->rule_count = 0;
@@ -315,6 +313,7 @@ static void rule_store(const struct row *r, struct jobspec *job)
         a < sizeof rule_actions / sizeof rule_actions[0] ? rule_actions[a] : FT_ACTION_UNSPECIFIED;
     fr->mark_node_unschedulable = toggle_on(toggle_from_widget(r->wd[2]));
     fr->has_mark_node_unschedulable = r->has_mark || fr->mark_node_unschedulable;
+    fr->extra = r->extra ? json_deep_copy(r->extra) : NULL;
 }
 
 /* clang-format off */
@@ -389,6 +388,9 @@ static void row_free(struct row *r)
     }
     free(r->zone);
     free(r->endpoint);
+    free(r->access_mode);
+    free(r->display_name);
+    json_decref(r->extra);
     free(r);
 }
 
@@ -676,7 +678,13 @@ struct wlist *wlist_new(enum wlist_kind kind, const struct catalog *cat, const s
     l->cat = cat;
     l->utf8 = true;
     l->keep_field = NO_FIELD;
-    l->le = listedit_new(&row_ops, l, l->kind->max_rows);
+    /* env and rules: as many rows as the backend takes (validate_form_limits) */
+    struct form_limits lim;
+    validate_form_limits(cat, &lim);
+    size_t max_rows = kind == WLIST_ENV    ? (size_t)lim.max_env
+                      : kind == WLIST_RULE ? (size_t)lim.max_rules
+                                           : l->kind->max_rows;
+    l->le = listedit_new(&row_ops, l, max_rows);
     char hint[96];
     snprintf(hint, sizeof hint, "none \xe2\x80\x94 Alt-N or Insert adds %s", l->kind->noun);
     listedit_set_empty_hint(l->le, hint);

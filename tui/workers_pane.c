@@ -104,9 +104,9 @@ static const char *src_cell(void *ctx, size_t row, size_t col, char *scratch, si
     case WORKERS_COL_NODE:
         clean_into(scratch, n, w->node_name && *w->node_name ? w->node_name : "-");
         return scratch;
-    case WORKERS_COL_PHASE:
-        return w->phase == WORKER_PHASE_UNSPECIFIED ? "-"
-                                                    : enum_name(&worker_phase_names, (int)w->phase);
+    case WORKERS_COL_PHASE: /* a phase trainjob does not know, as the server said it */
+        clean_into(scratch, n, worker_phase_text(w));
+        return scratch;
     case WORKERS_COL_RESTARTS:
         snprintf(scratch, n, "%d", (int)w->restarts);
         return scratch;
@@ -114,11 +114,11 @@ static const char *src_cell(void *ctx, size_t row, size_t col, char *scratch, si
         workers_pane_exit_text(w, scratch, n);
         return scratch;
     case WORKERS_COL_DEVICES: {
-        char raw[TABLE_CELL_MAX];
-        /* Simulated devices say so in words: the colour alone would not. */
-        snprintf(raw, sizeof raw, "%s%s", w->devices && *w->devices ? w->devices : "-",
-                 w->simulated ? " (sim)" : "");
-        clean_into(scratch, n, raw);
+        /* Simulated devices say so in words: the colour alone would not. ACP's: from limits. */
+        struct strbuf raw = STRBUF_INIT;
+        worker_devices_text(w, &raw);
+        clean_into(scratch, n, raw.len ? strbuf_str(&raw) : "-");
+        strbuf_free(&raw);
         return scratch;
     }
     case WORKERS_COL_AGE:
