@@ -38,6 +38,13 @@ need_cmd valgrind valgrind
 need_cmd curl curl
 need_cmd jq jq
 need_cmd openssl openssl
+# The man pages are scdoc sources (doc/*.scd): scdoc is small and turns them
+# into roff at build time. groff checks the result; zsh and fish load the
+# completion scripts in tests/install.test.sh.
+need_cmd scdoc scdoc
+need_cmd groff groff-base
+need_cmd zsh zsh
+need_cmd fish fish
 if [ "${1:-}" = "--fuzz" ]; then
     need_cmd clang clang
     ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
