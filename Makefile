@@ -184,13 +184,13 @@ bench: $(BINARIES) $(BENCHES)
 # libFuzzer targets, built with clang into build/fuzz; each runs for
 # FUZZ_SECONDS over a copy of its seed corpus. A target that includes an
 # engine/ header (fuzz_http) links the engine too. FUZZ=NAME runs one target.
-fuzz:
+fuzz: $(BUILD)/gen/build_paths.h
 	@scripts/deps.sh --fuzz
 	@mkdir -p build/fuzz
 	@set -e; for f in $(if $(FUZZ),tests/fuzz/$(FUZZ).c,$(FUZZ_SRC)); do \
 	    n=$$(basename $$f .c); \
 	    extra=; if grep -q '^#include "engine/' $$f; then extra="$(ENGINE_SRC)"; fi; \
-	    clang -std=c11 -g -O1 -I. -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+	    clang -std=c11 -g -O1 -I. -I$(BUILD)/gen -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 	        $$(pkg-config --cflags $(PKGS)) -o build/fuzz/$$n $$f $(UTIL_SRC) $(API_SRC) $$extra \
 	        $$(pkg-config --libs $(PKGS)) -lm; \
 	    mkdir -p build/fuzz/corpus-$$n; cp tests/fuzz/seeds/$${n#fuzz_}/* build/fuzz/corpus-$$n/ 2>/dev/null || true; \
