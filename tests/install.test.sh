@@ -133,9 +133,20 @@ expect_grep "fish completes a verb" "$TMP/c" start
 fish_complete "trainjob delete " >"$TMP/c"
 expect_grep "fish completes a job name from trainjobd" "$TMP/c" other-job
 
-cd "$TRAINJOB_TOP" || exit 1
-unset TRAINJOB_ENDPOINT
 stop_engine
+
+# A Tab with no engine running starts none: the engine it would start is a
+# stand-in that leaves a mark.
+unset TRAINJOB_ENDPOINT
+export XDG_RUNTIME_DIR="$TMP/run-none"
+printf '#!/bin/sh\ntouch "%s"\nexit 1\n' "$TMP/started" >"$TMP/fake-trainjobd"
+chmod +x "$TMP/fake-trainjobd"
+TRAINJOBD_BIN="$TMP/fake-trainjobd" bash_complete trainjob logs "" >"$TMP/c"
+check "completing with no engine running starts none" test ! -e "$TMP/started"
+check "...and offers nothing" test -z "$(tr -d '\n' <"$TMP/c")"
+TRAINJOBD_BIN="$TMP/fake-trainjobd" "$TJ" get jobs >/dev/null 2>&1
+check "...while a verb would start it (the stand-in ran)" test -e "$TMP/started"
+cd "$TRAINJOB_TOP" || exit 1
 
 run make -s -C "$TRAINJOB_TOP" BUILD="$BUILD_DIR" DESTDIR="$DEST" PREFIX=/usr/local uninstall
 expect_rc "make uninstall" 0

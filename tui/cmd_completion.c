@@ -117,6 +117,22 @@ static bool takes_value(const char *opt)
 
 /* ---- candidates from outside -------------------------------------------- */
 
+/*
+ * A session for completion: messages go nowhere (a Tab prints no errors),
+ * and the local engine is never started for it: a Tab spawns no daemon.
+ */
+static bool open_quiet(const struct cli_globals *g, struct session *s)
+{
+    FILE *devnull = fopen("/dev/null", "w");
+    if (devnull == NULL)
+        return false;
+    bool ok = session_open(g, s, devnull) == EXIT_OK;
+    fclose(devnull);
+    if (ok)
+        s->b->revive = NULL;
+    return ok;
+}
+
 static int offer_job(void *ctx, struct jobspec *job)
 {
     offer(ctx, job->name);
@@ -126,27 +142,17 @@ static int offer_job(void *ctx, struct jobspec *job)
 static void offer_jobs(const struct cli_globals *g, struct offer *o)
 {
     struct session s;
-    FILE *devnull = fopen("/dev/null", "w");
-    if (devnull == NULL)
-        return;
-    if (session_open(g, &s, devnull) == EXIT_OK) {
+    if (open_quiet(g, &s)) {
         struct api_error e;
         (void)backend_list_each(s.b, NULL, true, offer_job, o, NULL, &e);
         session_close(&s);
     }
-    fclose(devnull);
 }
 
 static void offer_workers(const struct cli_globals *g, const char *job, struct offer *o)
 {
     struct session s;
-    FILE *devnull = fopen("/dev/null", "w");
-    if (devnull == NULL || job == NULL) {
-        if (devnull)
-            fclose(devnull);
-        return;
-    }
-    if (session_open(g, &s, devnull) == EXIT_OK) {
+    if (job != NULL && open_quiet(g, &s)) {
         struct worker_list wl = {NULL, 0};
         struct api_error e;
         if (backend_workers(s.b, job, &wl, &e) == BACKEND_OK) {
@@ -156,7 +162,6 @@ static void offer_workers(const struct cli_globals *g, const char *job, struct o
         }
         session_close(&s);
     }
-    fclose(devnull);
 }
 
 static void offer_workspaces(const struct cli_globals *g, struct offer *o)
@@ -164,10 +169,7 @@ static void offer_workspaces(const struct cli_globals *g, struct offer *o)
     struct cli_globals quiet = *g;
     quiet.workspace = NULL; /* the one being typed is not the one to ask with */
     struct session s;
-    FILE *devnull = fopen("/dev/null", "w");
-    if (devnull == NULL)
-        return;
-    if (session_open(&quiet, &s, devnull) == EXIT_OK) {
+    if (open_quiet(&quiet, &s)) {
         struct catalog cat;
         memset(&cat, 0, sizeof cat);
         struct api_error e;
@@ -178,7 +180,6 @@ static void offer_workspaces(const struct cli_globals *g, struct offer *o)
         catalog_free(&cat);
         session_close(&s);
     }
-    fclose(devnull);
 }
 
 static void offer_contexts(struct offer *o)
