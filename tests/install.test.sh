@@ -51,6 +51,7 @@ run "$TJ" __complete top --theme ""
 expect_grep "the moved tree finds its shipped themes" "$TMP/out" solarized
 expect_grep "...every one of them" "$TMP/out" high-contrast
 expect_no_grep "...and not the current directory's" "$TMP/out" planted
+check "...each name once" test "$(grep -c "^default$" "$TMP/out")" = 1
 
 # A version outside any git checkout: the VERSION file, never "unknown".
 mkdir -p "$TMP/tarball/scripts"

@@ -16,6 +16,7 @@
  * words of ordinary characters are offered (completion_word_ok): a job named
  * `$(rm -rf ~)` or one holding an escape sequence is never printed.
  */
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,9 +28,9 @@
 #include "api/jobspec.h"
 #include "api/jobstatus.h"
 #include "api/paths.h"
-#include "themes/theme.h"
 #include "tui/cli.h"
 #include "tui/session.h"
+#include "util/buildinfo.h"
 #include "util/fileio.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -206,17 +207,57 @@ static void offer_contexts(struct offer *o)
     free(path);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Appends the NAME of each NAME.theme in dir. */
+static void add_themes(const char *dir, char ***names, size_t *n)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len <= 6 || strcmp(e->d_name + len - 6, ".theme") != 0)
+            continue;
+        *names = xreallocarray(*names, *n + 1, sizeof **names);
+        (*names)[(*n)++] = xstrndup(e->d_name, len - 6);
+    }
+    closedir(d);
+}
+
+/*
+ * The schemes --theme takes: the built-in default, the user's
+ * (<config>/themes) and the shipped ones (themes/ of each data directory,
+ * as the theme loader searches them), each name once.
+ */
 static void offer_themes(struct offer *o)
 {
+    char **names = xcalloc(1, sizeof *names);
+    size_t n = 0;
+    names[n++] = xstrdup("default");
     char *config = paths_config_dir();
-    char **dirs = theme_search_dirs(config);
-    size_t n;
-    char **names = theme_list((const char *const *)dirs, &n);
-    for (size_t i = 0; i < n; i++)
-        offer(o, names[i]);
-    theme_strv_free(names);
-    theme_strv_free(dirs);
+    char *user = xasprintf("%s/themes", config);
+    add_themes(user, &names, &n);
+    free(user);
     free(config);
+    char **data = buildinfo_data_dirs();
+    for (char **d = data; *d; d++) {
+        char *dir = xasprintf("%s/themes", *d);
+        add_themes(dir, &names, &n);
+        free(dir);
+    }
+    buildinfo_strv_free(data);
+    qsort(names, n, sizeof *names, cmp_str);
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || strcmp(names[i], names[i - 1]) != 0)
+            offer(o, names[i]);
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
 }
 
 /* ---- what the command line asks for ------------------------------------- */
