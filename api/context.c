@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "api/docpos.h"
 #include "api/finding.h"
@@ -94,11 +95,11 @@ static void check_file(const struct context_file *cf, struct findings *fs)
             http_endpoint_free(&ep);
             strbuf_free(&why);
         }
-        if ((c->access_key == NULL) != (c->secret_key_file == NULL)) {
-            snprintf(path, sizeof path, "contexts[%zu].%s", i,
-                     c->access_key ? "access_key" : "secret_key_file");
+        /* access_key alone is fine: $TRAINJOB_SECRET_KEY may hold its secret. */
+        if (c->secret_key_file && c->access_key == NULL) {
+            snprintf(path, sizeof path, "contexts[%zu].secret_key_file", i);
             findings_add(fs, SEVERITY_ERROR, path,
-                         "access_key and secret_key_file go together: give both or neither");
+                         "a secret_key_file needs the access_key it belongs to");
         }
     }
     if (cf->current_context) {
@@ -165,11 +166,32 @@ static char *expand_path(const char *p, const char *config_path)
     return xasprintf("%.*s/%s", (int)(slash - config_path), config_path, p);
 }
 
+/*
+ * Warns, as ssh does for a private key, when the secret key file is open to
+ * other users (any group or other permission bit) or owned by someone else.
+ */
+static void check_secret_mode(const struct context *c, const char *path, struct findings *fs)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return; /* reading it says why */
+    if (st.st_mode & 077)
+        findings_add(fs, SEVERITY_WARNING, "secret_key_file",
+                     "context '%s': %s is accessible by others (mode %04o): anyone who can "
+                     "read it can sign requests as you; run chmod 600 %s",
+                     c->name, path, (unsigned)(st.st_mode & 07777), path);
+    if (st.st_uid != getuid() && st.st_uid != 0)
+        findings_add(fs, SEVERITY_WARNING, "secret_key_file",
+                     "context '%s': %s belongs to uid %ld, not to you", c->name, path,
+                     (long)st.st_uid);
+}
+
 /* The secret key: the file's first line, without surrounding blanks. */
 static int read_secret(const struct context *c, const char *config_path, char **out,
-                       struct strbuf *err)
+                       struct findings *fs, struct strbuf *err)
 {
     char *path = expand_path(c->secret_key_file, config_path);
+    check_secret_mode(c, path, fs);
     char *data = NULL;
     size_t len = 0;
     struct strbuf io = STRBUF_INIT;
@@ -219,13 +241,7 @@ int context_resolve(const struct context_request *req, struct resolved_context *
                     struct findings *fs, struct strbuf *err)
 {
     memset(out, 0, sizeof *out);
-    if (req->config_path) {
-        out->config_path = xstrdup(req->config_path);
-    } else {
-        char *dir = paths_config_dir();
-        out->config_path = xasprintf("%s/config.yaml", dir);
-        free(dir);
-    }
+    out->config_path = req->config_path ? xstrdup(req->config_path) : paths_client_config();
 
     struct context_file cf;
     memset(&cf, 0, sizeof cf);
@@ -288,8 +304,21 @@ int context_resolve(const struct context_request *req, struct resolved_context *
         out->ctx.endpoint = xasprintf("http+unix://%s", out->engine_socket);
         out->may_autostart = true;
     }
-    if (out->ctx.access_key && read_secret(&out->ctx, out->config_path, &out->secret_key, err) != 0)
-        return -1;
+    if (out->ctx.access_key && out->ctx.secret_key_file) {
+        if (read_secret(&out->ctx, out->config_path, &out->secret_key, fs, err) != 0)
+            return -1;
+    } else if (out->ctx.access_key) {
+        /* No file: the secret from the environment (CI, a shell that holds it). */
+        const char *env = getenv("TRAINJOB_SECRET_KEY");
+        if (env == NULL || *env == '\0') {
+            strbuf_addf(err,
+                        "context '%s' has an access_key but no secret: give secret_key_file, "
+                        "or set $TRAINJOB_SECRET_KEY",
+                        out->ctx.name);
+            return -1;
+        }
+        out->secret_key = xstrdup(env);
+    }
     return 0;
 }
 

@@ -28,6 +28,9 @@
  * leaves driver out is trainjobd when it names no endpoint (the local
  * engine's socket) and acp when it names one; --endpoint and
  * $TRAINJOB_ENDPOINT move the context, not its driver.
+ * $TRAINJOB_CONFIG names another file. A context with an access_key and no
+ * secret_key_file takes the secret from $TRAINJOB_SECRET_KEY; a secret_key_file
+ * others may read is a warning.
  */
 #ifndef API_CONTEXT_H
 #define API_CONTEXT_H
@@ -100,14 +103,16 @@ struct resolved_context {
     bool builtin;        /* no file context: the built-in "local" */
     bool may_autostart;  /* the endpoint is the local engine's default socket, chosen implicitly */
     char *engine_socket; /* that socket's path, when may_autostart */
-    char *secret_key;    /* read from secret_key_file, or NULL */
+    char *secret_key;    /* from secret_key_file or $TRAINJOB_SECRET_KEY, or NULL */
 };
 
 /*
  * Reads the config file (a missing one is fine) and applies the request.
- * Returns 0; or -1 with findings about the file in fs (print them against
+ * Returns 0, with warnings in fs to show (a secret key file open to
+ * others); or -1 with findings about the file in fs (print them against
  * out->config_path) and/or a message in err (unknown --context, unreadable
- * secret key file). out is always released with resolved_context_free.
+ * secret key file, no secret for an access_key). out is always released
+ * with resolved_context_free.
  */
 int context_resolve(const struct context_request *req, struct resolved_context *out,
                     struct findings *fs, struct strbuf *err);

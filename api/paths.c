@@ -63,3 +63,14 @@ char *paths_engine_socket(void)
     free(state);
     return p;
 }
+
+char *paths_client_config(void)
+{
+    const char *env = getenv("TRAINJOB_CONFIG");
+    if (env && *env)
+        return xstrdup(env);
+    char *dir = paths_config_dir();
+    char *p = xasprintf("%s/config.yaml", dir);
+    free(dir);
+    return p;
+}

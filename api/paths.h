@@ -2,7 +2,7 @@
  * paths: where trainjob and trainjobd keep their files, by the XDG base
  * directory rules, so the client finds the engine it would start:
  *
- *   ~/.config/trainjob/config.yaml       client contexts
+ *   ~/.config/trainjob/config.yaml       client contexts ($TRAINJOB_CONFIG replaces the path)
  *   ~/.config/trainjob/engine.yaml       the local engine's catalogue
  *   ~/.local/state/trainjob/             drafts, client log
  *   ~/.local/state/trainjob/engine/      engine.db, worker logs, status files
@@ -18,5 +18,7 @@ char *paths_state_dir(void);
 char *paths_engine_config(void);
 char *paths_engine_state(void);
 char *paths_engine_socket(void);
+/* The client's contexts: $TRAINJOB_CONFIG when set, else <config dir>/config.yaml. */
+char *paths_client_config(void);
 
 #endif

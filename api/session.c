@@ -27,22 +27,24 @@ int session_open(const struct session_target *t, struct session *s, FILE *err)
     struct findings fs = FINDINGS_INIT;
     struct strbuf why = STRBUF_INIT;
     int rc = 0;
-    if (context_resolve(&req, &s->rc, &fs, &why) != 0) {
-        for (size_t i = 0; i < fs.count; i++) {
-            const struct finding *f = &fs.items[i];
-            struct strbuf line = STRBUF_INIT;
-            add_clean(&line, s->rc.config_path);
-            if (f->line > 0)
-                strbuf_addf(&line, ":%d:%d", f->line, f->col);
-            strbuf_addf(&line, ": %s: ", severity_name(f->severity));
-            if (f->path[0]) {
-                add_clean(&line, f->path);
-                strbuf_adds(&line, ": ");
-            }
-            add_clean(&line, f->message);
-            fprintf(err, "%s\n", strbuf_str(&line));
-            strbuf_free(&line);
+    int resolved = context_resolve(&req, &s->rc, &fs, &why);
+    /* Errors about the file, or warnings (a secret key file others may read). */
+    for (size_t i = 0; i < fs.count; i++) {
+        const struct finding *f = &fs.items[i];
+        struct strbuf line = STRBUF_INIT;
+        add_clean(&line, s->rc.config_path);
+        if (f->line > 0)
+            strbuf_addf(&line, ":%d:%d", f->line, f->col);
+        strbuf_addf(&line, ": %s: ", severity_name(f->severity));
+        if (f->path[0]) {
+            add_clean(&line, f->path);
+            strbuf_adds(&line, ": ");
         }
+        add_clean(&line, f->message);
+        fprintf(err, "%s\n", strbuf_str(&line));
+        strbuf_free(&line);
+    }
+    if (resolved != 0) {
         if (why.len) {
             struct strbuf line = STRBUF_INIT;
             add_clean(&line, strbuf_str(&why));

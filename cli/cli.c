@@ -7,9 +7,7 @@
 #include <getopt.h>
 #include <string.h>
 
-#ifndef TRAINJOB_VERSION
-#define TRAINJOB_VERSION "0.1"
-#endif
+#include "util/buildinfo.h"
 
 static const struct cli_verb verbs[] = {
     {"new", "[-f FILE]", "open the create-task wizard (prefilled from a job file)", cmd_new},
@@ -25,7 +23,18 @@ static const struct cli_verb verbs[] = {
     {"stop", "NAME...", "stop jobs (SUSPENDED; they can be started again)", cmd_stop},
     {"start", "NAME", "start a stopped job again", cmd_start},
     {"delete", "NAME...", "delete jobs, stopping their workers first", cmd_delete},
+    {"config", "SUBCOMMAND [NAME]", "contexts: get-contexts, current-context, use-context NAME",
+     cmd_config},
+    {"completion", "bash|zsh|fish", "print the shell completion script", cmd_completion},
+    {"__complete", "WORD... CURRENT", "(hidden) completion candidates, for the scripts",
+     cmd_complete},
 };
+
+const struct cli_verb *cli_verbs(size_t *count)
+{
+    *count = sizeof verbs / sizeof verbs[0];
+    return verbs;
+}
 
 void cli_usage(FILE *out)
 {
@@ -36,6 +45,8 @@ void cli_usage(FILE *out)
           "Commands:\n",
           out);
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
+        if (verbs[i].name[0] == '_')
+            continue; /* for scripts, not people */
         char head[64];
         snprintf(head, sizeof head, "%s %s", verbs[i].name, verbs[i].args);
         fprintf(out, "  %-30s %s\n", head, verbs[i].summary);
@@ -44,6 +55,7 @@ void cli_usage(FILE *out)
           "Options (before or after the command):\n"
           "  --workspace WS                 workspace to use (and for job files that name none)\n"
           "  --context NAME                 a context of ~/.config/trainjob/config.yaml\n"
+          "                                 ($TRAINJOB_CONFIG names another file)\n"
           "  --endpoint URL                 the server: http+unix:///PATH, https://HOST[:PORT]\n"
           "                                 (default: $TRAINJOB_ENDPOINT, the context's, or the\n"
           "                                 local engine, trainjobd, started when needed)\n"
@@ -75,7 +87,7 @@ int cli_main(int argc, char **argv, int is_tty, FILE *out, FILE *err)
             cli_usage(out);
             return EXIT_OK;
         case 'V':
-            fprintf(out, "trainjob %s\n", TRAINJOB_VERSION);
+            fprintf(out, "trainjob %s\n", buildinfo_version());
             return EXIT_OK;
         default:
             if (cli_global_option(&g, c, optarg))

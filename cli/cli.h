@@ -11,6 +11,8 @@
 #define CLI_CLI_H
 
 #include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "api/session.h"
@@ -55,6 +57,8 @@ struct cli_verb {
 /* Runs trainjob with argv; is_tty says whether stdin and stdout are terminals. */
 int cli_main(int argc, char **argv, int is_tty, FILE *out, FILE *err);
 void cli_usage(FILE *out);
+/* The verb table (names starting with '_' are hidden from --help). */
+const struct cli_verb *cli_verbs(size_t *count);
 
 /* The verbs over job files (cli/cmd_files.c). */
 int cmd_validate(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
@@ -72,5 +76,14 @@ int cmd_logs(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE
 int cmd_stop(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 int cmd_start(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 int cmd_delete(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
+
+/* The contexts of config.yaml (tui/cmd_config.c). */
+int cmd_config(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
+
+/* Shell completion: the scripts and the hidden verb they run (tui/cmd_completion.c). */
+int cmd_completion(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
+int cmd_complete(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
+/* Whether a name from outside may be offered to a shell: ordinary characters, no leading '-'. */
+bool completion_word_ok(const char *w);
 
 #endif

@@ -22,14 +22,11 @@
 #include "engine/http.h"
 #include "engine/runner.h"
 #include "engine/statelock.h"
+#include "util/buildinfo.h"
 #include "util/fileio.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
-
-#ifndef TRAINJOB_VERSION
-#define TRAINJOB_VERSION "0.1"
-#endif
 
 static void usage(FILE *out)
 {
@@ -57,7 +54,10 @@ static void usage(FILE *out)
           out);
 }
 
-/* The shim binary: --shim, $TRAINJOB_SHIM, or trainjob-shim beside this binary. */
+/*
+ * The shim binary: --shim, $TRAINJOB_SHIM, or the one of this build or
+ * installed tree (beside trainjobd, or libexec/trainjob: util/buildinfo).
+ */
 static char *find_shim(const char *flag)
 {
     if (flag)
@@ -65,8 +65,8 @@ static char *find_shim(const char *flag)
     const char *env = getenv("TRAINJOB_SHIM");
     if (env && *env)
         return xstrdup(env);
-    char *beside = file_beside_self("trainjob-shim");
-    return beside ? beside : xstrdup("trainjob-shim");
+    char *found = buildinfo_helper("trainjob-shim");
+    return found ? found : xstrdup("trainjob-shim");
 }
 
 static void on_stop(void *ctx, int signo)
@@ -197,7 +197,7 @@ static int parse_flags(int argc, char **argv, struct flags *f)
             }
             break;
         case 'V':
-            printf("trainjobd %s\n", TRAINJOB_VERSION);
+            printf("trainjobd %s\n", buildinfo_version());
             return 0;
         case 'h':
             usage(stdout);

@@ -40,6 +40,13 @@ need_cmd jq jq
 need_cmd openssl openssl
 # the tests run the signer under zh_CN.UTF-8 (tests/locale.sh), made from these sources
 [ -f /usr/share/i18n/locales/zh_CN ] || missing="$missing locales"
+# The man pages are scdoc sources (doc/*.scd): scdoc is small and turns them
+# into roff at build time. groff checks the result; zsh and fish load the
+# completion scripts in tests/install.test.sh.
+need_cmd scdoc scdoc
+need_cmd groff groff-base
+need_cmd zsh zsh
+need_cmd fish fish
 if [ "${1:-}" = "--fuzz" ]; then
     need_cmd clang clang
     ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -212,7 +213,7 @@ static void context_file_errors_have_positions(void **state)
                                "  - name: a\n"                        /* 5 */
                                "    driver: kube\n"                   /* 6 */
                                "    endpoint: ftp://nope\n"           /* 7 */
-                               "    access_key: AK\n";                /* 8 */
+                               "    secret_key_file: sk\n";           /* 8 */
     struct context_file cf;
     struct findings fs = FINDINGS_INIT;
     assert_int_equal(context_file_parse(text, strlen(text), &cf, &fs), -1);
@@ -238,10 +239,11 @@ static void context_file_errors_have_positions(void **state)
     assert_non_null(f);
     assert_int_equal(f->line, 7);
 
-    f = finding_at(&fs, "contexts[1].access_key");
+    /* A key file without its access_key (an access_key alone may use $TRAINJOB_SECRET_KEY). */
+    f = finding_at(&fs, "contexts[1].secret_key_file");
     assert_non_null(f);
     assert_int_equal(f->line, 8);
-    assert_non_null(strstr(f->message, "secret_key_file"));
+    assert_non_null(strstr(f->message, "access_key"));
 
     f = finding_at(&fs, "current_context");
     assert_non_null(f);
@@ -312,6 +314,46 @@ static char *write_file(const char *dir, const char *name, const char *text)
     return path;
 }
 
+/* An access_key with no secret_key_file takes $TRAINJOB_SECRET_KEY; with neither, resolving fails.
+ */
+static void secret_key_from_the_environment(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tj-ctx-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *cfg = write_file(dir, "config.yaml",
+                           "contexts:\n- {name: ci, endpoint: https://x.example.com, "
+                           "access_key: AK9}\n");
+    struct context_request req = {cfg, NULL, NULL, NULL, NULL};
+    struct resolved_context rc;
+    struct findings fs = FINDINGS_INIT;
+    struct strbuf err = STRBUF_INIT;
+    unsetenv("TRAINJOB_SECRET_KEY");
+    assert_int_equal(context_resolve(&req, &rc, &fs, &err), -1);
+    assert_non_null(strstr(strbuf_str(&err), "TRAINJOB_SECRET_KEY"));
+    assert_non_null(strstr(strbuf_str(&err), "'ci'"));
+    resolved_context_free(&rc);
+    strbuf_reset(&err);
+    setenv("TRAINJOB_SECRET_KEY", "SK-FROM-ENV", 1);
+    assert_int_equal(context_resolve(&req, &rc, &fs, &err), 0);
+    assert_string_equal(rc.secret_key, "SK-FROM-ENV");
+    resolved_context_free(&rc);
+    /* $TRAINJOB_CONFIG is the file when the caller names none. */
+    setenv("TRAINJOB_CONFIG", cfg, 1);
+    req.config_path = NULL;
+    assert_int_equal(context_resolve(&req, &rc, &fs, &err), 0);
+    assert_string_equal(rc.config_path, cfg);
+    assert_string_equal(rc.ctx.name, "ci");
+    resolved_context_free(&rc);
+    unsetenv("TRAINJOB_CONFIG");
+    unsetenv("TRAINJOB_SECRET_KEY");
+    assert_int_equal(unlink(cfg), 0);
+    assert_int_equal(rmdir(dir), 0);
+    free(cfg);
+    findings_free(&fs);
+    strbuf_free(&err);
+}
+
 static void context_file_is_chosen_and_keys_read(void **state)
 {
     (void)state;
@@ -319,11 +361,13 @@ static void context_file_is_chosen_and_keys_read(void **state)
     assert_non_null(mkdtemp(dir));
     char *cfg = write_file(dir, "config.yaml", good_config);
     char *sk = write_file(dir, "sh01.sk", "  SECRET-KEY \n");
+    assert_int_equal(chmod(sk, 0600), 0);
     struct context_request req = {cfg, NULL, NULL, NULL, NULL};
     struct resolved_context rc;
     struct findings fs = FINDINGS_INIT;
     struct strbuf err = STRBUF_INIT;
     assert_int_equal(context_resolve(&req, &rc, &fs, &err), 0);
+    assert_int_equal(fs.count, 0); /* a key file for its owner alone: no warning */
     assert_false(rc.builtin);
     assert_false(rc.may_autostart);
     assert_string_equal(rc.ctx.name, "sh01");
@@ -331,6 +375,17 @@ static void context_file_is_chosen_and_keys_read(void **state)
     assert_string_equal(rc.ctx.access_key, "AK123");
     assert_string_equal(rc.secret_key, "SECRET-KEY");
     resolved_context_free(&rc);
+
+    /* A key file others may read still works, with a warning as ssh gives. */
+    assert_int_equal(chmod(sk, 0644), 0);
+    assert_int_equal(context_resolve(&req, &rc, &fs, &err), 0);
+    assert_string_equal(rc.secret_key, "SECRET-KEY");
+    assert_int_equal(fs.count, 1);
+    assert_int_equal(fs.items[0].severity, SEVERITY_WARNING);
+    assert_non_null(strstr(fs.items[0].message, "mode 0644"));
+    findings_free(&fs);
+    resolved_context_free(&rc);
+    assert_int_equal(chmod(sk, 0600), 0);
 
     /* --context picks another; its missing fields are the local defaults, its endpoint too. */
     req.context = "laptop";
@@ -1357,6 +1412,7 @@ int main(void)
         cmocka_unit_test(context_file_errors_have_positions),
         cmocka_unit_test(missing_file_gives_the_builtin_local_context),
         cmocka_unit_test(context_file_is_chosen_and_keys_read),
+        cmocka_unit_test(secret_key_from_the_environment),
         cmocka_unit_test(create_get_update_paths),
         cmocka_unit_test(names_and_query_values_are_escaped),
         cmocka_unit_test(list_decodes_and_follows_pages),

@@ -13,15 +13,12 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "util/buildinfo.h"
 #include "util/fileio.h"
 #include "util/fuzzy.h"
 #include "util/strbuf.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
-
-#ifndef TRAINJOB_THEME_DIR
-#define TRAINJOB_THEME_DIR "themes"
-#endif
 
 #define THEME_MAX_FILE (256 * 1024) /* a scheme is a few KiB */
 #define THEME_MAX_DEPTH 8           /* inherit chain */
@@ -1173,14 +1170,24 @@ void theme_strv_free(char **dirs)
     free(dirs);
 }
 
-/* The user's directory first, so a user scheme hides a shipped one of the same name. */
+/*
+ * The user's directory first, so a user scheme hides a shipped one of the
+ * same name; then themes/ of each data directory (util/buildinfo: installed,
+ * moved or the checkout), never the current directory.
+ */
 char **theme_search_dirs(const char *config_dir)
 {
-    char **dirs = xcalloc(3, sizeof *dirs);
+    char **data = buildinfo_data_dirs();
+    size_t count = 0;
+    while (data[count])
+        count++;
+    char **dirs = xcalloc(count + 2, sizeof *dirs);
     size_t n = 0;
     if (config_dir && *config_dir)
         dirs[n++] = xasprintf("%s/themes", config_dir);
-    dirs[n] = xstrdup(TRAINJOB_THEME_DIR);
+    for (size_t i = 0; i < count; i++)
+        dirs[n++] = xasprintf("%s/themes", data[i]);
+    buildinfo_strv_free(data);
     return dirs;
 }
 

@@ -204,7 +204,8 @@ void theme_index_rgb(int index, uint8_t *r, uint8_t *g, uint8_t *b);
 /*
  * Where schemes are looked up: CONFIG_DIR/themes (the user's, e.g.
  * ~/.config/trainjob/themes; skipped when config_dir is NULL), then the
- * shipped directory (TRAINJOB_THEME_DIR when built with one, else "themes").
+ * shipped directories: themes/ in each of buildinfo_data_dirs (the installed
+ * tree, wherever it was moved, and the checkout of a build directory).
  * NULL-terminated; free with theme_strv_free.
  */
 char **theme_search_dirs(const char *config_dir);

@@ -6,7 +6,6 @@
 #include "tui/term.h"
 
 #include "api/paths.h"
-#include "util/fileio.h"
 
 #include <langinfo.h>
 #include <locale.h>
@@ -91,28 +90,18 @@ static void build_palette(struct term *t)
 
 /*
  * A scheme by name or path: the user's ~/.config/trainjob/themes, then the
- * shipped directory, then themes/ beside the binary's source tree.
+ * shipped directories (theme_search_dirs: installed tree or checkout).
  */
 static int load_theme(const char *name, struct theme **out, char *err, size_t errsz)
 {
     char *config = paths_config_dir();
     char **dirs = theme_search_dirs(config);
     free(config);
-    size_t n = 0;
-    while (dirs[n])
-        n++;
-    char *beside = file_beside_self("../themes");
-    const char **all = xcalloc(n + 2, sizeof *all);
-    for (size_t i = 0; i < n; i++)
-        all[i] = dirs[i];
-    all[n] = beside;
     struct strbuf why = STRBUF_INIT;
-    int rc = theme_load(name, all, out, &why);
+    int rc = theme_load(name, (const char *const *)dirs, out, &why);
     if (rc != 0)
         snprintf(err, errsz, "%s", strbuf_str(&why));
     strbuf_free(&why);
-    free(all);
-    free(beside);
     theme_strv_free(dirs);
     return rc;
 }
