@@ -168,8 +168,9 @@ struct tfevents_limit {
 struct tfevents_dir;
 
 /*
- * Follows the log directory at path (a symlink as path itself is refused:
- * O_NOFOLLOW). NULL with a message naming the path in err on failure.
+ * Follows the log directory at path, as the caller names it (a symlink in
+ * path itself is followed: the caller chose it; nothing below it ever is).
+ * NULL with a message naming the path in err on failure.
  */
 struct tfevents_dir *tfevents_open(const char *path, struct strbuf *err);
 /*
