@@ -583,3 +583,45 @@ enum tfevents_decode_status tfevents_decode(const uint8_t *data, size_t len, tfe
         *bad_values = bad;
     return st;
 }
+
+/* ---- writing (tests, tools, benches) ---- */
+
+static void pb_put_varint(struct strbuf *out, uint64_t v)
+{
+    while (v >= 0x80) {
+        strbuf_addc(out, (char)(v | 0x80));
+        v >>= 7;
+    }
+    strbuf_addc(out, (char)v);
+}
+
+void tfevents_write_simple(struct strbuf *out, int64_t step, double wall_time, const char *tag,
+                           float value)
+{
+    size_t tlen = strlen(tag);
+    struct strbuf val = STRBUF_INIT, ev = STRBUF_INIT;
+    uint32_t vbits;
+    uint64_t wbits;
+    memcpy(&vbits, &value, 4);
+    memcpy(&wbits, &wall_time, 8);
+    /* Summary.Value: tag (1), simple_value (2). */
+    pb_put_varint(&val, 1 << 3 | WT_LEN);
+    pb_put_varint(&val, tlen);
+    strbuf_add(&val, tag, tlen);
+    pb_put_varint(&val, 2 << 3 | WT_FIXED32);
+    put_le(&val, vbits, 4);
+    /* Event: wall_time (1), step (2), summary (5) { value (1) }. */
+    pb_put_varint(&ev, 1 << 3 | WT_FIXED64);
+    put_le(&ev, wbits, 8);
+    pb_put_varint(&ev, 2 << 3 | WT_VARINT);
+    pb_put_varint(&ev, (uint64_t)step);
+    size_t vlen = val.len, slen = 1 + (vlen < 128 ? 1 : vlen < 16384 ? 2 : 3) + vlen;
+    pb_put_varint(&ev, 5 << 3 | WT_LEN);
+    pb_put_varint(&ev, slen);
+    pb_put_varint(&ev, 1 << 3 | WT_LEN);
+    pb_put_varint(&ev, vlen);
+    strbuf_add(&ev, val.buf, vlen);
+    tfrecord_write(out, ev.buf, ev.len);
+    strbuf_free(&val);
+    strbuf_free(&ev);
+}

@@ -80,6 +80,12 @@ enum tfrecord_status tfrecord_next(const uint8_t *buf, size_t n, struct tfrecord
 
 /* Appends one framed record holding data to out (writers in tests, tools and benches). */
 void tfrecord_write(struct strbuf *out, const void *data, size_t len);
+/*
+ * Appends one framed Event holding one simple_value scalar, as PyTorch's
+ * SummaryWriter writes it (the tests', tools' and benches' writer).
+ */
+void tfevents_write_simple(struct strbuf *out, int64_t step, double wall_time, const char *tag,
+                           float value);
 
 /* ---- 2. Event decoding ---- */
 

@@ -38,6 +38,7 @@
 #define MAX_DIRS_PER_SCAN 16384   /* directories one walk visits at most */
 #define MAX_ENTRIES_PER_DIR 65536 /* entries of one directory looked at */
 #define MAX_CURSOR_PATH 4096
+#define TFEVENTS_MAX_CURSOR_TAGS 4096 /* "run!tag" entries a cursor may hold */
 
 struct tf_file {
     char *name;      /* the file's name in its directory */
@@ -49,6 +50,7 @@ struct tf_file {
 
 struct tag_plugin {
     bool scalars;
+    bool in_cursor; /* a non-scalar plugin's one-element float tensor came: the cursor says so */
     char tag[];
 };
 
@@ -60,9 +62,10 @@ struct tf_run {
     size_t ntags;
 };
 
-struct pending {
-    char *path;
-    uint64_t offset;
+struct pending {     /* a cursor entry for a file or a run not found yet */
+    char *path;      /* the file's path; or, with tag, the run's name */
+    char *tag;       /* NULL for a file */
+    uint64_t offset; /* for a file */
 };
 
 struct tfevents_dir {
@@ -109,6 +112,13 @@ static size_t run_slot(const struct tfevents_dir *d, const char *name)
     return lo;
 }
 
+static void take_declarations(struct tfevents_dir *d, struct tf_run *r);
+
+static bool tag_eq(const void *item, const void *key)
+{
+    return strcmp(((const struct tag_plugin *)item)->tag, key) == 0;
+}
+
 /* The run named name, created when new; NULL when TFEVENTS_MAX_RUNS are known. */
 static struct tf_run *run_get(struct tfevents_dir *d, const char *name)
 {
@@ -127,6 +137,7 @@ static struct tf_run *run_get(struct tfevents_dir *d, const char *name)
     d->runs[i] = r;
     d->nruns++;
     d->stats.runs = d->nruns;
+    take_declarations(d, r);
     return r;
 }
 
@@ -141,6 +152,33 @@ static size_t pending_slot(const struct tfevents_dir *d, const char *path)
             hi = mid;
     }
     return lo;
+}
+
+/* Gives new run r the "run!tag" declarations a cursor held for it. */
+static void take_declarations(struct tfevents_dir *d, struct tf_run *r)
+{
+    size_t p = pending_slot(d, r->name);
+    while (p < d->npending && strcmp(d->pending[p].path, r->name) == 0) {
+        struct pending *e = &d->pending[p];
+        if (e->tag == NULL) {
+            p++;
+            continue;
+        }
+        size_t len = strlen(e->tag);
+        uint64_t h = hmap_hash(e->tag, len);
+        if (r->ntags < TFEVENTS_MAX_TAGS && hmap_get(&r->tags, h, tag_eq, e->tag) == NULL) {
+            struct tag_plugin *tp = xmalloc(sizeof *tp + len + 1);
+            memcpy(tp->tag, e->tag, len + 1);
+            tp->scalars = false;
+            tp->in_cursor = true;
+            hmap_put(&r->tags, h, tp);
+            r->ntags++;
+        }
+        free(e->path);
+        free(e->tag);
+        memmove(e, e + 1, (d->npending - p - 1) * sizeof *e);
+        d->npending--;
+    }
 }
 
 /* The file name in run r, created when new (taking a cursor's offset); NULL past the limit. */
@@ -167,7 +205,7 @@ static struct tf_file *file_get(struct tfevents_dir *d, struct tf_run *r, const 
     f->name = xstrdup(name);
     f->path = strcmp(r->name, ".") == 0 ? xstrdup(name) : xasprintf("%s/%s", r->name, name);
     size_t p = pending_slot(d, f->path);
-    if (p < d->npending && strcmp(d->pending[p].path, f->path) == 0) {
+    if (p < d->npending && strcmp(d->pending[p].path, f->path) == 0 && d->pending[p].tag == NULL) {
         f->offset = d->pending[p].offset;
         free(d->pending[p].path);
         memmove(d->pending + p, d->pending + p + 1, (d->npending - p - 1) * sizeof *d->pending);
@@ -179,11 +217,6 @@ static struct tf_file *file_get(struct tfevents_dir *d, struct tf_run *r, const 
     d->nfiles++;
     d->stats.files = d->nfiles;
     return f;
-}
-
-static bool tag_eq(const void *item, const void *key)
-{
-    return strcmp(((const struct tag_plugin *)item)->tag, key) == 0;
 }
 
 /* ---- delivering values ---- */
@@ -198,6 +231,7 @@ static bool is_scalar(struct tfevents_dir *d, const struct tfevents_value *v, co
         tp = xmalloc(sizeof *tp + v->tag_len + 1);
         memcpy(tp->tag, tag, v->tag_len + 1);
         tp->scalars = v->plugin_len == 7 && memcmp(v->plugin, "scalars", 7) == 0;
+        tp->in_cursor = false;
         hmap_put(&r->tags, h, tp);
         r->ntags++;
     }
@@ -205,8 +239,10 @@ static bool is_scalar(struct tfevents_dir *d, const struct tfevents_value *v, co
     case TFEVENTS_SIMPLE:
         return true;
     case TFEVENTS_TENSOR:
-        if (tp != NULL)
+        if (tp != NULL) {
+            tp->in_cursor = !tp->scalars;
             return tp->scalars;
+        }
         return v->plugin == NULL || (v->plugin_len == 7 && memcmp(v->plugin, "scalars", 7) == 0);
     default:
         return false;
@@ -487,8 +523,10 @@ void tfevents_close(struct tfevents_dir *d)
         free(r->name);
         free(r);
     }
-    for (size_t i = 0; i < d->npending; i++)
+    for (size_t i = 0; i < d->npending; i++) {
         free(d->pending[i].path);
+        free(d->pending[i].tag);
+    }
     free(d->pending);
     free(d->runs);
     free(d->buf);
@@ -540,21 +578,26 @@ const char *tfevents_run_name(const struct tfevents_dir *d, size_t i)
     return i < d->nruns ? d->runs[i]->name : NULL;
 }
 
-/* ---- the cursor ---- */
+/* ---- the cursor ----
+ *
+ * "path:offset" per file read (path relative to the root), and "run!tag" per
+ * tag a non-scalar plugin declared for one-element float tensors (so a reader
+ * resumed past the declaration still skips them), comma-separated, in byte
+ * order. Bytes other than [A-Za-z0-9._/+-] are %XX, so ',', ':' and '!' only
+ * ever separate.
+ */
 
-/* Bytes a cursor path keeps as they are; every other byte is %XX. */
+/* Bytes a cursor keeps as they are; every other byte is %XX. */
 static bool plain(unsigned char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
            c == '_' || c == '-' || c == '/' || c == '+';
 }
 
-static void cursor_entry(struct strbuf *out, const char *path, uint64_t offset)
+static void escaped(struct strbuf *out, const char *s)
 {
     static const char hex[] = "0123456789ABCDEF";
-    if (out->len)
-        strbuf_addc(out, ',');
-    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (plain(*p)) {
             strbuf_addc(out, (char)*p);
         } else {
@@ -563,41 +606,65 @@ static void cursor_entry(struct strbuf *out, const char *path, uint64_t offset)
             strbuf_addc(out, hex[*p & 15]);
         }
     }
-    strbuf_addf(out, ":%" PRIu64, offset);
+}
+
+struct centry {
+    const char *a, *b; /* path and NULL (with offset), or run and tag */
+    uint64_t offset;
+};
+
+static int centry_cmp(const void *x, const void *y)
+{
+    const struct centry *p = x, *q = y;
+    int c = (p->b != NULL) - (q->b != NULL);
+    if (c == 0)
+        c = strcmp(p->a, q->a);
+    if (c == 0 && p->b)
+        c = strcmp(p->b, q->b);
+    return c;
 }
 
 void tfevents_cursor(const struct tfevents_dir *d, struct strbuf *out)
 {
-    struct strbuf c = STRBUF_INIT;
-    size_t p = 0;
-    /* Files and pending entries merged in path order, so the text is canonical. */
-    struct tf_file **all = xreallocarray(NULL, d->nfiles + 1, sizeof *all);
-    size_t n = 0;
-    for (size_t i = 0; i < d->nruns; i++)
-        for (size_t j = 0; j < d->runs[i]->nfiles; j++)
-            if (d->runs[i]->files[j]->offset > 0)
-                all[n++] = d->runs[i]->files[j];
-    for (size_t i = 1; i < n; i++) { /* already nearly sorted: insertion sort by path */
-        struct tf_file *f = all[i];
-        size_t k = i;
-        while (k > 0 && strcmp(all[k - 1]->path, f->path) > 0) {
-            all[k] = all[k - 1];
-            k--;
+    struct centry *e = NULL;
+    size_t n = 0, cap = 0;
+#define CENTRY_ADD(A, B, O)                                                                        \
+    do {                                                                                           \
+        if (n == cap) {                                                                            \
+            cap = cap ? cap * 2 : 64;                                                              \
+            e = xreallocarray(e, cap, sizeof *e);                                                  \
+        }                                                                                          \
+        e[n++] = (struct centry){(A), (B), (O)};                                                   \
+    } while (0)
+    for (size_t i = 0; i < d->nruns; i++) {
+        const struct tf_run *r = d->runs[i];
+        for (size_t j = 0; j < r->nfiles; j++)
+            if (r->files[j]->offset > 0)
+                CENTRY_ADD(r->files[j]->path, NULL, r->files[j]->offset);
+        for (size_t k = 0; k < r->tags.cap; k++) {
+            const struct tag_plugin *tp = r->tags.slots[k].item;
+            if (tp && tp->in_cursor)
+                CENTRY_ADD(r->name, tp->tag, 0);
         }
-        all[k] = f;
     }
-    for (size_t i = 0; i < n || p < d->npending;) {
-        if (p < d->npending && (i == n || strcmp(d->pending[p].path, all[i]->path) < 0)) {
-            cursor_entry(&c, d->pending[p].path, d->pending[p].offset);
-            p++;
+    for (size_t i = 0; i < d->npending; i++)
+        CENTRY_ADD(d->pending[i].path, d->pending[i].tag, d->pending[i].offset);
+#undef CENTRY_ADD
+    if (n > 1)
+        qsort(e, n, sizeof *e, centry_cmp);
+    size_t start = out->len;
+    for (size_t i = 0; i < n; i++) {
+        if (out->len > start)
+            strbuf_addc(out, ',');
+        escaped(out, e[i].a);
+        if (e[i].b) {
+            strbuf_addc(out, '!');
+            escaped(out, e[i].b);
         } else {
-            cursor_entry(&c, all[i]->path, all[i]->offset);
-            i++;
+            strbuf_addf(out, ":%" PRIu64, e[i].offset);
         }
     }
-    free(all);
-    strbuf_add(out, c.buf ? c.buf : "", c.len);
-    strbuf_free(&c);
+    free(e);
 }
 
 static int hexval(char c)
@@ -611,10 +678,12 @@ static int hexval(char c)
     return -1;
 }
 
-/* Whether path is relative, with no empty, "." or ".." component. */
-static bool path_ok(const char *path)
+/* Whether path is relative, with no empty, "." or ".." component ("." alone: allow_dot). */
+static bool path_ok(const char *path, bool allow_dot)
 {
     const char *p = path;
+    if (allow_dot && strcmp(path, ".") == 0)
+        return true;
     if (*p == '\0')
         return false;
     for (;;) {
@@ -628,56 +697,78 @@ static bool path_ok(const char *path)
     }
 }
 
-static int by_path(const void *a, const void *b)
+/* Unescapes s[*i..n) up to a byte of stop (or the end) into out; NULL, or what is wrong. */
+static const char *unescape(const char *s, size_t n, size_t *i, const char *stop,
+                            struct strbuf *out)
 {
-    return strcmp(((const struct pending *)a)->path, ((const struct pending *)b)->path);
-}
-
-/* Parses one "path:offset" entry of s[0..n) into e; NULL on success, else what is wrong. */
-static const char *parse_entry(const char *s, size_t n, struct pending *e)
-{
-    struct strbuf path = STRBUF_INIT;
-    size_t i = 0;
-    for (; i < n && s[i] != ':'; i++) {
-        if (path.len >= MAX_CURSOR_PATH) {
-            strbuf_free(&path);
-            return "path too long";
-        }
-        if (s[i] == '%') {
-            int hi = i + 2 < n ? hexval(s[i + 1]) : -1, lo = hi >= 0 ? hexval(s[i + 2]) : -1;
-            if (lo < 0 || (hi == 0 && lo == 0)) {
-                strbuf_free(&path);
+    for (; *i < n && !strchr(stop, s[*i]); (*i)++) {
+        if (out->len >= MAX_CURSOR_PATH)
+            return "name too long";
+        if (s[*i] == '%') {
+            int hi = *i + 2 < n ? hexval(s[*i + 1]) : -1, lo = hi >= 0 ? hexval(s[*i + 2]) : -1;
+            if (lo < 0 || (hi == 0 && lo == 0))
                 return "bad %-escape";
-            }
-            strbuf_addc(&path, (char)(hi * 16 + lo));
-            i += 2;
-        } else if (plain((unsigned char)s[i])) {
-            strbuf_addc(&path, s[i]);
+            strbuf_addc(out, (char)(hi * 16 + lo));
+            *i += 2;
+        } else if (plain((unsigned char)s[*i])) {
+            strbuf_addc(out, s[*i]);
         } else {
-            strbuf_free(&path);
             return "unexpected character";
         }
     }
-    if (i == n || !path_ok(strbuf_str(&path))) {
-        strbuf_free(&path);
-        return i == n ? "missing ':offset'" : "not a relative path";
-    }
+    return NULL;
+}
+
+/* Parses one entry of s[0..n) into e; NULL on success, else what is wrong. */
+static const char *parse_entry(const char *s, size_t n, struct pending *e)
+{
+    struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+    size_t i = 0;
     uint64_t off = 0;
-    size_t digits = 0;
-    for (i++; i < n; i++, digits++) {
-        if (s[i] < '0' || s[i] > '9' || off > (UINT64_C(1) << 62)) {
-            strbuf_free(&path);
-            return "bad offset";
+    const char *why = unescape(s, n, &i, ":!", &a);
+    if (why == NULL && i == n)
+        why = "missing ':offset'";
+    if (why == NULL && s[i] == '!') {
+        i++;
+        why = unescape(s, n, &i, "", &b);
+        if (why == NULL && !path_ok(strbuf_str(&a), true))
+            why = "not a run";
+        if (why == NULL && (b.len == 0 || b.len > TFEVENTS_MAX_TAG))
+            why = "bad tag";
+    } else if (why == NULL) {
+        size_t digits = 0;
+        if (!path_ok(strbuf_str(&a), false))
+            why = "not a relative path";
+        for (i++; why == NULL && i < n; i++, digits++) {
+            if (s[i] < '0' || s[i] > '9' || off > (UINT64_C(1) << 62))
+                why = "bad offset";
+            else
+                off = off * 10 + (uint64_t)(s[i] - '0');
         }
-        off = off * 10 + (uint64_t)(s[i] - '0');
+        if (why == NULL && digits == 0)
+            why = "bad offset";
     }
-    if (digits == 0) {
-        strbuf_free(&path);
-        return "bad offset";
+    if (why != NULL) {
+        strbuf_free(&a);
+        strbuf_free(&b);
+        return why;
     }
-    e->path = strbuf_detach(&path, NULL);
+    e->path = strbuf_detach(&a, NULL);
+    e->tag = b.len ? strbuf_detach(&b, NULL) : NULL;
+    strbuf_free(&b);
     e->offset = off;
     return NULL;
+}
+
+static int by_path(const void *a, const void *b)
+{
+    const struct pending *p = a, *q = b;
+    int c = strcmp(p->path, q->path);
+    if (c == 0)
+        c = (p->tag != NULL) - (q->tag != NULL);
+    if (c == 0 && p->tag)
+        c = strcmp(p->tag, q->tag);
+    return c;
 }
 
 int tfevents_set_cursor(struct tfevents_dir *d, const char *cursor, struct strbuf *err)
@@ -693,7 +784,7 @@ int tfevents_set_cursor(struct tfevents_dir *d, const char *cursor, struct strbu
     while (*s && why == NULL) {
         const char *comma = strchr(s, ',');
         size_t len = comma ? (size_t)(comma - s) : strlen(s);
-        if (n >= TFEVENTS_MAX_FILES) {
+        if (n >= TFEVENTS_MAX_FILES + TFEVENTS_MAX_CURSOR_TAGS) {
             why = "too many entries";
             break;
         }
@@ -711,13 +802,16 @@ int tfevents_set_cursor(struct tfevents_dir *d, const char *cursor, struct strbu
     if (why == NULL && n > 1) {
         qsort(list, n, sizeof *list, by_path);
         for (size_t i = 1; i < n && why == NULL; i++)
-            if (strcmp(list[i - 1].path, list[i].path) == 0)
-                why = "a file named twice";
+            if (by_path(&list[i - 1], &list[i]) == 0 ||
+                (!list[i].tag && !list[i - 1].tag && strcmp(list[i - 1].path, list[i].path) == 0))
+                why = "an entry given twice";
     }
     if (why != NULL) {
         strbuf_addf(err, "cursor: entry %zu: %s", n + 1, why);
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
             free(list[i].path);
+            free(list[i].tag);
+        }
         free(list);
         return -1;
     }
