@@ -127,6 +127,8 @@ enum tfevents_decode_status {
  */
 enum tfevents_decode_status tfevents_decode(const uint8_t *data, size_t len, tfevents_value_fn fn,
                                             void *ctx, uint64_t *bad_values);
+/* For tests and fuzzing: false makes tfevents_decode skip its fast path for simple_value events. */
+void tfevents_decode_fast_path(bool on);
 
 /* ---- 3. Log directory follower ---- */
 

@@ -88,7 +88,7 @@ struct tfevents_dir {
     bool stop;
     size_t dirs_seen;
     struct tf_run *run;
-    struct strbuf tag; /* the current value's tag, NUL-terminated */
+    char tag[TFEVENTS_MAX_TAG + 1]; /* the current value's tag, NUL-terminated */
 };
 
 /* ---- lookups ---- */
@@ -224,6 +224,8 @@ static struct tf_file *file_get(struct tfevents_dir *d, struct tf_run *r, const 
 /* Whether v (of the current run) is a scalar, remembering the plugin its tag declares. */
 static bool is_scalar(struct tfevents_dir *d, const struct tfevents_value *v, const char *tag)
 {
+    if (v->plugin == NULL && v->kind != TFEVENTS_TENSOR)
+        return v->kind == TFEVENTS_SIMPLE; /* nothing to remember or look up */
     struct tf_run *r = d->run;
     uint64_t h = hmap_hash(tag, v->tag_len);
     struct tag_plugin *tp = hmap_get(&r->tags, h, tag_eq, tag);
@@ -252,9 +254,9 @@ static bool is_scalar(struct tfevents_dir *d, const struct tfevents_value *v, co
 static int on_value(void *ctx, const struct tfevents_value *v)
 {
     struct tfevents_dir *d = ctx;
-    strbuf_reset(&d->tag);
-    strbuf_add(&d->tag, v->tag, v->tag_len);
-    const char *tag = strbuf_str(&d->tag);
+    memcpy(d->tag, v->tag, v->tag_len); /* at most TFEVENTS_MAX_TAG bytes */
+    d->tag[v->tag_len] = '\0';
+    const char *tag = d->tag;
     if (!is_scalar(d, v, tag)) {
         d->stats.other_values++;
         return 0;
@@ -489,7 +491,6 @@ struct tfevents_dir *tfevents_open_fd(int dirfd, const char *name, struct strbuf
     d->name = xstrdup(name);
     d->cap = READ_CHUNK;
     d->buf = xmalloc(d->cap);
-    d->tag = (struct strbuf)STRBUF_INIT;
     return d;
 }
 
@@ -531,7 +532,6 @@ void tfevents_close(struct tfevents_dir *d)
     free(d->runs);
     free(d->buf);
     free(d->name);
-    strbuf_free(&d->tag);
     close(d->root);
     free(d);
 }
