@@ -34,7 +34,7 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
-#define READ_CHUNK (1u << 20)     /* bytes read at a time; the buffer's resting size */
+#define READ_CHUNK (1u << 20)     /* bytes read at a time at most (unless a record is larger) */
 #define MAX_DIRS_PER_SCAN 16384   /* directories one walk visits at most */
 #define MAX_ENTRIES_PER_DIR 65536 /* entries of one directory looked at */
 #define MAX_CURSOR_PATH 4096
@@ -321,15 +321,21 @@ static void read_file(struct tfevents_dir *d, struct tf_run *r, struct tf_file *
             break;
         }
         struct tfrecord rec;
-        enum tfrecord_status st2 = tfrecord_next(d->buf + pos, len - pos, &rec);
+        const uint8_t *at = d->buf ? d->buf + pos : (const uint8_t *)"";
+        enum tfrecord_status st2 = tfrecord_next(at, len - pos, &rec);
         if (st2 == TFRECORD_PARTIAL) {
             if (base + pos + rec.need > size)
                 break; /* not yet written */
-            memmove(d->buf, d->buf + pos, len - pos);
+            if (len > pos)
+                memmove(d->buf, d->buf + pos, len - pos);
             base += pos;
             len -= pos;
             pos = 0;
-            size_t want = rec.need > READ_CHUNK ? (size_t)rec.need : READ_CHUNK;
+            /* A chunk, or the whole record, or what the file has left if less (small logs). */
+            uint64_t rest = (size - base + 0xffff) & ~(uint64_t)0xffff;
+            size_t want = rest < READ_CHUNK ? (size_t)rest : READ_CHUNK;
+            if (want < rec.need)
+                want = (size_t)rec.need;
             if (want > d->cap) {
                 d->buf = xrealloc(d->buf, want);
                 d->cap = want;
@@ -379,8 +385,8 @@ static void read_file(struct tfevents_dir *d, struct tf_run *r, struct tf_file *
     close(fd);
     if (d->cap > READ_CHUNK) { /* a large record came by: give the memory back */
         free(d->buf);
-        d->buf = xmalloc(READ_CHUNK);
-        d->cap = READ_CHUNK;
+        d->buf = NULL;
+        d->cap = 0;
     }
 }
 
@@ -489,8 +495,6 @@ struct tfevents_dir *tfevents_open_fd(int dirfd, const char *name, struct strbuf
     struct tfevents_dir *d = xcalloc(1, sizeof *d);
     d->root = fd;
     d->name = xstrdup(name);
-    d->cap = READ_CHUNK;
-    d->buf = xmalloc(d->cap);
     return d;
 }
 
