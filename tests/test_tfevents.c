@@ -709,6 +709,21 @@ static void test_hostile_tree(void **state)
     poll_all(d, &g);
     assert_int_equal(g.n, 7);
     assert_int_equal(tfevents_stats(d)->truncated, 2);
+    /* Replaced by a copy of itself grown by one record (rsync without --inplace): only the new one.
+     */
+    size_t flen;
+    char *fdata = slurp(f, &flen);
+    struct strbuf one = STRBUF_INIT;
+    tfevents_write_simple(&one, 9, 0, "a", 9.0f);
+    append_file(tmp, fdata, flen);
+    append_file(tmp, one.buf, one.len);
+    assert_int_equal(rename(tmp, f), 0);
+    poll_all(d, &g);
+    assert_int_equal(g.n, 8);
+    assert_int_equal(count_lines(&g, ". a 9 9 "), 1);
+    assert_int_equal(tfevents_stats(d)->truncated, 2);
+    strbuf_free(&one);
+    free(fdata);
     tfevents_close(d);
 
     got_free(&g);
