@@ -425,6 +425,18 @@ static void test_fixtures(void **state)
     assert_int_equal(st->bad_proto, 1);
     assert_int_equal(count_lines(&g, ". root_tag 42 0.25 "), 1);
 
+    /* The tests' own writer writes the very bytes python-protobuf does. */
+    char *root_file = xasprintf("%s/events.out.tfevents.1700000003.host", logs);
+    size_t root_len;
+    char *root_data = slurp(root_file, &root_len);
+    struct strbuf mine = STRBUF_INIT;
+    tfevents_write_simple(&mine, 42, 1.7e9 + 42, "root_tag", 0.25f);
+    assert_true(root_len > mine.len);
+    assert_memory_equal(root_data + root_len - mine.len, mine.buf, mine.len);
+    strbuf_free(&mine);
+    free(root_data);
+    free(root_file);
+
     /* The file still being written: 9 of 10, the 10th once it is whole, and only once. */
     assert_int_equal(count_lines(&g, "growing loss 8 "), 1);
     assert_int_equal(count_lines(&g, "growing loss 9 "), 0);
