@@ -77,10 +77,10 @@ int cmd_stop(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE
 int cmd_start(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 int cmd_delete(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 
-/* The contexts of config.yaml (tui/cmd_config.c). */
+/* The contexts of config.yaml (cli/cmd_config.c). */
 int cmd_config(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 
-/* Shell completion: the scripts and the hidden verb they run (tui/cmd_completion.c). */
+/* Shell completion: the scripts and the hidden verb they run (cli/cmd_completion.c). */
 int cmd_completion(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 int cmd_complete(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 /* Whether a name from outside may be offered to a shell: ordinary characters, no leading '-'. */

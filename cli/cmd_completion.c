@@ -28,8 +28,8 @@
 #include "api/jobspec.h"
 #include "api/jobstatus.h"
 #include "api/paths.h"
-#include "tui/cli.h"
-#include "tui/session.h"
+#include "cli/cli.h"
+#include "api/session.h"
 #include "util/buildinfo.h"
 #include "util/fileio.h"
 #include "util/strbuf.h"
@@ -127,7 +127,7 @@ static bool open_quiet(const struct cli_globals *g, struct session *s)
     FILE *devnull = fopen("/dev/null", "w");
     if (devnull == NULL)
         return false;
-    bool ok = session_open(g, s, devnull) == EXIT_OK;
+    bool ok = cli_session_open(g, s, devnull) == EXIT_OK;
     fclose(devnull);
     if (ok)
         s->b->revive = NULL;

@@ -9,7 +9,7 @@
  * use-context edits the file's text (api/context_edit), so comments and
  * layout stay, writes it atomically through a symlink to its target, keeping
  * its mode. Names from the file are sanitized before they are printed.
- * Called from the verb table (tui/cli.c).
+ * Called from the verb table (cli/cli.c).
  */
 #include <errno.h>
 #include <limits.h>
@@ -22,7 +22,7 @@
 #include "api/context_edit.h"
 #include "api/finding.h"
 #include "api/paths.h"
-#include "tui/cli.h"
+#include "cli/cli.h"
 #include "util/fileio.h"
 #include "util/strbuf.h"
 #include "util/utf8.h"

@@ -20,7 +20,7 @@
 #include "api/context.h"
 #include "api/context_edit.h"
 #include "api/finding.h"
-#include "tui/cli.h"
+#include "cli/cli.h"
 #include "util/strbuf.h"
 
 /* Sets name in text; checks it reads back and that keep (if any) survived. Returns the text. */
