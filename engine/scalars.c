@@ -137,8 +137,8 @@ static int read_page(int dir_fd, const char *log_path, const char *since, long l
     struct tfevents_dir *d = tfevents_open_fd(dir_fd, log_path, &why);
     int rc = 200;
     if (d == NULL) {
-        rc = api_error_set(err, 500, "LogPathUnreadable", "tensorboard.log_path", "%s: %s",
-                           log_path, strbuf_str(&why));
+        rc = api_error_set(err, 500, "LogPathUnreadable", "tensorboard.log_path", "%s",
+                           strbuf_str(&why));
         goto out;
     }
     if (since && *since && tfevents_set_cursor(d, since, &why) != 0) {
@@ -153,8 +153,8 @@ static int read_page(int dir_fd, const char *log_path, const char *since, long l
     struct tfevents_poll_result res = {0};
     if (tfevents_poll(d, &lim, on_scalar, &po, &res, &why) != 0) {
         strbuf_reset(out);
-        rc = api_error_set(err, 500, "LogPathUnreadable", "tensorboard.log_path", "%s: %s",
-                           log_path, strbuf_str(&why));
+        rc = api_error_set(err, 500, "LogPathUnreadable", "tensorboard.log_path", "%s",
+                           strbuf_str(&why));
         goto out;
     }
     const struct tfevents_stats *st = tfevents_stats(d);

@@ -442,14 +442,21 @@ static int run(struct metrics *m)
 /* Opens the --logdir source (the user's own path: a symlink given here is theirs to follow). */
 static int open_logdir(struct metrics *m, const char *dir)
 {
+    int e = 0;
     char *real = realpath(dir, NULL);
+    if (real == NULL)
+        e = errno;
     struct strbuf why = STRBUF_INIT;
     m->dir = real ? tfevents_open(real, &why) : NULL;
     if (m->dir == NULL) {
         struct strbuf line = STRBUF_INIT;
-        add_clean(&line, dir);
-        fprintf(m->err, "trainjob metrics: --logdir %s: %s\n", strbuf_str(&line),
-                real ? strbuf_str(&why) : strerror(errno));
+        if (real) { /* tfevents names the directory */
+            add_clean(&line, strbuf_str(&why));
+        } else {
+            add_clean(&line, dir);
+            strbuf_addf(&line, ": %s", strerror(e));
+        }
+        fprintf(m->err, "trainjob metrics: --logdir %s\n", strbuf_str(&line));
         strbuf_free(&line);
     }
     m->log_path = real;
