@@ -71,6 +71,11 @@ void scalar_page_add(struct scalar_page *p, const char *run, const char *tag, in
 void scalarpage_json_string(struct strbuf *out, const char *s, size_t n);
 /* Appends v as a JSON value: a number, or "NaN" / "Infinity" / "-Infinity". */
 void scalarpage_json_value(struct strbuf *out, double v);
+/*
+ * Appends a wall time (seconds) to the microsecond, trailing zeros dropped
+ * (1700000000.25; %.17g would print 1700000000.2500002); 0 when not finite.
+ */
+void scalarpage_json_wall_time(struct strbuf *out, double t);
 /* Appends one point as the JSON object of the reply's "scalars" array. */
 void scalarpage_json_point(struct strbuf *out, const char *run, const char *tag, int64_t step,
                            double wall_time, double value);

@@ -83,7 +83,7 @@ struct metrics {
     bool table_shown; /* the header is out: -f prints only rows that changed */
     uint64_t printed; /* points printed (csv, json) */
     uint64_t bad_crc, bad_protobuf, dropped, told_bad;
-    struct strbuf line; /* reused */
+    struct strbuf line, scratch; /* reused */
 };
 
 static void pause_ms(long ms)
@@ -132,37 +132,22 @@ static void add_value(struct strbuf *sb, double v)
 }
 
 /* A CSV field (RFC 4180): sanitized, quoted when it holds a comma, a quote or a space. */
-static void add_csv_field(struct strbuf *sb, const char *s)
+static void add_csv_field(struct strbuf *sb, struct strbuf *scratch, const char *s)
 {
-    struct strbuf clean = STRBUF_INIT;
-    add_clean(&clean, s);
-    const char *c = strbuf_str(&clean);
-    if (strpbrk(c, ",\" ") == NULL && *c) {
+    strbuf_reset(scratch);
+    add_clean(scratch, s);
+    const char *c = strbuf_str(scratch);
+    if (*c && strpbrk(c, ",\" ") == NULL) {
         strbuf_adds(sb, c);
-    } else {
-        strbuf_addc(sb, '"');
-        for (; *c; c++) {
-            if (*c == '"')
-                strbuf_addc(sb, '"');
-            strbuf_addc(sb, *c);
-        }
-        strbuf_addc(sb, '"');
+        return;
     }
-    strbuf_free(&clean);
-}
-
-/* wall_time with microseconds, trailing zeros dropped (as the JSON reply has it). */
-static void add_wall_time(struct strbuf *sb, double t)
-{
-    struct strbuf tmp = STRBUF_INIT;
-    scalarpage_json_point(&tmp, ".", "", 0, t, 0);
-    /* {"run":".","tag":"","step":0,"wall_time":T,"value":0}: take T */
-    const char *p = strstr(strbuf_str(&tmp), "\"wall_time\":");
-    if (p) {
-        p += strlen("\"wall_time\":");
-        strbuf_add(sb, p, strcspn(p, ","));
+    strbuf_addc(sb, '"');
+    for (; *c; c++) {
+        if (*c == '"')
+            strbuf_addc(sb, '"');
+        strbuf_addc(sb, *c);
     }
-    strbuf_free(&tmp);
+    strbuf_addc(sb, '"');
 }
 
 /* One point out: a CSV row or a JSON object (table: into the set of last values). */
@@ -178,11 +163,11 @@ static void emit(struct metrics *m, const char *run, const char *tag, int64_t st
         metricset_add(m->last, run, tag, step, wall_time, value);
         return;
     case METRICS_CSV:
-        add_csv_field(l, run);
+        add_csv_field(l, &m->scratch, run);
         strbuf_addc(l, ',');
-        add_csv_field(l, tag);
+        add_csv_field(l, &m->scratch, tag);
         strbuf_addf(l, ",%lld,", (long long)step);
-        add_wall_time(l, wall_time);
+        scalarpage_json_wall_time(l, wall_time);
         strbuf_addc(l, ',');
         add_value(l, value);
         break;
@@ -550,5 +535,6 @@ int cmd_metrics(const struct cli_globals *g, int argc, char **argv, FILE *out, F
     free(m.cursor);
     free(m.log_path);
     strbuf_free(&m.line);
+    strbuf_free(&m.scratch);
     return rc;
 }
