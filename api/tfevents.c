@@ -1,25 +1,107 @@
 /*
- * tfevents: TFRecord framing, the Event decoder and the log directory
- * follower (see tfevents.h). Skeleton: the API compiles; the bodies follow.
+ * tfevents: the TFRecord framing and the Event decoder (tfevents.h layers 1
+ * and 2); the log directory follower is in tfevents_dir.c.
+ *
+ * CRC-32C runs on the SSE4.2 crc32 instruction where the CPU has it (checked
+ * once at run time) and on an 8-way sliced table elsewhere: the CRC of every
+ * byte read is most of the cost of reading an event file.
+ *
+ * The decoder knows protobuf's wire format (varint, fixed64, length-delimited,
+ * fixed32) and the few field numbers of event.proto, summary.proto and
+ * tensor.proto that a scalar needs. It follows protobuf's merge rules where
+ * they can change a scalar: the last wall_time/step/tag/plugin_name wins, a
+ * message field that appears twice is merged, the last member of a oneof set
+ * wins. A known field with an unexpected wire type is skipped as an unknown
+ * one would be; groups (wire types 3, 4) and truncated fields make the record
+ * bad.
  */
 #include "api/tfevents.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/strbuf.h"
-#include "util/xalloc.h"
+#include "util/utf8.h"
+
+/* ---- CRC-32C ---- */
+
+static uint32_t crc_table[8][256];
+static int crc_hw = -1; /* -1: not yet known */
+
+/* Fills the sliced tables for the reflected polynomial 0x82f63b78. */
+static void crc_init_table(void)
+{
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++)
+            c = (c >> 1) ^ (0x82f63b78u & (0u - (c & 1u)));
+        crc_table[0][i] = c;
+    }
+    for (uint32_t i = 0; i < 256; i++)
+        for (int t = 1; t < 8; t++)
+            crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^ crc_table[0][crc_table[t - 1][i] & 0xff];
+}
+
+static uint32_t crc_sw(uint32_t crc, const uint8_t *p, size_t n)
+{
+    while (n >= 8) {
+        uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                             (uint32_t)p[3] << 24);
+        crc = crc_table[7][lo & 0xff] ^ crc_table[6][(lo >> 8) & 0xff] ^
+              crc_table[5][(lo >> 16) & 0xff] ^ crc_table[4][lo >> 24] ^ crc_table[3][p[4]] ^
+              crc_table[2][p[5]] ^ crc_table[1][p[6]] ^ crc_table[0][p[7]];
+        p += 8;
+        n -= 8;
+    }
+    while (n--)
+        crc = (crc >> 8) ^ crc_table[0][(crc ^ *p++) & 0xff];
+    return crc;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define CRC_HAVE_HW 1
+__attribute__((target("sse4.2"))) static uint32_t crc_hw_x86(uint32_t crc, const uint8_t *p,
+                                                             size_t n)
+{
+    uint64_t c = crc;
+    while (n >= 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        c = __builtin_ia32_crc32di(c, v);
+        p += 8;
+        n -= 8;
+    }
+    uint32_t c32 = (uint32_t)c;
+    while (n--)
+        c32 = __builtin_ia32_crc32qi(c32, *p++);
+    return c32;
+}
+#endif
+
+/* Fills the tables and learns whether the CPU has the crc32 instruction. */
+static void crc_init(void)
+{
+    crc_init_table();
+#ifdef CRC_HAVE_HW
+    __builtin_cpu_init();
+    crc_hw = __builtin_cpu_supports("sse4.2") ? 1 : 0;
+    if (getenv("TRAINJOB_CRC_SOFTWARE") != NULL) /* tests check both paths */
+        crc_hw = 0;
+#else
+    crc_hw = 0;
+#endif
+}
 
 uint32_t tfevents_crc32c(const void *data, size_t n)
 {
-    const uint8_t *p = data;
-    uint32_t crc = 0xffffffffu;
-    for (size_t i = 0; i < n; i++) {
-        crc ^= p[i];
-        for (int k = 0; k < 8; k++)
-            crc = (crc >> 1) ^ (0x82f63b78u & (0u - (crc & 1u)));
-    }
-    return ~crc;
+    if (crc_hw < 0)
+        crc_init();
+#ifdef CRC_HAVE_HW
+    if (crc_hw)
+        return ~crc_hw_x86(0xffffffffu, data, n);
+#endif
+    return ~crc_sw(0xffffffffu, data, n);
 }
 
 uint32_t tfevents_masked_crc32c(const void *data, size_t n)
@@ -28,96 +110,627 @@ uint32_t tfevents_masked_crc32c(const void *data, size_t n)
     return ((crc >> 15) | (crc << 17)) + 0xa282ead8u;
 }
 
+/* ---- TFRecord framing ---- */
+
+static uint64_t get_le64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static uint32_t get_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Whether buf (TFRECORD_HEADER bytes) is a header whose length CRC checks. */
+static bool header_ok(const uint8_t *buf)
+{
+    return tfevents_masked_crc32c(buf, 8) == get_le32(buf + 8);
+}
+
 enum tfrecord_status tfrecord_next(const uint8_t *buf, size_t n, struct tfrecord *rec)
 {
-    (void)buf;
     memset(rec, 0, sizeof *rec);
-    rec->need = n + 1;
-    return TFRECORD_PARTIAL;
+    if (n < TFRECORD_HEADER) {
+        rec->need = TFRECORD_HEADER;
+        return TFRECORD_PARTIAL;
+    }
+    if (!header_ok(buf)) {
+        /* Skip every position that has a whole header and cannot start a record. */
+        size_t k = 1;
+        while (k + TFRECORD_HEADER <= n && !header_ok(buf + k))
+            k++;
+        rec->consumed = k;
+        return TFRECORD_RESYNC;
+    }
+    uint64_t len = get_le64(buf);
+    if (len > TFEVENTS_MAX_RECORD) {
+        rec->consumed = len + TFRECORD_OVERHEAD; /* len <= 2^64 - 1; checked below */
+        if (rec->consumed < len) {
+            /* A length this near 2^64 cannot be skipped over: treat the header as damage. */
+            rec->consumed = 1;
+            return TFRECORD_RESYNC;
+        }
+        return TFRECORD_OVERSIZED;
+    }
+    if (n - TFRECORD_HEADER < len + 4) {
+        rec->need = len + TFRECORD_OVERHEAD;
+        return TFRECORD_PARTIAL;
+    }
+    rec->len = (size_t)len;
+    rec->consumed = len + TFRECORD_OVERHEAD;
+    if (tfevents_masked_crc32c(buf + TFRECORD_HEADER, rec->len) !=
+        get_le32(buf + TFRECORD_HEADER + rec->len))
+        return TFRECORD_BAD;
+    rec->data = buf + TFRECORD_HEADER;
+    return TFRECORD_OK;
+}
+
+static void put_le(struct strbuf *out, uint64_t v, int bytes)
+{
+    uint8_t b[8];
+    for (int i = 0; i < bytes; i++)
+        b[i] = (uint8_t)(v >> (8 * i));
+    strbuf_add(out, b, (size_t)bytes);
 }
 
 void tfrecord_write(struct strbuf *out, const void *data, size_t len)
 {
-    (void)out;
-    (void)data;
-    (void)len;
+    uint8_t head[8];
+    for (int i = 0; i < 8; i++)
+        head[i] = (uint8_t)((uint64_t)len >> (8 * i));
+    strbuf_add(out, head, 8);
+    put_le(out, tfevents_masked_crc32c(head, 8), 4);
+    strbuf_add(out, data, len);
+    put_le(out, tfevents_masked_crc32c(data, len), 4);
+}
+
+/* ---- protobuf wire format ---- */
+
+enum { WT_VARINT = 0, WT_FIXED64 = 1, WT_LEN = 2, WT_FIXED32 = 5 };
+
+struct pb {
+    const uint8_t *p, *end;
+};
+
+/* One field's key and payload; for WT_LEN, sub is the payload. */
+struct pb_field {
+    uint32_t number;
+    int type;
+    uint64_t u;    /* WT_VARINT, WT_FIXED64, WT_FIXED32 */
+    struct pb sub; /* WT_LEN */
+};
+
+static bool pb_varint(struct pb *b, uint64_t *out)
+{
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+        if (b->p == b->end)
+            return false;
+        uint8_t c = *b->p++;
+        if (shift == 63 && c > 1)
+            return false; /* more than 64 bits */
+        v |= (uint64_t)(c & 0x7f) << shift;
+        if (!(c & 0x80)) {
+            *out = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Reads the next field of b; false at the end (ok = true) or on malformed bytes (ok = false). */
+static bool pb_next(struct pb *b, struct pb_field *f, bool *ok)
+{
+    *ok = true;
+    if (b->p == b->end)
+        return false;
+    *ok = false;
+    uint64_t key;
+    if (!pb_varint(b, &key) || (key >> 3) == 0 || (key >> 3) > 0x1fffffff)
+        return false;
+    f->number = (uint32_t)(key >> 3);
+    f->type = (int)(key & 7);
+    switch (f->type) {
+    case WT_VARINT:
+        if (!pb_varint(b, &f->u))
+            return false;
+        break;
+    case WT_FIXED64:
+        if (b->end - b->p < 8)
+            return false;
+        f->u = get_le64(b->p);
+        b->p += 8;
+        break;
+    case WT_FIXED32:
+        if (b->end - b->p < 4)
+            return false;
+        f->u = get_le32(b->p);
+        b->p += 4;
+        break;
+    case WT_LEN: {
+        uint64_t len;
+        if (!pb_varint(b, &len) || len > (uint64_t)(b->end - b->p))
+            return false;
+        f->sub.p = b->p;
+        f->sub.end = b->p + len;
+        b->p += len;
+        break;
+    }
+    default: /* groups and the reserved wire types */
+        return false;
+    }
+    *ok = true;
+    return true;
+}
+
+static double f64_from_bits(uint64_t u)
+{
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+static double f32_from_bits(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return (double)f;
+}
+
+/* IEEE half precision bits to double (subnormals, Inf and NaN included). */
+static double f16_from_bits(uint32_t h)
+{
+    int sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, frac = (int)(h & 0x3ff);
+    double v;
+    if (exp == 0)
+        v = ldexp(frac, -24);
+    else if (exp == 31)
+        v = frac ? NAN : INFINITY;
+    else
+        v = ldexp(frac + 1024, exp - 25);
+    return sign ? -v : v;
+}
+
+/* ---- TensorProto ---- */
+
+enum { DT_FLOAT = 1, DT_DOUBLE = 2, DT_BFLOAT16 = 14, DT_HALF = 19 };
+
+/* What a scalar needs of a (merged) TensorProto. */
+struct tensor {
+    uint64_t dtype;
+    bool not_one;       /* the shape holds other than exactly one element */
+    struct pb content;  /* tensor_content, last wins; p == NULL when absent */
+    bool have_val;      /* the first float_val/double_val/half_val seen */
+    uint64_t first_val; /* its bits: float, double or half as the dtype says */
+    int val_field;      /* which field it came from: 5, 6 or 13 */
+};
+
+/* Reads a TensorShapeProto: exactly one element is a rank-0 shape or every dim of size 1. */
+static bool decode_shape(struct pb b, struct tensor *t)
+{
+    struct pb_field f;
+    bool ok;
+    while (pb_next(&b, &f, &ok)) {
+        if (f.number == 2 && f.type == WT_LEN) {
+            struct pb d = f.sub;
+            struct pb_field g;
+            int64_t size = 0;
+            while (pb_next(&d, &g, &ok))
+                if (g.number == 1 && g.type == WT_VARINT)
+                    size = (int64_t)g.u;
+            if (!ok)
+                return false;
+            if (size != 1)
+                t->not_one = true;
+        } else if (f.number == 3 && f.type == WT_VARINT && f.u != 0) {
+            t->not_one = true; /* unknown_rank */
+        }
+    }
+    return ok;
+}
+
+/* Keeps the first element of a float/double/half value field (packed or not). */
+static bool tensor_val(struct tensor *t, const struct pb_field *f)
+{
+    if (t->have_val)
+        return true; /* the first one is the value; later ones are still well-formed */
+    int want = f->number == 5 ? WT_FIXED32 : f->number == 6 ? WT_FIXED64 : WT_VARINT;
+    if (f->type == want) {
+        t->first_val = f->u;
+    } else if (f->type == WT_LEN) {
+        struct pb b = f->sub;
+        size_t len = (size_t)(b.end - b.p);
+        if (len == 0)
+            return true;
+        if (want == WT_FIXED32) {
+            if (len % 4)
+                return false;
+            t->first_val = get_le32(b.p);
+        } else if (want == WT_FIXED64) {
+            if (len % 8)
+                return false;
+            t->first_val = get_le64(b.p);
+        } else if (!pb_varint(&b, &t->first_val)) {
+            return false;
+        }
+    } else {
+        return true; /* an unexpected wire type: skipped like an unknown field */
+    }
+    t->have_val = true;
+    t->val_field = (int)f->number;
+    return true;
+}
+
+/* Merges one TensorProto occurrence into t; false when malformed. */
+static bool decode_tensor(struct pb b, struct tensor *t)
+{
+    struct pb_field f;
+    bool ok;
+    while (pb_next(&b, &f, &ok)) {
+        if (f.number == 1 && f.type == WT_VARINT)
+            t->dtype = f.u;
+        else if (f.number == 2 && f.type == WT_LEN) {
+            if (!decode_shape(f.sub, t))
+                return false;
+        } else if (f.number == 4 && f.type == WT_LEN)
+            t->content = f.sub;
+        else if (f.number == 5 || f.number == 6 || f.number == 13) {
+            if (!tensor_val(t, &f))
+                return false;
+        }
+    }
+    return ok;
+}
+
+/*
+ * The scalar a one-element tensor holds, as TensorFlow's MakeNdarray reads
+ * it: tensor_content when not empty, else the first value of the dtype's
+ * field, else zero. Returns the kind, or -1 when content and dtype disagree.
+ */
+static int tensor_scalar(const struct tensor *t, double *out)
+{
+    size_t width;
+    int field;
+    switch (t->dtype) {
+    case DT_FLOAT:
+        width = 4, field = 5;
+        break;
+    case DT_DOUBLE:
+        width = 8, field = 6;
+        break;
+    case DT_HALF:
+    case DT_BFLOAT16:
+        width = 2, field = 13;
+        break;
+    default:
+        return TFEVENTS_OTHER;
+    }
+    if (t->not_one)
+        return TFEVENTS_OTHER;
+    size_t clen = t->content.p ? (size_t)(t->content.end - t->content.p) : 0;
+    uint64_t bits = 0;
+    if (clen > 0) {
+        if (clen != width)
+            return -1;
+        for (size_t i = width; i-- > 0;)
+            bits = bits << 8 | t->content.p[i];
+    } else if (t->have_val && t->val_field == field) {
+        bits = t->first_val;
+    } else if (t->have_val) {
+        return -1; /* a value in another dtype's field */
+    } else {
+        *out = 0;
+        return TFEVENTS_TENSOR;
+    }
+    if (t->dtype == DT_FLOAT)
+        *out = f32_from_bits((uint32_t)bits);
+    else if (t->dtype == DT_DOUBLE)
+        *out = f64_from_bits(bits);
+    else if (t->dtype == DT_HALF)
+        *out = f16_from_bits((uint32_t)bits & 0xffff);
+    else
+        *out = f32_from_bits(((uint32_t)bits & 0xffff) << 16);
+    return TFEVENTS_TENSOR;
+}
+
+/* ---- Summary.Value, Summary, Event ---- */
+
+/* Reads SummaryMetadata for plugin_data.plugin_name (last wins). */
+static bool decode_metadata(struct pb b, struct tfevents_value *v)
+{
+    struct pb_field f;
+    bool ok;
+    while (pb_next(&b, &f, &ok)) {
+        if (f.number != 1 || f.type != WT_LEN)
+            continue;
+        struct pb pd = f.sub;
+        struct pb_field g;
+        while (pb_next(&pd, &g, &ok))
+            if (g.number == 1 && g.type == WT_LEN) {
+                v->plugin = (const char *)g.sub.p;
+                v->plugin_len = (size_t)(g.sub.end - g.sub.p);
+            }
+        if (!ok)
+            return false;
+    }
+    return ok;
+}
+
+/* A tag is 1 .. TFEVENTS_MAX_TAG bytes of UTF-8 without NUL (ASCII checked fast). */
+static bool tag_ok(const char *tag, size_t len)
+{
+    if (len == 0 || len > TFEVENTS_MAX_TAG)
+        return false;
+    bool ascii = true;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)tag[i];
+        if (c == 0)
+            return false;
+        ascii = ascii && c < 0x80;
+    }
+    return ascii || utf8_valid(tag, len);
+}
+
+/*
+ * Decodes one Summary.Value into v (step and wall_time already set).
+ * Returns 1 when it is usable, 0 when malformed in a way that spoils only
+ * this value, -1 when the bytes are not a message at all.
+ */
+static int decode_value(struct pb b, struct tfevents_value *v)
+{
+    struct pb_field f;
+    bool ok;
+    struct tensor t;
+    int which = 0; /* the oneof member set last: its field number */
+    uint64_t simple = 0;
+    memset(&t, 0, sizeof t);
+    v->tag = NULL;
+    v->tag_len = 0;
+    v->plugin = NULL;
+    v->plugin_len = 0;
+    while (pb_next(&b, &f, &ok)) {
+        switch (f.number) {
+        case 1:
+            if (f.type == WT_LEN) {
+                v->tag = (const char *)f.sub.p;
+                v->tag_len = (size_t)(f.sub.end - f.sub.p);
+            }
+            break;
+        case 9:
+            if (f.type == WT_LEN && !decode_metadata(f.sub, v))
+                return -1;
+            break;
+        case 2:
+            if (f.type == WT_FIXED32) {
+                simple = f.u;
+                which = 2;
+            }
+            break;
+        case 8:
+            if (f.type == WT_LEN) {
+                if (which != 8)
+                    memset(&t, 0, sizeof t); /* another oneof member was set between */
+                if (!decode_tensor(f.sub, &t))
+                    return -1;
+                which = 8;
+            }
+            break;
+        case 3:
+        case 4:
+        case 5:
+        case 6:
+            if (f.type == WT_LEN)
+                which = (int)f.number;
+            break;
+        default:
+            break;
+        }
+    }
+    if (!ok)
+        return -1;
+    if (!tag_ok(v->tag, v->tag_len))
+        return 0;
+    if (which == 2) {
+        v->kind = TFEVENTS_SIMPLE;
+        v->value = f32_from_bits((uint32_t)simple);
+    } else if (which == 8) {
+        int kind = tensor_scalar(&t, &v->value);
+        if (kind < 0)
+            return 0;
+        v->kind = (enum tfevents_kind)kind;
+    } else {
+        v->kind = TFEVENTS_OTHER;
+    }
+    return 1;
+}
+
+/* Values kept from the checking pass so that most records are walked once. */
+#define KEEP_VALUES 16
+
+struct event_scan {
+    struct tfevents_value v; /* step and wall_time: the last of each wins */
+    struct tfevents_value kept[KEEP_VALUES];
+    signed char ok[KEEP_VALUES]; /* decode_value's answer per kept value */
+    size_t nvalues;
+};
+
+/*
+ * One pass over an Event. Without fn it checks the whole record, finds
+ * wall_time and step and keeps the first KEEP_VALUES values; with fn it
+ * hands every value on (the second pass, for records with more values).
+ */
+static enum tfevents_decode_status event_pass(struct pb b, struct event_scan *e,
+                                              tfevents_value_fn fn, void *ctx, uint64_t *bad)
+{
+    struct pb_field f;
+    bool ok;
+    struct tfevents_value *v = &e->v;
+    while (pb_next(&b, &f, &ok)) {
+        if (f.number == 1 && f.type == WT_FIXED64 && !fn)
+            v->wall_time = f64_from_bits(f.u);
+        else if (f.number == 2 && f.type == WT_VARINT && !fn)
+            v->step = (int64_t)f.u;
+        else if (f.number == 5 && f.type == WT_LEN) {
+            struct pb s = f.sub;
+            struct pb_field g;
+            while (pb_next(&s, &g, &ok)) {
+                if (g.number != 1 || g.type != WT_LEN)
+                    continue;
+                int rc = decode_value(g.sub, v);
+                if (rc < 0)
+                    return TFEVENTS_DECODE_BAD;
+                if (fn == NULL) {
+                    if (e->nvalues < KEEP_VALUES) {
+                        e->kept[e->nvalues] = *v;
+                        e->ok[e->nvalues] = (signed char)rc;
+                    }
+                    e->nvalues++;
+                    continue;
+                }
+                if (rc == 0)
+                    (*bad)++;
+                else if (fn(ctx, v) != 0)
+                    return TFEVENTS_DECODE_STOPPED;
+            }
+            if (!ok)
+                return TFEVENTS_DECODE_BAD;
+        }
+    }
+    return ok ? TFEVENTS_DECODE_OK : TFEVENTS_DECODE_BAD;
+}
+
+static bool fast_path = true;
+
+void tfevents_decode_fast_path(bool on)
+{
+    fast_path = on;
+}
+
+/*
+ * The one layout TF1, PyTorch and tensorboardX give a scalar event, field by
+ * field in number order: wall_time (09, 8 bytes, absent when 0), step (10,
+ * varint, absent when 0), summary (2a) holding one value (0a) of a tag (0a)
+ * and a simple_value (15), with one-byte lengths, nothing after. Returns 1
+ * and fills v when data is exactly that, else 0 (the general decoder then
+ * reads it). About four times faster than the general path.
+ */
+static int decode_simple_fast(const uint8_t *p, size_t len, struct tfevents_value *v)
+{
+    const uint8_t *end = p + len;
+    v->wall_time = 0;
+    v->step = 0;
+    if (end - p >= 9 && *p == 0x09) {
+        v->wall_time = f64_from_bits(get_le64(p + 1));
+        p += 9;
+    }
+    if (p < end && *p == 0x10) {
+        uint64_t step = 0;
+        int shift = 0;
+        for (p++;; p++, shift += 7) {
+            if (p == end || shift > 63 || (shift == 63 && *p > 1))
+                return 0;
+            step |= (uint64_t)(*p & 0x7f) << shift;
+            if (!(*p & 0x80))
+                break;
+        }
+        p++;
+        v->step = (int64_t)step;
+    }
+    /* 2a S 0a V 0a T tag... 15 f32: S = V + 2, V = T + 7, all < 128. */
+    if (end - p < 6 + 5 || p[0] != 0x2a || p[2] != 0x0a || p[4] != 0x0a || p[1] >= 0x80)
+        return 0;
+    size_t s = p[1], vl = p[3], t = p[5];
+    if (s != vl + 2 || vl != t + 7 || (size_t)(end - p) != 2 + s)
+        return 0;
+    const uint8_t *tag = p + 6;
+    if (tag[t] != 0x15 || !tag_ok((const char *)tag, t))
+        return 0;
+    v->tag = (const char *)tag;
+    v->tag_len = t;
+    v->plugin = NULL;
+    v->plugin_len = 0;
+    v->kind = TFEVENTS_SIMPLE;
+    v->value = f32_from_bits(get_le32(tag + t + 1));
+    return 1;
 }
 
 enum tfevents_decode_status tfevents_decode(const uint8_t *data, size_t len, tfevents_value_fn fn,
                                             void *ctx, uint64_t *bad_values)
 {
-    (void)data;
-    (void)len;
-    (void)fn;
-    (void)ctx;
+    struct pb b = {data, data + len};
+    struct event_scan e;
+    uint64_t bad = 0;
+    memset(&e.v, 0, sizeof e.v);
+    e.nvalues = 0;
     if (bad_values)
         *bad_values = 0;
-    return TFEVENTS_DECODE_BAD;
+    if (fast_path && decode_simple_fast(data, len, &e.v)) {
+        if (fn && fn(ctx, &e.v) != 0)
+            return TFEVENTS_DECODE_STOPPED;
+        return TFEVENTS_DECODE_OK;
+    }
+    enum tfevents_decode_status st = event_pass(b, &e, NULL, NULL, &bad);
+    if (st != TFEVENTS_DECODE_OK || fn == NULL)
+        return st;
+    if (e.nvalues <= KEEP_VALUES) {
+        for (size_t i = 0; i < e.nvalues && st == TFEVENTS_DECODE_OK; i++) {
+            e.kept[i].step = e.v.step; /* a later step or wall_time field wins */
+            e.kept[i].wall_time = e.v.wall_time;
+            if (e.ok[i] == 0)
+                bad++;
+            else if (fn(ctx, &e.kept[i]) != 0)
+                st = TFEVENTS_DECODE_STOPPED;
+        }
+    } else {
+        st = event_pass(b, &e, fn, ctx, &bad);
+    }
+    if (bad_values)
+        *bad_values = bad;
+    return st;
 }
 
-struct tfevents_dir {
-    int fd;
-    struct tfevents_stats stats;
-};
+/* ---- writing (tests, tools, benches) ---- */
 
-struct tfevents_dir *tfevents_open(const char *path, struct strbuf *err)
+static void pb_put_varint(struct strbuf *out, uint64_t v)
 {
-    strbuf_addf(err, "%s: not implemented yet", path);
-    return NULL;
+    while (v >= 0x80) {
+        strbuf_addc(out, (char)(v | 0x80));
+        v >>= 7;
+    }
+    strbuf_addc(out, (char)v);
 }
 
-struct tfevents_dir *tfevents_open_fd(int dirfd, const char *name, struct strbuf *err)
+void tfevents_write_simple(struct strbuf *out, int64_t step, double wall_time, const char *tag,
+                           float value)
 {
-    (void)dirfd;
-    strbuf_addf(err, "%s: not implemented yet", name);
-    return NULL;
-}
-
-void tfevents_close(struct tfevents_dir *d)
-{
-    free(d);
-}
-
-int tfevents_set_cursor(struct tfevents_dir *d, const char *cursor, struct strbuf *err)
-{
-    (void)d;
-    (void)cursor;
-    strbuf_adds(err, "not implemented yet");
-    return -1;
-}
-
-void tfevents_cursor(const struct tfevents_dir *d, struct strbuf *out)
-{
-    (void)d;
-    (void)out;
-}
-
-int tfevents_poll(struct tfevents_dir *d, const struct tfevents_limit *lim, tfevents_scalar_fn fn,
-                  void *ctx, struct tfevents_poll_result *res, struct strbuf *err)
-{
-    (void)d;
-    (void)lim;
-    (void)fn;
-    (void)ctx;
-    memset(res, 0, sizeof *res);
-    strbuf_adds(err, "not implemented yet");
-    return -1;
-}
-
-const struct tfevents_stats *tfevents_stats(const struct tfevents_dir *d)
-{
-    return &d->stats;
-}
-
-size_t tfevents_run_count(const struct tfevents_dir *d)
-{
-    (void)d;
-    return 0;
-}
-
-const char *tfevents_run_name(const struct tfevents_dir *d, size_t i)
-{
-    (void)d;
-    (void)i;
-    return NULL;
+    size_t tlen = strlen(tag);
+    struct strbuf val = STRBUF_INIT, ev = STRBUF_INIT;
+    uint32_t vbits;
+    uint64_t wbits;
+    memcpy(&vbits, &value, 4);
+    memcpy(&wbits, &wall_time, 8);
+    /* Summary.Value: tag (1), simple_value (2). */
+    pb_put_varint(&val, 1 << 3 | WT_LEN);
+    pb_put_varint(&val, tlen);
+    strbuf_add(&val, tag, tlen);
+    pb_put_varint(&val, 2 << 3 | WT_FIXED32);
+    put_le(&val, vbits, 4);
+    /* Event: wall_time (1), step (2), summary (5) { value (1) }. */
+    pb_put_varint(&ev, 1 << 3 | WT_FIXED64);
+    put_le(&ev, wbits, 8);
+    pb_put_varint(&ev, 2 << 3 | WT_VARINT);
+    pb_put_varint(&ev, (uint64_t)step);
+    size_t vlen = val.len, slen = 1 + (vlen < 128 ? 1 : vlen < 16384 ? 2 : 3) + vlen;
+    pb_put_varint(&ev, 5 << 3 | WT_LEN);
+    pb_put_varint(&ev, slen);
+    pb_put_varint(&ev, 1 << 3 | WT_LEN);
+    pb_put_varint(&ev, vlen);
+    strbuf_add(&ev, val.buf, vlen);
+    tfrecord_write(out, ev.buf, ev.len);
+    strbuf_free(&val);
+    strbuf_free(&ev);
 }

@@ -80,6 +80,12 @@ enum tfrecord_status tfrecord_next(const uint8_t *buf, size_t n, struct tfrecord
 
 /* Appends one framed record holding data to out (writers in tests, tools and benches). */
 void tfrecord_write(struct strbuf *out, const void *data, size_t len);
+/*
+ * Appends one framed Event holding one simple_value scalar, as PyTorch's
+ * SummaryWriter writes it (the tests', tools' and benches' writer).
+ */
+void tfevents_write_simple(struct strbuf *out, int64_t step, double wall_time, const char *tag,
+                           float value);
 
 /* ---- 2. Event decoding ---- */
 
@@ -121,6 +127,8 @@ enum tfevents_decode_status {
  */
 enum tfevents_decode_status tfevents_decode(const uint8_t *data, size_t len, tfevents_value_fn fn,
                                             void *ctx, uint64_t *bad_values);
+/* For tests and fuzzing: false makes tfevents_decode skip its fast path for simple_value events. */
+void tfevents_decode_fast_path(bool on);
 
 /* ---- 3. Log directory follower ---- */
 
@@ -168,8 +176,9 @@ struct tfevents_limit {
 struct tfevents_dir;
 
 /*
- * Follows the log directory at path (a symlink as path itself is refused:
- * O_NOFOLLOW). NULL with a message naming the path in err on failure.
+ * Follows the log directory at path, as the caller names it (a symlink in
+ * path itself is followed: the caller chose it; nothing below it ever is).
+ * NULL with a message naming the path in err on failure.
  */
 struct tfevents_dir *tfevents_open(const char *path, struct strbuf *err);
 /*

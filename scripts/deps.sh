@@ -38,6 +38,10 @@ need_cmd valgrind valgrind
 need_cmd curl curl
 need_cmd jq jq
 need_cmd openssl openssl
+# The TensorBoard fixtures (tests/fixtures/tensorboard/gen_events.py) are written by the
+# real protobuf runtime from .proto files compiled by protoc, with Debian's python3.
+need_cmd protoc protobuf-compiler
+/usr/bin/python3 -c "import google.protobuf" 2>/dev/null || missing="$missing python3 python3-protobuf"
 if [ "${1:-}" = "--fuzz" ]; then
     need_cmd clang clang
     ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||

@@ -1,0 +1,383 @@
+/*
+ * bench_tfevents: the cost of reading TensorBoard event files (api/tfevents,
+ * api/metricset), as issue 13 asks:
+ *   - a 100 MB event file (~2.4 M simple_value scalars, 4 tags) read from
+ *     cold (its pages dropped from the page cache with posix_fadvise before
+ *     each run), in MB/s, next to `cat FILE >/dev/null` of the same file
+ *     dropped the same way (the physical floor), and both again warm;
+ *   - one poll that picks up 1,000 records appended to that 100 MB file;
+ *   - the VmRSS of a separate process (this program re-run as a follower)
+ *     that follows 10 runs x 20 tags into a metricset while the steps grow.
+ *     1 M steps would be 200 M records (~9 GB); the box has neither the disk
+ *     nor the time, so it is scaled to STEPS_RSS steps, written in rounds of
+ *     fresh files (the read ones deleted), and the RSS is printed after each
+ *     tenth of the way: it is flat once the buckets are full, which is what
+ *     makes the 1 M-step figure the same.
+ * Medians of RUNS runs. The scratch files live in a temporary directory
+ * under $TMPDIR (or /tmp) and are removed at the end.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "api/metricset.h"
+#include "api/tfevents.h"
+#include "bench/bench.h"
+#include "util/strbuf.h"
+
+#define FILE_MB 100
+#define RUNS 5
+#define INCR_RUNS 21
+#define INCR_RECORDS 1000
+#define RSS_RUNS 10
+#define RSS_TAGS 20
+#define STEPS_RSS 100000
+#define STEPS_ROUND 10000
+
+static const char *tags4[] = {"train/loss", "train/lr", "eval/accuracy", "grad_norm"};
+
+static void row(const char *what, const char *value, const char *target)
+{
+    printf("| %-52s | %18s | %-24s |\n", what, value, target);
+}
+
+static void rowf(const char *what, const char *target, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void rowf(const char *what, const char *target, const char *fmt, ...)
+{
+    char buf[64];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    row(what, buf, target);
+}
+
+static void die(const char *what)
+{
+    fprintf(stderr, "bench_tfevents: %s: %s\n", what, strerror(errno));
+    exit(1);
+}
+
+static void write_all(int fd, const void *p, size_t n)
+{
+    const char *c = p;
+    while (n > 0) {
+        ssize_t k = write(fd, c, n);
+        if (k <= 0)
+            die("write");
+        c += k;
+        n -= (size_t)k;
+    }
+}
+
+/* Appends records for steps [from, to) of tags to fd, 1 MB at a time. */
+static uint64_t write_steps(int fd, int64_t from, int64_t to, const char **tags, int ntags)
+{
+    struct strbuf sb = STRBUF_INIT;
+    uint64_t records = 0;
+    for (int64_t s = from; s < to; s++) {
+        for (int t = 0; t < ntags; t++, records++)
+            tfevents_write_simple(&sb, s, 1.7e9 + (double)s * 0.1, tags[t],
+                                  (float)(1.0 / (1.0 + (double)s) + t));
+        if (sb.len >= (1u << 20)) {
+            write_all(fd, sb.buf, sb.len);
+            strbuf_reset(&sb);
+        }
+    }
+    write_all(fd, sb.buf, sb.len);
+    strbuf_free(&sb);
+    return records;
+}
+
+static void drop_cache(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        die(path);
+    fdatasync(fd);
+    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    close(fd);
+}
+
+/* Seconds `cat path >/dev/null` takes. */
+static double time_cat(const char *path)
+{
+    double t0 = bench_now_ns();
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        execlp("cat", "cat", path, (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        return -1;
+    return (bench_now_ns() - t0) / 1e9;
+}
+
+static void count(void *ctx, const struct tfevents_scalar *s)
+{
+    (void)s;
+    (*(uint64_t *)ctx)++;
+}
+
+/* Seconds a fresh follower takes to read everything below dir; *scalars gets the count. */
+static double time_read(const char *dir, uint64_t *scalars)
+{
+    struct strbuf err = STRBUF_INIT;
+    double t0 = bench_now_ns();
+    struct tfevents_dir *d = tfevents_open(dir, &err);
+    if (d == NULL) {
+        fprintf(stderr, "bench_tfevents: %s\n", strbuf_str(&err));
+        exit(1);
+    }
+    *scalars = 0;
+    if (tfevents_poll(d, NULL, count, scalars, NULL, &err) != 0)
+        exit(1);
+    double dt = (bench_now_ns() - t0) / 1e9;
+    tfevents_close(d);
+    strbuf_free(&err);
+    return dt;
+}
+
+static void remove_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return;
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path);
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            char child[4096];
+            snprintf(child, sizeof child, "%s/%s", path, e->d_name);
+            remove_tree(child);
+        }
+        if (d)
+            closedir(d);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+/* ---- the follower process for the RSS figure ---- */
+
+struct feed {
+    struct metricset *ms;
+};
+
+static void to_metricset(void *ctx, const struct tfevents_scalar *s)
+{
+    metricset_add(ctx, s->run, s->tag, s->step, s->wall_time, s->value);
+}
+
+/*
+ * Follows dir: for each line on stdin, polls until caught up and answers
+ * "<VmRSS kB> <scalars so far> <metricset bytes>" on stdout.
+ */
+static int follower(const char *dir)
+{
+    struct strbuf err = STRBUF_INIT;
+    struct tfevents_dir *d = tfevents_open(dir, &err);
+    if (d == NULL)
+        return 1;
+    struct metricset *ms = metricset_new(0, 0);
+    char line[64];
+    while (fgets(line, sizeof line, stdin)) {
+        struct tfevents_poll_result r;
+        do {
+            if (tfevents_poll(d, NULL, to_metricset, ms, &r, &err) != 0)
+                return 1;
+        } while (r.bytes > 0);
+        printf("%ld %" PRIu64 " %zu\n", bench_proc_field(getpid(), "status", "VmRSS:"),
+               tfevents_stats(d)->scalars, metricset_memory(ms));
+        fflush(stdout);
+    }
+    metricset_free(ms);
+    tfevents_close(d);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--follow") == 0)
+        return follower(argv[2]);
+
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char root[4096];
+    snprintf(root, sizeof root, "%s/bench_tfevents.XXXXXX", tmp);
+    if (mkdtemp(root) == NULL)
+        die("mkdtemp");
+
+    /* ---- 100 MB, cold and warm ---- */
+    char big_dir[4200], big[4300];
+    snprintf(big_dir, sizeof big_dir, "%s/big", root);
+    mkdir(big_dir, 0755);
+    snprintf(big, sizeof big, "%s/events.out.tfevents.1700000000.bench", big_dir);
+    int fd = open(big, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+        die(big);
+    uint64_t records = 0;
+    int64_t step = 0;
+    struct stat st;
+    while (fstat(fd, &st) == 0 && st.st_size < (off_t)FILE_MB * 1000 * 1000) {
+        records += write_steps(fd, step, step + 10000, tags4, 4);
+        step += 10000;
+    }
+    close(fd);
+    double mb = (double)st.st_size / 1e6;
+
+    double cat_cold[RUNS], read_cold[RUNS], cat_warm[RUNS], read_warm[RUNS];
+    uint64_t scalars = 0;
+    for (int i = 0; i < RUNS; i++) {
+        drop_cache(big);
+        cat_cold[i] = mb / time_cat(big);
+        drop_cache(big);
+        read_cold[i] = mb / time_read(big_dir, &scalars);
+        if (scalars != records) {
+            fprintf(stderr, "bench_tfevents: read %" PRIu64 " of %" PRIu64 " scalars\n", scalars,
+                    records);
+            return 1;
+        }
+        cat_warm[i] = mb / time_cat(big);
+        read_warm[i] = mb / time_read(big_dir, &scalars);
+    }
+    double cc = bench_quantile(cat_cold, RUNS, 0.5), rc = bench_quantile(read_cold, RUNS, 0.5);
+    double cw = bench_quantile(cat_warm, RUNS, 0.5), rw = bench_quantile(read_warm, RUNS, 0.5);
+
+    /* ---- 1,000 records appended to the 100 MB file ---- */
+    struct strbuf err = STRBUF_INIT;
+    struct tfevents_dir *d = tfevents_open(big_dir, &err);
+    uint64_t n = 0;
+    tfevents_poll(d, NULL, count, &n, NULL, &err);
+    double incr[INCR_RUNS];
+    for (int i = 0; i < INCR_RUNS; i++) {
+        fd = open(big, O_WRONLY | O_APPEND);
+        write_steps(fd, step, step + INCR_RECORDS / 4, tags4, 4);
+        step += INCR_RECORDS / 4;
+        close(fd);
+        n = 0;
+        double t0 = bench_now_ns();
+        tfevents_poll(d, NULL, count, &n, NULL, &err);
+        incr[i] = (bench_now_ns() - t0) / 1e6;
+        if (n != INCR_RECORDS) {
+            fprintf(stderr, "bench_tfevents: the poll found %" PRIu64 " new scalars\n", n);
+            return 1;
+        }
+    }
+    double incr_ms = bench_quantile(incr, INCR_RUNS, 0.5);
+    double incr_p99 = bench_quantile(incr, INCR_RUNS, 0.99);
+    n = 0;
+    double t0 = bench_now_ns();
+    tfevents_poll(d, NULL, count, &n, NULL, &err);
+    double idle_us = (bench_now_ns() - t0) / 1e3;
+    tfevents_close(d);
+    remove_tree(big_dir);
+
+    /* ---- RSS of a follower of 10 runs x 20 tags ---- */
+    char logs[4200];
+    snprintf(logs, sizeof logs, "%s/logs", root);
+    mkdir(logs, 0755);
+    const char *tags20[RSS_TAGS];
+    char tagbuf[RSS_TAGS][32];
+    for (int t = 0; t < RSS_TAGS; t++) {
+        snprintf(tagbuf[t], sizeof tagbuf[t], "metric/%02d", t);
+        tags20[t] = tagbuf[t];
+    }
+    int to_child[2], from_child[2];
+    if (pipe(to_child) || pipe(from_child))
+        die("pipe");
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(to_child[0], 0);
+        dup2(from_child[1], 1);
+        close(to_child[1]);
+        close(from_child[0]);
+        execl("/proc/self/exe", argv[0], "--follow", logs, (char *)NULL);
+        _exit(127);
+    }
+    close(to_child[0]);
+    close(from_child[1]);
+    FILE *ask = fdopen(to_child[1], "w"), *answer = fdopen(from_child[0], "r");
+    long rss[STEPS_RSS / STEPS_ROUND + 1];
+    size_t msmem[STEPS_RSS / STEPS_ROUND + 1];
+    uint64_t seen = 0;
+    int rounds = 0;
+    double follow_s = 0;
+    for (int64_t s = 0; s < STEPS_RSS; s += STEPS_ROUND, rounds++) {
+        char path[4400];
+        for (int r = 0; r < RSS_RUNS; r++) {
+            snprintf(path, sizeof path, "%s/rank%d", logs, r);
+            mkdir(path, 0755);
+            snprintf(path, sizeof path, "%s/rank%d/events.out.tfevents.%010" PRId64 ".bench", logs,
+                     r, s);
+            fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            write_steps(fd, s, s + STEPS_ROUND, tags20, RSS_TAGS);
+            close(fd);
+        }
+        double f0 = bench_now_ns();
+        fprintf(ask, "poll\n");
+        fflush(ask);
+        if (fscanf(answer, "%ld %" SCNu64 " %zu", &rss[rounds], &seen, &msmem[rounds]) != 3) {
+            fprintf(stderr, "bench_tfevents: the follower did not answer\n");
+            return 1;
+        }
+        follow_s += (bench_now_ns() - f0) / 1e9;
+        for (int r = 0; r < RSS_RUNS; r++) { /* read: make room for the next round */
+            snprintf(path, sizeof path, "%s/rank%d/events.out.tfevents.%010" PRId64 ".bench", logs,
+                     r, s);
+            unlink(path);
+        }
+    }
+    fclose(ask);
+    fclose(answer);
+    waitpid(pid, NULL, 0);
+    remove_tree(root);
+
+    printf("tfevents: a %.0f MB event file of %" PRIu64 " simple_value scalars (%d tags); "
+           "median of %d runs; cold = pages dropped with posix_fadvise before each run\n",
+           mb, records, 4, RUNS);
+    printf("| %-52s | %18s | %-24s |\n", "measurement", "value", "target");
+    printf("|%s|%s|%s|\n", "------------------------------------------------------",
+           "--------------------", "--------------------------");
+    rowf("cat FILE >/dev/null, cold", "the floor", "%.0f MB/s", cc);
+    rowf("read all scalars, cold", ">= 25 % of cat", "%.0f MB/s (%.0f %%)", rc, 100 * rc / cc);
+    rowf("cat FILE >/dev/null, warm", "", "%.0f MB/s", cw);
+    rowf("read all scalars, warm", ">= 25 % of cat", "%.0f MB/s (%.0f %%)", rw, 100 * rw / cw);
+    rowf("read all scalars, warm (scalars/s)", "", "%.1f M/s",
+         rw * 1e6 / (mb * 1e6 / records) / 1e6);
+    rowf("poll: 1,000 records appended to the 100 MB file", "< 5 ms", "%.3f ms", incr_ms);
+    rowf("  the same, p99 of 21", "", "%.3f ms", incr_p99);
+    rowf("poll with nothing new", "", "%.0f µs", idle_us);
+    printf("\nfollower RSS: %d runs x %d tags, %d steps each (%" PRIu64 " records; scaled from "
+           "1 M steps, see the file's comment), VmRSS of the following process\n",
+           RSS_RUNS, RSS_TAGS, STEPS_RSS, seen);
+    printf("| %-52s | %18s | %-24s |\n", "measurement", "value", "target");
+    printf("|%s|%s|%s|\n", "------------------------------------------------------",
+           "--------------------", "--------------------------");
+    for (int i = 0; i < rounds; i++) {
+        char what[80];
+        snprintf(what, sizeof what, "VmRSS after %d steps (metricset %.1f MiB)",
+                 (i + 1) * STEPS_ROUND, (double)msmem[i] / 1048576.0);
+        rowf(what, i == rounds - 1 ? "< 30 MB, flat" : "", "%.1f MiB", (double)rss[i] / 1024.0);
+    }
+    rowf("follow throughput (read + metricset)", "", "%.1f M records/s",
+         (double)seen / follow_s / 1e6);
+    strbuf_free(&err);
+    return 0;
+}
