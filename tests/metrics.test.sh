@@ -122,6 +122,39 @@ check "...exiting 0" test $? = 0
 FOLLOW_PID=""
 check "...with nothing printed twice" test "$(sort "$TMP/follow.csv" | uniq -d | wc -l)" = 0
 
+# ---- -f outlives an engine restart, continuing at its cursor --------------------
+
+mkdir -p "$TMP/vol/long/bin"
+cp "$WRITER" "$TMP/vol/long/bin/scalarwrite"
+submit long "$VOLDIR"'
+F="$A/tb/events.out.tfevents.1.host"
+mkdir -p "$A/tb"
+"$A/bin/scalarwrite" "$F" loss=1:1
+while [ ! -e "$A/go" ]; do sleep 0.05; done
+"$A/bin/scalarwrite" "$F" loss=2:2
+while [ ! -e "$A/end" ]; do sleep 0.05; done' "$(tb long)"
+wait_for long .state RUNNING
+"$TRAINJOB_BIN" $E metrics long -o csv -f >"$TMP/follow.csv" 2>"$TMP/follow.err" &
+FOLLOW_PID=$!
+check "a follower of another job has its first point" rows 2
+stop_engine KILL
+touch "$TMP/vol/long/go"
+n=0 # the follower finds the engine gone (it polls each second)
+while ! grep -q 'lost the engine' "$TMP/follow.err" && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+check "...which says so when the engine goes away" grep -q 'lost the engine.*reconnecting' "$TMP/follow.err"
+start_engine
+check "...and after an engine restart, the point written meanwhile" rows 3
+check "...having said so once" test "$(grep -c 'lost the engine' "$TMP/follow.err")" = 1
+touch "$TMP/vol/long/end"
+wait_for long .state SUCCEEDED
+n=0
+while kill -0 "$FOLLOW_PID" 2>/dev/null && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+wait "$FOLLOW_PID" 2>/dev/null
+check "...ending with the job, exit 0" test $? = 0
+FOLLOW_PID=""
+check "...each point once" test "$(tail -n +2 "$TMP/follow.csv" | tr '\n' ' ')" = \
+    ".,loss,1,1700000000.25,1 .,loss,2,1700000000.5,2 "
+
 # ---- pages: limit= cuts a backlog, the cursor delivers each point once ---------
 
 pages=0
