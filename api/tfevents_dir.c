@@ -34,7 +34,7 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
-#define READ_CHUNK (1u << 20)     /* bytes read at a time; the buffer's resting size */
+#define READ_CHUNK (1u << 20)     /* bytes read at a time at most (unless a record is larger) */
 #define MAX_DIRS_PER_SCAN 16384   /* directories one walk visits at most */
 #define MAX_ENTRIES_PER_DIR 65536 /* entries of one directory looked at */
 #define MAX_CURSOR_PATH 4096
@@ -46,6 +46,8 @@ struct tf_file {
     uint64_t offset; /* the first byte not consumed yet */
     ino_t ino;       /* 0 until seen (a cursor entry does not know it) */
     bool resyncing;  /* inside a damaged stretch: counted once */
+    bool have_tail;
+    uint8_t tail[4]; /* the 4 bytes before offset, to know a copy of this file */
 };
 
 struct tag_plugin {
@@ -288,30 +290,46 @@ static void consume(struct tfevents_dir *d, struct tf_file *f, uint64_t n)
     d->res->bytes += n;
 }
 
+/*
+ * Whether the file open as fd, which replaced f's file under the same name
+ * (a new inode), is a copy of it grown further (rsync without --inplace, a
+ * copy tool): its bytes just before f's offset are those f saw last. Four
+ * bytes suffice: they are the CRC of the record that ends there.
+ */
+static bool same_content(int fd, const struct tf_file *f, uint64_t size)
+{
+    uint8_t tail[4];
+    return f->have_tail && size >= f->offset && f->offset >= 4 &&
+           pread(fd, tail, 4, (off_t)(f->offset - 4)) == 4 && memcmp(tail, f->tail, 4) == 0;
+}
+
 /* Reads and decodes file f (of run r, in directory dirfd) from its offset to its size now. */
 static void read_file(struct tfevents_dir *d, struct tf_run *r, struct tf_file *f, int dirfd)
 {
     struct stat st;
     if (fstatat(dirfd, f->name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
         return;
-    if ((f->ino != 0 && st.st_ino != f->ino) || (uint64_t)st.st_size < f->offset) {
-        /* Replaced or truncated: what is there now is another file. */
-        d->stats.truncated++;
-        f->offset = 0;
-        f->resyncing = false;
-    }
-    f->ino = st.st_ino;
-    if ((uint64_t)st.st_size == f->offset)
-        return;
+    if (st.st_ino == f->ino && (uint64_t)st.st_size == f->offset)
+        return; /* nothing new: the common case costs one fstatat */
     int fd = openat(dirfd, f->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_ino != f->ino) {
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
         return;
     }
     uint64_t size = (uint64_t)st.st_size;
+    bool replaced = f->ino != 0 && st.st_ino != f->ino && !same_content(fd, f, size);
+    if (replaced || size < f->offset) {
+        /* Truncated, or another file now: read it from the start. */
+        d->stats.truncated++;
+        f->offset = 0;
+        f->resyncing = false;
+        f->have_tail = false;
+    }
+    f->ino = st.st_ino;
     uint64_t base = f->offset; /* the file offset of buf[0] */
+    uint64_t base_at_start = base;
     size_t len = 0, pos = 0;
     d->run = r;
     while (base + pos < size && !d->stop) {
@@ -321,15 +339,21 @@ static void read_file(struct tfevents_dir *d, struct tf_run *r, struct tf_file *
             break;
         }
         struct tfrecord rec;
-        enum tfrecord_status st2 = tfrecord_next(d->buf + pos, len - pos, &rec);
+        const uint8_t *at = d->buf ? d->buf + pos : (const uint8_t *)"";
+        enum tfrecord_status st2 = tfrecord_next(at, len - pos, &rec);
         if (st2 == TFRECORD_PARTIAL) {
             if (base + pos + rec.need > size)
                 break; /* not yet written */
-            memmove(d->buf, d->buf + pos, len - pos);
+            if (len > pos)
+                memmove(d->buf, d->buf + pos, len - pos);
             base += pos;
             len -= pos;
             pos = 0;
-            size_t want = rec.need > READ_CHUNK ? (size_t)rec.need : READ_CHUNK;
+            /* A chunk, or the whole record, or what the file has left if less (small logs). */
+            uint64_t rest = (size - base + 0xffff) & ~(uint64_t)0xffff;
+            size_t want = rest < READ_CHUNK ? (size_t)rest : READ_CHUNK;
+            if (want < rec.need)
+                want = (size_t)rec.need;
             if (want > d->cap) {
                 d->buf = xrealloc(d->buf, want);
                 d->cap = want;
@@ -376,11 +400,13 @@ static void read_file(struct tfevents_dir *d, struct tf_run *r, struct tf_file *
         consume(d, f, rec.consumed);
         pos += (size_t)rec.consumed;
     }
+    if (f->offset >= 4 && f->offset != base_at_start)
+        f->have_tail = pread(fd, f->tail, 4, (off_t)(f->offset - 4)) == 4;
     close(fd);
     if (d->cap > READ_CHUNK) { /* a large record came by: give the memory back */
         free(d->buf);
-        d->buf = xmalloc(READ_CHUNK);
-        d->cap = READ_CHUNK;
+        d->buf = NULL;
+        d->cap = 0;
     }
 }
 
@@ -489,8 +515,6 @@ struct tfevents_dir *tfevents_open_fd(int dirfd, const char *name, struct strbuf
     struct tfevents_dir *d = xcalloc(1, sizeof *d);
     d->root = fd;
     d->name = xstrdup(name);
-    d->cap = READ_CHUNK;
-    d->buf = xmalloc(d->cap);
     return d;
 }
 
