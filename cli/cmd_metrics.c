@@ -31,8 +31,8 @@
 #include "api/metricset.h"
 #include "api/scalarpage.h"
 #include "api/tfevents.h"
-#include "tui/cli.h"
-#include "tui/session.h"
+#include "cli/cli.h"
+#include "api/session.h"
 #include "util/strbuf.h"
 #include "util/timefmt.h"
 #include "util/utf8.h"
@@ -558,7 +558,7 @@ int cmd_metrics(const struct cli_globals *g, int argc, char **argv, FILE *out, F
         rc = open_logdir(&m, logdir);
     } else {
         m.name = argv[optind];
-        rc = session_open(&local, &s, err);
+        rc = cli_session_open(&local, &s, err);
         if (rc == EXIT_OK)
             m.s = &s;
     }
