@@ -1,0 +1,62 @@
+# Worker starts off the loop (issue 14): engine/launcher's thread makes the
+# directories and cgroups and spawns each shim, so trainjobd answers requests
+# while launches are slow — here each takes 1.5 s, made certain by
+# TRAINJOBD_TEST_LAUNCH_DELAY_MS (on a loaded machine a spawn's exec and a
+# cgroup mkdir took tens of ms each, and every request waited behind them) —
+# and a start cancelled while its launch waits in the queue never runs.
+# The engine is started here on a temp dir and stopped by pid.
+. "$(dirname "$0")/lib.sh"
+cd "$TRAINJOB_TOP" || exit 1
+. tests/engine.sh
+
+engine_config </dev/null
+export TRAINJOBD_TEST_LAUNCH_DELAY_MS=1500
+start_engine
+
+# ms_of CMD… : the wall time of a request, in whole milliseconds
+ms_of() {
+    curl -s -m 30 -o /dev/null -w '%{time_total}\n' --unix-socket "$SOCK" "$@" |
+        awk '{ printf "%d\n", $1 * 1000 }'
+}
+
+JOB_REPLICAS=4 submit slow 'sleep 600'
+check "a job of 4 workers is accepted" test "$code" = 200
+check "...and starts (4 launches of 1.5 s each to come)" wait_for slow .state STARTING 10
+
+# While the launcher works through 6 s of launches, requests are answered at once.
+worst=0
+i=0
+while [ $i -lt 10 ]; do
+    t=$(ms_of "http://x$JOBS/slow")
+    [ "$t" -gt "$worst" ] && worst=$t
+    i=$((i + 1))
+done
+t=$(ms_of -X POST -H 'Content-Type: application/json' --data-binary "$(job_json other 'sleep 600')" \
+    "http://x$JOBS?training_job_name=other")
+[ "$t" -gt "$worst" ] && worst=$t
+state=$(field slow .state)
+if [ "$worst" -lt 1000 ] && [ "$state" = STARTING ]; then
+    pass "launch: 10 GETs and a POST while 4 launches wait are answered (slowest $worst ms)"
+else
+    fail "launch: 10 GETs and a POST while 4 launches wait are answered (slowest $worst ms)" \
+        "state $state"
+fi
+check "launch: the slow job runs once its launches are done" wait_for slow .state RUNNING 30
+check "launch: so does the job posted meanwhile" wait_for other .state RUNNING 30
+
+# A job deleted while its launches wait in the queue: none of its workers runs.
+JOB_REPLICAS=3 submit gone "touch $TMP/gone-ran; sleep 600"
+check "a job of 3 workers is accepted" test "$code" = 200
+wait_for gone .state STARTING 10
+uid=$(field gone .uid)
+api POST "$JOBS:batchDelete" '{"training_job_names":["gone"]}'
+check "launch: the job deleted while its launches wait is gone" wait_for gone .code 404 10
+# Launches go in order: once a job posted after it runs, its launches were dealt with.
+submit after 'sleep 600'
+check "launch: a job posted after the delete runs" wait_for after .state RUNNING 30
+if [ ! -e "$TMP/gone-ran" ] && ! ls "$STATE/status/$uid".* >/dev/null 2>&1; then
+    pass "launch: no worker of the deleted job ran, and none of its files is left"
+else
+    fail "launch: no worker of the deleted job ran, and none of its files is left" \
+        "$(ls "$TMP/gone-ran" "$STATE/status/$uid".* 2>&1)"
+fi
