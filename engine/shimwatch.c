@@ -207,21 +207,12 @@ static void on_deadline(void *ctx)
         started(sw, &proc);
         return;
     }
-    if (won == 0 && sw->pending) {
-        /* Our shim has the claim and its launch is on its way back: wait for its report. */
-        sw->timer = loop_add_timer(sw->eng->loop, timeout_ms(sw->eng), on_deadline, sw);
-        return;
-    }
     /* Only our own launch is killed: an earlier trainjobd's shim pid may name another process now.
      */
     bool ours = sw->launch != NULL;
     char why[200];
-    if (sw->pending)
-        snprintf(why, sizeof why, "trainjob-shim was not started within %d s",
-                 timeout_ms(sw->eng) / 1000);
-    else
-        snprintf(why, sizeof why, "trainjob-shim (pid %ld) did not report within %d s%s",
-                 (long)sw->pid, timeout_ms(sw->eng) / 1000, ours ? "; killed" : "");
+    snprintf(why, sizeof why, "trainjob-shim (pid %ld) did not report within %d s%s", (long)sw->pid,
+             timeout_ms(sw->eng) / 1000, ours ? "; killed" : "");
     failed(sw, why, ours);
 }
 
@@ -234,8 +225,7 @@ void shimwatch_launch(struct engine *eng, struct ejob *job, struct eworker *w, s
     sw->ticket = r->ticket = ++tickets;
     sw->req = r;
     eng->launching++;
-    /* The deadline counts from now: a launch that waits for the thread waits within it. */
-    sw->timer = loop_add_timer(eng->loop, timeout_ms(eng), on_deadline, sw);
+    /* No deadline yet: starts queue for the thread one by one, and each shim gets its own. */
     launcher_submit(eng->launcher, r);
 }
 
@@ -272,6 +262,7 @@ void shimwatch_launched(void *ctx, struct launch_req *r)
     loop_add_fd(eng->loop, runner_launch_fd(sw->launch), POLLIN, on_report, sw);
     /* Our unreaped child: the pidfd names exactly this shim. */
     watch_end(sw, runner_pidfd_open(sw->pid));
+    sw->timer = loop_add_timer(eng->loop, timeout_ms(eng), on_deadline, sw);
     launch_req_free(r);
 }
 

@@ -222,7 +222,7 @@ void lifecycle_spawn_more(struct engine *eng);
 /* shimwatch.c: the loop's watchers on each worker's shim (see shimwatch.c) */
 /*
  * Hands w's start to engine/launcher (r: owned copies) and watches it: its
- * deadline now, its report and its shim's end once the launch is back.
+ * report, its deadline and its shim's end once the launch is back.
  */
 void shimwatch_launch(struct engine *eng, struct ejob *job, struct eworker *w,
                       struct launch_req *r);
