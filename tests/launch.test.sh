@@ -19,31 +19,31 @@ ms_of() {
         awk '{ printf "%d\n", $1 * 1000 }'
 }
 
+other=$(job_json other 'sleep 600')
 JOB_REPLICAS=4 submit slow 'sleep 600'
 check "a job of 4 workers is accepted" test "$code" = 200
 check "...and starts (4 launches of 2 s each to come)" wait_for slow .state STARTING 10
 
 # While the launcher works through 8 s of launches, requests are answered at
-# once: each GET says how long it took and whether the job was still starting.
-worst=0
-starting=0
+# once: 10 GETs back to back from one curl, and a POST.
+set --
 i=0
 while [ $i -lt 10 ]; do
-    t=$(ms_of "http://x$JOBS/slow")
-    [ "$(jq -r .state "$TMP/reply")" = STARTING ] && starting=$((starting + 1))
-    [ "$t" -gt "$worst" ] && worst=$t
+    set -- "$@" -o /dev/null "http://x$JOBS/slow"
     i=$((i + 1))
 done
-body=$(job_json other 'sleep 600')
-t=$(ms_of -X POST -H 'Content-Type: application/json' --data-binary "$body" \
+worst=$(curl -s -m 30 -w '%{time_total}\n' --unix-socket "$SOCK" "$@" |
+    awk '{ ms = $1 * 1000; if (ms > worst) worst = ms } END { printf "%d\n", worst }')
+t=$(ms_of -X POST -H 'Content-Type: application/json' --data-binary "$other" \
     "http://x$JOBS?training_job_name=other")
 [ "$t" -gt "$worst" ] && worst=$t
-echo "# slowest request $worst ms; $starting of 10 GETs saw the job STARTING"
-if [ "$worst" -lt 1000 ] && [ "$starting" -ge 3 ]; then
-    pass "launch: GETs and a POST while 4 launches wait are answered at once"
+state=$(field slow .state)
+echo "# slowest request $worst ms; the job $state after them"
+if [ "$worst" -lt 1000 ] && [ "$state" = STARTING ]; then
+    pass "launch: 10 GETs and a POST while 4 launches wait are answered at once"
 else
-    fail "launch: GETs and a POST while 4 launches wait are answered" \
-        "slowest $worst ms; $starting of 10 GETs saw STARTING"
+    fail "launch: 10 GETs and a POST while 4 launches wait are answered at once" \
+        "slowest $worst ms; the job $state after them"
 fi
 check "launch: the slow job runs once its launches are done" wait_for slow .state RUNNING 30
 check "launch: so does the job posted meanwhile" wait_for other .state RUNNING 30
