@@ -446,7 +446,7 @@ static void start_job(struct engine *eng, struct ejob *job, const int *placement
  * launches, not a walk over every job (50,000 of them at scale).
  */
 struct spawn_entry {
-    char uid[64];
+    char *uid; /* owned by the entry */
     size_t index;
     int attempt;
 };
@@ -538,13 +538,13 @@ static void spawn_intended(void *ctx)
         spawnq_pop(eng, &e);
         struct ejob *job;
         struct eworker *w = spawn_target(eng, &e, &job);
-        if (w == NULL)
-            continue; /* cancelled, launched, or its job is gone */
-        if (!engine_job_saved(eng, job)) {
+        if (w != NULL && !engine_job_saved(eng, job)) {
             spawnq_push(eng, &e); /* a save is retried: it comes back then */
             continue;
         }
-        start_worker(eng, job, w);
+        if (w != NULL) /* else cancelled, launched, or its job is gone */
+            start_worker(eng, job, w);
+        free(e.uid);
     }
 }
 
@@ -571,8 +571,7 @@ static void intend_start(struct engine *eng, struct ejob *job, struct eworker *w
     memset(&w->proc, 0, sizeof w->proc);
     free(w->finish_time);
     w->finish_time = NULL;
-    struct spawn_entry e = {.index = (size_t)(w - job->workers), .attempt = w->attempt};
-    snprintf(e.uid, sizeof e.uid, "%s", job->spec.uid);
+    struct spawn_entry e = {xstrdup(job->spec.uid), (size_t)(w - job->workers), w->attempt};
     spawnq_push(eng, &e);
     eng->spawn_wanted = true;
     lifecycle_spawn_more(eng);
@@ -648,6 +647,9 @@ static void buf_trim(struct pass_buf *b)
 
 void lifecycle_sched_free(struct engine *eng)
 {
+    struct spawn_entry e;
+    while (spawnq_pop(eng, &e))
+        free(e.uid);
     if (eng->spawn_q) {
         free(eng->spawn_q->v);
         free(eng->spawn_q);
