@@ -260,7 +260,11 @@ void shimwatch_launched(void *ctx, struct launch_req *r)
     r->launch = NULL;
     sw->pid = runner_launch_pid(sw->launch);
     loop_add_fd(eng->loop, runner_launch_fd(sw->launch), POLLIN, on_report, sw);
-    /* Our unreaped child: the pidfd names exactly this shim. */
+    /*
+     * Our child. One that ended at once may be reaped already (engine/main.c's
+     * SIGCHLD): its pid is reused only after the kernel's pids have gone
+     * round, and its report pipe has told all by then.
+     */
     watch_end(sw, runner_pidfd_open(sw->pid));
     sw->timer = loop_add_timer(eng->loop, timeout_ms(eng), on_deadline, sw);
     launch_req_free(r);
