@@ -31,6 +31,7 @@
 #include "engine/cgroup.h"
 #include "engine/fault.h"
 #include "engine/jobfiles.h"
+#include "engine/launcher.h"
 #include "engine/logfollow.h"
 #include "engine/state.h"
 #include "engine/store.h"
@@ -993,6 +994,7 @@ int engine_open(const struct engine_options *opt, struct loop *lp, struct engine
     if (!eng->sandbox)
         engine_log("bubblewrap not available: workers run without a sandbox; volumes and "
                    "the SSH directory are passed as TRAINJOB_MOUNT_* variables");
+    eng->launcher = launcher_new(lp, shimwatch_launched, eng);
 
     for (size_t i = 0; i < eng->job_count; i++)
         lifecycle_adopt(eng, eng->jobs[i]);
@@ -1029,6 +1031,8 @@ void engine_close(struct engine *eng)
         free(rec);
     }
     /* Workers keep running under their shims; starts in flight report to the next trainjobd. */
+    launcher_free(eng->launcher);
+    eng->launcher = NULL;
     eng->spawn_wanted = false;
     lifecycle_sched_free(eng);
     if (eng->trim_timer)

@@ -10,10 +10,10 @@
  * job remembers what to do once its last worker has ended (after_stop).
  *
  * Starting is asynchronous too, and at most once per attempt: a start is
- * first recorded (attempt + 1, `starting`, saved with the job), and the
- * shim is launched only on a later loop turn, once that record is committed
- * (spawn_intended, at most MAX_LAUNCHING shims in flight); engine/shimwatch
- * turns the shim's report, its silence or its death into
+ * first recorded (attempt + 1, `starting`, saved with the job) and queued;
+ * its shim is launched only on a later loop turn, once that record is
+ * committed (spawn_intended, at most MAX_LAUNCHING shims in flight);
+ * engine/shimwatch turns the shim's report, its silence or its death into
  * lifecycle_worker_started / lifecycle_start_failed / lifecycle_shim_gone.
  * The job is STARTING until every worker has reported, then RUNNING. A start
  * that must not happen any more (a stop, a deadline, a restart of trainjobd
@@ -29,11 +29,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "api/jobspec.h"
 #include "engine/cgroup.h"
 #include "engine/fault.h"
+#include "engine/launcher.h"
 #include "engine/sched.h"
 #include "engine/ssh_keys.h"
 #include "engine/state.h"
@@ -53,8 +55,8 @@ void engine_end_followers(struct engine *eng, struct ejob *job);
 #define WORKDIR_MOUNT JOBSPEC_PLATFORM_DIR "/work"
 /* Shims launched and not reported yet, at most (descriptors, and a fork storm). */
 #define MAX_LAUNCHING 64
-/* Shims launched per loop turn: requests are answered between batches. */
-#define SPAWN_BATCH 1
+/* Time a loop turn spends handing starts to the launcher at most. */
+#define SPAWN_TURN_NS 2000000
 
 bool job_has_live_workers(const struct ejob *job)
 {
@@ -192,21 +194,14 @@ static void base_env(struct envv *base)
         envv_set(base, "PATH", "/usr/local/bin:/usr/bin:/bin");
 }
 
-static void append_log_marker(struct engine *eng, struct ejob *job, struct eworker *w)
+/* The line a worker's log gets before each attempt: "--- <time>: worker-0 started on n1 (attempt 1)
+ * ---". */
+static char *log_marker(const struct eworker *w)
 {
-    char *path = lifecycle_log_path(eng, job, w->name);
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd >= 0) {
-        char stamp[TIMEFMT_RFC3339_LEN];
-        time_rfc3339(time_now_ms(), stamp);
-        char line[256];
-        int n = snprintf(line, sizeof line, "--- %s: %s %s on %s (attempt %d) ---\n", stamp,
-                         w->name, w->attempt > 1 ? "restarted" : "started", w->node, w->attempt);
-        if (n > 0 && write(fd, line, (size_t)n) < 0)
-            engine_log("log %s: %s", path, strerror(errno));
-        close(fd);
-    }
-    free(path);
+    char stamp[TIMEFMT_RFC3339_LEN];
+    time_rfc3339(time_now_ms(), stamp);
+    return xasprintf("--- %s: %s %s on %s (attempt %d) ---\n", stamp, w->name,
+                     w->attempt > 1 ? "restarted" : "started", w->node, w->attempt);
 }
 
 /* The name of a worker attempt's cgroup under its job's: "<worker>-<attempt>". */
@@ -215,8 +210,30 @@ static char *worker_cgroup_leaf(const struct eworker *w)
     return xasprintf("%s-%d", w->name, w->attempt);
 }
 
-/* Launches the recorded start of one worker on its node. Returns 0, or -1 with why in err. */
-static int start_worker(struct engine *eng, struct ejob *job, struct eworker *w, struct strbuf *err)
+/* A NULL-terminated copy of v (NULL-terminated too; NULL: an empty one). */
+static char **strings_copy(char *const *v)
+{
+    size_t n = 0;
+    while (v && v[n])
+        n++;
+    char **c = xcalloc(n + 1, sizeof *c);
+    for (size_t i = 0; i < n; i++)
+        c[i] = xstrdup(v[i]);
+    return c;
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s ? xstrdup(s) : NULL;
+}
+
+/*
+ * Launches the recorded start of one worker on its node: what needs the
+ * job is decided here, and engine/launcher does the rest (directories,
+ * cgroups, the log marker, the shim's spawn) off the loop's thread; its
+ * outcome comes back through shimwatch.
+ */
+static void start_worker(struct engine *eng, struct ejob *job, struct eworker *w)
 {
     size_t n = job->worker_count;
     const char **hosts = xcalloc(n, sizeof *hosts);
@@ -230,14 +247,15 @@ static int start_worker(struct engine *eng, struct ejob *job, struct eworker *w,
     char *hostfile = NULL;
     if (job->spec.framework == FRAMEWORK_MPI) {
         struct worker_place all = {0, (int)n, "", "127.0.0.1", ports[0], hosts, ports, NULL, NULL};
-        struct strbuf hf = STRBUF_INIT;
+        struct strbuf hf = STRBUF_INIT, ignored = STRBUF_INIT;
         worker_hostfile(&all, 1, &hf);
         char *path = xasprintf("%s/hostfile", platform_dir);
-        if (file_mkdirs(platform_dir, 0755, err) == 0)
-            file_write_atomic(path, hf.buf ? hf.buf : "", hf.len, 0644, err);
+        if (file_mkdirs(platform_dir, 0755, &ignored) == 0)
+            file_write_atomic(path, hf.buf ? hf.buf : "", hf.len, 0644, &ignored);
         hostfile = eng->sandbox ? xstrdup(PLATFORM_MOUNT "/hostfile") : xstrdup(path);
         free(path);
         strbuf_free(&hf);
+        strbuf_free(&ignored);
     }
     /* Passwordless SSH between workers: keys bound read-only at config_mount_path. */
     const struct ssh_config *ssh = &job->spec.ssh;
@@ -275,16 +293,19 @@ static int start_worker(struct engine *eng, struct ejob *job, struct eworker *w,
      * subdir is opened below its root by the shim, never by path name here:
      * a job may have planted a symlink in it (issue 10, item 1).
      */
+    struct launch_req *r = launch_req_new();
     struct runner_bind *binds = xcalloc(job->spec.mount_count + 4, sizeof *binds);
-    char **paths = xcalloc(job->spec.mount_count + 1, sizeof *paths);
-    size_t nb = 0;
-    binds[nb++] = (struct runner_bind){.host_path = workdir, .mount_path = WORKDIR_MOUNT};
+    r->mkdirs = xcalloc(job->spec.mount_count + 2, sizeof *r->mkdirs);
+    size_t nb = 0, nd = 0;
+    binds[nb++] =
+        (struct runner_bind){.host_path = xstrdup(workdir), .mount_path = xstrdup(WORKDIR_MOUNT)};
     if (ssh_dir)
-        binds[nb++] =
-            (struct runner_bind){.host_path = ssh_dir, .mount_path = ssh_mount, .read_only = true};
-    if (hostfile)
         binds[nb++] = (struct runner_bind){
-            .host_path = platform_dir, .mount_path = PLATFORM_MOUNT, .read_only = true};
+            .host_path = xstrdup(ssh_dir), .mount_path = xstrdup(ssh_mount), .read_only = true};
+    if (hostfile)
+        binds[nb++] = (struct runner_bind){.host_path = xstrdup(platform_dir),
+                                           .mount_path = xstrdup(PLATFORM_MOUNT),
+                                           .read_only = true};
     size_t fixed = nb; /* binds before the volumes */
     for (size_t i = 0; i < job->spec.mount_count; i++) {
         const struct mount *m = &job->spec.mount[i];
@@ -292,71 +313,55 @@ static int start_worker(struct engine *eng, struct ejob *job, struct eworker *w,
         if (vol == NULL || vol->path == NULL || m->mount_path == NULL)
             continue;
         size_t slot = nb - fixed;
-        paths[slot] = xasprintf("%s%s", vol->path, m->subdir ? m->subdir : "");
         /* The volume itself is the operator's (engine.yaml); below it, the shim creates. */
-        struct strbuf ignored = STRBUF_INIT;
-        file_mkdirs(vol->path, 0755, &ignored);
-        strbuf_free(&ignored);
-        binds[nb] = (struct runner_bind){.host_path = vol->path,
-                                         .mount_path = m->mount_path,
-                                         .volume = m->id,
-                                         .subdir = m->subdir};
+        r->mkdirs[nd++] = xstrdup(vol->path);
+        binds[nb] = (struct runner_bind){.host_path = xstrdup(vol->path),
+                                         .mount_path = xstrdup(m->mount_path),
+                                         .volume = xstrdup(m->id),
+                                         .subdir = dup_or_null(m->subdir)};
         if (!eng->sandbox) {
             char name[32];
             snprintf(name, sizeof name, "TRAINJOB_MOUNT_%zu", slot);
-            char *val = xasprintf("%s=%s", m->mount_path, paths[slot]);
+            char *val = xasprintf("%s=%s%s", m->mount_path, vol->path, m->subdir ? m->subdir : "");
             envv_set(&env, name, val);
             free(val);
         }
         nb++;
     }
-    struct strbuf ignored = STRBUF_INIT;
-    file_mkdirs(workdir, 0755, &ignored);
-    strbuf_free(&ignored);
+    r->mkdirs[nd++] = xstrdup(workdir);
 
-    char *status = lifecycle_status_path(eng, job, w);
-    char *log = lifecycle_log_path(eng, job, w->name);
     const struct role *role = jobspec_worker(&job->spec);
+    r->uid = xstrdup(job->spec.uid);
+    r->index = (size_t)(w - job->workers);
+    r->attempt = w->attempt;
+    r->cg = eng->opt.cgroups;
+    r->cg_leaf = worker_cgroup_leaf(w);
     /* The spec's memory and CPUs, and the engine's process limit, held by cgroups. */
-    struct cgroup_limits limits = {job->memory_mib, job->cpus,
-                                   config_worker_process_limit(&eng->cfg)};
-    char **cgroups = NULL;
-    char *leaf = worker_cgroup_leaf(w);
-    int rc = cgroup_create(eng->opt.cgroups, job->spec.uid, leaf, &limits, &cgroups, err);
-    struct runner_spec spec = {
-        eng->shim_path,
-        status,
-        log,
-        eng->opt.log_cap,
-        role ? role->startup_script : "true",
-        env.v,
-        workdir,
-        binds,
-        nb,
-        eng->sandbox,
-        cgroups,
+    r->limits =
+        (struct cgroup_limits){job->memory_mib, job->cpus, config_worker_process_limit(&eng->cfg)};
+    r->marker = log_marker(w);
+    r->spec = (struct runner_spec){
+        .shim_path = xstrdup(eng->shim_path),
+        .status_path = lifecycle_status_path(eng, job, w),
+        .log_path = lifecycle_log_path(eng, job, w->name),
+        .log_cap = eng->opt.log_cap,
+        .script = xstrdup(role && role->startup_script ? role->startup_script : "true"),
+        .envp = strings_copy(env.v),
+        .cwd = xstrdup(workdir),
+        .binds = binds,
+        .bind_count = nb,
+        .sandbox = eng->sandbox,
     };
-    append_log_marker(eng, job, w);
-    /* Returns at once: the shim's report comes back through shimwatch. */
-    if (rc == 0 && (rc = shimwatch_launch(eng, job, w, &spec, err)) != 0)
-        cgroup_remove(eng->opt.cgroups, job->spec.uid, leaf);
-    cgroup_dirs_free(cgroups);
-    free(leaf);
-    free(status);
-    free(log);
+    /* Returns at once: the launch, and then the shim's report, come back through shimwatch. */
+    shimwatch_launch(eng, job, w, r);
     free(workdir);
-    for (size_t i = 0; i < job->spec.mount_count; i++)
-        free(paths[i]);
     free(ssh_dir);
     free(platform_dir);
-    free(paths);
-    free(binds);
     envv_free(&base);
     envv_free(&env);
     free(hostfile);
     free(hosts);
     free(ports);
-    return rc;
 }
 
 static void create_workers(struct engine *eng, struct ejob *job, int replicas)
@@ -397,7 +402,7 @@ static int replicas_of(const struct ejob *job)
     return 1;
 }
 
-static void intend_start(struct engine *eng, struct eworker *w);
+static void intend_start(struct engine *eng, struct ejob *job, struct eworker *w);
 
 /* Records the start of every worker of a placed job on the nodes the pass chose. */
 static void start_job(struct engine *eng, struct ejob *job, const int *placement)
@@ -422,7 +427,7 @@ static void start_job(struct engine *eng, struct ejob *job, const int *placement
     }
     /* The starts are recorded with the state (one save); the shims follow once it is committed. */
     for (int i = 0; i < replicas; i++)
-        intend_start(eng, &job->workers[i]);
+        intend_start(eng, job, &job->workers[i]);
     engine_set_state(eng, job, JOB_STATE_STARTING, NULL);
     struct job_event ev = {0};
     ev.kind = EVENT_SCHEDULED;
@@ -434,50 +439,118 @@ static void start_job(struct engine *eng, struct ejob *job, const int *placement
 }
 
 /*
- * Launches recorded starts, SPAWN_BATCH per loop turn (a spawn waits for the
- * shim's exec, which a loaded machine makes slow) and at most MAX_LAUNCHING
- * in flight; the rest wait for the next turn or the next report.
+ * The spawn queue: every recorded start (intend_start) in the order it was
+ * recorded, launched by spawn_intended on later loop turns. An entry names
+ * its worker by job uid, index and attempt, so a job freed or a start
+ * cancelled meanwhile is simply skipped; a loop turn costs what it
+ * launches, not a walk over every job (50,000 of them at scale).
+ */
+struct spawn_entry {
+    char *uid; /* owned by the entry */
+    size_t index;
+    int attempt;
+};
+
+struct spawn_queue {
+    struct spawn_entry *v; /* a ring of cap entries: len of them from head */
+    size_t head, len, cap;
+};
+
+static void spawnq_push(struct engine *eng, const struct spawn_entry *e)
+{
+    struct spawn_queue *q = eng->spawn_q;
+    if (q == NULL)
+        q = eng->spawn_q = xcalloc(1, sizeof *q);
+    if (q->len == q->cap) {
+        size_t cap = q->cap ? 2 * q->cap : 64;
+        struct spawn_entry *v = xreallocarray(NULL, cap, sizeof *v);
+        for (size_t i = 0; i < q->len; i++)
+            v[i] = q->v[(q->head + i) % q->cap];
+        free(q->v);
+        q->v = v;
+        q->cap = cap;
+        q->head = 0;
+    }
+    q->v[(q->head + q->len++) % q->cap] = *e;
+}
+
+static bool spawnq_pop(struct engine *eng, struct spawn_entry *out)
+{
+    struct spawn_queue *q = eng->spawn_q;
+    if (q == NULL || q->len == 0)
+        return false;
+    *out = q->v[q->head];
+    q->head = (q->head + 1) % q->cap;
+    q->len--;
+    return true;
+}
+
+static size_t spawnq_len(const struct engine *eng)
+{
+    return eng->spawn_q ? eng->spawn_q->len : 0;
+}
+
+/* The worker an entry names, while its start is still recorded and not launched; else NULL. */
+static struct eworker *spawn_target(struct engine *eng, const struct spawn_entry *e,
+                                    struct ejob **job)
+{
+    *job = engine_find_uid(eng, e->uid);
+    if (*job == NULL || e->index >= (*job)->worker_count)
+        return NULL;
+    struct eworker *w = &(*job)->workers[e->index];
+    return w->starting && !w->watch && w->attempt == e->attempt ? w : NULL;
+}
+
+/* Nanoseconds on the monotonic clock: a turn's launches stop at SPAWN_TURN_NS. */
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*
+ * Hands queued starts to engine/launcher for at most SPAWN_TURN_NS of a loop
+ * turn (a start of a worker among thousands builds a large environment:
+ * requests are answered between turns), with at most MAX_LAUNCHING in flight. A start
+ * whose job is not on disk yet (a refused save) waits in the queue: it goes
+ * once a save succeeds (retry_saves) — never before its record is on disk.
  */
 static void spawn_intended(void *ctx)
 {
     struct engine *eng = ctx;
     eng->spawn_timer = 0;
     eng->spawn_wanted = false;
-    int batch = 0;
-    for (size_t j = 0; j < eng->job_count; j++) {
-        struct ejob *job = eng->jobs[j];
-        for (size_t i = 0; i < job->worker_count; i++) {
-            struct eworker *w = &job->workers[i];
-            /* A start is launched only once it is on disk (a refused save retries first). */
-            if (!w->starting || w->watch || job->unsaved)
-                continue;
-            if (eng->launching >= MAX_LAUNCHING) {
-                eng->spawn_wanted = true; /* the next report frees a slot */
-                return;
-            }
-            if (batch++ == SPAWN_BATCH) {
-                eng->spawn_wanted = true;
-                lifecycle_spawn_more(eng); /* the next turn, after the requests waiting now */
-                return;
-            }
-            struct strbuf err = STRBUF_INIT;
-            int rc = start_worker(eng, job, w, &err);
-            if (rc != 0)
-                lifecycle_start_failed(eng, job, w, strbuf_str(&err));
-            strbuf_free(&err);
-            if (rc != 0) {
-                /* The job is failing (its other starts cancelled); the table may have changed. */
-                eng->spawn_wanted = true;
-                lifecycle_spawn_more(eng);
-                return;
-            }
+    int64_t t0 = mono_ns();
+    size_t todo = spawnq_len(eng); /* entries put back go round once per turn */
+    struct spawn_entry e;
+    while (todo > 0) {
+        if (eng->launching >= MAX_LAUNCHING) {
+            eng->spawn_wanted = true; /* the next report frees a slot (lifecycle_spawn_more) */
+            return;
         }
+        if (mono_ns() - t0 >= SPAWN_TURN_NS) {
+            eng->spawn_wanted = true;
+            lifecycle_spawn_more(eng); /* the next turn, after the requests waiting now */
+            return;
+        }
+        todo--;
+        spawnq_pop(eng, &e);
+        struct ejob *job;
+        struct eworker *w = spawn_target(eng, &e, &job);
+        if (w != NULL && !engine_job_saved(eng, job)) {
+            spawnq_push(eng, &e); /* a save is retried: it comes back then */
+            continue;
+        }
+        if (w != NULL) /* else cancelled, launched, or its job is gone */
+            start_worker(eng, job, w);
+        free(e.uid);
     }
 }
 
 void lifecycle_spawn_more(struct engine *eng)
 {
-    if (eng->spawn_wanted && eng->spawn_timer == 0)
+    if (eng->spawn_wanted && eng->spawn_timer == 0 && spawnq_len(eng) > 0)
         eng->spawn_timer = loop_add_timer(eng->loop, 0, spawn_intended, eng);
 }
 
@@ -487,7 +560,7 @@ void lifecycle_spawn_more(struct engine *eng)
  * after that save is committed — so a trainjobd killed at any point finds
  * the attempt on disk before any shim could have started it.
  */
-static void intend_start(struct engine *eng, struct eworker *w)
+static void intend_start(struct engine *eng, struct ejob *job, struct eworker *w)
 {
     shimwatch_drop(eng, w, false);
     w->attempt++;
@@ -498,6 +571,8 @@ static void intend_start(struct engine *eng, struct eworker *w)
     memset(&w->proc, 0, sizeof w->proc);
     free(w->finish_time);
     w->finish_time = NULL;
+    struct spawn_entry e = {xstrdup(job->spec.uid), (size_t)(w - job->workers), w->attempt};
+    spawnq_push(eng, &e);
     eng->spawn_wanted = true;
     lifecycle_spawn_more(eng);
 }
@@ -572,6 +647,14 @@ static void buf_trim(struct pass_buf *b)
 
 void lifecycle_sched_free(struct engine *eng)
 {
+    struct spawn_entry e;
+    while (spawnq_pop(eng, &e))
+        free(e.uid);
+    if (eng->spawn_q) {
+        free(eng->spawn_q->v);
+        free(eng->spawn_q);
+        eng->spawn_q = NULL;
+    }
     struct sched_keep *k = eng->sched_keep;
     if (k == NULL)
         return;
@@ -1240,7 +1323,7 @@ static void restart_pod(struct engine *eng, struct ejob *job, struct eworker *w,
         assign_devices(eng, NULL, w, job->gpus);
     }
     /* Recorded and saved here; launched on the next turn (a failure fails the job). */
-    intend_start(eng, w);
+    intend_start(eng, job, w);
     engine_save(eng, job);
     engine_publish(eng, job);
 }
@@ -1580,7 +1663,7 @@ static bool adopt_start(struct engine *eng, struct ejob *job, struct eworker *w)
         w->starting = false;
         w->live = false;
         if (job->after_stop == AFTER_STOP_NONE)
-            intend_start(eng, w);
+            intend_start(eng, job, w);
     } else {
         pid_t owner = runner_claim_owner(status);
         engine_log("job %s: %s: a shim holds attempt %d (pid %ld); waiting for its report",

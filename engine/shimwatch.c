@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine/launcher.h"
 #include "engine/state.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
@@ -35,6 +36,9 @@ struct shimwatch {
     struct ejob *job;
     size_t index;                 /* the worker: job->workers[index] */
     struct runner_launch *launch; /* a start whose report is awaited */
+    bool pending;                 /* its launch is with engine/launcher, not back yet */
+    struct launch_req *req;       /* that launch's request, while pending */
+    uint64_t ticket;              /* which launch request is this watch's (pending) */
     bool awaiting;                /* a shim of an earlier trainjobd holds the claim */
     pid_t pid;                    /* the shim */
     int pidfd;                    /* -1: none */
@@ -66,10 +70,16 @@ static void release(struct shimwatch *sw, bool kill_shim)
         close(sw->pidfd);
         sw->pidfd = -1;
     }
-    if (sw->launch) {
-        loop_remove_fd(lp, runner_launch_fd(sw->launch));
-        runner_launch_free(sw->launch, kill_shim);
+    if (sw->launch || sw->pending) {
+        if (sw->launch) {
+            loop_remove_fd(lp, runner_launch_fd(sw->launch));
+            runner_launch_free(sw->launch, kill_shim);
+        }
+        if (sw->pending)
+            launcher_cancel(sw->eng->launcher, sw->req); /* it comes back to no one */
         sw->launch = NULL;
+        sw->pending = false;
+        sw->req = NULL;
         if (sw->eng->launching > 0)
             sw->eng->launching--;
         lifecycle_spawn_more(sw->eng);
@@ -90,7 +100,7 @@ void shimwatch_drop(struct engine *eng, struct eworker *w, bool kill_shim)
 
 bool shimwatch_starting(const struct eworker *w)
 {
-    return w->watch && (w->watch->launch || w->watch->awaiting);
+    return w->watch && (w->watch->launch || w->watch->pending || w->watch->awaiting);
 }
 
 /* The watch of worker w, new or emptied. */
@@ -206,21 +216,58 @@ static void on_deadline(void *ctx)
     failed(sw, why, ours);
 }
 
-int shimwatch_launch(struct engine *eng, struct ejob *job, struct eworker *w,
-                     const struct runner_spec *spec, struct strbuf *err)
+void shimwatch_launch(struct engine *eng, struct ejob *job, struct eworker *w, struct launch_req *r)
 {
-    struct runner_launch *l;
-    if (runner_launch(spec, &l, err) != 0)
-        return -1;
+    static uint64_t tickets;
     struct shimwatch *sw = watch_for(eng, job, w);
-    sw->launch = l;
-    sw->pid = runner_launch_pid(l);
+    sw->pending = true;
+    sw->pid = 0;
+    sw->ticket = r->ticket = ++tickets;
+    sw->req = r;
     eng->launching++;
-    loop_add_fd(eng->loop, runner_launch_fd(l), POLLIN, on_report, sw);
-    /* Our unreaped child: the pidfd names exactly this shim. */
+    /* No deadline yet: starts queue for the thread one by one, and each shim gets its own. */
+    launcher_submit(eng->launcher, r);
+}
+
+/*
+ * A launch is back from engine/launcher. Its watch, still pending, follows
+ * the shim from here: its report, its end. A watch dropped meanwhile (its
+ * claim taken, its job gone, or started by the pid file at the deadline) lets
+ * the launch go: a shim that finds the claim taken starts nothing, and the
+ * attempt's cgroups go unless that attempt's worker is live.
+ */
+void shimwatch_launched(void *ctx, struct launch_req *r)
+{
+    struct engine *eng = ctx;
+    struct ejob *job = engine_find_uid(eng, r->uid);
+    struct eworker *w = job && r->index < job->worker_count ? &job->workers[r->index] : NULL;
+    struct shimwatch *sw = w ? w->watch : NULL;
+    if (sw == NULL || !sw->pending || sw->ticket != r->ticket) {
+        bool runs = w && w->live && w->attempt == r->attempt;
+        if (r->rc == 0 && !runs)
+            cgroup_remove(r->cg, r->uid, r->cg_leaf);
+        launch_req_free(r);
+        return;
+    }
+    if (r->rc != 0) {
+        failed(sw, strbuf_str(&r->err), false);
+        launch_req_free(r);
+        return;
+    }
+    sw->pending = false; /* still counted in eng->launching: the launch is */
+    sw->req = NULL;
+    sw->launch = r->launch;
+    r->launch = NULL;
+    sw->pid = runner_launch_pid(sw->launch);
+    loop_add_fd(eng->loop, runner_launch_fd(sw->launch), POLLIN, on_report, sw);
+    /*
+     * Our child. One that ended at once may be reaped already (engine/main.c's
+     * SIGCHLD): its pid is reused only after the kernel's pids have gone
+     * round, and its report pipe has told all by then.
+     */
     watch_end(sw, runner_pidfd_open(sw->pid));
     sw->timer = loop_add_timer(eng->loop, timeout_ms(eng), on_deadline, sw);
-    return 0;
+    launch_req_free(r);
 }
 
 static void on_owner_gone(void *ctx);

@@ -19,6 +19,8 @@
 #include "engine/runner.h"
 #include "util/hmap.h"
 
+struct launch_req;
+struct launcher;
 struct loop;
 struct store;
 struct stream;
@@ -131,10 +133,12 @@ struct engine {
     int inotify_fd;
     int status_wd, log_wd;
     uint64_t sched_timer;
-    uint64_t spawn_timer; /* starts recorded but not launched yet, on the next loop turn */
-    bool spawn_wanted;    /* some worker's start is recorded and not launched */
-    int launching;        /* shims started whose report is awaited (at most MAX_LAUNCHING) */
-    uint64_t trim_timer;  /* gives freed heap back after watchers leave */
+    uint64_t spawn_timer;        /* launches queued starts on the next loop turn */
+    bool spawn_wanted;           /* a queued start may be launchable now */
+    struct spawn_queue *spawn_q; /* starts recorded and not launched yet (lifecycle.c) */
+    struct launcher *launcher;   /* launches shims off the loop's thread */
+    int launching;               /* shims started whose report is awaited (at most MAX_LAUNCHING) */
+    uint64_t trim_timer;         /* gives freed heap back after watchers leave */
     bool sandbox;
     uint64_t save_timer;    /* retries unsaved jobs */
     uint64_t backoff_timer; /* the earliest crash-loop back-off that ends */
@@ -189,7 +193,7 @@ bool engine_job_saved(const struct engine *eng, const struct ejob *job);
 void lifecycle_schedule_soon(struct engine *eng);
 /* The same after jobs were only added (created): the pass may decide them alone. */
 void lifecycle_schedule_added(struct engine *eng);
-/* Frees what the last pass kept (engine_close). */
+/* Frees what the last pass kept and the spawn queue (engine_close). */
 void lifecycle_sched_free(struct engine *eng);
 /* Starts stopping every live worker of job; `then` happens once all have ended. */
 void lifecycle_stop(struct engine *eng, struct ejob *job, enum after_stop then, const char *why);
@@ -222,9 +226,14 @@ void lifecycle_shim_gone(struct engine *eng, struct ejob *job, struct eworker *w
 void lifecycle_spawn_more(struct engine *eng);
 
 /* shimwatch.c: the loop's watchers on each worker's shim (see shimwatch.c) */
-/* Launches spec for w and watches its report, its deadline and its shim's end. */
-int shimwatch_launch(struct engine *eng, struct ejob *job, struct eworker *w,
-                     const struct runner_spec *spec, struct strbuf *err);
+/*
+ * Hands w's start to engine/launcher (r: owned copies) and watches it: its
+ * report, its deadline and its shim's end once the launch is back.
+ */
+void shimwatch_launch(struct engine *eng, struct ejob *job, struct eworker *w,
+                      struct launch_req *r);
+/* engine/launcher's done callback (ctx: the engine): a launch is back. */
+void shimwatch_launched(void *ctx, struct launch_req *r);
 /* After a restart: a shim (owner, 0 when unknown) holds w's claim; await its pid file. */
 void shimwatch_await(struct engine *eng, struct ejob *job, struct eworker *w, pid_t owner);
 /* The pid file of w's attempt appeared (inotify). */

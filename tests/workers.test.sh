@@ -6,8 +6,9 @@
 #
 # trainjobd runs with --shim pointing at a wrapper in front of the real shim:
 # it hangs when $CTL/hang exists, starts the real shim $CTL/delay seconds
-# late when that file holds a number, and holds the start's claim for
-# $CTL/claimhang seconds first — so starts can be caught in flight.
+# late when that file holds a number, and holds the start's claim first for
+# as long as $CTL/claimhang exists (10 s at most) — so starts can be caught
+# in flight.
 # The engine is started here and stopped by pid.
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
@@ -27,11 +28,12 @@ engine_config nodes="cpu 200" specs=cpu-1:0:1:16 volume </dev/null
 cat >"$TMP/shim" <<EOF
 #!/bin/sh
 if [ -e "$CTL/hang" ]; then exec sleep 1000; fi
-if [ -s "$CTL/claimhang" ]; then # hold the claim a while, as a slow shim would, then go on
+if [ -e "$CTL/claimhang" ]; then # hold the claim, as a slow shim would, until told, then go on
     prev=""
     for a in "\$@"; do [ "\$prev" = --status ] && st=\$a; prev=\$a; done
     echo \$\$ >"\$st.claim"
-    sleep "\$(cat "$CTL/claimhang")"
+    n=0
+    while [ -e "$CTL/claimhang" ] && [ \$n -lt 200 ]; do sleep 0.05; n=\$((n + 1)); done
     rm -f "\$st.claim"
 fi
 if [ -s "$CTL/delay" ]; then sleep "\$(cat "$CTL/delay")"; fi
@@ -174,8 +176,8 @@ n=0
 while [ $n -lt 600 ] && [ ! -s "$claim" ]; do sleep 0.05; n=$((n + 1)); done
 check "the start of await1 holds its claim" test -s "$claim"
 stop_engine KILL
+start_engine # it has looked at the start once it answers
 rm -f "$CTL/claimhang"
-start_engine
 check "a start whose shim held the claim across kill -9 is adopted when it reports" \
     wait_for await1 .state RUNNING 10
 check "...as attempt 1: trainjobd started no second copy" test -f "$(pidfile await1 1 master-0)"

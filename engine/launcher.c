@@ -1,0 +1,271 @@
+/*
+ * launcher: worker starts' blocking system calls on a thread of their own
+ * (see launcher.h). Owns the thread, the queue of requests it has not
+ * taken, the queue of requests done and not given back, and the pipe that
+ * wakes the loop when one is done. The thread blocks every signal (the
+ * loop's self-pipe handlers stay on the loop's thread) and shares no state
+ * with the engine but these queues, under one mutex.
+ */
+#include "engine/launcher.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/fileio.h"
+#include "util/loop.h"
+#include "util/xalloc.h"
+
+struct queue {
+    struct launch_req *head, *tail;
+};
+
+struct launcher {
+    struct loop *loop;
+    launcher_done_fn done;
+    void *ctx;
+    pthread_t thread;
+    bool started;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct queue todo, done_q; /* under mu */
+    bool stop;                 /* under mu */
+    int wake[2];               /* the thread writes a byte per request done; the loop reads */
+    long delay_ms;             /* TRAINJOBD_TEST_LAUNCH_DELAY_MS: each launch waits (tests) */
+};
+
+static void queue_put(struct queue *q, struct launch_req *r)
+{
+    r->next = NULL;
+    if (q->tail)
+        q->tail->next = r;
+    else
+        q->head = r;
+    q->tail = r;
+}
+
+static struct launch_req *queue_take(struct queue *q)
+{
+    struct launch_req *r = q->head;
+    if (r) {
+        q->head = r->next;
+        if (q->head == NULL)
+            q->tail = NULL;
+        r->next = NULL;
+    }
+    return r;
+}
+
+struct launch_req *launch_req_new(void)
+{
+    struct launch_req *r = xcalloc(1, sizeof *r);
+    r->err = (struct strbuf)STRBUF_INIT;
+    return r;
+}
+
+static void free_strings(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
+void launch_req_free(struct launch_req *r)
+{
+    if (r == NULL)
+        return;
+    runner_launch_free(r->launch, false);
+    free(r->uid);
+    free_strings(r->mkdirs);
+    free(r->cg_leaf);
+    free(r->marker);
+    free((char *)r->spec.shim_path);
+    free((char *)r->spec.status_path);
+    free((char *)r->spec.log_path);
+    free((char *)r->spec.script);
+    free_strings((char **)r->spec.envp);
+    free((char *)r->spec.cwd);
+    for (size_t i = 0; i < r->spec.bind_count; i++) {
+        free((char *)r->spec.binds[i].host_path);
+        free((char *)r->spec.binds[i].mount_path);
+        free((char *)r->spec.binds[i].volume);
+        free((char *)r->spec.binds[i].subdir);
+    }
+    free((struct runner_bind *)r->spec.binds);
+    strbuf_free(&r->err);
+    free(r);
+}
+
+/* Appends the request's marker line to the worker's log (a failure is only logged there). */
+static void append_marker(const struct launch_req *r)
+{
+    if (r->marker == NULL || r->spec.log_path == NULL)
+        return;
+    int fd = open(r->spec.log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return;
+    size_t len = strlen(r->marker);
+    ssize_t n;
+    do
+        n = write(fd, r->marker, len);
+    while (n < 0 && errno == EINTR);
+    close(fd);
+}
+
+void launcher_run(struct launch_req *r)
+{
+    for (size_t i = 0; r->mkdirs && r->mkdirs[i]; i++) {
+        struct strbuf ignored = STRBUF_INIT; /* the shim says what it cannot use */
+        file_mkdirs(r->mkdirs[i], 0755, &ignored);
+        strbuf_free(&ignored);
+    }
+    char **dirs = NULL;
+    r->rc = cgroup_create(r->cg, r->uid, r->cg_leaf, &r->limits, &dirs, &r->err);
+    append_marker(r);
+    if (r->rc == 0) {
+        r->spec.cgroups = dirs;
+        r->rc = runner_launch(&r->spec, &r->launch, &r->err);
+        r->spec.cgroups = NULL;
+        if (r->rc != 0)
+            cgroup_remove(r->cg, r->uid, r->cg_leaf);
+    }
+    cgroup_dirs_free(dirs);
+}
+
+static void *thread_main(void *arg)
+{
+    struct launcher *l = arg;
+    pthread_mutex_lock(&l->mu);
+    for (;;) {
+        while (!l->stop && l->todo.head == NULL)
+            pthread_cond_wait(&l->cv, &l->mu);
+        if (l->stop)
+            break;
+        struct launch_req *r = queue_take(&l->todo);
+        pthread_mutex_unlock(&l->mu);
+        if (l->delay_ms > 0) {
+            /* A slow exec on a loaded machine, made certain for tests/launch.test.sh. */
+            struct timespec ts = {l->delay_ms / 1000, (l->delay_ms % 1000) * 1000000L};
+            while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+                ;
+        }
+        pthread_mutex_lock(&l->mu);
+        bool cancelled = r->cancelled;
+        pthread_mutex_unlock(&l->mu);
+        if (cancelled) {
+            r->rc = -1;
+            strbuf_adds(&r->err, "start cancelled before its launch");
+        } else {
+            launcher_run(r);
+        }
+        pthread_mutex_lock(&l->mu);
+        queue_put(&l->done_q, r);
+        char byte = 1;
+        /* A full pipe already says there is work; the loop drains the queue, not the bytes. */
+        if (write(l->wake[1], &byte, 1) < 0 && errno != EAGAIN)
+            fprintf(stderr, "trainjobd: launcher: %s\n", strerror(errno));
+    }
+    pthread_mutex_unlock(&l->mu);
+    return NULL;
+}
+
+/* The loop's side: gives back every request done, in order. */
+static void on_wake(void *ctx, int fd, short revents)
+{
+    (void)revents;
+    struct launcher *l = ctx;
+    char buf[256];
+    while (read(fd, buf, sizeof buf) > 0)
+        ;
+    pthread_mutex_lock(&l->mu);
+    struct queue got = l->done_q;
+    l->done_q = (struct queue){NULL, NULL};
+    pthread_mutex_unlock(&l->mu);
+    struct launch_req *r;
+    while ((r = queue_take(&got)) != NULL)
+        l->done(l->ctx, r);
+}
+
+struct launcher *launcher_new(struct loop *lp, launcher_done_fn done, void *ctx)
+{
+    struct launcher *l = xcalloc(1, sizeof *l);
+    l->loop = lp;
+    l->done = done;
+    l->ctx = ctx;
+    l->wake[0] = l->wake[1] = -1;
+    const char *delay = getenv("TRAINJOBD_TEST_LAUNCH_DELAY_MS");
+    l->delay_ms = delay ? strtol(delay, NULL, 10) : 0;
+    if (l->delay_ms > 60000 || l->delay_ms < 0)
+        l->delay_ms = 0;
+    pthread_mutex_init(&l->mu, NULL);
+    pthread_cond_init(&l->cv, NULL);
+    if (pipe2(l->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+        /* No pipe: every start runs on the loop's thread (launcher_submit). */
+        l->wake[0] = l->wake[1] = -1;
+        return l;
+    }
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old); /* the thread inherits it: no signal lands there */
+    l->started = pthread_create(&l->thread, NULL, thread_main, l) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (l->started)
+        loop_add_fd(lp, l->wake[0], POLLIN, on_wake, l);
+    return l;
+}
+
+void launcher_submit(struct launcher *l, struct launch_req *r)
+{
+    if (!l->started) {
+        launcher_run(r); /* no thread: the start blocks the loop, as it did before */
+        l->done(l->ctx, r);
+        return;
+    }
+    pthread_mutex_lock(&l->mu);
+    queue_put(&l->todo, r);
+    pthread_cond_signal(&l->cv);
+    pthread_mutex_unlock(&l->mu);
+}
+
+void launcher_cancel(struct launcher *l, struct launch_req *r)
+{
+    if (l->started)
+        pthread_mutex_lock(&l->mu);
+    r->cancelled = true;
+    if (l->started)
+        pthread_mutex_unlock(&l->mu);
+}
+
+void launcher_free(struct launcher *l)
+{
+    if (l == NULL)
+        return;
+    if (l->started) {
+        pthread_mutex_lock(&l->mu);
+        l->stop = true;
+        pthread_cond_signal(&l->cv);
+        pthread_mutex_unlock(&l->mu);
+        pthread_join(l->thread, NULL);
+        loop_remove_fd(l->loop, l->wake[0]);
+    }
+    struct launch_req *r;
+    while ((r = queue_take(&l->todo)) != NULL)
+        launch_req_free(r);
+    while ((r = queue_take(&l->done_q)) != NULL)
+        launch_req_free(r);
+    if (l->wake[0] >= 0)
+        close(l->wake[0]);
+    if (l->wake[1] >= 0)
+        close(l->wake[1]);
+    pthread_mutex_destroy(&l->mu);
+    pthread_cond_destroy(&l->cv);
+    free(l);
+}
