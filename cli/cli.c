@@ -32,12 +32,6 @@ static const struct cli_verb verbs[] = {
      cmd_complete},
 };
 
-const struct cli_verb *cli_verbs(size_t *count)
-{
-    *count = sizeof verbs / sizeof verbs[0];
-    return verbs;
-}
-
 void cli_usage(FILE *out)
 {
     fputs("usage: trainjob [OPTIONS] COMMAND [ARGS]\n"
@@ -78,7 +72,7 @@ int cli_main(int argc, char **argv, int is_tty, FILE *out, FILE *err)
         CLI_GLOBAL_OPTIONS,
         {NULL, 0, NULL, 0},
     };
-    struct cli_globals g = {NULL, NULL, NULL};
+    struct cli_globals g = {NULL, NULL, NULL, verbs, sizeof verbs / sizeof verbs[0]};
     int c;
 
     optind = 0; /* full re-initialisation, so tests can call us repeatedly */

@@ -19,10 +19,14 @@
 #include "util/exitstatus.h"
 
 /* Options that every verb accepts before or after its name. */
+struct cli_verb;
+
 struct cli_globals {
     const char *workspace; /* --workspace: the default for files that name none */
     const char *context;   /* --context NAME: a context of ~/.config/trainjob/config.yaml */
     const char *endpoint;  /* --endpoint URL: talk to this server (never started on demand) */
+    const struct cli_verb *verbs; /* the verb table, for a verb that lists verbs (completion) */
+    size_t verb_count;
 };
 
 /* getopt_long codes of the global options, beyond any short option character. */
@@ -57,8 +61,6 @@ struct cli_verb {
 /* Runs trainjob with argv; is_tty says whether stdin and stdout are terminals. */
 int cli_main(int argc, char **argv, int is_tty, FILE *out, FILE *err);
 void cli_usage(FILE *out);
-/* The verb table (names starting with '_' are hidden from --help). */
-const struct cli_verb *cli_verbs(size_t *count);
 
 /* The verbs over job files (cli/cmd_files.c). */
 int cmd_validate(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);

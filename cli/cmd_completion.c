@@ -28,8 +28,8 @@
 #include "api/jobspec.h"
 #include "api/jobstatus.h"
 #include "api/paths.h"
-#include "cli/cli.h"
 #include "api/session.h"
+#include "cli/cli.h"
 #include "util/buildinfo.h"
 #include "util/fileio.h"
 #include "util/strbuf.h"
@@ -366,11 +366,9 @@ int cmd_complete(const struct cli_globals *g, int argc, char **argv, FILE *out, 
         if (verb == NULL)
             offer_list(&o, "--version");
     } else if (verb == NULL) {
-        size_t n;
-        const struct cli_verb *v = cli_verbs(&n);
-        for (size_t i = 0; i < n; i++)
-            if (v[i].name[0] != '_')
-                offer(&o, v[i].name);
+        for (size_t i = 0; i < g->verb_count; i++)
+            if (g->verbs[i].name[0] != '_')
+                offer(&o, g->verbs[i].name);
     } else {
         offer_argument(&cg, verb, args, nargs, &o);
     }

@@ -96,7 +96,9 @@ check "--tag picks the tags it names" test "$(tail -n +2 "$TMP/out")" = "rank0,a
 
 # ---- -f follows what is written next, until the job ends ----------------------
 
-"$TRAINJOB_BIN" $E metrics train -o csv -f >"$TMP/follow.csv" 2>"$TMP/follow.err" &
+# the file exists before the follower opens it: the checks below may come first
+: >"$TMP/follow.csv"
+"$TRAINJOB_BIN" $E metrics train -o csv -f >>"$TMP/follow.csv" 2>"$TMP/follow.err" &
 FOLLOW_PID=$!
 # rows LINES [SECONDS] : until the follower has printed LINES lines (bounded)
 rows() {
@@ -134,7 +136,9 @@ while [ ! -e "$A/go" ]; do sleep 0.05; done
 "$A/bin/scalarwrite" "$F" loss=2:2
 while [ ! -e "$A/end" ]; do sleep 0.05; done' "$(tb long)"
 wait_for long .state RUNNING
-"$TRAINJOB_BIN" $E metrics long -o csv -f >"$TMP/follow.csv" 2>"$TMP/follow.err" &
+# the file exists before the follower opens it: the checks below may come first
+: >"$TMP/follow.csv"
+"$TRAINJOB_BIN" $E metrics long -o csv -f >>"$TMP/follow.csv" 2>"$TMP/follow.err" &
 FOLLOW_PID=$!
 check "a follower of another job has its first point" rows 2
 stop_engine KILL
