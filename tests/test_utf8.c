@@ -10,7 +10,10 @@
 
 #include <cmocka.h> /* after the four headers it needs */
 
+#include <locale.h>
+#include <stdio.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "util/strbuf.h"
 #include "util/utf8.h"
@@ -293,13 +296,105 @@ static void test_sanitize_invalid(void **state)
     strbuf_free(&sb);
 }
 
+/*
+ * Invisible format characters: "ad\u200bmin" must not pass for "admin", so
+ * each is shown as \uXXXX (\UXXXXXXXX above the BMP); visible neighbours stay.
+ */
+static void test_sanitize_invisible(void **state)
+{
+    (void)state;
+    assert_sanitized("ad\xE2\x80\x8Bmin", 8, 0, "ad\\u200bmin");
+    assert_sanitized("\xEF\xBB\xBFname", 7, 0, "\\ufeffname"); /* BOM */
+    assert_sanitized("a\xE2\x80\x8D"
+                     "b",
+                     5, 0, "a\\u200db"); /* ZWJ */
+    assert_sanitized("a\xE2\x81\xA0"
+                     "b",
+                     5, 0, "a\\u2060b"); /* word joiner */
+    assert_sanitized("a\xE2\x81\xA4"
+                     "b",
+                     5, 0, "a\\u2064b"); /* invisible plus */
+    assert_sanitized("a\xE2\x80\xAA"
+                     "b\xE2\x80\xAC"
+                     "c",
+                     9, 0, "a\\u202ab\\u202cc"); /* LRE, PDF */
+    assert_sanitized("a\xC2\xAD"
+                     "b",
+                     4, 0, "a\\u00adb"); /* soft hyphen */
+    assert_sanitized("a\xF3\xA0\x80\x81"
+                     "b",
+                     6, 0, "a\\U000e0001b"); /* language tag */
+    assert_sanitized("a\xE2\x80\xA8"
+                     "b",
+                     5, 0, "a\\u2028b"); /* line separator */
+    /* Not format characters: a combining mark and CJK pass unchanged. */
+    assert_sanitized("e\xCC\x81\xE5\x9F\xBA", 6, 0, "e\xCC\x81\xE5\x9F\xBA");
+    /* Every Cf the predicate names comes out escaped and takes its text's width. */
+    for (uint32_t cp = 0xA0; cp <= 0x10FFFF; cp++) {
+        if (!utf8_is_invisible_format(cp))
+            continue;
+        char enc[4], want[16];
+        size_t k = utf8_encode(cp, enc);
+        struct strbuf sb = STRBUF_INIT;
+        utf8_sanitize(&sb, enc, k, 0);
+        snprintf(want, sizeof want, cp > 0xFFFF ? "\\U%08x" : "\\u%04x", (unsigned)cp);
+        assert_string_equal(strbuf_str(&sb), want);
+        assert_int_equal(utf8_width(sb.buf, sb.len), strlen(want));
+        strbuf_free(&sb);
+    }
+}
+
+/*
+ * Our widths are the C library's (what ncurses draws with): every code
+ * point, compared with wcwidth under C.UTF-8 — 0 differences — while the
+ * process locale is still "C" (utf8_cpwidth must not depend on it).
+ */
+static void test_width_is_wcwidth(void **state)
+{
+    (void)state;
+    assert_non_null(setlocale(LC_ALL, "C"));
+    int c_locale[0x110000 / 64 + 1] = {0}; /* a sample taken under "C" */
+    for (uint32_t cp = 0; cp <= 0x10FFFF; cp += 64)
+        c_locale[cp / 64] = utf8_cpwidth(cp + 0x30 > 0x10FFFF ? cp : cp + 0x30);
+    locale_t u = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+    assert_non_null(u);
+    locale_t old = uselocale(u);
+    size_t differ = 0, wide = 0, zero = 0;
+    uint32_t first = 0;
+    for (uint32_t cp = 0; cp <= 0x10FFFF; cp++) {
+        /* NUL is a control to us (-1); glibc gives it 0. Surrogates are not characters. */
+        if (cp == 0 || (cp >= 0xD800 && cp <= 0xDFFF))
+            continue;
+        int ours = utf8_cpwidth(cp), libc = wcwidth((wchar_t)cp);
+        if (ours != libc && differ++ == 0)
+            first = cp;
+        wide += libc == 2;
+        zero += libc == 0;
+    }
+    for (uint32_t cp = 0; cp <= 0x10FFFF; cp += 64) {
+        uint32_t c = cp + 0x30 > 0x10FFFF ? cp : cp + 0x30;
+        if (c == 0 || (c >= 0xD800 && c <= 0xDFFF))
+            continue;
+        if (c_locale[cp / 64] != wcwidth((wchar_t)c))
+            fail_msg("U+%04X: %d under C, wcwidth %d", (unsigned)c, c_locale[cp / 64],
+                     wcwidth((wchar_t)c));
+    }
+    uselocale(old);
+    freelocale(u);
+    if (differ)
+        fail_msg("%zu code points differ from wcwidth, the first U+%04X", differ, (unsigned)first);
+    /* The comparison compared something: glibc knows thousands of each. */
+    assert_true(wide > 1000 && zero > 1000);
+}
+
 /* Whatever goes in, no control byte and no invalid UTF-8 comes out. */
 /* "Trojan source": bidi overrides would make a name read differently than it is. */
 static void test_sanitize_bidi(void **state)
 {
     (void)state;
     const char *s = "job\xE2\x80\xAEtxt.exe\xE2\x81\xA6x\xE2\x81\xA9";
-    assert_sanitized(s, strlen(s), 0, "jobtxt.exex");
+    /* Shown, not obeyed: the override and the isolates are escaped as text. */
+    assert_sanitized(s, strlen(s), 0, "job\\u202etxt.exe\\u2066x\\u2069");
     /* Ordinary right-to-left text stays. */
     assert_sanitized("\xD7\xA9\xD7\x9C", 4, 0, "\xD7\xA9\xD7\x9C");
 }
@@ -345,6 +440,8 @@ int main(void)
         cmocka_unit_test(test_sanitize_controls),
         cmocka_unit_test(test_sanitize_invalid),
         cmocka_unit_test(test_sanitize_bidi),
+        cmocka_unit_test(test_sanitize_invisible),
+        cmocka_unit_test(test_width_is_wcwidth),
         cmocka_unit_test(test_sanitize_output_is_safe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,13 @@
 /*
- * utf8: see utf8.h. Pure functions over byte ranges; no locale involved.
+ * utf8: see utf8.h. Pure functions over byte ranges; widths are asked of
+ * the C library under a C.UTF-8 locale object, never the process locale.
  */
 #include "util/utf8.h"
+
+#include <locale.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <wchar.h>
 
 #include "util/strbuf.h"
 
@@ -113,45 +119,51 @@ static bool in_ranges(uint32_t cp, const struct range *r, size_t n)
     return false;
 }
 
-/* East Asian Wide and Fullwidth blocks, sorted. */
-static const struct range wide[] = {
-    {0x1100, 0x115F},   {0x231A, 0x231B},   {0x2329, 0x232A},   {0x23E9, 0x23EC},
-    {0x23F0, 0x23F0},   {0x23F3, 0x23F3},   {0x25FD, 0x25FE},   {0x2614, 0x2615},
-    {0x2648, 0x2653},   {0x267F, 0x267F},   {0x2693, 0x2693},   {0x26A1, 0x26A1},
-    {0x26AA, 0x26AB},   {0x26BD, 0x26BE},   {0x26C4, 0x26C5},   {0x26CE, 0x26CE},
-    {0x26D4, 0x26D4},   {0x26EA, 0x26EA},   {0x26F2, 0x26F3},   {0x26F5, 0x26F5},
-    {0x26FA, 0x26FA},   {0x26FD, 0x26FD},   {0x2705, 0x2705},   {0x270A, 0x270B},
-    {0x2728, 0x2728},   {0x274C, 0x274C},   {0x274E, 0x274E},   {0x2753, 0x2755},
-    {0x2757, 0x2757},   {0x2795, 0x2797},   {0x27B0, 0x27B0},   {0x27BF, 0x27BF},
-    {0x2B1B, 0x2B1C},   {0x2B50, 0x2B50},   {0x2B55, 0x2B55},   {0x2E80, 0x303E},
-    {0x3041, 0x33FF},   {0x3400, 0x4DBF},   {0x4E00, 0x9FFF},   {0xA000, 0xA4CF},
-    {0xA960, 0xA97F},   {0xAC00, 0xD7A3},   {0xF900, 0xFAFF},   {0xFE10, 0xFE19},
-    {0xFE30, 0xFE6F},   {0xFF00, 0xFF60},   {0xFFE0, 0xFFE6},   {0x16FE0, 0x16FE4},
-    {0x17000, 0x18CFF}, {0x1B000, 0x1B2FF}, {0x1F004, 0x1F004}, {0x1F0CF, 0x1F0CF},
-    {0x1F18E, 0x1F18E}, {0x1F191, 0x1F19A}, {0x1F200, 0x1F251}, {0x1F300, 0x1F64F},
-    {0x1F680, 0x1F6FF}, {0x1F7E0, 0x1F7EB}, {0x1F90C, 0x1F9FF}, {0x1FA70, 0x1FAFF},
-    {0x20000, 0x2FFFD}, {0x30000, 0x3FFFD},
-};
+/*
+ * The C library's answer under a UTF-8 LC_CTYPE, whatever the process
+ * locale is: a C.UTF-8 locale object made once and used for the one call
+ * (glibc takes the widths of every UTF-8 locale from its one UTF-8 charmap,
+ * so this is what ncurses measures in any UTF-8 locale). Without that
+ * locale, the process locale if it is UTF-8; else -2 ("cannot ask").
+ */
+static locale_t width_locale;
+static pthread_once_t width_once = PTHREAD_ONCE_INIT;
 
-/* Combining marks and zero-width characters, sorted. */
-static const struct range zero[] = {
-    {0x0300, 0x036F}, {0x0483, 0x0489},   {0x0591, 0x05BD}, {0x0610, 0x061A}, {0x064B, 0x065F},
-    {0x0E31, 0x0E31}, {0x0E34, 0x0E3A},   {0x1AB0, 0x1AFF}, {0x1DC0, 0x1DFF}, {0x200B, 0x200F},
-    {0x2028, 0x202E}, {0x2060, 0x2064},   {0x20D0, 0x20FF}, {0xFE00, 0xFE0F}, {0xFE20, 0xFE2F},
-    {0xFEFF, 0xFEFF}, {0xE0100, 0xE01EF},
-};
+static void width_locale_init(void)
+{
+    width_locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+}
+
+static int libc_width(uint32_t cp)
+{
+    pthread_once(&width_once, width_locale_init);
+    if (width_locale) {
+        locale_t old = uselocale(width_locale);
+        int w = wcwidth((wchar_t)cp);
+        uselocale(old);
+        return w;
+    }
+    if (MB_CUR_MAX > 1)
+        return wcwidth((wchar_t)cp);
+    return -2;
+}
 
 int utf8_cpwidth(uint32_t cp)
 {
     if (cp < 0x20 || (cp >= 0x7F && cp < 0xA0))
         return -1;
-    if (cp < 0x300)
+    if (cp < 0x7F)
         return 1;
-    if (in_ranges(cp, zero, sizeof zero / sizeof zero[0]))
-        return 0;
-    if (in_ranges(cp, wide, sizeof wide / sizeof wide[0]))
-        return 2;
-    return 1;
+    if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        return -1;
+    int w = libc_width(cp);
+    if (w != -2)
+        return w;
+    /* No UTF-8 locale at all (documented fallback): CJK wide, the rest one cell. */
+    return utf8_is_cjk(cp) || (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0x3040 && cp <= 0x30FF) ||
+                   (cp >= 0xFF00 && cp <= 0xFF60)
+               ? 2
+               : 1;
 }
 
 size_t utf8_width(const char *s, size_t n)
@@ -232,10 +244,22 @@ static size_t escape_length(const char *s, size_t n, uint32_t intro, size_t k)
     return i;
 }
 
-/* Bidi embeddings, overrides and isolates can reorder what a person reads. */
-static bool is_bidi_control(uint32_t cp)
+/*
+ * Invisible format characters (Unicode category Cf without the visible
+ * prepended marks, plus the line and paragraph separators): zero-width
+ * spaces and joiners, bidi embeddings, overrides and isolates (which can
+ * reorder what a person reads), word joiners, the BOM, tags. A name holding
+ * one looks like another name, so they are shown, not drawn.
+ */
+bool utf8_is_invisible_format(uint32_t cp)
 {
-    return (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+    static const struct range fmt[] = {
+        {0x00AD, 0x00AD},   {0x061C, 0x061C},   {0x180E, 0x180E},   {0x200B, 0x200F},
+        {0x2028, 0x202E},   {0x2060, 0x2064},   {0x2066, 0x206F},   {0xFEFF, 0xFEFF},
+        {0xFFF9, 0xFFFB},   {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0001, 0xE0001},
+        {0xE0020, 0xE007F},
+    };
+    return in_ranges(cp, fmt, sizeof fmt / sizeof fmt[0]);
 }
 
 void utf8_sanitize(struct strbuf *out, const char *s, size_t n, unsigned flags)
@@ -253,8 +277,10 @@ void utf8_sanitize(struct strbuf *out, const char *s, size_t n, unsigned flags)
             strbuf_addc(out, '\n');
         } else if (cp == '\t') {
             strbuf_addc(out, (flags & UTF8_KEEP_TAB) ? '\t' : ' ');
-        } else if (cp < 0x20 || cp == 0x7F || is_bidi_control(cp)) {
+        } else if (cp < 0x20 || cp == 0x7F) {
             /* dropped */
+        } else if (utf8_is_invisible_format(cp)) {
+            strbuf_addf(out, cp > 0xFFFF ? "\\U%08x" : "\\u%04x", (unsigned)cp);
         } else if (cp == UTF8_REPLACEMENT && k == 1) {
             strbuf_adds(out, "\xEF\xBF\xBD");
         } else {
