@@ -22,6 +22,7 @@
 #include "api/http.h"
 #include "api/http_multi.h"
 #include "api/jobspec_json.h"
+#include "api/scalarpage.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -241,6 +242,16 @@ static enum backend_status build(struct backend *b, const struct backend_request
         query(&out->path, "from", rq->from);
         out->stream = true;
         break;
+    case BACKEND_OP_SCALARS:
+        if (!trainjobd)
+            return backend_no_scalars(b, err);
+        v1_job_path(b, rq->name, &out->path);
+        strbuf_adds(&out->path, "/scalars");
+        query(&out->path, "since", rq->since);
+        if (rq->limit > 0)
+            snprintf(n, sizeof n, "%zu", rq->limit);
+        query(&out->path, "limit", n);
+        break;
     }
     return BACKEND_OK;
 }
@@ -424,6 +435,9 @@ static enum backend_status decode(const struct backend_request *rq, const json_t
             findings_free(&fs);
         }
         return BACKEND_OK;
+    case BACKEND_OP_SCALARS:
+        return scalar_page_from_json(reply, &out->scalars, &out->err) == 0 ? BACKEND_OK
+                                                                           : BACKEND_REJECTED;
     case BACKEND_OP_WATCH:
     case BACKEND_OP_LOGS:
         break;
@@ -576,6 +590,14 @@ static enum backend_status acp_delete(struct backend *b, const char *const *name
     memset(out, 0, sizeof *out);
     struct backend_request rq = {.op = BACKEND_OP_DELETE, .names = names, .count = n};
     RUN_INTO(b, &rq, batch, out, err);
+}
+
+static enum backend_status acp_scalars(struct backend *b, const char *name, const char *since,
+                                       size_t limit, struct scalar_page *out, struct api_error *err)
+{
+    struct backend_request rq = {
+        .op = BACKEND_OP_SCALARS, .name = name, .since = since, .limit = limit};
+    RUN_INTO(b, &rq, scalars, out, err);
 }
 
 static enum backend_status acp_start(struct backend *b, const char *name, struct jobspec *out,
@@ -828,6 +850,7 @@ static const struct backend_ops acp_ops = {
     .start = acp_start,
     .remove = acp_delete,
     .watch = acp_watch,
+    .scalars = acp_scalars,
     .send = acp_send,
     .free = acp_free,
 };

@@ -362,6 +362,28 @@ enum backend_status backend_logs_framed(struct backend *b, const char *name, con
     return st;
 }
 
+enum backend_status backend_no_scalars(const struct backend *b, struct api_error *err)
+{
+    api_error_set(err, 501, "Unsupported", "",
+                  "TensorBoard scalars: not offered by this backend (%s at %s): use --logdir DIR "
+                  "on a directory where the job's event files are mounted",
+                  b->ops->name, b->endpoint);
+    return BACKEND_REJECTED;
+}
+
+enum backend_status backend_scalars(struct backend *b, const char *name, const char *since,
+                                    size_t limit, struct scalar_page *out, struct api_error *err)
+{
+    scalar_page_init(out);
+    if (b->ops->scalars == NULL)
+        return backend_no_scalars(b, err);
+    enum backend_status st;
+    do
+        st = b->ops->scalars(b, name, since, limit, out, err);
+    while (again(b, st, err));
+    return st;
+}
+
 /* Runs a batch operation BACKEND_MAX_BATCH names at a time, results appended in order. */
 static enum backend_status
 batched(struct backend *b,
@@ -445,6 +467,7 @@ void backend_reply_free(struct backend_reply *r)
     job_event_list_free(&r->events);
     batch_result_free(&r->batch);
     catalog_free(&r->catalog);
+    scalar_page_free(&r->scalars);
     backend_reply_init(r, r->op);
 }
 
@@ -460,6 +483,7 @@ static void request_copy(struct backend_request *dst, const struct backend_reque
     dst->name = dup_or_null(src->name);
     dst->worker = dup_or_null(src->worker);
     dst->node = dup_or_null(src->node);
+    dst->since = dup_or_null(src->since);
     /* The job as JSON text: the caller's jobspec need not outlive the send (nor a resend). */
     dst->job = NULL;
     if (src->job) {
@@ -486,6 +510,7 @@ static void request_free(struct backend_request *rq)
     free((char *)rq->name);
     free((char *)rq->worker);
     free((char *)rq->node);
+    free((char *)rq->since);
     free(rq->job_json);
     free((char *)rq->query.page_token);
     free((char *)rq->query.filter);

@@ -24,6 +24,7 @@
 #include "api/catalog.h"
 #include "api/jobspec.h"
 #include "api/jobstatus.h"
+#include "api/scalarpage.h"
 
 struct resolved_context;
 struct strbuf;
@@ -133,6 +134,7 @@ enum backend_op {
     BACKEND_OP_CREATE,    /* job: the reply is the job as created */
     BACKEND_OP_WATCH,     /* a stream: on_message per message */
     BACKEND_OP_LOGS,      /* a stream: on_data per piece */
+    BACKEND_OP_SCALARS,   /* a page of a job's TensorBoard scalars (trainjobd) */
 };
 
 /* What to ask; the members an op does not use are ignored. Strings are copied. */
@@ -151,6 +153,8 @@ struct backend_request {
     bool follow;               /* LOGS */
     bool framed;               /* LOGS with follow: P/D/S/E frames (engine/logfollow.h) */
     const char *from;          /* LOGS framed: "<inode>:<offset>" to resume at */
+    const char *since;         /* SCALARS: the previous page's cursor; NULL: from the start */
+    size_t limit;              /* SCALARS: bytes of event files per page (0: the server's) */
 };
 
 /* How a call ended and what it brought; the callee of backend_reply_fn may take members. */
@@ -165,6 +169,7 @@ struct backend_reply {
     struct job_event_list events; /* EVENTS */
     struct batch_result batch;    /* STOP DELETE */
     struct catalog catalog;       /* CATALOG */
+    struct scalar_page scalars;   /* SCALARS */
 };
 
 void backend_reply_init(struct backend_reply *r, enum backend_op op);
@@ -207,6 +212,14 @@ struct backend_ops {
                                   struct batch_result *out, struct api_error *err);
     enum backend_status (*watch)(struct backend *b, backend_watch_fn fn, void *ctx,
                                  struct api_error *err);
+    /*
+     * A page of the scalars job name wrote to its tensorboard.log_path, after
+     * since (a cursor from an earlier page; NULL: from the start), reading at
+     * most limit bytes of event files (0: the server's default). NULL (and
+     * the acp driver on ACP): the backend cannot read them; use --logdir.
+     */
+    enum backend_status (*scalars)(struct backend *b, const char *name, const char *since,
+                                   size_t limit, struct scalar_page *out, struct api_error *err);
     /*
      * Starts call->rq on m without blocking; when it ends the driver fills
      * call->reply and calls backend_call_done, and on the way hands stream
@@ -284,6 +297,15 @@ enum backend_status backend_delete(struct backend *b, const char *const *names, 
                                    struct batch_result *out, struct api_error *err);
 enum backend_status backend_watch(struct backend *b, backend_watch_fn fn, void *ctx,
                                   struct api_error *err);
+/*
+ * A page of a job's TensorBoard scalars (see backend_ops.scalars; out is
+ * scalar_page_init'd here). A backend that cannot read them says so, and
+ * that `trainjob metrics --logdir DIR` can.
+ */
+enum backend_status backend_scalars(struct backend *b, const char *name, const char *since,
+                                    size_t limit, struct scalar_page *out, struct api_error *err);
+/* The error of a backend that does not serve scalars (status 501, reason Unsupported). */
+enum backend_status backend_no_scalars(const struct backend *b, struct api_error *err);
 
 /*
  * Starts rq without blocking; fn gets the reply from m's loop, never from

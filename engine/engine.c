@@ -1131,6 +1131,12 @@ static int find_job(struct engine *eng, const char *user, const char *ws, const 
     return 0;
 }
 
+int engine_find_readable(struct engine *eng, const char *user, const char *ws, const char *name,
+                         struct ejob **out, struct api_error *err)
+{
+    return find_job(eng, user, ws, name, out, err);
+}
+
 /*
  * Who may change a job (update, stop, start, delete, markNode), the one rule
  * for all of them, as on ACP: a member changes only the jobs they created;

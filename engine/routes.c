@@ -5,7 +5,7 @@
  *        /workspaces/{ws}/trainingJobs[...]
  *   ours /trainjob/v1/catalog, /trainjob/v1/workspaces,
  *        /trainjob/v1/workspaces/{ws}/trainingJobs/{name}:start | :markNode | /events
- *        | /workers/{worker}/logs
+ *        | /workers/{worker}/logs | /scalars?since=CURSOR&limit=BYTES (engine/scalars.h)
  */
 #include "engine/routes.h"
 
@@ -17,6 +17,7 @@
 
 #include "api/apierror.h"
 #include "engine/engine.h"
+#include "engine/scalars.h"
 #include "util/utf8.h"
 
 #define MAX_PATH 2047
@@ -24,6 +25,7 @@
 #define MAX_SEGMENT 255
 #define MAX_ARG_KEY 64
 #define MAX_ARG_VALUE 4096
+#define MAX_CURSOR (24u << 10) /* since=: a file and offset per event file, in one URL */
 
 /* Splits path into at most max segments (in buf); returns the count. */
 static int split(const char *path, char *buf, size_t bufsz, char **seg, int max)
@@ -182,6 +184,15 @@ static void jobs_route(struct engine *eng, const struct http_request *req,
         st = engine_job_workers(eng, req->user, ws, name, &reply, &err);
     } else if (n == 3 && strcmp(rest[2], "events") == 0 && is(req, "GET")) {
         st = engine_job_events(eng, req->user, ws, name, &reply, &err);
+    } else if (n == 3 && strcmp(rest[2], "scalars") == 0 && is(req, "GET")) {
+        struct scalars_query sq = {q(req, "since"), q(req, "limit")};
+        st = engine_job_scalars(eng, req->user, ws, name, &sq, &resp->text, &err);
+        if (st == 200) {
+            resp->status = 200;
+            resp->content_type = "application/json";
+            return;
+        }
+        strbuf_reset(&resp->text);
     } else if (n == 5 && strcmp(rest[2], "workers") == 0 && strcmp(rest[4], "logs") == 0 &&
                is(req, "GET")) {
         const char *follow = q(req, "follow");
@@ -231,7 +242,8 @@ static int check_arg(void *ctx, const char *key, size_t key_len, const char *val
     const char *why = unfit(key, key_len, MAX_ARG_KEY);
     if (why)
         return api_error_set(err, 400, "InvalidArgument", "", "a query parameter name: %s", why);
-    if (value && (why = unfit(value, value_len, MAX_ARG_VALUE)))
+    bool cursor = key_len == 5 && memcmp(key, "since", 5) == 0;
+    if (value && (why = unfit(value, value_len, cursor ? MAX_CURSOR : MAX_ARG_VALUE)))
         return api_error_set(err, 400, "InvalidArgument", key, "query parameter %s: %s", key, why);
     return 0;
 }

@@ -155,6 +155,12 @@ struct engine {
 /* engine.c */
 struct ejob *engine_find(struct engine *eng, const char *ws, const char *name);
 struct ejob *engine_find_uid(struct engine *eng, const char *uid);
+/*
+ * The job a request may read (every member of ws reads every job of it), or
+ * 404/403 in err: the rule of GET, workers, events, logs and scalars.
+ */
+int engine_find_readable(struct engine *eng, const char *user, const char *ws, const char *name,
+                         struct ejob **out, struct api_error *err);
 /* Writes the job to the store; logs (and returns -1) when the disk refuses. */
 int engine_save(struct engine *eng, struct ejob *job);
 /* Tells every watcher of the job's workspace about its current state and workers. */

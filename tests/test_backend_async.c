@@ -14,6 +14,7 @@
 #include <cmocka.h>
 // clang-format on
 
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -177,6 +178,84 @@ static void replies_come_from_the_loop_decoded(void **state)
     assert_string_equal(s.job, "pt-new");
     assert_non_null(strstr(canned_path, "/trainingJobs?training_job_name=pt-new"));
     assert_non_null(strstr(canned_sent, "\"display_name\":\"新的\""));
+
+    backend_free(acp);
+    backend_free(b);
+    http_multi_free(m);
+    loop_free(lp);
+}
+
+/* What a scalars reply brought. */
+struct seen_scalars {
+    int replies;
+    enum backend_status status;
+    struct api_error err;
+    size_t count;
+    bool nan_last;
+    char cursor[64];
+};
+
+static void on_scalars(void *ctx, struct backend_reply *r)
+{
+    struct seen_scalars *s = ctx;
+    s->replies++;
+    s->status = r->status;
+    s->err = r->err;
+    s->count = r->scalars.count;
+    s->nan_last = r->scalars.count && isnan(r->scalars.points[r->scalars.count - 1].value);
+    snprintf(s->cursor, sizeof s->cursor, "%s", r->scalars.cursor ? r->scalars.cursor : "");
+}
+
+/* The Metrics pane's request: a page of scalars from the loop, its cursor escaped in the URL. */
+static void a_scalars_page_through_the_loop(void **state)
+{
+    (void)state;
+    struct loop *lp = loop_new();
+    struct http_multi *m = http_multi_new(lp);
+    struct backend *b = open_backend("http+unix:///tmp/none.sock", true, true);
+    canned_status = 200;
+    canned_body = "{\"log_path\":\"/mnt/afs/tb\",\"cursor\":\"rank0/f:52\",\"more\":false,"
+                  "\"scalars\":[{\"run\":\"rank0\",\"tag\":\"loss\",\"step\":1,"
+                  "\"wall_time\":1.5,\"value\":0.5},{\"run\":\"rank0\",\"tag\":\"loss\","
+                  "\"step\":2,\"wall_time\":2,\"value\":\"NaN\"}]}";
+    struct seen_scalars s = {0};
+    char since[] = "rank0/f:26,a b&c";
+    struct backend_request rq = {
+        .op = BACKEND_OP_SCALARS, .name = "pt-abc", .since = since, .limit = 4096};
+    backend_send(b, m, &rq, on_scalars, NULL, NULL, &s);
+    memset(since, 'x', sizeof since - 1); /* the send keeps its own copy */
+    assert_int_equal(s.replies, 0);
+    RUN_UNTIL(lp, s.replies > 0, 2000);
+    assert_int_equal(s.status, BACKEND_OK);
+    assert_int_equal(s.count, 2);
+    assert_true(s.nan_last);
+    assert_string_equal(s.cursor, "rank0/f:52");
+    assert_string_equal(canned_path, "/trainjob/v1/workspaces/default/trainingJobs/pt-abc/scalars"
+                                     "?since=rank0%2Ff%3A26%2Ca%20b%26c&limit=4096");
+
+    /* A reply that is no page is the server's fault, said so. */
+    canned_body = "{\"scalars\":[{\"tag\":\"loss\",\"step\":1,\"value\":\"nan\"}]}";
+    s.replies = 0;
+    backend_send(b, m, &rq, on_scalars, NULL, NULL, &s);
+    RUN_UNTIL(lp, s.replies > 0, 2000);
+    assert_int_equal(s.status, BACKEND_REJECTED);
+    assert_string_equal(s.err.field, "scalars[0].value");
+
+    /* ACP has no such endpoint: the message points at --logdir, blocking or not. */
+    struct backend *acp = open_backend("https://acp.example.com", true, false);
+    canned_calls = 0;
+    s.replies = 0;
+    backend_send(acp, m, &rq, on_scalars, NULL, NULL, &s);
+    RUN_UNTIL(lp, s.replies > 0, 2000);
+    assert_int_equal(s.status, BACKEND_REJECTED);
+    assert_int_equal(s.err.status, 501);
+    assert_non_null(strstr(s.err.message, "--logdir DIR"));
+    struct scalar_page page;
+    struct api_error err = {0};
+    assert_int_equal(backend_scalars(acp, "pt-abc", NULL, 0, &page, &err), BACKEND_REJECTED);
+    assert_non_null(strstr(err.message, "--logdir DIR"));
+    assert_int_equal(canned_calls, 0);
+    scalar_page_free(&page);
 
     backend_free(acp);
     backend_free(b);
@@ -386,6 +465,7 @@ int main(void)
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(replies_come_from_the_loop_decoded),
+        cmocka_unit_test(a_scalars_page_through_the_loop),
         cmocka_unit_test(a_watch_stream_arrives_message_by_message),
         cmocka_unit_test(a_silent_server_leaves_the_loop_free),
         cmocka_unit_test(a_missing_socket_is_unreachable_through_the_callback),

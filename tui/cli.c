@@ -22,6 +22,8 @@ static const struct cli_verb verbs[] = {
     {"get", "jobs|job|workers|events", "list jobs; show a job (NAME), its workers or events",
      cmd_get},
     {"logs", "NAME [-w WORKER] [-f]", "print (or follow) a worker's log", cmd_logs},
+    {"metrics", "NAME [-o FMT] [-f]", "a job's TensorBoard scalars (--logdir DIR: any directory's)",
+     cmd_metrics},
     {"stop", "NAME...", "stop jobs (SUSPENDED; they can be started again)", cmd_stop},
     {"start", "NAME", "start a stopped job again", cmd_start},
     {"delete", "NAME...", "delete jobs, stopping their workers first", cmd_delete},

@@ -1,0 +1,224 @@
+/*
+ * scalarpage: see scalarpage.h. The encoder writes text (a page of 100,000
+ * points builds no jansson tree); the decoder reads the tree jansson made.
+ */
+#include "api/scalarpage.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/apierror.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
+#include "util/xalloc.h"
+
+void scalar_page_init(struct scalar_page *p)
+{
+    memset(p, 0, sizeof *p);
+}
+
+void scalar_page_free(struct scalar_page *p)
+{
+    for (size_t i = 0; i < p->count; i++) {
+        free(p->points[i].run);
+        free(p->points[i].tag);
+    }
+    free(p->points);
+    free(p->log_path);
+    free(p->cursor);
+    scalar_page_init(p);
+}
+
+void scalar_page_add(struct scalar_page *p, const char *run, const char *tag, int64_t step,
+                     double wall_time, double value)
+{
+    if (p->count == p->cap) {
+        p->cap = p->cap ? p->cap * 2 : 64;
+        p->points = xreallocarray(p->points, p->cap, sizeof *p->points);
+    }
+    p->points[p->count++] = (struct scalar_point){xstrdup(run ? run : "."), xstrdup(tag ? tag : ""),
+                                                  step, wall_time, value};
+}
+
+void scalarpage_json_string(struct strbuf *out, const char *s, size_t n)
+{
+    strbuf_addc(out, '"');
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t k = utf8_decode(s + i, n - i, &cp);
+        if (cp == '"' || cp == '\\') {
+            strbuf_addc(out, '\\');
+            strbuf_addc(out, (char)cp);
+        } else if (cp < 0x20 || cp == 0x7f) {
+            strbuf_addf(out, "\\u%04x", (unsigned)cp);
+        } else if (cp == UTF8_REPLACEMENT) {
+            strbuf_adds(out, "\xef\xbf\xbd"); /* bad bytes, or a real U+FFFD */
+        } else {
+            strbuf_add(out, s + i, k);
+        }
+        i += k;
+    }
+    strbuf_addc(out, '"');
+}
+
+/*
+ * The fewest %g digits that read back as v (as a float when v is one). %g
+ * drops trailing zeros, so the first precision that reads back gives the
+ * shortest text: a value with a shorter exact form rounds to it padded with
+ * zeros. Most values logged read back at 6 (float) or 15 (double) digits,
+ * so the search starts there: one snprintf and one strtod for most points.
+ */
+static void shortest(struct strbuf *out, double v)
+{
+    char buf[40];
+    bool is_float = (double)(float)v == v;
+    for (int prec = is_float ? 6 : 15; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        double back = strtod(buf, NULL);
+        if (is_float ? (float)back == (float)v : back == v)
+            break;
+    }
+    strbuf_adds(out, buf);
+}
+
+void scalarpage_json_value(struct strbuf *out, double v)
+{
+    if (isnan(v))
+        strbuf_adds(out, "\"NaN\"");
+    else if (isinf(v))
+        strbuf_adds(out, v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+    else
+        shortest(out, v);
+}
+
+void scalarpage_json_wall_time(struct strbuf *out, double t)
+{
+    if (!isfinite(t)) {
+        strbuf_adds(out, "0");
+        return;
+    }
+    char buf[48];
+    snprintf(buf, sizeof buf, "%.6f", t);
+    /* trailing zeros (and a bare '.') say nothing */
+    size_t n = strlen(buf);
+    while (n > 1 && buf[n - 1] == '0')
+        n--;
+    if (buf[n - 1] == '.')
+        n--;
+    strbuf_add(out, buf, n);
+}
+
+void scalarpage_json_point(struct strbuf *out, const char *run, const char *tag, int64_t step,
+                           double wall_time, double value)
+{
+    strbuf_adds(out, "{\"run\":");
+    scalarpage_json_string(out, run ? run : ".", run ? strlen(run) : 1);
+    strbuf_adds(out, ",\"tag\":");
+    scalarpage_json_string(out, tag ? tag : "", tag ? strlen(tag) : 0);
+    strbuf_addf(out, ",\"step\":%lld,\"wall_time\":", (long long)step);
+    scalarpage_json_wall_time(out, wall_time);
+    strbuf_adds(out, ",\"value\":");
+    scalarpage_json_value(out, value);
+    strbuf_addc(out, '}');
+}
+
+void scalar_page_to_json(const struct scalar_page *p, struct strbuf *out)
+{
+    strbuf_addc(out, '{');
+    if (p->log_path) {
+        strbuf_adds(out, "\"log_path\":");
+        scalarpage_json_string(out, p->log_path, strlen(p->log_path));
+        strbuf_addc(out, ',');
+    }
+    strbuf_adds(out, "\"cursor\":");
+    scalarpage_json_string(out, p->cursor ? p->cursor : "", p->cursor ? strlen(p->cursor) : 0);
+    strbuf_addf(out,
+                ",\"more\":%s,\"bad_records\":{\"crc\":%llu,\"protobuf\":%llu},\"dropped\":%llu,"
+                "\"scalars\":[",
+                p->more ? "true" : "false", (unsigned long long)p->bad_crc,
+                (unsigned long long)p->bad_protobuf, (unsigned long long)p->dropped);
+    for (size_t i = 0; i < p->count; i++) {
+        const struct scalar_point *pt = &p->points[i];
+        if (i)
+            strbuf_addc(out, ',');
+        scalarpage_json_point(out, pt->run, pt->tag, pt->step, pt->wall_time, pt->value);
+    }
+    strbuf_adds(out, "]}");
+}
+
+bool scalarpage_value_from_json(const json_t *v, double *out)
+{
+    if (json_is_number(v)) {
+        *out = json_number_value(v);
+        return true;
+    }
+    const char *s = json_string_value(v);
+    if (s == NULL)
+        return false;
+    if (strcmp(s, "NaN") == 0)
+        *out = NAN;
+    else if (strcmp(s, "Infinity") == 0)
+        *out = INFINITY;
+    else if (strcmp(s, "-Infinity") == 0)
+        *out = -INFINITY;
+    else
+        return false;
+    return true;
+}
+
+/* A count of bad_records, 0 when absent or not a non-negative integer. */
+static uint64_t count_of(const json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+}
+
+int scalar_page_from_json(const json_t *j, struct scalar_page *p, struct api_error *err)
+{
+    if (!json_is_object(j)) {
+        api_error_set(err, 502, "BadReply", "", "the scalars reply is not a JSON object");
+        return -1;
+    }
+    const char *s = json_string_value(json_object_get(j, "log_path"));
+    p->log_path = s ? xstrdup(s) : NULL;
+    s = json_string_value(json_object_get(j, "cursor"));
+    p->cursor = s ? xstrdup(s) : NULL;
+    p->more = json_is_true(json_object_get(j, "more"));
+    json_t *bad = json_object_get(j, "bad_records");
+    p->bad_crc = count_of(bad, "crc");
+    p->bad_protobuf = count_of(bad, "protobuf");
+    p->dropped = count_of(j, "dropped");
+    json_t *arr = json_object_get(j, "scalars");
+    if (arr != NULL && !json_is_array(arr)) {
+        api_error_set(err, 502, "BadReply", "scalars", "scalars: not an array");
+        return -1;
+    }
+    size_t i;
+    json_t *o;
+    json_array_foreach(arr, i, o)
+    {
+        const char *run = json_string_value(json_object_get(o, "run"));
+        const char *tag = json_string_value(json_object_get(o, "tag"));
+        json_t *step = json_object_get(o, "step");
+        json_t *wall = json_object_get(o, "wall_time");
+        double value;
+        const char *what = NULL;
+        if (tag == NULL)
+            what = "tag";
+        else if (!json_is_integer(step))
+            what = "step";
+        else if (!scalarpage_value_from_json(json_object_get(o, "value"), &value))
+            what = "value";
+        if (what) {
+            char field[64];
+            snprintf(field, sizeof field, "scalars[%zu].%s", i, what);
+            api_error_set(err, 502, "BadReply", field, "%s: missing or not valid", field);
+            return -1;
+        }
+        scalar_page_add(p, run ? run : ".", tag, (int64_t)json_integer_value(step),
+                        json_is_number(wall) ? json_number_value(wall) : 0, value);
+    }
+    return 0;
+}

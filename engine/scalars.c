@@ -1,0 +1,227 @@
+/*
+ * scalars: see scalars.h. One request is one follower (api/tfevents) opened
+ * on the job's log directory, moved to the client's cursor, polled once
+ * within the page's byte limit, and closed: nothing stays behind.
+ */
+#include "engine/scalars.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api/apierror.h"
+#include "api/jobspec.h"
+#include "api/scalarpage.h"
+#include "api/tfevents.h"
+#include "engine/state.h"
+#include "util/beneath.h"
+#include "util/pathpart.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+/*
+ * What one page may grow to in memory. A record may pack many tiny values
+ * (a few bytes each on disk, a hundred in JSON); past this, a page's
+ * scalars are counted as dropped rather than held.
+ */
+#define MAX_REPLY_BYTES (32u << 20)
+
+/* Is the path made of the components of base, then possibly more? rest gets the more. */
+static bool under(const char *path, const char *base, struct strbuf *rest)
+{
+    const char *p = path, *b = base;
+    const char *pp, *bp;
+    size_t pl, bl;
+    while ((bp = path_next_part(&b, &bl))) {
+        pp = path_next_part(&p, &pl);
+        if (pp == NULL || pl != bl || memcmp(pp, bp, bl) != 0)
+            return false;
+    }
+    strbuf_reset(rest);
+    while ((pp = path_next_part(&p, &pl))) {
+        strbuf_addc(rest, '/');
+        strbuf_add(rest, pp, pl);
+    }
+    return true;
+}
+
+const struct mount *scalars_mount_of(const struct jobspec *job, const char *log_path,
+                                     struct strbuf *rest)
+{
+    /* trainjob-shim refuses mount paths inside each other: at most one holds log_path. */
+    for (size_t i = 0; i < job->mount_count; i++) {
+        const struct mount *m = &job->mount[i];
+        if (m->mount_path && m->mount_path[0] == '/' && under(log_path, m->mount_path, rest))
+            return m;
+    }
+    return NULL;
+}
+
+int scalars_open_dir(const char *root, const char *subdir, const char *rest, int *missing,
+                     struct strbuf *err)
+{
+    *missing = 0;
+    /* The volume's own directory is the operator's (engine.yaml): opened as named. */
+    int root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (root_fd < 0) {
+        *missing = errno == ENOENT;
+        strbuf_addf(err, "the volume's directory %s: %s", root, strerror(errno));
+        return -1;
+    }
+    char *below = xasprintf("%s/%s", subdir ? subdir : "", rest ? rest : "");
+    struct strbuf why = STRBUF_INIT;
+    int fd = beneath_open_dir(root_fd, below, false, &why);
+    close(root_fd);
+    if (fd < 0) {
+        /* beneath names the trouble; a missing directory is only "not written yet" */
+        const char *text = strbuf_str(&why);
+        size_t n = strlen(text), k = strlen(strerror(ENOENT));
+        *missing = n >= k && strcmp(text + n - k, strerror(ENOENT)) == 0;
+        strbuf_addf(err, "%s: %s", below, text);
+    }
+    strbuf_free(&why);
+    free(below);
+    return fd;
+}
+
+/* The reply under construction: points as JSON text, counted against the cap. */
+struct page_out {
+    struct strbuf *out;
+    size_t first; /* where the scalars array starts in out */
+    uint64_t sent, dropped;
+};
+
+static void on_scalar(void *ctx, const struct tfevents_scalar *s)
+{
+    struct page_out *po = ctx;
+    if (po->out->len - po->first > MAX_REPLY_BYTES) {
+        po->dropped++;
+        return;
+    }
+    if (po->sent++)
+        strbuf_addc(po->out, ',');
+    scalarpage_json_point(po->out, s->run, s->tag, s->step, s->wall_time, s->value);
+}
+
+/* ?limit=BYTES: default, and at most SCALARPAGE_MAX_LIMIT; -1 when not a positive number. */
+static long page_limit(const char *text)
+{
+    if (text == NULL || *text == '\0')
+        return SCALARPAGE_DEFAULT_LIMIT;
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (*end || errno || v <= 0)
+        return -1;
+    return v > (long)SCALARPAGE_MAX_LIMIT ? (long)SCALARPAGE_MAX_LIMIT : v;
+}
+
+/* An empty page (the directory is not there yet): the cursor stays as it was. */
+static void empty_page(const char *log_path, const char *since, struct strbuf *out)
+{
+    struct scalar_page p;
+    scalar_page_init(&p);
+    p.log_path = (char *)log_path;
+    p.cursor = (char *)(since ? since : "");
+    scalar_page_to_json(&p, out);
+}
+
+/* The page of scalars below dir_fd from since, as JSON text into out. */
+static int read_page(int dir_fd, const char *log_path, const char *since, long limit,
+                     struct strbuf *out, struct api_error *err)
+{
+    struct strbuf why = STRBUF_INIT;
+    struct tfevents_dir *d = tfevents_open_fd(dir_fd, log_path, &why);
+    int rc = 200;
+    if (d == NULL) {
+        rc = api_error_set(err, 500, "LogPathUnreadable", "tensorboard.log_path", "%s",
+                           strbuf_str(&why));
+        goto out;
+    }
+    if (since && *since && tfevents_set_cursor(d, since, &why) != 0) {
+        rc = api_error_set(err, 400, "InvalidArgument", "since", "since: %s", strbuf_str(&why));
+        goto out;
+    }
+    strbuf_adds(out, "{\"log_path\":");
+    scalarpage_json_string(out, log_path, strlen(log_path));
+    strbuf_adds(out, ",\"scalars\":[");
+    struct page_out po = {out, out->len, 0, 0};
+    struct tfevents_limit lim = {(uint64_t)limit, 0};
+    struct tfevents_poll_result res = {0};
+    if (tfevents_poll(d, &lim, on_scalar, &po, &res, &why) != 0) {
+        strbuf_reset(out);
+        rc = api_error_set(err, 500, "LogPathUnreadable", "tensorboard.log_path", "%s",
+                           strbuf_str(&why));
+        goto out;
+    }
+    const struct tfevents_stats *st = tfevents_stats(d);
+    strbuf_adds(out, "],\"cursor\":");
+    struct strbuf cur = STRBUF_INIT;
+    tfevents_cursor(d, &cur);
+    scalarpage_json_string(out, cur.buf ? cur.buf : "", cur.len);
+    strbuf_free(&cur);
+    /* framing damage counts as crc, a good frame that is no Event (or a bad value) as protobuf */
+    strbuf_addf(
+        out, ",\"more\":%s,\"bad_records\":{\"crc\":%llu,\"protobuf\":%llu},\"dropped\":%llu}",
+        res.more ? "true" : "false",
+        (unsigned long long)(st->bad_crc + st->resyncs + st->oversized),
+        (unsigned long long)(st->bad_proto + st->bad_values), (unsigned long long)po.dropped);
+    if (po.dropped)
+        engine_log("scalars of %s: %llu scalars over the page's %u MiB dropped", log_path,
+                   (unsigned long long)po.dropped, MAX_REPLY_BYTES >> 20);
+out:
+    tfevents_close(d);
+    strbuf_free(&why);
+    return rc;
+}
+
+int engine_job_scalars(struct engine *eng, const char *user, const char *ws, const char *name,
+                       const struct scalars_query *sq, struct strbuf *out, struct api_error *err)
+{
+    struct ejob *job;
+    int rc = engine_find_readable(eng, user, ws, name, &job, err);
+    if (rc)
+        return rc;
+    long limit = page_limit(sq->limit);
+    if (limit < 0)
+        return api_error_set(err, 400, "InvalidArgument", "limit",
+                             "limit: a number of bytes above 0, not '%.40s'", sq->limit);
+    const char *log_path = job->spec.tensorboard.log_path;
+    if (!job->spec.tensorboard.present || log_path == NULL || *log_path == '\0')
+        return api_error_set(err, 404, "NoTensorBoard", "tensorboard.log_path",
+                             "job '%s' has no TensorBoard log path (tensorboard.log_path)", name);
+    struct strbuf rest = STRBUF_INIT, why = STRBUF_INIT;
+    const struct mount *m = scalars_mount_of(&job->spec, log_path, &rest);
+    const struct config_volume *vol = m ? config_volume(&eng->cfg, m->id) : NULL;
+    if (m == NULL) {
+        rc = api_error_set(err, 409, "LogPathNotOnVolume", "tensorboard.log_path",
+                           "job '%s': tensorboard.log_path %s is on none of its volumes", name,
+                           log_path);
+    } else if (vol == NULL || vol->path == NULL) {
+        rc = api_error_set(err, 409, "VolumeMissing", "mount",
+                           "job '%s': volume '%s' (holding %s) is not in this engine's config",
+                           name, m->id, log_path);
+    } else {
+        int missing;
+        int fd = scalars_open_dir(vol->path, m->subdir, strbuf_str(&rest), &missing, &why);
+        if (fd >= 0) {
+            rc = read_page(fd, log_path, sq->since, limit, out, err);
+            close(fd);
+        } else if (missing) {
+            empty_page(log_path, sq->since, out); /* not written yet */
+            rc = 200;
+        } else {
+            /* A symlink or a file where the job said its logs are: never followed. */
+            rc = api_error_set(err, 403, "LogPathRefused", "tensorboard.log_path",
+                               "job '%s': tensorboard.log_path %s (volume %s, %s) refused: the "
+                               "engine reads logs only below the volume, through no symlink",
+                               name, log_path, m->id, strbuf_str(&why));
+        }
+    }
+    strbuf_free(&rest);
+    strbuf_free(&why);
+    return rc;
+}

@@ -1,0 +1,57 @@
+/*
+ * scalars: GET /trainjob/v1/workspaces/{ws}/trainingJobs/{name}/scalars —
+ * a page of the scalars a job wrote to its TensorBoard log directory (the
+ * reply's shape: api/scalarpage.h).
+ *
+ * The job names its log directory as a path inside the worker
+ * (tensorboard.log_path, on one of its volumes' mount paths). The engine
+ * maps it to the host the way the worker got it — the volume's directory
+ * from engine.yaml, the mount's subdir, then the rest of the path — and
+ * opens it with util/beneath, the rule trainjob-shim binds volumes with: no
+ * symlink is followed and no ".." taken, so a job that plants a symlink at
+ * its log path (or above it, inside the volume) cannot make the engine read
+ * outside the volume. Event files are then read below that descriptor
+ * (api/tfevents), from the client's cursor, a bounded number of bytes per
+ * request: the engine keeps nothing per client between pages.
+ *
+ * routes.c calls engine_job_scalars; the access rule is the logs' (every
+ * member of the workspace may read every job's).
+ */
+#ifndef ENGINE_SCALARS_H
+#define ENGINE_SCALARS_H
+
+#include <stddef.h>
+
+struct api_error;
+struct engine;
+struct jobspec;
+struct mount;
+struct strbuf;
+
+struct scalars_query {
+    const char *since; /* the cursor of the previous page, NULL or "" from the start */
+    const char *limit; /* bytes of event files to read at most (text, as received), or NULL */
+};
+
+/* The page as JSON text into out; 200, or a status with err saying why. */
+int engine_job_scalars(struct engine *eng, const char *user, const char *ws, const char *name,
+                       const struct scalars_query *sq, struct strbuf *out, struct api_error *err);
+
+/*
+ * The mount of job whose mount_path holds log_path (equal to or above it,
+ * component by component; "." and repeated slashes are no components), and
+ * the part of log_path below it into rest ("" or "/a/b"). NULL when none does.
+ */
+const struct mount *scalars_mount_of(const struct jobspec *job, const char *log_path,
+                                     struct strbuf *rest);
+
+/*
+ * Opens the host directory behind log_path: root (the volume's directory),
+ * then subdir + rest below it through util/beneath. Returns an O_PATH
+ * descriptor, or -1 with err saying why; *missing is set when the only
+ * trouble is that the directory does not exist (yet).
+ */
+int scalars_open_dir(const char *root, const char *subdir, const char *rest, int *missing,
+                     struct strbuf *err);
+
+#endif

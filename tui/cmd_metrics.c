@@ -1,0 +1,540 @@
+/*
+ * cmd_metrics: `trainjob metrics` — the scalars a training job writes for
+ * TensorBoard, in a terminal or a script, with no TensorBoard running.
+ *
+ *   trainjob metrics NAME [--tag T]... [-o table|csv|json] [-f]
+ *   trainjob metrics --logdir DIR [--tag T]... [-o table|csv|json] [-f]
+ *
+ * The scalars come from one of two sources behind one poll function: a
+ * job's, page by page through the backend (trainjobd's scalars endpoint,
+ * api/backend.h backend_scalars, resuming at each page's cursor), or any
+ * log directory read here (api/tfevents), job or no job. `table` keeps only
+ * the last point per (run, tag) (api/metricset, two buckets a series);
+ * `csv` and `json` stream every point as it is read, holding none. With -f
+ * it polls again every FOLLOW_MS: a job until it has ended, a directory
+ * until interrupted. Run and tag names come from the job's files: they are
+ * sanitized like every other name before they reach the output.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api/backend.h"
+#include "api/metricset.h"
+#include "api/scalarpage.h"
+#include "api/tfevents.h"
+#include "tui/cli.h"
+#include "tui/session.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
+#include "util/xalloc.h"
+
+#define FOLLOW_MS 1000               /* between polls with -f */
+#define LOGDIR_POLL_BYTES (8u << 20) /* event-file bytes per read of --logdir */
+#define MAX_TAG_PATTERNS 64
+
+static const char metrics_usage[] =
+    "usage: trainjob metrics NAME [--tag T]... [-o table|csv|json] [-f]\n"
+    "       trainjob metrics --logdir DIR [--tag T]... [-o table|csv|json] [-f]\n"
+    "Prints the TensorBoard scalars of a job (read from its tensorboard.log_path by the\n"
+    "backend) or of any log directory (--logdir: read here, no job or server needed).\n"
+    "  -o table     the last value of every run and tag (default)\n"
+    "  -o csv       every point: run,tag,step,wall_time,value (with a header line)\n"
+    "  -o json      every point as a JSON array of {run, tag, step, wall_time, value};\n"
+    "               with -f one object per line (NDJSON)\n"
+    "  --tag T      only tags matching T (a shell pattern, e.g. 'loss*'); repeatable\n"
+    "  -f           follow: print new points as they are written, until the job ends\n"
+    "               (with --logdir: until interrupted); a table prints changed rows\n"
+    "Runs are the log directory itself (\".\") and its subdirectories (rank0, rank1, ...).\n"
+    "Values that are not finite print as NaN, Infinity, -Infinity (JSON: as strings).\n";
+
+enum metrics_output {
+    METRICS_TABLE,
+    METRICS_CSV,
+    METRICS_JSON,
+};
+
+/* Where points come from and where they go; one per run of the verb. */
+struct metrics {
+    /* source: a job through a backend, or a directory read here */
+    struct session *s;
+    const char *name;
+    char *cursor; /* the job's: where the next page starts */
+    char *log_path;
+    struct tfevents_dir *dir;
+    /* filter and output */
+    const char *tags[MAX_TAG_PATTERNS];
+    size_t tag_count;
+    enum metrics_output output;
+    bool follow;
+    FILE *out, *err;
+    bool tty;
+    struct metricset *last; /* table: the last point of each series */
+    uint64_t *shown;        /* table: each series' point count when its row was printed */
+    size_t shown_cap;
+    bool table_shown; /* the header is out: -f prints only rows that changed */
+    uint64_t printed; /* points printed (csv, json) */
+    uint64_t bad_crc, bad_protobuf, dropped, told_bad;
+    struct strbuf line, scratch; /* reused */
+};
+
+static void pause_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+/* Appends a name from a job's files, made safe for a terminal (controls and escapes gone). */
+static void add_clean(struct strbuf *sb, const char *s)
+{
+    if (s)
+        utf8_sanitize(sb, s, strlen(s), 0);
+}
+
+/* "trainjob: MESSAGE" with the server's message sanitized; 1 if it said no, else 2. */
+static int failed(FILE *err, enum backend_status st, const struct api_error *e)
+{
+    struct strbuf sb = STRBUF_INIT;
+    strbuf_adds(&sb, "trainjob: ");
+    add_clean(&sb, e->message);
+    fprintf(err, "%s\n", strbuf_str(&sb));
+    strbuf_free(&sb);
+    return st == BACKEND_REJECTED ? EXIT_INVALID : EXIT_USAGE;
+}
+
+static bool tag_wanted(const struct metrics *m, const char *tag)
+{
+    if (m->tag_count == 0)
+        return true;
+    for (size_t i = 0; i < m->tag_count; i++)
+        if (strcmp(m->tags[i], tag) == 0 || fnmatch(m->tags[i], tag, 0) == 0)
+            return true;
+    return false;
+}
+
+/* A value as text: the shortest that reads back, or NaN / Infinity / -Infinity. */
+static void add_value(struct strbuf *sb, double v)
+{
+    if (isnan(v) || isinf(v)) {
+        strbuf_adds(sb, isnan(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity");
+        return;
+    }
+    scalarpage_json_value(sb, v); /* a plain number when finite */
+}
+
+/* A CSV field (RFC 4180): sanitized, quoted when it holds a comma, a quote or a space. */
+static void add_csv_field(struct strbuf *sb, struct strbuf *scratch, const char *s)
+{
+    strbuf_reset(scratch);
+    add_clean(scratch, s);
+    const char *c = strbuf_str(scratch);
+    if (*c && strpbrk(c, ",\" ") == NULL) {
+        strbuf_adds(sb, c);
+        return;
+    }
+    strbuf_addc(sb, '"');
+    for (; *c; c++) {
+        if (*c == '"')
+            strbuf_addc(sb, '"');
+        strbuf_addc(sb, *c);
+    }
+    strbuf_addc(sb, '"');
+}
+
+/* One point out: a CSV row or a JSON object (table: into the set of last values). */
+static void emit(struct metrics *m, const char *run, const char *tag, int64_t step,
+                 double wall_time, double value)
+{
+    if (!tag_wanted(m, tag))
+        return;
+    struct strbuf *l = &m->line;
+    strbuf_reset(l);
+    switch (m->output) {
+    case METRICS_TABLE:
+        metricset_add(m->last, run, tag, step, wall_time, value);
+        return;
+    case METRICS_CSV:
+        add_csv_field(l, &m->scratch, run);
+        strbuf_addc(l, ',');
+        add_csv_field(l, &m->scratch, tag);
+        strbuf_addf(l, ",%lld,", (long long)step);
+        scalarpage_json_wall_time(l, wall_time);
+        strbuf_addc(l, ',');
+        add_value(l, value);
+        break;
+    case METRICS_JSON: {
+        /* exact names into a pipe (JSON escapes them); sanitized ones to a terminal */
+        struct strbuf r = STRBUF_INIT, t = STRBUF_INIT;
+        if (m->tty) {
+            add_clean(&r, run);
+            add_clean(&t, tag);
+        }
+        if (!m->follow)
+            strbuf_adds(l, m->printed ? ",\n  " : "  ");
+        scalarpage_json_point(l, m->tty ? strbuf_str(&r) : run, m->tty ? strbuf_str(&t) : tag, step,
+                              wall_time, value);
+        strbuf_free(&r);
+        strbuf_free(&t);
+        if (!m->follow) {
+            fputs(strbuf_str(l), m->out);
+            m->printed++;
+            return;
+        }
+        break;
+    }
+    }
+    strbuf_addc(l, '\n');
+    fputs(strbuf_str(l), m->out);
+    m->printed++;
+}
+
+static void on_dir_scalar(void *ctx, const struct tfevents_scalar *s)
+{
+    emit(ctx, s->run, s->tag, s->step, s->wall_time, s->value);
+}
+
+/* Reads what is new: every page the backend has, or the directory to its end. */
+static int poll_once(struct metrics *m)
+{
+    if (m->dir) {
+        struct tfevents_limit lim = {LOGDIR_POLL_BYTES, 0};
+        struct tfevents_poll_result res;
+        struct strbuf why = STRBUF_INIT;
+        do {
+            memset(&res, 0, sizeof res);
+            if (tfevents_poll(m->dir, &lim, on_dir_scalar, m, &res, &why) != 0) {
+                struct strbuf line = STRBUF_INIT;
+                add_clean(&line, strbuf_str(&why));
+                fprintf(m->err, "trainjob metrics: %s\n", strbuf_str(&line));
+                strbuf_free(&line);
+                strbuf_free(&why);
+                return EXIT_USAGE;
+            }
+        } while (res.more);
+        strbuf_free(&why);
+        const struct tfevents_stats *st = tfevents_stats(m->dir);
+        m->bad_crc = st->bad_crc + st->resyncs + st->oversized;
+        m->bad_protobuf = st->bad_proto + st->bad_values;
+        return EXIT_OK;
+    }
+    for (;;) {
+        struct scalar_page page;
+        struct api_error e;
+        memset(&e, 0, sizeof e);
+        enum backend_status st = backend_scalars(m->s->b, m->name, m->cursor, 0, &page, &e);
+        if (st != BACKEND_OK) {
+            scalar_page_free(&page);
+            return failed(m->err, st, &e);
+        }
+        for (size_t i = 0; i < page.count; i++) {
+            const struct scalar_point *p = &page.points[i];
+            emit(m, p->run, p->tag, p->step, p->wall_time, p->value);
+        }
+        m->bad_crc += page.bad_crc;
+        m->bad_protobuf += page.bad_protobuf;
+        m->dropped += page.dropped;
+        if (page.log_path && m->log_path == NULL)
+            m->log_path = xstrdup(page.log_path);
+        bool more = page.more && page.cursor;
+        if (page.cursor) {
+            free(m->cursor);
+            m->cursor = page.cursor;
+            page.cursor = NULL;
+        }
+        scalar_page_free(&page);
+        if (!more)
+            return EXIT_OK;
+    }
+}
+
+static int by_run_and_tag(const void *a, const void *b)
+{
+    const struct metric_series *x = *(const struct metric_series *const *)a;
+    const struct metric_series *y = *(const struct metric_series *const *)b;
+    int c = strcmp(metric_series_run(x), metric_series_run(y));
+    return c ? c : strcmp(metric_series_tag(x), metric_series_tag(y));
+}
+
+/*
+ * Prints the table of last values: whole the first time, then (-f) only the
+ * rows of series that got points since, without the header.
+ */
+static void print_table(struct metrics *m)
+{
+    size_t n = metricset_count(m->last);
+    if (n > m->shown_cap) {
+        m->shown = xreallocarray(m->shown, n, sizeof *m->shown);
+        memset(m->shown + m->shown_cap, 0, (n - m->shown_cap) * sizeof *m->shown);
+        m->shown_cap = n;
+    }
+    bool only_changed = m->table_shown;
+    const struct metric_series **rows = xcalloc(n ? n : 1, sizeof *rows);
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct metric_series *sr = metricset_at(m->last, i);
+        if (!only_changed || metric_series_seen(sr) != m->shown[i])
+            rows[count++] = sr;
+        m->shown[i] = metric_series_seen(sr);
+    }
+    if (count == 0 && only_changed) {
+        free(rows);
+        return;
+    }
+    m->table_shown = true;
+    qsort(rows, count, sizeof *rows, by_run_and_tag);
+    /* cells: RUN TAG STEP VALUE POINTS, columns as wide as their widest cell */
+    enum { COLS = 5 };
+    char **cells = xcalloc((count + 1) * COLS, sizeof *cells);
+    const char *head[COLS] = {"RUN", "TAG", "STEP", "VALUE", "POINTS"};
+    for (size_t c = 0; c < COLS; c++)
+        cells[c] = xstrdup(head[c]);
+    for (size_t r = 0; r < count; r++) {
+        struct metric_point last = {0, 0, 0};
+        metric_series_last(rows[r], &last);
+        struct strbuf sb = STRBUF_INIT;
+        char **row = cells + (r + 1) * COLS;
+        add_clean(&sb, metric_series_run(rows[r]));
+        row[0] = strbuf_detach(&sb, NULL);
+        add_clean(&sb, metric_series_tag(rows[r]));
+        row[1] = strbuf_detach(&sb, NULL);
+        row[2] = xasprintf("%lld", (long long)last.step);
+        add_value(&sb, last.value);
+        row[3] = strbuf_detach(&sb, NULL);
+        row[4] = xasprintf("%llu", (unsigned long long)metric_series_seen(rows[r]));
+    }
+    size_t width[COLS] = {0};
+    for (size_t r = 0; r <= count; r++)
+        for (size_t c = 0; c < COLS; c++) {
+            const char *s = cells[r * COLS + c];
+            size_t w = utf8_width(s, strlen(s));
+            if (w > width[c])
+                width[c] = w;
+        }
+    for (size_t r = only_changed ? 1 : 0; r <= count; r++) {
+        struct strbuf *l = &m->line;
+        strbuf_reset(l);
+        for (size_t c = 0; c < COLS; c++) {
+            const char *s = cells[r * COLS + c];
+            strbuf_adds(l, s);
+            if (c + 1 < COLS)
+                for (size_t w = utf8_width(s, strlen(s)); w < width[c] + 3; w++)
+                    strbuf_addc(l, ' ');
+        }
+        fprintf(m->out, "%s\n", strbuf_str(l));
+    }
+    for (size_t i = 0; i < (count + 1) * COLS; i++)
+        free(cells[i]);
+    free(cells);
+    free(rows);
+}
+
+/* Says once (and again when it grows) how many records were skipped as damaged. */
+static void tell_damage(struct metrics *m)
+{
+    uint64_t bad = m->bad_crc + m->bad_protobuf;
+    if (bad > m->told_bad) {
+        fprintf(m->err,
+                "trainjob metrics: skipped %llu damaged record%s (%llu failed their CRC, %llu "
+                "were not TensorBoard events)\n",
+                (unsigned long long)bad, bad == 1 ? "" : "s", (unsigned long long)m->bad_crc,
+                (unsigned long long)m->bad_protobuf);
+        m->told_bad = bad;
+    }
+    if (m->dropped) {
+        fprintf(m->err, "trainjob metrics: the server left out %llu scalars (a page too large)\n",
+                (unsigned long long)m->dropped);
+        m->dropped = 0;
+    }
+}
+
+/* Has the job ended (nothing more will be written)? Errors count as ended, with a message. */
+static bool job_ended(struct metrics *m, int *rc)
+{
+    struct jobspec job;
+    struct api_error e;
+    memset(&e, 0, sizeof e);
+    enum backend_status st = backend_get(m->s->b, m->name, &job, &e);
+    bool ended = true;
+    if (st != BACKEND_OK) {
+        *rc = failed(m->err, st, &e);
+    } else {
+        switch (job.state) {
+        case JOB_STATE_SUCCEEDED:
+        case JOB_STATE_FAILED:
+        case JOB_STATE_SUSPENDED:
+        case JOB_STATE_DELETING:
+        case JOB_STATE_DELETED:
+            break;
+        default:
+            ended = false;
+        }
+    }
+    jobspec_free(&job);
+    return ended;
+}
+
+/* Reads, prints, and with -f goes on until the job ends (or forever for a directory). */
+static int run(struct metrics *m)
+{
+    if (m->output == METRICS_CSV)
+        fputs("run,tag,step,wall_time,value\n", m->out);
+    if (m->output == METRICS_JSON && !m->follow)
+        fputs("[\n", m->out);
+    int rc = poll_once(m);
+    if (rc != EXIT_OK)
+        return rc;
+    if (m->output == METRICS_TABLE) {
+        if (metricset_count(m->last) == 0 && !m->follow) {
+            struct strbuf line = STRBUF_INIT;
+            add_clean(&line, m->log_path);
+            fprintf(m->err, "trainjob metrics: no scalars%s%s yet\n", m->log_path ? " in " : "",
+                    strbuf_str(&line));
+            strbuf_free(&line);
+        } else if (metricset_count(m->last) > 0) {
+            print_table(m);
+        }
+    }
+    if (m->output == METRICS_JSON && !m->follow)
+        fputs(m->printed ? "\n]\n" : "]\n", m->out);
+    fflush(m->out);
+    tell_damage(m);
+    while (m->follow && rc == EXIT_OK) {
+        /* the state first: a job that ends between the two polls still has its last points read */
+        bool ended = m->dir == NULL && job_ended(m, &rc);
+        pause_ms(ended ? 0 : FOLLOW_MS);
+        int prc = poll_once(m);
+        if (prc != EXIT_OK)
+            return prc;
+        if (m->output == METRICS_TABLE && metricset_count(m->last) > 0)
+            print_table(m);
+        fflush(m->out);
+        tell_damage(m);
+        if (ended || ferror(m->out))
+            break;
+    }
+    return ferror(m->out) ? EXIT_USAGE : rc;
+}
+
+/* Opens the --logdir source (the user's own path: a symlink given here is theirs to follow). */
+static int open_logdir(struct metrics *m, const char *dir)
+{
+    int e = 0;
+    char *real = realpath(dir, NULL);
+    if (real == NULL)
+        e = errno;
+    struct strbuf why = STRBUF_INIT;
+    m->dir = real ? tfevents_open(real, &why) : NULL;
+    if (m->dir == NULL) {
+        struct strbuf line = STRBUF_INIT;
+        if (real) { /* tfevents names the directory */
+            add_clean(&line, strbuf_str(&why));
+        } else {
+            add_clean(&line, dir);
+            strbuf_addf(&line, ": %s", strerror(e));
+        }
+        fprintf(m->err, "trainjob metrics: --logdir %s\n", strbuf_str(&line));
+        strbuf_free(&line);
+    }
+    m->log_path = real;
+    strbuf_free(&why);
+    return m->dir ? EXIT_OK : EXIT_USAGE;
+}
+
+int cmd_metrics(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
+{
+    enum { OPT_LOGDIR = 0x200, OPT_TAG };
+    static const struct option longopts[] = {
+        {"logdir", required_argument, NULL, OPT_LOGDIR},
+        {"tag", required_argument, NULL, OPT_TAG},
+        {"output", required_argument, NULL, 'o'},
+        {"follow", no_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},
+        CLI_GLOBAL_OPTIONS,
+        {NULL, 0, NULL, 0},
+    };
+    struct cli_globals local = *g;
+    struct metrics m;
+    memset(&m, 0, sizeof m);
+    m.out = out;
+    m.err = err;
+    m.tty = isatty(fileno(out)) != 0;
+    const char *logdir = NULL;
+    int c;
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:fh", longopts, NULL)) != -1) {
+        if (cli_global_option(&local, c, optarg))
+            continue;
+        if (c == OPT_LOGDIR) {
+            logdir = optarg;
+        } else if (c == OPT_TAG) {
+            if (m.tag_count == MAX_TAG_PATTERNS) {
+                fprintf(err, "trainjob metrics: at most %d --tag patterns\n", MAX_TAG_PATTERNS);
+                return EXIT_USAGE;
+            }
+            m.tags[m.tag_count++] = optarg;
+        } else if (c == 'o') {
+            if (strcmp(optarg, "table") == 0)
+                m.output = METRICS_TABLE;
+            else if (strcmp(optarg, "csv") == 0)
+                m.output = METRICS_CSV;
+            else if (strcmp(optarg, "json") == 0)
+                m.output = METRICS_JSON;
+            else {
+                fprintf(err, "trainjob metrics: -o takes table, csv or json, not '%s'\n", optarg);
+                return EXIT_USAGE;
+            }
+        } else if (c == 'f') {
+            m.follow = true;
+        } else if (c == 'h') {
+            fputs(metrics_usage, out);
+            return EXIT_OK;
+        } else {
+            fprintf(err, "trainjob metrics: unknown option, or one missing its value: '%s'\n",
+                    argv[optind - 1]);
+            fputs("Run 'trainjob metrics --help' for its options.\n", err);
+            return EXIT_USAGE;
+        }
+    }
+    int names = argc - optind;
+    if ((logdir == NULL && names != 1) || (logdir && names != 0)) {
+        fputs(logdir ? "trainjob metrics: give a job NAME or --logdir DIR, not both\n"
+                     : "trainjob metrics: which job? (or --logdir DIR)\n",
+              err);
+        fputs(metrics_usage, err);
+        return EXIT_USAGE;
+    }
+    if (m.output == METRICS_TABLE)
+        m.last = metricset_new(2, 0); /* the last point is all a table shows */
+    struct session s;
+    int rc;
+    if (logdir) {
+        rc = open_logdir(&m, logdir);
+    } else {
+        m.name = argv[optind];
+        rc = session_open(&local, &s, err);
+        if (rc == EXIT_OK)
+            m.s = &s;
+    }
+    if (rc == EXIT_OK)
+        rc = run(&m);
+    if (m.s)
+        session_close(m.s);
+    tfevents_close(m.dir);
+    metricset_free(m.last);
+    free(m.shown);
+    free(m.cursor);
+    free(m.log_path);
+    strbuf_free(&m.line);
+    strbuf_free(&m.scratch);
+    return rc;
+}
