@@ -92,10 +92,33 @@ keys Escape
 see "Esc leaves full screen first" "Workers"
 keys Escape
 see "...then the pane" "Events"
+keys M
+see "M shows the pane again" "following"
+
+# The job ends: one last page, then the pane asks nothing (and nothing else wakes trainjob).
+touch "$TMP/vol/train/end"
+check "the job ends" wait_for train .state SUCCEEDED
+see "...and the pane says it no longer follows" "job not running" 10
+sleep 1 # the last page
+shell=$(tmux display-message -p -t "$SESSION" '#{pane_pid}')
+tj_pid=$(cat "/proc/$shell/task/$shell/children" 2>/dev/null | cut -d' ' -f1)
+# switches PID: the times the process went to sleep and was woken (both kinds)
+switches() { awk '/ctxt_switches/ { n += $2 } END { print n }' "/proc/$1/status"; }
+if [ -n "$tj_pid" ] && [ -r "/proc/$tj_pid/status" ]; then
+    w0=$(switches "$tj_pid")
+    sleep 3
+    w1=$(switches "$tj_pid")
+    if [ "$w1" -eq "$w0" ]; then pass "an open Metrics pane on an ended job: 0 wake-ups in 3 s"; else
+        fail "an open Metrics pane on an ended job: 0 wake-ups in 3 s" "$((w1 - w0)) context switches"
+    fi
+else
+    fail "an open Metrics pane on an ended job: 0 wake-ups in 3 s" "no trainjob process under the tmux pane ($shell)"
+fi
 
 # A job without a log path says where to set one.
 submit plain 'sleep 600'
 check "a job without TensorBoard runs" wait_for plain .state RUNNING
+keys Escape
 keys Escape
 see "back to the jobs view" "DISPLAY NAME"
 keys "/" "plain" Enter
@@ -108,4 +131,3 @@ keys q
 keys q
 keys q
 see "top quits cleanly" "EXIT=0"
-touch "$TMP/vol/train/end"

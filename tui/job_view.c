@@ -442,10 +442,7 @@ static void pane_title(struct job_view *v, enum pane p, char *buf, size_t size)
     case PANE_METRICS: {
         struct strbuf sb = STRBUF_INIT;
         metrics_pane_status(v->metrics, &sb);
-        snprintf(buf, size, "Metrics %s%s", strbuf_str(&sb),
-                 v->metrics_full            ? " · z: back"
-                 : v->focus == PANE_METRICS ? " · z: full screen"
-                                            : "");
+        snprintf(buf, size, "Metrics %s%s", strbuf_str(&sb), v->metrics_full ? " · z: back" : "");
         strbuf_free(&sb);
         return;
     }
