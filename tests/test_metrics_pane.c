@@ -152,6 +152,36 @@ static void test_series_bounded(void **state)
     metrics_pane_free(p);
 }
 
+/* Thousands of tags and runs in any order: kept sorted, each once, bounded by the set. */
+static void test_many_tags(void **state)
+{
+    struct metrics_pane *p = metrics_pane_new();
+    struct scalar_page pg;
+    scalar_page_init(&pg);
+    char tag[32], run[32];
+    for (unsigned i = 0; i < 3000; i++) {
+        unsigned k = (i * 7919u) % 3000u; /* a permutation of 0..2999 */
+        snprintf(tag, sizeof tag, "t%04u", k);
+        snprintf(run, sizeof run, "r%u", k % 7);
+        scalar_page_add(&pg, run, tag, 1, 0, 1);
+        scalar_page_add(&pg, run, tag, 2, 0, 2); /* the same series again */
+    }
+    metrics_pane_feed(p, &pg);
+    scalar_page_free(&pg);
+    assert_int_equal(metrics_pane_all_tags(p), 3000);
+    assert_int_equal(metrics_pane_run_count(p), 7);
+    for (size_t i = 1; i < 3000; i++)
+        assert_true(strcmp(metrics_pane_tag(p, i - 1), metrics_pane_tag(p, i)) < 0);
+    for (size_t i = 1; i < 7; i++)
+        assert_true(strcmp(metrics_pane_run(p, i - 1), metrics_pane_run(p, i)) < 0);
+    metrics_pane_move(p, 1234);
+    metrics_pane_toggle(p);
+    assert_true(metrics_pane_selected(p, "t1234"));
+    assert_false(metrics_pane_selected(p, "t1235"));
+    assert_false(metrics_pane_selected(p, "nope"));
+    metrics_pane_free(p);
+}
+
 static void test_filter_and_selection(void **state)
 {
     struct metrics_pane *p = metrics_pane_new();
@@ -435,6 +465,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_model_from_pages),
         cmocka_unit_test(test_series_bounded),
+        cmocka_unit_test(test_many_tags),
         cmocka_unit_test(test_filter_and_selection),
         cmocka_unit_test(test_follow_timer),
         cmocka_unit_test(test_messages_stop_following),

@@ -57,9 +57,9 @@ struct metrics_pane {
     struct metricset *ms;
     size_t known_series; /* series of ms already in tags / runs */
     struct tag *tags;
-    size_t ntags;
+    size_t ntags, tags_cap;
     char **runs;
-    size_t nruns;
+    size_t nruns, runs_cap;
     size_t *vis; /* indexes of the tags the filter keeps */
     size_t nvis, cursor, top;
     char *filter;
@@ -150,12 +150,12 @@ static void clear_data(struct metrics_pane *p)
     }
     free(p->tags);
     p->tags = NULL;
-    p->ntags = 0;
+    p->ntags = p->tags_cap = 0;
     for (size_t i = 0; i < p->nruns; i++)
         free(p->runs[i]);
     free(p->runs);
     p->runs = NULL;
-    p->nruns = 0;
+    p->nruns = p->runs_cap = 0;
     free(p->vis);
     p->vis = NULL;
     p->nvis = p->cursor = p->top = 0;
@@ -306,16 +306,6 @@ void metrics_pane_set_visible(struct metrics_pane *p, bool visible)
 
 /* ---- the model ---------------------------------------------------------------- */
 
-static int tag_cmp(const void *a, const void *b)
-{
-    return strcmp(((const struct tag *)a)->name, ((const struct tag *)b)->name);
-}
-
-static int str_cmp(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Outside text made safe to show and to match: sanitized, at most NAME_SHOWN_MAX bytes read. */
 static char *shown_name(const char *s)
 {
@@ -347,28 +337,77 @@ static void refilter(struct metrics_pane *p, const char *keep)
     p->dirty = true;
 }
 
-/* Tags and runs of the series the set made since the last look. */
+/* Where name goes in the sorted tags: its index, or where to insert it (*found false). */
+static size_t tag_slot(const struct metrics_pane *p, const char *name, bool *found)
+{
+    size_t lo = 0, hi = p->ntags;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(p->tags[mid].name, name);
+        if (c == 0) {
+            *found = true;
+            return mid;
+        }
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *found = false;
+    return lo;
+}
+
+/* The same for the sorted runs. */
+static size_t run_slot(const struct metrics_pane *p, const char *name, bool *found)
+{
+    size_t lo = 0, hi = p->nruns;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(p->runs[mid], name);
+        if (c == 0) {
+            *found = true;
+            return mid;
+        }
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *found = false;
+    return lo;
+}
+
+/* Tags and runs of the series the set made since the last look, inserted in name order. */
 static void learn_series(struct metrics_pane *p)
 {
     size_t count = metricset_count(p->ms);
     if (count == p->known_series)
         return;
-    bool new_tags = false, new_runs = false;
+    bool new_tags = false, new_runs = false, found;
     char *keep = cursor_tag(p) ? xstrdup(cursor_tag(p)) : NULL; /* before the tags move */
     for (size_t i = p->known_series; i < count; i++) {
         const struct metric_series *s = metricset_at(p->ms, i);
         const char *tag = metric_series_tag(s), *run = metric_series_run(s);
-        struct tag key = {.name = (char *)tag};
-        if (!(p->ntags && bsearch(&key, p->tags, p->ntags, sizeof *p->tags, tag_cmp))) {
-            p->tags = xreallocarray(p->tags, p->ntags + 1, sizeof *p->tags);
-            p->tags[p->ntags++] = (struct tag){xstrdup(tag), shown_name(tag), false};
-            qsort(p->tags, p->ntags, sizeof *p->tags, tag_cmp);
+        size_t at = tag_slot(p, tag, &found);
+        if (!found) {
+            if (p->ntags == p->tags_cap) {
+                p->tags_cap = p->tags_cap ? 2 * p->tags_cap : 16;
+                p->tags = xreallocarray(p->tags, p->tags_cap, sizeof *p->tags);
+            }
+            memmove(&p->tags[at + 1], &p->tags[at], (p->ntags - at) * sizeof *p->tags);
+            p->tags[at] = (struct tag){xstrdup(tag), shown_name(tag), false};
+            p->ntags++;
             new_tags = true;
         }
-        if (!(p->nruns && bsearch(&run, p->runs, p->nruns, sizeof *p->runs, str_cmp))) {
-            p->runs = xreallocarray(p->runs, p->nruns + 1, sizeof *p->runs);
-            p->runs[p->nruns++] = xstrdup(run);
-            qsort(p->runs, p->nruns, sizeof *p->runs, str_cmp);
+        at = run_slot(p, run, &found);
+        if (!found) {
+            if (p->nruns == p->runs_cap) {
+                p->runs_cap = p->runs_cap ? 2 * p->runs_cap : 8;
+                p->runs = xreallocarray(p->runs, p->runs_cap, sizeof *p->runs);
+            }
+            memmove(&p->runs[at + 1], &p->runs[at], (p->nruns - at) * sizeof *p->runs);
+            p->runs[at] = xstrdup(run);
+            p->nruns++;
             new_runs = true;
         }
     }
@@ -509,10 +548,9 @@ void metrics_pane_toggle(struct metrics_pane *p)
 
 bool metrics_pane_selected(const struct metrics_pane *p, const char *tag)
 {
-    for (size_t i = 0; tag && i < p->ntags; i++)
-        if (strcmp(p->tags[i].name, tag) == 0)
-            return p->tags[i].selected;
-    return false;
+    bool found = false;
+    size_t at = tag ? tag_slot(p, tag, &found) : 0;
+    return found && p->tags[at].selected;
 }
 
 size_t metrics_pane_charted(const struct metrics_pane *p, const char **tags, size_t cap)
