@@ -57,7 +57,7 @@ uint32_t tfevents_masked_crc32c(const void *data, size_t n);
 
 enum tfrecord_status {
     TFRECORD_OK,        /* data/len is a record whose CRCs check; consumed = 16 + len */
-    TFRECORD_PARTIAL,   /* not yet: need bytes from the start are required; consumed = 0 */
+    TFRECORD_PARTIAL,   /* not yet whole: the next step needs `need` bytes; consumed = 0 */
     TFRECORD_BAD,       /* the data fails its CRC; consumed = 16 + len (the record is skipped) */
     TFRECORD_RESYNC,    /* consumed (>= 1) bytes cannot start a record (length CRC fails) */
     TFRECORD_OVERSIZED, /* header checks but len > TFEVENTS_MAX_RECORD; skip consumed bytes
@@ -196,14 +196,19 @@ void tfevents_close(struct tfevents_dir *d);
  * the text is not a cursor (nothing is changed then).
  */
 int tfevents_set_cursor(struct tfevents_dir *d, const char *cursor, struct strbuf *err);
-/* Appends the cursor of what has been delivered so far: printable ASCII, no spaces. */
+/*
+ * Appends the cursor of what has been delivered so far: printable ASCII
+ * without spaces (a caller putting it in a URL still escapes '%' and ',').
+ * It names each file's offset and the tags other plugins declared for
+ * one-element tensors, so a reader resumed from it skips what this one did.
+ */
 void tfevents_cursor(const struct tfevents_dir *d, struct strbuf *out);
 
 struct tfevents_poll_result {
     uint64_t bytes;   /* consumed by this call */
     uint64_t records; /* records consumed (good, bad or skipped) */
     uint64_t scalars; /* handed on by this call */
-    bool more;        /* stopped by the limit with bytes still to read */
+    bool more;        /* stopped by the limit: poll again (may find nothing left) */
 };
 
 /*

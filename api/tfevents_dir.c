@@ -46,6 +46,8 @@ struct tf_file {
     uint64_t offset; /* the first byte not consumed yet */
     ino_t ino;       /* 0 until seen (a cursor entry does not know it) */
     bool resyncing;  /* inside a damaged stretch: counted once */
+    bool have_tail;
+    uint8_t tail[4]; /* the 4 bytes before offset, to know a copy of this file */
 };
 
 struct tag_plugin {
@@ -288,30 +290,46 @@ static void consume(struct tfevents_dir *d, struct tf_file *f, uint64_t n)
     d->res->bytes += n;
 }
 
+/*
+ * Whether the file open as fd, which replaced f's file under the same name
+ * (a new inode), is a copy of it grown further (rsync without --inplace, a
+ * copy tool): its bytes just before f's offset are those f saw last. Four
+ * bytes suffice: they are the CRC of the record that ends there.
+ */
+static bool same_content(int fd, const struct tf_file *f, uint64_t size)
+{
+    uint8_t tail[4];
+    return f->have_tail && size >= f->offset && f->offset >= 4 &&
+           pread(fd, tail, 4, (off_t)(f->offset - 4)) == 4 && memcmp(tail, f->tail, 4) == 0;
+}
+
 /* Reads and decodes file f (of run r, in directory dirfd) from its offset to its size now. */
 static void read_file(struct tfevents_dir *d, struct tf_run *r, struct tf_file *f, int dirfd)
 {
     struct stat st;
     if (fstatat(dirfd, f->name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
         return;
-    if ((f->ino != 0 && st.st_ino != f->ino) || (uint64_t)st.st_size < f->offset) {
-        /* Replaced or truncated: what is there now is another file. */
-        d->stats.truncated++;
-        f->offset = 0;
-        f->resyncing = false;
-    }
-    f->ino = st.st_ino;
-    if ((uint64_t)st.st_size == f->offset)
-        return;
+    if (st.st_ino == f->ino && (uint64_t)st.st_size == f->offset)
+        return; /* nothing new: the common case costs one fstatat */
     int fd = openat(dirfd, f->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_ino != f->ino) {
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
         return;
     }
     uint64_t size = (uint64_t)st.st_size;
+    bool replaced = f->ino != 0 && st.st_ino != f->ino && !same_content(fd, f, size);
+    if (replaced || size < f->offset) {
+        /* Truncated, or another file now: read it from the start. */
+        d->stats.truncated++;
+        f->offset = 0;
+        f->resyncing = false;
+        f->have_tail = false;
+    }
+    f->ino = st.st_ino;
     uint64_t base = f->offset; /* the file offset of buf[0] */
+    uint64_t base_at_start = base;
     size_t len = 0, pos = 0;
     d->run = r;
     while (base + pos < size && !d->stop) {
@@ -382,6 +400,8 @@ static void read_file(struct tfevents_dir *d, struct tf_run *r, struct tf_file *
         consume(d, f, rec.consumed);
         pos += (size_t)rec.consumed;
     }
+    if (f->offset >= 4 && f->offset != base_at_start)
+        f->have_tail = pread(fd, f->tail, 4, (off_t)(f->offset - 4)) == 4;
     close(fd);
     if (d->cap > READ_CHUNK) { /* a large record came by: give the memory back */
         free(d->buf);

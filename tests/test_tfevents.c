@@ -425,6 +425,18 @@ static void test_fixtures(void **state)
     assert_int_equal(st->bad_proto, 1);
     assert_int_equal(count_lines(&g, ". root_tag 42 0.25 "), 1);
 
+    /* The tests' own writer writes the very bytes python-protobuf does. */
+    char *root_file = xasprintf("%s/events.out.tfevents.1700000003.host", logs);
+    size_t root_len;
+    char *root_data = slurp(root_file, &root_len);
+    struct strbuf mine = STRBUF_INIT;
+    tfevents_write_simple(&mine, 42, 1.7e9 + 42, "root_tag", 0.25f);
+    assert_true(root_len > mine.len);
+    assert_memory_equal(root_data + root_len - mine.len, mine.buf, mine.len);
+    strbuf_free(&mine);
+    free(root_data);
+    free(root_file);
+
     /* The file still being written: 9 of 10, the 10th once it is whole, and only once. */
     assert_int_equal(count_lines(&g, "growing loss 8 "), 1);
     assert_int_equal(count_lines(&g, "growing loss 9 "), 0);
@@ -709,6 +721,21 @@ static void test_hostile_tree(void **state)
     poll_all(d, &g);
     assert_int_equal(g.n, 7);
     assert_int_equal(tfevents_stats(d)->truncated, 2);
+    /* Replaced by a copy of itself grown by one record (rsync without --inplace): only the new one.
+     */
+    size_t flen;
+    char *fdata = slurp(f, &flen);
+    struct strbuf one = STRBUF_INIT;
+    tfevents_write_simple(&one, 9, 0, "a", 9.0f);
+    append_file(tmp, fdata, flen);
+    append_file(tmp, one.buf, one.len);
+    assert_int_equal(rename(tmp, f), 0);
+    poll_all(d, &g);
+    assert_int_equal(g.n, 8);
+    assert_int_equal(count_lines(&g, ". a 9 9 "), 1);
+    assert_int_equal(tfevents_stats(d)->truncated, 2);
+    strbuf_free(&one);
+    free(fdata);
     tfevents_close(d);
 
     got_free(&g);
