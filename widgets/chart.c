@@ -887,9 +887,9 @@ static void chart_draw(struct widget *wd, WINDOW *win, int y, int x, int w, bool
     c->base.dirty = false;
     int rows = c->rows;
     widget_set_role(win, c->pal->normal);
-    for (int r = 0; r < rows; r++)
-        widget_blank(win, y + r, x, w);
     if (rows < 4 || w < 16) {
+        for (int r = 0; r < rows; r++)
+            widget_blank(win, y + r, x, w);
         widget_set_role(win, c->pal->dim);
         put_ascii(win, y, x, "(too small)", w);
         widget_set_role(win, c->pal->normal);
@@ -954,6 +954,7 @@ static void chart_draw(struct widget *wd, WINDOW *win, int y, int x, int w, bool
         plot_marks(c, &f, c->s[i].red.raw, (int)i);
     read_cursor(c, &f, x0, x1);
 
+    /* Every cell of the w x rows area is written below: no blanking first. */
     draw_legend(c, win, y, x, w);
     draw_plot(c, win, y + 1, x, &f, &yt, label_w);
     draw_x_axis(c, win, y + 1 + f.ph, x, label_w, f.pw, &xt, x0, x1, labels);
