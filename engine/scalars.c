@@ -122,11 +122,11 @@ static long page_limit(const char *text)
 /* An empty page (the directory is not there yet): the cursor stays as it was. */
 static void empty_page(const char *log_path, const char *since, struct strbuf *out)
 {
-    struct scalar_page p;
-    scalar_page_init(&p);
-    p.log_path = (char *)log_path;
-    p.cursor = (char *)(since ? since : "");
-    scalar_page_to_json(&p, out);
+    strbuf_adds(out, "{\"log_path\":");
+    scalarpage_json_string(out, log_path, strlen(log_path));
+    strbuf_adds(out, ",\"scalars\":[],\"cursor\":");
+    scalarpage_json_string(out, since ? since : "", since ? strlen(since) : 0);
+    strbuf_adds(out, ",\"more\":false,\"bad_records\":{\"crc\":0,\"protobuf\":0},\"dropped\":0}");
 }
 
 /* The page of scalars below dir_fd from since, as JSON text into out. */

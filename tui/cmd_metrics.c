@@ -34,12 +34,15 @@
 #include "tui/cli.h"
 #include "tui/session.h"
 #include "util/strbuf.h"
+#include "util/timefmt.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
 
 #define FOLLOW_MS 1000               /* between polls with -f */
 #define LOGDIR_POLL_BYTES (8u << 20) /* event-file bytes per read of --logdir */
 #define MAX_TAG_PATTERNS 64
+#define FOLLOW_RECONNECT_MS 60000 /* -f: how long an engine that went away is waited for */
+#define POLL_LOST (-1)            /* -f: the engine did not answer this time */
 
 static const char metrics_usage[] =
     "usage: trainjob metrics NAME [--tag T]... [-o table|csv|json] [-f]\n"
@@ -83,6 +86,8 @@ struct metrics {
     bool table_shown; /* the header is out: -f prints only rows that changed */
     uint64_t printed; /* points printed (csv, json) */
     uint64_t bad_crc, bad_protobuf, dropped, told_bad;
+    int64_t away_since; /* -f: when the engine stopped answering (0: it answers) */
+    bool started;       /* the first read worked: -f may wait out an engine that went away */
     struct strbuf line, scratch; /* reused */
 };
 
@@ -202,6 +207,28 @@ static void on_dir_scalar(void *ctx, const struct tfevents_scalar *s)
     emit(ctx, s->run, s->tag, s->step, s->wall_time, s->value);
 }
 
+/*
+ * A failed page: with -f, an engine that does not answer (restarting, a
+ * connection cut) is said once and tried again for FOLLOW_RECONNECT_MS
+ * (POLL_LOST); anything else, or longer, ends the command.
+ */
+static int lost(struct metrics *m, enum backend_status st, const struct api_error *e)
+{
+    if (!m->follow || !m->started || st == BACKEND_REJECTED)
+        return failed(m->err, st, e);
+    int64_t now = time_now_ms();
+    if (m->away_since == 0) {
+        m->away_since = now;
+        struct strbuf line = STRBUF_INIT;
+        add_clean(&line, e->message);
+        fprintf(m->err, "trainjob metrics: lost the engine: %s; reconnecting\n", strbuf_str(&line));
+        strbuf_free(&line);
+    } else if (now - m->away_since > FOLLOW_RECONNECT_MS) {
+        return failed(m->err, st, e);
+    }
+    return POLL_LOST;
+}
+
 /* Reads what is new: every page the backend has, or the directory to its end. */
 static int poll_once(struct metrics *m)
 {
@@ -233,8 +260,9 @@ static int poll_once(struct metrics *m)
         enum backend_status st = backend_scalars(m->s->b, m->name, m->cursor, 0, &page, &e);
         if (st != BACKEND_OK) {
             scalar_page_free(&page);
-            return failed(m->err, st, &e);
+            return lost(m, st, &e);
         }
+        m->away_since = 0;
         for (size_t i = 0; i < page.count; i++) {
             const struct scalar_point *p = &page.points[i];
             emit(m, p->run, p->tag, p->step, p->wall_time, p->value);
@@ -244,7 +272,9 @@ static int poll_once(struct metrics *m)
         m->dropped += page.dropped;
         if (page.log_path && m->log_path == NULL)
             m->log_path = xstrdup(page.log_path);
-        bool more = page.more && page.cursor;
+        /* a server that says "more" without moving on is not followed round in circles */
+        bool more = page.more && page.cursor &&
+                    (page.count > 0 || m->cursor == NULL || strcmp(page.cursor, m->cursor) != 0);
         if (page.cursor) {
             free(m->cursor);
             m->cursor = page.cursor;
@@ -364,8 +394,10 @@ static bool job_ended(struct metrics *m, int *rc)
     memset(&e, 0, sizeof e);
     enum backend_status st = backend_get(m->s->b, m->name, &job, &e);
     bool ended = true;
-    if (st != BACKEND_OK) {
-        *rc = failed(m->err, st, &e);
+    if (st != BACKEND_OK && st != BACKEND_REJECTED) {
+        ended = false; /* not answering: the next page says so, and tries again */
+    } else if (st != BACKEND_OK) {
+        *rc = failed(m->err, st, &e); /* gone (deleted) or no longer ours to read */
     } else {
         switch (job.state) {
         case JOB_STATE_SUCCEEDED:
@@ -392,6 +424,7 @@ static int run(struct metrics *m)
     int rc = poll_once(m);
     if (rc != EXIT_OK)
         return rc;
+    m->started = true;
     if (m->output == METRICS_TABLE) {
         if (metricset_count(m->last) == 0 && !m->follow) {
             struct strbuf line = STRBUF_INIT;
@@ -410,8 +443,12 @@ static int run(struct metrics *m)
     while (m->follow && rc == EXIT_OK) {
         /* the state first: a job that ends between the two polls still has its last points read */
         bool ended = m->dir == NULL && job_ended(m, &rc);
+        if (rc != EXIT_OK)
+            break;
         pause_ms(ended ? 0 : FOLLOW_MS);
         int prc = poll_once(m);
+        if (prc == POLL_LOST)
+            continue;
         if (prc != EXIT_OK)
             return prc;
         if (m->output == METRICS_TABLE && metricset_count(m->last) > 0)

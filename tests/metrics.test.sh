@@ -1,0 +1,268 @@
+# Training curves from a job on a real trainjobd (issue 13): a job whose
+# startup script writes TensorBoard event files into its tensorboard.log_path
+# while it runs (tests/tools/scalarwrite, copied into its volume: the worker
+# has no python) is read through GET …/scalars and `trainjob metrics`:
+#  - csv, json and table print the expected values (NaN and Infinity kept);
+#  - -f picks up points written later and ends when the job does;
+#  - small pages (limit=) deliver every point exactly once through the cursor;
+#  - --logdir reads a directory with no job: a corrupted record is skipped
+#    and counted, a half-written last record is not yet a point;
+#  - a job that plants a symlink at its log path (or above it, or a run or an
+#    event file linked out of the volume) gets nothing from outside it;
+#  - an unknown job, a job without tensorboard, a hostile since= say so.
+# The engine is started here on temp dirs and a Unix socket, stopped by pid.
+. "$(dirname "$0")/lib.sh"
+cd "$TRAINJOB_TOP" || exit 1
+. tests/engine.sh
+
+WRITER="$(dirname "$TRAINJOBD_BIN")/tests/tools/scalarwrite"
+E="--endpoint http+unix://$SOCK"
+V1=/trainjob/v1/workspaces/default/trainingJobs
+FOLLOW_PID=""
+
+cleanup() {
+    [ -n "$FOLLOW_PID" ] && kill "$FOLLOW_PID" 2>/dev/null
+    engine_cleanup
+    rm -rf "$TMP"
+}
+
+engine_config volume </dev/null
+mkdir -p "$TMP/vol/train/bin" "$TMP/vol/evil" "$TMP/vol/evil2" "$TMP/vol/evil3/bin"
+cp "$WRITER" "$TMP/vol/train/bin/scalarwrite"
+cp "$WRITER" "$TMP/vol/evil3/bin/scalarwrite"
+start_engine
+
+# The volume as the worker sees it: /mnt/afs in the sandbox, else named in the environment.
+VOLDIR='A=/mnt/afs; [ -d "$A/bin" ] || [ -z "${TRAINJOB_MOUNT_0:-}" ] || A="${TRAINJOB_MOUNT_0#*=}"'
+# tb JOB SUBDIR : the jq filter giving a job volume scratch/SUBDIR at /mnt/afs, logs at /mnt/afs/tb
+tb() { echo ".mount = [{id: \"scratch\", subdir: \"/$1\", mount_path: \"/mnt/afs\"}] | .tensorboard = {log_path: \"/mnt/afs/tb\"}"; }
+
+# ---- a job writes its curves while it runs ------------------------------------
+
+submit train "$VOLDIR"'
+W="$A/bin/scalarwrite"
+mkdir -p "$A/tb/rank0" "$A/tb/rank1"
+"$W" "$A/tb/rank0/events.out.tfevents.1.host" loss=1:0.5 loss=2:0.25 acc=1:0.75
+"$W" "$A/tb/rank1/events.out.tfevents.1.host" loss=1:0.625 loss=2:nan
+touch "$A/written"
+while [ ! -e "$A/go" ]; do sleep 0.05; done
+"$W" "$A/tb/rank0/events.out.tfevents.1.host" loss=3:0.125 loss=4:inf
+while [ ! -e "$A/end" ]; do sleep 0.05; done' "$(tb train)"
+check "a job with a TensorBoard log path is accepted" test "$code" = 200
+check "...runs" wait_for train .state RUNNING
+n=0
+while [ ! -e "$TMP/vol/train/written" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+check "...and writes its first event files" test -e "$TMP/vol/train/written"
+
+api GET "$V1/train/scalars"
+check "GET …/scalars answers 200" test "$code" = 200
+check "...with the five points written" test "$(jq '.scalars | length' "$TMP/body")" = 5
+check "...NaN as the string \"NaN\" (the reply stays JSON)" \
+    test "$(jq -r '.scalars[] | select(.run == "rank1" and .step == 2) | .value' "$TMP/body")" = NaN
+check "...the log path and a cursor" \
+    test "$(jq -r '.log_path' "$TMP/body")" = /mnt/afs/tb -a -n "$(jq -r '.cursor' "$TMP/body")"
+check "...nothing damaged, nothing more" \
+    test "$(jq -c '[.bad_records.crc, .bad_records.protobuf, .more]' "$TMP/body")" = '[0,0,false]'
+api GET "$V1/train/scalars?since=$(jq -r '.cursor | @uri' "$TMP/body")"
+check "from its cursor, nothing new yet" test "$code" = 200 -a "$(jq '.scalars | length' "$TMP/body")" = 0
+
+cat >"$TMP/want.csv" <<'EOF'
+run,tag,step,wall_time,value
+rank0,loss,1,1700000000.25,0.5
+rank0,loss,2,1700000000.5,0.25
+rank0,acc,1,1700000000.25,0.75
+rank1,loss,1,1700000000.25,0.625
+rank1,loss,2,1700000000.5,NaN
+EOF
+run "$TRAINJOB_BIN" $E metrics train -o csv
+expect_rc "metrics NAME -o csv exits 0" 0
+check "...and prints the expected values" cmp -s "$TMP/out" "$TMP/want.csv"
+[ "$rc" = 0 ] && ! cmp -s "$TMP/out" "$TMP/want.csv" && diff "$TMP/want.csv" "$TMP/out" | head -20
+
+run "$TRAINJOB_BIN" $E metrics train -o json
+check "metrics -o json is a JSON array of the five points" test "$(jq length "$TMP/out")" = 5
+check "...NaN kept as \"NaN\"" test "$(jq -r '.[4].value' "$TMP/out")" = NaN
+
+run "$TRAINJOB_BIN" $E metrics train
+expect_rc "metrics NAME (a table) exits 0" 0
+check "...a header" sh -c "head -n 1 '$TMP/out' | grep -q '^RUN  *TAG  *STEP  *VALUE  *POINTS$'"
+check "...the last loss of rank0 (step 2 of 2 points)" \
+    sh -c "grep -Eq '^rank0 +loss +2 +0.25 +2$' '$TMP/out'"
+check "...rank1's last loss is NaN" sh -c "grep -Eq '^rank1 +loss +2 +NaN +2$' '$TMP/out'"
+check "...one row per run and tag" test "$(wc -l <"$TMP/out")" = 4
+
+run "$TRAINJOB_BIN" $E metrics train -o csv --tag 'acc*'
+check "--tag picks the tags it names" test "$(tail -n +2 "$TMP/out")" = "rank0,acc,1,1700000000.25,0.75"
+
+# ---- -f follows what is written next, until the job ends ----------------------
+
+"$TRAINJOB_BIN" $E metrics train -o csv -f >"$TMP/follow.csv" 2>"$TMP/follow.err" &
+FOLLOW_PID=$!
+# rows LINES [SECONDS] : until the follower has printed LINES lines (bounded)
+rows() {
+    n=0
+    while [ "$(wc -l <"$TMP/follow.csv")" -lt "$1" ] && [ $n -lt $((${2:-10} * 20)) ]; do
+        sleep 0.05
+        n=$((n + 1))
+    done
+    [ "$(wc -l <"$TMP/follow.csv")" -eq "$1" ]
+}
+check "metrics -f prints what is there" rows 6
+touch "$TMP/vol/train/go"
+check "...then the points written later" rows 8
+check "...in order, Infinity kept" sh -c "tail -n 2 '$TMP/follow.csv' | tr '\n' ' ' |
+    grep -qxF 'rank0,loss,3,1700000000.75,0.125 rank0,loss,4,1700000001,Infinity '"
+touch "$TMP/vol/train/end"
+check "the job ends" wait_for train .state SUCCEEDED
+n=0
+while kill -0 "$FOLLOW_PID" 2>/dev/null && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+check "...and so does metrics -f, by itself" sh -c "! kill -0 $FOLLOW_PID 2>/dev/null"
+wait "$FOLLOW_PID" 2>/dev/null
+check "...exiting 0" test $? = 0
+FOLLOW_PID=""
+check "...with nothing printed twice" test "$(sort "$TMP/follow.csv" | uniq -d | wc -l)" = 0
+
+# ---- -f outlives an engine restart, continuing at its cursor --------------------
+
+mkdir -p "$TMP/vol/long/bin"
+cp "$WRITER" "$TMP/vol/long/bin/scalarwrite"
+submit long "$VOLDIR"'
+F="$A/tb/events.out.tfevents.1.host"
+mkdir -p "$A/tb"
+"$A/bin/scalarwrite" "$F" loss=1:1
+while [ ! -e "$A/go" ]; do sleep 0.05; done
+"$A/bin/scalarwrite" "$F" loss=2:2
+while [ ! -e "$A/end" ]; do sleep 0.05; done' "$(tb long)"
+wait_for long .state RUNNING
+"$TRAINJOB_BIN" $E metrics long -o csv -f >"$TMP/follow.csv" 2>"$TMP/follow.err" &
+FOLLOW_PID=$!
+check "a follower of another job has its first point" rows 2
+stop_engine KILL
+touch "$TMP/vol/long/go"
+n=0 # the follower finds the engine gone (it polls each second)
+while ! grep -q 'lost the engine' "$TMP/follow.err" && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+check "...which says so when the engine goes away" grep -q 'lost the engine.*reconnecting' "$TMP/follow.err"
+start_engine
+check "...and after an engine restart, the point written meanwhile" rows 3
+check "...having said so once" test "$(grep -c 'lost the engine' "$TMP/follow.err")" = 1
+touch "$TMP/vol/long/end"
+wait_for long .state SUCCEEDED
+n=0
+while kill -0 "$FOLLOW_PID" 2>/dev/null && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+wait "$FOLLOW_PID" 2>/dev/null
+check "...ending with the job, exit 0" test $? = 0
+FOLLOW_PID=""
+check "...each point once" test "$(tail -n +2 "$TMP/follow.csv" | tr '\n' ' ')" = \
+    ".,loss,1,1700000000.25,1 .,loss,2,1700000000.5,2 "
+
+# ---- pages: limit= cuts a backlog, the cursor delivers each point once ---------
+
+pages=0
+cursor=""
+: >"$TMP/paged"
+while [ $pages -lt 50 ]; do
+    api GET "$V1/train/scalars?limit=40&since=$cursor"
+    [ "$code" = 200 ] || break
+    jq -c '.scalars[] | [.run, .tag, .step]' "$TMP/body" >>"$TMP/paged"
+    cursor=$(jq -r '.cursor | @uri' "$TMP/body")
+    pages=$((pages + 1))
+    [ "$(jq -r .more "$TMP/body")" = true ] || break
+done
+check "a 40-byte limit pages the backlog" test "$pages" -gt 2
+check "...every point once, in all seven" \
+    test "$(wc -l <"$TMP/paged")" = 7 -a "$(sort "$TMP/paged" | uniq -d | wc -l)" = 0
+api GET "$V1/train/scalars?limit=0"
+check "limit=0 is refused, naming limit" \
+    test "$code" = 400 -a "$(jq -r '.details[0].field' "$TMP/body")" = limit
+
+# ---- --logdir: any directory, no job -------------------------------------------
+
+mkdir -p "$TMP/fx/a/deep"
+"$WRITER" "$TMP/fx/events.out.tfevents.1.x" lr=1:0.001 -c lr=2:9 lr=3:0.003
+"$WRITER" "$TMP/fx/a/deep/events.out.tfevents.2.x" 'loss/train=10:-1.5' -p
+run "$TRAINJOB_BIN" metrics --logdir "$TMP/fx" -o csv
+expect_rc "metrics --logdir needs no job and no engine" 0
+check "...runs at any depth, the root as \".\", the bad-CRC record skipped" test "$(tail -n +2 "$TMP/out" | tr '\n' ' ')" = \
+    ".,lr,1,1700000000.25,0.001 .,lr,3,1700000000.75,0.003 a/deep,loss/train,10,1700000002.5,-1.5 "
+check "...the damage said on stderr" grep -q "skipped 1 damaged record" "$TMP/err"
+check "...a half-written last record is not a point (nor damage)" sh -c "! grep -q partial '$TMP/out'"
+run "$TRAINJOB_BIN" $E metrics train -o csv
+cp "$TMP/out" "$TMP/job.csv"
+run "$TRAINJOB_BIN" metrics --logdir "$TMP/vol/train/tb" -o csv
+check "--logdir on the job's own directory prints what the endpoint did" \
+    test "$(wc -l <"$TMP/out")" = 8 -a -z "$(cmp "$TMP/out" "$TMP/job.csv")"
+run "$TRAINJOB_BIN" metrics --logdir "$TMP/nowhere"
+expect_rc "--logdir of a missing directory exits 2" 2
+expect_grep "...naming it" "$TMP/err" "$TMP/nowhere"
+
+# ---- a job may not send the engine outside its volume ---------------------------
+
+mkdir -p "$TMP/outside/run"
+"$WRITER" "$TMP/outside/events.out.tfevents.1.x" stolen=1:42
+"$WRITER" "$TMP/outside/run/events.out.tfevents.1.x" stolen=1:42
+submit evil "$VOLDIR"'
+ln -s '"$TMP/outside"' "$A/tb"' "$(tb evil)"
+check "a job planting a symlink at its log path runs" wait_for evil .state SUCCEEDED
+check "...the symlink is in the volume" test -L "$TMP/vol/evil/tb"
+api GET "$V1/evil/scalars"
+check "...GET scalars refuses it (403)" test "$code" = 403
+check "...saying why" sh -c "jq -r .message '$TMP/body' | grep -q 'refused'"
+check "...and gives nothing from outside" sh -c "! grep -q stolen '$TMP/body'"
+run "$TRAINJOB_BIN" $E metrics evil
+expect_rc "...metrics NAME exits 1" 1
+expect_grep "...naming the log path" "$TMP/err" "tensorboard.log_path /mnt/afs/tb"
+
+submit evil2 "$VOLDIR"'
+ln -s '"$TMP/outside"' "$A/up"' \
+    '.mount = [{id: "scratch", subdir: "/evil2", mount_path: "/mnt/afs"}] | .tensorboard = {log_path: "/mnt/afs/up/run"}'
+check "a symlink above the log path" wait_for evil2 .state SUCCEEDED
+api GET "$V1/evil2/scalars"
+check "...is refused too" test "$code" = 403
+check "...nothing from outside" sh -c "! grep -q stolen '$TMP/body'"
+
+submit evil3 "$VOLDIR"'
+mkdir -p "$A/tb"
+"$A/bin/scalarwrite" "$A/tb/events.out.tfevents.1.own" own=1:1 "$(printf '"'"'own\033[2J\033]0;t\007=2:2'"'"')"
+ln -s '"$TMP/outside/run"' "$A/tb/rank9"
+ln -s '"$TMP/outside/events.out.tfevents.1.x"' "$A/tb/events.out.tfevents.2.link"' "$(tb evil3)"
+check "runs and event files linked out of the log directory" wait_for evil3 .state SUCCEEDED
+api GET "$V1/evil3/scalars"
+check "...the job's own points are served" \
+    test "$code" = 200 -a "$(jq -r '[.scalars[].tag | startswith("own")] | map(tostring) | join(",")' "$TMP/body")" = true,true
+check "...a tag with escape sequences is escaped JSON" grep -qF 'own\u001b[2J' "$TMP/body"
+check "...the linked ones are not followed" sh -c "! grep -q stolen '$TMP/body'"
+
+ESC=$(printf '\033')
+run "$TRAINJOB_BIN" $E metrics evil3 -o csv
+check "...and printed without them (removed whole)" sh -c "! grep -q '$ESC' '$TMP/out' && grep -q '^\.,own,2,1700000000.5,2$' '$TMP/out'"
+run "$TRAINJOB_BIN" $E metrics evil3
+check "...in a table too" sh -c "! grep -q '$ESC' '$TMP/out' && grep -Eq '^\. +own +2 +2 +1$' '$TMP/out'"
+
+api GET "$V1/train/scalars?since=..%2F..%2F..%2Fetc%2Fpasswd%3A0"
+check "a since= naming files outside reads nothing of them" sh -c "! grep -q 'root:' '$TMP/body'"
+check "...(refused, or only the job's own points)" \
+    sh -c "[ '$code' = 400 ] || [ \"\$(jq '.scalars | length' '$TMP/body')\" = 7 ]"
+
+# ---- clear messages ----------------------------------------------------------------
+
+run "$TRAINJOB_BIN" $E metrics nosuch
+expect_rc "metrics of an unknown job exits 1" 1
+expect_grep "...saying it is not found" "$TMP/err" "training job 'nosuch' not found"
+
+submit plain 'true'
+wait_for plain .state SUCCEEDED
+run "$TRAINJOB_BIN" $E metrics plain
+expect_rc "metrics of a job without tensorboard exits 1" 1
+expect_grep "...saying it has no log path" "$TMP/err" "has no TensorBoard log path"
+
+submit quiet 'true' "$(tb quiet)"
+wait_for quiet .state SUCCEEDED
+run "$TRAINJOB_BIN" $E metrics quiet
+expect_rc "metrics of a job that wrote nothing exits 0" 0
+expect_grep "...saying there is nothing yet" "$TMP/err" "no scalars in /mnt/afs/tb yet"
+
+run "$TRAINJOB_BIN" $E metrics
+expect_rc "metrics with no job exits 2" 2
+run "$TRAINJOB_BIN" $E metrics train -o yaml
+expect_rc "metrics -o yaml exits 2" 2
+expect_grep "...naming the formats" "$TMP/err" "table, csv or json"
