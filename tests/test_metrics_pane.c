@@ -28,6 +28,7 @@
 
 #include "api/apierror.h"
 #include "api/scalarpage.h"
+#include "tui/keymap.h"
 #include "tui/metrics_pane.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -460,6 +461,26 @@ static void test_draw(void **state)
     metrics_pane_free(p);
 }
 
+/* The pane's keys are bound in the job screen's mode by default (so help and key bar list them). */
+static void test_default_keys(void **state)
+{
+    struct keymap *km = keymap_new_default();
+    static const struct {
+        const char *key;
+        enum keymap_action action;
+    } want[] = {
+        {"M", KEYMAP_METRICS},     {"z", KEYMAP_FULLSCREEN}, {"]", KEYMAP_SMOOTH_MORE},
+        {"[", KEYMAP_SMOOTH_LESS}, {"L", KEYMAP_LOG_Y},      {"+", KEYMAP_ZOOM_IN},
+        {"-", KEYMAP_ZOOM_OUT},    {"/", KEYMAP_SEARCH},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        struct widget_key k;
+        assert_true(keymap_key_parse(want[i].key, &k));
+        assert_int_equal(keymap_lookup(km, "job", &k), want[i].action);
+    }
+    keymap_free(km);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -471,6 +492,7 @@ int main(void)
         cmocka_unit_test(test_messages_stop_following),
         cmocka_unit_test(test_keys),
         cmocka_unit_test(test_draw),
+        cmocka_unit_test(test_default_keys),
     };
     return cmocka_run_group_tests(tests, setup_terminal, teardown_terminal);
 }

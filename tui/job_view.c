@@ -484,6 +484,7 @@ static void job_draw(struct screen *s, WINDOW *win, int y, int x, int h, int w, 
         draw_title(t, win, y, x, w, true, title);
         metrics_pane_draw(v->metrics, win, y + 1, x, h - 1, w, v->focus == PANE_METRICS);
         finish_draw(v, t, win);
+        v->covered = true; /* the table's cells were written over */
         return;
     }
     char **history = NULL;
