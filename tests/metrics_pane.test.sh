@@ -86,6 +86,7 @@ see "z makes the pane full screen" "z: back"
 gone "...the job's summary gives way" "Workers"
 keys z
 see "z again brings the job screen back" "Workers"
+see "...its workers table repainted" "master-0"
 keys z
 see "full screen once more" "z: back"
 keys Escape
@@ -94,6 +95,11 @@ keys Escape
 see "...then the pane" "Events"
 keys M
 see "M shows the pane again" "following"
+keys "?"
+keys End
+see "the help lists the pane's keys" "zoom-out"
+keys Escape
+gone "...and closes" "zoom-out"
 
 # The job ends: one last page, then the pane asks nothing (and nothing else wakes trainjob).
 touch "$TMP/vol/train/end"
