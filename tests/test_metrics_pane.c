@@ -30,6 +30,7 @@
 #include "api/scalarpage.h"
 #include "tui/keymap.h"
 #include "tui/metrics_pane.h"
+#include "tui/term.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "widgets/chart.h"
@@ -461,6 +462,25 @@ static void test_draw(void **state)
     metrics_pane_free(p);
 }
 
+/* Without colour (NO_COLOR, a mono theme) runs are told apart by markers; without UTF-8, ASCII. */
+static void test_mono_ascii(void **state)
+{
+    struct term t = {.depth = THEME_DEPTH_MONO, .utf8 = false, .palette = *widget_palette_mono()};
+    struct metrics_pane *p = metrics_pane_new();
+    metrics_pane_set_style(p, &t);
+    feed(p, 0, 50);
+    metrics_pane_move(p, 2); /* train/loss: rank0 and rank1 */
+    werase(win);
+    metrics_pane_draw(p, win, 0, 0, WIN_H, WIN_W, true);
+    char *text = screen_text();
+    assert_non_null(strstr(text, "* rank0"));
+    assert_non_null(strstr(text, "+ rank1"));
+    for (const char *c = text; *c; c++)
+        assert_true((unsigned char)*c < 0x80); /* no braille, no box drawing */
+    free(text);
+    metrics_pane_free(p);
+}
+
 /* The pane's keys are bound in the job screen's mode by default (so help and key bar list them). */
 static void test_default_keys(void **state)
 {
@@ -492,6 +512,7 @@ int main(void)
         cmocka_unit_test(test_messages_stop_following),
         cmocka_unit_test(test_keys),
         cmocka_unit_test(test_draw),
+        cmocka_unit_test(test_mono_ascii),
         cmocka_unit_test(test_default_keys),
     };
     return cmocka_run_group_tests(tests, setup_terminal, teardown_terminal);
