@@ -61,8 +61,8 @@ static uint32_t crc_sw(uint32_t crc, const uint8_t *p, size_t n)
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define CRC_HAVE_HW 1
-__attribute__((target("sse4.2"))) static uint32_t crc_hw_x86(uint32_t crc, const uint8_t *p,
-                                                             size_t n)
+__attribute__((target("sse4.2"))) static inline uint32_t crc_hw_x86(uint32_t crc, const uint8_t *p,
+                                                                    size_t n)
 {
     uint64_t c = crc;
     while (n >= 8) {
@@ -125,23 +125,39 @@ static uint32_t get_le32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* Whether buf (TFRECORD_HEADER bytes) is a header whose length CRC checks. */
-static bool header_ok(const uint8_t *buf)
+static inline uint32_t mask_crc(uint32_t crc)
 {
-    return tfevents_masked_crc32c(buf, 8) == get_le32(buf + 8);
+    return ((crc >> 15) | (crc << 17)) + 0xa282ead8u;
 }
 
-enum tfrecord_status tfrecord_next(const uint8_t *buf, size_t n, struct tfrecord *rec)
+/*
+ * The masked CRC-32C of n bytes. With hw a constant true inside a function
+ * compiled for SSE4.2, it is the crc32 instruction inline; with hw false,
+ * the sliced table.
+ */
+static inline __attribute__((always_inline)) uint32_t masked(const uint8_t *p, size_t n, bool hw)
+{
+#ifdef CRC_HAVE_HW
+    if (hw)
+        return mask_crc(~crc_hw_x86(0xffffffffu, p, n));
+#endif
+    (void)hw;
+    return mask_crc(~crc_sw(0xffffffffu, p, n));
+}
+
+/* tfrecord_next's body, made twice: once on the crc32 instruction, once on the table. */
+static inline __attribute__((always_inline)) enum tfrecord_status
+record_next(const uint8_t *buf, size_t n, struct tfrecord *rec, bool hw)
 {
     memset(rec, 0, sizeof *rec);
     if (n < TFRECORD_HEADER) {
         rec->need = TFRECORD_HEADER;
         return TFRECORD_PARTIAL;
     }
-    if (!header_ok(buf)) {
+    if (masked(buf, 8, hw) != get_le32(buf + 8)) {
         /* Skip every position that has a whole header and cannot start a record. */
         size_t k = 1;
-        while (k + TFRECORD_HEADER <= n && !header_ok(buf + k))
+        while (k + TFRECORD_HEADER <= n && masked(buf + k, 8, hw) != get_le32(buf + k + 8))
             k++;
         rec->consumed = k;
         return TFRECORD_RESYNC;
@@ -162,11 +178,34 @@ enum tfrecord_status tfrecord_next(const uint8_t *buf, size_t n, struct tfrecord
     }
     rec->len = (size_t)len;
     rec->consumed = len + TFRECORD_OVERHEAD;
-    if (tfevents_masked_crc32c(buf + TFRECORD_HEADER, rec->len) !=
-        get_le32(buf + TFRECORD_HEADER + rec->len))
+    if (masked(buf + TFRECORD_HEADER, rec->len, hw) != get_le32(buf + TFRECORD_HEADER + rec->len))
         return TFRECORD_BAD;
     rec->data = buf + TFRECORD_HEADER;
     return TFRECORD_OK;
+}
+
+static enum tfrecord_status next_sw(const uint8_t *buf, size_t n, struct tfrecord *rec)
+{
+    return record_next(buf, n, rec, false);
+}
+
+#ifdef CRC_HAVE_HW
+__attribute__((target("sse4.2"))) static enum tfrecord_status next_hw(const uint8_t *buf, size_t n,
+                                                                      struct tfrecord *rec)
+{
+    return record_next(buf, n, rec, true);
+}
+#endif
+
+enum tfrecord_status tfrecord_next(const uint8_t *buf, size_t n, struct tfrecord *rec)
+{
+    if (crc_hw < 0)
+        crc_init();
+#ifdef CRC_HAVE_HW
+    if (crc_hw)
+        return next_hw(buf, n, rec);
+#endif
+    return next_sw(buf, n, rec);
 }
 
 static void put_le(struct strbuf *out, uint64_t v, int bytes)
@@ -460,19 +499,28 @@ static bool decode_metadata(struct pb b, struct tfevents_value *v)
     return ok;
 }
 
-/* A tag is 1 .. TFEVENTS_MAX_TAG bytes of UTF-8 without NUL (ASCII checked fast). */
+/* A tag is 1 .. TFEVENTS_MAX_TAG bytes of UTF-8 without NUL (ASCII checked 8 bytes at a time). */
 static bool tag_ok(const char *tag, size_t len)
 {
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
     if (len == 0 || len > TFEVENTS_MAX_TAG)
         return false;
-    bool ascii = true;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)tag[i];
-        if (c == 0)
-            return false;
-        ascii = ascii && c < 0x80;
+    uint64_t zero = 0, high = 0;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, tag + i, 8);
+        zero |= (w - ones) & ~w & highs; /* non-zero iff some byte of w is 0 */
+        high |= w & highs;
     }
-    return ascii || utf8_valid(tag, len);
+    for (; i < len; i++) {
+        unsigned char c = (unsigned char)tag[i];
+        zero |= c == 0;
+        high |= c & 0x80;
+    }
+    if (zero)
+        return false;
+    return !high || utf8_valid(tag, len);
 }
 
 /*

@@ -188,6 +188,16 @@ static int crc_mismatches(void)
             bad += tfevents_crc32c(buf + off, n) != crc_bitwise(buf + off, n);
     uint32_t c = crc_bitwise(buf, 8);
     bad += tfevents_masked_crc32c(buf, 8) != ((c >> 15) | (c << 17)) + 0xa282ead8u;
+    /* tfrecord_next has its own copy of each path. */
+    struct strbuf rec = STRBUF_INIT;
+    struct tfrecord r;
+    tfrecord_write(&rec, buf, 100);
+    bad += tfrecord_next((uint8_t *)rec.buf, rec.len, &r) != TFRECORD_OK;
+    rec.buf[50] ^= 1;
+    bad += tfrecord_next((uint8_t *)rec.buf, rec.len, &r) != TFRECORD_BAD;
+    rec.buf[3] ^= 1;
+    bad += tfrecord_next((uint8_t *)rec.buf, rec.len, &r) != TFRECORD_RESYNC;
+    strbuf_free(&rec);
     return bad;
 }
 
