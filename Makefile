@@ -145,13 +145,15 @@ bench: $(BINARIES) $(BENCHES)
 
 # libFuzzer targets, built with clang into build/fuzz; each runs for
 # FUZZ_SECONDS over a copy of its seed corpus. A target that includes an
-# engine/ header (fuzz_http) links the engine too. FUZZ=NAME runs one target.
+# engine/ header (fuzz_http) links the engine too, one that includes
+# widgets/chart.h the chart's maths. FUZZ=NAME runs one target.
 fuzz:
 	@scripts/deps.sh --fuzz
 	@mkdir -p build/fuzz
 	@set -e; for f in $(if $(FUZZ),tests/fuzz/$(FUZZ).c,$(FUZZ_SRC)); do \
 	    n=$$(basename $$f .c); \
 	    extra=; if grep -q '^#include "engine/' $$f; then extra="$(ENGINE_SRC)"; fi; \
+	    if grep -q '^#include "widgets/chart.h"' $$f; then extra="$$extra widgets/chart_math.c"; fi; \
 	    clang -std=c11 -g -O1 -I. -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 	        $$(pkg-config --cflags $(PKGS)) -o build/fuzz/$$n $$f $(UTIL_SRC) $(API_SRC) $$extra \
 	        $$(pkg-config --libs $(PKGS)) -lm; \

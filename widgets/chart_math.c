@@ -34,7 +34,7 @@ static double next_step(double step)
 static bool fill_ticks(double lo, double hi, double step, int max_ticks, struct chart_ticks *t)
 {
     double a = floor(lo / step + 1e-9), b = ceil(hi / step - 1e-9);
-    if (b - a + 1 > max_ticks)
+    if (!(b - a >= 0 && b - a + 1 <= max_ticks)) /* NaN from a zero or infinite step too */
         return false;
     t->step = step;
     t->n = (int)(b - a) + 1;
@@ -119,8 +119,12 @@ void chart_time_ticks(double lo, double hi, int max_ticks, struct chart_ticks *t
                                    120,   300,   600,   900,   1200,   1800,  3600, 7200,
                                    10800, 21600, 43200, 86400, 172800, 604800};
     max_ticks = clamp_ticks(max_ticks);
-    if (!isfinite(lo) || !isfinite(hi) || hi - lo < 1) {
-        chart_nice_ticks(lo, hi, max_ticks, t);
+    if (lo > hi) {
+        double tmp = lo;
+        lo = hi, hi = tmp;
+    }
+    if (!isfinite(hi - lo) || hi - lo < 1 || hi - lo > 1e15) {
+        chart_nice_ticks(lo, hi, max_ticks, t); /* sub-second, garbage, or past any calendar */
         return;
     }
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
@@ -130,8 +134,12 @@ void chart_time_ticks(double lo, double hi, int max_ticks, struct chart_ticks *t
     struct chart_ticks days;
     chart_nice_ticks(lo / 86400, hi / 86400, max_ticks, &days);
     double step = days.step > 0 ? days.step * 86400 : 86400;
-    while (!fill_ticks(lo, hi, step, max_ticks, t))
+    for (int guard = 0; guard < 8; guard++) {
+        if (fill_ticks(lo, hi, step, max_ticks, t) && isfinite(t->lo) && isfinite(t->hi))
+            return;
         step = next_step(step);
+    }
+    bounds_only(lo, hi, t);
 }
 
 /* Digits after the point that a step needs (0.2 → 1, 0.05 → 2), 0 to 6. */
