@@ -95,19 +95,23 @@ void scalarpage_json_value(struct strbuf *out, double v)
 
 void scalarpage_json_wall_time(struct strbuf *out, double t)
 {
-    if (!isfinite(t)) {
+    if (!isfinite(t) || fabs(t) > 9e9) { /* past the year 2255: nothing a writer sends */
         strbuf_adds(out, "0");
         return;
     }
-    char buf[48];
-    snprintf(buf, sizeof buf, "%.6f", t);
-    /* trailing zeros (and a bare '.') say nothing */
-    size_t n = strlen(buf);
-    while (n > 1 && buf[n - 1] == '0')
+    /* whole microseconds in integers: float printing is the slow part of a page */
+    long long us = llround(t * 1e6);
+    unsigned long long a = (unsigned long long)(us < 0 ? -us : us);
+    unsigned frac = (unsigned)(a % 1000000u);
+    strbuf_addf(out, "%s%llu", us < 0 ? "-" : "", a / 1000000u);
+    if (frac == 0)
+        return;
+    char digits[8];
+    int n = 6;
+    snprintf(digits, sizeof digits, "%06u", frac);
+    while (digits[n - 1] == '0') /* trailing zeros say nothing */
         n--;
-    if (buf[n - 1] == '.')
-        n--;
-    strbuf_add(out, buf, n);
+    strbuf_addf(out, ".%.*s", n, digits);
 }
 
 void scalarpage_json_point(struct strbuf *out, const char *run, const char *tag, int64_t step,

@@ -69,6 +69,28 @@ static void test_values_short_and_exact(void **state)
     assert_value_text(-INFINITY, "\"-Infinity\"");
 }
 
+static void assert_wall_text(double t, const char *want)
+{
+    struct strbuf sb = STRBUF_INIT;
+    scalarpage_json_wall_time(&sb, t);
+    assert_string_equal(strbuf_str(&sb), want);
+    strbuf_free(&sb);
+}
+
+/* Wall times to the microsecond, no float noise, no trailing zeros. */
+static void test_wall_times(void **state)
+{
+    (void)state;
+    assert_wall_text(1700000000.25, "1700000000.25");
+    assert_wall_text(1700000001.0, "1700000001");
+    assert_wall_text(1700000000.000001, "1700000000.000001");
+    assert_wall_text(0, "0");
+    assert_wall_text(0.0000015, "0.000002");
+    assert_wall_text(-0.5, "-0.5");
+    assert_wall_text(NAN, "0");
+    assert_wall_text(1e300, "0");
+}
+
 static void test_round_trip(void **state)
 {
     (void)state;
@@ -188,6 +210,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_values_short_and_exact),
+        cmocka_unit_test(test_wall_times),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_hostile_names),
         cmocka_unit_test(test_refused),
