@@ -1,8 +1,9 @@
 /*
  * job_view: the job screen; see job_view.h.
  *
- * Owns the three panes (workers, events, logs), which pane has the focus
- * and which of events / logs the bottom area shows, the calls it started
+ * Owns the four panes (workers, events, logs, metrics), which pane has the
+ * focus, which of events / logs / metrics the bottom area shows and whether
+ * the Metrics pane takes the whole screen, the calls it started
  * (the event history, the workers of a backend without watch, the job for
  * "describe") and the describe text. The job itself is the store's row,
  * looked up by name whenever the screen is used (a hash lookup) and fed
@@ -28,6 +29,7 @@
 #include "tui/jobfmt.h"
 #include "tui/jobstore.h"
 #include "tui/logs_pane.h"
+#include "tui/metrics_pane.h"
 #include "tui/term.h"
 #include "tui/workers_pane.h"
 #include "util/logring.h"
@@ -36,7 +38,7 @@
 #include "util/utf8.h"
 #include "util/xalloc.h"
 
-enum pane { PANE_WORKERS, PANE_EVENTS, PANE_LOGS, PANE_COUNT };
+enum pane { PANE_WORKERS, PANE_EVENTS, PANE_LOGS, PANE_METRICS, PANE_COUNT };
 
 struct job_view {
     struct screen base; /* first: the app holds a struct screen * */
@@ -47,10 +49,12 @@ struct job_view {
     struct workers_pane *workers;
     struct events_pane *events;
     struct logs_pane *logs;
+    struct metrics_pane *metrics;
     enum pane focus;
-    enum pane bottom; /* PANE_EVENTS or PANE_LOGS */
-    bool logs_opened; /* the logs pane follows something */
-    bool covered;     /* the table was written over (describe, the prompt) last frame */
+    enum pane bottom;  /* PANE_EVENTS, PANE_LOGS or PANE_METRICS */
+    bool metrics_full; /* the Metrics pane takes the whole screen */
+    bool logs_opened;  /* the logs pane follows something */
+    bool covered;      /* the table was written over (describe, the prompt) last frame */
     struct backend_call *events_call, *workers_call, *get_call;
     uint64_t summaries_asked; /* the row's summaries count when its workers were asked for */
     /* "describe": the job as YAML, one sanitized line each. */
@@ -87,14 +91,30 @@ static void refresh_row(struct job_view *v)
     events_pane_set_events(v->events, r ? r->events : NULL, r ? r->event_count : 0);
     if (r)
         logs_pane_workers_changed(v->logs, &r->workers);
+    metrics_pane_set_job_state(v->metrics, r ? r->state : JOB_STATE_DELETED);
     v->base.dirty = true;
     if (r && r->workers_stale)
         fetch_workers(v);
 }
 
-static void on_logs_news(void *arg)
+static void on_pane_news(void *arg)
 {
     mark_dirty(arg);
+}
+
+/* What the bottom area shows; only a shown Metrics pane asks for pages. */
+static void set_bottom(struct job_view *v, enum pane p)
+{
+    v->bottom = p;
+    metrics_pane_set_visible(v->metrics, p == PANE_METRICS);
+    if (p != PANE_METRICS)
+        v->metrics_full = false;
+}
+
+static void show_metrics(struct job_view *v)
+{
+    set_bottom(v, PANE_METRICS);
+    v->focus = PANE_METRICS;
 }
 
 /* ---- calls ------------------------------------------------------------------ */
@@ -194,7 +214,7 @@ static void describe(struct job_view *v)
 
 static void show_logs(struct job_view *v)
 {
-    v->bottom = PANE_LOGS;
+    set_bottom(v, PANE_LOGS);
     v->focus = PANE_LOGS;
 }
 
@@ -419,10 +439,29 @@ static void pane_title(struct job_view *v, enum pane p, char *buf, size_t size)
         strbuf_free(&sb);
         return;
     }
+    case PANE_METRICS: {
+        struct strbuf sb = STRBUF_INIT;
+        metrics_pane_status(v->metrics, &sb);
+        snprintf(buf, size, "Metrics %s%s", strbuf_str(&sb), v->metrics_full ? " · z: back" : "");
+        strbuf_free(&sb);
+        return;
+    }
     case PANE_COUNT:
         break;
     }
     buf[0] = '\0';
+}
+
+/* After the panes: a prompt over them (search, filter), which covers the table. */
+static void finish_draw(struct job_view *v, const struct term *t, WINDOW *win)
+{
+    bool prompting = logs_pane_prompting(v->logs) || metrics_pane_prompting(v->metrics);
+    v->covered = v->describing || prompting;
+    if (prompting) {
+        wnoutrefresh(win);
+        logs_pane_draw_prompt(v->logs, t);
+        metrics_pane_draw_prompt(v->metrics, t);
+    }
 }
 
 static void job_draw(struct screen *s, WINDOW *win, int y, int x, int h, int w, bool full)
@@ -433,10 +472,21 @@ static void job_draw(struct screen *s, WINDOW *win, int y, int x, int h, int w, 
     workers_pane_set_style(v->workers, &t->palette, t->utf8);
     events_pane_set_style(v->events, &t->palette, t->utf8);
     logs_pane_set_style(v->logs, &t->palette, t->utf8);
+    metrics_pane_set_style(v->metrics, t);
     if (full || v->covered)
         workers_pane_invalidate(v->workers);         /* something wrote over the table's cells */
     workers_pane_set_now(v->workers, time_now_ms()); /* ages move on between store changes */
 
+    char title[700];
+    if (v->metrics_full && v->bottom == PANE_METRICS && !v->describing) {
+        /* The pane alone: its title, then the charts on every other row. */
+        pane_title(v, PANE_METRICS, title, sizeof title);
+        draw_title(t, win, y, x, w, true, title);
+        metrics_pane_draw(v->metrics, win, y + 1, x, h - 1, w, v->focus == PANE_METRICS);
+        finish_draw(v, t, win);
+        v->covered = true; /* the table's cells were written over */
+        return;
+    }
     char **history = NULL;
     size_t nhist = state_history(v->row, t->utf8, &history);
     /* Room first for the panes: at 80x24 one state change, more on a taller terminal. */
@@ -452,7 +502,6 @@ static void job_draw(struct screen *s, WINDOW *win, int y, int x, int h, int w, 
     free_lines(history, nhist);
 
     int rest = h - top, py = y + top;
-    char title[700];
     if (v->describing) {
         draw_describe(v, t, win, py, x, rest, w);
     } else if (rest >= 2) {
@@ -473,15 +522,13 @@ static void job_draw(struct screen *s, WINDOW *win, int y, int x, int h, int w, 
             draw_title(t, win, by, x, w, v->focus == v->bottom, title);
             if (v->bottom == PANE_LOGS)
                 logs_pane_draw(v->logs, win, by + 1, x, bh - 1, w);
+            else if (v->bottom == PANE_METRICS)
+                metrics_pane_draw(v->metrics, win, by + 1, x, bh - 1, w, v->focus == PANE_METRICS);
             else
                 events_pane_draw(v->events, win, by + 1, x, bh - 1, w);
         }
     }
-    v->covered = v->describing || logs_pane_prompting(v->logs);
-    if (logs_pane_prompting(v->logs)) {
-        wnoutrefresh(win);
-        logs_pane_draw_prompt(v->logs, t);
-    }
+    finish_draw(v, t, win);
 }
 
 /* ---- keys ------------------------------------------------------------------------ */
@@ -494,8 +541,8 @@ static bool is(const char *action, const char *name)
 static void cycle_focus(struct job_view *v, int step)
 {
     v->focus = (enum pane)(((int)v->focus + step + PANE_COUNT) % PANE_COUNT);
-    if (v->focus == PANE_EVENTS || v->focus == PANE_LOGS)
-        v->bottom = v->focus;
+    if (v->focus == PANE_EVENTS || v->focus == PANE_LOGS || v->focus == PANE_METRICS)
+        set_bottom(v, v->focus);
     if (v->focus == PANE_LOGS && !v->logs_opened && workers_pane_selected(v->workers))
         open_worker_logs(v);
 }
@@ -609,10 +656,35 @@ static unsigned pane_key(struct job_view *v, const struct widget_key *k)
         return events_pane_key(v->events, k);
     case PANE_LOGS:
         return logs_pane_key(v->logs, k, NULL);
+    case PANE_METRICS:
+        return metrics_pane_key(v->metrics, k, NULL);
     case PANE_COUNT:
         break;
     }
     return WIDGET_IGNORED;
+}
+
+/* The Metrics pane's own actions, from any pane: they show it first. */
+static bool metrics_action(struct job_view *v, const char *action)
+{
+    if (is(action, "metrics")) {
+        show_metrics(v);
+        return true;
+    }
+    if (is(action, "fullscreen")) {
+        bool full = !(v->metrics_full && v->bottom == PANE_METRICS);
+        show_metrics(v);
+        v->metrics_full = full;
+        return true;
+    }
+    if (is(action, "smooth-more") || is(action, "smooth-less") || is(action, "log-y") ||
+        is(action, "zoom-in") || is(action, "zoom-out")) {
+        show_metrics(v);
+        struct widget_key none = {0};
+        metrics_pane_key(v->metrics, &none, action);
+        return true;
+    }
+    return false;
 }
 
 static unsigned key_of(struct job_view *v, const struct widget_key *k, const char *action)
@@ -620,6 +692,8 @@ static unsigned key_of(struct job_view *v, const struct widget_key *k, const cha
     const unsigned moved = WIDGET_HANDLED | WIDGET_REDRAW;
     if (logs_pane_prompting(v->logs))
         return logs_pane_key(v->logs, k, NULL);
+    if (metrics_pane_prompting(v->metrics))
+        return metrics_pane_key(v->metrics, k, NULL);
     if (v->describing)
         return describe_key(v, k, action);
     bool tab = !action && !k->alt && !k->is_function && k->code == '\t';
@@ -636,6 +710,12 @@ static unsigned key_of(struct job_view *v, const struct widget_key *k, const cha
         describe(v);
         return moved;
     }
+    if (metrics_action(v, action))
+        return moved;
+    if (v->focus == PANE_METRICS &&
+        (is(action, "search") || is(action, "refresh") || is(action, "open") || is(action, "top") ||
+         is(action, "bottom")))
+        return metrics_pane_key(v->metrics, k, action);
     if (is(action, "all-workers")) {
         open_all_logs(v);
         return moved;
@@ -674,11 +754,21 @@ static unsigned job_key(struct screen *s, const struct widget_key *k, const char
 {
     struct job_view *v = view_of(s);
     refresh_row(v);
-    if (is(action, "back") && !v->describing && !logs_pane_prompting(v->logs)) {
+    if (is(action, "back") && !v->describing && !logs_pane_prompting(v->logs) &&
+        !metrics_pane_prompting(v->metrics)) {
+        if (v->focus == PANE_METRICS && metrics_pane_key(v->metrics, k, action) != WIDGET_IGNORED) {
+            s->dirty = true; /* the charts' cursor hidden */
+            return WIDGET_HANDLED | WIDGET_REDRAW;
+        }
+        if (v->metrics_full) { /* out of full screen first */
+            v->metrics_full = false;
+            s->dirty = true;
+            return WIDGET_HANDLED | WIDGET_REDRAW;
+        }
         if (v->focus != PANE_WORKERS) {
             /* Out of the log (or events) first, as out of a log screen; the streams go on. */
             v->focus = PANE_WORKERS;
-            v->bottom = PANE_EVENTS;
+            set_bottom(v, PANE_EVENTS);
             s->dirty = true;
             return WIDGET_HANDLED | WIDGET_REDRAW;
         }
@@ -686,7 +776,8 @@ static unsigned job_key(struct screen *s, const struct widget_key *k, const char
         return WIDGET_HANDLED;
     }
     unsigned r = key_of(v, k, action);
-    if (r & WIDGET_REDRAW || logs_pane_dirty(v->logs) || events_pane_dirty(v->events))
+    if (r & WIDGET_REDRAW || logs_pane_dirty(v->logs) || events_pane_dirty(v->events) ||
+        metrics_pane_dirty(v->metrics))
         s->dirty = true;
     return r;
 }
@@ -707,15 +798,26 @@ static const char *job_title(struct screen *s)
 static size_t job_hints(struct screen *s, const char *const **pairs)
 {
     static const char *const rw[] = {
-        "pane-next", "pane",   "open",      "logs",        "all-workers", "all logs", "follow",
-        "follow",    "search", "search",    "first-error", "error",       "describe", "describe",
-        "stop-job",  "stop",   "mark-node", "mark node",   "back",        "back",
+        "pane-next", "pane",     "open",     "logs",   "all-workers", "all logs",
+        "follow",    "follow",   "search",   "search", "first-error", "error",
+        "describe",  "describe", "stop-job", "stop",   "mark-node",   "mark node",
+        "metrics",   "metrics",  "back",     "back",
     };
     static const char *const ro[] = {
-        "pane-next", "pane",     "open",   "logs",   "all-workers", "all logs",
-        "follow",    "follow",   "search", "search", "first-error", "error",
-        "describe",  "describe", "back",   "back",
+        "pane-next", "pane",     "open",    "logs",    "all-workers", "all logs",
+        "follow",    "follow",   "search",  "search",  "first-error", "error",
+        "describe",  "describe", "metrics", "metrics", "back",        "back",
     };
+    /* On the Metrics pane: its own keys (the same with or without actions). */
+    static const char *const metrics[] = {
+        "search", "filter", "Space",     "chart",   "fullscreen", "full",     "smooth-more",
+        "smooth", "log-y",  "log y",     "zoom-in", "zoom",       "zoom-out", "unzoom",
+        "Left",   "cursor", "pane-next", "pane",    "back",       "back",
+    };
+    if (view_of(s)->focus == PANE_METRICS) {
+        *pairs = metrics;
+        return sizeof metrics / sizeof metrics[0] / 2;
+    }
     bool readonly = monitor_readonly(s->app);
     *pairs = readonly ? ro : rw;
     return (readonly ? sizeof ro : sizeof rw) / sizeof rw[0] / 2;
@@ -730,6 +832,7 @@ static void job_destroy(struct screen *s)
         backend_call_cancel(v->workers_call);
     if (v->get_call)
         backend_call_cancel(v->get_call);
+    metrics_pane_free(v->metrics);
     logs_pane_free(v->logs);
     events_pane_free(v->events);
     workers_pane_free(v->workers);
@@ -770,7 +873,10 @@ struct screen *job_view_new(struct monitor *m, const char *job_name)
     v->bottom = PANE_EVENTS;
     struct backend *b = monitor_backend(m);
     logs_pane_set_backend(v->logs, b, monitor_multi(m), job_name);
-    logs_pane_set_notify(v->logs, on_logs_news, v);
+    logs_pane_set_notify(v->logs, on_pane_news, v);
+    v->metrics = metrics_pane_new();
+    metrics_pane_set_backend(v->metrics, b, monitor_multi(m), monitor_loop(m), job_name);
+    metrics_pane_set_notify(v->metrics, on_pane_news, v);
     refresh_row(v);
 
     /* The history the watch stream did not send: merged into the store by id. */

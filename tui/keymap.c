@@ -38,7 +38,7 @@ const char *const keymap_modes[] = {"global", "wizard", "jobs", "job", "logs", N
 
 static const char *const mode_help[MODE_COUNT] = {
     "every screen",   "the create-task form (trainjob new)",
-    "the job list",   "one job: its workers and events",
+    "the job list",   "one job: its workers, events, logs and metrics",
     "a worker's log",
 };
 
@@ -75,7 +75,8 @@ static const struct action_def {
     [KEYMAP_DELETE_JOB] = {"delete-job", "delete the job, stopping its workers first",
                            IN(MODE_JOBS) | IN(MODE_JOB)},
     [KEYMAP_LOGS] = {"logs", "show the selected worker's log", IN(MODE_JOBS) | IN(MODE_JOB)},
-    [KEYMAP_SEARCH] = {"search", "search the log for a text", IN(MODE_JOB) | IN(MODE_LOGS)},
+    [KEYMAP_SEARCH] = {"search", "search the log for a text (on the Metrics pane: filter the tags)",
+                       IN(MODE_JOB) | IN(MODE_LOGS)},
     [KEYMAP_SEARCH_NEXT] = {"search-next", "the next match", IN(MODE_JOB) | IN(MODE_LOGS)},
     [KEYMAP_SEARCH_PREV] = {"search-prev", "the previous match", IN(MODE_JOB) | IN(MODE_LOGS)},
     [KEYMAP_FOLLOW] = {"follow", "follow new lines as they arrive (on / off)",
@@ -103,6 +104,17 @@ static const struct action_def {
     [KEYMAP_ALL_WORKERS] = {"all-workers", "the logs of every worker, interleaved",
                             IN(MODE_JOB) | IN(MODE_LOGS)},
     [KEYMAP_DESCRIBE] = {"describe", "the whole job as YAML (on / off)", IN(MODE_JOB)},
+    [KEYMAP_METRICS] = {"metrics",
+                        "the Metrics pane: the job's TensorBoard curves (Up/Down: tags, Space: "
+                        "chart a tag, Left/Right: a cursor reading the values)",
+                        IN(MODE_JOB)},
+    [KEYMAP_FULLSCREEN] = {"fullscreen", "the Metrics pane on the whole screen (on / off)",
+                           IN(MODE_JOB)},
+    [KEYMAP_SMOOTH_MORE] = {"smooth-more", "smooth the curves more (up to 0.999)", IN(MODE_JOB)},
+    [KEYMAP_SMOOTH_LESS] = {"smooth-less", "smooth the curves less (down to 0: raw)", IN(MODE_JOB)},
+    [KEYMAP_LOG_Y] = {"log-y", "a log scale for the values (on / off)", IN(MODE_JOB)},
+    [KEYMAP_ZOOM_IN] = {"zoom-in", "show fewer of the last steps", IN(MODE_JOB)},
+    [KEYMAP_ZOOM_OUT] = {"zoom-out", "show more of the last steps (at last, all)", IN(MODE_JOB)},
 };
 
 /* Keys with a name of their own; the first name of a code is the one printed. */

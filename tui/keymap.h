@@ -74,6 +74,14 @@ enum keymap_action {
     KEYMAP_FIRST_ERROR,
     KEYMAP_ALL_WORKERS,
     KEYMAP_DESCRIBE,
+    /* the Metrics pane of a job */
+    KEYMAP_METRICS,
+    KEYMAP_FULLSCREEN,
+    KEYMAP_SMOOTH_MORE,
+    KEYMAP_SMOOTH_LESS,
+    KEYMAP_LOG_Y,
+    KEYMAP_ZOOM_IN,
+    KEYMAP_ZOOM_OUT,
     KEYMAP_ACTION_COUNT
 };
 

@@ -566,7 +566,7 @@ static void make_fields(struct wizard *wz, const struct jobspec *init, const cha
     /* TensorBoard */
     wz->tensorboard = toggle_new("enabled", init && init->tensorboard.present);
     add_field(wz, SECTION_TENSORBOARD, "TensorBoard", toggle_widget(wz->tensorboard), "tensorboard",
-              "logs must be written to a mounted volume");
+              "logs go on a mounted volume; curves show live in `trainjob top` (M on the job)");
     const char *tb_base, *tb_dir;
     split_log_path(wz, init ? init->tensorboard.log_path : NULL, &tb_base, &tb_dir);
     wz->tb_mount = select_new(NULL, 0, SELECT_NONE);
