@@ -162,7 +162,10 @@ wait_grep 20 "$TMP/w.json" '"name":"sleeper"' && pass "watch -o json prints the 
     fail "watch -o json prints the list first" "$(cat "$TMP/w.json" "$TMP/w.err")"
 wait_grep 20 "$TMP/w.table" "sleeper" && pass "watch prints the table first" ||
     fail "watch prints the table first" "$(cat "$TMP/w.table")"
+"$tj" $E get workers sleeper -w -o json >"$TMP/w.workers" 2>&1 &
+WATCH_PIDS="$WATCH_PIDS $!"
 wait_grep 20 "$TMP/w.events" "CREATED" || true
+wait_grep 20 "$TMP/w.workers" '"name":"master-0"' || true
 
 # ---- exit status: stop/start/delete ----------------------------------------------------
 run "$tj" $E stop sleeper
@@ -176,6 +179,8 @@ wait_grep 20 "$TMP/w.table" "SUSPENDED" && pass "the table watch prints a line p
     fail "the table watch prints a line per change" "$(cat "$TMP/w.table")"
 wait_grep 20 "$TMP/w.events" "stopped by the user" && pass "get events -w prints the new event" ||
     fail "get events -w prints the new event" "$(cat "$TMP/w.events")"
+wait_grep 20 "$TMP/w.workers" '"exit_code":143' && pass "get workers -w prints the worker's change" ||
+    fail "get workers -w prints the worker's change" "$(cat "$TMP/w.workers")"
 [ "$(grep -c NAME "$TMP/w.table")" -eq 1 ] && pass "the table watch prints its head once" ||
     fail "the table watch prints its head once" "$(cat "$TMP/w.table")"
 
