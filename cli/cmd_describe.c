@@ -126,7 +126,8 @@ static int matched_rule(const struct job_event_list *evs, const char *worker, co
     int rule = 0;
     for (size_t i = 0; worker && i < evs->count; i++) {
         const struct job_event *ev = &evs->events[i];
-        if (ev->kind == EVENT_FAULT && ev->has_rule && ev->worker && strcmp(ev->worker, worker) == 0) {
+        if (ev->kind == EVENT_FAULT && ev->has_rule && ev->worker &&
+            strcmp(ev->worker, worker) == 0) {
             rule = ev->rule;
             *action = ev->action;
         }
@@ -165,8 +166,7 @@ static void describe_spec(struct strbuf *page, const struct jobspec *j,
         strbuf_addf(&v, ", %spreemptible", j->scheduling.preemptible ? "" : "not ");
     field(page, "Pool:", strbuf_str(&v), width);
     field(page, "Priority:",
-          j->scheduling.priority ? enum_name(&priority_names, (int)j->scheduling.priority)
-                                 : NONE,
+          j->scheduling.priority ? enum_name(&priority_names, (int)j->scheduling.priority) : NONE,
           width);
     const struct role *r = jobspec_worker(j);
     if (r) {
@@ -218,8 +218,8 @@ static void describe_history(struct strbuf *page, const struct job_event_list *e
         struct strbuf prefix = STRBUF_INIT;
         strbuf_addf(&prefix, "  %-20s  %-10s  ", ev->time ? ev->time : NONE,
                     ev->kind == EVENT_CREATED ? "CREATED"
-                    : ev->state                ? enum_name(&job_state_names, (int)ev->state)
-                                               : enum_name(&job_event_kind_names, (int)ev->kind));
+                    : ev->state               ? enum_name(&job_state_names, (int)ev->state)
+                                              : enum_name(&job_event_kind_names, (int)ev->kind));
         wrap(page, strbuf_str(&prefix), ev->message, width);
         strbuf_free(&prefix);
         shown++;
@@ -259,9 +259,9 @@ static void describe_workers(struct strbuf *page, const struct worker_list *wl,
             snprintf(rule, sizeof rule, "%d %s", r, action ? action : "");
         else
             snprintf(rule, sizeof rule, NONE);
-        const char *row[] = {name,     enum_name(&worker_phase_names, (int)w->phase),
+        const char *row[] = {name,         enum_name(&worker_phase_names, (int)w->phase),
                              w->node_name, restarts,
-                             exit_code, rule,
+                             exit_code,    rule,
                              w->devices};
         cli_table_row(&t, row);
         free(name);

@@ -57,18 +57,18 @@ struct get_opts {
 /* ---- sorting ------------------------------------------------------------ */
 
 /* --sort-by's fields, per kind; the first of each is what names the rows. */
-static const char *const job_sort_fields[] = {"name",     "created",  "state", "priority",
-                                              "restarts", "pool",     "user",  NULL};
-static const char *const worker_sort_fields[] = {"name", "node",    "phase",
+static const char *const job_sort_fields[] = {"name",     "created", "state", "priority",
+                                              "restarts", "pool",    "user",  NULL};
+static const char *const worker_sort_fields[] = {"name",     "node",    "phase",
                                                  "restarts", "created", NULL};
 static const char *const event_sort_fields[] = {"time", "kind", NULL};
 
 static const char *const *sort_fields(enum get_what what)
 {
-    return what == GET_JOBS ? job_sort_fields
+    return what == GET_JOBS      ? job_sort_fields
            : what == GET_WORKERS ? worker_sort_fields
-           : what == GET_EVENTS ? event_sort_fields
-                                : NULL;
+           : what == GET_EVENTS  ? event_sort_fields
+                                 : NULL;
 }
 
 static int cmp_str(const char *a, const char *b)
@@ -239,8 +239,10 @@ static void worker_row(struct cli_table *t, const struct worker_info *w)
     if (w->devices && *w->devices)
         strbuf_addf(&dev, "%s%s", w->devices, w->simulated ? " (simulated)" : "");
     cli_age(w->create_time, when, sizeof when);
-    const char *row[] = {w->name,   w->role, w->node_name, enum_name(&worker_phase_names, (int)w->phase),
-                         restarts,  exit_code, strbuf_str(&dev), when, w->ip, w->host_ip};
+    const char *row[] = {
+        w->name,  w->role,   w->node_name,     enum_name(&worker_phase_names, (int)w->phase),
+        restarts, exit_code, strbuf_str(&dev), when,
+        w->ip,    w->host_ip};
     cli_table_row(t, row);
     strbuf_free(&dev);
 }
@@ -800,8 +802,7 @@ int cmd_get(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
             break;
         case 'o':
             if ((o = cli_output_from(optarg)) < 0) {
-                fprintf(err, "trainjob get: -o takes json, yaml, wide or name, not '%s'\n",
-                        optarg);
+                fprintf(err, "trainjob get: -o takes json, yaml, wide or name, not '%s'\n", optarg);
                 return EXIT_USAGE;
             }
             op.o = (enum output)o;
