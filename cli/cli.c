@@ -17,8 +17,8 @@ static const struct cli_verb verbs[] = {
     {"render", "FILE [-o yaml|json]", "print a job as it will be submitted, defaults filled",
      cmd_render},
     {"submit", "-f FILE", "validate a job file, then create the job", cmd_submit},
-    {"get", "jobs|job|workers|events", "list jobs; show a job (NAME), its workers or events",
-     cmd_get},
+    {"get", "KIND [NAME] [-w]", "jobs, job NAME, workers|events NAME, catalog", cmd_get},
+    {"describe", "job NAME", "one page: a job's spec, history, workers, events", cmd_describe},
     {"logs", "NAME [-w WORKER] [-f]", "print (or follow) a worker's log", cmd_logs},
     {"metrics", "NAME [-o FMT] [-f]", "a job's TensorBoard scalars (--logdir DIR: any directory's)",
      cmd_metrics},
@@ -59,8 +59,15 @@ void cli_usage(FILE *out)
           "  --version                      show the version\n"
           "\n"
           "Job files are the SenseCore ACP TrainingJob object written as YAML or JSON;\n"
-          "see examples/ and README.md. Exit status: 0 ok, 1 invalid or refused by the\n"
-          "server, 2 usage or I/O error, or the server cannot be reached.\n",
+          "see examples/ and README.md.\n"
+          "\n"
+          "Exit status, for every command:\n"
+          "  0  done: the job is in the state asked for, also when it already was\n"
+          "     (stop of a stopped job, start of a running one), as kubectl does\n"
+          "  1  refused: an invalid job file, or the server said no (not found,\n"
+          "     a state the job cannot leave that way, no rights)\n"
+          "  2  usage: a bad option or argument, an unreadable file or config\n"
+          "  3  the server cannot be reached (or the connection broke)\n",
           out);
 }
 

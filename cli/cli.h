@@ -3,9 +3,9 @@
  * hands it argv; every verb writes to the streams it is given so tests can
  * run verbs in-process.
  *
- * Exit status, for every verb: 0 success, 1 the input is invalid (or the
- * operation failed: the server said no), 2 usage or I/O errors, or the
- * server cannot be reached.
+ * Exit status, for every verb (util/exitstatus.h): 0 done, also when the
+ * job already was in the state asked for; 1 refused (invalid input, not
+ * found, wrong state); 2 usage or I/O errors; 3 the server cannot be reached.
  */
 #ifndef CLI_CLI_H
 #define CLI_CLI_H
@@ -73,7 +73,9 @@ int cmd_new(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
 
 /* The verbs over a backend's jobs (cli/cmd_jobs.c). */
 int cmd_submit(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
+/* get (cli/cmd_get.c) and describe (cli/cmd_describe.c). */
 int cmd_get(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
+int cmd_describe(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 int cmd_logs(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 int cmd_stop(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 int cmd_start(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);

@@ -173,7 +173,7 @@ fault_tolerance:
     - exit_codes: "1,256"
       action: RESTART_JOB
 YAML
-# Aimed at no server at all: reaching for one would exit 2 with "cannot reach".
+# Aimed at no server at all: reaching for one would exit 3 with "cannot reach".
 run "$tj" --endpoint "http+unix://$TMP/nothing-here.sock" submit -f "$TMP/bad-codes.yaml"
 expect_rc "a bad exit-code list: exit 1" 1
 expect_grep "the bad code is placed at FILE:LINE:COL" "$TMP/err" \
@@ -279,7 +279,8 @@ else
 fi
 
 run "$tj" $E start sleeper
-expect_rc "starting a job that is not stopped exits 1" 1
+expect_rc "starting a job that is already started exits 0" 0
+expect_grep "start says it already was" "$TMP/out" "is already started"
 
 run "$tj" $E delete sleeper
 expect_rc "delete the sleeper" 0
@@ -297,11 +298,11 @@ expect_rc "deleting it again exits 1" 1
 
 mkdir -p "$TMP/h3/run"
 run env HOME="$TMP/h3" XDG_RUNTIME_DIR="$TMP/h3/run" "$tj" --endpoint http+unix:///nonexistent.sock get jobs
-expect_rc "an unreachable --endpoint exits 2" 2
+expect_rc "an unreachable --endpoint exits 3" 3
 expect_grep "it says cannot reach" "$TMP/err" "cannot reach http+unix:///nonexistent.sock"
 run env HOME="$TMP/h3" XDG_RUNTIME_DIR="$TMP/h3/run" \
     TRAINJOB_ENDPOINT=http+unix:///nonexistent.sock "$tj" get jobs
-expect_rc "an unreachable \$TRAINJOB_ENDPOINT exits 2" 2
+expect_rc "an unreachable \$TRAINJOB_ENDPOINT exits 3" 3
 if [ -e "$TMP/h3/run/trainjob/engine.sock" ] || [ -e "$TMP/h3/.local/state/trainjob/engine" ]; then
     fail "no trainjobd was started for an explicit endpoint" "$(ls -R "$TMP/h3")"
 else
@@ -325,7 +326,7 @@ YAML
 run "$tj" get job resnet50-ddp
 expect_rc "the current context's endpoint is used" 0
 run "$tj" get jobs --context broken
-expect_rc "--context picks another (unreachable) context" 2
+expect_rc "--context picks another (unreachable) context" 3
 cat >"$TMP/.config/trainjob/config.yaml" <<'YAML'
 contexts:
   - name: test

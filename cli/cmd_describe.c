@@ -1,0 +1,360 @@
+/*
+ * cmd_describe: `trainjob describe job NAME`, kubectl's describe — one
+ * readable page: the spec in brief, why the job waits or failed, its state
+ * history with where each change came from, its workers (state, node,
+ * restarts, last exit, the fault rule that matched) and its recent events.
+ * Everything from the server is sanitized; text wraps at the terminal's
+ * width (80 when out is not a terminal). cli/cli.c's verb table calls it;
+ * it reads through api/backend and prints through cli/output.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/backend.h"
+#include "cli/cli.h"
+#include "cli/output.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
+#include "util/xalloc.h"
+
+/* How many of the latest events the page shows. */
+#define DESCRIBE_EVENTS 15
+/* The column where a field's value starts. */
+#define KEY_WIDTH 16
+
+static const char describe_usage[] =
+    "usage: trainjob describe job NAME\n"
+    "One page about a job: its spec in brief, why it waits or failed, its state\n"
+    "history (and who or what changed it), its workers (phase, node, restarts,\n"
+    "last exit, the fault rule that matched) and its latest events.\n"
+    "Exit status: 0 done, 1 not found or refused, 2 usage, 3 no server.\n";
+
+/*
+ * Appends prefix then text (both sanitized), wrapped at width: lines break
+ * at spaces, continuation lines indented by the prefix's width; a word
+ * longer than a line is cut where it must be.
+ */
+static void wrap(struct strbuf *page, const char *prefix, const char *text, int width)
+{
+    struct strbuf p = STRBUF_INIT, t = STRBUF_INIT;
+    cli_clean(&p, prefix);
+    cli_clean(&t, text && *text ? text : NONE);
+    size_t indent = utf8_width(strbuf_str(&p), p.len);
+    size_t room = width > (int)indent + 10 ? (size_t)width - indent : 10;
+    strbuf_adds(page, strbuf_str(&p));
+    const char *s = strbuf_str(&t);
+    size_t col = 0;
+    bool line_start = true;
+    while (*s) {
+        while (*s == ' ')
+            s++;
+        if (!*s)
+            break;
+        size_t wlen = strcspn(s, " ");
+        size_t ww = utf8_width(s, wlen);
+        if (!line_start && col + 1 + ww > room) {
+            strbuf_addc(page, '\n');
+            for (size_t i = 0; i < indent; i++)
+                strbuf_addc(page, ' ');
+            col = 0;
+            line_start = true;
+        }
+        if (!line_start) {
+            strbuf_addc(page, ' ');
+            col++;
+        }
+        /* A word wider than the line: cut at code points, by width. */
+        while (ww > room - col && col < room) {
+            size_t take = 0, tw = 0;
+            while (take < wlen) {
+                uint32_t cp;
+                size_t n = utf8_decode(s + take, wlen - take, &cp);
+                size_t cw = utf8_width(s + take, n ? n : 1);
+                if (tw + cw > room - col)
+                    break;
+                take += n ? n : 1;
+                tw += cw;
+            }
+            if (take == 0)
+                break;
+            strbuf_add(page, s, take);
+            s += take;
+            wlen -= take;
+            ww = utf8_width(s, wlen);
+            strbuf_addc(page, '\n');
+            for (size_t i = 0; i < indent; i++)
+                strbuf_addc(page, ' ');
+            col = 0;
+        }
+        strbuf_add(page, s, wlen);
+        col += ww;
+        s += wlen;
+        line_start = false;
+    }
+    strbuf_addc(page, '\n');
+    strbuf_free(&p);
+    strbuf_free(&t);
+}
+
+/* "Key:" padded to KEY_WIDTH, then the value wrapped under itself. */
+static void field(struct strbuf *page, const char *key, const char *value, int width)
+{
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "%-*s", KEY_WIDTH, key);
+    wrap(page, prefix, value, width);
+}
+
+/* Whether an event changed the job's state (for the history). */
+static bool is_state_change(const struct job_event *ev)
+{
+    switch (ev->kind) {
+    case EVENT_CREATED:
+    case EVENT_STATE:
+    case EVENT_STOPPED:
+    case EVENT_STARTED:
+    case EVENT_PREEMPTED:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The fault rule that last matched a worker's exit (from the FAULT events), or 0. */
+static int matched_rule(const struct job_event_list *evs, const char *worker, const char **action)
+{
+    int rule = 0;
+    for (size_t i = 0; worker && i < evs->count; i++) {
+        const struct job_event *ev = &evs->events[i];
+        if (ev->kind == EVENT_FAULT && ev->has_rule && ev->worker &&
+            strcmp(ev->worker, worker) == 0) {
+            rule = ev->rule;
+            *action = ev->action;
+        }
+    }
+    return rule;
+}
+
+/* The spec in brief and the reason. */
+static void describe_spec(struct strbuf *page, const struct jobspec *j,
+                          const struct job_event_list *evs, int width)
+{
+    struct strbuf v = STRBUF_INIT;
+    field(page, "Name:", j->name, width);
+    if (j->display_name && (!j->name || strcmp(j->display_name, j->name) != 0))
+        field(page, "Display name:", j->display_name, width);
+    field(page, "Workspace:", j->workspace_name, width);
+    strbuf_adds(&v, j->create_time ? j->create_time : NONE);
+    if (j->ownership.user_name)
+        strbuf_addf(&v, " by %s", j->ownership.user_name);
+    field(page, "Created:", strbuf_str(&v), width);
+    field(page, "State:", enum_name(&job_state_names, (int)j->state), width);
+
+    /* Why it waits or failed: the server's word, else the last fault decision. */
+    const char *why = j->state_message;
+    for (size_t i = evs->count; (!why || !*why) && i > 0; i--)
+        if (evs->events[i - 1].kind == EVENT_FAULT || evs->events[i - 1].kind == EVENT_WAITING)
+            why = evs->events[i - 1].message;
+    if (why && *why)
+        field(page, j->state == JOB_STATE_FAILED ? "Failed because:" : "Reason:", why, width);
+
+    field(page, "Framework:", enum_name(&framework_names, (int)j->framework), width);
+    strbuf_reset(&v);
+    strbuf_addf(&v, "%s, %s", j->resource_pool.name ? j->resource_pool.name : NONE,
+                jobspec_is_idle(j) ? "idle (SPOT)" : "standard (RESERVED)");
+    if (j->scheduling.has_preemptible)
+        strbuf_addf(&v, ", %spreemptible", j->scheduling.preemptible ? "" : "not ");
+    field(page, "Pool:", strbuf_str(&v), width);
+    field(page, "Priority:",
+          j->scheduling.priority ? enum_name(&priority_names, (int)j->scheduling.priority) : NONE,
+          width);
+    const struct role *r = jobspec_worker(j);
+    if (r) {
+        strbuf_reset(&v);
+        int total = r->has_total_replicas ? r->total_replicas : 0;
+        strbuf_addf(&v, "%d × %s", total,
+                    r->resource_spec_count && r->resource_spec[0].name ? r->resource_spec[0].name
+                                                                       : NONE);
+        if (j->has_ready_workers)
+            strbuf_addf(&v, " (%d ready)", (int)j->ready_workers);
+        field(page, "Workers:", strbuf_str(&v), width);
+        field(page, "Image:", r->image_path, width);
+        field(page, "Command:", r->startup_script, width);
+    }
+    strbuf_reset(&v);
+    int32_t lim = j->fault_tolerance.has_backoff_limit ? j->fault_tolerance.backoff_limit : 0;
+    if (j->has_restart_count)
+        strbuf_addf(&v, "%d used of ", (int)j->restart_count);
+    if (lim < 0)
+        strbuf_adds(&v, "unlimited");
+    else
+        strbuf_addf(&v, "%d", (int)lim);
+    field(page, "Restarts:", strbuf_str(&v), width);
+    for (size_t i = 0; i < j->fault_tolerance.rule_count; i++) {
+        const struct ft_rule *fr = &j->fault_tolerance.rules[i];
+        char key[48];
+        snprintf(key, sizeof key, "Fault rule %zu:", i + 1);
+        strbuf_reset(&v);
+        strbuf_addf(&v, "exit %s → %s%s",
+                    fr->exit_codes && *fr->exit_codes ? fr->exit_codes : "any",
+                    enum_name(&ft_action_names, (int)fr->action),
+                    fr->has_mark_node_unschedulable && fr->mark_node_unschedulable
+                        ? ", node marked unschedulable"
+                        : "");
+        field(page, key, strbuf_str(&v), width);
+    }
+    strbuf_free(&v);
+}
+
+/* The state history: every event that changed the state, with its message (who or what). */
+static void describe_history(struct strbuf *page, const struct job_event_list *evs, int width)
+{
+    strbuf_adds(page, "\nState history:\n");
+    size_t shown = 0;
+    for (size_t i = 0; i < evs->count; i++) {
+        const struct job_event *ev = &evs->events[i];
+        if (!is_state_change(ev))
+            continue;
+        struct strbuf prefix = STRBUF_INIT;
+        strbuf_addf(&prefix, "  %-20s  %-10s  ", ev->time ? ev->time : NONE,
+                    ev->kind == EVENT_CREATED ? "CREATED"
+                    : ev->state               ? enum_name(&job_state_names, (int)ev->state)
+                                              : enum_name(&job_event_kind_names, (int)ev->kind));
+        wrap(page, strbuf_str(&prefix), ev->message, width);
+        strbuf_free(&prefix);
+        shown++;
+    }
+    if (shown == 0)
+        strbuf_adds(page, "  (none recorded)\n");
+}
+
+/* The workers as a table, with the fault rule that matched each one's last exit. */
+static void describe_workers(struct strbuf *page, const struct worker_list *wl,
+                             const struct job_event_list *evs, FILE *out)
+{
+    strbuf_adds(page, "\nWorkers:\n");
+    if (wl->count == 0) {
+        strbuf_adds(page, "  (none: the job has not been scheduled)\n");
+        return;
+    }
+    fputs(strbuf_str(page), out);
+    strbuf_reset(page);
+    struct cli_table t = {7, NULL, 0, 0, NULL};
+    const char *head[] = {"  NAME", "PHASE", "NODE", "RESTARTS", "EXIT", "RULE", "DEVICES"};
+    cli_table_row(&t, head);
+    for (size_t i = 0; i < wl->count; i++) {
+        const struct worker_info *w = &wl->workers[i];
+        char restarts[16], exit_code[160], rule[64];
+        char *name = xasprintf("  %s", w->name ? w->name : NONE);
+        snprintf(restarts, sizeof restarts, "%d", (int)w->restarts);
+        if (!w->has_exit_code)
+            snprintf(exit_code, sizeof exit_code, NONE);
+        else
+            snprintf(exit_code, sizeof exit_code, "%d%s%s", (int)w->exit_code,
+                     w->exit_reason && *w->exit_reason ? " " : "",
+                     w->exit_reason ? w->exit_reason : "");
+        const char *action = NULL;
+        int r = matched_rule(evs, w->name, &action);
+        if (r)
+            snprintf(rule, sizeof rule, "%d %s", r, action ? action : "");
+        else
+            snprintf(rule, sizeof rule, NONE);
+        struct strbuf dev = STRBUF_INIT;
+        worker_devices_text(w, &dev);
+        const char *row[] = {name, worker_phase_text(w), w->node_name, restarts, exit_code,
+                             rule, strbuf_str(&dev)};
+        cli_table_row(&t, row);
+        strbuf_free(&dev);
+        free(name);
+    }
+    cli_table_print(&t, out, 0, false);
+}
+
+/* The latest events, each wrapped under its message column. */
+static void describe_events(struct strbuf *page, const struct job_event_list *evs, int width)
+{
+    size_t from = evs->count > DESCRIBE_EVENTS ? evs->count - DESCRIBE_EVENTS : 0;
+    if (from)
+        strbuf_addf(page, "\nEvents (the last %d of %zu; `trainjob get events NAME` has all):\n",
+                    DESCRIBE_EVENTS, evs->count);
+    else
+        strbuf_adds(page, "\nEvents:\n");
+    if (evs->count == 0)
+        strbuf_adds(page, "  (none)\n");
+    for (size_t i = from; i < evs->count; i++) {
+        const struct job_event *ev = &evs->events[i];
+        struct strbuf prefix = STRBUF_INIT;
+        strbuf_addf(&prefix, "  %-20s  %-10s  ", ev->time ? ev->time : NONE,
+                    ev->kind ? enum_name(&job_event_kind_names, (int)ev->kind) : NONE);
+        wrap(page, strbuf_str(&prefix), ev->message, width);
+        strbuf_free(&prefix);
+    }
+}
+
+/* `describe job NAME`: the job, its workers and its events on one page. */
+int cmd_describe(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
+{
+    static const struct option longopts[] = {
+        {"help", no_argument, NULL, 'h'},
+        CLI_GLOBAL_OPTIONS,
+        {NULL, 0, NULL, 0},
+    };
+    struct cli_globals local = *g;
+    int c;
+    optind = 0;
+    opterr = 0;
+    while ((c = cli_next_option(argc, argv, "h", longopts, &local)) != -1) {
+        if (c == 'h') {
+            fputs(describe_usage, out);
+            return EXIT_OK;
+        }
+        if (c != 0)
+            return cli_bad_option("describe", "h", argv, err);
+    }
+    if (argc - optind != 2 ||
+        (strcmp(argv[optind], "job") != 0 && strcmp(argv[optind], "jobs") != 0)) {
+        if (argc - optind >= 1 && strcmp(argv[optind], "job") != 0 &&
+            strcmp(argv[optind], "jobs") != 0) {
+            struct strbuf sb = STRBUF_INIT;
+            cli_clean(&sb, argv[optind]);
+            fprintf(err, "trainjob describe: cannot describe '%s'; try: describe job NAME\n",
+                    strbuf_str(&sb));
+            strbuf_free(&sb);
+        }
+        fputs(describe_usage, err);
+        return EXIT_USAGE;
+    }
+    const char *name = argv[optind + 1];
+    struct session s;
+    int rc = cli_session_open(&local, &s, err);
+    if (rc != EXIT_OK)
+        return rc;
+    struct jobspec job;
+    struct worker_list wl = {0};
+    struct job_event_list evs = {0};
+    struct api_error e;
+    enum backend_status st = backend_get(s.b, name, &job, &e);
+    if (st != BACKEND_OK) {
+        rc = cli_failed(err, st, &e, false);
+        session_close(&s);
+        return rc;
+    }
+    if ((st = backend_workers(s.b, name, &wl, &e)) != BACKEND_OK ||
+        (st = backend_events(s.b, name, &evs, &e)) != BACKEND_OK) {
+        rc = cli_failed(err, st, &e, false);
+    } else {
+        int width = cli_text_width(out);
+        struct strbuf page = STRBUF_INIT;
+        describe_spec(&page, &job, &evs, width);
+        describe_history(&page, &evs, width);
+        describe_workers(&page, &wl, &evs, out);
+        describe_events(&page, &evs, width);
+        fputs(strbuf_str(&page), out);
+        strbuf_free(&page);
+    }
+    worker_list_free(&wl);
+    job_event_list_free(&evs);
+    jobspec_free(&job);
+    session_close(&s);
+    return rc;
+}

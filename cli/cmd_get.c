@@ -1,0 +1,960 @@
+/*
+ * cmd_get: `trainjob get jobs|job|workers|events|catalog`, kubectl's way —
+ * tables for people (--no-headers, -o wide), -o name (KIND/NAME lines),
+ * -o json|yaml (the API's own objects), --sort-by FIELD, --mine / --user U,
+ * and -w/--watch: the list, then a line per change as the backend's watch
+ * stream reports it (one JSON object per line with -o json), until Ctrl-C.
+ * cli/cli.c's verb table calls cmd_get; printing is cli/output's.
+ */
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api/backend.h"
+#include "api/catalog_json.h"
+#include "api/jobspec_json.h"
+#include "cli/cli.h"
+#include "cli/output.h"
+#include "util/strbuf.h"
+#include "util/timefmt.h"
+#include "util/xalloc.h"
+
+static const char get_usage[] =
+    "usage: trainjob get jobs [-o json|yaml|wide|name] [--state STATE] [--mine | --user U]\n"
+    "       trainjob get job NAME [-o json|yaml|name]\n"
+    "       trainjob get workers NAME [-o json|yaml|wide|name]\n"
+    "       trainjob get events NAME [-o json|yaml|name]\n"
+    "       trainjob get catalog [-o json|yaml]\n"
+    "Options: --no-headers (tables), --sort-by FIELD, -w/--watch (jobs, workers,\n"
+    "events: print the list, then a line per change until Ctrl-C; -o json gives one\n"
+    "object per line).\n"
+    "Jobs: NAME, DISPLAY NAME, STATE, PRIORITY, TYPE (standard or idle), WORKERS\n"
+    "ready/total, RESTARTS used/limit (" RESTARTS_UNLIMITED " when unlimited), AGE; -o wide adds\n"
+    "POOL and REASON (why a job waits or failed). A job prints as YAML by default.\n"
+    "--mine: the jobs you created (the backend says who you are); --user U: U's.\n"
+    "Exit status: 0 done, 1 refused or not found, 2 usage, 3 no server.\n";
+
+enum get_what {
+    GET_JOBS,
+    GET_WORKERS,
+    GET_EVENTS,
+    GET_CATALOG,
+};
+
+/* What the options asked for, shared by the list, the sort and the watch. */
+struct get_opts {
+    enum get_what what;
+    const char *name; /* get job NAME, workers NAME, events NAME */
+    enum output o;
+    bool no_headers;
+    int sort;          /* index into the what's sort fields; -1: the server's order */
+    const char *state; /* jobs: --state */
+    const char *user;  /* jobs: --user, or --mine resolved */
+};
+
+/* ---- sorting ------------------------------------------------------------ */
+
+/* --sort-by's fields, per kind; the first of each is what names the rows. */
+static const char *const job_sort_fields[] = {"name",     "created", "state", "priority",
+                                              "restarts", "pool",    "user",  NULL};
+static const char *const worker_sort_fields[] = {"name",     "node",    "phase",
+                                                 "restarts", "created", NULL};
+static const char *const event_sort_fields[] = {"time", "kind", NULL};
+
+static const char *const *sort_fields(enum get_what what)
+{
+    return what == GET_JOBS      ? job_sort_fields
+           : what == GET_WORKERS ? worker_sort_fields
+           : what == GET_EVENTS  ? event_sort_fields
+                                 : NULL;
+}
+
+static int cmp_str(const char *a, const char *b)
+{
+    return strcmp(a ? a : "", b ? b : "");
+}
+
+static int cmp_int(long a, long b)
+{
+    return (a > b) - (a < b);
+}
+
+static int job_sort_field; /* qsort has no context argument */
+
+/* Orders two jobs by job_sort_field, then by name so the order is total. */
+static int cmp_jobs(const void *pa, const void *pb)
+{
+    const struct jobspec *a = pa, *b = pb;
+    int c = 0;
+    switch (job_sort_field) {
+    case 1: /* created: RFC 3339 in UTC sorts as text */
+        c = cmp_str(a->create_time, b->create_time);
+        break;
+    case 2:
+        c = cmp_str(enum_name(&job_state_names, (int)a->state),
+                    enum_name(&job_state_names, (int)b->state));
+        break;
+    case 3: /* highest first, as a queue runs them */
+        c = cmp_int(b->scheduling.priority, a->scheduling.priority);
+        break;
+    case 4:
+        c = cmp_int(b->restart_count, a->restart_count);
+        break;
+    case 5:
+        c = cmp_str(a->resource_pool.name, b->resource_pool.name);
+        break;
+    case 6:
+        c = cmp_str(a->ownership.user_name, b->ownership.user_name);
+        break;
+    }
+    return c ? c : cmp_str(a->name, b->name);
+}
+
+static int worker_sort_field;
+
+static int cmp_workers(const void *pa, const void *pb)
+{
+    const struct worker_info *a = pa, *b = pb;
+    int c = 0;
+    switch (worker_sort_field) {
+    case 1:
+        c = cmp_str(a->node_name, b->node_name);
+        break;
+    case 2:
+        c = cmp_str(worker_phase_text(a), worker_phase_text(b));
+        break;
+    case 3:
+        c = cmp_int(b->restarts, a->restarts);
+        break;
+    case 4:
+        c = cmp_str(a->create_time, b->create_time);
+        break;
+    }
+    return c ? c : cmp_str(a->name, b->name);
+}
+
+static int event_sort_field;
+
+static int cmp_events(const void *pa, const void *pb)
+{
+    const struct job_event *a = pa, *b = pb;
+    int c = 0;
+    if (event_sort_field == 1)
+        c = cmp_str(enum_name(&job_event_kind_names, (int)a->kind),
+                    enum_name(&job_event_kind_names, (int)b->kind));
+    return c ? c : cmp_int(a->id, b->id);
+}
+
+/* --sort-by's value for what: its index, or -1 after saying which fields there are. */
+static int sort_from(enum get_what what, const char *field, FILE *err)
+{
+    const char *const *f = sort_fields(what);
+    for (int i = 0; f && f[i]; i++)
+        if (strcmp(f[i], field) == 0)
+            return i;
+    struct strbuf sb = STRBUF_INIT;
+    strbuf_adds(&sb, "trainjob get: cannot sort by '");
+    cli_clean(&sb, field);
+    if (f == NULL) {
+        strbuf_adds(&sb, "': the catalog has no order to choose");
+    } else {
+        strbuf_adds(&sb, "'; sort by one of:");
+        for (int i = 0; f[i]; i++)
+            strbuf_addf(&sb, " %s", f[i]);
+    }
+    fprintf(err, "%s\n", strbuf_str(&sb));
+    strbuf_free(&sb);
+    return -1;
+}
+
+/* ---- rows --------------------------------------------------------------- */
+
+/* Workers a job asks for: the Worker role's total_replicas (or its per-spec replicas). */
+static int job_total_workers(const struct jobspec *job)
+{
+    const struct role *r = jobspec_worker(job);
+    if (r == NULL)
+        return 0;
+    if (r->has_total_replicas)
+        return r->total_replicas;
+    int n = 0;
+    for (size_t i = 0; i < r->resource_spec_count; i++)
+        n += r->resource_spec[i].has_replicas ? r->resource_spec[i].replicas : 0;
+    return n;
+}
+
+static const char *const job_head[] = {"NAME",    "DISPLAY NAME", "STATE", "PRIORITY", "TYPE",
+                                       "WORKERS", "RESTARTS",     "AGE",   "POOL",     "REASON"};
+
+/* The job's row: 10 cells (the last two only with -o wide). */
+static void job_row(struct cli_table *t, const struct jobspec *j)
+{
+    char workers[32], restarts[32], limit[16], when[16];
+    int total = job_total_workers(j);
+    if (j->has_ready_workers)
+        snprintf(workers, sizeof workers, "%d/%d", (int)j->ready_workers, total);
+    else
+        snprintf(workers, sizeof workers, NONE "/%d", total);
+    int32_t lim = j->fault_tolerance.has_backoff_limit ? j->fault_tolerance.backoff_limit : 0;
+    if (lim < 0)
+        snprintf(limit, sizeof limit, RESTARTS_UNLIMITED);
+    else
+        snprintf(limit, sizeof limit, "%d", (int)lim);
+    if (j->has_restart_count)
+        snprintf(restarts, sizeof restarts, "%d/%s", (int)j->restart_count, limit);
+    else
+        snprintf(restarts, sizeof restarts, NONE "/%s", limit);
+    cli_age(j->create_time, when, sizeof when);
+    const char *row[] = {
+        j->name,
+        j->display_name,
+        enum_name(&job_state_names, (int)j->state),
+        j->scheduling.priority ? enum_name(&priority_names, (int)j->scheduling.priority) : NULL,
+        jobspec_is_idle(j) ? "idle" : "standard",
+        workers,
+        restarts,
+        when,
+        j->resource_pool.name,
+        j->state_message};
+    cli_table_row(t, row);
+}
+
+static const char *const worker_head[] = {"NAME", "ROLE",    "NODE", "PHASE", "RESTARTS",
+                                          "EXIT", "DEVICES", "AGE",  "IP",    "HOST IP"};
+
+static void worker_row(struct cli_table *t, const struct worker_info *w)
+{
+    char restarts[16], exit_code[160], when[16];
+    snprintf(restarts, sizeof restarts, "%d", (int)w->restarts);
+    if (!w->has_exit_code)
+        snprintf(exit_code, sizeof exit_code, NONE);
+    else if (w->exit_reason && *w->exit_reason)
+        snprintf(exit_code, sizeof exit_code, "%d %s", (int)w->exit_code, w->exit_reason);
+    else
+        snprintf(exit_code, sizeof exit_code, "%d", (int)w->exit_code);
+    struct strbuf dev = STRBUF_INIT;
+    worker_devices_text(w, &dev);
+    cli_age(w->create_time, when, sizeof when);
+    const char *row[] = {w->name,  w->role,   w->node_name,     worker_phase_text(w),
+                         restarts, exit_code, strbuf_str(&dev), when,
+                         w->ip,    w->host_ip};
+    cli_table_row(t, row);
+    strbuf_free(&dev);
+}
+
+static const char *const event_head[] = {"TIME", "KIND", "MESSAGE"};
+
+static void event_row(struct cli_table *t, const struct job_event *ev)
+{
+    /* No kind: the engine's note of how many older events it folded. */
+    const char *kind = ev->kind ? enum_name(&job_event_kind_names, (int)ev->kind) : NULL;
+    const char *row[] = {ev->time, kind, ev->message};
+    cli_table_row(t, row);
+}
+
+/* Prints "KIND/NAME", sanitized, as kubectl's -o name. */
+static void print_name(FILE *out, const char *kind, const char *name)
+{
+    struct strbuf sb = STRBUF_INIT;
+    strbuf_addf(&sb, "%s/", kind);
+    cli_clean(&sb, name);
+    fprintf(out, "%s\n", strbuf_str(&sb));
+    fflush(out);
+    strbuf_free(&sb);
+}
+
+/* One object as a line of compact JSON (a watch's -o json); frees it. */
+static void print_json_line(json_t *obj, FILE *out)
+{
+    if (isatty(fileno(out)))
+        cli_sanitize_tree(obj);
+    char *s = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    if (s == NULL)
+        xalloc_die();
+    fprintf(out, "%s\n", s);
+    fflush(out);
+    free(s);
+    json_decref(obj);
+}
+
+/* A table of the columns the output shows, with its head unless --no-headers. */
+static void table_start(struct cli_table *t, const struct get_opts *op)
+{
+    memset(t, 0, sizeof *t);
+    const char *const *head = op->what == GET_JOBS      ? job_head
+                              : op->what == GET_WORKERS ? worker_head
+                                                        : event_head;
+    t->cols = op->what == GET_EVENTS ? 3u : op->o == OUTPUT_WIDE ? 10u : 8u;
+    cli_table_row(t, head);
+}
+
+/* ---- the lists ---------------------------------------------------------- */
+
+/* Prints jobs (sorted already) in the chosen output; the table keeps its widths when keep. */
+static void print_jobs(const struct get_opts *op, const struct jobspec *jobs, size_t n,
+                       struct cli_table *t, bool keep, FILE *out)
+{
+    if (op->o == OUTPUT_NAME) {
+        for (size_t i = 0; i < n; i++)
+            print_name(out, "job", jobs[i].name);
+    } else if (op->o == OUTPUT_JSON && keep) {
+        for (size_t i = 0; i < n; i++)
+            print_json_line(jobspec_to_json(&jobs[i]), out);
+    } else if (op->o == OUTPUT_JSON || op->o == OUTPUT_YAML) {
+        json_t *arr = json_array();
+        for (size_t i = 0; i < n; i++)
+            json_array_append_new(arr, jobspec_to_json(&jobs[i]));
+        cli_print_tree(json_pack("{s:o}", "training_jobs", arr), op->o, out);
+    } else {
+        bool first = t->width == NULL;
+        if (first)
+            table_start(t, op);
+        for (size_t i = 0; i < n; i++)
+            job_row(t, &jobs[i]);
+        cli_table_print(t, out, first && op->no_headers ? 1 : 0, keep);
+    }
+}
+
+/* The server-side filter of get jobs: state and creator. */
+static void jobs_filter(const struct get_opts *op, struct strbuf *f)
+{
+    if (op->state)
+        strbuf_addf(f, "state='%s'", op->state);
+    if (op->user) {
+        if (f->len)
+            strbuf_adds(f, " AND ");
+        strbuf_addf(f, "user_name='%s'", op->user);
+    }
+}
+
+/* Whether a job (from a watch) passes get jobs' filters. */
+static bool job_matches(const struct get_opts *op, const struct jobspec *j)
+{
+    if (op->state && strcmp(enum_name(&job_state_names, (int)j->state), op->state) != 0)
+        return false;
+    if (op->user && cmp_str(j->ownership.user_name, op->user) != 0)
+        return false;
+    return true;
+}
+
+/* `get jobs`: every page, filtered by the server, sorted here when asked. */
+/* Says on err that no job matched get jobs' filters. */
+static void no_jobs(struct session *s, const struct get_opts *op, FILE *err)
+{
+    struct strbuf line = STRBUF_INIT;
+    strbuf_adds(&line, "No jobs in workspace ");
+    cli_clean(&line, s->b->target.workspace);
+    if (op->state)
+        strbuf_addf(&line, " in state %s", op->state);
+    if (op->user) {
+        strbuf_adds(&line, " created by ");
+        cli_clean(&line, op->user);
+    }
+    fprintf(err, "%s.\n", strbuf_str(&line));
+    strbuf_free(&line);
+}
+
+struct job_rows {
+    const struct get_opts *op;
+    struct cli_table t;
+    size_t count;
+    FILE *out;
+};
+
+/* backend_job_fn of an unsorted table or name list: the job's row as its page comes (not kept). */
+static int job_rows_add(void *ctx, struct jobspec *job)
+{
+    struct job_rows *r = ctx;
+    if (r->op->o == OUTPUT_NAME)
+        print_name(r->out, "job", job->name);
+    else
+        job_row(&r->t, job);
+    r->count++;
+    return 0;
+}
+
+static int get_jobs(struct session *s, const struct get_opts *op, FILE *out, FILE *err)
+{
+    struct strbuf filter = STRBUF_INIT;
+    jobs_filter(op, &filter);
+    const char *f = filter.len ? strbuf_str(&filter) : NULL;
+    struct api_error e;
+    bool whole = op->o == OUTPUT_JSON || op->o == OUTPUT_YAML;
+    enum backend_status st;
+    if (op->sort < 0 && !whole) {
+        /* In the server's order: a row is made as its page comes and no job is kept. */
+        struct job_rows r = {.op = op, .out = out};
+        if (op->o != OUTPUT_NAME)
+            table_start(&r.t, op);
+        st = backend_list_each(s->b, f, true, job_rows_add, &r, NULL, &e);
+        strbuf_free(&filter);
+        if (st == BACKEND_OK && r.count == 0)
+            no_jobs(s, op, err);
+        else if (st == BACKEND_OK && op->o != OUTPUT_NAME)
+            cli_table_print(&r.t, out, op->no_headers ? 1 : 0, false);
+        cli_table_free(&r.t);
+        return st == BACKEND_OK ? EXIT_OK : cli_failed(err, st, &e, false);
+    }
+    struct job_list l;
+    st = backend_list_all(s->b, f, !whole, &l, &e);
+    strbuf_free(&filter);
+    if (st != BACKEND_OK)
+        return cli_failed(err, st, &e, false);
+    if (op->sort >= 0) {
+        job_sort_field = op->sort;
+        qsort(l.jobs, l.count, sizeof *l.jobs, cmp_jobs);
+    }
+    if (l.count == 0 && !whole) {
+        no_jobs(s, op, err);
+    } else {
+        struct cli_table t = {0};
+        print_jobs(op, l.jobs, l.count, &t, false, out);
+    }
+    job_list_free(&l);
+    return EXIT_OK;
+}
+
+/* `get job NAME`: the job as YAML (default) or JSON, or job/NAME. */
+static int get_job(struct session *s, const struct get_opts *op, FILE *out, FILE *err)
+{
+    struct jobspec job;
+    struct api_error e;
+    enum backend_status st = backend_get(s->b, op->name, &job, &e);
+    if (st != BACKEND_OK)
+        return cli_failed(err, st, &e, false);
+    if (op->o == OUTPUT_NAME)
+        print_name(out, "job", job.name ? job.name : op->name);
+    else
+        cli_print_tree(jobspec_to_json(&job), op->o == OUTPUT_JSON ? OUTPUT_JSON : OUTPUT_YAML,
+                       out);
+    jobspec_free(&job);
+    return EXIT_OK;
+}
+
+/* Prints workers in the chosen output (a watch: JSON one a line, table widths kept). */
+static void print_workers(const struct get_opts *op, const struct worker_info *w, size_t n,
+                          struct cli_table *t, bool keep, FILE *out)
+{
+    if (op->o == OUTPUT_NAME) {
+        for (size_t i = 0; i < n; i++)
+            print_name(out, "worker", w[i].name);
+    } else if (op->o == OUTPUT_JSON && keep) {
+        for (size_t i = 0; i < n; i++)
+            print_json_line(worker_info_to_json(&w[i]), out);
+    } else if (op->o == OUTPUT_JSON || op->o == OUTPUT_YAML) {
+        json_t *arr = json_array();
+        for (size_t i = 0; i < n; i++)
+            json_array_append_new(arr, worker_info_to_json(&w[i]));
+        cli_print_tree(json_pack("{s:o}", "workers", arr), op->o, out);
+    } else {
+        bool first = t->width == NULL;
+        if (first)
+            table_start(t, op);
+        for (size_t i = 0; i < n; i++)
+            worker_row(t, &w[i]);
+        cli_table_print(t, out, first && op->no_headers ? 1 : 0, keep);
+    }
+}
+
+/* `get workers NAME`: the worker table, or JSON/YAML, or worker/NAME lines. */
+static int get_workers(struct session *s, const struct get_opts *op, FILE *out, FILE *err)
+{
+    struct worker_list l;
+    struct api_error e;
+    enum backend_status st = backend_workers(s->b, op->name, &l, &e);
+    if (st != BACKEND_OK)
+        return cli_failed(err, st, &e, false);
+    if (op->sort >= 0) {
+        worker_sort_field = op->sort;
+        qsort(l.workers, l.count, sizeof *l.workers, cmp_workers);
+    }
+    if (l.count == 0 && (op->o == OUTPUT_TABLE || op->o == OUTPUT_WIDE)) {
+        fputs("No workers (the job has not been scheduled).\n", err);
+    } else {
+        struct cli_table t = {0};
+        print_workers(op, l.workers, l.count, &t, false, out);
+    }
+    worker_list_free(&l);
+    return EXIT_OK;
+}
+
+/* Prints events in the chosen output (a watch: JSON one a line, table widths kept). */
+static void print_events(const struct get_opts *op, const struct job_event *ev, size_t n,
+                         struct cli_table *t, bool keep, FILE *out)
+{
+    if (op->o == OUTPUT_NAME) {
+        for (size_t i = 0; i < n; i++) {
+            char id[32];
+            snprintf(id, sizeof id, "%lld", (long long)ev[i].id);
+            print_name(out, "event", id);
+        }
+    } else if (op->o == OUTPUT_JSON && keep) {
+        for (size_t i = 0; i < n; i++)
+            print_json_line(job_event_to_json(&ev[i]), out);
+    } else if (op->o == OUTPUT_JSON || op->o == OUTPUT_YAML) {
+        json_t *arr = json_array();
+        for (size_t i = 0; i < n; i++)
+            json_array_append_new(arr, job_event_to_json(&ev[i]));
+        cli_print_tree(json_pack("{s:o}", "events", arr), op->o, out);
+    } else {
+        bool first = t->width == NULL;
+        if (first)
+            table_start(t, op);
+        for (size_t i = 0; i < n; i++)
+            event_row(t, &ev[i]);
+        cli_table_print(t, out, first && op->no_headers ? 1 : 0, keep);
+    }
+}
+
+/* `get events NAME`: time, kind and message of each event. */
+static int get_events(struct session *s, const struct get_opts *op, FILE *out, FILE *err,
+                      int64_t *last_id, struct cli_table *t, bool keep)
+{
+    struct job_event_list l;
+    struct api_error e;
+    enum backend_status st = backend_events(s->b, op->name, &l, &e);
+    if (st != BACKEND_OK)
+        return cli_failed(err, st, &e, false);
+    if (op->sort >= 0) {
+        event_sort_field = op->sort;
+        qsort(l.events, l.count, sizeof *l.events, cmp_events);
+    }
+    print_events(op, l.events, l.count, t, keep, out);
+    for (size_t i = 0; last_id && i < l.count; i++)
+        if (l.events[i].id > *last_id)
+            *last_id = l.events[i].id;
+    job_event_list_free(&l);
+    return EXIT_OK;
+}
+
+/* ---- the catalog -------------------------------------------------------- */
+
+/* The priorities the caller may set in workspace ws: HIGH and HIGHEST need owner rights. */
+static void catalog_priorities(const struct catalog *cat, const char *ws, struct strbuf *sb)
+{
+    const struct catalog_workspace *w = catalog_workspace(cat, ws);
+    bool owner = w && (w->role == MEMBER_OWNER || w->role == MEMBER_ADMIN);
+    strbuf_adds(sb, "NORMAL");
+    if (owner)
+        strbuf_adds(sb, " HIGH HIGHEST");
+}
+
+/* `get catalog`: pools, specs, images and priorities, as tables or the backend's JSON/YAML. */
+static int get_catalog(struct session *s, const struct get_opts *op, FILE *out, FILE *err)
+{
+    struct catalog cat;
+    struct api_error e;
+    enum backend_status st = backend_catalog(s->b, &cat, &e);
+    if (st != BACKEND_OK)
+        return cli_failed(err, st, &e, false);
+    struct strbuf prio = STRBUF_INIT;
+    catalog_priorities(&cat, s->b->target.workspace, &prio);
+    if (op->o == OUTPUT_JSON || op->o == OUTPUT_YAML) {
+        json_t *tree = catalog_to_json(&cat);
+        json_t *arr = json_array();
+        char *dup = xstrdup(strbuf_str(&prio));
+        for (char *save = NULL, *p = strtok_r(dup, " ", &save); p; p = strtok_r(NULL, " ", &save))
+            json_array_append_new(arr, json_string(p));
+        free(dup);
+        json_object_set_new(tree, "priorities", arr);
+        cli_print_tree(tree, op->o, out);
+    } else {
+        struct strbuf line = STRBUF_INIT;
+        strbuf_adds(&line, "Workspace ");
+        cli_clean(&line, s->b->target.workspace);
+        if (cat.user) {
+            strbuf_adds(&line, ", as ");
+            cli_clean(&line, cat.user);
+        }
+        strbuf_addf(&line, "; priorities you may set: %s", strbuf_str(&prio));
+        fprintf(out, "%s\n\n", strbuf_str(&line));
+        strbuf_free(&line);
+
+        struct cli_table t = {5, NULL, 0, 0, NULL};
+        const char *ph[] = {"POOL", "TYPE", "ZONES", "SPEC", "PER WORKER"};
+        cli_table_row(&t, ph);
+        for (size_t i = 0; i < cat.pool_count; i++) {
+            const struct catalog_pool *p = &cat.pools[i];
+            struct strbuf zones = STRBUF_INIT;
+            for (size_t z = 0; z < p->zone_count; z++)
+                strbuf_addf(&zones, "%s%s", z ? "," : "", p->zones[z]);
+            for (size_t k = 0; k < (p->spec_count ? p->spec_count : 1); k++) {
+                const struct catalog_spec *sp = p->spec_count ? &p->specs[k] : NULL;
+                struct strbuf what = STRBUF_INIT;
+                if (sp && sp->devices)
+                    strbuf_addf(&what, "%d× %s%s, ", sp->devices,
+                                sp->device_type ? sp->device_type : "GPU",
+                                sp->simulated ? " (simulated)" : "");
+                if (sp)
+                    strbuf_addf(&what, "%d CPU, %lld MiB", sp->vcpus, (long long)sp->memory_mib);
+                const char *row[] = {p->name, pool_type_label(p->type), strbuf_str(&zones),
+                                     sp ? sp->name : NULL, strbuf_str(&what)};
+                cli_table_row(&t, row);
+                strbuf_free(&what);
+            }
+            strbuf_free(&zones);
+        }
+        cli_table_print(&t, out, op->no_headers ? 1 : 0, false);
+
+        t = (struct cli_table){3, NULL, 0, 0, NULL};
+        const char *ih[] = {"IMAGE", "SOURCE", "DESCRIPTION"};
+        cli_table_row(&t, ih);
+        for (size_t i = 0; i < cat.image_count; i++) {
+            const struct catalog_image *im = &cat.images[i];
+            const char *row[] = {im->path, im->source, im->description};
+            cli_table_row(&t, row);
+        }
+        fputc('\n', out);
+        cli_table_print(&t, out, op->no_headers ? 1 : 0, false);
+    }
+    strbuf_free(&prio);
+    catalog_free(&cat);
+    return EXIT_OK;
+}
+
+/* ---- watch -------------------------------------------------------------- */
+
+/* What a watch has printed: the row last shown per job or worker, the last event. */
+struct watch_ctx {
+    const struct get_opts *op;
+    FILE *out, *err;
+    bool ended; /* we ended it: the job is gone */
+    struct cli_table t;
+    bool synced;
+    struct jobspec *pending; /* jobs before SYNCED, printed as the first list */
+    size_t pending_count;
+    char **keys; /* "name\tstate…" last printed, per job or worker */
+    size_t key_count;
+    int64_t last_event;
+};
+
+/* What a change must alter to be printed: the row as it would be shown. */
+static char *job_key(const struct jobspec *j)
+{
+    return xasprintf("%s\t%d\t%d\t%d\t%d\t%s\t%d", j->name ? j->name : "", (int)j->state,
+                     (int)j->ready_workers, (int)j->restart_count, (int)j->scheduling.priority,
+                     j->state_message ? j->state_message : "", (int)j->faulty_workers);
+}
+
+static char *worker_key(const struct worker_info *w)
+{
+    return xasprintf("%s\t%d\t%d\t%d\t%d\t%s", w->name ? w->name : "", (int)w->phase,
+                     (int)w->restarts, (int)w->has_exit_code, (int)w->exit_code,
+                     w->node_name ? w->node_name : "");
+}
+
+/* True when key is new or differs from the one kept for its name (then kept); takes key. */
+static bool key_changed(struct watch_ctx *w, char *key)
+{
+    size_t nlen = strcspn(key, "\t");
+    for (size_t i = 0; i < w->key_count; i++) {
+        if (strncmp(w->keys[i], key, nlen) == 0 && w->keys[i][nlen] == '\t') {
+            bool changed = strcmp(w->keys[i], key) != 0;
+            free(w->keys[i]);
+            w->keys[i] = key;
+            return changed;
+        }
+    }
+    w->keys = xreallocarray(w->keys, w->key_count + 1, sizeof *w->keys);
+    w->keys[w->key_count++] = key;
+    return true;
+}
+
+/* Forgets what was shown of a job (it is gone); false when it was never shown. */
+static bool key_forget(struct watch_ctx *w, const char *name)
+{
+    size_t nlen = strlen(name ? name : "");
+    for (size_t i = 0; name && i < w->key_count; i++) {
+        if (strncmp(w->keys[i], name, nlen) == 0 && w->keys[i][nlen] == '\t') {
+            free(w->keys[i]);
+            w->keys[i] = w->keys[--w->key_count];
+            return true;
+        }
+    }
+    return false;
+}
+
+/* backend_watch_fn of get -w: the first list at SYNCED, then a line per change. */
+static int on_watch(void *ctx, const struct watch_message *m)
+{
+    struct watch_ctx *w = ctx;
+    const struct get_opts *op = w->op;
+    if (op->what == GET_JOBS) {
+        if (m->kind == WATCH_JOB && job_matches(op, &m->job)) {
+            if (!key_changed(w, job_key(&m->job)))
+                return 0;
+            if (!w->synced) {
+                w->pending = xreallocarray(w->pending, w->pending_count + 1, sizeof *w->pending);
+                jobspec_copy(&w->pending[w->pending_count++], &m->job);
+                return 0;
+            }
+            print_jobs(op, &m->job, 1, &w->t, true, w->out);
+        } else if (m->kind == WATCH_DELETED && w->synced && key_forget(w, m->job.name)) {
+            struct jobspec gone = m->job; /* name and uid: the row says DELETED */
+            gone.state = JOB_STATE_DELETED;
+            print_jobs(op, &gone, 1, &w->t, true, w->out);
+        } else if (m->kind == WATCH_SYNCED && !w->synced) {
+            w->synced = true;
+            if (op->sort >= 0) {
+                job_sort_field = op->sort;
+                qsort(w->pending, w->pending_count, sizeof *w->pending, cmp_jobs);
+            }
+            print_jobs(op, w->pending, w->pending_count, &w->t, true, w->out);
+        }
+        return ferror(w->out) ? 1 : 0;
+    }
+    if (op->what == GET_WORKERS && m->kind == WATCH_JOB && m->has_workers &&
+        cmp_str(m->job.name, op->name) == 0) {
+        for (size_t i = 0; i < m->workers.count; i++) {
+            const struct worker_info *wi = &m->workers.workers[i];
+            if (key_changed(w, worker_key(wi)) && w->synced)
+                print_workers(op, wi, 1, &w->t, true, w->out);
+        }
+    } else if (op->what == GET_EVENTS && m->kind == WATCH_EVENT &&
+               cmp_str(m->event.job, op->name) == 0 && m->event.id > w->last_event) {
+        w->last_event = m->event.id;
+        print_events(op, &m->event, 1, &w->t, true, w->out);
+    } else if (m->kind == WATCH_SYNCED) {
+        w->synced = true;
+    } else if (m->kind == WATCH_DELETED && cmp_str(m->job.name, op->name) == 0 && w->synced) {
+        struct strbuf line = STRBUF_INIT;
+        strbuf_adds(&line, "trainjob: job ");
+        cli_clean(&line, op->name);
+        strbuf_adds(&line, " was deleted");
+        fprintf(w->err, "%s\n", strbuf_str(&line));
+        strbuf_free(&line);
+        w->ended = true;
+        return 1;
+    }
+    return ferror(w->out) ? 1 : 0;
+}
+
+/*
+ * get -w: the list as get prints it, then a line per change from the
+ * backend's watch stream, until Ctrl-C, the job is deleted, or the stream
+ * ends (the server went away: exit 3).
+ */
+static int get_watch(struct session *s, const struct get_opts *op, FILE *out, FILE *err)
+{
+    struct watch_ctx w = {0};
+    w.op = op;
+    w.out = out;
+    w.err = err;
+    int rc = EXIT_OK;
+    if (op->what == GET_WORKERS) {
+        /* The first list from the workers call: a job's workers come with its watch message only
+         * when it changes. Keys are seeded there so the first change prints once. */
+        struct worker_list l;
+        struct api_error e;
+        enum backend_status st = backend_workers(s->b, op->name, &l, &e);
+        if (st != BACKEND_OK)
+            return cli_failed(err, st, &e, false);
+        if (op->sort >= 0) {
+            worker_sort_field = op->sort;
+            qsort(l.workers, l.count, sizeof *l.workers, cmp_workers);
+        }
+        print_workers(op, l.workers, l.count, &w.t, true, out);
+        for (size_t i = 0; i < l.count; i++)
+            key_changed(&w, worker_key(&l.workers[i]));
+        worker_list_free(&l);
+    } else if (op->what == GET_EVENTS) {
+        if ((rc = get_events(s, op, out, err, &w.last_event, &w.t, true)) != EXIT_OK)
+            return rc;
+    }
+    struct api_error e;
+    memset(&e, 0, sizeof e);
+    enum backend_status st = backend_watch(s->b, on_watch, &w, &e);
+    if (st != BACKEND_OK)
+        rc = cli_failed(err, st, &e, false);
+    else if (!ferror(out) && !w.ended) {
+        fputs("trainjob: the watch stream ended\n", err);
+        rc = EXIT_UNREACHABLE;
+    }
+    for (size_t i = 0; i < w.pending_count; i++)
+        jobspec_free(&w.pending[i]);
+    free(w.pending);
+    for (size_t i = 0; i < w.key_count; i++)
+        free(w.keys[i]);
+    free(w.keys);
+    cli_table_free(&w.t);
+    return rc;
+}
+
+/* ---- the verb ----------------------------------------------------------- */
+
+/* --mine: who the backend says the caller is (its catalog's user). */
+static int resolve_mine(struct session *s, struct get_opts *op, char **who, FILE *err)
+{
+    struct catalog cat;
+    struct api_error e;
+    enum backend_status st = backend_catalog(s->b, &cat, &e);
+    if (st != BACKEND_OK)
+        return cli_failed(err, st, &e, false);
+    if (cat.user == NULL || *cat.user == '\0') {
+        fputs("trainjob get: --mine: this backend does not say who you are; use --user NAME\n",
+              err);
+        catalog_free(&cat);
+        return EXIT_USAGE;
+    }
+    *who = xstrdup(cat.user);
+    op->user = *who;
+    catalog_free(&cat);
+    return EXIT_OK;
+}
+
+/* Checks a filter value: the server's filter syntax quotes with ' and has no escape. */
+static bool filter_safe(const char *v)
+{
+    return *v && strchr(v, '\'') == NULL && strchr(v, '\\') == NULL;
+}
+
+/* `get jobs|job|workers|events|catalog`: parses what to get, then asks the backend. */
+int cmd_get(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
+{
+    enum { OPT_STATE = 0x200, OPT_NO_HEADERS, OPT_SORT_BY, OPT_MINE, OPT_USER };
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"state", required_argument, NULL, OPT_STATE},
+        {"watch", no_argument, NULL, 'w'},
+        {"no-headers", no_argument, NULL, OPT_NO_HEADERS},
+        {"sort-by", required_argument, NULL, OPT_SORT_BY},
+        {"mine", no_argument, NULL, OPT_MINE},
+        {"user", required_argument, NULL, OPT_USER},
+        {"help", no_argument, NULL, 'h'},
+        CLI_GLOBAL_OPTIONS,
+        {NULL, 0, NULL, 0},
+    };
+    struct cli_globals local = *g;
+    struct get_opts op = {GET_JOBS, NULL, OUTPUT_TABLE, false, -1, NULL, NULL};
+    const char *sort_by = NULL;
+    bool watch = false, mine = false;
+    int c, o;
+    optind = 0;
+    opterr = 0;
+    while ((c = cli_next_option(argc, argv, "o:wh", longopts, &local)) != -1) {
+        switch (c) {
+        case 0:
+            break;
+        case 'o':
+            if ((o = cli_output_from(optarg)) < 0) {
+                fprintf(err, "trainjob get: -o takes json, yaml, wide or name, not '%s'\n", optarg);
+                return EXIT_USAGE;
+            }
+            op.o = (enum output)o;
+            break;
+        case OPT_STATE:
+            op.state = optarg;
+            break;
+        case 'w':
+            watch = true;
+            break;
+        case OPT_NO_HEADERS:
+            op.no_headers = true;
+            break;
+        case OPT_SORT_BY:
+            sort_by = optarg;
+            break;
+        case OPT_MINE:
+            mine = true;
+            break;
+        case OPT_USER:
+            op.user = optarg;
+            break;
+        case 'h':
+            fputs(get_usage, out);
+            return EXIT_OK;
+        default:
+            return cli_bad_option("get", "o:wh", argv, err);
+        }
+    }
+    int args = argc - optind;
+    const char *what_s = args > 0 ? argv[optind] : NULL;
+    op.name = args > 1 ? argv[optind + 1] : NULL;
+    if (what_s && (strcmp(what_s, "jobs") == 0 || strcmp(what_s, "job") == 0))
+        op.what = GET_JOBS;
+    else if (what_s && (strcmp(what_s, "workers") == 0 || strcmp(what_s, "worker") == 0))
+        op.what = GET_WORKERS;
+    else if (what_s && (strcmp(what_s, "events") == 0 || strcmp(what_s, "event") == 0))
+        op.what = GET_EVENTS;
+    else if (what_s && strcmp(what_s, "catalog") == 0)
+        op.what = GET_CATALOG;
+    else {
+        if (what_s)
+            fprintf(err, "trainjob get: cannot get '%s'\n", what_s);
+        fputs(get_usage, err);
+        return EXIT_USAGE;
+    }
+    bool job_list = op.what == GET_JOBS && op.name == NULL;
+    if (args > 2 || ((op.what == GET_WORKERS || op.what == GET_EVENTS) && op.name == NULL) ||
+        (op.what == GET_CATALOG && op.name)) {
+        fputs(get_usage, err);
+        return EXIT_USAGE;
+    }
+    if (!job_list && (op.state || op.user || mine)) {
+        fputs("trainjob get: --state, --mine and --user filter the job list only\n", err);
+        return EXIT_USAGE;
+    }
+    if (mine && op.user) {
+        fputs("trainjob get: --mine and --user name the creator twice; give one\n", err);
+        return EXIT_USAGE;
+    }
+    if ((op.state && (enum_value(&job_state_names, op.state) <= 0 || !filter_safe(op.state)))) {
+        fprintf(err, "trainjob get: --state takes a job state such as RUNNING, not '%s'\n",
+                op.state);
+        return EXIT_USAGE;
+    }
+    if (op.user && !filter_safe(op.user)) {
+        fputs("trainjob get: --user takes a user name (no quotes or backslashes)\n", err);
+        return EXIT_USAGE;
+    }
+    if (op.o == OUTPUT_WIDE &&
+        (op.what == GET_EVENTS || op.what == GET_CATALOG || (op.what == GET_JOBS && op.name))) {
+        fputs("trainjob get: -o wide is for the job and worker tables; use json or yaml\n", err);
+        return EXIT_USAGE;
+    }
+    if (op.o == OUTPUT_NAME && op.what == GET_CATALOG) {
+        fputs("trainjob get: -o name is for jobs, workers and events\n", err);
+        return EXIT_USAGE;
+    }
+    if (sort_by && (op.what == GET_CATALOG || (op.what == GET_JOBS && op.name))) {
+        fputs("trainjob get: --sort-by orders lists: jobs, workers or events\n", err);
+        return EXIT_USAGE;
+    }
+    if (sort_by && (op.sort = sort_from(op.what, sort_by, err)) < 0)
+        return EXIT_USAGE;
+    if (watch && (op.what == GET_CATALOG || (op.what == GET_JOBS && op.name))) {
+        fputs("trainjob get: -w watches lists: jobs, workers NAME or events NAME\n", err);
+        return EXIT_USAGE;
+    }
+    if (watch && op.o == OUTPUT_YAML) {
+        fputs("trainjob get: -w prints a line per change: use -o json, name, wide or a table\n",
+              err);
+        return EXIT_USAGE;
+    }
+    struct session s;
+    int rc = cli_session_open(&local, &s, err);
+    if (rc != EXIT_OK)
+        return rc;
+    char *who = NULL;
+    if (mine && (rc = resolve_mine(&s, &op, &who, err)) != EXIT_OK)
+        goto out;
+    if (watch)
+        rc = get_watch(&s, &op, out, err);
+    else if (job_list)
+        rc = get_jobs(&s, &op, out, err);
+    else if (op.what == GET_JOBS)
+        rc = get_job(&s, &op, out, err);
+    else if (op.what == GET_WORKERS)
+        rc = get_workers(&s, &op, out, err);
+    else if (op.what == GET_EVENTS) {
+        struct cli_table t = {0};
+        rc = get_events(&s, &op, out, err, NULL, &t, false);
+    } else
+        rc = get_catalog(&s, &op, out, err);
+out:
+    free(who);
+    session_close(&s);
+    return rc;
+}

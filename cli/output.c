@@ -1,0 +1,202 @@
+/*
+ * output: the printing every verb shares (cli/cmd_*.c) — sanitized text,
+ * tables, JSON/YAML trees, errors and their exit status — and the option
+ * parsing around getopt_long. Uses api/ (errors, YAML) and util/ only.
+ */
+#include "cli/output.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api/yamltree.h"
+#include "util/timefmt.h"
+#include "util/utf8.h"
+#include "util/xalloc.h"
+
+void cli_clean(struct strbuf *sb, const char *s)
+{
+    if (s)
+        utf8_sanitize(sb, s, strlen(s), 0);
+}
+
+/* Prints "trainjob: [FIELD: ]MESSAGE", sanitized: the message is the server's. */
+static void print_error(FILE *err, const struct api_error *e, bool with_field)
+{
+    struct strbuf sb = STRBUF_INIT;
+    strbuf_adds(&sb, "trainjob: ");
+    size_t flen = strlen(e->field);
+    bool has_prefix = flen && strncmp(e->message, e->field, flen) == 0 && e->message[flen] == ':';
+    if (with_field && flen && !has_prefix) {
+        cli_clean(&sb, e->field);
+        strbuf_adds(&sb, ": ");
+    }
+    cli_clean(&sb, e->message);
+    fprintf(err, "%s\n", strbuf_str(&sb));
+    strbuf_free(&sb);
+}
+
+int cli_failed(FILE *err, enum backend_status st, const struct api_error *e, bool with_field)
+{
+    print_error(err, e, with_field);
+    return st == BACKEND_REJECTED ? EXIT_INVALID : EXIT_UNREACHABLE;
+}
+
+void cli_table_row(struct cli_table *t, const char *const *cells)
+{
+    if (t->rows == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 64;
+        t->cells = xreallocarray(t->cells, t->cap * t->cols, sizeof *t->cells);
+    }
+    for (size_t c = 0; c < t->cols; c++) {
+        struct strbuf sb = STRBUF_INIT;
+        cli_clean(&sb, cells[c] && *cells[c] ? cells[c] : NONE);
+        t->cells[t->rows * t->cols + c] = strbuf_detach(&sb, NULL);
+    }
+    t->rows++;
+}
+
+void cli_table_print(struct cli_table *t, FILE *out, size_t skip, bool keep)
+{
+    if (t->width == NULL)
+        t->width = xcalloc(t->cols, sizeof *t->width);
+    for (size_t r = 0; r < t->rows; r++)
+        for (size_t c = 0; c < t->cols; c++) {
+            const char *s = t->cells[r * t->cols + c];
+            size_t w = utf8_width(s, strlen(s));
+            if (w > t->width[c])
+                t->width[c] = w;
+        }
+    for (size_t r = skip; out && r < t->rows; r++) {
+        struct strbuf line = STRBUF_INIT;
+        for (size_t c = 0; c < t->cols; c++) {
+            const char *s = t->cells[r * t->cols + c];
+            strbuf_adds(&line, s);
+            if (c + 1 < t->cols)
+                for (size_t w = utf8_width(s, strlen(s)); w < t->width[c] + 3; w++)
+                    strbuf_addc(&line, ' ');
+        }
+        while (line.len && line.buf[line.len - 1] == ' ')
+            strbuf_truncate(&line, line.len - 1);
+        fprintf(out, "%s\n", strbuf_str(&line));
+        strbuf_free(&line);
+    }
+    if (out)
+        fflush(out);
+    for (size_t i = 0; i < t->rows * t->cols; i++)
+        free(t->cells[i]);
+    t->rows = 0;
+    if (!keep)
+        cli_table_free(t);
+}
+
+void cli_table_free(struct cli_table *t)
+{
+    for (size_t i = 0; i < t->rows * t->cols; i++)
+        free(t->cells[i]);
+    free(t->cells);
+    free(t->width);
+    size_t cols = t->cols;
+    memset(t, 0, sizeof *t);
+    t->cols = cols;
+}
+
+void cli_age(const char *since, char *buf, size_t size)
+{
+    int64_t t = since ? time_parse_rfc3339(since) : -1;
+    if (t < 0) {
+        snprintf(buf, size, NONE);
+        return;
+    }
+    int64_t d = time_now_ms() - t;
+    time_age(d < 0 ? 0 : d, buf, size);
+}
+
+int cli_output_from(const char *s)
+{
+    if (strcmp(s, "wide") == 0)
+        return OUTPUT_WIDE;
+    if (strcmp(s, "json") == 0)
+        return OUTPUT_JSON;
+    if (strcmp(s, "yaml") == 0 || strcmp(s, "yml") == 0)
+        return OUTPUT_YAML;
+    if (strcmp(s, "name") == 0)
+        return OUTPUT_NAME;
+    return -1;
+}
+
+void cli_sanitize_tree(json_t *tree)
+{
+    if (json_is_string(tree)) {
+        struct strbuf clean = STRBUF_INIT;
+        utf8_sanitize(&clean, json_string_value(tree), json_string_length(tree),
+                      UTF8_KEEP_NEWLINE | UTF8_KEEP_TAB);
+        json_string_setn(tree, clean.buf ? clean.buf : "", clean.len);
+        strbuf_free(&clean);
+    } else if (json_is_array(tree)) {
+        size_t i;
+        json_t *v;
+        json_array_foreach(tree, i, v) cli_sanitize_tree(v);
+    } else if (json_is_object(tree)) {
+        const char *k;
+        json_t *v;
+        json_object_foreach(tree, k, v) cli_sanitize_tree(v);
+    }
+}
+
+/* Exactly the server's data into a pipe or file, sanitized strings on a terminal. */
+void cli_print_tree(json_t *tree, enum output o, FILE *out)
+{
+    if (isatty(fileno(out)))
+        cli_sanitize_tree(tree);
+    struct strbuf sb = STRBUF_INIT;
+    if (o == OUTPUT_JSON) {
+        char *s = json_dumps(tree, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        if (s == NULL)
+            xalloc_die();
+        strbuf_adds(&sb, s);
+        strbuf_addc(&sb, '\n');
+        free(s);
+    } else {
+        struct doc_error derr;
+        (void)yamltree_emit(tree, &sb, &derr);
+    }
+    fputs(strbuf_str(&sb), out);
+    fflush(out);
+    strbuf_free(&sb);
+    json_decref(tree);
+}
+
+int cli_next_option(int argc, char **argv, const char *shortopts, const struct option *longopts,
+                    struct cli_globals *g)
+{
+    int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+    if (c != -1 && cli_global_option(g, c, optarg))
+        return 0;
+    return c;
+}
+
+int cli_bad_option(const char *verb, const char *shortopts, char **argv, FILE *err)
+{
+    const char *arg = argv[optind - 1];
+    bool is_long = strncmp(arg, "--", 2) == 0;
+    const char *p = !is_long && optopt > 0 && optopt < 0x100 ? strchr(shortopts, optopt) : NULL;
+    if (is_long)
+        fprintf(err, "trainjob %s: unknown option, or one missing its value: '%s'\n", verb, arg);
+    else if (p && p[1] == ':')
+        fprintf(err, "trainjob %s: option '-%c' needs a value\n", verb, optopt);
+    else
+        fprintf(err, "trainjob %s: unknown option '-%c'\n", verb, optopt ? optopt : '?');
+    fprintf(err, "Run 'trainjob %s --help' for its options.\n", verb);
+    return EXIT_USAGE;
+}
+
+int cli_text_width(FILE *out)
+{
+    struct winsize ws;
+    if (isatty(fileno(out)) && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
+        return ws.ws_col;
+    return 80;
+}
