@@ -390,7 +390,6 @@ int engine_worker_log(struct engine *eng, const char *user, const char *ws, cons
 }
 
 /* Tells the log followers of a job that will write no more: they end at the log's end. */
-void engine_end_followers(struct engine *eng, struct ejob *job);
 void engine_end_followers(struct engine *eng, struct ejob *job)
 {
     char prefix[128];

@@ -265,6 +265,49 @@ void lifecycle_shim_gone(struct engine *eng, struct ejob *job, struct eworker *w
 /* A launch ended: starts waiting for a free slot may go now. */
 void lifecycle_spawn_more(struct engine *eng);
 
+/*
+ * lifecycle.c's helpers that its other halves call: schedpass.c (the
+ * scheduling passes) and worker_ends.c (worker ends and fault decisions).
+ */
+/* A start recorded and not launched yet: its worker by job uid, index and attempt. */
+struct spawn_entry {
+    char *uid; /* owned by the entry */
+    size_t index;
+    int attempt;
+};
+/* The spawn queue (see lifecycle.c). */
+struct spawn_queue {
+    struct spawn_entry *v; /* a ring of cap entries: len of them from head */
+    size_t head, len, cap;
+};
+/* Does the job wait for a place (queued or restarting, nothing live, no back-off running)? */
+bool job_waiting(const struct ejob *job);
+/* Sets *field (freed) to the time now. */
+void set_time(char **field);
+/* The index of node name in the configuration, -1 when it has none. */
+int node_index(const struct engine *eng, const char *name);
+/*
+ * Gives worker w `count` free device indices on its node ("" for none).
+ * placing: w's job when its workers are placed together (see devices_in_use).
+ */
+void assign_devices(struct engine *eng, const struct ejob *placing, struct eworker *w, int count);
+/* The name of a worker attempt's cgroup under its job's: "<worker>-<attempt>". */
+char *worker_cgroup_leaf(const struct eworker *w);
+/* How many workers the job runs. */
+int replicas_of(const struct ejob *job);
+/* Records the start of every worker of a placed job on the nodes the pass chose. */
+void start_job(struct engine *eng, struct ejob *job, const int *placement);
+/* Takes the oldest entry of the spawn queue; false when it is empty. */
+bool spawnq_pop(struct engine *eng, struct spawn_entry *out);
+/* Records the start of w's next attempt (saved by the caller) and queues its launch. */
+void intend_start(struct engine *eng, struct ejob *job, struct eworker *w);
+/* Every worker has stopped: does what the stop was for (job->after_stop). */
+void finish_stop(struct engine *eng, struct ejob *job);
+/* schedpass.c: does a waiting job show reason already (after "preempted by …; ")? */
+bool shows(const struct ejob *job, const char *reason);
+/* queries.c: tells the log followers of a job that will write no more. */
+void engine_end_followers(struct engine *eng, struct ejob *job);
+
 /* shimwatch.c: the loop's watchers on each worker's shim (see shimwatch.c) */
 /*
  * Hands w's start to engine/launcher (r: owned copies) and watches it: its
