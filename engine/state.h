@@ -2,9 +2,10 @@
  * state: trainjobd's in-memory state — struct engine, and each job with its
  * workers as the engine tracks them. Shared by engine.c (opening, the job
  * table), record.c (persistence, events), watch.c (watch streams),
- * requests.c and queries.c (the requests) and lifecycle.c (scheduling passes,
- * starting and stopping workers, worker ends and fault decisions). Nothing
- * outside engine/ sees these structs.
+ * requests.c and queries.c (the requests), lifecycle.c (starting and
+ * stopping workers), schedpass.c (scheduling passes), worker_ends.c (worker
+ * ends and fault decisions) and shimwatch.c. Nothing outside engine/ sees
+ * these structs.
  */
 #ifndef ENGINE_STATE_H
 #define ENGINE_STATE_H
@@ -150,7 +151,7 @@ struct engine {
     size_t batch_line_count;
     /*
      * Scheduling inputs' version: every save, removal or stop of a job bumps
-     * it. A kept pass (lifecycle.c) serves only while it has not moved.
+     * it. A kept pass (schedpass.c) serves only while it has not moved.
      */
     uint64_t changes;
     bool sched_full;               /* the next pass looks at every job */
@@ -224,7 +225,7 @@ void broadcast_line(struct engine *eng, const char *ws, int view, const char *li
 /* Sends msg (taken) as one line to every watcher of ws (after the batch, inside one). */
 void broadcast(struct engine *eng, const char *ws, json_t *msg);
 
-/* lifecycle.c */
+/* lifecycle.c (starts, stops), schedpass.c (passes), worker_ends.c (ends, adoption) */
 /*
  * Asks for a scheduling pass over every job on the next loop turn (passes
  * coalesce: one per turn, however many asked). Whatever changes what a pass
