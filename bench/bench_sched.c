@@ -95,7 +95,7 @@ static void random_job(struct sched_job *job, int *placement, uint64_t seq, int 
 enum naming {
     EVERY_NODE,  /* allowed and excluded NULL */
     SHARED_POOL, /* allowed: their pool's array, shared */
-    OWN_ARRAYS,  /* allowed and excluded: arrays of their own, as engine/lifecycle.c builds them */
+    OWN_ARRAYS,  /* allowed and excluded: arrays of their own, as engine/schedpass.c builds them */
 };
 
 /*

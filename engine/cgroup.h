@@ -25,7 +25,8 @@
  *
  * The cgroup root ("/sys/fs/cgroup") is a parameter, so tests run the probe
  * on a fake tree in a temporary directory. Called by engine/main.c (probe),
- * engine/lifecycle.c (create, remove) and engine/shim.c (join, kill).
+ * engine/launcher.c (create), engine/worker_ends.c (remove) and
+ * engine/shim.c (join, kill).
  */
 #ifndef ENGINE_CGROUP_H
 #define ENGINE_CGROUP_H

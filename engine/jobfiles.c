@@ -1,7 +1,7 @@
 /*
  * jobfiles: removing a job's files under the state directory (see
- * jobfiles.h). Called by engine.c: jobfiles_remove when a deleted job's last
- * worker has ended, jobfiles_collect once at start-up.
+ * jobfiles.h). Called by engine/record.c: jobfiles_remove when a deleted
+ * job's last worker has ended; by engine.c: jobfiles_collect once at start-up.
  *
  * Trees are removed relative to directory descriptors (openat with
  * O_NOFOLLOW, unlinkat), never by path strings, so a symbolic link a job

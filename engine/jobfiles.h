@@ -1,9 +1,9 @@
 /*
  * jobfiles: the files a job leaves under the state directory — its worker
  * logs (logs/UID.*), status and pid files (status/UID.*), and the working,
- * platform and SSH directories (work/UID, platform/UID, ssh/UID). engine.c
- * removes them once a deleted job's workers are gone, and collects at
- * start-up what a crash left of jobs the store no longer has.
+ * platform and SSH directories (work/UID, platform/UID, ssh/UID).
+ * engine/record.c removes them once a deleted job's workers are gone, and
+ * engine.c collects at start-up what a crash left of jobs the store no longer has.
  *
  * Nothing here follows a symbolic link: a job writes into its working
  * directory, so a link there pointing at / must cost it only the link.

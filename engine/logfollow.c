@@ -1,7 +1,8 @@
 /*
  * logfollow: a worker log served to one client as it drains (see
- * logfollow.h). engine.c opens one per GET …/logs?follow=true and pokes it
- * from inotify (the log grew or rotated) and when the worker ends.
+ * logfollow.h). engine/queries.c opens one per GET …/logs?follow=true;
+ * engine.c pokes it from inotify (the log grew or rotated), and
+ * engine_end_followers when the worker ends.
  *
  * Reading happens in the stream's refill, called when less than
  * STREAM_REFILL_BELOW bytes wait for the client: at most CHUNK bytes a

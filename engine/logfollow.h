@@ -18,8 +18,9 @@
  *   E\n                    the log is complete (the worker has ended)
  *
  * A stream that ends without E was interrupted. Owned by its stream (freed
- * with it); engine.c keeps the stream in eng->followers and tells the
- * follower about rotations and the worker's end.
+ * with it); engine/queries.c keeps the stream in eng->followers, engine.c
+ * (inotify) tells the follower about rotations and engine_end_followers
+ * about the worker's end.
  */
 #ifndef ENGINE_LOGFOLLOW_H
 #define ENGINE_LOGFOLLOW_H

@@ -3,7 +3,7 @@
  * start in flight and its deadline, the pid file a shim of an earlier
  * trainjobd still owes, and the shim's end: a pidfd (the shim is not always
  * our child), or a look every second where the kernel gives no pidfd or the
- * descriptors run out. Each outcome goes to lifecycle.c
+ * descriptors run out. Each outcome goes to worker_ends.c
  * (lifecycle_worker_started, lifecycle_start_failed, lifecycle_shim_gone),
  * which decides what it means for the job; nothing here blocks.
  *
@@ -11,7 +11,7 @@
  * shimwatch_launch, shimwatch_await or shimwatch_follow and freed by
  * shimwatch_drop; lifecycle_forget drops a job's watches before the job is
  * freed, so a watch's job and worker pointers stay valid while it lives.
- * A callback into lifecycle.c is always the last thing a handler does: it
+ * A callback into worker_ends.c is always the last thing a handler does: it
  * may drop the watch, or free the job.
  */
 #include <errno.h>

@@ -1,9 +1,11 @@
 /*
  * state: trainjobd's in-memory state — struct engine, and each job with its
- * workers as the engine tracks them. Shared by engine.c (requests,
- * persistence, events, watch streams) and lifecycle.c (scheduling passes,
- * starting and stopping workers, worker ends and fault decisions). Nothing
- * outside engine/ sees these structs.
+ * workers as the engine tracks them. Shared by engine.c (opening, the job
+ * table), record.c (persistence, events), watch.c (watch streams),
+ * requests.c and queries.c (the requests), lifecycle.c (starting and
+ * stopping workers), schedpass.c (scheduling passes), worker_ends.c (worker
+ * ends and fault decisions) and shimwatch.c. Nothing outside engine/ sees
+ * these structs.
  */
 #ifndef ENGINE_STATE_H
 #define ENGINE_STATE_H
@@ -149,26 +151,39 @@ struct engine {
     size_t batch_line_count;
     /*
      * Scheduling inputs' version: every save, removal or stop of a job bumps
-     * it. A kept pass (lifecycle.c) serves only while it has not moved.
+     * it. A kept pass (schedpass.c) serves only while it has not moved.
      */
     uint64_t changes;
     bool sched_full;               /* the next pass looks at every job */
     struct sched_keep *sched_keep; /* what the last pass left for the next; or NULL */
 };
 
-/* engine.c */
+/* engine.c: opening, closing and the job table */
 struct ejob *engine_find(struct engine *eng, const char *ws, const char *name);
 struct ejob *engine_find_uid(struct engine *eng, const char *uid);
+/* Appends a job (its seq above every other's) and indexes it. */
+void add_job(struct engine *eng, struct ejob *job);
+/* The position of the first job with a seq above seq (eng->jobs is in seq order). */
+size_t first_after(const struct engine *eng, uint64_t seq);
+/* Takes job out of the table and its indexes (not freed). */
+void drop_job(struct engine *eng, struct ejob *job);
+
+/* requests.c: the requests that change state, and the checks every request makes */
 /*
  * The job a request may read (every member of ws reads every job of it), or
  * 404/403 in err: the rule of GET, workers, events, logs and scalars.
  */
 int engine_find_readable(struct engine *eng, const char *user, const char *ws, const char *name,
                          struct ejob **out, struct api_error *err);
+/* 0 when ws exists and user is a member of it; else 404/403 in err. */
+int member_check(struct engine *eng, const char *user, const char *ws, struct api_error *err);
+/* engine_find_readable's lookup (0, or 404/403 in err). */
+int find_job(struct engine *eng, const char *user, const char *ws, const char *name,
+             struct ejob **out, struct api_error *err);
+
+/* record.c: each job as one record in the store, events, state changes */
 /* Writes the job to the store; logs (and returns -1) when the disk refuses. */
 int engine_save(struct engine *eng, struct ejob *job);
-/* Tells every watcher of the job's workspace about its current state and workers. */
-void engine_publish(struct engine *eng, struct ejob *job);
 /* Records an event (store + watchers); message is the sentence a person reads. */
 void engine_event(struct engine *eng, struct ejob *job, struct job_event *ev);
 /* Sets state (and message), stamps times, saves, publishes, records a STATE event. */
@@ -183,8 +198,34 @@ void engine_batch_begin(struct engine *eng);
 void engine_batch_end(struct engine *eng);
 /* Is everything the engine holds about job on disk (no save pending or failed)? */
 bool engine_job_saved(const struct engine *eng, const struct ejob *job);
+/* The job's store record (JSON text), and back (NULL when it does not decode). */
+char *job_record(const struct ejob *job);
+struct ejob *job_from_record(const char *json);
+/* The output fields derived from the workers: ready workers, restarts used. */
+void derive_outputs(struct ejob *job);
+/* The job as it is now on disk becomes what clients see. */
+void take_snapshot(struct ejob *job);
+/* The workers as the API shows them. */
+json_t *workers_json(const struct ejob *job);
+/* j (taken) as compact JSON text. */
+char *dump_json(json_t *j);
+/* The job as last saved (GET, lists, replies): never a state the disk does not have. */
+json_t *job_json(const struct ejob *job);
+/* Its workers as last saved. */
+json_t *saved_workers(const struct ejob *job);
+/* Sets *field (freed) to the time now. */
+void stamp(char **field);
 
-/* lifecycle.c */
+/* watch.c: watch streams */
+/* Tells every watcher of the job's workspace about its current state and workers. */
+void engine_publish(struct engine *eng, struct ejob *job);
+/* Sends line (len bytes, its '\n' included) to the watchers of ws that asked for view (< 0: all).
+ */
+void broadcast_line(struct engine *eng, const char *ws, int view, const char *line, size_t len);
+/* Sends msg (taken) as one line to every watcher of ws (after the batch, inside one). */
+void broadcast(struct engine *eng, const char *ws, json_t *msg);
+
+/* lifecycle.c (starts, stops), schedpass.c (passes), worker_ends.c (ends, adoption) */
 /*
  * Asks for a scheduling pass over every job on the next loop turn (passes
  * coalesce: one per turn, however many asked). Whatever changes what a pass
@@ -224,6 +265,49 @@ void lifecycle_start_failed(struct engine *eng, struct ejob *job, struct eworker
 void lifecycle_shim_gone(struct engine *eng, struct ejob *job, struct eworker *w);
 /* A launch ended: starts waiting for a free slot may go now. */
 void lifecycle_spawn_more(struct engine *eng);
+
+/*
+ * lifecycle.c's helpers that its other halves call: schedpass.c (the
+ * scheduling passes) and worker_ends.c (worker ends and fault decisions).
+ */
+/* A start recorded and not launched yet: its worker by job uid, index and attempt. */
+struct spawn_entry {
+    char *uid; /* owned by the entry */
+    size_t index;
+    int attempt;
+};
+/* The spawn queue (see lifecycle.c). */
+struct spawn_queue {
+    struct spawn_entry *v; /* a ring of cap entries: len of them from head */
+    size_t head, len, cap;
+};
+/* Does the job wait for a place (queued or restarting, nothing live, no back-off running)? */
+bool job_waiting(const struct ejob *job);
+/* Sets *field (freed) to the time now. */
+void set_time(char **field);
+/* The index of node name in the configuration, -1 when it has none. */
+int node_index(const struct engine *eng, const char *name);
+/*
+ * Gives worker w `count` free device indices on its node ("" for none).
+ * placing: w's job when its workers are placed together (see devices_in_use).
+ */
+void assign_devices(struct engine *eng, const struct ejob *placing, struct eworker *w, int count);
+/* The name of a worker attempt's cgroup under its job's: "<worker>-<attempt>". */
+char *worker_cgroup_leaf(const struct eworker *w);
+/* How many workers the job runs. */
+int replicas_of(const struct ejob *job);
+/* Records the start of every worker of a placed job on the nodes the pass chose. */
+void start_job(struct engine *eng, struct ejob *job, const int *placement);
+/* Takes the oldest entry of the spawn queue; false when it is empty. */
+bool spawnq_pop(struct engine *eng, struct spawn_entry *out);
+/* Records the start of w's next attempt (saved by the caller) and queues its launch. */
+void intend_start(struct engine *eng, struct ejob *job, struct eworker *w);
+/* Every worker has stopped: does what the stop was for (job->after_stop). */
+void finish_stop(struct engine *eng, struct ejob *job);
+/* schedpass.c: does a waiting job show reason already (after "preempted by …; ")? */
+bool shows(const struct ejob *job, const char *reason);
+/* queries.c: tells the log followers of a job that will write no more. */
+void engine_end_followers(struct engine *eng, struct ejob *job);
 
 /* shimwatch.c: the loop's watchers on each worker's shim (see shimwatch.c) */
 /*

@@ -12,7 +12,7 @@ export TRAINJOB_BIN="$top/$build/trainjob"
 export TRAINJOB_TOP="$top"
 export TRAINJOBD_BIN="$top/$build/trainjobd"
 export TRAINJOB_SHIM="$top/$build/trainjob-shim"
-# Every kept scheduling pass is checked against a pass over every job (engine/lifecycle.c).
+# Every kept scheduling pass is checked against a pass over every job (engine/schedpass.c).
 export TRAINJOBD_SCHED_VERIFY=1
 
 passed=0

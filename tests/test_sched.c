@@ -945,7 +945,7 @@ static void random_cluster(struct cluster *c, enum variety variety)
             for (size_t i = 0; i < c->n; i++)
                 c->allowed[j][i] = rnd(4) != 0;
             jb->allowed = c->allowed[j];
-        } else if (variety == COPIES) { /* as lifecycle.c builds them: arrays of its own */
+        } else if (variety == COPIES) { /* as schedpass.c builds them: arrays of its own */
             for (size_t i = 0; i < c->n; i++)
                 c->allowed[j][i] = pool < 2 ? c->pool[pool][i] : true;
             jb->allowed = c->allowed[j];

@@ -1,0 +1,554 @@
+/*
+ * record: each job as one JSON record in the store — the record's schema,
+ * saves and their retries, the snapshot GET and watchers see (the job "as
+ * last saved"), store batches, events, state changes and removal. Called by
+ * engine.c (loading and closing), requests.c, queries.c, watch.c and
+ * lifecycle.c; what a save tells watchers goes through watch.c.
+ */
+#include "engine/engine.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api/finding.h"
+#include "api/jobspec_json.h"
+#include "api/schema.h"
+#include "engine/fault.h"
+#include "engine/jobfiles.h"
+#include "engine/state.h"
+#include "engine/store.h"
+#include "util/loop.h"
+#include "util/strbuf.h"
+#include "util/timefmt.h"
+#include "util/xalloc.h"
+
+/* ---- persistence: one JSON record per job ---------------------------- */
+
+static const char *const after_stop_tab[] = {"NONE",    "SUSPEND", "RESTART",
+                                             "REQUEUE", "FAIL",    "DELETE"};
+static const struct enum_names after_stop_names = {after_stop_tab, sizeof after_stop_tab /
+                                                                       sizeof after_stop_tab[0]};
+
+static const struct field proc_fields[] = {
+    F_INT(struct runner_proc, shim_pid),
+    F_INT(struct runner_proc, worker_pgid),
+    F_I64(struct runner_proc, shim_start_ticks),
+};
+static const struct object_type proc_type = SCHEMA_OBJ(proc_fields);
+
+static const struct field eworker_fields[] = {
+    F_STR(struct eworker, name),
+    F_STR(struct eworker, role),
+    F_INT(struct eworker, index),
+    F_STR(struct eworker, node),
+    F_STR(struct eworker, devices),
+    F_INT(struct eworker, port),
+    F_ENUMERATION(struct eworker, phase, worker_phase_names),
+    F_INT(struct eworker, restarts),
+    F_OPT_INT32(struct eworker, exit_code),
+    F_INT(struct eworker, attempt),
+    F_FLAG(struct eworker, live),
+    F_FLAG(struct eworker, starting),
+    {"proc", F_OBJECT, offsetof(struct eworker, proc), SCHEMA_NO_FLAG, NULL, &proc_type, 0},
+    F_STR(struct eworker, create_time),
+    F_STR(struct eworker, start_time),
+    F_STR(struct eworker, finish_time),
+};
+static const struct object_type eworker_type = SCHEMA_ELEM(struct eworker, eworker_fields);
+
+static const struct field ejob_fields[] = {
+    F_I64(struct ejob, seq),
+    F_INT(struct ejob, restarts),
+    F_STRINGS(struct ejob, excluded, excluded_count),
+    F_LIST(struct ejob, workers, worker_count, eworker_type),
+    F_ENUMERATION(struct ejob, after_stop, after_stop_names),
+    F_STR(struct ejob, after_stop_reason),
+    F_STR(struct ejob, preempted_by),
+    F_INT(struct ejob, gpus),
+    F_INT(struct ejob, cpus),
+    F_I64(struct ejob, memory_mib),
+    F_INT(struct ejob, crash_loops),
+    F_I64(struct ejob, backoff_until_ms),
+    F_STR(struct ejob, backoff_worker),
+    F_STR(struct ejob, backoff_reason),
+    F_I64(struct ejob, events_folded),
+};
+static const struct object_type ejob_type = SCHEMA_OBJ(ejob_fields);
+
+void ejob_free(struct ejob *job)
+{
+    if (job == NULL)
+        return;
+    jobspec_free(&job->spec);
+    free(job->shown_job);
+    free(job->shown_workers);
+    free(job->shown_summary);
+    for (size_t i = 0; i < job->held_event_count; i++)
+        free(job->held_events[i].json);
+    free(job->held_events);
+    schema_free(&ejob_type, job);
+    free(job);
+}
+
+char *job_record(const struct ejob *job)
+{
+    json_t *rec = schema_encode(&ejob_type, job);
+    json_object_set_new(rec, "job", jobspec_to_json(&job->spec));
+    char *s = json_dumps(rec, JSON_COMPACT);
+    json_decref(rec);
+    if (s == NULL)
+        xalloc_die();
+    return s;
+}
+
+struct ejob *job_from_record(const char *json)
+{
+    json_t *rec = json_loads(json, 0, NULL);
+    if (rec == NULL)
+        return NULL;
+    struct ejob *job = xcalloc(1, sizeof *job);
+    struct findings fs = FINDINGS_INIT;
+    jobspec_init(&job->spec);
+    schema_decode(rec, &ejob_type, job, SCHEMA_LENIENT, "", &fs);
+    jobspec_from_json(json_object_get(rec, "job"), JOBSPEC_LENIENT, &job->spec, &fs);
+    findings_free(&fs);
+    json_decref(rec);
+    if (job->spec.uid == NULL || job->spec.name == NULL || job->spec.workspace_name == NULL) {
+        ejob_free(job);
+        return NULL;
+    }
+    return job;
+}
+
+json_t *workers_json(const struct ejob *job)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < job->worker_count; i++) {
+        const struct eworker *w = &job->workers[i];
+        struct worker_info wi;
+        memset(&wi, 0, sizeof wi);
+        char uid[96];
+        snprintf(uid, sizeof uid, "%s-%s", job->spec.uid, w->name);
+        wi.uid = uid;
+        wi.name = w->name;
+        wi.role = w->role;
+        wi.node_name = w->node;
+        wi.ip = (char *)"127.0.0.1";
+        wi.host_ip = (char *)"127.0.0.1";
+        wi.phase = w->phase;
+        wi.has_restarts = wi.has_simulated = true;
+        wi.restarts = w->restarts;
+        wi.has_exit_code = w->has_exit_code;
+        wi.exit_code = w->exit_code;
+        wi.exit_reason =
+            w->has_exit_code && w->exit_code != 0 ? (char *)fault_exit_meaning(w->exit_code) : NULL;
+        wi.devices = w->devices;
+        wi.simulated = w->node && strncmp(w->node, "sim-", 4) == 0;
+        wi.create_time = w->create_time;
+        wi.start_time = w->start_time;
+        wi.finish_time = w->finish_time;
+        json_array_append_new(arr, worker_info_to_json(&wi));
+    }
+    return arr;
+}
+
+/* The output fields derived from the workers: ready workers, restarts used. */
+void derive_outputs(struct ejob *job)
+{
+    int ready = 0, faulty = 0;
+    for (size_t i = 0; i < job->worker_count; i++) {
+        const struct eworker *w = &job->workers[i];
+        ready += w->phase == WORKER_RUNNING;
+        faulty +=
+            w->phase == WORKER_FAILED || w->restarts > 0 || (w->has_exit_code && w->exit_code);
+    }
+    job->spec.has_faulty_workers = true;
+    job->spec.faulty_workers = faulty;
+    job->spec.has_ready_workers = true;
+    job->spec.ready_workers = ready;
+    job->spec.has_restart_count = true;
+    job->spec.restart_count = job->restarts;
+}
+
+/* j (taken) as compact JSON text. */
+char *dump_json(json_t *j)
+{
+    char *text = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    if (text == NULL)
+        xalloc_die();
+    return text;
+}
+
+/* The job as it is now on disk becomes what clients see. */
+void take_snapshot(struct ejob *job)
+{
+    free(job->shown_job);
+    free(job->shown_workers);
+    job->shown_job = dump_json(jobspec_to_json(&job->spec));
+    job->shown_workers = dump_json(workers_json(job));
+    struct strbuf sum = STRBUF_INIT;
+    jobspec_summary_write(&job->spec, &sum);
+    free(job->shown_summary);
+    job->shown_summary = strbuf_detach(&sum, NULL);
+}
+
+static void retry_saves(void *ctx);
+
+static void arm_retry(struct engine *eng)
+{
+    if (eng->save_timer == 0) {
+        struct config_limits lim;
+        config_effective_limits(&eng->cfg, &lim);
+        eng->save_timer = loop_add_timer(eng->loop, lim.save_retry_ms, retry_saves, eng);
+    }
+}
+
+/* A save the store refused: memory stays ahead of the disk until a retry succeeds. */
+static void save_failed(struct engine *eng, struct ejob *job, const char *why)
+{
+    if (!job->unsaved) {
+        json_t *saved = job->shown_job ? json_loads(job->shown_job, 0, NULL) : NULL;
+        const char *shown = json_string_value(json_object_get(saved, "state"));
+        engine_log("saving job %s: %s; it keeps showing its last saved state (%s) and is saved "
+                   "again when the disk allows",
+                   job->spec.name, why, shown ? shown : "none");
+        json_decref(saved);
+    }
+    job->unsaved = true;
+    arm_retry(eng);
+}
+
+/* A save reached the disk: clients may see it. */
+static void save_done(struct ejob *job)
+{
+    if (job->unsaved)
+        engine_log("job %s: saved again after the store refused it", job->spec.name);
+    job->unsaved = false;
+    take_snapshot(job);
+}
+
+int engine_save(struct engine *eng, struct ejob *job)
+{
+    derive_outputs(job);
+    eng->changes++; /* what a kept scheduling pass read may have changed */
+    char *rec = job_record(job);
+    struct strbuf err = STRBUF_INIT;
+    enum store_status st = store_job_update(eng->store, job->spec.uid, rec, &err);
+    free(rec);
+    if (st != STORE_OK) {
+        save_failed(eng, job, strbuf_str(&err));
+        strbuf_free(&err);
+        return -1;
+    }
+    strbuf_free(&err);
+    if (eng->batch_depth > 0) {
+        /* On disk only once the batch commits: shown then. */
+        if (!job->in_batch) {
+            eng->batch = xreallocarray(eng->batch, eng->batch_count + 1, sizeof *eng->batch);
+            eng->batch[eng->batch_count++] = job;
+            job->in_batch = true;
+        }
+        return 0;
+    }
+    save_done(job);
+    return 0;
+}
+
+bool engine_job_saved(const struct engine *eng, const struct ejob *job)
+{
+    (void)eng;
+    return !job->unsaved && !job->in_batch;
+}
+
+/* The job as last saved (GET, lists, replies): never a state the disk does not have. */
+json_t *job_json(const struct ejob *job)
+{
+    json_t *saved = job->shown_job ? json_loads(job->shown_job, 0, NULL) : NULL;
+    return saved ? saved : jobspec_to_json(&job->spec);
+}
+
+/* Its workers as last saved. */
+json_t *saved_workers(const struct ejob *job)
+{
+    json_t *saved = job->shown_workers ? json_loads(job->shown_workers, 0, NULL) : NULL;
+    return saved ? saved : json_array();
+}
+void engine_batch_begin(struct engine *eng)
+{
+    if (eng->batch_depth++ == 0)
+        store_begin(eng->store, NULL); /* a failure shows at the commit */
+}
+
+void engine_batch_end(struct engine *eng)
+{
+    if (eng->batch_depth == 0 || --eng->batch_depth > 0)
+        return;
+    struct strbuf err = STRBUF_INIT;
+    bool ok = store_commit(eng->store, &err) == STORE_OK;
+    if (!ok)
+        store_rollback(eng->store);
+    size_t count = eng->batch_count;
+    struct ejob **jobs = eng->batch;
+    eng->batch = NULL;
+    eng->batch_count = 0;
+    for (size_t i = 0; i < count; i++) {
+        jobs[i]->in_batch = false;
+        if (ok && !jobs[i]->unsaved)
+            save_done(jobs[i]);
+        else if (!ok)
+            save_failed(eng, jobs[i], strbuf_str(&err));
+    }
+    if (!ok && eng->batch_line_count)
+        engine_log("%zu event(s) not recorded: %s", eng->batch_line_count, strbuf_str(&err));
+    for (size_t i = 0; i < eng->batch_line_count; i++) {
+        struct batch_line *bl = &eng->batch_lines[i];
+        if (ok)
+            broadcast_line(eng, bl->ws, bl->view, bl->line, strlen(bl->line));
+        free(bl->ws);
+        free(bl->line);
+    }
+    free(eng->batch_lines);
+    eng->batch_lines = NULL;
+    eng->batch_line_count = 0;
+    for (size_t i = 0; ok && i < count; i++)
+        engine_publish(eng, jobs[i]);
+    free(jobs);
+    strbuf_free(&err);
+}
+
+/* Most events a job whose save failed holds; older ones are dropped (and logged). */
+#define MAX_HELD_EVENTS 100
+
+/* Stores one event (its JSON without id), folds old ones, and tells watchers; false on failure. */
+static bool record_event(struct engine *eng, struct ejob *job, int64_t time_ms, const char *json,
+                         bool quiet)
+{
+    struct strbuf err = STRBUF_INIT;
+    int64_t id = 0;
+    struct config_limits lim;
+    config_effective_limits(&eng->cfg, &lim);
+    bool stored =
+        store_event_add(eng->store, job->spec.uid, time_ms, json, &id, &err) == STORE_OK &&
+        store_events_trim(eng->store, job->spec.uid, lim.events_per_job, &job->events_folded,
+                          &err) == STORE_OK;
+    if (!stored && !quiet)
+        engine_log("event for %s not recorded: %s", job->spec.name, strbuf_str(&err));
+    strbuf_free(&err);
+    if (stored && eng->watcher_count) {
+        json_t *e = json_loads(json, 0, NULL);
+        if (e != NULL) {
+            json_object_set_new(e, "id", json_integer(id));
+            broadcast(eng, job->spec.workspace_name,
+                      json_pack("{s:s, s:o}", "type", "EVENT", "event", e));
+        }
+    }
+    return stored;
+}
+
+/* Holds an event of a job whose state is not saved: it must not be told before that state. */
+static void hold_event(struct ejob *job, int64_t time_ms, const char *json)
+{
+    if (job->held_event_count == MAX_HELD_EVENTS) {
+        engine_log("job %s: an event dropped while its saves fail: %s", job->spec.name,
+                   job->held_events[0].json);
+        free(job->held_events[0].json);
+        memmove(job->held_events, job->held_events + 1,
+                (MAX_HELD_EVENTS - 1) * sizeof *job->held_events);
+        job->held_event_count--;
+    }
+    job->held_events =
+        xreallocarray(job->held_events, job->held_event_count + 1, sizeof *job->held_events);
+    job->held_events[job->held_event_count++] = (struct held_event){time_ms, xstrdup(json)};
+}
+
+/* Records the events held while the job could not be saved; false while the store still refuses. */
+static bool release_events(struct engine *eng, struct ejob *job)
+{
+    size_t done = 0;
+    while (done < job->held_event_count && record_event(eng, job, job->held_events[done].time_ms,
+                                                        job->held_events[done].json, true)) {
+        free(job->held_events[done].json);
+        done++;
+    }
+    memmove(job->held_events, job->held_events + done,
+            (job->held_event_count - done) * sizeof *job->held_events);
+    job->held_event_count -= done;
+    return job->held_event_count == 0;
+}
+
+void engine_event(struct engine *eng, struct ejob *job, struct job_event *ev)
+{
+    char stamp[TIMEFMT_RFC3339_LEN];
+    int64_t now = time_now_ms();
+    time_rfc3339(now, stamp);
+    ev->time = stamp;
+    ev->job = job->spec.name;
+    json_t *j = job_event_to_json(ev);
+    char *s = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    if (s == NULL)
+        xalloc_die();
+    /* A job whose last save failed: its events wait for the state they tell of. */
+    if (job->unsaved || job->held_event_count > 0)
+        hold_event(job, now, s);
+    else
+        record_event(eng, job, now, s, false);
+    free(s);
+    ev->id = 0;
+    ev->time = NULL;
+    ev->job = NULL;
+}
+
+bool job_state_terminal(enum job_state s)
+{
+    return s == JOB_STATE_SUCCEEDED || s == JOB_STATE_FAILED || s == JOB_STATE_SUSPENDED ||
+           s == JOB_STATE_DELETED;
+}
+
+void stamp(char **field)
+{
+    char buf[TIMEFMT_RFC3339_LEN];
+    time_rfc3339(time_now_ms(), buf);
+    free(*field);
+    *field = xstrdup(buf);
+}
+
+/* Do two reasons say the same thing but for their numbers ("needs 16 GPUs, 8 free")? */
+static bool same_but_numbers(const char *a, const char *b)
+{
+    if (a == NULL || b == NULL)
+        return a == b;
+    while (*a || *b) {
+        while (*a >= '0' && *a <= '9')
+            a++;
+        while (*b >= '0' && *b <= '9')
+            b++;
+        if (*a != *b)
+            return false;
+        if (*a)
+            a++, b++;
+    }
+    return true;
+}
+
+void engine_set_state(struct engine *eng, struct ejob *job, enum job_state state,
+                      const char *message)
+{
+    enum job_state old = job->spec.state;
+    bool message_changed = (message == NULL) != (job->spec.state_message == NULL) ||
+                           (message && strcmp(message, job->spec.state_message) != 0);
+    job->spec.state = state;
+    char *job_prev_message = job->spec.state_message;
+    job->spec.state_message = message && message[0] ? xstrdup(message) : NULL;
+    stamp(&job->spec.update_time);
+    if (state == JOB_STATE_RUNNING && old != JOB_STATE_RUNNING)
+        stamp(&job->spec.start_time);
+    if (state == JOB_STATE_SUSPENDED)
+        stamp(&job->spec.suspend_time);
+    if (state == JOB_STATE_SUCCEEDED || state == JOB_STATE_FAILED)
+        stamp(&job->spec.complete_time);
+    engine_save(eng, job);
+    engine_publish(eng, job);
+    /* A waiting reason whose numbers move with free capacity is not news. */
+    bool news = old != state || (message_changed && !same_but_numbers(message, job_prev_message));
+    free(job_prev_message);
+    if (news) {
+        struct job_event ev = {0};
+        ev.kind = old != state ? EVENT_STATE : EVENT_WAITING;
+        ev.state = state;
+        char text[512];
+        if (old != state)
+            snprintf(text, sizeof text, "%s → %s%s%s", enum_name(&job_state_names, (int)old),
+                     enum_name(&job_state_names, (int)state), message && *message ? ": " : "",
+                     message ? message : "");
+        else
+            snprintf(text, sizeof text, "%s", message ? message : "");
+        ev.message = text;
+        engine_event(eng, job, &ev);
+    }
+}
+
+/* The job is gone from the store: tell watchers, drop it and its files. */
+static void forget_job(struct engine *eng, struct ejob *job)
+{
+    eng->changes++; /* what a kept scheduling pass read may have changed */
+    if (eng->watcher_count)
+        broadcast(eng, job->spec.workspace_name,
+                  json_pack("{s:s, s:{s:s, s:s}}", "type", "DELETED", "job", "name", job->spec.name,
+                            "uid", job->spec.uid));
+    lifecycle_forget(eng, job);
+    drop_job(eng, job);
+    for (size_t i = 0; i < eng->batch_count; i++)
+        if (eng->batch[i] == job)
+            eng->batch[i--] = eng->batch[--eng->batch_count];
+    /* Its workers are gone: its logs, status files and directories go with it. */
+    jobfiles_remove(eng->state_dir, job->spec.uid);
+    ejob_free(job);
+}
+
+void engine_remove(struct engine *eng, struct ejob *job)
+{
+    struct strbuf err = STRBUF_INIT;
+    if (store_job_delete(eng->store, job->spec.uid, &err) == STORE_ERROR) {
+        /* Still on disk: kept (DELETING) until a retry removes it, files and all. */
+        if (!job->remove_pending)
+            engine_log("deleting %s: %s; retried when the disk allows", job->spec.name,
+                       strbuf_str(&err));
+        job->remove_pending = true;
+        arm_retry(eng);
+        strbuf_free(&err);
+        return;
+    }
+    strbuf_free(&err);
+    forget_job(eng, job);
+}
+
+/* The status files of ended workers, once their ends are on disk. */
+static void forget_status_files(struct engine *eng, struct ejob *job)
+{
+    for (size_t i = 0; i < job->worker_count; i++) {
+        const struct eworker *w = &job->workers[i];
+        if (w->live || !w->has_exit_code)
+            continue;
+        char *status = lifecycle_status_path(eng, job, w);
+        char *pid = xasprintf("%s.pid", status);
+        unlink(status);
+        unlink(pid);
+        free(pid);
+        free(status);
+    }
+}
+
+/* The save timer: saves (and deletes) the store refused before, until it takes them. */
+static void retry_saves(void *ctx)
+{
+    struct engine *eng = ctx;
+    eng->save_timer = 0;
+    for (size_t i = 0; i < eng->job_count;) {
+        struct ejob *job = eng->jobs[i];
+        if (job->remove_pending) {
+            struct strbuf err = STRBUF_INIT;
+            bool gone = store_job_delete(eng->store, job->spec.uid, &err) != STORE_ERROR;
+            strbuf_free(&err);
+            if (gone) {
+                engine_log("job %s: deleted after the store refused it", job->spec.name);
+                forget_job(eng, job);
+                continue; /* the next job moved into slot i */
+            }
+            arm_retry(eng);
+        } else if (job->unsaved && engine_save(eng, job) == 0) {
+            engine_publish(eng, job);
+            forget_status_files(eng, job);
+            eng->spawn_wanted = true; /* starts it recorded may go now */
+        }
+        if (!job->unsaved && job->held_event_count > 0 && !release_events(eng, job))
+            arm_retry(eng);
+        i++;
+    }
+    lifecycle_spawn_more(eng);
+}

@@ -1,0 +1,553 @@
+/*
+ * requests: the requests that change trainjobd's state, as the routes hand
+ * them over — workspaces, creating and updating a job, batch stops and
+ * deletes, starts and node marks — with the membership and permission
+ * checks that queries.c and watch.c share. Called by engine/routes.c.
+ */
+#include "engine/engine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "api/apierror.h"
+#include "api/catalog.h"
+#include "api/catalog_json.h"
+#include "api/finding.h"
+#include "api/jobspec_defaults.h"
+#include "api/jobspec_json.h"
+#include "api/schema.h"
+#include "api/validate.h"
+#include "engine/cgroup.h"
+#include "engine/state.h"
+#include "engine/store.h"
+#include "util/fileio.h"
+#include "util/strbuf.h"
+#include "util/timefmt.h"
+#include "util/xalloc.h"
+
+#define MAX_BODY (1u << 20)
+#define MAX_BATCH 200
+
+/* ---- requests ----------------------------------------------------------- */
+
+int member_check(struct engine *eng, const char *user, const char *ws, struct api_error *err)
+{
+    bool exists = false;
+    for (size_t i = 0; i < eng->cfg.workspace_count; i++)
+        exists |= strcmp(eng->cfg.workspaces[i].name, ws) == 0;
+    if (!exists)
+        return api_error_set(err, 404, "WorkspaceNotFound", "workspace_name",
+                             "workspace '%s' does not exist", ws);
+    if (config_role(&eng->cfg, ws, user) == MEMBER_NONE)
+        return api_error_set(err, 403, "PermissionDenied", "workspace_name",
+                             "user '%s' is not a member of workspace '%s'", user, ws);
+    return 0;
+}
+
+/* A change the store refused: 503, the job showing its last saved state until a retry. */
+static int not_saved(const struct ejob *job, struct api_error *err)
+{
+    if (!job->unsaved)
+        return 0;
+    return api_error_set(err, 503, "StoreFailed", "",
+                         "job '%s': the change is not on disk yet (the engine log says why); it "
+                         "is kept and saved when the disk allows, and until then the job shows "
+                         "its last saved state",
+                         job->spec.name);
+}
+
+int find_job(struct engine *eng, const char *user, const char *ws, const char *name,
+             struct ejob **out, struct api_error *err)
+{
+    int rc = member_check(eng, user, ws, err);
+    if (rc)
+        return rc;
+    *out = engine_find(eng, ws, name);
+    if (*out == NULL || (*out)->spec.state == JOB_STATE_DELETED)
+        return api_error_set(err, 404, "NotFound", "name",
+                             "training job '%s' not found in workspace '%s'", name, ws);
+    return 0;
+}
+
+int engine_find_readable(struct engine *eng, const char *user, const char *ws, const char *name,
+                         struct ejob **out, struct api_error *err)
+{
+    return find_job(eng, user, ws, name, out, err);
+}
+
+/*
+ * Who may change a job (update, stop, start, delete, markNode), the one rule
+ * for all of them, as on ACP: a member changes only the jobs they created;
+ * the workspace's owners and the admins change every job. Every member may
+ * read every job of the workspace. Returns 0 or 403 with the rule in err.
+ */
+static int change_check(struct engine *eng, const char *user, const char *ws,
+                        const struct ejob *job, struct api_error *err)
+{
+    enum member_role role = config_role(&eng->cfg, ws, user);
+    if (role == MEMBER_OWNER || role == MEMBER_ADMIN)
+        return 0;
+    const char *creator = job->spec.ownership.user_name;
+    if (creator && user && strcmp(creator, user) == 0)
+        return 0;
+    return api_error_set(err, 403, "PermissionDenied", "name",
+                         "user '%s' may not change job '%s', created by %s: members of workspace "
+                         "'%s' change only the jobs they created; its owners and admins change "
+                         "all",
+                         user, job->spec.name, creator ? creator : "another user", ws);
+}
+
+/* find_job for a request that changes the job: the caller must pass change_check. */
+static int find_job_to_change(struct engine *eng, const char *user, const char *ws,
+                              const char *name, struct ejob **out, struct api_error *err)
+{
+    int rc = find_job(eng, user, ws, name, out, err);
+    return rc ? rc : change_check(eng, user, ws, *out, err);
+}
+
+int engine_catalog(struct engine *eng, const char *user, json_t **reply, struct api_error *err)
+{
+    (void)err;
+    struct catalog cat;
+    memset(&cat, 0, sizeof cat);
+    config_catalog(&eng->cfg, user, &cat);
+    cat.resource_limits = xstrdup(cgroup_summary(eng->opt.cgroups));
+    *reply = catalog_to_json(&cat);
+    catalog_free(&cat);
+    return 200;
+}
+
+static int save_config(struct engine *eng, struct api_error *err)
+{
+    struct strbuf out = STRBUF_INIT, io = STRBUF_INIT;
+    config_write(&eng->cfg, &out);
+    int rc = file_write_atomic(eng->config_path, out.buf, out.len, 0600, &io);
+    if (rc != 0)
+        api_error_set(err, 500, "ConfigNotSaved", "", "%s", strbuf_str(&io));
+    strbuf_free(&out);
+    strbuf_free(&io);
+    return rc;
+}
+
+int engine_create_workspace(struct engine *eng, const char *user, const json_t *body,
+                            json_t **reply, struct api_error *err)
+{
+    if (!config_is_admin(&eng->cfg, user))
+        return api_error_set(err, 403, "PermissionDenied", "",
+                             "creating a workspace is an admin's act: '%s' is not among the "
+                             "admins of engine.yaml (the user who runs trainjobd always is)",
+                             user);
+    const char *name = json_string_value(json_object_get(body, "name"));
+    char buf[160];
+    const char *bad = name ? validate_job_name(name, buf, sizeof buf) : "required";
+    if (bad)
+        return api_error_set(err, 400, "InvalidField", "name", "workspace name: %s", bad);
+    for (size_t i = 0; i < eng->cfg.workspace_count; i++)
+        if (strcmp(eng->cfg.workspaces[i].name, name) == 0)
+            return api_error_set(err, 409, "AlreadyExists", "name", "workspace '%s' already exists",
+                                 name);
+    eng->cfg.workspaces = xreallocarray(eng->cfg.workspaces, eng->cfg.workspace_count + 1,
+                                        sizeof *eng->cfg.workspaces);
+    struct config_workspace *ws = &eng->cfg.workspaces[eng->cfg.workspace_count++];
+    memset(ws, 0, sizeof *ws);
+    ws->name = xstrdup(name);
+    ws->owners = xmalloc(sizeof *ws->owners);
+    ws->owners[0] = xstrdup(user);
+    ws->owner_count = 1;
+    if (save_config(eng, err) != 0)
+        return err->status;
+    *reply = json_pack("{s:s, s:s}", "name", name, "role", "OWNER");
+    return 200;
+}
+
+static bool name_taken(void *ctx, const char *ws, const char *name)
+{
+    return engine_find(ctx, ws, name) != NULL;
+}
+
+/* The first error of a validation, as the HTTP answer; every error in details. */
+static int reject(const struct findings *fs, struct api_error *err)
+{
+    for (size_t i = 0; i < fs->count; i++) {
+        const struct finding *f = &fs->items[i];
+        if (f->severity != SEVERITY_ERROR)
+            continue;
+        bool perm = strcmp(f->path, "scheduling.priority") == 0 && strstr(f->message, "owner");
+        bool ws = strcmp(f->path, "workspace_name") == 0 && strstr(f->message, "not one of");
+        return api_error_set(err, perm || ws ? 403 : 400,
+                             perm || ws ? "PermissionDenied" : "InvalidField", f->path, "%s: %s",
+                             f->path, f->message);
+    }
+    return 0;
+}
+
+static void resolve_demand(struct engine *eng, struct ejob *job)
+{
+    const struct role *r = jobspec_worker(&job->spec);
+    const struct config_spec *spec =
+        r && r->resource_spec_count ? config_spec(&eng->cfg, r->resource_spec[0].name) : NULL;
+    if (spec) {
+        job->gpus = spec->gpus;
+        job->cpus = spec->cpus;
+        job->memory_mib = spec->memory_mib;
+    }
+}
+
+int engine_job_create(struct engine *eng, const char *user, const char *ws, const char *name,
+                      const char *body, size_t body_len, json_t **reply, struct api_error *err)
+{
+    int rc = member_check(eng, user, ws, err);
+    if (rc)
+        return rc;
+    if (body_len > MAX_BODY)
+        return api_error_set(err, 413, "TooLarge", "", "request body over %u bytes", MAX_BODY);
+    json_error_t jerr;
+    json_t *root = json_loadb(body, body_len, JSON_REJECT_DUPLICATES, &jerr);
+    if (root == NULL)
+        return api_error_set(err, 400, "InvalidJSON", "", "invalid JSON at line %d column %d: %s",
+                             jerr.line, jerr.column, jerr.text);
+    struct ejob *job = xcalloc(1, sizeof *job);
+    jobspec_init(&job->spec);
+    struct findings fs = FINDINGS_INIT;
+    jobspec_from_json(root, JOBSPEC_STRICT, &job->spec, &fs);
+    json_decref(root);
+    if (name && *name) {
+        if (job->spec.name && strcmp(job->spec.name, name) != 0) {
+            findings_add(&fs, SEVERITY_ERROR, "name", "'%s' differs from training_job_name '%s'",
+                         job->spec.name, name);
+        } else if (job->spec.name == NULL) {
+            job->spec.name = xstrdup(name);
+        }
+    }
+    if (job->spec.workspace_name && strcmp(job->spec.workspace_name, ws) != 0)
+        findings_add(&fs, SEVERITY_ERROR, "workspace_name",
+                     "'%s' differs from the workspace in the path, '%s'", job->spec.workspace_name,
+                     ws);
+    struct catalog cat;
+    memset(&cat, 0, sizeof cat);
+    config_catalog(&eng->cfg, user, &cat);
+    struct validate_options vo = {&cat, ws, name_taken, eng, true};
+    if (!findings_count(&fs, SEVERITY_ERROR))
+        validate_job(&job->spec, &vo, &fs);
+    rc = reject(&fs, err);
+    if (rc == 400 && strstr(err->message, "already used"))
+        err->status = rc = 409, snprintf(err->reason, sizeof err->reason, "NameTaken");
+    findings_free(&fs);
+    if (rc) {
+        catalog_free(&cat);
+        ejob_free(job);
+        return rc;
+    }
+    if (job->spec.workspace_name == NULL)
+        job->spec.workspace_name = xstrdup(ws);
+    if (job->spec.name == NULL) {
+        do {
+            free(job->spec.name);
+            job->spec.name = jobspec_generate_name(job->spec.framework);
+        } while (engine_find(eng, ws, job->spec.name));
+    }
+    jobspec_fill_defaults(&job->spec, &cat);
+    catalog_free(&cat);
+
+    char uid[40];
+    char *gen = jobspec_generate_name(FRAMEWORK_UNSPECIFIED); /* "pt-" + 8 random chars */
+    snprintf(uid, sizeof uid, "%016llx-%s", (unsigned long long)time_now_ms(), gen + 3);
+    free(gen);
+    job->spec.uid = xstrdup(uid);
+    job->spec.id = xasprintf("/subscriptions/%s/resourceGroups/%s/zones/%s/workspaces/%s/"
+                             "trainingJobs/%s",
+                             engine_subscription(eng), engine_resource_group(eng), engine_zone(eng),
+                             ws, job->spec.name);
+    job->spec.subscription_name = xstrdup(engine_subscription(eng));
+    job->spec.resource_group_name = xstrdup(engine_resource_group(eng));
+    job->spec.zone = xstrdup(engine_zone(eng));
+    job->spec.ownership.present = true;
+    job->spec.ownership.user_name = xstrdup(user);
+    job->spec.ownership.user_id = xstrdup(user);
+    job->spec.state = JOB_STATE_QUEUEING;
+    job->spec.state_message = xstrdup("waiting for the scheduler");
+    stamp(&job->spec.create_time);
+    stamp(&job->spec.update_time);
+    job->spec.has_restart_count = true;
+    job->spec.has_ready_workers = true;
+    job->seq = eng->next_seq++;
+    resolve_demand(eng, job);
+
+    char *rec = job_record(job);
+    struct strbuf serr = STRBUF_INIT;
+    enum store_status st =
+        store_job_insert(eng->store, job->spec.uid, ws, job->spec.name, job->seq, rec, &serr);
+    free(rec);
+    if (st != STORE_OK) {
+        rc = st == STORE_EXISTS ? api_error_set(err, 409, "NameTaken", "name",
+                                                "name '%s' is already used in "
+                                                "workspace '%s'",
+                                                job->spec.name, ws)
+                                : api_error_set(err, 503, "StoreFailed", "", "job not stored: %s",
+                                                strbuf_str(&serr));
+        strbuf_free(&serr);
+        ejob_free(job);
+        return rc;
+    }
+    strbuf_free(&serr);
+    derive_outputs(job);
+    take_snapshot(job);
+    add_job(eng, job);
+    struct job_event ev = {0};
+    ev.kind = EVENT_CREATED;
+    ev.state = JOB_STATE_QUEUEING;
+    char text[200];
+    snprintf(text, sizeof text, "created by %s", user);
+    ev.message = text;
+    engine_event(eng, job, &ev);
+    engine_publish(eng, job);
+    lifecycle_schedule_added(eng);
+    *reply = job_json(job);
+    return 200;
+}
+
+int engine_job_update(struct engine *eng, const char *user, const char *ws, const char *name,
+                      const char *update_mask, const char *body, size_t body_len, json_t **reply,
+                      struct api_error *err)
+{
+    struct ejob *job;
+    int rc = find_job_to_change(eng, user, ws, name, &job, err);
+    if (rc)
+        return rc;
+    json_t *root = json_loadb(body, body_len, 0, NULL);
+    if (!json_is_object(root)) {
+        json_decref(root);
+        return api_error_set(err, 400, "InvalidJSON", "", "the body must be a TrainingJob object");
+    }
+    struct jobspec patch;
+    jobspec_init(&patch);
+    struct findings fs = FINDINGS_INIT;
+    jobspec_from_json(root, JOBSPEC_LENIENT, &patch, &fs);
+    json_decref(root);
+    bool want_name = false, want_prio = false;
+    const char *m = update_mask ? update_mask : "";
+    while (*m) {
+        size_t n = strcspn(m, ",");
+        if (n == 12 && strncmp(m, "display_name", n) == 0)
+            want_name = true;
+        else if (n == 19 && strncmp(m, "scheduling.priority", n) == 0)
+            want_prio = true;
+        else {
+            rc = api_error_set(err, 400, "InvalidArgument", "update_mask",
+                               "'%.*s' cannot be updated; only display_name and "
+                               "scheduling.priority",
+                               (int)n, m);
+            goto out;
+        }
+        m += n + (m[n] == ',');
+    }
+    if (!want_name && !want_prio) {
+        rc = api_error_set(err, 400, "InvalidArgument", "update_mask",
+                           "name the fields to update: display_name, scheduling.priority");
+        goto out;
+    }
+    char buf[200];
+    if (want_name) {
+        const char *bad = patch.display_name
+                              ? validate_display_name(patch.display_name, buf, sizeof buf)
+                              : "required";
+        if (bad) {
+            rc = api_error_set(err, 400, "InvalidField", "display_name", "display_name: %s", bad);
+            goto out;
+        }
+    }
+    if (want_prio) {
+        enum priority p = patch.scheduling.priority;
+        if (p == PRIORITY_UNSPECIFIED) {
+            rc = api_error_set(err, 400, "InvalidField", "scheduling.priority",
+                               "scheduling.priority: required: NORMAL, HIGH or HIGHEST");
+            goto out;
+        }
+        enum member_role role = config_role(&eng->cfg, ws, user);
+        if (p != PRIORITY_NORMAL && role != MEMBER_OWNER && role != MEMBER_ADMIN) {
+            rc = api_error_set(err, 403, "PermissionDenied", "scheduling.priority",
+                               "scheduling.priority: %s needs workspace owner rights; %s is a "
+                               "member of %s",
+                               enum_name(&priority_names, (int)p), user, ws);
+            goto out;
+        }
+        job->spec.scheduling.priority = p;
+    }
+    if (want_name) {
+        free(job->spec.display_name);
+        job->spec.display_name = xstrdup(patch.display_name);
+    }
+    stamp(&job->spec.update_time);
+    engine_save(eng, job);
+    engine_publish(eng, job);
+    if (want_prio)
+        lifecycle_schedule_soon(eng);
+    if ((rc = not_saved(job, err)) != 0)
+        goto out;
+    *reply = job_json(job);
+    rc = 200;
+out:
+    findings_free(&fs);
+    jobspec_free(&patch);
+    return rc;
+}
+
+/* Reads {training_job_names:[…]} (at most MAX_BATCH) into names. */
+static int batch_names(const char *body, size_t len, json_t **names, struct api_error *err)
+{
+    json_t *root = json_loadb(body, len, 0, NULL);
+    json_t *list = json_object_get(root, "training_job_names");
+    if (!json_is_array(list)) {
+        json_decref(root);
+        return api_error_set(err, 400, "InvalidArgument", "training_job_names",
+                             "expected {\"training_job_names\": [names]}");
+    }
+    if (json_array_size(list) > MAX_BATCH) {
+        json_decref(root);
+        return api_error_set(err, 400, "InvalidArgument", "training_job_names",
+                             "at most %d names per call", MAX_BATCH);
+    }
+    *names = json_incref(list);
+    json_decref(root);
+    return 0;
+}
+
+/* Stops one job for a batch; returns the per-name result. */
+static const char *stop_one(struct engine *eng, struct ejob *job)
+{
+    if (job_state_terminal(job->spec.state) || job->after_stop == AFTER_STOP_DELETE)
+        return "SKIPPED";
+    lifecycle_stop(eng, job, AFTER_STOP_SUSPEND, "stopped by the user");
+    return "STOPPING";
+}
+
+static const char *delete_one(struct engine *eng, struct ejob *job)
+{
+    lifecycle_stop(eng, job, AFTER_STOP_DELETE, "deleted by the user");
+    return "DELETING";
+}
+
+/* :batchStop and :batchDelete: {training_job_names:[…]} → {results:[{name, result}]}. */
+static int batch(struct engine *eng, const char *user, const char *ws, const char *body,
+                 size_t body_len, const char *(*act)(struct engine *, struct ejob *),
+                 json_t **reply, struct api_error *err)
+{
+    json_t *names = NULL;
+    int rc = member_check(eng, user, ws, err);
+    if (rc || (rc = batch_names(body, body_len, &names, err)))
+        return rc;
+    size_t i;
+    json_t *v;
+    /* All or nothing: one job the caller may not change refuses the whole call. */
+    json_array_foreach(names, i, v)
+    {
+        const char *name = json_string_value(v);
+        struct ejob *job = name ? engine_find(eng, ws, name) : NULL;
+        if (job && (rc = change_check(eng, user, ws, job, err)) != 0) {
+            json_decref(names);
+            return rc;
+        }
+    }
+    json_t *results = json_array();
+    json_array_foreach(names, i, v)
+    {
+        const char *name = json_string_value(v);
+        struct ejob *job = name ? engine_find(eng, ws, name) : NULL;
+        const char *outcome = job ? act(eng, job) : "NOT_FOUND";
+        json_array_append_new(results, json_pack("{s:s?, s:s}", "name", name, "result", outcome));
+    }
+    json_decref(names);
+    *reply = json_pack("{s:o}", "results", results);
+    return 200;
+}
+
+int engine_jobs_stop(struct engine *eng, const char *user, const char *ws, const char *body,
+                     size_t body_len, json_t **reply, struct api_error *err)
+{
+    return batch(eng, user, ws, body, body_len, stop_one, reply, err);
+}
+
+int engine_jobs_delete(struct engine *eng, const char *user, const char *ws, const char *body,
+                       size_t body_len, json_t **reply, struct api_error *err)
+{
+    return batch(eng, user, ws, body, body_len, delete_one, reply, err);
+}
+
+int engine_job_start(struct engine *eng, const char *user, const char *ws, const char *name,
+                     json_t **reply, struct api_error *err)
+{
+    struct ejob *job;
+    int rc = find_job_to_change(eng, user, ws, name, &job, err);
+    if (rc)
+        return rc;
+    if (job->spec.state != JOB_STATE_SUSPENDED)
+        return api_error_set(err, 409, "InvalidState", "state",
+                             "job '%s' is %s; only a stopped (SUSPENDED) job can be started", name,
+                             enum_name(&job_state_names, (int)job->spec.state));
+    for (size_t i = 0; i < job->worker_count; i++) {
+        job->workers[i].phase = WORKER_PENDING;
+        job->workers[i].has_exit_code = false;
+    }
+    /* A person starting it again ends a crash loop's back-off. */
+    job->crash_loops = 0;
+    job->backoff_until_ms = 0;
+    free(job->backoff_worker);
+    job->backoff_worker = NULL;
+    struct job_event ev = {0};
+    ev.kind = EVENT_STARTED;
+    char text[160];
+    snprintf(text, sizeof text, "started again by %s", user);
+    ev.message = text;
+    engine_event(eng, job, &ev);
+    engine_set_state(eng, job, JOB_STATE_QUEUEING, "waiting for the scheduler");
+    lifecycle_schedule_soon(eng);
+    if ((rc = not_saved(job, err)) != 0)
+        return rc;
+    *reply = job_json(job);
+    return 200;
+}
+
+/* The "node" of a :markNode body: a node of this engine's config, or a 400 naming node. */
+static int marked_node(struct engine *eng, const char *body, size_t body_len, const char **node,
+                       json_t **root, struct api_error *err)
+{
+    if (body_len > MAX_BODY)
+        return api_error_set(err, 413, "TooLarge", "", "request body over %u bytes", MAX_BODY);
+    *root = json_loadb(body ? body : "", body_len, 0, NULL);
+    *node = json_string_value(json_object_get(*root, "node"));
+    if (*node == NULL || **node == '\0')
+        return api_error_set(err, 400, "InvalidArgument", "node",
+                             "node: required: expected {\"node\": \"NODE\"}");
+    if (config_node(&eng->cfg, *node) == NULL)
+        return api_error_set(err, 400, "InvalidField", "node",
+                             "node: '%s' is not a node of this engine", *node);
+    return 0;
+}
+
+int engine_job_mark_node(struct engine *eng, const char *user, const char *ws, const char *name,
+                         const char *body, size_t body_len, json_t **reply, struct api_error *err)
+{
+    struct ejob *job;
+    json_t *root = NULL;
+    const char *node = NULL;
+    int rc = find_job_to_change(eng, user, ws, name, &job, err);
+    if (rc == 0)
+        rc = marked_node(eng, body, body_len, &node, &root, err);
+    if (rc == 0) {
+        lifecycle_mark_node(eng, job, node, user);
+        stamp(&job->spec.update_time);
+        engine_save(eng, job);
+        engine_publish(eng, job);
+        /* A waiting job's reason may now name the node. */
+        lifecycle_schedule_soon(eng);
+        rc = not_saved(job, err);
+        if (rc == 0) {
+            *reply = job_json(job);
+            rc = 200;
+        }
+    }
+    json_decref(root);
+    return rc;
+}
