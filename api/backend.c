@@ -505,6 +505,7 @@ static void request_copy(struct backend_request *dst, const struct backend_reque
     dst->worker = dup_or_null(src->worker);
     dst->node = dup_or_null(src->node);
     dst->since = dup_or_null(src->since);
+    dst->from = dup_or_null(src->from);
     /* The job as JSON text: the caller's jobspec need not outlive the send (nor a resend). */
     dst->job = NULL;
     if (src->job) {
@@ -532,6 +533,7 @@ static void request_free(struct backend_request *rq)
     free((char *)rq->worker);
     free((char *)rq->node);
     free((char *)rq->since);
+    free((char *)rq->from);
     free(rq->job_json);
     free((char *)rq->query.page_token);
     free((char *)rq->query.filter);
