@@ -358,3 +358,14 @@ if [ "$(grep -c 'listening on' "$log" 2>/dev/null)" -eq 1 ]; then
 else
     fail "only one engine was started" "$(cat "$log")"
 fi
+# A start that cannot happen (the state dir is held by the engine above, on
+# another socket): trainjobd's own words come back in the client's one error
+# and never straight to the terminal, where a full-screen program may draw.
+mkdir -p "$h2/run2"
+run env HOME="$h2" XDG_RUNTIME_DIR="$h2/run2" "$tj" get jobs
+expect_grep "a start refused by the state lock says why" "$TMP/err" "is in use by trainjobd pid $auto_pid"
+if [ "$(grep -c 'in use' "$TMP/err")" = 1 ] && ! grep -q '^trainjobd:' "$TMP/err"; then
+    pass "...in the client's error only, not written by trainjobd itself"
+else
+    fail "...in the client's error only, not written by trainjobd itself" "$(cat "$TMP/err")"
+fi
