@@ -14,6 +14,8 @@ export TRAINJOBD_BIN="$top/$build/trainjobd"
 export TRAINJOB_SHIM="$top/$build/trainjob-shim"
 # Every kept scheduling pass is checked against a pass over every job (engine/schedpass.c).
 export TRAINJOBD_SCHED_VERIFY=1
+# Leaks inside system libraries (each one explained there) do not fail an ASan run.
+export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
 passed=0
 failed=0
