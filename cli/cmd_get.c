@@ -292,30 +292,94 @@ static void table_start(struct cli_table *t, const struct get_opts *op)
 
 /* ---- the lists ---------------------------------------------------------- */
 
-/* Prints jobs (sorted already) in the chosen output; the table keeps its widths when keep. */
-static void print_jobs(const struct get_opts *op, const struct jobspec *jobs, size_t n,
-                       struct cli_table *t, bool keep, FILE *out)
+/* What print_list needs of one kind of item: its name line, its JSON, its table row. */
+struct list_kind {
+    const char *kind;                                    /* -o name: KIND/NAME */
+    const char *key;                                     /* -o json|yaml: {"KEY": [...]} */
+    size_t size;                                         /* of one item */
+    const char *(*name)(const void *item, char buf[32]); /* the item's, or made in buf */
+    json_t *(*to_json)(const void *item);
+    void (*row)(struct cli_table *t, const void *item);
+};
+
+/*
+ * Prints n items in the chosen output. A watch (keep) prints JSON one object a
+ * line and keeps the table's widths for the rows that come later.
+ */
+static void print_list(const struct get_opts *op, const struct list_kind *k, const void *items,
+                       size_t n, struct cli_table *t, bool keep, FILE *out)
 {
+    const char *at = items;
     if (op->o == OUTPUT_NAME) {
-        for (size_t i = 0; i < n; i++)
-            print_name(out, "job", jobs[i].name);
+        for (size_t i = 0; i < n; i++) {
+            char buf[32];
+            print_name(out, k->kind, k->name(at + i * k->size, buf));
+        }
     } else if (op->o == OUTPUT_JSON && keep) {
         for (size_t i = 0; i < n; i++)
-            print_json_line(jobspec_to_json(&jobs[i]), out);
+            print_json_line(k->to_json(at + i * k->size), out);
     } else if (op->o == OUTPUT_JSON || op->o == OUTPUT_YAML) {
         json_t *arr = json_array();
         for (size_t i = 0; i < n; i++)
-            json_array_append_new(arr, jobspec_to_json(&jobs[i]));
-        cli_print_tree(json_pack("{s:o}", "training_jobs", arr), op->o, out);
+            json_array_append_new(arr, k->to_json(at + i * k->size));
+        cli_print_tree(json_pack("{s:o}", k->key, arr), op->o, out);
     } else {
         bool first = t->width == NULL;
         if (first)
             table_start(t, op);
         for (size_t i = 0; i < n; i++)
-            job_row(t, &jobs[i]);
+            k->row(t, at + i * k->size);
         cli_table_print(t, out, first && op->no_headers ? 1 : 0, keep);
     }
 }
+
+static const char *job_name(const void *item, char buf[32])
+{
+    (void)buf;
+    return ((const struct jobspec *)item)->name;
+}
+static json_t *job_json(const void *item)
+{
+    return jobspec_to_json(item);
+}
+static void job_row_of(struct cli_table *t, const void *item)
+{
+    job_row(t, item);
+}
+static const struct list_kind job_kind = {"job",    "training_jobs", sizeof(struct jobspec),
+                                          job_name, job_json,        job_row_of};
+
+static const char *worker_name(const void *item, char buf[32])
+{
+    (void)buf;
+    return ((const struct worker_info *)item)->name;
+}
+static json_t *worker_json(const void *item)
+{
+    return worker_info_to_json(item);
+}
+static void worker_row_of(struct cli_table *t, const void *item)
+{
+    worker_row(t, item);
+}
+static const struct list_kind worker_kind = {"worker",    "workers",   sizeof(struct worker_info),
+                                             worker_name, worker_json, worker_row_of};
+
+static const char *event_name(const void *item, char buf[32])
+{
+    snprintf(buf, 32, "%lld", (long long)((const struct job_event *)item)->id);
+    return buf;
+}
+static json_t *event_json(const void *item)
+{
+    return job_event_to_json(item);
+}
+static void event_row_of(struct cli_table *t, const void *item)
+{
+    event_row(t, item);
+}
+static const struct list_kind event_kind = {"event",    "events",   sizeof(struct job_event),
+                                            event_name, event_json, event_row_of};
 
 /* The server-side filter of get jobs: state and creator. */
 static void jobs_filter(const struct get_opts *op, struct strbuf *f)
@@ -410,7 +474,7 @@ static int get_jobs(struct session *s, const struct get_opts *op, FILE *out, FIL
         no_jobs(s, op, err);
     } else {
         struct cli_table t = {0};
-        print_jobs(op, l.jobs, l.count, &t, false, out);
+        print_list(op, &job_kind, l.jobs, l.count, &t, false, out);
     }
     job_list_free(&l);
     return EXIT_OK;
@@ -433,31 +497,6 @@ static int get_job(struct session *s, const struct get_opts *op, FILE *out, FILE
     return EXIT_OK;
 }
 
-/* Prints workers in the chosen output (a watch: JSON one a line, table widths kept). */
-static void print_workers(const struct get_opts *op, const struct worker_info *w, size_t n,
-                          struct cli_table *t, bool keep, FILE *out)
-{
-    if (op->o == OUTPUT_NAME) {
-        for (size_t i = 0; i < n; i++)
-            print_name(out, "worker", w[i].name);
-    } else if (op->o == OUTPUT_JSON && keep) {
-        for (size_t i = 0; i < n; i++)
-            print_json_line(worker_info_to_json(&w[i]), out);
-    } else if (op->o == OUTPUT_JSON || op->o == OUTPUT_YAML) {
-        json_t *arr = json_array();
-        for (size_t i = 0; i < n; i++)
-            json_array_append_new(arr, worker_info_to_json(&w[i]));
-        cli_print_tree(json_pack("{s:o}", "workers", arr), op->o, out);
-    } else {
-        bool first = t->width == NULL;
-        if (first)
-            table_start(t, op);
-        for (size_t i = 0; i < n; i++)
-            worker_row(t, &w[i]);
-        cli_table_print(t, out, first && op->no_headers ? 1 : 0, keep);
-    }
-}
-
 /* `get workers NAME`: the worker table, or JSON/YAML, or worker/NAME lines. */
 static int get_workers(struct session *s, const struct get_opts *op, FILE *out, FILE *err)
 {
@@ -474,38 +513,10 @@ static int get_workers(struct session *s, const struct get_opts *op, FILE *out, 
         fputs("No workers (the job has not been scheduled).\n", err);
     } else {
         struct cli_table t = {0};
-        print_workers(op, l.workers, l.count, &t, false, out);
+        print_list(op, &worker_kind, l.workers, l.count, &t, false, out);
     }
     worker_list_free(&l);
     return EXIT_OK;
-}
-
-/* Prints events in the chosen output (a watch: JSON one a line, table widths kept). */
-static void print_events(const struct get_opts *op, const struct job_event *ev, size_t n,
-                         struct cli_table *t, bool keep, FILE *out)
-{
-    if (op->o == OUTPUT_NAME) {
-        for (size_t i = 0; i < n; i++) {
-            char id[32];
-            snprintf(id, sizeof id, "%lld", (long long)ev[i].id);
-            print_name(out, "event", id);
-        }
-    } else if (op->o == OUTPUT_JSON && keep) {
-        for (size_t i = 0; i < n; i++)
-            print_json_line(job_event_to_json(&ev[i]), out);
-    } else if (op->o == OUTPUT_JSON || op->o == OUTPUT_YAML) {
-        json_t *arr = json_array();
-        for (size_t i = 0; i < n; i++)
-            json_array_append_new(arr, job_event_to_json(&ev[i]));
-        cli_print_tree(json_pack("{s:o}", "events", arr), op->o, out);
-    } else {
-        bool first = t->width == NULL;
-        if (first)
-            table_start(t, op);
-        for (size_t i = 0; i < n; i++)
-            event_row(t, &ev[i]);
-        cli_table_print(t, out, first && op->no_headers ? 1 : 0, keep);
-    }
 }
 
 /* `get events NAME`: time, kind and message of each event. */
@@ -521,7 +532,7 @@ static int get_events(struct session *s, const struct get_opts *op, FILE *out, F
         event_sort_field = op->sort;
         qsort(l.events, l.count, sizeof *l.events, cmp_events);
     }
-    print_events(op, l.events, l.count, t, keep, out);
+    print_list(op, &event_kind, l.events, l.count, t, keep, out);
     for (size_t i = 0; last_id && i < l.count; i++)
         if (l.events[i].id > *last_id)
             *last_id = l.events[i].id;
@@ -690,18 +701,18 @@ static int on_watch(void *ctx, const struct watch_message *m)
                 jobspec_copy(&w->pending[w->pending_count++], &m->job);
                 return 0;
             }
-            print_jobs(op, &m->job, 1, &w->t, true, w->out);
+            print_list(op, &job_kind, &m->job, 1, &w->t, true, w->out);
         } else if (m->kind == WATCH_DELETED && w->synced && key_forget(w, m->job.name)) {
             struct jobspec gone = m->job; /* name and uid: the row says DELETED */
             gone.state = JOB_STATE_DELETED;
-            print_jobs(op, &gone, 1, &w->t, true, w->out);
+            print_list(op, &job_kind, &gone, 1, &w->t, true, w->out);
         } else if (m->kind == WATCH_SYNCED && !w->synced) {
             w->synced = true;
             if (op->sort >= 0) {
                 job_sort_field = op->sort;
                 qsort(w->pending, w->pending_count, sizeof *w->pending, cmp_jobs);
             }
-            print_jobs(op, w->pending, w->pending_count, &w->t, true, w->out);
+            print_list(op, &job_kind, w->pending, w->pending_count, &w->t, true, w->out);
         }
         return ferror(w->out) ? 1 : 0;
     }
@@ -710,12 +721,12 @@ static int on_watch(void *ctx, const struct watch_message *m)
         for (size_t i = 0; i < m->workers.count; i++) {
             const struct worker_info *wi = &m->workers.workers[i];
             if (key_changed(w, worker_key(wi)) && w->synced)
-                print_workers(op, wi, 1, &w->t, true, w->out);
+                print_list(op, &worker_kind, wi, 1, &w->t, true, w->out);
         }
     } else if (op->what == GET_EVENTS && m->kind == WATCH_EVENT &&
                cmp_str(m->event.job, op->name) == 0 && m->event.id > w->last_event) {
         w->last_event = m->event.id;
-        print_events(op, &m->event, 1, &w->t, true, w->out);
+        print_list(op, &event_kind, &m->event, 1, &w->t, true, w->out);
     } else if (m->kind == WATCH_SYNCED) {
         w->synced = true;
     } else if (m->kind == WATCH_DELETED && cmp_str(m->job.name, op->name) == 0 && w->synced) {
@@ -755,7 +766,7 @@ static int get_watch(struct session *s, const struct get_opts *op, FILE *out, FI
             worker_sort_field = op->sort;
             qsort(l.workers, l.count, sizeof *l.workers, cmp_workers);
         }
-        print_workers(op, l.workers, l.count, &w.t, true, out);
+        print_list(op, &worker_kind, l.workers, l.count, &w.t, true, out);
         for (size_t i = 0; i < l.count; i++)
             key_changed(&w, worker_key(&l.workers[i]));
         worker_list_free(&l);
