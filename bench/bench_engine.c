@@ -51,6 +51,7 @@
 #include "api/apierror.h"
 #include "bench/bench.h"
 #include "engine/engine.h"
+#include "engine/runner.h"
 #include "engine/state.h"
 #include "tests/tools/seed.h"
 #include "util/fileio.h"
@@ -498,17 +499,12 @@ static void kill_leftover_workers(const char *state_dir)
         size_t n = strlen(e->d_name);
         if (n < 5 || strcmp(e->d_name + n - 4, ".pid") != 0)
             continue;
-        char *pid_path = xasprintf("%s/%s", dir, e->d_name);
         char *status_path = xasprintf("%s/%.*s", dir, (int)(n - 4), e->d_name);
-        FILE *f = access(status_path, F_OK) != 0 ? fopen(pid_path, "r") : NULL;
-        long shim, pgid;
-        if (f && fscanf(f, "%ld %ld", &shim, &pgid) == 2 && pgid > 1) {
-            fprintf(stderr, "bench_engine: ending a leftover worker (process group %ld)\n", pgid);
-            kill((pid_t)-pgid, SIGKILL);
-        }
-        if (f)
-            fclose(f);
-        free(pid_path);
+        struct runner_proc proc;
+        if (access(status_path, F_OK) != 0 && runner_read_pidfile(status_path, &proc) == 0 &&
+            runner_kill_group(&proc, SIGKILL) == 0)
+            fprintf(stderr, "bench_engine: ended a leftover worker (process group %ld)\n",
+                    (long)proc.worker_pgid);
         free(status_path);
     }
     if (dp)

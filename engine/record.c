@@ -37,6 +37,7 @@ static const struct field proc_fields[] = {
     F_INT(struct runner_proc, shim_pid),
     F_INT(struct runner_proc, worker_pgid),
     F_I64(struct runner_proc, shim_start_ticks),
+    F_I64(struct runner_proc, worker_start_ticks),
 };
 static const struct object_type proc_type = SCHEMA_OBJ(proc_fields);
 

@@ -3,7 +3,7 @@
  * them again (see runner.h for the model).
  *
  * runner_launch spawns the shim with its standard output a pipe back to the
- * caller, which reads one line from it — "<shim pid> <worker pgid>" once the
+ * caller, which reads one line from it — "<shim pid> <worker pgid> <ticks>" once the
  * worker runs, or "error <message>" — and then EOF. Nothing else crosses
  * that pipe, and nothing here waits for the worker. Everything after that
  * goes through files (the status file, its .pid and .claim companions) and
@@ -31,6 +31,7 @@
 
 #include "util/fileio.h"
 #include "util/loop.h"
+#include "util/procstat.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -246,45 +247,19 @@ static int check_spec(const struct runner_spec *spec, struct strbuf *err)
     return 0;
 }
 
-/*
- * Reads /proc/<pid>/stat: the state letter (field 3) and the start time in
- * clock ticks since boot (field 22). Returns 0, or -1 when there is no such process.
- */
-static int proc_stat(pid_t pid, char *state, uint64_t *start_ticks)
+/* The start time of pid (0 when it is gone or unreadable: then it is never "alive"). */
+static uint64_t start_ticks_of(pid_t pid)
 {
-    char path[64], buf[1024];
-    snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
-    /* comm (field 2) may hold spaces and parentheses: the fields start after the last ')'. */
-    char *p = strrchr(buf, ')');
-    if (!p || p[1] != ' ')
-        return -1;
-    p += 2;
-    *state = *p;
-    for (int field = 3; field < 22; field++) {
-        p = strchr(p, ' ');
-        if (!p)
-            return -1;
-        p++;
-    }
-    char *end;
-    errno = 0;
-    unsigned long long ticks = strtoull(p, &end, 10);
-    if (errno || end == p)
-        return -1;
-    *start_ticks = ticks;
-    return 0;
+    struct procstat st;
+    return procstat_read(pid, &st) == 0 ? st.start_ticks : 0;
 }
 
-/* Parses "<shim pid> <worker pgid>" (the pid file and the shim's report). */
-static int parse_pids(const char *s, pid_t *shim, pid_t *pgid)
+/*
+ * Parses "<shim pid> <worker pgid> [<worker start ticks>]" (the pid file and
+ * the shim's report) into out's shim_pid, worker_pgid and worker_start_ticks
+ * (0 from a shim older than the third number).
+ */
+static int parse_pids(const char *s, struct runner_proc *out)
 {
     char *end;
     errno = 0;
@@ -293,10 +268,22 @@ static int parse_pids(const char *s, pid_t *shim, pid_t *pgid)
         return -1;
     const char *q = end + 1;
     long b = strtol(q, &end, 10);
-    if (errno || end == q || (*end != '\n' && *end != '\0') || b <= 0 || b > INT_MAX)
+    if (errno || end == q || b <= 0 || b > INT_MAX)
         return -1;
-    *shim = (pid_t)a;
-    *pgid = (pid_t)b;
+    unsigned long long ticks = 0;
+    if (*end == ' ') {
+        q = end + 1;
+        if (!(*q >= '0' && *q <= '9'))
+            return -1;
+        ticks = strtoull(q, &end, 10);
+        if (errno)
+            return -1;
+    }
+    if (*end != '\n' && *end != '\0')
+        return -1;
+    out->shim_pid = (pid_t)a;
+    out->worker_pgid = (pid_t)b;
+    out->worker_start_ticks = ticks;
     return 0;
 }
 
@@ -468,16 +455,14 @@ int runner_launch_read(struct runner_launch *l, struct runner_proc *out, struct 
         strbuf_addf(err, "trainjob-shim: %.*s", (int)n, line + 6);
         return -1;
     }
-    if (parse_pids(line, &out->shim_pid, &out->worker_pgid) != 0 || out->shim_pid != l->pid) {
+    if (parse_pids(line, out) != 0 || out->shim_pid != l->pid) {
         memset(out, 0, sizeof *out);
         strbuf_adds(err, "trainjob-shim: exited without starting the worker");
         describe_silent_end(l, err);
         return -1;
     }
     /* A shim that is gone already (a very short worker) keeps ticks 0: never "alive". */
-    char state;
-    if (proc_stat(out->shim_pid, &state, &out->shim_start_ticks) != 0)
-        out->shim_start_ticks = 0;
+    out->shim_start_ticks = start_ticks_of(out->shim_pid);
     return 1;
 }
 
@@ -573,16 +558,13 @@ int runner_read_pidfile(const char *status_path, struct runner_proc *out)
     char *data = NULL;
     size_t len;
     struct strbuf err = STRBUF_INIT;
-    pid_t shim, pgid;
     int rc = -1;
-    if (file_read_all(path, 64, &data, &len, &err) == 0 && parse_pids(data, &shim, &pgid) == 0) {
-        memset(out, 0, sizeof *out);
-        out->shim_pid = shim;
-        out->worker_pgid = pgid;
-        char state;
-        if (proc_stat(shim, &state, &out->shim_start_ticks) != 0)
-            out->shim_start_ticks = 0;
+    memset(out, 0, sizeof *out);
+    if (file_read_all(path, 64, &data, &len, &err) == 0 && parse_pids(data, out) == 0) {
+        out->shim_start_ticks = start_ticks_of(out->shim_pid);
         rc = 0;
+    } else {
+        memset(out, 0, sizeof *out);
     }
     free(data);
     free(path);
@@ -624,23 +606,51 @@ int runner_signal(const struct runner_proc *proc, int sig)
         kill(proc->shim_pid, sig) == 0)
         return 0;
     if (proc->worker_pgid > 0)
-        return kill(-proc->worker_pgid, sig);
+        return runner_kill_group(proc, sig);
     if (proc->shim_pid > 0)
         return kill(proc->shim_pid, sig);
     errno = ESRCH;
     return -1;
 }
 
+int runner_kill_group(const struct runner_proc *proc, int sig)
+{
+    if (proc->worker_pgid <= 0) {
+        errno = ESRCH;
+        return -1;
+    }
+    struct procstat st;
+    if (procstat_read(proc->worker_pgid, &st) == 0) {
+        /*
+         * A process has the group's number: it is the worker's leader only
+         * when its start time is the one the shim recorded — or, from a shim
+         * that recorded none, when it is the child of our shim, still running.
+         */
+        bool ours = proc->worker_start_ticks ? st.start_ticks == proc->worker_start_ticks
+                                             : st.ppid == proc->shim_pid && runner_alive(proc);
+        if (!ours) {
+            errno = ESRCH;
+            return -1;
+        }
+    }
+    /*
+     * Else the leader is gone. The kernel does not hand out a number while a
+     * process group still uses it, so the group is the worker's remains, or
+     * gone (ESRCH) — never a stranger's, short of the whole pid space
+     * wrapping between the look above and this call.
+     */
+    return kill(-proc->worker_pgid, sig);
+}
+
 bool runner_alive(const struct runner_proc *proc)
 {
-    char state;
-    uint64_t ticks;
+    struct procstat st;
     if (proc->shim_pid <= 0 || proc->shim_start_ticks == 0)
         return false;
-    if (proc_stat(proc->shim_pid, &state, &ticks) != 0)
+    if (procstat_read(proc->shim_pid, &st) != 0)
         return false;
     /* A zombie has ended: nobody reaped it yet (a PID 1 that does not reap). */
-    return state != 'Z' && state != 'X' && ticks == proc->shim_start_ticks;
+    return st.state != 'Z' && st.state != 'X' && st.start_ticks == proc->shim_start_ticks;
 }
 
 int runner_read_status(const char *status_path, int *exit_code)
@@ -676,10 +686,12 @@ void runner_refresh(struct runner_proc *proc, const char *status_path)
     char *data = NULL;
     size_t len;
     struct strbuf err = STRBUF_INIT;
-    pid_t shim, pgid;
-    if (file_read_all(path, 64, &data, &len, &err) == 0 && parse_pids(data, &shim, &pgid) == 0 &&
-        shim == proc->shim_pid)
-        proc->worker_pgid = pgid;
+    struct runner_proc read;
+    if (file_read_all(path, 64, &data, &len, &err) == 0 && parse_pids(data, &read) == 0 &&
+        read.shim_pid == proc->shim_pid) {
+        proc->worker_pgid = read.worker_pgid;
+        proc->worker_start_ticks = read.worker_start_ticks;
+    }
     free(data);
     free(path);
     strbuf_free(&err);

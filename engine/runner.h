@@ -16,7 +16,7 @@
  * leader, so it outlives trainjobd, and a running and a re-adopted worker
  * look the same. A start is asynchronous: runner_launch returns at once with
  * the report pipe, which the caller watches; runner_launch_read takes the
- * shim's one line — "<shim pid> <worker pgid>" once the worker runs (the
+ * shim's one line — "<shim pid> <worker pgid> <ticks>" once the worker runs (the
  * same line is in `<status_path>.pid`), or "error <message>" — and a start
  * that fails leaves nothing running and no status file. runner_start is the
  * blocking form of the same, for callers without a loop.
@@ -80,8 +80,9 @@ struct runner_spec {
 /* What the engine keeps (and stores) to find a running worker again. */
 struct runner_proc {
     pid_t shim_pid;
-    pid_t worker_pgid;         /* the worker's process group; 0 until known */
-    uint64_t shim_start_ticks; /* /proc/<pid>/stat start time: tells a reused pid apart */
+    pid_t worker_pgid;           /* the worker's process group; 0 until known */
+    uint64_t shim_start_ticks;   /* /proc/<pid>/stat start time: tells a reused pid apart */
+    uint64_t worker_start_ticks; /* the group leader's, as its shim saw it; 0: not recorded */
 };
 
 /* True when bubblewrap is installed and works here (checked once). */
@@ -137,6 +138,14 @@ int runner_pidfd_signal(int pidfd, int sig);
  * Returns kill's answer.
  */
 int runner_signal(const struct runner_proc *proc, int sig);
+/*
+ * Sends sig to the worker's process group, but only while that number is
+ * still the worker's: a leader that is alive must have the start time its
+ * shim recorded (or, unrecorded, be the child of our shim, still running).
+ * A saved number may since belong to a stranger: process numbers are
+ * reused. Returns kill's answer; -1 with ESRCH when the group is not ours.
+ */
+int runner_kill_group(const struct runner_proc *proc, int sig);
 /* Is this shim still running (same pid and start time, and not a zombie)? */
 bool runner_alive(const struct runner_proc *proc);
 /*

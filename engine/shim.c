@@ -16,7 +16,7 @@
  *  - claims the attempt first: creates FILE.claim with O_CREAT | O_EXCL and
  *    its pid, and starts nothing when the file is there already (trainjobd
  *    took it to cancel this start; see runner.h);
- *  - writes "<shim pid> <worker pgid>\n" to FILE.pid (atomically) and the
+ *  - writes "<shim pid> <worker pgid> <its start ticks>\n" to FILE.pid (atomically) and the
  *    same line to its standard output, which runner_start reads to learn the
  *    worker started; a failure before that is one "error <message>" line
  *    there instead, exit status 1, and no status file;
@@ -87,6 +87,7 @@
 #include "engine/cgroup.h"
 #include "util/beneath.h"
 #include "util/fileio.h"
+#include "util/procstat.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -1062,9 +1063,15 @@ int main(int argc, char **argv)
     setpgid(pid, pid); /* also done by the child: whichever runs first */
     forward_to = -pid;
 
-    /* The pid file, then the same line for runner_start: the worker runs. */
-    char line[64];
-    int len = snprintf(line, sizeof(line), "%ld %ld\n", (long)getpid(), (long)pid);
+    /*
+     * The pid file, then the same line for runner_start: the worker runs.
+     * The worker is our child, unreaped: its start time is still there to
+     * read, and tells its group apart from a later one with the same number.
+     */
+    struct procstat st;
+    unsigned long long ticks = procstat_read(pid, &st) == 0 ? st.start_ticks : 0;
+    char line[96];
+    int len = snprintf(line, sizeof(line), "%ld %ld %llu\n", (long)getpid(), (long)pid, ticks);
     char *pid_path = xasprintf("%s.pid", a.status);
     struct strbuf err = STRBUF_INIT;
     if (file_write_atomic(pid_path, line, (size_t)len, 0644, &err) != 0) {

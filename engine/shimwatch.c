@@ -169,8 +169,8 @@ static void on_report(void *ctx, int fd, short revents)
     } else if (rc < 0) {
         /* The shim said why, or died first: a worker it forked has its pid file, and dies. */
         struct runner_proc orphan;
-        if (read_pidfile(sw, &orphan) && orphan.worker_pgid > 0)
-            kill(-orphan.worker_pgid, SIGKILL);
+        if (read_pidfile(sw, &orphan))
+            runner_kill_group(&orphan, SIGKILL);
         failed(sw, strbuf_str(&err), false);
     }
     strbuf_free(&err);

@@ -338,8 +338,7 @@ void lifecycle_shim_gone(struct engine *eng, struct ejob *job, struct eworker *w
     /* Gone without a status: its worker lost its supervisor, and goes too. */
     runner_refresh(&w->proc, status);
     free(status);
-    if (w->proc.worker_pgid > 0)
-        kill(-w->proc.worker_pgid, SIGKILL);
+    runner_kill_group(&w->proc, SIGKILL);
     char why[160];
     snprintf(why, sizeof why, "trainjob-shim (pid %ld) died; its worker was killed",
              (long)w->proc.shim_pid);

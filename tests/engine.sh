@@ -28,13 +28,28 @@ ACP=/compute/acp/data/v2/subscriptions/local/resourceGroups/default/zones/local-
 JOBS=$ACP/default/trainingJobs
 
 # end_workers STATE_DIR : trainjobd's workers outlive it by design; ends the
-# shims and workers a test started (each shim's .pid file names the shim and
-# its worker's process group).
+# shims and workers a test started. Each shim's .pid file names the shim, its
+# worker's process group and that leader's start time; numbers are reused
+# (other test runs share this machine), so a group is killed only while its
+# leader is that worker or gone (the kernel keeps a live group's number), and
+# a shim only while it is a trainjob-shim of this state directory.
 end_workers() {
     for _f in "$1"/status/*.pid; do
         [ -f "$_f" ] || continue
-        read -r _shim _pgid <"$_f" && kill -KILL "-$_pgid" "$_shim" 2>/dev/null
+        read -r _shim _pgid _ticks <"$_f" || continue
+        if [ ! -e "/proc/$_pgid" ] || [ "$(start_ticks "$_pgid")" = "$_ticks" ]; then
+            kill -KILL "-$_pgid" 2>/dev/null
+        fi
+        if [ "$(cat "/proc/$_shim/comm" 2>/dev/null)" = trainjob-shim ] &&
+            tr '\0' '\n' <"/proc/$_shim/cmdline" 2>/dev/null | grep -qF "$1/"; then
+            kill -KILL "$_shim" 2>/dev/null
+        fi
     done
+}
+
+# start_ticks PID : field 22 of /proc/PID/stat (after the command name, which may hold spaces).
+start_ticks() {
+    sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f20
 }
 
 # engine_cleanup: ends the engine (by pid) and the workers it started; a

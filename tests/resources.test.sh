@@ -97,7 +97,7 @@ small() {
 worker_pgid() {
     uid=$(field "$1" .uid)
     for f in "$STATE"/status/"$uid".*.pid; do
-        [ -f "$f" ] && read -r _ pgid <"$f" && echo "$pgid" && return 0
+        [ -f "$f" ] && read -r _ pgid _ <"$f" && echo "$pgid" && return 0
     done
     return 1
 }

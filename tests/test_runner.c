@@ -39,6 +39,7 @@
 
 #include "engine/runner.h"
 #include "util/fileio.h"
+#include "util/procstat.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -192,8 +193,10 @@ static void test_exit_code_and_log(void **state)
     /* The pid file names the shim and the worker's group; refresh reads it back. */
     char *pid_path = xasprintf("%s.pid", f->status);
     char *pids = slurp(pid_path, NULL);
-    char want[64];
-    snprintf(want, sizeof(want), "%ld %ld\n", (long)proc.shim_pid, (long)proc.worker_pgid);
+    char want[96];
+    assert_true(proc.worker_start_ticks > 0);
+    snprintf(want, sizeof(want), "%ld %ld %llu\n", (long)proc.shim_pid, (long)proc.worker_pgid,
+             (unsigned long long)proc.worker_start_ticks);
     assert_string_equal(pids, want);
     struct runner_proc again = proc;
     again.worker_pgid = 0;
@@ -499,9 +502,10 @@ static void test_alive(void **state)
     if (child == 0)
         _exit(0);
     assert_int_equal(waitpid(child, NULL, 0), child);
-    struct runner_proc dead = {child, child, proc.shim_start_ticks};
+    struct runner_proc dead = {
+        .shim_pid = child, .worker_pgid = child, .shim_start_ticks = proc.shim_start_ticks};
     assert_false(runner_alive(&dead));
-    struct runner_proc none = {0, 0, 0};
+    struct runner_proc none = {0};
     assert_false(runner_alive(&none));
     assert_int_equal(runner_signal(&none, SIGTERM), -1);
 }
@@ -1116,6 +1120,99 @@ static void test_silent_shim_end_described(void **state)
     strbuf_free(&err);
 }
 
+/* A child in a process group of its own, pausing until killed. */
+static pid_t group_leader(void)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        setpgid(0, 0);
+        for (;;)
+            pause();
+    }
+    setpgid(pid, pid);
+    return pid;
+}
+
+/* Is pid gone (no such process, or a zombie)? Waits at most WAIT_MAX_MS. */
+static bool ended(pid_t pid)
+{
+    for (int ms = 0; ms < WAIT_MAX_MS; ms += 10) {
+        struct procstat st;
+        if (procstat_read(pid, &st) != 0 || st.state == 'Z' || st.state == 'X')
+            return true;
+        usleep(10 * 1000);
+    }
+    return false;
+}
+
+/*
+ * A saved group number is signalled only while it is still the worker's:
+ * a stranger that got the number since (another start time) is left alone.
+ */
+static void test_kill_group_only_ours(void **state)
+{
+    (void)state;
+    pid_t stranger = group_leader();
+    struct procstat st;
+    assert_int_equal(procstat_read(stranger, &st), 0);
+    assert_int_equal(st.pgrp, stranger);
+
+    struct runner_proc saved = {.shim_pid = 0, .worker_pgid = stranger};
+    saved.worker_start_ticks = st.start_ticks + 1; /* the worker that had this number */
+    errno = 0;
+    assert_int_equal(runner_kill_group(&saved, SIGKILL), -1);
+    assert_int_equal(errno, ESRCH);
+    /* Unrecorded start time, and no shim of ours running as its parent: refused too. */
+    saved.worker_start_ticks = 0;
+    saved.shim_pid = getppid();
+    assert_int_equal(runner_kill_group(&saved, SIGKILL), -1);
+    usleep(50 * 1000);
+    int status;
+    assert_int_equal(waitpid(stranger, &status, WNOHANG), 0); /* still alive */
+
+    /* The recorded start time: it is ours, and the whole group goes. */
+    saved.worker_start_ticks = st.start_ticks;
+    assert_int_equal(runner_kill_group(&saved, SIGKILL), 0);
+    assert_int_equal(waitpid(stranger, &status, 0), stranger);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+/* The leader gone, its group lives on: the number is still the group's, and it is killed. */
+static void test_kill_group_leader_gone(void **state)
+{
+    (void)state;
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t leader = fork();
+    assert_true(leader >= 0);
+    if (leader == 0) {
+        setpgid(0, 0);
+        pid_t member = fork();
+        if (member == 0) {
+            for (;;)
+                pause();
+        }
+        (void)!write(p[1], &member, sizeof member);
+        _exit(0);
+    }
+    setpgid(leader, leader);
+    close(p[1]);
+    pid_t member = 0;
+    assert_int_equal(read(p[0], &member, sizeof member), (ssize_t)sizeof member);
+    close(p[0]);
+    struct procstat st;
+    assert_int_equal(procstat_read(member, &st), 0);
+    int status;
+    assert_int_equal(waitpid(leader, &status, 0), leader);
+    assert_int_equal(st.pgrp, leader);
+
+    struct runner_proc saved = {.worker_pgid = leader, .worker_start_ticks = 12345};
+    assert_int_equal(runner_kill_group(&saved, SIGKILL), 0);
+    assert_true(ended(member));
+    waitpid(member, &status, WNOHANG); /* ours when we are the subreaper */
+}
+
 /* A pidfd on the shim becomes readable when the shim dies, even by SIGKILL. */
 static void test_pidfd_sees_shim_die(void **state)
 {
@@ -1179,6 +1276,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_claim, setup, teardown),
         cmocka_unit_test_setup_teardown(test_launch_many, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pidfd_sees_shim_die, setup, teardown),
+        cmocka_unit_test(test_kill_group_only_ours),
+        cmocka_unit_test(test_kill_group_leader_gone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

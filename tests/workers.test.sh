@@ -121,13 +121,13 @@ rm -f "$CTL/hang"
 # --- 7: a shim killed while trainjobd runs ---
 api POST "$JOBS?training_job_name=shimkill" "$(job shimkill 1 'sleep 600' '.fault_tolerance = {backoff_limit: 1}')"
 wait_for shimkill .state RUNNING 10
-read -r shim pgid <"$(pidfile shimkill 1 master-0)"
+read -r shim pgid _ticks <"$(pidfile shimkill 1 master-0)"
 kill -9 "$shim"
 check "a killed shim is noticed within 2 s (an event names it)" events_have shimkill "trainjob-shim (pid $shim) died" 2
 check "...its worker is killed with it" wait_gone "-$pgid"
 check "...the fault rules restart the job" wait_for shimkill .restart_count 1 5
 check "...which runs again" wait_for shimkill .state RUNNING 10
-read -r shim pgid <"$(pidfile shimkill 2 master-0)"
+read -r shim pgid _ticks <"$(pidfile shimkill 2 master-0)"
 kill -9 "$shim"
 check "killed again, past backoff_limit 1, the job FAILS" wait_for shimkill .state FAILED 5
 check "...and that worker is gone too" wait_gone "-$pgid"
@@ -137,7 +137,7 @@ check "the worker shows exit 137" test "$(jq -r '.workers[0].exit_code' "$TMP/bo
 # --- 7: a shim killed while trainjobd is down: noticed on adopt, worker killed ---
 api POST "$JOBS?training_job_name=downkill" "$(job downkill 1 'sleep 600' '.fault_tolerance = {backoff_limit: 0}')"
 wait_for downkill .state RUNNING 10
-read -r shim pgid <"$(pidfile downkill 1 master-0)"
+read -r shim pgid _ticks <"$(pidfile downkill 1 master-0)"
 stop_engine TERM
 kill -9 "$shim"
 start_engine

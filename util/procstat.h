@@ -1,0 +1,26 @@
+/*
+ * procstat: what /proc/<pid>/stat says of a process — enough to tell a
+ * process we started from a stranger that later got the same number.
+ *
+ * Process numbers are reused (pid_max is often 32768), so a number saved
+ * in a file is only a hint: engine/runner checks a saved worker group's
+ * leader against the start time its shim recorded before it signals the
+ * group, and the shim records that start time with this.
+ */
+#ifndef UTIL_PROCSTAT_H
+#define UTIL_PROCSTAT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct procstat {
+    char state;           /* field 3: R, S, D, Z, X, … */
+    pid_t ppid;           /* field 4 */
+    pid_t pgrp;           /* field 5 */
+    uint64_t start_ticks; /* field 22: clock ticks after boot */
+};
+
+/* Reads /proc/<pid>/stat into *out. Returns 0, or -1 when there is no such process. */
+int procstat_read(pid_t pid, struct procstat *out);
+
+#endif
