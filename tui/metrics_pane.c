@@ -103,6 +103,7 @@ void metrics_pane_free(struct metrics_pane *p)
         return;
     if (p->call)
         backend_call_cancel(p->call);
+    mp_close_push(p);
     mp_unschedule(p);
     mp_clear_data(p);
     for (size_t i = 0; i < MAX_CHARTS; i++)
@@ -139,8 +140,16 @@ static void on_timer(void *ctx)
     mp_poll_now(p);
 }
 
+/* Does the pane follow through the engine's push stream now (rather than pages on a timer)? */
+static bool pushing(const struct metrics_pane *p)
+{
+    return p->live && p->b && p->job && !p->no_push && !p->push_ended;
+}
+
 /*
- * Arms the timer for what comes next: at once for a page cut short or one
+ * Arms the timer for what comes next: while the job runs on a backend
+ * with the push stream, only to open it (at once, or after the backoff
+ * when it dropped); otherwise, as pages are polled: at once for a page cut short or one
  * wanted (first, last, asked for), the interval while the job runs, nothing
  * otherwise. A timer already armed for the interval is left alone, so a
  * burst of store changes does not push the next page away.
@@ -148,8 +157,12 @@ static void on_timer(void *ctx)
 void mp_plan(struct metrics_pane *p)
 {
     int64_t want = -1;
-    if (!p->stopped && p->visible && !p->call) {
-        if (p->more || p->want_once)
+    if ((p->stopped || !p->visible) && p->push)
+        mp_close_push(p); /* a hidden pane asks nothing */
+    if (!p->stopped && p->visible && !p->call && !p->push) {
+        if (pushing(p))
+            want = p->retry ? p->interval : 0; /* open the stream (again) */
+        else if (p->more || p->want_once)
             want = 0;
         else if (p->live)
             want = p->interval;
@@ -176,11 +189,86 @@ static void on_reply(void *ctx, struct backend_reply *r)
         metrics_pane_fail(p, &r->err);
 }
 
+void mp_close_push(struct metrics_pane *p)
+{
+    if (p->push)
+        backend_call_cancel(p->push);
+    p->push = NULL;
+    scalar_stream_free(&p->ss);
+}
+
+/* A page the engine pushed: as a polled one, and the connection is good. */
+static int on_push_page(void *ctx, struct scalar_page *page)
+{
+    struct metrics_pane *p = ctx;
+    p->retry = false;
+    metrics_pane_feed(p, page);
+    p->interval = METRICS_POLL_MIN_MS; /* the backoff of the next drop starts afresh */
+    return 0;
+}
+
+static int on_push_data(void *ctx, const char *data, size_t len)
+{
+    struct metrics_pane *p = ctx;
+    struct api_error err;
+    memset(&err, 0, sizeof err);
+    if (scalar_stream_feed(&p->ss, data, len, on_push_page, p, &err) == 0)
+        return 0;
+    /* not a stream of pages: said, and the pane polls from here on */
+    p->no_push = true;
+    metrics_pane_fail(p, &err);
+    return 1;
+}
+
+/*
+ * The stream ended. Its last line says why ("ended": nothing more until
+ * the job runs again; "watch_limit", "error": poll instead); a backend
+ * without it (501, an older engine) is polled; a drop (the engine
+ * restarted) is reconnected after a backoff, from the cursor, so no point
+ * comes twice or goes missing.
+ */
+static void on_push_done(void *ctx, struct backend_reply *r)
+{
+    struct metrics_pane *p = ctx;
+    p->push = NULL;
+    const char *end = p->ss.end;
+    if (end && strcmp(end, "ended") == 0) {
+        p->push_ended = true;
+        p->want_once = false;
+        mp_plan(p);
+    } else if (end || p->no_push) {
+        p->no_push = true;
+        mp_plan(p);
+    } else if (r->status == BACKEND_REJECTED &&
+               (r->err.status == 501 || r->err.status == 405 || r->err.status == 503 ||
+                (r->err.status == 400 && strcmp(r->err.field, "since") != 0))) {
+        p->no_push = true;
+        mp_plan(p);
+    } else if (r->status == BACKEND_REJECTED) {
+        metrics_pane_fail(p, &r->err); /* gone, no log path, a cursor to drop */
+    } else {
+        struct api_error err = r->err;
+        if (r->status == BACKEND_OK)
+            api_error_set(&err, 0, "Closed", "", "the engine closed the stream");
+        p->retry = true;
+        metrics_pane_fail(p, &err); /* said, and the backoff doubled */
+    }
+    scalar_stream_free(&p->ss);
+}
+
 void mp_poll_now(struct metrics_pane *p)
 {
     mp_unschedule(p);
-    if (p->call || p->stopped || !p->b || !p->job)
+    if (p->call || p->push || p->stopped || !p->b || !p->job)
         return;
+    if (pushing(p)) {
+        scalar_stream_free(&p->ss);
+        scalar_stream_init(&p->ss, 0);
+        struct backend_request rq = {
+            .op = BACKEND_OP_SCALARS, .name = p->job, .since = p->since, .follow = true};
+        p->push = backend_send(p->b, p->m, &rq, on_push_done, NULL, on_push_data, p);
+        return;
+    }
     struct backend_request rq = {.op = BACKEND_OP_SCALARS, .name = p->job, .since = p->since};
     p->call = backend_send(p->b, p->m, &rq, on_reply, NULL, NULL, p);
 }
@@ -191,6 +279,7 @@ void metrics_pane_set_backend(struct metrics_pane *p, struct backend *b, struct 
     if (p->call)
         backend_call_cancel(p->call);
     p->call = NULL;
+    mp_close_push(p);
     mp_unschedule(p);
     p->b = b;
     p->m = m;
@@ -223,6 +312,9 @@ void metrics_pane_set_job_state(struct metrics_pane *p, enum job_state st)
         p->want_once = true; /* started: look now; ended: its last points */
         p->interval = METRICS_POLL_MIN_MS;
         p->live = live;
+        p->push_ended = p->retry = false;
+        if (!live && p->push)
+            p->want_once = false; /* the stream brings the last points, then its end */
         p->dirty = true;
     }
     mp_plan(p);

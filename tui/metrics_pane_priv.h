@@ -8,6 +8,7 @@
 #ifndef TUI_METRICS_PANE_PRIV_H
 #define TUI_METRICS_PANE_PRIV_H
 
+#include "api/scalarpage.h"
 #include "tui/metrics_pane.h"
 #include "widgets/chart.h"
 
@@ -64,6 +65,11 @@ struct metrics_pane {
     struct loop *lp;
     char *job;
     struct backend_call *call;
+    struct backend_call *push; /* the engine's push stream, while the job runs */
+    struct scalar_stream ss;   /* its partial line */
+    bool no_push;              /* the backend has no stream (or said to poll): timers */
+    bool push_ended;           /* the stream said the job ended: not reopened until it runs */
+    bool retry;                /* the stream dropped: reopened after interval (backoff) */
     uint64_t timer;
     int64_t delay; /* of the armed timer, -1: none */
     char *since;
@@ -83,6 +89,7 @@ void mp_clear_data(struct metrics_pane *p);
 void mp_poll_now(struct metrics_pane *p);
 void mp_plan(struct metrics_pane *p);
 void mp_unschedule(struct metrics_pane *p);
+void mp_close_push(struct metrics_pane *p);
 /* metrics_pane_model.c */
 const char *mp_cursor_tag(const struct metrics_pane *p);
 void mp_refilter(struct metrics_pane *p, const char *keep);
