@@ -7,7 +7,8 @@
 #  - points written later reach the chart with no key pressed (captured
 #    twice: the chart's rows change) — the pane follows while the job runs,
 #    through the engine's push stream: a running job that writes nothing
-#    wakes trainjob 0 times in 3 s (and an ended one neither);
+#    wakes trainjob 0 times in 3 s (and an ended one neither); an engine
+#    restart under the open pane is reconnected to, the curve going on;
 #  - z makes the pane the whole screen and back; Esc leaves full screen;
 #  - / filters the tags; a tag with escape sequences is drawn harmlessly;
 #  - a job without a TensorBoard log path says where to set one.
@@ -39,6 +40,10 @@ while [ ! -e "$A/go" ]; do sleep 0.05; done
 "$W" "$A/tb/rank0/events.out.tfevents.1.host" $(pts 11 200 1)
 "$W" "$A/tb/rank1/events.out.tfevents.1.host" $(pts 11 200 3)
 touch "$A/more"
+while [ ! -e "$A/go2" ]; do sleep 0.05; done
+"$W" "$A/tb/rank0/events.out.tfevents.1.host" $(pts 201 300 1)
+"$W" "$A/tb/rank1/events.out.tfevents.1.host" $(pts 201 300 3)
+touch "$A/more2"
 while [ ! -e "$A/end" ]; do sleep 0.05; done' "$(tb train)"
 check "a job writing event files is accepted" test "$code" = 200
 check "...runs" wait_for train .state RUNNING
@@ -102,6 +107,28 @@ fi
 # The job runs on, writing nothing: the pane holds the engine's push stream open and
 # nothing wakes trainjob (no poll timer, no redraw) until a point is written.
 idle_check "an open Metrics pane on a running job that writes nothing: 0 wake-ups in 3 s"
+
+# The engine restarts under the open pane: the stream drops, is reopened from its cursor
+# (after a backoff), and what the job wrote meanwhile reaches the chart with no key pressed.
+stop_engine KILL
+touch "$TMP/vol/train/go2"
+n=0
+while [ ! -e "$TMP/vol/train/more2" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+start_engine
+changed=0
+n=0
+while [ $n -lt 160 ]; do
+    chart_rows >"$TMP/chart3"
+    if grep -q "300" "$TMP/chart3"; then
+        changed=1
+        break
+    fi
+    sleep 0.25
+    n=$((n + 1))
+done
+if [ $changed = 1 ]; then pass "after an engine restart the pane reconnects and the curve goes on"; else
+    fail "after an engine restart the pane reconnects and the curve goes on" "$(cat "$TMP/chart3")"
+fi
 
 keys z
 see "z makes the pane full screen" "z: back"
