@@ -268,8 +268,8 @@ static void push_stream(const char *root, struct push_figures *fig)
     struct loop *lp = loop_new();
     struct scalarfollow_start how = {"bench", "/mnt/tb", base, "tb", NULL, false, 0, 0};
     struct strbuf err = STRBUF_INIT;
-    bool bad;
-    struct stream *s = scalarfollow_open(lp, &how, &bad, &err);
+    enum scalarfollow_refusal why;
+    struct stream *s = scalarfollow_open(lp, &how, &why, &err);
     if (s == NULL) {
         fprintf(stderr, "bench_tfevents: push: %s\n", strbuf_str(&err));
         exit(1);

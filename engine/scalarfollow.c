@@ -283,6 +283,7 @@ static void refill(void *ctx, struct stream *s)
         snprintf(msg, sizeof msg,
                  "the log directory has more than %zu directories to watch: poll with since=",
                  f->max_watches);
+        engine_log("scalars of %s: %s", f->log_path, msg);
         last_line(f, s, "watch_limit", msg);
     } else if (f->ended && !f->dirty) {
         last_line(f, s, "ended", "the job has ended and everything it wrote has been sent");
@@ -337,9 +338,9 @@ static void on_events(void *ctx, int fd, short revents)
 /* ---- the public API ---- */
 
 struct stream *scalarfollow_open(struct loop *lp, const struct scalarfollow_start *how,
-                                 bool *bad_cursor, struct strbuf *err)
+                                 enum scalarfollow_refusal *why, struct strbuf *err)
 {
-    *bad_cursor = false;
+    *why = SCALARFOLLOW_REFUSED;
     struct scalar_follow *f = xcalloc(1, sizeof *f);
     f->lp = lp;
     f->dir_fd = f->ino_fd = -1;
@@ -356,13 +357,14 @@ struct stream *scalarfollow_open(struct loop *lp, const struct scalarfollow_star
         int bad = probe ? tfevents_set_cursor(probe, f->since, err) : -1;
         tfevents_close(probe);
         if (bad) {
-            *bad_cursor = true;
+            *why = SCALARFOLLOW_BAD_CURSOR;
             follow_free(f);
             return NULL;
         }
     }
     f->ino_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     if (f->ino_fd < 0) {
+        *why = SCALARFOLLOW_NO_INOTIFY;
         strbuf_addf(err, "inotify: %s", strerror(errno));
         follow_free(f);
         return NULL;

@@ -58,13 +58,19 @@ struct scalarfollow_start {
     size_t max_watches;   /* 0: SCALARFOLLOW_MAX_WATCHES */
 };
 
+/* Why scalarfollow_open gave no stream. */
+enum scalarfollow_refusal {
+    SCALARFOLLOW_BAD_CURSOR, /* since is not a cursor (the client's 400) */
+    SCALARFOLLOW_REFUSED,    /* the directory: a symlink, not a directory (403) */
+    SCALARFOLLOW_NO_INOTIFY, /* no inotify instance to be had (the user's limit: 503) */
+};
+
 /*
- * Opens a follower as a stream; NULL with err when since is not a cursor
- * (*bad_cursor set) or the directory is refused (a symlink, not a directory).
- * A directory that does not exist yet is looked for every RETRY_MS.
+ * Opens a follower as a stream; NULL with *why and err saying why. A
+ * directory that does not exist yet is looked for every RETRY_MS.
  */
 struct stream *scalarfollow_open(struct loop *lp, const struct scalarfollow_start *how,
-                                 bool *bad_cursor, struct strbuf *err);
+                                 enum scalarfollow_refusal *why, struct strbuf *err);
 /* Is s a scalar follower of the job with this uid (still running)? */
 bool scalarfollow_of(struct stream *s, const char *uid);
 /* The job ended: the follower sends what is left, then its last line. */

@@ -221,12 +221,15 @@ static int follow(struct engine *eng, struct ejob *job, const char *vol_id, cons
         job->spec.uid, job->spec.tensorboard.log_path,      root, below,
         since,         job_state_terminal(job->spec.state), 0,    0};
     struct strbuf why = STRBUF_INIT;
-    bool bad_cursor;
-    struct stream *s = scalarfollow_open(eng->loop, &how, &bad_cursor, &why);
+    enum scalarfollow_refusal refusal;
+    struct stream *s = scalarfollow_open(eng->loop, &how, &refusal, &why);
     free(below);
     int rc = 200;
-    if (s == NULL && bad_cursor)
+    if (s == NULL && refusal == SCALARFOLLOW_BAD_CURSOR)
         rc = api_error_set(err, 400, "InvalidArgument", "since", "since: %s", strbuf_str(&why));
+    else if (s == NULL && refusal == SCALARFOLLOW_NO_INOTIFY)
+        rc = api_error_set(err, 503, "TooManyFollowers", "follow", "%s: poll with since= instead",
+                           strbuf_str(&why));
     else if (s == NULL)
         rc = refused(err, job, vol_id, strbuf_str(&why));
     strbuf_free(&why);

@@ -105,8 +105,8 @@ static struct stream *open_follow(struct loop *lp, size_t max_watches, uint64_t 
     struct scalarfollow_start how = {"uid1", "/mnt/afs/tb", root,       "tb",
                                      NULL,   false,         page_bytes, max_watches};
     struct strbuf err = STRBUF_INIT;
-    bool bad;
-    struct stream *s = scalarfollow_open(lp, &how, &bad, &err);
+    enum scalarfollow_refusal why;
+    struct stream *s = scalarfollow_open(lp, &how, &why, &err);
     assert_non_null(s);
     strbuf_free(&err);
     return s;
@@ -266,15 +266,15 @@ static void test_refused(void **state)
     struct loop *lp = loop_new();
     struct scalarfollow_start how = {"u", "/mnt/afs/tb", root, "tb", NULL, false, 0, 0};
     struct strbuf err = STRBUF_INIT;
-    bool bad;
-    assert_null(scalarfollow_open(lp, &how, &bad, &err));
-    assert_false(bad);
+    enum scalarfollow_refusal why;
+    assert_null(scalarfollow_open(lp, &how, &why, &err));
+    assert_int_equal(why, SCALARFOLLOW_REFUSED);
     unlink(tb);
     mkdir_rel("tb");
     how.since = "not a cursor at all";
     strbuf_reset(&err);
-    assert_null(scalarfollow_open(lp, &how, &bad, &err));
-    assert_true(bad);
+    assert_null(scalarfollow_open(lp, &how, &why, &err));
+    assert_int_equal(why, SCALARFOLLOW_BAD_CURSOR);
     strbuf_free(&err);
     free(tb);
     free(outside);
