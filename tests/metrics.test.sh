@@ -3,7 +3,11 @@
 # while it runs (tests/tools/scalarwrite, copied into its volume: the worker
 # has no python) is read through GET …/scalars and `trainjob metrics`:
 #  - csv, json and table print the expected values (NaN and Infinity kept);
-#  - -f picks up points written later and ends when the job does;
+#  - -f picks up points written later and ends when the job does, woken
+#    by nothing while the job writes nothing (trainjobd pushes the pages);
+#  - ?follow=true pushes pages: a new run directory is picked up, a run
+#    swapped for a symlink gives nothing from outside, 50 clients that
+#    vanish leave no descriptor in trainjobd, the stream ends with the job;
 #  - small pages (limit=) deliver every point exactly once through the cursor;
 #  - --logdir reads a directory with no job: a corrupted record is skipped
 #    and counted, a half-written last record is not yet a point;
@@ -112,6 +116,13 @@ rows() {
     [ "$(wc -l <"$TMP/follow.csv")" -eq "$1" ]
 }
 check "metrics -f prints what is there" rows 6
+# switches PID: the times the process went to sleep and was woken (both kinds)
+switches() { awk '/ctxt_switches/ { n += $2 } END { print n }' "/proc/$1/status"; }
+w0=$(switches "$FOLLOW_PID")
+sleep 3
+w1=$(switches "$FOLLOW_PID")
+check "...then, the job writing nothing, it is woken 0 times in 3 s (pushed, not polled)" \
+    test "$w1" -eq "$w0"
 touch "$TMP/vol/train/go"
 check "...then the points written later" rows 8
 check "...in order, Infinity kept" sh -c "tail -n 2 '$TMP/follow.csv' | tr '\n' ' ' |
