@@ -470,7 +470,11 @@ static enum push_end push(struct metrics *m, int *rc)
     enum backend_status st =
         backend_scalars_follow(m->s->b, m->name, m->cursor, on_push_data, &p, &e);
     enum push_end end;
-    if (p.ss.end) {
+    if (st == BACKEND_OK && !p.ss.end && !p.bad && p.ss.line.len > 0) {
+        /* one page with no newline: an engine without the stream answered as to a poll */
+        p.bad = scalar_stream_feed(&p.ss, "\n", 1, on_push_page, m, &p.err) < 0;
+        end = PUSH_POLL;
+    } else if (p.ss.end) {
         /* "ended"; or "watch_limit", "error": the engine says to poll */
         end = strcmp(p.ss.end, "ended") == 0 ? PUSH_ENDED : PUSH_POLL;
     } else if (p.bad) {

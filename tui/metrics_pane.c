@@ -104,6 +104,7 @@ void metrics_pane_free(struct metrics_pane *p)
     if (p->call)
         backend_call_cancel(p->call);
     mp_close_push(p);
+    scalar_stream_free(&p->ss);
     mp_unschedule(p);
     mp_clear_data(p);
     for (size_t i = 0; i < MAX_CHARTS; i++)
@@ -189,12 +190,12 @@ static void on_reply(void *ctx, struct backend_reply *r)
         metrics_pane_fail(p, &r->err);
 }
 
+/* Ends the stream; its decoder is left alone (this may run inside its own callback). */
 void mp_close_push(struct metrics_pane *p)
 {
     if (p->push)
         backend_call_cancel(p->push);
     p->push = NULL;
-    scalar_stream_free(&p->ss);
 }
 
 /* A page the engine pushed: as a polled one, and the connection is good. */
@@ -213,7 +214,7 @@ static int on_push_data(void *ctx, const char *data, size_t len)
     struct api_error err;
     memset(&err, 0, sizeof err);
     if (scalar_stream_feed(&p->ss, data, len, on_push_page, p, &err) == 0)
-        return 0;
+        return p->push == NULL; /* closed by what a page did: stop */
     /* not a stream of pages: said, and the pane polls from here on */
     p->no_push = true;
     metrics_pane_fail(p, &err);
@@ -231,6 +232,13 @@ static void on_push_done(void *ctx, struct backend_reply *r)
 {
     struct metrics_pane *p = ctx;
     p->push = NULL;
+    if (r->status == BACKEND_OK && !p->ss.end && p->ss.line.len > 0) {
+        /* one page with no newline: an engine without the stream answered as to a poll */
+        struct api_error e;
+        memset(&e, 0, sizeof e);
+        p->no_push = true; /* first: the page's plan must not open another stream */
+        scalar_stream_feed(&p->ss, "\n", 1, on_push_page, p, &e);
+    }
     const char *end = p->ss.end;
     if (end && strcmp(end, "ended") == 0) {
         p->push_ended = true;
