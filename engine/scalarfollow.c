@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include "engine/scalars.h"
 #include "engine/stream.h"
 #include "util/loop.h"
+#include "util/pathpart.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -40,7 +42,8 @@ struct scalar_follow {
     int *wds; /* the distinct watches (inotify gives one wd per directory) */
     size_t nwds, capwds, max_watches;
     uint64_t page_bytes;
-    uint64_t retry_timer;
+    int anc[TFEVENTS_MAX_DEPTH + 2]; /* watches on the way down while the directory is missing */
+    size_t nanc;
     bool dirty;  /* something may have been written since the last page */
     bool rescan; /* a directory may have appeared: watch the tree again */
     bool more;   /* the last page stopped at its limit */
@@ -51,8 +54,6 @@ struct scalar_follow {
 static void follow_free(void *ctx)
 {
     struct scalar_follow *f = ctx;
-    if (f->retry_timer)
-        loop_cancel(f->lp, f->retry_timer);
     if (f->ino_fd >= 0) {
         loop_remove_fd(f->lp, f->ino_fd);
         close(f->ino_fd); /* every watch goes with it */
@@ -186,23 +187,63 @@ static bool hold_dir(struct scalar_follow *f, bool *refused, struct strbuf *err)
     return true;
 }
 
-static void retry(void *ctx)
+/* Stops watching the way down to the log directory. */
+static void unwatch_ancestors(struct scalar_follow *f)
 {
-    struct scalar_follow *f = ctx;
-    f->retry_timer = 0;
+    for (size_t i = 0; i < f->nanc; i++)
+        inotify_rm_watch(f->ino_fd, f->anc[i]);
+    f->nanc = 0;
+}
+
+/*
+ * While the log directory is missing: watches the volume's directory and
+ * each directory already there on the way down to it, for an entry created
+ * or renamed in (then it is looked for again). Opened one component at a
+ * time with O_NOFOLLOW, as util/beneath does: a symlink on the way is not
+ * watched (and the directory is refused once reached through it).
+ */
+static void watch_ancestors(struct scalar_follow *f)
+{
+    int fd = open(f->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const char *rest = f->below;
+    while (fd >= 0 && f->nanc < sizeof f->anc / sizeof f->anc[0]) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        int wd = inotify_add_watch(f->ino_fd, path, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR);
+        if (wd >= 0)
+            f->anc[f->nanc++] = wd;
+        size_t len;
+        const char *part = path_next_part(&rest, &len);
+        if (part == NULL || len > NAME_MAX || (len == 2 && memcmp(part, "..", 2) == 0))
+            break;
+        char name[NAME_MAX + 1];
+        memcpy(name, part, len);
+        name[len] = '\0';
+        int sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        close(fd);
+        fd = sub;
+    }
+    if (fd >= 0)
+        close(fd);
+}
+
+/*
+ * Looks for the log directory (at open, and on each event while it is
+ * missing): held when there, f->error when refused, else the way down to
+ * it watched — and looked for once more, as it may have come meanwhile.
+ */
+static void look_again(struct scalar_follow *f)
+{
     bool refused;
     struct strbuf why = STRBUF_INIT;
-    if (!hold_dir(f, &refused, &why)) {
-        if (refused) {
-            f->error = xstrdup(strbuf_str(&why));
-            f->dirty = true;
-            stream_wake(f->s);
-        } else {
-            f->retry_timer = loop_add_timer(f->lp, SCALARFOLLOW_RETRY_MS, retry, f);
-        }
-    } else {
-        stream_wake(f->s);
+    unwatch_ancestors(f);
+    if (!hold_dir(f, &refused, &why) && !refused) {
+        watch_ancestors(f);
+        if (hold_dir(f, &refused, &why))
+            unwatch_ancestors(f);
     }
+    if (refused && f->error == NULL)
+        f->error = xstrdup(strbuf_str(&why));
     strbuf_free(&why);
 }
 
@@ -242,6 +283,10 @@ static void refill(void *ctx, struct stream *s)
     struct scalar_follow *f = ctx;
     if (f->done)
         return;
+    if (f->dir == NULL && f->dirty) { /* something was made on the way down */
+        f->dirty = false;
+        look_again(f);
+    }
     if (f->error) {
         last_line(f, s, "error", f->error);
         return;
@@ -369,13 +414,11 @@ struct stream *scalarfollow_open(struct loop *lp, const struct scalarfollow_star
         follow_free(f);
         return NULL;
     }
-    bool refused;
-    if (!hold_dir(f, &refused, err)) {
-        if (refused) {
-            follow_free(f);
-            return NULL;
-        }
-        f->retry_timer = loop_add_timer(lp, SCALARFOLLOW_RETRY_MS, retry, f);
+    look_again(f);
+    if (f->error) {
+        strbuf_adds(err, f->error);
+        follow_free(f);
+        return NULL;
     }
     struct stream *s = stream_new();
     f->s = s;

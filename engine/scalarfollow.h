@@ -45,7 +45,6 @@ struct stream;
 #define SCALARFOLLOW_MAX_JSON (2u << 20) /* JSON of one page's points (then dropped) */
 #define SCALARFOLLOW_MAX_WATCHES 256     /* directories one follower watches */
 #define SCALARFOLLOW_MAX_CLIENTS 64      /* followers at once, engine-wide */
-#define SCALARFOLLOW_RETRY_MS 1000       /* a log directory not there yet: looked for again */
 
 struct scalarfollow_start {
     const char *uid;      /* the job's: engine_end_followers matches on it */
@@ -67,7 +66,8 @@ enum scalarfollow_refusal {
 
 /*
  * Opens a follower as a stream; NULL with *why and err saying why. A
- * directory that does not exist yet is looked for every RETRY_MS.
+ * directory that does not exist yet is looked for again whenever an entry
+ * is made on the way down to it (the volume's directory and below).
  */
 struct stream *scalarfollow_open(struct loop *lp, const struct scalarfollow_start *how,
                                  enum scalarfollow_refusal *why, struct strbuf *err);

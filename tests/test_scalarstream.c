@@ -238,15 +238,38 @@ static void test_symlink_swap(void **state)
     strbuf_free(&out);
 }
 
-/* A log directory not there yet: an empty first page at the cursor; the end still comes. */
+/*
+ * A log directory not there yet (two levels of it): an empty first page,
+ * then, once the job makes the directories and writes, its points — woken
+ * by inotify on the way down, no timer; the end still comes.
+ */
 static void test_missing_dir(void **state)
 {
     (void)state;
     struct loop *lp = loop_new();
-    struct stream *s = open_follow(lp, 0, 0);
-    struct strbuf out = STRBUF_INIT;
+    struct scalarfollow_start how = {"uid1", "/mnt/afs/a/tb", root, "a/tb", NULL, false, 0, 0};
+    struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+    enum scalarfollow_refusal why;
+    struct stream *s = scalarfollow_open(lp, &how, &why, &err);
+    assert_non_null(s);
     drain(s, &out, 65536, NULL);
     assert_non_null(strstr(out.buf, "\"scalars\":[]"));
+    assert_false(scalarfollow_drain_events(s)); /* nothing made: no wake-up */
+    mkdir_rel("a");
+    assert_true(scalarfollow_drain_events(s));
+    strbuf_reset(&out);
+    drain(s, &out, 65536, NULL);
+    assert_int_equal(out.len, 0);
+    mkdir_rel("a/tb");
+    mkdir_rel("a/tb/r");
+    append("a/tb/r/events.out.tfevents.1", "first", 1, 2);
+    assert_true(scalarfollow_drain_events(s));
+    drain(s, &out, 65536, NULL);
+    assert_int_equal(count(out.buf, "\"tag\":\"first\""), 2);
+    append("a/tb/r/events.out.tfevents.1", "first", 3, 1);
+    assert_true(scalarfollow_drain_events(s));
+    drain(s, &out, 65536, NULL);
+    assert_int_equal(count(out.buf, "\"tag\":\"first\""), 3);
     scalarfollow_job_ended(s);
     drain(s, &out, 65536, NULL);
     assert_non_null(strstr(out.buf, "{\"end\":\"ended\""));
@@ -254,6 +277,7 @@ static void test_missing_dir(void **state)
     stream_unref(s);
     loop_free(lp);
     strbuf_free(&out);
+    strbuf_free(&err);
 }
 
 /* A planted symlink at the log path is refused at once; a bad cursor is the client's. */
