@@ -12,7 +12,9 @@
  * its log path (or above it, inside the volume) cannot make the engine read
  * outside the volume. Event files are then read below that descriptor
  * (api/tfevents), from the client's cursor, a bounded number of bytes per
- * request: the engine keeps nothing per client between pages.
+ * request: the engine keeps nothing per client between pages. With
+ * follow=true the reply is instead a stream of pages pushed as the job
+ * writes (engine/scalarfollow.h), which holds the directory while it lasts.
  *
  * routes.c calls engine_job_scalars; the access rule is the logs' (every
  * member of the workspace may read every job's).
