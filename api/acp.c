@@ -323,6 +323,8 @@ static enum backend_status build(struct backend *b, const struct backend_request
         if (rq->limit > 0)
             snprintf(n, sizeof n, "%zu", rq->limit);
         query(&out->path, "limit", n);
+        query(&out->path, "follow", rq->follow ? "true" : NULL);
+        out->stream = rq->follow;
         break;
     }
     return BACKEND_OK;
@@ -905,6 +907,15 @@ static enum backend_status acp_logs_framed(struct backend *b, const char *name, 
     return stream(b, &rq, fn, ctx, err);
 }
 
+static enum backend_status acp_scalars_follow(struct backend *b, const char *name,
+                                              const char *since, backend_data_fn fn, void *ctx,
+                                              struct api_error *err)
+{
+    struct backend_request rq = {
+        .op = BACKEND_OP_SCALARS, .name = name, .since = since, .follow = true};
+    return stream(b, &rq, fn, ctx, err);
+}
+
 static enum backend_status acp_watch(struct backend *b, backend_watch_fn fn, void *ctx,
                                      struct api_error *err)
 {
@@ -983,7 +994,7 @@ static void acp_send(struct backend *b, struct http_multi *m, struct backend_cal
         ac->ws.ctx = c;
         on_data = watch_data;
         data_ctx = &ac->ws;
-    } else if (c->rq.op == BACKEND_OP_LOGS) {
+    } else if (c->rq.op == BACKEND_OP_LOGS || (c->rq.op == BACKEND_OP_SCALARS && c->rq.follow)) {
         on_data = call_logs_data;
         data_ctx = c;
     }
@@ -1016,6 +1027,7 @@ static const struct backend_ops acp_ops = {
     .remove = acp_delete,
     .watch = acp_watch,
     .scalars = acp_scalars,
+    .scalars_follow = acp_scalars_follow,
     .send = acp_send,
     .free = acp_free,
 };

@@ -405,6 +405,18 @@ enum backend_status backend_scalars(struct backend *b, const char *name, const c
     return st;
 }
 
+enum backend_status backend_scalars_follow(struct backend *b, const char *name, const char *since,
+                                           backend_data_fn fn, void *ctx, struct api_error *err)
+{
+    if (b->ops->scalars_follow == NULL)
+        return backend_no_scalars(b, err);
+    enum backend_status st;
+    do
+        st = b->ops->scalars_follow(b, name, since, fn, ctx, err);
+    while (again(b, st, err));
+    return st;
+}
+
 /* Runs a batch operation BACKEND_MAX_BATCH names at a time, results appended in order. */
 static enum backend_status
 batched(struct backend *b,

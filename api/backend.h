@@ -134,7 +134,8 @@ enum backend_op {
     BACKEND_OP_CREATE,    /* job: the reply is the job as created */
     BACKEND_OP_WATCH,     /* a stream: on_message per message */
     BACKEND_OP_LOGS,      /* a stream: on_data per piece */
-    BACKEND_OP_SCALARS,   /* a page of a job's TensorBoard scalars (trainjobd) */
+    BACKEND_OP_SCALARS,   /* a page of a job's TensorBoard scalars (trainjobd); with follow,
+                             a stream: on_data per piece of NDJSON (api/scalarpage.h) */
 };
 
 /* What to ask; the members an op does not use are ignored. Strings are copied. */
@@ -150,7 +151,7 @@ struct backend_request {
     const struct jobspec *job; /* CREATE (backend_send keeps it as JSON) */
     char *job_json;            /* backend_send's copy of job: leave NULL */
     long tail;                 /* LOGS: the last lines (< 0: all) */
-    bool follow;               /* LOGS */
+    bool follow;               /* LOGS; SCALARS: the push stream */
     bool framed;               /* LOGS with follow: P/D/S/E frames (engine/logfollow.h) */
     const char *from;          /* LOGS framed: "<inode>:<offset>" to resume at */
     const char *since;         /* SCALARS: the previous page's cursor; NULL: from the start */
@@ -220,6 +221,14 @@ struct backend_ops {
      */
     enum backend_status (*scalars)(struct backend *b, const char *name, const char *since,
                                    size_t limit, struct scalar_page *out, struct api_error *err);
+    /*
+     * Follows the scalars of job name (trainjobd: GET …/scalars?follow=true,
+     * from since): the NDJSON stream's bytes to fn as they arrive (decode
+     * with api/scalarpage's scalar_stream), until the engine ends it. NULL
+     * (and the acp driver on ACP): the backend cannot; poll with scalars.
+     */
+    enum backend_status (*scalars_follow)(struct backend *b, const char *name, const char *since,
+                                          backend_data_fn fn, void *ctx, struct api_error *err);
     /*
      * Starts call->rq on m without blocking; when it ends the driver fills
      * call->reply and calls backend_call_done, and on the way hands stream
@@ -311,6 +320,13 @@ enum backend_status backend_watch(struct backend *b, backend_watch_fn fn, void *
  */
 enum backend_status backend_scalars(struct backend *b, const char *name, const char *since,
                                     size_t limit, struct scalar_page *out, struct api_error *err);
+/*
+ * Follows a job's scalars as the engine pushes them (see
+ * backend_ops.scalars_follow); BACKEND_REJECTED (501) when the backend
+ * cannot, and the caller polls backend_scalars instead.
+ */
+enum backend_status backend_scalars_follow(struct backend *b, const char *name, const char *since,
+                                           backend_data_fn fn, void *ctx, struct api_error *err);
 /* The error of a backend that does not serve scalars (status 501, reason Unsupported). */
 enum backend_status backend_no_scalars(const struct backend *b, struct api_error *err);
 

@@ -226,3 +226,83 @@ int scalar_page_from_json(const json_t *j, struct scalar_page *p, struct api_err
     }
     return 0;
 }
+
+/* ---- the follow stream ---- */
+
+void scalar_stream_init(struct scalar_stream *ss, size_t max_line)
+{
+    memset(ss, 0, sizeof *ss);
+    ss->max_line = max_line ? max_line : SCALARSTREAM_MAX_LINE;
+}
+
+void scalar_stream_free(struct scalar_stream *ss)
+{
+    strbuf_free(&ss->line);
+    free(ss->end);
+    free(ss->message);
+    ss->end = ss->message = NULL;
+}
+
+/* One line of the stream: a page to fn, or the last line kept. */
+static int stream_line(struct scalar_stream *ss, const char *text, size_t len, scalar_page_fn fn,
+                       void *ctx, struct api_error *err)
+{
+    json_error_t je;
+    json_t *j = json_loadb(text, len, 0, &je);
+    if (!json_is_object(j)) {
+        json_decref(j);
+        api_error_set(err, 502, "BadReply", "",
+                      "a line of the scalars stream is not a JSON object");
+        return -1;
+    }
+    const char *end = json_string_value(json_object_get(j, "end"));
+    if (end) {
+        const char *msg = json_string_value(json_object_get(j, "message"));
+        free(ss->end);
+        free(ss->message);
+        ss->end = xstrdup(end);
+        ss->message = xstrdup(msg ? msg : "");
+        json_decref(j);
+        return 0;
+    }
+    struct scalar_page p;
+    scalar_page_init(&p);
+    int rc = scalar_page_from_json(j, &p, err);
+    json_decref(j);
+    if (rc == 0) {
+        ss->pages++;
+        rc = fn(ctx, &p);
+    }
+    scalar_page_free(&p);
+    return rc;
+}
+
+int scalar_stream_feed(struct scalar_stream *ss, const char *data, size_t len, scalar_page_fn fn,
+                       void *ctx, struct api_error *err)
+{
+    int rc = 0;
+    while (len > 0 && rc == 0) {
+        if (ss->end) { /* nothing may follow the last line */
+            api_error_set(err, 502, "BadReply", "", "the scalars stream went on after its end");
+            return -1;
+        }
+        const char *nl = memchr(data, '\n', len);
+        size_t n = nl ? (size_t)(nl - data) : len;
+        if (ss->line.len + n > ss->max_line) {
+            api_error_set(err, 502, "BadReply", "",
+                          "a line of the scalars stream is over %zu bytes", ss->max_line);
+            return -1;
+        }
+        strbuf_add(&ss->line, data, n);
+        data += n;
+        len -= n;
+        if (nl == NULL)
+            break;
+        data++;
+        len--;
+        if (ss->line.len > 0)
+            rc = stream_line(ss, ss->line.buf, ss->line.len, fn, ctx, err);
+        strbuf_reset(&ss->line);
+    }
+    return rc;
+}

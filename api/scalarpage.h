@@ -37,6 +37,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/strbuf.h"
+
 struct strbuf;
 struct api_error;
 
@@ -95,5 +97,33 @@ void scalar_page_to_json(const struct scalar_page *p, struct strbuf *out);
 int scalar_page_from_json(const json_t *j, struct scalar_page *p, struct api_error *err);
 /* The value of a reply's "value": a number, or one of the three words; false otherwise. */
 bool scalarpage_value_from_json(const json_t *v, double *out);
+
+/*
+ * The follow stream (GET …/scalars?follow=true, engine/scalarfollow.h):
+ * NDJSON, one page a line, then a last line {"end": REASON, "message": …}
+ * ("ended": the job ended and all it wrote was sent; "watch_limit" or
+ * "error": poll with since= instead). scalar_stream_feed splits what
+ * arrives into lines (at most max_line bytes each: the engine caps a page's
+ * points at 2 MiB), hands each page to fn (valid for the call; non-zero
+ * stops) and keeps the last line's reason in end. -1 with err on a line
+ * that is no JSON object or no page, or too long, or on data after the end.
+ */
+#define SCALARSTREAM_MAX_LINE (16u << 20)
+
+struct scalar_stream {
+    struct strbuf line; /* a line not yet ended by its newline */
+    size_t max_line;
+    uint64_t pages; /* decoded so far */
+    char *end;      /* the last line's reason, once it came (NULL before) */
+    char *message;
+};
+
+typedef int (*scalar_page_fn)(void *ctx, struct scalar_page *p);
+
+/* max_line 0: SCALARSTREAM_MAX_LINE. */
+void scalar_stream_init(struct scalar_stream *ss, size_t max_line);
+void scalar_stream_free(struct scalar_stream *ss);
+int scalar_stream_feed(struct scalar_stream *ss, const char *data, size_t len, scalar_page_fn fn,
+                       void *ctx, struct api_error *err);
 
 #endif

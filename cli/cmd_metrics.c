@@ -11,8 +11,10 @@
  * log directory read here (api/tfevents), job or no job. `table` keeps only
  * the last point per (run, tag) (api/metricset, two buckets a series);
  * `csv` and `json` stream every point as it is read, holding none. With -f
- * it polls again every FOLLOW_MS: a job until it has ended, a directory
- * until interrupted. Run and tag names come from the job's files: they are
+ * a job's points come pushed by the engine (backend_scalars_follow: no
+ * wake-up while nothing is written) until it ends; a backend without that
+ * stream, and a directory, are polled every FOLLOW_MS (a directory until
+ * interrupted). Run and tag names come from the job's files: they are
  * sanitized like every other name before they reach the output.
  */
 #include <errno.h>
@@ -229,6 +231,26 @@ static int lost(struct metrics *m, enum backend_status st, const struct api_erro
     return POLL_LOST;
 }
 
+/* A page from the backend: its points printed, its counts kept, its cursor taken. */
+static void take_page(struct metrics *m, struct scalar_page *page)
+{
+    m->away_since = 0;
+    for (size_t i = 0; i < page->count; i++) {
+        const struct scalar_point *p = &page->points[i];
+        emit(m, p->run, p->tag, p->step, p->wall_time, p->value);
+    }
+    m->bad_crc += page->bad_crc;
+    m->bad_protobuf += page->bad_protobuf;
+    m->dropped += page->dropped;
+    if (page->log_path && m->log_path == NULL)
+        m->log_path = xstrdup(page->log_path);
+    if (page->cursor) {
+        free(m->cursor);
+        m->cursor = page->cursor;
+        page->cursor = NULL;
+    }
+}
+
 /* Reads what is new: every page the backend has, or the directory to its end. */
 static int poll_once(struct metrics *m)
 {
@@ -262,24 +284,10 @@ static int poll_once(struct metrics *m)
             scalar_page_free(&page);
             return lost(m, st, &e);
         }
-        m->away_since = 0;
-        for (size_t i = 0; i < page.count; i++) {
-            const struct scalar_point *p = &page.points[i];
-            emit(m, p->run, p->tag, p->step, p->wall_time, p->value);
-        }
-        m->bad_crc += page.bad_crc;
-        m->bad_protobuf += page.bad_protobuf;
-        m->dropped += page.dropped;
-        if (page.log_path && m->log_path == NULL)
-            m->log_path = xstrdup(page.log_path);
         /* a server that says "more" without moving on is not followed round in circles */
         bool more = page.more && page.cursor &&
                     (page.count > 0 || m->cursor == NULL || strcmp(page.cursor, m->cursor) != 0);
-        if (page.cursor) {
-            free(m->cursor);
-            m->cursor = page.cursor;
-            page.cursor = NULL;
-        }
+        take_page(m, &page);
         scalar_page_free(&page);
         if (!more)
             return EXIT_OK;
@@ -414,6 +422,89 @@ static bool job_ended(struct metrics *m, int *rc)
     return ended;
 }
 
+/* How one push stream (backend_scalars_follow) ended. */
+enum push_end {
+    PUSH_ENDED,  /* the job ended and everything was printed */
+    PUSH_LOST,   /* the engine went away: connect again (said once) */
+    PUSH_POLL,   /* the backend has no stream for this: poll from here on */
+    PUSH_FAILED, /* *rc says why */
+};
+
+struct push {
+    struct metrics *m;
+    struct scalar_stream ss;
+    struct api_error err; /* a line that was not a page */
+    bool bad;
+};
+
+/* A page pushed by the engine: printed at once. */
+static int on_push_page(void *ctx, struct scalar_page *page)
+{
+    struct metrics *m = ctx;
+    take_page(m, page);
+    if (m->output == METRICS_TABLE && metricset_count(m->last) > 0)
+        print_table(m);
+    fflush(m->out);
+    tell_damage(m);
+    return ferror(m->out) ? 1 : 0;
+}
+
+static int on_push_data(void *ctx, const char *data, size_t len)
+{
+    struct push *p = ctx;
+    int rc = scalar_stream_feed(&p->ss, data, len, on_push_page, p->m, &p->err);
+    p->bad |= rc < 0;
+    return rc != 0;
+}
+
+/*
+ * -f on a job: one stream of pages pushed by the engine as the job writes,
+ * from the cursor, so nothing wakes this process while nothing is written.
+ */
+static enum push_end push(struct metrics *m, int *rc)
+{
+    struct push p = {.m = m};
+    scalar_stream_init(&p.ss, 0);
+    struct api_error e;
+    memset(&e, 0, sizeof e);
+    enum backend_status st =
+        backend_scalars_follow(m->s->b, m->name, m->cursor, on_push_data, &p, &e);
+    enum push_end end;
+    if (st == BACKEND_OK && !p.ss.end && !p.bad && p.ss.line.len > 0) {
+        /* one page with no newline: an engine without the stream answered as to a poll */
+        p.bad = scalar_stream_feed(&p.ss, "\n", 1, on_push_page, m, &p.err) < 0;
+        end = PUSH_POLL;
+    } else if (p.ss.end) {
+        /* "ended"; or "watch_limit", "error": the engine says to poll */
+        end = strcmp(p.ss.end, "ended") == 0 ? PUSH_ENDED : PUSH_POLL;
+    } else if (p.bad) {
+        struct strbuf line = STRBUF_INIT;
+        add_clean(&line, p.err.message);
+        fprintf(m->err, "trainjob metrics: %s; polling instead\n", strbuf_str(&line));
+        strbuf_free(&line);
+        end = PUSH_POLL;
+    } else if (ferror(m->out)) {
+        end = PUSH_FAILED;
+    } else if (st == BACKEND_REJECTED &&
+               (e.status == 501 || e.status == 400 || e.status == 405 || e.status == 503)) {
+        end = PUSH_POLL; /* no stream here (an older engine, ACP), or too many followers */
+    } else if (st == BACKEND_REJECTED) {
+        *rc = failed(m->err, st, &e);
+        end = PUSH_FAILED;
+    } else {
+        if (st == BACKEND_OK) { /* cut before its last line: the engine went away */
+            api_error_set(&e, 0, "Closed", "", "the stream ended before its last line");
+            st = BACKEND_TRANSPORT;
+        }
+        int l = lost(m, st, &e);
+        end = l == POLL_LOST ? PUSH_LOST : PUSH_FAILED;
+        if (l != POLL_LOST)
+            *rc = l;
+    }
+    scalar_stream_free(&p.ss);
+    return end;
+}
+
 /* Reads, prints, and with -f goes on until the job ends (or forever for a directory). */
 static int run(struct metrics *m)
 {
@@ -440,7 +531,17 @@ static int run(struct metrics *m)
         fputs(m->printed ? "\n]\n" : "]\n", m->out);
     fflush(m->out);
     tell_damage(m);
+    bool polling = m->dir != NULL;
     while (m->follow && rc == EXIT_OK) {
+        if (!polling) {
+            enum push_end end = push(m, &rc);
+            if (end == PUSH_ENDED || end == PUSH_FAILED)
+                break;
+            if (end == PUSH_LOST)
+                pause_ms(FOLLOW_MS);
+            polling = end == PUSH_POLL;
+            continue;
+        }
         /* the state first: a job that ends between the two polls still has its last points read */
         bool ended = m->dir == NULL && job_ended(m, &rc);
         if (rc != EXIT_OK)

@@ -454,6 +454,13 @@ void engine_close(struct engine *eng)
         stream_unref(eng->followers[i]);
     }
     free(eng->followers);
+    for (size_t i = 0; i < eng->scalar_follower_count; i++) {
+        stream_close(eng->scalar_followers[i]);
+        stream_set_refill(eng->scalar_followers[i], NULL, NULL,
+                          NULL); /* its inotify, off the loop */
+        stream_unref(eng->scalar_followers[i]);
+    }
+    free(eng->scalar_followers);
     if (eng->store)
         store_close(eng->store);
     config_free(&eng->cfg);

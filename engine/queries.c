@@ -16,6 +16,7 @@
 #include "api/jobspec_json.h"
 #include "api/schema.h"
 #include "engine/logfollow.h"
+#include "engine/scalarfollow.h"
 #include "engine/state.h"
 #include "engine/store.h"
 #include "engine/stream.h"
@@ -397,4 +398,7 @@ void engine_end_followers(struct engine *eng, struct ejob *job)
     for (size_t i = 0; i < eng->follower_count; i++)
         if (logfollow_matches_job(eng->followers[i], prefix))
             logfollow_poke(eng->followers[i], true);
+    for (size_t i = 0; i < eng->scalar_follower_count; i++)
+        if (scalarfollow_of(eng->scalar_followers[i], job->spec.uid))
+            scalarfollow_job_ended(eng->scalar_followers[i]);
 }

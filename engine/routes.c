@@ -5,7 +5,8 @@
  *        /workspaces/{ws}/trainingJobs[...]
  *   ours /trainjob/v1/catalog, /trainjob/v1/workspaces,
  *        /trainjob/v1/workspaces/{ws}/trainingJobs/{name}:start | :markNode | /events
- *        | /workers/{worker}/logs | /scalars?since=CURSOR&limit=BYTES (engine/scalars.h)
+ *        | /workers/{worker}/logs | /scalars?since=CURSOR&limit=BYTES[&follow=true]
+ * (engine/scalars.h)
  */
 #include "engine/routes.h"
 
@@ -185,11 +186,15 @@ static void jobs_route(struct engine *eng, const struct http_request *req,
     } else if (n == 3 && strcmp(rest[2], "events") == 0 && is(req, "GET")) {
         st = engine_job_events(eng, req->user, ws, name, &reply, &err);
     } else if (n == 3 && strcmp(rest[2], "scalars") == 0 && is(req, "GET")) {
-        struct scalars_query sq = {q(req, "since"), q(req, "limit")};
-        st = engine_job_scalars(eng, req->user, ws, name, &sq, &resp->text, &err);
+        const char *follow = q(req, "follow");
+        struct scalars_query sq = {q(req, "since"), q(req, "limit"),
+                                   follow && strcmp(follow, "true") == 0};
+        struct stream *s = NULL;
+        st = engine_job_scalars(eng, req->user, ws, name, &sq, &resp->text, &s, &err);
         if (st == 200) {
             resp->status = 200;
-            resp->content_type = "application/json";
+            resp->stream = s;
+            resp->content_type = s ? "application/x-ndjson" : "application/json";
             return;
         }
         strbuf_reset(&resp->text);

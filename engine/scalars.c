@@ -16,7 +16,9 @@
 #include "api/jobspec.h"
 #include "api/scalarpage.h"
 #include "api/tfevents.h"
+#include "engine/scalarfollow.h"
 #include "engine/state.h"
+#include "engine/stream.h"
 #include "util/beneath.h"
 #include "util/pathpart.h"
 #include "util/strbuf.h"
@@ -87,25 +89,6 @@ int scalars_open_dir(const char *root, const char *subdir, const char *rest, int
     return fd;
 }
 
-/* The reply under construction: points as JSON text, counted against the cap. */
-struct page_out {
-    struct strbuf *out;
-    size_t first; /* where the scalars array starts in out */
-    uint64_t sent, dropped;
-};
-
-static void on_scalar(void *ctx, const struct tfevents_scalar *s)
-{
-    struct page_out *po = ctx;
-    if (po->out->len - po->first > MAX_REPLY_BYTES) {
-        po->dropped++;
-        return;
-    }
-    if (po->sent++)
-        strbuf_addc(po->out, ',');
-    scalarpage_json_point(po->out, s->run, s->tag, s->step, s->wall_time, s->value);
-}
-
 /* ?limit=BYTES: default, and at most SCALARPAGE_MAX_LIMIT; -1 when not a positive number. */
 static long page_limit(const char *text)
 {
@@ -129,57 +112,152 @@ static void empty_page(const char *log_path, const char *since, struct strbuf *o
     strbuf_adds(out, ",\"more\":false,\"bad_records\":{\"crc\":0,\"protobuf\":0},\"dropped\":0}");
 }
 
-/* The page of scalars below dir_fd from since, as JSON text into out. */
-static int read_page(int dir_fd, const char *log_path, const char *since, long limit,
-                     struct strbuf *out, struct api_error *err)
+/* The reply under construction: points as JSON text, counted against the cap. */
+struct page_out {
+    struct strbuf *out;
+    size_t first; /* where the scalars array starts in out */
+    size_t max;   /* JSON bytes of points past which scalars are dropped */
+    uint64_t sent, dropped;
+};
+
+static void on_scalar(void *ctx, const struct tfevents_scalar *s)
 {
-    struct strbuf why = STRBUF_INIT;
-    struct tfevents_dir *d = tfevents_open_fd(dir_fd, log_path, &why);
-    int rc = 200;
-    if (d == NULL) {
-        rc = api_error_set(err, 500, "LogPathUnreadable", "tensorboard.log_path", "%s",
-                           strbuf_str(&why));
-        goto out;
+    struct page_out *po = ctx;
+    if (po->out->len - po->first > po->max) {
+        po->dropped++;
+        return;
     }
-    if (since && *since && tfevents_set_cursor(d, since, &why) != 0) {
-        rc = api_error_set(err, 400, "InvalidArgument", "since", "since: %s", strbuf_str(&why));
-        goto out;
-    }
+    if (po->sent++)
+        strbuf_addc(po->out, ',');
+    scalarpage_json_point(po->out, s->run, s->tag, s->step, s->wall_time, s->value);
+}
+
+int scalars_page(struct tfevents_dir *d, const char *log_path, uint64_t limit, size_t max_json,
+                 struct tfevents_stats *prev, struct strbuf *out, struct scalars_page_info *info,
+                 struct strbuf *err)
+{
+    size_t start = out->len;
     strbuf_adds(out, "{\"log_path\":");
     scalarpage_json_string(out, log_path, strlen(log_path));
     strbuf_adds(out, ",\"scalars\":[");
-    struct page_out po = {out, out->len, 0, 0};
-    struct tfevents_limit lim = {(uint64_t)limit, 0};
+    struct page_out po = {out, out->len, max_json, 0, 0};
+    struct tfevents_limit lim = {limit, 0};
     struct tfevents_poll_result res = {0};
-    if (tfevents_poll(d, &lim, on_scalar, &po, &res, &why) != 0) {
-        strbuf_reset(out);
-        rc = api_error_set(err, 500, "LogPathUnreadable", "tensorboard.log_path", "%s",
-                           strbuf_str(&why));
-        goto out;
+    if (tfevents_poll(d, &lim, on_scalar, &po, &res, err) != 0) {
+        strbuf_truncate(out, start);
+        return -1;
     }
-    const struct tfevents_stats *st = tfevents_stats(d);
+    struct tfevents_stats st = *tfevents_stats(d);
     strbuf_adds(out, "],\"cursor\":");
     struct strbuf cur = STRBUF_INIT;
     tfevents_cursor(d, &cur);
     scalarpage_json_string(out, cur.buf ? cur.buf : "", cur.len);
     strbuf_free(&cur);
     /* framing damage counts as crc, a good frame that is no Event (or a bad value) as protobuf */
-    strbuf_addf(
-        out, ",\"more\":%s,\"bad_records\":{\"crc\":%llu,\"protobuf\":%llu},\"dropped\":%llu}",
-        res.more ? "true" : "false",
-        (unsigned long long)(st->bad_crc + st->resyncs + st->oversized),
-        (unsigned long long)(st->bad_proto + st->bad_values), (unsigned long long)po.dropped);
+    uint64_t crc = st.bad_crc + st.resyncs + st.oversized, proto = st.bad_proto + st.bad_values;
+    if (prev) {
+        crc -= prev->bad_crc + prev->resyncs + prev->oversized;
+        proto -= prev->bad_proto + prev->bad_values;
+        *prev = st;
+    }
+    strbuf_addf(out,
+                ",\"more\":%s,\"bad_records\":{\"crc\":%llu,\"protobuf\":%llu},\"dropped\":%llu}",
+                res.more ? "true" : "false", (unsigned long long)crc, (unsigned long long)proto,
+                (unsigned long long)po.dropped);
     if (po.dropped)
-        engine_log("scalars of %s: %llu scalars over the page's %u MiB dropped", log_path,
-                   (unsigned long long)po.dropped, MAX_REPLY_BYTES >> 20);
-out:
+        engine_log("scalars of %s: %llu scalars over the page's %zu KiB dropped", log_path,
+                   (unsigned long long)po.dropped, max_json >> 10);
+    info->more = res.more;
+    info->bytes = res.bytes;
+    info->scalars = po.sent + po.dropped;
+    info->damaged = crc + proto;
+    return 0;
+}
+
+/* The page of scalars below dir_fd from since, as JSON text into out. */
+static int read_page(int dir_fd, const char *log_path, const char *since, long limit,
+                     struct strbuf *out, struct api_error *err)
+{
+    struct strbuf why = STRBUF_INIT;
+    struct tfevents_dir *d = tfevents_open_fd(dir_fd, log_path, &why);
+    struct scalars_page_info info;
+    int rc = 200;
+    if (d == NULL) {
+        rc = api_error_set(err, 500, "LogPathUnreadable", "tensorboard.log_path", "%s",
+                           strbuf_str(&why));
+    } else if (since && *since && tfevents_set_cursor(d, since, &why) != 0) {
+        rc = api_error_set(err, 400, "InvalidArgument", "since", "since: %s", strbuf_str(&why));
+    } else if (scalars_page(d, log_path, (uint64_t)limit, MAX_REPLY_BYTES, NULL, out, &info,
+                            &why) != 0) {
+        rc = api_error_set(err, 500, "LogPathUnreadable", "tensorboard.log_path", "%s",
+                           strbuf_str(&why));
+    }
     tfevents_close(d);
     strbuf_free(&why);
     return rc;
 }
 
+/* The 403 of a log directory the engine will not read. */
+static int refused(struct api_error *err, const struct ejob *job, const char *vol, const char *why)
+{
+    return api_error_set(err, 403, "LogPathRefused", "tensorboard.log_path",
+                         "job '%s': tensorboard.log_path %s (volume %s, %s) refused: the "
+                         "engine reads logs only below the volume, through no symlink",
+                         job->spec.name, job->spec.tensorboard.log_path, vol, why);
+}
+
+/* ?follow=true: a scalarfollow stream on the job's log directory, kept in eng->scalar_followers. */
+static int follow(struct engine *eng, struct ejob *job, const char *vol_id, const char *root,
+                  const char *subdir, const char *rest, const char *since,
+                  struct stream **follow_stream, struct api_error *err)
+{
+    engine_prune_scalar_followers(eng);
+    if (eng->scalar_follower_count >= SCALARFOLLOW_MAX_CLIENTS)
+        return api_error_set(err, 503, "TooManyFollowers", "follow",
+                             "%d clients follow scalars already: poll with since= instead",
+                             SCALARFOLLOW_MAX_CLIENTS);
+    char *below = xasprintf("%s/%s", subdir ? subdir : "", rest ? rest : "");
+    struct scalarfollow_start how = {
+        job->spec.uid, job->spec.tensorboard.log_path,      root, below,
+        since,         job_state_terminal(job->spec.state), 0,    0};
+    struct strbuf why = STRBUF_INIT;
+    enum scalarfollow_refusal refusal;
+    struct stream *s = scalarfollow_open(eng->loop, &how, &refusal, &why);
+    free(below);
+    int rc = 200;
+    if (s == NULL && refusal == SCALARFOLLOW_BAD_CURSOR)
+        rc = api_error_set(err, 400, "InvalidArgument", "since", "since: %s", strbuf_str(&why));
+    else if (s == NULL && refusal == SCALARFOLLOW_NO_INOTIFY)
+        rc = api_error_set(err, 503, "TooManyFollowers", "follow", "%s: poll with since= instead",
+                           strbuf_str(&why));
+    else if (s == NULL)
+        rc = refused(err, job, vol_id, strbuf_str(&why));
+    strbuf_free(&why);
+    if (s == NULL)
+        return rc;
+    eng->scalar_followers = xreallocarray(eng->scalar_followers, eng->scalar_follower_count + 1,
+                                          sizeof *eng->scalar_followers);
+    eng->scalar_followers[eng->scalar_follower_count++] = stream_ref(s);
+    *follow_stream = s;
+    return 200;
+}
+
+void engine_prune_scalar_followers(struct engine *eng)
+{
+    for (size_t i = 0; i < eng->scalar_follower_count;) {
+        struct stream *s = eng->scalar_followers[i];
+        if (stream_abandoned(s) || stream_closed(s)) {
+            stream_unref(s);
+            eng->scalar_followers[i] = eng->scalar_followers[--eng->scalar_follower_count];
+            continue;
+        }
+        i++;
+    }
+}
+
 int engine_job_scalars(struct engine *eng, const char *user, const char *ws, const char *name,
-                       const struct scalars_query *sq, struct strbuf *out, struct api_error *err)
+                       const struct scalars_query *sq, struct strbuf *out,
+                       struct stream **follow_stream, struct api_error *err)
 {
     struct ejob *job;
     int rc = engine_find_readable(eng, user, ws, name, &job, err);
@@ -204,6 +282,9 @@ int engine_job_scalars(struct engine *eng, const char *user, const char *ws, con
         rc = api_error_set(err, 409, "VolumeMissing", "mount",
                            "job '%s': volume '%s' (holding %s) is not in this engine's config",
                            name, m->id, log_path);
+    } else if (sq->follow) {
+        rc = follow(eng, job, m->id, vol->path, m->subdir, strbuf_str(&rest), sq->since,
+                    follow_stream, err);
     } else {
         int missing;
         int fd = scalars_open_dir(vol->path, m->subdir, strbuf_str(&rest), &missing, &why);
@@ -215,10 +296,7 @@ int engine_job_scalars(struct engine *eng, const char *user, const char *ws, con
             rc = 200;
         } else {
             /* A symlink or a file where the job said its logs are: never followed. */
-            rc = api_error_set(err, 403, "LogPathRefused", "tensorboard.log_path",
-                               "job '%s': tensorboard.log_path %s (volume %s, %s) refused: the "
-                               "engine reads logs only below the volume, through no symlink",
-                               name, log_path, m->id, strbuf_str(&why));
+            rc = refused(err, job, m->id, strbuf_str(&why));
         }
     }
     strbuf_free(&rest);

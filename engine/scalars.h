@@ -12,7 +12,9 @@
  * its log path (or above it, inside the volume) cannot make the engine read
  * outside the volume. Event files are then read below that descriptor
  * (api/tfevents), from the client's cursor, a bounded number of bytes per
- * request: the engine keeps nothing per client between pages.
+ * request: the engine keeps nothing per client between pages. With
+ * follow=true the reply is instead a stream of pages pushed as the job
+ * writes (engine/scalarfollow.h), which holds the directory while it lasts.
  *
  * routes.c calls engine_job_scalars; the access rule is the logs' (every
  * member of the workspace may read every job's).
@@ -20,22 +22,52 @@
 #ifndef ENGINE_SCALARS_H
 #define ENGINE_SCALARS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct api_error;
 struct engine;
 struct jobspec;
 struct mount;
 struct strbuf;
+struct stream;
 
 struct scalars_query {
     const char *since; /* the cursor of the previous page, NULL or "" from the start */
     const char *limit; /* bytes of event files to read at most (text, as received), or NULL */
+    bool follow;       /* a stream of pages (engine/scalarfollow.h) instead of one */
 };
 
-/* The page as JSON text into out; 200, or a status with err saying why. */
+/*
+ * The page as JSON text into out; 200, or a status with err saying why.
+ * With sq->follow, *follow_stream then carries the pages (out stays empty).
+ */
 int engine_job_scalars(struct engine *eng, const char *user, const char *ws, const char *name,
-                       const struct scalars_query *sq, struct strbuf *out, struct api_error *err);
+                       const struct scalars_query *sq, struct strbuf *out,
+                       struct stream **follow_stream, struct api_error *err);
+
+struct tfevents_dir;
+struct tfevents_stats;
+
+/* What scalars_page read. */
+struct scalars_page_info {
+    bool more;        /* stopped at the limit */
+    uint64_t bytes;   /* of event files consumed */
+    uint64_t scalars; /* read (sent or dropped) */
+    uint64_t damaged; /* bad records reported in the page */
+};
+
+/*
+ * Appends one page (the JSON object of api/scalarpage.h, no newline) read
+ * from d, at most limit bytes of event files and max_json bytes of points
+ * (the rest counted as dropped). prev (may be NULL) holds the damage already
+ * reported: the page reports what is new and prev is brought up to date.
+ * 0, or -1 with err when the directory cannot be read (out as it was).
+ */
+int scalars_page(struct tfevents_dir *d, const char *log_path, uint64_t limit, size_t max_json,
+                 struct tfevents_stats *prev, struct strbuf *out, struct scalars_page_info *info,
+                 struct strbuf *err);
 
 /*
  * The mount of job whose mount_path holds log_path (equal to or above it,

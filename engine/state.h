@@ -132,6 +132,8 @@ struct engine {
     size_t watcher_count;
     struct stream **followers; /* tagged with their log file */
     size_t follower_count;
+    struct stream **scalar_followers; /* engine/scalarfollow.h */
+    size_t scalar_follower_count;
     int inotify_fd;
     int status_wd, log_wd;
     uint64_t sched_timer;
@@ -308,6 +310,8 @@ void finish_stop(struct engine *eng, struct ejob *job);
 bool shows(const struct ejob *job, const char *reason);
 /* queries.c: tells the log followers of a job that will write no more. */
 void engine_end_followers(struct engine *eng, struct ejob *job);
+/* scalars.c: drops the scalar followers whose client left or whose stream ended. */
+void engine_prune_scalar_followers(struct engine *eng);
 
 /* shimwatch.c: the loop's watchers on each worker's shim (see shimwatch.c) */
 /*

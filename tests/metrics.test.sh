@@ -3,7 +3,11 @@
 # while it runs (tests/tools/scalarwrite, copied into its volume: the worker
 # has no python) is read through GET …/scalars and `trainjob metrics`:
 #  - csv, json and table print the expected values (NaN and Infinity kept);
-#  - -f picks up points written later and ends when the job does;
+#  - -f picks up points written later and ends when the job does, woken
+#    by nothing while the job writes nothing (trainjobd pushes the pages);
+#  - ?follow=true pushes pages: a new run directory is picked up, a run
+#    swapped for a symlink gives nothing from outside, 50 clients that
+#    vanish leave no descriptor in trainjobd, the stream ends with the job;
 #  - small pages (limit=) deliver every point exactly once through the cursor;
 #  - --logdir reads a directory with no job: a corrupted record is skipped
 #    and counted, a half-written last record is not yet a point;
@@ -19,9 +23,11 @@ WRITER="$(dirname "$TRAINJOBD_BIN")/tests/tools/scalarwrite"
 E="--endpoint http+unix://$SOCK"
 V1=/trainjob/v1/workspaces/default/trainingJobs
 FOLLOW_PID=""
+STREAM_PID=""
 
 cleanup() {
     [ -n "$FOLLOW_PID" ] && kill "$FOLLOW_PID" 2>/dev/null
+    [ -n "$STREAM_PID" ] && kill "$STREAM_PID" 2>/dev/null
     engine_cleanup
     rm -rf "$TMP"
 }
@@ -110,6 +116,13 @@ rows() {
     [ "$(wc -l <"$TMP/follow.csv")" -eq "$1" ]
 }
 check "metrics -f prints what is there" rows 6
+# switches PID: the times the process went to sleep and was woken (both kinds)
+switches() { awk '/ctxt_switches/ { n += $2 } END { print n }' "/proc/$1/status"; }
+w0=$(switches "$FOLLOW_PID")
+sleep 3
+w1=$(switches "$FOLLOW_PID")
+check "...then, the job writing nothing, it is woken 0 times in 3 s (pushed, not polled)" \
+    test "$w1" -eq "$w0"
 touch "$TMP/vol/train/go"
 check "...then the points written later" rows 8
 check "...in order, Infinity kept" sh -c "tail -n 2 '$TMP/follow.csv' | tr '\n' ' ' |
@@ -158,6 +171,91 @@ check "...ending with the job, exit 0" test $? = 0
 FOLLOW_PID=""
 check "...each point once" test "$(tail -n +2 "$TMP/follow.csv" | tr '\n' ' ')" = \
     ".,loss,1,1700000000.25,1 .,loss,2,1700000000.5,2 "
+
+# ---- ?follow=true: the engine pushes pages as the job writes ---------------------
+
+mkdir -p "$TMP/vol/stream/bin" "$TMP/outside2"
+cp "$WRITER" "$TMP/vol/stream/bin/scalarwrite"
+submit stream "$VOLDIR"'
+W="$A/bin/scalarwrite"
+mkdir -p "$A/tb/rank0"
+"$W" "$A/tb/rank0/events.out.tfevents.1.host" loss=1:1
+while [ ! -e "$A/go" ]; do sleep 0.05; done
+"$W" "$A/tb/rank0/events.out.tfevents.1.host" loss=2:2
+while [ ! -e "$A/go2" ]; do sleep 0.05; done
+mkdir -p "$A/tb/rank2/deep"
+"$W" "$A/tb/rank2/deep/events.out.tfevents.1.host" late=1:3
+while [ ! -e "$A/go3" ]; do sleep 0.05; done
+mv "$A/tb/rank0" "$A/old0"
+ln -s '"$TMP/outside2"' "$A/tb/rank0"
+touch "$A/swapped"
+while [ ! -e "$A/go4" ]; do sleep 0.05; done
+"$W" "$A/tb/rank2/deep/events.out.tfevents.1.host" late=2:4
+while [ ! -e "$A/end" ]; do sleep 0.05; done' "$(tb stream)"
+wait_for stream .state RUNNING
+SV="$TMP/vol/stream"
+n=0
+while [ ! -e "$SV/tb/rank0/events.out.tfevents.1.host" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+: >"$TMP/stream.ndjson"
+curl -s -N --unix-socket "$SOCK" "http://x$V1/stream/scalars?follow=true" >"$TMP/stream.ndjson" &
+STREAM_PID=$!
+# has TEXT [SECONDS] : until the stream has brought a line holding TEXT (bounded)
+has() {
+    n=0
+    while ! grep -qF "$1" "$TMP/stream.ndjson" && [ $n -lt $((${2:-10} * 20)) ]; do
+        sleep 0.05
+        n=$((n + 1))
+    done
+    grep -qF "$1" "$TMP/stream.ndjson"
+}
+check "follow=true sends a first page with what is there" has '"step":1,"wall_time":1700000000.25,"value":1}'
+check "...a page is one JSON line, the non-follow reply's shape" \
+    sh -c "head -n 1 '$TMP/stream.ndjson' | jq -e '.cursor and (.scalars | length) == 1' >/dev/null"
+touch "$SV/go"
+check "...a point appended later is pushed" has '"tag":"loss","step":2'
+touch "$SV/go2"
+check "...a run directory made after the follow started is picked up" has '"run":"rank2/deep"'
+# 50 clients that connect and vanish leave no descriptor (inotify, watch, socket) behind
+fds() { ls "/proc/$ENGINE_PID/fd" | wc -l; }
+before=$(fds)
+i=0
+PIDS=""
+while [ $i -lt 50 ]; do
+    curl -s -N --unix-socket "$SOCK" "http://x$V1/stream/scalars?follow=true" >"$TMP/gone.$i" &
+    PIDS="$PIDS $!"
+    i=$((i + 1))
+done
+n=0
+while [ "$(cat "$TMP"/gone.* | grep -c cursor)" -lt 50 ] && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done
+check "50 more followers each get their first page" test "$(cat "$TMP"/gone.* | grep -c cursor)" = 50
+during=$(fds)
+for p in $PIDS; do kill "$p" 2>/dev/null; done
+for p in $PIDS; do wait "$p" 2>/dev/null; done
+n=0
+while [ "$(fds)" -gt "$before" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+check "...and when they vanish the engine holds no more descriptors than before ($before, $during with them)" \
+    test "$(fds)" -le "$before" -a "$during" -gt $((before + 50))
+rm -f "$TMP"/gone.*
+touch "$SV/go3"
+n=0
+while [ ! -e "$SV/swapped" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+"$WRITER" "$TMP/outside2/events.out.tfevents.1.host" stolen=1:42
+touch "$SV/go4"
+check "a run swapped for a symlink while followed: the stream goes on" has '"tag":"late","step":2'
+check "...and brings nothing from where the symlink points" sh -c "! grep -q stolen '$TMP/stream.ndjson'"
+touch "$SV/end"
+wait_for stream .state SUCCEEDED
+n=0
+while kill -0 "$STREAM_PID" 2>/dev/null && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+check "the stream ends by itself when the job ends" sh -c "! kill -0 $STREAM_PID 2>/dev/null"
+wait "$STREAM_PID" 2>/dev/null
+STREAM_PID=""
+check "...with a last line saying so" sh -c "tail -n 1 '$TMP/stream.ndjson' | jq -e '.end == \"ended\"' >/dev/null"
+check "...every point once" test "$(jq -c '.scalars[]? | [.run, .tag, .step]' "$TMP/stream.ndjson" | sort | uniq -d | wc -l)" = 0 \
+    -a "$(jq -c '.scalars[]?' "$TMP/stream.ndjson" | wc -l)" = 4
+curl -s -m 10 -N --unix-socket "$SOCK" "http://x$V1/stream/scalars?follow=true" >"$TMP/ended.ndjson"
+check "following an ended job sends everything, then the end" \
+    test "$(jq -c '.scalars[]?' "$TMP/ended.ndjson" | wc -l)" = 2 -a "$(tail -n 1 "$TMP/ended.ndjson" | jq -r .end)" = ended
 
 # ---- pages: limit= cuts a backlog, the cursor delivers each point once ---------
 

@@ -5,7 +5,10 @@
 # scalarwrite, copied into its volume: the worker has no python):
 #  - M shows the pane: the tags, the runs rank0 and rank1, a chart;
 #  - points written later reach the chart with no key pressed (captured
-#    twice: the chart's rows change) — the pane follows while the job runs;
+#    twice: the chart's rows change) — the pane follows while the job runs,
+#    through the engine's push stream: a running job that writes nothing
+#    wakes trainjob 0 times in 3 s (and an ended one neither); an engine
+#    restart under the open pane is reconnected to, the curve going on;
 #  - z makes the pane the whole screen and back; Esc leaves full screen;
 #  - / filters the tags; a tag with escape sequences is drawn harmlessly;
 #  - a job without a TensorBoard log path says where to set one.
@@ -37,12 +40,32 @@ while [ ! -e "$A/go" ]; do sleep 0.05; done
 "$W" "$A/tb/rank0/events.out.tfevents.1.host" $(pts 11 200 1)
 "$W" "$A/tb/rank1/events.out.tfevents.1.host" $(pts 11 200 3)
 touch "$A/more"
+while [ ! -e "$A/go2" ]; do sleep 0.05; done
+"$W" "$A/tb/rank0/events.out.tfevents.1.host" $(pts 201 300 1)
+"$W" "$A/tb/rank1/events.out.tfevents.1.host" $(pts 201 300 3)
+touch "$A/more2"
 while [ ! -e "$A/end" ]; do sleep 0.05; done' "$(tb train)"
 check "a job writing event files is accepted" test "$code" = 200
 check "...runs" wait_for train .state RUNNING
 n=0
 while [ ! -e "$TMP/vol/train/written" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
 check "...and writes its first points" test -e "$TMP/vol/train/written"
+
+# switches PID: the times the process went to sleep and was woken (both kinds)
+switches() { awk '/ctxt_switches/ { n += $2 } END { print n }' "/proc/$1/status"; }
+# idle_check NAME: trainjob (under the tmux pane) is not woken once in 3 s
+idle_check() {
+    shell=$(tmux display-message -p -t "$SESSION" '#{pane_pid}')
+    tj_pid=$(cat "/proc/$shell/task/$shell/children" 2>/dev/null | cut -d' ' -f1)
+    if [ -n "$tj_pid" ] && [ -r "/proc/$tj_pid/status" ]; then
+        w0=$(switches "$tj_pid")
+        sleep 3
+        w1=$(switches "$tj_pid")
+        if [ "$w1" -eq "$w0" ]; then pass "$1"; else fail "$1" "$((w1 - w0)) context switches"; fi
+    else
+        fail "$1" "no trainjob process under the tmux pane ($shell)"
+    fi
+}
 
 tmux kill-session -t "$SESSION" 2>/dev/null
 new_session -d -s "$SESSION" -x 80 -y 24 \
@@ -68,7 +91,7 @@ n=0
 while [ ! -e "$TMP/vol/train/more" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
 changed=0
 n=0
-while [ $n -lt 60 ]; do # the pane asks every second while new points come
+while [ $n -lt 60 ]; do # the engine pushes the new points
     chart_rows >"$TMP/chart2"
     if ! cmp -s "$TMP/chart1" "$TMP/chart2" && grep -q "200" "$TMP/chart2"; then
         changed=1
@@ -79,6 +102,32 @@ while [ $n -lt 60 ]; do # the pane asks every second while new points come
 done
 if [ $changed = 1 ]; then pass "the curve grows as the job writes, with no key pressed"; else
     fail "the curve grows as the job writes, with no key pressed" "$(cat "$TMP/chart1") ---- $(cat "$TMP/chart2")"
+fi
+
+# The job runs on, writing nothing: the pane holds the engine's push stream open and
+# nothing wakes trainjob (no poll timer, no redraw) until a point is written.
+idle_check "an open Metrics pane on a running job that writes nothing: 0 wake-ups in 3 s"
+
+# The engine restarts under the open pane: the stream drops, is reopened from its cursor
+# (after a backoff), and what the job wrote meanwhile reaches the chart with no key pressed.
+stop_engine KILL
+touch "$TMP/vol/train/go2"
+n=0
+while [ ! -e "$TMP/vol/train/more2" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+start_engine
+changed=0
+n=0
+while [ $n -lt 160 ]; do
+    chart_rows >"$TMP/chart3"
+    if grep -q "300" "$TMP/chart3"; then
+        changed=1
+        break
+    fi
+    sleep 0.25
+    n=$((n + 1))
+done
+if [ $changed = 1 ]; then pass "after an engine restart the pane reconnects and the curve goes on"; else
+    fail "after an engine restart the pane reconnects and the curve goes on" "$(cat "$TMP/chart3")"
 fi
 
 keys z
@@ -106,20 +155,7 @@ touch "$TMP/vol/train/end"
 check "the job ends" wait_for train .state SUCCEEDED
 see "...and the pane says it no longer follows" "job not running" 10
 sleep 1 # the last page
-shell=$(tmux display-message -p -t "$SESSION" '#{pane_pid}')
-tj_pid=$(cat "/proc/$shell/task/$shell/children" 2>/dev/null | cut -d' ' -f1)
-# switches PID: the times the process went to sleep and was woken (both kinds)
-switches() { awk '/ctxt_switches/ { n += $2 } END { print n }' "/proc/$1/status"; }
-if [ -n "$tj_pid" ] && [ -r "/proc/$tj_pid/status" ]; then
-    w0=$(switches "$tj_pid")
-    sleep 3
-    w1=$(switches "$tj_pid")
-    if [ "$w1" -eq "$w0" ]; then pass "an open Metrics pane on an ended job: 0 wake-ups in 3 s"; else
-        fail "an open Metrics pane on an ended job: 0 wake-ups in 3 s" "$((w1 - w0)) context switches"
-    fi
-else
-    fail "an open Metrics pane on an ended job: 0 wake-ups in 3 s" "no trainjob process under the tmux pane ($shell)"
-fi
+idle_check "an open Metrics pane on an ended job: 0 wake-ups in 3 s"
 
 # A job without a log path says where to set one.
 submit plain 'sleep 600'

@@ -8,12 +8,19 @@
  * backend_send from the event loop, one call at a time, each from the
  * previous page's cursor; their points go into a metricset (memory bounded
  * per series whatever the job's length). While the job runs and the pane is
- * shown, the next page is asked on a timer: 1 s after a page that brought
- * points, twice as long after each that brought none, at most 30 s; a page
- * cut short by its limit is followed at once. A job that is not running,
- * or a pane that is hidden, arms no timer at all: a job screen left open on
- * a finished job wakes nothing. A job that stops is asked once more (its
- * last points). A backend without the op (ACP) and a job without a log
+ * shown, one push stream is held open through the loop (the scalars op with
+ * follow: the engine sends a page when the job writes, engine/
+ * scalarfollow.h), so a job that writes nothing wakes nothing. The stream
+ * ends with the job; one that drops (an engine restart) is opened again
+ * from the last page's cursor after 1 s, twice as long after each drop in
+ * a row, at most 30 s. A backend without the stream (or an engine that
+ * says to poll) gets the pages on a timer instead: 1 s after a page that
+ * brought points, twice as long after each that brought none, at most
+ * 30 s; a page cut short by its limit is followed at once. A job that is
+ * not running, or a pane that is hidden, holds no stream and arms no
+ * timer: a job screen left open on a finished job wakes nothing. A job
+ * that stops is asked once more (its last points) unless its stream
+ * brought them. A backend without the op (ACP) and a job without a log
  * path get a message saying what to do, and no more calls.
  *
  * Model: tags sorted by name, each selected or not, a filter (a substring,
