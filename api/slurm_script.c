@@ -650,6 +650,20 @@ static void render_meanings(struct strbuf *out)
     strbuf_adds(out, "\tesac\n}\n\n");
 }
 
+/* Sets err (400, field, the message) and returns -1. */
+static int refuse(struct api_error *err, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int refuse(struct api_error *err, const char *field, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    api_error_set(err, 400, "tjInvalidField", field, "%s", msg);
+    return -1;
+}
+
 /* Appends one gap line: "field: what Slurm does instead". */
 static void gap(struct strbuf *gaps, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -751,20 +765,20 @@ int slurm_script_render(const struct jobspec *job, const struct slurm_site *site
                         struct strbuf *script, struct strbuf *gaps, struct api_error *err)
 {
     if (!safe_component(job->name))
-        return api_error_set(err, 400, "tjInvalidField", "name",
-                             "the job name must be letters, digits, '.', '_' and '-' to name "
-                             "its directory on the cluster");
+        return refuse(err, "name",
+                      "the job name must be letters, digits, '.', '_' and '-' to name "
+                      "its directory on the cluster");
     char *dir = slurm_jobdir(site->jobs_dir, site->workspace, job->name);
     if (dir == NULL)
-        return api_error_set(err, 400, "tjInvalidField", "workspace_name",
-                             "no job directory: the jobs directory must be an absolute path "
-                             "without '%%', '\\' or '..', and the workspace a plain name");
+        return refuse(err, "workspace_name",
+                      "no job directory: the jobs directory must be an absolute path "
+                      "without '%%', '\\' or '..', and the workspace a plain name");
     int replicas = slurm_script_replicas(job);
     if (replicas > SLURM_MAX_REPLICAS) {
         free(dir);
-        return api_error_set(err, 400, "tjInvalidField", "roles[0].total_replicas",
-                             "%d workers: a Slurm job supervises at most %d", replicas,
-                             SLURM_MAX_REPLICAS);
+        return refuse(err, "roles[0].total_replicas",
+                      "%d workers: a Slurm job supervises at most %d", replicas,
+                      SLURM_MAX_REPLICAS);
     }
     for (size_t i = 0; i < job->env_count; i++) {
         char buf[128], field[64];
@@ -775,7 +789,7 @@ int slurm_script_render(const struct jobspec *job, const struct slurm_site *site
         if (why != NULL) {
             snprintf(field, sizeof field, "env[%zu].key", i);
             free(dir);
-            return api_error_set(err, 400, "tjInvalidField", field, "%s", why);
+            return refuse(err, field, "%s", why);
         }
     }
     const struct role *r = jobspec_worker(job);
