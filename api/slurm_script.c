@@ -23,6 +23,8 @@
 #define SLURM_MAX_REPLICAS 4096
 /* Longest exit-code list quoted in an event, as engine/fault.c cuts it. */
 #define SHOWN_CODES_MAX 40
+/* SIGTERM to SIGKILL when the supervisor ends a worker: trainjobd's default grace. */
+#define SLURM_GRACE_S 10
 
 static const char supervisor_body[] =
     "# ---- the supervisor: the same for every job (api/slurm_script.c) ----\n"
@@ -175,18 +177,59 @@ static const char supervisor_body[] =
     "\t\t\twait \"$_spid\"\n"
     "\t\t\t_rc=$?\n"
     "\t\tdone\n"
+    "\t\t: > \"$TJ_RUN/done.$1.$_gen\"\n"
     "\t\techo \"$1 $_gen $_rc\" >&3\n"
     "\t) &\n"
     "\teval \"TJ_PID_$1=\\$!\"\n"
     "}\n"
     "\n"
-    "# tj_stop_all: SIGTERM to every live step (srun passes it on), then waits for their watchers\n"
+    "# tj_steps NAME...: the ids of this job's steps named NAME… (each worker's steps carry its "
+    "name)\n"
+    "tj_steps() {\n"
+    "\tsqueue -h -s -j \"$SLURM_JOB_ID\" -o '%i %j' 2>/dev/null | while read -r _sid _sn; do\n"
+    "\t\tcase \"$_sid\" in '' | *[!0-9.]*) continue ;; esac\n"
+    "\t\tfor _w in \"$@\"; do [ \"$_sn\" = \"$_w\" ] && echo \"$_sid\"; done\n"
+    "\tdone\n"
+    "}\n"
+    "\n"
+    "# tj_stop_all: ends every live worker as trainjobd does: SIGTERM to every\n"
+    "# process of its step, TJ_GRACE seconds, then SIGKILL (scancel signals the\n"
+    "# whole step; signalling srun alone leaves the script's children running and\n"
+    "# the step holding its node); then waits for their watchers\n"
     "tj_stop_all() {\n"
     "\t_k=0\n"
+    "\t_names=\n"
     "\twhile [ \"$_k\" -lt \"$TJ_REPLICAS\" ]; do\n"
-    "\t\teval \"_l=\\$TJ_LIVE_$_k _p=\\$TJ_PID_$_k\"\n"
-    "\t\t[ \"$_l\" = 1 ] && kill -TERM \"$_p\" 2>/dev/null\n"
+    "\t\teval \"_l=\\$TJ_LIVE_$_k _p=\\$TJ_PID_$_k _n=\\$TJ_NAME_$_k\"\n"
+    "\t\tif [ \"$_l\" = 1 ]; then\n"
+    "\t\t\t_names=\"$_names $_n\"\n"
+    "\t\t\tkill -TERM \"$_p\" 2>/dev/null # a srun still waiting to create its step\n"
+    "\t\tfi\n"
     "\t\t_k=$((_k + 1))\n"
+    "\tdone\n"
+    "\t[ -n \"$_names\" ] || return 0\n"
+    "\t# shellcheck disable=SC2086 # the names and ids are single words\n"
+    "\t_ids=$(tj_steps $_names)\n"
+    "\t# shellcheck disable=SC2086\n"
+    "\t[ -n \"$_ids\" ] && scancel --quiet --signal=TERM $_ids\n"
+    "\t_end=$(($(date +%s) + TJ_GRACE))\n"
+    "\twhile :; do\n"
+    "\t\t_left=0\n"
+    "\t\t_k=0\n"
+    "\t\twhile [ \"$_k\" -lt \"$TJ_REPLICAS\" ]; do\n"
+    "\t\t\teval \"_l=\\$TJ_LIVE_$_k _g=\\$TJ_GEN_$_k\"\n"
+    "\t\t\t[ \"$_l\" = 1 ] && [ ! -e \"$TJ_RUN/done.$_k.$_g\" ] && _left=1\n"
+    "\t\t\t_k=$((_k + 1))\n"
+    "\t\tdone\n"
+    "\t\t[ \"$_left\" = 0 ] && break\n"
+    "\t\tif [ \"$(date +%s)\" -ge \"$_end\" ]; then\n"
+    "\t\t\t# shellcheck disable=SC2086\n"
+    "\t\t\t_ids=$(tj_steps $_names)\n"
+    "\t\t\t# shellcheck disable=SC2086\n"
+    "\t\t\t[ -n \"$_ids\" ] && scancel --quiet $_ids\n"
+    "\t\t\tbreak\n"
+    "\t\tfi\n"
+    "\t\tsleep 0.2\n"
     "\tdone\n"
     "\t_k=0\n"
     "\twhile [ \"$_k\" -lt \"$TJ_REPLICAS\" ]; do\n"
@@ -809,8 +852,9 @@ int slurm_script_render(const struct jobspec *job, const struct slurm_site *site
     slurm_shell_quote(script, job->name);
     strbuf_adds(script, "\nTJ_JOBDIR=");
     slurm_shell_quote(script, dir);
-    strbuf_addf(script, "\nTJ_REPLICAS=%d\nTJ_STYLE=%s\nTJ_LIMIT=%d\n", replicas,
-                framework_style(job->framework), backoff_limit_of(&job->fault_tolerance));
+    strbuf_addf(script, "\nTJ_REPLICAS=%d\nTJ_STYLE=%s\nTJ_LIMIT=%d\nTJ_GRACE=%d\n", replicas,
+                framework_style(job->framework), backoff_limit_of(&job->fault_tolerance),
+                SLURM_GRACE_S);
     for (int i = 0; i < replicas; i++) {
         char name[64];
         slurm_worker_name(job, i, name, sizeof name);
