@@ -108,10 +108,16 @@ static const char supervisor_body[] =
     "TJ_RESTARTS=$_r ;; esac\n"
     "\tcase \"$_u\" in [0-9] | [0-9][0-9] | [0-9][0-9][0-9] | [0-9][0-9][0-9][0-9]) TJ_RUNS=$_u ;; "
     "esac\n"
-    "\tfor _x in $(printf '%s' \"$_s\" | sed -n 's/.*\"marked\":\\[\\([^]]*\\)\\].*/\\1/p' | tr -d "
-    "'\"' | tr ',' ' '); do\n"
+    "\t_list=$(printf '%s' \"$_s\" | sed -n 's/.*\"marked\":\\[\\([^]]*\\)\\].*/\\1/p' | head -n "
+    "1)\n"
+    "\t_ifs=$IFS\n"
+    "\tIFS=,\n"
+    "\tfor _x in $_list; do # each item whole: \"a b\" is no node, not two\n"
+    "\t\t_x=${_x#\\\"}\n"
+    "\t\t_x=${_x%\\\"}\n"
     "\t\ttj_safe_word \"$_x\" && TJ_MARKED=\"$TJ_MARKED${TJ_MARKED:+ }$_x\"\n"
     "\tdone\n"
+    "\tIFS=$_ifs\n"
     "}\n"
     "\n"
     "# tj_tf_config I: TF_CONFIG of worker I, as engine/worker_env.c writes it\n"
@@ -393,6 +399,17 @@ static const char supervisor_body[] =
     "\t\teval \"echo \\\"\\$TJ_ADDR_$_k slots=1\\\"\" >> \"$TJ_RUN/hostfile\"\n"
     "\t\teval \"TJ_GEN_$_k=0 TJ_LIVE_$_k=0 TJ_PHASE_$_k=Pending TJ_RESTARTS_$_k=0 TJ_EXIT_$_k= "
     "TJ_SIG_$_k= TJ_RULE_$_k= TJ_STARTED_$_k= TJ_ENDED_$_k=\"\n"
+    "\t\t# a worker's restarts count across requeues, as the job's do (its last record)\n"
+    "\t\teval \"_f=\\\"\\$TJ_JOBDIR/workers/\\$TJ_NAME_$_k.json\\\"\"\n"
+    "\t\t_r=$(head -c 4096 \"$_f\" 2>/dev/null | sed -n "
+    "'s/.*\"restarts\":\\([0-9]\\{1,4\\}\\),.*/\\1/p')\n"
+    "\t\tcase \"$_r\" in [0-9] | [0-9][0-9] | [0-9][0-9][0-9] | [0-9][0-9][0-9][0-9]) eval "
+    "\"TJ_RESTARTS_$_k=$_r\" ;; esac\n"
+    "\t\teval \"_n=\\$TJ_NODE_$_k\"\n"
+    "\t\tcase \" $TJ_MARKED \" in *\" $_n \"*)\n"
+    "\t\t\ttj_event Warning NodeMarked NODE_MARKED \"\" \"node $_n is marked unschedulable for "
+    "this job, but Slurm placed the job on it\" \"\\\"node\\\":\\\"$_n\\\"\" ;;\n"
+    "\t\tesac\n"
     "\t\t_k=$((_k + 1))\n"
     "\tdone\n"
     "\tmv -f \"$TJ_RUN/hostfile\" \"$TJ_JOBDIR/hostfile\"\n"
@@ -807,6 +824,8 @@ static void render_launcher(struct strbuf *out, const char *launcher, const char
 int slurm_script_render(const struct jobspec *job, const struct slurm_site *site,
                         struct strbuf *script, struct strbuf *gaps, struct api_error *err)
 {
+    if (job->name == NULL || job->name[0] == '\0')
+        return refuse(err, "name", "required: the job's name names its directory on the cluster");
     if (!safe_component(job->name))
         return refuse(err, "name",
                       "the job name must be letters, digits, '.', '_' and '-' to name "
@@ -847,7 +866,8 @@ int slurm_script_render(const struct jobspec *job, const struct slurm_site *site
                         "trainjobd does.\n"
                         "# Its exit status is the job's outcome. Records: the job directory "
                         "below.\n");
-    strbuf_adds(script, "set -u\n");
+    /* -f: the supervisor never globs, so no word it splits can turn into file names */
+    strbuf_adds(script, "set -uf\n");
     strbuf_adds(script, "TJ_JOB=");
     slurm_shell_quote(script, job->name);
     strbuf_adds(script, "\nTJ_JOBDIR=");

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 // clang-format on
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -507,6 +508,78 @@ static void test_gaps(void **state)
     jobspec_free(&job);
 }
 
+/*
+ * The job directory is written by the job's user: a state.json or worker record
+ * with shell text, several matches or bad node names gives defaults, runs nothing.
+ */
+static void test_hostile_state(void **state)
+{
+    (void)state;
+    struct jobspec job;
+    make_job(&job, FRAMEWORK_PYTORCH_DDP, 1);
+    char *path = render_to_file(&job, &site);
+    char *jd = xasprintf("%s/jd", tmpdir);
+    char *cmd =
+        xasprintf("mkdir -p '%s/workers' && cd '%s' && "
+                  "printf '%%s\\n' '{\"restarts\":1,\"runs\":2,' '\"restarts\":2,\"marked\":"
+                  "[\"n1\",\"$(touch CANARY)\",\"a b\",\";x\",\"n-2.x\"]}' >state.json && "
+                  "printf '%%s\\n' '{\"restarts\":3,' '\"restarts\":4,' >workers/master-0.json",
+                  jd, jd);
+    assert_int_equal(system(cmd), 0);
+    struct strbuf body = STRBUF_INIT, out = STRBUF_INIT;
+    strbuf_addf(&body,
+                "TJ_JOBDIR='%s'; tj_load_state; printf '%%s|%%s|%%s' \"$TJ_RESTARTS\" "
+                "\"$TJ_MARKED\" \"$TJ_RUNS\"",
+                jd);
+    assert_int_equal(run_functions(path, strbuf_str(&body), &out), 0);
+    assert_string_equal(strbuf_str(&out), "0|n1 n-2.x|2");
+    assert_false(canary_exists());
+    strbuf_free(&body);
+    strbuf_free(&out);
+    free(cmd);
+    free(jd);
+    free(path);
+    jobspec_free(&job);
+}
+
+/* Every event line is one JSON object, whatever the message holds. */
+static void test_event_json(void **state)
+{
+    (void)state;
+    struct jobspec job;
+    make_job(&job, FRAMEWORK_PYTORCH_DDP, 1);
+    char *path = render_to_file(&job, &site);
+    char *jd = xasprintf("%s/ev", tmpdir);
+    char *cmd = xasprintf("mkdir -p '%s'", jd);
+    assert_int_equal(system(cmd), 0);
+    struct strbuf body = STRBUF_INIT, out = STRBUF_INIT;
+    strbuf_addf(&body,
+                "TJ_JOBDIR='%s'; tj_event Warning Test FAULT 'worker-0' "
+                "\"$(printf 'a \"q\" \\\\b\\tt\\nnext\\001\\033[31m €')\" '\"exit_code\":3' "
+                "2>/dev/null; cat \"$TJ_JOBDIR/events.jsonl\"",
+                jd);
+    assert_int_equal(run_functions(path, strbuf_str(&body), &out), 0);
+    json_error_t jerr;
+    json_t *e = json_loads(strbuf_str(&out), 0, &jerr);
+    if (e == NULL)
+        fail_msg("not JSON (%s): %s", jerr.text, strbuf_str(&out));
+    assert_string_equal(json_string_value(json_object_get(e, "message")),
+                        "a \"q\" \\b\tt\nnext[31m €");
+    assert_string_equal(json_string_value(json_object_get(e, "type")), "Warning");
+    assert_string_equal(json_string_value(json_object_get(e, "kind")), "FAULT");
+    assert_string_equal(json_string_value(json_object_get(e, "worker")), "worker-0");
+    assert_int_equal(json_integer_value(json_object_get(e, "exit_code")), 3);
+    assert_int_equal(out.buf[out.len - 1], '\n');
+    assert_null(memchr(out.buf, '\n', out.len - 1)); /* one line */
+    json_decref(e);
+    strbuf_free(&body);
+    strbuf_free(&out);
+    free(cmd);
+    free(jd);
+    free(path);
+    jobspec_free(&job);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -519,6 +592,8 @@ int main(void)
         cmocka_unit_test(test_env_agrees),
         cmocka_unit_test(test_launcher),
         cmocka_unit_test(test_gaps),
+        cmocka_unit_test(test_hostile_state),
+        cmocka_unit_test(test_event_json),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
