@@ -262,6 +262,53 @@ expect_grep stop_event "$J/events.jsonl" '"reason":"Stopping"'
 left=$(ps -eo args | grep -c '[s]leep 297')
 if [ "$left" = 0 ]; then pass stop_no_worker_left; else fail stop_no_worker_left "$left 'sleep 297' still running"; fi
 
+# --- preemption: a standard job takes the nodes of an idle one; the idle job is
+# requeued, its supervisor records the stop, and it runs again later with its
+# restarts untouched (a preemption is no fault)
+cat >"$TMP/idle.yaml" <<'EOF'
+workspace_name: default
+name: idle
+framework: PYTORCH_DDP
+roles:
+  - total_replicas: 3
+    resource_spec:
+      - name: cpu-1
+    image_path: local/host
+    startup_script: |
+      echo "start $TRAINJOB_WORKER_NAME on $SLURMD_NODENAME restart_count=${SLURM_RESTART_COUNT:-0}"
+      if [ "${SLURM_RESTART_COUNT:-0}" = 0 ]; then sleep 120; fi
+EOF
+cat >"$TMP/std.yaml" <<'EOF'
+workspace_name: default
+name: std
+framework: PYTORCH_DDP
+roles:
+  - total_replicas: 2
+    resource_spec:
+      - name: cpu-1
+    image_path: local/host
+    startup_script: sleep 1
+EOF
+render idle "$TMP/idle.yaml" && render std "$TMP/std.yaml"
+J=$JOBS/default/idle
+id_idle=$(submit idle -N3 -p idle --requeue --gres=gpu:8) # every GPU: the standard job must preempt
+_end=$(($(date +%s) + 60))
+until [ "$(grep -c '^start' "$J/logs/"*.log 2>/dev/null | awk -F: '{s += $2} END {print s + 0}')" -ge 3 ] ||
+    [ "$(date +%s)" -ge "$_end" ]; do sleep 0.3; done
+id_std=$(submit std -N2 -p standard --gres=gpu:1)
+wait_end "$id_std" 60
+if [ "$(field "$id_std" JobState)" = COMPLETED ]; then pass preempt_standard_ran; else
+    fail preempt_standard_ran "standard job $(field "$id_std" JobState); idle $(field "$id_idle" JobState)"
+fi
+if wait_end "$id_idle" 90 && [ "$(field "$id_idle" JobState)" = COMPLETED ] && [ "$(field "$id_idle" Restarts)" = 1 ]; then
+    pass preempt_idle_ran_again
+else
+    fail preempt_idle_ran_again "idle $(field "$id_idle" JobState) restarts $(field "$id_idle" Restarts): $(ev idle | head -c 800)"
+fi
+expect_grep preempt_stop_event "$J/events.jsonl" '"reason":"Stopping"'
+expect_grep preempt_state "$J/state.json" '"restarts":0,"marked":[],"runs":2'
+expect_grep preempt_rerun_log "$J/logs/master-0.log" "restart_count=1"
+
 # --- the cluster stops: nothing of it is left
 pids=$(cat "$D"/run/*.pid "$D/munge/munged.pid" 2>/dev/null)
 stop_cluster
