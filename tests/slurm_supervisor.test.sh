@@ -9,7 +9,9 @@
 #     name the rule and "restarts 1/3";
 #   a worker exiting 7 with backoff_limit 1: the job restarts once, then FAILED
 #     with exit code 7;
-#   a 254 under a rule with mark_node_unschedulable: the job moves off that node;
+#   a 254 under a rule with mark_node_unschedulable: the job moves off that node,
+#     and where Slurm may not requeue it, the supervisor says so and restarts in place;
+#   an idle job preempted by a standard one is requeued and runs again;
 #   scancel: the supervisor records the stop and leaves no step behind.
 # If the cluster cannot start, the suite fails and says why.
 . "$(dirname "$0")/lib.sh"
@@ -155,6 +157,26 @@ fault_tolerance:
       action: RESTART_POD
       mark_node_unschedulable: true
 EOF
+cat >"$TMP/norequeue.yaml" <<'EOF'
+workspace_name: default
+name: norequeue
+framework: PYTORCH_DDP
+roles:
+  - total_replicas: 2
+    resource_spec:
+      - name: cpu-1
+    image_path: local/host
+    startup_script: |
+      echo "start $TRAINJOB_WORKER_NAME on $SLURMD_NODENAME"
+      if [ "$TRAINJOB_WORKER_NAME" = worker-0 ] && [ ! -e once ]; then touch once; exit 254; fi
+      sleep 1
+fault_tolerance:
+  backoff_limit: 2
+  rules:
+    - exit_codes: "254"
+      action: RESTART_POD
+      mark_node_unschedulable: true
+EOF
 cat >"$TMP/stop.yaml" <<'EOF'
 workspace_name: default
 name: stop
@@ -168,7 +190,7 @@ roles:
       echo started; sleep 297
 EOF
 
-for j in ddp pod backoff mark stop; do
+for j in ddp pod backoff mark norequeue stop; do
     if ! render "$j" "$TMP/$j.yaml"; then
         fail "render_$j" "$(cat "$TMP/$j.gaps")"
     fi
@@ -180,6 +202,7 @@ id_ddp=$(submit ddp -N2 --gres=gpu:2)
 id_pod=$(submit pod -N2)
 id_backoff=$(submit backoff -N2)
 id_mark=$(submit mark -N2)
+id_norequeue=$(submit norequeue -N2 --no-requeue)
 id_stop=$(submit stop -N1)
 
 # --- the 2-worker job: variables, GPUs, hostile text, COMPLETED
@@ -251,6 +274,17 @@ esac
 expect_grep mark_event "$J/events.jsonl" "\"message\":\"node $bad marked unschedulable for this job\""
 expect_grep mark_rule_event "$J/events.jsonl" "worker-0 exited 254: rule 1 (254,255 → RESTART_POD) matched; restarting worker-0 (restarts 1/2); node marked unschedulable for this job"
 expect_grep mark_state "$J/state.json" "\"restarts\":1,\"marked\":[\"$bad\"],\"runs\":2"
+
+# --- node marking in a job Slurm may not requeue: said, and restarted in place
+J=$JOBS/default/norequeue
+if wait_end "$id_norequeue" 120 && [ "$(field "$id_norequeue" JobState)" = COMPLETED ]; then pass norequeue_completed; else
+    fail norequeue_completed "state $(field "$id_norequeue" JobState): $(ev norequeue | head -c 800)"
+fi
+expect_grep norequeue_event "$J/events.jsonl" '"reason":"RequeueFailed"'
+expect_grep norequeue_why "$J/events.jsonl" "(Requested operation is presently disabled for job $id_norequeue); restarting it on the same nodes"
+if [ "$(grep -c '"placed: ' "$J/events.jsonl")" = 2 ]; then pass norequeue_restarted; else
+    fail norequeue_restarted "$(ev norequeue | head -c 800)"
+fi
 
 # --- stop: scancel ends the steps, the supervisor records it
 J=$JOBS/default/stop
