@@ -50,10 +50,10 @@ pass cluster_start
 JOBS=$TJ_SLURM_JOBS_DIR
 export SLURM_CONF
 
-# jobfile NAME FILE: the job file's script, in NAME's job directory (owned by the job user)
+# render NAME FILE [LAUNCHER]: the job file's script, in NAME's job directory (owned by the job user)
 render() {
     mkdir -p "$JOBS/default/$1" && chown "$JOB_USER:" "$JOBS/default/$1" &&
-        "$script_tool" "$2" "$JOBS" default >"$TMP/$1.sh" 2>"$TMP/$1.gaps"
+        "$script_tool" "$2" "$JOBS" default ${3:+"$3"} >"$TMP/$1.sh" 2>"$TMP/$1.gaps"
 }
 # submit NAME SBATCH-OPTIONS…: prints the job id
 submit() {
@@ -123,7 +123,7 @@ roles:
       - name: cpu-1
     image_path: local/host
     startup_script: |
-      echo "start $TRAINJOB_WORKER_NAME on $SLURMD_NODENAME"
+      echo "start $TRAINJOB_WORKER_NAME on $SLURMD_NODENAME hostfile=$TRAINJOB_HOSTFILE ompi=$OMPI_MCA_orte_default_hostfile"
       echo x >> "starts.$TRAINJOB_WORKER_NAME"
       if [ "$TRAINJOB_WORKER_NAME" = worker-1 ]; then
         # fail only once worker-0 runs too (bounded), so that a restart of all is seen
@@ -145,7 +145,7 @@ roles:
       - name: cpu-1
     image_path: local/host
     startup_script: |
-      echo "start $TRAINJOB_WORKER_NAME on $SLURMD_NODENAME"
+      echo "start $TRAINJOB_WORKER_NAME on $SLURMD_NODENAME TF_CONFIG=$TF_CONFIG"
       if [ "$TRAINJOB_WORKER_NAME" = worker-0 ] && [ ! -e bad-node ]; then
         echo "$SLURMD_NODENAME" > bad-node; exit 254
       fi
@@ -177,6 +177,18 @@ fault_tolerance:
       action: RESTART_POD
       mark_node_unschedulable: true
 EOF
+cat >"$TMP/launch.yaml" <<'EOF'
+workspace_name: default
+name: launch
+framework: MPI
+roles:
+  - total_replicas: 1
+    resource_spec:
+      - name: cpu-1
+    image_path: "reg.example/img:1'$(touch canary)"
+    startup_script: |
+      echo "image=$LAUNCHED_IMAGE"
+EOF
 cat >"$TMP/stop.yaml" <<'EOF'
 workspace_name: default
 name: stop
@@ -195,6 +207,9 @@ for j in ddp pod backoff mark norequeue stop; do
         fail "render_$j" "$(cat "$TMP/$j.gaps")"
     fi
 done
+# a container launcher template: here env(1) stands in for apptainer, so the
+# worker shows the image word it was given
+render launch "$TMP/launch.yaml" "env LAUNCHED_IMAGE={image}" || fail render_launch "$(cat "$TMP/launch.gaps")"
 expect_grep render_gaps "$TMP/mark.gaps" "fault_tolerance.rules[0]: RESTART_POD with mark_node_unschedulable requeues the whole job"
 
 # submitted together: the cluster's 3 nodes run them as they free up
@@ -204,6 +219,7 @@ id_backoff=$(submit backoff -N2)
 id_mark=$(submit mark -N2)
 id_norequeue=$(submit norequeue -N2 --no-requeue)
 id_stop=$(submit stop -N1)
+id_launch=$(submit launch -N1)
 
 # --- the 2-worker job: variables, GPUs, hostile text, COMPLETED
 J=$JOBS/default/ddp
@@ -229,6 +245,12 @@ if [ "$(stat -c %U "$J/events.jsonl")" = "$JOB_USER" ]; then pass ddp_runs_as_us
     fail ddp_runs_as_user "events.jsonl owned by $(stat -c %U "$J/events.jsonl")"
 fi
 
+# --- the launcher runs the worker with the image as one word
+J=$JOBS/default/launch
+wait_end "$id_launch" 90
+expect_grep launcher_image "$J/logs/worker-0.log" "image=reg.example/img:1'\$(touch canary)"
+if [ ! -e "$J/canary" ]; then pass launcher_no_injection; else fail launcher_no_injection "canary created"; fi
+
 # --- RESTART_POD: the failed worker alone reruns
 J=$JOBS/default/pod
 if wait_end "$id_pod" 90 && [ "$(field "$id_pod" JobState)" = COMPLETED ]; then pass pod_completed; else
@@ -250,6 +272,9 @@ wait_end "$id_backoff" 90
 if [ "$(field "$id_backoff" JobState)" = FAILED ] && [ "$(field "$id_backoff" ExitCode)" = 7:0 ]; then pass backoff_failed_7; else
     fail backoff_failed_7 "state $(field "$id_backoff" JobState) exit $(field "$id_backoff" ExitCode): $(ev backoff | head -c 800)"
 fi
+expect_grep backoff_hostfile "$J/hostfile" "127.0.0.1 slots=1"
+if [ "$(wc -l <"$J/hostfile")" = 2 ]; then pass backoff_hostfile_lines; else fail backoff_hostfile_lines "$(cat "$J/hostfile")"; fi
+expect_grep backoff_hostfile_env "$J/logs/worker-0.log" "hostfile=$J/hostfile ompi=$J/hostfile"
 expect_grep backoff_restart_event "$J/events.jsonl" "worker-1 exited 7: no rules, default RESTART_JOB; restarting the job (restarts 1/1)"
 expect_grep backoff_limit_event "$J/events.jsonl" "worker-1 exited 7: no rules, default RESTART_JOB, but the restart limit is reached (1/1); job failed"
 if [ "$(grep -c "^start worker-0" "$J/logs/worker-0.log")" = 2 ] && [ "$(grep -c "\"placed: " "$J/events.jsonl")" = 2 ]; then
@@ -271,6 +296,8 @@ case " $nodes " in
     fail mark_moved "bad '$bad', ExcNodeList $(field "$id_mark" ExcNodeList)"
 fi ;;
 esac
+p0=$((20000 + (id_mark % 625) * 64))
+expect_grep mark_tf_config "$J/logs/ps-0.log" "TF_CONFIG={\"cluster\":{\"ps\":[\"127.0.0.1:$p0\"],\"worker\":[\"127.0.0.1:$((p0 + 1))\"]},\"task\":{\"type\":\"ps\",\"index\":0}}"
 expect_grep mark_event "$J/events.jsonl" "\"message\":\"node $bad marked unschedulable for this job\""
 expect_grep mark_rule_event "$J/events.jsonl" "worker-0 exited 254: rule 1 (254,255 → RESTART_POD) matched; restarting worker-0 (restarts 1/2); node marked unschedulable for this job"
 expect_grep mark_state "$J/state.json" "\"restarts\":1,\"marked\":[\"$bad\"],\"runs\":2"
