@@ -1,0 +1,599 @@
+/*
+ * test_slurm_script: the Slurm batch script (api/slurm_script.c) without a
+ * cluster. Hostile job text (quotes, $(…), backquotes, newlines) reaches the
+ * worker as written and is never run by the supervisor's shell; the script's
+ * fault decisions and their words are engine/fault.c's for every action,
+ * limit and code; worker names and the framework variables are
+ * engine/worker_env.c's; the job directory refuses unsafe names; the gaps list
+ * names every form rule Slurm cannot honour. The script's functions are run by
+ * /bin/sh, sourced with --tj-functions (nothing is started).
+ */
+// clang-format off
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+// clang-format on
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "api/slurm_script.h"
+#include "engine/fault.h"
+#include "engine/worker_env.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+static char tmpdir[] = "/tmp/test_slurm_script.XXXXXX";
+
+static const char *const hostile[] = {
+    "it's",
+    "$(touch CANARY)",
+    "`touch CANARY`",
+    "\"double\" and \\backslash\\",
+    "line1\nline2\n",
+    "'''",
+    "",
+    "; touch CANARY; '",
+    "${IFS}$((1+1))*?[a]~",
+};
+
+static int setup(void **state)
+{
+    (void)state;
+    if (mkdtemp(tmpdir) == NULL)
+        return -1;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char *cmd = xasprintf("rm -rf '%s'", tmpdir);
+    int rc = system(cmd);
+    free(cmd);
+    return rc == 0 ? 0 : -1;
+}
+
+static const struct slurm_site site = {"/shared/jobs", "default", NULL};
+
+/* A job with a name, a framework, replicas workers, no rules. */
+static void make_job(struct jobspec *job, enum framework fw, int replicas)
+{
+    jobspec_init(job);
+    job->framework = fw;
+    job->name = xstrdup("train-1");
+    struct role *r = jobspec_add_role(job);
+    r->name = xstrdup(JOBSPEC_ROLE_NAME);
+    r->has_total_replicas = true;
+    r->total_replicas = replicas;
+    r->image_path = xstrdup(SLURM_HOST_IMAGE);
+    r->startup_script = xstrdup("python train.py");
+}
+
+static void add_env(struct jobspec *job, const char *key, const char *value)
+{
+    struct env_var *v = jobspec_add_env(job);
+    v->key = xstrdup(key);
+    v->value = xstrdup(value);
+}
+
+static void add_rule(struct jobspec *job, const char *codes, enum ft_action action, bool mark)
+{
+    job->fault_tolerance.present = true;
+    struct ft_rule *r = jobspec_add_rule(job);
+    r->exit_codes = codes ? xstrdup(codes) : NULL;
+    r->action = action;
+    r->has_mark_node_unschedulable = true;
+    r->mark_node_unschedulable = mark;
+}
+
+/* Renders job (must succeed) into a file in tmpdir; returns its path (caller frees). */
+static char *render_to_file(const struct jobspec *job, const struct slurm_site *s)
+{
+    struct strbuf script = STRBUF_INIT;
+    struct api_error err = {0};
+    int rc = slurm_script_render(job, s, &script, NULL, &err);
+    if (rc != 0)
+        fail_msg("render failed: %s: %s", err.field, err.message);
+    char *path = xasprintf("%s/script.sh", tmpdir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(fwrite(script.buf, 1, script.len, f), script.len);
+    assert_int_equal(fclose(f), 0);
+    strbuf_free(&script);
+    return path;
+}
+
+/*
+ * Runs /bin/sh in tmpdir: sources script with --tj-functions, then runs body;
+ * stdout into out. Returns the exit status.
+ */
+static int run_functions(const char *script, const char *body, struct strbuf *out)
+{
+    char *prog = xasprintf("set -- --tj-functions; . '%s'; %s", script, body);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        close(fds[0]);
+        close(fds[1]);
+        if (chdir(tmpdir) != 0)
+            _exit(126);
+        execl("/bin/sh", "sh", "-c", prog, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fds[0], buf, sizeof buf)) > 0)
+        strbuf_add(out, buf, (size_t)n);
+    close(fds[0]);
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    free(prog);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static bool canary_exists(void)
+{
+    char *p = xasprintf("%s/CANARY", tmpdir);
+    bool yes = access(p, F_OK) == 0;
+    free(p);
+    return yes;
+}
+
+/* Every hostile string, quoted, reads back as itself through sh. */
+static void test_quote_roundtrip(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
+        struct strbuf body = STRBUF_INIT, out = STRBUF_INIT;
+        strbuf_adds(&body, "printf '%s' ");
+        slurm_shell_quote(&body, hostile[i]);
+        char *prog = xasprintf("cd '%s' && %s", tmpdir, strbuf_str(&body));
+        FILE *p = popen(prog, "r");
+        assert_non_null(p);
+        char buf[256];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+            strbuf_add(&out, buf, n);
+        assert_int_equal(pclose(p), 0);
+        assert_string_equal(strbuf_str(&out), hostile[i]);
+        assert_false(canary_exists());
+        free(prog);
+        strbuf_free(&body);
+        strbuf_free(&out);
+    }
+}
+
+/*
+ * Hostile values in variables and the startup script: the script parses
+ * (sh -n), sourcing it runs nothing of them, and each value arrives as written.
+ */
+static void test_hostile_job_text(void **state)
+{
+    (void)state;
+    struct jobspec job;
+    make_job(&job, FRAMEWORK_PYTORCH_DDP, 2);
+    char key[32];
+    for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
+        snprintf(key, sizeof key, "V%zu", i);
+        add_env(&job, key, hostile[i]);
+    }
+    free(job.roles[0].startup_script);
+    job.roles[0].startup_script = xstrdup("echo '$(touch CANARY)'\n`touch CANARY`\n\"'\\");
+    char *path = render_to_file(&job, &site);
+    struct strbuf out = STRBUF_INIT;
+    char *check = xasprintf("sh -n '%s'", path);
+    assert_int_equal(system(check), 0);
+    free(check);
+
+    struct strbuf body = STRBUF_INIT;
+    strbuf_adds(&body, "tj_user_env; printf '%s\\0' \"$TJ_SCRIPT\"");
+    for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++)
+        strbuf_addf(&body, " \"$V%zu\"", i);
+    assert_int_equal(run_functions(path, strbuf_str(&body), &out), 0);
+    assert_false(canary_exists());
+    const char *p = out.buf;
+    assert_string_equal(p, job.roles[0].startup_script);
+    p += strlen(p) + 1;
+    for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
+        assert_true(p < out.buf + out.len);
+        assert_string_equal(p, hostile[i]);
+        p += strlen(p) + 1;
+    }
+    strbuf_free(&body);
+    strbuf_free(&out);
+    free(path);
+    jobspec_free(&job);
+}
+
+/* A variable name a shell would parse, or one of the supervisor's own, is refused by field. */
+static void test_env_names_refused(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"A B", "X=$(id)", "TJ_SCRIPT", "1X", "", "SLURM_NTASKS"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct jobspec job;
+        make_job(&job, FRAMEWORK_MPI, 1);
+        add_env(&job, "OK", "1");
+        add_env(&job, bad[i], "v");
+        struct strbuf script = STRBUF_INIT;
+        struct api_error err = {0};
+        assert_int_equal(slurm_script_render(&job, &site, &script, NULL, &err), -1);
+        assert_string_equal(err.field, "env[1].key");
+        assert_int_equal(err.status, 400);
+        strbuf_free(&script);
+        jobspec_free(&job);
+    }
+}
+
+/* Job directories: only plain names under an absolute root without % or \. */
+static void test_jobdir(void **state)
+{
+    (void)state;
+    char *d = slurm_jobdir("/shared/jobs/", "default", "train-1.v2");
+    assert_string_equal(d, "/shared/jobs/default/train-1.v2");
+    free(d);
+    static const char *const names[] = {"..",      ".",   "a/b", "",    "-x",
+                                        ".hidden", "a b", "a%j", "a\nb"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        assert_null(slurm_jobdir("/shared/jobs", "default", names[i]));
+        assert_null(slurm_jobdir("/shared/jobs", names[i], "job"));
+    }
+    assert_null(slurm_jobdir(NULL, "default", "job"));
+    assert_null(slurm_jobdir("relative/jobs", "default", "job"));
+    assert_null(slurm_jobdir("/shared/%u/jobs", "default", "job"));
+    assert_null(slurm_jobdir("/shared/a\\b", "default", "job"));
+    assert_null(slurm_jobdir("/shared/../etc", "default", "job"));
+
+    struct jobspec job;
+    make_job(&job, FRAMEWORK_MPI, 1);
+    free(job.name);
+    job.name = xstrdup("../../etc");
+    struct strbuf script = STRBUF_INIT;
+    struct api_error err = {0};
+    assert_int_equal(slurm_script_render(&job, &site, &script, NULL, &err), -1);
+    assert_string_equal(err.field, "name");
+    strbuf_free(&script);
+    jobspec_free(&job);
+}
+
+/* The worker names are trainjobd's for every framework. */
+static void test_names_agree(void **state)
+{
+    (void)state;
+    for (int fw = FRAMEWORK_UNSPECIFIED; fw <= FRAMEWORK_SENSEPARROTS_DDP; fw++) {
+        struct jobspec job;
+        jobspec_init(&job);
+        job.framework = (enum framework)fw;
+        for (int i = 0; i < 6; i++) {
+            char a[64], b[64];
+            slurm_worker_name(&job, i, a, sizeof a);
+            worker_name(&job, i, b, sizeof b);
+            assert_string_equal(a, b);
+        }
+        jobspec_free(&job);
+    }
+}
+
+/* One fault-tolerance case: rules, backoff limit (INT32_MIN: section absent). */
+struct ft_case {
+    int limit;
+    struct {
+        const char *codes;
+        enum ft_action action;
+        bool mark;
+    } rules[4];
+    size_t n;
+};
+
+/*
+ * For each case, every exit code in a sample, with several restarts used: the
+ * script's tj_decide gives fault_decide's outcome, restarts, node marking and
+ * event text, byte for byte.
+ */
+static void test_decide_agrees(void **state)
+{
+    (void)state;
+    static const struct ft_case cases[] = {
+        {INT32_MIN, {{0}}, 0},
+        {0, {{0}}, 0},
+        {3, {{0}}, 0},
+        {-1, {{0}}, 0},
+        {5,
+         {{"254,255", FT_ACTION_RESTART_POD, true},
+          {"200-205", FT_ACTION_RESTART_JOB, false},
+          {"1", FT_ACTION_FAIL_JOB, false}},
+         3},
+        {2, {{" 201 ", FT_ACTION_RESTART_POD, false}, {NULL, FT_ACTION_FAIL_JOB, true}}, 2},
+        {-1, {{"1-3,x", FT_ACTION_FAIL_JOB, false}, {"", FT_ACTION_RESTART_POD, true}}, 2},
+        {1,
+         {{"1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23", FT_ACTION_RESTART_POD,
+           true},
+          {"137", FT_ACTION_UNSPECIFIED, true}},
+         2},
+    };
+    static const int codes[] = {1, 2, 3, 7, 23, 137, 139, 143, 200, 201, 205, 254, 255};
+    static const int used[] = {0, 1, 2, 4, 5, 98};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct jobspec job;
+        make_job(&job, FRAMEWORK_PYTORCH_DDP, 2);
+        if (cases[c].limit != INT32_MIN) {
+            job.fault_tolerance.present = true;
+            job.fault_tolerance.has_backoff_limit = true;
+            job.fault_tolerance.backoff_limit = cases[c].limit;
+        }
+        for (size_t r = 0; r < cases[c].n; r++)
+            add_rule(&job, cases[c].rules[r].codes, cases[c].rules[r].action,
+                     cases[c].rules[r].mark);
+        char *path = render_to_file(&job, &site);
+        struct strbuf body = STRBUF_INIT, out = STRBUF_INIT, want = STRBUF_INIT;
+        for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+            for (size_t u = 0; u < sizeof used / sizeof used[0]; u++) {
+                strbuf_addf(&body,
+                            "tj_decide %d %d worker-0; printf '%%s|%%s|%%s|%%s|%%s\\n' "
+                            "\"$TJ_D_OUTCOME\" \"$TJ_D_USED\" \"$TJ_D_MARK\" \"$TJ_D_RULE\" "
+                            "\"$TJ_D_TEXT\"\n",
+                            codes[i], used[u]);
+                struct fault_decision d;
+                fault_decide(&job.fault_tolerance, used[u], "worker-0", codes[i], &d);
+                const char *o = d.outcome == FAULT_RESTART_POD   ? "RESTART_POD"
+                                : d.outcome == FAULT_RESTART_JOB ? "RESTART_JOB"
+                                                                 : "FAIL_JOB";
+                strbuf_addf(&want, "%s|%d|%d|%d|%s\n", o, d.restarts_used_after, d.mark_node,
+                            d.rule + 1, d.text);
+            }
+        }
+        assert_int_equal(run_functions(path, strbuf_str(&body), &out), 0);
+        assert_string_equal(strbuf_str(&out), strbuf_str(&want));
+        strbuf_free(&body);
+        strbuf_free(&out);
+        strbuf_free(&want);
+        free(path);
+        jobspec_free(&job);
+    }
+}
+
+/*
+ * The framework variables the supervisor exports for each worker are the ones
+ * worker_env_build gives the same worker on the same hosts and ports (the
+ * device variables come from Slurm inside the step).
+ */
+static void test_env_agrees(void **state)
+{
+    (void)state;
+    static const enum framework fws[] = {FRAMEWORK_PYTORCH_DDP, FRAMEWORK_TENSORFLOW_PS,
+                                         FRAMEWORK_TENSORFLOW, FRAMEWORK_SENSEPARROTS,
+                                         FRAMEWORK_UNSPECIFIED};
+    static const char *const names[] = {
+        "ECP_JOB_NAME", "MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK",
+        "NODE_RANK",    "LOCAL_RANK",  "TF_CONFIG",   "USER_VAR",   "TRAINJOB_WORKER_NAME",
+    };
+    static const char *const hosts[] = {"10.0.0.1", "10.0.0.2", "n3.cluster"};
+    static const int ports[] = {20064, 20065, 20066};
+    for (size_t f = 0; f < sizeof fws / sizeof fws[0]; f++) {
+        for (int replicas = 1; replicas <= 3; replicas++) {
+            struct jobspec job;
+            make_job(&job, fws[f], replicas);
+            add_env(&job, "USER_VAR", "a 'b' $c");
+            char *path = render_to_file(&job, &site);
+            for (int i = 0; i < replicas; i++) {
+                struct strbuf body = STRBUF_INIT, out = STRBUF_INIT;
+                strbuf_addf(&body,
+                            "TJ_ADDR_0=%s TJ_ADDR_1=%s TJ_ADDR_2=%s TJ_MASTER_PORT=%d; "
+                            "tj_worker_env %d; ",
+                            hosts[0], hosts[1], hosts[2], ports[0], i);
+                for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+                    strbuf_addf(&body, "printf '%%s=%%s\\n' %s \"${%s-(unset)}\"; ", names[k],
+                                names[k]);
+                assert_int_equal(run_functions(path, strbuf_str(&body), &out), 0);
+
+                struct worker_place place = {0};
+                place.index = i;
+                place.replicas = replicas;
+                place.master_addr = hosts[0];
+                place.master_port = ports[0];
+                place.hosts = hosts;
+                place.ports = ports;
+                struct envv env = {0};
+                worker_env_build(&job, &place, NULL, &env);
+                struct strbuf want = STRBUF_INIT;
+                for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+                    const char *v = envv_get(&env, names[k]);
+                    strbuf_addf(&want, "%s=%s\n", names[k], v ? v : "(unset)");
+                }
+                assert_string_equal(strbuf_str(&out), strbuf_str(&want));
+                envv_free(&env);
+                strbuf_free(&want);
+                strbuf_free(&body);
+                strbuf_free(&out);
+            }
+            free(path);
+            jobspec_free(&job);
+        }
+    }
+}
+
+/* The launcher template: {image} replaced and quoted as one word; none for the host image. */
+static void test_launcher(void **state)
+{
+    (void)state;
+    struct jobspec job;
+    make_job(&job, FRAMEWORK_MPI, 1);
+    free(job.roles[0].image_path);
+    job.roles[0].image_path = xstrdup("reg.io/img:1'; touch CANARY; '");
+    struct slurm_site s = {"/shared/jobs", "default", "apptainer exec  --nv {image}"};
+    struct strbuf script = STRBUF_INIT, gaps = STRBUF_INIT;
+    struct api_error err = {0};
+    assert_int_equal(slurm_script_render(&job, &s, &script, &gaps, &err), 0);
+    assert_non_null(strstr(strbuf_str(&script),
+                           "\"$TJ_SRUN\" \"$@\" 'apptainer' 'exec' '--nv' "
+                           "'reg.io/img:1'\\''; touch CANARY; '\\''' /bin/sh"));
+    assert_null(strstr(strbuf_str(&gaps), "image_path"));
+    strbuf_reset(&script);
+    strbuf_reset(&gaps);
+
+    /* no launcher: the image is a gap, the host runs the script */
+    s.launcher = NULL;
+    assert_int_equal(slurm_script_render(&job, &s, &script, &gaps, &err), 0);
+    assert_non_null(strstr(strbuf_str(&script), "\"$TJ_SRUN\" \"$@\" /bin/sh"));
+    assert_non_null(strstr(strbuf_str(&gaps), "roles[0].image_path: not used"));
+    strbuf_reset(&script);
+    strbuf_reset(&gaps);
+
+    /* the host image never goes through the launcher */
+    free(job.roles[0].image_path);
+    job.roles[0].image_path = xstrdup(SLURM_HOST_IMAGE);
+    s.launcher = "apptainer exec {image}";
+    assert_int_equal(slurm_script_render(&job, &s, &script, &gaps, &err), 0);
+    assert_non_null(strstr(strbuf_str(&script), "\"$TJ_SRUN\" \"$@\" /bin/sh"));
+    assert_int_equal(gaps.len, 0);
+    strbuf_free(&script);
+    strbuf_free(&gaps);
+    jobspec_free(&job);
+}
+
+/* Every form rule Slurm cannot honour is one line; a plain job has none. */
+static void test_gaps(void **state)
+{
+    (void)state;
+    struct jobspec job;
+    make_job(&job, FRAMEWORK_PYTORCH_DDP, 2);
+    add_rule(&job, "254", FT_ACTION_RESTART_POD, false);
+    struct strbuf script = STRBUF_INIT, gaps = STRBUF_INIT;
+    struct api_error err = {0};
+    assert_int_equal(slurm_script_render(&job, &site, &script, &gaps, &err), 0);
+    assert_int_equal(gaps.len, 0);
+
+    job.scheduling.present = true;
+    job.scheduling.scoring_strategy = SCORING_MOST_ALLOCATED;
+    job.resource_pool.present = true;
+    job.resource_pool.vpc_id = xstrdup("vpc-1");
+    struct mount *m = jobspec_add_mount(&job);
+    m->type = MOUNT_TYPE_PV_AFS;
+    m->id = xstrdup("afs-1");
+    m->mount_path = xstrdup("/data");
+    add_rule(&job, "250", FT_ACTION_RESTART_POD, true);
+    job.ssh.present = true;
+    job.ssh.has_auto_key_setup = true;
+    job.ssh.auto_key_setup = true;
+    strbuf_reset(&script);
+    assert_int_equal(slurm_script_render(&job, &site, &script, &gaps, &err), 0);
+    const char *g = strbuf_str(&gaps);
+    static const char *const want[] = {
+        "scheduling.scoring_strategy: MOST_ALLOCATED is not applied",
+        "resource_pool.vpc_id: ignored",
+        "mount[0]: not mounted",
+        "fault_tolerance.rules[1]: RESTART_POD with mark_node_unschedulable requeues the whole job",
+        "ssh.auto_key_setup: no keys are set up",
+    };
+    size_t lines = 0;
+    for (const char *p = g; *p; p++)
+        lines += *p == '\n';
+    assert_int_equal(lines, sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (strstr(g, want[i]) == NULL)
+            fail_msg("no gap \"%s\" in:\n%s", want[i], g);
+    strbuf_free(&script);
+    strbuf_free(&gaps);
+    jobspec_free(&job);
+}
+
+/*
+ * The job directory is written by the job's user: a state.json or worker record
+ * with shell text, several matches or bad node names gives defaults, runs nothing.
+ */
+static void test_hostile_state(void **state)
+{
+    (void)state;
+    struct jobspec job;
+    make_job(&job, FRAMEWORK_PYTORCH_DDP, 1);
+    char *path = render_to_file(&job, &site);
+    char *jd = xasprintf("%s/jd", tmpdir);
+    char *cmd =
+        xasprintf("mkdir -p '%s/workers' && cd '%s' && "
+                  "printf '%%s\\n' '{\"restarts\":1,\"runs\":2,' '\"restarts\":2,\"marked\":"
+                  "[\"n1\",\"$(touch CANARY)\",\"a b\",\";x\",\"n-2.x\"]}' >state.json && "
+                  "printf '%%s\\n' '{\"restarts\":3,' '\"restarts\":4,' >workers/master-0.json",
+                  jd, jd);
+    assert_int_equal(system(cmd), 0);
+    struct strbuf body = STRBUF_INIT, out = STRBUF_INIT;
+    strbuf_addf(&body,
+                "TJ_JOBDIR='%s'; tj_load_state; printf '%%s|%%s|%%s' \"$TJ_RESTARTS\" "
+                "\"$TJ_MARKED\" \"$TJ_RUNS\"",
+                jd);
+    assert_int_equal(run_functions(path, strbuf_str(&body), &out), 0);
+    assert_string_equal(strbuf_str(&out), "0|n1 n-2.x|2");
+    assert_false(canary_exists());
+    strbuf_free(&body);
+    strbuf_free(&out);
+    free(cmd);
+    free(jd);
+    free(path);
+    jobspec_free(&job);
+}
+
+/* Every event line is one JSON object, whatever the message holds. */
+static void test_event_json(void **state)
+{
+    (void)state;
+    struct jobspec job;
+    make_job(&job, FRAMEWORK_PYTORCH_DDP, 1);
+    char *path = render_to_file(&job, &site);
+    char *jd = xasprintf("%s/ev", tmpdir);
+    char *cmd = xasprintf("mkdir -p '%s'", jd);
+    assert_int_equal(system(cmd), 0);
+    struct strbuf body = STRBUF_INIT, out = STRBUF_INIT;
+    strbuf_addf(&body,
+                "TJ_JOBDIR='%s'; tj_event Warning Test FAULT 'worker-0' "
+                "\"$(printf 'a \"q\" \\\\b\\tt\\nnext\\001\\033[31m €')\" '\"exit_code\":3' "
+                "2>/dev/null; cat \"$TJ_JOBDIR/events.jsonl\"",
+                jd);
+    assert_int_equal(run_functions(path, strbuf_str(&body), &out), 0);
+    json_error_t jerr;
+    json_t *e = json_loads(strbuf_str(&out), 0, &jerr);
+    if (e == NULL)
+        fail_msg("not JSON (%s): %s", jerr.text, strbuf_str(&out));
+    assert_string_equal(json_string_value(json_object_get(e, "message")),
+                        "a \"q\" \\b\tt\nnext[31m €");
+    assert_string_equal(json_string_value(json_object_get(e, "type")), "Warning");
+    assert_string_equal(json_string_value(json_object_get(e, "kind")), "FAULT");
+    assert_string_equal(json_string_value(json_object_get(e, "worker")), "worker-0");
+    assert_int_equal(json_integer_value(json_object_get(e, "exit_code")), 3);
+    assert_int_equal(out.buf[out.len - 1], '\n');
+    assert_null(memchr(out.buf, '\n', out.len - 1)); /* one line */
+    json_decref(e);
+    strbuf_free(&body);
+    strbuf_free(&out);
+    free(cmd);
+    free(jd);
+    free(path);
+    jobspec_free(&job);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_quote_roundtrip),
+        cmocka_unit_test(test_hostile_job_text),
+        cmocka_unit_test(test_env_names_refused),
+        cmocka_unit_test(test_jobdir),
+        cmocka_unit_test(test_names_agree),
+        cmocka_unit_test(test_decide_agrees),
+        cmocka_unit_test(test_env_agrees),
+        cmocka_unit_test(test_launcher),
+        cmocka_unit_test(test_gaps),
+        cmocka_unit_test(test_hostile_state),
+        cmocka_unit_test(test_event_json),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
