@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "api/acp_catalog.h"
+#include "api/acp_logs.h"
 #include "api/backend.h"
 #include "api/catalog_json.h"
 #include "api/finding.h"
@@ -26,6 +27,7 @@
 #include "api/scalarpage.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
+#include "util/timefmt.h"
 #include "util/xalloc.h"
 
 #define ACP_PREFIX "/compute/acp/data/v2"
@@ -35,6 +37,7 @@
 struct acp {
     struct http_client *client;
     bool trainjobd;
+    struct acp_monitor monitor; /* ACP's worker logs (api/acp_logs.h); no client: not set */
 };
 
 static struct acp *driver(struct backend *b)
@@ -882,10 +885,54 @@ static enum backend_status stream(struct backend *b, const struct backend_reques
     return st;
 }
 
+/* Has job (a struct job_of_logs) ended? Asked of ACP while a log is followed. */
+struct job_of_logs {
+    struct backend *b;
+    const char *name;
+};
+
+static bool job_ended(void *ctx)
+{
+    struct job_of_logs *j = ctx;
+    struct jobspec job;
+    struct api_error e;
+    if (acp_get(j->b, j->name, &job, &e) != BACKEND_OK)
+        return e.status == 404; /* gone: nothing more will be logged */
+    enum job_state s = job.state;
+    jobspec_free(&job);
+    return s == JOB_STATE_SUCCEEDED || s == JOB_STATE_FAILED || s == JOB_STATE_SUSPENDED ||
+           s == JOB_STATE_DELETED;
+}
+
+/*
+ * Real ACP's worker logs: from the Monitor service (api/acp_logs.c), since a
+ * minute before the job was created (a week back when ACP does not say when).
+ */
+static enum backend_status acp_monitor_logs(struct backend *b, const char *name, const char *worker,
+                                            long tail, bool follow, backend_data_fn fn, void *ctx,
+                                            struct api_error *err)
+{
+    struct acp *a = driver(b);
+    if (a->monitor.client == NULL)
+        return acp_lacks(b, "worker logs", err);
+    struct jobspec job;
+    enum backend_status st = acp_get(b, name, &job, err);
+    if (st != BACKEND_OK)
+        return st;
+    int64_t created = job.create_time ? time_parse_rfc3339(job.create_time) : -1;
+    jobspec_free(&job);
+    int64_t since = created >= 0 ? created / 1000 - 60 : time_now_ms() / 1000 - 7 * 86400;
+    struct job_of_logs j = {b, name};
+    return acp_logs_read(&a->monitor, http_client_endpoint(a->monitor.client), &b->target, worker,
+                         tail, follow, since, job_ended, &j, fn, ctx, err);
+}
+
 static enum backend_status acp_logs(struct backend *b, const char *name, const char *worker,
                                     long tail, bool follow, backend_data_fn fn, void *ctx,
                                     struct api_error *err)
 {
+    if (!driver(b)->trainjobd)
+        return acp_monitor_logs(b, name, worker, tail, follow, fn, ctx, err);
     struct backend_request rq = {
         .op = BACKEND_OP_LOGS, .name = name, .worker = worker, .tail = tail, .follow = follow};
     return stream(b, &rq, fn, ctx, err);
@@ -997,6 +1044,9 @@ static void acp_free(struct backend *b)
 {
     struct acp *a = driver(b);
     http_client_free(a->client);
+    if (a->monitor.client)
+        http_client_free(a->monitor.client);
+    free(a->monitor.station);
     free(a);
 }
 
@@ -1027,4 +1077,16 @@ struct backend *acp_backend_new(struct http_client *client, const struct backend
     a->client = client;
     a->trainjobd = trainjobd;
     return backend_new(&acp_ops, a, target, http_client_endpoint(client));
+}
+
+void acp_set_monitor(struct backend *b, struct http_client *monitor, const char *station,
+                     long poll_ms)
+{
+    struct acp *a = driver(b);
+    if (a->monitor.client)
+        http_client_free(a->monitor.client);
+    free(a->monitor.station);
+    a->monitor.client = monitor;
+    a->monitor.station = station ? xstrdup(station) : NULL;
+    a->monitor.poll_ms = poll_ms;
 }
