@@ -266,7 +266,7 @@ static int hit_cmp(const void *pa, const void *pb)
  * The hits of worker in [start, end], oldest first, into all — only the last
  * tail when tail >= 0: a server that sends the oldest first is asked from
  * total - tail on; one that sends the newest first, until tail are read.
- * Sets *cut when the window held more than ACP_LOGS_MAX_PAGES pages.
+ * Sets *cut when reading stopped after ACP_LOGS_MAX_PAGES pages (and the first).
  */
 static enum backend_status read_window(const struct acp_monitor *m, const char *endpoint,
                                        const char *path, const struct backend_target *t,
@@ -278,7 +278,7 @@ static enum backend_status read_window(const struct acp_monitor *m, const char *
     size_t next_seq = 0;
     *cut = false;
     for (int pages = 0;; pages++) {
-        if (pages == ACP_LOGS_MAX_PAGES) {
+        if (pages == ACP_LOGS_MAX_PAGES + 1) { /* + 1: the first, which tells the total */
             *cut = true;
             break;
         }
@@ -420,16 +420,19 @@ enum backend_status acp_logs_read(const struct acp_monitor *m, const char *endpo
     int64_t end = time_now_ms() / 1000 + 60;
     struct acp_log_page all = {0};
     bool cut = false;
+    /* at most ACP_LOGS_LINES lines are read at once: of a longer log, its last ones */
+    long want = tail >= 0 && tail < ACP_LOGS_LINES ? tail : ACP_LOGS_LINES;
     enum backend_status st =
-        read_window(m, endpoint, strbuf_str(&path), t, worker, since_s, end, tail, &all, &cut, err);
+        read_window(m, endpoint, strbuf_str(&path), t, worker, since_s, end, want, &all, &cut, err);
     struct cursor cur = {since_s, NULL, 0, 0};
     bool stop = false;
     if (st == BACKEND_OK) {
-        size_t from = tail >= 0 && all.count > (size_t)tail ? all.count - (size_t)tail : 0;
-        if (cut && tail < 0) {
+        size_t from = all.count > (size_t)want ? all.count - (size_t)want : 0;
+        bool capped = tail < 0 || tail > ACP_LOGS_LINES; /* asked for more than is read */
+        if (capped && (cut || all.total > want)) {
             char note[160];
-            snprintf(note, sizeof note, "… only the first %d lines were read …\n",
-                     ACP_LOGS_PAGE * ACP_LOGS_MAX_PAGES);
+            snprintf(note, sizeof note, "… earlier lines are not shown: at most %d are read …\n",
+                     ACP_LOGS_LINES);
             stop = fn(ctx, note, strlen(note)) != 0;
         }
         int64_t newest = -1;

@@ -41,9 +41,11 @@ struct strbuf;
 /* The Monitor service's endpoint when the context names none (monitor_endpoint:). */
 #define ACP_MONITOR_DEFAULT "https://monitor.sensecoreapi.cn"
 #define ACP_LOGS_PRODUCT "product.lepton-acp-new"
-/* Hits asked per page, and the most pages one read takes (a log longer than that is cut). */
+/* Hits asked per page, and the most pages one read takes after the first. */
 #define ACP_LOGS_PAGE 500
 #define ACP_LOGS_MAX_PAGES 100
+/* The most lines one read shows: of a longer log, the last ones. */
+#define ACP_LOGS_LINES (ACP_LOGS_PAGE * ACP_LOGS_MAX_PAGES)
 /* How often a followed log is asked again. */
 #define ACP_LOGS_POLL_MS 2000
 
