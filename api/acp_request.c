@@ -268,8 +268,15 @@ enum backend_status acp_build(struct backend *b, const struct backend_request *r
         out->stream = true;
         break;
     case BACKEND_OP_LOGS:
-        if (!trainjobd)
-            return acp_lacks(b, "worker logs", err);
+        if (!trainjobd) {
+            /* real ACP: only the blocking logs op reads them (the Monitor service, acp_logs.c) */
+            api_error_set(err, 501, "Unsupported", "",
+                          "this view cannot read worker logs from ACP's Monitor service yet "
+                          "(%s): `trainjob logs %s -w %s [-f]` does",
+                          b->endpoint, rq->name ? rq->name : "JOB",
+                          rq->worker ? rq->worker : "WORKER");
+            return BACKEND_REJECTED;
+        }
         v1_job_path(b, rq->name, &out->path);
         strbuf_adds(&out->path, "/workers/");
         http_escape(&out->path, rq->worker);
