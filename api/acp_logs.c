@@ -453,6 +453,7 @@ enum backend_status acp_logs_read(const struct acp_monitor *m, const char *endpo
     /* follow: poll from the cursor; after the job ended, one more poll that brings nothing ends it
      */
     bool was_ended = false;
+    int failed = 0; /* polls in a row the Monitor service could not be reached */
     while (st == BACKEND_OK && follow && !stop) {
         pause_ms(m->poll_ms);
         bool now_ended = ended && ended(ended_ctx);
@@ -460,6 +461,13 @@ enum backend_status acp_logs_read(const struct acp_monitor *m, const char *endpo
         end = time_now_ms() / 1000 + 60;
         st = read_window(m, endpoint, strbuf_str(&path), t, worker, cur.second, end, -1, &pg, &cut,
                          err);
+        if ((st == BACKEND_UNREACHABLE || st == BACKEND_TRANSPORT) && failed++ < ACP_LOGS_RETRIES) {
+            acp_log_page_free(&pg); /* a network blip: the next poll asks again */
+            st = BACKEND_OK;
+            continue;
+        }
+        if (st == BACKEND_OK)
+            failed = 0;
         size_t shown = 0;
         int64_t newest = -1;
         for (size_t i = 0; st == BACKEND_OK && i < pg.count && !stop; i++) {

@@ -21,7 +21,8 @@
  *
  * Following a log polls the same endpoint with a cursor (the newest
  * log_time read, and the lines already shown at that time, so a line is
- * shown once). The live-log websocket (logLivestream/token, a JWT naming a
+ * shown once); polls that cannot reach the service are retried for about a
+ * minute (ACP_LOGS_RETRIES). The live-log websocket (logLivestream/token, a JWT naming a
  * polling host, base64 entries) is not used: the public pages define
  * neither its token's lifetime nor its entries well enough to build on.
  */
@@ -48,6 +49,8 @@ struct strbuf;
 #define ACP_LOGS_LINES (ACP_LOGS_PAGE * ACP_LOGS_MAX_PAGES)
 /* How often a followed log is asked again. */
 #define ACP_LOGS_POLL_MS 2000
+/* Polls in a row that may fail to reach the Monitor service before a follow gives up (~1 min). */
+#define ACP_LOGS_RETRIES 30
 
 /* Where a backend reads logs. */
 struct acp_monitor {

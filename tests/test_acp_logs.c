@@ -30,7 +30,7 @@
 
 /* ---- a transport that records each call and answers from a script ------ */
 
-#define FAKE_MAX 32
+#define FAKE_MAX 64
 
 struct fake {
     char *method[FAKE_MAX], *path[FAKE_MAX], *body[FAKE_MAX];
@@ -59,6 +59,11 @@ static void fake_transport(void *ctx, const char *method, const char *path, cons
     f->path[i] = xstrdup(path);
     f->body[i] = body ? xstrndup(body, len) : NULL;
     size_t r = i < f->nreplies ? i : f->nreplies - 1; /* the last reply repeats */
+    if (f->status[r] == 0) {                          /* status 0: nothing answers */
+        out->transport = TRANSPORT_UNREACHABLE;
+        snprintf(out->message, sizeof out->message, "Connection refused");
+        return;
+    }
     out->transport = TRANSPORT_NONE;
     out->status = f->status[r];
     strbuf_adds(&out->body, f->reply[r]);
@@ -393,6 +398,50 @@ static void follow_polls_from_a_cursor_and_shows_each_line_once(void **state)
     fake_free(&mon);
 }
 
+static void a_follow_rides_out_a_network_blip(void **state)
+{
+    (void)state;
+    struct fake job = {0}, mon = {0};
+    fake_answer(&job, 200, JOB_RUNNING);
+    fake_answer(&job, 200, JOB_RUNNING);
+    fake_answer(&job, 200, JOB_RUNNING);
+    fake_answer(&job, 200, JOB_SUCCEEDED);
+    fake_answer(&mon, 200, "{\"hits\":[" HIT("w0", "10:00:00", "a") "],\"total\":1}");
+    fake_answer(&mon, 0, NULL); /* two polls that reach nothing */
+    fake_answer(&mon, 0, NULL);
+    fake_answer(
+        &mon, 200,
+        "{\"hits\":[" HIT("w0", "10:00:00", "a") "," HIT("w0", "10:00:03", "b") "],"
+                                                                                "\"total\":2}");
+    fake_answer(&mon, 200, "{\"hits\":[" HIT("w0", "10:00:03", "b") "],\"total\":1}");
+    struct backend *b = open_acp(&job, &mon, "ts-user-1");
+    struct strbuf got = STRBUF_INIT;
+    struct api_error err;
+    assert_int_equal(backend_logs(b, "j1", "w0", -1, true, collect, &got, &err), BACKEND_OK);
+    assert_string_equal(strbuf_str(&got), "a\nb\n");
+    strbuf_free(&got);
+    backend_free(b);
+    fake_free(&job);
+    fake_free(&mon);
+
+    /* a service that stays away ends the follow after ACP_LOGS_RETRIES polls, saying so */
+    struct fake job2 = {0}, mon2 = {0};
+    fake_answer(&job2, 200, JOB_RUNNING);
+    fake_answer(&mon2, 200, "{\"hits\":[" HIT("w0", "10:00:00", "a") "],\"total\":1}");
+    fake_answer(&mon2, 0, NULL);
+    b = open_acp(&job2, &mon2, "ts-user-1");
+    got = (struct strbuf)STRBUF_INIT;
+    assert_int_equal(backend_logs(b, "j1", "w0", -1, true, collect, &got, &err),
+                     BACKEND_UNREACHABLE);
+    assert_string_equal(strbuf_str(&got), "a\n");
+    assert_int_equal(mon2.calls, 1 + ACP_LOGS_RETRIES + 1);
+    assert_non_null(strstr(err.message, "cannot reach the Monitor service"));
+    strbuf_free(&got);
+    backend_free(b);
+    fake_free(&job2);
+    fake_free(&mon2);
+}
+
 static void no_station_says_how_to_set_one(void **state)
 {
     (void)state;
@@ -451,6 +500,7 @@ int main(void)
         cmocka_unit_test(an_expired_token_is_said_clearly),
         cmocka_unit_test(hostile_bodies_are_made_safe),
         cmocka_unit_test(follow_polls_from_a_cursor_and_shows_each_line_once),
+        cmocka_unit_test(a_follow_rides_out_a_network_blip),
         cmocka_unit_test(no_station_says_how_to_set_one),
         cmocka_unit_test(a_reply_of_another_shape_is_an_error),
     };
