@@ -72,7 +72,7 @@ THEMES_SRC  := $(wildcard themes/*.c)
 WIDGETS_SRC := $(wildcard widgets/*.c)
 TUI_SRC     := $(wildcard tui/*.c)
 CLI_SRC     := $(filter-out cli/main.c,$(wildcard cli/*.c))
-ENGINE_SRC  := $(filter-out engine/main.c engine/shim.c,$(wildcard engine/*.c))
+ENGINE_SRC  := $(filter-out engine/main.c engine/shim.c engine/shim_%.c,$(wildcard engine/*.c))
 
 LIB_SRC  := $(UTIL_SRC) $(API_SRC) $(THEMES_SRC) $(WIDGETS_SRC) $(TUI_SRC) $(CLI_SRC) $(ENGINE_SRC)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -146,7 +146,8 @@ $(BUILD)/trainjob: $(BUILD)/cli/main.o $(LIB_A)
 $(BUILD)/trainjobd: $(BUILD)/engine/main.o $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(BUILD)/trainjob-shim: $(BUILD)/engine/shim.o $(LIB_A)
+SHIM_OBJ := $(patsubst %.c,$(BUILD)/%.o,engine/shim.c $(wildcard engine/shim_*.c))
+$(BUILD)/trainjob-shim: $(SHIM_OBJ) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 # Objects first, the library after them (seed.o below needs it too).

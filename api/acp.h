@@ -17,7 +17,9 @@
  *       (:markNode {"node": N}: the job's next placement avoids N)
  *   .../trainingJobs?watch=true                 one JSON message per line
  *
- * Against real SenseCore those answer "not supported by this backend".
+ * Against real SenseCore those answer "not supported by this backend" —
+ * but for worker logs, which real ACP keeps in its Monitor service (CMS):
+ * the driver reads them there (api/acp_logs.h; acp_set_monitor).
  * Replies are decoded leniently: a server may add fields.
  */
 #ifndef API_ACP_H
@@ -35,6 +37,15 @@ struct http_client;
 /* A backend over client (which it then owns), aimed at target; trainjobd: the extras exist. */
 struct backend *acp_backend_new(struct http_client *client, const struct backend_target *target,
                                 bool trainjobd);
+
+/*
+ * Where real ACP's worker logs are read: monitor (owned from now on; the
+ * Monitor service, signed as the endpoint is), the telemetry station (a
+ * name or its /subscriptions/… path; NULL: logs say how to set it), and how
+ * often a followed log is asked again.
+ */
+void acp_set_monitor(struct backend *b, struct http_client *monitor, const char *station,
+                     long poll_ms);
 
 /*
  * Decodes one line of a watch stream (NDJSON, no '\n') into a message for fn,

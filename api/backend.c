@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "api/acp.h"
+#include "api/acp_logs.h"
 #include "api/autostart.h"
 #include "api/context.h"
 #include "api/http.h"
@@ -138,6 +139,22 @@ struct backend *backend_open(const struct resolved_context *rc, struct strbuf *e
     /* The context says which server this is; a loopback host may be a tunnel to SenseCore. */
     bool trainjobd = c->driver == CONTEXT_DRIVER_TRAINJOBD;
     struct backend *b = acp_backend_new(client, &t, trainjobd);
+    if (c->driver == CONTEXT_DRIVER_ACP) {
+        /* ACP keeps worker logs in its Monitor service: same keys, its own host */
+        const char *mon = c->monitor_endpoint ? c->monitor_endpoint : ACP_MONITOR_DEFAULT;
+        struct strbuf why = STRBUF_INIT;
+        struct http_client *mc = http_client_new(mon, &why);
+        if (mc == NULL) {
+            strbuf_addf(err, "context '%s': monitor_endpoint: %s", c->name, strbuf_str(&why));
+            strbuf_free(&why);
+            backend_free(b);
+            return NULL;
+        }
+        strbuf_free(&why);
+        if (c->access_key && rc->secret_key)
+            http_client_set_keys(mc, c->access_key, rc->secret_key);
+        acp_set_monitor(b, mc, c->telemetry_station, ACP_LOGS_POLL_MS);
+    }
     if (rc->may_autostart && rc->engine_socket) {
         b->engine_socket = xstrdup(rc->engine_socket);
         b->revive = start_engine;

@@ -46,6 +46,8 @@ static const struct field context_fields[] = {
     F_STR(struct context, access_key),
     F_STR(struct context, secret_key_file),
     F_STR(struct context, theme),
+    F_STR(struct context, monitor_endpoint),
+    F_STR(struct context, telemetry_station),
 };
 // clang-format on
 static const struct object_type context_type = SCHEMA_ELEM(struct context, context_fields);
@@ -91,6 +93,15 @@ static void check_file(const struct context_file *cf, struct findings *fs)
             struct strbuf why = STRBUF_INIT;
             snprintf(path, sizeof path, "contexts[%zu].endpoint", i);
             if (http_endpoint_parse(c->endpoint, &ep, &why) != 0)
+                findings_add(fs, SEVERITY_ERROR, path, "%s", strbuf_str(&why));
+            http_endpoint_free(&ep);
+            strbuf_free(&why);
+        }
+        if (c->monitor_endpoint) {
+            struct http_endpoint ep;
+            struct strbuf why = STRBUF_INIT;
+            snprintf(path, sizeof path, "contexts[%zu].monitor_endpoint", i);
+            if (http_endpoint_parse(c->monitor_endpoint, &ep, &why) != 0)
                 findings_add(fs, SEVERITY_ERROR, path, "%s", strbuf_str(&why));
             http_endpoint_free(&ep);
             strbuf_free(&why);
@@ -233,6 +244,8 @@ static void fill(struct context *dst, const struct context *src)
     dst->access_key = src && src->access_key ? xstrdup(src->access_key) : NULL;
     dst->secret_key_file = src && src->secret_key_file ? xstrdup(src->secret_key_file) : NULL;
     dst->theme = src && src->theme ? xstrdup(src->theme) : NULL;
+    dst->monitor_endpoint = src && src->monitor_endpoint ? xstrdup(src->monitor_endpoint) : NULL;
+    dst->telemetry_station = src && src->telemetry_station ? xstrdup(src->telemetry_station) : NULL;
 }
 
 /* File, then --context / current_context / first / built-in, then workspace and endpoint overrides.

@@ -14,6 +14,8 @@
  *       workspace: share-space-01e
  *       access_key: AK…
  *       secret_key_file: ~/.config/trainjob/sh01.sk   # the SK, alone in a file
+ *       telemetry_station: ts-user-…     # ACP's worker logs (Monitor service)
+ *       monitor_endpoint: https://monitor.sensecoreapi.cn   # the default
  *       theme: dark
  *
  * With no file (or no contexts in it) there is one built-in context, "local":
@@ -69,6 +71,8 @@ struct context {
     char *access_key;
     char *secret_key_file;
     char *theme;
+    char *monitor_endpoint;  /* ACP: the Monitor service (worker logs); NULL: the default */
+    char *telemetry_station; /* ACP: the station logs are read from (api/acp_logs.h) */
 };
 
 struct context_file {

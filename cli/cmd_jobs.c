@@ -258,6 +258,13 @@ static int follow_log(struct session *s, const char *name, const char *worker, l
         }
         if (lf.ended)
             break;
+        if (st == BACKEND_REJECTED && e.status == 501 && from == NULL && lf.received == 0) {
+            /* no resumable log (real ACP: its Monitor service, polled by the driver) */
+            st = backend_logs(s->b, name, worker, tail, true, on_log, lo, &e);
+            if (st != BACKEND_OK)
+                rc = cli_failed(err, st, &e, false);
+            break;
+        }
         if (st == BACKEND_REJECTED) {
             rc = cli_failed(err, st, &e, false);
             break;

@@ -66,8 +66,13 @@
  * a pid 1 without a handler, so ones that come earlier wait. The script is
  * at /trainjob/startup.sh (a read-only copy). No descriptor of the shim's
  * reaches the worker: the init closes all it inherited.
+ *
+ * The parts (one binary, sharing engine/shim_priv.h): this file parses the
+ * arguments, starts and supervises the worker and forwards signals;
+ * shim_sandbox.c builds bubblewrap's command line and checks the mounts;
+ * shim_log.c writes the capped log and the status file; shim_init.c is
+ * --init.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -85,68 +90,12 @@
 #include <unistd.h>
 
 #include "engine/cgroup.h"
+#include "engine/shim_priv.h"
 #include "util/beneath.h"
 #include "util/fileio.h"
 #include "util/procstat.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
-
-/* How long to keep copying output after the worker ended, for escaped writers. */
-#define DRAIN_MS 1000
-/* The exit code of a worker that could not be started (as the shell's "not found"). */
-#define EXIT_CANNOT_RUN 127
-/* Where the sandbox has the platform's files (api/validate.h VALIDATE_PLATFORM_DIR). */
-#define SANDBOX_INIT "/trainjob/init"
-#define SANDBOX_SCRIPT "/trainjob/startup.sh"
-/* The most of a startup script the shim passes on (the API allows far less). */
-#define SCRIPT_MAX (1 << 20)
-/* How long the shim waits for bubblewrap to say which pid the sandbox's init has. */
-#define INFO_TIMEOUT_MS 30000
-
-/* A --bind (src a host path) or a --volume (src its root, subdir below it, opened into fd). */
-struct shim_bind {
-    char *src;
-    char *dst;
-    bool read_only;
-    char *volume; /* NULL for a --bind */
-    char *subdir;
-    int fd; /* the resolved volume directory, inherited by bwrap; -1 otherwise */
-};
-
-struct shim_args {
-    const char *status;
-    const char *log;
-    size_t log_cap;
-    const char *cwd;
-    bool sandbox;
-    struct shim_bind *binds;
-    size_t bind_count;
-    const char **cgroups; /* directories the worker joins */
-    size_t cgroup_count;
-    const char *script_file;
-    /* Inherited by bwrap only (not close-on-exec; closed by the shim once it started): */
-    int script_fd; /* the script file, copied into the sandbox */
-    int exe_fd;    /* this binary, the sandbox's init */
-    int info_w;    /* bwrap --info-fd: the host pid of the sandbox's pid 1 */
-    int info_r;
-    int ready_w; /* the init writes one byte once it takes signals */
-    int ready_r;
-};
-
-/* The log file and its rotation. */
-struct shim_log {
-    const char *path;
-    char *rotated; /* path + ".1" */
-    int fd;        /* -1 when it could not be reopened: output is dropped */
-    size_t size;
-    size_t cap; /* 0: no cap */
-};
-
-/* A growing NULL-terminated argument vector (owned strings). */
-struct argv_buf {
-    char **v;
-    size_t n, cap;
-};
 
 /*
  * Read by the signal handler: where termination signals go (-pgid: the
@@ -204,8 +153,7 @@ static void on_signal(int sig)
 }
 
 /* Gives up before the worker started: one "error …" line for runner_start, exit 1. */
-static _Noreturn void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static _Noreturn void fail(const char *fmt, ...)
+_Noreturn void shim_fail(const char *fmt, ...)
 {
     char msg[1024];
     va_list ap;
@@ -221,10 +169,11 @@ static _Noreturn void fail(const char *fmt, ...)
 
 static _Noreturn void usage(const char *why)
 {
-    fail("%s\nusage: trainjob-shim --status FILE --log FILE --log-cap BYTES --script-file FILE "
-         "[--cwd DIR] [--sandbox] [--bind SRC:DST[:ro]]... "
-         "[--volume NAME ROOT SUBDIR DST ro|rw]... [--cgroup DIR]...",
-         why);
+    shim_fail(
+        "%s\nusage: trainjob-shim --status FILE --log FILE --log-cap BYTES --script-file FILE "
+        "[--cwd DIR] [--sandbox] [--bind SRC:DST[:ro]]... "
+        "[--volume NAME ROOT SUBDIR DST ro|rw]... [--cgroup DIR]...",
+        why);
 }
 
 /* Splits SRC:DST[:ro] (also :rw) into a bind; both paths absolute. */
@@ -324,257 +273,11 @@ static void parse_args(int argc, char **argv, struct shim_args *a)
         usage("--status, --log, --log-cap and --script-file are required");
 }
 
-static void argv_push(struct argv_buf *av, const char *s)
-{
-    if (av->n + 2 > av->cap) {
-        av->cap = av->cap ? av->cap * 2 : 64;
-        av->v = xreallocarray(av->v, av->cap, sizeof(*av->v));
-    }
-    av->v[av->n++] = xstrdup(s);
-    av->v[av->n] = NULL;
-}
-
-static void argv_push3(struct argv_buf *av, const char *a, const char *b, const char *c)
-{
-    argv_push(av, a);
-    argv_push(av, b);
-    argv_push(av, c);
-}
-
-/* Where host directory cwd appears inside the sandbox, or NULL when no bind covers it. */
-static char *covered_cwd(const struct shim_args *a)
-{
-    const struct shim_bind *best = NULL;
-    size_t best_len = 0;
-    for (size_t i = 0; i < a->bind_count; i++) {
-        if (a->binds[i].volume)
-            continue; /* bound by descriptor: its path is not what the worker sees */
-        const char *src = a->binds[i].src;
-        size_t len = strlen(src);
-        while (len > 1 && src[len - 1] == '/')
-            len--;
-        bool under = strncmp(a->cwd, src, len) == 0 &&
-                     (a->cwd[len] == '\0' || a->cwd[len] == '/' || len == 1);
-        if (under && (!best || len > best_len)) {
-            best = &a->binds[i];
-            best_len = len;
-        }
-    }
-    if (!best)
-        return NULL;
-    const char *rest = a->cwd + (best_len == 1 ? 0 : best_len);
-    if (*rest == '\0')
-        return xstrdup(best->dst);
-    size_t dst_len = strlen(best->dst);
-    if (dst_len > 0 && best->dst[dst_len - 1] == '/')
-        rest++;
-    return xasprintf("%s%s", best->dst, rest);
-}
-
-/* /bin, /sbin, /lib* as the host has them: symlinks stay symlinks, directories are bound. */
-static void sandbox_system_dirs(struct argv_buf *av)
-{
-    static const char *const dirs[] = {"/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"};
-    for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-        struct stat st;
-        if (lstat(dirs[i], &st) != 0)
-            continue;
-        if (S_ISLNK(st.st_mode)) {
-            char target[PATH_MAX];
-            ssize_t n = readlink(dirs[i], target, sizeof(target) - 1);
-            if (n <= 0)
-                continue;
-            target[n] = '\0';
-            argv_push3(av, "--symlink", target, dirs[i]);
-        } else if (S_ISDIR(st.st_mode)) {
-            argv_push3(av, "--ro-bind", dirs[i], dirs[i]);
-        }
-    }
-}
-
-/* The host's NVIDIA device nodes, so a worker can use the GPUs it was given. */
-static void sandbox_gpu_devices(struct argv_buf *av)
-{
-    DIR *d = opendir("/dev");
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (strncmp(e->d_name, "nvidia", 6) != 0)
-            continue;
-        char path[300];
-        snprintf(path, sizeof(path), "/dev/%s", e->d_name);
-        argv_push3(av, "--dev-bind-try", path, path);
-    }
-    closedir(d);
-}
-
 static long long now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Pushes "--OPT N" for a descriptor. */
-static void argv_push_fd(struct argv_buf *av, const char *opt, int fd)
-{
-    char num[16];
-    snprintf(num, sizeof(num), "%d", fd);
-    argv_push(av, opt);
-    argv_push(av, num);
-}
-
-/*
- * Parts of a fresh /proc that uid 0 may write without any capability
- * (kernel.core_pattern runs a program as root on the host; sysrq-trigger
- * crashes it): bound read-only over themselves.
- */
-static void sandbox_proc_read_only(struct argv_buf *av)
-{
-    static const char *const dirs[] = {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus",
-                                       "/proc/fs"};
-    for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-        argv_push3(av, "--ro-bind-try", dirs[i], dirs[i]);
-}
-
-/* The command that runs the worker: /bin/sh SCRIPT-FILE, or bwrap and our init around it. */
-static void worker_argv(const struct shim_args *a, struct argv_buf *av)
-{
-    if (!a->sandbox) {
-        argv_push(av, "/bin/sh");
-        argv_push(av, a->script_file);
-        return;
-    }
-    argv_push(av, "bwrap");
-    argv_push(av, "--die-with-parent");
-    /* Its own pids (no host process to see or signal), IPC and host name; the host's network. */
-    argv_push(av, "--unshare-pid");
-    argv_push(av, "--unshare-ipc");
-    argv_push(av, "--unshare-uts");
-    argv_push(av, "--as-pid-1");
-    /* trainjobd runs as root here and there: root without capabilities in the sandbox. */
-    argv_push(av, "--cap-drop");
-    argv_push(av, "ALL");
-    argv_push_fd(av, "--info-fd", a->info_w);
-    argv_push(av, "--tmpfs");
-    argv_push(av, "/");
-    argv_push3(av, "--ro-bind", "/usr", "/usr");
-    argv_push3(av, "--ro-bind", "/etc", "/etc");
-    sandbox_system_dirs(av);
-    argv_push3(av, "--ro-bind-try", "/sys", "/sys");
-    argv_push3(av, "--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve");
-    argv_push(av, "--proc");
-    argv_push(av, "/proc");
-    sandbox_proc_read_only(av);
-    argv_push(av, "--dev");
-    argv_push(av, "/dev");
-    sandbox_gpu_devices(av);
-    argv_push(av, "--tmpfs");
-    argv_push(av, "/tmp");
-    argv_push_fd(av, "--ro-bind-fd", a->exe_fd);
-    argv_push(av, SANDBOX_INIT);
-    argv_push_fd(av, "--ro-bind-data", a->script_fd);
-    argv_push(av, SANDBOX_SCRIPT);
-    char *inside = a->cwd ? covered_cwd(a) : NULL;
-    /* The working directory goes first, so a bind below it is not hidden. */
-    if (a->cwd && !inside) {
-        argv_push3(av, "--bind", a->cwd, a->cwd);
-        inside = xstrdup(a->cwd);
-    }
-    for (size_t i = 0; i < a->bind_count; i++) {
-        const struct shim_bind *b = &a->binds[i];
-        if (b->volume) {
-            argv_push_fd(av, b->read_only ? "--ro-bind-fd" : "--bind-fd", b->fd);
-            argv_push(av, b->dst);
-        } else {
-            argv_push3(av, b->read_only ? "--ro-bind" : "--bind", b->src, b->dst);
-        }
-    }
-    if (inside) {
-        argv_push(av, "--chdir");
-        argv_push(av, inside);
-        free(inside);
-    }
-    argv_push(av, "--");
-    argv_push(av, SANDBOX_INIT);
-    argv_push(av, "--init");
-    argv_push_fd(av, "--ready-fd", a->ready_w);
-    argv_push(av, "--");
-    argv_push(av, "/bin/sh");
-    argv_push(av, SANDBOX_SCRIPT);
-}
-
-/* Is the absolute path p equal to or below base? Both compared component by component. */
-static bool path_within(const char *p, const char *base)
-{
-    for (;;) {
-        while (*p == '/' || (p[0] == '.' && (p[1] == '/' || p[1] == '\0')))
-            p++;
-        while (*base == '/' || (base[0] == '.' && (base[1] == '/' || base[1] == '\0')))
-            base++;
-        if (*base == '\0')
-            return true;
-        size_t lp = strcspn(p, "/"), lb = strcspn(base, "/");
-        if (lp != lb || memcmp(p, base, lp) != 0)
-            return false;
-        p += lp;
-        base += lb;
-    }
-}
-
-/*
- * Refuses a mount path inside another: bubblewrap would create it through
- * what is mounted there first, where a job can plant a symlink that sends
- * the mkdir and the bind anywhere on the host.
- */
-static void check_mount_paths(const struct shim_args *a)
-{
-    size_t n = a->bind_count;
-    const char **dst = xcalloc(n + 3, sizeof(*dst));
-    for (size_t i = 0; i < n; i++)
-        dst[i] = a->binds[i].dst;
-    dst[n++] = SANDBOX_INIT;
-    dst[n++] = SANDBOX_SCRIPT;
-    char *inside = a->cwd ? covered_cwd(a) : NULL;
-    if (a->cwd && !inside)
-        dst[n++] = a->cwd;
-    free(inside);
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < n; j++)
-            if (i != j && path_within(dst[i], dst[j]))
-                fail("cannot mount %s: %s %s; one mount path may not lie inside another", dst[i],
-                     path_within(dst[j], dst[i]) ? "the same path as" : "inside", dst[j]);
-    free(dst);
-}
-
-/*
- * Opens each volume's subdirectory below its root (util/beneath.c), creating
- * what is missing, and keeps the descriptor for bwrap (not close-on-exec).
- * Without the sandbox the check alone matters: the descriptors are closed.
- */
-static void resolve_volumes(struct shim_args *a)
-{
-    for (size_t i = 0; i < a->bind_count; i++) {
-        struct shim_bind *b = &a->binds[i];
-        if (!b->volume)
-            continue;
-        int root = open(b->src, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (root < 0)
-            fail("volume %s: %s: %s", b->volume, b->src, strerror(errno));
-        struct strbuf why = STRBUF_INIT;
-        int fd = beneath_open_dir(root, b->subdir, true, &why);
-        close(root);
-        if (fd < 0)
-            fail("volume %s: subdir %s: %s; refused", b->volume, b->subdir, strbuf_str(&why));
-        strbuf_free(&why);
-        if (a->sandbox) {
-            b->fd = fcntl(fd, F_DUPFD, 3); /* the same directory, inherited by bwrap */
-            if (b->fd < 0)
-                fail("volume %s: %s", b->volume, strerror(errno));
-        }
-        close(fd);
-    }
 }
 
 /*
@@ -588,11 +291,11 @@ static void open_script(struct shim_args *a)
     int fd = open(a->script_file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0)
-        fail("script %s: %s", a->script_file, strerror(errno));
+        shim_fail("script %s: %s", a->script_file, strerror(errno));
     if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077) != 0 ||
         st.st_size > SCRIPT_MAX)
-        fail("script %s: not a private file of ours (0600, at most %d bytes)", a->script_file,
-             SCRIPT_MAX);
+        shim_fail("script %s: not a private file of ours (0600, at most %d bytes)", a->script_file,
+                  SCRIPT_MAX);
     if (!a->sandbox) {
         close(fd);
         return;
@@ -600,7 +303,7 @@ static void open_script(struct shim_args *a)
     a->script_fd = fcntl(fd, F_DUPFD, 3);
     close(fd);
     if (a->script_fd < 0)
-        fail("script: %s", strerror(errno));
+        shim_fail("script: %s", strerror(errno));
     unlink(a->script_file);
     script_to_remove = NULL;
 }
@@ -611,7 +314,7 @@ static void open_sandbox_fds(struct shim_args *a)
     int exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
     int info[2], ready[2];
     if (exe < 0 || pipe2(info, O_CLOEXEC) != 0 || pipe2(ready, O_CLOEXEC) != 0)
-        fail("sandbox: %s", strerror(errno));
+        shim_fail("sandbox: %s", strerror(errno));
     a->exe_fd = fcntl(exe, F_DUPFD, 3);
     a->info_w = fcntl(info[1], F_DUPFD, 3);
     a->ready_w = fcntl(ready[1], F_DUPFD, 3);
@@ -620,13 +323,13 @@ static void open_sandbox_fds(struct shim_args *a)
     /* The init's byte raises SIGIO here (blocked until the worker has started). */
     if (fcntl(a->ready_r, F_SETOWN, getpid()) != 0 ||
         fcntl(a->ready_r, F_SETFL, O_ASYNC | O_NONBLOCK) != 0)
-        fail("sandbox: %s", strerror(errno));
+        shim_fail("sandbox: %s", strerror(errno));
     ready_fd = a->ready_r;
     close(exe);
     close(info[1]);
     close(ready[1]);
     if (a->exe_fd < 0 || a->info_w < 0 || a->ready_w < 0)
-        fail("sandbox: %s", strerror(errno));
+        shim_fail("sandbox: %s", strerror(errno));
 }
 
 /* In the shim once the worker was forked: what only bwrap needed is closed. */
@@ -713,64 +416,6 @@ static _Noreturn void exec_worker(const struct shim_args *a, char **argv, int ou
     _exit(EXIT_CANNOT_RUN);
 }
 
-/* Opens (appends to) the log; returns false when it cannot. */
-static bool log_open(struct shim_log *lg, bool truncate)
-{
-    int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (truncate ? O_TRUNC : 0);
-    lg->fd = open(lg->path, flags, 0644);
-    lg->size = 0;
-    if (lg->fd < 0)
-        return false;
-    struct stat st;
-    if (fstat(lg->fd, &st) == 0 && st.st_size > 0)
-        lg->size = (size_t)st.st_size;
-    return true;
-}
-
-/* The log is full: it becomes log.1 and a new one starts (truncated, if the rename failed). */
-static void log_rotate(struct shim_log *lg)
-{
-    if (lg->fd >= 0)
-        close(lg->fd);
-    (void)rename(lg->path, lg->rotated);
-    log_open(lg, true);
-}
-
-/* Writes all of p, retrying short writes; gives up (drops the bytes) on an error. */
-static void write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return;
-        p += w;
-        n -= (size_t)w;
-    }
-}
-
-/* Appends output to the log, rotating whenever it reaches the cap (lines may be split). */
-static void log_write(struct shim_log *lg, const char *p, size_t n)
-{
-    while (n > 0) {
-        size_t room = n;
-        if (lg->cap > 0) {
-            room = lg->size >= lg->cap ? 0 : lg->cap - lg->size;
-            if (room == 0) {
-                log_rotate(lg);
-                continue;
-            }
-        }
-        size_t k = n < room ? n : room;
-        if (lg->fd >= 0)
-            write_all(lg->fd, p, k);
-        lg->size += k;
-        p += k;
-        n -= k;
-    }
-}
-
 /* Has the worker ended? Then kills its leftovers (its zombie keeps the group id) and reaps it. */
 static bool worker_ended(pid_t pid, int *wstatus)
 {
@@ -813,7 +458,7 @@ static int supervise(pid_t pid, int out_r, int wake_r, struct shim_log *lg)
                     continue;
                 if (n <= 0)
                     break;
-                log_write(lg, buf, (size_t)n);
+                shim_log_write(lg, buf, (size_t)n);
             }
             break;
         }
@@ -829,7 +474,7 @@ static int supervise(pid_t pid, int out_r, int wake_r, struct shim_log *lg)
         if (r > 0 && !eof && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
             ssize_t n = read(out_r, buf, sizeof(buf));
             if (n > 0)
-                log_write(lg, buf, (size_t)n);
+                shim_log_write(lg, buf, (size_t)n);
             else if (n == 0 || (errno != EINTR && errno != EAGAIN))
                 eof = true;
         }
@@ -854,7 +499,7 @@ static void end_cgroups(const struct shim_args *a, struct shim_log *lg)
         static const char msg[] = "trainjob-shim: the worker reached the memory limit of its "
                                   "resource spec; the kernel killed a process of it with SIGKILL "
                                   "(exit code 137 when it was the worker itself)\n";
-        log_write(lg, msg, sizeof msg - 1);
+        shim_log_write(lg, msg, sizeof msg - 1);
     }
     for (size_t i = 0; i < a->cgroup_count; i++)
         cgroup_kill_remove(a->cgroups[i]);
@@ -883,140 +528,10 @@ static void setup_signals(sigset_t *handled)
     signal(SIGPIPE, SIG_IGN);
 }
 
-/* ---- --init: pid 1 inside the sandbox ---------------------------------- */
-
-/* Only there so that pid 1 is sure to receive these from the host; sigwaitinfo takes them. */
-static void on_init_signal(int sig)
-{
-    (void)sig;
-}
-
-/*
- * The sandbox's pid 1: closes every descriptor it inherited, starts PROGRAM
- * in a process group of its own, forwards SIGTERM, SIGINT and SIGHUP to that
- * group, reaps every orphan, and exits with PROGRAM's status (128 + signal
- * for a signal death) — which ends the pid namespace and all left in it.
- */
-static int init_main(int argc, char **argv)
-{
-    int ready = -1;
-    int first = 2;
-    if (argc > 3 && strcmp(argv[2], "--ready-fd") == 0) {
-        ready = atoi(argv[3]);
-        first = 4;
-    }
-    if (argc < first + 2 || strcmp(argv[first], "--") != 0) {
-        dprintf(STDERR_FILENO, "usage: trainjob-shim --init [--ready-fd N] -- PROGRAM [ARG]...\n");
-        return EXIT_CANNOT_RUN;
-    }
-    char **prog = argv + first + 1;
-    static const int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGCHLD};
-    sigset_t set;
-    sigemptyset(&set);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_init_signal;
-    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-        sigaddset(&set, sigs[i]);
-        sigaction(sigs[i], &sa, NULL);
-    }
-    sigprocmask(SIG_BLOCK, &set, NULL);
-    /* Signals are taken now: the shim may forward them (its SIGIO, see on_signal). */
-    if (ready > 2 && write(ready, "r", 1) != 1) {
-        /* the shim is gone or gave up waiting: nothing to tell */
-    }
-    if (close_range(3, ~0U, 0) != 0) {
-        for (int fd = 3; fd < 65536; fd++)
-            close(fd);
-    }
-    pid_t child = fork();
-    if (child < 0) {
-        dprintf(STDERR_FILENO, "trainjob-shim: init: fork: %s\n", strerror(errno));
-        return EXIT_CANNOT_RUN;
-    }
-    if (child == 0) {
-        setpgid(0, 0);
-        for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-            signal(sigs[i], SIG_DFL);
-        sigprocmask(SIG_UNBLOCK, &set, NULL);
-        execv(prog[0], prog);
-        dprintf(STDERR_FILENO, "trainjob-shim: cannot run %s: %s\n", prog[0], strerror(errno));
-        _exit(EXIT_CANNOT_RUN);
-    }
-    setpgid(child, child); /* also done by the child: whichever runs first */
-    for (;;) {
-        int sig = sigwaitinfo(&set, NULL);
-        if (sig < 0)
-            continue;
-        if (sig != SIGCHLD) {
-            if (kill(-child, sig) != 0)
-                kill(child, sig);
-            continue;
-        }
-        int st;
-        pid_t p;
-        while ((p = waitpid(-1, &st, WNOHANG)) > 0 || (p < 0 && errno == EINTR)) {
-            if (p != child)
-                continue;
-            if (WIFEXITED(st))
-                return WEXITSTATUS(st);
-            return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 255;
-        }
-    }
-}
-
-/* Could this write failure pass (a full disk, a quota, a flaky device)? */
-static bool transient(int err)
-{
-    return err == ENOSPC || err == EDQUOT || err == EIO || err == ENOMEM || err == EAGAIN ||
-           err == EMFILE || err == ENFILE || err == EINTR;
-}
-
-/*
- * Writes the status file, retrying with a growing pause (0.1 s doubling to
- * 5 s): for as long as the disk is full (or another failure that passes),
- * about a minute for any other. A full disk must not turn the worker's end
- * into "shim gone without a word" (137). Until it lands, the shim lives on
- * and the exit status stays in memory; the first failure goes to the log.
- * Returns false when it gave up.
- */
-static bool write_status(const char *path, const char *line, size_t len, struct shim_log *lg)
-{
-    long pause_ms = 100;
-    bool told = false;
-    for (int attempt = 0;; attempt++) {
-        struct strbuf err = STRBUF_INIT;
-        int rc = file_write_atomic(path, line, len, 0644, &err);
-        int why = errno;
-        if (rc == 0 || why == ENOENT) {
-            strbuf_free(&err); /* written, or its directory is gone with the job */
-            return rc == 0;
-        }
-        if (!transient(why) && attempt >= 15) {
-            strbuf_free(&err);
-            return false;
-        }
-        if (!told && lg->fd >= 0) {
-            char msg[1200];
-            int m = snprintf(msg, sizeof(msg), "trainjob-shim: %s (retrying until it can)\n",
-                             strbuf_str(&err));
-            if (m > 0)
-                write_all(lg->fd, msg, (size_t)m < sizeof(msg) ? (size_t)m : sizeof(msg) - 1);
-            told = true;
-        }
-        strbuf_free(&err);
-        struct timespec ts = {pause_ms / 1000, (pause_ms % 1000) * 1000000L};
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-        }
-        if (pause_ms < 5000)
-            pause_ms *= 2;
-    }
-}
-
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--init") == 0)
-        return init_main(argc, argv);
+        return shim_init_main(argc, argv);
     struct shim_args a;
     memset(&a, 0, sizeof(a));
     a.script_fd = a.exe_fd = a.info_w = a.info_r = a.ready_w = a.ready_r = -1;
@@ -1027,35 +542,35 @@ int main(int argc, char **argv)
     (void)setsid();
 
     struct shim_log lg = {a.log, xasprintf("%s.1", a.log), -1, 0, a.log_cap};
-    if (!log_open(&lg, false))
-        fail("cannot open the log %s: %s", a.log, strerror(errno));
+    if (!shim_log_open(&lg, false))
+        shim_fail("cannot open the log %s: %s", a.log, strerror(errno));
     int out[2], wake[2];
     if (pipe2(out, O_CLOEXEC) != 0 || pipe2(wake, O_CLOEXEC | O_NONBLOCK) != 0)
-        fail("pipe: %s", strerror(errno));
+        shim_fail("pipe: %s", strerror(errno));
     wake_fd = wake[1];
 
     /* At most one start per attempt: the claim is ours, or this start was cancelled. */
     char *claim_path = xasprintf("%s.claim", a.status);
     int claim = open(claim_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (claim < 0 && errno == EEXIST)
-        fail("start cancelled: %s is taken (trainjobd gave up on this start)", claim_path);
+        shim_fail("start cancelled: %s is taken (trainjobd gave up on this start)", claim_path);
     if (claim < 0)
-        fail("cannot claim the start: %s: %s", claim_path, strerror(errno));
+        shim_fail("cannot claim the start: %s: %s", claim_path, strerror(errno));
     dprintf(claim, "%ld\n", (long)getpid());
     close(claim);
     free(claim_path);
 
     open_script(&a);
     if (a.sandbox)
-        check_mount_paths(&a);
-    resolve_volumes(&a);
+        shim_check_mount_paths(&a);
+    shim_resolve_volumes(&a);
     if (a.sandbox)
         open_sandbox_fds(&a);
     struct argv_buf av = {NULL, 0, 0};
-    worker_argv(&a, &av);
+    shim_worker_argv(&a, &av);
     pid_t pid = fork();
     if (pid < 0)
-        fail("fork: %s", strerror(errno));
+        shim_fail("fork: %s", strerror(errno));
     if (pid == 0)
         exec_worker(&a, av.v, out[1]);
     close(out[1]);
@@ -1078,10 +593,10 @@ int main(int argc, char **argv)
         kill(-pid, SIGKILL);
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
         }
-        fail("%s", strbuf_str(&err));
+        shim_fail("%s", strbuf_str(&err));
     }
     free(pid_path);
-    write_all(STDOUT_FILENO, line, (size_t)len);
+    shim_write_all(STDOUT_FILENO, line, (size_t)len);
     int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
     if (devnull >= 0) {
         dup2(devnull, STDOUT_FILENO);
@@ -1113,7 +628,7 @@ int main(int argc, char **argv)
     end_cgroups(&a, &lg);
 
     len = snprintf(line, sizeof(line), "exit_code %d\n", code);
-    if (!write_status(a.status, line, (size_t)len, &lg))
+    if (!shim_write_status(a.status, line, (size_t)len, &lg))
         return 1;
     for (size_t i = 0; i < av.n; i++)
         free(av.v[i]);

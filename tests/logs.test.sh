@@ -145,3 +145,41 @@ if [ "$dups" -eq 0 ] && [ "$(grep -c '^slow line' "$TMP/slow.out")" -eq 80 ]; th
 else
     fail "...80 distinct lines" "$dups duplicated, $(grep -c '^slow line' "$TMP/slow.out") in all"
 fi
+
+# ---- driver: acp reads worker logs from the Monitor service, not the engine -------
+
+# The engine serves the ACP paths, so a context that calls it acp gets the job from
+# it and asks the Monitor service (here: nothing listens) for the log; `logs -f`,
+# with no resumable log there, falls back to the driver's polling follow.
+cat >"$TMP/acp.yaml" <<YAML
+contexts:
+  - name: acp-on-engine
+    driver: acp
+    endpoint: http+unix://$SOCK
+    monitor_endpoint: http://127.0.0.1:1
+    telemetry_station: ts-user-1
+YAML
+for f in "" "-f"; do
+    TRAINJOB_CONFIG="$TMP/acp.yaml" "$TRAINJOB_BIN" logs fast $f >"$TMP/acp.out" 2>"$TMP/acp.err"
+    rc=$?
+    if [ "$rc" -ne 0 ] && grep -qF "Monitor service at http://127.0.0.1:1" "$TMP/acp.err"; then
+        pass "driver: acp asks the Monitor service for logs ${f:-(once)}"
+    else
+        fail "driver: acp asks the Monitor service for logs ${f:-(once)}" \
+            "exit $rc: $(head -c 300 "$TMP/acp.err")"
+    fi
+done
+cat >"$TMP/acp.yaml" <<YAML
+contexts:
+  - name: acp-on-engine
+    driver: acp
+    endpoint: http+unix://$SOCK
+YAML
+TRAINJOB_CONFIG="$TMP/acp.yaml" "$TRAINJOB_BIN" logs fast -f >"$TMP/acp.out" 2>"$TMP/acp.err"
+rc=$?
+if [ "$rc" -ne 0 ] && grep -qF "telemetry_station" "$TMP/acp.err"; then
+    pass "driver: acp without telemetry_station says how to set it"
+else
+    fail "driver: acp without telemetry_station says how to set it" \
+        "exit $rc: $(head -c 300 "$TMP/acp.err")"
+fi

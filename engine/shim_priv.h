@@ -1,0 +1,91 @@
+/*
+ * shim_priv: what the parts of trainjob-shim share — its constants, its
+ * arguments, the log, the argument vector given to bubblewrap, and the
+ * functions one part calls in another. Included only by engine/shim*.c:
+ * shim.c (arguments, starting and supervising the worker, main),
+ * shim_sandbox.c (bubblewrap's command line and the mount checks),
+ * shim_log.c (the capped log and the status file) and shim_init.c (--init,
+ * pid 1 in the sandbox). The shim is a binary of its own: these files are
+ * linked into trainjob-shim only (see the Makefile), never into the library.
+ */
+#ifndef ENGINE_SHIM_PRIV_H
+#define ENGINE_SHIM_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* How long to keep copying output after the worker ended, for escaped writers. */
+#define DRAIN_MS 1000
+/* The exit code of a worker that could not be started (as the shell's "not found"). */
+#define EXIT_CANNOT_RUN 127
+/* Where the sandbox has the platform's files (api/validate.h VALIDATE_PLATFORM_DIR). */
+#define SANDBOX_INIT "/trainjob/init"
+#define SANDBOX_SCRIPT "/trainjob/startup.sh"
+/* The most of a startup script the shim passes on (the API allows far less). */
+#define SCRIPT_MAX (1 << 20)
+/* How long the shim waits for bubblewrap to say which pid the sandbox's init has. */
+#define INFO_TIMEOUT_MS 30000
+
+/* A --bind (src a host path) or a --volume (src its root, subdir below it, opened into fd). */
+struct shim_bind {
+    char *src;
+    char *dst;
+    bool read_only;
+    char *volume; /* NULL for a --bind */
+    char *subdir;
+    int fd; /* the resolved volume directory, inherited by bwrap; -1 otherwise */
+};
+
+struct shim_args {
+    const char *status;
+    const char *log;
+    size_t log_cap;
+    const char *cwd;
+    bool sandbox;
+    struct shim_bind *binds;
+    size_t bind_count;
+    const char **cgroups; /* directories the worker joins */
+    size_t cgroup_count;
+    const char *script_file;
+    /* Inherited by bwrap only (not close-on-exec; closed by the shim once it started): */
+    int script_fd; /* the script file, copied into the sandbox */
+    int exe_fd;    /* this binary, the sandbox's init */
+    int info_w;    /* bwrap --info-fd: the host pid of the sandbox's pid 1 */
+    int info_r;
+    int ready_w; /* the init writes one byte once it takes signals */
+    int ready_r;
+};
+
+/* The log file and its rotation. */
+struct shim_log {
+    const char *path;
+    char *rotated; /* path + ".1" */
+    int fd;        /* -1 when it could not be reopened: output is dropped */
+    size_t size;
+    size_t cap; /* 0: no cap */
+};
+
+/* A growing NULL-terminated argument vector (owned strings). */
+struct argv_buf {
+    char **v;
+    size_t n, cap;
+};
+
+/* shim.c: gives up before the worker started: one "error …" line for runner_start, exit 1 */
+_Noreturn void shim_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* shim_sandbox.c */
+void shim_worker_argv(const struct shim_args *a, struct argv_buf *av);
+void shim_check_mount_paths(const struct shim_args *a);
+void shim_resolve_volumes(struct shim_args *a);
+
+/* shim_log.c */
+bool shim_log_open(struct shim_log *lg, bool truncate);
+void shim_write_all(int fd, const char *p, size_t n);
+void shim_log_write(struct shim_log *lg, const char *p, size_t n);
+bool shim_write_status(const char *path, const char *line, size_t len, struct shim_log *lg);
+
+/* shim_init.c: main of trainjob-shim --init */
+int shim_init_main(int argc, char **argv);
+
+#endif
