@@ -96,6 +96,7 @@ void wizard_free(struct wizard *wz)
     keybar_free(wz->keybar);
     findings_free(&wz->findings);
     findings_free(&wz->file_findings);
+    findings_free(&wz->convert);
     jobspec_free(&wz->base);
     jobspec_free(&wz->job);
     free(wz);
@@ -200,6 +201,11 @@ void wizard_validate(struct wizard *wz)
     for (size_t i = 0; i < wz->file_findings.count; i++) {
         const struct finding *f = &wz->file_findings.items[i];
         findings_add_pos(&wz->findings, f->severity, f->path, f->line, f->col, "%s", f->message);
+    }
+    /* Then what a field could not put into the job: a value typed is never dropped unsaid. */
+    for (size_t i = 0; i < wz->convert.count; i++) {
+        const struct finding *f = &wz->convert.items[i];
+        findings_add(&wz->findings, f->severity, f->path, "%s", f->message);
     }
     struct validate_options vo = {wz->cat, NULL, wz->name_taken, wz->name_taken_ctx, false};
     validate_job(&wz->job, &vo, &wz->findings);

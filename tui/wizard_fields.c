@@ -6,11 +6,13 @@
  * pick, log paths from the mounts) and builds the job from what the
  * fields say (wz_build_job), over a copy of the job opened with.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/catalog.h"
+#include "api/finding.h"
 #include "api/jobspec.h"
 #include "api/validate.h"
 #include "tui/wizard_lists.h"
@@ -57,6 +59,24 @@ size_t wz_index_of(const struct select_option *o, size_t n, const char *label)
     return SELECT_NONE;
 }
 
+/*
+ * A value from the file the catalog does not offer (want) becomes a choice
+ * of its own: the form shows what the file says, and validation says what
+ * is wrong with it, rather than the first choice taking its place.
+ */
+static void offer_file_value(struct select_option *o, size_t *n, const char *want)
+{
+    if (want && *want && *n < MAX_OPTIONS && wz_index_of(o, *n, want) == SELECT_NONE)
+        o[(*n)++] = (struct select_option){want, "from the file; not in the catalog", false, NULL};
+}
+
+/* The framework chosen: one of the four the form offers, or the file's own API value. */
+static enum framework current_framework(const struct wizard *wz)
+{
+    size_t fw = select_selected(wz->framework);
+    return fw < 4 ? frameworks[fw] : fw == 4 ? wz->file_framework : FRAMEWORK_UNSPECIFIED;
+}
+
 /* The pools of the chosen workspace, each with its resource type. */
 void wz_refresh_pools(struct wizard *wz, const char *want)
 {
@@ -69,6 +89,7 @@ void wz_refresh_pools(struct wizard *wz, const char *want)
             continue;
         o[n++] = (struct select_option){p->name, pool_type_label(p->type), false, NULL};
     }
+    offer_file_value(o, &n, want);
     const char *keep = want ? want : select_selected_label(wz->pool);
     char *copy = keep ? xstrdup(keep) : NULL;
     select_set_options(wz->pool, o, n);
@@ -104,6 +125,7 @@ void wz_refresh_pool_fields(struct wizard *wz, const char *want_zone, const char
     size_t n = 0;
     for (size_t i = 0; p && i < p->zone_count && n < MAX_OPTIONS; i++)
         o[n++] = (struct select_option){p->zones[i], NULL, false, NULL};
+    offer_file_value(o, &n, want_zone);
     char *keep = xstrdup(want_zone ? want_zone : (select_selected_label(wz->zone) ?: ""));
     select_set_options(wz->zone, o, n);
     size_t at = wz_index_of(o, n, keep);
@@ -123,6 +145,7 @@ void wz_refresh_pool_fields(struct wizard *wz, const char *want_zone, const char
         o[n] = (struct select_option){s->name, details[n], false, NULL};
         n++;
     }
+    offer_file_value(o, &n, want_spec);
     keep = xstrdup(want_spec ? want_spec : (select_selected_label(wz->spec) ?: ""));
     select_set_options(wz->spec, o, n);
     at = wz_index_of(o, n, keep);
@@ -140,14 +163,14 @@ void wz_refresh_replica_hint(struct wizard *wz)
 {
     bool ok;
     long n = numberfield_value(wz->replicas, &ok);
-    size_t fw = select_selected(wz->framework);
+    enum framework fw = current_framework(wz);
     char buf[160];
     if (!ok)
         n = 1;
-    if (fw == 0 || fw == 2)
-        snprintf(buf, sizeof buf, n > 1 ? "workers: 1 master + %ld" : "worker: 1 master", n - 1);
-    else if (fw == 1)
+    if (fw == FRAMEWORK_TENSORFLOW_PS || fw == FRAMEWORK_TENSORFLOW)
         snprintf(buf, sizeof buf, "workers: 1 parameter server + %ld", n > 1 ? n - 1 : 0);
+    else if (fw != FRAMEWORK_MPI)
+        snprintf(buf, sizeof buf, n > 1 ? "workers: 1 master + %ld" : "worker: 1 master", n - 1);
     else
         snprintf(buf, sizeof buf, "MPI ranks");
     numberfield_set_suffix(wz->replicas, buf);
@@ -337,9 +360,40 @@ static void split_log_path(struct wizard *wz, const char *log, const char **base
     }
 }
 
-/* Rebuilds wz->job: the base job with every field the form shows overlaid. */
+/*
+ * A number field into *dst: the number as typed, in range or not (range is
+ * validation's to judge, the same as for a file). Text that spells no int32
+ * ("", "-", a number too large) is not dropped silently: it is a finding on
+ * path in wz->convert, and false leaves the field out of the job.
+ */
+static bool number_into(struct wizard *wz, const struct numberfield *nf, const char *path,
+                        int32_t *dst)
+{
+    long v;
+    const char *text = numberfield_text(nf);
+    if (!numberfield_number(nf, &v)) {
+        if (*text == '\0' || strcmp(text, "-") == 0)
+            findings_add(&wz->convert, SEVERITY_ERROR, path, "required: a whole number");
+        else
+            findings_add(&wz->convert, SEVERITY_ERROR, path, "%s is not a whole number", text);
+        return false;
+    }
+    if (v < INT32_MIN || v > INT32_MAX) {
+        findings_add(&wz->convert, SEVERITY_ERROR, path, "%s is out of range (at most %d digits)",
+                     text, 10);
+        return false;
+    }
+    *dst = (int32_t)v;
+    return true;
+}
+
+/*
+ * Rebuilds wz->job: the base job with every field the form shows overlaid.
+ * What a field could not convert is in wz->convert (validation shows it).
+ */
 void wz_build_job(struct wizard *wz)
 {
+    findings_clear(&wz->convert);
     jobspec_free(&wz->job);
     jobspec_copy(&wz->job, &wz->base);
     struct jobspec *j = &wz->job;
@@ -358,23 +412,24 @@ void wz_build_job(struct wizard *wz)
         p ? (p->type == POOL_IDLE ? QUOTA_TYPE_SPOT : QUOTA_TYPE_RESERVED) : QUOTA_TYPE_UNSPECIFIED;
     j->scheduling.has_preemptible = p && p->type == POOL_IDLE;
     j->scheduling.preemptible = toggle_on(wz->preemptible);
-    size_t fw = select_selected(wz->framework);
-    j->framework = fw < 4 ? frameworks[fw] : FRAMEWORK_UNSPECIFIED;
+    j->framework = current_framework(wz);
+    if (j->framework != FRAMEWORK_UNSPECIFIED && select_selected(wz->framework) == 4)
+        findings_add(&wz->convert, SEVERITY_WARNING, "framework",
+                     "%s from the file is an API value the form does not offer; the form's "
+                     "choices are PyTorch DDP, TensorFlow PS, SenseParrots and MPI",
+                     enum_name(&framework_names, (int)j->framework));
     struct role *r = j->role_count ? &j->roles[0] : jobspec_add_role(j);
     set_str(&r->name, JOBSPEC_ROLE_NAME);
-    bool ok;
-    long n = numberfield_value(wz->replicas, &ok);
-    r->has_total_replicas = ok;
-    r->total_replicas = ok ? (int32_t)n : 0;
+    r->has_total_replicas =
+        number_into(wz, wz->replicas, "roles[0].total_replicas", &r->total_replicas);
     if (r->resource_spec_count == 0)
         role_add_spec(r);
     set_str(&r->resource_spec[0].name, select_selected_label(wz->spec));
     set_str(&r->image_path, textfield_value(wz->image));
     set_str(&r->startup_script, textarea_value(wz->script));
     j->fault_tolerance.present = true;
-    long b = numberfield_value(wz->backoff, &ok);
-    j->fault_tolerance.has_backoff_limit = ok;
-    j->fault_tolerance.backoff_limit = ok ? (int32_t)b : 0;
+    j->fault_tolerance.has_backoff_limit = number_into(
+        wz, wz->backoff, "fault_tolerance.backoff_limit", &j->fault_tolerance.backoff_limit);
     if (toggle_on(wz->ssh) || j->ssh.present) {
         j->ssh.present = true;
         j->ssh.has_auto_key_setup = true;
@@ -404,6 +459,8 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
             o[n++] = (struct select_option){cat->workspaces[i].name,
                                             member_role_name(cat->workspaces[i].role), false, NULL};
     const char *want_ws = init && init->workspace_name ? init->workspace_name : ws_default;
+    if (init && init->workspace_name)
+        offer_file_value(o, &n, want_ws);
     size_t at = wz_index_of(o, n, want_ws);
     wz->workspace = select_new(o, n, at != SELECT_NONE ? at : 0);
     add_field(wz, SECTION_BASICS, "Workspace", select_widget(wz->workspace), "workspace_name",
@@ -434,8 +491,8 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
     wz->e_preemptible = add_field(wz, SECTION_RESOURCES, "Preemptible",
                                   toggle_widget(wz->preemptible), "scheduling.preemptible",
                                   "idle jobs only: standard jobs may take the capacity back");
-    struct select_option fo[4];
-    size_t fsel = 0;
+    struct select_option fo[5];
+    size_t fsel = 0, fn = 4;
     for (size_t i = 0; i < 4; i++) {
         fo[i] =
             (struct select_option){framework_label(frameworks[i]),
@@ -443,10 +500,20 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
         if (init && init->framework == frameworks[i])
             fsel = i;
     }
-    wz->framework = select_new(fo, 4, fsel);
+    if (init && init->framework != FRAMEWORK_UNSPECIFIED && fsel == 0 &&
+        init->framework != frameworks[0]) { /* PYTORCH, …: kept as the file says */
+        wz->file_framework = init->framework;
+        fo[4] =
+            (struct select_option){framework_label(init->framework),
+                                   enum_name(&framework_names, (int)init->framework), false, NULL};
+        fsel = fn++;
+    }
+    wz->framework = select_new(fo, fn, fsel);
     add_field(wz, SECTION_RESOURCES, "Framework", select_widget(wz->framework), "framework",
               "how workers are started and find each other");
-    wz->replicas = numberfield_new(1, 4096, r && r->has_total_replicas ? r->total_replicas : 1);
+    /* Widened to a loaded job's value: shown as the file says it, never clamped. */
+    long r0 = r && r->has_total_replicas ? r->total_replicas : 1;
+    wz->replicas = numberfield_new(r0 < 1 ? r0 : 1, r0 > 4096 ? r0 : 4096, r0);
     add_field(wz, SECTION_RESOURCES, "Replicas", numberfield_widget(wz->replicas),
               "roles[0].total_replicas", "Up/Down change it");
     wz->spec = select_new(NULL, 0, SELECT_NONE);

@@ -50,6 +50,7 @@ struct wizard {
     size_t field_count;
     struct findings findings;
     struct findings file_findings; /* from the file opened, on fields not edited since */
+    struct findings convert;       /* what the fields could not put into the job (wz_build_job) */
     int errors[SECTION_COUNT], warnings[SECTION_COUNT];
     bool dirty, changed, pending, review_json;
     const struct keymap *km;
@@ -63,7 +64,8 @@ struct wizard {
     struct toggle *preemptible, *ssh, *tensorboard;
     struct textarea *script;
     size_t e_zone, e_vpc, e_preemptible, e_tb_mount, e_tb_dir, e_spec, e_rules, e_image;
-    char *tb_other; /* a log path from the file on no mount: offered as it was */
+    char *tb_other;                /* a log path from the file on no mount: offered as it was */
+    enum framework file_framework; /* the file's API value the form does not offer (PYTORCH…) */
 
     /* the lists, each one field of its section (rows owned here, widget by the form) */
     struct wizard_list {
