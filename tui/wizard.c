@@ -80,6 +80,7 @@ struct wizard *wizard_new(const struct catalog *cat, const struct jobspec *initi
     wz->km = km;
     wz->keybar = make_keybar(km);
     wz->dirty = true;
+    wz->review_sel = -1;
     wizard_validate(wz);
     return wz;
 }
@@ -93,6 +94,7 @@ void wizard_free(struct wizard *wz)
     for (int i = 0; i < LIST_COUNT; i++)
         wlist_free(wz->lists[i].l); /* after the forms: their list widgets call back into it */
     free(wz->tb_other);
+    free(wz->generated_name);
     keybar_free(wz->keybar);
     findings_free(&wz->findings);
     findings_free(&wz->file_findings);
@@ -141,6 +143,14 @@ size_t wizard_set_file_findings(struct wizard *wz, const struct findings *fs,
         if (!*f->path || !widget_for(wz, f->path)) {
             if (unplaced++ == 0 && first)
                 *first = f;
+            /*
+             * No field shows it (an unknown field, a value of a part the form
+             * does not edit): listed on Review with where it is in the file, as
+             * a warning — the form cannot carry it, so it is left out of the job.
+             */
+            findings_add_pos(&wz->file_findings, SEVERITY_WARNING, f->path, f->line, f->col,
+                             "line %d: %s (not in the form: left out of the job)", f->line,
+                             f->message);
             continue;
         }
         if (f->line > 0)
@@ -250,6 +260,11 @@ void wizard_validate(struct wizard *wz)
     wz->dirty = true;
 }
 
+const char *wizard_generated_name(const struct wizard *wz)
+{
+    return *textfield_value(wz->name) ? NULL : wz->generated_name;
+}
+
 bool wizard_validation_pending(const struct wizard *wz)
 {
     return wz->pending;
@@ -299,6 +314,8 @@ static void go_section(struct wizard *wz, int delta)
         return;
     close_popups(wz);
     wz->cur = (enum form_section)s;
+    if (wz->cur == SECTION_REVIEW)
+        wz->review_top = 0; /* Review opens at its top: totals and findings first */
     if (wz->cur != SECTION_REVIEW)
         form_invalidate(wz->forms[wz->cur]);
     wz->dirty = true;
@@ -348,6 +365,8 @@ static void on_changed(struct wizard *wz, struct widget *wd)
         wz_refresh_tb_help(wz);
     } else if (wd == numberfield_widget(wz->backoff)) {
         wz_refresh_rules_state(wz);
+    } else if (wd == select_widget(wz->framework)) {
+        wz_refresh_generated_name(wz);
     }
     wz_refresh_volume_zone(wz);
     wz_refresh_replica_hint(wz);
@@ -357,13 +376,92 @@ static void on_changed(struct wizard *wz, struct widget *wd)
     wz->dirty = true;
 }
 
-/* Keys on the review page: Enter submits, t toggles YAML / JSON, Tab and Shift-Tab leave. */
+/* Shows the field path names and gives it the focus (a row's field for a row's path). */
+static void focus_path(struct wizard *wz, const char *path)
+{
+    size_t row, sub;
+    const struct wizard_list *wl = wz_list_claiming(wz, path, &row, &sub);
+    const struct field *fd = wl ? NULL : field_for(wz, path);
+    enum form_section sec = wl ? wl->section : fd ? fd->section : form_section_of(path);
+    if (sec == SECTION_REVIEW)
+        return;
+    close_popups(wz);
+    wz->cur = sec;
+    if (wl) {
+        form_focus(wz->forms[sec], wl->entry);
+        wlist_focus(wl->l, row, sub);
+        wz_refresh_list_help(wz);
+    } else if (fd) {
+        form_focus(wz->forms[sec], fd->entry);
+    }
+    form_invalidate(wz->forms[sec]);
+    wz->dirty = true;
+}
+
+/* The keys Review takes before the keymap: it scrolls with them (PgUp/PgDn too). */
+static bool review_scroll_key(const struct widget_key *k)
+{
+    return k->is_function && !k->alt &&
+           (k->code == KEY_UP || k->code == KEY_DOWN || k->code == KEY_PPAGE ||
+            k->code == KEY_NPAGE || k->code == KEY_HOME || k->code == KEY_END);
+}
+
+/*
+ * Keys on the review page: the arrows, PgUp/PgDn, Home/End scroll; n / N
+ * choose the next / previous finding and Enter goes to its field (Enter
+ * never submits: Ctrl-S does); t toggles YAML / JSON; Tab and Shift-Tab leave.
+ */
 static unsigned review_key(struct wizard *wz, const struct widget_key *k, enum wizard_action *out)
 {
+    (void)out;
     if (k->alt)
         return WIDGET_IGNORED;
+    int page = wz->review_page > 1 ? wz->review_page : 1;
+    if (k->is_function && k->code == KEY_PPAGE && wz->review_top == 0) {
+        go_section(wz, -1); /* at the top, PgUp goes back as it does everywhere else */
+        return WIDGET_HANDLED;
+    }
+    if (review_scroll_key(k)) {
+        switch (k->code) {
+        case KEY_UP:
+            wz->review_top--;
+            break;
+        case KEY_DOWN:
+            wz->review_top++;
+            break;
+        case KEY_PPAGE:
+            wz->review_top -= page - 1 > 0 ? page - 1 : 1;
+            break;
+        case KEY_NPAGE:
+            wz->review_top += page - 1 > 0 ? page - 1 : 1;
+            break;
+        case KEY_HOME:
+            wz->review_top = 0;
+            break;
+        default: /* End: the draw clamps it to the last page */
+            wz->review_top = wz->review_lines;
+            break;
+        }
+        if (wz->review_top < 0)
+            wz->review_top = 0;
+        if (wz->review_top > wz->review_lines)
+            wz->review_top = wz->review_lines;
+        wz->dirty = true;
+        return WIDGET_HANDLED;
+    }
+    if (!k->is_function && (k->code == 'n' || k->code == 'N')) {
+        long n = (long)wz->findings.count;
+        if (n > 0) {
+            long sel = wz->review_sel + (k->code == 'n' ? 1 : -1);
+            wz->review_sel = sel < 0 ? n - 1 : sel >= n ? 0 : sel;
+            wz->review_follow = true;
+            wz->dirty = true;
+        }
+        return WIDGET_HANDLED;
+    }
     if (k->is_function ? k->code == KEY_ENTER : (k->code == '\r' || k->code == '\n')) {
-        *out = WIZARD_SUBMIT;
+        if (wz->review_sel >= 0 && (size_t)wz->review_sel < wz->findings.count)
+            focus_path(wz, wz->findings.items[wz->review_sel].path);
         return WIDGET_HANDLED;
     }
     if (!k->is_function && k->code == 't') {
@@ -433,7 +531,8 @@ static enum wizard_action act(struct wizard *wz, enum keymap_action a)
 enum wizard_action wizard_key(struct wizard *wz, const struct widget_key *k)
 {
     enum keymap_action a = keymap_lookup(wz->km, "wizard", k);
-    bool field_first = keymap_key_is_text(k) || (!k->is_function && !k->alt && k->code == 27);
+    bool field_first = keymap_key_is_text(k) || (!k->is_function && !k->alt && k->code == 27) ||
+                       (wz->cur == SECTION_REVIEW && review_scroll_key(k));
     if (a != KEYMAP_NONE && !field_first)
         return act(wz, a);
     enum wizard_action out = WIZARD_NONE;

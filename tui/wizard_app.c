@@ -491,8 +491,16 @@ static void submit(struct app *a)
     if (ws && *ws) /* the form's workspace, not only the context's default */
         backend_set_workspace(a->backend, ws);
     /* Through the loop: keys (and a resize) are still answered while the server thinks. */
-    struct backend_request rq = {.op = BACKEND_OP_CREATE, .job = wizard_job(a->wz)};
+    /* The name Review showed, not another one the backend would make up. */
+    struct jobspec job;
+    jobspec_init(&job);
+    jobspec_copy(&job, wizard_job(a->wz));
+    const char *generated = wizard_generated_name(a->wz);
+    if (job.name == NULL && generated)
+        job.name = xstrdup(generated);
+    struct backend_request rq = {.op = BACKEND_OP_CREATE, .job = &job};
     a->submitting = backend_send(a->backend, a->multi, &rq, on_created, NULL, NULL, a);
+    jobspec_free(&job); /* the request holds the job as JSON */
 }
 
 static void on_key(struct app *a, const struct widget_key *k)

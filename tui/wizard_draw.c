@@ -4,7 +4,9 @@
  * the current section's form or the Review page, the status line and the
  * key bar. Reads the wizard's state; changes nothing but its dirty flag.
  */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/catalog.h"
@@ -17,9 +19,11 @@
 #include "tui/wizard_priv.h"
 #include "util/strbuf.h"
 #include "util/utf8.h"
+#include "util/xalloc.h"
 #include "widgets/form.h"
 #include "widgets/keybar.h"
 #include "widgets/select.h"
+#include "widgets/textfield.h"
 
 const char *const wizard_section_titles[SECTION_COUNT] = {
     "Basics", "Resources",   "Image",       "Fault tolerance",
@@ -55,7 +59,62 @@ static void draw_sections(struct wizard *wz, const struct term *t, int h)
     mvvline(1, SIDEBAR_W - 1, t->utf8 ? ACS_VLINE : '|', h - 2);
 }
 
-/* The review page: totals, every finding, and the exact job that will be sent. */
+/* Review's lines, wrapped to its width: each with its role and the finding it shows (-1: none). */
+struct review_text {
+    struct strbuf text; /* the lines, each ending in '\n' */
+    struct review_line {
+        size_t off, len;
+        enum theme_role role;
+        long finding;
+    } * lines;
+    size_t count, cap;
+};
+
+/* Appends s (sanitized, one logical line) wrapped at w columns; continuations indented by 2. */
+static void review_add(struct review_text *rt, const char *s, size_t n, int w, enum theme_role role,
+                       long finding)
+{
+    struct strbuf clean = STRBUF_INIT;
+    utf8_sanitize(&clean, s, n, 0);
+    const char *p = strbuf_str(&clean), *end = p + clean.len;
+    bool first = true;
+    do {
+        int room = first ? w : w - 2, used = 0;
+        const char *q = p, *space = NULL;
+        while (q < end) {
+            uint32_t cp;
+            size_t k = utf8_decode(q, (size_t)(end - q), &cp);
+            int cw = utf8_cpwidth(cp);
+            if (k == 0 || (used + (cw > 0 ? cw : 0) > room && q > p))
+                break;
+            if (cp == ' ')
+                space = q;
+            used += cw > 0 ? cw : 0;
+            q += k;
+        }
+        if (q < end && space && space > p) /* a word is not cut where a space allows */
+            q = space + 1;
+        if (rt->count == rt->cap) {
+            rt->cap = rt->cap ? rt->cap * 2 : 64;
+            rt->lines = xrealloc(rt->lines, rt->cap * sizeof *rt->lines);
+        }
+        size_t off = rt->text.len;
+        if (!first)
+            strbuf_adds(&rt->text, "  ");
+        strbuf_add(&rt->text, p, (size_t)(q - p));
+        rt->lines[rt->count++] = (struct review_line){off, rt->text.len - off, role, finding};
+        strbuf_addc(&rt->text, '\n');
+        p = q;
+        first = false;
+    } while (p < end && w > 2);
+    strbuf_free(&clean);
+}
+
+/*
+ * The review page, scrolled to wz->review_top: the totals, the generated
+ * name, every finding (the one n/N chose highlighted: Enter goes to its
+ * field), and the exact job that will be sent; long lines wrap.
+ */
 static void draw_review(struct wizard *wz, const struct term *t, int y, int x, int h, int w)
 {
     wz_build_job(wz);
@@ -65,43 +124,87 @@ static void draw_review(struct wizard *wz, const struct term *t, int y, int x, i
                                        ? catalog_pool_spec(p, r->resource_spec[0].name)
                                        : NULL;
     int workers = r && r->has_total_replicas ? r->total_replicas : 0;
-    attrset(t->role[THEME_ROLE_TITLE]);
-    mvprintw(y++, x, "Review: %d worker%s, %d device%s · %zu error%s, %zu warning%s", workers,
-             workers == 1 ? "" : "s", s ? workers * s->devices : 0,
-             s && workers * s->devices == 1 ? "" : "s", wizard_error_count(wz),
-             wizard_error_count(wz) == 1 ? "" : "s",
-             findings_count(&wz->findings, SEVERITY_WARNING),
-             findings_count(&wz->findings, SEVERITY_WARNING) == 1 ? "" : "s");
-    for (size_t i = 0; i < wz->findings.count && y < h - 2; i++) {
-        const struct finding *f = &wz->findings.items[i];
-        struct strbuf sb = STRBUF_INIT;
-        strbuf_addf(&sb, "%s %s: %s", f->severity == SEVERITY_ERROR ? (t->utf8 ? "✗" : "x") : "!",
-                    f->path, f->message);
-        struct strbuf clean = STRBUF_INIT;
-        utf8_sanitize(&clean, sb.buf, sb.len, 0);
-        attrset(f->severity == SEVERITY_ERROR ? t->role[THEME_ROLE_FIELD_ERROR]
-                                              : t->role[THEME_ROLE_FIELD_WARNING]);
-        mvaddnstr(y++, x, strbuf_str(&clean), w);
-        strbuf_free(&clean);
-        strbuf_free(&sb);
+    struct review_text rt = {STRBUF_INIT, NULL, 0, 0};
+    struct strbuf sb = STRBUF_INIT;
+    size_t errors = wizard_error_count(wz);
+    size_t warnings = findings_count(&wz->findings, SEVERITY_WARNING);
+    strbuf_addf(&sb, "Review: %d worker%s, %d device%s \xc2\xb7 %zu error%s, %zu warning%s",
+                workers, workers == 1 ? "" : "s", s ? workers * s->devices : 0,
+                s && workers * s->devices == 1 ? "" : "s", errors, errors == 1 ? "" : "s", warnings,
+                warnings == 1 ? "" : "s");
+    review_add(&rt, sb.buf, sb.len, w, THEME_ROLE_TITLE, -1);
+    strbuf_reset(&sb);
+    if (wz->generated_name && !*textfield_value(wz->name)) {
+        strbuf_addf(&sb, "Name: %s (generated; type one in Basics to choose)", wz->generated_name);
+        review_add(&rt, sb.buf, sb.len, w, THEME_ROLE_NORMAL, -1);
+        strbuf_reset(&sb);
     }
-    y++;
-    attrset(t->role[THEME_ROLE_DIM]);
-    mvprintw(y++, x,
-             "The job as it will be sent (%s; t toggles):", wz->review_json ? "JSON" : "YAML");
+    static const char keys[] = "Up/Down, PgUp/PgDn, Home/End scroll (PgUp at the top goes back) "
+                               "\xc2\xb7 n/N next/previous finding, Enter goes to its field "
+                               "\xc2\xb7 Ctrl-S submits";
+    review_add(&rt, keys, sizeof keys - 1, w, THEME_ROLE_DIM, -1);
+    for (size_t i = 0; i < wz->findings.count; i++) {
+        const struct finding *f = &wz->findings.items[i];
+        strbuf_addf(&sb, "%s %s: %s",
+                    f->severity == SEVERITY_ERROR ? (t->utf8 ? "\xe2\x9c\x97" : "x") : "!", f->path,
+                    f->message);
+        enum theme_role role = (long)i == wz->review_sel       ? THEME_ROLE_SELECTED
+                               : f->severity == SEVERITY_ERROR ? THEME_ROLE_FIELD_ERROR
+                                                               : THEME_ROLE_FIELD_WARNING;
+        review_add(&rt, sb.buf, sb.len, w, role, (long)i);
+        strbuf_reset(&sb);
+    }
+    review_add(&rt, "", 0, w, THEME_ROLE_NORMAL, -1);
+    strbuf_addf(&sb,
+                "The job as it will be sent (%s; t toggles):", wz->review_json ? "JSON" : "YAML");
+    review_add(&rt, sb.buf, sb.len, w, THEME_ROLE_DIM, -1);
+    strbuf_free(&sb);
     struct strbuf doc = STRBUF_INIT;
     jobfile_write(&wz->job, wz->review_json ? JOBFILE_JSON : JOBFILE_YAML, &doc);
-    struct strbuf clean = STRBUF_INIT;
-    utf8_sanitize(&clean, doc.buf ? doc.buf : "", doc.len, UTF8_KEEP_NEWLINE);
-    attrset(t->role[THEME_ROLE_NORMAL]);
-    const char *line = strbuf_str(&clean);
-    while (*line && y < h) {
+    const char *line = strbuf_str(&doc);
+    while (*line) {
         size_t n = strcspn(line, "\n");
-        mvaddnstr(y++, x, line, (int)n < w ? (int)n : w);
+        review_add(&rt, line, n, w, THEME_ROLE_NORMAL, -1);
         line += n + (line[n] == '\n');
     }
-    strbuf_free(&clean);
     strbuf_free(&doc);
+
+    /* Scroll: clamp, and bring the finding n/N chose into view. */
+    int page = h - y > 1 ? h - y : 1, total = (int)rt.count;
+    bool scrolls = total > page;
+    if (scrolls && page > 1)
+        page--; /* the last row says where the view is */
+    if (wz->review_sel >= 0 && wz->review_follow) {
+        for (int i = 0; i < total; i++)
+            if (rt.lines[i].finding == wz->review_sel) {
+                if (i < wz->review_top)
+                    wz->review_top = i;
+                else if (i >= wz->review_top + page)
+                    wz->review_top = i - page + 1;
+                break;
+            }
+        wz->review_follow = false;
+    }
+    if (wz->review_top > total - page)
+        wz->review_top = total - page;
+    if (wz->review_top < 0)
+        wz->review_top = 0;
+    wz->review_page = page;
+    wz->review_lines = total;
+    int y0 = y;
+    for (int i = wz->review_top; i < total && y < y0 + page; i++, y++) {
+        attrset(t->role[rt.lines[i].role]);
+        widget_put_clipped(stdscr, y, x, w, rt.text.buf + rt.lines[i].off, rt.lines[i].len,
+                           t->utf8);
+    }
+    if (scrolls) {
+        int last = wz->review_top + page < total ? wz->review_top + page : total;
+        attrset(t->role[THEME_ROLE_DIM]);
+        mvprintw(y0 + page, x, "lines %d-%d of %d%s", wz->review_top + 1, last, total,
+                 last < total ? " \xc2\xb7 more below" : "");
+    }
+    free(rt.lines);
+    strbuf_free(&rt.text);
 }
 
 void wizard_draw(struct wizard *wz, const struct term *t, const char *status)

@@ -53,6 +53,12 @@ struct wizard {
     struct findings convert;       /* what the fields could not put into the job (wz_build_job) */
     int errors[SECTION_COUNT], warnings[SECTION_COUNT];
     bool dirty, changed, pending, review_json;
+    /* Review: the first line shown, the finding n/N chose (-1: none) and whether to bring
+     * it into view; the page and line count of the last draw (for the scroll keys). */
+    int review_top, review_page, review_lines;
+    long review_sel;
+    bool review_follow;
+    char *generated_name; /* the name the job gets when Name is left empty */
     const struct keymap *km;
     struct keybar *keybar;
 
@@ -89,6 +95,7 @@ void wz_build_job(struct wizard *wz);
 /* Makes every section's fields, prefilled from init (NULL: an empty job). */
 void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *ws_default);
 void wz_refresh_list_help(struct wizard *wz);
+void wz_refresh_generated_name(struct wizard *wz);
 void wz_refresh_pools(struct wizard *wz, const char *want);
 void wz_refresh_priorities(struct wizard *wz);
 void wz_refresh_pool_fields(struct wizard *wz, const char *want_zone, const char *want_spec);
