@@ -295,7 +295,9 @@ static void check_scheduling(struct check *c)
                      "%s needs workspace owner rights; you are a %s of %s",
                      enum_name(&priority_names, (int)s->priority), member_role_name(c->ws->role),
                      c->ws->name);
-    if (s->has_preemptible && !c->idle)
+    /* Only where the job is known to be standard: offline, an unlisted pool may be idle. */
+    bool standard = !c->idle && (s->quota_type == QUOTA_TYPE_RESERVED || c->pool != NULL);
+    if (s->has_preemptible && standard)
         findings_add(c->out, SEVERITY_WARNING, "scheduling.preemptible",
                      "only idle (SPOT) jobs can be preempted; ignored");
 }

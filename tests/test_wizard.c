@@ -19,6 +19,7 @@
 
 #include "api/catalog.h"
 #include "api/jobspec.h"
+#include "api/jobspec_defaults.h"
 #include "tui/keymap.h"
 #include "tui/wizard.h"
 #include "util/xalloc.h"
@@ -228,12 +229,38 @@ static void test_file_values_kept(void **state)
     assert_true(wizard_error_count(fx->wz) >= 3);
 }
 
+/* The wizard derives quota type and preemptible as render and trainjobd do (jobspec_defaults). */
+static void test_defaults_agree(void **state)
+{
+    struct fixture *fx = *state;
+    struct jobspec j = ok_job();
+    free(j.resource_pool.name);
+    j.resource_pool.name = xstrdup("local-idle");
+    j.resource_pool.zone = xstrdup("local-1z");
+    fx->wz = wizard_new(&fx->cat, &j, NULL, fx->km);
+    const struct jobspec *got = wizard_job(fx->wz);
+    struct jobspec filled;
+    jobspec_init(&filled);
+    jobspec_copy(&filled, &j);
+    jobspec_fill_defaults(&filled, &fx->cat);
+    assert_int_equal(got->scheduling.quota_type, QUOTA_TYPE_SPOT);
+    assert_int_equal(got->scheduling.quota_type, filled.scheduling.quota_type);
+    assert_int_equal(got->scheduling.has_preemptible, filled.scheduling.has_preemptible);
+    assert_int_equal(got->scheduling.preemptible, filled.scheduling.preemptible);
+    jobspec_free(&filled);
+    jobspec_free(&j);
+    /* offline: not guessed */
+    assert_int_equal(jobspec_pool_quota_type(NULL, "local-idle"), QUOTA_TYPE_UNSPECIFIED);
+    assert_int_equal(jobspec_pool_quota_type(&fx->cat, "local"), QUOTA_TYPE_RESERVED);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_backoff_typed_is_kept, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replicas_typed_is_kept, setup, teardown),
         cmocka_unit_test_setup_teardown(test_file_values_kept, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_defaults_agree, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

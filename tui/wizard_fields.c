@@ -14,6 +14,7 @@
 #include "api/catalog.h"
 #include "api/finding.h"
 #include "api/jobspec.h"
+#include "api/jobspec_defaults.h"
 #include "api/validate.h"
 #include "tui/wizard_lists.h"
 #include "tui/wizard_priv.h"
@@ -75,6 +76,25 @@ static enum framework current_framework(const struct wizard *wz)
 {
     size_t fw = select_selected(wz->framework);
     return fw < 4 ? frameworks[fw] : fw == 4 ? wz->file_framework : FRAMEWORK_UNSPECIFIED;
+}
+
+/*
+ * The name the job is submitted under while Name is empty, made for the
+ * framework chosen (its prefix) and shown as Name's placeholder and on Review.
+ */
+void wz_refresh_generated_name(struct wizard *wz)
+{
+    const char *prefix =
+        framework_name_prefix(wz->framework ? current_framework(wz) : FRAMEWORK_PYTORCH_DDP);
+    if (wz->generated_name && strncmp(wz->generated_name, prefix, strlen(prefix)) == 0 &&
+        wz->generated_name[strlen(prefix)] == '-')
+        return;
+    free(wz->generated_name);
+    wz->generated_name =
+        jobspec_generate_name(wz->framework ? current_framework(wz) : FRAMEWORK_PYTORCH_DDP);
+    char *ph = xasprintf("empty: generated, %s", wz->generated_name);
+    textfield_set_placeholder(wz->name, ph);
+    free(ph);
 }
 
 /* The pools of the chosen workspace, each with its resource type. */
@@ -408,9 +428,11 @@ void wz_build_job(struct wizard *wz)
     set_str(&j->resource_pool.vpc_id, zoned ? textfield_value(wz->vpc) : NULL);
     j->scheduling.present = true;
     j->scheduling.priority = (enum priority)(select_selected(wz->priority) + 1);
-    j->scheduling.quota_type =
-        p ? (p->type == POOL_IDLE ? QUOTA_TYPE_SPOT : QUOTA_TYPE_RESERVED) : QUOTA_TYPE_UNSPECIFIED;
-    j->scheduling.has_preemptible = p && p->type == POOL_IDLE;
+    /* The quota type the pool implies, as render and trainjobd derive it (jobspec_defaults). */
+    enum quota_type q = jobspec_pool_quota_type(wz->cat, j->resource_pool.name);
+    if (q != QUOTA_TYPE_UNSPECIFIED) /* else the file's, for a pool the catalog does not list */
+        j->scheduling.quota_type = q;
+    j->scheduling.has_preemptible = j->scheduling.quota_type == QUOTA_TYPE_SPOT;
     j->scheduling.preemptible = toggle_on(wz->preemptible);
     j->framework = current_framework(wz);
     if (j->framework != FRAMEWORK_UNSPECIFIED && select_selected(wz->framework) == 4)
@@ -469,7 +491,7 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
     add_field(wz, SECTION_BASICS, "Display name", textfield_widget(wz->display_name),
               "display_name", "1-256: Chinese characters, letters, digits, . : _ -");
     wz->name = textfield_new(init ? init->name : NULL, 63);
-    textfield_set_placeholder(wz->name, "generated when empty");
+    wz_refresh_generated_name(wz);
     add_field(wz, SECTION_BASICS, "Name", textfield_widget(wz->name), "name",
               "optional: lowercase letters, digits and -, unique in the workspace");
     wz->pool = select_new(NULL, 0, SELECT_NONE);
@@ -509,6 +531,7 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
         fsel = fn++;
     }
     wz->framework = select_new(fo, fn, fsel);
+    wz_refresh_generated_name(wz);
     add_field(wz, SECTION_RESOURCES, "Framework", select_widget(wz->framework), "framework",
               "how workers are started and find each other");
     /* Widened to a loaded job's value: shown as the file says it, never clamped. */
