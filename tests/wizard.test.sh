@@ -97,7 +97,7 @@ see "Data is a section of its own" "✓ Data"
 keys PgDn PgDn PgDn # Fault tolerance, Data, Environment
 see "Environment shows its empty list of variables" "Alt-N or Insert adds a variable"
 keys M-n MASTER_PORT Tab 1
-see "a variable the platform sets is refused on its row" "set by the platform; choose another name"
+see "a variable the platform sets is refused on its row" "MASTER_PORT is a system variable"
 see "...and counted in the section list" "Environment 1"
 keys BTab C-u MY_FLAG
 gone "renaming the variable clears its message" "set by the platform"

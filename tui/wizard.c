@@ -265,6 +265,15 @@ const char *wizard_generated_name(const struct wizard *wz)
     return *textfield_value(wz->name) ? NULL : wz->generated_name;
 }
 
+bool wizard_focus_multiline(const struct wizard *wz)
+{
+    if (wz->cur == SECTION_REVIEW)
+        return false;
+    size_t e = form_focused(wz->forms[wz->cur]);
+    struct widget *wd = e != FORM_NO_ENTRY ? form_widget_at(wz->forms[wz->cur], e) : NULL;
+    return wd && textarea_from_widget(wd) != NULL;
+}
+
 bool wizard_validation_pending(const struct wizard *wz)
 {
     return wz->pending;
@@ -367,6 +376,9 @@ static void on_changed(struct wizard *wz, struct widget *wd)
         wz_refresh_rules_state(wz);
     } else if (wd == select_widget(wz->framework)) {
         wz_refresh_generated_name(wz);
+        wz_refresh_ssh_path(wz);
+    } else if (wd == toggle_widget(wz->ssh)) {
+        wz_refresh_ssh_path(wz);
     }
     wz_refresh_volume_zone(wz);
     wz_refresh_replica_hint(wz);

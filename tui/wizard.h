@@ -72,6 +72,8 @@ void wizard_draw(struct wizard *wz, const struct term *t, const char *status);
  * NULL when a name is typed.
  */
 const char *wizard_generated_name(const struct wizard *wz);
+/* True when the focused field takes more than one line (the startup script). */
+bool wizard_focus_multiline(const struct wizard *wz);
 /* The job as the fields say now. */
 const struct jobspec *wizard_job(struct wizard *wz);
 /* Errors in the current job (after wizard_validate). */

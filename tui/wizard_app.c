@@ -77,6 +77,8 @@ struct app {
     struct keymap *km;
     char *keys_note; /* what was wrong in the user's keys file, for the help */
     bool resized, quit, confirm_quit, redraw;
+    bool pasting;  /* between the terminal's paste markers */
+    int paste_cut; /* lines of this paste not typed: the field takes one line (0: none) */
     uint64_t validate_timer;
     char status[256];
     struct jobspec created;
@@ -503,8 +505,51 @@ static void submit(struct app *a)
     jobspec_free(&job); /* the request holds the job as JSON */
 }
 
-static void on_key(struct app *a, const struct widget_key *k)
+/*
+ * A key inside a bracketed paste: a line break is text, not Enter. A field
+ * of one line takes the first line only (the rest is not typed, and the
+ * status line says so) so a paste never spreads over the next fields; the
+ * startup script (multi-line) takes it all. A tab is typed as a space.
+ * Returns true when the key was used up here.
+ */
+static bool paste_key(struct app *a, struct widget_key *k)
 {
+    if (k->is_function && k->code == TERM_KEY_PASTE_BEGIN) {
+        a->pasting = true;
+        a->paste_cut = 0;
+        return true;
+    }
+    if (k->is_function && k->code == TERM_KEY_PASTE_END) {
+        a->pasting = false;
+        if (a->paste_cut > 0)
+            snprintf(a->status, sizeof a->status,
+                     "pasted the first line only: this field takes one line (%d more line%s not "
+                     "typed)",
+                     a->paste_cut, a->paste_cut == 1 ? "" : "s");
+        a->redraw = true;
+        return true;
+    }
+    if (!a->pasting || k->is_function || k->alt)
+        return false;
+    bool line_break = k->code == '\r' || k->code == '\n';
+    if (a->paste_cut > 0) {
+        a->paste_cut += line_break;
+        return true;
+    }
+    if (k->code == '\t')
+        k->code = ' ';
+    if (line_break && (a->help || a->prompt || a->confirm || !wizard_focus_multiline(a->wz))) {
+        a->paste_cut = 1;
+        return true;
+    }
+    return false;
+}
+
+static void on_key(struct app *a, const struct widget_key *key)
+{
+    struct widget_key kk = *key, *k = &kk;
+    if (paste_key(a, k))
+        return;
     if (a->help || a->prompt || a->confirm) {
         overlay_key(a, k);
         return;

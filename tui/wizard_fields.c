@@ -97,6 +97,13 @@ void wz_refresh_generated_name(struct wizard *wz)
     free(ph);
 }
 
+/* The SSH config path shows while SSH is on (always for MPI). */
+void wz_refresh_ssh_path(struct wizard *wz)
+{
+    bool on = toggle_on(wz->ssh) || current_framework(wz) == FRAMEWORK_MPI;
+    form_set_hidden(wz->forms[SECTION_ENVIRONMENT], wz->e_ssh_path, !on);
+}
+
 /* The pools of the chosen workspace, each with its resource type. */
 void wz_refresh_pools(struct wizard *wz, const char *want)
 {
@@ -585,6 +592,16 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
                          init && init->ssh.has_auto_key_setup && init->ssh.auto_key_setup);
     add_field(wz, SECTION_ENVIRONMENT, "SSH", toggle_widget(wz->ssh), "ssh.auto_key_setup",
               "keys appear read-only at the SSH config path; always on for MPI");
+    /* Where the keys and ssh_config appear: shown, not edited (a volume over it is a finding). */
+    wz->ssh_path = textfield_new(init && init->ssh.config_mount_path ? init->ssh.config_mount_path
+                                                                     : JOBSPEC_DEFAULT_SSH_PATH,
+                                 0);
+    wz->e_ssh_path = add_field(wz, SECTION_ENVIRONMENT, "SSH config",
+                               textfield_widget(wz->ssh_path), "ssh.config_mount_path",
+                               "read-only in every worker: copy the files elsewhere to edit them");
+    form_set_disabled(wz->forms[SECTION_ENVIRONMENT], wz->e_ssh_path, true,
+                      "read-only: the platform mounts it");
+    wz_refresh_ssh_path(wz);
 
     /* TensorBoard */
     wz->tensorboard = toggle_new("enabled", init && init->tensorboard.present);

@@ -94,7 +94,7 @@ struct wlist {
     char *zone;        /* mounts: the job's zone; NULL: any */
     const struct widget_palette *pal;
     bool utf8;
-    char help[256];
+    char help[512];
 };
 
 /* ---- text ---- */
@@ -280,6 +280,18 @@ static void rule_make(struct wlist *l, struct row *r, const struct jobspec *job,
     r->extra = fr && fr->extra ? json_deep_copy(fr->extra) : NULL;
 }
 
+/* A variable's name: which names are system variables, from the one list validation uses. */
+static const char *env_help(const struct row *r, size_t field)
+{
+    (void)r;
+    static char help[400];
+    if (field != 0)
+        return NULL;
+    snprintf(help, sizeof help, "letters, digits and _; not a system variable: %s",
+             validate_env_reserved_list());
+    return help;
+}
+
 /* What the chosen action means for the job (FORM.md §4's hints). */
 static const char *rule_help(const struct row *r, size_t field)
 {
@@ -327,8 +339,9 @@ static const struct list_kind kinds[] = {
         .one_line = true,
         .names = {"key", "value"},
         .labels = {"name", "value"},
-        .help = {"letters, digits and _; not a name the platform sets",
+        .help = {NULL, /* env_help: the system variables' list */
                  "the value, as the startup script will see it"},
+        .row_help = env_help,
         .count = env_count,
         .make = env_make,
         .drop = env_drop,
@@ -812,6 +825,13 @@ const char *wlist_help(struct wlist *l)
                 : "Alt-N add, Alt-D remove, Alt-Up/Down move";
     if (l->n == 0) {
         snprintf(l->help, sizeof l->help, "Alt-N or Insert adds %s", l->kind->noun);
+        return l->help;
+    }
+    if (listedit_refused(l->le)) {
+        snprintf(l->help, sizeof l->help,
+                 "full: at most %zu rows here (the backend's limit); none was added, and "
+                 "typing is held until Esc",
+                 l->n);
         return l->help;
     }
     const struct row *r = l->rows[listedit_focused(l->le)];

@@ -68,6 +68,8 @@ struct wizard {
     struct textfield *display_name, *name, *vpc, *image, *tb_dir;
     struct numberfield *replicas, *backoff;
     struct toggle *preemptible, *ssh, *tensorboard;
+    struct textfield *ssh_path; /* shown read-only */
+    size_t e_ssh_path;
     struct textarea *script;
     size_t e_zone, e_vpc, e_preemptible, e_tb_mount, e_tb_dir, e_spec, e_rules, e_image;
     char *tb_other;                /* a log path from the file on no mount: offered as it was */
@@ -96,6 +98,7 @@ void wz_build_job(struct wizard *wz);
 void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *ws_default);
 void wz_refresh_list_help(struct wizard *wz);
 void wz_refresh_generated_name(struct wizard *wz);
+void wz_refresh_ssh_path(struct wizard *wz);
 void wz_refresh_pools(struct wizard *wz, const char *want);
 void wz_refresh_priorities(struct wizard *wz);
 void wz_refresh_pool_fields(struct wizard *wz, const char *want_zone, const char *want_spec);
