@@ -431,6 +431,12 @@ static void check_image(struct check *c)
     const char *msg = check_image_path(r->image_path, &offset);
     if (msg)
         findings_add_at(c->out, SEVERITY_ERROR, "roles[0].image_path", offset, "%s", msg);
+    else if (c->cat && c->cat->image_runtime && strcmp(c->cat->image_runtime, "host") == 0 &&
+             !catalog_image(c->cat, r->image_path))
+        findings_add(c->out, SEVERITY_WARNING, "roles[0].image_path",
+                     "no container runtime on this backend: the job runs on the host, the "
+                     "image is never pulled; its images: %s",
+                     c->cat->image_count ? c->cat->images[0].path : "local/host");
     if (!nonempty(r->startup_script))
         findings_add(c->out, SEVERITY_ERROR, "roles[0].startup_script",
                      "required: the command every worker runs");

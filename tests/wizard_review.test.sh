@@ -86,5 +86,17 @@ see "an empty file is not loaded" "not loaded:"
 keys Home
 see "...and the form is as it was" "nopool"
 
+# The form items: region shown with the zone, the VPC a list from the catalog, the fault
+# tolerance default policy said, the AFS note readable at 80 columns.
+start_wizard examples/idle-preemptible.yaml
+see "an idle pool's zone shows its region" "region local-1"
+see "the VPC is chosen from the catalog's list" "vpc-local"
+keys PgDn PgDn PgDn
+see "fault tolerance says the default policy" "restart the whole job while restarts"
+see "...and that affinity is not offered" "is not offered by"
+keys PgDn
+see "the AFS permission note is at 80 columns" "set by the tenant"
+gone "...whole, not cut" "adm…"
+
 tmux kill-session -t "$SESSION" 2>/dev/null
 stop_engine

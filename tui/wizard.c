@@ -187,11 +187,17 @@ void wizard_set_unchanged(struct wizard *wz)
 static void explain_image_tag(struct wizard *wz)
 {
     struct form *f = wz->forms[SECTION_IMAGE];
-    if (form_message(f, wz->e_image, NULL) != FORM_MESSAGE_NONE)
-        return; /* an error or a warning says more */
+    const char *said = NULL;
+    enum form_severity sev = form_message(f, wz->e_image, &said);
+    if (sev == FORM_MESSAGE_ERROR)
+        return; /* what is wrong with it says more */
     struct strbuf sb = STRBUF_INIT;
-    if (ngctag_explain(textfield_value(wz->image), &sb))
-        form_set_message(f, wz->e_image, FORM_MESSAGE_OK, strbuf_str(&sb));
+    if (ngctag_explain(textfield_value(wz->image), &sb)) {
+        if (sev == FORM_MESSAGE_WARNING && said) /* both: what the tag means, then the warning */
+            strbuf_addf(&sb, " \xc2\xb7 %s", said);
+        form_set_message(f, wz->e_image, sev == FORM_MESSAGE_WARNING ? sev : FORM_MESSAGE_OK,
+                         strbuf_str(&sb));
+    }
     strbuf_free(&sb);
 }
 
@@ -365,6 +371,8 @@ static void on_changed(struct wizard *wz, struct widget *wd)
         wz_refresh_pool_fields(wz, NULL, NULL);
     } else if (wd == select_widget(wz->pool)) {
         wz_refresh_pool_fields(wz, NULL, NULL);
+    } else if (wd == select_widget(wz->zone)) {
+        wz_refresh_vpcs(wz, NULL);
     } else if (wd == toggle_widget(wz->tensorboard)) {
         form_set_hidden(wz->forms[SECTION_TENSORBOARD], wz->e_tb_mount,
                         !toggle_on(wz->tensorboard));
@@ -379,6 +387,12 @@ static void on_changed(struct wizard *wz, struct widget *wd)
         wz_refresh_ssh_path(wz);
     } else if (wd == toggle_widget(wz->ssh)) {
         wz_refresh_ssh_path(wz);
+    } else if (wd == select_widget(wz->image_pick)) {
+        const char *chosen = select_selected_label(wz->image_pick);
+        if (chosen)
+            textfield_set(wz->image, chosen);
+    } else if (wd == textfield_widget(wz->image)) {
+        wz_refresh_image_pick(wz); /* a typed reference: the list shows whether it is one of its */
     }
     wz_refresh_volume_zone(wz);
     wz_refresh_replica_hint(wz);

@@ -15,6 +15,7 @@
 #include "api/finding.h"
 #include "api/jobspec.h"
 #include "api/jobspec_defaults.h"
+#include "api/ngctag.h"
 #include "api/validate.h"
 #include "tui/wizard_lists.h"
 #include "tui/wizard_priv.h"
@@ -97,6 +98,69 @@ void wz_refresh_generated_name(struct wizard *wz)
     free(ph);
 }
 
+/* "pool image · NGC · release 24.05, CUDA 12.4" for a catalog image. */
+static void image_detail(const struct catalog_image *im, char *buf, size_t n)
+{
+    const char *src = im->source ? im->source : "";
+    const char *kind = strcmp(src, "official") == 0      ? "pool image"
+                       : strcmp(src, "dev-machine") == 0 ? "dev-machine image"
+                       : strcmp(src, "private") == 0     ? "private image"
+                       : *src                            ? src
+                                                         : "image";
+    bool ngc = im->path && strncmp(im->path, "nvcr.io/", 8) == 0;
+    struct strbuf tag = STRBUF_INIT;
+    if (!im->description && im->path)
+        ngctag_explain(im->path, &tag);
+    const char *what = im->description ? im->description : tag.len ? strbuf_str(&tag) : NULL;
+    snprintf(buf, n, "%s%s%s%s", kind, ngc ? " \xc2\xb7 NGC" : "", what ? " \xc2\xb7 " : "",
+             what ? what : "");
+    strbuf_free(&tag);
+}
+
+/* The catalog's images as choices; the one the reference names is chosen (none: typed). */
+void wz_refresh_image_pick(struct wizard *wz)
+{
+    size_t n = wz->cat ? wz->cat->image_count : 0;
+    struct select_option *o = xcalloc(n + 1, sizeof *o);
+    char(*detail)[200] = xcalloc(n + 1, sizeof *detail);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct catalog_image *im = &wz->cat->images[i];
+        if (!im->path)
+            continue;
+        image_detail(im, detail[k], sizeof detail[k]);
+        o[k] = (struct select_option){im->path, detail[k], false, NULL};
+        k++;
+    }
+    select_set_options(wz->image_pick, o, k);
+    select_set_selected(wz->image_pick, wz_index_of(o, k, textfield_value(wz->image)));
+    free(detail);
+    free(o);
+}
+
+/* The VPCs of the chosen zone's region; keeps want (NULL: the choice there is, else the file's). */
+void wz_refresh_vpcs(struct wizard *wz, const char *want)
+{
+    if (!wz->vpc_pick)
+        return;
+    const char *zname = select_selected_label(wz->zone);
+    const struct catalog_zone *z = zname && wz->cat ? catalog_zone(wz->cat, zname) : NULL;
+    struct select_option o[MAX_OPTIONS];
+    size_t n = 0;
+    for (size_t i = 0; z && z->region && i < wz->cat->vpc_count && n < MAX_OPTIONS; i++) {
+        const struct catalog_vpc *v = &wz->cat->vpcs[i];
+        if (v->id && v->region && strcmp(v->region, z->region) == 0)
+            o[n++] = (struct select_option){v->id, v->region, false, NULL};
+    }
+    const char *cur = want ? want : select_selected_label(wz->vpc_pick);
+    char *keep = xstrdup(cur ? cur : textfield_value(wz->vpc));
+    offer_file_value(o, &n, keep);
+    select_set_options(wz->vpc_pick, o, n);
+    size_t at = wz_index_of(o, n, keep);
+    select_set_selected(wz->vpc_pick, at != SELECT_NONE ? at : n ? 0 : SELECT_NONE);
+    free(keep);
+}
+
 /* The SSH config path shows while SSH is on (always for MPI). */
 void wz_refresh_ssh_path(struct wizard *wz)
 {
@@ -150,8 +214,14 @@ void wz_refresh_pool_fields(struct wizard *wz, const char *want_zone, const char
     struct select_option o[MAX_OPTIONS];
     static char details[MAX_OPTIONS][96];
     size_t n = 0;
-    for (size_t i = 0; p && i < p->zone_count && n < MAX_OPTIONS; i++)
-        o[n++] = (struct select_option){p->zones[i], NULL, false, NULL};
+    static char regions[MAX_OPTIONS][96];
+    for (size_t i = 0; p && i < p->zone_count && n < MAX_OPTIONS; i++) {
+        /* Each zone shows its region (the catalog's zones say which). */
+        const struct catalog_zone *z = wz->cat ? catalog_zone(wz->cat, p->zones[i]) : NULL;
+        snprintf(regions[n], sizeof regions[n], "region %s", z && z->region ? z->region : "?");
+        o[n] = (struct select_option){p->zones[i], regions[n], false, NULL};
+        n++;
+    }
     offer_file_value(o, &n, want_zone);
     char *keep = xstrdup(want_zone ? want_zone : (select_selected_label(wz->zone) ?: ""));
     select_set_options(wz->zone, o, n);
@@ -179,6 +249,7 @@ void wz_refresh_pool_fields(struct wizard *wz, const char *want_zone, const char
     select_set_selected(wz->spec, at != SELECT_NONE ? at : 0);
     free(keep);
 
+    wz_refresh_vpcs(wz, NULL);
     bool needs_zone = p && p->type != POOL_DEDICATED;
     form_set_hidden(wz->forms[SECTION_BASICS], wz->e_zone, !needs_zone);
     form_set_hidden(wz->forms[SECTION_BASICS], wz->e_vpc, !needs_zone);
@@ -432,7 +503,9 @@ void wz_build_job(struct wizard *wz)
     const struct catalog_pool *p = wz_current_pool(wz);
     bool zoned = p && p->type != POOL_DEDICATED;
     set_str(&j->resource_pool.zone, zoned ? select_selected_label(wz->zone) : NULL);
-    set_str(&j->resource_pool.vpc_id, zoned ? textfield_value(wz->vpc) : NULL);
+    set_str(&j->resource_pool.vpc_id, !zoned         ? NULL
+                                      : wz->vpc_pick ? select_selected_label(wz->vpc_pick)
+                                                     : textfield_value(wz->vpc));
     j->scheduling.present = true;
     j->scheduling.priority = (enum priority)(select_selected(wz->priority) + 1);
     /* The quota type the pool implies, as render and trainjobd derive it (jobspec_defaults). */
@@ -508,8 +581,15 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
     wz->e_zone = add_field(wz, SECTION_BASICS, "Zone", select_widget(wz->zone),
                            "resource_pool.zone", "public and idle pools run in a zone");
     wz->vpc = textfield_new(init ? init->resource_pool.vpc_id : NULL, 128);
-    wz->e_vpc = add_field(wz, SECTION_BASICS, "VPC", textfield_widget(wz->vpc),
-                          "resource_pool.vpc_id", "the VPC in the zone's region");
+    if (cat && !(cat->unknown & CATALOG_UNKNOWN_ZONES)) {
+        /* The catalog lists the VPCs: one of those in the zone's region (the file's is kept). */
+        wz->vpc_pick = select_new(NULL, 0, SELECT_NONE);
+        wz->e_vpc = add_field(wz, SECTION_BASICS, "VPC", select_widget(wz->vpc_pick),
+                              "resource_pool.vpc_id", "a VPC of the zone's region");
+    } else {
+        wz->e_vpc = add_field(wz, SECTION_BASICS, "VPC", textfield_widget(wz->vpc),
+                              "resource_pool.vpc_id", "the VPC in the zone's region");
+    }
 
     /* Resources */
     wz->priority = select_new(NULL, 0, SELECT_NONE);
@@ -554,10 +634,16 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
     const char *image = r && r->image_path        ? r->image_path
                         : cat && cat->image_count ? cat->images[0].path
                                                   : NULL;
+    /* The catalog's images by source, NGC ones marked; choosing one fills the reference below. */
+    wz->image_pick = select_new(NULL, 0, SELECT_NONE);
+    wz->e_image_pick = add_field(
+        wz, SECTION_IMAGE, "From catalog", select_widget(wz->image_pick), "image_source",
+        "pool (built-in), dev-machine and private images; Enter lists them, type to filter");
     wz->image = textfield_new(image, 1024);
     wz->e_image =
         add_field(wz, SECTION_IMAGE, "Image", textfield_widget(wz->image), "roles[0].image_path",
                   "[registry[:port]/]repo[:tag][@sha256:…]; local/host runs on the machine itself");
+    wz_refresh_image_pick(wz);
     wz->script = textarea_new(r ? r->startup_script : NULL, 8, 0);
     textarea_set_placeholder(wz->script, "the commands every worker runs");
     size_t e = add_field(wz, SECTION_IMAGE, "Startup script", textarea_widget(wz->script),
@@ -577,6 +663,14 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
               "fault_tolerance.backoff_limit",
               "RESTART_JOB restarts every worker; on big jobs re-initialising takes long");
     add_list(wz, LIST_RULES, WLIST_RULE, SECTION_FAULT_TOLERANCE, "Rules (first match wins)", init);
+    size_t ft_note = form_add(
+        wz->forms[SECTION_FAULT_TOLERANCE], NULL,
+        wlist_note_new("When no rule matches, or there are none, the platform default applies: "
+                       "restart the whole job while restarts remain. Marking a node "
+                       "unschedulable is anti-affinity; affinity (staying on the same nodes) is "
+                       "not offered by the platform."),
+        NULL);
+    form_set_wide(wz->forms[SECTION_FAULT_TOLERANCE], ft_note, true);
     wz->e_rules = wz->lists[LIST_RULES].entry;
 
     /* Data */

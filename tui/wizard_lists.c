@@ -916,7 +916,9 @@ void wlist_set_zone(struct wlist *l, const char *zone)
     listedit_changed(l->le);
 }
 
-/* ---- a note: a line of text in a form that never takes the focus ---- */
+/* ---- a note: text in a form, wrapped to its width, that never takes the focus ---- */
+
+#define NOTE_MAX_LINES 6
 
 struct note {
     struct widget base; /* first: a note is a widget */
@@ -927,7 +929,7 @@ static void note_draw(struct widget *wd, WINDOW *win, int y, int x, int w, bool 
 {
     struct note *nt = (struct note *)wd;
     wd->dirty = false;
-    widget_put_clipped(win, y, x, w, nt->text, strlen(nt->text), true);
+    widget_put_wrapped(win, y, x, w, nt->text, NOTE_MAX_LINES, true); /* readable at 80 columns */
 }
 
 static unsigned note_key(struct widget *wd, const struct widget_key *k)
@@ -937,7 +939,8 @@ static unsigned note_key(struct widget *wd, const struct widget_key *k)
 
 static int note_height(const struct widget *wd, int w)
 {
-    return 1;
+    const struct note *nt = (const struct note *)wd;
+    return widget_wrapped_lines(nt->text, w, NOTE_MAX_LINES);
 }
 
 static void note_destroy(struct widget *wd)

@@ -69,6 +69,9 @@ struct wizard {
     struct numberfield *replicas, *backoff;
     struct toggle *preemptible, *ssh, *tensorboard;
     struct textfield *ssh_path; /* shown read-only */
+    struct select *image_pick;  /* the catalog's images: choosing one fills wz->image */
+    struct select *vpc_pick;    /* the catalog's VPCs (NULL: it lists none; wz->vpc is typed) */
+    size_t e_image_pick;
     size_t e_ssh_path;
     struct textarea *script;
     size_t e_zone, e_vpc, e_preemptible, e_tb_mount, e_tb_dir, e_spec, e_rules, e_image;
@@ -99,6 +102,8 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
 void wz_refresh_list_help(struct wizard *wz);
 void wz_refresh_generated_name(struct wizard *wz);
 void wz_refresh_ssh_path(struct wizard *wz);
+void wz_refresh_image_pick(struct wizard *wz);
+void wz_refresh_vpcs(struct wizard *wz, const char *want);
 void wz_refresh_pools(struct wizard *wz, const char *want);
 void wz_refresh_priorities(struct wizard *wz);
 void wz_refresh_pool_fields(struct wizard *wz, const char *want_zone, const char *want_spec);
