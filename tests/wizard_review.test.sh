@@ -98,5 +98,14 @@ keys PgDn
 see "the AFS permission note is at 80 columns" "set by the tenant"
 gone "...whole, not cut" "adm…"
 
+# Drafts: leaving with nothing changed does not say a draft is kept (one an earlier run left
+# is not this job's).
+start_wizard examples/pytorch-ddp.yaml
+mkdir -p "$HOME/.local/state/trainjob/drafts"
+printf 'display_name: earlier\n' >"$HOME/.local/state/trainjob/drafts/draft.yaml"
+keys Escape
+see "leaving an unchanged form says so" "left without submitting"
+gone "...without claiming a draft of it is kept" "offers the draft again"
+
 tmux kill-session -t "$SESSION" 2>/dev/null
 stop_engine

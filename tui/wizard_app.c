@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "api/apierror.h"
@@ -84,7 +85,8 @@ struct app {
     struct jobspec created;
     bool submitted;
     char *draft_path;
-    char *file; /* the job file the form last came from or went to */
+    bool draft_kept; /* this run wrote the draft, or resumed one (it stays until submitted) */
+    char *file;      /* the job file the form last came from or went to */
 
     /* at most one of these is open over the form */
     struct help *help;
@@ -162,6 +164,8 @@ static void save_draft(struct app *a)
     if (file_mkdirs(dir, 0700, &err) != 0 ||
         file_write_atomic(a->draft_path, doc.buf, doc.len, 0600, &err) != 0)
         snprintf(a->status, sizeof a->status, "draft not saved: %.200s", strbuf_str(&err));
+    else
+        a->draft_kept = true;
     free(dir);
     strbuf_free(&doc);
     strbuf_free(&err);
@@ -707,14 +711,19 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
     bool use_draft = false;
     struct stat st;
     if (!file && stat(a.draft_path, &st) == 0) {
+        /* When it was saved, in the person's own time zone. */
         char when[TIMEFMT_RFC3339_LEN];
-        time_rfc3339((int64_t)st.st_mtime * 1000, when);
+        struct tm tm;
+        if (localtime_r(&st.st_mtime, &tm) == NULL ||
+            strftime(when, sizeof when, "%Y-%m-%d %H:%M %Z", &tm) == 0)
+            time_rfc3339((int64_t)st.st_mtime * 1000, when);
         struct findings dfs = FINDINGS_INIT;
         struct strbuf io = STRBUF_INIT;
         if (ask_resume(&a, when))
             use_draft = jobfile_load(a.draft_path, &draft, &dfs, &io) != JOBFILE_UNREADABLE;
         else
             unlink(a.draft_path);
+        a.draft_kept = use_draft;
         findings_free(&dfs);
         strbuf_free(&io);
     }
@@ -761,7 +770,10 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
         jobspec_free(&a.created);
     } else {
         fprintf(err, "trainjob new: left without submitting%s\n",
-                access(a.draft_path, F_OK) == 0 ? "; `trainjob new` offers the draft again" : "");
+                /* only a draft of this run's: not one an earlier run left, nor none at all */
+                a.draft_kept && access(a.draft_path, F_OK) == 0
+                    ? "; `trainjob new` offers the draft again"
+                    : "");
         rc = EXIT_INVALID;
     }
     free(a.draft_path);
