@@ -214,7 +214,9 @@ int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
         case 'h':
             fputs("usage: trainjob render FILE [-o yaml|json]\n"
                   "Prints the job with every default filled in: a generated name, the\n"
-                  "default fault-tolerance policy, priority, quota type and SSH path.\n",
+                  "default fault-tolerance policy, priority, quota type and SSH path.\n"
+                  "The quota type comes from the catalog of the backend that answers\n"
+                  "(none is started for this); offline it is left to the backend.\n",
                   out);
             return EXIT_OK;
         default:

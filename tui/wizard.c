@@ -148,9 +148,14 @@ size_t wizard_set_file_findings(struct wizard *wz, const struct findings *fs,
              * does not edit): listed on Review with where it is in the file, as
              * a warning — the form cannot carry it, so it is left out of the job.
              */
-            findings_add_pos(&wz->file_findings, SEVERITY_WARNING, f->path, f->line, f->col,
-                             "line %d: %s (not in the form: left out of the job)", f->line,
-                             f->message);
+            if (!*f->path) /* about the document itself (its syntax): nothing of it was read */
+                findings_add_pos(&wz->file_findings, SEVERITY_WARNING, f->path, f->line, f->col,
+                                 "line %d: %s (the file was not read into the form)", f->line,
+                                 f->message);
+            else
+                findings_add_pos(&wz->file_findings, SEVERITY_WARNING, f->path, f->line, f->col,
+                                 "line %d: %s (not in the form: left out of the job)", f->line,
+                                 f->message);
             continue;
         }
         if (f->line > 0)
