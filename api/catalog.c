@@ -17,6 +17,7 @@ void catalog_free(struct catalog *cat)
 {
     free(cat->user);
     free(cat->resource_limits);
+    free(cat->image_runtime);
     free(cat->missing);
     for (size_t i = 0; i < cat->workspace_count; i++) {
         free(cat->workspaces[i].name);
@@ -110,6 +111,14 @@ const struct catalog_volume *catalog_volume(const struct catalog *cat, const cha
     for (size_t i = 0; i < cat->volume_count; i++)
         if (eq(cat->volumes[i].id, id))
             return &cat->volumes[i];
+    return NULL;
+}
+
+const struct catalog_image *catalog_image(const struct catalog *cat, const char *path)
+{
+    for (size_t i = 0; path && i < cat->image_count; i++)
+        if (eq(cat->images[i].path, path))
+            return &cat->images[i];
     return NULL;
 }
 

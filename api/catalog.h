@@ -131,6 +131,13 @@ struct catalog {
      * enforced: <why>"; NULL when the backend does not say (ACP enforces).
      */
     char *resource_limits;
+    /*
+     * How the backend runs an image: "host" (trainjobd — no container
+     * runtime: every job runs on the machine itself, and an image that is
+     * not one of the catalog's is never pulled); NULL: it pulls and runs
+     * the image (ACP).
+     */
+    char *image_runtime;
     struct catalog_limits limits;
     int unknown; /* enum catalog_unknown bits: lists the backend cannot give (not in JSON) */
     /*
@@ -148,6 +155,7 @@ const struct catalog_spec *catalog_pool_spec(const struct catalog_pool *pool, co
 const struct catalog_zone *catalog_zone(const struct catalog *cat, const char *name);
 const struct catalog_vpc *catalog_vpc(const struct catalog *cat, const char *id);
 const struct catalog_volume *catalog_volume(const struct catalog *cat, const char *id);
+const struct catalog_image *catalog_image(const struct catalog *cat, const char *path);
 bool catalog_workspace_has_pool(const struct catalog_workspace *ws, const char *pool);
 bool catalog_pool_has_zone(const struct catalog_pool *pool, const char *zone);
 /* "standard – dedicated", "standard – public", "idle" */

@@ -74,9 +74,13 @@ enum jobfile_result jobfile_parse(const char *name, const char *text, size_t len
 
     struct findings decode = FINDINGS_INIT;
     int rc = jobspec_from_json(root, JOBSPEC_FILE, &jf->job, &decode);
+    /* An empty file, a list, a string: no field of a job could be read at all. */
+    bool a_job = json_is_object(root);
     json_decref(root);
     docpos_locate(&jf->pos, &decode);
     findings_move(fs, &decode);
+    if (!a_job)
+        return JOBFILE_BAD_SYNTAX;
     return rc == 0 ? JOBFILE_OK : JOBFILE_BAD_FIELDS;
 }
 

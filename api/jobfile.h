@@ -36,7 +36,7 @@ void jobfile_free(struct jobfile *jf);
 enum jobfile_result {
     JOBFILE_OK = 0,
     JOBFILE_BAD_FIELDS = -1, /* a document, but some fields were rejected; jf->job has the rest */
-    JOBFILE_BAD_SYNTAX = -2, /* not a YAML/JSON document at all */
+    JOBFILE_BAD_SYNTAX = -2, /* not a YAML/JSON document, or not a mapping (an empty file) */
     JOBFILE_UNREADABLE = -3, /* the file could not be read */
 };
 

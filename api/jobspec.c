@@ -113,6 +113,48 @@ struct resource_spec_ref *role_add_spec(struct role *role)
 }
 
 /* A field added to the table is copied and compared with no change here. */
+/* Moves *from into *to (NULL left behind): what jobspec_free of the holder then frees. */
+static void take(char **to, char **from)
+{
+    *to = *from;
+    *from = NULL;
+}
+
+void jobspec_copy_for_submit(struct jobspec *dst, const struct jobspec *src)
+{
+    jobspec_copy(dst, src);
+    /* The server's fields move into a job that is freed whole: nothing is missed or leaked. */
+    struct jobspec out;
+    jobspec_init(&out);
+    take(&out.subscription_name, &dst->subscription_name);
+    take(&out.resource_group_name, &dst->resource_group_name);
+    take(&out.zone, &dst->zone);
+    take(&out.name, &dst->name);
+    take(&out.uid, &dst->uid);
+    take(&out.id, &dst->id);
+    take(&out.resource_pool.display_name, &dst->resource_pool.display_name);
+    take(&out.state_message, &dst->state_message);
+    take(&out.create_time, &dst->create_time);
+    take(&out.start_time, &dst->start_time);
+    take(&out.suspend_time, &dst->suspend_time);
+    take(&out.update_time, &dst->update_time);
+    take(&out.complete_time, &dst->complete_time);
+    take(&out.delete_time, &dst->delete_time);
+    out.ownership = dst->ownership;
+    memset(&dst->ownership, 0, sizeof dst->ownership);
+    jobspec_free(&out);
+    for (size_t i = 0; i < dst->role_count; i++)
+        for (size_t j = 0; j < dst->roles[i].resource_spec_count; j++) {
+            free(dst->roles[i].resource_spec[j].description);
+            dst->roles[i].resource_spec[j].description = NULL;
+        }
+    dst->state = JOB_STATE_UNSPECIFIED;
+    dst->has_restart_count = false;
+    dst->has_ready_workers = false;
+    dst->has_faulty_workers = false;
+    dst->has_root_mapping = false;
+}
+
 void jobspec_copy(struct jobspec *dst, const struct jobspec *src)
 {
     jobspec_init(dst);

@@ -312,6 +312,13 @@ void jobspec_init(struct jobspec *job);
 void jobspec_free(struct jobspec *job);
 /* A deep copy of src into dst (dst is overwritten, not freed). */
 void jobspec_copy(struct jobspec *dst, const struct jobspec *src);
+/*
+ * A new job made from a fetched one (clone): a deep copy of src into dst
+ * without what the server sets (state, times, counts, ownership, uid, id,
+ * the location fields, spec descriptions — every field api/validate calls
+ * output-only) and without its name, which belongs to the old job.
+ */
+void jobspec_copy_for_submit(struct jobspec *dst, const struct jobspec *src);
 /* Deep equality of every field, absent-vs-empty included. */
 bool jobspec_equal(const struct jobspec *a, const struct jobspec *b);
 

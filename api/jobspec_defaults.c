@@ -75,17 +75,22 @@ static void fill_fault_tolerance(struct jobspec *job)
     canonical_exit_codes(ft);
 }
 
+enum quota_type jobspec_pool_quota_type(const struct catalog *cat, const char *pool_name)
+{
+    const struct catalog_pool *pool = cat && pool_name ? catalog_pool(cat, pool_name) : NULL;
+    if (pool == NULL)
+        return QUOTA_TYPE_UNSPECIFIED; /* offline, or a pool it does not list: not ours to guess */
+    return pool->type == POOL_IDLE ? QUOTA_TYPE_SPOT : QUOTA_TYPE_RESERVED;
+}
+
 static void fill_scheduling(struct jobspec *job, const struct catalog *cat)
 {
     struct scheduling *s = &job->scheduling;
     s->present = true;
     if (s->priority == PRIORITY_UNSPECIFIED)
         s->priority = PRIORITY_NORMAL;
-    if (s->quota_type == QUOTA_TYPE_UNSPECIFIED) {
-        const struct catalog_pool *pool =
-            cat && job->resource_pool.name ? catalog_pool(cat, job->resource_pool.name) : NULL;
-        s->quota_type = pool && pool->type == POOL_IDLE ? QUOTA_TYPE_SPOT : QUOTA_TYPE_RESERVED;
-    }
+    if (s->quota_type == QUOTA_TYPE_UNSPECIFIED)
+        s->quota_type = jobspec_pool_quota_type(cat, job->resource_pool.name);
     if (s->quota_type == QUOTA_TYPE_SPOT && !s->has_preemptible) {
         s->has_preemptible = true;
         s->preemptible = true;

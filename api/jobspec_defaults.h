@@ -14,8 +14,18 @@ struct catalog;
 
 #define JOBSPEC_GENERATED_SUFFIX_LEN 8
 
-/* Fills every absent field that has a default. cat may be NULL (offline). */
+/*
+ * Fills every absent field that has a default, from cat — the same catalog
+ * the backend holds, so `trainjob render`, the wizard and trainjobd agree.
+ * cat may be NULL (offline): what only the catalog knows (the quota type a
+ * pool implies, and so whether preemptible defaults to true) stays unset.
+ */
 void jobspec_fill_defaults(struct jobspec *job, const struct catalog *cat);
+/*
+ * The quota type a pool implies: SPOT for an idle pool, RESERVED for a
+ * standard one; UNSPECIFIED when cat is NULL or does not list the pool.
+ */
+enum quota_type jobspec_pool_quota_type(const struct catalog *cat, const char *pool_name);
 /* A new name for a job of framework fw: "pt-" + 8 random [a-z0-9]. */
 char *jobspec_generate_name(enum framework fw);
 

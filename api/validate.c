@@ -295,7 +295,9 @@ static void check_scheduling(struct check *c)
                      "%s needs workspace owner rights; you are a %s of %s",
                      enum_name(&priority_names, (int)s->priority), member_role_name(c->ws->role),
                      c->ws->name);
-    if (s->has_preemptible && !c->idle)
+    /* Only where the job is known to be standard: offline, an unlisted pool may be idle. */
+    bool standard = !c->idle && (s->quota_type == QUOTA_TYPE_RESERVED || c->pool != NULL);
+    if (s->has_preemptible && standard)
         findings_add(c->out, SEVERITY_WARNING, "scheduling.preemptible",
                      "only idle (SPOT) jobs can be preempted; ignored");
 }
@@ -429,6 +431,12 @@ static void check_image(struct check *c)
     const char *msg = check_image_path(r->image_path, &offset);
     if (msg)
         findings_add_at(c->out, SEVERITY_ERROR, "roles[0].image_path", offset, "%s", msg);
+    else if (c->cat && c->cat->image_runtime && strcmp(c->cat->image_runtime, "host") == 0 &&
+             !catalog_image(c->cat, r->image_path))
+        findings_add(c->out, SEVERITY_WARNING, "roles[0].image_path",
+                     "no container runtime on this backend: the job runs on the host, the "
+                     "image is never pulled; its images: %s",
+                     c->cat->image_count ? c->cat->images[0].path : "local/host");
     if (!nonempty(r->startup_script))
         findings_add(c->out, SEVERITY_ERROR, "roles[0].startup_script",
                      "required: the command every worker runs");

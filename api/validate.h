@@ -75,6 +75,8 @@ const char *validate_job_name(const char *name, char *buf, size_t bufsz);
 const char *validate_display_name(const char *display_name, char *buf, size_t bufsz);
 const char *validate_image_path(const char *image, char *buf, size_t bufsz);
 const char *validate_env_name(const char *key, char *buf, size_t bufsz);
+/* The system variables env[] may not set, as the form shows them: "PATH, HOME, …, LD_*, …". */
+const char *validate_env_reserved_list(void);
 const char *validate_mount_path(const char *path, char *buf, size_t bufsz);
 
 #endif

@@ -169,7 +169,7 @@ const char *check_display_name(const char *s, char *buf, size_t bufsz, int *offs
 /* name: absent is fine (generated); else ^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$ */
 const char *check_job_name(const char *name, char *buf, size_t bufsz, int *offset)
 {
-    static const char pattern[] = "must be 1-63 characters: lowercase letters, digits and '-', "
+    static const char pattern[] = "1-63 characters: lowercase letters, digits and '-', "
                                   "starting with a letter and ending with a letter or digit";
     *offset = FINDING_AT_VALUE;
     if (name == NULL)
@@ -178,13 +178,26 @@ const char *check_job_name(const char *name, char *buf, size_t bufsz, int *offse
         return "must not be empty (leave it out to have one generated)";
     size_t n = strlen(name);
     for (size_t i = 0; i < n; i++) {
-        char c = name[i];
-        bool ok = (c >= 'a' && c <= 'z') || (i > 0 && ((c >= '0' && c <= '9') || c == '-'));
-        if (ok && i == n - 1 && c == '-')
-            ok = false;
-        if (!ok) {
+        unsigned char c = (unsigned char)name[i];
+        bool allowed = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+        const char *rule = NULL;
+        if (!allowed)
+            rule = c >= 'A' && c <= 'Z' ? "is not allowed: letters must be lowercase"
+                                        : "is not allowed: lowercase letters, digits and '-' only";
+        else if (i == 0 && !(c >= 'a' && c <= 'z'))
+            rule = "cannot start the name: it must start with a lowercase letter";
+        else if (i == n - 1 && c == '-')
+            rule = "cannot end the name: it must end with a letter or digit";
+        if (rule) {
             *offset = offset_int(i);
-            return pattern;
+            char what[16];
+            if (c >= 0x20 && c < 0x7f)
+                snprintf(what, sizeof what, "'%c'", c);
+            else
+                snprintf(what, sizeof what, "byte 0x%02x", c);
+            snprintf(buf, bufsz, "character %s at position %zu %s (%s)", what, i + 1, rule,
+                     pattern);
+            return buf;
         }
     }
     if (n > VALIDATE_MAX_NAME) {
@@ -212,30 +225,60 @@ const char *check_image_path(const char *image, int *offset)
     return NULL;
 }
 
-/* Names the platform sets in every worker (FORM.md §6, system variables). */
-static bool env_name_reserved(const char *key)
+/*
+ * System variables (FORM.md §6): the names the platform sets in every
+ * worker, and those the process environment and the dynamic linker own
+ * (a job setting PATH, HOME or LD_PRELOAD breaks the image or the shim
+ * rather than configuring the job). One list: the check and the message
+ * that names it (validate_env_reserved_list).
+ */
+static const char *const reserved_names[] = {
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "PWD",
+    "HOSTNAME",
+    "ECP_JOB_NAME",
+    "MASTER_ADDR",
+    "MASTER_PORT",
+    "WORLD_SIZE",
+    "RANK",
+    "LOCAL_RANK",
+    "NODE_RANK",
+    "TF_CONFIG",
+    "CUDA_VISIBLE_DEVICES",
+    "NVIDIA_VISIBLE_DEVICES",
+};
+static const char *const reserved_prefixes[] = {"LD_", "SENSECORE_", "TRAINJOB_", "KUBERNETES_",
+                                                "VC_", "SLURM_",     "OMPI_",     "PMIX_"};
+
+const char *validate_env_reserved_list(void)
 {
-    static const char *const names[] = {
-        "ECP_JOB_NAME",
-        "MASTER_ADDR",
-        "MASTER_PORT",
-        "WORLD_SIZE",
-        "RANK",
-        "LOCAL_RANK",
-        "NODE_RANK",
-        "TF_CONFIG",
-        "CUDA_VISIBLE_DEVICES",
-        "NVIDIA_VISIBLE_DEVICES",
-    };
-    static const char *const prefixes[] = {"SENSECORE_", "TRAINJOB_", "KUBERNETES_", "VC_",
-                                           "SLURM_",     "OMPI_",     "PMIX_"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(key, names[i]) == 0)
-            return true;
-    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
-        if (strncmp(key, prefixes[i], strlen(prefixes[i])) == 0)
-            return true;
-    return false;
+    static char list[512];
+    if (list[0] == '\0') {
+        struct strbuf sb = STRBUF_INIT;
+        for (size_t i = 0; i < sizeof reserved_names / sizeof reserved_names[0]; i++)
+            strbuf_addf(&sb, "%s%s", i ? ", " : "", reserved_names[i]);
+        for (size_t i = 0; i < sizeof reserved_prefixes / sizeof reserved_prefixes[0]; i++)
+            strbuf_addf(&sb, ", %s*", reserved_prefixes[i]);
+        snprintf(list, sizeof list, "%s", strbuf_str(&sb));
+        strbuf_free(&sb);
+    }
+    return list;
+}
+
+/* The reserved name or prefix key is, or NULL. */
+static const char *env_name_reserved(const char *key)
+{
+    for (size_t i = 0; i < sizeof reserved_names / sizeof reserved_names[0]; i++)
+        if (strcmp(key, reserved_names[i]) == 0)
+            return reserved_names[i];
+    for (size_t i = 0; i < sizeof reserved_prefixes / sizeof reserved_prefixes[0]; i++)
+        if (strncmp(key, reserved_prefixes[i], strlen(reserved_prefixes[i])) == 0)
+            return reserved_prefixes[i];
+    return NULL;
 }
 
 /* env[].key: required, ^[A-Za-z_][A-Za-z0-9_]*$, at most 256, not set by the platform. */
@@ -260,8 +303,20 @@ const char *check_env_name(const char *key, char *buf, size_t bufsz, int *offset
         snprintf(buf, bufsz, "must be at most %d characters (found %zu)", VALIDATE_MAX_ENV_NAME, n);
         return buf;
     }
-    if (env_name_reserved(key))
-        return "set by the platform; choose another name";
+    const char *reserved = env_name_reserved(key);
+    if (reserved) {
+        if (reserved[strlen(reserved) - 1] != '_') /* a name; the prefixes end in '_' */
+            snprintf(buf, bufsz,
+                     "%s is a system variable: set by the platform, the image or the loader; "
+                     "choose another name",
+                     key);
+        else
+            snprintf(buf, bufsz,
+                     "names starting %s are system variables: set by the platform, the image or "
+                     "the loader; choose another name",
+                     reserved);
+        return buf;
+    }
     return NULL;
 }
 

@@ -5,11 +5,16 @@
  */
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "api/apierror.h"
+#include "api/backend.h"
+#include "api/catalog.h"
 #include "api/finding.h"
 #include "api/jobfile.h"
 #include "api/jobspec_defaults.h"
+#include "api/session.h"
 #include "api/validate.h"
 #include "cli/cli.h"
 #include "util/strbuf.h"
@@ -155,6 +160,31 @@ int cmd_validate(const struct cli_globals *g, int argc, char **argv, FILE *out, 
     return worst;
 }
 
+/*
+ * The catalog of the context's backend when one answers — the one the
+ * engine and the wizard fill defaults from. Never starts the local engine
+ * (render is a file verb): with none running, false and render stays offline.
+ */
+static bool render_catalog(const struct cli_globals *g, struct catalog *cat)
+{
+    memset(cat, 0, sizeof *cat);
+    FILE *quiet = fopen("/dev/null", "w");
+    if (quiet == NULL)
+        return false;
+    struct session s;
+    bool ok = false;
+    if (cli_session_open(g, &s, quiet) == EXIT_OK) {
+        s.b->revive = NULL; /* asked, not started */
+        struct api_error e;
+        ok = backend_catalog(s.b, cat, &e) == BACKEND_OK;
+        if (!ok)
+            catalog_free(cat);
+        session_close(&s);
+    }
+    fclose(quiet);
+    return ok;
+}
+
 int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
 {
     static const struct option longopts[] = {
@@ -184,7 +214,9 @@ int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
         case 'h':
             fputs("usage: trainjob render FILE [-o yaml|json]\n"
                   "Prints the job with every default filled in: a generated name, the\n"
-                  "default fault-tolerance policy, priority, quota type and SSH path.\n",
+                  "default fault-tolerance policy, priority, quota type and SSH path.\n"
+                  "The quota type comes from the catalog of the backend that answers\n"
+                  "(none is started for this); offline it is left to the backend.\n",
                   out);
             return EXIT_OK;
         default:
@@ -204,7 +236,15 @@ int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
     if (rc == EXIT_OK) {
         if (jf.job.workspace_name == NULL && local.workspace != NULL)
             jf.job.workspace_name = xstrdup(local.workspace);
-        jobspec_fill_defaults(&jf.job, NULL);
+        struct catalog cat;
+        bool have_cat = render_catalog(&local, &cat);
+        if (!have_cat && jf.job.scheduling.quota_type == QUOTA_TYPE_UNSPECIFIED)
+            fputs("trainjob render: no backend answered: quota_type (and so preemptible) is left "
+                  "for the backend to derive from the pool's type\n",
+                  err);
+        jobspec_fill_defaults(&jf.job, have_cat ? &cat : NULL);
+        if (have_cat)
+            catalog_free(&cat);
         struct strbuf sb = STRBUF_INIT;
         jobfile_write(&jf.job, format, &sb);
         fputs(strbuf_str(&sb), out);

@@ -260,6 +260,7 @@ void config_catalog(const struct engine_config *cfg, const char *user, struct ca
         out->images[i].source = dup_or_null(cfg->images[i].source);
         out->images[i].description = dup_or_null(cfg->images[i].description);
     }
+    out->image_runtime = xstrdup("host"); /* no container runtime: jobs run on the machine */
 }
 
 /* A limit from engine.yaml, or its default when absent or 0. */

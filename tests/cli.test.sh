@@ -117,11 +117,14 @@ expect_rc "escape in a value: invalid" 1
 if grep -q "$(printf '\033')" "$TMP/err"; then fail "escape sequences are stripped" "ESC in output"; else pass "escape sequences are stripped"; fi
 
 # render: defaults filled, both formats, Chinese preserved.
-run "$tj" render examples/pytorch-ddp.yaml
+# (offline: no backend answers on this socket, and render never starts one)
+run "$tj" --endpoint "http+unix://$TMP/none.sock" render examples/pytorch-ddp.yaml
 expect_rc "render yaml" 0
 expect_grep "render keeps the Chinese display name" "$TMP/out" "display_name: ResNet50-DDP-基线"
 expect_grep "render fills priority" "$TMP/out" "priority: NORMAL"
-expect_grep "render fills quota type" "$TMP/out" "quota_type: RESERVED"
+# Which quota type a pool implies is the catalog's to say (tests/defaults.test.sh renders with one).
+expect_no_grep "offline, render does not guess the quota type" "$TMP/out" "quota_type"
+expect_grep "...and says so" "$TMP/err" "quota_type (and so preemptible) is left for the backend"
 cp "$TMP/out" "$TMP/rendered.yaml"
 run "$tj" validate "$TMP/rendered.yaml"
 expect_rc "rendered YAML validates" 0

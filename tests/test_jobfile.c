@@ -21,6 +21,7 @@
 #include "api/jobfile.h"
 #include "api/jobspec.h"
 #include "api/jobspec_defaults.h"
+#include "api/validate.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -385,7 +386,8 @@ static void top_level_must_be_a_mapping(void **state)
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
         struct jobfile jf;
         struct findings fs = FINDINGS_INIT;
-        assert_int_equal(parse("x.yaml", texts[i], &jf, &fs), JOBFILE_BAD_FIELDS);
+        /* no job at all: a failed read (the wizard keeps its form as it is) */
+        assert_int_equal(parse("x.yaml", texts[i], &jf, &fs), JOBFILE_BAD_SYNTAX);
         assert_int_equal(fs.count, 1);
         assert_non_null(strstr(fs.items[0].message, "expected a mapping of job fields"));
         jobfile_free(&jf);
@@ -510,6 +512,53 @@ static void defaults_fill_what_is_absent(void **state)
     findings_free(&fs);
 }
 
+/*
+ * A clone (issue 11 defect 9): a fetched job with every output-only field
+ * set gives a copy for submitting with none of them, so validation finds no
+ * "output-only" — the wizard opened on a clone shows no such warning.
+ */
+static void copy_for_submit_drops_output_only(void **state)
+{
+    (void)state;
+    const char *text = "subscription_name: local\nresource_group_name: default\nzone: local-1z\n"
+                       "workspace_name: default\nname: old-job\ndisplay_name: old\nuid: u-1\n"
+                       "id: i-1\nframework: PYTORCH_DDP\n"
+                       "resource_pool: {name: local, display_name: Local}\n"
+                       "roles:\n- name: Worker\n  total_replicas: 1\n"
+                       "  resource_spec: [{name: cpu-1, description: 1 CPU}]\n"
+                       "  image_path: local/host\n  startup_script: 'true'\n"
+                       "ownership: {user_name: alice}\nstate: FAILED\nstate_message: boom\n"
+                       "restart_count: 2\nready_workers: 0\nfaulty_workers: 1\n"
+                       "root_mapping: true\ncreate_time: '2026-01-01T00:00:00Z'\n"
+                       "start_time: '2026-01-01T00:00:01Z'\nsuspend_time: '2026-01-01T00:00:02Z'\n"
+                       "update_time: '2026-01-01T00:00:03Z'\n"
+                       "complete_time: '2026-01-01T00:00:04Z'\n"
+                       "delete_time: '2026-01-01T00:00:05Z'\n";
+    struct jobfile jf;
+    struct findings fs = FINDINGS_INIT;
+    assert_int_equal(parse("f.yaml", text, &jf, &fs), JOBFILE_OK);
+    struct findings before = FINDINGS_INIT, after = FINDINGS_INIT;
+    validate_job(&jf.job, NULL, &before);
+    size_t outputs = 0;
+    for (size_t i = 0; i < before.count; i++)
+        outputs += strstr(before.items[i].message, "output-only") != NULL;
+    assert_true(outputs >= 18); /* every one of them was seen */
+    struct jobspec clone;
+    jobspec_copy_for_submit(&clone, &jf.job);
+    validate_job(&clone, NULL, &after);
+    for (size_t i = 0; i < after.count; i++)
+        if (strstr(after.items[i].message, "output-only"))
+            fail_msg("%s: %s", after.items[i].path, after.items[i].message);
+    assert_null(clone.name); /* the old job's name stays the old job's */
+    assert_string_equal(clone.display_name, "old");
+    assert_int_equal(clone.has_faulty_workers, false);
+    jobspec_free(&clone);
+    findings_free(&before);
+    findings_free(&after);
+    findings_free(&fs);
+    jobfile_free(&jf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -528,6 +577,7 @@ int main(void)
         cmocka_unit_test(invalid_utf8_is_an_error_not_a_crash),
         cmocka_unit_test(yaml_and_json_of_one_job_are_equal),
         cmocka_unit_test(defaults_fill_what_is_absent),
+        cmocka_unit_test(copy_for_submit_drops_output_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

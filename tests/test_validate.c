@@ -588,8 +588,8 @@ static void test_name_trailing_dash(void **state)
     baseline(&job);
     set(&job.name, "a-");
     expect_one_at(&job, NULL, SEVERITY_ERROR, "name", 1,
-                  "must be 1-63 characters: lowercase letters, digits and '-', starting with a "
-                  "letter and ending with a letter or digit");
+                  "character '-' at position 2 cannot end the name: it must end with a letter "
+                  "or digit (1-63 characters");
     jobspec_free(&job);
 }
 
@@ -1638,6 +1638,10 @@ static void expect_env_key_error(const char *key, int offset, const char *substr
 static void test_env_reserved_names(void **state)
 {
     static const char *const reserved[] = {
+        "PATH",
+        "HOME",
+        "USER",
+        "SHELL",
         "ECP_JOB_NAME",
         "MASTER_ADDR",
         "MASTER_PORT",
@@ -1651,7 +1655,7 @@ static void test_env_reserved_names(void **state)
     };
     for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
         expect_env_key_error(reserved[i], FINDING_AT_VALUE,
-                             "set by the platform; choose another name");
+                             "is a system variable: set by the platform");
 }
 
 static void test_env_reserved_prefixes(void **state)
@@ -1659,10 +1663,12 @@ static void test_env_reserved_prefixes(void **state)
     static const char *const reserved[] = {
         "SENSECORE_REGION", "TRAINJOB_ID",  "KUBERNETES_SERVICE_HOST",
         "VC_TASK_INDEX",    "SLURM_JOB_ID", "OMPI_COMM_WORLD_RANK",
-        "PMIX_RANK",        "SENSECORE_",
+        "PMIX_RANK",        "SENSECORE_",   "LD_LIBRARY_PATH",
+        "LD_PRELOAD",
     };
     for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
-        expect_env_key_error(reserved[i], FINDING_AT_VALUE, "set by the platform");
+        expect_env_key_error(reserved[i], FINDING_AT_VALUE,
+                             "are system variables: set by the platform");
 }
 
 static void test_env_near_reserved_ok(void **state)

@@ -786,9 +786,17 @@ static void test_listedit_limit_and_row_bits(void **state)
     assert_int_equal(alt(wd, 'n'), EDITED);
     assert_int_equal(alt(wd, 'n'), EDITED);
     assert_true(listedit_at_limit(le));
-    assert_int_equal(alt(wd, 'n'), WIDGET_HANDLED); /* refused */
-    assert_int_equal(fkey(wd, KEY_IC), WIDGET_HANDLED);
+    assert_int_equal(alt(wd, 'n'), WIDGET_HANDLED | WIDGET_REDRAW); /* refused, visibly */
+    assert_true(listedit_refused(le));
+    assert_int_equal(fkey(wd, KEY_IC), WIDGET_HANDLED | WIDGET_REDRAW);
     assert_int_equal(o.n, 2);
+    /* What was meant for the refused row (text, Tab, Enter) lands in no row; Esc ends it. */
+    assert_int_equal(key(wd, 'x'), WIDGET_HANDLED);
+    assert_int_equal(key(wd, '\t'), WIDGET_HANDLED);
+    assert_int_equal(key(wd, '\r'), WIDGET_HANDLED);
+    assert_true(listedit_refused(le));
+    assert_int_equal(key(wd, 27), WIDGET_HANDLED | WIDGET_REDRAW);
+    assert_false(listedit_refused(le));
     assert_int_equal(wd->ops->height(wd, 30), 4);
 
     /* Tall rows: the cursor is where the focused row's field put it. */

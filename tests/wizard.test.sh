@@ -92,12 +92,12 @@ start_wizard ""
 see "a fresh wizard for the lists opens" "Display name"
 keys Tab "lists-demo"
 keys Tab "lists-demo"
-keys PgDn PgDn Tab "echo lists" # Image: the startup script
+keys PgDn PgDn Tab Tab "echo lists" # Image: (the catalog's list, the reference) the startup script
 see "Data is a section of its own" "✓ Data"
 keys PgDn PgDn PgDn # Fault tolerance, Data, Environment
 see "Environment shows its empty list of variables" "Alt-N or Insert adds a variable"
 keys M-n MASTER_PORT Tab 1
-see "a variable the platform sets is refused on its row" "set by the platform; choose another name"
+see "a variable the platform sets is refused on its row" "MASTER_PORT is a system variable"
 see "...and counted in the section list" "Environment 1"
 keys BTab C-u MY_FLAG
 gone "renaming the variable clears its message" "set by the platform"
@@ -247,10 +247,14 @@ gone "editing the field clears the file's message" "expected an integer"
 see "...and its section's mark" "✓ Resources"
 
 # Under an NGC image the Image section says what its tag means.
-keys PgDn C-u "nvcr.io/nvidia/pytorch:24.05-py3"
+keys PgDn Tab C-u "nvcr.io/nvidia/pytorch:24.05-py3" # the reference, under the catalog's list
 see "an NGC image's tag is explained under the field" \
-    "24.05-py3: NGC release 24.05 (May 2024), CUDA 12.4, Python 3.10"
-keys C-u "registry.example.com/team/train:v1"
+    "24.05-py3: NGC release 24.05 (May 2024), CUDA 12.4"
+see "...and trainjobd (no container runtime) warns that it would run on the host" \
+    "no container runtime on this backend"
+keys BTab Enter
+see "the catalog's images are offered in a list, with their source" "host · run on this machine"
+keys Escape Tab C-u "registry.example.com/team/train:v1"
 gone "...and only an NGC image's" "NGC release"
 
 # A name already used in the workspace is caught while typing (the backend is asked).

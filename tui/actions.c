@@ -191,15 +191,12 @@ static void on_clone_job(void *ctx, struct backend_reply *r)
         return;
     }
     /* The clone is a new job: what the server filled in goes, the name too. */
-    struct jobspec *j = &r->job;
-    free(j->name);
-    j->name = NULL;
-    free(j->uid);
-    j->uid = NULL;
-    free(j->id);
-    j->id = NULL;
+    struct jobspec clone;
+    jobspec_init(&clone);
+    jobspec_copy_for_submit(&clone, &r->job);
     struct strbuf doc = STRBUF_INIT, err = STRBUF_INIT;
-    jobfile_write(j, JOBFILE_YAML, &doc);
+    jobfile_write(&clone, JOBFILE_YAML, &doc);
+    jobspec_free(&clone);
     char path[] = "/tmp/trainjob-clone-XXXXXX.yaml";
     int fd = mkstemps(path, 5);
     if (fd < 0 || write(fd, doc.buf, doc.len) != (ssize_t)doc.len) {

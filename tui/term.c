@@ -23,6 +23,8 @@ static bool curses_up;
 static void restore_terminal(void)
 {
     if (curses_up) {
+        fputs("\033[?2004l", stdout); /* bracketed paste off */
+        fflush(stdout);
         endwin();
         curses_up = false;
     }
@@ -148,6 +150,11 @@ int term_start(struct term *t, const char *theme_name, char *err, size_t errsz)
     nonl();
     keypad(stdscr, TRUE);
     nodelay(stdscr, TRUE);
+    /* Bracketed paste: the terminal marks a paste; its markers read as two keys of ours. */
+    define_key("\033[200~", TERM_KEY_PASTE_BEGIN);
+    define_key("\033[201~", TERM_KEY_PASTE_END);
+    fputs("\033[?2004h", stdout);
+    fflush(stdout);
     set_escdelay(25);
     /* COLORS is known only once colour is started: without this every
      * terminal read as monochrome. NO_COLOR still wins in the detection. */

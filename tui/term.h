@@ -31,5 +31,13 @@ void term_stop(struct term *t);
  * Alt-Delete, which terminals send as keys of their own (kUP3, kDC3, …).
  */
 bool term_read_key(struct widget_key *k);
+/*
+ * Bracketed paste (turned on by term_start, off by term_stop): a paste
+ * arrives between these two function keys, so a screen can keep a pasted
+ * line break from acting as Enter. Far above the codes curses gives the
+ * terminal's own extended keys.
+ */
+#define TERM_KEY_PASTE_BEGIN (KEY_MAX + 0x1000)
+#define TERM_KEY_PASTE_END (KEY_MAX + 0x1001)
 
 #endif

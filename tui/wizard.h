@@ -66,6 +66,14 @@ bool wizard_dirty(const struct wizard *wz);
 bool wizard_changed(const struct wizard *wz); /* edited since it opened */
 /* Draws the whole screen into stdscr (one doupdate by the caller). */
 void wizard_draw(struct wizard *wz, const struct term *t, const char *status);
+/*
+ * The name the job is submitted under while Name is empty (shown as its
+ * placeholder and on Review, so the person knows it before submitting);
+ * NULL when a name is typed.
+ */
+const char *wizard_generated_name(const struct wizard *wz);
+/* True when the focused field takes more than one line (the startup script). */
+bool wizard_focus_multiline(const struct wizard *wz);
 /* The job as the fields say now. */
 const struct jobspec *wizard_job(struct wizard *wz);
 /* Errors in the current job (after wizard_validate). */
@@ -74,8 +82,10 @@ size_t wizard_error_count(const struct wizard *wz);
  * What reading the job file the form was opened with found wrong (a value
  * of the wrong type, …): each finding on a field is shown under it, "line
  * N: …", counted in its section and listed on Review, until that field is
- * edited. Returns how many findings no field shows (an unknown field, a
- * syntax error), the first of them through *first (NULL: not wanted).
+ * edited. Findings no field shows (an unknown field) are listed on Review
+ * with their line, as warnings: the form leaves them out of the job.
+ * Returns how many findings no field shows, the first of them through
+ * *first (NULL: not wanted).
  */
 size_t wizard_set_file_findings(struct wizard *wz, const struct findings *fs,
                                 const struct finding **first);

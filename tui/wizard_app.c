@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "api/apierror.h"
@@ -77,12 +78,15 @@ struct app {
     struct keymap *km;
     char *keys_note; /* what was wrong in the user's keys file, for the help */
     bool resized, quit, confirm_quit, redraw;
+    bool pasting;  /* between the terminal's paste markers */
+    int paste_cut; /* lines of this paste not typed: the field takes one line (0: none) */
     uint64_t validate_timer;
     char status[256];
     struct jobspec created;
     bool submitted;
     char *draft_path;
-    char *file; /* the job file the form last came from or went to */
+    bool draft_kept; /* this run wrote the draft, or resumed one (it stays until submitted) */
+    char *file;      /* the job file the form last came from or went to */
 
     /* at most one of these is open over the form */
     struct help *help;
@@ -160,6 +164,8 @@ static void save_draft(struct app *a)
     if (file_mkdirs(dir, 0700, &err) != 0 ||
         file_write_atomic(a->draft_path, doc.buf, doc.len, 0600, &err) != 0)
         snprintf(a->status, sizeof a->status, "draft not saved: %.200s", strbuf_str(&err));
+    else
+        a->draft_kept = true;
     free(dir);
     strbuf_free(&doc);
     strbuf_free(&err);
@@ -491,12 +497,63 @@ static void submit(struct app *a)
     if (ws && *ws) /* the form's workspace, not only the context's default */
         backend_set_workspace(a->backend, ws);
     /* Through the loop: keys (and a resize) are still answered while the server thinks. */
-    struct backend_request rq = {.op = BACKEND_OP_CREATE, .job = wizard_job(a->wz)};
+    /* The name Review showed, not another one the backend would make up. */
+    struct jobspec job;
+    jobspec_init(&job);
+    jobspec_copy(&job, wizard_job(a->wz));
+    const char *generated = wizard_generated_name(a->wz);
+    if (job.name == NULL && generated)
+        job.name = xstrdup(generated);
+    struct backend_request rq = {.op = BACKEND_OP_CREATE, .job = &job};
     a->submitting = backend_send(a->backend, a->multi, &rq, on_created, NULL, NULL, a);
+    jobspec_free(&job); /* the request holds the job as JSON */
 }
 
-static void on_key(struct app *a, const struct widget_key *k)
+/*
+ * A key inside a bracketed paste: a line break is text, not Enter. A field
+ * of one line takes the first line only (the rest is not typed, and the
+ * status line says so) so a paste never spreads over the next fields; the
+ * startup script (multi-line) takes it all. A tab is typed as a space.
+ * Returns true when the key was used up here.
+ */
+static bool paste_key(struct app *a, struct widget_key *k)
 {
+    if (k->is_function && k->code == TERM_KEY_PASTE_BEGIN) {
+        a->pasting = true;
+        a->paste_cut = 0;
+        return true;
+    }
+    if (k->is_function && k->code == TERM_KEY_PASTE_END) {
+        a->pasting = false;
+        if (a->paste_cut > 0)
+            snprintf(a->status, sizeof a->status,
+                     "pasted the first line only: this field takes one line (%d more line%s not "
+                     "typed)",
+                     a->paste_cut, a->paste_cut == 1 ? "" : "s");
+        a->redraw = true;
+        return true;
+    }
+    if (!a->pasting || k->is_function || k->alt)
+        return false;
+    bool line_break = k->code == '\r' || k->code == '\n';
+    if (a->paste_cut > 0) {
+        a->paste_cut += line_break;
+        return true;
+    }
+    if (k->code == '\t')
+        k->code = ' ';
+    if (line_break && (a->help || a->prompt || a->confirm || !wizard_focus_multiline(a->wz))) {
+        a->paste_cut = 1;
+        return true;
+    }
+    return false;
+}
+
+static void on_key(struct app *a, const struct widget_key *key)
+{
+    struct widget_key kk = *key, *k = &kk;
+    if (paste_key(a, k))
+        return;
     if (a->help || a->prompt || a->confirm) {
         overlay_key(a, k);
         return;
@@ -654,14 +711,19 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
     bool use_draft = false;
     struct stat st;
     if (!file && stat(a.draft_path, &st) == 0) {
+        /* When it was saved, in the person's own time zone. */
         char when[TIMEFMT_RFC3339_LEN];
-        time_rfc3339((int64_t)st.st_mtime * 1000, when);
+        struct tm tm;
+        if (localtime_r(&st.st_mtime, &tm) == NULL ||
+            strftime(when, sizeof when, "%Y-%m-%d %H:%M %Z", &tm) == 0)
+            time_rfc3339((int64_t)st.st_mtime * 1000, when);
         struct findings dfs = FINDINGS_INIT;
         struct strbuf io = STRBUF_INIT;
         if (ask_resume(&a, when))
             use_draft = jobfile_load(a.draft_path, &draft, &dfs, &io) != JOBFILE_UNREADABLE;
         else
             unlink(a.draft_path);
+        a.draft_kept = use_draft;
         findings_free(&dfs);
         strbuf_free(&io);
     }
@@ -708,7 +770,10 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
         jobspec_free(&a.created);
     } else {
         fprintf(err, "trainjob new: left without submitting%s\n",
-                access(a.draft_path, F_OK) == 0 ? "; `trainjob new` offers the draft again" : "");
+                /* only a draft of this run's: not one an earlier run left, nor none at all */
+                a.draft_kept && access(a.draft_path, F_OK) == 0
+                    ? "; `trainjob new` offers the draft again"
+                    : "");
         rc = EXIT_INVALID;
     }
     free(a.draft_path);

@@ -94,7 +94,7 @@ struct wlist {
     char *zone;        /* mounts: the job's zone; NULL: any */
     const struct widget_palette *pal;
     bool utf8;
-    char help[256];
+    char help[512];
 };
 
 /* ---- text ---- */
@@ -280,6 +280,18 @@ static void rule_make(struct wlist *l, struct row *r, const struct jobspec *job,
     r->extra = fr && fr->extra ? json_deep_copy(fr->extra) : NULL;
 }
 
+/* A variable's name: which names are system variables, from the one list validation uses. */
+static const char *env_help(const struct row *r, size_t field)
+{
+    (void)r;
+    static char help[400];
+    if (field != 0)
+        return NULL;
+    snprintf(help, sizeof help, "letters, digits and _; not a system variable: %s",
+             validate_env_reserved_list());
+    return help;
+}
+
 /* What the chosen action means for the job (FORM.md §4's hints). */
 static const char *rule_help(const struct row *r, size_t field)
 {
@@ -327,8 +339,9 @@ static const struct list_kind kinds[] = {
         .one_line = true,
         .names = {"key", "value"},
         .labels = {"name", "value"},
-        .help = {"letters, digits and _; not a name the platform sets",
+        .help = {NULL, /* env_help: the system variables' list */
                  "the value, as the startup script will see it"},
+        .row_help = env_help,
         .count = env_count,
         .make = env_make,
         .drop = env_drop,
@@ -814,6 +827,13 @@ const char *wlist_help(struct wlist *l)
         snprintf(l->help, sizeof l->help, "Alt-N or Insert adds %s", l->kind->noun);
         return l->help;
     }
+    if (listedit_refused(l->le)) {
+        snprintf(l->help, sizeof l->help,
+                 "full: at most %zu rows here (the backend's limit); none was added, and "
+                 "typing is held until Esc",
+                 l->n);
+        return l->help;
+    }
     const struct row *r = l->rows[listedit_focused(l->le)];
     const char *help = l->kind->row_help ? l->kind->row_help(r, r->focus) : NULL;
     snprintf(l->help, sizeof l->help, "%s%s%s", help ? help : l->kind->help[r->focus],
@@ -896,7 +916,9 @@ void wlist_set_zone(struct wlist *l, const char *zone)
     listedit_changed(l->le);
 }
 
-/* ---- a note: a line of text in a form that never takes the focus ---- */
+/* ---- a note: text in a form, wrapped to its width, that never takes the focus ---- */
+
+#define NOTE_MAX_LINES 6
 
 struct note {
     struct widget base; /* first: a note is a widget */
@@ -907,7 +929,7 @@ static void note_draw(struct widget *wd, WINDOW *win, int y, int x, int w, bool 
 {
     struct note *nt = (struct note *)wd;
     wd->dirty = false;
-    widget_put_clipped(win, y, x, w, nt->text, strlen(nt->text), true);
+    widget_put_wrapped(win, y, x, w, nt->text, NOTE_MAX_LINES, true); /* readable at 80 columns */
 }
 
 static unsigned note_key(struct widget *wd, const struct widget_key *k)
@@ -917,7 +939,8 @@ static unsigned note_key(struct widget *wd, const struct widget_key *k)
 
 static int note_height(const struct widget *wd, int w)
 {
-    return 1;
+    const struct note *nt = (const struct note *)wd;
+    return widget_wrapped_lines(nt->text, w, NOTE_MAX_LINES);
 }
 
 static void note_destroy(struct widget *wd)

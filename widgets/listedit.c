@@ -26,6 +26,7 @@ struct listedit {
     size_t focus;
     char *hint; /* NULL: DEFAULT_HINT */
     char *note;
+    bool refused; /* an add was refused at max_rows: text keys wait (listedit_refused) */
 };
 
 #define DEFAULT_HINT "empty \xe2\x80\x94 Alt-N adds a row"
@@ -111,8 +112,11 @@ static unsigned add(struct listedit *le)
     size_t n = row_count(le);
     if (!le->ops->add_row)
         return WIDGET_IGNORED;
-    if (le->max_rows && n >= le->max_rows)
-        return WIDGET_HANDLED;
+    if (le->max_rows && n >= le->max_rows) {
+        le->refused = true; /* what is typed next was meant for the new row: not for this one */
+        le->base.dirty = true;
+        return WIDGET_HANDLED | WIDGET_REDRAW;
+    }
     size_t at = n == 0 ? 0 : le->focus + 1;
     le->ops->add_row(le->ctx, at);
     if (row_count(le) <= n)
@@ -206,6 +210,20 @@ static unsigned listedit_key(struct widget *wd, const struct widget_key *k)
     if (wd->disabled)
         return WIDGET_IGNORED;
     clamp_focus(le);
+    if (le->refused) {
+        /*
+         * After a refused add, what was meant for the new row — text, Tab,
+         * Enter — is held back, so it never lands in a row already there;
+         * Esc, a function key or an Alt key ends the refusal (Esc is used up).
+         */
+        bool esc = !k->is_function && !k->alt && k->code == 27;
+        if (!k->is_function && !k->alt && !esc)
+            return WIDGET_HANDLED;
+        le->refused = false;
+        wd->dirty = true;
+        if (esc)
+            return WIDGET_HANDLED | WIDGET_REDRAW;
+    }
     if (row_count(le) > 0 && le->ops->row_key)
         r = le->ops->row_key(le->ctx, le->focus, k);
     if (r & WIDGET_REDRAW)
@@ -349,6 +367,11 @@ void listedit_changed(struct listedit *le)
 {
     clamp_focus(le);
     le->base.dirty = true;
+}
+
+bool listedit_refused(const struct listedit *le)
+{
+    return le->refused;
 }
 
 bool listedit_at_limit(const struct listedit *le)

@@ -10,7 +10,12 @@
  *   Alt-N, Insert (KEY_IC)       add a row after the focused one (the first
  *                                row of an empty list); refused, HANDLED
  *                                alone, at max_rows (listedit_at_limit tells
- *                                the owner, who may show why)
+ *                                the owner, who may show why); after a
+ *                                refusal, text, Tab and Enter are held back
+ *                                (HANDLED, nothing typed) until Esc (used
+ *                                up), a function key or an Alt key, so what
+ *                                was meant for the new row never lands in
+ *                                an old one (listedit_refused)
  *   Alt-D, Alt-Delete            remove the focused row (the owner may ask
  *                                first: the list re-reads count())
  *   Alt-Up, Alt-Down             move the focused row up / down
@@ -82,6 +87,8 @@ void listedit_set_focus(struct listedit *le, size_t row);
 void listedit_changed(struct listedit *le);
 /* True when the list holds max_rows rows: adding is refused. */
 bool listedit_at_limit(const struct listedit *le);
+/* An add was refused at max_rows and no key other than text has come since. */
+bool listedit_refused(const struct listedit *le);
 
 /* The dim line an empty list shows (NULL: the default hint). */
 void listedit_set_empty_hint(struct listedit *le, const char *utf8);

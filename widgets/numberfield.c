@@ -264,6 +264,11 @@ long numberfield_value(const struct numberfield *nf, bool *ok)
     return parsed ? v : 0;
 }
 
+bool numberfield_number(const struct numberfield *nf, long *out)
+{
+    return parse(nf, out);
+}
+
 const char *numberfield_text(const struct numberfield *nf)
 {
     return nf->text;

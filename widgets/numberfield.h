@@ -58,6 +58,12 @@ struct numberfield *numberfield_from_widget(struct widget *wd);
  * *ok (if ok is not NULL) is true when the text is a number in [min, max].
  */
 long numberfield_value(const struct numberfield *nf, bool *ok);
+/*
+ * Whether the text spells a number (in range or not: the owner says what
+ * is wrong with it), and which through *out; false for "", "-" and a
+ * number no long holds.
+ */
+bool numberfield_number(const struct numberfield *nf, long *out);
 /* The text as typed; valid until the next change. */
 const char *numberfield_text(const struct numberfield *nf);
 /* Shows value clamped to the range; sets dirty. */

@@ -2,7 +2,8 @@
  * Fuzz target: arbitrary bytes as a job file, once as YAML and once as JSON,
  * through decoding, every validation rule and finding placement. When a file
  * decodes cleanly, writing it and reading it back must give an equal job in
- * both formats (the round-trip law); anything else aborts.
+ * both formats (the round-trip law); a job that decodes at all, copied for
+ * submitting (a clone), has no output-only field left; anything else aborts.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -42,6 +43,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (rc != JOBFILE_BAD_SYNTAX) {
             validate_job(&jf.job, NULL, &fs);
             docpos_locate(&jf.pos, &fs);
+            struct jobspec clone;
+            struct findings cfs = FINDINGS_INIT;
+            jobspec_copy_for_submit(&clone, &jf.job);
+            validate_job(&clone, NULL, &cfs);
+            for (size_t k = 0; k < cfs.count; k++)
+                if (strstr(cfs.items[k].message, "output-only"))
+                    abort();
+            findings_free(&cfs);
+            jobspec_free(&clone);
         }
         for (size_t k = 0; k < fs.count; k++)
             if (fs.items[k].path == NULL || fs.items[k].message == NULL)

@@ -1,0 +1,266 @@
+/*
+ * test_wizard: the wizard's binding between fields and the job
+ * (tui/wizard_fields.c), driven by keys as a person types, without a
+ * terminal. What is typed into a field, or read from a file, reaches the
+ * job as it is — out of range or not — and validation says what is wrong
+ * with it; text no number field can hold is an error under its field, never
+ * a field silently left out (issue 11, defects 2 and 3).
+ */
+// clang-format off
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+// clang-format on
+#include <curses.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/catalog.h"
+#include "api/jobspec.h"
+#include "api/jobspec_defaults.h"
+#include "tui/keymap.h"
+#include "tui/wizard.h"
+#include "util/xalloc.h"
+
+static char **one(const char *a, size_t *n)
+{
+    char **v = xcalloc(1, sizeof *v);
+    v[0] = xstrdup(a);
+    *n = 1;
+    return v;
+}
+
+/* trainjobd's default catalog, its limits stated as trainjobd states them. */
+static void make_catalog(struct catalog *cat)
+{
+    memset(cat, 0, sizeof *cat);
+    cat->workspace_count = 1;
+    cat->workspaces = xcalloc(1, sizeof *cat->workspaces);
+    cat->workspaces[0].name = xstrdup("default");
+    cat->workspaces[0].role = MEMBER_OWNER;
+    cat->workspaces[0].pools = xcalloc(2, sizeof(char *));
+    cat->workspaces[0].pools[0] = xstrdup("local");
+    cat->workspaces[0].pools[1] = xstrdup("local-idle");
+    cat->workspaces[0].pool_count = 2;
+    cat->pool_count = 2;
+    cat->pools = xcalloc(2, sizeof *cat->pools);
+    for (size_t i = 0; i < 2; i++) {
+        struct catalog_pool *p = &cat->pools[i];
+        p->name = xstrdup(i ? "local-idle" : "local");
+        p->type = i ? POOL_IDLE : POOL_DEDICATED;
+        if (i)
+            p->zones = one("local-1z", &p->zone_count);
+        p->spec_count = 1;
+        p->specs = xcalloc(1, sizeof *p->specs);
+        p->specs[0].name = xstrdup("cpu-1");
+        p->specs[0].vcpus = 1;
+        p->specs[0].memory_mib = 1024;
+        p->specs[0].max_replicas = 8;
+    }
+    cat->image_count = 1;
+    cat->images = xcalloc(1, sizeof *cat->images);
+    cat->images[0].path = xstrdup("local/host");
+    cat->limits = (struct catalog_limits){.present = true,
+                                          .has_min_backoff_limit = true,
+                                          .min_backoff_limit = -1,
+                                          .has_max_backoff_limit = true,
+                                          .max_backoff_limit = 99};
+}
+
+struct fixture {
+    struct catalog cat;
+    struct keymap *km;
+    struct wizard *wz;
+};
+
+static int setup(void **state)
+{
+    struct fixture *fx = xcalloc(1, sizeof *fx);
+    make_catalog(&fx->cat);
+    fx->km = keymap_new_default();
+    *state = fx;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *fx = *state;
+    wizard_free(fx->wz);
+    keymap_free(fx->km);
+    catalog_free(&fx->cat);
+    free(fx);
+    return 0;
+}
+
+static void key(struct wizard *wz, int code, bool function)
+{
+    struct widget_key k = {code, function, false};
+    wizard_key(wz, &k);
+}
+
+/* Types text into the focused field after clearing it (Ctrl-U), then validates. */
+static void retype(struct wizard *wz, const char *text)
+{
+    key(wz, 'U' - '@', false);
+    for (const char *p = text; *p; p++)
+        key(wz, (unsigned char)*p, false);
+    wizard_validate(wz);
+}
+
+/* Max restarts: the first field of Fault tolerance (three sections on with PgDn). */
+static void to_max_restarts(struct wizard *wz)
+{
+    for (int i = 0; i < 3; i++)
+        key(wz, KEY_NPAGE, true);
+}
+
+/* Replicas: Resources (PgDn), then Priority → Framework → Replicas (Preemptible is hidden). */
+static void to_replicas(struct wizard *wz)
+{
+    key(wz, KEY_NPAGE, true);
+    key(wz, '\t', false);
+    key(wz, '\t', false);
+}
+
+static struct jobspec ok_job(void)
+{
+    struct jobspec j;
+    jobspec_init(&j);
+    j.workspace_name = xstrdup("default");
+    j.display_name = xstrdup("t1");
+    j.resource_pool.present = true;
+    j.resource_pool.name = xstrdup("local");
+    j.framework = FRAMEWORK_PYTORCH_DDP;
+    struct role *r = jobspec_add_role(&j);
+    r->has_total_replicas = true;
+    r->total_replicas = 1;
+    role_add_spec(r)->name = xstrdup("cpu-1");
+    r->image_path = xstrdup("local/host");
+    r->startup_script = xstrdup("true");
+    return j;
+}
+
+/* Every value typed into max restarts reaches the job; out of range is an error, not {}. */
+static void test_backoff_typed_is_kept(void **state)
+{
+    struct fixture *fx = *state;
+    struct jobspec j = ok_job();
+    fx->wz = wizard_new(&fx->cat, &j, NULL, fx->km);
+    jobspec_free(&j);
+    assert_int_equal(wizard_error_count(fx->wz), 0);
+    to_max_restarts(fx->wz);
+    static const struct {
+        const char *typed;
+        int32_t want;
+        bool error;
+    } cases[] = {{"100", 100, true}, {"150", 150, true}, {"-2", -2, true},
+                 {"99", 99, false},  {"-1", -1, false},  {"0", 0, false}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        retype(fx->wz, cases[i].typed);
+        const struct jobspec *got = wizard_job(fx->wz);
+        assert_true(got->fault_tolerance.has_backoff_limit);
+        assert_int_equal(got->fault_tolerance.backoff_limit, cases[i].want);
+        assert_int_equal(wizard_error_count(fx->wz) > 0, cases[i].error);
+    }
+    /* Text that spells no number: an error under the field, not a field left out unsaid. */
+    retype(fx->wz, "-");
+    assert_false(wizard_job(fx->wz)->fault_tolerance.has_backoff_limit);
+    assert_int_equal(wizard_error_count(fx->wz), 1);
+    retype(fx->wz, "");
+    assert_int_equal(wizard_error_count(fx->wz), 1);
+    retype(fx->wz, "99999999999"); /* a long, but no int32: never truncated */
+    assert_false(wizard_job(fx->wz)->fault_tolerance.has_backoff_limit);
+    assert_int_equal(wizard_error_count(fx->wz), 1);
+    retype(fx->wz, "3");
+    assert_int_equal(wizard_error_count(fx->wz), 0);
+}
+
+/* The same for replicas: 0 and 9 (over the spec's 8) are kept and are errors. */
+static void test_replicas_typed_is_kept(void **state)
+{
+    struct fixture *fx = *state;
+    struct jobspec j = ok_job();
+    fx->wz = wizard_new(&fx->cat, &j, NULL, fx->km);
+    jobspec_free(&j);
+    to_replicas(fx->wz);
+    retype(fx->wz, "0");
+    const struct role *r = jobspec_worker(wizard_job(fx->wz));
+    assert_true(r->has_total_replicas);
+    assert_int_equal(r->total_replicas, 0);
+    assert_true(wizard_error_count(fx->wz) > 0);
+    retype(fx->wz, "5000"); /* over the field's range too: still the job's value */
+    r = jobspec_worker(wizard_job(fx->wz));
+    assert_int_equal(r->total_replicas, 5000);
+    assert_true(wizard_error_count(fx->wz) > 0);
+    retype(fx->wz, "");
+    r = jobspec_worker(wizard_job(fx->wz));
+    assert_false(r->has_total_replicas);
+    assert_true(wizard_error_count(fx->wz) > 0);
+    retype(fx->wz, "2");
+    assert_int_equal(wizard_error_count(fx->wz), 0);
+}
+
+/* A file's values are shown as the file says them: never a default in their place. */
+static void test_file_values_kept(void **state)
+{
+    struct fixture *fx = *state;
+    struct jobspec j = ok_job();
+    free(j.resource_pool.name);
+    j.resource_pool.name = xstrdup("nopool");
+    struct role *r = &j.roles[0];
+    free(r->resource_spec[0].name);
+    r->resource_spec[0].name = xstrdup("gpu-999");
+    r->total_replicas = 0;
+    j.framework = FRAMEWORK_PYTORCH;
+    j.fault_tolerance.present = true;
+    j.fault_tolerance.has_backoff_limit = true;
+    j.fault_tolerance.backoff_limit = 150;
+    fx->wz = wizard_new(&fx->cat, &j, NULL, fx->km);
+    jobspec_free(&j);
+    const struct jobspec *got = wizard_job(fx->wz);
+    assert_string_equal(got->resource_pool.name, "nopool");
+    assert_string_equal(jobspec_worker(got)->resource_spec[0].name, "gpu-999");
+    assert_int_equal(jobspec_worker(got)->total_replicas, 0);
+    assert_int_equal(got->framework, FRAMEWORK_PYTORCH);
+    assert_int_equal(got->fault_tolerance.backoff_limit, 150);
+    /* unknown pool, replicas 0, backoff over 99 (the spec is only checked in a known pool) */
+    assert_true(wizard_error_count(fx->wz) >= 3);
+}
+
+/* The wizard derives quota type and preemptible as render and trainjobd do (jobspec_defaults). */
+static void test_defaults_agree(void **state)
+{
+    struct fixture *fx = *state;
+    struct jobspec j = ok_job();
+    free(j.resource_pool.name);
+    j.resource_pool.name = xstrdup("local-idle");
+    j.resource_pool.zone = xstrdup("local-1z");
+    fx->wz = wizard_new(&fx->cat, &j, NULL, fx->km);
+    const struct jobspec *got = wizard_job(fx->wz);
+    struct jobspec filled;
+    jobspec_init(&filled);
+    jobspec_copy(&filled, &j);
+    jobspec_fill_defaults(&filled, &fx->cat);
+    assert_int_equal(got->scheduling.quota_type, QUOTA_TYPE_SPOT);
+    assert_int_equal(got->scheduling.quota_type, filled.scheduling.quota_type);
+    assert_int_equal(got->scheduling.has_preemptible, filled.scheduling.has_preemptible);
+    assert_int_equal(got->scheduling.preemptible, filled.scheduling.preemptible);
+    jobspec_free(&filled);
+    jobspec_free(&j);
+    /* offline: not guessed */
+    assert_int_equal(jobspec_pool_quota_type(NULL, "local-idle"), QUOTA_TYPE_UNSPECIFIED);
+    assert_int_equal(jobspec_pool_quota_type(&fx->cat, "local"), QUOTA_TYPE_RESERVED);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_backoff_typed_is_kept, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_replicas_typed_is_kept, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_file_values_kept, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_defaults_agree, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,728 @@
+/*
+ * wizard_fields: the wizard's fields (tui/wizard.c owns the screen and
+ * its keys). Makes each section's widgets prefilled from the job the
+ * wizard opened with, refreshes the choices the catalog drives (pools of
+ * the workspace, zones and specs of the pool, priorities the caller may
+ * pick, log paths from the mounts) and builds the job from what the
+ * fields say (wz_build_job), over a copy of the job opened with.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/catalog.h"
+#include "api/finding.h"
+#include "api/jobspec.h"
+#include "api/jobspec_defaults.h"
+#include "api/ngctag.h"
+#include "api/validate.h"
+#include "tui/wizard_lists.h"
+#include "tui/wizard_priv.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+#include "widgets/form.h"
+#include "widgets/numberfield.h"
+#include "widgets/select.h"
+#include "widgets/textarea.h"
+#include "widgets/textfield.h"
+#include "widgets/toggle.h"
+
+static const enum framework frameworks[] = {FRAMEWORK_PYTORCH_DDP, FRAMEWORK_TENSORFLOW_PS,
+                                            FRAMEWORK_SENSEPARROTS, FRAMEWORK_MPI};
+
+/* Adds widget wd as a field of section sec reporting findings under path. */
+static size_t add_field(struct wizard *wz, enum form_section sec, const char *label,
+                        struct widget *wd, const char *path, const char *help)
+{
+    size_t e = form_add(wz->forms[sec], label, wd, help);
+    if (wz->field_count < sizeof wz->fields / sizeof wz->fields[0])
+        wz->fields[wz->field_count++] = (struct field){path, sec, e};
+    return e;
+}
+
+const struct catalog_workspace *wz_current_workspace(const struct wizard *wz)
+{
+    const char *ws = select_selected_label(wz->workspace);
+    return ws && wz->cat ? catalog_workspace(wz->cat, ws) : NULL;
+}
+
+const struct catalog_pool *wz_current_pool(const struct wizard *wz)
+{
+    const char *p = select_selected_label(wz->pool);
+    return p && wz->cat ? catalog_pool(wz->cat, p) : NULL;
+}
+
+size_t wz_index_of(const struct select_option *o, size_t n, const char *label)
+{
+    for (size_t i = 0; label && i < n; i++)
+        if (strcmp(o[i].label, label) == 0)
+            return i;
+    return SELECT_NONE;
+}
+
+/*
+ * A value from the file the catalog does not offer (want) becomes a choice
+ * of its own: the form shows what the file says, and validation says what
+ * is wrong with it, rather than the first choice taking its place.
+ */
+static void offer_file_value(struct select_option *o, size_t *n, const char *want)
+{
+    if (want && *want && *n < MAX_OPTIONS && wz_index_of(o, *n, want) == SELECT_NONE)
+        o[(*n)++] = (struct select_option){want, "from the file; not in the catalog", false, NULL};
+}
+
+/* The framework chosen: one of the four the form offers, or the file's own API value. */
+static enum framework current_framework(const struct wizard *wz)
+{
+    size_t fw = select_selected(wz->framework);
+    return fw < 4 ? frameworks[fw] : fw == 4 ? wz->file_framework : FRAMEWORK_UNSPECIFIED;
+}
+
+/*
+ * The name the job is submitted under while Name is empty, made for the
+ * framework chosen (its prefix) and shown as Name's placeholder and on Review.
+ */
+void wz_refresh_generated_name(struct wizard *wz)
+{
+    const char *prefix =
+        framework_name_prefix(wz->framework ? current_framework(wz) : FRAMEWORK_PYTORCH_DDP);
+    if (wz->generated_name && strncmp(wz->generated_name, prefix, strlen(prefix)) == 0 &&
+        wz->generated_name[strlen(prefix)] == '-')
+        return;
+    free(wz->generated_name);
+    wz->generated_name =
+        jobspec_generate_name(wz->framework ? current_framework(wz) : FRAMEWORK_PYTORCH_DDP);
+    char *ph = xasprintf("empty: generated, %s", wz->generated_name);
+    textfield_set_placeholder(wz->name, ph);
+    free(ph);
+}
+
+/* "pool image · NGC · release 24.05, CUDA 12.4" for a catalog image. */
+static void image_detail(const struct catalog_image *im, char *buf, size_t n)
+{
+    const char *src = im->source ? im->source : "";
+    const char *kind = strcmp(src, "official") == 0      ? "pool image"
+                       : strcmp(src, "dev-machine") == 0 ? "dev-machine image"
+                       : strcmp(src, "private") == 0     ? "private image"
+                       : *src                            ? src
+                                                         : "image";
+    bool ngc = im->path && strncmp(im->path, "nvcr.io/", 8) == 0;
+    struct strbuf tag = STRBUF_INIT;
+    if (!im->description && im->path)
+        ngctag_explain(im->path, &tag);
+    const char *what = im->description ? im->description : tag.len ? strbuf_str(&tag) : NULL;
+    snprintf(buf, n, "%s%s%s%s", kind, ngc ? " \xc2\xb7 NGC" : "", what ? " \xc2\xb7 " : "",
+             what ? what : "");
+    strbuf_free(&tag);
+}
+
+/* The catalog's images as choices; the one the reference names is chosen (none: typed). */
+void wz_refresh_image_pick(struct wizard *wz)
+{
+    size_t n = wz->cat ? wz->cat->image_count : 0;
+    struct select_option *o = xcalloc(n + 1, sizeof *o);
+    char(*detail)[200] = xcalloc(n + 1, sizeof *detail);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct catalog_image *im = &wz->cat->images[i];
+        if (!im->path)
+            continue;
+        image_detail(im, detail[k], sizeof detail[k]);
+        o[k] = (struct select_option){im->path, detail[k], false, NULL};
+        k++;
+    }
+    select_set_options(wz->image_pick, o, k);
+    select_set_selected(wz->image_pick, wz_index_of(o, k, textfield_value(wz->image)));
+    free(detail);
+    free(o);
+}
+
+/* The VPCs of the chosen zone's region; keeps want (NULL: the choice there is, else the file's). */
+void wz_refresh_vpcs(struct wizard *wz, const char *want)
+{
+    if (!wz->vpc_pick)
+        return;
+    const char *zname = select_selected_label(wz->zone);
+    const struct catalog_zone *z = zname && wz->cat ? catalog_zone(wz->cat, zname) : NULL;
+    struct select_option o[MAX_OPTIONS];
+    size_t n = 0;
+    for (size_t i = 0; z && z->region && i < wz->cat->vpc_count && n < MAX_OPTIONS; i++) {
+        const struct catalog_vpc *v = &wz->cat->vpcs[i];
+        if (v->id && v->region && strcmp(v->region, z->region) == 0)
+            o[n++] = (struct select_option){v->id, v->region, false, NULL};
+    }
+    const char *cur = want ? want : select_selected_label(wz->vpc_pick);
+    char *keep = xstrdup(cur ? cur : textfield_value(wz->vpc));
+    offer_file_value(o, &n, keep);
+    select_set_options(wz->vpc_pick, o, n);
+    size_t at = wz_index_of(o, n, keep);
+    select_set_selected(wz->vpc_pick, at != SELECT_NONE ? at : n ? 0 : SELECT_NONE);
+    free(keep);
+}
+
+/* The SSH config path shows while SSH is on (always for MPI). */
+void wz_refresh_ssh_path(struct wizard *wz)
+{
+    bool on = toggle_on(wz->ssh) || current_framework(wz) == FRAMEWORK_MPI;
+    form_set_hidden(wz->forms[SECTION_ENVIRONMENT], wz->e_ssh_path, !on);
+}
+
+/* The pools of the chosen workspace, each with its resource type. */
+void wz_refresh_pools(struct wizard *wz, const char *want)
+{
+    struct select_option o[MAX_OPTIONS];
+    size_t n = 0;
+    const struct catalog_workspace *ws = wz_current_workspace(wz);
+    for (size_t i = 0; wz->cat && i < wz->cat->pool_count && n < MAX_OPTIONS; i++) {
+        const struct catalog_pool *p = &wz->cat->pools[i];
+        if (ws && !catalog_workspace_has_pool(ws, p->name))
+            continue;
+        o[n++] = (struct select_option){p->name, pool_type_label(p->type), false, NULL};
+    }
+    offer_file_value(o, &n, want);
+    const char *keep = want ? want : select_selected_label(wz->pool);
+    char *copy = keep ? xstrdup(keep) : NULL;
+    select_set_options(wz->pool, o, n);
+    size_t at = wz_index_of(o, n, copy);
+    select_set_selected(wz->pool, at != SELECT_NONE ? at : 0);
+    free(copy);
+}
+
+/* Priorities: HIGH and HIGHEST shown disabled, with the reason, for members. */
+void wz_refresh_priorities(struct wizard *wz)
+{
+    const struct catalog_workspace *ws = wz_current_workspace(wz);
+    bool owner = ws == NULL || ws->role == MEMBER_OWNER || ws->role == MEMBER_ADMIN;
+    static char reason[160];
+    snprintf(reason, sizeof reason, "owners only; you are a %s of %s",
+             ws ? member_role_name(ws->role) : "member", ws ? ws->name : "this workspace");
+    struct select_option o[] = {
+        {"NORMAL", "default", false, NULL},
+        {"HIGH", NULL, !owner, reason},
+        {"HIGHEST", NULL, !owner, reason},
+    };
+    size_t sel = select_selected(wz->priority);
+    select_set_options(wz->priority, o, 3);
+    select_set_selected(wz->priority, sel != SELECT_NONE && (owner || sel == 0) ? sel : 0);
+}
+
+/* Zones and specs of the chosen pool; zone, VPC and preemptible only where they apply. */
+void wz_refresh_pool_fields(struct wizard *wz, const char *want_zone, const char *want_spec)
+{
+    const struct catalog_pool *p = wz_current_pool(wz);
+    struct select_option o[MAX_OPTIONS];
+    static char details[MAX_OPTIONS][96];
+    size_t n = 0;
+    static char regions[MAX_OPTIONS][96];
+    for (size_t i = 0; p && i < p->zone_count && n < MAX_OPTIONS; i++) {
+        /* Each zone shows its region (the catalog's zones say which). */
+        const struct catalog_zone *z = wz->cat ? catalog_zone(wz->cat, p->zones[i]) : NULL;
+        snprintf(regions[n], sizeof regions[n], "region %s", z && z->region ? z->region : "?");
+        o[n] = (struct select_option){p->zones[i], regions[n], false, NULL};
+        n++;
+    }
+    offer_file_value(o, &n, want_zone);
+    char *keep = xstrdup(want_zone ? want_zone : (select_selected_label(wz->zone) ?: ""));
+    select_set_options(wz->zone, o, n);
+    size_t at = wz_index_of(o, n, keep);
+    select_set_selected(wz->zone, at != SELECT_NONE ? at : 0);
+    free(keep);
+
+    n = 0;
+    for (size_t i = 0; p && i < p->spec_count && n < MAX_OPTIONS; i++) {
+        const struct catalog_spec *s = &p->specs[i];
+        if (s->devices > 0)
+            snprintf(details[n], sizeof details[n], "%d× %s · %d vCPU · %lld GiB", s->devices,
+                     s->device_type ? s->device_type : "GPU", s->vcpus,
+                     (long long)(s->memory_mib / 1024));
+        else
+            snprintf(details[n], sizeof details[n], "no device · %d vCPU · %lld MiB", s->vcpus,
+                     (long long)s->memory_mib);
+        o[n] = (struct select_option){s->name, details[n], false, NULL};
+        n++;
+    }
+    offer_file_value(o, &n, want_spec);
+    keep = xstrdup(want_spec ? want_spec : (select_selected_label(wz->spec) ?: ""));
+    select_set_options(wz->spec, o, n);
+    at = wz_index_of(o, n, keep);
+    select_set_selected(wz->spec, at != SELECT_NONE ? at : 0);
+    free(keep);
+
+    wz_refresh_vpcs(wz, NULL);
+    bool needs_zone = p && p->type != POOL_DEDICATED;
+    form_set_hidden(wz->forms[SECTION_BASICS], wz->e_zone, !needs_zone);
+    form_set_hidden(wz->forms[SECTION_BASICS], wz->e_vpc, !needs_zone);
+    form_set_hidden(wz->forms[SECTION_RESOURCES], wz->e_preemptible, !(p && p->type == POOL_IDLE));
+}
+
+/* What the replica count means for the framework, and the devices it adds up to. */
+void wz_refresh_replica_hint(struct wizard *wz)
+{
+    bool ok;
+    long n = numberfield_value(wz->replicas, &ok);
+    enum framework fw = current_framework(wz);
+    char buf[160];
+    if (!ok)
+        n = 1;
+    if (fw == FRAMEWORK_TENSORFLOW_PS || fw == FRAMEWORK_TENSORFLOW)
+        snprintf(buf, sizeof buf, "workers: 1 parameter server + %ld", n > 1 ? n - 1 : 0);
+    else if (fw != FRAMEWORK_MPI)
+        snprintf(buf, sizeof buf, n > 1 ? "workers: 1 master + %ld" : "worker: 1 master", n - 1);
+    else
+        snprintf(buf, sizeof buf, "MPI ranks");
+    numberfield_set_suffix(wz->replicas, buf);
+    const struct catalog_pool *p = wz_current_pool(wz);
+    const char *sname = select_selected_label(wz->spec);
+    const struct catalog_spec *s = p && sname ? catalog_pool_spec(p, sname) : NULL;
+    if (s) {
+        /* Whether the backend holds a worker to the spec (trainjobd says; ACP does not). */
+        const char *limits = wz->cat ? wz->cat->resource_limits : NULL;
+        char help[300];
+        snprintf(help, sizeof help, "total: %ld × %d = %ld device%s%s%s%.200s", n, s->devices,
+                 n * s->devices, n * s->devices == 1 ? "" : "s", s->simulated ? " (simulated)" : "",
+                 limits ? " · limits " : "", limits ? limits : "");
+        form_set_help(wz->forms[SECTION_RESOURCES], wz->e_spec, help);
+    }
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s && *s ? xstrdup(s) : NULL;
+}
+
+static void set_str(char **dst, const char *value)
+{
+    free(*dst);
+    *dst = dup_or_null(value);
+}
+
+/* The list showing entry of section sec, or NULL. */
+struct wlist *wz_list_at(const struct wizard *wz, enum form_section sec, size_t entry)
+{
+    for (int i = 0; i < LIST_COUNT; i++)
+        if (wz->lists[i].l && wz->lists[i].section == sec && wz->lists[i].entry == entry)
+            return wz->lists[i].l;
+    return NULL;
+}
+
+/* The list whose row path names ("mount[1].subdir"), with the row and its field. */
+const struct wizard_list *wz_list_claiming(const struct wizard *wz, const char *path, size_t *row,
+                                           size_t *field)
+{
+    for (int i = 0; i < LIST_COUNT; i++)
+        if (wz->lists[i].l && wlist_claim(wz->lists[i].l, path, row, field))
+            return &wz->lists[i];
+    return NULL;
+}
+
+/* Adds list which of kind to section sec, its rows from init. */
+static void add_list(struct wizard *wz, int which, enum wlist_kind kind, enum form_section sec,
+                     const char *label, const struct jobspec *init)
+{
+    struct wizard_list *wl = &wz->lists[which];
+    wl->l = wlist_new(kind, wz->cat, init);
+    wl->section = sec;
+    wl->entry = add_field(wz, sec, label, wlist_widget(wl->l), wlist_path(wl->l), NULL);
+    form_set_wide(wz->forms[sec], wl->entry, true);
+    form_set_help(wz->forms[sec], wl->entry, wlist_help(wl->l));
+}
+
+/* The help line of each list: its focused field's, when it changed. */
+void wz_refresh_list_help(struct wizard *wz)
+{
+    for (int i = 0; i < LIST_COUNT; i++) {
+        struct wizard_list *wl = &wz->lists[i];
+        struct form *f = wz->forms[wl->section];
+        if (form_focused(f) != wl->entry)
+            continue;
+        const char *help = wlist_help(wl->l), *now = form_help(f);
+        if (!now || strcmp(now, help) != 0)
+            form_set_help(f, wl->entry, help);
+    }
+}
+
+/* Rules are greyed while max restarts is 0: they could never act. */
+void wz_refresh_rules_state(struct wizard *wz)
+{
+    bool ok;
+    long b = numberfield_value(wz->backoff, &ok);
+    bool off = ok && b == 0;
+    if (wlist_widget(wz->lists[LIST_RULES].l)->disabled != off)
+        form_set_disabled(wz->forms[SECTION_FAULT_TOLERANCE], wz->e_rules, off,
+                          off ? "no effect while max restarts is 0" : NULL);
+}
+
+/* Volumes outside the job's zone (a public or idle pool's) are offered disabled. */
+void wz_refresh_volume_zone(struct wizard *wz)
+{
+    const struct catalog_pool *p = wz_current_pool(wz);
+    bool zoned = p && p->type != POOL_DEDICATED;
+    wlist_set_zone(wz->lists[LIST_MOUNTS].l, zoned ? select_selected_label(wz->zone) : NULL);
+}
+
+/*
+ * The log path's choices: every mount path typed in Data, and a path from
+ * the file that is on none. Keeps want (NULL: the choice there is; when a
+ * mount path is being edited, the one in its place).
+ */
+void wz_refresh_tb_paths(struct wizard *wz, const char *want)
+{
+    const struct wlist *mounts = wz->lists[LIST_MOUNTS].l;
+    size_t n = wlist_count(mounts), k = 0;
+    struct select_option *o = xcalloc(n + 1, sizeof *o);
+    char(*detail)[160] = xcalloc(n + 1, sizeof *detail);
+    for (size_t i = 0; i < n; i++) {
+        const char *path = wlist_mount_path(mounts, i), *vol = wlist_mount_volume(mounts, i);
+        if (!path || !*path || wz_index_of(o, k, path) != SELECT_NONE)
+            continue;
+        snprintf(detail[k], sizeof detail[k], "mount %zu%s%s", i + 1, vol ? " \xc2\xb7 " : "",
+                 vol ? vol : "");
+        o[k] = (struct select_option){path, detail[k], false, NULL};
+        k++;
+    }
+    if (wz->tb_other && wz_index_of(o, k, wz->tb_other) == SELECT_NONE)
+        o[k++] = (struct select_option){wz->tb_other, "from the file; on no mount", false, NULL};
+    size_t prev = select_selected(wz->tb_mount);
+    const char *cur = want ? want : select_selected_label(wz->tb_mount);
+    char *keep = cur ? xstrdup(cur) : NULL;
+    select_set_options(wz->tb_mount, o, k);
+    size_t at = wz_index_of(o, k, keep);
+    if (at == SELECT_NONE && !want && prev != SELECT_NONE && prev < k)
+        at = prev;
+    if (at == SELECT_NONE && !want && k > 0)
+        at = 0;
+    select_set_selected(wz->tb_mount, at);
+    free(keep);
+    free(detail);
+    free(o);
+}
+
+/* The log path's help says where its choices come from, or that there are none yet. */
+void wz_refresh_tb_help(struct wizard *wz)
+{
+    form_set_help(wz->forms[SECTION_TENSORBOARD], wz->e_tb_mount,
+                  select_count(wz->tb_mount)
+                      ? "one of the mount paths in Data: logs must be written to AFS"
+                      : "no volume is mounted yet: add one in Data, its mount path shows here");
+}
+
+/* The log path: the chosen mount path, and the directory under it when one is typed. */
+static void set_log_path(struct wizard *wz, struct jobspec *j)
+{
+    const char *base = select_selected_label(wz->tb_mount);
+    const char *dir = textfield_value(wz->tb_dir);
+    while (*dir == '/')
+        dir++;
+    if (!base || !*base) {
+        set_str(&j->tensorboard.log_path, NULL);
+        return;
+    }
+    struct strbuf sb = STRBUF_INIT;
+    strbuf_adds(&sb, base);
+    if (*dir) {
+        if (base[strlen(base) - 1] != '/')
+            strbuf_addc(&sb, '/');
+        strbuf_adds(&sb, dir);
+    }
+    free(j->tensorboard.log_path);
+    j->tensorboard.log_path = strbuf_detach(&sb, NULL);
+}
+
+/*
+ * Splits a log path from a file into the mount path it lies under (the
+ * longest, *base) and the directory below it (*dir); a path on no mount
+ * is kept whole in wz->tb_other.
+ */
+static void split_log_path(struct wizard *wz, const char *log, const char **base, const char **dir)
+{
+    const struct wlist *mounts = wz->lists[LIST_MOUNTS].l;
+    size_t best = 0;
+    *base = NULL;
+    *dir = NULL;
+    if (!log || !*log)
+        return;
+    for (size_t i = 0; i < wlist_count(mounts); i++) {
+        const char *m = wlist_mount_path(mounts, i);
+        size_t n = m ? strlen(m) : 0;
+        if (n > best && strncmp(log, m, n) == 0 &&
+            (log[n] == '\0' || log[n] == '/' || m[n - 1] == '/')) {
+            best = n;
+            *base = m;
+            *dir = log + n + (log[n] == '/');
+        }
+    }
+    if (!*base) {
+        wz->tb_other = xstrdup(log);
+        *base = wz->tb_other;
+    }
+}
+
+/*
+ * A number field into *dst: the number as typed, in range or not (range is
+ * validation's to judge, the same as for a file). Text that spells no int32
+ * ("", "-", a number too large) is not dropped silently: it is a finding on
+ * path in wz->convert, and false leaves the field out of the job.
+ */
+static bool number_into(struct wizard *wz, const struct numberfield *nf, const char *path,
+                        int32_t *dst)
+{
+    long v;
+    const char *text = numberfield_text(nf);
+    if (!numberfield_number(nf, &v)) {
+        if (*text == '\0' || strcmp(text, "-") == 0)
+            findings_add(&wz->convert, SEVERITY_ERROR, path, "required: a whole number");
+        else
+            findings_add(&wz->convert, SEVERITY_ERROR, path, "%s is not a whole number", text);
+        return false;
+    }
+    if (v < INT32_MIN || v > INT32_MAX) {
+        findings_add(&wz->convert, SEVERITY_ERROR, path, "%s is out of range (at most %d digits)",
+                     text, 10);
+        return false;
+    }
+    *dst = (int32_t)v;
+    return true;
+}
+
+/*
+ * Rebuilds wz->job: the base job with every field the form shows overlaid.
+ * What a field could not convert is in wz->convert (validation shows it).
+ */
+void wz_build_job(struct wizard *wz)
+{
+    findings_clear(&wz->convert);
+    jobspec_free(&wz->job);
+    jobspec_copy(&wz->job, &wz->base);
+    struct jobspec *j = &wz->job;
+    set_str(&j->workspace_name, select_selected_label(wz->workspace));
+    set_str(&j->display_name, textfield_value(wz->display_name));
+    set_str(&j->name, textfield_value(wz->name));
+    j->resource_pool.present = true;
+    set_str(&j->resource_pool.name, select_selected_label(wz->pool));
+    const struct catalog_pool *p = wz_current_pool(wz);
+    bool zoned = p && p->type != POOL_DEDICATED;
+    set_str(&j->resource_pool.zone, zoned ? select_selected_label(wz->zone) : NULL);
+    set_str(&j->resource_pool.vpc_id, !zoned         ? NULL
+                                      : wz->vpc_pick ? select_selected_label(wz->vpc_pick)
+                                                     : textfield_value(wz->vpc));
+    j->scheduling.present = true;
+    j->scheduling.priority = (enum priority)(select_selected(wz->priority) + 1);
+    /* The quota type the pool implies, as render and trainjobd derive it (jobspec_defaults). */
+    enum quota_type q = jobspec_pool_quota_type(wz->cat, j->resource_pool.name);
+    if (q != QUOTA_TYPE_UNSPECIFIED) /* else the file's, for a pool the catalog does not list */
+        j->scheduling.quota_type = q;
+    j->scheduling.has_preemptible = j->scheduling.quota_type == QUOTA_TYPE_SPOT;
+    j->scheduling.preemptible = toggle_on(wz->preemptible);
+    j->framework = current_framework(wz);
+    if (j->framework != FRAMEWORK_UNSPECIFIED && select_selected(wz->framework) == 4)
+        findings_add(&wz->convert, SEVERITY_WARNING, "framework",
+                     "%s from the file is an API value the form does not offer; the form's "
+                     "choices are PyTorch DDP, TensorFlow PS, SenseParrots and MPI",
+                     enum_name(&framework_names, (int)j->framework));
+    struct role *r = j->role_count ? &j->roles[0] : jobspec_add_role(j);
+    set_str(&r->name, JOBSPEC_ROLE_NAME);
+    r->has_total_replicas =
+        number_into(wz, wz->replicas, "roles[0].total_replicas", &r->total_replicas);
+    if (r->resource_spec_count == 0)
+        role_add_spec(r);
+    set_str(&r->resource_spec[0].name, select_selected_label(wz->spec));
+    set_str(&r->image_path, textfield_value(wz->image));
+    set_str(&r->startup_script, textarea_value(wz->script));
+    j->fault_tolerance.present = true;
+    j->fault_tolerance.has_backoff_limit = number_into(
+        wz, wz->backoff, "fault_tolerance.backoff_limit", &j->fault_tolerance.backoff_limit);
+    if (toggle_on(wz->ssh) || j->ssh.present) {
+        j->ssh.present = true;
+        j->ssh.has_auto_key_setup = true;
+        j->ssh.auto_key_setup = toggle_on(wz->ssh);
+    }
+    for (int i = 0; i < LIST_COUNT; i++)
+        wlist_store(wz->lists[i].l, j);
+    j->tensorboard.present = toggle_on(wz->tensorboard);
+    if (j->tensorboard.present)
+        set_log_path(wz, j);
+    else
+        set_str(&j->tensorboard.log_path, NULL);
+}
+
+void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *ws_default)
+{
+    for (int s = 0; s < SECTION_COUNT; s++)
+        wz->forms[s] = form_new();
+    const struct catalog *cat = wz->cat;
+    const struct role *r = init ? jobspec_worker(init) : NULL;
+
+    /* Basics */
+    struct select_option o[MAX_OPTIONS];
+    size_t n = 0;
+    for (size_t i = 0; cat && i < cat->workspace_count && n < MAX_OPTIONS; i++)
+        if (cat->workspaces[i].role != MEMBER_NONE)
+            o[n++] = (struct select_option){cat->workspaces[i].name,
+                                            member_role_name(cat->workspaces[i].role), false, NULL};
+    const char *want_ws = init && init->workspace_name ? init->workspace_name : ws_default;
+    if (init && init->workspace_name)
+        offer_file_value(o, &n, want_ws);
+    size_t at = wz_index_of(o, n, want_ws);
+    wz->workspace = select_new(o, n, at != SELECT_NONE ? at : 0);
+    add_field(wz, SECTION_BASICS, "Workspace", select_widget(wz->workspace), "workspace_name",
+              "the workspace the job belongs to; Enter opens the list, type to filter");
+    wz->display_name = textfield_new(init ? init->display_name : NULL, 256);
+    add_field(wz, SECTION_BASICS, "Display name", textfield_widget(wz->display_name),
+              "display_name", "1-256: Chinese characters, letters, digits, . : _ -");
+    wz->name = textfield_new(init ? init->name : NULL, 63);
+    wz_refresh_generated_name(wz);
+    add_field(wz, SECTION_BASICS, "Name", textfield_widget(wz->name), "name",
+              "optional: lowercase letters, digits and -, unique in the workspace");
+    wz->pool = select_new(NULL, 0, SELECT_NONE);
+    add_field(wz, SECTION_BASICS, "Resource pool", select_widget(wz->pool), "resource_pool.name",
+              "the AI elastic cluster: standard (dedicated or public) or idle");
+    wz->zone = select_new(NULL, 0, SELECT_NONE);
+    wz->e_zone = add_field(wz, SECTION_BASICS, "Zone", select_widget(wz->zone),
+                           "resource_pool.zone", "public and idle pools run in a zone");
+    wz->vpc = textfield_new(init ? init->resource_pool.vpc_id : NULL, 128);
+    if (cat && !(cat->unknown & CATALOG_UNKNOWN_ZONES)) {
+        /* The catalog lists the VPCs: one of those in the zone's region (the file's is kept). */
+        wz->vpc_pick = select_new(NULL, 0, SELECT_NONE);
+        wz->e_vpc = add_field(wz, SECTION_BASICS, "VPC", select_widget(wz->vpc_pick),
+                              "resource_pool.vpc_id", "a VPC of the zone's region");
+    } else {
+        wz->e_vpc = add_field(wz, SECTION_BASICS, "VPC", textfield_widget(wz->vpc),
+                              "resource_pool.vpc_id", "the VPC in the zone's region");
+    }
+
+    /* Resources */
+    wz->priority = select_new(NULL, 0, SELECT_NONE);
+    add_field(wz, SECTION_RESOURCES, "Priority", select_widget(wz->priority), "scheduling.priority",
+              "a waiting higher-priority job holds back lower ones");
+    wz->preemptible = toggle_new("may be preempted", !init || !init->scheduling.has_preemptible ||
+                                                         init->scheduling.preemptible);
+    wz->e_preemptible = add_field(wz, SECTION_RESOURCES, "Preemptible",
+                                  toggle_widget(wz->preemptible), "scheduling.preemptible",
+                                  "idle jobs only: standard jobs may take the capacity back");
+    struct select_option fo[5];
+    size_t fsel = 0, fn = 4;
+    for (size_t i = 0; i < 4; i++) {
+        fo[i] =
+            (struct select_option){framework_label(frameworks[i]),
+                                   enum_name(&framework_names, (int)frameworks[i]), false, NULL};
+        if (init && init->framework == frameworks[i])
+            fsel = i;
+    }
+    if (init && init->framework != FRAMEWORK_UNSPECIFIED && fsel == 0 &&
+        init->framework != frameworks[0]) { /* PYTORCH, …: kept as the file says */
+        wz->file_framework = init->framework;
+        fo[4] =
+            (struct select_option){framework_label(init->framework),
+                                   enum_name(&framework_names, (int)init->framework), false, NULL};
+        fsel = fn++;
+    }
+    wz->framework = select_new(fo, fn, fsel);
+    wz_refresh_generated_name(wz);
+    add_field(wz, SECTION_RESOURCES, "Framework", select_widget(wz->framework), "framework",
+              "how workers are started and find each other");
+    /* Widened to a loaded job's value: shown as the file says it, never clamped. */
+    long r0 = r && r->has_total_replicas ? r->total_replicas : 1;
+    wz->replicas = numberfield_new(r0 < 1 ? r0 : 1, r0 > 4096 ? r0 : 4096, r0);
+    add_field(wz, SECTION_RESOURCES, "Replicas", numberfield_widget(wz->replicas),
+              "roles[0].total_replicas", "Up/Down change it");
+    wz->spec = select_new(NULL, 0, SELECT_NONE);
+    wz->e_spec = add_field(wz, SECTION_RESOURCES, "Resource spec", select_widget(wz->spec),
+                           "roles[0].resource_spec[0].name", "what one worker gets");
+
+    /* Image */
+    const char *image = r && r->image_path        ? r->image_path
+                        : cat && cat->image_count ? cat->images[0].path
+                                                  : NULL;
+    /* The catalog's images by source, NGC ones marked; choosing one fills the reference below. */
+    wz->image_pick = select_new(NULL, 0, SELECT_NONE);
+    wz->e_image_pick = add_field(
+        wz, SECTION_IMAGE, "From catalog", select_widget(wz->image_pick), "image_source",
+        "pool (built-in), dev-machine and private images; Enter lists them, type to filter");
+    wz->image = textfield_new(image, 1024);
+    wz->e_image =
+        add_field(wz, SECTION_IMAGE, "Image", textfield_widget(wz->image), "roles[0].image_path",
+                  "[registry[:port]/]repo[:tag][@sha256:…]; local/host runs on the machine itself");
+    wz_refresh_image_pick(wz);
+    wz->script = textarea_new(r ? r->startup_script : NULL, 8, 0);
+    textarea_set_placeholder(wz->script, "the commands every worker runs");
+    size_t e = add_field(wz, SECTION_IMAGE, "Startup script", textarea_widget(wz->script),
+                         "roles[0].startup_script", "runs with sh -c in every worker");
+    form_set_wide(wz->forms[SECTION_IMAGE], e, true);
+
+    /* Fault tolerance */
+    const struct fault_tolerance *ft = init ? &init->fault_tolerance : NULL;
+    /* The backend's range (ACP: any int32), widened to a loaded job's value: never clamped. */
+    struct form_limits lim;
+    validate_form_limits(cat, &lim);
+    long b0 = ft && ft->has_backoff_limit ? ft->backoff_limit : 0;
+    wz->backoff = numberfield_new(b0 < lim.min_backoff ? b0 : lim.min_backoff,
+                                  b0 > lim.max_backoff ? b0 : lim.max_backoff, b0);
+    numberfield_set_suffix(wz->backoff, "restarts (0 never, -1 forever)");
+    add_field(wz, SECTION_FAULT_TOLERANCE, "Max restarts", numberfield_widget(wz->backoff),
+              "fault_tolerance.backoff_limit",
+              "RESTART_JOB restarts every worker; on big jobs re-initialising takes long");
+    add_list(wz, LIST_RULES, WLIST_RULE, SECTION_FAULT_TOLERANCE, "Rules (first match wins)", init);
+    size_t ft_note = form_add(
+        wz->forms[SECTION_FAULT_TOLERANCE], NULL,
+        wlist_note_new("When no rule matches, or there are none, the platform default applies: "
+                       "restart the whole job while restarts remain. Marking a node "
+                       "unschedulable is anti-affinity; affinity (staying on the same nodes) is "
+                       "not offered by the platform."),
+        NULL);
+    form_set_wide(wz->forms[SECTION_FAULT_TOLERANCE], ft_note, true);
+    wz->e_rules = wz->lists[LIST_RULES].entry;
+
+    /* Data */
+    size_t note =
+        form_add(wz->forms[SECTION_DATA], NULL,
+                 wlist_note_new("POSIX permissions of a volume are set by the tenant admin"), NULL);
+    form_set_wide(wz->forms[SECTION_DATA], note, true);
+    add_list(wz, LIST_MOUNTS, WLIST_MOUNT, SECTION_DATA, "AFS volumes", init);
+
+    /* Environment */
+    add_list(wz, LIST_ENV, WLIST_ENV, SECTION_ENVIRONMENT, "Variables", init);
+    wz->ssh = toggle_new("passwordless SSH between workers",
+                         init && init->ssh.has_auto_key_setup && init->ssh.auto_key_setup);
+    add_field(wz, SECTION_ENVIRONMENT, "SSH", toggle_widget(wz->ssh), "ssh.auto_key_setup",
+              "keys appear read-only at the SSH config path; always on for MPI");
+    /* Where the keys and ssh_config appear: shown, not edited (a volume over it is a finding). */
+    wz->ssh_path = textfield_new(init && init->ssh.config_mount_path ? init->ssh.config_mount_path
+                                                                     : JOBSPEC_DEFAULT_SSH_PATH,
+                                 0);
+    wz->e_ssh_path = add_field(wz, SECTION_ENVIRONMENT, "SSH config",
+                               textfield_widget(wz->ssh_path), "ssh.config_mount_path",
+                               "read-only in every worker: copy the files elsewhere to edit them");
+    form_set_disabled(wz->forms[SECTION_ENVIRONMENT], wz->e_ssh_path, true,
+                      "read-only: the platform mounts it");
+    wz_refresh_ssh_path(wz);
+
+    /* TensorBoard */
+    wz->tensorboard = toggle_new("enabled", init && init->tensorboard.present);
+    add_field(wz, SECTION_TENSORBOARD, "TensorBoard", toggle_widget(wz->tensorboard), "tensorboard",
+              "logs go on a mounted volume; curves show live in `trainjob top` (M on the job)");
+    const char *tb_base, *tb_dir;
+    split_log_path(wz, init ? init->tensorboard.log_path : NULL, &tb_base, &tb_dir);
+    wz->tb_mount = select_new(NULL, 0, SELECT_NONE);
+    wz_refresh_tb_paths(wz, tb_base);
+    wz->e_tb_mount = add_field(wz, SECTION_TENSORBOARD, "Log path", select_widget(wz->tb_mount),
+                               "tensorboard.log_path", NULL);
+    wz_refresh_tb_help(wz);
+    wz->tb_dir = textfield_new(tb_dir, 0);
+    textfield_set_placeholder(wz->tb_dir, "the mount path itself");
+    wz->e_tb_dir =
+        form_add(wz->forms[SECTION_TENSORBOARD], "Directory", textfield_widget(wz->tb_dir),
+                 "optional: a directory under the mount path, e.g. tb/run1");
+
+    wz_refresh_pools(wz, init && init->resource_pool.name ? init->resource_pool.name : NULL);
+    wz_refresh_priorities(wz);
+    if (init && init->scheduling.priority > PRIORITY_NORMAL)
+        select_set_selected(wz->priority, (size_t)init->scheduling.priority - 1);
+    const char *want_spec = r && r->resource_spec_count ? r->resource_spec[0].name : NULL;
+    wz_refresh_pool_fields(wz, init ? init->resource_pool.zone : NULL, want_spec);
+    wz_refresh_replica_hint(wz);
+    wz_refresh_rules_state(wz);
+    wz_refresh_volume_zone(wz);
+    form_set_hidden(wz->forms[SECTION_TENSORBOARD], wz->e_tb_mount, !toggle_on(wz->tensorboard));
+    form_set_hidden(wz->forms[SECTION_TENSORBOARD], wz->e_tb_dir, !toggle_on(wz->tensorboard));
+}

@@ -1,0 +1,119 @@
+/*
+ * wizard_priv: the wizard's state, shared by its three files only —
+ * tui/wizard.c (keys, findings, validation), tui/wizard_fields.c (the
+ * fields, the choices the catalog drives, the job built from them) and
+ * tui/wizard_draw.c (the screen). Nothing else includes it.
+ */
+#ifndef TUI_WIZARD_PRIV_H
+#define TUI_WIZARD_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "api/finding.h"
+#include "api/jobspec.h"
+#include "api/validate.h"
+#include "tui/wizard_lists.h"
+#include "widgets/form.h"
+#include "widgets/select.h"
+
+struct catalog_pool;
+struct catalog_workspace;
+struct keybar;
+struct numberfield;
+struct textarea;
+struct textfield;
+struct toggle;
+
+#define SIDEBAR_W 22
+#define MAX_OPTIONS 64
+
+/* The lists, each one entry of its section's form. */
+enum { LIST_ENV, LIST_MOUNTS, LIST_RULES, LIST_COUNT };
+
+struct field {
+    const char *path; /* the finding path shown under this field */
+    enum form_section section;
+    size_t entry;
+};
+
+struct wizard {
+    /* validation's question "is this name used already?" (cmd_new asks the backend) */
+    bool (*name_taken)(void *ctx, const char *workspace, const char *name);
+    void *name_taken_ctx;
+    const struct catalog *cat;
+    struct jobspec base; /* the job opened with: what the form does not edit is kept */
+    struct jobspec job;
+    struct form *forms[SECTION_COUNT];
+    enum form_section cur;
+    struct field fields[32];
+    size_t field_count;
+    struct findings findings;
+    struct findings file_findings; /* from the file opened, on fields not edited since */
+    struct findings convert;       /* what the fields could not put into the job (wz_build_job) */
+    int errors[SECTION_COUNT], warnings[SECTION_COUNT];
+    bool dirty, changed, pending, review_json;
+    /* Review: the first line shown, the finding n/N chose (-1: none) and whether to bring
+     * it into view; the page and line count of the last draw (for the scroll keys). */
+    int review_top, review_page, review_lines;
+    long review_sel;
+    bool review_follow;
+    char *generated_name; /* the name the job gets when Name is left empty */
+    const struct keymap *km;
+    struct keybar *keybar;
+
+    /* the widgets the binding reads (owned by their forms) */
+    struct select *workspace, *pool, *zone, *priority, *framework, *spec;
+    struct select *tb_mount;
+    struct textfield *display_name, *name, *vpc, *image, *tb_dir;
+    struct numberfield *replicas, *backoff;
+    struct toggle *preemptible, *ssh, *tensorboard;
+    struct textfield *ssh_path; /* shown read-only */
+    struct select *image_pick;  /* the catalog's images: choosing one fills wz->image */
+    struct select *vpc_pick;    /* the catalog's VPCs (NULL: it lists none; wz->vpc is typed) */
+    size_t e_image_pick;
+    size_t e_ssh_path;
+    struct textarea *script;
+    size_t e_zone, e_vpc, e_preemptible, e_tb_mount, e_tb_dir, e_spec, e_rules, e_image;
+    char *tb_other;                /* a log path from the file on no mount: offered as it was */
+    enum framework file_framework; /* the file's API value the form does not offer (PYTORCH…) */
+
+    /* the lists, each one field of its section (rows owned here, widget by the form) */
+    struct wizard_list {
+        struct wlist *l;
+        enum form_section section;
+        size_t entry;
+    } lists[LIST_COUNT];
+};
+
+/* wizard_fields.c */
+const struct catalog_workspace *wz_current_workspace(const struct wizard *wz);
+const struct catalog_pool *wz_current_pool(const struct wizard *wz);
+size_t wz_index_of(const struct select_option *o, size_t n, const char *label);
+/* The list showing entry of section sec, or NULL. */
+struct wlist *wz_list_at(const struct wizard *wz, enum form_section sec, size_t entry);
+/* The list whose row path names ("mount[1].subdir"), with the row and its field. */
+const struct wizard_list *wz_list_claiming(const struct wizard *wz, const char *path, size_t *row,
+                                           size_t *field);
+/* Rebuilds wz->job: the base job with every field the form shows overlaid. */
+void wz_build_job(struct wizard *wz);
+/* Makes every section's fields, prefilled from init (NULL: an empty job). */
+void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *ws_default);
+void wz_refresh_list_help(struct wizard *wz);
+void wz_refresh_generated_name(struct wizard *wz);
+void wz_refresh_ssh_path(struct wizard *wz);
+void wz_refresh_image_pick(struct wizard *wz);
+void wz_refresh_vpcs(struct wizard *wz, const char *want);
+void wz_refresh_pools(struct wizard *wz, const char *want);
+void wz_refresh_priorities(struct wizard *wz);
+void wz_refresh_pool_fields(struct wizard *wz, const char *want_zone, const char *want_spec);
+void wz_refresh_tb_paths(struct wizard *wz, const char *want);
+void wz_refresh_tb_help(struct wizard *wz);
+void wz_refresh_rules_state(struct wizard *wz);
+void wz_refresh_volume_zone(struct wizard *wz);
+void wz_refresh_replica_hint(struct wizard *wz);
+
+/* wizard_draw.c: section_titles is the sidebar's and the section heading's */
+extern const char *const wizard_section_titles[SECTION_COUNT];
+
+#endif
