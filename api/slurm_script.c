@@ -1,0 +1,830 @@
+/*
+ * slurm_script: renders the batch script (the job's supervisor) and names the
+ * job directory; see slurm_script.h for the layout and the contract.
+ *
+ * The script is a job-specific header (every job value single-quoted, the
+ * fault rules compiled into a `case`, the exit-code meanings of
+ * api/exitcodes.c) followed by supervisor_body, the same for every job.
+ * Called by the Slurm driver and by `trainjob render --target slurm`.
+ */
+#include "api/slurm_script.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/exitcodes.h"
+#include "api/validate.h"
+#include "util/xalloc.h"
+
+/* Most workers one script supervises (each one is a srun step on its own node). */
+#define SLURM_MAX_REPLICAS 4096
+/* Longest exit-code list quoted in an event, as engine/fault.c cuts it. */
+#define SHOWN_CODES_MAX 40
+
+static const char supervisor_body[] =
+    "# ---- the supervisor: the same for every job (api/slurm_script.c) ----\n"
+    "# Its state: TJ_RUN (a private temp dir: the fifo the worker steps report to),\n"
+    "# per worker i: TJ_GEN_i (which start of it is current), TJ_PID_i (its step's\n"
+    "# watcher), TJ_LIVE_i; state.json in the job directory (restarts, marked nodes).\n"
+    "\n"
+    "tj_now() { date -u +%Y-%m-%dT%H:%M:%SZ; }\n"
+    "tj_log() { printf '%s supervisor: %s\\n' \"$(tj_now)\" \"$*\" >&2; }\n"
+    "\n"
+    "# tj_json_str TEXT: TEXT as a JSON string (quotes, backslashes, controls escaped)\n"
+    "tj_json_str() {\n"
+    "\tprintf '%s' \"$1\" | LC_ALL=C tr -d '\\000-\\010\\013-\\037' | LC_ALL=C sed -e "
+    "'s/\\\\/\\\\\\\\/g' -e 's/\"/\\\\\"/g' -e 's/\t/\\\\t/g' |\n"
+    "\t\tLC_ALL=C awk 'BEGIN { ORS = \"\" } NR > 1 { print \"\\\\n\" } { print } END { }' | { "
+    "printf '\"'; cat; printf '\"'; }\n"
+    "}\n"
+    "\n"
+    "# tj_nth N WORDS...: the Nth word (from 0)\n"
+    "tj_nth() {\n"
+    "\t_n=$1\n"
+    "\tshift\n"
+    "\tshift \"$_n\"\n"
+    "\tprintf '%s' \"$1\"\n"
+    "}\n"
+    "\n"
+    "# tj_event TYPE REASON KIND WORKER MESSAGE [EXTRA-JSON]: one line of events.jsonl\n"
+    "tj_event() {\n"
+    "\t_e=\"{\\\"time\\\":\\\"$(tj_now)\\\",\\\"type\\\":\\\"$1\\\",\\\"reason\\\":\\\"$2\\\","
+    "\\\"kind\\\":\\\"$3\\\",\\\"message\\\":$(tj_json_str \"$5\")\"\n"
+    "\t[ -n \"$4\" ] && _e=\"$_e,\\\"worker\\\":$(tj_json_str \"$4\")\"\n"
+    "\t[ -n \"${6:-}\" ] && _e=\"$_e,$6\"\n"
+    "\tprintf '%s}\\n' \"$_e\" >> \"$TJ_JOBDIR/events.jsonl\"\n"
+    "\ttj_log \"$2: $5\"\n"
+    "}\n"
+    "\n"
+    "# tj_write FILE TEXT: FILE replaced atomically (a reader sees the old or the new text)\n"
+    "tj_write() {\n"
+    "\tprintf '%s\\n' \"$2\" > \"$1.tmp.$$\" && mv -f \"$1.tmp.$$\" \"$1\"\n"
+    "}\n"
+    "\n"
+    "# tj_record I: rewrites workers/<name>.json from the worker's variables\n"
+    "tj_record() {\n"
+    "\teval \"_name=\\$TJ_NAME_$1 _node=\\$TJ_NODE_$1 _ph=\\$TJ_PHASE_$1 _rs=\\$TJ_RESTARTS_$1\"\n"
+    "\teval \"_ec=\\$TJ_EXIT_$1 _sig=\\$TJ_SIG_$1 _rule=\\$TJ_RULE_$1 _st=\\$TJ_STARTED_$1 "
+    "_en=\\$TJ_ENDED_$1\"\n"
+    "\t_j=\"{\\\"name\\\":\\\"$_name\\\",\\\"index\\\":$1,\\\"node\\\":\\\"$_node\\\","
+    "\\\"phase\\\":\\\"$_ph\\\",\\\"restarts\\\":$_rs\"\n"
+    "\t_j=\"$_j,\\\"exit_code\\\":${_ec:-null},\\\"signal\\\":${_sig:-null}\"\n"
+    "\tif [ -n \"$_rule\" ]; then _j=\"$_j,\\\"rule\\\":$(tj_json_str \"$_rule\")\"; else "
+    "_j=\"$_j,\\\"rule\\\":null\"; fi\n"
+    "\tif [ -n \"$_st\" ]; then _j=\"$_j,\\\"started\\\":\\\"$_st\\\"\"; else "
+    "_j=\"$_j,\\\"started\\\":null\"; fi\n"
+    "\tif [ -n \"$_en\" ]; then _j=\"$_j,\\\"ended\\\":\\\"$_en\\\"}\"; else "
+    "_j=\"$_j,\\\"ended\\\":null}\"; fi\n"
+    "\ttj_write \"$TJ_JOBDIR/workers/$_name.json\" \"$_j\"\n"
+    "}\n"
+    "\n"
+    "# tj_save_state: state.json, kept across requeues (restarts used, nodes marked)\n"
+    "tj_save_state() {\n"
+    "\t_m=\n"
+    "\tfor _x in $TJ_MARKED; do _m=\"$_m${_m:+,}\\\"$_x\\\"\"; done\n"
+    "\ttj_write \"$TJ_JOBDIR/state.json\" "
+    "\"{\\\"restarts\\\":$TJ_RESTARTS,\\\"marked\\\":[$_m],\\\"runs\\\":$TJ_RUNS,\\\"slurm_job_"
+    "id\\\":\\\"$SLURM_JOB_ID\\\"}\"\n"
+    "}\n"
+    "\n"
+    "# tj_safe_word WORD: WORD is a node name or address Slurm gave (no shell or JSON specials)\n"
+    "tj_safe_word() {\n"
+    "\tcase \"$1\" in '' | *[!A-Za-z0-9._:-]*) return 1 ;; esac\n"
+    "\treturn 0\n"
+    "}\n"
+    "\n"
+    "tj_load_state() {\n"
+    "\tTJ_RESTARTS=0 TJ_MARKED= TJ_RUNS=0\n"
+    "\t[ -f \"$TJ_JOBDIR/state.json\" ] || return 0\n"
+    "\t_s=$(head -c 65536 \"$TJ_JOBDIR/state.json\")\n"
+    "\t_r=$(printf '%s' \"$_s\" | sed -n 's/.*\"restarts\":\\([0-9][0-9]*\\).*/\\1/p')\n"
+    "\t_u=$(printf '%s' \"$_s\" | sed -n 's/.*\"runs\":\\([0-9][0-9]*\\).*/\\1/p')\n"
+    "\tcase \"$_r\" in [0-9] | [0-9][0-9] | [0-9][0-9][0-9] | [0-9][0-9][0-9][0-9]) "
+    "TJ_RESTARTS=$_r ;; esac\n"
+    "\tcase \"$_u\" in [0-9] | [0-9][0-9] | [0-9][0-9][0-9] | [0-9][0-9][0-9][0-9]) TJ_RUNS=$_u ;; "
+    "esac\n"
+    "\tfor _x in $(printf '%s' \"$_s\" | sed -n 's/.*\"marked\":\\[\\([^]]*\\)\\].*/\\1/p' | tr -d "
+    "'\"' | tr ',' ' '); do\n"
+    "\t\ttj_safe_word \"$_x\" && TJ_MARKED=\"$TJ_MARKED${TJ_MARKED:+ }$_x\"\n"
+    "\tdone\n"
+    "}\n"
+    "\n"
+    "# tj_tf_config I: TF_CONFIG of worker I, as engine/worker_env.c writes it\n"
+    "tj_tf_config() {\n"
+    "\t_c= _first=0\n"
+    "\t[ \"$TJ_STYLE\" = tf_ps ] && _first=1\n"
+    "\t_k=$_first\n"
+    "\t_w=\n"
+    "\twhile [ \"$_k\" -lt \"$TJ_REPLICAS\" ]; do\n"
+    "\t\teval \"_a=\\$TJ_ADDR_$_k\"\n"
+    "\t\t_w=\"$_w${_w:+,}\\\"$_a:$((TJ_MASTER_PORT + _k))\\\"\"\n"
+    "\t\t_k=$((_k + 1))\n"
+    "\tdone\n"
+    "\tif [ \"$TJ_STYLE\" = tf_ps ]; then\n"
+    "\t\t_c=\"{\\\"cluster\\\":{\\\"ps\\\":[\\\"$TJ_ADDR_0:$TJ_MASTER_PORT\\\"]\"\n"
+    "\t\t[ \"$TJ_REPLICAS\" -gt 1 ] && _c=\"$_c,\\\"worker\\\":[$_w]\"\n"
+    "\t\tif [ \"$1\" = 0 ]; then "
+    "_c=\"$_c},\\\"task\\\":{\\\"type\\\":\\\"ps\\\",\\\"index\\\":0}}\"; else\n"
+    "\t\t\t_c=\"$_c},\\\"task\\\":{\\\"type\\\":\\\"worker\\\",\\\"index\\\":$(($1 - 1))}}\"\n"
+    "\t\tfi\n"
+    "\telse\n"
+    "\t\t_c=\"{\\\"cluster\\\":{\\\"worker\\\":[$_w]},\\\"task\\\":{\\\"type\\\":\\\"worker\\\","
+    "\\\"index\\\":$1}}\"\n"
+    "\tfi\n"
+    "\tprintf '%s' \"$_c\"\n"
+    "}\n"
+    "\n"
+    "# tj_worker_env I: exports the variables worker I starts with (engine/worker_env.h's list)\n"
+    "tj_worker_env() {\n"
+    "\texport ECP_JOB_NAME=\"$TJ_JOB\"\n"
+    "\tcase \"$TJ_STYLE\" in\n"
+    "\tpytorch)\n"
+    "\t\texport MASTER_ADDR=\"$TJ_ADDR_0\" MASTER_PORT=\"$TJ_MASTER_PORT\" "
+    "WORLD_SIZE=\"$TJ_REPLICAS\"\n"
+    "\t\texport RANK=\"$1\" NODE_RANK=\"$1\" LOCAL_RANK=0\n"
+    "\t\t;;\n"
+    "\ttf_ps | tf) TF_CONFIG=$(tj_tf_config \"$1\") && export TF_CONFIG ;;\n"
+    "\tmpi) export TRAINJOB_HOSTFILE=\"$TJ_JOBDIR/hostfile\" "
+    "OMPI_MCA_orte_default_hostfile=\"$TJ_JOBDIR/hostfile\" ;;\n"
+    "\tesac\n"
+    "\teval \"TRAINJOB_WORKER_NAME=\\$TJ_NAME_$1\"\n"
+    "\texport TRAINJOB_WORKER_NAME\n"
+    "\ttj_user_env\n"
+    "}\n"
+    "\n"
+    "# tj_start I: starts worker I's step in the background; its watcher reports \"I GEN STATUS\" "
+    "to the fifo\n"
+    "tj_start() {\n"
+    "\teval \"_name=\\$TJ_NAME_$1 _node=\\$TJ_NODE_$1 _gen=\\$TJ_GEN_$1\"\n"
+    "\t_gen=$((_gen + 1))\n"
+    "\teval \"TJ_GEN_$1=$_gen TJ_PHASE_$1=Running TJ_EXIT_$1= TJ_SIG_$1= TJ_ENDED_$1= "
+    "TJ_STARTED_$1=\\$(tj_now) TJ_LIVE_$1=1\"\n"
+    "\ttj_record \"$1\"\n"
+    "\t(\n"
+    "\t\ttrap 'kill -TERM \"$_spid\" 2>/dev/null' TERM\n"
+    "\t\ttj_worker_env \"$1\"\n"
+    "\t\ttj_srun --nodes=1 --ntasks=1 -w \"$_node\" --job-name=\"$_name\" --quiet \\\n"
+    "\t\t\t--output=\"$TJ_JOBDIR/logs/$_name.log\" --open-mode=append </dev/null &\n"
+    "\t\t_spid=$!\n"
+    "\t\twait \"$_spid\"\n"
+    "\t\t_rc=$?\n"
+    "\t\twhile kill -0 \"$_spid\" 2>/dev/null; do # a trapped signal ended the first wait\n"
+    "\t\t\twait \"$_spid\"\n"
+    "\t\t\t_rc=$?\n"
+    "\t\tdone\n"
+    "\t\techo \"$1 $_gen $_rc\" >&3\n"
+    "\t) &\n"
+    "\teval \"TJ_PID_$1=\\$!\"\n"
+    "}\n"
+    "\n"
+    "# tj_stop_all: SIGTERM to every live step (srun passes it on), then waits for their watchers\n"
+    "tj_stop_all() {\n"
+    "\t_k=0\n"
+    "\twhile [ \"$_k\" -lt \"$TJ_REPLICAS\" ]; do\n"
+    "\t\teval \"_l=\\$TJ_LIVE_$_k _p=\\$TJ_PID_$_k\"\n"
+    "\t\t[ \"$_l\" = 1 ] && kill -TERM \"$_p\" 2>/dev/null\n"
+    "\t\t_k=$((_k + 1))\n"
+    "\tdone\n"
+    "\t_k=0\n"
+    "\twhile [ \"$_k\" -lt \"$TJ_REPLICAS\" ]; do\n"
+    "\t\teval \"_l=\\$TJ_LIVE_$_k _p=\\$TJ_PID_$_k\"\n"
+    "\t\tif [ \"$_l\" = 1 ]; then\n"
+    "\t\t\twait \"$_p\" 2>/dev/null\n"
+    "\t\t\teval \"TJ_LIVE_$_k=0 TJ_GEN_$_k=\\$((TJ_GEN_$_k + 1))\" # its report is stale now\n"
+    "\t\t\tTJ_ALIVE=$((TJ_ALIVE - 1))\n"
+    "\t\tfi\n"
+    "\t\t_k=$((_k + 1))\n"
+    "\tdone\n"
+    "}\n"
+    "\n"
+    "tj_start_all() {\n"
+    "\t_i=0\n"
+    "\t_where=\n"
+    "\twhile [ \"$_i\" -lt \"$TJ_REPLICAS\" ]; do\n"
+    "\t\teval \"_where=\\\"\\$_where\\${_where:+, }\\$TJ_NAME_$_i on \\$TJ_NODE_$_i\\\"\"\n"
+    "\t\t_i=$((_i + 1))\n"
+    "\tdone\n"
+    "\ttj_event Normal Scheduled SCHEDULED \"\" \"placed: $_where\"\n"
+    "\t_i=0\n"
+    "\twhile [ \"$_i\" -lt \"$TJ_REPLICAS\" ]; do\n"
+    "\t\ttj_start \"$_i\"\n"
+    "\t\t_i=$((_i + 1))\n"
+    "\tdone\n"
+    "\tTJ_ALIVE=$TJ_REPLICAS\n"
+    "}\n"
+    "\n"
+    "# tj_on_signal: stop, cancel, preemption or a requeue: end the steps, record it, exit\n"
+    "tj_on_signal() {\n"
+    "\ttrap '' TERM INT\n"
+    "\ttj_event Normal Stopping STOPPED \"\" \"the job was stopped by Slurm (cancel, preemption or "
+    "requeue); stopping every worker\"\n"
+    "\ttj_stop_all\n"
+    "\t_k=0\n"
+    "\twhile [ \"$_k\" -lt \"$TJ_REPLICAS\" ]; do\n"
+    "\t\teval \"[ \\\"\\$TJ_PHASE_$_k\\\" = Running ] && TJ_PHASE_$_k=Failed TJ_SIG_$_k=15 "
+    "TJ_ENDED_$_k=\\$(tj_now) && tj_record $_k\"\n"
+    "\t\t_k=$((_k + 1))\n"
+    "\tdone\n"
+    "\texit 143\n"
+    "}\n"
+    "\n"
+    "# tj_requeue_away: the job continues without the nodes in TJ_MARKED. Slurm cannot\n"
+    "# move a running job, so a detached helper requeues it held, excludes the nodes\n"
+    "# once it is pending again and releases it (README's verified sequence); the\n"
+    "# supervisor then waits to be ended by the requeue.\n"
+    "tj_requeue_away() {\n"
+    "\t_ex=$(printf '%s' \"$TJ_MARKED\" | tr ' ' ',')\n"
+    "\t# double fork: the helper must not be a descendant of the batch shell, which\n"
+    "\t# the requeue ends (with proctrack/cgroup Slurm ends it anyway: see the report)\n"
+    "\t( setsid sh -c '\n"
+    "\t\tid=$1 ex=$2\n"
+    "\t\tscontrol requeuehold \"$id\" || exit 1\n"
+    "\t\ti=0\n"
+    "\t\twhile [ $i -lt 600 ]; do\n"
+    "\t\t\tcase $(scontrol show job -o \"$id\" 2>/dev/null) in *JobState=PENDING*) break ;; esac\n"
+    "\t\t\tsleep 0.5\n"
+    "\t\t\ti=$((i + 1))\n"
+    "\t\tdone\n"
+    "\t\tscontrol update JobId=\"$id\" ExcNodeList=\"$ex\"\n"
+    "\t\tscontrol release \"$id\"' tj-requeue \"$SLURM_JOB_ID\" \"$_ex\" </dev/null "
+    ">>\"$TJ_JOBDIR/requeue.log\" 2>&1 & )\n"
+    "\ttj_stop_all\n"
+    "\twhile :; do sleep 1; done\n"
+    "}\n"
+    "\n"
+    "# tj_decided I CODE: applies the fault policy to worker I that exited CODE (1..255)\n"
+    "tj_decided() {\n"
+    "\teval \"_name=\\$TJ_NAME_$1 _node=\\$TJ_NODE_$1\"\n"
+    "\ttj_decide \"$2\" \"$TJ_RESTARTS\" \"$_name\"\n"
+    "\teval \"TJ_RULE_$1=\\$TJ_D_RULEDESC\"\n"
+    "\t_extra=\"\\\"exit_code\\\":$2,\\\"action\\\":\\\"$TJ_D_ACTION\\\",\\\"restarts_used\\\":$TJ_"
+    "D_USED,\\\"restart_limit\\\":$TJ_LIMIT,\\\"node\\\":\\\"$_node\\\"\"\n"
+    "\t[ \"$TJ_D_RULE\" -gt 0 ] && _extra=\"$_extra,\\\"rule\\\":$TJ_D_RULE\"\n"
+    "\tcase \"$TJ_D_OUTCOME\" in\n"
+    "\tRESTART_POD) _reason=RestartPod ;;\n"
+    "\tRESTART_JOB) _reason=RestartJob ;;\n"
+    "\t*) _reason=FailJob ;;\n"
+    "\tesac\n"
+    "\t[ \"$TJ_D_LIMIT_REACHED\" = 1 ] && _reason=BackoffLimitExceeded\n"
+    "\tTJ_RESTARTS=$TJ_D_USED\n"
+    "\tif [ \"$TJ_D_MARK\" = 1 ]; then\n"
+    "\t\tcase \" $TJ_MARKED \" in *\" $_node \"*) ;; *) TJ_MARKED=\"$TJ_MARKED${TJ_MARKED:+ "
+    "}$_node\" ;; esac\n"
+    "\tfi\n"
+    "\ttj_save_state\n"
+    "\ttj_record \"$1\"\n"
+    "\ttj_event Warning \"$_reason\" FAULT \"$_name\" \"$TJ_D_TEXT\" \"$_extra\"\n"
+    "\tcase \"$TJ_D_OUTCOME\" in\n"
+    "\tRESTART_POD)\n"
+    "\t\tif [ \"$TJ_D_MARK\" = 1 ]; then\n"
+    "\t\t\ttj_event Warning NodeMarked NODE_MARKED \"$_name\" \"node $_node marked unschedulable "
+    "for this job\" \"\\\"node\\\":\\\"$_node\\\"\"\n"
+    "\t\t\ttj_requeue_away\n"
+    "\t\tfi\n"
+    "\t\teval \"TJ_RESTARTS_$1=\\$((TJ_RESTARTS_$1 + 1))\"\n"
+    "\t\ttj_start \"$1\"\n"
+    "\t\tTJ_ALIVE=$((TJ_ALIVE + 1))\n"
+    "\t\t;;\n"
+    "\tRESTART_JOB)\n"
+    "\t\ttj_stop_all\n"
+    "\t\t_k=0\n"
+    "\t\twhile [ \"$_k\" -lt \"$TJ_REPLICAS\" ]; do\n"
+    "\t\t\teval \"TJ_RESTARTS_$_k=\\$((TJ_RESTARTS_$_k + 1))\"\n"
+    "\t\t\t_k=$((_k + 1))\n"
+    "\t\tdone\n"
+    "\t\tif [ \"$TJ_D_MARK\" = 1 ]; then\n"
+    "\t\t\ttj_event Warning NodeMarked NODE_MARKED \"$_name\" \"node $_node marked unschedulable "
+    "for this job\" \"\\\"node\\\":\\\"$_node\\\"\"\n"
+    "\t\t\ttj_requeue_away\n"
+    "\t\tfi\n"
+    "\t\ttj_start_all\n"
+    "\t\t;;\n"
+    "\t*)\n"
+    "\t\ttj_stop_all\n"
+    "\t\ttj_event Warning Failed STATE \"\" \"job failed: $_name exited $2\"\n"
+    "\t\texit \"$2\"\n"
+    "\t\t;;\n"
+    "\tesac\n"
+    "}\n"
+    "\n"
+    "tj_main() {\n"
+    "\t[ -n \"${SLURM_JOB_ID:-}\" ] && [ -n \"${SLURM_JOB_NODELIST:-}\" ] || {\n"
+    "\t\techo \"trainjob supervisor: not inside a Slurm job (no SLURM_JOB_ID/SLURM_JOB_NODELIST)\" "
+    ">&2\n"
+    "\t\texit 2\n"
+    "\t}\n"
+    "\tTJ_SRUN=$(command -v srun) || { echo \"trainjob supervisor: no srun on PATH\" >&2; exit 2; "
+    "}\n"
+    "\tmkdir -p \"$TJ_JOBDIR/logs\" \"$TJ_JOBDIR/workers\" || exit 2\n"
+    "\tTJ_RUN=$(mktemp -d \"${TMPDIR:-/tmp}/trainjob-sup.XXXXXX\") || exit 2\n"
+    "\ttrap 'rm -rf \"$TJ_RUN\"' EXIT\n"
+    "\tmkfifo \"$TJ_RUN/fifo\" || exit 2\n"
+    "\texec 3<>\"$TJ_RUN/fifo\"\n"
+    "\ttj_load_state\n"
+    "\tTJ_RUNS=$((TJ_RUNS + 1))\n"
+    "\t_nodes=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\") || exit 2\n"
+    "\t_k=0\n"
+    "\tfor _n in $_nodes; do\n"
+    "\t\t[ \"$_k\" -lt \"$TJ_REPLICAS\" ] || break\n"
+    "\t\ttj_safe_word \"$_n\" || { echo \"trainjob supervisor: node name '$_n' is not usable\" "
+    ">&2; exit 2; }\n"
+    "\t\t_a=$(scontrol show node -o \"$_n\" 2>/dev/null | tr ' ' '\\n' | sed -n "
+    "'s/^NodeAddr=//p')\n"
+    "\t\ttj_safe_word \"$_a\" || _a=$_n\n"
+    "\t\teval \"TJ_NODE_$_k=\\$_n TJ_ADDR_$_k=\\$_a\"\n"
+    "\t\t_k=$((_k + 1))\n"
+    "\tdone\n"
+    "\tif [ \"$_k\" -lt \"$TJ_REPLICAS\" ]; then\n"
+    "\t\ttj_event Warning Failed STATE \"\" \"job failed: Slurm gave $_k node(s) for $TJ_REPLICAS "
+    "workers\"\n"
+    "\t\texit 2\n"
+    "\tfi\n"
+    "\t# MASTER_PORT (worker i listens on MASTER_PORT + i): apart for jobs sharing a host\n"
+    "\tTJ_MASTER_PORT=$((20000 + (SLURM_JOB_ID % 625) * 64))\n"
+    "\t: > \"$TJ_RUN/hostfile\"\n"
+    "\t_k=0\n"
+    "\twhile [ \"$_k\" -lt \"$TJ_REPLICAS\" ]; do\n"
+    "\t\teval \"echo \\\"\\$TJ_ADDR_$_k slots=1\\\"\" >> \"$TJ_RUN/hostfile\"\n"
+    "\t\teval \"TJ_GEN_$_k=0 TJ_LIVE_$_k=0 TJ_PHASE_$_k=Pending TJ_RESTARTS_$_k=0 TJ_EXIT_$_k= "
+    "TJ_SIG_$_k= TJ_RULE_$_k= TJ_STARTED_$_k= TJ_ENDED_$_k=\"\n"
+    "\t\t_k=$((_k + 1))\n"
+    "\tdone\n"
+    "\tmv -f \"$TJ_RUN/hostfile\" \"$TJ_JOBDIR/hostfile\"\n"
+    "\ttj_save_state\n"
+    "\ttrap tj_on_signal TERM INT\n"
+    "\ttj_start_all\n"
+    "\twhile [ \"$TJ_ALIVE\" -gt 0 ]; do\n"
+    "\t\tread -r _i _g _rc <&3 || continue\n"
+    "\t\teval \"_cur=\\$TJ_GEN_$_i\"\n"
+    "\t\t[ \"$_g\" = \"$_cur\" ] || continue # a step ended by a restart or a stop\n"
+    "\t\tTJ_ALIVE=$((TJ_ALIVE - 1))\n"
+    "\t\teval \"TJ_LIVE_$_i=0 TJ_ENDED_$_i=\\$(tj_now) TJ_EXIT_$_i=\\$_rc _name=\\$TJ_NAME_$_i\"\n"
+    "\t\t_m=$(tj_meaning \"$_rc\")\n"
+    "\t\tif [ \"$_rc\" -gt 128 ]; then eval \"TJ_SIG_$_i=$((_rc - 128))\"; fi\n"
+    "\t\tif [ \"$_rc\" = 0 ]; then\n"
+    "\t\t\teval \"TJ_PHASE_$_i=Succeeded\"\n"
+    "\t\t\ttj_record \"$_i\"\n"
+    "\t\t\ttj_event Normal WorkerSucceeded WORKER \"$_name\" \"$_name exited 0\" "
+    "\"\\\"exit_code\\\":0\"\n"
+    "\t\t\tcontinue\n"
+    "\t\tfi\n"
+    "\t\teval \"TJ_PHASE_$_i=Failed\"\n"
+    "\t\ttj_event Warning WorkerFailed WORKER \"$_name\" \"$_name exited $_rc${_m:+ ($_m)}\" "
+    "\"\\\"exit_code\\\":$_rc\"\n"
+    "\t\ttj_decided \"$_i\" \"$_rc\"\n"
+    "\tdone\n"
+    "\ttj_event Normal Succeeded STATE \"\" \"job succeeded: every worker exited 0\"\n"
+    "\texit 0\n"
+    "}\n"
+    "\n"
+    "# tj_decide CODE USED NAME: the fault policy, as engine/fault.c decides and words it.\n"
+    "# tj_match (above, from the job's rules) sets TJ_D_RULE TJ_D_ACTION TJ_D_MARKABLE "
+    "TJ_D_RULEDESC.\n"
+    "tj_decide() {\n"
+    "\ttj_match \"$1\"\n"
+    "\tTJ_D_USED=$2 TJ_D_MARK=0 TJ_D_LIMIT_REACHED=0\n"
+    "\tif [ \"$TJ_D_ACTION\" = FAIL_JOB ]; then\n"
+    "\t\tTJ_D_OUTCOME=FAIL_JOB\n"
+    "\telif [ \"$TJ_LIMIT\" = -1 ] || [ \"$2\" -lt \"$TJ_LIMIT\" ]; then\n"
+    "\t\tTJ_D_OUTCOME=$TJ_D_ACTION TJ_D_USED=$(($2 + 1)) TJ_D_MARK=$TJ_D_MARKABLE\n"
+    "\telse\n"
+    "\t\tTJ_D_OUTCOME=FAIL_JOB TJ_D_LIMIT_REACHED=1\n"
+    "\tfi\n"
+    "\t_dm=$(tj_meaning \"$1\")\n"
+    "\tTJ_D_TEXT=\"$3 exited $1${_dm:+ ($_dm)}: $TJ_D_RULEDESC\"\n"
+    "\tif [ \"$TJ_D_LIMIT_REACHED\" = 1 ]; then\n"
+    "\t\tTJ_D_TEXT=\"$TJ_D_TEXT, but the restart limit is reached ($2/$TJ_LIMIT); job failed\"\n"
+    "\telse\n"
+    "\t\tcase \"$TJ_D_OUTCOME\" in\n"
+    "\t\tRESTART_POD) TJ_D_TEXT=\"$TJ_D_TEXT; restarting $3\" ;;\n"
+    "\t\tRESTART_JOB) TJ_D_TEXT=\"$TJ_D_TEXT; restarting the job\" ;;\n"
+    "\t\t*) TJ_D_TEXT=\"$TJ_D_TEXT; job failed\" ;;\n"
+    "\t\tesac\n"
+    "\t\tif [ \"$TJ_LIMIT\" = -1 ]; then _dl=unlimited; else _dl=$TJ_LIMIT; fi\n"
+    "\t\tTJ_D_TEXT=\"$TJ_D_TEXT (restarts $TJ_D_USED/$_dl)\"\n"
+    "\tfi\n"
+    "\tif [ \"$TJ_D_MARK\" = 1 ]; then TJ_D_TEXT=\"$TJ_D_TEXT; node marked unschedulable for this "
+    "job\"; fi\n"
+    "}\n"
+    "\n"
+    "case \"${1:-}\" in\n"
+    "--tj-functions) ;; # sourced by the tests: the functions only\n"
+    "*) tj_main ;;\n"
+    "esac\n";
+
+/*
+ * What runs inside each step (argv: tj-worker SCRIPT): the device variables
+ * trainjobd sets, from the GPUs Slurm gave the step, then the startup script.
+ */
+static const char inner_script[] = "NVIDIA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-none}\n"
+                                   "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-}\n"
+                                   "export NVIDIA_VISIBLE_DEVICES CUDA_VISIBLE_DEVICES\n"
+                                   "exec /bin/sh -c \"$1\"\n";
+
+void slurm_shell_quote(struct strbuf *out, const char *s)
+{
+    strbuf_addc(out, '\'');
+    for (; s && *s; s++) {
+        if (*s == '\'')
+            strbuf_adds(out, "'\\''");
+        else
+            strbuf_addc(out, *s);
+    }
+    strbuf_addc(out, '\'');
+}
+
+/* A name used as one path component: [A-Za-z0-9._-], not starting with '.' or '-'. */
+static bool safe_component(const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n == 0 || n > 253 || s[0] == '.' || s[0] == '-')
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == '-'))
+            return false;
+    }
+    return true;
+}
+
+/*
+ * The jobs root: absolute, no control characters, and no '%' or '\' (srun
+ * expands them in --output paths), no "/../" component.
+ */
+static bool safe_root(const char *s)
+{
+    if (s == NULL || s[0] != '/')
+        return false;
+    for (const char *p = s; *p; p++) {
+        if ((unsigned char)*p < 0x20 || *p == 0x7f || *p == '%' || *p == '\\')
+            return false;
+        if (*p == '/' && p[1] == '.' && p[2] == '.' && (p[3] == '/' || p[3] == '\0'))
+            return false;
+    }
+    return true;
+}
+
+char *slurm_jobdir(const char *jobs_dir, const char *workspace, const char *name)
+{
+    if (!safe_root(jobs_dir) || !safe_component(workspace) || !safe_component(name))
+        return NULL;
+    size_t n = strlen(jobs_dir);
+    while (n > 1 && jobs_dir[n - 1] == '/')
+        n--;
+    return xasprintf("%.*s/%s/%s", (int)n, jobs_dir, workspace, name);
+}
+
+int slurm_script_replicas(const struct jobspec *job)
+{
+    const struct role *r = jobspec_worker(job);
+    if (r == NULL)
+        return 1;
+    if (r->has_total_replicas)
+        return r->total_replicas > 0 ? r->total_replicas : 1;
+    if (r->resource_spec_count && r->resource_spec[0].has_replicas)
+        return r->resource_spec[0].replicas > 0 ? r->resource_spec[0].replicas : 1;
+    return 1;
+}
+
+/* PyTorch-style jobs: a master, workers, and the MASTER_ADDR family of variables. */
+static bool is_pytorch_style(enum framework fw)
+{
+    return fw == FRAMEWORK_PYTORCH_DDP || fw == FRAMEWORK_PYTORCH || fw == FRAMEWORK_SENSEPARROTS ||
+           fw == FRAMEWORK_SENSEPARROTS_DDP;
+}
+
+void slurm_worker_name(const struct jobspec *job, int index, char *buf, size_t size)
+{
+    enum framework fw = job ? job->framework : FRAMEWORK_UNSPECIFIED;
+    if (size == 0)
+        return;
+    if (is_pytorch_style(fw) && index == 0)
+        snprintf(buf, size, "master-0");
+    else if (is_pytorch_style(fw))
+        snprintf(buf, size, "worker-%d", index - 1);
+    else if (fw == FRAMEWORK_TENSORFLOW_PS && index == 0)
+        snprintf(buf, size, "ps-0");
+    else if (fw == FRAMEWORK_TENSORFLOW_PS)
+        snprintf(buf, size, "worker-%d", index - 1);
+    else
+        snprintf(buf, size, "worker-%d", index);
+}
+
+/* The supervisor's word for the framework's variables (tj_worker_env). */
+static const char *framework_style(enum framework fw)
+{
+    if (is_pytorch_style(fw))
+        return "pytorch";
+    if (fw == FRAMEWORK_TENSORFLOW_PS)
+        return "tf_ps";
+    if (fw == FRAMEWORK_TENSORFLOW)
+        return "tf";
+    if (fw == FRAMEWORK_MPI)
+        return "mpi";
+    return "other";
+}
+
+static bool has_codes(const struct ft_rule *rule)
+{
+    return rule->exit_codes != NULL && rule->exit_codes[0] != '\0';
+}
+
+static const char *action_name(enum ft_action action)
+{
+    switch (action) {
+    case FT_ACTION_RESTART_POD:
+        return "RESTART_POD";
+    case FT_ACTION_FAIL_JOB:
+        return "FAIL_JOB";
+    default:
+        return "RESTART_JOB";
+    }
+}
+
+/* rule's exit codes as engine/fault.c quotes them: as written, ends trimmed, long lists cut. */
+static void add_rule_codes(struct strbuf *sb, const struct ft_rule *rule)
+{
+    if (!has_codes(rule)) {
+        strbuf_adds(sb, "any");
+        return;
+    }
+    const char *s = rule->exit_codes;
+    size_t n = strlen(s);
+    while (n > 0 && (*s == ' ' || *s == '\t'))
+        s++, n--;
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    if (n <= SHOWN_CODES_MAX) {
+        strbuf_add(sb, s, n);
+        return;
+    }
+    size_t cut = SHOWN_CODES_MAX;
+    while (cut > 0 && s[cut] != ',')
+        cut--;
+    if (cut == 0)
+        cut = SHOWN_CODES_MAX;
+    strbuf_add(sb, s, cut);
+    strbuf_adds(sb, ",…");
+}
+
+/* The job's backoff_limit as fault_decide counts it: absent section or value 0, below -1 is 0. */
+static int backoff_limit_of(const struct fault_tolerance *ft)
+{
+    if (ft->present && ft->has_backoff_limit && ft->backoff_limit >= -1)
+        return ft->backoff_limit;
+    return 0;
+}
+
+/*
+ * tj_match CODE: the first rule catching CODE (engine/fault.c's rule_matches:
+ * an empty list catches any code, an unparsable one none), as a `case`.
+ */
+static void render_match(struct strbuf *out, const struct fault_tolerance *ft)
+{
+    size_t count = ft->present ? ft->rule_count : 0;
+    strbuf_adds(out,
+                "# tj_match CODE: the job's fault rules, first match wins (ENGINE.md §Faults)\n"
+                "tj_match() {\n\tTJ_D_RULE=0 TJ_D_ACTION=RESTART_JOB TJ_D_MARKABLE=0 "
+                "TJ_D_RULEDESC=");
+    slurm_shell_quote(out, count ? "no rule matched, default RESTART_JOB"
+                                 : "no rules, default RESTART_JOB");
+    strbuf_adds(out, "\n\tcase \"$1\" in\n");
+    for (size_t i = 0; i < count; i++) {
+        const struct ft_rule *rule = &ft->rules[i];
+        struct exitcode_set set;
+        strbuf_addf(out, "\t# rule %zu: ", i + 1);
+        if (has_codes(rule) && exitcodes_parse(rule->exit_codes, &set, NULL) != 0) {
+            strbuf_adds(out, "its exit-code list does not parse: it never matches\n");
+            continue;
+        }
+        strbuf_adds(out, has_codes(rule) ? "its exit codes\n" : "any exit code\n\t");
+        if (has_codes(rule)) {
+            int n = 0;
+            strbuf_addc(out, '\t');
+            for (int c = 1; c <= 255; c++) {
+                if (!exitcodes_has(&set, c))
+                    continue;
+                if (n > 0 && n % 20 == 0)
+                    strbuf_adds(out, " | \\\n\t");
+                else if (n > 0)
+                    strbuf_addc(out, '|');
+                strbuf_addf(out, "%d", c);
+                n++;
+            }
+        } else {
+            strbuf_addc(out, '*');
+        }
+        enum ft_action action =
+            rule->action == FT_ACTION_UNSPECIFIED ? FT_ACTION_RESTART_JOB : rule->action;
+        struct strbuf desc = STRBUF_INIT;
+        strbuf_addf(&desc, "rule %zu (", i + 1);
+        add_rule_codes(&desc, rule);
+        strbuf_addf(&desc, " → %s) matched", action_name(action));
+        strbuf_addf(out,
+                    ")\n\t\tTJ_D_RULE=%zu TJ_D_ACTION=%s TJ_D_MARKABLE=%d TJ_D_RULEDESC=", i + 1,
+                    action_name(action), has_codes(rule) && rule->mark_node_unschedulable ? 1 : 0);
+        slurm_shell_quote(out, strbuf_str(&desc));
+        strbuf_adds(out, "\n\t\t;;\n");
+        strbuf_free(&desc);
+    }
+    strbuf_adds(out, "\tesac\n}\n\n");
+}
+
+/* tj_meaning CODE: api/exitcodes.c's meaning of an exit code, or nothing. */
+static void render_meanings(struct strbuf *out)
+{
+    strbuf_adds(out, "# tj_meaning CODE: what an exit code usually means (api/exitcodes.c)\n"
+                     "tj_meaning() {\n\tcase \"$1\" in\n");
+    for (int c = 1; c <= 255; c++) {
+        const char *m = exitcode_meaning(c);
+        if (m == NULL)
+            continue;
+        strbuf_addf(out, "\t%d) printf '%%s' ", c);
+        slurm_shell_quote(out, m);
+        strbuf_adds(out, " ;;\n");
+    }
+    strbuf_adds(out, "\tesac\n}\n\n");
+}
+
+/* Appends one gap line: "field: what Slurm does instead". */
+static void gap(struct strbuf *gaps, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void gap(struct strbuf *gaps, const char *field, const char *fmt, ...)
+{
+    va_list ap;
+    if (gaps == NULL)
+        return;
+    strbuf_addf(gaps, "%s: ", field);
+    va_start(ap, fmt);
+    strbuf_vaddf(gaps, fmt, ap);
+    va_end(ap);
+    strbuf_addc(gaps, '\n');
+}
+
+/* Every form rule the Slurm backend cannot honour as written, one line each. */
+static void render_gaps(const struct jobspec *job, const struct slurm_site *site,
+                        struct strbuf *gaps)
+{
+    const struct role *r = jobspec_worker(job);
+    const char *image = r ? r->image_path : NULL;
+    if (job->scheduling.present && job->scheduling.scoring_strategy != SCORING_UNSPECIFIED)
+        gap(gaps, "scheduling.scoring_strategy",
+            "%s is not applied: Slurm places jobs by the cluster's SelectType, not per job",
+            enum_name(&scoring_strategy_names, (int)job->scheduling.scoring_strategy));
+    if (job->resource_pool.present && job->resource_pool.vpc_id && job->resource_pool.vpc_id[0])
+        gap(gaps, "resource_pool.vpc_id", "ignored: a Slurm cluster has no VPCs");
+    if (job->resource_pool.present && job->resource_pool.zone && job->resource_pool.zone[0])
+        gap(gaps, "resource_pool.zone", "ignored: the partition is the only placement Slurm takes");
+    for (size_t i = 0; i < job->mount_count; i++) {
+        char field[64];
+        snprintf(field, sizeof field, "mount[%zu]", i);
+        gap(gaps, field,
+            "not mounted: Slurm workers see the shared filesystem as it is (volumes are paths "
+            "named in the context)");
+    }
+    if (image && image[0] && strcmp(image, SLURM_HOST_IMAGE) != 0 &&
+        !(site->launcher && site->launcher[0]))
+        gap(gaps, "roles[0].image_path",
+            "not used: the context names no container launcher, so workers run in the "
+            "node's own environment (" SLURM_HOST_IMAGE ")");
+    if (job->ssh.present && job->ssh.has_auto_key_setup && job->ssh.auto_key_setup)
+        gap(gaps, "ssh.auto_key_setup",
+            "no keys are set up: workers reach each other as the cluster allows its users");
+    if (job->barrier.present &&
+        ((job->barrier.has_enable_ethernet_ping && job->barrier.enable_ethernet_ping) ||
+         (job->barrier.has_enable_roce_mesh_ping && job->barrier.enable_roce_mesh_ping)))
+        gap(gaps, "barrier", "no ping checks run before the workers start");
+    if (job->async_checkpoint.present && job->async_checkpoint.has_max_ckpt_rounds)
+        gap(gaps, "async_checkpoint", "not provided by Slurm: ignored");
+    if (job->lme.present)
+        gap(gaps, "lme", "not provided by Slurm: ignored (use fault_tolerance rules)");
+    if (job->fine_tuning_specs && job->fine_tuning_specs[0])
+        gap(gaps, "fine_tuning_specs", "not provided by Slurm: ignored");
+    const struct fault_tolerance *ft = &job->fault_tolerance;
+    for (size_t i = 0; ft->present && i < ft->rule_count; i++) {
+        const struct ft_rule *rule = &ft->rules[i];
+        char field[64];
+        snprintf(field, sizeof field, "fault_tolerance.rules[%zu]", i);
+        if (rule->action == FT_ACTION_RESTART_POD && has_codes(rule) &&
+            rule->mark_node_unschedulable)
+            gap(gaps, field,
+                "RESTART_POD with mark_node_unschedulable requeues the whole job away from the "
+                "node: Slurm cannot move one worker of a running allocation");
+    }
+}
+
+/* The launcher's words with {image} replaced, each one quoted; nothing for the host image. */
+static void render_launcher(struct strbuf *out, const char *launcher, const char *image)
+{
+    if (!launcher || !launcher[0] || !image || !image[0] || strcmp(image, SLURM_HOST_IMAGE) == 0)
+        return;
+    const char *p = launcher;
+    while (*p) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        const char *end = p;
+        while (*end && *end != ' ' && *end != '\t')
+            end++;
+        struct strbuf word = STRBUF_INIT;
+        for (const char *q = p; q < end;) {
+            if ((size_t)(end - q) >= 7 && strncmp(q, "{image}", 7) == 0) {
+                strbuf_adds(&word, image);
+                q += 7;
+            } else {
+                strbuf_addc(&word, *q++);
+            }
+        }
+        slurm_shell_quote(out, strbuf_str(&word));
+        strbuf_addc(out, ' ');
+        strbuf_free(&word);
+        p = end;
+    }
+}
+
+int slurm_script_render(const struct jobspec *job, const struct slurm_site *site,
+                        struct strbuf *script, struct strbuf *gaps, struct api_error *err)
+{
+    if (!safe_component(job->name))
+        return api_error_set(err, 400, "tjInvalidField", "name",
+                             "the job name must be letters, digits, '.', '_' and '-' to name "
+                             "its directory on the cluster");
+    char *dir = slurm_jobdir(site->jobs_dir, site->workspace, job->name);
+    if (dir == NULL)
+        return api_error_set(err, 400, "tjInvalidField", "workspace_name",
+                             "no job directory: the jobs directory must be an absolute path "
+                             "without '%%', '\\' or '..', and the workspace a plain name");
+    int replicas = slurm_script_replicas(job);
+    if (replicas > SLURM_MAX_REPLICAS) {
+        free(dir);
+        return api_error_set(err, 400, "tjInvalidField", "roles[0].total_replicas",
+                             "%d workers: a Slurm job supervises at most %d", replicas,
+                             SLURM_MAX_REPLICAS);
+    }
+    for (size_t i = 0; i < job->env_count; i++) {
+        char buf[128], field[64];
+        const char *key = job->env[i].key;
+        const char *why = validate_env_name(key, buf, sizeof buf);
+        if (why == NULL && strncmp(key, "TJ_", 3) == 0)
+            why = "TJ_ names are the Slurm supervisor's own; choose another name";
+        if (why != NULL) {
+            snprintf(field, sizeof field, "env[%zu].key", i);
+            free(dir);
+            return api_error_set(err, 400, "tjInvalidField", field, "%s", why);
+        }
+    }
+    const struct role *r = jobspec_worker(job);
+    const char *image = r ? r->image_path : NULL;
+
+    strbuf_adds(script, "#!/bin/sh\n");
+    strbuf_adds(script, "# The trainjob supervisor of one job (generated by trainjob, "
+                        "api/slurm_script.c).\n"
+                        "# Slurm runs it on the first node of the allocation: it starts one "
+                        "srun step per\n"
+                        "# worker, and when one fails applies the job's fault rules as "
+                        "trainjobd does.\n"
+                        "# Its exit status is the job's outcome. Records: the job directory "
+                        "below.\n");
+    strbuf_adds(script, "set -u\n");
+    strbuf_adds(script, "TJ_JOB=");
+    slurm_shell_quote(script, job->name);
+    strbuf_adds(script, "\nTJ_JOBDIR=");
+    slurm_shell_quote(script, dir);
+    strbuf_addf(script, "\nTJ_REPLICAS=%d\nTJ_STYLE=%s\nTJ_LIMIT=%d\n", replicas,
+                framework_style(job->framework), backoff_limit_of(&job->fault_tolerance));
+    for (int i = 0; i < replicas; i++) {
+        char name[64];
+        slurm_worker_name(job, i, name, sizeof name);
+        strbuf_addf(script, "TJ_NAME_%d=%s\n", i, name);
+    }
+    strbuf_adds(script, "# the startup script, run by /bin/sh -c in each worker\nTJ_SCRIPT=");
+    slurm_shell_quote(script, r && r->startup_script ? r->startup_script : "true");
+    strbuf_adds(script, "\nTJ_INNER=");
+    slurm_shell_quote(script, inner_script);
+    strbuf_adds(script, "\n\n# tj_user_env: the job's variables, last (as trainjobd sets them)\n"
+                        "tj_user_env() {\n");
+    for (size_t i = 0; i < job->env_count; i++) {
+        strbuf_adds(script, "\texport ");
+        slurm_shell_quote(script, job->env[i].key);
+        strbuf_addc(script, '=');
+        slurm_shell_quote(script, job->env[i].value ? job->env[i].value : "");
+        strbuf_addc(script, '\n');
+    }
+    strbuf_adds(script, "\t:\n}\n\n"
+                        "# tj_srun SRUN-OPTIONS...: one worker's step (the launcher, then "
+                        "the step's own sh)\n"
+                        "tj_srun() {\n\t\"$TJ_SRUN\" \"$@\" ");
+    render_launcher(script, site->launcher, image);
+    strbuf_adds(script, "/bin/sh -c \"$TJ_INNER\" tj-worker \"$TJ_SCRIPT\" 3>&-\n}\n\n");
+    render_match(script, &job->fault_tolerance);
+    render_meanings(script);
+    strbuf_adds(script, supervisor_body);
+    render_gaps(job, site, gaps);
+    free(dir);
+    return 0;
+}

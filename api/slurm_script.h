@@ -1,0 +1,74 @@
+/*
+ * slurm_script: the batch script of a trainjob job on Slurm, and the job
+ * directory it keeps on the shared filesystem.
+ *
+ * The batch script is the job's supervisor (POSIX sh, run by Slurm on the
+ * first node of the allocation): it starts one `srun` step per worker with
+ * the framework variables trainjobd gives (engine/worker_env.h), waits for
+ * them, and when a worker fails applies the job's fault rules exactly as
+ * trainjobd does (ENGINE.md §Faults, engine/fault.c): first match wins, else
+ * RESTART_JOB; RESTART_POD reruns that worker's step only; RESTART_JOB ends and
+ * reruns every step; FAIL_JOB ends the job; backoff_limit counted across
+ * requeues in state.json; mark_node_unschedulable requeues the job away from
+ * the node. Its exit status is the job's outcome (the failing worker's code).
+ *
+ * Everything taken from the job (names, the startup script, variables, the
+ * image) is single-quoted in the script: no job text is ever parsed by a shell.
+ *
+ * The job directory "$jobs_dir/<workspace>/<job-name>/" (written by the job's
+ * own user, so hostile to its readers):
+ *   job.json               the job as submitted (written by the driver)
+ *   events.jsonl           one JSON object per line, appended by the supervisor:
+ *                          {"time","type":"Normal|Warning","reason","kind","message",
+ *                           "worker"?, "exit_code"?, "rule"?, "action"?,
+ *                           "restarts_used"?, "restart_limit"?, "node"?}
+ *                          kind is api/jobstatus.h's job_event_kind name
+ *   workers/<name>.json    {"name","index","node","phase","restarts","exit_code",
+ *                           "signal","rule","started","ended"}, replaced atomically
+ *   logs/<name>.log        the worker's stdout and stderr, appended across restarts
+ *   state.json             {"restarts","marked":[nodes],"runs","slurm_job_id"}
+ *   hostfile               the MPI hostfile ("addr slots=1" per worker)
+ *
+ * Called by the Slurm driver (api/slurm.c) to submit and by `trainjob render
+ * --target slurm`; api/ only (engine/ is not used: tests/test_slurm_script.c
+ * checks that the names, variables and fault decisions agree with trainjobd's).
+ */
+#ifndef API_SLURM_SCRIPT_H
+#define API_SLURM_SCRIPT_H
+
+#include "api/apierror.h"
+#include "api/jobspec.h"
+#include "util/strbuf.h"
+
+struct slurm_site {       /* from the context and the catalog */
+    const char *jobs_dir; /* shared filesystem root for job directories */
+    const char *workspace;
+    const char
+        *launcher; /* NULL/"" = host; else a template with {image}, e.g. "apptainer exec {image}" */
+};
+
+/* The image that means "the node's own environment, no container". */
+#define SLURM_HOST_IMAGE "local/host"
+
+/*
+ * The batch script for job: a POSIX sh supervisor that runs one srun step per
+ * worker and applies the job's fault rules; gaps (may be NULL) gets one line
+ * per form rule Slurm cannot honour as written. Returns 0, or -1 with err set
+ * (status 400, the field named) when the job cannot be run as written.
+ */
+int slurm_script_render(const struct jobspec *job, const struct slurm_site *site,
+                        struct strbuf *script, struct strbuf *gaps, struct api_error *err);
+
+/* "$jobs_dir/<workspace>/<name>" (caller frees); NULL when a name is not a safe path component. */
+char *slurm_jobdir(const char *jobs_dir, const char *workspace, const char *name);
+
+/* The job's worker count: roles[0].total_replicas, else the first spec's replicas, else 1. */
+int slurm_script_replicas(const struct jobspec *job);
+
+/* Worker index's name, as trainjobd names it (engine/worker_env.c's worker_name). */
+void slurm_worker_name(const struct jobspec *job, int index, char *buf, size_t size);
+
+/* Appends s to out as one single-quoted shell word ('\'' for each quote). */
+void slurm_shell_quote(struct strbuf *out, const char *s);
+
+#endif
