@@ -747,6 +747,40 @@ static bool stored_job(const char *dir, struct jobspec *out)
     return ok;
 }
 
+static size_t workers_from_dir(const char *dir, struct worker_list *out);
+
+/* state.json's "restarts": the fault-tolerance restarts the supervisor used; -1 when unknown. */
+static int32_t restarts_used(const char *dir)
+{
+    struct strbuf sb = STRBUF_INIT;
+    int32_t n = -1;
+    if (read_job_file(dir, NULL, "state.json", WORKER_FILE_MAX, false, &sb) == 0) {
+        json_t *j = json_loadb(sb.buf ? sb.buf : "", sb.len, 0, NULL);
+        const json_t *v = json_object_get(j, "restarts");
+        if (json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) < 1000000)
+            n = (int32_t)json_integer_value(v);
+        json_decref(j);
+    }
+    strbuf_free(&sb);
+    return n;
+}
+
+/* Running workers, from the records (else every allocated node of a running job). */
+static int32_t ready_count(const char *dir, const struct slurm_job *sj)
+{
+    struct worker_list w;
+    memset(&w, 0, sizeof w);
+    int32_t n = 0;
+    if (workers_from_dir(dir, &w) > 0) {
+        for (size_t i = 0; i < w.count; i++)
+            n += w.workers[i].phase == WORKER_RUNNING;
+    } else if (is(sj->state, "RUNNING")) {
+        n = (int32_t)sj->alloc_count;
+    }
+    worker_list_free(&w);
+    return n;
+}
+
 /* The job as trainjob shows it: job.json (when readable) plus Slurm's view of it. */
 static void make_job(struct backend *b, const char *name, const struct slurm_job *sj,
                      struct jobspec *out)
@@ -755,7 +789,6 @@ static void make_job(struct backend *b, const char *name, const struct slurm_job
     char *dir = slurm_jobdir(driver(b)->jobs_dir, b->target.workspace, name);
     if (dir)
         stored_job(dir, out);
-    free(dir);
     free(out->name);
     out->name = xstrdup(name);
     free(out->workspace_name);
@@ -765,9 +798,23 @@ static void make_job(struct backend *b, const char *name, const struct slurm_job
     free(out->state_message);
     out->state_message = NULL;
     if (sj == NULL) {
-        out->state = JOB_STATE_UNSPECIFIED;
+        /* Gone from slurmctld (MinJobAge): the supervisor's records say how it ended. */
+        struct worker_list w;
+        memset(&w, 0, sizeof w);
+        size_t ok = 0, failed = 0, n = dir ? workers_from_dir(dir, &w) : 0;
+        for (size_t i = 0; i < n; i++) {
+            ok += w.workers[i].phase == WORKER_SUCCEEDED;
+            failed += w.workers[i].phase == WORKER_FAILED;
+        }
+        worker_list_free(&w);
+        out->state = failed         ? JOB_STATE_FAILED
+                     : n && ok == n ? JOB_STATE_SUCCEEDED
+                                    : JOB_STATE_UNSPECIFIED;
         out->state_message =
-            xstrdup("Slurm no longer reports this job (it ended more than MinJobAge ago)");
+            xstrdup(out->state == JOB_STATE_UNSPECIFIED
+                        ? "Slurm no longer reports this job (it ended more than MinJobAge ago)"
+                        : "ended (from its workers' records: Slurm no longer reports the job)");
+        free(dir);
         return;
     }
     free(out->id);
@@ -777,14 +824,20 @@ static void make_job(struct backend *b, const char *name, const struct slurm_job
     if (msg.len)
         out->state_message = strbuf_detach(&msg, NULL);
     strbuf_free(&msg);
+    int32_t used = dir ? restarts_used(dir) : -1;
     out->has_restart_count = true;
-    out->restart_count = sj->restarts;
+    out->restart_count = used >= 0 ? used : 0;
+    if (out->state == JOB_STATE_RUNNING && dir) {
+        out->has_ready_workers = true;
+        out->ready_workers = ready_count(dir, sj);
+    }
     free(out->create_time);
     out->create_time = rfc3339(sj->submit_time);
     free(out->start_time);
     out->start_time = out->state == JOB_STATE_QUEUEING ? NULL : rfc3339(sj->start_time);
     free(out->complete_time);
     out->complete_time = slurm_job_ended(sj) ? rfc3339(sj->end_time) : NULL;
+    free(dir);
 }
 
 /* The names of the workspace's job directories holding a job.json (at most cap). */
@@ -1035,7 +1088,14 @@ static enum backend_status slurm_workers(struct backend *b, const char *name,
         return st;
     }
     const struct slurm_job *sj = found_job(b, &f, name);
-    if (workers_from_dir(dir, out) == 0 && sj) {
+    if (workers_from_dir(dir, out) > 0 && sj && !slurm_job_ended(sj)) {
+        /* The records say what ran; the allocation says which GPUs each node gave. */
+        for (size_t i = 0; i < out->count; i++)
+            for (size_t k = 0; k < sj->alloc_count && !out->workers[i].devices; k++)
+                if (out->workers[i].node_name && sj->alloc[k].gpus &&
+                    strcmp(out->workers[i].node_name, sj->alloc[k].node) == 0)
+                    out->workers[i].devices = xstrdup(sj->alloc[k].gpus);
+    } else if (out->count == 0 && sj) {
         /* No records yet: one worker per allocated node, from Slurm's allocation. */
         struct jobspec job;
         jobspec_init(&job);
@@ -1475,6 +1535,7 @@ static const char *qos_for(const json_t *qos, const struct jobspec *job)
 struct site_conf {
     const char *jobs_dir, *workspace, *launcher;
     const json_t *qos;
+    bool idle_pool; /* the partition requeues or cancels preempted jobs */
 };
 
 /* The submit of job: its script rendered by slurm_script_render, its resources from spec. */
@@ -1537,7 +1598,7 @@ static int build_submit(const struct slurm_shape *shape, const struct site_conf 
         .cpus_per_task = spec ? spec->vcpus : 0,
         .memory_mb = spec ? spec->memory_mib : 0,
         /* Idle jobs come back after preemption; marking a node needs a requeue too. */
-        .requeue = jobspec_is_idle(job) || marks,
+        .requeue = jobspec_is_idle(job) || c->idle_pool || marks,
         .env = env,
         .env_count = ne,
     };
@@ -1661,6 +1722,34 @@ static const struct catalog_spec *job_spec(const struct catalog *cat, const stru
 }
 
 /*
+ * The nodes the supervisor marked unschedulable for this job (state.json's
+ * "marked"), as "n1,n3" for exclude_nodes; NULL when none. A name that is
+ * not a plain node name is skipped: the file is the job's to write.
+ */
+static char *marked_nodes(const char *dir)
+{
+    struct strbuf sb = STRBUF_INIT, out = STRBUF_INIT;
+    if (read_job_file(dir, NULL, "state.json", WORKER_FILE_MAX, false, &sb) == 0) {
+        json_t *j = json_loadb(sb.buf ? sb.buf : "", sb.len, 0, NULL);
+        size_t i;
+        json_t *v;
+        json_array_foreach(json_object_get(j, "marked"), i, v)
+        {
+            const char *n = json_string_value(v);
+            if (i < 64 && safe_component(n))
+                strbuf_addf(&out, "%s%s", out.len ? "," : "", n);
+        }
+        json_decref(j);
+    }
+    strbuf_free(&sb);
+    if (out.len == 0) {
+        strbuf_free(&out);
+        return NULL;
+    }
+    return strbuf_detach(&out, NULL);
+}
+
+/*
  * Submits job (create, or start = the stored job again): its directory,
  * job.json, the rendered script, POST job/submit. A name with a Slurm job
  * still alive is refused; create also refuses a name whose directory exists.
@@ -1698,9 +1787,16 @@ static enum backend_status submit(struct backend *b, const struct jobspec *job, 
         (spec = job_spec(&cat, job, err)) == NULL)
         st = BACKEND_REJECTED;
     json_t *body = NULL;
-    struct site_conf site = {s->jobs_dir, b->target.workspace, s->launcher, s->qos};
-    if (st == BACKEND_OK && build_submit(s->shape, &site, job, spec, NULL, &body, NULL, err) != 0)
+    struct site_conf site = {s->jobs_dir, b->target.workspace, s->launcher, s->qos, false};
+    const struct catalog_pool *pool =
+        catalog_pool(&cat, job->resource_pool.name ? job->resource_pool.name : "");
+    site.idle_pool = pool && pool->type == POOL_IDLE;
+    /* A start keeps away from the nodes the job marked (the supervisor's state.json). */
+    char *exclude = fresh ? NULL : marked_nodes(dir);
+    if (st == BACKEND_OK &&
+        build_submit(s->shape, &site, job, spec, exclude, &body, NULL, err) != 0)
         st = BACKEND_REJECTED;
+    free(exclude);
     if (st == BACKEND_OK && make_job_dir(s, dir, err) != 0)
         st = BACKEND_REJECTED;
     if (st == BACKEND_OK) {
@@ -2042,7 +2138,7 @@ int slurm_render(const struct jobspec *job, const struct context *c, const char 
     const char *workspace = job->workspace_name ? job->workspace_name
                             : c && c->workspace ? c->workspace
                                                 : "default";
-    struct site_conf site = {jobs_dir, workspace, c ? c->launcher : NULL, c ? c->qos : NULL};
+    struct site_conf site = {jobs_dir, workspace, c ? c->launcher : NULL, c ? c->qos : NULL, false};
     /* The spec as its name says ("gpu-2": 2 GPUs); CPUs and memory come from the cluster. */
     struct catalog_spec spec;
     memset(&spec, 0, sizeof spec);

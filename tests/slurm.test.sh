@@ -142,3 +142,37 @@ if [ -e "$TJ_SLURM_JOBS_DIR/default/long" ]; then fail "...and removes the job d
 run tj --context lab-tcp get jobs
 expect_rc "a wrong token fails" 1
 expect_grep "...as authentication failed, naming the context" "$TMP/err" "context 'lab-tcp': authentication failed"
+
+# A standard job preempts an idle one: the idle job goes back to QUEUEING,
+# "preempted", and runs again once the standard job is done.
+cat >"$TMP/sweep.yaml" <<'EOF2'
+workspace_name: default
+name: sweep
+display_name: sweep
+framework: PYTORCH
+resource_pool:
+  name: idle
+  zone: z
+  vpc_id: v
+scheduling:
+  quota_type: SPOT
+  preemptible: true
+roles:
+  - total_replicas: 3
+    resource_spec:
+      - name: gpu-8
+    image_path: local/host
+    startup_script: sleep 300
+EOF2
+sed -e 's/^name: ddp/name: urgent/' -e 's/^display_name: ddp/display_name: urgent/' \
+    -e 's/total_replicas: 2/total_replicas: 1/' -e 's/gpu-2/gpu-8/' "$TMP/ddp.yaml" >"$TMP/urgent.yaml"
+run tj submit -f "$TMP/sweep.yaml"
+expect_rc "an idle job is submitted" 0
+expect_state "...and runs on every GPU" sweep RUNNING 30
+run tj submit -f "$TMP/urgent.yaml"
+expect_rc "a standard job is submitted" 0
+expect_state "...the idle job is preempted back to QUEUEING" sweep QUEUEING 30
+run tj get job sweep -o json
+expect_grep "...saying it was preempted" "$TMP/out" "preempted"
+expect_state "...the standard job runs and succeeds" urgent SUCCEEDED 60
+expect_state "...and the idle job runs again" sweep RUNNING 60
