@@ -1301,68 +1301,127 @@ static int open_log(const char *dir, const char *worker)
     return fd;
 }
 
-static enum backend_status slurm_logs(struct backend *b, const char *name, const char *worker,
-                                      long tail, bool follow, backend_data_fn fn, void *ctx,
-                                      struct api_error *err)
+/* A worker's log being read: opened when it appears, its tail first, then what is added. */
+struct log_follow {
+    struct backend *b;
+    char *name, *worker, *dir;
+    long tail;
+    bool follow;
+    int fd;                /* -1 until the log exists */
+    int64_t open_deadline; /* a follow waits this long for the log to appear */
+    int64_t next_state;    /* when to ask Slurm again whether the job ended */
+    int quiet_after_end;   /* -1 while the job runs; then quiet steps since it ended */
+};
+
+static void log_follow_free(void *p)
+{
+    struct log_follow *f = p;
+    if (f == NULL)
+        return;
+    if (f->fd >= 0)
+        close(f->fd);
+    free(f->name);
+    free(f->worker);
+    free(f->dir);
+    free(f);
+}
+
+static struct log_follow *log_follow_new(struct backend *b, const char *name, const char *worker,
+                                         long tail, bool follow, struct api_error *err)
 {
     if (!safe_component(worker)) {
         api_error_set(err, 400, "InvalidWorker", "worker", "'%s' is not a worker name",
                       worker ? worker : "");
-        return BACKEND_REJECTED;
+        return NULL;
     }
     char *dir = job_dir(b, name, err);
     if (dir == NULL)
-        return BACKEND_REJECTED;
-    int fd = -1;
-    int64_t deadline = time_now_ms() + 60000; /* a follow waits this long for the log to appear */
-    while ((fd = open_log(dir, worker)) < 0) {
-        if (!follow || time_now_ms() > deadline) {
-            api_error_set(err, 404, "NotFound", "worker", "no log of worker '%s' of job '%s' yet",
-                          worker, name);
-            free(dir);
-            return BACKEND_REJECTED;
-        }
-        poll(NULL, 0, FOLLOW_POLL_MS);
-    }
-    struct stat st;
-    fstat(fd, &st);
-    off_t start = st.st_size > (off_t)LOG_TAIL_MAX ? st.st_size - (off_t)LOG_TAIL_MAX : 0;
-    struct strbuf sb = STRBUF_INIT;
-    lseek(fd, start, SEEK_SET);
+        return NULL;
+    struct log_follow *f = xcalloc(1, sizeof *f);
+    f->b = b;
+    f->name = xstrdup(name);
+    f->worker = xstrdup(worker);
+    f->dir = dir;
+    f->tail = tail;
+    f->follow = follow;
+    f->fd = -1;
+    f->open_deadline = time_now_ms() + 60000;
+    f->next_state = time_now_ms() + FOLLOW_STATE_MS;
+    f->quiet_after_end = -1;
+    return f;
+}
+
+/*
+ * One step of reading a log: open it (handing on its last tail lines), hand
+ * on what was added, and every FOLLOW_STATE_MS ask Slurm whether the job
+ * ended; a follow ends a few quiet steps after the job did. Returns true
+ * when the stream is over (*st says how), false to step again after
+ * FOLLOW_POLL_MS. Shared by the blocking call and the TUI's timer.
+ */
+static bool log_step(struct log_follow *f, backend_data_fn fn, void *ctx, enum backend_status *st,
+                     struct api_error *err)
+{
+    *st = BACKEND_OK;
     char buf[65536];
     ssize_t n;
-    while ((n = read(fd, buf, sizeof buf)) > 0)
-        strbuf_add(&sb, buf, (size_t)n);
-    int stop = emit_tail(sb.buf ? sb.buf : "", sb.len, tail, fn, ctx);
-    strbuf_free(&sb);
-    enum backend_status rc = BACKEND_OK;
-    int64_t next_state = time_now_ms() + FOLLOW_STATE_MS;
-    int quiet_after_end = -1;
-    while (follow && !stop) {
-        n = read(fd, buf, sizeof buf);
-        if (n > 0) {
-            stop = fn(ctx, buf, (size_t)n);
-            continue;
+    if (f->fd < 0) {
+        f->fd = open_log(f->dir, f->worker);
+        if (f->fd < 0) {
+            if (f->follow && time_now_ms() <= f->open_deadline)
+                return false;
+            api_error_set(err, 404, "NotFound", "worker", "no log of worker '%s' of job '%s' yet",
+                          f->worker, f->name);
+            *st = BACKEND_REJECTED;
+            return true;
         }
+        struct stat s;
+        off_t size = fstat(f->fd, &s) == 0 ? s.st_size : 0;
+        off_t start = size > (off_t)LOG_TAIL_MAX ? size - (off_t)LOG_TAIL_MAX : 0;
+        struct strbuf sb = STRBUF_INIT;
+        if (lseek(f->fd, start, SEEK_SET) == start)
+            while (sb.len < LOG_TAIL_MAX && (n = read(f->fd, buf, sizeof buf)) > 0)
+                strbuf_add(&sb, buf, (size_t)n);
+        int stop = emit_tail(sb.buf ? sb.buf : "", sb.len, f->tail, fn, ctx);
+        strbuf_free(&sb);
+        if (stop || !f->follow)
+            return true;
+    }
+    for (int i = 0; i < 64; i++) { /* bounded: a log written faster than read yields the loop */
+        n = read(f->fd, buf, sizeof buf);
         if (n < 0 && errno == EINTR)
             continue;
-        if (quiet_after_end >= 0 && quiet_after_end++ >= 2)
-            break; /* the job ended and the log stayed quiet: the stream ends */
-        if (time_now_ms() >= next_state && quiet_after_end < 0) {
-            next_state = time_now_ms() + FOLLOW_STATE_MS;
-            struct jobspec j;
-            struct api_error e;
-            if (slurm_get(b, name, &j, &e) == BACKEND_OK &&
-                (j.state == JOB_STATE_SUCCEEDED || j.state == JOB_STATE_FAILED ||
-                 j.state == JOB_STATE_SUSPENDED || j.state == JOB_STATE_UNSPECIFIED))
-                quiet_after_end = 0;
-            jobspec_free(&j);
-        }
-        poll(NULL, 0, FOLLOW_POLL_MS);
+        if (n <= 0)
+            break;
+        if (fn(ctx, buf, (size_t)n))
+            return true;
     }
-    close(fd);
-    free(dir);
-    return rc;
+    if (f->quiet_after_end >= 0 && f->quiet_after_end++ >= 2)
+        return true; /* the job ended and its log stayed quiet */
+    if (f->quiet_after_end < 0 && time_now_ms() >= f->next_state) {
+        f->next_state = time_now_ms() + FOLLOW_STATE_MS;
+        struct jobspec j;
+        struct api_error e;
+        if (slurm_get(f->b, f->name, &j, &e) == BACKEND_OK &&
+            (j.state == JOB_STATE_SUCCEEDED || j.state == JOB_STATE_FAILED ||
+             j.state == JOB_STATE_SUSPENDED || j.state == JOB_STATE_UNSPECIFIED))
+            f->quiet_after_end = 0;
+        jobspec_free(&j);
+    }
+    return false;
+}
+
+static enum backend_status slurm_logs(struct backend *b, const char *name, const char *worker,
+                                      long tail, bool follow, backend_data_fn fn, void *ctx,
+                                      struct api_error *err)
+{
+    struct log_follow *f = log_follow_new(b, name, worker, tail, follow, err);
+    if (f == NULL)
+        return BACKEND_REJECTED;
+    enum backend_status st;
+    while (!log_step(f, fn, ctx, &st, err))
+        poll(NULL, 0, FOLLOW_POLL_MS);
+    log_follow_free(f);
+    return st;
 }
 
 /* ---- catalog -------------------------------------------------------------- */
@@ -2003,8 +2062,9 @@ static enum backend_status slurm_delete(struct backend *b, const char *const *na
 /*
  * The TUI's calls: slurmrestd answers a call in tens of milliseconds, so a
  * call is made at once and its reply handed back from the loop (never from
- * inside send). A log is its tail (the logs pane polls); there is no watch
- * stream (the TUI polls the list, one GET /jobs per refresh).
+ * inside send). A log is followed on the loop's timer (the file read every
+ * FOLLOW_POLL_MS); there is no watch stream (the TUI polls the list, one
+ * GET /jobs per refresh).
  */
 static int collect_data(void *ctx, const char *data, size_t len)
 {
@@ -2016,6 +2076,20 @@ static void call_end(void *ctx)
     struct backend_call *c = ctx;
     c->timer = 0;
     backend_call_done(c);
+}
+
+/* A followed log's next step, from the loop: its data to the caller, then again or the end. */
+static void follow_tick(void *ctx)
+{
+    struct backend_call *c = ctx;
+    c->timer = 0;
+    enum backend_status st;
+    if (log_step(c->driver_data, collect_data, c, &st, &c->reply.err) || c->cancelled) {
+        c->reply.status = st;
+        backend_call_done(c);
+        return;
+    }
+    c->timer = loop_add_timer(http_multi_loop(c->m), FOLLOW_POLL_MS, follow_tick, c);
 }
 
 static void slurm_send(struct backend *b, struct http_multi *m, struct backend_call *c)
@@ -2051,9 +2125,18 @@ static void slurm_send(struct backend *b, struct http_multi *m, struct backend_c
     case BACKEND_OP_CREATE:
         r->status = slurm_create(b, rq->job, &r->job, err);
         break;
-    case BACKEND_OP_LOGS:
-        r->status = slurm_logs(b, rq->name, rq->worker, rq->tail, false, collect_data, c, err);
-        break;
+    case BACKEND_OP_LOGS: {
+        /* Followed on the loop's timer: the file is read every FOLLOW_POLL_MS. */
+        struct log_follow *f = log_follow_new(b, rq->name, rq->worker, rq->tail, rq->follow, err);
+        if (f == NULL) {
+            r->status = BACKEND_REJECTED;
+            break;
+        }
+        c->driver_data = f;
+        c->driver_free = log_follow_free;
+        c->timer = loop_add_timer(http_multi_loop(m), 0, follow_tick, c);
+        return;
+    }
     case BACKEND_OP_WATCH:
         r->status = backend_unsupported(b, "watching jobs", err);
         break;

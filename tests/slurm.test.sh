@@ -107,6 +107,17 @@ run tj describe job ddp
 expect_rc "describe works on a Slurm job" 0
 expect_grep "...and shows its events" "$TMP/out" "submitted as Slurm job"
 
+# logs -f follows a running worker until its job ends
+sed -e 's/^name: ddp/name: fl/' -e 's/^display_name: ddp/display_name: fl/' -e 's/total_replicas: 2/total_replicas: 1/' \
+    "$TMP/ddp.yaml" >"$TMP/fl.yaml"
+run tj submit -f "$TMP/fl.yaml"
+expect_rc "a 1-replica job is submitted" 0
+start=$(date +%s)
+run timeout 90 "$TRAINJOB_BIN" logs fl -w master-0 -f
+expect_rc "logs -f follows the worker and returns when the job ends" 0
+expect_grep "...with the lines written while it ran" "$TMP/out" "rank 0 done"
+if [ $(($(date +%s) - start)) -ge 3 ]; then pass "...having waited for them"; else fail "...having waited for them" "returned after $(($(date +%s) - start)) s"; fi
+
 # stop → SUSPENDED, start → running again
 sed -e 's/^name: ddp/name: long/' -e 's/^display_name: ddp/display_name: long/' \
     -e 's/sleep 4/sleep 300/' "$TMP/ddp.yaml" >"$TMP/long.yaml"
