@@ -25,6 +25,7 @@
 
 #include "api/backend.h"
 #include "api/context.h"
+#include "api/finding.h"
 #include "api/http.h"
 #include "api/slurm.h"
 #include "api/slurm_shapes.h"
@@ -520,10 +521,64 @@ static void render_prints_the_request_the_script_and_the_gaps(void **state)
     jobspec_free(&job);
 }
 
+/* ---- the context -------------------------------------------------------------- */
+
+static int parse(const char *yaml, struct context_file *cf, struct findings *fs)
+{
+    return context_file_parse(yaml, strlen(yaml), cf, fs);
+}
+
+static void a_slurm_context_names_what_the_driver_needs(void **state)
+{
+    (void)state;
+    struct context_file cf;
+    struct findings fs = FINDINGS_INIT;
+    assert_int_equal(parse("contexts:\n"
+                           "  - name: lab\n"
+                           "    driver: slurm\n"
+                           "    endpoint: http+unix:///run/slurmrestd.sock\n"
+                           "    user: alice\n"
+                           "    token_command: scontrol token lifespan=3600\n"
+                           "    jobs_dir: /shared/jobs\n"
+                           "    launcher: apptainer exec {image}\n"
+                           "    qos: {NORMAL: normal, IDLE_HIGH: idle_high}\n",
+                           &cf, &fs),
+                     0);
+    assert_string_equal(cf.contexts[0].user, "alice");
+    assert_string_equal(cf.contexts[0].jobs_dir, "/shared/jobs");
+    assert_string_equal(json_string_value(json_object_get(cf.contexts[0].qos, "IDLE_HIGH")),
+                        "idle_high");
+    context_file_free(&cf);
+    findings_free(&fs);
+
+    /* No user, both token sources, a relative jobs_dir, a QOS key that is no priority. */
+    assert_int_equal(parse("contexts:\n"
+                           "  - name: lab\n"
+                           "    driver: slurm\n"
+                           "    endpoint: http://127.0.0.1:6820\n"
+                           "    token_file: t\n"
+                           "    token_command: scontrol token\n"
+                           "    jobs_dir: jobs\n"
+                           "    qos: {URGENT: high}\n",
+                           &cf, &fs),
+                     -1);
+    bool user = false, token = false, dir = false, qos = false;
+    for (size_t i = 0; i < fs.count; i++) {
+        const char *m = fs.items[i].message;
+        user = user || strstr(m, "needs user");
+        token = token || strstr(m, "exactly one of token_file and token_command");
+        dir = dir || strstr(m, "jobs_dir");
+        qos = qos || strstr(fs.items[i].path, "qos.URGENT");
+    }
+    assert_true(user && token && dir && qos);
+    findings_free(&fs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(slurm_states_map_to_trainjob_states),
+        cmocka_unit_test(a_slurm_context_names_what_the_driver_needs),
         cmocka_unit_test_setup_teardown(a_refused_token_is_authentication_failed, setup, teardown),
         cmocka_unit_test_setup_teardown(an_expired_token_is_fetched_again_once, setup, teardown),
         cmocka_unit_test_setup_teardown(jobs_are_known_by_their_directory, setup, teardown),
