@@ -2209,7 +2209,7 @@ struct backend *slurm_backend_new(struct http_client *client, const struct conte
 /* ---- render ----------------------------------------------------------------- */
 
 int slurm_render(const struct jobspec *job, const struct context *c, const char *version,
-                 struct strbuf *out, struct strbuf *err)
+                 const struct catalog *cat, struct strbuf *out, struct strbuf *err)
 {
     const struct slurm_shape *shape = slurm_shape_find(version ? version : "v0.0.38");
     if (shape == NULL) {
@@ -2227,8 +2227,15 @@ int slurm_render(const struct jobspec *job, const struct context *c, const char 
     memset(&spec, 0, sizeof spec);
     const struct role *r = jobspec_worker(job);
     const char *sn = r && r->resource_spec_count ? r->resource_spec[0].name : NULL;
-    if (sn && strncmp(sn, "gpu-", 4) == 0)
+    const struct catalog_pool *pool =
+        cat && job->resource_pool.name ? catalog_pool(cat, job->resource_pool.name) : NULL;
+    const struct catalog_spec *known = pool && sn ? catalog_pool_spec(pool, sn) : NULL;
+    if (known)
+        spec = *known;
+    else if (sn && strncmp(sn, "gpu-", 4) == 0)
         spec.devices = atoi(sn + 4);
+    if (pool)
+        site.idle_pool = pool->type == POOL_IDLE;
     struct strbuf gaps = STRBUF_INIT;
     struct api_error e;
     json_t *body = NULL;

@@ -51,10 +51,11 @@ bool slurm_job_ended(const struct slurm_job *j);
  * `trainjob render --target slurm`: the REST request (method, path, JSON
  * body with the batch script) the context's driver would send to create
  * job, then the rules Slurm cannot honour as written, one per line, into
- * out. version: "v0.0.38" when no server is asked. Returns 0, or -1 with
+ * out. version: "v0.0.38" when NULL; cat: the cluster's catalog, for the
+ * spec's CPUs and memory (NULL: offline, the GPUs its name says only). Returns 0, or -1 with
  * why in err.
  */
 int slurm_render(const struct jobspec *job, const struct context *c, const char *version,
-                 struct strbuf *out, struct strbuf *err);
+                 const struct catalog *cat, struct strbuf *out, struct strbuf *err);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "api/backend.h"
 #include "api/context.h"
 #include "api/finding.h"
 #include "api/jobfile.h"
@@ -170,14 +171,35 @@ static int render_slurm(const struct cli_globals *g, const struct jobspec *job, 
     struct strbuf why = STRBUF_INIT;
     bool have = context_resolve(&req, &rc, &fs, &why) == 0 && rc.ctx.driver == CONTEXT_DRIVER_SLURM;
     strbuf_reset(&why);
+    /* The cluster's catalog gives the spec's CPUs and memory; without it, only its GPUs. */
+    struct catalog cat;
+    memset(&cat, 0, sizeof cat);
+    bool asked = false;
+    struct backend *b = have ? backend_open(&rc, &why) : NULL;
+    struct api_error e;
+    if (b && backend_catalog(b, &cat, &e) == BACKEND_OK)
+        asked = true;
+    else if (have) {
+        struct strbuf line = STRBUF_INIT;
+        const char *m = b ? e.message : strbuf_str(&why);
+        utf8_sanitize(&line, m, strlen(m), 0);
+        fprintf(err,
+                "trainjob render: the cluster was not asked (%s): CPUs and memory are left "
+                "to it\n",
+                strbuf_str(&line));
+        strbuf_free(&line);
+    }
+    backend_free(b);
+    strbuf_reset(&why);
     int out = EXIT_OK;
-    if (slurm_render(job, have ? &rc.ctx : NULL, NULL, sb, &why) != 0) {
+    if (slurm_render(job, have ? &rc.ctx : NULL, NULL, asked ? &cat : NULL, sb, &why) != 0) {
         struct strbuf line = STRBUF_INIT;
         utf8_sanitize(&line, strbuf_str(&why), why.len, 0);
         fprintf(err, "trainjob render: %s\n", strbuf_str(&line));
         strbuf_free(&line);
         out = EXIT_USAGE;
     }
+    catalog_free(&cat);
     findings_free(&fs);
     resolved_context_free(&rc);
     strbuf_free(&why);

@@ -92,6 +92,12 @@ expect_grep "...its partitions are the pools" "$TMP/out" "standard"
 expect_grep "...an idle partition is idle" "$TMP/out" "idle"
 expect_grep "...specs come from the nodes' GPUs" "$TMP/out" "gpu-8"
 
+run tj render --target slurm "$TMP/ddp.yaml"
+expect_rc "render --target slurm works" 0
+expect_grep "...printing the REST request" "$TMP/out" "POST /slurm/v0.0.38/job/submit"
+expect_grep "...with the spec's CPUs from the cluster" "$TMP/out" "\"cpus_per_task\": 2"
+expect_grep "...and the batch script" "$TMP/out" "# the batch script"
+
 run tj submit -f "$TMP/ddp.yaml"
 expect_rc "a 2-replica job is submitted" 0
 expect_grep "...as QUEUEING" "$TMP/out" "QUEUEING"

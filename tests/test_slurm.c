@@ -507,7 +507,7 @@ static void render_prints_the_request_the_script_and_the_gaps(void **state)
     c.user = (char *)"trainjob";
     c.jobs_dir = (char *)"/shared/jobs";
     struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-    assert_int_equal(slurm_render(&job, &c, NULL, &out, &err), 0);
+    assert_int_equal(slurm_render(&job, &c, NULL, NULL, &out, &err), 0);
     const char *t = strbuf_str(&out);
     assert_non_null(strstr(t, "POST /slurm/v0.0.38/job/submit"));
     assert_non_null(strstr(t, "\"nodes\": 2"));
