@@ -23,6 +23,8 @@
 #define SLURM_MAX_REPLICAS 4096
 /* Longest exit-code list quoted in an event, as engine/fault.c cuts it. */
 #define SHOWN_CODES_MAX 40
+/* SIGTERM to SIGKILL when the supervisor ends a worker: trainjobd's default grace. */
+#define SLURM_GRACE_S 10
 
 static const char supervisor_body[] =
     "# ---- the supervisor: the same for every job (api/slurm_script.c) ----\n"
@@ -106,10 +108,16 @@ static const char supervisor_body[] =
     "TJ_RESTARTS=$_r ;; esac\n"
     "\tcase \"$_u\" in [0-9] | [0-9][0-9] | [0-9][0-9][0-9] | [0-9][0-9][0-9][0-9]) TJ_RUNS=$_u ;; "
     "esac\n"
-    "\tfor _x in $(printf '%s' \"$_s\" | sed -n 's/.*\"marked\":\\[\\([^]]*\\)\\].*/\\1/p' | tr -d "
-    "'\"' | tr ',' ' '); do\n"
+    "\t_list=$(printf '%s' \"$_s\" | sed -n 's/.*\"marked\":\\[\\([^]]*\\)\\].*/\\1/p' | head -n "
+    "1)\n"
+    "\t_ifs=$IFS\n"
+    "\tIFS=,\n"
+    "\tfor _x in $_list; do # each item whole: \"a b\" is no node, not two\n"
+    "\t\t_x=${_x#\\\"}\n"
+    "\t\t_x=${_x%\\\"}\n"
     "\t\ttj_safe_word \"$_x\" && TJ_MARKED=\"$TJ_MARKED${TJ_MARKED:+ }$_x\"\n"
     "\tdone\n"
+    "\tIFS=$_ifs\n"
     "}\n"
     "\n"
     "# tj_tf_config I: TF_CONFIG of worker I, as engine/worker_env.c writes it\n"
@@ -175,18 +183,59 @@ static const char supervisor_body[] =
     "\t\t\twait \"$_spid\"\n"
     "\t\t\t_rc=$?\n"
     "\t\tdone\n"
+    "\t\t: > \"$TJ_RUN/done.$1.$_gen\"\n"
     "\t\techo \"$1 $_gen $_rc\" >&3\n"
     "\t) &\n"
     "\teval \"TJ_PID_$1=\\$!\"\n"
     "}\n"
     "\n"
-    "# tj_stop_all: SIGTERM to every live step (srun passes it on), then waits for their watchers\n"
+    "# tj_steps NAME...: the ids of this job's steps named NAME… (each worker's steps carry its "
+    "name)\n"
+    "tj_steps() {\n"
+    "\tsqueue -h -s -j \"$SLURM_JOB_ID\" -o '%i %j' 2>/dev/null | while read -r _sid _sn; do\n"
+    "\t\tcase \"$_sid\" in '' | *[!0-9.]*) continue ;; esac\n"
+    "\t\tfor _w in \"$@\"; do [ \"$_sn\" = \"$_w\" ] && echo \"$_sid\"; done\n"
+    "\tdone\n"
+    "}\n"
+    "\n"
+    "# tj_stop_all: ends every live worker as trainjobd does: SIGTERM to every\n"
+    "# process of its step, TJ_GRACE seconds, then SIGKILL (scancel signals the\n"
+    "# whole step; signalling srun alone leaves the script's children running and\n"
+    "# the step holding its node); then waits for their watchers\n"
     "tj_stop_all() {\n"
     "\t_k=0\n"
+    "\t_names=\n"
     "\twhile [ \"$_k\" -lt \"$TJ_REPLICAS\" ]; do\n"
-    "\t\teval \"_l=\\$TJ_LIVE_$_k _p=\\$TJ_PID_$_k\"\n"
-    "\t\t[ \"$_l\" = 1 ] && kill -TERM \"$_p\" 2>/dev/null\n"
+    "\t\teval \"_l=\\$TJ_LIVE_$_k _p=\\$TJ_PID_$_k _n=\\$TJ_NAME_$_k\"\n"
+    "\t\tif [ \"$_l\" = 1 ]; then\n"
+    "\t\t\t_names=\"$_names $_n\"\n"
+    "\t\t\tkill -TERM \"$_p\" 2>/dev/null # a srun still waiting to create its step\n"
+    "\t\tfi\n"
     "\t\t_k=$((_k + 1))\n"
+    "\tdone\n"
+    "\t[ -n \"$_names\" ] || return 0\n"
+    "\t# shellcheck disable=SC2086 # the names and ids are single words\n"
+    "\t_ids=$(tj_steps $_names)\n"
+    "\t# shellcheck disable=SC2086\n"
+    "\t[ -n \"$_ids\" ] && scancel --quiet --signal=TERM $_ids\n"
+    "\t_end=$(($(date +%s) + TJ_GRACE))\n"
+    "\twhile :; do\n"
+    "\t\t_left=0\n"
+    "\t\t_k=0\n"
+    "\t\twhile [ \"$_k\" -lt \"$TJ_REPLICAS\" ]; do\n"
+    "\t\t\teval \"_l=\\$TJ_LIVE_$_k _g=\\$TJ_GEN_$_k\"\n"
+    "\t\t\t[ \"$_l\" = 1 ] && [ ! -e \"$TJ_RUN/done.$_k.$_g\" ] && _left=1\n"
+    "\t\t\t_k=$((_k + 1))\n"
+    "\t\tdone\n"
+    "\t\t[ \"$_left\" = 0 ] && break\n"
+    "\t\tif [ \"$(date +%s)\" -ge \"$_end\" ]; then\n"
+    "\t\t\t# shellcheck disable=SC2086\n"
+    "\t\t\t_ids=$(tj_steps $_names)\n"
+    "\t\t\t# shellcheck disable=SC2086\n"
+    "\t\t\t[ -n \"$_ids\" ] && scancel --quiet $_ids\n"
+    "\t\t\tbreak\n"
+    "\t\tfi\n"
+    "\t\tsleep 0.2\n"
     "\tdone\n"
     "\t_k=0\n"
     "\twhile [ \"$_k\" -lt \"$TJ_REPLICAS\" ]; do\n"
@@ -350,6 +399,17 @@ static const char supervisor_body[] =
     "\t\teval \"echo \\\"\\$TJ_ADDR_$_k slots=1\\\"\" >> \"$TJ_RUN/hostfile\"\n"
     "\t\teval \"TJ_GEN_$_k=0 TJ_LIVE_$_k=0 TJ_PHASE_$_k=Pending TJ_RESTARTS_$_k=0 TJ_EXIT_$_k= "
     "TJ_SIG_$_k= TJ_RULE_$_k= TJ_STARTED_$_k= TJ_ENDED_$_k=\"\n"
+    "\t\t# a worker's restarts count across requeues, as the job's do (its last record)\n"
+    "\t\teval \"_f=\\\"\\$TJ_JOBDIR/workers/\\$TJ_NAME_$_k.json\\\"\"\n"
+    "\t\t_r=$(head -c 4096 \"$_f\" 2>/dev/null | sed -n "
+    "'s/.*\"restarts\":\\([0-9]\\{1,4\\}\\),.*/\\1/p')\n"
+    "\t\tcase \"$_r\" in [0-9] | [0-9][0-9] | [0-9][0-9][0-9] | [0-9][0-9][0-9][0-9]) eval "
+    "\"TJ_RESTARTS_$_k=$_r\" ;; esac\n"
+    "\t\teval \"_n=\\$TJ_NODE_$_k\"\n"
+    "\t\tcase \" $TJ_MARKED \" in *\" $_n \"*)\n"
+    "\t\t\ttj_event Warning NodeMarked NODE_MARKED \"\" \"node $_n is marked unschedulable for "
+    "this job, but Slurm placed the job on it\" \"\\\"node\\\":\\\"$_n\\\"\" ;;\n"
+    "\t\tesac\n"
     "\t\t_k=$((_k + 1))\n"
     "\tdone\n"
     "\tmv -f \"$TJ_RUN/hostfile\" \"$TJ_JOBDIR/hostfile\"\n"
@@ -650,6 +710,20 @@ static void render_meanings(struct strbuf *out)
     strbuf_adds(out, "\tesac\n}\n\n");
 }
 
+/* Sets err (400, field, the message) and returns -1. */
+static int refuse(struct api_error *err, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int refuse(struct api_error *err, const char *field, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    api_error_set(err, 400, "tjInvalidField", field, "%s", msg);
+    return -1;
+}
+
 /* Appends one gap line: "field: what Slurm does instead". */
 static void gap(struct strbuf *gaps, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -750,21 +824,23 @@ static void render_launcher(struct strbuf *out, const char *launcher, const char
 int slurm_script_render(const struct jobspec *job, const struct slurm_site *site,
                         struct strbuf *script, struct strbuf *gaps, struct api_error *err)
 {
+    if (job->name == NULL || job->name[0] == '\0')
+        return refuse(err, "name", "required: the job's name names its directory on the cluster");
     if (!safe_component(job->name))
-        return api_error_set(err, 400, "tjInvalidField", "name",
-                             "the job name must be letters, digits, '.', '_' and '-' to name "
-                             "its directory on the cluster");
+        return refuse(err, "name",
+                      "the job name must be letters, digits, '.', '_' and '-' to name "
+                      "its directory on the cluster");
     char *dir = slurm_jobdir(site->jobs_dir, site->workspace, job->name);
     if (dir == NULL)
-        return api_error_set(err, 400, "tjInvalidField", "workspace_name",
-                             "no job directory: the jobs directory must be an absolute path "
-                             "without '%%', '\\' or '..', and the workspace a plain name");
+        return refuse(err, "workspace_name",
+                      "no job directory: the jobs directory must be an absolute path "
+                      "without '%%', '\\' or '..', and the workspace a plain name");
     int replicas = slurm_script_replicas(job);
     if (replicas > SLURM_MAX_REPLICAS) {
         free(dir);
-        return api_error_set(err, 400, "tjInvalidField", "roles[0].total_replicas",
-                             "%d workers: a Slurm job supervises at most %d", replicas,
-                             SLURM_MAX_REPLICAS);
+        return refuse(err, "roles[0].total_replicas",
+                      "%d workers: a Slurm job supervises at most %d", replicas,
+                      SLURM_MAX_REPLICAS);
     }
     for (size_t i = 0; i < job->env_count; i++) {
         char buf[128], field[64];
@@ -775,7 +851,7 @@ int slurm_script_render(const struct jobspec *job, const struct slurm_site *site
         if (why != NULL) {
             snprintf(field, sizeof field, "env[%zu].key", i);
             free(dir);
-            return api_error_set(err, 400, "tjInvalidField", field, "%s", why);
+            return refuse(err, field, "%s", why);
         }
     }
     const struct role *r = jobspec_worker(job);
@@ -790,13 +866,15 @@ int slurm_script_render(const struct jobspec *job, const struct slurm_site *site
                         "trainjobd does.\n"
                         "# Its exit status is the job's outcome. Records: the job directory "
                         "below.\n");
-    strbuf_adds(script, "set -u\n");
+    /* -f: the supervisor never globs, so no word it splits can turn into file names */
+    strbuf_adds(script, "set -uf\n");
     strbuf_adds(script, "TJ_JOB=");
     slurm_shell_quote(script, job->name);
     strbuf_adds(script, "\nTJ_JOBDIR=");
     slurm_shell_quote(script, dir);
-    strbuf_addf(script, "\nTJ_REPLICAS=%d\nTJ_STYLE=%s\nTJ_LIMIT=%d\n", replicas,
-                framework_style(job->framework), backoff_limit_of(&job->fault_tolerance));
+    strbuf_addf(script, "\nTJ_REPLICAS=%d\nTJ_STYLE=%s\nTJ_LIMIT=%d\nTJ_GRACE=%d\n", replicas,
+                framework_style(job->framework), backoff_limit_of(&job->fault_tolerance),
+                SLURM_GRACE_S);
     for (int i = 0; i < replicas; i++) {
         char name[64];
         slurm_worker_name(job, i, name, sizeof name);
