@@ -2200,6 +2200,8 @@ struct backend *slurm_backend_new(struct http_client *client, const struct conte
     s->token_file = c->token_file ? xstrdup(c->token_file) : NULL;
     s->token_command = c->token_command ? xstrdup(c->token_command) : NULL;
     s->jobs_dir = xstrdup(c->jobs_dir);
+    for (size_t n = strlen(s->jobs_dir); n > 1 && s->jobs_dir[n - 1] == '/'; n--)
+        s->jobs_dir[n - 1] = '\0'; /* Slurm reports the directory as given: one spelling */
     s->launcher = c->launcher ? xstrdup(c->launcher) : NULL;
     s->qos = c->qos ? json_deep_copy(c->qos) : NULL;
     struct backend_target t = {c->subscription, c->resource_group, c->zone, c->workspace};

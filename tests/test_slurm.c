@@ -450,6 +450,31 @@ static void hostile_worker_records_and_symlinks(void **state)
     fake_free(&f);
 }
 
+static void a_job_json_symlink_is_not_followed(void **state)
+{
+    (void)state;
+    mkjobdir("s");
+    char *secret = xasprintf("%s/secret.json", tmpdir);
+    write_file(secret, "{\"name\": \"s\", \"display_name\": \"LEAKED\"}");
+    char *p = xasprintf("%s/default/s/job.json", tmpdir);
+    unlink(p);
+    assert_int_equal(symlink(secret, p), 0);
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 200, jobs_reply("job-running.json", "s", 3));
+    struct backend *b = open_fake(&f, NULL);
+    struct jobspec j;
+    struct api_error e;
+    assert_int_equal(backend_get(b, "s", &j, &e), BACKEND_OK);
+    assert_string_equal(j.name, "s");
+    assert_null(j.display_name); /* the file behind the symlink was not read */
+    jobspec_free(&j);
+    backend_free(b);
+    fake_free(&f);
+    free(p);
+    free(secret);
+}
+
 static int collect(void *ctx, const char *data, size_t len)
 {
     strbuf_add(ctx, data, len);
@@ -586,6 +611,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(hostile_worker_records_and_symlinks, setup, teardown),
         cmocka_unit_test_setup_teardown(logs_tail_the_worker_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_job_json_symlink_is_not_followed, setup, teardown),
         cmocka_unit_test(render_prints_the_request_the_script_and_the_gaps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
