@@ -50,6 +50,7 @@
 #define LOG_TAIL_MAX (8u << 20) /* bytes read back for a tail */
 #define FOLLOW_POLL_MS 500
 #define FOLLOW_STATE_MS 2000
+#define DELETE_WAIT_MS 10000
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 struct slurm {
@@ -681,7 +682,10 @@ static enum backend_status fetch_jobs(struct backend *b, struct found *out, stru
         if (rc != 0)
             continue;
         const char *name = name_in(b, j.cwd, &prefix);
-        if (name == NULL) {
+        struct stat gone;
+        /* A deleted job: its directory is gone, and Slurm keeps its end for MinJobAge. */
+        if (name == NULL ||
+            ((slurm_job_ended(&j) || is(j.state, "COMPLETING")) && lstat(j.cwd, &gone) != 0)) {
             slurm_job_free(&j);
             continue;
         }
@@ -2019,6 +2023,37 @@ static int remove_at(int parent, const char *name, int depth)
     return rc;
 }
 
+/*
+ * Waits (at most DELETE_WAIT_MS) for a cancelled job to leave Slurm's
+ * running states, so its supervisor is gone before its directory is removed
+ * and nothing of it is written there after.
+ */
+static void wait_ended(struct backend *b, int64_t id)
+{
+    char path[64];
+    snprintf(path, sizeof path, "job/%lld", (long long)id);
+    int64_t deadline = time_now_ms() + DELETE_WAIT_MS;
+    while (time_now_ms() < deadline) {
+        json_t *reply;
+        struct api_error e;
+        if (rest(b, "GET", path, NULL, &reply, &e) != BACKEND_OK)
+            return;
+        struct slurm_job j;
+        struct strbuf why = STRBUF_INIT;
+        bool ended = true;
+        if (slurm_job_decode(driver(b)->shape, json_array_get(json_object_get(reply, "jobs"), 0),
+                             &j, &why) == 0) {
+            ended = slurm_job_ended(&j);
+            slurm_job_free(&j);
+        }
+        strbuf_free(&why);
+        json_decref(reply);
+        if (ended)
+            return;
+        poll(NULL, 0, 200);
+    }
+}
+
 static enum backend_status slurm_delete(struct backend *b, const char *const *names, size_t n,
                                         struct batch_result *out, struct api_error *err)
 {
@@ -2032,8 +2067,8 @@ static enum backend_status slurm_delete(struct backend *b, const char *const *na
             continue;
         }
         const struct slurm_job *sj = found_job(b, &f, names[i]);
-        if (sj && !slurm_job_ended(sj))
-            st = cancel(b, sj->id, err);
+        if (sj && !slurm_job_ended(sj) && (st = cancel(b, sj->id, err)) == BACKEND_OK)
+            wait_ended(b, sj->id);
         struct stat s;
         if (st == BACKEND_OK && sj == NULL && lstat(dir, &s) != 0) {
             batch_add(out, names[i], BATCH_NOT_FOUND, "NOT_FOUND");

@@ -155,6 +155,8 @@ expect_grep "...its events say it was stopped" "$TMP/out" "cancelled"
 run tj delete long
 expect_rc "delete works" 0
 if [ -e "$TJ_SLURM_JOBS_DIR/default/long" ]; then fail "...and removes the job directory"; else pass "...and removes the job directory"; fi
+run tj get jobs
+expect_no_grep "...and get jobs no longer lists it" "$TMP/out" "long"
 
 run tj --context lab-tcp get jobs
 expect_rc "a wrong token fails" 1
