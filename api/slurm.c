@@ -1547,7 +1547,12 @@ static enum backend_status slurm_catalog(struct backend *b, struct catalog *out,
     out->workspace_count = 1;
     struct catalog_workspace *ws = &out->workspaces[0];
     ws->name = xstrdup(b->target.workspace);
-    ws->role = MEMBER_OWNER;
+    /* HIGH and HIGHEST are offered when the context maps them to a QOS: Slurm has no other. */
+    bool high = false;
+    const char *qk;
+    json_t *qv;
+    json_object_foreach(s->qos, qk, qv) high = high || strstr(qk, "HIGH") != NULL;
+    ws->role = high ? MEMBER_OWNER : MEMBER;
     ws->pools = xcalloc(np ? np : 1, sizeof *ws->pools);
     size_t i;
     json_t *p;
@@ -1609,6 +1614,14 @@ static int build_submit(const struct slurm_shape *shape, const struct site_conf 
 {
     *body = NULL;
     const struct role *r = jobspec_worker(job);
+    enum priority prio = job->scheduling.priority;
+    if ((prio == PRIORITY_HIGH || prio == PRIORITY_HIGHEST) && qos_for(c->qos, job) == NULL) {
+        api_error_set(err, 400, "InvalidField", "scheduling.priority",
+                      "%s needs a QOS: the context maps none for it (qos: {%s%s: <qos>})",
+                      enum_name(&priority_names, (int)prio), jobspec_is_idle(job) ? "IDLE_" : "",
+                      enum_name(&priority_names, (int)prio));
+        return -1;
+    }
     if (r == NULL || !r->has_total_replicas || r->total_replicas < 1) {
         api_error_set(err, 400, "InvalidField", "roles[0].total_replicas",
                       "a Slurm job needs total_replicas (one node per worker)");

@@ -541,6 +541,16 @@ static void render_prints_the_request_the_script_and_the_gaps(void **state)
     assert_non_null(strstr(t, "\"PATH\""));
     assert_non_null(strstr(t, "scoring_strategy"));
     assert_non_null(strstr(t, "vpc_id"));
+    /* HIGH with no QOS for it would run as NORMAL: refused, naming the field and the fix. */
+    job.scheduling.priority = PRIORITY_HIGH;
+    strbuf_reset(&out);
+    assert_int_equal(slurm_render(&job, &c, NULL, NULL, &out, &err), -1);
+    assert_non_null(strstr(strbuf_str(&err), "scheduling.priority"));
+    c.qos = json_pack("{s:s}", "HIGH", "high");
+    strbuf_reset(&err);
+    assert_int_equal(slurm_render(&job, &c, NULL, NULL, &out, &err), 0);
+    assert_non_null(strstr(strbuf_str(&out), "\"qos\": \"high\""));
+    json_decref(c.qos);
     strbuf_free(&out);
     strbuf_free(&err);
     jobspec_free(&job);
