@@ -142,6 +142,14 @@ for _ in $(seq 1 50); do
 done
 if [ $seen = 1 ]; then pass "top lists the running Slurm job"; else fail "top lists the running Slurm job" "$(cat "$TMP/screen")"; fi
 expect_grep "...and says it is on slurm" "$TMP/screen" "· slurm"
+tmux send-keys -t "$SESSION" Enter
+seen=0
+for _ in $(seq 1 50); do
+    tmux capture-pane -t "$SESSION" -p >"$TMP/screen" 2>/dev/null
+    grep -q "master-0" "$TMP/screen" && grep -q "worker-0" "$TMP/screen" && grep -q "submitted as Slurm job" "$TMP/screen" && { seen=1; break; }
+    sleep 0.2
+done
+if [ $seen = 1 ]; then pass "...its job screen shows the workers and events"; else fail "...its job screen shows the workers and events" "$(cat "$TMP/screen")"; fi
 tmux kill-server 2>/dev/null
 
 run tj stop long
