@@ -73,34 +73,35 @@ static struct slurm *driver(struct backend *b)
 
 /* ---- the token ------------------------------------------------------------ */
 
-/* The JWT in text: "SLURM_JWT=<jwt>" (scontrol token) or the JWT alone, blanks trimmed. */
+/*
+ * The JWT in text: the line "SLURM_JWT=<jwt>" (as scontrol token prints it)
+ * wherever it is, else the first non-blank line; blanks trimmed, NULL when none.
+ */
 static char *token_of(const char *text, size_t len)
 {
-    const char *p = text, *end = text + len;
-    const char *found = NULL;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *le = nl ? nl : end;
-        const char *s = p;
-        while (s < le && (*s == ' ' || *s == '\t'))
-            s++;
-        if ((size_t)(le - s) > 10 && strncmp(s, "SLURM_JWT=", 10) == 0) {
-            found = s + 10;
-            end = le;
-            break;
+    const char *found = NULL, *found_end = NULL;
+    for (int pass = 0; pass < 2 && found == NULL; pass++) {
+        for (const char *p = text, *end = text + len; p < end;) {
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            const char *le = nl ? nl : end;
+            const char *s = p;
+            while (s < le && (*s == ' ' || *s == '\t'))
+                s++;
+            if (pass == 0 && (size_t)(le - s) > 10 && strncmp(s, "SLURM_JWT=", 10) == 0)
+                found = s + 10;
+            else if (pass == 1 && s < le && *s != '\r')
+                found = s;
+            if (found) {
+                found_end = le;
+                break;
+            }
+            p = le + 1;
         }
-        if (found == NULL && s < le && *s != '\r')
-            found = s;
-        if (found) {
-            end = le;
-            break;
-        }
-        p = le + 1;
     }
     if (found == NULL)
         return NULL;
     size_t n = 0;
-    while (found + n < end && found[n] > ' ' && found[n] < 0x7f)
+    while (found + n < found_end && found[n] > ' ' && found[n] < 0x7f)
         n++;
     return n ? xstrndup(found, n) : NULL;
 }
@@ -127,10 +128,13 @@ static int run_token_command(struct slurm *s, struct strbuf *why)
     }
     pid_t pid = fork();
     if (pid == 0) {
+        /* Its stderr would land on top's screen: it goes nowhere (run it yourself to see it). */
         dup2(pfd[1], 1);
         int null = open("/dev/null", O_RDWR);
-        if (null >= 0)
+        if (null >= 0) {
             dup2(null, 0);
+            dup2(null, 2);
+        }
         execvp(argv[0], argv);
         _exit(127);
     }
@@ -149,7 +153,7 @@ static int run_token_command(struct slurm *s, struct strbuf *why)
     if (pid < 0) {
         strbuf_addf(why, "token_command: fork: %s", strerror(errno));
     } else if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        strbuf_addf(why, "token_command '%s' failed (%s %d)", argv[0],
+        strbuf_addf(why, "token_command '%s' failed (%s %d; run it yourself to see why)", argv[0],
                     WIFEXITED(status) ? "exit" : "signal",
                     WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
     } else {
@@ -1825,6 +1829,8 @@ static char *marked_nodes(const char *dir)
     return strbuf_detach(&out, NULL);
 }
 
+static int remove_at(int parent, const char *name, int depth);
+
 /*
  * Submits job (create, or start = the stored job again): its directory,
  * job.json, the rendered script, POST job/submit. A name with a Slurm job
@@ -1873,8 +1879,11 @@ static enum backend_status submit(struct backend *b, const struct jobspec *job, 
         build_submit(s->shape, &site, job, spec, exclude, &body, NULL, err) != 0)
         st = BACKEND_REJECTED;
     free(exclude);
+    bool made = false; /* this call made the directory (create: nothing was there) */
     if (st == BACKEND_OK && make_job_dir(s, dir, err) != 0)
         st = BACKEND_REJECTED;
+    else if (st == BACKEND_OK)
+        made = fresh;
     if (st == BACKEND_OK) {
         json_t *j = jobspec_to_json(job);
         char *text = json_dumps(j, JSON_INDENT(2));
@@ -1906,11 +1915,15 @@ static enum backend_status submit(struct backend *b, const struct jobspec *job, 
                             jobspec_worker(job)->total_replicas, spec->name);
         append_event(s, dir, fresh ? "Submitted" : "Started", m);
         free(m);
-    } else if (fresh && body) {
-        /* Nothing was submitted: the directory this call made goes again. */
-        char *path = xasprintf("%s/job.json", dir);
-        unlink(path);
-        free(path);
+    } else if (made) {
+        /* Nothing was submitted: the directory this call made goes again, so the name is free. */
+        char *slash = strrchr(dir, '/');
+        *slash = '\0';
+        int pfd = open_dir_nofollow(dir);
+        if (pfd >= 0) {
+            (void)remove_at(pfd, slash + 1, 0);
+            close(pfd);
+        }
     }
     json_decref(reply);
     json_decref(body);

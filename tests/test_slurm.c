@@ -475,6 +475,43 @@ static void a_job_json_symlink_is_not_followed(void **state)
     free(secret);
 }
 
+static void a_refused_submit_leaves_no_directory(void **state)
+{
+    (void)state;
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 200, xstrdup("{\"errors\": [], \"jobs\": []}"));
+    fake_answer(&f, 200, fixture_text("partitions.json"));
+    fake_answer(&f, 200, fixture_text("nodes.json"));
+    fake_answer(&f, 500,
+                xstrdup("{\"errors\": [{\"error_number\": 2014, \"error\": \"Requested node "
+                        "configuration is not available\"}]}"));
+    struct backend *b = open_fake(&f, NULL);
+    struct jobspec job, out;
+    jobspec_init(&job);
+    job.name = xstrdup("big");
+    job.resource_pool.present = true;
+    job.resource_pool.name = xstrdup("standard");
+    struct role *r = jobspec_add_role(&job);
+    r->name = xstrdup("Worker");
+    r->has_total_replicas = true;
+    r->total_replicas = 4;
+    r->startup_script = xstrdup("true");
+    role_add_spec(r)->name = xstrdup("gpu-8");
+    struct api_error e;
+    assert_int_equal(backend_create(b, &job, &out, &e), BACKEND_REJECTED);
+    assert_non_null(strstr(e.message, "2014"));
+    assert_string_equal(f.path[4], "/slurm/v0.0.38/job/submit");
+    char *dir = xasprintf("%s/default/big", tmpdir);
+    struct stat st;
+    assert_int_equal(lstat(dir, &st), -1); /* the name is free again */
+    free(dir);
+    jobspec_free(&out);
+    jobspec_free(&job);
+    backend_free(b);
+    fake_free(&f);
+}
+
 static int collect(void *ctx, const char *data, size_t len)
 {
     strbuf_add(ctx, data, len);
@@ -622,6 +659,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(hostile_worker_records_and_symlinks, setup, teardown),
         cmocka_unit_test_setup_teardown(logs_tail_the_worker_file, setup, teardown),
         cmocka_unit_test_setup_teardown(a_job_json_symlink_is_not_followed, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_refused_submit_leaves_no_directory, setup, teardown),
         cmocka_unit_test(render_prints_the_request_the_script_and_the_gaps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
