@@ -807,6 +807,16 @@ static void make_job(struct backend *b, const char *name, const struct slurm_job
     out->state_message = NULL;
     if (sj == NULL) {
         /* Gone from slurmctld (MinJobAge): the supervisor's records say how it ended. */
+        struct stat js;
+        char *jp = dir ? xasprintf("%s/job.json", dir) : NULL;
+        if (jp && lstat(jp, &js) == 0 && out->create_time == NULL)
+            out->create_time = rfc3339((int64_t)js.st_mtime); /* when it was submitted */
+        free(jp);
+        int32_t used_then = dir ? restarts_used(dir) : -1;
+        if (used_then >= 0) {
+            out->has_restart_count = true;
+            out->restart_count = used_then;
+        }
         struct worker_list w;
         memset(&w, 0, sizeof w);
         size_t ok = 0, failed = 0, n = dir ? workers_from_dir(dir, &w) : 0;
