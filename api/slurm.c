@@ -837,6 +837,10 @@ static void make_job(struct backend *b, const char *name, const struct slurm_job
     }
     free(out->id);
     out->id = xasprintf("%lld", (long long)sj->id);
+    if (sj->user && out->ownership.user_name == NULL) {
+        out->ownership.present = true;
+        out->ownership.user_name = clean(sj->user, 64);
+    }
     struct strbuf msg = STRBUF_INIT;
     out->state = slurm_job_state(sj, &msg);
     if (msg.len)
@@ -918,14 +922,69 @@ static enum backend_status slurm_get(struct backend *b, const char *name, struct
     return st;
 }
 
+/* A list filter's terms, as `get jobs` writes them: state='X' AND user_name='Y'. */
+struct list_filter {
+    char *state, *user;
+};
+
+static void list_filter_free(struct list_filter *f)
+{
+    free(f->state);
+    free(f->user);
+}
+
+/* Parses filter into f; -1 with err set for a term the driver does not know. */
+static int list_filter_parse(const char *filter, struct list_filter *f, struct api_error *err)
+{
+    memset(f, 0, sizeof f[0]);
+    const char *p = filter ? filter : "";
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (strncmp(p, "AND ", 4) == 0) {
+            p += 4;
+            continue;
+        }
+        char **slot = strncmp(p, "state='", 7) == 0        ? &f->state
+                      : strncmp(p, "user_name='", 11) == 0 ? &f->user
+                                                           : NULL;
+        const char *v = slot ? strchr(p, '\'') + 1 : NULL;
+        const char *end = v ? strchr(v, '\'') : NULL;
+        if (slot == NULL || end == NULL) {
+            api_error_set(err, 400, "InvalidFilter", "filter",
+                          "the slurm driver filters by state='…' and user_name='…' only");
+            list_filter_free(f);
+            return -1;
+        }
+        free(*slot);
+        *slot = xstrndup(v, (size_t)(end - v));
+        p = end + 1;
+    }
+    return 0;
+}
+
+static bool list_filter_match(const struct list_filter *f, const struct jobspec *j)
+{
+    if (f->state && strcmp(enum_name(&job_state_names, (int)j->state), f->state) != 0)
+        return false;
+    if (f->user && (j->ownership.user_name == NULL || strcmp(j->ownership.user_name, f->user) != 0))
+        return false;
+    return true;
+}
+
 static enum backend_status slurm_list(struct backend *b, const struct list_query *q,
                                       struct job_list *out, struct api_error *err)
 {
     memset(out, 0, sizeof *out);
+    struct list_filter lf;
+    if (list_filter_parse(q ? q->filter : NULL, &lf, err) != 0)
+        return BACKEND_REJECTED;
     struct found f;
     enum backend_status st = fetch_jobs(b, &f, err);
-    if (st != BACKEND_OK)
+    if (st != BACKEND_OK) {
+        list_filter_free(&lf);
         return st;
+    }
     char **names;
     size_t nn = dir_names(b, &names);
     char *prefix = NULL;
@@ -957,6 +1016,15 @@ static enum backend_status slurm_list(struct backend *b, const struct list_query
     free(names);
     free(prefix);
     found_free(&f);
+    size_t kept = 0;
+    for (size_t i = 0; i < out->count; i++) {
+        if (list_filter_match(&lf, &out->jobs[i]))
+            out->jobs[kept++] = out->jobs[i];
+        else
+            jobspec_free(&out->jobs[i]);
+    }
+    out->count = kept;
+    list_filter_free(&lf);
     out->total_size = (long)out->count;
     return BACKEND_OK;
 }

@@ -102,6 +102,8 @@ run tj submit -f "$TMP/ddp.yaml"
 expect_rc "a 2-replica job is submitted" 0
 expect_grep "...as QUEUEING" "$TMP/out" "QUEUEING"
 expect_state "get jobs shows it RUNNING" ddp RUNNING 30
+run tj get jobs --state RUNNING --mine
+expect_grep "get jobs --state RUNNING --mine lists it" "$TMP/out" "ddp"
 run tj get workers ddp
 expect_grep "...on two nodes" "$TMP/out" "n2"
 expect_state "...then SUCCEEDED" ddp SUCCEEDED 60

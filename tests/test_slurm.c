@@ -321,6 +321,18 @@ static void jobs_are_known_by_their_directory(void **state)
     assert_int_equal(l.jobs[0].state, JOB_STATE_RUNNING);
     job_list_free(&l);
     assert_int_equal(f.calls, 2); /* the version once, then one GET /jobs per list */
+    struct list_query q = {0};
+    q.filter = "state='RUNNING' AND user_name='trainjob'";
+    assert_int_equal(backend_list(b, &q, &l, &e), BACKEND_OK);
+    assert_int_equal(l.count, 1);
+    job_list_free(&l);
+    q.filter = "state='SUCCEEDED'";
+    assert_int_equal(backend_list(b, &q, &l, &e), BACKEND_OK);
+    assert_int_equal(l.count, 0);
+    job_list_free(&l);
+    q.filter = "priority='HIGH'";
+    assert_int_equal(backend_list(b, &q, &l, &e), BACKEND_REJECTED);
+    assert_int_equal(e.status, 400);
 
     struct worker_list w;
     assert_int_equal(backend_workers(b, "ddp", &w, &e), BACKEND_OK);
