@@ -314,16 +314,17 @@ static enum backend_status auth_failed(struct backend *b, const char *detail, st
  * (token_command) and the request repeated. *reply gets the JSON of a 2xx
  * reply; errors a Slurm reply carries with a 2xx status are failures too.
  */
-static enum backend_status rest_once(struct backend *b, const char *method, const char *path,
-                                     const json_t *body, json_t **reply, struct api_error *err);
+static enum backend_status rest(struct backend *b, const char *method, const char *path,
+                                const json_t *body, json_t **reply, struct api_error *err);
 
+/* The API version to speak, from /openapi/v3 the first time (once per backend). */
 static enum backend_status ensure_shape(struct backend *b, struct api_error *err)
 {
     struct slurm *s = driver(b);
     if (s->shape)
         return BACKEND_OK;
     json_t *doc = NULL;
-    enum backend_status st = rest_once(b, "GET", "/openapi/v3", NULL, &doc, err);
+    enum backend_status st = rest(b, "GET", "/openapi/v3", NULL, &doc, err);
     if (st != BACKEND_OK)
         return st;
     struct strbuf why = STRBUF_INIT;
@@ -338,8 +339,8 @@ static enum backend_status ensure_shape(struct backend *b, struct api_error *err
     return st;
 }
 
-static enum backend_status rest_once(struct backend *b, const char *method, const char *path,
-                                     const json_t *body, json_t **reply, struct api_error *err)
+static enum backend_status rest(struct backend *b, const char *method, const char *path,
+                                const json_t *body, json_t **reply, struct api_error *err)
 {
     struct slurm *s = driver(b);
     *reply = NULL;
@@ -404,8 +405,6 @@ static enum backend_status rest_once(struct backend *b, const char *method, cons
     strbuf_free(&why);
     return st;
 }
-
-#define rest rest_once
 
 /* ---- job directories ------------------------------------------------------ */
 
