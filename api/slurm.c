@@ -49,7 +49,8 @@
 #define WORKERS_MAX 4096
 #define LOG_TAIL_MAX (8u << 20) /* bytes read back for a tail */
 #define FOLLOW_POLL_MS 500
-#define FOLLOW_STATE_MS 2000
+#define FOLLOW_STATE_MS                                                                            \
+    5000 /* a followed log asks Slurm whether its job ended: 12 calls a minute */
 #define DELETE_WAIT_MS 10000
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
