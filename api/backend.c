@@ -2,7 +2,7 @@
  * backend: the wrappers every caller goes through, and what is the same for
  * every driver — opening the driver a context names, following every page
  * of a list, splitting batches, and reviving an unreachable local engine
- * once. See backend.h; the drivers are api/acp.c (and later slurm).
+ * once. See backend.h; the drivers are api/acp.c and api/slurm.c.
  */
 #include "api/backend.h"
 
@@ -17,6 +17,7 @@
 #include "api/http.h"
 #include "api/http_multi.h"
 #include "api/jobspec_json.h"
+#include "api/slurm.h"
 #include "util/hmap.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
@@ -126,13 +127,11 @@ static int start_engine(void *ctx, struct strbuf *err)
 struct backend *backend_open(const struct resolved_context *rc, struct strbuf *err)
 {
     const struct context *c = &rc->ctx;
-    if (c->driver == CONTEXT_DRIVER_SLURM) {
-        strbuf_addf(err, "context '%s': the slurm driver is not part of this build yet", c->name);
-        return NULL;
-    }
     struct http_client *client = http_client_new(c->endpoint, err);
     if (client == NULL)
         return NULL;
+    if (c->driver == CONTEXT_DRIVER_SLURM)
+        return slurm_backend_new(client, c, err);
     if (c->access_key && rc->secret_key)
         http_client_set_keys(client, c->access_key, rc->secret_key);
     struct backend_target t = {c->subscription, c->resource_group, c->zone, c->workspace};

@@ -48,6 +48,12 @@ static const struct field context_fields[] = {
     F_STR(struct context, theme),
     F_STR(struct context, monitor_endpoint),
     F_STR(struct context, telemetry_station),
+    F_STR(struct context, user),
+    F_STR(struct context, token_file),
+    F_STR(struct context, token_command),
+    F_STR(struct context, jobs_dir),
+    F_STR(struct context, launcher),
+    F_STR_MAP(struct context, qos),
 };
 // clang-format on
 static const struct object_type context_type = SCHEMA_ELEM(struct context, context_fields);
@@ -68,6 +74,45 @@ void context_file_free(struct context_file *cf)
 {
     schema_free(&file_type, cf);
     memset(cf, 0, sizeof *cf);
+}
+
+/* The QOS map's keys: a priority, alone for standard pools, IDLE_ for idle ones. */
+static const char *const qos_keys[] = {"NORMAL",      "HIGH",      "HIGHEST",
+                                       "IDLE_NORMAL", "IDLE_HIGH", "IDLE_HIGHEST"};
+
+/* A slurm context names its endpoint, user, one token source and the jobs directory. */
+static void check_slurm(const struct context *c, size_t i, struct findings *fs)
+{
+    char path[96];
+    snprintf(path, sizeof path, "contexts[%zu]", i);
+    if (c->endpoint == NULL)
+        findings_add(fs, SEVERITY_ERROR, path,
+                     "driver slurm needs an endpoint: http://HOST:PORT or "
+                     "http+unix:///path/to/slurmrestd.sock");
+    if (c->user == NULL || *c->user == '\0')
+        findings_add(fs, SEVERITY_ERROR, path,
+                     "driver slurm needs user: the Slurm user the token is for");
+    if ((c->token_file == NULL) == (c->token_command == NULL))
+        findings_add(fs, SEVERITY_ERROR, path,
+                     "driver slurm needs exactly one of token_file and token_command");
+    if (c->jobs_dir == NULL || c->jobs_dir[0] != '/')
+        findings_add(fs, SEVERITY_ERROR, path,
+                     "driver slurm needs jobs_dir: an absolute path on the filesystem every node "
+                     "shares");
+    const char *key;
+    json_t *v;
+    json_object_foreach(c->qos, key, v)
+    {
+        bool known = false;
+        for (size_t k = 0; k < sizeof qos_keys / sizeof qos_keys[0]; k++)
+            known = known || strcmp(key, qos_keys[k]) == 0;
+        if (!known) {
+            snprintf(path, sizeof path, "contexts[%zu].qos.%.40s", i, key);
+            findings_add(fs, SEVERITY_ERROR, path,
+                         "not a priority: the keys are NORMAL, HIGH, HIGHEST, IDLE_NORMAL, "
+                         "IDLE_HIGH and IDLE_HIGHEST");
+        }
+    }
 }
 
 /* Names present and unique, endpoints well formed, keys in pairs, current_context known. */
@@ -106,6 +151,8 @@ static void check_file(const struct context_file *cf, struct findings *fs)
             http_endpoint_free(&ep);
             strbuf_free(&why);
         }
+        if (c->driver == CONTEXT_DRIVER_SLURM)
+            check_slurm(c, i, fs);
         /* access_key alone is fine: $TRAINJOB_SECRET_KEY may hold its secret. */
         if (c->secret_key_file && c->access_key == NULL) {
             snprintf(path, sizeof path, "contexts[%zu].secret_key_file", i);
@@ -246,6 +293,12 @@ static void fill(struct context *dst, const struct context *src)
     dst->theme = src && src->theme ? xstrdup(src->theme) : NULL;
     dst->monitor_endpoint = src && src->monitor_endpoint ? xstrdup(src->monitor_endpoint) : NULL;
     dst->telemetry_station = src && src->telemetry_station ? xstrdup(src->telemetry_station) : NULL;
+    dst->user = src && src->user ? xstrdup(src->user) : NULL;
+    dst->token_file = src && src->token_file ? xstrdup(src->token_file) : NULL;
+    dst->token_command = src && src->token_command ? xstrdup(src->token_command) : NULL;
+    dst->jobs_dir = src && src->jobs_dir ? xstrdup(src->jobs_dir) : NULL;
+    dst->launcher = src && src->launcher ? xstrdup(src->launcher) : NULL;
+    dst->qos = src && src->qos ? json_deep_copy(src->qos) : NULL;
 }
 
 /* File, then --context / current_context / first / built-in, then workspace and endpoint overrides.

@@ -73,6 +73,13 @@ struct context {
     char *theme;
     char *monitor_endpoint;  /* ACP: the Monitor service (worker logs); NULL: the default */
     char *telemetry_station; /* ACP: the station logs are read from (api/acp_logs.h) */
+    /* driver: slurm (api/slurm.h) */
+    char *user;          /* the Slurm user the token is for */
+    char *token_file;    /* a file holding the JWT (or "SLURM_JWT=<jwt>") */
+    char *token_command; /* run without a shell, split on blanks; prints the JWT */
+    char *jobs_dir;      /* job directories on the shared filesystem */
+    char *launcher;      /* "" or absent: the node's own environment; "apptainer exec {image}" */
+    struct json_t *qos;  /* NORMAL, HIGH, HIGHEST, IDLE_NORMAL, … → a QOS name */
 };
 
 struct context_file {

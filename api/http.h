@@ -74,6 +74,13 @@ struct http_client *http_client_new(const char *endpoint, struct strbuf *err);
 void http_client_free(struct http_client *c);
 /* Signs every request with ak/sk (copied); NULLs turn signing off. */
 void http_client_set_keys(struct http_client *c, const char *ak, const char *sk);
+/*
+ * Headers sent with every request, as complete "Name: value\r\n" lines
+ * (Slurm's X-SLURM-USER-NAME and X-SLURM-USER-TOKEN), kept as a secret;
+ * NULL or "" removes them. -1 (nothing changed) when a line is malformed:
+ * a value holding CR or LF could smuggle headers of its own.
+ */
+int http_client_set_headers(struct http_client *c, const char *lines);
 /* Whole-request limit for non-streaming calls (default 60 s; 0: none). */
 void http_client_set_timeout(struct http_client *c, long ms);
 void http_client_set_transport(struct http_client *c, http_transport_fn fn, void *ctx);

@@ -53,7 +53,7 @@ static const struct {
     {"new", "-f --file --theme"},
     {"top", "--readonly --refresh --theme --job"},
     {"validate", "-q --quiet"},
-    {"render", "-o --output"},
+    {"render", "-o --output --target"},
     {"submit", "-f --filename"},
     {"get", "-o --output --state"},
     {"logs", "-w --worker -f --follow -n --tail"},

@@ -11,10 +11,12 @@
 #include "api/apierror.h"
 #include "api/backend.h"
 #include "api/catalog.h"
+#include "api/context.h"
 #include "api/finding.h"
 #include "api/jobfile.h"
 #include "api/jobspec_defaults.h"
 #include "api/session.h"
+#include "api/slurm.h"
 #include "api/validate.h"
 #include "cli/cli.h"
 #include "util/strbuf.h"
@@ -185,16 +187,66 @@ static bool render_catalog(const struct cli_globals *g, struct catalog *cat)
     return ok;
 }
 
+/*
+ * The slurm driver's request for job: with the context in effect when it is
+ * a slurm one (its jobs_dir, user, qos map and launcher), else placeholders.
+ */
+static int render_slurm(const struct cli_globals *g, const struct jobspec *job, struct strbuf *sb,
+                        FILE *err)
+{
+    struct context_request req = {NULL, g->context, NULL, NULL, g->workspace};
+    struct resolved_context rc;
+    struct findings fs = FINDINGS_INIT;
+    struct strbuf why = STRBUF_INIT;
+    bool have = context_resolve(&req, &rc, &fs, &why) == 0 && rc.ctx.driver == CONTEXT_DRIVER_SLURM;
+    strbuf_reset(&why);
+    /* The cluster's catalog gives the spec's CPUs and memory; without it, only its GPUs. */
+    struct catalog cat;
+    memset(&cat, 0, sizeof cat);
+    bool asked = false;
+    struct backend *b = have ? backend_open(&rc, &why) : NULL;
+    struct api_error e;
+    if (b && backend_catalog(b, &cat, &e) == BACKEND_OK)
+        asked = true;
+    else if (have) {
+        struct strbuf line = STRBUF_INIT;
+        const char *m = b ? e.message : strbuf_str(&why);
+        utf8_sanitize(&line, m, strlen(m), 0);
+        fprintf(err,
+                "trainjob render: the cluster was not asked (%s): CPUs and memory are left "
+                "to it\n",
+                strbuf_str(&line));
+        strbuf_free(&line);
+    }
+    backend_free(b);
+    strbuf_reset(&why);
+    int out = EXIT_OK;
+    if (slurm_render(job, have ? &rc.ctx : NULL, NULL, asked ? &cat : NULL, sb, &why) != 0) {
+        struct strbuf line = STRBUF_INIT;
+        utf8_sanitize(&line, strbuf_str(&why), why.len, 0);
+        fprintf(err, "trainjob render: %s\n", strbuf_str(&line));
+        strbuf_free(&line);
+        out = EXIT_USAGE;
+    }
+    catalog_free(&cat);
+    findings_free(&fs);
+    resolved_context_free(&rc);
+    strbuf_free(&why);
+    return out;
+}
+
 int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
 {
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},
+        {"target", required_argument, NULL, 't'},
         {"workspace", required_argument, NULL, 'w'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     struct cli_globals local = *g;
     enum jobfile_format format = JOBFILE_YAML;
+    bool slurm = false;
     int c;
     optind = 0;
     while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
@@ -208,15 +260,25 @@ int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
             format = (enum jobfile_format)f;
             break;
         }
+        case 't':
+            if (strcmp(optarg, "slurm") != 0) {
+                fprintf(err, "trainjob render: --target takes slurm, not '%s'\n", optarg);
+                return EXIT_USAGE;
+            }
+            slurm = true;
+            break;
         case 'w':
             local.workspace = optarg;
             break;
         case 'h':
-            fputs("usage: trainjob render FILE [-o yaml|json]\n"
+            fputs("usage: trainjob render FILE [-o yaml|json] [--target slurm]\n"
                   "Prints the job with every default filled in: a generated name, the\n"
                   "default fault-tolerance policy, priority, quota type and SSH path.\n"
                   "The quota type comes from the catalog of the backend that answers\n"
-                  "(none is started for this); offline it is left to the backend.\n",
+                  "(none is started for this); offline it is left to the backend.\n"
+                  "--target slurm prints instead the exact REST request and batch script\n"
+                  "the slurm driver would send (with the current context's jobs_dir, user,\n"
+                  "qos and launcher), then every rule Slurm cannot honour as written.\n",
                   out);
             return EXIT_OK;
         default:
@@ -225,7 +287,7 @@ int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
         }
     }
     if (argc - optind != 1) {
-        fputs("usage: trainjob render FILE [-o yaml|json]\n", err);
+        fputs("usage: trainjob render FILE [-o yaml|json] [--target slurm]\n", err);
         return EXIT_USAGE;
     }
     const char *path = argv[optind];
@@ -246,7 +308,10 @@ int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
         if (have_cat)
             catalog_free(&cat);
         struct strbuf sb = STRBUF_INIT;
-        jobfile_write(&jf.job, format, &sb);
+        if (slurm)
+            rc = render_slurm(&local, &jf.job, &sb, err);
+        else
+            jobfile_write(&jf.job, format, &sb);
         fputs(strbuf_str(&sb), out);
         strbuf_free(&sb);
     }

@@ -369,8 +369,13 @@ int cmd_logs(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE
         worker_list_free(&wl);
     }
     struct log_out lo = {out, isatty(fileno(out)) != 0, STRBUF_INIT, '\n'};
-    if (follow) {
+    if (follow && s.b->ops->logs_framed) {
         rc = follow_log(&s, name, worker, tail, &lo, err);
+    } else if (follow) {
+        /* A backend without frames (slurm) follows its own way until the job ends. */
+        st = backend_logs(s.b, name, worker, tail, true, on_log, &lo, &e);
+        if (st != BACKEND_OK)
+            rc = cli_failed(err, st, &e, false);
     } else {
         st = backend_logs(s.b, name, worker, tail, follow, on_log, &lo, &e);
         if (st != BACKEND_OK)

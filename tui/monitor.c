@@ -282,6 +282,9 @@ static void draw_frame(struct monitor *m)
     struct strbuf where = STRBUF_INIT;
     const char *ws = m->session.b->target.workspace;
     utf8_sanitize(&where, ws ? ws : "", ws ? strlen(ws) : 0, 0);
+    /* Which backend, when it is not the ACP family (trainjobd, SenseCore): "default · slurm". */
+    if (strcmp(m->session.b->ops->name, "acp") != 0)
+        strbuf_addf(&where, " · %s", m->session.b->ops->name);
     char left[700];
     snprintf(left, sizeof left, " trainjob %s%s  %s  ", m->readonly ? "top " : "",
              strbuf_str(&where), s->ops->title(s));

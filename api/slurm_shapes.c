@@ -1,0 +1,301 @@
+/*
+ * slurm_shapes: the version table of slurmrestd's JSON and the codecs that
+ * read a job and build a submit through it; see slurm_shapes.h. Called by
+ * the slurm driver (api/slurm.c) and its unit tests.
+ */
+#include "api/slurm_shapes.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#define MAX_ALLOC 4096 /* allocated nodes read per job: more is a server looping */
+
+const struct slurm_shape slurm_shapes[] = {
+    {"v0.0.38", false, false, false, "exclude_nodes", "gres", "gpu:"},
+    {"v0.0.40", true, true, true, "excluded_nodes", "tres_per_node", "gres/gpu:"},
+};
+const size_t slurm_shape_count = sizeof slurm_shapes / sizeof slurm_shapes[0];
+
+const struct slurm_shape *slurm_shape_find(const char *version)
+{
+    for (size_t i = 0; version && i < slurm_shape_count; i++)
+        if (strcmp(slurm_shapes[i].version, version) == 0)
+            return &slurm_shapes[i];
+    return NULL;
+}
+
+/* True when the document has a path "/slurm/<version>/ping" (with or without a trailing '/'). */
+static bool offers(const json_t *paths, const char *version)
+{
+    char a[64], b[64];
+    snprintf(a, sizeof a, "/slurm/%s/ping", version);
+    snprintf(b, sizeof b, "/slurm/%s/ping/", version);
+    return json_object_get(paths, a) || json_object_get(paths, b);
+}
+
+const struct slurm_shape *slurm_shape_choose(const json_t *openapi, struct strbuf *why)
+{
+    const json_t *paths = json_object_get(openapi, "paths");
+    if (!json_is_object(paths)) {
+        strbuf_adds(why, "the server's /openapi/v3 has no paths");
+        return NULL;
+    }
+    const struct slurm_shape *pick = NULL;
+    if (offers(paths, "v0.0.38"))
+        pick = slurm_shape_find("v0.0.38");
+    for (size_t i = slurm_shape_count; pick == NULL && i-- > 0;)
+        if (offers(paths, slurm_shapes[i].version))
+            pick = &slurm_shapes[i];
+    if (pick)
+        return pick;
+    strbuf_adds(why, "the server offers no API version trainjob speaks (it speaks");
+    for (size_t i = 0; i < slurm_shape_count; i++)
+        strbuf_addf(why, " %s", slurm_shapes[i].version);
+    strbuf_adds(why, "); it offers:");
+    const char *key;
+    json_t *v;
+    int shown = 0;
+    json_object_foreach((json_t *)paths, key, v)
+    {
+        const char *p = strstr(key, "/ping");
+        if (strncmp(key, "/slurm/", 7) == 0 && p && shown++ < 8)
+            strbuf_addf(why, " %.*s", (int)(p - key - 7) > 0 ? (int)(p - key - 7) : 0, key + 7);
+    }
+    if (shown == 0)
+        strbuf_adds(why, " none");
+    return NULL;
+}
+
+bool slurm_number(const json_t *v, int64_t *out)
+{
+    if (json_is_integer(v)) {
+        *out = json_integer_value(v);
+        return true;
+    }
+    if (json_is_object(v)) {
+        if (!json_is_true(json_object_get(v, "set")) ||
+            json_is_true(json_object_get(v, "infinite")))
+            return false;
+        const json_t *n = json_object_get(v, "number");
+        if (!json_is_integer(n))
+            return false;
+        *out = json_integer_value(n);
+        return true;
+    }
+    return false;
+}
+
+static char *str_of(const json_t *j, const char *key)
+{
+    const json_t *v = json_object_get(j, key);
+    return json_is_string(v) ? xstrndup(json_string_value(v), json_string_length(v)) : NULL;
+}
+
+/* job_state_string()'s order: a flag wins over the base state. */
+static const char *const state_flags[] = {
+    "COMPLETING",   "STAGE_OUT",    "CONFIGURING", "RESIZING", "REQUEUED",      "REQUEUE_FED",
+    "REQUEUE_HOLD", "SPECIAL_EXIT", "STOPPED",     "REVOKED",  "RESV_DEL_HOLD", "SIGNALING",
+};
+
+/* v0.0.40's list of words: the flag that wins, else the first word. */
+static char *state_of_list(const json_t *arr)
+{
+    for (size_t f = 0; f < sizeof state_flags / sizeof state_flags[0]; f++) {
+        size_t i;
+        json_t *v;
+        json_array_foreach(arr, i, v) if (json_is_string(v) &&
+                                          strcmp(json_string_value(v), state_flags[f]) ==
+                                              0) return xstrdup(state_flags[f]);
+    }
+    const json_t *first = json_array_get(arr, 0);
+    return json_is_string(first) ? xstrdup(json_string_value(first)) : NULL;
+}
+
+/* v0.0.40's exit_code object: return_code and signal.id. */
+static void exit_of_object(const json_t *ec, struct slurm_job *out)
+{
+    int64_t rc = 0, sig = 0;
+    bool has_rc = slurm_number(json_object_get(ec, "return_code"), &rc);
+    bool has_sig = slurm_number(json_object_get(json_object_get(ec, "signal"), "id"), &sig);
+    if (!has_rc && !has_sig)
+        return;
+    out->has_exit = true;
+    out->exit_status = has_rc ? (int)(rc & 0xff) : 0;
+    out->exit_signal = has_sig ? (int)(sig & 0x7f) : 0;
+}
+
+/* "gpu:2(IDX:0-1)" → "0-1"; NULL when there is no index list. */
+static char *gpu_index(const char *detail)
+{
+    const char *p = detail ? strstr(detail, "(IDX:") : NULL;
+    if (p == NULL)
+        return NULL;
+    p += 5;
+    size_t n = strcspn(p, ")");
+    if (p[n] != ')' || n == 0 || n > 256)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (!((p[i] >= '0' && p[i] <= '9') || p[i] == '-' || p[i] == ','))
+            return NULL;
+    return xstrndup(p, n);
+}
+
+static void decode_alloc(const json_t *j, struct slurm_job *out)
+{
+    const json_t *nodes = json_object_get(json_object_get(j, "job_resources"), "allocated_nodes");
+    const json_t *gres = json_object_get(j, "gres_detail");
+    if (!json_is_array(nodes))
+        return;
+    size_t n = json_array_size(nodes);
+    if (n > MAX_ALLOC)
+        n = MAX_ALLOC;
+    out->alloc = xcalloc(n ? n : 1, sizeof *out->alloc);
+    for (size_t i = 0; i < n; i++) {
+        const json_t *a = json_array_get(nodes, i);
+        char *name = str_of(a, "nodename");
+        if (name == NULL)
+            continue;
+        struct slurm_alloc *al = &out->alloc[out->alloc_count++];
+        al->node = name;
+        int64_t cpus = 0;
+        if (slurm_number(json_object_get(a, "cpus_used"), &cpus) && cpus >= 0 && cpus < 1 << 20)
+            al->cpus = (int)cpus;
+        const json_t *g = json_array_get(gres, i);
+        al->gpus = json_is_string(g) ? gpu_index(json_string_value(g)) : NULL;
+    }
+}
+
+int slurm_job_decode(const struct slurm_shape *s, const json_t *j, struct slurm_job *out,
+                     struct strbuf *err)
+{
+    memset(out, 0, sizeof *out);
+    int64_t id;
+    if (!json_is_object(j) || !slurm_number(json_object_get(j, "job_id"), &id) || id <= 0) {
+        strbuf_adds(err, "a job without an integer job_id");
+        return -1;
+    }
+    out->id = id;
+    out->name = str_of(j, "name");
+    const json_t *st = json_object_get(j, "job_state");
+    if (json_is_array(st)) /* v0.0.40 */
+        out->state = state_of_list(st);
+    else if (json_is_string(st))
+        out->state = xstrdup(json_string_value(st));
+    out->reason = str_of(j, "state_reason");
+    out->partition = str_of(j, "partition");
+    out->qos = str_of(j, "qos");
+    out->nodes = str_of(j, "nodes");
+    out->cwd = str_of(j, "current_working_directory");
+    out->user = str_of(j, "user_name");
+    int64_t v;
+    if (slurm_number(json_object_get(j, "restart_cnt"), &v) && v >= 0 && v < INT32_MAX)
+        out->restarts = (int32_t)v;
+    const json_t *ec = json_object_get(j, "exit_code");
+    if (json_is_object(ec)) {
+        exit_of_object(ec, out);
+    } else if (json_is_integer(ec)) {
+        /* The raw wait status: 768 is exit 3, 9 is SIGKILL. */
+        int64_t w = json_integer_value(ec);
+        if (w >= 0 && w <= 0xffff) {
+            out->has_exit = true;
+            out->exit_signal = (int)(w & 0x7f);
+            out->exit_status = out->exit_signal ? 0 : (int)((w >> 8) & 0xff);
+        }
+    }
+    if (slurm_number(json_object_get(j, "submit_time"), &v) && v > 0)
+        out->submit_time = v;
+    if (slurm_number(json_object_get(j, "start_time"), &v) && v > 0)
+        out->start_time = v;
+    if (slurm_number(json_object_get(j, "end_time"), &v) && v > 0)
+        out->end_time = v;
+    decode_alloc(j, out);
+    return 0;
+}
+
+void slurm_job_free(struct slurm_job *j)
+{
+    free(j->name);
+    free(j->state);
+    free(j->reason);
+    free(j->partition);
+    free(j->qos);
+    free(j->nodes);
+    free(j->cwd);
+    free(j->user);
+    for (size_t i = 0; i < j->alloc_count; i++) {
+        free(j->alloc[i].node);
+        free(j->alloc[i].gpus);
+    }
+    free(j->alloc);
+    memset(j, 0, sizeof *j);
+}
+
+/* A number as the version writes it on submit. */
+static json_t *number(const struct slurm_shape *s, int64_t n)
+{
+    if (!s->numbers_wrapped)
+        return json_integer(n);
+    json_t *o = json_object();
+    json_object_set_new(o, "set", json_true());
+    json_object_set_new(o, "infinite", json_false());
+    json_object_set_new(o, "number", json_integer(n));
+    return o;
+}
+
+json_t *slurm_submit_body(const struct slurm_shape *s, const struct slurm_submit *sub,
+                          const char *script)
+{
+    json_t *job = json_object();
+    if (sub->name)
+        json_object_set_new(job, "name", json_string(sub->name));
+    if (sub->partition)
+        json_object_set_new(job, "partition", json_string(sub->partition));
+    if (sub->qos && *sub->qos)
+        json_object_set_new(job, "qos", json_string(sub->qos));
+    if (s->nodes_string) {
+        char n[16];
+        snprintf(n, sizeof n, "%d", sub->nodes);
+        json_object_set_new(job, "nodes", json_string(n));
+    } else {
+        json_object_set_new(job, "nodes", json_integer(sub->nodes));
+    }
+    json_object_set_new(job, "tasks_per_node", json_integer(1));
+    if (sub->gpus_per_node > 0) {
+        char g[32];
+        snprintf(g, sizeof g, "%s%d", s->gpus_prefix, sub->gpus_per_node);
+        json_object_set_new(job, s->gpus_key, json_string(g));
+    }
+    if (sub->cpus_per_task > 0)
+        json_object_set_new(job, "cpus_per_task", json_integer(sub->cpus_per_task));
+    if (sub->memory_mb > 0)
+        json_object_set_new(job, "memory_per_node", number(s, sub->memory_mb));
+    json_object_set_new(job, "requeue", json_boolean(sub->requeue));
+    if (sub->exclude && *sub->exclude)
+        json_object_set_new(job, s->exclude_key, json_string(sub->exclude));
+    if (sub->cwd)
+        json_object_set_new(job, "current_working_directory", json_string(sub->cwd));
+    if (sub->standard_output)
+        json_object_set_new(job, "standard_output", json_string(sub->standard_output));
+    if (sub->standard_error)
+        json_object_set_new(job, "standard_error", json_string(sub->standard_error));
+    json_t *env = s->env_list ? json_array() : json_object();
+    for (size_t i = 0; i < sub->env_count; i++) {
+        const char *kv = sub->env[i];
+        const char *eq = strchr(kv, '=');
+        if (eq == NULL || eq == kv)
+            continue;
+        if (s->env_list) {
+            json_array_append_new(env, json_string(kv));
+        } else {
+            char *k = xstrndup(kv, (size_t)(eq - kv));
+            json_object_set_new(env, k, json_string(eq + 1));
+            free(k);
+        }
+    }
+    json_object_set_new(job, "environment", env);
+    return json_pack("{s:s, s:o}", "script", script ? script : "", "job", job);
+}

@@ -1,0 +1,207 @@
+# trainjob against a real Slurm cluster: tests/slurm/cluster.sh starts a
+# throw-away Slurm 22.05 (munge, slurmctld, 3 slurmd with fake GPUs,
+# slurmrestd with JWT) in this test's temp dir, on ports derived from $$, and
+# stops it by pid at the end. A context with `driver: slurm` then drives it
+# through the CLI and `trainjob top` exactly as a person would: a 2-replica
+# job runs on 2 nodes and succeeds, its workers' logs and events show, stop
+# gives SUSPENDED and start runs it again, a wrong token is "authentication
+# failed", and top lists the Slurm job and says which backend it is on.
+# If the cluster cannot start, the suite fails and says why.
+. "$(dirname "$0")/lib.sh"
+cd "$TRAINJOB_TOP" || exit 1
+export LANG=C.UTF-8 LC_ALL=C.UTF-8
+
+chmod 755 "$TMP" # slurmrestd and the jobs run as unprivileged users: DIR must be o+x
+CL="$TMP/cluster"
+SESSION="tj-slurm-$$"
+tmux() { command tmux -S "$TMP/tmux.sock" "$@"; }
+cleanup() {
+    tmux kill-server 2>/dev/null
+    sh tests/slurm/cluster.sh stop "$CL" >/dev/null 2>&1
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+export TJ_SLURM_PORT_BASE=$((20000 + ($$ % 400) * 100))
+if ! sh tests/slurm/cluster.sh start "$CL" >"$TMP/cluster.log" 2>&1; then
+    fail "the Slurm cluster starts" "tests/slurm/cluster.sh start failed: $(tail -c 1500 "$TMP/cluster.log")"
+    exit 1
+fi
+pass "the Slurm cluster starts"
+. "$CL/env"
+
+printf '%s\n' "$SLURMRESTD_TOKEN" >"$TMP/token"
+chmod 600 "$TMP/token"
+echo "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.e30.wrong" >"$TMP/badtoken"
+export TRAINJOB_CONFIG="$TMP/config.yaml"
+cat >"$TRAINJOB_CONFIG" <<EOF
+current_context: lab
+contexts:
+  - name: lab
+    driver: slurm
+    endpoint: http+unix://$SLURMRESTD_SOCKET
+    user: $SLURMRESTD_USER
+    token_file: $TMP/token
+    jobs_dir: $TJ_SLURM_JOBS_DIR
+    workspace: default
+  - name: lab-tcp
+    driver: slurm
+    endpoint: $SLURMRESTD_URL
+    user: $SLURMRESTD_USER
+    token_file: $TMP/badtoken
+    jobs_dir: $TJ_SLURM_JOBS_DIR
+EOF
+tj() { "$TRAINJOB_BIN" "$@"; }
+
+# wait_state NAME STATE SECONDS: until `get job NAME` shows STATE
+wait_state() {
+    n=0
+    while [ $n -lt $(($3 * 5)) ]; do
+        tj get jobs >"$TMP/jobs" 2>&1
+        awk -v n="$1" -v s="$2" '$1 == n && index($0, s) { f = 1 } END { exit !f }' "$TMP/jobs" && return 0
+        sleep 0.2
+        n=$((n + 1))
+    done
+    return 1
+}
+expect_state() { # CHECK NAME STATE SECONDS
+    if wait_state "$2" "$3" "$4"; then pass "$1"; else fail "$1" "$(cat "$TMP/jobs")"; fi
+}
+
+cat >"$TMP/ddp.yaml" <<'EOF'
+workspace_name: default
+name: ddp
+display_name: ddp
+framework: PYTORCH_DDP
+resource_pool:
+  name: standard
+roles:
+  - total_replicas: 2
+    resource_spec:
+      - name: gpu-2
+    image_path: local/host
+    startup_script: |
+      echo "rank $RANK of $WORLD_SIZE master $MASTER_ADDR gpus $CUDA_VISIBLE_DEVICES"
+      sleep 4
+      echo "rank $RANK done"
+EOF
+
+run tj get catalog
+expect_rc "the catalog comes from the cluster" 0
+expect_grep "...its partitions are the pools" "$TMP/out" "standard"
+expect_grep "...an idle partition is idle" "$TMP/out" "idle"
+expect_grep "...specs come from the nodes' GPUs" "$TMP/out" "gpu-8"
+
+run tj render --target slurm "$TMP/ddp.yaml"
+expect_rc "render --target slurm works" 0
+expect_grep "...printing the REST request" "$TMP/out" "POST /slurm/v0.0.38/job/submit"
+expect_grep "...with the spec's CPUs from the cluster" "$TMP/out" "\"cpus_per_task\": 2"
+expect_grep "...and the batch script" "$TMP/out" "# the batch script"
+
+run tj submit -f "$TMP/ddp.yaml"
+expect_rc "a 2-replica job is submitted" 0
+expect_grep "...as QUEUEING" "$TMP/out" "QUEUEING"
+expect_state "get jobs shows it RUNNING" ddp RUNNING 30
+run tj get jobs --state RUNNING --mine
+expect_grep "get jobs --state RUNNING --mine lists it" "$TMP/out" "ddp"
+run tj get workers ddp
+expect_grep "...on two nodes" "$TMP/out" "n2"
+expect_state "...then SUCCEEDED" ddp SUCCEEDED 60
+run tj logs ddp -w master-0
+expect_grep "logs show the first worker's lines" "$TMP/out" "rank 0 of 2"
+run tj logs ddp -w worker-0
+expect_grep "...and the second's" "$TMP/out" "rank 1 of 2"
+run tj describe job ddp
+expect_rc "describe works on a Slurm job" 0
+expect_grep "...and shows its events" "$TMP/out" "submitted as Slurm job"
+
+# logs -f follows a running worker until its job ends
+sed -e 's/^name: ddp/name: fl/' -e 's/^display_name: ddp/display_name: fl/' -e 's/total_replicas: 2/total_replicas: 1/' \
+    "$TMP/ddp.yaml" >"$TMP/fl.yaml"
+run tj submit -f "$TMP/fl.yaml"
+expect_rc "a 1-replica job is submitted" 0
+start=$(date +%s)
+run timeout 90 "$TRAINJOB_BIN" logs fl -w master-0 -f
+expect_rc "logs -f follows the worker and returns when the job ends" 0
+expect_grep "...with the lines written while it ran" "$TMP/out" "rank 0 done"
+if [ $(($(date +%s) - start)) -ge 3 ]; then pass "...having waited for them"; else fail "...having waited for them" "returned after $(($(date +%s) - start)) s"; fi
+
+# stop → SUSPENDED, start → running again
+sed -e 's/^name: ddp/name: long/' -e 's/^display_name: ddp/display_name: long/' \
+    -e 's/sleep 4/sleep 300/' "$TMP/ddp.yaml" >"$TMP/long.yaml"
+run tj submit -f "$TMP/long.yaml"
+expect_rc "a long job is submitted" 0
+expect_state "...and runs" long RUNNING 30
+
+# top lists the Slurm job and says which backend it is on
+tmux new-session -d -s "$SESSION" -x 140 -y 30 \
+    "env TRAINJOB_CONFIG='$TRAINJOB_CONFIG' LANG=C.UTF-8 TERM=tmux-256color '$TRAINJOB_BIN' top; sleep 60"
+seen=0
+for _ in $(seq 1 50); do
+    tmux capture-pane -t "$SESSION" -p >"$TMP/screen" 2>/dev/null
+    grep -q "long" "$TMP/screen" && grep -q "RUNNING" "$TMP/screen" && { seen=1; break; }
+    sleep 0.2
+done
+if [ $seen = 1 ]; then pass "top lists the running Slurm job"; else fail "top lists the running Slurm job" "$(cat "$TMP/screen")"; fi
+expect_grep "...and says it is on slurm" "$TMP/screen" "· slurm"
+tmux send-keys -t "$SESSION" Enter
+seen=0
+for _ in $(seq 1 50); do
+    tmux capture-pane -t "$SESSION" -p >"$TMP/screen" 2>/dev/null
+    grep -q "master-0" "$TMP/screen" && grep -q "worker-0" "$TMP/screen" && grep -q "submitted as Slurm job" "$TMP/screen" && { seen=1; break; }
+    sleep 0.2
+done
+if [ $seen = 1 ]; then pass "...its job screen shows the workers and events"; else fail "...its job screen shows the workers and events" "$(cat "$TMP/screen")"; fi
+tmux kill-server 2>/dev/null
+
+run tj stop long
+expect_rc "stop works" 0
+expect_state "...and the job is SUSPENDED" long SUSPENDED 30
+run tj start long
+expect_rc "start works" 0
+expect_state "...and it runs again" long RUNNING 30
+run tj describe job long
+expect_grep "...its events say it was stopped" "$TMP/out" "cancelled"
+run tj delete long
+expect_rc "delete works" 0
+if [ -e "$TJ_SLURM_JOBS_DIR/default/long" ]; then fail "...and removes the job directory"; else pass "...and removes the job directory"; fi
+run tj get jobs
+expect_no_grep "...and get jobs no longer lists it" "$TMP/out" "long"
+
+run tj --context lab-tcp get jobs
+expect_rc "a wrong token fails" 1
+expect_grep "...as authentication failed, naming the context" "$TMP/err" "context 'lab-tcp': authentication failed"
+
+# A standard job preempts an idle one: the idle job goes back to QUEUEING,
+# "preempted", and runs again once the standard job is done.
+cat >"$TMP/sweep.yaml" <<'EOF2'
+workspace_name: default
+name: sweep
+display_name: sweep
+framework: PYTORCH
+resource_pool:
+  name: idle
+  zone: z
+  vpc_id: v
+scheduling:
+  quota_type: SPOT
+  preemptible: true
+roles:
+  - total_replicas: 3
+    resource_spec:
+      - name: gpu-8
+    image_path: local/host
+    startup_script: sleep 300
+EOF2
+sed -e 's/^name: ddp/name: urgent/' -e 's/^display_name: ddp/display_name: urgent/' \
+    -e 's/total_replicas: 2/total_replicas: 1/' -e 's/gpu-2/gpu-8/' "$TMP/ddp.yaml" >"$TMP/urgent.yaml"
+run tj submit -f "$TMP/sweep.yaml"
+expect_rc "an idle job is submitted" 0
+expect_state "...and runs on every GPU" sweep RUNNING 30
+run tj submit -f "$TMP/urgent.yaml"
+expect_rc "a standard job is submitted" 0
+expect_state "...the idle job is preempted back to QUEUEING" sweep QUEUEING 30
+run tj get job sweep -o json
+expect_grep "...saying it was preempted" "$TMP/out" "preempted"
+expect_state "...the standard job runs and succeeds" urgent SUCCEEDED 60
+expect_state "...and the idle job runs again" sweep RUNNING 60

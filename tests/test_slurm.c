@@ -1,0 +1,678 @@
+/*
+ * test_slurm: the slurm driver (api/slurm) without a cluster — through a
+ * transport that answers with recorded slurmrestd 22.05.8 replies
+ * (tests/fixtures/slurm/) and a job directory in a temp dir: Slurm states
+ * to trainjob states, a refused token ("authentication failed", the
+ * token_command run again once), jobs known by their job directory, and
+ * hostile job-directory files (a huge events.jsonl, wrong types, escape
+ * sequences, symlinks) bounded, checked and sanitized.
+ */
+// clang-format off
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+// clang-format on
+
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api/backend.h"
+#include "api/context.h"
+#include "api/finding.h"
+#include "api/http.h"
+#include "api/slurm.h"
+#include "api/slurm_shapes.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+static char *fixture_text(const char *name)
+{
+    const char *top = getenv("TRAINJOB_TOP");
+    char *path = xasprintf("%s/tests/fixtures/slurm/%s", top && *top ? top : ".", name);
+    json_t *j = json_load_file(path, 0, NULL);
+    if (j == NULL)
+        fail_msg("%s: not JSON", path);
+    free(path);
+    char *t = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    return t;
+}
+
+/* ---- a transport answering from a script --------------------------------- */
+
+#define FAKE_MAX 32
+
+struct fake {
+    char *path[FAKE_MAX];
+    size_t calls;
+    int status[FAKE_MAX];
+    char *body[FAKE_MAX];
+    size_t n;
+};
+
+static void fake_answer(struct fake *f, int status, char *body)
+{
+    f->status[f->n] = status;
+    f->body[f->n++] = body;
+}
+
+static void fake_transport(void *ctx, const char *method, const char *path, const char *body,
+                           size_t len, http_data_fn on_data, void *data_ctx,
+                           struct http_result *out)
+{
+    (void)method, (void)body, (void)len, (void)on_data, (void)data_ctx;
+    struct fake *f = ctx;
+    assert_true(f->calls < FAKE_MAX);
+    size_t i = f->calls++;
+    f->path[i] = xstrdup(path);
+    size_t k = i < f->n ? i : f->n - 1;
+    out->transport = TRANSPORT_NONE;
+    out->status = f->status[k];
+    strbuf_adds(&out->body, f->body[k]);
+}
+
+static void fake_free(struct fake *f)
+{
+    for (size_t i = 0; i < f->calls; i++)
+        free(f->path[i]);
+    for (size_t i = 0; i < f->n; i++)
+        free(f->body[i]);
+}
+
+static char tmpdir[64];
+static char token_file[128];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/test_slurm.XXXXXX");
+    assert_non_null(mkdtemp(tmpdir));
+    snprintf(token_file, sizeof token_file, "%s/token", tmpdir);
+    FILE *f = fopen(token_file, "w");
+    fputs("SLURM_JWT=eyJ.good.token\n", f);
+    fclose(f);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char *cmd = xasprintf("rm -rf '%s'", tmpdir);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    return 0;
+}
+
+static struct backend *open_fake(struct fake *f, const char *token_command)
+{
+    struct strbuf err = STRBUF_INIT;
+    struct http_client *c = http_client_new("http://127.0.0.1:1", &err);
+    http_client_set_transport(c, fake_transport, f);
+    struct context ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.name = (char *)"lab";
+    ctx.driver = CONTEXT_DRIVER_SLURM;
+    ctx.subscription = (char *)"local";
+    ctx.resource_group = (char *)"default";
+    ctx.zone = (char *)"local-1z";
+    ctx.workspace = (char *)"default";
+    ctx.user = (char *)"trainjob";
+    ctx.token_file = token_command ? NULL : token_file;
+    ctx.token_command = (char *)token_command;
+    ctx.jobs_dir = tmpdir;
+    struct backend *b = slurm_backend_new(c, &ctx, &err);
+    assert_non_null(b);
+    strbuf_free(&err);
+    return b;
+}
+
+/* A /jobs reply holding the sample's job, moved into the directory of job name. */
+static char *jobs_reply(const char *sample, const char *name, int id)
+{
+    char *t = fixture_text(sample);
+    json_t *doc = json_loads(t, 0, NULL);
+    free(t);
+    json_t *j = json_array_get(json_object_get(doc, "jobs"), 0);
+    char *dir = xasprintf("%s/default/%s", tmpdir, name);
+    json_object_set_new(j, "current_working_directory", json_string(dir));
+    json_object_set_new(j, "job_id", json_integer(id));
+    free(dir);
+    t = json_dumps(doc, JSON_COMPACT);
+    json_decref(doc);
+    return t;
+}
+
+/* ---- states ---------------------------------------------------------------- */
+
+static enum job_state state_of(const char *sample, struct strbuf *msg)
+{
+    char *t = fixture_text(sample);
+    json_t *doc = json_loads(t, 0, NULL);
+    free(t);
+    struct slurm_job j;
+    struct strbuf why = STRBUF_INIT;
+    assert_int_equal(slurm_job_decode(slurm_shape_find("v0.0.38"),
+                                      json_array_get(json_object_get(doc, "jobs"), 0), &j, &why),
+                     0);
+    strbuf_reset(msg);
+    enum job_state st = slurm_job_state(&j, msg);
+    slurm_job_free(&j);
+    json_decref(doc);
+    strbuf_free(&why);
+    return st;
+}
+
+static void slurm_states_map_to_trainjob_states(void **state)
+{
+    (void)state;
+    struct strbuf msg = STRBUF_INIT;
+    assert_int_equal(state_of("job-running.json", &msg), JOB_STATE_RUNNING);
+    assert_int_equal(state_of("job-completed.json", &msg), JOB_STATE_SUCCEEDED);
+    assert_int_equal(state_of("job-failed.json", &msg), JOB_STATE_FAILED);
+    assert_non_null(strstr(strbuf_str(&msg), "exit code 3")); /* 768 decoded */
+    assert_int_equal(state_of("job-pending-qos-not-allowed.json", &msg), JOB_STATE_QUEUEING);
+    assert_non_null(strstr(strbuf_str(&msg), "QOS is not allowed"));
+    assert_int_equal(state_of("job-preempted-requeued.json", &msg), JOB_STATE_QUEUEING);
+    assert_non_null(strstr(strbuf_str(&msg), "preempted"));
+
+    struct slurm_job j;
+    memset(&j, 0, sizeof j);
+    j.state = (char *)"CANCELLED";
+    strbuf_reset(&msg);
+    assert_int_equal(slurm_job_state(&j, &msg), JOB_STATE_SUSPENDED);
+    j.state = (char *)"OUT_OF_MEMORY";
+    j.has_exit = true;
+    j.exit_signal = 9;
+    strbuf_reset(&msg);
+    assert_int_equal(slurm_job_state(&j, &msg), JOB_STATE_FAILED);
+    assert_non_null(strstr(strbuf_str(&msg), "signal 9 (SIGKILL)"));
+    j.state = (char *)"PENDING";
+    j.reason = (char *)"\x1b]0;pwned\x07Resources";
+    strbuf_reset(&msg);
+    assert_int_equal(slurm_job_state(&j, &msg), JOB_STATE_QUEUEING);
+    assert_null(strchr(strbuf_str(&msg), '\x1b')); /* a reason we do not know is sanitized */
+    strbuf_free(&msg);
+}
+
+/* ---- authentication --------------------------------------------------------- */
+
+static void a_refused_token_is_authentication_failed(void **state)
+{
+    (void)state;
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 500, fixture_text("error-bad-token.json"));
+    struct backend *b = open_fake(&f, NULL);
+    struct job_list l;
+    struct api_error e;
+    assert_int_equal(backend_list(b, NULL, &l, &e), BACKEND_REJECTED);
+    assert_non_null(strstr(e.message, "authentication failed"));
+    assert_non_null(strstr(e.message, "context 'lab'"));
+    assert_non_null(strstr(e.message, "token_file"));
+    assert_int_equal(f.calls, 2); /* a token file is not read again */
+    assert_string_equal(f.path[1], "/slurm/v0.0.38/jobs");
+    backend_free(b);
+    fake_free(&f);
+}
+
+static void an_expired_token_is_fetched_again_once(void **state)
+{
+    (void)state;
+    char *script = xasprintf("%s/tok.sh", tmpdir);
+    char *count = xasprintf("%s/runs", tmpdir);
+    FILE *fp = fopen(script, "w");
+    fprintf(fp, "echo x >> '%s'\necho SLURM_JWT=eyJ.fresh.token\n", count);
+    fclose(fp);
+    char *cmd = xasprintf("sh %s", script);
+
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 500, fixture_text("error-bad-token.json"));
+    fake_answer(&f, 200, xstrdup("{\"errors\": [], \"jobs\": []}"));
+    struct backend *b = open_fake(&f, cmd);
+    struct job_list l;
+    struct api_error e;
+    assert_int_equal(backend_list(b, NULL, &l, &e), BACKEND_OK);
+    assert_int_equal(l.count, 0);
+    job_list_free(&l);
+    assert_int_equal(f.calls, 3);
+    struct stat st;
+    assert_int_equal(stat(count, &st), 0);
+    assert_int_equal(st.st_size, 4); /* run twice: at first use, and after the refusal */
+    backend_free(b);
+    fake_free(&f);
+
+    /* Refused again after the fresh token: failed, not a loop. */
+    struct fake g = {0};
+    fake_answer(&g, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&g, 500, fixture_text("error-bad-token.json"));
+    b = open_fake(&g, cmd);
+    assert_int_equal(backend_list(b, NULL, &l, &e), BACKEND_REJECTED);
+    assert_non_null(strstr(e.message, "authentication failed"));
+    assert_int_equal(g.calls, 3);
+    backend_free(b);
+    fake_free(&g);
+
+    /* A real Slurm rejection (its own error number) is not an authentication failure. */
+    struct fake h = {0};
+    fake_answer(&h, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&h, 500, fixture_text("submit-error-qos-not-allowed.json"));
+    b = open_fake(&h, NULL);
+    assert_int_equal(backend_list(b, NULL, &l, &e), BACKEND_REJECTED);
+    assert_null(strstr(e.message, "authentication failed"));
+    assert_non_null(strstr(e.message, "2066"));
+    backend_free(b);
+    fake_free(&h);
+    free(cmd);
+    free(count);
+    free(script);
+}
+
+/* ---- jobs by their directory ---------------------------------------------- */
+
+static void mkjobdir(const char *name)
+{
+    char *d = xasprintf("%s/default", tmpdir);
+    mkdir(d, 0755);
+    free(d);
+    d = xasprintf("%s/default/%s", tmpdir, name);
+    mkdir(d, 0755);
+    char *p = xasprintf("%s/job.json", d);
+    FILE *f = fopen(p, "w");
+    fprintf(f,
+            "{\"name\": \"%s\", \"display_name\": \"shown\", \"framework\": \"PYTORCH_DDP\","
+            " \"roles\": [{\"name\": \"Worker\", \"total_replicas\": 2}]}",
+            name);
+    fclose(f);
+    free(p);
+    free(d);
+}
+
+static void jobs_are_known_by_their_directory(void **state)
+{
+    (void)state;
+    mkjobdir("ddp");
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    /* One job of ours, one elsewhere: only ours is listed, and get finds it. */
+    char *ours = jobs_reply("job-running.json", "ddp", 4);
+    json_t *doc = json_loads(ours, 0, NULL);
+    free(ours);
+    json_t *other = json_deep_copy(json_array_get(json_object_get(doc, "jobs"), 0));
+    json_object_set_new(other, "current_working_directory", json_string("/home/x"));
+    json_array_append_new(json_object_get(doc, "jobs"), other);
+    fake_answer(&f, 200, json_dumps(doc, JSON_COMPACT));
+    json_decref(doc);
+    struct backend *b = open_fake(&f, NULL);
+    struct job_list l;
+    struct api_error e;
+    assert_int_equal(backend_list(b, NULL, &l, &e), BACKEND_OK);
+    assert_int_equal(l.count, 1);
+    assert_string_equal(l.jobs[0].name, "ddp");
+    assert_string_equal(l.jobs[0].display_name, "shown"); /* from job.json */
+    assert_string_equal(l.jobs[0].id, "4");
+    assert_int_equal(l.jobs[0].state, JOB_STATE_RUNNING);
+    job_list_free(&l);
+    assert_int_equal(f.calls, 2); /* the version once, then one GET /jobs per list */
+    struct list_query q = {0};
+    q.filter = "state='RUNNING' AND user_name='trainjob'";
+    assert_int_equal(backend_list(b, &q, &l, &e), BACKEND_OK);
+    assert_int_equal(l.count, 1);
+    job_list_free(&l);
+    q.filter = "state='SUCCEEDED'";
+    assert_int_equal(backend_list(b, &q, &l, &e), BACKEND_OK);
+    assert_int_equal(l.count, 0);
+    job_list_free(&l);
+    q.filter = "priority='HIGH'";
+    assert_int_equal(backend_list(b, &q, &l, &e), BACKEND_REJECTED);
+    assert_int_equal(e.status, 400);
+
+    struct worker_list w;
+    assert_int_equal(backend_workers(b, "ddp", &w, &e), BACKEND_OK);
+    assert_int_equal(w.count, 2); /* from the allocation: no records yet */
+    assert_string_equal(w.workers[0].name, "master-0");
+    assert_string_equal(w.workers[0].node_name, "n1");
+    assert_string_equal(w.workers[1].name, "worker-0");
+    assert_string_equal(w.workers[1].devices, "0-1");
+    worker_list_free(&w);
+
+    struct jobspec j;
+    assert_int_equal(backend_get(b, "../etc", &j, &e), BACKEND_REJECTED);
+    assert_int_equal(e.status, 400);
+    jobspec_free(&j);
+    assert_int_equal(backend_get(b, "nope", &j, &e), BACKEND_REJECTED);
+    assert_int_equal(e.status, 404);
+    jobspec_free(&j);
+    backend_free(b);
+    fake_free(&f);
+}
+
+/* ---- hostile job directories ---------------------------------------------- */
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void hostile_events_are_bounded_checked_and_sanitized(void **state)
+{
+    (void)state;
+    mkjobdir("evil");
+    char *p = xasprintf("%s/default/evil/events.jsonl", tmpdir);
+    FILE *f = fopen(p, "w");
+    /* 40 MB of events: only the tail is read, at most 2000 kept. */
+    for (int i = 0; i < 200000; i++)
+        fprintf(f,
+                "{\"time\":\"2026-01-01T00:00:00Z\",\"type\":\"Normal\",\"reason\":\"Started\","
+                "\"message\":\"line %d %0150d\"}\n",
+                i, 0);
+    fputs("not json\n", f);
+    fputs("[1,2,3]\n", f);
+    fputs("{\"reason\": 5, \"message\": {\"x\": 1}}\n", f);
+    fputs("{\"reason\":\"RestartPod\",\"message\":\"\\u001b[2J\\u001b]0;title\\u0007cleared "
+          "\\u200b\",\"worker\":\"\\u001b[31mw\",\"exit_code\":\"201\",\"rule\":1}\n",
+          f);
+    fclose(f);
+    free(p);
+    struct fake f2 = {0};
+    fake_answer(&f2, 200, xstrdup("{}"));
+    struct backend *b = open_fake(&f2, NULL);
+    struct job_event_list ev;
+    struct api_error e;
+    assert_int_equal(backend_events(b, "evil", &ev, &e), BACKEND_OK);
+    assert_true(ev.count > 100 && ev.count <= 2000);
+    const struct job_event *last = &ev.events[ev.count - 1];
+    assert_int_equal(last->kind, EVENT_FAULT);
+    assert_null(strchr(last->message, '\x1b'));
+    assert_null(strchr(last->message, '\x07'));
+    assert_non_null(strstr(last->message, "cleared"));
+    assert_non_null(strstr(last->message, "\\u200b")); /* invisible characters shown */
+    assert_null(strchr(last->worker, '\x1b'));
+    assert_false(last->has_exit_code); /* "201" is a string, not an exit code */
+    assert_true(last->has_rule);
+    job_event_list_free(&ev);
+    backend_free(b);
+    fake_free(&f2);
+}
+
+static void hostile_worker_records_and_symlinks(void **state)
+{
+    (void)state;
+    mkjobdir("w");
+    char *d = xasprintf("%s/default/w/workers", tmpdir);
+    mkdir(d, 0755);
+    char *p = xasprintf("%s/master-0.json", d);
+    write_file(p, "{\"name\":\"master-0\",\"index\":0,\"node\":\"n1\\u001b[2J\",\"phase\":"
+                  "\"Failed\",\"restarts\":2,\"exit_code\":201,\"signal\":null,\"rule\":"
+                  "\"rule 1: exit 201 -> RESTART_POD\"}");
+    free(p);
+    p = xasprintf("%s/worker-0.json", d);
+    write_file(p, "{\"name\":\"../../etc\",\"phase\":\"Running\"}"); /* no worker name */
+    free(p);
+    p = xasprintf("%s/worker-1.json", d);
+    write_file(p, "{\"name\":\"worker-1\",\"restarts\":\"many\",\"exit_code\":999,"
+                  "\"phase\":\"Exploded\"}");
+    free(p);
+    p = xasprintf("%s/worker-2.json", d);
+    assert_int_equal(symlink("/etc/passwd", p), 0); /* never followed */
+    free(p);
+    free(d);
+    /* logs/ as a symlink out of the job directory: no log is read through it. */
+    d = xasprintf("%s/default/w/logs", tmpdir);
+    assert_int_equal(symlink("/etc", d), 0);
+    free(d);
+
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 200, jobs_reply("job-running.json", "w", 9));
+    struct backend *b = open_fake(&f, NULL);
+    struct worker_list w;
+    struct api_error e;
+    assert_int_equal(backend_workers(b, "w", &w, &e), BACKEND_OK);
+    assert_int_equal(w.count, 2);
+    assert_string_equal(w.workers[0].name, "master-0");
+    assert_null(strchr(w.workers[0].node_name, '\x1b'));
+    assert_int_equal(w.workers[0].phase, WORKER_FAILED);
+    assert_int_equal(w.workers[0].restarts, 2);
+    assert_int_equal(w.workers[0].exit_code, 201);
+    assert_non_null(strstr(w.workers[0].exit_reason, "RESTART_POD"));
+    assert_string_equal(w.workers[1].name, "worker-1");
+    assert_false(w.workers[1].has_restarts);
+    assert_false(w.workers[1].has_exit_code);
+    assert_string_equal(w.workers[1].phase_other, "Exploded");
+    worker_list_free(&w);
+
+    struct strbuf sink = STRBUF_INIT;
+    assert_int_equal(backend_logs(b, "w", "passwd", -1, false, NULL, &sink, &e), BACKEND_REJECTED);
+    assert_int_equal(e.status, 404);
+    assert_int_equal(backend_logs(b, "w", "../x", -1, false, NULL, &sink, &e), BACKEND_REJECTED);
+    assert_int_equal(e.status, 400);
+    strbuf_free(&sink);
+    backend_free(b);
+    fake_free(&f);
+}
+
+static void a_job_json_symlink_is_not_followed(void **state)
+{
+    (void)state;
+    mkjobdir("s");
+    char *secret = xasprintf("%s/secret.json", tmpdir);
+    write_file(secret, "{\"name\": \"s\", \"display_name\": \"LEAKED\"}");
+    char *p = xasprintf("%s/default/s/job.json", tmpdir);
+    unlink(p);
+    assert_int_equal(symlink(secret, p), 0);
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 200, jobs_reply("job-running.json", "s", 3));
+    struct backend *b = open_fake(&f, NULL);
+    struct jobspec j;
+    struct api_error e;
+    assert_int_equal(backend_get(b, "s", &j, &e), BACKEND_OK);
+    assert_string_equal(j.name, "s");
+    assert_null(j.display_name); /* the file behind the symlink was not read */
+    jobspec_free(&j);
+    backend_free(b);
+    fake_free(&f);
+    free(p);
+    free(secret);
+}
+
+static void a_refused_submit_leaves_no_directory(void **state)
+{
+    (void)state;
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 200, xstrdup("{\"errors\": [], \"jobs\": []}"));
+    fake_answer(&f, 200, fixture_text("partitions.json"));
+    fake_answer(&f, 200, fixture_text("nodes.json"));
+    fake_answer(&f, 500,
+                xstrdup("{\"errors\": [{\"error_number\": 2014, \"error\": \"Requested node "
+                        "configuration is not available\"}]}"));
+    struct backend *b = open_fake(&f, NULL);
+    struct jobspec job, out;
+    jobspec_init(&job);
+    job.name = xstrdup("big");
+    job.resource_pool.present = true;
+    job.resource_pool.name = xstrdup("standard");
+    struct role *r = jobspec_add_role(&job);
+    r->name = xstrdup("Worker");
+    r->has_total_replicas = true;
+    r->total_replicas = 4;
+    r->startup_script = xstrdup("true");
+    role_add_spec(r)->name = xstrdup("gpu-8");
+    struct api_error e;
+    assert_int_equal(backend_create(b, &job, &out, &e), BACKEND_REJECTED);
+    assert_non_null(strstr(e.message, "2014"));
+    assert_string_equal(f.path[4], "/slurm/v0.0.38/job/submit");
+    char *dir = xasprintf("%s/default/big", tmpdir);
+    struct stat st;
+    assert_int_equal(lstat(dir, &st), -1); /* the name is free again */
+    free(dir);
+    jobspec_free(&out);
+    jobspec_free(&job);
+    backend_free(b);
+    fake_free(&f);
+}
+
+static int collect(void *ctx, const char *data, size_t len)
+{
+    strbuf_add(ctx, data, len);
+    return 0;
+}
+
+static void logs_tail_the_worker_file(void **state)
+{
+    (void)state;
+    mkjobdir("l");
+    char *d = xasprintf("%s/default/l/logs", tmpdir);
+    mkdir(d, 0755);
+    char *p = xasprintf("%s/worker-0.log", d);
+    write_file(p, "one\ntwo\nthree\n");
+    struct fake f = {0};
+    fake_answer(&f, 200, xstrdup("{}"));
+    struct backend *b = open_fake(&f, NULL);
+    struct strbuf out = STRBUF_INIT;
+    struct api_error e;
+    assert_int_equal(backend_logs(b, "l", "worker-0", 2, false, collect, &out, &e), BACKEND_OK);
+    assert_string_equal(strbuf_str(&out), "two\nthree\n");
+    strbuf_reset(&out);
+    assert_int_equal(backend_logs(b, "l", "worker-0", -1, false, collect, &out, &e), BACKEND_OK);
+    assert_string_equal(strbuf_str(&out), "one\ntwo\nthree\n");
+    strbuf_free(&out);
+    backend_free(b);
+    fake_free(&f);
+    free(p);
+    free(d);
+}
+
+static void render_prints_the_request_the_script_and_the_gaps(void **state)
+{
+    (void)state;
+    struct jobspec job;
+    jobspec_init(&job);
+    job.name = xstrdup("r1");
+    job.workspace_name = xstrdup("default");
+    job.framework = FRAMEWORK_PYTORCH_DDP;
+    job.resource_pool.present = true;
+    job.resource_pool.name = xstrdup("standard");
+    job.resource_pool.vpc_id = xstrdup("vpc-1");
+    job.scheduling.present = true;
+    job.scheduling.scoring_strategy = SCORING_MOST_ALLOCATED;
+    struct role *r = jobspec_add_role(&job);
+    r->name = xstrdup("Worker");
+    r->has_total_replicas = true;
+    r->total_replicas = 2;
+    r->startup_script = xstrdup("echo hi");
+    struct resource_spec_ref *s = role_add_spec(r);
+    s->name = xstrdup("gpu-2");
+    struct context c;
+    memset(&c, 0, sizeof c);
+    c.name = (char *)"lab";
+    c.user = (char *)"trainjob";
+    c.jobs_dir = (char *)"/shared/jobs";
+    struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+    assert_int_equal(slurm_render(&job, &c, NULL, NULL, &out, &err), 0);
+    const char *t = strbuf_str(&out);
+    assert_non_null(strstr(t, "POST /slurm/v0.0.38/job/submit"));
+    assert_non_null(strstr(t, "\"nodes\": 2"));
+    assert_non_null(strstr(t, "\"gres\": \"gpu:2\""));
+    assert_non_null(strstr(t, "\"current_working_directory\": \"/shared/jobs/default/r1\""));
+    assert_non_null(strstr(t, "\"PATH\""));
+    assert_non_null(strstr(t, "scoring_strategy"));
+    assert_non_null(strstr(t, "vpc_id"));
+    /* HIGH with no QOS for it would run as NORMAL: refused, naming the field and the fix. */
+    job.scheduling.priority = PRIORITY_HIGH;
+    strbuf_reset(&out);
+    assert_int_equal(slurm_render(&job, &c, NULL, NULL, &out, &err), -1);
+    assert_non_null(strstr(strbuf_str(&err), "scheduling.priority"));
+    c.qos = json_pack("{s:s}", "HIGH", "high");
+    strbuf_reset(&err);
+    assert_int_equal(slurm_render(&job, &c, NULL, NULL, &out, &err), 0);
+    assert_non_null(strstr(strbuf_str(&out), "\"qos\": \"high\""));
+    json_decref(c.qos);
+    strbuf_free(&out);
+    strbuf_free(&err);
+    jobspec_free(&job);
+}
+
+/* ---- the context -------------------------------------------------------------- */
+
+static int parse(const char *yaml, struct context_file *cf, struct findings *fs)
+{
+    return context_file_parse(yaml, strlen(yaml), cf, fs);
+}
+
+static void a_slurm_context_names_what_the_driver_needs(void **state)
+{
+    (void)state;
+    struct context_file cf;
+    struct findings fs = FINDINGS_INIT;
+    assert_int_equal(parse("contexts:\n"
+                           "  - name: lab\n"
+                           "    driver: slurm\n"
+                           "    endpoint: http+unix:///run/slurmrestd.sock\n"
+                           "    user: alice\n"
+                           "    token_command: scontrol token lifespan=3600\n"
+                           "    jobs_dir: /shared/jobs\n"
+                           "    launcher: apptainer exec {image}\n"
+                           "    qos: {NORMAL: normal, IDLE_HIGH: idle_high}\n",
+                           &cf, &fs),
+                     0);
+    assert_string_equal(cf.contexts[0].user, "alice");
+    assert_string_equal(cf.contexts[0].jobs_dir, "/shared/jobs");
+    assert_string_equal(json_string_value(json_object_get(cf.contexts[0].qos, "IDLE_HIGH")),
+                        "idle_high");
+    context_file_free(&cf);
+    findings_free(&fs);
+
+    /* No user, both token sources, a relative jobs_dir, a QOS key that is no priority. */
+    assert_int_equal(parse("contexts:\n"
+                           "  - name: lab\n"
+                           "    driver: slurm\n"
+                           "    endpoint: http://127.0.0.1:6820\n"
+                           "    token_file: t\n"
+                           "    token_command: scontrol token\n"
+                           "    jobs_dir: jobs\n"
+                           "    qos: {URGENT: high}\n",
+                           &cf, &fs),
+                     -1);
+    bool user = false, token = false, dir = false, qos = false;
+    for (size_t i = 0; i < fs.count; i++) {
+        const char *m = fs.items[i].message;
+        user = user || strstr(m, "needs user");
+        token = token || strstr(m, "exactly one of token_file and token_command");
+        dir = dir || strstr(m, "jobs_dir");
+        qos = qos || strstr(fs.items[i].path, "qos.URGENT");
+    }
+    assert_true(user && token && dir && qos);
+    findings_free(&fs);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(slurm_states_map_to_trainjob_states),
+        cmocka_unit_test(a_slurm_context_names_what_the_driver_needs),
+        cmocka_unit_test_setup_teardown(a_refused_token_is_authentication_failed, setup, teardown),
+        cmocka_unit_test_setup_teardown(an_expired_token_is_fetched_again_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(jobs_are_known_by_their_directory, setup, teardown),
+        cmocka_unit_test_setup_teardown(hostile_events_are_bounded_checked_and_sanitized, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(hostile_worker_records_and_symlinks, setup, teardown),
+        cmocka_unit_test_setup_teardown(logs_tail_the_worker_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_job_json_symlink_is_not_followed, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_refused_submit_leaves_no_directory, setup, teardown),
+        cmocka_unit_test(render_prints_the_request_the_script_and_the_gaps),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
