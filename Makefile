@@ -15,7 +15,7 @@
 
 BUILD     ?= build
 CC        ?= cc
-PKGS      := ncursesw libcurl jansson yaml-0.1 cmocka libmicrohttpd sqlite3 libcrypto
+PKGS      := ncursesw libcurl jansson yaml-0.1 cmocka libmicrohttpd sqlite3 libcrypto zlib
 SANITIZE  ?=
 FUZZ_SECONDS ?= 30
 
