@@ -15,7 +15,7 @@
 
 BUILD     ?= build
 CC        ?= cc
-PKGS      := ncursesw libcurl jansson yaml-0.1 cmocka libmicrohttpd sqlite3 libcrypto
+PKGS      := ncursesw libcurl jansson yaml-0.1 cmocka libmicrohttpd sqlite3 libcrypto zlib
 SANITIZE  ?=
 FUZZ_SECONDS ?= 30
 
@@ -147,8 +147,15 @@ $(BUILD)/trainjobd: $(BUILD)/engine/main.o $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 SHIM_OBJ := $(patsubst %.c,$(BUILD)/%.o,engine/shim.c $(wildcard engine/shim_*.c))
+# The shim is exec'd for every worker start and needs only libc: linked
+# statically it skips the dynamic loader (issue 14: 5.8 -> 2.7 ms of CPU per
+# exec, perf stat over 300). The cost: a glibc fix reaches it on a rebuild,
+# not an upgrade. Not under the sanitizers, which cannot link statically.
+ifeq ($(SANITIZE),)
+SHIM_LINK := -static
+endif
 $(BUILD)/trainjob-shim: $(SHIM_OBJ) $(LIB_A)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) $(SHIM_LINK) -o $@ $^ -lm
 
 # Objects first, the library after them (seed.o below needs it too).
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB_A)

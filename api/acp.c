@@ -29,6 +29,7 @@
 #include "api/http.h"
 #include "api/http_multi.h"
 #include "api/jobspec_json.h"
+#include "api/jobsum.h"
 #include "api/scalarpage.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
@@ -36,6 +37,17 @@
 #include "util/xalloc.h"
 
 #define MAX_WORKER_PAGES 100
+
+/* A 2xx reply into out: a page of summaries straight from its bytes, the rest from its tree. */
+static enum backend_status decode_reply(const struct backend_request *rq,
+                                        const struct acp_request *ar, const struct http_result *r,
+                                        const json_t *json, struct backend_reply *out)
+{
+    if (ar->rows)
+        return jobsum_page(r->body.buf, r->body.len, &out->list, &out->err) == 0 ? BACKEND_OK
+                                                                                 : BACKEND_REJECTED;
+    return acp_decode(rq, json, out);
+}
 
 /* ---- blocking calls ------------------------------------------------------- */
 
@@ -56,7 +68,7 @@ static enum backend_status run(struct backend *b, const struct backend_request *
         json_t *json;
         out->status = acp_reply_status(b, &ar, &r, &json, &out->err);
         if (out->status == BACKEND_OK)
-            out->status = acp_decode(rq, json, out);
+            out->status = decode_reply(rq, &ar, &r, json, out);
         json_decref(json);
         http_result_free(&r);
     }
@@ -300,11 +312,23 @@ struct watch_state {
     struct strbuf line; /* a message not yet ended by '\n' */
     backend_watch_fn fn;
     void *ctx;
+    bool basic; /* summaries asked for (view=BASIC): JOB lines go through api/jobsum */
 };
 
 /* Decodes one NDJSON line; returns fn's answer (0 for lines skipped as unknown). */
 static int watch_line(struct watch_state *ws, const char *text, size_t len)
 {
+    if (ws->basic) { /* a summary's JOB line (the whole first sync) without a tree */
+        struct watch_message m;
+        memset(&m, 0, sizeof m);
+        struct api_error ignored;
+        int got = jobsum_watch_line(text, len, &m.job, &ignored);
+        m.kind = WATCH_JOB;
+        int rc = got == 1 ? ws->fn(ws->ctx, &m) : 0;
+        jobspec_free(&m.job);
+        if (got != 0)
+            return rc; /* decoded, or not JSON of a message: skipped as jansson's failures are */
+    }
     json_t *j = json_loadb(text, len, 0, NULL);
     const char *type = json_string_value(json_object_get(j, "type"));
     if (type == NULL) {
@@ -352,7 +376,7 @@ static int watch_line(struct watch_state *ws, const char *text, size_t len)
 
 int acp_watch_decode(const char *line, size_t len, backend_watch_fn fn, void *ctx)
 {
-    struct watch_state ws = {STRBUF_INIT, fn, ctx};
+    struct watch_state ws = {STRBUF_INIT, fn, ctx, false};
     return watch_line(&ws, line, len);
 }
 
@@ -482,7 +506,7 @@ static enum backend_status acp_watch(struct backend *b, backend_watch_fn fn, voi
                                      struct api_error *err)
 {
     struct backend_request rq = {.op = BACKEND_OP_WATCH};
-    struct watch_state ws = {STRBUF_INIT, fn, ctx};
+    struct watch_state ws = {STRBUF_INIT, fn, ctx, false};
     enum backend_status st = stream(b, &rq, watch_data, &ws, err);
     if (st == BACKEND_OK)
         watch_flush(&ws);
@@ -524,7 +548,7 @@ static void call_done(void *ctx, struct http_result *r)
     json_t *json;
     c->reply.status = acp_reply_status(c->b, &ac->ar, r, &json, &c->reply.err);
     if (c->reply.status == BACKEND_OK && !ac->ar.stream)
-        c->reply.status = acp_decode(&c->rq, json, &c->reply);
+        c->reply.status = decode_reply(&c->rq, &ac->ar, r, json, &c->reply);
     json_decref(json);
     if (c->rq.op == BACKEND_OP_WATCH && c->reply.status == BACKEND_OK && !c->cancelled)
         watch_flush(&ac->ws);
@@ -553,6 +577,7 @@ static void acp_send(struct backend *b, struct http_multi *m, struct backend_cal
     void *data_ctx = NULL;
     if (c->rq.op == BACKEND_OP_WATCH) {
         ac->ws.fn = call_watch_message;
+        ac->ws.basic = c->rq.query.basic;
         ac->ws.ctx = c;
         on_data = watch_data;
         data_ctx = &ac->ws;

@@ -37,6 +37,7 @@ struct acp_request {
     struct strbuf path;
     json_t *body; /* NULL: none */
     bool stream;
+    bool rows; /* a page of trainjobd's summaries: read by api/jobsum, not as a tree */
 };
 
 void acp_request_free(struct acp_request *r);

@@ -201,6 +201,7 @@ enum backend_status acp_build(struct backend *b, const struct backend_request *r
         acp_query(&out->path, "name", rq->query.name);
         /* trainjobd sends rows only when asked; ACP has no such view and gets no such word */
         acp_query(&out->path, "view", trainjobd && rq->query.basic ? "BASIC" : NULL);
+        out->rows = trainjobd && rq->query.basic;
         break;
     case BACKEND_OP_UPDATE:
         update_request(b, rq, out);
@@ -338,8 +339,8 @@ enum backend_status acp_reply_status(const struct backend *b, const struct acp_r
         api_error_from_body(err, r->status, r->body.buf, r->body.len);
         return BACKEND_REJECTED;
     }
-    if (rq->stream)
-        return BACKEND_OK;
+    if (rq->stream || rq->rows)
+        return BACKEND_OK; /* the body is read as it comes, or by decode_reply in acp.c */
     json_error_t jerr;
     *json = json_loadb(r->body.buf ? r->body.buf : "", r->body.len, 0, &jerr);
     if (*json == NULL) {

@@ -26,6 +26,7 @@
 #include "util/xalloc.h"
 
 #define MAX_CHUNK_LINE 1024
+#define UHTTP_PRESIZE (4u << 20) /* the most room a Content-Length reserves ahead */
 
 enum uhttp_state {
     WRITING,     /* the request is going out */
@@ -279,6 +280,9 @@ static bool parse_head(struct uhttp *u, const char *head, size_t n)
             end(u, TRANSPORT_OTHER, "reply larger than %u MiB", UHTTP_MAX_REPLY >> 20);
             return false;
         }
+        /* room once, not by doubling (a list page is ~225 KB); what a server claims is capped */
+        if (!u->deliver)
+            strbuf_grow(&u->out->body, (size_t)(length < UHTTP_PRESIZE ? length : UHTTP_PRESIZE));
     } else {
         u->state = status == 204 || status == 304 ? FINISHED : BODY_CLOSE;
     }

@@ -52,6 +52,7 @@
 #include "bench/bench.h"
 #include "engine/engine.h"
 #include "engine/runner.h"
+#include "engine/shown.h"
 #include "engine/state.h"
 #include "tests/tools/seed.h"
 #include "util/fileio.h"
@@ -620,18 +621,16 @@ static int part_a(struct bench *b)
     size_t shown_job = 0, shown_summary = 0, shown_workers = 0;
     for (size_t i = 0; i < eng->job_count; i++) {
         const struct ejob *j = eng->jobs[i];
-        shown_job += j->shown_job ? strlen(j->shown_job) + 1 : 0;
-        shown_summary += j->shown_summary ? strlen(j->shown_summary) + 1 : 0;
-        shown_workers += j->shown_workers ? strlen(j->shown_workers) + 1 : 0;
+        shown_job += shown_size(j->shown_job);
+        shown_summary += shown_size(j->shown_summary);
+        shown_workers += shown_size(j->shown_workers);
     }
     table_row("A heap the engine holds per job (mallinfo2)",
               (double)(heap1.uordblks - heap0.uordblks) / JOBS_A, NA, 0, "B", "< 1,200 B");
-    table_row("A   of it, the job as last saved (JSON text)", (double)shown_job / JOBS_A, NA, 0,
-              "B", "-");
-    table_row("A   of it, its summary (JSON text)", (double)shown_summary / JOBS_A, NA, 0, "B",
+    table_row("A   of it, the job as last saved (deflated)", (double)shown_job / JOBS_A, NA, 0, "B",
               "-");
-    table_row("A   of it, its workers (JSON text)", (double)shown_workers / JOBS_A, NA, 0, "B",
-              "-");
+    table_row("A   of it, its summary (deflated)", (double)shown_summary / JOBS_A, NA, 0, "B", "-");
+    table_row("A   of it, its workers (deflated)", (double)shown_workers / JOBS_A, NA, 0, "B", "-");
     table_row("A   of it, struct ejob (with the jobspec struct)", (double)sizeof(struct ejob), NA,
               0, "B", "-");
     rc = 0;

@@ -294,8 +294,15 @@ static int top_to_live(const struct engine_proc *e, int n, double *ms, long *rss
     int rc = 0;
     bool live = pty_wait(fd, "live", TOP_CAP_MS, &out);
     *ms = now_ms() - t0;
-    /* "live" comes with SYNCED, so the frame that shows it counts every job. */
-    if (!live || !(strstr(strbuf_str(&out), want) || pty_wait(fd, want, 2000, &out))) {
+    /*
+     * "live" comes with SYNCED, so the frame that shows it counts every job.
+     * curses writes only the digits that changed (49500 -> 50000 is "500"):
+     * when the whole count is not in the stream, C-l (redraw) repaints it.
+     */
+    bool counted = live && strstr(strbuf_str(&out), want);
+    if (live && !counted && write(fd, "\x0c", 1) == 1)
+        counted = pty_wait(fd, want, 2000, &out);
+    if (!counted) {
         struct strbuf tail = STRBUF_INIT;
         for (size_t i = out.len > 600 ? out.len - 600 : 0; i < out.len; i++)
             strbuf_addf(&tail, out.buf[i] >= 32 && out.buf[i] < 127 ? "%c" : "\\x%02x",

@@ -17,6 +17,7 @@
 #include "api/schema.h"
 #include "engine/logfollow.h"
 #include "engine/scalarfollow.h"
+#include "engine/shown.h"
 #include "engine/state.h"
 #include "engine/store.h"
 #include "engine/stream.h"
@@ -113,13 +114,13 @@ static void job_text(const struct ejob *job, enum job_view view, struct strbuf *
 {
     if (view == JOB_VIEW_BASIC) {
         if (job->shown_summary)
-            strbuf_adds(out, job->shown_summary); /* as last saved, like job_json */
+            shown_append(job->shown_summary, out); /* as last saved, like job_json */
         else
             jobspec_summary_write(&job->spec, out);
         return;
     }
     if (job->shown_job) {
-        strbuf_adds(out, job->shown_job);
+        shown_append(job->shown_job, out);
         return;
     }
     char *s = dump_json(jobspec_to_json(&job->spec));

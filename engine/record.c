@@ -19,6 +19,7 @@
 #include "api/schema.h"
 #include "engine/fault.h"
 #include "engine/jobfiles.h"
+#include "engine/shown.h"
 #include "engine/state.h"
 #include "engine/store.h"
 #include "util/loop.h"
@@ -190,12 +191,17 @@ void take_snapshot(struct ejob *job)
 {
     free(job->shown_job);
     free(job->shown_workers);
-    job->shown_job = dump_json(jobspec_to_json(&job->spec));
-    job->shown_workers = dump_json(workers_json(job));
+    free(job->shown_summary);
+    char *text = dump_json(jobspec_to_json(&job->spec));
+    job->shown_job = shown_pack(SHOWN_JOB, text, strlen(text));
+    free(text);
+    text = dump_json(workers_json(job));
+    job->shown_workers = shown_pack(SHOWN_WORKERS, text, strlen(text));
+    free(text);
     struct strbuf sum = STRBUF_INIT;
     jobspec_summary_write(&job->spec, &sum);
-    free(job->shown_summary);
-    job->shown_summary = strbuf_detach(&sum, NULL);
+    job->shown_summary = shown_pack(SHOWN_SUMMARY, sum.buf ? sum.buf : "", sum.len);
+    strbuf_free(&sum);
 }
 
 static void retry_saves(void *ctx);
@@ -213,7 +219,9 @@ static void arm_retry(struct engine *eng)
 static void save_failed(struct engine *eng, struct ejob *job, const char *why)
 {
     if (!job->unsaved) {
-        json_t *saved = job->shown_job ? json_loads(job->shown_job, 0, NULL) : NULL;
+        char *text = shown_text(job->shown_job);
+        json_t *saved = text ? json_loads(text, 0, NULL) : NULL;
+        free(text);
         const char *shown = json_string_value(json_object_get(saved, "state"));
         engine_log("saving job %s: %s; it keeps showing its last saved state (%s) and is saved "
                    "again when the disk allows",
@@ -269,14 +277,18 @@ bool engine_job_saved(const struct engine *eng, const struct ejob *job)
 /* The job as last saved (GET, lists, replies): never a state the disk does not have. */
 json_t *job_json(const struct ejob *job)
 {
-    json_t *saved = job->shown_job ? json_loads(job->shown_job, 0, NULL) : NULL;
+    char *text = shown_text(job->shown_job);
+    json_t *saved = text ? json_loads(text, 0, NULL) : NULL;
+    free(text);
     return saved ? saved : jobspec_to_json(&job->spec);
 }
 
 /* Its workers as last saved. */
 json_t *saved_workers(const struct ejob *job)
 {
-    json_t *saved = job->shown_workers ? json_loads(job->shown_workers, 0, NULL) : NULL;
+    char *text = shown_text(job->shown_workers);
+    json_t *saved = text ? json_loads(text, 0, NULL) : NULL;
+    free(text);
     return saved ? saved : json_array();
 }
 void engine_batch_begin(struct engine *eng)

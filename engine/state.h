@@ -21,6 +21,7 @@
 #include "engine/runner.h"
 #include "util/hmap.h"
 
+struct shown;
 struct launch_req;
 struct launcher;
 struct loop;
@@ -100,13 +101,14 @@ struct ejob {
     /*
      * Persistence: shown_job and shown_workers are the job and its workers
      * as last saved, what GET, lists and watchers see — kept as compact JSON
-     * text (about 1.3 KB a job, where jansson trees took ten times that);
+     * text, deflated (engine/shown: ~1.4 KB a job as text, jansson trees ten
+     * times that);
      * unsaved says memory is ahead of the store (a save failed and is
      * retried); remove_pending, that the store refused a delete.
      */
-    char *shown_job;
-    char *shown_workers;
-    char *shown_summary;            /* its summary (view=BASIC) as last saved */
+    struct shown *shown_job; /* engine/shown: deflated, tens of bytes a job */
+    struct shown *shown_workers;
+    struct shown *shown_summary;    /* its summary (view=BASIC) as last saved */
     struct held_event *held_events; /* events told once the job's state is saved */
     size_t held_event_count;
     bool unsaved;

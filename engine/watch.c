@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "api/jobspec_json.h"
+#include "engine/shown.h"
 #include "engine/state.h"
 #include "engine/stream.h"
 #include "util/loop.h"
@@ -84,15 +85,21 @@ static void job_message(const struct ejob *job, enum job_view view, struct strbu
 {
     if (view == JOB_VIEW_BASIC) {
         strbuf_adds(out, "{\"type\":\"JOB\",\"job\":");
-        strbuf_adds(out, job->shown_summary);
+        shown_append(job->shown_summary, out);
         strbuf_adds(out, "}\n");
         return;
     }
     /* Spliced from the saved texts: no JSON is built or parsed per message. */
     strbuf_adds(out, "{\"type\":\"JOB\",\"job\":");
-    strbuf_adds(out, job->shown_job ? job->shown_job : "{}");
+    if (job->shown_job)
+        shown_append(job->shown_job, out);
+    else
+        strbuf_adds(out, "{}");
     strbuf_adds(out, ",\"workers\":");
-    strbuf_adds(out, job->shown_workers ? job->shown_workers : "[]");
+    if (job->shown_workers)
+        shown_append(job->shown_workers, out);
+    else
+        strbuf_adds(out, "[]");
     strbuf_adds(out, "}\n");
 }
 

@@ -29,8 +29,9 @@ if command -v pkg-config >/dev/null 2>&1; then
     need_pc libmicrohttpd libmicrohttpd-dev
     need_pc sqlite3 libsqlite3-dev
     need_pc libcrypto libssl-dev
+    need_pc zlib zlib1g-dev
 else
-    missing="$missing libncurses-dev libcurl4-openssl-dev libjansson-dev libyaml-dev libcmocka-dev libmicrohttpd-dev libsqlite3-dev libssl-dev"
+    missing="$missing libncurses-dev libcurl4-openssl-dev libjansson-dev libyaml-dev libcmocka-dev libmicrohttpd-dev libsqlite3-dev libssl-dev zlib1g-dev"
 fi
 need_cmd tmux tmux
 need_cmd bwrap bubblewrap

@@ -114,6 +114,10 @@ static void rfc3339_round_trips(void **state)
     assert_int_equal(time_parse_rfc3339("yesterday"), -1);
     assert_int_equal(time_parse_rfc3339("2025-11-29T15:04:05"), -1);
     assert_int_equal(time_parse_rfc3339(NULL), -1);
+    /* shapes off the fast path read as sscanf always read them */
+    assert_int_equal(time_parse_rfc3339(" 2025-11-29T15:04:05Z"), 1764428645000);
+    assert_int_equal(time_parse_rfc3339("2025-11-29T15:04:5Z"), 1764428645000);
+    assert_int_equal(time_parse_rfc3339("2025-11-29T15:04"), -1);
 }
 
 static void ages_are_short(void **state)

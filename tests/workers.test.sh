@@ -209,5 +209,6 @@ check "every job started around a kill -9 of trainjobd SUCCEEDED ($all/$ITER)" t
 check "no worker ran twice" test -z "$(sort "$TMP/vol/runs" | uniq -d)"
 check "every worker ran exactly once ($(wc -l <"$TMP/vol/runs")/$((ITER * 2)) runs)" \
     test "$(sort -u "$TMP/vol/runs" | wc -l)" = $((ITER * 2)) -a "$(wc -l <"$TMP/vol/runs")" = $((ITER * 2))
-grep -q "never started; starting it again" "$TMP/engine.log" &&
+if grep -q "never started; starting it again" "$TMP/engine.log"; then
     echo "note: some kills landed between a recorded start and its shim's claim"
+fi

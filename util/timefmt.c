@@ -3,6 +3,7 @@
  */
 #include "util/timefmt.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -23,13 +24,38 @@ void time_rfc3339(int64_t unix_ms, char buf[TIMEFMT_RFC3339_LEN])
              tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(unix_ms % 1000));
 }
 
+/*
+ * "YYYY-MM-DDTHH:MM:SS" with every digit in place, read without sscanf
+ * (issue 14: sscanf was 7 % of `get jobs` over 50k rows); false for any
+ * other shape, which sscanf then reads as before.
+ */
+static bool canonical_time(const char *s, struct tm *tm)
+{
+    static const char shape[] = "dddd-dd-ddTdd:dd:dd";
+    for (size_t i = 0; i < sizeof shape - 1; i++)
+        if (shape[i] == 'd' ? s[i] < '0' || s[i] > '9' : s[i] != shape[i])
+            return false;
+#define D2(i) ((s[i] - '0') * 10 + (s[(i) + 1] - '0'))
+    tm->tm_year = D2(0) * 100 + D2(2);
+    tm->tm_mon = D2(5);
+    tm->tm_mday = D2(8);
+    tm->tm_hour = D2(11);
+    tm->tm_min = D2(14);
+    tm->tm_sec = D2(17);
+#undef D2
+    return true;
+}
+
 int64_t time_parse_rfc3339(const char *s)
 {
     struct tm tm;
     memset(&tm, 0, sizeof tm);
-    int ms = 0, n = 0;
-    if (s == NULL || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                            &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6)
+    int ms = 0, n = 19;
+    if (s == NULL)
+        return -1;
+    if (!canonical_time(s, &tm) &&
+        sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+               &tm.tm_min, &tm.tm_sec, &n) != 6)
         return -1;
     const char *p = s + n;
     if (*p == '.') {

@@ -170,6 +170,11 @@ size_t utf8_width(const char *s, size_t n)
 {
     size_t i = 0, w = 0;
     while (i < n) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c < 0x7f) { /* printable ASCII: one cell */
+            w++, i++;
+            continue;
+        }
         uint32_t cp;
         i += utf8_decode(s + i, n - i, &cp);
         int cw = utf8_cpwidth(cp);
@@ -267,6 +272,14 @@ void utf8_sanitize(struct strbuf *out, const char *s, size_t n, unsigned flags)
     size_t i = 0;
     strbuf_grow(out, n);
     while (i < n) {
+        size_t plain = i; /* a run of printable ASCII goes as it is, in one piece */
+        while (plain < n && (unsigned char)s[plain] >= 0x20 && (unsigned char)s[plain] < 0x7f)
+            plain++;
+        if (plain > i) {
+            strbuf_add(out, s + i, plain - i);
+            i = plain;
+            continue;
+        }
         uint32_t cp;
         size_t k = utf8_decode(s + i, n - i, &cp);
         if (cp == 0x1B || (cp >= 0x80 && cp <= 0x9F)) {
