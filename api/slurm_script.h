@@ -29,7 +29,7 @@
  *   state.json             {"restarts","marked":[nodes],"runs","slurm_job_id"}
  *   hostfile               the MPI hostfile ("addr slots=1" per worker)
  *
- * Called by the Slurm driver (api/slurm.c) to submit and by `trainjob render
+ * Called by the Slurm driver (api/slurm*.c) to submit and by `trainjob render
  * --target slurm`; api/ only (engine/ is not used: tests/test_slurm_script.c
  * checks that the names, variables and fault decisions agree with trainjobd's).
  */

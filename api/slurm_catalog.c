@@ -1,0 +1,171 @@
+/*
+ * slurm_catalog: the Slurm driver's catalog — the partitions (GET
+ * /partitions) as pools and the GPU shapes their nodes offer (GET /nodes,
+ * from each node's gres). Called through the ops table (api/slurm.c) and
+ * by submit (api/slurm_submit.c), which picks a job's spec from it.
+ */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/slurm_priv.h"
+#include "api/slurm_shapes.h"
+#include "util/xalloc.h"
+
+/* ---- catalog -------------------------------------------------------------- */
+
+/* GPUs in a node's gres ("gpu:8", "gpu:a100:4,shard:2"); 0 when none. */
+static int gres_gpus(const char *gres, char **type)
+{
+    int total = 0;
+    const char *p = gres;
+    while (p && *p) {
+        size_t n = strcspn(p, ",");
+        if (n > 4 && strncmp(p, "gpu:", 4) == 0) {
+            const char *last = p + n;
+            while (last > p && last[-1] != ':')
+                last--;
+            int count = atoi(last);
+            const char *t = p + 4;
+            size_t tl = (size_t)(last - 1 - t);
+            if (last - 1 > t && type && *type == NULL)
+                *type = xstrndup(t, tl);
+            if (count > 0 && count < 1 << 16)
+                total += count;
+        }
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    return total;
+}
+
+static bool in_array(const json_t *arr, const char *word)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(arr, i, v) if (json_is_string(v) &&
+                                      strcasecmp(json_string_value(v), word) == 0) return true;
+    return false;
+}
+
+static void add_spec(struct catalog_pool *pool, size_t *cap, int gpus, int vcpus, int64_t mem,
+                     const char *type, int nodes)
+{
+    if (pool->spec_count == *cap) {
+        *cap = *cap ? *cap * 2 : 8;
+        pool->specs = xreallocarray(pool->specs, *cap, sizeof *pool->specs);
+    }
+    struct catalog_spec *s = &pool->specs[pool->spec_count++];
+    memset(s, 0, sizeof *s);
+    s->name = gpus ? xasprintf("gpu-%d", gpus) : xasprintf("cpu-%d", vcpus);
+    s->devices = gpus;
+    s->device_type = gpus ? xstrdup(type ? type : "GPU") : NULL;
+    s->vcpus = vcpus > 0 ? vcpus : 1;
+    s->memory_mib = mem;
+    s->max_replicas = nodes;
+}
+
+/* The specs of a partition: GPUs 1, 2, 4 … up to its smallest node's, CPUs and memory in
+ * proportion. */
+static void partition_specs(struct catalog_pool *pool, const json_t *nodes)
+{
+    int min_gpus = -1, min_cpus = -1, count = 0;
+    int64_t min_mem = -1;
+    char *type = NULL;
+    size_t i;
+    json_t *n;
+    json_array_foreach(nodes, i, n)
+    {
+        if (!in_array(json_object_get(n, "partitions"), pool->name))
+            continue;
+        const char *gres = json_string_value(json_object_get(n, "gres"));
+        int g = gres_gpus(gres, &type);
+        int64_t cpus = 0, mem = 0;
+        slurm_number(json_object_get(n, "cpus"), &cpus);
+        slurm_number(json_object_get(n, "real_memory"), &mem);
+        if (min_gpus < 0 || g < min_gpus)
+            min_gpus = g;
+        if (min_cpus < 0 || cpus < min_cpus)
+            min_cpus = (int)cpus;
+        if (min_mem < 0 || mem < min_mem)
+            min_mem = mem;
+        count++;
+    }
+    size_t cap = 0;
+    if (count == 0) {
+        free(type);
+        return;
+    }
+    if (min_gpus <= 0) {
+        add_spec(pool, &cap, 0, min_cpus, min_mem, NULL, count);
+    } else {
+        for (int g = 1; g <= min_gpus; g *= 2)
+            add_spec(pool, &cap, g, min_cpus * g / min_gpus, min_mem * g / min_gpus, type, count);
+        if ((min_gpus & (min_gpus - 1)) != 0)
+            add_spec(pool, &cap, min_gpus, min_cpus, min_mem, type, count);
+    }
+    free(type);
+}
+
+enum backend_status slurm_catalog(struct backend *b, struct catalog *out, struct api_error *err)
+{
+    memset(out, 0, sizeof *out);
+    json_t *parts, *nodes;
+    enum backend_status st = slurm_rest(b, "GET", "partitions", NULL, &parts, err);
+    if (st != BACKEND_OK)
+        return st;
+    st = slurm_rest(b, "GET", "nodes", NULL, &nodes, err);
+    if (st != BACKEND_OK) {
+        json_decref(parts);
+        return st;
+    }
+    struct slurm *s = driver(b);
+    out->user = xstrdup(s->user);
+    const json_t *pa = json_object_get(parts, "partitions");
+    const json_t *na = json_object_get(nodes, "nodes");
+    size_t np = json_is_array(pa) ? json_array_size(pa) : 0;
+    out->pools = xcalloc(np ? np : 1, sizeof *out->pools);
+    out->workspaces = xcalloc(1, sizeof *out->workspaces);
+    out->workspace_count = 1;
+    struct catalog_workspace *ws = &out->workspaces[0];
+    ws->name = xstrdup(b->target.workspace);
+    /* HIGH and HIGHEST are offered when the context maps them to a QOS: Slurm has no other. */
+    bool high = false;
+    const char *qk;
+    json_t *qv;
+    json_object_foreach(s->qos, qk, qv) high = high || strstr(qk, "HIGH") != NULL;
+    ws->role = high ? MEMBER_OWNER : MEMBER;
+    ws->pools = xcalloc(np ? np : 1, sizeof *ws->pools);
+    size_t i;
+    json_t *p;
+    json_array_foreach(pa, i, p)
+    {
+        const char *name = json_string_value(json_object_get(p, "name"));
+        if (name == NULL || !slurm_safe_component(name))
+            continue;
+        struct catalog_pool *pool = &out->pools[out->pool_count++];
+        pool->name = xstrdup(name);
+        const json_t *pm = json_object_get(p, "preemption_mode");
+        bool idle = in_array(pm, "requeue") || in_array(pm, "cancel") ||
+                    (json_is_string(pm) && (strcasestr(json_string_value(pm), "requeue") ||
+                                            strcasestr(json_string_value(pm), "cancel")));
+        pool->type = idle ? POOL_IDLE : POOL_DEDICATED;
+        pool->display_name = xasprintf("Slurm partition %s", name);
+        partition_specs(pool, na);
+        ws->pools[ws->pool_count++] = xstrdup(name);
+    }
+    out->images = xcalloc(1, sizeof *out->images);
+    out->image_count = 1;
+    out->images[0].path = xstrdup("local/host");
+    out->images[0].source = xstrdup("official");
+    out->images[0].description =
+        xstrdup(s->launcher && *s->launcher
+                    ? "the node's own environment (or any image, through the context's launcher)"
+                    : "the node's own environment");
+    out->resource_limits = xstrdup("enforced by Slurm (cons_tres: CPUs, memory, GPUs per node)");
+    out->unknown = CATALOG_UNKNOWN_ZONES | CATALOG_UNKNOWN_VOLUMES;
+    json_decref(parts);
+    json_decref(nodes);
+    return BACKEND_OK;
+}

@@ -1,0 +1,599 @@
+/*
+ * slurm_jobdir: what the Slurm driver reads back from a job's directory on
+ * the shared filesystem ($jobs_dir/<workspace>/<name>, written by the
+ * supervisor of api/slurm_script) — the workers (workers/<worker>.json),
+ * the events (events.jsonl) and the worker logs (logs/<worker>.log, a tail
+ * and a follow). Every file is hostile: bounded, symlinks refused, types
+ * checked, text sanitized. Called by the other api/slurm*.c (slurm_priv.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api/slurm_priv.h"
+#include "api/slurm_script.h"
+#include "api/slurm_shapes.h"
+#include "util/strbuf.h"
+#include "util/timefmt.h"
+#include "util/utf8.h"
+#include "util/xalloc.h"
+
+#define EVENTS_MAX (256u << 10) /* the tail of events.jsonl read */
+#define EVENTS_COUNT_MAX 2000   /* events kept from it */
+#define EVENT_TEXT_MAX 1024     /* bytes of one event's text */
+#define WORKERS_MAX 4096
+#define LOG_TAIL_MAX (8u << 20) /* bytes read back for a tail */
+#define FOLLOW_STATE_MS                                                                            \
+    5000 /* a followed log asks Slurm whether its job ended: 12 calls a minute */
+
+/* ---- job directories ------------------------------------------------------ */
+
+/* "$jobs_dir/<workspace>/<name>", or NULL (err says why) for a name unsafe as a path component. */
+char *slurm_job_dir(struct backend *b, const char *name, struct api_error *err)
+{
+    char *d = slurm_jobdir(driver(b)->jobs_dir, b->target.workspace, name ? name : "");
+    if (d == NULL)
+        api_error_set(err, 400, "InvalidName", "name",
+                      "'%s' cannot name a job directory (letters, digits, '-', '_' and '.')",
+                      name ? name : "");
+    return d;
+}
+
+/* Opens dir (O_PATH-free: readable) refusing a symlink as its last component. */
+int slurm_open_dir_nofollow(const char *dir)
+{
+    return open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Reads name below dirfd (no symlink, a regular file) into *out: at most max bytes, the tail when
+ * tail. */
+static int read_at(int dirfd, const char *name, size_t max, bool tail, struct strbuf *out)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return -1;
+    }
+    off_t start = 0;
+    if (tail && st.st_size > (off_t)max)
+        start = st.st_size - (off_t)max;
+    if (start > 0 && lseek(fd, start, SEEK_SET) < 0) {
+        close(fd);
+        return -1;
+    }
+    char buf[16384];
+    ssize_t n;
+    while (out->len < max && (n = read(fd, buf, sizeof buf)) != 0) {
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        size_t take = (size_t)n;
+        if (out->len + take > max)
+            take = max - out->len;
+        strbuf_add(out, buf, take);
+    }
+    close(fd);
+    return 0;
+}
+
+/* A file of the job directory, bounded; -1 when it is missing or not a plain file. */
+int slurm_read_job_file(const char *dir, const char *sub, const char *name, size_t max, bool tail,
+                        struct strbuf *out)
+{
+    int dfd = slurm_open_dir_nofollow(dir);
+    if (dfd < 0)
+        return -1;
+    int fd = dfd;
+    if (sub) {
+        fd = openat(dfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        close(dfd);
+        if (fd < 0)
+            return -1;
+    }
+    int rc = read_at(fd, name, max, tail, out);
+    close(fd);
+    return rc;
+}
+
+/* A copy of text made safe for a terminal and at most max bytes. */
+char *slurm_clean(const char *text, size_t max)
+{
+    if (text == NULL)
+        return NULL;
+    struct strbuf sb = STRBUF_INIT;
+    size_t n = strlen(text);
+    utf8_sanitize(&sb, text, n > max ? max : n, 0);
+    return strbuf_detach(&sb, NULL);
+}
+
+/* ---- workers and events --------------------------------------------------- */
+
+/* A safe worker name: what a file name of workers/ or logs/ may be. */
+bool slurm_safe_component(const char *s)
+{
+    if (s == NULL || *s == '\0' || *s == '.' || strlen(s) > 128)
+        return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '-' || *s == '_' || *s == '.'))
+            return false;
+    return true;
+}
+
+static char *jstr(const json_t *o, const char *key, size_t max)
+{
+    const json_t *v = json_object_get(o, key);
+    return json_is_string(v) ? slurm_clean(json_string_value(v), max) : NULL;
+}
+
+static bool jint(const json_t *o, const char *key, int64_t lo, int64_t hi, int32_t *out)
+{
+    const json_t *v = json_object_get(o, key);
+    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
+        return false;
+    *out = (int32_t)json_integer_value(v);
+    return true;
+}
+
+/* One workers/<name>.json the supervisor wrote, checked field by field; false when unusable. */
+static bool worker_from_record(const json_t *r, struct worker_info *w)
+{
+    memset(w, 0, sizeof *w);
+    const char *name = json_string_value(json_object_get(r, "name"));
+    if (!slurm_safe_component(name))
+        return false;
+    w->name = xstrdup(name);
+    w->node_name = jstr(r, "node", 128);
+    const char *phase = json_string_value(json_object_get(r, "phase"));
+    int p = phase ? enum_value(&worker_phase_names, phase) : -1;
+    if (p > 0)
+        w->phase = (enum worker_phase)p;
+    else if (phase)
+        w->phase_other = slurm_clean(phase, 32);
+    int32_t v;
+    if (jint(r, "restarts", 0, INT32_MAX, &v)) {
+        w->has_restarts = true;
+        w->restarts = v;
+    }
+    int32_t sig = 0;
+    bool has_sig = jint(r, "signal", 1, 127, &sig);
+    if (jint(r, "exit_code", 0, 255, &v) || has_sig) {
+        w->has_exit_code = true;
+        w->exit_code = has_sig ? 128 + sig : v;
+        if (has_sig) {
+            const char *sn = sigabbrev_np(sig);
+            w->exit_reason = xasprintf("killed (SIG%s)", sn ? sn : "?");
+        }
+    }
+    char *rule = jstr(r, "rule", 256);
+    if (rule) {
+        free(w->exit_reason);
+        w->exit_reason = rule;
+    }
+    w->start_time = jstr(r, "started", 40);
+    w->finish_time = jstr(r, "ended", 40);
+    w->role = xstrndup(w->name, strcspn(w->name, "-"));
+    return true;
+}
+
+static int cmp_worker(const void *a, const void *b)
+{
+    const struct worker_info *x = a, *y = b;
+    return strcmp(x->name, y->name);
+}
+
+/* workers/<worker>.json of a job directory; 0 when there are none. */
+size_t slurm_workers_from_dir(const char *dir, struct worker_list *out)
+{
+    int dfd = slurm_open_dir_nofollow(dir);
+    if (dfd < 0)
+        return 0;
+    int wfd = openat(dfd, "workers", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    close(dfd);
+    if (wfd < 0)
+        return 0;
+    DIR *dp = fdopendir(wfd);
+    if (dp == NULL) {
+        close(wfd);
+        return 0;
+    }
+    size_t cap = 0;
+    struct dirent *e;
+    int seen = 0;
+    while ((e = readdir(dp)) != NULL && seen++ < WORKERS_MAX * 2 && out->count < WORKERS_MAX) {
+        size_t n = strlen(e->d_name);
+        if (e->d_name[0] == '.' || n < 6 || strcmp(e->d_name + n - 5, ".json") != 0)
+            continue;
+        struct strbuf sb = STRBUF_INIT;
+        if (read_at(dirfd(dp), e->d_name, WORKER_FILE_MAX, false, &sb) == 0) {
+            json_t *j = json_loadb(sb.buf ? sb.buf : "", sb.len, 0, NULL);
+            struct worker_info w;
+            if (json_is_object(j) && worker_from_record(j, &w)) {
+                if (out->count == cap) {
+                    cap = cap ? cap * 2 : 8;
+                    out->workers = xreallocarray(out->workers, cap, sizeof *out->workers);
+                }
+                out->workers[out->count++] = w;
+            }
+            json_decref(j);
+        }
+        strbuf_free(&sb);
+    }
+    closedir(dp);
+    if (out->count > 1)
+        qsort(out->workers, out->count, sizeof *out->workers, cmp_worker);
+    return out->count;
+}
+
+/* A worker's phase when only Slurm's view of the whole job is known. */
+static enum worker_phase phase_of(const struct slurm_job *sj)
+{
+    if (slurm_is(sj->state, "RUNNING") || slurm_is(sj->state, "COMPLETING"))
+        return WORKER_RUNNING;
+    if (slurm_is(sj->state, "COMPLETED"))
+        return WORKER_SUCCEEDED;
+    if (slurm_is(sj->state, "CANCELLED"))
+        return WORKER_TERMINATING;
+    return slurm_job_ended(sj) ? WORKER_FAILED : WORKER_PENDING;
+}
+
+enum backend_status slurm_workers(struct backend *b, const char *name, struct worker_list *out,
+                                  struct api_error *err)
+{
+    memset(out, 0, sizeof *out);
+    char *dir = slurm_job_dir(b, name, err);
+    if (dir == NULL)
+        return BACKEND_REJECTED;
+    struct slurm_found f;
+    enum backend_status st = slurm_fetch_jobs(b, &f, err);
+    if (st != BACKEND_OK) {
+        free(dir);
+        return st;
+    }
+    const struct slurm_job *sj = slurm_found_job(b, &f, name);
+    if (slurm_workers_from_dir(dir, out) > 0 && sj && !slurm_job_ended(sj)) {
+        /* The records say what ran; the allocation says which GPUs each node gave. */
+        for (size_t i = 0; i < out->count; i++)
+            for (size_t k = 0; k < sj->alloc_count && !out->workers[i].devices; k++)
+                if (out->workers[i].node_name && sj->alloc[k].gpus &&
+                    strcmp(out->workers[i].node_name, sj->alloc[k].node) == 0)
+                    out->workers[i].devices = xstrdup(sj->alloc[k].gpus);
+    } else if (out->count == 0 && sj) {
+        /* No records yet: one worker per allocated node, from Slurm's allocation. */
+        struct jobspec job;
+        jobspec_init(&job);
+        slurm_stored_job(dir, &job);
+        out->workers = xcalloc(sj->alloc_count ? sj->alloc_count : 1, sizeof *out->workers);
+        for (size_t i = 0; i < sj->alloc_count; i++) {
+            struct worker_info *w = &out->workers[out->count++];
+            char nm[32];
+            slurm_worker_name(&job, (int)i, nm, sizeof nm);
+            w->name = xstrdup(nm);
+            w->role = xstrndup(nm, strcspn(nm, "-"));
+            w->node_name = xstrdup(sj->alloc[i].node);
+            w->phase = phase_of(sj);
+            w->devices = sj->alloc[i].gpus ? xstrdup(sj->alloc[i].gpus) : NULL;
+        }
+        jobspec_free(&job);
+    }
+    slurm_found_free(&f);
+    free(dir);
+    return BACKEND_OK;
+}
+
+struct event_kind {
+    const char *reason;
+    enum job_event_kind kind;
+};
+
+/* The supervisor's reasons (worded as trainjobd's) to event kinds. */
+static const struct event_kind event_kinds[] = {
+    {"Created", EVENT_CREATED},        {"Submitted", EVENT_CREATED},
+    {"Scheduled", EVENT_SCHEDULED},    {"Started", EVENT_STARTED},
+    {"Preempted", EVENT_PREEMPTED},    {"Requeued", EVENT_PREEMPTED},
+    {"NodeMarked", EVENT_NODE_MARKED}, {"Stopped", EVENT_STOPPED},
+    {"WorkerStarted", EVENT_WORKER},   {"WorkerExited", EVENT_WORKER},
+    {"WorkerSucceeded", EVENT_WORKER}, {"WorkerFailed", EVENT_FAULT},
+    {"RestartPod", EVENT_FAULT},       {"RestartJob", EVENT_FAULT},
+    {"FailJob", EVENT_FAULT},          {"BackoffLimitExceeded", EVENT_FAULT},
+    {"Succeeded", EVENT_STATE},        {"Failed", EVENT_STATE},
+    {"Running", EVENT_STATE},
+};
+
+/* One line of events.jsonl to an event; false when it is not an object of strings. */
+static bool event_from_line(const char *line, size_t len, const char *job, struct job_event *e)
+{
+    memset(e, 0, sizeof *e);
+    json_t *j = json_loadb(line, len, 0, NULL);
+    if (!json_is_object(j)) {
+        json_decref(j);
+        return false;
+    }
+    const char *reason = json_string_value(json_object_get(j, "reason"));
+    const char *message = json_string_value(json_object_get(j, "message"));
+    const char *type = json_string_value(json_object_get(j, "type"));
+    if (reason == NULL && message == NULL) {
+        json_decref(j);
+        return false;
+    }
+    e->job = xstrdup(job);
+    e->time = jstr(j, "time", 40);
+    e->worker = jstr(j, "worker", 128);
+    e->node = jstr(j, "node", 128);
+    /* The supervisor names the kind (api/jobstatus.h's names); else it comes from the reason. */
+    const char *kind = json_string_value(json_object_get(j, "kind"));
+    int k = kind ? enum_value(&job_event_kind_names, kind) : -1;
+    if (k > 0)
+        e->kind = (enum job_event_kind)k;
+    for (size_t i = 0; k <= 0 && reason && i < sizeof event_kinds / sizeof event_kinds[0]; i++)
+        if (strcmp(reason, event_kinds[i].reason) == 0)
+            e->kind = event_kinds[i].kind;
+    if (e->kind == EVENT_UNSPECIFIED && type && strcmp(type, "Warning") == 0)
+        e->kind = EVENT_FAULT;
+    int32_t v;
+    if (jint(j, "exit_code", 0, 255, &v)) {
+        e->has_exit_code = true;
+        e->exit_code = v;
+    }
+    if (jint(j, "restarts_used", 0, INT32_MAX, &v)) {
+        e->has_restarts_used = true;
+        e->restarts_used = v;
+    }
+    if (jint(j, "restart_limit", -1, INT32_MAX, &v)) {
+        e->has_restart_limit = true;
+        e->restart_limit = v;
+    }
+    if (jint(j, "rule", 1, 1000, &v)) {
+        e->has_rule = true;
+        e->rule = v;
+    }
+    e->action = jstr(j, "action", 32);
+    struct strbuf m = STRBUF_INIT;
+    if (message)
+        utf8_sanitize(&m, message, strnlen(message, EVENT_TEXT_MAX), 0);
+    else
+        utf8_sanitize(&m, reason, strnlen(reason, 64), 0);
+    e->message = strbuf_detach(&m, NULL);
+    json_decref(j);
+    return true;
+}
+
+/*
+ * The last EVENTS_MAX bytes of events.jsonl: a first line cut by the bound
+ * is dropped, lines that are not events are skipped, at most
+ * EVENTS_COUNT_MAX events are kept (the newest).
+ */
+static size_t events_from_dir(const char *dir, const char *job, struct job_event_list *out)
+{
+    struct strbuf sb = STRBUF_INIT;
+    if (slurm_read_job_file(dir, NULL, "events.jsonl", EVENTS_MAX, true, &sb) != 0) {
+        strbuf_free(&sb);
+        return 0;
+    }
+    const char *p = sb.buf ? sb.buf : "", *end = p + sb.len;
+    struct stat st;
+    (void)st;
+    size_t cap = 0;
+    bool first = true;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (nl == NULL)
+            break; /* a line still being written */
+        if (!(first && sb.len == EVENTS_MAX)) {
+            struct job_event e;
+            if (event_from_line(p, (size_t)(nl - p), job, &e)) {
+                if (out->count == EVENTS_COUNT_MAX) {
+                    job_event_free(&out->events[0]);
+                    memmove(out->events, out->events + 1, (out->count - 1) * sizeof *out->events);
+                    out->count--;
+                }
+                if (out->count == cap) {
+                    cap = cap ? cap * 2 : 32;
+                    out->events = xreallocarray(out->events, cap, sizeof *out->events);
+                }
+                e.id = (int64_t)out->count + 1;
+                out->events[out->count++] = e;
+            }
+        }
+        first = false;
+        p = nl + 1;
+    }
+    strbuf_free(&sb);
+    return out->count;
+}
+
+enum backend_status slurm_events(struct backend *b, const char *name, struct job_event_list *out,
+                                 struct api_error *err)
+{
+    memset(out, 0, sizeof *out);
+    char *dir = slurm_job_dir(b, name, err);
+    if (dir == NULL)
+        return BACKEND_REJECTED;
+    struct stat s;
+    if (lstat(dir, &s) != 0) {
+        free(dir);
+        api_error_set(err, 404, "NotFound", "name", "no job '%s' in workspace %s", name,
+                      b->target.workspace);
+        return BACKEND_REJECTED;
+    }
+    events_from_dir(dir, name, out);
+    free(dir);
+    return BACKEND_OK;
+}
+
+/* ---- logs ----------------------------------------------------------------- */
+
+/* Hands the last tail lines of buf (all when tail < 0) to fn. */
+static int emit_tail(const char *buf, size_t len, long tail, backend_data_fn fn, void *ctx)
+{
+    size_t start = 0;
+    if (tail >= 0) {
+        long lines = 0;
+        size_t i = len;
+        if (i > 0 && buf[i - 1] == '\n')
+            i--;
+        while (i > 0) {
+            if (buf[i - 1] == '\n' && ++lines == tail)
+                break;
+            i--;
+        }
+        start = tail == 0 ? len : i;
+    }
+    return len > start ? fn(ctx, buf + start, len - start) : 0;
+}
+
+/* The log's descriptor: logs/<worker>.log below the job directory, no symlink followed. */
+static int open_log(const char *dir, const char *worker)
+{
+    int dfd = slurm_open_dir_nofollow(dir);
+    if (dfd < 0)
+        return -1;
+    int lfd = openat(dfd, "logs", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    close(dfd);
+    if (lfd < 0)
+        return -1;
+    char *file = xasprintf("%s.log", worker);
+    int fd = openat(lfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    free(file);
+    close(lfd);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* A worker's log being read: opened when it appears, its tail first, then what is added. */
+struct slurm_log_follow {
+    struct backend *b;
+    char *name, *worker, *dir;
+    long tail;
+    bool follow;
+    int fd;                /* -1 until the log exists */
+    int64_t open_deadline; /* a follow waits this long for the log to appear */
+    int64_t next_state;    /* when to ask Slurm again whether the job ended */
+    int quiet_after_end;   /* -1 while the job runs; then quiet steps since it ended */
+};
+
+void slurm_log_follow_free(void *p)
+{
+    struct slurm_log_follow *f = p;
+    if (f == NULL)
+        return;
+    if (f->fd >= 0)
+        close(f->fd);
+    free(f->name);
+    free(f->worker);
+    free(f->dir);
+    free(f);
+}
+
+struct slurm_log_follow *slurm_log_follow_new(struct backend *b, const char *name,
+                                              const char *worker, long tail, bool follow,
+                                              struct api_error *err)
+{
+    if (!slurm_safe_component(worker)) {
+        api_error_set(err, 400, "InvalidWorker", "worker", "'%s' is not a worker name",
+                      worker ? worker : "");
+        return NULL;
+    }
+    char *dir = slurm_job_dir(b, name, err);
+    if (dir == NULL)
+        return NULL;
+    struct slurm_log_follow *f = xcalloc(1, sizeof *f);
+    f->b = b;
+    f->name = xstrdup(name);
+    f->worker = xstrdup(worker);
+    f->dir = dir;
+    f->tail = tail;
+    f->follow = follow;
+    f->fd = -1;
+    f->open_deadline = time_now_ms() + 60000;
+    f->next_state = time_now_ms() + FOLLOW_STATE_MS;
+    f->quiet_after_end = -1;
+    return f;
+}
+
+/*
+ * One step of reading a log: open it (handing on its last tail lines), hand
+ * on what was added, and every FOLLOW_STATE_MS ask Slurm whether the job
+ * ended; a follow ends a few quiet steps after the job did. Returns true
+ * when the stream is over (*st says how), false to step again after
+ * FOLLOW_POLL_MS. Shared by the blocking call and the TUI's timer.
+ */
+bool slurm_log_step(struct slurm_log_follow *f, backend_data_fn fn, void *ctx,
+                    enum backend_status *st, struct api_error *err)
+{
+    *st = BACKEND_OK;
+    char buf[65536];
+    ssize_t n;
+    if (f->fd < 0) {
+        f->fd = open_log(f->dir, f->worker);
+        if (f->fd < 0) {
+            if (f->follow && time_now_ms() <= f->open_deadline)
+                return false;
+            api_error_set(err, 404, "NotFound", "worker", "no log of worker '%s' of job '%s' yet",
+                          f->worker, f->name);
+            *st = BACKEND_REJECTED;
+            return true;
+        }
+        struct stat s;
+        off_t size = fstat(f->fd, &s) == 0 ? s.st_size : 0;
+        off_t start = size > (off_t)LOG_TAIL_MAX ? size - (off_t)LOG_TAIL_MAX : 0;
+        struct strbuf sb = STRBUF_INIT;
+        if (lseek(f->fd, start, SEEK_SET) == start)
+            while (sb.len < LOG_TAIL_MAX && (n = read(f->fd, buf, sizeof buf)) > 0)
+                strbuf_add(&sb, buf, (size_t)n);
+        int stop = emit_tail(sb.buf ? sb.buf : "", sb.len, f->tail, fn, ctx);
+        strbuf_free(&sb);
+        if (stop || !f->follow)
+            return true;
+    }
+    for (int i = 0; i < 64; i++) { /* bounded: a log written faster than read yields the loop */
+        n = read(f->fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        if (fn(ctx, buf, (size_t)n))
+            return true;
+    }
+    if (f->quiet_after_end >= 0 && f->quiet_after_end++ >= 2)
+        return true; /* the job ended and its log stayed quiet */
+    if (f->quiet_after_end < 0 && time_now_ms() >= f->next_state) {
+        f->next_state = time_now_ms() + FOLLOW_STATE_MS;
+        struct jobspec j;
+        struct api_error e;
+        if (slurm_get(f->b, f->name, &j, &e) == BACKEND_OK &&
+            (j.state == JOB_STATE_SUCCEEDED || j.state == JOB_STATE_FAILED ||
+             j.state == JOB_STATE_SUSPENDED || j.state == JOB_STATE_UNSPECIFIED))
+            f->quiet_after_end = 0;
+        jobspec_free(&j);
+    }
+    return false;
+}
+
+enum backend_status slurm_logs(struct backend *b, const char *name, const char *worker, long tail,
+                               bool follow, backend_data_fn fn, void *ctx, struct api_error *err)
+{
+    struct slurm_log_follow *f = slurm_log_follow_new(b, name, worker, tail, follow, err);
+    if (f == NULL)
+        return BACKEND_REJECTED;
+    enum backend_status st;
+    while (!slurm_log_step(f, fn, ctx, &st, err))
+        poll(NULL, 0, FOLLOW_POLL_MS);
+    slurm_log_follow_free(f);
+    return st;
+}

@@ -1,0 +1,557 @@
+/*
+ * slurm_jobs: Slurm's jobs as trainjob's — Slurm's states (and pending
+ * reasons, exit codes) mapped to trainjob's, the workspace's jobs from one
+ * GET /jobs matched to their job directories, and the get and list
+ * operations built from both. Called by the other api/slurm*.c
+ * (slurm_priv.h); slurm_job_state and slurm_job_ended are in slurm.h.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api/finding.h"
+#include "api/jobspec_json.h"
+#include "api/slurm_priv.h"
+#include "api/slurm_script.h"
+#include "api/slurm_shapes.h"
+#include "util/strbuf.h"
+#include "util/timefmt.h"
+#include "util/utf8.h"
+#include "util/xalloc.h"
+
+#define JOBJSON_MAX (1u << 20) /* job.json read back */
+
+/* ---- states --------------------------------------------------------------- */
+
+struct reason_word {
+    const char *reason;
+    const char *words;
+};
+
+static const struct reason_word reasons[] = {
+    {"None", "waiting to be scheduled"},
+    {"Resources", "waiting for free resources (nodes, GPUs, CPUs or memory)"},
+    {"Priority", "waiting behind jobs of higher priority"},
+    {"BeginTime", "held until its begin time"},
+    {"Dependency", "waiting for a job it depends on"},
+    {"JobHeldUser", "held by its user"},
+    {"JobHeldAdmin", "held by an administrator"},
+    {"QOSNotAllowed", "its QOS is not allowed in this partition"},
+    {"InvalidQOS", "its QOS is not valid"},
+    {"ReqNodeNotAvail", "a node it needs is not available (down, drained or reserved)"},
+    {"PartitionNodeLimit", "it asks for more nodes than the partition allows"},
+    {"PartitionDown", "the partition is down"},
+    {"PartitionInactive", "the partition is inactive"},
+    {"PartitionConfig", "the partition cannot hold it (GPUs, CPUs or memory per node)"},
+    {"NodeDown", "a node it needs is down"},
+    {"BadConstraints", "no node matches what it asks for"},
+    {"Reservation", "waiting for its reservation"},
+    {"Licenses", "waiting for licenses"},
+    {"launch_failed_requeued_held", "its launch failed; held after a requeue"},
+};
+
+static void reason_words(const char *reason, struct strbuf *out)
+{
+    for (size_t i = 0; reason && i < sizeof reasons / sizeof reasons[0]; i++)
+        if (strcmp(reason, reasons[i].reason) == 0) {
+            strbuf_adds(out, reasons[i].words);
+            return;
+        }
+    if (reason && strncmp(reason, "QOS", 3) == 0) {
+        strbuf_adds(out, "held by a limit of its QOS (");
+    } else if (reason && strncmp(reason, "Assoc", 5) == 0) {
+        strbuf_adds(out, "held by a limit of its account (");
+    } else {
+        strbuf_adds(out, "Slurm says: ");
+        utf8_sanitize(out, reason ? reason : "?", reason ? strnlen(reason, 64) : 1, 0);
+        return;
+    }
+    utf8_sanitize(out, reason, strnlen(reason, 64), 0);
+    strbuf_adds(out, ")");
+}
+
+bool slurm_is(const char *a, const char *b)
+{
+    return a && strcmp(a, b) == 0;
+}
+
+/* "exit code 3" / "killed by signal 9 (SIGKILL)". */
+static void exit_words(const struct slurm_job *j, struct strbuf *out)
+{
+    if (!j->has_exit)
+        return;
+    if (j->exit_signal) {
+        const char *name = sigabbrev_np(j->exit_signal);
+        strbuf_addf(out, "killed by signal %d", j->exit_signal);
+        if (name)
+            strbuf_addf(out, " (SIG%s)", name);
+    } else {
+        strbuf_addf(out, "exit code %d", j->exit_status);
+    }
+}
+
+bool slurm_job_ended(const struct slurm_job *j)
+{
+    static const char *const ended[] = {
+        "COMPLETED", "CANCELLED", "FAILED",         "TIMEOUT",      "NODE_FAIL",    "OUT_OF_MEMORY",
+        "BOOT_FAIL", "DEADLINE",  "PREEMPTED_DONE", "SPECIAL_EXIT", "LAUNCH_FAILED"};
+    for (size_t i = 0; i < sizeof ended / sizeof ended[0]; i++)
+        if (slurm_is(j->state, ended[i]))
+            return true;
+    return false;
+}
+
+enum job_state slurm_job_state(const struct slurm_job *j, struct strbuf *msg)
+{
+    const char *s = j->state ? j->state : "";
+    if (slurm_is(s, "PENDING") || slurm_is(s, "REQUEUED") || slurm_is(s, "REQUEUE_HOLD") ||
+        slurm_is(s, "REQUEUE_FED") || slurm_is(s, "PREEMPTED")) {
+        if (j->restarts > 0 || !slurm_is(s, "PENDING")) {
+            strbuf_addf(msg, "preempted by a job of higher priority and requeued (run %d); ",
+                        j->restarts + 1);
+        }
+        reason_words(j->reason, msg);
+        return JOB_STATE_QUEUEING;
+    }
+    if (slurm_is(s, "CONFIGURING")) {
+        strbuf_adds(msg, "nodes are being configured");
+        return JOB_STATE_STARTING;
+    }
+    if (slurm_is(s, "RUNNING"))
+        return JOB_STATE_RUNNING;
+    if (slurm_is(s, "COMPLETING") || slurm_is(s, "STAGE_OUT") || slurm_is(s, "SIGNALING")) {
+        strbuf_adds(msg, "completing: Slurm is ending the job's steps");
+        return JOB_STATE_RUNNING;
+    }
+    if (slurm_is(s, "COMPLETED"))
+        return JOB_STATE_SUCCEEDED;
+    if (slurm_is(s, "CANCELLED")) {
+        strbuf_adds(msg, "stopped (the Slurm job was cancelled)");
+        return JOB_STATE_SUSPENDED;
+    }
+    if (slurm_is(s, "SUSPENDED") || slurm_is(s, "STOPPED")) {
+        strbuf_adds(msg, "suspended by Slurm");
+        return JOB_STATE_SUSPENDED;
+    }
+    static const struct reason_word failed[] = {
+        {"FAILED", "failed"},
+        {"TIMEOUT", "reached its time limit"},
+        {"NODE_FAIL", "a node failed"},
+        {"OUT_OF_MEMORY", "ran out of memory"},
+        {"BOOT_FAIL", "a node failed to boot"},
+        {"DEADLINE", "missed its deadline"},
+        {"SPECIAL_EXIT", "ended with a special exit"},
+        {"LAUNCH_FAILED", "could not be launched"},
+    };
+    for (size_t i = 0; i < sizeof failed / sizeof failed[0]; i++)
+        if (slurm_is(s, failed[i].reason)) {
+            strbuf_adds(msg, failed[i].words);
+            if (j->has_exit) {
+                strbuf_adds(msg, ": ");
+                exit_words(j, msg);
+            }
+            return JOB_STATE_FAILED;
+        }
+    strbuf_adds(msg, "Slurm state ");
+    utf8_sanitize(msg, s, strnlen(s, 64), 0);
+    return JOB_STATE_UNSPECIFIED;
+}
+
+/* ---- jobs ----------------------------------------------------------------- */
+
+void slurm_found_free(struct slurm_found *f)
+{
+    for (size_t i = 0; i < f->count; i++)
+        slurm_job_free(&f->jobs[i]);
+    free(f->jobs);
+    memset(f, 0, sizeof *f);
+}
+
+/* The name of the job whose directory dir is, in the workspace; NULL when it is none of them. */
+static const char *name_in(struct backend *b, const char *cwd, char **prefix_cache)
+{
+    if (*prefix_cache == NULL) {
+        char *d = slurm_jobdir(driver(b)->jobs_dir, b->target.workspace, "x");
+        if (d == NULL)
+            return NULL;
+        d[strlen(d) - 1] = '\0'; /* ".../<workspace>/" */
+        *prefix_cache = d;
+    }
+    size_t n = strlen(*prefix_cache);
+    if (cwd == NULL || strncmp(cwd, *prefix_cache, n) != 0)
+        return NULL;
+    const char *name = cwd + n;
+    if (*name == '\0' || strchr(name, '/'))
+        return NULL;
+    return name;
+}
+
+/* GET /jobs: the workspace's jobs, the newest Slurm job per name. */
+enum backend_status slurm_fetch_jobs(struct backend *b, struct slurm_found *out,
+                                     struct api_error *err)
+{
+    memset(out, 0, sizeof *out);
+    json_t *reply;
+    enum backend_status st = slurm_rest(b, "GET", "jobs", NULL, &reply, err);
+    if (st != BACKEND_OK)
+        return st;
+    const json_t *arr = json_object_get(reply, "jobs");
+    size_t cap = json_is_array(arr) ? json_array_size(arr) : 0;
+    out->jobs = xcalloc(cap ? cap : 1, sizeof *out->jobs);
+    char *prefix = NULL;
+    size_t i;
+    json_t *v;
+    json_array_foreach(arr, i, v)
+    {
+        struct slurm_job j;
+        struct strbuf why = STRBUF_INIT;
+        int rc = slurm_job_decode(driver(b)->shape, v, &j, &why);
+        strbuf_free(&why);
+        if (rc != 0)
+            continue;
+        const char *name = name_in(b, j.cwd, &prefix);
+        struct stat gone;
+        /* A deleted job: its directory is gone, and Slurm keeps its end for MinJobAge. */
+        if (name == NULL || ((slurm_job_ended(&j) || slurm_is(j.state, "COMPLETING")) &&
+                             lstat(j.cwd, &gone) != 0)) {
+            slurm_job_free(&j);
+            continue;
+        }
+        size_t k;
+        for (k = 0; k < out->count; k++)
+            if (strcmp(name_in(b, out->jobs[k].cwd, &prefix), name) == 0)
+                break;
+        if (k < out->count) {
+            if (out->jobs[k].id > j.id) {
+                slurm_job_free(&j);
+                continue;
+            }
+            slurm_job_free(&out->jobs[k]);
+            out->jobs[k] = j;
+        } else {
+            out->jobs[out->count++] = j;
+        }
+    }
+    free(prefix);
+    json_decref(reply);
+    return BACKEND_OK;
+}
+
+const struct slurm_job *slurm_found_job(struct backend *b, const struct slurm_found *f,
+                                        const char *name)
+{
+    char *prefix = NULL;
+    const struct slurm_job *hit = NULL;
+    for (size_t i = 0; i < f->count && !hit; i++) {
+        const char *n = name_in(b, f->jobs[i].cwd, &prefix);
+        if (n && strcmp(n, name) == 0)
+            hit = &f->jobs[i];
+    }
+    free(prefix);
+    return hit;
+}
+
+static char *rfc3339(int64_t epoch)
+{
+    if (epoch <= 0)
+        return NULL;
+    char buf[TIMEFMT_RFC3339_LEN];
+    time_rfc3339(epoch * 1000, buf);
+    return xstrdup(buf);
+}
+
+/* The stored job.json of a directory, or false. */
+bool slurm_stored_job(const char *dir, struct jobspec *out)
+{
+    struct strbuf sb = STRBUF_INIT;
+    bool ok = false;
+    if (slurm_read_job_file(dir, NULL, "job.json", JOBJSON_MAX, false, &sb) == 0) {
+        json_t *j = json_loadb(sb.buf ? sb.buf : "", sb.len, 0, NULL);
+        struct findings fs = FINDINGS_INIT;
+        if (json_is_object(j)) {
+            jobspec_free(out);
+            jobspec_init(out);
+            ok = jobspec_from_json(j, JOBSPEC_LENIENT, out, &fs) == 0;
+        }
+        findings_free(&fs);
+        json_decref(j);
+    }
+    strbuf_free(&sb);
+    return ok;
+}
+
+/* state.json's "restarts": the fault-tolerance restarts the supervisor used; -1 when unknown. */
+static int32_t restarts_used(const char *dir)
+{
+    struct strbuf sb = STRBUF_INIT;
+    int32_t n = -1;
+    if (slurm_read_job_file(dir, NULL, "state.json", WORKER_FILE_MAX, false, &sb) == 0) {
+        json_t *j = json_loadb(sb.buf ? sb.buf : "", sb.len, 0, NULL);
+        const json_t *v = json_object_get(j, "restarts");
+        if (json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) < 1000000)
+            n = (int32_t)json_integer_value(v);
+        json_decref(j);
+    }
+    strbuf_free(&sb);
+    return n;
+}
+
+/* Running workers, from the records (else every allocated node of a running job). */
+static int32_t ready_count(const char *dir, const struct slurm_job *sj)
+{
+    struct worker_list w;
+    memset(&w, 0, sizeof w);
+    int32_t n = 0;
+    if (slurm_workers_from_dir(dir, &w) > 0) {
+        for (size_t i = 0; i < w.count; i++)
+            n += w.workers[i].phase == WORKER_RUNNING;
+    } else if (slurm_is(sj->state, "RUNNING")) {
+        n = (int32_t)sj->alloc_count;
+    }
+    worker_list_free(&w);
+    return n;
+}
+
+/* The job as trainjob shows it: job.json (when readable) plus Slurm's view of it. */
+static void make_job(struct backend *b, const char *name, const struct slurm_job *sj,
+                     struct jobspec *out)
+{
+    jobspec_init(out);
+    char *dir = slurm_jobdir(driver(b)->jobs_dir, b->target.workspace, name);
+    if (dir)
+        slurm_stored_job(dir, out);
+    free(out->name);
+    out->name = xstrdup(name);
+    free(out->workspace_name);
+    out->workspace_name = xstrdup(b->target.workspace);
+    free(out->uid);
+    out->uid = xasprintf("slurm:%s/%s", b->target.workspace, name);
+    free(out->state_message);
+    out->state_message = NULL;
+    if (sj == NULL) {
+        /* Gone from slurmctld (MinJobAge): the supervisor's records say how it ended. */
+        struct stat js;
+        char *jp = dir ? xasprintf("%s/job.json", dir) : NULL;
+        if (jp && lstat(jp, &js) == 0 && out->create_time == NULL)
+            out->create_time = rfc3339((int64_t)js.st_mtime); /* when it was submitted */
+        free(jp);
+        int32_t used_then = dir ? restarts_used(dir) : -1;
+        if (used_then >= 0) {
+            out->has_restart_count = true;
+            out->restart_count = used_then;
+        }
+        struct worker_list w;
+        memset(&w, 0, sizeof w);
+        size_t ok = 0, failed = 0, n = dir ? slurm_workers_from_dir(dir, &w) : 0;
+        for (size_t i = 0; i < n; i++) {
+            ok += w.workers[i].phase == WORKER_SUCCEEDED;
+            failed += w.workers[i].phase == WORKER_FAILED;
+        }
+        worker_list_free(&w);
+        out->state = failed         ? JOB_STATE_FAILED
+                     : n && ok == n ? JOB_STATE_SUCCEEDED
+                                    : JOB_STATE_UNSPECIFIED;
+        out->state_message =
+            xstrdup(out->state == JOB_STATE_UNSPECIFIED
+                        ? "Slurm no longer reports this job (it ended more than MinJobAge ago)"
+                        : "ended (from its workers' records: Slurm no longer reports the job)");
+        free(dir);
+        return;
+    }
+    free(out->id);
+    out->id = xasprintf("%lld", (long long)sj->id);
+    if (sj->user && out->ownership.user_name == NULL) {
+        out->ownership.present = true;
+        out->ownership.user_name = slurm_clean(sj->user, 64);
+    }
+    struct strbuf msg = STRBUF_INIT;
+    out->state = slurm_job_state(sj, &msg);
+    if (msg.len)
+        out->state_message = strbuf_detach(&msg, NULL);
+    strbuf_free(&msg);
+    int32_t used = dir ? restarts_used(dir) : -1;
+    out->has_restart_count = true;
+    out->restart_count = used >= 0 ? used : 0;
+    if (out->state == JOB_STATE_RUNNING && dir) {
+        out->has_ready_workers = true;
+        out->ready_workers = ready_count(dir, sj);
+    }
+    free(out->create_time);
+    out->create_time = rfc3339(sj->submit_time);
+    free(out->start_time);
+    out->start_time = out->state == JOB_STATE_QUEUEING ? NULL : rfc3339(sj->start_time);
+    free(out->complete_time);
+    out->complete_time = slurm_job_ended(sj) ? rfc3339(sj->end_time) : NULL;
+    free(dir);
+}
+
+/* The names of the workspace's job directories holding a job.json (at most cap). */
+static size_t dir_names(struct backend *b, char ***out)
+{
+    *out = NULL;
+    char *d = slurm_jobdir(driver(b)->jobs_dir, b->target.workspace, "x");
+    if (d == NULL)
+        return 0;
+    d[strlen(d) - 2] = '\0';
+    int fd = slurm_open_dir_nofollow(d);
+    free(d);
+    if (fd < 0)
+        return 0;
+    DIR *dp = fdopendir(fd);
+    if (dp == NULL) {
+        close(fd);
+        return 0;
+    }
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(dp)) != NULL && n < 100000) {
+        if (e->d_name[0] == '.')
+            continue;
+        struct stat st;
+        if (fstatat(dirfd(dp), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode))
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            *out = xreallocarray(*out, cap, sizeof **out);
+        }
+        (*out)[n++] = xstrdup(e->d_name);
+    }
+    closedir(dp);
+    return n;
+}
+
+enum backend_status slurm_get(struct backend *b, const char *name, struct jobspec *out,
+                              struct api_error *err)
+{
+    jobspec_init(out);
+    char *dir = slurm_job_dir(b, name, err);
+    if (dir == NULL)
+        return BACKEND_REJECTED;
+    struct slurm_found f;
+    enum backend_status st = slurm_fetch_jobs(b, &f, err);
+    if (st == BACKEND_OK) {
+        const struct slurm_job *sj = slurm_found_job(b, &f, name);
+        struct stat s;
+        if (sj == NULL && lstat(dir, &s) != 0) {
+            api_error_set(err, 404, "NotFound", "name", "no job '%s' in workspace %s", name,
+                          b->target.workspace);
+            st = BACKEND_REJECTED;
+        } else {
+            make_job(b, name, sj, out);
+        }
+    }
+    slurm_found_free(&f);
+    free(dir);
+    return st;
+}
+
+/* A list filter's terms, as `get jobs` writes them: state='X' AND user_name='Y'. */
+struct list_filter {
+    char *state, *user;
+};
+
+static void list_filter_free(struct list_filter *f)
+{
+    free(f->state);
+    free(f->user);
+}
+
+/* Parses filter into f; -1 with err set for a term the driver does not know. */
+static int list_filter_parse(const char *filter, struct list_filter *f, struct api_error *err)
+{
+    memset(f, 0, sizeof f[0]);
+    const char *p = filter ? filter : "";
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (strncmp(p, "AND ", 4) == 0) {
+            p += 4;
+            continue;
+        }
+        char **slot = strncmp(p, "state='", 7) == 0        ? &f->state
+                      : strncmp(p, "user_name='", 11) == 0 ? &f->user
+                                                           : NULL;
+        const char *v = slot ? strchr(p, '\'') + 1 : NULL;
+        const char *end = v ? strchr(v, '\'') : NULL;
+        if (slot == NULL || end == NULL) {
+            api_error_set(err, 400, "InvalidFilter", "filter",
+                          "the slurm driver filters by state='…' and user_name='…' only");
+            list_filter_free(f);
+            return -1;
+        }
+        free(*slot);
+        *slot = xstrndup(v, (size_t)(end - v));
+        p = end + 1;
+    }
+    return 0;
+}
+
+static bool list_filter_match(const struct list_filter *f, const struct jobspec *j)
+{
+    if (f->state && strcmp(enum_name(&job_state_names, (int)j->state), f->state) != 0)
+        return false;
+    if (f->user && (j->ownership.user_name == NULL || strcmp(j->ownership.user_name, f->user) != 0))
+        return false;
+    return true;
+}
+
+enum backend_status slurm_list(struct backend *b, const struct list_query *q, struct job_list *out,
+                               struct api_error *err)
+{
+    memset(out, 0, sizeof *out);
+    struct list_filter lf;
+    if (list_filter_parse(q ? q->filter : NULL, &lf, err) != 0)
+        return BACKEND_REJECTED;
+    struct slurm_found f;
+    enum backend_status st = slurm_fetch_jobs(b, &f, err);
+    if (st != BACKEND_OK) {
+        list_filter_free(&lf);
+        return st;
+    }
+    char **names;
+    size_t nn = dir_names(b, &names);
+    char *prefix = NULL;
+    size_t cap = nn + f.count;
+    out->jobs = xcalloc(cap ? cap : 1, sizeof *out->jobs);
+    for (size_t i = 0; i < f.count; i++) {
+        const char *name = name_in(b, f.jobs[i].cwd, &prefix);
+        if (q && q->name && strncmp(name, q->name, strlen(q->name)) != 0)
+            continue;
+        make_job(b, name, &f.jobs[i], &out->jobs[out->count++]);
+    }
+    for (size_t i = 0; i < nn; i++) {
+        bool seen = slurm_found_job(b, &f, names[i]) != NULL;
+        if (!seen && !(q && q->name && strncmp(names[i], q->name, strlen(q->name)) != 0)) {
+            char *dir = slurm_jobdir(driver(b)->jobs_dir, b->target.workspace, names[i]);
+            struct stat s;
+            /* Only directories trainjob made: they hold a job.json. */
+            if (dir && fstatat(AT_FDCWD, dir, &s, AT_SYMLINK_NOFOLLOW) == 0) {
+                struct jobspec probe;
+                jobspec_init(&probe);
+                if (slurm_stored_job(dir, &probe))
+                    make_job(b, names[i], NULL, &out->jobs[out->count++]);
+                jobspec_free(&probe);
+            }
+            free(dir);
+        }
+        free(names[i]);
+    }
+    free(names);
+    free(prefix);
+    slurm_found_free(&f);
+    size_t kept = 0;
+    for (size_t i = 0; i < out->count; i++) {
+        if (list_filter_match(&lf, &out->jobs[i]))
+            out->jobs[kept++] = out->jobs[i];
+        else
+            jobspec_free(&out->jobs[i]);
+    }
+    out->count = kept;
+    list_filter_free(&lf);
+    out->total_size = (long)out->count;
+    return BACKEND_OK;
+}

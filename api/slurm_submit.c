@@ -1,0 +1,615 @@
+/*
+ * slurm_submit: what the Slurm driver changes — the job's directory
+ * created, its batch script and submit body built (api/slurm_script), the
+ * job submitted, started again, stopped (cancelled), deleted (cancelled,
+ * waited for, its directory removed); and slurm_render, the same submit
+ * body for `trainjob render --target slurm`. Called through the ops table
+ * (api/slurm.c).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <poll.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api/context.h"
+#include "api/jobspec_json.h"
+#include "api/slurm_priv.h"
+#include "api/slurm_script.h"
+#include "api/slurm_shapes.h"
+#include "util/fileio.h"
+#include "util/strbuf.h"
+#include "util/timefmt.h"
+#include "util/xalloc.h"
+
+#define DELETE_WAIT_MS 10000
+#define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+/* ---- submit --------------------------------------------------------------- */
+
+/* The QOS the context maps the job's priority to, or NULL. */
+static const char *qos_for(const json_t *qos, const struct jobspec *job)
+{
+    enum priority p = job->scheduling.priority ? job->scheduling.priority : PRIORITY_NORMAL;
+    char key[32];
+    snprintf(key, sizeof key, "%s%s", jobspec_is_idle(job) ? "IDLE_" : "",
+             enum_name(&priority_names, (int)p));
+    return json_string_value(json_object_get(qos, key));
+}
+
+/* Where and how a job is submitted: the context's part. */
+struct site_conf {
+    const char *jobs_dir, *workspace, *launcher;
+    const json_t *qos;
+    bool idle_pool; /* the partition requeues or cancels preempted jobs */
+};
+
+/* The submit of job: its script rendered by slurm_script_render, its resources from spec. */
+static int build_submit(const struct slurm_shape *shape, const struct site_conf *c,
+                        const struct jobspec *job, const struct catalog_spec *spec,
+                        const char *exclude, json_t **body, struct strbuf *gaps,
+                        struct api_error *err)
+{
+    *body = NULL;
+    const struct role *r = jobspec_worker(job);
+    enum priority prio = job->scheduling.priority;
+    if ((prio == PRIORITY_HIGH || prio == PRIORITY_HIGHEST) && qos_for(c->qos, job) == NULL) {
+        api_error_set(err, 400, "InvalidField", "scheduling.priority",
+                      "%s needs a QOS: the context maps none for it (qos: {%s%s: <qos>})",
+                      enum_name(&priority_names, (int)prio), jobspec_is_idle(job) ? "IDLE_" : "",
+                      enum_name(&priority_names, (int)prio));
+        return -1;
+    }
+    if (r == NULL || !r->has_total_replicas || r->total_replicas < 1) {
+        api_error_set(err, 400, "InvalidField", "roles[0].total_replicas",
+                      "a Slurm job needs total_replicas (one node per worker)");
+        return -1;
+    }
+    char *dir = slurm_jobdir(c->jobs_dir, c->workspace, job->name ? job->name : "");
+    if (dir == NULL) {
+        api_error_set(err, 400, "InvalidName", "name",
+                      "'%s' cannot name a job directory (letters, digits, '-', '_' and '.')",
+                      job->name ? job->name : "");
+        return -1;
+    }
+    struct slurm_site site = {c->jobs_dir, c->workspace, c->launcher};
+    struct strbuf script = STRBUF_INIT;
+    if (slurm_script_render(job, &site, &script, gaps, err) != 0) {
+        strbuf_free(&script);
+        free(dir);
+        return -1;
+    }
+    const char **env = xcalloc(job->env_count + 2, sizeof *env);
+    char **owned = xcalloc(job->env_count + 2, sizeof *owned);
+    size_t ne = 0;
+    bool has_path = false;
+    for (size_t i = 0; i < job->env_count; i++) {
+        if (job->env[i].key == NULL)
+            continue;
+        has_path = has_path || strcmp(job->env[i].key, "PATH") == 0;
+        owned[ne] = xasprintf("%s=%s", job->env[i].key, job->env[i].value ? job->env[i].value : "");
+        env[ne] = owned[ne];
+        ne++;
+    }
+    if (!has_path) {
+        owned[ne] = xstrdup("PATH=" DEFAULT_PATH); /* slurmrestd gives none: srun needs it */
+        env[ne] = owned[ne];
+        ne++;
+    }
+    char *out_file = xasprintf("%s/slurm-%%j.out", dir);
+    bool marks = false;
+    for (size_t i = 0; i < job->fault_tolerance.rule_count; i++)
+        marks = marks || job->fault_tolerance.rules[i].mark_node_unschedulable;
+    struct slurm_submit sub = {
+        .name = job->name,
+        .partition = job->resource_pool.name,
+        .qos = qos_for(c->qos, job),
+        .exclude = exclude,
+        .cwd = dir,
+        .standard_output = out_file,
+        .nodes = r->total_replicas,
+        .gpus_per_node = spec ? spec->devices : 0,
+        .cpus_per_task = spec ? spec->vcpus : 0,
+        .memory_mb = spec ? spec->memory_mib : 0,
+        /* Idle jobs come back after preemption; marking a node needs a requeue too. */
+        .requeue = jobspec_is_idle(job) || c->idle_pool || marks,
+        .env = env,
+        .env_count = ne,
+    };
+    *body = slurm_submit_body(shape, &sub, strbuf_str(&script));
+    for (size_t i = 0; i < ne; i++)
+        free(owned[i]);
+    free(owned);
+    free(env);
+    free(out_file);
+    strbuf_free(&script);
+    free(dir);
+    return 0;
+}
+
+/* Makes dir (and logs/, workers/) for the job's user: when trainjob runs as root, chowned to it. */
+static int make_job_dir(struct slurm *s, const char *dir, struct api_error *err)
+{
+    struct strbuf why = STRBUF_INIT;
+    char *parent = xstrdup(dir);
+    *strrchr(parent, '/') = '\0';
+    int rc = file_mkdirs(parent, 0755, &why);
+    free(parent);
+    if (rc != 0) {
+        api_error_set(err, 500, "JobsDir", "", "context '%s': jobs_dir: %s", s->context,
+                      strbuf_str(&why));
+        strbuf_free(&why);
+        return -1;
+    }
+    strbuf_free(&why);
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        api_error_set(err, 500, "JobsDir", "", "cannot make %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    int dfd = slurm_open_dir_nofollow(dir);
+    if (dfd < 0) {
+        api_error_set(err, 500, "JobsDir", "", "%s is not a directory trainjob made: %s", dir,
+                      strerror(errno));
+        return -1;
+    }
+    (void)mkdirat(dfd, "logs", 0755);
+    (void)mkdirat(dfd, "workers", 0755);
+    struct passwd *pw = geteuid() == 0 ? getpwnam(s->user) : NULL;
+    if (pw) {
+        /* The job runs as the token's user and writes its events, records and logs here. */
+        if (fchown(dfd, pw->pw_uid, pw->pw_gid) != 0 ||
+            fchownat(dfd, "logs", pw->pw_uid, pw->pw_gid, AT_SYMLINK_NOFOLLOW) != 0 ||
+            fchownat(dfd, "workers", pw->pw_uid, pw->pw_gid, AT_SYMLINK_NOFOLLOW) != 0) {
+            api_error_set(err, 500, "JobsDir", "", "cannot give %s to user %s: %s", dir, s->user,
+                          strerror(errno));
+            close(dfd);
+            return -1;
+        }
+    }
+    close(dfd);
+    return 0;
+}
+
+/* Appends one event of the driver's own (submit, stop) to the job's events.jsonl, as the job's user
+ * owns it. */
+static void append_event(struct slurm *s, const char *dir, const char *reason, const char *message)
+{
+    int dfd = slurm_open_dir_nofollow(dir);
+    if (dfd < 0)
+        return;
+    int fd =
+        openat(dfd, "events.jsonl", O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    close(dfd);
+    if (fd < 0)
+        return;
+    struct stat st;
+    struct passwd *pw = geteuid() == 0 ? getpwnam(s->user) : NULL;
+    if (pw && fstat(fd, &st) == 0 && st.st_uid == 0)
+        (void)fchown(fd, pw->pw_uid, pw->pw_gid); /* the supervisor appends to it as that user */
+    char now[TIMEFMT_RFC3339_LEN];
+    time_rfc3339(time_now_ms(), now);
+    json_t *e = json_pack("{s:s, s:s, s:s, s:s}", "time", now, "type", "Normal", "reason", reason,
+                          "message", message);
+    char *line = json_dumps(e, JSON_COMPACT);
+    struct strbuf sb = STRBUF_INIT;
+    strbuf_adds(&sb, line);
+    strbuf_addc(&sb, '\n');
+    if (write(fd, sb.buf, sb.len) < 0) {
+        /* best effort: the job's own history, not its state */
+    }
+    strbuf_free(&sb);
+    free(line);
+    json_decref(e);
+    close(fd);
+}
+
+/* The pool and spec a job names, from the cluster's catalog; NULL spec with why in err. */
+static const struct catalog_spec *job_spec(const struct catalog *cat, const struct jobspec *job,
+                                           struct api_error *err)
+{
+    const char *pool_name = job->resource_pool.name;
+    const struct catalog_pool *pool = pool_name ? catalog_pool(cat, pool_name) : NULL;
+    struct strbuf names = STRBUF_INIT;
+    if (pool == NULL) {
+        for (size_t i = 0; i < cat->pool_count; i++)
+            strbuf_addf(&names, "%s%s", i ? ", " : "", cat->pools[i].name);
+        api_error_set(err, 400, "InvalidField", "resource_pool.name",
+                      "%s%s%s: the pools are the cluster's partitions: %s",
+                      pool_name ? "no partition '" : "required", pool_name ? pool_name : "",
+                      pool_name ? "'" : "", strbuf_str(&names));
+        strbuf_free(&names);
+        return NULL;
+    }
+    const struct role *r = jobspec_worker(job);
+    const char *spec_name = r && r->resource_spec_count ? r->resource_spec[0].name : NULL;
+    const struct catalog_spec *spec = spec_name ? catalog_pool_spec(pool, spec_name) : NULL;
+    if (spec == NULL) {
+        for (size_t i = 0; i < pool->spec_count; i++)
+            strbuf_addf(&names, "%s%s", i ? ", " : "", pool->specs[i].name);
+        api_error_set(err, 400, "InvalidField", "roles[0].resource_spec[0].name",
+                      "%s%s%s in partition %s: choose one of: %s",
+                      spec_name ? "no resource spec '" : "required", spec_name ? spec_name : "",
+                      spec_name ? "'" : "", pool->name, strbuf_str(&names));
+    }
+    strbuf_free(&names);
+    return spec;
+}
+
+/*
+ * The nodes the supervisor marked unschedulable for this job (state.json's
+ * "marked"), as "n1,n3" for exclude_nodes; NULL when none. A name that is
+ * not a plain node name is skipped: the file is the job's to write.
+ */
+static char *marked_nodes(const char *dir)
+{
+    struct strbuf sb = STRBUF_INIT, out = STRBUF_INIT;
+    if (slurm_read_job_file(dir, NULL, "state.json", WORKER_FILE_MAX, false, &sb) == 0) {
+        json_t *j = json_loadb(sb.buf ? sb.buf : "", sb.len, 0, NULL);
+        size_t i;
+        json_t *v;
+        json_array_foreach(json_object_get(j, "marked"), i, v)
+        {
+            const char *n = json_string_value(v);
+            if (i < 64 && slurm_safe_component(n))
+                strbuf_addf(&out, "%s%s", out.len ? "," : "", n);
+        }
+        json_decref(j);
+    }
+    strbuf_free(&sb);
+    if (out.len == 0) {
+        strbuf_free(&out);
+        return NULL;
+    }
+    return strbuf_detach(&out, NULL);
+}
+
+static int remove_at(int parent, const char *name, int depth);
+
+/*
+ * Submits job (create, or start = the stored job again): its directory,
+ * job.json, the rendered script, POST job/submit. A name with a Slurm job
+ * still alive is refused; create also refuses a name whose directory exists.
+ */
+static enum backend_status submit(struct backend *b, const struct jobspec *job, bool fresh,
+                                  struct jobspec *out, struct api_error *err)
+{
+    struct slurm *s = driver(b);
+    jobspec_init(out);
+    char *dir = slurm_job_dir(b, job->name, err);
+    if (dir == NULL)
+        return BACKEND_REJECTED;
+    struct slurm_found f;
+    enum backend_status st = slurm_fetch_jobs(b, &f, err);
+    if (st != BACKEND_OK) {
+        free(dir);
+        return st;
+    }
+    const struct slurm_job *alive = slurm_found_job(b, &f, job->name);
+    struct stat sb;
+    if (alive && !slurm_job_ended(alive)) {
+        api_error_set(err, 409, "AlreadyExists", "name", "job '%s' is still %s as Slurm job %lld",
+                      job->name, alive->state ? alive->state : "?", (long long)alive->id);
+        st = BACKEND_REJECTED;
+    } else if (fresh && lstat(dir, &sb) == 0) {
+        api_error_set(err, 409, "AlreadyExists", "name", "already used in workspace %s (%s)",
+                      b->target.workspace, dir);
+        st = BACKEND_REJECTED;
+    }
+    slurm_found_free(&f);
+    struct catalog cat;
+    memset(&cat, 0, sizeof cat);
+    const struct catalog_spec *spec = NULL;
+    if (st == BACKEND_OK && (st = slurm_catalog(b, &cat, err)) == BACKEND_OK &&
+        (spec = job_spec(&cat, job, err)) == NULL)
+        st = BACKEND_REJECTED;
+    json_t *body = NULL;
+    struct site_conf site = {s->jobs_dir, b->target.workspace, s->launcher, s->qos, false};
+    const struct catalog_pool *pool =
+        catalog_pool(&cat, job->resource_pool.name ? job->resource_pool.name : "");
+    site.idle_pool = pool && pool->type == POOL_IDLE;
+    /* A start keeps away from the nodes the job marked (the supervisor's state.json). */
+    char *exclude = fresh ? NULL : marked_nodes(dir);
+    if (st == BACKEND_OK &&
+        build_submit(s->shape, &site, job, spec, exclude, &body, NULL, err) != 0)
+        st = BACKEND_REJECTED;
+    free(exclude);
+    bool made = false; /* this call made the directory (create: nothing was there) */
+    if (st == BACKEND_OK && make_job_dir(s, dir, err) != 0)
+        st = BACKEND_REJECTED;
+    else if (st == BACKEND_OK)
+        made = fresh;
+    if (st == BACKEND_OK) {
+        json_t *j = jobspec_to_json(job);
+        char *text = json_dumps(j, JSON_INDENT(2));
+        char *path = xasprintf("%s/job.json", dir);
+        struct strbuf why = STRBUF_INIT;
+        if (file_write_atomic(path, text, strlen(text), 0644, &why) != 0) {
+            api_error_set(err, 500, "JobsDir", "", "%s", strbuf_str(&why));
+            st = BACKEND_REJECTED;
+        }
+        strbuf_free(&why);
+        free(path);
+        free(text);
+        json_decref(j);
+    }
+    json_t *reply = NULL;
+    if (st == BACKEND_OK)
+        st = slurm_rest(b, "POST", "job/submit", body, &reply, err);
+    if (st == BACKEND_OK) {
+        int64_t id = 0;
+        slurm_number(json_object_get(reply, "job_id"), &id);
+        jobspec_copy(out, job);
+        free(out->id);
+        out->id = xasprintf("%lld", (long long)id);
+        free(out->uid);
+        out->uid = xasprintf("slurm:%s/%s", b->target.workspace, job->name);
+        out->state = JOB_STATE_QUEUEING;
+        char *m = xasprintf("submitted as Slurm job %lld to partition %s: %d node(s), %s each",
+                            (long long)id, job->resource_pool.name,
+                            jobspec_worker(job)->total_replicas, spec->name);
+        append_event(s, dir, fresh ? "Submitted" : "Started", m);
+        free(m);
+    } else if (made) {
+        /* Nothing was submitted: the directory this call made goes again, so the name is free. */
+        char *slash = strrchr(dir, '/');
+        *slash = '\0';
+        int pfd = slurm_open_dir_nofollow(dir);
+        if (pfd >= 0) {
+            (void)remove_at(pfd, slash + 1, 0);
+            close(pfd);
+        }
+    }
+    json_decref(reply);
+    json_decref(body);
+    catalog_free(&cat);
+    free(dir);
+    return st;
+}
+
+enum backend_status slurm_create(struct backend *b, const struct jobspec *job, struct jobspec *out,
+                                 struct api_error *err)
+{
+    if (job->name == NULL || *job->name == '\0') {
+        jobspec_init(out);
+        api_error_set(err, 400, "InvalidField", "name", "a Slurm job needs a name");
+        return BACKEND_REJECTED;
+    }
+    struct jobspec j;
+    jobspec_copy(&j, job);
+    free(j.workspace_name);
+    j.workspace_name = xstrdup(b->target.workspace);
+    enum backend_status st = submit(b, &j, true, out, err);
+    jobspec_free(&j);
+    return st;
+}
+
+enum backend_status slurm_start(struct backend *b, const char *name, struct jobspec *out,
+                                struct api_error *err)
+{
+    jobspec_init(out);
+    char *dir = slurm_job_dir(b, name, err);
+    if (dir == NULL)
+        return BACKEND_REJECTED;
+    struct jobspec job;
+    jobspec_init(&job);
+    enum backend_status st = BACKEND_OK;
+    if (!slurm_stored_job(dir, &job)) {
+        api_error_set(err, 404, "NotFound", "name",
+                      "no job '%s' in workspace %s (no readable job.json in %s)", name,
+                      b->target.workspace, dir);
+        st = BACKEND_REJECTED;
+    } else {
+        free(job.name);
+        job.name = xstrdup(name); /* the directory's, whatever the file says */
+        st = submit(b, &job, false, out, err);
+    }
+    jobspec_free(&job);
+    free(dir);
+    return st;
+}
+
+static void batch_add(struct batch_result *out, const char *name, enum batch_outcome o,
+                      const char *word)
+{
+    out->items = xreallocarray(out->items, out->count + 1, sizeof *out->items);
+    out->items[out->count].name = xstrdup(name);
+    out->items[out->count].outcome = o;
+    out->items[out->count].result = xstrdup(word);
+    out->count++;
+}
+
+/* DELETE job/<id>: Slurm's scancel — SIGTERM to every step, KillWait, then SIGKILL. */
+static enum backend_status cancel(struct backend *b, int64_t id, struct api_error *err)
+{
+    char path[64];
+    snprintf(path, sizeof path, "job/%lld", (long long)id);
+    json_t *reply;
+    enum backend_status st = slurm_rest(b, "DELETE", path, NULL, &reply, err);
+    json_decref(reply);
+    return st;
+}
+
+enum backend_status slurm_stop(struct backend *b, const char *const *names, size_t n,
+                               struct batch_result *out, struct api_error *err)
+{
+    memset(out, 0, sizeof *out);
+    struct slurm_found f;
+    enum backend_status st = slurm_fetch_jobs(b, &f, err);
+    for (size_t i = 0; st == BACKEND_OK && i < n; i++) {
+        const struct slurm_job *sj = slurm_found_job(b, &f, names[i]);
+        if (sj == NULL)
+            batch_add(out, names[i], BATCH_NOT_FOUND, "NOT_FOUND");
+        else if (slurm_job_ended(sj))
+            batch_add(out, names[i], BATCH_SKIPPED, "SKIPPED");
+        else if ((st = cancel(b, sj->id, err)) == BACKEND_OK) {
+            batch_add(out, names[i], BATCH_DONE, "STOPPING");
+            char *dir = slurm_jobdir(driver(b)->jobs_dir, b->target.workspace, names[i]);
+            char *m = xasprintf("stop: Slurm job %lld cancelled (SIGTERM to every step, SIGKILL "
+                                "after the cluster's KillWait)",
+                                (long long)sj->id);
+            if (dir)
+                append_event(driver(b), dir, "Stopped", m);
+            free(m);
+            free(dir);
+        }
+    }
+    slurm_found_free(&f);
+    return st;
+}
+
+/* Removes name below parent and all it holds, never following a symlink; 0 when gone. */
+static int remove_at(int parent, const char *name, int depth)
+{
+    if (unlinkat(parent, name, 0) == 0 || errno == ENOENT)
+        return 0;
+    if ((errno != EISDIR && errno != EPERM) || depth > 64)
+        return -1;
+    int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    DIR *dp = fdopendir(fd);
+    if (dp == NULL) {
+        close(fd);
+        return -1;
+    }
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(dp)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            rc |= remove_at(dirfd(dp), e->d_name, depth + 1);
+    closedir(dp);
+    if (unlinkat(parent, name, AT_REMOVEDIR) != 0 && errno != ENOENT)
+        rc = -1;
+    return rc;
+}
+
+/*
+ * Waits (at most DELETE_WAIT_MS) for a cancelled job to leave Slurm's
+ * running states, so its supervisor is gone before its directory is removed
+ * and nothing of it is written there after.
+ */
+static void wait_ended(struct backend *b, int64_t id)
+{
+    char path[64];
+    snprintf(path, sizeof path, "job/%lld", (long long)id);
+    int64_t deadline = time_now_ms() + DELETE_WAIT_MS;
+    while (time_now_ms() < deadline) {
+        json_t *reply;
+        struct api_error e;
+        if (slurm_rest(b, "GET", path, NULL, &reply, &e) != BACKEND_OK)
+            return;
+        struct slurm_job j;
+        struct strbuf why = STRBUF_INIT;
+        bool ended = true;
+        if (slurm_job_decode(driver(b)->shape, json_array_get(json_object_get(reply, "jobs"), 0),
+                             &j, &why) == 0) {
+            ended = slurm_job_ended(&j);
+            slurm_job_free(&j);
+        }
+        strbuf_free(&why);
+        json_decref(reply);
+        if (ended)
+            return;
+        poll(NULL, 0, 200);
+    }
+}
+
+enum backend_status slurm_delete(struct backend *b, const char *const *names, size_t n,
+                                 struct batch_result *out, struct api_error *err)
+{
+    memset(out, 0, sizeof *out);
+    struct slurm_found f;
+    enum backend_status st = slurm_fetch_jobs(b, &f, err);
+    for (size_t i = 0; st == BACKEND_OK && i < n; i++) {
+        char *dir = slurm_job_dir(b, names[i], err);
+        if (dir == NULL) {
+            batch_add(out, names[i], BATCH_NOT_FOUND, "NOT_FOUND");
+            continue;
+        }
+        const struct slurm_job *sj = slurm_found_job(b, &f, names[i]);
+        if (sj && !slurm_job_ended(sj) && (st = cancel(b, sj->id, err)) == BACKEND_OK)
+            wait_ended(b, sj->id);
+        struct stat s;
+        if (st == BACKEND_OK && sj == NULL && lstat(dir, &s) != 0) {
+            batch_add(out, names[i], BATCH_NOT_FOUND, "NOT_FOUND");
+        } else if (st == BACKEND_OK) {
+            char *slash = strrchr(dir, '/');
+            *slash = '\0';
+            int pfd = slurm_open_dir_nofollow(dir);
+            if (pfd >= 0 && remove_at(pfd, slash + 1, 0) == 0) {
+                batch_add(out, names[i], BATCH_DONE, "DELETING");
+            } else {
+                api_error_set(err, 500, "JobsDir", "", "cannot remove %s/%s: %s", dir, slash + 1,
+                              strerror(errno));
+                st = BACKEND_REJECTED;
+            }
+            if (pfd >= 0)
+                close(pfd);
+        }
+        free(dir);
+    }
+    slurm_found_free(&f);
+    return st;
+}
+
+/* ---- render ----------------------------------------------------------------- */
+
+int slurm_render(const struct jobspec *job, const struct context *c, const char *version,
+                 const struct catalog *cat, struct strbuf *out, struct strbuf *err)
+{
+    const struct slurm_shape *shape = slurm_shape_find(version ? version : "v0.0.38");
+    if (shape == NULL) {
+        strbuf_addf(err, "no Slurm API version '%s' (trainjob speaks v0.0.38 and v0.0.40)",
+                    version);
+        return -1;
+    }
+    const char *jobs_dir = c && c->jobs_dir ? c->jobs_dir : "/shared/trainjob/jobs";
+    const char *workspace = job->workspace_name ? job->workspace_name
+                            : c && c->workspace ? c->workspace
+                                                : "default";
+    struct site_conf site = {jobs_dir, workspace, c ? c->launcher : NULL, c ? c->qos : NULL, false};
+    /* The spec as its name says ("gpu-2": 2 GPUs); CPUs and memory come from the cluster. */
+    struct catalog_spec spec;
+    memset(&spec, 0, sizeof spec);
+    const struct role *r = jobspec_worker(job);
+    const char *sn = r && r->resource_spec_count ? r->resource_spec[0].name : NULL;
+    const struct catalog_pool *pool =
+        cat && job->resource_pool.name ? catalog_pool(cat, job->resource_pool.name) : NULL;
+    const struct catalog_spec *known = pool && sn ? catalog_pool_spec(pool, sn) : NULL;
+    if (known)
+        spec = *known;
+    else if (sn && strncmp(sn, "gpu-", 4) == 0)
+        spec.devices = atoi(sn + 4);
+    if (pool)
+        site.idle_pool = pool->type == POOL_IDLE;
+    struct strbuf gaps = STRBUF_INIT;
+    struct api_error e;
+    json_t *body = NULL;
+    if (build_submit(shape, &site, job, &spec, NULL, &body, &gaps, &e) != 0) {
+        strbuf_addf(err, "%s%s%s", e.field[0] ? e.field : "", e.field[0] ? ": " : "", e.message);
+        strbuf_free(&gaps);
+        return -1;
+    }
+    char *text = json_dumps(body, JSON_INDENT(2));
+    strbuf_addf(out, "POST /slurm/%s/job/submit\n", shape->version);
+    strbuf_addf(out, "X-SLURM-USER-NAME: %s\nX-SLURM-USER-TOKEN: <the context's token>\n\n",
+                c && c->user ? c->user : "<user>");
+    strbuf_adds(out, text);
+    strbuf_adds(out, "\n\n# the batch script (the \"script\" above):\n");
+    strbuf_adds(out, json_string_value(json_object_get(body, "script")));
+    strbuf_adds(out, "\n# what Slurm cannot honour as written:\n");
+    if (gaps.len == 0)
+        strbuf_adds(out, "(nothing: every rule of the job is honoured)\n");
+    else
+        strbuf_add(out, gaps.buf, gaps.len);
+    free(text);
+    json_decref(body);
+    strbuf_free(&gaps);
+    return 0;
+}
