@@ -1,0 +1,90 @@
+# The live screens at 80×24, driven the way a person does (tmux, keys, the
+# screen read back), against a real trainjobd on a private socket: the job
+# screen opened by itself (`top --job`) loads its events; a refusal is an
+# error, not a lost connection; the status line belongs to the screen that
+# said it; the banner never writes over the header.
+. "$(dirname "$0")/lib.sh"
+cd "$TRAINJOB_TOP" || exit 1
+SESSION="tj-live-$$"
+. tests/tui.sh
+
+# Loopback TCP too (AK/SK signed): over TCP the watch stream runs inside curl,
+# where a request started from its callback used to be refused.
+PORT=$((20000 + ($$ + 4021) % 20000))
+ENGINE_ARGS="--listen 127.0.0.1:$PORT"
+engine_config nodes="sim 2 16" specs=gpu-1:1:1:512 <<EOF2
+keys:
+- {access_key: AKME, secret_key: SKME, user: $ME}
+EOF2
+start_engine
+mkdir -p "$HOME/.config/trainjob"
+printf 'SKME\n' >"$HOME/.config/trainjob/me.sk"
+cat >"$HOME/.config/trainjob/config.yaml" <<EOF2
+contexts:
+- name: tcp
+  endpoint: http://127.0.0.1:$PORT
+  driver: trainjobd
+  workspace: default
+  access_key: AKME
+  secret_key_file: $HOME/.config/trainjob/me.sk
+EOF2
+
+tj() { "$TRAINJOB_BIN" --endpoint "$EP" "$@"; }
+
+start_top() { start_top_at "--endpoint '$EP'" "$@"; }
+start_top_at() { # WHERE [ARGS...]
+    where=$1
+    shift
+    tmux kill-session -t "$SESSION" 2>/dev/null
+    new_session -d -s "$SESSION" -x 80 -y 24 \
+        "env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' $where top $*; echo EXIT=\$?; sleep 60"
+}
+
+# A job that fails at once: its events are its state changes and the failure.
+cat >"$TMP/broken.yaml" <<'EOF'
+workspace_name: default
+name: broken
+display_name: broken
+framework: PYTORCH_DDP
+resource_pool: {name: std}
+roles:
+  - total_replicas: 1
+    resource_spec: [{name: gpu-1}]
+    image_path: local/host
+    startup_script: |
+      echo "about to fail"
+      exit 3
+fault_tolerance:
+  backoff_limit: 0
+EOF
+run tj submit -f "$TMP/broken.yaml"
+n=0
+while [ $n -lt 100 ]; do
+    tj get job broken -o json >"$TMP/out" 2>&1
+    grep -q '"state": "FAILED"' "$TMP/out" && break
+    sleep 0.2
+    n=$((n + 1))
+done
+expect_grep "the broken job fails" "$TMP/out" '"state": "FAILED"'
+
+# The job screen opened by itself, from inside the watch stream's callback.
+start_top --job broken
+see "top --job opens the job's screen" "master-0" 10
+see "...its events load" "RUNNING → FAILED" 10
+gone "...with no 'cannot start a transfer'" "cannot start a transfer"
+gone "...and no error about them" "events of broken"
+gone "...the events pane is not empty" "no events yet"
+keys Escape
+see "Esc goes back to the jobs view" "broken"
+keys q
+see "q leaves top" "EXIT=0"
+
+# The same over loopback TCP, where the stream's callback runs inside curl.
+start_top_at "--context tcp" --job broken
+see "over TCP, top --job opens the job's screen" "master-0" 10
+see "...and its events load" "RUNNING → FAILED" 10
+gone "...with no 'cannot start a transfer'" "cannot start a transfer"
+keys Escape
+
+keys q
+see "q leaves top" "EXIT=0"
