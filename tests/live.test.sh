@@ -12,6 +12,7 @@ SESSION="tj-live-$$"
 # where a request started from its callback used to be refused.
 PORT=$((20000 + ($$ + 4021) % 20000))
 ENGINE_ARGS="--listen 127.0.0.1:$PORT"
+GRACE=3 # a stop takes this long: the job ignores SIGTERM
 engine_config nodes="sim 2 16" specs=gpu-1:1:1:512 <<EOF2
 keys:
 - {access_key: AKME, secret_key: SKME, user: $ME}
@@ -85,6 +86,60 @@ see "over TCP, top --job opens the job's screen" "master-0" 10
 see "...and its events load" "RUNNING → FAILED" 10
 gone "...with no 'cannot start a transfer'" "cannot start a transfer"
 keys Escape
+
+
+# A status line belongs to the screen that said it.
+start_top
+see "top opens at 80×24" "broken"
+keys f
+see "f says it shows faulty jobs only" "showing faulty jobs only"
+keys Enter
+see "Enter opens the faulty job" "master-0" 10
+gone "...where the jobs view's message is not shown" "showing faulty jobs only"
+keys Escape
+keys f
+see "f again shows every job" "showing all jobs"
+
+# A status about a job goes when the job's state moves, or the job goes.
+sed -e 's/^name: broken/name: steady/' -e 's/^display_name: broken/display_name: steady/' \
+    -e "s/exit 3/trap '' TERM; sleep 600/" "$TMP/broken.yaml" >"$TMP/steady.yaml"
+run tj submit -f "$TMP/steady.yaml"
+keys "/" C-u "steady" Enter
+see "the steady job runs" "RUNNING" 20
+keys s
+see "s asks before stopping" "Stop steady?"
+keys y
+see "...then says it is stopping" "stopping 1 job"
+see "...the job stops" "SUSPENDED" 20
+gone "...and 'stopping 1 job' goes with it" "stopping 1 job"
+keys S
+see "S starts it again" "RUNNING" 20
+keys p
+see "p asks for the priority" "priority"
+keys C-u "high" Enter
+see "...and says the job's new priority" "steady is now HIGH" 10
+run tj delete steady
+see "the job deleted elsewhere leaves the list" "jobs 1 " 20
+gone "...and its priority message goes with it" "steady is now HIGH"
+keys "/" C-u Enter
+
+# A refusal is an error, not a lost connection with a retry loop.
+keys : "ws nosuch" Enter
+see ":ws nosuch is refused" "refused" 10
+see "...saying why" "nosuch"
+gone "...not as a disconnection" "DISCONNECTED"
+sleep 2.5
+screen
+if grep -q "retry in" "$TMP/screen"; then fail "...and not retried" "$(cat "$TMP/screen")"; else pass "...and not retried"; fi
+keys : "ws default" Enter
+see ":ws default comes back live" "live" 15
+
+# The DISCONNECTED banner leaves the header alone.
+stop_engine
+see "a stopped engine shows as disconnected" "DISCONNECTED" 10
+see_row "...beside the header, not over it" "jobs 1" "DISCONNECTED"
+start_engine
+see "a restarted engine is picked up again" "live" 40
 
 keys q
 see "q leaves top" "EXIT=0"

@@ -213,7 +213,7 @@ keys "/" C-u Enter
 # Another workspace by command: none there, so the view says why; back again.
 keys : "ws nowhere" Enter
 see ":ws switches the workspace" "workspace nowhere"
-see "...whose error shows" "DISCONNECTED" 10
+see "...whose refusal shows, as an error" "refused" 10
 keys : "ws default" Enter
 see "...and :ws default comes back live" "live" 15
 see "...with its jobs" "flaky"

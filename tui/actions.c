@@ -51,16 +51,19 @@ static void on_action_reply(void *ctx, struct backend_reply *r)
     case BACKEND_OP_STOP:
     case BACKEND_OP_DELETE: {
         size_t done = 0, skipped = 0, missing = 0;
+        const char *about = NULL; /* the message goes once this one's state moves */
         for (size_t i = 0; i < r->batch.count; i++) {
             enum batch_outcome o = r->batch.items[i].outcome;
             done += o == BATCH_DONE || o == BATCH_UNKNOWN;
+            if (about == NULL && (o == BATCH_DONE || o == BATCH_UNKNOWN))
+                about = r->batch.items[i].name;
             skipped += o == BATCH_SKIPPED;
             missing += o == BATCH_NOT_FOUND;
         }
-        monitor_status(m, false, "%s %zu job%s%s%s",
-                       r->op == BACKEND_OP_STOP ? "stopping" : "deleting", done,
-                       done == 1 ? "" : "s", skipped ? " (some were not running)" : "",
-                       missing ? " (some were not found)" : "");
+        monitor_status_about(m, about, false, "%s %zu job%s%s%s",
+                             r->op == BACKEND_OP_STOP ? "stopping" : "deleting", done,
+                             done == 1 ? "" : "s", skipped ? " (some were not running)" : "",
+                             missing ? " (some were not found)" : "");
         /* A deleted job's screen has nothing left to show: back to the list. */
         if (r->op == BACKEND_OP_DELETE)
             while (m->depth > 1)
@@ -68,15 +71,17 @@ static void on_action_reply(void *ctx, struct backend_reply *r)
         break;
     }
     case BACKEND_OP_START:
-        monitor_status(m, false, "started %s", r->job.name ? r->job.name : "the job");
+        monitor_status_about(m, r->job.name, false, "started %s",
+                             r->job.name ? r->job.name : "the job");
         break;
     case BACKEND_OP_MARK_NODE:
         monitor_status(m, false, "node marked unschedulable for %s",
                        r->job.name ? r->job.name : "the job");
         break;
     case BACKEND_OP_UPDATE:
-        monitor_status(m, false, "%s is now %s", r->job.name ? r->job.name : "the job",
-                       enum_name(&priority_names, (int)r->job.scheduling.priority));
+        monitor_status_about(m, r->job.name, false, "%s is now %s",
+                             r->job.name ? r->job.name : "the job",
+                             enum_name(&priority_names, (int)r->job.scheduling.priority));
         break;
     default:
         break;

@@ -79,9 +79,16 @@ struct http_multi *monitor_multi(struct monitor *m);
 struct loop *monitor_loop(struct monitor *m);
 /* True in `top --readonly`: screens offer no actions. */
 bool monitor_readonly(const struct monitor *m);
-/* A message on the status line (sanitized there); error: in the error role. */
+/*
+ * A message on the status line (sanitized there); error: in the error role.
+ * It belongs to the screen on top now: it goes when another screen is on top,
+ * and after a few seconds (an error after longer).
+ */
 void monitor_status(struct monitor *m, bool error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* As monitor_status, about job: it also goes once job's state changes or job is gone. */
+void monitor_status_about(struct monitor *m, const char *job, bool error, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* Something changed: draw at the end of this loop turn. */
 void monitor_dirty(struct monitor *m);
 /*
