@@ -14,12 +14,17 @@ PORT=$((20000 + ($$ + 4021) % 20000))
 ENGINE_ARGS="--listen 127.0.0.1:$PORT"
 GRACE=3 # a stop takes this long: the job ignores SIGTERM
 engine_config nodes="sim 2 16" specs=gpu-1:1:1:512 <<EOF2
+- name: team
+  owners: [someone-else]
+  members: [alice]
 keys:
 - {access_key: AKME, secret_key: SKME, user: $ME}
+- {access_key: AKAL, secret_key: SKAL, user: alice}
 EOF2
 start_engine
 mkdir -p "$HOME/.config/trainjob"
 printf 'SKME\n' >"$HOME/.config/trainjob/me.sk"
+printf 'SKAL\n' >"$HOME/.config/trainjob/alice.sk"
 cat >"$HOME/.config/trainjob/config.yaml" <<EOF2
 contexts:
 - name: tcp
@@ -28,6 +33,12 @@ contexts:
   workspace: default
   access_key: AKME
   secret_key_file: $HOME/.config/trainjob/me.sk
+- name: alice
+  endpoint: http://127.0.0.1:$PORT
+  driver: trainjobd
+  workspace: team
+  access_key: AKAL
+  secret_key_file: $HOME/.config/trainjob/alice.sk
 EOF2
 
 tj() { "$TRAINJOB_BIN" --endpoint "$EP" "$@"; }
@@ -115,8 +126,9 @@ gone "...and 'stopping 1 job' goes with it" "stopping 1 job"
 keys S
 see "S starts it again" "RUNNING" 20
 keys p
-see "p asks for the priority" "priority"
-keys C-u "high" Enter
+see "p offers the priorities as a list" "New priority of steady"
+see "...every one to the workspace's owner" "HIGHEST"
+keys h Enter
 see "...and says the job's new priority" "steady is now HIGH" 10
 run tj delete steady
 see "the job deleted elsewhere leaves the list" "jobs 1 " 20
@@ -143,3 +155,19 @@ see "a restarted engine is picked up again" "live" 40
 
 keys q
 see "q leaves top" "EXIT=0"
+
+# A member of a workspace (alice, over TCP; the engine's own user is an admin) is
+# offered only the priority the engine takes from a member.
+sed -e 's/^workspace_name: default/workspace_name: team/' -e 's/^name: broken/name: teamjob/' \
+    -e 's/^display_name: broken/display_name: teamjob/' "$TMP/broken.yaml" >"$TMP/team.yaml"
+run "$TRAINJOB_BIN" --context alice submit -f "$TMP/team.yaml"
+expect_rc "a member submits a job to team" 0
+start_top_at "--context alice"
+see "top opens workspace team" "teamjob" 10
+keys p
+see "p on a member's job asks" "New priority of teamjob"
+see "...saying why HIGH is not offered" "need owner rights in team"
+gone "...and offering no HIGH" "  HIGHEST"
+keys Escape
+keys q
+see "q leaves top again" "EXIT=0"

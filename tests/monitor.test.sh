@@ -206,7 +206,8 @@ keys "/" C-u Enter
 keys "/" C-u "steady" Enter
 keys p
 see "p asks for the new priority" "New priority of steady"
-keys C-u "high" Enter
+see "...as a list of what the engine takes" "HIGHEST"
+keys h Enter
 see "...and the job shows it" "HIGH" 10
 keys "/" C-u Enter
 

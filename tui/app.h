@@ -97,6 +97,10 @@ void monitor_dirty(struct monitor *m);
  */
 void monitor_ask(struct monitor *m, const char *title, const char *hint, const char *initial,
                  void (*answer)(void *ctx, const char *text), void *ctx);
+/* The same as a list: one of options (selected first), answer(ctx, option) on Enter. */
+void monitor_choose(struct monitor *m, const char *title, const char *hint,
+                    const char *const *options, size_t n, size_t selected,
+                    void (*answer)(void *ctx, const char *text), void *ctx);
 /* Opens s over the current screen (the app owns it now) / closes the top one. */
 void monitor_push(struct monitor *m, struct screen *s);
 void monitor_pop(struct monitor *m);

@@ -114,9 +114,18 @@ static int job_state_of(struct monitor *m, const char *job)
     return r ? (int)r->state : -1;
 }
 
+/* A state a job only passes through on its way to the one a message is about. */
+static bool passing_state(int st)
+{
+    return st == JOB_STATE_CREATING || st == JOB_STATE_STARTING || st == JOB_STATE_RESTARTING ||
+           st == JOB_STATE_SUSPENDING || st == JOB_STATE_DELETING || st == JOB_STATE_RECOVERING;
+}
+
 /*
  * Clears a status that no longer describes what is on screen: said by a
- * screen no longer on top, or about a job whose state changed since.
+ * screen no longer on top, or about a job that is gone or whose state moved
+ * since to one it does not just pass through ("stopping 1 job" stays while
+ * the job is SUSPENDING and goes once it is SUSPENDED).
  */
 static void status_check(struct monitor *m)
 {
@@ -126,8 +135,11 @@ static void status_check(struct monitor *m)
         status_clear(m);
         return;
     }
-    if (m->status_about && job_state_of(m, m->status_about) != m->status_about_state)
-        status_clear(m);
+    if (m->status_about) {
+        int st = job_state_of(m, m->status_about);
+        if (st < 0 ? m->status_about_state >= 0 : st != m->status_about_state && !passing_state(st))
+            status_clear(m);
+    }
 }
 
 static void vstatus(struct monitor *m, const char *about, bool error, const char *fmt, va_list ap)
@@ -218,6 +230,17 @@ void monitor_ask(struct monitor *m, const char *title, const char *hint, const c
 {
     prompt_free(m->prompt);
     m->prompt = prompt_new(title, hint, initial);
+    m->prompt_answer = answer;
+    m->prompt_ctx = ctx;
+    m->dirty = true;
+}
+
+void monitor_choose(struct monitor *m, const char *title, const char *hint,
+                    const char *const *options, size_t n, size_t selected,
+                    void (*answer)(void *ctx, const char *text), void *ctx)
+{
+    prompt_free(m->prompt);
+    m->prompt = prompt_new_choice(title, hint, options, n, selected);
     m->prompt_answer = answer;
     m->prompt_ctx = ctx;
     m->dirty = true;
