@@ -171,3 +171,13 @@ gone "...and offering no HIGH" "  HIGHEST"
 keys Escape
 keys q
 see "q leaves top again" "EXIT=0"
+
+# Triage at 80×24: the row count and the cursor's position, and the columns
+# that matter (STATE, PRIORITY, WORKERS) not cut.
+start_top
+see "the jobs view shows the cursor's row of the rows shown" "1/1  jobs 1"
+see_row "...STATE, PRIORITY and WORKERS titles whole" "STATE" "PRIORITY"
+see "...WORKERS too" "WORKERS"
+see_row "...and the row's state and priority whole" "FAILED" "NORMAL"
+keys q
+see "q leaves top at last" "EXIT=0"

@@ -37,11 +37,21 @@ enum column {
 };
 
 static const struct table_column columns[COL_COUNT] = {
-    [COL_NAME] = {"NAME", 4, 40, false},     [COL_DISPLAY] = {"DISPLAY NAME", 6, 24, false},
+    [COL_NAME] = {"NAME", 6, 40, false},     [COL_DISPLAY] = {"DISPLAY NAME", 6, 24, false},
     [COL_STATE] = {"STATE", 5, 14, false},   [COL_PRIORITY] = {"PRIORITY", 4, 8, false},
     [COL_TYPE] = {"TYPE", 4, 8, false},      [COL_WORKERS] = {"WORKERS", 3, 9, true},
     [COL_DEVICES] = {"DEVICES", 3, 7, true}, [COL_RESTARTS] = {"RESTARTS", 3, 8, true},
-    [COL_AGE] = {"AGE", 3, 5, true},         [COL_REASON] = {"REASON", 6, 0, false},
+    [COL_AGE] = {"AGE", 3, 5, true},         [COL_REASON] = {"REASON", 10, 0, false},
+};
+
+/*
+ * What gives way at 80 columns (table_set_keep): TYPE, DEVICES and RESTARTS
+ * first, then the names, then AGE; STATE, PRIORITY, WORKERS and REASON (at
+ * least 10 cells) last.
+ */
+static const int keep[COL_COUNT] = {
+    [COL_NAME] = 1,    [COL_DISPLAY] = 1, [COL_STATE] = 4,    [COL_PRIORITY] = 4, [COL_TYPE] = 0,
+    [COL_WORKERS] = 4, [COL_DEVICES] = 0, [COL_RESTARTS] = 0, [COL_AGE] = 2,      [COL_REASON] = 3,
 };
 
 struct jobs_view {
@@ -310,8 +320,12 @@ static const char *jv_title(struct screen *s)
     size_t counts[JOB_STATE_COUNT];
     jobstore_count_states(st, counts);
     const char *f = table_filter(v->table);
-    snprintf(v->title, sizeof v->title, "jobs %zu  running %zu  waiting %zu  failed %zu%s%s%s",
-             jobstore_count(st), counts[JOB_STATE_RUNNING],
+    /* The cursor's row of the rows shown first: a dashboard never hides how many there are. */
+    size_t shown = table_view_count(v->table);
+    snprintf(v->title, sizeof v->title,
+             "%zu/%zu  jobs %zu  running %zu  waiting %zu  failed %zu%s%s%s",
+             shown ? table_cursor_pos(v->table) + 1 : 0, shown, jobstore_count(st),
+             counts[JOB_STATE_RUNNING],
              counts[JOB_STATE_QUEUEING] + counts[JOB_STATE_WAITING] + counts[JOB_STATE_INIT],
              counts[JOB_STATE_FAILED], v->faulty_only ? "  [faulty only]" : "",
              f && *f ? "  /" : "", f && *f ? f : "");
@@ -356,6 +370,7 @@ struct screen *jobs_view_new(struct monitor *m)
     v->base.ops = &jobs_view_ops;
     v->base.app = m;
     v->table = table_new(&source, v, columns, COL_COUNT);
+    table_set_keep(v->table, keep);
     const struct term *t = monitor_term(m);
     table_set_palette(v->table, &t->palette);
     table_set_utf8(v->table, t->utf8);
