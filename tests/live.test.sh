@@ -179,5 +179,11 @@ see "the jobs view shows the cursor's row of the rows shown" "1/1  jobs 1"
 see_row "...STATE, PRIORITY and WORKERS titles whole" "STATE" "PRIORITY"
 see "...WORKERS too" "WORKERS"
 see_row "...and the row's state and priority whole" "FAILED" "NORMAL"
+# Y copies the job's name through OSC 52 (tmux, with set-clipboard on, keeps it as a buffer).
+tmux set -s set-clipboard on
+keys Y
+see "Y says it copied the job's name" "copied broken to the clipboard"
+buf=$(tmux show-buffer 2>/dev/null)
+if [ "$buf" = broken ]; then pass "...which the terminal has"; else fail "...which the terminal has" "buffer: $buf"; fi
 keys q
 see "q leaves top at last" "EXIT=0"

@@ -89,6 +89,11 @@ void monitor_status(struct monitor *m, bool error, const char *fmt, ...)
 /* As monitor_status, about job: it also goes once job's state changes or job is gone. */
 void monitor_status_about(struct monitor *m, const char *job, bool error, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/*
+ * Copies text to the clipboard through the terminal (OSC 52; tmux passes it
+ * on with set-clipboard) and says so on the status line.
+ */
+void monitor_copy(struct monitor *m, const char *text);
 /* Something changed: draw at the end of this loop turn. */
 void monitor_dirty(struct monitor *m);
 /*

@@ -272,6 +272,15 @@ static unsigned jv_key(struct screen *s, const struct widget_key *k, const char 
                         table_filter(v->table), on_filter, v);
             return WIDGET_HANDLED;
         }
+        if (strcmp(action, "copy-name") == 0) {
+            size_t row;
+            uint64_t key;
+            if (table_cursor_row(v->table, &row, &key))
+                monitor_copy(m, v->rows[row]->name);
+            else
+                monitor_status(m, true, "no job here");
+            return WIDGET_HANDLED;
+        }
         if (strcmp(action, "faulty-only") == 0) {
             v->faulty_only = !v->faulty_only;
             rebuild(v);

@@ -82,6 +82,7 @@ enum keymap_action {
     KEYMAP_LOG_Y,
     KEYMAP_ZOOM_IN,
     KEYMAP_ZOOM_OUT,
+    KEYMAP_COPY_NAME,
     KEYMAP_ACTION_COUNT
 };
 

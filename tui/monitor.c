@@ -246,6 +246,39 @@ void monitor_choose(struct monitor *m, const char *title, const char *hint,
     m->dirty = true;
 }
 
+/* text as base64 (RFC 4648, padded) onto out. */
+static void base64(struct strbuf *out, const unsigned char *s, size_t n)
+{
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)s[i] << 16 | (i + 1 < n ? (unsigned)s[i + 1] << 8 : 0) |
+                     (i + 2 < n ? s[i + 2] : 0);
+        char q[4] = {abc[v >> 18 & 63], abc[v >> 12 & 63], i + 1 < n ? abc[v >> 6 & 63] : '=',
+                     i + 2 < n ? abc[v & 63] : '='};
+        strbuf_add(out, q, 4);
+    }
+}
+
+void monitor_copy(struct monitor *m, const char *text)
+{
+    size_t n = strlen(text);
+    if (n > 65536) {
+        monitor_status(m, true, "too long to copy (%zu bytes)", n);
+        return;
+    }
+    /* OSC 52: the terminal (or tmux with set-clipboard) puts it on the clipboard; the
+     * text goes as base64, so nothing in it can reach the terminal as a sequence. */
+    struct strbuf seq = STRBUF_INIT;
+    strbuf_adds(&seq, "\033]52;c;");
+    base64(&seq, (const unsigned char *)text, n);
+    strbuf_adds(&seq, "\a");
+    fwrite(seq.buf, 1, seq.len, stdout);
+    fflush(stdout);
+    strbuf_free(&seq);
+    monitor_status(m, false, "copied %s to the clipboard (OSC 52, where the terminal allows it)",
+                   text);
+}
+
 void monitor_confirm(struct monitor *m, const char *title, const char *question, confirm_fn yes)
 {
     if (m->dialog)
