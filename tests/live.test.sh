@@ -187,3 +187,20 @@ buf=$(tmux show-buffer 2>/dev/null)
 if [ "$buf" = broken ]; then pass "...which the terminal has"; else fail "...which the terminal has" "buffer: $buf"; fi
 keys q
 see "q leaves top at last" "EXIT=0"
+
+# "Mine": in team, alice sees her job and the engine's own user's; m leaves hers.
+sed -e 's/^name: teamjob/name: adminjob/' -e 's/^display_name: teamjob/display_name: adminjob/' \
+    "$TMP/team.yaml" >"$TMP/admin.yaml"
+run tj --workspace team submit -f "$TMP/admin.yaml"
+expect_rc "the engine's user submits a job to team too" 0
+start_top_at "--context alice"
+see "alice's top lists both jobs of team" "adminjob" 10
+see "...hers too" "teamjob"
+keys m
+see "m shows only the jobs she created" "[mine]"
+gone "...hiding the other user's" "adminjob"
+see "...keeping hers" "teamjob"
+keys m
+see "m again shows every job" "adminjob"
+keys q
+see "q leaves alice's top" "EXIT=0"

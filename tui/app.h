@@ -79,6 +79,8 @@ struct http_multi *monitor_multi(struct monitor *m);
 struct loop *monitor_loop(struct monitor *m);
 /* True in `top --readonly`: screens offer no actions. */
 bool monitor_readonly(const struct monitor *m);
+/* Who the backend says the caller is (its catalog's user); NULL: it does not say (yet). */
+const char *monitor_user(const struct monitor *m);
 /*
  * A message on the status line (sanitized there); error: in the error role.
  * It belongs to the screen on top now: it goes when another screen is on top,

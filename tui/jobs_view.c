@@ -60,6 +60,7 @@ struct jobs_view {
     const struct job_row **rows; /* what the table shows: every row, or the faulty ones */
     size_t count, cap;
     bool faulty_only;
+    bool mine_only; /* only the rows whose creator is monitor_user */
     int64_t now_ms; /* ages are taken once per refresh, so a frame is consistent */
     char title[128];
 };
@@ -175,6 +176,7 @@ static void rebuild(struct jobs_view *v)
 {
     struct jobstore *s = monitor_store(v->base.app);
     size_t n = jobstore_count(s);
+    const char *me = monitor_user(v->base.app);
     if (n > v->cap) {
         v->cap = n;
         v->rows = xreallocarray(v->rows, v->cap, sizeof *v->rows);
@@ -182,8 +184,11 @@ static void rebuild(struct jobs_view *v)
     v->count = 0;
     for (size_t i = 0; i < n; i++) {
         const struct job_row *r = jobstore_at(s, i);
-        if (!v->faulty_only || job_row_faulty(r))
-            v->rows[v->count++] = r;
+        if (v->faulty_only && !job_row_faulty(r))
+            continue;
+        if (v->mine_only && (me == NULL || r->user == NULL || strcmp(r->user, me) != 0))
+            continue;
+        v->rows[v->count++] = r;
     }
     v->now_ms = time_now_ms();
     table_refresh(v->table);
@@ -281,6 +286,20 @@ static unsigned jv_key(struct screen *s, const struct widget_key *k, const char 
                 monitor_status(m, true, "no job here");
             return WIDGET_HANDLED;
         }
+        if (strcmp(action, "mine") == 0) {
+            const char *me = monitor_user(m);
+            if (me == NULL && !v->mine_only) {
+                monitor_status(m, true, "this backend does not say who you are: no \"mine\"");
+                return WIDGET_HANDLED;
+            }
+            v->mine_only = !v->mine_only;
+            rebuild(v);
+            if (v->mine_only)
+                monitor_status(m, false, "showing the jobs %s created only", me);
+            else
+                monitor_status(m, false, "showing every user's jobs");
+            return WIDGET_HANDLED | WIDGET_REDRAW;
+        }
         if (strcmp(action, "faulty-only") == 0) {
             v->faulty_only = !v->faulty_only;
             rebuild(v);
@@ -332,12 +351,12 @@ static const char *jv_title(struct screen *s)
     /* The cursor's row of the rows shown first: a dashboard never hides how many there are. */
     size_t shown = table_view_count(v->table);
     snprintf(v->title, sizeof v->title,
-             "%zu/%zu  jobs %zu  running %zu  waiting %zu  failed %zu%s%s%s",
+             "%zu/%zu  jobs %zu  running %zu  waiting %zu  failed %zu%s%s%s%s",
              shown ? table_cursor_pos(v->table) + 1 : 0, shown, jobstore_count(st),
              counts[JOB_STATE_RUNNING],
              counts[JOB_STATE_QUEUEING] + counts[JOB_STATE_WAITING] + counts[JOB_STATE_INIT],
              counts[JOB_STATE_FAILED], v->faulty_only ? "  [faulty only]" : "",
-             f && *f ? "  /" : "", f && *f ? f : "");
+             v->mine_only ? "  [mine]" : "", f && *f ? "  /" : "", f && *f ? f : "");
     return v->title;
 }
 

@@ -73,6 +73,11 @@ bool monitor_readonly(const struct monitor *m)
     return m->readonly;
 }
 
+const char *monitor_user(const struct monitor *m)
+{
+    return m->catalog.user;
+}
+
 void monitor_dirty(struct monitor *m)
 {
     m->dirty = true;
