@@ -165,3 +165,15 @@ const char *member_role_name(enum member_role role)
     }
     return "?";
 }
+
+bool catalog_priority_allowed(const struct catalog *cat, const char *ws, int priority)
+{
+    if (priority == 1) /* NORMAL: anyone who may change the job */
+        return true;
+    if (priority < 1 || priority > 3)
+        return false;
+    if (cat->unknown & CATALOG_UNKNOWN_WORKSPACES)
+        return true; /* the backend cannot say: it decides when asked */
+    const struct catalog_workspace *w = ws ? catalog_workspace(cat, ws) : NULL;
+    return w && (w->role == MEMBER_OWNER || w->role == MEMBER_ADMIN);
+}

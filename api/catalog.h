@@ -162,5 +162,12 @@ bool catalog_pool_has_zone(const struct catalog_pool *pool, const char *zone);
 const char *pool_type_label(enum pool_type type);
 /* "owner", "member", … */
 const char *member_role_name(enum member_role role);
+/*
+ * Whether the caller may give a job in workspace ws the priority (enum
+ * priority of api/jobspec.h: 1 NORMAL, 2 HIGH, 3 HIGHEST): HIGH and HIGHEST
+ * need owner or admin rights, as trainjobd checks an update; a catalog that
+ * cannot tell the caller's role (ACP) allows every one (the server decides).
+ */
+bool catalog_priority_allowed(const struct catalog *cat, const char *ws, int priority);
 
 #endif

@@ -37,6 +37,7 @@ struct http_request {
     size_t len;
     const struct http_client *client;
     bool in_data;   /* inside on_data: cancel must wait for curl to return */
+    bool queued;    /* started inside curl: added to the multi once curl returns */
     bool cancelled; /* no done callback; stop at the next chance */
     bool finishing; /* inside done */
 };
@@ -47,6 +48,8 @@ struct http_multi {
     uint64_t timer; /* curl's timeout, 0: none */
     struct http_request *head;
     size_t active;
+    int in_curl;   /* inside multi_socket_action: curl refuses new handles (recursive call) */
+    size_t queued; /* requests waiting for curl to return, marked queued */
 };
 
 static void unlink_request(struct http_request *r)
@@ -82,8 +85,13 @@ static void free_request(struct http_request *r)
         loop_cancel(r->m->loop, r->deadline);
     unwatch(r);
     uhttp_free(r->u);
-    if (r->t.easy) {
+    if (r->queued) {
+        r->m->queued--;
+        r->queued = false;
+    } else if (r->t.easy) {
         CF->multi_remove_handle(r->m->multi, r->t.easy);
+    }
+    if (r->t.easy) {
         http_transfer_cleanup(&r->t);
     }
     http_result_free(&r->res);
@@ -104,6 +112,9 @@ static void finish(struct http_request *r)
     free_request(r);
 }
 
+static CURLM *curl_multi(struct http_multi *m);
+static void answer_now(void *ctx);
+
 /* Hands finished transfers to their owners. */
 static void collect_done(struct http_multi *m)
 {
@@ -122,6 +133,53 @@ static void collect_done(struct http_multi *m)
     }
 }
 
+/* Hands r's easy handle to curl; a refusal ends r through done on the next turn. */
+static void add_to_curl(struct http_request *r)
+{
+    CURLMcode rc = CF->multi_add_handle(curl_multi(r->m), r->t.easy);
+    if (rc == CURLM_OK)
+        return;
+    http_transfer_cleanup(&r->t);
+    r->res.transport = TRANSPORT_OTHER;
+    snprintf(r->res.message, sizeof r->res.message, "cannot start a transfer (curl multi error %d)",
+             (int)rc);
+    r->timer = loop_add_timer(r->m->loop, 0, answer_now, r);
+}
+
+/* Adds the requests started while curl was running, now that it has returned. */
+static void add_queued(struct http_multi *m)
+{
+    while (m->queued) {
+        struct http_request *r = m->head;
+        while (r && !r->queued)
+            r = r->next;
+        if (r == NULL)
+            break;
+        r->queued = false;
+        m->queued--;
+        add_to_curl(r);
+    }
+}
+
+/*
+ * One step of curl's work on socket fd (or its timeout), then the finished
+ * transfers to their owners. A request started from inside curl's callbacks
+ * (a stream's on_data opening a screen that asks for something) cannot be
+ * added while curl runs (CURLM_RECURSIVE_API_CALL): it waits on the list,
+ * marked queued, and is added here once curl has returned. A request
+ * started from a done callback is added at once (collect_done runs
+ * outside curl).
+ */
+static void curl_step(struct http_multi *m, curl_socket_t fd, int flags)
+{
+    int running;
+    m->in_curl++;
+    CF->multi_socket_action(m->multi, fd, flags, &running);
+    m->in_curl--;
+    add_queued(m);
+    collect_done(m);
+}
+
 static void on_socket(void *ctx, int fd, short revents)
 {
     struct http_multi *m = ctx;
@@ -132,18 +190,14 @@ static void on_socket(void *ctx, int fd, short revents)
         flags |= CURL_CSELECT_OUT;
     if (revents & (POLLERR | POLLNVAL))
         flags |= CURL_CSELECT_ERR;
-    int running;
-    CF->multi_socket_action(m->multi, fd, flags, &running);
-    collect_done(m);
+    curl_step(m, fd, flags);
 }
 
 static void on_timeout(void *ctx)
 {
     struct http_multi *m = ctx;
     m->timer = 0;
-    int running;
-    CF->multi_socket_action(m->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-    collect_done(m);
+    curl_step(m, CURL_SOCKET_TIMEOUT, 0);
 }
 
 /* CURLMOPT_SOCKETFUNCTION: watch s for what curl waits for. */
@@ -317,11 +371,11 @@ struct http_request *http_multi_start(struct http_multi *m, const struct http_cl
         return r;
     }
     CF->easy_setopt(r->t.easy, CURLOPT_PRIVATE, (char *)r);
-    if (CF->multi_add_handle(curl_multi(m), r->t.easy) != CURLM_OK) {
-        http_transfer_cleanup(&r->t);
-        r->res.transport = TRANSPORT_OTHER;
-        snprintf(r->res.message, sizeof r->res.message, "cannot start a transfer");
-        r->timer = loop_add_timer(m->loop, 0, answer_now, r);
+    if (m->in_curl) {
+        r->queued = true; /* curl is running: added once it returns (curl_step) */
+        m->queued++;
+    } else {
+        add_to_curl(r);
     }
     return r;
 }

@@ -272,6 +272,13 @@ void jobspec_summary_write(const struct jobspec *job, struct strbuf *out)
         strbuf_addc(out, '}');
         first = false;
     }
+    if (job->ownership.user_name) { /* who created it: the live view's "mine" */
+        strbuf_adds(out, first ? "\"ownership\":{" : ",\"ownership\":{");
+        bool in = true;
+        put_str(out, &in, "user_name", job->ownership.user_name);
+        strbuf_addc(out, '}');
+        first = false;
+    }
     strbuf_adds(out, first ? "\"scheduling\":{" : ",\"scheduling\":{");
     first = false;
     bool in = true;

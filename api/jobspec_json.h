@@ -40,7 +40,8 @@ int jobspec_from_json(const json_t *root, enum jobspec_decode_mode mode, struct 
 json_t *jobspec_to_json(const struct jobspec *job);
 /*
  * A job as a list row needs it (trainjobd's view=BASIC lists and watch
- * streams): name, display name, uid, framework, pool, priority, quota type
+ * streams): name, display name, uid, framework, pool, creator (ownership
+ * user_name), priority, quota type
  * when idle (SPOT), the worker role's replicas and specs, backoff limit,
  * state and message, the counts trainjobd adds (faulty_workers only when
  * some are) and create_time, as compact JSON appended to out. About 400

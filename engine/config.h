@@ -171,6 +171,15 @@ void config_default(struct engine_config *cfg, const struct machine_info *mi, co
                     const char *state_dir, bool demo);
 
 /*
+ * trainjobd --demo on any config, new or loaded: adds what config_default's
+ * demo adds (pool sim-public, nodes sim-n1..sim-n4, specs sim-gpu-1 and
+ * sim-gpu-8), each unless cfg already has one of that name, in memory only
+ * (engine.yaml is not rewritten). Returns how many it added; said gets why a
+ * part cannot be used (a pool listing its nodes, a workspace its pools).
+ */
+int config_add_demo(struct engine_config *cfg, struct strbuf *said);
+
+/*
  * Parses engine.yaml text into cfg (overwritten); findings carry field paths
  * and line:col. Returns 0 (warnings allowed), or -1 on errors with cfg left
  * empty. name is the file's, for the caller's messages only.

@@ -285,19 +285,83 @@ void config_default(struct engine_config *cfg, const struct machine_info *mi, co
     cfg->volumes[0].path = xasprintf("%.*s%svolumes/scratch", (int)dir_len, state_dir,
                                      dir_len > 0 && state_dir[dir_len - 1] == '/' ? "" : "/");
 
-    if (!demo)
-        return;
-    add_pool(cfg, "sim-public", POOL_PUBLIC, "local-1z");
+    if (demo) {
+        struct strbuf said = STRBUF_INIT;
+        config_add_demo(cfg, &said);
+        strbuf_free(&said);
+    }
+}
+
+/* Whether cfg already has a node, spec or pool of that name. */
+static bool has_node(const struct engine_config *cfg, const char *name)
+{
+    for (size_t i = 0; i < cfg->node_count; i++)
+        if (strcmp(cfg->nodes[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+static bool has_spec(const struct engine_config *cfg, const char *name)
+{
+    for (size_t i = 0; i < cfg->spec_count; i++)
+        if (strcmp(cfg->specs[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+static bool has_pool(const struct engine_config *cfg, const char *name)
+{
+    for (size_t i = 0; i < cfg->pool_count; i++)
+        if (strcmp(cfg->pools[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+/* The demo's nodes, specs and pool (config_default's demo part), each unless cfg has it. */
+int config_add_demo(struct engine_config *cfg, struct strbuf *said)
+{
+    int added = 0;
+    if (!has_pool(cfg, "sim-public")) {
+        if (cfg->zone == NULL) {
+            strbuf_adds(said, "no pool sim-public: the config names no zone; ");
+        } else {
+            add_pool(cfg, "sim-public", POOL_PUBLIC, cfg->zone);
+            added++;
+        }
+    }
     for (int i = 1; i <= 4; i++) {
         char name[32];
         snprintf(name, sizeof name, "sim-n%d", i);
+        if (has_node(cfg, name))
+            continue;
         struct config_node *n = add_node(cfg, name);
         n->gpus = 8;
         n->gpu_type = xstrdup("simulated");
         n->cpus = 16;
         n->memory_mib = 65536;
         n->simulated = true;
+        added++;
     }
-    add_spec(cfg, "sim-gpu-1", 1, 2, 4096);
-    add_spec(cfg, "sim-gpu-8", 8, 16, 8 * 4096);
+    if (!has_spec(cfg, "sim-gpu-1")) {
+        add_spec(cfg, "sim-gpu-1", 1, 2, 4096);
+        added++;
+    }
+    if (!has_spec(cfg, "sim-gpu-8")) {
+        add_spec(cfg, "sim-gpu-8", 8, 16, 8 * 4096);
+        added++;
+    }
+    /* A pool that lists its nodes or specs, or a workspace its pools, does not get them. */
+    for (size_t i = 0; i < cfg->pool_count; i++)
+        if (cfg->pools[i].node_count || cfg->pools[i].spec_count)
+            strbuf_addf(said,
+                        "pool %s lists its nodes or specs: the simulated ones are "
+                        "not in it; ",
+                        cfg->pools[i].name);
+    for (size_t i = 0; i < cfg->workspace_count; i++)
+        if (cfg->workspaces[i].pool_count)
+            strbuf_addf(said,
+                        "workspace %s lists its pools: sim-public is not among "
+                        "them; ",
+                        cfg->workspaces[i].name);
+    return added;
 }

@@ -273,6 +273,16 @@ static int load_config(struct engine *eng, struct strbuf *err)
         engine_log("%s", strbuf_str(err));
         strbuf_reset(err);
     }
+    if (rc == 0 && eng->opt.demo) { /* --demo on a config that exists: added, and said */
+        struct strbuf said = STRBUF_INIT;
+        int added = config_add_demo(&eng->cfg, &said);
+        engine_log("--demo: %s %s%s%s",
+                   added ? "added simulated nodes sim-n1..sim-n4, specs sim-gpu-1 and sim-gpu-8 "
+                           "and pool sim-public to"
+                         : "the simulated demo nodes are already in",
+                   eng->config_path, said.len ? "; " : "", strbuf_str(&said));
+        strbuf_free(&said);
+    }
     findings_free(&fs);
     free(text);
     strbuf_free(&io);

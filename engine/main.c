@@ -42,7 +42,7 @@ static void usage(FILE *out)
           "                       (default ~/.local/state/trainjob/engine)\n"
           "  --socket PATH        Unix socket (default $XDG_RUNTIME_DIR/trainjob/engine.sock)\n"
           "  --listen ADDR:PORT   also listen on loopback TCP; requests must be AK/SK signed\n"
-          "  --demo               a new config gets 4 simulated nodes with 8 GPUs each\n"
+          "  --demo               add 4 simulated nodes with 8 GPUs each to the config\n"
           "  --grace SECONDS      SIGTERM to SIGKILL when stopping workers (default 10)\n"
           "  --log-cap SIZE       bytes per worker log before it rotates (default 16M)\n"
           "  --cgroup-root DIR    where the cgroup hierarchies are mounted (default\n"

@@ -107,3 +107,36 @@ else
 fi
 kill "$TWO"
 wait_gone "$TWO" 10 || fail "the detached engine stops on SIGTERM"
+
+# --- issue 11 item 7: --demo on a config that already exists ---------------
+# The first start wrote $CONF without the demo; --demo must still add the
+# simulated nodes (in memory: the file stays the user's) and say so.
+cp "$CONF" "$TMP/conf.before"
+"$TRAINJOBD_BIN" --foreground --demo --config "$CONF" --state-dir "$STATE" \
+    --socket "$TMP/run/demo.sock" >"$TMP/demo.log" 2>&1 &
+DEMO=$!
+PIDS="$PIDS $DEMO"
+if engine_up "$TMP/run/demo.sock"; then pass "--demo starts on an existing config"; else
+    fail "--demo starts on an existing config" "$(tail -c 300 "$TMP/demo.log")"
+fi
+curl -s --unix-socket "$TMP/run/demo.sock" http://x/trainjob/v1/catalog >"$TMP/catalog.json"
+expect_grep "...its catalog offers the demo's 8-GPU spec" "$TMP/catalog.json" "sim-gpu-8"
+expect_grep "...and the demo's public pool" "$TMP/catalog.json" "sim-public"
+expect_grep "...and the engine log says what --demo added" "$TMP/demo.log" "--demo: added simulated nodes"
+if cmp -s "$CONF" "$TMP/conf.before"; then pass "...leaving engine.yaml as it was"; else
+    fail "...leaving engine.yaml as it was" "$(diff "$TMP/conf.before" "$CONF" | head -5)"
+fi
+kill "$DEMO"
+wait_gone "$DEMO" 10 || fail "the demo engine stops on SIGTERM"
+# A config --demo wrote has the nodes already: started again with --demo, nothing is added twice.
+for n in 1 2; do
+    "$TRAINJOBD_BIN" --foreground --demo --config "$TMP/demo.yaml" --state-dir "$STATE" \
+        --socket "$TMP/run/demo.sock" >"$TMP/demo$n.log" 2>&1 &
+    DEMO=$!
+    PIDS="$PIDS $DEMO"
+    engine_up "$TMP/run/demo.sock" || fail "--demo starts on a new config ($n)" "$(tail -c 300 "$TMP/demo$n.log")"
+    kill "$DEMO"
+    wait_gone "$DEMO" 10 || fail "the demo engine stops on SIGTERM ($n)"
+done
+expect_grep "a config written with --demo has its nodes" "$TMP/demo.yaml" "sim-n4"
+expect_grep "...and --demo again says they are there, adding none" "$TMP/demo2.log" "already in"

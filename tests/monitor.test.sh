@@ -206,14 +206,15 @@ keys "/" C-u Enter
 keys "/" C-u "steady" Enter
 keys p
 see "p asks for the new priority" "New priority of steady"
-keys C-u "high" Enter
+see "...as a list of what the engine takes" "HIGHEST"
+keys h Enter
 see "...and the job shows it" "HIGH" 10
 keys "/" C-u Enter
 
 # Another workspace by command: none there, so the view says why; back again.
 keys : "ws nowhere" Enter
 see ":ws switches the workspace" "workspace nowhere"
-see "...whose error shows" "DISCONNECTED" 10
+see "...whose refusal shows, as an error" "refused" 10
 keys : "ws default" Enter
 see "...and :ws default comes back live" "live" 15
 see "...with its jobs" "flaky"

@@ -2,7 +2,8 @@
  * test_feed: the live screens' data source — a watch stream fills the store
  * and goes LIVE at SYNCED; a backend without watch is polled instead, and
  * a poll that brings nothing new does not wake the screens; a failing
- * server is retried with backoff, the feed saying why, and recovers.
+ * server is retried with backoff, the feed saying why, and recovers; a
+ * refusal (4xx) is said and not retried.
  */
 // clang-format off
 #include <stdarg.h>
@@ -188,12 +189,42 @@ static void a_failing_server_backs_off_and_recovers(void **state)
     rig_close(&r);
 }
 
+/* A refusal (a workspace that does not exist) is an error to show, not a connection to retry. */
+static void a_refusal_is_not_retried(void **state)
+{
+    (void)state;
+    struct server s = {.watch_status = 501,
+                       .list_status = 404,
+                       .list_body =
+                           "{\"code\":404,\"message\":\"workspace 'nosuch' does not exist\"}"};
+    struct rig r;
+    rig_open(&r, &s, false);
+    feed_start(r.f);
+    run_ms(r.lp, 50);
+    assert_int_equal(feed_state(r.f), FEED_REFUSED);
+    assert_non_null(strstr(feed_error(r.f), "does not exist"));
+    assert_int_equal(feed_next_try(r.f), 0); /* no retry planned */
+    int lists = s.lists;
+    run_ms(r.lp, 1300); /* past the first backoff: nothing is asked again */
+    assert_int_equal(s.lists, lists);
+    assert_int_equal(feed_state(r.f), FEED_REFUSED);
+    /* Asked again by hand (r), once it is fixed on the server: it recovers. */
+    s.list_status = 200;
+    s.list_body = "{\"training_jobs\":[{\"name\":\"pt-a\"}]}";
+    feed_start(r.f);
+    run_ms(r.lp, 50);
+    assert_int_equal(feed_state(r.f), FEED_POLLING);
+    assert_string_equal(feed_error(r.f), "");
+    rig_close(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_watch_fills_the_store_and_goes_live),
         cmocka_unit_test(without_watch_it_polls_and_only_changes_wake),
         cmocka_unit_test(a_failing_server_backs_off_and_recovers),
+        cmocka_unit_test(a_refusal_is_not_retried),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -369,6 +369,31 @@ static void test_cjk_widths_and_cut(void **state)
     table_free(t);
 }
 
+/* What gives way when the room is short follows the owner's keep order, not the position. */
+static void test_keep_order_when_narrow(void **state)
+{
+    struct fixture fx;
+    fx_fill(&fx);
+    struct table *t = table_new(&fx_source, &fx, job_columns, NCOLS);
+    /* The names first (the right-most first), then AGE; STATE, PRIO, RESTARTS and REASON last. */
+    static const int keep[NCOLS] = {0, 0, 3, 3, 1, 3, 2};
+    table_set_keep(t, keep);
+    werase(win);
+    table_widget(t)->ops->draw(table_widget(t), win, 0, 0, 50, false);
+    char *head = text_at(0, 0, 50);
+    assert_non_null(strstr(head, "STATE"));    /* whole, though right of the names */
+    assert_non_null(strstr(head, "RESTARTS")); /* whole: by position it would go first */
+    assert_null(strstr(head, "DISPLAY NAME")); /* gave way first */
+    free(head);
+    char *row = text_at(4, 0, 50); /* job-d: SUCCEEDED, the widest state */
+    assert_non_null(strstr(row, "SUCCEEDED"));
+    free(row);
+    char *reason = text_at(3, 0, 50); /* job-c: its reason gets the room left, at least 6 */
+    assert_non_null(strstr(reason, "quota"));
+    free(reason);
+    table_free(t);
+}
+
 static void test_sort_text_column(void **state)
 {
     struct fixture fx;
@@ -997,6 +1022,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_header_and_rows),
         cmocka_unit_test(test_cjk_widths_and_cut),
+        cmocka_unit_test(test_keep_order_when_narrow),
         cmocka_unit_test(test_sort_text_column),
         cmocka_unit_test(test_sort_numeric_column),
         cmocka_unit_test(test_owner_compare),

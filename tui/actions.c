@@ -51,16 +51,19 @@ static void on_action_reply(void *ctx, struct backend_reply *r)
     case BACKEND_OP_STOP:
     case BACKEND_OP_DELETE: {
         size_t done = 0, skipped = 0, missing = 0;
+        const char *about = NULL; /* the message goes once this one's state moves */
         for (size_t i = 0; i < r->batch.count; i++) {
             enum batch_outcome o = r->batch.items[i].outcome;
             done += o == BATCH_DONE || o == BATCH_UNKNOWN;
+            if (about == NULL && (o == BATCH_DONE || o == BATCH_UNKNOWN))
+                about = r->batch.items[i].name;
             skipped += o == BATCH_SKIPPED;
             missing += o == BATCH_NOT_FOUND;
         }
-        monitor_status(m, false, "%s %zu job%s%s%s",
-                       r->op == BACKEND_OP_STOP ? "stopping" : "deleting", done,
-                       done == 1 ? "" : "s", skipped ? " (some were not running)" : "",
-                       missing ? " (some were not found)" : "");
+        monitor_status_about(m, about, false, "%s %zu job%s%s%s",
+                             r->op == BACKEND_OP_STOP ? "stopping" : "deleting", done,
+                             done == 1 ? "" : "s", skipped ? " (some were not running)" : "",
+                             missing ? " (some were not found)" : "");
         /* A deleted job's screen has nothing left to show: back to the list. */
         if (r->op == BACKEND_OP_DELETE)
             while (m->depth > 1)
@@ -68,15 +71,17 @@ static void on_action_reply(void *ctx, struct backend_reply *r)
         break;
     }
     case BACKEND_OP_START:
-        monitor_status(m, false, "started %s", r->job.name ? r->job.name : "the job");
+        monitor_status_about(m, r->job.name, false, "started %s",
+                             r->job.name ? r->job.name : "the job");
         break;
     case BACKEND_OP_MARK_NODE:
         monitor_status(m, false, "node marked unschedulable for %s",
                        r->job.name ? r->job.name : "the job");
         break;
     case BACKEND_OP_UPDATE:
-        monitor_status(m, false, "%s is now %s", r->job.name ? r->job.name : "the job",
-                       enum_name(&priority_names, (int)r->job.scheduling.priority));
+        monitor_status_about(m, r->job.name, false, "%s is now %s",
+                             r->job.name ? r->job.name : "the job",
+                             enum_name(&priority_names, (int)r->job.scheduling.priority));
         break;
     default:
         break;
@@ -114,7 +119,7 @@ static void on_priority(void *ctx, const char *text)
     up[i] = '\0';
     int p = enum_value(&priority_names, up);
     if (p <= 0) {
-        monitor_status(m, true, "priority: \"%s\" is not one of LOW, NORMAL, HIGH, HIGHEST", text);
+        monitor_status(m, true, "priority: \"%s\" is not one of NORMAL, HIGH, HIGHEST", text);
         return;
     }
     for (size_t k = 0; k < m->name_count; k++) {
@@ -267,10 +272,30 @@ void monitor_act(struct monitor *m, enum monitor_action a, const char *const *na
             backend_send(m->session.b, m->multi, &rq, on_action_reply, NULL, NULL, m);
         }
         break;
-    case MONITOR_PRIORITY:
+    case MONITOR_PRIORITY: {
+        /* Exactly the priorities the backend takes from this user here, as a list. */
+        const char *ws = m->session.b->target.workspace;
+        bool loaded = m->catalog.workspace_count > 0 || m->catalog.unknown;
+        const char *offer[3];
+        size_t k = 0, sel = 0;
+        const struct job_row *row = jobstore_find(m->store, names[0]);
+        for (int p = 1; p <= 3; p++) {
+            if (loaded && !catalog_priority_allowed(&m->catalog, ws, p))
+                continue;
+            if (row && (int)row->priority == p)
+                sel = k;
+            offer[k++] = enum_name(&priority_names, p);
+        }
+        char hint[200];
+        if (k < 3)
+            snprintf(hint, sizeof hint, "HIGH and HIGHEST need owner rights in %s",
+                     ws ? ws : "this workspace");
+        else
+            snprintf(hint, sizeof hint, "a waiting higher-priority job holds back lower ones");
         snprintf(q, sizeof q, "New priority of %s", who);
-        monitor_ask(m, q, "LOW, NORMAL, HIGH or HIGHEST", "NORMAL", on_priority, m);
+        monitor_choose(m, q, hint, offer, k, sel, on_priority, m);
         break;
+    }
     case MONITOR_CLONE: {
         struct backend_request rq = {.op = BACKEND_OP_GET, .name = names[0]};
         backend_send(m->session.b, m->multi, &rq, on_clone_job, NULL, NULL, m);

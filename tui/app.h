@@ -79,9 +79,23 @@ struct http_multi *monitor_multi(struct monitor *m);
 struct loop *monitor_loop(struct monitor *m);
 /* True in `top --readonly`: screens offer no actions. */
 bool monitor_readonly(const struct monitor *m);
-/* A message on the status line (sanitized there); error: in the error role. */
+/* Who the backend says the caller is (its catalog's user); NULL: it does not say (yet). */
+const char *monitor_user(const struct monitor *m);
+/*
+ * A message on the status line (sanitized there); error: in the error role.
+ * It belongs to the screen on top now: it goes when another screen is on top,
+ * and after a few seconds (an error after longer).
+ */
 void monitor_status(struct monitor *m, bool error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* As monitor_status, about job: it also goes once job's state changes or job is gone. */
+void monitor_status_about(struct monitor *m, const char *job, bool error, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/*
+ * Copies text to the clipboard through the terminal (OSC 52; tmux passes it
+ * on with set-clipboard) and says so on the status line.
+ */
+void monitor_copy(struct monitor *m, const char *text);
 /* Something changed: draw at the end of this loop turn. */
 void monitor_dirty(struct monitor *m);
 /*
@@ -90,6 +104,10 @@ void monitor_dirty(struct monitor *m);
  */
 void monitor_ask(struct monitor *m, const char *title, const char *hint, const char *initial,
                  void (*answer)(void *ctx, const char *text), void *ctx);
+/* The same as a list: one of options (selected first), answer(ctx, option) on Enter. */
+void monitor_choose(struct monitor *m, const char *title, const char *hint,
+                    const char *const *options, size_t n, size_t selected,
+                    void (*answer)(void *ctx, const char *text), void *ctx);
 /* Opens s over the current screen (the app owns it now) / closes the top one. */
 void monitor_push(struct monitor *m, struct screen *s);
 void monitor_pop(struct monitor *m);

@@ -74,6 +74,29 @@ static void failed(struct feed *f, const char *why)
 
 static void poll_page(struct feed *f, const char *token);
 
+/*
+ * Whether a failed call was the server saying no to what was asked (a
+ * workspace that does not exist, a token it does not accept): asking again
+ * gives the same answer, so that is an error to show, not a lost connection
+ * to retry. Only unreachable servers, transport failures, 5xx, 408 and 429
+ * are retried.
+ */
+static bool refused(const struct backend_reply *r)
+{
+    return r->status == BACKEND_REJECTED && r->err.status >= 400 && r->err.status < 500 &&
+           r->err.status != 408 && r->err.status != 429;
+}
+
+/* The server refused: say why and wait for feed_start (a key, another workspace). */
+static void refuse(struct feed *f, const char *why)
+{
+    f->state = FEED_REFUSED;
+    snprintf(f->error, sizeof f->error, "%.*s", (int)sizeof f->error - 1, why);
+    f->next_try = 0;
+    f->backoff_ms = BACKOFF_FIRST_MS;
+    tell(f);
+}
+
 static int on_message(void *ctx, const struct watch_message *msg)
 {
     struct feed *f = ctx;
@@ -101,6 +124,10 @@ static void on_watch_end(void *ctx, struct backend_reply *r)
         poll_page(f, NULL);
         return;
     }
+    if (refused(r)) {
+        refuse(f, r->err.message);
+        return;
+    }
     failed(f, r->status == BACKEND_OK ? "the server ended the watch stream" : r->err.message);
 }
 
@@ -110,7 +137,10 @@ static void on_page(void *ctx, struct backend_reply *r)
     f->call = NULL;
     if (r->status != BACKEND_OK) {
         pages_free(f);
-        failed(f, r->err.message);
+        if (refused(r))
+            refuse(f, r->err.message);
+        else
+            failed(f, r->err.message);
         return;
     }
     /* Gather the pages' jobs, then replace the store's rows in one go. */

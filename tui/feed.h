@@ -4,7 +4,9 @@
  * nothing), else a poll of the whole list every refresh interval, whose
  * reply changes the store only when it differs. A lost stream or a failing
  * server is retried with backoff (1 s doubling to 30 s) and the feed says
- * so, with how old the data on screen is, until it recovers by itself.
+ * so, with how old the data on screen is, until it recovers by itself. A
+ * refusal (4xx: a workspace that does not exist) is no lost connection: the
+ * feed says why and waits for feed_start.
  */
 #ifndef TUI_FEED_H
 #define TUI_FEED_H
@@ -22,6 +24,7 @@ enum feed_state {
     FEED_LIVE,       /* the watch stream has synced; changes arrive as they happen */
     FEED_POLLING,    /* the last poll answered */
     FEED_LOST,       /* the last try failed: retrying (feed_error says why) */
+    FEED_REFUSED,    /* the server refused (4xx): no retry until feed_start (feed_error says why) */
 };
 
 struct feed;

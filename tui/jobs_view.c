@@ -37,11 +37,21 @@ enum column {
 };
 
 static const struct table_column columns[COL_COUNT] = {
-    [COL_NAME] = {"NAME", 4, 40, false},     [COL_DISPLAY] = {"DISPLAY NAME", 6, 24, false},
+    [COL_NAME] = {"NAME", 6, 40, false},     [COL_DISPLAY] = {"DISPLAY NAME", 6, 24, false},
     [COL_STATE] = {"STATE", 5, 14, false},   [COL_PRIORITY] = {"PRIORITY", 4, 8, false},
     [COL_TYPE] = {"TYPE", 4, 8, false},      [COL_WORKERS] = {"WORKERS", 3, 9, true},
     [COL_DEVICES] = {"DEVICES", 3, 7, true}, [COL_RESTARTS] = {"RESTARTS", 3, 8, true},
-    [COL_AGE] = {"AGE", 3, 5, true},         [COL_REASON] = {"REASON", 6, 0, false},
+    [COL_AGE] = {"AGE", 3, 5, true},         [COL_REASON] = {"REASON", 10, 0, false},
+};
+
+/*
+ * What gives way at 80 columns (table_set_keep): TYPE, DEVICES and RESTARTS
+ * first, then the names, then AGE; STATE, PRIORITY, WORKERS and REASON (at
+ * least 10 cells) last.
+ */
+static const int keep[COL_COUNT] = {
+    [COL_NAME] = 1,    [COL_DISPLAY] = 1, [COL_STATE] = 4,    [COL_PRIORITY] = 4, [COL_TYPE] = 0,
+    [COL_WORKERS] = 4, [COL_DEVICES] = 0, [COL_RESTARTS] = 0, [COL_AGE] = 2,      [COL_REASON] = 3,
 };
 
 struct jobs_view {
@@ -50,6 +60,7 @@ struct jobs_view {
     const struct job_row **rows; /* what the table shows: every row, or the faulty ones */
     size_t count, cap;
     bool faulty_only;
+    bool mine_only; /* only the rows whose creator is monitor_user */
     int64_t now_ms; /* ages are taken once per refresh, so a frame is consistent */
     char title[128];
 };
@@ -165,6 +176,7 @@ static void rebuild(struct jobs_view *v)
 {
     struct jobstore *s = monitor_store(v->base.app);
     size_t n = jobstore_count(s);
+    const char *me = monitor_user(v->base.app);
     if (n > v->cap) {
         v->cap = n;
         v->rows = xreallocarray(v->rows, v->cap, sizeof *v->rows);
@@ -172,8 +184,11 @@ static void rebuild(struct jobs_view *v)
     v->count = 0;
     for (size_t i = 0; i < n; i++) {
         const struct job_row *r = jobstore_at(s, i);
-        if (!v->faulty_only || job_row_faulty(r))
-            v->rows[v->count++] = r;
+        if (v->faulty_only && !job_row_faulty(r))
+            continue;
+        if (v->mine_only && (me == NULL || r->user == NULL || strcmp(r->user, me) != 0))
+            continue;
+        v->rows[v->count++] = r;
     }
     v->now_ms = time_now_ms();
     table_refresh(v->table);
@@ -262,6 +277,29 @@ static unsigned jv_key(struct screen *s, const struct widget_key *k, const char 
                         table_filter(v->table), on_filter, v);
             return WIDGET_HANDLED;
         }
+        if (strcmp(action, "copy-name") == 0) {
+            size_t row;
+            uint64_t key;
+            if (table_cursor_row(v->table, &row, &key))
+                monitor_copy(m, v->rows[row]->name);
+            else
+                monitor_status(m, true, "no job here");
+            return WIDGET_HANDLED;
+        }
+        if (strcmp(action, "mine") == 0) {
+            const char *me = monitor_user(m);
+            if (me == NULL && !v->mine_only) {
+                monitor_status(m, true, "this backend does not say who you are: no \"mine\"");
+                return WIDGET_HANDLED;
+            }
+            v->mine_only = !v->mine_only;
+            rebuild(v);
+            if (v->mine_only)
+                monitor_status(m, false, "showing the jobs %s created only", me);
+            else
+                monitor_status(m, false, "showing every user's jobs");
+            return WIDGET_HANDLED | WIDGET_REDRAW;
+        }
         if (strcmp(action, "faulty-only") == 0) {
             v->faulty_only = !v->faulty_only;
             rebuild(v);
@@ -310,11 +348,15 @@ static const char *jv_title(struct screen *s)
     size_t counts[JOB_STATE_COUNT];
     jobstore_count_states(st, counts);
     const char *f = table_filter(v->table);
-    snprintf(v->title, sizeof v->title, "jobs %zu  running %zu  waiting %zu  failed %zu%s%s%s",
-             jobstore_count(st), counts[JOB_STATE_RUNNING],
+    /* The cursor's row of the rows shown first: a dashboard never hides how many there are. */
+    size_t shown = table_view_count(v->table);
+    snprintf(v->title, sizeof v->title,
+             "%zu/%zu  jobs %zu  running %zu  waiting %zu  failed %zu%s%s%s%s",
+             shown ? table_cursor_pos(v->table) + 1 : 0, shown, jobstore_count(st),
+             counts[JOB_STATE_RUNNING],
              counts[JOB_STATE_QUEUEING] + counts[JOB_STATE_WAITING] + counts[JOB_STATE_INIT],
              counts[JOB_STATE_FAILED], v->faulty_only ? "  [faulty only]" : "",
-             f && *f ? "  /" : "", f && *f ? f : "");
+             v->mine_only ? "  [mine]" : "", f && *f ? "  /" : "", f && *f ? f : "");
     return v->title;
 }
 
@@ -356,6 +398,7 @@ struct screen *jobs_view_new(struct monitor *m)
     v->base.ops = &jobs_view_ops;
     v->base.app = m;
     v->table = table_new(&source, v, columns, COL_COUNT);
+    table_set_keep(v->table, keep);
     const struct term *t = monitor_term(m);
     table_set_palette(v->table, &t->palette);
     table_set_utf8(v->table, t->utf8);

@@ -296,6 +296,7 @@ static bool row_set(struct jobstore *s, struct job_row *r, const struct jobspec 
     changed |= set_text(&r->display_name, job->display_name);
     changed |= set_text(&r->uid, job->uid);
     changed |= set_shared(s, &r->pool, job->resource_pool.name);
+    changed |= set_shared(s, &r->user, job->ownership.user_name);
     changed |= set_shared(s, &r->reason, job->state_message);
     changed |= set_text(&r->create_time, job->create_time);
     const struct role *w = jobspec_worker(job);

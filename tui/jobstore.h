@@ -35,10 +35,11 @@ struct job_row {
     char *name;
     char *display_name;
     char *uid;
-    /* pool, spec and reason are shared between rows (the store's): read, never free */
+    /* pool, spec, reason and user are shared between rows (the store's): read, never free */
     char *pool;         /* resource_pool.name */
     char *spec;         /* the worker role's first resource spec ("N2-8xA100") */
     char *reason;       /* state_message: why it waits or failed */
+    char *user;         /* ownership.user_name: who created it */
     char *create_time;  /* RFC 3339 */
     int64_t created_ms; /* -1: unknown */
     enum job_state state;

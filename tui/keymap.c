@@ -115,6 +115,11 @@ static const struct action_def {
     [KEYMAP_LOG_Y] = {"log-y", "a log scale for the values (on / off)", IN(MODE_JOB)},
     [KEYMAP_ZOOM_IN] = {"zoom-in", "show fewer of the last steps", IN(MODE_JOB)},
     [KEYMAP_ZOOM_OUT] = {"zoom-out", "show more of the last steps (at last, all)", IN(MODE_JOB)},
+    [KEYMAP_MINE] = {"mine", "show only the jobs you created (on / off)", IN(MODE_JOBS)},
+    [KEYMAP_COPY_NAME] = {"copy-name",
+                          "copy the job's name to the clipboard (OSC 52: where the terminal "
+                          "allows it; tmux: set-clipboard on)",
+                          IN(MODE_JOBS)},
 };
 
 /* Keys with a name of their own; the first name of a code is the one printed. */

@@ -82,6 +82,8 @@ enum keymap_action {
     KEYMAP_LOG_Y,
     KEYMAP_ZOOM_IN,
     KEYMAP_ZOOM_OUT,
+    KEYMAP_COPY_NAME,
+    KEYMAP_MINE,
     KEYMAP_ACTION_COUNT
 };
 

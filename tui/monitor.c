@@ -73,8 +73,96 @@ bool monitor_readonly(const struct monitor *m)
     return m->readonly;
 }
 
+const char *monitor_user(const struct monitor *m)
+{
+    return m->catalog.user;
+}
+
 void monitor_dirty(struct monitor *m)
 {
+    m->dirty = true;
+}
+
+/* ---- the status line -------------------------------------------------------- */
+
+/* The number of the screen on top (0: none yet). */
+static uint64_t top_id(const struct monitor *m)
+{
+    return m->depth ? m->screen_ids[m->depth - 1] : 0;
+}
+
+/* Clears the status line and what it was tied to. */
+static void status_clear(struct monitor *m)
+{
+    if (m->status[0])
+        m->dirty = true;
+    m->status[0] = '\0';
+    m->status_error = false;
+    free(m->status_about);
+    m->status_about = NULL;
+    if (m->status_timer && m->loop)
+        loop_cancel(m->loop, m->status_timer);
+    m->status_timer = 0;
+}
+
+static void on_status_expired(void *ctx)
+{
+    struct monitor *m = ctx;
+    m->status_timer = 0;
+    status_clear(m);
+}
+
+/* The state of job in the store, -1 when it is not there. */
+static int job_state_of(struct monitor *m, const char *job)
+{
+    const struct job_row *r = m->store ? jobstore_find(m->store, job) : NULL;
+    return r ? (int)r->state : -1;
+}
+
+/* A state a job only passes through on its way to the one a message is about. */
+static bool passing_state(int st)
+{
+    return st == JOB_STATE_CREATING || st == JOB_STATE_STARTING || st == JOB_STATE_RESTARTING ||
+           st == JOB_STATE_SUSPENDING || st == JOB_STATE_DELETING || st == JOB_STATE_RECOVERING;
+}
+
+/*
+ * Clears a status that no longer describes what is on screen: said by a
+ * screen no longer on top, or about a job that is gone or whose state moved
+ * since to one it does not just pass through ("stopping 1 job" stays while
+ * the job is SUSPENDING and goes once it is SUSPENDED).
+ */
+static void status_check(struct monitor *m)
+{
+    if (!m->status[0])
+        return;
+    if (m->status_screen && m->status_screen != top_id(m)) {
+        status_clear(m);
+        return;
+    }
+    if (m->status_about) {
+        int st = job_state_of(m, m->status_about);
+        if (st < 0 ? m->status_about_state >= 0 : st != m->status_about_state && !passing_state(st))
+            status_clear(m);
+    }
+}
+
+static void vstatus(struct monitor *m, const char *about, bool error, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+
+static void vstatus(struct monitor *m, const char *about, bool error, const char *fmt, va_list ap)
+{
+    status_clear(m);
+    vsnprintf(m->status, sizeof m->status, fmt, ap);
+    m->status_error = error;
+    m->status_screen = top_id(m);
+    if (about) {
+        m->status_about = xstrdup(about);
+        m->status_about_state = job_state_of(m, about);
+    }
+    if (m->loop && m->status[0])
+        m->status_timer =
+            loop_add_timer(m->loop, error ? STATUS_ERROR_MS : STATUS_INFO_MS, on_status_expired, m);
     m->dirty = true;
 }
 
@@ -82,10 +170,16 @@ void monitor_status(struct monitor *m, bool error, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(m->status, sizeof m->status, fmt, ap);
+    vstatus(m, NULL, error, fmt, ap);
     va_end(ap);
-    m->status_error = error;
-    m->dirty = true;
+}
+
+void monitor_status_about(struct monitor *m, const char *job, bool error, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vstatus(m, job, error, fmt, ap);
+    va_end(ap);
 }
 
 struct screen *monitor_top(struct monitor *m)
@@ -99,6 +193,7 @@ void monitor_push(struct monitor *m, struct screen *s)
         s->ops->destroy(s);
         return;
     }
+    m->screen_ids[m->depth] = ++m->next_screen_id;
     m->screens[m->depth++] = s;
     m->dirty = m->full = true;
 }
@@ -143,6 +238,50 @@ void monitor_ask(struct monitor *m, const char *title, const char *hint, const c
     m->prompt_answer = answer;
     m->prompt_ctx = ctx;
     m->dirty = true;
+}
+
+void monitor_choose(struct monitor *m, const char *title, const char *hint,
+                    const char *const *options, size_t n, size_t selected,
+                    void (*answer)(void *ctx, const char *text), void *ctx)
+{
+    prompt_free(m->prompt);
+    m->prompt = prompt_new_choice(title, hint, options, n, selected);
+    m->prompt_answer = answer;
+    m->prompt_ctx = ctx;
+    m->dirty = true;
+}
+
+/* text as base64 (RFC 4648, padded) onto out. */
+static void base64(struct strbuf *out, const unsigned char *s, size_t n)
+{
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)s[i] << 16 | (i + 1 < n ? (unsigned)s[i + 1] << 8 : 0) |
+                     (i + 2 < n ? s[i + 2] : 0);
+        char q[4] = {abc[v >> 18 & 63], abc[v >> 12 & 63], i + 1 < n ? abc[v >> 6 & 63] : '=',
+                     i + 2 < n ? abc[v & 63] : '='};
+        strbuf_add(out, q, 4);
+    }
+}
+
+void monitor_copy(struct monitor *m, const char *text)
+{
+    size_t n = strlen(text);
+    if (n > 65536) {
+        monitor_status(m, true, "too long to copy (%zu bytes)", n);
+        return;
+    }
+    /* OSC 52: the terminal (or tmux with set-clipboard) puts it on the clipboard; the
+     * text goes as base64, so nothing in it can reach the terminal as a sequence. */
+    struct strbuf seq = STRBUF_INIT;
+    strbuf_adds(&seq, "\033]52;c;");
+    base64(&seq, (const unsigned char *)text, n);
+    strbuf_adds(&seq, "\a");
+    fwrite(seq.buf, 1, seq.len, stdout);
+    fflush(stdout);
+    strbuf_free(&seq);
+    monitor_status(m, false, "copied %s to the clipboard (OSC 52, where the terminal allows it)",
+                   text);
 }
 
 void monitor_confirm(struct monitor *m, const char *title, const char *question, confirm_fn yes)
@@ -216,8 +355,14 @@ void monitor_feed_changed(void *ctx)
     m->dirty = true;
 }
 
-/* Text of the feed's state for the title bar, and whether it is bad news. */
-static bool feed_text(struct monitor *m, char *buf, size_t n)
+/*
+ * Text of the feed's state for the title bar (buf), the same without the
+ * reason (brief: for a bar too narrow for both the header and the reason,
+ * which then goes to the status line), and the feed's bad news: 0 none,
+ * 1 disconnected (retrying), 2 refused (not retried: an error, not a lost
+ * connection).
+ */
+static int feed_text(struct monitor *m, char *buf, size_t n, char *brief, size_t bn)
 {
     int64_t now = loop_now_ms();
     char age[16], retry[16];
@@ -226,30 +371,35 @@ static bool feed_text(struct monitor *m, char *buf, size_t n)
     int64_t next = feed_next_try(m->feed);
     time_age(next > now ? next - now + 999 : 0, retry, sizeof retry);
     bool utf8 = m->term.utf8;
+    const char *x = utf8 ? "✗" : "x";
     switch (feed_state(m->feed)) {
     case FEED_CONNECTING:
         snprintf(buf, n, "%s connecting…", utf8 ? "○" : "o");
-        return false;
+        break;
     case FEED_LIVE:
         snprintf(buf, n, "%s live", utf8 ? "●" : "*");
-        return false;
+        break;
     case FEED_POLLING:
         snprintf(buf, n, "%s every %ds, %s ago", utf8 ? "◔" : "~", m->refresh_ms / 1000, age);
-        return false;
-    case FEED_LOST: {
+        break;
+    case FEED_LOST:
+    case FEED_REFUSED: {
+        bool lost = feed_state(m->feed) == FEED_LOST;
         struct strbuf why = STRBUF_INIT;
         utf8_sanitize(&why, feed_error(m->feed), strlen(feed_error(m->feed)), 0);
-        if (fresh)
-            snprintf(buf, n, "%s DISCONNECTED: data from %s ago; retry in %s: %s", utf8 ? "✗" : "x",
-                     age, retry, strbuf_str(&why));
+        if (!lost)
+            snprintf(brief, bn, "%s refused (r: ask again)", x);
+        else if (fresh)
+            snprintf(brief, bn, "%s DISCONNECTED: data from %s ago; retry in %s", x, age, retry);
         else
-            snprintf(buf, n, "%s DISCONNECTED: retry in %s: %s", utf8 ? "✗" : "x", retry,
-                     strbuf_str(&why));
+            snprintf(brief, bn, "%s DISCONNECTED: retry in %s", x, retry);
+        snprintf(buf, n, "%s: %s", brief, strbuf_str(&why));
         strbuf_free(&why);
-        return true;
+        return lost ? 1 : 2;
     }
     }
-    return false;
+    snprintf(brief, bn, "%.*s", (int)bn - 1, buf);
+    return 0;
 }
 
 /* Sanitized text at (y, x), at most w cells, in a. */
@@ -274,9 +424,9 @@ static void draw_frame(struct monitor *m)
             m->screens[i]->dirty = true;
     }
     struct screen *s = monitor_top(m);
-    /* Title bar: where, what, and how current. */
-    char feed[600];
-    bool bad = feed_text(m, feed, sizeof feed);
+    /* Title bar: where, what, and how current; the feed's state never writes over the rest. */
+    char feed[600], brief[200];
+    int bad = feed_text(m, feed, sizeof feed, brief, sizeof brief);
     attr_t bar = m->term.role[THEME_ROLE_TITLE];
     fill_line(0, w, bar);
     struct strbuf where = STRBUF_INIT;
@@ -289,10 +439,22 @@ static void draw_frame(struct monitor *m)
     snprintf(left, sizeof left, " trainjob %s%s  %s  ", m->readonly ? "top " : "",
              strbuf_str(&where), s->ops->title(s));
     strbuf_free(&where);
-    put(m, 0, 0, w, left, bar);
+    int lw = (int)utf8_width(left, strlen(left));
+    const char *feed_shown = feed;
     int fw = (int)utf8_width(feed, strlen(feed));
-    int fx = w - fw - 1 > w / 2 ? w - fw - 1 : w / 2;
-    put(m, 0, fx, w - fx, feed, bad ? m->term.role[THEME_ROLE_BANNER_DISCONNECTED] : bar);
+    bool reason_below = false;
+    if (lw + fw + 1 > w && bad) { /* the reason goes to the status line */
+        feed_shown = brief;
+        fw = (int)utf8_width(brief, strlen(brief));
+        reason_below = true;
+    }
+    int fx = w - fw - 1 > 0 ? w - fw - 1 : 0;
+    if (fx > 0)
+        put(m, 0, 0, fx, left, bar);
+    put(m, 0, fx, w - fx, feed_shown,
+        bad == 1   ? m->term.role[THEME_ROLE_BANNER_DISCONNECTED]
+        : bad == 2 ? m->term.role[THEME_ROLE_MESSAGE_ERROR]
+                   : bar);
     /* The screen. */
     if (s->dirty || m->full) {
         s->ops->draw(s, stdscr, 1, 0, h - 3, w, m->full);
@@ -300,12 +462,19 @@ static void draw_frame(struct monitor *m)
     }
     /* Status line and key bar. */
     fill_line(h - 2, w, m->term.palette.normal);
-    if (m->status[0]) {
+    status_check(m);
+    const char *status = m->status;
+    bool status_error = m->status_error;
+    if (!status[0] && reason_below) { /* what did not fit in the title bar */
+        status = feed_error(m->feed);
+        status_error = true;
+    }
+    if (status[0]) {
         struct strbuf st = STRBUF_INIT;
-        utf8_sanitize(&st, m->status, strlen(m->status), 0);
+        utf8_sanitize(&st, status, strlen(status), 0);
         put(m, h - 2, 1, w - 2, strbuf_str(&st),
-            m->status_error ? m->term.role[THEME_ROLE_MESSAGE_ERROR]
-                            : m->term.role[THEME_ROLE_MESSAGE]);
+            status_error ? m->term.role[THEME_ROLE_MESSAGE_ERROR]
+                         : m->term.role[THEME_ROLE_MESSAGE]);
         strbuf_free(&st);
     }
     const char *const *pairs = NULL;
@@ -372,6 +541,7 @@ static void refresh_screens(struct monitor *m)
     m->store_changed = false;
     for (size_t i = 0; i < m->depth; i++)
         m->screens[i]->ops->changed(m->screens[i]);
+    status_check(m); /* a status about a job whose state moved */
 }
 
 static void on_frame_due(void *ctx)
@@ -536,6 +706,7 @@ void monitor_free_detached(struct monitor *m)
         dialog_free(m->dialog);
     monitor_set_names(m, NULL, 0);
     free(m->names);
+    free(m->status_about);
     free(m->arg);
     free(m->open_when_seen);
     free(m);
@@ -587,6 +758,8 @@ int monitor_run(const struct tui_top_opts *o, const struct monitor_parts *parts,
         monitor_status(&m, true, "%s", theme_why);
     strbuf_free(&kerr);
     m.loop = loop_new();
+    if (m.status[0]) /* said before the loop was there: it goes like any other */
+        m.status_timer = loop_add_timer(m.loop, STATUS_ERROR_MS, on_status_expired, &m);
     m.multi = http_multi_new(m.loop);
     m.store = jobstore_new();
     m.feed = feed_new(m.session.b, m.multi, m.store, m.refresh_ms, monitor_feed_changed, &m);
@@ -635,6 +808,7 @@ int monitor_run(const struct tui_top_opts *o, const struct monitor_parts *parts,
     free(m.arg);
     free(m.open_when_seen);
     free(m.context);
+    free(m.status_about);
     session_close(&m.session);
     return 0;
 }

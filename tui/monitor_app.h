@@ -22,6 +22,8 @@
 
 #define MAX_SCREENS 8
 #define FRAME_MIN_MS 33 /* ~30 frames a second at most, but for keys */
+#define STATUS_INFO_MS 8000   /* an information on the status line goes after this */
+#define STATUS_ERROR_MS 30000 /* an error, after this */
 
 struct dialog;
 struct feed;
@@ -63,8 +65,21 @@ struct monitor {
     bool store_changed;    /* the screens re-read the store before the next frame */
     int64_t last_frame_ms; /* loop_now_ms of the last frame */
     uint64_t frame_timer;  /* the next frame, when one is held back */
+    /*
+     * The status line belongs to the screen and moment it was said: it shows
+     * only while the screen that said it is on top (status_screen, a number
+     * from screen_ids; 0: said before any screen), goes after STATUS_INFO_MS
+     * or STATUS_ERROR_MS, and a status about a job goes when that job's state
+     * changes or it leaves the store ("stopping 1 job" once it stopped).
+     */
     char status[512];
     bool status_error;
+    uint64_t status_screen;
+    uint64_t status_timer;
+    char *status_about;     /* the job the status describes, or NULL */
+    int status_about_state; /* its state when said; -1: not in the store */
+    uint64_t screen_ids[MAX_SCREENS];
+    uint64_t next_screen_id;
     uint64_t age_timer;
     /* at most one of these is open over the screens */
     struct prompt *prompt;

@@ -23,6 +23,13 @@ enum prompt_state {
 
 /* A prompt under title asking for hint, the field holding initial (NULL: empty). */
 struct prompt *prompt_new(const char *title, const char *hint, const char *initial);
+/*
+ * A choice under title: hint, then the n options one a line, selected marked;
+ * arrows (j/k, Home/End, a first letter) move, Enter answers with the option
+ * (prompt_value), Esc cancels.
+ */
+struct prompt *prompt_new_choice(const char *title, const char *hint, const char *const *options,
+                                 size_t n, size_t selected);
 void prompt_free(struct prompt *p);
 
 enum prompt_state prompt_key(struct prompt *p, const struct widget_key *k);

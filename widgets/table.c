@@ -568,3 +568,11 @@ int table_drawn_lines(const struct table *t)
 {
     return t->drawn_lines;
 }
+
+void table_set_keep(struct table *t, const int *keep)
+{
+    t->keeps = keep != NULL;
+    for (size_t c = 0; c < t->ncols; c++)
+        t->cols[c].keep = keep ? keep[c] : 0;
+    t->base.dirty = true;
+}

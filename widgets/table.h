@@ -22,8 +22,9 @@
  * as wide as its title (plus the sort arrow) or its widest cell among the
  * rows on the screen, in display cells (CJK two), within [min_width,
  * max_width]; flexible columns (max_width 0) share the room left. Too
- * narrow for all: flexible columns shrink to their minimum first, then the
- * others from the right, then the columns past the right edge are cut.
+ * narrow for all: columns shrink to their minimum in the order of their keep
+ * (lowest first; within a keep flexible ones first, then from the right),
+ * then the columns past the right edge are cut.
  * Text wider than its column is cut with "…" ('~' after
  * table_set_utf8(t, false)) at the cell edge; a wide character is never
  * split (a blank takes its place). The header is drawn in `title`, the sort
@@ -187,6 +188,15 @@ size_t table_marked(const struct table *t, uint64_t **keys);
 void table_set_height(struct table *t, int lines);
 /* The roles to draw with (NULL: widget_palette_mono()); held by pointer. */
 void table_set_palette(struct table *t, const struct widget_palette *pal);
+/*
+ * What gives way first when the room is short: column c shrinks to its
+ * minimum before columns of higher keep[c] (within a keep: flexible first,
+ * then from the right). NULL or all equal: flexible first, then from the
+ * right. keep has one entry per column; copied. With an order given, a
+ * flexible column counts only its minimum while the others are sized: its
+ * text takes the room left, never theirs.
+ */
+void table_set_keep(struct table *t, const int *keep);
 /* false: ASCII sort arrows (^ v) and cut marker (~). */
 void table_set_utf8(struct table *t, bool utf8);
 /* The dim line an empty view shows (NULL: none). */

@@ -149,8 +149,7 @@ static void read_frame(struct table *t, size_t rows)
 /*
  * Column positions and widths (0: cut off) in w cells from the natural
  * widths: flexible columns share the room left; too little room shrinks
- * flexible columns to their minimum, then the others from the right, then
- * cuts at the edge.
+ * columns to their minimum in keep order (table.h), then cuts at the edge.
  */
 static void layout(struct table *t, int w)
 {
@@ -158,6 +157,8 @@ static void layout(struct table *t, int w)
     for (size_t c = 0; c < t->ncols; c++) {
         const struct column *col = &t->cols[c];
         int cw = t->nat[c] < col->min_w ? col->min_w : t->nat[c];
+        if (t->keeps && col->max_w == 0)
+            cw = col->min_w; /* its text takes what is left, not the others' room */
         if (col->max_w > 0 && cw > col->max_w)
             cw = col->max_w;
         t->col_w[c] = cw;
@@ -171,16 +172,24 @@ static void layout(struct table *t, int w)
             if (t->cols[c].max_w == 0)
                 t->col_w[c] += (int)(extra / nflex + (k++ < extra % nflex));
     }
-    for (int pass = 0; pass < 2 && need > avail; pass++) {
-        for (size_t c = t->ncols; c-- > 0 && need > avail;) {
-            if ((t->cols[c].max_w == 0) != (pass == 0))
-                continue;
-            long d = t->col_w[c] - t->cols[c].min_w;
-            if (d > need - avail)
-                d = need - avail;
-            if (d > 0) {
-                t->col_w[c] -= (int)d;
-                need -= d;
+    /* Too narrow: shrink in keep order (lowest first; flexible, then right to left). */
+    int lo = 0, hi = 0;
+    for (size_t c = 0; c < t->ncols; c++) {
+        lo = c == 0 || t->cols[c].keep < lo ? t->cols[c].keep : lo;
+        hi = c == 0 || t->cols[c].keep > hi ? t->cols[c].keep : hi;
+    }
+    for (int keep = lo; keep <= hi && need > avail; keep++) {
+        for (int pass = 0; pass < 2 && need > avail; pass++) {
+            for (size_t c = t->ncols; c-- > 0 && need > avail;) {
+                if (t->cols[c].keep != keep || (t->cols[c].max_w == 0) != (pass == 0))
+                    continue;
+                long d = t->col_w[c] - t->cols[c].min_w;
+                if (d > need - avail)
+                    d = need - avail;
+                if (d > 0) {
+                    t->col_w[c] -= (int)d;
+                    need -= d;
+                }
             }
         }
     }

@@ -40,6 +40,7 @@ struct column {
     int title_w;
     int min_w, max_w; /* max_w 0: flexible */
     bool right;
+    int keep; /* table_set_keep: gives way before columns of higher keep */
 };
 
 /* One filter term: text folded to ASCII lower case. */
@@ -68,6 +69,8 @@ struct table {
     void *ctx;
     struct column *cols;
     size_t ncols;
+    bool keeps; /* table_set_keep was given an order: a flexible column claims no room before it is
+                   given */
     const struct widget_palette *pal;
     bool utf8;
     char *empty_text;
