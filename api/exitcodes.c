@@ -264,7 +264,7 @@ void exitcodes_shadowing(const struct exitcode_set *rules, size_t n, exitcodes_s
 /*
  * The meanings of 128 + n, indexed by the signal number n. The numbers are
  * Linux's: workers run on Linux (trainjobd, Slurm nodes, ACP) wherever the
- * client that reads their exit codes runs. engine/fault.c asserts that the
+ * client that reads their exit codes runs. api/fault.c asserts that the
  * engine's own host numbers signals this way.
  */
 static const char *const signal_meaning[] = {

@@ -4,6 +4,7 @@
  */
 #include "api/jobspec.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,4 +217,27 @@ const char *framework_label(enum framework fw)
         break;
     }
     return "unspecified";
+}
+
+bool framework_pytorch_style(enum framework fw)
+{
+    return fw == FRAMEWORK_PYTORCH_DDP || fw == FRAMEWORK_PYTORCH || fw == FRAMEWORK_SENSEPARROTS ||
+           fw == FRAMEWORK_SENSEPARROTS_DDP;
+}
+
+void jobspec_worker_name(const struct jobspec *job, int index, char *buf, size_t size)
+{
+    enum framework fw = job ? job->framework : FRAMEWORK_UNSPECIFIED;
+    if (size == 0)
+        return;
+    if (framework_pytorch_style(fw) && index == 0)
+        snprintf(buf, size, "master-0");
+    else if (framework_pytorch_style(fw))
+        snprintf(buf, size, "worker-%d", index - 1);
+    else if (fw == FRAMEWORK_TENSORFLOW_PS && index == 0)
+        snprintf(buf, size, "ps-0");
+    else if (fw == FRAMEWORK_TENSORFLOW_PS)
+        snprintf(buf, size, "worker-%d", index - 1);
+    else
+        snprintf(buf, size, "worker-%d", index);
 }

@@ -337,5 +337,15 @@ bool jobspec_is_idle(const struct jobspec *job);
 const char *framework_name_prefix(enum framework fw);
 /* A human name: "PyTorch DDP", "TensorFlow PS", … */
 const char *framework_label(enum framework fw);
+/* PyTorch-style jobs: a master, workers, and the MASTER_ADDR family of variables. */
+bool framework_pytorch_style(enum framework fw);
+/*
+ * Worker index's name, as ACP shows it and every backend names it:
+ *   PyTorch, PyTorch DDP, SenseParrots, SenseParrots DDP:
+ *       index 0 "master-0" (also for a single worker), then "worker-0", "worker-1", …
+ *   TensorFlow PS: index 0 "ps-0", then "worker-0", …
+ *   MPI, TensorFlow and anything else: "worker-<index>".
+ */
+void jobspec_worker_name(const struct jobspec *job, int index, char *buf, size_t size);
 
 #endif

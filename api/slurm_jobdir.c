@@ -278,7 +278,7 @@ enum backend_status slurm_workers(struct backend *b, const char *name, struct wo
         for (size_t i = 0; i < sj->alloc_count; i++) {
             struct worker_info *w = &out->workers[out->count++];
             char nm[32];
-            slurm_worker_name(&job, (int)i, nm, sizeof nm);
+            jobspec_worker_name(&job, (int)i, nm, sizeof nm);
             w->name = xstrdup(nm);
             w->role = xstrndup(nm, strcspn(nm, "-"));
             w->node_name = xstrdup(sj->alloc[i].node);

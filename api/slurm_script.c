@@ -16,13 +16,12 @@
 #include <string.h>
 
 #include "api/exitcodes.h"
+#include "api/fault.h"
 #include "api/validate.h"
 #include "util/xalloc.h"
 
 /* Most workers one script supervises (each one is a srun step on its own node). */
 #define SLURM_MAX_REPLICAS 4096
-/* Longest exit-code list quoted in an event, as engine/fault.c cuts it. */
-#define SHOWN_CODES_MAX 40
 /* SIGTERM to SIGKILL when the supervisor ends a worker: trainjobd's default grace. */
 #define SLURM_GRACE_S 10
 
@@ -455,7 +454,7 @@ static const char supervisor_body[] =
     "\texit 0\n"
     "}\n"
     "\n"
-    "# tj_decide CODE USED NAME: the fault policy, as engine/fault.c decides and words it.\n"
+    "# tj_decide CODE USED NAME: the fault policy, as api/fault.c decides and words it.\n"
     "# tj_match (above, from the job's rules) sets TJ_D_RULE TJ_D_ACTION TJ_D_MARKABLE "
     "TJ_D_RULEDESC.\n"
     "tj_decide() {\n"
@@ -565,34 +564,10 @@ int slurm_script_replicas(const struct jobspec *job)
     return 1;
 }
 
-/* PyTorch-style jobs: a master, workers, and the MASTER_ADDR family of variables. */
-static bool is_pytorch_style(enum framework fw)
-{
-    return fw == FRAMEWORK_PYTORCH_DDP || fw == FRAMEWORK_PYTORCH || fw == FRAMEWORK_SENSEPARROTS ||
-           fw == FRAMEWORK_SENSEPARROTS_DDP;
-}
-
-void slurm_worker_name(const struct jobspec *job, int index, char *buf, size_t size)
-{
-    enum framework fw = job ? job->framework : FRAMEWORK_UNSPECIFIED;
-    if (size == 0)
-        return;
-    if (is_pytorch_style(fw) && index == 0)
-        snprintf(buf, size, "master-0");
-    else if (is_pytorch_style(fw))
-        snprintf(buf, size, "worker-%d", index - 1);
-    else if (fw == FRAMEWORK_TENSORFLOW_PS && index == 0)
-        snprintf(buf, size, "ps-0");
-    else if (fw == FRAMEWORK_TENSORFLOW_PS)
-        snprintf(buf, size, "worker-%d", index - 1);
-    else
-        snprintf(buf, size, "worker-%d", index);
-}
-
 /* The supervisor's word for the framework's variables (tj_worker_env). */
 static const char *framework_style(enum framework fw)
 {
-    if (is_pytorch_style(fw))
+    if (framework_pytorch_style(fw))
         return "pytorch";
     if (fw == FRAMEWORK_TENSORFLOW_PS)
         return "tf_ps";
@@ -603,59 +578,8 @@ static const char *framework_style(enum framework fw)
     return "other";
 }
 
-static bool has_codes(const struct ft_rule *rule)
-{
-    return rule->exit_codes != NULL && rule->exit_codes[0] != '\0';
-}
-
-static const char *action_name(enum ft_action action)
-{
-    switch (action) {
-    case FT_ACTION_RESTART_POD:
-        return "RESTART_POD";
-    case FT_ACTION_FAIL_JOB:
-        return "FAIL_JOB";
-    default:
-        return "RESTART_JOB";
-    }
-}
-
-/* rule's exit codes as engine/fault.c quotes them: as written, ends trimmed, long lists cut. */
-static void add_rule_codes(struct strbuf *sb, const struct ft_rule *rule)
-{
-    if (!has_codes(rule)) {
-        strbuf_adds(sb, "any");
-        return;
-    }
-    const char *s = rule->exit_codes;
-    size_t n = strlen(s);
-    while (n > 0 && (*s == ' ' || *s == '\t'))
-        s++, n--;
-    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-        n--;
-    if (n <= SHOWN_CODES_MAX) {
-        strbuf_add(sb, s, n);
-        return;
-    }
-    size_t cut = SHOWN_CODES_MAX;
-    while (cut > 0 && s[cut] != ',')
-        cut--;
-    if (cut == 0)
-        cut = SHOWN_CODES_MAX;
-    strbuf_add(sb, s, cut);
-    strbuf_adds(sb, ",…");
-}
-
-/* The job's backoff_limit as fault_decide counts it: absent section or value 0, below -1 is 0. */
-static int backoff_limit_of(const struct fault_tolerance *ft)
-{
-    if (ft->present && ft->has_backoff_limit && ft->backoff_limit >= -1)
-        return ft->backoff_limit;
-    return 0;
-}
-
 /*
- * tj_match CODE: the first rule catching CODE (engine/fault.c's rule_matches:
+ * tj_match CODE: the first rule catching CODE (api/fault.c's rule_matches:
  * an empty list catches any code, an unparsable one none), as a `case`.
  */
 static void render_match(struct strbuf *out, const struct fault_tolerance *ft)
@@ -672,12 +596,12 @@ static void render_match(struct strbuf *out, const struct fault_tolerance *ft)
         const struct ft_rule *rule = &ft->rules[i];
         struct exitcode_set set;
         strbuf_addf(out, "\t# rule %zu: ", i + 1);
-        if (has_codes(rule) && exitcodes_parse(rule->exit_codes, &set, NULL) != 0) {
+        if (fault_rule_has_codes(rule) && exitcodes_parse(rule->exit_codes, &set, NULL) != 0) {
             strbuf_adds(out, "its exit-code list does not parse: it never matches\n");
             continue;
         }
-        strbuf_adds(out, has_codes(rule) ? "its exit codes\n" : "any exit code\n\t");
-        if (has_codes(rule)) {
+        strbuf_adds(out, fault_rule_has_codes(rule) ? "its exit codes\n" : "any exit code\n\t");
+        if (fault_rule_has_codes(rule)) {
             int n = 0;
             strbuf_addc(out, '\t');
             for (int c = 1; c <= 255; c++) {
@@ -697,11 +621,12 @@ static void render_match(struct strbuf *out, const struct fault_tolerance *ft)
             rule->action == FT_ACTION_UNSPECIFIED ? FT_ACTION_RESTART_JOB : rule->action;
         struct strbuf desc = STRBUF_INIT;
         strbuf_addf(&desc, "rule %zu (", i + 1);
-        add_rule_codes(&desc, rule);
-        strbuf_addf(&desc, " → %s) matched", action_name(action));
+        fault_add_rule_codes(&desc, rule);
+        strbuf_addf(&desc, " → %s) matched", fault_action_name(action));
         strbuf_addf(out,
                     ")\n\t\tTJ_D_RULE=%zu TJ_D_ACTION=%s TJ_D_MARKABLE=%d TJ_D_RULEDESC=", i + 1,
-                    action_name(action), has_codes(rule) && rule->mark_node_unschedulable ? 1 : 0);
+                    fault_action_name(action),
+                    fault_rule_has_codes(rule) && rule->mark_node_unschedulable ? 1 : 0);
         slurm_shell_quote(out, strbuf_str(&desc));
         strbuf_adds(out, "\n\t\t;;\n");
         strbuf_free(&desc);
@@ -798,7 +723,7 @@ static void render_gaps(const struct jobspec *job, const struct slurm_site *site
         const struct ft_rule *rule = &ft->rules[i];
         char field[64];
         snprintf(field, sizeof field, "fault_tolerance.rules[%zu]", i);
-        if (rule->action == FT_ACTION_RESTART_POD && has_codes(rule) &&
+        if (rule->action == FT_ACTION_RESTART_POD && fault_rule_has_codes(rule) &&
             rule->mark_node_unschedulable)
             gap(gaps, field,
                 "RESTART_POD with mark_node_unschedulable requeues the whole job away from the "
@@ -888,11 +813,11 @@ int slurm_script_render(const struct jobspec *job, const struct slurm_site *site
     strbuf_adds(script, "\nTJ_JOBDIR=");
     slurm_shell_quote(script, dir);
     strbuf_addf(script, "\nTJ_REPLICAS=%d\nTJ_STYLE=%s\nTJ_LIMIT=%d\nTJ_GRACE=%d\n", replicas,
-                framework_style(job->framework), backoff_limit_of(&job->fault_tolerance),
+                framework_style(job->framework), fault_backoff_limit(&job->fault_tolerance),
                 SLURM_GRACE_S);
     for (int i = 0; i < replicas; i++) {
         char name[64];
-        slurm_worker_name(job, i, name, sizeof name);
+        jobspec_worker_name(job, i, name, sizeof name);
         strbuf_addf(script, "TJ_NAME_%d=%s\n", i, name);
     }
     strbuf_adds(script, "# the startup script, run by /bin/sh -c in each worker\nTJ_SCRIPT=");

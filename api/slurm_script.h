@@ -6,7 +6,7 @@
  * first node of the allocation): it starts one `srun` step per worker with
  * the framework variables trainjobd gives (engine/worker_env.h), waits for
  * them, and when a worker fails applies the job's fault rules exactly as
- * trainjobd does (ENGINE.md §Faults, engine/fault.c): first match wins, else
+ * trainjobd does (ENGINE.md §Faults, api/fault.c): first match wins, else
  * RESTART_JOB; RESTART_POD reruns that worker's step only; RESTART_JOB ends and
  * reruns every step; FAIL_JOB ends the job; backoff_limit counted across
  * requeues in state.json; mark_node_unschedulable requeues the job away from
@@ -64,9 +64,6 @@ char *slurm_jobdir(const char *jobs_dir, const char *workspace, const char *name
 
 /* The job's worker count: roles[0].total_replicas, else the first spec's replicas, else 1. */
 int slurm_script_replicas(const struct jobspec *job);
-
-/* Worker index's name, as trainjobd names it (engine/worker_env.c's worker_name). */
-void slurm_worker_name(const struct jobspec *job, int index, char *buf, size_t size);
 
 /* Appends s to out as one single-quoted shell word ('\'' for each quote). */
 void slurm_shell_quote(struct strbuf *out, const char *s);

@@ -8,7 +8,7 @@
  * through to the store before answering, and ask for a scheduling pass;
  * a pass (engine/sched) places waiting jobs, preempts idle ones and starts
  * workers (engine/runner). When a worker ends, the fault policy
- * (engine/fault) decides, and every decision becomes an event. Watch
+ * (api/fault) decides, and every decision becomes an event. Watch
  * streams hear every change.
  *
  * Every handler returns an HTTP status; on success *reply holds the JSON

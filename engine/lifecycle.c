@@ -3,7 +3,7 @@
  * the pure engine/sched), starting workers through the shim (engine/runner)
  * with the environment engine/worker_env builds, stopping them (SIGTERM,
  * then SIGKILL after the grace period), and each worker's end: success,
- * or the fault policy's decision (engine/fault) applied and recorded.
+ * or the fault policy's decision (api/fault) applied and recorded.
  *
  * A job waits while it is QUEUEING or RESTARTING with no live worker; it
  * holds capacity while any worker is live. Stopping is asynchronous: the
@@ -35,7 +35,7 @@
 
 #include "api/jobspec.h"
 #include "engine/cgroup.h"
-#include "engine/fault.h"
+#include "api/fault.h"
 #include "engine/launcher.h"
 #include "engine/ssh_keys.h"
 #include "engine/state.h"
@@ -375,7 +375,7 @@ static void create_workers(struct engine *eng, struct ejob *job, int replicas)
     for (int i = 0; i < replicas; i++) {
         struct eworker *w = &job->workers[i];
         char name[64];
-        worker_name(&job->spec, i, name, sizeof name);
+        jobspec_worker_name(&job->spec, i, name, sizeof name);
         w->name = xstrdup(name);
         size_t role_len = strcspn(name, "-");
         w->role = xstrndup(name, role_len);

@@ -17,7 +17,7 @@
 #include "api/finding.h"
 #include "api/jobspec_json.h"
 #include "api/schema.h"
-#include "engine/fault.h"
+#include "api/fault.h"
 #include "engine/jobfiles.h"
 #include "engine/shown.h"
 #include "engine/state.h"

@@ -1,7 +1,7 @@
 /*
  * worker_ends: what happens when a worker of a job ends or reports — a
  * success, a start that failed, a shim gone, or a failure the fault policy
- * (engine/fault) decides on: restart the worker or the job (with crash-loop
+ * (api/fault) decides on: restart the worker or the job (with crash-loop
  * back-off), mark its node unschedulable, or fail the job. Also re-adopting
  * workers after a restart of trainjobd. Called by engine.c (inotify),
  * engine/shimwatch (reports and ends) and requests.c (node marks).
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "engine/cgroup.h"
-#include "engine/fault.h"
+#include "api/fault.h"
 #include "engine/state.h"
 #include "util/loop.h"
 #include "util/timefmt.h"

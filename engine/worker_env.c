@@ -67,30 +67,6 @@ const char *envv_get(const struct envv *e, const char *name)
     return at >= 0 ? e->v[at] + strlen(name) + 1 : NULL;
 }
 
-/* PyTorch-style jobs: a master, workers, and the MASTER_ADDR family of variables. */
-static bool is_pytorch_style(enum framework fw)
-{
-    return fw == FRAMEWORK_PYTORCH_DDP || fw == FRAMEWORK_PYTORCH || fw == FRAMEWORK_SENSEPARROTS ||
-           fw == FRAMEWORK_SENSEPARROTS_DDP;
-}
-
-void worker_name(const struct jobspec *job, int index, char *buf, size_t size)
-{
-    enum framework fw = job ? job->framework : FRAMEWORK_UNSPECIFIED;
-    if (size == 0)
-        return;
-    if (is_pytorch_style(fw) && index == 0)
-        snprintf(buf, size, "master-0");
-    else if (is_pytorch_style(fw))
-        snprintf(buf, size, "worker-%d", index - 1);
-    else if (fw == FRAMEWORK_TENSORFLOW_PS && index == 0)
-        snprintf(buf, size, "ps-0");
-    else if (fw == FRAMEWORK_TENSORFLOW_PS)
-        snprintf(buf, size, "worker-%d", index - 1);
-    else
-        snprintf(buf, size, "worker-%d", index);
-}
-
 /* Worker i's address: from hosts, else master_addr, else loopback. */
 static const char *place_host(const struct worker_place *place, int i)
 {
@@ -170,7 +146,7 @@ void worker_env_build(const struct jobspec *job, const struct worker_place *plac
 
     envv_set(env, "ECP_JOB_NAME", job->name ? job->name : "");
 
-    if (is_pytorch_style(job->framework)) {
+    if (framework_pytorch_style(job->framework)) {
         envv_set(env, "MASTER_ADDR", place_host(place, 0));
         envv_set_int(env, "MASTER_PORT", place->master_port);
         envv_set_int(env, "WORLD_SIZE", place->replicas);
@@ -192,7 +168,7 @@ void worker_env_build(const struct jobspec *job, const struct worker_place *plac
     envv_set(env, "NVIDIA_VISIBLE_DEVICES", devices[0] ? devices : "none");
 
     char name[64];
-    worker_name(job, place->index, name, sizeof(name));
+    jobspec_worker_name(job, place->index, name, sizeof(name));
     envv_set(env, "TRAINJOB_WORKER_NAME", name);
     if (place->ssh_dir)
         envv_set(env, "TRAINJOB_SSH_DIR", place->ssh_dir);

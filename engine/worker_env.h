@@ -26,7 +26,7 @@
  *                           it cannot pick up GPUs it was not given
  *   NVIDIA_VISIBLE_DEVICES  the same slice; "none" when empty (the NVIDIA
  *                           container toolkit's word for no devices)
- *   TRAINJOB_WORKER_NAME    worker_name's answer
+ *   TRAINJOB_WORKER_NAME    jobspec_worker_name's answer
  *   TRAINJOB_SSH_DIR        place->ssh_dir, when set
  *   the user's env[]        last
  */
@@ -66,14 +66,6 @@ void envv_free(struct envv *e);
 /* The value of name in e, or NULL. */
 const char *envv_get(const struct envv *e, const char *name);
 
-/*
- * The worker's name, as ACP shows it:
- *   PyTorch, PyTorch DDP, SenseParrots, SenseParrots DDP:
- *       index 0 "master-0" (also for a single worker), then "worker-0", "worker-1", …
- *   TensorFlow PS: index 0 "ps-0", then "worker-0", …
- *   MPI, TensorFlow and anything else: "worker-<index>".
- */
-void worker_name(const struct jobspec *job, int index, char *buf, size_t size);
 /*
  * Fills env for the worker at place, starting from the base variables
  * (PATH, HOME, LANG… that the engine passes on, "NAME=value", NULL-terminated,

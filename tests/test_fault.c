@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "engine/fault.h"
+#include "api/fault.h"
 #include "util/utf8.h"
 
 static struct ft_rule rule(const char *codes, enum ft_action action, bool mark)

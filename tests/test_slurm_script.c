@@ -2,7 +2,7 @@
  * test_slurm_script: the Slurm batch script (api/slurm_script.c) without a
  * cluster. Hostile job text (quotes, $(…), backquotes, newlines) reaches the
  * worker as written and is never run by the supervisor's shell; the script's
- * fault decisions and their words are engine/fault.c's for every action,
+ * fault decisions and their words are api/fault.c's for every action,
  * limit and code; worker names and the framework variables are
  * engine/worker_env.c's; the job directory refuses unsafe names; the gaps list
  * names every form rule Slurm cannot honour. The script's functions are run by
@@ -23,8 +23,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "api/fault.h"
 #include "api/slurm_script.h"
-#include "engine/fault.h"
 #include "engine/worker_env.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -265,24 +265,6 @@ static void test_jobdir(void **state)
     assert_string_equal(err.field, "name");
     strbuf_free(&script);
     jobspec_free(&job);
-}
-
-/* The worker names are trainjobd's for every framework. */
-static void test_names_agree(void **state)
-{
-    (void)state;
-    for (int fw = FRAMEWORK_UNSPECIFIED; fw <= FRAMEWORK_SENSEPARROTS_DDP; fw++) {
-        struct jobspec job;
-        jobspec_init(&job);
-        job.framework = (enum framework)fw;
-        for (int i = 0; i < 6; i++) {
-            char a[64], b[64];
-            slurm_worker_name(&job, i, a, sizeof a);
-            worker_name(&job, i, b, sizeof b);
-            assert_string_equal(a, b);
-        }
-        jobspec_free(&job);
-    }
 }
 
 /* One fault-tolerance case: rules, backoff limit (INT32_MIN: section absent). */
@@ -583,17 +565,11 @@ static void test_event_json(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_quote_roundtrip),
-        cmocka_unit_test(test_hostile_job_text),
-        cmocka_unit_test(test_env_names_refused),
-        cmocka_unit_test(test_jobdir),
-        cmocka_unit_test(test_names_agree),
-        cmocka_unit_test(test_decide_agrees),
-        cmocka_unit_test(test_env_agrees),
-        cmocka_unit_test(test_launcher),
-        cmocka_unit_test(test_gaps),
-        cmocka_unit_test(test_hostile_state),
-        cmocka_unit_test(test_event_json),
+        cmocka_unit_test(test_quote_roundtrip),   cmocka_unit_test(test_hostile_job_text),
+        cmocka_unit_test(test_env_names_refused), cmocka_unit_test(test_jobdir),
+        cmocka_unit_test(test_decide_agrees),     cmocka_unit_test(test_env_agrees),
+        cmocka_unit_test(test_launcher),          cmocka_unit_test(test_gaps),
+        cmocka_unit_test(test_hostile_state),     cmocka_unit_test(test_event_json),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

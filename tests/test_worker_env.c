@@ -409,7 +409,7 @@ static void test_names(void **state)
         make_job(&job, cases[c].fw, "n");
         for (int i = 0; i < 3; i++) {
             char buf[32];
-            worker_name(&job, i, buf, sizeof(buf));
+            jobspec_worker_name(&job, i, buf, sizeof(buf));
             assert_string_equal(buf, cases[c].names[i]);
         }
         jobspec_free(&job);
@@ -418,13 +418,13 @@ static void test_names(void **state)
     struct jobspec job;
     make_job(&job, FRAMEWORK_PYTORCH_DDP, "n");
     char buf[32];
-    worker_name(&job, 0, buf, sizeof(buf));
+    jobspec_worker_name(&job, 0, buf, sizeof(buf));
     assert_string_equal(buf, "master-0");
     char small[5];
-    worker_name(&job, 12, small, sizeof(small));
+    jobspec_worker_name(&job, 12, small, sizeof(small));
     assert_string_equal(small, "work");
-    worker_name(&job, 12, small, 0);
-    worker_name(NULL, 4, buf, sizeof(buf));
+    jobspec_worker_name(&job, 12, small, 0);
+    jobspec_worker_name(NULL, 4, buf, sizeof(buf));
     assert_string_equal(buf, "worker-4");
     jobspec_free(&job);
 }

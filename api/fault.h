@@ -6,14 +6,18 @@
  * job's rules in order, first match wins; no rules or no match means
  * RESTART_JOB; the action happens only while restarts remain (backoff_limit
  * -1 = forever, 0 = never), otherwise the job fails. No I/O: the engine
- * applies the decision and records its text as an event.
+ * applies the decision and records its text as an event; the Slurm
+ * supervisor's script (api/slurm_script) renders the same rules with the
+ * same words from these helpers.
  */
-#ifndef ENGINE_FAULT_H
-#define ENGINE_FAULT_H
+#ifndef API_FAULT_H
+#define API_FAULT_H
 
 #include <stdbool.h>
 
 #include "api/jobspec.h"
+
+struct strbuf;
 
 enum fault_outcome {
     FAULT_RESTART_JOB, /* stop every worker, start the job again (state RESTARTING) */
@@ -35,6 +39,15 @@ struct fault_decision {
 int fault_exit_code(int wait_status);
 /* exitcode_meaning (api/exitcodes.h), under the name the engine has always called. */
 const char *fault_exit_meaning(int exit_code);
+
+/* The backoff_limit fault_decide counts with: -1 (forever) or more; 0 when absent or below -1. */
+int fault_backoff_limit(const struct fault_tolerance *ft);
+/* Does rule name exit codes (else it catches any)? */
+bool fault_rule_has_codes(const struct ft_rule *rule);
+/* "RESTART_POD", "FAIL_JOB", "RESTART_JOB" (also for UNSPECIFIED). */
+const char *fault_action_name(enum ft_action action);
+/* Appends rule's exit codes as decisions quote them (ends trimmed, long lists cut), or "any". */
+void fault_add_rule_codes(struct strbuf *sb, const struct ft_rule *rule);
 
 /*
  * Decides what to do when `worker` exits with exit_code (1..255) after

@@ -8,7 +8,7 @@
  * owns no state: the rule lists are parsed on each call (at most 20 rules of
  * at most 1024 characters, once per worker death).
  */
-#include "engine/fault.h"
+#include "api/fault.h"
 
 #include <limits.h>
 #include <signal.h>
@@ -51,7 +51,7 @@ const char *fault_exit_meaning(int exit_code)
     return exitcode_meaning(exit_code);
 }
 
-static bool has_codes(const struct ft_rule *rule)
+bool fault_rule_has_codes(const struct ft_rule *rule)
 {
     return rule->exit_codes != NULL && rule->exit_codes[0] != '\0';
 }
@@ -61,14 +61,14 @@ static bool rule_matches(const struct ft_rule *rule, int exit_code)
 {
     struct exitcode_set set;
 
-    if (!has_codes(rule))
+    if (!fault_rule_has_codes(rule))
         return true;
     if (exitcodes_parse(rule->exit_codes, &set, NULL) != 0)
         return false;
     return exitcodes_has(&set, exit_code);
 }
 
-static const char *action_name(enum ft_action action)
+const char *fault_action_name(enum ft_action action)
 {
     switch (action) {
     case FT_ACTION_RESTART_POD:
@@ -80,10 +80,9 @@ static const char *action_name(enum ft_action action)
     }
 }
 
-/* Appends rule's exit codes as written (ends trimmed, long lists cut), or "any". */
-static void add_rule_codes(struct strbuf *sb, const struct ft_rule *rule)
+void fault_add_rule_codes(struct strbuf *sb, const struct ft_rule *rule)
 {
-    if (!has_codes(rule)) {
+    if (!fault_rule_has_codes(rule)) {
         strbuf_adds(sb, "any");
         return;
     }
@@ -144,8 +143,8 @@ static void describe(struct fault_decision *d, const struct fault_tolerance *ft,
 
     if (d->rule >= 0) {
         strbuf_addf(&sb, ": rule %d (", d->rule + 1);
-        add_rule_codes(&sb, &ft->rules[d->rule]);
-        strbuf_addf(&sb, " → %s) matched", action_name(d->action));
+        fault_add_rule_codes(&sb, &ft->rules[d->rule]);
+        strbuf_addf(&sb, " → %s) matched", fault_action_name(d->action));
     } else if (ft != NULL && ft->rule_count > 0) {
         strbuf_adds(&sb, ": no rule matched, default RESTART_JOB");
     } else {
@@ -180,15 +179,20 @@ static void describe(struct fault_decision *d, const struct fault_tolerance *ft,
  * rejects such rules before submit). A node is marked only when the job will
  * restart: marking it for a job that is failing changes nothing.
  */
+int fault_backoff_limit(const struct fault_tolerance *ft)
+{
+    if (ft != NULL && ft->present && ft->has_backoff_limit && ft->backoff_limit >= -1)
+        return ft->backoff_limit;
+    return 0;
+}
+
 void fault_decide(const struct fault_tolerance *ft, int restarts_used, const char *worker,
                   int exit_code, struct fault_decision *out)
 {
-    int backoff_limit = 0;
+    int backoff_limit = fault_backoff_limit(ft);
 
     if (ft != NULL && !ft->present)
         ft = NULL;
-    if (ft != NULL && ft->has_backoff_limit && ft->backoff_limit >= -1)
-        backoff_limit = ft->backoff_limit;
     if (restarts_used < 0)
         restarts_used = 0;
     if (worker == NULL)
@@ -214,7 +218,7 @@ void fault_decide(const struct fault_tolerance *ft, int restarts_used, const cha
         out->restarts_used_after = restarts_used < INT_MAX ? restarts_used + 1 : INT_MAX;
         if (out->rule >= 0) {
             const struct ft_rule *rule = &ft->rules[out->rule];
-            out->mark_node = has_codes(rule) && rule->mark_node_unschedulable;
+            out->mark_node = fault_rule_has_codes(rule) && rule->mark_node_unschedulable;
         }
     } else {
         out->outcome = FAULT_FAIL_JOB;
