@@ -166,6 +166,11 @@ const char *member_role_name(enum member_role role)
     return "?";
 }
 
+bool member_role_raises_priority(enum member_role role)
+{
+    return role == MEMBER_OWNER || role == MEMBER_ADMIN;
+}
+
 bool catalog_priority_allowed(const struct catalog *cat, const char *ws, int priority)
 {
     if (priority == 1) /* NORMAL: anyone who may change the job */
@@ -175,5 +180,5 @@ bool catalog_priority_allowed(const struct catalog *cat, const char *ws, int pri
     if (cat->unknown & CATALOG_UNKNOWN_WORKSPACES)
         return true; /* the backend cannot say: it decides when asked */
     const struct catalog_workspace *w = ws ? catalog_workspace(cat, ws) : NULL;
-    return w && (w->role == MEMBER_OWNER || w->role == MEMBER_ADMIN);
+    return w && member_role_raises_priority(w->role);
 }

@@ -27,6 +27,10 @@ enum member_role {
     MEMBER_ADMIN,
 };
 
+/* The priority rule, one place for trainjobd, validation, the wizard and the CLI: HIGH and
+ * HIGHEST are for a workspace's owners and admins. */
+bool member_role_raises_priority(enum member_role role);
+
 struct catalog_spec {
     char *name;
     int devices;       /* GPUs (or other accelerators) per worker; 0 = CPU only */

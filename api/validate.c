@@ -290,7 +290,7 @@ static void check_scheduling(struct check *c)
 {
     const struct scheduling *s = &c->job->scheduling;
     if ((s->priority == PRIORITY_HIGH || s->priority == PRIORITY_HIGHEST) && c->ws &&
-        c->ws->role != MEMBER_OWNER && c->ws->role != MEMBER_ADMIN)
+        !member_role_raises_priority(c->ws->role))
         findings_add(c->out, SEVERITY_ERROR, "scheduling.priority",
                      "%s needs workspace owner rights; you are a %s of %s",
                      enum_name(&priority_names, (int)s->priority), member_role_name(c->ws->role),

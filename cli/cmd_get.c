@@ -542,14 +542,16 @@ static int get_events(struct session *s, const struct get_opts *op, FILE *out, F
 
 /* ---- the catalog -------------------------------------------------------- */
 
-/* The priorities the caller may set in workspace ws: HIGH and HIGHEST need owner rights. */
+/* The priorities the caller may set in workspace ws (api/catalog's rule), blank-separated. */
 static void catalog_priorities(const struct catalog *cat, const char *ws, struct strbuf *sb)
 {
-    const struct catalog_workspace *w = catalog_workspace(cat, ws);
-    bool owner = w && (w->role == MEMBER_OWNER || w->role == MEMBER_ADMIN);
-    strbuf_adds(sb, "NORMAL");
-    if (owner)
-        strbuf_adds(sb, " HIGH HIGHEST");
+    const char *sep = "";
+    for (int p = PRIORITY_NORMAL; p <= PRIORITY_HIGHEST; p++) {
+        if (!catalog_priority_allowed(cat, ws, p))
+            continue;
+        strbuf_addf(sb, "%s%s", sep, enum_name(&priority_names, p));
+        sep = " ";
+    }
 }
 
 /* `get catalog`: pools, specs, images and priorities, as tables or the backend's JSON/YAML. */

@@ -366,7 +366,7 @@ int engine_job_update(struct engine *eng, const char *user, const char *ws, cons
             goto out;
         }
         enum member_role role = config_role(&eng->cfg, ws, user);
-        if (p != PRIORITY_NORMAL && role != MEMBER_OWNER && role != MEMBER_ADMIN) {
+        if (p != PRIORITY_NORMAL && !member_role_raises_priority(role)) {
             rc = api_error_set(err, 403, "PermissionDenied", "scheduling.priority",
                                "scheduling.priority: %s needs workspace owner rights; %s is a "
                                "member of %s",

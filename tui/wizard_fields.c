@@ -193,7 +193,7 @@ void wz_refresh_pools(struct wizard *wz, const char *want)
 void wz_refresh_priorities(struct wizard *wz)
 {
     const struct catalog_workspace *ws = wz_current_workspace(wz);
-    bool owner = ws == NULL || ws->role == MEMBER_OWNER || ws->role == MEMBER_ADMIN;
+    bool owner = ws == NULL || member_role_raises_priority(ws->role);
     static char reason[160];
     snprintf(reason, sizeof reason, "owners only; you are a %s of %s",
              ws ? member_role_name(ws->role) : "member", ws ? ws->name : "this workspace");
