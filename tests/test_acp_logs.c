@@ -523,7 +523,7 @@ struct arun {
     struct http_multi *m;
     struct backend_call *c;
     struct strbuf got;
-    bool done;
+    bool done, cancel_in_data; /* cancel_in_data: on_data cancels the call */
     enum backend_status st;
     struct api_error err;
 };
@@ -540,6 +540,8 @@ static int arun_data(void *ctx, const char *data, size_t len)
 {
     struct arun *a = ctx;
     strbuf_add(&a->got, data, len);
+    if (a->cancel_in_data)
+        backend_call_cancel(a->c);
     return 0;
 }
 
@@ -635,6 +637,29 @@ static void async_cancel_stops_polling(void **state)
     arun_free(&a);
 }
 
+static void async_cancel_from_on_data_stops_the_read(void **state)
+{
+    (void)state;
+    struct arun a = {0};
+    a.cancel_in_data = true;
+    fake_answer(&a.job, 200, JOB_RUNNING);
+    fake_answer(
+        &a.mon, 200,
+        "{\"hits\":[" HIT("w0", "10:00:00", "a") "," HIT("w0", "10:00:01", "b") "],"
+                                                                                "\"total\":2}");
+    arun_send(&a, "ts-user-1", 0, -1, true);
+    int64_t end = loop_now_ms() + 300;
+    while (loop_now_ms() < end)
+        loop_run_once(a.lp, 20);
+    /* the pane closed on the first line: no second line, no poll, no on_done */
+    assert_string_equal(strbuf_str(&a.got), "a\n");
+    assert_int_equal(a.mon.calls, 1);
+    assert_int_equal(a.job.calls, 1);
+    assert_false(a.done);
+    assert_int_equal(http_multi_active(a.m), 0);
+    arun_free(&a);
+}
+
 static void async_expired_token_reaches_on_done(void **state)
 {
     (void)state;
@@ -681,6 +706,7 @@ int main(void)
         cmocka_unit_test(async_tail_reads_only_the_end),
         cmocka_unit_test(async_follow_polls_from_a_cursor),
         cmocka_unit_test(async_cancel_stops_polling),
+        cmocka_unit_test(async_cancel_from_on_data_stops_the_read),
         cmocka_unit_test(async_expired_token_reaches_on_done),
         cmocka_unit_test(async_without_a_station_says_how_to_set_one),
     };
