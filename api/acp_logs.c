@@ -1,8 +1,9 @@
 /*
  * acp_logs: worker logs from SenseCore's Monitor service; see acp_logs.h for
- * the endpoint, the shapes (UNVERIFIED) and how a log is followed. Called by
- * the acp driver's logs operation (acp.c), which gives it the Monitor
- * client and tells it when the job has ended.
+ * the endpoint, the shapes (UNVERIFIED) and how a log is followed. A read is
+ * a step machine (struct acp_logs): the acp driver (acp.c) drives it blocking
+ * for `trainjob logs` (acp_logs_read, below) and on the http_multi loop for
+ * the TUI's log pane, giving it the Monitor client and whether the job ended.
  */
 #include "api/acp_logs.h"
 
