@@ -426,6 +426,15 @@ static enum backend_status stream(struct backend *b, const struct backend_reques
     return st;
 }
 
+/* Will a job in state s (or gone: 404) log nothing more? */
+static bool job_over(enum job_state s, int get_status)
+{
+    if (get_status != 0)
+        return get_status == 404; /* gone: nothing more will be logged */
+    return s == JOB_STATE_SUCCEEDED || s == JOB_STATE_FAILED || s == JOB_STATE_SUSPENDED ||
+           s == JOB_STATE_DELETED;
+}
+
 /* Has job (a struct job_of_logs) ended? Asked of ACP while a log is followed. */
 struct job_of_logs {
     struct backend *b;
@@ -438,11 +447,10 @@ static bool job_ended(void *ctx)
     struct jobspec job;
     struct api_error e;
     if (acp_get(j->b, j->name, &job, &e) != BACKEND_OK)
-        return e.status == 404; /* gone: nothing more will be logged */
+        return job_over(JOB_STATE_UNSPECIFIED, e.status ? e.status : -1);
     enum job_state s = job.state;
     jobspec_free(&job);
-    return s == JOB_STATE_SUCCEEDED || s == JOB_STATE_FAILED || s == JOB_STATE_SUSPENDED ||
-           s == JOB_STATE_DELETED;
+    return job_over(s, 0);
 }
 
 /*
@@ -460,9 +468,8 @@ static enum backend_status acp_monitor_logs(struct backend *b, const char *name,
     enum backend_status st = acp_get(b, name, &job, err);
     if (st != BACKEND_OK)
         return st;
-    int64_t created = job.create_time ? time_parse_rfc3339(job.create_time) : -1;
+    int64_t since = acp_logs_since(job.create_time);
     jobspec_free(&job);
-    int64_t since = created >= 0 ? created / 1000 - 60 : time_now_ms() / 1000 - 7 * 86400;
     struct job_of_logs j = {b, name};
     return acp_logs_read(&a->monitor, http_client_endpoint(a->monitor.client), &b->target, worker,
                          tail, follow, since, job_ended, &j, fn, ctx, err);
@@ -563,8 +570,139 @@ static void call_refused(void *ctx)
     backend_call_done(c);
 }
 
+/*
+ * Real ACP's worker logs through the loop: the steps of acp_monitor_logs
+ * without blocking — GET the job (its create_time), then the Monitor
+ * service's pages (api/acp_logs.h's steps); with follow a loop timer asks
+ * again every poll_ms, each poll after a GET that tells whether the job has
+ * ended. The transfer in flight is c->http and the wait c->timer, so
+ * cancelling the call (backend.c) ends either.
+ */
+struct monitor_call {
+    struct acp_request ar; /* the job's GET */
+    struct acp_logs *logs; /* NULL until the job's create_time is known */
+};
+
+static void monitor_call_free(void *p)
+{
+    struct monitor_call *mc = p;
+    acp_request_free(&mc->ar);
+    acp_logs_free(mc->logs);
+    free(mc);
+}
+
+static void monitor_job_done(void *ctx, struct http_result *r);
+static void monitor_page_done(void *ctx, struct http_result *r);
+
+/* GET the job: for its create_time, and before each poll for whether it has ended. */
+static void monitor_ask_job(struct backend_call *c)
+{
+    struct monitor_call *mc = c->driver_data;
+    c->http = http_multi_start(c->m, driver(c->b)->client, mc->ar.method, strbuf_str(&mc->ar.path),
+                               NULL, 0, NULL, NULL, monitor_job_done, c);
+}
+
+/* POST the next page of the log. */
+static void monitor_ask_page(struct backend_call *c)
+{
+    struct monitor_call *mc = c->driver_data;
+    char *body = acp_logs_request_body(mc->logs);
+    c->http = http_multi_start(c->m, driver(c->b)->monitor.client, "POST",
+                               acp_logs_request_path(mc->logs), body, strlen(body), NULL, NULL,
+                               monitor_page_done, c);
+    free(body);
+}
+
+static void monitor_poll(void *ctx)
+{
+    struct backend_call *c = ctx;
+    c->timer = 0;
+    monitor_ask_job(c);
+}
+
+static void monitor_job_done(void *ctx, struct http_result *r)
+{
+    struct backend_call *c = ctx;
+    struct monitor_call *mc = c->driver_data;
+    c->http = NULL;
+    json_t *json;
+    struct api_error e;
+    memset(&e, 0, sizeof e);
+    enum backend_status st = acp_reply_status(c->b, &mc->ar, r, &json, &e);
+    struct backend_reply job;
+    backend_reply_init(&job, BACKEND_OP_GET);
+    struct backend_request get = {.op = BACKEND_OP_GET, .name = c->rq.name};
+    if (st == BACKEND_OK)
+        st = acp_decode(&get, json, &job);
+    json_decref(json);
+    if (mc->logs) { /* a poll: asked whether the job has ended (an error: not known, go on) */
+        acp_logs_poll(mc->logs, st == BACKEND_OK
+                                    ? job_over(job.job.state, 0)
+                                    : job_over(JOB_STATE_UNSPECIFIED, e.status ? e.status : -1));
+        backend_reply_free(&job);
+        monitor_ask_page(c);
+        return;
+    }
+    struct acp *a = driver(c->b);
+    if (st == BACKEND_OK)
+        st = acp_logs_begin(&mc->logs, &a->monitor, http_client_endpoint(a->monitor.client),
+                            &c->b->target, c->rq.worker, c->rq.tail, c->rq.follow,
+                            acp_logs_since(job.job.create_time), call_logs_data, c, &e);
+    backend_reply_free(&job);
+    if (st != BACKEND_OK) {
+        c->reply.status = st;
+        c->reply.err = e;
+        backend_call_done(c);
+        return;
+    }
+    monitor_ask_page(c);
+}
+
+static void monitor_page_done(void *ctx, struct http_result *r)
+{
+    struct backend_call *c = ctx;
+    struct monitor_call *mc = c->driver_data;
+    c->http = NULL;
+    enum backend_status st;
+    switch (acp_logs_reply(mc->logs, r, &st, &c->reply.err)) {
+    case ACP_LOGS_ASK:
+        monitor_ask_page(c);
+        return;
+    case ACP_LOGS_POLL:
+        c->timer =
+            loop_add_timer(http_multi_loop(c->m), acp_logs_poll_ms(mc->logs), monitor_poll, c);
+        return;
+    case ACP_LOGS_END:
+        break;
+    }
+    c->reply.status = st;
+    backend_call_done(c);
+}
+
+/* Starts reading real ACP's worker logs for c (see struct monitor_call). */
+static void monitor_send(struct backend *b, struct backend_call *c)
+{
+    struct monitor_call *mc = xcalloc(1, sizeof *mc);
+    c->driver_data = mc;
+    c->driver_free = monitor_call_free;
+    struct backend_request get = {.op = BACKEND_OP_GET, .name = c->rq.name};
+    if (driver(b)->monitor.client == NULL)
+        c->reply.status = acp_lacks(b, "worker logs", &c->reply.err);
+    else
+        c->reply.status = acp_build(b, &get, &mc->ar, &c->reply.err);
+    if (c->reply.status != BACKEND_OK) {
+        c->timer = loop_add_timer(http_multi_loop(c->m), 0, call_refused, c);
+        return;
+    }
+    monitor_ask_job(c);
+}
+
 static void acp_send(struct backend *b, struct http_multi *m, struct backend_call *c)
 {
+    if (c->rq.op == BACKEND_OP_LOGS && !c->rq.framed && !driver(b)->trainjobd) {
+        monitor_send(b, c);
+        return;
+    }
     struct acp_call *ac = xcalloc(1, sizeof *ac);
     c->driver_data = ac;
     c->driver_free = acp_call_free;

@@ -1,8 +1,9 @@
 /*
  * acp_logs: worker logs from SenseCore's Monitor service; see acp_logs.h for
- * the endpoint, the shapes (UNVERIFIED) and how a log is followed. Called by
- * the acp driver's logs operation (acp.c), which gives it the Monitor
- * client and tells it when the job has ended.
+ * the endpoint, the shapes (UNVERIFIED) and how a log is followed. A read is
+ * a step machine (struct acp_logs): the acp driver (acp.c) drives it blocking
+ * for `trainjob logs` (acp_logs_read, below) and on the http_multi loop for
+ * the TUI's log pane, giving it the Monitor client and whether the job ended.
  */
 #include "api/acp_logs.h"
 
@@ -206,38 +207,28 @@ static enum backend_status monitor_error(const char *endpoint, const char *worke
     return BACKEND_REJECTED;
 }
 
-/* One page: POST the query, decode the reply into page. */
-static enum backend_status read_page(const struct acp_monitor *m, const char *endpoint,
-                                     const char *path, const struct acp_logs_query *q,
-                                     struct acp_log_page *page, struct api_error *err)
+/* A page's reply (res) decoded into page. */
+static enum backend_status page_of(const char *endpoint, const char *worker,
+                                   const struct http_result *res, struct acp_log_page *page,
+                                   struct api_error *err)
 {
-    json_t *body = acp_logs_body(q);
-    char *text = json_dumps(body, JSON_COMPACT);
-    json_decref(body);
-    struct http_result r;
-    http_result_init(&r);
-    http_call(m->client, "POST", path, text, strlen(text), &r);
-    free(text);
+    if (res->transport != TRANSPORT_NONE || res->status < 200 || res->status >= 300)
+        return monitor_error(endpoint, worker, res, err);
+    json_error_t jerr;
+    json_t *reply = json_loadb(res->body.buf ? res->body.buf : "", res->body.len, 0, &jerr);
+    struct strbuf why = STRBUF_INIT;
+    if (reply == NULL)
+        strbuf_addf(&why, "the reply is not JSON: %s", jerr.text);
+    else
+        acp_logs_decode(reply, worker, page, &why);
     enum backend_status st = BACKEND_OK;
-    if (r.transport != TRANSPORT_NONE || r.status < 200 || r.status >= 300) {
-        st = monitor_error(endpoint, q->worker, &r, err);
-    } else {
-        json_error_t jerr;
-        json_t *reply = json_loadb(r.body.buf ? r.body.buf : "", r.body.len, 0, &jerr);
-        struct strbuf why = STRBUF_INIT;
-        if (reply == NULL)
-            strbuf_addf(&why, "the reply is not JSON: %s", jerr.text);
-        else
-            acp_logs_decode(reply, q->worker, page, &why);
-        if (why.len) {
-            api_error_set(err, r.status, "BadReply", "", "the logs of worker %s, from %s: %s",
-                          q->worker, endpoint, strbuf_str(&why));
-            st = BACKEND_REJECTED;
-        }
-        strbuf_free(&why);
-        json_decref(reply);
+    if (why.len) {
+        api_error_set(err, res->status, "BadReply", "", "the logs of worker %s, from %s: %s",
+                      worker, endpoint, strbuf_str(&why));
+        st = BACKEND_REJECTED;
     }
-    http_result_free(&r);
+    strbuf_free(&why);
+    json_decref(reply);
     return st;
 }
 
@@ -261,71 +252,6 @@ static int hit_cmp(const void *pa, const void *pb)
         return a->ms < b->ms ? -1 : 1;
     return (a->seq > b->seq) - (a->seq < b->seq);
 }
-
-/*
- * The hits of worker in [start, end], oldest first, into all — only the last
- * tail when tail >= 0: a server that sends the oldest first is asked from
- * total - tail on; one that sends the newest first, until tail are read.
- * Sets *cut when reading stopped after ACP_LOGS_MAX_PAGES pages (and the first).
- */
-static enum backend_status read_window(const struct acp_monitor *m, const char *endpoint,
-                                       const char *path, const struct backend_target *t,
-                                       const char *worker, int64_t start, int64_t end, long tail,
-                                       struct acp_log_page *all, bool *cut, struct api_error *err)
-{
-    struct acp_logs_query q = {t, worker, start, end, 0, ACP_LOGS_PAGE};
-    int order = -1; /* 1: newest first; 0: oldest first; -1: not known yet */
-    size_t next_seq = 0;
-    *cut = false;
-    for (int pages = 0;; pages++) {
-        if (pages == ACP_LOGS_MAX_PAGES + 1) { /* + 1: the first, which tells the total */
-            *cut = true;
-            break;
-        }
-        struct acp_log_page pg = {0};
-        enum backend_status st = read_page(m, endpoint, path, &q, &pg, err);
-        if (st != BACKEND_OK) {
-            acp_log_page_free(&pg);
-            return st;
-        }
-        if (order < 0)
-            order = newest_first(&pg, 0);
-        size_t keep_from = 0; /* raw index of the first hit kept */
-        if (pages == 0 && tail >= 0 && order != 1 && pg.total > tail) {
-            long skip =
-                (long)(pg.total - tail); /* the oldest first: the last tail are at the end */
-            if ((size_t)skip >= pg.raw) {
-                acp_log_page_free(&pg);
-                q.offset = skip;
-                continue;
-            }
-            keep_from = (size_t)skip;
-        }
-        for (size_t i = 0; i < pg.count; i++) {
-            if (pg.hits[i].seq < keep_from) {
-                free(pg.hits[i].text);
-                continue;
-            }
-            page_add(all, pg.hits[i].ms, pg.hits[i].text, next_seq + pg.hits[i].seq);
-        }
-        next_seq += pg.raw;
-        free(pg.hits);
-        all->total = pg.total;
-        q.offset += (long)pg.raw;
-        if (pg.raw == 0 || q.offset >= pg.total)
-            break;
-        if (tail >= 0 && order == 1 && all->count >= (size_t)tail)
-            break;
-    }
-    /* oldest first, lines of one time in the order they were logged */
-    if (order == 1)
-        for (size_t i = 0; i < all->count; i++)
-            all->hits[i].seq = next_seq - all->hits[i].seq;
-    qsort(all->hits, all->count, sizeof *all->hits, hit_cmp);
-    return BACKEND_OK;
-}
-
-/* ---- the operation -------------------------------------------------------- */
 
 /* A line shown at the cursor's second, and whether this poll has met it again. */
 struct seen {
@@ -390,19 +316,157 @@ static void cursor_free(struct cursor *c)
     free(c->v);
 }
 
-static void pause_ms(long ms)
+/* ---- a read in steps -------------------------------------------------------- */
+
+/*
+ * A read is a series of page requests: the window since the job's creation
+ * (for the tail: the first page tells the total, then the end), then, when
+ * followed, a window from the cursor every poll. The caller sends each
+ * request (blocking, or on the loop) and hands its reply to acp_logs_reply.
+ */
+struct acp_logs {
+    const struct acp_monitor *m;
+    char *endpoint, *worker;
+    const struct backend_target *t;
+    struct strbuf path;
+    backend_data_fn fn;
+    void *ctx;
+    long tail, want; /* asked; read (at most ACP_LOGS_LINES) */
+    bool follow, polling, stop;
+    struct cursor cur;
+    /* the window being read */
+    struct acp_logs_query q;
+    long wtail; /* its tail (-1: all of it) */
+    int order;  /* 1: newest first; 0: oldest first; -1: not known yet */
+    int pages;  /* pages read of it */
+    size_t next_seq;
+    struct acp_log_page all;
+    bool cut; /* stopped after ACP_LOGS_MAX_PAGES pages (and the first) */
+    /* following */
+    bool now_ended, was_ended;
+    int failed; /* polls in a row the Monitor service could not be reached */
+};
+
+/* Starts reading the hits of [start, end] (the last tail when tail >= 0). */
+static void window_start(struct acp_logs *r, int64_t start, long tail)
 {
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
+    /* a minute of slack each side for clocks that differ */
+    int64_t end = time_now_ms() / 1000 + 60;
+    r->q = (struct acp_logs_query){r->t, r->worker, start, end, 0, ACP_LOGS_PAGE};
+    r->wtail = tail;
+    r->order = -1;
+    r->pages = 0;
+    r->next_seq = 0;
+    r->cut = false;
+    acp_log_page_free(&r->all);
 }
 
-enum backend_status acp_logs_read(const struct acp_monitor *m, const char *endpoint,
-                                  const struct backend_target *t, const char *worker, long tail,
-                                  bool follow, int64_t since_s, bool (*ended)(void *ctx),
-                                  void *ended_ctx, backend_data_fn fn, void *ctx,
-                                  struct api_error *err)
+/*
+ * A page of the window into r->all — of the last tail only: a server that
+ * sends the oldest first is asked from total - tail on; one that sends the
+ * newest first, until tail are read. Sets *more when another page is to be
+ * asked; when not, r->all is the window, oldest first.
+ */
+static void window_page(struct acp_logs *r, struct acp_log_page *pg, bool *more)
 {
+    long tail = r->wtail;
+    int pages = r->pages++;
+    if (r->order < 0)
+        r->order = newest_first(pg, 0);
+    size_t keep_from = 0; /* raw index of the first hit kept */
+    *more = true;
+    if (pages == 0 && tail >= 0 && r->order != 1 && pg->total > tail) {
+        long skip = (long)(pg->total - tail); /* the oldest first: the last tail are at the end */
+        if ((size_t)skip >= pg->raw) {
+            acp_log_page_free(pg);
+            r->q.offset = skip;
+            goto next;
+        }
+        keep_from = (size_t)skip;
+    }
+    for (size_t i = 0; i < pg->count; i++) {
+        if (pg->hits[i].seq < keep_from) {
+            free(pg->hits[i].text);
+            continue;
+        }
+        page_add(&r->all, pg->hits[i].ms, pg->hits[i].text, r->next_seq + pg->hits[i].seq);
+    }
+    r->next_seq += pg->raw;
+    free(pg->hits);
+    r->all.total = pg->total;
+    r->q.offset += (long)pg->raw;
+    if (pg->raw == 0 || r->q.offset >= pg->total)
+        *more = false;
+    else if (tail >= 0 && r->order == 1 && r->all.count >= (size_t)tail)
+        *more = false;
+next:
+    if (*more && r->pages == ACP_LOGS_MAX_PAGES + 1) { /* + 1: the first, which tells the total */
+        r->cut = true;
+        *more = false;
+    }
+    if (*more)
+        return;
+    /* oldest first, lines of one time in the order they were logged */
+    if (r->order == 1)
+        for (size_t i = 0; i < r->all.count; i++)
+            r->all.hits[i].seq = r->next_seq - r->all.hits[i].seq;
+    qsort(r->all.hits, r->all.count, sizeof *r->all.hits, hit_cmp);
+}
+
+/* The first window to fn: its last want lines, and a note when earlier ones were cut. */
+static void show_first(struct acp_logs *r)
+{
+    struct acp_log_page *all = &r->all;
+    size_t from = all->count > (size_t)r->want ? all->count - (size_t)r->want : 0;
+    bool capped = r->tail < 0 || r->tail > ACP_LOGS_LINES; /* asked for more than is read */
+    if (capped && (r->cut || all->total > r->want)) {
+        char note[160];
+        snprintf(note, sizeof note, "… earlier lines are not shown: at most %d are read …\n",
+                 ACP_LOGS_LINES);
+        r->stop = r->fn(r->ctx, note, strlen(note)) != 0;
+    }
+    int64_t newest = -1;
+    for (size_t i = 0; i < all->count; i++)
+        if (all->hits[i].ms > newest)
+            newest = all->hits[i].ms;
+    if (newest >= 0 && newest / 1000 > r->cur.second)
+        r->cur.second = newest / 1000;
+    for (size_t i = 0; i < all->count && !r->stop; i++) {
+        if (all->hits[i].ms < 0 || all->hits[i].ms >= r->cur.second * 1000)
+            cursor_add(&r->cur, all->hits[i].ms, all->hits[i].text);
+        if (i >= from)
+            r->stop = r->fn(r->ctx, all->hits[i].text, strlen(all->hits[i].text)) != 0;
+    }
+    cursor_advance(&r->cur, -1);
+}
+
+/* A poll's window to fn: the lines not shown yet. Returns how many were shown. */
+static size_t show_new(struct acp_logs *r)
+{
+    size_t shown = 0;
+    int64_t newest = -1;
+    for (size_t i = 0; i < r->all.count && !r->stop; i++) {
+        const struct acp_log_hit *h = &r->all.hits[i];
+        if (h->ms >= 0 && h->ms < r->cur.second * 1000)
+            continue; /* before the cursor: shown already */
+        if (cursor_met(&r->cur, h->ms, h->text))
+            continue;
+        cursor_add(&r->cur, h->ms, h->text);
+        if (h->ms > newest)
+            newest = h->ms;
+        r->stop = r->fn(r->ctx, h->text, strlen(h->text)) != 0;
+        shown++;
+    }
+    cursor_advance(&r->cur, newest);
+    return shown;
+}
+
+enum backend_status acp_logs_begin(struct acp_logs **out, const struct acp_monitor *m,
+                                   const char *endpoint, const struct backend_target *t,
+                                   const char *worker, long tail, bool follow, int64_t since_s,
+                                   backend_data_fn fn, void *ctx, struct api_error *err)
+{
+    *out = NULL;
     struct strbuf path = STRBUF_INIT, why = STRBUF_INIT;
     if (acp_logs_path(t, m->station, &path, &why) != 0) {
         api_error_set(err, 400, "NoTelemetryStation", "telemetry_station",
@@ -416,79 +480,128 @@ enum backend_status acp_logs_read(const struct acp_monitor *m, const char *endpo
         return BACKEND_REJECTED;
     }
     strbuf_free(&why);
-    /* a minute of slack each side for clocks that differ */
-    int64_t end = time_now_ms() / 1000 + 60;
-    struct acp_log_page all = {0};
-    bool cut = false;
+    struct acp_logs *r = xcalloc(1, sizeof *r);
     /* at most ACP_LOGS_LINES lines are read at once: of a longer log, its last ones */
     long want = tail >= 0 && tail < ACP_LOGS_LINES ? tail : ACP_LOGS_LINES;
-    enum backend_status st =
-        read_window(m, endpoint, strbuf_str(&path), t, worker, since_s, end, want, &all, &cut, err);
-    struct cursor cur = {since_s, NULL, 0, 0};
-    bool stop = false;
-    if (st == BACKEND_OK) {
-        size_t from = all.count > (size_t)want ? all.count - (size_t)want : 0;
-        bool capped = tail < 0 || tail > ACP_LOGS_LINES; /* asked for more than is read */
-        if (capped && (cut || all.total > want)) {
-            char note[160];
-            snprintf(note, sizeof note, "… earlier lines are not shown: at most %d are read …\n",
-                     ACP_LOGS_LINES);
-            stop = fn(ctx, note, strlen(note)) != 0;
-        }
-        int64_t newest = -1;
-        for (size_t i = 0; i < all.count; i++)
-            if (all.hits[i].ms > newest)
-                newest = all.hits[i].ms;
-        if (newest >= 0 && newest / 1000 > cur.second)
-            cur.second = newest / 1000;
-        for (size_t i = 0; i < all.count && !stop; i++) {
-            if (all.hits[i].ms < 0 || all.hits[i].ms >= cur.second * 1000)
-                cursor_add(&cur, all.hits[i].ms, all.hits[i].text);
-            if (i >= from)
-                stop = fn(ctx, all.hits[i].text, strlen(all.hits[i].text)) != 0;
-        }
-        cursor_advance(&cur, -1);
-    }
-    acp_log_page_free(&all);
-    /* follow: poll from the cursor; after the job ended, one more poll that brings nothing ends it
-     */
-    bool was_ended = false;
-    int failed = 0; /* polls in a row the Monitor service could not be reached */
-    while (st == BACKEND_OK && follow && !stop) {
-        pause_ms(m->poll_ms);
-        bool now_ended = ended && ended(ended_ctx);
-        struct acp_log_page pg = {0};
-        end = time_now_ms() / 1000 + 60;
-        st = read_window(m, endpoint, strbuf_str(&path), t, worker, cur.second, end, -1, &pg, &cut,
-                         err);
-        if ((st == BACKEND_UNREACHABLE || st == BACKEND_TRANSPORT) && failed++ < ACP_LOGS_RETRIES) {
-            acp_log_page_free(&pg); /* a network blip: the next poll asks again */
-            st = BACKEND_OK;
-            continue;
-        }
-        if (st == BACKEND_OK)
-            failed = 0;
-        size_t shown = 0;
-        int64_t newest = -1;
-        for (size_t i = 0; st == BACKEND_OK && i < pg.count && !stop; i++) {
-            const struct acp_log_hit *h = &pg.hits[i];
-            if (h->ms >= 0 && h->ms < cur.second * 1000)
-                continue; /* before the cursor: shown already */
-            if (cursor_met(&cur, h->ms, h->text))
-                continue;
-            cursor_add(&cur, h->ms, h->text);
-            if (h->ms > newest)
-                newest = h->ms;
-            stop = fn(ctx, h->text, strlen(h->text)) != 0;
-            shown++;
-        }
+    *r = (struct acp_logs){.m = m,
+                           .endpoint = xstrdup(endpoint),
+                           .worker = worker ? xstrdup(worker) : NULL,
+                           .t = t,
+                           .path = path,
+                           .fn = fn,
+                           .ctx = ctx,
+                           .tail = tail,
+                           .want = want,
+                           .follow = follow,
+                           .cur = {since_s, NULL, 0, 0}};
+    window_start(r, since_s, r->want);
+    *out = r;
+    return BACKEND_OK;
+}
+
+const char *acp_logs_request_path(const struct acp_logs *r)
+{
+    return strbuf_str(&r->path);
+}
+
+char *acp_logs_request_body(const struct acp_logs *r)
+{
+    json_t *body = acp_logs_body(&r->q);
+    char *text = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    return text;
+}
+
+enum acp_logs_next acp_logs_reply(struct acp_logs *r, const struct http_result *res,
+                                  enum backend_status *st, struct api_error *err)
+{
+    struct acp_log_page pg = {0};
+    *st = page_of(r->endpoint, r->worker, res, &pg, err);
+    if (*st != BACKEND_OK) {
         acp_log_page_free(&pg);
-        cursor_advance(&cur, newest);
-        if (was_ended && shown == 0)
-            break;
-        was_ended = now_ended;
+        if (r->polling && (*st == BACKEND_UNREACHABLE || *st == BACKEND_TRANSPORT) &&
+            r->failed++ < ACP_LOGS_RETRIES) {
+            *st = BACKEND_OK; /* a network blip: the next poll asks again */
+            return ACP_LOGS_POLL;
+        }
+        return ACP_LOGS_END;
     }
-    cursor_free(&cur);
-    strbuf_free(&path);
+    bool more;
+    window_page(r, &pg, &more);
+    if (more)
+        return ACP_LOGS_ASK;
+    if (!r->polling) {
+        show_first(r);
+        r->polling = true;
+    } else {
+        r->failed = 0;
+        /* after the job ended, one more poll that brings nothing ends it */
+        if (show_new(r) == 0 && r->was_ended)
+            return ACP_LOGS_END;
+        r->was_ended = r->now_ended;
+    }
+    acp_log_page_free(&r->all);
+    return r->follow && !r->stop ? ACP_LOGS_POLL : ACP_LOGS_END;
+}
+
+void acp_logs_poll(struct acp_logs *r, bool ended)
+{
+    r->now_ended = ended;
+    window_start(r, r->cur.second, -1);
+}
+
+long acp_logs_poll_ms(const struct acp_logs *r)
+{
+    return r->m->poll_ms;
+}
+
+void acp_logs_free(struct acp_logs *r)
+{
+    if (r == NULL)
+        return;
+    acp_log_page_free(&r->all);
+    cursor_free(&r->cur);
+    strbuf_free(&r->path);
+    free(r->endpoint);
+    free(r->worker);
+    free(r);
+}
+
+static void pause_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+enum backend_status acp_logs_read(const struct acp_monitor *m, const char *endpoint,
+                                  const struct backend_target *t, const char *worker, long tail,
+                                  bool follow, int64_t since_s, bool (*ended)(void *ctx),
+                                  void *ended_ctx, backend_data_fn fn, void *ctx,
+                                  struct api_error *err)
+{
+    struct acp_logs *r;
+    enum backend_status st =
+        acp_logs_begin(&r, m, endpoint, t, worker, tail, follow, since_s, fn, ctx, err);
+    for (enum acp_logs_next next = ACP_LOGS_ASK; st == BACKEND_OK && next != ACP_LOGS_END;) {
+        char *body = acp_logs_request_body(r);
+        struct http_result res;
+        http_result_init(&res);
+        http_call(m->client, "POST", acp_logs_request_path(r), body, strlen(body), &res);
+        free(body);
+        next = acp_logs_reply(r, &res, &st, err);
+        http_result_free(&res);
+        if (next == ACP_LOGS_POLL) {
+            pause_ms(m->poll_ms);
+            acp_logs_poll(r, ended && ended(ended_ctx));
+        }
+    }
+    acp_logs_free(r);
     return st;
+}
+
+int64_t acp_logs_since(const char *create_time)
+{
+    int64_t created = create_time ? time_parse_rfc3339(create_time) : -1;
+    return created >= 0 ? created / 1000 - 60 : time_now_ms() / 1000 - 7 * 86400;
 }

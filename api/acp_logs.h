@@ -116,4 +116,34 @@ enum backend_status acp_logs_read(const struct acp_monitor *m, const char *endpo
                                   void *ended_ctx, backend_data_fn fn, void *ctx,
                                   struct api_error *err);
 
+/*
+ * The same read in steps, so that it runs blocking (acp_logs_read) or on a
+ * loop (the acp driver's send, api/acp.c) with the same requests, paging,
+ * tail, cursor and lines: acp_logs_begin, then for each step POST
+ * acp_logs_request_body to acp_logs_request_path on m->client and hand the
+ * result to acp_logs_reply, which says what next — ASK (the next page now),
+ * POLL (wait acp_logs_poll_ms, then acp_logs_poll and ask), or END (*st and
+ * err say how). Lines go to fn as they are read; fn non-zero ends the read.
+ */
+struct acp_logs;
+enum acp_logs_next { ACP_LOGS_ASK, ACP_LOGS_POLL, ACP_LOGS_END };
+struct http_result;
+
+/* A read of worker's log (m and t must outlive it); no station in m: BACKEND_REJECTED. */
+enum backend_status acp_logs_begin(struct acp_logs **out, const struct acp_monitor *m,
+                                   const char *endpoint, const struct backend_target *t,
+                                   const char *worker, long tail, bool follow, int64_t since_s,
+                                   backend_data_fn fn, void *ctx, struct api_error *err);
+const char *acp_logs_request_path(const struct acp_logs *r);
+/* The body of the next page's POST (the caller frees it). */
+char *acp_logs_request_body(const struct acp_logs *r);
+enum acp_logs_next acp_logs_reply(struct acp_logs *r, const struct http_result *res,
+                                  enum backend_status *st, struct api_error *err);
+/* Starts a poll's window from the cursor; ended: the job had ended before it was asked. */
+void acp_logs_poll(struct acp_logs *r, bool ended);
+long acp_logs_poll_ms(const struct acp_logs *r);
+void acp_logs_free(struct acp_logs *r);
+/* Where a job's log starts: a minute before create_time (RFC 3339), or a week back. */
+int64_t acp_logs_since(const char *create_time);
+
 #endif

@@ -270,13 +270,12 @@ enum backend_status acp_build(struct backend *b, const struct backend_request *r
         break;
     case BACKEND_OP_LOGS:
         if (!trainjobd) {
-            /* real ACP: only the blocking logs op reads them (the Monitor service, acp_logs.c) */
-            api_error_set(err, 501, "Unsupported", "",
-                          "this view cannot read worker logs from ACP's Monitor service yet "
-                          "(%s): `trainjob logs %s -w %s [-f]` does",
-                          b->endpoint, rq->name ? rq->name : "JOB",
-                          rq->worker ? rq->worker : "WORKER");
-            return BACKEND_REJECTED;
+            /*
+             * real ACP keeps worker logs in its Monitor service, read by
+             * acp_logs.c (acp.c calls it, blocking or on the loop): what is
+             * built here is trainjobd's stream, and its frames ACP has not.
+             */
+            return backend_unsupported(b, "resumable worker logs (frames)", err);
         }
         v1_job_path(b, rq->name, &out->path);
         strbuf_adds(&out->path, "/workers/");

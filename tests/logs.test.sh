@@ -10,10 +10,13 @@ cd "$TRAINJOB_TOP" || exit 1
 . tests/engine.sh
 
 FOLLOW_PID=""
+MON_PID=""
 E="--endpoint http+unix://$SOCK"
 
 cleanup() {
     [ -n "$FOLLOW_PID" ] && kill "$FOLLOW_PID" 2>/dev/null
+    [ -n "$MON_PID" ] && kill "$MON_PID" 2>/dev/null
+    command tmux -S "$TMP/tmux.sock" kill-server 2>/dev/null
     engine_cleanup
     rm -rf "$TMP"
 }
@@ -183,3 +186,55 @@ else
     fail "driver: acp without telemetry_station says how to set it" \
         "exit $rc: $(head -c 300 "$TMP/acp.err")"
 fi
+
+# ---- the job screen's log pane on driver: acp: the Monitor service's lines ---------
+# The pane reads through the loop (backend_send), not the blocking call above: a fake
+# Monitor service (tests/tools/fakemonitor, on a port the kernel picks) answers every
+# page with two lines of the worker asked for, one with an OSC title sequence.
+"$(dirname "$TRAINJOBD_BIN")/tests/tools/fakemonitor" "$TMP/mon.port" "$TMP/mon.count" &
+MON_PID=$!
+n=0
+while [ ! -s "$TMP/mon.port" ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+cat >"$TMP/acp.yaml" <<YAML
+contexts:
+  - name: acp-on-engine
+    driver: acp
+    endpoint: http+unix://$SOCK
+    monitor_endpoint: http://127.0.0.1:$(cat "$TMP/mon.port")
+    telemetry_station: ts-user-1
+YAML
+SESSION="tj-acplogs-$$"
+tmux() { command tmux -S "$TMP/tmux.sock" "$@"; }
+tmux new-session -d -s "$SESSION" -x 100 -y 30 \
+    "env HOME='$HOME' LANG=C.UTF-8 TERM=tmux-256color TRAINJOB_CONFIG='$TMP/acp.yaml' '$TRAINJOB_BIN' top --job fast; echo EXIT=\$?; sleep 60"
+# wait_screen TEXT: up to 10 s for TEXT on the screen ($TMP/screen)
+wait_screen() {
+    n=0
+    while [ $n -lt 100 ]; do
+        tmux capture-pane -t "$SESSION" -p >"$TMP/screen"
+        grep -qF -- "$1" "$TMP/screen" && return 0
+        sleep 0.1
+        n=$((n + 1))
+    done
+    return 1
+}
+if wait_screen "master-0"; then pass "driver: acp: top opens the job's screen"; else
+    fail "driver: acp: top opens the job's screen" "$(cat "$TMP/screen")"
+fi
+tmux send-keys -t "$SESSION" l
+if wait_screen "FAKE-MONITOR-LINE two"; then
+    pass "driver: acp: the log pane shows the Monitor service's lines"
+else
+    fail "driver: acp: the log pane shows the Monitor service's lines" \
+        "$(cat "$TMP/screen"; cat "$TMP/mon.count" 2>/dev/null)"
+fi
+expect_grep "...the first one too" "$TMP/screen" "FAKE-MONITOR-LINE one"
+if [ "$(tmux display-message -p -t "$SESSION" '#{pane_title}')" = pwned ]; then
+    fail "...and a line cannot retitle the terminal"
+else
+    pass "...and a line cannot retitle the terminal"
+fi
+tmux kill-server 2>/dev/null
+kill "$MON_PID" 2>/dev/null
+wait "$MON_PID" 2>/dev/null
+MON_PID=""

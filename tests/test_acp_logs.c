@@ -25,6 +25,8 @@
 #include "api/acp_logs.h"
 #include "api/backend.h"
 #include "api/http.h"
+#include "api/http_multi.h"
+#include "util/loop.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -242,20 +244,63 @@ static void every_page_is_read_in_order(void **state)
     fake_free(&mon);
 }
 
+/* Five lines, the oldest first: the first page tells the total, the second holds the last two. */
+static void tail_script(struct fake *job, struct fake *mon)
+{
+    fake_answer(job, 200, JOB_RUNNING);
+    fake_answer(
+        mon, 200,
+        "{\"hits\":[" HIT("w0", "10:00:01", "one") "," HIT("w0", "10:00:02", "two") "],"
+                                                                                    "\"total\":5}");
+    fake_answer(mon, 200,
+                "{\"hits\":[" HIT("w0", "10:00:04", "four\\u001b[2J") "," HIT(
+                    "w0", "10:00:05", "five") "],\"total\":5}");
+}
+
+/* A follow: the job asked for its creation time, then before each poll whether it ended. */
+static void follow_script(struct fake *job, struct fake *mon)
+{
+    fake_answer(job, 200, JOB_RUNNING);
+    fake_answer(job, 200, JOB_RUNNING);
+    fake_answer(job, 200, JOB_SUCCEEDED);
+    fake_answer(
+        mon, 200,
+        "{\"hits\":[" HIT("w0", "10:00:00", "a") "," HIT("w0", "10:00:01", "b") "],"
+                                                                                "\"total\":2}");
+    /* the poll from the cursor (10:00:01) sees b again, with two new lines */
+    fake_answer(mon, 200,
+                "{\"hits\":[" HIT("w0", "10:00:01", "b") "," HIT("w0", "10:00:01", "c") "," HIT(
+                    "w0", "10:00:02", "d") "],\"total\":3}");
+    /* then nothing new: once the job has ended, one such poll ends the follow */
+    fake_answer(mon, 200, "{\"hits\":[" HIT("w0", "10:00:02", "d") "],\"total\":1}");
+}
+
+/* The Monitor service refuses a pod token that has expired. */
+static void expired_script(struct fake *job, struct fake *mon)
+{
+    fake_answer(job, 200, JOB_RUNNING);
+    fake_answer(mon, 403,
+                "{\"code\":7,\"message\":\"token is expired\","
+                "\"details\":[{\"reason\":\"ExpiredPodToken\"}]}");
+}
+
+/* The error says whose logs, from where, the server's words and what to do. */
+static void assert_expired(const struct api_error *err)
+{
+    assert_int_equal(err->status, 403);
+    assert_string_equal(err->reason, "ExpiredPodToken");
+    assert_non_null(strstr(err->message, "the logs of worker w0"));
+    assert_non_null(strstr(err->message, "Monitor service at https://monitor.example.test"));
+    assert_non_null(strstr(err->message, "token is expired"));
+    assert_non_null(strstr(err->message, "ask for the logs again"));
+}
+
 static void tail_reads_only_the_end(void **state)
 {
     (void)state;
     /* oldest first: the first page tells the total, then the last two are asked for */
     struct fake job = {0}, mon = {0};
-    fake_answer(&job, 200, JOB_RUNNING);
-    fake_answer(
-        &mon, 200,
-        "{\"hits\":[" HIT("w0", "10:00:01", "one") "," HIT("w0", "10:00:02", "two") "],"
-                                                                                    "\"total\":5}");
-    fake_answer(&mon, 200,
-                "{\"hits\":[" HIT("w0", "10:00:04", "four") "," HIT("w0", "10:00:05",
-                                                                    "five") "],"
-                                                                            "\"total\":5}");
+    tail_script(&job, &mon);
     struct backend *b = open_acp(&job, &mon, "ts-user-1");
     struct strbuf got = STRBUF_INIT;
     struct api_error err;
@@ -318,20 +363,12 @@ static void an_expired_token_is_said_clearly(void **state)
 {
     (void)state;
     struct fake job = {0}, mon = {0};
-    fake_answer(&job, 200, JOB_RUNNING);
-    fake_answer(&mon, 403,
-                "{\"code\":7,\"message\":\"token is expired\","
-                "\"details\":[{\"reason\":\"ExpiredPodToken\"}]}");
+    expired_script(&job, &mon);
     struct backend *b = open_acp(&job, &mon, "ts-user-1");
     struct strbuf got = STRBUF_INIT;
     struct api_error err;
     assert_int_equal(backend_logs(b, "j1", "w0", -1, false, collect, &got, &err), BACKEND_REJECTED);
-    assert_int_equal(err.status, 403);
-    assert_string_equal(err.reason, "ExpiredPodToken");
-    assert_non_null(strstr(err.message, "the logs of worker w0"));
-    assert_non_null(strstr(err.message, "Monitor service at https://monitor.example.test"));
-    assert_non_null(strstr(err.message, "token is expired"));
-    assert_non_null(strstr(err.message, "ask for the logs again"));
+    assert_expired(&err);
     assert_int_equal(got.len, 0);
     strbuf_free(&got);
     backend_free(b);
@@ -370,20 +407,7 @@ static void follow_polls_from_a_cursor_and_shows_each_line_once(void **state)
 {
     (void)state;
     struct fake job = {0}, mon = {0};
-    /* the job: for its creation time, then asked each poll whether it ended */
-    fake_answer(&job, 200, JOB_RUNNING);
-    fake_answer(&job, 200, JOB_RUNNING);
-    fake_answer(&job, 200, JOB_SUCCEEDED);
-    fake_answer(
-        &mon, 200,
-        "{\"hits\":[" HIT("w0", "10:00:00", "a") "," HIT("w0", "10:00:01", "b") "],"
-                                                                                "\"total\":2}");
-    /* the poll from the cursor (10:00:01) sees b again, with two new lines */
-    fake_answer(&mon, 200,
-                "{\"hits\":[" HIT("w0", "10:00:01", "b") "," HIT("w0", "10:00:01", "c") "," HIT(
-                    "w0", "10:00:02", "d") "],\"total\":3}");
-    /* then nothing new: once the job has ended, one such poll ends the follow */
-    fake_answer(&mon, 200, "{\"hits\":[" HIT("w0", "10:00:02", "d") "],\"total\":1}");
+    follow_script(&job, &mon);
     struct backend *b = open_acp(&job, &mon, "ts-user-1");
     struct strbuf got = STRBUF_INIT;
     struct api_error err;
@@ -489,6 +513,182 @@ static void a_reply_of_another_shape_is_an_error(void **state)
     }
 }
 
+/* ---- through the loop (backend_send: the TUI's log pane) ------------------ */
+
+/* A LOGS call for worker w0 of j1 through a loop, on fakes scripted by the test. */
+struct arun {
+    struct fake job, mon;
+    struct backend *b;
+    struct loop *lp;
+    struct http_multi *m;
+    struct backend_call *c;
+    struct strbuf got;
+    bool done, cancel_in_data; /* cancel_in_data: on_data cancels the call */
+    enum backend_status st;
+    struct api_error err;
+};
+
+static void arun_done(void *ctx, struct backend_reply *r)
+{
+    struct arun *a = ctx;
+    a->done = true;
+    a->st = r->status;
+    a->err = r->err;
+}
+
+static int arun_data(void *ctx, const char *data, size_t len)
+{
+    struct arun *a = ctx;
+    strbuf_add(&a->got, data, len);
+    if (a->cancel_in_data)
+        backend_call_cancel(a->c);
+    return 0;
+}
+
+/* Sends the call (station, polling every poll_ms); nothing reaches the fakes inside send. */
+static void arun_send(struct arun *a, const char *station, long poll_ms, long tail, bool follow)
+{
+    a->b = open_acp(&a->job, &a->mon, station);
+    acp_set_monitor(a->b, fake_client(&a->mon, "https://monitor.example.test"), station, poll_ms);
+    a->lp = loop_new();
+    a->m = http_multi_new(a->lp);
+    struct backend_request rq = {
+        .op = BACKEND_OP_LOGS, .name = "j1", .worker = "w0", .tail = tail, .follow = follow};
+    a->c = backend_send(a->b, a->m, &rq, arun_done, NULL, arun_data, a);
+    assert_int_equal(a->job.calls + a->mon.calls, 0);
+}
+
+/* Runs the loop until the call ends, or ms have passed (a bound: each wait ends on an event). */
+static void arun_wait(struct arun *a, int64_t ms)
+{
+    int64_t end = loop_now_ms() + ms;
+    while (!a->done && loop_now_ms() < end)
+        loop_run_once(a->lp, 20);
+}
+
+static void arun_free(struct arun *a)
+{
+    strbuf_free(&a->got);
+    http_multi_free(a->m);
+    loop_free(a->lp);
+    backend_free(a->b);
+    fake_free(&a->job);
+    fake_free(&a->mon);
+}
+
+static void async_tail_reads_only_the_end(void **state)
+{
+    (void)state;
+    struct arun a = {0};
+    tail_script(&a.job, &a.mon);
+    arun_send(&a, "ts-user-1", 0, 2, false);
+    arun_wait(&a, 5000);
+    assert_true(a.done);
+    assert_int_equal(a.st, BACKEND_OK);
+    assert_string_equal(strbuf_str(&a.got), "four\nfive\n"); /* sanitized as the blocking path */
+    assert_int_equal(a.job.calls, 1);
+    assert_int_equal(a.mon.calls, 2);
+    assert_string_equal(a.mon.path[0], LOGS_PATH);
+    assert_field(&a.mon, 0, "start", "1796119140");
+    assert_field(&a.mon, 1, "offset", "3");
+    arun_free(&a);
+}
+
+static void async_follow_polls_from_a_cursor(void **state)
+{
+    (void)state;
+    struct arun a = {0};
+    follow_script(&a.job, &a.mon);
+    arun_send(&a, "ts-user-1", 10, -1, true);
+    arun_wait(&a, 5000);
+    assert_true(a.done);
+    assert_int_equal(a.st, BACKEND_OK);
+    /* each line once; the follow ends when the job has ended and a poll brought nothing */
+    assert_string_equal(strbuf_str(&a.got), "a\nb\nc\nd\n");
+    assert_int_equal(a.mon.calls, 4);
+    assert_int_equal(a.job.calls, 4); /* its creation, then once before each poll */
+    assert_field(&a.mon, 1, "start", "1796119201");
+    assert_field(&a.mon, 2, "start", "1796119202");
+    arun_free(&a);
+}
+
+static void async_cancel_stops_polling(void **state)
+{
+    (void)state;
+    struct arun a = {0};
+    fake_answer(&a.job, 200, JOB_RUNNING);
+    fake_answer(&a.mon, 200, "{\"hits\":[" HIT("w0", "10:00:00", "a") "],\"total\":1}");
+    arun_send(&a, "ts-user-1", 20, -1, true);
+    int64_t end = loop_now_ms() + 5000;
+    while (a.mon.calls < 3 && loop_now_ms() < end) /* the first read, then polls */
+        loop_run_once(a.lp, 20);
+    assert_true(a.mon.calls >= 3);
+    assert_string_equal(strbuf_str(&a.got), "a\n");
+    backend_call_cancel(a.c);
+    size_t mon_calls = a.mon.calls, job_calls = a.job.calls;
+    /* ten poll intervals: nothing more is asked, on_done is not called */
+    end = loop_now_ms() + 200;
+    while (loop_now_ms() < end)
+        loop_run_once(a.lp, 20);
+    assert_int_equal(a.mon.calls, mon_calls);
+    assert_int_equal(a.job.calls, job_calls);
+    assert_false(a.done);
+    assert_int_equal(http_multi_active(a.m), 0);
+    arun_free(&a);
+}
+
+static void async_cancel_from_on_data_stops_the_read(void **state)
+{
+    (void)state;
+    struct arun a = {0};
+    a.cancel_in_data = true;
+    fake_answer(&a.job, 200, JOB_RUNNING);
+    fake_answer(
+        &a.mon, 200,
+        "{\"hits\":[" HIT("w0", "10:00:00", "a") "," HIT("w0", "10:00:01", "b") "],"
+                                                                                "\"total\":2}");
+    arun_send(&a, "ts-user-1", 0, -1, true);
+    int64_t end = loop_now_ms() + 300;
+    while (loop_now_ms() < end)
+        loop_run_once(a.lp, 20);
+    /* the pane closed on the first line: no second line, no poll, no on_done */
+    assert_string_equal(strbuf_str(&a.got), "a\n");
+    assert_int_equal(a.mon.calls, 1);
+    assert_int_equal(a.job.calls, 1);
+    assert_false(a.done);
+    assert_int_equal(http_multi_active(a.m), 0);
+    arun_free(&a);
+}
+
+static void async_expired_token_reaches_on_done(void **state)
+{
+    (void)state;
+    struct arun a = {0};
+    expired_script(&a.job, &a.mon);
+    arun_send(&a, "ts-user-1", 0, -1, true);
+    arun_wait(&a, 5000);
+    assert_true(a.done);
+    assert_int_equal(a.st, BACKEND_REJECTED);
+    assert_expired(&a.err);
+    assert_int_equal(a.got.len, 0);
+    assert_int_equal(a.mon.calls, 1); /* a refusal is not retried */
+    arun_free(&a);
+}
+
+static void async_without_a_station_says_how_to_set_one(void **state)
+{
+    (void)state;
+    struct arun a = {0};
+    fake_answer(&a.job, 200, JOB_RUNNING);
+    arun_send(&a, NULL, 0, -1, false);
+    arun_wait(&a, 5000);
+    assert_true(a.done);
+    assert_int_equal(a.st, BACKEND_REJECTED);
+    assert_string_equal(a.err.reason, "NoTelemetryStation");
+    assert_int_equal(a.mon.calls, 0);
+    arun_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -503,6 +703,12 @@ int main(void)
         cmocka_unit_test(a_follow_rides_out_a_network_blip),
         cmocka_unit_test(no_station_says_how_to_set_one),
         cmocka_unit_test(a_reply_of_another_shape_is_an_error),
+        cmocka_unit_test(async_tail_reads_only_the_end),
+        cmocka_unit_test(async_follow_polls_from_a_cursor),
+        cmocka_unit_test(async_cancel_stops_polling),
+        cmocka_unit_test(async_cancel_from_on_data_stops_the_read),
+        cmocka_unit_test(async_expired_token_reaches_on_done),
+        cmocka_unit_test(async_without_a_station_says_how_to_set_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
