@@ -42,6 +42,8 @@ struct job_row {
     char *user;         /* ownership.user_name: who created it */
     char *create_time;  /* RFC 3339 */
     int64_t created_ms; /* -1: unknown */
+    int64_t started_ms; /* start_time: the last time it began running; -1: never/unknown */
+    int64_t ended_ms;   /* when that run ended (complete/suspend time); -1: still on, unknown */
     enum job_state state;
     enum priority priority;
     enum framework framework;
