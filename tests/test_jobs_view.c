@@ -249,7 +249,7 @@ static void duration_is_the_time_running(void **state)
     char text[16384];
     draw(v);
     screen_text(text, sizeof text);
-    assert_non_null(strstr(text, "DURATION"));
+    assert_non_null(strstr(text, "TIME"));
     char *line = strstr(text, "ran ");
     assert_non_null(line);
     *strchr(line, '\n') = '\0';

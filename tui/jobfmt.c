@@ -55,7 +55,7 @@ void jobfmt_age(int64_t since_ms, int64_t now_ms, char *buf, size_t size)
 
 int64_t jobfmt_duration_ms(int64_t started_ms, int64_t ended_ms, int64_t now_ms)
 {
-    if (started_ms < 0)
+    if (started_ms < 0 || ended_ms < -1) /* never started, or ended at a time not told */
         return -1;
     int64_t end = ended_ms >= 0 ? ended_ms : now_ms;
     return end > started_ms ? end - started_ms : 0;

@@ -43,13 +43,13 @@ static const struct table_column columns[COL_COUNT] = {
     [COL_STATE] = {"STATE", 5, 14, false},   [COL_PRIORITY] = {"PRIORITY", 4, 8, false},
     [COL_TYPE] = {"TYPE", 4, 8, false},      [COL_WORKERS] = {"WORKERS", 3, 9, true},
     [COL_DEVICES] = {"DEVICES", 3, 7, true}, [COL_RESTARTS] = {"RESTARTS", 3, 8, true},
-    [COL_AGE] = {"AGE", 3, 5, true},         [COL_DURATION] = {"DURATION", 3, 8, true},
+    [COL_AGE] = {"AGE", 3, 5, true},         [COL_DURATION] = {"TIME", 4, 6, true},
     [COL_REASON] = {"REASON", 10, 0, false},
 };
 
 /*
  * What gives way at 80 columns (table_set_keep): TYPE, DEVICES, RESTARTS and
- * DURATION first, then the names, then AGE; STATE, PRIORITY, WORKERS and
+ * TIME (the duration) first, then the names, then AGE; STATE, PRIORITY, WORKERS and
  * REASON (at least 10 cells) last.
  */
 static const int keep[COL_COUNT] = {
@@ -64,7 +64,7 @@ static const char *const titles[COL_COUNT] = {
     [COL_STATE] = "STATE",     [COL_PRIORITY] = "PRIORITY",
     [COL_TYPE] = "TYPE",       [COL_WORKERS] = "WORKERS",
     [COL_DEVICES] = "DEVICES", [COL_RESTARTS] = "RESTARTS",
-    [COL_AGE] = "AGE",         [COL_DURATION] = "DURATION",
+    [COL_AGE] = "AGE",         [COL_DURATION] = "TIME",
     [COL_REASON] = "REASON",
 };
 
@@ -426,8 +426,12 @@ static void cp_draw(struct screen *s, WINDOW *w, int y, int x, int h, int wd, bo
     s->dirty = false;
 }
 
-/* Keeps the choice: the jobs view's columns, and the user's file. */
-static void cp_keep(struct colpick *p)
+/*
+ * Keeps the choice: the jobs view's columns, and the user's file. What
+ * happened goes in msg (said once the list is closed: a status belongs to
+ * the screen on top); true when it is an error.
+ */
+static bool cp_keep(struct colpick *p, char *msg, size_t size)
 {
     struct jobs_view *v = p->v;
     size_t n = 0;
@@ -438,15 +442,17 @@ static void cp_keep(struct colpick *p)
     place_columns(v, true);
     char *path = colconf_user_file(false);
     struct strbuf err = STRBUF_INIT;
-    if (colconf_save(path, titles, v->order, v->norder, &err) != 0)
-        monitor_status(p->base.app, true, "columns not saved: %s", strbuf_str(&err));
-    else {
+    bool bad = colconf_save(path, titles, v->order, v->norder, &err) != 0;
+    if (bad) {
+        snprintf(msg, size, "columns not saved: %s", strbuf_str(&err));
+    } else {
         char *shown = colconf_user_file(true);
-        monitor_status(p->base.app, false, "columns saved to %s", shown);
+        snprintf(msg, size, "columns saved to %s", shown);
         free(shown);
     }
     strbuf_free(&err);
     free(path);
+    return bad;
 }
 
 static unsigned cp_key(struct screen *s, const struct widget_key *k, const char *action)
@@ -517,10 +523,13 @@ static unsigned cp_key(struct screen *s, const struct widget_key *k, const char 
     }
     s->dirty = true;
     return WIDGET_HANDLED | WIDGET_REDRAW;
-keep:
-    cp_keep(p);
-    monitor_pop(m);
+keep : {
+    char msg[600];
+    bool bad = cp_keep(p, msg, sizeof msg);
+    monitor_pop(m); /* frees p */
+    monitor_status(m, bad, "%s", msg);
     return WIDGET_HANDLED | WIDGET_REDRAW;
+}
 }
 
 static void cp_changed(struct screen *s)

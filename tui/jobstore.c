@@ -290,9 +290,9 @@ static int32_t catalog_devices(const struct catalog *cat, const struct job_row *
 
 /*
  * When the job's last run ended: its complete time (succeeded, failed) or
- * suspend time (suspended), else its last update for another state that is
- * not running; -1 while it runs (or never ran). A stamp older than the start
- * is of an earlier run and not this one's end.
+ * suspend time (suspended), its last update when deleted; -1 while it runs
+ * (or never ran); JOB_ROW_END_UNKNOWN when it ended at a time not told. A
+ * stamp older than the start is of an earlier run, not this one's end.
  */
 static int64_t run_end_ms(const struct jobspec *job, int64_t started)
 {
@@ -315,9 +315,7 @@ static int64_t run_end_ms(const struct jobspec *job, int64_t started)
         return -1;
     }
     int64_t ms = end ? time_parse_rfc3339(end) : -1;
-    if (ms < started && job->update_time)
-        ms = time_parse_rfc3339(job->update_time);
-    return ms >= started ? ms : started;
+    return ms >= started ? ms : JOB_ROW_END_UNKNOWN;
 }
 
 /* Fills r from job; true when anything the views show changed. */
