@@ -12,7 +12,10 @@
 #include <cmocka.h>
 // clang-format on
 
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "tui/colconf.h"
 #include "util/strbuf.h"
@@ -85,11 +88,38 @@ static void bad_files_are_named_by_line(void **state)
     strbuf_free(&err);
 }
 
+/* A FIFO (or a directory) where the file should be is an error, not a start that hangs. */
+static void load_refuses_what_is_not_a_file(void **state)
+{
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/tj-colconf-%ld", (long)getpid());
+    unlink(path);
+    struct strbuf err = STRBUF_INIT;
+    size_t order[N], count;
+    assert_int_equal(colconf_load(path, titles, N, order, &count, &err), 0); /* none: defaults */
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_int_equal(colconf_load(path, titles, N, order, &count, &err), -1);
+    assert_non_null(strstr(strbuf_str(&err), "not a regular file"));
+    unlink(path);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("age\nname\n", f);
+    fclose(f);
+    strbuf_reset(&err);
+    assert_int_equal(colconf_load(path, titles, N, order, &count, &err), 1);
+    assert_int_equal(count, 2);
+    assert_int_equal(order[0], 3);
+    unlink(path);
+    strbuf_free(&err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(good_files_choose_and_order),
         cmocka_unit_test(bad_files_are_named_by_line),
+        cmocka_unit_test(load_refuses_what_is_not_a_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
