@@ -324,6 +324,10 @@ void jobspec_summary_write(const struct jobspec *job, struct strbuf *out)
     if (job->has_faulty_workers && job->faulty_workers) /* absent: none */
         put_int(out, &first, "faulty_workers", job->faulty_workers);
     put_str(out, &first, "create_time", job->create_time);
+    /* the jobs view's DURATION: the last start, and when that run ended */
+    put_str(out, &first, "start_time", job->start_time);
+    put_str(out, &first, "suspend_time", job->suspend_time);
+    put_str(out, &first, "complete_time", job->complete_time);
     strbuf_addc(out, '}');
 }
 

@@ -549,6 +549,8 @@ static int job_member(struct jp *p, void *obj)
     case 'c':
         if (is(p, "create_time"))
             return str_field(p, "create_time", &j->create_time);
+        if (is(p, "complete_time"))
+            return str_field(p, "complete_time", &j->complete_time);
         break;
     case 'd':
         if (is(p, "display_name"))
@@ -602,6 +604,10 @@ static int job_member(struct jp *p, void *obj)
         }
         if (is(p, "state_message"))
             return str_field(p, "state_message", &j->state_message);
+        if (is(p, "start_time"))
+            return str_field(p, "start_time", &j->start_time);
+        if (is(p, "suspend_time"))
+            return str_field(p, "suspend_time", &j->suspend_time);
         if (is(p, "scheduling")) {
             j->scheduling.present = true;
             return members(p, "scheduling", scheduling_member, &j->scheduling);

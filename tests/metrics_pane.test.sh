@@ -162,7 +162,7 @@ submit plain 'sleep 600'
 check "a job without TensorBoard runs" wait_for plain .state RUNNING
 keys Escape
 keys Escape
-see "back to the jobs view" "DISPLAY NAME"
+see "back to the jobs view" "PRIORITY"
 keys "/" "plain" Enter
 keys Enter
 see "the plain job opens" "Workers"

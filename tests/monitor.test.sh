@@ -71,7 +71,7 @@ see "the workers pane shows exit 201 on the failing worker" "201" 15
 see "the events pane shows the matched rule and restarts 1/2" "restarts 1/2" 15
 see "the job ends FAILED after the limit" "FAILED" 30
 keys Escape
-see "Esc goes back to the jobs view" "DISPLAY NAME"
+see "Esc goes back to the jobs view" "PRIORITY"
 keys "/" C-u Enter
 see "clearing the filter shows every job again" "steady"
 see "the jobs view shows the flaky job FAILED" "FAILED"
@@ -89,7 +89,7 @@ n2=$(grep -c "tick" "$TMP/screen")
 if [ "$n2" -gt "$n1" ]; then pass "...and follows new lines"; else fail "...and follows new lines" "ticks $n1 → $n2: $(cat "$TMP/screen")"; fi
 keys Escape
 keys Escape
-see "back to the jobs view" "DISPLAY NAME"
+see "back to the jobs view" "PRIORITY"
 keys "/" C-u Enter
 
 # Sort: by name, then reversed (F6): the first row changes.
@@ -149,7 +149,7 @@ see "c clones the job into the wizard" "Resource pool" 10
 see "...prefilled with its display name" "steady"
 keys Escape
 wait_screen "Leave without submitting?" 2 && keys y
-see "...and leaving the wizard returns to the jobs view" "DISPLAY NAME" 10
+see "...and leaving the wizard returns to the jobs view" "PRIORITY" 10
 
 # Mark the node of a worker unschedulable for the job, from its screen.
 keys Enter
@@ -161,7 +161,7 @@ see "...then marks it" "node marked unschedulable for steady"
 see "...which the events pane shows" "marked unschedulable for this job" 10
 keys Escape
 keys Escape
-see "back to the jobs view" "DISPLAY NAME"
+see "back to the jobs view" "PRIORITY"
 keys "/" C-u Enter
 
 # Text from outside (here a worker's output) is drawn harmlessly.
@@ -198,7 +198,7 @@ see "the evil job's screen opens" "master-0"
 keys D
 see "delete asks first, from the job screen" "Delete evil?"
 keys y
-see "...and the job is gone from the list" "DISPLAY NAME" 15
+see "...and the job is gone from the list" "PRIORITY" 15
 see "...for good (two jobs left)" "jobs 2 "
 keys "/" C-u Enter
 
@@ -240,7 +240,7 @@ keys "?"
 see "? shows the jobs view's keys" "stop-job"
 see "...with what they do" "stop the job (it can be started again)"
 keys Escape
-see "Esc closes the help" "DISPLAY NAME"
+see "Esc closes the help" "PRIORITY"
 
 # Kill the engine: the view says so; start it again: it recovers by itself.
 stop_engine
@@ -250,7 +250,7 @@ if [ "$erc" = 0 ]; then pass "trainjobd stops cleanly with streams open"; else f
 see "a killed engine shows as disconnected" "DISCONNECTED" 10
 see "...with the age of the data" "data from"
 keys j
-see "...and the terminal still answers keys" "DISPLAY NAME"
+see "...and the terminal still answers keys" "PRIORITY"
 start_engine
 see "a restarted engine is picked up again" "live" 40
 gone "...and the banner goes" "DISCONNECTED"
@@ -268,7 +268,7 @@ EOF
 tmux kill-session -t "$SESSION" 2>/dev/null
 new_session -d -s "$SESSION" -x 120 -y 40 \
     "env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' --context second top; echo EXIT=\$?; sleep 60"
-see "a context naming a missing theme still opens top" "DISPLAY NAME"
+see "a context naming a missing theme still opens top" "PRIORITY"
 see "...and says what was wrong with the theme" "config.yaml theme:"
 keys q
 

@@ -3,7 +3,9 @@
  * columns a person triages by (state with its icon, workers ready/total,
  * restarts used/limit, the reason), names and reasons from a server
  * stripped of escape sequences, the faulty-only toggle and the filter, and
- * the actions reaching the app only outside read-only mode.
+ * the actions reaching the app only outside read-only mode; DISPLAY NAME
+ * only while it says something NAME does not; DURATION; the user's columns
+ * file (chosen, ordered, a bad one named by file:line) and the `C` list.
  */
 // clang-format off
 #include <stdarg.h>
@@ -13,20 +15,35 @@
 #include <cmocka.h>
 // clang-format on
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "api/backend.h"
 #include "tests/offscreen.h"
 #include "tui/app.h"
 #include "tui/jobs_view.h"
 #include "tui/jobstore.h"
+#include "tui/monitor_app.h"
 #include "tui/term.h"
+#include "util/timefmt.h"
 
 static struct offscreen os;
+
+static char confdir[64];
 
 static int setup(void **state)
 {
     (void)state;
+    /* The user's columns file is read from here: never the real one. */
+    snprintf(confdir, sizeof confdir, "/tmp/tj-jobs-view-%ld", (long)getpid());
+    mkdir(confdir, 0700);
+    char sub[96];
+    snprintf(sub, sizeof sub, "%s/trainjob", confdir);
+    mkdir(sub, 0700);
+    setenv("XDG_CONFIG_HOME", confdir, 1);
     if (offscreen_open(&os) != 0)
         return -1;
     resizeterm(30, 200); /* room for every column, the reason too */
@@ -37,6 +54,12 @@ static int teardown(void **state)
 {
     (void)state;
     offscreen_close(&os, NULL);
+    char path[128];
+    snprintf(path, sizeof path, "%s/trainjob/columns", confdir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/trainjob", confdir);
+    rmdir(path);
+    rmdir(confdir);
     return 0;
 }
 
@@ -133,10 +156,186 @@ static void rows_say_what_a_person_triages_by(void **state)
     jobstore_free(s);
 }
 
+/* The header line (the first) of the drawn screen, into buf. */
+static void header(struct screen *v, char *buf, size_t size)
+{
+    draw(v);
+    wchar_t line[512];
+    mvwinnwstr(stdscr, 0, 0, line, COLS < 511 ? COLS : 511);
+    snprintf(buf, size, "%ls", line);
+}
+
+static struct monitor *detached(struct jobstore *s, struct term *t)
+{
+    memset(t, 0, sizeof *t);
+    t->utf8 = true;
+    t->palette = *widget_palette_mono();
+    return monitor_new_detached(s, t, false);
+}
+
+static void write_columns(const char *text)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/trainjob/columns", confdir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* DISPLAY NAME goes while every row's equals its NAME (or is empty), and comes back. */
+static void display_name_only_when_it_says_something(void **state)
+{
+    (void)state;
+    struct jobstore *s = jobstore_new();
+    put(s, "train-a", "train-a", JOB_STATE_RUNNING, NULL, 0);
+    put(s, "train-b", NULL, JOB_STATE_FAILED, "exit 1", 0);
+    struct term t;
+    struct monitor *m = detached(s, &t);
+    struct screen *v = jobs_view_new(m);
+    char h[16384];
+    header(v, h, sizeof h);
+    assert_non_null(strstr(h, "NAME"));
+    assert_null(strstr(h, "DISPLAY NAME"));
+    /* The cursor and a mark survive the columns changing under them. */
+    struct widget_key down = {.code = KEY_DOWN, .is_function = true}, sp = {.code = ' '};
+    v->ops->key(v, &down, NULL);
+    v->ops->key(v, &sp, NULL);
+    put(s, "train-c", "resnet on A100", JOB_STATE_QUEUEING, NULL, 0);
+    v->ops->changed(v);
+    header(v, h, sizeof h);
+    assert_non_null(strstr(h, "DISPLAY NAME"));
+    char text[16384];
+    screen_text(text, sizeof text);
+    assert_non_null(strstr(text, "resnet on A100"));
+    assert_non_null(strstr(v->ops->title(v), "2/3"));
+    assert_non_null(strstr(text, "* train-b"));
+    v->ops->destroy(v);
+    monitor_free_detached(m);
+    jobstore_free(s);
+}
+
+/* DURATION: from the last start to the end, or to now while it runs; "-" never started. */
+static void duration_is_the_time_running(void **state)
+{
+    (void)state;
+    struct jobstore *s = jobstore_new();
+    int64_t now = time_now_ms();
+    char start[TIMEFMT_RFC3339_LEN], end[TIMEFMT_RFC3339_LEN], created[TIMEFMT_RFC3339_LEN];
+    time_rfc3339(now - 3 * 86400000LL, created);
+    time_rfc3339(now - 2 * 3600000LL - 60000, start);
+    time_rfc3339(now - 2 * 3600000LL - 60000 + 7 * 60000, end);
+    struct jobspec j;
+    jobspec_init(&j);
+    j.name = j.uid = (char *)"ran";
+    j.state = JOB_STATE_FAILED;
+    j.roles = &role;
+    j.role_count = 1;
+    j.create_time = created;
+    j.start_time = start;
+    j.complete_time = end;
+    jobstore_put(s, &j);
+    j.name = j.uid = (char *)"runs";
+    j.state = JOB_STATE_RUNNING;
+    j.complete_time = NULL;
+    jobstore_put(s, &j);
+    j.name = j.uid = (char *)"waits";
+    j.state = JOB_STATE_QUEUEING;
+    j.start_time = NULL;
+    jobstore_put(s, &j);
+    struct term t;
+    struct monitor *m = detached(s, &t);
+    struct screen *v = jobs_view_new(m);
+    char text[16384];
+    draw(v);
+    screen_text(text, sizeof text);
+    assert_non_null(strstr(text, "TIME"));
+    char *line = strstr(text, "ran ");
+    assert_non_null(line);
+    *strchr(line, '\n') = '\0';
+    assert_non_null(strstr(line, "3d"));  /* AGE */
+    assert_non_null(strstr(line, " 7m")); /* DURATION: start to complete */
+    line = strstr(line + strlen(line) + 1, "runs ");
+    assert_non_null(line);
+    *strchr(line, '\n') = '\0';
+    assert_non_null(strstr(line, " 2h")); /* to now */
+    line = strstr(line + strlen(line) + 1, "waits ");
+    assert_non_null(line);
+    *strchr(line, '\n') = '\0';
+    assert_non_null(strstr(line, " - "));
+    v->ops->destroy(v);
+    monitor_free_detached(m);
+    jobstore_free(s);
+}
+
+/* The columns file: chosen and ordered; a bad one is named by file:line, defaults kept. */
+static void columns_file_chooses_and_orders(void **state)
+{
+    (void)state;
+    struct jobstore *s = jobstore_new();
+    put(s, "train-a", "resnet", JOB_STATE_RUNNING, NULL, 0);
+    struct term t;
+    struct monitor *m = detached(s, &t);
+    write_columns("# mine\nstate\n\n  name  \nreason\n");
+    struct screen *v = jobs_view_new(m);
+    char h[16384];
+    header(v, h, sizeof h);
+    char *st = strstr(h, "STATE"), *nm = strstr(h, "NAME");
+    assert_non_null(st);
+    assert_non_null(nm);
+    assert_true(st < nm);
+    assert_null(strstr(h, "PRIORITY"));
+    assert_null(strstr(h, "WORKERS"));
+
+    /* C: the list; J moves STATE down (after NAME), Space hides REASON, Enter keeps and saves. */
+    struct widget_key c = {.code = 'C'}, J = {.code = 'J'},
+                      down = {.code = KEY_DOWN, .is_function = true}, sp = {.code = ' '},
+                      enter = {.code = '\r'};
+    v->ops->key(v, &c, "columns");
+    assert_int_equal(m->depth, 1);
+    struct screen *p = m->screens[0];
+    p->ops->key(p, &J, NULL);
+    p->ops->key(p, &down, NULL); /* REASON */
+    p->ops->key(p, &sp, NULL);
+    p->ops->key(p, &enter, NULL);
+    header(v, h, sizeof h);
+    st = strstr(h, "STATE"), nm = strstr(h, "NAME");
+    assert_non_null(st);
+    assert_non_null(nm);
+    assert_true(nm < st);
+    assert_null(strstr(h, "REASON"));
+    char path[128], buf[512];
+    snprintf(path, sizeof path, "%s/trainjob/columns", confdir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    assert_non_null(strstr(buf, "\nNAME\nSTATE\n"));
+    assert_null(strstr(buf, "REASON"));
+    v->ops->destroy(v);
+    monitor_free_detached(m);
+
+    /* A bad file: the message names file:line, the defaults are shown. */
+    m = detached(s, &t);
+    write_columns("name\nstate\nno such column\n");
+    v = jobs_view_new(m);
+    assert_non_null(strstr(m->status, "trainjob/columns:3: unknown column 'no such column'"));
+    header(v, h, sizeof h);
+    assert_non_null(strstr(h, "PRIORITY"));
+    v->ops->destroy(v);
+    monitor_free_detached(m);
+    unlink(path);
+    jobstore_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rows_say_what_a_person_triages_by),
+        cmocka_unit_test(display_name_only_when_it_says_something),
+        cmocka_unit_test(duration_is_the_time_running),
+        cmocka_unit_test(columns_file_chooses_and_orders),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

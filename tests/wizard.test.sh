@@ -297,8 +297,8 @@ sleep 0.5 # the killed wizard saves its draft on the way out
 rm -rf "$HOME/.local/state/trainjob/drafts" # (else it first offers the draft above)
 new_session -d -s "$SESSION" -x 100 -y 30 \
     "env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' --endpoint 'http+unix://$SOCK'; echo EXIT=\$?; sleep 60"
-see "bare trainjob in a terminal opens the jobs view" "DISPLAY NAME"
+see "bare trainjob in a terminal opens the jobs view" "PRIORITY"
 keys n
 see "...where n opens the wizard" "Resource pool"
 keys Escape
-see "...and leaving the wizard comes back to the jobs view" "DISPLAY NAME"
+see "...and leaving the wizard comes back to the jobs view" "PRIORITY"

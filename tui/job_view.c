@@ -366,7 +366,7 @@ static void draw_summary(struct job_view *v, const struct term *t, WINDOW *win, 
     jobfmt_restarts(r->restarts, r->restart_limit, t->utf8, restarts, sizeof restarts);
     jobfmt_age(r->created_ms, time_now_ms(), age, sizeof age);
     if (r->devices > 0)
-        snprintf(devices, sizeof devices, " · %d devices", (int)r->devices);
+        snprintf(devices, sizeof devices, " · devices %d", (int)r->devices);
     snprintf(buf, sizeof buf, "workers %s ready · restarts %s%s · age %s", ready, restarts, devices,
              age);
     put_clean(win, y + 2, x + 1, w - 2, buf, r->restarts > 0 ? pal->warning : pal->normal, t->utf8);

@@ -53,6 +53,23 @@ void jobfmt_age(int64_t since_ms, int64_t now_ms, char *buf, size_t size)
     time_age(now_ms > since_ms ? now_ms - since_ms : 0, buf, size);
 }
 
+int64_t jobfmt_duration_ms(int64_t started_ms, int64_t ended_ms, int64_t now_ms)
+{
+    if (started_ms < 0 || ended_ms < -1) /* never started, or ended at a time not told */
+        return -1;
+    int64_t end = ended_ms >= 0 ? ended_ms : now_ms;
+    return end > started_ms ? end - started_ms : 0;
+}
+
+void jobfmt_duration(int64_t started_ms, int64_t ended_ms, int64_t now_ms, char *buf, size_t size)
+{
+    int64_t d = jobfmt_duration_ms(started_ms, ended_ms, now_ms);
+    if (d < 0)
+        snprintf(buf, size, "-");
+    else
+        time_age(d, buf, size);
+}
+
 void jobfmt_restarts(int32_t used, int32_t limit, bool utf8, char *buf, size_t size)
 {
     char lim[16];

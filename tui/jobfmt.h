@@ -20,6 +20,14 @@ enum theme_role jobfmt_state_role(enum job_state s);
 void jobfmt_state(enum job_state s, bool utf8, char *buf, size_t size);
 /* "3m" since unix ms (< 0: "-"). */
 void jobfmt_age(int64_t since_ms, int64_t now_ms, char *buf, size_t size);
+/*
+ * DURATION: how long the job has run — from its last start to its end, or
+ * to now while it runs (ended_ms -1); -1 when it never started or ended at a
+ * time not told (ended_ms < -1).
+ */
+int64_t jobfmt_duration_ms(int64_t started_ms, int64_t ended_ms, int64_t now_ms);
+/* The same as text ("3m", "2h"), "-" when it never started. */
+void jobfmt_duration(int64_t started_ms, int64_t ended_ms, int64_t now_ms, char *buf, size_t size);
 /* "1/2", "0/∞" ("0/inf" in ASCII), "-/2" when used is unknown (< 0). */
 void jobfmt_restarts(int32_t used, int32_t limit, bool utf8, char *buf, size_t size);
 

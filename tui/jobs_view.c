@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tui/app.h"
+#include "tui/colconf.h"
 #include "tui/jobfmt.h"
 #include "tui/jobstore.h"
 #include "tui/term.h"
@@ -32,6 +33,7 @@ enum column {
     COL_DEVICES,
     COL_RESTARTS,
     COL_AGE,
+    COL_DURATION,
     COL_REASON,
     COL_COUNT
 };
@@ -41,17 +43,29 @@ static const struct table_column columns[COL_COUNT] = {
     [COL_STATE] = {"STATE", 5, 14, false},   [COL_PRIORITY] = {"PRIORITY", 4, 8, false},
     [COL_TYPE] = {"TYPE", 4, 8, false},      [COL_WORKERS] = {"WORKERS", 3, 9, true},
     [COL_DEVICES] = {"DEVICES", 3, 7, true}, [COL_RESTARTS] = {"RESTARTS", 3, 8, true},
-    [COL_AGE] = {"AGE", 3, 5, true},         [COL_REASON] = {"REASON", 10, 0, false},
+    [COL_AGE] = {"AGE", 3, 5, true},         [COL_DURATION] = {"TIME", 4, 6, true},
+    [COL_REASON] = {"REASON", 10, 0, false},
 };
 
 /*
- * What gives way at 80 columns (table_set_keep): TYPE, DEVICES and RESTARTS
- * first, then the names, then AGE; STATE, PRIORITY, WORKERS and REASON (at
- * least 10 cells) last.
+ * What gives way at 80 columns (table_set_keep): TYPE, DEVICES, RESTARTS and
+ * TIME (the duration) first, then the names, then AGE; STATE, PRIORITY, WORKERS and
+ * REASON (at least 10 cells) last.
  */
 static const int keep[COL_COUNT] = {
-    [COL_NAME] = 1,    [COL_DISPLAY] = 1, [COL_STATE] = 4,    [COL_PRIORITY] = 4, [COL_TYPE] = 0,
-    [COL_WORKERS] = 4, [COL_DEVICES] = 0, [COL_RESTARTS] = 0, [COL_AGE] = 2,      [COL_REASON] = 3,
+    [COL_NAME] = 1, [COL_DISPLAY] = 1,  [COL_STATE] = 4,   [COL_PRIORITY] = 4,
+    [COL_TYPE] = 0, [COL_WORKERS] = 4,  [COL_DEVICES] = 0, [COL_RESTARTS] = 0,
+    [COL_AGE] = 2,  [COL_DURATION] = 0, [COL_REASON] = 3,
+};
+
+/* The titles, for the columns file and the `C` list. */
+static const char *const titles[COL_COUNT] = {
+    [COL_NAME] = "NAME",       [COL_DISPLAY] = "DISPLAY NAME",
+    [COL_STATE] = "STATE",     [COL_PRIORITY] = "PRIORITY",
+    [COL_TYPE] = "TYPE",       [COL_WORKERS] = "WORKERS",
+    [COL_DEVICES] = "DEVICES", [COL_RESTARTS] = "RESTARTS",
+    [COL_AGE] = "AGE",         [COL_DURATION] = "TIME",
+    [COL_REASON] = "REASON",
 };
 
 struct jobs_view {
@@ -63,6 +77,15 @@ struct jobs_view {
     bool mine_only; /* only the rows whose creator is monitor_user */
     int64_t now_ms; /* ages are taken once per refresh, so a frame is consistent */
     char title[128];
+    /*
+     * The columns: the user's choice in order (`C`, ~/.config/trainjob/columns),
+     * and what the table has now — the choice less DISPLAY NAME while it says
+     * nothing NAME does not (equal or empty on every row shown). The table's
+     * column i is shown[i].
+     */
+    size_t order[COL_COUNT], norder;
+    size_t shown[COL_COUNT], nshown;
+    size_t old_shown[COL_COUNT]; /* what the table was made with */
 };
 
 static struct jobs_view *view(struct screen *s)
@@ -94,7 +117,7 @@ static const char *src_cell(void *ctx, size_t i, size_t col, char *scratch, size
     struct jobs_view *v = ctx;
     const struct job_row *r = v->rows[i];
     bool utf8 = monitor_term(v->base.app)->utf8;
-    switch ((enum column)col) {
+    switch ((enum column)v->shown[col]) {
     case COL_NAME:
         return clean(r->name, scratch, n);
     case COL_DISPLAY:
@@ -123,6 +146,9 @@ static const char *src_cell(void *ctx, size_t i, size_t col, char *scratch, size
     case COL_AGE:
         jobfmt_age(r->created_ms, v->now_ms, scratch, n);
         return scratch;
+    case COL_DURATION:
+        jobfmt_duration(r->started_ms, r->ended_ms, v->now_ms, scratch, n);
+        return scratch;
     case COL_REASON:
         return r->reason ? clean(r->reason, scratch, n) : "";
     case COL_COUNT:
@@ -136,6 +162,7 @@ static attr_t src_attr(void *ctx, size_t i, size_t col)
     struct jobs_view *v = ctx;
     const struct term *t = monitor_term(v->base.app);
     const struct job_row *r = v->rows[i];
+    col = v->shown[col];
     if (col == COL_STATE)
         return t->role[jobfmt_state_role(r->state)];
     if (col == COL_RESTARTS && r->restarts > 0)
@@ -155,6 +182,13 @@ static int src_compare(void *ctx, size_t a, size_t b, size_t col)
 {
     struct jobs_view *v = ctx;
     const struct job_row *x = v->rows[a], *y = v->rows[b];
+    size_t tcol = col; /* the table's */
+    col = v->shown[col];
+    if (col == COL_DURATION) {
+        int64_t dx = jobfmt_duration_ms(x->started_ms, x->ended_ms, v->now_ms);
+        int64_t dy = jobfmt_duration_ms(y->started_ms, y->ended_ms, v->now_ms);
+        return dx < dy ? -1 : dx > dy ? 1 : 0;
+    }
     if (col == COL_AGE) /* older first: a larger age */
         return x->created_ms < y->created_ms ? 1 : x->created_ms > y->created_ms ? -1 : 0;
     if (col == COL_STATE)
@@ -162,14 +196,98 @@ static int src_compare(void *ctx, size_t a, size_t b, size_t col)
     if (col == COL_PRIORITY)
         return (int)x->priority - (int)y->priority;
     char sa[TABLE_CELL_MAX], sb[TABLE_CELL_MAX];
-    const char *ta = src_cell(ctx, a, col, sa, sizeof sa);
-    const char *tb = src_cell(ctx, b, col, sb, sizeof sb);
+    const char *ta = src_cell(ctx, a, tcol, sa, sizeof sa);
+    const char *tb = src_cell(ctx, b, tcol, sb, sizeof sb);
     if (col == COL_WORKERS || col == COL_DEVICES || col == COL_RESTARTS)
         return atoi(ta) - atoi(tb);
     return strcasecmp(ta, tb);
 }
 
 static const struct table_source source = {src_count, src_cell, src_attr, src_key, src_compare};
+
+/* ---- the columns ----------------------------------------------------------- */
+
+/*
+ * A new table over v->shown, keeping what the user set on the old one: the
+ * filter, the sort (by column, wherever it went; none if hidden), the cursor
+ * and the marks.
+ */
+static void make_table(struct jobs_view *v)
+{
+    struct table *old = v->table;
+    char *filter = NULL;
+    size_t sort = TABLE_UNSORTED;
+    bool desc = false;
+    uint64_t *marks = NULL, cursor = 0;
+    size_t nmarks = 0;
+    bool has_cursor = false;
+    if (old) {
+        filter = xstrdup(table_filter(old));
+        size_t c = table_sort_column(old, &desc);
+        if (c != TABLE_UNSORTED)
+            sort = v->old_shown[c];
+        nmarks = table_marked(old, &marks);
+        has_cursor = table_cursor_row(old, NULL, &cursor);
+        table_free(old);
+    }
+    struct table_column cols[COL_COUNT];
+    int keeps[COL_COUNT];
+    size_t tsort = TABLE_UNSORTED;
+    for (size_t i = 0; i < v->nshown; i++) {
+        cols[i] = columns[v->shown[i]];
+        keeps[i] = keep[v->shown[i]];
+        if (v->shown[i] == sort)
+            tsort = i;
+    }
+    v->table = table_new(&source, v, cols, v->nshown);
+    table_set_keep(v->table, keeps);
+    const struct term *t = monitor_term(v->base.app);
+    table_set_palette(v->table, &t->palette);
+    table_set_utf8(v->table, t->utf8);
+    table_set_empty_text(v->table, "no jobs (n: create one)");
+    if (filter && *filter)
+        table_set_filter(v->table, filter);
+    if (tsort != TABLE_UNSORTED)
+        table_set_sort(v->table, tsort, desc);
+    for (size_t i = 0; i < nmarks; i++)
+        table_set_marked(v->table, marks[i], true);
+    if (has_cursor)
+        table_set_cursor_key(v->table, cursor);
+    table_widget(v->table)->dirty = true;
+    memcpy(v->old_shown, v->shown, sizeof v->shown);
+    free(filter);
+    free(marks);
+}
+
+/* DISPLAY NAME says something only when a row shown has one other than its NAME. */
+static bool display_says_something(const struct jobs_view *v)
+{
+    for (size_t i = 0; i < v->count; i++) {
+        const struct job_row *r = v->rows[i];
+        if (r->display_name && *r->display_name &&
+            (r->name == NULL || strcmp(r->display_name, r->name) != 0))
+            return true;
+    }
+    return false;
+}
+
+/* v->shown from the choice and the rows; true when the table was made again (it changed). */
+static bool place_columns(struct jobs_view *v, bool force)
+{
+    bool display = display_says_something(v);
+    size_t shown[COL_COUNT], n = 0;
+    for (size_t i = 0; i < v->norder; i++)
+        if (v->order[i] != COL_DISPLAY || display)
+            shown[n++] = v->order[i];
+    if (n == 0) /* the choice was DISPLAY NAME alone: NAME says it */
+        shown[n++] = COL_NAME;
+    if (!force && v->table && n == v->nshown && memcmp(shown, v->shown, n * sizeof *shown) == 0)
+        return false;
+    memcpy(v->shown, shown, n * sizeof *shown);
+    v->nshown = n;
+    make_table(v);
+    return true;
+}
 
 /* The rows the table shows, from the store. */
 static void rebuild(struct jobs_view *v)
@@ -191,7 +309,8 @@ static void rebuild(struct jobs_view *v)
         v->rows[v->count++] = r;
     }
     v->now_ms = time_now_ms();
-    table_refresh(v->table);
+    if (!place_columns(v, false))
+        table_refresh(v->table);
     v->base.dirty = true;
 }
 
@@ -262,6 +381,213 @@ static void on_filter(void *ctx, const char *text)
     v->base.dirty = true;
 }
 
+/* ---- `C`: the columns list ------------------------------------------------- */
+
+/*
+ * A screen over the jobs view listing every column, shown ones first in their
+ * order: Space shows/hides the cursor's, K / J move it up / down, Enter keeps
+ * the choice (and saves it to the columns file), Esc or q leaves it as it was.
+ */
+struct colpick {
+    struct screen base;
+    struct jobs_view *v;
+    size_t order[COL_COUNT]; /* every column */
+    bool on[COL_COUNT];      /* by place in order */
+    size_t cur;
+};
+
+static void cp_draw(struct screen *s, WINDOW *w, int y, int x, int h, int wd, bool full)
+{
+    struct colpick *p = (struct colpick *)s;
+    const struct term *t = monitor_term(s->app);
+    (void)full;
+    for (int r = 0; r < h; r++) {
+        wmove(w, y + r, x);
+        for (int c = 0; c < wd; c++)
+            waddch(w, ' ');
+    }
+    if (h < 1)
+        return;
+    wattrset(w, t->palette.title);
+    mvwaddnstr(w, y, x, "Columns of the jobs view, top to bottom = left to right", wd);
+    for (size_t i = 0; i < COL_COUNT && (int)i + 2 < h; i++) {
+        char line[64];
+        snprintf(line, sizeof line, " [%c] %s", p->on[i] ? 'x' : ' ', titles[p->order[i]]);
+        wattrset(w, i == p->cur ? t->palette.selected
+                    : p->on[i]  ? t->palette.normal
+                                : t->palette.dim);
+        mvwaddnstr(w, y + 2 + (int)i, x, line, wd);
+    }
+    wattrset(w, t->palette.dim);
+    if (COL_COUNT + 3 < (size_t)h)
+        mvwaddnstr(w, y + COL_COUNT + 3, x,
+                   "Space: show/hide  K/J: move up/down  Enter: keep and save  Esc: cancel", wd);
+    wattrset(w, t->palette.normal);
+    s->dirty = false;
+}
+
+/*
+ * Keeps the choice: the jobs view's columns, and the user's file. What
+ * happened goes in msg (said once the list is closed: a status belongs to
+ * the screen on top); true when it is an error.
+ */
+static bool cp_keep(struct colpick *p, char *msg, size_t size)
+{
+    struct jobs_view *v = p->v;
+    size_t n = 0;
+    for (size_t i = 0; i < COL_COUNT; i++)
+        if (p->on[i])
+            v->order[n++] = p->order[i];
+    v->norder = n;
+    place_columns(v, true);
+    char *path = colconf_user_file(false);
+    struct strbuf err = STRBUF_INIT;
+    bool bad = colconf_save(path, titles, v->order, v->norder, &err) != 0;
+    if (bad) {
+        snprintf(msg, size, "columns not saved: %s", strbuf_str(&err));
+    } else {
+        char *shown = colconf_user_file(true);
+        snprintf(msg, size, "columns saved to %s", shown);
+        free(shown);
+    }
+    strbuf_free(&err);
+    free(path);
+    return bad;
+}
+
+static unsigned cp_key(struct screen *s, const struct widget_key *k, const char *action)
+{
+    struct colpick *p = (struct colpick *)s;
+    struct monitor *m = s->app;
+    (void)action;
+    size_t c = p->cur;
+    if (k->alt)
+        return WIDGET_IGNORED;
+    if (k->is_function) {
+        if (k->code == KEY_UP && c > 0)
+            p->cur--;
+        else if (k->code == KEY_DOWN && c + 1 < COL_COUNT)
+            p->cur++;
+        else if (k->code == KEY_HOME)
+            p->cur = 0;
+        else if (k->code == KEY_END)
+            p->cur = COL_COUNT - 1;
+        else if (k->code == KEY_ENTER)
+            goto keep;
+        else
+            return WIDGET_HANDLED;
+        s->dirty = true;
+        return WIDGET_HANDLED | WIDGET_REDRAW;
+    }
+    switch (k->code) {
+    case ' ': {
+        size_t on = 0;
+        for (size_t i = 0; i < COL_COUNT; i++)
+            on += p->on[i];
+        if (p->on[c] && on == 1) {
+            monitor_status(m, true, "one column at least");
+            return WIDGET_HANDLED;
+        }
+        p->on[c] = !p->on[c];
+        break;
+    }
+    case 'K':
+    case 'J': {
+        size_t d = k->code == 'K' ? c - 1 : c + 1;
+        if ((k->code == 'K' && c == 0) || d >= COL_COUNT)
+            return WIDGET_HANDLED;
+        size_t o = p->order[c];
+        bool b = p->on[c];
+        p->order[c] = p->order[d], p->on[c] = p->on[d];
+        p->order[d] = o, p->on[d] = b;
+        p->cur = d;
+        break;
+    }
+    case 'k':
+        if (c > 0)
+            p->cur--;
+        break;
+    case 'j':
+        if (c + 1 < COL_COUNT)
+            p->cur++;
+        break;
+    case '\r':
+    case '\n':
+        goto keep;
+    case 27:
+    case 'q':
+        monitor_pop(m);
+        return WIDGET_HANDLED | WIDGET_REDRAW;
+    default:
+        return WIDGET_HANDLED;
+    }
+    s->dirty = true;
+    return WIDGET_HANDLED | WIDGET_REDRAW;
+keep : {
+    char msg[600];
+    bool bad = cp_keep(p, msg, sizeof msg);
+    monitor_pop(m); /* frees p */
+    monitor_status(m, bad, "%s", msg);
+    return WIDGET_HANDLED | WIDGET_REDRAW;
+}
+}
+
+static void cp_changed(struct screen *s)
+{
+    (void)s;
+}
+
+static const char *cp_title(struct screen *s)
+{
+    (void)s;
+    return "columns";
+}
+
+static size_t cp_hints(struct screen *s, const char *const **pairs)
+{
+    static const char *const h[] = {"Space", "show/hide", "K/J", "move",
+                                    "Enter", "keep",      "Esc", "cancel"};
+    (void)s;
+    *pairs = h;
+    return sizeof h / sizeof h[0] / 2;
+}
+
+static void cp_destroy(struct screen *s)
+{
+    free(s);
+}
+
+static const struct screen_ops colpick_ops = {
+    .mode = "columns",
+    .draw = cp_draw,
+    .key = cp_key,
+    .changed = cp_changed,
+    .title = cp_title,
+    .hints = cp_hints,
+    .destroy = cp_destroy,
+};
+
+/* Opens the columns list over v. */
+static void colpick_open(struct jobs_view *v)
+{
+    struct colpick *p = xcalloc(1, sizeof *p);
+    p->base.ops = &colpick_ops;
+    p->base.app = v->base.app;
+    p->base.dirty = true;
+    p->v = v;
+    bool listed[COL_COUNT] = {false};
+    size_t n = 0;
+    for (size_t i = 0; i < v->norder; i++) {
+        p->order[n] = v->order[i];
+        p->on[n++] = true;
+        listed[v->order[i]] = true;
+    }
+    for (size_t c = 0; c < COL_COUNT; c++)
+        if (!listed[c])
+            p->order[n++] = c;
+    monitor_push(v->base.app, &p->base);
+}
+
 static unsigned jv_key(struct screen *s, const struct widget_key *k, const char *action)
 {
     struct jobs_view *v = view(s);
@@ -285,6 +611,10 @@ static unsigned jv_key(struct screen *s, const struct widget_key *k, const char 
             else
                 monitor_status(m, true, "no job here");
             return WIDGET_HANDLED;
+        }
+        if (strcmp(action, "columns") == 0) {
+            colpick_open(v);
+            return WIDGET_HANDLED | WIDGET_REDRAW;
         }
         if (strcmp(action, "mine") == 0) {
             const char *me = monitor_user(m);
@@ -397,13 +727,22 @@ struct screen *jobs_view_new(struct monitor *m)
     struct jobs_view *v = xcalloc(1, sizeof *v);
     v->base.ops = &jobs_view_ops;
     v->base.app = m;
-    v->table = table_new(&source, v, columns, COL_COUNT);
-    table_set_keep(v->table, keep);
-    const struct term *t = monitor_term(m);
-    table_set_palette(v->table, &t->palette);
-    table_set_utf8(v->table, t->utf8);
-    table_set_empty_text(v->table, "no jobs (n: create one)");
-    table_widget(v->table)->dirty = true;
+    for (size_t c = 0; c < COL_COUNT; c++)
+        v->order[c] = c;
+    v->norder = COL_COUNT;
+    /* The user's columns; a bad file is said (file:line) and the defaults kept. */
+    char *path = colconf_user_file(false);
+    struct strbuf err = STRBUF_INIT;
+    size_t order[COL_COUNT], n = 0;
+    int rc = colconf_load(path, titles, COL_COUNT, order, &n, &err);
+    if (rc > 0) {
+        memcpy(v->order, order, n * sizeof *order);
+        v->norder = n;
+    } else if (rc < 0) {
+        monitor_status(m, true, "%s (the default columns are shown)", strbuf_str(&err));
+    }
+    strbuf_free(&err);
+    free(path);
     rebuild(v);
     return &v->base;
 }

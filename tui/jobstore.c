@@ -288,6 +288,36 @@ static int32_t catalog_devices(const struct catalog *cat, const struct job_row *
     return spec ? spec->devices : -1;
 }
 
+/*
+ * When the job's last run ended: its complete time (succeeded, failed) or
+ * suspend time (suspended), its last update when deleted; -1 while it runs
+ * (or never ran); JOB_ROW_END_UNKNOWN when it ended at a time not told. A
+ * stamp older than the start is of an earlier run, not this one's end.
+ */
+static int64_t run_end_ms(const struct jobspec *job, int64_t started)
+{
+    if (started < 0)
+        return -1;
+    const char *end = NULL;
+    switch (job->state) {
+    case JOB_STATE_SUCCEEDED:
+    case JOB_STATE_FAILED:
+        end = job->complete_time;
+        break;
+    case JOB_STATE_SUSPENDED:
+        end = job->suspend_time;
+        break;
+    case JOB_STATE_DELETING:
+    case JOB_STATE_DELETED:
+        end = job->update_time;
+        break;
+    default:
+        return -1;
+    }
+    int64_t ms = end ? time_parse_rfc3339(end) : -1;
+    return ms >= started ? ms : JOB_ROW_END_UNKNOWN;
+}
+
 /* Fills r from job; true when anything the views show changed. */
 static bool row_set(struct jobstore *s, struct job_row *r, const struct jobspec *job)
 {
@@ -304,6 +334,8 @@ static bool row_set(struct jobstore *s, struct job_row *r, const struct jobspec 
         w && w->resource_spec_count ? &w->resource_spec[0] : NULL;
     changed |= set_shared(s, &r->spec, spec ? spec->name : NULL);
     SET(r->created_ms, job->create_time ? time_parse_rfc3339(job->create_time) : -1);
+    SET(r->started_ms, job->start_time ? time_parse_rfc3339(job->start_time) : -1);
+    SET(r->ended_ms, run_end_ms(job, r->started_ms));
     SET(r->state, job->state);
     SET(r->priority, job->scheduling.priority);
     SET(r->framework, job->framework);

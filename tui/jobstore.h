@@ -29,6 +29,8 @@ struct catalog;
 #define JOBSTORE_EVENTS_PER_JOB 200 /* older events are dropped */
 #define JOB_STATE_COUNT (JOB_STATE_RECOVERING + 1)
 
+#define JOB_ROW_END_UNKNOWN (-2) /* job_row.ended_ms: it ended, the backend did not say when */
+
 struct job_row {
     uint64_t key; /* stable: a hash of the uid (else the name) */
     uint64_t version;
@@ -42,6 +44,8 @@ struct job_row {
     char *user;         /* ownership.user_name: who created it */
     char *create_time;  /* RFC 3339 */
     int64_t created_ms; /* -1: unknown */
+    int64_t started_ms; /* start_time: the last time it began running; -1: never/unknown */
+    int64_t ended_ms;   /* when that run ended (complete/suspend time); -1: still on */
     enum job_state state;
     enum priority priority;
     enum framework framework;

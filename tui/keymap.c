@@ -120,6 +120,10 @@ static const struct action_def {
                           "copy the job's name to the clipboard (OSC 52: where the terminal "
                           "allows it; tmux: set-clipboard on)",
                           IN(MODE_JOBS)},
+    [KEYMAP_COLUMNS] = {"columns",
+                        "choose and order the columns (Space: show/hide, K/J: move; saved in "
+                        "~/.config/trainjob/columns)",
+                        IN(MODE_JOBS)},
 };
 
 /* Keys with a name of their own; the first name of a code is the one printed. */

@@ -83,6 +83,7 @@ enum keymap_action {
     KEYMAP_ZOOM_IN,
     KEYMAP_ZOOM_OUT,
     KEYMAP_COPY_NAME,
+    KEYMAP_COLUMNS,
     KEYMAP_MINE,
     KEYMAP_ACTION_COUNT
 };

@@ -35,7 +35,8 @@ static const struct table_column columns[WORKERS_COL_COUNT] = {
     [WORKERS_COL_PHASE] = {"PHASE", 5, 11, false},
     [WORKERS_COL_RESTARTS] = {"RESTARTS", 3, 8, true},
     [WORKERS_COL_EXIT] = {"LAST EXIT", 4, 0, false},
-    [WORKERS_COL_DEVICES] = {"DEVICES", 3, 14, false},
+    /* which devices a worker holds now ("0,1"): not DEVICES, the count a job asks for */
+    [WORKERS_COL_DEVICES] = {"HELD DEVICES", 3, 14, false},
     [WORKERS_COL_AGE] = {"AGE", 3, 5, true},
 };
 
