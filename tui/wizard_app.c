@@ -60,6 +60,7 @@ enum question {
     ASK_LOAD_PATH,    /* prompt: load which file? */
     ASK_OVERWRITE,    /* confirm: replace the file at pending_path? */
     ASK_DISCARD_FORM, /* confirm: load pending_path over unsaved changes? */
+    ASK_WORKSPACE,    /* prompt: the name of a new workspace */
 };
 
 /* The keys of the form's own widgets: not bindings, but a user looks for them in the help. */
@@ -77,7 +78,7 @@ struct app {
     struct term term;
     struct wizard *wz;
     struct backend *backend;
-    const struct catalog *cat;
+    struct catalog *cat; /* replaced after a new workspace */
     const char *default_workspace;
     struct keymap *km;
     char *keys_note; /* what was wrong in the user's keys file, for the help */
@@ -107,7 +108,9 @@ struct app {
         enum { NAME_ASKING, NAME_TAKEN, NAME_FREE } state;
         struct backend_call *call;
     } names;
-    struct backend_call *submitting; /* a submit the server has not answered yet */
+    struct backend_call *submitting;  /* a submit the server has not answered yet */
+    struct backend_call *workspacing; /* a new workspace, or the catalog after it */
+    char *new_workspace;              /* its name */
 };
 
 /* The backend's answer about a name: taken on a 200, free on anything else (never block a submit
@@ -407,6 +410,85 @@ static void on_path(struct app *a, char *path)
     }
 }
 
+/* ---- "new workspace…": created by the backend, the caller its owner ---- */
+
+/* The form again over a->cat (a new catalog), what was typed kept, in workspace ws. */
+static void reopen_in_workspace(struct app *a, const char *ws)
+{
+    struct jobspec job;
+    jobspec_init(&job);
+    jobspec_copy(&job, wizard_job(a->wz));
+    free(job.workspace_name);
+    job.workspace_name = xstrdup(ws);
+    bool changed = wizard_changed(a->wz);
+    if (a->validate_timer) {
+        loop_cancel(a->loop, a->validate_timer);
+        a->validate_timer = 0;
+    }
+    wizard_free(a->wz);
+    a->wz = wizard_new(a->cat, &job, a->default_workspace, a->km);
+    wizard_set_name_check(a->wz, name_taken, a);
+    if (changed)
+        wizard_set_changed(a->wz);
+    jobspec_free(&job);
+    a->redraw = true;
+}
+
+/* The catalog after a workspace was created: the form offers it, chosen. */
+static void on_catalog_again(void *ctx, struct backend_reply *r)
+{
+    struct app *a = ctx;
+    a->workspacing = NULL;
+    a->redraw = true;
+    if (r->status != BACKEND_OK) {
+        snprintf(a->status, sizeof a->status,
+                 "workspace %.60s created; the list is not updated: %.150s", a->new_workspace,
+                 r->err.message);
+        return;
+    }
+    struct catalog old = *a->cat;
+    *a->cat = r->catalog; /* taken */
+    memset(&r->catalog, 0, sizeof r->catalog);
+    reopen_in_workspace(a, a->new_workspace);
+    catalog_free(&old); /* after the wizard that pointed into it went */
+    snprintf(a->status, sizeof a->status, "workspace %.100s created; you are its owner",
+             a->new_workspace);
+}
+
+/* The backend's answer to "create workspace": a refusal shows under the field. */
+static void on_workspace_created(void *ctx, struct backend_reply *r)
+{
+    struct app *a = ctx;
+    a->workspacing = NULL;
+    a->redraw = true;
+    if (r->status != BACKEND_OK) {
+        snprintf(a->status, sizeof a->status, "workspace %.60s not created: %.150s",
+                 a->new_workspace, r->err.message);
+        wizard_show_error(a->wz, "workspace_name", r->err.message);
+        return;
+    }
+    struct backend_request rq = {.op = BACKEND_OP_CATALOG};
+    a->workspacing = backend_send(a->backend, a->multi, &rq, on_catalog_again, NULL, NULL, a);
+}
+
+static void create_workspace(struct app *a, const char *name)
+{
+    if (a->backend == NULL) {
+        snprintf(a->status, sizeof a->status, "no backend to create a workspace on (offline)");
+        return;
+    }
+    if (a->workspacing) {
+        snprintf(a->status, sizeof a->status, "workspace %.100s: not answered yet",
+                 a->new_workspace);
+        return;
+    }
+    free(a->new_workspace);
+    a->new_workspace = xstrdup(name);
+    snprintf(a->status, sizeof a->status, "creating workspace %.100s…", name);
+    struct backend_request rq = {.op = BACKEND_OP_CREATE_WORKSPACE, .name = name};
+    a->workspacing = backend_send(a->backend, a->multi, &rq, on_workspace_created, NULL, NULL, a);
+}
+
 /* A key while the help, a prompt or a confirm box is open. */
 static void overlay_key(struct app *a, const struct widget_key *k)
 {
@@ -421,6 +503,16 @@ static void overlay_key(struct app *a, const struct widget_key *k)
         enum prompt_state st = prompt_key(a->prompt, k);
         if (st == PROMPT_OPEN)
             return;
+        if (a->asking == ASK_WORKSPACE) {
+            char *name = st == PROMPT_DONE ? xstrdup(prompt_value(a->prompt)) : NULL;
+            prompt_free(a->prompt);
+            a->prompt = NULL;
+            touchwin(stdscr);
+            if (name && *name)
+                create_workspace(a, name);
+            free(name);
+            return;
+        }
         char *path = st == PROMPT_DONE && *prompt_value(a->prompt)
                          ? expand_home(prompt_value(a->prompt))
                          : NULL;
@@ -567,6 +659,14 @@ static void on_key(struct app *a, const struct widget_key *key)
         break;
     case WIZARD_LOAD:
         ask_path(a, ASK_LOAD_PATH);
+        break;
+    case WIZARD_NEW_WORKSPACE:
+        a->status[0] = '\0';
+        a->prompt =
+            prompt_new("New workspace",
+                       "its name (lowercase letters, digits, -); you become its owner:", NULL);
+        a->asking = ASK_WORKSPACE;
+        a->redraw = true;
         break;
     case WIZARD_REDRAW:
         clearok(curscr, TRUE);
@@ -773,6 +873,8 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
     wizard_free(a.wz);
     backend_call_cancel(a.names.call);
     backend_call_cancel(a.submitting);
+    backend_call_cancel(a.workspacing);
+    free(a.new_workspace);
     free(a.names.workspace);
     free(a.names.name);
     http_multi_free(a.multi);
