@@ -252,6 +252,13 @@ enum backend_status acp_build(struct backend *b, const struct backend_request *r
             return acp_lacks(b, "the catalog", err);
         strbuf_adds(&out->path, V1_PREFIX "/catalog");
         break;
+    case BACKEND_OP_CREATE_WORKSPACE:
+        if (!trainjobd)
+            return acp_lacks(b, "creating a workspace", err);
+        out->method = "POST";
+        strbuf_adds(&out->path, V1_PREFIX "/workspaces");
+        out->body = json_pack("{s:s}", "name", rq->name ? rq->name : "");
+        break;
     case BACKEND_OP_MARK_NODE:
         if (!trainjobd)
             return acp_lacks(b, "marking a node for a job", err);
@@ -487,6 +494,7 @@ enum backend_status acp_decode(const struct backend_request *rq, const json_t *r
     case BACKEND_OP_SCALARS:
         return scalar_page_from_json(reply, &out->scalars, &out->err) == 0 ? BACKEND_OK
                                                                            : BACKEND_REJECTED;
+    case BACKEND_OP_CREATE_WORKSPACE:
     case BACKEND_OP_WATCH:
     case BACKEND_OP_LOGS:
         break;

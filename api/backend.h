@@ -136,6 +136,8 @@ enum backend_op {
     BACKEND_OP_LOGS,      /* a stream: on_data per piece */
     BACKEND_OP_SCALARS,   /* a page of a job's TensorBoard scalars (trainjobd); with follow,
                              a stream: on_data per piece of NDJSON (api/scalarpage.h) */
+    /* a workspace named request.name, the caller its owner (trainjobd) */
+    BACKEND_OP_CREATE_WORKSPACE,
 };
 
 /* What to ask; the members an op does not use are ignored. Strings are copied. */

@@ -112,6 +112,9 @@ static void slurm_send(struct backend *b, struct http_multi *m, struct backend_c
     case BACKEND_OP_WATCH:
         r->status = backend_unsupported(b, "watching jobs", err);
         break;
+    case BACKEND_OP_CREATE_WORKSPACE: /* accounts are the cluster admin's (sacctmgr) */
+        r->status = backend_unsupported(b, "creating a workspace", err);
+        break;
     default:
         r->status = backend_unsupported(b, "this request", err);
         break;

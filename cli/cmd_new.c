@@ -16,6 +16,7 @@ int cmd_new(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
         {"file", required_argument, NULL, 'f'},
         {"theme", required_argument, NULL, 'T'},
         {"created-to", required_argument, NULL, 'C'},
+        {"clone-of", required_argument, NULL, 'K'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -30,14 +31,20 @@ int cmd_new(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
         case 'T':
             o.theme = optarg;
             break;
+        case 'K':
+            o.clone_of = optarg;
+            break;
         case 'C':
             o.created_to = optarg;
             break;
         case 'h':
-            fputs("usage: trainjob new [-f FILE] [--theme NAME] [--created-to FILE]\n"
+            fputs("usage: trainjob new [-f FILE] [--theme NAME] [--created-to FILE] [--clone-of "
+                  "JOB]\n"
                   "Opens the create-task wizard; with -f, prefilled from a job file. A\n"
                   "submitted job then opens in the live job view; with --created-to its\n"
-                  "name is written to FILE instead (trainjob top runs the wizard so).\n",
+                  "name is written to FILE instead (trainjob top runs the wizard so).\n"
+                  "Each job being edited keeps a draft (new job, edit of FILE, clone of\n"
+                  "JOB); `new` alone lists them with their times to resume or discard.\n",
                   out);
             return EXIT_OK;
         default:

@@ -11,6 +11,10 @@ start_engine
 WIZARD_ENV="" # more VAR=value for the wizard's environment
 start_wizard() { # FILE ("" for none) [WIDTH HEIGHT]
     tmux kill-session -t "$SESSION" 2>/dev/null
+    if [ -n "$1" ]; then # a file offers its own draft first (tests/wizard_drafts.test.sh)
+        sleep 0.5      # the killed wizard saves its draft on the way out
+        rm -rf "$HOME/.local/state/trainjob/drafts"
+    fi
     new_session -d -s "$SESSION" -x "${2:-100}" -y "${3:-30}" \
         "env HOME='$HOME' TERM=tmux-256color $WIZARD_ENV '$TRAINJOB_BIN' --endpoint '$EP' new ${1:+-f '$1'}; echo EXIT=\$?; sleep 60"
 }

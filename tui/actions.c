@@ -133,7 +133,7 @@ static void on_priority(void *ctx, const char *text)
  * Runs `trainjob new -f FILE` on the terminal, this screen suspended, as an
  * editor is run; a job it submits opens here once the feed has it.
  */
-void monitor_run_wizard(struct monitor *m, const char *file)
+static void run_wizard(struct monitor *m, const char *file, const char *clone_of)
 {
     char *self = xstrdup("/proc/self/exe");
     char created[] = "/tmp/trainjob-created-XXXXXX";
@@ -152,6 +152,8 @@ void monitor_run_wizard(struct monitor *m, const char *file)
     argv[n++] = "new";
     if (file)
         argv[n++] = "-f", argv[n++] = file;
+    if (clone_of) /* its draft is the clone's, not a new job's */
+        argv[n++] = "--clone-of", argv[n++] = clone_of;
     if (cfd >= 0)
         argv[n++] = "--created-to", argv[n++] = created;
     argv[n] = NULL;
@@ -188,6 +190,12 @@ void monitor_run_wizard(struct monitor *m, const char *file)
     }
 }
 
+/* Runs `trainjob new -f FILE` (see run_wizard). */
+void monitor_run_wizard(struct monitor *m, const char *file)
+{
+    run_wizard(m, file, NULL);
+}
+
 static void on_clone_job(void *ctx, struct backend_reply *r)
 {
     struct monitor *m = ctx;
@@ -207,7 +215,7 @@ static void on_clone_job(void *ctx, struct backend_reply *r)
     if (fd < 0 || write(fd, doc.buf, doc.len) != (ssize_t)doc.len) {
         monitor_status(m, true, "cannot write the clone to %s", path);
     } else {
-        monitor_run_wizard(m, path);
+        run_wizard(m, path, r->job.name);
     }
     if (fd >= 0) {
         close(fd);

@@ -31,6 +31,7 @@ struct tui_wizard_opts {
     const char *file;       /* prefill from this job file; NULL: empty (or the draft) */
     const char *theme;      /* NULL: the context's, else the default */
     const char *created_to; /* write a created job's name here instead of opening it */
+    const char *clone_of;   /* the job the file is a clone of (its draft is "clone of X") */
 };
 /*
  * Runs the wizard (tui/wizard_app.c); a submitted job then opens in the

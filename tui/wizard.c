@@ -188,6 +188,11 @@ void wizard_set_unchanged(struct wizard *wz)
     wz->changed = false;
 }
 
+void wizard_set_changed(struct wizard *wz)
+{
+    wz->changed = true;
+}
+
 /* Under a valid NGC image: what its tag means (release, CUDA, Python, Ubuntu). */
 static void explain_image_tag(struct wizard *wz)
 {
@@ -515,6 +520,17 @@ static unsigned field_key(struct wizard *wz, const struct widget_key *k)
     struct wlist *list = wz_list_at(wz, wz->cur, before);
     size_t row_before = list ? wlist_focus_id(list) : 0;
     unsigned r = form_key(f, k);
+    if ((r & WIDGET_CHANGED) && form_widget_at(f, before) == select_widget(wz->workspace)) {
+        const char *ws = select_selected_label(wz->workspace);
+        if (ws && strcmp(ws, WIZARD_NEW_WORKSPACE_LABEL) == 0) {
+            /* not a workspace: the one before stays chosen until the new one exists */
+            select_set_selected(wz->workspace, wz->ws_prev);
+            wz->ws_new_asked = true;
+            r = (r & ~(unsigned)WIDGET_CHANGED) | WIDGET_REDRAW;
+        } else {
+            wz->ws_prev = select_selected(wz->workspace);
+        }
+    }
     if (r & WIDGET_CHANGED) /* the field the key went to, even if focus moved on */
         on_changed(wz, form_widget_at(f, before));
     if (r & WIDGET_REDRAW)
@@ -568,6 +584,10 @@ enum wizard_action wizard_key(struct wizard *wz, const struct widget_key *k)
         return act(wz, a);
     enum wizard_action out = WIZARD_NONE;
     unsigned r = wz->cur == SECTION_REVIEW ? review_key(wz, k, &out) : field_key(wz, k);
+    if (wz->ws_new_asked) {
+        wz->ws_new_asked = false;
+        return WIZARD_NEW_WORKSPACE;
+    }
     if (!(r & WIDGET_HANDLED) && a != KEYMAP_NONE)
         return act(wz, a);
     return out;

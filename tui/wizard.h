@@ -33,6 +33,7 @@ enum wizard_action {
     WIZARD_SAVE,
     WIZARD_LOAD,
     WIZARD_REDRAW,
+    WIZARD_NEW_WORKSPACE, /* "new workspace…" chosen: ask for a name, create it */
 };
 
 /*
@@ -91,7 +92,12 @@ size_t wizard_set_file_findings(struct wizard *wz, const struct findings *fs,
                                 const struct finding **first);
 /* The form as it is now is kept (saved to a file): wizard_changed is false until the next edit. */
 void wizard_set_unchanged(struct wizard *wz);
+/* The form carries edits of an earlier wizard (rebuilt over a new catalog). */
+void wizard_set_changed(struct wizard *wz);
 /* Puts a server's rejection next to the field it names and shows its section. */
 void wizard_show_error(struct wizard *wz, const char *field, const char *message);
+
+/* The last entry of the workspace list: create one (WIZARD_NEW_WORKSPACE). */
+#define WIZARD_NEW_WORKSPACE_LABEL "new workspace…"
 
 #endif

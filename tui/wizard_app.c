@@ -7,11 +7,14 @@
  * changed), and submits. A file opens the wizard prefilled; its errors show
  * next to their fields rather than stopping the wizard.
  *
- * Drafts: every validated change is written (temp file + rename) to
- * ~/.local/state/trainjob/drafts/draft.yaml, and again on SIGHUP/SIGTERM
- * (a dropped SSH session, a killed tmux pane) before the terminal is
- * restored. The next `trainjob new` offers to resume it; a submitted job
- * removes it.
+ * Drafts: one per job being edited (a new job, a clone of X, an edit of
+ * file F; tui/wizard_drafts.c). Every validated change is written (temp
+ * file + rename) to that job's draft in ~/.local/state/trainjob/drafts/,
+ * and again on SIGHUP/SIGTERM (a dropped SSH session, a killed tmux pane)
+ * before the terminal is restored. `trainjob new` offers the draft there is
+ * (more than one: a list with their local times, to pick or discard);
+ * `new -f F` and a clone offer only their own. A submitted job removes its
+ * draft.
  *
  * Keys come from the keymap (tui/default.keys, then ~/.config/trainjob/keys;
  * a bad line there is reported on the status line and skipped). Over the
@@ -41,6 +44,7 @@
 #include "tui/term.h"
 #include "tui/tui.h"
 #include "tui/wizard.h"
+#include "tui/wizard_drafts.h"
 #include "util/fileio.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
@@ -56,6 +60,7 @@ enum question {
     ASK_LOAD_PATH,    /* prompt: load which file? */
     ASK_OVERWRITE,    /* confirm: replace the file at pending_path? */
     ASK_DISCARD_FORM, /* confirm: load pending_path over unsaved changes? */
+    ASK_WORKSPACE,    /* prompt: the name of a new workspace */
 };
 
 /* The keys of the form's own widgets: not bindings, but a user looks for them in the help. */
@@ -73,7 +78,7 @@ struct app {
     struct term term;
     struct wizard *wz;
     struct backend *backend;
-    const struct catalog *cat;
+    struct catalog *cat; /* replaced after a new workspace */
     const char *default_workspace;
     struct keymap *km;
     char *keys_note; /* what was wrong in the user's keys file, for the help */
@@ -85,8 +90,9 @@ struct app {
     struct jobspec created;
     bool submitted;
     char *draft_path;
-    bool draft_kept; /* this run wrote the draft, or resumed one (it stays until submitted) */
-    char *file;      /* the job file the form last came from or went to */
+    char *draft_label; /* what the draft is of: "new job", "clone of X", "edit of F" */
+    bool draft_kept;   /* this run wrote the draft, or resumed one (it stays until submitted) */
+    char *file;        /* the job file the form last came from or went to */
 
     /* at most one of these is open over the form */
     struct help *help;
@@ -102,7 +108,9 @@ struct app {
         enum { NAME_ASKING, NAME_TAKEN, NAME_FREE } state;
         struct backend_call *call;
     } names;
-    struct backend_call *submitting; /* a submit the server has not answered yet */
+    struct backend_call *submitting;  /* a submit the server has not answered yet */
+    struct backend_call *workspacing; /* a new workspace, or the catalog after it */
+    char *new_workspace;              /* its name */
 };
 
 /* The backend's answer about a name: taken on a 200, free on anything else (never block a submit
@@ -144,39 +152,27 @@ static bool name_taken(void *ctx, const char *workspace, const char *name)
     return false;
 }
 
-static char *draft_path(void)
-{
-    char *dir = paths_state_dir();
-    char *p = xasprintf("%s/drafts/draft.yaml", dir);
-    free(dir);
-    return p;
-}
-
-/* Writes the form's job to the draft file; a failure shows on the status line. */
+/* Writes the form's job to this job's draft; a failure shows on the status line. */
 static void save_draft(struct app *a)
 {
     if (!wizard_changed(a->wz))
         return;
-    struct strbuf doc = STRBUF_INIT, err = STRBUF_INIT;
-    jobfile_write(wizard_job(a->wz), JOBFILE_YAML, &doc);
-    char *dir = xstrdup(a->draft_path);
-    *strrchr(dir, '/') = '\0';
-    if (file_mkdirs(dir, 0700, &err) != 0 ||
-        file_write_atomic(a->draft_path, doc.buf, doc.len, 0600, &err) != 0)
+    struct strbuf err = STRBUF_INIT;
+    if (drafts_write(a->draft_path, a->draft_label, wizard_job(a->wz), &err) != 0)
         snprintf(a->status, sizeof a->status, "draft not saved: %.200s", strbuf_str(&err));
     else
         a->draft_kept = true;
-    free(dir);
-    strbuf_free(&doc);
     strbuf_free(&err);
 }
 
-/* Asks (in a dialog) whether to resume the draft; true for yes. */
-static bool ask_resume(struct app *a, const char *when)
+/* Asks (in a dialog) whether to resume draft d; true for yes. */
+static bool ask_resume(struct app *a, const struct draft *dr)
 {
-    char msg[256];
-    snprintf(msg, sizeof msg, "An unfinished job from %s was saved.\nResume it? (No discards it.)",
-             when);
+    char when[64], msg[640];
+    drafts_when(dr->mtime, when, sizeof when);
+    snprintf(msg, sizeof msg,
+             "An unfinished job (%.300s) from %s was saved.\nResume it? (No discards it.)",
+             dr->label, when);
     struct dialog *d = dialog_new("Resume draft", msg, true);
     dialog_set_palette(d, &a->term.palette);
     bool answer = false;
@@ -414,6 +410,85 @@ static void on_path(struct app *a, char *path)
     }
 }
 
+/* ---- "new workspace…": created by the backend, the caller its owner ---- */
+
+/* The form again over a->cat (a new catalog), what was typed kept, in workspace ws. */
+static void reopen_in_workspace(struct app *a, const char *ws)
+{
+    struct jobspec job;
+    jobspec_init(&job);
+    jobspec_copy(&job, wizard_job(a->wz));
+    free(job.workspace_name);
+    job.workspace_name = xstrdup(ws);
+    bool changed = wizard_changed(a->wz);
+    if (a->validate_timer) {
+        loop_cancel(a->loop, a->validate_timer);
+        a->validate_timer = 0;
+    }
+    wizard_free(a->wz);
+    a->wz = wizard_new(a->cat, &job, a->default_workspace, a->km);
+    wizard_set_name_check(a->wz, name_taken, a);
+    if (changed)
+        wizard_set_changed(a->wz);
+    jobspec_free(&job);
+    a->redraw = true;
+}
+
+/* The catalog after a workspace was created: the form offers it, chosen. */
+static void on_catalog_again(void *ctx, struct backend_reply *r)
+{
+    struct app *a = ctx;
+    a->workspacing = NULL;
+    a->redraw = true;
+    if (r->status != BACKEND_OK) {
+        snprintf(a->status, sizeof a->status,
+                 "workspace %.60s created; the list is not updated: %.150s", a->new_workspace,
+                 r->err.message);
+        return;
+    }
+    struct catalog old = *a->cat;
+    *a->cat = r->catalog; /* taken */
+    memset(&r->catalog, 0, sizeof r->catalog);
+    reopen_in_workspace(a, a->new_workspace);
+    catalog_free(&old); /* after the wizard that pointed into it went */
+    snprintf(a->status, sizeof a->status, "workspace %.100s created; you are its owner",
+             a->new_workspace);
+}
+
+/* The backend's answer to "create workspace": a refusal shows under the field. */
+static void on_workspace_created(void *ctx, struct backend_reply *r)
+{
+    struct app *a = ctx;
+    a->workspacing = NULL;
+    a->redraw = true;
+    if (r->status != BACKEND_OK) {
+        snprintf(a->status, sizeof a->status, "workspace %.60s not created: %.150s",
+                 a->new_workspace, r->err.message);
+        wizard_show_error(a->wz, "workspace_name", r->err.message);
+        return;
+    }
+    struct backend_request rq = {.op = BACKEND_OP_CATALOG};
+    a->workspacing = backend_send(a->backend, a->multi, &rq, on_catalog_again, NULL, NULL, a);
+}
+
+static void create_workspace(struct app *a, const char *name)
+{
+    if (a->backend == NULL) {
+        snprintf(a->status, sizeof a->status, "no backend to create a workspace on (offline)");
+        return;
+    }
+    if (a->workspacing) {
+        snprintf(a->status, sizeof a->status, "workspace %.100s: not answered yet",
+                 a->new_workspace);
+        return;
+    }
+    free(a->new_workspace);
+    a->new_workspace = xstrdup(name);
+    snprintf(a->status, sizeof a->status, "creating workspace %.100s…", name);
+    struct backend_request rq = {.op = BACKEND_OP_CREATE_WORKSPACE, .name = name};
+    a->workspacing = backend_send(a->backend, a->multi, &rq, on_workspace_created, NULL, NULL, a);
+}
+
 /* A key while the help, a prompt or a confirm box is open. */
 static void overlay_key(struct app *a, const struct widget_key *k)
 {
@@ -428,6 +503,16 @@ static void overlay_key(struct app *a, const struct widget_key *k)
         enum prompt_state st = prompt_key(a->prompt, k);
         if (st == PROMPT_OPEN)
             return;
+        if (a->asking == ASK_WORKSPACE) {
+            char *name = st == PROMPT_DONE ? xstrdup(prompt_value(a->prompt)) : NULL;
+            prompt_free(a->prompt);
+            a->prompt = NULL;
+            touchwin(stdscr);
+            if (name && *name)
+                create_workspace(a, name);
+            free(name);
+            return;
+        }
         char *path = st == PROMPT_DONE && *prompt_value(a->prompt)
                          ? expand_home(prompt_value(a->prompt))
                          : NULL;
@@ -575,6 +660,14 @@ static void on_key(struct app *a, const struct widget_key *key)
     case WIZARD_LOAD:
         ask_path(a, ASK_LOAD_PATH);
         break;
+    case WIZARD_NEW_WORKSPACE:
+        a->status[0] = '\0';
+        a->prompt =
+            prompt_new("New workspace",
+                       "its name (lowercase letters, digits, -); you become its owner:", NULL);
+        a->asking = ASK_WORKSPACE;
+        a->redraw = true;
+        break;
     case WIZARD_REDRAW:
         clearok(curscr, TRUE);
         a->redraw = true;
@@ -704,35 +797,72 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
     }
     a.loop = loop_new();
     a.multi = http_multi_new(a.loop);
-    a.draft_path = draft_path();
-    /* Without a file, an unfinished draft is offered first. */
+    /* This run's draft: of the job being edited (a new job is one of its own). */
+    char *ddir = drafts_dir();
+    bool new_job = !file && !o->clone_of;
+    if (o->clone_of) {
+        a.draft_label = xasprintf("clone of %s", o->clone_of);
+    } else if (file) {
+        char *real = realpath(file, NULL);
+        a.draft_label = xasprintf("edit of %s", real ? real : file);
+        free(real);
+    } else {
+        a.draft_label = xstrdup("new job");
+    }
+    unsigned long salt = new_job ? ((unsigned long)time(NULL) << 20) ^ (unsigned long)getpid() : 0;
+    a.draft_path = drafts_path(ddir, a.draft_label, salt);
+    /*
+     * Offered first: `new` alone, every draft there is (one: yes or no; more:
+     * the list); a file or a clone, only its own.
+     */
+    struct draft_list dl;
+    drafts_list(ddir, &dl);
+    long resume = -1;
+    if (new_job && dl.count > 1) {
+        resume = drafts_pick(&a.term, &dl, a.draft_label);
+    } else {
+        for (size_t i = 0; i < dl.count; i++)
+            if (new_job || strcmp(dl.items[i].path, a.draft_path) == 0) {
+                if (ask_resume(&a, &dl.items[i]))
+                    resume = (long)i;
+                else
+                    unlink(dl.items[i].path);
+                break;
+            }
+    }
     struct jobfile draft;
     jobfile_init(&draft);
     bool use_draft = false;
-    struct stat st;
-    if (!file && stat(a.draft_path, &st) == 0) {
-        /* When it was saved, in the person's own time zone. */
-        char when[TIMEFMT_RFC3339_LEN];
-        struct tm tm;
-        if (localtime_r(&st.st_mtime, &tm) == NULL ||
-            strftime(when, sizeof when, "%Y-%m-%d %H:%M %Z", &tm) == 0)
-            time_rfc3339((int64_t)st.st_mtime * 1000, when);
+    if (resume >= 0) {
         struct findings dfs = FINDINGS_INIT;
         struct strbuf io = STRBUF_INIT;
-        if (ask_resume(&a, when))
-            use_draft = jobfile_load(a.draft_path, &draft, &dfs, &io) != JOBFILE_UNREADABLE;
-        else
-            unlink(a.draft_path);
+        struct draft *dr = &dl.items[resume];
+        use_draft = jobfile_load(dr->path, &draft, &dfs, &io) != JOBFILE_UNREADABLE;
+        if (use_draft) { /* from here on the form is that job's: its draft is the one written */
+            free(a.draft_path);
+            free(a.draft_label);
+            a.draft_path = xstrdup(dr->path);
+            a.draft_label = xstrdup(dr->label);
+        } else {
+            snprintf(a.status, sizeof a.status, "draft not resumed: %.200s", strbuf_str(&io));
+        }
         a.draft_kept = use_draft;
         findings_free(&dfs);
         strbuf_free(&io);
     }
+    drafts_free(&dl);
+    free(ddir);
     a.cat = &cat;
     a.default_workspace = have_session ? s.rc.ctx.workspace : o->target.workspace;
-    if (file)
+    if (use_draft) {
+        a.wz = wizard_new(&cat, &draft.job, a.default_workspace, a.km);
+        if (file) /* F2 still offers the file the draft is an edit of */
+            a.file = xstrdup(file);
+    } else if (file) {
         open_form(&a, &jf.job, &file_fs, file);
-    else
-        a.wz = wizard_new(&cat, use_draft ? &draft.job : NULL, a.default_workspace, a.km);
+    } else {
+        a.wz = wizard_new(&cat, NULL, a.default_workspace, a.km);
+    }
     wizard_set_name_check(a.wz, name_taken, &a);
     findings_free(&file_fs);
     run(&a);
@@ -743,6 +873,8 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
     wizard_free(a.wz);
     backend_call_cancel(a.names.call);
     backend_call_cancel(a.submitting);
+    backend_call_cancel(a.workspacing);
+    free(a.new_workspace);
     free(a.names.workspace);
     free(a.names.name);
     http_multi_free(a.multi);
@@ -777,6 +909,7 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
         rc = EXIT_INVALID;
     }
     free(a.draft_path);
+    free(a.draft_label);
     if (have_session)
         session_close(&s);
     catalog_free(&cat);

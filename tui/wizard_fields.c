@@ -17,6 +17,7 @@
 #include "api/jobspec_defaults.h"
 #include "api/ngctag.h"
 #include "api/validate.h"
+#include "tui/wizard.h"
 #include "tui/wizard_lists.h"
 #include "tui/wizard_priv.h"
 #include "util/strbuf.h"
@@ -564,7 +565,11 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
     if (init && init->workspace_name)
         offer_file_value(o, &n, want_ws);
     size_t at = wz_index_of(o, n, want_ws);
-    wz->workspace = select_new(o, n, at != SELECT_NONE ? at : 0);
+    size_t real = n;
+    if (cat && real > 0 && n < MAX_OPTIONS) /* the backend says whether the caller may */
+        o[n++] = (struct select_option){WIZARD_NEW_WORKSPACE_LABEL, "you its owner", false, NULL};
+    wz->ws_prev = at != SELECT_NONE ? at : 0;
+    wz->workspace = select_new(o, n, wz->ws_prev);
     add_field(wz, SECTION_BASICS, "Workspace", select_widget(wz->workspace), "workspace_name",
               "the workspace the job belongs to; Enter opens the list, type to filter");
     wz->display_name = textfield_new(init ? init->display_name : NULL, 256);

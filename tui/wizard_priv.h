@@ -64,6 +64,8 @@ struct wizard {
 
     /* the widgets the binding reads (owned by their forms) */
     struct select *workspace, *pool, *zone, *priority, *framework, *spec;
+    size_t ws_prev;    /* the workspace chosen before "new workspace…" was */
+    bool ws_new_asked; /* "new workspace…" was chosen: the owner asks for a name */
     struct select *tb_mount;
     struct textfield *display_name, *name, *vpc, *image, *tb_dir;
     struct numberfield *replicas, *backoff;
