@@ -294,6 +294,7 @@ enum backend_status acp_build(struct backend *b, const struct backend_request *r
         acp_query(&out->path, "follow", rq->follow ? "true" : NULL);
         acp_query(&out->path, "framed", rq->framed ? "true" : NULL);
         acp_query(&out->path, "from", rq->from);
+        acp_query(&out->path, "times", rq->framed && rq->times ? "true" : NULL);
         out->stream = true;
         break;
     case BACKEND_OP_SCALARS:

@@ -156,6 +156,7 @@ struct backend_request {
     bool follow;               /* LOGS; SCALARS: the push stream */
     bool framed;               /* LOGS with follow: P/D/S/E frames (engine/logfollow.h) */
     const char *from;          /* LOGS framed: "<inode>:<offset>" to resume at */
+    bool times;                /* LOGS framed: T and C frames too (the time of each piece) */
     const char *since;         /* SCALARS: the previous page's cursor; NULL: from the start */
     size_t limit;              /* SCALARS: bytes of event files per page (0: the server's) */
 };

@@ -1,7 +1,7 @@
 /*
  * logframes: parsing a framed log stream (see logframes.h). Headers are one
  * short line each; anything longer than a header can be, or not one of the
- * four kinds, marks the stream broken rather than guessing.
+ * six kinds, marks the stream broken rather than guessing.
  */
 #include "api/logframes.h"
 
@@ -56,6 +56,10 @@ static int header(struct logframes *lf, const char *h)
         lf->ended = true;
         return 0;
     }
+    if (h[0] == 'C' && h[1] == '\0') {
+        lf->caught_up = true;
+        return 0;
+    }
     if (h[0] == '\0' || h[1] != ' ') {
         lf->broken = true;
         return 1;
@@ -68,10 +72,17 @@ static int header(struct logframes *lf, const char *h)
         lf->offset = b;
         lf->have_position = true;
         return 0;
+    case 'T':
+        if (!number(&p, &a, '\0'))
+            break;
+        lf->time_ms = (uint64_t)a;
+        lf->have_time = true;
+        return 0;
     case 'D':
         if (!number(&p, &a, '\0'))
             break;
         lf->data_left = a;
+        lf->caught_up = false;
         return 0;
     case 'S':
         if (!number(&p, &a, '\0'))

@@ -1,7 +1,8 @@
 /*
  * logframes: the client side of a framed log stream (trainjobd's
  * engine/logfollow.h): P <inode> <offset>, D <length> + bytes, S <bytes>,
- * E. It hands the log bytes on, says where the next one is (the cursor a
+ * E. With times, T <ms> (the time the next data was written) and C
+ * (caught up) too. It hands the log bytes on, says where the next one is (the cursor a
  * reconnect resumes from) and whether the log is complete. cmd_jobs.c's
  * `logs -f` feeds it what arrives.
  */
@@ -27,7 +28,10 @@ struct logframes {
     bool have_position; /* a P frame was seen */
     uintmax_t inode;    /* the position of the next log byte */
     uintmax_t offset;
-    bool ended;        /* E: the log is complete */
+    bool ended;     /* E: the log is complete */
+    bool have_time; /* a T frame was seen: time_ms is the time of the data that follows */
+    uint64_t time_ms;
+    bool caught_up;    /* C, and no data since: all the log had then was sent */
     bool broken;       /* a frame it could not read: the stream is not trainjobd's */
     uint64_t received; /* bytes fed, frames and all */
 };

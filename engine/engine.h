@@ -116,6 +116,7 @@ struct worker_log_query {
     bool follow;      /* then what is written next, until the worker ends */
     bool framed;      /* follow: P/D/S/E frames, so a client can resume */
     const char *from; /* framed: "<inode>:<offset>" to resume at, or NULL */
+    bool times;       /* framed: T and C frames too (see engine/logfollow.h) */
 };
 int engine_worker_log(struct engine *eng, const char *user, const char *ws, const char *name,
                       const struct worker_log_query *lq, struct strbuf *out,

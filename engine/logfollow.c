@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "engine/stream.h"
+#include "util/logindex.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -40,11 +41,20 @@ struct log_follow {
     bool done;
     bool need_position; /* framed: a P line before the next data */
     char last;          /* the last data byte sent ('\n' at first) */
+    bool times;         /* framed: T frames from the index, C when caught up */
+    int idx_fd;         /* the index of the generation held (-1: none) */
+    struct logindex ix;
+    bool time_sent;      /* a T frame went since the last P */
+    uint64_t sent_ms;    /* and said this */
+    bool told_caught_up; /* a C frame went since the last data */
 };
 
 static void follow_free(void *ctx)
 {
     struct log_follow *f = ctx;
+    if (f->idx_fd >= 0)
+        close(f->idx_fd);
+    logindex_free(&f->ix);
     if (f->fd >= 0)
         close(f->fd);
     free(f->path);
@@ -70,6 +80,16 @@ static bool hold(struct log_follow *f, const char *path, off_t offset, unsigned 
     f->offset = offset < 0 ? 0 : offset > st.st_size ? st.st_size : offset;
     f->rotations = rotations;
     f->need_position = true;
+    if (f->times) {
+        /* The generation's own index; its records are checked as they are read. */
+        if (f->idx_fd >= 0)
+            close(f->idx_fd);
+        logindex_free(&f->ix);
+        char *idx = xasprintf("%s.idx", path);
+        f->idx_fd = open(idx, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+        free(idx);
+        logindex_refresh(&f->ix, f->idx_fd);
+    }
     return true;
 }
 
@@ -116,10 +136,19 @@ static void send_data(struct log_follow *f, struct stream *s, const char *buf, s
         if (f->need_position)
             len = snprintf(head, sizeof head, "P %ju %jd\n", (uintmax_t)f->ino,
                            (intmax_t)(f->offset - (off_t)n));
+        uint64_t ms, next;
+        off_t at = f->offset - (off_t)n;
+        if (f->times && logindex_time_at(&f->ix, (uint64_t)at, &ms, &next) &&
+            (f->need_position || !f->time_sent || ms != f->sent_ms)) {
+            len += snprintf(head + len, sizeof head - (size_t)len, "T %" PRIu64 "\n", ms);
+            f->time_sent = true;
+            f->sent_ms = ms;
+        }
         len += snprintf(head + len, sizeof head - (size_t)len, "D %zu\n", n);
         stream_write(s, head, (size_t)len);
     }
     f->need_position = false;
+    f->told_caught_up = false;
     stream_write(s, buf, n);
     f->last = buf[n - 1];
 }
@@ -128,9 +157,18 @@ static void send_data(struct log_follow *f, struct stream *s, const char *buf, s
 static size_t read_chunk(struct log_follow *f, struct stream *s)
 {
     static char buf[CHUNK];
+    size_t want = sizeof buf;
+    if (f->times) {
+        /* One time per D frame: stop where the next index record starts. */
+        uint64_t ms, next;
+        logindex_refresh(&f->ix, f->idx_fd);
+        (void)logindex_time_at(&f->ix, (uint64_t)f->offset, &ms, &next);
+        if (next > (uint64_t)f->offset && next - (uint64_t)f->offset < want)
+            want = (size_t)(next - (uint64_t)f->offset);
+    }
     ssize_t n;
     do
-        n = pread(f->fd, buf, sizeof buf, f->offset);
+        n = pread(f->fd, buf, want, f->offset);
     while (n < 0 && errno == EINTR);
     if (n <= 0)
         return 0;
@@ -183,6 +221,9 @@ static void refill(void *ctx, struct stream *s)
         if (f->framed)
             stream_write(s, "E\n", 2);
         stream_close(s);
+    } else if (f->times && !f->told_caught_up) {
+        f->told_caught_up = true;
+        stream_write(s, "C\n", 2);
     }
 }
 
@@ -232,6 +273,9 @@ struct stream *logfollow_open(const struct logfollow_start *how, struct strbuf *
 {
     struct log_follow *f = xcalloc(1, sizeof *f);
     f->fd = -1;
+    f->idx_fd = -1;
+    f->times = how->framed && how->times;
+    logindex_init(&f->ix);
     f->path = xstrdup(how->path);
     f->rotated = xasprintf("%s.1", how->path);
     f->cap = how->cap;

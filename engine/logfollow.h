@@ -17,6 +17,13 @@
  *   S <bytes>\n            that many bytes went by unread
  *   E\n                    the log is complete (the worker has ended)
  *
+ * With times (the job screen), two more frames, from the shim's time index
+ * (util/logindex.h; a log without a usable one has none):
+ *
+ *   T <ms>\n               the next data was written at this wall-clock time
+ *                         (ms since the epoch); D frames are cut where it changes
+ *   C\n                    caught up: all there is now was sent
+ *
  * A stream that ends without E was interrupted. Owned by its stream (freed
  * with it); engine/queries.c keeps the stream in eng->followers, engine.c
  * (inotify) tells the follower about rotations and engine_end_followers
@@ -38,6 +45,7 @@ struct logfollow_start {
     const char *from; /* framed: "<inode>:<offset>" to continue from, or NULL */
     size_t cap;       /* the shim's rotation size: an unread generation is this long */
     bool follow;      /* false: what is there now, then the end */
+    bool times;       /* framed: T frames from the shim's time index (FILE.idx) */
 };
 
 /* A stream that serves the log as described; NULL with why in err (a log not there). */

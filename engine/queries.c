@@ -373,7 +373,8 @@ int engine_worker_log(struct engine *eng, const char *user, const char *ws, cons
         return 200;
     }
     /* Following: read as the client drains, to the end once the worker has ended. */
-    struct logfollow_start how = {path, lq->tail, lq->framed, lq->from, eng->opt.log_cap, true};
+    struct logfollow_start how = {
+        path, lq->tail, lq->framed, lq->from, eng->opt.log_cap, true, lq->framed && lq->times};
     struct strbuf why = STRBUF_INIT;
     struct stream *s = logfollow_open(&how, &why);
     free(path);

@@ -204,8 +204,10 @@ static void jobs_route(struct engine *eng, const struct http_request *req,
         bool want_follow = follow && strcmp(follow, "true") == 0;
         struct stream *s = NULL;
         const char *framed = q(req, "framed");
-        struct worker_log_query lq = {rest[3], number(q(req, "tail"), -1), want_follow,
-                                      framed && strcmp(framed, "true") == 0, q(req, "from")};
+        struct worker_log_query lq = {
+            rest[3],        number(q(req, "tail"), -1),
+            want_follow,    framed && strcmp(framed, "true") == 0,
+            q(req, "from"), q(req, "times") && strcmp(q(req, "times"), "true") == 0};
         st = engine_worker_log(eng, req->user, ws, name, &lq, &resp->text, &s, &err);
         if (st == 200) {
             resp->status = 200;

@@ -541,7 +541,7 @@ int main(int argc, char **argv)
     setup_signals(&handled);
     (void)setsid();
 
-    struct shim_log lg = {a.log, xasprintf("%s.1", a.log), -1, 0, a.log_cap};
+    struct shim_log lg = {a.log, xasprintf("%s.1", a.log), -1, 0, a.log_cap, -1, 0, -1};
     if (!shim_log_open(&lg, false))
         shim_fail("cannot open the log %s: %s", a.log, strerror(errno));
     int out[2], wake[2];

@@ -63,6 +63,10 @@ struct shim_log {
     int fd;        /* -1 when it could not be reopened: output is dropped */
     size_t size;
     size_t cap; /* 0: no cap */
+    /* The time index FILE.idx (see engine/logindex.h): one record per chunk copied. */
+    int idx_fd;
+    size_t idx_size;
+    long long idx_last_ms; /* the time of the last record: a record only when it moves */
 };
 
 /* A growing NULL-terminated argument vector (owned strings). */

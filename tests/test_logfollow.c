@@ -25,6 +25,7 @@
 #include "api/logframes.h"
 #include "engine/logfollow.h"
 #include "engine/stream.h"
+#include "util/logindex.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -85,7 +86,7 @@ static void test_every_byte_across_a_rotation(void **state)
     struct fixture *f = *state;
     size_t cap = 1u << 20;
     append(f->log, 0, 100);
-    struct logfollow_start how = {f->log, -1, false, NULL, cap, true};
+    struct logfollow_start how = {f->log, -1, false, NULL, cap, true, false};
     struct strbuf err = STRBUF_INIT;
     struct stream *s = logfollow_open(&how, &err);
     assert_non_null(s);
@@ -116,7 +117,7 @@ static void test_skipped_generations_are_said(void **state)
     struct fixture *f = *state;
     size_t cap = 4096;
     append(f->log, 0, 10);
-    struct logfollow_start how = {f->log, -1, false, NULL, cap, true};
+    struct logfollow_start how = {f->log, -1, false, NULL, cap, true, false};
     struct strbuf err = STRBUF_INIT;
     struct stream *s = logfollow_open(&how, &err);
     assert_non_null(s);
@@ -171,7 +172,7 @@ static void test_framed_resume(void **state)
 {
     struct fixture *f = *state;
     append(f->log, 0, 1000);
-    struct logfollow_start how = {f->log, -1, true, NULL, 1u << 20, true};
+    struct logfollow_start how = {f->log, -1, true, NULL, 1u << 20, true, false};
     struct strbuf err = STRBUF_INIT;
     struct stream *s = logfollow_open(&how, &err);
     assert_non_null(s);
@@ -223,7 +224,7 @@ static void test_tail_then_follow(void **state)
     FILE *fp = fopen(f->log, "w");
     fputs("one\ntwo\nthree\n", fp);
     fclose(fp);
-    struct logfollow_start how = {f->log, 2, false, NULL, 1u << 20, true};
+    struct logfollow_start how = {f->log, 2, false, NULL, 1u << 20, true, false};
     struct strbuf err = STRBUF_INIT;
     struct stream *s = logfollow_open(&how, &err);
     struct strbuf out = STRBUF_INIT;
@@ -253,7 +254,7 @@ static void test_whole_log_from_rotated(void **state)
     struct fixture *f = *state;
     append(f->rotated, 0, 4096);
     append(f->log, 4096, 100);
-    struct logfollow_start how = {f->log, -1, false, NULL, 4096, true};
+    struct logfollow_start how = {f->log, -1, false, NULL, 4096, true, false};
     struct strbuf err = STRBUF_INIT;
     struct stream *s = logfollow_open(&how, &err);
     assert_non_null(s);
@@ -275,7 +276,7 @@ static void test_whole_log_from_rotated(void **state)
 static void test_log_not_there_yet(void **state)
 {
     struct fixture *f = *state;
-    struct logfollow_start how = {f->log, 10, true, NULL, 1u << 20, true};
+    struct logfollow_start how = {f->log, 10, true, NULL, 1u << 20, true, false};
     struct strbuf err = STRBUF_INIT;
     struct stream *s = logfollow_open(&how, &err);
     assert_non_null(s);
@@ -300,6 +301,111 @@ static void test_log_not_there_yet(void **state)
 }
 
 /* Frames from a hostile or foreign server: refused, never taken for data. */
+/* Writes index records (offset, ms) to path. */
+static void write_index(const char *path, const uint64_t (*recs)[2], size_t n)
+{
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char rec[LOGINDEX_RECORD];
+        logindex_encode(&(struct logindex_rec){recs[i][0], recs[i][1]}, rec);
+        assert_int_equal(fwrite(rec, 1, sizeof rec, fp), sizeof rec);
+    }
+    fclose(fp);
+}
+
+/* With times: a T frame where the index says the time changes, D frames cut there, C, then E. */
+static void test_times_from_the_index(void **state)
+{
+    struct fixture *f = *state;
+    append(f->log, 0, 300);
+    char *idx = xasprintf("%s.idx", f->log);
+    const uint64_t recs[][2] = {
+        {0, 1700000000000ull}, {100, 1700000000500ull}, {250, 1700000001000ull}};
+    write_index(idx, recs, 3);
+    struct logfollow_start how = {f->log, -1, true, NULL, 1u << 20, true, true};
+    struct strbuf err = STRBUF_INIT;
+    struct stream *s = logfollow_open(&how, &err);
+    assert_non_null(s);
+    struct strbuf wire = STRBUF_INIT;
+    drain(s, &wire);
+    const char *w = strbuf_str(&wire);
+    assert_non_null(strstr(w, "T 1700000000000\nD 100\n"));
+    assert_non_null(strstr(w, "T 1700000000500\nD 150\n"));
+    assert_non_null(strstr(w, "T 1700000001000\nD 50\n"));
+    assert_true(wire.len > 2 && strcmp(w + wire.len - 2, "C\n") == 0);
+    logfollow_poke(s, true);
+    drain(s, &wire);
+    struct collected c = {STRBUF_INIT, 0, 0};
+    struct logframes lf;
+    logframes_init(&lf, collect_data, collect_skip, &c);
+    assert_int_equal(logframes_feed(&lf, wire.buf, wire.len), 0);
+    assert_true(lf.ended);
+    assert_true(lf.have_time);
+    assert_true(lf.time_ms == 1700000001000ull);
+    assert_int_equal(c.data.len, 300); /* the bytes exactly as written */
+    for (size_t i = 0; i < c.data.len; i++)
+        if (c.data.buf[i] != 'a' + (int)(i % 26))
+            fail_msg("byte %zu differs", i);
+    logframes_free(&lf);
+    strbuf_free(&c.data);
+    strbuf_free(&wire);
+    stream_unref(s);
+    unlink(idx);
+    free(idx);
+    strbuf_free(&err);
+}
+
+/* A hostile index: times are used up to the first record that goes backwards or is absurd. */
+static void test_hostile_index(void **state)
+{
+    struct fixture *f = *state;
+    append(f->log, 0, 300);
+    char *idx = xasprintf("%s.idx", f->log);
+    const uint64_t recs[][2] = {{0, 1700000000000ull},
+                                {100, 1600000000000ull}, /* back in time */
+                                {200, 1800000000000ull}};
+    write_index(idx, recs, 3);
+    struct logfollow_start how = {f->log, -1, true, NULL, 1u << 20, true, true};
+    struct strbuf err = STRBUF_INIT;
+    struct stream *s = logfollow_open(&how, &err);
+    assert_non_null(s);
+    logfollow_poke(s, true);
+    struct strbuf wire = STRBUF_INIT;
+    drain(s, &wire);
+    assert_non_null(strstr(strbuf_str(&wire), "T 1700000000000\nD 300\n"));
+    assert_null(strstr(strbuf_str(&wire), "T 1800000000000"));
+    stream_unref(s);
+    /* Garbage (not whole records, absurd times, a symbolic link): no times, every byte. */
+    unlink(idx);
+    assert_int_equal(symlink("/etc/passwd", idx), 0);
+    s = logfollow_open(&how, &err);
+    assert_non_null(s);
+    logfollow_poke(s, true);
+    strbuf_reset(&wire);
+    drain(s, &wire);
+    assert_null(strstr(strbuf_str(&wire), "T "));
+    assert_non_null(strstr(strbuf_str(&wire), "D 300\n"));
+    stream_unref(s);
+    unlink(idx);
+    FILE *fp = fopen(idx, "wb");
+    assert_non_null(fp);
+    fputs("0123456789abcdef0123", fp); /* 20 bytes: one record of nonsense, then a cut one */
+    fclose(fp);
+    s = logfollow_open(&how, &err);
+    assert_non_null(s);
+    logfollow_poke(s, true);
+    strbuf_reset(&wire);
+    drain(s, &wire);
+    assert_null(strstr(strbuf_str(&wire), "T "));
+    assert_non_null(strstr(strbuf_str(&wire), "D 300\n"));
+    stream_unref(s);
+    unlink(idx);
+    free(idx);
+    strbuf_free(&wire);
+    strbuf_free(&err);
+}
+
 static void test_bad_frames(void **state)
 {
     (void)state;
@@ -350,6 +456,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_tail_then_follow, setup, teardown),
         cmocka_unit_test_setup_teardown(test_log_not_there_yet, setup, teardown),
         cmocka_unit_test_setup_teardown(test_whole_log_from_rotated, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_times_from_the_index, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hostile_index, setup, teardown),
         cmocka_unit_test(test_bad_frames),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -267,11 +267,68 @@ static void test_keys(void **state)
     logs_pane_free(p);
 }
 
+/* The text of ring line seq with its worker, "worker-1:b1". */
+static void assert_line(struct logs_pane *p, uint64_t seq, const char *worker, const char *text)
+{
+    struct logring_line l;
+    assert_true(logring_get(logs_pane_ring(p), seq, &l));
+    char got[128];
+    snprintf(got, sizeof got, "%u:%s", l.source, l.text);
+    char want[128];
+    snprintf(want, sizeof want, "%s:%s", strcmp(worker, "worker-0") == 0 ? "0" : "1", text);
+    assert_string_equal(got, want);
+}
+
+/*
+ * Defect 6: a finished job's two workers, whose streams arrive one after
+ * the other (worker-0's whole log first), come out in the order they wrote
+ * by the times in their frames; a stream that has not said anything yet
+ * holds the other's lines back; untimed streams keep arrival order.
+ */
+static void test_interleave_by_time(void **state)
+{
+    struct logs_pane *p = logs_pane_new(NULL);
+    logs_pane_set_frames(p, true);
+    const char *names[] = {"worker-0", "worker-1"};
+    logs_pane_follow_all(p, names, 2);
+    feed(p, "worker-0",
+         "P 7 0\nT 1700000000000\nD 3\na1\nT 1700000000200\nD 3\na2\n"
+         "T 1700000000400\nD 3\na3\nE\n");
+    assert_int_equal(logring_count(logs_pane_ring(p)), 0); /* worker-1 may still be older */
+    logs_pane_end(p, "worker-0", NULL);
+    assert_int_equal(logring_count(logs_pane_ring(p)), 0);
+    feed(p, "worker-1", "P 8 0\nT 1700000000100\nD 3\nb1\nT 1700000000300\nD 6\nb2\nb3");
+    /* b3 is unfinished (no newline yet): a3 (400) waits for it; b3's time is 300. */
+    uint64_t first = logring_first_seq(logs_pane_ring(p));
+    assert_int_equal(logring_count(logs_pane_ring(p)), 4);
+    assert_line(p, first, "worker-0", "a1");
+    assert_line(p, first + 1, "worker-1", "b1");
+    assert_line(p, first + 2, "worker-0", "a2");
+    assert_line(p, first + 3, "worker-1", "b2");
+    feed(p, "worker-1", "\nE\n");
+    logs_pane_end(p, "worker-1", NULL);
+    assert_int_equal(logring_count(logs_pane_ring(p)), 6);
+    assert_line(p, first + 4, "worker-1", "b3");
+    assert_line(p, first + 5, "worker-0", "a3");
+    /* Live: a caught-up stream (C) does not hold the other back. */
+    logs_pane_follow_all(p, names, 2);
+    first = logring_last_seq(logs_pane_ring(p)) + 1;
+    feed(p, "worker-1", "P 8 0\nC\n");
+    feed(p, "worker-0", "P 7 0\nT 1700000000000\nD 3\nc1\n");
+    assert_int_equal(logring_count(logs_pane_ring(p)), 1);
+    assert_line(p, first, "worker-0", "c1");
+    /* A broken stream says so and stops; the other goes on. */
+    feed(p, "worker-1", "X what\n");
+    assert_line(p, first + 1, "worker-1", "(the log stream could not be read: it stops here)");
+    logs_pane_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pieces),
         cmocka_unit_test(test_two_sources_interleave),
+        cmocka_unit_test(test_interleave_by_time),
         cmocka_unit_test(test_end_and_resume),
         cmocka_unit_test(test_keys),
     };

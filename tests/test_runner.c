@@ -212,7 +212,8 @@ static void test_exit_code_and_log(void **state)
     free(pid_path);
 
     assert_true(wait_gone(&proc));
-    /* Nothing besides the status, pid and log files: no temporary file is left over. */
+    /* Nothing besides the status, pid and log files (and the log's time index): no temporary
+     * file is left over. */
     DIR *d = opendir(f->dir);
     assert_non_null(d);
     int entries = 0;
@@ -222,10 +223,11 @@ static void test_exit_code_and_log(void **state)
             continue;
         entries++;
         assert_true(strcmp(e->d_name, "status") == 0 || strcmp(e->d_name, "status.pid") == 0 ||
-                    strcmp(e->d_name, "status.claim") == 0 || strcmp(e->d_name, "log") == 0);
+                    strcmp(e->d_name, "status.claim") == 0 || strcmp(e->d_name, "log") == 0 ||
+                    strcmp(e->d_name, "log.idx") == 0);
     }
     closedir(d);
-    assert_int_equal(entries, 4);
+    assert_int_equal(entries, 5);
 }
 
 static void test_exit_zero(void **state)

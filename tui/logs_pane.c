@@ -6,19 +6,45 @@
  * ring, and the ring is cleared whenever the set of streams is replaced,
  * so an id never names two workers' lines. Streams are allocated one by
  * one: a call's callbacks hold a pointer to theirs.
+ *
+ * All workers, interleaved by time: where the backend frames its logs with
+ * times (trainjobd: engine/logfollow.h T and C frames, from the shim's
+ * index), each stream's complete lines wait in its queue with the time
+ * their first byte was written, and merge() hands the ring the oldest
+ * waiting line once no stream could still bring an older one: every other
+ * stream has a line waiting, has ended, has said it is caught up (C), or
+ * its last time is already later. So a finished job's workers come out
+ * line by line in the order they wrote, whichever stream arrives first.
+ * Live, a caught-up stream does not hold the others back: a line it writes
+ * after that goes in as it arrives. Streams without times (other backends,
+ * a log without a usable index) have time 0 and keep their arrival order.
+ * At most MERGE_HOLD_BYTES wait: past that the oldest line goes out anyway.
  */
 #include "tui/logs_pane.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/backend.h"
+#include "api/logframes.h"
 #include "tui/prompt.h"
 #include "util/logring.h"
 #include "util/strbuf.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
 #include "widgets/logview.h"
+
+#define MERGE_HOLD_BYTES (4u << 20)
+#define MERGE_LINE_MAX (64u << 10) /* an unfinished line this long waits no more */
+
+/* A complete line waiting to be merged. */
+struct held_line {
+    uint64_t ms;      /* when its first byte was written (0: not known) */
+    uint64_t arrival; /* order of arrival, between equal times */
+    char *text;       /* with its '\n' (none: the unfinished end of an ended stream) */
+    size_t len;
+};
 
 enum stream_state {
     STREAM_FOLLOWING, /* a call is open (or, without a backend, data is fed) */
@@ -36,6 +62,13 @@ struct stream {
     bool seen;
     int32_t seen_restarts;
     enum worker_phase seen_phase;
+    bool framed; /* the call asks for frames with times */
+    struct logframes lf;
+    struct strbuf cur; /* all workers: the line being received */
+    uint64_t cur_ms;
+    struct held_line *held; /* all workers: complete lines not merged yet, oldest first */
+    size_t held_head, held_count, held_alloc;
+    char last; /* the last byte handed on ('\n' at first) */
 };
 
 struct logs_pane {
@@ -43,7 +76,10 @@ struct logs_pane {
     struct logview *view;
     struct stream **streams;
     size_t count;
-    bool all; /* every worker, with prefixes */
+    bool all;          /* every worker, with prefixes */
+    uint64_t arrivals; /* lines queued so far */
+    size_t held_bytes; /* bytes of every stream's queue */
+    bool frames;       /* without a backend: fed data is framed (tests) */
     struct prompt *prompt;
     bool dirty;
     struct backend *b;
@@ -82,12 +118,18 @@ static void stop_streams(struct logs_pane *p)
         if (s->call)
             backend_call_cancel(s->call);
         free(s->worker);
+        logframes_free(&s->lf);
+        strbuf_free(&s->cur);
+        for (size_t k = s->held_head; k < s->held_count; k++)
+            free(s->held[k].text);
+        free(s->held);
         free(s->why);
         free(s);
     }
     free(p->streams);
     p->streams = NULL;
     p->count = 0;
+    p->held_bytes = 0;
 }
 
 void logs_pane_free(struct logs_pane *p)
@@ -124,11 +166,153 @@ void logs_pane_set_backend(struct logs_pane *p, struct backend *b, struct http_m
     p->job = job ? xstrdup(job) : NULL;
 }
 
+/* Queues one line of s (all workers) for the merge. */
+static void hold_line(struct stream *s, uint64_t ms, const char *text, size_t len)
+{
+    if (s->held_head > 0 && s->held_head == s->held_count)
+        s->held_head = s->held_count = 0;
+    if (s->held_count == s->held_alloc) {
+        if (s->held_head > 0) { /* slide the queue down before growing it */
+            memmove(s->held, s->held + s->held_head,
+                    (s->held_count - s->held_head) * sizeof *s->held);
+            s->held_count -= s->held_head;
+            s->held_head = 0;
+        }
+        if (s->held_count == s->held_alloc) {
+            s->held_alloc = s->held_alloc ? 2 * s->held_alloc : 64;
+            s->held = xreallocarray(s->held, s->held_alloc, sizeof *s->held);
+        }
+    }
+    char *copy = xmalloc(len + 1);
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    s->held[s->held_count++] = (struct held_line){ms, s->p->arrivals++, copy, len};
+    s->p->held_bytes += len;
+}
+
+/* The time the next byte of s was written, as its frames said (0: not known). */
+static uint64_t stream_time(const struct stream *s)
+{
+    return s->framed && s->lf.have_time ? s->lf.time_ms : 0;
+}
+
+/* Could stream t still bring a line older than ms? */
+static bool may_bring_older(const struct stream *t, uint64_t ms)
+{
+    if (t->state == STREAM_ENDED || t->held_head < t->held_count || !t->framed)
+        return false;
+    if (t->lf.caught_up) /* live: what it writes next is newer than what was sent */
+        return false;
+    if (t->cur.len > 0)
+        return t->cur_ms <= ms;
+    return !t->lf.have_time || t->lf.time_ms <= ms;
+}
+
+/* Hands the ring every waiting line that no stream can precede any more, oldest first. */
+static void merge(struct logs_pane *p)
+{
+    bool moved = false;
+    for (;;) {
+        struct stream *best = NULL;
+        for (size_t i = 0; i < p->count; i++) {
+            struct stream *s = p->streams[i];
+            if (s->held_head == s->held_count)
+                continue;
+            const struct held_line *h = &s->held[s->held_head];
+            const struct held_line *b = best ? &best->held[best->held_head] : NULL;
+            if (!b || h->ms < b->ms || (h->ms == b->ms && h->arrival < b->arrival))
+                best = s;
+        }
+        if (!best)
+            break;
+        struct held_line *h = &best->held[best->held_head];
+        bool wait = false;
+        for (size_t i = 0; i < p->count && !wait && p->held_bytes <= MERGE_HOLD_BYTES; i++)
+            wait = p->streams[i] != best && may_bring_older(p->streams[i], h->ms);
+        if (wait)
+            break;
+        logring_append(p->ring, best->source, h->text, h->len);
+        if (h->len == 0 || h->text[h->len - 1] != '\n')
+            logring_flush(p->ring, best->source);
+        p->held_bytes -= h->len;
+        free(h->text);
+        best->held_head++;
+        moved = true;
+    }
+    if (moved) {
+        logview_notify(p->view);
+        if (logview_widget(p->view)->dirty)
+            tell(p);
+    }
+}
+
+/* Log bytes of s as they are: to the ring (one worker), or cut into lines for the merge. */
+static void piece(struct stream *s, const char *data, size_t len)
+{
+    if (len == 0)
+        return;
+    s->last = data[len - 1];
+    if (!s->p->all) {
+        logring_append(s->p->ring, s->source, data, len);
+        return;
+    }
+    while (len > 0) {
+        if (s->cur.len == 0)
+            s->cur_ms = stream_time(s);
+        const char *nl = memchr(data, '\n', len);
+        size_t k = nl ? (size_t)(nl - data) + 1 : len;
+        strbuf_add(&s->cur, data, k);
+        data += k;
+        len -= k;
+        if (nl || s->cur.len >= MERGE_LINE_MAX) {
+            hold_line(s, s->cur_ms, s->cur.buf, s->cur.len);
+            strbuf_reset(&s->cur);
+        }
+    }
+}
+
+static int frame_data(void *ctx, const char *data, size_t len)
+{
+    piece(ctx, data, len);
+    return 0;
+}
+
+/* Bytes that went by unread (an S frame), said as a line of the log. */
+static int frame_skip(void *ctx, uint64_t bytes)
+{
+    struct stream *s = ctx;
+    struct strbuf line = STRBUF_INIT;
+    if (s->last != '\n')
+        strbuf_addc(&line, '\n');
+    if (bytes >= (1u << 20))
+        strbuf_addf(&line, "… %" PRIu64 " MiB", (bytes + (1u << 19)) >> 20);
+    else if (bytes > 0)
+        strbuf_addf(&line, "… %" PRIu64 " KiB", (bytes + 512) >> 10);
+    else
+        strbuf_adds(&line, "… some output");
+    strbuf_adds(&line, " skipped (the log rotated faster than it was read) …\n");
+    piece(s, line.buf, line.len);
+    strbuf_free(&line);
+    return 0;
+}
+
 /* A piece of the stream's log, from its call. */
 static int on_data(void *ctx, const char *data, size_t len)
 {
     struct stream *s = ctx;
-    logring_append(s->p->ring, s->source, data, len);
+    if (s->framed) {
+        if (!s->lf.broken && logframes_feed(&s->lf, data, len) && s->lf.broken) {
+            static const char broken[] = "\n(the log stream could not be read: it stops here)\n";
+            size_t skip = s->last == '\n'; /* its own line */
+            piece(s, broken + skip, sizeof broken - 1 - skip);
+        }
+    } else {
+        piece(s, data, len);
+    }
+    if (s->p->all) {
+        merge(s->p);
+        return 0;
+    }
     logview_notify(s->p->view);
     if (logview_widget(s->p->view)->dirty)
         tell(s->p);
@@ -146,6 +330,12 @@ static void stream_ended(struct stream *s, const char *why)
         utf8_sanitize(&sb, why, strlen(why), 0);
         s->why = strbuf_detach(&sb, NULL);
     }
+    if (s->cur.len > 0) { /* a last line without '\n' */
+        hold_line(s, s->cur_ms, s->cur.buf, s->cur.len);
+        strbuf_reset(&s->cur);
+    }
+    if (s->p->all)
+        merge(s->p);
     logring_flush(s->p->ring, s->source); /* a last line without '\n' */
     logview_notify(s->p->view);
     tell(s->p);
@@ -163,6 +353,10 @@ static void start_call(struct logs_pane *p, struct stream *s)
     s->state = STREAM_FOLLOWING;
     free(s->why);
     s->why = NULL;
+    /* Frames with times where the backend has them: the workers are merged by time. */
+    s->framed = p->b ? p->b->ops->logs_framed != NULL : p->frames;
+    logframes_free(&s->lf);
+    logframes_init(&s->lf, frame_data, frame_skip, s);
     if (!p->b || !p->job)
         return;
     struct backend_request rq = {
@@ -171,6 +365,8 @@ static void start_call(struct logs_pane *p, struct stream *s)
         .worker = s->worker,
         .tail = LOGS_PANE_TAIL,
         .follow = true,
+        .framed = s->framed,
+        .times = s->framed,
     };
     s->call = backend_send(p->b, p->m, &rq, on_done, NULL, on_data, s);
 }
@@ -181,6 +377,9 @@ static void add_stream(struct logs_pane *p, const char *worker)
     s->p = p;
     s->worker = xstrdup(worker);
     s->source = (uint32_t)p->count;
+    s->cur = (struct strbuf)STRBUF_INIT;
+    s->last = '\n';
+    logframes_init(&s->lf, frame_data, frame_skip, s);
     p->streams = xreallocarray(p->streams, p->count + 1, sizeof *p->streams);
     p->streams[p->count++] = s;
     start_call(p, s);
@@ -439,4 +638,9 @@ struct logring *logs_pane_ring(struct logs_pane *p)
 struct logview *logs_pane_view(struct logs_pane *p)
 {
     return p->view;
+}
+
+void logs_pane_set_frames(struct logs_pane *p, bool framed)
+{
+    p->frames = framed;
 }

@@ -1,6 +1,7 @@
 /*
  * logs_pane: the job screen's log pane — one worker's log, or every
- * worker's interleaved with a "worker-1 │ " prefix, followed live.
+ * worker's interleaved by the time each line was written, with a
+ * "worker-1 │ " prefix, followed live.
  *
  * The pane owns a bounded logring, a logview over it, and one log stream
  * per worker it follows: a backend_send(BACKEND_OP_LOGS, tail 1000,
@@ -80,6 +81,8 @@ size_t logs_pane_ended(const struct logs_pane *p);
  * worker's log, cut anywhere. A worker not followed is ignored. Returns 0.
  */
 int logs_pane_feed(struct logs_pane *p, const char *worker, const char *data, size_t len);
+/* Without a backend: whether fed data is a framed stream with times (engine/logfollow.h). */
+void logs_pane_set_frames(struct logs_pane *p, bool framed);
 /* The way a stream's end arrives: why NULL when the log simply ended. */
 void logs_pane_end(struct logs_pane *p, const char *worker, const char *why);
 

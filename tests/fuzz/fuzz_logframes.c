@@ -6,7 +6,8 @@
  *
  * For any input: the log bytes handed on are never more than the input and
  * are a contiguous part of it; the result is the same whether the input
- * arrives whole, byte by byte, or cut at a point taken from the input; a
+ * arrives whole, byte by byte, or cut at a point taken from the input; so are
+ * the time (T) and caught-up (C) state; a
  * broken stream stays broken and hands nothing on after breaking.
  */
 #include <stdint.h>
@@ -86,6 +87,8 @@ static void same(const struct result *a, const struct logframes *la, const struc
     CHECK(a->skipped == b->skipped && a->skips == b->skips);
     CHECK(la->ended == lb->ended);
     CHECK(la->have_position == lb->have_position);
+    CHECK(la->have_time == lb->have_time && la->time_ms == lb->time_ms);
+    CHECK(la->caught_up == lb->caught_up);
     char ca[64], cb[64];
     CHECK(logframes_cursor(la, ca, sizeof ca) == logframes_cursor(lb, cb, sizeof cb));
     if (la->have_position)
