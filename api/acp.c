@@ -739,7 +739,8 @@ static void acp_free(struct backend *b)
     free(a);
 }
 
-static const struct backend_ops acp_ops = {
+/* trainjobd: every operation, its logs resumable in frames (engine/logfollow.h). */
+static const struct backend_ops trainjobd_ops = {
     .name = "acp",
     .catalog = acp_catalog,
     .create = acp_create,
@@ -760,13 +761,39 @@ static const struct backend_ops acp_ops = {
     .free = acp_free,
 };
 
+/*
+ * Real ACP: the same, less what only trainjobd serves. Its worker logs come
+ * from the Monitor service unframed, so a caller that would take frames (the
+ * log pane, `logs -f`) sees they are not offered and asks for plain logs.
+ */
+static const struct backend_ops acp_ops = {
+    .name = "acp",
+    .catalog = acp_catalog,
+    .create = acp_create,
+    .get = acp_get,
+    .list = acp_list,
+    .update = acp_update,
+    .workers = acp_workers,
+    .events = acp_events,
+    .logs = acp_logs,
+    .stop = acp_stop,
+    .start = acp_start,
+    .remove = acp_delete,
+    .watch = acp_watch,
+    .scalars = acp_scalars,
+    .scalars_follow = acp_scalars_follow,
+    .send = acp_send,
+    .free = acp_free,
+};
+
 struct backend *acp_backend_new(struct http_client *client, const struct backend_target *target,
                                 bool trainjobd)
 {
     struct acp *a = xcalloc(1, sizeof *a);
     a->client = client;
     a->trainjobd = trainjobd;
-    return backend_new(&acp_ops, a, target, http_client_endpoint(client));
+    return backend_new(trainjobd ? &trainjobd_ops : &acp_ops, a, target,
+                       http_client_endpoint(client));
 }
 
 void acp_set_monitor(struct backend *b, struct http_client *monitor, const char *station,
