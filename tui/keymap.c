@@ -108,7 +108,9 @@ static const struct action_def {
                         "the Metrics pane: the job's TensorBoard curves (Up/Down: tags, Space: "
                         "chart a tag, Left/Right: a cursor reading the values)",
                         IN(MODE_JOB)},
-    [KEYMAP_FULLSCREEN] = {"fullscreen", "the Metrics pane on the whole screen (on / off)",
+    [KEYMAP_FULLSCREEN] = {"fullscreen",
+                           "the Logs pane (when it has the focus) or the Metrics pane on the "
+                           "whole screen (on / off)",
                            IN(MODE_JOB)},
     [KEYMAP_SMOOTH_MORE] = {"smooth-more", "smooth the curves more (up to 0.999)", IN(MODE_JOB)},
     [KEYMAP_SMOOTH_LESS] = {"smooth-less", "smooth the curves less (down to 0: raw)", IN(MODE_JOB)},
