@@ -108,3 +108,48 @@ keys q
 see "q goes back to the jobs view" "jobs 1"
 keys q
 see "q leaves top" "EXIT=0"
+
+# A user stop shows as stopped, not as `Failed 143`: in the workers pane, in
+# the events, and to `get workers`; started again, the worker runs.
+sed -e 's/^name: noisy/name: sleeper/' -e 's/^display_name: noisy/display_name: sleeper/' \
+    -e '/^    startup_script: |/,/^fault_tolerance:/{/^      /d}' \
+    -e 's/^    startup_script: |/    startup_script: sleep 600/' "$TMP/noisy.yaml" >"$TMP/sleeper.yaml"
+run tj submit -f "$TMP/sleeper.yaml"
+expect_rc "a sleeping job is accepted" 0
+wait_state() { # JOB STATE
+    n=0
+    while [ $n -lt 100 ]; do
+        tj get job "$1" -o json >"$TMP/out" 2>&1
+        grep -q "\"state\": \"$2\"" "$TMP/out" && return 0
+        sleep 0.2
+        n=$((n + 1))
+    done
+    return 1
+}
+wait_state sleeper RUNNING
+expect_grep "...runs" "$TMP/out" '"state": "RUNNING"'
+run tj stop sleeper
+wait_state sleeper SUSPENDED
+expect_grep "stop suspends it" "$TMP/out" '"state": "SUSPENDED"'
+run tj get workers sleeper
+expect_grep "get workers says the worker stopped" "$TMP/out" "Stopped"
+expect_no_grep "...not that it failed" "$TMP/out" "Failed"
+expect_no_grep "...nor that it was killed" "$TMP/out" "SIGTERM"
+tmux kill-session -t "$SESSION" 2>/dev/null
+new_session -d -s "$SESSION" -x 80 -y 24 \
+    "env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' --endpoint '$EP' top --job sleeper; echo EXIT=\$?; sleep 60"
+see "the stopped job's screen opens" "master-0" 10
+see_row "...its worker Stopped" "master-0" "Stopped"
+gone "...not Failed" "Failed"
+see_row "...its last exit told as a stop" "Stopped" "143 stopped"
+see "...and its events say why" "master-0 stopped by the user (exit 143)" 10
+run tj start sleeper
+wait_state sleeper RUNNING
+expect_grep "start runs it again" "$TMP/out" '"state": "RUNNING"'
+see_row "...and the worker shows Running" "master-0" "Running"
+gone "...no longer Stopped" "Stopped"
+keys q
+see "q goes back to the jobs view" "jobs 2"
+keys q
+see "q leaves top" "EXIT=0"
+run tj delete sleeper
