@@ -45,7 +45,7 @@ expect_grep "the noisy job fails" "$TMP/out" '"state": "FAILED"'
 
 tmux kill-session -t "$SESSION" 2>/dev/null
 new_session -d -s "$SESSION" -x 80 -y 24 \
-    "env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' --endpoint '$EP' top --job noisy; echo EXIT=\$?; sleep 60"
+    "cd '$TMP' && env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' --endpoint '$EP' top --job noisy; echo EXIT=\$?; sleep 60"
 see "top --job opens the job's screen" "master-0" 10
 keys l
 see "l shows the worker's log" "step 40 fine" 10
@@ -102,6 +102,43 @@ if [ "$marked2" = "$marked" ]; then pass "e marks it again"; else fail "e marks 
 keys n
 after=$(look_of "step 12 RuntimeError")
 if [ "$after" != "$marked" ]; then pass "...any key moves on from it (n)"; else fail "...any key moves on from it (n)" "$after"; fi
+
+# S (on the Logs pane; the job screen's S starts a job elsewhere): the whole log to a
+# file named in a prompt, written in one step, never over a file without asking.
+tj logs noisy -w master-0 >"$TMP/noisy.expected" 2>&1
+keys S
+see "S asks where to save the log" "Save the whole log"
+keys Escape
+see "the key bar on the Logs pane offers S save" "S save"
+keys S
+see "...offering ./JOB-WORKER.log" "./noisy-master-0.log"
+keys Enter
+see "Enter saves it" "saved to ./noisy-master-0.log" 10
+if cmp -s "$TMP/noisy-master-0.log" "$TMP/noisy.expected"; then pass "...the log's own bytes, whole"; else
+    fail "...the log's own bytes, whole" "$(head -c 300 "$TMP/noisy-master-0.log")"; fi
+printf 'mine\n' >"$TMP/noisy-master-0.log"
+keys S Enter
+see "a file that exists is not replaced without asking" "Replace the file?"
+keys Escape
+see "...Esc keeps it" "not replaced: ./noisy-master-0.log"
+if [ "$(cat "$TMP/noisy-master-0.log")" = mine ]; then pass "...untouched"; else
+    fail "...untouched" "$(head -c 200 "$TMP/noisy-master-0.log")"; fi
+keys S Enter Enter
+see "...Enter there replaces it" "saved to ./noisy-master-0.log" 10
+if cmp -s "$TMP/noisy-master-0.log" "$TMP/noisy.expected"; then pass "...with the whole log"; else
+    fail "...with the whole log" "$(head -c 200 "$TMP/noisy-master-0.log")"; fi
+keys S C-u Enter
+see "an empty name saves nothing" "not saved: no file named"
+keys S C-u "nodir/x.log" Enter
+see "a file in no directory is not saved, saying why" "not saved to nodir/x.log" 10
+keys a
+see "a shows every worker's log" "all workers" 10
+keys S
+see "...where S offers ./JOB-all.log" "./noisy-all.log"
+keys Enter
+see "...and saves every worker's log" "saved to ./noisy-all.log" 10
+expect_grep "...each headed with its worker" "$TMP/noisy-all.log" "==> master-0 <=="
+expect_grep "...with its lines" "$TMP/noisy-all.log" "step 12 RuntimeError: boom"
 keys Escape
 see "Esc leaves the log" "Events"
 keys q

@@ -738,7 +738,8 @@ static unsigned key_of(struct job_view *v, const struct widget_key *k, const cha
         return moved;
     }
     if (is(action, "follow") || is(action, "wrap") || is(action, "search") ||
-        is(action, "search-next") || is(action, "search-prev") || is(action, "first-error")) {
+        is(action, "search-next") || is(action, "search-prev") || is(action, "first-error") ||
+        is(action, "save-log")) {
         bool opened_now = !v->logs_opened;
         if (opened_now)
             open_worker_logs(v);
@@ -825,8 +826,9 @@ static size_t job_hints(struct screen *s, const char *const **pairs)
     };
     /* On the Logs pane: the log's keys (the same with or without actions). */
     static const char *const logs[] = {
-        "fullscreen", "full", "first-error", "error",    "search",    "search", "follow", "follow",
-        "wrap",       "wrap", "all-workers", "all logs", "pane-next", "pane",   "back",   "back",
+        "fullscreen",  "full",     "first-error", "error",  "save-log", "save",
+        "search",      "search",   "follow",      "follow", "wrap",     "wrap",
+        "all-workers", "all logs", "pane-next",   "pane",   "back",     "back",
     };
     if (view_of(s)->focus == PANE_METRICS) {
         *pairs = metrics;
@@ -860,6 +862,13 @@ static void job_destroy(struct screen *s)
     free(v);
 }
 
+/* On the Logs pane the "logs" keys come first (S saves the log there). */
+static const char *job_submode(struct screen *s)
+{
+    const struct job_view *v = view_of(s);
+    return v->focus == PANE_LOGS && !v->describing ? "logs" : NULL;
+}
+
 static const struct screen_ops job_ops = {
     .mode = "job",
     .draw = job_draw,
@@ -868,6 +877,7 @@ static const struct screen_ops job_ops = {
     .title = job_title,
     .hints = job_hints,
     .destroy = job_destroy,
+    .submode = job_submode,
 };
 
 struct screen *job_view_new(struct monitor *m, const char *job_name)
