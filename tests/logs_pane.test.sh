@@ -110,6 +110,10 @@ keys S
 see "S asks where to save the log" "Save the whole log"
 keys Escape
 see "the key bar on the Logs pane offers S save" "S save"
+keys "?" End
+see "? on the Logs pane says which keys it takes first" "Here first (logs):"
+see "...S among them" "S  save the shown worker"
+keys Escape
 keys S
 see "...offering ./JOB-WORKER.log" "./noisy-master-0.log"
 keys Enter

@@ -584,6 +584,31 @@ static void frame(struct monitor *m)
 
 /* ---- keys ------------------------------------------------------------------- */
 
+/*
+ * The help's note for a screen's sub-mode: the keys it binds otherwise than
+ * mode does, one a line under "Here first (SUB):"; NULL without any.
+ */
+static char *submode_note(const struct keymap *km, const char *sub, const char *mode)
+{
+    if (!sub)
+        return NULL;
+    struct strbuf sb = STRBUF_INIT;
+    for (int a = KEYMAP_NONE + 1; a < KEYMAP_ACTION_COUNT; a++) {
+        struct strbuf in_sub = STRBUF_INIT, in_mode = STRBUF_INIT;
+        if (keymap_keys_for(km, sub, (enum keymap_action)a, true, &in_sub) &&
+            (keymap_keys_for(km, mode, (enum keymap_action)a, true, &in_mode), true) &&
+            strcmp(strbuf_str(&in_sub), strbuf_str(&in_mode)) != 0) {
+            if (!sb.len)
+                strbuf_addf(&sb, "Here first (%s):", sub);
+            strbuf_addf(&sb, "\n  %s  %s", strbuf_str(&in_sub),
+                        keymap_action_help((enum keymap_action)a));
+        }
+        strbuf_free(&in_sub);
+        strbuf_free(&in_mode);
+    }
+    return sb.len ? strbuf_detach(&sb, NULL) : NULL;
+}
+
 static void on_key(struct monitor *m, const struct widget_key *k)
 {
     refresh_screens(m);
@@ -644,9 +669,12 @@ static void on_key(struct monitor *m, const struct widget_key *k)
     case KEYMAP_BACK:
         monitor_pop(m);
         break;
-    case KEYMAP_HELP:
-        m->help = help_new(m->keys, s->ops->mode, NULL);
+    case KEYMAP_HELP: {
+        char *note = submode_note(m->keys, sub, s->ops->mode);
+        m->help = help_new(m->keys, s->ops->mode, note);
+        free(note);
         break;
+    }
     case KEYMAP_REDRAW:
         clearok(curscr, TRUE);
         m->full = true;
