@@ -55,6 +55,7 @@ static const struct field eworker_fields[] = {
     F_INT(struct eworker, attempt),
     F_FLAG(struct eworker, live),
     F_FLAG(struct eworker, starting),
+    F_FLAG(struct eworker, stopped),
     {"proc", F_OBJECT, offsetof(struct eworker, proc), SCHEMA_NO_FLAG, NULL, &proc_type, 0},
     F_STR(struct eworker, create_time),
     F_STR(struct eworker, start_time),
@@ -142,12 +143,18 @@ json_t *workers_json(const struct ejob *job)
         wi.ip = (char *)"127.0.0.1";
         wi.host_ip = (char *)"127.0.0.1";
         wi.phase = w->phase;
+        if (w->stopped) { /* an end trainjobd asked for: no failure (its code stays, told why) */
+            wi.phase = WORKER_PHASE_UNSPECIFIED;
+            wi.phase_other = (char *)"Stopped";
+        }
         wi.has_restarts = wi.has_simulated = true;
         wi.restarts = w->restarts;
         wi.has_exit_code = w->has_exit_code;
         wi.exit_code = w->exit_code;
-        wi.exit_reason =
-            w->has_exit_code && w->exit_code != 0 ? (char *)fault_exit_meaning(w->exit_code) : NULL;
+        if (w->stopped)
+            wi.exit_reason = (char *)"stopped";
+        else if (w->has_exit_code && w->exit_code != 0)
+            wi.exit_reason = (char *)fault_exit_meaning(w->exit_code);
         wi.devices = w->devices;
         wi.simulated = w->node && strncmp(w->node, "sim-", 4) == 0;
         wi.create_time = w->create_time;

@@ -51,6 +51,8 @@ struct eworker {
     bool has_exit_code;
     int exit_code;
     int attempt;   /* numbers status files, so an old attempt's end is not taken for the new one */
+    bool stopped;  /* its last end was one trainjobd asked for (a stop, a delete, a restart or
+                      preemption of the job): shown as Stopped, not as a failure */
     bool live;     /* a process exists (or may): holds capacity, must be stopped */
     bool starting; /* this attempt's start is on disk; its shim has not reported yet */
     struct shimwatch *watch; /* the loop's watchers on its shim (not stored) */

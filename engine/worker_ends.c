@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/cgroup.h"
 #include "api/fault.h"
+#include "engine/cgroup.h"
 #include "engine/state.h"
 #include "util/loop.h"
 #include "util/timefmt.h"
@@ -276,6 +276,7 @@ static void note_started(struct eworker *w, const struct runner_proc *proc)
     w->proc = *proc;
     w->starting = false;
     w->phase = WORKER_RUNNING;
+    w->stopped = false;
     set_time(&w->start_time);
     free(w->finish_time);
     w->finish_time = NULL;
@@ -325,6 +326,26 @@ void lifecycle_start_failed(struct engine *eng, struct ejob *job, struct eworker
 
 static void worker_end(struct engine *eng, struct ejob *job, struct eworker *w, int exit_code,
                        const char *why);
+
+/* Why trainjobd ended a job's workers, as the worker's end event says it. */
+static const char *stop_cause(enum after_stop a)
+{
+    switch (a) {
+    case AFTER_STOP_SUSPEND:
+        return "stopped by the user";
+    case AFTER_STOP_RESTART:
+        return "stopped: the job restarts";
+    case AFTER_STOP_REQUEUE:
+        return "stopped: the job was preempted";
+    case AFTER_STOP_FAIL:
+        return "stopped: the job failed";
+    case AFTER_STOP_DELETE:
+        return "stopped: the job is being deleted";
+    case AFTER_STOP_NONE:
+        break;
+    }
+    return "stopped by trainjobd";
+}
 
 void lifecycle_shim_gone(struct engine *eng, struct ejob *job, struct eworker *w)
 {
@@ -379,17 +400,23 @@ static void worker_end(struct engine *eng, struct ejob *job, struct eworker *w, 
     w->has_exit_code = true;
     w->exit_code = exit_code;
     w->phase = exit_code == 0 ? WORKER_SUCCEEDED : WORKER_FAILED;
+    /* An end we asked for (the job stops, restarts, is preempted or deleted) is no failure. */
+    w->stopped = exit_code != 0 && job->after_stop != AFTER_STOP_NONE;
     set_time(&w->finish_time);
     struct job_event ev = {0};
     ev.kind = EVENT_WORKER;
     ev.worker = w->name;
-    ev.has_exit_code = true;
+    ev.has_exit_code = !w->stopped;
     ev.exit_code = exit_code;
     ev.node = w->node;
     const char *meaning = why ? why : fault_exit_meaning(exit_code);
     char text[300];
-    snprintf(text, sizeof text, "%s exited %d%s%s%s", w->name, exit_code, meaning ? " (" : "",
-             meaning ? meaning : "", meaning ? ")" : "");
+    if (w->stopped)
+        snprintf(text, sizeof text, "%s %s (exit %d)", w->name, stop_cause(job->after_stop),
+                 exit_code);
+    else
+        snprintf(text, sizeof text, "%s exited %d%s%s%s", w->name, exit_code, meaning ? " (" : "",
+                 meaning ? meaning : "", meaning ? ")" : "");
     ev.message = text;
     engine_event(eng, job, &ev);
 

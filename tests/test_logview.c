@@ -569,9 +569,18 @@ static void test_first_error_key(void **state)
     draw(v, 40);
     assert_row(0, 40, "Traceback (most recent call last):");
     assert_int_equal(logview_top_seq(v), 6);
+    assert_int_equal(logview_marked(v), 6); /* marked until the next move */
+    assert_int_equal(key(v, 'j'), MOVED);
+    assert_int_equal(logview_marked(v), 0);
+    assert_int_equal(key(v, 'e'), MOVED);
+    assert_int_equal(logview_marked(v), 6);
+    logview_set_follow(v, true); /* following moves on too */
+    assert_int_equal(logview_marked(v), 0);
+    assert_int_equal(key(v, 'e'), MOVED);
 
     /* Showing only worker 0, its first error is the later one. */
     logview_show_source(v, 0);
+    assert_int_equal(logview_marked(v), 0); /* another source: no stale mark */
     assert_true(logview_first_error(v));
     draw(v, 40);
     assert_row(0, 40, "line 19");

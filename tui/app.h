@@ -62,6 +62,11 @@ struct screen_ops {
      */
     size_t (*hints)(struct screen *s, const char *const **pairs);
     void (*destroy)(struct screen *s);
+    /*
+     * The keymap mode whose own bindings come before mode's now, or NULL
+     * (optional): "logs" while the job screen's log pane has the focus.
+     */
+    const char *(*submode)(struct screen *s);
 };
 
 struct screen {

@@ -51,10 +51,10 @@ struct job_view {
     struct logs_pane *logs;
     struct metrics_pane *metrics;
     enum pane focus;
-    enum pane bottom;  /* PANE_EVENTS, PANE_LOGS or PANE_METRICS */
-    bool metrics_full; /* the Metrics pane takes the whole screen */
-    bool logs_opened;  /* the logs pane follows something */
-    bool covered;      /* the table was written over (describe, the prompt) last frame */
+    enum pane bottom; /* PANE_EVENTS, PANE_LOGS or PANE_METRICS */
+    bool full;        /* the bottom pane (Logs or Metrics) takes the whole screen */
+    bool logs_opened; /* the logs pane follows something */
+    bool covered;     /* the table was written over (describe, the prompt) last frame */
     struct backend_call *events_call, *workers_call, *get_call;
     uint64_t summaries_asked; /* the row's summaries count when its workers were asked for */
     /* "describe": the job as YAML, one sanitized line each. */
@@ -105,10 +105,10 @@ static void on_pane_news(void *arg)
 /* What the bottom area shows; only a shown Metrics pane asks for pages. */
 static void set_bottom(struct job_view *v, enum pane p)
 {
+    if (p != v->bottom)
+        v->full = false; /* full screen is the pane's, not the place's */
     v->bottom = p;
     metrics_pane_set_visible(v->metrics, p == PANE_METRICS);
-    if (p != PANE_METRICS)
-        v->metrics_full = false;
 }
 
 static void show_metrics(struct job_view *v)
@@ -435,14 +435,14 @@ static void pane_title(struct job_view *v, enum pane p, char *buf, size_t size)
     case PANE_LOGS: {
         struct strbuf sb = STRBUF_INIT;
         logs_pane_status(v->logs, &sb);
-        snprintf(buf, size, "Logs %s", strbuf_str(&sb));
+        snprintf(buf, size, "Logs %s%s", strbuf_str(&sb), v->full ? " · z: back" : "");
         strbuf_free(&sb);
         return;
     }
     case PANE_METRICS: {
         struct strbuf sb = STRBUF_INIT;
         metrics_pane_status(v->metrics, &sb);
-        snprintf(buf, size, "Metrics %s%s", strbuf_str(&sb), v->metrics_full ? " · z: back" : "");
+        snprintf(buf, size, "Metrics %s%s", strbuf_str(&sb), v->full ? " · z: back" : "");
         strbuf_free(&sb);
         return;
     }
@@ -478,11 +478,14 @@ static void job_draw(struct screen *s, WINDOW *win, int y, int x, int h, int w, 
     workers_pane_set_now(v->workers, time_now_ms()); /* ages move on between store changes */
 
     char title[700];
-    if (v->metrics_full && v->bottom == PANE_METRICS && !v->describing) {
-        /* The pane alone: its title, then the charts on every other row. */
-        pane_title(v, PANE_METRICS, title, sizeof title);
+    if (v->full && (v->bottom == PANE_METRICS || v->bottom == PANE_LOGS) && !v->describing) {
+        /* The pane alone: its title, then the charts or the log on every other row. */
+        pane_title(v, v->bottom, title, sizeof title);
         draw_title(t, win, y, x, w, true, title);
-        metrics_pane_draw(v->metrics, win, y + 1, x, h - 1, w, v->focus == PANE_METRICS);
+        if (v->bottom == PANE_LOGS)
+            logs_pane_draw(v->logs, win, y + 1, x, h - 1, w);
+        else
+            metrics_pane_draw(v->metrics, win, y + 1, x, h - 1, w, v->focus == PANE_METRICS);
         finish_draw(v, t, win);
         v->covered = true; /* the table's cells were written over */
         return;
@@ -540,6 +543,7 @@ static bool is(const char *action, const char *name)
 
 static void cycle_focus(struct job_view *v, int step)
 {
+    v->full = false; /* another pane: the whole screen is not the one shown */
     v->focus = (enum pane)(((int)v->focus + step + PANE_COUNT) % PANE_COUNT);
     if (v->focus == PANE_EVENTS || v->focus == PANE_LOGS || v->focus == PANE_METRICS)
         set_bottom(v, v->focus);
@@ -664,17 +668,22 @@ static unsigned pane_key(struct job_view *v, const struct widget_key *k)
     return WIDGET_IGNORED;
 }
 
-/* The Metrics pane's own actions, from any pane: they show it first. */
+/* The Metrics pane's own actions, from any pane: they show it first (full screen: the Logs
+ * pane's when it has the focus). */
 static bool metrics_action(struct job_view *v, const char *action)
 {
     if (is(action, "metrics")) {
         show_metrics(v);
         return true;
     }
+    if (is(action, "fullscreen") && v->bottom == PANE_LOGS && v->focus == PANE_LOGS) {
+        v->full = !v->full; /* the log pane it is on */
+        return true;
+    }
     if (is(action, "fullscreen")) {
-        bool full = !(v->metrics_full && v->bottom == PANE_METRICS);
+        bool full = !(v->full && v->bottom == PANE_METRICS);
         show_metrics(v);
-        v->metrics_full = full;
+        v->full = full;
         return true;
     }
     if (is(action, "smooth-more") || is(action, "smooth-less") || is(action, "log-y") ||
@@ -729,7 +738,8 @@ static unsigned key_of(struct job_view *v, const struct widget_key *k, const cha
         return moved;
     }
     if (is(action, "follow") || is(action, "wrap") || is(action, "search") ||
-        is(action, "search-next") || is(action, "search-prev") || is(action, "first-error")) {
+        is(action, "search-next") || is(action, "search-prev") || is(action, "first-error") ||
+        is(action, "save-log")) {
         bool opened_now = !v->logs_opened;
         if (opened_now)
             open_worker_logs(v);
@@ -760,8 +770,8 @@ static unsigned job_key(struct screen *s, const struct widget_key *k, const char
             s->dirty = true; /* the charts' cursor hidden */
             return WIDGET_HANDLED | WIDGET_REDRAW;
         }
-        if (v->metrics_full) { /* out of full screen first */
-            v->metrics_full = false;
+        if (v->full) { /* out of full screen first */
+            v->full = false;
             s->dirty = true;
             return WIDGET_HANDLED | WIDGET_REDRAW;
         }
@@ -814,9 +824,19 @@ static size_t job_hints(struct screen *s, const char *const **pairs)
         "smooth", "log-y",  "log y",     "zoom-in", "zoom",       "zoom-out", "unzoom",
         "Left",   "cursor", "pane-next", "pane",    "back",       "back",
     };
+    /* On the Logs pane: the log's keys (the same with or without actions). */
+    static const char *const logs[] = {
+        "fullscreen",  "full",     "first-error", "error",  "save-log", "save",
+        "search",      "search",   "follow",      "follow", "wrap",     "wrap",
+        "all-workers", "all logs", "pane-next",   "pane",   "back",     "back",
+    };
     if (view_of(s)->focus == PANE_METRICS) {
         *pairs = metrics;
         return sizeof metrics / sizeof metrics[0] / 2;
+    }
+    if (view_of(s)->focus == PANE_LOGS) {
+        *pairs = logs;
+        return sizeof logs / sizeof logs[0] / 2;
     }
     bool readonly = monitor_readonly(s->app);
     *pairs = readonly ? ro : rw;
@@ -842,6 +862,13 @@ static void job_destroy(struct screen *s)
     free(v);
 }
 
+/* On the Logs pane the "logs" keys come first (S saves the log there). */
+static const char *job_submode(struct screen *s)
+{
+    const struct job_view *v = view_of(s);
+    return v->focus == PANE_LOGS && !v->describing ? "logs" : NULL;
+}
+
 static const struct screen_ops job_ops = {
     .mode = "job",
     .draw = job_draw,
@@ -850,6 +877,7 @@ static const struct screen_ops job_ops = {
     .title = job_title,
     .hints = job_hints,
     .destroy = job_destroy,
+    .submode = job_submode,
 };
 
 struct screen *job_view_new(struct monitor *m, const char *job_name)

@@ -108,7 +108,9 @@ static const struct action_def {
                         "the Metrics pane: the job's TensorBoard curves (Up/Down: tags, Space: "
                         "chart a tag, Left/Right: a cursor reading the values)",
                         IN(MODE_JOB)},
-    [KEYMAP_FULLSCREEN] = {"fullscreen", "the Metrics pane on the whole screen (on / off)",
+    [KEYMAP_FULLSCREEN] = {"fullscreen",
+                           "the Logs pane (when it has the focus) or the Metrics pane on the "
+                           "whole screen (on / off)",
                            IN(MODE_JOB)},
     [KEYMAP_SMOOTH_MORE] = {"smooth-more", "smooth the curves more (up to 0.999)", IN(MODE_JOB)},
     [KEYMAP_SMOOTH_LESS] = {"smooth-less", "smooth the curves less (down to 0: raw)", IN(MODE_JOB)},
@@ -116,6 +118,10 @@ static const struct action_def {
     [KEYMAP_ZOOM_IN] = {"zoom-in", "show fewer of the last steps", IN(MODE_JOB)},
     [KEYMAP_ZOOM_OUT] = {"zoom-out", "show more of the last steps (at last, all)", IN(MODE_JOB)},
     [KEYMAP_MINE] = {"mine", "show only the jobs you created (on / off)", IN(MODE_JOBS)},
+    [KEYMAP_SAVE_LOG] = {"save-log",
+                         "save the shown worker's whole log (every worker's in the all-workers "
+                         "view) to a file you name",
+                         IN(MODE_LOGS)},
     [KEYMAP_COPY_NAME] = {"copy-name",
                           "copy the job's name to the clipboard (OSC 52: where the terminal "
                           "allows it; tmux: set-clipboard on)",
@@ -355,6 +361,17 @@ enum keymap_action keymap_lookup(const struct keymap *km, const char *mode,
     const struct binding *b = find(&km->modes[m], &n);
     if (b == NULL && m != MODE_GLOBAL)
         b = find(&km->modes[MODE_GLOBAL], &n);
+    return b ? b->action : KEYMAP_NONE;
+}
+
+enum keymap_action keymap_lookup_own(const struct keymap *km, const char *mode,
+                                     const struct widget_key *k)
+{
+    int m = mode_index(mode);
+    if (m < 0)
+        return KEYMAP_NONE;
+    struct widget_key n = normalise(k);
+    const struct binding *b = find(&km->modes[m], &n);
     return b ? b->action : KEYMAP_NONE;
 }
 

@@ -85,6 +85,7 @@ enum keymap_action {
     KEYMAP_COPY_NAME,
     KEYMAP_COLUMNS,
     KEYMAP_MINE,
+    KEYMAP_SAVE_LOG,
     KEYMAP_ACTION_COUNT
 };
 
@@ -121,6 +122,9 @@ char *keymap_user_file(bool tilde);
  */
 enum keymap_action keymap_lookup(const struct keymap *km, const char *mode,
                                  const struct widget_key *k);
+/* What k does by mode's own binding alone (global's not asked); KEYMAP_NONE for none. */
+enum keymap_action keymap_lookup_own(const struct keymap *km, const char *mode,
+                                     const struct widget_key *k);
 
 /*
  * Appends to out the keys that do action in mode, joined by ", ": those of

@@ -23,12 +23,16 @@
 #include "tui/logs_pane.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "api/backend.h"
 #include "api/logframes.h"
 #include "tui/prompt.h"
+#include "util/fileio.h"
 #include "util/logring.h"
 #include "util/strbuf.h"
 #include "util/utf8.h"
@@ -81,6 +85,17 @@ struct logs_pane {
     size_t held_bytes; /* bytes of every stream's queue */
     bool frames;       /* without a backend: fed data is framed (tests) */
     struct prompt *prompt;
+    enum { ASK_SEARCH, ASK_SAVE, ASK_OVERWRITE } asking; /* what the prompt asks */
+    /* "save-log": the file, the workers whose whole logs go in it, in order, and the bytes so far.
+     */
+    char *save_path;
+    char **save_names;
+    size_t save_count, save_next;
+    bool save_all;
+    struct strbuf save_buf;
+    bool save_too_big;
+    struct backend_call *save_call;
+    char *note; /* what the last save did (sanitized), until the next key */
     bool dirty;
     struct backend *b;
     struct http_multi *m;
@@ -88,6 +103,8 @@ struct logs_pane {
     logs_pane_notify_fn notify;
     void *notify_arg;
 };
+
+static void save_reset(struct logs_pane *p);
 
 static void tell(struct logs_pane *p)
 {
@@ -136,6 +153,9 @@ void logs_pane_free(struct logs_pane *p)
 {
     if (!p)
         return;
+    save_reset(p);
+    free(p->save_path);
+    free(p->note);
     stop_streams(p);
     prompt_free(p->prompt);
     logview_free(p->view);
@@ -551,6 +571,8 @@ void logs_pane_status(const struct logs_pane *p, struct strbuf *out)
     }
     if (ended < p->count)
         strbuf_adds(out, logview_following(p->view) ? " · following" : " · paused");
+    if (p->note)
+        strbuf_addf(out, " · %s", p->note);
 }
 
 void logs_pane_draw(struct logs_pane *p, WINDOW *win, int y, int x, int h, int w)
@@ -578,15 +600,196 @@ bool logs_pane_dirty(const struct logs_pane *p)
     return p->dirty || logview_widget(p->view)->dirty;
 }
 
-/* A key while the search prompt is open: Enter searches forward, Esc closes it. */
+/* ---- save-log: the whole log to a file ------------------------------------------ */
+
+#define SAVE_MAX ((size_t)1 << 30) /* a log bigger than this is not held in memory to save */
+
+static void set_note(struct logs_pane *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* What the last save did, for the title (sanitized: paths and errors are outside text). */
+static void set_note(struct logs_pane *p, const char *fmt, ...)
+{
+    struct strbuf raw = STRBUF_INIT, clean = STRBUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vaddf(&raw, fmt, ap);
+    va_end(ap);
+    utf8_sanitize(&clean, strbuf_str(&raw), raw.len, 0);
+    free(p->note);
+    p->note = strbuf_detach(&clean, NULL);
+    strbuf_free(&raw);
+    tell(p);
+}
+
+static void save_reset(struct logs_pane *p)
+{
+    if (p->save_call)
+        backend_call_cancel(p->save_call);
+    p->save_call = NULL;
+    for (size_t i = 0; i < p->save_count; i++)
+        free(p->save_names[i]);
+    free(p->save_names);
+    p->save_names = NULL;
+    p->save_count = p->save_next = 0;
+    strbuf_free(&p->save_buf);
+    p->save_too_big = false;
+}
+
+/* Appends name to out as a file-name piece: letters, digits, '.', '-', '_'; others as '_'. */
+static void add_file_piece(struct strbuf *out, const char *name)
+{
+    for (const char *c = name ? name : ""; *c; c++) {
+        bool ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                  (*c >= '0' && *c <= '9') || *c == '.' || *c == '-' || *c == '_';
+        strbuf_addc(out, ok ? *c : '_');
+    }
+}
+
+/* Why path cannot name the file to save to, or NULL: empty, too long, a control byte. */
+static const char *bad_file_name(const char *path)
+{
+    if (!*path)
+        return "no file named";
+    if (strlen(path) > 4095)
+        return "the file name is longer than 4095 bytes";
+    for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+        if (*c < 0x20 || *c == 0x7f)
+            return "the file name holds a control character";
+    return NULL;
+}
+
+static void save_fetch_next(struct logs_pane *p);
+
+static int on_save_data(void *ctx, const char *data, size_t len)
+{
+    struct logs_pane *p = ctx;
+    if (p->save_too_big || p->save_buf.len + len > SAVE_MAX) {
+        p->save_too_big = true;
+        return 0;
+    }
+    strbuf_add(&p->save_buf, data, len);
+    return 0;
+}
+
+static void on_save_done(void *ctx, struct backend_reply *r)
+{
+    struct logs_pane *p = ctx;
+    p->save_call = NULL;
+    if (r->status != BACKEND_OK) {
+        set_note(p, "not saved to %s: %s", p->save_path, r->err.message);
+        save_reset(p);
+        return;
+    }
+    p->save_next++;
+    save_fetch_next(p);
+}
+
+/* Asks for the next worker's whole log; after the last, writes the file in one step. */
+static void save_fetch_next(struct logs_pane *p)
+{
+    if (p->save_too_big) {
+        set_note(p, "not saved to %s: %s", p->save_path, "the log is over 1 GiB");
+        save_reset(p);
+        return;
+    }
+    if (p->save_next < p->save_count) {
+        const char *w = p->save_names[p->save_next];
+        if (p->save_all) /* which worker's bytes follow, as tail(1) heads files */
+            strbuf_addf(&p->save_buf, "%s==> %s <==\n", p->save_next ? "\n" : "", w);
+        struct backend_request rq = {
+            .op = BACKEND_OP_LOGS, .name = p->job, .worker = w, .tail = -1, .follow = false};
+        p->save_call = backend_send(p->b, p->m, &rq, on_save_done, NULL, on_save_data, p);
+        return;
+    }
+    struct strbuf err = STRBUF_INIT;
+    char bytes[64];
+    snprintf(bytes, sizeof bytes, "%zu bytes", p->save_buf.len);
+    if (file_write_atomic(p->save_path, p->save_buf.buf ? p->save_buf.buf : "", p->save_buf.len,
+                          0644, &err) == 0)
+        set_note(p, "saved to %s (%s)", p->save_path, bytes);
+    else
+        set_note(p, "not saved to %s: %s", p->save_path, strbuf_str(&err));
+    strbuf_free(&err);
+    save_reset(p);
+}
+
+/* Saves the followed workers' whole logs to path (asked for and checked). */
+static void save_start(struct logs_pane *p, const char *path)
+{
+    save_reset(p);
+    free(p->save_path);
+    p->save_path = xstrdup(path);
+    if (!p->b || !p->job || p->count == 0) {
+        set_note(p, "not saved to %s: %s", path, "no log to save");
+        return;
+    }
+    p->save_all = p->all;
+    p->save_names = xcalloc(p->count, sizeof *p->save_names);
+    for (size_t i = 0; i < p->count; i++)
+        p->save_names[p->save_count++] = xstrdup(p->streams[i]->worker);
+    set_note(p, "saving to %s…", path);
+    save_fetch_next(p);
+}
+
+/* "save-log": asks for the file, ./JOB-WORKER.log (./JOB-all.log) at first. */
+static void save_ask(struct logs_pane *p)
+{
+    struct strbuf def = STRBUF_INIT;
+    strbuf_adds(&def, "./");
+    add_file_piece(&def, p->job ? p->job : "job");
+    strbuf_addc(&def, '-');
+    add_file_piece(&def, p->all || p->count == 0 ? "all" : p->streams[0]->worker);
+    strbuf_adds(&def, ".log");
+    p->prompt =
+        prompt_new("Save the whole log",
+                   p->all ? "File to write every worker's log to:" : "File to write the log to:",
+                   strbuf_str(&def));
+    p->asking = ASK_SAVE;
+    strbuf_free(&def);
+}
+
+/* An answer to the save prompts: checked, then asked again before a file is replaced. */
+static void save_answer(struct logs_pane *p, const char *path)
+{
+    const char *bad = bad_file_name(path);
+    if (bad) {
+        set_note(p, "not saved: %s", bad);
+        return;
+    }
+    struct stat st;
+    bool confirmed = p->asking == ASK_OVERWRITE && p->save_path && strcmp(p->save_path, path) == 0;
+    if (!confirmed && lstat(path, &st) == 0) {
+        free(p->save_path);
+        p->save_path = xstrdup(path);
+        struct strbuf hint = STRBUF_INIT;
+        strbuf_adds(&hint, "It exists. Enter replaces it, Esc keeps it:");
+        p->prompt = prompt_new("Replace the file?", strbuf_str(&hint), path);
+        p->asking = ASK_OVERWRITE;
+        strbuf_free(&hint);
+        return;
+    }
+    save_start(p, path);
+}
+
+/*
+ * A key while a prompt is open: Enter searches forward (the search prompt) or
+ * saves (the file prompts), Esc closes it.
+ */
 static unsigned prompt_key_in(struct logs_pane *p, const struct widget_key *k)
 {
     enum prompt_state st = prompt_key(p->prompt, k);
-    if (st == PROMPT_DONE)
+    if (st == PROMPT_DONE && p->asking == ASK_SEARCH)
         logview_search(p->view, prompt_value(p->prompt), true);
     if (st != PROMPT_OPEN) {
+        char *answer = st == PROMPT_DONE ? xstrdup(prompt_value(p->prompt)) : NULL;
         prompt_free(p->prompt);
         p->prompt = NULL;
+        if (answer && p->asking != ASK_SEARCH)
+            save_answer(p, answer); /* may ask again */
+        else if (st == PROMPT_CANCELED && p->asking == ASK_OVERWRITE)
+            set_note(p, "not replaced: %s", p->save_path);
+        free(answer);
     }
     p->dirty = true;
     return WIDGET_HANDLED | WIDGET_REDRAW;
@@ -595,8 +798,19 @@ static unsigned prompt_key_in(struct logs_pane *p, const struct widget_key *k)
 unsigned logs_pane_key(struct logs_pane *p, const struct widget_key *k, const char *action)
 {
     const unsigned moved = WIDGET_HANDLED | WIDGET_REDRAW;
+    if (p->note && !p->save_call) { /* said once: the next key moves on */
+        free(p->note);
+        p->note = NULL;
+    }
     if (p->prompt)
         return prompt_key_in(p, k);
+    if (action && strcmp(action, "save-log") == 0) {
+        if (p->save_call)
+            return moved; /* one save at a time: the title says it is saving */
+        save_ask(p);
+        p->dirty = true;
+        return moved;
+    }
     if (action && strcmp(action, "follow") == 0) {
         if (p->count && logs_pane_ended(p) == p->count) {
             refollow(p); /* everything ended: f asks again */
@@ -611,6 +825,7 @@ unsigned logs_pane_key(struct logs_pane *p, const struct widget_key *k, const ch
     }
     if (action && strcmp(action, "search") == 0) {
         p->prompt = prompt_new("Search the log", "Text to find (case-insensitive):", NULL);
+        p->asking = ASK_SEARCH;
         p->dirty = true;
         return moved;
     }

@@ -483,13 +483,21 @@ static void draw_frame(struct monitor *m)
     char keyname[PAIRS_MAX][KEYMAP_KEY_NAME_MAX];
     if (np > PAIRS_MAX)
         np = PAIRS_MAX;
+    const char *sub = s->ops->submode ? s->ops->submode(s) : NULL;
     size_t shown = 0;
     for (size_t i = 0; i < np; i++) {
         int a = keymap_action_from_name(pairs[2 * i]);
         const char *key = pairs[2 * i];
         if (a > 0) {
-            if (!keymap_first_key(m->keys, s->ops->mode, (enum keymap_action)a, keyname[i],
-                                  sizeof keyname[i]))
+            /* The sub-mode's own key first (its bindings come first), then the mode's. */
+            struct strbuf own = STRBUF_INIT;
+            bool in_sub = sub && keymap_keys_for(m->keys, sub, (enum keymap_action)a, true, &own);
+            if (in_sub)
+                snprintf(keyname[i], sizeof keyname[i], "%.*s", (int)strcspn(strbuf_str(&own), ","),
+                         strbuf_str(&own));
+            strbuf_free(&own);
+            if (!in_sub && !keymap_first_key(m->keys, s->ops->mode, (enum keymap_action)a,
+                                             keyname[i], sizeof keyname[i]))
                 continue; /* unbound: nothing to show */
             key = keyname[i];
         }
@@ -576,6 +584,31 @@ static void frame(struct monitor *m)
 
 /* ---- keys ------------------------------------------------------------------- */
 
+/*
+ * The help's note for a screen's sub-mode: the keys it binds otherwise than
+ * mode does, one a line under "Here first (SUB):"; NULL without any.
+ */
+static char *submode_note(const struct keymap *km, const char *sub, const char *mode)
+{
+    if (!sub)
+        return NULL;
+    struct strbuf sb = STRBUF_INIT;
+    for (int a = KEYMAP_NONE + 1; a < KEYMAP_ACTION_COUNT; a++) {
+        struct strbuf in_sub = STRBUF_INIT, in_mode = STRBUF_INIT;
+        if (keymap_keys_for(km, sub, (enum keymap_action)a, true, &in_sub) &&
+            (keymap_keys_for(km, mode, (enum keymap_action)a, true, &in_mode), true) &&
+            strcmp(strbuf_str(&in_sub), strbuf_str(&in_mode)) != 0) {
+            if (!sb.len)
+                strbuf_addf(&sb, "Here first (%s):", sub);
+            strbuf_addf(&sb, "\n  %s  %s", strbuf_str(&in_sub),
+                        keymap_action_help((enum keymap_action)a));
+        }
+        strbuf_free(&in_sub);
+        strbuf_free(&in_mode);
+    }
+    return sb.len ? strbuf_detach(&sb, NULL) : NULL;
+}
+
 static void on_key(struct monitor *m, const struct widget_key *k)
 {
     refresh_screens(m);
@@ -620,7 +653,11 @@ static void on_key(struct monitor *m, const struct widget_key *k)
         return;
     }
     struct screen *s = monitor_top(m);
-    enum keymap_action a = keymap_lookup(m->keys, s->ops->mode, k);
+    /* The screen's sub-mode (its log pane) first, by its own bindings alone. */
+    const char *sub = s->ops->submode ? s->ops->submode(s) : NULL;
+    enum keymap_action a = sub ? keymap_lookup_own(m->keys, sub, k) : KEYMAP_NONE;
+    if (a == KEYMAP_NONE)
+        a = keymap_lookup(m->keys, s->ops->mode, k);
     const char *name = a == KEYMAP_NONE ? NULL : keymap_action_name(a);
     unsigned r = s->ops->key(s, k, name);
     if (r != WIDGET_IGNORED)
@@ -632,9 +669,12 @@ static void on_key(struct monitor *m, const struct widget_key *k)
     case KEYMAP_BACK:
         monitor_pop(m);
         break;
-    case KEYMAP_HELP:
-        m->help = help_new(m->keys, s->ops->mode, NULL);
+    case KEYMAP_HELP: {
+        char *note = submode_note(m->keys, sub, s->ops->mode);
+        m->help = help_new(m->keys, s->ops->mode, note);
+        free(note);
         break;
+    }
     case KEYMAP_REDRAW:
         clearok(curscr, TRUE);
         m->full = true;

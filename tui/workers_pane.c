@@ -138,7 +138,9 @@ static attr_t src_attr(void *ctx, size_t row, size_t col)
     const struct widget_palette *pal = p->pal ? p->pal : widget_palette_mono();
     if (!w)
         return 0;
-    if (col == WORKERS_COL_EXIT && w->has_exit_code && w->exit_code != 0)
+    /* A worker trainjobd stopped (its phase "Stopped") ended as asked: no error. */
+    bool stopped = w->phase_other && strcmp(w->phase_other, "Stopped") == 0;
+    if (col == WORKERS_COL_EXIT && w->has_exit_code && w->exit_code != 0 && !stopped)
         return pal->error;
     if (col == WORKERS_COL_PHASE && w->phase == WORKER_FAILED)
         return pal->error;

@@ -59,6 +59,7 @@ struct logview {
     struct strbuf name;
     struct strbuf needle; /* sanitized; empty: no search */
     uint64_t match;       /* line of the current match, 0: none */
+    uint64_t marked; /* the error line `e` jumped to, shown marked until the next move; 0: none */
     enum logview_search_result search;
     struct strbuf partial; /* following: the unfinished newest line, shown last */
     uint64_t drawn_tick;   /* logring_tick at the last draw */
@@ -286,6 +287,7 @@ static enum logview_search_result search_from(struct logview *v, uint64_t seq, b
 
 enum logview_search_result logview_search(struct logview *v, const char *needle, bool forward)
 {
+    v->marked = 0;
     strbuf_reset(&v->needle);
     if (needle)
         utf8_sanitize(&v->needle, needle, strlen(needle), 0);
@@ -301,6 +303,7 @@ enum logview_search_result logview_search(struct logview *v, const char *needle,
 
 enum logview_search_result logview_search_next(struct logview *v, bool forward)
 {
+    v->marked = 0;
     if (v->needle.len == 0)
         return LOGVIEW_SEARCH_NONE;
     uint64_t from;
@@ -328,6 +331,7 @@ bool logview_first_error(struct logview *v)
     if (!s)
         return false;
     jump_to(v, s);
+    v->marked = s;
     v->base.dirty = true;
     return true;
 }
@@ -441,6 +445,10 @@ static unsigned key_function(struct logview *v, int code)
 static unsigned logview_key(struct widget *wd, const struct widget_key *k)
 {
     struct logview *v = (struct logview *)wd;
+    if (v->marked) { /* any key moves on from the error line */
+        v->marked = 0;
+        v->base.dirty = true;
+    }
     if (wd->disabled || k->alt)
         return WIDGET_IGNORED;
     if (k->is_function)
@@ -554,6 +562,9 @@ static bool draw_lines(struct logview *v, WINDOW *win, int y, int x, int w)
                     wider = true;
                 logtext_draw_row(v->pal, win, y + r, x + pw, tw, line.text, from, to,
                                  v->wrap ? 0 : v->hscroll, &hl);
+                if (seq == v->marked) /* the error line `e` found: the whole row stands out */
+                    mvwchgat(win, y + r, x + pw, tw, v->pal->selected,
+                             PAIR_NUMBER(v->pal->selected), NULL);
                 r++;
             }
             from = to;
@@ -732,6 +743,7 @@ void logview_set_names(struct logview *v, logview_name_fn fn, void *arg)
 /* Applies a new filter: the position stays on the nearest shown line; counts restart. */
 static void set_filter(struct logview *v, bool one, uint32_t source)
 {
+    v->marked = 0;
     v->one_source = one;
     v->source = source;
     v->top_row = 0;
@@ -784,6 +796,8 @@ void logview_notify(struct logview *v)
 
 void logview_set_follow(struct logview *v, bool follow)
 {
+    if (follow)
+        v->marked = 0; /* following moves on from the error line */
     if (follow == v->follow)
         return;
     if (!follow) {
@@ -824,4 +838,9 @@ uint64_t logview_new_lines(const struct logview *v)
 uint64_t logview_top_seq(const struct logview *v)
 {
     return v->drawn_top;
+}
+
+uint64_t logview_marked(const struct logview *v)
+{
+    return v->marked;
 }

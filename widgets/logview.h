@@ -37,7 +37,8 @@
  *   Left / Right     scroll sideways (no wrap)
  *   w                toggle wrap
  *   n / N            next / previous match of the last search
- *   e                the first error line held (logring_is_error_line)
+ *   e                the first error line held (logring_is_error_line), its row
+ *                    drawn in the selected role until the next key or search
  * Any move away from the end (Up, PgUp, Home, n, N, e) pauses. Everything
  * else, '/' included, is IGNORED: the owner reads the needle in a prompt of
  * its own and calls logview_search.
@@ -116,7 +117,10 @@ bool logview_wrapping(const struct logview *v);
 enum logview_search_result logview_search(struct logview *v, const char *needle, bool forward);
 /* The next (forward) or previous match of the last search, as n / N. */
 enum logview_search_result logview_search_next(struct logview *v, bool forward);
-/* Jumps to the first error line held, as e; false (and no move) when there is none. */
+/* The line e marked (0: none), for tests. */
+uint64_t logview_marked(const struct logview *v);
+/* Jumps to the first error line held, as e, and marks it until the next move; false (and
+ * no move) when there is none. */
 bool logview_first_error(struct logview *v);
 
 /* Lines of the shown sources that arrived while paused (0 while following). */
