@@ -739,52 +739,23 @@ static void acp_free(struct backend *b)
     free(a);
 }
 
-/* trainjobd: every operation, its logs resumable in frames (engine/logfollow.h). */
-static const struct backend_ops trainjobd_ops = {
-    .name = "acp",
-    .catalog = acp_catalog,
-    .create = acp_create,
-    .get = acp_get,
-    .list = acp_list,
-    .update = acp_update,
-    .workers = acp_workers,
-    .events = acp_events,
-    .logs = acp_logs,
-    .logs_framed = acp_logs_framed,
-    .stop = acp_stop,
-    .start = acp_start,
-    .remove = acp_delete,
-    .watch = acp_watch,
-    .scalars = acp_scalars,
-    .scalars_follow = acp_scalars_follow,
-    .send = acp_send,
-    .free = acp_free,
-};
+/* The operations trainjobd and real ACP share (one driver; acp.c asks which it talks to). */
+#define ACP_OPS                                                                                    \
+    .name = "acp", .catalog = acp_catalog, .create = acp_create, .get = acp_get, .list = acp_list, \
+    .update = acp_update, .workers = acp_workers, .events = acp_events, .logs = acp_logs,          \
+    .stop = acp_stop, .start = acp_start, .remove = acp_delete, .watch = acp_watch,                \
+    .scalars = acp_scalars, .scalars_follow = acp_scalars_follow, .send = acp_send,                \
+    .free = acp_free
+
+/* trainjobd: every operation, its logs also resumable in frames (engine/logfollow.h). */
+static const struct backend_ops trainjobd_ops = {ACP_OPS, .logs_framed = acp_logs_framed};
 
 /*
- * Real ACP: the same, less what only trainjobd serves. Its worker logs come
- * from the Monitor service unframed, so a caller that would take frames (the
- * log pane, `logs -f`) sees they are not offered and asks for plain logs.
+ * Real ACP: its worker logs come from the Monitor service unframed, so a
+ * caller that would take frames (the log pane, `logs -f`) sees they are not
+ * offered and asks for plain logs.
  */
-static const struct backend_ops acp_ops = {
-    .name = "acp",
-    .catalog = acp_catalog,
-    .create = acp_create,
-    .get = acp_get,
-    .list = acp_list,
-    .update = acp_update,
-    .workers = acp_workers,
-    .events = acp_events,
-    .logs = acp_logs,
-    .stop = acp_stop,
-    .start = acp_start,
-    .remove = acp_delete,
-    .watch = acp_watch,
-    .scalars = acp_scalars,
-    .scalars_follow = acp_scalars_follow,
-    .send = acp_send,
-    .free = acp_free,
-};
+static const struct backend_ops acp_ops = {ACP_OPS};
 
 struct backend *acp_backend_new(struct http_client *client, const struct backend_target *target,
                                 bool trainjobd)

@@ -5,6 +5,7 @@
 
 #include <pwd.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "util/xalloc.h"
@@ -73,4 +74,19 @@ char *paths_client_config(void)
     char *p = xasprintf("%s/config.yaml", dir);
     free(dir);
     return p;
+}
+
+char *paths_config_file(const char *name, bool tilde)
+{
+    char *dir = paths_config_dir();
+    char *path = xasprintf("%s/%s", dir, name);
+    free(dir);
+    const char *h = getenv("HOME");
+    size_t n = h ? strlen(h) : 0;
+    if (tilde && n > 1 && strncmp(path, h, n) == 0 && path[n] == '/') {
+        char *shown = xasprintf("~%s", path + n);
+        free(path);
+        return shown;
+    }
+    return path;
 }

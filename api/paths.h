@@ -7,13 +7,21 @@
  *   ~/.local/state/trainjob/             drafts, client log
  *   ~/.local/state/trainjob/engine/      engine.db, worker logs, status files
  *   $XDG_RUNTIME_DIR/trainjob/engine.sock  (else <engine state>/engine.sock)
+ *   ~/.config/trainjob/keys, columns    key bindings, the jobs view's columns
  *
  * Each function returns a new string.
  */
 #ifndef API_PATHS_H
 #define API_PATHS_H
 
+#include <stdbool.h>
+
 char *paths_config_dir(void);
+/*
+ * name in the config directory (~/.config/trainjob/NAME); with tilde, as a
+ * person reads it: "~/…" when it is below $HOME.
+ */
+char *paths_config_file(const char *name, bool tilde);
 char *paths_state_dir(void);
 char *paths_engine_config(void);
 char *paths_engine_state(void);

@@ -107,17 +107,7 @@ void colconf_format(struct strbuf *out, const char *const *titles, const size_t 
 
 char *colconf_user_file(bool tilde)
 {
-    char *dir = paths_config_dir();
-    char *path = xasprintf("%s/columns", dir);
-    free(dir);
-    const char *home = getenv("HOME");
-    size_t n = home ? strlen(home) : 0;
-    if (tilde && n > 1 && strncmp(path, home, n) == 0 && path[n] == '/') {
-        char *shown = xasprintf("~%s", path + n);
-        free(path);
-        return shown;
-    }
-    return path;
+    return paths_config_file("columns", tilde);
 }
 
 int colconf_load(const char *path, const char *const *titles, size_t n, size_t *order,

@@ -602,17 +602,7 @@ size_t keymap_load(struct keymap *km, const char *path, const char *display, str
 
 char *keymap_user_file(bool tilde)
 {
-    char *dir = paths_config_dir();
-    char *path = xasprintf("%s/keys", dir);
-    free(dir);
-    const char *home = getenv("HOME");
-    size_t n = home ? strlen(home) : 0;
-    if (tilde && n > 1 && strncmp(path, home, n) == 0 && path[n] == '/') {
-        char *shown = xasprintf("~%s", path + n);
-        free(path);
-        return shown;
-    }
-    return path;
+    return paths_config_file("keys", tilde);
 }
 
 struct keymap *keymap_new_default(void)
