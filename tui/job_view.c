@@ -270,7 +270,11 @@ static void clock_of(const char *rfc3339, char *buf, size_t size)
         snprintf(buf, size, "--:--:--");
 }
 
-/* The row's state changes, oldest first, as "12:03:04 QUEUEING → RUNNING" lines. */
+/*
+ * The row's state changes, oldest first, as "12:03:04 QUEUEING → RUNNING" lines,
+ * each followed by where it came from when the event says ("stopped by the
+ * user", "preempted by …", a fault decision…).
+ */
 static size_t state_history(const struct job_row *r, bool utf8, char ***out)
 {
     char **lines = NULL;
@@ -284,12 +288,16 @@ static size_t state_history(const struct job_row *r, bool utf8, char ***out)
         clock_of(e->time, clock, sizeof clock);
         const char *arrow = utf8 ? "→" : "->";
         lines = xreallocarray(lines, n + 1, sizeof *lines);
+        /* A state event reads "A → B" or "A → B: why" (trainjobd, Slurm): the why, if any. */
+        const char *why = e->message ? strstr(e->message, ": ") : NULL;
+        why = why && why[2] ? why + 2 : NULL;
+        const char *to = enum_name(&job_state_names, (int)e->state);
         if (prev == JOB_STATE_UNSPECIFIED)
             lines[n++] =
-                xasprintf("%s %s %s", clock, arrow, enum_name(&job_state_names, (int)e->state));
+                xasprintf("%s %s %s%s%s", clock, arrow, to, why ? "  " : "", why ? why : "");
         else
-            lines[n++] = xasprintf("%s %s %s %s", clock, enum_name(&job_state_names, (int)prev),
-                                   arrow, enum_name(&job_state_names, (int)e->state));
+            lines[n++] = xasprintf("%s %s %s %s%s%s", clock, enum_name(&job_state_names, (int)prev),
+                                   arrow, to, why ? "  " : "", why ? why : "");
         prev = e->state;
     }
     *out = lines;
