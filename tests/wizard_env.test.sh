@@ -51,6 +51,7 @@ see "LD_LIBRARY_PATH too" "names starting LD_ are system variables"
 keys C-u USER
 see "USER too" "USER is a system variable"
 see "the hint names the system variables" "not a system variable: PATH"
+see "...all of them, wrapped rather than cut at 80 columns" "PMIX_*"
 keys C-u MY_VAR_1 Tab v
 
 # The list holds 20 (the engine's limit); the 21st is refused where it can be seen.

@@ -321,8 +321,20 @@ static int scroll_to_focus(const struct form *f, int body)
     return s < 0 ? 0 : s > max ? max : s;
 }
 
-/* The help line: the focused entry's help, and arrows while there is more above / below. */
-static void draw_help(struct form *f, WINDOW *win, int y, int x, int w,
+/* Rows the help takes at width w: the focused entry's help wrapped, 1 to FORM_HELP_LINES. */
+static int help_rows(const struct form *f, int w)
+{
+    const char *help = form_help(f);
+    int arrows = w >= 4 ? 3 : 0;
+    return help && w - arrows > 0 ? widget_wrapped_lines(help, w - arrows, FORM_HELP_LINES) : 1;
+}
+
+/*
+ * The help lines: the focused entry's help, wrapped over rows rows (never cut
+ * silently at the screen's edge), and arrows on the first while there is more
+ * above / below.
+ */
+static void draw_help(struct form *f, WINDOW *win, int y, int x, int w, int rows,
                       const struct widget_palette *pal)
 {
     const char *help = form_help(f);
@@ -330,9 +342,10 @@ static void draw_help(struct form *f, WINDOW *win, int y, int x, int w,
     bool above = f->scroll > 0, below = f->scroll + f->body < f->content_h;
 
     wattrset(win, (int)pal->help);
-    widget_blank(win, y, x, w);
+    for (int r = 0; r < rows; r++)
+        widget_blank(win, y + r, x, w);
     if (help)
-        widget_put_clipped(win, y, x, w - (arrows ? arrows + 1 : 0), help, strlen(help), f->utf8);
+        widget_put_wrapped(win, y, x, w - (arrows ? arrows + 1 : 0), help, rows, f->utf8);
     if (!arrows)
         return;
     if (above)
@@ -373,7 +386,13 @@ void form_draw(struct form *f, WINDOW *win, int y, int x, int h, int w,
 
     bool full = f->dirty || !f->drawn || win != f->win || y != f->y || x != f->x || h != f->h ||
                 w != f->w || pal != f->pal;
-    int body = f->help_line && h > 1 ? h - 1 : h;
+    /* The help wraps, but never takes more than half the form (one line at least). */
+    int rows = f->help_line ? help_rows(f, w) : 0;
+    if (rows > h / 2)
+        rows = h / 2 > 0 ? h / 2 : 1;
+    if (rows >= h)
+        rows = 0;
+    int body = h - rows;
     layout(f, w, &full);
     int ph = f->content_h > body ? f->content_h : body;
     if (ensure_pad(f, ph, w))
@@ -390,8 +409,8 @@ void form_draw(struct form *f, WINDOW *win, int y, int x, int h, int w,
     f->scroll = scroll_to_focus(f, body);
     f->body = body;
     copywin(f->pad, win, f->scroll, 0, y, x, y + body - 1, x + w - 1, FALSE);
-    if (body < h)
-        draw_help(f, win, y + h - 1, x, w, pal);
+    if (rows > 0)
+        draw_help(f, win, y + body, x, w, rows, pal);
 
     f->drawn = true;
     f->dirty = false;

@@ -20,9 +20,11 @@
  * take no room. The form sets the window's attributes before a widget
  * draws: the focus role for the focused one, dim when disabled, else
  * normal; the focused label is the label role in bold.
- * The last line of the rectangle is the help line (the focused entry's help
- * text, with ↑ / ↓ at its right end while there is more above / below) unless
- * the owner turns it off and shows form_help() on its own status line.
+ * The last lines of the rectangle are the help (the focused entry's help
+ * text, wrapped rather than cut: one line, up to FORM_HELP_LINES and never
+ * more than half the rectangle, with ↑ / ↓ at the first line's right end
+ * while there is more above / below) unless the owner turns it off and shows
+ * form_help() on its own status line.
  * Icons: "✗ " error, "! " warning, "✓ " ok; with form_set_utf8(f, false)
  * "x ", "! ", "+ ", "~" for "…" and "^" / "v" for the arrows.
  *
@@ -62,6 +64,7 @@
 enum {
     FORM_LABEL_MAX = 24,    /* cells of the label column at most */
     FORM_MESSAGE_LINES = 3, /* lines a message wraps to at most */
+    FORM_HELP_LINES = 8,    /* lines the focused entry's help wraps to at most */
 };
 
 enum form_severity {
