@@ -72,7 +72,10 @@ t50=$best w50=$wall
 # What trainjobd holds for 50,000 jobs after serving those lists: 178 MiB when
 # each job's saved texts were kept as plain JSON; deflated (engine/shown), ~106.
 rss=$(awk '/^VmRSS/ {print $2}' "/proc/$ENGINE_PID/status")
-if [ "${rss:-999999}" -lt $((140 * 1024)) ]; then
+# AddressSanitizer keeps freed memory in quarantine and shadows the rest: measured only without it.
+if grep -q __asan_init "$TRAINJOBD_BIN"; then
+    echo "scale: RSS not checked: $TRAINJOBD_BIN is built with AddressSanitizer"
+elif [ "${rss:-999999}" -lt $((140 * 1024)) ]; then
     pass "trainjobd holds 50,000 jobs in under 140 MiB ($((rss / 1024)) MiB)"
 else
     fail "trainjobd holds 50,000 jobs in under 140 MiB" "VmRSS ${rss} kB"

@@ -151,6 +151,7 @@ static void row_free(struct jobstore *s, struct job_row *r)
     unshare(s, r->pool);
     unshare(s, r->spec);
     unshare(s, r->reason);
+    unshare(s, r->user);
     free(r->create_time);
     worker_list_free(&r->workers);
     for (size_t i = 0; i < r->event_count; i++)

@@ -93,6 +93,8 @@ void wizard_free(struct wizard *wz)
         form_free(wz->forms[s]);
     for (int i = 0; i < LIST_COUNT; i++)
         wlist_free(wz->lists[i].l); /* after the forms: their list widgets call back into it */
+    if (wz->vpc_pick)
+        textfield_free(wz->vpc); /* kept for the file's value; the form shows the list instead */
     free(wz->tb_other);
     free(wz->generated_name);
     keybar_free(wz->keybar);
