@@ -194,20 +194,7 @@ void prompt_draw(struct prompt *p, const struct term *t)
     int y = (LINES - BOX_H) / 2, x = (COLS - w) / 2;
     if (y < 0)
         y = 0;
-    attrset(t->role[THEME_ROLE_DIALOG]);
-    for (int i = 0; i < BOX_H; i++)
-        widget_blank(stdscr, y + i, x, w);
-    attrset(t->role[THEME_ROLE_BORDER]);
-    mvwhline(stdscr, y, x + 1, ACS_HLINE, w - 2);
-    mvwhline(stdscr, y + BOX_H - 1, x + 1, ACS_HLINE, w - 2);
-    mvwvline(stdscr, y + 1, x, ACS_VLINE, BOX_H - 2);
-    mvwvline(stdscr, y + 1, x + w - 1, ACS_VLINE, BOX_H - 2);
-    mvwaddch(stdscr, y, x, ACS_ULCORNER);
-    mvwaddch(stdscr, y, x + w - 1, ACS_URCORNER);
-    mvwaddch(stdscr, y + BOX_H - 1, x, ACS_LLCORNER);
-    mvwaddch(stdscr, y + BOX_H - 1, x + w - 1, ACS_LRCORNER);
-    attrset(t->role[THEME_ROLE_TITLE]);
-    widget_put_clipped(stdscr, y, x + 2, w - 4, p->title, strlen(p->title), t->utf8);
+    draw_box(p, t, y, x, w, BOX_H);
     attrset(t->role[THEME_ROLE_DIALOG]);
     widget_put_clipped(stdscr, y + 1, x + 2, w - 4, p->hint, strlen(p->hint), t->utf8);
     static const char keys[] = "Enter OK · Esc cancel";
