@@ -253,7 +253,7 @@ static int read_secret(const struct context *c, const char *config_path, char **
     char *data = NULL;
     size_t len = 0;
     struct strbuf io = STRBUF_INIT;
-    int rc = file_read_all(path, SECRET_MAX_SIZE, &data, &len, &io);
+    int rc = file_read_regular(path, SECRET_MAX_SIZE, &data, &len, &io);
     if (rc != 0) {
         strbuf_addf(err, "context '%s': secret_key_file: %s", c->name, strbuf_str(&io));
     } else {
@@ -316,7 +316,7 @@ int context_resolve(const struct context_request *req, struct resolved_context *
     struct strbuf io = STRBUF_INIT;
     struct stat st;
     bool exists = stat(out->config_path, &st) == 0 || errno != ENOENT;
-    if (exists && file_read_all(out->config_path, CONFIG_MAX_SIZE, &text, &len, &io) != 0) {
+    if (exists && file_read_regular(out->config_path, CONFIG_MAX_SIZE, &text, &len, &io) != 0) {
         strbuf_adds(err, strbuf_str(&io));
         strbuf_free(&io);
         return -1;

@@ -191,7 +191,7 @@ static void offer_contexts(struct offer *o)
     struct context_file cf;
     struct findings fs = FINDINGS_INIT;
     struct strbuf why = STRBUF_INIT;
-    if (file_read_all(path, CONFIG_MAX_SIZE, &text, &len, &why) == 0 &&
+    if (file_read_regular(path, CONFIG_MAX_SIZE, &text, &len, &why) == 0 &&
         context_file_parse(text, len, &cf, &fs) == 0) {
         for (size_t i = 0; i < cf.context_count; i++)
             offer(o, cf.contexts[i].name);

@@ -52,7 +52,7 @@ static int load(const char *path, char **text, size_t *len, struct context_file 
     struct strbuf line = STRBUF_INIT;
     struct findings fs = FINDINGS_INIT;
     int rc = EXIT_OK;
-    if (file_read_all(path, CONFIG_MAX_SIZE, text, len, &why) != 0) {
+    if (file_read_regular(path, CONFIG_MAX_SIZE, text, len, &why) != 0) {
         utf8_sanitize(&line, strbuf_str(&why), why.len, 0);
         fprintf(err, "trainjob config: %s\n", strbuf_str(&line));
         rc = EXIT_USAGE;

@@ -254,7 +254,7 @@ static int load_config(struct engine *eng, struct strbuf *err)
                        eng->opt.demo ? " (with simulated demo nodes)" : "");
         return rc ? -1 : 0;
     }
-    if (file_read_all(eng->config_path, 4u << 20, &text, &len, &io) != 0) {
+    if (file_read_regular(eng->config_path, 4u << 20, &text, &len, &io) != 0) {
         strbuf_addf(err, "%s", strbuf_str(&io));
         strbuf_free(&io);
         return -1;

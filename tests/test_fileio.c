@@ -171,6 +171,44 @@ static void test_read_all_directory(void **state)
     strbuf_free(&err);
 }
 
+/*
+ * A settings file that is a FIFO with no writer, a directory or /dev/zero is
+ * refused at once: file_read_all would wait for a writer forever (the alarm
+ * turns that wait into a failed test instead of a hung one).
+ */
+static void test_read_regular_refuses_fifo_and_devices(void **state)
+{
+    const char *dir = *state;
+    char *fifo = xasprintf("%s/keys", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    const char *paths[] = {fifo, dir, "/dev/zero"};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        struct strbuf err = STRBUF_INIT;
+        char *data = NULL;
+        size_t len;
+        alarm(5);
+        assert_int_equal(file_read_regular(paths[i], 100, &data, &len, &err), -1);
+        alarm(0);
+        assert_null(data);
+        char *want = xasprintf("%s: not a regular file", paths[i]);
+        assert_string_equal(strbuf_str(&err), want);
+        free(want);
+        strbuf_free(&err);
+    }
+    /* A regular file reads as with file_read_all. */
+    char *path = put(dir, "ok", "abc", 3);
+    struct strbuf err = STRBUF_INIT;
+    char *data = NULL;
+    size_t len;
+    assert_int_equal(file_read_regular(path, 100, &data, &len, &err), 0);
+    assert_int_equal(len, 3);
+    assert_string_equal(data, "abc");
+    free(data);
+    free(path);
+    free(fifo);
+    strbuf_free(&err);
+}
+
 /* The names in dir other than "." and "..", joined by spaces, sorted. */
 static char *listing(const char *dir)
 {
@@ -332,6 +370,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_read_all_cap, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_read_all_missing, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_read_all_directory, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_read_regular_refuses_fifo_and_devices, make_dir,
+                                        remove_dir),
         cmocka_unit_test_setup_teardown(test_write_atomic, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_write_atomic_fails_cleanly, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_mkdirs, make_dir, remove_dir),

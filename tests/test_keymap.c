@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tui/keymap.h"
@@ -268,6 +269,19 @@ static void test_load_file(void **state)
     /* a directory cannot be read: said so */
     assert_int_equal(keymap_load(km, "/tmp", NULL, &err), 1);
     assert_non_null(strstr(strbuf_str(&err), "/tmp"));
+    strbuf_free(&err);
+    /* a FIFO keys file is refused at once, never waited on (the alarm fails a hang) */
+    char fifo[] = "/tmp/test-keymap-fifo-XXXXXX";
+    int tmp = mkstemp(fifo);
+    assert_true(tmp >= 0);
+    close(tmp);
+    unlink(fifo);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    alarm(5);
+    assert_int_equal(keymap_load(km, fifo, NULL, &err), 1);
+    alarm(0);
+    assert_non_null(strstr(strbuf_str(&err), "not a regular file"));
+    unlink(fifo);
     strbuf_free(&err);
     keymap_free(km);
 }

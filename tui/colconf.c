@@ -116,14 +116,10 @@ int colconf_load(const char *path, const char *const *titles, size_t n, size_t *
     struct stat st;
     if (stat(path, &st) != 0 && errno == ENOENT)
         return 0;
-    /* A FIFO or a device would block the start, or never end. */
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        strbuf_addf(err, "%s: not a regular file", path);
-        return -1;
-    }
     char *text = NULL;
     size_t len = 0;
-    if (file_read_all(path, COLCONF_MAX_BYTES, &text, &len, err) != 0)
+    /* A FIFO or a device would block the start, or never end: refused when opened. */
+    if (file_read_regular(path, COLCONF_MAX_BYTES, &text, &len, err) != 0)
         return -1;
     int rc = colconf_parse(text, len, path, titles, n, order, count, err);
     free(text);

@@ -589,7 +589,7 @@ size_t keymap_load(struct keymap *km, const char *path, const char *display, str
     if (stat(path, &st) != 0 && errno == ENOENT)
         return 0; /* no keys of one's own: the defaults */
     struct strbuf why = STRBUF_INIT;
-    if (file_read_all(path, KEYS_MAX_SIZE, &text, &len, &why) != 0) {
+    if (file_read_regular(path, KEYS_MAX_SIZE, &text, &len, &why) != 0) {
         strbuf_addf(err, "%s\n", strbuf_str(&why));
         strbuf_free(&why);
         return 1;

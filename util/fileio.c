@@ -16,21 +16,13 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
-int file_read_all(const char *path, size_t max, char **data, size_t *len, struct strbuf *err)
+/*
+ * Reads fd to its end into a NUL-terminated buffer of at most max bytes;
+ * closes it when owned. Messages name path.
+ */
+static int read_fd_all(int fd, bool owned, const char *path, size_t max, char **data, size_t *len,
+                       struct strbuf *err)
 {
-    bool is_stdin = strcmp(path, "-") == 0;
-    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        strbuf_addf(err, "%s: %s", path, strerror(errno));
-        return -1;
-    }
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        strbuf_addf(err, "%s: is a directory", path);
-        if (!is_stdin)
-            close(fd);
-        return -1;
-    }
     struct strbuf sb = STRBUF_INIT;
     for (;;) {
         strbuf_grow(&sb, 65536);
@@ -50,15 +42,54 @@ int file_read_all(const char *path, size_t max, char **data, size_t *len, struct
             goto fail;
         }
     }
-    if (!is_stdin)
+    if (owned)
         close(fd);
     *data = strbuf_detach(&sb, len);
     return 0;
 fail:
-    if (!is_stdin)
+    if (owned)
         close(fd);
     strbuf_free(&sb);
     return -1;
+}
+
+int file_read_all(const char *path, size_t max, char **data, size_t *len, struct strbuf *err)
+{
+    bool is_stdin = strcmp(path, "-") == 0;
+    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        strbuf_addf(err, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        strbuf_addf(err, "%s: is a directory", path);
+        if (!is_stdin)
+            close(fd);
+        return -1;
+    }
+    return read_fd_all(fd, !is_stdin, path, max, data, len, err);
+}
+
+int file_read_regular(const char *path, size_t max, char **data, size_t *len, struct strbuf *err)
+{
+    /* O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        strbuf_addf(err, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        strbuf_addf(err, "%s: not a regular file", path);
+        close(fd);
+        return -1;
+    }
+    /* Reads of a regular file ignore O_NONBLOCK; clear it all the same. */
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return read_fd_all(fd, true, path, max, data, len, err);
 }
 
 /* Makes a rename durable: fsync the directory holding path (best effort). */

@@ -16,6 +16,11 @@ struct strbuf;
  * max bytes. Returns 0, or -1 with a message naming the file in err.
  */
 int file_read_all(const char *path, size_t max, char **data, size_t *len, struct strbuf *err);
+/*
+ * file_read_all for a settings file: refuses at once what is not a regular
+ * file (a FIFO would block the start, a device never end), "-" included.
+ */
+int file_read_regular(const char *path, size_t max, char **data, size_t *len, struct strbuf *err);
 /* Replaces path with data atomically. Returns 0, or -1 with a message in err. */
 int file_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
                       struct strbuf *err);
