@@ -215,6 +215,43 @@ static void display_name_only_when_it_says_something(void **state)
     jobstore_free(s);
 }
 
+/*
+ * With DISPLAY NAME left out (it says nothing NAME does not), a
+ * `display_name=` term filters on NAME, which stands in for it, instead of
+ * matching nothing.
+ */
+static void display_name_filter_while_left_out(void **state)
+{
+    (void)state;
+    struct jobstore *s = jobstore_new();
+    put(s, "train-a", "train-a", JOB_STATE_RUNNING, NULL, 0);
+    put(s, "train-b", NULL, JOB_STATE_FAILED, "exit 1", 0);
+    struct term t;
+    struct monitor *m = detached(s, &t);
+    struct screen *v = jobs_view_new(m);
+    char h[16384];
+    header(v, h, sizeof h);
+    assert_null(strstr(h, "DISPLAY NAME"));
+    v->ops->key(v, NULL, "filter");
+    assert_non_null(m->prompt_answer);
+    m->prompt_answer(m->prompt_ctx, "display_name=train-a");
+    assert_true(strncmp(v->ops->title(v), "1/1 ", 4) == 0);
+    char text[16384];
+    draw(v);
+    screen_text(text, sizeof text);
+    assert_non_null(strstr(text, "train-a"));
+    assert_null(strstr(text, "train-b"));
+    /* Once DISPLAY NAME is shown, the term names that column again. */
+    put(s, "train-c", "resnet", JOB_STATE_QUEUEING, NULL, 0);
+    v->ops->changed(v);
+    header(v, h, sizeof h);
+    assert_non_null(strstr(h, "DISPLAY NAME"));
+    assert_true(strncmp(v->ops->title(v), "1/1 ", 4) == 0);
+    v->ops->destroy(v);
+    monitor_free_detached(m);
+    jobstore_free(s);
+}
+
 /* DURATION: from the last start to the end, or to now while it runs; "-" never started. */
 static void duration_is_the_time_running(void **state)
 {
@@ -334,6 +371,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rows_say_what_a_person_triages_by),
         cmocka_unit_test(display_name_only_when_it_says_something),
+        cmocka_unit_test(display_name_filter_while_left_out),
         cmocka_unit_test(duration_is_the_time_running),
         cmocka_unit_test(columns_file_chooses_and_orders),
     };

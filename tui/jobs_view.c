@@ -233,8 +233,16 @@ static void make_table(struct jobs_view *v)
     struct table_column cols[COL_COUNT];
     int keeps[COL_COUNT];
     size_t tsort = TABLE_UNSORTED;
+    /* DISPLAY NAME chosen but left out: NAME says it, so display_name=… filters on NAME. */
+    bool display_left_out = false;
+    for (size_t i = 0; i < v->norder; i++)
+        display_left_out |= v->order[i] == COL_DISPLAY;
+    for (size_t i = 0; i < v->nshown; i++)
+        display_left_out &= v->shown[i] != COL_DISPLAY;
     for (size_t i = 0; i < v->nshown; i++) {
         cols[i] = columns[v->shown[i]];
+        if (v->shown[i] == COL_NAME && display_left_out)
+            cols[i].also = columns[COL_DISPLAY].title;
         keeps[i] = keep[v->shown[i]];
         if (v->shown[i] == sort)
             tsort = i;

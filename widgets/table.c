@@ -325,6 +325,7 @@ static void table_destroy(struct widget *wd)
     for (size_t c = 0; c < t->ncols; c++) {
         free(t->cols[c].title);
         free(t->cols[c].name);
+        free(t->cols[c].also);
     }
     free(t->cols);
     free(t->empty_text);
@@ -373,6 +374,7 @@ struct table *table_new(const struct table_source *src, void *ctx, const struct 
         const char *title = cols[c].title ? cols[c].title : "";
         col->title = xstrdup(title);
         col->name = column_name(title, strlen(title));
+        col->also = cols[c].also ? column_name(cols[c].also, strlen(cols[c].also)) : NULL;
         col->title_w = (int)utf8_width(title, strlen(title));
         col->min_w = cols[c].min_width > 0 ? cols[c].min_width : 1;
         col->max_w = cols[c].max_width;

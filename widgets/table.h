@@ -105,6 +105,12 @@ struct table_column {
     int min_width; /* at least 1 */
     int max_width; /* 0: flexible (shares the room left); else >= min_width */
     bool right_align;
+    /*
+     * Another title filter terms may name this column by (or NULL): for a
+     * column standing in for one left out, as NAME does for a DISPLAY NAME
+     * that says nothing NAME does not.
+     */
+    const char *also;
 };
 
 /*

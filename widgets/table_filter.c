@@ -57,7 +57,8 @@ static struct term parse_term(const struct table *t, const char *s, size_t n)
         char *name = column_name(s, (size_t)(eq - s));
         term.col = TERM_NONE;
         for (size_t c = 0; c < t->ncols; c++)
-            if (strcmp(name, t->cols[c].name) == 0) {
+            if (strcmp(name, t->cols[c].name) == 0 ||
+                (t->cols[c].also && strcmp(name, t->cols[c].also) == 0)) {
                 term.col = c;
                 break;
             }

@@ -37,6 +37,7 @@ enum {
 struct column {
     char *title;
     char *name; /* the title folded, without ' ', '_', '-': what filter terms name */
+    char *also; /* table_column.also folded the same way, or NULL */
     int title_w;
     int min_w, max_w; /* max_w 0: flexible */
     bool right;
