@@ -221,8 +221,8 @@ static void job_row(struct cli_table *t, const struct jobspec *j)
     cli_table_row(t, row);
 }
 
-static const char *const worker_head[] = {"NAME", "ROLE",    "NODE", "PHASE", "RESTARTS",
-                                          "EXIT", "DEVICES", "AGE",  "IP",    "HOST IP"};
+static const char *const worker_head[] = {"NAME", "ROLE",         "NODE", "PHASE", "RESTARTS",
+                                          "EXIT", "HELD DEVICES", "AGE",  "IP",    "HOST IP"};
 
 static void worker_row(struct cli_table *t, const struct worker_info *w)
 {

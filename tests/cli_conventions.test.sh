@@ -102,6 +102,9 @@ expect_grep "the error names the valid fields" "$TMP/err" "sort by one of: name 
 run "$tj" $E get workers sleeper -o name
 expect_rc "get workers -o name" 0
 expect_grep "workers as worker/NAME" "$TMP/out" "worker/master-0"
+run "$tj" $E get workers sleeper
+expect_rc "get workers" 0
+expect_grep "get workers titles what a worker holds HELD DEVICES, as the workers pane does" "$TMP/out" "HELD DEVICES"
 
 # ---- --mine / --user -----------------------------------------------------------
 run "$tj" $E get jobs --mine -o name
