@@ -87,6 +87,11 @@ const char *worker_phase_text(const struct worker_info *w)
                                                 : enum_name(&worker_phase_names, (int)w->phase);
 }
 
+bool worker_info_stopped(const struct worker_info *w)
+{
+    return w->phase_other && strcmp(w->phase_other, "Stopped") == 0;
+}
+
 void worker_devices_text(const struct worker_info *w, struct strbuf *out)
 {
     if (w->devices && *w->devices) {

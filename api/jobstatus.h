@@ -130,6 +130,12 @@ struct job_event_list {
 /* The phase as it should be shown: the server's own word for one trainjob does not know. */
 const char *worker_phase_text(const struct worker_info *w);
 /*
+ * Whether the worker's last end was one its engine asked for (a stop, a
+ * delete, a restart or preemption of the job: trainjobd's phase "Stopped"),
+ * not a failure: not counted as faulty, not shown in red.
+ */
+bool worker_info_stopped(const struct worker_info *w);
+/*
  * The worker's devices, for a table: trainjobd's slice ("0,1"), else what
  * ACP's containers ask for ("8 × NVIDIA-H800": limits.device summed, with
  * the device_type); simulated ones say so. Appends nothing when none.

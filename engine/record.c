@@ -14,10 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api/fault.h"
 #include "api/finding.h"
 #include "api/jobspec_json.h"
 #include "api/schema.h"
-#include "api/fault.h"
 #include "engine/jobfiles.h"
 #include "engine/shown.h"
 #include "engine/state.h"
@@ -172,8 +172,9 @@ void derive_outputs(struct ejob *job)
     for (size_t i = 0; i < job->worker_count; i++) {
         const struct eworker *w = &job->workers[i];
         ready += w->phase == WORKER_RUNNING;
-        faulty +=
-            w->phase == WORKER_FAILED || w->restarts > 0 || (w->has_exit_code && w->exit_code);
+        /* A worker trainjobd stopped (stop, delete, restart, preemption) ended as asked. */
+        bool failed = w->phase == WORKER_FAILED || (w->has_exit_code && w->exit_code);
+        faulty += (failed && !w->stopped) || w->restarts > 0;
     }
     job->spec.has_faulty_workers = true;
     job->spec.faulty_workers = faulty;

@@ -264,6 +264,10 @@ expect_grep "stop names the unknown job" "$TMP/err" "job no-such-job not found"
 if wait_for 20 job_in_state sleeper SUSPENDED; then pass "the stopped job is SUSPENDED"; else
     fail "the stopped job is SUSPENDED" "$("$tj" $E get jobs -o wide 2>&1)"
 fi
+run "$tj" $E get job sleeper -o json
+if grep -q '"faulty_workers": *[1-9]' "$TMP/out"; then
+    fail "a worker stopped by the user is no faulty worker" "$(cat "$TMP/out")"
+else pass "a worker stopped by the user is no faulty worker"; fi
 
 run "$tj" $E stop sleeper
 expect_rc "stopping a stopped job is not an error" 0

@@ -252,6 +252,42 @@ static void summaries_keep_workers_and_mark_them_stale(void **state)
 }
 
 /*
+ * A worker trainjobd stopped (phase "Stopped", exit 143) ended as asked:
+ * its job is not faulty for it; a worker that failed with 143 is.
+ */
+static void a_stopped_worker_is_not_faulty(void **state)
+{
+    (void)state;
+    struct jobstore *s = jobstore_new();
+    struct watch_message m;
+    memset(&m, 0, sizeof m);
+    m.kind = WATCH_JOB;
+    m.job = job("pt-stop", JOB_STATE_SUSPENDED);
+    assert_true(jobstore_apply(s, &m));
+    const struct job_row *r = jobstore_find(s, "pt-stop");
+    struct worker_info w;
+    memset(&w, 0, sizeof w);
+    w.name = (char *)"master-0";
+    w.phase_other = (char *)"Stopped";
+    w.has_exit_code = true;
+    w.exit_code = 143;
+    w.exit_reason = (char *)"stopped";
+    struct worker_list wl = {xcalloc(1, sizeof w), 1};
+    worker_info_copy(&wl.workers[0], &w);
+    jobstore_set_workers(s, "pt-stop", &wl);
+    assert_true(worker_info_stopped(&w));
+    assert_false(job_row_faulty(r));
+    w.phase_other = NULL;
+    w.phase = WORKER_SUCCEEDED; /* exited 143 by itself: a failure */
+    struct worker_list failed = {xcalloc(1, sizeof w), 1};
+    worker_info_copy(&failed.workers[0], &w);
+    jobstore_set_workers(s, "pt-stop", &failed);
+    assert_false(worker_info_stopped(&w));
+    assert_true(job_row_faulty(r));
+    jobstore_free(s);
+}
+
+/*
  * 50,000 rows deleted one watch message at a time, the view reading the
  * array between bursts: each removal used to scan the rows and rebuild the
  * index (minutes in all); now a hole, closed at the next read.
@@ -332,6 +368,7 @@ int main(void)
         cmocka_unit_test(a_resync_sweeps_jobs_deleted_meanwhile),
         cmocka_unit_test(a_fetched_history_merges_in_id_order),
         cmocka_unit_test(summaries_keep_workers_and_mark_them_stale),
+        cmocka_unit_test(a_stopped_worker_is_not_faulty),
         cmocka_unit_test(deleting_50k_rows_one_by_one_is_linear),
         cmocka_unit_test(rows_share_repeated_text),
     };

@@ -566,7 +566,8 @@ bool job_row_faulty(const struct job_row *r)
         return true;
     for (size_t i = 0; i < r->workers.count; i++) {
         const struct worker_info *w = &r->workers.workers[i];
-        if ((w->has_exit_code && w->exit_code != 0) || w->restarts > 0 || w->phase == WORKER_FAILED)
+        bool failed_exit = w->has_exit_code && w->exit_code != 0 && !worker_info_stopped(w);
+        if (failed_exit || w->restarts > 0 || w->phase == WORKER_FAILED)
             return true;
     }
     return false;

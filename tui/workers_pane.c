@@ -139,7 +139,7 @@ static attr_t src_attr(void *ctx, size_t row, size_t col)
     if (!w)
         return 0;
     /* A worker trainjobd stopped (its phase "Stopped") ended as asked: no error. */
-    bool stopped = w->phase_other && strcmp(w->phase_other, "Stopped") == 0;
+    bool stopped = worker_info_stopped(w);
     if (col == WORKERS_COL_EXIT && w->has_exit_code && w->exit_code != 0 && !stopped)
         return pal->error;
     if (col == WORKERS_COL_PHASE && w->phase == WORKER_FAILED)
