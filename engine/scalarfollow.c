@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "api/scalarpage.h"
@@ -44,9 +45,10 @@ struct scalar_follow {
     uint64_t page_bytes;
     int anc[TFEVENTS_MAX_DEPTH + 2]; /* watches on the way down while the directory is missing */
     size_t nanc;
-    bool dirty;  /* something may have been written since the last page */
-    bool rescan; /* a directory may have appeared: watch the tree again */
-    bool more;   /* the last page stopped at its limit */
+    bool dirty;   /* something may have been written since the last page */
+    bool rescan;  /* a directory may have appeared: watch the tree again */
+    bool recheck; /* a watched directory went: is the held one still the log directory? */
+    bool more;    /* the last page stopped at its limit */
     bool first_sent, ended, done, limit_hit;
     char *error; /* the directory became unreadable: the last line says why */
 };
@@ -247,6 +249,48 @@ static void look_again(struct scalar_follow *f)
     strbuf_free(&why);
 }
 
+/*
+ * Whether the held directory is still the one at the log path: not deleted
+ * (a directory removed has no links), not moved away, not replaced.
+ */
+static bool held_is_current(struct scalar_follow *f)
+{
+    struct stat held, now;
+    if (fstat(f->dir_fd, &held) != 0 || held.st_nlink == 0)
+        return false;
+    int missing;
+    struct strbuf why = STRBUF_INIT;
+    int fd = scalars_open_dir(f->root, f->below, "", &missing, &why);
+    strbuf_free(&why);
+    if (fd < 0)
+        return false;
+    bool same = fstat(fd, &now) == 0 && now.st_dev == held.st_dev && now.st_ino == held.st_ino;
+    close(fd);
+    return same;
+}
+
+/*
+ * Lets go of a log directory that was deleted or moved (a script clearing
+ * its logs on a restart): its watches go, the client's cursor is kept, and
+ * the path is looked for again, as when it was missing at the start.
+ */
+static void let_go(struct scalar_follow *f)
+{
+    struct strbuf cursor = STRBUF_INIT;
+    tfevents_cursor(f->dir, &cursor);
+    free(f->since);
+    f->since = strbuf_detach(&cursor, NULL);
+    for (size_t i = 0; i < f->nwds; i++)
+        inotify_rm_watch(f->ino_fd, f->wds[i]);
+    f->nwds = 0;
+    tfevents_close(f->dir);
+    f->dir = NULL;
+    close(f->dir_fd);
+    f->dir_fd = -1;
+    f->rescan = false;
+    f->dirty = true; /* looked for at once: it may be there again already */
+}
+
 /* ---- pages ---- */
 
 static void last_line(struct scalar_follow *f, struct stream *s, const char *reason,
@@ -283,6 +327,11 @@ static void refill(void *ctx, struct stream *s)
     struct scalar_follow *f = ctx;
     if (f->done)
         return;
+    if (f->dir && f->recheck) {
+        f->recheck = false;
+        if (!held_is_current(f))
+            let_go(f);
+    }
     if (f->dir == NULL && f->dirty) { /* something was made on the way down */
         f->dirty = false;
         look_again(f);
@@ -359,7 +408,7 @@ bool scalarfollow_drain_events(struct stream *s)
                 /* a directory moved (maybe out of the tree): watched again if still below */
                 inotify_rm_watch(f->ino_fd, ev->wd);
                 forget_wd(f, ev->wd);
-                f->rescan = true;
+                f->rescan = f->recheck = true;
             } else if ((ev->mask & IN_ISDIR) && (ev->mask & (IN_CREATE | IN_MOVED_TO))) {
                 f->rescan = true;
             }

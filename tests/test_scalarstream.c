@@ -280,6 +280,49 @@ static void test_missing_dir(void **state)
     strbuf_free(&err);
 }
 
+/*
+ * A training script that clears its log directory on a restart (rm -rf,
+ * then makes it again): the follower lets go of the deleted directory,
+ * waits for the path again and streams the new runs, without sending
+ * again what the client already has.
+ */
+static void test_recreated_dir(void **state)
+{
+    (void)state;
+    mkdir_rel("tb");
+    mkdir_rel("tb/a");
+    append("tb/a/events.out.tfevents.1", "before", 1, 2);
+    struct loop *lp = loop_new();
+    struct stream *s = open_follow(lp, 0, 0);
+    struct strbuf out = STRBUF_INIT;
+    drain(s, &out, 65536, NULL);
+    assert_int_equal(count(out.buf, "\"tag\":\"before\""), 2);
+    char *cmd = xasprintf("rm -rf '%s/tb'", root);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    assert_true(scalarfollow_drain_events(s));
+    strbuf_reset(&out);
+    drain(s, &out, 65536, NULL);
+    assert_null(strstr(out.buf, "{\"end\"")); /* gone is not the end: the job may make it again */
+    mkdir_rel("tb");
+    assert_true(scalarfollow_drain_events(s)); /* the path is watched again */
+    drain(s, &out, 65536, NULL);
+    mkdir_rel("tb/b");
+    append("tb/b/events.out.tfevents.2", "after", 1, 3);
+    scalarfollow_drain_events(s);
+    drain(s, &out, 65536, NULL);
+    assert_int_equal(count(out.buf, "\"tag\":\"after\""), 3);
+    assert_int_equal(count(out.buf, "\"tag\":\"before\""), 0);
+    append("tb/b/events.out.tfevents.2", "after", 4, 1);
+    assert_true(scalarfollow_drain_events(s));
+    drain(s, &out, 65536, NULL);
+    assert_int_equal(count(out.buf, "\"tag\":\"after\""), 4);
+    stream_abandon(s);
+    stream_unref(s);
+    loop_free(lp);
+    strbuf_free(&out);
+}
+
 /* A planted symlink at the log path is refused at once; a bad cursor is the client's. */
 static void test_refused(void **state)
 {
@@ -376,6 +419,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_new_runs_and_cap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_symlink_swap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_dir, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recreated_dir, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
         cmocka_unit_test(test_decoder),
         cmocka_unit_test(test_decoder_refuses),
