@@ -152,12 +152,25 @@ static void private_env(const char *home)
     setenv("LC_ALL", "C.UTF-8", 1);
 }
 
+/*
+ * In a child: a home of its own below home. A wizard stopped with SIGTERM
+ * keeps a draft in its state directory, and the next run would open on
+ * "Resume draft?" instead of the form it measures.
+ */
+static void fresh_env(const char *home)
+{
+    char *own = xasprintf("%s/run-%d", home, (int)getpid());
+    (void)mkdir(own, 0700);
+    private_env(own);
+    free(own);
+}
+
 static pid_t start_wizard(const char *bin, const char *endpoint, const char *home, int *master)
 {
     struct winsize ws = {TERM_ROWS, TERM_COLS, 0, 0};
     pid_t pid = forkpty(master, NULL, NULL, &ws);
     if (pid == 0) {
-        private_env(home);
+        fresh_env(home);
         execl(bin, bin, "--endpoint", endpoint, "new", "-f", "examples/pytorch-ddp.yaml",
               (char *)NULL);
         _exit(127);
@@ -194,7 +207,7 @@ static pid_t start_callgrind(const char *bin, const char *endpoint, const char *
     struct winsize ws = {TERM_ROWS, TERM_COLS, 0, 0};
     pid_t pid = forkpty(master, NULL, NULL, &ws);
     if (pid == 0) {
-        private_env(home);
+        fresh_env(home);
         char *file = xasprintf("--callgrind-out-file=%s", out);
         execlp("valgrind", "valgrind", "--tool=callgrind", "--quiet", file, "--collect-atstart=no",
                "--toggle-collect=on_stdin", "--toggle-collect=draw_now",
