@@ -289,6 +289,7 @@ int engine_job_create(struct engine *eng, const char *user, const char *ws, cons
                                 : api_error_set(err, 503, "StoreFailed", "", "job not stored: %s",
                                                 strbuf_str(&serr));
         strbuf_free(&serr);
+        ejob_unlist(eng, job); /* job_record listed it among the decoded specs */
         ejob_free(job);
         return rc;
     }

@@ -25,6 +25,7 @@
 #include "engine/engine.h"
 #include "engine/shown.h"
 #include "engine/state.h"
+#include "engine/store.h"
 #include "tests/tools/seed.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
@@ -266,6 +267,26 @@ static void test_reopened_engine_is_compact(void **state)
     free(after);
 }
 
+/* A create the store refuses leaves nothing behind on the list of decoded specs. */
+static void test_refused_create_is_not_listed(void **state)
+{
+    struct fixture *f = *state;
+    struct strbuf serr = STRBUF_INIT;
+    /* A record of that name the engine could not read: only the store knows the name. */
+    assert_int_equal(store_job_insert(f->eng->store, "0000-unreadable", "default", "taken", 1,
+                                      "{not json", &serr),
+                     STORE_OK);
+    strbuf_free(&serr);
+    struct api_error err = {0};
+    json_t *reply = NULL;
+    assert_int_equal(engine_job_create(f->eng, seed_user(), "default", "taken", RICH, strlen(RICH),
+                                       &reply, &err),
+                     409);
+    assert_int_equal(f->eng->spec_loaded_count, 0);
+    turns(f); /* the drop timer walks the list: nothing freed is on it */
+    assert_null(engine_find(f->eng, "default", "taken"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -273,6 +294,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_changes_after_a_drop_keep_the_rest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unsaved_job_keeps_its_spec, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reopened_engine_is_compact, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refused_create_is_not_listed, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
