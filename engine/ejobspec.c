@@ -175,14 +175,14 @@ struct jobspec *ejob_spec(struct engine *eng, struct ejob *job)
             s->workspace_name = xstrdup(job->ws);
         job->full_ = s;
     }
-    if (!job->spec_listed) {
+    if (job->loaded_at == 0) {
         if (eng->spec_loaded_count == eng->spec_loaded_cap) {
             eng->spec_loaded_cap = eng->spec_loaded_cap ? eng->spec_loaded_cap * 2 : 16;
             eng->spec_loaded =
                 xreallocarray(eng->spec_loaded, eng->spec_loaded_cap, sizeof *eng->spec_loaded);
         }
         eng->spec_loaded[eng->spec_loaded_count++] = job;
-        job->spec_listed = true;
+        job->loaded_at = (uint32_t)eng->spec_loaded_count;
     }
     /* Looked at again after this turn (a running job's is kept until it has ended and is saved). */
     if (eng->drop_timer == 0 && eng->loop)
@@ -221,10 +221,11 @@ void engine_drop_specs(struct engine *eng)
         struct ejob *job = eng->spec_loaded[i];
         if (!spec_droppable(job)) {
             eng->spec_loaded[kept++] = job; /* a retry or its end drops it later */
+            job->loaded_at = (uint32_t)kept;
             continue;
         }
         drop_spec(job);
-        job->spec_listed = false;
+        job->loaded_at = 0;
     }
     eng->spec_loaded_count = kept;
 }
@@ -238,12 +239,12 @@ static void drop_specs_timer(void *ctx)
 
 void ejob_unlist(struct engine *eng, struct ejob *job)
 {
-    if (!job->spec_listed)
+    if (job->loaded_at == 0)
         return;
-    for (size_t i = 0; i < eng->spec_loaded_count; i++)
-        if (eng->spec_loaded[i] == job) {
-            eng->spec_loaded[i] = eng->spec_loaded[--eng->spec_loaded_count];
-            break;
-        }
-    job->spec_listed = false;
+    /* O(1): a pass drops thousands one by one (ejob_spec_done). */
+    size_t i = job->loaded_at - 1;
+    struct ejob *last = eng->spec_loaded[--eng->spec_loaded_count];
+    eng->spec_loaded[i] = last;
+    last->loaded_at = (uint32_t)(i + 1);
+    job->loaded_at = 0;
 }

@@ -108,7 +108,8 @@ struct ejob {
     enum job_state state;
     enum priority priority;
     enum scoring_strategy scoring;
-    int replicas; /* how many workers it runs (replicas_of) */
+    int replicas;       /* how many workers it runs (replicas_of) */
+    uint32_t loaded_at; /* 1 + its place in eng->spec_loaded (whole spec decoded); 0: none */
     /* resolved from the catalogue at create time */
     int gpus, cpus;
     int64_t memory_mib;
@@ -153,7 +154,6 @@ struct ejob {
     bool idle : 1;            /* jobspec_is_idle */
     bool preemptible : 1;     /* unless it said preemptible: false */
     bool display_is_name : 1; /* display_name is the same as name */
-    bool spec_listed : 1;     /* on eng->spec_loaded, to be dropped once saved */
 };
 
 struct engine {

@@ -287,6 +287,37 @@ static void test_refused_create_is_not_listed(void **state)
     assert_null(engine_find(f->eng, "default", "taken"));
 }
 
+/* Specs dropped one by one (as a pass does) leave the list consistent: each listed job at its
+ * place. */
+static void test_drops_one_by_one_keep_the_list(void **state)
+{
+    struct fixture *f = *state;
+    struct ejob *jobs[5];
+    struct strbuf body = STRBUF_INIT;
+    for (int i = 0; i < 5; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "j-%d", i);
+        seed_job_body(&body, name, 1, "true");
+        jobs[i] = create(f, name, body.buf);
+    }
+    strbuf_free(&body);
+    turns(f);
+    for (int i = 0; i < 5; i++)
+        ejob_spec(f->eng, jobs[i]);
+    assert_int_equal(f->eng->spec_loaded_count, 5);
+    ejob_spec_done(f->eng, jobs[1]);
+    ejob_spec_done(f->eng, jobs[0]);
+    assert_int_equal(f->eng->spec_loaded_count, 3);
+    assert_null(jobs[0]->full_);
+    assert_null(jobs[1]->full_);
+    for (size_t i = 0; i < f->eng->spec_loaded_count; i++)
+        assert_int_equal(f->eng->spec_loaded[i]->loaded_at, i + 1);
+    for (int i = 2; i < 5; i++)
+        assert_ptr_equal(f->eng->spec_loaded[jobs[i]->loaded_at - 1], jobs[i]);
+    turns(f);
+    assert_int_equal(f->eng->spec_loaded_count, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -295,6 +326,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unsaved_job_keeps_its_spec, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reopened_engine_is_compact, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refused_create_is_not_listed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_drops_one_by_one_keep_the_list, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
