@@ -234,6 +234,15 @@ static void drop_specs_timer(void *ctx)
 {
     struct engine *eng = ctx;
     eng->drop_timer = 0;
+    /*
+     * A pass is due this turn (a POST asked for one): it will read the specs
+     * a create just decoded (the new job's reason), so they go after it —
+     * the pass's timer is always 0 ms, and it clears it when it runs.
+     */
+    if (eng->sched_timer != 0) {
+        eng->drop_timer = loop_add_timer(eng->loop, 0, drop_specs_timer, eng);
+        return;
+    }
     engine_drop_specs(eng);
 }
 
