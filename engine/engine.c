@@ -60,12 +60,12 @@ static bool same_name(const void *item, const void *key)
 {
     const struct ejob *j = item;
     const struct name_key *k = key;
-    return strcmp(j->spec.name, k->name) == 0 && strcmp(j->spec.workspace_name, k->ws) == 0;
+    return strcmp(j->name, k->name) == 0 && strcmp(j->ws, k->ws) == 0;
 }
 
 static bool same_uid(const void *item, const void *key)
 {
-    return strcmp(((const struct ejob *)item)->spec.uid, key) == 0;
+    return strcmp(((const struct ejob *)item)->uid, key) == 0;
 }
 
 static uint64_t uid_hash(const char *uid)
@@ -98,8 +98,8 @@ void add_job(struct engine *eng, struct ejob *job)
     eng->jobs[eng->job_count++] = job;
     if (job->seq >= eng->next_seq)
         eng->next_seq = job->seq + 1;
-    hmap_put(&eng->by_name, hmap_hash2(job->spec.workspace_name, job->spec.name), job);
-    hmap_put(&eng->by_uid, uid_hash(job->spec.uid), job);
+    hmap_put(&eng->by_name, hmap_hash2(job->ws, job->name), job);
+    hmap_put(&eng->by_uid, uid_hash(job->uid), job);
 }
 
 /* The position of the first job with a seq above seq (eng->jobs is in seq order). */
@@ -119,8 +119,8 @@ size_t first_after(const struct engine *eng, uint64_t seq)
 /* Takes job out of the table and its indexes (not freed). */
 void drop_job(struct engine *eng, struct ejob *job)
 {
-    hmap_remove(&eng->by_name, hmap_hash2(job->spec.workspace_name, job->spec.name), job);
-    hmap_remove(&eng->by_uid, uid_hash(job->spec.uid), job);
+    hmap_remove(&eng->by_name, hmap_hash2(job->ws, job->name), job);
+    hmap_remove(&eng->by_uid, uid_hash(job->uid), job);
     size_t i = first_after(eng, job->seq - 1);
     if (i >= eng->job_count || eng->jobs[i] != job) /* not in seq order after all: look */
         for (i = 0; i < eng->job_count && eng->jobs[i] != job; i++)
@@ -300,7 +300,7 @@ static int load_job(void *ctx, const char *uid, uint64_t seq, const char *json)
 {
     struct load_ctx *lc = ctx;
     struct engine *eng = lc->eng;
-    struct ejob *job = job_from_record(json);
+    struct ejob *job = job_from_record(eng, json);
     if (job == NULL) {
         engine_log("job %s: unreadable record, skipped", uid);
         lc->skipped = xreallocarray(lc->skipped, lc->skipped_count + 1, sizeof *lc->skipped);
@@ -308,9 +308,10 @@ static int load_job(void *ctx, const char *uid, uint64_t seq, const char *json)
         return 0;
     }
     job->seq = seq;
-    derive_outputs(job);
-    take_snapshot(job); /* it is what the disk holds */
+    derive_outputs(eng, job);
+    take_snapshot(eng, job); /* it is what the disk holds */
     add_job(eng, job);
+    engine_drop_specs(eng); /* the job as saved says it all: its whole spec goes at once */
     return 0;
 }
 
@@ -429,10 +430,9 @@ void engine_close(struct engine *eng)
         struct ejob *job = eng->jobs[i];
         if (!job->unsaved)
             continue;
-        char *rec = job_record(job);
-        if (store_job_update(eng->store, job->spec.uid, rec, NULL) != STORE_OK)
-            engine_log("job %s: not saved at exit; after a restart it is as last saved",
-                       job->spec.name);
+        char *rec = job_record(eng, job);
+        if (store_job_update(eng->store, job->uid, rec, NULL) != STORE_OK)
+            engine_log("job %s: not saved at exit; after a restart it is as last saved", job->name);
         free(rec);
     }
     /* Workers keep running under their shims; starts in flight report to the next trainjobd. */
@@ -451,6 +451,10 @@ void engine_close(struct engine *eng)
         loop_cancel(eng->loop, eng->sched_timer);
     if (eng->spawn_timer)
         loop_cancel(eng->loop, eng->spawn_timer);
+    if (eng->drop_timer)
+        loop_cancel(eng->loop, eng->drop_timer);
+    free(eng->spec_loaded);
+    engine_intern_free(eng); /* after the jobs that pointed at its texts */
     free(eng->jobs);
     hmap_free(&eng->by_name);
     hmap_free(&eng->by_uid);

@@ -33,9 +33,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/fault.h"
 #include "api/jobspec.h"
 #include "engine/cgroup.h"
-#include "api/fault.h"
 #include "engine/launcher.h"
 #include "engine/ssh_keys.h"
 #include "engine/state.h"
@@ -70,18 +70,18 @@ static bool backing_off(const struct ejob *job)
 
 bool job_waiting(const struct ejob *job)
 {
-    return (job->spec.state == JOB_STATE_QUEUEING || job->spec.state == JOB_STATE_RESTARTING) &&
+    return (job->state == JOB_STATE_QUEUEING || job->state == JOB_STATE_RESTARTING) &&
            job->after_stop == AFTER_STOP_NONE && !job_has_live_workers(job) && !backing_off(job);
 }
 
 char *lifecycle_status_path(struct engine *eng, const struct ejob *job, const struct eworker *w)
 {
-    return xasprintf("%s/%s.%d.%s", eng->status_dir, job->spec.uid, w->attempt, w->name);
+    return xasprintf("%s/%s.%d.%s", eng->status_dir, job->uid, w->attempt, w->name);
 }
 
 char *lifecycle_log_path(struct engine *eng, const struct ejob *job, const char *worker)
 {
-    return xasprintf("%s/%s.%s.log", eng->log_dir, job->spec.uid, worker);
+    return xasprintf("%s/%s.%s.log", eng->log_dir, job->uid, worker);
 }
 
 void set_time(char **field)
@@ -230,6 +230,7 @@ static char *dup_or_null(const char *s)
  */
 static void start_worker(struct engine *eng, struct ejob *job, struct eworker *w)
 {
+    const struct jobspec *spec = ejob_spec(eng, job);
     size_t n = job->worker_count;
     const char **hosts = xcalloc(n, sizeof *hosts);
     int *ports = xcalloc(n, sizeof *ports);
@@ -238,9 +239,9 @@ static void start_worker(struct engine *eng, struct ejob *job, struct eworker *w
         ports[i] = job->workers[i].port;
     }
     /* Files the platform gives the job (the MPI hostfile), read-only at /trainjob/platform. */
-    char *platform_dir = xasprintf("%s/platform/%s", eng->state_dir, job->spec.uid);
+    char *platform_dir = xasprintf("%s/platform/%s", eng->state_dir, job->uid);
     char *hostfile = NULL;
-    if (job->spec.framework == FRAMEWORK_MPI) {
+    if (spec->framework == FRAMEWORK_MPI) {
         struct worker_place all = {0, (int)n, "", "127.0.0.1", ports[0], hosts, ports, NULL, NULL};
         struct strbuf hf = STRBUF_INIT, ignored = STRBUF_INIT;
         worker_hostfile(&all, 1, &hf);
@@ -253,16 +254,16 @@ static void start_worker(struct engine *eng, struct ejob *job, struct eworker *w
         strbuf_free(&ignored);
     }
     /* Passwordless SSH between workers: keys bound read-only at config_mount_path. */
-    const struct ssh_config *ssh = &job->spec.ssh;
-    bool want_ssh = job->spec.framework == FRAMEWORK_MPI || (ssh->present && ssh->auto_key_setup);
+    const struct ssh_config *ssh = &spec->ssh;
+    bool want_ssh = spec->framework == FRAMEWORK_MPI || (ssh->present && ssh->auto_key_setup);
     const char *ssh_mount =
         ssh->config_mount_path ? ssh->config_mount_path : JOBSPEC_DEFAULT_SSH_PATH;
     char *ssh_dir = NULL;
     if (want_ssh) {
-        ssh_dir = xasprintf("%s/ssh/%s", eng->state_dir, job->spec.uid);
+        ssh_dir = xasprintf("%s/ssh/%s", eng->state_dir, job->uid);
         struct strbuf why = STRBUF_INIT;
         if (ssh_keys_prepare(ssh_dir, ssh_mount, &why) != 0)
-            engine_log("job %s: %s", job->spec.name, strbuf_str(&why));
+            engine_log("job %s: %s", job->name, strbuf_str(&why));
         strbuf_free(&why);
     }
     struct worker_place place = {w->index,
@@ -275,12 +276,12 @@ static void start_worker(struct engine *eng, struct ejob *job, struct eworker *w
                                  hostfile,
                                  want_ssh ? (eng->sandbox ? ssh_mount : ssh_dir) : NULL};
     struct envv base = {0}, env = {0};
-    char *workdir = xasprintf("%s/work/%s", eng->state_dir, job->spec.uid);
+    char *workdir = xasprintf("%s/work/%s", eng->state_dir, job->uid);
     base_env(&base);
     envv_set(&base, "TRAINJOB_NODE", w->node);
     /* The engine's HOME is not inside the sandbox; the job's working directory is. */
     envv_set(&base, "HOME", eng->sandbox ? WORKDIR_MOUNT : workdir);
-    worker_env_build(&job->spec, &place, (const char *const *)base.v, &env);
+    worker_env_build(spec, &place, (const char *const *)base.v, &env);
 
     /*
      * The working directory at /trainjob/work, where no mount may go; volumes
@@ -289,8 +290,8 @@ static void start_worker(struct engine *eng, struct ejob *job, struct eworker *w
      * a job may have planted a symlink in it (issue 10, item 1).
      */
     struct launch_req *r = launch_req_new();
-    struct runner_bind *binds = xcalloc(job->spec.mount_count + 4, sizeof *binds);
-    r->mkdirs = xcalloc(job->spec.mount_count + 2, sizeof *r->mkdirs);
+    struct runner_bind *binds = xcalloc(spec->mount_count + 4, sizeof *binds);
+    r->mkdirs = xcalloc(spec->mount_count + 2, sizeof *r->mkdirs);
     size_t nb = 0, nd = 0;
     binds[nb++] =
         (struct runner_bind){.host_path = xstrdup(workdir), .mount_path = xstrdup(WORKDIR_MOUNT)};
@@ -302,8 +303,8 @@ static void start_worker(struct engine *eng, struct ejob *job, struct eworker *w
                                            .mount_path = xstrdup(PLATFORM_MOUNT),
                                            .read_only = true};
     size_t fixed = nb; /* binds before the volumes */
-    for (size_t i = 0; i < job->spec.mount_count; i++) {
-        const struct mount *m = &job->spec.mount[i];
+    for (size_t i = 0; i < spec->mount_count; i++) {
+        const struct mount *m = &spec->mount[i];
         const struct config_volume *vol = config_volume(&eng->cfg, m->id);
         if (vol == NULL || vol->path == NULL || m->mount_path == NULL)
             continue;
@@ -325,8 +326,8 @@ static void start_worker(struct engine *eng, struct ejob *job, struct eworker *w
     }
     r->mkdirs[nd++] = xstrdup(workdir);
 
-    const struct role *role = jobspec_worker(&job->spec);
-    r->uid = xstrdup(job->spec.uid);
+    const struct role *role = jobspec_worker(spec);
+    r->uid = xstrdup(job->uid);
     r->index = (size_t)(w - job->workers);
     r->attempt = w->attempt;
     r->cg = eng->opt.cgroups;
@@ -372,10 +373,11 @@ static void create_workers(struct engine *eng, struct ejob *job, int replicas)
     free(job->workers);
     job->workers = xcalloc((size_t)replicas, sizeof *job->workers);
     job->worker_count = (size_t)replicas;
+    const struct jobspec *spec = ejob_spec(eng, job);
     for (int i = 0; i < replicas; i++) {
         struct eworker *w = &job->workers[i];
         char name[64];
-        jobspec_worker_name(&job->spec, i, name, sizeof name);
+        jobspec_worker_name(spec, i, name, sizeof name);
         w->name = xstrdup(name);
         size_t role_len = strcspn(name, "-");
         w->role = xstrndup(name, role_len);
@@ -387,14 +389,7 @@ static void create_workers(struct engine *eng, struct ejob *job, int replicas)
 
 int replicas_of(const struct ejob *job)
 {
-    const struct role *r = jobspec_worker(&job->spec);
-    if (r == NULL)
-        return 1;
-    if (r->has_total_replicas)
-        return r->total_replicas > 0 ? r->total_replicas : 1;
-    if (r->resource_spec_count && r->resource_spec[0].has_replicas)
-        return r->resource_spec[0].replicas > 0 ? r->resource_spec[0].replicas : 1;
-    return 1;
+    return job->replicas; /* set from the spec when the job was created or loaded */
 }
 
 /* Records the start of every worker of a placed job on the nodes the pass chose. */
@@ -555,7 +550,7 @@ void intend_start(struct engine *eng, struct ejob *job, struct eworker *w)
     memset(&w->proc, 0, sizeof w->proc);
     free(w->finish_time);
     w->finish_time = NULL;
-    struct spawn_entry e = {xstrdup(job->spec.uid), (size_t)(w - job->workers), w->attempt};
+    struct spawn_entry e = {xstrdup(job->uid), (size_t)(w - job->workers), w->attempt};
     spawnq_push(eng, &e);
     eng->spawn_wanted = true;
     lifecycle_spawn_more(eng);
@@ -598,7 +593,7 @@ void finish_stop(struct engine *eng, struct ejob *job)
         break;
     }
     free(why);
-    if (job_state_terminal(job->spec.state))
+    if (job_state_terminal(job->state))
         engine_end_followers(eng, job);
     lifecycle_schedule_soon(eng);
 }
@@ -686,18 +681,18 @@ void lifecycle_stop(struct engine *eng, struct ejob *job, enum after_stop then, 
     if (job->kill_timer == 0) {
         struct kill_ctx *k = xcalloc(1, sizeof *k);
         k->eng = eng;
-        snprintf(k->uid, sizeof k->uid, "%s", job->spec.uid);
+        snprintf(k->uid, sizeof k->uid, "%s", job->uid);
         job->kill_timer = loop_add_timer(eng->loop, eng->opt.grace_ms, kill_remaining, k);
         job->kill_ctx = k;
     }
-    enum job_state state = job->spec.state;
+    enum job_state state = job->state;
     if (then == AFTER_STOP_SUSPEND)
         state = JOB_STATE_SUSPENDING;
     else if (then == AFTER_STOP_DELETE)
         state = JOB_STATE_DELETING;
     else if (then == AFTER_STOP_RESTART)
         state = JOB_STATE_RESTARTING;
-    if (state != job->spec.state) {
+    if (state != job->state) {
         engine_set_state(eng, job, state, why);
     } else {
         /* Same state (a preemption or failure under way): the event already told why. */

@@ -40,15 +40,16 @@ int engine_job_get(struct engine *eng, const char *user, const char *ws, const c
 /* One term of a list filter: key='value'. */
 static bool filter_matches(const struct ejob *job, const char *key, const char *value)
 {
-    const struct jobspec *s = &job->spec;
     if (strcmp(key, "name") == 0)
-        return strcmp(s->name, value) == 0;
-    if (strcmp(key, "display_name") == 0)
-        return s->display_name && strcmp(s->display_name, value) == 0;
+        return strcmp(job->name, value) == 0;
+    if (strcmp(key, "display_name") == 0) {
+        const char *shown = job->display_is_name ? job->name : job->display_name;
+        return shown && strcmp(shown, value) == 0;
+    }
     if (strcmp(key, "state") == 0)
-        return strcmp(enum_name(&job_state_names, (int)s->state), value) == 0;
+        return strcmp(enum_name(&job_state_names, (int)job->state), value) == 0;
     if (strcmp(key, "user_name") == 0 || strcmp(key, "creator_id") == 0)
-        return s->ownership.user_name && strcmp(s->ownership.user_name, value) == 0;
+        return job->creator && strcmp(job->creator, value) == 0;
     return false;
 }
 
@@ -115,15 +116,17 @@ static void job_text(const struct ejob *job, enum job_view view, struct strbuf *
     if (view == JOB_VIEW_BASIC) {
         if (job->shown_summary)
             shown_append(job->shown_summary, out); /* as last saved, like job_json */
-        else
-            jobspec_summary_write(&job->spec, out);
+        else if (job->full_)                       /* never saved: cannot happen once created */
+            jobspec_summary_write(job->full_, out);
         return;
     }
     if (job->shown_job) {
         shown_append(job->shown_job, out);
         return;
     }
-    char *s = dump_json(jobspec_to_json(&job->spec));
+    if (job->full_ == NULL)
+        return;
+    char *s = dump_json(jobspec_to_json(job->full_));
     strbuf_adds(out, s);
     free(s);
 }
@@ -199,9 +202,9 @@ int engine_job_list_text(struct engine *eng, const char *user, const char *ws,
     bool more = false;
     for (size_t i = ps.from; i < eng->job_count; i++) {
         struct ejob *job = eng->jobs[i];
-        if (strcmp(job->spec.workspace_name, ws) != 0 || job->spec.state == JOB_STATE_DELETED)
+        if (strcmp(job->ws, ws) != 0 || job->state == JOB_STATE_DELETED)
             continue;
-        if (prefix && strncmp(job->spec.name, q->name, prefix) != 0)
+        if (prefix && strncmp(job->name, q->name, prefix) != 0)
             continue;
         bool ok = true;
         for (int t = 0; t < terms && ok; t++)
@@ -302,12 +305,12 @@ int engine_job_events(struct engine *eng, const char *user, const char *ws, cons
                  job->events_folded == 1 ? "" : "s", lim.events_per_job);
         struct job_event note = {0};
         note.kind = EVENT_UNSPECIFIED;
-        note.job = job->spec.name;
+        note.job = job->name;
         note.message = text;
         json_array_append_new(arr, job_event_to_json(&note));
     }
     struct strbuf serr = STRBUF_INIT;
-    if (store_events_each(eng->store, job->spec.uid, 0, collect_event, arr, &serr) != STORE_OK) {
+    if (store_events_each(eng->store, job->uid, 0, collect_event, arr, &serr) != STORE_OK) {
         json_decref(arr);
         rc = api_error_set(err, 500, "StoreFailed", "", "%s", strbuf_str(&serr));
         strbuf_free(&serr);
@@ -384,7 +387,7 @@ int engine_worker_log(struct engine *eng, const char *user, const char *ws, cons
         return rc;
     }
     strbuf_free(&why);
-    if (job_state_terminal(job->spec.state))
+    if (job_state_terminal(job->state))
         logfollow_poke(s, true);
     eng->followers = xreallocarray(eng->followers, eng->follower_count + 1, sizeof *eng->followers);
     eng->followers[eng->follower_count++] = stream_ref(s);
@@ -396,11 +399,11 @@ int engine_worker_log(struct engine *eng, const char *user, const char *ws, cons
 void engine_end_followers(struct engine *eng, struct ejob *job)
 {
     char prefix[128];
-    snprintf(prefix, sizeof prefix, "%s.", job->spec.uid);
+    snprintf(prefix, sizeof prefix, "%s.", job->uid);
     for (size_t i = 0; i < eng->follower_count; i++)
         if (logfollow_matches_job(eng->followers[i], prefix))
             logfollow_poke(eng->followers[i], true);
     for (size_t i = 0; i < eng->scalar_follower_count; i++)
-        if (scalarfollow_of(eng->scalar_followers[i], job->spec.uid))
+        if (scalarfollow_of(eng->scalar_followers[i], job->uid))
             scalarfollow_job_ended(eng->scalar_followers[i]);
 }

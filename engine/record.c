@@ -82,14 +82,32 @@ static const struct field ejob_fields[] = {
 };
 static const struct object_type ejob_type = SCHEMA_OBJ(ejob_fields);
 
+static void snapshot_free(struct snapshot *snap)
+{
+    if (snap == NULL)
+        return;
+    free(snap->job);
+    free(snap->workers);
+    free(snap->summary);
+    free(snap);
+}
+
 void ejob_free(struct ejob *job)
 {
     if (job == NULL)
         return;
-    jobspec_free(&job->spec);
+    if (job->full_) {
+        jobspec_free(job->full_);
+        free(job->full_);
+    }
+    free(job->uid);
+    free(job->name);
+    free(job->display_name);
+    ejob_unshare_text(job->state_message);
     free(job->shown_job);
     free(job->shown_workers);
     free(job->shown_summary);
+    snapshot_free(job->pending);
     for (size_t i = 0; i < job->held_event_count; i++)
         free(job->held_events[i].json);
     free(job->held_events);
@@ -97,10 +115,10 @@ void ejob_free(struct ejob *job)
     free(job);
 }
 
-char *job_record(const struct ejob *job)
+char *job_record(struct engine *eng, struct ejob *job)
 {
     json_t *rec = schema_encode(&ejob_type, job);
-    json_object_set_new(rec, "job", jobspec_to_json(&job->spec));
+    json_object_set_new(rec, "job", jobspec_to_json(ejob_spec(eng, job)));
     char *s = json_dumps(rec, JSON_COMPACT);
     json_decref(rec);
     if (s == NULL)
@@ -108,22 +126,25 @@ char *job_record(const struct ejob *job)
     return s;
 }
 
-struct ejob *job_from_record(const char *json)
+struct ejob *job_from_record(struct engine *eng, const char *json)
 {
     json_t *rec = json_loads(json, 0, NULL);
     if (rec == NULL)
         return NULL;
     struct ejob *job = xcalloc(1, sizeof *job);
     struct findings fs = FINDINGS_INIT;
-    jobspec_init(&job->spec);
+    struct jobspec *full = xmalloc(sizeof *full);
+    jobspec_init(full);
+    job->full_ = full;
     schema_decode(rec, &ejob_type, job, SCHEMA_LENIENT, "", &fs);
-    jobspec_from_json(json_object_get(rec, "job"), JOBSPEC_LENIENT, &job->spec, &fs);
+    jobspec_from_json(json_object_get(rec, "job"), JOBSPEC_LENIENT, full, &fs);
     findings_free(&fs);
     json_decref(rec);
-    if (job->spec.uid == NULL || job->spec.name == NULL || job->spec.workspace_name == NULL) {
+    if (full->uid == NULL || full->name == NULL || full->workspace_name == NULL) {
         ejob_free(job);
         return NULL;
     }
+    ejob_set_hot(eng, job, full);
     return job;
 }
 
@@ -135,7 +156,7 @@ json_t *workers_json(const struct ejob *job)
         struct worker_info wi;
         memset(&wi, 0, sizeof wi);
         char uid[96];
-        snprintf(uid, sizeof uid, "%s-%s", job->spec.uid, w->name);
+        snprintf(uid, sizeof uid, "%s-%s", job->uid, w->name);
         wi.uid = uid;
         wi.name = w->name;
         wi.role = w->role;
@@ -166,8 +187,9 @@ json_t *workers_json(const struct ejob *job)
 }
 
 /* The output fields derived from the workers: ready workers, restarts used. */
-void derive_outputs(struct ejob *job)
+void derive_outputs(struct engine *eng, struct ejob *job)
 {
+    struct jobspec *s = ejob_spec(eng, job);
     int ready = 0, faulty = 0;
     for (size_t i = 0; i < job->worker_count; i++) {
         const struct eworker *w = &job->workers[i];
@@ -176,12 +198,12 @@ void derive_outputs(struct ejob *job)
         bool failed = w->phase == WORKER_FAILED || (w->has_exit_code && w->exit_code);
         faulty += (failed && !w->stopped) || w->restarts > 0;
     }
-    job->spec.has_faulty_workers = true;
-    job->spec.faulty_workers = faulty;
-    job->spec.has_ready_workers = true;
-    job->spec.ready_workers = ready;
-    job->spec.has_restart_count = true;
-    job->spec.restart_count = job->restarts;
+    s->has_faulty_workers = true;
+    s->faulty_workers = faulty;
+    s->has_ready_workers = true;
+    s->ready_workers = ready;
+    s->has_restart_count = true;
+    s->restart_count = job->restarts;
 }
 
 /* j (taken) as compact JSON text. */
@@ -194,22 +216,69 @@ char *dump_json(json_t *j)
     return text;
 }
 
-/* The job as it is now on disk becomes what clients see. */
-void take_snapshot(struct ejob *job)
+/* The texts the job shows, packed from what memory holds now. */
+static struct snapshot *snapshot_of(struct engine *eng, struct ejob *job)
+{
+    struct snapshot *snap = xcalloc(1, sizeof *snap);
+    const struct jobspec *s = ejob_spec(eng, job);
+    char *text = dump_json(jobspec_to_json(s));
+    snap->job = shown_pack(SHOWN_JOB, text, strlen(text));
+    free(text);
+    text = dump_json(workers_json(job));
+    snap->workers = shown_pack(SHOWN_WORKERS, text, strlen(text));
+    free(text);
+    struct strbuf sum = STRBUF_INIT;
+    jobspec_summary_write(s, &sum);
+    snap->summary = shown_pack(SHOWN_SUMMARY, sum.buf ? sum.buf : "", sum.len);
+    strbuf_free(&sum);
+    return snap;
+}
+
+/* snap (taken) becomes what clients see. */
+static void snapshot_show(struct ejob *job, struct snapshot *snap)
 {
     free(job->shown_job);
     free(job->shown_workers);
     free(job->shown_summary);
-    char *text = dump_json(jobspec_to_json(&job->spec));
-    job->shown_job = shown_pack(SHOWN_JOB, text, strlen(text));
-    free(text);
-    text = dump_json(workers_json(job));
-    job->shown_workers = shown_pack(SHOWN_WORKERS, text, strlen(text));
-    free(text);
-    struct strbuf sum = STRBUF_INIT;
-    jobspec_summary_write(&job->spec, &sum);
-    job->shown_summary = shown_pack(SHOWN_SUMMARY, sum.buf ? sum.buf : "", sum.len);
-    strbuf_free(&sum);
+    job->shown_job = snap->job;
+    job->shown_workers = snap->workers;
+    job->shown_summary = snap->summary;
+    free(snap);
+}
+
+/* A copy of a packed text (one block of shown_size bytes). */
+static struct shown *shown_copy(const struct shown *src)
+{
+    size_t n = shown_size(src);
+    struct shown *copy = xmalloc(n);
+    memcpy(copy, src, n);
+    return copy;
+}
+
+/*
+ * snap (taken, freed) becomes what clients see, in copies made once the old
+ * texts are freed: they take the old texts' places in the heap, and the
+ * batch's transient memory (snap among the decoded specs) is left whole, for
+ * malloc_trim to give back. Shown directly, a pass that re-saved every
+ * waiting job left a hole per job (issue 14: 16 MB at 50,000 jobs).
+ */
+static void snapshot_show_copy(struct ejob *job, struct snapshot *snap)
+{
+    free(job->shown_job);
+    free(job->shown_workers);
+    free(job->shown_summary);
+    job->shown_job = shown_copy(snap->job);
+    job->shown_workers = shown_copy(snap->workers);
+    job->shown_summary = shown_copy(snap->summary);
+    snapshot_free(snap);
+}
+
+/* The job as it is now on disk becomes what clients see. */
+void take_snapshot(struct engine *eng, struct ejob *job)
+{
+    snapshot_show(job, snapshot_of(eng, job));
+    snapshot_free(job->pending); /* older than what is shown now */
+    job->pending = NULL;
 }
 
 static void retry_saves(void *ctx);
@@ -233,7 +302,7 @@ static void save_failed(struct engine *eng, struct ejob *job, const char *why)
         const char *shown = json_string_value(json_object_get(saved, "state"));
         engine_log("saving job %s: %s; it keeps showing its last saved state (%s) and is saved "
                    "again when the disk allows",
-                   job->spec.name, why, shown ? shown : "none");
+                   job->name, why, shown ? shown : "none");
         json_decref(saved);
     }
     job->unsaved = true;
@@ -241,21 +310,21 @@ static void save_failed(struct engine *eng, struct ejob *job, const char *why)
 }
 
 /* A save reached the disk: clients may see it. */
-static void save_done(struct ejob *job)
+static void save_done(struct engine *eng, struct ejob *job)
 {
     if (job->unsaved)
-        engine_log("job %s: saved again after the store refused it", job->spec.name);
+        engine_log("job %s: saved again after the store refused it", job->name);
     job->unsaved = false;
-    take_snapshot(job);
+    take_snapshot(eng, job);
 }
 
 int engine_save(struct engine *eng, struct ejob *job)
 {
-    derive_outputs(job);
+    derive_outputs(eng, job);
     eng->changes++; /* what a kept scheduling pass read may have changed */
-    char *rec = job_record(job);
+    char *rec = job_record(eng, job);
     struct strbuf err = STRBUF_INIT;
-    enum store_status st = store_job_update(eng->store, job->spec.uid, rec, &err);
+    enum store_status st = store_job_update(eng->store, job->uid, rec, &err);
     free(rec);
     if (st != STORE_OK) {
         save_failed(eng, job, strbuf_str(&err));
@@ -264,7 +333,9 @@ int engine_save(struct engine *eng, struct ejob *job)
     }
     strbuf_free(&err);
     if (eng->batch_depth > 0) {
-        /* On disk only once the batch commits: shown then. */
+        /* On disk only once the batch commits: shown then, as it is now. */
+        snapshot_free(job->pending);
+        job->pending = snapshot_of(eng, job);
         if (!job->in_batch) {
             eng->batch = xreallocarray(eng->batch, eng->batch_count + 1, sizeof *eng->batch);
             eng->batch[eng->batch_count++] = job;
@@ -272,7 +343,7 @@ int engine_save(struct engine *eng, struct ejob *job)
         }
         return 0;
     }
-    save_done(job);
+    save_done(eng, job);
     return 0;
 }
 
@@ -288,7 +359,7 @@ json_t *job_json(const struct ejob *job)
     char *text = shown_text(job->shown_job);
     json_t *saved = text ? json_loads(text, 0, NULL) : NULL;
     free(text);
-    return saved ? saved : jobspec_to_json(&job->spec);
+    return saved ? saved : job->full_ ? jobspec_to_json(job->full_) : json_object();
 }
 
 /* Its workers as last saved. */
@@ -299,6 +370,9 @@ json_t *saved_workers(const struct ejob *job)
     free(text);
     return saved ? saved : json_array();
 }
+/* Jobs a batch saves past which the heap is trimmed once it is shown. */
+#define BIG_BATCH 1000
+
 void engine_batch_begin(struct engine *eng)
 {
     if (eng->batch_depth++ == 0)
@@ -319,8 +393,11 @@ void engine_batch_end(struct engine *eng)
     eng->batch_count = 0;
     for (size_t i = 0; i < count; i++) {
         jobs[i]->in_batch = false;
-        if (ok && !jobs[i]->unsaved)
-            save_done(jobs[i]);
+        if (ok && !jobs[i]->unsaved && jobs[i]->pending) {
+            snapshot_show_copy(jobs[i], jobs[i]->pending); /* packed when it was saved */
+            jobs[i]->pending = NULL;
+        } else if (ok && !jobs[i]->unsaved)
+            save_done(eng, jobs[i]);
         else if (!ok)
             save_failed(eng, jobs[i], strbuf_str(&err));
     }
@@ -339,6 +416,10 @@ void engine_batch_end(struct engine *eng)
     for (size_t i = 0; ok && i < count; i++)
         engine_publish(eng, jobs[i]);
     free(jobs);
+    /* A pass that re-saved thousands of jobs held their old and new texts at once. */
+    if (count >= BIG_BATCH) {
+        engine_trim_soon(eng);
+    }
     strbuf_free(&err);
 }
 
@@ -353,19 +434,17 @@ static bool record_event(struct engine *eng, struct ejob *job, int64_t time_ms, 
     int64_t id = 0;
     struct config_limits lim;
     config_effective_limits(&eng->cfg, &lim);
-    bool stored =
-        store_event_add(eng->store, job->spec.uid, time_ms, json, &id, &err) == STORE_OK &&
-        store_events_trim(eng->store, job->spec.uid, lim.events_per_job, &job->events_folded,
-                          &err) == STORE_OK;
+    bool stored = store_event_add(eng->store, job->uid, time_ms, json, &id, &err) == STORE_OK &&
+                  store_events_trim(eng->store, job->uid, lim.events_per_job, &job->events_folded,
+                                    &err) == STORE_OK;
     if (!stored && !quiet)
-        engine_log("event for %s not recorded: %s", job->spec.name, strbuf_str(&err));
+        engine_log("event for %s not recorded: %s", job->name, strbuf_str(&err));
     strbuf_free(&err);
     if (stored && eng->watcher_count) {
         json_t *e = json_loads(json, 0, NULL);
         if (e != NULL) {
             json_object_set_new(e, "id", json_integer(id));
-            broadcast(eng, job->spec.workspace_name,
-                      json_pack("{s:s, s:o}", "type", "EVENT", "event", e));
+            broadcast(eng, job->ws, json_pack("{s:s, s:o}", "type", "EVENT", "event", e));
         }
     }
     return stored;
@@ -375,7 +454,7 @@ static bool record_event(struct engine *eng, struct ejob *job, int64_t time_ms, 
 static void hold_event(struct ejob *job, int64_t time_ms, const char *json)
 {
     if (job->held_event_count == MAX_HELD_EVENTS) {
-        engine_log("job %s: an event dropped while its saves fail: %s", job->spec.name,
+        engine_log("job %s: an event dropped while its saves fail: %s", job->name,
                    job->held_events[0].json);
         free(job->held_events[0].json);
         memmove(job->held_events, job->held_events + 1,
@@ -408,7 +487,7 @@ void engine_event(struct engine *eng, struct ejob *job, struct job_event *ev)
     int64_t now = time_now_ms();
     time_rfc3339(now, stamp);
     ev->time = stamp;
-    ev->job = job->spec.name;
+    ev->job = job->name;
     json_t *j = job_event_to_json(ev);
     char *s = json_dumps(j, JSON_COMPACT);
     json_decref(j);
@@ -460,24 +539,24 @@ static bool same_but_numbers(const char *a, const char *b)
 void engine_set_state(struct engine *eng, struct ejob *job, enum job_state state,
                       const char *message)
 {
-    enum job_state old = job->spec.state;
-    bool message_changed = (message == NULL) != (job->spec.state_message == NULL) ||
-                           (message && strcmp(message, job->spec.state_message) != 0);
-    job->spec.state = state;
-    char *job_prev_message = job->spec.state_message;
-    job->spec.state_message = message && message[0] ? xstrdup(message) : NULL;
-    stamp(&job->spec.update_time);
+    enum job_state old = job->state;
+    bool message_changed = (message == NULL) != (job->state_message == NULL) ||
+                           (message && strcmp(message, job->state_message) != 0);
+    job->state = state;
+    const char *job_prev_message = job->state_message;
+    job->state_message = ejob_share_text(message);
+    struct jobspec *s = ejob_spec(eng, job);
+    stamp(&s->update_time);
     if (state == JOB_STATE_RUNNING && old != JOB_STATE_RUNNING)
-        stamp(&job->spec.start_time);
+        stamp(&s->start_time);
     if (state == JOB_STATE_SUSPENDED)
-        stamp(&job->spec.suspend_time);
+        stamp(&s->suspend_time);
     if (state == JOB_STATE_SUCCEEDED || state == JOB_STATE_FAILED)
-        stamp(&job->spec.complete_time);
+        stamp(&s->complete_time);
     engine_save(eng, job);
     engine_publish(eng, job);
     /* A waiting reason whose numbers move with free capacity is not news. */
     bool news = old != state || (message_changed && !same_but_numbers(message, job_prev_message));
-    free(job_prev_message);
     if (news) {
         struct job_event ev = {0};
         ev.kind = old != state ? EVENT_STATE : EVENT_WAITING;
@@ -492,6 +571,7 @@ void engine_set_state(struct engine *eng, struct ejob *job, enum job_state state
         ev.message = text;
         engine_event(eng, job, &ev);
     }
+    ejob_unshare_text(job_prev_message);
 }
 
 /* The job is gone from the store: tell watchers, drop it and its files. */
@@ -499,26 +579,27 @@ static void forget_job(struct engine *eng, struct ejob *job)
 {
     eng->changes++; /* what a kept scheduling pass read may have changed */
     if (eng->watcher_count)
-        broadcast(eng, job->spec.workspace_name,
-                  json_pack("{s:s, s:{s:s, s:s}}", "type", "DELETED", "job", "name", job->spec.name,
-                            "uid", job->spec.uid));
+        broadcast(eng, job->ws,
+                  json_pack("{s:s, s:{s:s, s:s}}", "type", "DELETED", "job", "name", job->name,
+                            "uid", job->uid));
     lifecycle_forget(eng, job);
     drop_job(eng, job);
+    ejob_unlist(eng, job);
     for (size_t i = 0; i < eng->batch_count; i++)
         if (eng->batch[i] == job)
             eng->batch[i--] = eng->batch[--eng->batch_count];
     /* Its workers are gone: its logs, status files and directories go with it. */
-    jobfiles_remove(eng->state_dir, job->spec.uid);
+    jobfiles_remove(eng->state_dir, job->uid);
     ejob_free(job);
 }
 
 void engine_remove(struct engine *eng, struct ejob *job)
 {
     struct strbuf err = STRBUF_INIT;
-    if (store_job_delete(eng->store, job->spec.uid, &err) == STORE_ERROR) {
+    if (store_job_delete(eng->store, job->uid, &err) == STORE_ERROR) {
         /* Still on disk: kept (DELETING) until a retry removes it, files and all. */
         if (!job->remove_pending)
-            engine_log("deleting %s: %s; retried when the disk allows", job->spec.name,
+            engine_log("deleting %s: %s; retried when the disk allows", job->name,
                        strbuf_str(&err));
         job->remove_pending = true;
         arm_retry(eng);
@@ -554,10 +635,10 @@ static void retry_saves(void *ctx)
         struct ejob *job = eng->jobs[i];
         if (job->remove_pending) {
             struct strbuf err = STRBUF_INIT;
-            bool gone = store_job_delete(eng->store, job->spec.uid, &err) != STORE_ERROR;
+            bool gone = store_job_delete(eng->store, job->uid, &err) != STORE_ERROR;
             strbuf_free(&err);
             if (gone) {
-                engine_log("job %s: deleted after the store refused it", job->spec.name);
+                engine_log("job %s: deleted after the store refused it", job->name);
                 forget_job(eng, job);
                 continue; /* the next job moved into slot i */
             }

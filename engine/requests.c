@@ -55,7 +55,7 @@ static int not_saved(const struct ejob *job, struct api_error *err)
                          "job '%s': the change is not on disk yet (the engine log says why); it "
                          "is kept and saved when the disk allows, and until then the job shows "
                          "its last saved state",
-                         job->spec.name);
+                         job->name);
 }
 
 int find_job(struct engine *eng, const char *user, const char *ws, const char *name,
@@ -65,7 +65,7 @@ int find_job(struct engine *eng, const char *user, const char *ws, const char *n
     if (rc)
         return rc;
     *out = engine_find(eng, ws, name);
-    if (*out == NULL || (*out)->spec.state == JOB_STATE_DELETED)
+    if (*out == NULL || (*out)->state == JOB_STATE_DELETED)
         return api_error_set(err, 404, "NotFound", "name",
                              "training job '%s' not found in workspace '%s'", name, ws);
     return 0;
@@ -89,14 +89,14 @@ static int change_check(struct engine *eng, const char *user, const char *ws,
     enum member_role role = config_role(&eng->cfg, ws, user);
     if (role == MEMBER_OWNER || role == MEMBER_ADMIN)
         return 0;
-    const char *creator = job->spec.ownership.user_name;
+    const char *creator = job->creator;
     if (creator && user && strcmp(creator, user) == 0)
         return 0;
     return api_error_set(err, 403, "PermissionDenied", "name",
                          "user '%s' may not change job '%s', created by %s: members of workspace "
                          "'%s' change only the jobs they created; its owners and admins change "
                          "all",
-                         user, job->spec.name, creator ? creator : "another user", ws);
+                         user, job->name, creator ? creator : "another user", ws);
 }
 
 /* find_job for a request that changes the job: the caller must pass change_check. */
@@ -185,7 +185,7 @@ static int reject(const struct findings *fs, struct api_error *err)
 
 static void resolve_demand(struct engine *eng, struct ejob *job)
 {
-    const struct role *r = jobspec_worker(&job->spec);
+    const struct role *r = jobspec_worker(job->full_); /* being created: whole */
     const struct config_spec *spec =
         r && r->resource_spec_count ? config_spec(&eng->cfg, r->resource_spec[0].name) : NULL;
     if (spec) {
@@ -209,28 +209,29 @@ int engine_job_create(struct engine *eng, const char *user, const char *ws, cons
         return api_error_set(err, 400, "InvalidJSON", "", "invalid JSON at line %d column %d: %s",
                              jerr.line, jerr.column, jerr.text);
     struct ejob *job = xcalloc(1, sizeof *job);
-    jobspec_init(&job->spec);
+    struct jobspec *s = xmalloc(sizeof *s);
+    jobspec_init(s);
+    job->full_ = s; /* the compact fields are set once it is complete */
     struct findings fs = FINDINGS_INIT;
-    jobspec_from_json(root, JOBSPEC_STRICT, &job->spec, &fs);
+    jobspec_from_json(root, JOBSPEC_STRICT, s, &fs);
     json_decref(root);
     if (name && *name) {
-        if (job->spec.name && strcmp(job->spec.name, name) != 0) {
+        if (s->name && strcmp(s->name, name) != 0) {
             findings_add(&fs, SEVERITY_ERROR, "name", "'%s' differs from training_job_name '%s'",
-                         job->spec.name, name);
-        } else if (job->spec.name == NULL) {
-            job->spec.name = xstrdup(name);
+                         s->name, name);
+        } else if (s->name == NULL) {
+            s->name = xstrdup(name);
         }
     }
-    if (job->spec.workspace_name && strcmp(job->spec.workspace_name, ws) != 0)
+    if (s->workspace_name && strcmp(s->workspace_name, ws) != 0)
         findings_add(&fs, SEVERITY_ERROR, "workspace_name",
-                     "'%s' differs from the workspace in the path, '%s'", job->spec.workspace_name,
-                     ws);
+                     "'%s' differs from the workspace in the path, '%s'", s->workspace_name, ws);
     struct catalog cat;
     memset(&cat, 0, sizeof cat);
     config_catalog(&eng->cfg, user, &cat);
     struct validate_options vo = {&cat, ws, name_taken, eng, true};
     if (!findings_count(&fs, SEVERITY_ERROR))
-        validate_job(&job->spec, &vo, &fs);
+        validate_job(s, &vo, &fs);
     rc = reject(&fs, err);
     if (rc == 400 && strstr(err->message, "already used"))
         err->status = rc = 409, snprintf(err->reason, sizeof err->reason, "NameTaken");
@@ -240,60 +241,61 @@ int engine_job_create(struct engine *eng, const char *user, const char *ws, cons
         ejob_free(job);
         return rc;
     }
-    if (job->spec.workspace_name == NULL)
-        job->spec.workspace_name = xstrdup(ws);
-    if (job->spec.name == NULL) {
+    if (s->workspace_name == NULL)
+        s->workspace_name = xstrdup(ws);
+    if (s->name == NULL) {
         do {
-            free(job->spec.name);
-            job->spec.name = jobspec_generate_name(job->spec.framework);
-        } while (engine_find(eng, ws, job->spec.name));
+            free(s->name);
+            s->name = jobspec_generate_name(s->framework);
+        } while (engine_find(eng, ws, s->name));
     }
-    jobspec_fill_defaults(&job->spec, &cat);
+    jobspec_fill_defaults(s, &cat);
     catalog_free(&cat);
 
     char uid[40];
     char *gen = jobspec_generate_name(FRAMEWORK_UNSPECIFIED); /* "pt-" + 8 random chars */
     snprintf(uid, sizeof uid, "%016llx-%s", (unsigned long long)time_now_ms(), gen + 3);
     free(gen);
-    job->spec.uid = xstrdup(uid);
-    job->spec.id = xasprintf("/subscriptions/%s/resourceGroups/%s/zones/%s/workspaces/%s/"
-                             "trainingJobs/%s",
-                             engine_subscription(eng), engine_resource_group(eng), engine_zone(eng),
-                             ws, job->spec.name);
-    job->spec.subscription_name = xstrdup(engine_subscription(eng));
-    job->spec.resource_group_name = xstrdup(engine_resource_group(eng));
-    job->spec.zone = xstrdup(engine_zone(eng));
-    job->spec.ownership.present = true;
-    job->spec.ownership.user_name = xstrdup(user);
-    job->spec.ownership.user_id = xstrdup(user);
-    job->spec.state = JOB_STATE_QUEUEING;
-    job->spec.state_message = xstrdup("waiting for the scheduler");
-    stamp(&job->spec.create_time);
-    stamp(&job->spec.update_time);
-    job->spec.has_restart_count = true;
-    job->spec.has_ready_workers = true;
+    s->uid = xstrdup(uid);
+    s->id = xasprintf("/subscriptions/%s/resourceGroups/%s/zones/%s/workspaces/%s/"
+                      "trainingJobs/%s",
+                      engine_subscription(eng), engine_resource_group(eng), engine_zone(eng), ws,
+                      s->name);
+    s->subscription_name = xstrdup(engine_subscription(eng));
+    s->resource_group_name = xstrdup(engine_resource_group(eng));
+    s->zone = xstrdup(engine_zone(eng));
+    s->ownership.present = true;
+    s->ownership.user_name = xstrdup(user);
+    s->ownership.user_id = xstrdup(user);
+    s->state = JOB_STATE_QUEUEING;
+    s->state_message = xstrdup("waiting for the scheduler");
+    stamp(&s->create_time);
+    stamp(&s->update_time);
+    s->has_restart_count = true;
+    s->has_ready_workers = true;
     job->seq = eng->next_seq++;
     resolve_demand(eng, job);
+    ejob_set_hot(eng, job, s);
 
-    char *rec = job_record(job);
+    char *rec = job_record(eng, job);
     struct strbuf serr = STRBUF_INIT;
-    enum store_status st =
-        store_job_insert(eng->store, job->spec.uid, ws, job->spec.name, job->seq, rec, &serr);
+    enum store_status st = store_job_insert(eng->store, s->uid, ws, s->name, job->seq, rec, &serr);
     free(rec);
     if (st != STORE_OK) {
         rc = st == STORE_EXISTS ? api_error_set(err, 409, "NameTaken", "name",
                                                 "name '%s' is already used in "
                                                 "workspace '%s'",
-                                                job->spec.name, ws)
+                                                s->name, ws)
                                 : api_error_set(err, 503, "StoreFailed", "", "job not stored: %s",
                                                 strbuf_str(&serr));
         strbuf_free(&serr);
+        ejob_unlist(eng, job); /* job_record listed it among the decoded specs */
         ejob_free(job);
         return rc;
     }
     strbuf_free(&serr);
-    derive_outputs(job);
-    take_snapshot(job);
+    derive_outputs(eng, job);
+    take_snapshot(eng, job);
     add_job(eng, job);
     struct job_event ev = {0};
     ev.kind = EVENT_CREATED;
@@ -373,13 +375,14 @@ int engine_job_update(struct engine *eng, const char *user, const char *ws, cons
                                enum_name(&priority_names, (int)p), user, ws);
             goto out;
         }
-        job->spec.scheduling.priority = p;
+        job->priority = p;
     }
     if (want_name) {
-        free(job->spec.display_name);
-        job->spec.display_name = xstrdup(patch.display_name);
+        free(job->display_name);
+        job->display_is_name = patch.display_name && strcmp(patch.display_name, job->name) == 0;
+        job->display_name = job->display_is_name ? NULL : xstrdup(patch.display_name);
     }
-    stamp(&job->spec.update_time);
+    stamp(&ejob_spec(eng, job)->update_time);
     engine_save(eng, job);
     engine_publish(eng, job);
     if (want_prio)
@@ -417,7 +420,7 @@ static int batch_names(const char *body, size_t len, json_t **names, struct api_
 /* Stops one job for a batch; returns the per-name result. */
 static const char *stop_one(struct engine *eng, struct ejob *job)
 {
-    if (job_state_terminal(job->spec.state) || job->after_stop == AFTER_STOP_DELETE)
+    if (job_state_terminal(job->state) || job->after_stop == AFTER_STOP_DELETE)
         return "SKIPPED";
     lifecycle_stop(eng, job, AFTER_STOP_SUSPEND, "stopped by the user");
     return "STOPPING";
@@ -482,10 +485,10 @@ int engine_job_start(struct engine *eng, const char *user, const char *ws, const
     int rc = find_job_to_change(eng, user, ws, name, &job, err);
     if (rc)
         return rc;
-    if (job->spec.state != JOB_STATE_SUSPENDED)
+    if (job->state != JOB_STATE_SUSPENDED)
         return api_error_set(err, 409, "InvalidState", "state",
                              "job '%s' is %s; only a stopped (SUSPENDED) job can be started", name,
-                             enum_name(&job_state_names, (int)job->spec.state));
+                             enum_name(&job_state_names, (int)job->state));
     for (size_t i = 0; i < job->worker_count; i++) {
         job->workers[i].phase = WORKER_PENDING;
         job->workers[i].has_exit_code = false;
@@ -537,7 +540,7 @@ int engine_job_mark_node(struct engine *eng, const char *user, const char *ws, c
         rc = marked_node(eng, body, body_len, &node, &root, err);
     if (rc == 0) {
         lifecycle_mark_node(eng, job, node, user);
-        stamp(&job->spec.update_time);
+        stamp(&ejob_spec(eng, job)->update_time);
         engine_save(eng, job);
         engine_publish(eng, job);
         /* A waiting job's reason may now name the node. */

@@ -198,12 +198,13 @@ static int read_page(int dir_fd, const char *log_path, const char *since, long l
 }
 
 /* The 403 of a log directory the engine will not read. */
-static int refused(struct api_error *err, const struct ejob *job, const char *vol, const char *why)
+static int refused(struct api_error *err, struct engine *eng, struct ejob *job, const char *vol,
+                   const char *why)
 {
     return api_error_set(err, 403, "LogPathRefused", "tensorboard.log_path",
                          "job '%s': tensorboard.log_path %s (volume %s, %s) refused: the "
                          "engine reads logs only below the volume, through no symlink",
-                         job->spec.name, job->spec.tensorboard.log_path, vol, why);
+                         job->name, ejob_spec(eng, job)->tensorboard.log_path, vol, why);
 }
 
 /* ?follow=true: a scalarfollow stream on the job's log directory, kept in eng->scalar_followers. */
@@ -217,9 +218,10 @@ static int follow(struct engine *eng, struct ejob *job, const char *vol_id, cons
                              "%d clients follow scalars already: poll with since= instead",
                              SCALARFOLLOW_MAX_CLIENTS);
     char *below = xasprintf("%s/%s", subdir ? subdir : "", rest ? rest : "");
-    struct scalarfollow_start how = {
-        job->spec.uid, job->spec.tensorboard.log_path,      root, below,
-        since,         job_state_terminal(job->spec.state), 0,    0};
+    struct scalarfollow_start how = {job->uid, ejob_spec(eng, job)->tensorboard.log_path,
+                                     root,     below,
+                                     since,    job_state_terminal(job->state),
+                                     0,        0};
     struct strbuf why = STRBUF_INIT;
     enum scalarfollow_refusal refusal;
     struct stream *s = scalarfollow_open(eng->loop, &how, &refusal, &why);
@@ -231,7 +233,7 @@ static int follow(struct engine *eng, struct ejob *job, const char *vol_id, cons
         rc = api_error_set(err, 503, "TooManyFollowers", "follow", "%s: poll with since= instead",
                            strbuf_str(&why));
     else if (s == NULL)
-        rc = refused(err, job, vol_id, strbuf_str(&why));
+        rc = refused(err, eng, job, vol_id, strbuf_str(&why));
     strbuf_free(&why);
     if (s == NULL)
         return rc;
@@ -267,12 +269,13 @@ int engine_job_scalars(struct engine *eng, const char *user, const char *ws, con
     if (limit < 0)
         return api_error_set(err, 400, "InvalidArgument", "limit",
                              "limit: a number of bytes above 0, not '%.40s'", sq->limit);
-    const char *log_path = job->spec.tensorboard.log_path;
-    if (!job->spec.tensorboard.present || log_path == NULL || *log_path == '\0')
+    const struct jobspec *spec = ejob_spec(eng, job);
+    const char *log_path = spec->tensorboard.log_path;
+    if (!spec->tensorboard.present || log_path == NULL || *log_path == '\0')
         return api_error_set(err, 404, "NoTensorBoard", "tensorboard.log_path",
                              "job '%s' has no TensorBoard log path (tensorboard.log_path)", name);
     struct strbuf rest = STRBUF_INIT, why = STRBUF_INIT;
-    const struct mount *m = scalars_mount_of(&job->spec, log_path, &rest);
+    const struct mount *m = scalars_mount_of(spec, log_path, &rest);
     const struct config_volume *vol = m ? config_volume(&eng->cfg, m->id) : NULL;
     if (m == NULL) {
         rc = api_error_set(err, 409, "LogPathNotOnVolume", "tensorboard.log_path",
@@ -296,7 +299,7 @@ int engine_job_scalars(struct engine *eng, const char *user, const char *ws, con
             rc = 200;
         } else {
             /* A symlink or a file where the job said its logs are: never followed. */
-            rc = refused(err, job, m->id, strbuf_str(&why));
+            rc = refused(err, eng, job, m->id, strbuf_str(&why));
         }
     }
     strbuf_free(&rest);

@@ -171,17 +171,15 @@ static void sched_job_of(struct engine *eng, struct ejob *job, bool live, const 
                          int replicas, int *slots, struct sched_job *s)
 {
     size_t nn = eng->cfg.node_count, np = eng->cfg.pool_count;
-    s->name = job->spec.name;
-    s->priority = job->spec.scheduling.priority;
-    s->idle = jobspec_is_idle(&job->spec);
-    s->preemptible = s->idle &&
-                     (!job->spec.scheduling.has_preemptible || job->spec.scheduling.preemptible) &&
-                     job->after_stop == AFTER_STOP_NONE;
+    s->name = job->name;
+    s->priority = job->priority;
+    s->idle = job->idle;
+    s->preemptible = s->idle && job->preemptible && job->after_stop == AFTER_STOP_NONE;
     s->submit_seq = job->seq;
     s->replicas = replicas;
     s->per_worker = (struct sched_demand){job->gpus, job->cpus, job->memory_mib};
-    s->scoring = job->spec.scheduling.scoring_strategy;
-    const struct config_pool *pool = config_pool(&eng->cfg, job->spec.resource_pool.name);
+    s->scoring = job->scoring;
+    const struct config_pool *pool = config_pool(&eng->cfg, job->pool);
     size_t p = pool ? (size_t)(pool - eng->cfg.pools) : np;
     s->allowed = pool_masks + p * nn;
     s->excluded = NULL;
@@ -281,7 +279,7 @@ static bool pass_changes(const struct sched_job *sj, size_t n)
 /* Does a waiting job show reason already (after "preempted by …; " while that holds)? */
 bool shows(const struct ejob *job, const char *reason)
 {
-    const char *m = job->spec.state_message;
+    const char *m = job->state_message;
     if (m == NULL)
         return false;
     if (job->preempted_by) {
@@ -315,7 +313,7 @@ static void apply_pass(struct engine *eng, struct sched_job *sj, struct ejob **w
     for (size_t k = 0; k < n; k++) {
         if (sj[k].verdict != SCHED_PREEMPT)
             continue;
-        victim = who[k]->spec.name;
+        victim = who[k]->name;
         for (size_t i = 0; i < who[k]->worker_count; i++) {
             int idx = who[k]->workers[i].live ? node_index(eng, who[k]->workers[i].node) : -1;
             if (idx >= 0)
@@ -332,8 +330,9 @@ static void apply_pass(struct engine *eng, struct sched_job *sj, struct ejob **w
             /* Start once the preempted workers are gone: the pass after they end. */
             char reason[200];
             snprintf(reason, sizeof reason, "waiting for preempted job %s to stop", victim);
-            if (!job->spec.state_message || strcmp(job->spec.state_message, reason) != 0)
-                engine_set_state(eng, job, job->spec.state, reason);
+            if (!job->state_message || strcmp(job->state_message, reason) != 0)
+                engine_set_state(eng, job, job->state, reason);
+            ejob_spec_done(eng, job); /* it waits: its record is all the pass needs */
             continue;
         }
         switch (sj[k].verdict) {
@@ -354,8 +353,9 @@ static void apply_pass(struct engine *eng, struct sched_job *sj, struct ejob **w
                 char *reason = job->preempted_by
                                    ? xasprintf("%s; %s", job->preempted_by, sj[k].reason)
                                    : xstrdup(sj[k].reason);
-                engine_set_state(eng, job, job->spec.state, reason);
+                engine_set_state(eng, job, job->state, reason);
                 free(reason);
+                ejob_spec_done(eng, job); /* it waits: its record is all the pass needs */
             }
             break;
         case SCHED_KEEP:
@@ -436,8 +436,8 @@ static void verify_added(struct engine *eng, const struct sched_job *got, struct
         if (!same) {
             engine_log("scheduler: a pass over added jobs is not a pass over every job: %s: %d "
                        "\"%s\", over every job %d \"%s\"",
-                       all.who[i]->spec.name, mine ? (int)mine->verdict : -1,
-                       mine ? mine->reason : all.who[i]->spec.state_message, (int)want->verdict,
+                       all.who[i]->name, mine ? (int)mine->verdict : -1,
+                       mine ? mine->reason : all.who[i]->state_message, (int)want->verdict,
                        want->reason);
             abort();
         }

@@ -78,11 +78,49 @@ struct batch_line {
     int view;   /* the watchers' view it is for (enum job_view), < 0: all */
 };
 
+/* The three texts a job shows (struct ejob's shown_*), packed (engine/shown). */
+struct snapshot {
+    struct shown *job, *workers, *summary;
+};
+
 struct ejob {
-    struct jobspec spec; /* the job as submitted plus its output fields */
+    /*
+     * The whole job (as submitted plus its output fields) only while it is
+     * needed: never read it here but through ejob_spec(), which decodes it
+     * from the job as last saved when it was dropped. It is dropped once the
+     * job is saved and nothing runs (engine_drop_specs), so a job that waits
+     * or has ended costs its compact record below and its saved texts
+     * (issue 14: the whole spec was ~1.6 KB of a job's ~2.2 KB).
+     */
+    struct jobspec *full_;
+    /*
+     * What lookups, lists, filters and scheduling passes read, always here.
+     * state, state_message, priority and display_name are the truth: ejob_spec()
+     * copies them into the whole spec; the rest never change after creation.
+     */
+    char *uid, *name;
+    const char *ws;            /* interned (engine_intern) */
+    const char *pool;          /* resource_pool.name, interned; NULL: none */
+    const char *creator;       /* ownership.user_name, interned; NULL: none */
+    char *display_name;        /* NULL: none, or the same as name (display_is_name) */
+    const char *state_message; /* shared (ejob_share_text): most waiting jobs say the same */
     uint64_t seq;
-    int restarts;    /* restarts used */
-    char **excluded; /* nodes marked unschedulable for this job */
+    enum job_state state;
+    enum priority priority;
+    enum scoring_strategy scoring;
+    int replicas;       /* how many workers it runs (replicas_of) */
+    uint32_t loaded_at; /* 1 + its place in eng->spec_loaded (whole spec decoded); 0: none */
+    /* resolved from the catalogue at create time */
+    int gpus, cpus;
+    int64_t memory_mib;
+    int restarts; /* restarts used */
+    /* crash-loop back-off (saved): consecutive quick failures, when the restart is due */
+    int crash_loops;
+    int64_t backoff_until_ms;
+    char *backoff_worker;  /* a RESTART_POD waiting for its back-off; NULL: the whole job */
+    char *backoff_reason;  /* "back-off 40s restarting failed worker-0 (restart 5)" */
+    int64_t events_folded; /* the oldest events dropped to keep the last N (saved) */
+    char **excluded;       /* nodes marked unschedulable for this job */
     size_t excluded_count;
     struct eworker *workers;
     size_t worker_count;
@@ -91,15 +129,6 @@ struct ejob {
     char *preempted_by;        /* set while a preempted job waits: part of its reason */
     uint64_t kill_timer;       /* SIGKILL after the grace period of a stop */
     struct kill_ctx *kill_ctx; /* the timer's context, freed when it is cancelled */
-    /* resolved from the catalogue at create time */
-    int gpus, cpus;
-    int64_t memory_mib;
-    /* crash-loop back-off (saved): consecutive quick failures, when the restart is due */
-    int crash_loops;
-    int64_t backoff_until_ms;
-    char *backoff_worker;  /* a RESTART_POD waiting for its back-off; NULL: the whole job */
-    char *backoff_reason;  /* "back-off 40s restarting failed worker-0 (restart 5)" */
-    int64_t events_folded; /* the oldest events dropped to keep the last N (saved) */
     /*
      * Persistence: shown_job and shown_workers are the job and its workers
      * as last saved, what GET, lists and watchers see — kept as compact JSON
@@ -110,12 +139,21 @@ struct ejob {
      */
     struct shown *shown_job; /* engine/shown: deflated, tens of bytes a job */
     struct shown *shown_workers;
-    struct shown *shown_summary;    /* its summary (view=BASIC) as last saved */
+    struct shown *shown_summary; /* its summary (view=BASIC) as last saved */
+    /*
+     * Saved inside an open store batch: the texts it will show once the batch
+     * commits (its whole spec may go meanwhile: decoded from these); kept
+     * when the batch fails, as what memory holds until a retry saves it.
+     */
+    struct snapshot *pending;
     struct held_event *held_events; /* events told once the job's state is saved */
     size_t held_event_count;
-    bool unsaved;
-    bool in_batch;
-    bool remove_pending;
+    bool unsaved : 1;
+    bool in_batch : 1;
+    bool remove_pending : 1;
+    bool idle : 1;            /* jobspec_is_idle */
+    bool preemptible : 1;     /* unless it said preemptible: false */
+    bool display_is_name : 1; /* display_name is the same as name */
 };
 
 struct engine {
@@ -162,6 +200,11 @@ struct engine {
     uint64_t changes;
     bool sched_full;               /* the next pass looks at every job */
     struct sched_keep *sched_keep; /* what the last pass left for the next; or NULL */
+    /* Jobs whose whole spec is decoded (ejob_spec): dropped again once saved (record.c). */
+    struct ejob **spec_loaded;
+    size_t spec_loaded_count, spec_loaded_cap;
+    uint64_t drop_timer;  /* drops them after the loop turn that needed them */
+    struct hmap interned; /* engine_intern's texts: workspaces, pools, creators */
 };
 
 /* engine.c: opening, closing and the job table */
@@ -204,13 +247,48 @@ void engine_batch_begin(struct engine *eng);
 void engine_batch_end(struct engine *eng);
 /* Is everything the engine holds about job on disk (no save pending or failed)? */
 bool engine_job_saved(const struct engine *eng, const struct ejob *job);
-/* The job's store record (JSON text), and back (NULL when it does not decode). */
-char *job_record(const struct ejob *job);
-struct ejob *job_from_record(const char *json);
+/*
+ * The job's store record (JSON text), and back (NULL when it does not
+ * decode; the job comes with its whole spec, the compact fields set by
+ * ejob_set_hot).
+ */
+char *job_record(struct engine *eng, struct ejob *job);
+struct ejob *job_from_record(struct engine *eng, const char *json);
 /* The output fields derived from the workers: ready workers, restarts used. */
-void derive_outputs(struct ejob *job);
+void derive_outputs(struct engine *eng, struct ejob *job);
 /* The job as it is now on disk becomes what clients see. */
-void take_snapshot(struct ejob *job);
+void take_snapshot(struct engine *eng, struct ejob *job);
+/* ejobspec.c: the whole spec on demand, shared texts */
+/*
+ * The whole job: the one way to read it. Decoded from the job as last saved
+ * when it was dropped (the compact fields, which are the truth for state,
+ * message, priority and display name, copied in). Valid until the loop turn
+ * ends: a timer drops it then if the job is saved (engine_drop_specs).
+ */
+struct jobspec *ejob_spec(struct engine *eng, struct ejob *job);
+/* Gives job its whole spec full (taken) and sets the compact fields from it. */
+void ejob_set_hot(struct engine *eng, struct ejob *job, struct jobspec *full);
+/* Drops the whole spec of every job saved since it was decoded (not while unsaved). */
+void engine_drop_specs(struct engine *eng);
+/*
+ * The caller holds no pointer into job's whole spec any more: it goes now if
+ * it may (a scheduling pass that re-saves thousands of waiting jobs in one
+ * batch would otherwise decode all of them at once).
+ */
+void ejob_spec_done(struct engine *eng, struct ejob *job);
+/* Takes job off the list of decoded specs (before it is freed). */
+void ejob_unlist(struct engine *eng, struct ejob *job);
+/* The engine's one copy of s (workspaces, pools, creators: few texts, many jobs); NULL for NULL. */
+const char *engine_intern(struct engine *eng, const char *s);
+/* Frees what engine_intern holds (engine_close, after the jobs). */
+void engine_intern_free(struct engine *eng);
+/*
+ * A counted shared copy of s (NULL for NULL or ""), for texts many jobs hold
+ * at once and that change (waiting reasons); each copy is released once with
+ * ejob_unshare_text.
+ */
+const char *ejob_share_text(const char *s);
+void ejob_unshare_text(const char *shared);
 /* The workers as the API shows them. */
 json_t *workers_json(const struct ejob *job);
 /* j (taken) as compact JSON text. */
@@ -230,6 +308,8 @@ void engine_publish(struct engine *eng, struct ejob *job);
 void broadcast_line(struct engine *eng, const char *ws, int view, const char *line, size_t len);
 /* Sends msg (taken) as one line to every watcher of ws (after the batch, inside one). */
 void broadcast(struct engine *eng, const char *ws, json_t *msg);
+/* Gives the heap's free pages back to the system on the next loop turn (after a peak). */
+void engine_trim_soon(struct engine *eng);
 
 /* lifecycle.c (starts, stops), schedpass.c (passes), worker_ends.c (ends, adoption) */
 /*

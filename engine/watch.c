@@ -109,11 +109,11 @@ void engine_publish(struct engine *eng, struct ejob *job)
     if (eng->watcher_count == 0 || !engine_job_saved(eng, job) || job->shown_job == NULL)
         return;
     for (int v = JOB_VIEW_FULL; v <= JOB_VIEW_BASIC; v++) {
-        if (!watched_in(eng, job->spec.workspace_name, (enum job_view)v))
+        if (!watched_in(eng, job->ws, (enum job_view)v))
             continue;
         struct strbuf line = STRBUF_INIT;
         job_message(job, (enum job_view)v, &line);
-        broadcast_line(eng, job->spec.workspace_name, v, line.buf, line.len);
+        broadcast_line(eng, job->ws, v, line.buf, line.len);
         strbuf_free(&line);
     }
 }
@@ -159,7 +159,7 @@ static void sync_refill(void *ctx, struct stream *s)
     for (size_t i = lo; i < eng->job_count && written < SYNC_BATCH_BYTES; i++) {
         struct ejob *job = eng->jobs[i];
         sync->last_seq = job->seq;
-        if (strcmp(job->spec.workspace_name, sync->ws) != 0)
+        if (strcmp(job->ws, sync->ws) != 0)
             continue;
         if (job->shown_job == NULL)
             continue;
@@ -201,7 +201,12 @@ void engine_prune_watchers(struct engine *eng)
     if (eng->watcher_count == before)
         return;
     engine_log("watch: %zu watchers", eng->watcher_count);
-    if (eng->trim_timer == 0)
+    engine_trim_soon(eng);
+}
+
+void engine_trim_soon(struct engine *eng)
+{
+    if (eng->trim_timer == 0 && eng->loop)
         eng->trim_timer = loop_add_timer(eng->loop, 0, trim_heap, eng);
 }
 

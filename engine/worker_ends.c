@@ -74,7 +74,7 @@ bool lifecycle_mark_node(struct engine *eng, struct ejob *job, const char *node,
 /* A node the pool allows, not marked for the job, with room for one more worker. */
 static const char *node_for_one_worker(struct engine *eng, struct ejob *job)
 {
-    const struct config_pool *pool = config_pool(&eng->cfg, job->spec.resource_pool.name);
+    const struct config_pool *pool = config_pool(&eng->cfg, job->pool);
     for (size_t n = 0; n < eng->cfg.node_count; n++) {
         const struct config_node *c = &eng->cfg.nodes[n];
         if (c->unschedulable || (pool && !config_pool_has_node(pool, c->name)))
@@ -181,9 +181,9 @@ static void backoff_due(void *ctx)
             continue;
         }
         free(worker);
-        if (job->after_stop != AFTER_STOP_NONE || job->spec.state != JOB_STATE_RUNNING)
+        if (job->after_stop != AFTER_STOP_NONE || job->state != JOB_STATE_RUNNING)
             continue; /* stopped meanwhile */
-        engine_set_state(eng, job, job->spec.state, NULL);
+        engine_set_state(eng, job, job->state, NULL);
         /* Every pod whose RESTART_POD waited: in a RUNNING job, the failed ones not live. */
         for (size_t i = 0; i < job->worker_count && job->after_stop == AFTER_STOP_NONE; i++) {
             struct eworker *w = &job->workers[i];
@@ -214,7 +214,7 @@ void lifecycle_arm_backoff(struct engine *eng)
 static void apply_fault(struct engine *eng, struct ejob *job, struct eworker *w, int exit_code)
 {
     struct fault_decision d;
-    const struct fault_tolerance *ft = &job->spec.fault_tolerance;
+    const struct fault_tolerance *ft = &ejob_spec(eng, job)->fault_tolerance;
     fault_decide(ft, job->restarts, w->name, exit_code, &d);
     struct job_event ev = {0};
     ev.kind = EVENT_FAULT;
@@ -249,7 +249,7 @@ static void apply_fault(struct engine *eng, struct ejob *job, struct eworker *w,
             /* The pod waits out its back-off; the job says so. */
             free(job->backoff_worker);
             job->backoff_worker = xstrdup(w->name);
-            engine_set_state(eng, job, job->spec.state, job->backoff_reason);
+            engine_set_state(eng, job, job->state, job->backoff_reason);
             lifecycle_arm_backoff(eng);
             break;
         }
@@ -261,7 +261,7 @@ static void apply_fault(struct engine *eng, struct ejob *job, struct eworker *w,
 /* Is every worker's start reported? Then a STARTING job is RUNNING (returns true: saved). */
 static bool maybe_running(struct engine *eng, struct ejob *job)
 {
-    if (job->spec.state != JOB_STATE_STARTING || job->after_stop != AFTER_STOP_NONE)
+    if (job->state != JOB_STATE_STARTING || job->after_stop != AFTER_STOP_NONE)
         return false;
     for (size_t i = 0; i < job->worker_count; i++)
         if (job->workers[i].starting)
@@ -306,7 +306,7 @@ void lifecycle_start_failed(struct engine *eng, struct ejob *job, struct eworker
     w->live = false;
     char text[600];
     snprintf(text, sizeof text, "could not start %s: %s", w->name, why);
-    engine_log("job %s: %s", job->spec.name, text);
+    engine_log("job %s: %s", job->name, text);
     struct job_event ev = {0};
     ev.kind = EVENT_WORKER;
     ev.worker = w->name;
@@ -363,7 +363,7 @@ void lifecycle_shim_gone(struct engine *eng, struct ejob *job, struct eworker *w
     char why[160];
     snprintf(why, sizeof why, "trainjob-shim (pid %ld) died; its worker was killed",
              (long)w->proc.shim_pid);
-    engine_log("job %s: %s: %s", job->spec.name, w->name, why);
+    engine_log("job %s: %s: %s", job->name, w->name, why);
     worker_end(eng, job, w, 137, why);
 }
 
@@ -392,10 +392,10 @@ static void worker_end(struct engine *eng, struct ejob *job, struct eworker *w, 
     /* The shim removed the attempt's cgroup, unless it died; first, as what follows may
      * start the next attempt or free the job. */
     char *leaf = worker_cgroup_leaf(w);
-    cgroup_remove(eng->opt.cgroups, job->spec.uid, leaf);
+    cgroup_remove(eng->opt.cgroups, job->uid, leaf);
     free(leaf);
     char uid[64];
-    snprintf(uid, sizeof uid, "%s", job->spec.uid);
+    snprintf(uid, sizeof uid, "%s", job->uid);
     w->live = false;
     w->has_exit_code = true;
     w->exit_code = exit_code;
@@ -478,7 +478,7 @@ static bool adopt_start(struct engine *eng, struct ejob *job, struct eworker *w)
     } else if (runner_claim(status) != 0 || runner_claim_owner(status) < 0) {
         /* Won now, or by an earlier trainjobd that cancelled this start and died before saying so.
          */
-        engine_log("job %s: %s: attempt %d never started%s", job->spec.name, w->name, w->attempt,
+        engine_log("job %s: %s: attempt %d never started%s", job->name, w->name, w->attempt,
                    job->after_stop == AFTER_STOP_NONE ? "; starting it again" : "");
         w->starting = false;
         w->live = false;
@@ -487,7 +487,7 @@ static bool adopt_start(struct engine *eng, struct ejob *job, struct eworker *w)
     } else {
         pid_t owner = runner_claim_owner(status);
         engine_log("job %s: %s: a shim holds attempt %d (pid %ld); waiting for its report",
-                   job->spec.name, w->name, w->attempt, (long)owner);
+                   job->name, w->name, w->attempt, (long)owner);
         shimwatch_await(eng, job, w, owner);
     }
     free(status);
@@ -530,11 +530,11 @@ void lifecycle_adopt(struct engine *eng, struct ejob *job)
     } else if (starting) {
         /* Saves the starts recorded again before they are launched (a pod restart keeps RUNNING).
          */
-        if (job->spec.state != JOB_STATE_STARTING && job->spec.state != JOB_STATE_RUNNING)
+        if (job->state != JOB_STATE_STARTING && job->state != JOB_STATE_RUNNING)
             engine_set_state(eng, job, JOB_STATE_STARTING, NULL);
         else
             engine_save(eng, job);
-    } else if (job_has_live_workers(job) && job->spec.state != JOB_STATE_RUNNING) {
+    } else if (job_has_live_workers(job) && job->state != JOB_STATE_RUNNING) {
         engine_set_state(eng, job, JOB_STATE_RUNNING, NULL);
     }
     if (backing_off_before)
