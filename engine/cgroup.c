@@ -105,6 +105,16 @@ static char *read_text(const char *path)
     return data;
 }
 
+/* Does the control file hold exactly value (and a newline)? */
+static bool holds(const char *path, const char *value)
+{
+    char *text = read_text(path);
+    size_t len = strlen(value);
+    bool same = text && strncmp(text, value, len) == 0 && strcmp(text + len, "\n") == 0;
+    free(text);
+    return same;
+}
+
 /* Is word one of the space-separated words of list? */
 static bool has_word(const char *list, const char *word)
 {
@@ -540,34 +550,40 @@ static int set_limits(const struct cgroups *cg, const struct place *pl, const ch
         const char *file;
         char value[64];
         bool optional;
+        bool unless_set; /* not written when the file holds the value already */
     } w[5];
     size_t n = 0;
     if ((pl->controllers & CGROUP_MEMORY) && lim->memory_mib > 0) {
         long long bytes = (long long)lim->memory_mib * 1024 * 1024;
-        w[n].bit = CGROUP_MEMORY, w[n].optional = false;
+        w[n].bit = CGROUP_MEMORY, w[n].optional = false, w[n].unless_set = false;
         w[n].file = cg->version == 2 ? "memory.max" : "memory.limit_in_bytes";
         snprintf(w[n++].value, sizeof w[0].value, "%lld", bytes);
         /* No swap: the limit is the memory the spec gives. */
-        w[n].bit = CGROUP_MEMORY, w[n].optional = true;
+        w[n].bit = CGROUP_MEMORY, w[n].optional = true, w[n].unless_set = false;
         w[n].file = cg->version == 2 ? "memory.swap.max" : "memory.memsw.limit_in_bytes";
         snprintf(w[n++].value, sizeof w[0].value, "%lld", cg->version == 2 ? 0 : bytes);
     }
     if ((pl->controllers & CGROUP_CPU) && lim->cpus > 0) {
         long long quota = (long long)lim->cpus * CPU_PERIOD_US;
-        w[n].bit = CGROUP_CPU, w[n].optional = false;
+        w[n].bit = CGROUP_CPU, w[n].optional = false, w[n].unless_set = false;
         if (cg->version == 2) {
             w[n].file = "cpu.max";
             snprintf(w[n++].value, sizeof w[0].value, "%lld %d", quota, CPU_PERIOD_US);
         } else {
-            w[n].file = "cpu.cfs_period_us";
+            /*
+             * The kernel's default period for a new cgroup: writing it again
+             * would cost what the quota's write costs (each checks the bandwidth
+             * of every cpu cgroup on the machine), for nothing.
+             */
+            w[n].file = "cpu.cfs_period_us", w[n].unless_set = true;
             snprintf(w[n++].value, sizeof w[0].value, "%d", CPU_PERIOD_US);
-            w[n].bit = CGROUP_CPU, w[n].optional = false;
+            w[n].bit = CGROUP_CPU, w[n].optional = false, w[n].unless_set = false;
             w[n].file = "cpu.cfs_quota_us";
             snprintf(w[n++].value, sizeof w[0].value, "%lld", quota);
         }
     }
     if ((pl->controllers & CGROUP_PIDS) && lim->pids > 0) {
-        w[n].bit = CGROUP_PIDS, w[n].optional = false;
+        w[n].bit = CGROUP_PIDS, w[n].optional = false, w[n].unless_set = false;
         w[n].file = "pids.max";
         snprintf(w[n++].value, sizeof w[0].value, "%d", lim->pids);
     }
@@ -576,6 +592,8 @@ static int set_limits(const struct cgroups *cg, const struct place *pl, const ch
         if (!join_path(file, sizeof file, dir, w[i].file))
             continue;
         if (w[i].optional && !exists(file))
+            continue;
+        if (w[i].unless_set && holds(file, w[i].value))
             continue;
         if (write_text(file, w[i].value) != 0) {
             strbuf_addf(err, "cgroup: cannot set %s to %s in %s: %s", w[i].file, w[i].value, dir,

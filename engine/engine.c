@@ -137,7 +137,7 @@ void drop_job(struct engine *eng, struct ejob *job)
  * Status files are named <uid>.<attempt>.<worker> (see lifecycle_status_path);
  * their .pid companion matters to a start a shim of an earlier trainjobd owes.
  */
-static void status_file_appeared(struct engine *eng, const char *fname)
+static void status_file_appeared(struct engine *eng, const char *fname, char **ended)
 {
     char uid[64];
     int attempt;
@@ -169,9 +169,12 @@ static void status_file_appeared(struct engine *eng, const char *fname)
         char *path = lifecycle_status_path(eng, job, w);
         int code;
         int rc = runner_read_status(path, &code);
-        free(path);
-        if (rc == 1)
+        if (rc == 1) {
             lifecycle_worker_ended(eng, job, w, code);
+            *ended = path; /* its files go once the end is on disk (on_inotify) */
+        } else {
+            free(path);
+        }
         return;
     }
 }
@@ -195,11 +198,26 @@ static void poke_followers(struct engine *eng, const char *fname, bool rotated)
     }
 }
 
+/* An end read in this wave of events: its status path and its job's uid. */
+struct wave_end {
+    char uid[64];
+    char *status;
+};
+
+/*
+ * The status directory's and the log directory's events. Every worker end
+ * read in one wave of events is saved in one transaction (a store batch, as
+ * a scheduling pass's changes are), so 50 jobs ending together cost one
+ * commit, not 50; each end's status files are removed once it has committed.
+ */
 static void on_inotify(void *ctx, int fd, short revents)
 {
     struct engine *eng = ctx;
     char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
     (void)revents;
+    struct wave_end *ends = NULL;
+    size_t end_count = 0;
+    bool batching = false;
     for (;;) {
         ssize_t n = read(fd, buf, sizeof buf);
         if (n <= 0)
@@ -207,14 +225,34 @@ static void on_inotify(void *ctx, int fd, short revents)
         for (char *p = buf; p < buf + n;) {
             struct inotify_event *ev = (struct inotify_event *)p;
             if (ev->len > 0) {
-                if (ev->wd == eng->status_wd)
-                    status_file_appeared(eng, ev->name);
-                else if (ev->wd == eng->log_wd)
+                if (ev->wd == eng->status_wd) {
+                    if (!batching)
+                        engine_batch_begin(eng);
+                    batching = true;
+                    char *ended = NULL;
+                    status_file_appeared(eng, ev->name, &ended);
+                    if (ended) { /* the name parsed: its uid is the part before the dot */
+                        ends = xreallocarray(ends, end_count + 1, sizeof *ends);
+                        snprintf(ends[end_count].uid, sizeof ends[0].uid, "%.*s",
+                                 (int)strcspn(ev->name, "."), ev->name);
+                        ends[end_count++].status = ended;
+                    }
+                } else if (ev->wd == eng->log_wd)
                     poke_followers(eng, ev->name, (ev->mask & IN_MOVED_TO) != 0);
             }
             p += sizeof *ev + ev->len;
         }
     }
+    if (batching)
+        engine_batch_end(eng);
+    for (size_t i = 0; i < end_count; i++) {
+        /* Not on disk (the store refused it): retry_saves removes them once it is. */
+        struct ejob *job = engine_find_uid(eng, ends[i].uid);
+        if (job == NULL || engine_job_saved(eng, job))
+            lifecycle_forget_end_files(ends[i].status);
+        free(ends[i].status);
+    }
+    free(ends);
 }
 
 /* ---- opening ----------------------------------------------------------- */

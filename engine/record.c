@@ -373,6 +373,32 @@ json_t *saved_workers(const struct ejob *job)
 /* Jobs a batch saves past which the heap is trimmed once it is shown. */
 #define BIG_BATCH 1000
 
+static void hold_event_at(struct ejob *job, size_t pos, int64_t time_ms, const char *json);
+
+/*
+ * A batch that did not commit took its events with it: each is held again on
+ * its job, before any the job held meanwhile, and recorded after the state it
+ * tells of once a save succeeds (retry_saves), as for a save refused alone.
+ */
+static void hold_batch_events(struct engine *eng, bool ok)
+{
+    for (size_t i = 0; i < eng->batch_event_count; i++) {
+        struct batch_event *be = &eng->batch_events[i];
+        struct ejob *job = ok ? NULL : engine_find_uid(eng, be->uid);
+        if (job) {
+            size_t before = 0; /* this job's events re-held already: they come first */
+            for (size_t j = 0; j < i; j++)
+                before += strcmp(eng->batch_events[j].uid, be->uid) == 0;
+            hold_event_at(job, before, be->time_ms, be->json);
+        }
+        free(be->uid);
+        free(be->json);
+    }
+    free(eng->batch_events);
+    eng->batch_events = NULL;
+    eng->batch_event_count = 0;
+}
+
 void engine_batch_begin(struct engine *eng)
 {
     if (eng->batch_depth++ == 0)
@@ -401,8 +427,12 @@ void engine_batch_end(struct engine *eng)
         else if (!ok)
             save_failed(eng, jobs[i], strbuf_str(&err));
     }
-    if (!ok && eng->batch_line_count)
-        engine_log("%zu event(s) not recorded: %s", eng->batch_line_count, strbuf_str(&err));
+    if (!ok && eng->batch_event_count) {
+        engine_log("%zu event(s) held until their jobs are saved: %s", eng->batch_event_count,
+                   strbuf_str(&err));
+        arm_retry(eng); /* their jobs may all be saved: the retry records the events */
+    }
+    hold_batch_events(eng, ok);
     for (size_t i = 0; i < eng->batch_line_count; i++) {
         struct batch_line *bl = &eng->batch_lines[i];
         if (ok)
@@ -450,8 +480,8 @@ static bool record_event(struct engine *eng, struct ejob *job, int64_t time_ms, 
     return stored;
 }
 
-/* Holds an event of a job whose state is not saved: it must not be told before that state. */
-static void hold_event(struct ejob *job, int64_t time_ms, const char *json)
+/* Holds an event at pos among the job's held ones (the oldest goes when they are too many). */
+static void hold_event_at(struct ejob *job, size_t pos, int64_t time_ms, const char *json)
 {
     if (job->held_event_count == MAX_HELD_EVENTS) {
         engine_log("job %s: an event dropped while its saves fail: %s", job->name,
@@ -460,10 +490,22 @@ static void hold_event(struct ejob *job, int64_t time_ms, const char *json)
         memmove(job->held_events, job->held_events + 1,
                 (MAX_HELD_EVENTS - 1) * sizeof *job->held_events);
         job->held_event_count--;
+        pos = pos > 0 ? pos - 1 : 0;
     }
+    if (pos > job->held_event_count)
+        pos = job->held_event_count;
     job->held_events =
         xreallocarray(job->held_events, job->held_event_count + 1, sizeof *job->held_events);
-    job->held_events[job->held_event_count++] = (struct held_event){time_ms, xstrdup(json)};
+    memmove(job->held_events + pos + 1, job->held_events + pos,
+            (job->held_event_count - pos) * sizeof *job->held_events);
+    job->held_events[pos] = (struct held_event){time_ms, xstrdup(json)};
+    job->held_event_count++;
+}
+
+/* Holds an event of a job whose state is not saved: it must not be told before that state. */
+static void hold_event(struct ejob *job, int64_t time_ms, const char *json)
+{
+    hold_event_at(job, job->held_event_count, time_ms, json);
 }
 
 /* Records the events held while the job could not be saved; false while the store still refuses. */
@@ -494,10 +536,19 @@ void engine_event(struct engine *eng, struct ejob *job, struct job_event *ev)
     if (s == NULL)
         xalloc_die();
     /* A job whose last save failed: its events wait for the state they tell of. */
-    if (job->unsaved || job->held_event_count > 0)
+    if (job->unsaved || job->held_event_count > 0) {
         hold_event(job, now, s);
-    else
+    } else {
         record_event(eng, job, now, s, false);
+        if (eng->batch_depth > 0) {
+            /* In the batch's transaction (or refused there): kept until it commits. */
+            eng->batch_events = xreallocarray(eng->batch_events, eng->batch_event_count + 1,
+                                              sizeof *eng->batch_events);
+            eng->batch_events[eng->batch_event_count++] =
+                (struct batch_event){xstrdup(job->uid), now, s};
+            s = NULL;
+        }
+    }
     free(s);
     ev->id = 0;
     ev->time = NULL;
@@ -618,10 +669,7 @@ static void forget_status_files(struct engine *eng, struct ejob *job)
         if (w->live || !w->has_exit_code)
             continue;
         char *status = lifecycle_status_path(eng, job, w);
-        char *pid = xasprintf("%s.pid", status);
-        unlink(status);
-        unlink(pid);
-        free(pid);
+        lifecycle_forget_end_files(status);
         free(status);
     }
 }

@@ -589,7 +589,8 @@ int main(int argc, char **argv)
     int len = snprintf(line, sizeof(line), "%ld %ld %llu\n", (long)getpid(), (long)pid, ticks);
     char *pid_path = xasprintf("%s.pid", a.status);
     struct strbuf err = STRBUF_INIT;
-    if (file_write_atomic(pid_path, line, (size_t)len, 0644, &err) != 0) {
+    /* Not fsynced: it names processes, which a crash of the machine ends with it. */
+    if (file_write_atomic_nosync(pid_path, line, (size_t)len, 0644, &err) != 0) {
         kill(-pid, SIGKILL);
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
         }

@@ -72,6 +72,13 @@ struct held_event {
 };
 
 /* A watch line held back until the store has what it tells. */
+/* An event written inside a batch, kept until the batch commits (record.c). */
+struct batch_event {
+    char *uid;
+    int64_t time_ms;
+    char *json;
+};
+
 struct batch_line {
     char *ws;
     char *line; /* with its newline */
@@ -193,6 +200,8 @@ struct engine {
     size_t batch_count;
     struct batch_line *batch_lines; /* watch lines (events) sent once the batch commits */
     size_t batch_line_count;
+    struct batch_event *batch_events; /* events written in the open batch: held if it fails */
+    size_t batch_event_count;
     /*
      * Scheduling inputs' version: every save, removal or stop of a job bumps
      * it. A kept pass (schedpass.c) serves only while it has not moved.
@@ -328,6 +337,9 @@ void lifecycle_stop(struct engine *eng, struct ejob *job, enum after_stop then, 
 void lifecycle_cancel_kill(struct engine *eng, struct ejob *job);
 /* A worker's status file appeared (or was found at start-up). */
 void lifecycle_worker_ended(struct engine *eng, struct ejob *job, struct eworker *w, int exit_code);
+/* Removes an ended attempt's status file and its .pid, .claim and .script, once its end is saved.
+ */
+void lifecycle_forget_end_files(const char *status);
 /*
  * Marks node unschedulable for job (a fault rule's mark_node_unschedulable,
  * by == NULL, or a person's :markNode, by == the user) and records the

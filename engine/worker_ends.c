@@ -444,19 +444,23 @@ static void worker_end(struct engine *eng, struct ejob *job, struct eworker *w, 
      * removes it). The job may be gone: a delete finished with this end.
      */
     struct ejob *still = engine_find_uid(eng, uid);
-    if (still == NULL || engine_job_saved(eng, still)) {
-        unlink(status);
-        char *pid = xasprintf("%s.pid", status);
-        unlink(pid);
-        free(pid);
-        char *claim = xasprintf("%s.claim", status);
-        unlink(claim);
-        free(claim);
-        char *script = xasprintf("%s.script", status); /* the shim's, if it was killed */
-        unlink(script);
-        free(script);
-    }
+    if (still == NULL || engine_job_saved(eng, still))
+        lifecycle_forget_end_files(status);
     free(status);
+}
+
+void lifecycle_forget_end_files(const char *status)
+{
+    unlink(status);
+    char *pid = xasprintf("%s.pid", status);
+    unlink(pid);
+    free(pid);
+    char *claim = xasprintf("%s.claim", status);
+    unlink(claim);
+    free(claim);
+    char *script = xasprintf("%s.script", status); /* the shim's, if it was killed */
+    unlink(script);
+    free(script);
 }
 
 /*

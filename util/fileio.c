@@ -105,8 +105,9 @@ static void sync_parent_dir(const char *path)
     free(dir);
 }
 
-int file_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
-                      struct strbuf *err)
+/* file_write_atomic's work; durable adds the fsyncs of the file and its directory. */
+static int write_atomic(const char *path, const void *data, size_t len, mode_t mode, bool durable,
+                        struct strbuf *err)
 {
     /* A name no other writer (another process, or another call here) uses. */
     static unsigned long counter;
@@ -130,7 +131,7 @@ int file_write_atomic(const char *path, const void *data, size_t len, mode_t mod
         p += n;
         left -= (size_t)n;
     }
-    if (fsync(fd) != 0)
+    if (durable && fsync(fd) != 0)
         goto fail;
     if (close(fd) != 0) {
         fd = -1;
@@ -140,7 +141,8 @@ int file_write_atomic(const char *path, const void *data, size_t len, mode_t mod
     if (rename(tmp, path) != 0)
         goto fail;
     free(tmp);
-    sync_parent_dir(path);
+    if (durable)
+        sync_parent_dir(path);
     return 0;
 fail:
     strbuf_addf(err, "%s: %s", path, strerror(errno));
@@ -149,6 +151,18 @@ fail:
     unlink(tmp);
     free(tmp);
     return -1;
+}
+
+int file_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
+                      struct strbuf *err)
+{
+    return write_atomic(path, data, len, mode, true, err);
+}
+
+int file_write_atomic_nosync(const char *path, const void *data, size_t len, mode_t mode,
+                             struct strbuf *err)
+{
+    return write_atomic(path, data, len, mode, false, err);
 }
 
 /* Creates dir unless it is already a directory (EEXIST alone is not enough:

@@ -24,6 +24,14 @@ int file_read_regular(const char *path, size_t max, char **data, size_t *len, st
 /* Replaces path with data atomically. Returns 0, or -1 with a message in err. */
 int file_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
                       struct strbuf *err);
+/*
+ * file_write_atomic without the fsyncs: a reader still sees the old file or
+ * the new one, never part of it, but a crash of the machine may lose it. For
+ * files that only describe running processes (a shim's pid file), which such
+ * a crash ends as well.
+ */
+int file_write_atomic_nosync(const char *path, const void *data, size_t len, mode_t mode,
+                             struct strbuf *err);
 /* The path of name in the directory of the running binary, or NULL if unknown. */
 char *file_beside_self(const char *name);
 /* mkdir -p with the given mode for each created component. Returns 0 or -1. */
