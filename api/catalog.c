@@ -138,6 +138,11 @@ bool catalog_pool_has_zone(const struct catalog_pool *pool, const char *zone)
     return false;
 }
 
+bool catalog_pool_needs_zone(const struct catalog *cat, const struct catalog_pool *pool)
+{
+    return pool && pool->type != POOL_DEDICATED && !(cat && cat->zoneless);
+}
+
 const char *pool_type_label(enum pool_type type)
 {
     switch (type) {

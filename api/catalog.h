@@ -145,6 +145,12 @@ struct catalog {
     struct catalog_limits limits;
     int unknown; /* enum catalog_unknown bits: lists the backend cannot give (not in JSON) */
     /*
+     * The backend has no zones or VPCs at all (Slurm: a partition is its
+     * nodes): not an unknown list but no such thing, so no pool needs them;
+     * the wizard does not ask them and validation does not require them.
+     */
+    bool zoneless;
+    /*
      * Why a list the wizard offers is missing, in the backend's words ("ACP:
      * resource specs could not be read: …"); NULL when nothing is missing.
      */
@@ -162,6 +168,12 @@ const struct catalog_volume *catalog_volume(const struct catalog *cat, const cha
 const struct catalog_image *catalog_image(const struct catalog *cat, const char *path);
 bool catalog_workspace_has_pool(const struct catalog_workspace *ws, const char *pool);
 bool catalog_pool_has_zone(const struct catalog_pool *pool, const char *zone);
+/*
+ * Whether a job in pool needs a zone and a VPC: a public or idle pool does,
+ * unless the backend has none (cat->zoneless). The one rule for validation
+ * and the wizard.
+ */
+bool catalog_pool_needs_zone(const struct catalog *cat, const struct catalog_pool *pool);
 /* "standard – dedicated", "standard – public", "idle" */
 const char *pool_type_label(enum pool_type type);
 /* "owner", "member", … */

@@ -164,7 +164,8 @@ enum backend_status slurm_catalog(struct backend *b, struct catalog *out, struct
                     ? "the node's own environment (or any image, through the context's launcher)"
                     : "the node's own environment");
     out->resource_limits = xstrdup("enforced by Slurm (cons_tres: CPUs, memory, GPUs per node)");
-    out->unknown = CATALOG_UNKNOWN_ZONES | CATALOG_UNKNOWN_VOLUMES;
+    out->unknown = CATALOG_UNKNOWN_VOLUMES;
+    out->zoneless = true; /* partitions are nodes: no zone or VPC to ask for */
     json_decref(parts);
     json_decref(nodes);
     return BACKEND_OK;

@@ -106,14 +106,23 @@ int slurm_read_job_file(const char *dir, const char *sub, const char *name, size
     return rc;
 }
 
-/* A copy of text made safe for a terminal and at most max bytes. */
+/*
+ * A copy of text made safe for a terminal and at most max bytes: sanitizing
+ * can grow it (U+FFFD for a bad byte, "\u200b" for an invisible one), so
+ * the result is cut again, at a character boundary.
+ */
 char *slurm_clean(const char *text, size_t max)
 {
     if (text == NULL)
         return NULL;
     struct strbuf sb = STRBUF_INIT;
-    size_t n = strlen(text);
-    utf8_sanitize(&sb, text, n > max ? max : n, 0);
+    utf8_sanitize(&sb, text, strnlen(text, max), 0);
+    if (sb.len > max) {
+        size_t len = max;
+        while (len > 0 && ((unsigned char)sb.buf[len] & 0xC0) == 0x80)
+            len--;
+        strbuf_truncate(&sb, len);
+    }
     return strbuf_detach(&sb, NULL);
 }
 
@@ -146,12 +155,18 @@ static bool jint(const json_t *o, const char *key, int64_t lo, int64_t hi, int32
     return true;
 }
 
-/* One workers/<name>.json the supervisor wrote, checked field by field; false when unusable. */
-static bool worker_from_record(const json_t *r, struct worker_info *w)
+/*
+ * One workers/<stem>.json the supervisor wrote, checked field by field;
+ * false when unusable. The record names the worker its file is named for,
+ * so no file can pass for another worker or list one twice.
+ */
+static bool worker_from_record(const json_t *r, const char *stem, size_t stem_len,
+                               struct worker_info *w)
 {
     memset(w, 0, sizeof *w);
     const char *name = json_string_value(json_object_get(r, "name"));
-    if (!slurm_safe_component(name))
+    if (!slurm_safe_component(name) || strlen(name) != stem_len ||
+        memcmp(name, stem, stem_len) != 0)
         return false;
     w->name = xstrdup(name);
     w->node_name = jstr(r, "node", 128);
@@ -219,7 +234,7 @@ size_t slurm_workers_from_dir(const char *dir, struct worker_list *out)
         if (read_at(dirfd(dp), e->d_name, WORKER_FILE_MAX, false, &sb) == 0) {
             json_t *j = json_loadb(sb.buf ? sb.buf : "", sb.len, 0, NULL);
             struct worker_info w;
-            if (json_is_object(j) && worker_from_record(j, &w)) {
+            if (json_is_object(j) && worker_from_record(j, e->d_name, n - 5, &w)) {
                 if (out->count == cap) {
                     cap = cap ? cap * 2 : 8;
                     out->workers = xreallocarray(out->workers, cap, sizeof *out->workers);
@@ -359,56 +374,76 @@ static bool event_from_line(const char *line, size_t len, const char *job, struc
         e->rule = v;
     }
     e->action = jstr(j, "action", 32);
-    struct strbuf m = STRBUF_INIT;
-    if (message)
-        utf8_sanitize(&m, message, strnlen(message, EVENT_TEXT_MAX), 0);
-    else
-        utf8_sanitize(&m, reason, strnlen(reason, 64), 0);
-    e->message = strbuf_detach(&m, NULL);
+    e->message = message ? slurm_clean(message, EVENT_TEXT_MAX) : slurm_clean(reason, 64);
     json_decref(j);
     return true;
 }
 
 /*
- * The last EVENTS_MAX bytes of events.jsonl: a first line cut by the bound
- * is dropped, lines that are not events are skipped, at most
- * EVENTS_COUNT_MAX events are kept (the newest).
+ * The events of buf, a run of events.jsonl's lines: a line without its
+ * newline (still being written) is left out, and so is the first line when
+ * cut (buf starts inside it). Lines that are not events are skipped; the
+ * newest EVENTS_COUNT_MAX are kept, read from the end so a file of many
+ * small lines costs what the kept ones cost.
  */
-static size_t events_from_dir(const char *dir, const char *job, struct job_event_list *out)
+size_t slurm_events_parse(const char *buf, size_t len, bool cut, const char *job,
+                          struct job_event_list *out)
 {
+    memset(out, 0, sizeof *out);
+    const char *end = buf + len;
+    while (end > buf && end[-1] != '\n')
+        end--; /* the unfinished last line */
+    size_t cap = 0;
+    while (end > buf && out->count < EVENTS_COUNT_MAX) {
+        const char *stop = end - 1; /* this line's newline */
+        const char *start = stop;
+        while (start > buf && start[-1] != '\n')
+            start--;
+        end = start;
+        if (start == buf && cut)
+            break;
+        struct job_event e;
+        if (!event_from_line(start, (size_t)(stop - start), job, &e))
+            continue;
+        if (out->count == cap) {
+            cap = cap ? cap * 2 : 32;
+            out->events = xreallocarray(out->events, cap, sizeof *out->events);
+        }
+        out->events[out->count++] = e;
+    }
+    for (size_t i = 0; i < out->count / 2; i++) { /* oldest first */
+        struct job_event t = out->events[i];
+        out->events[i] = out->events[out->count - 1 - i];
+        out->events[out->count - 1 - i] = t;
+    }
+    for (size_t i = 0; i < out->count; i++)
+        out->events[i].id = (int64_t)i + 1;
+    return out->count;
+}
+
+/*
+ * The events of dir's events.jsonl from its last max bytes. One byte before
+ * them is read too: the first line is whole exactly when that byte is a
+ * newline (or there is none), whatever the file's size.
+ */
+size_t slurm_events_from_dir(const char *dir, const char *job, size_t max,
+                             struct job_event_list *out)
+{
+    memset(out, 0, sizeof *out);
     struct strbuf sb = STRBUF_INIT;
-    if (slurm_read_job_file(dir, NULL, "events.jsonl", EVENTS_MAX, true, &sb) != 0) {
+    if (slurm_read_job_file(dir, NULL, "events.jsonl", max + 1, true, &sb) != 0) {
         strbuf_free(&sb);
         return 0;
     }
-    const char *p = sb.buf ? sb.buf : "", *end = p + sb.len;
-    struct stat st;
-    (void)st;
-    size_t cap = 0;
-    bool first = true;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (nl == NULL)
-            break; /* a line still being written */
-        if (!(first && sb.len == EVENTS_MAX)) {
-            struct job_event e;
-            if (event_from_line(p, (size_t)(nl - p), job, &e)) {
-                if (out->count == EVENTS_COUNT_MAX) {
-                    job_event_free(&out->events[0]);
-                    memmove(out->events, out->events + 1, (out->count - 1) * sizeof *out->events);
-                    out->count--;
-                }
-                if (out->count == cap) {
-                    cap = cap ? cap * 2 : 32;
-                    out->events = xreallocarray(out->events, cap, sizeof *out->events);
-                }
-                e.id = (int64_t)out->count + 1;
-                out->events[out->count++] = e;
-            }
-        }
-        first = false;
-        p = nl + 1;
+    const char *p = sb.buf ? sb.buf : "";
+    size_t len = sb.len;
+    bool cut = false;
+    if (len > max) { /* the byte before the tail */
+        cut = p[0] != '\n';
+        p++;
+        len--;
     }
+    slurm_events_parse(p, len, cut, job, out);
     strbuf_free(&sb);
     return out->count;
 }
@@ -427,7 +462,7 @@ enum backend_status slurm_events(struct backend *b, const char *name, struct job
                       b->target.workspace);
         return BACKEND_REJECTED;
     }
-    events_from_dir(dir, name, out);
+    slurm_events_from_dir(dir, name, EVENTS_MAX, out);
     free(dir);
     return BACKEND_OK;
 }

@@ -72,6 +72,12 @@ bool slurm_safe_component(const char *s);
 size_t slurm_workers_from_dir(const char *dir, struct worker_list *out);
 enum backend_status slurm_workers(struct backend *b, const char *name, struct worker_list *out,
                                   struct api_error *err);
+/* The events of a run of events.jsonl's lines (cut: buf starts inside its first line). */
+size_t slurm_events_parse(const char *buf, size_t len, bool cut, const char *job,
+                          struct job_event_list *out);
+/* The events of dir's events.jsonl, read from its last max bytes. */
+size_t slurm_events_from_dir(const char *dir, const char *job, size_t max,
+                             struct job_event_list *out);
 enum backend_status slurm_events(struct backend *b, const char *name, struct job_event_list *out,
                                  struct api_error *err);
 

@@ -194,7 +194,8 @@ static void check_pool_type(struct check *c)
         if (qt == QUOTA_TYPE_RESERVED)
             findings_add(c->out, SEVERITY_ERROR, "scheduling.quota_type",
                          "idle pool needs SPOT, not RESERVED ('%s' is an idle pool)", pool->name);
-        check_zone_and_vpc(c);
+        if (catalog_pool_needs_zone(c->cat, pool))
+            check_zone_and_vpc(c);
         break;
     case POOL_PUBLIC:
     case POOL_DEDICATED:
@@ -202,18 +203,19 @@ static void check_pool_type(struct check *c)
             findings_add(c->out, SEVERITY_ERROR, "scheduling.quota_type",
                          "standard pool needs RESERVED, not SPOT ('%s' is %s)", pool->name,
                          pool_type_label(pool->type));
-        if (pool->type == POOL_PUBLIC) {
+        if (catalog_pool_needs_zone(c->cat, pool))
             check_zone_and_vpc(c);
-            break;
-        }
-        if (rp->zone)
-            findings_add(c->out, SEVERITY_WARNING, "resource_pool.zone",
-                         "ignored for a dedicated pool");
-        if (rp->vpc_id)
-            findings_add(c->out, SEVERITY_WARNING, "resource_pool.vpc_id",
-                         "ignored for a dedicated pool");
         break;
     }
+    if (catalog_pool_needs_zone(c->cat, pool))
+        return;
+    /* A zone or VPC where none is needed is said to be ignored, never dropped unsaid. */
+    const char *why = pool->type == POOL_DEDICATED ? "ignored for a dedicated pool"
+                                                   : "ignored: this backend has no zones or VPCs";
+    if (rp->zone)
+        findings_add(c->out, SEVERITY_WARNING, "resource_pool.zone", "%s", why);
+    if (rp->vpc_id)
+        findings_add(c->out, SEVERITY_WARNING, "resource_pool.vpc_id", "%s", why);
 }
 
 /* resource_pool: required; with a catalog, one of the workspace's pools, used as its type says. */

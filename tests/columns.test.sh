@@ -12,12 +12,8 @@ engine_config nodes="sim 2 16" specs=gpu-1:1:1:512 </dev/null
 start_engine
 COLS_FILE="$HOME/.config/trainjob/columns"
 
-tj() { "$TRAINJOB_BIN" --endpoint "$EP" "$@"; }
-start_top() {
-    tmux kill-session -t "$SESSION" 2>/dev/null
-    new_session -d -s "$SESSION" -x 80 -y 24 \
-        "env HOME='$HOME' XDG_CONFIG_HOME='$HOME/.config' TERM=tmux-256color '$TRAINJOB_BIN' --endpoint '$EP' top; echo EXIT=\$?; sleep 60"
-}
+TUI_ENV="XDG_CONFIG_HOME='$HOME/.config'"
+start_top() { start_tui 80 24 "--endpoint '$EP' top"; }
 header() { screen; grep -m1 -F "NAME" "$TMP/screen" >"$TMP/header"; }
 
 job() { # NAME DISPLAY

@@ -14,8 +14,6 @@ SESSION="tj-interleave-$$"
 engine_config nodes="sim 2 16" specs=gpu-1:1:1:512 </dev/null
 start_engine
 
-tj() { "$TRAINJOB_BIN" --endpoint "$EP" "$@"; }
-
 cat >"$TMP/turns.yaml" <<'EOF2'
 workspace_name: default
 name: turns
@@ -43,14 +41,7 @@ fault_tolerance:
   backoff_limit: 0
 EOF2
 run tj submit -f "$TMP/turns.yaml"
-n=0
-while [ $n -lt 300 ]; do
-    tj get job turns -o json >"$TMP/out" 2>&1
-    grep -q '"state": "SUCCEEDED"' "$TMP/out" && break
-    grep -q '"state": "FAILED"' "$TMP/out" && break
-    sleep 0.2
-    n=$((n + 1))
-done
+wait_state turns "SUCCEEDED|FAILED" 60
 expect_grep "the two workers take turns and the job ends" "$TMP/out" '"state": "SUCCEEDED"'
 
 # The bytes of each log are the worker's own (the index is beside them, not in them).
@@ -75,9 +66,7 @@ says_order() {
 }
 want='rank 0 says 1,rank 1 says 1,rank 0 says 2,rank 1 says 2,rank 0 says 3,rank 1 says 3,'
 
-tmux kill-session -t "$SESSION" 2>/dev/null
-new_session -d -s "$SESSION" -x 80 -y 24 \
-    "env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' --endpoint '$EP' top --job turns; echo EXIT=\$?; sleep 60"
+start_tui 80 24 "--endpoint '$EP' top --job turns"
 see "the finished job's screen opens" "master-0" 10
 keys a
 see "a shows all workers" "all workers" 10
@@ -93,9 +82,7 @@ keys q
 
 # A hostile index (times going backwards, garbage): the lines are all there, in arrival order.
 for f in "$STATE"/logs/*.log.idx; do printf 'garbage, not records, 0123456789' >"$f"; done
-tmux kill-session -t "$SESSION" 2>/dev/null
-new_session -d -s "$SESSION" -x 80 -y 24 \
-    "env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' --endpoint '$EP' top --job turns; echo EXIT=\$?; sleep 60"
+start_tui 80 24 "--endpoint '$EP' top --job turns"
 see "with a garbage index, the job screen opens" "master-0" 10
 keys a
 see "...a still shows every worker's lines" "rank 1 says 3" 10

@@ -41,15 +41,11 @@ contexts:
   secret_key_file: $HOME/.config/trainjob/alice.sk
 EOF2
 
-tj() { "$TRAINJOB_BIN" --endpoint "$EP" "$@"; }
-
 start_top() { start_top_at "--endpoint '$EP'" "$@"; }
 start_top_at() { # WHERE [ARGS...]
     where=$1
     shift
-    tmux kill-session -t "$SESSION" 2>/dev/null
-    new_session -d -s "$SESSION" -x 80 -y 24 \
-        "env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' $where top $*; echo EXIT=\$?; sleep 60"
+    start_tui 80 24 "$where top $*"
 }
 
 # A job that fails at once: its events are its state changes and the failure.
@@ -70,13 +66,7 @@ fault_tolerance:
   backoff_limit: 0
 EOF
 run tj submit -f "$TMP/broken.yaml"
-n=0
-while [ $n -lt 100 ]; do
-    tj get job broken -o json >"$TMP/out" 2>&1
-    grep -q '"state": "FAILED"' "$TMP/out" && break
-    sleep 0.2
-    n=$((n + 1))
-done
+wait_state broken FAILED
 expect_grep "the broken job fails" "$TMP/out" '"state": "FAILED"'
 
 # The job screen opened by itself, from inside the watch stream's callback.

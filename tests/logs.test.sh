@@ -8,6 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
 . tests/engine.sh
+TUI_ENGINE=none # the engine is this test's own (tests/engine.sh, above)
+. tests/tui.sh
 
 FOLLOW_PID=""
 MON_PID=""
@@ -16,7 +18,7 @@ E="--endpoint http+unix://$SOCK"
 cleanup() {
     [ -n "$FOLLOW_PID" ] && kill "$FOLLOW_PID" 2>/dev/null
     [ -n "$MON_PID" ] && kill "$MON_PID" 2>/dev/null
-    command tmux -S "$TMP/tmux.sock" kill-server 2>/dev/null
+    tui_cleanup
     engine_cleanup
     rm -rf "$TMP"
 }
@@ -204,25 +206,11 @@ contexts:
     telemetry_station: ts-user-1
 YAML
 SESSION="tj-acplogs-$$"
-tmux() { command tmux -S "$TMP/tmux.sock" "$@"; }
-tmux new-session -d -s "$SESSION" -x 100 -y 30 \
-    "env HOME='$HOME' LANG=C.UTF-8 TERM=tmux-256color TRAINJOB_CONFIG='$TMP/acp.yaml' '$TRAINJOB_BIN' top --job fast; echo EXIT=\$?; sleep 60"
-# wait_screen TEXT: up to 10 s for TEXT on the screen ($TMP/screen)
-wait_screen() {
-    n=0
-    while [ $n -lt 100 ]; do
-        tmux capture-pane -t "$SESSION" -p >"$TMP/screen"
-        grep -qF -- "$1" "$TMP/screen" && return 0
-        sleep 0.1
-        n=$((n + 1))
-    done
-    return 1
-}
-if wait_screen "master-0"; then pass "driver: acp: top opens the job's screen"; else
-    fail "driver: acp: top opens the job's screen" "$(cat "$TMP/screen")"
-fi
-tmux send-keys -t "$SESSION" l
-if wait_screen "FAKE-MONITOR-LINE two"; then
+TUI_ENV="LANG=C.UTF-8 TRAINJOB_CONFIG='$TMP/acp.yaml'"
+start_tui 100 30 "top --job fast"
+see "driver: acp: top opens the job's screen" "master-0" 10
+keys l
+if wait_screen "FAKE-MONITOR-LINE two" 10; then
     pass "driver: acp: the log pane shows the Monitor service's lines"
 else
     fail "driver: acp: the log pane shows the Monitor service's lines" \
@@ -234,7 +222,7 @@ if [ "$(tmux display-message -p -t "$SESSION" '#{pane_title}')" = pwned ]; then
 else
     pass "...and a line cannot retitle the terminal"
 fi
-tmux kill-server 2>/dev/null
+tui_cleanup
 kill "$MON_PID" 2>/dev/null
 wait "$MON_PID" 2>/dev/null
 MON_PID=""

@@ -10,8 +10,6 @@ SESSION="tj-logs-$$"
 engine_config nodes="sim 1 16" specs=gpu-1:1:1:512 </dev/null
 start_engine
 
-tj() { "$TRAINJOB_BIN" --endpoint "$EP" "$@"; }
-
 # A job that writes 40 lines, one of them an error, then fails.
 cat >"$TMP/noisy.yaml" <<'EOF'
 workspace_name: default
@@ -34,18 +32,10 @@ fault_tolerance:
   backoff_limit: 0
 EOF
 run tj submit -f "$TMP/noisy.yaml"
-n=0
-while [ $n -lt 100 ]; do
-    tj get job noisy -o json >"$TMP/out" 2>&1
-    grep -q '"state": "FAILED"' "$TMP/out" && break
-    sleep 0.2
-    n=$((n + 1))
-done
+wait_state noisy FAILED
 expect_grep "the noisy job fails" "$TMP/out" '"state": "FAILED"'
 
-tmux kill-session -t "$SESSION" 2>/dev/null
-new_session -d -s "$SESSION" -x 80 -y 24 \
-    "cd '$TMP' && env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' --endpoint '$EP' top --job noisy; echo EXIT=\$?; sleep 60"
+start_tui -C "$TMP" 80 24 "--endpoint '$EP' top --job noisy"
 see "top --job opens the job's screen" "master-0" 10
 keys l
 see "l shows the worker's log" "step 40 fine" 10
@@ -157,16 +147,6 @@ sed -e 's/^name: noisy/name: sleeper/' -e 's/^display_name: noisy/display_name: 
     -e 's/^    startup_script: |/    startup_script: sleep 600/' "$TMP/noisy.yaml" >"$TMP/sleeper.yaml"
 run tj submit -f "$TMP/sleeper.yaml"
 expect_rc "a sleeping job is accepted" 0
-wait_state() { # JOB STATE
-    n=0
-    while [ $n -lt 100 ]; do
-        tj get job "$1" -o json >"$TMP/out" 2>&1
-        grep -q "\"state\": \"$2\"" "$TMP/out" && return 0
-        sleep 0.2
-        n=$((n + 1))
-    done
-    return 1
-}
 wait_state sleeper RUNNING
 expect_grep "...runs" "$TMP/out" '"state": "RUNNING"'
 run tj stop sleeper
@@ -176,9 +156,7 @@ run tj get workers sleeper
 expect_grep "get workers says the worker stopped" "$TMP/out" "Stopped"
 expect_no_grep "...not that it failed" "$TMP/out" "Failed"
 expect_no_grep "...nor that it was killed" "$TMP/out" "SIGTERM"
-tmux kill-session -t "$SESSION" 2>/dev/null
-new_session -d -s "$SESSION" -x 80 -y 24 \
-    "env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' --endpoint '$EP' top --job sleeper; echo EXIT=\$?; sleep 60"
+start_tui 80 24 "--endpoint '$EP' top --job sleeper"
 see "the stopped job's screen opens" "master-0" 10
 see_row "...its worker Stopped" "master-0" "Stopped"
 gone "...not Failed" "Failed"

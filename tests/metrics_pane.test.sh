@@ -67,9 +67,7 @@ idle_check() {
     fi
 }
 
-tmux kill-session -t "$SESSION" 2>/dev/null
-new_session -d -s "$SESSION" -x 80 -y 24 \
-    "env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' --endpoint '$EP' top --job train; echo EXIT=\$?; sleep 60"
+start_tui 80 24 "--endpoint '$EP' top --job train"
 see "top opens the job's screen" "Workers"
 keys M
 see "M shows the Metrics pane" "Metrics"

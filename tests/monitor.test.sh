@@ -15,12 +15,8 @@ SESSION="tj-top-$$"
 engine_config nodes="sim 2 16" specs=gpu-1:1:1:512 </dev/null
 start_engine
 
-tj() { "$TRAINJOB_BIN" --endpoint "$EP" "$@"; }
-
 start_top() { # [ARGS...]
-    tmux kill-session -t "$SESSION" 2>/dev/null
-    new_session -d -s "$SESSION" -x 120 -y 40 \
-        "env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' --endpoint '$EP' top $*; echo EXIT=\$?; sleep 60"
+    start_tui 120 40 "--endpoint '$EP' top $*"
 }
 
 # A 2-worker job: rank 1 prints, then exits 201 each time; RESTART_POD, backoff 2.
@@ -265,9 +261,7 @@ contexts:
     workspace: default
     theme: nosuch
 EOF
-tmux kill-session -t "$SESSION" 2>/dev/null
-new_session -d -s "$SESSION" -x 120 -y 40 \
-    "env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' --context second top; echo EXIT=\$?; sleep 60"
+start_tui 120 40 "--context second top"
 see "a context naming a missing theme still opens top" "PRIORITY"
 see "...and says what was wrong with the theme" "config.yaml theme:"
 keys q

@@ -14,9 +14,10 @@ export LANG=C.UTF-8 LC_ALL=C.UTF-8
 chmod 755 "$TMP" # slurmrestd and the jobs run as unprivileged users: DIR must be o+x
 CL="$TMP/cluster"
 SESSION="tj-slurm-$$"
-tmux() { command tmux -S "$TMP/tmux.sock" "$@"; }
+TUI_ENGINE=none # the backend is the Slurm cluster below
+. tests/tui.sh
 cleanup() {
-    tmux kill-server 2>/dev/null
+    tui_cleanup
     sh tests/slurm/cluster.sh stop "$CL" >/dev/null 2>&1
     rm -rf "$TMP"
 }
@@ -134,25 +135,17 @@ expect_rc "a long job is submitted" 0
 expect_state "...and runs" long RUNNING 30
 
 # top lists the Slurm job and says which backend it is on
-tmux new-session -d -s "$SESSION" -x 140 -y 30 \
-    "env TRAINJOB_CONFIG='$TRAINJOB_CONFIG' LANG=C.UTF-8 TERM=tmux-256color '$TRAINJOB_BIN' top; sleep 60"
-seen=0
-for _ in $(seq 1 50); do
-    tmux capture-pane -t "$SESSION" -p >"$TMP/screen" 2>/dev/null
-    grep -q "long" "$TMP/screen" && grep -q "RUNNING" "$TMP/screen" && { seen=1; break; }
-    sleep 0.2
-done
-if [ $seen = 1 ]; then pass "top lists the running Slurm job"; else fail "top lists the running Slurm job" "$(cat "$TMP/screen")"; fi
+TUI_ENV="TRAINJOB_CONFIG='$TRAINJOB_CONFIG' LANG=C.UTF-8"
+start_tui 140 30 "top"
+see_row "top lists the running Slurm job" "long" "RUNNING" 10
 expect_grep "...and says it is on slurm" "$TMP/screen" "· slurm"
-tmux send-keys -t "$SESSION" Enter
-seen=0
-for _ in $(seq 1 50); do
-    tmux capture-pane -t "$SESSION" -p >"$TMP/screen" 2>/dev/null
-    grep -q "master-0" "$TMP/screen" && grep -q "worker-0" "$TMP/screen" && grep -q "submitted as Slurm job" "$TMP/screen" && { seen=1; break; }
-    sleep 0.2
-done
-if [ $seen = 1 ]; then pass "...its job screen shows the workers and events"; else fail "...its job screen shows the workers and events" "$(cat "$TMP/screen")"; fi
-tmux kill-server 2>/dev/null
+keys Enter
+if wait_screen "master-0" 10 && wait_screen "worker-0" 10 && wait_screen "submitted as Slurm job" 10; then
+    pass "...its job screen shows the workers and events"
+else
+    fail "...its job screen shows the workers and events" "$(cat "$TMP/screen")"
+fi
+tui_cleanup
 
 run tj stop long
 expect_rc "stop works" 0

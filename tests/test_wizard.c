@@ -20,8 +20,10 @@
 #include "api/catalog.h"
 #include "api/jobspec.h"
 #include "api/jobspec_defaults.h"
+#include "api/validate.h"
 #include "tui/keymap.h"
 #include "tui/wizard.h"
+#include "tui/wizard_priv.h"
 #include "util/xalloc.h"
 
 static char **one(const char *a, size_t *n)
@@ -254,6 +256,76 @@ static void test_defaults_agree(void **state)
     assert_int_equal(jobspec_pool_quota_type(&fx->cat, "local"), QUOTA_TYPE_RESERVED);
 }
 
+/* The catalog api/slurm_catalog.c builds: partitions as pools (an idle one), no zones or VPCs. */
+static void make_slurm_catalog(struct catalog *cat)
+{
+    make_catalog(cat);
+    struct catalog_pool *idle = &cat->pools[1];
+    for (size_t i = 0; i < idle->zone_count; i++)
+        free(idle->zones[i]);
+    free(idle->zones);
+    idle->zones = NULL;
+    idle->zone_count = 0;
+    cat->unknown = CATALOG_UNKNOWN_VOLUMES;
+    cat->zoneless = true;
+}
+
+/* Zone and VPC of an idle pool: asked on trainjobd, neither shown, checked nor written on Slurm. */
+static void test_zone_and_vpc_only_where_the_backend_has_them(void **state)
+{
+    struct fixture *fx = *state;
+    struct jobspec j = ok_job();
+    free(j.resource_pool.name);
+    j.resource_pool.name = xstrdup("local-idle");
+    /* trainjobd: the idle pool's zone and VPC are fields, and required */
+    fx->wz = wizard_new(&fx->cat, &j, NULL, fx->km);
+    struct form *basics = fx->wz->forms[SECTION_BASICS];
+    assert_false(form_hidden(basics, fx->wz->e_zone));
+    assert_false(form_hidden(basics, fx->wz->e_vpc));
+    assert_string_equal(wizard_job(fx->wz)->resource_pool.zone, "local-1z");
+    wizard_validate(fx->wz);
+    assert_true(wizard_error_count(fx->wz) > 0); /* no VPC in this catalog's list */
+    wizard_free(fx->wz);
+    fx->wz = NULL;
+
+    /* Slurm: no zone or VPC field, none in the job, no error for their absence */
+    struct catalog slurm;
+    make_slurm_catalog(&slurm);
+    fx->wz = wizard_new(&slurm, &j, NULL, fx->km);
+    basics = fx->wz->forms[SECTION_BASICS];
+    assert_true(form_hidden(basics, fx->wz->e_zone));
+    assert_true(form_hidden(basics, fx->wz->e_vpc));
+    wizard_validate(fx->wz);
+    const struct jobspec *got = wizard_job(fx->wz);
+    assert_null(got->resource_pool.zone);
+    assert_null(got->resource_pool.vpc_id);
+    assert_int_equal(got->scheduling.quota_type, QUOTA_TYPE_SPOT); /* still an idle pool */
+    assert_int_equal(wizard_error_count(fx->wz), 0);
+
+    /* A file's zone and VPC on Slurm: not required, and said to be ignored, never unsaid */
+    j.resource_pool.zone = xstrdup("local-1z");
+    j.resource_pool.vpc_id = xstrdup("vpc-1");
+    j.scheduling.present = true;
+    j.scheduling.quota_type = QUOTA_TYPE_SPOT;
+    struct findings fs = FINDINGS_INIT;
+    struct validate_options opt = {.catalog = &slurm};
+    validate_job(&j, &opt, &fs);
+    size_t ignored = 0, errors = 0;
+    for (size_t i = 0; i < fs.count; i++) {
+        if (strncmp(fs.items[i].path, "resource_pool.", 14) == 0 &&
+            strstr(fs.items[i].message, "no zones or VPCs"))
+            ignored += fs.items[i].severity == SEVERITY_WARNING;
+        errors += fs.items[i].severity == SEVERITY_ERROR;
+    }
+    assert_int_equal(ignored, 2);
+    assert_int_equal(errors, 0);
+    findings_free(&fs);
+    jobspec_free(&j);
+    wizard_free(fx->wz);
+    fx->wz = NULL;
+    catalog_free(&slurm);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +333,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_replicas_typed_is_kept, setup, teardown),
         cmocka_unit_test_setup_teardown(test_file_values_kept, setup, teardown),
         cmocka_unit_test_setup_teardown(test_defaults_agree, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_zone_and_vpc_only_where_the_backend_has_them, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,18 +8,18 @@ SESSION="tj-wizard-$$"
 . tests/tui.sh
 start_engine
 
-WIZARD_ENV="" # more VAR=value for the wizard's environment
-start_wizard() { # FILE ("" for none) [WIDTH HEIGHT]
+# wizard FILE ("" for none) [WIDTH HEIGHT]: `trainjob new` at 100×30 unless
+# told; with no file the last wizard's draft stays, to be offered.
+wizard() {
     tmux kill-session -t "$SESSION" 2>/dev/null
     if [ -n "$1" ]; then # a file offers its own draft first (tests/wizard_drafts.test.sh)
         sleep 0.5      # the killed wizard saves its draft on the way out
         rm -rf "$HOME/.local/state/trainjob/drafts"
     fi
-    new_session -d -s "$SESSION" -x "${2:-100}" -y "${3:-30}" \
-        "env HOME='$HOME' TERM=tmux-256color $WIZARD_ENV '$TRAINJOB_BIN' --endpoint '$EP' new ${1:+-f '$1'}; echo EXIT=\$?; sleep 60"
+    start_tui "${2:-100}" "${3:-30}" "--endpoint '$EP' new ${1:+-f '$1'}"
 }
 
-start_wizard examples/pytorch-ddp.yaml 120 40
+wizard examples/pytorch-ddp.yaml 120 40
 see "the wizard opens on Basics" "Basics"
 see "the file prefills the display name" "ResNet50-DDP-基线"
 see "the catalog fills the workspace" "default"
@@ -63,7 +63,7 @@ expect_grep "...its log path, under the mount" "$TMP/out" '"log_path": "/mnt/afs
 
 # Text from a file never reaches the terminal raw.
 printf 'display_name: "evil\\e]0;pwned\\a\\e[2Jname"\nframework: MPI\n' >"$TMP/evil.yaml"
-start_wizard "$TMP/evil.yaml"
+wizard "$TMP/evil.yaml"
 see "a display name with escape sequences is shown harmlessly" "evil"
 see "...its control characters drawn as replacement characters" "evil�"
 title=$(tmux display-message -p -t "$SESSION" '#{pane_title}')
@@ -78,13 +78,13 @@ see "...with exit 1" "EXIT=1"
 
 # A dropped session keeps what was typed: the next start offers the draft.
 rm -rf "$HOME/.local/state/trainjob/drafts"
-start_wizard ""
+wizard ""
 see "a new wizard opens empty" "Display name"
 keys Tab "draft-行1"
 sleep 0.6 # the draft is written once typing pauses
 tmux kill-session -t "$SESSION"
 sleep 0.3
-start_wizard ""
+wizard ""
 see "the next start offers the draft" "Resume it?"
 keys y
 see "resuming restores the typed field" "draft-行1"
@@ -92,7 +92,7 @@ see "resuming restores the typed field" "draft-行1"
 # The lists — variables, fault-tolerance rules, mounts — typed row by row in a
 # fresh wizard, checked inline on the row's own field, and sent as typed.
 rm -rf "$HOME/.local/state/trainjob/drafts"
-start_wizard ""
+wizard ""
 see "a fresh wizard for the lists opens" "Display name"
 keys Tab "lists-demo"
 keys Tab "lists-demo"
@@ -156,7 +156,7 @@ expect_grep "the log path is the mount path and the directory under it" "$TMP/ou
     '"log_path": "/mnt/data/tb"'
 
 # A file's lists come back unchanged when nothing is edited.
-start_wizard examples/pytorch-ddp.yaml
+wizard examples/pytorch-ddp.yaml
 see "the file opens again" "ResNet50-DDP"
 keys PgDn PgDn PgDn PgDn PgDn
 see "the file's variables are rows" "var 2   OMP_NUM_THREADS"
@@ -167,7 +167,7 @@ see "the file's rule is a row with its exit codes" "254,255"
 
 # Keys are the keymap's: the help lists them, generated from it.
 rm -rf "$HOME/.local/state/trainjob/drafts"
-start_wizard examples/pytorch-ddp.yaml
+wizard examples/pytorch-ddp.yaml
 see "the wizard opens for the key tests" "ResNet50-DDP"
 see "the key bar shows the keymap's keys" "F1 Help"
 keys F1
@@ -194,8 +194,8 @@ unbind wizard C-s
 bind wizard C-g submit
 bind wizard F9 sumbit
 EOF
-WIZARD_ENV="XDG_CONFIG_HOME='$HOME/cfg'"
-start_wizard examples/pytorch-ddp.yaml
+TUI_ENV="XDG_CONFIG_HOME='$HOME/cfg'"
+wizard examples/pytorch-ddp.yaml
 see "a bad line in the keys file is reported with its line, column and word" \
     'keys:4:16: unknown action "sumbit" (did you mean submit?)'
 see "...and the wizard runs on (the key bar shows the rebound submit)" "C-g Submit"
@@ -209,10 +209,10 @@ keys Tab End " x"
 keys C-g
 # (2 errors: the space, and resnet50-ddp, which exists by now)
 see "the rebound key submits (held back by the errors)" "2 errors to fix before submitting"
-WIZARD_ENV=""
+TUI_ENV=""
 
 # F2 saves the form as a job file; F3 loads one the way -f does.
-start_wizard examples/pytorch-ddp.yaml
+wizard examples/pytorch-ddp.yaml
 see "the wizard opens for save and load" "ResNet50-DDP"
 keys F2
 see "F2 asks where to save, offering the file the form came from" "examples/pytorch-ddp.yaml"
@@ -262,7 +262,7 @@ keys Escape Tab C-u "registry.example.com/team/train:v1"
 gone "...and only an NGC image's" "NGC release"
 
 # A name already used in the workspace is caught while typing (the backend is asked).
-start_wizard examples/pytorch-ddp.yaml
+wizard examples/pytorch-ddp.yaml
 see "a file naming an existing job opens" "Basics"
 see "...and its name is flagged as taken, next to the field" "already used in workspace default"
 keys Tab Tab End "-2"
@@ -270,13 +270,13 @@ gone "a new name clears it" "already used in workspace default"
 
 # Other terminals, and none with colour: every mark still reads (icons).
 for t in screen-256color xterm linux; do
-    WIZARD_ENV="TERM=$t"
-    start_wizard examples/pytorch-ddp.yaml 80 24
+    TUI_ENV="TERM=$t"
+    wizard examples/pytorch-ddp.yaml 80 24
     see "under TERM=$t the wizard draws its sections" "TensorBoard"
     see "...with the marks of each section" "✓ Resources"
 done
-WIZARD_ENV=""
-start_wizard examples/pytorch-ddp.yaml 80 24
+TUI_ENV=""
+wizard examples/pytorch-ddp.yaml 80 24
 see "(a 256-colour terminal again)" "TensorBoard"
 tmux capture-pane -t "$SESSION" -p -e >"$TMP/escapes"
 if grep -q "$(printf '\033')\[38;5;" "$TMP/escapes"; then
@@ -284,8 +284,8 @@ if grep -q "$(printf '\033')\[38;5;" "$TMP/escapes"; then
 else
     fail "a 256-colour terminal gets the scheme's colours" "$(head -c 300 "$TMP/escapes")"
 fi
-WIZARD_ENV="NO_COLOR=1"
-start_wizard "$TMP/evil.yaml" 80 24
+TUI_ENV="NO_COLOR=1"
+wizard "$TMP/evil.yaml" 80 24
 see "with NO_COLOR the sections still show their state by icon" "✓ Resources"
 tmux capture-pane -t "$SESSION" -p -e >"$TMP/escapes"
 if grep -q "$(printf '\033')\[3[0-7]m\|$(printf '\033')\[38;5;" "$TMP/escapes"; then
@@ -293,14 +293,13 @@ if grep -q "$(printf '\033')\[3[0-7]m\|$(printf '\033')\[38;5;" "$TMP/escapes"; 
 else
     pass "...and no colour is drawn"
 fi
-WIZARD_ENV=""
+TUI_ENV=""
 
 # In a terminal, trainjob with no command opens the full-screen program.
 tmux kill-session -t "$SESSION" 2>/dev/null
 sleep 0.5 # the killed wizard saves its draft on the way out
 rm -rf "$HOME/.local/state/trainjob/drafts" # (else it first offers the draft above)
-new_session -d -s "$SESSION" -x 100 -y 30 \
-    "env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' --endpoint 'http+unix://$SOCK'; echo EXIT=\$?; sleep 60"
+start_tui 100 30 "--endpoint '$EP'"
 see "bare trainjob in a terminal opens the jobs view" "PRIORITY"
 keys n
 see "...where n opens the wizard" "Resource pool"

@@ -14,12 +14,12 @@ start_engine
 D="$HOME/.local/state/trainjob/drafts"
 FILE="$TRAINJOB_TOP/examples/pytorch-ddp.yaml"
 export TZ=JST-9 # a zone of its own (no tzdata needed): the list must show local time
+TUI_ENV="TZ='$TZ'"
 
 wizard() { # ARGS for `trainjob new`
     tmux kill-session -t "$SESSION" 2>/dev/null
     sleep 0.5 # a killed wizard saves its draft on the way out
-    new_session -d -s "$SESSION" -x 80 -y 24 \
-        "env HOME='$HOME' TZ='$TZ' TERM=tmux-256color '$TRAINJOB_BIN' --endpoint '$EP' new $*; echo EXIT=\$?; sleep 60"
+    start_tui 80 24 "--endpoint '$EP' new $*"
 }
 drafts() { find "$D" -maxdepth 1 -type f -name 'draft*' | wc -l; }
 # draft_with TEXT: the draft file holding TEXT, waited for up to 5 s (drafts are written once typing pauses)

@@ -12,15 +12,6 @@ SESSION="tj-wizard-env-$$"
 . tests/tui.sh
 start_engine
 
-start_wizard() { # FILE
-    tmux kill-session -t "$SESSION" 2>/dev/null
-    sleep 0.5 # the killed wizard saves its draft on the way out
-    rm -rf "$HOME/.local/state/trainjob/drafts" # (else it first offers that draft)
-    new_session -d -s "$SESSION" -x 80 -y 24 \
-        "env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' --endpoint '$EP' new ${1:+-f '$1'}; echo EXIT=\$?; sleep 60"
-    wait_screen "Basics" 10
-}
-
 start_wizard examples/pytorch-ddp.yaml
 # The job name: which character, which rule.
 keys Tab Tab C-u "Ab"

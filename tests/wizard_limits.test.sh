@@ -11,9 +11,7 @@ SESSION="tj-wizard-limits-$$"
 
 # spec_hint : opens the wizard on the DDP example and focuses the resource spec
 spec_hint() {
-    tmux kill-session -t "$SESSION" 2>/dev/null
-    new_session -d -s "$SESSION" -x 160 -y 30 \
-        "env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' --endpoint '$EP' new -f examples/pytorch-ddp.yaml; sleep 60"
+    start_tui 160 30 "--endpoint '$EP' new -f examples/pytorch-ddp.yaml"
     wait_screen "Basics" 10
     tmux send-keys -t "$SESSION" PgDn
     wait_screen "Resource spec"

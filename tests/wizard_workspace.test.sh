@@ -11,8 +11,7 @@ SESSION="tj-wizard-ws-$$"
 start_engine
 
 rm -rf "$HOME/.local/state/trainjob/drafts"
-new_session -d -s "$SESSION" -x 80 -y 24 \
-    "env HOME='$HOME' TERM=tmux-256color '$TRAINJOB_BIN' --endpoint '$EP' new; echo EXIT=\$?; sleep 60"
+start_tui 80 24 "--endpoint '$EP' new"
 see "the wizard opens" "Display name" 10
 keys Tab "kept-typing" BTab # typed before, kept after
 keys Enter

@@ -251,7 +251,7 @@ void wz_refresh_pool_fields(struct wizard *wz, const char *want_zone, const char
     free(keep);
 
     wz_refresh_vpcs(wz, NULL);
-    bool needs_zone = p && p->type != POOL_DEDICATED;
+    bool needs_zone = catalog_pool_needs_zone(wz->cat, p);
     form_set_hidden(wz->forms[SECTION_BASICS], wz->e_zone, !needs_zone);
     form_set_hidden(wz->forms[SECTION_BASICS], wz->e_vpc, !needs_zone);
     form_set_hidden(wz->forms[SECTION_RESOURCES], wz->e_preemptible, !(p && p->type == POOL_IDLE));
@@ -358,7 +358,7 @@ void wz_refresh_rules_state(struct wizard *wz)
 void wz_refresh_volume_zone(struct wizard *wz)
 {
     const struct catalog_pool *p = wz_current_pool(wz);
-    bool zoned = p && p->type != POOL_DEDICATED;
+    bool zoned = catalog_pool_needs_zone(wz->cat, p);
     wlist_set_zone(wz->lists[LIST_MOUNTS].l, zoned ? select_selected_label(wz->zone) : NULL);
 }
 
@@ -502,7 +502,7 @@ void wz_build_job(struct wizard *wz)
     j->resource_pool.present = true;
     set_str(&j->resource_pool.name, select_selected_label(wz->pool));
     const struct catalog_pool *p = wz_current_pool(wz);
-    bool zoned = p && p->type != POOL_DEDICATED;
+    bool zoned = catalog_pool_needs_zone(wz->cat, p);
     set_str(&j->resource_pool.zone, zoned ? select_selected_label(wz->zone) : NULL);
     set_str(&j->resource_pool.vpc_id, !zoned         ? NULL
                                       : wz->vpc_pick ? select_selected_label(wz->vpc_pick)
