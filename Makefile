@@ -165,7 +165,8 @@ $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB_A) $(PKG_LIBS)
 
 # The seeded engine (tests/tools/seed.c) for the tools and benches that use it.
-SEED_USERS := $(BUILD)/tests/tools/seedjobs $(BUILD)/bench/bench_lists $(BUILD)/bench/bench_engine
+SEED_USERS := $(BUILD)/tests/tools/seedjobs $(BUILD)/bench/bench_lists $(BUILD)/bench/bench_engine \
+              $(BUILD)/bench/bench_slurm
 $(SEED_USERS): $(BUILD)/tests/tools/seed.o
 
 # The fuzz replay driver runs every fuzz target over its seed corpus in
