@@ -791,6 +791,7 @@ static int submit_held(const char *prefix, int n, long *ids, char *why, size_t w
 struct proxy_counts {
     long requests;
     long bytes_up, bytes_down;
+    double last_ns, min_gap_ns; /* the shortest gap between two requests; reset by the bench */
     int npaths;
     struct {
         char key[96];
@@ -850,6 +851,11 @@ static void count_request(const char *line)
     char key[96];
     path_key(line, key, sizeof key);
     __atomic_add_fetch(&counts->requests, 1, __ATOMIC_RELAXED);
+    double now = bench_now_ns();
+    if (counts->last_ns > 0 &&
+        (counts->min_gap_ns <= 0 || now - counts->last_ns < counts->min_gap_ns))
+        counts->min_gap_ns = now - counts->last_ns;
+    counts->last_ns = now;
     int i;
     for (i = 0; i < counts->npaths; i++)
         if (strcmp(counts->paths[i].key, key) == 0)
@@ -1061,6 +1067,7 @@ struct window {
     long requests, up, down;
     long path[PATHS];
     double cpu_ms;
+    double min_gap_ms; /* since the window before */
 };
 
 static void snapshot(struct window *w)
@@ -1071,13 +1078,17 @@ static void snapshot(struct window *w)
     for (int i = 0; i < PATHS; i++)
         w->path[i] = __atomic_load_n(&counts->paths[i].count, __ATOMIC_RELAXED);
     w->cpu_ms = top_pid > 0 ? cpu_ms(top_pid) : -1;
+    w->min_gap_ms = counts->min_gap_ns > 0 ? counts->min_gap_ns / 1e6 : -1;
+    counts->min_gap_ns = 0; /* a race with the proxy loses at most one gap */
 }
 
 static const char *const part2_rows[] = {
     "REST calls/min, top over 100 Slurm jobs, quiet",
     "  bytes/min (to slurmrestd / from it)",
+    "  shortest gap between two calls",
     "REST calls/min, same, 10 jobs cancelled meanwhile",
     "  bytes/min (to slurmrestd / from it)",
+    "  shortest gap between two calls",
 };
 
 static void window_rows(const char *calls_row, const char *bytes_row, const struct window *a,
@@ -1092,12 +1103,14 @@ static void window_rows(const char *calls_row, const char *bytes_row, const stru
     snprintf(v, sizeof v, "%.0f/%.0f kB", (double)(b->up - a->up) * per / 1e3,
              (double)(b->down - a->down) * per / 1e3);
     row(bytes_row, v, "-", "-", "-");
+    fmt(v, sizeof v, b->min_gap_ms, 0, "ms");
+    row("  shortest gap between two calls", v, ">= 1000 ms", "-", "-");
 }
 
 static void part2(bool slurm_up, const char *slurm_why)
 {
     if (!slurm_up) {
-        rows_na(part2_rows, 4, slurm_why);
+        rows_na(part2_rows, 6, slurm_why);
         return;
     }
     char why[256] = "";
@@ -1157,7 +1170,7 @@ static void part2(bool slurm_up, const char *slurm_why)
         goto na;
     }
     window_rows(part2_rows[0], part2_rows[1], &w0, &w1, t1 - t0, "1 list/refresh, >= 1 s apart");
-    window_rows(part2_rows[2], part2_rows[3], &w1, &w2, t2 - t1, "slower when quiet");
+    window_rows(part2_rows[3], part2_rows[4], &w1, &w2, t2 - t1, "slower when quiet");
     for (int i = 0; i < counts->npaths; i++) {
         char what[80], v[32];
         snprintf(what, sizeof what, "  %.54s", counts->paths[i].key);
@@ -1168,7 +1181,7 @@ static void part2(bool slurm_up, const char *slurm_why)
     goto out;
 na:
     fail("2: %s", why);
-    rows_na(part2_rows, 4, why);
+    rows_na(part2_rows, 6, why);
 out:
     if (top_pid > 0 && fd >= 0 && write(fd, "q", 1) == 1)
         for (int i = 0; i < 50 && waitpid(top_pid, NULL, WNOHANG) == 0; i++)
