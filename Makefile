@@ -166,7 +166,7 @@ $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB_A)
 
 # The seeded engine (tests/tools/seed.c) for the tools and benches that use it.
 SEED_USERS := $(BUILD)/tests/tools/seedjobs $(BUILD)/bench/bench_lists $(BUILD)/bench/bench_engine \
-              $(BUILD)/tests/test_ejobspec
+              $(BUILD)/tests/test_ejobspec $(BUILD)/bench/bench_slurm
 $(SEED_USERS): $(BUILD)/tests/tools/seed.o
 
 # The fuzz replay driver runs every fuzz target over its seed corpus in
