@@ -12,7 +12,10 @@ SESSION="tj-wizard-drafts-$$"
 . tests/tui.sh
 start_engine
 D="$HOME/.local/state/trainjob/drafts"
-FILE="$TRAINJOB_TOP/examples/pytorch-ddp.yaml"
+# A copy at a short path: the list row is 80 columns, and a checkout's own path could push
+# the label past its edge (the test must not depend on where the tree is).
+FILE="$TMP/ddp.yaml"
+cp "$TRAINJOB_TOP/examples/pytorch-ddp.yaml" "$FILE"
 export TZ=JST-9 # a zone of its own (no tzdata needed): the list must show local time
 TUI_ENV="TZ='$TZ'"
 
