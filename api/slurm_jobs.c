@@ -175,7 +175,7 @@ void slurm_found_free(struct slurm_found *f)
 static const char *name_in(struct backend *b, const char *cwd, char **prefix_cache)
 {
     if (*prefix_cache == NULL) {
-        char *d = slurm_jobdir(driver(b)->jobs_dir, b->target.workspace, "x");
+        char *d = slurm_jobdir_path(driver(b)->jobs_dir, b->target.workspace, "x");
         if (d == NULL)
             return NULL;
         d[strlen(d) - 1] = '\0'; /* ".../<workspace>/" */
@@ -321,7 +321,7 @@ static void make_job(struct backend *b, const char *name, const struct slurm_job
                      struct jobspec *out)
 {
     jobspec_init(out);
-    char *dir = slurm_jobdir(driver(b)->jobs_dir, b->target.workspace, name);
+    char *dir = slurm_jobdir_path(driver(b)->jobs_dir, b->target.workspace, name);
     if (dir)
         slurm_stored_job(dir, out);
     free(out->name);
@@ -393,7 +393,7 @@ static void make_job(struct backend *b, const char *name, const struct slurm_job
 static size_t dir_names(struct backend *b, char ***out)
 {
     *out = NULL;
-    char *d = slurm_jobdir(driver(b)->jobs_dir, b->target.workspace, "x");
+    char *d = slurm_jobdir_path(driver(b)->jobs_dir, b->target.workspace, "x");
     if (d == NULL)
         return 0;
     d[strlen(d) - 2] = '\0';
@@ -428,7 +428,7 @@ enum backend_status slurm_get(struct backend *b, const char *name, struct jobspe
                               struct api_error *err)
 {
     jobspec_init(out);
-    char *dir = slurm_job_dir(b, name, err);
+    char *dir = slurm_backend_job_dir(b, name, err);
     if (dir == NULL)
         return BACKEND_REJECTED;
     struct slurm_found f;
@@ -526,7 +526,7 @@ enum backend_status slurm_list(struct backend *b, const struct list_query *q, st
     for (size_t i = 0; i < nn; i++) {
         bool seen = slurm_found_job(b, &f, names[i]) != NULL;
         if (!seen && !(q && q->name && strncmp(names[i], q->name, strlen(q->name)) != 0)) {
-            char *dir = slurm_jobdir(driver(b)->jobs_dir, b->target.workspace, names[i]);
+            char *dir = slurm_jobdir_path(driver(b)->jobs_dir, b->target.workspace, names[i]);
             struct stat s;
             /* Only directories trainjob made: they hold a job.json. */
             if (dir && fstatat(AT_FDCWD, dir, &s, AT_SYMLINK_NOFOLLOW) == 0) {
