@@ -21,8 +21,8 @@
 #include <string.h>
 
 #include "api/context.h"
-#include "api/http.h"
 #include "api/finding.h"
+#include "api/http.h"
 #include "api/http_multi.h"
 #include "api/jobspec_json.h"
 #include "api/slurm_priv.h"
@@ -50,7 +50,7 @@ struct slurm_call {
     struct slurm_token_run *token;
     struct slurm_log_follow *follow;
     struct backend_call *state_call; /* a followed log asking its job's state */
-    struct jobspec job; /* CREATE: the job decoded from the request */
+    struct jobspec job;              /* CREATE: the job decoded from the request */
     bool has_job;
     bool refreshed; /* the token was fetched again for a refusal */
 };
@@ -211,6 +211,8 @@ static void step(struct slurm_call *sc)
 {
     struct backend_call *c = sc->c;
     if (run_op(sc)) {
+        if (c->rq.op == BACKEND_OP_LIST) /* the list feeds top's status line */
+            c->reply.warning = slurm_take_warning(c->b);
         backend_call_done(c);
         return;
     }
@@ -223,6 +225,7 @@ static void step(struct slurm_call *sc)
         return;
     }
     const char *body = sc->rp.body;
+    sc->rp.sent_ms = time_now_ms();
     c->http = http_multi_start(c->m, driver(c->b)->client, sc->rp.method, sc->rp.path, body,
                                body ? strlen(body) : 0, NULL, NULL, http_done, sc);
 }
@@ -232,10 +235,10 @@ static void delayed_start(void *ctx)
     struct slurm_call *sc = ctx;
     sc->c->timer = 0;
     sc->rp.delay_ms = 0;
+    sc->rp.sent_ms = time_now_ms();
     const char *body = sc->rp.body;
-    sc->c->http = http_multi_start(sc->c->m, driver(sc->c->b)->client, sc->rp.method,
-                                   sc->rp.path, body, body ? strlen(body) : 0, NULL, NULL,
-                                   http_done, sc);
+    sc->c->http = http_multi_start(sc->c->m, driver(sc->c->b)->client, sc->rp.method, sc->rp.path,
+                                   body, body ? strlen(body) : 0, NULL, NULL, http_done, sc);
 }
 
 /* The first step, from the loop (never a reply inside send). */
@@ -311,6 +314,7 @@ static void slurm_free(struct backend *b)
     free(s->jobs_dir);
     free(s->launcher);
     free(s->warning);
+    json_decref(s->jobs_cache);
     json_decref(s->qos);
     free(s);
 }

@@ -507,9 +507,8 @@ bool slurm_log_wants_state(struct slurm_log_follow *f, const char **name)
 
 void slurm_log_job_state(struct slurm_log_follow *f, enum job_state state)
 {
-    if (f->quiet_after_end < 0 &&
-        (state == JOB_STATE_SUCCEEDED || state == JOB_STATE_FAILED ||
-         state == JOB_STATE_SUSPENDED || state == JOB_STATE_UNSPECIFIED))
+    if (f->quiet_after_end < 0 && (state == JOB_STATE_SUCCEEDED || state == JOB_STATE_FAILED ||
+                                   state == JOB_STATE_SUSPENDED || state == JOB_STATE_UNSPECIFIED))
         f->quiet_after_end = 0;
 }
 

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -195,10 +196,31 @@ enum backend_status slurm_fetch_jobs(struct backend *b, struct slurm_found *out,
                                      struct api_error *err)
 {
     memset(out, 0, sizeof *out);
-    json_t *reply;
-    enum backend_status st = slurm_rest(b, "GET", "jobs", NULL, &reply, err);
-    if (st != BACKEND_OK)
-        return st;
+    struct slurm *s = driver(b);
+    json_t *reply = NULL;
+    int64_t now = time_now_ms();
+    if (s->jobs_cache && s->jobs_at && now - s->jobs_at < JOBS_FRESH_MS) {
+        reply = json_incref(s->jobs_cache); /* asked less than a second ago */
+    } else {
+        char path[64];
+        if (s->jobs_cache)
+            snprintf(path, sizeof path, "jobs?update_time=%lld", (long long)s->jobs_since);
+        else
+            snprintf(path, sizeof path, "jobs");
+        enum backend_status st = slurm_rest(b, "GET", path, NULL, &reply, err);
+        if (st != BACKEND_OK)
+            return st;
+        if (json_is_null(reply)) { /* 304: no job changed since jobs_since */
+            json_decref(reply);
+            reply = json_incref(s->jobs_cache);
+        } else if (reply != s->jobs_cache) {
+            /* A full reply: what slurmctld knew when the request was made (a second's slack). */
+            json_decref(s->jobs_cache);
+            s->jobs_cache = json_incref(reply);
+            s->jobs_since = s->sent_ms / 1000 - 1;
+        }
+        s->jobs_at = now;
+    }
     const json_t *arr = json_object_get(reply, "jobs");
     size_t cap = json_is_array(arr) ? json_array_size(arr) : 0;
     out->jobs = xcalloc(cap ? cap : 1, sizeof *out->jobs);

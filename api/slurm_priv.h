@@ -25,6 +25,7 @@
 
 #define WORKER_FILE_MAX (64u << 10)
 #define FOLLOW_POLL_MS 500
+#define JOBS_FRESH_MS 1000 /* GET /jobs at most once a second */
 
 /*
  * The replies of one call made on the loop. An operation of this driver is
@@ -44,6 +45,7 @@ struct slurm_replay_entry {
     enum backend_status st;
     json_t *reply;
     struct api_error err;
+    int64_t sent_ms; /* when the request was made */
 };
 
 struct slurm_replay {
@@ -53,9 +55,10 @@ struct slurm_replay {
     bool need_token;   /* token_command must run first */
     char *token_error; /* why token_command failed (the run then fails with it) */
     char *method, *path, *body;
-    int delay_ms;      /* wait this long before making it (a poll repeated) */
-    int64_t started;   /* when the call started (time_now_ms), for deadlines across runs */
-    char *made;        /* the job directory an earlier run of this create made */
+    int delay_ms;    /* wait this long before making it (a poll repeated) */
+    int64_t started; /* when the call started (time_now_ms), for deadlines across runs */
+    char *made;      /* the job directory an earlier run of this create made */
+    int64_t sent_ms; /* when the pending request was made */
 };
 
 struct slurm {
@@ -63,6 +66,16 @@ struct slurm {
     struct slurm_replay *replay; /* set while an operation runs for the loop */
     char *warning;               /* said once: a token_file readable by others */
     bool warned;
+    /*
+     * GET /jobs, incremental: the last full reply, the update_time to ask
+     * with next (slurmctld answers 304 when no job changed since), and when
+     * it was last asked — within JOBS_FRESH_MS the reply is used again, so
+     * a refresh of a job screen (get, workers, list) is one call.
+     */
+    json_t *jobs_cache;
+    int64_t jobs_since; /* seconds, slurmctld's clock (the request's start, less 1 s) */
+    int64_t jobs_at;    /* time_now_ms of the last GET /jobs; 0: ask again */
+    int64_t sent_ms;    /* when the request whose reply slurm_rest returned last was made */
     const struct slurm_shape *shape; /* NULL until /openapi/v3 was read */
     char *context;
     char *user;

@@ -51,9 +51,9 @@ static void stats_write(void)
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return;
-    char *line = xasprintf("slurm calls=%llu bytes=%llu seconds=%.1f pid=%ld\n", stats.calls,
-                           stats.bytes, (double)(time_now_ms() - stats.since) / 1000.0,
-                           (long)getpid());
+    char *line =
+        xasprintf("slurm calls=%llu bytes=%llu seconds=%.1f pid=%ld\n", stats.calls, stats.bytes,
+                  (double)(time_now_ms() - stats.since) / 1000.0, (long)getpid());
     ssize_t n = write(fd, line, strlen(line));
     (void)n;
     free(line);
@@ -641,6 +641,10 @@ static enum backend_status decode_reply(struct backend *b, const char *method, c
     slurm_stats_count(r);
     if (r->transport != TRANSPORT_NONE)
         return transport_error(b, r, err);
+    if (r->status == 304) { /* ?update_time=: nothing changed since */
+        *reply = json_null();
+        return BACKEND_OK;
+    }
     json_t *j = json_loadb(r->body.buf ? r->body.buf : "", r->body.len, 0, NULL);
     if (auth_refused(r->status, j)) {
         json_decref(j);
@@ -693,6 +697,7 @@ void slurm_replay_store(struct slurm_replay *rp, enum backend_status st, json_t 
     e->key = replay_key(rp->method, rp->path, rp->body);
     e->st = st;
     e->reply = reply;
+    e->sent_ms = rp->sent_ms;
     if (err)
         e->err = *err;
     else
@@ -717,7 +722,8 @@ void slurm_rest_again(struct backend *b, const char *method, const char *path, i
     struct slurm_replay *rp = s->replay;
     if (rp == NULL || rp->pending || s->shape == NULL)
         return;
-    char *full = path[0] == '/' ? xstrdup(path) : xasprintf("/slurm/%s/%s", s->shape->version, path);
+    char *full =
+        path[0] == '/' ? xstrdup(path) : xasprintf("/slurm/%s/%s", s->shape->version, path);
     char *key = replay_key(method, full, NULL);
     for (size_t i = 0; i < rp->count; i++)
         if (strcmp(rp->entries[i].key, key) == 0) {
@@ -745,6 +751,7 @@ static enum backend_status replayed(struct slurm *s, const char *method, const c
             free(key);
             *reply = json_incref(rp->entries[i].reply);
             *err = rp->entries[i].err;
+            s->sent_ms = rp->entries[i].sent_ms;
             return rp->entries[i].st;
         }
     free(key);
@@ -804,6 +811,7 @@ enum backend_status slurm_rest(struct backend *b, const char *method, const char
         for (int attempt = 0;; attempt++) {
             struct http_result r;
             http_result_init(&r);
+            s->sent_ms = time_now_ms();
             http_call(s->client, method, strbuf_str(&p), text, text ? strlen(text) : 0, &r);
             bool refused;
             st = decode_reply(b, method, strbuf_str(&p), &r, reply, &refused, err);
@@ -817,6 +825,8 @@ enum backend_status slurm_rest(struct backend *b, const char *method, const char
             break;
         }
     }
+    if (strcmp(method, "GET") != 0)
+        s->jobs_at = 0; /* a change was asked for: the next GET /jobs asks slurmctld */
     free(text);
     strbuf_free(&p);
     strbuf_free(&why);

@@ -589,6 +589,50 @@ static void create_checks_the_name_by_its_directory(void **state)
     free(taken);
 }
 
+/* GET /jobs is incremental: once a second at most, then ?update_time= (304: nothing changed). */
+static void lists_ask_only_what_changed(void **state)
+{
+    (void)state;
+    char *ws = xasprintf("%s/default", tmpdir);
+    char *dir = xasprintf("%s/default/s", tmpdir);
+    mkdir(ws, 0755);
+    mkdir(dir, 0755);
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 200, jobs_reply("job-running.json", "s", 3));
+    fake_answer(&f, 304, xstrdup(""));
+    struct backend *b = open_fake(&f, NULL);
+    struct job_list l;
+    struct api_error e;
+    assert_int_equal(backend_list(b, NULL, &l, &e), BACKEND_OK);
+    assert_int_equal(l.count, 1);
+    job_list_free(&l);
+    assert_int_equal(f.calls, 2);
+    assert_string_equal(f.path[1], "/slurm/v0.0.38/jobs");
+    /* A job screen's refresh (get, list) within the second: no call. */
+    struct jobspec j;
+    assert_int_equal(backend_get(b, "s", &j, &e), BACKEND_OK);
+    jobspec_free(&j);
+    assert_int_equal(backend_list(b, NULL, &l, &e), BACKEND_OK);
+    job_list_free(&l);
+    assert_int_equal(f.calls, 2);
+    usleep(1100 * 1000);
+    /* Later: only what changed since the last full reply; 304 keeps the jobs known. */
+    assert_int_equal(backend_list(b, NULL, &l, &e), BACKEND_OK);
+    assert_int_equal(f.calls, 3);
+    assert_non_null(strstr(f.path[2], "/slurm/v0.0.38/jobs?update_time="));
+    long long since = atoll(strchr(f.path[2], '=') + 1);
+    long long now = time_now_ms() / 1000;
+    assert_true(since >= now - 5 && since < now);
+    assert_int_equal(l.count, 1);
+    assert_string_equal(l.jobs[0].name, "s");
+    job_list_free(&l);
+    backend_free(b);
+    fake_free(&f);
+    free(dir);
+    free(ws);
+}
+
 /* Runs stderr into a file during one list; returns what was written. */
 static char *list_stderr(struct backend *b, enum backend_status *st, struct api_error *e)
 {
@@ -987,6 +1031,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_refused_submit_leaves_no_directory, setup, teardown),
         cmocka_unit_test_setup_teardown(create_checks_the_name_by_its_directory, setup, teardown),
         cmocka_unit_test_setup_teardown(token_file_is_checked_like_a_key, setup, teardown),
+        cmocka_unit_test_setup_teardown(lists_ask_only_what_changed, setup, teardown),
         cmocka_unit_test_setup_teardown(a_hanging_token_command_times_out, setup, teardown),
         cmocka_unit_test_setup_teardown(a_list_on_the_loop_refreshes_the_token, setup, teardown),
         cmocka_unit_test_setup_teardown(a_hanging_token_command_does_not_block_the_loop, setup,
