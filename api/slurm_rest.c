@@ -3,7 +3,12 @@
  * token_file or token_command, fetched again once when refused), the API
  * version (from /openapi/v3, once per backend, through api/slurm_shapes),
  * and slurm_rest, the one call every operation of api/slurm*.c makes;
- * transport failures and Slurm's errors worded for the user.
+ * transport failures and Slurm's errors worded for the user. slurm_rest
+ * blocks (the CLI) or, while an operation runs for the loop (s->replay),
+ * answers from the replies recorded so far and notes the next request for
+ * api/slurm.c to make through http_multi. token_command runs bounded (10 s,
+ * its process group killed), waited for with poll() or watched by the loop.
+ * Every reply is counted for TRAINJOB_HTTP_STATS.
  */
 #include <errno.h>
 #include <fcntl.h>
