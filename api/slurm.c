@@ -200,6 +200,8 @@ static void http_done(void *ctx, struct http_result *r)
     }
     if (refused)
         st = slurm_auth_failed(b, sc->rp.token_error, &e);
+    if (strcmp(sc->rp.method, "GET") != 0)
+        sc->rp.changed = true;
     slurm_replay_store(&sc->rp, st, reply, &e);
     step(sc);
 }
@@ -213,6 +215,8 @@ static void step(struct slurm_call *sc)
     if (run_op(sc)) {
         if (c->rq.op == BACKEND_OP_LIST) /* the list feeds top's status line */
             c->reply.warning = slurm_take_warning(c->b);
+        if (sc->rp.changed) /* the next GET /jobs asks slurmctld (not a rerun of this call) */
+            driver(c->b)->jobs_at = 0;
         backend_call_done(c);
         return;
     }

@@ -59,6 +59,7 @@ struct slurm_replay {
     int64_t started; /* when the call started (time_now_ms), for deadlines across runs */
     char *made;      /* the job directory an earlier run of this create made */
     int64_t sent_ms; /* when the pending request was made */
+    bool changed;    /* a change (POST, DELETE) was made: the jobs known are old */
 };
 
 struct slurm {

@@ -830,7 +830,7 @@ enum backend_status slurm_rest(struct backend *b, const char *method, const char
             break;
         }
     }
-    if (strcmp(method, "GET") != 0)
+    if (rp == NULL && strcmp(method, "GET") != 0)
         s->jobs_at = 0; /* a change was asked for: the next GET /jobs asks slurmctld */
     free(text);
     strbuf_free(&p);

@@ -633,6 +633,100 @@ static void lists_ask_only_what_changed(void **state)
     free(ws);
 }
 
+struct batch_on_loop {
+    bool done;
+    enum backend_status st;
+    char result[64];
+    char message[1024];
+};
+
+static void batch_reply(void *ctx, struct backend_reply *r)
+{
+    struct batch_on_loop *o = ctx;
+    o->done = true;
+    o->st = r->status;
+    snprintf(o->message, sizeof o->message, "%s", r->err.message);
+    if (r->batch.count)
+        snprintf(o->result, sizeof o->result, "%s", r->batch.items[0].result);
+}
+
+static void send_on_loop(struct backend *b, enum backend_op op, const char *name,
+                         struct batch_on_loop *o)
+{
+    struct loop *lp = loop_new();
+    struct http_multi *m = http_multi_new(lp);
+    const char *names[] = {name};
+    struct backend_request rq = {.op = op, .names = names, .count = 1};
+    backend_send(b, m, &rq, batch_reply, NULL, NULL, o);
+    int64_t deadline = time_now_ms() + 20000;
+    while (!o->done && time_now_ms() < deadline)
+        loop_run_once(lp, 100);
+    assert_true(o->done);
+    http_multi_free(m);
+    loop_free(lp);
+}
+
+/* stop and delete on the loop: each request made once, one event, a wait on the loop's timer. */
+static void stop_and_delete_on_the_loop(void **state)
+{
+    (void)state;
+    char *ws = xasprintf("%s/default", tmpdir);
+    char *dir = xasprintf("%s/default/s", tmpdir);
+    char *events = xasprintf("%s/default/s/events.jsonl", tmpdir);
+    mkdir(ws, 0755);
+    mkdir(dir, 0755);
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 200, jobs_reply("job-running.json", "s", 3));
+    fake_answer(&f, 200, xstrdup("{\"errors\": []}"));
+    struct backend *b = open_fake(&f, NULL);
+    struct batch_on_loop o = {0};
+    send_on_loop(b, BACKEND_OP_STOP, "s", &o);
+    assert_int_equal(o.st, BACKEND_OK);
+    assert_string_equal(o.result, "STOPPING");
+    assert_int_equal(f.calls, 3);
+    assert_string_equal(f.path[2], "/slurm/v0.0.38/job/3");
+    /* The event is written once, though the stop ran three times on the loop. */
+    FILE *fp = fopen(events, "r");
+    assert_non_null(fp);
+    char line[1024];
+    int stopped = 0;
+    while (fgets(line, sizeof line, fp))
+        stopped += strstr(line, "\"Stopped\"") != NULL;
+    fclose(fp);
+    assert_int_equal(stopped, 1);
+    backend_free(b);
+    fake_free(&f);
+
+    /* delete: cancel, then GET job/3 until it ended (200 ms apart on the loop), then the dir. */
+    struct fake g = {0};
+    fake_answer(&g, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&g, 200, jobs_reply("job-running.json", "s", 3));
+    fake_answer(&g, 200, xstrdup("{\"errors\": []}"));
+    fake_answer(&g, 200, jobs_reply("job-running.json", "s", 3));
+    fake_answer(&g, 200, jobs_reply("job-running.json", "s", 3));
+    fake_answer(&g, 200, jobs_reply("job-completed.json", "s", 3));
+    b = open_fake(&g, NULL);
+    struct batch_on_loop d = {0};
+    int64_t t0 = time_now_ms();
+    send_on_loop(b, BACKEND_OP_DELETE, "s", &d);
+    assert_int_equal(d.st, BACKEND_OK);
+    assert_string_equal(d.result, "DELETING");
+    assert_true(time_now_ms() - t0 >= 400); /* two waits of 200 ms */
+    assert_string_equal(g.path[2], "/slurm/v0.0.38/job/3");
+    size_t gets = 0;
+    for (size_t i = 3; i < g.calls; i++)
+        gets += strcmp(g.path[i], "/slurm/v0.0.38/job/3") == 0;
+    assert_int_equal(gets, 3);
+    struct stat st;
+    assert_int_equal(lstat(dir, &st), -1);
+    backend_free(b);
+    fake_free(&g);
+    free(events);
+    free(dir);
+    free(ws);
+}
+
 /* Runs stderr into a file during one list; returns what was written. */
 static char *list_stderr(struct backend *b, enum backend_status *st, struct api_error *e)
 {
@@ -1032,6 +1126,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(create_checks_the_name_by_its_directory, setup, teardown),
         cmocka_unit_test_setup_teardown(token_file_is_checked_like_a_key, setup, teardown),
         cmocka_unit_test_setup_teardown(lists_ask_only_what_changed, setup, teardown),
+        cmocka_unit_test_setup_teardown(stop_and_delete_on_the_loop, setup, teardown),
         cmocka_unit_test_setup_teardown(a_hanging_token_command_times_out, setup, teardown),
         cmocka_unit_test_setup_teardown(a_list_on_the_loop_refreshes_the_token, setup, teardown),
         cmocka_unit_test_setup_teardown(a_hanging_token_command_does_not_block_the_loop, setup,
