@@ -517,6 +517,7 @@ void backend_reply_free(struct backend_reply *r)
     batch_result_free(&r->batch);
     catalog_free(&r->catalog);
     scalar_page_free(&r->scalars);
+    free(r->warning);
     backend_reply_init(r, r->op);
 }
 

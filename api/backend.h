@@ -174,6 +174,7 @@ struct backend_reply {
     struct batch_result batch;    /* STOP DELETE */
     struct catalog catalog;       /* CATALOG */
     struct scalar_page scalars;   /* SCALARS */
+    char *warning;                /* LIST: something to say once (a token file others can read) */
 };
 
 void backend_reply_init(struct backend_reply *r, enum backend_op op);

@@ -21,22 +21,57 @@
 #include <string.h>
 
 #include "api/context.h"
+#include "api/finding.h"
 #include "api/http.h"
 #include "api/http_multi.h"
+#include "api/jobspec_json.h"
 #include "api/slurm_priv.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
+#include "util/timefmt.h"
 #include "util/xalloc.h"
 
 /* ---- calls through the loop ------------------------------------------------- */
 
 /*
- * The TUI's calls: slurmrestd answers a call in tens of milliseconds, so a
- * call is made at once and its reply handed back from the loop (never from
- * inside send). A log is followed on the loop's timer (the file read every
- * FOLLOW_POLL_MS); there is no watch stream (the TUI polls the list, one
- * GET /jobs per refresh).
+ * The TUI's calls never block the loop. Each operation is the blocking code
+ * the CLI runs, run with a replay record (see struct slurm_replay): every
+ * REST request it needs is made through http_multi, one at a time, and the
+ * operation is run again from the start when a reply arrives, until it asks
+ * for nothing new; its reply is then handed back. token_command runs as a
+ * child watched by the loop (slurm_token_start). A refused token is fetched
+ * again once, then the request is made again. A followed log stays on the
+ * loop's timer (the file read every FOLLOW_POLL_MS, a bounded read per tick).
+ * There is no watch stream (the TUI polls the list, one GET /jobs per refresh).
  */
+struct slurm_call {
+    struct backend_call *c;
+    struct slurm_replay rp;
+    struct slurm_token_run *token;
+    struct slurm_log_follow *follow;
+    struct backend_call *state_call; /* a followed log asking its job's state */
+    struct jobspec job;              /* CREATE: the job decoded from the request */
+    bool has_job;
+    bool refreshed; /* the token was fetched again for a refusal */
+};
+
+static void slurm_call_free(void *p)
+{
+    struct slurm_call *sc = p;
+    if (sc == NULL)
+        return;
+    if (sc->token)
+        slurm_token_cancel(sc->token);
+    if (sc->state_call)
+        backend_call_cancel(sc->state_call);
+    if (sc->follow)
+        slurm_log_follow_free(sc->follow);
+    if (sc->has_job)
+        jobspec_free(&sc->job);
+    slurm_replay_free(&sc->rp);
+    free(sc);
+}
+
 static int collect_data(void *ctx, const char *data, size_t len)
 {
     return backend_call_data(ctx, data, len);
@@ -49,25 +84,46 @@ static void call_end(void *ctx)
     backend_call_done(c);
 }
 
+/* A followed log's job state, asked through the loop. */
+static void state_reply(void *ctx, struct backend_reply *r)
+{
+    struct slurm_call *sc = ctx;
+    sc->state_call = NULL;
+    if (r->status == BACKEND_OK)
+        slurm_log_job_state(sc->follow, r->job.state);
+}
+
 /* A followed log's next step, from the loop: its data to the caller, then again or the end. */
 static void follow_tick(void *ctx)
 {
     struct backend_call *c = ctx;
+    struct slurm_call *sc = c->driver_data;
     c->timer = 0;
     enum backend_status st;
-    if (slurm_log_step(c->driver_data, collect_data, c, &st, &c->reply.err) || c->cancelled) {
+    if (slurm_log_step(sc->follow, collect_data, c, &st, &c->reply.err) || c->cancelled) {
         c->reply.status = st;
         backend_call_done(c);
         return;
     }
+    const char *name;
+    if (slurm_log_wants_state(sc->follow, &name) && sc->state_call == NULL) {
+        struct backend_request rq = {.op = BACKEND_OP_GET, .name = name};
+        sc->state_call = backend_send(c->b, c->m, &rq, state_reply, NULL, NULL, sc);
+    }
     c->timer = loop_add_timer(http_multi_loop(c->m), FOLLOW_POLL_MS, follow_tick, c);
 }
 
-static void slurm_send(struct backend *b, struct http_multi *m, struct backend_call *c)
+/* One run of the operation with the replies so far; false when it needs another. */
+static bool run_op(struct slurm_call *sc)
 {
+    struct backend_call *c = sc->c;
+    struct backend *b = c->b;
     const struct backend_request *rq = &c->rq;
     struct backend_reply *r = &c->reply;
     struct api_error *err = &r->err;
+    backend_reply_free(r);
+    memset(err, 0, sizeof *err);
+    driver(b)->replay = &sc->rp;
     switch (rq->op) {
     case BACKEND_OP_GET:
         r->status = slurm_get(b, rq->name, &r->job, err);
@@ -94,30 +150,155 @@ static void slurm_send(struct backend *b, struct http_multi *m, struct backend_c
         r->status = slurm_catalog(b, &r->catalog, err);
         break;
     case BACKEND_OP_CREATE:
-        r->status = slurm_create(b, rq->job, &r->job, err);
-        break;
-    case BACKEND_OP_LOGS: {
-        /* Followed on the loop's timer: the file is read every FOLLOW_POLL_MS. */
-        struct slurm_log_follow *f =
-            slurm_log_follow_new(b, rq->name, rq->worker, rq->tail, rq->follow, err);
-        if (f == NULL) {
-            r->status = BACKEND_REJECTED;
-            break;
-        }
-        c->driver_data = f;
-        c->driver_free = slurm_log_follow_free;
-        c->timer = loop_add_timer(http_multi_loop(m), 0, follow_tick, c);
-        return;
-    }
-    case BACKEND_OP_WATCH:
-        r->status = backend_unsupported(b, "watching jobs", err);
-        break;
-    case BACKEND_OP_CREATE_WORKSPACE: /* accounts are the cluster admin's (sacctmgr) */
-        r->status = backend_unsupported(b, "creating a workspace", err);
+        r->status = slurm_create(b, &sc->job, &r->job, err);
         break;
     default:
         r->status = backend_unsupported(b, "this request", err);
         break;
+    }
+    driver(b)->replay = NULL;
+    return !sc->rp.pending && !sc->rp.need_token;
+}
+
+static void step(struct slurm_call *sc);
+
+static void token_done(void *ctx, int rc, const char *why)
+{
+    struct slurm_call *sc = ctx;
+    sc->token = NULL;
+    if (rc != 0) {
+        free(sc->rp.token_error);
+        sc->rp.token_error = xstrdup(why);
+        if (sc->rp.pending) {
+            /* A refusal fetched the token again and that failed: the request fails with it. */
+            struct api_error e;
+            memset(&e, 0, sizeof e);
+            enum backend_status st = slurm_auth_failed(sc->c->b, why, &e);
+            slurm_replay_store(&sc->rp, st, NULL, &e);
+        }
+    }
+    sc->rp.need_token = false;
+    step(sc);
+}
+
+static void http_done(void *ctx, struct http_result *r)
+{
+    struct slurm_call *sc = ctx;
+    struct backend *b = sc->c->b;
+    sc->c->http = NULL;
+    json_t *reply = NULL;
+    bool refused = false;
+    struct api_error e;
+    memset(&e, 0, sizeof e);
+    enum backend_status st =
+        slurm_rest_decode(b, sc->rp.method, sc->rp.path, r, &reply, &refused, &e);
+    if (refused && driver(b)->token_command && !sc->refreshed) {
+        /* "run the token command again once", then the same request again */
+        sc->refreshed = true;
+        sc->token = slurm_token_start(b, http_multi_loop(sc->c->m), token_done, sc);
+        return;
+    }
+    if (refused)
+        st = slurm_auth_failed(b, sc->rp.token_error, &e);
+    if (strcmp(sc->rp.method, "GET") != 0)
+        sc->rp.changed = true;
+    slurm_replay_store(&sc->rp, st, reply, &e);
+    step(sc);
+}
+
+static void delayed_start(void *ctx);
+
+/* Runs the operation; makes the request it waits for, or hands its reply back. */
+static void step(struct slurm_call *sc)
+{
+    struct backend_call *c = sc->c;
+    if (run_op(sc)) {
+        if (c->rq.op == BACKEND_OP_LIST) /* the list feeds top's status line */
+            c->reply.warning = slurm_take_warning(c->b);
+        if (sc->rp.changed) /* the next GET /jobs asks slurmctld (not a rerun of this call) */
+            driver(c->b)->jobs_at = 0;
+        backend_call_done(c);
+        return;
+    }
+    if (sc->rp.need_token) {
+        sc->token = slurm_token_start(c->b, http_multi_loop(c->m), token_done, sc);
+        return;
+    }
+    if (sc->rp.delay_ms > 0) {
+        c->timer = loop_add_timer(http_multi_loop(c->m), sc->rp.delay_ms, delayed_start, sc);
+        return;
+    }
+    const char *body = sc->rp.body;
+    sc->rp.sent_ms = time_now_ms();
+    c->http = http_multi_start(c->m, driver(c->b)->client, sc->rp.method, sc->rp.path, body,
+                               body ? strlen(body) : 0, NULL, NULL, http_done, sc);
+}
+
+static void delayed_start(void *ctx)
+{
+    struct slurm_call *sc = ctx;
+    sc->c->timer = 0;
+    sc->rp.delay_ms = 0;
+    sc->rp.sent_ms = time_now_ms();
+    const char *body = sc->rp.body;
+    sc->c->http = http_multi_start(sc->c->m, driver(sc->c->b)->client, sc->rp.method, sc->rp.path,
+                                   body, body ? strlen(body) : 0, NULL, NULL, http_done, sc);
+}
+
+/* The first step, from the loop (never a reply inside send). */
+static void first_step(void *ctx)
+{
+    struct backend_call *c = ctx;
+    c->timer = 0;
+    step(c->driver_data);
+}
+
+static void slurm_send(struct backend *b, struct http_multi *m, struct backend_call *c)
+{
+    const struct backend_request *rq = &c->rq;
+    struct backend_reply *r = &c->reply;
+    struct slurm_call *sc = xcalloc(1, sizeof *sc);
+    sc->c = c;
+    sc->rp.started = time_now_ms();
+    c->driver_data = sc;
+    c->driver_free = slurm_call_free;
+    switch (rq->op) {
+    case BACKEND_OP_LOGS:
+        /* Followed on the loop's timer: the file is read every FOLLOW_POLL_MS. */
+        sc->follow = slurm_log_follow_new(b, rq->name, rq->worker, rq->tail, rq->follow, &r->err);
+        if (sc->follow == NULL) {
+            r->status = BACKEND_REJECTED;
+            break;
+        }
+        slurm_log_on_loop(sc->follow);
+        c->timer = loop_add_timer(http_multi_loop(m), 0, follow_tick, c);
+        return;
+    case BACKEND_OP_WATCH:
+        r->status = backend_unsupported(b, "watching jobs", &r->err);
+        break;
+    case BACKEND_OP_CREATE_WORKSPACE: /* accounts are the cluster admin's (sacctmgr) */
+        r->status = backend_unsupported(b, "creating a workspace", &r->err);
+        break;
+    case BACKEND_OP_CREATE: {
+        json_t *j = rq->job_json ? json_loads(rq->job_json, 0, NULL) : NULL;
+        struct findings fs;
+        memset(&fs, 0, sizeof fs);
+        jobspec_init(&sc->job);
+        sc->has_job = true;
+        int bad = j == NULL || jobspec_from_json(j, JOBSPEC_LENIENT, &sc->job, &fs) != 0;
+        json_decref(j);
+        findings_free(&fs);
+        if (bad) {
+            api_error_set(&r->err, 400, "InvalidJob", "", "the job to create could not be read");
+            r->status = BACKEND_REJECTED;
+            break;
+        }
+        c->timer = loop_add_timer(http_multi_loop(m), 0, first_step, c);
+        return;
+    }
+    default:
+        c->timer = loop_add_timer(http_multi_loop(m), 0, first_step, c);
+        return;
     }
     c->timer = loop_add_timer(http_multi_loop(m), 0, call_end, c);
 }
@@ -136,6 +317,8 @@ static void slurm_free(struct backend *b)
     }
     free(s->jobs_dir);
     free(s->launcher);
+    free(s->warning);
+    json_decref(s->jobs_cache);
     json_decref(s->qos);
     free(s);
 }

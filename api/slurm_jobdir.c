@@ -34,10 +34,13 @@
 
 /* ---- job directories ------------------------------------------------------ */
 
-/* "$jobs_dir/<workspace>/<name>", or NULL (err says why) for a name unsafe as a path component. */
-char *slurm_job_dir(struct backend *b, const char *name, struct api_error *err)
+/*
+ * The job directory of name in this backend's jobs_dir and workspace, or NULL with err
+ * (400, field name) saying why; slurm_jobdir_path (api/slurm_script.h) is the bare rule.
+ */
+char *slurm_backend_job_dir(struct backend *b, const char *name, struct api_error *err)
 {
-    char *d = slurm_jobdir(driver(b)->jobs_dir, b->target.workspace, name ? name : "");
+    char *d = slurm_jobdir_path(driver(b)->jobs_dir, b->target.workspace, name ? name : "");
     if (d == NULL)
         api_error_set(err, 400, "InvalidName", "name",
                       "'%s' cannot name a job directory (letters, digits, '-', '_' and '.')",
@@ -267,7 +270,7 @@ enum backend_status slurm_workers(struct backend *b, const char *name, struct wo
                                   struct api_error *err)
 {
     memset(out, 0, sizeof *out);
-    char *dir = slurm_job_dir(b, name, err);
+    char *dir = slurm_backend_job_dir(b, name, err);
     if (dir == NULL)
         return BACKEND_REJECTED;
     struct slurm_found f;
@@ -452,7 +455,7 @@ enum backend_status slurm_events(struct backend *b, const char *name, struct job
                                  struct api_error *err)
 {
     memset(out, 0, sizeof *out);
-    char *dir = slurm_job_dir(b, name, err);
+    char *dir = slurm_backend_job_dir(b, name, err);
     if (dir == NULL)
         return BACKEND_REJECTED;
     struct stat s;
@@ -520,7 +523,29 @@ struct slurm_log_follow {
     int64_t open_deadline; /* a follow waits this long for the log to appear */
     int64_t next_state;    /* when to ask Slurm again whether the job ended */
     int quiet_after_end;   /* -1 while the job runs; then quiet steps since it ended */
+    bool on_loop;          /* the state is asked by the caller (slurm_log_wants_state) */
+    bool want_state;       /* on the loop: time to ask whether the job ended */
 };
+
+void slurm_log_on_loop(struct slurm_log_follow *f)
+{
+    f->on_loop = true;
+}
+
+bool slurm_log_wants_state(struct slurm_log_follow *f, const char **name)
+{
+    bool w = f->want_state;
+    f->want_state = false;
+    *name = f->name;
+    return w;
+}
+
+void slurm_log_job_state(struct slurm_log_follow *f, enum job_state state)
+{
+    if (f->quiet_after_end < 0 && (state == JOB_STATE_SUCCEEDED || state == JOB_STATE_FAILED ||
+                                   state == JOB_STATE_SUSPENDED || state == JOB_STATE_UNSPECIFIED))
+        f->quiet_after_end = 0;
+}
 
 void slurm_log_follow_free(void *p)
 {
@@ -544,7 +569,7 @@ struct slurm_log_follow *slurm_log_follow_new(struct backend *b, const char *nam
                       worker ? worker : "");
         return NULL;
     }
-    char *dir = slurm_job_dir(b, name, err);
+    char *dir = slurm_backend_job_dir(b, name, err);
     if (dir == NULL)
         return NULL;
     struct slurm_log_follow *f = xcalloc(1, sizeof *f);
@@ -609,12 +634,14 @@ bool slurm_log_step(struct slurm_log_follow *f, backend_data_fn fn, void *ctx,
         return true; /* the job ended and its log stayed quiet */
     if (f->quiet_after_end < 0 && time_now_ms() >= f->next_state) {
         f->next_state = time_now_ms() + FOLLOW_STATE_MS;
+        if (f->on_loop) {
+            f->want_state = true; /* asked by the caller through the loop, never here */
+            return false;
+        }
         struct jobspec j;
         struct api_error e;
-        if (slurm_get(f->b, f->name, &j, &e) == BACKEND_OK &&
-            (j.state == JOB_STATE_SUCCEEDED || j.state == JOB_STATE_FAILED ||
-             j.state == JOB_STATE_SUSPENDED || j.state == JOB_STATE_UNSPECIFIED))
-            f->quiet_after_end = 0;
+        if (slurm_get(f->b, f->name, &j, &e) == BACKEND_OK)
+            slurm_log_job_state(f, j.state);
         jobspec_free(&j);
     }
     return false;

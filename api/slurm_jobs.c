@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -175,7 +176,7 @@ void slurm_found_free(struct slurm_found *f)
 static const char *name_in(struct backend *b, const char *cwd, char **prefix_cache)
 {
     if (*prefix_cache == NULL) {
-        char *d = slurm_jobdir(driver(b)->jobs_dir, b->target.workspace, "x");
+        char *d = slurm_jobdir_path(driver(b)->jobs_dir, b->target.workspace, "x");
         if (d == NULL)
             return NULL;
         d[strlen(d) - 1] = '\0'; /* ".../<workspace>/" */
@@ -195,10 +196,31 @@ enum backend_status slurm_fetch_jobs(struct backend *b, struct slurm_found *out,
                                      struct api_error *err)
 {
     memset(out, 0, sizeof *out);
-    json_t *reply;
-    enum backend_status st = slurm_rest(b, "GET", "jobs", NULL, &reply, err);
-    if (st != BACKEND_OK)
-        return st;
+    struct slurm *s = driver(b);
+    json_t *reply = NULL;
+    int64_t now = time_now_ms();
+    if (s->jobs_cache && s->jobs_at && now - s->jobs_at < JOBS_FRESH_MS) {
+        reply = json_incref(s->jobs_cache); /* asked less than a second ago */
+    } else {
+        char path[64];
+        if (s->jobs_cache)
+            snprintf(path, sizeof path, "jobs?update_time=%lld", (long long)s->jobs_since);
+        else
+            snprintf(path, sizeof path, "jobs");
+        enum backend_status st = slurm_rest(b, "GET", path, NULL, &reply, err);
+        if (st != BACKEND_OK)
+            return st;
+        if (json_is_null(reply)) { /* 304: no job changed since jobs_since */
+            json_decref(reply);
+            reply = json_incref(s->jobs_cache);
+        } else if (reply != s->jobs_cache) {
+            /* A full reply: what slurmctld knew when the request was made (a second's slack). */
+            json_decref(s->jobs_cache);
+            s->jobs_cache = json_incref(reply);
+            s->jobs_since = s->sent_ms / 1000 - 1;
+        }
+        s->jobs_at = now;
+    }
     const json_t *arr = json_object_get(reply, "jobs");
     size_t cap = json_is_array(arr) ? json_array_size(arr) : 0;
     out->jobs = xcalloc(cap ? cap : 1, sizeof *out->jobs);
@@ -321,7 +343,7 @@ static void make_job(struct backend *b, const char *name, const struct slurm_job
                      struct jobspec *out)
 {
     jobspec_init(out);
-    char *dir = slurm_jobdir(driver(b)->jobs_dir, b->target.workspace, name);
+    char *dir = slurm_jobdir_path(driver(b)->jobs_dir, b->target.workspace, name);
     if (dir)
         slurm_stored_job(dir, out);
     free(out->name);
@@ -393,7 +415,7 @@ static void make_job(struct backend *b, const char *name, const struct slurm_job
 static size_t dir_names(struct backend *b, char ***out)
 {
     *out = NULL;
-    char *d = slurm_jobdir(driver(b)->jobs_dir, b->target.workspace, "x");
+    char *d = slurm_jobdir_path(driver(b)->jobs_dir, b->target.workspace, "x");
     if (d == NULL)
         return 0;
     d[strlen(d) - 2] = '\0';
@@ -428,7 +450,7 @@ enum backend_status slurm_get(struct backend *b, const char *name, struct jobspe
                               struct api_error *err)
 {
     jobspec_init(out);
-    char *dir = slurm_job_dir(b, name, err);
+    char *dir = slurm_backend_job_dir(b, name, err);
     if (dir == NULL)
         return BACKEND_REJECTED;
     struct slurm_found f;
@@ -526,7 +548,7 @@ enum backend_status slurm_list(struct backend *b, const struct list_query *q, st
     for (size_t i = 0; i < nn; i++) {
         bool seen = slurm_found_job(b, &f, names[i]) != NULL;
         if (!seen && !(q && q->name && strncmp(names[i], q->name, strlen(q->name)) != 0)) {
-            char *dir = slurm_jobdir(driver(b)->jobs_dir, b->target.workspace, names[i]);
+            char *dir = slurm_jobdir_path(driver(b)->jobs_dir, b->target.workspace, names[i]);
             struct stat s;
             /* Only directories trainjob made: they hold a job.json. */
             if (dir && fstatat(AT_FDCWD, dir, &s, AT_SYMLINK_NOFOLLOW) == 0) {

@@ -25,9 +25,58 @@
 
 #define WORKER_FILE_MAX (64u << 10)
 #define FOLLOW_POLL_MS 500
+#define JOBS_FRESH_MS 1000 /* GET /jobs at most once a second */
+
+/*
+ * The replies of one call made on the loop. An operation of this driver is
+ * written as blocking code; on the loop it is run with s->replay set, and
+ * then slurm_rest never blocks: a request answered before (same method, path
+ * and body) gets its recorded reply, the first one not yet made is noted in
+ * method/path/body and fails, so the run is thrown away (slurm_pending). The
+ * loop (api/slurm.c) makes that request through http_multi and runs the
+ * operation again from the start once the reply is recorded; the last run
+ * is the one whose reply is kept. An operation must therefore change nothing
+ * outside its reply before its last request (or undo it when that request
+ * fails, as submit removes the directory it made), and test slurm_pending
+ * before a change it makes after one.
+ */
+struct slurm_replay_entry {
+    char *key; /* "METHOD PATH\nBODY" */
+    enum backend_status st;
+    json_t *reply;
+    struct api_error err;
+    int64_t sent_ms; /* when the request was made */
+};
+
+struct slurm_replay {
+    struct slurm_replay_entry *entries;
+    size_t count;
+    bool pending;      /* method/path/body is the request to make next */
+    bool need_token;   /* token_command must run first */
+    char *token_error; /* why token_command failed (the run then fails with it) */
+    char *method, *path, *body;
+    int delay_ms;    /* wait this long before making it (a poll repeated) */
+    int64_t started; /* when the call started (time_now_ms), for deadlines across runs */
+    char *made;      /* the job directory an earlier run of this create made */
+    int64_t sent_ms; /* when the pending request was made */
+    bool changed;    /* a change (POST, DELETE) was made: the jobs known are old */
+};
 
 struct slurm {
     struct http_client *client;
+    struct slurm_replay *replay; /* set while an operation runs for the loop */
+    char *warning;               /* said once: a token_file readable by others */
+    bool warned;
+    /*
+     * GET /jobs, incremental: the last full reply, the update_time to ask
+     * with next (slurmctld answers 304 when no job changed since), and when
+     * it was last asked — within JOBS_FRESH_MS the reply is used again, so
+     * a refresh of a job screen (get, workers, list) is one call.
+     */
+    json_t *jobs_cache;
+    int64_t jobs_since; /* seconds, slurmctld's clock (the request's start, less 1 s) */
+    int64_t jobs_at;    /* time_now_ms of the last GET /jobs; 0: ask again */
+    int64_t sent_ms;    /* when the request whose reply slurm_rest returned last was made */
     const struct slurm_shape *shape; /* NULL until /openapi/v3 was read */
     char *context;
     char *user;
@@ -55,10 +104,43 @@ static inline struct slurm *driver(struct backend *b)
 enum backend_status slurm_rest(struct backend *b, const char *method, const char *path,
                                const json_t *body, json_t **reply, struct api_error *err);
 
+/* The result of a request to decode (slurm_rest's rules); *refused: the token was refused. */
+enum backend_status slurm_rest_decode(struct backend *b, const char *method, const char *path,
+                                      struct http_result *r, json_t **reply, bool *refused,
+                                      struct api_error *err);
+/* The "authentication failed" error naming the context, endpoint, user and what to check. */
+enum backend_status slurm_auth_failed(struct backend *b, const char *detail, struct api_error *err);
+/* Records the reply to the pending request of rp (reply is taken). */
+void slurm_replay_store(struct slurm_replay *rp, enum backend_status st, json_t *reply,
+                        const struct api_error *err);
+void slurm_replay_free(struct slurm_replay *rp);
+/* True while the operation runs for the loop and a request of it is not answered yet. */
+bool slurm_pending(struct backend *b);
+/* On the loop: forget the reply to this GET and make it again after delay_ms (a wait). */
+void slurm_rest_again(struct backend *b, const char *method, const char *path, int delay_ms);
+/* A warning to show once (caller frees), or NULL. */
+char *slurm_take_warning(struct backend *b);
+
+/*
+ * token_command on the loop: a child whose stdout is a loop fd, killed with
+ * its process group after 10 s. done gets 0 (the token is in use, headers
+ * set) or -1 and why; it is always called from the loop, never from inside
+ * slurm_token_start. slurm_token_cancel (not after done) kills the child.
+ */
+struct loop;
+struct slurm_token_run;
+typedef void (*slurm_token_fn)(void *ctx, int rc, const char *why);
+struct slurm_token_run *slurm_token_start(struct backend *b, struct loop *lp, slurm_token_fn done,
+                                          void *ctx);
+void slurm_token_cancel(struct slurm_token_run *t);
+
 /* ---- slurm_jobdir.c: job directories, workers, events, logs ---------------- */
 
-/* "$jobs_dir/<workspace>/<name>", or NULL (err says why) for a name unsafe as a path component. */
-char *slurm_job_dir(struct backend *b, const char *name, struct api_error *err);
+/*
+ * The job directory of name in this backend's jobs_dir and workspace, or NULL with err
+ * (400, field name) saying why; slurm_jobdir_path (api/slurm_script.h) is the bare rule.
+ */
+char *slurm_backend_job_dir(struct backend *b, const char *name, struct api_error *err);
 /* Opens dir (O_PATH-free: readable) refusing a symlink as its last component. */
 int slurm_open_dir_nofollow(const char *dir);
 /* A file of the job directory, bounded; -1 when it is missing or not a plain file. */
@@ -91,6 +173,12 @@ struct slurm_log_follow *slurm_log_follow_new(struct backend *b, const char *nam
 /* One step of a log being read: true when it ended (*st says how). */
 bool slurm_log_step(struct slurm_log_follow *f, backend_data_fn fn, void *ctx,
                     enum backend_status *st, struct api_error *err);
+/* The state is asked by the caller (the loop), not by slurm_log_step. */
+void slurm_log_on_loop(struct slurm_log_follow *f);
+/* On the loop: true (once) when it is time to ask the job's state; *name is the job. */
+bool slurm_log_wants_state(struct slurm_log_follow *f, const char **name);
+/* The job's state, as asked: an ended job's follow ends after a few quiet steps. */
+void slurm_log_job_state(struct slurm_log_follow *f, enum job_state state);
 enum backend_status slurm_logs(struct backend *b, const char *name, const char *worker, long tail,
                                bool follow, backend_data_fn fn, void *ctx, struct api_error *err);
 

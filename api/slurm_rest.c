@@ -3,25 +3,79 @@
  * token_file or token_command, fetched again once when refused), the API
  * version (from /openapi/v3, once per backend, through api/slurm_shapes),
  * and slurm_rest, the one call every operation of api/slurm*.c makes;
- * transport failures and Slurm's errors worded for the user.
+ * transport failures and Slurm's errors worded for the user. slurm_rest
+ * blocks (the CLI) or, while an operation runs for the loop (s->replay),
+ * answers from the replies recorded so far and notes the next request for
+ * api/slurm.c to make through http_multi. token_command runs bounded (10 s,
+ * its process group killed), waited for with poll() or watched by the loop.
+ * Every reply is counted for TRAINJOB_HTTP_STATS.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "api/http.h"
 #include "api/slurm_priv.h"
 #include "api/slurm_shapes.h"
-#include "util/fileio.h"
+#include "util/loop.h"
 #include "util/strbuf.h"
+#include "util/timefmt.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
 
 #define TOKEN_MAX 16384
+#define TOKEN_TIMEOUT_MS 10000 /* token_command's time to print a token and exit (README) */
+
+/* ---- counting calls (TRAINJOB_HTTP_STATS) ----------------------------------- */
+
+/*
+ * Every reply from slurmrestd is counted (requests and reply bytes, blocking
+ * or on the loop). With TRAINJOB_HTTP_STATS=FILE the totals are appended to
+ * FILE at exit as one line "slurm calls=N bytes=M seconds=S pid=P", which the
+ * bench reads to give REST calls per minute.
+ */
+static struct {
+    unsigned long long calls, bytes;
+    int64_t since;
+    bool registered;
+} stats;
+
+static void stats_write(void)
+{
+    const char *path = getenv("TRAINJOB_HTTP_STATS");
+    if (path == NULL || *path == '\0')
+        return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return;
+    char *line =
+        xasprintf("slurm calls=%llu bytes=%llu seconds=%.1f pid=%ld\n", stats.calls, stats.bytes,
+                  (double)(time_now_ms() - stats.since) / 1000.0, (long)getpid());
+    ssize_t n = write(fd, line, strlen(line));
+    (void)n;
+    free(line);
+    close(fd);
+}
+
+static void slurm_stats_count(const struct http_result *r)
+{
+    if (!stats.registered) {
+        stats.registered = true;
+        stats.since = time_now_ms();
+        if (getenv("TRAINJOB_HTTP_STATS"))
+            atexit(stats_write);
+    }
+    stats.calls++;
+    stats.bytes += r->body.len;
+}
 
 /* ---- the token ------------------------------------------------------------ */
 
@@ -58,20 +112,151 @@ static char *token_of(const char *text, size_t len)
     return n ? xstrndup(found, n) : NULL;
 }
 
-/* Runs token_command (split on blanks, no shell) and takes the token from its stdout. */
-static int run_token_command(struct slurm *s, struct strbuf *why)
+static int run_token_command(struct slurm *s, struct backend *b, struct strbuf *why);
+
+/* ---- the token file --------------------------------------------------------- */
+
+/*
+ * token_file is opened without following a symlink and must be a regular
+ * file (either is refused naming the file). One readable by group or others
+ * is used but warned about once, as ssh does for a key: on stderr for the
+ * CLI, kept in s->warning for a screen to show (slurm_take_warning).
+ */
+static int read_token_file(struct slurm *s, struct strbuf *why)
 {
-    char *copy = xstrdup(s->token_command);
-    char *argv[32];
+    int fd = open(s->token_file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ELOOP)
+            strbuf_addf(why, "token_file %s is a symlink; refused (name the file itself)",
+                        s->token_file);
+        else
+            strbuf_addf(why, "token_file %s: %s", s->token_file, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        strbuf_addf(why, "token_file %s is not a regular file; refused", s->token_file);
+        close(fd);
+        return -1;
+    }
+    if ((st.st_mode & 077) != 0 && !s->warned) {
+        s->warned = true;
+        free(s->warning);
+        s->warning = xasprintf("warning: token_file %s is readable by %s (mode %04o): run "
+                               "chmod 600 %s",
+                               s->token_file, (st.st_mode & 007) ? "others" : "its group",
+                               (unsigned)(st.st_mode & 07777), s->token_file);
+        if (s->replay == NULL) { /* the CLI: said now; a screen takes it from s->warning */
+            fprintf(stderr, "trainjob: %s\n", s->warning);
+            free(s->warning);
+            s->warning = NULL;
+        }
+    }
+    struct strbuf data = STRBUF_INIT;
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+        if (n > 0 && data.len < TOKEN_MAX)
+            strbuf_add(&data, buf, (size_t)n);
+    close(fd);
+    int rc = -1;
+    char *t = token_of(data.buf ? data.buf : "", data.len);
+    if (t == NULL) {
+        strbuf_addf(why, "token_file %s holds no token", s->token_file);
+    } else {
+        free(s->token);
+        s->token = t;
+        rc = 0;
+    }
+    if (data.buf)
+        memset(data.buf, 0, data.len);
+    strbuf_free(&data);
+    return rc;
+}
+
+char *slurm_take_warning(struct backend *b)
+{
+    struct slurm *s = driver(b);
+    char *w = s->warning;
+    s->warning = NULL;
+    return w;
+}
+
+/* Puts the two headers for s->token on the client. */
+static int token_headers(struct slurm *s, struct strbuf *why)
+{
+    char *lines =
+        xasprintf("X-SLURM-USER-NAME: %s\r\nX-SLURM-USER-TOKEN: %s\r\n", s->user, s->token);
+    int rc = http_client_set_headers(s->client, lines);
+    memset(lines, 0, strlen(lines));
+    free(lines);
+    if (rc != 0)
+        strbuf_adds(why, "the user or the token holds a control character");
+    return rc;
+}
+
+/* Gets a token (again when fresh) and puts the two headers on the client (blocking). */
+static int load_token(struct backend *b, bool fresh, struct strbuf *why)
+{
+    struct slurm *s = driver(b);
+    if (s->token && !fresh)
+        return 0;
+    int rc = s->token_command ? run_token_command(s, b, why) : read_token_file(s, why);
+    if (rc != 0)
+        return -1;
+    return token_headers(s, why);
+}
+
+/* ---- the token command ------------------------------------------------------ */
+
+/*
+ * token_command runs as a child of its own process group, without a shell,
+ * stdin and stderr on /dev/null, stdout on a pipe read to at most TOKEN_MAX
+ * bytes (more is read and dropped). It has TOKEN_TIMEOUT_MS to print and
+ * exit; past that its group is killed (by the child's pid, which leads the
+ * group) and the call fails "timed out after 10 s". The CLI waits for it with
+ * poll(); on the loop (slurm_token_start) the pipe is a loop fd and the
+ * deadline a loop timer, so top keeps drawing and reading keys meanwhile: a
+ * child watched by the loop rather than a thread, because the child has to be
+ * killed and reaped anyway and the loop already multiplexes fds and timers.
+ */
+struct slurm_token_run {
+    struct backend *b;
+    struct loop *lp;
+    pid_t pid;
+    int fd;
+    int64_t deadline;
+    uint64_t timer;
+    struct strbuf out;
+    char *argv0;
+    char *fail; /* why it could not start, said from the loop */
+    slurm_token_fn done;
+    void *ctx;
+};
+
+/* Splits the command on blanks (at most 31 words); argv points into copy. */
+static int split_command(char *copy, char **argv)
+{
     int argc = 0;
     for (char *tok = strtok(copy, " \t"); tok && argc < 31; tok = strtok(NULL, " \t"))
         argv[argc++] = tok;
     argv[argc] = NULL;
+    return argc;
+}
+
+/* Starts the child; 0, or -1 with why. */
+static int token_spawn(struct slurm_token_run *t, struct strbuf *why)
+{
+    struct slurm *s = driver(t->b);
+    char *copy = xstrdup(s->token_command);
+    char *argv[32];
+    int argc = split_command(copy, argv);
     if (argc == 0) {
-        strbuf_adds(why, "token_command is empty");
+        strbuf_addf(why, "context '%s': token_command is empty", s->context);
         free(copy);
         return -1;
     }
+    t->argv0 = xstrdup(argv[0]);
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) != 0) {
         strbuf_addf(why, "token_command: pipe: %s", strerror(errno));
@@ -80,6 +265,8 @@ static int run_token_command(struct slurm *s, struct strbuf *why)
     }
     pid_t pid = fork();
     if (pid == 0) {
+        /* Its own group, so a timeout kills whatever it started too. */
+        setpgid(0, 0);
         /* Its stderr would land on top's screen: it goes nowhere (run it yourself to see it). */
         dup2(pfd[1], 1);
         int null = open("/dev/null", O_RDWR);
@@ -91,80 +278,243 @@ static int run_token_command(struct slurm *s, struct strbuf *why)
         _exit(127);
     }
     close(pfd[1]);
-    struct strbuf outb = STRBUF_INIT;
-    if (pid > 0) {
-        char buf[4096];
-        ssize_t n;
-        while ((n = read(pfd[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
-            if (n > 0 && outb.len < TOKEN_MAX)
-                strbuf_add(&outb, buf, (size_t)n);
-    }
-    close(pfd[0]);
-    int status = 0;
-    int rc = -1;
+    free(copy);
     if (pid < 0) {
+        close(pfd[0]);
         strbuf_addf(why, "token_command: fork: %s", strerror(errno));
-    } else if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        strbuf_addf(why, "token_command '%s' failed (%s %d; run it yourself to see why)", argv[0],
+        return -1;
+    }
+    setpgid(pid, pid); /* also from here: no window where a kill of the group misses it */
+    t->pid = pid;
+    t->fd = pfd[0];
+    t->deadline = time_now_ms() + TOKEN_TIMEOUT_MS;
+    return 0;
+}
+
+/* Reads what is there; true at end of file or error (the fd is then closed). */
+static bool token_read(struct slurm_token_run *t)
+{
+    char buf[4096];
+    for (;;) {
+        ssize_t n = read(t->fd, buf, sizeof buf);
+        if (n > 0) {
+            if (t->out.len < TOKEN_MAX)
+                strbuf_add(&t->out, buf, (size_t)n);
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return false;
+        return true;
+    }
+}
+
+/* Kills the child's group and reaps it. */
+static void token_kill(struct slurm_token_run *t)
+{
+    if (t->pid > 0) {
+        kill(-t->pid, SIGKILL);
+        kill(t->pid, SIGKILL);
+        while (waitpid(t->pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        t->pid = 0;
+    }
+}
+
+/* The end: status of the reaped child (or timed out) to the token; 0 or -1 with why. */
+static int token_finish(struct slurm_token_run *t, bool timed_out, int status, struct strbuf *why)
+{
+    struct slurm *s = driver(t->b);
+    int rc = -1;
+    if (timed_out) {
+        strbuf_addf(why, "context '%s': token_command '%s' timed out after %d s (killed)",
+                    s->context, s->token_command, TOKEN_TIMEOUT_MS / 1000);
+    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        strbuf_addf(why, "token_command '%s' failed (%s %d; run it yourself to see why)", t->argv0,
                     WIFEXITED(status) ? "exit" : "signal",
                     WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
     } else {
-        char *t = token_of(outb.buf ? outb.buf : "", outb.len);
-        if (t == NULL) {
-            strbuf_addf(why, "token_command '%s' printed no token", argv[0]);
+        char *tok = token_of(t->out.buf ? t->out.buf : "", t->out.len);
+        if (tok == NULL) {
+            strbuf_addf(why, "token_command '%s' printed no token", t->argv0);
         } else {
             free(s->token);
-            s->token = t;
+            s->token = tok;
             rc = 0;
         }
     }
-    if (outb.buf)
-        memset(outb.buf, 0, outb.len);
-    strbuf_free(&outb);
-    free(copy);
+    if (t->out.buf)
+        memset(t->out.buf, 0, t->out.len);
     return rc;
 }
 
-static int read_token_file(struct slurm *s, struct strbuf *why)
+static void token_run_free(struct slurm_token_run *t)
 {
-    char *data = NULL;
-    size_t len = 0;
-    struct strbuf io = STRBUF_INIT;
+    if (t == NULL)
+        return;
+    if (t->timer)
+        loop_cancel(t->lp, t->timer);
+    if (t->fd >= 0) {
+        if (t->lp)
+            loop_remove_fd(t->lp, t->fd);
+        close(t->fd);
+    }
+    token_kill(t);
+    if (t->out.buf)
+        memset(t->out.buf, 0, t->out.len);
+    strbuf_free(&t->out);
+    free(t->argv0);
+    free(t->fail);
+    free(t);
+}
+
+static struct slurm_token_run *token_run_new(struct backend *b, struct loop *lp)
+{
+    struct slurm_token_run *t = xcalloc(1, sizeof *t);
+    t->b = b;
+    t->lp = lp;
+    t->fd = -1;
+    t->out = (struct strbuf)STRBUF_INIT;
+    return t;
+}
+
+/* Runs token_command and waits for it (the CLI): bounded by TOKEN_TIMEOUT_MS. */
+static int run_token_command(struct slurm *s, struct backend *b, struct strbuf *why)
+{
+    (void)s;
+    struct slurm_token_run *t = token_run_new(b, NULL);
     int rc = -1;
-    if (file_read_all(s->token_file, TOKEN_MAX, &data, &len, &io) != 0) {
-        strbuf_addf(why, "token_file: %s", strbuf_str(&io));
-    } else {
-        char *t = token_of(data, len);
-        if (t == NULL) {
-            strbuf_addf(why, "token_file %s holds no token", s->token_file);
-        } else {
-            free(s->token);
-            s->token = t;
-            rc = 0;
+    if (token_spawn(t, why) == 0) {
+        bool eof = false, timed_out = false;
+        int status = 0;
+        for (;;) {
+            int64_t left = t->deadline - time_now_ms();
+            if (left <= 0) {
+                timed_out = true;
+                break;
+            }
+            if (!eof) {
+                struct pollfd p = {t->fd, POLLIN, 0};
+                if (poll(&p, 1, (int)left) > 0 && token_read(t)) {
+                    eof = true;
+                    close(t->fd);
+                    t->fd = -1;
+                }
+                continue;
+            }
+            pid_t w = waitpid(t->pid, &status, WNOHANG);
+            if (w == t->pid) {
+                t->pid = 0;
+                break;
+            }
+            if (w < 0 && errno != EINTR) {
+                t->pid = 0;
+                status = 127 << 8;
+                break;
+            }
+            poll(NULL, 0, left < 10 ? (int)left : 10);
         }
-        memset(data, 0, len);
+        if (timed_out)
+            token_kill(t);
+        rc = token_finish(t, timed_out, status, why);
     }
-    free(data);
-    strbuf_free(&io);
+    token_run_free(t);
     return rc;
 }
 
-/* Gets a token (again when fresh) and puts the two headers on the client. */
-static int load_token(struct slurm *s, bool fresh, struct strbuf *why)
+static void token_async_end(struct slurm_token_run *t, bool timed_out, int status)
 {
-    if (s->token && !fresh)
-        return 0;
-    int rc = s->token_command ? run_token_command(s, why) : read_token_file(s, why);
-    if (rc != 0)
-        return -1;
-    char *lines =
-        xasprintf("X-SLURM-USER-NAME: %s\r\nX-SLURM-USER-TOKEN: %s\r\n", s->user, s->token);
-    rc = http_client_set_headers(s->client, lines);
-    memset(lines, 0, strlen(lines));
-    free(lines);
-    if (rc != 0)
-        strbuf_adds(why, "the user or the token holds a control character");
-    return rc;
+    struct strbuf why = STRBUF_INIT;
+    if (timed_out)
+        token_kill(t);
+    int rc = token_finish(t, timed_out, status, &why);
+    if (rc == 0)
+        rc = token_headers(driver(t->b), &why);
+    slurm_token_fn done = t->done;
+    void *ctx = t->ctx;
+    token_run_free(t);
+    done(ctx, rc, strbuf_str(&why));
+    strbuf_free(&why);
+}
+
+/* After end of file: is the child gone yet? (a child may close stdout and linger) */
+static void token_reap_tick(void *ctx)
+{
+    struct slurm_token_run *t = ctx;
+    t->timer = 0;
+    int status = 0;
+    pid_t w = waitpid(t->pid, &status, WNOHANG);
+    if (w == t->pid || (w < 0 && errno != EINTR)) {
+        t->pid = 0;
+        token_async_end(t, false, w < 0 ? 127 << 8 : status);
+        return;
+    }
+    if (time_now_ms() >= t->deadline) {
+        token_async_end(t, true, 0);
+        return;
+    }
+    t->timer = loop_add_timer(t->lp, 10, token_reap_tick, t);
+}
+
+static void token_deadline(void *ctx)
+{
+    struct slurm_token_run *t = ctx;
+    t->timer = 0;
+    token_async_end(t, true, 0);
+}
+
+static void token_readable(void *ctx, int fd, short revents)
+{
+    struct slurm_token_run *t = ctx;
+    if (!token_read(t))
+        return;
+    loop_remove_fd(t->lp, fd);
+    close(fd);
+    t->fd = -1;
+    if (t->timer)
+        loop_cancel(t->lp, t->timer);
+    t->timer = 0;
+    token_reap_tick(t);
+}
+
+static void token_fail_tick(void *ctx)
+{
+    struct slurm_token_run *t = ctx;
+    t->timer = 0;
+    slurm_token_fn done = t->done;
+    void *dctx = t->ctx;
+    char *why = t->fail;
+    t->fail = NULL;
+    token_run_free(t);
+    done(dctx, -1, why ? why : "token_command could not start");
+    free(why);
+}
+
+struct slurm_token_run *slurm_token_start(struct backend *b, struct loop *lp, slurm_token_fn done,
+                                          void *ctx)
+{
+    struct slurm_token_run *t = token_run_new(b, lp);
+    t->done = done;
+    t->ctx = ctx;
+    struct strbuf why = STRBUF_INIT;
+    if (token_spawn(t, &why) != 0) {
+        /* Said from the loop, never from inside the caller. */
+        t->fail = xstrdup(strbuf_str(&why));
+        strbuf_free(&why);
+        t->timer = loop_add_timer(lp, 0, token_fail_tick, t);
+        return t;
+    }
+    strbuf_free(&why);
+    fcntl(t->fd, F_SETFL, fcntl(t->fd, F_GETFL) | O_NONBLOCK);
+    loop_add_fd(lp, t->fd, POLLIN, token_readable, t);
+    t->timer = loop_add_timer(lp, TOKEN_TIMEOUT_MS, token_deadline, t);
+    return t;
+}
+
+void slurm_token_cancel(struct slurm_token_run *t)
+{
+    token_run_free(t);
 }
 
 /* ---- REST ----------------------------------------------------------------- */
@@ -282,13 +632,166 @@ static enum backend_status ensure_shape(struct backend *b, struct api_error *err
     return st;
 }
 
+/*
+ * A reply to the result of one request: the JSON of a 2xx reply in *reply;
+ * errors a Slurm reply carries with a 2xx status are failures too. *refused
+ * says the token was refused (err is then not set).
+ */
+static enum backend_status decode_reply(struct backend *b, const char *method, const char *path,
+                                        struct http_result *r, json_t **reply, bool *refused,
+                                        struct api_error *err)
+{
+    *reply = NULL;
+    *refused = false;
+    slurm_stats_count(r);
+    if (r->transport != TRANSPORT_NONE)
+        return transport_error(b, r, err);
+    if (r->status == 304) { /* ?update_time=: nothing changed since */
+        *reply = json_null();
+        return BACKEND_OK;
+    }
+    json_t *j = json_loadb(r->body.buf ? r->body.buf : "", r->body.len, 0, NULL);
+    if (auth_refused(r->status, j)) {
+        json_decref(j);
+        *refused = true;
+        return BACKEND_REJECTED;
+    }
+    const json_t *errs = json_object_get(j, "errors");
+    bool slurm_err = json_is_array(errs) && json_array_size(errs) > 0;
+    if (r->status < 200 || r->status >= 300 || j == NULL || slurm_err) {
+        struct strbuf m = STRBUF_INIT;
+        slurm_error_text(j, r->body.buf, r->body.len, &m);
+        int status = r->status >= 200 && r->status < 300 ? 500 : r->status;
+        api_error_set(err, status, "SlurmError", "", "slurmrestd %s %s: %s", method, path,
+                      strbuf_str(&m));
+        strbuf_free(&m);
+        json_decref(j);
+        return BACKEND_REJECTED;
+    }
+    *reply = j;
+    return BACKEND_OK;
+}
+
+/* ---- replies made on the loop (see slurm_priv.h) ------------------------------ */
+
+static char *replay_key(const char *method, const char *path, const char *body)
+{
+    return xasprintf("%s %s\n%s", method, path, body ? body : "");
+}
+
+void slurm_replay_free(struct slurm_replay *rp)
+{
+    for (size_t i = 0; i < rp->count; i++) {
+        free(rp->entries[i].key);
+        json_decref(rp->entries[i].reply);
+    }
+    free(rp->entries);
+    free(rp->method);
+    free(rp->path);
+    free(rp->body);
+    free(rp->token_error);
+    free(rp->made);
+    memset(rp, 0, sizeof *rp);
+}
+
+void slurm_replay_store(struct slurm_replay *rp, enum backend_status st, json_t *reply,
+                        const struct api_error *err)
+{
+    rp->entries = xreallocarray(rp->entries, rp->count + 1, sizeof *rp->entries);
+    struct slurm_replay_entry *e = &rp->entries[rp->count++];
+    e->key = replay_key(rp->method, rp->path, rp->body);
+    e->st = st;
+    e->reply = reply;
+    e->sent_ms = rp->sent_ms;
+    if (err)
+        e->err = *err;
+    else
+        memset(&e->err, 0, sizeof e->err);
+    free(rp->method);
+    free(rp->path);
+    free(rp->body);
+    rp->method = rp->path = rp->body = NULL;
+    rp->pending = false;
+    rp->delay_ms = 0;
+}
+
+bool slurm_pending(struct backend *b)
+{
+    const struct slurm_replay *rp = driver(b)->replay;
+    return rp && (rp->pending || rp->need_token);
+}
+
+void slurm_rest_again(struct backend *b, const char *method, const char *path, int delay_ms)
+{
+    struct slurm *s = driver(b);
+    struct slurm_replay *rp = s->replay;
+    if (rp == NULL || rp->pending || s->shape == NULL)
+        return;
+    char *full =
+        path[0] == '/' ? xstrdup(path) : xasprintf("/slurm/%s/%s", s->shape->version, path);
+    char *key = replay_key(method, full, NULL);
+    for (size_t i = 0; i < rp->count; i++)
+        if (strcmp(rp->entries[i].key, key) == 0) {
+            free(rp->entries[i].key);
+            json_decref(rp->entries[i].reply);
+            rp->entries[i] = rp->entries[--rp->count];
+            break;
+        }
+    free(key);
+    rp->method = xstrdup(method);
+    rp->path = full;
+    rp->body = NULL;
+    rp->pending = true;
+    rp->delay_ms = delay_ms;
+}
+
+/* The reply recorded for this request, or the request noted as the one to make next. */
+static enum backend_status replayed(struct slurm *s, const char *method, const char *path,
+                                    const char *text, json_t **reply, struct api_error *err)
+{
+    struct slurm_replay *rp = s->replay;
+    char *key = replay_key(method, path, text);
+    for (size_t i = 0; i < rp->count; i++)
+        if (strcmp(rp->entries[i].key, key) == 0) {
+            free(key);
+            *reply = json_incref(rp->entries[i].reply);
+            *err = rp->entries[i].err;
+            s->sent_ms = rp->entries[i].sent_ms;
+            return rp->entries[i].st;
+        }
+    free(key);
+    if (!rp->pending) {
+        rp->method = xstrdup(method);
+        rp->path = xstrdup(path);
+        rp->body = text ? xstrdup(text) : NULL;
+        rp->pending = true;
+        rp->delay_ms = 0;
+    }
+    api_error_set(err, 0, "Pending", "", "waiting for slurmrestd");
+    return BACKEND_TRANSPORT;
+}
+
 enum backend_status slurm_rest(struct backend *b, const char *method, const char *path,
                                const json_t *body, json_t **reply, struct api_error *err)
 {
     struct slurm *s = driver(b);
     *reply = NULL;
     struct strbuf why = STRBUF_INIT;
-    if (load_token(s, false, &why) != 0) {
+    struct slurm_replay *rp = s->replay;
+    if (rp && (rp->pending || rp->need_token)) {
+        /* An earlier request of this run is not answered yet: the run is thrown away. */
+        api_error_set(err, 0, "Pending", "", "waiting for slurmrestd");
+        return BACKEND_TRANSPORT;
+    }
+    if (rp && s->token == NULL && s->token_command) {
+        /* On the loop the command runs as a watched child, never here. */
+        if (rp->token_error)
+            return auth_failed(b, rp->token_error, err);
+        rp->need_token = true;
+        api_error_set(err, 0, "Pending", "", "waiting for token_command");
+        return BACKEND_TRANSPORT;
+    }
+    if (load_token(b, false, &why) != 0) {
         enum backend_status st = auth_failed(b, strbuf_str(&why), err);
         strbuf_free(&why);
         return st;
@@ -307,44 +810,42 @@ enum backend_status slurm_rest(struct backend *b, const char *method, const char
         strbuf_addf(&p, "/slurm/%s/%s", s->shape->version, path);
     char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
     enum backend_status st = BACKEND_OK;
-    for (int attempt = 0;; attempt++) {
-        struct http_result r;
-        http_result_init(&r);
-        http_call(s->client, method, strbuf_str(&p), text, text ? strlen(text) : 0, &r);
-        if (r.transport != TRANSPORT_NONE) {
-            st = transport_error(b, &r, err);
+    if (rp) {
+        st = replayed(s, method, strbuf_str(&p), text, reply, err);
+    } else {
+        for (int attempt = 0;; attempt++) {
+            struct http_result r;
+            http_result_init(&r);
+            s->sent_ms = time_now_ms();
+            http_call(s->client, method, strbuf_str(&p), text, text ? strlen(text) : 0, &r);
+            bool refused;
+            st = decode_reply(b, method, strbuf_str(&p), &r, reply, &refused, err);
             http_result_free(&r);
+            if (refused) {
+                strbuf_reset(&why);
+                if (attempt == 0 && s->token_command && load_token(b, true, &why) == 0)
+                    continue;
+                st = auth_failed(b, strbuf_str(&why), err);
+            }
             break;
         }
-        json_t *j = json_loadb(r.body.buf ? r.body.buf : "", r.body.len, 0, NULL);
-        if (auth_refused(r.status, j)) {
-            json_decref(j);
-            http_result_free(&r);
-            strbuf_reset(&why);
-            if (attempt == 0 && s->token_command && load_token(s, true, &why) == 0)
-                continue;
-            st = auth_failed(b, strbuf_str(&why), err);
-            break;
-        }
-        const json_t *errs = json_object_get(j, "errors");
-        bool slurm_err = json_is_array(errs) && json_array_size(errs) > 0;
-        if (r.status < 200 || r.status >= 300 || j == NULL || slurm_err) {
-            struct strbuf m = STRBUF_INIT;
-            slurm_error_text(j, r.body.buf, r.body.len, &m);
-            int status = r.status >= 200 && r.status < 300 ? 500 : r.status;
-            api_error_set(err, status, "SlurmError", "", "slurmrestd %s %s: %s", method,
-                          strbuf_str(&p), strbuf_str(&m));
-            strbuf_free(&m);
-            json_decref(j);
-            st = BACKEND_REJECTED;
-        } else {
-            *reply = j;
-        }
-        http_result_free(&r);
-        break;
     }
+    if (rp == NULL && strcmp(method, "GET") != 0)
+        s->jobs_at = 0; /* a change was asked for: the next GET /jobs asks slurmctld */
     free(text);
     strbuf_free(&p);
     strbuf_free(&why);
     return st;
+}
+
+enum backend_status slurm_rest_decode(struct backend *b, const char *method, const char *path,
+                                      struct http_result *r, json_t **reply, bool *refused,
+                                      struct api_error *err)
+{
+    return decode_reply(b, method, path, r, reply, refused, err);
+}
+
+enum backend_status slurm_auth_failed(struct backend *b, const char *detail, struct api_error *err)
+{
+    return auth_failed(b, detail, err);
 }

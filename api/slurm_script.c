@@ -542,7 +542,7 @@ static bool safe_root(const char *s)
     return true;
 }
 
-char *slurm_jobdir(const char *jobs_dir, const char *workspace, const char *name)
+char *slurm_jobdir_path(const char *jobs_dir, const char *workspace, const char *name)
 {
     if (!safe_root(jobs_dir) || !safe_component(workspace) || !safe_component(name))
         return NULL;
@@ -770,7 +770,7 @@ int slurm_script_render(const struct jobspec *job, const struct slurm_site *site
         return refuse(err, "name",
                       "the job name must be letters, digits, '.', '_' and '-' to name "
                       "its directory on the cluster");
-    char *dir = slurm_jobdir(site->jobs_dir, site->workspace, job->name);
+    char *dir = slurm_jobdir_path(site->jobs_dir, site->workspace, job->name);
     if (dir == NULL)
         return refuse(err, "workspace_name",
                       "no job directory: the jobs directory must be an absolute path "

@@ -59,8 +59,12 @@ struct slurm_site {       /* from the context and the catalog */
 int slurm_script_render(const struct jobspec *job, const struct slurm_site *site,
                         struct strbuf *script, struct strbuf *gaps, struct api_error *err);
 
-/* "$jobs_dir/<workspace>/<name>" (caller frees); NULL when a name is not a safe path component. */
-char *slurm_jobdir(const char *jobs_dir, const char *workspace, const char *name);
+/*
+ * "$jobs_dir/<workspace>/<name>" from the three parts given (caller frees); NULL, with no
+ * reason, when a part is not a safe path component. The driver's slurm_backend_job_dir
+ * is the same path for its backend's context and workspace, with the reason in an api_error.
+ */
+char *slurm_jobdir_path(const char *jobs_dir, const char *workspace, const char *name);
 
 /* The job's worker count: roles[0].total_replicas, else the first spec's replicas, else 1. */
 int slurm_script_replicas(const struct jobspec *job);

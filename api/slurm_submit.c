@@ -71,7 +71,7 @@ static int build_submit(const struct slurm_shape *shape, const struct site_conf 
                       "a Slurm job needs total_replicas (one node per worker)");
         return -1;
     }
-    char *dir = slurm_jobdir(c->jobs_dir, c->workspace, job->name ? job->name : "");
+    char *dir = slurm_jobdir_path(c->jobs_dir, c->workspace, job->name ? job->name : "");
     if (dir == NULL) {
         api_error_set(err, 400, "InvalidName", "name",
                       "'%s' cannot name a job directory (letters, digits, '-', '_' and '.')",
@@ -133,8 +133,15 @@ static int build_submit(const struct slurm_shape *shape, const struct site_conf 
     return 0;
 }
 
-/* Makes dir (and logs/, workers/) for the job's user: when trainjob runs as root, chowned to it. */
-static int make_job_dir(struct slurm *s, const char *dir, struct api_error *err)
+/*
+ * Makes dir (and logs/, workers/) for the job's user: when trainjob runs as
+ * root, chowned to it. exclusive (create): the directory is the name's record
+ * in its workspace, so it is made with mkdir's O_EXCL meaning and one that is
+ * there already is "already used" (409) — one system call, whatever the
+ * number of jobs, and two creates racing for a name cannot both win.
+ */
+static int make_job_dir(struct slurm *s, struct backend *b, const char *dir, bool exclusive,
+                        struct api_error *err)
 {
     struct strbuf why = STRBUF_INIT;
     char *parent = xstrdup(dir);
@@ -148,10 +155,25 @@ static int make_job_dir(struct slurm *s, const char *dir, struct api_error *err)
         return -1;
     }
     strbuf_free(&why);
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-        api_error_set(err, 500, "JobsDir", "", "cannot make %s: %s", dir, strerror(errno));
+    int pfd = -1;
+    {
+        char *p = xstrdup(dir);
+        *strrchr(p, '/') = '\0';
+        pfd = slurm_open_dir_nofollow(p);
+        free(p);
+    }
+    const char *base = strrchr(dir, '/') + 1;
+    if (pfd < 0 || (mkdirat(pfd, base, 0755) != 0 && (exclusive || errno != EEXIST))) {
+        if (pfd >= 0 && errno == EEXIST)
+            api_error_set(err, 409, "AlreadyExists", "name", "already used in workspace %s (%s)",
+                          b->target.workspace, dir);
+        else
+            api_error_set(err, 500, "JobsDir", "", "cannot make %s: %s", dir, strerror(errno));
+        if (pfd >= 0)
+            close(pfd);
         return -1;
     }
+    close(pfd);
     int dfd = slurm_open_dir_nofollow(dir);
     if (dfd < 0) {
         api_error_set(err, 500, "JobsDir", "", "%s is not a directory trainjob made: %s", dir,
@@ -281,27 +303,27 @@ static enum backend_status submit(struct backend *b, const struct jobspec *job, 
 {
     struct slurm *s = driver(b);
     jobspec_init(out);
-    char *dir = slurm_job_dir(b, job->name, err);
+    char *dir = slurm_backend_job_dir(b, job->name, err);
     if (dir == NULL)
         return BACKEND_REJECTED;
-    struct slurm_found f;
-    enum backend_status st = slurm_fetch_jobs(b, &f, err);
-    if (st != BACKEND_OK) {
-        free(dir);
-        return st;
+    enum backend_status st = BACKEND_OK;
+    if (!fresh) {
+        /* A start must not run a job twice: its Slurm job must have ended. */
+        struct slurm_found f;
+        st = slurm_fetch_jobs(b, &f, err);
+        if (st != BACKEND_OK) {
+            free(dir);
+            return st;
+        }
+        const struct slurm_job *alive = slurm_found_job(b, &f, job->name);
+        if (alive && !slurm_job_ended(alive)) {
+            api_error_set(err, 409, "AlreadyExists", "name",
+                          "job '%s' is still %s as Slurm job %lld", job->name,
+                          alive->state ? alive->state : "?", (long long)alive->id);
+            st = BACKEND_REJECTED;
+        }
+        slurm_found_free(&f);
     }
-    const struct slurm_job *alive = slurm_found_job(b, &f, job->name);
-    struct stat sb;
-    if (alive && !slurm_job_ended(alive)) {
-        api_error_set(err, 409, "AlreadyExists", "name", "job '%s' is still %s as Slurm job %lld",
-                      job->name, alive->state ? alive->state : "?", (long long)alive->id);
-        st = BACKEND_REJECTED;
-    } else if (fresh && lstat(dir, &sb) == 0) {
-        api_error_set(err, 409, "AlreadyExists", "name", "already used in workspace %s (%s)",
-                      b->target.workspace, dir);
-        st = BACKEND_REJECTED;
-    }
-    slurm_found_free(&f);
     struct catalog cat;
     memset(&cat, 0, sizeof cat);
     const struct catalog_spec *spec = NULL;
@@ -320,7 +342,9 @@ static enum backend_status submit(struct backend *b, const struct jobspec *job, 
         st = BACKEND_REJECTED;
     free(exclude);
     bool made = false; /* this call made the directory (create: nothing was there) */
-    if (st == BACKEND_OK && make_job_dir(s, dir, err) != 0)
+    /* On the loop, an earlier run of this call made it and its POST is in flight. */
+    bool ours = fresh && s->replay && s->replay->made && strcmp(s->replay->made, dir) == 0;
+    if (st == BACKEND_OK && make_job_dir(s, b, dir, fresh && !ours, err) != 0)
         st = BACKEND_REJECTED;
     else if (st == BACKEND_OK)
         made = fresh;
@@ -355,6 +379,10 @@ static enum backend_status submit(struct backend *b, const struct jobspec *job, 
                             jobspec_worker(job)->total_replicas, spec->name);
         append_event(s, dir, fresh ? "Submitted" : "Started", m);
         free(m);
+    } else if (made && slurm_pending(b)) {
+        /* The POST is being made on the loop: the directory stays, this call's. */
+        free(s->replay->made);
+        s->replay->made = xstrdup(dir);
     } else if (made) {
         /* Nothing was submitted: the directory this call made goes again, so the name is free. */
         char *slash = strrchr(dir, '/');
@@ -393,7 +421,7 @@ enum backend_status slurm_start(struct backend *b, const char *name, struct jobs
                                 struct api_error *err)
 {
     jobspec_init(out);
-    char *dir = slurm_job_dir(b, name, err);
+    char *dir = slurm_backend_job_dir(b, name, err);
     if (dir == NULL)
         return BACKEND_REJECTED;
     struct jobspec job;
@@ -441,6 +469,7 @@ enum backend_status slurm_stop(struct backend *b, const char *const *names, size
     memset(out, 0, sizeof *out);
     struct slurm_found f;
     enum backend_status st = slurm_fetch_jobs(b, &f, err);
+    int64_t *ids = xcalloc(n ? n : 1, sizeof *ids); /* cancelled here: its event to write */
     for (size_t i = 0; st == BACKEND_OK && i < n; i++) {
         const struct slurm_job *sj = slurm_found_job(b, &f, names[i]);
         if (sj == NULL)
@@ -449,16 +478,23 @@ enum backend_status slurm_stop(struct backend *b, const char *const *names, size
             batch_add(out, names[i], BATCH_SKIPPED, "SKIPPED");
         else if ((st = cancel(b, sj->id, err)) == BACKEND_OK) {
             batch_add(out, names[i], BATCH_DONE, "STOPPING");
-            char *dir = slurm_jobdir(driver(b)->jobs_dir, b->target.workspace, names[i]);
-            char *m = xasprintf("stop: Slurm job %lld cancelled (SIGTERM to every step, SIGKILL "
-                                "after the cluster's KillWait)",
-                                (long long)sj->id);
-            if (dir)
-                append_event(driver(b), dir, "Stopped", m);
-            free(m);
-            free(dir);
+            ids[i] = sj->id;
         }
     }
+    /* Events once every cancel is answered: a run thrown away on the loop writes none. */
+    for (size_t i = 0; i < n && !slurm_pending(b); i++) {
+        if (ids[i] == 0)
+            continue;
+        char *dir = slurm_jobdir_path(driver(b)->jobs_dir, b->target.workspace, names[i]);
+        char *m = xasprintf("stop: Slurm job %lld cancelled (SIGTERM to every step, SIGKILL "
+                            "after the cluster's KillWait)",
+                            (long long)ids[i]);
+        if (dir)
+            append_event(driver(b), dir, "Stopped", m);
+        free(m);
+        free(dir);
+    }
+    free(ids);
     slurm_found_free(&f);
     return st;
 }
@@ -498,7 +534,8 @@ static void wait_ended(struct backend *b, int64_t id)
 {
     char path[64];
     snprintf(path, sizeof path, "job/%lld", (long long)id);
-    int64_t deadline = time_now_ms() + DELETE_WAIT_MS;
+    const struct slurm_replay *rp = driver(b)->replay;
+    int64_t deadline = (rp ? rp->started : time_now_ms()) + DELETE_WAIT_MS;
     while (time_now_ms() < deadline) {
         json_t *reply;
         struct api_error e;
@@ -516,6 +553,11 @@ static void wait_ended(struct backend *b, int64_t id)
         json_decref(reply);
         if (ended)
             return;
+        if (rp) {
+            /* On the loop: the same GET again in 200 ms, this run thrown away meanwhile. */
+            slurm_rest_again(b, "GET", path, 200);
+            return;
+        }
         poll(NULL, 0, 200);
     }
 }
@@ -527,14 +569,19 @@ enum backend_status slurm_delete(struct backend *b, const char *const *names, si
     struct slurm_found f;
     enum backend_status st = slurm_fetch_jobs(b, &f, err);
     for (size_t i = 0; st == BACKEND_OK && i < n; i++) {
-        char *dir = slurm_job_dir(b, names[i], err);
+        char *dir = slurm_backend_job_dir(b, names[i], err);
         if (dir == NULL) {
             batch_add(out, names[i], BATCH_NOT_FOUND, "NOT_FOUND");
             continue;
         }
         const struct slurm_job *sj = slurm_found_job(b, &f, names[i]);
-        if (sj && !slurm_job_ended(sj) && (st = cancel(b, sj->id, err)) == BACKEND_OK)
+        if (sj && !slurm_job_ended(sj) && (st = cancel(b, sj->id, err)) == BACKEND_OK) {
             wait_ended(b, sj->id);
+            if (slurm_pending(b)) { /* on the loop, still waiting: nothing is removed yet */
+                api_error_set(err, 0, "Pending", "", "waiting for slurmrestd");
+                st = BACKEND_TRANSPORT;
+            }
+        }
         struct stat s;
         if (st == BACKEND_OK && sj == NULL && lstat(dir, &s) != 0) {
             batch_add(out, names[i], BATCH_NOT_FOUND, "NOT_FOUND");

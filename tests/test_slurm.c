@@ -21,15 +21,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "api/backend.h"
 #include "api/context.h"
 #include "api/finding.h"
 #include "api/http.h"
+#include "api/http_multi.h"
 #include "api/slurm.h"
 #include "api/slurm_shapes.h"
+#include "util/loop.h"
 #include "util/strbuf.h"
+#include "util/timefmt.h"
 #include "util/xalloc.h"
 
 static char *fixture_text(const char *name)
@@ -98,6 +102,7 @@ static int setup(void **state)
     FILE *f = fopen(token_file, "w");
     fputs("SLURM_JWT=eyJ.good.token\n", f);
     fclose(f);
+    chmod(token_file, 0600);
     return 0;
 }
 
@@ -492,7 +497,6 @@ static void a_refused_submit_leaves_no_directory(void **state)
     (void)state;
     struct fake f = {0};
     fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
-    fake_answer(&f, 200, xstrdup("{\"errors\": [], \"jobs\": []}"));
     fake_answer(&f, 200, fixture_text("partitions.json"));
     fake_answer(&f, 200, fixture_text("nodes.json"));
     fake_answer(&f, 500,
@@ -513,13 +517,460 @@ static void a_refused_submit_leaves_no_directory(void **state)
     struct api_error e;
     assert_int_equal(backend_create(b, &job, &out, &e), BACKEND_REJECTED);
     assert_non_null(strstr(e.message, "2014"));
-    assert_string_equal(f.path[4], "/slurm/v0.0.38/job/submit");
+    assert_string_equal(f.path[3], "/slurm/v0.0.38/job/submit");
     char *dir = xasprintf("%s/default/big", tmpdir);
     struct stat st;
     assert_int_equal(lstat(dir, &st), -1); /* the name is free again */
     free(dir);
     jobspec_free(&out);
     jobspec_free(&job);
+    backend_free(b);
+    fake_free(&f);
+}
+
+/* A job for create: 1 replica of gpu-1 in the standard partition. */
+static void small_job(struct jobspec *job, const char *name)
+{
+    jobspec_init(job);
+    job->name = xstrdup(name);
+    job->resource_pool.present = true;
+    job->resource_pool.name = xstrdup("standard");
+    struct role *r = jobspec_add_role(job);
+    r->name = xstrdup("Worker");
+    r->has_total_replicas = true;
+    r->total_replicas = 1;
+    r->startup_script = xstrdup("true");
+    role_add_spec(r)->name = xstrdup("gpu-1");
+}
+
+/* create checks the name by its job directory (mkdir, O_EXCL): never a list of every job. */
+static void create_checks_the_name_by_its_directory(void **state)
+{
+    (void)state;
+    char *ws = xasprintf("%s/default", tmpdir);
+    char *taken = xasprintf("%s/default/taken", tmpdir);
+    assert_int_equal(mkdir(ws, 0755), 0);
+    assert_int_equal(mkdir(taken, 0755), 0);
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 200, fixture_text("partitions.json"));
+    fake_answer(&f, 200, fixture_text("nodes.json"));
+    fake_answer(&f, 200, fixture_text("partitions.json"));
+    fake_answer(&f, 200, fixture_text("nodes.json"));
+    fake_answer(&f, 200, xstrdup("{\"errors\": [], \"job_id\": 77}"));
+    struct backend *b = open_fake(&f, NULL);
+    struct jobspec job, out;
+    small_job(&job, "taken");
+    struct api_error e;
+    assert_int_equal(backend_create(b, &job, &out, &e), BACKEND_REJECTED);
+    assert_int_equal(e.status, 409);
+    assert_non_null(strstr(e.message, "already used in workspace default"));
+    for (size_t i = 0; i < f.calls; i++) /* no GET /jobs, no submit */
+        assert_null(strstr(f.path[i], "/jobs"));
+    assert_int_equal(f.calls, 3);
+    jobspec_free(&out);
+    jobspec_free(&job);
+    /* A free name: made, submitted. */
+    small_job(&job, "fresh");
+    enum backend_status cst = backend_create(b, &job, &out, &e);
+    if (cst != BACKEND_OK)
+        fail_msg("%s", e.message);
+    assert_string_equal(out.id, "77");
+    assert_string_equal(f.path[f.calls - 1], "/slurm/v0.0.38/job/submit");
+    char *made = xasprintf("%s/default/fresh/job.json", tmpdir);
+    struct stat st;
+    assert_int_equal(lstat(made, &st), 0);
+    free(made);
+    jobspec_free(&out);
+    jobspec_free(&job);
+    backend_free(b);
+    fake_free(&f);
+    free(ws);
+    free(taken);
+}
+
+/* GET /jobs is incremental: once a second at most, then ?update_time= (304: nothing changed). */
+static void lists_ask_only_what_changed(void **state)
+{
+    (void)state;
+    char *ws = xasprintf("%s/default", tmpdir);
+    char *dir = xasprintf("%s/default/s", tmpdir);
+    mkdir(ws, 0755);
+    mkdir(dir, 0755);
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 200, jobs_reply("job-running.json", "s", 3));
+    fake_answer(&f, 304, xstrdup(""));
+    struct backend *b = open_fake(&f, NULL);
+    struct job_list l;
+    struct api_error e;
+    assert_int_equal(backend_list(b, NULL, &l, &e), BACKEND_OK);
+    assert_int_equal(l.count, 1);
+    job_list_free(&l);
+    assert_int_equal(f.calls, 2);
+    assert_string_equal(f.path[1], "/slurm/v0.0.38/jobs");
+    /* A job screen's refresh (get, list) within the second: no call. */
+    struct jobspec j;
+    assert_int_equal(backend_get(b, "s", &j, &e), BACKEND_OK);
+    jobspec_free(&j);
+    assert_int_equal(backend_list(b, NULL, &l, &e), BACKEND_OK);
+    job_list_free(&l);
+    assert_int_equal(f.calls, 2);
+    usleep(1100 * 1000);
+    /* Later: only what changed since the last full reply; 304 keeps the jobs known. */
+    assert_int_equal(backend_list(b, NULL, &l, &e), BACKEND_OK);
+    assert_int_equal(f.calls, 3);
+    assert_non_null(strstr(f.path[2], "/slurm/v0.0.38/jobs?update_time="));
+    long long since = atoll(strchr(f.path[2], '=') + 1);
+    long long now = time_now_ms() / 1000;
+    assert_true(since >= now - 5 && since < now);
+    assert_int_equal(l.count, 1);
+    assert_string_equal(l.jobs[0].name, "s");
+    job_list_free(&l);
+    backend_free(b);
+    fake_free(&f);
+    free(dir);
+    free(ws);
+}
+
+struct batch_on_loop {
+    bool done;
+    enum backend_status st;
+    char result[64];
+    char message[1024];
+};
+
+static void batch_reply(void *ctx, struct backend_reply *r)
+{
+    struct batch_on_loop *o = ctx;
+    o->done = true;
+    o->st = r->status;
+    snprintf(o->message, sizeof o->message, "%s", r->err.message);
+    if (r->batch.count)
+        snprintf(o->result, sizeof o->result, "%s", r->batch.items[0].result);
+}
+
+static void send_on_loop(struct backend *b, enum backend_op op, const char *name,
+                         struct batch_on_loop *o)
+{
+    struct loop *lp = loop_new();
+    struct http_multi *m = http_multi_new(lp);
+    const char *names[] = {name};
+    struct backend_request rq = {.op = op, .names = names, .count = 1};
+    backend_send(b, m, &rq, batch_reply, NULL, NULL, o);
+    int64_t deadline = time_now_ms() + 20000;
+    while (!o->done && time_now_ms() < deadline)
+        loop_run_once(lp, 100);
+    assert_true(o->done);
+    http_multi_free(m);
+    loop_free(lp);
+}
+
+/* stop and delete on the loop: each request made once, one event, a wait on the loop's timer. */
+static void stop_and_delete_on_the_loop(void **state)
+{
+    (void)state;
+    char *ws = xasprintf("%s/default", tmpdir);
+    char *dir = xasprintf("%s/default/s", tmpdir);
+    char *events = xasprintf("%s/default/s/events.jsonl", tmpdir);
+    mkdir(ws, 0755);
+    mkdir(dir, 0755);
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 200, jobs_reply("job-running.json", "s", 3));
+    fake_answer(&f, 200, xstrdup("{\"errors\": []}"));
+    struct backend *b = open_fake(&f, NULL);
+    struct batch_on_loop o = {0};
+    send_on_loop(b, BACKEND_OP_STOP, "s", &o);
+    assert_int_equal(o.st, BACKEND_OK);
+    assert_string_equal(o.result, "STOPPING");
+    assert_int_equal(f.calls, 3);
+    assert_string_equal(f.path[2], "/slurm/v0.0.38/job/3");
+    /* The event is written once, though the stop ran three times on the loop. */
+    FILE *fp = fopen(events, "r");
+    assert_non_null(fp);
+    char line[1024];
+    int stopped = 0;
+    while (fgets(line, sizeof line, fp))
+        stopped += strstr(line, "\"Stopped\"") != NULL;
+    fclose(fp);
+    assert_int_equal(stopped, 1);
+    backend_free(b);
+    fake_free(&f);
+
+    /* delete: cancel, then GET job/3 until it ended (200 ms apart on the loop), then the dir. */
+    struct fake g = {0};
+    fake_answer(&g, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&g, 200, jobs_reply("job-running.json", "s", 3));
+    fake_answer(&g, 200, xstrdup("{\"errors\": []}"));
+    fake_answer(&g, 200, jobs_reply("job-running.json", "s", 3));
+    fake_answer(&g, 200, jobs_reply("job-running.json", "s", 3));
+    fake_answer(&g, 200, jobs_reply("job-completed.json", "s", 3));
+    b = open_fake(&g, NULL);
+    struct batch_on_loop d = {0};
+    int64_t t0 = time_now_ms();
+    send_on_loop(b, BACKEND_OP_DELETE, "s", &d);
+    assert_int_equal(d.st, BACKEND_OK);
+    assert_string_equal(d.result, "DELETING");
+    assert_true(time_now_ms() - t0 >= 400); /* two waits of 200 ms */
+    assert_string_equal(g.path[2], "/slurm/v0.0.38/job/3");
+    size_t gets = 0;
+    for (size_t i = 3; i < g.calls; i++)
+        gets += strcmp(g.path[i], "/slurm/v0.0.38/job/3") == 0;
+    assert_int_equal(gets, 3);
+    struct stat st;
+    assert_int_equal(lstat(dir, &st), -1);
+    backend_free(b);
+    fake_free(&g);
+    free(events);
+    free(dir);
+    free(ws);
+}
+
+/* Runs stderr into a file during one list; returns what was written. */
+static char *list_stderr(struct backend *b, enum backend_status *st, struct api_error *e)
+{
+    char *path = xasprintf("%s/stderr", tmpdir);
+    fflush(stderr);
+    int saved = dup(2);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(fd, 2);
+    close(fd);
+    struct job_list l;
+    *st = backend_list(b, NULL, &l, e);
+    if (*st == BACKEND_OK)
+        job_list_free(&l);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    FILE *fp = fopen(path, "r");
+    char buf[2048] = "";
+    size_t n = fread(buf, 1, sizeof buf - 1, fp);
+    buf[n] = '\0';
+    fclose(fp);
+    free(path);
+    return xstrdup(buf);
+}
+
+/* token_file: a symlink or a FIFO is refused naming the file; readable by others is warned once. */
+static void token_file_is_checked_like_a_key(void **state)
+{
+    (void)state;
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 200, xstrdup("{\"errors\": [], \"jobs\": []}"));
+    enum backend_status st;
+    struct api_error e;
+
+    chmod(token_file, 0644);
+    struct backend *b = open_fake(&f, NULL);
+    char *said = list_stderr(b, &st, &e);
+    assert_int_equal(st, BACKEND_OK);
+    assert_non_null(strstr(said, token_file));
+    assert_non_null(strstr(said, "mode 0644"));
+    free(said);
+    backend_free(b);
+    b = open_fake(&f, NULL); /* a new backend reads it again: warned again, once */
+    said = list_stderr(b, &st, &e);
+    char *again = list_stderr(b, &st, &e);
+    assert_non_null(strstr(said, "readable by others"));
+    assert_string_equal(again, ""); /* the token is in use: not read, not said again */
+    free(said);
+    free(again);
+    backend_free(b);
+
+    /* A symlink to a good file is refused, naming the file. */
+    char *real = xasprintf("%s/real-token", tmpdir);
+    assert_int_equal(rename(token_file, real), 0);
+    chmod(real, 0600);
+    assert_int_equal(symlink(real, token_file), 0);
+    b = open_fake(&f, NULL);
+    said = list_stderr(b, &st, &e);
+    assert_int_equal(st, BACKEND_REJECTED);
+    assert_non_null(strstr(e.message, "is a symlink; refused"));
+    assert_non_null(strstr(e.message, token_file));
+    free(said);
+    backend_free(b);
+
+    /* A FIFO (a read would block) is refused, naming the file. */
+    unlink(token_file);
+    assert_int_equal(mkfifo(token_file, 0600), 0);
+    b = open_fake(&f, NULL);
+    said = list_stderr(b, &st, &e);
+    assert_int_equal(st, BACKEND_REJECTED);
+    assert_non_null(strstr(e.message, "is not a regular file; refused"));
+    free(said);
+    backend_free(b);
+    free(real);
+    fake_free(&f);
+}
+
+/* A hanging token_command is killed after 10 s, with its group; the error names it. */
+static void a_hanging_token_command_times_out(void **state)
+{
+    (void)state;
+    char *pidfile = xasprintf("%s/child.pid", tmpdir);
+    char *script = xasprintf("%s/hang.sh", tmpdir);
+    FILE *fp = fopen(script, "w");
+    /* The command starts a grandchild in its group: both must go. */
+    fprintf(fp, "sleep 60 &\necho $! > '%s'\nexec sleep 60\n", pidfile);
+    fclose(fp);
+    char *cmd = xasprintf("sh %s", script);
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    struct backend *b = open_fake(&f, cmd);
+    struct job_list l;
+    struct api_error e;
+    int64_t t0 = time_now_ms();
+    assert_int_equal(backend_list(b, NULL, &l, &e), BACKEND_REJECTED);
+    int64_t took = time_now_ms() - t0;
+    assert_true(took >= 9500 && took < 20000);
+    assert_non_null(strstr(e.message, "timed out after 10 s"));
+    assert_non_null(strstr(e.message, "context 'lab'"));
+    assert_non_null(strstr(e.message, cmd));
+    assert_int_equal(f.calls, 0); /* nothing was sent without a token */
+    FILE *pf = fopen(pidfile, "r");
+    assert_non_null(pf);
+    long gpid = 0;
+    assert_int_equal(fscanf(pf, "%ld", &gpid), 1);
+    fclose(pf);
+    /* The grandchild was killed with the group (it is not ours to reap: init's). */
+    int gone = 0;
+    for (int i = 0; i < 100 && !gone; i++) {
+        char *proc = xasprintf("/proc/%ld/stat", gpid);
+        FILE *sp = fopen(proc, "r");
+        free(proc);
+        if (sp == NULL) {
+            gone = 1;
+            break;
+        }
+        char buf[512] = "";
+        size_t n = fread(buf, 1, sizeof buf - 1, sp);
+        fclose(sp);
+        buf[n] = '\0';
+        const char *rp = strrchr(buf, ')');
+        gone = rp && (rp[2] == 'Z' || rp[2] == 'X');
+        if (!gone)
+            usleep(20000);
+    }
+    assert_true(gone);
+    backend_free(b);
+    fake_free(&f);
+    free(cmd);
+    free(script);
+    free(pidfile);
+}
+
+/* ---- calls on the loop -------------------------------------------------------- */
+
+struct on_loop {
+    bool done;
+    int ticks; /* a 20 ms timer that kept firing while the call was out */
+    enum backend_status st;
+    char message[1024];
+    size_t count;
+    int64_t at;
+};
+
+static void loop_reply(void *ctx, struct backend_reply *r)
+{
+    struct on_loop *o = ctx;
+    o->done = true;
+    o->st = r->status;
+    o->at = time_now_ms();
+    snprintf(o->message, sizeof o->message, "%s", r->err.message);
+    o->count = r->list.count;
+}
+
+struct ticker {
+    struct loop *lp;
+    struct on_loop *o;
+};
+
+static void tick(void *ctx)
+{
+    struct ticker *t = ctx;
+    if (t->o->done)
+        return;
+    t->o->ticks++;
+    loop_add_timer(t->lp, 20, tick, t);
+}
+
+static void run_list_on_loop(struct backend *b, struct on_loop *o)
+{
+    struct loop *lp = loop_new();
+    struct http_multi *m = http_multi_new(lp);
+    struct backend_request rq = {.op = BACKEND_OP_LIST};
+    struct ticker t = {lp, o};
+    loop_add_timer(lp, 20, tick, &t);
+    backend_send(b, m, &rq, loop_reply, NULL, NULL, o);
+    int64_t deadline = time_now_ms() + 30000;
+    while (!o->done && time_now_ms() < deadline)
+        loop_run_once(lp, 100);
+    assert_true(o->done);
+    loop_run_once(lp, 30); /* the ticker's last timer */
+    http_multi_free(m);
+    loop_free(lp);
+}
+
+/* A list on the loop: the token command runs as a watched child, a refusal fetches it again. */
+static void a_list_on_the_loop_refreshes_the_token(void **state)
+{
+    (void)state;
+    char *script = xasprintf("%s/tok.sh", tmpdir);
+    char *count = xasprintf("%s/runs", tmpdir);
+    FILE *fp = fopen(script, "w");
+    fprintf(fp, "echo x >> '%s'\nsleep 0.3\necho SLURM_JWT=eyJ.fresh.token\n", count);
+    fclose(fp);
+    char *cmd = xasprintf("sh %s", script);
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 500, fixture_text("error-bad-token.json"));
+    fake_answer(&f, 200, jobs_reply("job-running.json", "s", 3));
+    struct backend *b = open_fake(&f, cmd);
+    char *dir = xasprintf("%s/default/s", tmpdir);
+    char *ws = xasprintf("%s/default", tmpdir);
+    mkdir(ws, 0755);
+    mkdir(dir, 0755);
+    struct on_loop o = {0};
+    int64_t t0 = time_now_ms();
+    run_list_on_loop(b, &o);
+    assert_int_equal(o.st, BACKEND_OK);
+    assert_int_equal(o.count, 1);
+    assert_int_equal(f.calls, 3);
+    struct stat st;
+    assert_int_equal(stat(count, &st), 0);
+    assert_int_equal(st.st_size, 4); /* run twice: at first use, and after the refusal */
+    /* Two runs of 0.3 s: the loop kept turning meanwhile (a blocking run would give ~0 ticks). */
+    assert_true(o.at - t0 >= 600);
+    assert_true(o.ticks >= 10);
+    backend_free(b);
+    fake_free(&f);
+    free(dir);
+    free(ws);
+    free(cmd);
+    free(count);
+    free(script);
+}
+
+/* A hanging token_command on the loop: the loop keeps turning, the call fails after 10 s. */
+static void a_hanging_token_command_does_not_block_the_loop(void **state)
+{
+    (void)state;
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    struct backend *b = open_fake(&f, "sleep 60");
+    struct on_loop o = {0};
+    int64_t t0 = time_now_ms();
+    run_list_on_loop(b, &o);
+    assert_int_equal(o.st, BACKEND_REJECTED);
+    assert_non_null(strstr(o.message, "timed out after 10 s"));
+    assert_non_null(strstr(o.message, "'sleep 60'"));
+    assert_true(o.at - t0 >= 9500);
+    assert_true(o.ticks >= 100); /* 20 ms ticks for 10 s, even under load */
+    assert_int_equal(f.calls, 0);
+    /* The child was reaped: no zombie is left to this process. */
+    assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
     backend_free(b);
     fake_free(&f);
 }
@@ -672,6 +1123,14 @@ int main(void)
         cmocka_unit_test_setup_teardown(logs_tail_the_worker_file, setup, teardown),
         cmocka_unit_test_setup_teardown(a_job_json_symlink_is_not_followed, setup, teardown),
         cmocka_unit_test_setup_teardown(a_refused_submit_leaves_no_directory, setup, teardown),
+        cmocka_unit_test_setup_teardown(create_checks_the_name_by_its_directory, setup, teardown),
+        cmocka_unit_test_setup_teardown(token_file_is_checked_like_a_key, setup, teardown),
+        cmocka_unit_test_setup_teardown(lists_ask_only_what_changed, setup, teardown),
+        cmocka_unit_test_setup_teardown(stop_and_delete_on_the_loop, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_hanging_token_command_times_out, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_list_on_the_loop_refreshes_the_token, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_hanging_token_command_does_not_block_the_loop, setup,
+                                        teardown),
         cmocka_unit_test(render_prints_the_request_the_script_and_the_gaps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -240,20 +240,20 @@ static void test_env_names_refused(void **state)
 static void test_jobdir(void **state)
 {
     (void)state;
-    char *d = slurm_jobdir("/shared/jobs/", "default", "train-1.v2");
+    char *d = slurm_jobdir_path("/shared/jobs/", "default", "train-1.v2");
     assert_string_equal(d, "/shared/jobs/default/train-1.v2");
     free(d);
     static const char *const names[] = {"..",      ".",   "a/b", "",    "-x",
                                         ".hidden", "a b", "a%j", "a\nb"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        assert_null(slurm_jobdir("/shared/jobs", "default", names[i]));
-        assert_null(slurm_jobdir("/shared/jobs", names[i], "job"));
+        assert_null(slurm_jobdir_path("/shared/jobs", "default", names[i]));
+        assert_null(slurm_jobdir_path("/shared/jobs", names[i], "job"));
     }
-    assert_null(slurm_jobdir(NULL, "default", "job"));
-    assert_null(slurm_jobdir("relative/jobs", "default", "job"));
-    assert_null(slurm_jobdir("/shared/%u/jobs", "default", "job"));
-    assert_null(slurm_jobdir("/shared/a\\b", "default", "job"));
-    assert_null(slurm_jobdir("/shared/../etc", "default", "job"));
+    assert_null(slurm_jobdir_path(NULL, "default", "job"));
+    assert_null(slurm_jobdir_path("relative/jobs", "default", "job"));
+    assert_null(slurm_jobdir_path("/shared/%u/jobs", "default", "job"));
+    assert_null(slurm_jobdir_path("/shared/a\\b", "default", "job"));
+    assert_null(slurm_jobdir_path("/shared/../etc", "default", "job"));
 
     struct jobspec job;
     make_job(&job, FRAMEWORK_MPI, 1);

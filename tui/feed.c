@@ -13,6 +13,8 @@
 #include "api/http_multi.h"
 #include "tui/jobstore.h"
 #include "util/loop.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
 #include "util/xalloc.h"
 
 #define BACKOFF_FIRST_MS 1000
@@ -34,6 +36,7 @@ struct feed {
     bool polling;
     bool synced; /* this stream has sent SYNCED */
     char error[512];
+    char warning[256]; /* the backend's, until feed_take_warning */
     int64_t fresh_at;
     struct job_list pages; /* a poll's pages so far */
     size_t pages_cap;      /* room in pages.jobs (grown by doubling: O(N) for N jobs) */
@@ -160,7 +163,13 @@ static void on_page(void *ctx, struct backend_reply *r)
         poll_page(f, l->next_page_token);
         return;
     }
-    bool changed = jobstore_replace_all(f->store, &f->pages);
+    if (r->warning) { /* said once by the driver: the screen's status line shows it */
+        struct strbuf w = STRBUF_INIT;
+        utf8_sanitize(&w, r->warning, strlen(r->warning), 0);
+        snprintf(f->warning, sizeof f->warning, "%s", strbuf_str(&w));
+        strbuf_free(&w);
+    }
+    bool changed = jobstore_replace_all(f->store, &f->pages) || f->warning[0];
     pages_free(f);
     enum feed_state was = f->state;
     f->state = FEED_POLLING;
@@ -241,6 +250,15 @@ void feed_free(struct feed *f)
 enum feed_state feed_state(const struct feed *f)
 {
     return f->state;
+}
+
+bool feed_take_warning(struct feed *f, char *buf, size_t n)
+{
+    if (f->warning[0] == '\0')
+        return false;
+    snprintf(buf, n, "%s", f->warning);
+    f->warning[0] = '\0';
+    return true;
 }
 
 const char *feed_error(const struct feed *f)

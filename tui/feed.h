@@ -39,6 +39,8 @@ void feed_start(struct feed *f);
 enum feed_state feed_state(const struct feed *f);
 /* Why the last try failed (sanitized by the caller before drawing), or "". */
 const char *feed_error(const struct feed *f);
+/* A warning the backend said with the list (once), copied to buf and forgotten; false: none. */
+bool feed_take_warning(struct feed *f, char *buf, size_t n);
 /* When the data was last known current (loop_now_ms), 0: never. */
 int64_t feed_fresh_at(const struct feed *f);
 /* When the next retry or poll runs (loop_now_ms), 0: none planned. */

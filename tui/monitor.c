@@ -350,6 +350,9 @@ void monitor_feed_changed(void *ctx)
     }
     /* The screens re-read the store when the next frame is drawn: a burst of
      * watch messages (a first sync of 10,000 jobs) costs one refresh a frame. */
+    char warning[256];
+    if (feed_take_warning(m->feed, warning, sizeof warning))
+        monitor_status(m, true, "%s", warning);
     m->store_changed = true;
     plan_age_tick(m);
     m->dirty = true;
