@@ -581,6 +581,8 @@ static void test_outcome(void **state)
         "sh -c \"$TJ_LAUNCH\" tj-launch $m tj-no-such-prog x 2>/dev/null; echo \"fail=$?\";"
         "tj_outcome 0 1 $m 127; echo \"$TJ_O_KIND $TJ_O_RC $(cat oc/why.0.1)\"; rm -f $m.fail "
         "$m.start $m.exit;"
+        "sh -c \"$TJ_LAUNCH\" tj-launch $m /etc/passwd 2>/dev/null; tj_outcome 0 1 $m 127;"
+        "echo \"$TJ_O_KIND $(cat oc/why.0.1)\"; rm -f $m.fail $m.start $m.exit;"
         "sh -c \"$TJ_LAUNCH\" tj-launch $m /bin/sh -c 'exit 3'; echo \"rc=$? $(cat $m.exit)\";"
         "tj_outcome 0 2 $m 3; echo \"$TJ_O_KIND $TJ_O_RC\";"
         /* srun said 0 but the worker never recorded its end: cancelled under it */
@@ -601,6 +603,7 @@ static void test_outcome(void **state)
     assert_string_equal(strbuf_str(&out),
                         "fail=127\n"
                         "nostart 127 tj-no-such-prog: not found on the node\n"
+                        "nostart /etc/passwd: not an executable file on the node\n"
                         "rc=3 3\n"
                         "exit 3\n"
                         "killed 137\n"
