@@ -588,8 +588,12 @@ static void test_outcome(void **state)
         /* srun said 0 but the worker never recorded its end: cancelled under it */
         "rm -f $m.exit; tj_outcome 0 3 $m 0; echo \"$TJ_O_KIND $TJ_O_RC\";"
         "tj_outcome 0 4 $m 143; echo \"$TJ_O_KIND $TJ_O_RC\";"
+        /* Slurm cancelled the step after the wrapper saw the worker die: still killed */
+        "echo 0 > $m.exit; printf 'srun: Job step aborted: Waiting up to 7 seconds for job step "
+        "to finish.\\n' > oc/srun.0.5; tj_outcome 0 5 $m 0; echo \"$TJ_O_KIND $TJ_O_RC\";"
+        "echo 137 > $m.exit; tj_outcome 0 5 $m 137; echo \"$TJ_O_KIND $TJ_O_RC\";"
         /* the record is the worker's own code, whatever srun says */
-        "echo 201 > $m.exit; tj_outcome 0 5 $m 0; echo \"$TJ_O_KIND $TJ_O_RC\";"
+        "echo 201 > $m.exit; tj_outcome 0 50 $m 0; echo \"$TJ_O_KIND $TJ_O_RC\";"
         "echo 'x; 9' > $m.exit; tj_outcome 0 6 $m 0; echo \"$TJ_O_KIND $TJ_O_RC\";"
         /* no start: srun's own error, or a cancel before the worker started */
         "rm -f $m.fail $m.start $m.exit; printf 'srun: error: n1: task 0: Exited with exit code "
@@ -608,6 +612,8 @@ static void test_outcome(void **state)
                         "exit 3\n"
                         "killed 137\n"
                         "killed 143\n"
+                        "killed 137\n"
+                        "killed 137\n"
                         "exit 201\n"
                         "killed 137\n"
                         "nostart 1 Unable to create step for job 7: More processors requested "
