@@ -3,6 +3,7 @@
  */
 #include "api/catalog.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,7 @@ void catalog_free(struct catalog *cat)
     free(cat->missing);
     for (size_t i = 0; i < cat->workspace_count; i++) {
         free(cat->workspaces[i].name);
+        free(cat->workspaces[i].priorities_note);
         free_strings(cat->workspaces[i].pools, cat->workspaces[i].pool_count);
     }
     free(cat->workspaces);
@@ -185,5 +187,23 @@ bool catalog_priority_allowed(const struct catalog *cat, const char *ws, int pri
     if (cat->unknown & CATALOG_UNKNOWN_WORKSPACES)
         return true; /* the backend cannot say: it decides when asked */
     const struct catalog_workspace *w = ws ? catalog_workspace(cat, ws) : NULL;
-    return w && member_role_raises_priority(w->role);
+    return w && catalog_ws_priority_allowed(w, priority);
+}
+
+bool catalog_ws_priority_allowed(const struct catalog_workspace *ws, int priority)
+{
+    if (priority < 1 || priority > 3)
+        return false;
+    if (ws->priorities != 0)
+        return (ws->priorities & (1u << priority)) != 0;
+    return priority == 1 || member_role_raises_priority(ws->role);
+}
+
+void catalog_priority_refusal(const struct catalog_workspace *ws, char *buf, size_t size)
+{
+    if (ws->priorities != 0 && ws->priorities_note)
+        snprintf(buf, size, "%s", ws->priorities_note);
+    else
+        snprintf(buf, size, "owners only; you are a %s of %s", member_role_name(ws->role),
+                 ws->name ? ws->name : "this workspace");
 }

@@ -79,6 +79,14 @@ struct catalog_workspace {
     enum member_role role; /* the caller's role here */
     char **pools;          /* names of the pools bound to this workspace */
     size_t pool_count;
+    /*
+     * Set where the backend says exactly which priorities the caller may
+     * set here (Slurm: the QOS its association allows): bit (1u << p) for
+     * each enum priority p allowed, and priorities_note says why the others
+     * are not. 0: the role decides (member_role_raises_priority).
+     */
+    unsigned priorities;
+    char *priorities_note;
 };
 
 /*
@@ -185,5 +193,10 @@ const char *member_role_name(enum member_role role);
  * cannot tell the caller's role (ACP) allows every one (the server decides).
  */
 bool catalog_priority_allowed(const struct catalog *cat, const char *ws, int priority);
+/* The same rule for one workspace (never NULL): its priorities mask, else its role. */
+bool catalog_ws_priority_allowed(const struct catalog_workspace *ws, int priority);
+/* Why a raised priority is not offered in ws, in words (e.g. "owners only; you are a member of X").
+ */
+void catalog_priority_refusal(const struct catalog_workspace *ws, char *buf, size_t size);
 
 #endif

@@ -1,8 +1,11 @@
 /*
  * slurm_catalog: the Slurm driver's catalog — the partitions (GET
- * /partitions) as pools and the GPU shapes their nodes offer (GET /nodes,
- * from each node's gres). Called through the ops table (api/slurm.c) and
- * by submit (api/slurm_submit.c), which picks a job's spec from it.
+ * /partitions) as pools, the GPU shapes their nodes offer (GET /nodes,
+ * from each node's gres) and, where slurmdbd runs, the priorities the
+ * user's association allows (GET /slurmdb/…/associations: the QOS the
+ * context maps HIGH/HIGHEST to must be in its list). Called through the ops
+ * table (api/slurm.c) and by submit (api/slurm_submit.c), which picks a
+ * job's spec from it and checks its QOS.
  */
 #include <jansson.h>
 #include <stdlib.h>
@@ -10,6 +13,7 @@
 
 #include "api/slurm_priv.h"
 #include "api/slurm_shapes.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 
 /* ---- catalog -------------------------------------------------------------- */
@@ -108,6 +112,90 @@ static void partition_specs(struct catalog_pool *pool, const json_t *nodes)
     free(type);
 }
 
+json_t *slurm_assoc_qos(struct backend *b)
+{
+    struct slurm *s = driver(b);
+    if (s->shape == NULL || s->user == NULL || !slurm_safe_component(s->user))
+        return NULL;
+    char *path = xasprintf("/slurmdb/%s/associations?user=%s", s->shape->version, s->user);
+    json_t *reply = NULL;
+    struct api_error e;
+    /* Without slurmdbd the path is a 404: Slurm cannot tell, so the context's map decides. */
+    enum backend_status st = slurm_rest(b, "GET", path, NULL, &reply, &e);
+    free(path);
+    if (st != BACKEND_OK)
+        return NULL;
+    json_t *out = json_array();
+    size_t i, k;
+    json_t *a, *q;
+    json_array_foreach(json_object_get(reply, "associations"), i, a)
+    {
+        const char *user = json_string_value(json_object_get(a, "user"));
+        if (user == NULL || strcmp(user, s->user) != 0)
+            continue;
+        json_array_foreach(json_object_get(a, "qos"), k, q)
+        {
+            if (json_is_string(q) && slurm_safe_component(json_string_value(q)) &&
+                !slurm_qos_in(out, json_string_value(q)))
+                json_array_append(out, q);
+        }
+    }
+    json_decref(reply);
+    if (json_array_size(out) == 0) { /* no list: inherited or unlimited, Slurm decides */
+        json_decref(out);
+        return NULL;
+    }
+    return out;
+}
+
+bool slurm_qos_in(const json_t *list, const char *qos)
+{
+    size_t i;
+    json_t *q;
+    json_array_foreach(list, i, q) if (json_is_string(q) &&
+                                       strcmp(json_string_value(q), qos) == 0) return true;
+    return false;
+}
+
+/*
+ * The priorities the association allows: NORMAL always; HIGH (HIGHEST) when
+ * the QOS the context maps it to, standard or idle, is in allowed. note says
+ * which are refused and why.
+ */
+static unsigned assoc_priorities(const json_t *map, const json_t *allowed, const char *user,
+                                 char **note)
+{
+    unsigned mask = 1u << PRIORITY_NORMAL;
+    struct strbuf why = STRBUF_INIT;
+    static const char *const names[] = {NULL, "NORMAL", "HIGH", "HIGHEST"};
+    for (int p = PRIORITY_HIGH; p <= PRIORITY_HIGHEST; p++) {
+        char idle[32];
+        snprintf(idle, sizeof idle, "IDLE_%s", names[p]);
+        const char *std_q = json_string_value(json_object_get(map, names[p]));
+        const char *idle_q = json_string_value(json_object_get(map, idle));
+        if ((std_q && slurm_qos_in(allowed, std_q)) || (idle_q && slurm_qos_in(allowed, idle_q))) {
+            mask |= 1u << p;
+            continue;
+        }
+        strbuf_addf(&why, "%s%s", why.len ? ", " : "", names[p]);
+        if (std_q || idle_q)
+            strbuf_addf(&why, " (QOS %s%s%s)", std_q ? std_q : "", std_q && idle_q ? "/" : "",
+                        idle_q ? idle_q : "");
+        else
+            strbuf_adds(&why, " (the context maps no QOS)");
+    }
+    struct strbuf list = STRBUF_INIT;
+    size_t i;
+    json_t *q;
+    json_array_foreach(allowed, i, q)
+        strbuf_addf(&list, "%s%s", i ? "," : "", json_string_value(q));
+    *note = xasprintf("the Slurm association of %s allows QOS %s, not %s", user, strbuf_str(&list),
+                      strbuf_str(&why));
+    strbuf_free(&list);
+    strbuf_free(&why);
+    return mask;
+}
+
 enum backend_status slurm_catalog(struct backend *b, struct catalog *out, struct api_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -136,6 +224,11 @@ enum backend_status slurm_catalog(struct backend *b, struct catalog *out, struct
     json_t *qv;
     json_object_foreach(s->qos, qk, qv) high = high || strstr(qk, "HIGH") != NULL;
     ws->role = high ? MEMBER_OWNER : MEMBER;
+    /* With slurmdbd, only those the user's association allows. */
+    json_t *allowed = high ? slurm_assoc_qos(b) : NULL;
+    if (allowed)
+        ws->priorities = assoc_priorities(s->qos, allowed, s->user, &ws->priorities_note);
+    json_decref(allowed);
     ws->pools = xcalloc(np ? np : 1, sizeof *ws->pools);
     size_t i;
     json_t *p;

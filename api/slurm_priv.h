@@ -210,6 +210,10 @@ enum backend_status slurm_list(struct backend *b, const struct list_query *q, st
 /* ---- slurm_catalog.c: partitions and nodes --------------------------------- */
 
 enum backend_status slurm_catalog(struct backend *b, struct catalog *out, struct api_error *err);
+/* The QOS the user's Slurm association allows (a JSON array), or NULL: no slurmdbd, no list. */
+json_t *slurm_assoc_qos(struct backend *b);
+/* Whether qos is one of list's strings. */
+bool slurm_qos_in(const json_t *list, const char *qos);
 
 /* ---- slurm_submit.c: submit, start, stop, delete, render ------------------- */
 

@@ -43,6 +43,34 @@ static const char *qos_for(const json_t *qos, const struct jobspec *job)
     return json_string_value(json_object_get(qos, key));
 }
 
+/*
+ * Whether the QOS job's priority maps to is one the user's Slurm association
+ * does not allow (err says so, naming scheduling.priority). Without slurmdbd
+ * Slurm cannot tell: the submit goes ahead and slurmctld decides.
+ */
+static bool qos_refused(struct backend *b, const struct jobspec *job, struct api_error *err)
+{
+    struct slurm *s = driver(b);
+    const char *q = qos_for(s->qos, job);
+    json_t *allowed = q ? slurm_assoc_qos(b) : NULL;
+    bool refused = allowed && !slurm_qos_in(allowed, q);
+    if (refused) {
+        struct strbuf list = STRBUF_INIT;
+        size_t i;
+        json_t *v;
+        json_array_foreach(allowed, i, v)
+            strbuf_addf(&list, "%s%s", i ? "," : "", json_string_value(v));
+        enum priority p = job->scheduling.priority ? job->scheduling.priority : PRIORITY_NORMAL;
+        api_error_set(err, 403, "InvalidField", "scheduling.priority",
+                      "%s maps to QOS %s, which the Slurm association of %s does not allow "
+                      "(it allows %s)",
+                      enum_name(&priority_names, (int)p), q, s->user, strbuf_str(&list));
+        strbuf_free(&list);
+    }
+    json_decref(allowed);
+    return refused;
+}
+
 /* Where and how a job is submitted: the context's part. */
 struct site_conf {
     const char *jobs_dir, *workspace, *launcher;
@@ -330,6 +358,8 @@ static enum backend_status submit(struct backend *b, const struct jobspec *job, 
     if (st == BACKEND_OK && (st = slurm_catalog(b, &cat, err)) == BACKEND_OK &&
         (spec = job_spec(&cat, job, err)) == NULL)
         st = BACKEND_REJECTED;
+    if (st == BACKEND_OK && qos_refused(b, job, err))
+        st = BACKEND_REJECTED;
     json_t *body = NULL;
     struct site_conf site = {s->jobs_dir, b->target.workspace, s->launcher, s->qos, false};
     const struct catalog_pool *pool =
@@ -365,6 +395,8 @@ static enum backend_status submit(struct backend *b, const struct jobspec *job, 
     json_t *reply = NULL;
     if (st == BACKEND_OK)
         st = slurm_rest(b, "POST", "job/submit", body, &reply, err);
+    if (st != BACKEND_OK && strstr(err->message, "Invalid qos") != NULL)
+        snprintf(err->field, sizeof err->field, "scheduling.priority"); /* 2066: the QOS */
     if (st == BACKEND_OK) {
         int64_t id = 0;
         slurm_number(json_object_get(reply, "job_id"), &id);

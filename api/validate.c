@@ -292,11 +292,16 @@ static void check_scheduling(struct check *c)
 {
     const struct scheduling *s = &c->job->scheduling;
     if ((s->priority == PRIORITY_HIGH || s->priority == PRIORITY_HIGHEST) && c->ws &&
-        !member_role_raises_priority(c->ws->role))
-        findings_add(c->out, SEVERITY_ERROR, "scheduling.priority",
-                     "%s needs workspace owner rights; you are a %s of %s",
-                     enum_name(&priority_names, (int)s->priority), member_role_name(c->ws->role),
-                     c->ws->name);
+        !catalog_ws_priority_allowed(c->ws, (int)s->priority)) {
+        if (c->ws->priorities != 0 && c->ws->priorities_note)
+            findings_add(c->out, SEVERITY_ERROR, "scheduling.priority", "%s is not allowed: %s",
+                         enum_name(&priority_names, (int)s->priority), c->ws->priorities_note);
+        else
+            findings_add(c->out, SEVERITY_ERROR, "scheduling.priority",
+                         "%s needs workspace owner rights; you are a %s of %s",
+                         enum_name(&priority_names, (int)s->priority),
+                         member_role_name(c->ws->role), c->ws->name);
+    }
     /* Only where the job is known to be standard: offline, an unlisted pool may be idle. */
     bool standard = !c->idle && (s->quota_type == QUOTA_TYPE_RESERVED || c->pool != NULL);
     if (s->has_preemptible && standard)

@@ -582,6 +582,14 @@ static int get_catalog(struct session *s, const struct get_opts *op, FILE *out, 
             cli_clean(&line, cat.user);
         }
         strbuf_addf(&line, "; priorities you may set: %s", strbuf_str(&prio));
+        const struct catalog_workspace *cw = catalog_workspace(&cat, s->b->target.workspace);
+        if (cw && cw->priorities != 0 && cw->priorities_note &&
+            (!catalog_ws_priority_allowed(cw, PRIORITY_HIGH) ||
+             !catalog_ws_priority_allowed(cw, PRIORITY_HIGHEST))) {
+            strbuf_adds(&line, " (");
+            cli_clean(&line, cw->priorities_note);
+            strbuf_adds(&line, ")");
+        }
         fprintf(out, "%s\n\n", strbuf_str(&line));
         strbuf_free(&line);
 

@@ -12,7 +12,11 @@
 #   a 254 under a rule with mark_node_unschedulable: the job moves off that node,
 #     and where Slurm may not requeue it, the supervisor says so and restarts in place;
 #   an idle job preempted by a standard one is requeued and runs again;
-#   scancel: the supervisor records the stop and leaves no step behind.
+#   scancel: the supervisor records the stop and leaves no step behind;
+#   a worker's step cancelled from outside (scancel JOB.STEP) counts as exit 137,
+#     said so, and the fault rules apply to it (here RESTART_POD);
+#   a step that never ran (the launcher missing on the node, or srun refusing the
+#     step) is "could not start WORKER: ..." and the job FAILED, no rule applied.
 # If the cluster cannot start, the suite fails and says why.
 . "$(dirname "$0")/lib.sh"
 
@@ -202,7 +206,58 @@ roles:
       echo started; sleep 297
 EOF
 
-for j in ddp pod backoff mark norequeue stop; do
+cat >"$TMP/cancel.yaml" <<'EOF'
+workspace_name: default
+name: cancel
+framework: PYTORCH_DDP
+roles:
+  - total_replicas: 1
+    resource_spec:
+      - name: cpu-1
+    image_path: local/host
+    startup_script: |
+      echo "start $SLURM_STEP_ID"
+      if [ ! -e once ]; then touch once; sleep 120; fi
+fault_tolerance:
+  backoff_limit: 2
+  rules:
+    - exit_codes: "137"
+      action: RESTART_POD
+EOF
+# the launcher's program is missing on the nodes: the worker never runs
+cat >"$TMP/nolaunch.yaml" <<'EOF'
+workspace_name: default
+name: nolaunch
+framework: PYTORCH_DDP
+roles:
+  - total_replicas: 1
+    resource_spec:
+      - name: cpu-1
+    image_path: reg.example/img:1
+    startup_script: echo ran > ran
+fault_tolerance:
+  backoff_limit: 3
+EOF
+# srun refuses the step itself: the job's SRUN_CPUS_PER_TASK (an srun input
+# variable) asks 99 CPUs of an 8-CPU node
+cat >"$TMP/srunfail.yaml" <<'EOF'
+workspace_name: default
+name: srunfail
+framework: PYTORCH_DDP
+roles:
+  - total_replicas: 1
+    resource_spec:
+      - name: cpu-1
+    image_path: local/host
+    startup_script: echo ran > ran
+env:
+  - key: SRUN_CPUS_PER_TASK
+    value: "99"
+fault_tolerance:
+  backoff_limit: 3
+EOF
+
+for j in ddp pod backoff mark norequeue stop cancel srunfail; do
     if ! render "$j" "$TMP/$j.yaml"; then
         fail "render_$j" "$(cat "$TMP/$j.gaps")"
     fi
@@ -210,6 +265,7 @@ done
 # a container launcher template: here env(1) stands in for apptainer, so the
 # worker shows the image word it was given
 render launch "$TMP/launch.yaml" "env LAUNCHED_IMAGE={image}" || fail render_launch "$(cat "$TMP/launch.gaps")"
+render nolaunch "$TMP/nolaunch.yaml" "tj-no-such-launcher exec {image}" || fail render_nolaunch "$(cat "$TMP/nolaunch.gaps")"
 expect_grep render_gaps "$TMP/mark.gaps" "fault_tolerance.rules[0]: RESTART_POD with mark_node_unschedulable requeues the whole job"
 
 # submitted together: the cluster's 3 nodes run them as they free up
@@ -220,6 +276,9 @@ id_mark=$(submit mark -N2)
 id_norequeue=$(submit norequeue -N2 --no-requeue)
 id_stop=$(submit stop -N1)
 id_launch=$(submit launch -N1)
+id_cancel=$(submit cancel -N1)
+id_nolaunch=$(submit nolaunch -N1)
+id_srunfail=$(submit srunfail -N1)
 
 # --- the 2-worker job: variables, GPUs, hostile text, COMPLETED
 J=$JOBS/default/ddp
@@ -250,6 +309,48 @@ J=$JOBS/default/launch
 wait_end "$id_launch" 90
 expect_grep launcher_image "$J/logs/worker-0.log" "image=reg.example/img:1'\$(touch canary)"
 if [ ! -e "$J/canary" ]; then pass launcher_no_injection; else fail launcher_no_injection "canary created"; fi
+
+# --- a step cancelled from outside: exit 137, said so, and the rules apply
+J=$JOBS/default/cancel
+_end=$(($(date +%s) + 90))
+until grep -q '^start' "$J/logs/master-0.log" 2>/dev/null || [ "$(date +%s)" -ge "$_end" ]; do sleep 0.3; done
+step=$(squeue -h -s -j "$id_cancel" -o '%i %j' | awk '$2 == "master-0" { print $1 }' | head -n 1)
+if [ -n "$step" ]; then scancel "$step"; else fail cancel_step_found "$(squeue -h -s -j "$id_cancel" 2>&1)"; fi
+if wait_end "$id_cancel" 90 && [ "$(field "$id_cancel" JobState)" = COMPLETED ]; then pass cancel_completed; else
+    fail cancel_completed "state $(field "$id_cancel" JobState): $(ev cancel | head -c 800)"
+fi
+if grep -qF 'master-0 exited 137 (killed (SIGKILL/OOM)); its step was cancelled or killed outside the supervisor' "$J/events.jsonl"; then
+    pass cancel_counts_137
+else
+    fail cancel_counts_137 "$(ev cancel | head -c 1200) $(cat "$J/slurm.out")"
+fi
+if grep -qF 'master-0 exited 137 (killed (SIGKILL/OOM)): rule 1 (137 → RESTART_POD) matched; restarting master-0 (restarts 1/2)' "$J/events.jsonl"; then
+    pass cancel_rule_applied
+else
+    fail cancel_rule_applied "$(ev cancel | head -c 1200)"
+fi
+if [ "$(grep -c '^start' "$J/logs/master-0.log")" = 2 ]; then pass cancel_rerun; else fail cancel_rerun "$(cat "$J/logs/master-0.log")"; fi
+
+# --- steps that never ran: "could not start", FAILED, no rule applied
+J=$JOBS/default/nolaunch
+wait_end "$id_nolaunch" 90
+if [ "$(field "$id_nolaunch" JobState)" = FAILED ]; then pass nolaunch_failed; else
+    fail nolaunch_failed "state $(field "$id_nolaunch" JobState): $(ev nolaunch | head -c 800)"
+fi
+expect_grep nolaunch_event "$J/events.jsonl" '"reason":"FailedStart","kind":"WORKER","message":"could not start master-0: tj-no-such-launcher: not found on n'
+expect_grep nolaunch_job_event "$J/events.jsonl" "job failed: could not start master-0: tj-no-such-launcher: not found on n"
+expect_no_grep nolaunch_no_rule "$J/events.jsonl" '"kind":"FAULT"'
+if [ ! -e "$J/ran" ] && [ "$(grep -c '"placed: ' "$J/events.jsonl")" = 1 ]; then pass nolaunch_not_restarted; else
+    fail nolaunch_not_restarted "$(ev nolaunch | head -c 800)"
+fi
+J=$JOBS/default/srunfail
+wait_end "$id_srunfail" 90
+if [ "$(field "$id_srunfail" JobState)" = FAILED ]; then pass srunfail_failed; else
+    fail srunfail_failed "state $(field "$id_srunfail" JobState): $(ev srunfail | head -c 800)"
+fi
+expect_grep srunfail_event "$J/events.jsonl" "could not start master-0: Unable to create step for job $id_srunfail: More processors requested than permitted"
+expect_no_grep srunfail_no_rule "$J/events.jsonl" '"kind":"FAULT"'
+if [ ! -e "$J/ran" ]; then pass srunfail_never_ran; else fail srunfail_never_ran "the worker ran"; fi
 
 # --- RESTART_POD: the failed worker alone reruns
 J=$JOBS/default/pod

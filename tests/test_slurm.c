@@ -31,6 +31,7 @@
 #include "api/http_multi.h"
 #include "api/slurm.h"
 #include "api/slurm_shapes.h"
+#include "api/validate.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
 #include "util/timefmt.h"
@@ -115,6 +116,8 @@ static int teardown(void **state)
     return 0;
 }
 
+static json_t *fake_qos; /* the context's qos: map, when a test sets one */
+
 static struct backend *open_fake(struct fake *f, const char *token_command)
 {
     struct strbuf err = STRBUF_INIT;
@@ -132,6 +135,7 @@ static struct backend *open_fake(struct fake *f, const char *token_command)
     ctx.token_file = token_command ? NULL : token_file;
     ctx.token_command = (char *)token_command;
     ctx.jobs_dir = tmpdir;
+    ctx.qos = fake_qos;
     struct backend *b = slurm_backend_new(c, &ctx, &err);
     assert_non_null(b);
     strbuf_free(&err);
@@ -1109,6 +1113,72 @@ static void a_slurm_context_names_what_the_driver_needs(void **state)
     findings_free(&fs);
 }
 
+/*
+ * HIGH and HIGHEST are offered only where the user's Slurm association allows
+ * the QOS the context maps them to (slurmdbd's associations); without slurmdbd
+ * (a 404) the context's map decides, as before.
+ */
+static void priorities_follow_the_association(void **state)
+{
+    (void)state;
+    fake_qos = json_pack("{s:s, s:s, s:s, s:s}", "HIGH", "high", "HIGHEST", "highest",
+                         "IDLE_HIGH", "idle_high", "IDLE_HIGHEST", "idle_highest");
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 200, fixture_text("partitions.json"));
+    fake_answer(&f, 200, fixture_text("nodes.json"));
+    fake_answer(&f, 200,
+                xstrdup("{\"errors\": [], \"associations\": ["
+                        "{\"user\": \"someone\", \"qos\": [\"highest\"]},"
+                        "{\"user\": \"trainjob\", \"qos\": [\"normal\", \"high\", "
+                        "\"idle_normal\", \"$(touch x)\"]}]}"));
+    struct backend *b = open_fake(&f, NULL);
+    struct catalog cat;
+    struct api_error e;
+    assert_int_equal(backend_catalog(b, &cat, &e), BACKEND_OK);
+    assert_string_equal(f.path[3], "/slurmdb/v0.0.38/associations?user=trainjob");
+    assert_true(catalog_priority_allowed(&cat, "default", 1));
+    assert_true(catalog_priority_allowed(&cat, "default", 2));
+    assert_false(catalog_priority_allowed(&cat, "default", 3)); /* another user's QOS */
+    const struct catalog_workspace *ws = catalog_workspace(&cat, "default");
+    assert_non_null(strstr(ws->priorities_note, "allows QOS normal,high,idle_normal, not HIGHEST"));
+    assert_null(strstr(ws->priorities_note, "touch"));
+    /* validation names the field */
+    struct jobspec job;
+    jobspec_init(&job);
+    job.scheduling.priority = PRIORITY_HIGHEST;
+    struct validate_options opt = {0};
+    opt.catalog = &cat;
+    opt.workspace = "default";
+    struct findings fs = FINDINGS_INIT;
+    validate_job(&job, &opt, &fs);
+    bool named = false;
+    for (size_t i = 0; i < fs.count; i++)
+        named = named || (strcmp(fs.items[i].path, "scheduling.priority") == 0 &&
+                          strstr(fs.items[i].message, "HIGHEST is not allowed") != NULL);
+    assert_true(named);
+    findings_free(&fs);
+    jobspec_free(&job);
+    catalog_free(&cat);
+    backend_free(b);
+    fake_free(&f);
+
+    /* no slurmdbd: the map decides */
+    struct fake g = {0};
+    fake_answer(&g, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&g, 200, fixture_text("partitions.json"));
+    fake_answer(&g, 200, fixture_text("nodes.json"));
+    fake_answer(&g, 404, xstrdup("Unable to find requested URL"));
+    b = open_fake(&g, NULL);
+    assert_int_equal(backend_catalog(b, &cat, &e), BACKEND_OK);
+    assert_true(catalog_priority_allowed(&cat, "default", 3));
+    catalog_free(&cat);
+    backend_free(b);
+    fake_free(&g);
+    json_decref(fake_qos);
+    fake_qos = NULL;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1132,6 +1202,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_hanging_token_command_does_not_block_the_loop, setup,
                                         teardown),
         cmocka_unit_test(render_prints_the_request_the_script_and_the_gaps),
+        cmocka_unit_test_setup_teardown(priorities_follow_the_association, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

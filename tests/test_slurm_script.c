@@ -418,7 +418,7 @@ static void test_launcher(void **state)
     struct api_error err = {0};
     assert_int_equal(slurm_script_render(&job, &s, &script, &gaps, &err), 0);
     assert_non_null(strstr(strbuf_str(&script),
-                           "\"$TJ_SRUN\" \"$@\" 'apptainer' 'exec' '--nv' "
+                           "tj-launch \"$_mk\" 'apptainer' 'exec' '--nv' "
                            "'reg.io/img:1'\\''; touch CANARY; '\\''' /bin/sh"));
     assert_null(strstr(strbuf_str(&gaps), "image_path"));
     strbuf_reset(&script);
@@ -427,7 +427,7 @@ static void test_launcher(void **state)
     /* no launcher: the image is a gap, the host runs the script */
     s.launcher = NULL;
     assert_int_equal(slurm_script_render(&job, &s, &script, &gaps, &err), 0);
-    assert_non_null(strstr(strbuf_str(&script), "\"$TJ_SRUN\" \"$@\" /bin/sh"));
+    assert_non_null(strstr(strbuf_str(&script), "tj-launch \"$_mk\" /bin/sh"));
     assert_non_null(strstr(strbuf_str(&gaps), "roles[0].image_path: not used"));
     strbuf_reset(&script);
     strbuf_reset(&gaps);
@@ -437,7 +437,7 @@ static void test_launcher(void **state)
     job.roles[0].image_path = xstrdup(SLURM_HOST_IMAGE);
     s.launcher = "apptainer exec {image}";
     assert_int_equal(slurm_script_render(&job, &s, &script, &gaps, &err), 0);
-    assert_non_null(strstr(strbuf_str(&script), "\"$TJ_SRUN\" \"$@\" /bin/sh"));
+    assert_non_null(strstr(strbuf_str(&script), "tj-launch \"$_mk\" /bin/sh"));
     assert_int_equal(gaps.len, 0);
     strbuf_free(&script);
     strbuf_free(&gaps);
@@ -562,6 +562,69 @@ static void test_event_json(void **state)
     jobspec_free(&job);
 }
 
+/*
+ * How a step ended, told apart (tj_outcome over the step wrapper's records):
+ * the wrapper records a missing launcher (.fail), the start and the exit; no
+ * exit record means the step was killed under it — srun may then say 0, and
+ * it counts as 137; no start record with srun failing is srun's own error.
+ */
+static void test_outcome(void **state)
+{
+    (void)state;
+    struct jobspec job;
+    make_job(&job, FRAMEWORK_PYTORCH_DDP, 1);
+    char *path = render_to_file(&job, &site);
+    struct strbuf out = STRBUF_INIT;
+    const char *body =
+        "TJ_RUN=$(pwd)/oc; rm -rf oc; mkdir oc; m=oc/w;"
+        /* the wrapper: a launcher not on the node, then a worker exiting 3 */
+        "sh -c \"$TJ_LAUNCH\" tj-launch $m tj-no-such-prog x 2>/dev/null; echo \"fail=$?\";"
+        "tj_outcome 0 1 $m 127; echo \"$TJ_O_KIND $TJ_O_RC $(cat oc/why.0.1)\"; rm -f $m.fail "
+        "$m.start $m.exit;"
+        "sh -c \"$TJ_LAUNCH\" tj-launch $m /etc/passwd 2>/dev/null; tj_outcome 0 1 $m 127;"
+        "echo \"$TJ_O_KIND $(cat oc/why.0.1)\"; rm -f $m.fail $m.start $m.exit;"
+        "sh -c \"$TJ_LAUNCH\" tj-launch $m /bin/sh -c 'exit 3'; echo \"rc=$? $(cat $m.exit)\";"
+        "tj_outcome 0 2 $m 3; echo \"$TJ_O_KIND $TJ_O_RC\";"
+        /* srun said 0 but the worker never recorded its end: cancelled under it */
+        "rm -f $m.exit; tj_outcome 0 3 $m 0; echo \"$TJ_O_KIND $TJ_O_RC\";"
+        "tj_outcome 0 4 $m 143; echo \"$TJ_O_KIND $TJ_O_RC\";"
+        /* Slurm cancelled the step after the wrapper saw the worker die: still killed */
+        "echo 0 > $m.exit; printf 'srun: Job step aborted: Waiting up to 7 seconds for job step "
+        "to finish.\\n' > oc/srun.0.5; tj_outcome 0 5 $m 0; echo \"$TJ_O_KIND $TJ_O_RC\";"
+        "echo 137 > $m.exit; tj_outcome 0 5 $m 137; echo \"$TJ_O_KIND $TJ_O_RC\";"
+        /* the record is the worker's own code, whatever srun says */
+        "echo 201 > $m.exit; tj_outcome 0 50 $m 0; echo \"$TJ_O_KIND $TJ_O_RC\";"
+        "echo 'x; 9' > $m.exit; tj_outcome 0 6 $m 0; echo \"$TJ_O_KIND $TJ_O_RC\";"
+        /* no start: srun's own error, or a cancel before the worker started */
+        "rm -f $m.fail $m.start $m.exit; printf 'srun: error: n1: task 0: Exited with exit code "
+        "1\\n"
+        "srun: error: Unable to create step for job 7: More processors requested than "
+        "permitted\\n' > oc/srun.0.7; tj_outcome 0 7 $m 1; echo \"$TJ_O_KIND $TJ_O_RC $(cat "
+        "oc/why.0.7)\";"
+        ": > oc/srun.0.8; tj_outcome 0 8 $m 2; echo \"$TJ_O_KIND $TJ_O_RC $(cat oc/why.0.8)\";"
+        "tj_outcome 0 9 $m 0; echo \"$TJ_O_KIND $TJ_O_RC\"";
+    assert_int_equal(run_functions(path, body, &out), 0);
+    assert_string_equal(strbuf_str(&out),
+                        "fail=127\n"
+                        "nostart 127 tj-no-such-prog: not found on the node\n"
+                        "nostart /etc/passwd: not an executable file on the node\n"
+                        "rc=3 3\n"
+                        "exit 3\n"
+                        "killed 137\n"
+                        "killed 143\n"
+                        "killed 137\n"
+                        "killed 137\n"
+                        "exit 201\n"
+                        "killed 137\n"
+                        "nostart 1 Unable to create step for job 7: More processors requested "
+                        "than permitted\n"
+                        "nostart 2 srun exited 2 before the worker ran\n"
+                        "killed 137\n");
+    strbuf_free(&out);
+    free(path);
+    jobspec_free(&job);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -570,6 +633,7 @@ int main(void)
         cmocka_unit_test(test_decide_agrees),     cmocka_unit_test(test_env_agrees),
         cmocka_unit_test(test_launcher),          cmocka_unit_test(test_gaps),
         cmocka_unit_test(test_hostile_state),     cmocka_unit_test(test_event_json),
+        cmocka_unit_test(test_outcome),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -194,18 +194,20 @@ void wz_refresh_pools(struct wizard *wz, const char *want)
 void wz_refresh_priorities(struct wizard *wz)
 {
     const struct catalog_workspace *ws = wz_current_workspace(wz);
-    bool owner = ws == NULL || member_role_raises_priority(ws->role);
-    static char reason[160];
-    snprintf(reason, sizeof reason, "owners only; you are a %s of %s",
-             ws ? member_role_name(ws->role) : "member", ws ? ws->name : "this workspace");
+    bool high = ws == NULL || catalog_ws_priority_allowed(ws, 2);
+    bool highest = ws == NULL || catalog_ws_priority_allowed(ws, 3);
+    static char reason[200];
+    if (ws)
+        catalog_priority_refusal(ws, reason, sizeof reason);
     struct select_option o[] = {
         {"NORMAL", "default", false, NULL},
-        {"HIGH", NULL, !owner, reason},
-        {"HIGHEST", NULL, !owner, reason},
+        {"HIGH", NULL, !high, reason},
+        {"HIGHEST", NULL, !highest, reason},
     };
     size_t sel = select_selected(wz->priority);
     select_set_options(wz->priority, o, 3);
-    select_set_selected(wz->priority, sel != SELECT_NONE && (owner || sel == 0) ? sel : 0);
+    bool keep = sel == 0 || (sel == 1 && high) || (sel == 2 && highest);
+    select_set_selected(wz->priority, sel != SELECT_NONE && keep ? sel : 0);
 }
 
 /* Zones and specs of the chosen pool; zone, VPC and preemptible only where they apply. */
