@@ -144,16 +144,23 @@ static int string(struct jp *p)
         return -1;
     strbuf_reset(&p->str);
     for (;;) {
-        size_t run = p->pos;
+        /* The run scanned with locals: through p the compiler reloads and stores pos per byte. */
+        size_t run = p->pos, i = run, n = p->n;
         unsigned char all = 0; /* the bytes OR'ed: bit 7 says some are not ASCII */
         const unsigned char *u = (const unsigned char *)p->s;
-        while (p->pos < p->n && !ends_run[u[p->pos]])
-            all |= u[p->pos++];
-        if ((all & 0x80) && !utf8_valid(p->s + run, p->pos - run)) {
+        while (i < n && !ends_run[u[i]])
+            all |= u[i++];
+        p->pos = i;
+        if ((all & 0x80) && !utf8_valid(p->s + run, i - run)) {
             p->pos = run;
             return fail(p, "a string is not UTF-8");
         }
-        strbuf_add(&p->str, p->s + run, p->pos - run);
+        if (i > run) { /* one copy into room made once, not strbuf_add's overlap checks */
+            strbuf_grow(&p->str, i - run);
+            memcpy(p->str.buf + p->str.len, p->s + run, i - run);
+            p->str.len += i - run;
+            p->str.buf[p->str.len] = '\0';
+        }
         if (p->str.len > JOBSUM_MAX_STRING)
             return fail(p, "a string longer than 64 KiB");
         if (p->pos == p->n)
