@@ -27,7 +27,9 @@ struct jp {
     const char *s;
     size_t n, pos;
     int depth;
-    struct strbuf str; /* the last string read, decoded (NUL-terminated) */
+    struct strbuf str; /* room for a string with escapes, decoded (NUL-terminated) */
+    const char *sv;    /* the last string read, decoded: in the text itself when it had */
+    size_t sn;         /* no escape (not NUL-terminated there), else str's bytes */
     const char *field; /* the known field being read, for errors; NULL: none */
     size_t index;      /* training_jobs[index]; SIZE_MAX: not in the list */
     bool failed;
@@ -134,15 +136,17 @@ static const bool ends_run[256] = {
 };
 
 /*
- * A string into p->str: escapes decoded, raw bytes UTF-8 checked, controls
- * refused, at most JOBSUM_MAX_STRING bytes. Runs without escapes are copied
- * in one piece.
+ * A string into p->sv/p->sn: escapes decoded, raw bytes UTF-8 checked,
+ * controls refused, at most JOBSUM_MAX_STRING bytes. A string without
+ * escapes (nearly every key and value) is not copied: sv points into the
+ * text; one with escapes is decoded into p->str, runs copied in one piece.
  */
 static int string(struct jp *p)
 {
     if (expect(p, '"', "expected a string"))
         return -1;
     strbuf_reset(&p->str);
+    size_t start = p->pos; /* after the quote */
     for (;;) {
         /* The run scanned with locals: through p the compiler reloads and stores pos per byte. */
         size_t run = p->pos, i = run, n = p->n;
@@ -154,6 +158,14 @@ static int string(struct jp *p)
         if ((all & 0x80) && !utf8_valid(p->s + run, i - run)) {
             p->pos = run;
             return fail(p, "a string is not UTF-8");
+        }
+        if (i < n && u[i] == '"' && run == start) {
+            if (i - run > JOBSUM_MAX_STRING)
+                return fail(p, "a string longer than 64 KiB");
+            p->sv = p->s + run; /* the whole string is this run: read in place */
+            p->sn = i - run;
+            p->pos = i + 1;
+            return 0;
         }
         if (i > run) { /* one copy into room made once, not strbuf_add's overlap checks */
             strbuf_grow(&p->str, i - run);
@@ -168,6 +180,8 @@ static int string(struct jp *p)
         char c = p->s[p->pos];
         if (c == '"') {
             p->pos++;
+            p->sv = p->str.buf;
+            p->sn = p->str.len;
             return 0;
         }
         if (c != '\\')
@@ -289,7 +303,7 @@ static int next(struct jp *p, char close, bool *first)
     return 1;
 }
 
-/* The next member's key into p->str, and its ':'. */
+/* The next member's key into p->sv/p->sn, and its ':'. */
 static int key(struct jp *p)
 {
     if (peek(p) != '"')
@@ -367,7 +381,7 @@ static int str_field(struct jp *p, const char *name, char **dst)
     if (string(p))
         return -1;
     free(*dst);
-    *dst = xstrndup(p->str.buf, p->str.len);
+    *dst = xstrndup(p->sv, p->sn);
     p->field = was;
     return 0;
 }
@@ -382,6 +396,10 @@ static int enum_field(struct jp *p, const char *name, const struct enum_names *n
         return fail(p, "expected a string");
     if (string(p))
         return -1;
+    if (p->sv != p->str.buf) { /* enum_value reads a C string */
+        strbuf_reset(&p->str);
+        strbuf_add(&p->str, p->sv, p->sn);
+    }
     int v = enum_value(names, p->str.buf);
     *dst = v < 0 ? 0 : v;
     p->field = was;
@@ -437,7 +455,8 @@ static int members(struct jp *p, const char *field, int (*fn)(struct jp *, void 
 
 static bool is(const struct jp *p, const char *k)
 {
-    return strcmp(p->str.buf, k) == 0;
+    size_t n = strlen(k);
+    return p->sn == n && memcmp(p->sv, k, n) == 0;
 }
 
 static int spec_member(struct jp *p, void *obj)
@@ -550,7 +569,7 @@ static int ownership_member(struct jp *p, void *obj)
 static int job_member(struct jp *p, void *obj)
 {
     struct jobspec *j = obj;
-    const char *k = p->str.buf;
+    const char *k = p->sn ? p->sv : ""; /* its first byte picks the case */
     int v, rc;
     switch (k[0]) {
     case 'c':
