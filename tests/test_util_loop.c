@@ -132,8 +132,12 @@ static void parsed_times_agree_with_timegm(void **state)
             for (int mday = 0; mday <= 32; mday += 1) {
                 char text[64];
                 snprintf(text, sizeof text, "%04d-%02d-%02dT23:59:60Z", years[y], mon, mday);
-                struct tm tm = {.tm_year = years[y] - 1900, .tm_mon = mon - 1, .tm_mday = mday,
-                                .tm_hour = 23, .tm_min = 59, .tm_sec = 60};
+                struct tm tm = {.tm_year = years[y] - 1900,
+                                .tm_mon = mon - 1,
+                                .tm_mday = mday,
+                                .tm_hour = 23,
+                                .tm_min = 59,
+                                .tm_sec = 60};
                 assert_int_equal(time_parse_rfc3339(text), (int64_t)timegm(&tm) * 1000);
             }
     /* a month out of range still goes through timegm's normalization */
