@@ -66,6 +66,8 @@ static void skip_ws(struct jp *p)
 /* The next byte after white space, or 0 at the end (never a valid token). */
 static char peek(struct jp *p)
 {
+    if (p->pos < p->n && (unsigned char)p->s[p->pos] > ' ') /* compact JSON: no call */
+        return p->s[p->pos];
     skip_ws(p);
     return p->pos < p->n ? p->s[p->pos] : 0;
 }
@@ -239,6 +241,15 @@ static int number(struct jp *p, bool *integer, long long *v)
             return fail(p, "a number needs digits in its exponent");
         while (i < p->n && s[i] >= '0' && s[i] <= '9')
             i++;
+    }
+    if (!real && i - start <= 18) { /* at most 18 characters: fits, so strtoll's value by hand */
+        long long v10 = 0;
+        for (size_t k = start + (s[start] == '-'); k < i; k++)
+            v10 = v10 * 10 + (s[k] - '0');
+        *v = s[start] == '-' ? -v10 : v10;
+        *integer = true;
+        p->pos = i;
+        return 0;
     }
     if (i - start > 400)
         return fail(p, "a number longer than 400 characters");
