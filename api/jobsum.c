@@ -27,7 +27,9 @@ struct jp {
     const char *s;
     size_t n, pos;
     int depth;
-    struct strbuf str; /* the last string read, decoded (NUL-terminated) */
+    struct strbuf str; /* room for a string with escapes, decoded (NUL-terminated) */
+    const char *sv;    /* the last string read, decoded: in the text itself when it had */
+    size_t sn;         /* no escape (not NUL-terminated there), else str's bytes */
     const char *field; /* the known field being read, for errors; NULL: none */
     size_t index;      /* training_jobs[index]; SIZE_MAX: not in the list */
     bool failed;
@@ -64,6 +66,8 @@ static void skip_ws(struct jp *p)
 /* The next byte after white space, or 0 at the end (never a valid token). */
 static char peek(struct jp *p)
 {
+    if (p->pos < p->n && (unsigned char)p->s[p->pos] > ' ') /* compact JSON: no call */
+        return p->s[p->pos];
     skip_ws(p);
     return p->pos < p->n ? p->s[p->pos] : 0;
 }
@@ -134,26 +138,43 @@ static const bool ends_run[256] = {
 };
 
 /*
- * A string into p->str: escapes decoded, raw bytes UTF-8 checked, controls
- * refused, at most JOBSUM_MAX_STRING bytes. Runs without escapes are copied
- * in one piece.
+ * A string into p->sv/p->sn: escapes decoded, raw bytes UTF-8 checked,
+ * controls refused, at most JOBSUM_MAX_STRING bytes. A string without
+ * escapes (nearly every key and value) is not copied: sv points into the
+ * text; one with escapes is decoded into p->str, runs copied in one piece.
  */
 static int string(struct jp *p)
 {
     if (expect(p, '"', "expected a string"))
         return -1;
     strbuf_reset(&p->str);
+    size_t start = p->pos; /* after the quote */
     for (;;) {
-        size_t run = p->pos;
+        /* The run scanned with locals: through p the compiler reloads and stores pos per byte. */
+        size_t run = p->pos, i = run, n = p->n;
         unsigned char all = 0; /* the bytes OR'ed: bit 7 says some are not ASCII */
         const unsigned char *u = (const unsigned char *)p->s;
-        while (p->pos < p->n && !ends_run[u[p->pos]])
-            all |= u[p->pos++];
-        if ((all & 0x80) && !utf8_valid(p->s + run, p->pos - run)) {
+        while (i < n && !ends_run[u[i]])
+            all |= u[i++];
+        p->pos = i;
+        if ((all & 0x80) && !utf8_valid(p->s + run, i - run)) {
             p->pos = run;
             return fail(p, "a string is not UTF-8");
         }
-        strbuf_add(&p->str, p->s + run, p->pos - run);
+        if (i < n && u[i] == '"' && run == start) {
+            if (i - run > JOBSUM_MAX_STRING)
+                return fail(p, "a string longer than 64 KiB");
+            p->sv = p->s + run; /* the whole string is this run: read in place */
+            p->sn = i - run;
+            p->pos = i + 1;
+            return 0;
+        }
+        if (i > run) { /* one copy into room made once, not strbuf_add's overlap checks */
+            strbuf_grow(&p->str, i - run);
+            memcpy(p->str.buf + p->str.len, p->s + run, i - run);
+            p->str.len += i - run;
+            p->str.buf[p->str.len] = '\0';
+        }
         if (p->str.len > JOBSUM_MAX_STRING)
             return fail(p, "a string longer than 64 KiB");
         if (p->pos == p->n)
@@ -161,6 +182,8 @@ static int string(struct jp *p)
         char c = p->s[p->pos];
         if (c == '"') {
             p->pos++;
+            p->sv = p->str.buf;
+            p->sn = p->str.len;
             return 0;
         }
         if (c != '\\')
@@ -218,6 +241,15 @@ static int number(struct jp *p, bool *integer, long long *v)
             return fail(p, "a number needs digits in its exponent");
         while (i < p->n && s[i] >= '0' && s[i] <= '9')
             i++;
+    }
+    if (!real && i - start <= 18) { /* at most 18 characters: fits, so strtoll's value by hand */
+        long long v10 = 0;
+        for (size_t k = start + (s[start] == '-'); k < i; k++)
+            v10 = v10 * 10 + (s[k] - '0');
+        *v = s[start] == '-' ? -v10 : v10;
+        *integer = true;
+        p->pos = i;
+        return 0;
     }
     if (i - start > 400)
         return fail(p, "a number longer than 400 characters");
@@ -282,7 +314,7 @@ static int next(struct jp *p, char close, bool *first)
     return 1;
 }
 
-/* The next member's key into p->str, and its ':'. */
+/* The next member's key into p->sv/p->sn, and its ':'. */
 static int key(struct jp *p)
 {
     if (peek(p) != '"')
@@ -360,7 +392,7 @@ static int str_field(struct jp *p, const char *name, char **dst)
     if (string(p))
         return -1;
     free(*dst);
-    *dst = xstrndup(p->str.buf, p->str.len);
+    *dst = xstrndup(p->sv, p->sn);
     p->field = was;
     return 0;
 }
@@ -375,6 +407,10 @@ static int enum_field(struct jp *p, const char *name, const struct enum_names *n
         return fail(p, "expected a string");
     if (string(p))
         return -1;
+    if (p->sv != p->str.buf) { /* enum_value reads a C string */
+        strbuf_reset(&p->str);
+        strbuf_add(&p->str, p->sv, p->sn);
+    }
     int v = enum_value(names, p->str.buf);
     *dst = v < 0 ? 0 : v;
     p->field = was;
@@ -430,7 +466,8 @@ static int members(struct jp *p, const char *field, int (*fn)(struct jp *, void 
 
 static bool is(const struct jp *p, const char *k)
 {
-    return strcmp(p->str.buf, k) == 0;
+    size_t n = strlen(k);
+    return p->sn == n && memcmp(p->sv, k, n) == 0;
 }
 
 static int spec_member(struct jp *p, void *obj)
@@ -543,7 +580,7 @@ static int ownership_member(struct jp *p, void *obj)
 static int job_member(struct jp *p, void *obj)
 {
     struct jobspec *j = obj;
-    const char *k = p->str.buf;
+    const char *k = p->sn ? p->sv : ""; /* its first byte picks the case */
     int v, rc;
     switch (k[0]) {
     case 'c':

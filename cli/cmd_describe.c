@@ -239,7 +239,7 @@ static void describe_workers(struct strbuf *page, const struct worker_list *wl,
     }
     fputs(strbuf_str(page), out);
     strbuf_reset(page);
-    struct cli_table t = {7, NULL, 0, 0, NULL};
+    struct cli_table t = {.cols = 7};
     const char *head[] = {"  NAME", "PHASE", "NODE", "RESTARTS", "EXIT", "RULE", "HELD DEVICES"};
     cli_table_row(&t, head);
     for (size_t i = 0; i < wl->count; i++) {

@@ -48,14 +48,25 @@ void cli_table_row(struct cli_table *t, const char *const *cells)
 {
     if (t->rows == t->cap) {
         t->cap = t->cap ? t->cap * 2 : 64;
-        t->cells = xreallocarray(t->cells, t->cap * t->cols, sizeof *t->cells);
+        t->at = xreallocarray(t->at, t->cap * t->cols, sizeof *t->at);
+        t->cells_w = xreallocarray(t->cells_w, t->cap * t->cols, sizeof *t->cells_w);
     }
     for (size_t c = 0; c < t->cols; c++) {
-        struct strbuf sb = STRBUF_INIT;
-        cli_clean(&sb, cells[c] && *cells[c] ? cells[c] : NONE);
-        t->cells[t->rows * t->cols + c] = strbuf_detach(&sb, NULL);
+        size_t i = t->rows * t->cols + c, from = t->text.len;
+        cli_clean(&t->text, cells[c] && *cells[c] ? cells[c] : NONE);
+        size_t w = utf8_width(t->text.buf + from, t->text.len - from);
+        t->at[i] = from;
+        t->cells_w[i] = w > UINT32_MAX ? UINT32_MAX : (uint32_t)w;
+        strbuf_add(&t->text, "", 1); /* the cell's NUL: the next starts after it */
     }
     t->rows++;
+}
+
+/* Empties t's rows (their text too), keeping its room and widths. */
+static void table_clear(struct cli_table *t)
+{
+    t->rows = 0;
+    strbuf_reset(&t->text);
 }
 
 void cli_table_print(struct cli_table *t, FILE *out, size_t skip, bool keep)
@@ -63,40 +74,41 @@ void cli_table_print(struct cli_table *t, FILE *out, size_t skip, bool keep)
     if (t->width == NULL)
         t->width = xcalloc(t->cols, sizeof *t->width);
     for (size_t r = 0; r < t->rows; r++)
-        for (size_t c = 0; c < t->cols; c++) {
-            const char *s = t->cells[r * t->cols + c];
-            size_t w = utf8_width(s, strlen(s));
-            if (w > t->width[c])
-                t->width[c] = w;
-        }
+        for (size_t c = 0; c < t->cols; c++)
+            if (t->cells_w[r * t->cols + c] > t->width[c])
+                t->width[c] = t->cells_w[r * t->cols + c];
+    struct strbuf line = STRBUF_INIT; /* one line at a time, its room reused */
     for (size_t r = skip; out && r < t->rows; r++) {
-        struct strbuf line = STRBUF_INIT;
+        strbuf_reset(&line);
         for (size_t c = 0; c < t->cols; c++) {
-            const char *s = t->cells[r * t->cols + c];
-            strbuf_adds(&line, s);
-            if (c + 1 < t->cols)
-                for (size_t w = utf8_width(s, strlen(s)); w < t->width[c] + 3; w++)
-                    strbuf_addc(&line, ' ');
+            size_t i = r * t->cols + c;
+            strbuf_adds(&line, t->text.buf + t->at[i]);
+            if (c + 1 < t->cols) {
+                size_t pad = t->width[c] + 3 - t->cells_w[i];
+                strbuf_grow(&line, pad);
+                memset(line.buf + line.len, ' ', pad);
+                line.len += pad;
+                line.buf[line.len] = '\0';
+            }
         }
         while (line.len && line.buf[line.len - 1] == ' ')
             strbuf_truncate(&line, line.len - 1);
-        fprintf(out, "%s\n", strbuf_str(&line));
-        strbuf_free(&line);
+        strbuf_addc(&line, '\n');
+        fwrite(line.buf, 1, line.len, out);
     }
+    strbuf_free(&line);
     if (out)
         fflush(out);
-    for (size_t i = 0; i < t->rows * t->cols; i++)
-        free(t->cells[i]);
-    t->rows = 0;
+    table_clear(t);
     if (!keep)
         cli_table_free(t);
 }
 
 void cli_table_free(struct cli_table *t)
 {
-    for (size_t i = 0; i < t->rows * t->cols; i++)
-        free(t->cells[i]);
-    free(t->cells);
+    strbuf_free(&t->text);
+    free(t->at);
+    free(t->cells_w);
     free(t->width);
     size_t cols = t->cols;
     memset(t, 0, sizeof *t);

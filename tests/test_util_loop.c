@@ -13,7 +13,9 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "engine/stream.h"
@@ -120,6 +122,29 @@ static void rfc3339_round_trips(void **state)
     assert_int_equal(time_parse_rfc3339("2025-11-29T15:04"), -1);
 }
 
+/* The day arithmetic agrees with timegm: leap years, centuries, days past a month's end. */
+static void parsed_times_agree_with_timegm(void **state)
+{
+    (void)state;
+    static const int years[] = {1600, 1899, 1900, 1969, 1970, 1999, 2000, 2024, 2100, 2400, 9999};
+    for (size_t y = 0; y < sizeof years / sizeof *years; y++)
+        for (int mon = 1; mon <= 12; mon++)
+            for (int mday = 0; mday <= 32; mday += 1) {
+                char text[64];
+                snprintf(text, sizeof text, "%04d-%02d-%02dT23:59:60Z", years[y], mon, mday);
+                struct tm tm = {.tm_year = years[y] - 1900,
+                                .tm_mon = mon - 1,
+                                .tm_mday = mday,
+                                .tm_hour = 23,
+                                .tm_min = 59,
+                                .tm_sec = 60};
+                assert_int_equal(time_parse_rfc3339(text), (int64_t)timegm(&tm) * 1000);
+            }
+    /* a month out of range still goes through timegm's normalization */
+    struct tm tm = {.tm_year = 2025 - 1900, .tm_mon = 12, .tm_mday = 1};
+    assert_int_equal(time_parse_rfc3339("2025-13-01T00:00:00Z"), (int64_t)timegm(&tm) * 1000);
+}
+
 static void ages_are_short(void **state)
 {
     (void)state;
@@ -193,6 +218,7 @@ int main(void)
         cmocka_unit_test(fd_readiness_calls_back),
         cmocka_unit_test(signals_arrive_through_the_loop),
         cmocka_unit_test(rfc3339_round_trips),
+        cmocka_unit_test(parsed_times_agree_with_timegm),
         cmocka_unit_test(ages_are_short),
         cmocka_unit_test(stream_parks_and_wakes),
         cmocka_unit_test(stream_caps_a_reader_that_does_not_read),

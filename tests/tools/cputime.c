@@ -1,6 +1,9 @@
 /*
  * cputime: runs a command and prints the CPU time it used (user + system,
- * its children included) in ms on stderr's last line as "cpu_ms N". For the
+ * its children included) in ms on stderr's last line as "cpu_ms N", and
+ * before it the largest resident set of the command or a child in KiB as
+ * "maxrss_kb N" (getrusage's ru_maxrss: the peak, which a sample of
+ * /proc after the fact would miss). For the
  * scale tests, whose ratios must not move with how busy the machine is (wall
  * time does; CPU time much less). Its exit status is the command's.
  *
@@ -36,6 +39,6 @@ int main(int argc, char **argv)
     }
     long ms = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000L +
               (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000L;
-    fprintf(stderr, "cpu_ms %ld\n", ms);
+    fprintf(stderr, "maxrss_kb %ld\ncpu_ms %ld\n", ru.ru_maxrss, ms);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
