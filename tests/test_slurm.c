@@ -1121,8 +1121,8 @@ static void a_slurm_context_names_what_the_driver_needs(void **state)
 static void priorities_follow_the_association(void **state)
 {
     (void)state;
-    fake_qos = json_pack("{s:s, s:s, s:s, s:s}", "HIGH", "high", "HIGHEST", "highest",
-                         "IDLE_HIGH", "idle_high", "IDLE_HIGHEST", "idle_highest");
+    fake_qos = json_pack("{s:s, s:s, s:s, s:s}", "HIGH", "high", "HIGHEST", "highest", "IDLE_HIGH",
+                         "idle_high", "IDLE_HIGHEST", "idle_highest");
     struct fake f = {0};
     fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
     fake_answer(&f, 200, fixture_text("partitions.json"));

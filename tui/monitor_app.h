@@ -21,7 +21,7 @@
 #include "tui/tui.h"
 
 #define MAX_SCREENS 8
-#define FRAME_MIN_MS 33 /* ~30 frames a second at most, but for keys */
+#define FRAME_MIN_MS 33       /* ~30 frames a second at most, but for keys */
 #define STATUS_INFO_MS 8000   /* an information on the status line goes after this */
 #define STATUS_ERROR_MS 30000 /* an error, after this */
 
