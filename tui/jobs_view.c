@@ -239,16 +239,19 @@ static void make_table(struct jobs_view *v)
         display_left_out |= v->order[i] == COL_DISPLAY;
     for (size_t i = 0; i < v->nshown; i++)
         display_left_out &= v->shown[i] != COL_DISPLAY;
+    size_t name_col = TABLE_UNSORTED;
     for (size_t i = 0; i < v->nshown; i++) {
         cols[i] = columns[v->shown[i]];
-        if (v->shown[i] == COL_NAME && display_left_out)
-            cols[i].also = columns[COL_DISPLAY].title;
+        if (v->shown[i] == COL_NAME)
+            name_col = i;
         keeps[i] = keep[v->shown[i]];
         if (v->shown[i] == sort)
             tsort = i;
     }
     v->table = table_new(&source, v, cols, v->nshown);
     table_set_keep(v->table, keeps);
+    if (display_left_out && name_col != TABLE_UNSORTED)
+        table_set_also(v->table, name_col, columns[COL_DISPLAY].title);
     const struct term *t = monitor_term(v->base.app);
     table_set_palette(v->table, &t->palette);
     table_set_utf8(v->table, t->utf8);

@@ -374,7 +374,6 @@ struct table *table_new(const struct table_source *src, void *ctx, const struct 
         const char *title = cols[c].title ? cols[c].title : "";
         col->title = xstrdup(title);
         col->name = column_name(title, strlen(title));
-        col->also = cols[c].also ? column_name(cols[c].also, strlen(cols[c].also)) : NULL;
         col->title_w = (int)utf8_width(title, strlen(title));
         col->min_w = cols[c].min_width > 0 ? cols[c].min_width : 1;
         col->max_w = cols[c].max_width;
@@ -569,6 +568,16 @@ void table_invalidate(struct table *t)
 int table_drawn_lines(const struct table *t)
 {
     return t->drawn_lines;
+}
+
+void table_set_also(struct table *t, size_t col, const char *title)
+{
+    if (col >= t->ncols)
+        return;
+    free(t->cols[col].also);
+    t->cols[col].also = title ? column_name(title, strlen(title)) : NULL;
+    parse_filter(t);
+    table_refresh(t);
 }
 
 void table_set_keep(struct table *t, const int *keep)

@@ -105,12 +105,6 @@ struct table_column {
     int min_width; /* at least 1 */
     int max_width; /* 0: flexible (shares the room left); else >= min_width */
     bool right_align;
-    /*
-     * Another title filter terms may name this column by (or NULL): for a
-     * column standing in for one left out, as NAME does for a DISPLAY NAME
-     * that says nothing NAME does not.
-     */
-    const char *also;
 };
 
 /*
@@ -203,6 +197,12 @@ void table_set_palette(struct table *t, const struct widget_palette *pal);
  * text takes the room left, never theirs.
  */
 void table_set_keep(struct table *t, const int *keep);
+/*
+ * Lets filter terms name column col by another title too (NULL: none): for a
+ * column standing in for one left out, as NAME does for a DISPLAY NAME that
+ * says nothing NAME does not. Copied; the filter is parsed again.
+ */
+void table_set_also(struct table *t, size_t col, const char *title);
 /* false: ASCII sort arrows (^ v) and cut marker (~). */
 void table_set_utf8(struct table *t, bool utf8);
 /* The dim line an empty view shows (NULL: none). */
