@@ -155,10 +155,49 @@ static void without_watch_it_polls_and_only_changes_wake(void **state)
     assert_int_equal(changes, after_first);
     /* A change on the server reaches the store at the next poll. */
     s.list_body = "{\"training_jobs\":[{\"name\":\"pt-b\",\"state\":\"FAILED\"}]}";
-    run_ms(r.lp, 150);
+    /* (the polls may have slowed to 200 ms by now: idle_polls_slow_down…) */
+    int64_t end = loop_now_ms() + 1000;
+    while (loop_now_ms() < end && changes == after_first)
+        loop_run_once(r.lp, 10);
     assert_true(changes > after_first);
     assert_int_equal(jobstore_count(r.store), 1);
     assert_int_equal(jobstore_find(r.store, "pt-b")->state, JOB_STATE_FAILED);
+    rig_close(&r);
+}
+
+/*
+ * Polls that change nothing slow down (kind to the server): after three in
+ * a row the wait doubles, up to 4 times the refresh; the first change
+ * brings the refresh back, and so does feed_start (the user's `r`).
+ */
+static void idle_polls_slow_down_and_a_change_resets_them(void **state)
+{
+    (void)state;
+    struct server s = {.watch_status = 501,
+                       .list_status = 200,
+                       .list_body =
+                           "{\"training_jobs\":[{\"name\":\"pt-a\",\"state\":\"RUNNING\"}]}"};
+    struct rig r;
+    rig_open(&r, &s, false); /* refresh 100 ms */
+    feed_start(r.f);
+    run_ms(r.lp, 50);
+    assert_int_equal(feed_poll_interval_ms(r.f), 100);
+    /* 100 ms x3 unchanged, then 200, then 400: at most about 8 polls in 2 s instead of 20. */
+    int lists = s.lists;
+    int64_t end = loop_now_ms() + 3000;
+    while (loop_now_ms() < end && feed_poll_interval_ms(r.f) < 400)
+        loop_run_once(r.lp, 10);
+    assert_int_equal(feed_poll_interval_ms(r.f), 400);
+    assert_true(s.lists - lists <= 6);
+    run_ms(r.lp, 900);
+    assert_int_equal(feed_poll_interval_ms(r.f), 400); /* no further than 4x */
+    /* A change: back to the refresh at once. */
+    s.list_body = "{\"training_jobs\":[{\"name\":\"pt-a\",\"state\":\"FAILED\"}]}";
+    end = loop_now_ms() + 2000;
+    while (loop_now_ms() < end && jobstore_find(r.store, "pt-a")->state != JOB_STATE_FAILED)
+        loop_run_once(r.lp, 10);
+    assert_int_equal(jobstore_find(r.store, "pt-a")->state, JOB_STATE_FAILED);
+    assert_int_equal(feed_poll_interval_ms(r.f), 100);
     rig_close(&r);
 }
 
@@ -223,6 +262,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_watch_fills_the_store_and_goes_live),
         cmocka_unit_test(without_watch_it_polls_and_only_changes_wake),
+        cmocka_unit_test(idle_polls_slow_down_and_a_change_resets_them),
         cmocka_unit_test(a_failing_server_backs_off_and_recovers),
         cmocka_unit_test(a_refusal_is_not_retried),
     };

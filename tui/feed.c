@@ -19,6 +19,13 @@
 
 #define BACKOFF_FIRST_MS 1000
 #define BACKOFF_MAX_MS 30000
+/*
+ * Polling slows while nothing changes: after IDLE_POLLS unchanged polls in a
+ * row each next one waits twice as long, up to IDLE_MAX_FACTOR times the
+ * refresh; the first change (or feed_start) brings the refresh back.
+ */
+#define IDLE_POLLS 3
+#define IDLE_MAX_FACTOR 4
 
 struct feed {
     struct backend *b;
@@ -26,6 +33,7 @@ struct feed {
     struct loop *loop;
     struct jobstore *store;
     int refresh_ms;
+    int unchanged_polls; /* polls in a row that changed nothing */
     void (*changed)(void *ctx);
     void *ctx;
     struct backend_call *call;
@@ -176,7 +184,8 @@ static void on_page(void *ctx, struct backend_reply *r)
     f->error[0] = '\0';
     f->fresh_at = loop_now_ms();
     f->backoff_ms = BACKOFF_FIRST_MS;
-    plan(f, f->refresh_ms);
+    f->unchanged_polls = changed || was != FEED_POLLING ? 0 : f->unchanged_polls + 1;
+    plan(f, feed_poll_interval_ms(f));
     if (changed || was != FEED_POLLING)
         tell(f);
 }
@@ -190,15 +199,24 @@ static void poll_page(struct feed *f, const char *token)
     f->call = backend_send(f->b, f->m, &rq, on_page, NULL, NULL, f);
 }
 
+static void begin(struct feed *f);
+
 static void on_timer(void *ctx)
 {
     struct feed *f = ctx;
     f->timer = 0;
     f->next_try = 0;
-    feed_start(f);
+    begin(f);
 }
 
 void feed_start(struct feed *f)
+{
+    f->unchanged_polls = 0; /* asked for: at the refresh again */
+    begin(f);
+}
+
+/* A watch, or a poll's first page, now. */
+static void begin(struct feed *f)
 {
     if (f->call)
         backend_call_cancel(f->call);
@@ -279,4 +297,14 @@ int64_t feed_next_try(const struct feed *f)
 bool feed_polling(const struct feed *f)
 {
     return f->polling;
+}
+
+int feed_poll_interval_ms(const struct feed *f)
+{
+    if (f->unchanged_polls < IDLE_POLLS)
+        return f->refresh_ms;
+    int factor = 1;
+    for (int i = IDLE_POLLS; i <= f->unchanged_polls && factor < IDLE_MAX_FACTOR; i++)
+        factor *= 2;
+    return f->refresh_ms * factor;
 }

@@ -47,5 +47,11 @@ int64_t feed_fresh_at(const struct feed *f);
 int64_t feed_next_try(const struct feed *f);
 /* True when the backend has no watch stream and the feed polls. */
 bool feed_polling(const struct feed *f);
+/*
+ * The wait between polls now: the refresh, or up to 4 times it once several
+ * polls in a row changed nothing (kind to the server; the first change, or
+ * feed_start, brings the refresh back).
+ */
+int feed_poll_interval_ms(const struct feed *f);
 
 #endif

@@ -383,7 +383,9 @@ static int feed_text(struct monitor *m, char *buf, size_t n, char *brief, size_t
         snprintf(buf, n, "%s live", utf8 ? "●" : "*");
         break;
     case FEED_POLLING:
-        snprintf(buf, n, "%s every %ds, %s ago", utf8 ? "◔" : "~", m->refresh_ms / 1000, age);
+        snprintf(buf, n, "%s every %ds%s, %s ago", utf8 ? "◔" : "~",
+                 feed_poll_interval_ms(m->feed) / 1000,
+                 feed_poll_interval_ms(m->feed) > m->refresh_ms ? " (nothing changed)" : "", age);
         break;
     case FEED_LOST:
     case FEED_REFUSED: {
