@@ -175,6 +175,18 @@ const struct role *jobspec_worker(const struct jobspec *job)
     return job->role_count ? &job->roles[0] : NULL;
 }
 
+int jobspec_replicas(const struct jobspec *job)
+{
+    const struct role *r = jobspec_worker(job);
+    if (r == NULL)
+        return 1;
+    if (r->has_total_replicas)
+        return r->total_replicas > 0 ? r->total_replicas : 1;
+    if (r->resource_spec_count && r->resource_spec[0].has_replicas)
+        return r->resource_spec[0].replicas > 0 ? r->resource_spec[0].replicas : 1;
+    return 1;
+}
+
 bool jobspec_is_idle(const struct jobspec *job)
 {
     return job->scheduling.quota_type == QUOTA_TYPE_SPOT;

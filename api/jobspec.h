@@ -331,6 +331,11 @@ struct resource_spec_ref *role_add_spec(struct role *role);
 
 /* The single Worker role, or NULL when the job has none. */
 const struct role *jobspec_worker(const struct jobspec *job);
+/*
+ * The workers the job runs: the worker role's total_replicas, else its
+ * first resource spec's replicas (validation's rule); at least 1.
+ */
+int jobspec_replicas(const struct jobspec *job);
 /* True when the job runs on idle resources (quota_type SPOT). */
 bool jobspec_is_idle(const struct jobspec *job);
 /* A job name's prefix for the framework: "pt", "tf", "sp", "mpi". */

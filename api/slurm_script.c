@@ -647,18 +647,6 @@ char *slurm_jobdir_path(const char *jobs_dir, const char *workspace, const char 
     return xasprintf("%.*s/%s/%s", (int)n, jobs_dir, workspace, name);
 }
 
-int slurm_script_replicas(const struct jobspec *job)
-{
-    const struct role *r = jobspec_worker(job);
-    if (r == NULL)
-        return 1;
-    if (r->has_total_replicas)
-        return r->total_replicas > 0 ? r->total_replicas : 1;
-    if (r->resource_spec_count && r->resource_spec[0].has_replicas)
-        return r->resource_spec[0].replicas > 0 ? r->resource_spec[0].replicas : 1;
-    return 1;
-}
-
 /* The supervisor's word for the framework's variables (tj_worker_env). */
 static const char *framework_style(enum framework fw)
 {
@@ -870,7 +858,7 @@ int slurm_script_render(const struct jobspec *job, const struct slurm_site *site
         return refuse(err, "workspace_name",
                       "no job directory: the jobs directory must be an absolute path "
                       "without '%%', '\\' or '..', and the workspace a plain name");
-    int replicas = slurm_script_replicas(job);
+    int replicas = jobspec_replicas(job);
     if (replicas > SLURM_MAX_REPLICAS) {
         free(dir);
         return refuse(err, "roles[0].total_replicas",

@@ -66,9 +66,6 @@ int slurm_script_render(const struct jobspec *job, const struct slurm_site *site
  */
 char *slurm_jobdir_path(const char *jobs_dir, const char *workspace, const char *name);
 
-/* The job's worker count: roles[0].total_replicas, else the first spec's replicas, else 1. */
-int slurm_script_replicas(const struct jobspec *job);
-
 /* Appends s to out as one single-quoted shell word ('\'' for each quote). */
 void slurm_shell_quote(struct strbuf *out, const char *s);
 

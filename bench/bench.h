@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/strbuf.h"
+
 /* Nanoseconds on the monotonic clock. */
 static inline double bench_now_ns(void)
 {
@@ -101,6 +103,36 @@ static inline long bench_proc_field(pid_t pid, const char *file, const char *key
 #include <pty.h>
 #include <signal.h>
 #include <sys/wait.h>
+
+/*
+ * Reads the pty fd (so the program on it never blocks writing) for up to ms,
+ * keeping the last of it in seen, until want shows there (true). want NULL:
+ * only drains, for the whole time (seen may then be NULL). False at the
+ * end of the time, or when the pty is closed.
+ */
+static inline bool bench_pty_wait(int fd, int ms, const char *want, struct strbuf *seen)
+{
+    double end = bench_now_ns() + (double)ms * 1e6;
+    char chunk[16384];
+    while (bench_now_ns() < end) {
+        struct pollfd p = {fd, POLLIN, 0};
+        if (poll(&p, 1, 50) <= 0)
+            continue;
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n <= 0)
+            return false;
+        if (want == NULL)
+            continue;
+        strbuf_add(seen, chunk, (size_t)n);
+        if (strstr(strbuf_str(seen), want))
+            return true;
+        if (seen->len > 65536) { /* keep the tail: want may straddle two reads */
+            memmove(seen->buf, seen->buf + seen->len - 256, 256);
+            strbuf_truncate(seen, 256);
+        }
+    }
+    return false;
+}
 
 static inline long bench_htop_rss_kb(int rows, int cols, const char *home)
 {

@@ -657,29 +657,6 @@ out:
 #define TOP_IDLE_MS 10000
 #define CHURN_JOBS 1000 /* created and deleted while top watches */
 
-/* Reads the pty until want shows (true) or ms pass; keeps the tail in buf. */
-static bool pty_wait(int fd, const char *want, int ms, struct strbuf *buf)
-{
-    double end = now_ms() + ms;
-    while (now_ms() < end) {
-        struct pollfd p = {fd, POLLIN, 0};
-        if (poll(&p, 1, 50) <= 0)
-            continue;
-        char chunk[8192];
-        ssize_t n = read(fd, chunk, sizeof chunk);
-        if (n <= 0)
-            return false;
-        strbuf_add(buf, chunk, (size_t)n);
-        if (strstr(strbuf_str(buf), want))
-            return true;
-        if (buf->len > 65536) { /* keep what a match across the cut needs */
-            memmove(buf->buf, buf->buf + buf->len - 256, 256);
-            strbuf_truncate(buf, 256);
-        }
-    }
-    return false;
-}
-
 /* Context switches (voluntary + not) of pid so far: each is a wake-up. */
 static long switches(pid_t pid)
 {
@@ -705,7 +682,7 @@ static int top_over_jobs(struct bench *b)
     }
     struct strbuf out = STRBUF_INIT;
     int rc = -1;
-    if (!pty_wait(fd, "10000  running", 60000, &out)) {
+    if (!bench_pty_wait(fd, 60000, "10000  running", &out)) {
         struct strbuf tail = STRBUF_INIT;
         for (size_t i = out.len > 400 ? out.len - 400 : 0; i < out.len; i++)
             strbuf_addf(&tail, out.buf[i] >= 32 && out.buf[i] < 127 ? "%c" : "\\x%02x",
@@ -718,10 +695,10 @@ static int top_over_jobs(struct bench *b)
     /* Let it settle (curl's connect-timeout timer fires once, 10 s after the
      * connection opened), then count wake-ups while nothing changes. */
     double settle = 11000 - (now_ms() - t0);
-    pty_wait(fd, "\x01never", settle > 1000 ? (int)settle : 1000, &out);
+    bench_pty_wait(fd, settle > 1000 ? (int)settle : 1000, "\x01never", &out);
     long rss = proc_kb(pid, "VmRSS");
     long before = switches(pid);
-    pty_wait(fd, "\x01never", TOP_IDLE_MS, &out);
+    bench_pty_wait(fd, TOP_IDLE_MS, "\x01never", &out);
     long idle = switches(pid) - before;
     /* Churn under its eyes: jobs created and deleted, each a watch message or three. */
     struct strbuf body = STRBUF_INIT;
@@ -736,14 +713,14 @@ static int top_over_jobs(struct bench *b)
         snprintf(del, sizeof del, "{\"training_job_names\":[\"%s\"]}", name);
         churned += created == 200 && engine_call(b, path, del) == 200;
         if (i % 50 == 0)
-            pty_wait(fd, "\x01never", 10, &out); /* keep its terminal drained */
+            bench_pty_wait(fd, 10, "\x01never", &out); /* keep its terminal drained */
     }
     strbuf_free(&body);
     if (churned != CHURN_JOBS) {
         fail("B: only %d of %d jobs were created and deleted", churned, CHURN_JOBS);
         goto out;
     }
-    pty_wait(fd, "\x01never", 2000, &out);
+    bench_pty_wait(fd, 2000, "\x01never", &out);
     long rss_after = proc_kb(pid, "VmRSS");
     table_row("B trainjob top: exec -> frame with 10,000 jobs", first, NA, 0, "ms", "-");
     table_row("B trainjob top RSS with 10,000 jobs", (double)rss / 1024, NA, 1, "MiB", "< 20 MB");

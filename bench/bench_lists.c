@@ -272,29 +272,6 @@ static double bytes_per_job(const struct engine_proc *e, const char *view)
     return per;
 }
 
-/* Reads fd until want shows in what came (true) or ms pass. */
-static bool pty_wait(int fd, const char *want, int ms, struct strbuf *buf)
-{
-    double end = now_ms() + ms;
-    while (now_ms() < end) {
-        struct pollfd p = {fd, POLLIN, 0};
-        if (poll(&p, 1, 50) <= 0)
-            continue;
-        char chunk[16384];
-        ssize_t n = read(fd, chunk, sizeof chunk);
-        if (n <= 0)
-            return false;
-        strbuf_add(buf, chunk, (size_t)n);
-        if (strstr(strbuf_str(buf), want))
-            return true;
-        if (buf->len > 65536) {
-            memmove(buf->buf, buf->buf + buf->len - 256, 256);
-            strbuf_truncate(buf, 256);
-        }
-    }
-    return false;
-}
-
 /* `trainjob top` on a 120x40 pty: ms from exec to the frame with all n jobs and "live"; its RSS. */
 static int top_to_live(const struct engine_proc *e, int n, double *ms, long *rss_kb, long *hwm_kb)
 {
@@ -316,7 +293,7 @@ static int top_to_live(const struct engine_proc *e, int n, double *ms, long *rss
     }
     struct strbuf out = STRBUF_INIT;
     int rc = 0;
-    bool live = pty_wait(fd, "live", TOP_CAP_MS, &out);
+    bool live = bench_pty_wait(fd, TOP_CAP_MS, "live", &out);
     *ms = now_ms() - t0;
     /*
      * "live" comes with SYNCED, so the frame that shows it counts every job.
@@ -325,7 +302,7 @@ static int top_to_live(const struct engine_proc *e, int n, double *ms, long *rss
      */
     bool counted = live && strstr(strbuf_str(&out), want);
     if (live && !counted && write(fd, "\x0c", 1) == 1)
-        counted = pty_wait(fd, want, 2000, &out);
+        counted = bench_pty_wait(fd, 2000, want, &out);
     if (!counted) {
         struct strbuf tail = STRBUF_INIT;
         for (size_t i = out.len > 600 ? out.len - 600 : 0; i < out.len; i++)

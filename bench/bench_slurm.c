@@ -1034,31 +1034,6 @@ static int proxy_start(void)
 
 /* ---- 2: trainjob top watching ------------------------------------------------ */
 
-/* Reads the pty (so top never blocks on it) for ms, or until want shows; true when it did. */
-static bool pty_drain(int fd, int ms, const char *want, struct strbuf *seen)
-{
-    double end = now_ms() + ms;
-    char chunk[16384];
-    while (now_ms() < end) {
-        struct pollfd p = {fd, POLLIN, 0};
-        if (poll(&p, 1, 50) <= 0)
-            continue;
-        ssize_t n = read(fd, chunk, sizeof chunk);
-        if (n <= 0)
-            return false;
-        if (want == NULL)
-            continue;
-        strbuf_add(seen, chunk, (size_t)n);
-        if (strstr(strbuf_str(seen), want))
-            return true;
-        if (seen->len > 65536) {
-            memmove(seen->buf, seen->buf + seen->len - 256, 256);
-            strbuf_truncate(seen, 256);
-        }
-    }
-    return false;
-}
-
 /* CPU (user + system) pid has used, ms. */
 static double cpu_ms(pid_t pid)
 {
@@ -1162,15 +1137,15 @@ static void part2(bool slurm_up, const char *slurm_why)
     }
     top_pid = pid;
     /* the jobs are on its screen (h-0NN), then it settles for 5 s outside the figures */
-    if (!pty_drain(fd, 60000, "h-0", &seen)) {
+    if (!bench_pty_wait(fd, 60000, "h-0", &seen)) {
         snprintf(why, sizeof why, "trainjob top never showed the jobs");
         goto na;
     }
-    pty_drain(fd, 5000, NULL, NULL);
+    bench_pty_wait(fd, 5000, NULL, NULL);
     struct window w0, w1, w2;
     snapshot(&w0);
     double t0 = now_ms();
-    pty_drain(fd, WINDOW_MS, NULL, NULL);
+    bench_pty_wait(fd, WINDOW_MS, NULL, NULL);
     snapshot(&w1);
     double t1 = now_ms();
     for (int i = 0; i < CANCELLED; i++) {
@@ -1180,7 +1155,8 @@ static void part2(bool slurm_up, const char *slurm_why)
         struct run r = {.out = STRBUF_INIT};
         run_cmd(argv, NULL, false, &r);
         strbuf_free(&r.out);
-        pty_drain(fd, (int)(t1 + (double)(i + 1) * WINDOW_MS / CANCELLED - now_ms()), NULL, NULL);
+        bench_pty_wait(fd, (int)(t1 + (double)(i + 1) * WINDOW_MS / CANCELLED - now_ms()), NULL,
+                       NULL);
     }
     snapshot(&w2);
     double t2 = now_ms();

@@ -53,19 +53,6 @@ void engine_intern_free(struct engine *eng)
     hmap_free(&eng->interned);
 }
 
-/* How many workers the job runs (its worker role's replicas, at least 1). */
-static int spec_replicas(const struct jobspec *s)
-{
-    const struct role *r = jobspec_worker(s);
-    if (r == NULL)
-        return 1;
-    if (r->has_total_replicas)
-        return r->total_replicas > 0 ? r->total_replicas : 1;
-    if (r->resource_spec_count && r->resource_spec[0].has_replicas)
-        return r->resource_spec[0].replicas > 0 ? r->resource_spec[0].replicas : 1;
-    return 1;
-}
-
 /*
  * The shared texts: one counted copy per distinct text, whatever the number
  * of jobs holding it. Process-wide (jobs are freed without their engine);
@@ -140,7 +127,7 @@ void ejob_set_hot(struct engine *eng, struct ejob *job, struct jobspec *full)
     job->scoring = full->scheduling.scoring_strategy;
     job->idle = jobspec_is_idle(full);
     job->preemptible = !full->scheduling.has_preemptible || full->scheduling.preemptible;
-    job->replicas = spec_replicas(full);
+    job->replicas = jobspec_replicas(full);
 }
 
 /* The compact fields that change (they are the truth) into the whole spec. */
