@@ -205,6 +205,10 @@ roles:
     startup_script: |
       echo started; sleep 297
 EOF
+# A sleep of this run's own length: stop_no_worker_left counts it machine-wide, and another
+# run of this suite (its own cluster) may be stopping its job at the same time.
+STOP_SECS=$((300 + $$ % 600))
+sed -i "s/sleep 297/sleep $STOP_SECS/" "$TMP/stop.yaml"
 
 cat >"$TMP/cancel.yaml" <<'EOF'
 workspace_name: default
@@ -421,8 +425,8 @@ until grep -q '^started' "$J/logs/master-0.log" 2>/dev/null || [ "$(date +%s)" -
 scancel "$id_stop"
 wait_end "$id_stop" 60
 expect_grep stop_event "$J/events.jsonl" '"reason":"Stopping"'
-left=$(ps -eo args | grep -c '[s]leep 297')
-if [ "$left" = 0 ]; then pass stop_no_worker_left; else fail stop_no_worker_left "$left 'sleep 297' still running"; fi
+left=$(ps -eo args | grep -c "[s]leep $STOP_SECS\$")
+if [ "$left" = 0 ]; then pass stop_no_worker_left; else fail stop_no_worker_left "$left 'sleep $STOP_SECS' still running"; fi
 
 # --- preemption: a standard job takes the nodes of an idle one; the idle job is
 # requeued, its supervisor records the stop, and it runs again later with its
