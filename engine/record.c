@@ -373,30 +373,61 @@ json_t *saved_workers(const struct ejob *job)
 /* Jobs a batch saves past which the heap is trimmed once it is shown. */
 #define BIG_BATCH 1000
 
+/* Most events a job whose save failed holds; older ones are dropped (and logged). */
+#define MAX_HELD_EVENTS 100
+
 static void hold_event_at(struct ejob *job, size_t pos, int64_t time_ms, const char *json);
+
+/* Keeps an event written inside the open batch until the batch commits. */
+static void keep_batch_event(struct engine *eng, const char *uid, int64_t time_ms, const char *json)
+{
+    size_t ul = strlen(uid) + 1, jl = strlen(json) + 1;
+    while (eng->batch_event_len + ul + jl > eng->batch_event_text_cap) {
+        eng->batch_event_text_cap =
+            eng->batch_event_text_cap ? eng->batch_event_text_cap * 2 : 4096;
+        eng->batch_event_text = xrealloc(eng->batch_event_text, eng->batch_event_text_cap);
+    }
+    if (eng->batch_event_count == eng->batch_event_cap) {
+        eng->batch_event_cap = eng->batch_event_cap ? eng->batch_event_cap * 2 : 64;
+        eng->batch_events =
+            xreallocarray(eng->batch_events, eng->batch_event_cap, sizeof *eng->batch_events);
+    }
+    struct batch_event *be = &eng->batch_events[eng->batch_event_count++];
+    be->uid = eng->batch_event_len;
+    memcpy(eng->batch_event_text + eng->batch_event_len, uid, ul);
+    eng->batch_event_len += ul;
+    be->json = eng->batch_event_len;
+    memcpy(eng->batch_event_text + eng->batch_event_len, json, jl);
+    eng->batch_event_len += jl;
+    be->time_ms = time_ms;
+}
 
 /*
  * A batch that did not commit took its events with it: each is held again on
  * its job, before any the job held meanwhile, and recorded after the state it
  * tells of once a save succeeds (retry_saves), as for a save refused alone.
+ * Newest first, each put in front: a job's events keep their order, and a job
+ * already holding the most it may loses the oldest, as hold_event_at does.
  */
 static void hold_batch_events(struct engine *eng, bool ok)
 {
-    for (size_t i = 0; i < eng->batch_event_count; i++) {
-        struct batch_event *be = &eng->batch_events[i];
-        struct ejob *job = ok ? NULL : engine_find_uid(eng, be->uid);
-        if (job) {
-            size_t before = 0; /* this job's events re-held already: they come first */
-            for (size_t j = 0; j < i; j++)
-                before += strcmp(eng->batch_events[j].uid, be->uid) == 0;
-            hold_event_at(job, before, be->time_ms, be->json);
-        }
-        free(be->uid);
-        free(be->json);
+    for (size_t i = eng->batch_event_count; !ok && i-- > 0;) {
+        const struct batch_event *be = &eng->batch_events[i];
+        struct ejob *job = engine_find_uid(eng, eng->batch_event_text + be->uid);
+        if (job == NULL)
+            continue;
+        if (job->held_event_count >= MAX_HELD_EVENTS)
+            engine_log("job %s: an event dropped while its saves fail: %s", job->name,
+                       eng->batch_event_text + be->json);
+        else
+            hold_event_at(job, 0, be->time_ms, eng->batch_event_text + be->json);
     }
     free(eng->batch_events);
+    free(eng->batch_event_text);
     eng->batch_events = NULL;
-    eng->batch_event_count = 0;
+    eng->batch_event_text = NULL;
+    eng->batch_event_count = eng->batch_event_cap = 0;
+    eng->batch_event_len = eng->batch_event_text_cap = 0;
 }
 
 void engine_batch_begin(struct engine *eng)
@@ -452,9 +483,6 @@ void engine_batch_end(struct engine *eng)
     }
     strbuf_free(&err);
 }
-
-/* Most events a job whose save failed holds; older ones are dropped (and logged). */
-#define MAX_HELD_EVENTS 100
 
 /* Stores one event (its JSON without id), folds old ones, and tells watchers; false on failure. */
 static bool record_event(struct engine *eng, struct ejob *job, int64_t time_ms, const char *json,
@@ -542,11 +570,7 @@ void engine_event(struct engine *eng, struct ejob *job, struct job_event *ev)
         record_event(eng, job, now, s, false);
         if (eng->batch_depth > 0) {
             /* In the batch's transaction (or refused there): kept until it commits. */
-            eng->batch_events = xreallocarray(eng->batch_events, eng->batch_event_count + 1,
-                                              sizeof *eng->batch_events);
-            eng->batch_events[eng->batch_event_count++] =
-                (struct batch_event){xstrdup(job->uid), now, s};
-            s = NULL;
+            keep_batch_event(eng, job->uid, now, s);
         }
     }
     free(s);

@@ -71,14 +71,18 @@ struct held_event {
     char *json;
 };
 
-/* A watch line held back until the store has what it tells. */
-/* An event written inside a batch, kept until the batch commits (record.c). */
+/*
+ * An event written inside a batch, kept until the batch commits (record.c).
+ * Its texts are in engine.batch_event_text (one buffer for the batch: tens
+ * of thousands of small copies freed at the commit would leave the heap
+ * full of holes).
+ */
 struct batch_event {
-    char *uid;
+    size_t uid, json; /* offsets of NUL-terminated texts in batch_event_text */
     int64_t time_ms;
-    char *json;
 };
 
+/* A watch line held back until the store has what it tells. */
 struct batch_line {
     char *ws;
     char *line; /* with its newline */
@@ -201,7 +205,9 @@ struct engine {
     struct batch_line *batch_lines; /* watch lines (events) sent once the batch commits */
     size_t batch_line_count;
     struct batch_event *batch_events; /* events written in the open batch: held if it fails */
-    size_t batch_event_count;
+    size_t batch_event_count, batch_event_cap;
+    char *batch_event_text; /* their uids and texts, one after another */
+    size_t batch_event_len, batch_event_text_cap;
     /*
      * Scheduling inputs' version: every save, removal or stop of a job bumps
      * it. A kept pass (schedpass.c) serves only while it has not moved.
