@@ -64,6 +64,7 @@
 #include "tests/tools/seed.h"
 #include "util/fileio.h"
 #include "util/loop.h"
+#include "util/procstat.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -406,24 +407,11 @@ static long proc_kb(pid_t pid, const char *field)
  */
 static int proc_cpu(pid_t pid, double *self, double *children)
 {
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
+    double s_ms, c_ms;
+    if (procstat_cpu_ms(pid, &s_ms, &c_ms) != 0)
         return -1;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    const char *p = strrchr(buf, ')'); /* the command may hold spaces */
-    unsigned long long ut, st;
-    long long cut, cst;
-    if (p == NULL ||
-        sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld", &ut, &st,
-               &cut, &cst) != 4)
-        return -1;
-    double hz = (double)sysconf(_SC_CLK_TCK);
-    *self = (double)(ut + st) / hz;
-    *children = (double)(cut + cst) / hz;
+    *self = s_ms / 1000;
+    *children = c_ms / 1000;
     return 0;
 }
 

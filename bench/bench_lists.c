@@ -36,6 +36,7 @@
 #include "bench/bench.h"
 #include "tests/tools/seed.h"
 #include "util/fileio.h"
+#include "util/procstat.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -181,19 +182,8 @@ static void engine_stop(struct engine_proc *e)
 /* CPU time (user + system) trainjobd has used so far, ms. */
 static double engine_cpu_ms(pid_t pid)
 {
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    if (f)
-        fclose(f);
-    buf[n] = '\0';
-    const char *p = strrchr(buf, ')'); /* fields after the command name */
-    unsigned long ut = 0, st = 0;
-    if (p == NULL ||
-        sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
-        return 0;
-    return (double)(ut + st) * 1000.0 / (double)sysconf(_SC_CLK_TCK);
+    double ms = 0;
+    return procstat_cpu_ms(pid, &ms, NULL) == 0 ? ms : 0;
 }
 
 /*

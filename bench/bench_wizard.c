@@ -38,6 +38,7 @@
 
 #include "bench/bench.h"
 #include "util/fileio.h"
+#include "util/procstat.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -117,19 +118,8 @@ static double proc_cpu_ms(pid_t pid)
 /* User + system CPU time of pid, in milliseconds (10 ms ticks). */
 static double proc_tick_ms(pid_t pid)
 {
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    char *p = strrchr(buf, ')');
-    unsigned long ut = 0, st = 0;
-    if (p)
-        sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st);
-    return (double)(ut + st) * 1000.0 / (double)sysconf(_SC_CLK_TCK);
+    double ms = 0;
+    return procstat_cpu_ms(pid, &ms, NULL) == 0 ? ms : 0;
 }
 
 /* In a child: HOME and every XDG_* directory under home, so nothing lands in the user's. */

@@ -54,13 +54,31 @@ int procstat_read(pid_t pid, struct procstat *out)
     if (!p || p[1] != ' ' || !p[2])
         return -1;
     p += 2;
-    unsigned long long ppid, pgrp, ticks;
+    unsigned long long ppid, pgrp, ut, st, cut, cst, ticks;
     out->state = *p;
     if (skip(&p, 1) != 0 || field(&p, &ppid) != 0 || field(&p, &pgrp) != 0 ||
-        skip(&p, 22 - 6) != 0 || field(&p, &ticks) != 0)
+        skip(&p, 14 - 6) != 0 || field(&p, &ut) != 0 || field(&p, &st) != 0 ||
+        field(&p, &cut) != 0 || field(&p, &cst) != 0 || skip(&p, 22 - 18) != 0 ||
+        field(&p, &ticks) != 0)
         return -1;
     out->ppid = (pid_t)ppid;
     out->pgrp = (pid_t)pgrp;
+    out->utime_ticks = ut;
+    out->stime_ticks = st;
+    out->cutime_ticks = cut;
+    out->cstime_ticks = cst;
     out->start_ticks = ticks;
+    return 0;
+}
+
+int procstat_cpu_ms(pid_t pid, double *self_ms, double *children_ms)
+{
+    struct procstat ps;
+    if (procstat_read(pid, &ps) != 0)
+        return -1;
+    double ms_per_tick = 1000.0 / (double)sysconf(_SC_CLK_TCK);
+    *self_ms = (double)(ps.utime_ticks + ps.stime_ticks) * ms_per_tick;
+    if (children_ms)
+        *children_ms = (double)(ps.cutime_ticks + ps.cstime_ticks) * ms_per_tick;
     return 0;
 }

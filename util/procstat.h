@@ -14,13 +14,20 @@
 #include <sys/types.h>
 
 struct procstat {
-    char state;           /* field 3: R, S, D, Z, X, … */
-    pid_t ppid;           /* field 4 */
-    pid_t pgrp;           /* field 5 */
-    uint64_t start_ticks; /* field 22: clock ticks after boot */
+    char state;                          /* field 3: R, S, D, Z, X, … */
+    pid_t ppid;                          /* field 4 */
+    pid_t pgrp;                          /* field 5 */
+    uint64_t utime_ticks, stime_ticks;   /* fields 14-15: CPU in user and kernel mode */
+    uint64_t cutime_ticks, cstime_ticks; /* fields 16-17: of its waited-for children */
+    uint64_t start_ticks;                /* field 22: clock ticks after boot */
 };
 
 /* Reads /proc/<pid>/stat into *out. Returns 0, or -1 when there is no such process. */
 int procstat_read(pid_t pid, struct procstat *out);
+/*
+ * The CPU (user + kernel) pid has used, in ms, and that of its waited-for
+ * children (children_ms may be NULL). Returns 0, or -1 with no such process.
+ */
+int procstat_cpu_ms(pid_t pid, double *self_ms, double *children_ms);
 
 #endif
