@@ -52,6 +52,7 @@ void catalog_free(struct catalog *cat)
         free(cat->volumes[i].id);
         free(cat->volumes[i].display_name);
         free(cat->volumes[i].zone);
+        free(cat->volumes[i].path);
     }
     free(cat->volumes);
     for (size_t i = 0; i < cat->image_count; i++) {

@@ -66,7 +66,16 @@ struct catalog_volume {
     char *id;
     char *display_name;
     char *zone;
+    /*
+     * Slurm: the directory every node sees the volume at, where a worker in
+     * the node's own environment (CATALOG_HOST_IMAGE) must mount it; NULL:
+     * the backend mounts it at any mount path.
+     */
+    char *path;
 };
+
+/* The image that means "the node's own environment, no container" (trainjobd, Slurm). */
+#define CATALOG_HOST_IMAGE "local/host"
 
 struct catalog_image {
     char *path;

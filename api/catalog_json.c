@@ -59,6 +59,7 @@ static const struct field volume_fields[] = {
     F_STR(struct catalog_volume, id),
     F_STR(struct catalog_volume, display_name),
     F_STR(struct catalog_volume, zone),
+    F_STR(struct catalog_volume, path),
 };
 static const struct object_type volume_type = SCHEMA_ELEM(struct catalog_volume, volume_fields);
 

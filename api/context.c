@@ -22,6 +22,7 @@
 #include "api/http.h"
 #include "api/paths.h"
 #include "api/schema.h"
+#include "api/slurm_script.h"
 #include "api/yamltree.h"
 #include "util/fileio.h"
 #include "util/strbuf.h"
@@ -54,6 +55,7 @@ static const struct field context_fields[] = {
     F_STR(struct context, jobs_dir),
     F_STR(struct context, launcher),
     F_STR_MAP(struct context, qos),
+    F_STR_MAP(struct context, volumes),
 };
 // clang-format on
 static const struct object_type context_type = SCHEMA_ELEM(struct context, context_fields);
@@ -79,6 +81,34 @@ void context_file_free(struct context_file *cf)
 /* The QOS map's keys: a priority, alone for standard pools, IDLE_ for idle ones. */
 static const char *const qos_keys[] = {"NORMAL",      "HIGH",      "HIGHEST",
                                        "IDLE_NORMAL", "IDLE_HIGH", "IDLE_HIGHEST"};
+
+/* volumes: {NAME: /shared/path}: plain names, paths every node can bind. */
+static void check_volumes(const struct context *c, size_t i, struct findings *fs)
+{
+    char path[128];
+    const char *key;
+    json_t *v;
+    json_object_foreach(c->volumes, key, v)
+    {
+        snprintf(path, sizeof path, "contexts[%zu].volumes.%.60s", i, key);
+        bool plain = key[0] != '\0' && key[0] != '.' && key[0] != '-' && strlen(key) <= 63;
+        for (const char *k = key; plain && *k; k++)
+            plain = (*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') ||
+                    (*k >= '0' && *k <= '9') || *k == '.' || *k == '_' || *k == '-';
+        if (!plain) {
+            findings_add(fs, SEVERITY_ERROR, path,
+                         "a volume's name is what a job's mount[].id says: up to 63 letters, "
+                         "digits, '.', '_' and '-', not starting with '.' or '-'");
+            continue;
+        }
+        const char *dir = json_string_value(v);
+        const char *why = slurm_path_problem(dir, true);
+        if (why == NULL && strcmp(dir, "/") == 0)
+            why = "the root directory cannot be a volume: name a directory under it";
+        if (why)
+            findings_add(fs, SEVERITY_ERROR, path, "%s", why);
+    }
+}
 
 /* A slurm context names its endpoint, user, one token source and the jobs directory. */
 static void check_slurm(const struct context *c, size_t i, struct findings *fs)
@@ -151,8 +181,15 @@ static void check_file(const struct context_file *cf, struct findings *fs)
             http_endpoint_free(&ep);
             strbuf_free(&why);
         }
-        if (c->driver == CONTEXT_DRIVER_SLURM)
+        if (c->driver == CONTEXT_DRIVER_SLURM) {
             check_slurm(c, i, fs);
+            check_volumes(c, i, fs);
+        } else if (c->volumes) {
+            snprintf(path, sizeof path, "contexts[%zu].volumes", i);
+            findings_add(fs, SEVERITY_ERROR, path,
+                         "only a slurm context names volumes: trainjobd's are in its "
+                         "engine.yaml, ACP's are the platform's");
+        }
         /* access_key alone is fine: $TRAINJOB_SECRET_KEY may hold its secret. */
         if (c->secret_key_file && c->access_key == NULL) {
             snprintf(path, sizeof path, "contexts[%zu].secret_key_file", i);
@@ -299,6 +336,7 @@ static void fill(struct context *dst, const struct context *src)
     dst->jobs_dir = src && src->jobs_dir ? xstrdup(src->jobs_dir) : NULL;
     dst->launcher = src && src->launcher ? xstrdup(src->launcher) : NULL;
     dst->qos = src && src->qos ? json_deep_copy(src->qos) : NULL;
+    dst->volumes = src && src->volumes ? json_deep_copy(src->volumes) : NULL;
 }
 
 /* File, then --context / current_context / first / built-in, then workspace and endpoint overrides.

@@ -80,6 +80,12 @@ struct context {
     char *jobs_dir;      /* job directories on the shared filesystem */
     char *launcher;      /* "" or absent: the node's own environment; "apptainer exec {image}" */
     struct json_t *qos;  /* NORMAL, HIGH, HIGHEST, IDLE_NORMAL, … → a QOS name */
+    /*
+     * The volumes a job may mount: a name (mount[].id) → the directory every
+     * node sees it at ("datasets: /lustre/datasets"). Absolute, without '..',
+     * ',' or ':' (a container launcher binds them as SRC:DST,…).
+     */
+    struct json_t *volumes;
 };
 
 struct context_file {

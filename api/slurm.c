@@ -320,6 +320,7 @@ static void slurm_free(struct backend *b)
     free(s->warning);
     json_decref(s->jobs_cache);
     json_decref(s->qos);
+    json_decref(s->volumes);
     free(s);
 }
 
@@ -362,6 +363,7 @@ struct backend *slurm_backend_new(struct http_client *client, const struct conte
         s->jobs_dir[n - 1] = '\0'; /* Slurm reports the directory as given: one spelling */
     s->launcher = c->launcher ? xstrdup(c->launcher) : NULL;
     s->qos = c->qos ? json_deep_copy(c->qos) : NULL;
+    s->volumes = c->volumes ? json_deep_copy(c->volumes) : NULL;
     struct backend_target t = {c->subscription, c->resource_group, c->zone, c->workspace};
     return backend_new(&slurm_ops, s, &t, http_client_endpoint(client));
 }

@@ -250,14 +250,24 @@ enum backend_status slurm_catalog(struct backend *b, struct catalog *out, struct
     }
     out->images = xcalloc(1, sizeof *out->images);
     out->image_count = 1;
-    out->images[0].path = xstrdup("local/host");
+    out->images[0].path = xstrdup(CATALOG_HOST_IMAGE);
     out->images[0].source = xstrdup("official");
     out->images[0].description =
         xstrdup(s->launcher && *s->launcher
                     ? "the node's own environment (or any image, through the context's launcher)"
                     : "the node's own environment");
     out->resource_limits = xstrdup("enforced by Slurm (cons_tres: CPUs, memory, GPUs per node)");
-    out->unknown = CATALOG_UNKNOWN_VOLUMES;
+    /* Volumes are the context's: a name, and the directory every node sees it at. */
+    size_t nv = json_object_size(s->volumes);
+    out->volumes = xcalloc(nv ? nv : 1, sizeof *out->volumes);
+    const char *vk;
+    json_t *vv;
+    json_object_foreach(s->volumes, vk, vv)
+    {
+        struct catalog_volume *v = &out->volumes[out->volume_count++];
+        v->id = xstrdup(vk);
+        v->path = xstrdup(json_string_value(vv) ? json_string_value(vv) : "");
+    }
     out->zoneless = true; /* partitions are nodes: no zone or VPC to ask for */
     json_decref(parts);
     json_decref(nodes);

@@ -86,6 +86,7 @@ struct slurm {
     char *jobs_dir;
     char *launcher;
     json_t *qos;
+    json_t *volumes; /* the context's: name → the directory every node sees */
 };
 
 static inline struct slurm *driver(struct backend *b)

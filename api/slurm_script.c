@@ -776,13 +776,6 @@ static void render_gaps(const struct jobspec *job, const struct slurm_site *site
         gap(gaps, "resource_pool.vpc_id", "ignored: a Slurm cluster has no VPCs");
     if (job->resource_pool.present && job->resource_pool.zone && job->resource_pool.zone[0])
         gap(gaps, "resource_pool.zone", "ignored: the partition is the only placement Slurm takes");
-    for (size_t i = 0; i < job->mount_count; i++) {
-        char field[64];
-        snprintf(field, sizeof field, "mount[%zu]", i);
-        gap(gaps, field,
-            "not mounted: Slurm workers see the shared filesystem as it is (volumes are paths "
-            "named in the context)");
-    }
     if (image && image[0] && strcmp(image, SLURM_HOST_IMAGE) != 0 &&
         !(site->launcher && site->launcher[0]))
         gap(gaps, "roles[0].image_path",
@@ -814,8 +807,148 @@ static void render_gaps(const struct jobspec *job, const struct slurm_site *site
     }
 }
 
-/* The launcher's words with {image} replaced, each one quoted; nothing for the host image. */
-static void render_launcher(struct strbuf *out, const char *launcher, const char *image)
+/* Whether the job's workers run through the context's launcher (not the node's environment). */
+static bool contained(const struct slurm_site *site, const char *image)
+{
+    return site->launcher && site->launcher[0] && image && image[0] &&
+           strcmp(image, SLURM_HOST_IMAGE) != 0;
+}
+
+const char *slurm_path_problem(const char *p, bool bound)
+{
+    if (p == NULL || p[0] != '/')
+        return "not an absolute path";
+    for (const char *q = p; *q; q++) {
+        if ((unsigned char)*q < 0x20 || *q == 0x7f)
+            return "a control character in the path";
+        if (bound && (*q == ',' || *q == ':'))
+            return "',' and ':' cannot be in a path a container launcher binds (SRC:DST,…)";
+        if (*q == '/' && q[1] == '.' &&
+            (q[2] == '/' || q[2] == '\0' || (q[2] == '.' && (q[3] == '/' || q[3] == '\0'))))
+            return "'.' and '..' cannot be in the path: write it as the nodes see it";
+    }
+    return NULL;
+}
+
+/* Appends p's components, each after one '/' (no empty ones, no trailing '/'). */
+static void add_parts(struct strbuf *out, const char *p)
+{
+    while (p && *p) {
+        while (*p == '/')
+            p++;
+        size_t n = strcspn(p, "/");
+        if (n == 0)
+            break;
+        strbuf_addc(out, '/');
+        strbuf_add(out, p, n);
+        p += n;
+    }
+}
+
+/* a and then b as one absolute path, as path_normalise spells it ("/" for none). */
+static void join_path(struct strbuf *out, const char *a, const char *b)
+{
+    size_t from = out->len;
+    add_parts(out, a);
+    add_parts(out, b);
+    if (out->len == from)
+        strbuf_addc(out, '/');
+}
+
+static const struct slurm_volume *site_volume(const struct slurm_site *site, const char *name)
+{
+    for (size_t i = 0; name && i < site->volume_count; i++)
+        if (site->volumes[i].name && strcmp(site->volumes[i].name, name) == 0)
+            return &site->volumes[i];
+    return NULL;
+}
+
+/*
+ * The job's mounts on the nodes (slurm_script.h): binds gets {mounts} —
+ * "DIR:DIR" for the job directory, then ",SRC:DST" per mount — when the
+ * workers run through the launcher. Returns 0, or -1 with err naming the
+ * mount's field when a mount cannot be made as written.
+ */
+static int resolve_mounts(const struct jobspec *job, const struct slurm_site *site,
+                          const char *image, const char *dir, struct strbuf *binds,
+                          struct api_error *err)
+{
+    bool boxed = contained(site, image);
+    if (boxed) {
+        if (slurm_path_problem(dir, true))
+            return refuse(err, "name",
+                          "the job directory %s cannot be bound in a container: the context's "
+                          "jobs_dir must have no ',' or ':'",
+                          dir);
+        strbuf_addf(binds, "%s:%s", dir, dir);
+    }
+    if (boxed && job->mount_count > 0 && strstr(site->launcher, "{mounts}") == NULL)
+        return refuse(err, "mount[0]",
+                      "the context's launcher has no {mounts}, so nothing would bind the "
+                      "volumes: add --bind {mounts} (apptainer) or --container-mounts={mounts} "
+                      "(Pyxis) to it");
+    for (size_t i = 0; i < job->mount_count; i++) {
+        const struct mount *m = &job->mount[i];
+        char field[64];
+        const struct slurm_volume *v = site_volume(site, m->id);
+        snprintf(field, sizeof field, "mount[%zu].id", i);
+        if (m->id == NULL || m->id[0] == '\0')
+            return refuse(err, field, "required: the volume to mount");
+        if (v == NULL && site->volume_count == 0)
+            return refuse(err, field,
+                          "no volume '%s': the context names no volumes (volumes: {NAME: "
+                          "/shared/path} in its config.yaml)",
+                          m->id);
+        if (v == NULL) {
+            struct strbuf names = STRBUF_INIT;
+            for (size_t k = 0; k < site->volume_count; k++)
+                strbuf_addf(&names, "%s%s", k ? ", " : "", site->volumes[k].name);
+            int rc = refuse(err, field, "no volume '%s' in the context; its volumes: %s", m->id,
+                            strbuf_str(&names));
+            strbuf_free(&names);
+            return rc;
+        }
+        const char *why = slurm_path_problem(v->path, boxed);
+        if (why)
+            return refuse(err, field, "volume '%s' at '%s': %s", v->name, v->path, why);
+        snprintf(field, sizeof field, "mount[%zu].subdir", i);
+        if (m->subdir && m->subdir[0] && (why = slurm_path_problem(m->subdir, boxed)) != NULL)
+            return refuse(err, field, "%s", why);
+        snprintf(field, sizeof field, "mount[%zu].mount_path", i);
+        if (m->mount_path == NULL || m->mount_path[0] == '\0')
+            return refuse(err, field, "required: where the worker sees the volume");
+        if ((why = slurm_path_problem(m->mount_path, boxed)) != NULL)
+            return refuse(err, field, "%s", why);
+        struct strbuf src = STRBUF_INIT, dst = STRBUF_INIT;
+        join_path(&src, v->path, m->subdir);
+        join_path(&dst, m->mount_path, NULL);
+        int rc = 0;
+        if (boxed)
+            strbuf_addf(binds, ",%s:%s", strbuf_str(&src), strbuf_str(&dst));
+        else if (strcmp(strbuf_str(&src), strbuf_str(&dst)) != 0)
+            rc = refuse(err, field,
+                        "the workers run in the node's own environment (%s), where nothing "
+                        "mounts volume '%s' at %s: it is at %s. Set mount_path to %s, or run "
+                        "an image through %s",
+                        SLURM_HOST_IMAGE, v->name, strbuf_str(&dst), strbuf_str(&src),
+                        strbuf_str(&src),
+                        site->launcher && site->launcher[0]
+                            ? "the context's launcher"
+                            : "a container launcher (the context's launcher:)");
+        strbuf_free(&src);
+        strbuf_free(&dst);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/*
+ * The launcher's words with {image} and {mounts} replaced, each one quoted;
+ * nothing for the host image.
+ */
+static void render_launcher(struct strbuf *out, const char *launcher, const char *image,
+                            const char *mounts)
 {
     if (!launcher || !launcher[0] || !image || !image[0] || strcmp(image, SLURM_HOST_IMAGE) == 0)
         return;
@@ -833,6 +966,9 @@ static void render_launcher(struct strbuf *out, const char *launcher, const char
             if ((size_t)(end - q) >= 7 && strncmp(q, "{image}", 7) == 0) {
                 strbuf_adds(&word, image);
                 q += 7;
+            } else if ((size_t)(end - q) >= 8 && strncmp(q, "{mounts}", 8) == 0) {
+                strbuf_adds(&word, mounts);
+                q += 8;
             } else {
                 strbuf_addc(&word, *q++);
             }
@@ -879,6 +1015,12 @@ int slurm_script_render(const struct jobspec *job, const struct slurm_site *site
     }
     const struct role *r = jobspec_worker(job);
     const char *image = r ? r->image_path : NULL;
+    struct strbuf binds = STRBUF_INIT;
+    if (resolve_mounts(job, site, image, dir, &binds, err) != 0) {
+        strbuf_free(&binds);
+        free(dir);
+        return -1;
+    }
 
     strbuf_adds(script, "#!/bin/sh\n");
     strbuf_adds(script, "# The trainjob supervisor of one job (generated by trainjob, "
@@ -923,13 +1065,20 @@ int slurm_script_render(const struct jobspec *job, const struct slurm_site *site
                         "# tj_srun MARK SRUN-OPTIONS...: one worker's step (the wrapper, the "
                         "launcher, then the step's own sh)\n"
                         "tj_srun() {\n\t_mk=$1\n\tshift\n"
-                        "\t\"$TJ_SRUN\" \"$@\" /bin/sh -c \"$TJ_LAUNCH\" tj-launch \"$_mk\" ");
-    render_launcher(script, site->launcher, image);
+                        "\t\"$TJ_SRUN\" \"$@\" ");
+    /* A launcher of srun options (Pyxis: --container-image={image}) goes to srun itself. */
+    bool srun_options = site->launcher && site->launcher[strspn(site->launcher, " \t")] == '-';
+    if (srun_options)
+        render_launcher(script, site->launcher, image, strbuf_str(&binds));
+    strbuf_adds(script, "/bin/sh -c \"$TJ_LAUNCH\" tj-launch \"$_mk\" ");
+    if (!srun_options)
+        render_launcher(script, site->launcher, image, strbuf_str(&binds));
     strbuf_adds(script, "/bin/sh -c \"$TJ_INNER\" tj-worker \"$TJ_SCRIPT\" 3>&-\n}\n\n");
     render_match(script, &job->fault_tolerance);
     render_meanings(script);
     strbuf_adds(script, supervisor_body);
     render_gaps(job, site, gaps);
+    strbuf_free(&binds);
     free(dir);
     return 0;
 }

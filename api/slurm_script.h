@@ -36,25 +36,53 @@
 #ifndef API_SLURM_SCRIPT_H
 #define API_SLURM_SCRIPT_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "api/apierror.h"
+#include "api/catalog.h"
 #include "api/jobspec.h"
 #include "util/strbuf.h"
+
+/* A volume of the context: a name (mount[].id) and the directory every node sees. */
+struct slurm_volume {
+    const char *name;
+    const char *path;
+};
 
 struct slurm_site {       /* from the context and the catalog */
     const char *jobs_dir; /* shared filesystem root for job directories */
     const char *workspace;
-    const char
-        *launcher; /* NULL/"" = host; else a template with {image}, e.g. "apptainer exec {image}" */
+    /*
+     * NULL/"" = host; else a template with {image} and {mounts}, e.g.
+     * "apptainer exec --bind {mounts} {image}", the program each worker's
+     * step runs its command through. A template starting with '-' is srun
+     * options instead (Pyxis: "--container-image={image}
+     * --container-mounts={mounts}"). {mounts} is one word,
+     * SRC:DST[,SRC:DST…]: the job directory at its own path, then each of
+     * the job's mounts (the form apptainer's --bind and Pyxis'
+     * --container-mounts take).
+     */
+    const char *launcher;
+    const struct slurm_volume *volumes;
+    size_t volume_count;
 };
 
 /* The image that means "the node's own environment, no container". */
-#define SLURM_HOST_IMAGE "local/host"
+#define SLURM_HOST_IMAGE CATALOG_HOST_IMAGE
 
 /*
  * The batch script for job: a POSIX sh supervisor that runs one srun step per
  * worker and applies the job's fault rules; gaps (may be NULL) gets one line
  * per form rule Slurm cannot honour as written. Returns 0, or -1 with err set
  * (status 400, the field named) when the job cannot be run as written.
+ *
+ * Mounts: mount[i].id names one of site's volumes, and the directory mounted
+ * is its path joined with mount[i].subdir. A worker run through the launcher
+ * gets it bound at mount_path ({mounts}); a worker in the node's own
+ * environment sees the shared filesystem as it is, so its mount_path must be
+ * that directory. Anything else is refused, naming the field: a job that
+ * would read its data at a path nothing put there never starts.
  */
 int slurm_script_render(const struct jobspec *job, const struct slurm_site *site,
                         struct strbuf *script, struct strbuf *gaps, struct api_error *err);
@@ -65,6 +93,13 @@ int slurm_script_render(const struct jobspec *job, const struct slurm_site *site
  * is the same path for its backend's context and workspace, with the reason in an api_error.
  */
 char *slurm_jobdir_path(const char *jobs_dir, const char *workspace, const char *name);
+
+/*
+ * Why path cannot name a directory on the nodes as written, or NULL: it is
+ * absolute, with no control character and no '.' or '..' component; bound
+ * (a container launcher's SRC:DST,…): no ',' or ':' either.
+ */
+const char *slurm_path_problem(const char *path, bool bound);
 
 /* Appends s to out as one single-quoted shell word ('\'' for each quote). */
 void slurm_shell_quote(struct strbuf *out, const char *s);

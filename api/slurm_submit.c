@@ -75,7 +75,8 @@ static bool qos_refused(struct backend *b, const struct jobspec *job, struct api
 struct site_conf {
     const char *jobs_dir, *workspace, *launcher;
     const json_t *qos;
-    bool idle_pool; /* the partition requeues or cancels preempted jobs */
+    const json_t *volumes; /* the context's: name → path */
+    bool idle_pool;        /* the partition requeues or cancels preempted jobs */
 };
 
 /* The submit of job: its script rendered by slurm_script_render, its resources from spec. */
@@ -106,9 +107,19 @@ static int build_submit(const struct slurm_shape *shape, const struct site_conf 
                       job->name ? job->name : "");
         return -1;
     }
-    struct slurm_site site = {c->jobs_dir, c->workspace, c->launcher};
+    size_t nv = json_object_size(c->volumes);
+    struct slurm_volume *vols = xcalloc(nv ? nv : 1, sizeof *vols);
+    struct slurm_site site = {c->jobs_dir, c->workspace, c->launcher, vols, 0};
+    const char *vk;
+    json_t *vv;
+    json_object_foreach((json_t *)c->volumes, vk, vv)
+    {
+        vols[site.volume_count++] = (struct slurm_volume){vk, json_string_value(vv)};
+    }
     struct strbuf script = STRBUF_INIT;
-    if (slurm_script_render(job, &site, &script, gaps, err) != 0) {
+    int rendered = slurm_script_render(job, &site, &script, gaps, err);
+    free(vols);
+    if (rendered != 0) {
         strbuf_free(&script);
         free(dir);
         return -1;
@@ -361,7 +372,8 @@ static enum backend_status submit(struct backend *b, const struct jobspec *job, 
     if (st == BACKEND_OK && qos_refused(b, job, err))
         st = BACKEND_REJECTED;
     json_t *body = NULL;
-    struct site_conf site = {s->jobs_dir, b->target.workspace, s->launcher, s->qos, false};
+    struct site_conf site = {s->jobs_dir, b->target.workspace, s->launcher,
+                             s->qos,      s->volumes,          false};
     const struct catalog_pool *pool =
         catalog_pool(&cat, job->resource_pool.name ? job->resource_pool.name : "");
     site.idle_pool = pool && pool->type == POOL_IDLE;
@@ -652,7 +664,9 @@ int slurm_render(const struct jobspec *job, const struct context *c, const char 
     const char *workspace = job->workspace_name ? job->workspace_name
                             : c && c->workspace ? c->workspace
                                                 : "default";
-    struct site_conf site = {jobs_dir, workspace, c ? c->launcher : NULL, c ? c->qos : NULL, false};
+    struct site_conf site = {
+        jobs_dir, workspace, c ? c->launcher : NULL, c ? c->qos : NULL, c ? c->volumes : NULL,
+        false};
     /* The spec as its name says ("gpu-2": 2 GPUs); CPUs and memory come from the cluster. */
     struct catalog_spec spec;
     memset(&spec, 0, sizeof spec);

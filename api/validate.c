@@ -615,6 +615,9 @@ static void check_volume(struct check *c, size_t i, const struct mount *m)
         if (ids.n)
             findings_add(c->out, SEVERITY_ERROR, path, "unknown volume '%s'; choose one of: %s",
                          m->id, strbuf_str(&sb));
+        else if (c->cat->volume_count == 0)
+            findings_add(c->out, SEVERITY_ERROR, path,
+                         "unknown volume '%s': this backend offers no volumes", m->id);
         else
             findings_add(c->out, SEVERITY_ERROR, path, "unknown volume '%s'", m->id);
         strbuf_free(&sb);
@@ -623,6 +626,37 @@ static void check_volume(struct check *c, size_t i, const struct mount *m)
         findings_add(c->out, SEVERITY_ERROR, path,
                      "volume '%s' is in zone %s, not in the job's zone %s", m->id, vol->zone, zone);
     }
+}
+
+/*
+ * A volume the nodes see at a path (catalog_volume.path: Slurm) is mounted
+ * nowhere else for a worker in the node's own environment (the host image):
+ * its mount path must be that directory. Through a container launcher it
+ * may go anywhere; api/slurm_script.c decides that at submit.
+ */
+static void check_in_place(struct check *c, size_t i, const struct mount *m, const char *dst)
+{
+    const struct role *r = c->job->role_count ? &c->job->roles[0] : NULL;
+    if (c->cat == NULL || r == NULL || !nonempty(r->image_path) ||
+        strcmp(r->image_path, CATALOG_HOST_IMAGE) != 0 || !nonempty(m->id))
+        return;
+    const struct catalog_volume *vol = catalog_volume(c->cat, m->id);
+    if (vol == NULL || !nonempty(vol->path))
+        return;
+    struct strbuf src = STRBUF_INIT, sub = STRBUF_INIT;
+    strbuf_adds(&sub, vol->path);
+    if (nonempty(m->subdir))
+        strbuf_addf(&sub, "/%s", m->subdir);
+    path_normalise(strbuf_str(&sub), &src);
+    char path[PATH_MAX_LEN];
+    snprintf(path, sizeof path, "mount[%zu].mount_path", i);
+    if (strcmp(strbuf_str(&src), dst) != 0)
+        findings_add(c->out, SEVERITY_ERROR, path,
+                     "the workers run in the node's own environment (%s), where volume '%s' is "
+                     "at %s: mount it there, or choose an image the context's launcher runs",
+                     CATALOG_HOST_IMAGE, m->id, strbuf_str(&src));
+    strbuf_free(&src);
+    strbuf_free(&sub);
 }
 
 /* Will the job's SSH directory be mounted in its workers (as engine/lifecycle.c decides)? */
@@ -660,6 +694,7 @@ static void check_data(struct check *c)
         path_normalise(m->mount_path, &norm[i]);
         usable[i] = true;
         const char *here = strbuf_str(&norm[i]);
+        check_in_place(c, i, m, here);
         for (size_t j = 0; j < i; j++) {
             const char *there = strbuf_str(&norm[j]);
             if (!usable[j])

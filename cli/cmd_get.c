@@ -652,6 +652,19 @@ static int get_catalog(struct session *s, const struct get_opts *op, FILE *out, 
         }
         fputc('\n', out);
         cli_table_print(&t, out, op->no_headers ? 1 : 0, false);
+
+        if (cat.volume_count > 0) {
+            t = (struct cli_table){.cols = 4};
+            const char *vh[] = {"VOLUME", "NAME", "ZONE", "PATH ON THE NODES"};
+            cli_table_row(&t, vh);
+            for (size_t i = 0; i < cat.volume_count; i++) {
+                const struct catalog_volume *v = &cat.volumes[i];
+                const char *row[] = {v->id, v->display_name, v->zone, v->path};
+                cli_table_row(&t, row);
+            }
+            fputc('\n', out);
+            cli_table_print(&t, out, op->no_headers ? 1 : 0, false);
+        }
     }
     strbuf_free(&prio);
     catalog_free(&cat);

@@ -50,7 +50,7 @@ fault_tolerance:
 EOF
 }
 
-engine_config </dev/null
+engine_config volume </dev/null
 start_engine || { fail "the engine starts" "$(cat "$TMP/engine.log")"; exit 1; }
 
 # ---- the rule, documented ----------------------------------------------------
@@ -127,6 +127,9 @@ run "$tj" $E get catalog
 expect_rc "get catalog" 0
 expect_grep "the catalog lists the pool and its spec" "$TMP/out" "cpu-1"
 expect_grep "the catalog lists the image" "$TMP/out" "local/host"
+if grep -q '^scratch .* local-1z' "$TMP/out"; then pass "the catalog lists the volumes, with their zones"; else
+    fail "the catalog lists the volumes, with their zones" "$(cat "$TMP/out")"
+fi
 expect_grep "an owner may set every priority" "$TMP/out" "priorities you may set: NORMAL HIGH HIGHEST"
 run "$tj" $E get catalog -o json
 expect_rc "get catalog -o json" 0

@@ -5,7 +5,9 @@
 # through the CLI and `trainjob top` exactly as a person would: a 2-replica
 # job runs on 2 nodes and succeeds, its workers' logs and events show, stop
 # gives SUSPENDED and start runs it again, a wrong token is "authentication
-# failed", and top lists the Slurm job and says which backend it is on.
+# failed", and top lists the Slurm job and says which backend it is on. A
+# job mounting one of the context's volumes reads its file, where the nodes
+# see it and, through a container launcher (bubblewrap here), bound at /mnt.
 # If the cluster cannot start, the suite fails and says why.
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
@@ -45,6 +47,15 @@ contexts:
     token_file: $TMP/token
     jobs_dir: $TJ_SLURM_JOBS_DIR
     workspace: default
+    volumes: {datasets: $TMP/vol/ds}
+  - name: lab-box
+    driver: slurm
+    endpoint: http+unix://$SLURMRESTD_SOCKET
+    user: $SLURMRESTD_USER
+    token_file: $TMP/token
+    jobs_dir: $TJ_SLURM_JOBS_DIR
+    volumes: {datasets: $TMP/vol/ds}
+    launcher: "$TMP/box --bind {mounts} {image}"
   - name: lab-tcp
     driver: slurm
     endpoint: $SLURMRESTD_URL
@@ -115,6 +126,75 @@ expect_grep "...and the second's" "$TMP/out" "rank 1 of 2"
 run tj describe job ddp
 expect_rc "describe works on a Slurm job" 0
 expect_grep "...and shows its events" "$TMP/out" "submitted as Slurm job"
+
+# Volumes are the context's: a worker in the node's own environment reads one
+# where the nodes see it; through a container launcher it is bound at its
+# mount path. The test's "container" is bubblewrap binding each SRC:DST of
+# {mounts} over the node's own root (the image is not used).
+mkdir -p "$TMP/vol/ds/imagenet"
+echo "from-the-volume-$$" >"$TMP/vol/ds/imagenet/hello.txt"
+chmod -R a+rX "$TMP/vol"
+cat >"$TMP/box" <<'EOF2'
+#!/bin/sh
+# box --bind SRC:DST[,SRC:DST...] IMAGE CMD...: CMD with each SRC bound at DST
+[ "$1" = --bind ] || { echo "box: --bind expected" >&2; exit 2; }
+binds=$2
+shift 3
+set -- -- "$@"
+IFS=,
+for b in $binds; do set -- --bind "${b%%:*}" "${b#*:}" "$@"; done
+exec bwrap --dev-bind / / "$@"
+EOF2
+chmod 755 "$TMP/box"
+cat >"$TMP/vol.yaml" <<EOF2
+workspace_name: default
+name: vol
+display_name: vol
+framework: PYTORCH
+resource_pool:
+  name: standard
+roles:
+  - total_replicas: 1
+    resource_spec:
+      - name: gpu-1
+    image_path: local/host
+    startup_script: cat $TMP/vol/ds/imagenet/hello.txt
+mount:
+  - type: PV_AFS
+    id: datasets
+    subdir: /imagenet
+    mount_path: $TMP/vol/ds/imagenet
+EOF2
+run tj get catalog
+if grep -q "^datasets .* $TMP/vol/ds\$" "$TMP/out"; then pass "get catalog lists the context's volumes, with their paths"; else
+    fail "get catalog lists the context's volumes, with their paths" "$(cat "$TMP/out")"
+fi
+run tj submit -f "$TMP/vol.yaml"
+expect_rc "a job mounting a volume where the nodes see it is submitted" 0
+expect_state "...and succeeds" vol SUCCEEDED 60
+run tj logs vol -w master-0
+expect_grep "...having read the volume's file" "$TMP/out" "from-the-volume-$$"
+sed -e 's/^name: vol/name: vol2/' -e 's/^display_name: vol/display_name: vol2/' -e "s|mount_path: .*|mount_path: /mnt|" "$TMP/vol.yaml" >"$TMP/vol2.yaml"
+run tj submit -f "$TMP/vol2.yaml"
+expect_rc "a job mounting it elsewhere, with no container, is refused" 1
+if grep -q "mount\[0\]\.mount_path: .* is at $TMP/vol/ds/imagenet" "$TMP/err"; then pass "...naming the field and where the volume is"; else
+    fail "...naming the field and where the volume is" "$(cat "$TMP/err")"
+fi
+if [ -e "$TJ_SLURM_JOBS_DIR/default/vol2" ]; then fail "...leaving no job directory"; else pass "...leaving no job directory"; fi
+sed -e 's|image_path: local/host|image_path: example/box:1|' -e 's|startup_script: .*|startup_script: cat /mnt/hello.txt|' \
+    "$TMP/vol2.yaml" >"$TMP/box.yaml"
+if setpriv --reuid="$SLURMRESTD_USER" --regid="$SLURMRESTD_USER" --clear-groups \
+    bwrap --dev-bind / / --bind "$TMP/vol/ds" /mnt -- true 2>"$TMP/bwrap.err"; then
+    pass "bubblewrap runs as the job's user (the test's container launcher)"
+else
+    fail "bubblewrap runs as the job's user (the test's container launcher)" "$(cat "$TMP/bwrap.err")"
+fi
+run tj --context lab-box submit -f "$TMP/box.yaml"
+expect_rc "through a container launcher, a job mounting it at /mnt is submitted" 0
+# the same cluster, jobs directory and workspace: the lab context lists it too
+expect_state "...and succeeds" vol2 SUCCEEDED 60
+run tj --context lab-box logs vol2 -w master-0
+expect_grep "...having read the file bound at /mnt" "$TMP/out" "from-the-volume-$$"
 
 # logs -f follows a running worker until its job ends
 sed -e 's/^name: ddp/name: fl/' -e 's/^display_name: ddp/display_name: fl/' -e 's/total_replicas: 2/total_replicas: 1/' \

@@ -116,7 +116,8 @@ static int teardown(void **state)
     return 0;
 }
 
-static json_t *fake_qos; /* the context's qos: map, when a test sets one */
+static json_t *fake_qos;     /* the context's qos: map, when a test sets one */
+static json_t *fake_volumes; /* the context's volumes: map, when a test sets one */
 
 static struct backend *open_fake(struct fake *f, const char *token_command)
 {
@@ -136,6 +137,7 @@ static struct backend *open_fake(struct fake *f, const char *token_command)
     ctx.token_command = (char *)token_command;
     ctx.jobs_dir = tmpdir;
     ctx.qos = fake_qos;
+    ctx.volumes = fake_volumes;
     struct backend *b = slurm_backend_new(c, &ctx, &err);
     assert_non_null(b);
     strbuf_free(&err);
@@ -1080,9 +1082,12 @@ static void a_slurm_context_names_what_the_driver_needs(void **state)
                            "    token_command: scontrol token lifespan=3600\n"
                            "    jobs_dir: /shared/jobs\n"
                            "    launcher: apptainer exec {image}\n"
-                           "    qos: {NORMAL: normal, IDLE_HIGH: idle_high}\n",
+                           "    qos: {NORMAL: normal, IDLE_HIGH: idle_high}\n"
+                           "    volumes: {datasets: /lustre/datasets, ckpt.v2: /lustre/ckpt/}\n",
                            &cf, &fs),
                      0);
+    assert_string_equal(json_string_value(json_object_get(cf.contexts[0].volumes, "ckpt.v2")),
+                        "/lustre/ckpt/");
     assert_string_equal(cf.contexts[0].user, "alice");
     assert_string_equal(cf.contexts[0].jobs_dir, "/shared/jobs");
     assert_string_equal(json_string_value(json_object_get(cf.contexts[0].qos, "IDLE_HIGH")),
@@ -1098,18 +1103,38 @@ static void a_slurm_context_names_what_the_driver_needs(void **state)
                            "    token_file: t\n"
                            "    token_command: scontrol token\n"
                            "    jobs_dir: jobs\n"
-                           "    qos: {URGENT: high}\n",
+                           "    qos: {URGENT: high}\n"
+                           "    volumes:\n"
+                           "      rel: data\n"
+                           "      up: /lustre/../etc\n"
+                           "      comma: /lustre/a,b\n"
+                           "      root: /\n"
+                           "      ../x: /lustre/x\n"
+                           "  - name: local2\n"
+                           "    driver: trainjobd\n"
+                           "    volumes: {data: /data}\n",
                            &cf, &fs),
                      -1);
     bool user = false, token = false, dir = false, qos = false;
+    int vol = 0;
     for (size_t i = 0; i < fs.count; i++) {
-        const char *m = fs.items[i].message;
+        const char *m = fs.items[i].message, *p = fs.items[i].path;
         user = user || strstr(m, "needs user");
         token = token || strstr(m, "exactly one of token_file and token_command");
         dir = dir || strstr(m, "jobs_dir");
-        qos = qos || strstr(fs.items[i].path, "qos.URGENT");
+        qos = qos || strstr(p, "qos.URGENT");
+        vol += strcmp(p, "contexts[0].volumes.rel") == 0 && strstr(m, "not an absolute path");
+        vol += strcmp(p, "contexts[0].volumes.up") == 0 && strstr(m, "'..'");
+        vol += strcmp(p, "contexts[0].volumes.comma") == 0 && strstr(m, "',' and ':'");
+        vol += strcmp(p, "contexts[0].volumes.root") == 0 && strstr(m, "root directory");
+        vol += strcmp(p, "contexts[0].volumes.../x") == 0 && strstr(m, "mount[].id");
+        vol += strcmp(p, "contexts[1].volumes") == 0 && strstr(m, "only a slurm context");
+        /* placed at the line of the value */
+        if (strcmp(p, "contexts[0].volumes.comma") == 0)
+            assert_int_equal(fs.items[i].line, 12);
     }
     assert_true(user && token && dir && qos);
+    assert_int_equal(vol, 6);
     findings_free(&fs);
 }
 
@@ -1179,6 +1204,86 @@ static void priorities_follow_the_association(void **state)
     fake_qos = NULL;
 }
 
+/*
+ * Volumes are the context's: the catalog lists them with the directory the
+ * nodes see, and validation holds a worker in the node's own environment to
+ * that directory, naming the field, as submit does.
+ */
+static void volumes_are_the_contexts(void **state)
+{
+    (void)state;
+    fake_volumes = json_pack("{s:s, s:s}", "datasets", "/lustre/ds", "ckpt", "/lustre/ckpt");
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 200, fixture_text("partitions.json"));
+    fake_answer(&f, 200, fixture_text("nodes.json"));
+    struct backend *b = open_fake(&f, NULL);
+    struct catalog cat;
+    struct api_error e;
+    assert_int_equal(backend_catalog(b, &cat, &e), BACKEND_OK);
+    assert_int_equal(cat.unknown & CATALOG_UNKNOWN_VOLUMES, 0);
+    assert_int_equal(cat.volume_count, 2);
+    const struct catalog_volume *v = catalog_volume(&cat, "datasets");
+    assert_non_null(v);
+    assert_string_equal(v->path, "/lustre/ds");
+    assert_null(v->zone);
+
+    struct jobspec job;
+    jobspec_init(&job);
+    struct role *r = jobspec_add_role(&job);
+    r->image_path = xstrdup(CATALOG_HOST_IMAGE);
+    struct mount *m = jobspec_add_mount(&job);
+    m->id = xstrdup("datasets");
+    m->subdir = xstrdup("/imagenet/");
+    m->mount_path = xstrdup("/data");
+    struct validate_options opt = {0};
+    opt.catalog = &cat;
+    opt.workspace = "default";
+    struct findings fs = FINDINGS_INIT;
+    validate_job(&job, &opt, &fs);
+    const struct finding *at = NULL;
+    for (size_t i = 0; i < fs.count; i++)
+        if (strncmp(fs.items[i].path, "mount[0]", 8) == 0)
+            at = &fs.items[i];
+    assert_non_null(at);
+    assert_string_equal(at->path, "mount[0].mount_path");
+    assert_non_null(strstr(at->message, "volume 'datasets' is at /lustre/ds/imagenet"));
+    findings_free(&fs);
+
+    /* there, it is the mount; through an image the launcher runs, anywhere */
+    for (int pass = 0; pass < 2; pass++) {
+        free(m->mount_path);
+        m->mount_path = xstrdup(pass == 0 ? "/lustre/ds/imagenet" : "/data");
+        if (pass == 1) {
+            free(r->image_path);
+            r->image_path = xstrdup("registry.example/pytorch:24.01");
+        }
+        validate_job(&job, &opt, &fs);
+        for (size_t i = 0; i < fs.count; i++)
+            if (strncmp(fs.items[i].path, "mount[0]", 8) == 0)
+                fail_msg("pass %d: %s: %s", pass, fs.items[i].path, fs.items[i].message);
+        findings_free(&fs);
+    }
+
+    /* a volume the context does not name */
+    free(m->id);
+    m->id = xstrdup("scratch");
+    validate_job(&job, &opt, &fs);
+    bool named = false;
+    for (size_t i = 0; i < fs.count; i++)
+        named = named || (strcmp(fs.items[i].path, "mount[0].id") == 0 &&
+                          strstr(fs.items[i].message, "unknown volume 'scratch'; choose one of") &&
+                          strstr(fs.items[i].message, "datasets"));
+    assert_true(named);
+    findings_free(&fs);
+    jobspec_free(&job);
+    catalog_free(&cat);
+    backend_free(b);
+    fake_free(&f);
+    json_decref(fake_volumes);
+    fake_volumes = NULL;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1203,6 +1308,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test(render_prints_the_request_the_script_and_the_gaps),
         cmocka_unit_test_setup_teardown(priorities_follow_the_association, setup, teardown),
+        cmocka_unit_test_setup_teardown(volumes_are_the_contexts, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -60,7 +60,7 @@ static int teardown(void **state)
     return rc == 0 ? 0 : -1;
 }
 
-static const struct slurm_site site = {"/shared/jobs", "default", NULL};
+static const struct slurm_site site = {"/shared/jobs", "default", NULL, NULL, 0};
 
 /* A job with a name, a framework, replicas workers, no rules. */
 static void make_job(struct jobspec *job, enum framework fw, int replicas)
@@ -413,7 +413,7 @@ static void test_launcher(void **state)
     make_job(&job, FRAMEWORK_MPI, 1);
     free(job.roles[0].image_path);
     job.roles[0].image_path = xstrdup("reg.io/img:1'; touch CANARY; '");
-    struct slurm_site s = {"/shared/jobs", "default", "apptainer exec  --nv {image}"};
+    struct slurm_site s = {"/shared/jobs", "default", "apptainer exec  --nv {image}", NULL, 0};
     struct strbuf script = STRBUF_INIT, gaps = STRBUF_INIT;
     struct api_error err = {0};
     assert_int_equal(slurm_script_render(&job, &s, &script, &gaps, &err), 0);
@@ -444,6 +444,113 @@ static void test_launcher(void **state)
     jobspec_free(&job);
 }
 
+/* Renders job on s, expecting a refusal naming field with a message holding words. */
+static void expect_refused(const struct jobspec *job, const struct slurm_site *s, const char *field,
+                           const char *words)
+{
+    struct strbuf script = STRBUF_INIT, gaps = STRBUF_INIT;
+    struct api_error err = {0};
+    assert_int_equal(slurm_script_render(job, s, &script, &gaps, &err), -1);
+    assert_int_equal(err.status, 400);
+    if (strcmp(err.field, field) != 0 || strstr(err.message, words) == NULL)
+        fail_msg("want %s \"%s\", got %s: %s", field, words, err.field, err.message);
+    strbuf_free(&script);
+    strbuf_free(&gaps);
+}
+
+/*
+ * Volumes are the context's: a worker in the node's own environment reads a
+ * volume where the nodes see it, so its mount path must be that directory; a
+ * worker run through the launcher gets each mount bound by {mounts}. Anything
+ * else is refused, naming the field — never a job reading an empty /data.
+ */
+static void test_mounts(void **state)
+{
+    (void)state;
+    static const struct slurm_volume vols[] = {{"datasets", "/lustre/ds/"}, {"ckpt", "/lustre/ck"}};
+    struct slurm_site s = {"/shared/jobs", "default", NULL, vols, 2};
+    struct jobspec job;
+    make_job(&job, FRAMEWORK_PYTORCH_DDP, 2);
+    struct mount *m = jobspec_add_mount(&job);
+    m->type = MOUNT_TYPE_PV_AFS;
+    m->id = xstrdup("datasets");
+    m->subdir = xstrdup("/imagenet");
+    m->mount_path = xstrdup("/lustre/ds//imagenet/");
+    struct strbuf script = STRBUF_INIT, gaps = STRBUF_INIT;
+    struct api_error err = {0};
+    /* host: in place (spelled with extra slashes) is the mount */
+    assert_int_equal(slurm_script_render(&job, &s, &script, &gaps, &err), 0);
+    assert_int_equal(gaps.len, 0);
+    assert_non_null(strstr(strbuf_str(&script), "tj-launch \"$_mk\" /bin/sh"));
+
+    /* host: anywhere else nothing would put it */
+    free(m->mount_path);
+    m->mount_path = xstrdup("/data");
+    expect_refused(&job, &s, "mount[0].mount_path", "is at /lustre/ds/imagenet");
+    /* a launcher in the context is the way out, said so */
+    s.launcher = "apptainer exec --bind {mounts} {image}";
+    expect_refused(&job, &s, "mount[0].mount_path", "the context's launcher");
+
+    /* through the launcher: the job directory, then each mount, as one word */
+    free(job.roles[0].image_path);
+    job.roles[0].image_path = xstrdup("reg.io/pytorch:24.01");
+    struct mount *m2 = jobspec_add_mount(&job);
+    m = &job.mount[0]; /* the list may have moved */
+    m2->id = xstrdup("ckpt");
+    m2->mount_path = xstrdup("/ckpt");
+    assert_int_equal(slurm_script_render(&job, &s, &script, &gaps, &err), 0);
+    assert_non_null(strstr(strbuf_str(&script),
+                           "'apptainer' 'exec' '--bind' '/shared/jobs/default/train-1:"
+                           "/shared/jobs/default/train-1,/lustre/ds/imagenet:/data,"
+                           "/lustre/ck:/ckpt' 'reg.io/pytorch:24.01' /bin/sh"));
+    assert_int_equal(gaps.len, 0);
+
+    /* a launcher that cannot bind them */
+    s.launcher = "apptainer exec {image}";
+    expect_refused(&job, &s, "mount[0]", "has no {mounts}");
+    /* Pyxis: srun options, before the step's wrapper */
+    s.launcher = "--container-image={image} --container-mounts={mounts}";
+    strbuf_reset(&script);
+    assert_int_equal(slurm_script_render(&job, &s, &script, &gaps, &err), 0);
+    assert_non_null(strstr(strbuf_str(&script),
+                           "\"$TJ_SRUN\" \"$@\" '--container-image=reg.io/pytorch:24.01' "
+                           "'--container-mounts=/shared/jobs/default/train-1:/shared/jobs/"
+                           "default/train-1,/lustre/ds/imagenet:/data,/lustre/ck:/ckpt' "
+                           "/bin/sh -c \"$TJ_LAUNCH\" tj-launch \"$_mk\" /bin/sh -c"));
+
+    /* what a bind cannot carry, and what is no directory */
+    free(m2->mount_path);
+    m2->mount_path = xstrdup("/ck:pt");
+    expect_refused(&job, &s, "mount[1].mount_path", "',' and ':'");
+    free(m2->mount_path);
+    m2->mount_path = xstrdup("/ckpt");
+    free(m->subdir);
+    m->subdir = xstrdup("/imagenet/../../etc");
+    expect_refused(&job, &s, "mount[0].subdir", "'..'");
+    free(m->subdir);
+    m->subdir = NULL;
+
+    /* volumes the context does not name */
+    free(m2->id);
+    m2->id = xstrdup("scratch");
+    expect_refused(&job, &s, "mount[1].id", "its volumes: datasets, ckpt");
+    s.volume_count = 0;
+    expect_refused(&job, &s, "mount[0].id", "the context names no volumes");
+
+    /* no mounts: {mounts} still binds the job directory (the MPI hostfile is there) */
+    jobspec_free(&job);
+    make_job(&job, FRAMEWORK_MPI, 2);
+    free(job.roles[0].image_path);
+    job.roles[0].image_path = xstrdup("reg.io/mpi:1");
+    strbuf_reset(&script);
+    assert_int_equal(slurm_script_render(&job, &s, &script, &gaps, &err), 0);
+    assert_non_null(strstr(strbuf_str(&script), "'--container-mounts=/shared/jobs/default/train-1:"
+                                                "/shared/jobs/default/train-1' /bin/sh"));
+    strbuf_free(&script);
+    strbuf_free(&gaps);
+    jobspec_free(&job);
+}
+
 /* Every form rule Slurm cannot honour is one line; a plain job has none. */
 static void test_gaps(void **state)
 {
@@ -460,21 +567,25 @@ static void test_gaps(void **state)
     job.scheduling.scoring_strategy = SCORING_MOST_ALLOCATED;
     job.resource_pool.present = true;
     job.resource_pool.vpc_id = xstrdup("vpc-1");
+    /* a mount of a context volume, where the node sees it: honoured, no gap */
     struct mount *m = jobspec_add_mount(&job);
     m->type = MOUNT_TYPE_PV_AFS;
     m->id = xstrdup("afs-1");
     m->mount_path = xstrdup("/data");
+    static const struct slurm_volume vols[] = {{"afs-1", "/data"}};
+    struct slurm_site with = site;
+    with.volumes = vols;
+    with.volume_count = 1;
     add_rule(&job, "250", FT_ACTION_RESTART_POD, true);
     job.ssh.present = true;
     job.ssh.has_auto_key_setup = true;
     job.ssh.auto_key_setup = true;
     strbuf_reset(&script);
-    assert_int_equal(slurm_script_render(&job, &site, &script, &gaps, &err), 0);
+    assert_int_equal(slurm_script_render(&job, &with, &script, &gaps, &err), 0);
     const char *g = strbuf_str(&gaps);
     static const char *const want[] = {
         "scheduling.scoring_strategy: MOST_ALLOCATED is not applied",
         "resource_pool.vpc_id: ignored",
-        "mount[0]: not mounted",
         "fault_tolerance.rules[1]: RESTART_POD with mark_node_unschedulable requeues the whole job",
         "ssh.auto_key_setup: no keys are set up",
     };
@@ -633,7 +744,7 @@ int main(void)
         cmocka_unit_test(test_decide_agrees),     cmocka_unit_test(test_env_agrees),
         cmocka_unit_test(test_launcher),          cmocka_unit_test(test_gaps),
         cmocka_unit_test(test_hostile_state),     cmocka_unit_test(test_event_json),
-        cmocka_unit_test(test_outcome),
+        cmocka_unit_test(test_outcome),           cmocka_unit_test(test_mounts),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -182,7 +182,7 @@ static void volume_options(const struct wlist *l, struct select *sel, const char
     size_t n = 0, at = SELECT_NONE;
     for (size_t i = 0; i < nv; i++) {
         const struct catalog_volume *v = &cat->volumes[i];
-        const char *name = v->display_name ? v->display_name : "";
+        const char *name = v->display_name ? v->display_name : v->path ? v->path : "";
         snprintf(detail[n], sizeof detail[n], "%s%s%s", name, *name && v->zone ? " \xc2\xb7 " : "",
                  v->zone ? v->zone : "");
         bool elsewhere = l->zone && v->zone && strcmp(v->zone, l->zone) != 0;

@@ -29,7 +29,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "slurmscript: %s: cannot read the job file %s\n", argv[1], strbuf_str(&io));
         goto out;
     }
-    struct slurm_site site = {argv[2], argv[3], argc == 5 ? argv[4] : NULL};
+    struct slurm_site site = {argv[2], argv[3], argc == 5 ? argv[4] : NULL, NULL, 0};
     struct api_error err = {0};
     if (slurm_script_render(&jf.job, &site, &script, &gaps, &err) != 0) {
         fprintf(stderr, "slurmscript: %s: %s\n", err.field, err.message);
