@@ -324,6 +324,11 @@ static void slurm_free(struct backend *b)
     free(s);
 }
 
+void slurm_backend_set_delete_wait(struct backend *b, int ms)
+{
+    driver(b)->delete_wait_ms = ms;
+}
+
 static const struct backend_ops slurm_ops = {
     .name = "slurm",
     .catalog = slurm_catalog,
@@ -364,6 +369,7 @@ struct backend *slurm_backend_new(struct http_client *client, const struct conte
     s->launcher = c->launcher ? xstrdup(c->launcher) : NULL;
     s->qos = c->qos ? json_deep_copy(c->qos) : NULL;
     s->volumes = c->volumes ? json_deep_copy(c->volumes) : NULL;
+    s->delete_wait_ms = SLURM_DELETE_WAIT_MS;
     struct backend_target t = {c->subscription, c->resource_group, c->zone, c->workspace};
     return backend_new(&slurm_ops, s, &t, http_client_endpoint(client));
 }

@@ -37,6 +37,14 @@ struct backend *slurm_backend_new(struct http_client *client, const struct conte
                                   struct strbuf *err);
 
 /*
+ * How long delete waits for a cancelled job to leave Slurm's running states
+ * before it keeps the job directory and says so (SLURM_DELETE_WAIT_MS; tests
+ * shorten it).
+ */
+#define SLURM_DELETE_WAIT_MS 10000
+void slurm_backend_set_delete_wait(struct backend *b, int ms);
+
+/*
  * The trainjob state of a Slurm job, with the reason in words in msg:
  * PENDING → QUEUEING (why it waits; "preempted …" after a requeue),
  * RUNNING/COMPLETING → RUNNING, COMPLETED → SUCCEEDED, FAILED, TIMEOUT,

@@ -87,6 +87,7 @@ struct slurm {
     char *launcher;
     json_t *qos;
     json_t *volumes; /* the context's: name → the directory every node sees */
+    int delete_wait_ms;
 };
 
 static inline struct slurm *driver(struct backend *b)

@@ -568,6 +568,9 @@ static bool auth_refused(int status, const json_t *reply)
     return true;
 }
 
+/* slurm_errno.h's "Invalid job id specified": the job is not (or no longer) in slurmctld. */
+#define ESLURM_INVALID_JOB_ID 2017
+
 /* The first error of a Slurm reply, sanitized: "2014: Requested node configuration is not
  * available". */
 static void slurm_error_text(const json_t *reply, const char *raw, size_t rawlen,
@@ -662,8 +665,11 @@ static enum backend_status decode_reply(struct backend *b, const char *method, c
         struct strbuf m = STRBUF_INIT;
         slurm_error_text(j, r->body.buf, r->body.len, &m);
         int status = r->status >= 200 && r->status < 300 ? 500 : r->status;
-        api_error_set(err, status, "SlurmError", "", "slurmrestd %s %s: %s", method, path,
-                      strbuf_str(&m));
+        /* slurmrestd 22.05 says a job it does not know with a 500: it is a 404. */
+        const json_t *num = json_object_get(json_array_get(errs, 0), "error_number");
+        bool no_job = json_is_integer(num) && json_integer_value(num) == ESLURM_INVALID_JOB_ID;
+        api_error_set(err, no_job ? 404 : status, no_job ? "NotFound" : "SlurmError", "",
+                      "slurmrestd %s %s: %s", method, path, strbuf_str(&m));
         strbuf_free(&m);
         json_decref(j);
         return BACKEND_REJECTED;

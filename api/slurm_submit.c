@@ -28,7 +28,6 @@
 #include "util/timefmt.h"
 #include "util/xalloc.h"
 
-#define DELETE_WAIT_MS 10000
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 /* ---- submit --------------------------------------------------------------- */
@@ -570,21 +569,26 @@ static int remove_at(int parent, const char *name, int depth)
 }
 
 /*
- * Waits (at most DELETE_WAIT_MS) for a cancelled job to leave Slurm's
- * running states, so its supervisor is gone before its directory is removed
- * and nothing of it is written there after.
+ * Waits (at most the driver's delete_wait_ms) for a cancelled job to leave
+ * Slurm's running states, so its supervisor is gone before its directory is
+ * removed and nothing of it is written there after. Returns whether it did
+ * (or Slurm no longer knows it); false also while a request is pending on
+ * the loop, which the caller tells by slurm_pending.
  */
-static void wait_ended(struct backend *b, int64_t id)
+static bool wait_ended(struct backend *b, int64_t id)
 {
     char path[64];
     snprintf(path, sizeof path, "job/%lld", (long long)id);
     const struct slurm_replay *rp = driver(b)->replay;
-    int64_t deadline = (rp ? rp->started : time_now_ms()) + DELETE_WAIT_MS;
+    int64_t deadline = (rp ? rp->started : time_now_ms()) + driver(b)->delete_wait_ms;
     while (time_now_ms() < deadline) {
         json_t *reply;
         struct api_error e;
-        if (slurm_rest(b, "GET", path, NULL, &reply, &e) != BACKEND_OK)
-            return;
+        enum backend_status st = slurm_rest(b, "GET", path, NULL, &reply, &e);
+        if (st == BACKEND_REJECTED && e.status == 404)
+            return true; /* purged: long ended */
+        if (st != BACKEND_OK)
+            return false;
         struct slurm_job j;
         struct strbuf why = STRBUF_INIT;
         bool ended = true;
@@ -596,14 +600,15 @@ static void wait_ended(struct backend *b, int64_t id)
         strbuf_free(&why);
         json_decref(reply);
         if (ended)
-            return;
+            return true;
         if (rp) {
             /* On the loop: the same GET again in 200 ms, this run thrown away meanwhile. */
             slurm_rest_again(b, "GET", path, 200);
-            return;
+            return false;
         }
         poll(NULL, 0, 200);
     }
+    return false;
 }
 
 enum backend_status slurm_delete(struct backend *b, const char *const *names, size_t n,
@@ -619,11 +624,18 @@ enum backend_status slurm_delete(struct backend *b, const char *const *names, si
             continue;
         }
         const struct slurm_job *sj = slurm_found_job(b, &f, names[i]);
-        if (sj && !slurm_job_ended(sj) && (st = cancel(b, sj->id, err)) == BACKEND_OK) {
-            wait_ended(b, sj->id);
+        if (sj && !slurm_job_ended(sj) && (st = cancel(b, sj->id, err)) == BACKEND_OK &&
+            !wait_ended(b, sj->id)) {
             if (slurm_pending(b)) { /* on the loop, still waiting: nothing is removed yet */
                 api_error_set(err, 0, "Pending", "", "waiting for slurmrestd");
                 st = BACKEND_TRANSPORT;
+            } else {
+                /* Removing it now would leave a running supervisor writing nowhere, unseen. */
+                api_error_set(err, 409, "NotEnded", "",
+                              "job '%s': Slurm job %lld was cancelled but has not ended after "
+                              "%d s; its directory is kept while it ends: run delete again",
+                              names[i], (long long)sj->id, driver(b)->delete_wait_ms / 1000);
+                st = BACKEND_REJECTED;
             }
         }
         struct stat s;

@@ -733,6 +733,59 @@ static void stop_and_delete_on_the_loop(void **state)
     free(ws);
 }
 
+/*
+ * A cancelled job still running after the wait keeps its directory: removing
+ * it would leave its supervisor writing nowhere, a job no list shows. A job
+ * slurmctld no longer knows (error 2017, with HTTP 500) has ended.
+ */
+static void delete_keeps_a_job_that_has_not_ended(void **state)
+{
+    (void)state;
+    char *ws = xasprintf("%s/default", tmpdir);
+    char *dir = xasprintf("%s/default/s", tmpdir);
+    mkdir(ws, 0755);
+    mkdir(dir, 0755);
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 200, jobs_reply("job-running.json", "s", 3));
+    fake_answer(&f, 200, xstrdup("{\"errors\": []}"));
+    fake_answer(&f, 200, jobs_reply("job-running.json", "s", 3)); /* and so on */
+    struct backend *b = open_fake(&f, NULL);
+    slurm_backend_set_delete_wait(b, 1000);
+    const char *names[] = {"s"};
+    struct batch_result r;
+    struct api_error e;
+    assert_int_equal(backend_delete(b, names, 1, &r, &e), BACKEND_REJECTED);
+    assert_int_equal(e.status, 409);
+    assert_non_null(strstr(e.message, "Slurm job 3 was cancelled but has not ended after 1 s"));
+    assert_non_null(strstr(e.message, "run delete again"));
+    struct stat st;
+    assert_int_equal(lstat(dir, &st), 0);
+    assert_true(f.calls >= 5); /* it did ask again meanwhile */
+    backend_free(b);
+    fake_free(&f);
+
+    struct fake g = {0};
+    fake_answer(&g, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&g, 200, jobs_reply("job-running.json", "s", 3));
+    fake_answer(&g, 200, xstrdup("{\"errors\": []}"));
+    fake_answer(&g, 500,
+                xstrdup("{\"errors\": [{\"description\": \"Unable to find JobId=3\", "
+                        "\"error_number\": 2017, \"error\": \"Invalid job id specified\"}], "
+                        "\"jobs\": []}"));
+    b = open_fake(&g, NULL);
+    assert_int_equal(backend_delete(b, names, 1, &r, &e), BACKEND_OK);
+    assert_int_equal(r.count, 1);
+    assert_string_equal(r.items[0].result, "DELETING");
+    batch_result_free(&r);
+    assert_int_equal(lstat(dir, &st), -1);
+    assert_int_equal(g.calls, 4);
+    backend_free(b);
+    fake_free(&g);
+    free(dir);
+    free(ws);
+}
+
 /* Runs stderr into a file during one list; returns what was written. */
 static char *list_stderr(struct backend *b, enum backend_status *st, struct api_error *e)
 {
@@ -1309,6 +1362,7 @@ int main(void)
         cmocka_unit_test(render_prints_the_request_the_script_and_the_gaps),
         cmocka_unit_test_setup_teardown(priorities_follow_the_association, setup, teardown),
         cmocka_unit_test_setup_teardown(volumes_are_the_contexts, setup, teardown),
+        cmocka_unit_test_setup_teardown(delete_keeps_a_job_that_has_not_ended, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
