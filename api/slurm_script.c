@@ -790,6 +790,16 @@ static void render_gaps(const struct jobspec *job, const struct slurm_site *site
         gap(gaps, "barrier", "no ping checks run before the workers start");
     if (job->async_checkpoint.present && job->async_checkpoint.has_max_ckpt_rounds)
         gap(gaps, "async_checkpoint", "not provided by Slurm: ignored");
+    for (size_t i = 0; i < job->env_count; i++) {
+        const char *key = job->env[i].key;
+        char field[64];
+        snprintf(field, sizeof field, "env[%zu].key", i);
+        if (key && (strncmp(key, "SLURM_", 6) == 0 || strncmp(key, "SRUN_", 5) == 0))
+            gap(gaps, field,
+                "%s is also read by the supervisor's srun: it steers every worker's step, "
+                "not only the worker",
+                key);
+    }
     if (job->lme.present)
         gap(gaps, "lme", "not provided by Slurm: ignored (use fault_tolerance rules)");
     if (job->fine_tuning_specs && job->fine_tuning_specs[0])

@@ -580,6 +580,8 @@ static void test_gaps(void **state)
     job.ssh.present = true;
     job.ssh.has_auto_key_setup = true;
     job.ssh.auto_key_setup = true;
+    add_env(&job, "SRUN_CPUS_PER_TASK", "99");
+    add_env(&job, "NCCL_DEBUG", "INFO");
     strbuf_reset(&script);
     assert_int_equal(slurm_script_render(&job, &with, &script, &gaps, &err), 0);
     const char *g = strbuf_str(&gaps);
@@ -588,6 +590,7 @@ static void test_gaps(void **state)
         "resource_pool.vpc_id: ignored",
         "fault_tolerance.rules[1]: RESTART_POD with mark_node_unschedulable requeues the whole job",
         "ssh.auto_key_setup: no keys are set up",
+        "env[0].key: SRUN_CPUS_PER_TASK is also read by the supervisor's srun",
     };
     size_t lines = 0;
     for (const char *p = g; *p; p++)
