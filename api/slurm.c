@@ -46,6 +46,7 @@
  */
 struct slurm_call {
     struct backend_call *c;
+    struct backend *b;
     struct slurm_replay rp;
     struct slurm_token_run *token;
     struct slurm_log_follow *follow;
@@ -68,6 +69,7 @@ static void slurm_call_free(void *p)
         slurm_log_follow_free(sc->follow);
     if (sc->has_job)
         jobspec_free(&sc->job);
+    slurm_replay_gone(sc->b, &sc->rp);
     slurm_replay_free(&sc->rp);
     free(sc);
 }
@@ -239,6 +241,12 @@ static void delayed_start(void *ctx)
     struct slurm_call *sc = ctx;
     sc->c->timer = 0;
     sc->rp.delay_ms = 0;
+    if (sc->rp.wait_only) { /* a wait, not a request: the operation runs again */
+        sc->rp.wait_only = false;
+        sc->rp.pending = false;
+        step(sc);
+        return;
+    }
     sc->rp.sent_ms = time_now_ms();
     const char *body = sc->rp.body;
     sc->c->http = http_multi_start(sc->c->m, driver(sc->c->b)->client, sc->rp.method, sc->rp.path,
@@ -259,6 +267,7 @@ static void slurm_send(struct backend *b, struct http_multi *m, struct backend_c
     struct backend_reply *r = &c->reply;
     struct slurm_call *sc = xcalloc(1, sizeof *sc);
     sc->c = c;
+    sc->b = b;
     sc->rp.started = time_now_ms();
     c->driver_data = sc;
     c->driver_free = slurm_call_free;

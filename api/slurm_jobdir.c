@@ -266,6 +266,53 @@ static enum worker_phase phase_of(const struct slurm_job *sj)
     return slurm_job_ended(sj) ? WORKER_FAILED : WORKER_PENDING;
 }
 
+static bool has_worker(const struct worker_list *l, const char *name)
+{
+    for (size_t i = 0; i < l->count; i++)
+        if (strcmp(l->workers[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+/*
+ * What Slurm's allocation adds to the records of a job (sj) not ended, or
+ * of one that left none: each node's GPUs, and a worker for every node whose
+ * worker has no record yet — the job's steps start one by one, and a job
+ * of 2 must not show 1 meanwhile. Such a worker is PENDING while the job
+ * runs (its step is starting), else as Slurm says the whole job is.
+ */
+static void add_allocation(struct worker_list *out, const struct slurm_job *sj, const char *dir)
+{
+    for (size_t i = 0; i < out->count; i++)
+        for (size_t k = 0; k < sj->alloc_count && !out->workers[i].devices; k++)
+            if (out->workers[i].node_name && sj->alloc[k].gpus &&
+                strcmp(out->workers[i].node_name, sj->alloc[k].node) == 0)
+                out->workers[i].devices = xstrdup(sj->alloc[k].gpus);
+    if (sj->alloc_count == 0 || out->count >= WORKERS_MAX)
+        return;
+    struct jobspec job;
+    jobspec_init(&job);
+    slurm_stored_job(dir, &job);
+    bool recorded = out->count > 0;
+    out->workers = xreallocarray(out->workers, out->count + sj->alloc_count, sizeof *out->workers);
+    for (size_t i = 0; i < sj->alloc_count && out->count < WORKERS_MAX; i++) {
+        char nm[32];
+        jobspec_worker_name(&job, (int)i, nm, sizeof nm);
+        if (has_worker(out, nm))
+            continue;
+        struct worker_info *w = &out->workers[out->count++];
+        memset(w, 0, sizeof *w);
+        w->name = xstrdup(nm);
+        w->role = xstrndup(nm, strcspn(nm, "-"));
+        w->node_name = xstrdup(sj->alloc[i].node);
+        w->phase = recorded && slurm_is(sj->state, "RUNNING") ? WORKER_PENDING : phase_of(sj);
+        w->devices = sj->alloc[i].gpus ? xstrdup(sj->alloc[i].gpus) : NULL;
+    }
+    jobspec_free(&job);
+    if (out->count > 1)
+        qsort(out->workers, out->count, sizeof *out->workers, cmp_worker);
+}
+
 enum backend_status slurm_workers(struct backend *b, const char *name, struct worker_list *out,
                                   struct api_error *err)
 {
@@ -280,31 +327,9 @@ enum backend_status slurm_workers(struct backend *b, const char *name, struct wo
         return st;
     }
     const struct slurm_job *sj = slurm_found_job(b, &f, name);
-    if (slurm_workers_from_dir(dir, out) > 0 && sj && !slurm_job_ended(sj)) {
-        /* The records say what ran; the allocation says which GPUs each node gave. */
-        for (size_t i = 0; i < out->count; i++)
-            for (size_t k = 0; k < sj->alloc_count && !out->workers[i].devices; k++)
-                if (out->workers[i].node_name && sj->alloc[k].gpus &&
-                    strcmp(out->workers[i].node_name, sj->alloc[k].node) == 0)
-                    out->workers[i].devices = xstrdup(sj->alloc[k].gpus);
-    } else if (out->count == 0 && sj) {
-        /* No records yet: one worker per allocated node, from Slurm's allocation. */
-        struct jobspec job;
-        jobspec_init(&job);
-        slurm_stored_job(dir, &job);
-        out->workers = xcalloc(sj->alloc_count ? sj->alloc_count : 1, sizeof *out->workers);
-        for (size_t i = 0; i < sj->alloc_count; i++) {
-            struct worker_info *w = &out->workers[out->count++];
-            char nm[32];
-            jobspec_worker_name(&job, (int)i, nm, sizeof nm);
-            w->name = xstrdup(nm);
-            w->role = xstrndup(nm, strcspn(nm, "-"));
-            w->node_name = xstrdup(sj->alloc[i].node);
-            w->phase = phase_of(sj);
-            w->devices = sj->alloc[i].gpus ? xstrdup(sj->alloc[i].gpus) : NULL;
-        }
-        jobspec_free(&job);
-    }
+    bool recorded = slurm_workers_from_dir(dir, out) > 0;
+    if (sj && (!recorded || !slurm_job_ended(sj)))
+        add_allocation(out, sj, dir);
     slurm_found_free(&f);
     free(dir);
     return BACKEND_OK;

@@ -60,6 +60,7 @@ struct slurm_replay {
     char *made;      /* the job directory an earlier run of this create made */
     int64_t sent_ms; /* when the pending request was made */
     bool changed;    /* a change (POST, DELETE) was made: the jobs known are old */
+    bool wait_only;  /* pending is no request: run again after delay_ms (slurm_wait) */
 };
 
 struct slurm {
@@ -78,6 +79,11 @@ struct slurm {
     int64_t jobs_at;    /* time_now_ms of the last GET /jobs; 0: ask again */
     int64_t sent_ms;    /* when the request whose reply slurm_rest returned last was made */
     const struct slurm_shape *shape; /* NULL until /openapi/v3 was read */
+    /*
+     * The call on the loop that is reading /openapi/v3, while it does: the
+     * others wait for its answer rather than ask for the same 200 KB.
+     */
+    const struct slurm_replay *shape_asker;
     char *context;
     char *user;
     char *token_file;
@@ -118,6 +124,10 @@ void slurm_replay_store(struct slurm_replay *rp, enum backend_status st, json_t 
 void slurm_replay_free(struct slurm_replay *rp);
 /* True while the operation runs for the loop and a request of it is not answered yet. */
 bool slurm_pending(struct backend *b);
+/* On the loop: make no request, run the operation again after delay_ms. */
+void slurm_wait(struct backend *b, int delay_ms);
+/* A call ends: it no longer reads /openapi/v3 for the others. */
+void slurm_replay_gone(struct backend *b, const struct slurm_replay *rp);
 /* On the loop: forget the reply to this GET and make it again after delay_ms (a wait). */
 void slurm_rest_again(struct backend *b, const char *method, const char *path, int delay_ms);
 /* A warning to show once (caller frees), or NULL. */

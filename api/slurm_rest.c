@@ -613,14 +613,27 @@ static enum backend_status auth_failed(struct backend *b, const char *detail, st
     return BACKEND_REJECTED;
 }
 
-/* The API version to speak, from /openapi/v3 the first time (once per backend). */
+/*
+ * The API version to speak, from /openapi/v3 the first time (once per
+ * backend). On the loop one call asks; the others started meanwhile (top's
+ * first list, catalog, …) wait for its answer, polling every 50 ms.
+ */
 static enum backend_status ensure_shape(struct backend *b, struct api_error *err)
 {
     struct slurm *s = driver(b);
     if (s->shape)
         return BACKEND_OK;
+    if (s->replay && s->shape_asker && s->shape_asker != s->replay) {
+        slurm_wait(b, 50);
+        api_error_set(err, 0, "Pending", "", "waiting for slurmrestd");
+        return BACKEND_TRANSPORT;
+    }
+    if (s->replay)
+        s->shape_asker = s->replay;
     json_t *doc = NULL;
     enum backend_status st = slurm_rest(b, "GET", "/openapi/v3", NULL, &doc, err);
+    if (!slurm_pending(b))
+        s->shape_asker = NULL; /* answered, or failed: a waiting call asks again */
     if (st != BACKEND_OK)
         return st;
     struct strbuf why = STRBUF_INIT;
@@ -725,6 +738,22 @@ bool slurm_pending(struct backend *b)
 {
     const struct slurm_replay *rp = driver(b)->replay;
     return rp && (rp->pending || rp->need_token);
+}
+
+void slurm_wait(struct backend *b, int delay_ms)
+{
+    struct slurm_replay *rp = driver(b)->replay;
+    if (rp == NULL || rp->pending)
+        return;
+    rp->pending = true;
+    rp->wait_only = true;
+    rp->delay_ms = delay_ms;
+}
+
+void slurm_replay_gone(struct backend *b, const struct slurm_replay *rp)
+{
+    if (driver(b)->shape_asker == rp)
+        driver(b)->shape_asker = NULL;
 }
 
 void slurm_rest_again(struct backend *b, const char *method, const char *path, int delay_ms)

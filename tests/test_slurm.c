@@ -119,11 +119,12 @@ static int teardown(void **state)
 static json_t *fake_qos;     /* the context's qos: map, when a test sets one */
 static json_t *fake_volumes; /* the context's volumes: map, when a test sets one */
 
-static struct backend *open_fake(struct fake *f, const char *token_command)
+static struct backend *open_fake_with(struct fake *f, const char *token_command,
+                                      http_transport_fn transport)
 {
     struct strbuf err = STRBUF_INIT;
     struct http_client *c = http_client_new("http://127.0.0.1:1", &err);
-    http_client_set_transport(c, fake_transport, f);
+    http_client_set_transport(c, transport, f);
     struct context ctx;
     memset(&ctx, 0, sizeof ctx);
     ctx.name = (char *)"lab";
@@ -142,6 +143,11 @@ static struct backend *open_fake(struct fake *f, const char *token_command)
     assert_non_null(b);
     strbuf_free(&err);
     return b;
+}
+
+static struct backend *open_fake(struct fake *f, const char *token_command)
+{
+    return open_fake_with(f, token_command, fake_transport);
 }
 
 /* A /jobs reply holding the sample's job, moved into the directory of job name. */
@@ -288,6 +294,19 @@ static void an_expired_token_is_fetched_again_once(void **state)
 
 /* ---- jobs by their directory ---------------------------------------------- */
 
+/* default/NAME under the test's jobs directory, empty; returns its path (caller frees). */
+static char *empty_job_dir(const char *name)
+{
+    char *ws = xasprintf("%s/default", tmpdir);
+    char *dir = xasprintf("%s/%s", ws, name);
+    mkdir(ws, 0755);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    free(ws);
+    return dir;
+}
+
+static void write_file(const char *path, const char *text);
+
 static void mkjobdir(const char *name)
 {
     char *d = xasprintf("%s/default", tmpdir);
@@ -353,6 +372,22 @@ static void jobs_are_known_by_their_directory(void **state)
     assert_string_equal(w.workers[1].name, "worker-0");
     assert_string_equal(w.workers[1].devices, "0-1");
     worker_list_free(&w);
+    /* Steps start one by one: with master-0's record only, worker-0 still shows, starting. */
+    char *wd = xasprintf("%s/default/ddp/workers", tmpdir);
+    char *rec = xasprintf("%s/master-0.json", wd);
+    mkdir(wd, 0755);
+    write_file(rec, "{\"name\": \"master-0\", \"index\": 0, \"node\": \"n1\", "
+                    "\"phase\": \"Running\", \"restarts\": 0}");
+    assert_int_equal(backend_workers(b, "ddp", &w, &e), BACKEND_OK);
+    assert_int_equal(w.count, 2);
+    assert_string_equal(w.workers[0].name, "master-0");
+    assert_int_equal(w.workers[0].phase, WORKER_RUNNING);
+    assert_string_equal(w.workers[1].name, "worker-0");
+    assert_string_equal(w.workers[1].node_name, "n2");
+    assert_int_equal(w.workers[1].phase, WORKER_PENDING);
+    worker_list_free(&w);
+    free(rec);
+    free(wd);
 
     struct jobspec j;
     assert_int_equal(backend_get(b, "../etc", &j, &e), BACKEND_REJECTED);
@@ -450,17 +485,20 @@ static void hostile_worker_records_and_symlinks(void **state)
     struct worker_list w;
     struct api_error e;
     assert_int_equal(backend_workers(b, "w", &w, &e), BACKEND_OK);
-    assert_int_equal(w.count, 2);
+    /* worker-0's record names no worker: the allocation's worker-0 stands for it */
+    assert_int_equal(w.count, 3);
     assert_string_equal(w.workers[0].name, "master-0");
     assert_null(strchr(w.workers[0].node_name, '\x1b'));
     assert_int_equal(w.workers[0].phase, WORKER_FAILED);
     assert_int_equal(w.workers[0].restarts, 2);
     assert_int_equal(w.workers[0].exit_code, 201);
     assert_non_null(strstr(w.workers[0].exit_reason, "RESTART_POD"));
-    assert_string_equal(w.workers[1].name, "worker-1");
-    assert_false(w.workers[1].has_restarts);
-    assert_false(w.workers[1].has_exit_code);
-    assert_string_equal(w.workers[1].phase_other, "Exploded");
+    assert_string_equal(w.workers[1].name, "worker-0");
+    assert_int_equal(w.workers[1].phase, WORKER_PENDING);
+    assert_string_equal(w.workers[2].name, "worker-1");
+    assert_false(w.workers[2].has_restarts);
+    assert_false(w.workers[2].has_exit_code);
+    assert_string_equal(w.workers[2].phase_other, "Exploded");
     worker_list_free(&w);
 
     struct strbuf sink = STRBUF_INIT;
@@ -599,10 +637,7 @@ static void create_checks_the_name_by_its_directory(void **state)
 static void lists_ask_only_what_changed(void **state)
 {
     (void)state;
-    char *ws = xasprintf("%s/default", tmpdir);
-    char *dir = xasprintf("%s/default/s", tmpdir);
-    mkdir(ws, 0755);
-    mkdir(dir, 0755);
+    char *dir = empty_job_dir("s");
     struct fake f = {0};
     fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
     fake_answer(&f, 200, jobs_reply("job-running.json", "s", 3));
@@ -636,7 +671,6 @@ static void lists_ask_only_what_changed(void **state)
     backend_free(b);
     fake_free(&f);
     free(dir);
-    free(ws);
 }
 
 struct batch_on_loop {
@@ -676,11 +710,8 @@ static void send_on_loop(struct backend *b, enum backend_op op, const char *name
 static void stop_and_delete_on_the_loop(void **state)
 {
     (void)state;
-    char *ws = xasprintf("%s/default", tmpdir);
-    char *dir = xasprintf("%s/default/s", tmpdir);
+    char *dir = empty_job_dir("s");
     char *events = xasprintf("%s/default/s/events.jsonl", tmpdir);
-    mkdir(ws, 0755);
-    mkdir(dir, 0755);
     struct fake f = {0};
     fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
     fake_answer(&f, 200, jobs_reply("job-running.json", "s", 3));
@@ -730,7 +761,6 @@ static void stop_and_delete_on_the_loop(void **state)
     fake_free(&g);
     free(events);
     free(dir);
-    free(ws);
 }
 
 /*
@@ -741,10 +771,7 @@ static void stop_and_delete_on_the_loop(void **state)
 static void delete_keeps_a_job_that_has_not_ended(void **state)
 {
     (void)state;
-    char *ws = xasprintf("%s/default", tmpdir);
-    char *dir = xasprintf("%s/default/s", tmpdir);
-    mkdir(ws, 0755);
-    mkdir(dir, 0755);
+    char *dir = empty_job_dir("s");
     struct fake f = {0};
     fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
     fake_answer(&f, 200, jobs_reply("job-running.json", "s", 3));
@@ -783,7 +810,6 @@ static void delete_keeps_a_job_that_has_not_ended(void **state)
     backend_free(b);
     fake_free(&g);
     free(dir);
-    free(ws);
 }
 
 /* Runs stderr into a file during one list; returns what was written. */
@@ -972,6 +998,70 @@ static void run_list_on_loop(struct backend *b, struct on_loop *o)
     loop_free(lp);
 }
 
+/* A transport answering by path, whatever the order: the version, jobs, partitions, nodes. */
+static void by_path_transport(void *ctx, const char *method, const char *path, const char *body,
+                              size_t len, http_data_fn on_data, void *data_ctx,
+                              struct http_result *out)
+{
+    (void)method, (void)body, (void)len, (void)on_data, (void)data_ctx;
+    struct fake *f = ctx;
+    assert_true(f->calls < FAKE_MAX);
+    f->path[f->calls++] = xstrdup(path);
+    static const char *const files[][2] = {{"/openapi/v3", "openapi-22.05-paths.json"},
+                                           {"/slurm/v0.0.38/partitions", "partitions.json"},
+                                           {"/slurm/v0.0.38/nodes", "nodes.json"}};
+    out->transport = TRANSPORT_NONE;
+    out->status = 200;
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        if (strncmp(path, files[i][0], strlen(files[i][0])) == 0) {
+            char *t = fixture_text(files[i][1]);
+            strbuf_adds(&out->body, t);
+            free(t);
+            return;
+        }
+    char *t = jobs_reply("job-running.json", "s", 3);
+    strbuf_adds(&out->body, t);
+    free(t);
+}
+
+/*
+ * top's first calls start together: the version (/openapi/v3, 219 KB from
+ * slurmrestd 22.05) is read by one of them, the others wait for it.
+ */
+static void the_version_is_read_once_by_calls_on_the_loop(void **state)
+{
+    (void)state;
+    char *dir = empty_job_dir("s");
+    struct fake f = {0};
+    struct backend *b = open_fake_with(&f, NULL, by_path_transport);
+    struct loop *lp = loop_new();
+    struct http_multi *m = http_multi_new(lp);
+    struct on_loop o[3] = {{0}};
+    struct backend_request list = {.op = BACKEND_OP_LIST}, cat = {.op = BACKEND_OP_CATALOG},
+                           get = {.op = BACKEND_OP_GET, .name = "s"};
+    backend_send(b, m, &list, loop_reply, NULL, NULL, &o[0]);
+    backend_send(b, m, &cat, loop_reply, NULL, NULL, &o[1]);
+    backend_send(b, m, &get, loop_reply, NULL, NULL, &o[2]);
+    int64_t deadline = time_now_ms() + 20000;
+    while (!(o[0].done && o[1].done && o[2].done) && time_now_ms() < deadline)
+        loop_run_once(lp, 100);
+    for (int i = 0; i < 3; i++) {
+        assert_true(o[i].done);
+        if (o[i].st != BACKEND_OK)
+            fail_msg("call %d: %s", i, o[i].message);
+    }
+    assert_int_equal(o[0].count, 1);
+    size_t versions = 0;
+    for (size_t i = 0; i < f.calls; i++)
+        versions += strcmp(f.path[i], "/openapi/v3") == 0;
+    assert_int_equal(versions, 1);
+    http_multi_free(m);
+    loop_free(lp);
+    backend_free(b);
+    fake_free(&f);
+    free(dir);
+}
+
 /* A list on the loop: the token command runs as a watched child, a refusal fetches it again. */
 static void a_list_on_the_loop_refreshes_the_token(void **state)
 {
@@ -987,10 +1077,7 @@ static void a_list_on_the_loop_refreshes_the_token(void **state)
     fake_answer(&f, 500, fixture_text("error-bad-token.json"));
     fake_answer(&f, 200, jobs_reply("job-running.json", "s", 3));
     struct backend *b = open_fake(&f, cmd);
-    char *dir = xasprintf("%s/default/s", tmpdir);
-    char *ws = xasprintf("%s/default", tmpdir);
-    mkdir(ws, 0755);
-    mkdir(dir, 0755);
+    char *dir = empty_job_dir("s");
     struct on_loop o = {0};
     int64_t t0 = time_now_ms();
     run_list_on_loop(b, &o);
@@ -1006,7 +1093,6 @@ static void a_list_on_the_loop_refreshes_the_token(void **state)
     backend_free(b);
     fake_free(&f);
     free(dir);
-    free(ws);
     free(cmd);
     free(count);
     free(script);
@@ -1363,6 +1449,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(priorities_follow_the_association, setup, teardown),
         cmocka_unit_test_setup_teardown(volumes_are_the_contexts, setup, teardown),
         cmocka_unit_test_setup_teardown(delete_keeps_a_job_that_has_not_ended, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_version_is_read_once_by_calls_on_the_loop, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
