@@ -13,28 +13,20 @@
 cd "$TRAINJOB_TOP" || exit 1
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
 
-chmod 755 "$TMP" # slurmrestd and the jobs run as unprivileged users: DIR must be o+x
-CL="$TMP/cluster"
+. tests/slurm/suite.sh
 SESSION="tj-slurm-$$"
 TUI_ENGINE=none # the backend is the Slurm cluster below
 . tests/tui.sh
 cleanup() {
     tui_cleanup
-    sh tests/slurm/cluster.sh stop "$CL" >/dev/null 2>&1
+    slurm_stop
     rm -rf "$TMP"
 }
 trap cleanup EXIT
 
 export TJ_SLURM_PORT_BASE=$((20000 + ($$ % 400) * 100))
-if ! sh tests/slurm/cluster.sh start "$CL" >"$TMP/cluster.log" 2>&1; then
-    fail "the Slurm cluster starts" "tests/slurm/cluster.sh start failed: $(tail -c 1500 "$TMP/cluster.log")"
-    exit 1
-fi
-pass "the Slurm cluster starts"
-. "$CL/env"
+slurm_start "the Slurm cluster starts"
 
-printf '%s\n' "$SLURMRESTD_TOKEN" >"$TMP/token"
-chmod 600 "$TMP/token"
 echo "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.e30.wrong" >"$TMP/badtoken"
 export TRAINJOB_CONFIG="$TMP/config.yaml"
 cat >"$TRAINJOB_CONFIG" <<EOF
@@ -63,23 +55,6 @@ contexts:
     token_file: $TMP/badtoken
     jobs_dir: $TJ_SLURM_JOBS_DIR
 EOF
-tj() { "$TRAINJOB_BIN" "$@"; }
-
-# wait_state NAME STATE SECONDS: until `get job NAME` shows STATE
-wait_state() {
-    n=0
-    while [ $n -lt $(($3 * 5)) ]; do
-        tj get jobs >"$TMP/jobs" 2>&1
-        awk -v n="$1" -v s="$2" '$1 == n && index($0, s) { f = 1 } END { exit !f }' "$TMP/jobs" && return 0
-        sleep 0.2
-        n=$((n + 1))
-    done
-    return 1
-}
-expect_state() { # CHECK NAME STATE SECONDS
-    if wait_state "$2" "$3" "$4"; then pass "$1"; else fail "$1" "$(cat "$TMP/jobs")"; fi
-}
-
 cat >"$TMP/ddp.yaml" <<'EOF'
 workspace_name: default
 name: ddp
@@ -195,6 +170,26 @@ expect_rc "through a container launcher, a job mounting it at /mnt is submitted"
 expect_state "...and succeeds" vol2 SUCCEEDED 60
 run tj --context lab-box logs vol2 -w master-0
 expect_grep "...having read the file bound at /mnt" "$TMP/out" "from-the-volume-$$"
+
+# The wizard offers the context's volumes and holds a node's-own-environment
+# job to the volume's path as it is typed.
+TUI_ENV="TRAINJOB_CONFIG='$TRAINJOB_CONFIG' LANG=C.UTF-8"
+HOME="$TMP/home" # no draft of the user's offered first, none left behind
+mkdir -p "$HOME"
+start_tui 150 30 "new"
+if wait_screen "Basics" 10; then
+    for _p in 1 2 3 4; do keys NPage; done
+    keys IC
+    see_row "the wizard offers the context's volume with its path" "datasets" "$TMP/vol/ds"
+    keys Down Down
+    keys /mnt
+    see "...and says where a host job must mount it" "where volume 'datasets' is at"
+    keys BSpace BSpace BSpace BSpace "$TMP/vol/ds"
+    gone "...until the mount path is that directory" "where volume 'datasets' is at"
+else
+    fail "the wizard starts on Slurm" "$(cat "$TMP/screen")"
+fi
+tui_cleanup
 
 # logs -f follows a running worker until its job ends
 sed -e 's/^name: ddp/name: fl/' -e 's/^display_name: ddp/display_name: fl/' -e 's/total_replicas: 2/total_replicas: 1/' \

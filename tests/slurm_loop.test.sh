@@ -12,29 +12,22 @@
 cd "$TRAINJOB_TOP" || exit 1
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
 
-chmod 755 "$TMP" # slurmrestd and the jobs run as unprivileged users: DIR must be o+x
-CL="$TMP/cluster"
+. tests/slurm/suite.sh
 SESSION="tj-slurmloop-$$"
 tmux() { command tmux -S "$TMP/tmux.sock" "$@"; }
 REST_PID=
 cleanup() {
     [ -n "$REST_PID" ] && kill -CONT "$REST_PID" 2>/dev/null
     tmux kill-server 2>/dev/null
-    sh tests/slurm/cluster.sh stop "$CL" >/dev/null 2>&1
+    slurm_stop
     rm -rf "$TMP"
 }
 trap cleanup EXIT
 
 export TJ_SLURM_PORT_BASE=$((20000 + ($$ % 400) * 100))
-if ! sh tests/slurm/cluster.sh start "$CL" >"$TMP/cluster.log" 2>&1; then
-    fail "the Slurm cluster starts" "tests/slurm/cluster.sh start failed: $(tail -c 1500 "$TMP/cluster.log")"
-    exit 1
-fi
-pass "the Slurm cluster starts"
-. "$CL/env"
+slurm_start "the Slurm cluster starts"
 REST_PID=$(cat "$CL/run/slurmrestd.pid")
 
-printf '%s\n' "$SLURMRESTD_TOKEN" >"$TMP/token"
 chmod 640 "$TMP/token" # readable by its group: used, and warned about once
 ln -s "$TMP/token" "$TMP/token-link"
 export TRAINJOB_CONFIG="$TMP/config.yaml"
@@ -61,7 +54,6 @@ contexts:
     token_file: $TMP/token-link
     jobs_dir: $TJ_SLURM_JOBS_DIR
 EOF
-tj() { "$TRAINJOB_BIN" "$@"; }
 
 job_file() { # NAME
     cat >"$TMP/$1.yaml" <<EOF

@@ -20,10 +20,9 @@ if [ "$(id -u)" != 0 ]; then
     fail "the accounting cluster starts" "the Slurm suite needs root (slurmd launches jobs as their users)"
     exit 1
 fi
-chmod 755 "$TMP" # slurmrestd and the jobs run as unprivileged users: DIR must be o+x
-CL="$TMP/cluster"
+. tests/slurm/suite.sh
 cleanup() {
-    sh tests/slurm/cluster.sh stop "$CL" >/dev/null 2>&1
+    slurm_stop
     rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -31,13 +30,8 @@ trap cleanup EXIT
 # ports apart from the other Slurm suites (20000-59999 by $$)
 export TJ_SLURM_PORT_BASE=$((10000 + ($$ % 90) * 110)) TJ_SLURM_ACCOUNTING=1
 t0=$(date +%s)
-if ! sh tests/slurm/cluster.sh start "$CL" >"$TMP/cluster.log" 2>&1; then
-    fail "the accounting cluster starts" "tests/slurm/cluster.sh start failed: $(tail -c 1500 "$TMP/cluster.log")"
-    exit 1
-fi
-pass "the accounting cluster starts"
+slurm_start "the accounting cluster starts"
 echo "accounting cluster up in $(($(date +%s) - t0)) s"
-. "$CL/env"
 export SLURM_CONF
 if sacctmgr -n -P show qos format=name,preempt | grep -q '^idle_high|idle_normal$'; then
     pass "...with QOS preemption (idle_high preempts idle_normal)"
@@ -45,8 +39,6 @@ else
     fail "...with QOS preemption (idle_high preempts idle_normal)" "$(sacctmgr -n -P show qos format=name,preempt 2>&1)"
 fi
 
-printf '%s\n' "$SLURMRESTD_TOKEN" >"$TMP/token"
-chmod 600 "$TMP/token"
 export TRAINJOB_CONFIG="$TMP/config.yaml"
 cat >"$TRAINJOB_CONFIG" <<EOF
 current_context: acct
@@ -66,22 +58,6 @@ contexts:
       IDLE_HIGH: idle_high
       IDLE_HIGHEST: idle_highest
 EOF
-tj() { "$TRAINJOB_BIN" "$@"; }
-
-# wait_state NAME STATE SECONDS: until `get jobs` shows NAME in STATE
-wait_state() {
-    n=0
-    while [ $n -lt $(($3 * 5)) ]; do
-        tj get jobs >"$TMP/jobs" 2>&1
-        awk -v n="$1" -v s="$2" '$1 == n && index($0, s) { f = 1 } END { exit !f }' "$TMP/jobs" && return 0
-        sleep 0.2
-        n=$((n + 1))
-    done
-    return 1
-}
-expect_state() { # CHECK NAME STATE SECONDS
-    if wait_state "$2" "$3" "$4"; then pass "$1"; else fail "$1" "$(cat "$TMP/jobs")"; fi
-}
 # idle_job NAME PRIORITY REPLICAS: an idle job file holding REPLICAS whole nodes
 idle_job() {
     cat >"$TMP/$1.yaml" <<EOF

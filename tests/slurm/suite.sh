@@ -1,0 +1,47 @@
+# What the Slurm suites (tests/slurm*.test.sh) share, sourced after lib.sh
+# from the top of the tree: their private cluster and the waits on it.
+#
+# slurm_start CHECK: starts a throw-away cluster in $CL ($TMP/cluster) with
+# tests/slurm/cluster.sh — ports from TJ_SLURM_PORT_BASE, which each suite
+# derives from $$ in a range of its own, accounting when
+# TJ_SLURM_ACCOUNTING=1 — then passes CHECK, or fails it with the end of
+# the cluster's log and exits. It sources the cluster's env (SLURMRESTD_*,
+# TJ_SLURM_JOBS_DIR, SLURM_CONF, …) and writes the token to $TMP/token,
+# mode 600. slurm_stop stops the cluster by its pids; a suite's cleanup
+# calls it.
+#
+# wait_state NAME STATE SECONDS: until `tj get jobs` shows job NAME in
+# STATE (the last listing in $TMP/jobs); expect_state CHECK NAME STATE
+# SECONDS passes or fails CHECK on it.
+CL="$TMP/cluster"
+
+slurm_start() {
+    chmod 755 "$TMP" # slurmrestd and the jobs run as unprivileged users: DIR must be o+x
+    if ! sh tests/slurm/cluster.sh start "$CL" >"$TMP/cluster.log" 2>&1; then
+        fail "$1" "tests/slurm/cluster.sh start failed: $(tail -c 1500 "$TMP/cluster.log")"
+        exit 1
+    fi
+    pass "$1"
+    . "$CL/env"
+    printf '%s\n' "$SLURMRESTD_TOKEN" >"$TMP/token"
+    chmod 600 "$TMP/token"
+}
+
+slurm_stop() { sh tests/slurm/cluster.sh stop "$CL" >/dev/null 2>&1; }
+
+tj() { "$TRAINJOB_BIN" "$@"; }
+
+wait_state() {
+    n=0
+    while [ $n -lt $(($3 * 5)) ]; do
+        tj get jobs >"$TMP/jobs" 2>&1
+        awk -v n="$1" -v s="$2" '$1 == n && index($0, s) { f = 1 } END { exit !f }' "$TMP/jobs" && return 0
+        sleep 0.2
+        n=$((n + 1))
+    done
+    return 1
+}
+
+expect_state() { # CHECK NAME STATE SECONDS
+    if wait_state "$2" "$3" "$4"; then pass "$1"; else fail "$1" "$(cat "$TMP/jobs")"; fi
+}
