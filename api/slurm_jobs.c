@@ -19,6 +19,7 @@
 #include "api/slurm_priv.h"
 #include "api/slurm_script.h"
 #include "api/slurm_shapes.h"
+#include "util/hmap.h"
 #include "util/strbuf.h"
 #include "util/timefmt.h"
 #include "util/utf8.h"
@@ -191,7 +192,13 @@ static const char *name_in(struct backend *b, const char *cwd, char **prefix_cac
     return name;
 }
 
-/* GET /jobs: the workspace's jobs, the newest Slurm job per name. */
+/* hmap's equal for the names of the jobs found: an item is a slot of that array. */
+static bool name_eq(const void *item, const void *key)
+{
+    return strcmp(*(const char *const *)item, key) == 0;
+}
+
+/* GET /jobs: the workspace's jobs, the newest Slurm job per name (one hash lookup each). */
 enum backend_status slurm_fetch_jobs(struct backend *b, struct slurm_found *out,
                                      struct api_error *err)
 {
@@ -224,6 +231,8 @@ enum backend_status slurm_fetch_jobs(struct backend *b, struct slurm_found *out,
     const json_t *arr = json_object_get(reply, "jobs");
     size_t cap = json_is_array(arr) ? json_array_size(arr) : 0;
     out->jobs = xcalloc(cap ? cap : 1, sizeof *out->jobs);
+    const char **names = xcalloc(cap ? cap : 1, sizeof *names); /* into out->jobs[k].cwd */
+    struct hmap by_name = HMAP_INIT;
     char *prefix = NULL;
     size_t i;
     json_t *v;
@@ -243,21 +252,25 @@ enum backend_status slurm_fetch_jobs(struct backend *b, struct slurm_found *out,
             slurm_job_free(&j);
             continue;
         }
-        size_t k;
-        for (k = 0; k < out->count; k++)
-            if (strcmp(name_in(b, out->jobs[k].cwd, &prefix), name) == 0)
-                break;
-        if (k < out->count) {
+        uint64_t h = hmap_hash(name, strlen(name));
+        const char **seen = hmap_get(&by_name, h, name_eq, name);
+        if (seen) {
+            size_t k = (size_t)(seen - names);
             if (out->jobs[k].id > j.id) {
                 slurm_job_free(&j);
                 continue;
             }
             slurm_job_free(&out->jobs[k]);
             out->jobs[k] = j;
+            names[k] = name; /* the same name, in the cwd kept */
         } else {
+            names[out->count] = name;
+            hmap_put(&by_name, h, &names[out->count]);
             out->jobs[out->count++] = j;
         }
     }
+    hmap_free(&by_name);
+    free(names);
     free(prefix);
     json_decref(reply);
     return BACKEND_OK;
