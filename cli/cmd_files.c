@@ -278,7 +278,7 @@ int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
                   "(none is started for this); offline it is left to the backend.\n"
                   "--target slurm prints instead the exact REST request and batch script\n"
                   "the slurm driver would send (with the current context's jobs_dir, user,\n"
-                  "qos and launcher), then every rule Slurm cannot honour as written.\n",
+                  "qos, launcher and volumes), then every rule Slurm cannot honour as written.\n",
                   out);
             return EXIT_OK;
         default:
