@@ -196,6 +196,32 @@ static unsigned assoc_priorities(const json_t *map, const json_t *allowed, const
     return mask;
 }
 
+/*
+ * Without slurmdbd: NORMAL, and each raised priority the context's qos: maps
+ * (standard or IDLE_); note names the others, which submit would refuse.
+ */
+static unsigned map_priorities(const json_t *map, const char *context, char **note)
+{
+    unsigned mask = 1u << PRIORITY_NORMAL;
+    struct strbuf why = STRBUF_INIT;
+    static const char *const names[] = {NULL, "NORMAL", "HIGH", "HIGHEST"};
+    for (int p = PRIORITY_HIGH; p <= PRIORITY_HIGHEST; p++) {
+        char idle[32];
+        snprintf(idle, sizeof idle, "IDLE_%s", names[p]);
+        if (json_string_value(json_object_get(map, names[p])) ||
+            json_string_value(json_object_get(map, idle)))
+            mask |= 1u << p;
+        else
+            strbuf_addf(&why, "%s%s", why.len ? " and " : "", names[p]);
+    }
+    if (why.len)
+        *note =
+            xasprintf("the context '%s' maps no QOS for %s: add qos: {%s: <qos>} to it", context,
+                      strbuf_str(&why), mask & (1u << PRIORITY_HIGH) ? "HIGHEST" : "HIGH");
+    strbuf_free(&why);
+    return mask;
+}
+
 enum backend_status slurm_catalog(struct backend *b, struct catalog *out, struct api_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -228,6 +254,8 @@ enum backend_status slurm_catalog(struct backend *b, struct catalog *out, struct
     json_t *allowed = high ? slurm_assoc_qos(b) : NULL;
     if (allowed)
         ws->priorities = assoc_priorities(s->qos, allowed, s->user, &ws->priorities_note);
+    else
+        ws->priorities = map_priorities(s->qos, s->context, &ws->priorities_note);
     json_decref(allowed);
     ws->pools = xcalloc(np ? np : 1, sizeof *ws->pools);
     size_t i;

@@ -159,7 +159,7 @@ start_top_at "--context alice"
 see "top opens workspace team" "teamjob" 10
 keys p
 see "p on a member's job asks" "New priority of teamjob"
-see "...saying why HIGH is not offered" "need owner rights in team"
+see "...saying why HIGH is not offered" "owners only; you are a member of team"
 gone "...and offering no HIGH" "  HIGHEST"
 keys Escape
 keys q

@@ -220,6 +220,10 @@ if wait_screen "master-0" 10 && wait_screen "worker-0" 10 && wait_screen "submit
 else
     fail "...its job screen shows the workers and events" "$(cat "$TMP/screen")"
 fi
+keys p
+see "...p asks the priority, saying why HIGH is not offered here" "maps no QOS for HIGH and HIGHEST"
+gone "...and offering NORMAL only" "  HIGH"
+keys Escape
 tui_cleanup
 
 run tj stop long

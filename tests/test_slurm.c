@@ -1340,7 +1340,52 @@ static void priorities_follow_the_association(void **state)
     backend_free(b);
     fake_free(&g);
     json_decref(fake_qos);
+
+    /* no slurmdbd, HIGH mapped alone: HIGHEST is not offered, and the reason is the map */
+    fake_qos = json_pack("{s:s}", "HIGH", "high");
+    struct fake h = {0};
+    fake_answer(&h, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&h, 200, fixture_text("partitions.json"));
+    fake_answer(&h, 200, fixture_text("nodes.json"));
+    fake_answer(&h, 404, xstrdup("Unable to find requested URL"));
+    b = open_fake(&h, NULL);
+    assert_int_equal(backend_catalog(b, &cat, &e), BACKEND_OK);
+    assert_true(catalog_priority_allowed(&cat, "default", 2));
+    assert_false(catalog_priority_allowed(&cat, "default", 3));
+    jobspec_init(&job);
+    job.scheduling.priority = PRIORITY_HIGHEST;
+    validate_job(&job, &opt, &fs);
+    named = false;
+    for (size_t i = 0; i < fs.count; i++)
+        named =
+            named || (strcmp(fs.items[i].path, "scheduling.priority") == 0 &&
+                      strstr(fs.items[i].message, "the context 'lab' maps no QOS for HIGHEST") &&
+                      !strstr(fs.items[i].message, "owner"));
+    assert_true(named);
+    findings_free(&fs);
+    jobspec_free(&job);
+    catalog_free(&cat);
+    backend_free(b);
+    fake_free(&h);
+    json_decref(fake_qos);
     fake_qos = NULL;
+
+    /* no qos: at all: NORMAL only, said as the map's, never as owner rights */
+    struct fake k = {0};
+    fake_answer(&k, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&k, 200, fixture_text("partitions.json"));
+    fake_answer(&k, 200, fixture_text("nodes.json"));
+    b = open_fake(&k, NULL);
+    assert_int_equal(backend_catalog(b, &cat, &e), BACKEND_OK);
+    assert_int_equal(k.calls, 3); /* no association asked: nothing to allow */
+    assert_false(catalog_priority_allowed(&cat, "default", 2));
+    ws = catalog_workspace(&cat, "default");
+    char why[300];
+    catalog_priority_refusal(ws, why, sizeof why);
+    assert_non_null(strstr(why, "maps no QOS for HIGH and HIGHEST"));
+    catalog_free(&cat);
+    backend_free(b);
+    fake_free(&k);
 }
 
 /*

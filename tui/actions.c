@@ -294,8 +294,11 @@ void monitor_act(struct monitor *m, enum monitor_action a, const char *const *na
                 sel = k;
             offer[k++] = enum_name(&priority_names, p);
         }
-        char hint[200];
-        if (k < 3)
+        char hint[300];
+        const struct catalog_workspace *cw = loaded ? catalog_workspace(&m->catalog, ws) : NULL;
+        if (k < 3 && cw)
+            catalog_priority_refusal(cw, hint, sizeof hint); /* the backend's reason */
+        else if (k < 3)
             snprintf(hint, sizeof hint, "HIGH and HIGHEST need owner rights in %s",
                      ws ? ws : "this workspace");
         else
