@@ -762,6 +762,24 @@ static void gap(struct strbuf *gaps, const char *field, const char *fmt, ...)
     strbuf_addc(gaps, '\n');
 }
 
+/* Whether the context names a launcher: a template with a word in it. */
+static bool has_launcher(const struct slurm_site *site)
+{
+    return site->launcher && site->launcher[strspn(site->launcher, " \t")] != '\0';
+}
+
+/* A launcher of srun options (Pyxis: --container-image={image}), not a program. */
+static bool srun_options(const struct slurm_site *site)
+{
+    return has_launcher(site) && site->launcher[strspn(site->launcher, " \t")] == '-';
+}
+
+/* Whether the job's workers run through the context's launcher (not the node's environment). */
+static bool contained(const struct slurm_site *site, const char *image)
+{
+    return has_launcher(site) && image && image[0] && strcmp(image, SLURM_HOST_IMAGE) != 0;
+}
+
 /* Every form rule the Slurm backend cannot honour as written, one line each. */
 static void render_gaps(const struct jobspec *job, const struct slurm_site *site,
                         struct strbuf *gaps)
@@ -776,8 +794,7 @@ static void render_gaps(const struct jobspec *job, const struct slurm_site *site
         gap(gaps, "resource_pool.vpc_id", "ignored: a Slurm cluster has no VPCs");
     if (job->resource_pool.present && job->resource_pool.zone && job->resource_pool.zone[0])
         gap(gaps, "resource_pool.zone", "ignored: the partition is the only placement Slurm takes");
-    if (image && image[0] && strcmp(image, SLURM_HOST_IMAGE) != 0 &&
-        !(site->launcher && site->launcher[0]))
+    if (image && image[0] && strcmp(image, SLURM_HOST_IMAGE) != 0 && !has_launcher(site))
         gap(gaps, "roles[0].image_path",
             "not used: the context names no container launcher, so workers run in the "
             "node's own environment (" SLURM_HOST_IMAGE ")");
@@ -815,13 +832,6 @@ static void render_gaps(const struct jobspec *job, const struct slurm_site *site
                 "RESTART_POD with mark_node_unschedulable requeues the whole job away from the "
                 "node: Slurm cannot move one worker of a running allocation");
     }
-}
-
-/* Whether the job's workers run through the context's launcher (not the node's environment). */
-static bool contained(const struct slurm_site *site, const char *image)
-{
-    return site->launcher && site->launcher[0] && image && image[0] &&
-           strcmp(image, SLURM_HOST_IMAGE) != 0;
 }
 
 const char *slurm_path_problem(const char *p, bool bound)
@@ -892,6 +902,12 @@ static int resolve_mounts(const struct jobspec *job, const struct slurm_site *si
                           dir);
         strbuf_addf(binds, "%s:%s", dir, dir);
     }
+    /* With srun options the step's wrapper runs in the container: it writes the job directory. */
+    if (boxed && srun_options(site) && strstr(site->launcher, "{mounts}") == NULL)
+        return refuse(err, "roles[0].image_path",
+                      "the context's launcher gives srun options but no {mounts}: the "
+                      "container would not see the job directory the supervisor keeps its "
+                      "records in; add --container-mounts={mounts} to it");
     if (boxed && job->mount_count > 0 && strstr(site->launcher, "{mounts}") == NULL)
         return refuse(err, "mount[0]",
                       "the context's launcher has no {mounts}, so nothing would bind the "
@@ -942,9 +958,8 @@ static int resolve_mounts(const struct jobspec *job, const struct slurm_site *si
                         "an image through %s",
                         SLURM_HOST_IMAGE, v->name, strbuf_str(&dst), strbuf_str(&src),
                         strbuf_str(&src),
-                        site->launcher && site->launcher[0]
-                            ? "the context's launcher"
-                            : "a container launcher (the context's launcher:)");
+                        has_launcher(site) ? "the context's launcher"
+                                           : "a container launcher (the context's launcher:)");
         strbuf_free(&src);
         strbuf_free(&dst);
         if (rc)
@@ -1076,12 +1091,11 @@ int slurm_script_render(const struct jobspec *job, const struct slurm_site *site
                         "launcher, then the step's own sh)\n"
                         "tj_srun() {\n\t_mk=$1\n\tshift\n"
                         "\t\"$TJ_SRUN\" \"$@\" ");
-    /* A launcher of srun options (Pyxis: --container-image={image}) goes to srun itself. */
-    bool srun_options = site->launcher && site->launcher[strspn(site->launcher, " \t")] == '-';
-    if (srun_options)
+    /* A launcher of srun options goes to srun itself, a program after the step's wrapper. */
+    if (srun_options(site))
         render_launcher(script, site->launcher, image, strbuf_str(&binds));
     strbuf_adds(script, "/bin/sh -c \"$TJ_LAUNCH\" tj-launch \"$_mk\" ");
-    if (!srun_options)
+    if (!srun_options(site))
         render_launcher(script, site->launcher, image, strbuf_str(&binds));
     strbuf_adds(script, "/bin/sh -c \"$TJ_INNER\" tj-worker \"$TJ_SCRIPT\" 3>&-\n}\n\n");
     render_match(script, &job->fault_tolerance);

@@ -537,6 +537,11 @@ static void test_mounts(void **state)
     s.volume_count = 0;
     expect_refused(&job, &s, "mount[0].id", "the context names no volumes");
 
+    /* srun options without {mounts}: the wrapper in the container could not write its records */
+    s.launcher = "--container-image={image}";
+    expect_refused(&job, &s, "roles[0].image_path", "add --container-mounts={mounts}");
+    s.launcher = "--container-image={image} --container-mounts={mounts}";
+
     /* no mounts: {mounts} still binds the job directory (the MPI hostfile is there) */
     jobspec_free(&job);
     make_job(&job, FRAMEWORK_MPI, 2);
