@@ -158,12 +158,13 @@ bool slurm_qos_in(const json_t *list, const char *qos)
 }
 
 /*
- * The priorities the association allows: NORMAL always; HIGH (HIGHEST) when
- * the QOS the context maps it to, standard or idle, is in allowed. note says
- * which are refused and why.
+ * The priorities offered: NORMAL always; HIGH (HIGHEST) when the context's
+ * qos: maps it, standard or IDLE_, and, where slurmdbd answers (allowed is
+ * not NULL), the user's association allows that QOS. note (NULL when every
+ * one is offered) says which are not and why; submit would refuse them.
  */
-static unsigned assoc_priorities(const json_t *map, const json_t *allowed, const char *user,
-                                 char **note)
+static unsigned qos_priorities(const json_t *map, const json_t *allowed, const char *user,
+                               const char *context, char **note)
 {
     unsigned mask = 1u << PRIORITY_NORMAL;
     struct strbuf why = STRBUF_INIT;
@@ -173,51 +174,34 @@ static unsigned assoc_priorities(const json_t *map, const json_t *allowed, const
         snprintf(idle, sizeof idle, "IDLE_%s", names[p]);
         const char *std_q = json_string_value(json_object_get(map, names[p]));
         const char *idle_q = json_string_value(json_object_get(map, idle));
-        if ((std_q && slurm_qos_in(allowed, std_q)) || (idle_q && slurm_qos_in(allowed, idle_q))) {
+        bool ok = allowed ? (std_q && slurm_qos_in(allowed, std_q)) ||
+                                (idle_q && slurm_qos_in(allowed, idle_q))
+                          : std_q || idle_q;
+        if (ok) {
             mask |= 1u << p;
             continue;
         }
-        strbuf_addf(&why, "%s%s", why.len ? ", " : "", names[p]);
-        if (std_q || idle_q)
+        strbuf_addf(&why, "%s%s", why.len ? (allowed ? ", " : " and ") : "", names[p]);
+        if (allowed && (std_q || idle_q))
             strbuf_addf(&why, " (QOS %s%s%s)", std_q ? std_q : "", std_q && idle_q ? "/" : "",
                         idle_q ? idle_q : "");
-        else
+        else if (allowed)
             strbuf_adds(&why, " (the context maps no QOS)");
     }
-    struct strbuf list = STRBUF_INIT;
-    size_t i;
-    json_t *q;
-    json_array_foreach(allowed, i, q)
-        strbuf_addf(&list, "%s%s", i ? "," : "", json_string_value(q));
-    *note = xasprintf("the Slurm association of %s allows QOS %s, not %s", user, strbuf_str(&list),
-                      strbuf_str(&why));
-    strbuf_free(&list);
-    strbuf_free(&why);
-    return mask;
-}
-
-/*
- * Without slurmdbd: NORMAL, and each raised priority the context's qos: maps
- * (standard or IDLE_); note names the others, which submit would refuse.
- */
-static unsigned map_priorities(const json_t *map, const char *context, char **note)
-{
-    unsigned mask = 1u << PRIORITY_NORMAL;
-    struct strbuf why = STRBUF_INIT;
-    static const char *const names[] = {NULL, "NORMAL", "HIGH", "HIGHEST"};
-    for (int p = PRIORITY_HIGH; p <= PRIORITY_HIGHEST; p++) {
-        char idle[32];
-        snprintf(idle, sizeof idle, "IDLE_%s", names[p]);
-        if (json_string_value(json_object_get(map, names[p])) ||
-            json_string_value(json_object_get(map, idle)))
-            mask |= 1u << p;
-        else
-            strbuf_addf(&why, "%s%s", why.len ? " and " : "", names[p]);
-    }
-    if (why.len)
+    if (why.len && allowed) {
+        struct strbuf list = STRBUF_INIT;
+        size_t i;
+        json_t *q;
+        json_array_foreach(allowed, i, q)
+            strbuf_addf(&list, "%s%s", i ? "," : "", json_string_value(q));
+        *note = xasprintf("the Slurm association of %s allows QOS %s, not %s", user,
+                          strbuf_str(&list), strbuf_str(&why));
+        strbuf_free(&list);
+    } else if (why.len) {
         *note =
             xasprintf("the context '%s' maps no QOS for %s: add qos: {%s: <qos>} to it", context,
                       strbuf_str(&why), mask & (1u << PRIORITY_HIGH) ? "HIGHEST" : "HIGH");
+    }
     strbuf_free(&why);
     return mask;
 }
@@ -252,10 +236,7 @@ enum backend_status slurm_catalog(struct backend *b, struct catalog *out, struct
     ws->role = high ? MEMBER_OWNER : MEMBER;
     /* With slurmdbd, only those the user's association allows. */
     json_t *allowed = high ? slurm_assoc_qos(b) : NULL;
-    if (allowed)
-        ws->priorities = assoc_priorities(s->qos, allowed, s->user, &ws->priorities_note);
-    else
-        ws->priorities = map_priorities(s->qos, s->context, &ws->priorities_note);
+    ws->priorities = qos_priorities(s->qos, allowed, s->user, s->context, &ws->priorities_note);
     json_decref(allowed);
     ws->pools = xcalloc(np ? np : 1, sizeof *ws->pools);
     size_t i;

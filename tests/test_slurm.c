@@ -166,6 +166,21 @@ static char *jobs_reply(const char *sample, const char *name, int id)
     return t;
 }
 
+/* The first two answers most tests need: the version, then a /jobs with job name running. */
+static void fake_job_running(struct fake *f, const char *name, int id)
+{
+    fake_answer(f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(f, 200, jobs_reply("job-running.json", name, id));
+}
+
+/* The answers of a catalog: the version, the partitions, the nodes. */
+static void fake_catalog(struct fake *f)
+{
+    fake_answer(f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(f, 200, fixture_text("partitions.json"));
+    fake_answer(f, 200, fixture_text("nodes.json"));
+}
+
 /* ---- states ---------------------------------------------------------------- */
 
 static enum job_state state_of(const char *sample, struct strbuf *msg)
@@ -479,8 +494,7 @@ static void hostile_worker_records_and_symlinks(void **state)
     free(d);
 
     struct fake f = {0};
-    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
-    fake_answer(&f, 200, jobs_reply("job-running.json", "w", 9));
+    fake_job_running(&f, "w", 9);
     struct backend *b = open_fake(&f, NULL);
     struct worker_list w;
     struct api_error e;
@@ -521,8 +535,7 @@ static void a_job_json_symlink_is_not_followed(void **state)
     unlink(p);
     assert_int_equal(symlink(secret, p), 0);
     struct fake f = {0};
-    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
-    fake_answer(&f, 200, jobs_reply("job-running.json", "s", 3));
+    fake_job_running(&f, "s", 3);
     struct backend *b = open_fake(&f, NULL);
     struct jobspec j;
     struct api_error e;
@@ -540,9 +553,7 @@ static void a_refused_submit_leaves_no_directory(void **state)
 {
     (void)state;
     struct fake f = {0};
-    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
-    fake_answer(&f, 200, fixture_text("partitions.json"));
-    fake_answer(&f, 200, fixture_text("nodes.json"));
+    fake_catalog(&f);
     fake_answer(&f, 500,
                 xstrdup("{\"errors\": [{\"error_number\": 2014, \"error\": \"Requested node "
                         "configuration is not available\"}]}"));
@@ -596,9 +607,7 @@ static void create_checks_the_name_by_its_directory(void **state)
     assert_int_equal(mkdir(ws, 0755), 0);
     assert_int_equal(mkdir(taken, 0755), 0);
     struct fake f = {0};
-    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
-    fake_answer(&f, 200, fixture_text("partitions.json"));
-    fake_answer(&f, 200, fixture_text("nodes.json"));
+    fake_catalog(&f);
     fake_answer(&f, 200, fixture_text("partitions.json"));
     fake_answer(&f, 200, fixture_text("nodes.json"));
     fake_answer(&f, 200, xstrdup("{\"errors\": [], \"job_id\": 77}"));
@@ -639,8 +648,7 @@ static void lists_ask_only_what_changed(void **state)
     (void)state;
     char *dir = empty_job_dir("s");
     struct fake f = {0};
-    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
-    fake_answer(&f, 200, jobs_reply("job-running.json", "s", 3));
+    fake_job_running(&f, "s", 3);
     fake_answer(&f, 304, xstrdup(""));
     struct backend *b = open_fake(&f, NULL);
     struct job_list l;
@@ -713,8 +721,7 @@ static void stop_and_delete_on_the_loop(void **state)
     char *dir = empty_job_dir("s");
     char *events = xasprintf("%s/default/s/events.jsonl", tmpdir);
     struct fake f = {0};
-    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
-    fake_answer(&f, 200, jobs_reply("job-running.json", "s", 3));
+    fake_job_running(&f, "s", 3);
     fake_answer(&f, 200, xstrdup("{\"errors\": []}"));
     struct backend *b = open_fake(&f, NULL);
     struct batch_on_loop o = {0};
@@ -737,8 +744,7 @@ static void stop_and_delete_on_the_loop(void **state)
 
     /* delete: cancel, then GET job/3 until it ended (200 ms apart on the loop), then the dir. */
     struct fake g = {0};
-    fake_answer(&g, 200, fixture_text("openapi-22.05-paths.json"));
-    fake_answer(&g, 200, jobs_reply("job-running.json", "s", 3));
+    fake_job_running(&g, "s", 3);
     fake_answer(&g, 200, xstrdup("{\"errors\": []}"));
     fake_answer(&g, 200, jobs_reply("job-running.json", "s", 3));
     fake_answer(&g, 200, jobs_reply("job-running.json", "s", 3));
@@ -773,8 +779,7 @@ static void delete_keeps_a_job_that_has_not_ended(void **state)
     (void)state;
     char *dir = empty_job_dir("s");
     struct fake f = {0};
-    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
-    fake_answer(&f, 200, jobs_reply("job-running.json", "s", 3));
+    fake_job_running(&f, "s", 3);
     fake_answer(&f, 200, xstrdup("{\"errors\": []}"));
     fake_answer(&f, 200, jobs_reply("job-running.json", "s", 3)); /* and so on */
     struct backend *b = open_fake(&f, NULL);
@@ -793,8 +798,7 @@ static void delete_keeps_a_job_that_has_not_ended(void **state)
     fake_free(&f);
 
     struct fake g = {0};
-    fake_answer(&g, 200, fixture_text("openapi-22.05-paths.json"));
-    fake_answer(&g, 200, jobs_reply("job-running.json", "s", 3));
+    fake_job_running(&g, "s", 3);
     fake_answer(&g, 200, xstrdup("{\"errors\": []}"));
     fake_answer(&g, 500,
                 xstrdup("{\"errors\": [{\"description\": \"Unable to find JobId=3\", "
@@ -1288,9 +1292,7 @@ static void priorities_follow_the_association(void **state)
     fake_qos = json_pack("{s:s, s:s, s:s, s:s}", "HIGH", "high", "HIGHEST", "highest", "IDLE_HIGH",
                          "idle_high", "IDLE_HIGHEST", "idle_highest");
     struct fake f = {0};
-    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
-    fake_answer(&f, 200, fixture_text("partitions.json"));
-    fake_answer(&f, 200, fixture_text("nodes.json"));
+    fake_catalog(&f);
     fake_answer(&f, 200,
                 xstrdup("{\"errors\": [], \"associations\": ["
                         "{\"user\": \"someone\", \"qos\": [\"highest\"]},"
@@ -1329,9 +1331,7 @@ static void priorities_follow_the_association(void **state)
 
     /* no slurmdbd: the map decides */
     struct fake g = {0};
-    fake_answer(&g, 200, fixture_text("openapi-22.05-paths.json"));
-    fake_answer(&g, 200, fixture_text("partitions.json"));
-    fake_answer(&g, 200, fixture_text("nodes.json"));
+    fake_catalog(&g);
     fake_answer(&g, 404, xstrdup("Unable to find requested URL"));
     b = open_fake(&g, NULL);
     assert_int_equal(backend_catalog(b, &cat, &e), BACKEND_OK);
@@ -1344,9 +1344,7 @@ static void priorities_follow_the_association(void **state)
     /* no slurmdbd, HIGH mapped alone: HIGHEST is not offered, and the reason is the map */
     fake_qos = json_pack("{s:s}", "HIGH", "high");
     struct fake h = {0};
-    fake_answer(&h, 200, fixture_text("openapi-22.05-paths.json"));
-    fake_answer(&h, 200, fixture_text("partitions.json"));
-    fake_answer(&h, 200, fixture_text("nodes.json"));
+    fake_catalog(&h);
     fake_answer(&h, 404, xstrdup("Unable to find requested URL"));
     b = open_fake(&h, NULL);
     assert_int_equal(backend_catalog(b, &cat, &e), BACKEND_OK);
@@ -1372,9 +1370,7 @@ static void priorities_follow_the_association(void **state)
 
     /* no qos: at all: NORMAL only, said as the map's, never as owner rights */
     struct fake k = {0};
-    fake_answer(&k, 200, fixture_text("openapi-22.05-paths.json"));
-    fake_answer(&k, 200, fixture_text("partitions.json"));
-    fake_answer(&k, 200, fixture_text("nodes.json"));
+    fake_catalog(&k);
     b = open_fake(&k, NULL);
     assert_int_equal(backend_catalog(b, &cat, &e), BACKEND_OK);
     assert_int_equal(k.calls, 3); /* no association asked: nothing to allow */
@@ -1398,9 +1394,7 @@ static void volumes_are_the_contexts(void **state)
     (void)state;
     fake_volumes = json_pack("{s:s, s:s}", "datasets", "/lustre/ds", "ckpt", "/lustre/ckpt");
     struct fake f = {0};
-    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
-    fake_answer(&f, 200, fixture_text("partitions.json"));
-    fake_answer(&f, 200, fixture_text("nodes.json"));
+    fake_catalog(&f);
     struct backend *b = open_fake(&f, NULL);
     struct catalog cat;
     struct api_error e;
