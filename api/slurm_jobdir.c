@@ -497,23 +497,35 @@ enum backend_status slurm_events(struct backend *b, const char *name, struct job
 
 /* ---- logs ----------------------------------------------------------------- */
 
-/* Hands the last tail lines of buf (all when tail < 0) to fn. */
-static int emit_tail(const char *buf, size_t len, long tail, backend_data_fn fn, void *ctx)
+/*
+ * Where the last tail lines of a log of size bytes start (all of its last
+ * LOG_TAIL_MAX bytes when tail < 0): read backwards from the end in
+ * blocks, only as far as the lines go, so a tail of 100 lines of a 1 GiB
+ * log reads one block. A final newline ends the last line, it starts none.
+ */
+static off_t tail_start(int fd, off_t size, long tail)
 {
-    size_t start = 0;
-    if (tail >= 0) {
-        long lines = 0;
-        size_t i = len;
-        if (i > 0 && buf[i - 1] == '\n')
+    off_t floor = size > (off_t)LOG_TAIL_MAX ? size - (off_t)LOG_TAIL_MAX : 0;
+    if (tail < 0)
+        return floor;
+    if (tail == 0)
+        return size;
+    char buf[65536];
+    long lines = 0;
+    for (off_t end = size; end > floor;) {
+        size_t n = end - floor > (off_t)sizeof buf ? sizeof buf : (size_t)(end - floor);
+        off_t at = end - (off_t)n;
+        if (pread(fd, buf, n, at) != (ssize_t)n)
+            return floor;
+        size_t i = n;
+        if (end == size && buf[i - 1] == '\n')
             i--;
-        while (i > 0) {
+        for (; i > 0; i--)
             if (buf[i - 1] == '\n' && ++lines == tail)
-                break;
-            i--;
-        }
-        start = tail == 0 ? len : i;
+                return at + (off_t)i;
+        end = at;
     }
-    return len > start ? fn(ctx, buf + start, len - start) : 0;
+    return floor;
 }
 
 /* The log's descriptor: logs/<worker>.log below the job directory, no symlink followed. */
@@ -548,6 +560,7 @@ struct slurm_log_follow {
     int64_t open_deadline; /* a follow waits this long for the log to appear */
     int64_t next_state;    /* when to ask Slurm again whether the job ended */
     int quiet_after_end;   /* -1 while the job runs; then quiet steps since it ended */
+    off_t end;             /* not followed: the log's size when it was opened, read to there */
     bool on_loop;          /* the state is asked by the caller (slurm_log_wants_state) */
     bool want_state;       /* on the loop: time to ask whether the job ended */
 };
@@ -634,27 +647,36 @@ bool slurm_log_step(struct slurm_log_follow *f, backend_data_fn fn, void *ctx,
             *st = BACKEND_REJECTED;
             return true;
         }
+        /* The tail is read forward from where it starts, as what is added: bounded per step. */
         struct stat s;
-        off_t size = fstat(f->fd, &s) == 0 ? s.st_size : 0;
-        off_t start = size > (off_t)LOG_TAIL_MAX ? size - (off_t)LOG_TAIL_MAX : 0;
-        struct strbuf sb = STRBUF_INIT;
-        if (lseek(f->fd, start, SEEK_SET) == start)
-            while (sb.len < LOG_TAIL_MAX && (n = read(f->fd, buf, sizeof buf)) > 0)
-                strbuf_add(&sb, buf, (size_t)n);
-        int stop = emit_tail(sb.buf ? sb.buf : "", sb.len, f->tail, fn, ctx);
-        strbuf_free(&sb);
-        if (stop || !f->follow)
+        f->end = fstat(f->fd, &s) == 0 ? s.st_size : 0;
+        off_t start = tail_start(f->fd, f->end, f->tail);
+        if (lseek(f->fd, start, SEEK_SET) != start) {
+            api_error_set(err, 500, "Log", "worker", "cannot read the log of worker '%s': %s",
+                          f->worker, strerror(errno));
+            *st = BACKEND_REJECTED;
             return true;
+        }
     }
-    for (int i = 0; i < 64; i++) { /* bounded: a log written faster than read yields the loop */
-        n = read(f->fd, buf, sizeof buf);
+    /* Bounded: on the loop a step reads at most 4 MiB (a long tail, or a log written faster
+     * than read, yields the loop); the CLI reads on without waiting while there is more. */
+    bool ended = false; /* read to the end there is for now */
+    for (int i = 0; i < (f->on_loop ? 64 : 1 << 14) && !ended; i++) {
+        size_t want = sizeof buf;
+        off_t at = f->follow ? 0 : lseek(f->fd, 0, SEEK_CUR);
+        if (!f->follow && at >= f->end)
+            return true;
+        if (!f->follow && f->end - at < (off_t)want)
+            want = (size_t)(f->end - at);
+        n = read(f->fd, buf, want);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0)
-            break;
-        if (fn(ctx, buf, (size_t)n))
+        ended = n <= 0;
+        if (!ended && fn(ctx, buf, (size_t)n))
             return true;
     }
+    if (!f->follow)
+        return ended; /* not followed: read on in the next step while the bound cut it */
     if (f->quiet_after_end >= 0 && f->quiet_after_end++ >= 2)
         return true; /* the job ended and its log stayed quiet */
     if (f->quiet_after_end < 0 && time_now_ms() >= f->next_state) {

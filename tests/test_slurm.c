@@ -30,6 +30,7 @@
 #include "api/http.h"
 #include "api/http_multi.h"
 #include "api/slurm.h"
+#include "api/slurm_priv.h"
 #include "api/slurm_shapes.h"
 #include "api/validate.h"
 #include "util/loop.h"
@@ -1148,6 +1149,33 @@ static void logs_tail_the_worker_file(void **state)
     strbuf_reset(&out);
     assert_int_equal(backend_logs(b, "l", "worker-0", -1, false, collect, &out, &e), BACKEND_OK);
     assert_string_equal(strbuf_str(&out), "one\ntwo\nthree\n");
+
+    /* 12 MiB: a tail of lines is the last lines, all of it the last 8 MiB */
+    FILE *fp = fopen(p, "w");
+    for (int i = 0; i < (12 << 20) / 16; i++)
+        fprintf(fp, "line %010d\n", i); /* 16 bytes */
+    fclose(fp);
+    strbuf_reset(&out);
+    assert_int_equal(backend_logs(b, "l", "worker-0", 2, false, collect, &out, &e), BACKEND_OK);
+    assert_string_equal(strbuf_str(&out), "line 0000786430\nline 0000786431\n");
+    strbuf_reset(&out);
+    assert_int_equal(backend_logs(b, "l", "worker-0", -1, false, collect, &out, &e), BACKEND_OK);
+    assert_int_equal(out.len, 8u << 20);
+    assert_memory_equal(out.buf, "line 0000262144\n", 16);
+
+    /* on top's loop a step reads at most 4 MiB: the 8 MiB tail comes in two steps */
+    struct slurm_log_follow *lf = slurm_log_follow_new(b, "l", "worker-0", -1, true, &e);
+    assert_non_null(lf);
+    slurm_log_on_loop(lf);
+    enum backend_status st;
+    strbuf_reset(&out);
+    assert_false(slurm_log_step(lf, collect, &out, &st, &e));
+    assert_int_equal(out.len, 4u << 20);
+    assert_false(slurm_log_step(lf, collect, &out, &st, &e));
+    assert_int_equal(out.len, 8u << 20);
+    assert_false(slurm_log_step(lf, collect, &out, &st, &e)); /* nothing new: still following */
+    assert_int_equal(out.len, 8u << 20);
+    slurm_log_follow_free(lf);
     strbuf_free(&out);
     backend_free(b);
     fake_free(&f);
