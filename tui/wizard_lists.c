@@ -355,7 +355,7 @@ static const struct list_kind kinds[] = {
         .nfields = 3,
         .names = {"id", "subdir", "mount_path"},
         .labels = {"volume", "directory", "mount path"},
-        .help = {"an AFS volume in the job's zone; Enter lists them",
+        .help = {"the volume to mount; Enter lists those of the catalog",
                  "a directory inside the volume; empty mounts all of it",
                  "where it appears in every worker, e.g. /mnt/afs"},
         .count = mount_count,
