@@ -566,24 +566,36 @@ static const char inner_script[] = "NVIDIA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICE
                                    "exec /bin/sh -c \"$1\"\n";
 
 /*
- * The first program of each step (argv: tj-launch MARK LAUNCHER… /bin/sh -c
- * INNER …), on the node, outside any container: says MARK.fail when the
- * launcher's program is not there, else MARK.start, runs the rest and
- * records its exit code in MARK.exit. A step cancelled from outside ends it
- * before that record; srun's own failures end the step before MARK.start.
+ * The first program of each step (argv: tj-launch MARK NEED LAUNCHER…
+ * /bin/sh -c INNER …), on the node (outside any container, but for a
+ * launcher of srun options): says MARK.fail when a directory of NEED (the
+ * volumes the worker mounts, one a line) or the launcher's program is not
+ * there, else MARK.start, runs the rest and records its exit code in
+ * MARK.exit. A step cancelled from outside ends it before that record;
+ * srun's own failures end the step before MARK.start.
  */
 static const char launch_wrapper[] =
+    "set -f\n"
     "m=$1\n"
-    "shift\n"
+    "need=$2\n"
+    "shift 2\n"
     "w=\n"
-    "case \"$1\" in\n"
-    "*/*) if [ ! -e \"$1\" ]; then w='not found'; elif [ ! -f \"$1\" ] || [ ! -x \"$1\" ]; then "
-    "w='not an executable file'; fi ;;\n"
-    "*) command -v \"$1\" >/dev/null 2>&1 || w='not found' ;;\n"
-    "esac\n"
+    "what=$1\n"
+    "IFS='\n'\n"
+    "for d in $need; do\n"
+    "\tif [ ! -d \"$d\" ]; then what=$d; w='not a directory (a volume of the job)'; break; fi\n"
+    "done\n"
+    "unset IFS\n"
+    "if [ -z \"$w\" ]; then\n"
+    "\tcase \"$1\" in\n"
+    "\t*/*) if [ ! -e \"$1\" ]; then w='not found'; elif [ ! -f \"$1\" ] || [ ! -x \"$1\" ]; "
+    "then w='not an executable file'; fi ;;\n"
+    "\t*) command -v \"$1\" >/dev/null 2>&1 || w='not found' ;;\n"
+    "\tesac\n"
+    "fi\n"
     "if [ -n \"$w\" ]; then\n"
-    "\tprintf '%s: %s on %s\\n' \"$1\" \"$w\" \"${SLURMD_NODENAME:-the node}\" > \"$m.fail\"\n"
-    "\techo \"trainjob: could not start the worker: $1: $w\" >&2\n"
+    "\tprintf '%s: %s on %s\\n' \"$what\" \"$w\" \"${SLURMD_NODENAME:-the node}\" > \"$m.fail\"\n"
+    "\techo \"trainjob: could not start the worker: $what: $w\" >&2\n"
     "\texit 127\n"
     "fi\n"
     ": > \"$m.start\"\n"
@@ -891,7 +903,7 @@ static const struct slurm_volume *site_volume(const struct slurm_site *site, con
  */
 static int resolve_mounts(const struct jobspec *job, const struct slurm_site *site,
                           const char *image, const char *dir, struct strbuf *binds,
-                          struct api_error *err)
+                          struct strbuf *need, struct api_error *err)
 {
     bool boxed = contained(site, image);
     if (boxed) {
@@ -949,6 +961,8 @@ static int resolve_mounts(const struct jobspec *job, const struct slurm_site *si
         join_path(&src, v->path, m->subdir);
         join_path(&dst, m->mount_path, NULL);
         int rc = 0;
+        if (!srun_options(site) || !boxed) /* the wrapper runs on the node: it sees SRC */
+            strbuf_addf(need, "%s%s", need->len ? "\n" : "", strbuf_str(&src));
         if (boxed)
             strbuf_addf(binds, ",%s:%s", strbuf_str(&src), strbuf_str(&dst));
         else if (strcmp(strbuf_str(&src), strbuf_str(&dst)) != 0)
@@ -1040,9 +1054,10 @@ int slurm_script_render(const struct jobspec *job, const struct slurm_site *site
     }
     const struct role *r = jobspec_worker(job);
     const char *image = r ? r->image_path : NULL;
-    struct strbuf binds = STRBUF_INIT;
-    if (resolve_mounts(job, site, image, dir, &binds, err) != 0) {
+    struct strbuf binds = STRBUF_INIT, need = STRBUF_INIT;
+    if (resolve_mounts(job, site, image, dir, &binds, &need, err) != 0) {
         strbuf_free(&binds);
+        strbuf_free(&need);
         free(dir);
         return -1;
     }
@@ -1086,6 +1101,9 @@ int slurm_script_render(const struct jobspec *job, const struct slurm_site *site
     strbuf_adds(script, "\t:\n}\n\n# the step's wrapper: runs the launcher, recording its start "
                         "and exit\nTJ_LAUNCH=");
     slurm_shell_quote(script, launch_wrapper);
+    strbuf_adds(script,
+                "\n# the volumes' directories each step needs on its node, one a line\nTJ_NEED=");
+    slurm_shell_quote(script, strbuf_str(&need));
     strbuf_adds(script, "\n\n"
                         "# tj_srun MARK SRUN-OPTIONS...: one worker's step (the wrapper, the "
                         "launcher, then the step's own sh)\n"
@@ -1094,7 +1112,7 @@ int slurm_script_render(const struct jobspec *job, const struct slurm_site *site
     /* A launcher of srun options goes to srun itself, a program after the step's wrapper. */
     if (srun_options(site))
         render_launcher(script, site->launcher, image, strbuf_str(&binds));
-    strbuf_adds(script, "/bin/sh -c \"$TJ_LAUNCH\" tj-launch \"$_mk\" ");
+    strbuf_adds(script, "/bin/sh -c \"$TJ_LAUNCH\" tj-launch \"$_mk\" \"$TJ_NEED\" ");
     if (!srun_options(site))
         render_launcher(script, site->launcher, image, strbuf_str(&binds));
     strbuf_adds(script, "/bin/sh -c \"$TJ_INNER\" tj-worker \"$TJ_SCRIPT\" 3>&-\n}\n\n");
@@ -1103,6 +1121,7 @@ int slurm_script_render(const struct jobspec *job, const struct slurm_site *site
     strbuf_adds(script, supervisor_body);
     render_gaps(job, site, gaps);
     strbuf_free(&binds);
+    strbuf_free(&need);
     free(dir);
     return 0;
 }

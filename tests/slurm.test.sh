@@ -39,7 +39,7 @@ contexts:
     token_file: $TMP/token
     jobs_dir: $TJ_SLURM_JOBS_DIR
     workspace: default
-    volumes: {datasets: $TMP/vol/ds}
+    volumes: {datasets: $TMP/vol/ds, gone: $TMP/vol/gone}
   - name: lab-box
     driver: slurm
     endpoint: http+unix://$SLURMRESTD_SOCKET
@@ -149,6 +149,15 @@ expect_rc "a job mounting a volume where the nodes see it is submitted" 0
 expect_state "...and succeeds" vol SUCCEEDED 60
 run tj logs vol -w master-0
 expect_grep "...having read the volume's file" "$TMP/out" "from-the-volume-$$"
+# a volume whose directory is not on the node: the worker never starts, and says why
+sed -e 's/^name: vol/name: novol/' -e 's/^display_name: vol/display_name: novol/' -e 's/id: datasets/id: gone/' \
+    -e '/subdir:/d' -e "s|mount_path: .*|mount_path: $TMP/vol/gone|" "$TMP/vol.yaml" >"$TMP/novol.yaml"
+run tj submit -f "$TMP/novol.yaml"
+expect_rc "a job mounting a volume missing on the nodes is submitted" 0
+expect_state "...and FAILED" novol FAILED 60
+run tj get events novol -o json
+expect_grep "...saying the worker could not start, naming the directory" "$TMP/out" \
+    "could not start master-0: $TMP/vol/gone: not a directory (a volume of the job) on n"
 sed -e 's/^name: vol/name: vol2/' -e 's/^display_name: vol/display_name: vol2/' -e "s|mount_path: .*|mount_path: /mnt|" "$TMP/vol.yaml" >"$TMP/vol2.yaml"
 run tj submit -f "$TMP/vol2.yaml"
 expect_rc "a job mounting it elsewhere, with no container, is refused" 1

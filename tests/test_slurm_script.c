@@ -418,7 +418,7 @@ static void test_launcher(void **state)
     struct api_error err = {0};
     assert_int_equal(slurm_script_render(&job, &s, &script, &gaps, &err), 0);
     assert_non_null(strstr(strbuf_str(&script),
-                           "tj-launch \"$_mk\" 'apptainer' 'exec' '--nv' "
+                           "tj-launch \"$_mk\" \"$TJ_NEED\" 'apptainer' 'exec' '--nv' "
                            "'reg.io/img:1'\\''; touch CANARY; '\\''' /bin/sh"));
     assert_null(strstr(strbuf_str(&gaps), "image_path"));
     strbuf_reset(&script);
@@ -427,7 +427,7 @@ static void test_launcher(void **state)
     /* no launcher: the image is a gap, the host runs the script */
     s.launcher = NULL;
     assert_int_equal(slurm_script_render(&job, &s, &script, &gaps, &err), 0);
-    assert_non_null(strstr(strbuf_str(&script), "tj-launch \"$_mk\" /bin/sh"));
+    assert_non_null(strstr(strbuf_str(&script), "tj-launch \"$_mk\" \"$TJ_NEED\" /bin/sh"));
     assert_non_null(strstr(strbuf_str(&gaps), "roles[0].image_path: not used"));
     strbuf_reset(&script);
     strbuf_reset(&gaps);
@@ -437,7 +437,7 @@ static void test_launcher(void **state)
     job.roles[0].image_path = xstrdup(SLURM_HOST_IMAGE);
     s.launcher = "apptainer exec {image}";
     assert_int_equal(slurm_script_render(&job, &s, &script, &gaps, &err), 0);
-    assert_non_null(strstr(strbuf_str(&script), "tj-launch \"$_mk\" /bin/sh"));
+    assert_non_null(strstr(strbuf_str(&script), "tj-launch \"$_mk\" \"$TJ_NEED\" /bin/sh"));
     assert_int_equal(gaps.len, 0);
     strbuf_free(&script);
     strbuf_free(&gaps);
@@ -481,7 +481,7 @@ static void test_mounts(void **state)
     /* host: in place (spelled with extra slashes) is the mount */
     assert_int_equal(slurm_script_render(&job, &s, &script, &gaps, &err), 0);
     assert_int_equal(gaps.len, 0);
-    assert_non_null(strstr(strbuf_str(&script), "tj-launch \"$_mk\" /bin/sh"));
+    assert_non_null(strstr(strbuf_str(&script), "tj-launch \"$_mk\" \"$TJ_NEED\" /bin/sh"));
 
     /* host: anywhere else nothing would put it */
     free(m->mount_path);
@@ -516,7 +516,7 @@ static void test_mounts(void **state)
                            "\"$TJ_SRUN\" \"$@\" '--container-image=reg.io/pytorch:24.01' "
                            "'--container-mounts=/shared/jobs/default/train-1:/shared/jobs/"
                            "default/train-1,/lustre/ds/imagenet:/data,/lustre/ck:/ckpt' "
-                           "/bin/sh -c \"$TJ_LAUNCH\" tj-launch \"$_mk\" /bin/sh -c"));
+                           "/bin/sh -c \"$TJ_LAUNCH\" tj-launch \"$_mk\" \"$TJ_NEED\" /bin/sh -c"));
 
     /* what a bind cannot carry, and what is no directory */
     free(m2->mount_path);
@@ -697,12 +697,18 @@ static void test_outcome(void **state)
     const char *body =
         "TJ_RUN=$(pwd)/oc; rm -rf oc; mkdir oc; m=oc/w;"
         /* the wrapper: a launcher not on the node, then a worker exiting 3 */
-        "sh -c \"$TJ_LAUNCH\" tj-launch $m tj-no-such-prog x 2>/dev/null; echo \"fail=$?\";"
+        "sh -c \"$TJ_LAUNCH\" tj-launch $m '' tj-no-such-prog x 2>/dev/null; echo \"fail=$?\";"
         "tj_outcome 0 1 $m 127; echo \"$TJ_O_KIND $TJ_O_RC $(cat oc/why.0.1)\"; rm -f $m.fail "
         "$m.start $m.exit;"
-        "sh -c \"$TJ_LAUNCH\" tj-launch $m /etc/passwd 2>/dev/null; tj_outcome 0 1 $m 127;"
+        "sh -c \"$TJ_LAUNCH\" tj-launch $m '' /etc/passwd 2>/dev/null; tj_outcome 0 1 $m 127;"
         "echo \"$TJ_O_KIND $(cat oc/why.0.1)\"; rm -f $m.fail $m.start $m.exit;"
-        "sh -c \"$TJ_LAUNCH\" tj-launch $m /bin/sh -c 'exit 3'; echo \"rc=$? $(cat $m.exit)\";"
+        /* a volume's directory missing on the node: never started, the directory named */
+        "sh -c \"$TJ_LAUNCH\" tj-launch $m \"$(pwd)/oc\n/no/such/vol*\" /bin/sh -c 'echo ran > "
+        "oc/ran' 2>/dev/null;"
+        "tj_outcome 0 1 $m 127; [ -e oc/ran ] && echo ran;"
+        "echo \"$TJ_O_KIND $(cat oc/why.0.1)\"; rm -f $m.fail $m.start $m.exit;"
+        "sh -c \"$TJ_LAUNCH\" tj-launch $m \"$(pwd)/oc\" /bin/sh -c 'exit 3'; echo \"rc=$? $(cat "
+        "$m.exit)\";"
         "tj_outcome 0 2 $m 3; echo \"$TJ_O_KIND $TJ_O_RC\";"
         /* srun said 0 but the worker never recorded its end: cancelled under it */
         "rm -f $m.exit; tj_outcome 0 3 $m 0; echo \"$TJ_O_KIND $TJ_O_RC\";"
@@ -727,6 +733,7 @@ static void test_outcome(void **state)
                         "fail=127\n"
                         "nostart 127 tj-no-such-prog: not found on the node\n"
                         "nostart /etc/passwd: not an executable file on the node\n"
+                        "nostart /no/such/vol*: not a directory (a volume of the job) on the node\n"
                         "rc=3 3\n"
                         "exit 3\n"
                         "killed 137\n"
