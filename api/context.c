@@ -91,11 +91,7 @@ static void check_volumes(const struct context *c, size_t i, struct findings *fs
     json_object_foreach(c->volumes, key, v)
     {
         snprintf(path, sizeof path, "contexts[%zu].volumes.%.60s", i, key);
-        bool plain = key[0] != '\0' && key[0] != '.' && key[0] != '-' && strlen(key) <= 63;
-        for (const char *k = key; plain && *k; k++)
-            plain = (*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') ||
-                    (*k >= '0' && *k <= '9') || *k == '.' || *k == '_' || *k == '-';
-        if (!plain) {
+        if (!slurm_safe_name(key, 63)) {
             findings_add(fs, SEVERITY_ERROR, path,
                          "a volume's name is what a job's mount[].id says: up to 63 letters, "
                          "digits, '.', '_' and '-', not starting with '.' or '-'");

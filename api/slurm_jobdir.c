@@ -131,18 +131,6 @@ char *slurm_clean(const char *text, size_t max)
 
 /* ---- workers and events --------------------------------------------------- */
 
-/* A safe worker name: what a file name of workers/ or logs/ may be. */
-bool slurm_safe_component(const char *s)
-{
-    if (s == NULL || *s == '\0' || *s == '.' || strlen(s) > 128)
-        return false;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-              *s == '-' || *s == '_' || *s == '.'))
-            return false;
-    return true;
-}
-
 static char *jstr(const json_t *o, const char *key, size_t max)
 {
     const json_t *v = json_object_get(o, key);

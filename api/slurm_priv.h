@@ -20,6 +20,7 @@
 #include "api/http.h"
 #include "api/jobspec.h"
 #include "api/slurm.h"
+#include "api/slurm_script.h"
 #include "api/slurm_shapes.h"
 #include "util/strbuf.h"
 
@@ -160,8 +161,11 @@ int slurm_read_job_file(const char *dir, const char *sub, const char *name, size
                         struct strbuf *out);
 /* A copy of text made safe for a terminal and at most max bytes. */
 char *slurm_clean(const char *text, size_t max);
-/* A safe worker name: what a file name of workers/ or logs/ may be. */
-bool slurm_safe_component(const char *s);
+/* A safe name from the cluster or a job directory (a worker, partition, QOS, user). */
+static inline bool slurm_safe_component(const char *s)
+{
+    return slurm_safe_name(s, 128);
+}
 /* workers/<worker>.json of a job directory; 0 when there are none. */
 size_t slurm_workers_from_dir(const char *dir, struct worker_list *out);
 enum backend_status slurm_workers(struct backend *b, const char *name, struct worker_list *out,

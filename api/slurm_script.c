@@ -18,6 +18,7 @@
 #include "api/exitcodes.h"
 #include "api/fault.h"
 #include "api/validate.h"
+#include "util/pathpart.h"
 #include "util/xalloc.h"
 
 /* Most workers one script supervises (each one is a srun step on its own node). */
@@ -617,11 +618,10 @@ void slurm_shell_quote(struct strbuf *out, const char *s)
     strbuf_addc(out, '\'');
 }
 
-/* A name used as one path component: [A-Za-z0-9._-], not starting with '.' or '-'. */
-static bool safe_component(const char *s)
+bool slurm_safe_name(const char *s, size_t max)
 {
     size_t n = s ? strlen(s) : 0;
-    if (n == 0 || n > 253 || s[0] == '.' || s[0] == '-')
+    if (n == 0 || n > max || s[0] == '.' || s[0] == '-')
         return false;
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
@@ -630,6 +630,12 @@ static bool safe_component(const char *s)
             return false;
     }
     return true;
+}
+
+/* A job or workspace name used as one component of the job directory's path. */
+static bool safe_component(const char *s)
+{
+    return slurm_safe_name(s, 253);
 }
 
 /*
@@ -855,25 +861,23 @@ const char *slurm_path_problem(const char *p, bool bound)
             return "a control character in the path";
         if (bound && (*q == ',' || *q == ':'))
             return "',' and ':' cannot be in a path a container launcher binds (SRC:DST,…)";
-        if (*q == '/' && q[1] == '.' &&
-            (q[2] == '/' || q[2] == '\0' || (q[2] == '.' && (q[3] == '/' || q[3] == '\0'))))
-            return "'.' and '..' cannot be in the path: write it as the nodes see it";
     }
+    const char *part;
+    size_t len;
+    while ((part = path_next_part(&p, &len)) != NULL)
+        if (path_part_is_dotdot(part, len))
+            return "'..' cannot be in the path: write it as the nodes see it";
     return NULL;
 }
 
-/* Appends p's components, each after one '/' (no empty ones, no trailing '/'). */
+/* Appends p's components (util/pathpart's: no empty or "." ones), each after one '/'. */
 static void add_parts(struct strbuf *out, const char *p)
 {
-    while (p && *p) {
-        while (*p == '/')
-            p++;
-        size_t n = strcspn(p, "/");
-        if (n == 0)
-            break;
+    const char *part;
+    size_t len;
+    while (p && (part = path_next_part(&p, &len)) != NULL) {
         strbuf_addc(out, '/');
-        strbuf_add(out, p, n);
-        p += n;
+        strbuf_add(out, part, len);
     }
 }
 

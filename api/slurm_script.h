@@ -95,9 +95,15 @@ int slurm_script_render(const struct jobspec *job, const struct slurm_site *site
 char *slurm_jobdir_path(const char *jobs_dir, const char *workspace, const char *name);
 
 /*
+ * Whether s is a name that is safe as one path component, a shell word and a
+ * Slurm name: 1 to max of [A-Za-z0-9._-], not starting with '.' or '-'.
+ */
+bool slurm_safe_name(const char *s, size_t max);
+
+/*
  * Why path cannot name a directory on the nodes as written, or NULL: it is
- * absolute, with no control character and no '.' or '..' component; bound
- * (a container launcher's SRC:DST,…): no ',' or ':' either.
+ * absolute, with no control character and no '..' component; bound (a
+ * container launcher's SRC:DST,…): no ',' or ':' either.
  */
 const char *slurm_path_problem(const char *path, bool bound);
 

@@ -7,18 +7,36 @@
 #ifndef BENCH_BENCH_H
 #define BENCH_BENCH_H
 
+#include <errno.h>
+#include <ftw.h>
 #include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "util/strbuf.h"
+
+static inline int bench_remove_entry(const char *path, const struct stat *st, int flag,
+                                     struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    if (remove(path) != 0)
+        fprintf(stderr, "bench: removing %s: %s\n", path, strerror(errno));
+    return 0;
+}
+
+/* Removes dir and all below it, symlinks not followed (a benchmark's scratch tree). */
+static inline void bench_remove_tree(const char *dir)
+{
+    nftw(dir, bench_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
 
 /* Nanoseconds on the monotonic clock. */
 static inline double bench_now_ns(void)

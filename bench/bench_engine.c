@@ -264,16 +264,6 @@ static int write_config(const struct bench *b, const char *path, bool unschedula
     return rc;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    if (remove(path) != 0)
-        fprintf(stderr, "bench_engine: removing %s: %s\n", path, strerror(errno));
-    return 0;
-}
-
 /* ---- HTTP over the Unix socket ------------------------------------------ */
 
 static size_t on_data(char *data, size_t size, size_t n, void *ctx)
@@ -1414,7 +1404,7 @@ out:
     daemon_stop(&b);
     client_close(&b.http);
     if (b.tmp)
-        nftw(b.tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        bench_remove_tree(b.tmp);
     free(b.user);
     free(b.trainjobd);
     free(b.shim);

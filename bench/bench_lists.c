@@ -319,15 +319,6 @@ static int top_to_live(const struct engine_proc *e, int n, double *ms, long *rss
 
 /* ---- main ------------------------------------------------------------------ */
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
 static void fmt(char *buf, size_t n, double v, int decimals, const char *unit)
 {
     if (v < 0)
@@ -429,7 +420,7 @@ int main(int argc, char **argv)
         }
         engine_stop(&e);
     }
-    nftw(tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    bench_remove_tree(tmpdir);
     curl_global_cleanup();
     return rc == 0 ? 0 : 1;
 }

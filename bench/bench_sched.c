@@ -268,15 +268,6 @@ static char *post_config(const char *user, int nodes)
     return strbuf_detach(&y, NULL);
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
 /*
  * POST latency with 0, 1k, 10k and 50k jobs waiting: the median and p90 of
  * POST_SAMPLES POSTs, each timed from routes_handle to the end of the loop
@@ -374,7 +365,7 @@ out:
         fprintf(stderr, "bench_sched: %s\n", strbuf_str(&err));
     engine_close(eng);
     loop_free(lp);
-    nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    bench_remove_tree(tmp);
     strbuf_free(&err);
     free(yaml);
     free(config);

@@ -1333,15 +1333,6 @@ static void part3(bool slurm_up, const char *slurm_why, const char *slurm_cfg)
 
 /* ---- main ---------------------------------------------------------------------- */
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
 /* Is part (a digit) to run? BENCH_PARTS (e.g. "3") picks some; unset, all run. */
 static bool part_wanted(char part)
 {
@@ -1452,7 +1443,7 @@ int main(void)
     if (cluster_dir[0])
         cluster_cmd("stop"); /* cancels the cluster's jobs, then stops its daemons */
     cluster_dir[0] = '\0';
-    nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    bench_remove_tree(tmp);
     free(slurm_cfg);
     free(home);
     strbuf_free(&template_json);

@@ -29,32 +29,23 @@ slurm_start "the Slurm cluster starts"
 
 echo "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.e30.wrong" >"$TMP/badtoken"
 export TRAINJOB_CONFIG="$TMP/config.yaml"
-cat >"$TRAINJOB_CONFIG" <<EOF
-current_context: lab
-contexts:
-  - name: lab
-    driver: slurm
-    endpoint: http+unix://$SLURMRESTD_SOCKET
-    user: $SLURMRESTD_USER
+{
+    printf 'current_context: lab\ncontexts:\n'
+    slurm_context lab
+    cat <<EOF
     token_file: $TMP/token
-    jobs_dir: $TJ_SLURM_JOBS_DIR
     workspace: default
     volumes: {datasets: $TMP/vol/ds, gone: $TMP/vol/gone}
-  - name: lab-box
-    driver: slurm
-    endpoint: http+unix://$SLURMRESTD_SOCKET
-    user: $SLURMRESTD_USER
+EOF
+    slurm_context lab-box
+    cat <<EOF
     token_file: $TMP/token
-    jobs_dir: $TJ_SLURM_JOBS_DIR
     volumes: {datasets: $TMP/vol/ds}
     launcher: "$TMP/box --bind {mounts} {image}"
-  - name: lab-tcp
-    driver: slurm
-    endpoint: $SLURMRESTD_URL
-    user: $SLURMRESTD_USER
-    token_file: $TMP/badtoken
-    jobs_dir: $TJ_SLURM_JOBS_DIR
 EOF
+    slurm_context lab-tcp "$SLURMRESTD_URL"
+    echo "    token_file: $TMP/badtoken"
+} >"$TRAINJOB_CONFIG"
 cat >"$TMP/ddp.yaml" <<'EOF'
 workspace_name: default
 name: ddp

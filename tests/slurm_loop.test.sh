@@ -31,29 +31,15 @@ REST_PID=$(cat "$CL/run/slurmrestd.pid")
 chmod 640 "$TMP/token" # readable by its group: used, and warned about once
 ln -s "$TMP/token" "$TMP/token-link"
 export TRAINJOB_CONFIG="$TMP/config.yaml"
-cat >"$TRAINJOB_CONFIG" <<EOF
-current_context: lab
-contexts:
-  - name: lab
-    driver: slurm
-    endpoint: http+unix://$SLURMRESTD_SOCKET
-    user: $SLURMRESTD_USER
-    token_file: $TMP/token
-    jobs_dir: $TJ_SLURM_JOBS_DIR
-    workspace: default
-  - name: hang
-    driver: slurm
-    endpoint: http+unix://$SLURMRESTD_SOCKET
-    user: $SLURMRESTD_USER
-    token_command: sleep 60
-    jobs_dir: $TJ_SLURM_JOBS_DIR
-  - name: link
-    driver: slurm
-    endpoint: http+unix://$SLURMRESTD_SOCKET
-    user: $SLURMRESTD_USER
-    token_file: $TMP/token-link
-    jobs_dir: $TJ_SLURM_JOBS_DIR
-EOF
+{
+    printf 'current_context: lab\ncontexts:\n'
+    slurm_context lab
+    printf '    token_file: %s\n    workspace: default\n' "$TMP/token"
+    slurm_context hang
+    echo "    token_command: sleep 60"
+    slurm_context link
+    echo "    token_file: $TMP/token-link"
+} >"$TRAINJOB_CONFIG"
 
 job_file() { # NAME
     cat >"$TMP/$1.yaml" <<EOF

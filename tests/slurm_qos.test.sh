@@ -40,15 +40,11 @@ else
 fi
 
 export TRAINJOB_CONFIG="$TMP/config.yaml"
-cat >"$TRAINJOB_CONFIG" <<EOF
-current_context: acct
-contexts:
-  - name: acct
-    driver: slurm
-    endpoint: http+unix://$SLURMRESTD_SOCKET
-    user: $SLURMRESTD_USER
+{
+    printf 'current_context: acct\ncontexts:\n'
+    slurm_context acct
+    cat <<EOF
     token_file: $TMP/token
-    jobs_dir: $TJ_SLURM_JOBS_DIR
     workspace: default
     qos:
       NORMAL: normal
@@ -58,6 +54,7 @@ contexts:
       IDLE_HIGH: idle_high
       IDLE_HIGHEST: idle_highest
 EOF
+} >"$TRAINJOB_CONFIG"
 # idle_job NAME PRIORITY REPLICAS: an idle job file holding REPLICAS whole nodes
 idle_job() {
     cat >"$TMP/$1.yaml" <<EOF

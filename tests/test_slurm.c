@@ -182,6 +182,25 @@ static void fake_catalog(struct fake *f)
     fake_answer(f, 200, fixture_text("nodes.json"));
 }
 
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A token_command: sh running a script of text in tmpdir ("sh PATH"; caller frees). */
+static char *script_command(const char *name, char *text)
+{
+    char *path = xasprintf("%s/%s", tmpdir, name);
+    write_file(path, text);
+    char *cmd = xasprintf("sh %s", path);
+    free(path);
+    free(text);
+    return cmd;
+}
+
 /* ---- states ---------------------------------------------------------------- */
 
 static enum job_state state_of(const char *sample, struct strbuf *msg)
@@ -258,12 +277,9 @@ static void a_refused_token_is_authentication_failed(void **state)
 static void an_expired_token_is_fetched_again_once(void **state)
 {
     (void)state;
-    char *script = xasprintf("%s/tok.sh", tmpdir);
     char *count = xasprintf("%s/runs", tmpdir);
-    FILE *fp = fopen(script, "w");
-    fprintf(fp, "echo x >> '%s'\necho SLURM_JWT=eyJ.fresh.token\n", count);
-    fclose(fp);
-    char *cmd = xasprintf("sh %s", script);
+    char *cmd = script_command(
+        "tok.sh", xasprintf("echo x >> '%s'\necho SLURM_JWT=eyJ.fresh.token\n", count));
 
     struct fake f = {0};
     fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
@@ -305,7 +321,6 @@ static void an_expired_token_is_fetched_again_once(void **state)
     fake_free(&h);
     free(cmd);
     free(count);
-    free(script);
 }
 
 /* ---- jobs by their directory ---------------------------------------------- */
@@ -320,8 +335,6 @@ static char *empty_job_dir(const char *name)
     free(ws);
     return dir;
 }
-
-static void write_file(const char *path, const char *text);
 
 static void mkjobdir(const char *name)
 {
@@ -417,14 +430,6 @@ static void jobs_are_known_by_their_directory(void **state)
 }
 
 /* ---- hostile job directories ---------------------------------------------- */
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
 
 static void hostile_events_are_bounded_checked_and_sanitized(void **state)
 {
@@ -900,12 +905,9 @@ static void a_hanging_token_command_times_out(void **state)
 {
     (void)state;
     char *pidfile = xasprintf("%s/child.pid", tmpdir);
-    char *script = xasprintf("%s/hang.sh", tmpdir);
-    FILE *fp = fopen(script, "w");
     /* The command starts a grandchild in its group: both must go. */
-    fprintf(fp, "sleep 60 &\necho $! > '%s'\nexec sleep 60\n", pidfile);
-    fclose(fp);
-    char *cmd = xasprintf("sh %s", script);
+    char *cmd = script_command("hang.sh",
+                               xasprintf("sleep 60 &\necho $! > '%s'\nexec sleep 60\n", pidfile));
     struct fake f = {0};
     fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
     struct backend *b = open_fake(&f, cmd);
@@ -947,7 +949,6 @@ static void a_hanging_token_command_times_out(void **state)
     backend_free(b);
     fake_free(&f);
     free(cmd);
-    free(script);
     free(pidfile);
 }
 
@@ -1071,12 +1072,9 @@ static void the_version_is_read_once_by_calls_on_the_loop(void **state)
 static void a_list_on_the_loop_refreshes_the_token(void **state)
 {
     (void)state;
-    char *script = xasprintf("%s/tok.sh", tmpdir);
     char *count = xasprintf("%s/runs", tmpdir);
-    FILE *fp = fopen(script, "w");
-    fprintf(fp, "echo x >> '%s'\nsleep 0.3\necho SLURM_JWT=eyJ.fresh.token\n", count);
-    fclose(fp);
-    char *cmd = xasprintf("sh %s", script);
+    char *cmd = script_command(
+        "tok.sh", xasprintf("echo x >> '%s'\nsleep 0.3\necho SLURM_JWT=eyJ.fresh.token\n", count));
     struct fake f = {0};
     fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
     fake_answer(&f, 500, fixture_text("error-bad-token.json"));
@@ -1100,7 +1098,6 @@ static void a_list_on_the_loop_refreshes_the_token(void **state)
     free(dir);
     free(cmd);
     free(count);
-    free(script);
 }
 
 /* A hanging token_command on the loop: the loop keeps turning, the call fails after 10 s. */

@@ -467,7 +467,8 @@ static void expect_refused(const struct jobspec *job, const struct slurm_site *s
 static void test_mounts(void **state)
 {
     (void)state;
-    static const struct slurm_volume vols[] = {{"datasets", "/lustre/ds/"}, {"ckpt", "/lustre/ck"}};
+    static const struct slurm_volume vols[] = {{"datasets", "/lustre/ds/"},
+                                               {"ckpt", "/lustre/./ck"}};
     struct slurm_site s = {"/shared/jobs", "default", NULL, vols, 2};
     struct jobspec job;
     make_job(&job, FRAMEWORK_PYTORCH_DDP, 2);

@@ -29,6 +29,14 @@ slurm_start() {
 
 slurm_stop() { sh tests/slurm/cluster.sh stop "$CL" >/dev/null 2>&1; }
 
+# slurm_context NAME [ENDPOINT]: the config.yaml lines of a context on this
+# cluster (slurmrestd's socket unless ENDPOINT) as far as every suite's are
+# the same; the suite adds its token, workspace, qos, volumes, ...
+slurm_context() {
+    printf '  - name: %s\n    driver: slurm\n    endpoint: %s\n    user: %s\n    jobs_dir: %s\n' \
+        "$1" "${2:-http+unix://$SLURMRESTD_SOCKET}" "$SLURMRESTD_USER" "$TJ_SLURM_JOBS_DIR"
+}
+
 tj() { "$TRAINJOB_BIN" "$@"; }
 
 wait_state() {
