@@ -97,9 +97,9 @@ int flags_parse_listen(const char *flag, const char *text, struct sockaddr_in *o
     const char *port_text = colon + 1;
     uint64_t port;
     if (!read_decimal(&port_text, 5, &port) || *port_text != '\0')
-        return refuse(err, flag, text, "expected a port number 1–65535 after the ':'");
-    if (port == 0 || port > 65535)
-        return refuse(err, flag, text, "the port must be 1–65535");
+        return refuse(err, flag, text, "expected a port number 0–65535 after the ':'");
+    if (port > 65535)
+        return refuse(err, flag, text, "the port must be 0–65535 (0: any free port)");
     out->sin_port = htons((uint16_t)port);
     return 0;
 }

@@ -19,7 +19,7 @@ struct strbuf;
 #define FLAGS_PATH_MAX 4000
 
 /*
- * "127.x.y.z:PORT" (dotted quad, PORT 1–65535, decimal without sign or
+ * "127.x.y.z:PORT" (dotted quad, PORT 0–65535 where 0 is any free port, decimal without sign or
  * leading zeros): fills out (network order). Returns 0, or -1 with a message
  * naming flag in err.
  */

@@ -61,7 +61,8 @@ struct http_server {
     struct loop *loop;
     struct listener unix_l, tcp_l;
     char *socket_path;
-    struct replay *seen; /* signatures accepted on TCP, to refuse replays */
+    char tcp_address[INET_ADDRSTRLEN + 8]; /* "127.0.0.1:PORT" as bound, or "" */
+    struct replay *seen;                   /* signatures accepted on TCP, to refuse replays */
 };
 
 /*
@@ -540,7 +541,7 @@ static unsigned at_most(unsigned a, unsigned b)
 }
 
 static int start_listener(struct http_server *srv, struct listener *l, int listen_fd,
-                          const struct sockaddr_in *addr, struct strbuf *err)
+                          struct strbuf *err)
 {
     l->srv = srv;
     unsigned budget = fd_budget();
@@ -557,14 +558,13 @@ static int start_listener(struct http_server *srv, struct listener *l, int liste
         {MHD_OPTION_CONNECTION_LIMIT, limit, NULL},
         {MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip, NULL},
         {MHD_OPTION_LISTEN_BACKLOG_SIZE, LISTEN_BACKLOG, NULL},
-        {listen_fd >= 0 ? MHD_OPTION_LISTEN_SOCKET : MHD_OPTION_SOCK_ADDR,
-         listen_fd >= 0 ? listen_fd : 0, listen_fd >= 0 ? NULL : (void *)addr},
+        {MHD_OPTION_LISTEN_SOCKET, listen_fd, NULL},
         {MHD_OPTION_END, 0, NULL},
     };
-    l->daemon = MHD_start_daemon(flags, addr ? ntohs(addr->sin_port) : 0, NULL, NULL, on_request, l,
-                                 MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+    l->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, l, MHD_OPTION_ARRAY, opts,
+                                 MHD_OPTION_END);
     if (l->daemon == NULL) {
-        strbuf_addf(err, "could not start the HTTP server%s", listen_fd >= 0 ? "" : " on TCP");
+        strbuf_addf(err, "could not start the HTTP server%s", l->tcp ? " on TCP" : "");
         return -1;
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(l->daemon, MHD_DAEMON_INFO_EPOLL_FD);
@@ -607,6 +607,34 @@ static int unix_socket(const char *path, struct strbuf *err)
     return fd;
 }
 
+/*
+ * The loopback TCP socket of --listen, bound here rather than by MHD so that
+ * a failure says why ("Address already in use"); SO_REUSEADDR lets a
+ * restarted engine take its port back from connections still in TIME_WAIT.
+ * The address as bound (port 0 becomes the one the kernel chose) goes to out.
+ */
+static int tcp_socket(const char *text, char *out, size_t size, struct strbuf *err)
+{
+    struct sockaddr_in a;
+    if (flags_parse_listen("--listen", text, &a, err) != 0)
+        return -1;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int on = 1;
+    socklen_t len = sizeof a;
+    char host[INET_ADDRSTRLEN];
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) != 0 ||
+        bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, LISTEN_BACKLOG) != 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &len) != 0 ||
+        inet_ntop(AF_INET, &a.sin_addr, host, sizeof host) == NULL) {
+        strbuf_addf(err, "--listen %s: %s", text, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    snprintf(out, size, "%s:%u", host, (unsigned)ntohs(a.sin_port));
+    return fd;
+}
+
 struct http_server *http_server_start(struct engine *eng, struct loop *lp, const char *socket_path,
                                       const char *listen_addr, struct strbuf *err)
 {
@@ -620,25 +648,31 @@ struct http_server *http_server_start(struct engine *eng, struct loop *lp, const
         return NULL;
     }
     srv->socket_path = xstrdup(socket_path);
-    if (start_listener(srv, &srv->unix_l, fd, NULL, err) != 0) {
+    if (start_listener(srv, &srv->unix_l, fd, err) != 0) {
         close(fd);
         http_server_stop(srv);
         return NULL;
     }
     if (listen_addr) {
-        struct sockaddr_in a;
-        if (flags_parse_listen("--listen", listen_addr, &a, err) != 0) {
+        srv->tcp_l.tcp = true;
+        fd = tcp_socket(listen_addr, srv->tcp_address, sizeof srv->tcp_address, err);
+        if (fd < 0) {
             http_server_stop(srv);
             return NULL;
         }
-        srv->tcp_l.tcp = true;
         srv->seen = replay_new(REPLAY_CAP);
-        if (start_listener(srv, &srv->tcp_l, -1, &a, err) != 0) {
+        if (start_listener(srv, &srv->tcp_l, fd, err) != 0) {
+            close(fd);
             http_server_stop(srv);
             return NULL;
         }
     }
     return srv;
+}
+
+const char *http_server_tcp_address(const struct http_server *srv)
+{
+    return srv->tcp_address[0] ? srv->tcp_address : NULL;
 }
 
 static void stop_listener(struct http_server *srv, struct listener *l)

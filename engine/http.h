@@ -16,11 +16,13 @@ struct strbuf;
 struct http_server;
 
 /*
- * Starts listening. socket_path is required; listen ("127.0.0.1:PORT") may be
- * NULL. Returns NULL with a message in err.
+ * Starts listening. socket_path is required; listen ("127.0.0.1:PORT", port 0
+ * for any free one) may be NULL. Returns NULL with a message in err.
  */
 struct http_server *http_server_start(struct engine *eng, struct loop *lp, const char *socket_path,
                                       const char *listen, struct strbuf *err);
+/* The TCP address as bound ("127.0.0.1:PORT", the real port for :0), or NULL. */
+const char *http_server_tcp_address(const struct http_server *srv);
 void http_server_stop(struct http_server *srv);
 
 #endif

@@ -42,6 +42,7 @@ static void usage(FILE *out)
           "                       (default ~/.local/state/trainjob/engine)\n"
           "  --socket PATH        Unix socket (default $XDG_RUNTIME_DIR/trainjob/engine.sock)\n"
           "  --listen ADDR:PORT   also listen on loopback TCP; requests must be AK/SK signed\n"
+          "                       (port 0: any free port, logged as it starts)\n"
           "  --demo               add 4 simulated nodes with 8 GPUs each to the config\n"
           "  --grace SECONDS      SIGTERM to SIGKILL when stopping workers (default 10)\n"
           "  --log-cap SIZE       bytes per worker log before it rotates (default 16M)\n"
@@ -291,8 +292,9 @@ int main(int argc, char **argv)
     } else if ((srv = http_server_start(eng, lp, socket_path, listen_addr, &err)) == NULL) {
         fprintf(stderr, "trainjobd: %s\n", strbuf_str(&err));
     } else {
-        engine_log("listening on %s%s%s (pid %ld)", socket_path, listen_addr ? " and " : "",
-                   listen_addr ? listen_addr : "", (long)getpid());
+        const char *tcp = http_server_tcp_address(srv);
+        engine_log("listening on %s%s%s (pid %ld)", socket_path, tcp ? " and " : "", tcp ? tcp : "",
+                   (long)getpid());
         if (ready[1] >= 0) {
             char ok = 0;
             ssize_t n = write(ready[1], &ok, 1);

@@ -12,7 +12,7 @@ cd "$TRAINJOB_TOP" || exit 1
 . tests/locale.sh
 
 NETLOAD="$(dirname "$TRAINJOBD_BIN")/tests/tools/netload"
-PORT=$((20000 + ($$ + 7919) % 20000))
+PORT=$(free_port) || { echo "FAIL no free TCP port below the ephemeral range"; exit 1; }
 ENGINE_ARGS="--listen 127.0.0.1:$PORT"
 # With the usual soft limit of 1024 descriptors, as a login shell gives it.
 ENGINE_NOFILE=1024

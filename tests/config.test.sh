@@ -13,7 +13,7 @@ unset TRAINJOB_ENDPOINT TRAINJOB_CONFIG TRAINJOB_SECRET_KEY XDG_CONFIG_HOME XDG_
 export XDG_RUNTIME_DIR="$TMP/run"
 tj=$TRAINJOB_BIN
 CFG="$HOME/.config/trainjob/config.yaml"
-PORT=$((20000 + ($$ + 4111) % 20000))
+PORT=$(free_port) || { echo "FAIL no free TCP port below the ephemeral range"; exit 1; }
 ENGINE_ARGS="--listen 127.0.0.1:$PORT"
 
 # --- no file: the built-in context ---

@@ -28,7 +28,7 @@ bad() {
 }
 bad "--listen with junk after the port is refused" --listen 127.0.0.1:18766junk
 bad "--listen with a space after the port is refused" --listen "127.0.0.1:18766 "
-bad "--listen port 0 is refused" --listen 127.0.0.1:0
+bad "--listen port 00 is refused" --listen 127.0.0.1:00
 bad "--listen port 65536 is refused" --listen 127.0.0.1:65536
 bad "--listen short address is refused" --listen 127.1:8080
 bad "--listen non-loopback is refused" --listen 0.0.0.0:8080
@@ -52,7 +52,7 @@ fi
 
 # --- item 5: one engine per state directory -------------------------------
 "$TRAINJOBD_BIN" --foreground --config "$CONF" --state-dir "$STATE" \
-    --socket "$TMP/run/one.sock" >"$TMP/one.log" 2>&1 &
+    --socket "$TMP/run/one.sock" --listen 127.0.0.1:0 >"$TMP/one.log" 2>&1 &
 ONE=$!
 PIDS="$ONE"
 if engine_up "$TMP/run/one.sock"; then pass "the first engine starts"; else
@@ -85,6 +85,26 @@ if curl -s -o /dev/null -w '%{http_code}' --unix-socket "$TMP/run/one.sock" \
     pass "the first engine still serves"
 else
     fail "the first engine still serves"
+fi
+
+# --listen port 0: the kernel picks the port, the log names it, the engine answers there.
+TCP=$(sed -n 's/.*listening on .* and \(127\.0\.0\.1:[0-9]*\) (pid .*/\1/p' "$TMP/one.log" | tail -n 1)
+code=$(curl -s -m 10 -o /dev/null -w '%{http_code}' "http://$TCP/trainjob/v1/catalog")
+if [ -n "$TCP" ] && [ "${TCP#*:}" != 0 ] && [ "$code" = 401 ]; then
+    pass "--listen port 0 takes a free port, logs it, and answers there (unsigned: 401)"
+else
+    fail "--listen port 0 takes a free port, logs it, and answers there (unsigned: 401)" \
+        "address '$TCP', code $code; log: $(tail -c 300 "$TMP/one.log")"
+fi
+# A taken port is refused with the reason (it was "could not start the HTTP server on TCP").
+run "$TRAINJOBD_BIN" --foreground --config "$CONF" --state-dir "$TMP/other" \
+    --socket "$TMP/run/other.sock" --listen "$TCP"
+if [ "$rc" -ne 0 ] && grep -qF -- "--listen $TCP: Address already in use" "$TMP/err" &&
+    [ ! -e "$TMP/run/other.sock" ]; then
+    pass "a taken --listen port is refused with the reason, leaving no socket"
+else
+    fail "a taken --listen port is refused with the reason, leaving no socket" \
+        "exit $rc: $(head -c 300 "$TMP/err")"
 fi
 
 kill "$ONE"

@@ -142,7 +142,8 @@ engine_up() {
 
 # start_engine [FLAG…] : trainjobd in the foreground on $SOCK with $CONF and
 # $STATE and FLAGs, appending to $TMP/engine.log; its pid in $ENGINE_PID.
-# Waits until it answers (see engine_up); fails if it does not.
+# Waits until it answers (see engine_up); fails if it does not, printing the
+# end of the log.
 start_engine() {
     (
         if [ -n "${ENGINE_NOFILE:-}" ]; then ulimit -Sn "$ENGINE_NOFILE" || exit 2; fi
@@ -150,7 +151,11 @@ start_engine() {
             --state-dir "$STATE" --socket "$SOCK" ${ENGINE_ARGS:-} "$@"
     ) >>"$TMP/engine.log" 2>&1 &
     ENGINE_PID=$!
-    engine_up "$SOCK" "${ENGINE_UP_SECONDS:-10}"
+    engine_up "$SOCK" "${ENGINE_UP_SECONDS:-10}" && return 0
+    # Say why in the suite's log: the checks that follow only see no answer.
+    echo "start_engine: trainjobd did not answer on $SOCK; its log ends:"
+    tail -c 800 "$TMP/engine.log" | sed 's/^/    /'
+    return 1
 }
 
 # wait_gone PID [SECONDS] : waits, at most SECONDS (5), until the process

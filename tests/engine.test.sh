@@ -8,7 +8,7 @@ cd "$TRAINJOB_TOP" || exit 1
 . tests/hmac.sh
 . tests/engine.sh
 
-PORT=$((20000 + $$ % 20000))
+PORT=$(free_port) || { echo "FAIL no free TCP port below the ephemeral range"; exit 1; }
 ENGINE_ARGS="--listen 127.0.0.1:$PORT"
 # Workers of job_json's jobs: two on gpu-1 each unless the test says otherwise.
 JOB_SPEC=gpu-1

@@ -34,3 +34,36 @@ expect_no_grep() {
         pass "$1"
     fi
 }
+
+# free_port [SPAN] : prints a port P such that P…P+SPAN-1 (SPAN 1) are all
+# unbound now and below the kernel's ephemeral range, where no outgoing
+# connection takes its local port: a listener there can only collide with
+# another listener, which this checks. Chosen from the pid, so suites run side
+# by side start apart; fails after 100 taken tries.
+free_port() {
+    _span=${1:-1}
+    # (not `read`: dash reads a byte at a time, which /proc/sys answers badly)
+    _eph=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+    case $_eph in '' | *[!0-9]*) _eph=32768 ;; esac
+    _slots=$(((_eph - 10000) / _span))
+    [ "$_slots" -ge 1 ] || _slots=$(((65535 - 10000) / _span))
+    _try=0
+    while [ $_try -lt 100 ]; do
+        _p=$((10000 + (($$ + _try * 7919) % _slots) * _span))
+        # /proc/net/tcp{,6}: field 2 is LOCALADDR:PORT, the port in hex.
+        if awk -v lo="$_p" -v hi="$((_p + _span - 1))" '
+            function hex(s,  i, v) {
+                v = 0
+                for (i = 1; i <= length(s); i++)
+                    v = v * 16 + index("0123456789ABCDEF", toupper(substr(s, i, 1))) - 1
+                return v
+            }
+            FNR > 1 { n = split($2, a, ":"); p = hex(a[n]); if (p >= lo && p <= hi) taken = 1 }
+            END { exit taken ? 1 : 0 }' /proc/net/tcp /proc/net/tcp6 2>/dev/null; then
+            echo "$_p"
+            return 0
+        fi
+        _try=$((_try + 1))
+    done
+    return 1
+}

@@ -10,7 +10,7 @@ SESSION="tj-live-$$"
 
 # Loopback TCP too (AK/SK signed): over TCP the watch stream runs inside curl,
 # where a request started from its callback used to be refused.
-PORT=$((20000 + ($$ + 4021) % 20000))
+PORT=$(free_port) || { echo "FAIL no free TCP port below the ephemeral range"; exit 1; }
 ENGINE_ARGS="--listen 127.0.0.1:$PORT"
 GRACE=3 # a stop takes this long: the job ignores SIGTERM
 engine_config nodes="sim 2 16" specs=gpu-1:1:1:512 <<EOF2

@@ -24,7 +24,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-export TJ_SLURM_PORT_BASE=$((20000 + ($$ % 400) * 100))
+TJ_SLURM_PORT_BASE=$(free_port 110) || { echo "FAIL no free TCP ports below the ephemeral range"; exit 1; }
+export TJ_SLURM_PORT_BASE
 slurm_start "the Slurm cluster starts"
 
 echo "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.e30.wrong" >"$TMP/badtoken"

@@ -41,7 +41,8 @@ if [ ! -x "$script_tool" ]; then
 fi
 chmod 755 "$TMP" # slurmrestd and the jobs run unprivileged
 # ports apart from the other suites: ctld +17 … slurmd +103
-export TJ_SLURM_PORT_BASE=$((30000 + ($$ % 300) * 110))
+TJ_SLURM_PORT_BASE=$(free_port 110) || { echo "FAIL no free TCP ports below the ephemeral range"; exit 1; }
+export TJ_SLURM_PORT_BASE
 t0=$(date +%s)
 if ! TJ_SLURM_JOB_USER=$JOB_USER sh "$TRAINJOB_TOP/tests/slurm/cluster.sh" start "$D" >"$TMP/start.log" 2>&1; then
     cluster_up=1
