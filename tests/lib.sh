@@ -47,6 +47,10 @@ free_port() {
     case $_eph in '' | *[!0-9]*) _eph=32768 ;; esac
     _slots=$(((_eph - 10000) / _span))
     [ "$_slots" -ge 1 ] || _slots=$(((65535 - 10000) / _span))
+    # tcp6 is missing where IPv6 is off; a table awk cannot open would read as "taken".
+    _tables=""
+    for _t in /proc/net/tcp /proc/net/tcp6; do [ -r "$_t" ] && _tables="$_tables $_t"; done
+    [ -n "$_tables" ] || _tables=/dev/null
     _try=0
     while [ $_try -lt 100 ]; do
         _p=$((10000 + (($$ + _try * 7919) % _slots) * _span))
@@ -59,7 +63,7 @@ free_port() {
                 return v
             }
             FNR > 1 { n = split($2, a, ":"); p = hex(a[n]); if (p >= lo && p <= hi) taken = 1 }
-            END { exit taken ? 1 : 0 }' /proc/net/tcp /proc/net/tcp6 2>/dev/null; then
+            END { exit taken ? 1 : 0 }' $_tables; then
             echo "$_p"
             return 0
         fi
