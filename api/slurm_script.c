@@ -862,33 +862,9 @@ const char *slurm_path_problem(const char *p, bool bound)
         if (bound && (*q == ',' || *q == ':'))
             return "',' and ':' cannot be in a path a container launcher binds (SRC:DST,…)";
     }
-    const char *part;
-    size_t len;
-    while ((part = path_next_part(&p, &len)) != NULL)
-        if (path_part_is_dotdot(part, len))
-            return "'..' cannot be in the path: write it as the nodes see it";
+    if (path_has_dotdot(p))
+        return "'..' cannot be in the path: write it as the nodes see it";
     return NULL;
-}
-
-/* Appends p's components (util/pathpart's: no empty or "." ones), each after one '/'. */
-static void add_parts(struct strbuf *out, const char *p)
-{
-    const char *part;
-    size_t len;
-    while (p && (part = path_next_part(&p, &len)) != NULL) {
-        strbuf_addc(out, '/');
-        strbuf_add(out, part, len);
-    }
-}
-
-/* a and then b as one absolute path, as path_normalise spells it ("/" for none). */
-static void join_path(struct strbuf *out, const char *a, const char *b)
-{
-    size_t from = out->len;
-    add_parts(out, a);
-    add_parts(out, b);
-    if (out->len == from)
-        strbuf_addc(out, '/');
 }
 
 static const struct slurm_volume *site_volume(const struct slurm_site *site, const char *name)
@@ -962,8 +938,9 @@ static int resolve_mounts(const struct jobspec *job, const struct slurm_site *si
         if ((why = slurm_path_problem(m->mount_path, boxed)) != NULL)
             return refuse(err, field, "%s", why);
         struct strbuf src = STRBUF_INIT, dst = STRBUF_INIT;
-        join_path(&src, v->path, m->subdir);
-        join_path(&dst, m->mount_path, NULL);
+        strbuf_addf(&dst, "%s/%s", v->path, m->subdir ? m->subdir : "");
+        path_normalise(strbuf_str(&dst), &src);
+        path_normalise(m->mount_path, &dst);
         int rc = 0;
         if (!srun_options(site) || !boxed) /* the wrapper runs on the node: it sees SRC */
             strbuf_addf(need, "%s%s", need->len ? "\n" : "", strbuf_str(&src));
@@ -990,12 +967,12 @@ static int resolve_mounts(const struct jobspec *job, const struct slurm_site *si
  * The launcher's words with {image} and {mounts} replaced, each one quoted;
  * nothing for the host image.
  */
-static void render_launcher(struct strbuf *out, const char *launcher, const char *image,
+static void render_launcher(struct strbuf *out, const struct slurm_site *site, const char *image,
                             const char *mounts)
 {
-    if (!launcher || !launcher[0] || !image || !image[0] || strcmp(image, SLURM_HOST_IMAGE) == 0)
+    if (!contained(site, image))
         return;
-    const char *p = launcher;
+    const char *p = site->launcher;
     while (*p) {
         while (*p == ' ' || *p == '\t')
             p++;
@@ -1115,10 +1092,10 @@ int slurm_script_render(const struct jobspec *job, const struct slurm_site *site
                         "\t\"$TJ_SRUN\" \"$@\" ");
     /* A launcher of srun options goes to srun itself, a program after the step's wrapper. */
     if (srun_options(site))
-        render_launcher(script, site->launcher, image, strbuf_str(&binds));
+        render_launcher(script, site, image, strbuf_str(&binds));
     strbuf_adds(script, "/bin/sh -c \"$TJ_LAUNCH\" tj-launch \"$_mk\" \"$TJ_NEED\" ");
     if (!srun_options(site))
-        render_launcher(script, site->launcher, image, strbuf_str(&binds));
+        render_launcher(script, site, image, strbuf_str(&binds));
     strbuf_adds(script, "/bin/sh -c \"$TJ_INNER\" tj-worker \"$TJ_SCRIPT\" 3>&-\n}\n\n");
     render_match(script, &job->fault_tolerance);
     render_meanings(script);

@@ -27,6 +27,7 @@
 #include "api/jobspec.h"
 #include "api/validate_priv.h"
 #include "util/fuzzy.h"
+#include "util/pathpart.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 

@@ -24,31 +24,6 @@
 
 /* ---- paths inside a container ---- */
 
-/* The canonical form of an absolute path: no empty or "." components, no trailing '/'. */
-void path_normalise(const char *p, struct strbuf *out)
-{
-    strbuf_reset(out);
-    const char *part;
-    size_t len;
-    while ((part = path_next_part(&p, &len))) {
-        strbuf_addc(out, '/');
-        strbuf_add(out, part, len);
-    }
-    if (out->len == 0)
-        strbuf_addc(out, '/');
-}
-
-/* Whether a component of the path is "..". */
-static bool path_has_dotdot(const char *p)
-{
-    const char *part;
-    size_t len;
-    while ((part = path_next_part(&p, &len)))
-        if (path_part_is_dotdot(part, len))
-            return true;
-    return false;
-}
-
 /* Is the normalised path equal to or under the normalised base, component-wise? */
 bool path_under(const char *path, const char *base)
 {

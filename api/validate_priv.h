@@ -26,8 +26,7 @@ static inline int offset_int(size_t offset)
     return offset > INT_MAX ? INT_MAX : (int)offset;
 }
 
-/* Paths inside a container (validate_field.c). */
-void path_normalise(const char *p, struct strbuf *out);
+/* Paths inside a container (validate_field.c; path_normalise is util/pathpart's). */
 bool path_under(const char *path, const char *base);
 const char *absolute_path_problem(const char *p);
 

@@ -107,6 +107,25 @@ else
         "exit $rc: $(head -c 300 "$TMP/err")"
 fi
 
+# The suites' free_port (tests/lib.sh): below the ephemeral range, and never a port in use.
+P=$(free_port)
+"$TRAINJOBD_BIN" --foreground --config "$CONF" --state-dir "$TMP/fp" \
+    --socket "$TMP/run/fp.sock" --listen "127.0.0.1:$P" >"$TMP/fp.log" 2>&1 &
+FP=$!
+PIDS="$PIDS $FP"
+engine_up "$TMP/run/fp.sock"
+Q=$(free_port)
+EPH=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range)
+if [ -n "$P" ] && [ "$P" -lt "$EPH" ] && grep -qF "and 127.0.0.1:$P (pid" "$TMP/fp.log" &&
+    [ -n "$Q" ] && [ "$Q" != "$P" ] && [ "$Q" -lt "$EPH" ]; then
+    pass "free_port picks below the ephemeral range and passes over a port in use"
+else
+    fail "free_port picks below the ephemeral range and passes over a port in use" \
+        "first $P, then $Q (ephemeral from $EPH); log: $(tail -c 200 "$TMP/fp.log")"
+fi
+kill "$FP"
+wait_gone "$FP" 10 || fail "the free_port engine stops on SIGTERM"
+
 kill "$ONE"
 if wait_gone "$ONE" 10; then pass "the first engine stops on SIGTERM"; else fail "the first engine stops on SIGTERM"; fi
 

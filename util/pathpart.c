@@ -1,9 +1,12 @@
 /*
- * pathpart: see pathpart.h. Called by util/beneath.c and api/validate.c.
+ * pathpart: see pathpart.h. Called by util/beneath.c, api/validate.c and
+ * api/slurm_script.c.
  */
 #include "util/pathpart.h"
 
 #include <string.h>
+
+#include "util/strbuf.h"
 
 const char *path_next_part(const char **p, size_t *len)
 {
@@ -22,4 +25,27 @@ const char *path_next_part(const char **p, size_t *len)
         }
         s += n;
     }
+}
+
+bool path_has_dotdot(const char *p)
+{
+    const char *part;
+    size_t len;
+    while ((part = path_next_part(&p, &len)))
+        if (path_part_is_dotdot(part, len))
+            return true;
+    return false;
+}
+
+void path_normalise(const char *p, struct strbuf *out)
+{
+    strbuf_reset(out);
+    const char *part;
+    size_t len;
+    while ((part = path_next_part(&p, &len))) {
+        strbuf_addc(out, '/');
+        strbuf_add(out, part, len);
+    }
+    if (out->len == 0)
+        strbuf_addc(out, '/');
 }

@@ -4,8 +4,9 @@
  * components at all; everything else, ".." included, is one. Callers
  * decide what a ".." means.
  *
- * api/validate.c normalises and checks a job's paths with it and util/beneath.c
- * walks a volume's subdir with it, so what is checked is what is walked.
+ * api/validate.c normalises and checks a job's paths with it, api/slurm_script.c
+ * the volumes it binds, and util/beneath.c walks a volume's subdir with it,
+ * so what is checked is what is walked.
  */
 #ifndef UTIL_PATHPART_H
 #define UTIL_PATHPART_H
@@ -24,5 +25,16 @@ static inline bool path_part_is_dotdot(const char *part, size_t len)
 {
     return len == 2 && part[0] == '.' && part[1] == '.';
 }
+
+/* Whether any component of p is "..". */
+bool path_has_dotdot(const char *p);
+
+struct strbuf;
+
+/*
+ * The canonical absolute form of p into out (reset first): each component
+ * after one '/', no empty or "." ones, no trailing '/'; "/" for none.
+ */
+void path_normalise(const char *p, struct strbuf *out);
 
 #endif
