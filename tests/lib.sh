@@ -71,3 +71,37 @@ free_port() {
     done
     return 1
 }
+
+# Two ordinary Unix users for the tests that matter on a shared cluster
+# (issue 20): TJ_ALICE and TJ_BOB, both in the group TJ_TEAM (a team that
+# shares a workspace directory), and `nobody` as the outsider. Made when
+# missing, which needs root; a suite that needs them and cannot have them
+# says so and fails rather than passing as one user.
+TJ_ALICE=tj-alice
+TJ_BOB=tj-bob
+TJ_TEAM=tj-team
+tj_users() {
+    [ "$(id -u)" -eq 0 ] || { echo "tj_users: needs root to make $TJ_ALICE and $TJ_BOB" >&2; return 1; }
+    getent group "$TJ_TEAM" >/dev/null || groupadd "$TJ_TEAM" || return 1
+    for _u in "$TJ_ALICE" "$TJ_BOB"; do
+        getent passwd "$_u" >/dev/null ||
+            useradd --create-home --shell /bin/sh --user-group --groups "$TJ_TEAM" "$_u" || return 1
+    done
+    id nobody >/dev/null || return 1
+}
+
+# as_user USER CMD… : runs CMD as USER (own uid, gid and groups, HOME and
+# USER set, the environment otherwise kept), the way that user's shell would.
+as_user() {
+    _u=$1
+    shift
+    _home=$(getent passwd "$_u" | cut -d: -f6)
+    setpriv --reuid="$_u" --regid="$_u" --init-groups -- \
+        env HOME="${_home:-/nonexistent}" USER="$_u" LOGNAME="$_u" "$@"
+}
+
+# shared_tmp DIR : a directory every test user can reach (o+x on it and its
+# parents' chain under $TMP), for files two users' clients must both see.
+shared_tmp() {
+    mkdir -p "$1" && chmod 0755 "$TMP" "$1"
+}
