@@ -9,6 +9,14 @@
  * name to the shared node). Each node's position goes into the caller's
  * docpos table as it starts.
  *
+ * The cost of aliases: every frame counts the nodes and text bytes of its
+ * subtree as if aliases were expanded, an anchor remembers its node's
+ * count, and each alias adds the count of what it names to the total that
+ * aliases add; past YAMLTREE_MAX_ALIAS_NODES or _BYTES the alias is an
+ * error. Counting costs nothing per node beyond two additions, and the
+ * tree still shares the aliased node: it is whoever expands it later (a
+ * deep copy, a walk, json_dumps) that the bound protects.
+ *
  * Writing walks the tree and feeds libyaml's emitter, which picks the quoting;
  * we only ask for quotes when a plain string would read back as another type.
  *
@@ -258,9 +266,15 @@ static bool int_value(const char *s, size_t n, json_int_t *iv, double *rv, bool 
 
 /* ---- reading ------------------------------------------------------------ */
 
+/* What a node costs once its aliases are expanded. */
+struct cost {
+    uint64_t nodes, bytes;
+};
+
 /* One open collection. */
 struct frame {
     json_t *node;    /* borrowed: its parent (or reader.root) holds it */
+    struct cost size; /* this node and what is in it so far, aliases expanded */
     size_t path_len; /* this node's path is reader.path[0, path_len) */
     char *anchor;    /* registered when the node is complete */
     char *key;       /* a mapping's key waiting for its value, or NULL */
@@ -277,6 +291,8 @@ struct reader {
     size_t depth;
     json_t *root;
     json_t *anchors; /* anchor name -> node */
+    json_t *anchor_costs; /* anchor name -> [nodes, bytes] of its node, expanded */
+    struct cost aliased;  /* what aliases added so far */
     struct strbuf path;
     struct docpos *pos;
     struct doc_error *err;
@@ -294,6 +310,7 @@ static int set_error(struct doc_error *err, int line, int col, const char *fmt, 
     va_end(ap);
     err->line = line;
     err->col = col;
+    err->path[0] = '\0';
     return -1;
 }
 
@@ -520,10 +537,25 @@ static void restore_path(struct reader *r)
     strbuf_truncate(&r->path, f ? f->path_len : 0);
 }
 
-static void add_anchor(struct reader *r, const unsigned char *anchor, json_t *value)
+/* Adds c to the open collection's size (the root has none to add to). */
+static void count(struct reader *r, struct cost c)
 {
-    if (anchor)
-        json_object_set(r->anchors, (const char *)anchor, value);
+    struct frame *f = top(r);
+    if (f) {
+        f->size.nodes += c.nodes;
+        f->size.bytes += c.bytes;
+    }
+}
+
+static void add_anchor(struct reader *r, const char *anchor, json_t *value, struct cost c)
+{
+    if (anchor == NULL)
+        return;
+    json_object_set(r->anchors, anchor, value);
+    json_t *pair = json_pack("[II]", (json_int_t)c.nodes, (json_int_t)c.bytes);
+    if (pair == NULL)
+        xalloc_die();
+    json_object_set_new(r->anchor_costs, anchor, pair);
 }
 
 /* A scalar in key position: remembered as text until its value arrives. */
@@ -551,7 +583,10 @@ static int read_key(struct reader *r, const yaml_event_t *ev)
     if (!text)
         return set_error(r->err, mark_line(ev->start_mark), mark_col(ev->start_mark),
                          "key is not valid UTF-8");
-    add_anchor(r, ev->data.scalar.anchor, text); /* an anchored key is its text */
+    struct cost c = {1, n};
+    count(r, c);
+    /* an anchored key is its text */
+    add_anchor(r, (const char *)ev->data.scalar.anchor, text, c);
     json_decref(text);
     f->key = xmalloc(n + 1);
     memcpy(f->key, s, n);
@@ -569,7 +604,9 @@ static int read_scalar(struct reader *r, const yaml_event_t *ev)
     json_t *v = scalar_value(r, ev);
     if (!v)
         return -1;
-    add_anchor(r, ev->data.scalar.anchor, v);
+    struct cost c = {1, ev->data.scalar.length};
+    add_anchor(r, (const char *)ev->data.scalar.anchor, v, c);
+    count(r, c);
     int rc = attach(r, v, ev->start_mark, scalar_style(ev->data.scalar.style));
     restore_path(r);
     return rc;
@@ -591,7 +628,25 @@ static int read_alias(struct reader *r, const yaml_event_t *ev)
                                  "alias *%s refers to a node that contains it", shown);
         return set_error(r->err, mark_line(m), mark_col(m), "undefined alias *%s", shown);
     }
+    json_t *pair = json_object_get(r->anchor_costs, name);
+    struct cost c = {(uint64_t)json_integer_value(json_array_get(pair, 0)),
+                     (uint64_t)json_integer_value(json_array_get(pair, 1))};
+    count(r, c);
+    r->aliased.nodes += c.nodes;
+    r->aliased.bytes += c.bytes;
     int rc = attach(r, json_incref(v), m, DOCPOS_BLOCK);
+    if (rc == 0 && (r->aliased.nodes > YAMLTREE_MAX_ALIAS_NODES ||
+                    r->aliased.bytes > YAMLTREE_MAX_ALIAS_BYTES)) {
+        if (r->aliased.nodes > YAMLTREE_MAX_ALIAS_NODES)
+            rc = set_error(r->err, mark_line(m), mark_col(m),
+                           "aliases expand to more than %d nodes (the limit of a document)",
+                           YAMLTREE_MAX_ALIAS_NODES);
+        else
+            rc = set_error(r->err, mark_line(m), mark_col(m),
+                           "aliases expand to more than %llu MiB of text (the limit of a document)",
+                           YAMLTREE_MAX_ALIAS_BYTES >> 20);
+        snprintf(r->err->path, sizeof r->err->path, "%s", strbuf_str(&r->path));
+    }
     restore_path(r);
     return rc;
 }
@@ -619,6 +674,7 @@ static int read_collection_start(struct reader *r, const yaml_event_t *ev)
     struct frame *f = &r->stack[r->depth++];
     memset(f, 0, sizeof *f);
     f->node = node;
+    f->size = (struct cost){1, 0};
     f->path_len = r->path.len;
     if (anchor) {
         /* Until the node is complete, an alias to this name is to an ancestor. */
@@ -631,8 +687,8 @@ static int read_collection_start(struct reader *r, const yaml_event_t *ev)
 static void read_collection_end(struct reader *r)
 {
     struct frame *f = &r->stack[--r->depth];
-    if (f->anchor)
-        json_object_set(r->anchors, f->anchor, f->node);
+    add_anchor(r, f->anchor, f->node, f->size);
+    count(r, f->size);
     free(f->anchor);
     free(f->key);
     restore_path(r);
@@ -754,9 +810,10 @@ json_t *yamltree_parse(const char *text, size_t len, struct docpos *pos, struct 
     r.pos = pos;
     r.err = err ? err : &scratch;
     r.err->line = r.err->col = 0;
-    r.err->message[0] = '\0';
+    r.err->path[0] = r.err->message[0] = '\0';
     r.anchors = json_object();
-    if (!r.anchors || !yaml_parser_initialize(&r.parser))
+    r.anchor_costs = json_object();
+    if (!r.anchors || !r.anchor_costs || !yaml_parser_initialize(&r.parser))
         xalloc_die();
     yaml_parser_set_input_string(&r.parser, (const unsigned char *)r.text, r.len);
     size_t pos_start = pos ? pos->count : 0;
@@ -782,6 +839,7 @@ json_t *yamltree_parse(const char *text, size_t len, struct docpos *pos, struct 
         free(f->key);
     }
     json_decref(r.anchors);
+    json_decref(r.anchor_costs);
     strbuf_free(&r.path);
     yaml_parser_delete(&r.parser);
     if (rc != 0) {
@@ -964,7 +1022,7 @@ json_t *yamltree_parse_or_report(const char *text, size_t len, struct docpos *po
     struct doc_error err;
     json_t *root = yamltree_parse(text, len, pos, &err);
     if (root == NULL)
-        findings_add_pos(fs, SEVERITY_ERROR, "", err.line > 0 ? err.line : 1,
+        findings_add_pos(fs, SEVERITY_ERROR, err.path, err.line > 0 ? err.line : 1,
                          err.col > 0 ? err.col : 1, "%s", err.message);
     return root;
 }

@@ -348,30 +348,77 @@ static void test_anchors_aliases(void **state)
     expect_error("a: &x 1\n*x : 2\n", 2, 1, "mapping keys must be plain strings");
 }
 
-static void test_alias_bomb(void **state)
+/* LEVELS levels of 10 aliases each over a list of 10 scalars (caller frees). */
+static char *alias_levels(int levels)
 {
-    /* 9 levels of 10 aliases each: 10^9 leaves if expanded, nothing if shared. */
     struct strbuf doc = STRBUF_INIT;
     strbuf_adds(&doc, "a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
-    for (int level = 1; level <= 9; level++) {
+    for (int level = 1; level <= levels; level++) {
         strbuf_addf(&doc, "a%d: &a%d [", level, level);
         for (int i = 0; i < 10; i++)
             strbuf_addf(&doc, "%s*a%d", i ? ", " : "", level - 1);
         strbuf_adds(&doc, "]\n");
     }
-    clock_t start = clock();
+    return strbuf_detach(&doc, NULL);
+}
+
+static void test_alias_bomb(void **state)
+{
+    (void)state;
+    /* 3 levels: aliases add 12,330 nodes, under the limit: shared, not copied. */
+    char *doc = alias_levels(3);
     struct docpos pos = DOCPOS_INIT;
-    json_t *t = parse_ok(strbuf_str(&doc), &pos);
-    double seconds = (double)(clock() - start) / CLOCKS_PER_SEC;
-    assert_true(seconds < 1.0);
-    assert_int_equal(json_object_size(t), 10);
-    json_t *a9 = json_object_get(t, "a9");
-    assert_int_equal(json_array_size(a9), 10);
-    assert_ptr_equal(json_array_get(a9, 0), json_object_get(t, "a8"));
-    assert_true(pos.count < 200);
+    json_t *t = parse_ok(doc, &pos);
+    assert_int_equal(json_object_size(t), 4);
+    json_t *a3 = json_object_get(t, "a3");
+    assert_int_equal(json_array_size(a3), 10);
+    assert_ptr_equal(json_array_get(a3, 0), json_object_get(t, "a2"));
+    assert_true(pos.count < 100);
     json_decref(t);
     docpos_free(&pos);
-    strbuf_free(&doc);
+    free(doc);
+
+    /*
+     * 9 levels: 10^9 leaves once expanded (a deep copy of it took 16 GB). The
+     * count passes 100,000 at a4's eighth alias (12,330 + 8 x 11,111): the
+     * error is there, naming the node and the limit, and nothing is kept.
+     */
+    doc = alias_levels(9);
+    clock_t start = clock();
+    struct doc_error err;
+    assert_null(yamltree_parse(doc, strlen(doc), &pos, &err));
+    double seconds = (double)(clock() - start) / CLOCKS_PER_SEC;
+    assert_true(seconds < 1.0);
+    assert_int_equal(err.line, 5);
+    assert_int_equal(err.col, 45);
+    assert_string_equal(err.path, "a4[7]");
+    assert_non_null(strstr(err.message, "aliases expand to more than 100000 nodes"));
+    assert_int_equal(pos.count, 0);
+    free(doc);
+
+    /* Reported as a finding at the alias, with the node's path. */
+    struct findings fs = FINDINGS_INIT;
+    doc = alias_levels(5);
+    assert_null(yamltree_parse_or_report(doc, strlen(doc), NULL, &fs));
+    assert_int_equal(fs.count, 1);
+    assert_string_equal(fs.items[0].path, "a4[7]");
+    assert_int_equal(fs.items[0].line, 5);
+    assert_int_equal(fs.items[0].col, 45);
+    findings_free(&fs);
+    free(doc);
+
+    /* Text counts too: a 1 MiB scalar aliased five times is more than 4 MiB. */
+    struct strbuf big = STRBUF_INIT;
+    strbuf_adds(&big, "s: &s ");
+    for (int i = 0; i < (1 << 20); i++)
+        strbuf_addc(&big, 'x');
+    strbuf_adds(&big, "\nt: [*s, *s, *s, *s, *s]\n");
+    assert_null(yamltree_parse(big.buf, big.len, NULL, &err));
+    assert_int_equal(err.line, 2);
+    assert_int_equal(err.col, 21);
+    assert_string_equal(err.path, "t[4]");
+    assert_non_null(strstr(err.message, "more than 4 MiB of text"));
+    strbuf_free(&big);
 }
 
 /* ---- errors ------------------------------------------------------------- */
