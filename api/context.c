@@ -11,6 +11,7 @@
 #include "api/context.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,21 +243,6 @@ static char *dup_or(const char *s, const char *fallback)
     return xstrdup(s && *s ? s : fallback);
 }
 
-/* "~/x" under $HOME, a relative path beside the config file, else as is. */
-static char *expand_path(const char *p, const char *config_path)
-{
-    if (p[0] == '~' && p[1] == '/') {
-        const char *home = getenv("HOME");
-        return xasprintf("%s%s", home && *home ? home : "", p + 1);
-    }
-    if (p[0] == '/')
-        return xstrdup(p);
-    const char *slash = strrchr(config_path, '/');
-    if (slash == NULL)
-        return xstrdup(p);
-    return xasprintf("%.*s/%s", (int)(slash - config_path), config_path, p);
-}
-
 /*
  * Warns, as ssh does for a private key, when the secret key file is open to
  * other users (any group or other permission bit) or owned by someone else.
@@ -278,10 +264,10 @@ static void check_secret_mode(const struct context *c, const char *path, struct 
 }
 
 /* The secret key: the file's first line, without surrounding blanks. */
-static int read_secret(const struct context *c, const char *config_path, char **out,
-                       struct findings *fs, struct strbuf *err)
+static int read_secret(const struct context *c, char **out, struct findings *fs,
+                       struct strbuf *err)
 {
-    char *path = expand_path(c->secret_key_file, config_path);
+    const char *path = c->secret_key_file;
     check_secret_mode(c, path, fs);
     char *data = NULL;
     size_t len = 0;
@@ -303,9 +289,29 @@ static int read_secret(const struct context *c, const char *config_path, char **
         memset(data, 0, len);
     }
     free(data);
-    free(path);
     strbuf_free(&io);
     return rc;
+}
+
+/*
+ * token_file must be there to be read (slurm_rest reads it, and again when
+ * a token is refused): a missing or unreadable one is a mistake in the
+ * config file, said now naming the context, the field and the path, not
+ * later as slurmrestd refusing to authenticate. A symlink or a FIFO opens
+ * here (without following, without waiting) and is refused by the reader,
+ * which says why.
+ */
+static int check_token_file(const struct context *c, struct strbuf *err)
+{
+    int fd = open(c->token_file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
+    if (fd < 0 && errno != ELOOP) {
+        strbuf_addf(err, "context '%s': token_file %s: %s", c->name, c->token_file,
+                    strerror(errno));
+        return -1;
+    }
+    if (fd >= 0)
+        close(fd);
+    return 0;
 }
 
 /* Copies src into dst, every missing field given its local default. */
@@ -404,8 +410,20 @@ int context_resolve(const struct context_request *req, struct resolved_context *
         out->ctx.endpoint = xasprintf("http+unix://%s", out->engine_socket);
         out->may_autostart = true;
     }
+    /* Paths the file names are beside it (or under ~), wherever trainjob runs. */
+    char **named[] = {&out->ctx.secret_key_file, &out->ctx.token_file};
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
+        if (*named[i]) {
+            char *p = paths_beside(*named[i], out->config_path);
+            free(*named[i]);
+            *named[i] = p;
+        }
+    }
+    if (out->ctx.driver == CONTEXT_DRIVER_SLURM && out->ctx.token_file &&
+        check_token_file(&out->ctx, err) != 0)
+        return -1;
     if (out->ctx.access_key && out->ctx.secret_key_file) {
-        if (read_secret(&out->ctx, out->config_path, &out->secret_key, fs, err) != 0)
+        if (read_secret(&out->ctx, &out->secret_key, fs, err) != 0)
             return -1;
     } else if (out->ctx.access_key) {
         /* No file: the secret from the environment (CI, a shell that holds it). */

@@ -90,3 +90,15 @@ char *paths_config_file(const char *name, bool tilde)
     }
     return path;
 }
+
+char *paths_beside(const char *p, const char *base_file)
+{
+    if (p[0] == '~' && (p[1] == '/' || p[1] == '\0'))
+        return xasprintf("%s%s", home(), p + 1);
+    if (p[0] == '/')
+        return xstrdup(p);
+    const char *slash = strrchr(base_file, '/');
+    if (slash == NULL)
+        return xstrdup(p);
+    return xasprintf("%.*s/%s", (int)(slash - base_file), base_file, p);
+}

@@ -28,5 +28,12 @@ char *paths_engine_state(void);
 char *paths_engine_socket(void);
 /* The client's contexts: $TRAINJOB_CONFIG when set, else <config dir>/config.yaml. */
 char *paths_client_config(void);
+/*
+ * A path a settings file names (config.yaml's secret_key_file, token_file):
+ * "~" and "~/…" under the home directory, a relative path beside the file
+ * (in base_file's directory, whatever the current directory), an absolute
+ * one as it is.
+ */
+char *paths_beside(const char *p, const char *base_file);
 
 #endif

@@ -7,7 +7,8 @@
  * blocks (the CLI) or, while an operation runs for the loop (s->replay),
  * answers from the replies recorded so far and notes the next request for
  * api/slurm.c to make through http_multi. token_command runs bounded (10 s,
- * its process group killed), waited for with poll() or watched by the loop.
+ * its process group killed), watched by top's loop or, for the CLI, by a
+ * loop of its own: one mechanism for both.
  * Every reply is counted for TRAINJOB_HTTP_STATS.
  */
 #include <errno.h>
@@ -214,9 +215,11 @@ static int load_token(struct backend *b, bool fresh, struct strbuf *why)
  * stdin and stderr on /dev/null, stdout on a pipe read to at most TOKEN_MAX
  * bytes (more is read and dropped). It has TOKEN_TIMEOUT_MS to print and
  * exit; past that its group is killed (by the child's pid, which leads the
- * group) and the call fails "timed out after 10 s". The CLI waits for it with
- * poll(); on the loop (slurm_token_start) the pipe is a loop fd and the
- * deadline a loop timer, so top keeps drawing and reading keys meanwhile: a
+ * group) and the call fails "timed out after 10 s". The pipe is a loop fd
+ * and the deadline a loop timer (slurm_token_start): on top's loop, so top
+ * keeps drawing and reading keys meanwhile, and for the CLI on a loop of its
+ * own (run_token_command), so the deadline holds there too however long the
+ * child keeps its stdout open: a
  * child watched by the loop rather than a thread, because the child has to be
  * killed and reaped anyway and the loop already multiplexes fds and timers.
  */
@@ -379,48 +382,38 @@ static struct slurm_token_run *token_run_new(struct backend *b, struct loop *lp)
     return t;
 }
 
-/* Runs token_command and waits for it (the CLI): bounded by TOKEN_TIMEOUT_MS. */
+/* What the CLI's wait on token_command ended with. */
+struct token_wait {
+    bool done;
+    int rc;
+    struct strbuf *why;
+};
+
+static void token_waited(void *ctx, int rc, const char *why)
+{
+    struct token_wait *w = ctx;
+    w->done = true;
+    w->rc = rc;
+    if (rc != 0)
+        strbuf_adds(w->why, why);
+}
+
+/*
+ * Runs token_command and waits for it (the CLI): the same child and deadline
+ * as on top's loop (slurm_token_start), on a loop of its own, so a command
+ * that prints a token and lingers (or leaves a child holding its stdout) is
+ * killed at TOKEN_TIMEOUT_MS rather than waited for as long as it lives.
+ */
 static int run_token_command(struct slurm *s, struct backend *b, struct strbuf *why)
 {
     (void)s;
-    struct slurm_token_run *t = token_run_new(b, NULL);
-    int rc = -1;
-    if (token_spawn(t, why) == 0) {
-        bool eof = false, timed_out = false;
-        int status = 0;
-        for (;;) {
-            int64_t left = t->deadline - time_now_ms();
-            if (left <= 0) {
-                timed_out = true;
-                break;
-            }
-            if (!eof) {
-                struct pollfd p = {t->fd, POLLIN, 0};
-                if (poll(&p, 1, (int)left) > 0 && token_read(t)) {
-                    eof = true;
-                    close(t->fd);
-                    t->fd = -1;
-                }
-                continue;
-            }
-            pid_t w = waitpid(t->pid, &status, WNOHANG);
-            if (w == t->pid) {
-                t->pid = 0;
-                break;
-            }
-            if (w < 0 && errno != EINTR) {
-                t->pid = 0;
-                status = 127 << 8;
-                break;
-            }
-            poll(NULL, 0, left < 10 ? (int)left : 10);
-        }
-        if (timed_out)
-            token_kill(t);
-        rc = token_finish(t, timed_out, status, why);
-    }
-    token_run_free(t);
-    return rc;
+    struct loop *lp = loop_new();
+    struct token_wait w = {false, -1, why};
+    slurm_token_start(b, lp, token_waited, &w);
+    while (!w.done)
+        loop_run_once(lp, -1);
+    loop_free(lp);
+    return w.rc;
 }
 
 static void token_async_end(struct slurm_token_run *t, bool timed_out, int status)
