@@ -680,7 +680,7 @@ static void check_data(struct check *c)
         check_volume(c, i, m);
 
         if (nonempty(m->subdir)) {
-            const char *problem = subdir_problem(m->subdir);
+            const char *problem = subdir_problem(m->subdir, buf, sizeof buf);
             snprintf(path, sizeof path, "mount[%zu].subdir", i);
             if (problem)
                 findings_add(c->out, SEVERITY_ERROR, path, "%s", problem);
@@ -837,7 +837,8 @@ static void check_tensorboard(struct check *c)
         findings_add(c->out, SEVERITY_ERROR, path, "required when TensorBoard is enabled");
         return;
     }
-    const char *problem = absolute_path_problem(log_path);
+    char buf[256];
+    const char *problem = absolute_path_problem(log_path, buf, sizeof buf);
     if (problem) {
         findings_add(c->out, SEVERITY_ERROR, path, "%s", problem);
         return;

@@ -33,23 +33,41 @@ bool path_under(const char *path, const char *base)
     return strncmp(path, base, len) == 0 && (path[len] == '\0' || path[len] == '/');
 }
 
-/* Does p hold a control character (a newline, an escape sequence)? */
-static bool path_has_control(const char *p)
+/*
+ * The problem with the characters of a path, or NULL: a control character
+ * (a newline, an escape sequence), or an invisible format character — a
+ * bidi control such as U+202E, a zero-width space or joiner, U+2060-U+2064,
+ * the BOM (utf8_is_invisible_format) — which makes a path read as another
+ * (in a listing, a review, a terminal) than the one the worker gets.
+ */
+static const char *path_chars_problem(const char *p, char *buf, size_t bufsz)
 {
-    for (; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            return true;
-    return false;
+    size_t n = strlen(p);
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t k = utf8_decode(p + i, n - i, &cp);
+        if (cp < 0x20 || cp == 0x7f)
+            return "must not contain control characters";
+        if (utf8_is_invisible_format(cp)) {
+            snprintf(buf, bufsz,
+                     "must not contain U+%04X, an invisible format character (a bidi control "
+                     "or a zero-width character) that makes the path read as another",
+                     (unsigned)cp);
+            return buf;
+        }
+        i += k;
+    }
+    return NULL;
 }
 
 /* The problem with an absolute path inside a container or volume, or NULL. */
-const char *absolute_path_problem(const char *p)
+const char *absolute_path_problem(const char *p, char *buf, size_t bufsz)
 {
     if (p[0] != '/')
         return "must be an absolute path (starting with '/')";
     if (path_has_dotdot(p))
         return "must not contain '..'";
-    return NULL;
+    return path_chars_problem(p, buf, bufsz);
 }
 
 /* The system directory the normalised path is or lies under, or NULL. */
@@ -304,11 +322,9 @@ const char *check_env_name(const char *key, char *buf, size_t bufsz, int *offset
  */
 const char *check_placed_path(const char *path, char *buf, size_t bufsz)
 {
-    const char *problem = absolute_path_problem(path);
+    const char *problem = absolute_path_problem(path, buf, bufsz);
     if (problem)
         return problem;
-    if (path_has_control(path))
-        return "must not contain control characters";
     if (strchr(path, ':'))
         return "must not contain ':' (as in Kubernetes)";
     struct strbuf norm = STRBUF_INIT;
@@ -348,13 +364,11 @@ const char *check_mount_path(const char *path, char *buf, size_t bufsz)
 }
 
 /* mount[].subdir: a directory inside the volume, written plainly: absolute, no "..", ".", "//". */
-const char *subdir_problem(const char *p)
+const char *subdir_problem(const char *p, char *buf, size_t bufsz)
 {
-    const char *problem = absolute_path_problem(p);
+    const char *problem = absolute_path_problem(p, buf, bufsz);
     if (problem)
         return problem;
-    if (path_has_control(p))
-        return "must not contain control characters";
     for (const char *q = p + 1; *q;) {
         size_t len = strcspn(q, "/");
         if (len == 0)

@@ -28,7 +28,7 @@ static inline int offset_int(size_t offset)
 
 /* Paths inside a container (validate_field.c; path_normalise is util/pathpart's). */
 bool path_under(const char *path, const char *base);
-const char *absolute_path_problem(const char *p);
+const char *absolute_path_problem(const char *p, char *buf, size_t bufsz);
 
 /* Single-field rules with the offset of the problem (validate_field.c). */
 const char *check_display_name(const char *s, char *buf, size_t bufsz, int *offset);
@@ -37,6 +37,6 @@ const char *check_image_path(const char *image, int *offset);
 const char *check_env_name(const char *key, char *buf, size_t bufsz, int *offset);
 const char *check_placed_path(const char *path, char *buf, size_t bufsz);
 const char *check_mount_path(const char *path, char *buf, size_t bufsz);
-const char *subdir_problem(const char *p);
+const char *subdir_problem(const char *p, char *buf, size_t bufsz);
 
 #endif

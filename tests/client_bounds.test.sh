@@ -114,3 +114,58 @@ run alice env TRAINJOB_CONFIG="$ALICE_HOME/.config/trainjob/bobs.yaml" "$TJ" get
 expect_rc "an unreadable token_file is a config error (exit 2)" 2
 expect_grep "...naming it" "$TMP/err" "context 'lab': token_file $BOB_HOME/bob.jwt: Permission denied"
 rm -rf "$ALICE_HOME/.config" "$BOB_HOME/share" "$BOB_HOME/bob.jwt"
+
+# ---- 11. a billion laughs in metadata: refused at once, in bounded memory ----------
+# Nine levels of ten aliases: 10^9 nodes once expanded (the old decoder's deep
+# copy took 16.7 GB). The file is bob's, shared for alice to try.
+shared_tmp "$TMP/t11"
+{
+    sed -n '/^workspace_name:/,$p' examples/pytorch-ddp.yaml
+    printf 'metadata:\n  x0: &a0 "lol"\n'
+    i=1
+    while [ $i -le 9 ]; do
+        printf '  x%d: &a%d [' $i $i
+        k=0
+        while [ $k -lt 10 ]; do
+            [ $k -gt 0 ] && printf ', '
+            printf '*a%d' $((i - 1))
+            k=$((k + 1))
+        done
+        printf ']\n'
+        i=$((i + 1))
+    done
+} >"$TMP/t11/bomb.yaml"
+chmod 0644 "$TMP/t11/bomb.yaml"
+bomb_line=$(grep -n '^  x5:' "$TMP/t11/bomb.yaml" | cut -d: -f1)
+# Memory: an address-space limit, except under ASan (whose shadow needs terabytes of
+# it), where the peak resident size says the same.
+if grep -q __asan_init "$TJ" 2>/dev/null; then LIMIT_KB=unlimited; else LIMIT_KB=400000; fi
+for verb in validate render; do
+    run alice sh -c "ulimit -v $LIMIT_KB; exec /usr/bin/time -f 'maxrss %M' timeout 20 '$TJ' $verb '$TMP/t11/bomb.yaml'"
+    expect_rc "$verb: the alias bomb is refused (exit 1)" 1
+    expect_grep "...at the alias that goes over, naming the node and the limit ($verb)" "$TMP/err" \
+        "$TMP/t11/bomb.yaml:$bomb_line:47: error: metadata.x5[7]: aliases expand to more than 100000 nodes"
+    kb=$(sed -n 's/^maxrss \([0-9]*\)$/\1/p' "$TMP/err")
+    if [ -n "$kb" ] && [ "$kb" -lt 200000 ]; then pass "...in bounded memory ($verb: $kb KB)"; else
+        fail "...in bounded memory ($verb)" "maxrss ${kb:-?} KB: $(tail -c 300 "$TMP/err")"
+    fi
+done
+# Ordinary anchors and aliases still work.
+{
+    sed -n '/^workspace_name:/,/^roles:/p' examples/pytorch-ddp.yaml | sed '$d'
+    printf 'roles:\n  - &worker\n    name: Worker\n    total_replicas: 2\n    resource_spec:\n      - name: cpu-1\n    image_path: local/host\n    startup_script: echo hi\nmetadata:\n  labels: &l {team: vision}\n  copy: *l\n'
+} >"$TMP/t11/anchors.yaml"
+run "$TJ" validate "$TMP/t11/anchors.yaml"
+expect_rc "a job file with ordinary anchors and aliases is valid" 0
+
+# ---- 15. paths with bidi controls and zero-width characters -------------------------
+# mount_path "/mnt/afs<U+202E>" reads as another path than the worker gets.
+RLO=$(printf '\342\200\256')
+ZWSP=$(printf '\342\200\213')
+sed -e "s|mount_path: /mnt/afs|mount_path: /mnt/afs$RLO|" -e "s|subdir: /resnet|subdir: /res${ZWSP}net|" \
+    -e "s|log_path: /mnt/afs/tb|log_path: /mnt/afs/t${ZWSP}b|" examples/pytorch-ddp.yaml >"$TMP/bidi.yaml"
+run "$TJ" validate "$TMP/bidi.yaml"
+expect_rc "validate refuses invisible format characters in paths (exit 1)" 1
+expect_grep "...in mount_path, naming the field and the code point" "$TMP/err" "mount[0].mount_path: must not contain U+202E"
+expect_grep "...in subdir" "$TMP/err" "mount[0].subdir: must not contain U+200B"
+expect_grep "...in tensorboard.log_path" "$TMP/err" "tensorboard.log_path: must not contain U+200B"

@@ -25,6 +25,7 @@
 #include "api/imageref.h"
 #include "api/jobspec.h"
 #include "api/validate.h"
+#include "util/utf8.h"
 #include "util/xalloc.h"
 
 /* ---- building jobs ---- */
@@ -1551,6 +1552,50 @@ static void test_mount_path_dotdot(void **state)
     expect_mount_path_error("/mnt/afs/..", "'..'");
 }
 
+/*
+ * Bidi controls and zero-width characters (Unicode Cf) in a path make it read
+ * as another: refused in mount_path, subdir and tensorboard.log_path, the
+ * message naming the code point (the field is the finding's path).
+ */
+static void test_paths_invisible_format(void **state)
+{
+    static const char *const chars[] = {
+        "\u200b", "\u200c", "\u200d", "\u200e", "\u200f", "\u202a", "\u202b", "\u202c",
+        "\u202d", "\u202e", "\u2060", "\u2061", "\u2064", "\u2066", "\u2067", "\u2069",
+        "\ufeff",
+    };
+    for (size_t i = 0; i < sizeof chars / sizeof chars[0]; i++) {
+        uint32_t cp;
+        utf8_decode(chars[i], strlen(chars[i]), &cp);
+        char code[16], path[64];
+        snprintf(code, sizeof code, "U+%04X", (unsigned)cp);
+        snprintf(path, sizeof path, "/mnt/a%sfs", chars[i]);
+        expect_mount_path_error(path, code);
+
+        struct jobspec job;
+        baseline(&job);
+        snprintf(path, sizeof path, "/users/%salice", chars[i]);
+        set(&job.mount[0].subdir, path);
+        expect_one(&job, NULL, SEVERITY_ERROR, "mount[0].subdir", code);
+        set(&job.mount[0].subdir, NULL);
+        snprintf(path, sizeof path, "/mnt/afs/tb%s", chars[i]);
+        set(&job.tensorboard.log_path, path);
+        expect_one(&job, NULL, SEVERITY_ERROR, "tensorboard.log_path", code);
+        jobspec_free(&job);
+    }
+    /* Other characters outside ASCII are fine. */
+    struct jobspec job;
+    baseline(&job);
+    set(&job.mount[0].subdir, "/users/阿丽丝/café");
+    set(&job.tensorboard.log_path, "/mnt/afs/日志");
+    expect_none(&job, NULL);
+    /* and a control character in log_path is refused as in the others */
+    set(&job.tensorboard.log_path, "/mnt/afs/a\033[2Jb");
+    expect_one(&job, NULL, SEVERITY_ERROR, "tensorboard.log_path", "control characters");
+    jobspec_free(&job);
+    (void)state;
+}
+
 static void test_mount_path_system_dirs(void **state)
 {
     static const char *const bad[] = {
@@ -2295,6 +2340,7 @@ int main(void)
         cmocka_unit_test(test_mount_path_root),
         cmocka_unit_test(test_mount_path_relative),
         cmocka_unit_test(test_mount_path_dotdot),
+        cmocka_unit_test(test_paths_invisible_format),
         cmocka_unit_test(test_mount_path_system_dirs),
         cmocka_unit_test(test_mount_path_near_system_dirs_ok),
         cmocka_unit_test(test_mount_path_duplicates),

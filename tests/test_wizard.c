@@ -326,6 +326,37 @@ static void test_zone_and_vpc_only_where_the_backend_has_them(void **state)
     catalog_free(&slurm);
 }
 
+/*
+ * A path holding a bidi control (U+202E) or a zero-width space: the wizard's
+ * validation (the same rules as validate) puts the error under the field
+ * that holds it, naming the code point.
+ */
+static void test_invisible_path_characters_shown_inline(void **state)
+{
+    struct fixture *fx = *state;
+    struct jobspec j = ok_job();
+    struct mount *m = jobspec_add_mount(&j);
+    m->id = xstrdup("scratch");
+    m->subdir = xstrdup("/users/\u200balice");
+    m->mount_path = xstrdup("/mnt/\u202efsa");
+    fx->wz = wizard_new(&fx->cat, &j, NULL, fx->km);
+    jobspec_free(&j);
+    wizard_validate(fx->wz);
+    const struct findings *fs = &fx->wz->findings;
+    bool path = false, subdir = false;
+    for (size_t i = 0; i < fs->count; i++) {
+        const struct finding *f = &fs->items[i];
+        size_t row = 0, field = 0;
+        if (f->severity != SEVERITY_ERROR ||
+            wz_list_claiming(fx->wz, f->path, &row, &field) == NULL || row != 0)
+            continue;
+        path = path || (strcmp(f->path, "mount[0].mount_path") == 0 && strstr(f->message, "U+202E"));
+        subdir = subdir || (strcmp(f->path, "mount[0].subdir") == 0 && strstr(f->message, "U+200B"));
+    }
+    assert_true(path);
+    assert_true(subdir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -334,6 +365,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_file_values_kept, setup, teardown),
         cmocka_unit_test_setup_teardown(test_defaults_agree, setup, teardown),
         cmocka_unit_test_setup_teardown(test_zone_and_vpc_only_where_the_backend_has_them, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_invisible_path_characters_shown_inline, setup,
                                         teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
