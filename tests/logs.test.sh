@@ -226,3 +226,15 @@ tui_cleanup
 kill "$MON_PID" 2>/dev/null
 wait "$MON_PID" 2>/dev/null
 MON_PID=""
+
+# ---- a line with an unterminated OSC hides nothing after it (issue 20) -------------
+# To a terminal `logs` sanitizes: the OSC used to run on to the next ST, taking every
+# following line with it, so a job could hide its own error lines.
+submit osc 'echo starting; printf "\033]0;swallow everything\n"; echo "ERROR: the line after"; echo OSC-LAST-LINE'
+wait_for osc .state SUCCEEDED 30 || fail "the OSC job ends" "$(field osc .state)"
+script -qec "'$TRAINJOB_BIN' $E logs osc" /dev/null >"$TMP/osc.out" 2>&1
+expect_grep "logs to a terminal: the line after an unterminated OSC shows" "$TMP/osc.out" "ERROR: the line after"
+expect_grep "...and the last one" "$TMP/osc.out" "OSC-LAST-LINE"
+if grep -q "$(printf '\033')\]" "$TMP/osc.out"; then fail "...and the OSC itself does not reach the terminal"; else
+    pass "...and the OSC itself does not reach the terminal"
+fi

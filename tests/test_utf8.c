@@ -248,6 +248,51 @@ static void test_sanitize_escapes(void **state)
     SANITIZED("ok\xc2\x9b", 0, "ok");
 }
 
+/*
+ * An unterminated OSC (or DCS, APC, PM, SOS) in a log ends at the end of its
+ * line: the lines after it show, so a job cannot hide its own errors behind
+ * one. A string longer than 4096 bytes ends there too; no sequence, CSI or
+ * ESC, swallows a newline.
+ */
+static void test_sanitize_unterminated_string_ends_at_newline(void **state)
+{
+    unsigned nl = UTF8_KEEP_NEWLINE;
+    SANITIZED("starting\n\x1b]0;hide everything\nERROR: out of memory\nexit 1\n", nl,
+              "starting\n\nERROR: out of memory\nexit 1\n");
+    SANITIZED("a\x1bPq#0;2\nERROR b\n", nl, "a\nERROR b\n");
+    SANITIZED("a\x1b_apc\nERROR b\n", nl, "a\nERROR b\n");
+    SANITIZED("a\x1b^pm\nERROR b\n", nl, "a\nERROR b\n");
+    SANITIZED("a\x1bXsos\nERROR b\n", nl, "a\nERROR b\n");
+    SANITIZED("a\xc2\x9d"
+              "0;c1 osc\nERROR b\n",
+              nl, "a\nERROR b\n");
+    /* without the newline flag the newline is still the end of the string */
+    SANITIZED("a\x1b]0;t\nb", 0, "ab");
+    /* a CSI or an ESC cut by a newline ends before it */
+    SANITIZED("a\x1b[31\nb", nl, "a\nb");
+    SANITIZED("a\x1b\nb", nl, "a\nb");
+    SANITIZED("a\x1b(\nb", nl, "a\nb");
+    /* terminated ones are dropped whole as before */
+    SANITIZED("a\x1b]0;t\x07"
+              "b\n",
+              nl, "ab\n");
+
+    /* a string longer than 4096 bytes with no newline ends after 4096 */
+    struct strbuf in = STRBUF_INIT, want = STRBUF_INIT;
+    strbuf_adds(&in, "a\x1b]0;");
+    for (int i = 0; i < 5000; i++)
+        strbuf_addc(&in, 'x');
+    strbuf_adds(&in, "ERROR");
+    strbuf_adds(&want, "a");
+    for (int i = 0; i < 5000 + 2 - 4096; i++) /* "0;" and 5000 x: 4096 of them dropped */
+        strbuf_addc(&want, 'x');
+    strbuf_adds(&want, "ERROR");
+    assert_sanitized(in.buf, in.len, nl, strbuf_str(&want));
+    strbuf_free(&in);
+    strbuf_free(&want);
+    (void)state;
+}
+
 static void test_sanitize_controls(void **state)
 {
     SANITIZED("ding\x07!", 0, "ding!");
@@ -437,6 +482,7 @@ int main(void)
         cmocka_unit_test(test_width),
         cmocka_unit_test(test_is_cjk),
         cmocka_unit_test(test_sanitize_escapes),
+        cmocka_unit_test(test_sanitize_unterminated_string_ends_at_newline),
         cmocka_unit_test(test_sanitize_controls),
         cmocka_unit_test(test_sanitize_invalid),
         cmocka_unit_test(test_sanitize_bidi),

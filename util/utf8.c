@@ -196,8 +196,14 @@ bool utf8_is_cjk(uint32_t cp)
 /*
  * Length of the escape sequence starting at s[0] == ESC (or a C1 introducer
  * already decoded as cp at s, taking k bytes), so the whole sequence is dropped
- * rather than leaving its parameters on screen.
+ * rather than leaving its parameters on screen. A sequence never swallows a
+ * newline: a string sequence (OSC, DCS, SOS, PM, APC) left unterminated ends
+ * at the end of its line, or after ESCAPE_STRING_MAX bytes, so the lines
+ * after it still show (a job cannot hide its own errors behind one); a CSI
+ * or an ESC cut by a control character ends before it.
  */
+#define ESCAPE_STRING_MAX 4096 /* an OSC 8 link's URI fits; a longer string shows the rest */
+
 static size_t escape_length(const char *s, size_t n, uint32_t intro, size_t k)
 {
     size_t i = k;
@@ -207,6 +213,8 @@ static size_t escape_length(const char *s, size_t n, uint32_t intro, size_t k)
         if (i >= n)
             return i;
         unsigned char c = (unsigned char)s[i];
+        if (c < 0x20)
+            return i; /* a lone ESC: the control after it is handled on its own */
         if (c == '[')
             kind = 0x9B;
         else if (c == ']')
@@ -217,25 +225,29 @@ static size_t escape_length(const char *s, size_t n, uint32_t intro, size_t k)
             /* ESC, intermediates 0x20-0x2F, one final byte. */
             while (i < n && (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] <= 0x2F)
                 i++;
-            return i < n ? i + 1 : i;
+            return i < n && (unsigned char)s[i] >= 0x20 ? i + 1 : i;
         }
         i++;
     }
     if (kind == 0x9B) {
         /* CSI: parameters and intermediates, then a final byte 0x40-0x7E. */
         while (i < n) {
-            unsigned char c = (unsigned char)s[i++];
-            if (c >= 0x40 && c <= 0x7E)
-                break;
+            unsigned char c = (unsigned char)s[i];
             if (c < 0x20)
+                break;
+            i++;
+            if (c >= 0x40 && c <= 0x7E)
                 break;
         }
         return i;
     }
     if (kind == 0x9D || kind == 0x90 || kind == 0x98 || kind == 0x9E || kind == 0x9F) {
-        /* String sequences end at BEL, ST (ESC \) or C1 ST. */
-        while (i < n) {
+        /* String sequences end at BEL, ST (ESC \) or C1 ST; unterminated, before a newline. */
+        size_t limit = n - i > ESCAPE_STRING_MAX ? i + ESCAPE_STRING_MAX : n;
+        while (i < limit) {
             unsigned char c = (unsigned char)s[i];
+            if (c == '\n')
+                return i;
             if (c == 0x07)
                 return i + 1;
             if (c == 0x1B && i + 1 < n && s[i + 1] == '\\')

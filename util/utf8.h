@@ -55,7 +55,10 @@ enum {
 
 /*
  * Appends s to out made safe for a terminal: invalid UTF-8 becomes U+FFFD,
- * escape sequences (CSI, OSC, DCS, …) are removed whole, other C0/C1 controls
+ * escape sequences (CSI, OSC, DCS, …) are removed whole — but never past a
+ * newline, and a string sequence (OSC, DCS, APC…) left unterminated ends at
+ * its line's end or after 4096 bytes, so it cannot hide the lines after
+ * it —, other C0/C1 controls
  * and DEL are dropped, tabs become a space unless kept, and invisible format
  * characters (utf8_is_invisible_format: ZWSP, bidi controls, BOM, …) are
  * shown as text, "\u200b" ("\U000e0041" above the BMP), so a name that
