@@ -10,7 +10,12 @@
  * api/backend.h backend_scalars, resuming at each page's cursor), or any
  * log directory read here (api/tfevents), job or no job. `table` keeps only
  * the last point per (run, tag) (api/metricset, two buckets a series);
- * `csv` and `json` stream every point as it is read, holding none. With -f
+ * `csv` and `json` stream every point as it is read, holding none. A table
+ * holds at most TABLE_MAX_SERIES series, a bound on memory against a job
+ * that writes a new tag per step; points of further series are not dropped
+ * unsaid: how many were left out goes to stderr, and the status is 1, so a
+ * script does not take part of the table for all of it (as kubectl fails a
+ * get that could not list everything). With -f
  * a job's points come pushed by the engine (backend_scalars_follow: no
  * wake-up while nothing is written) until it ends; a backend without that
  * stream, and a directory, are polled every FOLLOW_MS (a directory until
@@ -45,13 +50,16 @@
 #define MAX_TAG_PATTERNS 64
 #define FOLLOW_RECONNECT_MS 60000 /* -f: how long an engine that went away is waited for */
 #define POLL_LOST (-1)            /* -f: the engine did not answer this time */
+/* -o table: the series kept (two buckets each, ~25 MB at most); points of more are counted */
+#define TABLE_MAX_SERIES 65536
 
 static const char metrics_usage[] =
     "usage: trainjob metrics NAME [--tag T]... [-o table|csv|json] [-f]\n"
     "       trainjob metrics --logdir DIR [--tag T]... [-o table|csv|json] [-f]\n"
     "Prints the TensorBoard scalars of a job (read from its tensorboard.log_path by the\n"
     "backend) or of any log directory (--logdir: read here, no job or server needed).\n"
-    "  -o table     the last value of every run and tag (default)\n"
+    "  -o table     the last value of every run and tag (default); at most 65536 series:\n"
+    "               past that, how many points were left out is said and the status is 1\n"
     "  -o csv       every point: run,tag,step,wall_time,value (with a header line)\n"
     "  -o json      every point as a JSON array of {run, tag, step, wall_time, value};\n"
     "               with -f one object per line (NDJSON)\n"
@@ -88,6 +96,7 @@ struct metrics {
     bool table_shown; /* the header is out: -f prints only rows that changed */
     uint64_t printed; /* points printed (csv, json) */
     uint64_t bad_crc, bad_protobuf, dropped, told_bad;
+    uint64_t told_left_out; /* table: points of series past TABLE_MAX_SERIES, said so far */
     int64_t away_since; /* -f: when the engine stopped answering (0: it answers) */
     bool started;       /* the first read worked: -f may wait out an engine that went away */
     struct strbuf line, scratch; /* reused */
@@ -392,6 +401,15 @@ static void tell_damage(struct metrics *m)
                 (unsigned long long)m->dropped);
         m->dropped = 0;
     }
+    uint64_t left_out = m->last ? metricset_dropped(m->last) : 0;
+    if (left_out > m->told_left_out) {
+        fprintf(m->err,
+                "trainjob metrics: a table shows at most %d series (run, tag); %llu point%s of "
+                "further series were left out: narrow it with --tag, or use -o csv for every "
+                "point\n",
+                TABLE_MAX_SERIES, (unsigned long long)left_out, left_out == 1 ? "" : "s");
+        m->told_left_out = left_out;
+    }
 }
 
 /* Has the job ended (nothing more will be written)? Errors count as ended, with a message. */
@@ -559,6 +577,8 @@ static int run(struct metrics *m)
         if (ended || ferror(m->out))
             break;
     }
+    if (rc == EXIT_OK && m->told_left_out > 0)
+        rc = EXIT_INVALID; /* said above: the table is not all there is */
     return ferror(m->out) ? EXIT_USAGE : rc;
 }
 
@@ -652,7 +672,7 @@ int cmd_metrics(const struct cli_globals *g, int argc, char **argv, FILE *out, F
         return EXIT_USAGE;
     }
     if (m.output == METRICS_TABLE)
-        m.last = metricset_new(2, 0); /* the last point is all a table shows */
+        m.last = metricset_new(2, TABLE_MAX_SERIES); /* the last point is all a table shows */
     struct session s;
     int rc;
     if (logdir) {

@@ -169,3 +169,38 @@ expect_rc "validate refuses invisible format characters in paths (exit 1)" 1
 expect_grep "...in mount_path, naming the field and the code point" "$TMP/err" "mount[0].mount_path: must not contain U+202E"
 expect_grep "...in subdir" "$TMP/err" "mount[0].subdir: must not contain U+200B"
 expect_grep "...in tensorboard.log_path" "$TMP/err" "tensorboard.log_path: must not contain U+200B"
+
+# ---- 15. metrics -o table past 4,096 series ------------------------------------------
+# A log directory (a job's, shared for the team to read) with 4,100 tags: the old
+# table stopped at 4,096 rows and said nothing.
+WRITER="$(dirname "$TRAINJOB_BIN")/tests/tools/scalarwrite"
+[ -x "$WRITER" ] || WRITER="$TRAINJOB_TOP/build/tests/tools/scalarwrite"
+# tags DIR FROM TO : one event file in DIR with tags tFROM..tTO at step 1
+tags() {
+    mkdir -p "$1"
+    seq "$2" "$3" | sed 's/^\(.*\)$/t\1=1:0.5/' | xargs "$WRITER" "$1/events.out.tfevents.1.host"
+}
+tags "$TMP/tb4100" 1 4100
+run "$TJ" metrics --logdir "$TMP/tb4100"
+expect_rc "metrics -o table: 4,100 series print (exit 0)" 0
+rows=$(($(wc -l <"$TMP/out") - 1))
+if [ "$rows" -eq 4100 ]; then pass "...every one of them (4100 rows)"; else
+    fail "...every one of them" "$rows rows; stderr: $(head -c 300 "$TMP/err")"
+fi
+expect_grep "...the last one too" "$TMP/out" "t4100"
+# Past the table's own bound (65,536 series, its memory): said, and exit 1.
+i=0
+while [ $i -lt 17 ]; do
+    tags "$TMP/tbmany/r$i" 1 3856 # 17 x 3,856 = 65,552 series
+    i=$((i + 1))
+done
+run "$TJ" metrics --logdir "$TMP/tbmany"
+expect_rc "metrics -o table past 65,536 series: exit 1" 1
+expect_grep "...saying how many points were left out" "$TMP/err" \
+    "a table shows at most 65536 series (run, tag); 16 points of further series were left out"
+rows=$(($(wc -l <"$TMP/out") - 1))
+if [ "$rows" -eq 65536 ]; then pass "...after the 65,536 rows it holds"; else fail "...after the 65,536 rows it holds" "$rows rows"; fi
+run "$TJ" metrics --logdir "$TMP/tbmany" -o csv
+if [ "$rc" -eq 0 ] && [ "$(($(wc -l <"$TMP/out") - 1))" -eq 65552 ]; then pass "...while -o csv gives every point"; else
+    fail "...while -o csv gives every point" "exit $rc, $(wc -l <"$TMP/out") lines"
+fi
