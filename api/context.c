@@ -264,8 +264,7 @@ static void check_secret_mode(const struct context *c, const char *path, struct 
 }
 
 /* The secret key: the file's first line, without surrounding blanks. */
-static int read_secret(const struct context *c, char **out, struct findings *fs,
-                       struct strbuf *err)
+static int read_secret(const struct context *c, char **out, struct findings *fs, struct strbuf *err)
 {
     const char *path = c->secret_key_file;
     check_secret_mode(c, path, fs);

@@ -273,11 +273,11 @@ struct cost {
 
 /* One open collection. */
 struct frame {
-    json_t *node;    /* borrowed: its parent (or reader.root) holds it */
+    json_t *node;     /* borrowed: its parent (or reader.root) holds it */
     struct cost size; /* this node and what is in it so far, aliases expanded */
-    size_t path_len; /* this node's path is reader.path[0, path_len) */
-    char *anchor;    /* registered when the node is complete */
-    char *key;       /* a mapping's key waiting for its value, or NULL */
+    size_t path_len;  /* this node's path is reader.path[0, path_len) */
+    char *anchor;     /* registered when the node is complete */
+    char *key;        /* a mapping's key waiting for its value, or NULL */
     size_t key_len;
     int key_line, key_col;
     size_t index; /* a sequence's next item */
@@ -290,7 +290,7 @@ struct reader {
     struct frame stack[YAMLTREE_MAX_DEPTH];
     size_t depth;
     json_t *root;
-    json_t *anchors; /* anchor name -> node */
+    json_t *anchors;      /* anchor name -> node */
     json_t *anchor_costs; /* anchor name -> [nodes, bytes] of its node, expanded */
     struct cost aliased;  /* what aliases added so far */
     struct strbuf path;

@@ -24,11 +24,11 @@ struct findings;
 struct strbuf;
 
 #define YAMLTREE_MAX_DEPTH 64
-#define YAMLTREE_MAX_ALIAS_NODES 100000         /* nodes aliases may add, once expanded */
+#define YAMLTREE_MAX_ALIAS_NODES 100000       /* nodes aliases may add, once expanded */
 #define YAMLTREE_MAX_ALIAS_BYTES (4ull << 20) /* text (scalars, keys) aliases may add */
 
 struct doc_error {
-    int line, col; /* 1-based; 0 when unknown */
+    int line, col;  /* 1-based; 0 when unknown */
     char path[128]; /* the node's path (a.b[2]) when the error is about one, else "" */
     char message[256];
 };

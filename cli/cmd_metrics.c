@@ -97,8 +97,8 @@ struct metrics {
     uint64_t printed; /* points printed (csv, json) */
     uint64_t bad_crc, bad_protobuf, dropped, told_bad;
     uint64_t told_left_out; /* table: points of series past TABLE_MAX_SERIES, said so far */
-    int64_t away_since; /* -f: when the engine stopped answering (0: it answers) */
-    bool started;       /* the first read worked: -f may wait out an engine that went away */
+    int64_t away_since;     /* -f: when the engine stopped answering (0: it answers) */
+    bool started;           /* the first read worked: -f may wait out an engine that went away */
     struct strbuf line, scratch; /* reused */
 };
 

@@ -1560,9 +1560,8 @@ static void test_mount_path_dotdot(void **state)
 static void test_paths_invisible_format(void **state)
 {
     static const char *const chars[] = {
-        "\u200b", "\u200c", "\u200d", "\u200e", "\u200f", "\u202a", "\u202b", "\u202c",
-        "\u202d", "\u202e", "\u2060", "\u2061", "\u2064", "\u2066", "\u2067", "\u2069",
-        "\ufeff",
+        "\u200b", "\u200c", "\u200d", "\u200e", "\u200f", "\u202a", "\u202b", "\u202c", "\u202d",
+        "\u202e", "\u2060", "\u2061", "\u2064", "\u2066", "\u2067", "\u2069", "\ufeff",
     };
     for (size_t i = 0; i < sizeof chars / sizeof chars[0]; i++) {
         uint32_t cp;

@@ -350,8 +350,10 @@ static void test_invisible_path_characters_shown_inline(void **state)
         if (f->severity != SEVERITY_ERROR ||
             wz_list_claiming(fx->wz, f->path, &row, &field) == NULL || row != 0)
             continue;
-        path = path || (strcmp(f->path, "mount[0].mount_path") == 0 && strstr(f->message, "U+202E"));
-        subdir = subdir || (strcmp(f->path, "mount[0].subdir") == 0 && strstr(f->message, "U+200B"));
+        path =
+            path || (strcmp(f->path, "mount[0].mount_path") == 0 && strstr(f->message, "U+202E"));
+        subdir =
+            subdir || (strcmp(f->path, "mount[0].subdir") == 0 && strstr(f->message, "U+200B"));
     }
     assert_true(path);
     assert_true(subdir);

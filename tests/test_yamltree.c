@@ -394,6 +394,7 @@ static void test_alias_bomb(void **state)
     assert_string_equal(err.path, "a4[7]");
     assert_non_null(strstr(err.message, "aliases expand to more than 100000 nodes"));
     assert_int_equal(pos.count, 0);
+    docpos_free(&pos);
     free(doc);
 
     /* Reported as a finding at the alias, with the node's path. */
