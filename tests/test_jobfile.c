@@ -358,6 +358,37 @@ static void broken_yaml_has_line_and_column(void **state)
     findings_free(&fs);
 }
 
+/*
+ * Nine levels of ten aliases in metadata (10^9 nodes once expanded; the
+ * decoder deep-copies metadata): every reader of a job file (validate,
+ * render, submit, new -f, the wizard's F3 all come through jobfile_load) is
+ * refused at the alias that goes over, with its path and line:col.
+ */
+static void alias_bomb_is_refused_at_the_alias(void **state)
+{
+    (void)state;
+    struct strbuf doc = STRBUF_INIT;
+    strbuf_adds(&doc, "display_name: x\nmetadata:\n  x0: &a0 \"lol\"\n");
+    for (int level = 1; level <= 9; level++) {
+        strbuf_addf(&doc, "  x%d: &a%d [", level, level);
+        for (int i = 0; i < 10; i++)
+            strbuf_addf(&doc, "%s*a%d", i ? ", " : "", level - 1);
+        strbuf_adds(&doc, "]\n");
+    }
+    struct jobfile jf;
+    struct findings fs = FINDINGS_INIT;
+    assert_int_equal(parse("bomb.yaml", strbuf_str(&doc), &jf, &fs), JOBFILE_BAD_SYNTAX);
+    assert_int_equal(fs.count, 1);
+    assert_int_equal(fs.items[0].severity, SEVERITY_ERROR);
+    assert_string_equal(fs.items[0].path, "metadata.x5[7]");
+    assert_int_equal(fs.items[0].line, 8);
+    assert_int_equal(fs.items[0].col, 47);
+    assert_non_null(strstr(fs.items[0].message, "aliases expand to more than 100000 nodes"));
+    jobfile_free(&jf);
+    findings_free(&fs);
+    strbuf_free(&doc);
+}
+
 static void broken_json_has_line_and_column(void **state)
 {
     (void)state;
@@ -571,6 +602,7 @@ int main(void)
         cmocka_unit_test(integers_accepted_where_lists_of_codes_go),
         cmocka_unit_test(null_means_absent),
         cmocka_unit_test(broken_yaml_has_line_and_column),
+        cmocka_unit_test(alias_bomb_is_refused_at_the_alias),
         cmocka_unit_test(broken_json_has_line_and_column),
         cmocka_unit_test(top_level_must_be_a_mapping),
         cmocka_unit_test(utf8_display_names_survive),
