@@ -50,7 +50,7 @@
 #define MAX_TAG_PATTERNS 64
 #define FOLLOW_RECONNECT_MS 60000 /* -f: how long an engine that went away is waited for */
 #define POLL_LOST (-1)            /* -f: the engine did not answer this time */
-/* -o table: the series kept (two buckets each, ~25 MB at most); points of more are counted */
+/* -o table: the series kept (two buckets each; 55 MB peak with printing); more are counted */
 #define TABLE_MAX_SERIES 65536
 
 static const char metrics_usage[] =
