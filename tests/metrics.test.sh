@@ -297,6 +297,16 @@ run "$TRAINJOB_BIN" metrics --logdir "$TMP/nowhere"
 expect_rc "--logdir of a missing directory exits 2" 2
 expect_grep "...naming it" "$TMP/err" "$TMP/nowhere"
 
+# A 100 GB hole between two records (truncate: nothing on disk) is skipped, not scanned.
+mkdir -p "$TMP/sparse"
+"$WRITER" "$TMP/sparse/events.out.tfevents.1.x" loss=1:0.5
+truncate -s 100G "$TMP/sparse/events.out.tfevents.1.x"
+"$WRITER" "$TMP/sparse/events.out.tfevents.1.x" loss=2:0.25
+run timeout 20 "$TRAINJOB_BIN" metrics --logdir "$TMP/sparse" -o csv
+expect_rc "--logdir over a 100 GB sparse file finishes" 0
+check "...with the points on both sides of the hole" test "$(tail -n +2 "$TMP/out" | tr '\n' ' ')" = \
+    ".,loss,1,1700000000.25,0.5 .,loss,2,1700000000.5,0.25 "
+
 # ---- a job may not send the engine outside its volume ---------------------------
 
 mkdir -p "$TMP/outside/run"
@@ -344,6 +354,19 @@ api GET "$V1/train/scalars?since=..%2F..%2F..%2Fetc%2Fpasswd%3A0"
 check "a since= naming files outside reads nothing of them" sh -c "! grep -q 'root:' '$TMP/body'"
 check "...(refused, or only the job's own points)" \
     sh -c "[ '$code' = 400 ] || [ \"\$(jq '.scalars | length' '$TMP/body')\" = 7 ]"
+
+# ---- a sparse event file through the engine ------------------------------------------
+
+submit sparse 'true' "$(tb sparse)"
+wait_for sparse .state SUCCEEDED
+mkdir -p "$TMP/vol/sparse/tb"
+"$WRITER" "$TMP/vol/sparse/tb/events.out.tfevents.1.x" loss=1:0.5
+truncate -s 100G "$TMP/vol/sparse/tb/events.out.tfevents.1.x"
+"$WRITER" "$TMP/vol/sparse/tb/events.out.tfevents.1.x" loss=2:0.25
+run timeout 20 "$TRAINJOB_BIN" $E metrics sparse -o csv
+expect_rc "metrics NAME over a 100 GB sparse event file finishes" 0
+check "...with the points on both sides of the hole" test "$(tail -n +2 "$TMP/out" | tr '\n' ' ')" = \
+    ".,loss,1,1700000000.25,0.5 .,loss,2,1700000000.5,0.25 "
 
 # ---- clear messages ----------------------------------------------------------------
 
