@@ -347,6 +347,14 @@ int engine_save(struct engine *eng, struct ejob *job)
     return 0;
 }
 
+int engine_write_record(struct engine *eng, struct ejob *job, struct strbuf *err)
+{
+    char *rec = job_record(eng, job);
+    enum store_status st = store_job_update(eng->store, job->uid, rec, err);
+    free(rec);
+    return st == STORE_OK ? 0 : -1;
+}
+
 bool engine_job_saved(const struct engine *eng, const struct ejob *job)
 {
     (void)eng;

@@ -246,8 +246,21 @@ int find_job(struct engine *eng, const char *user, const char *ws, const char *n
              struct ejob **out, struct api_error *err);
 
 /* record.c: each job as one record in the store, events, state changes */
-/* Writes the job to the store; logs (and returns -1) when the disk refuses. */
+/*
+ * Writes the job to the store; logs (and returns -1) when the disk refuses,
+ * and keeps retrying: memory stays ahead of the disk meanwhile. For the
+ * changes the engine makes itself (a worker ended, a pass placed a job).
+ */
 int engine_save(struct engine *eng, struct ejob *job);
+/*
+ * Writes the job's record as memory holds it now, and does nothing else:
+ * no snapshot, no retry, nothing marked unsaved. 0, or -1 with the store's
+ * message in err. A request writes the job as its change will leave it
+ * (then puts memory back) before it acts, so that what it acknowledges is
+ * on disk first and what the disk refuses is answered 503 with nothing
+ * changed; inside a store_begin group, as every write of the store.
+ */
+int engine_write_record(struct engine *eng, struct ejob *job, struct strbuf *err);
 /* Records an event (store + watchers); message is the sentence a person reads. */
 void engine_event(struct engine *eng, struct ejob *job, struct job_event *ev);
 /* Sets state (and message), stamps times, saves, publishes, records a STATE event. */
