@@ -666,6 +666,12 @@ void lifecycle_stop(struct engine *eng, struct ejob *job, enum after_stop then, 
         finish_stop(eng, job);
         return;
     }
+    /*
+     * The intent goes to disk before any signal (a request's was written
+     * already): a trainjobd killed from here on finds the stop on restart and
+     * finishes it, instead of taking the workers' deaths for faults.
+     */
+    engine_save(eng, job);
     for (size_t i = 0; i < job->worker_count; i++) {
         struct eworker *w = &job->workers[i];
         if (w->live && w->starting)
