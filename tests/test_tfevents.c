@@ -852,6 +852,33 @@ static void test_sparse_hole(void **state)
     assert_true(tfevents_stats(d)->hole_bytes > (uint64_t)hole_end - (2u << 20));
     if (before >= 0 && after >= 0)
         assert_true(after - before < (4 << 20)); /* the hole was not read */
+
+    /* A hole at the end (the file grown sparse again), then a record after it. */
+    const off_t end = hole_end + (off_t)b.len;
+    fd = open(file, O_WRONLY);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, 2 * hole_end), 0);
+    before = bytes_read();
+    assert_int_equal(tfevents_poll(d, &lim, on_scalar, &g, &r, &err), 0);
+    if (r.more)
+        assert_int_equal(tfevents_poll(d, &lim, on_scalar, &g, &r, &err), 0);
+    assert_false(r.more);
+    assert_int_equal(g.n, 2);
+    struct strbuf c = STRBUF_INIT;
+    tfevents_write_simple(&c, 3, 3.5, "later", 3.0f);
+    assert_int_equal(pwrite(fd, c.buf, c.len, 2 * hole_end), (ssize_t)c.len);
+    close(fd);
+    assert_int_equal(tfevents_poll(d, &lim, on_scalar, &g, &r, &err), 0);
+    if (r.more)
+        assert_int_equal(tfevents_poll(d, &lim, on_scalar, &g, &r, &err), 0);
+    after = bytes_read();
+    assert_int_equal(count_lines(&g, ". later 3 3 3.500"), 1);
+    assert_int_equal(g.n, 3);
+    if (before >= 0 && after >= 0)
+        assert_true(after - before < (4 << 20));
+    /* both holes, each skipped but for a little scanned at its edges */
+    assert_true(tfevents_stats(d)->hole_bytes > (uint64_t)(2 * hole_end - end + hole_end) - (4u << 20));
+    strbuf_free(&c);
     tfevents_close(d);
     got_free(&g);
     strbuf_free(&a);
