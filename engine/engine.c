@@ -440,12 +440,9 @@ int engine_open(const struct engine_options *opt, struct loop *lp, struct engine
                    "the SSH directory are passed as TRAINJOB_MOUNT_* variables");
     eng->launcher = launcher_new(lp, shimwatch_launched, eng);
 
-    for (size_t i = 0; i < eng->job_count;) {
-        struct ejob *job = eng->jobs[i];
-        lifecycle_adopt(eng, job);
-        if (i < eng->job_count && eng->jobs[i] == job)
-            i++; /* else a delete it finished took it away: slot i holds the next job */
-    }
+    for (size_t i = 0; i < eng->job_count;)
+        if (lifecycle_adopt(eng, eng->jobs[i]))
+            i++; /* else a delete it finished took the job away: slot i holds the next one */
     lifecycle_schedule_soon(eng);
     *out = eng;
     return 0;

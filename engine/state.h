@@ -368,8 +368,11 @@ void lifecycle_forget_end_files(const char *status);
 bool lifecycle_mark_node(struct engine *eng, struct ejob *job, const char *node, const char *by);
 /* Arms the back-off timer for the earliest job whose crash-loop back-off has not ended. */
 void lifecycle_arm_backoff(struct engine *eng);
-/* After a restart of trainjobd: collect ends that arrived meanwhile, re-adopt the rest. */
-void lifecycle_adopt(struct engine *eng, struct ejob *job);
+/*
+ * After a restart of trainjobd: collect ends that arrived meanwhile, re-adopt
+ * the rest. False when that finished a delete: the job is freed and gone.
+ */
+bool lifecycle_adopt(struct engine *eng, struct ejob *job);
 /* Drops the loop's watchers on a job's shims, before the job is freed. */
 void lifecycle_forget(struct engine *eng, struct ejob *job);
 /* A worker's shim reported that it runs (or its pid file said so). */
