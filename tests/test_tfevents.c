@@ -877,7 +877,8 @@ static void test_sparse_hole(void **state)
     if (before >= 0 && after >= 0)
         assert_true(after - before < (4 << 20));
     /* both holes, each skipped but for a little scanned at its edges */
-    assert_true(tfevents_stats(d)->hole_bytes > (uint64_t)(2 * hole_end - end + hole_end) - (4u << 20));
+    assert_true(tfevents_stats(d)->hole_bytes >
+                (uint64_t)(2 * hole_end - end + hole_end) - (4u << 20));
     strbuf_free(&c);
     tfevents_close(d);
     got_free(&g);
