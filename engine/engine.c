@@ -493,6 +493,9 @@ void engine_close(struct engine *eng)
     if (eng->drop_timer)
         loop_cancel(eng->loop, eng->drop_timer);
     free(eng->spec_loaded);
+    for (size_t i = 0; i < eng->term_after_commit_count; i++)
+        free(eng->term_after_commit[i]);
+    free(eng->term_after_commit);
     engine_intern_free(eng); /* after the jobs that pointed at its texts */
     free(eng->jobs);
     hmap_free(&eng->by_name);

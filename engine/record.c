@@ -490,6 +490,8 @@ void engine_batch_end(struct engine *eng)
         engine_trim_soon(eng);
     }
     strbuf_free(&err);
+    /* The stops of the batch: their intents are on disk now (or logged as refused). */
+    lifecycle_term_deferred(eng);
 }
 
 /* Stores one event (its JSON without id), folds old ones, and tells watchers; false on failure. */

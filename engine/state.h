@@ -208,6 +208,8 @@ struct engine {
     size_t batch_event_count, batch_event_cap;
     char *batch_event_text; /* their uids and texts, one after another */
     size_t batch_event_len, batch_event_text_cap;
+    char **term_after_commit; /* uids of jobs stopped in the open batch: signalled after it */
+    size_t term_after_commit_count;
     /*
      * Scheduling inputs' version: every save, removal or stop of a job bumps
      * it. A kept pass (schedpass.c) serves only while it has not moved.
@@ -368,6 +370,11 @@ void lifecycle_forget_end_files(const char *status);
 bool lifecycle_mark_node(struct engine *eng, struct ejob *job, const char *node, const char *by);
 /* Arms the back-off timer for the earliest job whose crash-loop back-off has not ended. */
 void lifecycle_arm_backoff(struct engine *eng);
+/*
+ * Sends the SIGTERMs of the stops made inside the batch that has just ended
+ * (engine_batch_end), once their intents were committed with it.
+ */
+void lifecycle_term_deferred(struct engine *eng);
 /*
  * After a restart of trainjobd: collect ends that arrived meanwhile, re-adopt
  * the rest. False when that finished a delete: the job is freed and gone.
