@@ -10,7 +10,10 @@
 #    vanish leave no descriptor in trainjobd, the stream ends with the job;
 #  - small pages (limit=) deliver every point exactly once through the cursor;
 #  - --logdir reads a directory with no job: a corrupted record is skipped
-#    and counted, a half-written last record is not yet a point;
+#    and counted, a half-written last record is not yet a point; a 100 GB
+#    hole (truncate -s) between two records is skipped, also when tj-bob
+#    reads tj-alice's file, and through the engine (trainjob metrics NAME,
+#    eight ?follow=true streams at little CPU to trainjobd);
 #  - a job that plants a symlink at its log path (or above it, or a run or an
 #    event file linked out of the volume) gets nothing from outside it;
 #  - an unknown job, a job without tensorboard, a hostile since= say so.
@@ -309,6 +312,20 @@ run timeout 20 "$TRAINJOB_BIN" metrics --logdir "$TMP/sparse" -o csv
 expect_rc "--logdir over a 100 GB sparse file finishes" 0
 check "...with the points on both sides of the hole" test "$(tail -n +2 "$TMP/out" | tr '\n' ' ')" = \
     ".,loss,1,1700000000.25,0.5 .,loss,2,1700000000.5,0.25 "
+# The same between two users: tj-alice's file, read by tj-bob.
+if tj_users; then
+    shared_tmp "$TMP/team"
+    mkdir -p "$TMP/team/alice"
+    chown "$TJ_ALICE" "$TMP/team/alice"
+    F="$TMP/team/alice/events.out.tfevents.1.x"
+    as_user "$TJ_ALICE" sh -c "'$WRITER' '$F' loss=1:0.5 && truncate -s 100G '$F' && '$WRITER' '$F' loss=2:0.25"
+    run as_user "$TJ_BOB" timeout 20 "$TRAINJOB_BIN" metrics --logdir "$TMP/team/alice" -o csv
+    expect_rc "$TJ_BOB's --logdir over $TJ_ALICE's 100 GB sparse file finishes" 0
+    check "...with her points on both sides of the hole" test "$(tail -n +2 "$TMP/out" | tr '\n' ' ')" = \
+        ".,loss,1,1700000000.25,0.5 .,loss,2,1700000000.5,0.25 "
+else
+    fail "two users for the sparse --logdir check" "tj_users could not make them (needs root)"
+fi
 
 # ---- a job may not send the engine outside its volume ---------------------------
 
