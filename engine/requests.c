@@ -470,7 +470,7 @@ static int batch_intents(struct engine *eng, const char *ws, json_t *names,
 {
     struct strbuf why = STRBUF_INIT;
     struct ejob *refused = NULL, *first = NULL;
-    bool ok = store_begin(eng->store, &why) == STORE_OK;
+    bool ok = true;
     size_t i;
     json_t *v;
     json_array_foreach(names, i, v)
@@ -479,8 +479,13 @@ static int batch_intents(struct engine *eng, const char *ws, json_t *names,
         struct ejob *job = name ? engine_find(eng, ws, name) : NULL;
         if (!ok || job == NULL || !batch_acts_on(act, job))
             continue;
-        if (first == NULL)
+        if (first == NULL) { /* a batch that changes nothing writes nothing */
             first = job;
+            if (store_begin(eng->store, &why) != STORE_OK) {
+                ok = false;
+                continue;
+            }
+        }
         enum after_stop was = job->after_stop;
         char *was_reason = job->after_stop_reason;
         job->after_stop = act->then;
@@ -493,24 +498,15 @@ static int batch_intents(struct engine *eng, const char *ws, json_t *names,
             refused = job;
         }
     }
-    if (ok && store_commit(eng->store, &why) != STORE_OK)
+    if (ok && first && store_commit(eng->store, &why) != STORE_OK)
         ok = false;
     if (ok) {
         strbuf_free(&why);
         return 0;
     }
     store_rollback(eng->store);
-    if (refused == NULL)
-        refused = first; /* the commit failed: named by the first job it held */
-    if (refused)
-        return not_saved(eng, refused, act->change, &why, err);
-    engine_log("%s refused: %s", act->change, strbuf_str(&why));
-    int rc = api_error_set(err, 503, "StoreFailed", "",
-                           "the %s could not be saved, so nothing was changed or done (%s); "
-                           "retry once the engine's state directory has room",
-                           act->change, strbuf_str(&why));
-    strbuf_free(&why);
-    return rc;
+    /* A write refused names its job; a BEGIN or COMMIT refused, the first job it held. */
+    return not_saved(eng, refused ? refused : first, act->change, &why, err);
 }
 
 /* :batchStop and :batchDelete: {training_job_names:[…]} → {results:[{name, result}]}. */
