@@ -28,7 +28,11 @@
  *      callback exactly once: a record is delivered whole or not at all,
  *      however the bytes arrive. A text cursor (opaque to callers) says
  *      where every file stands, so a remote follower can resume (since=),
- *      and a per-call limit lets a server page a large backlog.
+ *      and a per-call limit lets a server page a large backlog. A hole of
+ *      a sparse file (truncate -s 100G between two records) is skipped
+ *      unread (SEEK_DATA), not scanned a byte at a time for a header it
+ *      cannot hold: it counts as one damaged stretch and its bytes count
+ *      against the limit, so a poll past it returns at once.
  *
  * Everything read is hostile (a job writes these files): the walk never
  * follows a symlink, opens only regular files (never blocks on a FIFO),
@@ -153,6 +157,7 @@ struct tfevents_stats {
     uint64_t bad_crc;         /* records whose data failed its CRC (skipped) */
     uint64_t resyncs;         /* damaged headers scanned past (once per damaged stretch) */
     uint64_t resync_bytes;    /* bytes scanned past */
+    uint64_t hole_bytes;      /* of which skipped unread: holes of a sparse file */
     uint64_t oversized;       /* records over TFEVENTS_MAX_RECORD (skipped) */
     uint64_t bad_proto;       /* records with good CRCs that were not an Event */
     uint64_t bad_values;      /* malformed Summary.Values in good Events */

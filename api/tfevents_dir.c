@@ -303,6 +303,42 @@ static bool same_content(int fd, const struct tf_file *f, uint64_t size)
            pread(fd, tail, 4, (off_t)(f->offset - 4)) == 4 && memcmp(tail, f->tail, 4) == 0;
 }
 
+/*
+ * Skips the hole (if any) of file fd at the read position base + len, when
+ * the unconsumed bytes buf[pos..len) are zeros: a hole reads as zeros, and
+ * a header is never 12 zero bytes (the masked CRC of a zero length is not
+ * zero), so no record can start before the last TFRECORD_HEADER - 1 bytes
+ * of the hole. Moves f's offset there, counted as a damaged stretch, and
+ * returns true; false when there is no hole to skip (or SEEK_DATA is not
+ * supported: the bytes are then read and scanned as before).
+ */
+static bool skip_hole(struct tfevents_dir *d, struct tf_file *f, int fd, uint64_t size,
+                      uint64_t base, size_t pos, size_t len)
+{
+    for (size_t i = pos; i < len; i++)
+        if (d->buf[i] != 0)
+            return false;
+    uint64_t at = base + len;
+    off_t data = lseek(fd, (off_t)at, SEEK_DATA);
+    uint64_t next;
+    if (data >= 0)
+        next = (uint64_t)data < size ? (uint64_t)data : size;
+    else if (errno == ENXIO)
+        next = size; /* a hole to the end of the file */
+    else
+        return false;
+    if (next < at + TFRECORD_HEADER)
+        return false;
+    uint64_t skipped = next - (TFRECORD_HEADER - 1) - (base + pos);
+    if (!f->resyncing)
+        d->stats.resyncs++;
+    f->resyncing = true;
+    d->stats.resync_bytes += skipped;
+    d->stats.hole_bytes += skipped;
+    consume(d, f, skipped);
+    return true;
+}
+
 /* Reads and decodes file f (of run r, in directory dirfd) from its offset to its size now. */
 static void read_file(struct tfevents_dir *d, struct tf_run *r, struct tf_file *f, int dirfd)
 {
@@ -344,6 +380,11 @@ static void read_file(struct tfevents_dir *d, struct tf_run *r, struct tf_file *
         if (st2 == TFRECORD_PARTIAL) {
             if (base + pos + rec.need > size)
                 break; /* not yet written */
+            if (skip_hole(d, f, fd, size, base, pos, len)) {
+                base = f->offset;
+                len = pos = 0;
+                continue;
+            }
             if (len > pos)
                 memmove(d->buf, d->buf + pos, len - pos);
             base += pos;

@@ -440,8 +440,9 @@ int engine_open(const struct engine_options *opt, struct loop *lp, struct engine
                    "the SSH directory are passed as TRAINJOB_MOUNT_* variables");
     eng->launcher = launcher_new(lp, shimwatch_launched, eng);
 
-    for (size_t i = 0; i < eng->job_count; i++)
-        lifecycle_adopt(eng, eng->jobs[i]);
+    for (size_t i = 0; i < eng->job_count;)
+        if (lifecycle_adopt(eng, eng->jobs[i]))
+            i++; /* else a delete it finished took the job away: slot i holds the next one */
     lifecycle_schedule_soon(eng);
     *out = eng;
     return 0;
@@ -492,6 +493,9 @@ void engine_close(struct engine *eng)
     if (eng->drop_timer)
         loop_cancel(eng->loop, eng->drop_timer);
     free(eng->spec_loaded);
+    for (size_t i = 0; i < eng->term_after_commit_count; i++)
+        free(eng->term_after_commit[i]);
+    free(eng->term_after_commit);
     engine_intern_free(eng); /* after the jobs that pointed at its texts */
     free(eng->jobs);
     hmap_free(&eng->by_name);

@@ -649,6 +649,35 @@ static void cancel_start(struct engine *eng, struct ejob *job, struct eworker *w
     w->live = false;
 }
 
+/* SIGTERM to the job's started live workers, once its stop's intent has been saved. */
+static void term_workers(struct engine *eng, struct ejob *job)
+{
+    for (size_t i = 0; i < job->worker_count; i++) {
+        struct eworker *w = &job->workers[i];
+        if (!w->live || w->starting)
+            continue;
+        char *status = lifecycle_status_path(eng, job, w);
+        runner_refresh(&w->proc, status);
+        free(status);
+        runner_signal(&w->proc, SIGTERM);
+    }
+}
+
+void lifecycle_term_deferred(struct engine *eng)
+{
+    char **uids = eng->term_after_commit;
+    size_t count = eng->term_after_commit_count;
+    eng->term_after_commit = NULL;
+    eng->term_after_commit_count = 0;
+    for (size_t i = 0; i < count; i++) {
+        struct ejob *job = engine_find_uid(eng, uids[i]);
+        if (job && job->after_stop != AFTER_STOP_NONE)
+            term_workers(eng, job);
+        free(uids[i]);
+    }
+    free(uids);
+}
+
 void lifecycle_stop(struct engine *eng, struct ejob *job, enum after_stop then, const char *why)
 {
     /* A delete outranks whatever stop was under way; anything else outranks nothing. */
@@ -666,17 +695,22 @@ void lifecycle_stop(struct engine *eng, struct ejob *job, enum after_stop then, 
         finish_stop(eng, job);
         return;
     }
-    for (size_t i = 0; i < job->worker_count; i++) {
-        struct eworker *w = &job->workers[i];
-        if (w->live && w->starting)
-            w->phase = WORKER_TERMINATING; /* the shim holds the claim: stopped once it reports */
-        if (!w->live || w->starting)
-            continue;
-        char *status = lifecycle_status_path(eng, job, w);
-        runner_refresh(&w->proc, status);
-        free(status);
-        runner_signal(&w->proc, SIGTERM);
-        w->phase = WORKER_TERMINATING;
+    /*
+     * The intent goes to disk before any signal (a request's was written
+     * already): a trainjobd killed from here on finds the stop on restart and
+     * finishes it, instead of taking the workers' deaths for faults.
+     */
+    engine_save(eng, job);
+    for (size_t i = 0; i < job->worker_count; i++)
+        if (job->workers[i].live) /* a start in flight: stopped once its shim reports */
+            job->workers[i].phase = WORKER_TERMINATING;
+    if (eng->batch_depth > 0) {
+        /* Saved in the open batch: on disk only once it commits, signalled then. */
+        eng->term_after_commit =
+            xreallocarray(eng->term_after_commit, eng->term_after_commit_count + 1, sizeof(char *));
+        eng->term_after_commit[eng->term_after_commit_count++] = xstrdup(job->uid);
+    } else {
+        term_workers(eng, job);
     }
     if (job->kill_timer == 0) {
         struct kill_ctx *k = xcalloc(1, sizeof *k);

@@ -347,6 +347,14 @@ int engine_save(struct engine *eng, struct ejob *job)
     return 0;
 }
 
+int engine_write_record(struct engine *eng, struct ejob *job, struct strbuf *err)
+{
+    char *rec = job_record(eng, job);
+    enum store_status st = store_job_update(eng->store, job->uid, rec, err);
+    free(rec);
+    return st == STORE_OK ? 0 : -1;
+}
+
 bool engine_job_saved(const struct engine *eng, const struct ejob *job)
 {
     (void)eng;
@@ -482,6 +490,8 @@ void engine_batch_end(struct engine *eng)
         engine_trim_soon(eng);
     }
     strbuf_free(&err);
+    /* The stops of the batch: their intents are on disk now (or logged as refused). */
+    lifecycle_term_deferred(eng);
 }
 
 /* Stores one event (its JSON without id), folds old ones, and tells watchers; false on failure. */

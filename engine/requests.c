@@ -46,16 +46,21 @@ int member_check(struct engine *eng, const char *user, const char *ws, struct ap
     return 0;
 }
 
-/* A change the store refused: 503, the job showing its last saved state until a retry. */
-static int not_saved(const struct ejob *job, struct api_error *err)
+/*
+ * A request's change the store refused: 503, and nothing was changed or done
+ * (the job was written as the change would leave it before anything else).
+ */
+static int not_saved(struct engine *eng, struct ejob *job, const char *change, struct strbuf *why,
+                     struct api_error *err)
 {
-    if (!job->unsaved)
-        return 0;
-    return api_error_set(err, 503, "StoreFailed", "",
-                         "job '%s': the change is not on disk yet (the engine log says why); it "
-                         "is kept and saved when the disk allows, and until then the job shows "
-                         "its last saved state",
-                         job->name);
+    (void)ejob_spec(eng, job); /* its whole spec agrees with memory again */
+    engine_log("job %s: %s refused: %s", job->name, change, strbuf_str(why));
+    int rc = api_error_set(err, 503, "StoreFailed", "",
+                           "job '%s': the %s could not be saved, so nothing was changed or done "
+                           "(%s); retry once the engine's state directory has room",
+                           job->name, change, strbuf_str(why));
+    strbuf_free(why);
+    return rc;
 }
 
 int find_job(struct engine *eng, const char *user, const char *ws, const char *name,
@@ -375,20 +380,36 @@ int engine_job_update(struct engine *eng, const char *user, const char *ws, cons
                                enum_name(&priority_names, (int)p), user, ws);
             goto out;
         }
-        job->priority = p;
     }
+    /* Written as it will be first: a change the disk refuses is not made (503). */
+    enum priority was_priority = job->priority;
+    char *was_display = job->display_name;
+    bool was_display_is_name = job->display_is_name;
+    if (want_prio)
+        job->priority = patch.scheduling.priority;
     if (want_name) {
-        free(job->display_name);
         job->display_is_name = patch.display_name && strcmp(patch.display_name, job->name) == 0;
         job->display_name = job->display_is_name ? NULL : xstrdup(patch.display_name);
     }
+    struct strbuf why = STRBUF_INIT;
+    if (engine_write_record(eng, job, &why) != 0) {
+        job->priority = was_priority;
+        if (want_name) {
+            free(job->display_name);
+            job->display_name = was_display;
+            job->display_is_name = was_display_is_name;
+        }
+        rc = not_saved(eng, job, "update", &why, err);
+        goto out;
+    }
+    strbuf_free(&why);
+    if (want_name)
+        free(was_display);
     stamp(&ejob_spec(eng, job)->update_time);
     engine_save(eng, job);
     engine_publish(eng, job);
     if (want_prio)
         lifecycle_schedule_soon(eng);
-    if ((rc = not_saved(job, err)) != 0)
-        goto out;
     *reply = job_json(job);
     rc = 200;
 out:
@@ -417,25 +438,81 @@ static int batch_names(const char *body, size_t len, json_t **names, struct api_
     return 0;
 }
 
-/* Stops one job for a batch; returns the per-name result. */
-static const char *stop_one(struct engine *eng, struct ejob *job)
+/* What a :batchStop or :batchDelete does to each job it names. */
+struct batch_act {
+    const char *change; /* as messages name it */
+    enum after_stop then;
+    const char *why;
+    const char *done; /* the per-name result */
+};
+
+static const struct batch_act stop_act = {"stop", AFTER_STOP_SUSPEND, "stopped by the user",
+                                          "STOPPING"};
+static const struct batch_act delete_act = {"delete", AFTER_STOP_DELETE, "deleted by the user",
+                                            "DELETING"};
+
+/* Whether act changes job (a stop skips a job that has ended or is being deleted). */
+static bool batch_acts_on(const struct batch_act *act, const struct ejob *job)
 {
-    if (job_state_terminal(job->state) || job->after_stop == AFTER_STOP_DELETE)
-        return "SKIPPED";
-    lifecycle_stop(eng, job, AFTER_STOP_SUSPEND, "stopped by the user");
-    return "STOPPING";
+    if (act->then == AFTER_STOP_DELETE)
+        return true;
+    return !job_state_terminal(job->state) && job->after_stop != AFTER_STOP_DELETE;
 }
 
-static const char *delete_one(struct engine *eng, struct ejob *job)
+/*
+ * Writes every job the batch changes with its stop intent, in one
+ * transaction, before any worker is signalled: after a kill at any moment,
+ * a restart finishes the stops (their workers' deaths are no faults). 0, or
+ * a 503 naming the first job the disk refused, nothing written.
+ */
+static int batch_intents(struct engine *eng, const char *ws, json_t *names,
+                         const struct batch_act *act, struct api_error *err)
 {
-    lifecycle_stop(eng, job, AFTER_STOP_DELETE, "deleted by the user");
-    return "DELETING";
+    struct strbuf why = STRBUF_INIT;
+    struct ejob *refused = NULL, *first = NULL;
+    bool ok = true;
+    size_t i;
+    json_t *v;
+    json_array_foreach(names, i, v)
+    {
+        const char *name = json_string_value(v);
+        struct ejob *job = name ? engine_find(eng, ws, name) : NULL;
+        if (!ok || job == NULL || !batch_acts_on(act, job))
+            continue;
+        if (first == NULL) { /* a batch that changes nothing writes nothing */
+            first = job;
+            if (store_begin(eng->store, &why) != STORE_OK) {
+                ok = false;
+                continue;
+            }
+        }
+        enum after_stop was = job->after_stop;
+        char *was_reason = job->after_stop_reason;
+        job->after_stop = act->then;
+        job->after_stop_reason = (char *)act->why; /* only read while written */
+        int rc = engine_write_record(eng, job, &why);
+        job->after_stop = was;
+        job->after_stop_reason = was_reason;
+        if (rc != 0) {
+            ok = false;
+            refused = job;
+        }
+    }
+    if (ok && first && store_commit(eng->store, &why) != STORE_OK)
+        ok = false;
+    if (ok) {
+        strbuf_free(&why);
+        return 0;
+    }
+    store_rollback(eng->store);
+    /* A write refused names its job; a BEGIN or COMMIT refused, the first job it held. */
+    return not_saved(eng, refused ? refused : first, act->change, &why, err);
 }
 
 /* :batchStop and :batchDelete: {training_job_names:[…]} → {results:[{name, result}]}. */
 static int batch(struct engine *eng, const char *user, const char *ws, const char *body,
-                 size_t body_len, const char *(*act)(struct engine *, struct ejob *),
-                 json_t **reply, struct api_error *err)
+                 size_t body_len, const struct batch_act *act, json_t **reply,
+                 struct api_error *err)
 {
     json_t *names = NULL;
     int rc = member_check(eng, user, ws, err);
@@ -453,12 +530,23 @@ static int batch(struct engine *eng, const char *user, const char *ws, const cha
             return rc;
         }
     }
+    /* All or nothing on disk too: every intent is saved, or the call is refused (503). */
+    if ((rc = batch_intents(eng, ws, names, act, err)) != 0) {
+        json_decref(names);
+        return rc;
+    }
     json_t *results = json_array();
     json_array_foreach(names, i, v)
     {
         const char *name = json_string_value(v);
         struct ejob *job = name ? engine_find(eng, ws, name) : NULL;
-        const char *outcome = job ? act(eng, job) : "NOT_FOUND";
+        const char *outcome = "NOT_FOUND";
+        if (job && batch_acts_on(act, job)) {
+            lifecycle_stop(eng, job, act->then, act->why);
+            outcome = act->done;
+        } else if (job) {
+            outcome = "SKIPPED";
+        }
         json_array_append_new(results, json_pack("{s:s?, s:s}", "name", name, "result", outcome));
     }
     json_decref(names);
@@ -469,13 +557,13 @@ static int batch(struct engine *eng, const char *user, const char *ws, const cha
 int engine_jobs_stop(struct engine *eng, const char *user, const char *ws, const char *body,
                      size_t body_len, json_t **reply, struct api_error *err)
 {
-    return batch(eng, user, ws, body, body_len, stop_one, reply, err);
+    return batch(eng, user, ws, body, body_len, &stop_act, reply, err);
 }
 
 int engine_jobs_delete(struct engine *eng, const char *user, const char *ws, const char *body,
                        size_t body_len, json_t **reply, struct api_error *err)
 {
-    return batch(eng, user, ws, body, body_len, delete_one, reply, err);
+    return batch(eng, user, ws, body, body_len, &delete_act, reply, err);
 }
 
 int engine_job_start(struct engine *eng, const char *user, const char *ws, const char *name,
@@ -489,6 +577,21 @@ int engine_job_start(struct engine *eng, const char *user, const char *ws, const
         return api_error_set(err, 409, "InvalidState", "state",
                              "job '%s' is %s; only a stopped (SUSPENDED) job can be started", name,
                              enum_name(&job_state_names, (int)job->state));
+    /* Written as it will be first: a start the disk refuses is not made (503). */
+    enum job_state was_state = job->state;
+    int was_loops = job->crash_loops;
+    int64_t was_until = job->backoff_until_ms;
+    job->state = JOB_STATE_QUEUEING;
+    job->crash_loops = 0;
+    job->backoff_until_ms = 0;
+    struct strbuf why = STRBUF_INIT;
+    rc = engine_write_record(eng, job, &why);
+    job->state = was_state;
+    job->crash_loops = was_loops;
+    job->backoff_until_ms = was_until;
+    if (rc != 0)
+        return not_saved(eng, job, "start", &why, err);
+    strbuf_free(&why);
     for (size_t i = 0; i < job->worker_count; i++) {
         job->workers[i].phase = WORKER_PENDING;
         job->workers[i].has_exit_code = false;
@@ -506,8 +609,6 @@ int engine_job_start(struct engine *eng, const char *user, const char *ws, const
     engine_event(eng, job, &ev);
     engine_set_state(eng, job, JOB_STATE_QUEUEING, "waiting for the scheduler");
     lifecycle_schedule_soon(eng);
-    if ((rc = not_saved(job, err)) != 0)
-        return rc;
     *reply = job_json(job);
     return 200;
 }
@@ -529,6 +630,19 @@ static int marked_node(struct engine *eng, const char *body, size_t body_len, co
     return 0;
 }
 
+/* Writes job as it is with node marked for it (memory is left as it was); 0 or -1 with why. */
+static int write_marked(struct engine *eng, struct ejob *job, const char *node, struct strbuf *why)
+{
+    for (size_t i = 0; i < job->excluded_count; i++)
+        if (strcmp(job->excluded[i], node) == 0)
+            return engine_write_record(eng, job, why);
+    job->excluded = xreallocarray(job->excluded, job->excluded_count + 1, sizeof *job->excluded);
+    job->excluded[job->excluded_count++] = (char *)node; /* only read while written */
+    int rc = engine_write_record(eng, job, why);
+    job->excluded_count--;
+    return rc;
+}
+
 int engine_job_mark_node(struct engine *eng, const char *user, const char *ws, const char *name,
                          const char *body, size_t body_len, json_t **reply, struct api_error *err)
 {
@@ -538,6 +652,10 @@ int engine_job_mark_node(struct engine *eng, const char *user, const char *ws, c
     int rc = find_job_to_change(eng, user, ws, name, &job, err);
     if (rc == 0)
         rc = marked_node(eng, body, body_len, &node, &root, err);
+    struct strbuf why = STRBUF_INIT;
+    if (rc == 0 && write_marked(eng, job, node, &why) != 0)
+        rc = not_saved(eng, job, "node mark", &why, err);
+    strbuf_free(&why);
     if (rc == 0) {
         lifecycle_mark_node(eng, job, node, user);
         stamp(&ejob_spec(eng, job)->update_time);
@@ -545,11 +663,8 @@ int engine_job_mark_node(struct engine *eng, const char *user, const char *ws, c
         engine_publish(eng, job);
         /* A waiting job's reason may now name the node. */
         lifecycle_schedule_soon(eng);
-        rc = not_saved(job, err);
-        if (rc == 0) {
-            *reply = job_json(job);
-            rc = 200;
-        }
+        *reply = job_json(job);
+        rc = 200;
     }
     json_decref(root);
     return rc;

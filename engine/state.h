@@ -208,6 +208,8 @@ struct engine {
     size_t batch_event_count, batch_event_cap;
     char *batch_event_text; /* their uids and texts, one after another */
     size_t batch_event_len, batch_event_text_cap;
+    char **term_after_commit; /* uids of jobs stopped in the open batch: signalled after it */
+    size_t term_after_commit_count;
     /*
      * Scheduling inputs' version: every save, removal or stop of a job bumps
      * it. A kept pass (schedpass.c) serves only while it has not moved.
@@ -246,8 +248,21 @@ int find_job(struct engine *eng, const char *user, const char *ws, const char *n
              struct ejob **out, struct api_error *err);
 
 /* record.c: each job as one record in the store, events, state changes */
-/* Writes the job to the store; logs (and returns -1) when the disk refuses. */
+/*
+ * Writes the job to the store; logs (and returns -1) when the disk refuses,
+ * and keeps retrying: memory stays ahead of the disk meanwhile. For the
+ * changes the engine makes itself (a worker ended, a pass placed a job).
+ */
 int engine_save(struct engine *eng, struct ejob *job);
+/*
+ * Writes the job's record as memory holds it now, and does nothing else:
+ * no snapshot, no retry, nothing marked unsaved. 0, or -1 with the store's
+ * message in err. A request writes the job as its change will leave it
+ * (then puts memory back) before it acts, so that what it acknowledges is
+ * on disk first and what the disk refuses is answered 503 with nothing
+ * changed; inside a store_begin group, as every write of the store.
+ */
+int engine_write_record(struct engine *eng, struct ejob *job, struct strbuf *err);
 /* Records an event (store + watchers); message is the sentence a person reads. */
 void engine_event(struct engine *eng, struct ejob *job, struct job_event *ev);
 /* Sets state (and message), stamps times, saves, publishes, records a STATE event. */
@@ -355,8 +370,16 @@ void lifecycle_forget_end_files(const char *status);
 bool lifecycle_mark_node(struct engine *eng, struct ejob *job, const char *node, const char *by);
 /* Arms the back-off timer for the earliest job whose crash-loop back-off has not ended. */
 void lifecycle_arm_backoff(struct engine *eng);
-/* After a restart of trainjobd: collect ends that arrived meanwhile, re-adopt the rest. */
-void lifecycle_adopt(struct engine *eng, struct ejob *job);
+/*
+ * Sends the SIGTERMs of the stops made inside the batch that has just ended
+ * (engine_batch_end), once their intents were committed with it.
+ */
+void lifecycle_term_deferred(struct engine *eng);
+/*
+ * After a restart of trainjobd: collect ends that arrived meanwhile, re-adopt
+ * the rest. False when that finished a delete: the job is freed and gone.
+ */
+bool lifecycle_adopt(struct engine *eng, struct ejob *job);
 /* Drops the loop's watchers on a job's shims, before the job is freed. */
 void lifecycle_forget(struct engine *eng, struct ejob *job);
 /* A worker's shim reported that it runs (or its pid file said so). */

@@ -498,9 +498,11 @@ static bool adopt_start(struct engine *eng, struct ejob *job, struct eworker *w)
     return done;
 }
 
-void lifecycle_adopt(struct engine *eng, struct ejob *job)
+bool lifecycle_adopt(struct engine *eng, struct ejob *job)
 {
     bool backing_off_before = job->backoff_until_ms > 0; /* read now: job may be freed below */
+    char uid[64];
+    snprintf(uid, sizeof uid, "%s", job->uid);
     for (size_t i = 0; i < job->worker_count; i++) {
         struct eworker *w = &job->workers[i];
         if (!w->live)
@@ -513,15 +515,17 @@ void lifecycle_adopt(struct engine *eng, struct ejob *job)
         if (rc == 1) {
             free(status);
             lifecycle_worker_ended(eng, job, w, code);
-            continue;
+        } else {
+            runner_refresh(&w->proc, status);
+            free(status);
+            if (runner_alive(&w->proc))
+                shimwatch_follow(eng, job, w);
+            else
+                lifecycle_shim_gone(eng, job,
+                                    w); /* its status, or lost: the machine restarted, or a kill */
         }
-        runner_refresh(&w->proc, status);
-        free(status);
-        if (runner_alive(&w->proc))
-            shimwatch_follow(eng, job, w);
-        else
-            lifecycle_shim_gone(eng, job,
-                                w); /* its status, or lost: the machine restarted, or a kill */
+        if (engine_find_uid(eng, uid) == NULL)
+            return false; /* that end finished a delete: the job is gone */
     }
     bool starting = false;
     for (size_t i = 0; i < job->worker_count; i++)
@@ -531,6 +535,8 @@ void lifecycle_adopt(struct engine *eng, struct ejob *job)
             finish_stop(eng, job);
         else
             lifecycle_stop(eng, job, job->after_stop, job->after_stop_reason);
+        if (engine_find_uid(eng, uid) == NULL)
+            return false; /* a delete finished */
     } else if (starting) {
         /* Saves the starts recorded again before they are launched (a pod restart keeps RUNNING).
          */
@@ -543,6 +549,7 @@ void lifecycle_adopt(struct engine *eng, struct ejob *job)
     }
     if (backing_off_before)
         lifecycle_arm_backoff(eng); /* a back-off that was running when trainjobd stopped */
+    return true;
 }
 
 void lifecycle_forget(struct engine *eng, struct ejob *job)

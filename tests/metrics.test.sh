@@ -10,7 +10,10 @@
 #    vanish leave no descriptor in trainjobd, the stream ends with the job;
 #  - small pages (limit=) deliver every point exactly once through the cursor;
 #  - --logdir reads a directory with no job: a corrupted record is skipped
-#    and counted, a half-written last record is not yet a point;
+#    and counted, a half-written last record is not yet a point; a 100 GB
+#    hole (truncate -s) between two records is skipped, also when tj-bob
+#    reads tj-alice's file, and through the engine (trainjob metrics NAME,
+#    eight ?follow=true streams at little CPU to trainjobd);
 #  - a job that plants a symlink at its log path (or above it, or a run or an
 #    event file linked out of the volume) gets nothing from outside it;
 #  - an unknown job, a job without tensorboard, a hostile since= say so.
@@ -25,7 +28,10 @@ V1=/trainjob/v1/workspaces/default/trainingJobs
 FOLLOW_PID=""
 STREAM_PID=""
 
+SPARSE_PIDS=""
+
 cleanup() {
+    for p in $SPARSE_PIDS; do kill "$p" 2>/dev/null; done
     [ -n "$FOLLOW_PID" ] && kill "$FOLLOW_PID" 2>/dev/null
     [ -n "$STREAM_PID" ] && kill "$STREAM_PID" 2>/dev/null
     engine_cleanup
@@ -297,6 +303,30 @@ run "$TRAINJOB_BIN" metrics --logdir "$TMP/nowhere"
 expect_rc "--logdir of a missing directory exits 2" 2
 expect_grep "...naming it" "$TMP/err" "$TMP/nowhere"
 
+# A 100 GB hole between two records (truncate: nothing on disk) is skipped, not scanned.
+mkdir -p "$TMP/sparse"
+"$WRITER" "$TMP/sparse/events.out.tfevents.1.x" loss=1:0.5
+truncate -s 100G "$TMP/sparse/events.out.tfevents.1.x"
+"$WRITER" "$TMP/sparse/events.out.tfevents.1.x" loss=2:0.25
+run timeout 20 "$TRAINJOB_BIN" metrics --logdir "$TMP/sparse" -o csv
+expect_rc "--logdir over a 100 GB sparse file finishes" 0
+check "...with the points on both sides of the hole" test "$(tail -n +2 "$TMP/out" | tr '\n' ' ')" = \
+    ".,loss,1,1700000000.25,0.5 .,loss,2,1700000000.5,0.25 "
+# The same between two users: tj-alice's file, read by tj-bob.
+if tj_users; then
+    shared_tmp "$TMP/team"
+    mkdir -p "$TMP/team/alice"
+    chown "$TJ_ALICE" "$TMP/team/alice"
+    F="$TMP/team/alice/events.out.tfevents.1.x"
+    as_user "$TJ_ALICE" sh -c "'$WRITER' '$F' loss=1:0.5 && truncate -s 100G '$F' && '$WRITER' '$F' loss=2:0.25"
+    run as_user "$TJ_BOB" timeout 20 "$TRAINJOB_BIN" metrics --logdir "$TMP/team/alice" -o csv
+    expect_rc "$TJ_BOB's --logdir over $TJ_ALICE's 100 GB sparse file finishes" 0
+    check "...with her points on both sides of the hole" test "$(tail -n +2 "$TMP/out" | tr '\n' ' ')" = \
+        ".,loss,1,1700000000.25,0.5 .,loss,2,1700000000.5,0.25 "
+else
+    fail "two users for the sparse --logdir check" "tj_users could not make them (needs root)"
+fi
+
 # ---- a job may not send the engine outside its volume ---------------------------
 
 mkdir -p "$TMP/outside/run"
@@ -344,6 +374,42 @@ api GET "$V1/train/scalars?since=..%2F..%2F..%2Fetc%2Fpasswd%3A0"
 check "a since= naming files outside reads nothing of them" sh -c "! grep -q 'root:' '$TMP/body'"
 check "...(refused, or only the job's own points)" \
     sh -c "[ '$code' = 400 ] || [ \"\$(jq '.scalars | length' '$TMP/body')\" = 7 ]"
+
+# ---- a sparse event file through the engine ------------------------------------------
+
+submit sparse 'true' "$(tb sparse)"
+wait_for sparse .state SUCCEEDED
+mkdir -p "$TMP/vol/sparse/tb"
+"$WRITER" "$TMP/vol/sparse/tb/events.out.tfevents.1.x" loss=1:0.5
+truncate -s 100G "$TMP/vol/sparse/tb/events.out.tfevents.1.x"
+"$WRITER" "$TMP/vol/sparse/tb/events.out.tfevents.1.x" loss=2:0.25
+run timeout 20 "$TRAINJOB_BIN" $E metrics sparse -o csv
+expect_rc "metrics NAME over a 100 GB sparse event file finishes" 0
+check "...with the points on both sides of the hole" test "$(tail -n +2 "$TMP/out" | tr '\n' ' ')" = \
+    ".,loss,1,1700000000.25,0.5 .,loss,2,1700000000.5,0.25 "
+# Eight followers of it: each gets both points, and trainjobd's work stays bounded
+# (its CPU time, not a timing: it was a whole core, scanning the hole page by page).
+for i in 1 2 3 4 5 6 7 8; do
+    curl -sN --unix-socket "$SOCK" "http://x$V1/sparse/scalars?follow=true" >"$TMP/sparse.$i" 2>/dev/null &
+    SPARSE_PIDS="$SPARSE_PIDS $!"
+done
+# cpu PID: the process's user + system time so far, in clock ticks
+cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+c0=$(cpu "$ENGINE_PID")
+n=0
+while [ "$(cat "$TMP"/sparse.? | grep -c '"step":2')" -lt 8 ] && [ $n -lt 100 ]; do
+    sleep 0.05
+    n=$((n + 1))
+done
+check "8 followers of the sparse file each get the point after the hole" \
+    test "$(cat "$TMP"/sparse.? | grep -c '"step":2')" = 8
+sleep 1
+c1=$(cpu "$ENGINE_PID")
+hz=$(getconf CLK_TCK)
+check "...and trainjobd spends little on them ($((c1 - c0)) ticks of CPU, $hz a second)" \
+    test $((c1 - c0)) -lt $((hz / 2))
+for p in $SPARSE_PIDS; do kill "$p" 2>/dev/null; done
+SPARSE_PIDS=""
 
 # ---- clear messages ----------------------------------------------------------------
 

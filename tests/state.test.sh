@@ -7,7 +7,13 @@
 #    its reason, and keeps at most limits.events_per_job events;
 #  - on a full disk (a small tmpfs as the state dir) a worker that succeeds
 #    still ends SUCCEEDED, through a kill -9 and restart of the engine too,
-#    and no state is ever shown that a restart does not give back.
+#    and no state is ever shown that a restart does not give back;
+#  - on a full disk a stop, a delete, a priority change, a node mark and a
+#    start are refused (503, saying the change could not be saved) and
+#    nothing is done: no worker is signalled, and after a kill -9 and a
+#    restart the jobs are as they were (RUNNING, not FAILED 143 through
+#    their fault rule; the deleted one still there); a stop acknowledged
+#    just before a kill -9 ends SUSPENDED after the restart, a delete gone.
 # The engine is started here on temp dirs and stopped by pid.
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
@@ -213,3 +219,73 @@ check "...and the event held meanwhile is recorded after the state it tells of" 
 stop_engine KILL
 start_engine
 check "...and a restart agrees" wait_for full3 .state SUCCEEDED 10
+
+# ---- issue 20 #12: a request the disk cannot take is refused, not forgotten -----
+
+V1=/trainjob/v1/workspaces/default/trainingJobs
+# A worker that runs until signalled; its fault rule fails the job on 143
+# (SIGTERM), so a stop taken for a fault would show as FAILED.
+stoppable() {
+    submit "$1" "while :; do sleep 0.05; done" \
+        '.fault_tolerance = {backoff_limit: 3, rules: [{exit_codes: "143", action: "FAIL_JOB"}]}'
+}
+stoppable stop1
+stoppable del1
+check "stop1 runs" wait_for stop1 .state RUNNING
+check "del1 runs" wait_for del1 .state RUNNING
+fill_disk
+api POST "$JOBS:batchStop" '{"training_job_names": ["stop1"]}'
+check "on a full disk a stop is refused (503)" test "$code" = 503
+check "...saying the stop could not be saved and nothing was done" \
+    sh -c "jq -r .message '$TMP/body' | grep -q \"job 'stop1': the stop could not be saved, so nothing was changed or done\""
+api POST "$JOBS:batchDelete" '{"training_job_names": ["del1"]}'
+check "...a delete too (503)" test "$code" = 503
+check "...saying so" sh -c "jq -r .message '$TMP/body' | grep -q 'the delete could not be saved'"
+api PATCH "$JOBS/stop1?update_mask=scheduling.priority" '{"scheduling": {"priority": "HIGH"}}'
+check "...a priority change too (503)" test "$code" = 503
+node=$(curl -s --unix-socket "$SOCK" "http://x$JOBS/stop1/workers" | jq -r '.workers[0].node_name')
+api POST "$V1/stop1:markNode" "{\"node\": \"$node\"}"
+check "...and a node mark (503)" test "$code" = 503
+sleep 0.5
+check "...and the refused stop's worker was not signalled" test "$(field stop1 .state)" = RUNNING
+free_disk
+sleep 1 # saves the engine retries (save_retry_ms) would have happened by now
+check "...nor the refused priority kept to be saved later" test "$(field stop1 .scheduling.priority)" = NORMAL
+fill_disk
+stop_engine KILL
+free_disk
+start_engine
+sleep 1
+check "after a kill -9 and a restart, the refused stop left stop1 RUNNING" test "$(field stop1 .state)" = RUNNING
+check "...not FAILED through its fault rule (exit $(curl -s --unix-socket "$SOCK" "http://x$JOBS/stop1/workers" | jq -r '.workers[0].exit_code'))" \
+    test "$(curl -s --unix-socket "$SOCK" "http://x$JOBS/stop1/workers" | jq -r '.workers[0].exit_code')" = null
+check "...its priority still NORMAL" test "$(field stop1 .scheduling.priority)" = NORMAL
+check "...and the refused delete left del1 there, RUNNING" test "$(field del1 .state)" = RUNNING
+
+# Acknowledged, then killed at once: the intent was on disk before the SIGTERM.
+api POST "$JOBS:batchStop" '{"training_job_names": ["stop1"]}'
+stopped=$code
+api POST "$JOBS:batchDelete" '{"training_job_names": ["del1"]}'
+stop_engine KILL
+check "with room again, the stop is acknowledged (200)" test "$stopped" = 200
+check "...the delete too" test "$code" = 200
+start_engine
+check "a stop acknowledged just before a kill -9 ends SUSPENDED after the restart" \
+    wait_for stop1 .state SUSPENDED 20
+check "...not FAILED 143" test "$(field stop1 .state)" = SUSPENDED
+n=0
+while [ "$(curl -s -o /dev/null -w '%{http_code}' --unix-socket "$SOCK" "http://x$JOBS/del1")" != 404 ] && [ $n -lt 200 ]; do
+    sleep 0.1
+    n=$((n + 1))
+done
+check "a delete acknowledged just before a kill -9 is done after the restart" test $n -lt 200
+
+# A start the disk cannot take is refused too; the job stays SUSPENDED.
+fill_disk
+api POST "$V1/stop1:start"
+check "on a full disk a start is refused (503)" test "$code" = 503
+free_disk
+sleep 0.5
+check "...and stop1 stays SUSPENDED" test "$(field stop1 .state)" = SUSPENDED
+api POST "$V1/stop1:start"
+check "...started once the disk has room" test "$code" = 200

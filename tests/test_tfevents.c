@@ -8,7 +8,8 @@
  * and ±Inf); reading a file as it grows a byte at a time and in random
  * pieces (each scalar exactly once); paging with a limit and resuming from
  * the cursor in a new reader; hostile cursors; symlinks, a FIFO and a
- * truncated or replaced file; a million points.
+ * truncated or replaced file; a million points; a 64 GiB hole between
+ * two records, skipped unread.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -789,6 +790,104 @@ static void test_oversized(void **state)
     free(file);
 }
 
+/* Bytes this process has read so far (rchar of /proc/self/io), or -1 when unknown. */
+static long long bytes_read(void)
+{
+    FILE *f = fopen("/proc/self/io", "r");
+    long long v = -1;
+    char line[128];
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "rchar: %lld", &v) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return v;
+}
+
+/*
+ * A 64 GiB hole (truncate -s, nothing on disk) between two records: both
+ * are read in a few pages of 8 MiB, and the hole is skipped unread instead
+ * of scanned a byte at a time for a header it cannot hold.
+ */
+static void test_sparse_hole(void **state)
+{
+    const char *dir = *state;
+    const off_t hole_end = (off_t)64 << 30;
+    char *file = xasprintf("%s/events.out.tfevents.1.h", dir);
+    struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+    tfevents_write_simple(&a, 1, 1.5, "before", 1.0f);
+    tfevents_write_simple(&b, 2, 2.5, "after", 2.0f);
+    int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, a.buf, a.len), (ssize_t)a.len);
+    if (ftruncate(fd, hole_end) != 0) {
+        close(fd);
+        skip(); /* a filesystem without files this large */
+    }
+    assert_int_equal(pwrite(fd, b.buf, b.len, hole_end), (ssize_t)b.len);
+    close(fd);
+    fd = open(file, O_RDONLY);
+    assert_true(fd >= 0);
+    off_t data = lseek(fd, 1 << 20, SEEK_DATA);
+    close(fd);
+    if (data < hole_end - 65536) {
+        print_message("[  SKIPPED ] %s: no SEEK_DATA here (lseek said %lld)\n", dir,
+                      (long long)data);
+        skip();
+    }
+    struct tfevents_dir *d = open_dir(dir);
+    struct got g = {STRBUF_INIT, 0};
+    struct strbuf err = STRBUF_INIT;
+    struct tfevents_limit lim = {8u << 20, 0};
+    long long before = bytes_read();
+    int polls = 0;
+    struct tfevents_poll_result r;
+    do {
+        assert_int_equal(tfevents_poll(d, &lim, on_scalar, &g, &r, &err), 0);
+    } while (r.more && ++polls < 16);
+    long long after = bytes_read();
+    assert_int_equal(count_lines(&g, ". before 1 1 1.500"), 1);
+    assert_int_equal(count_lines(&g, ". after 2 2 2.500"), 1);
+    assert_int_equal(g.n, 2);
+    assert_true(tfevents_stats(d)->hole_bytes > (uint64_t)hole_end - (2u << 20));
+    if (before >= 0 && after >= 0)
+        assert_true(after - before < (4 << 20)); /* the hole was not read */
+
+    /* A hole at the end (the file grown sparse again), then a record after it. */
+    const off_t end = hole_end + (off_t)b.len;
+    fd = open(file, O_WRONLY);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, 2 * hole_end), 0);
+    before = bytes_read();
+    assert_int_equal(tfevents_poll(d, &lim, on_scalar, &g, &r, &err), 0);
+    if (r.more)
+        assert_int_equal(tfevents_poll(d, &lim, on_scalar, &g, &r, &err), 0);
+    assert_false(r.more);
+    assert_int_equal(g.n, 2);
+    struct strbuf c = STRBUF_INIT;
+    tfevents_write_simple(&c, 3, 3.5, "later", 3.0f);
+    assert_int_equal(pwrite(fd, c.buf, c.len, 2 * hole_end), (ssize_t)c.len);
+    close(fd);
+    assert_int_equal(tfevents_poll(d, &lim, on_scalar, &g, &r, &err), 0);
+    if (r.more)
+        assert_int_equal(tfevents_poll(d, &lim, on_scalar, &g, &r, &err), 0);
+    after = bytes_read();
+    assert_int_equal(count_lines(&g, ". later 3 3 3.500"), 1);
+    assert_int_equal(g.n, 3);
+    if (before >= 0 && after >= 0)
+        assert_true(after - before < (4 << 20));
+    /* both holes, each skipped but for a little scanned at its edges */
+    assert_true(tfevents_stats(d)->hole_bytes >
+                (uint64_t)(2 * hole_end - end + hole_end) - (4u << 20));
+    strbuf_free(&c);
+    tfevents_close(d);
+    got_free(&g);
+    strbuf_free(&a);
+    strbuf_free(&b);
+    strbuf_free(&err);
+    free(file);
+}
+
 static void count_scalar(void *ctx, const struct tfevents_scalar *s)
 {
     uint64_t *n = ctx;
@@ -838,6 +937,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_hostile_tree, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_oversized, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_million, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_sparse_hole, make_dir, remove_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
