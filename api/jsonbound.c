@@ -96,7 +96,7 @@ int jsonbound_skip(const char *buf, size_t len, size_t *pos, struct jsonbound_co
             p++;
         } else {
             size_t s = p;
-            while (p < len && !is_space(buf[p]) && strchr(",:]}[{\"", buf[p]) == NULL)
+            while (p < len && !is_space(buf[p]) && memchr(",:]}[{\"", buf[p], 7) == NULL)
                 p++;
             if (p == s)
                 return -1;
