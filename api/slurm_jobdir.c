@@ -146,8 +146,7 @@ static bool dir_trusted(const char *what, const char *path, const struct stat *s
     return true;
 }
 
-/* One directory of the chain checked (lstat: never through a symlink unless resolved); missing is
- * fine. */
+/* One directory of the chain (lstat: a symlink is refused); one not made yet passes. */
 static bool check_one(const char *what, const char *path, uid_t owner, bool workspace, bool job,
                       struct strbuf *why)
 {
@@ -238,7 +237,7 @@ static int read_at(int dirfd, const char *name, uid_t owner, size_t max, bool ta
     return 0;
 }
 
-/* A file of the job directory, bounded; -1 when it is missing or not a plain file. */
+/* A file of the job directory, bounded; -1 missing or no plain file, -2 another user's. */
 int slurm_read_job_file(const char *dir, uid_t owner, const char *sub, const char *name, size_t max,
                         bool tail, struct strbuf *out)
 {

@@ -1671,7 +1671,7 @@ static void fifty_thousand_jobs_of_others_list_ours_in_bounded_memory(void **sta
     (void)state;
     json_t *mine[3];
     for (int i = 0; i < 3; i++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "m%d", i);
         mkjobdir(name);
         mine[i] = job_elem("job-running.json", name, 100000 + i, "trainjob", NULL);
