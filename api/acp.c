@@ -30,6 +30,7 @@
 #include "api/http_multi.h"
 #include "api/jobspec_json.h"
 #include "api/jobsum.h"
+#include "api/jsonbound.h"
 #include "api/scalarpage.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
@@ -329,7 +330,9 @@ static int watch_line(struct watch_state *ws, const char *text, size_t len)
         if (got != 0)
             return rc; /* decoded, or not JSON of a message: skipped as jansson's failures are */
     }
-    json_t *j = json_loadb(text, len, 0, NULL);
+    struct strbuf why = STRBUF_INIT;
+    json_t *j = jsonbound_loadb(text, len, 0, &why); /* a message too large is skipped */
+    strbuf_free(&why);
     const char *type = json_string_value(json_object_get(j, "type"));
     if (type == NULL) {
         json_decref(j);

@@ -15,6 +15,7 @@
 
 #include "api/apierror.h"
 #include "api/http.h"
+#include "api/jsonbound.h"
 #include "util/strbuf.h"
 #include "util/timefmt.h"
 #include "util/utf8.h"
@@ -214,12 +215,9 @@ static enum backend_status page_of(const char *endpoint, const char *worker,
 {
     if (res->transport != TRANSPORT_NONE || res->status < 200 || res->status >= 300)
         return monitor_error(endpoint, worker, res, err);
-    json_error_t jerr;
-    json_t *reply = json_loadb(res->body.buf ? res->body.buf : "", res->body.len, 0, &jerr);
     struct strbuf why = STRBUF_INIT;
-    if (reply == NULL)
-        strbuf_addf(&why, "the reply is not JSON: %s", jerr.text);
-    else
+    json_t *reply = jsonbound_loadb(res->body.buf ? res->body.buf : "", res->body.len, 0, &why);
+    if (reply != NULL)
         acp_logs_decode(reply, worker, page, &why);
     enum backend_status st = BACKEND_OK;
     if (why.len) {

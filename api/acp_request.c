@@ -16,6 +16,7 @@
 #include "api/catalog_json.h"
 #include "api/finding.h"
 #include "api/jobspec_json.h"
+#include "api/jsonbound.h"
 #include "api/scalarpage.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -348,13 +349,16 @@ enum backend_status acp_reply_status(const struct backend *b, const struct acp_r
     }
     if (rq->stream || rq->rows)
         return BACKEND_OK; /* the body is read as it comes, or by decode_reply in acp.c */
-    json_error_t jerr;
-    *json = json_loadb(r->body.buf ? r->body.buf : "", r->body.len, 0, &jerr);
+    struct strbuf why = STRBUF_INIT;
+    *json = jsonbound_loadb(r->body.buf ? r->body.buf : "", r->body.len, 0, &why);
     if (*json == NULL) {
-        api_error_set(err, r->status, "BadReply", "", "%s %s: the reply is not JSON: %s",
-                      rq->method, b->endpoint, jerr.text);
+        /* Not JSON, or more than decoding it may take (api/jsonbound): refused either way. */
+        api_error_set(err, r->status, "BadReply", "", "%s %s: %s", rq->method, b->endpoint,
+                      strbuf_str(&why));
+        strbuf_free(&why);
         return BACKEND_REJECTED;
     }
+    strbuf_free(&why);
     return BACKEND_OK;
 }
 

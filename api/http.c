@@ -42,6 +42,7 @@ struct http_client {
     char *access_key, *secret_key;
     char *extra_headers; /* "Name: value\r\n" lines added to every request (a secret) */
     long timeout_ms;
+    size_t max_reply; /* 0: MAX_REPLY */
     http_transport_fn transport;
     void *transport_ctx;
 };
@@ -197,6 +198,17 @@ void http_client_set_timeout(struct http_client *c, long ms)
     c->timeout_ms = ms;
 }
 
+void http_client_set_max_reply(struct http_client *c, size_t bytes)
+{
+    c->max_reply = bytes;
+}
+
+/* The byte cap of a reply of c. */
+static size_t max_reply(const struct http_client *c)
+{
+    return c->max_reply ? c->max_reply : MAX_REPLY;
+}
+
 void http_client_set_transport(struct http_client *c, http_transport_fn fn, void *ctx)
 {
     c->transport = fn;
@@ -263,6 +275,7 @@ struct uhttp *http_unix_start(const struct http_client *c, const char *method,
                               http_data_fn on_data, void *data_ctx, struct http_result *out)
 {
     struct strbuf h = STRBUF_INIT;
+    out->max_body = max_reply(c);
     strbuf_adds(&h, "User-Agent: trainjob/" TRAINJOB_VERSION "\r\n");
     request_headers(c, method, path_and_query, body, len, on_data != NULL, &h);
     struct uhttp *u = uhttp_start(c->ep.unix_path, method, path_and_query, h.buf, body, len,
@@ -324,7 +337,7 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userdata)
         }
         return n;
     }
-    if (t->out->body.len + n > MAX_REPLY)
+    if (t->out->body.len + n > max_reply(t->client))
         return 0;
     strbuf_add(&t->out->body, data, n);
     return n;
@@ -354,6 +367,7 @@ int http_transfer_prepare(struct http_transfer *t, const struct http_client *c, 
     memset(t, 0, sizeof *t);
     t->client = c;
     t->out = out;
+    out->max_body = max_reply(c);
     t->on_data = on_data;
     t->data_ctx = data_ctx;
     t->url = xasprintf("%s%s", c->ep.base_url, path_and_query);
@@ -423,8 +437,8 @@ void http_transfer_finish(struct http_transfer *t, CURLcode rc)
             return;
         }
         out->transport = TRANSPORT_OTHER;
-        snprintf(out->message, sizeof out->message, "%s: reply larger than %u MiB", c->endpoint,
-                 MAX_REPLY >> 20);
+        snprintf(out->message, sizeof out->message, "%s: reply larger than %zu MiB", c->endpoint,
+                 max_reply(c) >> 20);
         return;
     case CURLE_COULDNT_CONNECT:
     case CURLE_COULDNT_RESOLVE_HOST:

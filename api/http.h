@@ -35,6 +35,7 @@ struct http_result {
     int status;         /* HTTP status when transport is TRANSPORT_NONE */
     struct strbuf body; /* the reply (for streams: only an error reply) */
     char message[256];  /* why, when transport is not TRANSPORT_NONE */
+    size_t max_body;    /* the byte cap of the reply (set from the client's; 0: 64 MiB) */
 };
 
 void http_result_init(struct http_result *r);
@@ -83,6 +84,12 @@ void http_client_set_keys(struct http_client *c, const char *ak, const char *sk)
 int http_client_set_headers(struct http_client *c, const char *lines);
 /* Whole-request limit for non-streaming calls (default 60 s; 0: none). */
 void http_client_set_timeout(struct http_client *c, long ms);
+/*
+ * The most bytes a reply may have (0: 64 MiB, a transport cap). A driver
+ * that decodes its replies within a memory bound (api/jsonbound) may take
+ * larger ones: the Slurm driver's GET /jobs is cluster-wide.
+ */
+void http_client_set_max_reply(struct http_client *c, size_t bytes);
 void http_client_set_transport(struct http_client *c, http_transport_fn fn, void *ctx);
 /*
  * When a transport replaced the network, runs one request through it into

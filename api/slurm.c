@@ -17,8 +17,10 @@
 #include "api/slurm.h"
 
 #include <jansson.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api/context.h"
 #include "api/finding.h"
@@ -370,6 +372,10 @@ struct backend *slurm_backend_new(struct http_client *client, const struct conte
     s->client = client;
     s->context = xstrdup(c->name);
     s->user = xstrdup(c->user);
+    struct passwd *pw = getpwnam(c->user);
+    s->owner_uid = pw ? pw->pw_uid : geteuid();
+    /* Every reply is decoded within a memory bound, so bytes may go past http's 64 MiB. */
+    http_client_set_max_reply(client, SLURM_REPLY_MAX);
     s->token_file = c->token_file ? xstrdup(c->token_file) : NULL;
     s->token_command = c->token_command ? xstrdup(c->token_command) : NULL;
     s->jobs_dir = xstrdup(c->jobs_dir);

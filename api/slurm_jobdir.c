@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <poll.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -45,6 +46,10 @@ char *slurm_backend_job_dir(struct backend *b, const char *name, struct api_erro
         api_error_set(err, 400, "InvalidName", "name",
                       "'%s' cannot name a job directory (letters, digits, '-', '_' and '.')",
                       name ? name : "");
+    else if (slurm_check_dirs(b, d, err) != 0) {
+        free(d);
+        d = NULL;
+    }
     return d;
 }
 
@@ -54,9 +59,147 @@ int slurm_open_dir_nofollow(const char *dir)
     return open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
-/* Reads name below dirfd (no symlink, a regular file) into *out: at most max bytes, the tail when
- * tail. */
-static int read_at(int dirfd, const char *name, size_t max, bool tail, struct strbuf *out)
+bool slurm_owner_ok(uid_t uid, uid_t owner)
+{
+    return uid == owner || uid == 0 || uid == geteuid();
+}
+
+/* fd is a directory of owner's (or root's) that nobody else may write; else closed, -1. */
+static int owned_dir(int fd, uid_t owner)
+{
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) ||
+                    !slurm_owner_ok(st.st_uid, owner) || (st.st_mode & 022) != 0)) {
+        close(fd);
+        errno = EPERM;
+        return -1;
+    }
+    return fd;
+}
+
+int slurm_open_job_dir(const char *dir, uid_t owner)
+{
+    return owned_dir(slurm_open_dir_nofollow(dir), owner);
+}
+
+/* sub (workers/, logs/) of the job directory dfd, checked like it. */
+static int open_sub(int dfd, const char *sub, uid_t owner)
+{
+    return owned_dir(openat(dfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), owner);
+}
+
+/* ---- the directories above a job's (sshd's StrictModes) ------------------- */
+
+/* The user a uid is, for a message ("uid 1002" when it has no name). */
+static void user_words(uid_t uid, struct strbuf *out)
+{
+    struct passwd *pw = getpwuid(uid);
+    if (pw)
+        strbuf_addf(out, "%s", pw->pw_name);
+    else
+        strbuf_addf(out, "uid %u", (unsigned)uid);
+}
+
+/*
+ * Whether the directory path (what, e.g. "workspace directory") may be
+ * trusted with st: owned by the user or root, and writable by nobody else —
+ * except a shared one (jobs_dir, a team workspace) that has the sticky bit,
+ * in which only an entry's owner may rename or remove it. A workspace is
+ * never writable by every user; a job directory by nobody but its owner.
+ * why says what to fix.
+ */
+static bool dir_trusted(const char *what, const char *path, const struct stat *st, uid_t owner,
+                        bool workspace, bool job, struct strbuf *why)
+{
+    mode_t m = st->st_mode;
+    if (!S_ISDIR(m)) {
+        strbuf_addf(why, "%s %s is not a directory", what, path);
+        return false;
+    }
+    if (!slurm_owner_ok(st->st_uid, owner)) {
+        strbuf_addf(why, "%s %s is owned by ", what, path);
+        user_words(st->st_uid, why);
+        strbuf_adds(why, ", not by you or root: its owner could rename what it holds and put "
+                         "another directory in its place; use a directory of your own or ask "
+                         "for it to be owned by root");
+        return false;
+    }
+    if (job && (m & 022)) {
+        strbuf_addf(why, "%s %s is writable by others than its owner: fix with `chmod go-w %s`",
+                    what, path, path);
+        return false;
+    }
+    if (workspace && (m & 002)) {
+        strbuf_addf(why, "%s %s is writable by every user: fix with `chmod o-w %s`", what, path,
+                    path);
+        return false;
+    }
+    if ((m & 022) && !(m & S_ISVTX)) {
+        strbuf_addf(why,
+                    "%s %s is writable by %s without the sticky bit, so another user could "
+                    "rename a job directory in it and put their own in its place: fix with "
+                    "`chmod +t %s` (then only a directory's owner may rename it) or `chmod %s %s`",
+                    what, path, (m & 002) ? "every user" : "its group", path,
+                    (m & 002) ? "go-w" : "g-w", path);
+        return false;
+    }
+    return true;
+}
+
+/* One directory of the chain (lstat: a symlink is refused); one not made yet passes. */
+static bool check_one(const char *what, const char *path, uid_t owner, bool workspace, bool job,
+                      struct strbuf *why)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT;
+    if (S_ISLNK(st.st_mode)) {
+        strbuf_addf(why, "%s %s is a symbolic link: not followed", what, path);
+        return false;
+    }
+    return dir_trusted(what, path, &st, owner, workspace, job, why);
+}
+
+int slurm_check_dirs(struct backend *b, const char *job_dir, struct api_error *err)
+{
+    struct slurm *s = driver(b);
+    struct strbuf why = STRBUF_INIT;
+    bool ok = true;
+    /* jobs_dir and every directory above it, as resolved (a site may link /lustre). */
+    char *root = realpath(s->jobs_dir, NULL);
+    if (root) {
+        for (char *p = root + 1;; p++) {
+            if (*p != '/' && *p != '\0')
+                continue;
+            char keep = *p;
+            *p = '\0';
+            bool last = keep == '\0';
+            ok = check_one(last ? "jobs_dir" : "directory", root, s->owner_uid, false, false, &why);
+            *p = keep;
+            if (!ok || last)
+                break;
+        }
+        free(root);
+    }
+    char *ws = ok ? xasprintf("%s/%s", s->jobs_dir, b->target.workspace) : NULL;
+    if (ok && strchr(b->target.workspace, '/') == NULL)
+        ok = check_one("workspace directory", ws, s->owner_uid, true, false, &why);
+    if (ok && job_dir)
+        ok = check_one("job directory", job_dir, s->owner_uid, false, true, &why);
+    free(ws);
+    if (!ok)
+        api_error_set(err, 403, "UnsafeDirectory", "", "context '%s': %s; it is not used",
+                      s->context, strbuf_str(&why));
+    strbuf_free(&why);
+    return ok ? 0 : -1;
+}
+
+/*
+ * Reads name below dirfd (no symlink, a regular file of owner's or root's)
+ * into *out: at most max bytes, the tail when tail; -2 for another's file.
+ */
+static int read_at(int dirfd, const char *name, uid_t owner, size_t max, bool tail,
+                   struct strbuf *out)
 {
     int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
@@ -65,6 +208,10 @@ static int read_at(int dirfd, const char *name, size_t max, bool tail, struct st
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
         return -1;
+    }
+    if (!slurm_owner_ok(st.st_uid, owner)) { /* the open file's owner: no check-then-open race */
+        close(fd);
+        return -2;
     }
     off_t start = 0;
     if (tail && st.st_size > (off_t)max)
@@ -90,21 +237,21 @@ static int read_at(int dirfd, const char *name, size_t max, bool tail, struct st
     return 0;
 }
 
-/* A file of the job directory, bounded; -1 when it is missing or not a plain file. */
-int slurm_read_job_file(const char *dir, const char *sub, const char *name, size_t max, bool tail,
-                        struct strbuf *out)
+/* A file of the job directory, bounded; -1 missing or no plain file, -2 another user's. */
+int slurm_read_job_file(const char *dir, uid_t owner, const char *sub, const char *name, size_t max,
+                        bool tail, struct strbuf *out)
 {
-    int dfd = slurm_open_dir_nofollow(dir);
+    int dfd = slurm_open_job_dir(dir, owner);
     if (dfd < 0)
         return -1;
     int fd = dfd;
     if (sub) {
-        fd = openat(dfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        fd = open_sub(dfd, sub, owner);
         close(dfd);
         if (fd < 0)
             return -1;
     }
-    int rc = read_at(fd, name, max, tail, out);
+    int rc = read_at(fd, name, owner, max, tail, out);
     close(fd);
     return rc;
 }
@@ -200,12 +347,12 @@ static int cmp_worker(const void *a, const void *b)
 }
 
 /* workers/<worker>.json of a job directory; 0 when there are none. */
-size_t slurm_workers_from_dir(const char *dir, struct worker_list *out)
+size_t slurm_workers_from_dir(const char *dir, uid_t owner, struct worker_list *out)
 {
-    int dfd = slurm_open_dir_nofollow(dir);
+    int dfd = slurm_open_job_dir(dir, owner);
     if (dfd < 0)
         return 0;
-    int wfd = openat(dfd, "workers", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int wfd = open_sub(dfd, "workers", owner);
     close(dfd);
     if (wfd < 0)
         return 0;
@@ -222,7 +369,7 @@ size_t slurm_workers_from_dir(const char *dir, struct worker_list *out)
         if (e->d_name[0] == '.' || n < 6 || strcmp(e->d_name + n - 5, ".json") != 0)
             continue;
         struct strbuf sb = STRBUF_INIT;
-        if (read_at(dirfd(dp), e->d_name, WORKER_FILE_MAX, false, &sb) == 0) {
+        if (read_at(dirfd(dp), e->d_name, owner, WORKER_FILE_MAX, false, &sb) == 0) {
             json_t *j = json_loadb(sb.buf ? sb.buf : "", sb.len, 0, NULL);
             struct worker_info w;
             if (json_is_object(j) && worker_from_record(j, e->d_name, n - 5, &w)) {
@@ -269,7 +416,8 @@ static bool has_worker(const struct worker_list *l, const char *name)
  * of 2 must not show 1 meanwhile. Such a worker is PENDING while the job
  * runs (its step is starting), else as Slurm says the whole job is.
  */
-static void add_allocation(struct worker_list *out, const struct slurm_job *sj, const char *dir)
+static void add_allocation(struct worker_list *out, const struct slurm_job *sj, const char *dir,
+                           uid_t owner)
 {
     for (size_t i = 0; i < out->count; i++)
         for (size_t k = 0; k < sj->alloc_count && !out->workers[i].devices; k++)
@@ -280,7 +428,7 @@ static void add_allocation(struct worker_list *out, const struct slurm_job *sj, 
         return;
     struct jobspec job;
     jobspec_init(&job);
-    slurm_stored_job(dir, &job);
+    slurm_stored_job(dir, owner, &job);
     bool recorded = out->count > 0;
     out->workers = xreallocarray(out->workers, out->count + sj->alloc_count, sizeof *out->workers);
     for (size_t i = 0; i < sj->alloc_count && out->count < WORKERS_MAX; i++) {
@@ -315,9 +463,9 @@ enum backend_status slurm_workers(struct backend *b, const char *name, struct wo
         return st;
     }
     const struct slurm_job *sj = slurm_found_job(b, &f, name);
-    bool recorded = slurm_workers_from_dir(dir, out) > 0;
+    bool recorded = slurm_workers_from_dir(dir, driver(b)->owner_uid, out) > 0;
     if (sj && (!recorded || !slurm_job_ended(sj)))
-        add_allocation(out, sj, dir);
+        add_allocation(out, sj, dir, driver(b)->owner_uid);
     slurm_found_free(&f);
     free(dir);
     return BACKEND_OK;
@@ -442,12 +590,12 @@ size_t slurm_events_parse(const char *buf, size_t len, bool cut, const char *job
  * them is read too: the first line is whole exactly when that byte is a
  * newline (or there is none), whatever the file's size.
  */
-size_t slurm_events_from_dir(const char *dir, const char *job, size_t max,
+size_t slurm_events_from_dir(const char *dir, uid_t owner, const char *job, size_t max,
                              struct job_event_list *out)
 {
     memset(out, 0, sizeof *out);
     struct strbuf sb = STRBUF_INIT;
-    if (slurm_read_job_file(dir, NULL, "events.jsonl", max + 1, true, &sb) != 0) {
+    if (slurm_read_job_file(dir, owner, NULL, "events.jsonl", max + 1, true, &sb) != 0) {
         strbuf_free(&sb);
         return 0;
     }
@@ -478,7 +626,7 @@ enum backend_status slurm_events(struct backend *b, const char *name, struct job
                       b->target.workspace);
         return BACKEND_REJECTED;
     }
-    slurm_events_from_dir(dir, name, EVENTS_MAX, out);
+    slurm_events_from_dir(dir, driver(b)->owner_uid, name, EVENTS_MAX, out);
     free(dir);
     return BACKEND_OK;
 }
@@ -517,12 +665,12 @@ static off_t tail_start(int fd, off_t size, long tail)
 }
 
 /* The log's descriptor: logs/<worker>.log below the job directory, no symlink followed. */
-static int open_log(const char *dir, const char *worker)
+static int open_log(const char *dir, uid_t owner, const char *worker)
 {
-    int dfd = slurm_open_dir_nofollow(dir);
+    int dfd = slurm_open_job_dir(dir, owner);
     if (dfd < 0)
         return -1;
-    int lfd = openat(dfd, "logs", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int lfd = open_sub(dfd, "logs", owner);
     close(dfd);
     if (lfd < 0)
         return -1;
@@ -531,7 +679,8 @@ static int open_log(const char *dir, const char *worker)
     free(file);
     close(lfd);
     struct stat st;
-    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+    if (fd >= 0 &&
+        (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !slurm_owner_ok(st.st_uid, owner))) {
         close(fd);
         fd = -1;
     }
@@ -626,7 +775,7 @@ bool slurm_log_step(struct slurm_log_follow *f, backend_data_fn fn, void *ctx,
     char buf[65536];
     ssize_t n;
     if (f->fd < 0) {
-        f->fd = open_log(f->dir, f->worker);
+        f->fd = open_log(f->dir, driver(f->b)->owner_uid, f->worker);
         if (f->fd < 0) {
             if (f->follow && time_now_ms() <= f->open_deadline)
                 return false;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -192,6 +193,61 @@ static const char *name_in(struct backend *b, const char *cwd, char **prefix_cac
     return name;
 }
 
+char *slurm_job_mark(const char *dir, uid_t owner, bool make)
+{
+    struct strbuf sb = STRBUF_INIT;
+    char *mark = NULL;
+    for (int attempt = 0; attempt < 2 && mark == NULL; attempt++) {
+        strbuf_reset(&sb);
+        if (slurm_read_job_file(dir, owner, NULL, SLURM_MARK_FILE, 64, false, &sb) == 0) {
+            size_t n = strspn(strbuf_str(&sb), "0123456789abcdef");
+            if (n == 32)
+                mark = xstrndup(sb.buf, n);
+            break;
+        }
+        if (!make || attempt > 0)
+            break;
+        /* Made once per job directory, O_EXCL: calls racing for it read the same one. */
+        unsigned char rnd[16];
+        if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
+            break;
+        char hex[33];
+        for (size_t i = 0; i < sizeof rnd; i++)
+            snprintf(hex + 2 * i, 3, "%02x", rnd[i]);
+        int dfd = slurm_open_job_dir(dir, owner);
+        int fd = dfd < 0 ? -1
+                         : openat(dfd, SLURM_MARK_FILE,
+                                  O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd >= 0) {
+            if (write(fd, hex, 32) != 32) {
+                /* read back below: a short mark is no mark */
+            }
+            close(fd);
+        }
+        if (dfd >= 0)
+            close(dfd);
+    }
+    strbuf_free(&sb);
+    return mark;
+}
+
+/*
+ * Whether the Slurm job j (in the directory of job name) is the user's
+ * trainjob job: Slurm's user is the context's and the comment carries the
+ * directory's mark (read from a directory and file of the user's).
+ */
+static bool ours(struct backend *b, const struct slurm_job *j)
+{
+    struct slurm *s = driver(b);
+    if (!slurm_is(j->user, s->user) || j->comment == NULL ||
+        strncmp(j->comment, SLURM_MARK_PREFIX, strlen(SLURM_MARK_PREFIX)) != 0)
+        return false;
+    char *mark = slurm_job_mark(j->cwd, s->owner_uid, false);
+    bool same = mark && strcmp(j->comment + strlen(SLURM_MARK_PREFIX), mark) == 0;
+    free(mark);
+    return same;
+}
+
 /* hmap's equal for the names of the jobs found: an item is a slot of that array. */
 static bool name_eq(const void *item, const void *key)
 {
@@ -247,8 +303,10 @@ enum backend_status slurm_fetch_jobs(struct backend *b, struct slurm_found *out,
         const char *name = name_in(b, j.cwd, &prefix);
         struct stat gone;
         /* A deleted job: its directory is gone, and Slurm keeps its end for MinJobAge. */
-        if (name == NULL || ((slurm_job_ended(&j) || slurm_is(j.state, "COMPLETING")) &&
-                             lstat(j.cwd, &gone) != 0)) {
+        if (name == NULL ||
+            ((slurm_job_ended(&j) || slurm_is(j.state, "COMPLETING")) &&
+             lstat(j.cwd, &gone) != 0) ||
+            !ours(b, &j)) {
             slurm_job_free(&j);
             continue;
         }
@@ -300,11 +358,11 @@ static char *rfc3339(int64_t epoch)
 }
 
 /* The stored job.json of a directory, or false. */
-bool slurm_stored_job(const char *dir, struct jobspec *out)
+bool slurm_stored_job(const char *dir, uid_t owner, struct jobspec *out)
 {
     struct strbuf sb = STRBUF_INIT;
     bool ok = false;
-    if (slurm_read_job_file(dir, NULL, "job.json", JOBJSON_MAX, false, &sb) == 0) {
+    if (slurm_read_job_file(dir, owner, NULL, "job.json", JOBJSON_MAX, false, &sb) == 0) {
         json_t *j = json_loadb(sb.buf ? sb.buf : "", sb.len, 0, NULL);
         struct findings fs = FINDINGS_INIT;
         if (json_is_object(j)) {
@@ -320,11 +378,11 @@ bool slurm_stored_job(const char *dir, struct jobspec *out)
 }
 
 /* state.json's "restarts": the fault-tolerance restarts the supervisor used; -1 when unknown. */
-static int32_t restarts_used(const char *dir)
+static int32_t restarts_used(const char *dir, uid_t owner)
 {
     struct strbuf sb = STRBUF_INIT;
     int32_t n = -1;
-    if (slurm_read_job_file(dir, NULL, "state.json", WORKER_FILE_MAX, false, &sb) == 0) {
+    if (slurm_read_job_file(dir, owner, NULL, "state.json", WORKER_FILE_MAX, false, &sb) == 0) {
         json_t *j = json_loadb(sb.buf ? sb.buf : "", sb.len, 0, NULL);
         const json_t *v = json_object_get(j, "restarts");
         if (json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) < 1000000)
@@ -336,12 +394,12 @@ static int32_t restarts_used(const char *dir)
 }
 
 /* Running workers, from the records (else every allocated node of a running job). */
-static int32_t ready_count(const char *dir, const struct slurm_job *sj)
+static int32_t ready_count(const char *dir, uid_t owner, const struct slurm_job *sj)
 {
     struct worker_list w;
     memset(&w, 0, sizeof w);
     int32_t n = 0;
-    if (slurm_workers_from_dir(dir, &w) > 0) {
+    if (slurm_workers_from_dir(dir, owner, &w) > 0) {
         for (size_t i = 0; i < w.count; i++)
             n += w.workers[i].phase == WORKER_RUNNING;
     } else if (slurm_is(sj->state, "RUNNING")) {
@@ -356,9 +414,10 @@ static void make_job(struct backend *b, const char *name, const struct slurm_job
                      struct jobspec *out)
 {
     jobspec_init(out);
+    uid_t owner = driver(b)->owner_uid;
     char *dir = slurm_jobdir_path(driver(b)->jobs_dir, b->target.workspace, name);
     if (dir)
-        slurm_stored_job(dir, out);
+        slurm_stored_job(dir, owner, out);
     free(out->name);
     out->name = xstrdup(name);
     free(out->workspace_name);
@@ -374,14 +433,14 @@ static void make_job(struct backend *b, const char *name, const struct slurm_job
         if (jp && lstat(jp, &js) == 0 && out->create_time == NULL)
             out->create_time = rfc3339((int64_t)js.st_mtime); /* when it was submitted */
         free(jp);
-        int32_t used_then = dir ? restarts_used(dir) : -1;
+        int32_t used_then = dir ? restarts_used(dir, owner) : -1;
         if (used_then >= 0) {
             out->has_restart_count = true;
             out->restart_count = used_then;
         }
         struct worker_list w;
         memset(&w, 0, sizeof w);
-        size_t ok = 0, failed = 0, n = dir ? slurm_workers_from_dir(dir, &w) : 0;
+        size_t ok = 0, failed = 0, n = dir ? slurm_workers_from_dir(dir, owner, &w) : 0;
         for (size_t i = 0; i < n; i++) {
             ok += w.workers[i].phase == WORKER_SUCCEEDED;
             failed += w.workers[i].phase == WORKER_FAILED;
@@ -408,12 +467,12 @@ static void make_job(struct backend *b, const char *name, const struct slurm_job
     if (msg.len)
         out->state_message = strbuf_detach(&msg, NULL);
     strbuf_free(&msg);
-    int32_t used = dir ? restarts_used(dir) : -1;
+    int32_t used = dir ? restarts_used(dir, owner) : -1;
     out->has_restart_count = true;
     out->restart_count = used >= 0 ? used : 0;
     if (out->state == JOB_STATE_RUNNING && dir) {
         out->has_ready_workers = true;
-        out->ready_workers = ready_count(dir, sj);
+        out->ready_workers = ready_count(dir, owner, sj);
     }
     free(out->create_time);
     out->create_time = rfc3339(sj->submit_time);
@@ -447,7 +506,9 @@ static size_t dir_names(struct backend *b, char ***out)
         if (e->d_name[0] == '.')
             continue;
         struct stat st;
-        if (fstatat(dirfd(dp), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode))
+        /* Another user's job directory (a shared workspace) is none of this user's jobs. */
+        if (fstatat(dirfd(dp), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
+            !slurm_owner_ok(st.st_uid, driver(b)->owner_uid) || (st.st_mode & 022) != 0)
             continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
@@ -541,6 +602,10 @@ enum backend_status slurm_list(struct backend *b, const struct list_query *q, st
     struct list_filter lf;
     if (list_filter_parse(q ? q->filter : NULL, &lf, err) != 0)
         return BACKEND_REJECTED;
+    if (slurm_check_dirs(b, NULL, err) != 0) {
+        list_filter_free(&lf);
+        return BACKEND_REJECTED;
+    }
     struct slurm_found f;
     enum backend_status st = slurm_fetch_jobs(b, &f, err);
     if (st != BACKEND_OK) {
@@ -567,7 +632,7 @@ enum backend_status slurm_list(struct backend *b, const struct list_query *q, st
             if (dir && fstatat(AT_FDCWD, dir, &s, AT_SYMLINK_NOFOLLOW) == 0) {
                 struct jobspec probe;
                 jobspec_init(&probe);
-                if (slurm_stored_job(dir, &probe))
+                if (slurm_stored_job(dir, driver(b)->owner_uid, &probe))
                     make_job(b, names[i], NULL, &out->jobs[out->count++]);
                 jobspec_free(&probe);
             }

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "api/backend.h"
 #include "api/catalog.h"
@@ -27,6 +28,17 @@
 #define WORKER_FILE_MAX (64u << 10)
 #define FOLLOW_POLL_MS 500
 #define JOBS_FRESH_MS 1000 /* GET /jobs at most once a second */
+/*
+ * The byte cap of a reply from slurmrestd. GET /jobs is cluster-wide (no
+ * filter by user in v0.0.38-40) and a pending job is about 3.2 KB of it:
+ * 256 MiB is some 80,000 jobs. Its bytes are held once; only the user's
+ * jobs are decoded (slurm_rest), and every other reply is decoded within
+ * api/jsonbound's memory bound.
+ */
+#define SLURM_REPLY_MAX ((size_t)256 << 20)
+/* A Slurm job is trainjob's when its comment is this followed by its job directory's mark. */
+#define SLURM_MARK_PREFIX "trainjob:"
+#define SLURM_MARK_FILE "mark"
 
 /*
  * The replies of one call made on the loop. An operation of this driver is
@@ -87,6 +99,7 @@ struct slurm {
     const struct slurm_replay *shape_asker;
     char *context;
     char *user;
+    uid_t owner_uid; /* the user's uid here (else ours): whose job directories and files we trust */
     char *token_file;
     char *token_command;
     char *token; /* the one in use */
@@ -156,9 +169,23 @@ void slurm_token_cancel(struct slurm_token_run *t);
 char *slurm_backend_job_dir(struct backend *b, const char *name, struct api_error *err);
 /* Opens dir (O_PATH-free: readable) refusing a symlink as its last component. */
 int slurm_open_dir_nofollow(const char *dir);
-/* A file of the job directory, bounded; -1 when it is missing or not a plain file. */
-int slurm_read_job_file(const char *dir, const char *sub, const char *name, size_t max, bool tail,
-                        struct strbuf *out);
+/* Whether a file or directory of uid is trusted as the user's (owner), root's or ours. */
+bool slurm_owner_ok(uid_t uid, uid_t owner);
+/* Opens a job directory: no symlink, owner's (slurm_owner_ok), writable by nobody else; else -1. */
+int slurm_open_job_dir(const char *dir, uid_t owner);
+/*
+ * The directories a job's lies in, checked the way sshd's StrictModes checks
+ * ~/.ssh: jobs_dir and those above it, the workspace's and (when not NULL
+ * and present) job_dir. 0, or -1 with err (403) naming the directory and
+ * what to fix.
+ */
+int slurm_check_dirs(struct backend *b, const char *job_dir, struct api_error *err);
+/*
+ * A file of the job directory, bounded; -1 when it is missing or not a
+ * plain file, -2 when it is another user's (its open descriptor's owner).
+ */
+int slurm_read_job_file(const char *dir, uid_t owner, const char *sub, const char *name, size_t max,
+                        bool tail, struct strbuf *out);
 /* A copy of text made safe for a terminal and at most max bytes. */
 char *slurm_clean(const char *text, size_t max);
 /* A safe name from the cluster or a job directory (a worker, partition, QOS, user). */
@@ -167,14 +194,14 @@ static inline bool slurm_safe_component(const char *s)
     return slurm_safe_name(s, 128);
 }
 /* workers/<worker>.json of a job directory; 0 when there are none. */
-size_t slurm_workers_from_dir(const char *dir, struct worker_list *out);
+size_t slurm_workers_from_dir(const char *dir, uid_t owner, struct worker_list *out);
 enum backend_status slurm_workers(struct backend *b, const char *name, struct worker_list *out,
                                   struct api_error *err);
 /* The events of a run of events.jsonl's lines (cut: buf starts inside its first line). */
 size_t slurm_events_parse(const char *buf, size_t len, bool cut, const char *job,
                           struct job_event_list *out);
 /* The events of dir's events.jsonl, read from its last max bytes. */
-size_t slurm_events_from_dir(const char *dir, const char *job, size_t max,
+size_t slurm_events_from_dir(const char *dir, uid_t owner, const char *job, size_t max,
                              struct job_event_list *out);
 enum backend_status slurm_events(struct backend *b, const char *name, struct job_event_list *out,
                                  struct api_error *err);
@@ -203,7 +230,13 @@ enum backend_status slurm_logs(struct backend *b, const char *name, const char *
 /* a and b are the same string (a may be NULL). */
 bool slurm_is(const char *a, const char *b);
 
-/* Slurm's jobs of the workspace, newest first per name; from one GET /jobs. */
+/*
+ * Slurm's jobs of the workspace, newest first per name; from one GET /jobs.
+ * A Slurm job is one of them only when Slurm's user is the context's, its
+ * comment carries its job directory's mark and that directory is the user's:
+ * another user's job (or one without the mark) run in a job directory with
+ * sbatch --chdir is never taken for the job.
+ */
 struct slurm_found {
     struct slurm_job *jobs;
     size_t count;
@@ -216,8 +249,10 @@ enum backend_status slurm_fetch_jobs(struct backend *b, struct slurm_found *out,
 /* The Slurm job of f whose job directory is name's (the newest: f is newest first), or NULL. */
 const struct slurm_job *slurm_found_job(struct backend *b, const struct slurm_found *f,
                                         const char *name);
-/* The stored job.json of a directory, or false. */
-bool slurm_stored_job(const char *dir, struct jobspec *out);
+/* The stored job.json of a directory (the owner's), or false. */
+bool slurm_stored_job(const char *dir, uid_t owner, struct jobspec *out);
+/* The job directory's mark (read, or made when make), or NULL. */
+char *slurm_job_mark(const char *dir, uid_t owner, bool make);
 enum backend_status slurm_get(struct backend *b, const char *name, struct jobspec *out,
                               struct api_error *err);
 enum backend_status slurm_list(struct backend *b, const struct list_query *q, struct job_list *out,

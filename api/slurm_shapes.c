@@ -191,6 +191,7 @@ int slurm_job_decode(const struct slurm_shape *s, const json_t *j, struct slurm_
     out->nodes = str_of(j, "nodes");
     out->cwd = str_of(j, "current_working_directory");
     out->user = str_of(j, "user_name");
+    out->comment = str_of(j, "comment");
     int64_t v;
     if (slurm_number(json_object_get(j, "restart_cnt"), &v) && v >= 0 && v < INT32_MAX)
         out->restarts = (int32_t)v;
@@ -226,6 +227,7 @@ void slurm_job_free(struct slurm_job *j)
     free(j->nodes);
     free(j->cwd);
     free(j->user);
+    free(j->comment);
     for (size_t i = 0; i < j->alloc_count; i++) {
         free(j->alloc[i].node);
         free(j->alloc[i].gpus);
@@ -278,6 +280,8 @@ json_t *slurm_submit_body(const struct slurm_shape *s, const struct slurm_submit
         json_object_set_new(job, s->exclude_key, json_string(sub->exclude));
     if (sub->cwd)
         json_object_set_new(job, "current_working_directory", json_string(sub->cwd));
+    if (sub->comment)
+        json_object_set_new(job, "comment", json_string(sub->comment));
     if (sub->standard_output)
         json_object_set_new(job, "standard_output", json_string(sub->standard_output));
     if (sub->standard_error)

@@ -66,6 +66,7 @@ struct slurm_job {
     char *nodes; /* "n[1-2]" */
     char *cwd;   /* current_working_directory: the job directory */
     char *user;
+    char *comment;    /* trainjob's mark (SLURM_MARK_PREFIX + the job directory's mark) */
     int32_t restarts; /* restart_cnt: preemptions and requeues */
     bool has_exit;
     int exit_status;                           /* WEXITSTATUS */
@@ -90,6 +91,7 @@ struct slurm_submit {
     const char *qos;     /* NULL: the partition's default */
     const char *exclude; /* "n1,n3" or NULL */
     const char *cwd;
+    const char *comment; /* NULL: none */
     const char *standard_output;
     const char *standard_error;
     int nodes;

@@ -193,6 +193,9 @@ static int make_job_dir(struct slurm *s, struct backend *b, const char *dir, boo
         return -1;
     }
     strbuf_free(&why);
+    /* jobs_dir, the workspace: nobody else may rename or replace what they hold. */
+    if (slurm_check_dirs(b, exclusive ? NULL : dir, err) != 0)
+        return -1;
     int pfd = -1;
     {
         char *p = xstrdup(dir);
@@ -216,6 +219,14 @@ static int make_job_dir(struct slurm *s, struct backend *b, const char *dir, boo
     if (dfd < 0) {
         api_error_set(err, 500, "JobsDir", "", "%s is not a directory trainjob made: %s", dir,
                       strerror(errno));
+        return -1;
+    }
+    struct stat ds;
+    if (fstat(dfd, &ds) != 0 || !slurm_owner_ok(ds.st_uid, s->owner_uid) || (ds.st_mode & 022)) {
+        api_error_set(err, 403, "UnsafeDirectory", "",
+                      "job directory %s is not yours alone (owner uid %u, mode %04o): not used",
+                      dir, (unsigned)ds.st_uid, (unsigned)(ds.st_mode & 07777));
+        close(dfd);
         return -1;
     }
     (void)mkdirat(dfd, "logs", 0755);
@@ -306,10 +317,10 @@ static const struct catalog_spec *job_spec(const struct catalog *cat, const stru
  * "marked"), as "n1,n3" for exclude_nodes; NULL when none. A name that is
  * not a plain node name is skipped: the file is the job's to write.
  */
-static char *marked_nodes(const char *dir)
+static char *marked_nodes(const char *dir, uid_t owner)
 {
     struct strbuf sb = STRBUF_INIT, out = STRBUF_INIT;
-    if (slurm_read_job_file(dir, NULL, "state.json", WORKER_FILE_MAX, false, &sb) == 0) {
+    if (slurm_read_job_file(dir, owner, NULL, "state.json", WORKER_FILE_MAX, false, &sb) == 0) {
         json_t *j = json_loadb(sb.buf ? sb.buf : "", sb.len, 0, NULL);
         size_t i;
         json_t *v;
@@ -377,7 +388,7 @@ static enum backend_status submit(struct backend *b, const struct jobspec *job, 
         catalog_pool(&cat, job->resource_pool.name ? job->resource_pool.name : "");
     site.idle_pool = pool && pool->type == POOL_IDLE;
     /* A start keeps away from the nodes the job marked (the supervisor's state.json). */
-    char *exclude = fresh ? NULL : marked_nodes(dir);
+    char *exclude = fresh ? NULL : marked_nodes(dir, s->owner_uid);
     if (st == BACKEND_OK &&
         build_submit(s->shape, &site, job, spec, exclude, &body, NULL, err) != 0)
         st = BACKEND_REJECTED;
@@ -402,6 +413,20 @@ static enum backend_status submit(struct backend *b, const struct jobspec *job, 
         free(path);
         free(text);
         json_decref(j);
+    }
+    if (st == BACKEND_OK) {
+        /* The directory's mark in the Slurm job's comment: how its jobs are known as ours. */
+        char *mark = slurm_job_mark(dir, s->owner_uid, true);
+        if (mark == NULL) {
+            api_error_set(err, 500, "JobsDir", "", "cannot write the mark of %s/%s", dir,
+                          SLURM_MARK_FILE);
+            st = BACKEND_REJECTED;
+        } else {
+            char *comment = xasprintf("%s%s", SLURM_MARK_PREFIX, mark);
+            json_object_set_new(json_object_get(body, "job"), "comment", json_string(comment));
+            free(comment);
+        }
+        free(mark);
     }
     json_t *reply = NULL;
     if (st == BACKEND_OK)
@@ -470,7 +495,16 @@ enum backend_status slurm_start(struct backend *b, const char *name, struct jobs
     struct jobspec job;
     jobspec_init(&job);
     enum backend_status st = BACKEND_OK;
-    if (!slurm_stored_job(dir, &job)) {
+    struct strbuf probe = STRBUF_INIT;
+    int owned = slurm_read_job_file(dir, driver(b)->owner_uid, NULL, "job.json", 1, false, &probe);
+    strbuf_free(&probe);
+    if (owned == -2) {
+        /* Never submitted: it would run another user's script as this one. */
+        api_error_set(err, 403, "UnsafeDirectory", "name",
+                      "job '%s': %s/job.json is not yours (another user wrote it): not submitted",
+                      name, dir);
+        st = BACKEND_REJECTED;
+    } else if (!slurm_stored_job(dir, driver(b)->owner_uid, &job)) {
         api_error_set(err, 404, "NotFound", "name",
                       "no job '%s' in workspace %s (no readable job.json in %s)", name,
                       b->target.workspace, dir);
@@ -619,6 +653,10 @@ enum backend_status slurm_delete(struct backend *b, const char *const *names, si
     enum backend_status st = slurm_fetch_jobs(b, &f, err);
     for (size_t i = 0; st == BACKEND_OK && i < n; i++) {
         char *dir = slurm_backend_job_dir(b, names[i], err);
+        if (dir == NULL && err->status == 403) {
+            st = BACKEND_REJECTED; /* an unsafe directory: said, never removed */
+            break;
+        }
         if (dir == NULL) {
             batch_add(out, names[i], BATCH_NOT_FOUND, "NOT_FOUND");
             continue;

@@ -54,6 +54,12 @@ struct uhttp {
     struct http_result *out;
 };
 
+/* The byte cap of out's body: the client's (api/http sets it), else UHTTP_MAX_REPLY. */
+static size_t max_body(const struct http_result *out)
+{
+    return out->max_body ? out->max_body : UHTTP_MAX_REPLY;
+}
+
 /* Ends the exchange with transport t and a message. */
 static void end(struct uhttp *u, enum transport_error t, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -172,8 +178,8 @@ static bool body_bytes(struct uhttp *u, const char *p, size_t n)
         }
         return true;
     }
-    if (u->out->body.len + n > UHTTP_MAX_REPLY) {
-        end(u, TRANSPORT_OTHER, "reply larger than %u MiB", UHTTP_MAX_REPLY >> 20);
+    if (u->out->body.len + n > max_body(u->out)) {
+        end(u, TRANSPORT_OTHER, "reply larger than %zu MiB", max_body(u->out) >> 20);
         return false;
     }
     strbuf_add(&u->out->body, p, n);
@@ -276,8 +282,8 @@ static bool parse_head(struct uhttp *u, const char *head, size_t n)
     } else if (has_length) {
         u->left = length;
         u->state = BODY_LENGTH;
-        if (!u->deliver && length > UHTTP_MAX_REPLY) {
-            end(u, TRANSPORT_OTHER, "reply larger than %u MiB", UHTTP_MAX_REPLY >> 20);
+        if (!u->deliver && length > max_body(u->out)) {
+            end(u, TRANSPORT_OTHER, "reply larger than %zu MiB", max_body(u->out) >> 20);
             return false;
         }
         /* room once, not by doubling (a list page is ~225 KB); what a server claims is capped */

@@ -9,7 +9,7 @@
  * UHTTP_MAX_HEAD bytes), and a body delimited by Content-Length, by chunked
  * transfer coding, or by the server closing. A 2xx reply's body goes to
  * on_data as it arrives (when on_data is set); any other body is collected
- * into out->body, at most UHTTP_MAX_REPLY bytes. The reply is the server's,
+ * into out->body, at most out->max_body (else UHTTP_MAX_REPLY) bytes. The reply is the server's,
  * so it is checked like any input: sizes are bounded and parsed strictly,
  * and a malformed reply ends the exchange as TRANSPORT_OTHER saying why.
  */

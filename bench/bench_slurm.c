@@ -719,7 +719,12 @@ static int submit_held(const char *prefix, int n, long *ids, char *why, size_t w
                 continue;
             char *dir = xasprintf("%s/default/%s-%03d", jobs, prefix, next);
             char *jj = xasprintf("%s/job.json", dir);
+            /* The mark a submit writes, in the directory and the comment: the driver's own job. */
+            char *mk = xasprintf("%s/mark", dir);
+            char mark[33];
+            snprintf(mark, sizeof mark, "%032x", (unsigned)next);
             if (file_mkdirs(dir, 0755, &err) != 0 ||
+                file_write_atomic(mk, mark, 32, 0644, &err) != 0 ||
                 (template_json.len &&
                  file_write_atomic(jj, template_json.buf, template_json.len, 0644, &err) != 0)) {
                 snprintf(why, whysz, "%s", strbuf_str(&err));
@@ -730,10 +735,11 @@ static int submit_held(const char *prefix, int n, long *ids, char *why, size_t w
             strbuf_addf(&s->body,
                         "{\"script\":\"#!/bin/sh\\nsleep 600\\n\",\"job\":{\"name\":\"%s-%03d\","
                         "\"partition\":\"standard\",\"nodes\":1,\"tasks\":1,\"hold\":true,"
-                        "\"current_working_directory\":\"%s\","
+                        "\"current_working_directory\":\"%s\",\"comment\":\"trainjob:%s\","
                         "\"environment\":{\"PATH\":\"/usr/bin:/bin\"},"
                         "\"standard_output\":\"/dev/null\",\"standard_error\":\"/dev/null\"}}",
-                        prefix, next, dir);
+                        prefix, next, dir, mark);
+            free(mk);
             free(dir);
             free(jj);
             s->c = curl_easy_init();

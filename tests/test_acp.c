@@ -541,6 +541,29 @@ static void create_get_update_paths(void **state)
     fake_free(&f);
 }
 
+/* A reply that decoding would take more than the memory bound for is refused, not decoded. */
+static void a_reply_too_large_to_decode_is_refused(void **state)
+{
+    (void)state;
+    struct strbuf body = STRBUF_INIT;
+    strbuf_adds(&body, "{\"name\": \"pt-abc\", \"labels\": [");
+    for (size_t i = 0; i < (5u << 20); i++)
+        strbuf_adds(&body, "0,");
+    strbuf_adds(&body, "0]}");
+    struct fake f = {0};
+    fake_answer(&f, 200, strbuf_str(&body));
+    struct backend *b = open_fake(&f, NULL, true);
+    struct jobspec out;
+    struct api_error err;
+    assert_int_equal(backend_get(b, "pt-abc", &out, &err), BACKEND_REJECTED);
+    assert_non_null(strstr(err.message, "values would take about"));
+    assert_non_null(strstr(err.message, "over the 256 MiB bound"));
+    jobspec_free(&out);
+    backend_free(b);
+    fake_free(&f);
+    strbuf_free(&body);
+}
+
 /* ---- issue 12: every field of ACP's TrainingJob round-trips -------------- */
 
 /* A fixture under tests/fixtures/acp as a tree (the tests run from the top of the tree). */
@@ -1414,6 +1437,7 @@ int main(void)
         cmocka_unit_test(context_file_is_chosen_and_keys_read),
         cmocka_unit_test(secret_key_from_the_environment),
         cmocka_unit_test(create_get_update_paths),
+        cmocka_unit_test(a_reply_too_large_to_decode_is_refused),
         cmocka_unit_test(names_and_query_values_are_escaped),
         cmocka_unit_test(list_decodes_and_follows_pages),
         cmocka_unit_test(summaries_are_asked_of_trainjobd_only),

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -151,6 +152,20 @@ static struct backend *open_fake(struct fake *f, const char *token_command)
     return open_fake_with(f, token_command, fake_transport);
 }
 
+/* The mark the tests' job directories carry, and the comment their Slurm jobs have. */
+#define TEST_MARK "0123456789abcdef0123456789abcdef"
+
+/* dir's mark file, as a submit writes it. */
+static void put_mark(const char *dir)
+{
+    char *p = xasprintf("%s/mark", dir);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs(TEST_MARK, f);
+    fclose(f);
+    free(p);
+}
+
 /* A /jobs reply holding the sample's job, moved into the directory of job name. */
 static char *jobs_reply(const char *sample, const char *name, int id)
 {
@@ -161,6 +176,7 @@ static char *jobs_reply(const char *sample, const char *name, int id)
     char *dir = xasprintf("%s/default/%s", tmpdir, name);
     json_object_set_new(j, "current_working_directory", json_string(dir));
     json_object_set_new(j, "job_id", json_integer(id));
+    json_object_set_new(j, "comment", json_string("trainjob:" TEST_MARK));
     free(dir);
     t = json_dumps(doc, JSON_COMPACT);
     json_decref(doc);
@@ -332,6 +348,7 @@ static char *empty_job_dir(const char *name)
     char *dir = xasprintf("%s/%s", ws, name);
     mkdir(ws, 0755);
     assert_int_equal(mkdir(dir, 0755), 0);
+    put_mark(dir);
     free(ws);
     return dir;
 }
@@ -343,6 +360,7 @@ static void mkjobdir(const char *name)
     free(d);
     d = xasprintf("%s/default/%s", tmpdir, name);
     mkdir(d, 0755);
+    put_mark(d);
     char *p = xasprintf("%s/job.json", d);
     FILE *f = fopen(p, "w");
     fprintf(f,
@@ -1487,6 +1505,274 @@ static void volumes_are_the_contexts(void **state)
     fake_volumes = NULL;
 }
 
+/* ---- whose jobs and directories (issue 20) ------------------------------------- */
+
+/* The first job of sample as an element, in job directory name, with id, user and comment. */
+static json_t *job_elem(const char *sample, const char *name, int id, const char *user,
+                        const char *comment)
+{
+    char *t = jobs_reply(sample, name, id);
+    json_t *doc = json_loads(t, 0, NULL);
+    free(t);
+    json_t *j = json_incref(json_array_get(json_object_get(doc, "jobs"), 0));
+    json_decref(doc);
+    json_object_set_new(j, "user_name", json_string(user));
+    if (comment)
+        json_object_set_new(j, "comment", json_string(comment));
+    return j;
+}
+
+static bool called(const struct fake *f, const char *path)
+{
+    for (size_t i = 0; i < f->calls; i++)
+        if (strstr(f->path[i], path))
+            return true;
+    return false;
+}
+
+/*
+ * sbatch --chdir=<the job's directory> as another user, or a job of the
+ * user's without trainjob's mark: neither is the job. It stays as its own
+ * Slurm job left it (SUCCEEDED), and stop cancels nothing of theirs.
+ */
+static void foreign_slurm_jobs_in_a_job_directory_are_ignored(void **state)
+{
+    (void)state;
+    mkjobdir("ddp");
+    json_t *doc = json_pack("{s:[], s:[]}", "errors", "jobs");
+    json_t *jobs = json_object_get(doc, "jobs");
+    json_array_append_new(jobs, job_elem("job-completed.json", "ddp", 4, "trainjob", NULL));
+    json_array_append_new(jobs, job_elem("job-running.json", "ddp", 9, "nobody", ""));
+    json_array_append_new(
+        jobs, job_elem("job-running.json", "ddp", 10, "trainjob", "trainjob:" TEST_MARK "0"));
+    json_array_append_new(jobs, job_elem("job-running.json", "ddp", 11, "trainjob", NULL));
+    json_object_set_new(json_array_get(jobs, 3), "comment", json_null()); /* no comment */
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 200, json_dumps(doc, JSON_COMPACT));
+    json_decref(doc);
+    struct backend *b = open_fake(&f, NULL);
+    struct job_list l;
+    struct api_error e;
+    assert_int_equal(backend_list(b, NULL, &l, &e), BACKEND_OK);
+    assert_int_equal(l.count, 1);
+    assert_string_equal(l.jobs[0].id, "4");
+    assert_int_equal(l.jobs[0].state, JOB_STATE_SUCCEEDED);
+    job_list_free(&l);
+    struct batch_result r;
+    const char *names[] = {"ddp"};
+    assert_int_equal(backend_stop(b, names, 1, &r, &e), BACKEND_OK);
+    assert_int_equal(r.items[0].outcome, BATCH_SKIPPED); /* ended: nothing to cancel */
+    batch_result_free(&r);
+    assert_false(called(&f, "job/9"));
+    assert_false(called(&f, "job/10"));
+    assert_false(called(&f, "job/11"));
+    backend_free(b);
+    fake_free(&f);
+}
+
+/* A job.json another user wrote (or put in place) is never submitted as this user. */
+static void a_job_json_of_another_user_is_never_submitted(void **state)
+{
+    (void)state;
+    mkjobdir("vic");
+    char *p = xasprintf("%s/default/vic/job.json", tmpdir);
+    assert_int_equal(chown(p, 4242, 4242), 0);
+    struct fake f = {0};
+    fake_catalog(&f);
+    fake_answer(&f, 200, xstrdup("{\"errors\": [], \"jobs\": []}"));
+    fake_answer(&f, 200, fixture_text("submit-response.json"));
+    struct backend *b = open_fake(&f, NULL);
+    struct jobspec out;
+    struct api_error e;
+    assert_int_equal(backend_start(b, "vic", &out, &e), BACKEND_REJECTED);
+    assert_int_equal(e.status, 403);
+    assert_non_null(strstr(e.message, "job.json is not yours"));
+    assert_false(called(&f, "job/submit"));
+    jobspec_free(&out);
+    /* Nor is anything of a job directory of another user's used. */
+    char *d = xasprintf("%s/default/vic", tmpdir);
+    assert_int_equal(chown(p, 0, 0), 0);
+    assert_int_equal(chown(d, 4242, 4242), 0);
+    assert_int_equal(backend_start(b, "vic", &out, &e), BACKEND_REJECTED);
+    assert_int_equal(e.status, 403);
+    assert_non_null(strstr(e.message, "job directory"));
+    assert_non_null(strstr(e.message, "is owned by uid 4242"));
+    assert_false(called(&f, "job/submit"));
+    jobspec_free(&out);
+    backend_free(b);
+    fake_free(&f);
+    free(d);
+    free(p);
+}
+
+/* A workspace in which another user could swap a job directory is refused, saying what to fix. */
+static void a_workspace_others_could_swap_in_is_refused(void **state)
+{
+    (void)state;
+    mkjobdir("ddp");
+    char *ws = xasprintf("%s/default", tmpdir);
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 200, jobs_reply("job-running.json", "ddp", 4));
+    struct backend *b = open_fake(&f, NULL);
+    struct job_list l;
+    struct api_error e;
+    assert_int_equal(chmod(ws, 02775), 0); /* group-writable, set-gid, no sticky bit */
+    assert_int_equal(backend_list(b, NULL, &l, &e), BACKEND_REJECTED);
+    assert_int_equal(e.status, 403);
+    char *want = xasprintf("workspace directory %s is writable by its group without the sticky "
+                           "bit",
+                           ws);
+    assert_non_null(strstr(e.message, want));
+    free(want);
+    want = xasprintf("`chmod +t %s`", ws);
+    assert_non_null(strstr(e.message, want));
+    free(want);
+    struct jobspec j;
+    assert_int_equal(backend_get(b, "ddp", &j, &e), BACKEND_REJECTED);
+    assert_int_equal(e.status, 403);
+    jobspec_free(&j);
+    assert_int_equal(chmod(ws, 0757), 0); /* writable by every user */
+    assert_int_equal(backend_list(b, NULL, &l, &e), BACKEND_REJECTED);
+    want = xasprintf("`chmod o-w %s`", ws);
+    assert_non_null(strstr(e.message, want));
+    free(want);
+    /* A group workspace with the sticky bit: only a directory's owner may rename it. */
+    assert_int_equal(chmod(ws, 03770), 0);
+    assert_int_equal(backend_list(b, NULL, &l, &e), BACKEND_OK);
+    assert_int_equal(l.count, 1);
+    job_list_free(&l);
+    /* A job directory others may write is not used either. */
+    char *d = xasprintf("%s/ddp", ws);
+    assert_int_equal(chmod(d, 0775), 0);
+    assert_int_equal(backend_get(b, "ddp", &j, &e), BACKEND_REJECTED);
+    want = xasprintf("`chmod go-w %s`", d);
+    assert_non_null(strstr(e.message, want));
+    free(want);
+    jobspec_free(&j);
+    chmod(d, 0755);
+    chmod(ws, 0755);
+    backend_free(b);
+    fake_free(&f);
+    free(d);
+    free(ws);
+}
+
+/*
+ * A cluster of 50,000 jobs of other users and 3 of ours: the 3 are listed,
+ * and memory grows by about the reply's bytes (held once), not by what
+ * decoding every job would take. In a child, whose address space is capped
+ * (without ASan) so a decoder that balloons fails instead of eating the
+ * machine.
+ */
+static void fifty_thousand_jobs_of_others_list_ours_in_bounded_memory(void **state)
+{
+    (void)state;
+    json_t *mine[3];
+    for (int i = 0; i < 3; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "m%d", i);
+        mkjobdir(name);
+        mine[i] = job_elem("job-running.json", name, 100000 + i, "trainjob", NULL);
+    }
+    /* Another user's pending job, trimmed to about 600 bytes of many small values. */
+    json_t *other = job_elem("job-running.json", "x", 1, "someone", "");
+    json_t *small = json_object();
+    const char *key;
+    json_t *v;
+    int kept = 0;
+    json_object_foreach(other, key, v)
+    {
+        if ((json_is_integer(v) || json_is_boolean(v) || json_is_string(v)) && kept++ < 40)
+            json_object_set(small, key, v);
+    }
+    json_decref(other);
+    struct strbuf body = STRBUF_INIT;
+    strbuf_adds(&body, "{\"errors\": [], \"jobs\": [");
+    for (int i = 0; i < 50000; i++) {
+        json_object_set_new(small, "job_id", json_integer(i + 1));
+        json_object_set_new(small, "user_name", json_string(i % 2 ? "someone" : "other"));
+        char *t = json_dumps(small, JSON_COMPACT);
+        strbuf_adds(&body, t);
+        strbuf_addc(&body, ',');
+        free(t);
+        if (i % 20000 == 0) {
+            t = json_dumps(mine[i / 20000], JSON_COMPACT);
+            strbuf_adds(&body, t);
+            strbuf_addc(&body, ',');
+            free(t);
+        }
+    }
+    json_decref(small);
+    for (int i = 0; i < 3; i++)
+        json_decref(mine[i]);
+    strbuf_truncate(&body, body.len - 1);
+    strbuf_adds(&body, "]}");
+    size_t body_len = body.len;
+    assert_true(body_len > (20u << 20));
+
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 200, strbuf_detach(&body, NULL));
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+#if !defined(__SANITIZE_ADDRESS__)
+        struct rlimit as;
+        FILE *statm = fopen("/proc/self/statm", "r");
+        unsigned long pages = 0;
+        if (statm && fscanf(statm, "%lu", &pages) == 1) {
+            as.rlim_cur = as.rlim_max = pages * 4096 + 3 * body_len + (256u << 20);
+            setrlimit(RLIMIT_AS, &as);
+        }
+        if (statm)
+            fclose(statm);
+#endif
+        struct rusage before, after;
+        getrusage(RUSAGE_SELF, &before);
+        struct backend *b = open_fake(&f, NULL);
+        struct job_list l;
+        struct api_error e;
+        enum backend_status st = backend_list(b, NULL, &l, &e);
+        getrusage(RUSAGE_SELF, &after);
+        long grew = (after.ru_maxrss - before.ru_maxrss) * 1024L;
+        fprintf(stderr, "a reply of %zu bytes: grew %ld KiB\n", body_len, grew >> 10);
+        if (st != BACKEND_OK || l.count != 3)
+            _exit(1);
+        _exit(grew > (long)body_len + (64L << 20) ? 2 : 0);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    fake_free(&f);
+}
+
+/* Any other reply that would take more memory than the bound is refused, saying so. */
+static void a_reply_too_large_to_decode_is_refused(void **state)
+{
+    (void)state;
+    struct strbuf body = STRBUF_INIT;
+    strbuf_adds(&body, "{\"partitions\": [");
+    for (size_t i = 0; i < (5u << 20); i++)
+        strbuf_adds(&body, "0,");
+    strbuf_adds(&body, "0]}");
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 200, strbuf_detach(&body, NULL));
+    struct backend *b = open_fake(&f, NULL);
+    struct catalog cat;
+    struct api_error e;
+    memset(&cat, 0, sizeof cat);
+    assert_int_not_equal(backend_catalog(b, &cat, &e), BACKEND_OK);
+    assert_non_null(strstr(e.message, "values would take about"));
+    assert_non_null(strstr(e.message, "over the 256 MiB bound"));
+    catalog_free(&cat);
+    backend_free(b);
+    fake_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1513,6 +1799,15 @@ int main(void)
         cmocka_unit_test_setup_teardown(priorities_follow_the_association, setup, teardown),
         cmocka_unit_test_setup_teardown(volumes_are_the_contexts, setup, teardown),
         cmocka_unit_test_setup_teardown(delete_keeps_a_job_that_has_not_ended, setup, teardown),
+        cmocka_unit_test_setup_teardown(foreign_slurm_jobs_in_a_job_directory_are_ignored, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(a_job_json_of_another_user_is_never_submitted, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(a_workspace_others_could_swap_in_is_refused, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(fifty_thousand_jobs_of_others_list_ours_in_bounded_memory,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(a_reply_too_large_to_decode_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(the_version_is_read_once_by_calls_on_the_loop, setup,
                                         teardown),
     };

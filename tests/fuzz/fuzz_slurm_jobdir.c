@@ -160,12 +160,12 @@ static void fuzz_events(const uint8_t *data, size_t size, size_t max)
     slurm_events_parse((const char *)data, size, false, "fz", &whole);
     check_events(&whole);
     /* Read whole from the file: the same events. */
-    slurm_events_from_dir(dir, "fz", size + 1, &file);
+    slurm_events_from_dir(dir, geteuid(), "fz", size + 1, &file);
     CHECK(file.count == whole.count);
     for (size_t i = 0; i < whole.count; i++)
         CHECK(same_event(&file.events[i], &whole.events[i]));
     /* Read as a tail: the newest events of the whole, whatever the cut. */
-    slurm_events_from_dir(dir, "fz", max, &tail);
+    slurm_events_from_dir(dir, geteuid(), "fz", max, &tail);
     check_events(&tail);
     CHECK(tail.count <= whole.count);
     for (size_t i = 0; i < tail.count; i++)
@@ -185,7 +185,7 @@ static void fuzz_worker(const uint8_t *data, size_t size)
     write_file("workers/worker-0.json", data, size);
     struct worker_list l;
     memset(&l, 0, sizeof l);
-    slurm_workers_from_dir(dir, &l);
+    slurm_workers_from_dir(dir, geteuid(), &l);
     CHECK(l.count <= 1);
     for (size_t i = 0; i < l.count; i++) {
         const struct worker_info *w = &l.workers[i];
@@ -209,7 +209,7 @@ static void fuzz_job(const uint8_t *data, size_t size)
     write_file("job.json", data, size);
     struct jobspec j;
     jobspec_init(&j);
-    slurm_stored_job(dir, &j);
+    slurm_stored_job(dir, geteuid(), &j);
     jobspec_free(&j);
 }
 

@@ -1,0 +1,74 @@
+/*
+ * jsonbound: a server's JSON reply decoded within a memory bound. jansson
+ * spends far more memory than the text it reads (a value is a node, a
+ * member a hash entry: about 75 bytes per byte of a Slurm /jobs reply), so
+ * a byte cap on the transport does not bound what decoding takes. Here a
+ * reply is pre-scanned (a small tokenizer honouring strings, escapes and
+ * nesting, no allocation) to count its values and what they would cost,
+ * and refused over the bound instead of ballooning.
+ *
+ * The same tokenizer finds the byte span of a top-level member and of each
+ * element of an array, so a caller can look at one element cheaply and
+ * decode only the elements it wants (api/slurm_rest: the user's jobs of a
+ * cluster-wide GET /jobs). Used by the Slurm and ACP drivers.
+ */
+#ifndef API_JSONBOUND_H
+#define API_JSONBOUND_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct strbuf;
+
+/* The bound of one decoded reply, in bytes of memory (about). */
+#define JSONBOUND_MAX ((size_t)256 << 20)
+
+/* What a scanned text would hold once decoded. */
+struct jsonbound_count {
+    size_t values;  /* objects, arrays, strings, numbers, literals (keys not counted) */
+    size_t members; /* object members */
+    size_t text;    /* bytes of strings and keys */
+};
+
+/* The memory decoding what c counts would take, about (jansson's nodes and hash entries). */
+size_t jsonbound_cost(const struct jsonbound_count *c);
+
+/*
+ * Skips the JSON value at buf[*pos] (leading white space first): returns 0
+ * and moves *pos just past it, adding what it holds to c (when not NULL),
+ * or -1 when the text ends inside it or a bracket does not match. It does
+ * not check the grammar (json_loadb does); it only finds where values end.
+ */
+int jsonbound_skip(const char *buf, size_t len, size_t *pos, struct jsonbound_count *c);
+
+/*
+ * json_loadb of buf when decoding it takes at most bound bytes (0: JSONBOUND_MAX);
+ * else NULL with why: "reply of N values would take about M MiB, over the L MiB
+ * bound". A text that is not JSON is NULL with jansson's reason.
+ */
+json_t *jsonbound_loadb(const char *buf, size_t len, size_t bound, struct strbuf *why);
+
+/*
+ * The span of the value of member key of the top-level object of buf:
+ * true with [*start, *end), false when buf is no object or has no such
+ * member. Keys are compared as written (no escapes decoded).
+ */
+bool jsonbound_member(const char *buf, size_t len, const char *key, size_t *start, size_t *end);
+
+/*
+ * Calls fn with the span of each element of the array at buf[start, end)
+ * in order; returns 0, fn's non-zero return, or -1 when it is no array or
+ * is cut short.
+ */
+typedef int (*jsonbound_element_fn)(void *ctx, const char *elem, size_t len);
+int jsonbound_elements(const char *buf, size_t start, size_t end, jsonbound_element_fn fn,
+                       void *ctx);
+
+/*
+ * Whether member key of the object obj[0, len) is the string want; an
+ * escaped string is decoded first (it is small or the element is refused).
+ */
+bool jsonbound_member_is(const char *obj, size_t len, const char *key, const char *want);
+
+#endif

@@ -1,0 +1,220 @@
+# Two real users on one Slurm cluster (issue 20): tj-alice's jobs cannot be
+# run, taken over or blocked by tj-bob, a member of the same team.
+#
+# A throw-away cluster (tests/slurm/cluster.sh, as in slurm.test.sh) with a
+# JWT per user; the jobs root is $TMP/shared/jobs (root's, sticky, like a
+# site's /lustre/jobs), the team's workspace root's with the group tj-team.
+#  1. In a team workspace the group may write without the sticky bit, bob
+#     moves alice's job directory aside and puts his own in its place, with
+#     a job.json whose script is his: alice's start refuses the workspace,
+#     naming it and the chmod that fixes it; with the sticky bit bob can no
+#     longer rename hers, and a job directory bob made under her job's name
+#     is refused too. Bob's script never runs as alice.
+#  2. Bob runs sbatch --chdir=<alice's job directory>: alice's ended job
+#     still shows SUCCEEDED (never RUNNING "by tj-bob"), and her start, stop
+#     and delete work on her own job.
+# Every attack here passed on the old code (the job directory and the newest
+# Slurm job in it were trusted whoever owned them).
+. "$(dirname "$0")/lib.sh"
+cd "$TRAINJOB_TOP" || exit 1
+export LANG=C.UTF-8 LC_ALL=C.UTF-8
+
+. tests/slurm/suite.sh
+cleanup() {
+    [ -n "$BOB_JOB" ] && scancel "$BOB_JOB" 2>/dev/null
+    slurm_stop
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+tj_users || { echo "FAIL the two users can be made"; exit 1; }
+TJ_SLURM_PORT_BASE=$(free_port 110) || { echo "FAIL no free TCP ports below the ephemeral range"; exit 1; }
+export TJ_SLURM_PORT_BASE
+slurm_start "the Slurm cluster starts"
+
+JOBS=$TMP/shared/jobs
+shared_tmp "$TMP/shared"
+mkdir -p "$JOBS/team"
+chmod 1777 "$JOBS"
+chgrp "$TJ_TEAM" "$JOBS/team"
+chmod 3775 "$JOBS/team" # the team's: set-gid, sticky
+
+# user_setup USER: USER's token (its own JWT), config and job files in $TMP/USER.
+user_setup() {
+    d=$TMP/$1
+    shared_tmp "$d"
+    tok=$(scontrol token username="$1" lifespan=3600 | sed -n 's/^SLURM_JWT=//p')
+    [ -n "$tok" ] || { fail "a token for $1" "scontrol token gave none"; exit 1; }
+    printf '%s\n' "$tok" >"$d/token"
+    {
+        printf 'current_context: lab\ncontexts:\n'
+        printf '  - name: lab\n    driver: slurm\n    endpoint: http+unix://%s\n' "$SLURMRESTD_SOCKET"
+        printf '    user: %s\n    jobs_dir: %s\n    token_file: %s\n    workspace: %s\n' \
+            "$1" "$JOBS" "$d/token" "$2"
+    } >"$d/config.yaml"
+    chown -R "$1" "$d"
+    chmod 600 "$d/token"
+}
+user_setup "$TJ_ALICE" team
+user_setup "$TJ_BOB" team
+
+job_yaml() { # NAME SCRIPT
+    cat <<EOF
+workspace_name: team
+name: $1
+display_name: $1
+framework: PYTORCH
+resource_pool:
+  name: standard
+roles:
+  - total_replicas: 1
+    resource_spec:
+      - name: gpu-1
+    image_path: local/host
+    startup_script: |
+      $2
+EOF
+}
+job_yaml victim 'echo alice-ran' >"$TMP/$TJ_ALICE/victim.yaml"
+job_yaml short 'echo short-done' >"$TMP/$TJ_ALICE/short.yaml"
+chown "$TJ_ALICE" "$TMP/$TJ_ALICE"/*.yaml
+
+alice() { as_user "$TJ_ALICE" env TRAINJOB_CONFIG="$TMP/$TJ_ALICE/config.yaml" "$TRAINJOB_BIN" "$@"; }
+# wait_alice NAME STATE SECONDS: until alice's `get jobs` shows NAME in STATE
+wait_alice() {
+    n=0
+    while [ $n -lt $(($3 * 5)) ]; do
+        alice get jobs >"$TMP/jobs" 2>&1
+        awk -v n="$1" -v s="$2" '$1 == n && index($0, s) { f = 1 } END { exit !f }' "$TMP/jobs" && return 0
+        sleep 0.2
+        n=$((n + 1))
+    done
+    return 1
+}
+expect_refused() { # CHECK: the last run exited 1 (refused)
+    if [ "$rc" -eq 1 ]; then pass "$1"; else
+        fail "$1" "exit $rc, want 1; stdout: $(head -c 300 "$TMP/out") stderr: $(head -c 600 "$TMP/err")"
+    fi
+}
+expect_alice() { # CHECK NAME STATE SECONDS
+    if wait_alice "$2" "$3" "$4"; then pass "$1"; else fail "$1" "$(cat "$TMP/jobs")"; fi
+}
+
+# ---- 1. a job directory swapped in a group-writable workspace -------------------
+
+run alice submit -f "$TMP/$TJ_ALICE/victim.yaml"
+expect_rc "alice submits a job in the team workspace" 0
+expect_alice "...and it succeeds" victim SUCCEEDED 60
+
+mkdir -p "$TMP/shared/drop"
+chmod 1777 "$TMP/shared/drop" # where bob's script, run as alice, would leave its trace
+PWNED=$TMP/shared/drop/pwned
+chmod 2775 "$JOBS/team" # group-writable without the sticky bit
+as_user "$TJ_BOB" sh -c "cd '$JOBS/team' && mv victim victim.old && mkdir victim && chmod 777 victim"
+cat >"$JOBS/team/victim/job.json" <<EOF
+{"name": "victim", "workspace_name": "team", "framework": "PYTORCH",
+ "resource_pool": {"name": "standard"},
+ "roles": [{"name": "Worker", "total_replicas": 1, "resource_spec": [{"name": "gpu-1"}],
+            "image_path": "local/host", "startup_script": "touch $PWNED"}]}
+EOF
+chown "$TJ_BOB:$TJ_TEAM" "$JOBS/team/victim/job.json"
+if [ -d "$JOBS/team/victim.old" ] && [ "$(stat -c %U "$JOBS/team/victim")" = "$TJ_BOB" ]; then
+    pass "bob can swap a job directory in a workspace the group may write without the sticky bit"
+else
+    fail "bob can swap a job directory in a workspace the group may write without the sticky bit" \
+        "$(ls -la "$JOBS/team")"
+fi
+
+run alice start victim
+expect_refused "alice's start refuses that workspace"
+expect_grep "...naming it" "$TMP/err" "workspace directory $JOBS/team is writable by its group without the sticky bit"
+expect_grep "...and saying what to fix" "$TMP/err" "chmod +t $JOBS/team"
+run alice get jobs
+expect_refused "alice's get jobs refuses it too"
+expect_grep "...naming it" "$TMP/err" "workspace directory $JOBS/team"
+
+chmod 3775 "$JOBS/team" # the sticky bit: only a directory's owner may rename it
+if as_user "$TJ_BOB" mv "$JOBS/team/victim.old" "$JOBS/team/stolen" 2>/dev/null; then
+    fail "with the sticky bit bob cannot rename alice's job directory"
+else
+    pass "with the sticky bit bob cannot rename alice's job directory"
+fi
+run alice start victim
+expect_refused "a job directory bob made under alice's job name is refused"
+expect_grep "...naming it and its owner" "$TMP/err" "job directory $JOBS/team/victim is owned by $TJ_BOB"
+run alice get jobs
+expect_rc "alice's get jobs works in the sticky workspace" 0
+cp "$TMP/out" "$TMP/sticky-jobs"
+if awk '$1 == "victim" { f = 1 } END { exit !f }' "$TMP/out"; then
+    fail "...and does not list bob's directory as hers" "$(cat "$TMP/out")"
+else
+    pass "...and does not list bob's directory as hers"
+fi
+n=0 # a Slurm job of alice's in bob's directory would leave its trace within seconds
+while [ $n -lt 50 ] && squeue -h -u "$TJ_ALICE" -o %Z | grep -q "/team/victim\$"; do
+    sleep 0.2
+    n=$((n + 1))
+done
+if [ -e "$PWNED" ]; then
+    fail "bob's script never ran as alice" "$(ls -l "$PWNED")"
+else
+    pass "bob's script never ran as alice"
+fi
+if grep -q "alice-ran\|$PWNED" "$JOBS/team/victim"/slurm-*.out 2>/dev/null || [ -n "$(ls "$JOBS/team/victim"/slurm-*.out 2>/dev/null)" ]; then
+    fail "no Slurm job of alice's ran in bob's directory" "$(ls -la "$JOBS/team/victim")"
+else
+    pass "no Slurm job of alice's ran in bob's directory"
+fi
+
+# ---- 2. sbatch --chdir=<alice's job directory> as bob ---------------------------
+
+run alice submit -f "$TMP/$TJ_ALICE/short.yaml"
+expect_rc "alice submits another job" 0
+expect_alice "...which succeeds" short SUCCEEDED 60
+SHORT_DIR=$JOBS/team/short
+BOB_JOB=$(as_user "$TJ_BOB" sbatch --parsable --chdir="$SHORT_DIR" -J x -o /dev/null --wrap 'sleep 90')
+n=0
+while [ $n -lt 100 ] && [ "$(squeue -h -j "$BOB_JOB" -o %T 2>/dev/null)" != RUNNING ]; do
+    sleep 0.2
+    n=$((n + 1))
+done
+if [ "$(squeue -h -j "$BOB_JOB" -o '%T %u %Z')" = "RUNNING $TJ_BOB $SHORT_DIR" ]; then
+    pass "bob's sbatch --chdir runs in alice's job directory"
+else
+    fail "bob's sbatch --chdir runs in alice's job directory" "$(squeue -h -o '%A %T %u %Z')"
+fi
+sleep 1.2 # past the driver's one-second reuse of GET /jobs
+run alice get jobs
+expect_grep "alice's job still shows as its own Slurm job left it" "$TMP/out" "SUCCEEDED"
+expect_no_grep "...never RUNNING" "$TMP/out" "RUNNING"
+expect_no_grep "...nor created by bob" "$TMP/out" "$TJ_BOB"
+run alice start short
+expect_rc "alice's start works" 0
+expect_no_grep "...not 'already started'" "$TMP/err" "already"
+expect_alice "...and her job runs again" short SUCCEEDED 60
+run alice get jobs -o json
+if grep -q "\"id\": *\"$BOB_JOB\"" "$TMP/out"; then
+    fail "...as a Slurm job of hers, not bob's" "$(head -c 600 "$TMP/out")"
+else
+    pass "...as a Slurm job of hers, not bob's"
+fi
+job_yaml longer 'sleep 60' >"$TMP/$TJ_ALICE/longer.yaml"
+chown "$TJ_ALICE" "$TMP/$TJ_ALICE/longer.yaml"
+run alice submit -f "$TMP/$TJ_ALICE/longer.yaml"
+LONG_JOB=$(squeue -h -u "$TJ_ALICE" -n longer -o %A | head -n 1)
+as_user "$TJ_BOB" sbatch --parsable --chdir="$JOBS/team/longer" -J y -o /dev/null --wrap 'sleep 1' >/dev/null
+expect_alice "alice's running job is RUNNING" longer RUNNING 60
+run alice stop longer
+expect_rc "alice's stop works beside bob's job" 0
+expect_no_grep "...without Slurm's permission error" "$TMP/err" "denied"
+expect_alice "...and her job is SUSPENDED" longer SUSPENDED 30
+run alice delete short
+expect_rc "alice's delete works though bob's job runs in its directory" 0
+expect_no_grep "...without Slurm's permission error" "$TMP/err" "denied"
+if [ "$(squeue -h -j "$BOB_JOB" -o %T 2>/dev/null)" = RUNNING ]; then
+    pass "bob's own job is not touched"
+else
+    pass "bob's own job is not touched (it ended by itself)"
+fi
+[ -n "$LONG_JOB" ] && scancel "$LONG_JOB" 2>/dev/null
+exit 0
