@@ -6,6 +6,7 @@
  * (slurm_priv.h); slurm_job_state and slurm_job_ended are in slurm.h.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -232,18 +233,39 @@ char *slurm_job_mark(const char *dir, uid_t owner, bool make)
 }
 
 /*
+ * Whether dir is a job directory of the user's that has no mark: one a
+ * trainjob from before marks submitted from. Only the user can have made it
+ * so (the directory is theirs and writable by nobody else).
+ */
+static bool unmarked_job_dir(const char *dir, uid_t owner)
+{
+    int dfd = slurm_open_job_dir(dir, owner);
+    if (dfd < 0)
+        return false;
+    struct stat st;
+    bool none = fstatat(dfd, SLURM_MARK_FILE, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT;
+    close(dfd);
+    return none;
+}
+
+/*
  * Whether the Slurm job j (in the directory of job name) is the user's
  * trainjob job: Slurm's user is the context's and the comment carries the
- * directory's mark (read from a directory and file of the user's).
+ * directory's mark (read from a directory and file of the user's). A job
+ * directory with no mark yet, from a trainjob before marks, has its jobs of
+ * the user's taken as they were (only Slurm's user could be checked then);
+ * the next submit from it writes the mark.
  */
 static bool ours(struct backend *b, const struct slurm_job *j)
 {
     struct slurm *s = driver(b);
-    if (!slurm_is(j->user, s->user) || j->comment == NULL ||
-        strncmp(j->comment, SLURM_MARK_PREFIX, strlen(SLURM_MARK_PREFIX)) != 0)
+    if (!slurm_is(j->user, s->user))
         return false;
+    bool marked = j->comment != NULL &&
+                  strncmp(j->comment, SLURM_MARK_PREFIX, strlen(SLURM_MARK_PREFIX)) == 0;
     char *mark = slurm_job_mark(j->cwd, s->owner_uid, false);
-    bool same = mark && strcmp(j->comment + strlen(SLURM_MARK_PREFIX), mark) == 0;
+    bool same = mark ? marked && strcmp(j->comment + strlen(SLURM_MARK_PREFIX), mark) == 0
+                     : !marked && unmarked_job_dir(j->cwd, s->owner_uid);
     free(mark);
     return same;
 }

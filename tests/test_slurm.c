@@ -1571,6 +1571,38 @@ static void foreign_slurm_jobs_in_a_job_directory_are_ignored(void **state)
     fake_free(&f);
 }
 
+/*
+ * A job directory from a trainjob before marks (no mark file): the user's
+ * own Slurm job there is the job, as it was; another user's is still not.
+ */
+static void a_job_directory_from_before_marks_keeps_its_job(void **state)
+{
+    (void)state;
+    mkjobdir("old");
+    char *m = xasprintf("%s/default/old/mark", tmpdir);
+    assert_int_equal(unlink(m), 0);
+    json_t *doc = json_pack("{s:[], s:[]}", "errors", "jobs");
+    json_t *jobs = json_object_get(doc, "jobs");
+    json_array_append_new(jobs, job_elem("job-completed.json", "old", 4, "trainjob", NULL));
+    json_object_set_new(json_array_get(jobs, 0), "comment", json_null());
+    json_array_append_new(jobs, job_elem("job-running.json", "old", 9, "nobody", ""));
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 200, json_dumps(doc, JSON_COMPACT));
+    json_decref(doc);
+    struct backend *b = open_fake(&f, NULL);
+    struct job_list l;
+    struct api_error e;
+    assert_int_equal(backend_list(b, NULL, &l, &e), BACKEND_OK);
+    assert_int_equal(l.count, 1);
+    assert_string_equal(l.jobs[0].id, "4");
+    assert_int_equal(l.jobs[0].state, JOB_STATE_SUCCEEDED);
+    job_list_free(&l);
+    backend_free(b);
+    fake_free(&f);
+    free(m);
+}
+
 /* A job.json another user wrote (or put in place) is never submitted as this user. */
 static void a_job_json_of_another_user_is_never_submitted(void **state)
 {
@@ -1800,6 +1832,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(volumes_are_the_contexts, setup, teardown),
         cmocka_unit_test_setup_teardown(delete_keeps_a_job_that_has_not_ended, setup, teardown),
         cmocka_unit_test_setup_teardown(foreign_slurm_jobs_in_a_job_directory_are_ignored, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(a_job_directory_from_before_marks_keeps_its_job, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(a_job_json_of_another_user_is_never_submitted, setup,
                                         teardown),
