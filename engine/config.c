@@ -186,7 +186,7 @@ static const char config_header[] =
     "#               events_per_job (200) bounds the events kept per job;\n"
     "#               save_retry_ms (1000) paces retries of a save the disk refused.\n"
     "#               Each user's share of a team engine: replay_per_key (4096),\n"
-    "#               connections_per_member (64), anonymous_connections (64),\n"
+    "#               connections_per_member (64), anonymous_connections (256),\n"
     "#               request_seconds (10), streams_per_member (32),\n"
     "#               stream_mib_per_member (64), scalar_follows_per_member (8).\n"
     "\n";

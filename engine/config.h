@@ -103,7 +103,7 @@ struct config_limits {
     /* Per-user shares of a team engine (engine/shares): */
     int replay_per_key;            /* signed requests remembered per access key: 4096 */
     int connections_per_member;    /* open connections per user: 64 */
-    int anonymous_connections;     /* TCP connections not yet signed, all loopback as one: 64 */
+    int anonymous_connections;     /* TCP connections not yet signed, all loopback as one: 256 */
     int request_seconds;           /* a request's header and body arrive within: 10 s */
     int streams_per_member;        /* watch streams and log follows per user: 32 */
     int stream_mib_per_member;     /* bytes queued for one user's streams: 64 MiB */
@@ -117,7 +117,7 @@ struct config_limits {
 #define CONFIG_SAVE_RETRY_MS 1000
 #define CONFIG_REPLAY_PER_KEY 4096
 #define CONFIG_CONNECTIONS_PER_MEMBER 64
-#define CONFIG_ANONYMOUS_CONNECTIONS 64
+#define CONFIG_ANONYMOUS_CONNECTIONS 256
 #define CONFIG_REQUEST_SECONDS 10
 #define CONFIG_STREAMS_PER_MEMBER 32
 #define CONFIG_STREAM_MIB_PER_MEMBER 64

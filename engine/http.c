@@ -677,13 +677,13 @@ static void arm_deadlines(struct listener *l)
 /*
  * A TCP connection no signed request has claimed yet is anonymous; all of
  * them together get anonymous_connections slots, whatever address they come
- * from. Past that, the oldest anonymous connections still waiting for their
- * request after ANONYMOUS_GRACE_MS are closed: a fair client sends its
- * request at once, so what is left waiting longest is the flood, and a
- * member's connection lives long enough to sign. A burst (200 clients at
- * once) is answered, not cut: the grace lets each send its request first.
+ * from, so they can never fill the listener. Past that, the oldest anonymous
+ * connection still waiting for its request after ANONYMOUS_GRACE_MS is
+ * closed: a fair client sends its request at once, so what is left waiting
+ * is the flood, and a member's new connection lives long enough to sign.
+ * When every one is younger than that (a burst), the new one is closed.
  */
-#define ANONYMOUS_GRACE_MS 1000
+#define ANONYMOUS_GRACE_MS 100
 
 static void trim_anonymous(struct listener *l, int64_t now)
 {
@@ -720,6 +720,11 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
             c->anonymous = true;
             l->anonymous++;
             trim_anonymous(l, c->since_ms);
+            if (l->anonymous > (unsigned)l->srv->lim.anonymous_connections) {
+                shut_conn(c);
+                c->anonymous = false;
+                l->anonymous--;
+            }
         }
         arm_deadlines(l);
         return;

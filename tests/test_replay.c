@@ -139,7 +139,7 @@ static void default_limits(void **state)
     config_effective_limits(&cfg, &l);
     assert_int_equal(l.replay_per_key, 4096);
     assert_int_equal(l.connections_per_member, 64);
-    assert_int_equal(l.anonymous_connections, 64);
+    assert_int_equal(l.anonymous_connections, 256);
     assert_int_equal(l.request_seconds, 10);
     assert_int_equal(l.streams_per_member, 32);
     assert_int_equal(l.stream_mib_per_member, 64);

@@ -23,6 +23,14 @@
  *                                         stdin closes → "codes 200:A
  *                                         429:C other:D" and the first
  *                                         429's message
+ *   shareload slowloris PORT N SRC…       keeps N connections trickling a
+ *                                         header byte a second, spread over
+ *                                         the source addresses, dialling
+ *                                         again each one the server closes,
+ *                                         until killed (for the bench)
+ *   shareload latency PORT AK SK N PATH   N signed GETs of PATH one after
+ *                                         the other, each on a fresh
+ *                                         connection → "ms MEDIAN P99 ok K"
  */
 
 #include <arpa/inet.h>
@@ -257,6 +265,62 @@ static int watch_mode(int port, const char *ak, const char *sk, int n, const cha
     return 0;
 }
 
+static __attribute__((noreturn)) void slowloris_mode(int port, int n, char **srcs, int nsrc)
+{
+    int *fds = calloc((size_t)n, sizeof *fds);
+    const char *header = "GET /trainjob/v1/catalog HTTP/1.1\r\nHost: x\r\nX-Date: Wed, 26 Jul";
+    size_t hlen = strlen(header);
+    for (int i = 0; i < n; i++)
+        fds[i] = -1;
+    for (size_t tick = 0;; tick++) {
+        for (int i = 0; i < n; i++) {
+            char c;
+            if (fds[i] >= 0) {
+                ssize_t got = recv(fds[i], &c, 1, MSG_DONTWAIT);
+                if (got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK) ||
+                    send(fds[i], header + tick % hlen, 1, MSG_NOSIGNAL) != 1) {
+                    close(fds[i]);
+                    fds[i] = -1;
+                }
+            }
+            if (fds[i] < 0) /* dial again at once: the attacker wants every slot */
+                fds[i] = dial(port, srcs[i % nsrc]);
+        }
+        usleep(1000 * 1000);
+    }
+}
+
+static int cmp_ms(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int latency_mode(int port, const char *ak, const char *sk, int n, const char *path)
+{
+    double *ms = calloc((size_t)n, sizeof *ms);
+    static char buf[65536];
+    int ok = 0;
+    for (int i = 0; i < n; i++) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        int fd = dial(port, NULL);
+        size_t len = 0;
+        int code = fd >= 0 && send_signed(fd, ak, sk, path) == 0
+                       ? read_answer(fd, buf, sizeof buf, &len, 1)
+                       : 0;
+        if (fd >= 0)
+            close(fd);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        ms[i] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+        ok += code == 200;
+    }
+    qsort(ms, (size_t)n, sizeof *ms, cmp_ms);
+    printf("ms %.3f %.3f ok %d\n", ms[n / 2], ms[(size_t)((double)(n - 1) * 0.99)], ok);
+    free(ms);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -273,7 +337,12 @@ int main(int argc, char **argv)
         return flood_mode(atoi(argv[2]), atoi(argv[3]), argv + 4, argc - 4);
     if (argc == 7 && strcmp(argv[1], "watch") == 0)
         return watch_mode(atoi(argv[2]), argv[3], argv[4], atoi(argv[5]), argv[6]);
+    if (argc >= 5 && strcmp(argv[1], "slowloris") == 0)
+        slowloris_mode(atoi(argv[2]), atoi(argv[3]), argv + 4, argc - 4);
+    if (argc == 7 && strcmp(argv[1], "latency") == 0 && atoi(argv[5]) > 0)
+        return latency_mode(atoi(argv[2]), argv[3], argv[4], atoi(argv[5]), argv[6]);
     fprintf(stderr, "usage: shareload signed PORT AK SK N PATH | trickle PORT SRC N SECONDS |\n"
-                    "       flood PORT N SRC... | watch PORT AK SK N PATH\n");
+                    "       flood PORT N SRC... | watch PORT AK SK N PATH |\n"
+                    "       slowloris PORT N SRC... | latency PORT AK SK N PATH\n");
     return 2;
 }
