@@ -7,8 +7,9 @@
 #   8. connections trickling one header byte a second are closed within the
 #      request deadline; a flood of 1,100 anonymous connections from
 #      127.0.0.2-4 does not stop a signed member's request;
-#   9. a member's watch streams stop at their share with 429 while another
-#      member's still open, and the share comes back when they close.
+#   9. a member's watch streams and scalar follows (an inotify instance
+#      each) stop at their share with 429 while another member's still
+#      open, and the share comes back when they close.
 # The attackers and members run as two real Unix users (tj-alice, tj-bob);
 # the engine is started here on a temp dir and stopped by pid.
 . "$(dirname "$0")/lib.sh"
@@ -33,7 +34,8 @@ cleanup() {
 
 tj_users || { echo "FAIL tj_users: cannot make the test users"; exit 1; }
 
-engine_config <<EOF2
+mkdir -p "$TMP/vol/curves"
+engine_config volume <<EOF2
 - name: shared
   owners: [carol]
   members: [$A, $B]
@@ -156,4 +158,26 @@ while [ $n -lt 50 ]; do
     n=$((n + 1))
 done
 check "once alice closes them, her share comes back" grep -q "^codes 200:1" "$TMP/again"
+
+# --- 9b: scalar follows, each an inotify instance, are shared per member too ---
+tcp_api AKA2 SKA2 "$PORT" POST "$ACP/shared/trainingJobs?training_job_name=curves" \
+    "$(job_json curves 'sleep 300' '.mount = [{id: "scratch", subdir: "/curves", mount_path: "/mnt/afs"}] | .tensorboard = {log_path: "/mnt/afs/tb"}')"
+check "alice submits a job with TensorBoard curves over TCP" test "$code" = 200
+SCALARS="/trainjob/v1/workspaces/shared/trainingJobs/curves/scalars?follow=true"
+mkfifo "$TMP/hold3"
+load "$A" watch "$PORT" AKA2 SKA2 10 "$SCALARS" <"$TMP/hold3" >"$TMP/scalars" 2>&1 &
+FOLLOWS=$!
+HOLD_PIDS="$FOLLOWS"
+exec 9>"$TMP/hold3"
+n=0
+while [ $n -lt 200 ] && ! grep -q codes "$TMP/scalars"; do sleep 0.1; n=$((n + 1)); done
+check "alice follows her job's scalars 10 times: 8 open, 2 get 429 ($(head -1 "$TMP/scalars"))" \
+    grep -q "^codes 200:8 429:2 other:0" "$TMP/scalars"
+check "...the 429 names the limit ($(msg "$TMP/scalars"))" \
+    grep -q "$A has 8 scalar follows open, the most one user may (limits.scalar_follows_per_member)" "$TMP/scalars"
+load "$B" watch "$PORT" AKB SKB 1 "$SCALARS" </dev/null >"$TMP/bobscalars"
+check "...while bob still follows them" grep -q "^codes 200:1 429:0" "$TMP/bobscalars"
+exec 9>&-
+wait "$FOLLOWS"
+HOLD_PIDS=""
 check "the engine is still up after it all" kill -0 "$ENGINE_PID"
