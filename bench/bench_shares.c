@@ -32,8 +32,9 @@
 #define SAMPLES 300
 #define WARM_MS 3000 /* the attacks run this long before D measures */
 
-static const char watch_path[] = "/compute/acp/data/v2/subscriptions/local/resourceGroups/default/"
-                                 "zones/local-1z/workspaces/default/trainingJobs?watch=true&view=FULL";
+static const char watch_path[] =
+    "/compute/acp/data/v2/subscriptions/local/resourceGroups/default/"
+    "zones/local-1z/workspaces/default/trainingJobs?watch=true&view=FULL";
 
 /* A program beside dir (this binary's build directory), or $env. */
 static char *beside(const char *env, const char *dir, const char *rel)
@@ -66,8 +67,8 @@ static bool measure(const char *load, const char *port, const char *tmp, double 
     char *out = xasprintf("%s/latency", tmp);
     char n[16];
     snprintf(n, sizeof n, "%d", SAMPLES);
-    char *argv[] = {(char *)load, "latency", (char *)port, "AKD", "SKD", n,
-                    "/trainjob/v1/catalog", NULL};
+    char *argv[] = {(char *)load, "latency", (char *)port,           "AKD",
+                    "SKD",        n,         "/trainjob/v1/catalog", NULL};
     pid_t pid = spawn(argv, -1, out);
     int st = 0;
     waitpid(pid, &st, 0);
@@ -107,18 +108,18 @@ int main(int argc, char **argv)
     }
     const char *me = getenv("USER") ? getenv("USER") : "root";
     char *conf = xasprintf("%s/engine.yaml", tmp);
-    char *text = xasprintf(
-        "subscription: local\nresource_group: default\nzone: local-1z\n"
-        "regions:\n- {name: local-1, zones: [local-1z], vpcs: [vpc-local]}\n"
-        "workspaces:\n- name: default\n  owners: [%s]\n  members: [ma, mb, mc, md]\n"
-        "nodes:\n- {name: n1, gpus: 0, cpus: 8, memory_mib: 8192}\n"
-        "pools:\n- {name: std, type: dedicated}\n"
-        "specs:\n- {name: cpu-1, gpus: 0, cpus: 1, memory_mib: 256}\n"
-        "images:\n- {path: local/host}\n"
-        "keys:\n- {access_key: AKA, secret_key: SKA, user: ma}\n"
-        "- {access_key: AKC, secret_key: SKC, user: mc}\n"
-        "- {access_key: AKD, secret_key: SKD, user: md}\n",
-        me);
+    char *text =
+        xasprintf("subscription: local\nresource_group: default\nzone: local-1z\n"
+                  "regions:\n- {name: local-1, zones: [local-1z], vpcs: [vpc-local]}\n"
+                  "workspaces:\n- name: default\n  owners: [%s]\n  members: [ma, mb, mc, md]\n"
+                  "nodes:\n- {name: n1, gpus: 0, cpus: 8, memory_mib: 8192}\n"
+                  "pools:\n- {name: std, type: dedicated}\n"
+                  "specs:\n- {name: cpu-1, gpus: 0, cpus: 1, memory_mib: 256}\n"
+                  "images:\n- {path: local/host}\n"
+                  "keys:\n- {access_key: AKA, secret_key: SKA, user: ma}\n"
+                  "- {access_key: AKC, secret_key: SKC, user: mc}\n"
+                  "- {access_key: AKD, secret_key: SKD, user: md}\n",
+                  me);
     struct strbuf err = STRBUF_INIT;
     if (file_write_atomic(conf, text, strlen(text), 0600, &err) != 0) {
         fprintf(stderr, "bench_shares: %s\n", strbuf_str(&err));
@@ -128,8 +129,8 @@ int main(int argc, char **argv)
     char *log = xasprintf("%s/engine.log", tmp);
     setenv("HOME", tmp, 1);
     setenv("TRAINJOB_SHIM", shim, 1);
-    char *eargv[] = {trainjobd, "--foreground", "--config", conf, "--state-dir", state,
-                     "--socket", sock, "--listen", "127.0.0.1:0", NULL};
+    char *eargv[] = {trainjobd,  "--foreground", "--config", conf,          "--state-dir", state,
+                     "--socket", sock,           "--listen", "127.0.0.1:0", NULL};
     pid_t engine = spawn(eargv, -1, log);
     char port[16] = "";
     for (int i = 0; i < 200 && !port[0]; i++) {

@@ -137,6 +137,7 @@ struct streaming {
 };
 
 static void pump(struct listener *l);
+static void arm_deadlines(struct listener *l);
 
 static void on_timer(void *ctx)
 {
@@ -594,6 +595,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         c->since_ms = loop_now_ms();
         c->waiting = true;
         c->reused = true;
+        arm_deadlines(c->l);
     }
     struct request *rq = *con_cls;
     if (rq) {
@@ -646,7 +648,6 @@ static int64_t deadline_ms(const struct conn *c)
     return c->reused ? ms + (int64_t)c->l->idle_seconds * 1000 : ms;
 }
 
-static void arm_deadlines(struct listener *l);
 static void trim_anonymous(struct listener *l, int64_t now);
 
 /* Once a second while requests are due: closes each whose header or body is late. */
@@ -656,21 +657,25 @@ static void on_deadline(void *ctx)
     l->deadline_timer = 0;
     int64_t now = loop_now_ms();
     unsigned closed = 0;
-    for (struct conn *c = l->conns; c; c = c->next)
+    bool due = false;
+    for (struct conn *c = l->conns; c; c = c->next) {
         if (c->waiting && !c->shut && now - c->since_ms > deadline_ms(c)) {
             shut_conn(c);
             closed++;
         }
+        due = due || (c->waiting && !c->shut);
+    }
     if (closed)
         engine_log("http: closed %u connection%s whose request took over %d s to arrive", closed,
                    closed == 1 ? "" : "s", l->srv->lim.request_seconds);
     trim_anonymous(l, now);
-    arm_deadlines(l);
+    if (due) /* only while a request is due: idle watch streams do not wake the engine */
+        arm_deadlines(l);
 }
 
 static void arm_deadlines(struct listener *l)
 {
-    if (l->deadline_timer == 0 && l->conns)
+    if (l->deadline_timer == 0)
         l->deadline_timer = loop_add_timer(l->srv->loop, 1000, on_deadline, l);
 }
 

@@ -65,7 +65,8 @@ static int dial(int port, const char *src)
     memset(&a, 0, sizeof a);
     a.sin_family = AF_INET;
     if (src) {
-        if (inet_pton(AF_INET, src, &a.sin_addr) != 1 || bind(fd, (struct sockaddr *)&a, sizeof a)) {
+        if (inet_pton(AF_INET, src, &a.sin_addr) != 1 ||
+            bind(fd, (struct sockaddr *)&a, sizeof a)) {
             close(fd);
             return -1;
         }
