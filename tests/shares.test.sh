@@ -6,7 +6,8 @@
 #      290 s ahead is refused rather than held for 10 minutes;
 #   8. connections trickling one header byte a second are closed within the
 #      request deadline; a flood of 1,100 anonymous connections from
-#      127.0.0.2-4 does not stop a signed member's request;
+#      127.0.0.2-4 does not stop a signed member's request; a member's
+#      signed connections stop at their share (429), another's still open;
 #   9. a member's watch streams and scalar follows (an inotify instance
 #      each) stop at their share with 429 while another member's still
 #      open, and the share comes back when they close.
@@ -127,6 +128,25 @@ done
 check "...while bob's signed request gets 200 (after $tries retries a second apart)" test "$code" = 200
 exec 7>&-
 wait "$FLOOD"
+HOLD_PIDS=""
+
+# --- 8c: a member's signed connections count against them alone ---
+mkfifo "$TMP/hold4"
+load "$A" watch "$PORT" AKA2 SKA2 70 /trainjob/v1/catalog <"$TMP/hold4" >"$TMP/conns" 2>&1 &
+CONNS=$!
+HOLD_PIDS="$CONNS"
+exec 6>"$TMP/hold4"
+n=0
+while [ $n -lt 200 ] && ! grep -q codes "$TMP/conns"; do sleep 0.1; n=$((n + 1)); done
+ok=$(sed -n 's/^codes 200:\([0-9]*\) 429:\([0-9]*\) other:0$/\1 \2/p' "$TMP/conns")
+check "alice keeps 70 signed connections open: at most 64 are hers, the rest 429 ($(head -1 "$TMP/conns"))" \
+    test -n "$ok" -a "${ok% *}" -le 64 -a "${ok#* }" -ge 6
+check "...the 429 names the limit ($(msg "$TMP/conns"))" \
+    grep -q "$A has 64 connections open, the most one user may (limits.connections_per_member)" "$TMP/conns"
+load "$B" watch "$PORT" AKB SKB 5 /trainjob/v1/catalog </dev/null >"$TMP/bobconns"
+check "...while bob's connections are his own" grep -q "^codes 200:5 429:0" "$TMP/bobconns"
+exec 6>&-
+wait "$CONNS"
 HOLD_PIDS=""
 
 # --- 9: watch streams are shared per member ---
