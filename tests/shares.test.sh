@@ -179,6 +179,38 @@ while [ $n -lt 50 ]; do
 done
 check "once alice closes them, her share comes back" grep -q "^codes 200:1" "$TMP/again"
 
+# --- 9c: the bytes queued for one member's idle FULL watches are bounded together ---
+# A job whose FULL line is ~100 KB, renamed 100 times while alice's 32 watch
+# streams read nothing: 320 MB offered to them. Each stream alone may queue
+# 8 MiB (256 MiB for 32); alice's streams together hold 64 MiB at most.
+big=$(head -c 100000 /dev/zero | tr '\0' x)
+api POST "$ACP/shared/trainingJobs?training_job_name=big" "$(job_json big "sleep 300 # $big")"
+check "a job with a 100 KB startup script is created" test "$code" = 200
+mkfifo "$TMP/hold5"
+load "$A" watch "$PORT" AKA2 SKA2 32 "$WATCH" <"$TMP/hold5" >"$TMP/idle" 2>&1 &
+IDLE=$!
+HOLD_PIDS="$IDLE"
+exec 5>"$TMP/hold5"
+n=0
+while [ $n -lt 200 ] && ! grep -q codes "$TMP/idle"; do sleep 0.1; n=$((n + 1)); done
+check "alice holds 32 idle FULL watch streams ($(head -1 "$TMP/idle"))" grep -q "^codes 200:32 429:0" "$TMP/idle"
+rss() { sed -n "s/^$1:[[:space:]]*\([0-9]*\) kB/\1/p" "/proc/$ENGINE_PID/status"; }
+before=$(rss VmRSS)
+i=0
+while [ $i -lt 100 ]; do
+    api PATCH "$ACP/shared/trainingJobs/big?update_mask=display_name" "{\"display_name\": \"big-$i\"}"
+    i=$((i + 1))
+done
+check "...while the job is renamed 100 times" test "$code" = 200
+peak=$(rss VmHWM)
+check "...the engine grows by at most 160 MiB, not 256 MiB and more (${before} kB → peak ${peak} kB)" \
+    test -n "$before" -a -n "$peak" -a "$((${peak:-0} - ${before:-0}))" -lt 163840
+load "$B" watch "$PORT" AKB SKB 1 "$WATCH" </dev/null >"$TMP/bobidle"
+check "...and bob's watch still opens" grep -q "^codes 200:1 429:0" "$TMP/bobidle"
+exec 5>&-
+wait "$IDLE"
+HOLD_PIDS=""
+
 # --- 9b: scalar follows, each an inotify instance, are shared per member too ---
 tcp_api AKA2 SKA2 "$PORT" POST "$ACP/shared/trainingJobs?training_job_name=curves" \
     "$(job_json curves 'sleep 300' '.mount = [{id: "scratch", subdir: "/curves", mount_path: "/mnt/afs"}] | .tensorboard = {log_path: "/mnt/afs/tb"}')"
