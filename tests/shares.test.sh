@@ -203,8 +203,13 @@ while [ $i -lt 100 ]; do
 done
 check "...while the job is renamed 100 times" test "$code" = 200
 peak=$(rss VmHWM)
-check "...the engine grows by at most 160 MiB, where 32 streams of 8 MiB could take 256 (${before} kB → peak ${peak} kB)" \
-    test -n "$before" -a -n "$peak" -a "$((${peak:-0} - ${before:-0}))" -lt 163840
+# AddressSanitizer keeps freed memory in quarantine: memory is measured only without it.
+if grep -q __asan_init "$TRAINJOBD_BIN"; then
+    echo "shares: RSS not checked: $TRAINJOBD_BIN is built with AddressSanitizer"
+else
+    check "...the engine grows by at most 160 MiB, where 32 streams of 8 MiB could take 256 (${before} kB → peak ${peak} kB)" \
+        test -n "$before" -a -n "$peak" -a "$((${peak:-0} - ${before:-0}))" -lt 163840
+fi
 load "$B" watch "$PORT" AKB SKB 1 "$WATCH" </dev/null >"$TMP/bobidle"
 check "...and bob's watch still opens" grep -q "^codes 200:1 429:0" "$TMP/bobidle"
 exec 5>&-
