@@ -187,7 +187,7 @@ test: check-tests
 asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan SANITIZE=1 test
 
-bench: $(BINARIES) $(BENCHES) $(BUILD)/tests/tools/cputime
+bench: $(BINARIES) $(BENCHES) $(BUILD)/tests/tools/cputime $(BUILD)/tests/tools/shareload
 	@scripts/deps.sh --bench || echo "bench: no htop; its reference figures will read n/a" >&2
 	@bench/run-bench.sh $(BUILD)
 

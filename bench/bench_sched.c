@@ -232,7 +232,7 @@ static int post_one(struct engine *eng, struct loop *lp, const char *user, const
              name);
     struct post_query pq = {name};
     struct http_request req = {"POST", post_path, NULL,         post_q, NULL,
-                               &pq,    body,      strlen(body), user};
+                               &pq,    body,      strlen(body), user, NULL, NULL};
     struct http_response resp;
     memset(&resp, 0, sizeof resp);
     resp.text = (struct strbuf)STRBUF_INIT;

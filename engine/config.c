@@ -118,6 +118,13 @@ static const struct field limits_fields[] = {
     F_INT(struct config_limits, restart_reset_after_ms),
     F_INT(struct config_limits, events_per_job),
     F_INT(struct config_limits, save_retry_ms),
+    F_INT(struct config_limits, replay_per_key),
+    F_INT(struct config_limits, connections_per_member),
+    F_INT(struct config_limits, anonymous_connections),
+    F_INT(struct config_limits, request_seconds),
+    F_INT(struct config_limits, streams_per_member),
+    F_INT(struct config_limits, stream_mib_per_member),
+    F_INT(struct config_limits, scalar_follows_per_member),
 };
 static const struct object_type limits_type = SCHEMA_OBJ(limits_fields);
 
@@ -178,6 +185,10 @@ static const char config_header[] =
     "#               and restart_reset_after_ms (600000) pace a crash-looping job;\n"
     "#               events_per_job (200) bounds the events kept per job;\n"
     "#               save_retry_ms (1000) paces retries of a save the disk refused.\n"
+    "#               Each user's share of a team engine: replay_per_key (4096),\n"
+    "#               connections_per_member (64), anonymous_connections (256),\n"
+    "#               request_seconds (10), streams_per_member (32),\n"
+    "#               stream_mib_per_member (64), scalar_follows_per_member (8).\n"
     "\n";
 
 void config_free(struct engine_config *cfg)
@@ -415,7 +426,14 @@ static void check_config(const struct engine_config *cfg, struct findings *fs)
                   {"restart_delay_max_ms", l->restart_delay_max_ms},
                   {"restart_reset_after_ms", l->restart_reset_after_ms},
                   {"events_per_job", l->events_per_job},
-                  {"save_retry_ms", l->save_retry_ms}};
+                  {"save_retry_ms", l->save_retry_ms},
+                  {"replay_per_key", l->replay_per_key},
+                  {"connections_per_member", l->connections_per_member},
+                  {"anonymous_connections", l->anonymous_connections},
+                  {"request_seconds", l->request_seconds},
+                  {"streams_per_member", l->streams_per_member},
+                  {"stream_mib_per_member", l->stream_mib_per_member},
+                  {"scalar_follows_per_member", l->scalar_follows_per_member}};
     for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
         if (limits[i].value < 0)
             findings_add(fs, SEVERITY_ERROR, "limits", "%s: must not be negative (0: the default)",

@@ -100,6 +100,14 @@ struct config_limits {
     int restart_reset_after_ms; /* a run this long forgets the loop: 10 min */
     int events_per_job;         /* events kept per job, older ones folded: 200 */
     int save_retry_ms;          /* retrying a save the disk refused: 1 s */
+    /* Per-user shares of a team engine (engine/shares): */
+    int replay_per_key;            /* signed requests remembered per access key: 4096 */
+    int connections_per_member;    /* open connections per user: 64 */
+    int anonymous_connections;     /* TCP connections not yet signed, all loopback as one: 256 */
+    int request_seconds;           /* a request's header and body arrive within: 10 s */
+    int streams_per_member;        /* watch streams and log follows per user: 32 */
+    int stream_mib_per_member;     /* bytes queued for one user's streams: 64 MiB */
+    int scalar_follows_per_member; /* scalar follows (inotify instances) per user: 8 */
 };
 
 #define CONFIG_RESTART_DELAY_MS 10000
@@ -107,6 +115,13 @@ struct config_limits {
 #define CONFIG_RESTART_RESET_AFTER_MS 600000
 #define CONFIG_EVENTS_PER_JOB 200
 #define CONFIG_SAVE_RETRY_MS 1000
+#define CONFIG_REPLAY_PER_KEY 4096
+#define CONFIG_CONNECTIONS_PER_MEMBER 64
+#define CONFIG_ANONYMOUS_CONNECTIONS 256
+#define CONFIG_REQUEST_SECONDS 10
+#define CONFIG_STREAMS_PER_MEMBER 32
+#define CONFIG_STREAM_MIB_PER_MEMBER 64
+#define CONFIG_SCALAR_FOLLOWS_PER_MEMBER 8
 
 struct engine_config {
     char *subscription;   /* "local" */

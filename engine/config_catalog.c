@@ -279,4 +279,13 @@ void config_effective_limits(const struct engine_config *cfg, struct config_limi
         limit_or(l->restart_reset_after_ms, CONFIG_RESTART_RESET_AFTER_MS);
     out->events_per_job = limit_or(l->events_per_job, CONFIG_EVENTS_PER_JOB);
     out->save_retry_ms = limit_or(l->save_retry_ms, CONFIG_SAVE_RETRY_MS);
+    out->replay_per_key = limit_or(l->replay_per_key, CONFIG_REPLAY_PER_KEY);
+    out->connections_per_member =
+        limit_or(l->connections_per_member, CONFIG_CONNECTIONS_PER_MEMBER);
+    out->anonymous_connections = limit_or(l->anonymous_connections, CONFIG_ANONYMOUS_CONNECTIONS);
+    out->request_seconds = limit_or(l->request_seconds, CONFIG_REQUEST_SECONDS);
+    out->streams_per_member = limit_or(l->streams_per_member, CONFIG_STREAMS_PER_MEMBER);
+    out->stream_mib_per_member = limit_or(l->stream_mib_per_member, CONFIG_STREAM_MIB_PER_MEMBER);
+    out->scalar_follows_per_member =
+        limit_or(l->scalar_follows_per_member, CONFIG_SCALAR_FOLLOWS_PER_MEMBER);
 }

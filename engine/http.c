@@ -8,6 +8,16 @@
  * cover the request line and the body's digest and is accepted once
  * (engine/replay). Each listener has an idle timeout and a connection cap
  * sized from the descriptor limit, so neither can starve the other.
+ *
+ * A shared engine is shared per user (engine/shares): a connection counts
+ * against its user once a request on it is signed (TCP) or its peer is known
+ * (Unix); until then a TCP connection is anonymous, and anonymous ones get a
+ * small share of the slots whatever address they come from (all of loopback
+ * is one source) — when it is full the oldest waiting one is closed. Every
+ * request must bring its header and body within a deadline counted from the
+ * connection's start (or the previous request's end), not an idle timeout
+ * that each byte restarts: a client trickling bytes is closed in seconds.
+ * The replay table is shared per access key; streams per user (the routes).
  */
 #include "engine/http.h"
 
@@ -30,19 +40,28 @@
 #include "api/hmac.h"
 #include "engine/engine.h"
 #include "engine/flags.h"
+#include "engine/config.h"
 #include "engine/replay.h"
 #include "engine/routes.h"
+#include "engine/shares.h"
+#include "engine/state.h"
 #include "engine/stream.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
 #define MAX_BODY (1u << 20)
-/* Signatures remembered at once: ~64 bytes each, about 200 signed requests a second. */
-#define REPLAY_CAP 65536
+/*
+ * How far ahead of the engine's clock an X-Date may be. A replay entry
+ * lives as long as its date can still be accepted (date + the 5-minute
+ * skew), so a date far ahead would hold a share of the table for twice as
+ * long; clients sign with the current time.
+ */
+#define FUTURE_SKEW_SECONDS 60
 #define LOG_PER_SECOND 10
 
 struct streaming;
+struct conn;
 
 struct listener {
     struct http_server *srv;
@@ -54,6 +73,26 @@ struct listener {
     struct streaming *streams; /* every streamed response in progress, to end them at stop */
     int64_t log_second;        /* log_mhd's rate limit */
     unsigned log_count, log_dropped;
+    struct conn *conns, *conns_tail; /* every open connection, oldest first */
+    unsigned anonymous;              /* TCP connections no signed request has claimed */
+    unsigned idle_seconds;           /* MHD's idle timeout on this listener */
+    uint64_t deadline_timer;
+};
+
+/*
+ * One open connection (MHD's socket context), from accept to close: who it
+ * counts against, and when its request (header and body) must be in.
+ */
+struct conn {
+    struct listener *l;
+    int fd;
+    int64_t since_ms; /* the connection's start, or its previous request's end */
+    bool waiting;     /* a request is due or arriving: the deadline applies */
+    bool reused;      /* a request was answered on it before (keep-alive) */
+    bool anonymous;   /* TCP, not yet claimed by a signed request */
+    bool shut;        /* closed by the engine: MHD will see it gone */
+    struct share *share; /* counted in SHARE_CONNECTIONS of this user */
+    struct conn *prev, *next;
 };
 
 struct http_server {
@@ -63,6 +102,9 @@ struct http_server {
     char *socket_path;
     char tcp_address[INET_ADDRSTRLEN + 8]; /* "127.0.0.1:PORT" as bound, or "" */
     struct replay *seen;                   /* signatures accepted on TCP, to refuse replays */
+    struct shares *shares;                 /* what each user holds (engine/shares) */
+    struct config_limits lim;              /* the per-user limits, as the engine started */
+    uid_t own_uid;                         /* the engine's user: not counted on the Unix socket */
 };
 
 /*
@@ -72,6 +114,8 @@ struct http_server {
 struct request {
     char *target; /* the request target as received: raw path and query */
     char *user;   /* who is calling, once the headers said so */
+    struct share *share; /* the caller's share (NULL: the engine's own user) */
+    bool close;          /* refused on its headers: end the connection after the answer */
     bool started; /* the access handler has seen the headers */
     struct strbuf body;
     bool too_large;
@@ -93,6 +137,7 @@ struct streaming {
 };
 
 static void pump(struct listener *l);
+static void arm_deadlines(struct listener *l);
 
 static void on_timer(void *ctx)
 {
@@ -161,8 +206,8 @@ static int each_query(void *ctx, http_arg_fn fn, void *arg)
     return ea.rc;
 }
 
-/* The user behind a Unix-socket connection, by its uid. */
-static char *peer_user(struct MHD_Connection *conn)
+/* The user behind a Unix-socket connection, by its uid (to *uid). */
+static char *peer_user(struct MHD_Connection *conn, uid_t *uid)
 {
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -172,6 +217,7 @@ static char *peer_user(struct MHD_Connection *conn)
     socklen_t len = sizeof cred;
     if (getsockopt(info->connect_fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
         return NULL;
+    *uid = cred.uid;
     struct passwd *pw = getpwuid(cred.uid);
     if (pw && pw->pw_name)
         return xstrdup(pw->pw_name);
@@ -220,7 +266,15 @@ static char *signed_user(struct http_server *srv, struct MHD_Connection *conn, c
         api_error_set(err, 401, "Unauthenticated", "", "%s", why);
         return NULL;
     }
-    switch (replay_check(srv->seen, a.signature, date + HMAC_MAX_SKEW_SECONDS, now)) {
+    if (date > now + FUTURE_SKEW_SECONDS) {
+        api_error_set(err, 401, "Unauthenticated", "",
+                      "X-Date is %lld s ahead of the engine's clock, more than the %d s allowed: "
+                      "sign with the current time",
+                      (long long)(date - now), FUTURE_SKEW_SECONDS);
+        return NULL;
+    }
+    /* Recorded only now, the signature having passed: only the key's owner fills its share. */
+    switch (replay_check(srv->seen, a.access_key, a.signature, date + HMAC_MAX_SKEW_SECONDS, now)) {
     case REPLAY_NEW:
         return xstrdup(user);
     case REPLAY_SEEN:
@@ -230,14 +284,35 @@ static char *signed_user(struct http_server *srv, struct MHD_Connection *conn, c
     case REPLAY_FULL:
         break;
     }
-    api_error_set(err, 503, "Overloaded", "",
-                  "too many signed requests in the last %d minutes; try again shortly",
-                  HMAC_MAX_SKEW_SECONDS / 60);
+    time_t frees = replay_key_frees_at(srv->seen, a.access_key);
+    api_error_set(err, 429, "TooManyRequests", "",
+                  "replay table for key %s full: %zu signed requests in the last %d s "
+                  "(limits.replay_per_key); wait %lld s or slow down",
+                  a.access_key, replay_per_key(srv->seen),
+                  HMAC_MAX_SKEW_SECONDS + FUTURE_SKEW_SECONDS,
+                  (long long)(frees > now ? frees - now + 1 : 1));
     return NULL;
 }
 
+/* The connection's own record (MHD's socket context), or NULL. */
+static struct conn *conn_of(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info ? info->socket_context : NULL;
+}
+
+/* A response is queued: the request deadline no longer applies (a stream may last). */
+static void answered(struct MHD_Connection *conn)
+{
+    struct conn *c = conn_of(conn);
+    if (c)
+        c->waiting = false;
+}
+
 /* Sends body (consumed); a NULL body (JSON that could not be built) becomes a plain 500. */
-static enum MHD_Result send_json(struct MHD_Connection *conn, int status, json_t *body)
+static enum MHD_Result send_json_as(struct MHD_Connection *conn, int status, json_t *body,
+                                    bool close_after)
 {
     char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
     json_decref(body);
@@ -251,9 +326,17 @@ static enum MHD_Result send_json(struct MHD_Connection *conn, int status, json_t
     text[len++] = '\n';
     struct MHD_Response *r = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
     MHD_add_response_header(r, "Content-Type", "application/json");
+    if (close_after)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+    answered(conn);
     enum MHD_Result rc = MHD_queue_response(conn, (unsigned)status, r);
     MHD_destroy_response(r);
     return rc;
+}
+
+static enum MHD_Result send_json(struct MHD_Connection *conn, int status, json_t *body)
+{
+    return send_json_as(conn, status, body, false);
 }
 
 /* Runs MHD on the next loop turn (after the current callback returns). */
@@ -381,6 +464,7 @@ static enum MHD_Result send_stream(struct listener *l, struct MHD_Connection *co
     MHD_add_response_header(r, "Content-Type",
                             resp->content_type ? resp->content_type : "text/plain");
     MHD_add_response_header(r, "Cache-Control", "no-cache");
+    answered(conn);
     enum MHD_Result rc = MHD_queue_response(conn, (unsigned)resp->status, r);
     MHD_destroy_response(r);
     return rc;
@@ -401,15 +485,50 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
  * declared body may come. Returns 0, or an HTTP status (err filled) to answer
  * at once, before a byte of body is read.
  */
+/*
+ * The connection now counts against its user (once: a keep-alive connection
+ * stays with the user of its first request). 0, or 429 at the user's limit.
+ */
+static int claim_conn(struct listener *l, struct MHD_Connection *conn, struct request *rq,
+                      struct api_error *err)
+{
+    struct conn *c = conn_of(conn);
+    if (c == NULL)
+        return 0;
+    if (c->anonymous) {
+        c->anonymous = false;
+        l->anonymous--;
+    }
+    if (c->share || rq->share == NULL)
+        return 0;
+    size_t limit = (size_t)l->srv->lim.connections_per_member;
+    if (!share_take(rq->share, SHARE_CONNECTIONS, 1, limit))
+        return api_error_set(err, 429, "TooManyConnections", "",
+                             "%s has %zu connections open, the most one user may "
+                             "(limits.connections_per_member): close some or reuse them",
+                             rq->user, share_used(rq->share, SHARE_CONNECTIONS));
+    c->share = rq->share;
+    return 0;
+}
+
 static int admit(struct listener *l, struct MHD_Connection *conn, struct request *rq,
                  const char *method, const char *version, struct api_error *err)
 {
-    rq->user =
-        l->tcp ? signed_user(l->srv, conn, method, rq->target, version, err) : peer_user(conn);
-    if (rq->user == NULL)
+    uid_t uid = (uid_t)-1;
+    rq->user = l->tcp ? signed_user(l->srv, conn, method, rq->target, version, err)
+                      : peer_user(conn, &uid);
+    if (rq->user == NULL) {
+        rq->close = true;
         return err->status
                    ? err->status
                    : api_error_set(err, 401, "Unauthenticated", "", "cannot tell who is calling");
+    }
+    rq->share = l->tcp || uid != l->srv->own_uid ? shares_of(l->srv->shares, rq->user) : NULL;
+    int st = claim_conn(l, conn, rq, err);
+    if (st) {
+        rq->close = true;
+        return st;
+    }
     const char *cl = header_of(conn, "Content-Length");
     if (cl && strtoull(cl, NULL, 10) > MAX_BODY)
         return api_error_set(err, 413, "TooLarge", "", "request body over %u bytes", MAX_BODY);
@@ -429,7 +548,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         rq->started = true;
         int st = admit(l, conn, rq, method, version, &err);
         /* Answering now, with the body unread, makes MHD close the connection after. */
-        return st ? send_json(conn, st, api_error_to_json(&err)) : MHD_YES;
+        return st ? send_json_as(conn, st, api_error_to_json(&err), rq->close) : MHD_YES;
     }
     if (*upload_size > 0) {
         if (rq->body.len + *upload_size > MAX_BODY)
@@ -450,7 +569,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     }
     struct http_request req = {
         method,       url,     rq->target, query_get, each_query, conn, strbuf_str(&rq->body),
-        rq->body.len, rq->user};
+        rq->body.len, rq->user,  rq->share, &l->srv->lim};
     struct http_response resp = {0};
     resp.text = (struct strbuf)STRBUF_INIT;
     routes_handle(l->srv->eng, &req, &resp);
@@ -470,8 +589,14 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
     (void)cls;
-    (void)conn;
     (void)toe;
+    struct conn *c = conn_of(conn);
+    if (c) { /* the next request on this connection is due from now */
+        c->since_ms = loop_now_ms();
+        c->waiting = true;
+        c->reused = true;
+        arm_deadlines(c->l);
+    }
     struct request *rq = *con_cls;
     if (rq) {
         strbuf_free(&rq->body);
@@ -504,6 +629,127 @@ static void log_mhd(void *cls, const char *fmt, va_list ap)
     vsnprintf(buf, sizeof buf, fmt, ap);
     buf[strcspn(buf, "\n")] = '\0';
     engine_log("http: %s", buf);
+}
+
+/* Closes a connection under MHD: shutdown makes its socket read as ended, and MHD closes it. */
+static void shut_conn(struct conn *c)
+{
+    if (!c->shut && c->fd >= 0) {
+        shutdown(c->fd, SHUT_RDWR);
+        c->shut = true;
+    }
+}
+
+/* How long the request now due on c may take to arrive, in ms. */
+static int64_t deadline_ms(const struct conn *c)
+{
+    int64_t ms = (int64_t)c->l->srv->lim.request_seconds * 1000;
+    /* Between keep-alive requests a client may first be idle, as long as MHD allows. */
+    return c->reused ? ms + (int64_t)c->l->idle_seconds * 1000 : ms;
+}
+
+static void trim_anonymous(struct listener *l, int64_t now);
+
+/* Once a second while requests are due: closes each whose header or body is late. */
+static void on_deadline(void *ctx)
+{
+    struct listener *l = ctx;
+    l->deadline_timer = 0;
+    int64_t now = loop_now_ms();
+    unsigned closed = 0;
+    bool due = false;
+    for (struct conn *c = l->conns; c; c = c->next) {
+        if (c->waiting && !c->shut && now - c->since_ms > deadline_ms(c)) {
+            shut_conn(c);
+            closed++;
+        }
+        due = due || (c->waiting && !c->shut);
+    }
+    if (closed)
+        engine_log("http: closed %u connection%s whose request took over %d s to arrive", closed,
+                   closed == 1 ? "" : "s", l->srv->lim.request_seconds);
+    trim_anonymous(l, now);
+    if (due) /* only while a request is due: idle watch streams do not wake the engine */
+        arm_deadlines(l);
+}
+
+static void arm_deadlines(struct listener *l)
+{
+    if (l->deadline_timer == 0)
+        l->deadline_timer = loop_add_timer(l->srv->loop, 1000, on_deadline, l);
+}
+
+/*
+ * A TCP connection no signed request has claimed yet is anonymous; all of
+ * them together get anonymous_connections slots, whatever address they come
+ * from, so they can never fill the listener. Past that, the oldest anonymous
+ * connection still waiting for its request after ANONYMOUS_GRACE_MS is
+ * closed: a fair client sends its request at once, so what is left waiting
+ * is the flood, and a member's new connection lives long enough to sign.
+ * When every one is younger than that (a burst), the new one is closed.
+ */
+#define ANONYMOUS_GRACE_MS 100
+
+static void trim_anonymous(struct listener *l, int64_t now)
+{
+    for (struct conn *o = l->conns;
+         o && l->anonymous > (unsigned)l->srv->lim.anonymous_connections; o = o->next)
+        if (o->anonymous && o->waiting && !o->shut && now - o->since_ms >= ANONYMOUS_GRACE_MS) {
+            shut_conn(o);
+            o->anonymous = false; /* no longer counted: it is on its way out */
+            l->anonymous--;
+        }
+}
+
+/* MHD's connection start and end: the record the deadline and the shares use. */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    struct listener *l = cls;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        struct conn *c = xcalloc(1, sizeof *c);
+        const union MHD_ConnectionInfo *info =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        c->l = l;
+        c->fd = info ? info->connect_fd : -1;
+        c->since_ms = loop_now_ms();
+        c->waiting = true;
+        c->prev = l->conns_tail;
+        if (l->conns_tail)
+            l->conns_tail->next = c;
+        else
+            l->conns = c;
+        l->conns_tail = c;
+        *socket_context = c;
+        if (l->tcp) {
+            c->anonymous = true;
+            l->anonymous++;
+            trim_anonymous(l, c->since_ms);
+            if (l->anonymous > (unsigned)l->srv->lim.anonymous_connections) {
+                shut_conn(c);
+                c->anonymous = false;
+                l->anonymous--;
+            }
+        }
+        arm_deadlines(l);
+        return;
+    }
+    struct conn *c = *socket_context;
+    if (c == NULL)
+        return;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        l->conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    else
+        l->conns_tail = c->prev;
+    if (c->anonymous)
+        l->anonymous--;
+    share_give(c->share, SHARE_CONNECTIONS, 1);
+    free(c);
+    *socket_context = NULL;
 }
 
 /*
@@ -546,17 +792,17 @@ static int start_listener(struct http_server *srv, struct listener *l, int liste
     l->srv = srv;
     unsigned budget = fd_budget();
     unsigned limit = at_most(MAX_CONNECTIONS, l->tcp ? budget / 2 : budget / 4);
-    /* Every TCP client is on loopback, so one address may hold at most half. */
-    unsigned per_ip = l->tcp ? limit / 2 : 0;
+    /* Per address: anonymous connections are capped as one source, signed ones per user. */
     unsigned idle = l->tcp ? TCP_IDLE_SECONDS : UNIX_IDLE_SECONDS;
+    l->idle_seconds = idle;
     unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     struct MHD_OptionItem opts[] = {
         {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)log_mhd, l},
         {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)on_uri, l},
         {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, l},
+        {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, l},
         {MHD_OPTION_CONNECTION_TIMEOUT, idle, NULL},
         {MHD_OPTION_CONNECTION_LIMIT, limit, NULL},
-        {MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip, NULL},
         {MHD_OPTION_LISTEN_BACKLOG_SIZE, LISTEN_BACKLOG, NULL},
         {MHD_OPTION_LISTEN_SOCKET, listen_fd, NULL},
         {MHD_OPTION_END, 0, NULL},
@@ -642,8 +888,12 @@ struct http_server *http_server_start(struct engine *eng, struct loop *lp, const
     srv->eng = eng;
     srv->loop = lp;
     srv->unix_l.epoll_fd = srv->tcp_l.epoll_fd = -1;
+    srv->shares = shares_new();
+    config_effective_limits(&eng->cfg, &srv->lim);
+    srv->own_uid = geteuid();
     int fd = unix_socket(socket_path, err);
     if (fd < 0) {
+        shares_free(srv->shares);
         free(srv);
         return NULL;
     }
@@ -660,7 +910,7 @@ struct http_server *http_server_start(struct engine *eng, struct loop *lp, const
             http_server_stop(srv);
             return NULL;
         }
-        srv->seen = replay_new(REPLAY_CAP);
+        srv->seen = replay_new((size_t)srv->lim.replay_per_key);
         if (start_listener(srv, &srv->tcp_l, fd, err) != 0) {
             close(fd);
             http_server_stop(srv);
@@ -679,6 +929,9 @@ static void stop_listener(struct http_server *srv, struct listener *l)
 {
     if (l->timer)
         loop_cancel(srv->loop, l->timer);
+    if (l->deadline_timer)
+        loop_cancel(srv->loop, l->deadline_timer);
+    l->deadline_timer = 0;
     if (l->epoll_fd >= 0)
         loop_remove_fd(srv->loop, l->epoll_fd);
     if (l->daemon == NULL)
@@ -709,5 +962,6 @@ void http_server_stop(struct http_server *srv)
         unlink(srv->socket_path);
     free(srv->socket_path);
     replay_free(srv->seen);
+    shares_free(srv->shares);
     free(srv);
 }

@@ -1,36 +1,52 @@
 /*
- * replay: a chained hash set of signatures with an expiry each; see replay.h.
- * Each lookup drops the expired entries of its bucket; a full table is swept
- * whole once before it says REPLAY_FULL.
+ * replay: signatures in a hash index by (key, signature) (util/hmap, keyed
+ * SipHash), each also on its key's list in the order it came; see replay.h.
+ * Dates are roughly in order, so each check drops the expired entries at the
+ * head of its key's list; a full key's list is swept whole at most once a
+ * second (an attacker at the limit costs O(1) a request, not O(per_key)).
  */
 #include "engine/replay.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hmap.h"
 #include "util/xalloc.h"
 
+struct key_share;
+
 struct entry {
-    struct entry *next;
+    struct key_share *ks;
+    struct entry *prev, *next; /* on ks's list, oldest first */
+    uint64_t hash;
     time_t until;
     char sig[]; /* NUL-terminated */
 };
 
-struct replay {
-    struct entry **buckets;
-    size_t nbuckets;
-    size_t count, cap;
+struct key_share {
+    char *key;
+    size_t count;
+    struct entry *head, *tail;
+    time_t swept;    /* when the whole list was last swept (full) */
+    time_t frees_at; /* the earliest `until` that sweep found */
 };
 
-struct replay *replay_new(size_t cap)
+struct replay {
+    struct hmap entries; /* by (key, signature) */
+    struct hmap keys;    /* key_share by key */
+    struct key_share **all;
+    size_t key_count;
+    size_t per_key, count;
+};
+
+struct replay *replay_new(size_t per_key)
 {
     struct replay *r = xcalloc(1, sizeof *r);
-    r->cap = cap ? cap : 1;
-    r->nbuckets = 1;
-    while (r->nbuckets < r->cap / 2 + 1)
-        r->nbuckets <<= 1;
-    r->buckets = xcalloc(r->nbuckets, sizeof *r->buckets);
+    r->entries = (struct hmap)HMAP_INIT;
+    r->keys = (struct hmap)HMAP_INIT;
+    r->per_key = per_key ? per_key : 1;
     return r;
 }
 
@@ -38,62 +54,139 @@ void replay_free(struct replay *r)
 {
     if (r == NULL)
         return;
-    for (size_t i = 0; i < r->nbuckets; i++)
-        for (struct entry *e = r->buckets[i], *next; e; e = next) {
+    for (size_t i = 0; i < r->key_count; i++) {
+        for (struct entry *e = r->all[i]->head, *next; e; e = next) {
             next = e->next;
             free(e);
         }
-    free(r->buckets);
+        free(r->all[i]->key);
+        free(r->all[i]);
+    }
+    free(r->all);
+    hmap_free(&r->entries);
+    hmap_free(&r->keys);
     free(r);
 }
 
-/* FNV-1a. */
-static size_t hash(const char *s)
+static bool same_key(const void *item, const void *key)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return (size_t)h;
+    return strcmp(((const struct key_share *)item)->key, key) == 0;
 }
 
-/* Drops the expired entries of one bucket. */
-static void sweep(struct replay *r, size_t b, time_t now)
+static struct key_share *find_key(const struct replay *r, const char *key)
 {
-    for (struct entry **p = &r->buckets[b]; *p;) {
-        if ((*p)->until < now) {
-            struct entry *dead = *p;
-            *p = dead->next;
-            free(dead);
-            r->count--;
-        } else {
-            p = &(*p)->next;
-        }
+    return hmap_get(&r->keys, hmap_hash(key, strlen(key)), same_key, key);
+}
+
+static struct key_share *key_of(struct replay *r, const char *key)
+{
+    struct key_share *ks = find_key(r, key);
+    if (ks)
+        return ks;
+    ks = xcalloc(1, sizeof *ks);
+    ks->key = xstrdup(key);
+    r->all = xreallocarray(r->all, r->key_count + 1, sizeof *r->all);
+    r->all[r->key_count++] = ks;
+    hmap_put(&r->keys, hmap_hash(key, strlen(key)), ks);
+    return ks;
+}
+
+struct lookup {
+    const struct key_share *ks;
+    const char *sig;
+};
+
+static bool same_entry(const void *item, const void *key)
+{
+    const struct entry *e = item;
+    const struct lookup *l = key;
+    return e->ks == l->ks && strcmp(e->sig, l->sig) == 0;
+}
+
+static void drop(struct replay *r, struct entry *e)
+{
+    struct key_share *ks = e->ks;
+    hmap_remove(&r->entries, e->hash, e);
+    if (e->prev)
+        e->prev->next = e->next;
+    else
+        ks->head = e->next;
+    if (e->next)
+        e->next->prev = e->prev;
+    else
+        ks->tail = e->prev;
+    ks->count--;
+    r->count--;
+    free(e);
+}
+
+/* Drops every expired entry of ks and notes when the next one will go. */
+static void sweep_key(struct replay *r, struct key_share *ks, time_t now)
+{
+    ks->swept = now;
+    ks->frees_at = 0;
+    for (struct entry *e = ks->head, *next; e; e = next) {
+        next = e->next;
+        if (e->until < now)
+            drop(r, e);
+        else if (ks->frees_at == 0 || e->until < ks->frees_at)
+            ks->frees_at = e->until;
     }
 }
 
-enum replay_result replay_check(struct replay *r, const char *signature, time_t until, time_t now)
+enum replay_result replay_check(struct replay *r, const char *key, const char *signature,
+                                time_t until, time_t now)
 {
-    size_t b = hash(signature) & (r->nbuckets - 1);
-    sweep(r, b, now);
-    for (struct entry *e = r->buckets[b]; e; e = e->next)
-        if (strcmp(e->sig, signature) == 0)
-            return REPLAY_SEEN;
-    if (r->count >= r->cap)
-        for (size_t i = 0; i < r->nbuckets; i++)
-            sweep(r, i, now);
-    if (r->count >= r->cap)
+    struct key_share *ks = key_of(r, key);
+    while (ks->head && ks->head->until < now)
+        drop(r, ks->head);
+    uint64_t h = hmap_hash2(key, signature);
+    struct lookup l = {ks, signature};
+    struct entry *e = hmap_get(&r->entries, h, same_entry, &l);
+    if (e && e->until >= now)
+        return REPLAY_SEEN;
+    if (e)
+        drop(r, e);
+    if (ks->count >= r->per_key && ks->swept != now)
+        sweep_key(r, ks, now);
+    if (ks->count >= r->per_key)
         return REPLAY_FULL;
     size_t len = strlen(signature);
-    struct entry *e = xmalloc(sizeof *e + len + 1);
+    e = xcalloc(1, sizeof *e + len + 1);
     memcpy(e->sig, signature, len + 1);
+    e->ks = ks;
+    e->hash = h;
     e->until = until;
-    e->next = r->buckets[b];
-    r->buckets[b] = e;
+    e->prev = ks->tail;
+    if (ks->tail)
+        ks->tail->next = e;
+    else
+        ks->head = e;
+    ks->tail = e;
+    ks->count++;
     r->count++;
+    hmap_put(&r->entries, h, e);
     return REPLAY_NEW;
 }
 
 size_t replay_count(const struct replay *r)
 {
     return r->count;
+}
+
+size_t replay_key_count(const struct replay *r, const char *key)
+{
+    const struct key_share *ks = find_key(r, key);
+    return ks ? ks->count : 0;
+}
+
+size_t replay_per_key(const struct replay *r)
+{
+    return r->per_key;
+}
+
+time_t replay_key_frees_at(const struct replay *r, const char *key)
+{
+    const struct key_share *ks = find_key(r, key);
+    return ks && ks->count >= r->per_key ? ks->frees_at : 0;
 }

@@ -17,8 +17,11 @@
 #include <string.h>
 
 #include "api/apierror.h"
+#include "engine/config.h"
 #include "engine/engine.h"
 #include "engine/scalars.h"
+#include "engine/shares.h"
+#include "engine/stream.h"
 #include "util/utf8.h"
 
 #define MAX_PATH 2047
@@ -82,6 +85,40 @@ static void answer(struct http_response *resp, int status, json_t *reply,
     }
 }
 
+/*
+ * A stream the caller is about to open (watch, log follow, scalar follow)
+ * counts against their share: 0, or 429 naming the limit and how to free it.
+ * The caller gives it back (close_share) when no stream came of it.
+ */
+static int open_share(const struct http_request *req, enum share_kind kind, struct api_error *err)
+{
+    if (req->limits == NULL || req->share == NULL)
+        return 0;
+    bool scalars = kind == SHARE_SCALAR_FOLLOWS;
+    size_t limit =
+        (size_t)(scalars ? req->limits->scalar_follows_per_member : req->limits->streams_per_member);
+    if (share_take(req->share, kind, 1, limit))
+        return 0;
+    return api_error_set(err, 429, "TooManyStreams", scalars ? "follow" : "watch",
+                         "%s has %zu %s open, the most one user may (limits.%s): close "
+                         "other %s first",
+                         req->user, share_used(req->share, kind),
+                         scalars ? "scalar follows" : "watch streams and log follows",
+                         scalars ? "scalar_follows_per_member" : "streams_per_member",
+                         scalars ? "scalar follows" : "watches or follows");
+}
+
+/* The stream opened (it holds the count from now on), or none did (the count goes back). */
+static void close_share(const struct http_request *req, enum share_kind kind, struct stream *s)
+{
+    if (req->limits == NULL || req->share == NULL)
+        return;
+    if (s)
+        stream_set_share(s, req->share, kind, (size_t)req->limits->stream_mib_per_member << 20);
+    else
+        share_give(req->share, kind, 1);
+}
+
 static long number(const char *s, long fallback)
 {
     if (s == NULL || *s == '\0')
@@ -110,7 +147,10 @@ static void jobs_route(struct engine *eng, const struct http_request *req,
             return fail(resp, &err);
         } else if (is(req, "GET") && q(req, "watch") && strcmp(q(req, "watch"), "true") == 0) {
             struct stream *s = NULL;
+            if (open_share(req, SHARE_STREAMS, &err) != 0)
+                return fail(resp, &err);
             st = engine_watch_view(eng, req->user, ws, (enum job_view)view, &s, &err);
+            close_share(req, SHARE_STREAMS, st == 200 ? s : NULL);
             if (st == 200) {
                 resp->status = 200;
                 resp->stream = s;
@@ -190,7 +230,11 @@ static void jobs_route(struct engine *eng, const struct http_request *req,
         struct scalars_query sq = {q(req, "since"), q(req, "limit"),
                                    follow && strcmp(follow, "true") == 0};
         struct stream *s = NULL;
+        if (sq.follow && open_share(req, SHARE_SCALAR_FOLLOWS, &err) != 0)
+            return fail(resp, &err);
         st = engine_job_scalars(eng, req->user, ws, name, &sq, &resp->text, &s, &err);
+        if (sq.follow)
+            close_share(req, SHARE_SCALAR_FOLLOWS, st == 200 ? s : NULL);
         if (st == 200) {
             resp->status = 200;
             resp->stream = s;
@@ -208,7 +252,11 @@ static void jobs_route(struct engine *eng, const struct http_request *req,
             rest[3],        number(q(req, "tail"), -1),
             want_follow,    framed && strcmp(framed, "true") == 0,
             q(req, "from"), q(req, "times") && strcmp(q(req, "times"), "true") == 0};
+        if (want_follow && open_share(req, SHARE_STREAMS, &err) != 0)
+            return fail(resp, &err);
         st = engine_worker_log(eng, req->user, ws, name, &lq, &resp->text, &s, &err);
+        if (want_follow)
+            close_share(req, SHARE_STREAMS, st == 200 ? s : NULL);
         if (st == 200) {
             resp->status = 200;
             resp->stream = s;

@@ -13,7 +13,9 @@
 #include "util/strbuf.h"
 
 struct api_error;
+struct config_limits;
 struct engine;
+struct share;
 struct stream;
 
 /* Called for each query argument, decoded (value NULL for a bare key); non-zero stops. */
@@ -30,6 +32,9 @@ struct http_request {
     const char *body;
     size_t body_len;
     const char *user; /* who is calling (peer uid or AK/SK) */
+    /* What the caller holds of the engine (engine/shares); NULL: not counted. */
+    struct share *share;
+    const struct config_limits *limits; /* the per-user limits; NULL: none (tests) */
 };
 
 struct http_response {

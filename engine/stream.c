@@ -2,7 +2,8 @@
  * stream: a refcounted byte queue between the engine (writer) and one HTTP
  * connection (reader); see stream.h. The queue is capped so a stalled client
  * cannot make the engine grow without bound: past the cap, the stream is
- * closed after what is queued and the client reconnects.
+ * closed after what is queued and the client reconnects. The same holds
+ * for the bytes queued for all of one user's streams (engine/shares).
  */
 #include "engine/stream.h"
 
@@ -28,7 +29,34 @@ struct stream {
     void (*refill)(void *ctx, struct stream *s);
     void *refill_ctx;
     void (*refill_free)(void *ctx);
+    struct share *share; /* whose stream it is (NULL: not counted) */
+    enum share_kind share_kind;
+    size_t byte_limit; /* the user's queued bytes at most */
+    size_t charged;    /* bytes charged to share: what is pending */
 };
+
+/* Gives back what the stream holds of its user's share: its count and its queued bytes. */
+static void release_share(struct stream *s)
+{
+    if (s->share == NULL)
+        return;
+    share_give(s->share, SHARE_STREAM_BYTES, s->charged);
+    share_give(s->share, s->share_kind, 1);
+    s->share = NULL;
+    s->charged = 0;
+}
+
+void stream_set_share(struct stream *s, struct share *sh, enum share_kind kind, size_t byte_limit)
+{
+    release_share(s);
+    if (sh == NULL)
+        return;
+    s->share = sh;
+    s->share_kind = kind;
+    s->byte_limit = byte_limit;
+    s->charged = stream_pending(s);
+    share_take(sh, SHARE_STREAM_BYTES, s->charged, (size_t)-1);
+}
 
 struct stream *stream_new(void)
 {
@@ -48,6 +76,7 @@ void stream_unref(struct stream *s)
     if (s == NULL || --s->refs > 0)
         return;
     stream_set_refill(s, NULL, NULL, NULL);
+    release_share(s);
     strbuf_free(&s->buf);
     free(s->tag);
     free(s);
@@ -65,9 +94,12 @@ void stream_write(struct stream *s, const void *data, size_t len)
 {
     if (s->abandoned || s->closed)
         return;
-    if (stream_pending(s) + len > STREAM_MAX_PENDING) {
+    if (stream_pending(s) + len > STREAM_MAX_PENDING ||
+        (s->share && !share_take(s->share, SHARE_STREAM_BYTES, len, s->byte_limit))) {
         s->closed = true; /* the client is not reading; it will reconnect */
     } else {
+        if (s->share)
+            s->charged += len;
         if (s->head > 0 && s->head == s->buf.len) {
             strbuf_reset(&s->buf);
             s->head = 0;
@@ -92,6 +124,7 @@ void stream_abandon(struct stream *s)
     s->abandoned = true;
     s->wake = NULL;
     stream_set_refill(s, NULL, NULL, NULL);
+    release_share(s);
     strbuf_free(&s->buf);
     s->head = 0;
 }
@@ -153,6 +186,10 @@ size_t stream_read(struct stream *s, char *buf, size_t max)
     if (n) {
         memcpy(buf, s->buf.buf + s->head, n);
         s->head += n;
+        if (s->share) {
+            share_give(s->share, SHARE_STREAM_BYTES, n);
+            s->charged -= n;
+        }
     }
     if (s->head == s->buf.len && s->head > 0) {
         /* Drained: a parked reader keeps no more than a small buffer (a first sync grew it). */

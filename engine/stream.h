@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "engine/shares.h"
+
 struct stream;
 
 struct stream *stream_new(void);
@@ -52,6 +54,16 @@ size_t stream_footprint(const struct stream *s);
 void stream_set_waker(struct stream *s, void (*wake)(void *ctx), void *ctx);
 /* The reader parked: the next write calls the waker. */
 void stream_park(struct stream *s);
+
+/*
+ * The stream is a user's: it holds one of kind in sh (the caller took it)
+ * until it is abandoned or freed, and the bytes queued for it and not yet
+ * read are charged to sh's SHARE_STREAM_BYTES. A write that would take the
+ * user past byte_limit closes the stream after what is queued, as a write
+ * past the stream's own cap does: the client is not reading, and it
+ * reconnects. A NULL sh (the engine's own user) is not counted.
+ */
+void stream_set_share(struct stream *s, struct share *sh, enum share_kind kind, size_t byte_limit);
 
 /* What the stream follows, for the engine's bookkeeping (a job, a log file). */
 void stream_set_tag(struct stream *s, const char *tag, long long offset);

@@ -32,7 +32,7 @@ static int check(const char *path, const char *target, const char *key, const ch
                  size_t value_len, struct api_error *err)
 {
     struct query q = {key, value, value_len};
-    struct http_request req = {"GET", path, target, NULL, each, &q, NULL, 0, "u"};
+    struct http_request req = {"GET", path, target, NULL, each, &q, NULL, 0, "u", NULL, NULL};
     memset(err, 0, sizeof *err);
     return routes_check(&req, err);
 }

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/shares.h"
 #include "engine/stream.h"
 
 struct producer {
@@ -168,6 +169,54 @@ static void an_abandoned_stream_frees_its_buffer_and_refill_at_once(void **state
     stream_unref(engine_ref);
 }
 
+/* Issue 20 item 9: the bytes queued for all of one user's streams are bounded together. */
+static void a_users_streams_share_one_byte_budget(void **state)
+{
+    (void)state;
+    struct shares *t = shares_new();
+    struct share *alice = shares_of(t, "alice"), *bob = shares_of(t, "bob");
+    char chunk[1000];
+    memset(chunk, 'x', sizeof chunk);
+    struct stream *a1 = stream_new(), *a2 = stream_new(), *b1 = stream_new();
+    assert_true(share_take(alice, SHARE_STREAMS, 1, 2));
+    stream_set_share(a1, alice, SHARE_STREAMS, 3000);
+    assert_true(share_take(alice, SHARE_STREAMS, 1, 2));
+    stream_set_share(a2, alice, SHARE_STREAMS, 3000);
+    assert_false(share_take(alice, SHARE_STREAMS, 1, 2)); /* a third: refused */
+    assert_true(share_take(bob, SHARE_STREAMS, 1, 2));
+    stream_set_share(b1, bob, SHARE_STREAMS, 3000);
+    /* Two of alice's idle streams: together at most 3000 bytes, then the next write closes one. */
+    stream_write(a1, chunk, sizeof chunk);
+    stream_write(a2, chunk, sizeof chunk);
+    stream_write(a1, chunk, sizeof chunk);
+    assert_int_equal(share_used(alice, SHARE_STREAM_BYTES), 3000);
+    stream_write(a2, chunk, sizeof chunk);
+    assert_true(stream_closed(a2));
+    assert_int_equal(stream_pending(a2), 1000); /* what was queued is still sent */
+    assert_int_equal(share_used(alice, SHARE_STREAM_BYTES), 3000);
+    /* bob's stream does not notice. */
+    stream_write(b1, chunk, sizeof chunk);
+    stream_write(b1, chunk, sizeof chunk);
+    assert_false(stream_closed(b1));
+    assert_int_equal(share_used(bob, SHARE_STREAM_BYTES), 2000);
+    /* Read bytes are given back; an abandoned stream gives back all and its count. */
+    char buf[4096];
+    assert_int_equal(stream_read(a1, buf, 1500), 1500);
+    assert_int_equal(share_used(alice, SHARE_STREAM_BYTES), 1500);
+    stream_abandon(a2);
+    assert_int_equal(share_used(alice, SHARE_STREAM_BYTES), 500);
+    assert_int_equal(share_used(alice, SHARE_STREAMS), 1);
+    /* Freed without being abandoned: the same. */
+    stream_unref(a1);
+    assert_int_equal(share_used(alice, SHARE_STREAM_BYTES), 0);
+    assert_int_equal(share_used(alice, SHARE_STREAMS), 0);
+    stream_unref(a2);
+    stream_unref(b1);
+    assert_int_equal(share_used(bob, SHARE_STREAMS), 0);
+    assert_int_equal(share_used(bob, SHARE_STREAM_BYTES), 0);
+    shares_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -176,6 +225,7 @@ int main(void)
         cmocka_unit_test(a_refill_is_freed_with_the_stream),
         cmocka_unit_test(a_long_sync_holds_a_bounded_buffer_and_none_once_drained),
         cmocka_unit_test(an_abandoned_stream_frees_its_buffer_and_refill_at_once),
+        cmocka_unit_test(a_users_streams_share_one_byte_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
