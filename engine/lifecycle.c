@@ -751,6 +751,7 @@ void lifecycle_stop(struct engine *eng, struct ejob *job, enum after_stop then, 
      * already): a trainjobd killed from here on finds the stop on restart and
      * finishes it, instead of taking the workers' deaths for faults.
      */
+    bool was_held = job->term_held;
     bool saved = engine_save(eng, job) == 0;
     for (size_t i = 0; i < job->worker_count; i++)
         if (job->workers[i].live) /* a start in flight: stopped once its shim reports */
@@ -761,7 +762,8 @@ void lifecycle_stop(struct engine *eng, struct ejob *job, enum after_stop then, 
             xreallocarray(eng->term_after_commit, eng->term_after_commit_count + 1, sizeof(char *));
         eng->term_after_commit[eng->term_after_commit_count++] = xstrdup(job->uid);
     } else if (saved) {
-        signal_stop(eng, job);
+        if (!was_held) /* else the save just signalled them (lifecycle_stop_saved) */
+            signal_stop(eng, job);
     } else {
         hold_stop(eng, job); /* signalled by the save that gets through */
     }

@@ -59,8 +59,7 @@ void statelock_update(int fd, const char *socket_path)
     strbuf_free(&sb);
 }
 
-/* A write lock on the whole file, owned by this process: not by the descriptor, so no child has it.
- */
+/* A write lock on the whole file, owned by this process (no child of it has it). */
 static int lock_whole(int fd, int cmd, struct flock *fl)
 {
     *fl = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
@@ -123,7 +122,8 @@ int statelock_take_over(int fd, pid_t from, const char *state_dir, const char *s
     /* It lets go as soon as it has forked: this waits for that, not for another engine. */
     for (int tries = 0; (rc = take(fd, state_dir, path, err)) != 0 && tries < TAKE_OVER_TRIES;
          tries++) {
-        if (holder_pid(fd) != from)
+        pid_t holder = holder_pid(fd);
+        if (holder != from && holder != 0) /* 0: let go just now */
             break;
         strbuf_truncate(err, start);
         struct timespec ts = {0, TAKE_OVER_PAUSE_NS};
