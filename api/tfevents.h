@@ -31,8 +31,10 @@
  *      and a per-call limit lets a server page a large backlog. A hole of
  *      a sparse file (truncate -s 100G between two records) is skipped
  *      unread (SEEK_DATA), not scanned a byte at a time for a header it
- *      cannot hold: it counts as one damaged stretch and its bytes count
- *      against the limit, so a poll past it returns at once.
+ *      cannot hold: it is counted as a hole, not as damage (with where it
+ *      was and how long, zeros read before it included), and its bytes
+ *      count against the limit, so a poll past it returns at once. A run
+ *      of zeros that ends without a hole is damage, counted once it ends.
  *
  * Everything read is hostile (a job writes these files): the walk never
  * follows a symlink, opens only regular files (never blocks on a FIFO),
@@ -156,8 +158,12 @@ struct tfevents_stats {
     uint64_t scalars;         /* delivered */
     uint64_t bad_crc;         /* records whose data failed its CRC (skipped) */
     uint64_t resyncs;         /* damaged headers scanned past (once per damaged stretch) */
-    uint64_t resync_bytes;    /* bytes scanned past */
+    uint64_t resync_bytes;    /* bytes scanned past (holes included) */
     uint64_t hole_bytes;      /* of which skipped unread: holes of a sparse file */
+    uint64_t holes;           /* holes of a sparse file passed (not damage) */
+    uint64_t last_hole_at;    /* the last hole: its first zero byte's file offset, */
+    uint64_t last_hole_len;   /* its length up to the data after it, */
+    const char *last_hole_file; /* and its file (relative to the root; owned by the follower) */
     uint64_t oversized;       /* records over TFEVENTS_MAX_RECORD (skipped) */
     uint64_t bad_proto;       /* records with good CRCs that were not an Event */
     uint64_t bad_values;      /* malformed Summary.Values in good Events */

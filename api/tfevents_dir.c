@@ -45,7 +45,13 @@ struct tf_file {
     char *path;      /* relative to the root: what the cursor names */
     uint64_t offset; /* the first byte not consumed yet */
     ino_t ino;       /* 0 until seen (a cursor entry does not know it) */
-    bool resyncing;  /* inside a damaged stretch: counted once */
+    enum {
+        STRETCH_NONE,   /* at a record */
+        STRETCH_ZERO,   /* scanning zeros: a hole's start, or damage (not counted yet) */
+        STRETCH_DAMAGE, /* scanning a damaged stretch, counted once */
+        STRETCH_HOLE,   /* past a hole, counted as one, before the next record */
+    } stretch;
+    uint64_t zeros_at; /* STRETCH_ZERO: the offset of its first zero byte */
     bool have_tail;
     uint8_t tail[4]; /* the 4 bytes before offset, to know a copy of this file */
 };
@@ -91,6 +97,7 @@ struct tfevents_dir {
     size_t dirs_seen;
     struct tf_run *run;
     char tag[TFEVENTS_MAX_TAG + 1]; /* the current value's tag, NUL-terminated */
+    char *last_hole_file;           /* stats.last_hole_file's storage */
 };
 
 /* ---- lookups ---- */
@@ -304,11 +311,62 @@ static bool same_content(int fd, const struct tf_file *f, uint64_t size)
 }
 
 /*
+ * Counts n bytes at p (file offset at) that no record starts in. A damaged
+ * stretch counts once; zeros count once it is known they were no hole's
+ * start (see skip_hole), and after a hole only bytes that are not zeros do.
+ */
+static void scanned_past(struct tfevents_dir *d, struct tf_file *f, const uint8_t *p, uint64_t n,
+                         uint64_t at)
+{
+    bool zeros = true;
+    for (uint64_t i = 0; i < n && zeros; i++)
+        zeros = p[i] == 0;
+    if (zeros && f->stretch == STRETCH_NONE) {
+        f->stretch = STRETCH_ZERO;
+        f->zeros_at = at;
+    } else if (!zeros && f->stretch != STRETCH_DAMAGE) {
+        d->stats.resyncs++;
+        f->stretch = STRETCH_DAMAGE;
+    }
+    d->stats.resync_bytes += n;
+}
+
+/* Notes the hole [start, end) of file f: the last one, and one more unless it goes on. */
+static void note_hole(struct tfevents_dir *d, const struct tf_file *f, uint64_t start, uint64_t end,
+                      bool another)
+{
+    if (another) {
+        d->stats.holes++;
+        if (d->last_hole_file == NULL || strcmp(d->last_hole_file, f->path) != 0) {
+            free(d->last_hole_file);
+            d->last_hole_file = xstrdup(f->path);
+            d->stats.last_hole_file = d->last_hole_file;
+        }
+    }
+    d->stats.last_hole_at = start;
+    d->stats.last_hole_len = end - start;
+}
+
+/*
+ * A record at offset at ends the zeros of file fd that f was scanning: damage
+ * when they were written, a hole when they were not (one too small for
+ * skip_hole, say a copy's); fewer zeros than a header in a hole are the end
+ * of one skipped before, when reading resumed from a cursor: nothing new.
+ */
+static void zeros_end(struct tfevents_dir *d, struct tf_file *f, int fd, uint64_t at)
+{
+    if (lseek(fd, (off_t)f->zeros_at, SEEK_HOLE) != (off_t)f->zeros_at)
+        d->stats.resyncs++;
+    else if (at - f->zeros_at >= TFRECORD_HEADER)
+        note_hole(d, f, f->zeros_at, at, true);
+}
+
+/*
  * Skips the hole (if any) of file fd at the read position base + len, when
  * the unconsumed bytes buf[pos..len) are zeros: a hole reads as zeros, and
  * a header is never 12 zero bytes (the masked CRC of a zero length is not
  * zero), so no record can start before the last TFRECORD_HEADER - 1 bytes
- * of the hole. Moves f's offset there, counted as a damaged stretch, and
+ * of the hole. Moves f's offset there, counted as a hole (not damage), and
  * returns true; false when there is no hole to skip (or SEEK_DATA is not
  * supported: the bytes are then read and scanned as before).
  */
@@ -330,9 +388,12 @@ static bool skip_hole(struct tfevents_dir *d, struct tf_file *f, int fd, uint64_
     if (next < at + TFRECORD_HEADER)
         return false;
     uint64_t skipped = next - (TFRECORD_HEADER - 1) - (base + pos);
-    if (!f->resyncing)
-        d->stats.resyncs++;
-    f->resyncing = true;
+    /* Zeros read just before it are the hole's start, not damage. */
+    uint64_t start = f->stretch == STRETCH_ZERO ? f->zeros_at : base + pos;
+    bool same_hole = f->stretch == STRETCH_HOLE && d->last_hole_file &&
+                     strcmp(d->last_hole_file, f->path) == 0; /* read in two steps */
+    note_hole(d, f, same_hole ? d->stats.last_hole_at : start, next, !same_hole);
+    f->stretch = STRETCH_HOLE;
     d->stats.resync_bytes += skipped;
     d->stats.hole_bytes += skipped;
     consume(d, f, skipped);
@@ -360,7 +421,7 @@ static void read_file(struct tfevents_dir *d, struct tf_run *r, struct tf_file *
         /* Truncated, or another file now: read it from the start. */
         d->stats.truncated++;
         f->offset = 0;
-        f->resyncing = false;
+        f->stretch = STRETCH_NONE;
         f->have_tail = false;
     }
     f->ino = st.st_ino;
@@ -410,13 +471,12 @@ static void read_file(struct tfevents_dir *d, struct tf_run *r, struct tf_file *
         }
         d->res->records++;
         if (st2 == TFRECORD_RESYNC) {
-            if (!f->resyncing)
-                d->stats.resyncs++;
-            f->resyncing = true;
-            d->stats.resync_bytes += rec.consumed;
+            scanned_past(d, f, at, rec.consumed, base + pos);
             d->res->records--; /* garbage is no record */
         } else {
-            f->resyncing = false;
+            if (f->stretch == STRETCH_ZERO)
+                zeros_end(d, f, fd, base + pos);
+            f->stretch = STRETCH_NONE;
         }
         if (st2 == TFRECORD_OVERSIZED) {
             if (base + pos + rec.consumed > size) {
@@ -597,6 +657,7 @@ void tfevents_close(struct tfevents_dir *d)
     free(d->runs);
     free(d->buf);
     free(d->name);
+    free(d->last_hole_file);
     close(d->root);
     free(d);
 }

@@ -96,6 +96,7 @@ struct metrics {
     bool table_shown; /* the header is out: -f prints only rows that changed */
     uint64_t printed; /* points printed (csv, json) */
     uint64_t bad_crc, bad_protobuf, dropped, told_bad;
+    uint64_t told_holes;    /* --logdir: holes of sparse files said so far */
     uint64_t told_left_out; /* table: points of series past TABLE_MAX_SERIES, said so far */
     int64_t away_since;     /* -f: when the engine stopped answering (0: it answers) */
     bool started;           /* the first read worked: -f may wait out an engine that went away */
@@ -384,9 +385,49 @@ static void print_table(struct metrics *m)
     free(rows);
 }
 
+/* "100 GiB": a size rounded to the largest binary unit it reaches. */
+static void add_size(struct strbuf *sb, uint64_t bytes)
+{
+    static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    size_t u = 0;
+    while (u + 1 < sizeof unit / sizeof *unit && bytes >= (1024ull << (10 * u)))
+        u++;
+    if (u == 0)
+        strbuf_addf(sb, "%llu %s", (unsigned long long)bytes, bytes == 1 ? "byte" : "bytes");
+    else
+        strbuf_addf(sb, "%.3g %s", (double)bytes / (double)(1ull << (10 * u)), unit[u]);
+}
+
+/*
+ * --logdir: says once (and again when there are more) that holes of sparse
+ * files were passed: no record was lost there, nothing was damaged.
+ */
+static void tell_holes(struct metrics *m)
+{
+    const struct tfevents_stats *st = m->dir ? tfevents_stats(m->dir) : NULL;
+    if (st == NULL || st->holes <= m->told_holes)
+        return;
+    struct strbuf line = STRBUF_INIT;
+    if (st->holes == 1)
+        strbuf_adds(&line, "trainjob metrics: skipped a hole of ");
+    else
+        strbuf_addf(&line, "trainjob metrics: skipped %llu holes, the last of ",
+                    (unsigned long long)st->holes);
+    add_size(&line, st->last_hole_len);
+    strbuf_addf(&line, " at offset %llu in ", (unsigned long long)st->last_hole_at);
+    add_clean(&line, m->log_path);
+    strbuf_addc(&line, '/');
+    add_clean(&line, st->last_hole_file);
+    strbuf_adds(&line, " (a sparse file: nothing was written there, no record was lost)");
+    fprintf(m->err, "%s\n", strbuf_str(&line));
+    strbuf_free(&line);
+    m->told_holes = st->holes;
+}
+
 /* Says once (and again when it grows) how many records were skipped as damaged. */
 static void tell_damage(struct metrics *m)
 {
+    tell_holes(m);
     uint64_t bad = m->bad_crc + m->bad_protobuf;
     if (bad > m->told_bad) {
         fprintf(m->err,

@@ -663,6 +663,53 @@ static void term_workers(struct engine *eng, struct ejob *job)
     }
 }
 
+/* SIGTERM now, SIGKILL after the grace period: the stop's intent is on disk. */
+static void signal_stop(struct engine *eng, struct ejob *job)
+{
+    job->term_held = false;
+    term_workers(eng, job);
+    if (job->kill_timer == 0) {
+        struct kill_ctx *k = xcalloc(1, sizeof *k);
+        k->eng = eng;
+        snprintf(k->uid, sizeof k->uid, "%s", job->uid);
+        job->kill_timer = loop_add_timer(eng->loop, eng->opt.grace_ms, kill_remaining, k);
+        job->kill_ctx = k;
+    }
+}
+
+/*
+ * A stop trainjobd decided (a fault rule, a preemption) whose intent the
+ * disk refused: its workers keep running, untouched, until a save of the
+ * job gets through (the save retry, or any later save). Signalled now, a
+ * crash before the intent is saved would leave a restart taking their deaths
+ * for faults (a RESTART_JOB ending FAILED, a preempted job failing).
+ */
+static void hold_stop(struct engine *eng, struct ejob *job)
+{
+    if (job->term_held)
+        return;
+    job->term_held = true;
+    engine_log("job %s: its stop waits until the disk takes its intent (%s); its workers keep "
+               "running until then",
+               job->name, job->after_stop_reason ? job->after_stop_reason : "no reason");
+    struct job_event ev = {.kind = EVENT_WAITING, .state = job->state};
+    ev.message = "the stop waits: the state directory's disk refused to save it; the workers "
+                 "are stopped once it is saved";
+    engine_event(eng, job, &ev);
+}
+
+void lifecycle_stop_saved(struct engine *eng, struct ejob *job)
+{
+    if (!job->term_held || job->in_batch)
+        return;
+    if (job->after_stop == AFTER_STOP_NONE) {
+        job->term_held = false;
+        return;
+    }
+    engine_log("job %s: its stop is saved; stopping its workers now", job->name);
+    signal_stop(eng, job);
+}
+
 void lifecycle_term_deferred(struct engine *eng)
 {
     char **uids = eng->term_after_commit;
@@ -671,8 +718,12 @@ void lifecycle_term_deferred(struct engine *eng)
     eng->term_after_commit_count = 0;
     for (size_t i = 0; i < count; i++) {
         struct ejob *job = engine_find_uid(eng, uids[i]);
-        if (job && job->after_stop != AFTER_STOP_NONE)
-            term_workers(eng, job);
+        if (job && job->after_stop != AFTER_STOP_NONE) {
+            if (job->unsaved)
+                hold_stop(eng, job);
+            else
+                signal_stop(eng, job);
+        }
         free(uids[i]);
     }
     free(uids);
@@ -700,7 +751,8 @@ void lifecycle_stop(struct engine *eng, struct ejob *job, enum after_stop then, 
      * already): a trainjobd killed from here on finds the stop on restart and
      * finishes it, instead of taking the workers' deaths for faults.
      */
-    engine_save(eng, job);
+    bool was_held = job->term_held;
+    bool saved = engine_save(eng, job) == 0;
     for (size_t i = 0; i < job->worker_count; i++)
         if (job->workers[i].live) /* a start in flight: stopped once its shim reports */
             job->workers[i].phase = WORKER_TERMINATING;
@@ -709,15 +761,11 @@ void lifecycle_stop(struct engine *eng, struct ejob *job, enum after_stop then, 
         eng->term_after_commit =
             xreallocarray(eng->term_after_commit, eng->term_after_commit_count + 1, sizeof(char *));
         eng->term_after_commit[eng->term_after_commit_count++] = xstrdup(job->uid);
+    } else if (saved) {
+        if (!was_held) /* else the save just signalled them (lifecycle_stop_saved) */
+            signal_stop(eng, job);
     } else {
-        term_workers(eng, job);
-    }
-    if (job->kill_timer == 0) {
-        struct kill_ctx *k = xcalloc(1, sizeof *k);
-        k->eng = eng;
-        snprintf(k->uid, sizeof k->uid, "%s", job->uid);
-        job->kill_timer = loop_add_timer(eng->loop, eng->opt.grace_ms, kill_remaining, k);
-        job->kill_ctx = k;
+        hold_stop(eng, job); /* signalled by the save that gets through */
     }
     enum job_state state = job->state;
     if (then == AFTER_STOP_SUSPEND)

@@ -83,13 +83,15 @@ static void on_child(void *ctx, int signo)
     runner_reap();
 }
 
-/* Detaches: a grandchild in its own session, stdio to the log file. */
-static int daemonize(const char *log_path, int ready_pipe[2])
+/* Detaches: a grandchild in its own session, stdio to the log file; the parent lets lock_fd go. */
+static int daemonize(const char *log_path, int ready_pipe[2], int lock_fd)
 {
     pid_t pid = fork();
     if (pid < 0)
         return -1;
     if (pid > 0) {
+        /* The state lock is the detached process's to take over (statelock.h): let go of it. */
+        close(lock_fd);
         /* Wait until the child says it listens (or failed), so callers can connect at once. */
         close(ready_pipe[1]);
         char c = 1;
@@ -255,13 +257,17 @@ int main(int argc, char **argv)
     int ready[2] = {-1, -1};
     if (!foreground) {
         char *log = xasprintf("%s/trainjobd.log", state_dir);
-        if (pipe2(ready, O_CLOEXEC) != 0 || daemonize(log, ready) != 0) {
+        pid_t first = getpid();
+        if (pipe2(ready, O_CLOEXEC) != 0 || daemonize(log, ready, lock_fd) != 0) {
             fprintf(stderr, "trainjobd: cannot detach: %s\n", strerror(errno));
             return 1;
         }
         free(log);
-        /* The lock's descriptor came through both forks; now name the process that holds it. */
-        statelock_update(lock_fd, socket_path);
+        /* The lock's descriptor came through both forks, the lock did not: take it over. */
+        if (statelock_take_over(lock_fd, first, state_dir, socket_path, &err) != 0) {
+            fprintf(stderr, "trainjobd: %s\n", strbuf_str(&err));
+            return 1;
+        }
     }
     signal(SIGPIPE, SIG_IGN);
     /* Shims whose first parent exits become our children, so we reap them. */

@@ -316,6 +316,7 @@ static void save_done(struct engine *eng, struct ejob *job)
         engine_log("job %s: saved again after the store refused it", job->name);
     job->unsaved = false;
     take_snapshot(eng, job);
+    lifecycle_stop_saved(eng, job); /* a stop held for its intent goes on */
 }
 
 int engine_save(struct engine *eng, struct ejob *job)

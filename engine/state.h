@@ -160,6 +160,7 @@ struct ejob {
     struct held_event *held_events; /* events told once the job's state is saved */
     size_t held_event_count;
     bool unsaved : 1;
+    bool term_held : 1; /* a stop decided here waits for its intent to reach the disk */
     bool in_batch : 1;
     bool remove_pending : 1;
     bool idle : 1;            /* jobspec_is_idle */
@@ -372,9 +373,15 @@ bool lifecycle_mark_node(struct engine *eng, struct ejob *job, const char *node,
 void lifecycle_arm_backoff(struct engine *eng);
 /*
  * Sends the SIGTERMs of the stops made inside the batch that has just ended
- * (engine_batch_end), once their intents were committed with it.
+ * (engine_batch_end), once their intents were committed with it; a stop
+ * whose intent the disk refused is held (lifecycle_stop_saved).
  */
 void lifecycle_term_deferred(struct engine *eng);
+/*
+ * The job was saved: a stop held because its intent could not be saved
+ * signals its workers now (and arms its SIGKILL). Called by engine_save.
+ */
+void lifecycle_stop_saved(struct engine *eng, struct ejob *job);
 /*
  * After a restart of trainjobd: collect ends that arrived meanwhile, re-adopt
  * the rest. False when that finished a delete: the job is freed and gone.

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/strbuf.h"
@@ -18,6 +18,9 @@
 #define LOCK_TEXT_MAX 4200
 /* The longest holder socket path shown. */
 #define HOLDER_SOCK_MAX 4100
+/* How long a detached engine waits for the process it came from to let the lock go (2 s). */
+#define TAKE_OVER_TRIES 200
+#define TAKE_OVER_PAUSE_NS 10000000L
 
 /* Reads the holder's "pid N\nsocket S\n" into pid and sock ("?" for what is not there). */
 static void read_holder(int fd, char *pid, size_t pid_size, char *sock, size_t sock_size)
@@ -56,6 +59,41 @@ void statelock_update(int fd, const char *socket_path)
     strbuf_free(&sb);
 }
 
+/* A write lock on the whole file, owned by this process (no child of it has it). */
+static int lock_whole(int fd, int cmd, struct flock *fl)
+{
+    *fl = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+    int rc;
+    do
+        rc = fcntl(fd, cmd, fl);
+    while (rc != 0 && errno == EINTR);
+    return rc;
+}
+
+/* The pid of the process holding the lock on fd's file, or 0 (none, or unknown). */
+static pid_t holder_pid(int fd)
+{
+    struct flock fl;
+    return lock_whole(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK ? fl.l_pid : 0;
+}
+
+/* Takes the lock on fd; on failure says who holds it, or why it could not be taken. */
+static int take(int fd, const char *state_dir, const char *path, struct strbuf *err)
+{
+    struct flock fl;
+    if (lock_whole(fd, F_SETLK, &fl) == 0)
+        return 0;
+    if (errno == EACCES || errno == EAGAIN) {
+        char pid[32], sock[HOLDER_SOCK_MAX];
+        read_holder(fd, pid, sizeof pid, sock, sizeof sock);
+        strbuf_addf(err, "state dir %s is in use by trainjobd pid %s on socket %s", state_dir, pid,
+                    sock);
+    } else {
+        strbuf_addf(err, "%s: cannot lock: %s", path, strerror(errno));
+    }
+    return -1;
+}
+
 int statelock_acquire(const char *state_dir, const char *socket_path, struct strbuf *err)
 {
     char *path = xasprintf("%s/trainjobd.lock", state_dir);
@@ -65,17 +103,7 @@ int statelock_acquire(const char *state_dir, const char *socket_path, struct str
         free(path);
         return -1;
     }
-    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        if (errno == EINTR)
-            continue;
-        if (errno == EWOULDBLOCK) {
-            char pid[32], sock[HOLDER_SOCK_MAX];
-            read_holder(fd, pid, sizeof pid, sock, sizeof sock);
-            strbuf_addf(err, "state dir %s is in use by trainjobd pid %s on socket %s", state_dir,
-                        pid, sock);
-        } else {
-            strbuf_addf(err, "%s: cannot lock: %s", path, strerror(errno));
-        }
+    if (take(fd, state_dir, path, err) != 0) {
         close(fd);
         free(path);
         return -1;
@@ -83,4 +111,26 @@ int statelock_acquire(const char *state_dir, const char *socket_path, struct str
     free(path);
     statelock_update(fd, socket_path);
     return fd;
+}
+
+int statelock_take_over(int fd, pid_t from, const char *state_dir, const char *socket_path,
+                        struct strbuf *err)
+{
+    char *path = xasprintf("%s/trainjobd.lock", state_dir);
+    size_t start = err->len;
+    int rc;
+    /* It lets go as soon as it has forked: this waits for that, not for another engine. */
+    for (int tries = 0; (rc = take(fd, state_dir, path, err)) != 0 && tries < TAKE_OVER_TRIES;
+         tries++) {
+        pid_t holder = holder_pid(fd);
+        if (holder != from && holder != 0) /* 0: let go just now */
+            break;
+        strbuf_truncate(err, start);
+        struct timespec ts = {0, TAKE_OVER_PAUSE_NS};
+        nanosleep(&ts, NULL);
+    }
+    free(path);
+    if (rc == 0)
+        statelock_update(fd, socket_path);
+    return rc;
 }

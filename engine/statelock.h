@@ -5,13 +5,22 @@
  * directory names the first and stops before it opens the store or starts
  * anything — two engines on one store would run each queued job twice.
  *
- * The lock belongs to the open file description: it survives the forks of
- * daemonizing (the surviving process keeps the descriptor) and ends when the
- * last descriptor closes, also when the engine is killed. The descriptor is
- * close-on-exec, so no worker or shim inherits it. Called by engine/main.c.
+ * The lock is a POSIX record lock (fcntl F_SETLK), which belongs to the
+ * process, not to the descriptor: a child that has a copy of the descriptor
+ * (one forked, or spawned, and not yet at its exec) does not hold it, so it
+ * ends exactly when the engine does, also when the engine is killed, and a
+ * restart right after a kill -9 finds it free. (An flock would live on in
+ * such a child until its exec.) For the same reason the lock does not cross
+ * the forks of daemonizing: the detached process takes it over from the one
+ * it came from (statelock_take_over). The descriptor is close-on-exec.
+ * A record lock also ends when its process closes any descriptor of the
+ * file: nothing else in trainjobd opens trainjobd.lock.
+ * Called by engine/main.c.
  */
 #ifndef ENGINE_STATELOCK_H
 #define ENGINE_STATELOCK_H
+
+#include <sys/types.h>
 
 struct strbuf;
 
@@ -21,7 +30,15 @@ struct strbuf;
  * with a message in err: who holds it, or why the file could not be locked.
  */
 int statelock_acquire(const char *state_dir, const char *socket_path, struct strbuf *err);
-/* Rewrites the holder's pid and socket (after daemonizing changed the pid). */
+/* Rewrites the holder's pid and socket. */
 void statelock_update(int fd, const char *socket_path);
+/*
+ * In a process forked (at any depth) from the holder: takes the lock on fd
+ * (the holder's descriptor, inherited) once process from, which must close
+ * it, has let it go (2 s at most), and names this process in it. Returns 0,
+ * or -1 with a message in err (another engine took it, or from still holds it).
+ */
+int statelock_take_over(int fd, pid_t from, const char *state_dir, const char *socket_path,
+                        struct strbuf *err);
 
 #endif

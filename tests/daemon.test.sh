@@ -3,7 +3,9 @@
 # message naming the flag, before anything is created), and one state
 # directory serves one engine: a second trainjobd on it, even on another
 # socket, is refused with who holds it, while the first keeps serving; once
-# the first stops, a new one starts. Engines are stopped by pid.
+# the first stops, a new one starts, also at once after a kill -9 that left
+# a copy of the lock's descriptor in another process. Engines are stopped
+# by pid.
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
 
@@ -146,6 +148,42 @@ else
 fi
 kill "$TWO"
 wait_gone "$TWO" 10 || fail "the detached engine stops on SIGTERM"
+
+# A kill -9 while a child of the engine has a copy of the lock's descriptor (one
+# forked and not yet at its exec: fdgrab takes such a copy): the lock ends with
+# the engine, and one started at once takes the state dir.
+"$TRAINJOBD_BIN" --foreground --config "$CONF" --state-dir "$STATE" \
+    --socket "$TMP/run/four.sock" >"$TMP/four.log" 2>&1 &
+FOUR=$!
+PIDS="$PIDS $FOUR"
+engine_up "$TMP/run/four.sock"
+"$(dirname "$TRAINJOBD_BIN")/tests/tools/fdgrab" "$FOUR" "$STATE/trainjobd.lock" "$TMP/grabbed" \
+    2>"$TMP/grab.err" &
+GRAB=$!
+PIDS="$PIDS $GRAB"
+n=0
+while [ ! -e "$TMP/grabbed" ] && kill -0 "$GRAB" 2>/dev/null && [ $n -lt 100 ]; do
+    sleep 0.05
+    n=$((n + 1))
+done
+if [ -e "$TMP/grabbed" ]; then
+    kill -KILL "$FOUR"
+    wait "$FOUR" 2>/dev/null
+    run "$TRAINJOBD_BIN" --config "$CONF" --state-dir "$STATE" --socket "$TMP/run/five.sock"
+    FIVE=$(sed -n 's/^pid //p' "$STATE/trainjobd.lock")
+    if [ "$rc" -eq 0 ] && engine_up "$TMP/run/five.sock" && [ "$FIVE" != "$FOUR" ]; then
+        pass "an engine started right after a kill -9 of the last one starts, whatever copies of its lock's descriptor live on"
+    else
+        fail "an engine started right after a kill -9 of the last one starts, whatever copies of its lock's descriptor live on" \
+            "exit $rc: $(head -c 300 "$TMP/err")"
+    fi
+    PIDS="$PIDS $FIVE"
+    kill "$FIVE"
+    wait_gone "$FIVE" 10
+else
+    fail "fdgrab copies the engine's lock descriptor (root, Linux 5.6)" "$(head -c 300 "$TMP/grab.err")"
+fi
+kill "$GRAB" 2>/dev/null
 
 # --- issue 11 item 7: --demo on a config that already exists ---------------
 # The first start wrote $CONF without the demo; --demo must still add the

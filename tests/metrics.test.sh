@@ -11,8 +11,9 @@
 #  - small pages (limit=) deliver every point exactly once through the cursor;
 #  - --logdir reads a directory with no job: a corrupted record is skipped
 #    and counted, a half-written last record is not yet a point; a 100 GB
-#    hole (truncate -s) between two records is skipped, also when tj-bob
-#    reads tj-alice's file, and through the engine (trainjob metrics NAME,
+#    hole (truncate -s) between two records is skipped and said as a hole
+#    (where, how long; not as damage), also when tj-bob reads tj-alice's
+#    file, and through the engine (trainjob metrics NAME,
 #    eight ?follow=true streams at little CPU to trainjobd);
 #  - a job that plants a symlink at its log path (or above it, or a run or an
 #    event file linked out of the volume) gets nothing from outside it;
@@ -306,12 +307,16 @@ expect_grep "...naming it" "$TMP/err" "$TMP/nowhere"
 # A 100 GB hole between two records (truncate: nothing on disk) is skipped, not scanned.
 mkdir -p "$TMP/sparse"
 "$WRITER" "$TMP/sparse/events.out.tfevents.1.x" loss=1:0.5
+HOLE_AT=$(wc -c <"$TMP/sparse/events.out.tfevents.1.x")
 truncate -s 100G "$TMP/sparse/events.out.tfevents.1.x"
 "$WRITER" "$TMP/sparse/events.out.tfevents.1.x" loss=2:0.25
 run timeout 20 "$TRAINJOB_BIN" metrics --logdir "$TMP/sparse" -o csv
 expect_rc "--logdir over a 100 GB sparse file finishes" 0
 check "...with the points on both sides of the hole" test "$(tail -n +2 "$TMP/out" | tr '\n' ' ')" = \
     ".,loss,1,1700000000.25,0.5 .,loss,2,1700000000.5,0.25 "
+expect_grep "...says on stderr it skipped a hole, where and how long" "$TMP/err" \
+    "trainjob metrics: skipped a hole of 100 GiB at offset $HOLE_AT in $(realpath "$TMP/sparse")/events.out.tfevents.1.x (a sparse file: nothing was written there, no record was lost)"
+expect_no_grep "...and calls nothing damaged" "$TMP/err" "damaged"
 # The same between two users: tj-alice's file, read by tj-bob.
 if tj_users; then
     shared_tmp "$TMP/team"
@@ -323,6 +328,9 @@ if tj_users; then
     expect_rc "$TJ_BOB's --logdir over $TJ_ALICE's 100 GB sparse file finishes" 0
     check "...with her points on both sides of the hole" test "$(tail -n +2 "$TMP/out" | tr '\n' ' ')" = \
         ".,loss,1,1700000000.25,0.5 .,loss,2,1700000000.5,0.25 "
+    expect_grep "...and tells him of a hole in her file, not of damage" "$TMP/err" \
+        "skipped a hole of 100 GiB at offset $HOLE_AT in $(realpath "$TMP/team/alice")/events.out.tfevents.1.x (a sparse file"
+    expect_no_grep "...nothing damaged in her file" "$TMP/err" "damaged"
 else
     fail "two users for the sparse --logdir check" "tj_users could not make them (needs root)"
 fi
@@ -387,6 +395,7 @@ run timeout 20 "$TRAINJOB_BIN" $E metrics sparse -o csv
 expect_rc "metrics NAME over a 100 GB sparse event file finishes" 0
 check "...with the points on both sides of the hole" test "$(tail -n +2 "$TMP/out" | tr '\n' ' ')" = \
     ".,loss,1,1700000000.25,0.5 .,loss,2,1700000000.5,0.25 "
+expect_no_grep "...and the hole is not reported as a damaged record" "$TMP/err" "damaged"
 # Eight followers of it: each gets both points, and trainjobd's work stays bounded
 # (its CPU time, not a timing: it was a whole core, scanning the hole page by page).
 for i in 1 2 3 4 5 6 7 8; do

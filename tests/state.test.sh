@@ -13,7 +13,11 @@
 #    nothing is done: no worker is signalled, and after a kill -9 and a
 #    restart the jobs are as they were (RUNNING, not FAILED 143 through
 #    their fault rule; the deleted one still there); a stop acknowledged
-#    just before a kill -9 ends SUSPENDED after the restart, a delete gone.
+#    just before a kill -9 ends SUSPENDED after the restart, a delete gone;
+#  - on a full disk a stop trainjobd decides itself (a fault rule's
+#    RESTART_JOB) waits for its intent to be saved, signalling no worker:
+#    after a kill -9 and a restart the job restarts (not FAILED 143 through
+#    its fault rule); without a crash it goes on once the disk has room.
 # The engine is started here on temp dirs and stopped by pid.
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
@@ -289,3 +293,67 @@ sleep 0.5
 check "...and stop1 stays SUSPENDED" test "$(field stop1 .state)" = SUSPENDED
 api POST "$V1/stop1:start"
 check "...started once the disk has room" test "$code" = 200
+
+# ---- issue 20: a stop trainjobd decides itself waits for its intent on disk -----
+# master-0 (rank 0) exits 3 (RESTART_JOB) when it finds boom (and takes it);
+# worker-0 (rank 1) runs until signalled and says so in termed.1 (a SIGTERM
+# ends it 143: FAIL_JOB by its fault rule).
+JOB_REPLICAS=2
+submit fault1 'if [ "$RANK" = 0 ]; then
+    while :; do
+        if [ -e boom ]; then rm -f boom; exit 3; fi
+        sleep 0.05
+    done
+fi
+trap ": >termed.$RANK; exit 143" TERM
+while :; do sleep 0.05; done' \
+    '.fault_tolerance = {backoff_limit: 3, rules: [{exit_codes: "3", action: "RESTART_JOB"}, {exit_codes: "143", action: "FAIL_JOB"}]}'
+JOB_REPLICAS=1
+check "fault1 runs (2 workers)" wait_for fault1 .state RUNNING
+W1="$STATE/work/$(field fault1 .uid)"
+fill_disk
+truncate -s -4096 "$STATE/fill" # room for master-0's status file, none for SQLite
+: >"$W1/boom"
+n=0
+while ! grep -q "job fault1: its stop waits until the disk takes its intent" "$TMP/engine.log" && [ $n -lt 100 ]; do
+    sleep 0.05
+    n=$((n + 1))
+done
+check "on a full disk a fault rule's RESTART_JOB waits, saying why in the log" \
+    grep -qF "job fault1: its stop waits until the disk takes its intent (master-0 exited 3: rule 1 (3 → RESTART_JOB) matched; restarting the job" "$TMP/engine.log"
+sleep 1
+check "...and signals no worker meanwhile (worker-0 still runs)" test ! -e "$W1/termed.1"
+stop_engine KILL
+free_disk
+start_engine
+n=0
+while [ ! -e "$W1/termed.1" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+check "after a kill -9 and a restart the decision is made again from the saved end" test -e "$W1/termed.1"
+check "...the job restarts and runs, not FAILED 143 through its fault rule" wait_for fault1 .state RUNNING 20
+api GET "$JOBS/fault1/events"
+check "...with the restart of the fault rule in its events" \
+    sh -c "jq -r '.events[] | select(.kind == \"FAULT\") | .action' '$TMP/body' | grep -qx RESTART_JOB"
+check "...and none failing the job" \
+    sh -c "! jq -r '.events[] | select(.kind == \"FAULT\") | .action' '$TMP/body' | grep -qx FAIL_JOB"
+
+# Held, then the disk has room again: the retry saves the intent and the stop goes on.
+rm -f "$W1/termed.1"
+restarts=$(field fault1 .restart_count)
+fill_disk
+truncate -s -4096 "$STATE/fill"
+: >"$W1/boom"
+n=0
+while [ "$(grep -c "job fault1: its stop waits until the disk takes its intent" "$TMP/engine.log")" -lt 2 ] && [ $n -lt 100 ]; do
+    sleep 0.05
+    n=$((n + 1))
+done
+sleep 0.5
+check "a held stop signals nothing while the disk is full" test ! -e "$W1/termed.1"
+free_disk
+n=0
+while [ ! -e "$W1/termed.1" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+check "...and stops the workers once the retry saved it" test -e "$W1/termed.1"
+check "...saying so in the log" grep -q "job fault1: its stop is saved; stopping its workers now" "$TMP/engine.log"
+check "...then the job restarts (restart_count $restarts → $(field fault1 .restart_count))" \
+    wait_for fault1 .restart_count $((restarts + 1)) 20
+check "...and runs" wait_for fault1 .state RUNNING 20

@@ -850,6 +850,13 @@ static void test_sparse_hole(void **state)
     assert_int_equal(count_lines(&g, ". after 2 2 2.500"), 1);
     assert_int_equal(g.n, 2);
     assert_true(tfevents_stats(d)->hole_bytes > (uint64_t)hole_end - (2u << 20));
+    /* a hole, from the end of the first record to the second: not damage */
+    assert_int_equal(tfevents_stats(d)->holes, 1);
+    assert_int_equal(tfevents_stats(d)->resyncs, 0);
+    assert_int_equal(tfevents_stats(d)->bad_crc, 0);
+    assert_int_equal(tfevents_stats(d)->last_hole_at, a.len);
+    assert_int_equal(tfevents_stats(d)->last_hole_len, (uint64_t)hole_end - a.len);
+    assert_string_equal(tfevents_stats(d)->last_hole_file, "events.out.tfevents.1.h");
     if (before >= 0 && after >= 0)
         assert_true(after - before < (4 << 20)); /* the hole was not read */
 
@@ -879,9 +886,51 @@ static void test_sparse_hole(void **state)
     /* both holes, each skipped but for a little scanned at its edges */
     assert_true(tfevents_stats(d)->hole_bytes >
                 (uint64_t)(2 * hole_end - end + hole_end) - (4u << 20));
+    /* the second hole, read in two polls, is one hole */
+    assert_int_equal(tfevents_stats(d)->holes, 2);
+    assert_int_equal(tfevents_stats(d)->resyncs, 0);
+    assert_int_equal(tfevents_stats(d)->last_hole_at, end);
+    assert_int_equal(tfevents_stats(d)->last_hole_len, (uint64_t)(2 * hole_end - end));
     strbuf_free(&c);
     tfevents_close(d);
     got_free(&g);
+    strbuf_free(&a);
+    strbuf_free(&b);
+    strbuf_free(&err);
+    free(file);
+}
+
+/* Zeros written between two records are no hole: one damaged stretch, counted once it ends. */
+static void test_written_zeros(void **state)
+{
+    const char *dir = *state;
+    char *file = xasprintf("%s/events.out.tfevents.1.z", dir);
+    struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+    tfevents_write_simple(&a, 1, 1.5, "before", 1.0f);
+    tfevents_write_simple(&b, 2, 2.5, "after", 2.0f);
+    char *zeros = xcalloc(1, 256 << 10);
+    int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, a.buf, a.len), (ssize_t)a.len);
+    assert_int_equal(write(fd, zeros, 256 << 10), 256 << 10);
+    struct tfevents_dir *d = open_dir(dir);
+    struct got g = {STRBUF_INIT, 0};
+    struct strbuf err = STRBUF_INIT;
+    struct tfevents_poll_result r;
+    assert_int_equal(tfevents_poll(d, NULL, on_scalar, &g, &r, &err), 0);
+    /* zeros at the end: maybe the start of a hole, not yet damage */
+    assert_int_equal(tfevents_stats(d)->resyncs, 0);
+    assert_int_equal(write(fd, b.buf, b.len), (ssize_t)b.len);
+    close(fd);
+    assert_int_equal(tfevents_poll(d, NULL, on_scalar, &g, &r, &err), 0);
+    assert_int_equal(count_lines(&g, ". after 2 2 2.500"), 1);
+    assert_int_equal(g.n, 2);
+    assert_int_equal(tfevents_stats(d)->resyncs, 1);
+    assert_int_equal(tfevents_stats(d)->holes, 0);
+    assert_int_equal(tfevents_stats(d)->hole_bytes, 0);
+    tfevents_close(d);
+    got_free(&g);
+    free(zeros);
     strbuf_free(&a);
     strbuf_free(&b);
     strbuf_free(&err);
@@ -938,6 +987,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_oversized, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_million, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_sparse_hole, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_written_zeros, make_dir, remove_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
