@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -109,6 +110,7 @@ static const struct field key_fields[] = {
     F_STR(struct config_key, access_key),
     F_STR(struct config_key, secret_key),
     F_STR(struct config_key, user),
+    F_STR(struct config_key, unix_user),
 };
 static const struct object_type key_type = SCHEMA_ELEM(struct config_key, key_fields);
 
@@ -135,6 +137,7 @@ static const struct field config_fields[] = {
     F_LIST(struct engine_config, volumes, volume_count, volume_type),
     F_LIST(struct engine_config, keys, key_count, key_type),
     F_INT(struct engine_config, worker_process_limit),
+    F_STR(struct engine_config, job_user),
     F_SECTION(struct engine_config, limits, limits_type),
 };
 static const struct object_type config_type = SCHEMA_OBJ(config_fields);
@@ -170,7 +173,12 @@ static const char config_header[] =
     "#               memory and CPUs (its log says which, at start-up).\n"
     "#   images      images jobs may name; local/host runs on this machine, no container.\n"
     "#   volumes     volumes jobs may mount, each a directory on this machine.\n"
-    "#   keys        AK/SK pairs accepted on TCP, and the user each one belongs to.\n"
+    "#   keys        AK/SK pairs accepted on TCP, and the user each one belongs to;\n"
+    "#               unix_user (optional): the Unix user that member's jobs run as\n"
+    "#               when trainjobd runs as root.\n"
+    "#   job_user    optional: the Unix user jobs run as, when trainjobd runs as root,\n"
+    "#               for members without a Unix user of their own (default: trainjob,\n"
+    "#               made as a system user when missing, else nobody). Never root.\n"
     "#   worker_process_limit\n"
     "#               the most processes one worker may run at once, where cgroups\n"
     "#               let trainjobd enforce it (0: the default, 4096).\n"
@@ -371,6 +379,19 @@ static void check_workspace(const struct engine_config *cfg, size_t i, struct fi
     }
 }
 
+/* A user jobs may run as: one the password database knows, and not root. */
+static void check_unix_user(struct findings *fs, const char *path, const char *name)
+{
+    if (name == NULL)
+        return;
+    struct passwd *pw = getpwnam(name);
+    if (pw == NULL)
+        findings_add(fs, SEVERITY_ERROR, path, "no Unix user '%s' on this machine", name);
+    else if (pw->pw_uid == 0)
+        findings_add(fs, SEVERITY_ERROR, path,
+                     "'%s' has uid 0: jobs never run as root; name an unprivileged user", name);
+}
+
 /* What the schema cannot say: names, references between sections, ranges. */
 static void check_config(const struct engine_config *cfg, struct findings *fs)
 {
@@ -444,5 +465,8 @@ static void check_config(const struct engine_config *cfg, struct findings *fs)
         check_required(fs, path, cfg->keys[i].secret_key);
         snprintf(path, sizeof path, "keys[%zu].user", i);
         check_required(fs, path, cfg->keys[i].user);
+        snprintf(path, sizeof path, "keys[%zu].unix_user", i);
+        check_unix_user(fs, path, cfg->keys[i].unix_user);
     }
+    check_unix_user(fs, "job_user", cfg->job_user);
 }

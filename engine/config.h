@@ -87,6 +87,7 @@ struct config_key {
     char *access_key;
     char *secret_key;
     char *user;
+    char *unix_user; /* the Unix user this member's jobs run as (trainjobd as root); NULL: none */
 };
 
 /*
@@ -132,6 +133,7 @@ struct engine_config {
     struct config_key *keys;
     size_t key_count;
     int worker_process_limit; /* processes per worker (cgroup pids.max); 0: the default */
+    char *job_user; /* the dedicated user jobs run as (trainjobd as root); NULL: engine/runas's */
     struct config_limits limits;
 };
 

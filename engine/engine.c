@@ -19,9 +19,11 @@
 #include <unistd.h>
 
 #include "api/finding.h"
+#include "engine/cgroup.h"
 #include "engine/jobfiles.h"
 #include "engine/launcher.h"
 #include "engine/logfollow.h"
+#include "engine/runas.h"
 #include "engine/state.h"
 #include "engine/store.h"
 #include "engine/stream.h"
@@ -396,10 +398,20 @@ int engine_open(const struct engine_options *opt, struct loop *lp, struct engine
     if (load_config(eng, err) != 0)
         goto fail;
     eng->cfg.engine_user = current_user(); /* the Unix socket's owner: an admin always */
+    /* The first things said: who jobs run as, and what holds them to their specs. */
+    eng->runas = runas_setup(&eng->cfg);
+    engine_log("%s", runas_summary(eng->runas));
+    engine_log("resource limits: %s%s%s", cgroup_summary(opt->cgroups),
+               cgroup_base(opt->cgroups) ? "; workers' cgroups under " : "",
+               cgroup_base(opt->cgroups) ? cgroup_base(opt->cgroups) : "");
     for (size_t i = 0; i < eng->cfg.volume_count; i++) {
         struct strbuf ignored = STRBUF_INIT;
-        if (eng->cfg.volumes[i].path && file_mkdirs(eng->cfg.volumes[i].path, 0755, &ignored))
+        const char *path = eng->cfg.volumes[i].path;
+        bool existed = path && access(path, F_OK) == 0;
+        if (path && file_mkdirs(path, 0755, &ignored))
             engine_log("volume %s: %s", eng->cfg.volumes[i].id, strbuf_str(&ignored));
+        else if (path && !existed && geteuid() == 0)
+            chmod(path, 01777); /* jobs run as many users: each may write, none remove another's */
         strbuf_free(&ignored);
     }
     char *db = xasprintf("%s/engine.db", opt->state_dir);
@@ -516,6 +528,7 @@ void engine_close(struct engine *eng)
     if (eng->store)
         store_close(eng->store);
     config_free(&eng->cfg);
+    runas_free(eng->runas);
     free(eng->config_path);
     free(eng->state_dir);
     free(eng->shim_path);

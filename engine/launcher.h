@@ -33,6 +33,7 @@ struct launch_req {
     uint64_t ticket;
     /* what the thread does: mkdirs, cgroup_create, the log marker, runner_launch */
     char **mkdirs; /* NULL-terminated */
+    char **owned;  /* NULL-terminated: given to spec.user (a directory and what is in it) */
     const struct cgroups *cg;
     char *cg_leaf; /* under trainjob/<uid>/ */
     struct cgroup_limits limits;

@@ -167,6 +167,8 @@ struct ejob {
     bool display_is_name : 1; /* display_name is the same as name */
 };
 
+struct runas;
+
 struct engine {
     struct engine_options opt;
     char *config_path;
@@ -175,6 +177,7 @@ struct engine {
     char *log_dir;
     char *shim_path;
     struct engine_config cfg;
+    struct runas *runas; /* who jobs run as (engine/runas) */
     struct store *store;
     struct loop *loop;
     struct ejob **jobs; /* in seq order */
