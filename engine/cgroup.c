@@ -12,6 +12,7 @@
  */
 #include "engine/cgroup.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -530,6 +531,56 @@ const char *cgroup_base(const struct cgroups *cg)
     return cg && cg->place_count ? cg->places[0].base : NULL;
 }
 
+const char *cgroup_use_engine(struct cgroups *cg, const char *key)
+{
+    static char name[24];
+    uint64_t h = 14695981039346656037ULL; /* FNV-1a: the same on every start */
+    for (const unsigned char *p = (const unsigned char *)key; p && *p; p++)
+        h = (h ^ *p) * 1099511628211ULL;
+    snprintf(name, sizeof name, "e%016llx", (unsigned long long)h);
+    for (size_t i = 0; cg && i < cg->place_count; i++) {
+        struct place *pl = &cg->places[i];
+        char *sub = xasprintf("%s/%s", pl->base, name);
+        if (make_dir(sub) != 0 ||
+            (cg->version == 2 && enable_subtree(sub, pl->controllers) != pl->controllers)) {
+            rmdir(sub);
+            free(sub);
+            continue;
+        }
+        free(pl->base);
+        pl->base = sub;
+    }
+    return name;
+}
+
+/* Removes the empty cgroup directories below dir (depth levels down), then dir unless top. */
+static size_t sweep_dir(const char *dir, int depth, bool top)
+{
+    size_t removed = 0;
+    DIR *d = depth > 0 ? opendir(dir) : NULL;
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (e->d_type != DT_DIR || strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char sub[PATH_MAX];
+        if (join_path(sub, sizeof sub, dir, e->d_name))
+            removed += sweep_dir(sub, depth - 1, false);
+    }
+    if (d)
+        closedir(d);
+    if (!top && rmdir(dir) == 0)
+        removed++;
+    return removed;
+}
+
+size_t cgroup_sweep(const struct cgroups *cg)
+{
+    size_t removed = 0;
+    for (size_t i = 0; cg && i < cg->place_count; i++)
+        removed += sweep_dir(cg->places[i].base, 2, true); /* <job>/<worker>-<attempt> */
+    return removed;
+}
+
 /* ---- per worker ------------------------------------------------------------- */
 
 static bool kill_remove(const char *dir, int steps);
@@ -658,6 +709,28 @@ void cgroup_remove(const struct cgroups *cg, const char *job, const char *leaf)
     for (size_t i = 0; i < cg->place_count; i++) {
         char *dir = xasprintf("%s/%s/%s", cg->places[i].base, job, leaf);
         kill_remove(dir, ENGINE_KILL_STEPS);
+        free(dir);
+    }
+}
+
+void cgroup_remove_job(const struct cgroups *cg, const char *job)
+{
+    if (cg == NULL || !component_ok(job))
+        return;
+    for (size_t i = 0; i < cg->place_count; i++) {
+        char *dir = xasprintf("%s/%s", cg->places[i].base, job);
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL) {
+            if (e->d_type != DT_DIR || !component_ok(e->d_name))
+                continue;
+            char *leaf = xasprintf("%s/%s", dir, e->d_name);
+            kill_remove(leaf, ENGINE_KILL_STEPS);
+            free(leaf);
+        }
+        if (d)
+            closedir(d);
+        rmdir(dir);
         free(dir);
     }
 }

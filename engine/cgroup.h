@@ -32,6 +32,7 @@
 #define ENGINE_CGROUP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct strbuf;
@@ -69,8 +70,22 @@ void cgroup_free(struct cgroups *cg);
 const char *cgroup_summary(const struct cgroups *cg);
 /* The CGROUP_* bits enforced (0: none, or cg NULL). */
 unsigned cgroup_enforced(const struct cgroups *cg);
-/* Where workers' cgroups go: "<hierarchy>/<engine's cgroup>/trainjob" (the first one). */
+/* Where workers' cgroups go: "<hierarchy>/<engine's cgroup>/trainjob[/<engine>]" (the first). */
 const char *cgroup_base(const struct cgroups *cg);
+/*
+ * Moves where workers' cgroups go to trainjob/<engine>/, one subtree per
+ * engine (engines may share the cgroup they run in), and returns that
+ * name: "e" and 16 hex digits of a hash of key (the state directory, so
+ * the same engine finds its subtree again after a restart). Quiet: a
+ * subtree that cannot be made leaves the cgroups where they were.
+ */
+const char *cgroup_use_engine(struct cgroups *cg, const char *key);
+/*
+ * Removes every cgroup under this engine's subtree that no process is in
+ * (the kernel refuses to remove the others): what a killed engine or a
+ * killed shim left. Returns how many it removed.
+ */
+size_t cgroup_sweep(const struct cgroups *cg);
 
 /*
  * Creates job/leaf under trainjob/ with lim, in every hierarchy used.
@@ -82,6 +97,8 @@ int cgroup_create(const struct cgroups *cg, const char *job, const char *leaf,
                   const struct cgroup_limits *lim, char ***dirs, struct strbuf *err);
 /* Kills what is left in job/leaf and removes it (job/ too once empty). Quiet. */
 void cgroup_remove(const struct cgroups *cg, const char *job, const char *leaf);
+/* Kills what is left in every cgroup of job and removes them and job/ (a deleted job). Quiet. */
+void cgroup_remove_job(const struct cgroups *cg, const char *job);
 void cgroup_dirs_free(char **dirs);
 
 /*

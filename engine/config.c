@@ -120,6 +120,7 @@ static const struct field limits_fields[] = {
     F_INT(struct config_limits, restart_reset_after_ms),
     F_INT(struct config_limits, events_per_job),
     F_INT(struct config_limits, save_retry_ms),
+    F_INT(struct config_limits, cgroups_per_member),
 };
 static const struct object_type limits_type = SCHEMA_OBJ(limits_fields);
 
@@ -185,7 +186,9 @@ static const char config_header[] =
     "#   limits      optional: restart_delay_ms (10000), restart_delay_max_ms (300000)\n"
     "#               and restart_reset_after_ms (600000) pace a crash-looping job;\n"
     "#               events_per_job (200) bounds the events kept per job;\n"
-    "#               save_retry_ms (1000) paces retries of a save the disk refused.\n"
+    "#               save_retry_ms (1000) paces retries of a save the disk refused;\n"
+    "#               cgroups_per_member (512) bounds the workers (each a cgroup) one\n"
+    "#               member may have started at once.\n"
     "\n";
 
 void config_free(struct engine_config *cfg)
@@ -436,7 +439,8 @@ static void check_config(const struct engine_config *cfg, struct findings *fs)
                   {"restart_delay_max_ms", l->restart_delay_max_ms},
                   {"restart_reset_after_ms", l->restart_reset_after_ms},
                   {"events_per_job", l->events_per_job},
-                  {"save_retry_ms", l->save_retry_ms}};
+                  {"save_retry_ms", l->save_retry_ms},
+                  {"cgroups_per_member", l->cgroups_per_member}};
     for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
         if (limits[i].value < 0)
             findings_add(fs, SEVERITY_ERROR, "limits", "%s: must not be negative (0: the default)",

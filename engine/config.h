@@ -101,6 +101,7 @@ struct config_limits {
     int restart_reset_after_ms; /* a run this long forgets the loop: 10 min */
     int events_per_job;         /* events kept per job, older ones folded: 200 */
     int save_retry_ms;          /* retrying a save the disk refused: 1 s */
+    int cgroups_per_member;     /* workers one member may have started at once (a cgroup each): 512 */
 };
 
 #define CONFIG_RESTART_DELAY_MS 10000
@@ -108,6 +109,7 @@ struct config_limits {
 #define CONFIG_RESTART_RESET_AFTER_MS 600000
 #define CONFIG_EVENTS_PER_JOB 200
 #define CONFIG_SAVE_RETRY_MS 1000
+#define CONFIG_CGROUPS_PER_MEMBER 512
 
 struct engine_config {
     char *subscription;   /* "local" */

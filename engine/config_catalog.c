@@ -279,4 +279,5 @@ void config_effective_limits(const struct engine_config *cfg, struct config_limi
         limit_or(l->restart_reset_after_ms, CONFIG_RESTART_RESET_AFTER_MS);
     out->events_per_job = limit_or(l->events_per_job, CONFIG_EVENTS_PER_JOB);
     out->save_retry_ms = limit_or(l->save_retry_ms, CONFIG_SAVE_RETRY_MS);
+    out->cgroups_per_member = limit_or(l->cgroups_per_member, CONFIG_CGROUPS_PER_MEMBER);
 }

@@ -90,6 +90,7 @@ void launch_req_free(struct launch_req *r)
     free_strings(r->owned);
     runas_user_free(&r->spec.user);
     free(r->cg_leaf);
+    free(r->refused);
     free(r->marker);
     free((char *)r->spec.shim_path);
     free((char *)r->spec.status_path);
@@ -160,6 +161,11 @@ void launcher_run(struct launch_req *r)
     }
     for (size_t i = 0; r->spec.user.drop && r->owned && r->owned[i]; i++)
         give_to(r->owned[i], &r->spec.user);
+    if (r->refused) {
+        r->rc = -1;
+        strbuf_adds(&r->err, r->refused);
+        return;
+    }
     char **dirs = NULL;
     r->rc = cgroup_create(r->cg, r->uid, r->cg_leaf, &r->limits, &dirs, &r->err);
     append_marker(r);

@@ -333,6 +333,7 @@ static void start_worker(struct engine *eng, struct ejob *job, struct eworker *w
     r->attempt = w->attempt;
     r->cg = eng->opt.cgroups;
     r->cg_leaf = worker_cgroup_leaf(w);
+    r->refused = lifecycle_cgroup_refusal(eng, job);
     /* The spec's memory and CPUs, and the engine's process limit, held by cgroups. */
     r->limits =
         (struct cgroup_limits){job->memory_mib, job->cpus, config_worker_process_limit(&eng->cfg)};

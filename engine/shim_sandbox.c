@@ -281,15 +281,23 @@ void shim_worker_argv(const struct shim_args *a, struct argv_buf *av)
     /* The working directory goes first, so a bind below it is not hidden. */
     if (a->cwd && !inside) {
         push_parents(av, &made, a->cwd);
-        argv_push_fd(av, "--bind-fd", a->cwd_fd);
-        argv_push(av, a->cwd);
+        if (a->user.drop) {
+            argv_push_fd(av, "--bind-fd", a->cwd_fd);
+            argv_push(av, a->cwd);
+        } else {
+            argv_push3(av, "--bind", a->cwd, a->cwd);
+        }
         inside = xstrdup(a->cwd);
     }
     for (size_t i = 0; i < a->bind_count; i++) {
         const struct shim_bind *b = &a->binds[i];
         push_parents(av, &made, b->dst);
-        argv_push_fd(av, b->read_only ? "--ro-bind-fd" : "--bind-fd", b->fd);
-        argv_push(av, b->dst);
+        if (b->fd >= 0) {
+            argv_push_fd(av, b->read_only ? "--ro-bind-fd" : "--bind-fd", b->fd);
+            argv_push(av, b->dst);
+        } else {
+            argv_push3(av, b->read_only ? "--ro-bind" : "--bind", b->src, b->dst);
+        }
     }
     argv_buf_free(&made);
     if (inside) {
@@ -388,12 +396,12 @@ void shim_resolve_volumes(struct shim_args *a)
 }
 
 /*
- * Opens, as the shim (root where trainjobd is), the source of every plain
- * bind and the working directory: bubblewrap binds the descriptors, so
- * their host paths need not be reachable by the worker's user (a state
- * directory is the engine's own, 0700). In the sandbox they are inherited
- * by bwrap (not close-on-exec); without, only the working directory is
- * kept, for the worker's fchdir.
+ * Opens the working directory and, where the shim is root and the worker
+ * is not (--user), the source of every plain bind: bubblewrap binds the
+ * descriptors, so their host paths need not be reachable by the worker's
+ * user (a state directory is the engine's own, 0700). In the sandbox they
+ * are inherited by bwrap (not close-on-exec); without, only the working
+ * directory is kept, for the worker's fchdir.
  */
 void shim_open_binds(struct shim_args *a)
 {
@@ -406,7 +414,8 @@ void shim_open_binds(struct shim_args *a)
         if (a->cwd_fd < 0)
             shim_fail("working directory %s: %s", a->cwd, strerror(errno));
     }
-    if (!a->sandbox)
+    /* bwrap run as an ordinary user (a personal trainjobd) binds paths, as that user may. */
+    if (!a->sandbox || !a->user.drop)
         return;
     for (size_t i = 0; i < a->bind_count; i++) {
         struct shim_bind *b = &a->binds[i];

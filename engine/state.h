@@ -401,6 +401,11 @@ int node_index(const struct engine *eng, const char *name);
 void assign_devices(struct engine *eng, const struct ejob *placing, struct eworker *w, int count);
 /* The name of a worker attempt's cgroup under its job's: "<worker>-<attempt>". */
 char *worker_cgroup_leaf(const struct eworker *w);
+/*
+ * Why a new worker of job may not have a cgroup (its member holds the most
+ * limits.cgroups_per_member allows, counting live workers), or NULL. Owned.
+ */
+char *lifecycle_cgroup_refusal(struct engine *eng, const struct ejob *job);
 /* How many workers the job runs. */
 int replicas_of(const struct ejob *job);
 /* Records the start of every worker of a placed job on the nodes the pass chose. */
