@@ -15,8 +15,10 @@
  *
  * cgroup_probe runs once at engine start: it reads which cgroup the engine
  * is in (the text of /proc/self/cgroup), creates `trainjob/` under it and a
- * test child there, and keeps the answer. Per worker the engine calls
- * cgroup_create for `trainjob/<job uid>/<worker>-<attempt>` (one directory
+ * test child there, and keeps the answer; the engine then moves to its own
+ * subtree trainjob/e<hash>/ (cgroup_use_engine) and removes the empty
+ * cgroups an earlier run left there (cgroup_sweep). Per worker the engine
+ * calls cgroup_create for `<job uid>/<worker>-<attempt>` there (one directory
  * per v1 hierarchy, one in v2) with the spec's limits; the shim's forked
  * child writes itself into each directory's cgroup.procs before it execs
  * the worker (cgroup_join), and after the worker ends the shim kills what is

@@ -2,9 +2,11 @@
  * trainjob-shim: the small process between trainjobd and one worker.
  *
  *   trainjob-shim --status FILE --log FILE --log-cap BYTES --script-file FILE
- *                 [--cwd DIR] [--sandbox] [--bind SRC:DST[:ro]]...
- *                 [--volume NAME ROOT SUBDIR DST ro|rw]... [--cgroup DIR]...
- *   trainjob-shim --init [--ready-fd N] -- PROGRAM [ARG]...   (pid 1 in the sandbox)
+ *                 [--cwd DIR] [--sandbox] [--bwrap PATH] [--user UID:GID[:GID,...]]
+ *                 [--bind SRC:DST[:ro]]... [--volume NAME ROOT SUBDIR DST ro|rw]...
+ *                 [--cgroup DIR]...
+ *   trainjob-shim --init [--ready-fd N] [--user UID:GID[:GID,...]] -- PROGRAM [ARG]...
+ *                 (pid 1 in the sandbox)
  *
  * runner_start (engine/runner.c) execs it with the worker's environment as
  * its own. The startup script comes in a file (0600, written by the runner)
@@ -18,8 +20,12 @@
  *    took it to cancel this start; see runner.h);
  *  - writes "<shim pid> <worker pgid> <its start ticks>\n" to FILE.pid (atomically) and the
  *    same line to its standard output, which runner_start reads to learn the
- *    worker started; a failure before that is one "error <message>" line
- *    there instead, exit status 1, and no status file;
+ *    worker started — once its program runs: the forked child's exec
+ *    succeeded (a close-on-exec pipe), and in the sandbox its init said it
+ *    is ready, so bwrap made every mount; a failure before that (bwrap's
+ *    "Can't find source path" for a subdir removed since the shim opened
+ *    it, say) is one "error <message>" line there instead, exit status 1,
+ *    no status file, and the worker's cgroups removed;
  *  - copies the worker's stdout and stderr into the log, keeping each file at
  *    most BYTES long (0: no cap): when the log is full it becomes FILE.1
  *    (replacing the old one) and a new log starts, so at most 2 × BYTES are
@@ -37,6 +43,14 @@
  *    and writes "exit_code N\n" — N the exit status, or 128 + signal — to
  *    FILE exactly once, through a temp file, fsync and rename.
  *
+ * With --user (trainjobd runs as root), the worker never does: the shim
+ * does root's part — cgroups, the log and status files, opening volumes,
+ * binds and the working directory as descriptors — and the worker's
+ * process takes the groups, gid and uid (each checked) before its program;
+ * in the sandbox bwrap keeps only CAP_SETUID and CAP_SETGID for the init,
+ * which drops so before it says it is ready. Volume subdirs are opened and
+ * created with the user's file-system ids (shim_act_as).
+ *
  * Volumes: each --volume is ROOT (the volume, from the engine's config) and
  * SUBDIR below it, which the shim opens right before the worker starts with
  * beneath_open_dir (util/beneath.c): no symlink is followed, missing
@@ -46,8 +60,11 @@
  * start ("volume scratch: subdir /evil: is a symlink; refused"), with or
  * without the sandbox.
  *
- * The sandbox: bubblewrap with a tmpfs as /, the host's /usr, /etc and /sys
- * read-only, /bin, /sbin, /lib* as the host has them (symlinks into /usr, or
+ * The sandbox: bubblewrap (--bwrap, found by trainjobd, never from a job's
+ * PATH) with a tmpfs as /, the host's /usr read-only, the files of /etc a
+ * program needs (never /etc whole: shadow, gshadow, ssl/private), /sys
+ * read-only without /sys/fs/cgroup, /sys/firmware and /sys/kernel/debug,
+ * /bin, /sbin, /lib* as the host has them (symlinks into /usr, or
  * read-only binds), a fresh /proc (its sys, sysrq-trigger, irq, bus and fs
  * read-only: uid 0 may write there without any capability), a minimal /dev
  * plus the NVIDIA devices, a tmpfs /tmp, then each --bind and --volume
@@ -63,7 +80,8 @@
  * the script left in it, ends with it. The shim learns the init's host pid
  * from bwrap's --info-fd and forwards signals to it once the init says (a
  * byte on --ready-fd) that it takes them; the kernel drops signals sent to
- * a pid 1 without a handler, so ones that come earlier wait. The script is
+ * a pid 1 without a handler, so ones that come earlier wait (blocked until
+ * then: the shim reports the start only after that byte). The script is
  * at /trainjob/startup.sh (a read-only copy). No descriptor of the shim's
  * reaches the worker: the init closes all it inherited.
  *
