@@ -531,6 +531,13 @@ const char *cgroup_base(const struct cgroups *cg)
     return cg && cg->place_count ? cg->places[0].base : NULL;
 }
 
+/* A name that is one path component: not empty, ".", "..", and no '/'. */
+static bool component_ok(const char *s)
+{
+    return s && *s && strcmp(s, ".") != 0 && strcmp(s, "..") != 0 && !strchr(s, '/') &&
+           strlen(s) < 200;
+}
+
 const char *cgroup_use_engine(struct cgroups *cg, const char *key)
 {
     static char name[24];
@@ -553,44 +560,50 @@ const char *cgroup_use_engine(struct cgroups *cg, const char *key)
     return name;
 }
 
-/* Removes the empty cgroup directories below dir (depth levels down), then dir unless top. */
-static size_t sweep_dir(const char *dir, int depth, bool top)
+struct sweep {
+    bool (*keep)(void *ctx, const char *job, const char *leaf);
+    void *ctx;
+};
+
+/*
+ * Removes the empty cgroup directories below dir (depth levels down: a job's,
+ * then its workers'), then dir unless it is the base (job NULL) or kept.
+ */
+static size_t sweep_dir(const struct sweep *sw, const char *dir, const char *job, int depth)
 {
     size_t removed = 0;
     DIR *d = depth > 0 ? opendir(dir) : NULL;
     struct dirent *e;
     while (d && (e = readdir(d)) != NULL) {
-        if (e->d_type != DT_DIR || strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+        if (e->d_type != DT_DIR || !component_ok(e->d_name))
             continue;
         char sub[PATH_MAX];
         if (join_path(sub, sizeof sub, dir, e->d_name))
-            removed += sweep_dir(sub, depth - 1, false);
+            removed += sweep_dir(sw, sub, job ? job : e->d_name, depth - 1);
     }
     if (d)
         closedir(d);
-    if (!top && rmdir(dir) == 0)
+    const char *leaf = strrchr(dir, '/');
+    bool kept = job && depth == 0 && sw->keep && sw->keep(sw->ctx, job, leaf ? leaf + 1 : dir);
+    if (job && !kept && rmdir(dir) == 0)
         removed++;
     return removed;
 }
 
-size_t cgroup_sweep(const struct cgroups *cg)
+size_t cgroup_sweep(const struct cgroups *cg, bool (*keep)(void *ctx, const char *job,
+                                                              const char *leaf),
+                    void *ctx)
 {
+    struct sweep sw = {keep, ctx};
     size_t removed = 0;
     for (size_t i = 0; cg && i < cg->place_count; i++)
-        removed += sweep_dir(cg->places[i].base, 2, true); /* <job>/<worker>-<attempt> */
+        removed += sweep_dir(&sw, cg->places[i].base, NULL, 2); /* <job>/<worker>-<attempt> */
     return removed;
 }
 
 /* ---- per worker ------------------------------------------------------------- */
 
 static bool kill_remove(const char *dir, int steps);
-
-/* A name that is one path component: not empty, ".", "..", and no '/'. */
-static bool component_ok(const char *s)
-{
-    return s && *s && strcmp(s, ".") != 0 && strcmp(s, "..") != 0 && !strchr(s, '/') &&
-           strlen(s) < 200;
-}
 
 /* Writes each limit of lim that this place controls into dir. */
 static int set_limits(const struct cgroups *cg, const struct place *pl, const char *dir,

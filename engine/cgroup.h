@@ -84,10 +84,13 @@ const char *cgroup_base(const struct cgroups *cg);
 const char *cgroup_use_engine(struct cgroups *cg, const char *key);
 /*
  * Removes every cgroup under this engine's subtree that no process is in
- * (the kernel refuses to remove the others): what a killed engine or a
- * killed shim left. Returns how many it removed.
+ * (the kernel refuses to remove the others) and that keep(ctx, job, leaf)
+ * does not claim — a start in flight, whose shim has not joined yet: what
+ * a killed engine or a killed shim left. Returns how many it removed.
  */
-size_t cgroup_sweep(const struct cgroups *cg);
+size_t cgroup_sweep(const struct cgroups *cg, bool (*keep)(void *ctx, const char *job,
+                                                              const char *leaf),
+                    void *ctx);
 
 /*
  * Creates job/leaf under trainjob/ with lim, in every hierarchy used.

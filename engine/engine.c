@@ -401,14 +401,11 @@ int engine_open(const struct engine_options *opt, struct loop *lp, struct engine
     /* The first things said: who jobs run as, and what holds them to their specs. */
     eng->runas = runas_setup(&eng->cfg);
     engine_log("%s", runas_summary(eng->runas));
-    /* Its own subtree of cgroups; what a killed engine or shim left there goes. */
+    /* Its own subtree of cgroups (what a killed engine or shim left there goes, below). */
     cgroup_use_engine(opt->cgroups, eng->state_dir);
-    size_t swept = cgroup_sweep(opt->cgroups);
     engine_log("resource limits: %s%s%s", cgroup_summary(opt->cgroups),
                cgroup_base(opt->cgroups) ? "; workers' cgroups under " : "",
                cgroup_base(opt->cgroups) ? cgroup_base(opt->cgroups) : "");
-    if (swept)
-        engine_log("removed %zu empty cgroups left by an earlier run", swept);
     for (size_t i = 0; i < eng->cfg.volume_count; i++) {
         struct strbuf ignored = STRBUF_INIT;
         const char *path = eng->cfg.volumes[i].path;
@@ -459,6 +456,10 @@ int engine_open(const struct engine_options *opt, struct loop *lp, struct engine
 
     for (size_t i = 0; i < eng->job_count; i++)
         lifecycle_adopt(eng, eng->jobs[i]);
+    /* Adopted: a live worker's cgroups stay (its shim may not have joined them yet). */
+    size_t swept = cgroup_sweep(opt->cgroups, lifecycle_cgroup_live, eng);
+    if (swept)
+        engine_log("removed %zu empty cgroups left by an earlier run", swept);
     lifecycle_schedule_soon(eng);
     *out = eng;
     return 0;

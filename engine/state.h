@@ -406,6 +406,8 @@ char *worker_cgroup_leaf(const struct eworker *w);
  * limits.cgroups_per_member allows, counting live workers), or NULL. Owned.
  */
 char *lifecycle_cgroup_refusal(struct engine *eng, const struct ejob *job);
+/* Is leaf ("<worker>-<attempt>") of job uid a live worker's cgroup? (ctx: the engine) */
+bool lifecycle_cgroup_live(void *ctx, const char *job_uid, const char *leaf);
 /* How many workers the job runs. */
 int replicas_of(const struct ejob *job);
 /* Records the start of every worker of a placed job on the nodes the pass chose. */

@@ -552,6 +552,20 @@ void lifecycle_adopt(struct engine *eng, struct ejob *job)
         lifecycle_arm_backoff(eng); /* a back-off that was running when trainjobd stopped */
 }
 
+bool lifecycle_cgroup_live(void *ctx, const char *job_uid, const char *leaf)
+{
+    struct ejob *job = engine_find_uid(ctx, job_uid);
+    for (size_t i = 0; job && i < job->worker_count; i++) {
+        const struct eworker *w = &job->workers[i];
+        char *mine = worker_cgroup_leaf(w);
+        bool same = w->live && strcmp(mine, leaf) == 0;
+        free(mine);
+        if (same)
+            return true;
+    }
+    return false;
+}
+
 char *lifecycle_cgroup_refusal(struct engine *eng, const struct ejob *job)
 {
     if (cgroup_enforced(eng->opt.cgroups) == 0)
