@@ -590,9 +590,8 @@ static size_t sweep_dir(const struct sweep *sw, const char *dir, const char *job
     return removed;
 }
 
-size_t cgroup_sweep(const struct cgroups *cg, bool (*keep)(void *ctx, const char *job,
-                                                              const char *leaf),
-                    void *ctx)
+size_t cgroup_sweep(const struct cgroups *cg,
+                    bool (*keep)(void *ctx, const char *job, const char *leaf), void *ctx)
 {
     struct sweep sw = {keep, ctx};
     size_t removed = 0;

@@ -88,9 +88,8 @@ const char *cgroup_use_engine(struct cgroups *cg, const char *key);
  * does not claim — a start in flight, whose shim has not joined yet: what
  * a killed engine or a killed shim left. Returns how many it removed.
  */
-size_t cgroup_sweep(const struct cgroups *cg, bool (*keep)(void *ctx, const char *job,
-                                                              const char *leaf),
-                    void *ctx);
+size_t cgroup_sweep(const struct cgroups *cg,
+                    bool (*keep)(void *ctx, const char *job, const char *leaf), void *ctx);
 
 /*
  * Creates job/leaf under trainjob/ with lim, in every hierarchy used.

@@ -101,7 +101,7 @@ struct config_limits {
     int restart_reset_after_ms; /* a run this long forgets the loop: 10 min */
     int events_per_job;         /* events kept per job, older ones folded: 200 */
     int save_retry_ms;          /* retrying a save the disk refused: 1 s */
-    int cgroups_per_member;     /* workers one member may have started at once (a cgroup each): 512 */
+    int cgroups_per_member;     /* started workers (a cgroup each) per member: 512 */
 };
 
 #define CONFIG_RESTART_DELAY_MS 10000

@@ -24,8 +24,8 @@
 #define RUNAS_GROUPS_MAX 64
 
 struct runas {
-    bool drop;                   /* trainjobd runs as root */
-    struct runner_user self;     /* !drop: who trainjobd is */
+    bool drop;               /* trainjobd runs as root */
+    struct runner_user self; /* !drop: who trainjobd is */
     char *self_name;
     struct runner_user dedicated; /* drop: for members without a Unix user of their own */
     char *dedicated_name;
@@ -62,9 +62,9 @@ static bool make_system_user(const char *name)
             dup2(nul, 2);
         }
         static char *const env[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL};
-        char *argv[] = {"useradd",  "--system",     "--no-create-home", "--home-dir",
+        char *argv[] = {"useradd",      "--system", "--no-create-home",  "--home-dir",
                         "/nonexistent", "--shell",  "/usr/sbin/nologin", "--user-group",
-                        (char *)name, NULL};
+                        (char *)name,   NULL};
         execve("/usr/sbin/useradd", argv, env);
         execve("/sbin/useradd", argv, env);
         _exit(127);
@@ -109,8 +109,7 @@ struct runas *runas_setup(const struct engine_config *cfg)
     if (geteuid() != 0) {
         struct passwd *pw = getpwuid(geteuid());
         ra->self = (struct runner_user){.drop = false, .uid = geteuid(), .gid = getegid()};
-        ra->self_name =
-            pw ? xstrdup(pw->pw_name) : xasprintf("uid%ld", (long)geteuid());
+        ra->self_name = pw ? xstrdup(pw->pw_name) : xasprintf("uid%ld", (long)geteuid());
         strbuf_addf(&sb, "jobs run as %s (uid %ld), who runs trainjobd", ra->self_name,
                     (long)ra->self.uid);
         ra->summary = strbuf_detach(&sb, NULL);
@@ -195,8 +194,8 @@ void runas_member(const struct runas *ra, const struct engine_config *cfg, const
         else
             *out = (struct runner_user){.drop = false, .uid = geteuid(), .gid = getegid()};
         if (name)
-            *name = xasprintf("%s (uid %ld)", ra ? ra->self_name : "trainjobd's user",
-                              (long)out->uid);
+            *name =
+                xasprintf("%s (uid %ld)", ra ? ra->self_name : "trainjobd's user", (long)out->uid);
         return;
     }
     const char *why = NULL;
@@ -209,9 +208,9 @@ void runas_member(const struct runas *ra, const struct engine_config *cfg, const
     }
     copy_user(&ra->dedicated, out);
     if (name)
-        *name = xasprintf("%s (uid %ld), the dedicated user: %s", ra->dedicated_name,
-                          (long)out->uid,
-                          pw ? "never root" : strcmp(why, "its own Unix user") == 0
-                                                  ? "no Unix user of that name"
-                                                  : why);
+        *name =
+            xasprintf("%s (uid %ld), the dedicated user: %s", ra->dedicated_name, (long)out->uid,
+                      pw                                      ? "never root"
+                      : strcmp(why, "its own Unix user") == 0 ? "no Unix user of that name"
+                                                              : why);
 }

@@ -44,8 +44,9 @@ int shim_init_main(int argc, char **argv)
         first += 2;
     }
     if (argc < first + 2 || strcmp(argv[first], "--") != 0) {
-        dprintf(STDERR_FILENO, "usage: trainjob-shim --init [--ready-fd N] [--user UID:GID[:GID,...]] "
-                               "-- PROGRAM [ARG]...\n");
+        dprintf(STDERR_FILENO,
+                "usage: trainjob-shim --init [--ready-fd N] [--user UID:GID[:GID,...]] "
+                "-- PROGRAM [ARG]...\n");
         return EXIT_CANNOT_RUN;
     }
     /*

@@ -64,7 +64,7 @@ struct shim_args {
     const char *bwrap; /* --bwrap: the program run as bubblewrap ("/usr/bin/bwrap" by default) */
     struct shim_user user;
     const char *user_arg; /* --user's text, passed on to the sandbox's init */
-    int cwd_fd; /* the working directory, opened before the drop (-1: none) */
+    int cwd_fd;           /* the working directory, opened before the drop (-1: none) */
     /* Inherited by bwrap only (not close-on-exec; closed by the shim once it started): */
     int script_fd; /* the script file, copied into the sandbox */
     int exe_fd;    /* this binary, the sandbox's init */
