@@ -116,6 +116,8 @@ static void sandbox_gpu_devices(struct argv_buf *av)
  */
 static void push_parents(struct argv_buf *av, struct argv_buf *made, const char *dst)
 {
+    if (made == NULL)
+        return; /* bwrap as the worker's own user makes parents it may enter */
     char path[PATH_MAX];
     snprintf(path, sizeof(path), "%s", dst);
     for (char *slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
@@ -281,12 +283,21 @@ void shim_worker_argv(const struct shim_args *a, struct argv_buf *av)
     argv_push(av, "--tmpfs");
     argv_push(av, "/");
     argv_push3(av, "--ro-bind", "/usr", "/usr");
-    struct argv_buf made = {NULL, 0, 0};
-    sandbox_etc(av, &made);
+    /*
+     * Run as root for another user, only what a program needs of /etc; a
+     * personal engine's worker is the user who may read /etc anyway (not
+     * shadow): the whole of it, in one bind, as before.
+     */
+    struct argv_buf made_dirs = {NULL, 0, 0};
+    struct argv_buf *made = a->user.drop ? &made_dirs : NULL;
+    if (a->user.drop)
+        sandbox_etc(av, made);
+    else
+        argv_push3(av, "--ro-bind", "/etc", "/etc");
     sandbox_system_dirs(av);
     sandbox_sys(av);
     if (access("/run/systemd/resolve", F_OK) == 0) {
-        push_parents(av, &made, "/run/systemd/resolve");
+        push_parents(av, made, "/run/systemd/resolve");
         argv_push3(av, "--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve");
     }
     argv_push(av, "--proc");
@@ -316,7 +327,7 @@ void shim_worker_argv(const struct shim_args *a, struct argv_buf *av)
     char *inside = a->cwd ? covered_cwd(a) : NULL;
     /* The working directory goes first, so a bind below it is not hidden. */
     if (a->cwd && !inside) {
-        push_parents(av, &made, a->cwd);
+        push_parents(av, made, a->cwd);
         if (a->user.drop) {
             argv_push_fd(av, "--bind-fd", a->cwd_fd);
             argv_push(av, a->cwd);
@@ -327,7 +338,7 @@ void shim_worker_argv(const struct shim_args *a, struct argv_buf *av)
     }
     for (size_t i = 0; i < a->bind_count; i++) {
         const struct shim_bind *b = &a->binds[i];
-        push_parents(av, &made, b->dst);
+        push_parents(av, made, b->dst);
         if (b->fd >= 0) {
             argv_push_fd(av, b->read_only ? "--ro-bind-fd" : "--bind-fd", b->fd);
             argv_push(av, b->dst);
@@ -335,7 +346,7 @@ void shim_worker_argv(const struct shim_args *a, struct argv_buf *av)
             argv_push3(av, b->read_only ? "--ro-bind" : "--bind", b->src, b->dst);
         }
     }
-    argv_buf_free(&made);
+    argv_buf_free(&made_dirs);
     if (inside) {
         argv_push(av, "--chdir");
         argv_push(av, inside);

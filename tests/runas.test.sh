@@ -102,6 +102,9 @@ check "...her job runs as tj-alice ($ALICE_UID), reads no shadow, no root keys, 
     probe_ok alice "$ALICE_UID" "$TJ_ALICE"
 as_api "$TJ_ALICE" GET /trainjob/v1/catalog
 check "...and her catalog says so" sh -c "jq -r .run_as '$TMP/as_body' | grep -q '^$TJ_ALICE (uid $ALICE_UID)'"
+as_user "$TJ_ALICE" "$TRAINJOB_BIN" --endpoint "http+unix://$SOCK" --workspace default get catalog \
+    >"$TMP/cat_out" 2>&1
+check "...and trainjob get catalog prints it" grep -q "^Your jobs run as $TJ_ALICE (uid $ALICE_UID)" "$TMP/cat_out"
 
 # --- TCP member mapped to tj-bob ---
 tcp_api AKB SKB "$PORT" POST "$JOBS?training_job_name=rbob" "$(job_json rbob "$PROBE")"
@@ -190,7 +193,7 @@ as_user "$TJ_ALICE" "$TRAINJOBD_BIN" --foreground --config "$P/engine.yaml" --st
 PERSONAL_PID=$!
 engine_up "$PSOCK" 10
 check "tj-alice's personal trainjobd answers" test -S "$PSOCK"
-check "...saying jobs run as tj-alice" sh -c "head -n 3 '$P/engine.log' | grep -q 'jobs run as $TJ_ALICE'"
+check "...saying so in its first log line (its default configuration written after)" sh -c "head -n 1 '$P/engine.log' | grep -q 'jobs run as $TJ_ALICE'"
 pjob=$(jq -n --arg s "$PROBE" '{display_name: "mine", framework: "PYTORCH_DDP",
     resource_pool: {name: "local"}, roles: [{total_replicas: 1, resource_spec: [{name: "cpu-1"}],
     image_path: "local/host", startup_script: $s}]}')
