@@ -409,6 +409,11 @@ int engine_open(const struct engine_options *opt, struct loop *lp, struct engine
     /* The first things said: who jobs run as, and what holds them to their specs. */
     eng->runas = runas_setup(&eng->cfg);
     engine_log("%s", runas_summary(eng->runas));
+    /* Its own subtree of cgroups (what a killed engine or shim left there goes, below). */
+    cgroup_use_engine(opt->cgroups, eng->state_dir);
+    engine_log("resource limits: %s%s%s", cgroup_summary(opt->cgroups),
+               cgroup_base(opt->cgroups) ? "; workers' cgroups under " : "",
+               cgroup_base(opt->cgroups) ? cgroup_base(opt->cgroups) : "");
     for (char *line = said.buf, *nl; line && *line; line = nl + 1) {
         nl = strchr(line, '\n');
         if (nl == NULL)
@@ -417,11 +422,6 @@ int engine_open(const struct engine_options *opt, struct loop *lp, struct engine
         engine_log("%s", line);
     }
     strbuf_free(&said);
-    /* Its own subtree of cgroups (what a killed engine or shim left there goes, below). */
-    cgroup_use_engine(opt->cgroups, eng->state_dir);
-    engine_log("resource limits: %s%s%s", cgroup_summary(opt->cgroups),
-               cgroup_base(opt->cgroups) ? "; workers' cgroups under " : "",
-               cgroup_base(opt->cgroups) ? cgroup_base(opt->cgroups) : "");
     for (size_t i = 0; i < eng->cfg.volume_count; i++) {
         struct strbuf ignored = STRBUF_INIT;
         const char *path = eng->cfg.volumes[i].path;
