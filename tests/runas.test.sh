@@ -188,8 +188,11 @@ P="$TMP/personal"
 shared_tmp "$P"
 chown "$TJ_ALICE" "$P"
 PSOCK="$P/engine.sock"
-as_user "$TJ_ALICE" "$TRAINJOBD_BIN" --foreground --config "$P/engine.yaml" --state "$P/state" \
-    --socket "$PSOCK" >"$P/engine.log" 2>&1 &
+# setpriv execs env, which execs trainjobd: $! is trainjobd itself (as_user is a
+# function, and its subshell's pid would not be).
+setpriv --reuid="$TJ_ALICE" --regid="$TJ_ALICE" --init-groups -- env HOME="$(getent passwd \
+    "$TJ_ALICE" | cut -d: -f6)" "$TRAINJOBD_BIN" --foreground --config "$P/engine.yaml" \
+    --state "$P/state" --socket "$PSOCK" >"$P/engine.log" 2>&1 &
 PERSONAL_PID=$!
 engine_up "$PSOCK" 10
 check "tj-alice's personal trainjobd answers" test -S "$PSOCK"
@@ -215,6 +218,7 @@ as_user "$TJ_ALICE" curl -s --unix-socket "$PSOCK" "http://x$V1/mine/workers/mas
 check "...as tj-alice ($ALICE_UID)" grep -qx "uid $ALICE_UID" "$TMP/plog"
 kill -TERM "$PERSONAL_PID" 2>/dev/null
 wait "$PERSONAL_PID" 2>/dev/null
+check "tj-alice's personal trainjobd has stopped" sh -c "! kill -0 $PERSONAL_PID 2>/dev/null"
 PERSONAL_PID=""
 
 stop_engine
