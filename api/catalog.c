@@ -18,6 +18,7 @@ void catalog_free(struct catalog *cat)
 {
     free(cat->user);
     free(cat->resource_limits);
+    free(cat->run_as);
     free(cat->image_runtime);
     free(cat->missing);
     for (size_t i = 0; i < cat->workspace_count; i++) {

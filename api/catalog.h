@@ -153,6 +153,12 @@ struct catalog {
      */
     char *resource_limits;
     /*
+     * Who the caller's jobs run as, in the backend's words: trainjobd says
+     * "tj-alice (uid 1001), its own Unix user" (never root); NULL when the
+     * backend does not say.
+     */
+    char *run_as;
+    /*
      * How the backend runs an image: "host" (trainjobd — no container
      * runtime: every job runs on the machine itself, and an image that is
      * not one of the catalog's is never pulled); NULL: it pulls and runs

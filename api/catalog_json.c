@@ -95,6 +95,7 @@ static const struct field catalog_fields[] = {
     F_LIST(struct catalog, volumes, volume_count, volume_type),
     F_LIST(struct catalog, images, image_count, image_type),
     F_STR(struct catalog, resource_limits),
+    F_STR(struct catalog, run_as),
     F_STR(struct catalog, image_runtime),
     F_SECTION(struct catalog, limits, limits_type),
     F_STR(struct catalog, missing),

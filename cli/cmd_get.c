@@ -613,6 +613,11 @@ static int get_catalog(struct session *s, const struct get_opts *op, FILE *out, 
             cli_clean(&line, cw->priorities_note);
             strbuf_adds(&line, ")");
         }
+        if (cat.run_as) {
+            /* Who the backend runs the caller's jobs as (trainjobd: never root). */
+            strbuf_adds(&line, "\nYour jobs run as ");
+            cli_clean(&line, cat.run_as);
+        }
         fprintf(out, "%s\n\n", strbuf_str(&line));
         strbuf_free(&line);
 

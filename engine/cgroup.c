@@ -12,6 +12,7 @@
  */
 #include "engine/cgroup.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -530,16 +531,78 @@ const char *cgroup_base(const struct cgroups *cg)
     return cg && cg->place_count ? cg->places[0].base : NULL;
 }
 
-/* ---- per worker ------------------------------------------------------------- */
-
-static bool kill_remove(const char *dir, int steps);
-
 /* A name that is one path component: not empty, ".", "..", and no '/'. */
 static bool component_ok(const char *s)
 {
     return s && *s && strcmp(s, ".") != 0 && strcmp(s, "..") != 0 && !strchr(s, '/') &&
            strlen(s) < 200;
 }
+
+const char *cgroup_use_engine(struct cgroups *cg, const char *key)
+{
+    static char name[24];
+    uint64_t h = 14695981039346656037ULL; /* FNV-1a: the same on every start */
+    for (const unsigned char *p = (const unsigned char *)key; p && *p; p++)
+        h = (h ^ *p) * 1099511628211ULL;
+    snprintf(name, sizeof name, "e%016llx", (unsigned long long)h);
+    for (size_t i = 0; cg && i < cg->place_count; i++) {
+        struct place *pl = &cg->places[i];
+        char *sub = xasprintf("%s/%s", pl->base, name);
+        if (make_dir(sub) != 0 ||
+            (cg->version == 2 && enable_subtree(sub, pl->controllers) != pl->controllers)) {
+            rmdir(sub);
+            free(sub);
+            continue;
+        }
+        free(pl->base);
+        pl->base = sub;
+    }
+    return name;
+}
+
+struct sweep {
+    bool (*keep)(void *ctx, const char *job, const char *leaf);
+    void *ctx;
+};
+
+/*
+ * Removes the empty cgroup directories below dir (depth levels down: a job's,
+ * then its workers'), then dir unless it is the base (job NULL) or kept.
+ */
+static size_t sweep_dir(const struct sweep *sw, const char *dir, const char *job, int depth)
+{
+    size_t removed = 0;
+    DIR *d = depth > 0 ? opendir(dir) : NULL;
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (e->d_type != DT_DIR || !component_ok(e->d_name))
+            continue;
+        char sub[PATH_MAX];
+        if (join_path(sub, sizeof sub, dir, e->d_name))
+            removed += sweep_dir(sw, sub, job ? job : e->d_name, depth - 1);
+    }
+    if (d)
+        closedir(d);
+    const char *leaf = strrchr(dir, '/');
+    bool kept = job && depth == 0 && sw->keep && sw->keep(sw->ctx, job, leaf ? leaf + 1 : dir);
+    if (job && !kept && rmdir(dir) == 0)
+        removed++;
+    return removed;
+}
+
+size_t cgroup_sweep(const struct cgroups *cg,
+                    bool (*keep)(void *ctx, const char *job, const char *leaf), void *ctx)
+{
+    struct sweep sw = {keep, ctx};
+    size_t removed = 0;
+    for (size_t i = 0; cg && i < cg->place_count; i++)
+        removed += sweep_dir(&sw, cg->places[i].base, NULL, 2); /* <job>/<worker>-<attempt> */
+    return removed;
+}
+
+/* ---- per worker ------------------------------------------------------------- */
+
+static bool kill_remove(const char *dir, int steps);
 
 /* Writes each limit of lim that this place controls into dir. */
 static int set_limits(const struct cgroups *cg, const struct place *pl, const char *dir,
@@ -658,6 +721,28 @@ void cgroup_remove(const struct cgroups *cg, const char *job, const char *leaf)
     for (size_t i = 0; i < cg->place_count; i++) {
         char *dir = xasprintf("%s/%s/%s", cg->places[i].base, job, leaf);
         kill_remove(dir, ENGINE_KILL_STEPS);
+        free(dir);
+    }
+}
+
+void cgroup_remove_job(const struct cgroups *cg, const char *job)
+{
+    if (cg == NULL || !component_ok(job))
+        return;
+    for (size_t i = 0; i < cg->place_count; i++) {
+        char *dir = xasprintf("%s/%s", cg->places[i].base, job);
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL) {
+            if (e->d_type != DT_DIR || !component_ok(e->d_name))
+                continue;
+            char *leaf = xasprintf("%s/%s", dir, e->d_name);
+            kill_remove(leaf, ENGINE_KILL_STEPS);
+            free(leaf);
+        }
+        if (d)
+            closedir(d);
+        rmdir(dir);
         free(dir);
     }
 }

@@ -15,8 +15,10 @@
  *
  * cgroup_probe runs once at engine start: it reads which cgroup the engine
  * is in (the text of /proc/self/cgroup), creates `trainjob/` under it and a
- * test child there, and keeps the answer. Per worker the engine calls
- * cgroup_create for `trainjob/<job uid>/<worker>-<attempt>` (one directory
+ * test child there, and keeps the answer; the engine then moves to its own
+ * subtree trainjob/e<hash>/ (cgroup_use_engine) and removes the empty
+ * cgroups an earlier run left there (cgroup_sweep). Per worker the engine
+ * calls cgroup_create for `<job uid>/<worker>-<attempt>` there (one directory
  * per v1 hierarchy, one in v2) with the spec's limits; the shim's forked
  * child writes itself into each directory's cgroup.procs before it execs
  * the worker (cgroup_join), and after the worker ends the shim kills what is
@@ -32,6 +34,7 @@
 #define ENGINE_CGROUP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct strbuf;
@@ -69,8 +72,24 @@ void cgroup_free(struct cgroups *cg);
 const char *cgroup_summary(const struct cgroups *cg);
 /* The CGROUP_* bits enforced (0: none, or cg NULL). */
 unsigned cgroup_enforced(const struct cgroups *cg);
-/* Where workers' cgroups go: "<hierarchy>/<engine's cgroup>/trainjob" (the first one). */
+/* Where workers' cgroups go: "<hierarchy>/<engine's cgroup>/trainjob[/<engine>]" (the first). */
 const char *cgroup_base(const struct cgroups *cg);
+/*
+ * Moves where workers' cgroups go to trainjob/<engine>/, one subtree per
+ * engine (engines may share the cgroup they run in), and returns that
+ * name: "e" and 16 hex digits of a hash of key (the state directory, so
+ * the same engine finds its subtree again after a restart). Quiet: a
+ * subtree that cannot be made leaves the cgroups where they were.
+ */
+const char *cgroup_use_engine(struct cgroups *cg, const char *key);
+/*
+ * Removes every cgroup under this engine's subtree that no process is in
+ * (the kernel refuses to remove the others) and that keep(ctx, job, leaf)
+ * does not claim — a start in flight, whose shim has not joined yet: what
+ * a killed engine or a killed shim left. Returns how many it removed.
+ */
+size_t cgroup_sweep(const struct cgroups *cg,
+                    bool (*keep)(void *ctx, const char *job, const char *leaf), void *ctx);
 
 /*
  * Creates job/leaf under trainjob/ with lim, in every hierarchy used.
@@ -82,6 +101,8 @@ int cgroup_create(const struct cgroups *cg, const char *job, const char *leaf,
                   const struct cgroup_limits *lim, char ***dirs, struct strbuf *err);
 /* Kills what is left in job/leaf and removes it (job/ too once empty). Quiet. */
 void cgroup_remove(const struct cgroups *cg, const char *job, const char *leaf);
+/* Kills what is left in every cgroup of job and removes them and job/ (a deleted job). Quiet. */
+void cgroup_remove_job(const struct cgroups *cg, const char *job);
 void cgroup_dirs_free(char **dirs);
 
 /*

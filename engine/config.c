@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -109,6 +110,7 @@ static const struct field key_fields[] = {
     F_STR(struct config_key, access_key),
     F_STR(struct config_key, secret_key),
     F_STR(struct config_key, user),
+    F_STR(struct config_key, unix_user),
 };
 static const struct object_type key_type = SCHEMA_ELEM(struct config_key, key_fields);
 
@@ -125,6 +127,7 @@ static const struct field limits_fields[] = {
     F_INT(struct config_limits, streams_per_member),
     F_INT(struct config_limits, stream_mib_per_member),
     F_INT(struct config_limits, scalar_follows_per_member),
+    F_INT(struct config_limits, cgroups_per_member),
 };
 static const struct object_type limits_type = SCHEMA_OBJ(limits_fields);
 
@@ -142,6 +145,7 @@ static const struct field config_fields[] = {
     F_LIST(struct engine_config, volumes, volume_count, volume_type),
     F_LIST(struct engine_config, keys, key_count, key_type),
     F_INT(struct engine_config, worker_process_limit),
+    F_STR(struct engine_config, job_user),
     F_SECTION(struct engine_config, limits, limits_type),
 };
 static const struct object_type config_type = SCHEMA_OBJ(config_fields);
@@ -177,14 +181,21 @@ static const char config_header[] =
     "#               memory and CPUs (its log says which, at start-up).\n"
     "#   images      images jobs may name; local/host runs on this machine, no container.\n"
     "#   volumes     volumes jobs may mount, each a directory on this machine.\n"
-    "#   keys        AK/SK pairs accepted on TCP, and the user each one belongs to.\n"
+    "#   keys        AK/SK pairs accepted on TCP, and the user each one belongs to;\n"
+    "#               unix_user (optional): the Unix user that member's jobs run as\n"
+    "#               when trainjobd runs as root.\n"
+    "#   job_user    optional: the Unix user jobs run as, when trainjobd runs as root,\n"
+    "#               for members without a Unix user of their own (default: trainjob,\n"
+    "#               made as a system user when missing, else nobody). Never root.\n"
     "#   worker_process_limit\n"
     "#               the most processes one worker may run at once, where cgroups\n"
     "#               let trainjobd enforce it (0: the default, 4096).\n"
     "#   limits      optional: restart_delay_ms (10000), restart_delay_max_ms (300000)\n"
     "#               and restart_reset_after_ms (600000) pace a crash-looping job;\n"
     "#               events_per_job (200) bounds the events kept per job;\n"
-    "#               save_retry_ms (1000) paces retries of a save the disk refused.\n"
+    "#               save_retry_ms (1000) paces retries of a save the disk refused;\n"
+    "#               cgroups_per_member (512) bounds the workers (each a cgroup) one\n"
+    "#               member may have started at once.\n"
     "#               Each user's share of a team engine: replay_per_key (4096),\n"
     "#               connections_per_member (64), anonymous_connections (256),\n"
     "#               request_seconds (10), streams_per_member (32),\n"
@@ -382,6 +393,19 @@ static void check_workspace(const struct engine_config *cfg, size_t i, struct fi
     }
 }
 
+/* A user jobs may run as: one the password database knows, and not root. */
+static void check_unix_user(struct findings *fs, const char *path, const char *name)
+{
+    if (name == NULL)
+        return;
+    struct passwd *pw = getpwnam(name);
+    if (pw == NULL)
+        findings_add(fs, SEVERITY_ERROR, path, "no Unix user '%s' on this machine", name);
+    else if (pw->pw_uid == 0)
+        findings_add(fs, SEVERITY_ERROR, path,
+                     "'%s' has uid 0: jobs never run as root; name an unprivileged user", name);
+}
+
 /* What the schema cannot say: names, references between sections, ranges. */
 static void check_config(const struct engine_config *cfg, struct findings *fs)
 {
@@ -433,7 +457,8 @@ static void check_config(const struct engine_config *cfg, struct findings *fs)
                   {"request_seconds", l->request_seconds},
                   {"streams_per_member", l->streams_per_member},
                   {"stream_mib_per_member", l->stream_mib_per_member},
-                  {"scalar_follows_per_member", l->scalar_follows_per_member}};
+                  {"scalar_follows_per_member", l->scalar_follows_per_member},
+                  {"cgroups_per_member", l->cgroups_per_member}};
     for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
         if (limits[i].value < 0)
             findings_add(fs, SEVERITY_ERROR, "limits", "%s: must not be negative (0: the default)",
@@ -462,5 +487,8 @@ static void check_config(const struct engine_config *cfg, struct findings *fs)
         check_required(fs, path, cfg->keys[i].secret_key);
         snprintf(path, sizeof path, "keys[%zu].user", i);
         check_required(fs, path, cfg->keys[i].user);
+        snprintf(path, sizeof path, "keys[%zu].unix_user", i);
+        check_unix_user(fs, path, cfg->keys[i].unix_user);
     }
+    check_unix_user(fs, "job_user", cfg->job_user);
 }

@@ -87,6 +87,7 @@ struct config_key {
     char *access_key;
     char *secret_key;
     char *user;
+    char *unix_user; /* the Unix user this member's jobs run as (trainjobd as root); NULL: none */
 };
 
 /*
@@ -108,6 +109,7 @@ struct config_limits {
     int streams_per_member;        /* watch streams and log follows per user: 32 */
     int stream_mib_per_member;     /* bytes queued for one user's streams: 64 MiB */
     int scalar_follows_per_member; /* scalar follows (inotify instances) per user: 8 */
+    int cgroups_per_member;     /* started workers (a cgroup each) per member: 512 */
 };
 
 #define CONFIG_RESTART_DELAY_MS 10000
@@ -122,6 +124,7 @@ struct config_limits {
 #define CONFIG_STREAMS_PER_MEMBER 32
 #define CONFIG_STREAM_MIB_PER_MEMBER 64
 #define CONFIG_SCALAR_FOLLOWS_PER_MEMBER 8
+#define CONFIG_CGROUPS_PER_MEMBER 512
 
 struct engine_config {
     char *subscription;   /* "local" */
@@ -147,6 +150,7 @@ struct engine_config {
     struct config_key *keys;
     size_t key_count;
     int worker_process_limit; /* processes per worker (cgroup pids.max); 0: the default */
+    char *job_user; /* the dedicated user jobs run as (trainjobd as root); NULL: engine/runas's */
     struct config_limits limits;
 };
 

@@ -288,4 +288,5 @@ void config_effective_limits(const struct engine_config *cfg, struct config_limi
     out->stream_mib_per_member = limit_or(l->stream_mib_per_member, CONFIG_STREAM_MIB_PER_MEMBER);
     out->scalar_follows_per_member =
         limit_or(l->scalar_follows_per_member, CONFIG_SCALAR_FOLLOWS_PER_MEMBER);
+    out->cgroups_per_member = limit_or(l->cgroups_per_member, CONFIG_CGROUPS_PER_MEMBER);
 }

@@ -19,9 +19,11 @@
 #include <unistd.h>
 
 #include "api/finding.h"
+#include "engine/cgroup.h"
 #include "engine/jobfiles.h"
 #include "engine/launcher.h"
 #include "engine/logfollow.h"
+#include "engine/runas.h"
 #include "engine/state.h"
 #include "engine/store.h"
 #include "engine/stream.h"
@@ -265,7 +267,12 @@ static char *current_user(void)
     return xasprintf("uid%ld", (long)getuid());
 }
 
-static int load_config(struct engine *eng, struct strbuf *err)
+/*
+ * Reads engine.yaml, or writes the default. What to log of it goes to
+ * later, a line each: the log's first line says who jobs run as, which
+ * needs the configuration.
+ */
+static int load_config(struct engine *eng, struct strbuf *err, struct strbuf *later)
 {
     char *text = NULL;
     size_t len = 0;
@@ -288,8 +295,8 @@ static int load_config(struct engine *eng, struct strbuf *err)
         free(dir);
         strbuf_free(&out);
         if (rc == 0)
-            engine_log("wrote a default configuration to %s%s", eng->config_path,
-                       eng->opt.demo ? " (with simulated demo nodes)" : "");
+            strbuf_addf(later, "wrote a default configuration to %s%s\n", eng->config_path,
+                        eng->opt.demo ? " (with simulated demo nodes)" : "");
         return rc ? -1 : 0;
     }
     if (file_read_regular(eng->config_path, 4u << 20, &text, &len, &io) != 0) {
@@ -308,17 +315,17 @@ static int load_config(struct engine *eng, struct strbuf *err)
                     f->message);
     }
     if (rc == 0 && err->len) {
-        engine_log("%s", strbuf_str(err));
+        strbuf_addf(later, "%s\n", strbuf_str(err));
         strbuf_reset(err);
     }
     if (rc == 0 && eng->opt.demo) { /* --demo on a config that exists: added, and said */
         struct strbuf said = STRBUF_INIT;
         int added = config_add_demo(&eng->cfg, &said);
-        engine_log("--demo: %s %s%s%s",
-                   added ? "added simulated nodes sim-n1..sim-n4, specs sim-gpu-1 and sim-gpu-8 "
-                           "and pool sim-public to"
-                         : "the simulated demo nodes are already in",
-                   eng->config_path, said.len ? "; " : "", strbuf_str(&said));
+        strbuf_addf(later, "--demo: %s %s%s%s\n",
+                    added ? "added simulated nodes sim-n1..sim-n4, specs sim-gpu-1 and sim-gpu-8 "
+                            "and pool sim-public to"
+                          : "the simulated demo nodes are already in",
+                    eng->config_path, said.len ? "; " : "", strbuf_str(&said));
         strbuf_free(&said);
     }
     findings_free(&fs);
@@ -393,13 +400,36 @@ int engine_open(const struct engine_options *opt, struct loop *lp, struct engine
 
     if (file_mkdirs(eng->status_dir, 0700, err) != 0 || file_mkdirs(eng->log_dir, 0700, err) != 0)
         goto fail;
-    if (load_config(eng, err) != 0)
+    struct strbuf said = STRBUF_INIT;
+    if (load_config(eng, err, &said) != 0) {
+        strbuf_free(&said);
         goto fail;
+    }
     eng->cfg.engine_user = current_user(); /* the Unix socket's owner: an admin always */
+    /* The first things said: who jobs run as, and what holds them to their specs. */
+    eng->runas = runas_setup(&eng->cfg);
+    engine_log("%s", runas_summary(eng->runas));
+    /* Its own subtree of cgroups (what a killed engine or shim left there goes, below). */
+    cgroup_use_engine(opt->cgroups, eng->state_dir);
+    engine_log("resource limits: %s%s%s", cgroup_summary(opt->cgroups),
+               cgroup_base(opt->cgroups) ? "; workers' cgroups under " : "",
+               cgroup_base(opt->cgroups) ? cgroup_base(opt->cgroups) : "");
+    for (char *line = said.buf, *nl; line && *line; line = nl + 1) {
+        nl = strchr(line, '\n');
+        if (nl == NULL)
+            break;
+        *nl = '\0';
+        engine_log("%s", line);
+    }
+    strbuf_free(&said);
     for (size_t i = 0; i < eng->cfg.volume_count; i++) {
         struct strbuf ignored = STRBUF_INIT;
-        if (eng->cfg.volumes[i].path && file_mkdirs(eng->cfg.volumes[i].path, 0755, &ignored))
+        const char *path = eng->cfg.volumes[i].path;
+        bool existed = path && access(path, F_OK) == 0;
+        if (path && file_mkdirs(path, 0755, &ignored))
             engine_log("volume %s: %s", eng->cfg.volumes[i].id, strbuf_str(&ignored));
+        else if (path && !existed && geteuid() == 0)
+            chmod(path, 01777); /* jobs run as many users: each may write, none remove another's */
         strbuf_free(&ignored);
     }
     char *db = xasprintf("%s/engine.db", opt->state_dir);
@@ -443,6 +473,10 @@ int engine_open(const struct engine_options *opt, struct loop *lp, struct engine
     for (size_t i = 0; i < eng->job_count;)
         if (lifecycle_adopt(eng, eng->jobs[i]))
             i++; /* else a delete it finished took the job away: slot i holds the next one */
+    /* Adopted: a live worker's cgroups stay (its shim may not have joined them yet). */
+    size_t swept = cgroup_sweep(opt->cgroups, lifecycle_cgroup_live, eng);
+    if (swept)
+        engine_log("removed %zu empty cgroups left by an earlier run", swept);
     lifecycle_schedule_soon(eng);
     *out = eng;
     return 0;
@@ -520,6 +554,7 @@ void engine_close(struct engine *eng)
     if (eng->store)
         store_close(eng->store);
     config_free(&eng->cfg);
+    runas_free(eng->runas);
     free(eng->config_path);
     free(eng->state_dir);
     free(eng->shim_path);

@@ -8,6 +8,7 @@
  */
 #include "engine/launcher.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -20,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine/runas.h"
 #include "util/fileio.h"
 #include "util/loop.h"
 #include "util/xalloc.h"
@@ -85,7 +87,10 @@ void launch_req_free(struct launch_req *r)
     runner_launch_free(r->launch, false);
     free(r->uid);
     free_strings(r->mkdirs);
+    free_strings(r->owned);
+    runas_user_free(&r->spec.user);
     free(r->cg_leaf);
+    free(r->refused);
     free(r->marker);
     free((char *)r->spec.shim_path);
     free((char *)r->spec.status_path);
@@ -120,12 +125,46 @@ static void append_marker(const struct launch_req *r)
     close(fd);
 }
 
+/*
+ * Gives dir and the entries directly in it to the worker's user (never
+ * following a symlink), so a job that runs as that user can write its
+ * working directory and read its SSH keys. Quiet: the worker says what it
+ * cannot use.
+ */
+static void give_to(const char *dir, const struct runner_user *u)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    if (fchown(fd, u->uid, u->gid) != 0) {
+        close(fd);
+        return;
+    }
+    DIR *d = fdopendir(fd);
+    if (d == NULL) {
+        close(fd);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            (void)fchownat(dirfd(d), e->d_name, u->uid, u->gid, AT_SYMLINK_NOFOLLOW);
+    closedir(d);
+}
+
 void launcher_run(struct launch_req *r)
 {
     for (size_t i = 0; r->mkdirs && r->mkdirs[i]; i++) {
         struct strbuf ignored = STRBUF_INIT; /* the shim says what it cannot use */
         file_mkdirs(r->mkdirs[i], 0755, &ignored);
         strbuf_free(&ignored);
+    }
+    for (size_t i = 0; r->spec.user.drop && r->owned && r->owned[i]; i++)
+        give_to(r->owned[i], &r->spec.user);
+    if (r->refused) {
+        r->rc = -1;
+        strbuf_adds(&r->err, r->refused);
+        return;
     }
     char **dirs = NULL;
     r->rc = cgroup_create(r->cg, r->uid, r->cg_leaf, &r->limits, &dirs, &r->err);

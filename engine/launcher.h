@@ -33,8 +33,10 @@ struct launch_req {
     uint64_t ticket;
     /* what the thread does: mkdirs, cgroup_create, the log marker, runner_launch */
     char **mkdirs; /* NULL-terminated */
+    char **owned;  /* NULL-terminated: given to spec.user (a directory and what is in it) */
     const struct cgroups *cg;
     char *cg_leaf; /* under trainjob/<uid>/ */
+    char *refused; /* not launched: why (a member at its cgroup limit); NULL: launch */
     struct cgroup_limits limits;
     char *marker;            /* appended to spec.log_path before the spawn */
     struct runner_spec spec; /* every pointer owned by the request (cgroups: filled in) */

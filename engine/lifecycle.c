@@ -37,6 +37,7 @@
 #include "api/jobspec.h"
 #include "engine/cgroup.h"
 #include "engine/launcher.h"
+#include "engine/runas.h"
 #include "engine/ssh_keys.h"
 #include "engine/state.h"
 #include "engine/worker_env.h"
@@ -332,6 +333,7 @@ static void start_worker(struct engine *eng, struct ejob *job, struct eworker *w
     r->attempt = w->attempt;
     r->cg = eng->opt.cgroups;
     r->cg_leaf = worker_cgroup_leaf(w);
+    r->refused = lifecycle_cgroup_refusal(eng, job);
     /* The spec's memory and CPUs, and the engine's process limit, held by cgroups. */
     r->limits =
         (struct cgroup_limits){job->memory_mib, job->cpus, config_worker_process_limit(&eng->cfg)};
@@ -348,6 +350,12 @@ static void start_worker(struct engine *eng, struct ejob *job, struct eworker *w
         .bind_count = nb,
         .sandbox = eng->sandbox,
     };
+    /* Never root: the job's user (engine/runas) owns its working and SSH directories. */
+    runas_member(eng->runas, &eng->cfg, job->creator, &r->spec.user, NULL);
+    r->owned = xcalloc(3, sizeof *r->owned);
+    r->owned[0] = xstrdup(workdir);
+    if (ssh_dir)
+        r->owned[1] = xstrdup(ssh_dir);
     /* Returns at once: the launch, and then the shim's report, come back through shimwatch. */
     shimwatch_launch(eng, job, w, r);
     free(workdir);

@@ -279,9 +279,6 @@ int main(int argc, char **argv)
 
     /* Once, in the process that stays: whether workers can be held to their specs. */
     struct cgroups *cgroups = cgroup_probe(fl.cgroup_root, NULL);
-    engine_log("resource limits: %s%s%s", cgroup_summary(cgroups),
-               cgroup_base(cgroups) ? "; workers' cgroups under " : "",
-               cgroup_base(cgroups) ? cgroup_base(cgroups) : "");
     struct engine_options opt = {.config_path = config_path,
                                  .state_dir = state_dir,
                                  .shim_path = shim_path,

@@ -18,6 +18,7 @@
 #include "api/finding.h"
 #include "api/jobspec_json.h"
 #include "api/schema.h"
+#include "engine/cgroup.h"
 #include "engine/jobfiles.h"
 #include "engine/shown.h"
 #include "engine/state.h"
@@ -669,6 +670,7 @@ static void forget_job(struct engine *eng, struct ejob *job)
                   json_pack("{s:s, s:{s:s, s:s}}", "type", "DELETED", "job", "name", job->name,
                             "uid", job->uid));
     lifecycle_forget(eng, job);
+    cgroup_remove_job(eng->opt.cgroups, job->uid); /* a failed start's, a dead shim's */
     drop_job(eng, job);
     ejob_unlist(eng, job);
     for (size_t i = 0; i < eng->batch_count; i++)

@@ -20,6 +20,7 @@
 #include "api/schema.h"
 #include "api/validate.h"
 #include "engine/cgroup.h"
+#include "engine/runas.h"
 #include "engine/state.h"
 #include "engine/store.h"
 #include "util/fileio.h"
@@ -119,6 +120,9 @@ int engine_catalog(struct engine *eng, const char *user, json_t **reply, struct 
     memset(&cat, 0, sizeof cat);
     config_catalog(&eng->cfg, user, &cat);
     cat.resource_limits = xstrdup(cgroup_summary(eng->opt.cgroups));
+    struct runner_user ignored;
+    runas_member(eng->runas, &eng->cfg, user, &ignored, &cat.run_as);
+    runas_user_free(&ignored);
     *reply = catalog_to_json(&cat);
     catalog_free(&cat);
     return 200;

@@ -144,6 +144,28 @@ bool runner_sandbox_available(void)
     return available == 1;
 }
 
+const char *runner_bwrap_path(void)
+{
+    static char *path;
+    if (path == NULL) {
+        const char *dirs = getenv("PATH");
+        if (dirs == NULL || !*dirs)
+            dirs = "/usr/local/bin:/usr/bin:/bin";
+        while (*dirs && path == NULL) {
+            size_t len = strcspn(dirs, ":");
+            char *cand = xasprintf("%.*s/bwrap", (int)len, dirs);
+            if (cand[0] == '/' && access(cand, X_OK) == 0)
+                path = cand;
+            else
+                free(cand);
+            dirs += len + (dirs[len] == ':');
+        }
+        if (path == NULL)
+            path = xstrdup("/usr/bin/bwrap");
+    }
+    return path;
+}
+
 /*
  * Writes the startup script to path, readable by us alone: the shim reads it
  * from there, so it is in no command line (`ps` shows those to everyone).
@@ -196,8 +218,19 @@ static int shim_argv(const struct runner_spec *spec, bool sandbox, struct argv_b
         argv_add(av, xstrdup("--cwd"));
         argv_add(av, xstrdup(spec->cwd));
     }
-    if (sandbox)
+    if (sandbox) {
         argv_add(av, xstrdup("--sandbox"));
+        argv_add(av, xstrdup("--bwrap"));
+        argv_add(av, xstrdup(runner_bwrap_path()));
+    }
+    if (spec->user.drop) {
+        struct strbuf u = STRBUF_INIT;
+        strbuf_addf(&u, "%lu:%lu", (unsigned long)spec->user.uid, (unsigned long)spec->user.gid);
+        for (size_t i = 0; i < spec->user.group_count; i++)
+            strbuf_addf(&u, "%c%lu", i ? ',' : ':', (unsigned long)spec->user.groups[i]);
+        argv_add(av, xstrdup("--user"));
+        argv_add(av, strbuf_detach(&u, NULL));
+    }
     for (size_t i = 0; i < spec->bind_count; i++) {
         const struct runner_bind *b = &spec->binds[i];
         if (b->volume) {

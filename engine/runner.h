@@ -60,6 +60,19 @@ struct runner_bind {
     const char *subdir;
 };
 
+/*
+ * Who the worker runs as, when trainjobd runs as root: the shim does root's
+ * part (cgroups, descriptors) and then takes these groups, gid and uid for
+ * good before the worker's first instruction. uid 0 is refused.
+ */
+struct runner_user {
+    bool drop; /* false: the worker runs as trainjobd does (a personal engine) */
+    uid_t uid;
+    gid_t gid;
+    gid_t *groups; /* supplementary groups (owned by whoever fills it) */
+    size_t group_count;
+};
+
 struct runner_spec {
     const char *shim_path;   /* the shim binary */
     const char *status_path; /* written by the shim when the worker ends */
@@ -75,6 +88,7 @@ struct runner_spec {
     /* cgroup directories (engine/cgroup) the worker joins before it runs, NULL-terminated; or NULL
      */
     char *const *cgroups;
+    struct runner_user user;
 };
 
 /* What the engine keeps (and stores) to find a running worker again. */
@@ -87,6 +101,11 @@ struct runner_proc {
 
 /* True when bubblewrap is installed and works here (checked once). */
 bool runner_sandbox_available(void);
+/*
+ * The bubblewrap the shim runs: the first `bwrap` on trainjobd's own PATH
+ * (found once), never one a job's environment names.
+ */
+const char *runner_bwrap_path(void);
 /* How long a start may take before trainjobd gives up on the shim (its default). */
 #define RUNNER_REPORT_TIMEOUT_MS 30000
 

@@ -2,9 +2,11 @@
  * trainjob-shim: the small process between trainjobd and one worker.
  *
  *   trainjob-shim --status FILE --log FILE --log-cap BYTES --script-file FILE
- *                 [--cwd DIR] [--sandbox] [--bind SRC:DST[:ro]]...
- *                 [--volume NAME ROOT SUBDIR DST ro|rw]... [--cgroup DIR]...
- *   trainjob-shim --init [--ready-fd N] -- PROGRAM [ARG]...   (pid 1 in the sandbox)
+ *                 [--cwd DIR] [--sandbox] [--bwrap PATH] [--user UID:GID[:GID,...]]
+ *                 [--bind SRC:DST[:ro]]... [--volume NAME ROOT SUBDIR DST ro|rw]...
+ *                 [--cgroup DIR]...
+ *   trainjob-shim --init [--ready-fd N] [--user UID:GID[:GID,...]] -- PROGRAM [ARG]...
+ *                 (pid 1 in the sandbox)
  *
  * runner_start (engine/runner.c) execs it with the worker's environment as
  * its own. The startup script comes in a file (0600, written by the runner)
@@ -18,8 +20,12 @@
  *    took it to cancel this start; see runner.h);
  *  - writes "<shim pid> <worker pgid> <its start ticks>\n" to FILE.pid (atomically) and the
  *    same line to its standard output, which runner_start reads to learn the
- *    worker started; a failure before that is one "error <message>" line
- *    there instead, exit status 1, and no status file;
+ *    worker started — once its program runs: the forked child's exec
+ *    succeeded (a close-on-exec pipe), and in the sandbox its init said it
+ *    is ready, so bwrap made every mount; a failure before that (bwrap's
+ *    "Can't find source path" for a subdir removed since the shim opened
+ *    it, say) is one "error <message>" line there instead, exit status 1,
+ *    no status file, and the worker's cgroups removed;
  *  - copies the worker's stdout and stderr into the log, keeping each file at
  *    most BYTES long (0: no cap): when the log is full it becomes FILE.1
  *    (replacing the old one) and a new log starts, so at most 2 × BYTES are
@@ -37,6 +43,14 @@
  *    and writes "exit_code N\n" — N the exit status, or 128 + signal — to
  *    FILE exactly once, through a temp file, fsync and rename.
  *
+ * With --user (trainjobd runs as root), the worker never does: the shim
+ * does root's part — cgroups, the log and status files, opening volumes,
+ * binds and the working directory as descriptors — and the worker's
+ * process takes the groups, gid and uid (each checked) before its program;
+ * in the sandbox bwrap keeps only CAP_SETUID and CAP_SETGID for the init,
+ * which drops so before it says it is ready. Volume subdirs are opened and
+ * created with the user's file-system ids (shim_act_as).
+ *
  * Volumes: each --volume is ROOT (the volume, from the engine's config) and
  * SUBDIR below it, which the shim opens right before the worker starts with
  * beneath_open_dir (util/beneath.c): no symlink is followed, missing
@@ -46,8 +60,11 @@
  * start ("volume scratch: subdir /evil: is a symlink; refused"), with or
  * without the sandbox.
  *
- * The sandbox: bubblewrap with a tmpfs as /, the host's /usr, /etc and /sys
- * read-only, /bin, /sbin, /lib* as the host has them (symlinks into /usr, or
+ * The sandbox: bubblewrap (--bwrap, found by trainjobd, never from a job's
+ * PATH) with a tmpfs as /, the host's /usr read-only, the files of /etc a
+ * program needs (never /etc whole: shadow, gshadow, ssl/private), /sys
+ * read-only without /sys/fs/cgroup, /sys/firmware and /sys/kernel/debug,
+ * /bin, /sbin, /lib* as the host has them (symlinks into /usr, or
  * read-only binds), a fresh /proc (its sys, sysrq-trigger, irq, bus and fs
  * read-only: uid 0 may write there without any capability), a minimal /dev
  * plus the NVIDIA devices, a tmpfs /tmp, then each --bind and --volume
@@ -63,7 +80,8 @@
  * the script left in it, ends with it. The shim learns the init's host pid
  * from bwrap's --info-fd and forwards signals to it once the init says (a
  * byte on --ready-fd) that it takes them; the kernel drops signals sent to
- * a pid 1 without a handler, so ones that come earlier wait. The script is
+ * a pid 1 without a handler, so ones that come earlier wait (blocked until
+ * then: the shim reports the start only after that byte). The script is
  * at /trainjob/startup.sh (a read-only copy). No descriptor of the shim's
  * reaches the worker: the init closes all it inherited.
  *
@@ -75,6 +93,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -84,6 +103,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -104,28 +125,13 @@
  */
 static volatile sig_atomic_t forward_to;
 static int wake_fd = -1;
-/*
- * In the sandbox: has its init said it takes signals (a byte on ready_fd,
- * which raises SIGIO)? Until then the kernel would drop a signal sent to a
- * pid 1 without a handler, so forwarded ones wait in pending_sigs (a bit
- * per signal) and go when it is ready.
- */
-static volatile sig_atomic_t init_ready = 1;
-static volatile sig_atomic_t pending_sigs;
-static int ready_fd = -1;
-
-/* The bit for a forwarded signal in pending_sigs. */
-static int pending_bit(int sig)
-{
-    return sig == SIGTERM ? 1 : sig == SIGINT ? 2 : 4;
-}
 /* The script file, removed on every way out (it is only ever read once). */
 static const char *script_to_remove;
+/* The worker's cgroups, removed when the start fails (shim_fail): nothing runs in them. */
+static const char *const *cgroups_to_remove;
+static size_t cgroups_to_remove_count;
 
-/*
- * Forwards termination signals to the worker (held back until the sandbox's
- * init is ready: SIGIO from the ready pipe); SIGCHLD wakes the main loop.
- */
+/* Forwards termination signals to the worker; SIGCHLD wakes the main loop. */
 static void on_signal(int sig)
 {
     int saved = errno;
@@ -133,19 +139,6 @@ static void on_signal(int sig)
         if (wake_fd >= 0 && write(wake_fd, "c", 1) < 0) {
             /* the pipe is full: the loop is awake already */
         }
-    } else if (sig == SIGIO) {
-        char c;
-        /* A byte: ready. End of file: bwrap ended without it; nothing to wait for. */
-        if (!init_ready && ready_fd >= 0 && (read(ready_fd, &c, 1) >= 0 || errno != EAGAIN)) {
-            init_ready = 1;
-            static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
-            for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-                if ((pending_sigs & pending_bit(sigs[i])) && forward_to != 0)
-                    kill((pid_t)forward_to, sigs[i]);
-            pending_sigs = 0;
-        }
-    } else if (!init_ready) {
-        pending_sigs |= pending_bit(sig);
     } else if (forward_to != 0) {
         kill((pid_t)forward_to, sig);
     }
@@ -162,6 +155,8 @@ _Noreturn void shim_fail(const char *fmt, ...)
     va_end(ap);
     if (script_to_remove)
         unlink(script_to_remove);
+    for (size_t i = 0; i < cgroups_to_remove_count; i++)
+        cgroup_kill_remove(cgroups_to_remove[i]);
     dprintf(STDOUT_FILENO, "error %s\n", msg);
     dprintf(STDERR_FILENO, "trainjob-shim: %s\n", msg);
     exit(1);
@@ -171,8 +166,8 @@ static _Noreturn void usage(const char *why)
 {
     shim_fail(
         "%s\nusage: trainjob-shim --status FILE --log FILE --log-cap BYTES --script-file FILE "
-        "[--cwd DIR] [--sandbox] [--bind SRC:DST[:ro]]... "
-        "[--volume NAME ROOT SUBDIR DST ro|rw]... [--cgroup DIR]...",
+        "[--cwd DIR] [--sandbox] [--bwrap PATH] [--user UID:GID[:GID,...]] "
+        "[--bind SRC:DST[:ro]]... [--volume NAME ROOT SUBDIR DST ro|rw]... [--cgroup DIR]...",
         why);
 }
 
@@ -216,6 +211,82 @@ static bool parse_volume(char **v, struct shim_bind *b)
     return true;
 }
 
+/* A decimal id for --user (not -1, which the kernel reads as "unchanged"). */
+static bool parse_id(const char *s, size_t len, unsigned *out)
+{
+    unsigned long long v = 0;
+    if (len == 0 || len > 10)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        v = v * 10 + (unsigned)(s[i] - '0');
+    }
+    if (v >= 0xffffffffULL)
+        return false;
+    *out = (unsigned)v;
+    return true;
+}
+
+/* UID:GID[:G1,G2,...] into u; uid 0 is refused (the point is not to be root). */
+bool shim_parse_user(const char *text, struct shim_user *u)
+{
+    unsigned id;
+    size_t len = strcspn(text, ":");
+    if (!parse_id(text, len, &id) || id == 0 || text[len] != ':')
+        return false;
+    u->uid = (uid_t)id;
+    text += len + 1;
+    len = strcspn(text, ":");
+    if (!parse_id(text, len, &id))
+        return false;
+    u->gid = (gid_t)id;
+    text += len;
+    u->group_count = 0;
+    if (*text == ':') {
+        text++;
+        while (*text) {
+            len = strcspn(text, ",");
+            if (u->group_count == GROUPS_MAX || !parse_id(text, len, &id))
+                return false;
+            u->groups[u->group_count++] = (gid_t)id;
+            text += len;
+            if (*text == ',')
+                text++;
+        }
+    }
+    u->drop = true;
+    return true;
+}
+
+/*
+ * Checks file access as the worker's user (set) or as the shim again
+ * (!set): its groups, then the file-system gid and uid, each checked.
+ * Nothing without --user. A failure to go back ends the shim.
+ */
+void shim_act_as(const struct shim_user *u, bool set)
+{
+    if (!u->drop)
+        return;
+    static gid_t saved[GROUPS_MAX];
+    static int saved_count = -1;
+    if (set) {
+        saved_count = getgroups(GROUPS_MAX, saved);
+        if (saved_count < 0 || setgroups(u->group_count, u->groups) != 0)
+            shim_fail("cannot take the worker's groups: %s", strerror(errno));
+        setfsgid(u->gid);
+        setfsuid(u->uid);
+        if ((uid_t)setfsuid((uid_t)-1) != u->uid || (gid_t)setfsgid((gid_t)-1) != u->gid)
+            shim_fail("cannot act as uid %ld gid %ld", (long)u->uid, (long)u->gid);
+    } else {
+        setfsuid(geteuid());
+        setfsgid(getegid());
+        if ((uid_t)setfsuid((uid_t)-1) != geteuid() ||
+            setgroups(saved_count > 0 ? (size_t)saved_count : 0, saved) != 0)
+            shim_fail("cannot act as the shim again: %s", strerror(errno));
+    }
+}
+
 /* Reads the command line into a; exits with a usage message when it is wrong. */
 static void parse_args(int argc, char **argv, struct shim_args *a)
 {
@@ -247,6 +318,14 @@ static void parse_args(int argc, char **argv, struct shim_args *a)
             a->cwd = val;
         } else if (strcmp(opt, "--script-file") == 0) {
             a->script_file = val;
+        } else if (strcmp(opt, "--bwrap") == 0) {
+            if (val[0] != '/')
+                usage("--bwrap needs an absolute path");
+            a->bwrap = val;
+        } else if (strcmp(opt, "--user") == 0) {
+            if (!shim_parse_user(val, &a->user))
+                usage("--user needs UID:GID[:GID,...], numbers, UID not 0");
+            a->user_arg = val;
         } else if (strcmp(opt, "--log-cap") == 0) {
             char *end;
             errno = 0;
@@ -296,8 +375,18 @@ static void open_script(struct shim_args *a)
         st.st_size > SCRIPT_MAX)
         shim_fail("script %s: not a private file of ours (0600, at most %d bytes)", a->script_file,
                   SCRIPT_MAX);
-    if (!a->sandbox) {
+    if (!a->sandbox && !a->user.drop) {
         close(fd);
+        return;
+    }
+    if (!a->sandbox) {
+        /* sh reads it as the worker's user, through a descriptor (the path may be out of reach). */
+        if (fchown(fd, a->user.uid, a->user.gid) != 0)
+            shim_fail("script %s: %s", a->script_file, strerror(errno));
+        a->script_fd = fcntl(fd, F_DUPFD, 3);
+        close(fd);
+        if (a->script_fd < 0)
+            shim_fail("script: %s", strerror(errno));
         return;
     }
     a->script_fd = fcntl(fd, F_DUPFD, 3);
@@ -320,11 +409,9 @@ static void open_sandbox_fds(struct shim_args *a)
     a->ready_w = fcntl(ready[1], F_DUPFD, 3);
     a->info_r = info[0];
     a->ready_r = ready[0];
-    /* The init's byte raises SIGIO here (blocked until the worker has started). */
-    if (fcntl(a->ready_r, F_SETOWN, getpid()) != 0 ||
-        fcntl(a->ready_r, F_SETFL, O_ASYNC | O_NONBLOCK) != 0)
+    /* The init's byte says it takes signals (await_init). */
+    if (fcntl(a->ready_r, F_SETFL, O_NONBLOCK) != 0)
         shim_fail("sandbox: %s", strerror(errno));
-    ready_fd = a->ready_r;
     close(exe);
     close(info[1]);
     close(ready[1]);
@@ -340,7 +427,7 @@ static void close_child_fds(struct shim_args *a)
             close(a->binds[i].fd);
         a->binds[i].fd = -1;
     }
-    int *fds[] = {&a->script_fd, &a->exe_fd, &a->info_w, &a->ready_w};
+    int *fds[] = {&a->script_fd, &a->exe_fd, &a->info_w, &a->ready_w, &a->cwd_fd};
     for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
         if (*fds[i] >= 0)
             close(*fds[i]);
@@ -380,12 +467,57 @@ static pid_t read_init_pid(int fd)
     }
 }
 
+/*
+ * In the forked child, before the worker's program: says why it cannot run,
+ * in the log and on fail_w (which tells the shim that the worker never
+ * started), and exits.
+ */
+static _Noreturn void child_fail(int fail_w, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static _Noreturn void child_fail(int fail_w, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    dprintf(STDERR_FILENO, "trainjob-shim: %s\n", msg);
+    dprintf(fail_w, "%s", msg);
+    _exit(EXIT_CANNOT_RUN);
+}
+
+int shim_drop_privileges(const struct shim_user *u, char *why, size_t size)
+{
+    if (setgroups(u->group_count, u->groups) != 0) {
+        snprintf(why, size, "cannot set the worker's groups: %s", strerror(errno));
+        return -1;
+    }
+    if (setresgid(u->gid, u->gid, u->gid) != 0) {
+        snprintf(why, size, "cannot set gid %ld: %s", (long)u->gid, strerror(errno));
+        return -1;
+    }
+    if (setresuid(u->uid, u->uid, u->uid) != 0) {
+        snprintf(why, size, "cannot set uid %ld: %s", (long)u->uid, strerror(errno));
+        return -1;
+    }
+    if (getuid() != u->uid || geteuid() != u->uid || getgid() != u->gid || setuid(0) == 0) {
+        snprintf(why, size, "the worker would keep root's privileges; refused");
+        return -1;
+    }
+    /* No setuid program gives them back (bwrap sets this too). */
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+        snprintf(why, size, "no_new_privs: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 /* In the forked child: becomes the worker (its own process group, output into out_w). */
-static _Noreturn void exec_worker(const struct shim_args *a, char **argv, int out_w)
+static _Noreturn void exec_worker(const struct shim_args *a, char **argv, int out_w, int fail_w)
 {
     setpgid(0, 0);
     if (dup2(out_w, STDOUT_FILENO) < 0 || dup2(out_w, STDERR_FILENO) < 0)
-        _exit(EXIT_CANNOT_RUN);
+        child_fail(fail_w, "cannot direct the output into the log: %s", strerror(errno));
     static const int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGPIPE};
     for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
         signal(sigs[i], SIG_DFL);
@@ -393,27 +525,94 @@ static _Noreturn void exec_worker(const struct shim_args *a, char **argv, int ou
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     /* Into the worker's cgroups before it runs: its limits hold from its first instruction. */
-    for (size_t i = 0; i < a->cgroup_count; i++) {
-        if (cgroup_join(a->cgroups[i]) != 0) {
-            dprintf(STDERR_FILENO, "trainjob-shim: cannot join the worker's cgroup %s: %s\n",
-                    a->cgroups[i], strerror(errno));
-            _exit(EXIT_CANNOT_RUN);
-        }
-    }
+    for (size_t i = 0; i < a->cgroup_count; i++)
+        if (cgroup_join(a->cgroups[i]) != 0)
+            child_fail(fail_w, "cannot join the worker's cgroup %s: %s", a->cgroups[i],
+                       strerror(errno));
+    /*
+     * Root's part is done (cgroups, descriptors): the rest runs as the
+     * worker's user. In the sandbox bubblewrap needs root to mount; its
+     * init drops before the script (shim_init.c).
+     */
+    char why[256];
+    if (a->user.drop && !a->sandbox && shim_drop_privileges(&a->user, why, sizeof why) != 0)
+        child_fail(fail_w, "%s", why);
+    if (!a->sandbox && a->cwd_fd >= 0 && fchdir(a->cwd_fd) != 0)
+        child_fail(fail_w, "%s: %s", a->cwd, strerror(errno));
+    execv(argv[0], argv);
+    child_fail(fail_w, "cannot run %s: %s", argv[0], strerror(errno));
+}
 
-    if (a->sandbox) {
-        execvp(argv[0], argv);
-        if (errno == ENOENT)
-            execv("/usr/bin/bwrap", argv);
-    } else {
-        if (a->cwd && chdir(a->cwd) != 0) {
-            dprintf(STDERR_FILENO, "trainjob-shim: %s: %s\n", a->cwd, strerror(errno));
-            _exit(EXIT_CANNOT_RUN);
-        }
-        execv(argv[0], argv);
+/*
+ * Reads what the child said before its exec into buf (NUL-terminated):
+ * nothing (end of file at the exec) means the program runs.
+ */
+static size_t read_child_failure(int fd, char *buf, size_t size)
+{
+    size_t len = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf + len, size - 1 - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+        if (len + 1 >= size)
+            break;
     }
-    dprintf(STDERR_FILENO, "trainjob-shim: cannot run %s: %s\n", argv[0], strerror(errno));
-    _exit(EXIT_CANNOT_RUN);
+    buf[len] = '\0';
+    return len;
+}
+
+/*
+ * In the sandbox: waits until its init says it runs (a byte on ready_r) —
+ * bubblewrap has made every mount then. Returns true; false when bwrap ended
+ * or timed out first: the worker never started.
+ */
+static bool await_init(int ready_r)
+{
+    long long deadline = now_ms() + INFO_TIMEOUT_MS;
+    for (;;) {
+        long long left = deadline - now_ms();
+        struct pollfd p = {ready_r, POLLIN, 0};
+        if (left <= 0)
+            return false;
+        int r = poll(&p, 1, (int)left);
+        if (r < 0 && errno != EINTR)
+            return false;
+        if (r <= 0)
+            continue;
+        char c;
+        ssize_t n = read(ready_r, &c, 1);
+        if (n == 1)
+            return true;
+        if (n == 0 || (errno != EINTR && errno != EAGAIN))
+            return false;
+    }
+}
+
+/* What bwrap said before it ended (its stderr, in the output pipe): at most size - 1 bytes. */
+static void read_setup_message(int out_r, char *buf, size_t size, struct shim_log *lg)
+{
+    size_t len = 0;
+    long long deadline = now_ms() + 200;
+    while (len + 1 < size) {
+        long long left = deadline - now_ms();
+        struct pollfd p = {out_r, POLLIN, 0};
+        if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+            break;
+        ssize_t n = read(out_r, buf + len, size - 1 - len);
+        if (n <= 0)
+            break;
+        shim_log_write(lg, buf + len, (size_t)n);
+        len += (size_t)n;
+    }
+    buf[len] = '\0';
+    while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+        buf[--len] = '\0';
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)buf[i] < 0x20)
+            buf[i] = ' ';
 }
 
 /* Has the worker ended? Then kills its leftovers (its zombie keeps the group id) and reaps it. */
@@ -513,7 +712,6 @@ static void setup_signals(sigset_t *handled)
     sigaddset(handled, SIGINT);
     sigaddset(handled, SIGHUP);
     sigaddset(handled, SIGCHLD);
-    sigaddset(handled, SIGIO);
     sigprocmask(SIG_BLOCK, handled, NULL);
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
@@ -522,7 +720,6 @@ static void setup_signals(sigset_t *handled)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
-    sigaction(SIGIO, &sa, NULL);
     sa.sa_flags = SA_NOCLDSTOP;
     sigaction(SIGCHLD, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
@@ -534,8 +731,11 @@ int main(int argc, char **argv)
         return shim_init_main(argc, argv);
     struct shim_args a;
     memset(&a, 0, sizeof(a));
-    a.script_fd = a.exe_fd = a.info_w = a.info_r = a.ready_w = a.ready_r = -1;
+    a.script_fd = a.exe_fd = a.info_w = a.info_r = a.ready_w = a.ready_r = a.cwd_fd = -1;
+    a.bwrap = "/usr/bin/bwrap";
     parse_args(argc, argv, &a);
+    cgroups_to_remove = a.cgroups;
+    cgroups_to_remove_count = a.cgroup_count;
 
     sigset_t handled;
     setup_signals(&handled);
@@ -564,19 +764,51 @@ int main(int argc, char **argv)
     if (a.sandbox)
         shim_check_mount_paths(&a);
     shim_resolve_volumes(&a);
+    shim_open_binds(&a);
     if (a.sandbox)
         open_sandbox_fds(&a);
     struct argv_buf av = {NULL, 0, 0};
     shim_worker_argv(&a, &av);
+    int fail[2];
+    if (pipe2(fail, O_CLOEXEC) != 0)
+        shim_fail("pipe: %s", strerror(errno));
     pid_t pid = fork();
     if (pid < 0)
         shim_fail("fork: %s", strerror(errno));
     if (pid == 0)
-        exec_worker(&a, av.v, out[1]);
+        exec_worker(&a, av.v, out[1], fail[1]);
     close(out[1]);
+    close(fail[1]);
     close_child_fds(&a);
     setpgid(pid, pid); /* also done by the child: whichever runs first */
     forward_to = -pid;
+
+    /*
+     * Did the worker's program start? Not when the child failed before its
+     * exec, nor when bubblewrap ended before the sandbox's init ran (a bind
+     * source gone, say): either is "could not start", never the worker's
+     * exit, and nothing is left of it.
+     */
+    char why[SETUP_MESSAGE_MAX];
+    bool failed = read_child_failure(fail[0], why, sizeof why) > 0;
+    close(fail[0]);
+    pid_t init = 0;
+    if (!failed && a.sandbox) {
+        init = read_init_pid(a.info_r);
+        if (!await_init(a.ready_r)) {
+            failed = true;
+            kill(-pid, SIGKILL);
+            read_setup_message(out[0], why, sizeof why, &lg);
+            if (!why[0])
+                snprintf(why, sizeof why, "bubblewrap ended before the worker ran");
+        }
+    }
+    if (failed) {
+        kill(-pid, SIGKILL);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+        }
+        shim_fail("%s%s", a.sandbox ? "the sandbox could not be set up: " : "", why);
+    }
 
     /*
      * The pid file, then the same line for runner_start: the worker runs.
@@ -603,18 +835,13 @@ int main(int argc, char **argv)
         dup2(devnull, STDOUT_FILENO);
         close(devnull);
     }
-    if (a.sandbox) {
+    if (a.sandbox && init > 0) {
         /*
          * Signals go to the sandbox's init, never to bwrap: it would die and
-         * take all with it. Until they can go there they wait, blocked.
+         * take all with it. The init takes them already (await_init).
+         * info_r and ready_r stay open until the shim exits.
          */
-        pid_t init = read_init_pid(a.info_r);
-        if (init > 0) {
-            forward_to = init;
-            init_ready = 0; /* until its byte comes (SIGIO is still blocked) */
-            raise(SIGIO);   /* in case the byte is there already */
-        }
-        /* info_r and ready_r stay open until the shim exits. */
+        forward_to = init;
     }
     sigprocmask(SIG_UNBLOCK, &handled, NULL);
 

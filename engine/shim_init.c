@@ -35,8 +35,28 @@ int shim_init_main(int argc, char **argv)
         ready = atoi(argv[3]);
         first = 4;
     }
+    struct shim_user user = {0};
+    if (argc > first + 1 && strcmp(argv[first], "--user") == 0) {
+        if (!shim_parse_user(argv[first + 1], &user)) {
+            dprintf(STDERR_FILENO, "trainjob-shim: init: --user needs UID:GID[:GID,...]\n");
+            return EXIT_CANNOT_RUN;
+        }
+        first += 2;
+    }
     if (argc < first + 2 || strcmp(argv[first], "--") != 0) {
-        dprintf(STDERR_FILENO, "usage: trainjob-shim --init [--ready-fd N] -- PROGRAM [ARG]...\n");
+        dprintf(STDERR_FILENO,
+                "usage: trainjob-shim --init [--ready-fd N] [--user UID:GID[:GID,...]] "
+                "-- PROGRAM [ARG]...\n");
+        return EXIT_CANNOT_RUN;
+    }
+    /*
+     * The worker's user, for good, before anything of the job runs: the
+     * mounts are made, root's part is over. A failure here sends no ready
+     * byte, so the shim says the worker could not start.
+     */
+    char why[256];
+    if (user.drop && shim_drop_privileges(&user, why, sizeof why) != 0) {
+        dprintf(STDERR_FILENO, "trainjob-shim: init: %s\n", why);
         return EXIT_CANNOT_RUN;
     }
     char **prog = argv + first + 1;

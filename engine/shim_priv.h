@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* How long to keep copying output after the worker ended, for escaped writers. */
 #define DRAIN_MS 1000
@@ -25,6 +26,10 @@
 #define SCRIPT_MAX (1 << 20)
 /* How long the shim waits for bubblewrap to say which pid the sandbox's init has. */
 #define INFO_TIMEOUT_MS 30000
+/* The most of bubblewrap's own message a "could not start" quotes. */
+#define SETUP_MESSAGE_MAX 400
+/* The most supplementary groups --user takes. */
+#define GROUPS_MAX 64
 
 /* A --bind (src a host path) or a --volume (src its root, subdir below it, opened into fd). */
 struct shim_bind {
@@ -33,7 +38,16 @@ struct shim_bind {
     bool read_only;
     char *volume; /* NULL for a --bind */
     char *subdir;
-    int fd; /* the resolved volume directory, inherited by bwrap; -1 otherwise */
+    int fd; /* the opened source (a volume's subdir, or src), inherited by bwrap; -1 otherwise */
+};
+
+/* --user: who the worker runs as, when the shim runs as root (drop false: as the shim). */
+struct shim_user {
+    bool drop;
+    uid_t uid;
+    gid_t gid;
+    gid_t groups[GROUPS_MAX];
+    size_t group_count;
 };
 
 struct shim_args {
@@ -47,6 +61,10 @@ struct shim_args {
     const char **cgroups; /* directories the worker joins */
     size_t cgroup_count;
     const char *script_file;
+    const char *bwrap; /* --bwrap: the program run as bubblewrap ("/usr/bin/bwrap" by default) */
+    struct shim_user user;
+    const char *user_arg; /* --user's text, passed on to the sandbox's init */
+    int cwd_fd;           /* the working directory, opened before the drop (-1: none) */
     /* Inherited by bwrap only (not close-on-exec; closed by the shim once it started): */
     int script_fd; /* the script file, copied into the sandbox */
     int exe_fd;    /* this binary, the sandbox's init */
@@ -77,11 +95,22 @@ struct argv_buf {
 
 /* shim.c: gives up before the worker started: one "error …" line for runner_start, exit 1 */
 _Noreturn void shim_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* shim.c: --user's UID:GID[:G1,G2,...]; false when it is not that, or UID is 0. */
+bool shim_parse_user(const char *text, struct shim_user *u);
+/*
+ * shim.c: becomes u for good (groups, gid, uid, each checked; then root
+ * must be out of reach; no_new_privs). Returns 0, or -1 with why. Allocates
+ * nothing (safe after fork).
+ */
+int shim_drop_privileges(const struct shim_user *u, char *why, size_t size);
+/* shim.c: takes on (set) or gives back (!set) the worker's user for file access checks. */
+void shim_act_as(const struct shim_user *u, bool set);
 
 /* shim_sandbox.c */
 void shim_worker_argv(const struct shim_args *a, struct argv_buf *av);
 void shim_check_mount_paths(const struct shim_args *a);
 void shim_resolve_volumes(struct shim_args *a);
+void shim_open_binds(struct shim_args *a);
 
 /* shim_log.c */
 bool shim_log_open(struct shim_log *lg, bool truncate);

@@ -1,10 +1,13 @@
 /*
  * shim_sandbox: the worker's command line for trainjob-shim (shim.c's main)
  * — bubblewrap's arguments for the sandbox that shim.c's top comment
- * describes (system directories, GPU devices, a read-only /proc, binds,
- * volumes, the working directory), or plain /bin/sh without --sandbox —
- * and the checks before it: no mount path inside another, and each
- * --volume's subdir opened beneath its root.
+ * describes (system directories, the few files of /etc a program needs,
+ * GPU devices, a read-only /proc, /sys without the cgroups, binds, volumes,
+ * the working directory), or plain /bin/sh without --sandbox — and the
+ * checks before it: no mount path inside another, each --volume's subdir
+ * opened beneath its root as the worker's user, and every other bind
+ * opened by the shim, so bubblewrap (run as that user) binds descriptors
+ * and never walks a path the user could not.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -106,6 +109,123 @@ static void sandbox_gpu_devices(struct argv_buf *av)
     closedir(d);
 }
 
+/*
+ * The directories above dst (not "/"), made 0755 with --dir before a bind
+ * there: bwrap run as root makes missing parents that only root may enter,
+ * and the worker is not root. made holds those pushed so far (owned).
+ */
+static void push_parents(struct argv_buf *av, struct argv_buf *made, const char *dst)
+{
+    if (made == NULL)
+        return; /* bwrap as the worker's own user makes parents it may enter */
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s", dst);
+    for (char *slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+        *slash = '\0';
+        bool seen = false;
+        for (size_t i = 0; i < made->n && !seen; i++)
+            seen = strcmp(made->v[i], path) == 0;
+        if (!seen) {
+            argv_push(made, path);
+            argv_push(av, "--dir");
+            argv_push(av, path);
+        }
+        *slash = '/';
+    }
+}
+
+static void argv_buf_free(struct argv_buf *av)
+{
+    for (size_t i = 0; i < av->n; i++)
+        free(av->v[i]);
+    free(av->v);
+}
+
+/*
+ * What a program needs of /etc, bound read-only one by one (those the host
+ * has): users and groups by name, name resolution, the dynamic linker's
+ * cache, certificates, time zone, and the configuration of the tools a
+ * training job runs (ssh for MPI, Open MPI, NVIDIA). Never /etc whole: it
+ * holds /etc/shadow, /etc/gshadow and /etc/ssl/private.
+ */
+static const char *const etc_files[] = {"passwd",
+                                        "group",
+                                        "hosts",
+                                        "host.conf",
+                                        "hostname",
+                                        "resolv.conf",
+                                        "nsswitch.conf",
+                                        "gai.conf",
+                                        "services",
+                                        "protocols",
+                                        "networks",
+                                        "ld.so.cache",
+                                        "ld.so.conf",
+                                        "ld.so.conf.d",
+                                        "localtime",
+                                        "timezone",
+                                        "alternatives",
+                                        "ssl/certs",
+                                        "ssl/openssl.cnf",
+                                        "ca-certificates",
+                                        "ca-certificates.conf",
+                                        "pki/tls/certs",
+                                        "pki/ca-trust/extracted",
+                                        "crypto-policies",
+                                        "mime.types",
+                                        "os-release",
+                                        "lsb-release",
+                                        "debian_version",
+                                        "terminfo",
+                                        "inputrc",
+                                        "environment",
+                                        "ssh/ssh_config",
+                                        "ssh/ssh_config.d",
+                                        "openmpi",
+                                        "mpi",
+                                        "nvidia",
+                                        "OpenCL",
+                                        "vulkan",
+                                        "fonts",
+                                        "magic",
+                                        "profile",
+                                        "bash.bashrc",
+                                        "python3",
+                                        "pip.conf",
+                                        "machine-id"};
+
+static void sandbox_etc(struct argv_buf *av, struct argv_buf *made)
+{
+    for (size_t i = 0; i < sizeof(etc_files) / sizeof(etc_files[0]); i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof(path), "/etc/%s", etc_files[i]);
+        if (access(path, F_OK) != 0)
+            continue;
+        push_parents(av, made, path);
+        argv_push3(av, "--ro-bind-try", path, path);
+    }
+}
+
+/*
+ * /sys read-only without what tells of other jobs or of the machine's
+ * firmware: /sys/fs/cgroup (every worker's cgroup, with its limits and
+ * memory) and /sys/firmware are empty there.
+ */
+static void sandbox_sys(struct argv_buf *av)
+{
+    struct stat st;
+    if (stat("/sys", &st) != 0)
+        return;
+    argv_push3(av, "--ro-bind", "/sys", "/sys");
+    static const char *const hidden[] = {"/sys/fs/cgroup", "/sys/firmware", "/sys/kernel/debug"};
+    for (size_t i = 0; i < sizeof(hidden) / sizeof(hidden[0]); i++) {
+        if (stat(hidden[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            argv_push(av, "--tmpfs");
+            argv_push(av, hidden[i]);
+        }
+    }
+}
+
 /* Pushes "--OPT N" for a descriptor. */
 static void argv_push_fd(struct argv_buf *av, const char *opt, int fd)
 {
@@ -133,54 +253,100 @@ void shim_worker_argv(const struct shim_args *a, struct argv_buf *av)
 {
     if (!a->sandbox) {
         argv_push(av, "/bin/sh");
-        argv_push(av, a->script_file);
+        if (a->script_fd >= 0) {
+            char path[32];
+            snprintf(path, sizeof(path), "/proc/self/fd/%d", a->script_fd);
+            argv_push(av, path);
+        } else {
+            argv_push(av, a->script_file);
+        }
         return;
     }
-    argv_push(av, "bwrap");
+    argv_push(av, a->bwrap);
     argv_push(av, "--die-with-parent");
     /* Its own pids (no host process to see or signal), IPC and host name; the host's network. */
     argv_push(av, "--unshare-pid");
     argv_push(av, "--unshare-ipc");
     argv_push(av, "--unshare-uts");
     argv_push(av, "--as-pid-1");
-    /* trainjobd runs as root here and there: root without capabilities in the sandbox. */
+    /* No capabilities in the sandbox, whoever the worker is (its own user namespace's too). */
     argv_push(av, "--cap-drop");
     argv_push(av, "ALL");
+    if (a->user.drop) {
+        /* Only for the init to become the worker's user; gone with uid 0 (shim_init.c). */
+        argv_push(av, "--cap-add");
+        argv_push(av, "CAP_SETUID");
+        argv_push(av, "--cap-add");
+        argv_push(av, "CAP_SETGID");
+    }
     argv_push_fd(av, "--info-fd", a->info_w);
     argv_push(av, "--tmpfs");
     argv_push(av, "/");
     argv_push3(av, "--ro-bind", "/usr", "/usr");
-    argv_push3(av, "--ro-bind", "/etc", "/etc");
+    /*
+     * Run as root for another user, only what a program needs of /etc; a
+     * personal engine's worker is the user who may read /etc anyway (not
+     * shadow): the whole of it, in one bind, as before.
+     */
+    struct argv_buf made_dirs = {NULL, 0, 0};
+    struct argv_buf *made = a->user.drop ? &made_dirs : NULL;
+    if (a->user.drop)
+        sandbox_etc(av, made);
+    else
+        argv_push3(av, "--ro-bind", "/etc", "/etc");
     sandbox_system_dirs(av);
-    argv_push3(av, "--ro-bind-try", "/sys", "/sys");
-    argv_push3(av, "--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve");
+    sandbox_sys(av);
+    if (access("/run/systemd/resolve", F_OK) == 0) {
+        push_parents(av, made, "/run/systemd/resolve");
+        argv_push3(av, "--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve");
+    }
     argv_push(av, "--proc");
     argv_push(av, "/proc");
     sandbox_proc_read_only(av);
     argv_push(av, "--dev");
     argv_push(av, "/dev");
     sandbox_gpu_devices(av);
+    if (a->user.drop) {
+        /* The worker is not root: /tmp as on the host, and the platform's directory it may read. */
+        argv_push(av, "--perms");
+        argv_push(av, "1777");
+    }
     argv_push(av, "--tmpfs");
     argv_push(av, "/tmp");
+    argv_push(av, "--dir");
+    argv_push(av, "/trainjob");
     argv_push_fd(av, "--ro-bind-fd", a->exe_fd);
     argv_push(av, SANDBOX_INIT);
+    if (a->user.drop) {
+        /* bwrap makes it root's, 0600: the worker's user must read it. */
+        argv_push(av, "--perms");
+        argv_push(av, "0444");
+    }
     argv_push_fd(av, "--ro-bind-data", a->script_fd);
     argv_push(av, SANDBOX_SCRIPT);
     char *inside = a->cwd ? covered_cwd(a) : NULL;
     /* The working directory goes first, so a bind below it is not hidden. */
     if (a->cwd && !inside) {
-        argv_push3(av, "--bind", a->cwd, a->cwd);
+        push_parents(av, made, a->cwd);
+        if (a->user.drop) {
+            argv_push_fd(av, "--bind-fd", a->cwd_fd);
+            argv_push(av, a->cwd);
+        } else {
+            argv_push3(av, "--bind", a->cwd, a->cwd);
+        }
         inside = xstrdup(a->cwd);
     }
     for (size_t i = 0; i < a->bind_count; i++) {
         const struct shim_bind *b = &a->binds[i];
-        if (b->volume) {
+        push_parents(av, made, b->dst);
+        if (b->fd >= 0) {
             argv_push_fd(av, b->read_only ? "--ro-bind-fd" : "--bind-fd", b->fd);
             argv_push(av, b->dst);
         } else {
             argv_push3(av, b->read_only ? "--ro-bind" : "--bind", b->src, b->dst);
         }
     }
+    argv_buf_free(&made_dirs);
     if (inside) {
         argv_push(av, "--chdir");
         argv_push(av, inside);
@@ -190,6 +356,10 @@ void shim_worker_argv(const struct shim_args *a, struct argv_buf *av)
     argv_push(av, SANDBOX_INIT);
     argv_push(av, "--init");
     argv_push_fd(av, "--ready-fd", a->ready_w);
+    if (a->user.drop) {
+        argv_push(av, "--user");
+        argv_push(av, a->user_arg);
+    }
     argv_push(av, "--");
     argv_push(av, "/bin/sh");
     argv_push(av, SANDBOX_SCRIPT);
@@ -253,8 +423,12 @@ void shim_resolve_volumes(struct shim_args *a)
         int root = open(b->src, O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (root < 0)
             shim_fail("volume %s: %s: %s", b->volume, b->src, strerror(errno));
+        /* Below its root, as the worker's user: what it creates is its own, and it may
+         * create only where that user may. */
         struct strbuf why = STRBUF_INIT;
+        shim_act_as(&a->user, true);
         int fd = beneath_open_dir(root, b->subdir, true, &why);
+        shim_act_as(&a->user, false);
         close(root);
         if (fd < 0)
             shim_fail("volume %s: subdir %s: %s; refused", b->volume, b->subdir, strbuf_str(&why));
@@ -265,5 +439,41 @@ void shim_resolve_volumes(struct shim_args *a)
                 shim_fail("volume %s: %s", b->volume, strerror(errno));
         }
         close(fd);
+    }
+}
+
+/*
+ * Opens the working directory and, where the shim is root and the worker
+ * is not (--user), the source of every plain bind: bubblewrap binds the
+ * descriptors, so their host paths need not be reachable by the worker's
+ * user (a state directory is the engine's own, 0700). In the sandbox they
+ * are inherited by bwrap (not close-on-exec); without, only the working
+ * directory is kept, for the worker's fchdir.
+ */
+void shim_open_binds(struct shim_args *a)
+{
+    if (a->cwd) {
+        int fd = open(a->cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+            shim_fail("working directory %s: %s", a->cwd, strerror(errno));
+        a->cwd_fd = a->sandbox ? fcntl(fd, F_DUPFD, 3) : fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        close(fd);
+        if (a->cwd_fd < 0)
+            shim_fail("working directory %s: %s", a->cwd, strerror(errno));
+    }
+    /* bwrap run as an ordinary user (a personal trainjobd) binds paths, as that user may. */
+    if (!a->sandbox || !a->user.drop)
+        return;
+    for (size_t i = 0; i < a->bind_count; i++) {
+        struct shim_bind *b = &a->binds[i];
+        if (b->volume)
+            continue;
+        int fd = open(b->src, O_PATH | O_CLOEXEC);
+        if (fd < 0)
+            shim_fail("cannot bind %s at %s: %s", b->src, b->dst, strerror(errno));
+        b->fd = fcntl(fd, F_DUPFD, 3);
+        close(fd);
+        if (b->fd < 0)
+            shim_fail("cannot bind %s: %s", b->src, strerror(errno));
     }
 }

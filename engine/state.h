@@ -168,6 +168,8 @@ struct ejob {
     bool display_is_name : 1; /* display_name is the same as name */
 };
 
+struct runas;
+
 struct engine {
     struct engine_options opt;
     char *config_path;
@@ -176,6 +178,7 @@ struct engine {
     char *log_dir;
     char *shim_path;
     struct engine_config cfg;
+    struct runas *runas; /* who jobs run as (engine/runas) */
     struct store *store;
     struct loop *loop;
     struct ejob **jobs; /* in seq order */
@@ -428,6 +431,13 @@ int node_index(const struct engine *eng, const char *name);
 void assign_devices(struct engine *eng, const struct ejob *placing, struct eworker *w, int count);
 /* The name of a worker attempt's cgroup under its job's: "<worker>-<attempt>". */
 char *worker_cgroup_leaf(const struct eworker *w);
+/*
+ * Why a new worker of job may not have a cgroup (its member holds the most
+ * limits.cgroups_per_member allows, counting live workers), or NULL. Owned.
+ */
+char *lifecycle_cgroup_refusal(struct engine *eng, const struct ejob *job);
+/* Is leaf ("<worker>-<attempt>") of job uid a live worker's cgroup? (ctx: the engine) */
+bool lifecycle_cgroup_live(void *ctx, const char *job_uid, const char *leaf);
 /* How many workers the job runs. */
 int replicas_of(const struct ejob *job);
 /* Records the start of every worker of a placed job on the nodes the pass chose. */

@@ -304,6 +304,10 @@ void lifecycle_start_failed(struct engine *eng, struct ejob *job, struct eworker
     shimwatch_drop(eng, w, false);
     w->starting = false;
     w->live = false;
+    /* Nothing runs in its cgroups: the shim removed them, unless it died first. */
+    char *leaf = worker_cgroup_leaf(w);
+    cgroup_remove(eng->opt.cgroups, job->uid, leaf);
+    free(leaf);
     char text[600];
     snprintf(text, sizeof text, "could not start %s: %s", w->name, why);
     engine_log("job %s: %s", job->name, text);
@@ -484,6 +488,9 @@ static bool adopt_start(struct engine *eng, struct ejob *job, struct eworker *w)
          */
         engine_log("job %s: %s: attempt %d never started%s", job->name, w->name, w->attempt,
                    job->after_stop == AFTER_STOP_NONE ? "; starting it again" : "");
+        char *leaf = worker_cgroup_leaf(w); /* made for it before the engine went */
+        cgroup_remove(eng->opt.cgroups, job->uid, leaf);
+        free(leaf);
         w->starting = false;
         w->live = false;
         if (job->after_stop == AFTER_STOP_NONE)
@@ -550,6 +557,42 @@ bool lifecycle_adopt(struct engine *eng, struct ejob *job)
     if (backing_off_before)
         lifecycle_arm_backoff(eng); /* a back-off that was running when trainjobd stopped */
     return true;
+}
+
+bool lifecycle_cgroup_live(void *ctx, const char *job_uid, const char *leaf)
+{
+    struct ejob *job = engine_find_uid(ctx, job_uid);
+    for (size_t i = 0; job && i < job->worker_count; i++) {
+        const struct eworker *w = &job->workers[i];
+        char *mine = worker_cgroup_leaf(w);
+        bool same = w->live && strcmp(mine, leaf) == 0;
+        free(mine);
+        if (same)
+            return true;
+    }
+    return false;
+}
+
+char *lifecycle_cgroup_refusal(struct engine *eng, const struct ejob *job)
+{
+    if (cgroup_enforced(eng->opt.cgroups) == 0)
+        return NULL;
+    struct config_limits lim;
+    config_effective_limits(&eng->cfg, &lim);
+    size_t held = 0; /* job->creator is interned: one pointer per member */
+    for (size_t j = 0; j < eng->job_count; j++) {
+        const struct ejob *o = eng->jobs[j];
+        if (o->creator != job->creator)
+            continue;
+        for (size_t i = 0; i < o->worker_count; i++)
+            held += o->workers[i].live;
+    }
+    /* The worker asking is live already. */
+    if (held <= (size_t)lim.cgroups_per_member)
+        return NULL;
+    return xasprintf("%s holds %zu workers' cgroups, the most one member may "
+                     "(limits.cgroups_per_member: %d)",
+                     job->creator ? job->creator : "this member", held - 1, lim.cgroups_per_member);
 }
 
 void lifecycle_forget(struct engine *eng, struct ejob *job)

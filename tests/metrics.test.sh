@@ -43,6 +43,8 @@ engine_config volume </dev/null
 mkdir -p "$TMP/vol/train/bin" "$TMP/vol/evil" "$TMP/vol/evil2" "$TMP/vol/evil3/bin"
 cp "$WRITER" "$TMP/vol/train/bin/scalarwrite"
 cp "$WRITER" "$TMP/vol/evil3/bin/scalarwrite"
+# Jobs of a root-run trainjobd never run as root: the volume is writable to them.
+chmod -R a+rwX "$TMP/vol"
 start_engine
 
 # The volume as the worker sees it: /mnt/afs in the sandbox, else named in the environment.
@@ -148,6 +150,7 @@ check "...with nothing printed twice" test "$(sort "$TMP/follow.csv" | uniq -d |
 
 mkdir -p "$TMP/vol/long/bin"
 cp "$WRITER" "$TMP/vol/long/bin/scalarwrite"
+chmod -R a+rwX "$TMP/vol/long"
 submit long "$VOLDIR"'
 F="$A/tb/events.out.tfevents.1.host"
 mkdir -p "$A/tb"
@@ -183,6 +186,7 @@ check "...each point once" test "$(tail -n +2 "$TMP/follow.csv" | tr '\n' ' ')" 
 
 mkdir -p "$TMP/vol/stream/bin" "$TMP/outside2"
 cp "$WRITER" "$TMP/vol/stream/bin/scalarwrite"
+chmod -R a+rwX "$TMP/vol/stream"
 submit stream "$VOLDIR"'
 W="$A/bin/scalarwrite"
 mkdir -p "$A/tb/rank0"

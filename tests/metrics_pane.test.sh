@@ -22,6 +22,8 @@ WRITER="$(dirname "$TRAINJOBD_BIN")/tests/tools/scalarwrite"
 engine_config volume </dev/null
 mkdir -p "$TMP/vol/train/bin"
 cp "$WRITER" "$TMP/vol/train/bin/scalarwrite"
+# Jobs of a root-run trainjobd never run as root: the volume is writable to them.
+chmod -R a+rwX "$TMP/vol"
 start_engine
 
 # The volume as the worker sees it: /mnt/afs in the sandbox, else named in the environment.

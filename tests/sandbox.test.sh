@@ -16,6 +16,9 @@ cd "$TRAINJOB_TOP" || exit 1
 . tests/engine.sh
 
 mkdir -p "$TMP/vol"
+# A shared volume, as an operator makes one: every user jobs run as may write, none remove
+# another's files (jobs of a root-run trainjobd are never root).
+chmod 1777 "$TMP/vol"
 GRACE=3
 JOB_SPEC=gpu-1
 V1=/trainjob/v1/workspaces/default/trainingJobs

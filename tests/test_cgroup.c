@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine/cgroup.h"
@@ -308,6 +309,87 @@ static void names_must_be_one_component(void **state)
     cgroup_free(cg);
 }
 
+/* Is root/rel a directory? */
+static bool is_dir(const struct tree *t, const char *rel)
+{
+    char *path = xasprintf("%s/%s", t->root, rel);
+    struct stat st;
+    bool yes = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    free(path);
+    return yes;
+}
+
+/* The sweep's keep: jobC's w-2 is a live worker's. */
+static bool keep_w2(void *ctx, const char *job, const char *leaf)
+{
+    (void)ctx;
+    return strcmp(job, "jobC") == 0 && strcmp(leaf, "w-2") == 0;
+}
+
+/*
+ * Each engine has its own subtree, named the same on every start; at start
+ * it removes what nobody is in there (an empty directory here; a file
+ * stands for a process: rmdir fails as the kernel's EBUSY would), and a
+ * deleted job's cgroups all go.
+ */
+static void an_engine_sweeps_and_removes_its_own(void **state)
+{
+    struct tree *t = *state;
+    hybrid_tree(t);
+    struct cgroups *cg = cgroup_probe(t->root, hybrid_self);
+    char *name = xstrdup(cgroup_use_engine(cg, "/var/lib/trainjobd"));
+    assert_int_equal(strlen(name), 17);
+    assert_string_equal(cgroup_use_engine(NULL, "/var/lib/trainjobd"), name);
+    assert_string_not_equal(cgroup_use_engine(NULL, "/home/alice/state"), name);
+    char *base = xasprintf("%s/memory/process_api/abc/trainjob/%s", t->root, name);
+    assert_string_equal(cgroup_base(cg), base);
+    char *rel = xasprintf("pids/trainjob/%s", name);
+    assert_true(is_dir(t, rel));
+
+    char *left = xasprintf("memory/process_api/abc/trainjob/%s/jobA/w-1", name);
+    char *busy = xasprintf("memory/process_api/abc/trainjob/%s/jobB/w-1/cgroup.procs", name);
+    char *gone1 = xasprintf("cpu/trainjob/%s/jobC/w-1/x", name);
+    char *gone2 = xasprintf("cpu/trainjob/%s/jobC/w-2/x", name);
+    put(t, busy, "42\n");
+    put(t, gone1, "");
+    put(t, gone2, "");
+    char *left_file = xasprintf("%s/x", left);
+    put(t, left_file, "");
+    char *path = xasprintf("%s/%s", t->root, left_file);
+    assert_int_equal(unlink(path), 0); /* jobA/w-1: an empty directory */
+    free(path);
+    path = xasprintf("%s/%s", t->root, gone1);
+    assert_int_equal(unlink(path), 0);
+    free(path);
+    path = xasprintf("%s/%s", t->root, gone2);
+    assert_int_equal(unlink(path), 0);
+    free(path);
+
+    /* jobA/w-1 and jobA go; jobB holds a "process"; jobC/w-1 goes, w-2 is kept (so jobC is). */
+    assert_int_equal(cgroup_sweep(cg, keep_w2, NULL), 3);
+    assert_false(is_dir(t, left));
+    char *kept = xasprintf("cpu/trainjob/%s/jobC/w-2", name);
+    assert_true(is_dir(t, kept)); /* a start in flight: its shim has not joined yet */
+    free(kept);
+    char *jobb = xasprintf("memory/process_api/abc/trainjob/%s/jobB/w-1", name);
+    assert_true(is_dir(t, jobb));
+
+    char *jobd = xasprintf("pids/trainjob/%s/jobD/w-1", name);
+    char *jobd_file = xasprintf("%s/x", jobd);
+    put(t, jobd_file, "");
+    path = xasprintf("%s/%s", t->root, jobd_file);
+    assert_int_equal(unlink(path), 0);
+    free(path);
+    cgroup_remove_job(cg, "jobD");
+    char *jobd_dir = xasprintf("pids/trainjob/%s/jobD", name);
+    assert_false(is_dir(t, jobd_dir));
+    cgroup_remove_job(cg, "../x"); /* not a name: nothing */
+
+    free(jobd), free(jobd_file), free(jobd_dir), free(jobb), free(left_file);
+    free(left), free(busy), free(gone1), free(gone2), free(rel), free(base), free(name);
+    cgroup_free(cg);
+}
+
 static void oom_kills_are_found(void **state)
 {
     struct tree *t = *state;
@@ -339,6 +421,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(nothing_mounted_is_not_enforced, setup, teardown),
         cmocka_unit_test_setup_teardown(names_must_be_one_component, setup, teardown),
+        cmocka_unit_test_setup_teardown(an_engine_sweeps_and_removes_its_own, setup, teardown),
         cmocka_unit_test_setup_teardown(oom_kills_are_found, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

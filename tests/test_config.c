@@ -557,6 +557,29 @@ static void volume_path_must_be_absolute(void **state)
     expect_one_error(HEAD "volumes:\n  - id: v\n", "volumes[0].path", 9, 5, "required");
 }
 
+/* Jobs never run as root: job_user and keys[].unix_user name a real user, not uid 0. */
+static void run_as_users_must_exist_and_not_be_root(void **state)
+{
+    (void)state;
+    expect_one_error(HEAD "job_user: root\n", "job_user", 8, 11,
+                     "'root' has uid 0: jobs never run as root");
+    expect_one_error(HEAD "job_user: no-such-user-zq\n", "job_user", 8, 11,
+                     "no Unix user 'no-such-user-zq' on this machine");
+    expect_one_error(HEAD "keys:\n  - access_key: a\n    secret_key: s\n    user: u\n"
+                          "    unix_user: root\n",
+                     "keys[0].unix_user", 12, 16, "has uid 0");
+    struct engine_config cfg;
+    struct findings fs = FINDINGS_INIT;
+    assert_int_equal(parse(HEAD "job_user: nobody\nkeys:\n  - access_key: a\n    secret_key: s\n"
+                                "    user: u\n    unix_user: nobody\n",
+                           &cfg, &fs),
+                     0);
+    assert_string_equal(cfg.job_user, "nobody");
+    assert_string_equal(cfg.keys[0].unix_user, "nobody");
+    findings_free(&fs);
+    config_free(&cfg);
+}
+
 static void required_names_and_settings(void **state)
 {
     struct engine_config cfg;
@@ -907,6 +930,7 @@ int main(void)
         cmocka_unit_test(numbers_must_not_be_negative),
         cmocka_unit_test(workspace_references_and_owners),
         cmocka_unit_test(volume_path_must_be_absolute),
+        cmocka_unit_test(run_as_users_must_exist_and_not_be_root),
         cmocka_unit_test(required_names_and_settings),
         cmocka_unit_test(broken_documents),
         cmocka_unit_test(every_error_is_reported_at_once),

@@ -352,15 +352,18 @@ static void test_cwd(void **state)
     free(want);
     free(log);
 
-    /* A working directory that does not exist: the worker cannot run (127), the log says why. */
+    /*
+     * A working directory that does not exist: the worker's program never
+     * runs, so the start fails (could not start, no exit code), naming it.
+     */
     next_attempt(f);
     char *missing = xasprintf("%s/missing", f->dir);
     spec.cwd = missing;
-    start(&spec, &proc);
-    assert_int_equal(wait_exit_code(f->status), 127);
-    log = slurp(f->log, NULL);
-    assert_non_null(strstr(log, missing));
-    free(log);
+    struct strbuf err = STRBUF_INIT;
+    assert_int_equal(runner_start(&spec, &proc, &err), -1);
+    assert_non_null(strstr(strbuf_str(&err), missing));
+    assert_int_not_equal(access(f->status, F_OK), 0);
+    strbuf_free(&err);
     free(missing);
     free(work);
 }
