@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -88,6 +89,7 @@ void launch_req_free(struct launch_req *r)
     free(r->uid);
     free_strings(r->mkdirs);
     free_strings(r->owned);
+    free_strings(r->entries_given);
     runas_user_free(&r->spec.user);
     free(r->cg_leaf);
     free(r->refused);
@@ -126,17 +128,19 @@ static void append_marker(const struct launch_req *r)
 }
 
 /*
- * Gives dir and the entries directly in it to the worker's user (never
- * following a symlink), so a job that runs as that user can write its
- * working directory and read its SSH keys. Quiet: the worker says what it
- * cannot use.
+ * Gives the entries directly in dir to the worker's user (never following a
+ * symlink), and dir itself unless keep_dir, so a job that runs as that user
+ * can write its working directory and read its SSH keys. A directory root
+ * writes in again (the SSH keys, at every start) is kept root's, searchable
+ * by all (0711): the user could otherwise plant a symlink there for root to
+ * write through. Quiet: the worker says what it cannot use.
  */
-static void give_to(const char *dir, const struct runner_user *u)
+static void give_to(const char *dir, const struct runner_user *u, bool keep_dir)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return;
-    if (fchown(fd, u->uid, u->gid) != 0) {
+    if ((keep_dir ? fchmod(fd, 0711) : fchown(fd, u->uid, u->gid)) != 0) {
         close(fd);
         return;
     }
@@ -160,7 +164,9 @@ void launcher_run(struct launch_req *r)
         strbuf_free(&ignored);
     }
     for (size_t i = 0; r->spec.user.drop && r->owned && r->owned[i]; i++)
-        give_to(r->owned[i], &r->spec.user);
+        give_to(r->owned[i], &r->spec.user, false);
+    for (size_t i = 0; r->spec.user.drop && r->entries_given && r->entries_given[i]; i++)
+        give_to(r->entries_given[i], &r->spec.user, true);
     if (r->refused) {
         r->rc = -1;
         strbuf_adds(&r->err, r->refused);

@@ -350,12 +350,18 @@ static void start_worker(struct engine *eng, struct ejob *job, struct eworker *w
         .bind_count = nb,
         .sandbox = eng->sandbox,
     };
-    /* Never root: the job's user (engine/runas) owns its working and SSH directories. */
+    /*
+     * Never root: the job's user (engine/runas) owns its working directory
+     * and its SSH keys; the SSH directory stays root's, who writes it again
+     * at every start.
+     */
     runas_member(eng->runas, &eng->cfg, job->creator, &r->spec.user, NULL);
-    r->owned = xcalloc(3, sizeof *r->owned);
+    r->owned = xcalloc(2, sizeof *r->owned);
     r->owned[0] = xstrdup(workdir);
-    if (ssh_dir)
-        r->owned[1] = xstrdup(ssh_dir);
+    if (ssh_dir) {
+        r->entries_given = xcalloc(2, sizeof *r->entries_given);
+        r->entries_given[0] = xstrdup(ssh_dir);
+    }
     /* Returns at once: the launch, and then the shim's report, come back through shimwatch. */
     shimwatch_launch(eng, job, w, r);
     free(workdir);

@@ -106,6 +106,20 @@ as_user "$TJ_ALICE" "$TRAINJOB_BIN" --endpoint "http+unix://$SOCK" --workspace d
     >"$TMP/cat_out" 2>&1
 check "...and trainjob get catalog prints it" grep -q "^Your jobs run as $TJ_ALICE (uid $ALICE_UID)" "$TMP/cat_out"
 
+# --- SSH keys: hers to read, in a directory root writes again at every start ---
+# (a directory of hers would let her plant a symlink for root to write through)
+SSHK=/sensecore/compute/platform/ssh/ssh_config
+as_api "$TJ_ALICE" POST "$JOBS?training_job_name=alicessh" "$(job_json alicessh \
+    "test -r $SSHK/id_ed25519 && echo KEY-READ" '.ssh = {auto_key_setup: true}')"
+check "tj-alice submits a job with SSH keys" test "$code" = 200
+check "...it runs" wait_for alicessh .state SUCCEEDED 30
+log alicessh
+check "...and reads its private key" grep -qx KEY-READ "$TMP/log"
+SSH_DIR="$STATE/ssh/$(field alicessh .uid)"
+check "...whose directory stays root's (0711) while the keys are tj-alice's" \
+    sh -c "test \"\$(stat -c %u:%a '$SSH_DIR')\" = 0:711 &&
+        test \"\$(stat -c %u '$SSH_DIR/id_ed25519')\" = $ALICE_UID"
+
 # --- TCP member mapped to tj-bob ---
 tcp_api AKB SKB "$PORT" POST "$JOBS?training_job_name=rbob" "$(job_json rbob "$PROBE")"
 check "remote-bob submits over TCP" test "$code" = 200
