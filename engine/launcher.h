@@ -32,8 +32,8 @@ struct launch_req {
     int attempt;
     uint64_t ticket;
     /* what the thread does: mkdirs, cgroup_create, the log marker, runner_launch */
-    char **mkdirs; /* NULL-terminated */
-    char **owned;  /* NULL-terminated: given to spec.user (a directory and what is in it) */
+    char **mkdirs;        /* NULL-terminated */
+    char **owned;         /* NULL-terminated: given to spec.user (a directory and what is in it) */
     char **entries_given; /* NULL-terminated: directories the engine writes in again (SSH keys);
                              they stay root's, mode 0711, only what is in them is given */
     const struct cgroups *cg;
