@@ -12,7 +12,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <jansson.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -342,6 +344,53 @@ static void fill(struct context *dst, const struct context *src)
 
 /* File, then --context / current_context / first / built-in, then workspace and endpoint overrides.
  */
+/*
+ * Whether the group of st is its owner's own (a user private group, umask
+ * 002's systems): named as the user, nobody else listed in it.
+ */
+static bool private_group(const struct stat *st)
+{
+    struct passwd *pw = getpwuid(st->st_uid);
+    struct group *gr = pw ? getgrgid(st->st_gid) : NULL;
+    if (gr == NULL || pw->pw_gid != st->st_gid || strcmp(gr->gr_name, pw->pw_name) != 0)
+        return false;
+    for (char **m = gr->gr_mem; *m; m++)
+        if (strcmp(*m, pw->pw_name) != 0)
+            return false;
+    return true;
+}
+
+/*
+ * The config file decides what runs as the user (token_command), where
+ * their token is sent (endpoint) and which files are theirs; so, as ssh
+ * does for its config, one that another user owns or may write is not used
+ * (st is the file as it was read). Root's is trusted: root can be the user;
+ * so is a group-writable one whose group is the owner's private group.
+ */
+static int check_config_owner(const char *path, const struct stat *st, struct strbuf *err)
+{
+    if (st->st_uid != getuid() && st->st_uid != 0) {
+        struct passwd *pw = getpwuid(st->st_uid);
+        strbuf_addf(err,
+                    "%s is owned by %s%s (uid %u), not by you or root: its owner could make "
+                    "trainjob run their command as you (token_command) or send your token to "
+                    "their server; not used",
+                    path, pw ? "user " : "another user", pw ? pw->pw_name : "",
+                    (unsigned)st->st_uid);
+        return -1;
+    }
+    if ((st->st_mode & 002) || ((st->st_mode & 020) && !private_group(st))) {
+        strbuf_addf(err,
+                    "%s is writable by %s (mode %04o): whoever can write it could make trainjob "
+                    "run their command as you (token_command) or send your token to their "
+                    "server; not used: fix with `chmod go-w %s`",
+                    path, (st->st_mode & 002) ? "every user" : "its group",
+                    (unsigned)(st->st_mode & 07777), path);
+        return -1;
+    }
+    return 0;
+}
+
 int context_resolve(const struct context_request *req, struct resolved_context *out,
                     struct findings *fs, struct strbuf *err)
 {
@@ -355,8 +404,13 @@ int context_resolve(const struct context_request *req, struct resolved_context *
     struct strbuf io = STRBUF_INIT;
     struct stat st;
     bool exists = stat(out->config_path, &st) == 0 || errno != ENOENT;
-    if (exists && file_read_regular(out->config_path, CONFIG_MAX_SIZE, &text, &len, &io) != 0) {
+    if (exists &&
+        file_read_regular_stat(out->config_path, CONFIG_MAX_SIZE, &text, &len, &st, &io) != 0) {
         strbuf_adds(err, strbuf_str(&io));
+        strbuf_free(&io);
+        return -1;
+    } else if (exists && check_config_owner(out->config_path, &st, err) != 0) {
+        free(text);
         strbuf_free(&io);
         return -1;
     } else if (exists && context_file_parse(text, len, &cf, fs) != 0) {
