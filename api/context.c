@@ -351,44 +351,51 @@ static void fill(struct context *dst, const struct context *src)
 static bool private_group(const struct stat *st)
 {
     struct passwd *pw = getpwuid(st->st_uid);
-    struct group *gr = pw ? getgrgid(st->st_gid) : NULL;
-    if (gr == NULL || pw->pw_gid != st->st_gid || strcmp(gr->gr_name, pw->pw_name) != 0)
+    if (pw == NULL || pw->pw_gid != st->st_gid)
         return false;
-    for (char **m = gr->gr_mem; *m; m++)
-        if (strcmp(*m, pw->pw_name) != 0)
-            return false;
-    return true;
+    char *user = xstrdup(pw->pw_name); /* getgrgid may reuse getpwuid's storage */
+    struct group *gr = getgrgid(st->st_gid);
+    bool own = gr && strcmp(gr->gr_name, user) == 0;
+    for (char **m = own ? gr->gr_mem : NULL; m && *m; m++)
+        own = own && strcmp(*m, user) == 0;
+    free(user);
+    return own;
+}
+
+int context_file_trusted(const char *path, const struct stat *st, struct strbuf *why)
+{
+    if (st->st_uid != getuid() && st->st_uid != 0) {
+        struct passwd *pw = getpwuid(st->st_uid);
+        strbuf_addf(why, "%s is owned by %s%s (uid %u), not by you or root", path,
+                    pw ? "user " : "another user", pw ? pw->pw_name : "", (unsigned)st->st_uid);
+        return -1;
+    }
+    if ((st->st_mode & 002) || ((st->st_mode & 020) && !private_group(st))) {
+        strbuf_addf(why, "%s is writable by %s (mode %04o; fix with `chmod go-w %s`)", path,
+                    (st->st_mode & 002) ? "every user" : "its group",
+                    (unsigned)(st->st_mode & 07777), path);
+        return -1;
+    }
+    return 0;
 }
 
 /*
  * The config file decides what runs as the user (token_command), where
  * their token is sent (endpoint) and which files are theirs; so, as ssh
  * does for its config, one that another user owns or may write is not used
- * (st is the file as it was read). Root's is trusted: root can be the user;
- * so is a group-writable one whose group is the owner's private group.
+ * (st is the file as it was read).
  */
 static int check_config_owner(const char *path, const struct stat *st, struct strbuf *err)
 {
-    if (st->st_uid != getuid() && st->st_uid != 0) {
-        struct passwd *pw = getpwuid(st->st_uid);
+    struct strbuf why = STRBUF_INIT;
+    int rc = context_file_trusted(path, st, &why);
+    if (rc != 0)
         strbuf_addf(err,
-                    "%s is owned by %s%s (uid %u), not by you or root: its owner could make "
-                    "trainjob run their command as you (token_command) or send your token to "
-                    "their server; not used",
-                    path, pw ? "user " : "another user", pw ? pw->pw_name : "",
-                    (unsigned)st->st_uid);
-        return -1;
-    }
-    if ((st->st_mode & 002) || ((st->st_mode & 020) && !private_group(st))) {
-        strbuf_addf(err,
-                    "%s is writable by %s (mode %04o): whoever can write it could make trainjob "
-                    "run their command as you (token_command) or send your token to their "
-                    "server; not used: fix with `chmod go-w %s`",
-                    path, (st->st_mode & 002) ? "every user" : "its group",
-                    (unsigned)(st->st_mode & 07777), path);
-        return -1;
-    }
-    return 0;
+                    "%s: whoever can write it could make trainjob run their command as you "
+                    "(token_command) or send your token to their server; not used",
+                    strbuf_str(&why));
+    strbuf_free(&why);
+    return rc;
 }
 
 int context_resolve(const struct context_request *req, struct resolved_context *out,
