@@ -8,7 +8,9 @@
 # alice's next `trainjob get jobs` ran it as her (his script left a file
 # owned by alice). Now the file is refused before anything in it is used,
 # naming it and the chmod that fixes it; so is a config.yaml bob owns. Her
-# own config, mode 0600, still runs her own token_command.
+# own config, mode 0600, still runs her own token_command. Likewise a
+# token_file bob owns or may write (his token would make alice's requests
+# his) is refused.
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
@@ -113,4 +115,32 @@ if [ "$(cat "$TMP/drop/ran-alice2" 2>/dev/null)" = "$TJ_ALICE" ]; then
 else
     fail "after chmod go-w the team config is used again" "rc $rc; $(head -c 400 "$TMP/err")"
 fi
+# ---- a token_file bob owns or may write ------------------------------------------
+# tokcfg TOKEN: alice's own config (0600) whose token is read from TOKEN
+tokcfg() {
+    config "$TMP/alice/tok.yaml" x
+    sed -i "s|token_command: x|token_file: $1|" "$TMP/alice/tok.yaml"
+    chown "$TJ_ALICE" "$TMP/alice/tok.yaml"
+    chmod 600 "$TMP/alice/tok.yaml"
+}
+echo alice-jwt >"$TMP/alice/token"
+chown "$TJ_ALICE" "$TMP/alice/token"
+chmod 600 "$TMP/alice/token"
+tokcfg "$TMP/alice/token"
+run alice "$TMP/alice/tok.yaml"
+expect_grep "alice's own token_file (0600) is used: the request is tried" "$TMP/err" "cannot reach slurmrestd"
+echo bob-jwt >"$TMP/team/token"
+chown "$TJ_BOB:$TJ_TEAM" "$TMP/team/token"
+chmod 640 "$TMP/team/token"
+tokcfg "$TMP/team/token"
+run alice "$TMP/alice/tok.yaml"
+expect_grep "a token_file bob owns is refused: alice never acts as bob" "$TMP/err" \
+    "token_file $TMP/team/token is owned by user $TJ_BOB"
+expect_no_grep "...and no request is made with it" "$TMP/err" "cannot reach slurmrestd"
+chown "$TJ_ALICE:$TJ_TEAM" "$TMP/team/token"
+chmod 660 "$TMP/team/token"
+run alice "$TMP/alice/tok.yaml"
+expect_grep "a token_file her team may write is refused" "$TMP/err" \
+    "token_file $TMP/team/token is writable by its group"
+expect_no_grep "...and no request is made with it" "$TMP/err" "cannot reach slurmrestd"
 exit 0
