@@ -247,7 +247,8 @@ static char *dup_or(const char *s, const char *fallback)
 
 /*
  * Warns, as ssh does for a private key, when the secret key file is open to
- * other users (any group or other permission bit) or owned by someone else.
+ * other users (any group or other permission bit); one they own or may
+ * write is refused by read_secret.
  */
 static void check_secret_mode(const struct context *c, const char *path, struct findings *fs)
 {
@@ -259,10 +260,6 @@ static void check_secret_mode(const struct context *c, const char *path, struct 
                      "context '%s': %s is accessible by others (mode %04o): anyone who can "
                      "read it can sign requests as you; run chmod 600 %s",
                      c->name, path, (unsigned)(st.st_mode & 07777), path);
-    if (st.st_uid != getuid() && st.st_uid != 0)
-        findings_add(fs, SEVERITY_WARNING, "secret_key_file",
-                     "context '%s': %s belongs to uid %ld, not to you", c->name, path,
-                     (long)st.st_uid);
 }
 
 /* The secret key: the file's first line, without surrounding blanks. */
@@ -273,9 +270,17 @@ static int read_secret(const struct context *c, char **out, struct findings *fs,
     char *data = NULL;
     size_t len = 0;
     struct strbuf io = STRBUF_INIT;
-    int rc = file_read_regular(path, SECRET_MAX_SIZE, &data, &len, &io);
+    struct stat st;
+    int rc = file_read_regular_stat(path, SECRET_MAX_SIZE, &data, &len, &st, &io);
     if (rc != 0) {
         strbuf_addf(err, "context '%s': secret_key_file: %s", c->name, strbuf_str(&io));
+    } else if (context_file_trusted(path, &st, &io) != 0) {
+        /* Another user's key, or one they may replace, would sign every request as them. */
+        strbuf_addf(err,
+                    "context '%s': secret_key_file %s: whoever can write it chooses as whom "
+                    "you act; refused",
+                    c->name, strbuf_str(&io));
+        rc = -1;
     } else {
         size_t start = strspn(data, " \t\r\n");
         size_t n = strcspn(data + start, "\r\n");

@@ -9,8 +9,8 @@
 # owned by alice). Now the file is refused before anything in it is used,
 # naming it and the chmod that fixes it; so is a config.yaml bob owns. Her
 # own config, mode 0600, still runs her own token_command. Likewise a
-# token_file bob owns or may write (his token would make alice's requests
-# his) is refused.
+# token_file or ACP secret_key_file bob owns or may write (his token or
+# key would make alice's requests his) is refused.
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
@@ -143,4 +143,28 @@ run alice "$TMP/alice/tok.yaml"
 expect_grep "a token_file her team may write is refused" "$TMP/err" \
     "token_file $TMP/team/token is writable by its group"
 expect_no_grep "...and no request is made with it" "$TMP/err" "cannot reach slurmrestd"
+# ---- an ACP secret_key_file bob owns or may write ---------------------------------
+# acpcfg KEY: alice's own config (0600), an ACP context signing with KEY
+acpcfg() {
+    {
+        printf 'current_context: sh\ncontexts:\n  - name: sh\n    driver: acp\n'
+        printf '    endpoint: http://127.0.0.1:9\n    access_key: AK\n    secret_key_file: %s\n' "$1"
+    } >"$TMP/alice/acp.yaml"
+    chown "$TJ_ALICE" "$TMP/alice/acp.yaml"
+    chmod 600 "$TMP/alice/acp.yaml"
+}
+echo alice-secret >"$TMP/alice/sk"
+chown "$TJ_ALICE" "$TMP/alice/sk"
+chmod 600 "$TMP/alice/sk"
+acpcfg "$TMP/alice/sk"
+run alice "$TMP/alice/acp.yaml"
+expect_grep "alice's own secret_key_file (0600) is used: the request is tried" "$TMP/err" "cannot reach"
+echo bob-secret >"$TMP/team/sk"
+chown "$TJ_BOB:$TJ_TEAM" "$TMP/team/sk"
+chmod 644 "$TMP/team/sk" # bob wants alice to read it
+acpcfg "$TMP/team/sk"
+run alice "$TMP/alice/acp.yaml"
+expect_grep "a secret_key_file bob owns is refused: alice never signs as bob" "$TMP/err" \
+    "secret_key_file $TMP/team/sk is owned by user $TJ_BOB"
+expect_no_grep "...and no request is signed with it" "$TMP/err" "cannot reach"
 exit 0
