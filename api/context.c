@@ -347,8 +347,6 @@ static void fill(struct context *dst, const struct context *src)
     dst->volumes = src && src->volumes ? json_deep_copy(src->volumes) : NULL;
 }
 
-/* File, then --context / current_context / first / built-in, then workspace and endpoint overrides.
- */
 /*
  * Whether the group of st is its owner's own (a user private group, umask
  * 002's systems): named as the user, nobody else listed in it.
@@ -403,6 +401,8 @@ static int check_config_owner(const char *path, const struct stat *st, struct st
     return rc;
 }
 
+/* File, then --context / current_context / first / built-in, then workspace and endpoint overrides.
+ */
 int context_resolve(const struct context_request *req, struct resolved_context *out,
                     struct findings *fs, struct strbuf *err)
 {
