@@ -16,6 +16,8 @@ cd "$TRAINJOB_TOP" || exit 1
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
 
 tj_users || { echo "FAIL the two users can be made"; exit 1; }
+# bob's listener (below) is stopped by its pid, whatever ends the suite
+trap '[ -s "$TMP/drop/caught.pid" ] && kill "$(cat "$TMP/drop/caught.pid")" 2>/dev/null; rm -rf "$TMP"' EXIT
 shared_tmp "$TMP/team"
 chgrp "$TJ_TEAM" "$TMP/team"
 chmod 2775 "$TMP/team"
@@ -167,4 +169,43 @@ run alice "$TMP/alice/acp.yaml"
 expect_grep "a secret_key_file bob owns is refused: alice never signs as bob" "$TMP/err" \
     "secret_key_file $TMP/team/sk is owned by user $TJ_BOB"
 expect_no_grep "...and no request is signed with it" "$TMP/err" "cannot reach"
+# ---- slurmrestd's socket in a directory every user may write -----------------------
+# Bob listens where alice's config says slurmrestd's socket is (/tmp-like:
+# 1777), and keeps what her client sends him.
+cat >"$TMP/drop/listen.py" <<'PY'
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(sys.argv[1])
+os.chmod(sys.argv[1], 0o777)
+s.listen(4)
+with open(sys.argv[2] + ".pid", "w") as f:
+    f.write(str(os.getpid()))
+while True:
+    c, _ = s.accept()
+    c.settimeout(5)
+    try:
+        data = c.recv(65536)
+    except OSError:
+        data = b""
+    with open(sys.argv[2], "ab") as f:
+        f.write(data)
+    c.sendall(b"HTTP/1.1 500 x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+    c.close()
+PY
+as_user "$TJ_BOB" python3 "$TMP/drop/listen.py" "$TMP/drop/slurmrestd.sock" "$TMP/drop/caught" \
+    </dev/null >/dev/null 2>&1 &
+n=0
+while [ ! -s "$TMP/drop/caught.pid" ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+tokcfg "$TMP/alice/token"
+sed -i "s|endpoint: .*|endpoint: http+unix://$TMP/drop/slurmrestd.sock|" "$TMP/alice/tok.yaml"
+run as_user "$TJ_ALICE" env TRAINJOB_CONFIG="$TMP/alice/tok.yaml" timeout 30 "$TRAINJOB_BIN" get jobs
+kill "$(cat "$TMP/drop/caught.pid")" 2>/dev/null
+if grep -q alice-jwt "$TMP/drop/caught" 2>/dev/null; then
+    fail "alice's token never reaches bob's socket in a directory every user may write" \
+        "bob caught: $(head -c 300 "$TMP/drop/caught")"
+else
+    pass "alice's token never reaches bob's socket in a directory every user may write"
+fi
+expect_grep "...the endpoint is refused, naming the directory" "$TMP/err" \
+    "socket directory $TMP/drop is writable by every user"
 exit 0
