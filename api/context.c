@@ -12,7 +12,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <jansson.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -245,7 +247,8 @@ static char *dup_or(const char *s, const char *fallback)
 
 /*
  * Warns, as ssh does for a private key, when the secret key file is open to
- * other users (any group or other permission bit) or owned by someone else.
+ * other users (any group or other permission bit); one they own or may
+ * write is refused by read_secret.
  */
 static void check_secret_mode(const struct context *c, const char *path, struct findings *fs)
 {
@@ -257,10 +260,6 @@ static void check_secret_mode(const struct context *c, const char *path, struct 
                      "context '%s': %s is accessible by others (mode %04o): anyone who can "
                      "read it can sign requests as you; run chmod 600 %s",
                      c->name, path, (unsigned)(st.st_mode & 07777), path);
-    if (st.st_uid != getuid() && st.st_uid != 0)
-        findings_add(fs, SEVERITY_WARNING, "secret_key_file",
-                     "context '%s': %s belongs to uid %ld, not to you", c->name, path,
-                     (long)st.st_uid);
 }
 
 /* The secret key: the file's first line, without surrounding blanks. */
@@ -271,9 +270,17 @@ static int read_secret(const struct context *c, char **out, struct findings *fs,
     char *data = NULL;
     size_t len = 0;
     struct strbuf io = STRBUF_INIT;
-    int rc = file_read_regular(path, SECRET_MAX_SIZE, &data, &len, &io);
+    struct stat st;
+    int rc = file_read_regular_stat(path, SECRET_MAX_SIZE, &data, &len, &st, &io);
     if (rc != 0) {
         strbuf_addf(err, "context '%s': secret_key_file: %s", c->name, strbuf_str(&io));
+    } else if (context_file_trusted(path, &st, &io) != 0) {
+        /* Another user's key, or one they may replace, would sign every request as them. */
+        strbuf_addf(err,
+                    "context '%s': secret_key_file %s: whoever can write it chooses as whom "
+                    "you act; refused",
+                    c->name, strbuf_str(&io));
+        rc = -1;
     } else {
         size_t start = strspn(data, " \t\r\n");
         size_t n = strcspn(data + start, "\r\n");
@@ -340,6 +347,60 @@ static void fill(struct context *dst, const struct context *src)
     dst->volumes = src && src->volumes ? json_deep_copy(src->volumes) : NULL;
 }
 
+/*
+ * Whether the group of st is its owner's own (a user private group, umask
+ * 002's systems): named as the user, nobody else listed in it.
+ */
+static bool private_group(const struct stat *st)
+{
+    struct passwd *pw = getpwuid(st->st_uid);
+    if (pw == NULL || pw->pw_gid != st->st_gid)
+        return false;
+    char *user = xstrdup(pw->pw_name); /* getgrgid may reuse getpwuid's storage */
+    struct group *gr = getgrgid(st->st_gid);
+    bool own = gr && strcmp(gr->gr_name, user) == 0;
+    for (char **m = own ? gr->gr_mem : NULL; m && *m; m++)
+        own = own && strcmp(*m, user) == 0;
+    free(user);
+    return own;
+}
+
+int context_file_trusted(const char *path, const struct stat *st, struct strbuf *why)
+{
+    if (st->st_uid != getuid() && st->st_uid != 0) {
+        struct passwd *pw = getpwuid(st->st_uid);
+        strbuf_addf(why, "%s is owned by %s%s (uid %u), not by you or root", path,
+                    pw ? "user " : "another user", pw ? pw->pw_name : "", (unsigned)st->st_uid);
+        return -1;
+    }
+    if ((st->st_mode & 002) || ((st->st_mode & 020) && !private_group(st))) {
+        strbuf_addf(why, "%s is writable by %s (mode %04o; fix with `chmod go-w %s`)", path,
+                    (st->st_mode & 002) ? "every user" : "its group",
+                    (unsigned)(st->st_mode & 07777), path);
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * The config file decides what runs as the user (token_command), where
+ * their token is sent (endpoint) and which files are theirs; so, as ssh
+ * does for its config, one that another user owns or may write is not used
+ * (st is the file as it was read).
+ */
+static int check_config_owner(const char *path, const struct stat *st, struct strbuf *err)
+{
+    struct strbuf why = STRBUF_INIT;
+    int rc = context_file_trusted(path, st, &why);
+    if (rc != 0)
+        strbuf_addf(err,
+                    "%s: whoever can write it could make trainjob run their command as you "
+                    "(token_command) or send your token to their server; not used",
+                    strbuf_str(&why));
+    strbuf_free(&why);
+    return rc;
+}
+
 /* File, then --context / current_context / first / built-in, then workspace and endpoint overrides.
  */
 int context_resolve(const struct context_request *req, struct resolved_context *out,
@@ -355,8 +416,13 @@ int context_resolve(const struct context_request *req, struct resolved_context *
     struct strbuf io = STRBUF_INIT;
     struct stat st;
     bool exists = stat(out->config_path, &st) == 0 || errno != ENOENT;
-    if (exists && file_read_regular(out->config_path, CONFIG_MAX_SIZE, &text, &len, &io) != 0) {
+    if (exists &&
+        file_read_regular_stat(out->config_path, CONFIG_MAX_SIZE, &text, &len, &st, &io) != 0) {
         strbuf_adds(err, strbuf_str(&io));
+        strbuf_free(&io);
+        return -1;
+    } else if (exists && check_config_owner(out->config_path, &st, err) != 0) {
+        free(text);
         strbuf_free(&io);
         return -1;
     } else if (exists && context_file_parse(text, len, &cf, fs) != 0) {

@@ -135,4 +135,15 @@ int context_resolve(const struct context_request *req, struct resolved_context *
                     struct findings *fs, struct strbuf *err);
 void resolved_context_free(struct resolved_context *rc);
 
+struct stat;
+/*
+ * Whether a file that says what runs as the user, or as whom they act (a
+ * config, a token), may be trusted with st: owned by the user (getuid) or
+ * root, and writable by nobody else, but for a group that is the owner's
+ * private group (named as the user, no other member). Returns 0, or -1 with
+ * why: "PATH is owned by user bob (uid 1002), not by you or root" or "PATH
+ * is writable by its group (mode 0664; fix with `chmod go-w PATH`)".
+ */
+int context_file_trusted(const char *path, const struct stat *st, struct strbuf *why);
+
 #endif

@@ -20,6 +20,7 @@
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "api/context.h"
@@ -356,6 +357,40 @@ static const struct backend_ops slurm_ops = {
     .free = slurm_free,
 };
 
+/*
+ * slurmrestd's Unix socket must be in a directory nobody else may write:
+ * in /tmp (or any directory every user or a group may write) another user
+ * could listen at that path while slurmrestd is away, and be sent the
+ * user's token. -1 with err naming the directory.
+ */
+static int check_socket_dir(const struct context *c, struct strbuf *err)
+{
+    struct http_endpoint ep;
+    struct strbuf why = STRBUF_INIT;
+    int rc = 0;
+    if (c->endpoint && http_endpoint_parse(c->endpoint, &ep, &why) == 0) {
+        char *dir = ep.unix_path ? xstrdup(ep.unix_path) : NULL;
+        char *slash = dir ? strrchr(dir, '/') : NULL;
+        if (slash)
+            slash[slash == dir] = '\0'; /* "/x.sock": the root */
+        struct stat st;
+        if (dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 022)) {
+            strbuf_addf(err,
+                        "context '%s': endpoint: the socket directory %s is writable by %s "
+                        "(mode %04o): another user could listen there in slurmrestd's place "
+                        "and be sent your token; use a socket in a directory only slurmrestd's "
+                        "user may write (as /run/slurmrestd)",
+                        c->name, dir, (st.st_mode & 002) ? "every user" : "its group",
+                        (unsigned)(st.st_mode & 07777));
+            rc = -1;
+        }
+        free(dir);
+        http_endpoint_free(&ep);
+    }
+    strbuf_free(&why);
+    return rc;
+}
+
 struct backend *slurm_backend_new(struct http_client *client, const struct context *c,
                                   struct strbuf *err)
 {
@@ -365,6 +400,10 @@ struct backend *slurm_backend_new(struct http_client *client, const struct conte
                     "context '%s': driver slurm needs user, token_file or token_command, "
                     "and jobs_dir",
                     c->name);
+        http_client_free(client);
+        return NULL;
+    }
+    if (check_socket_dir(c, err) != 0) {
         http_client_free(client);
         return NULL;
     }

@@ -23,10 +23,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "api/context.h"
 #include "api/http.h"
 #include "api/jsonbound.h"
 #include "api/slurm_priv.h"
 #include "api/slurm_shapes.h"
+#include "util/fileio.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
 #include "util/timefmt.h"
@@ -141,6 +143,16 @@ static int read_token_file(struct slurm *s, struct strbuf *why)
         close(fd);
         return -1;
     }
+    /* Another user's token, or one they may replace, would make every request theirs. */
+    struct strbuf own = STRBUF_INIT;
+    if (context_file_trusted(s->token_file, &st, &own) != 0) {
+        strbuf_addf(why, "token_file %s: whoever can write it chooses as whom you act; refused",
+                    strbuf_str(&own));
+        strbuf_free(&own);
+        close(fd);
+        return -1;
+    }
+    strbuf_free(&own);
     if ((st.st_mode & 077) != 0 && !s->warned) {
         s->warned = true;
         free(s->warning);

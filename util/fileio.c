@@ -73,6 +73,13 @@ int file_read_all(const char *path, size_t max, char **data, size_t *len, struct
 
 int file_read_regular(const char *path, size_t max, char **data, size_t *len, struct strbuf *err)
 {
+    struct stat st;
+    return file_read_regular_stat(path, max, data, len, &st, err);
+}
+
+int file_read_regular_stat(const char *path, size_t max, char **data, size_t *len,
+                           struct stat *st_out, struct strbuf *err)
+{
     /* O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one. */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
@@ -89,6 +96,7 @@ int file_read_regular(const char *path, size_t max, char **data, size_t *len, st
     int fl = fcntl(fd, F_GETFL);
     if (fl >= 0)
         (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    *st_out = st;
     return read_fd_all(fd, true, path, max, data, len, err);
 }
 

@@ -21,6 +21,13 @@ int file_read_all(const char *path, size_t max, char **data, size_t *len, struct
  * file (a FIFO would block the start, a device never end), "-" included.
  */
 int file_read_regular(const char *path, size_t max, char **data, size_t *len, struct strbuf *err);
+/*
+ * file_read_regular that also gives the file's status as read (the open
+ * file's, so an owner checked there is the owner of what was read).
+ */
+struct stat;
+int file_read_regular_stat(const char *path, size_t max, char **data, size_t *len, struct stat *st,
+                           struct strbuf *err);
 /* Replaces path with data atomically. Returns 0, or -1 with a message in err. */
 int file_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
                       struct strbuf *err);
