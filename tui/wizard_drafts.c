@@ -71,7 +71,11 @@ static char *read_label(int fd)
 static int by_newest(const void *a, const void *b)
 {
     const struct draft *x = a, *y = b;
-    return x->mtime < y->mtime ? 1 : x->mtime > y->mtime ? -1 : strcmp(x->path, y->path);
+    if (x->mtime != y->mtime)
+        return x->mtime < y->mtime ? 1 : -1;
+    if (x->mtime_ns != y->mtime_ns)
+        return x->mtime_ns < y->mtime_ns ? 1 : -1;
+    return strcmp(x->path, y->path);
 }
 
 void drafts_list(const char *dir, struct draft_list *out)
@@ -102,8 +106,10 @@ void drafts_list(const char *dir, struct draft_list *out)
             cap = cap ? cap * 2 : 8;
             out->items = xrealloc(out->items, cap * sizeof *out->items);
         }
-        out->items[out->count++] =
-            (struct draft){.path = path, .label = read_label(fd), .mtime = st.st_mtime};
+        out->items[out->count++] = (struct draft){.path = path,
+                                                  .label = read_label(fd),
+                                                  .mtime = st.st_mtim.tv_sec,
+                                                  .mtime_ns = st.st_mtim.tv_nsec};
         close(fd);
     }
     closedir(d);

@@ -23,6 +23,7 @@ struct draft {
     char *path;  /* the draft file */
     char *label; /* what it is a draft of, made safe for a terminal */
     time_t mtime;
+    long mtime_ns; /* within the second: drafts written in one second still sort */
 };
 struct draft_list {
     struct draft *items; /* newest first */
