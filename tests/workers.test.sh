@@ -16,6 +16,10 @@ cd "$TRAINJOB_TOP" || exit 1
 . tests/engine.sh
 
 mkdir -p "$TMP/ctl" "$TMP/vol"
+# Jobs of a root-run trainjobd run as a user of their own, never root: the
+# volume is writable to them, as trainjobd makes one (1777), or the checks
+# that a worker never wrote there would pass for the wrong reason.
+chmod 1777 "$TMP/vol"
 CTL="$TMP/ctl"
 # Long enough for 50 shims to start one by one under AddressSanitizer on a
 # loaded 2-core machine; the hung-shim check waits it out once.
@@ -187,6 +191,7 @@ api POST "$JOBS:batchDelete" '{"training_job_names": ["await1"]}'
 # --- 6: kill -9 of trainjobd at random moments during many starts ---
 # Each worker appends "<job> <rank>" to runs; every one must appear exactly once.
 : >"$TMP/vol/runs"
+chmod 0666 "$TMP/vol/runs" # appended to by every job's user
 ITER=30
 k=0
 while [ $k -lt $ITER ]; do
