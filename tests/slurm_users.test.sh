@@ -81,16 +81,7 @@ chown "$TJ_ALICE" "$TMP/$TJ_ALICE"/*.yaml
 
 alice() { as_user "$TJ_ALICE" env TRAINJOB_CONFIG="$TMP/$TJ_ALICE/config.yaml" "$TRAINJOB_BIN" "$@"; }
 # wait_alice NAME STATE SECONDS: until alice's `get jobs` shows NAME in STATE
-wait_alice() {
-    n=0
-    while [ $n -lt $(($3 * 5)) ]; do
-        alice get jobs >"$TMP/jobs" 2>&1
-        awk -v n="$1" -v s="$2" '$1 == n && index($0, s) { f = 1 } END { exit !f }' "$TMP/jobs" && return 0
-        sleep 0.2
-        n=$((n + 1))
-    done
-    return 1
-}
+wait_alice() { wait_state "$1" "$2" "$3" alice; }
 expect_refused() { # CHECK: the last run exited 1 (refused)
     if [ "$rc" -eq 1 ]; then pass "$1"; else
         fail "$1" "exit $rc, want 1; stdout: $(head -c 300 "$TMP/out") stderr: $(head -c 600 "$TMP/err")"

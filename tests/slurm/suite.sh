@@ -10,8 +10,8 @@
 # mode 600. slurm_stop stops the cluster by its pids; a suite's cleanup
 # calls it.
 #
-# wait_state NAME STATE SECONDS: until `tj get jobs` shows job NAME in
-# STATE (the last listing in $TMP/jobs); expect_state CHECK NAME STATE
+# wait_state NAME STATE SECONDS [CMD]: until `CMD get jobs` (CMD: tj) shows
+# job NAME in STATE (the last listing in $TMP/jobs); expect_state CHECK NAME STATE
 # SECONDS passes or fails CHECK on it.
 CL="$TMP/cluster"
 
@@ -42,7 +42,7 @@ tj() { "$TRAINJOB_BIN" "$@"; }
 wait_state() {
     n=0
     while [ $n -lt $(($3 * 5)) ]; do
-        tj get jobs >"$TMP/jobs" 2>&1
+        "${4:-tj}" get jobs >"$TMP/jobs" 2>&1
         awk -v n="$1" -v s="$2" '$1 == n && index($0, s) { f = 1 } END { exit !f }' "$TMP/jobs" && return 0
         sleep 0.2
         n=$((n + 1))
