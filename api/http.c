@@ -236,11 +236,6 @@ const struct http_endpoint *http_client_parsed(const struct http_client *c)
     return &c->ep;
 }
 
-long http_client_timeout(const struct http_client *c)
-{
-    return c->timeout_ms;
-}
-
 /* RFC 3986: unreserved characters as they are, every other byte as %XX (as curl_easy_escape). */
 void http_escape(struct strbuf *out, const char *s)
 {

@@ -112,9 +112,6 @@ bool http_transport_run(const struct http_client *c, const char *method, const c
 const char *http_client_endpoint(const struct http_client *c);
 const struct http_endpoint *http_client_parsed(const struct http_client *c);
 
-/* Whole-request limit of non-streaming calls, in ms (0: none). */
-long http_client_timeout(const struct http_client *c);
-
 struct uhttp;
 /*
  * Starts one request on a Unix-socket endpoint (c's socket) with the same
