@@ -1971,6 +1971,48 @@ static void a_jobs_reply_over_the_byte_cap_lists_ours(void **state)
         free(bc.mine[i]);
 }
 
+/*
+ * Another user's job of 20 MB (a comment as long as their cluster allows),
+ * over the 16 MiB one job may take, is read past: ours are still listed,
+ * and a reply cut short after it is not a listing.
+ */
+static void another_users_huge_job_does_not_hide_ours(void **state)
+{
+    (void)state;
+    mkjobdir("h0");
+    json_t *mine = job_elem("job-running.json", "h0", 300000, "trainjob", NULL);
+    json_t *huge = job_elem("job-running.json", "x", 2, "someone", NULL);
+    char *pad = xmalloc(20u << 20);
+    memset(pad, 'z', (20u << 20) - 1);
+    pad[(20u << 20) - 1] = '\0';
+    json_object_set_new(huge, "comment", json_string(pad));
+    free(pad);
+    char *m = json_dumps(mine, JSON_COMPACT), *h = json_dumps(huge, JSON_COMPACT);
+    json_decref(mine);
+    json_decref(huge);
+    struct fake f = {0}, cut = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 200, xasprintf("{\"errors\": [], \"jobs\": [%s, %s]}", h, m));
+    fake_answer(&cut, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&cut, 200, xasprintf("{\"errors\": [], \"jobs\": [%s, %s", h, m));
+    free(m);
+    free(h);
+    struct backend *b = open_fake(&f, NULL);
+    struct job_list l;
+    struct api_error e;
+    assert_int_equal(backend_list(b, NULL, &l, &e), BACKEND_OK);
+    assert_int_equal(l.count, 1);
+    assert_string_equal(l.jobs[0].name, "h0");
+    job_list_free(&l);
+    backend_free(b);
+    b = open_fake(&cut, NULL);
+    assert_int_not_equal(backend_list(b, NULL, &l, &e), BACKEND_OK);
+    assert_non_null(strstr(e.message, "the reply ends before its object does"));
+    backend_free(b);
+    fake_free(&f);
+    fake_free(&cut);
+}
+
 /* Any other reply that would take more memory than the bound is refused, saying so. */
 static void a_reply_too_large_to_decode_is_refused(void **state)
 {
@@ -2030,6 +2072,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_workspace_others_could_swap_in_is_refused, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(a_jobs_reply_over_the_byte_cap_lists_ours, setup, teardown),
+        cmocka_unit_test_setup_teardown(another_users_huge_job_does_not_hide_ours, setup, teardown),
         cmocka_unit_test_setup_teardown(fifty_thousand_jobs_of_others_list_ours_in_bounded_memory,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(a_reply_too_large_to_decode_is_refused, setup, teardown),
