@@ -660,7 +660,7 @@ static enum backend_status ensure_shape(struct backend *b, struct api_error *err
  * closes, and decoded only when its user_name is the user's; the other
  * members (errors, warnings, meta) are kept within SLURM_REST_MAX. Memory
  * follows the largest job and the user's jobs, not the cluster's; an
- * element over SLURM_JOB_MAX is skipped (counted), so no other user's job
+ * element over SLURM_JOB_MAX is skipped unread, so no other user's job
  * can make the listing fail.
  */
 struct slurm_jobs_read {
