@@ -43,6 +43,7 @@ struct http_client {
     char *extra_headers; /* "Name: value\r\n" lines added to every request (a secret) */
     long timeout_ms;
     size_t max_reply; /* 0: MAX_REPLY */
+    bool data_timed;  /* a call with on_data keeps the timeout (http_client_set_data_timed) */
     http_transport_fn transport;
     void *transport_ctx;
 };
@@ -203,6 +204,16 @@ void http_client_set_max_reply(struct http_client *c, size_t bytes)
     c->max_reply = bytes;
 }
 
+void http_client_set_data_timed(struct http_client *c, bool timed)
+{
+    c->data_timed = timed;
+}
+
+long http_call_timeout(const struct http_client *c, bool on_data)
+{
+    return on_data && !c->data_timed ? 0 : c->timeout_ms;
+}
+
 /* The byte cap of a reply of c. */
 static size_t max_reply(const struct http_client *c)
 {
@@ -223,11 +234,6 @@ const char *http_client_endpoint(const struct http_client *c)
 const struct http_endpoint *http_client_parsed(const struct http_client *c)
 {
     return &c->ep;
-}
-
-long http_client_timeout(const struct http_client *c)
-{
-    return c->timeout_ms;
 }
 
 /* RFC 3986: unreserved characters as they are, every other byte as %XX (as curl_easy_escape). */
@@ -277,7 +283,7 @@ struct uhttp *http_unix_start(const struct http_client *c, const char *method,
     struct strbuf h = STRBUF_INIT;
     out->max_body = max_reply(c);
     strbuf_adds(&h, "User-Agent: trainjob/" TRAINJOB_VERSION "\r\n");
-    request_headers(c, method, path_and_query, body, len, on_data != NULL, &h);
+    request_headers(c, method, path_and_query, body, len, on_data && !c->data_timed, &h);
     struct uhttp *u = uhttp_start(c->ep.unix_path, method, path_and_query, h.buf, body, len,
                                   on_data, data_ctx, out);
     strbuf_free(&h);
@@ -290,7 +296,8 @@ static void perform_unix(const struct http_client *c, const char *method, const 
                          struct http_result *out)
 {
     struct uhttp *u = http_unix_start(c, method, path, body, len, on_data, ctx, out);
-    int64_t deadline = on_data == NULL && c->timeout_ms > 0 ? loop_now_ms() + c->timeout_ms : -1;
+    long timeout = http_call_timeout(c, on_data != NULL);
+    int64_t deadline = timeout > 0 ? loop_now_ms() + timeout : -1;
     while (!uhttp_step(u)) {
         int wait = -1;
         if (deadline >= 0) {
@@ -391,8 +398,8 @@ int http_transfer_prepare(struct http_transfer *t, const struct http_client *c, 
     cf->easy_setopt(e, CURLOPT_USERAGENT, "trainjob/" TRAINJOB_VERSION);
     cf->easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
     cf->easy_setopt(e, CURLOPT_WRITEDATA, t);
-    if (on_data == NULL && c->timeout_ms > 0)
-        cf->easy_setopt(e, CURLOPT_TIMEOUT_MS, c->timeout_ms);
+    if (http_call_timeout(c, on_data != NULL) > 0)
+        cf->easy_setopt(e, CURLOPT_TIMEOUT_MS, http_call_timeout(c, on_data != NULL));
     if (c->ep.unix_path)
         cf->easy_setopt(e, CURLOPT_UNIX_SOCKET_PATH, c->ep.unix_path);
     if (http_endpoint_is_local(&c->ep))
@@ -408,7 +415,7 @@ int http_transfer_prepare(struct http_transfer *t, const struct http_client *c, 
     }
     struct strbuf h = STRBUF_INIT;
     const char *target = strchr(strstr(t->url, "://") + 3, '/');
-    request_headers(c, method, target ? target : "/", body, len, on_data != NULL, &h);
+    request_headers(c, method, target ? target : "/", body, len, on_data && !c->data_timed, &h);
     strbuf_adds(&h, "Expect:\r\n"); /* no 100-continue round trip */
     add_headers(t, h.buf);
     strbuf_free(&h);
@@ -482,6 +489,7 @@ bool http_transport_run(const struct http_client *c, const char *method, const c
 {
     if (c->transport == NULL)
         return false;
+    out->max_body = max_reply(c); /* the cap a real transport would hold the reply to */
     c->transport(c->transport_ctx, method, path, body, len, on_data, ctx, out);
     return true;
 }

@@ -90,6 +90,15 @@ void http_client_set_timeout(struct http_client *c, long ms);
  * larger ones: the Slurm driver's GET /jobs is cluster-wide.
  */
 void http_client_set_max_reply(struct http_client *c, size_t bytes);
+/*
+ * Calls whose reply goes to an on_data are streams (no whole-request limit,
+ * any type accepted) unless timed is set: then they are JSON replies read
+ * as they arrive, under the limit of every call (the Slurm driver's GET
+ * /jobs, too large to hold whole).
+ */
+void http_client_set_data_timed(struct http_client *c, bool timed);
+/* The whole-request limit of a call, in ms (0: none); on_data: its reply goes to one. */
+long http_call_timeout(const struct http_client *c, bool on_data);
 void http_client_set_transport(struct http_client *c, http_transport_fn fn, void *ctx);
 /*
  * When a transport replaced the network, runs one request through it into
@@ -102,9 +111,6 @@ bool http_transport_run(const struct http_client *c, const char *method, const c
 /* The endpoint as given, for messages ("cannot reach …"). */
 const char *http_client_endpoint(const struct http_client *c);
 const struct http_endpoint *http_client_parsed(const struct http_client *c);
-
-/* Whole-request limit of non-streaming calls, in ms (0: none). */
-long http_client_timeout(const struct http_client *c);
 
 struct uhttp;
 /*

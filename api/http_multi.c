@@ -360,8 +360,9 @@ struct http_request *http_multi_start(struct http_multi *m, const struct http_cl
         }
         r->u_fd = uhttp_fd(r->u);
         loop_add_fd(m->loop, r->u_fd, uhttp_events(r->u), on_unix, r);
-        if (on_data == NULL && http_client_timeout(c) > 0)
-            r->deadline = loop_add_timer(m->loop, http_client_timeout(c), on_deadline, r);
+        if (http_call_timeout(c, on_data != NULL) > 0)
+            r->deadline =
+                loop_add_timer(m->loop, http_call_timeout(c, on_data != NULL), on_deadline, r);
         return r;
     }
     if (http_transfer_prepare(&r->t, c, method, path_and_query, body, len,

@@ -5,9 +5,11 @@
  */
 #include "api/jsonbound.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 #include "util/strbuf.h"
+#include "util/xalloc.h"
 
 /*
  * jansson's cost, measured on glibc (a Slurm job: 24.5 KB decoded, 25.0 KB said): a node is 24-48
@@ -204,4 +206,334 @@ bool jsonbound_member_is(const char *obj, size_t len, const char *key, const cha
                 memcmp(json_string_value(v), want, json_string_length(v)) == 0;
     json_decref(v);
     return same;
+}
+
+/* ---- a reply read in pieces ------------------------------------------------- */
+
+/* Where a stream is in its top-level object. */
+enum stream_state {
+    SS_OPEN,          /* before '{' */
+    SS_KEY_OR_CLOSE,  /* after '{': a key or '}' */
+    SS_KEY_FIRST,     /* after ',': a key */
+    SS_KEY,           /* inside a key */
+    SS_COLON,         /* after a key */
+    SS_VALUE,         /* after ':' */
+    SS_MEMBER,        /* inside the value of another member */
+    SS_ELEM_OR_CLOSE, /* after the array's '[' */
+    SS_ELEM_FIRST,    /* after ',' in the array */
+    SS_ELEM,          /* inside an element */
+    SS_ELEM_NEXT,     /* after an element: ',' or ']' */
+    SS_NEXT,          /* after a member: ',' or '}' */
+    SS_DONE,          /* after '}' */
+    SS_FAILED,
+};
+
+#define STREAM_KEY_MAX 256 /* the longest top-level key */
+#define STREAM_DEPTH_MAX 4096
+
+struct jsonbound_stream {
+    char *array_key;
+    size_t max_element, max_rest;
+    jsonbound_element_fn fn;
+    void *ctx;
+    enum stream_state st;
+    /* The value being read (an element or another member's). */
+    bool in_string, escape, scalar;
+    size_t depth;
+    unsigned char kinds[STREAM_DEPTH_MAX / 8]; /* a bit per level, 1 for an object */
+    bool elem_over; /* the element being read is over max_element: skipped */
+    bool key_escape;
+    struct strbuf key;  /* the key being read, as written */
+    struct strbuf elem; /* the element being read */
+    struct strbuf rest; /* "{" and the other members */
+    bool had_array;
+    struct strbuf why;
+};
+
+struct jsonbound_stream *jsonbound_stream_new(const char *array_key, size_t max_element,
+                                              size_t max_rest, jsonbound_element_fn fn, void *ctx)
+{
+    struct jsonbound_stream *s = xcalloc(1, sizeof *s);
+    s->array_key = xstrdup(array_key);
+    s->max_element = max_element;
+    s->max_rest = max_rest;
+    s->fn = fn;
+    s->ctx = ctx;
+    s->key = (struct strbuf)STRBUF_INIT;
+    s->elem = (struct strbuf)STRBUF_INIT;
+    s->rest = (struct strbuf)STRBUF_INIT;
+    s->why = (struct strbuf)STRBUF_INIT;
+    strbuf_addc(&s->rest, '{');
+    return s;
+}
+
+void jsonbound_stream_free(struct jsonbound_stream *s)
+{
+    if (s == NULL)
+        return;
+    free(s->array_key);
+    strbuf_free(&s->key);
+    strbuf_free(&s->elem);
+    strbuf_free(&s->rest);
+    strbuf_free(&s->why);
+    free(s);
+}
+
+static int stream_fail(struct jsonbound_stream *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The stream fails saying why; -1. */
+static int stream_fail(struct jsonbound_stream *s, const char *fmt, ...)
+{
+    s->st = SS_FAILED;
+    strbuf_reset(&s->why);
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vaddf(&s->why, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+enum { VALUE_MORE, VALUE_DONE, VALUE_DONE_BEFORE, VALUE_BAD };
+
+static void value_begin(struct jsonbound_stream *s)
+{
+    s->in_string = s->escape = s->scalar = false;
+    s->depth = 0;
+}
+
+/* One byte of a value: more to come, it closed with this byte, it closed before it, or bad. */
+static int value_byte(struct jsonbound_stream *s, char ch)
+{
+    if (s->in_string) {
+        if (s->escape)
+            s->escape = false;
+        else if (ch == '\\')
+            s->escape = true;
+        else if (ch == '"') {
+            s->in_string = false;
+            return s->depth == 0 ? VALUE_DONE : VALUE_MORE;
+        }
+        return VALUE_MORE;
+    }
+    if (s->scalar)
+        return is_space(ch) || memchr(",:]}[{\"", ch, 7) ? VALUE_DONE_BEFORE : VALUE_MORE;
+    switch (ch) {
+    case '"':
+        s->in_string = true;
+        return VALUE_MORE;
+    case '{':
+    case '[':
+        if (s->depth >= STREAM_DEPTH_MAX)
+            return VALUE_BAD;
+        s->kinds[s->depth / 8] =
+            (unsigned char)((s->kinds[s->depth / 8] & ~(1u << (s->depth % 8))) |
+                            ((ch == '{') << (s->depth % 8)));
+        s->depth++;
+        return VALUE_MORE;
+    case '}':
+    case ']': {
+        if (s->depth == 0)
+            return VALUE_BAD;
+        s->depth--;
+        bool object = (s->kinds[s->depth / 8] >> (s->depth % 8)) & 1u;
+        if (object != (ch == '}'))
+            return VALUE_BAD;
+        return s->depth == 0 ? VALUE_DONE : VALUE_MORE;
+    }
+    default:
+        if (s->depth == 0) {
+            if (ch == ',' || ch == ':')
+                return VALUE_BAD;
+            s->scalar = true;
+        }
+        return VALUE_MORE;
+    }
+}
+
+/*
+ * Reads the value going on at data[*i]: appends what belongs to it to into
+ * (within max bytes) and moves *i past it. 1 when it closed, 0 when the
+ * piece ended first, -1 when it is bad or too long (s failed). An element
+ * (into is s->elem) too long is not kept but read to its end (elem_over).
+ */
+static int value_run(struct jsonbound_stream *s, const char *data, size_t len, size_t *i,
+                     struct strbuf *into, size_t max, const char *what)
+{
+    size_t from = *i, p = *i;
+    int rc = VALUE_MORE;
+    while (p < len && rc == VALUE_MORE) {
+        rc = value_byte(s, data[p]);
+        if (rc != VALUE_DONE_BEFORE)
+            p++;
+    }
+    if (rc == VALUE_BAD)
+        return stream_fail(s, "%s: brackets that do not match", what);
+    if (into == &s->elem && (s->elem_over || into->len + (p - from) > max)) {
+        s->elem_over = true;
+        strbuf_reset(into);
+    } else if (into->len + (p - from) > max) {
+        return stream_fail(s, "%s: over the bound of %zu KiB", what, max >> 10);
+    } else {
+        strbuf_add(into, data + from, p - from);
+    }
+    *i = p;
+    return rc == VALUE_MORE ? 0 : 1;
+}
+
+int jsonbound_stream_feed(struct jsonbound_stream *s, const char *data, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        if (s->st == SS_FAILED)
+            return -1;
+        char ch = data[i];
+        bool space = is_space(ch);
+        switch (s->st) {
+        case SS_OPEN:
+            if (!space && ch != '{')
+                return stream_fail(s, "the reply is not a JSON object");
+            i++;
+            if (ch == '{')
+                s->st = SS_KEY_OR_CLOSE;
+            break;
+        case SS_KEY_OR_CLOSE:
+        case SS_KEY_FIRST:
+            if (ch == '}' && s->st == SS_KEY_OR_CLOSE)
+                s->st = SS_DONE;
+            else if (ch == '"') {
+                strbuf_reset(&s->key);
+                s->key_escape = false;
+                s->st = SS_KEY;
+            } else if (!space)
+                return stream_fail(s, "the reply: a key expected");
+            i++;
+            break;
+        case SS_KEY:
+            if (s->key_escape)
+                s->key_escape = false;
+            else if (ch == '\\')
+                s->key_escape = true;
+            else if (ch == '"') {
+                s->st = SS_COLON;
+                i++;
+                break;
+            }
+            if (s->key.len >= STREAM_KEY_MAX)
+                return stream_fail(s, "the reply: a key over %d bytes", STREAM_KEY_MAX);
+            strbuf_addc(&s->key, ch);
+            i++;
+            break;
+        case SS_COLON:
+            if (ch != ':' && !space)
+                return stream_fail(s, "the reply: ':' expected after a key");
+            i++;
+            if (ch == ':')
+                s->st = SS_VALUE;
+            break;
+        case SS_VALUE:
+            if (space) {
+                i++;
+            } else if (strcmp(strbuf_str(&s->key), s->array_key) == 0) {
+                if (ch != '[' || s->had_array)
+                    return stream_fail(s, "\"%s\" is not one array", s->array_key);
+                s->had_array = true;
+                s->st = SS_ELEM_OR_CLOSE;
+                i++;
+            } else {
+                size_t need = s->key.len + 4;
+                if (s->rest.len + need > s->max_rest)
+                    return stream_fail(s, "%s: over the bound of %zu KiB",
+                                       "the reply's members besides the array", s->max_rest >> 10);
+                if (s->rest.len > 1)
+                    strbuf_addc(&s->rest, ',');
+                strbuf_addc(&s->rest, '"');
+                strbuf_add(&s->rest, s->key.buf, s->key.len);
+                strbuf_adds(&s->rest, "\":");
+                value_begin(s);
+                s->st = SS_MEMBER;
+            }
+            break;
+        case SS_MEMBER: {
+            int rc = value_run(s, data, len, &i, &s->rest, s->max_rest,
+                               "the reply's members besides the array");
+            if (rc < 0)
+                return -1;
+            if (rc == 1)
+                s->st = SS_NEXT;
+            break;
+        }
+        case SS_ELEM_OR_CLOSE:
+        case SS_ELEM_FIRST:
+            if (space) {
+                i++;
+            } else if (ch == ']' && s->st == SS_ELEM_OR_CLOSE) {
+                s->st = SS_NEXT;
+                i++;
+            } else {
+                strbuf_reset(&s->elem);
+                s->elem_over = false;
+                value_begin(s);
+                s->st = SS_ELEM;
+            }
+            break;
+        case SS_ELEM: {
+            int rc = value_run(s, data, len, &i, &s->elem, s->max_element, "an element");
+            if (rc < 0)
+                return -1;
+            if (rc == 1) {
+                s->st = SS_ELEM_NEXT;
+                int frc = s->elem_over ? 0 : s->fn(s->ctx, s->elem.buf, s->elem.len);
+                strbuf_reset(&s->elem);
+                s->elem_over = false;
+                if (frc != 0)
+                    return frc;
+            }
+            break;
+        }
+        case SS_ELEM_NEXT:
+            if (ch == ',')
+                s->st = SS_ELEM_FIRST;
+            else if (ch == ']')
+                s->st = SS_NEXT;
+            else if (!space)
+                return stream_fail(s, "\"%s\": ',' or ']' expected after an element", s->array_key);
+            i++;
+            break;
+        case SS_NEXT:
+            if (ch == ',')
+                s->st = SS_KEY_FIRST;
+            else if (ch == '}')
+                s->st = SS_DONE;
+            else if (!space)
+                return stream_fail(s, "the reply: ',' or '}' expected after a member");
+            i++;
+            break;
+        case SS_DONE:
+            if (!space)
+                return stream_fail(s, "the reply: text after its end");
+            i++;
+            break;
+        case SS_FAILED:
+            return -1;
+        }
+    }
+    return s->st == SS_FAILED ? -1 : 0;
+}
+
+json_t *jsonbound_stream_end(struct jsonbound_stream *s, bool *had_array, struct strbuf *why)
+{
+    *had_array = s->had_array;
+    if (s->st == SS_FAILED) {
+        strbuf_add(why, s->why.buf, s->why.len);
+        return NULL;
+    }
+    if (s->st != SS_DONE) {
+        strbuf_adds(why, "the reply ends before its object does");
+        return NULL;
+    }
+    strbuf_addc(&s->rest, '}');
+    json_t *j = jsonbound_loadb(s->rest.buf, s->rest.len, 0, why);
+    strbuf_truncate(&s->rest, s->rest.len - 1);
+    return j;
 }

@@ -9,7 +9,14 @@
  *
  * The same tokenizer finds the byte span of a top-level member and of each
  * element of an array, so a caller can look at one element cheaply and
- * decode only the elements it wants (api/slurm_rest: the user's jobs of a
+ * decode only the elements it wants.
+ *
+ * A stream (jsonbound_stream) does the same for a reply fed in pieces as it
+ * arrives: it keeps its state across pieces (the member it is in, nesting,
+ * in a string, after a backslash) and holds only the element of the chosen
+ * array being read, handed over once it closes, and the other members of
+ * the top-level object, within a byte bound. Memory follows the largest
+ * element, not the reply (api/slurm_rest: the user's jobs of a
  * cluster-wide GET /jobs). Used by the Slurm and ACP drivers.
  */
 #ifndef API_JSONBOUND_H
@@ -70,5 +77,26 @@ int jsonbound_elements(const char *buf, size_t start, size_t end, jsonbound_elem
  * escaped string is decoded first (it is small or the element is refused).
  */
 bool jsonbound_member_is(const char *obj, size_t len, const char *key, const char *want);
+
+/*
+ * A top-level object read in pieces: each element of its member array_key
+ * (which must be an array) goes to fn as it closes; one over max_element
+ * bytes is read past, never held nor handed to fn. Every other member is
+ * kept, as written, within max_rest bytes together (more fails the stream).
+ * Keys are compared as written. Text that is no such object fails the
+ * stream saying why; json_loadb checks the grammar of what is decoded.
+ */
+struct jsonbound_stream;
+struct jsonbound_stream *jsonbound_stream_new(const char *array_key, size_t max_element,
+                                              size_t max_rest, jsonbound_element_fn fn, void *ctx);
+/* The next piece: 0, fn's non-zero return, or -1 when the stream failed (now or before). */
+int jsonbound_stream_feed(struct jsonbound_stream *s, const char *data, size_t len);
+/*
+ * After the last piece: the other members as an object, *had_array telling
+ * whether array_key was there; NULL with why when the stream failed or the
+ * text ended before the object did.
+ */
+json_t *jsonbound_stream_end(struct jsonbound_stream *s, bool *had_array, struct strbuf *why);
+void jsonbound_stream_free(struct jsonbound_stream *s);
 
 #endif

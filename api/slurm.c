@@ -56,7 +56,8 @@ struct slurm_call {
     struct backend_call *state_call; /* a followed log asking its job's state */
     struct jobspec job;              /* CREATE: the job decoded from the request */
     bool has_job;
-    bool refreshed; /* the token was fetched again for a refusal */
+    bool refreshed;                    /* the token was fetched again for a refusal */
+    struct slurm_jobs_read *jobs_read; /* the GET /jobs in flight, read as it arrives */
 };
 
 static void slurm_call_free(void *p)
@@ -72,6 +73,7 @@ static void slurm_call_free(void *p)
         slurm_log_follow_free(sc->follow);
     if (sc->has_job)
         jobspec_free(&sc->job);
+    slurm_jobs_read_free(sc->jobs_read);
     slurm_replay_gone(sc->b, &sc->rp);
     slurm_replay_free(&sc->rp);
     free(sc);
@@ -196,7 +198,9 @@ static void http_done(void *ctx, struct http_result *r)
     struct api_error e;
     memset(&e, 0, sizeof e);
     enum backend_status st =
-        slurm_rest_decode(b, sc->rp.method, sc->rp.path, r, &reply, &refused, &e);
+        slurm_rest_decode(b, sc->rp.method, sc->rp.path, r, sc->jobs_read, &reply, &refused, &e);
+    slurm_jobs_read_free(sc->jobs_read);
+    sc->jobs_read = NULL;
     if (refused && driver(b)->token_command && !sc->refreshed) {
         /* "run the token command again once", then the same request again */
         sc->refreshed = true;
@@ -212,6 +216,19 @@ static void http_done(void *ctx, struct http_result *r)
 }
 
 static void delayed_start(void *ctx);
+
+/* Makes the pending request of the operation; a GET /jobs is read as it arrives. */
+static void start_request(struct slurm_call *sc)
+{
+    struct backend_call *c = sc->c;
+    const char *body = sc->rp.body;
+    sc->rp.sent_ms = time_now_ms();
+    slurm_jobs_read_free(sc->jobs_read);
+    sc->jobs_read = slurm_jobs_read_new(c->b, sc->rp.method, sc->rp.path);
+    c->http = http_multi_start(c->m, driver(c->b)->client, sc->rp.method, sc->rp.path, body,
+                               body ? strlen(body) : 0, sc->jobs_read ? slurm_jobs_read_data : NULL,
+                               sc->jobs_read, http_done, sc);
+}
 
 /* Runs the operation; makes the request it waits for, or hands its reply back. */
 static void step(struct slurm_call *sc)
@@ -233,10 +250,7 @@ static void step(struct slurm_call *sc)
         c->timer = loop_add_timer(http_multi_loop(c->m), sc->rp.delay_ms, delayed_start, sc);
         return;
     }
-    const char *body = sc->rp.body;
-    sc->rp.sent_ms = time_now_ms();
-    c->http = http_multi_start(c->m, driver(c->b)->client, sc->rp.method, sc->rp.path, body,
-                               body ? strlen(body) : 0, NULL, NULL, http_done, sc);
+    start_request(sc);
 }
 
 static void delayed_start(void *ctx)
@@ -250,10 +264,7 @@ static void delayed_start(void *ctx)
         step(sc);
         return;
     }
-    sc->rp.sent_ms = time_now_ms();
-    const char *body = sc->rp.body;
-    sc->c->http = http_multi_start(sc->c->m, driver(sc->c->b)->client, sc->rp.method, sc->rp.path,
-                                   body, body ? strlen(body) : 0, NULL, NULL, http_done, sc);
+    start_request(sc);
 }
 
 /* The first step, from the loop (never a reply inside send). */
@@ -415,6 +426,7 @@ struct backend *slurm_backend_new(struct http_client *client, const struct conte
     s->owner_uid = pw ? pw->pw_uid : geteuid();
     /* Every reply is decoded within a memory bound, so bytes may go past http's 64 MiB. */
     http_client_set_max_reply(client, SLURM_REPLY_MAX);
+    http_client_set_data_timed(client, true); /* GET /jobs read as it arrives, still timed */
     s->token_file = c->token_file ? xstrdup(c->token_file) : NULL;
     s->token_command = c->token_command ? xstrdup(c->token_command) : NULL;
     s->jobs_dir = xstrdup(c->jobs_dir);

@@ -29,13 +29,17 @@
 #define FOLLOW_POLL_MS 500
 #define JOBS_FRESH_MS 1000 /* GET /jobs at most once a second */
 /*
- * The byte cap of a reply from slurmrestd. GET /jobs is cluster-wide (no
- * filter by user in v0.0.38-40) and a pending job is about 3.2 KB of it:
- * 256 MiB is some 80,000 jobs. Its bytes are held once; only the user's
- * jobs are decoded (slurm_rest), and every other reply is decoded within
- * api/jsonbound's memory bound.
+ * The byte cap of a reply from slurmrestd held whole; every such reply is
+ * decoded within api/jsonbound's memory bound. A 2xx GET /jobs is not held:
+ * it is cluster-wide (no filter by user in v0.0.38-40; a pending job is
+ * about 3.2 KB of it) and read as it arrives (slurm_jobs_read), holding one
+ * job at a time (at most SLURM_JOB_MAX bytes; a larger one is skipped) and
+ * the reply's other members (at most SLURM_REST_MAX bytes together), bound
+ * in time by the client's timeout, not in bytes.
  */
 #define SLURM_REPLY_MAX ((size_t)256 << 20)
+#define SLURM_JOB_MAX ((size_t)16 << 20)
+#define SLURM_REST_MAX ((size_t)1 << 20)
 /* A Slurm job is trainjob's when its comment is this followed by its job directory's mark. */
 #define SLURM_MARK_PREFIX "trainjob:"
 #define SLURM_MARK_FILE "mark"
@@ -126,10 +130,23 @@ static inline struct slurm *driver(struct backend *b)
 enum backend_status slurm_rest(struct backend *b, const char *method, const char *path,
                                const json_t *body, json_t **reply, struct api_error *err);
 
-/* The result of a request to decode (slurm_rest's rules); *refused: the token was refused. */
+/*
+ * A GET /jobs reply read as it arrives, slurm_jobs_read_data being the
+ * request's on_data: only the job being read is held and the user's jobs
+ * decoded. NULL for any other request (whose reply is held whole).
+ */
+struct slurm_jobs_read;
+struct slurm_jobs_read *slurm_jobs_read_new(struct backend *b, const char *method,
+                                            const char *path);
+int slurm_jobs_read_data(void *ctx, const char *data, size_t len);
+void slurm_jobs_read_free(struct slurm_jobs_read *jr);
+/*
+ * The result of a request to decode (slurm_rest's rules), jr its reader
+ * (or NULL); *refused: the token was refused.
+ */
 enum backend_status slurm_rest_decode(struct backend *b, const char *method, const char *path,
-                                      struct http_result *r, json_t **reply, bool *refused,
-                                      struct api_error *err);
+                                      struct http_result *r, struct slurm_jobs_read *jr,
+                                      json_t **reply, bool *refused, struct api_error *err);
 /* The "authentication failed" error naming the context, endpoint, user and what to check. */
 enum backend_status slurm_auth_failed(struct backend *b, const char *detail, struct api_error *err);
 /* Records the reply to the pending request of rp (reply is taken). */

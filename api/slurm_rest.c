@@ -69,7 +69,7 @@ static void stats_write(void)
     close(fd);
 }
 
-static void slurm_stats_count(const struct http_result *r)
+static void slurm_stats_count(const struct http_result *r, size_t streamed)
 {
     if (!stats.registered) {
         stats.registered = true;
@@ -78,7 +78,7 @@ static void slurm_stats_count(const struct http_result *r)
             atexit(stats_write);
     }
     stats.calls++;
-    stats.bytes += r->body.len;
+    stats.bytes += r->body.len + streamed;
 }
 
 /* ---- the token ------------------------------------------------------------ */
@@ -654,6 +654,44 @@ static enum backend_status ensure_shape(struct backend *b, struct api_error *err
     return st;
 }
 
+/*
+ * A GET /jobs reply read as it arrives: slurmrestd has no filter by user, so
+ * the reply is the cluster's. Each element of "jobs" is held only until it
+ * closes, and decoded only when its user_name is the user's; the other
+ * members (errors, warnings, meta) are kept within SLURM_REST_MAX. Memory
+ * follows the largest job and the user's jobs, not the cluster's; an
+ * element over SLURM_JOB_MAX is skipped unread, so no other user's job
+ * can make the listing fail.
+ */
+struct slurm_jobs_read {
+    char *user;
+    json_t *jobs;
+    struct jsonbound_stream *js;
+    size_t bytes;  /* of the reply, for TRAINJOB_HTTP_STATS */
+    size_t others; /* elements of other users, never decoded */
+    size_t bad;    /* elements of the user that could not be decoded within the bound */
+};
+
+/* One element of .jobs[]: decoded only when its user_name is the user's. */
+static int user_job(void *ctx, const char *elem, size_t len)
+{
+    struct slurm_jobs_read *jr = ctx;
+    if (!jsonbound_member_is(elem, len, "user_name", jr->user)) {
+        jr->others++;
+        return 0;
+    }
+    struct strbuf why = STRBUF_INIT;
+    json_t *j = jsonbound_loadb(elem, len, 0, &why);
+    strbuf_free(&why);
+    if (json_is_object(j))
+        json_array_append_new(jr->jobs, j);
+    else {
+        json_decref(j);
+        jr->bad++;
+    }
+    return 0;
+}
+
 /* GET /slurm/<version>/jobs[?…]: the cluster-wide listing. */
 static bool is_jobs_listing(const char *method, const char *path)
 {
@@ -662,79 +700,67 @@ static bool is_jobs_listing(const char *method, const char *path)
            strncmp(last, "/jobs", 5) == 0 && (last[5] == '\0' || last[5] == '?');
 }
 
-struct user_jobs {
-    const char *user;
-    json_t *jobs;
-    size_t others; /* elements of other users, never decoded */
-    size_t bad;    /* elements of the user that could not be decoded within the bound */
-};
-
-/* One element of .jobs[]: decoded only when its user_name is the user's. */
-static int user_job(void *ctx, const char *elem, size_t len)
+struct slurm_jobs_read *slurm_jobs_read_new(struct backend *b, const char *method, const char *path)
 {
-    struct user_jobs *u = ctx;
-    if (!jsonbound_member_is(elem, len, "user_name", u->user)) {
-        u->others++;
-        return 0;
-    }
-    struct strbuf why = STRBUF_INIT;
-    json_t *j = jsonbound_loadb(elem, len, 0, &why);
-    strbuf_free(&why);
-    if (json_is_object(j))
-        json_array_append_new(u->jobs, j);
-    else {
-        json_decref(j);
-        u->bad++;
-    }
-    return 0;
+    if (!is_jobs_listing(method, path))
+        return NULL;
+    struct slurm_jobs_read *jr = xcalloc(1, sizeof *jr);
+    jr->user = xstrdup(driver(b)->user ? driver(b)->user : "");
+    jr->jobs = json_array();
+    jr->js = jsonbound_stream_new("jobs", SLURM_JOB_MAX, SLURM_REST_MAX, user_job, jr);
+    return jr;
+}
+
+int slurm_jobs_read_data(void *ctx, const char *data, size_t len)
+{
+    struct slurm_jobs_read *jr = ctx;
+    jr->bytes += len;
+    return jsonbound_stream_feed(jr->js, data, len) == 0 ? 0 : -1;
+}
+
+void slurm_jobs_read_free(struct slurm_jobs_read *jr)
+{
+    if (jr == NULL)
+        return;
+    free(jr->user);
+    json_decref(jr->jobs);
+    jsonbound_stream_free(jr->js);
+    free(jr);
 }
 
 /*
- * A 2xx GET /jobs reply as {"errors": […], "jobs": [the user's]}: the
- * reply is scanned element by element and only the user's jobs are decoded
- * (slurmrestd has no filter by user), so memory follows the user's jobs,
- * not the cluster's. NULL with why when the reply is not such a document.
+ * The reply read as {"errors": […], …, "jobs": [the user's]}; NULL with why
+ * when it is not such a document.
  */
-static json_t *jobs_of_user(const char *buf, size_t len, const char *user, struct strbuf *why)
+static json_t *jobs_read_end(struct slurm_jobs_read *jr, struct strbuf *why)
 {
-    size_t s, e;
-    json_t *out = json_object();
-    if (jsonbound_member(buf, len, "errors", &s, &e)) {
-        json_t *errs = jsonbound_loadb(buf + s, e - s, 0, why);
-        if (errs == NULL) {
-            json_decref(out);
-            return NULL;
-        }
-        json_object_set_new(out, "errors", errs);
-    }
-    if (!jsonbound_member(buf, len, "jobs", &s, &e)) {
+    bool had_jobs;
+    json_t *out = jsonbound_stream_end(jr->js, &had_jobs, why);
+    if (out == NULL)
+        return NULL;
+    if (!json_is_object(out) || !had_jobs) {
         strbuf_adds(why, "a /jobs reply without \"jobs\"");
         json_decref(out);
         return NULL;
     }
-    struct user_jobs u = {user ? user : "", json_array(), 0, 0};
-    if (jsonbound_elements(buf, s, e, user_job, &u) != 0) {
-        strbuf_adds(why, "a /jobs reply whose \"jobs\" is not an array of jobs");
-        json_decref(u.jobs);
-        json_decref(out);
-        return NULL;
-    }
-    json_object_set_new(out, "jobs", u.jobs);
+    json_object_set(out, "jobs", jr->jobs);
     return out;
 }
 
 /*
  * A reply to the result of one request: the JSON of a 2xx reply in *reply;
  * errors a Slurm reply carries with a 2xx status are failures too. *refused
- * says the token was refused (err is then not set).
+ * says the token was refused (err is then not set). jr: the GET /jobs reply
+ * read as it arrived (a body, from a transport that did not stream it, is
+ * read through one too).
  */
 static enum backend_status decode_reply(struct backend *b, const char *method, const char *path,
-                                        struct http_result *r, json_t **reply, bool *refused,
-                                        struct api_error *err)
+                                        struct http_result *r, struct slurm_jobs_read *jr,
+                                        json_t **reply, bool *refused, struct api_error *err)
 {
     *reply = NULL;
     *refused = false;
-    slurm_stats_count(r);
+    slurm_stats_count(r, jr ? jr->bytes : 0);
     if (r->transport != TRANSPORT_NONE)
         return transport_error(b, r, err);
     if (r->status == 304) { /* ?update_time=: nothing changed since */
@@ -743,9 +769,17 @@ static enum backend_status decode_reply(struct backend *b, const char *method, c
     }
     const char *text = r->body.buf ? r->body.buf : "";
     struct strbuf why = STRBUF_INIT;
-    json_t *j = r->status >= 200 && r->status < 300 && is_jobs_listing(method, path)
-                    ? jobs_of_user(text, r->body.len, driver(b)->user, &why)
-                    : jsonbound_loadb(text, r->body.len, 0, &why);
+    json_t *j = NULL;
+    if (r->status >= 200 && r->status < 300 && is_jobs_listing(method, path)) {
+        struct slurm_jobs_read *own = jr ? NULL : slurm_jobs_read_new(b, method, path);
+        struct slurm_jobs_read *read = jr ? jr : own;
+        if (r->body.len)
+            slurm_jobs_read_data(read, text, r->body.len);
+        j = jobs_read_end(read, &why);
+        slurm_jobs_read_free(own);
+    } else {
+        j = jsonbound_loadb(text, r->body.len, 0, &why);
+    }
     if (j == NULL && r->status >= 200 && r->status < 300 && why.len) {
         /* A 2xx reply too large to decode, or not JSON: said as such, not as Slurm's error. */
         api_error_set(err, 502, "BadReply", "", "slurmrestd %s %s: %s", method, path,
@@ -939,9 +973,14 @@ enum backend_status slurm_rest(struct backend *b, const char *method, const char
             struct http_result r;
             http_result_init(&r);
             s->sent_ms = time_now_ms();
-            http_call(s->client, method, strbuf_str(&p), text, text ? strlen(text) : 0, &r);
+            struct slurm_jobs_read *jr = slurm_jobs_read_new(b, method, strbuf_str(&p));
+            if (jr)
+                http_stream(s->client, strbuf_str(&p), slurm_jobs_read_data, jr, &r);
+            else
+                http_call(s->client, method, strbuf_str(&p), text, text ? strlen(text) : 0, &r);
             bool refused;
-            st = decode_reply(b, method, strbuf_str(&p), &r, reply, &refused, err);
+            st = decode_reply(b, method, strbuf_str(&p), &r, jr, reply, &refused, err);
+            slurm_jobs_read_free(jr);
             http_result_free(&r);
             if (refused) {
                 strbuf_reset(&why);
@@ -961,10 +1000,10 @@ enum backend_status slurm_rest(struct backend *b, const char *method, const char
 }
 
 enum backend_status slurm_rest_decode(struct backend *b, const char *method, const char *path,
-                                      struct http_result *r, json_t **reply, bool *refused,
-                                      struct api_error *err)
+                                      struct http_result *r, struct slurm_jobs_read *jr,
+                                      json_t **reply, bool *refused, struct api_error *err)
 {
-    return decode_reply(b, method, path, r, reply, refused, err);
+    return decode_reply(b, method, path, r, jr, reply, refused, err);
 }
 
 enum backend_status slurm_auth_failed(struct backend *b, const char *detail, struct api_error *err)

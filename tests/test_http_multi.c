@@ -3,7 +3,8 @@
  * multi) and over a Unix socket (api/uhttp), against a real server in a
  * child process. Any callback may start a request: a stream's on_data (which
  * runs inside curl, where curl refuses new handles) and a done callback each
- * start one, and it completes.
+ * start one, and it completes. A client whose on_data calls are timed
+ * (a reply read as it arrives, not a stream) times them out.
  */
 // clang-format off
 #include <stdarg.h>
@@ -61,7 +62,13 @@ static void answer(int c)
         if (strstr(buf, "\r\n\r\n"))
             break;
     }
-    if (strstr(buf, " /stream ")) {
+    if (strstr(buf, " /hang ")) { /* a first piece, then nothing for 3 s */
+        static const char head[] =
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nfirst\n\r\n";
+        if (write(c, head, sizeof head - 1) < 0)
+            _exit(1);
+        poll(NULL, 0, 3000);
+    } else if (strstr(buf, " /stream ")) {
         static const char head[] = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
         static const char one[] = "6\r\nfirst\n\r\n", two[] = "7\r\nsecond\n\r\n0\r\n\r\n";
         if (write(c, head, sizeof head - 1) < 0 || write(c, one, sizeof one - 1) < 0)
@@ -294,6 +301,85 @@ static void a_request_cancelled_inside_curl_never_runs(void **state)
     serve_end(&sv);
 }
 
+/* ---- a reply read as it arrives, under the client's timeout ------------------- */
+
+struct timed {
+    struct strbuf got;
+    int done;
+    enum transport_error transport;
+};
+
+static int timed_data(void *ctx, const char *data, size_t len)
+{
+    struct timed *t = ctx;
+    strbuf_add(&t->got, data, len);
+    return 0;
+}
+
+static void timed_done(void *ctx, struct http_result *r)
+{
+    struct timed *t = ctx;
+    t->done++;
+    t->transport = r->transport;
+}
+
+static void timed_reads_time_out(bool tcp)
+{
+    struct server sv;
+    if (tcp)
+        serve_tcp(&sv);
+    else
+        serve_unix(&sv);
+    struct strbuf err = STRBUF_INIT;
+    struct http_client *c = http_client_new(sv.endpoint, &err);
+    assert_non_null(c);
+    strbuf_free(&err);
+    http_client_set_timeout(c, 300);
+    assert_int_equal(http_call_timeout(c, true), 0); /* a stream, until said otherwise */
+    http_client_set_data_timed(c, true);
+    assert_int_equal(http_call_timeout(c, true), 300);
+
+    /* On the loop. */
+    struct loop *lp = loop_new();
+    struct http_multi *m = http_multi_new(lp);
+    struct timed t = {STRBUF_INIT, 0, TRANSPORT_NONE};
+    int64_t start = loop_now_ms();
+    http_multi_start(m, c, "GET", "/hang", NULL, 0, timed_data, &t, timed_done, &t);
+    RUN_UNTIL(lp, t.done > 0, 5000);
+    assert_int_equal(t.done, 1);
+    assert_int_equal(t.transport, TRANSPORT_TIMEOUT);
+    assert_true(loop_now_ms() - start < 2500); /* not the server's 3 s */
+    assert_string_equal(strbuf_str(&t.got), "first\n");
+    http_multi_free(m);
+    loop_free(lp);
+
+    /* Blocking. */
+    struct http_result r;
+    http_result_init(&r);
+    strbuf_reset(&t.got);
+    start = loop_now_ms();
+    assert_int_equal(http_stream(c, "/hang", timed_data, &t, &r), -1);
+    assert_int_equal(r.transport, TRANSPORT_TIMEOUT);
+    assert_true(loop_now_ms() - start < 2500);
+    assert_string_equal(strbuf_str(&t.got), "first\n");
+    http_result_free(&r);
+    strbuf_free(&t.got);
+    http_client_free(c);
+    serve_end(&sv);
+}
+
+static void a_timed_read_times_out_over_tcp(void **state)
+{
+    (void)state;
+    timed_reads_time_out(true);
+}
+
+static void a_timed_read_times_out_over_a_unix_socket(void **state)
+{
+    (void)state;
+    timed_reads_time_out(false);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -306,6 +392,8 @@ int main(void)
         cmocka_unit_test_teardown(a_done_callback_starts_a_request_over_a_unix_socket,
                                   stop_leftover_server),
         cmocka_unit_test_teardown(a_request_cancelled_inside_curl_never_runs, stop_leftover_server),
+        cmocka_unit_test_teardown(a_timed_read_times_out_over_tcp, stop_leftover_server),
+        cmocka_unit_test_teardown(a_timed_read_times_out_over_a_unix_socket, stop_leftover_server),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

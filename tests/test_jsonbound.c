@@ -1,8 +1,10 @@
 /*
  * test_jsonbound: the bounded JSON loader and its tokenizer (api/jsonbound)
  * — where values end through strings, escapes and nesting, the spans of a
- * member and of array elements, a member compared without decoding, and a
- * reply refused for the memory it would take, before any of it is decoded.
+ * member and of array elements, a member compared without decoding, a
+ * reply refused for the memory it would take, before any of it is decoded,
+ * and a reply read in pieces (a stream) giving what reading it whole gives,
+ * however it is cut.
  */
 // clang-format off
 #include <stdarg.h>
@@ -156,12 +158,183 @@ static void a_reply_over_the_bound_is_refused_before_decoding(void **state)
     strbuf_free(&why);
 }
 
+/* ---- a reply read in pieces ------------------------------------------------- */
+
+/* Elements and the other members read whole (the spans above), the way a stream must give them. */
+static void read_whole(const char *t, struct strbuf *elems, char **rest)
+{
+    size_t s, e;
+    assert_true(jsonbound_member(t, strlen(t), "jobs", &s, &e));
+    assert_int_equal(jsonbound_elements(t, s, e, collect, elems), 0);
+    json_t *j = json_loads(t, 0, NULL);
+    assert_non_null(j);
+    json_object_del(j, "jobs");
+    *rest = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(j);
+}
+
+/*
+ * t fed in the pieces that cut it at cuts[0..n) (ascending): 0 and the
+ * elements and other members, or the stream's failure (-1) with why.
+ */
+static int read_cut(const char *t, const size_t *cuts, size_t n, size_t max_element,
+                    struct strbuf *elems, char **rest, struct strbuf *why)
+{
+    struct jsonbound_stream *js = jsonbound_stream_new("jobs", max_element, 1024, collect, elems);
+    size_t len = strlen(t), at = 0;
+    for (size_t i = 0; i <= n; i++) {
+        size_t to = i < n ? cuts[i] : len;
+        /* Each piece in a buffer of its own size: ASan sees a read past it. */
+        char *piece = xmalloc(to - at + 1);
+        memcpy(piece, t + at, to - at);
+        jsonbound_stream_feed(js, piece, to - at);
+        free(piece);
+        at = to;
+    }
+    bool had;
+    json_t *j = jsonbound_stream_end(js, &had, why);
+    jsonbound_stream_free(js);
+    if (j == NULL)
+        return -1;
+    assert_true(had);
+    *rest = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(j);
+    return 0;
+}
+
+/* Brackets and quotes in strings, escapes (a quote, a backslash, \u), nesting, scalars. */
+static const char *const tricky =
+    " {\"meta\": {\"plugin\": {\"type\": \"openapi/v0.0.38\", \"jobs\": [9]}}, "
+    "\"errors\" : [] ,\"warnings\":[{\"description\": \"a ]}\\\"[{\\\\\"}], "
+    "\"x\\\"jobs\": -12.5e3, \"jobs\": [ {\"user_name\": \"al\\u0069ce\", \"c\": \"}]\\\\\"},"
+    "{\"user_name\":\"bob\",\"a\":[[],{},[{\"b\":\"\\\"\"}]]} , \"s,]\\\"\" ,[1,2],3 ,true,null,"
+    "-0.5E-2 ] ,\"last_update\": 1700000000, \"t\": true }\n";
+
+static void a_stream_cut_anywhere_reads_as_the_whole(void **state)
+{
+    (void)state;
+    struct strbuf want = STRBUF_INIT;
+    char *want_rest = NULL;
+    read_whole(tricky, &want, &want_rest);
+    assert_non_null(strstr(want_rest, "last_update")); /* the other members are kept */
+    assert_null(strstr(want_rest, "bob"));
+    size_t len = strlen(tricky);
+    struct strbuf why = STRBUF_INIT;
+    /* Pieces of every size from 1 to the whole. */
+    for (size_t size = 1; size <= len; size++) {
+        size_t cuts[512], n = 0;
+        for (size_t at = size; at < len; at += size)
+            cuts[n++] = at;
+        struct strbuf got = STRBUF_INIT;
+        char *rest = NULL;
+        assert_int_equal(read_cut(tricky, cuts, n, 1 << 20, &got, &rest, &why), 0);
+        assert_string_equal(strbuf_str(&got), strbuf_str(&want));
+        assert_string_equal(rest, want_rest);
+        free(rest);
+        strbuf_free(&got);
+    }
+    /* Every single cut and every pair of cuts: inside strings, escapes, between elements. */
+    for (size_t a = 0; a <= len; a++)
+        for (size_t b = a; b <= len; b += (a % 7) + 1) {
+            size_t cuts[2] = {a, b};
+            struct strbuf got = STRBUF_INIT;
+            char *rest = NULL;
+            assert_int_equal(read_cut(tricky, cuts, 2, 1 << 20, &got, &rest, &why), 0);
+            assert_string_equal(strbuf_str(&got), strbuf_str(&want));
+            assert_string_equal(rest, want_rest);
+            free(rest);
+            strbuf_free(&got);
+        }
+    /* Random cuts, many at a time (a fixed seed: the same cuts every run). */
+    unsigned seed = 20;
+    for (int round = 0; round < 2000; round++) {
+        size_t cuts[64], n = 0, at = 0;
+        while (n < 64) {
+            seed = seed * 1103515245u + 12345u;
+            at += (seed >> 16) % 9;
+            if (at > len)
+                break;
+            cuts[n++] = at;
+        }
+        struct strbuf got = STRBUF_INIT;
+        char *rest = NULL;
+        assert_int_equal(read_cut(tricky, cuts, n, 1 << 20, &got, &rest, &why), 0);
+        assert_string_equal(strbuf_str(&got), strbuf_str(&want));
+        assert_string_equal(rest, want_rest);
+        free(rest);
+        strbuf_free(&got);
+    }
+    free(want_rest);
+    strbuf_free(&want);
+    strbuf_free(&why);
+}
+
+static void a_stream_fails_saying_why_and_skips_an_element_too_long(void **state)
+{
+    (void)state;
+    struct strbuf got = STRBUF_INIT, why = STRBUF_INIT;
+    char *rest = NULL;
+    /* Cut short, anywhere: never a result. */
+    size_t len = strlen(tricky);
+    for (size_t end = 0; end + 2 < len; end++) {
+        char *t = xstrndup(tricky, end);
+        strbuf_reset(&why);
+        assert_int_equal(read_cut(t, NULL, 0, 1 << 20, &got, &rest, &why), -1);
+        assert_true(why.len > 0);
+        free(t);
+    }
+    static const struct {
+        const char *text, *why;
+    } bad[] = {
+        {"[1]", "not a JSON object"},
+        {"{\"jobs\": {}}", "\"jobs\" is not one array"},
+        {"{\"jobs\": [], \"jobs\": []}", "\"jobs\" is not one array"},
+        {"{\"jobs\": [[1}]}", "brackets that do not match"},
+        {"{\"jobs\": [1 2]}", "',' or ']' expected"},
+        {"{\"a\" 1}", "':' expected"},
+        {"{\"jobs\": []} x", "text after its end"},
+        {"{\"meta\": \"", "ends before its object does"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        strbuf_reset(&why);
+        assert_int_equal(read_cut(bad[i].text, NULL, 0, 1 << 20, &got, &rest, &why), -1);
+        if (strstr(strbuf_str(&why), bad[i].why) == NULL)
+            fail_msg("%s: said '%s'", bad[i].text, strbuf_str(&why));
+    }
+    /* The other members over their bound (1 KiB here) fail the stream. */
+    struct strbuf big = STRBUF_INIT;
+    strbuf_adds(&big, "{\"jobs\": [], \"meta\": \"");
+    for (int i = 0; i < 2000; i++)
+        strbuf_addc(&big, 'm');
+    strbuf_adds(&big, "\"}");
+    strbuf_reset(&why);
+    assert_int_equal(read_cut(strbuf_str(&big), NULL, 0, 1 << 20, &got, &rest, &why), -1);
+    assert_non_null(strstr(strbuf_str(&why), "over the bound of 1 KiB"));
+    /* An element over max_element is read past, not held: the others still come. */
+    strbuf_reset(&big);
+    strbuf_adds(&big, "{\"jobs\": [1, \"");
+    for (int i = 0; i < 5000; i++)
+        strbuf_adds(&big, "]\\\"");
+    strbuf_adds(&big, "\", {\"a\": 2}]}");
+    size_t cuts[] = {5, 17, 100, 4000, 9000};
+    strbuf_reset(&got);
+    assert_int_equal(read_cut(strbuf_str(&big), cuts, 5, 64, &got, &rest, &why), 0);
+    assert_string_equal(strbuf_str(&got), "1|{\"a\": 2}|");
+    assert_string_equal(rest, "{}");
+    free(rest);
+    strbuf_free(&big);
+    strbuf_free(&got);
+    strbuf_free(&why);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(values_end_where_json_says),
         cmocka_unit_test(members_and_elements_are_found_by_span),
         cmocka_unit_test(a_reply_over_the_bound_is_refused_before_decoding),
+        cmocka_unit_test(a_stream_cut_anywhere_reads_as_the_whole),
+        cmocka_unit_test(a_stream_fails_saying_why_and_skips_an_element_too_long),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
