@@ -3,7 +3,7 @@
  * in one table, so the driver (api/slurm.c) speaks one neutral shape.
  *
  * v0.0.38 (Slurm 22.05, Debian 12; what the tests run) and v0.0.40 (from the
- * recorded spec, /work/shared/reference/schemas/openapi-slurm-v0.0.40.json):
+ * published spec; an excerpt is tests/fixtures/slurm/openapi-v0.0.40-excerpt.json):
  *   - a job's environment: a mapping {"K":"V"} (38) or a list ["K=V"] (40);
  *   - exit_code: the raw wait status (38: 768 = exit 3) or an object
  *     {status:[…], return_code:{set,number}, signal:{id:{set,number}}} (40);
