@@ -685,18 +685,27 @@ static void arm_deadlines(struct listener *l)
  * from, so they can never fill the listener. Past that, the oldest anonymous
  * connection still waiting for its request after ANONYMOUS_GRACE_MS is
  * closed: a fair client sends its request at once, so what is left waiting
- * is the flood, and a member's new connection lives long enough to sign.
- * When every one is younger than that (a burst), the new one is closed.
+ * is the flood. When every one is younger than that (a flood that dials
+ * again as fast as it is closed), the oldest is closed all the same, never
+ * the newcomer: a member's new connection then lives until a whole pool of
+ * newer ones has come after it, which is longer than its request takes.
  */
 #define ANONYMOUS_GRACE_MS 100
 
 static void trim_anonymous(struct listener *l, int64_t now)
 {
-    for (struct conn *o = l->conns;
-         o && l->anonymous > (unsigned)l->srv->lim.anonymous_connections; o = o->next)
+    unsigned cap = (unsigned)l->srv->lim.anonymous_connections;
+    for (struct conn *o = l->conns; o && l->anonymous > cap; o = o->next)
         if (o->anonymous && o->waiting && !o->shut && now - o->since_ms >= ANONYMOUS_GRACE_MS) {
             shut_conn(o);
             o->anonymous = false; /* no longer counted: it is on its way out */
+            l->anonymous--;
+        }
+    /* A burst: the oldest first (the list is in the order connections came). */
+    for (struct conn *o = l->conns; o && l->anonymous > cap; o = o->next)
+        if (o->anonymous && o->waiting && !o->shut) {
+            shut_conn(o);
+            o->anonymous = false;
             l->anonymous--;
         }
 }
@@ -725,11 +734,6 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
             c->anonymous = true;
             l->anonymous++;
             trim_anonymous(l, c->since_ms);
-            if (l->anonymous > (unsigned)l->srv->lim.anonymous_connections) {
-                shut_conn(c);
-                c->anonymous = false;
-                l->anonymous--;
-            }
         }
         arm_deadlines(l);
         return;
