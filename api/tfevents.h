@@ -152,23 +152,23 @@ typedef void (*tfevents_scalar_fn)(void *ctx, const struct tfevents_scalar *s);
 
 /* What has been read and what was wrong, since tfevents_open (never reset). */
 struct tfevents_stats {
-    uint64_t runs, files;     /* now known */
-    uint64_t bytes;           /* consumed from event files */
-    uint64_t records;         /* well-framed records decoded */
-    uint64_t scalars;         /* delivered */
-    uint64_t bad_crc;         /* records whose data failed its CRC (skipped) */
-    uint64_t resyncs;         /* damaged headers scanned past (once per damaged stretch) */
-    uint64_t resync_bytes;    /* bytes scanned past (holes included) */
-    uint64_t hole_bytes;      /* of which skipped unread: holes of a sparse file */
-    uint64_t holes;           /* holes of a sparse file passed (not damage) */
-    uint64_t last_hole_at;    /* the last hole: its first zero byte's file offset, */
-    uint64_t last_hole_len;   /* its length up to the data after it, */
+    uint64_t runs, files;       /* now known */
+    uint64_t bytes;             /* consumed from event files */
+    uint64_t records;           /* well-framed records decoded */
+    uint64_t scalars;           /* delivered */
+    uint64_t bad_crc;           /* records whose data failed its CRC (skipped) */
+    uint64_t resyncs;           /* damaged headers scanned past (once per damaged stretch) */
+    uint64_t resync_bytes;      /* bytes scanned past (holes included) */
+    uint64_t hole_bytes;        /* of which skipped unread: holes of a sparse file */
+    uint64_t holes;             /* holes of a sparse file passed (not damage) */
+    uint64_t last_hole_at;      /* the last hole: its first zero byte's file offset, */
+    uint64_t last_hole_len;     /* its length up to the data after it, */
     const char *last_hole_file; /* and its file (relative to the root; owned by the follower) */
-    uint64_t oversized;       /* records over TFEVENTS_MAX_RECORD (skipped) */
-    uint64_t bad_proto;       /* records with good CRCs that were not an Event */
-    uint64_t bad_values;      /* malformed Summary.Values in good Events */
-    uint64_t other_values;    /* non-scalar values (other plugins), skipped */
-    uint64_t truncated;       /* files that shrank below their offset (read again from 0) */
+    uint64_t oversized;         /* records over TFEVENTS_MAX_RECORD (skipped) */
+    uint64_t bad_proto;         /* records with good CRCs that were not an Event */
+    uint64_t bad_values;        /* malformed Summary.Values in good Events */
+    uint64_t other_values;      /* non-scalar values (other plugins), skipped */
+    uint64_t truncated;         /* files that shrank below their offset (read again from 0) */
     uint64_t skipped_entries; /* symlinks, non-regular files, dirs past the depth or count limits */
 };
 

@@ -231,8 +231,8 @@ static int post_one(struct engine *eng, struct loop *lp, const char *user, const
              "\"image_path\":\"local/host\",\"startup_script\":\"true\"}]}",
              name);
     struct post_query pq = {name};
-    struct http_request req = {"POST", post_path, NULL,         post_q, NULL,
-                               &pq,    body,      strlen(body), user, NULL, NULL};
+    struct http_request req = {"POST", post_path,    NULL, post_q, NULL, &pq,
+                               body,   strlen(body), user, NULL,   NULL};
     struct http_response resp;
     memset(&resp, 0, sizeof resp);
     resp.text = (struct strbuf)STRBUF_INIT;

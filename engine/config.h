@@ -109,7 +109,7 @@ struct config_limits {
     int streams_per_member;        /* watch streams and log follows per user: 32 */
     int stream_mib_per_member;     /* bytes queued for one user's streams: 64 MiB */
     int scalar_follows_per_member; /* scalar follows (inotify instances) per user: 8 */
-    int cgroups_per_member;     /* started workers (a cgroup each) per member: 512 */
+    int cgroups_per_member;        /* started workers (a cgroup each) per member: 512 */
 };
 
 #define CONFIG_RESTART_DELAY_MS 10000

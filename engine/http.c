@@ -38,9 +38,9 @@
 
 #include "api/apierror.h"
 #include "api/hmac.h"
+#include "engine/config.h"
 #include "engine/engine.h"
 #include "engine/flags.h"
-#include "engine/config.h"
 #include "engine/replay.h"
 #include "engine/routes.h"
 #include "engine/shares.h"
@@ -86,11 +86,11 @@ struct listener {
 struct conn {
     struct listener *l;
     int fd;
-    int64_t since_ms; /* the connection's start, or its previous request's end */
-    bool waiting;     /* a request is due or arriving: the deadline applies */
-    bool reused;      /* a request was answered on it before (keep-alive) */
-    bool anonymous;   /* TCP, not yet claimed by a signed request */
-    bool shut;        /* closed by the engine: MHD will see it gone */
+    int64_t since_ms;    /* the connection's start, or its previous request's end */
+    bool waiting;        /* a request is due or arriving: the deadline applies */
+    bool reused;         /* a request was answered on it before (keep-alive) */
+    bool anonymous;      /* TCP, not yet claimed by a signed request */
+    bool shut;           /* closed by the engine: MHD will see it gone */
     struct share *share; /* counted in SHARE_CONNECTIONS of this user */
     struct conn *prev, *next;
 };
@@ -112,11 +112,11 @@ struct http_server {
  * Who is calling is settled on the headers, before any body is read.
  */
 struct request {
-    char *target; /* the request target as received: raw path and query */
-    char *user;   /* who is calling, once the headers said so */
+    char *target;        /* the request target as received: raw path and query */
+    char *user;          /* who is calling, once the headers said so */
     struct share *share; /* the caller's share (NULL: the engine's own user) */
     bool close;          /* refused on its headers: end the connection after the answer */
-    bool started; /* the access handler has seen the headers */
+    bool started;        /* the access handler has seen the headers */
     struct strbuf body;
     bool too_large;
 };
@@ -568,8 +568,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return send_json(conn, 401, api_error_to_json(&err));
     }
     struct http_request req = {
-        method,       url,     rq->target, query_get, each_query, conn, strbuf_str(&rq->body),
-        rq->body.len, rq->user,  rq->share, &l->srv->lim};
+        method,       url,      rq->target, query_get,   each_query, conn, strbuf_str(&rq->body),
+        rq->body.len, rq->user, rq->share,  &l->srv->lim};
     struct http_response resp = {0};
     resp.text = (struct strbuf)STRBUF_INIT;
     routes_handle(l->srv->eng, &req, &resp);

@@ -95,8 +95,8 @@ static int open_share(const struct http_request *req, enum share_kind kind, stru
     if (req->limits == NULL || req->share == NULL)
         return 0;
     bool scalars = kind == SHARE_SCALAR_FOLLOWS;
-    size_t limit =
-        (size_t)(scalars ? req->limits->scalar_follows_per_member : req->limits->streams_per_member);
+    size_t limit = (size_t)(scalars ? req->limits->scalar_follows_per_member
+                                    : req->limits->streams_per_member);
     if (share_take(req->share, kind, 1, limit))
         return 0;
     return api_error_set(err, 429, "TooManyStreams", scalars ? "follow" : "watch",

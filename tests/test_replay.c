@@ -112,7 +112,7 @@ static void shares_count_per_user(void **state)
         assert_true(share_take(a, SHARE_STREAMS, 1, 3));
     assert_false(share_take(a, SHARE_STREAMS, 1, 3));
     assert_int_equal(share_used(a, SHARE_STREAMS), 3);
-    assert_true(share_take(b, SHARE_STREAMS, 1, 3)); /* bob does not notice */
+    assert_true(share_take(b, SHARE_STREAMS, 1, 3));       /* bob does not notice */
     assert_int_equal(share_used(a, SHARE_CONNECTIONS), 0); /* kinds are apart */
     share_give(a, SHARE_STREAMS, 1);
     assert_true(share_take(a, SHARE_STREAMS, 1, 3));
@@ -121,7 +121,7 @@ static void shares_count_per_user(void **state)
     assert_false(share_take(a, SHARE_STREAM_BYTES, 101, 1000));
     assert_true(share_take(a, SHARE_STREAM_BYTES, 100, 1000));
     assert_false(share_take(a, SHARE_STREAM_BYTES, (size_t)-1, 1000)); /* no overflow */
-    share_give(a, SHARE_STREAM_BYTES, 5000); /* never below zero */
+    share_give(a, SHARE_STREAM_BYTES, 5000);                           /* never below zero */
     assert_int_equal(share_used(a, SHARE_STREAM_BYTES), 0);
     /* The engine's own user (no share) is not counted here. */
     assert_true(share_take(NULL, SHARE_STREAMS, 1, 0));
@@ -154,12 +154,9 @@ static void default_limits(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(a_signature_is_accepted_once),
-        cmocka_unit_test(memory_is_bounded),
-        cmocka_unit_test(one_key_fills_only_its_share),
-        cmocka_unit_test(expiry_in_any_order),
-        cmocka_unit_test(shares_count_per_user),
-        cmocka_unit_test(default_limits),
+        cmocka_unit_test(a_signature_is_accepted_once), cmocka_unit_test(memory_is_bounded),
+        cmocka_unit_test(one_key_fills_only_its_share), cmocka_unit_test(expiry_in_any_order),
+        cmocka_unit_test(shares_count_per_user),        cmocka_unit_test(default_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
