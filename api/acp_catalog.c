@@ -3,8 +3,8 @@
  * wizard, turned into a struct catalog. Called by the acp driver (acp.c),
  * which makes the requests; this module owns the paths and the decoding.
  *
- * Sources (shared/reference/sensecore-acp-api.md §7; secondary: third-party
- * clients that work against SenseCore, not the official pages, which were not
+ * Sources (SenseCore ACP's REST contract, taken from third-party clients
+ * that work against SenseCore, not the official pages, which were not
  * readable here — so every shape below is UNVERIFIED against a live server):
  *
  *   GET /compute/workspace/data/v1/subscriptions/{sub}/resourceGroups/{rg}

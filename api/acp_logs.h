@@ -11,8 +11,8 @@
  *   → {hits: [{body, log_time, attributes: {k8s.pod.name, k8s.container.name},
  *              resource: {resource_id}}], total}
  *
- * UNVERIFIED: the shapes come from shared/reference/sensecore-acp-api.md §7,
- * which took them from third-party clients that work against SenseCore, not
+ * UNVERIFIED: the shapes come from SenseCore ACP's REST contract as taken
+ * from third-party clients that work against SenseCore, not
  * from the official pages (not readable here). Where those clients differ
  * or say nothing, the choices are said next to the code: start and end as
  * decimal strings of seconds since the epoch, offset as a decimal string,

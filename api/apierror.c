@@ -80,7 +80,7 @@ static const char *status_text(int status)
     return "request failed";
 }
 
-/* Reasons SenseCore is known to give (shared/reference/sensecore-acp-api.md §5), and what to do. */
+/* Reasons SenseCore is known to give (its REST contract's error reasons), and what to do. */
 static const struct {
     const char *reason;
     const char *hint;

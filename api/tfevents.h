@@ -1,6 +1,6 @@
 /*
  * tfevents: reads the scalars a training job writes as TensorBoard event
- * files (see shared/reference/tensorboard/README.md), incrementally, as
+ * files (the protos: tests/fixtures/tensorboard/proto), incrementally, as
  * TensorBoard's data server does. Three layers, each usable alone:
  *
  *   1. tfrecord_next: the TFRecord framing over a byte buffer — uint64 length,

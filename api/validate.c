@@ -1,5 +1,5 @@
 /*
- * validate: the create-task form's rules (shared/design/FORM.md) over a
+ * validate: the create-task form's rules (trainjob-job(5)) over a
  * struct jobspec, section by section, in the order the form shows them.
  *
  * validate_job is called by the wizard (inline, on every change), by

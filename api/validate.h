@@ -1,5 +1,5 @@
 /*
- * validate: every rule of the create-task form (shared/design/FORM.md), as
+ * validate: every rule of the create-task form (trainjob-job(5)), as
  * one function over a struct jobspec that returns a list of findings.
  *
  * The same code runs in three places: inline in the wizard, in

@@ -4,8 +4,8 @@
  * transport for each of the two hosts: ACP (the job, its creation time and
  * state) and the Monitor service (pages of hits).
  *
- * The reply shapes are built from shared/reference/sensecore-acp-api.md §7
- * and are UNVERIFIED: that section took them from third-party clients, not
+ * The reply shapes are built from SenseCore ACP's REST contract (its logs
+ * section) and are UNVERIFIED: that section took them from third-party clients, not
  * from SenseCore's official pages, and no live server was asked here.
  */
 // clang-format off

@@ -69,7 +69,7 @@ static void add_env(struct jobspec *job, const char *key, const char *value)
     e->value = value ? xstrdup(value) : NULL;
 }
 
-/* The job of shared/design/job-example.yaml (with a display name the form accepts). */
+/* The full example job of trainjob-job(5), with a display name the form accepts. */
 static void baseline(struct jobspec *job)
 {
     jobspec_init(job);

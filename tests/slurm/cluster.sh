@@ -3,9 +3,9 @@
 #
 # The project's own throw-away Slurm 22.05 cluster for the Slurm tests (the
 # Slurm suite, tests/slurm*.test.sh, starts one per run in a temp directory
-# and stops it by pid). Derived from the proven reference
-# ../shared/reference/slurm/start-local-slurm.sh; the pitfalls it documents are
-# kept and named where they matter.
+# and stops it by pid). Derived from a proven recipe for a local multi-node
+# Slurm 22.05 cluster; the pitfalls it documents are kept and named where
+# they matter.
 #
 #   start DIR  installs the Debian packages when missing (apt, as scripts/deps.sh
 #              does), then starts munged, slurmctld, N slurmd (n1..nN, fake GPUs:
