@@ -1,5 +1,5 @@
 /*
- * test_exitcodes: the exit-code list grammar of FORM.md — every example the
+ * test_exitcodes: the exit-code list grammar of trainjob-job(5) — every example the
  * spec names, the boundaries, exact error offsets and messages, the canonical
  * format and its round trip, the shadowing check between rules, and what
  * an exit code means.

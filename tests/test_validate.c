@@ -1,5 +1,5 @@
 /*
- * test_validate: every rule of the create-task form (FORM.md) as validate_job
+ * test_validate: every rule of the create-task form (trainjob-job(5)) as validate_job
  * enforces it. Each test starts from a valid baseline job (every section
  * filled, as in job-example.yaml) that yields no findings offline and with the
  * test catalog, changes one thing, and checks the exact field path, severity
