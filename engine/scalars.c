@@ -31,32 +31,13 @@
  */
 #define MAX_REPLY_BYTES (32u << 20)
 
-/* Is the path made of the components of base, then possibly more? rest gets the more. */
-static bool under(const char *path, const char *base, struct strbuf *rest)
-{
-    const char *p = path, *b = base;
-    const char *pp, *bp;
-    size_t pl, bl;
-    while ((bp = path_next_part(&b, &bl))) {
-        pp = path_next_part(&p, &pl);
-        if (pp == NULL || pl != bl || memcmp(pp, bp, bl) != 0)
-            return false;
-    }
-    strbuf_reset(rest);
-    while ((pp = path_next_part(&p, &pl))) {
-        strbuf_addc(rest, '/');
-        strbuf_add(rest, pp, pl);
-    }
-    return true;
-}
-
 const struct mount *scalars_mount_of(const struct jobspec *job, const char *log_path,
                                      struct strbuf *rest)
 {
     /* trainjob-shim refuses mount paths inside each other: at most one holds log_path. */
     for (size_t i = 0; i < job->mount_count; i++) {
         const struct mount *m = &job->mount[i];
-        if (m->mount_path && m->mount_path[0] == '/' && under(log_path, m->mount_path, rest))
+        if (m->mount_path && m->mount_path[0] == '/' && path_within(log_path, m->mount_path, rest))
             return m;
     }
     return NULL;

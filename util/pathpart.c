@@ -49,3 +49,21 @@ void path_normalise(const char *p, struct strbuf *out)
     if (out->len == 0)
         strbuf_addc(out, '/');
 }
+
+bool path_within(const char *path, const char *base, struct strbuf *rest)
+{
+    const char *p = path, *b = base;
+    const char *pp, *bp;
+    size_t pl, bl;
+    while ((bp = path_next_part(&b, &bl))) {
+        pp = path_next_part(&p, &pl);
+        if (pp == NULL || pl != bl || memcmp(pp, bp, bl) != 0)
+            return false;
+    }
+    strbuf_reset(rest);
+    while ((pp = path_next_part(&p, &pl))) {
+        strbuf_addc(rest, '/');
+        strbuf_add(rest, pp, pl);
+    }
+    return true;
+}

@@ -37,4 +37,10 @@ struct strbuf;
  */
 void path_normalise(const char *p, struct strbuf *out);
 
+/*
+ * Whether path is made of base's components and then possibly more (both
+ * read by path_next_part's rule); rest gets the more as "/c/d" ("" for none).
+ */
+bool path_within(const char *path, const char *base, struct strbuf *rest);
+
 #endif
