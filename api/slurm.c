@@ -150,6 +150,12 @@ static bool run_op(struct slurm_call *sc)
     case BACKEND_OP_START:
         r->status = slurm_start(b, rq->name, &r->job, err);
         break;
+    case BACKEND_OP_SCALARS: /* files of the shared filesystem, read within the page's limit */
+        r->status = slurm_scalars(b, rq->name, rq->since, rq->limit, &r->scalars, err);
+        break;
+    case BACKEND_OP_UPDATE:
+        r->status = slurm_update(b, rq->name, &rq->update, &r->job, err);
+        break;
     case BACKEND_OP_DELETE:
         r->status = slurm_delete(b, rq->names, rq->count, &r->batch, err);
         break;
@@ -299,6 +305,13 @@ static void slurm_send(struct backend *b, struct http_multi *m, struct backend_c
     case BACKEND_OP_WATCH:
         r->status = backend_unsupported(b, "watching jobs", &r->err);
         break;
+    case BACKEND_OP_SCALARS:
+        if (rq->follow) { /* no push stream: the caller polls pages (a 501 says so) */
+            r->status = backend_no_scalars(b, &r->err);
+            break;
+        }
+        c->timer = loop_add_timer(http_multi_loop(m), 0, first_step, c);
+        return;
     case BACKEND_OP_CREATE_WORKSPACE: /* accounts are the cluster admin's (sacctmgr) */
         r->status = backend_unsupported(b, "creating a workspace", &r->err);
         break;
@@ -358,6 +371,8 @@ static const struct backend_ops slurm_ops = {
     .create = slurm_create,
     .get = slurm_get,
     .list = slurm_list,
+    .update = slurm_update,
+    .scalars = slurm_scalars,
     .workers = slurm_workers,
     .events = slurm_events,
     .logs = slurm_logs,

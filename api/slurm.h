@@ -65,5 +65,16 @@ bool slurm_job_ended(const struct slurm_job *j);
  */
 int slurm_render(const struct jobspec *job, const struct context *c, const char *version,
                  const struct catalog *cat, struct strbuf *out, struct strbuf *err);
+/*
+ * What a submit of job through context c would refuse on the cluster's
+ * side, beyond the form's rules and the catalog's (api/validate): the QOS
+ * a priority needs, every mount as the nodes would see it, the launcher.
+ * Each refusal is a finding on its field, one per field; a field out
+ * already has an error on is left to that error. cat: the cluster's
+ * catalog, or NULL.
+ */
+struct findings;
+void slurm_job_findings(const struct jobspec *job, const struct context *c,
+                        const struct catalog *cat, struct findings *out);
 
 #endif

@@ -4,8 +4,9 @@
  * Included only by api/slurm*.c: slurm.c (the ops table, open/free, the calls
  * through the loop), slurm_rest.c (the token, slurmrestd requests),
  * slurm_jobdir.c (job directories: workers, events, logs), slurm_jobs.c
- * (states, jobs), slurm_catalog.c (partitions and nodes) and slurm_submit.c
- * (submit, start/stop/delete, render).
+ * (states, jobs), slurm_catalog.c (partitions and nodes), slurm_metrics.c
+ * (TensorBoard scalars) and slurm_submit.c (submit, start/stop/delete,
+ * priority, render).
  */
 #ifndef API_SLURM_PRIV_H
 #define API_SLURM_PRIV_H
@@ -283,12 +284,21 @@ json_t *slurm_assoc_qos(struct backend *b);
 /* Whether qos is one of list's strings. */
 bool slurm_qos_in(const json_t *list, const char *qos);
 
+/* ---- slurm_metrics.c: TensorBoard scalars from the job's log directory ------- */
+
+/* A page of job name's scalars after since (api/backend.h backend_ops.scalars). */
+enum backend_status slurm_scalars(struct backend *b, const char *name, const char *since,
+                                  size_t limit, struct scalar_page *out, struct api_error *err);
+
 /* ---- slurm_submit.c: submit, start, stop, delete, render ------------------- */
 
 enum backend_status slurm_create(struct backend *b, const struct jobspec *job, struct jobspec *out,
                                  struct api_error *err);
 enum backend_status slurm_start(struct backend *b, const char *name, struct jobspec *out,
                                 struct api_error *err);
+/* A new priority (the context's QOS for it, on a pending Slurm job) or display name. */
+enum backend_status slurm_update(struct backend *b, const char *name, const struct job_update *u,
+                                 struct jobspec *out, struct api_error *err);
 enum backend_status slurm_stop(struct backend *b, const char *const *names, size_t n,
                                struct batch_result *out, struct api_error *err);
 enum backend_status slurm_delete(struct backend *b, const char *const *names, size_t n,

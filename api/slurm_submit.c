@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "api/context.h"
+#include "api/finding.h"
 #include "api/jobspec_json.h"
 #include "api/slurm_priv.h"
 #include "api/slurm_script.h"
@@ -342,6 +343,78 @@ static char *marked_nodes(const char *dir, uid_t owner)
 
 static int remove_at(int parent, const char *name, int depth);
 
+/* Writes job as dir's job.json (replacing it at once); -1 with err. */
+static int write_job_json(const char *dir, const struct jobspec *job, struct api_error *err)
+{
+    json_t *j = jobspec_to_json(job);
+    char *text = json_dumps(j, JSON_INDENT(2));
+    char *path = xasprintf("%s/job.json", dir);
+    struct strbuf why = STRBUF_INIT;
+    int rc = file_write_atomic(path, text, strlen(text), 0644, &why);
+    if (rc != 0)
+        api_error_set(err, 500, "JobsDir", "", "%s", strbuf_str(&why));
+    strbuf_free(&why);
+    free(path);
+    free(text);
+    json_decref(j);
+    return rc;
+}
+static enum backend_status cancel(struct backend *b, int64_t id, struct api_error *err);
+
+/*
+ * After slurmrestd answered a submit with an error: slurmctld may have
+ * queued the job all the same (22.05 answers 2068 when the partition's
+ * nodes are drained, and the job waits in the queue). Cancels the user's
+ * Slurm jobs that carry this submit's mark (comment), so a failed submit
+ * leaves no job nobody sees. 0 when none is left (*cancelled: how many
+ * were); -1 when one may be (the lookup or a cancel failed, why says it).
+ */
+static int cancel_strays(struct backend *b, const char *mark, int *cancelled, struct strbuf *why)
+{
+    struct slurm *s = driver(b);
+    *cancelled = 0;
+    json_t *reply = NULL;
+    struct api_error e;
+    memset(&e, 0, sizeof e);
+    if (slurm_rest(b, "GET", "jobs", NULL, &reply, &e) != BACKEND_OK) {
+        strbuf_addf(why, "whether Slurm queued it anyway could not be checked (%s)", e.message);
+        return -1;
+    }
+    char *comment = xasprintf("%s%s", SLURM_MARK_PREFIX, mark);
+    int rc = 0;
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(reply, "jobs"), i, v)
+    {
+        struct slurm_job j;
+        struct strbuf bad = STRBUF_INIT;
+        int dec = slurm_job_decode(s->shape, v, &j, &bad);
+        strbuf_free(&bad);
+        if (dec != 0)
+            continue;
+        if (slurm_is(j.user, s->user) && slurm_is(j.comment, comment) && !slurm_job_ended(&j)) {
+            if (cancel(b, j.id, &e) == BACKEND_OK) {
+                (*cancelled)++;
+            } else if (!slurm_pending(b)) {
+                strbuf_addf(why, "Slurm queued it anyway as job %lld and cancelling it failed (%s)",
+                            (long long)j.id, e.message);
+                rc = -1;
+            }
+        }
+        slurm_job_free(&j);
+    }
+    free(comment);
+    json_decref(reply);
+    return rc;
+}
+
+/* Appends text to err's message, as far as it fits. */
+static void error_append(struct api_error *err, const char *text)
+{
+    size_t n = strlen(err->message);
+    snprintf(err->message + n, sizeof err->message - n, "%s", text);
+}
+
 /*
  * Submits job (create, or start = the stored job again): its directory,
  * job.json, the rendered script, POST job/submit. A name with a Slurm job
@@ -400,23 +473,12 @@ static enum backend_status submit(struct backend *b, const struct jobspec *job, 
         st = BACKEND_REJECTED;
     else if (st == BACKEND_OK)
         made = fresh;
-    if (st == BACKEND_OK) {
-        json_t *j = jobspec_to_json(job);
-        char *text = json_dumps(j, JSON_INDENT(2));
-        char *path = xasprintf("%s/job.json", dir);
-        struct strbuf why = STRBUF_INIT;
-        if (file_write_atomic(path, text, strlen(text), 0644, &why) != 0) {
-            api_error_set(err, 500, "JobsDir", "", "%s", strbuf_str(&why));
-            st = BACKEND_REJECTED;
-        }
-        strbuf_free(&why);
-        free(path);
-        free(text);
-        json_decref(j);
-    }
+    if (st == BACKEND_OK && write_job_json(dir, job, err) != 0)
+        st = BACKEND_REJECTED;
+    char *mark = NULL;
     if (st == BACKEND_OK) {
         /* The directory's mark in the Slurm job's comment: how its jobs are known as ours. */
-        char *mark = slurm_job_mark(dir, s->owner_uid, true);
+        mark = slurm_job_mark(dir, s->owner_uid, true);
         if (mark == NULL) {
             api_error_set(err, 500, "JobsDir", "", "cannot write the mark of %s/%s", dir,
                           SLURM_MARK_FILE);
@@ -426,7 +488,6 @@ static enum backend_status submit(struct backend *b, const struct jobspec *job, 
             json_object_set_new(json_object_get(body, "job"), "comment", json_string(comment));
             free(comment);
         }
-        free(mark);
     }
     json_t *reply = NULL;
     if (st == BACKEND_OK)
@@ -447,11 +508,30 @@ static enum backend_status submit(struct backend *b, const struct jobspec *job, 
                             jobspec_worker(job)->total_replicas, spec->name);
         append_event(s, dir, fresh ? "Submitted" : "Started", m);
         free(m);
-    } else if (made && slurm_pending(b)) {
-        /* The POST is being made on the loop: the directory stays, this call's. */
-        free(s->replay->made);
-        s->replay->made = xstrdup(dir);
     } else if (made) {
+        /* Refused: a job Slurm queued all the same is cancelled before the directory goes. */
+        struct strbuf why = STRBUF_INIT;
+        int cancelled = 0;
+        int left = mark && !slurm_pending(b) ? cancel_strays(b, mark, &cancelled, &why) : 0;
+        if (slurm_pending(b)) {
+            /* A request is being made on the loop: the directory stays, this call's. */
+            free(s->replay->made);
+            s->replay->made = xstrdup(dir);
+            made = false;
+        } else if (left != 0) {
+            /* It may be queued: its directory stays, so get shows it and delete removes it. */
+            char *m = xasprintf("; %s: its directory %s is kept: `trainjob delete %s` removes "
+                                "both",
+                                strbuf_str(&why), dir, job->name);
+            error_append(err, m);
+            free(m);
+            made = false;
+        } else if (cancelled > 0) {
+            error_append(err, " (Slurm had queued it anyway: cancelled, nothing is left)");
+        }
+        strbuf_free(&why);
+    }
+    if (made && st != BACKEND_OK) {
         /* Nothing was submitted: the directory this call made goes again, so the name is free. */
         char *slash = strrchr(dir, '/');
         *slash = '\0';
@@ -461,6 +541,7 @@ static enum backend_status submit(struct backend *b, const struct jobspec *job, 
             close(pfd);
         }
     }
+    free(mark);
     json_decref(reply);
     json_decref(body);
     catalog_free(&cat);
@@ -699,6 +780,214 @@ enum backend_status slurm_delete(struct backend *b, const char *const *names, si
     return st;
 }
 
+/* ---- update: priority (the QOS), display name ------------------------------- */
+
+/*
+ * A new priority is the QOS the context's qos: map gives it (IDLE_ keys for
+ * an idle job), set on the job's Slurm job with slurmrestd's job update
+ * (POST job/<id> {"qos": …}, the same body in v0.0.38 and v0.0.40); NORMAL
+ * with no QOS mapped is the association's default QOS (Slurm takes an
+ * empty name as the default). Slurm changes the QOS of a pending job; of
+ * one that runs it refuses for anyone but an operator: then the message
+ * says so and the job runs on as it was (no resubmission: that would
+ * restart every worker without asking). job.json takes the new priority
+ * once Slurm took it, so the job shows it and a later start submits with
+ * it; a job with no live Slurm job only has job.json changed.
+ */
+enum backend_status slurm_update(struct backend *b, const char *name, const struct job_update *u,
+                                 struct jobspec *out, struct api_error *err)
+{
+    struct slurm *s = driver(b);
+    jobspec_init(out);
+    char *dir = slurm_backend_job_dir(b, name, err);
+    if (dir == NULL)
+        return BACKEND_REJECTED;
+    struct jobspec job;
+    jobspec_init(&job);
+    enum backend_status st = BACKEND_OK;
+    if (!slurm_stored_job(dir, s->owner_uid, &job)) {
+        api_error_set(err, 404, "NotFound", "name",
+                      "no job '%s' in workspace %s (no readable job.json in %s)", name,
+                      b->target.workspace, dir);
+        st = BACKEND_REJECTED;
+    }
+    enum priority was = job.scheduling.priority ? job.scheduling.priority : PRIORITY_NORMAL;
+    bool reprioritise =
+        st == BACKEND_OK && u->priority != PRIORITY_UNSPECIFIED && u->priority != was;
+    const char *qos = NULL;
+    int64_t slurm_id = 0;
+    if (reprioritise) {
+        job.scheduling.present = true;
+        job.scheduling.priority = u->priority;
+        qos = qos_for(s->qos, &job);
+        if (qos == NULL && u->priority != PRIORITY_NORMAL) {
+            api_error_set(err, 400, "InvalidField", "scheduling.priority",
+                          "%s needs a QOS: the context '%s' maps none for it (qos: {%s%s: <qos>})",
+                          enum_name(&priority_names, (int)u->priority), s->context,
+                          jobspec_is_idle(&job) ? "IDLE_" : "",
+                          enum_name(&priority_names, (int)u->priority));
+            st = BACKEND_REJECTED;
+        } else if (qos_refused(b, &job, err)) {
+            st = BACKEND_REJECTED;
+        }
+    }
+    if (reprioritise && st == BACKEND_OK) {
+        struct slurm_found f;
+        st = slurm_fetch_jobs(b, &f, err);
+        const struct slurm_job *sj = st == BACKEND_OK ? slurm_found_job(b, &f, name) : NULL;
+        if (sj && !slurm_job_ended(sj)) {
+            char path[64];
+            snprintf(path, sizeof path, "job/%lld", (long long)sj->id);
+            json_t *body = json_pack("{s:s}", "qos", qos ? qos : "");
+            json_t *reply = NULL;
+            slurm_id = sj->id;
+            st = slurm_rest(b, "POST", path, body, &reply, err);
+            json_decref(reply);
+            json_decref(body);
+            if (st == BACKEND_REJECTED && !slurm_is(sj->state, "PENDING")) {
+                char *m = slurm_clean(err->message, 300);
+                api_error_set(err, 409, "InvalidState", "scheduling.priority",
+                              "job '%s' is %s as Slurm job %lld: Slurm changes the QOS of a "
+                              "pending job only (%s). It runs on at %s; stop and start it to "
+                              "run at %s (its workers start over)",
+                              name, sj->state ? sj->state : "?", (long long)sj->id, m,
+                              enum_name(&priority_names, (int)was),
+                              enum_name(&priority_names, (int)u->priority));
+                free(m);
+            } else if (st == BACKEND_REJECTED) {
+                snprintf(err->field, sizeof err->field, "scheduling.priority");
+            }
+        }
+        slurm_found_free(&f);
+    }
+    bool rename = st == BACKEND_OK && u->display_name != NULL;
+    if (rename) {
+        free(job.display_name);
+        job.display_name = xstrdup(u->display_name);
+    }
+    /* Written once every request is answered: a run thrown away on the loop changes nothing. */
+    if (st == BACKEND_OK && (reprioritise || rename) && !slurm_pending(b)) {
+        if (write_job_json(dir, &job, err) != 0)
+            st = BACKEND_REJECTED;
+        else if (reprioritise) {
+            char *m = slurm_id ? xasprintf("priority %s: Slurm job %lld now has QOS %s",
+                                           enum_name(&priority_names, (int)u->priority),
+                                           (long long)slurm_id, qos && *qos ? qos : "(the default)")
+                               : xasprintf("priority %s: from the next start",
+                                           enum_name(&priority_names, (int)u->priority));
+            append_event(s, dir, "PriorityChanged", m);
+            free(m);
+        }
+    }
+    if (st == BACKEND_OK) {
+        jobspec_copy(out, &job);
+        free(out->name);
+        out->name = xstrdup(name);
+        if (slurm_id) {
+            free(out->id);
+            out->id = xasprintf("%lld", (long long)slurm_id);
+        }
+    }
+    jobspec_free(&job);
+    free(dir);
+    return st;
+}
+
+/* ---- checks before a submit -------------------------------------------------- */
+
+/* The site of context c (or placeholders), as render and the checks build it. */
+static void site_of(const struct jobspec *job, const struct context *c, const struct catalog *cat,
+                    struct site_conf *site, struct catalog_spec *spec)
+{
+    const char *jobs_dir = c && c->jobs_dir ? c->jobs_dir : "/shared/trainjob/jobs";
+    const char *workspace = job->workspace_name ? job->workspace_name
+                            : c && c->workspace ? c->workspace
+                                                : "default";
+    *site = (struct site_conf){
+        jobs_dir, workspace, c ? c->launcher : NULL, c ? c->qos : NULL, c ? c->volumes : NULL,
+        false};
+    /* The spec as its name says ("gpu-2": 2 GPUs); CPUs and memory come from the cluster. */
+    memset(spec, 0, sizeof *spec);
+    const struct role *r = jobspec_worker(job);
+    const char *sn = r && r->resource_spec_count ? r->resource_spec[0].name : NULL;
+    const struct catalog_pool *pool =
+        cat && job->resource_pool.name ? catalog_pool(cat, job->resource_pool.name) : NULL;
+    const struct catalog_spec *known = pool && sn ? catalog_pool_spec(pool, sn) : NULL;
+    if (known)
+        *spec = *known;
+    else if (sn && strncmp(sn, "gpu-", 4) == 0)
+        spec->devices = atoi(sn + 4);
+    if (pool)
+        site->idle_pool = pool->type == POOL_IDLE;
+}
+
+/* One refusal of build_submit as a finding, unless its field has an error already. */
+static void add_refusal(struct findings *out, const struct api_error *e, const char *field)
+{
+    if (findings_has_error_under(out, field))
+        return;
+    findings_add(out, SEVERITY_ERROR, field, "%s", e->message);
+}
+
+void slurm_job_findings(const struct jobspec *job, const struct context *c,
+                        const struct catalog *cat, struct findings *out)
+{
+    const struct slurm_shape *shape = slurm_shape_find("v0.0.38");
+    struct site_conf site;
+    struct catalog_spec spec;
+    site_of(job, c, cat, &site, &spec);
+    /*
+     * The submit stops at its first refusal: it is asked once without the
+     * mounts, then once per mount alone, so every mount's trouble is said.
+     */
+    struct jobspec j;
+    jobspec_copy(&j, job);
+    struct mount *mounts = j.mount;
+    size_t n = j.mount_count;
+    struct api_error e;
+    json_t *body = NULL;
+    j.mount = NULL;
+    j.mount_count = 0;
+    char first[sizeof e.field] = "";
+    if (build_submit(shape, &site, &j, &spec, NULL, &body, NULL, &e) != 0) {
+        snprintf(first, sizeof first, "%s", e.field);
+        add_refusal(out, &e, e.field);
+    }
+    json_decref(body);
+    /* What the first run said is said: the mounts' runs are let past it to the mounts. */
+    j.scheduling.priority = PRIORITY_UNSPECIFIED;
+    struct role *r = (struct role *)jobspec_worker(&j);
+    if (r && (!r->has_total_replicas || r->total_replicas < 1)) {
+        r->has_total_replicas = true;
+        r->total_replicas = 1;
+    }
+    char *dir = slurm_jobdir_path(site.jobs_dir, site.workspace, j.name ? j.name : "");
+    if (dir == NULL) {
+        free(j.name);
+        j.name = xstrdup("job");
+    }
+    free(dir);
+    for (size_t i = 0; i < n; i++) {
+        j.mount = &mounts[i];
+        j.mount_count = 1;
+        body = NULL;
+        if (build_submit(shape, &site, &j, &spec, NULL, &body, NULL, &e) == 0 ||
+            strcmp(e.field, first) == 0) {
+            json_decref(body);
+            continue; /* fine, or the same refusal as without it */
+        }
+        char field[sizeof e.field + 32];
+        if (strncmp(e.field, "mount[0]", 8) == 0)
+            snprintf(field, sizeof field, "mount[%zu]%.100s", i, e.field + 8);
+        else
+            snprintf(field, sizeof field, "%.127s", e.field);
+        add_refusal(out, &e, field);
+    }
+    j.mount = mounts;
+    j.mount_count = n;
+    jobspec_free(&j);
+}
+
 /* ---- render ----------------------------------------------------------------- */
 
 int slurm_render(const struct jobspec *job, const struct context *c, const char *version,
@@ -710,27 +999,9 @@ int slurm_render(const struct jobspec *job, const struct context *c, const char 
                     version);
         return -1;
     }
-    const char *jobs_dir = c && c->jobs_dir ? c->jobs_dir : "/shared/trainjob/jobs";
-    const char *workspace = job->workspace_name ? job->workspace_name
-                            : c && c->workspace ? c->workspace
-                                                : "default";
-    struct site_conf site = {
-        jobs_dir, workspace, c ? c->launcher : NULL, c ? c->qos : NULL, c ? c->volumes : NULL,
-        false};
-    /* The spec as its name says ("gpu-2": 2 GPUs); CPUs and memory come from the cluster. */
+    struct site_conf site;
     struct catalog_spec spec;
-    memset(&spec, 0, sizeof spec);
-    const struct role *r = jobspec_worker(job);
-    const char *sn = r && r->resource_spec_count ? r->resource_spec[0].name : NULL;
-    const struct catalog_pool *pool =
-        cat && job->resource_pool.name ? catalog_pool(cat, job->resource_pool.name) : NULL;
-    const struct catalog_spec *known = pool && sn ? catalog_pool_spec(pool, sn) : NULL;
-    if (known)
-        spec = *known;
-    else if (sn && strncmp(sn, "gpu-", 4) == 0)
-        spec.devices = atoi(sn + 4);
-    if (pool)
-        site.idle_pool = pool->type == POOL_IDLE;
+    site_of(job, c, cat, &site, &spec);
     struct strbuf gaps = STRBUF_INIT;
     struct api_error e;
     json_t *body = NULL;

@@ -33,6 +33,7 @@
 #include "api/slurm.h"
 #include "api/slurm_priv.h"
 #include "api/slurm_shapes.h"
+#include "api/tfevents.h"
 #include "api/validate.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
@@ -640,6 +641,7 @@ static void a_refused_submit_leaves_no_directory(void **state)
     fake_answer(&f, 500,
                 xstrdup("{\"errors\": [{\"error_number\": 2014, \"error\": \"Requested node "
                         "configuration is not available\"}]}"));
+    fake_answer(&f, 200, xstrdup("{\"errors\": [], \"jobs\": []}")); /* nothing queued */
     struct backend *b = open_fake(&f, NULL);
     struct jobspec job, out;
     jobspec_init(&job);
@@ -656,6 +658,7 @@ static void a_refused_submit_leaves_no_directory(void **state)
     assert_int_equal(backend_create(b, &job, &out, &e), BACKEND_REJECTED);
     assert_non_null(strstr(e.message, "2014"));
     assert_string_equal(f.path[3], "/slurm/v0.0.38/job/submit");
+    assert_string_equal(f.path[4], "/slurm/v0.0.38/jobs"); /* was it queued all the same? */
     char *dir = xasprintf("%s/default/big", tmpdir);
     struct stat st;
     assert_int_equal(lstat(dir, &st), -1); /* the name is free again */
@@ -2037,6 +2040,404 @@ static void a_reply_too_large_to_decode_is_refused(void **state)
     fake_free(&f);
 }
 
+/* ---- a fake that answers by method and path ------------------------------------ */
+
+/* One answer of a routed fake: the first route whose method and path match. */
+struct route {
+    const char *method;
+    const char *path; /* a substring of the request's path */
+    int status;
+    char *(*body)(void); /* made per request (it may read the job directory) */
+};
+
+struct routed {
+    const struct route *routes;
+    size_t n;
+    char *calls[FAKE_MAX]; /* "METHOD PATH BODY" */
+    size_t count;
+};
+
+static void routed_transport(void *ctx, const char *method, const char *path, const char *body,
+                             size_t len, http_data_fn on_data, void *data_ctx,
+                             struct http_result *out)
+{
+    struct routed *r = ctx;
+    assert_true(r->count < FAKE_MAX);
+    r->calls[r->count++] = xasprintf("%s %s %.*s", method, path, (int)len, body ? body : "");
+    for (size_t i = 0; i < r->n; i++) {
+        if (strcmp(r->routes[i].method, method) == 0 && strstr(path, r->routes[i].path)) {
+            char *text = r->routes[i].body();
+            fake_reply(out, r->routes[i].status, text, on_data, data_ctx);
+            free(text);
+            return;
+        }
+    }
+    fail_msg("no route for %s %s", method, path);
+}
+
+static void routed_free(struct routed *r)
+{
+    for (size_t i = 0; i < r->count; i++)
+        free(r->calls[i]);
+}
+
+/* The call starting with prefix ("DELETE /slurm/v0.0.38/job/41"), or NULL. */
+static const char *routed_call(const struct routed *r, const char *prefix)
+{
+    for (size_t i = 0; i < r->count; i++)
+        if (strncmp(r->calls[i], prefix, strlen(prefix)) == 0)
+            return r->calls[i];
+    return NULL;
+}
+
+static char *body_openapi(void)
+{
+    return fixture_text("openapi-22.05-paths.json");
+}
+static char *body_partitions(void)
+{
+    return fixture_text("partitions.json");
+}
+static char *body_nodes(void)
+{
+    return fixture_text("nodes.json");
+}
+static char *body_ok(void)
+{
+    return xstrdup("{\"errors\": []}");
+}
+static char *body_2068(void)
+{
+    return xstrdup("{\"errors\": [{\"error_number\": 2068, \"error\": \"Requested node "
+                   "configuration is not available\"}]}");
+}
+
+/* job-running.json as Slurm job id of the job directory of name, in state, with comment. */
+static char *slurm_job_reply(const char *name, int id, const char *state, const char *comment)
+{
+    char *t = fixture_text("job-running.json");
+    json_t *doc = json_loads(t, 0, NULL);
+    free(t);
+    json_t *j = json_array_get(json_object_get(doc, "jobs"), 0);
+    char *dir = xasprintf("%s/default/%s", tmpdir, name);
+    json_object_set_new(j, "current_working_directory", json_string(dir));
+    json_object_set_new(j, "job_id", json_integer(id));
+    json_object_set_new(j, "job_state", json_string(state));
+    json_object_set_new(j, "comment", json_string(comment));
+    free(dir);
+    t = json_dumps(doc, JSON_COMPACT);
+    json_decref(doc);
+    return t;
+}
+
+/* The /jobs of a Slurm that queued the refused submit of "lost": its comment is its mark. */
+static char *body_queued_anyway(void)
+{
+    char *p = xasprintf("%s/default/lost/mark", tmpdir);
+    char mark[33] = "";
+    FILE *f = fopen(p, "r");
+    free(p);
+    if (f) {
+        if (fgets(mark, sizeof mark, f) == NULL)
+            mark[0] = '\0';
+        fclose(f);
+    }
+    char *comment = xasprintf("trainjob:%s", mark);
+    char *t = slurm_job_reply("lost", 41, "PENDING", comment);
+    free(comment);
+    return t;
+}
+
+/*
+ * slurmrestd 22.05 answers a submit to drained nodes with error 2068 and
+ * queues the job all the same: the job carrying the submit's mark is
+ * cancelled and the directory removed, so nothing is left; when Slurm
+ * cannot be asked, the directory stays and the message says so.
+ */
+static void a_refused_submit_slurm_queued_anyway_is_cancelled(void **state)
+{
+    (void)state;
+    const struct route routes[] = {
+        {"GET", "/openapi/v3", 200, body_openapi}, {"GET", "/partitions", 200, body_partitions},
+        {"GET", "/nodes", 200, body_nodes},        {"POST", "/job/submit", 500, body_2068},
+        {"GET", "/jobs", 200, body_queued_anyway}, {"DELETE", "/job/41", 200, body_ok},
+    };
+    struct routed r = {routes, sizeof routes / sizeof routes[0], {0}, 0};
+    struct backend *b = open_fake_with((struct fake *)&r, NULL, routed_transport);
+    struct jobspec job, out;
+    small_job(&job, "lost");
+    struct api_error e;
+    assert_int_equal(backend_create(b, &job, &out, &e), BACKEND_REJECTED);
+    assert_non_null(strstr(e.message, "2068"));
+    assert_non_null(strstr(e.message, "queued it anyway: cancelled"));
+    assert_non_null(routed_call(&r, "DELETE /slurm/v0.0.38/job/41"));
+    char *dir = xasprintf("%s/default/lost", tmpdir);
+    struct stat st;
+    assert_int_equal(lstat(dir, &st), -1);
+    jobspec_free(&out);
+    backend_free(b);
+    routed_free(&r);
+
+    /* Slurm cannot be asked whether it queued it: the directory stays, and delete is named. */
+    const struct route blind[] = {
+        {"GET", "/openapi/v3", 200, body_openapi}, {"GET", "/partitions", 200, body_partitions},
+        {"GET", "/nodes", 200, body_nodes},        {"POST", "/job/submit", 500, body_2068},
+        {"GET", "/jobs", 500, body_2068},
+    };
+    struct routed r2 = {blind, sizeof blind / sizeof blind[0], {0}, 0};
+    b = open_fake_with((struct fake *)&r2, NULL, routed_transport);
+    assert_int_equal(backend_create(b, &job, &out, &e), BACKEND_REJECTED);
+    assert_non_null(strstr(e.message, "could not be checked"));
+    assert_non_null(strstr(e.message, "trainjob delete lost"));
+    assert_int_equal(lstat(dir, &st), 0);
+    free(dir);
+    jobspec_free(&out);
+    jobspec_free(&job);
+    backend_free(b);
+    routed_free(&r2);
+}
+
+/* Slurm's job 7 of job "p": pending, or running. */
+static char *body_p_pending(void)
+{
+    return slurm_job_reply("p", 7, "PENDING", "trainjob:" TEST_MARK);
+}
+static char *body_p_running(void)
+{
+    return slurm_job_reply("p", 7, "RUNNING", "trainjob:" TEST_MARK);
+}
+static char *body_not_pending(void)
+{
+    return xstrdup("{\"errors\": [{\"error_number\": 2021, \"error\": \"Job is no longer "
+                   "pending execution\"}]}");
+}
+
+/*
+ * A new priority is the context's QOS for it, set on the pending Slurm job
+ * (POST job/<id> {"qos"}) and kept in job.json, so the job shows it; a
+ * priority the map lacks is refused naming it; a running job whose QOS
+ * Slurm will not change is refused saying so, job.json unchanged.
+ */
+static void a_priority_change_sets_the_qos(void **state)
+{
+    (void)state;
+    fake_qos = json_pack("{s:s, s:s}", "NORMAL", "normal", "HIGH", "high");
+    mkjobdir("p");
+    const struct route routes[] = {
+        {"GET", "/openapi/v3", 200, body_openapi},
+        {"GET", "/slurmdb/", 404, body_ok}, /* no slurmdbd: the map decides */
+        {"GET", "/jobs", 200, body_p_pending},
+        {"POST", "/job/7", 200, body_ok},
+    };
+    struct routed r = {routes, sizeof routes / sizeof routes[0], {0}, 0};
+    struct backend *b = open_fake_with((struct fake *)&r, NULL, routed_transport);
+    struct job_update u = {.priority = PRIORITY_HIGH};
+    struct jobspec out;
+    struct api_error e;
+    if (backend_update(b, "p", &u, &out, &e) != BACKEND_OK)
+        fail_msg("%s", e.message);
+    assert_int_equal(out.scheduling.priority, PRIORITY_HIGH);
+    const char *post = routed_call(&r, "POST /slurm/v0.0.38/job/7");
+    assert_non_null(post);
+    assert_non_null(strstr(post, "{\"qos\":\"high\"}"));
+    jobspec_free(&out);
+    struct jobspec got;
+    assert_int_equal(backend_get(b, "p", &got, &e), BACKEND_OK);
+    assert_int_equal(got.scheduling.priority, PRIORITY_HIGH); /* what the job then shows */
+    jobspec_free(&got);
+    /* HIGHEST: no QOS in the map */
+    u.priority = PRIORITY_HIGHEST;
+    assert_int_equal(backend_update(b, "p", &u, &out, &e), BACKEND_REJECTED);
+    assert_string_equal(e.field, "scheduling.priority");
+    assert_non_null(strstr(e.message, "qos: {HIGHEST: <qos>}"));
+    backend_free(b);
+    routed_free(&r);
+
+    const struct route running[] = {
+        {"GET", "/openapi/v3", 200, body_openapi},
+        {"GET", "/slurmdb/", 404, body_ok},
+        {"GET", "/jobs", 200, body_p_running},
+        {"POST", "/job/7", 500, body_not_pending},
+    };
+    struct routed r2 = {running, sizeof running / sizeof running[0], {0}, 0};
+    b = open_fake_with((struct fake *)&r2, NULL, routed_transport);
+    u.priority = PRIORITY_NORMAL;
+    assert_int_equal(backend_update(b, "p", &u, &out, &e), BACKEND_REJECTED);
+    assert_int_equal(e.status, 409);
+    assert_non_null(strstr(e.message, "pending job only"));
+    assert_non_null(strstr(e.message, "runs on at HIGH"));
+    assert_int_equal(backend_get(b, "p", &got, &e), BACKEND_OK);
+    assert_int_equal(got.scheduling.priority, PRIORITY_HIGH); /* unchanged */
+    jobspec_free(&got);
+    backend_free(b);
+    routed_free(&r2);
+    json_decref(fake_qos);
+    fake_qos = NULL;
+}
+
+/* Writes events to path: one scalar tag=step:value per pair. */
+static void write_events(const char *path, const char *tag, int steps)
+{
+    struct strbuf sb = STRBUF_INIT;
+    for (int i = 1; i <= steps; i++)
+        tfevents_write_simple(&sb, i, 1700000000.0 + i, tag, (float)i / 2);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fwrite(sb.buf, 1, sb.len, f);
+    fclose(f);
+    strbuf_free(&sb);
+}
+
+/* job.json of job name: tensorboard.log_path lp, the volume logs mounted at mp. */
+static void tb_job(const char *name, const char *mp, const char *lp)
+{
+    mkjobdir(name);
+    char *p = xasprintf("%s/default/%s/job.json", tmpdir, name);
+    FILE *f = fopen(p, "w");
+    fprintf(f,
+            "{\"name\": \"%s\", \"framework\": \"PYTORCH\", \"roles\": [{\"name\": \"Worker\", "
+            "\"total_replicas\": 1}], \"mount\": [{\"type\": \"PV_AFS\", \"id\": \"logs\", "
+            "\"subdir\": \"/team\", \"mount_path\": \"%s\"}], \"tensorboard\": {\"log_path\": "
+            "\"%s\"}}",
+            name, mp, lp);
+    fclose(f);
+    free(p);
+}
+
+/*
+ * A Slurm job's scalars come from its log path, resolved through its mount
+ * to the context's volume on this node (subdir included), page by page from
+ * a cursor; a log path turned into a symlink, or a log directory others may
+ * write, is refused and nothing of it read.
+ */
+static void scalars_come_from_the_log_dir_on_the_volume(void **state)
+{
+    (void)state;
+    char *vol = xasprintf("%s/vol", tmpdir);
+    char *tb = xasprintf("%s/vol/team/tb", tmpdir);
+    char *run0 = xasprintf("%s/vol/team/tb/rank0", tmpdir);
+    assert_int_equal(mkdir(vol, 0755), 0);
+    char *team = xasprintf("%s/vol/team", tmpdir);
+    assert_int_equal(mkdir(team, 0755), 0);
+    assert_int_equal(mkdir(tb, 0755), 0);
+    assert_int_equal(mkdir(run0, 0755), 0);
+    char *ev = xasprintf("%s/events.out.tfevents.1.n", run0);
+    write_events(ev, "loss", 3);
+    fake_volumes = json_pack("{s:s}", "logs", vol);
+    tb_job("t", "/mnt/logs", "/mnt/logs/tb");
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    struct backend *b = open_fake(&f, NULL);
+    struct scalar_page page;
+    struct api_error e;
+    if (backend_scalars(b, "t", NULL, 0, &page, &e) != BACKEND_OK)
+        fail_msg("%s", e.message);
+    assert_int_equal(page.count, 3);
+    assert_string_equal(page.points[0].run, "rank0");
+    assert_string_equal(page.points[0].tag, "loss");
+    assert_string_equal(page.log_path, "/mnt/logs/tb");
+    assert_non_null(page.cursor);
+    /* From the cursor: only what was written since. */
+    char *since = xstrdup(page.cursor);
+    scalar_page_free(&page);
+    char *ev2 = xasprintf("%s/events.out.tfevents.2.n", run0);
+    write_events(ev2, "acc", 1);
+    assert_int_equal(backend_scalars(b, "t", since, 0, &page, &e), BACKEND_OK);
+    assert_int_equal(page.count, 1);
+    assert_string_equal(page.points[0].tag, "acc");
+    scalar_page_free(&page);
+    free(since);
+
+    /* Not written yet: an empty page, no error. */
+    tb_job("later", "/mnt/logs", "/mnt/logs/later");
+    assert_int_equal(backend_scalars(b, "later", NULL, 0, &page, &e), BACKEND_OK);
+    assert_int_equal(page.count, 0);
+    scalar_page_free(&page);
+
+    /* A symlink where the log directory should be: refused, never followed. */
+    char *other = xasprintf("%s/theirs", tmpdir);
+    assert_int_equal(mkdir(other, 0755), 0);
+    char *oev = xasprintf("%s/events.out.tfevents.1.n", other);
+    write_events(oev, "secret", 1);
+    char *link = xasprintf("%s/vol/team/linked", tmpdir);
+    assert_int_equal(symlink(other, link), 0);
+    tb_job("l", "/mnt/logs", "/mnt/logs/linked");
+    assert_int_equal(backend_scalars(b, "l", NULL, 0, &page, &e), BACKEND_REJECTED);
+    assert_int_equal(e.status, 403);
+    assert_non_null(strstr(e.message, "symlink"));
+    assert_int_equal(page.count, 0);
+    scalar_page_free(&page);
+
+    /* A log directory anyone may write: whoever did could have planted its files. */
+    assert_int_equal(chmod(tb, 0777), 0);
+    assert_int_equal(backend_scalars(b, "t", NULL, 0, &page, &e), BACKEND_REJECTED);
+    assert_int_equal(e.status, 403);
+    assert_non_null(strstr(e.message, "mode 0777"));
+    scalar_page_free(&page);
+
+    /* No log path: said as the engine says it. */
+    mkjobdir("none");
+    assert_int_equal(backend_scalars(b, "none", NULL, 0, &page, &e), BACKEND_REJECTED);
+    assert_int_equal(e.status, 404);
+    assert_string_equal(e.reason, "NoTensorBoard");
+    scalar_page_free(&page);
+
+    backend_free(b);
+    fake_free(&f);
+    json_decref(fake_volumes);
+    fake_volumes = NULL;
+    free(vol);
+    free(team);
+    free(tb);
+    free(run0);
+    free(ev);
+    free(ev2);
+    free(other);
+    free(oev);
+    free(link);
+}
+
+/*
+ * validate --context on Slurm: what a submit would refuse, every mount's
+ * trouble said at once (the submit itself stops at the first).
+ */
+static void the_submit_checks_say_every_mount(void **state)
+{
+    (void)state;
+    struct context ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.name = (char *)"lab";
+    ctx.driver = CONTEXT_DRIVER_SLURM;
+    ctx.jobs_dir = tmpdir;
+    ctx.workspace = (char *)"default";
+    ctx.volumes = json_pack("{s:s, s:s}", "a", "/shared/a", "b", "/shared/b");
+    struct jobspec job;
+    small_job(&job, "m");
+    struct mount *m = jobspec_add_mount(&job);
+    m->id = xstrdup("a");
+    m->mount_path = xstrdup("/mnt/a");
+    m = jobspec_add_mount(&job);
+    m->id = xstrdup("b");
+    m->mount_path = xstrdup("/mnt/b");
+    job.scheduling.present = true;
+    job.scheduling.priority = PRIORITY_HIGH;
+    struct findings fs = FINDINGS_INIT;
+    slurm_job_findings(&job, &ctx, NULL, &fs);
+    bool prio = false, m0 = false, m1 = false;
+    for (size_t i = 0; i < fs.count; i++) {
+        prio |= strcmp(fs.items[i].path, "scheduling.priority") == 0;
+        m0 |= strcmp(fs.items[i].path, "mount[0].mount_path") == 0;
+        m1 |= strcmp(fs.items[i].path, "mount[1].mount_path") == 0;
+    }
+    assert_true(prio);
+    assert_true(m0);
+    assert_true(m1);
+    assert_int_equal(fs.count, 3);
+    findings_free(&fs);
+    jobspec_free(&job);
+    json_decref(ctx.volumes);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2078,6 +2479,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_reply_too_large_to_decode_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(the_version_is_read_once_by_calls_on_the_loop, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(a_refused_submit_slurm_queued_anyway_is_cancelled, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(a_priority_change_sets_the_qos, setup, teardown),
+        cmocka_unit_test_setup_teardown(scalars_come_from_the_log_dir_on_the_volume, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(the_submit_checks_say_every_mount, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
