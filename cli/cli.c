@@ -24,6 +24,7 @@ static const struct cli_verb verbs[] = {
      cmd_metrics},
     {"stop", "NAME...", "stop jobs (SUSPENDED; they can be started again)", cmd_stop},
     {"start", "NAME", "start a stopped job again", cmd_start},
+    {"priority", "NAME LEVEL", "a job's new priority: NORMAL, HIGH or HIGHEST", cmd_priority},
     {"delete", "NAME...", "delete jobs, stopping their workers first", cmd_delete},
     {"config", "SUBCOMMAND [NAME]", "contexts: get-contexts, current-context, use-context NAME",
      cmd_config},

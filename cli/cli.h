@@ -79,6 +79,7 @@ int cmd_describe(const struct cli_globals *g, int argc, char **argv, FILE *out, 
 int cmd_logs(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 int cmd_stop(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 int cmd_start(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
+int cmd_priority(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 int cmd_delete(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 /* TensorBoard scalars of a job or a log directory (cli/cmd_metrics.c). */
 int cmd_metrics(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);

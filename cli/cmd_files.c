@@ -1,7 +1,8 @@
 /*
- * cmd_files: the verbs that work on job files without a backend —
+ * cmd_files: the verbs that work on job files —
  * `validate` (every form rule, findings as FILE:LINE:COL: error|warning:
- * FIELD: MESSAGE) and `render` (the job as it will be submitted).
+ * FIELD: MESSAGE; with --catalog or --context also the backend's catalog,
+ * which submit always asks) and `render` (the job as it will be submitted).
  */
 #include <getopt.h>
 #include <stdbool.h>
@@ -19,6 +20,7 @@
 #include "api/slurm.h"
 #include "api/validate.h"
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "util/strbuf.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
@@ -78,8 +80,19 @@ static void print_finding(FILE *err, const char *file, const struct finding *f)
  * Loads and checks one file: decode findings, then (when it decoded to a
  * job at all) every validation rule. Returns the exit status for this file.
  */
-static int check_file(const struct cli_globals *g, const char *path, struct jobfile *jf,
-                      struct findings *fs, FILE *err)
+/*
+ * The backend whose catalog validation checks against (validate --catalog
+ * or --context, and submit): the context's catalog, and for a Slurm
+ * context the context itself, for what its submit would refuse.
+ */
+struct online {
+    struct catalog cat;
+    const struct context *slurm; /* the Slurm context, or NULL */
+    const char *workspace;       /* the backend's: for files that name none */
+};
+
+static int check_file(const struct cli_globals *g, const struct online *on, const char *path,
+                      struct jobfile *jf, struct findings *fs, FILE *err)
 {
     struct strbuf io_err = STRBUF_INIT;
     enum jobfile_result rc = jobfile_load(path, jf, fs, &io_err);
@@ -92,8 +105,15 @@ static int check_file(const struct cli_globals *g, const char *path, struct jobf
     if (rc != JOBFILE_BAD_SYNTAX) {
         struct validate_options opt = {0};
         opt.workspace = g->workspace;
+        if (on) {
+            opt.catalog = &on->cat;
+            if (opt.workspace == NULL)
+                opt.workspace = on->workspace;
+        }
         struct findings checks = FINDINGS_INIT;
         validate_job(&jf->job, &opt, &checks);
+        if (on && on->slurm)
+            slurm_job_findings(&jf->job, on->slurm, &on->cat, &checks);
         docpos_locate(&jf->pos, &checks);
         merge_validation(fs, &checks);
     }
@@ -103,49 +123,98 @@ static int check_file(const struct cli_globals *g, const char *path, struct jobf
     return findings_count(fs, SEVERITY_ERROR) ? EXIT_INVALID : EXIT_OK;
 }
 
+/*
+ * Opens the context's backend and reads its catalog into on. A backend
+ * with no catalog to give (501) leaves the check offline (false, exit 0);
+ * any other failure is said and its exit status returned.
+ */
+static int online_open(const struct cli_globals *g, struct session *s, struct online *on,
+                       bool *have, FILE *err)
+{
+    *have = false;
+    memset(on, 0, sizeof *on);
+    int rc = cli_session_open(g, s, err);
+    if (rc != EXIT_OK)
+        return rc;
+    struct api_error e;
+    enum backend_status st = backend_catalog(s->b, &on->cat, &e);
+    if (st == BACKEND_REJECTED && e.status == 501) {
+        session_close(s);
+        return EXIT_OK;
+    }
+    if (st != BACKEND_OK) {
+        fputs("trainjob validate: the catalog to check against: ", err);
+        rc = cli_failed(err, st, &e, false);
+        session_close(s);
+        return rc;
+    }
+    on->slurm = s->rc.ctx.driver == CONTEXT_DRIVER_SLURM ? &s->rc.ctx : NULL;
+    on->workspace = s->b->target.workspace;
+    *have = true;
+    return EXIT_OK;
+}
+
+static const char validate_usage[] =
+    "usage: trainjob validate [-q] [--catalog] [--context NAME] [--workspace WS] FILE...\n"
+    "Checks each job file against every rule of the create-task form; with --catalog\n"
+    "(or --context NAME) also against that backend's catalog — its pools, specs,\n"
+    "volumes and priorities — and, on Slurm, what the cluster would refuse (a\n"
+    "priority's QOS, mount paths as the nodes see them), every error at once.\n"
+    "Findings go to stderr as FILE:LINE:COL: error|warning: FIELD: MESSAGE.\n"
+    "Exit status: 0 all valid (warnings allowed), 1 some file invalid,\n"
+    "2 usage or I/O error, 3 the backend asked for its catalog cannot be reached.\n";
+
 int cmd_validate(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
 {
+    enum { OPT_CATALOG = 0x200 };
     static const struct option longopts[] = {
         {"quiet", no_argument, NULL, 'q'},
-        {"workspace", required_argument, NULL, 'w'},
+        {"catalog", no_argument, NULL, OPT_CATALOG},
         {"help", no_argument, NULL, 'h'},
+        CLI_GLOBAL_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     struct cli_globals local = *g;
-    bool quiet = false;
+    bool quiet = false, catalog = false;
     int c;
     optind = 0;
-    while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+    opterr = 0;
+    while ((c = cli_next_option(argc, argv, "qh", longopts, &local)) != -1) {
         switch (c) {
+        case 0:
+            break;
         case 'q':
             quiet = true;
             break;
-        case 'w':
-            local.workspace = optarg;
+        case OPT_CATALOG:
+            catalog = true;
             break;
         case 'h':
-            fputs("usage: trainjob validate [-q] [--workspace WS] FILE...\n"
-                  "Checks each job file against every rule of the create-task form.\n"
-                  "Findings go to stderr as FILE:LINE:COL: error|warning: FIELD: MESSAGE.\n"
-                  "Exit status: 0 all valid (warnings allowed), 1 some file invalid,\n"
-                  "2 usage or I/O error.\n",
-                  out);
+            fputs(validate_usage, out);
             return EXIT_OK;
         default:
-            fprintf(err, "trainjob validate: unknown option '%s'\n", argv[optind - 1]);
-            return EXIT_USAGE;
+            return cli_bad_option("validate", "qh", argv, err);
         }
     }
     if (optind >= argc) {
-        fputs("usage: trainjob validate [-q] [--workspace WS] FILE...\n", err);
+        fputs(validate_usage, err);
         return EXIT_USAGE;
+    }
+    /* A context named is a backend to check against, as --catalog asks of the current one. */
+    struct session s;
+    struct online on;
+    bool have = false;
+    if (catalog || local.context) {
+        int rc = online_open(&local, &s, &on, &have, err);
+        if (rc != EXIT_OK)
+            return rc;
     }
     int worst = EXIT_OK;
     for (int i = optind; i < argc; i++) {
         struct jobfile jf;
         struct findings fs = FINDINGS_INIT;
         jobfile_init(&jf);
-        int rc = check_file(&local, argv[i], &jf, &fs, err);
+        int rc = check_file(&local, have ? &on : NULL, argv[i], &jf, &fs, err);
         if (rc == EXIT_OK && !quiet) {
             size_t warnings = findings_count(&fs, SEVERITY_WARNING);
             if (warnings)
@@ -158,6 +227,10 @@ int cmd_validate(const struct cli_globals *g, int argc, char **argv, FILE *out, 
             worst = rc;
         findings_free(&fs);
         jobfile_free(&jf);
+    }
+    if (have) {
+        catalog_free(&on.cat);
+        session_close(&s);
     }
     return worst;
 }
@@ -294,7 +367,7 @@ int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
     struct jobfile jf;
     struct findings fs = FINDINGS_INIT;
     jobfile_init(&jf);
-    int rc = check_file(&local, path, &jf, &fs, err);
+    int rc = check_file(&local, NULL, path, &jf, &fs, err);
     if (rc == EXIT_OK) {
         if (jf.job.workspace_name == NULL && local.workspace != NULL)
             jf.job.workspace_name = xstrdup(local.workspace);

@@ -73,11 +73,16 @@ int cmd_submit(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
         return EXIT_USAGE;
     }
 
-    /* Offline first, exactly as `validate` does: nothing is sent while the file has errors. */
-    char *vargv[6];
+    /*
+     * First exactly as `validate --catalog` does: every rule of the form and
+     * of the backend's catalog, all said at once; nothing is sent while the
+     * file has errors.
+     */
+    char *vargv[7];
     int vargc = 0;
     vargv[vargc++] = (char *)"validate";
     vargv[vargc++] = (char *)"-q";
+    vargv[vargc++] = (char *)"--catalog";
     if (local.workspace) {
         vargv[vargc++] = (char *)"--workspace";
         vargv[vargc++] = (char *)local.workspace;
@@ -531,6 +536,59 @@ static bool already_started(struct backend *b, const char *name, FILE *out)
     }
     jobspec_free(&job);
     return started;
+}
+
+/* `priority NAME LEVEL`: the job's new priority, as the backend takes it (Slurm: the QOS). */
+int cmd_priority(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
+{
+    static const char usage[] =
+        "usage: trainjob priority NAME NORMAL|HIGH|HIGHEST\n"
+        "Changes a job's priority (HIGH and HIGHEST need owner rights in the workspace;\n"
+        "on Slurm, the context's qos: map names the QOS each one is). Exit 0 when the\n"
+        "job has it, also when it already had; 1 when the backend refuses (not found,\n"
+        "not allowed, a running Slurm job whose QOS Slurm will not change); 3 no server.\n";
+    struct cli_globals local = *g;
+    int rc = names_options("priority", usage, &local, argc, argv, out, err);
+    if (rc != EXIT_OK)
+        return rc < 0 ? EXIT_OK : rc;
+    if (argc - optind != 2) {
+        fputs(usage, err);
+        return EXIT_USAGE;
+    }
+    const char *name = argv[optind];
+    char level[16];
+    snprintf(level, sizeof level, "%s", argv[optind + 1]);
+    for (char *p = level; *p; p++)
+        *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 'a' + 'A' : *p);
+    int p = enum_value(&priority_names, level);
+    if (p <= (int)PRIORITY_UNSPECIFIED) {
+        struct strbuf line = STRBUF_INIT;
+        strbuf_adds(&line, "trainjob priority: '");
+        cli_clean(&line, argv[optind + 1]);
+        strbuf_adds(&line, "' is not one of NORMAL, HIGH, HIGHEST");
+        fprintf(err, "%s\n", strbuf_str(&line));
+        strbuf_free(&line);
+        return EXIT_USAGE;
+    }
+    struct session s;
+    if ((rc = cli_session_open(&local, &s, err)) != EXIT_OK)
+        return rc;
+    struct job_update u = {.priority = (enum priority)p};
+    struct jobspec job;
+    struct api_error e;
+    enum backend_status st = backend_update(s.b, name, &u, &job, &e);
+    if (st != BACKEND_OK) {
+        rc = cli_failed(err, st, &e, true);
+    } else {
+        char what[64];
+        snprintf(what, sizeof what, "priority %s",
+                 enum_name(&priority_names, (int)(job.scheduling.priority ? job.scheduling.priority
+                                                                          : PRIORITY_NORMAL)));
+        say_job(out, "", job.name ? job.name : name, what);
+        jobspec_free(&job);
+    }
+    session_close(&s);
+    return rc;
 }
 
 /* `start NAME`: queue a SUSPENDED job again; a started one is left as it is (exit 0). */
