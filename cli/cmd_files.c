@@ -166,16 +166,17 @@ static const char validate_usage[] =
 
 int cmd_validate(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
 {
-    enum { OPT_CATALOG = 0x200 };
+    enum { OPT_CATALOG = 0x200, OPT_SUBMIT };
     static const struct option longopts[] = {
         {"quiet", no_argument, NULL, 'q'},
         {"catalog", no_argument, NULL, OPT_CATALOG},
+        {"before-submit", no_argument, NULL, OPT_SUBMIT}, /* submit's: see below */
         {"help", no_argument, NULL, 'h'},
         CLI_GLOBAL_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     struct cli_globals local = *g;
-    bool quiet = false, catalog = false;
+    bool quiet = false, catalog = false, submit = false;
     int c;
     optind = 0;
     opterr = 0;
@@ -188,6 +189,9 @@ int cmd_validate(const struct cli_globals *g, int argc, char **argv, FILE *out, 
             break;
         case OPT_CATALOG:
             catalog = true;
+            break;
+        case OPT_SUBMIT:
+            catalog = submit = true;
             break;
         case 'h':
             fputs(validate_usage, out);
@@ -204,7 +208,20 @@ int cmd_validate(const struct cli_globals *g, int argc, char **argv, FILE *out, 
     struct session s;
     struct online on;
     bool have = false;
-    if (catalog || local.context) {
+    /* A file with errors of its own never reaches a server: submit asks the catalog after. */
+    bool offline_errors = false;
+    FILE *quiet_err = submit ? fopen("/dev/null", "w") : NULL;
+    for (int i = optind; quiet_err && i < argc && !offline_errors; i++) {
+        struct jobfile jf;
+        struct findings fs = FINDINGS_INIT;
+        jobfile_init(&jf);
+        offline_errors = check_file(&local, NULL, argv[i], &jf, &fs, quiet_err) != EXIT_OK;
+        findings_free(&fs);
+        jobfile_free(&jf);
+    }
+    if (quiet_err)
+        fclose(quiet_err);
+    if ((catalog || local.context) && !offline_errors) {
         int rc = online_open(&local, &s, &on, &have, err);
         if (rc != EXIT_OK)
             return rc;

@@ -74,15 +74,16 @@ int cmd_submit(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
     }
 
     /*
-     * First exactly as `validate --catalog` does: every rule of the form and
-     * of the backend's catalog, all said at once; nothing is sent while the
-     * file has errors.
+     * First as `validate --catalog` does: every rule of the form and of the
+     * backend's catalog, all said at once; nothing is sent while the file
+     * has errors, and a file with errors of its own (offline) is said
+     * without asking any server.
      */
     char *vargv[7];
     int vargc = 0;
     vargv[vargc++] = (char *)"validate";
     vargv[vargc++] = (char *)"-q";
-    vargv[vargc++] = (char *)"--catalog";
+    vargv[vargc++] = (char *)"--before-submit";
     if (local.workspace) {
         vargv[vargc++] = (char *)"--workspace";
         vargv[vargc++] = (char *)local.workspace;

@@ -64,6 +64,26 @@ if wait_for 10 test -S "$sock"; then pass "trainjobd listens"; else
     exit 1
 fi
 
+# ---- validate against the engine's catalog: every error at once -----------
+
+sed -e 's/^  name: local$/  name: nowhere/' -e 's/- name: cpu-1$/- name: cpu-999/' \
+    -e 's/^name: resnet50-ddp$/name: off-catalog/' examples/pytorch-ddp.yaml >"$TMP/off.yaml"
+run "$tj" validate "$TMP/off.yaml"
+expect_rc "offline, a file naming a pool the engine lacks is valid" 0
+run "$tj" $E validate --catalog "$TMP/off.yaml"
+expect_rc "validate --catalog checks it against the engine's catalog" 1
+expect_grep "...naming the pool" "$TMP/err" "resource_pool.name"
+sed -e 's/^  name: local$/  name: nowhere/' -e 's/^name: resnet50-ddp$/name: off-catalog/' \
+    -e 's/^    id: .*/    id: no-such-volume/' -e 's/- name: cpu-1$/- name: cpu-999/' \
+    examples/pytorch-ddp.yaml >"$TMP/off.yaml"
+sed -i 's/^  name: nowhere$/  name: local/' "$TMP/off.yaml"
+run "$tj" $E submit -f "$TMP/off.yaml"
+expect_rc "submit refuses it before sending" 1
+expect_grep "...naming the spec" "$TMP/err" "resource_spec[0].name"
+expect_grep "...and the volume, at once" "$TMP/err" "mount[0].id"
+run "$tj" $E get job off-catalog
+expect_rc "...and nothing was created" 1
+
 # ---- submit, list, wait, workers, logs, events ---------------------------
 
 run "$tj" $E submit -f examples/pytorch-ddp.yaml
