@@ -24,6 +24,20 @@ void time_rfc3339(int64_t unix_ms, char buf[TIMEFMT_RFC3339_LEN])
              tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(unix_ms % 1000));
 }
 
+void time_shown(const char *rfc3339, char buf[TIMEFMT_RFC3339_LEN])
+{
+    int64_t ms = time_parse_rfc3339(rfc3339);
+    if (ms < 0) {
+        snprintf(buf, TIMEFMT_RFC3339_LEN, "%s", rfc3339 ? rfc3339 : "");
+        return;
+    }
+    time_t secs = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    snprintf(buf, TIMEFMT_RFC3339_LEN, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900,
+             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
 /*
  * "YYYY-MM-DDTHH:MM:SS" with every digit in place, read without sscanf
  * (issue 14: sscanf was 7 % of `get jobs` over 50k rows); false for any
