@@ -253,3 +253,8 @@ void jobspec_worker_name(const struct jobspec *job, int index, char *buf, size_t
     else
         snprintf(buf, size, "worker-%d", index);
 }
+
+const char *jobspec_scheduler_id(const struct jobspec *job)
+{
+    return job->id && *job->id && strchr(job->id, '/') == NULL ? job->id : NULL;
+}

@@ -352,5 +352,11 @@ bool framework_pytorch_style(enum framework fw);
  *   MPI, TensorFlow and anything else: "worker-<index>".
  */
 void jobspec_worker_name(const struct jobspec *job, int index, char *buf, size_t size);
+/*
+ * The id the job's own scheduler knows it by, for an ID column: Slurm's job
+ * id ("4012"); NULL where the id is only the job's resource path (ACP,
+ * trainjobd: ".../trainingJobs/NAME", which says no more than its name).
+ */
+const char *jobspec_scheduler_id(const struct jobspec *job);
 
 #endif

@@ -490,6 +490,16 @@ static const struct event_kind event_kinds[] = {
     {"Running", EVENT_STATE},
 };
 
+/* The state a state event of the supervisor's moves the job to, by its reason. */
+static const struct {
+    const char *reason;
+    enum job_state state;
+} event_states[] = {
+    {"Running", JOB_STATE_RUNNING},
+    {"Succeeded", JOB_STATE_SUCCEEDED},
+    {"Failed", JOB_STATE_FAILED},
+};
+
 /* One line of events.jsonl to an event; false when it is not an object of strings. */
 static bool event_from_line(const char *line, size_t len, const char *job, struct job_event *e)
 {
@@ -520,6 +530,16 @@ static bool event_from_line(const char *line, size_t len, const char *job, struc
             e->kind = event_kinds[i].kind;
     if (e->kind == EVENT_UNSPECIFIED && type && strcmp(type, "Warning") == 0)
         e->kind = EVENT_FAULT;
+    /* A state change says the state it reached ("state"), else its reason does. */
+    const char *state = json_string_value(json_object_get(j, "state"));
+    int sv = state ? enum_value(&job_state_names, state) : -1;
+    if (sv > 0)
+        e->state = (enum job_state)sv;
+    for (size_t i = 0; sv <= 0 && e->kind == EVENT_STATE && reason &&
+                       i < sizeof event_states / sizeof event_states[0];
+         i++)
+        if (strcmp(reason, event_states[i].reason) == 0)
+            e->state = event_states[i].state;
     int32_t v;
     if (jint(j, "exit_code", 0, 255, &v)) {
         e->has_exit_code = true;

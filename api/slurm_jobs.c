@@ -431,6 +431,48 @@ static int32_t ready_count(const char *dir, uid_t owner, const struct slurm_job 
     return n;
 }
 
+/*
+ * When the job was created: its directory's mark, written once by its first
+ * submit (a start submits again, so Slurm's submit time is the run's); 0
+ * when there is none (a directory from before marks).
+ */
+static int64_t created_at(const char *dir, uid_t owner)
+{
+    int dfd = slurm_open_job_dir(dir, owner);
+    if (dfd < 0)
+        return 0;
+    struct stat st;
+    int64_t t = fstatat(dfd, SLURM_MARK_FILE, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)
+                    ? (int64_t)st.st_mtime
+                    : 0;
+    close(dfd);
+    return t;
+}
+
+/*
+ * The priority the Slurm job has: the one the context's qos: map gives its
+ * QOS (IDLE_<priority> keys for an idle job), else the job's own, else
+ * NORMAL, the platform's default.
+ */
+static enum priority priority_of(const json_t *qos, const struct slurm_job *sj,
+                                 const struct jobspec *job)
+{
+    const char *key;
+    json_t *v;
+    const char *idle = jobspec_is_idle(job) ? "IDLE_" : "";
+    if (sj && sj->qos && *sj->qos)
+        json_object_foreach((json_t *)qos, key, v)
+        {
+            size_t n = strlen(idle);
+            if (!slurm_is(json_string_value(v), sj->qos) || strncmp(key, idle, n) != 0)
+                continue;
+            int p = enum_value(&priority_names, key + n);
+            if (p > 0)
+                return (enum priority)p;
+        }
+    return job->scheduling.priority ? job->scheduling.priority : PRIORITY_NORMAL;
+}
+
 /* The job as trainjob shows it: job.json (when readable) plus Slurm's view of it. */
 static void make_job(struct backend *b, const char *name, const struct slurm_job *sj,
                      struct jobspec *out)
@@ -448,11 +490,18 @@ static void make_job(struct backend *b, const char *name, const struct slurm_job
     out->uid = xasprintf("slurm:%s/%s", b->target.workspace, name);
     free(out->state_message);
     out->state_message = NULL;
+    out->scheduling.priority = priority_of(driver(b)->qos, sj, out);
+    int64_t created = dir ? created_at(dir, owner) : 0;
+    /* Ready workers are counted whatever the state, as trainjobd does: 0 of 2 while queued. */
+    out->has_ready_workers = true;
+    out->ready_workers = 0;
     if (sj == NULL) {
         /* Gone from slurmctld (MinJobAge): the supervisor's records say how it ended. */
         struct stat js;
         char *jp = dir ? xasprintf("%s/job.json", dir) : NULL;
-        if (jp && lstat(jp, &js) == 0 && out->create_time == NULL)
+        if (created > 0 && out->create_time == NULL)
+            out->create_time = rfc3339(created);
+        else if (jp && lstat(jp, &js) == 0 && out->create_time == NULL)
             out->create_time = rfc3339((int64_t)js.st_mtime); /* when it was submitted */
         free(jp);
         int32_t used_then = dir ? restarts_used(dir, owner) : -1;
@@ -492,12 +541,11 @@ static void make_job(struct backend *b, const char *name, const struct slurm_job
     int32_t used = dir ? restarts_used(dir, owner) : -1;
     out->has_restart_count = true;
     out->restart_count = used >= 0 ? used : 0;
-    if (out->state == JOB_STATE_RUNNING && dir) {
-        out->has_ready_workers = true;
+    if (out->state == JOB_STATE_RUNNING && dir)
         out->ready_workers = ready_count(dir, owner, sj);
-    }
     free(out->create_time);
-    out->create_time = rfc3339(sj->submit_time);
+    out->create_time =
+        rfc3339(created > 0 && created <= sj->submit_time ? created : sj->submit_time);
     free(out->start_time);
     out->start_time = out->state == JOB_STATE_QUEUEING ? NULL : rfc3339(sj->start_time);
     free(out->complete_time);

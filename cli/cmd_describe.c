@@ -15,6 +15,7 @@
 #include "cli/cli.h"
 #include "cli/output.h"
 #include "util/strbuf.h"
+#include "util/timefmt.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
 
@@ -144,7 +145,11 @@ static void describe_spec(struct strbuf *page, const struct jobspec *j,
     if (j->display_name && (!j->name || strcmp(j->display_name, j->name) != 0))
         field(page, "Display name:", j->display_name, width);
     field(page, "Workspace:", j->workspace_name, width);
-    strbuf_adds(&v, j->create_time ? j->create_time : NONE);
+    if (jobspec_scheduler_id(j))
+        field(page, "ID:", jobspec_scheduler_id(j), width);
+    char when[TIMEFMT_RFC3339_LEN];
+    time_shown(j->create_time, when);
+    strbuf_adds(&v, j->create_time ? when : NONE);
     if (j->ownership.user_name)
         strbuf_addf(&v, " by %s", j->ownership.user_name);
     field(page, "Created:", strbuf_str(&v), width);
@@ -216,7 +221,9 @@ static void describe_history(struct strbuf *page, const struct job_event_list *e
         if (!is_state_change(ev))
             continue;
         struct strbuf prefix = STRBUF_INIT;
-        strbuf_addf(&prefix, "  %-20s  %-10s  ", ev->time ? ev->time : NONE,
+        char when[TIMEFMT_RFC3339_LEN];
+        time_shown(ev->time, when);
+        strbuf_addf(&prefix, "  %-20s  %-10s  ", ev->time ? when : NONE,
                     ev->kind == EVENT_CREATED ? "CREATED"
                     : ev->state               ? enum_name(&job_state_names, (int)ev->state)
                                               : enum_name(&job_event_kind_names, (int)ev->kind));
@@ -284,7 +291,9 @@ static void describe_events(struct strbuf *page, const struct job_event_list *ev
     for (size_t i = from; i < evs->count; i++) {
         const struct job_event *ev = &evs->events[i];
         struct strbuf prefix = STRBUF_INIT;
-        strbuf_addf(&prefix, "  %-20s  %-10s  ", ev->time ? ev->time : NONE,
+        char when[TIMEFMT_RFC3339_LEN];
+        time_shown(ev->time, when);
+        strbuf_addf(&prefix, "  %-20s  %-10s  ", ev->time ? when : NONE,
                     ev->kind ? enum_name(&job_event_kind_names, (int)ev->kind) : NONE);
         wrap(page, strbuf_str(&prefix), ev->message, width);
         strbuf_free(&prefix);

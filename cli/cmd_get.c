@@ -185,8 +185,9 @@ static int job_total_workers(const struct jobspec *job)
     return n;
 }
 
-static const char *const job_head[] = {"NAME",    "DISPLAY NAME", "STATE", "PRIORITY", "TYPE",
-                                       "WORKERS", "RESTARTS",     "AGE",   "POOL",     "REASON"};
+static const char *const job_head[] = {"NAME", "DISPLAY NAME", "STATE",    "PRIORITY",
+                                       "TYPE", "WORKERS",      "RESTARTS", "AGE",
+                                       "POOL", "REASON",       "ID"};
 
 /*
  * Writes v in decimal at p (room for 12 bytes), NUL-ended; returns the end.
@@ -217,7 +218,7 @@ static void put_ratio(char out[32], bool has, int32_t left, const char *right)
     memcpy(p, right, n + 1);
 }
 
-/* The job's row: 10 cells (the last two only with -o wide). */
+/* The job's row: 11 cells (the last three only with -o wide; ID: jobspec_scheduler_id). */
 static void job_row(struct cli_table *t, const struct jobspec *j)
 {
     char workers[32], restarts[32], limit[16], total[16], when[16];
@@ -240,7 +241,8 @@ static void job_row(struct cli_table *t, const struct jobspec *j)
         restarts,
         when,
         j->resource_pool.name,
-        j->state_message};
+        j->state_message,
+        jobspec_scheduler_id(j)};
     cli_table_row(t, row);
 }
 
@@ -273,7 +275,9 @@ static void event_row(struct cli_table *t, const struct job_event *ev)
 {
     /* No kind: the engine's note of how many older events it folded. */
     const char *kind = ev->kind ? enum_name(&job_event_kind_names, (int)ev->kind) : NULL;
-    const char *row[] = {ev->time, kind, ev->message};
+    char when[TIMEFMT_RFC3339_LEN];
+    time_shown(ev->time, when);
+    const char *row[] = {ev->time ? when : NULL, kind, ev->message};
     cli_table_row(t, row);
 }
 
@@ -291,6 +295,7 @@ static void print_name(FILE *out, const char *kind, const char *name)
 /* One object as a line of compact JSON (a watch's -o json); frees it. */
 static void print_json_line(json_t *obj, FILE *out)
 {
+    cli_times_shown(obj);
     if (isatty(fileno(out)))
         cli_sanitize_tree(obj);
     char *s = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -309,7 +314,10 @@ static void table_start(struct cli_table *t, const struct get_opts *op)
     const char *const *head = op->what == GET_JOBS      ? job_head
                               : op->what == GET_WORKERS ? worker_head
                                                         : event_head;
-    t->cols = op->what == GET_EVENTS ? 3u : op->o == OUTPUT_WIDE ? 10u : 8u;
+    t->cols = op->what == GET_EVENTS ? 3u
+              : op->o != OUTPUT_WIDE ? 8u
+              : op->what == GET_JOBS ? 11u
+                                     : 10u;
     cli_table_row(t, head);
 }
 

@@ -158,9 +158,38 @@ void cli_sanitize_tree(json_t *tree)
     }
 }
 
-/* Exactly the server's data into a pipe or file, sanitized strings on a terminal. */
+/* Whether key names a time: "time", "create_time", "start_time", … */
+static bool time_key(const char *key)
+{
+    size_t n = strlen(key);
+    return strcmp(key, "time") == 0 || (n > 5 && strcmp(key + n - 5, "_time") == 0);
+}
+
+void cli_times_shown(json_t *tree)
+{
+    const char *k;
+    json_t *v;
+    size_t i;
+    if (json_is_array(tree)) {
+        json_array_foreach(tree, i, v) cli_times_shown(v);
+        return;
+    }
+    json_object_foreach(tree, k, v)
+    {
+        if (json_is_string(v) && time_key(k)) {
+            char buf[TIMEFMT_RFC3339_LEN];
+            time_shown(json_string_value(v), buf);
+            json_string_set(v, buf);
+        } else {
+            cli_times_shown(v);
+        }
+    }
+}
+
+/* The server's data into a pipe or file (times in one form), sanitized strings on a terminal. */
 void cli_print_tree(json_t *tree, enum output o, FILE *out)
 {
+    cli_times_shown(tree);
     if (isatty(fileno(out)))
         cli_sanitize_tree(tree);
     struct strbuf sb = STRBUF_INIT;

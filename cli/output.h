@@ -69,7 +69,13 @@ enum output {
 int cli_output_from(const char *s);
 /* Makes every string in tree safe for a terminal, in place (newlines and tabs kept). */
 void cli_sanitize_tree(json_t *tree);
-/* Prints a tree (which it frees) as indented JSON or YAML; sanitized on a terminal. */
+/*
+ * Every time in tree (a string under "time" or a key ending in "_time") in
+ * the one form times are printed in (time_shown, util/timefmt.h), in place.
+ */
+void cli_times_shown(json_t *tree);
+/* Prints a tree (which it frees) as indented JSON or YAML, its times as cli_times_shown
+ * makes them; sanitized on a terminal. */
 void cli_print_tree(json_t *tree, enum output o, FILE *out);
 
 /*

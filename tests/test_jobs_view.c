@@ -216,6 +216,47 @@ static void display_name_only_when_it_says_something(void **state)
 }
 
 /*
+ * ID (the scheduler's job id: Slurm's) shows while a row has one; a
+ * trainjobd or ACP id, only the job's resource path, is none.
+ */
+static void id_only_while_a_job_has_a_scheduler_id(void **state)
+{
+    (void)state;
+    struct jobstore *s = jobstore_new();
+    put(s, "train-a", NULL, JOB_STATE_RUNNING, NULL, 0);
+    struct jobspec j;
+    jobspec_init(&j);
+    j.name = (char *)"train-p";
+    j.uid = (char *)"train-p";
+    j.id = (char *)"/subscriptions/local/resourceGroups/default/zones/z/workspaces/default/"
+                   "trainingJobs/train-p";
+    j.state = JOB_STATE_RUNNING;
+    j.roles = &role;
+    j.role_count = 1;
+    jobstore_put(s, &j);
+    struct term t;
+    struct monitor *m = detached(s, &t);
+    struct screen *v = jobs_view_new(m);
+    char h[16384];
+    header(v, h, sizeof h);
+    assert_null(strstr(h, " ID "));
+    j.name = (char *)"slurm-job";
+    j.uid = (char *)"slurm-job";
+    j.id = (char *)"4012";
+    jobstore_put(s, &j);
+    v->ops->changed(v);
+    header(v, h, sizeof h);
+    assert_non_null(strstr(h, " ID "));
+    char text[16384];
+    screen_text(text, sizeof text);
+    assert_non_null(strstr(text, "4012"));
+    assert_null(strstr(text, "trainingJobs"));
+    v->ops->destroy(v);
+    monitor_free_detached(m);
+    jobstore_free(s);
+}
+
+/*
  * With DISPLAY NAME left out (it says nothing NAME does not), a
  * `display_name=` term filters on NAME, which stands in for it, instead of
  * matching nothing.
@@ -371,6 +412,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rows_say_what_a_person_triages_by),
         cmocka_unit_test(display_name_only_when_it_says_something),
+        cmocka_unit_test(id_only_while_a_job_has_a_scheduler_id),
         cmocka_unit_test(display_name_filter_while_left_out),
         cmocka_unit_test(duration_is_the_time_running),
         cmocka_unit_test(columns_file_chooses_and_orders),

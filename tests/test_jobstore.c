@@ -252,6 +252,44 @@ static void summaries_keep_workers_and_mark_them_stale(void **state)
 }
 
 /*
+ * A polled backend (Slurm) lists jobs without workers or events: a poll
+ * that sees the job change marks the workers a fetch brought stale and the
+ * events worth fetching again, so the job screen left open does not keep
+ * workers Running after the job ended; an unchanged poll marks nothing.
+ */
+static void a_poll_that_sees_a_change_marks_workers_and_events_stale(void **state)
+{
+    (void)state;
+    struct jobstore *s = jobstore_new();
+    struct jobspec list[1] = {job("pt-p", JOB_STATE_RUNNING)};
+    struct job_list l = {list, 1, NULL, 1};
+    assert_true(jobstore_replace_all(s, &l));
+    const struct job_row *r = jobstore_find(s, "pt-p");
+    struct worker_info w;
+    memset(&w, 0, sizeof w);
+    w.name = (char *)"worker-0";
+    w.phase = WORKER_RUNNING;
+    struct worker_list wl = {xcalloc(1, sizeof w), 1};
+    worker_info_copy(&wl.workers[0], &w);
+    jobstore_set_workers(s, "pt-p", &wl); /* the job screen's fetch */
+    struct job_event_list none = {NULL, 0};
+    jobstore_add_events(s, "pt-p", &none); /* and its history */
+    assert_false(r->workers_stale);
+    assert_false(r->events_stale);
+    assert_false(jobstore_replace_all(s, &l)); /* the same list */
+    assert_false(r->workers_stale);
+    assert_false(r->events_stale);
+    uint64_t summaries = r->summaries;
+
+    list[0].state = JOB_STATE_SUCCEEDED;
+    assert_true(jobstore_replace_all(s, &l));
+    assert_true(r->workers_stale);
+    assert_true(r->events_stale);
+    assert_true(r->summaries > summaries); /* a fetch out meanwhile is made again */
+    jobstore_free(s);
+}
+
+/*
  * A worker trainjobd stopped (phase "Stopped", exit 143) ended as asked:
  * its job is not faulty for it; a worker that failed with 143 is.
  */
@@ -368,6 +406,7 @@ int main(void)
         cmocka_unit_test(a_resync_sweeps_jobs_deleted_meanwhile),
         cmocka_unit_test(a_fetched_history_merges_in_id_order),
         cmocka_unit_test(summaries_keep_workers_and_mark_them_stale),
+        cmocka_unit_test(a_poll_that_sees_a_change_marks_workers_and_events_stale),
         cmocka_unit_test(a_stopped_worker_is_not_faulty),
         cmocka_unit_test(deleting_50k_rows_one_by_one_is_linear),
         cmocka_unit_test(rows_share_repeated_text),

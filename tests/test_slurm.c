@@ -507,6 +507,88 @@ static void jobs_are_known_by_their_directory(void **state)
     fake_free(&f);
 }
 
+/*
+ * The supervisor's state events say the state they reach ("state", else
+ * their reason): the history reads QUEUEING → RUNNING → SUCCEEDED, never
+ * → STATE_UNSPECIFIED.
+ */
+static void state_events_name_the_state_they_reach(void **state)
+{
+    (void)state;
+    const char *lines =
+        "{\"time\":\"2026-01-01T00:00:00Z\",\"type\":\"Normal\",\"reason\":\"Submitted\","
+        "\"message\":\"submitted as Slurm job 4\"}\n"
+        "{\"time\":\"2026-01-01T00:00:01Z\",\"type\":\"Normal\",\"reason\":\"Running\","
+        "\"kind\":\"STATE\",\"message\":\"QUEUEING → RUNNING\",\"state\":\"RUNNING\"}\n"
+        "{\"time\":\"2026-01-01T00:00:02Z\",\"type\":\"Normal\",\"reason\":\"Succeeded\","
+        "\"kind\":\"STATE\",\"message\":\"job succeeded: every worker exited 0\"}\n"
+        "{\"time\":\"2026-01-01T00:00:03Z\",\"type\":\"Warning\",\"reason\":\"Failed\","
+        "\"kind\":\"STATE\",\"message\":\"job failed: master-0 exited 3\"}\n"
+        "{\"time\":\"2026-01-01T00:00:04Z\",\"type\":\"Normal\",\"reason\":\"Running\","
+        "\"kind\":\"STATE\",\"message\":\"x\",\"state\":\"NOT_A_STATE\"}\n";
+    struct job_event_list l;
+    assert_int_equal(slurm_events_parse(lines, strlen(lines), false, "ddp", &l), 5);
+    assert_int_equal(l.events[0].kind, EVENT_CREATED);
+    assert_int_equal(l.events[1].kind, EVENT_STATE);
+    assert_int_equal(l.events[1].state, JOB_STATE_RUNNING);
+    assert_int_equal(l.events[2].state, JOB_STATE_SUCCEEDED);
+    assert_int_equal(l.events[3].state, JOB_STATE_FAILED);
+    assert_int_equal(l.events[4].state, JOB_STATE_RUNNING); /* an unknown "state": the reason's */
+    job_event_list_free(&l);
+}
+
+/*
+ * A job as the list shows it, as trainjobd's: ready workers 0 of 2 while it
+ * waits (not unknown), the priority its QOS stands for in the context's qos:
+ * map (NORMAL when no key names it), its creation from the directory's mark
+ * (a start submits again: Slurm's submit time is the run's), its Slurm id.
+ */
+static void a_listed_job_has_ready_workers_priority_and_its_creation(void **state)
+{
+    (void)state;
+    fake_qos = json_pack("{s:s, s:s}", "HIGH", "high", "IDLE_HIGH", "idle_high");
+    mkjobdir("wait");
+    char *mark = xasprintf("%s/default/wait/mark", tmpdir);
+    struct timespec made[2] = {{1795900000, 0}, {1795900000, 0}};
+    assert_int_equal(utimensat(AT_FDCWD, mark, made, 0), 0);
+    free(mark);
+    char *t = jobs_reply("job-pending-qos-not-allowed.json", "wait", 9);
+    json_t *doc = json_loads(t, 0, NULL);
+    free(t);
+    json_object_set_new(json_array_get(json_object_get(doc, "jobs"), 0), "qos",
+                        json_string("high"));
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 200, json_dumps(doc, JSON_COMPACT));
+    struct backend *b = open_fake(&f, NULL);
+    struct job_list l;
+    struct api_error e;
+    assert_int_equal(backend_list(b, NULL, &l, &e), BACKEND_OK);
+    assert_int_equal(l.count, 1);
+    assert_int_equal(l.jobs[0].state, JOB_STATE_QUEUEING);
+    assert_true(l.jobs[0].has_ready_workers);
+    assert_int_equal(l.jobs[0].ready_workers, 0);
+    assert_int_equal(l.jobs[0].scheduling.priority, PRIORITY_HIGH);
+    assert_int_equal(time_parse_rfc3339(l.jobs[0].create_time), 1795900000000LL);
+    assert_string_equal(jobspec_scheduler_id(&l.jobs[0]), "9");
+    job_list_free(&l);
+
+    /* A QOS the map does not name: the job's own priority, else NORMAL. */
+    json_object_set_new(json_array_get(json_object_get(doc, "jobs"), 0), "qos",
+                        json_string("normal"));
+    driver(b)->jobs_at = 0;
+    fake_answer(&f, 200, json_dumps(doc, JSON_COMPACT));
+    assert_int_equal(backend_list(b, NULL, &l, &e), BACKEND_OK);
+    assert_int_equal(l.count, 1);
+    assert_int_equal(l.jobs[0].scheduling.priority, PRIORITY_NORMAL);
+    job_list_free(&l);
+    json_decref(doc);
+    json_decref(fake_qos);
+    fake_qos = NULL;
+    backend_free(b);
+    fake_free(&f);
+}
+
 /* ---- hostile job directories ---------------------------------------------- */
 
 static void hostile_events_are_bounded_checked_and_sanitized(void **state)
@@ -2446,6 +2528,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_refused_token_is_authentication_failed, setup, teardown),
         cmocka_unit_test_setup_teardown(an_expired_token_is_fetched_again_once, setup, teardown),
         cmocka_unit_test_setup_teardown(jobs_are_known_by_their_directory, setup, teardown),
+        cmocka_unit_test(state_events_name_the_state_they_reach),
+        cmocka_unit_test_setup_teardown(a_listed_job_has_ready_workers_priority_and_its_creation,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(hostile_events_are_bounded_checked_and_sanitized, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(hostile_worker_records_and_symlinks, setup, teardown),

@@ -123,6 +123,25 @@ static void rfc3339_round_trips(void **state)
 }
 
 /* The day arithmetic agrees with timegm: leap years, centuries, days past a month's end. */
+/* Every backend's times print in one form: trainjobd's ms, Slurm's seconds and offsets alike. */
+static void times_are_shown_in_one_form(void **state)
+{
+    (void)state;
+    char buf[TIMEFMT_RFC3339_LEN];
+    time_shown("2025-11-29T15:04:05.123Z", buf);
+    assert_string_equal(buf, "2025-11-29T15:04:05Z");
+    time_shown("2025-11-29T15:04:05Z", buf);
+    assert_string_equal(buf, "2025-11-29T15:04:05Z");
+    time_shown("2025-11-29T23:04:05+08:00", buf);
+    assert_string_equal(buf, "2025-11-29T15:04:05Z");
+    time_shown("2025-11-29T15:04:05.999Z", buf); /* never rounded into the next second */
+    assert_string_equal(buf, "2025-11-29T15:04:05Z");
+    time_shown("yesterday", buf);
+    assert_string_equal(buf, "yesterday");
+    time_shown(NULL, buf);
+    assert_string_equal(buf, "");
+}
+
 static void parsed_times_agree_with_timegm(void **state)
 {
     (void)state;
@@ -216,6 +235,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(timers_fire_in_deadline_order),
         cmocka_unit_test(fd_readiness_calls_back),
+        cmocka_unit_test(times_are_shown_in_one_form),
         cmocka_unit_test(signals_arrive_through_the_loop),
         cmocka_unit_test(rfc3339_round_trips),
         cmocka_unit_test(parsed_times_agree_with_timegm),

@@ -78,6 +78,7 @@ static void mark_dirty(struct job_view *v)
 }
 
 static void fetch_workers(struct job_view *v);
+static void fetch_events(struct job_view *v);
 
 /* Looks the row up again; feeds the panes when it changed. */
 static void refresh_row(struct job_view *v)
@@ -95,6 +96,8 @@ static void refresh_row(struct job_view *v)
     v->base.dirty = true;
     if (r && r->workers_stale)
         fetch_workers(v);
+    if (r && r->events_stale)
+        fetch_events(v);
 }
 
 static void on_pane_news(void *arg)
@@ -142,6 +145,16 @@ static void on_workers(void *ctx, struct backend_reply *r)
     if (r->status == BACKEND_OK && v->row && v->row->summaries != v->summaries_asked)
         fetch_workers(v);
     mark_dirty(v);
+}
+
+/* Asks for the job's events (merged into the store by id); one call at a time. */
+static void fetch_events(struct job_view *v)
+{
+    if (v->events_call)
+        return;
+    struct backend_request rq = {.op = BACKEND_OP_EVENTS, .name = v->name};
+    v->events_call = backend_send(monitor_backend(v->base.app), monitor_multi(v->base.app), &rq,
+                                  on_events, NULL, NULL, v);
 }
 
 /*
@@ -292,6 +305,17 @@ static size_t state_history(const struct job_row *r, bool utf8, char ***out)
         const char *why = e->message ? strstr(e->message, ": ") : NULL;
         why = why && why[2] ? why + 2 : NULL;
         const char *to = enum_name(&job_state_names, (int)e->state);
+        if (prev == JOB_STATE_UNSPECIFIED && e->message) {
+            /* The first change seen: where it came from is the message's "A → …". */
+            size_t fl = strcspn(e->message, " ");
+            char from[32];
+            if (fl < sizeof from && strncmp(e->message + fl, " → ", strlen(" → ")) == 0) {
+                memcpy(from, e->message, fl);
+                from[fl] = '\0';
+                int f = enum_value(&job_state_names, from);
+                prev = f > 0 ? (enum job_state)f : prev;
+            }
+        }
         if (prev == JOB_STATE_UNSPECIFIED)
             lines[n++] =
                 xasprintf("%s %s %s%s%s", clock, arrow, to, why ? "  " : "", why ? why : "");
@@ -916,8 +940,7 @@ struct screen *job_view_new(struct monitor *m, const char *job_name)
     refresh_row(v);
 
     /* The history the watch stream did not send: merged into the store by id. */
-    struct backend_request rq = {.op = BACKEND_OP_EVENTS, .name = job_name};
-    v->events_call = backend_send(b, monitor_multi(m), &rq, on_events, NULL, NULL, v);
+    fetch_events(v);
     if (v->row && !v->row->has_workers) /* a poll, or a watch of summaries: ask for them */
         fetch_workers(v);
     return &v->base;

@@ -34,6 +34,7 @@ enum column {
     COL_RESTARTS,
     COL_AGE,
     COL_DURATION,
+    COL_ID,
     COL_REASON,
     COL_COUNT
 };
@@ -44,18 +45,18 @@ static const struct table_column columns[COL_COUNT] = {
     [COL_TYPE] = {"TYPE", 4, 8, false},      [COL_WORKERS] = {"WORKERS", 3, 9, true},
     [COL_DEVICES] = {"DEVICES", 3, 7, true}, [COL_RESTARTS] = {"RESTARTS", 3, 8, true},
     [COL_AGE] = {"AGE", 3, 5, true},         [COL_DURATION] = {"TIME", 4, 6, true},
-    [COL_REASON] = {"REASON", 10, 0, false},
+    [COL_ID] = {"ID", 2, 12, true},          [COL_REASON] = {"REASON", 10, 0, false},
 };
 
 /*
- * What gives way at 80 columns (table_set_keep): TYPE, DEVICES, RESTARTS and
- * TIME (the duration) first, then the names, then AGE; STATE, PRIORITY, WORKERS and
- * REASON (at least 10 cells) last.
+ * What gives way at 80 columns (table_set_keep): TYPE, DEVICES, RESTARTS,
+ * TIME (the duration) and ID first, then the names, then AGE; STATE,
+ * PRIORITY, WORKERS and REASON (at least 10 cells) last.
  */
 static const int keep[COL_COUNT] = {
     [COL_NAME] = 1, [COL_DISPLAY] = 1,  [COL_STATE] = 4,   [COL_PRIORITY] = 4,
     [COL_TYPE] = 0, [COL_WORKERS] = 4,  [COL_DEVICES] = 0, [COL_RESTARTS] = 0,
-    [COL_AGE] = 2,  [COL_DURATION] = 0, [COL_REASON] = 3,
+    [COL_AGE] = 2,  [COL_DURATION] = 0, [COL_ID] = 0,      [COL_REASON] = 3,
 };
 
 /* The titles, for the columns file and the `C` list. */
@@ -65,7 +66,7 @@ static const char *const titles[COL_COUNT] = {
     [COL_TYPE] = "TYPE",       [COL_WORKERS] = "WORKERS",
     [COL_DEVICES] = "DEVICES", [COL_RESTARTS] = "RESTARTS",
     [COL_AGE] = "AGE",         [COL_DURATION] = "TIME",
-    [COL_REASON] = "REASON",
+    [COL_ID] = "ID",           [COL_REASON] = "REASON",
 };
 
 struct jobs_view {
@@ -149,6 +150,8 @@ static const char *src_cell(void *ctx, size_t i, size_t col, char *scratch, size
     case COL_DURATION:
         jobfmt_duration(r->started_ms, r->ended_ms, v->now_ms, scratch, n);
         return scratch;
+    case COL_ID:
+        return clean(r->sched_id, scratch, n);
     case COL_REASON:
         return r->reason ? clean(r->reason, scratch, n) : "";
     case COL_COUNT:
@@ -282,13 +285,22 @@ static bool display_says_something(const struct jobs_view *v)
     return false;
 }
 
+/* ID says something only when a row shown has one (Slurm's job id; ACP's is its path). */
+static bool id_says_something(const struct jobs_view *v)
+{
+    for (size_t i = 0; i < v->count; i++)
+        if (v->rows[i]->sched_id)
+            return true;
+    return false;
+}
+
 /* v->shown from the choice and the rows; true when the table was made again (it changed). */
 static bool place_columns(struct jobs_view *v, bool force)
 {
-    bool display = display_says_something(v);
+    bool display = display_says_something(v), id = id_says_something(v);
     size_t shown[COL_COUNT], n = 0;
     for (size_t i = 0; i < v->norder; i++)
-        if (v->order[i] != COL_DISPLAY || display)
+        if ((v->order[i] != COL_DISPLAY || display) && (v->order[i] != COL_ID || id))
             shown[n++] = v->order[i];
     if (n == 0) /* the choice was DISPLAY NAME alone: NAME says it */
         shown[n++] = COL_NAME;

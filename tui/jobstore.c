@@ -153,6 +153,7 @@ static void row_free(struct jobstore *s, struct job_row *r)
     unshare(s, r->reason);
     unshare(s, r->user);
     free(r->create_time);
+    free(r->sched_id);
     worker_list_free(&r->workers);
     for (size_t i = 0; i < r->event_count; i++)
         job_event_free(&r->events[i]);
@@ -330,6 +331,7 @@ static bool row_set(struct jobstore *s, struct job_row *r, const struct jobspec 
     changed |= set_shared(s, &r->user, job->ownership.user_name);
     changed |= set_shared(s, &r->reason, job->state_message);
     changed |= set_text(&r->create_time, job->create_time);
+    changed |= set_text(&r->sched_id, jobspec_scheduler_id(job));
     const struct role *w = jobspec_worker(job);
     const struct resource_spec_ref *spec =
         w && w->resource_spec_count ? &w->resource_spec[0] : NULL;
@@ -499,8 +501,23 @@ bool jobstore_replace_all(struct jobstore *s, const struct job_list *l)
 {
     jobstore_begin_sync(s);
     bool changed = false;
-    for (size_t i = 0; i < l->count; i++)
-        changed |= jobstore_put(s, &l->jobs[i]);
+    for (size_t i = 0; i < l->count; i++) {
+        if (!jobstore_put(s, &l->jobs[i]))
+            continue;
+        changed = true;
+        /*
+         * A polled backend sends no workers and no events: a job that changed
+         * may have both anew, so the job screen, the one place that shows
+         * them, fetches them again (as after a watch's summary).
+         */
+        struct job_row *r = row_named(s, l->jobs[i].name);
+        if (r == NULL)
+            continue;
+        r->summaries++;
+        r->events_stale = true;
+        if (r->has_workers)
+            r->workers_stale = true;
+    }
     changed |= jobstore_sweep(s);
     return changed;
 }
@@ -524,6 +541,8 @@ void jobstore_add_events(struct jobstore *s, const char *name, struct job_event_
 {
     struct job_row *r = row_named(s, name);
     bool changed = false;
+    if (r)
+        r->events_stale = false;
     for (size_t i = 0; r && i < l->count; i++)
         changed |= add_event(r, &l->events[i]);
     if (changed) {

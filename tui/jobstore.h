@@ -43,6 +43,7 @@ struct job_row {
     char *reason;       /* state_message: why it waits or failed */
     char *user;         /* ownership.user_name: who created it */
     char *create_time;  /* RFC 3339 */
+    char *sched_id;     /* jobspec_scheduler_id: Slurm's job id; NULL for none */
     int64_t created_ms; /* -1: unknown */
     int64_t started_ms; /* start_time: the last time it began running; -1: never/unknown */
     int64_t ended_ms;   /* when that run ended (complete/suspend time); -1: still on */
@@ -58,6 +59,7 @@ struct job_row {
     bool has_workers;       /* workers below came with the job (a watch) */
     bool workers_stale;     /* a summary said the job changed since its workers were set */
     uint64_t summaries;     /* JOB messages without workers (summaries) for this row */
+    bool events_stale;      /* a poll saw the job change: it may have events not fetched */
     int32_t faulty_workers; /* the server's count of faulty workers; -1: not reported */
     struct worker_list workers;
     struct job_event *events; /* oldest first, at most JOBSTORE_EVENTS_PER_JOB */

@@ -15,13 +15,35 @@ int64_t time_now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-void time_rfc3339(int64_t unix_ms, char buf[TIMEFMT_RFC3339_LEN])
+/* unix_ms as RFC 3339 in UTC, with its milliseconds or to the second. */
+static void format_utc(int64_t unix_ms, bool with_ms, char buf[TIMEFMT_RFC3339_LEN])
 {
     time_t secs = (time_t)(unix_ms / 1000);
     struct tm tm;
     gmtime_r(&secs, &tm);
-    snprintf(buf, TIMEFMT_RFC3339_LEN, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(unix_ms % 1000));
+    int n = snprintf(buf, TIMEFMT_RFC3339_LEN, "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900,
+                     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+    if (n > 0 && n < TIMEFMT_RFC3339_LEN - 6) {
+        if (with_ms)
+            snprintf(buf + n, (size_t)(TIMEFMT_RFC3339_LEN - n), ".%03dZ", (int)(unix_ms % 1000));
+        else
+            snprintf(buf + n, (size_t)(TIMEFMT_RFC3339_LEN - n), "Z");
+    }
+}
+
+void time_rfc3339(int64_t unix_ms, char buf[TIMEFMT_RFC3339_LEN])
+{
+    format_utc(unix_ms, true, buf);
+}
+
+void time_shown(const char *rfc3339, char buf[TIMEFMT_RFC3339_LEN])
+{
+    int64_t ms = time_parse_rfc3339(rfc3339);
+    if (ms < 0) {
+        snprintf(buf, TIMEFMT_RFC3339_LEN, "%s", rfc3339 ? rfc3339 : "");
+        return;
+    }
+    format_utc(ms, false, buf);
 }
 
 /*
