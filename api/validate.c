@@ -310,7 +310,14 @@ static void check_scheduling(struct check *c)
                      "only idle (SPOT) jobs can be preempted; ignored");
 }
 
-/* roles[0].resource_spec: exactly one, named, and one of the pool's specs. */
+/*
+ * roles[0].resource_spec: one or more, named, each one of the pool's specs.
+ * Several are ACP's weak heterogeneous scheduling (the server spreads
+ * total_replicas over them; trainjobd and Slurm run every worker on the
+ * first), so they need total_replicas. Per-spec replicas beside
+ * total_replicas are what a GET reports: accepted when they add up to it,
+ * and never sent (api/acp_request.c).
+ */
 static void check_resource_specs(struct check *c, const struct role *r)
 {
     char path[PATH_MAX_LEN];
@@ -329,10 +336,23 @@ static void check_resource_specs(struct check *c, const struct role *r)
         else
             findings_add(c->out, SEVERITY_ERROR, "roles[0].resource_spec",
                          "required: one resource spec");
-    } else if (r->resource_spec_count > 1) {
+    } else if (r->resource_spec_count > 1 && !r->has_total_replicas) {
         findings_add(c->out, SEVERITY_ERROR, "roles[0].resource_spec[1]",
-                     "heterogeneous specs are not supported; use one spec for every worker");
+                     "several specs need total_replicas (the server spreads the workers over "
+                     "them); per-spec counts alone are not supported");
+    } else if (r->resource_spec_count > 1) {
+        findings_add(c->out, SEVERITY_WARNING, "roles[0].resource_spec[1]",
+                     "several specs: ACP spreads the %d workers over them; trainjobd and Slurm "
+                     "run every worker on the first",
+                     (int)r->total_replicas);
     }
+    int64_t per_spec = 0;
+    bool all_counted = r->resource_spec_count > 0;
+    for (size_t i = 0; i < r->resource_spec_count; i++) {
+        per_spec += r->resource_spec[i].has_replicas ? r->resource_spec[i].replicas : 0;
+        all_counted = all_counted && r->resource_spec[i].has_replicas;
+    }
+    bool counts_agree = all_counted && per_spec == r->total_replicas;
 
     for (size_t i = 0; i < r->resource_spec_count; i++) {
         const struct resource_spec_ref *spec = &r->resource_spec[i];
@@ -356,10 +376,12 @@ static void check_resource_specs(struct check *c, const struct role *r)
                              "'%s' is not one of the pool's specs; choose one of: %s", spec->name,
                              specs.n ? strbuf_str(&sb) : "(none)");
         }
-        if (spec->has_replicas && r->has_total_replicas) {
+        if (spec->has_replicas && r->has_total_replicas && !counts_agree) {
             snprintf(path, sizeof path, "roles[0].resource_spec[%zu].replicas", i);
             findings_add(c->out, SEVERITY_ERROR, path,
-                         "set either total_replicas or per-spec replicas, not both");
+                         "set either total_replicas or per-spec replicas, not both (as a job read "
+                         "back may: every spec's, adding up to total_replicas %d)",
+                         (int)r->total_replicas);
         }
     }
     strbuf_free(&sb);
@@ -416,7 +438,7 @@ static void check_roles(struct check *c)
 static void check_resources(struct check *c)
 {
     check_scheduling(c);
-    if (c->job->framework == FRAMEWORK_UNSPECIFIED)
+    if (c->job->framework == FRAMEWORK_UNSPECIFIED && c->job->framework_other == NULL)
         findings_add(c->out, SEVERITY_ERROR, "framework",
                      "required: one of PYTORCH_DDP, TENSORFLOW_PS, SENSEPARROTS, MPI");
     check_roles(c);
@@ -552,7 +574,7 @@ static void check_ft_rules(struct check *c)
         } else {
             rule_of[parsed++] = i;
         }
-        if (rule->action == FT_ACTION_UNSPECIFIED) {
+        if (rule->action == FT_ACTION_UNSPECIFIED && rule->action_other == NULL) {
             snprintf(path, sizeof path, "fault_tolerance.rules[%zu].action", i);
             findings_add(c->out, SEVERITY_ERROR, path,
                          "required: RESTART_JOB, RESTART_POD or FAIL_JOB");
