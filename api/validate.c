@@ -520,6 +520,18 @@ void validate_form_limits(const struct catalog *cat, struct form_limits *out)
     out->max_backoff = l && l->has_max_backoff_limit ? l->max_backoff_limit : VALIDATE_MAX_BACKOFF;
 }
 
+/* The limits a check holds the job to: the catalog's, else the backend's the caller named. */
+static void check_limits(const struct check *c, struct form_limits *out)
+{
+    if (c->cat == NULL && c->opt && c->opt->limits) {
+        struct catalog only = {0};
+        only.limits = *c->opt->limits;
+        validate_form_limits(&only, out);
+        return;
+    }
+    validate_form_limits(c->cat, out);
+}
+
 /*
  * A limit the backend states is enforced (it refuses more); the console's,
  * applied when the backend states none, is a warning: a job fetched from a
@@ -543,7 +555,7 @@ static void check_ft_rules(struct check *c)
     char path[PATH_MAX_LEN];
 
     struct form_limits lim;
-    validate_form_limits(c->cat, &lim);
+    check_limits(c, &lim);
     if (n > (size_t)lim.max_rules)
         findings_add(c->out, limit_severity(lim.rules_stated), "fault_tolerance.rules",
                      "at most %d rules%s (found %zu)", lim.max_rules, limit_whose(lim.rules_stated),
@@ -600,7 +612,7 @@ static void check_fault_tolerance(struct check *c)
     if (!ft->present && ft->rule_count == 0)
         return;
     struct form_limits lim;
-    validate_form_limits(c->cat, &lim);
+    check_limits(c, &lim);
     if (ft->has_backoff_limit &&
         (ft->backoff_limit < lim.min_backoff || ft->backoff_limit > lim.max_backoff))
         findings_add(c->out, limit_severity(lim.backoff_stated), "fault_tolerance.backoff_limit",
@@ -764,7 +776,7 @@ static void check_env(struct check *c)
     char buf[MSG_MAX_LEN];
 
     struct form_limits lim;
-    validate_form_limits(c->cat, &lim);
+    check_limits(c, &lim);
     if (job->env_count > (size_t)lim.max_env)
         findings_add(c->out, limit_severity(lim.env_stated), "env",
                      "at most %d variables%s (found %zu)", lim.max_env, limit_whose(lim.env_stated),
@@ -847,18 +859,18 @@ static void check_environment(struct check *c)
 
 /* ---- 7. TensorBoard ---- */
 
-/* tensorboard.log_path: required when enabled, on one of the mounted volumes. */
+/*
+ * tensorboard.log_path: on one of the mounted volumes. The path is the
+ * switch (ACP's schema): `tensorboard: {}` or an empty log_path is
+ * TensorBoard off, as is no tensorboard at all.
+ */
 static void check_tensorboard(struct check *c)
 {
     const struct jobspec *job = c->job;
     const char *log_path = job->tensorboard.log_path;
     const char *path = "tensorboard.log_path";
-    if (!job->tensorboard.present)
+    if (!job->tensorboard.present || log_path == NULL || *log_path == '\0')
         return;
-    if (!nonempty(log_path)) {
-        findings_add(c->out, SEVERITY_ERROR, path, "required when TensorBoard is enabled");
-        return;
-    }
     char buf[256];
     const char *problem = absolute_path_problem(log_path, buf, sizeof buf);
     if (problem) {
