@@ -6,7 +6,6 @@
  * exactly the same.
  */
 #include <jansson.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -343,20 +342,6 @@ static enum backend_status transport_error(const struct backend *b, const struct
     }
 }
 
-/* Appends to err's message (cut when full). */
-static void message_add(struct api_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void message_add(struct api_error *err, const char *fmt, ...)
-{
-    size_t n = strlen(err->message);
-    if (n + 1 >= sizeof err->message)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message + n, sizeof err->message - n, fmt, ap);
-    va_end(ap);
-}
-
 /*
  * What a refusal's message alone does not say: a 401's status and which
  * key to fix and how; a 429/503's status and how often it was asked.
@@ -370,17 +355,17 @@ static void explain_status(const struct backend *b, const struct http_result *r,
     if (r->status == 401) {
         const char *ak = http_client_access_key(driver((struct backend *)b)->client);
         if (ak)
-            message_add(err,
+            api_error_append(err,
                         " (%s: %s did not accept access key %s: check the context's access_key "
                         "and its secret (secret_key_file, else $TRAINJOB_SECRET_KEY))",
                         status, b->endpoint, ak);
         else
-            message_add(err,
+            api_error_append(err,
                         " (%s: requests to %s are not signed: set access_key and "
                         "secret_key_file in the context (or $TRAINJOB_SECRET_KEY))",
                         status, b->endpoint);
     } else if (r->status == 429 || r->status == 503) {
-        message_add(err, " (%s%s, after %d tr%s)", said ? "" : status,
+        api_error_append(err, " (%s%s, after %d tr%s)", said ? "" : status,
                     said ? "still refused" : "", r->tries ? r->tries : 1,
                     r->tries > 1 ? "ies" : "y");
     }

@@ -1345,6 +1345,19 @@ static void error_bodies_become_api_errors(void **state)
 
     assert_int_equal(backend_get(b, "x", &out, &err), BACKEND_REJECTED);
     assert_string_equal(err.reason, "BadReply");
+
+    /* a detail's message and google.rpc's field_violations are shown, not dropped */
+    fake_answer(&f, 400,
+                "{\"code\":3,\"message\":\"invalid job\",\"details\":["
+                "{\"reason\":\"tjInvalidField\",\"field\":\"env\",\"message\":\"at most 10\"},"
+                "{\"@type\":\"type.googleapis.com/google.rpc.BadRequest\",\"field_violations\":["
+                "{\"field\":\"roles[0].image_path\",\"description\":\"image not found\"}]}]}");
+    assert_int_equal(backend_get(b, "x", &out, &err), BACKEND_REJECTED);
+    assert_string_equal(err.field, "env");
+    assert_int_equal(err.detail_count, 2);
+    assert_string_equal(err.details[1].field, "roles[0].image_path");
+    assert_non_null(strstr(err.message, "invalid job: at most 10"));
+    assert_non_null(strstr(err.message, "roles[0].image_path: image not found"));
     jobspec_free(&job);
     backend_free(b);
     fake_free(&f);
