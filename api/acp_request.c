@@ -137,11 +137,24 @@ static void drop_keys(json_t *obj, const char *const *keys, size_t n)
 static void strip_create_body(json_t *job, bool trainjobd)
 {
     static const char *const top[] = {
-        "subscription_name", "resource_group_name", "zone",          "uid",
-        "id",                "ownership",           "state",         "state_message",
-        "restart_count",     "ready_workers",       "faulty_workers", "root_mapping",
-        "create_time",       "start_time",          "suspend_time",  "update_time",
-        "complete_time",     "delete_time",
+        "subscription_name",
+        "resource_group_name",
+        "zone",
+        "uid",
+        "id",
+        "ownership",
+        "state",
+        "state_message",
+        "restart_count",
+        "ready_workers",
+        "faulty_workers",
+        "root_mapping",
+        "create_time",
+        "start_time",
+        "suspend_time",
+        "update_time",
+        "complete_time",
+        "delete_time",
     };
     static const char *const acp_top[] = {"workspace_name", "metadata"};
     static const char *const spec[] = {"description", "limits", "requests"};
@@ -159,8 +172,7 @@ static void strip_create_body(json_t *job, bool trainjobd)
     DROP(json_object_get(job, "lme"), lme);
     size_t i, k;
     json_t *v, *r;
-    json_array_foreach(json_object_get(job, "mount"), i, v)
-        DROP(v, mount);
+    json_array_foreach(json_object_get(job, "mount"), i, v) DROP(v, mount);
     json_array_foreach(json_object_get(job, "roles"), i, r)
     {
         bool total = json_object_get(r, "total_replicas") != NULL;
@@ -355,19 +367,20 @@ static void explain_status(const struct backend *b, const struct http_result *r,
     if (r->status == 401) {
         const char *ak = http_client_access_key(driver((struct backend *)b)->client);
         if (ak)
-            api_error_append(err,
-                        " (%s: %s did not accept access key %s: check the context's access_key "
-                        "and its secret (secret_key_file, else $TRAINJOB_SECRET_KEY))",
-                        status, b->endpoint, ak);
+            api_error_append(
+                err,
+                " (%s: %s did not accept access key %s: check the context's access_key "
+                "and its secret (secret_key_file, else $TRAINJOB_SECRET_KEY))",
+                status, b->endpoint, ak);
         else
             api_error_append(err,
-                        " (%s: requests to %s are not signed: set access_key and "
-                        "secret_key_file in the context (or $TRAINJOB_SECRET_KEY))",
-                        status, b->endpoint);
+                             " (%s: requests to %s are not signed: set access_key and "
+                             "secret_key_file in the context (or $TRAINJOB_SECRET_KEY))",
+                             status, b->endpoint);
     } else if (r->status == 429 || r->status == 503) {
         api_error_append(err, " (%s%s, after %d tr%s)", said ? "" : status,
-                    said ? "still refused" : "", r->tries ? r->tries : 1,
-                    r->tries > 1 ? "ies" : "y");
+                         said ? "still refused" : "", r->tries ? r->tries : 1,
+                         r->tries > 1 ? "ies" : "y");
     }
 }
 

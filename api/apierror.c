@@ -165,7 +165,8 @@ static void read_details(struct api_error *err, const json_t *details)
     }
 }
 
-/* After the message: what each detail says, the further details, then what to do for each reason. */
+/* After the message: what each detail says, the further details, then what to do for each reason.
+ */
 static void explain(struct api_error *err)
 {
     const struct api_error_detail *first = &err->details[0];
@@ -174,8 +175,8 @@ static void explain(struct api_error *err)
     for (size_t i = 1; i < err->detail_count; i++) {
         const struct api_error_detail *d = &err->details[i];
         api_error_append(err, "%s%s%s%s%s%s", i == 1 ? "; also: " : ", ", d->reason,
-                    d->field[0] && d->reason[0] ? " at " : "", d->field,
-                    d->message[0] && (d->reason[0] || d->field[0]) ? ": " : "", d->message);
+                         d->field[0] && d->reason[0] ? " at " : "", d->field,
+                         d->message[0] && (d->reason[0] || d->field[0]) ? ": " : "", d->message);
     }
     for (size_t i = 0; i < err->detail_count; i++) {
         const char *hint = api_error_hint(err->details[i].reason);

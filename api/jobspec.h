@@ -288,7 +288,7 @@ struct jobspec {
     /* output only: status */
     struct ownership ownership;
     enum job_state state;
-    char *state_other; /* a state this build does not know (PREEMPTED), kept as text */
+    char *state_other;   /* a state this build does not know (PREEMPTED), kept as text */
     char *state_message; /* why a job waits or failed (trainjobd; absent on ACP) */
     bool has_restart_count;
     int32_t restart_count; /* restarts used (trainjobd) */

@@ -15,10 +15,13 @@
 #include "util/utf8.h"
 
 static const struct field spec_ref_fields[] = {
-    F_STR(struct resource_spec_ref, name),         F_OPT_INT32(struct resource_spec_ref, replicas),
+    F_STR(struct resource_spec_ref, name),
+    F_OPT_INT32(struct resource_spec_ref, replicas),
     /* limits and requests are strings in the schema, numbers on some servers: kept as they came */
-    F_STR(struct resource_spec_ref, description),   F_JSON_TREE(struct resource_spec_ref, limits),
-    F_JSON_TREE(struct resource_spec_ref, requests), F_EXTRAS(struct resource_spec_ref),
+    F_STR(struct resource_spec_ref, description),
+    F_JSON_TREE(struct resource_spec_ref, limits),
+    F_JSON_TREE(struct resource_spec_ref, requests),
+    F_EXTRAS(struct resource_spec_ref),
 };
 static const struct object_type spec_ref_type =
     SCHEMA_ELEM(struct resource_spec_ref, spec_ref_fields);
@@ -72,7 +75,8 @@ static const struct object_type ft_type = SCHEMA_OBJ(ft_fields);
  * scheduling.scoring_strategy is an object {type: …} holding one enum; its
  * table's base is that member, so what it keeps lies at offsets from there.
  */
-#define SCORING_AT(m) (offsetof(struct scheduling, m) - offsetof(struct scheduling, scoring_strategy))
+#define SCORING_AT(m)                                                                              \
+    (offsetof(struct scheduling, m) - offsetof(struct scheduling, scoring_strategy))
 static const struct field scoring_fields[] = {
     {"type", F_ENUM_KEEP, 0, SCHEMA_NO_FLAG, &scoring_strategy_names, NULL,
      SCORING_AT(scoring_strategy_other)},

@@ -145,9 +145,10 @@ static void decode_enum_keep(struct decoder *d, const json_t *v, const struct fi
         return;
     const char *near = fuzzy_nearest(*other, (const char *const *)f->names->names, f->names->count);
     if (near)
-        findings_add(d->fs, SEVERITY_WARNING, strbuf_str(&d->path),
-                     "'%s' is not a value trainjob knows (did you mean %s?); kept and sent as it is",
-                     *other, near);
+        findings_add(
+            d->fs, SEVERITY_WARNING, strbuf_str(&d->path),
+            "'%s' is not a value trainjob knows (did you mean %s?); kept and sent as it is", *other,
+            near);
     else
         findings_add(d->fs, SEVERITY_WARNING, strbuf_str(&d->path),
                      "'%s' is not a value trainjob knows; kept and sent as it is", *other);

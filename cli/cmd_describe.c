@@ -391,8 +391,9 @@ int cmd_describe(const struct cli_globals *g, int argc, char **argv, FILE *out, 
             describe_history(&page, &evs, width);
         describe_workers(&page, &wl, &evs, out);
         if (no_events)
-            strbuf_addf(&page, "\nEvents: not served by this backend (%s): no state history or "
-                               "events to show\n",
+            strbuf_addf(&page,
+                        "\nEvents: not served by this backend (%s): no state history or "
+                        "events to show\n",
                         s.b->ops->name);
         else
             describe_events(&page, &evs, width);

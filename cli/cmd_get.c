@@ -230,19 +230,19 @@ static void job_row(struct cli_table *t, const struct jobspec *j)
         put_int(limit, lim);
     put_ratio(restarts, j->has_restart_count, j->restart_count, limit);
     cli_age(j->create_time, when, sizeof when);
-    const char *row[] = {
-        j->name,
-        j->display_name,
-        enum_name_or(&job_state_names, (int)j->state, j->state_other),
-        j->scheduling.priority || j->scheduling.priority_other
-            ? enum_name_or(&priority_names, (int)j->scheduling.priority, j->scheduling.priority_other)
-            : NULL,
-        jobspec_is_idle(j) ? "idle" : "standard",
-        workers,
-        restarts,
-        when,
-        j->resource_pool.name,
-        j->state_message};
+    const char *row[] = {j->name,
+                         j->display_name,
+                         enum_name_or(&job_state_names, (int)j->state, j->state_other),
+                         j->scheduling.priority || j->scheduling.priority_other
+                             ? enum_name_or(&priority_names, (int)j->scheduling.priority,
+                                            j->scheduling.priority_other)
+                             : NULL,
+                         jobspec_is_idle(j) ? "idle" : "standard",
+                         workers,
+                         restarts,
+                         when,
+                         j->resource_pool.name,
+                         j->state_message};
     cli_table_row(t, row);
 }
 
@@ -421,7 +421,8 @@ static void jobs_filter(const struct get_opts *op, struct strbuf *f)
 /* Whether a job (from a watch) passes get jobs' filters. */
 static bool job_matches(const struct get_opts *op, const struct jobspec *j)
 {
-    if (op->state && strcmp(enum_name_or(&job_state_names, (int)j->state, j->state_other), op->state) != 0)
+    if (op->state &&
+        strcmp(enum_name_or(&job_state_names, (int)j->state, j->state_other), op->state) != 0)
         return false;
     if (op->user && cmp_str(j->ownership.user_name, op->user) != 0)
         return false;

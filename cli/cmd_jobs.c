@@ -123,7 +123,8 @@ int cmd_submit(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
         struct strbuf line = STRBUF_INIT;
         strbuf_adds(&line, "job ");
         cli_clean(&line, created.name ? created.name : jf.job.name);
-        strbuf_addf(&line, " created (%s)", enum_name_or(&job_state_names, (int)created.state, created.state_other));
+        strbuf_addf(&line, " created (%s)",
+                    enum_name_or(&job_state_names, (int)created.state, created.state_other));
         fprintf(out, "%s\n", strbuf_str(&line));
         strbuf_free(&line);
         jobspec_free(&created);
@@ -562,7 +563,8 @@ int cmd_start(const struct cli_globals *g, int argc, char **argv, FILE *out, FIL
         rc = cli_failed(err, st, &e, false);
     } else {
         char what[64];
-        snprintf(what, sizeof what, "started (%s)", enum_name_or(&job_state_names, (int)job.state, job.state_other));
+        snprintf(what, sizeof what, "started (%s)",
+                 enum_name_or(&job_state_names, (int)job.state, job.state_other));
         say_job(out, "", job.name ? job.name : name, what);
         jobspec_free(&job);
     }

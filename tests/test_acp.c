@@ -867,9 +867,17 @@ static void trainjobd_is_sent_no_output_only(void **state)
     struct api_error err;
     assert_int_equal(backend_create(b, &job, &out, &err), BACKEND_OK);
     json_t *sent = json_loads(f.body[0], 0, NULL);
-    const char *gone[] = {"uid",          "id",          "state",       "ownership",
-                          "create_time",  "start_time",  "delete_time", "root_mapping",
-                          "subscription_name", "zone", "resource_group_name"};
+    const char *gone[] = {"uid",
+                          "id",
+                          "state",
+                          "ownership",
+                          "create_time",
+                          "start_time",
+                          "delete_time",
+                          "root_mapping",
+                          "subscription_name",
+                          "zone",
+                          "resource_group_name"};
     for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++) {
         if (json_object_get(sent, gone[i]))
             fprintf(stderr, "sent %s\n", gone[i]);
