@@ -230,13 +230,16 @@ static void job_row(struct cli_table *t, const struct jobspec *j)
         put_int(limit, lim);
     put_ratio(restarts, j->has_restart_count, j->restart_count, limit);
     cli_age(j->create_time, when, sizeof when);
+    /* a value this build does not know is shown as the server said it */
+    const char *state = enum_name_or(&job_state_names, (int)j->state, j->state_other);
+    const char *prio = j->scheduling.priority || j->scheduling.priority_other
+                           ? enum_name_or(&priority_names, (int)j->scheduling.priority,
+                                          j->scheduling.priority_other)
+                           : NULL;
     const char *row[] = {j->name,
                          j->display_name,
-                         enum_name_or(&job_state_names, (int)j->state, j->state_other),
-                         j->scheduling.priority || j->scheduling.priority_other
-                             ? enum_name_or(&priority_names, (int)j->scheduling.priority,
-                                            j->scheduling.priority_other)
-                             : NULL,
+                         state,
+                         prio,
                          jobspec_is_idle(j) ? "idle" : "standard",
                          workers,
                          restarts,
