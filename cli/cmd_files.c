@@ -98,8 +98,7 @@ static bool file_context(const struct cli_globals *g, struct resolved_context *r
 /* A context whose server is SenseCore ACP (not trainjobd, not Slurm). */
 static bool context_is_acp(const struct context *c)
 {
-    return c->driver == CONTEXT_DRIVER_ACP ||
-           (c->driver == CONTEXT_DRIVER_UNSPECIFIED && c->endpoint != NULL);
+    return c->driver == CONTEXT_DRIVER_ACP; /* resolved: a file's unnamed driver is decided */
 }
 
 /*
