@@ -134,7 +134,7 @@ expect_rc "...trainjobd's context does not" 0
 
 run "$T" --context acp render -o json "$TMP/job.yaml"
 expect_rc "render on an ACP context" 0
-if jq -e '(.scheduling.preemptible == null) and (.workspace_name == null) and
+if [ -s "$TMP/out" ] && jq -e '(.scheduling.preemptible == null) and (.workspace_name == null) and
           (.mount[0].type == null) and (.ssh == null) and (.fault_tolerance == null) and
           (.state == null) and (.display_name == "acp-file")' "$TMP/out" >/dev/null; then
     pass "...is the body sent: no preemptible, workspace_name or defaults ACP fills itself"
