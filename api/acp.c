@@ -274,20 +274,82 @@ static enum backend_status acp_events(struct backend *b, const char *name,
     RUN_INTO(b, &rq, events, out, err);
 }
 
+/* The batch call itself: trainjobd says per name what it did; ACP says nothing per name. */
+static enum backend_status batch_call(struct backend *b, enum backend_op op,
+                                      const char *const *names, size_t n, struct batch_result *out,
+                                      struct api_error *err)
+{
+    memset(out, 0, sizeof *out);
+    struct backend_request rq = {.op = op, .names = names, .count = n};
+    RUN_INTO(b, &rq, batch, out, err);
+}
+
+/*
+ * Stop or delete. ACP's batch calls answer 200 whether or not a name is a
+ * job (their reply has no per-name result), so on ACP each name is looked
+ * up first: one it does not have is NOT_FOUND and left out of the call;
+ * the others are sent, and read as the reply says (BATCH_UNKNOWN when it
+ * says nothing: "requested").
+ */
+static enum backend_status acp_batch(struct backend *b, enum backend_op op,
+                                     const char *const *names, size_t n, struct batch_result *out,
+                                     struct api_error *err)
+{
+    if (driver(b)->trainjobd)
+        return batch_call(b, op, names, n, out, err);
+    memset(out, 0, sizeof *out);
+    const char **found = xcalloc(n ? n : 1, sizeof *found);
+    size_t nf = 0;
+    enum backend_status st = BACKEND_OK;
+    for (size_t i = 0; i < n && st == BACKEND_OK; i++) {
+        struct jobspec job;
+        struct api_error e;
+        st = acp_get(b, names[i], &job, &e);
+        if (st == BACKEND_OK) {
+            found[nf++] = names[i];
+            jobspec_free(&job);
+        } else if (e.status == 404) {
+            st = BACKEND_OK;
+        } else {
+            *err = e;
+        }
+    }
+    struct batch_result sent = {0};
+    if (st == BACKEND_OK && nf > 0)
+        st = batch_call(b, op, found, nf, &sent, err);
+    if (st == BACKEND_OK) {
+        out->items = xcalloc(n ? n : 1, sizeof *out->items);
+        out->count = n;
+        for (size_t i = 0; i < n; i++) {
+            struct batch_item *it = &out->items[i];
+            it->name = xstrdup(names[i]);
+            it->outcome = BATCH_NOT_FOUND;
+            for (size_t k = 0; k < sent.count; k++)
+                if (sent.items[k].name && strcmp(sent.items[k].name, names[i]) == 0) {
+                    it->outcome = sent.items[k].outcome;
+                    it->result = sent.items[k].result;
+                    sent.items[k].result = NULL;
+                    break;
+                }
+            if (it->outcome == BATCH_NOT_FOUND && it->result == NULL)
+                it->result = xstrdup("NOT_FOUND");
+        }
+    }
+    batch_result_free(&sent);
+    free(found);
+    return st;
+}
+
 static enum backend_status acp_stop(struct backend *b, const char *const *names, size_t n,
                                     struct batch_result *out, struct api_error *err)
 {
-    memset(out, 0, sizeof *out);
-    struct backend_request rq = {.op = BACKEND_OP_STOP, .names = names, .count = n};
-    RUN_INTO(b, &rq, batch, out, err);
+    return acp_batch(b, BACKEND_OP_STOP, names, n, out, err);
 }
 
 static enum backend_status acp_delete(struct backend *b, const char *const *names, size_t n,
                                       struct batch_result *out, struct api_error *err)
 {
-    memset(out, 0, sizeof *out);
-    struct backend_request rq = {.op = BACKEND_OP_DELETE, .names = names, .count = n};
-    RUN_INTO(b, &rq, batch, out, err);
+    return acp_batch(b, BACKEND_OP_DELETE, names, n, out, err);
 }
 
 static enum backend_status acp_scalars(struct backend *b, const char *name, const char *since,

@@ -32,6 +32,8 @@
 
 struct backend;
 struct backend_target;
+struct jobspec;
+struct json_t;
 struct http_client;
 
 /* A backend over client (which it then owns), aimed at target; trainjobd: the extras exist. */
@@ -46,6 +48,13 @@ struct backend *acp_backend_new(struct http_client *client, const struct backend
  */
 void acp_set_monitor(struct backend *b, struct http_client *monitor, const char *station,
                      long poll_ms);
+
+/*
+ * The body a create sends for job: its fields without those the server sets
+ * (and, to ACP, without trainjob's own and workspace_name, which the path
+ * carries). `render` prints it and `submit` sends it. A new tree.
+ */
+struct json_t *acp_create_body(const struct jobspec *job, bool trainjobd);
 
 /*
  * Decodes one line of a watch stream (NDJSON, no '\n') into a message for fn,

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/acp.h"
 #include "api/acp_catalog.h"
 #include "api/acp_priv.h"
 #include "api/apierror.h"
@@ -119,22 +120,26 @@ static void drop_keys(json_t *obj, const char *const *keys, size_t n)
         json_object_del(obj, keys[i]);
 }
 
+#define DROP(obj, keys) drop_keys((obj), (keys), sizeof(keys) / sizeof(keys)[0])
+
 /*
- * A job as ACP's create takes it: without what the server sets (read-only in
- * its schema: where the job lives, identity, ownership, state, times,
+ * A job as a create takes it: without what the server sets (read-only in
+ * ACP's schema: where the job lives, identity, ownership, state, times,
  * root_mapping, a spec's description/limits/requests, a pool's display name,
- * lme.current_retries, and what GETs carry beyond the schema — metadata, a
- * mount's access_mode/display_name), and without trainjob's own words
- * (scheduling.preemptible, trainjobd's state_message and counts). Fields
- * trainjob does not know are sent as they came.
+ * lme.current_retries; what GETs carry beyond the schema — a mount's
+ * access_mode/display_name; trainjobd's state_message and counts), and
+ * without per-spec replicas beside total_replicas (a GET reports both; a
+ * create with both is refused). ACP is also spared workspace_name (the
+ * path says it), metadata and trainjob's own scheduling.preemptible.
+ * Fields trainjob does not know, and enum values it does not, are sent as
+ * they came.
  */
-static void acp_create_body(json_t *job)
+static void strip_create_body(json_t *job, bool trainjobd)
 {
     static const char *const top[] = {
         "subscription_name",
         "resource_group_name",
         "zone",
-        "workspace_name",
         "uid",
         "id",
         "ownership",
@@ -150,24 +155,41 @@ static void acp_create_body(json_t *job)
         "update_time",
         "complete_time",
         "delete_time",
-        "metadata",
     };
+    static const char *const acp_top[] = {"workspace_name", "metadata"};
     static const char *const spec[] = {"description", "limits", "requests"};
     static const char *const mount[] = {"access_mode", "display_name"};
     static const char *const pool[] = {"display_name"};
     static const char *const scheduling[] = {"preemptible"};
     static const char *const lme[] = {"current_retries"};
-    drop_keys(job, top, sizeof top / sizeof top[0]);
-    drop_keys(json_object_get(job, "resource_pool"), pool, 1);
-    drop_keys(json_object_get(job, "scheduling"), scheduling, 1);
-    drop_keys(json_object_get(job, "lme"), lme, 1);
+    static const char *const replicas[] = {"replicas"};
+    DROP(job, top);
+    if (!trainjobd) {
+        DROP(job, acp_top);
+        DROP(json_object_get(job, "scheduling"), scheduling);
+    }
+    DROP(json_object_get(job, "resource_pool"), pool);
+    DROP(json_object_get(job, "lme"), lme);
     size_t i, k;
     json_t *v, *r;
-    json_array_foreach(json_object_get(job, "mount"), i, v)
-        drop_keys(v, mount, sizeof mount / sizeof mount[0]);
+    json_array_foreach(json_object_get(job, "mount"), i, v) DROP(v, mount);
     json_array_foreach(json_object_get(job, "roles"), i, r)
+    {
+        bool total = json_object_get(r, "total_replicas") != NULL;
         json_array_foreach(json_object_get(r, "resource_spec"), k, v)
-            drop_keys(v, spec, sizeof spec / sizeof spec[0]);
+        {
+            DROP(v, spec);
+            if (total)
+                DROP(v, replicas);
+        }
+    }
+}
+
+json_t *acp_create_body(const struct jobspec *job, bool trainjobd)
+{
+    json_t *body = jobspec_to_json(job);
+    strip_create_body(body, trainjobd);
+    return body;
 }
 
 /* An operation only trainjobd has, asked of ACP: says so, and how to say it is trainjobd. */
@@ -241,12 +263,12 @@ enum backend_status acp_build(struct backend *b, const struct backend_request *r
             out->body = json_loads(rq->job_json, 0, NULL);
             json_t *name = json_object_get(out->body, "name");
             acp_query(&out->path, "training_job_name", json_string_value(name));
+            if (json_is_object(out->body))
+                strip_create_body(out->body, trainjobd);
         } else if (rq->job) {
-            out->body = jobspec_to_json(rq->job);
+            out->body = acp_create_body(rq->job, trainjobd);
             acp_query(&out->path, "training_job_name", rq->job->name);
         }
-        if (!trainjobd && json_is_object(out->body))
-            acp_create_body(out->body);
         break;
     case BACKEND_OP_CATALOG:
         if (!trainjobd)
@@ -333,6 +355,36 @@ static enum backend_status transport_error(const struct backend *b, const struct
 }
 
 /*
+ * What a refusal's message alone does not say: a 401's status and which
+ * key to fix and how; a 429/503's status and how often it was asked.
+ */
+static void explain_status(const struct backend *b, const struct http_result *r,
+                           struct api_error *err)
+{
+    char status[24];
+    snprintf(status, sizeof status, "HTTP %d", r->status);
+    bool said = strstr(err->message, status) != NULL;
+    if (r->status == 401) {
+        const char *ak = http_client_access_key(driver((struct backend *)b)->client);
+        if (ak)
+            api_error_append(
+                err,
+                " (%s: %s did not accept access key %s: check the context's access_key "
+                "and its secret (secret_key_file, else $TRAINJOB_SECRET_KEY))",
+                status, b->endpoint, ak);
+        else
+            api_error_append(err,
+                             " (%s: requests to %s are not signed: set access_key and "
+                             "secret_key_file in the context (or $TRAINJOB_SECRET_KEY))",
+                             status, b->endpoint);
+    } else if (r->status == 429 || r->status == 503) {
+        api_error_append(err, " (%s%s, after %d tr%s)", said ? "" : status,
+                         said ? "still refused" : "", r->tries ? r->tries : 1,
+                         r->tries > 1 ? "ies" : "y");
+    }
+}
+
+/*
  * How a request ended: a transport failure or a non-2xx reply fills err;
  * a 2xx reply of a non-stream gives its body as JSON in *json.
  */
@@ -345,6 +397,7 @@ enum backend_status acp_reply_status(const struct backend *b, const struct acp_r
         return transport_error(b, r, err);
     if (r->status < 200 || r->status >= 300) {
         api_error_from_body(err, r->status, r->body.buf, r->body.len);
+        explain_status(b, r, err);
         return BACKEND_REJECTED;
     }
     if (rq->stream || rq->rows)

@@ -109,10 +109,8 @@ const char *api_error_hint(const char *reason)
     return NULL;
 }
 
-/* Appends text to err->message, cut (at a character) when it is full. */
-static void message_add(struct api_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void message_add(struct api_error *err, const char *fmt, ...)
+/* Appends text to err->message, cut when it is full. */
+void api_error_append(struct api_error *err, const char *fmt, ...)
 {
     size_t n = strlen(err->message);
     if (n + 1 >= sizeof err->message)
@@ -123,22 +121,43 @@ static void message_add(struct api_error *err, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Every entry of details[] that names a reason or a field, in order. */
+/* Adds one detail (when it says anything and there is room). */
+static void add_detail(struct api_error *err, const char *reason, const char *field,
+                       const char *message)
+{
+    if (err->detail_count == API_ERROR_MAX_DETAILS ||
+        (reason == NULL && field == NULL && (message == NULL || *message == '\0')))
+        return;
+    struct api_error_detail *e = &err->details[err->detail_count++];
+    copy(e->reason, sizeof e->reason, reason);
+    copy(e->field, sizeof e->field, field);
+    copy(e->message, sizeof e->message, message);
+}
+
+/*
+ * Every entry of details[] that names a reason, a field or says something,
+ * in order; a google.rpc BadRequest's field_violations one by one.
+ */
 static void read_details(struct api_error *err, const json_t *details)
 {
-    size_t i;
-    const json_t *d;
+    size_t i, k;
+    const json_t *d, *v;
     json_array_foreach(details, i, d)
     {
-        if (err->detail_count == API_ERROR_MAX_DETAILS)
-            break;
-        const char *reason = json_string_value(json_object_get(d, "reason"));
-        const char *field = json_string_value(json_object_get(d, "field"));
-        if (reason == NULL && field == NULL)
+        const json_t *violations = json_object_get(d, "field_violations");
+        if (!json_is_array(violations))
+            violations = json_object_get(d, "fieldViolations");
+        json_array_foreach(violations, k, v)
+            add_detail(err, json_string_value(json_object_get(d, "reason")),
+                       json_string_value(json_object_get(v, "field")),
+                       json_string_value(json_object_get(v, "description")));
+        if (json_array_size(violations) > 0)
             continue;
-        struct api_error_detail *e = &err->details[err->detail_count++];
-        copy(e->reason, sizeof e->reason, reason);
-        copy(e->field, sizeof e->field, field);
+        const char *message = json_string_value(json_object_get(d, "message"));
+        if (message == NULL)
+            message = json_string_value(json_object_get(d, "description"));
+        add_detail(err, json_string_value(json_object_get(d, "reason")),
+                   json_string_value(json_object_get(d, "field")), message);
     }
     if (err->detail_count) {
         copy(err->reason, sizeof err->reason, err->details[0].reason);
@@ -146,13 +165,18 @@ static void read_details(struct api_error *err, const json_t *details)
     }
 }
 
-/* After the message: the further details, then what to do for each reason known. */
+/* After the message: what each detail says, the further details, then what to do for each reason.
+ */
 static void explain(struct api_error *err)
 {
+    const struct api_error_detail *first = &err->details[0];
+    if (err->detail_count && first->message[0] && strstr(err->message, first->message) == NULL)
+        api_error_append(err, ": %s", first->message);
     for (size_t i = 1; i < err->detail_count; i++) {
         const struct api_error_detail *d = &err->details[i];
-        message_add(err, "%s%s%s%s", i == 1 ? "; also: " : ", ", d->reason,
-                    d->field[0] && d->reason[0] ? " at " : "", d->field);
+        api_error_append(err, "%s%s%s%s%s%s", i == 1 ? "; also: " : ", ", d->reason,
+                         d->field[0] && d->reason[0] ? " at " : "", d->field,
+                         d->message[0] && (d->reason[0] || d->field[0]) ? ": " : "", d->message);
     }
     for (size_t i = 0; i < err->detail_count; i++) {
         const char *hint = api_error_hint(err->details[i].reason);
@@ -160,7 +184,7 @@ static void explain(struct api_error *err)
         for (size_t k = 0; k < i && hint; k++)
             again = again || api_error_hint(err->details[k].reason) == hint;
         if (hint && !again)
-            message_add(err, " (%s: %s)", err->details[i].reason, hint);
+            api_error_append(err, " (%s: %s)", err->details[i].reason, hint);
     }
     /* what the message shows goes to the screen: never half a character */
     size_t n = strlen(err->message);

@@ -11,10 +11,15 @@
 
 #define API_ERROR_MAX_DETAILS 8
 
-/* One entry of details[]: why, and the field it is about. */
+/*
+ * One entry of details[]: why, the field it is about, and what it says
+ * (its message or description). A google.rpc BadRequest detail gives one
+ * entry per field_violations[] item.
+ */
 struct api_error_detail {
     char reason[64];
     char field[128];
+    char message[256];
 };
 
 struct api_error {
@@ -34,10 +39,15 @@ struct api_error {
 int api_error_set(struct api_error *err, int status, const char *reason, const char *field,
                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 json_t *api_error_to_json(const struct api_error *err);
+/* Appends printf-style text to err's message, cut when it is full. */
+void api_error_append(struct api_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /*
  * Reads an error body (any shape: falls back to the raw text or the status):
- * {code, message, details:[{reason, field}…]} or the same inside "error".
- * Every entry of details is read (up to API_ERROR_MAX_DETAILS).
+ * {code, message, details:[{reason, field, message}…]} or the same inside
+ * "error". Every entry of details is read (up to API_ERROR_MAX_DETAILS),
+ * a google.rpc BadRequest's field_violations each as one, and the message
+ * says what each one does.
  */
 void api_error_from_body(struct api_error *err, int status, const char *body, size_t len);
 /* What a person should do about a reason ACP is known to give, or NULL. */

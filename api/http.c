@@ -25,16 +25,17 @@
 #include "api/curl_dl.h"
 #include "api/hmac.h"
 #include "api/uhttp.h"
+#include "util/buildinfo.h"
 #include "util/loop.h"
 #include "util/xalloc.h"
-
-#ifndef TRAINJOB_VERSION
-#define TRAINJOB_VERSION "0.1"
-#endif
 
 #define CONNECT_TIMEOUT_MS 10000L
 #define DEFAULT_TIMEOUT_MS 60000L
 #define MAX_REPLY (64u << 20) /* a reply larger than this is not one we asked for */
+/* 429 and 503 are asked again, as Retry-After says: at most this many tries, this long waiting */
+#define RETRY_TRIES 3
+#define RETRY_BUDGET_MS 30000L
+#define RETRY_DEFAULT_MS 1000L /* a 429/503 without Retry-After */
 
 struct http_client {
     char *endpoint; /* as given */
@@ -226,6 +227,11 @@ void http_client_set_transport(struct http_client *c, http_transport_fn fn, void
     c->transport_ctx = ctx;
 }
 
+const char *http_client_access_key(const struct http_client *c)
+{
+    return c->access_key;
+}
+
 const char *http_client_endpoint(const struct http_client *c)
 {
     return c->endpoint;
@@ -282,7 +288,7 @@ struct uhttp *http_unix_start(const struct http_client *c, const char *method,
 {
     struct strbuf h = STRBUF_INIT;
     out->max_body = max_reply(c);
-    strbuf_adds(&h, "User-Agent: trainjob/" TRAINJOB_VERSION "\r\n");
+    strbuf_addf(&h, "User-Agent: trainjob/%s\r\n", buildinfo_version());
     request_headers(c, method, path_and_query, body, len, on_data && !c->data_timed, &h);
     struct uhttp *u = uhttp_start(c->ep.unix_path, method, path_and_query, h.buf, body, len,
                                   on_data, data_ctx, out);
@@ -350,6 +356,37 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userdata)
     return n;
 }
 
+/*
+ * A reply header line's Retry-After, when it is one in seconds (the
+ * HTTP-date form is not read: the default wait applies), into out.
+ */
+void http_retry_after_header(const char *line, size_t n, struct http_result *out)
+{
+    static const char name[] = "Retry-After:";
+    size_t k = sizeof name - 1;
+    if (n <= k || strncasecmp(line, name, k) != 0)
+        return;
+    size_t i = k;
+    while (i < n && (line[i] == ' ' || line[i] == '\t'))
+        i++;
+    long v = 0;
+    size_t digits = 0;
+    for (; i < n && line[i] >= '0' && line[i] <= '9' && v < 1000000; i++, digits++)
+        v = v * 10 + (line[i] - '0');
+    if (digits == 0)
+        return;
+    out->has_retry_after = true;
+    out->retry_after = (int)v;
+}
+
+/* curl's header callback: each line of the reply's head, for Retry-After. */
+static size_t on_header(char *data, size_t size, size_t nmemb, void *userdata)
+{
+    size_t n = size * nmemb;
+    http_retry_after_header(data, n, userdata);
+    return n;
+}
+
 /* Each "Name: value\r\n" line of lines onto t's header list. */
 static void add_headers(struct http_transfer *t, const char *lines)
 {
@@ -395,8 +432,12 @@ int http_transfer_prepare(struct http_transfer *t, const struct http_client *c, 
     cf->easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     cf->easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, CONNECT_TIMEOUT_MS);
     cf->easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-    cf->easy_setopt(e, CURLOPT_USERAGENT, "trainjob/" TRAINJOB_VERSION);
+    char agent[96];
+    snprintf(agent, sizeof agent, "trainjob/%s", buildinfo_version());
+    cf->easy_setopt(e, CURLOPT_USERAGENT, agent); /* curl keeps its own copy */
     cf->easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
+    cf->easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+    cf->easy_setopt(e, CURLOPT_HEADERDATA, out);
     cf->easy_setopt(e, CURLOPT_WRITEDATA, t);
     if (http_call_timeout(c, on_data != NULL) > 0)
         cf->easy_setopt(e, CURLOPT_TIMEOUT_MS, http_call_timeout(c, on_data != NULL));
@@ -502,6 +543,8 @@ static int perform(struct http_client *c, const char *method, const char *path, 
     out->status = 0;
     out->transport = TRANSPORT_NONE;
     out->message[0] = '\0';
+    out->has_retry_after = false;
+    out->retry_after = 0;
     if (http_transport_run(c, method, path, body, len, on_data, ctx, out))
         return out->transport == TRANSPORT_NONE ? 0 : -1;
     if (c->ep.unix_path) {
@@ -519,10 +562,40 @@ static int perform(struct http_client *c, const char *method, const char *path, 
     return out->transport == TRANSPORT_NONE ? 0 : -1;
 }
 
+/*
+ * How long to wait before asking again after out (429 Too Many Requests or
+ * 503 Unavailable: the server did not take the request), given waited ms
+ * so far; -1: not again (another status, or the wait is past the budget).
+ */
+static long retry_wait_ms(const struct http_result *out, int tries, long waited)
+{
+    if (out->transport != TRANSPORT_NONE || (out->status != 429 && out->status != 503) ||
+        tries >= RETRY_TRIES)
+        return -1;
+    long ms = out->has_retry_after ? (long)out->retry_after * 1000L : RETRY_DEFAULT_MS;
+    return waited + ms <= RETRY_BUDGET_MS ? ms : -1;
+}
+
+/* Sleeps ms; false when a signal cut it short (Ctrl-C with a handler: the call ends). */
+static bool retry_sleep(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    return nanosleep(&ts, NULL) == 0;
+}
+
 int http_call(struct http_client *c, const char *method, const char *path_and_query,
               const char *body, size_t len, struct http_result *out)
 {
-    return perform(c, method, path_and_query, body, len, NULL, NULL, out);
+    long waited = 0, wait;
+    int rc;
+    out->tries = 0;
+    for (;;) {
+        rc = perform(c, method, path_and_query, body, len, NULL, NULL, out);
+        out->tries++;
+        if ((wait = retry_wait_ms(out, out->tries, waited)) < 0 || !retry_sleep(wait))
+            return rc;
+        waited += wait;
+    }
 }
 
 int http_stream(struct http_client *c, const char *path_and_query, http_data_fn on_data, void *ctx,

@@ -36,6 +36,9 @@ struct http_result {
     struct strbuf body; /* the reply (for streams: only an error reply) */
     char message[256];  /* why, when transport is not TRANSPORT_NONE */
     size_t max_body;    /* the byte cap of the reply (set from the client's; 0: 64 MiB) */
+    bool has_retry_after;
+    int retry_after; /* seconds the reply's Retry-After asked to wait (delta-seconds form) */
+    int tries;       /* how many times http_call sent it (429/503 are tried again) */
 };
 
 void http_result_init(struct http_result *r);
@@ -69,6 +72,9 @@ typedef void (*http_transport_fn)(void *ctx, const char *method, const char *pat
                                   struct http_result *out);
 
 struct http_client;
+
+/* A reply header line (n bytes, "Name: value") read for Retry-After into out. */
+void http_retry_after_header(const char *line, size_t n, struct http_result *out);
 
 /* A client for endpoint; NULL with why in err when the endpoint is malformed. */
 struct http_client *http_client_new(const char *endpoint, struct strbuf *err);
@@ -109,6 +115,8 @@ bool http_transport_run(const struct http_client *c, const char *method, const c
                         const char *body, size_t len, http_data_fn on_data, void *ctx,
                         struct http_result *out);
 /* The endpoint as given, for messages ("cannot reach …"). */
+/* The access key requests are signed with, or NULL when they are not signed. */
+const char *http_client_access_key(const struct http_client *c);
 const char *http_client_endpoint(const struct http_client *c);
 const struct http_endpoint *http_client_parsed(const struct http_client *c);
 
@@ -151,6 +159,10 @@ void http_transfer_cleanup(struct http_transfer *t);
 /*
  * Makes one request and waits for the whole reply. Returns 0 when the
  * server answered (out->status says how), -1 on a transport failure.
+ * A 429 or 503 (the server took nothing) is asked again after its
+ * Retry-After seconds (1 s without one): at most 3 tries and 30 s of
+ * waiting in all; then the last reply is the answer (out->tries says how
+ * many were made). Ctrl-C ends the wait as it ends the program.
  */
 int http_call(struct http_client *c, const char *method, const char *path_and_query,
               const char *body, size_t len, struct http_result *out);

@@ -99,6 +99,12 @@ enum jobfile_result jobfile_load(const char *path, struct jobfile *jf, struct fi
 void jobfile_write(const struct jobspec *job, enum jobfile_format format, struct strbuf *out)
 {
     json_t *tree = jobspec_to_json(job);
+    jobfile_write_tree(tree, format, out);
+    json_decref(tree);
+}
+
+void jobfile_write_tree(const json_t *tree, enum jobfile_format format, struct strbuf *out)
+{
     if (format == JOBFILE_JSON) {
         char *s = json_dumps(tree, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         if (s == NULL)
@@ -111,7 +117,6 @@ void jobfile_write(const struct jobspec *job, enum jobfile_format format, struct
         /* The tree is ours and holds only strings, integers and booleans. */
         (void)yamltree_emit(tree, out, &err);
     }
-    json_decref(tree);
 }
 
 int jobfile_format_from_name(const char *name)

@@ -9,6 +9,7 @@
 #ifndef API_JOBFILE_H
 #define API_JOBFILE_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "api/docpos.h"
@@ -53,6 +54,8 @@ enum jobfile_result jobfile_load(const char *path, struct jobfile *jf, struct fi
                                  struct strbuf *io_err);
 /* Appends job to out as a YAML or JSON document. */
 void jobfile_write(const struct jobspec *job, enum jobfile_format format, struct strbuf *out);
+/* A job already as a tree (the body a backend is sent) written the same way. */
+void jobfile_write_tree(const json_t *tree, enum jobfile_format format, struct strbuf *out);
 /* "yaml" / "json" to a format; returns -1 for anything else. */
 int jobfile_format_from_name(const char *name);
 

@@ -56,6 +56,11 @@ const char *enum_name(const struct enum_names *e, int value)
     return e->names[value];
 }
 
+const char *enum_name_or(const struct enum_names *e, int value, const char *other)
+{
+    return other ? other : enum_name(e, value);
+}
+
 int enum_value(const struct enum_names *e, const char *name)
 {
     for (size_t i = 0; i < e->count; i++)
@@ -135,6 +140,7 @@ void jobspec_copy_for_submit(struct jobspec *dst, const struct jobspec *src)
     take(&out.id, &dst->id);
     take(&out.resource_pool.display_name, &dst->resource_pool.display_name);
     take(&out.state_message, &dst->state_message);
+    take(&out.state_other, &dst->state_other);
     take(&out.create_time, &dst->create_time);
     take(&out.start_time, &dst->start_time);
     take(&out.suspend_time, &dst->suspend_time);

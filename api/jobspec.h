@@ -105,6 +105,8 @@ extern const struct enum_names job_state_names;
 
 /* The API name of value, or "?" when out of range. */
 const char *enum_name(const struct enum_names *e, int value);
+/* The name of a kept enum: other (a value this build does not know) when set, else value's. */
+const char *enum_name_or(const struct enum_names *e, int value, const char *other);
 /* The value whose API name is exactly name, or -1. */
 int enum_value(const struct enum_names *e, const char *name);
 
@@ -140,6 +142,7 @@ struct env_var {
 /* mount[]: an AFS (or ACS) volume mounted into every worker. */
 struct mount {
     enum mount_type type;
+    char *type_other; /* a type this build does not know (PV_BOS): kept as text, type left 0 */
     char *id;
     char *subdir;
     char *mount_path;
@@ -154,6 +157,7 @@ struct mount {
 struct ft_rule {
     char *exit_codes; /* NULL or "": any exit code */
     enum ft_action action;
+    char *action_other; /* an action this build does not know (RESTART_NODE), kept as text */
     bool has_mark_node_unschedulable;
     bool mark_node_unschedulable;
     struct json_t *extra;
@@ -171,10 +175,14 @@ struct fault_tolerance {
 struct scheduling {
     bool present;
     enum priority priority;
+    char *priority_other; /* values this build does not know (URGENT, ON_DEMAND), kept as text */
     enum quota_type quota_type;
+    char *quota_type_other;
     bool has_preemptible;
     bool preemptible; /* idle (SPOT) jobs only; trainjob's own, never sent to ACP */
     enum scoring_strategy scoring_strategy;
+    char *scoring_strategy_other;
+    struct json_t *scoring_extra; /* scoring_strategy's fields trainjob does not know */
     struct json_t *extra;
 };
 
@@ -259,6 +267,7 @@ struct jobspec {
     char *id;  /* output only */
 
     enum framework framework;
+    char *framework_other; /* a framework this build does not know (JAX), kept as text */
     struct role *roles;
     size_t role_count;
     struct env_var *env;
@@ -279,6 +288,7 @@ struct jobspec {
     /* output only: status */
     struct ownership ownership;
     enum job_state state;
+    char *state_other;   /* a state this build does not know (PREEMPTED), kept as text */
     char *state_message; /* why a job waits or failed (trainjobd; absent on ACP) */
     bool has_restart_count;
     int32_t restart_count; /* restarts used (trainjobd) */
@@ -299,7 +309,7 @@ struct jobspec {
 };
 
 #define JOBSPEC_ROLE_NAME "Worker"
-#define JOBSPEC_DEFAULT_SSH_PATH "/sensecore/compute/platform/ssh/ssh_config"
+#define JOBSPEC_DEFAULT_SSH_PATH "/sensecore/compute/acp/ssh/ssh_config"
 /*
  * Where trainjobd's sandbox keeps what the platform gives a worker: its
  * working directory (PLATFORM_DIR "/work", also $HOME), read-only job files

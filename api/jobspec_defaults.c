@@ -87,9 +87,10 @@ static void fill_scheduling(struct jobspec *job, const struct catalog *cat)
 {
     struct scheduling *s = &job->scheduling;
     s->present = true;
-    if (s->priority == PRIORITY_UNSPECIFIED)
+    /* a value this build does not know (kept as text) is the user's choice, not a gap */
+    if (s->priority == PRIORITY_UNSPECIFIED && s->priority_other == NULL)
         s->priority = PRIORITY_NORMAL;
-    if (s->quota_type == QUOTA_TYPE_UNSPECIFIED)
+    if (s->quota_type == QUOTA_TYPE_UNSPECIFIED && s->quota_type_other == NULL)
         s->quota_type = jobspec_pool_quota_type(cat, job->resource_pool.name);
     if (s->quota_type == QUOTA_TYPE_SPOT && !s->has_preemptible) {
         s->has_preemptible = true;
@@ -122,7 +123,7 @@ void jobspec_fill_defaults(struct jobspec *job, const struct catalog *cat)
         if (job->roles[i].name == NULL)
             job->roles[i].name = xstrdup(JOBSPEC_ROLE_NAME);
     for (size_t i = 0; i < job->mount_count; i++)
-        if (job->mount[i].type == MOUNT_TYPE_UNSPECIFIED)
+        if (job->mount[i].type == MOUNT_TYPE_UNSPECIFIED && job->mount[i].type_other == NULL)
             job->mount[i].type = MOUNT_TYPE_PV_AFS;
     fill_scheduling(job, cat);
     fill_fault_tolerance(job);

@@ -15,9 +15,13 @@
 #include "util/utf8.h"
 
 static const struct field spec_ref_fields[] = {
-    F_STR(struct resource_spec_ref, name),         F_OPT_INT32(struct resource_spec_ref, replicas),
-    F_STR(struct resource_spec_ref, description),  F_STR_MAP(struct resource_spec_ref, limits),
-    F_STR_MAP(struct resource_spec_ref, requests), F_EXTRAS(struct resource_spec_ref),
+    F_STR(struct resource_spec_ref, name),
+    F_OPT_INT32(struct resource_spec_ref, replicas),
+    /* limits and requests are strings in the schema, numbers on some servers: kept as they came */
+    F_STR(struct resource_spec_ref, description),
+    F_JSON_TREE(struct resource_spec_ref, limits),
+    F_JSON_TREE(struct resource_spec_ref, requests),
+    F_EXTRAS(struct resource_spec_ref),
 };
 static const struct object_type spec_ref_type =
     SCHEMA_ELEM(struct resource_spec_ref, spec_ref_fields);
@@ -40,7 +44,7 @@ static const struct field env_fields[] = {
 static const struct object_type env_type = SCHEMA_ELEM(struct env_var, env_fields);
 
 static const struct field mount_fields[] = {
-    F_ENUMERATION(struct mount, type, mount_type_names),
+    F_ENUMERATION_KEEP(struct mount, type, mount_type_names, type_other),
     F_STR(struct mount, id),
     F_STR(struct mount, subdir),
     F_STR(struct mount, mount_path),
@@ -54,7 +58,7 @@ static const struct object_type mount_type = SCHEMA_ELEM(struct mount, mount_fie
 
 static const struct field rule_fields[] = {
     F_STR_OR_INT(struct ft_rule, exit_codes),
-    F_ENUMERATION(struct ft_rule, action, ft_action_names),
+    F_ENUMERATION_KEEP(struct ft_rule, action, ft_action_names, action_other),
     F_OPT_BOOL(struct ft_rule, mark_node_unschedulable),
     F_EXTRAS(struct ft_rule),
 };
@@ -67,15 +71,22 @@ static const struct field ft_fields[] = {
 };
 static const struct object_type ft_type = SCHEMA_OBJ(ft_fields);
 
-/* scheduling.scoring_strategy is an object {type: …} holding one enum. */
+/*
+ * scheduling.scoring_strategy is an object {type: …} holding one enum; its
+ * table's base is that member, so what it keeps lies at offsets from there.
+ */
+#define SCORING_AT(m)                                                                              \
+    (offsetof(struct scheduling, m) - offsetof(struct scheduling, scoring_strategy))
 static const struct field scoring_fields[] = {
-    {"type", F_ENUM, 0, SCHEMA_NO_FLAG, &scoring_strategy_names, NULL, 0},
+    {"type", F_ENUM_KEEP, 0, SCHEMA_NO_FLAG, &scoring_strategy_names, NULL,
+     SCORING_AT(scoring_strategy_other)},
+    {"", F_EXTRA, SCORING_AT(scoring_extra), SCHEMA_NO_FLAG, NULL, NULL, 0},
 };
 static const struct object_type scoring_type = SCHEMA_OBJ(scoring_fields);
 
 static const struct field scheduling_fields[] = {
-    F_ENUMERATION(struct scheduling, priority, priority_names),
-    F_ENUMERATION(struct scheduling, quota_type, quota_type_names),
+    F_ENUMERATION_KEEP(struct scheduling, priority, priority_names, priority_other),
+    F_ENUMERATION_KEEP(struct scheduling, quota_type, quota_type_names, quota_type_other),
     F_OPT_BOOL(struct scheduling, preemptible),
     {"scoring_strategy", F_OBJECT, offsetof(struct scheduling, scoring_strategy), SCHEMA_NO_FLAG,
      NULL, &scoring_type, 0},
@@ -141,7 +152,7 @@ static const struct field job_fields[] = {
     F_STR(struct jobspec, name),
     F_STR(struct jobspec, uid),
     F_STR(struct jobspec, id),
-    F_ENUMERATION(struct jobspec, framework, framework_names),
+    F_ENUMERATION_KEEP(struct jobspec, framework, framework_names, framework_other),
     F_SECTION(struct jobspec, resource_pool, pool_type),
     F_SECTION(struct jobspec, scheduling, scheduling_type),
     F_LIST(struct jobspec, roles, role_count, role_type),
@@ -156,7 +167,7 @@ static const struct field job_fields[] = {
     F_STR(struct jobspec, fine_tuning_specs),
     F_JSON_TREE(struct jobspec, metadata),
     F_SECTION(struct jobspec, ownership, ownership_type),
-    F_ENUMERATION(struct jobspec, state, job_state_names),
+    F_ENUMERATION_KEEP(struct jobspec, state, job_state_names, state_other),
     F_STR(struct jobspec, state_message),
     F_OPT_INT32(struct jobspec, restart_count),
     F_OPT_INT32(struct jobspec, ready_workers),

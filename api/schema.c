@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "api/finding.h"
 #include "api/jobspec.h"
@@ -107,6 +108,50 @@ static char *decode_string(struct decoder *d, const json_t *v)
     if (strlen(s) != json_string_length(v))
         error(d, "must not contain NUL characters");
     return s;
+}
+
+/* The value whose name is name in any case, or -1. */
+static int enum_value_nocase(const struct enum_names *e, const char *name)
+{
+    for (size_t i = 0; i < e->count; i++)
+        if (strcasecmp(e->names[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/*
+ * An enum that keeps a value its table lacks (a newer server's word, or one
+ * read back from such a job): as text, the enum left 0. Replies keep it
+ * silently; a file keeps it with a warning (naming the nearest known value,
+ * as the server may not know it either) unless it is a known value in the
+ * wrong case; a strict request refuses it.
+ */
+static void decode_enum_keep(struct decoder *d, const json_t *v, const struct field *f, void *base)
+{
+    char **other = at(base, f->count_offset);
+    int value = json_is_string(v) ? enum_value(f->names, json_string_value(v)) : -1;
+    free(*other);
+    *other = NULL;
+    *(int *)at(base, f->offset) = value >= 0 ? value : 0;
+    if (value >= 0)
+        return;
+    if (!json_is_string(v) || d->mode == SCHEMA_STRICT ||
+        (d->mode == SCHEMA_FILE && enum_value_nocase(f->names, json_string_value(v)) >= 0)) {
+        decode_enum(d, v, f, at(base, f->offset)); /* a known value in the wrong case: a typo */
+        return;
+    }
+    *other = decode_string(d, v); /* shown and written back as the server said it */
+    if (d->mode != SCHEMA_FILE)
+        return;
+    const char *near = fuzzy_nearest(*other, (const char *const *)f->names->names, f->names->count);
+    if (near)
+        findings_add(
+            d->fs, SEVERITY_WARNING, strbuf_str(&d->path),
+            "'%s' is not a value trainjob knows (did you mean %s?); kept and sent as it is", *other,
+            near);
+    else
+        findings_add(d->fs, SEVERITY_WARNING, strbuf_str(&d->path),
+                     "'%s' is not a value trainjob knows; kept and sent as it is", *other);
 }
 
 static void decode_array(struct decoder *d, const json_t *v, const struct field *f, void *base)
@@ -215,18 +260,9 @@ static void decode_field(struct decoder *d, const json_t *v, const struct field 
     case F_ENUM_ALL:
         decode_enum(d, v, f, at(base, f->offset));
         break;
-    case F_ENUM_KEEP: {
-        char **other = at(base, f->count_offset);
-        int value = json_is_string(v) ? enum_value(f->names, json_string_value(v)) : -1;
-        free(*other);
-        *other = NULL;
-        *(int *)at(base, f->offset) = value >= 0 ? value : 0;
-        if (value < 0 && json_is_string(v))
-            *other = decode_string(d, v); /* shown and written back as the server said it */
-        else if (value < 0)
-            error(d, "expected one of the names, got %s", schema_type_name(v));
+    case F_ENUM_KEEP:
+        decode_enum_keep(d, v, f, base);
         break;
-    }
     case F_OBJECT:
         if (json_is_object(v)) {
             set_flag(base, f);

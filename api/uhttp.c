@@ -261,6 +261,8 @@ static bool parse_head(struct uhttp *u, const char *head, size_t n)
             }
             has_length = true;
             length = l;
+        } else if (header_value(p, len, "Retry-After", &vlen) != NULL) {
+            http_retry_after_header(p, len, u->out);
         } else if ((v = header_value(p, len, "Transfer-Encoding", &vlen)) != NULL) {
             if (vlen == 7 && strncasecmp(v, "chunked", 7) == 0) {
                 chunked = true;

@@ -310,7 +310,14 @@ static void check_scheduling(struct check *c)
                      "only idle (SPOT) jobs can be preempted; ignored");
 }
 
-/* roles[0].resource_spec: exactly one, named, and one of the pool's specs. */
+/*
+ * roles[0].resource_spec: one or more, named, each one of the pool's specs.
+ * Several are ACP's weak heterogeneous scheduling (the server spreads
+ * total_replicas over them; trainjobd and Slurm run every worker on the
+ * first), so they need total_replicas. Per-spec replicas beside
+ * total_replicas are what a GET reports: accepted when they add up to it,
+ * and never sent (api/acp_request.c).
+ */
 static void check_resource_specs(struct check *c, const struct role *r)
 {
     char path[PATH_MAX_LEN];
@@ -329,10 +336,23 @@ static void check_resource_specs(struct check *c, const struct role *r)
         else
             findings_add(c->out, SEVERITY_ERROR, "roles[0].resource_spec",
                          "required: one resource spec");
-    } else if (r->resource_spec_count > 1) {
+    } else if (r->resource_spec_count > 1 && !r->has_total_replicas) {
         findings_add(c->out, SEVERITY_ERROR, "roles[0].resource_spec[1]",
-                     "heterogeneous specs are not supported; use one spec for every worker");
+                     "several specs need total_replicas (the server spreads the workers over "
+                     "them); per-spec counts alone are not supported");
+    } else if (r->resource_spec_count > 1) {
+        findings_add(c->out, SEVERITY_WARNING, "roles[0].resource_spec[1]",
+                     "several specs: ACP spreads the %d workers over them; trainjobd and Slurm "
+                     "run every worker on the first",
+                     (int)r->total_replicas);
     }
+    int64_t per_spec = 0;
+    bool all_counted = r->resource_spec_count > 0;
+    for (size_t i = 0; i < r->resource_spec_count; i++) {
+        per_spec += r->resource_spec[i].has_replicas ? r->resource_spec[i].replicas : 0;
+        all_counted = all_counted && r->resource_spec[i].has_replicas;
+    }
+    bool counts_agree = all_counted && per_spec == r->total_replicas;
 
     for (size_t i = 0; i < r->resource_spec_count; i++) {
         const struct resource_spec_ref *spec = &r->resource_spec[i];
@@ -356,10 +376,12 @@ static void check_resource_specs(struct check *c, const struct role *r)
                              "'%s' is not one of the pool's specs; choose one of: %s", spec->name,
                              specs.n ? strbuf_str(&sb) : "(none)");
         }
-        if (spec->has_replicas && r->has_total_replicas) {
+        if (spec->has_replicas && r->has_total_replicas && !counts_agree) {
             snprintf(path, sizeof path, "roles[0].resource_spec[%zu].replicas", i);
             findings_add(c->out, SEVERITY_ERROR, path,
-                         "set either total_replicas or per-spec replicas, not both");
+                         "set either total_replicas or per-spec replicas, not both (as a job read "
+                         "back may: every spec's, adding up to total_replicas %d)",
+                         (int)r->total_replicas);
         }
     }
     strbuf_free(&sb);
@@ -416,7 +438,7 @@ static void check_roles(struct check *c)
 static void check_resources(struct check *c)
 {
     check_scheduling(c);
-    if (c->job->framework == FRAMEWORK_UNSPECIFIED)
+    if (c->job->framework == FRAMEWORK_UNSPECIFIED && c->job->framework_other == NULL)
         findings_add(c->out, SEVERITY_ERROR, "framework",
                      "required: one of PYTORCH_DDP, TENSORFLOW_PS, SENSEPARROTS, MPI");
     check_roles(c);
@@ -498,6 +520,18 @@ void validate_form_limits(const struct catalog *cat, struct form_limits *out)
     out->max_backoff = l && l->has_max_backoff_limit ? l->max_backoff_limit : VALIDATE_MAX_BACKOFF;
 }
 
+/* The limits a check holds the job to: the catalog's, else the backend's the caller named. */
+static void check_limits(const struct check *c, struct form_limits *out)
+{
+    if (c->cat == NULL && c->opt && c->opt->limits) {
+        struct catalog only = {0};
+        only.limits = *c->opt->limits;
+        validate_form_limits(&only, out);
+        return;
+    }
+    validate_form_limits(c->cat, out);
+}
+
 /*
  * A limit the backend states is enforced (it refuses more); the console's,
  * applied when the backend states none, is a warning: a job fetched from a
@@ -521,7 +555,7 @@ static void check_ft_rules(struct check *c)
     char path[PATH_MAX_LEN];
 
     struct form_limits lim;
-    validate_form_limits(c->cat, &lim);
+    check_limits(c, &lim);
     if (n > (size_t)lim.max_rules)
         findings_add(c->out, limit_severity(lim.rules_stated), "fault_tolerance.rules",
                      "at most %d rules%s (found %zu)", lim.max_rules, limit_whose(lim.rules_stated),
@@ -552,7 +586,7 @@ static void check_ft_rules(struct check *c)
         } else {
             rule_of[parsed++] = i;
         }
-        if (rule->action == FT_ACTION_UNSPECIFIED) {
+        if (rule->action == FT_ACTION_UNSPECIFIED && rule->action_other == NULL) {
             snprintf(path, sizeof path, "fault_tolerance.rules[%zu].action", i);
             findings_add(c->out, SEVERITY_ERROR, path,
                          "required: RESTART_JOB, RESTART_POD or FAIL_JOB");
@@ -578,7 +612,7 @@ static void check_fault_tolerance(struct check *c)
     if (!ft->present && ft->rule_count == 0)
         return;
     struct form_limits lim;
-    validate_form_limits(c->cat, &lim);
+    check_limits(c, &lim);
     if (ft->has_backoff_limit &&
         (ft->backoff_limit < lim.min_backoff || ft->backoff_limit > lim.max_backoff))
         findings_add(c->out, limit_severity(lim.backoff_stated), "fault_tolerance.backoff_limit",
@@ -742,7 +776,7 @@ static void check_env(struct check *c)
     char buf[MSG_MAX_LEN];
 
     struct form_limits lim;
-    validate_form_limits(c->cat, &lim);
+    check_limits(c, &lim);
     if (job->env_count > (size_t)lim.max_env)
         findings_add(c->out, limit_severity(lim.env_stated), "env",
                      "at most %d variables%s (found %zu)", lim.max_env, limit_whose(lim.env_stated),
@@ -825,18 +859,18 @@ static void check_environment(struct check *c)
 
 /* ---- 7. TensorBoard ---- */
 
-/* tensorboard.log_path: required when enabled, on one of the mounted volumes. */
+/*
+ * tensorboard.log_path: on one of the mounted volumes. The path is the
+ * switch (ACP's schema): `tensorboard: {}` or an empty log_path is
+ * TensorBoard off, as is no tensorboard at all.
+ */
 static void check_tensorboard(struct check *c)
 {
     const struct jobspec *job = c->job;
     const char *log_path = job->tensorboard.log_path;
     const char *path = "tensorboard.log_path";
-    if (!job->tensorboard.present)
+    if (!job->tensorboard.present || log_path == NULL || *log_path == '\0')
         return;
-    if (!nonempty(log_path)) {
-        findings_add(c->out, SEVERITY_ERROR, path, "required when TensorBoard is enabled");
-        return;
-    }
     char buf[256];
     const char *problem = absolute_path_problem(log_path, buf, sizeof buf);
     if (problem) {

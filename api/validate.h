@@ -39,6 +39,8 @@ struct validate_options {
     bool (*name_taken)(void *ctx, const char *workspace, const char *name);
     void *name_taken_ctx;
     bool for_submit; /* output-only fields present are errors rather than warnings */
+    /* The backend's limits when no catalog is at hand (an ACP context offline); NULL: none. */
+    const struct catalog_limits *limits;
 };
 
 #define VALIDATE_MAX_RULES 20

@@ -7,6 +7,7 @@
  * width (80 when out is not a terminal). cli/cli.c's verb table calls it;
  * it reads through api/backend and prints through cli/output.
  */
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,7 +154,7 @@ static void describe_spec(struct strbuf *page, const struct jobspec *j,
     if (j->ownership.user_name)
         strbuf_addf(&v, " by %s", j->ownership.user_name);
     field(page, "Created:", strbuf_str(&v), width);
-    field(page, "State:", enum_name(&job_state_names, (int)j->state), width);
+    field(page, "State:", enum_name_or(&job_state_names, (int)j->state, j->state_other), width);
 
     /* Why it waits or failed: the server's word, else the last fault decision. */
     const char *why = j->state_message;
@@ -163,7 +164,8 @@ static void describe_spec(struct strbuf *page, const struct jobspec *j,
     if (why && *why)
         field(page, j->state == JOB_STATE_FAILED ? "Failed because:" : "Reason:", why, width);
 
-    field(page, "Framework:", enum_name(&framework_names, (int)j->framework), width);
+    field(page, "Framework:", enum_name_or(&framework_names, (int)j->framework, j->framework_other),
+          width);
     strbuf_reset(&v);
     strbuf_addf(&v, "%s, %s", j->resource_pool.name ? j->resource_pool.name : NONE,
                 jobspec_is_idle(j) ? "idle (SPOT)" : "standard (RESERVED)");
@@ -171,7 +173,10 @@ static void describe_spec(struct strbuf *page, const struct jobspec *j,
         strbuf_addf(&v, ", %spreemptible", j->scheduling.preemptible ? "" : "not ");
     field(page, "Pool:", strbuf_str(&v), width);
     field(page, "Priority:",
-          j->scheduling.priority ? enum_name(&priority_names, (int)j->scheduling.priority) : NONE,
+          j->scheduling.priority || j->scheduling.priority_other
+              ? enum_name_or(&priority_names, (int)j->scheduling.priority,
+                             j->scheduling.priority_other)
+              : NONE,
           width);
     const struct role *r = jobspec_worker(j);
     if (r) {
@@ -202,13 +207,42 @@ static void describe_spec(struct strbuf *page, const struct jobspec *j,
         strbuf_reset(&v);
         strbuf_addf(&v, "exit %s → %s%s",
                     fr->exit_codes && *fr->exit_codes ? fr->exit_codes : "any",
-                    enum_name(&ft_action_names, (int)fr->action),
+                    enum_name_or(&ft_action_names, (int)fr->action, fr->action_other),
                     fr->has_mark_node_unschedulable && fr->mark_node_unschedulable
                         ? ", node marked unschedulable"
                         : "");
         field(page, key, strbuf_str(&v), width);
     }
     strbuf_free(&v);
+}
+
+/*
+ * What the job's record says of its state beyond the state itself — the
+ * conditions a server may add to a job ({type, status, reason, message,
+ * last_transition_time}: kept among its unknown fields), one line each.
+ */
+static void describe_conditions(struct strbuf *page, const struct jobspec *j, int width)
+{
+    const json_t *conds = json_object_get(j->extra, "conditions");
+    if (!json_is_array(conds) || json_array_size(conds) == 0)
+        return;
+    strbuf_adds(page, "\nConditions:\n");
+    size_t i;
+    const json_t *cnd;
+    json_array_foreach(conds, i, cnd)
+    {
+        static const char *const keys[] = {"last_transition_time", "type", "status", "reason"};
+        struct strbuf prefix = STRBUF_INIT;
+        strbuf_adds(&prefix, " ");
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+            const char *v = json_string_value(json_object_get(cnd, keys[k]));
+            strbuf_addf(&prefix, " %s", v && *v ? v : NONE);
+        }
+        strbuf_adds(&prefix, "  ");
+        const char *msg = json_string_value(json_object_get(cnd, "message"));
+        wrap(page, strbuf_str(&prefix), msg ? msg : "", width);
+        strbuf_free(&prefix);
+    }
 }
 
 /* The state history: every event that changed the state, with its message (who or what). */
@@ -348,16 +382,30 @@ int cmd_describe(const struct cli_globals *g, int argc, char **argv, FILE *out, 
         session_close(&s);
         return rc;
     }
-    if ((st = backend_workers(s.b, name, &wl, &e)) != BACKEND_OK ||
-        (st = backend_events(s.b, name, &evs, &e)) != BACKEND_OK) {
+    /* A backend without events (ACP) still has the job and its workers: shown, and said so. */
+    bool no_events = false;
+    if ((st = backend_workers(s.b, name, &wl, &e)) == BACKEND_OK &&
+        (st = backend_events(s.b, name, &evs, &e)) != BACKEND_OK && e.status == 501) {
+        no_events = true;
+        st = BACKEND_OK;
+    }
+    if (st != BACKEND_OK) {
         rc = cli_failed(err, st, &e, false);
     } else {
         int width = cli_text_width(out);
         struct strbuf page = STRBUF_INIT;
         describe_spec(&page, &job, &evs, width);
-        describe_history(&page, &evs, width);
+        describe_conditions(&page, &job, width);
+        if (!no_events)
+            describe_history(&page, &evs, width);
         describe_workers(&page, &wl, &evs, out);
-        describe_events(&page, &evs, width);
+        if (no_events)
+            strbuf_addf(&page,
+                        "\nEvents: not served by this backend (%s): no state history or "
+                        "events to show\n",
+                        s.b->ops->name);
+        else
+            describe_events(&page, &evs, width);
         fputs(strbuf_str(&page), out);
         strbuf_free(&page);
     }

@@ -5,10 +5,14 @@
  * which submit always asks) and `render` (the job as it will be submitted).
  */
 #include <getopt.h>
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "api/acp.h"
+#include "api/acp_catalog.h"
 #include "api/apierror.h"
 #include "api/backend.h"
 #include "api/catalog.h"
@@ -77,8 +81,33 @@ static void print_finding(FILE *err, const char *file, const struct finding *f)
 }
 
 /*
+ * The context in effect for a file verb, read from the configuration
+ * without asking any server: false when none resolves (the options alone
+ * then say what they can).
+ */
+static bool file_context(const struct cli_globals *g, struct resolved_context *rc)
+{
+    struct context_request req = {NULL, g->context, g->endpoint, getenv("TRAINJOB_ENDPOINT"),
+                                  g->workspace};
+    struct findings fs = FINDINGS_INIT;
+    struct strbuf why = STRBUF_INIT;
+    bool ok = context_resolve(&req, rc, &fs, &why) == 0;
+    findings_free(&fs);
+    strbuf_free(&why);
+    return ok;
+}
+
+/* A context whose server is SenseCore ACP (not trainjobd, not Slurm). */
+static bool context_is_acp(const struct context *c)
+{
+    return c->driver == CONTEXT_DRIVER_ACP; /* resolved: a file's unnamed driver is decided */
+}
+
+/*
  * Loads and checks one file: decode findings, then (when it decoded to a
- * job at all) every validation rule. Returns the exit status for this file.
+ * job at all) every validation rule — with the request's workspace
+ * (--workspace, else the context's) and, on an ACP context, ACP's limits.
+ * Returns the exit status for this file.
  */
 /*
  * The backend whose catalog validation checks against (validate --catalog
@@ -104,7 +133,14 @@ static int check_file(const struct cli_globals *g, const struct online *on, cons
     strbuf_free(&io_err);
     if (rc != JOBFILE_BAD_SYNTAX) {
         struct validate_options opt = {0};
-        opt.workspace = g->workspace;
+        struct resolved_context ctx;
+        bool have = file_context(g, &ctx);
+        opt.workspace = have ? ctx.ctx.workspace : g->workspace;
+        struct catalog acp = {0};
+        if (have && context_is_acp(&ctx.ctx)) {
+            acp_catalog_limits(&acp);
+            opt.limits = &acp.limits;
+        }
         if (on) {
             opt.catalog = &on->cat;
             if (opt.workspace == NULL)
@@ -114,6 +150,8 @@ static int check_file(const struct cli_globals *g, const struct online *on, cons
         validate_job(&jf->job, &opt, &checks);
         if (on && on->slurm)
             slurm_job_findings(&jf->job, on->slurm, &on->cat, &checks);
+        if (have)
+            resolved_context_free(&ctx);
         docpos_locate(&jf->pos, &checks);
         merge_validation(fs, &checks);
     }
@@ -325,6 +363,39 @@ static int render_slurm(const struct cli_globals *g, const struct jobspec *job, 
     return out;
 }
 
+/*
+ * On an ACP context: the body `submit` sends (api/acp.h's acp_create_body,
+ * the function the driver sends with), after what submit does first — the
+ * workspace chosen, a generated name when the file has none. Nothing is
+ * filled that the server fills: ACP's defaults are its own. 1 when the
+ * file names another workspace than the one chosen; 2 when no context.
+ */
+static int render_acp(const struct resolved_context *ctx, struct jobspec *job,
+                      enum jobfile_format format, struct strbuf *sb, FILE *err)
+{
+    struct strbuf why = STRBUF_INIT;
+    struct backend *b = backend_open(ctx, &why);
+    int status = EXIT_OK;
+    if (b == NULL) {
+        fprintf(err, "trainjob render: %s\n", strbuf_str(&why));
+        status = EXIT_USAGE;
+    } else if (backend_job_workspace(b, job, &why) != 0) {
+        fprintf(err, "trainjob render: %s\n", strbuf_str(&why));
+        status = EXIT_INVALID;
+    } else {
+        if (job->name == NULL) {
+            job->name = jobspec_generate_name(job->framework);
+            fputs("trainjob render: the name is generated here; submit generates its own\n", err);
+        }
+        json_t *body = acp_create_body(job, false);
+        jobfile_write_tree(body, format, sb);
+        json_decref(body);
+    }
+    backend_free(b);
+    strbuf_free(&why);
+    return status;
+}
+
 int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
 {
     static const struct option longopts[] = {
@@ -362,7 +433,9 @@ int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
             break;
         case 'h':
             fputs("usage: trainjob render FILE [-o yaml|json] [--target slurm]\n"
-                  "Prints the job with every default filled in: a generated name, the\n"
+                  "On an ACP context, prints the body submit sends: the job without the\n"
+                  "fields the server sets, its defaults left to ACP. Elsewhere,\n"
+                  "prints the job with every default filled in: a generated name, the\n"
                   "default fault-tolerance policy, priority, quota type and SSH path.\n"
                   "The quota type comes from the catalog of the backend that answers\n"
                   "(none is started for this); offline it is left to the backend.\n"
@@ -385,7 +458,14 @@ int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
     struct findings fs = FINDINGS_INIT;
     jobfile_init(&jf);
     int rc = check_file(&local, NULL, path, &jf, &fs, err);
-    if (rc == EXIT_OK) {
+    struct resolved_context ctx;
+    bool have_ctx = rc == EXIT_OK && !slurm && file_context(&local, &ctx);
+    if (have_ctx && context_is_acp(&ctx.ctx)) {
+        struct strbuf sb = STRBUF_INIT;
+        rc = render_acp(&ctx, &jf.job, format, &sb, err);
+        fputs(strbuf_str(&sb), out);
+        strbuf_free(&sb);
+    } else if (rc == EXIT_OK) {
         if (jf.job.workspace_name == NULL && local.workspace != NULL)
             jf.job.workspace_name = xstrdup(local.workspace);
         struct catalog cat;
@@ -405,6 +485,8 @@ int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
         fputs(strbuf_str(&sb), out);
         strbuf_free(&sb);
     }
+    if (have_ctx)
+        resolved_context_free(&ctx);
     findings_free(&fs);
     jobfile_free(&jf);
     return rc;

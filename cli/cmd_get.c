@@ -93,8 +93,8 @@ static int cmp_jobs(const void *pa, const void *pb)
         c = cmp_str(a->create_time, b->create_time);
         break;
     case 2:
-        c = cmp_str(enum_name(&job_state_names, (int)a->state),
-                    enum_name(&job_state_names, (int)b->state));
+        c = cmp_str(enum_name_or(&job_state_names, (int)a->state, a->state_other),
+                    enum_name_or(&job_state_names, (int)b->state, b->state_other));
         break;
     case 3: /* highest first, as a queue runs them */
         c = cmp_int(b->scheduling.priority, a->scheduling.priority);
@@ -231,18 +231,23 @@ static void job_row(struct cli_table *t, const struct jobspec *j)
         put_int(limit, lim);
     put_ratio(restarts, j->has_restart_count, j->restart_count, limit);
     cli_age(j->create_time, when, sizeof when);
-    const char *row[] = {
-        j->name,
-        j->display_name,
-        enum_name(&job_state_names, (int)j->state),
-        j->scheduling.priority ? enum_name(&priority_names, (int)j->scheduling.priority) : NULL,
-        jobspec_is_idle(j) ? "idle" : "standard",
-        workers,
-        restarts,
-        when,
-        j->resource_pool.name,
-        j->state_message,
-        jobspec_scheduler_id(j)};
+    /* a value this build does not know is shown as the server said it */
+    const char *state = enum_name_or(&job_state_names, (int)j->state, j->state_other);
+    const char *prio = j->scheduling.priority || j->scheduling.priority_other
+                           ? enum_name_or(&priority_names, (int)j->scheduling.priority,
+                                          j->scheduling.priority_other)
+                           : NULL;
+    const char *row[] = {j->name,
+                         j->display_name,
+                         state,
+                         prio,
+                         jobspec_is_idle(j) ? "idle" : "standard",
+                         workers,
+                         restarts,
+                         when,
+                         j->resource_pool.name,
+                         j->state_message,
+                         jobspec_scheduler_id(j)};
     cli_table_row(t, row);
 }
 
@@ -427,7 +432,8 @@ static void jobs_filter(const struct get_opts *op, struct strbuf *f)
 /* Whether a job (from a watch) passes get jobs' filters. */
 static bool job_matches(const struct get_opts *op, const struct jobspec *j)
 {
-    if (op->state && strcmp(enum_name(&job_state_names, (int)j->state), op->state) != 0)
+    if (op->state &&
+        strcmp(enum_name_or(&job_state_names, (int)j->state, j->state_other), op->state) != 0)
         return false;
     if (op->user && cmp_str(j->ownership.user_name, op->user) != 0)
         return false;

@@ -129,7 +129,8 @@ int cmd_submit(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
         struct strbuf line = STRBUF_INIT;
         strbuf_adds(&line, "job ");
         cli_clean(&line, created.name ? created.name : jf.job.name);
-        strbuf_addf(&line, " created (%s)", enum_name(&job_state_names, (int)created.state));
+        strbuf_addf(&line, " created (%s)",
+                    enum_name_or(&job_state_names, (int)created.state, created.state_other));
         fprintf(out, "%s\n", strbuf_str(&line));
         strbuf_free(&line);
         jobspec_free(&created);
@@ -532,7 +533,7 @@ static bool already_started(struct backend *b, const char *name, FILE *out)
     if (started) {
         char what[96];
         snprintf(what, sizeof what, "is already started (%s): nothing to start",
-                 enum_name(&job_state_names, (int)job.state));
+                 enum_name_or(&job_state_names, (int)job.state, job.state_other));
         say_job(out, "", job.name ? job.name : name, what);
     }
     jobspec_free(&job);
@@ -621,7 +622,8 @@ int cmd_start(const struct cli_globals *g, int argc, char **argv, FILE *out, FIL
         rc = cli_failed(err, st, &e, false);
     } else {
         char what[64];
-        snprintf(what, sizeof what, "started (%s)", enum_name(&job_state_names, (int)job.state));
+        snprintf(what, sizeof what, "started (%s)",
+                 enum_name_or(&job_state_names, (int)job.state, job.state_other));
         say_job(out, "", job.name ? job.name : name, what);
         jobspec_free(&job);
     }

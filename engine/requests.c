@@ -238,7 +238,7 @@ int engine_job_create(struct engine *eng, const char *user, const char *ws, cons
     struct catalog cat;
     memset(&cat, 0, sizeof cat);
     config_catalog(&eng->cfg, user, &cat);
-    struct validate_options vo = {&cat, ws, name_taken, eng, true};
+    struct validate_options vo = {&cat, ws, name_taken, eng, true, NULL};
     if (!findings_count(&fs, SEVERITY_ERROR))
         validate_job(s, &vo, &fs);
     rc = reject(&fs, err);

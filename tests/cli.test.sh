@@ -141,7 +141,7 @@ expect_rc "rendered JSON validates" 0
 
 run "$tj" render examples/mpi-ssh.yaml -o yaml
 expect_rc "render mpi" 0
-expect_grep "render sets the default ssh path" "$TMP/out" "config_mount_path: /sensecore/compute/platform/ssh/ssh_config"
+expect_grep "render sets the default ssh path" "$TMP/out" "config_mount_path: /sensecore/compute/acp/ssh/ssh_config"
 
 sed '/^fault_tolerance:/,$d' examples/mpi-ssh.yaml >"$TMP/noft.yaml"
 run "$tj" render "$TMP/noft.yaml"

@@ -71,7 +71,7 @@ check "the watch stream saw it succeed" grep -q '"name":"follow".*"state":"SUCCE
 check "the watch stream carries events" grep -q '"type":"EVENT".*"job":"follow"' "$TMP/watch"
 
 # --- MPI: a hostfile, and SSH keys read-only at ssh.config_mount_path ---
-SCRIPT='d=/sensecore/compute/platform/ssh/ssh_config; test -r $d/id_ed25519 && test -r $d/config &&
+SCRIPT='d=/sensecore/compute/acp/ssh/ssh_config; test -r $d/id_ed25519 && test -r $d/config &&
 grep -q "slots=" "$TRAINJOB_HOSTFILE" && ! touch $d/x 2>/dev/null && echo "ssh ok"'
 api POST "$ACP/default/trainingJobs?training_job_name=mpi" "$(job_json mpi "$SCRIPT" '.framework = "MPI"')"
 check "the MPI job with SSH keys succeeds" wait_for mpi .state SUCCEEDED

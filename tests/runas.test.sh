@@ -108,7 +108,7 @@ check "...and trainjob get catalog prints it" grep -q "^Your jobs run as $TJ_ALI
 
 # --- SSH keys: hers to read, in a directory root writes again at every start ---
 # (a directory of hers would let her plant a symlink for root to write through)
-SSHK=/sensecore/compute/platform/ssh/ssh_config
+SSHK=/sensecore/compute/acp/ssh/ssh_config
 as_api "$TJ_ALICE" POST "$JOBS?training_job_name=alicessh" "$(job_json alicessh \
     "test -r $SSHK/id_ed25519 && echo KEY-READ" '.ssh = {auto_key_setup: true}')"
 check "tj-alice submits a job with SSH keys" test "$code" = 200

@@ -29,6 +29,8 @@
 #include "api/http.h"
 #include "api/jobfile.h"
 #include "api/jobspec_json.h"
+#include "api/validate.h"
+#include "util/buildinfo.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -44,6 +46,7 @@ struct fake_reply {
     enum transport_error transport;
     int status;
     const char *body;
+    int retry_after; /* > 0: the reply's Retry-After is retry_after - 1 seconds */
 };
 
 struct fake {
@@ -56,12 +59,18 @@ struct fake {
 
 static void fake_answer(struct fake *f, int status, const char *body)
 {
-    f->replies[f->nreplies++] = (struct fake_reply){TRANSPORT_NONE, status, body};
+    f->replies[f->nreplies++] = (struct fake_reply){TRANSPORT_NONE, status, body, 0};
 }
 
 static void fake_fail(struct fake *f, enum transport_error t)
 {
-    f->replies[f->nreplies++] = (struct fake_reply){t, 0, NULL};
+    f->replies[f->nreplies++] = (struct fake_reply){t, 0, NULL, 0};
+}
+
+/* A reply carrying Retry-After: seconds. */
+static void fake_answer_retry(struct fake *f, int status, int seconds)
+{
+    f->replies[f->nreplies++] = (struct fake_reply){TRANSPORT_NONE, status, NULL, seconds + 1};
 }
 
 static void fake_transport(void *ctx, const char *method, const char *path, const char *body,
@@ -78,6 +87,8 @@ static void fake_transport(void *ctx, const char *method, const char *path, cons
     const struct fake_reply *r = &f->replies[i < f->nreplies ? i : f->nreplies - 1];
     out->transport = r->transport;
     out->status = r->status;
+    out->has_retry_after = r->retry_after > 0;
+    out->retry_after = r->retry_after - 1;
     if (r->transport != TRANSPORT_NONE) {
         snprintf(out->message, sizeof out->message, "%s",
                  r->transport == TRANSPORT_UNREACHABLE ? "Connection refused" : "timed out");
@@ -735,6 +746,275 @@ static void acp_is_sent_no_output_only_nor_preemptible(void **state)
     json_decref(orig);
 }
 
+/* The node at a dotted path of a tree ("roles.0.resource_spec.1.name"), or NULL. */
+static json_t *at_path(json_t *j, const char *path)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && j; k = strtok_r(NULL, ".", &save))
+        j = json_is_array(j) ? json_array_get(j, strtoul(k, NULL, 10)) : json_object_get(j, k);
+    return j;
+}
+
+static const char *str_at(json_t *j, const char *path)
+{
+    return json_string_value(at_path(j, path));
+}
+
+/*
+ * A newer server's job: enum values this build does not know (PREEMPTED,
+ * JAX, PV_BOS, RESTART_NODE, URGENT, ON_DEMAND, a scoring type and a field
+ * beside it), numbers in limits, several specs with total_replicas and
+ * per-spec replicas, `tensorboard: {}`. Read, it keeps them as text and
+ * numbers; written (`get -o json|yaml`) and read back as a file, it is the
+ * same job and validates; submitted back, the body carries every value as
+ * the server said it, without per-spec replicas or output-only fields.
+ */
+static void a_newer_servers_job_round_trips(void **state)
+{
+    (void)state;
+    json_t *orig = fixture("training-job-newer.json");
+    struct fake f = {0};
+    char *text = json_dumps(orig, JSON_COMPACT);
+    fake_answer(&f, 200, text);
+    fake_answer(&f, 200, job_reply);
+    struct backend *b = open_fake(&f, "share-space-01e", false);
+    struct jobspec job;
+    struct api_error err;
+    assert_int_equal(backend_get(b, "jax-4f8k2p", &job, &err), BACKEND_OK);
+    assert_string_equal(enum_name_or(&job_state_names, (int)job.state, job.state_other),
+                        "PREEMPTED");
+    assert_string_equal(job.framework_other, "JAX");
+    assert_string_equal(job.mount[0].type_other, "PV_BOS");
+    assert_string_equal(job.fault_tolerance.rules[0].action_other, "RESTART_NODE");
+    assert_int_equal(job.fault_tolerance.rules[1].action, FT_ACTION_RESTART_JOB);
+    assert_string_equal(job.scheduling.priority_other, "URGENT");
+    assert_string_equal(job.scheduling.quota_type_other, "ON_DEMAND");
+    assert_string_equal(job.scheduling.scoring_strategy_other, "BALANCED");
+
+    /* get -o json: the same tree, numbers in limits as numbers */
+    json_t *back = jobspec_to_json(&job);
+    assert_same_tree(orig, back);
+    assert_true(json_is_integer(at_path(back, "roles.0.resource_spec.0.limits.cpu")));
+    json_decref(back);
+
+    /* get -o yaml, read back as a file: the same job, valid (warnings only) */
+    struct strbuf doc = STRBUF_INIT;
+    jobfile_write(&job, JOBFILE_YAML, &doc);
+    struct jobfile jf;
+    struct findings fs = FINDINGS_INIT;
+    jobfile_init(&jf);
+    assert_int_equal(jobfile_parse("j.yaml", doc.buf, doc.len, &jf, &fs), JOBFILE_OK);
+    assert_true(jobspec_equal(&jf.job, &job));
+    const struct finding *w = finding_at(&fs, "fault_tolerance.rules[0].action");
+    assert_non_null(w);
+    assert_int_equal(w->severity, SEVERITY_WARNING);
+    assert_non_null(strstr(w->message, "'RESTART_NODE' is not a value trainjob knows"));
+    assert_non_null(finding_at(&fs, "scheduling.scoring_strategy.weight"));
+    struct validate_options opt = {0};
+    struct findings checks = FINDINGS_INIT;
+    validate_job(&jf.job, &opt, &checks);
+    for (size_t i = 0; i < checks.count; i++) {
+        if (checks.items[i].severity == SEVERITY_ERROR)
+            fprintf(stderr, "error %s: %s\n", checks.items[i].path, checks.items[i].message);
+        assert_int_not_equal(checks.items[i].severity, SEVERITY_ERROR);
+    }
+    findings_free(&checks);
+
+    /* submitted back: what the user may set, as the server said it */
+    struct jobspec out;
+    assert_int_equal(backend_create(b, &jf.job, &out, &err), BACKEND_OK);
+    json_t *sent = json_loads(f.body[1], 0, NULL);
+    assert_non_null(sent);
+    assert_string_equal(str_at(sent, "framework"), "JAX");
+    assert_string_equal(str_at(sent, "mount.0.type"), "PV_BOS");
+    assert_string_equal(str_at(sent, "fault_tolerance.rules.0.action"), "RESTART_NODE");
+    assert_string_equal(str_at(sent, "scheduling.priority"), "URGENT");
+    assert_string_equal(str_at(sent, "scheduling.quota_type"), "ON_DEMAND");
+    assert_string_equal(str_at(sent, "scheduling.scoring_strategy.type"), "BALANCED");
+    assert_int_equal(json_integer_value(at_path(sent, "scheduling.scoring_strategy.weight")), 3);
+    assert_int_equal(json_integer_value(at_path(sent, "roles.0.total_replicas")), 4);
+    assert_null(at_path(sent, "roles.0.resource_spec.0.replicas"));
+    assert_null(at_path(sent, "roles.0.resource_spec.1.replicas"));
+    assert_null(at_path(sent, "roles.0.resource_spec.0.limits"));
+    assert_null(at_path(sent, "state"));
+    assert_null(at_path(sent, "workspace_name"));
+    json_decref(sent);
+    jobspec_free(&out);
+    jobfile_free(&jf);
+    findings_free(&fs);
+    strbuf_free(&doc);
+    jobspec_free(&job);
+    backend_free(b);
+    fake_free(&f);
+    free(text);
+    json_decref(orig);
+}
+
+/* A job read from trainjobd and sent back (renamed) carries none of what trainjobd refuses. */
+static void trainjobd_is_sent_no_output_only(void **state)
+{
+    (void)state;
+    json_t *orig = fixture("training-job-get.json");
+    struct jobspec job;
+    jobspec_init(&job);
+    struct findings fs = FINDINGS_INIT;
+    assert_int_equal(jobspec_from_json(orig, JOBSPEC_LENIENT, &job, &fs), 0);
+    struct fake f = {0};
+    fake_answer(&f, 200, job_reply);
+    struct backend *b = open_fake(&f, NULL, true);
+    struct jobspec out;
+    struct api_error err;
+    assert_int_equal(backend_create(b, &job, &out, &err), BACKEND_OK);
+    json_t *sent = json_loads(f.body[0], 0, NULL);
+    const char *gone[] = {"uid",
+                          "id",
+                          "state",
+                          "ownership",
+                          "create_time",
+                          "start_time",
+                          "delete_time",
+                          "root_mapping",
+                          "subscription_name",
+                          "zone",
+                          "resource_group_name"};
+    for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++) {
+        if (json_object_get(sent, gone[i]))
+            fprintf(stderr, "sent %s\n", gone[i]);
+        assert_null(json_object_get(sent, gone[i]));
+    }
+    assert_null(at_path(sent, "roles.0.resource_spec.0.description"));
+    assert_null(at_path(sent, "roles.0.resource_spec.0.replicas")); /* total_replicas says it */
+    assert_null(at_path(sent, "resource_pool.display_name"));
+    assert_string_equal(str_at(sent, "workspace_name"), "share-space-01e");
+    assert_string_equal(str_at(sent, "scheduling.priority"), "HIGH");
+    json_decref(sent);
+    jobspec_free(&out);
+    backend_free(b);
+    fake_free(&f);
+    jobspec_free(&job);
+    json_decref(orig);
+}
+
+/*
+ * ACP's batch calls answer 200 with no per-name result: a name is looked
+ * up first, one that is not there is NOT_FOUND and not sent; the others
+ * are "requested".
+ */
+static void acp_stop_and_delete_say_which_names_are_missing(void **state)
+{
+    (void)state;
+    struct fake f = {0};
+    fake_answer(&f, 200, job_reply); /* GET a */
+    fake_answer(&f, 404,
+                "{\"code\":404,\"message\":\"not found\",\"details\":[{\"reason\":\"NotFound\"}]}");
+    fake_answer(&f, 200, "{}"); /* the batch: nothing per name */
+    struct backend *b = open_fake(&f, NULL, false);
+    const char *names[] = {"a", "ghost"};
+    struct batch_result r;
+    struct api_error err;
+    for (int stop = 0; stop < 2; stop++) {
+        f.calls = 0;
+        assert_int_equal(stop ? backend_stop(b, names, 2, &r, &err)
+                              : backend_delete(b, names, 2, &r, &err),
+                         BACKEND_OK);
+        assert_int_equal(f.calls, 3);
+        assert_string_equal(f.method[0], "GET");
+        assert_string_equal(f.path[0], COLL "/a");
+        assert_string_equal(f.path[1], COLL "/ghost");
+        assert_string_equal(f.path[2], stop ? COLL ":batchStop" : COLL ":batchDelete");
+        assert_non_null(strstr(f.body[2], "\"training_job_names\":[\"a\"]"));
+        assert_int_equal(r.count, 2);
+        assert_string_equal(r.items[0].name, "a");
+        assert_int_equal(r.items[0].outcome, BATCH_UNKNOWN);
+        assert_string_equal(r.items[1].name, "ghost");
+        assert_int_equal(r.items[1].outcome, BATCH_NOT_FOUND);
+        batch_result_free(&r);
+        fake_free(&f);
+    }
+    /* every name missing: no batch call at all */
+    f.calls = 0;
+    f.nreplies = 0;
+    fake_answer(&f, 404, "{\"code\":404,\"message\":\"not found\"}");
+    assert_int_equal(backend_delete(b, names + 1, 1, &r, &err), BACKEND_OK);
+    assert_int_equal(f.calls, 1);
+    assert_int_equal(r.items[0].outcome, BATCH_NOT_FOUND);
+    batch_result_free(&r);
+    fake_free(&f);
+    /* another refusal of the look-up is the answer */
+    f.calls = 0;
+    f.nreplies = 0;
+    fake_answer(&f, 403, "{\"code\":403,\"message\":\"no\"}");
+    assert_int_equal(backend_delete(b, names, 1, &r, &err), BACKEND_REJECTED);
+    assert_int_equal(err.status, 403);
+    fake_free(&f);
+    backend_free(b);
+}
+
+/*
+ * 429 and 503 are asked again after the server's Retry-After, at most 3
+ * tries and 30 s of waiting; then the error names the status and the tries.
+ * A wait past the budget is not made. 401 names its status and the key.
+ */
+static void busy_replies_are_retried_and_refusals_explained(void **state)
+{
+    (void)state;
+    struct fake f = {0};
+    fake_answer_retry(&f, 503, 0);
+    fake_answer(&f, 200, job_reply);
+    struct backend *b = open_fake(&f, NULL, false);
+    struct jobspec job;
+    struct api_error err;
+    assert_int_equal(backend_get(b, "pt-abc", &job, &err), BACKEND_OK);
+    assert_int_equal(f.calls, 2);
+    jobspec_free(&job);
+    backend_free(b);
+    fake_free(&f);
+
+    memset(&f, 0, sizeof f);
+    fake_answer_retry(&f, 429, 0); /* repeats */
+    b = open_fake(&f, NULL, false);
+    assert_int_equal(backend_get(b, "pt-abc", &job, &err), BACKEND_REJECTED);
+    assert_int_equal(f.calls, 3);
+    assert_int_equal(err.status, 429);
+    assert_non_null(strstr(err.message, "HTTP 429"));
+    assert_non_null(strstr(err.message, "after 3 tries"));
+    backend_free(b);
+    fake_free(&f);
+
+    memset(&f, 0, sizeof f);
+    fake_answer_retry(&f, 503, 31); /* past the budget: answered at once */
+    b = open_fake(&f, NULL, false);
+    assert_int_equal(backend_get(b, "pt-abc", &job, &err), BACKEND_REJECTED);
+    assert_int_equal(f.calls, 1);
+    assert_non_null(strstr(err.message, "HTTP 503"));
+    backend_free(b);
+    fake_free(&f);
+
+    /* the header as it comes */
+    struct http_result r;
+    http_result_init(&r);
+    http_retry_after_header("retry-after:  7 ", 16, &r);
+    assert_true(r.has_retry_after);
+    assert_int_equal(r.retry_after, 7);
+    http_result_init(&r);
+    http_retry_after_header("Retry-After: Fri, 04 Dec 2026 23:00:00 GMT", 42, &r);
+    assert_false(r.has_retry_after);
+    http_retry_after_header("Retry-Afterx: 3", 15, &r);
+    assert_false(r.has_retry_after);
+
+    memset(&f, 0, sizeof f);
+    fake_answer(&f, 401, "{\"code\":16,\"message\":\"unauthenticated\"}");
+    b = open_fake(&f, NULL, false);
+    assert_int_equal(backend_get(b, "pt-abc", &job, &err), BACKEND_REJECTED);
+    assert_non_null(strstr(err.message, "unauthenticated"));
+    assert_non_null(strstr(err.message, "HTTP 401"));
+    assert_non_null(strstr(err.message, "access_key"));
+    assert_non_null(strstr(err.message, "secret_key_file"));
+    backend_free(b);
+    fake_free(&f);
+}
+
 /*
  * ACP's list-workers reply (its page's example, filled in): containers with
  * their limits and device type, the spec, init containers; a phase trainjob
@@ -1073,6 +1353,19 @@ static void error_bodies_become_api_errors(void **state)
 
     assert_int_equal(backend_get(b, "x", &out, &err), BACKEND_REJECTED);
     assert_string_equal(err.reason, "BadReply");
+
+    /* a detail's message and google.rpc's field_violations are shown, not dropped */
+    fake_answer(&f, 400,
+                "{\"code\":3,\"message\":\"invalid job\",\"details\":["
+                "{\"reason\":\"tjInvalidField\",\"field\":\"env\",\"message\":\"at most 10\"},"
+                "{\"@type\":\"type.googleapis.com/google.rpc.BadRequest\",\"field_violations\":["
+                "{\"field\":\"roles[0].image_path\",\"description\":\"image not found\"}]}]}");
+    assert_int_equal(backend_get(b, "x", &out, &err), BACKEND_REJECTED);
+    assert_string_equal(err.field, "env");
+    assert_int_equal(err.detail_count, 2);
+    assert_string_equal(err.details[1].field, "roles[0].image_path");
+    assert_non_null(strstr(err.message, "invalid job: at most 10"));
+    assert_non_null(strstr(err.message, "roles[0].image_path: image not found"));
     jobspec_free(&job);
     backend_free(b);
     fake_free(&f);
@@ -1451,6 +1744,10 @@ int main(void)
         cmocka_unit_test(real_acp_lacks_the_trainjobd_extras),
         cmocka_unit_test(a_job_from_acp_is_written_back_whole),
         cmocka_unit_test(acp_is_sent_no_output_only_nor_preemptible),
+        cmocka_unit_test(a_newer_servers_job_round_trips),
+        cmocka_unit_test(trainjobd_is_sent_no_output_only),
+        cmocka_unit_test(acp_stop_and_delete_say_which_names_are_missing),
+        cmocka_unit_test(busy_replies_are_retried_and_refusals_explained),
         cmocka_unit_test(acp_workers_decode_whole),
         cmocka_unit_test(acp_catalog_from_bindings_and_specs),
         cmocka_unit_test(the_driver_comes_from_the_context_not_the_host),

@@ -1005,9 +1005,12 @@ static void test_replicas_both_ways(void **state)
     struct jobspec job;
     baseline(&job);
     job.roles[0].resource_spec[0].has_replicas = true;
-    job.roles[0].resource_spec[0].replicas = 2;
+    job.roles[0].resource_spec[0].replicas = 3;
     expect_one(&job, NULL, SEVERITY_ERROR, "roles[0].resource_spec[0].replicas",
                "set either total_replicas or per-spec replicas, not both");
+    /* Both, adding up, as a GET reports them: a job read back validates. */
+    job.roles[0].resource_spec[0].replicas = 2;
+    expect_none(&job, NULL);
     /* Per-spec replicas alone stand for the total. */
     job.roles[0].has_total_replicas = false;
     expect_none(&job, NULL);
@@ -1038,8 +1041,16 @@ static void test_resource_spec_count(void **state)
     struct jobspec job;
     baseline(&job);
     role_add_spec(&job.roles[0])->name = xstrdup("N2lS.Ie.I60.4");
+    /* ACP's weak heterogeneous form: several specs and total_replicas. */
+    expect_one(&job, NULL, SEVERITY_WARNING, "roles[0].resource_spec[1]",
+               "ACP spreads the 2 workers over them");
+    job.roles[0].has_total_replicas = false;
+    job.roles[0].resource_spec[0].has_replicas = true;
+    job.roles[0].resource_spec[0].replicas = 2;
     expect_one(&job, NULL, SEVERITY_ERROR, "roles[0].resource_spec[1]",
-               "heterogeneous specs are not supported");
+               "several specs need total_replicas");
+    job.roles[0].has_total_replicas = true;
+    job.roles[0].resource_spec[0].has_replicas = false;
     free(job.roles[0].resource_spec[0].name);
     free(job.roles[0].resource_spec[1].name);
     job.roles[0].resource_spec_count = 0;
@@ -2028,11 +2039,12 @@ static void test_tensorboard_log_path(void **state)
 {
     struct jobspec job;
     baseline(&job);
+    /* `tensorboard: {}` and an empty log_path are TensorBoard off (ACP's schema: the path is the
+     * switch), not a missing field. */
     set(&job.tensorboard.log_path, NULL);
-    expect_one(&job, NULL, SEVERITY_ERROR, "tensorboard.log_path",
-               "required when TensorBoard is enabled");
+    expect_none(&job, NULL);
     set(&job.tensorboard.log_path, "");
-    expect_one(&job, NULL, SEVERITY_ERROR, "tensorboard.log_path", "required");
+    expect_none(&job, NULL);
     set(&job.tensorboard.log_path, "tb/run1");
     expect_one(&job, NULL, SEVERITY_ERROR, "tensorboard.log_path", "absolute");
     set(&job.tensorboard.log_path, "/mnt/afs/../tb");

@@ -68,7 +68,7 @@ if grep -q "ZZZ" "$TMP/screen"; then fail "...nowhere at all" "$(cat "$TMP/scree
 # SSH: the config path shown read-only; a volume over it is a finding.
 start_wizard examples/mpi-ssh.yaml
 keys PgDn PgDn PgDn PgDn PgDn
-see "MPI shows the SSH config path" "/sensecore/compute/platform/ssh/ssh_config"
+see "MPI shows the SSH config path" "/sensecore/compute/acp/ssh/ssh_config"
 keys PgUp
 keys M-n scratch Enter Tab Tab /sensecore
 see "a volume mounted over the SSH config path is a finding" "Environment 1"

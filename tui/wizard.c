@@ -235,7 +235,7 @@ void wizard_validate(struct wizard *wz)
         const struct finding *f = &wz->convert.items[i];
         findings_add(&wz->findings, f->severity, f->path, "%s", f->message);
     }
-    struct validate_options vo = {wz->cat, NULL, wz->name_taken, wz->name_taken_ctx, false};
+    struct validate_options vo = {wz->cat, NULL, wz->name_taken, wz->name_taken_ctx, false, NULL};
     validate_job(&wz->job, &vo, &wz->findings);
     memset(wz->errors, 0, sizeof wz->errors);
     memset(wz->warnings, 0, sizeof wz->warnings);
