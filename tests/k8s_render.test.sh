@@ -359,3 +359,30 @@ if tj_users 2>/dev/null; then
 else
     fail "tj-alice renders a valid manifest" "tj_users could not make the users"
 fi
+
+# ---- with a backend's catalog: the spec's CPUs, memory and GPUs ------------
+# A spec whose name says nothing ("big"): only the catalog knows what it holds.
+: "${TRAINJOBD_BIN:=$TRAINJOB_TOP/build/trainjobd}"
+. tests/engine.sh
+engine_config nodes="sim 1 64" pools=std specs="big:8:48:98304 cpu-1:0:1:1536" </dev/null
+if start_engine; then
+    sed -e 's/name: local$/name: std/' -e 's/- name: gpu-8/- name: big/' \
+        "$TMP/jobs/rules.yaml" >"$TMP/big.yaml"
+    for t in volcano pytorchjob; do
+        "$TRAINJOB_BIN" --endpoint "http+unix://$SOCK" render "$TMP/big.yaml" --target $t \
+            >"$TMP/big.$t.yaml" 2>"$TMP/big.err"
+        crd=$VOLCANO_CRD
+        [ $t = pytorchjob ] && crd=$PYTORCH_CRD
+        if validate "$crd" "$TMP/big.$t.yaml" >"$TMP/v.out"; then pass "catalog: $t validates"; else
+            fail "catalog: $t validates" "$(head -c 600 "$TMP/v.out") $(head -c 300 "$TMP/big.err")"
+        fi
+        c='.spec.tasks[0].template.spec.containers[0].resources'
+        [ $t = pytorchjob ] && c='.spec.pytorchReplicaSpecs.Master.template.spec.containers[0].resources'
+        expect_q "catalog: $t limits from the spec" "$TMP/big.$t.yaml" \
+            "$c.limits | \"\(.cpu) \(.memory) \(.[\"nvidia.com/gpu\"])\"" "48 96Gi 8"
+        expect_q "catalog: $t requests equal the limits" "$TMP/big.$t.yaml" "$c.requests == $c.limits" true
+        expect_no_grep "catalog: $t says nothing of an unknown spec" "$TMP/big.$t.yaml" "is not in the catalog"
+    done
+else
+    fail "catalog: the engine answers" "$(tail -c 600 "$TMP/engine.log")"
+fi
