@@ -51,15 +51,24 @@ static enum fault_outcome common_outcome(const struct k8s_fault_table *t)
 
 static json_t *policies(const struct jobspec *job, struct strbuf *gaps)
 {
+    const struct fault_tolerance *ft = &job->fault_tolerance;
     struct k8s_fault_table t;
     k8s_fault_table(job, &t);
     enum fault_outcome common = common_outcome(&t);
     json_t *list = json_array();
-    /* In the order of the rules that decide them, so the manifest reads like the form. */
-    size_t rules = job->fault_tolerance.present ? job->fault_tolerance.rule_count : 0;
-    for (int r = 0; r < (int)rules; r++) {
+    /*
+     * In the order of the rules that decide them, the platform default's
+     * codes last, so the manifest reads like the form.
+     */
+    int rules = ft->present ? (int)ft->rule_count : 0;
+    bool restart_asked = false; /* a code whose rule asks for a restart */
+    for (int k = 0; k <= rules; k++) {
+        int r = k < rules ? k : -1;
         for (int c = 1; c < 256; c++) {
-            if (t.rule[c] != r || t.outcome[c] == common)
+            if (t.rule[c] != r)
+                continue;
+            restart_asked = restart_asked || r < 0 || ft->rules[r].action != FT_ACTION_FAIL_JOB;
+            if (t.outcome[c] == common)
                 continue;
             json_t *p = json_object();
             json_object_set_new(p, "exitCode", json_integer(c));
@@ -67,25 +76,13 @@ static json_t *policies(const struct jobspec *job, struct strbuf *gaps)
             json_array_append_new(list, p);
         }
     }
-    for (int c = 1; c < 256; c++) {
-        if (t.rule[c] >= 0 || t.outcome[c] == common)
-            continue;
-        json_t *p = json_object();
-        json_object_set_new(p, "exitCode", json_integer(c));
-        json_object_set_new(p, "action", json_string(volcano_action(t.outcome[c])));
-        json_array_append_new(list, p);
-    }
     json_t *p = json_object();
     json_object_set_new(p, "event", json_string("PodFailed"));
     json_object_set_new(p, "action", json_string(volcano_action(common)));
     json_array_append_new(list, p);
 
-    const struct fault_tolerance *ft = &job->fault_tolerance;
     int limit = fault_backoff_limit(ft);
-    bool restarts = false;
-    for (size_t i = 0; ft->present && i < ft->rule_count; i++)
-        restarts = restarts || ft->rules[i].action != FT_ACTION_FAIL_JOB;
-    if (limit == 0 && (restarts || rules == 0))
+    if (limit == 0 && restart_asked)
         k8s_gap(gaps, "fault_tolerance.backoff_limit",
                 "0 cannot be written (Volcano reads maxRetry 0 as its default, 3): every "
                 "restart is rendered TerminateJob, which is what a limit of 0 does");
