@@ -108,7 +108,7 @@ display_name: volumes-and-env
 name: volumes-and-env
 framework: PYTORCH_DDP
 resource_pool:
-  name: local
+  name: GPU_Pool.A
 roles:
   - total_replicas: 2
     resource_spec:
@@ -313,6 +313,10 @@ for t in volcano pytorchjob; do
         "[$pod.containers[0].volumeMounts[] | \"\(.name)=\(.mountPath):\(.subPath // \"\")\"] | join(\",\")" \
         "mount-0=/data:datasets/imagenet,mount-1=/models:,mount-2=/ckpt:"
     expect_grep "$t: the changed claim name is said" "$M" "# mount[0].id: 'Team_Data.v2' is the claim 'team-data.v2'"
+    queue='.spec.queue'
+    [ $t = pytorchjob ] && queue='.spec.runPolicy.schedulingPolicy.queue'
+    expect_q "$t: the pool's name made a queue name" "$M" "$queue" gpu-pool-a
+    expect_grep "$t: the changed queue name is said" "$M" "# resource_pool.name: the pool 'GPU_Pool.A' is the queue 'gpu-pool-a'"
     expect_grep "$t: the model volume type is named" "$M" "# mount[1].type: PV_AFS_MODEL"
     expect_grep "$t: the ACS volume type is named" "$M" "# mount[2].type: PV_ACS"
     # Every env value reads back, as a YAML 1.1 reader reads it, as the string the file gave.
