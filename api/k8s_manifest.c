@@ -5,7 +5,6 @@
  */
 #include "api/k8s_manifest.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,28 +134,17 @@ void k8s_fault_table(const struct jobspec *job, struct k8s_fault_table *t)
     }
 }
 
-void k8s_gap(struct strbuf *gaps, const char *field, const char *fmt, ...)
-{
-    va_list ap;
-    if (gaps == NULL)
-        return;
-    strbuf_addf(gaps, "%s: ", field);
-    va_start(ap, fmt);
-    strbuf_vaddf(gaps, fmt, ap);
-    va_end(ap);
-    strbuf_addc(gaps, '\n');
-}
-
 void k8s_job_name(const struct jobspec *job, size_t suffix_len, struct strbuf *out,
-                  struct strbuf *gaps)
+                  struct findings *gaps)
 {
     size_t max = suffix_len + 8 < K8S_LABEL_MAX ? K8S_LABEL_MAX - suffix_len : 8;
     size_t start = out->len;
     if (k8s_dns_name(job->name, K8S_NAME_LABEL, max, out))
-        k8s_gap(gaps, "name",
-                "'%s' is written '%s': a Kubernetes job name is lower-case letters, digits and "
-                "'-', starts with a letter and, with its pods' suffix, fits %d characters",
-                job->name ? job->name : "", out->buf + start, K8S_LABEL_MAX);
+        findings_add(
+            gaps, SEVERITY_WARNING, "name",
+            "'%s' is written '%s': a Kubernetes job name is lower-case letters, digits and "
+            "'-', starts with a letter and, with its pods' suffix, fits %d characters",
+            job->name ? job->name : "", out->buf + start, K8S_LABEL_MAX);
 }
 
 json_t *k8s_pod_labels(const char *name)
@@ -298,7 +286,7 @@ const char *k8s_priority_class(enum priority p)
     }
 }
 
-void k8s_queue_name(const struct jobspec *job, struct strbuf *out, struct strbuf *gaps)
+void k8s_queue_name(const struct jobspec *job, struct strbuf *out, struct findings *gaps)
 {
     const char *pool = job->resource_pool.name;
     size_t start = out->len;
@@ -307,93 +295,101 @@ void k8s_queue_name(const struct jobspec *job, struct strbuf *out, struct strbuf
         return;
     }
     if (k8s_dns_name(pool, K8S_NAME_LABEL, 0, out))
-        k8s_gap(gaps, "resource_pool.name",
-                "the pool '%s' is the queue '%s': a queue name is a DNS label", pool,
-                out->buf + start);
+        findings_add(gaps, SEVERITY_WARNING, "resource_pool.name",
+                     "the pool '%s' is the queue '%s': a queue name is a DNS label", pool,
+                     out->buf + start);
 }
 
 void k8s_common_gaps(const struct jobspec *job, const struct k8s_resources *res, const char *target,
-                     struct strbuf *gaps)
+                     struct findings *gaps)
 {
     const struct role *role = jobspec_worker(job);
     const char *image = role ? role->image_path : NULL;
     if (job->workspace_name && job->workspace_name[0])
-        k8s_gap(gaps, "workspace_name",
-                "'%s' is no namespace: kept as an annotation; choose one with kubectl -n",
-                job->workspace_name);
+        findings_add(gaps, SEVERITY_WARNING, "workspace_name",
+                     "'%s' is no namespace: kept as an annotation; choose one with kubectl -n",
+                     job->workspace_name);
     if (job->resource_pool.zone && job->resource_pool.zone[0])
-        k8s_gap(gaps, "resource_pool.zone",
-                "ignored: %s places pods by the queue; pin a zone with a node selector", target);
+        findings_add(gaps, SEVERITY_WARNING, "resource_pool.zone",
+                     "ignored: %s places pods by the queue; pin a zone with a node selector",
+                     target);
     if (job->resource_pool.vpc_id && job->resource_pool.vpc_id[0])
-        k8s_gap(gaps, "resource_pool.vpc_id", "ignored: a Kubernetes cluster has no VPC per job");
+        findings_add(gaps, SEVERITY_WARNING, "resource_pool.vpc_id",
+                     "ignored: a Kubernetes cluster has no VPC per job");
     if (job->scheduling.scoring_strategy != SCORING_UNSPECIFIED)
-        k8s_gap(gaps, "scheduling.scoring_strategy",
-                "%s is not applied: placement is the scheduler's configuration, not the job's",
-                enum_name(&scoring_strategy_names, (int)job->scheduling.scoring_strategy));
+        findings_add(gaps, SEVERITY_WARNING, "scheduling.scoring_strategy",
+                     "%s is not applied: placement is the scheduler's configuration, not the job's",
+                     enum_name(&scoring_strategy_names, (int)job->scheduling.scoring_strategy));
     if (job->scheduling.priority != PRIORITY_UNSPECIFIED)
-        k8s_gap(gaps, "scheduling.priority",
-                "%s is the PriorityClass %s, which the cluster must define",
-                enum_name(&priority_names, (int)job->scheduling.priority),
-                k8s_priority_class(job->scheduling.priority));
+        findings_add(gaps, SEVERITY_WARNING, "scheduling.priority",
+                     "%s is the PriorityClass %s, which the cluster must define",
+                     enum_name(&priority_names, (int)job->scheduling.priority),
+                     k8s_priority_class(job->scheduling.priority));
     if (image == NULL || image[0] == '\0' || strcmp(image, CATALOG_HOST_IMAGE) == 0)
-        k8s_gap(gaps, "roles[0].image_path",
-                "'%s' is no container image (the node's own environment exists only on "
-                "trainjobd and Slurm): set an image before applying",
-                image ? image : "");
+        findings_add(gaps, SEVERITY_WARNING, "roles[0].image_path",
+                     "'%s' is no container image (the node's own environment exists only on "
+                     "trainjobd and Slurm): set an image before applying",
+                     image ? image : "");
     if (!res->known)
-        k8s_gap(gaps, "roles[0].resource_spec[0].name",
-                "'%s' is not in the catalog of any backend that answered: no cpu, memory or "
-                "nvidia.com/gpu is requested",
-                role && role->resource_spec_count && role->resource_spec[0].name
-                    ? role->resource_spec[0].name
-                    : "");
+        findings_add(gaps, SEVERITY_WARNING, "roles[0].resource_spec[0].name",
+                     "'%s' is not in the catalog of any backend that answered: no cpu, memory or "
+                     "nvidia.com/gpu is requested",
+                     role && role->resource_spec_count && role->resource_spec[0].name
+                         ? role->resource_spec[0].name
+                         : "");
     for (size_t i = 0; i < job->mount_count; i++) {
         const struct mount *m = &job->mount[i];
         char field[64];
         snprintf(field, sizeof field, "mount[%zu].type", i);
-        k8s_gap(gaps, field,
-                "%s is no Kubernetes volume type: mounted from the PersistentVolumeClaim named by "
-                "its id; the claim's storage class decides the storage",
-                enum_name(&mount_type_names, (int)m->type));
+        findings_add(
+            gaps, SEVERITY_WARNING, field,
+            "%s is no Kubernetes volume type: mounted from the PersistentVolumeClaim named by "
+            "its id; the claim's storage class decides the storage",
+            enum_name(&mount_type_names, (int)m->type));
         struct strbuf claim = STRBUF_INIT;
         if (k8s_dns_name(m->id, K8S_NAME_SUBDOMAIN, 0, &claim)) {
             snprintf(field, sizeof field, "mount[%zu].id", i);
-            k8s_gap(gaps, field, "'%s' is the claim '%s': a claim name is a DNS subdomain",
-                    m->id ? m->id : "", strbuf_str(&claim));
+            findings_add(gaps, SEVERITY_WARNING, field,
+                         "'%s' is the claim '%s': a claim name is a DNS subdomain",
+                         m->id ? m->id : "", strbuf_str(&claim));
         }
         strbuf_free(&claim);
         if ((m->zone && m->zone[0]) || (m->endpoint && m->endpoint[0])) {
             snprintf(field, sizeof field, "mount[%zu].zone", i);
-            k8s_gap(gaps, field,
-                    "the volume's zone and endpoint are the claim's business: ignored");
+            findings_add(gaps, SEVERITY_WARNING, field,
+                         "the volume's zone and endpoint are the claim's business: ignored");
         }
     }
     if (job->tensorboard.present && job->tensorboard.log_path && job->tensorboard.log_path[0])
-        k8s_gap(gaps, "tensorboard.log_path",
-                "no TensorBoard is started by %s: the logs stay in %s for one you run", target,
-                job->tensorboard.log_path);
+        findings_add(gaps, SEVERITY_WARNING, "tensorboard.log_path",
+                     "no TensorBoard is started by %s: the logs stay in %s for one you run", target,
+                     job->tensorboard.log_path);
     if (job->barrier.present &&
         ((job->barrier.has_enable_ethernet_ping && job->barrier.enable_ethernet_ping) ||
          (job->barrier.has_enable_roce_mesh_ping && job->barrier.enable_roce_mesh_ping)))
-        k8s_gap(gaps, "barrier", "no ping checks run before the workers start");
+        findings_add(gaps, SEVERITY_WARNING, "barrier",
+                     "no ping checks run before the workers start");
     if (job->async_checkpoint.present && job->async_checkpoint.has_max_ckpt_rounds)
-        k8s_gap(gaps, "async_checkpoint", "not provided by %s: ignored", target);
+        findings_add(gaps, SEVERITY_WARNING, "async_checkpoint", "not provided by %s: ignored",
+                     target);
     if (job->lme.present)
-        k8s_gap(gaps, "lme", "not provided by %s: ignored (fault_tolerance rules are rendered)",
-                target);
+        findings_add(gaps, SEVERITY_WARNING, "lme",
+                     "not provided by %s: ignored (fault_tolerance rules are rendered)", target);
     if (job->fine_tuning_specs && job->fine_tuning_specs[0])
-        k8s_gap(gaps, "fine_tuning_specs", "not provided by %s: ignored", target);
+        findings_add(gaps, SEVERITY_WARNING, "fine_tuning_specs", "not provided by %s: ignored",
+                     target);
     const struct fault_tolerance *ft = &job->fault_tolerance;
     for (size_t i = 0; ft->present && i < ft->rule_count; i++) {
         if (!ft->rules[i].mark_node_unschedulable)
             continue;
         char field[80];
         snprintf(field, sizeof field, "fault_tolerance.rules[%zu].mark_node_unschedulable", i);
-        k8s_gap(gaps, field, "%s cannot keep a job's pods off the node it failed on", target);
+        findings_add(gaps, SEVERITY_WARNING, field,
+                     "%s cannot keep a job's pods off the node it failed on", target);
     }
 }
 
-int k8s_emit(const json_t *doc, const char *target, const struct strbuf *gaps, struct strbuf *out,
+int k8s_emit(const json_t *doc, const char *target, const struct findings *gaps, struct strbuf *out,
              struct strbuf *err)
 {
     struct doc_error de;
@@ -402,19 +398,18 @@ int k8s_emit(const json_t *doc, const char *target, const struct strbuf *gaps, s
         return -1;
     }
     strbuf_addf(out, "# what %s cannot express:\n", target);
-    if (gaps->len == 0) {
+    if (gaps->count == 0) {
         strbuf_adds(out, "# (nothing: every rule of the job is expressed)\n");
         return 0;
     }
     /* One comment line per gap: no character of the job's text may end the comment. */
-    const char *p = gaps->buf, *end = gaps->buf + gaps->len;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+    for (size_t i = 0; i < gaps->count; i++) {
+        const struct finding *f = &gaps->items[i];
         strbuf_adds(out, "# ");
-        utf8_sanitize(out, p, n, 0);
+        utf8_sanitize(out, f->path, strlen(f->path), 0);
+        strbuf_adds(out, ": ");
+        utf8_sanitize(out, f->message, strlen(f->message), 0);
         strbuf_addc(out, '\n');
-        p += n + 1;
     }
     return 0;
 }

@@ -3,7 +3,9 @@
  * api/k8s_pytorchjob.c) share — names made DNS-safe, resource quantities
  * from a resource spec, the worker container and its volumes, the labels
  * naming trainjob, what no Kubernetes target can express, and the manifest
- * written as YAML with those lines after it as comments.
+ * written as YAML with those lines after it as comments. What a target
+ * cannot express is kept as findings (a warning naming the field each), the
+ * shape validation reports in.
  *
  * Pure: the job (with its defaults filled) and, when a backend answered, its
  * catalog in; text out. No I/O, no kube API: `trainjob render --target
@@ -19,6 +21,7 @@
 
 #include "api/catalog.h"
 #include "api/fault.h"
+#include "api/finding.h"
 #include "api/jobspec.h"
 #include "util/strbuf.h"
 
@@ -65,7 +68,7 @@ struct k8s_resources k8s_spec_resources(const struct jobspec *job, const struct 
  * label. Appends to out; a line to gaps saying what changed, if anything.
  */
 void k8s_job_name(const struct jobspec *job, size_t suffix_len, struct strbuf *out,
-                  struct strbuf *gaps);
+                  struct findings *gaps);
 
 /* metadata: name, labels naming trainjob and the job, annotations with the job's own words. */
 json_t *k8s_metadata(const struct jobspec *job, const char *name);
@@ -85,7 +88,7 @@ json_t *k8s_pod_volumes(const struct jobspec *job);
 /* The PriorityClass a priority is rendered as ("trainjob-high"); the cluster must have it. */
 const char *k8s_priority_class(enum priority p);
 /* The queue the pool is rendered as (appends a DNS label); a line to gaps when changed. */
-void k8s_queue_name(const struct jobspec *job, struct strbuf *out, struct strbuf *gaps);
+void k8s_queue_name(const struct jobspec *job, struct strbuf *out, struct findings *gaps);
 
 /*
  * What the job's fault rules do with each exit code 1..255 of a worker's
@@ -99,9 +102,6 @@ struct k8s_fault_table {
 };
 void k8s_fault_table(const struct jobspec *job, struct k8s_fault_table *t);
 
-/* Appends one line "field: why" to gaps (no newline inside). */
-void k8s_gap(struct strbuf *gaps, const char *field, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 /*
  * Lines for what neither Kubernetes target expresses: pool zone and VPC,
  * scoring strategy, volume types, zones and endpoints, the host image,
@@ -109,14 +109,14 @@ void k8s_gap(struct strbuf *gaps, const char *field, const char *fmt, ...)
  * node, the workspace, unknown resources. target names the kind ("Volcano").
  */
 void k8s_common_gaps(const struct jobspec *job, const struct k8s_resources *res, const char *target,
-                     struct strbuf *gaps);
+                     struct findings *gaps);
 
 /*
  * Appends doc as YAML to out, then "# what TARGET cannot express:" and each
- * line of gaps as a comment ("# (nothing …)" when none). Returns 0, or -1
+ * of gaps as a comment "# FIELD: MESSAGE" ("# (nothing …)" when none). Returns 0, or -1
  * with err set (text that is not UTF-8).
  */
-int k8s_emit(const json_t *doc, const char *target, const struct strbuf *gaps, struct strbuf *out,
+int k8s_emit(const json_t *doc, const char *target, const struct findings *gaps, struct strbuf *out,
              struct strbuf *err);
 
 #endif

@@ -36,7 +36,7 @@ static enum restart_policy choose_policy(const struct k8s_fault_table *t)
 
 /* Lines for each rule (and the default) the chosen policy does not do as written. */
 static void fault_gaps(const struct jobspec *job, const struct k8s_fault_table *t,
-                       enum restart_policy p, struct strbuf *gaps)
+                       enum restart_policy p, struct findings *gaps)
 {
     size_t rules = job->fault_tolerance.present ? job->fault_tolerance.rule_count : 0;
     for (int r = -1; r < (int)rules; r++) {
@@ -67,21 +67,22 @@ static void fault_gaps(const struct jobspec *job, const struct k8s_fault_table *
         struct strbuf codes = STRBUF_INIT;
         if (first_wrong) {
             exitcodes_format(&wrong, &codes);
-            k8s_gap(gaps, field,
-                    "exit code%s %s: %s%s, but under restartPolicy %s the pod %s: a PyTorchJob "
-                    "has one restartPolicy per replica type, not one per exit code",
-                    exitcodes_count(&wrong) == 1 ? "" : "s", strbuf_str(&codes),
-                    fault_action_name(action), limited ? " (a failure: backoff_limit is 0)" : "",
-                    policy_names[p],
-                    policy_restarts(p, first_wrong) ? "is restarted" : "is not restarted");
+            findings_add(
+                gaps, SEVERITY_WARNING, field,
+                "exit code%s %s: %s%s, but under restartPolicy %s the pod %s: a PyTorchJob "
+                "has one restartPolicy per replica type, not one per exit code",
+                exitcodes_count(&wrong) == 1 ? "" : "s", strbuf_str(&codes),
+                fault_action_name(action), limited ? " (a failure: backoff_limit is 0)" : "",
+                policy_names[p],
+                policy_restarts(p, first_wrong) ? "is restarted" : "is not restarted");
         }
         if (!exitcodes_empty(&pod_only)) {
             strbuf_reset(&codes);
             exitcodes_format(&pod_only, &codes);
-            k8s_gap(gaps, field,
-                    "exit code%s %s: RESTART_JOB restarts only the failed worker's pod: the "
-                    "operator never restarts every worker",
-                    exitcodes_count(&pod_only) == 1 ? "" : "s", strbuf_str(&codes));
+            findings_add(gaps, SEVERITY_WARNING, field,
+                         "exit code%s %s: RESTART_JOB restarts only the failed worker's pod: the "
+                         "operator never restarts every worker",
+                         exitcodes_count(&pod_only) == 1 ? "" : "s", strbuf_str(&codes));
         }
         strbuf_free(&codes);
     }
@@ -116,25 +117,28 @@ int k8s_pytorchjob_render(const struct jobspec *job, const struct catalog *cat, 
     int n = jobspec_replicas(job);
     char digits[16];
     int len = snprintf(digits, sizeof digits, "%d", n > 1 ? n - 1 : 0);
-    struct strbuf gaps = STRBUF_INIT, name = STRBUF_INIT, queue = STRBUF_INIT;
+    struct findings gaps = FINDINGS_INIT;
+    struct strbuf name = STRBUF_INIT, queue = STRBUF_INIT;
     /* Each pod is "<name>-worker-<index>" ("-master-0"), its host name too. */
     k8s_job_name(job, strlen("-worker-") + (size_t)len, &name, &gaps);
     struct k8s_resources res = k8s_spec_resources(job, cat);
     if (!framework_pytorch_style(job->framework))
-        k8s_gap(&gaps, "framework",
-                "%s is not PyTorch: the operator gives PyTorch's MASTER_ADDR, MASTER_PORT, "
-                "WORLD_SIZE and RANK, not the framework's own (--target volcano has its plugin)",
-                enum_name(&framework_names, (int)job->framework));
+        findings_add(
+            &gaps, SEVERITY_WARNING, "framework",
+            "%s is not PyTorch: the operator gives PyTorch's MASTER_ADDR, MASTER_PORT, "
+            "WORLD_SIZE and RANK, not the framework's own (--target volcano has its plugin)",
+            enum_name(&framework_names, (int)job->framework));
 
     struct k8s_fault_table t;
     k8s_fault_table(job, &t);
     enum restart_policy p = choose_policy(&t);
     fault_gaps(job, &t, p, &gaps);
     if (job->ssh.present && job->ssh.auto_key_setup)
-        k8s_gap(&gaps, "ssh.auto_key_setup", "no SSH keys are set up between the workers");
+        findings_add(&gaps, SEVERITY_WARNING, "ssh.auto_key_setup",
+                     "no SSH keys are set up between the workers");
     if (job->scheduling.preemptible)
-        k8s_gap(&gaps, "scheduling.preemptible",
-                "a PyTorchJob has no preemptible mark: the queue's policy decides");
+        findings_add(&gaps, SEVERITY_WARNING, "scheduling.preemptible",
+                     "a PyTorchJob has no preemptible mark: the queue's policy decides");
 
     json_t *doc = json_object();
     json_object_set_new(doc, "apiVersion", json_string("kubeflow.org/v1"));
@@ -163,7 +167,7 @@ int k8s_pytorchjob_render(const struct jobspec *job, const struct catalog *cat, 
     k8s_common_gaps(job, &res, "PyTorchJob", &gaps);
     int rc = k8s_emit(doc, "PyTorchJob", &gaps, out, err);
     json_decref(doc);
-    strbuf_free(&gaps);
+    findings_free(&gaps);
     strbuf_free(&name);
     strbuf_free(&queue);
     return rc;

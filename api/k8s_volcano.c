@@ -49,7 +49,7 @@ static enum fault_outcome common_outcome(const struct k8s_fault_table *t)
     return (enum fault_outcome)best;
 }
 
-static json_t *policies(const struct jobspec *job, struct strbuf *gaps)
+static json_t *policies(const struct jobspec *job, struct findings *gaps)
 {
     const struct fault_tolerance *ft = &job->fault_tolerance;
     struct k8s_fault_table t;
@@ -83,18 +83,18 @@ static json_t *policies(const struct jobspec *job, struct strbuf *gaps)
 
     int limit = fault_backoff_limit(ft);
     if (limit == 0 && restart_asked)
-        k8s_gap(gaps, "fault_tolerance.backoff_limit",
-                "0 cannot be written (Volcano reads maxRetry 0 as its default, 3): every "
-                "restart is rendered TerminateJob, which is what a limit of 0 does");
+        findings_add(gaps, SEVERITY_WARNING, "fault_tolerance.backoff_limit",
+                     "0 cannot be written (Volcano reads maxRetry 0 as its default, 3): every "
+                     "restart is rendered TerminateJob, which is what a limit of 0 does");
     else if (limit == -1)
-        k8s_gap(gaps, "fault_tolerance.backoff_limit",
-                "-1 (forever) is maxRetry %d: Volcano has no unlimited retries",
-                VOLCANO_MAX_RETRY_FOREVER);
+        findings_add(gaps, SEVERITY_WARNING, "fault_tolerance.backoff_limit",
+                     "-1 (forever) is maxRetry %d: Volcano has no unlimited retries",
+                     VOLCANO_MAX_RETRY_FOREVER);
     return list;
 }
 
 /* Volcano's plugins for the framework: env and svc (hosts and task index) for all. */
-static json_t *plugins(const struct jobspec *job, int replicas, struct strbuf *gaps)
+static json_t *plugins(const struct jobspec *job, int replicas, struct findings *gaps)
 {
     json_t *pl = json_object();
     json_object_set_new(pl, "env", json_array());
@@ -116,18 +116,18 @@ static json_t *plugins(const struct jobspec *job, int replicas, struct strbuf *g
         json_array_append_new(a, json_string("--port=2222"));
         json_object_set_new(pl, "tensorflow", a);
     } else if (job->framework == FRAMEWORK_MPI) {
-        k8s_gap(gaps, "framework",
-                "MPI: no TRAINJOB_HOSTFILE; the svc plugin lists the %d workers in "
-                "/etc/volcano/worker.host",
-                replicas);
+        findings_add(gaps, SEVERITY_WARNING, "framework",
+                     "MPI: no TRAINJOB_HOSTFILE; the svc plugin lists the %d workers in "
+                     "/etc/volcano/worker.host",
+                     replicas);
     }
     if (job->ssh.present && job->ssh.auto_key_setup) {
         /* Password-less SSH between the workers (MPI always asks for it). */
         json_object_set_new(pl, "ssh", json_array());
         if (job->ssh.config_mount_path && job->ssh.config_mount_path[0])
-            k8s_gap(gaps, "ssh.config_mount_path",
-                    "the ssh plugin puts the keys in /root/.ssh, not %s",
-                    job->ssh.config_mount_path);
+            findings_add(gaps, SEVERITY_WARNING, "ssh.config_mount_path",
+                         "the ssh plugin puts the keys in /root/.ssh, not %s",
+                         job->ssh.config_mount_path);
     }
     return pl;
 }
@@ -170,7 +170,8 @@ int k8s_volcano_render(const struct jobspec *job, const struct catalog *cat, str
                                                                     : NULL;
     char digits[16];
     int len = snprintf(digits, sizeof digits, "%d", n > 1 ? n - 1 : 0);
-    struct strbuf gaps = STRBUF_INIT, name = STRBUF_INIT, queue = STRBUF_INIT;
+    struct findings gaps = FINDINGS_INIT;
+    struct strbuf name = STRBUF_INIT, queue = STRBUF_INIT;
     /* Each pod is "<name>-<task>-<index>", its host name too: one DNS label in all. */
     k8s_job_name(job, strlen("-worker-") + (size_t)len, &name, &gaps);
     struct k8s_resources res = k8s_spec_resources(job, cat);
@@ -207,7 +208,7 @@ int k8s_volcano_render(const struct jobspec *job, const struct catalog *cat, str
     k8s_common_gaps(job, &res, "Volcano", &gaps);
     int rc = k8s_emit(doc, "Volcano", &gaps, out, err);
     json_decref(doc);
-    strbuf_free(&gaps);
+    findings_free(&gaps);
     strbuf_free(&name);
     strbuf_free(&queue);
     return rc;
