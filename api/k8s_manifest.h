@@ -65,7 +65,7 @@ struct k8s_resources k8s_spec_resources(const struct jobspec *job, const struct 
 /*
  * The manifest's names: the job's name made a DNS-1035 label short enough
  * that "<name>-<longest role>-<last index>" (each pod's host name) is still a
- * label. Appends to out; a line to gaps saying what changed, if anything.
+ * label. Appends to out; a finding in gaps says what changed, if anything.
  */
 void k8s_job_name(const struct jobspec *job, size_t suffix_len, struct strbuf *out,
                   struct findings *gaps);
@@ -87,7 +87,7 @@ json_t *k8s_pod_volumes(const struct jobspec *job);
 
 /* The PriorityClass a priority is rendered as ("trainjob-high"); the cluster must have it. */
 const char *k8s_priority_class(enum priority p);
-/* The queue the pool is rendered as (appends a DNS label); a line to gaps when changed. */
+/* The queue the pool is rendered as (appends a DNS label); a finding in gaps when changed. */
 void k8s_queue_name(const struct jobspec *job, struct strbuf *out, struct findings *gaps);
 
 /*
@@ -103,7 +103,7 @@ struct k8s_fault_table {
 void k8s_fault_table(const struct jobspec *job, struct k8s_fault_table *t);
 
 /*
- * Lines for what neither Kubernetes target expresses: pool zone and VPC,
+ * Findings for what neither Kubernetes target expresses: pool zone and VPC,
  * scoring strategy, volume types, zones and endpoints, the host image,
  * TensorBoard, barrier, async checkpoint, LME, fine-tuning specs, marking a
  * node, the workspace, unknown resources. target names the kind ("Volcano").
