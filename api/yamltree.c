@@ -34,6 +34,7 @@
 #include "api/yamltree.h"
 
 #include <limits.h>
+#include <regex.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -883,12 +884,43 @@ static int emit_plain(yaml_emitter_t *em, const char *text, struct doc_error *er
     return emit(em, &ev, ok, err);
 }
 
-/* A string: quoted when plain text would read back as another type. */
+/*
+ * Whether a YAML 1.1 reader (PyYAML, the go-yaml kubectl uses) would read the
+ * plain text s as something other than a string where the 1.2 core schema we
+ * read with does not: its booleans (y, yes, on, off … in three spellings),
+ * the merge key "<<", the value key "=", its integers (0b101, 0777, 1_000,
+ * sexagesimal 1:30), floats (1_0.5, 1:30.5) and timestamps (2024-01-02…).
+ * The patterns are YAML 1.1's resolvers as PyYAML writes them; a timestamp is
+ * judged by its date alone (an extra pair of quotes costs nothing).
+ */
+static bool yaml11_misread(const char *s, size_t n)
+{
+    static const char pattern[] =
+        "^([-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+"
+        "|[-+]?[1-9][0-9_]*(:[0-5]?[0-9])+"
+        "|[-+]?[0-9][0-9_]*\\.[0-9_]*([eE][-+][0-9]+)?|\\.[0-9][0-9_]*([eE][-+][0-9]+)?"
+        "|[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+\\.[0-9_]*|[-+]?\\.(inf|Inf|INF)|\\.(nan|NaN|NAN)"
+        "|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt \t].*)?"
+        "|y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE"
+        "|on|On|ON|off|Off|OFF|~|null|Null|NULL|<<|=)$";
+    static regex_t re;
+    static int compiled; /* 0 not yet, 1 ready, -1 failed */
+    if (compiled == 0)
+        compiled = regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB) == 0 ? 1 : -1;
+    if (compiled < 0 || n == 0 || n > 64 || memchr(s, '\0', n))
+        return false;
+    char text[65];
+    memcpy(text, s, n);
+    text[n] = '\0';
+    return regexec(&re, text, 0, NULL, 0) == 0;
+}
+
+/* A string: quoted when plain text would read back as another type, in YAML 1.2 or 1.1. */
 static int emit_string(yaml_emitter_t *em, const char *s, size_t n, struct doc_error *err)
 {
     if (n > INT_MAX)
         return set_error(err, 0, 0, "string too long");
-    bool quote = resolve_plain(s, n) != KIND_STRING;
+    bool quote = resolve_plain(s, n) != KIND_STRING || yaml11_misread(s, n);
     yaml_scalar_style_t style =
         memchr(s, '\n', n) ? YAML_LITERAL_SCALAR_STYLE : YAML_ANY_SCALAR_STYLE;
     yaml_event_t ev;

@@ -10,8 +10,9 @@
  * line and column. Positions of every node go into a docpos table.
  *
  * Writing emits block style, quoting any string that would read back as
- * another type, and multi-line strings as literal blocks, so that
- * parse(emit(tree)) equals tree.
+ * another type — also under YAML 1.1 (yes/no/on/off, "<<", "=", 0777, 1_000),
+ * which PyYAML and kubectl still read — and multi-line strings as literal
+ * blocks, so that parse(emit(tree)) equals tree.
  */
 #ifndef API_YAMLTREE_H
 #define API_YAMLTREE_H

@@ -42,7 +42,7 @@
 static const char *const value_options[] = {
     "--workspace", "--context",  "--endpoint", "-o",    "--output",     "-f",
     "--file",      "--filename", "--state",    "-w",    "--worker",     "-n",
-    "--tail",      "--theme",    "--refresh",  "--job", "--created-to",
+    "--tail",      "--theme",    "--refresh",  "--job", "--created-to", "--target",
 };
 
 /* Each verb's own options (the global ones go with all). */
@@ -281,6 +281,8 @@ static void offer_value(const struct cli_globals *g, const char *verb, const cha
         offer_list(o, strcmp(verb, "get") == 0      ? "wide json yaml"
                       : strcmp(verb, "config") == 0 ? "name"
                                                     : "yaml json");
+    else if (strcmp(opt, "--target") == 0 && strcmp(verb, "render") == 0)
+        offer_list(o, "slurm volcano pytorchjob");
     else if ((strcmp(opt, "-w") == 0 || strcmp(opt, "--worker") == 0) && strcmp(verb, "logs") == 0)
         offer_workers(g, first_arg, o);
     else if (strcmp(opt, "-f") == 0 || strcmp(opt, "--file") == 0 || strcmp(opt, "--filename") == 0)

@@ -20,6 +20,8 @@
 #include "api/finding.h"
 #include "api/jobfile.h"
 #include "api/jobspec_defaults.h"
+#include "api/k8s_pytorchjob.h"
+#include "api/k8s_volcano.h"
 #include "api/session.h"
 #include "api/slurm.h"
 #include "api/validate.h"
@@ -396,6 +398,23 @@ static int render_acp(const struct resolved_context *ctx, struct jobspec *job,
     return status;
 }
 
+/* A Kubernetes manifest for job (Volcano or PyTorchJob), the catalog giving the spec's size. */
+static int render_k8s(const struct jobspec *job, const struct catalog *cat, bool volcano,
+                      struct strbuf *sb, FILE *err)
+{
+    struct strbuf why = STRBUF_INIT;
+    int rc = volcano ? k8s_volcano_render(job, cat, sb, &why)
+                     : k8s_pytorchjob_render(job, cat, sb, &why);
+    if (rc != 0) {
+        struct strbuf line = STRBUF_INIT;
+        utf8_sanitize(&line, strbuf_str(&why), why.len, 0);
+        fprintf(err, "trainjob render: %s\n", strbuf_str(&line));
+        strbuf_free(&line);
+    }
+    strbuf_free(&why);
+    return rc == 0 ? EXIT_OK : EXIT_USAGE;
+}
+
 int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
 {
     static const struct option longopts[] = {
@@ -407,7 +426,7 @@ int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
     };
     struct cli_globals local = *g;
     enum jobfile_format format = JOBFILE_YAML;
-    bool slurm = false;
+    enum { TARGET_NONE, TARGET_SLURM, TARGET_VOLCANO, TARGET_PYTORCHJOB } target = TARGET_NONE;
     int c;
     optind = 0;
     while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
@@ -422,17 +441,24 @@ int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
             break;
         }
         case 't':
-            if (strcmp(optarg, "slurm") != 0) {
-                fprintf(err, "trainjob render: --target takes slurm, not '%s'\n", optarg);
+            if (strcmp(optarg, "slurm") == 0)
+                target = TARGET_SLURM;
+            else if (strcmp(optarg, "volcano") == 0)
+                target = TARGET_VOLCANO;
+            else if (strcmp(optarg, "pytorchjob") == 0)
+                target = TARGET_PYTORCHJOB;
+            else {
+                fprintf(err,
+                        "trainjob render: --target takes slurm, volcano or pytorchjob, not '%s'\n",
+                        optarg);
                 return EXIT_USAGE;
             }
-            slurm = true;
             break;
         case 'w':
             local.workspace = optarg;
             break;
         case 'h':
-            fputs("usage: trainjob render FILE [-o yaml|json] [--target slurm]\n"
+            fputs("usage: trainjob render FILE [-o yaml|json] [--target slurm|volcano|pytorchjob]\n"
                   "On an ACP context, prints the body submit sends: the job without the\n"
                   "fields the server sets, its defaults left to ACP. Elsewhere,\n"
                   "prints the job with every default filled in: a generated name, the\n"
@@ -441,7 +467,10 @@ int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
                   "(none is started for this); offline it is left to the backend.\n"
                   "--target slurm prints instead the exact REST request and batch script\n"
                   "the slurm driver would send (with the current context's jobs_dir, user,\n"
-                  "qos, launcher and volumes), then every rule Slurm cannot honour as written.\n",
+                  "qos, launcher and volumes), then every rule Slurm cannot honour as written.\n"
+                  "--target volcano prints a Volcano Job (batch.volcano.sh/v1alpha1), --target\n"
+                  "pytorchjob a Kubeflow PyTorchJob (kubeflow.org/v1), for kubectl apply -f;\n"
+                  "after it, as YAML comments, one line per field the target cannot express.\n",
                   out);
             return EXIT_OK;
         default:
@@ -450,7 +479,8 @@ int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
         }
     }
     if (argc - optind != 1) {
-        fputs("usage: trainjob render FILE [-o yaml|json] [--target slurm]\n", err);
+        fputs("usage: trainjob render FILE [-o yaml|json] [--target slurm|volcano|pytorchjob]\n",
+              err);
         return EXIT_USAGE;
     }
     const char *path = argv[optind];
@@ -459,7 +489,7 @@ int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
     jobfile_init(&jf);
     int rc = check_file(&local, NULL, path, &jf, &fs, err);
     struct resolved_context ctx;
-    bool have_ctx = rc == EXIT_OK && !slurm && file_context(&local, &ctx);
+    bool have_ctx = rc == EXIT_OK && target == TARGET_NONE && file_context(&local, &ctx);
     if (have_ctx && context_is_acp(&ctx.ctx)) {
         struct strbuf sb = STRBUF_INIT;
         rc = render_acp(&ctx, &jf.job, format, &sb, err);
@@ -475,13 +505,15 @@ int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
                   "for the backend to derive from the pool's type\n",
                   err);
         jobspec_fill_defaults(&jf.job, have_cat ? &cat : NULL);
-        if (have_cat)
-            catalog_free(&cat);
         struct strbuf sb = STRBUF_INIT;
-        if (slurm)
+        if (target == TARGET_SLURM)
             rc = render_slurm(&local, &jf.job, &sb, err);
+        else if (target == TARGET_VOLCANO || target == TARGET_PYTORCHJOB)
+            rc = render_k8s(&jf.job, have_cat ? &cat : NULL, target == TARGET_VOLCANO, &sb, err);
         else
             jobfile_write(&jf.job, format, &sb);
+        if (have_cat)
+            catalog_free(&cat);
         fputs(strbuf_str(&sb), out);
         strbuf_free(&sb);
     }

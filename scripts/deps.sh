@@ -52,6 +52,10 @@ need_cmd fish fish
 # real protobuf runtime from .proto files compiled by protoc, with Debian's python3.
 need_cmd protoc protobuf-compiler
 /usr/bin/python3 -c "import google.protobuf" 2>/dev/null || missing="$missing python3 python3-protobuf"
+# The Kubernetes manifests (tests/k8s_render.test.sh) are read by PyYAML, a YAML 1.1
+# reader as kubectl's is, and checked against their CRDs' schemas by python3-jsonschema.
+/usr/bin/python3 -c "import jsonschema, yaml" 2>/dev/null ||
+    missing="$missing python3 python3-jsonschema python3-yaml"
 if [ "${1:-}" = "--fuzz" ]; then
     need_cmd clang clang
     ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||

@@ -822,6 +822,18 @@ static const char *const tricky_strings[] = {
     "$WORLD_SIZE",
     "254,255",
     "199,200-204,230",
+    "yes",
+    "No",
+    "ON",
+    "off",
+    "y",
+    "=",
+    "<<",
+    "1_000",
+    "0b11",
+    "1:30:00",
+    "+.5",
+    "0o17",
 };
 
 static void test_round_trip_strings(void **state)
@@ -911,9 +923,9 @@ static void test_emit_text(void **state)
     } table[] = {
         {"{\"a\": \"8\"}", "a: '8'\n"},
         {"{\"a\": 8}", "a: 8\n"},
-        {"{\"n\": 2.0}", "n: 2.0\n"},
-        {"{\"n\": 0.1}", "n: 0.1\n"},
-        {"{\"n\": 1e20}", "n: 1e20\n"},
+        {"{\"x\": 2.0}", "x: 2.0\n"},
+        {"{\"x\": 0.1}", "x: 0.1\n"},
+        {"{\"x\": 1e20}", "x: 1e20\n"},
         {"{\"s\": \"true\", \"b\": true, \"z\": null}", "s: 'true'\nb: true\nz: null\n"},
         {"{\"e\": \"\"}", "e: ''\n"},
         {"{}", "{}\n"},
@@ -923,8 +935,26 @@ static void test_emit_text(void **state)
         {"{\"s\": \"x\\ny\"}", "s: |-\n  x\n  y\n"},
         {"{\"s\": \"名前\"}", "s: 名前\n"},
         {"{\"s\": \"a\\u0001\"}", "s: \"a\\x01\"\n"},
-        {"{\"roles\": [{\"name\": \"Worker\", \"n\": 2}]}", "roles:\n- name: Worker\n  n: 2\n"},
+        {"{\"roles\": [{\"name\": \"Worker\", \"k\": 2}]}", "roles:\n- name: Worker\n  k: 2\n"},
         {"{\"1\": \"a\"}", "'1': a\n"},
+        /* what a YAML 1.1 reader (PyYAML, kubectl's go-yaml) would not read as a string */
+        {"{\"v\": \"yes\"}", "v: 'yes'\n"},
+        {"{\"v\": \"Off\"}", "v: 'Off'\n"},
+        {"{\"v\": \"y\"}", "v: 'y'\n"},
+        {"{\"v\": \"NO\"}", "v: 'NO'\n"},
+        {"{\"v\": \"=\"}", "v: '='\n"},
+        {"{\"v\": \"<<\"}", "v: '<<'\n"},
+        {"{\"v\": \"1_000\"}", "v: '1_000'\n"},
+        {"{\"v\": \"0b101\"}", "v: '0b101'\n"},
+        {"{\"v\": \"1:30\"}", "v: '1:30'\n"},
+        {"{\"v\": \"0777\"}", "v: '0777'\n"},
+        {"{\"on\": 1}", "'on': 1\n"},
+        {"{\"n\": 2.0}", "'n': 2.0\n"}, /* go-yaml's "n" is false */
+        /* … and what it reads as a string stays plain */
+        {"{\"v\": \"yesterday\"}", "v: yesterday\n"},
+        {"{\"v\": \"v1.2\"}", "v: v1.2\n"},
+        {"{\"v\": \"1-255\"}", "v: 1-255\n"},
+        {"{\"v\": \"2024-01-02\"}", "v: '2024-01-02'\n"},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         json_t *t = json_loads(table[i].json, JSON_DECODE_ANY, NULL);
