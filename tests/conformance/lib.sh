@@ -109,10 +109,25 @@ cf_scenario() {
         return
     }
     CF_FAILED=0
+    CF_LACKS=""
     "scenario_$(echo "$1" | tr - _)"
-    if [ "$CF_FAILED" -eq 0 ]; then echo "$1 $CF_BACKEND pass" >>"$CF_RESULTS"; else
+    if [ "$CF_FAILED" -ne 0 ]; then
         echo "$1 $CF_BACKEND FAIL" >>"$CF_RESULTS"
+    elif [ -n "$CF_LACKS" ]; then
+        echo "$1 $CF_BACKEND pass(unsupported:$CF_LACKS)" >>"$CF_RESULTS"
+    else
+        echo "$1 $CF_BACKEND pass" >>"$CF_RESULTS"
     fi
+}
+
+# cf_lacks PART: true when the backend cannot do PART of the scenario
+# running (backend_unsupported PART says why): prints the UNSUPPORTED line
+# for that part, which the table shows beside the scenario's result
+cf_lacks() {
+    _why=$(backend_unsupported "$1") || return 1
+    echo "UNSUPPORTED conformance/$CF_BACKEND/$CF_SCENARIO: $1: not supported by $CF_BACKEND: $_why"
+    CF_LACKS="${CF_LACKS:+$CF_LACKS,}$1"
+    return 0
 }
 
 # cf_table BACKEND…: the parity table (scenario × backend) in markdown
@@ -126,6 +141,9 @@ cf_table() {
         printf '| %s |' "$_s"
         for _b in "$@"; do
             _r=$(awk -v s="$_s" -v b="$_b" '$1 == s && $2 == b { print $3 }' "$CF_RESULTS")
+            case $_r in
+            "pass(unsupported:"*) _r=$(echo "$_r" | sed 's/^pass(unsupported:\(.*\))$/pass; unsupported: \1/') ;;
+            esac
             printf ' %s |' "${_r:-not run}"
         done
         printf '\n'

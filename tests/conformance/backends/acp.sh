@@ -36,6 +36,10 @@ backend_down() {
 
 backend_unsupported() {
     case $1 in
+    worker-restarts)
+        echo "the list-workers page's worker has no restart count and no exit code (a phase only)"
+        ;;
+    start) echo "ACP has no REST call to start a stopped job (the reference notes: only the sco CLI restarts one)" ;;
     stop-start)
         echo "ACP has no REST call to start a stopped job (the reference notes: only the sco CLI restarts one); stop and delete are in missing-job and the others"
         ;;
