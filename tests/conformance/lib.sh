@@ -39,12 +39,12 @@ cf_rc() {
 # cf_grep CHECK FILE TEXT / cf_egrep CHECK FILE REGEX / cf_no_grep CHECK FILE TEXT
 cf_grep() {
     if grep -qF -- "$3" "$2"; then cf_pass "$1"; else
-        cf_fail "$1" "no '$3' in $(basename "$2"): $(head -c 500 "$2" | tr '\n' '|')"
+        cf_fail "$1" "no '$3' in $(basename "$2"): $(head -c 240 "$2" | tr '\n' '|')"
     fi
 }
 cf_egrep() {
     if grep -qE -- "$3" "$2"; then cf_pass "$1"; else
-        cf_fail "$1" "nothing matches /$3/ in $(basename "$2"): $(head -c 500 "$2" | tr '\n' '|')"
+        cf_fail "$1" "nothing matches /$3/ in $(basename "$2"): $(head -c 240 "$2" | tr '\n' '|')"
     fi
 }
 cf_no_grep() {
