@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """acpfake: a loopback stand-in for SenseCore ACP, for tests/conformance.test.sh.
 
-    acpfake.py --socket TRAINJOBD_SOCK --port-file FILE [--newer PREFIX]
+    acpfake.py --socket TRAINJOBD_SOCK [--engine-tcp HOST:PORT] --port-file FILE
+               [--newer PREFIX]
 
 Listens on 127.0.0.1 (a port the kernel picks, written to FILE once it
 listens) and answers the paths an ACP context (driver: acp) calls:
@@ -30,9 +31,15 @@ priority URGENT, quota ON_DEMAND), a field it does not know, and numeric
 `limits` on its resource spec.
 
 Requests must carry an Authorization header (the ACP context signs them
-with its AK/SK, api/hmac.c); the signature itself is not checked. trainjobd
-trusts the Unix peer's uid: run the fake as the user the jobs belong to.
-Python 3 standard library only. Stopped by the test by its pid.
+with its AK/SK, api/hmac.c). Over the Unix socket trainjobd trusts the
+peer's uid: the fake's user owns every job. With --engine-tcp the
+training-job requests go instead to trainjobd's TCP listener with the
+client's signing headers as they came (the signature covers the method,
+path, body, date and nonce, none of which the fake changes): trainjobd
+checks it and knows the caller by the access key, as ACP knows a user by
+the AK, so several users can share one fake. The catalog is read over the
+socket either way. Python 3 standard library only. Stopped by the test by
+its pid.
 """
 import argparse
 import datetime
@@ -86,19 +93,33 @@ def acp_time(s):
     return t.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (t.microsecond // 1000)
 
 
+# The headers api/hmac.c signs with, forwarded as they came with --engine-tcp.
+SIGNING = ("Authorization", "X-Date", "Date", "Digest", "X-Nonce")
+
+
 class Fake:
-    def __init__(self, sock, newer):
+    def __init__(self, sock, tcp, newer):
         self.sock = sock
+        self.tcp = tcp
         self.newer = newer
 
-    def engine(self, method, path, body=None, headers=None):
-        """One request to trainjobd over its Unix socket: (status, bytes)."""
-        c = http.client.HTTPConnection("localhost", timeout=60)
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.settimeout(60)
-        s.connect(self.sock)
-        c.sock = s
+    def engine(self, method, path, body=None, signed=None):
+        """One request to trainjobd: over TCP with the client's signing
+        headers when signed (and --engine-tcp), else over its Unix socket;
+        (status, bytes)."""
         h = {"Content-Type": "application/json"} if body else {}
+        if signed is not None and self.tcp:
+            host, port = self.tcp.rsplit(":", 1)
+            c = http.client.HTTPConnection(host, int(port), timeout=60)
+            for k in SIGNING:
+                if signed.get(k):
+                    h[k] = signed.get(k)
+        else:
+            c = http.client.HTTPConnection("localhost", timeout=60)
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.settimeout(60)
+            s.connect(self.sock)
+            c.sock = s
         c.request(method, path, body=body, headers=h)
         r = c.getresponse()
         data = r.read()
@@ -223,7 +244,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if "watch" in q or "view" in q:
             # trainjobd's watch stream and BASIC rows are not ACP's
             return self.reply(400, error_body(3, "InvalidArgument", "unknown query parameter"))
-        st, data = f.engine(self.command, self.path, body)
+        st, data = f.engine(self.command, self.path, body, signed=self.headers)
         if st >= 300:
             return self.reply(st, data)
         try:
@@ -283,10 +304,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
 def main():
     ap = argparse.ArgumentParser(description="a loopback SenseCore ACP over trainjobd")
     ap.add_argument("--socket", required=True, help="trainjobd's Unix socket")
+    ap.add_argument("--engine-tcp", default="", metavar="HOST:PORT",
+                    help="trainjobd's TCP listener, for the signed training-job requests")
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--newer", default="", help="jobs named with this prefix get newer values")
     a = ap.parse_args()
-    Handler.fake = Fake(a.socket, a.newer)
+    Handler.fake = Fake(a.socket, a.engine_tcp, a.newer)
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     srv.daemon_threads = True
     tmp = a.port_file + ".tmp"
