@@ -8,7 +8,8 @@
 # line with the backend's reason; then the parity table (scenario ×
 # backend) is printed and written to $CONFORMANCE_TABLE when set (make
 # conformance writes build/conformance.md). CONFORMANCE_BACKENDS=trainjobd,acp
-# limits the backends. Every service is started here and stopped by pid.
+# limits the backends, CONFORMANCE_SCENARIOS=lifecycle,logs the scenarios
+# (a scenario may read the jobs of lifecycle: keep it in). Every service is started here and stopped by pid.
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
@@ -43,12 +44,25 @@ printf 'contexts:\n' >"$TRAINJOB_CONFIG"
 
 # cf_engine_up: the suite's one trainjobd (both the trainjobd and acp
 # backends use it): two simulated nodes, pool standard and spec gpu-1 as the
-# Slurm cluster names them, workspaces default and acp, volume scratch.
+# Slurm cluster names them, workspaces default and acp, volume scratch; on
+# its Unix socket (the suite's user) and on loopback TCP at $CF_ENGINE_TCP
+# with an AK/SK for each user (AK-USER, SK-USER): the suite's, and tj-alice
+# and tj-bob (two-users), members of both workspaces.
 cf_engine_up() {
     [ -n "$ENGINE_PID" ] && return 0
+    tj_users
+    _port=$(free_port) || return 1
+    CF_ENGINE_TCP=127.0.0.1:$_port
+    ENGINE_ARGS="--listen $CF_ENGINE_TCP"
     engine_config nodes="sim 2 16" pools=standard specs=gpu-1:1:1:512 volume <<EOF2 || return 1
+  members: [$TJ_ALICE, $TJ_BOB]
 - name: acp
   owners: [$ME]
+  members: [$TJ_ALICE, $TJ_BOB]
+keys:
+- {access_key: AK-$ME, secret_key: SK-$ME, user: $ME}
+- {access_key: AK-$TJ_ALICE, secret_key: SK-$TJ_ALICE, user: $TJ_ALICE}
+- {access_key: AK-$TJ_BOB, secret_key: SK-$TJ_BOB, user: $TJ_BOB}
 EOF2
     start_engine
 }

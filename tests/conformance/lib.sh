@@ -92,11 +92,20 @@ cf_submit() {
     [ "$rc" -eq 0 ]
 }
 
-# cf_scenarios: the scenario names in order (NN-name.sh → name)
+# cf_user_dir USER: $TMP/users/USER, USER's own (for the backend's backend_user)
+cf_user_dir() {
+    shared_tmp "$TMP/users"
+    mkdir -p "$TMP/users/$1"
+    chown "$1" "$TMP/users/$1"
+    chmod 700 "$TMP/users/$1"
+}
+
+# cf_scenarios: the scenario names in order (NN-name.sh → name); only those
+# in $CONFORMANCE_SCENARIOS (name,name) when it is set
 cf_scenarios() {
     for _f in "$CF_DIR"/scenarios/[0-9]*.sh; do
         _b=$(basename "$_f" .sh)
-        echo "${_b#*-}"
+        case ",${CONFORMANCE_SCENARIOS:-${_b#*-}}," in *",${_b#*-},"*) echo "${_b#*-}" ;; esac
     done
 }
 

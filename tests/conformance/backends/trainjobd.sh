@@ -12,6 +12,23 @@ backend_up() {
     } >>"$TRAINJOB_CONFIG"
 }
 
+# backend_user USER: USER's own context, $TMP/users/USER/config.yaml: the
+# engine's TCP listener with USER's AK/SK (its Unix socket is its own
+# user's only), workspace default
+backend_user() {
+    cf_user_dir "$1"
+    _d=$TMP/users/$1
+    printf 'SK-%s\n' "$1" >"$_d/sk"
+    {
+        printf 'contexts:\n  - name: trainjobd\n    driver: trainjobd\n'
+        printf '    endpoint: http://%s\n    access_key: AK-%s\n    secret_key_file: %s\n' \
+            "$CF_ENGINE_TCP" "$1" "$_d/sk"
+        printf '    workspace: default\n'
+    } >"$_d/config.yaml"
+    chown "$1" "$_d/sk" "$_d/config.yaml"
+    chmod 600 "$_d/sk"
+}
+
 backend_down() { :; } # the engine serves the acp backend's fake too: stopped at the end
 
 backend_unsupported() {
