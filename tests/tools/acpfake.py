@@ -12,8 +12,8 @@ listens) and answers the paths an ACP context (driver: acp) calls:
     serves the same paths, and its replies are reshaped to the shapes of
     SenseCore's public TrainingJob schema: schemas/acp.json of the public
     repository NotDesigned/SLAI-sensecore-tool (commit
-    74a56c0c4fa3346c88c90d59872fd2b807b32507) and the list-workers API page
-    as summarised in the project's ACP reference notes;
+    74a56c0c4fa3346c88c90d59872fd2b807b32507) and SenseCore's list-workers
+    API page (sensecore.cn/help/docs/API/acp/6-training-job-service-list-workers);
   * the workspace's pool bindings (/compute/workspace/data/v1/...) and each
     pool's resource specs (/compute/aec2/data/v1/...), built from trainjobd's
     catalog, in the shapes api/acp_catalog.c reads;
@@ -75,7 +75,7 @@ SCHEMA_TOP = {
 SCHEMA_SCHEDULING = {"priority", "quota_type", "scoring_strategy"}
 TIME_KEYS = ("create_time", "start_time", "suspend_time", "update_time", "complete_time",
              "delete_time")
-# The list-workers page's worker fields (API-workers in the reference notes).
+# The list-workers page's worker fields.
 WORKER_KEYS = {"uid", "id", "name", "namespace", "node_name", "ip", "host_ip", "phase",
                "init_containers", "containers", "node_spec_name", "create_time", "update_time"}
 
@@ -146,13 +146,13 @@ class Fake:
                     del s[k]  # schema: preemptible is trainjob's word, not ACP's
         for role in j.get("roles") or []:
             specs = role.get("resource_spec") or []
-            # INFERRED from the reference notes (§3.5, live observation quoted
-            # there): a GET reports both total_replicas and the per-spec replicas.
+            # INFERRED (not in the schema; what clients that ran against ACP
+            # report): a GET carries both total_replicas and the per-spec replicas.
             if len(specs) == 1 and "total_replicas" in role:
                 specs[0].setdefault("replicas", role["total_replicas"])
             for sp in specs:
-                # schema: a spec's description/limits/requests are output-only;
-                # their values are INFERRED (limits as strings, as the schema types them).
+                # schema: a spec's description is output-only; its value (the
+                # spec's name) is INFERRED.
                 sp.setdefault("description", sp.get("name", ""))
         for k in TIME_KEYS:
             if k in j:
@@ -185,7 +185,9 @@ class Fake:
     def reshape_worker(w):
         if not isinstance(w, dict):
             return w
-        out = {k: v for k, v in w.items() if k in WORKER_KEYS}  # the page's fields only
+        # the page's fields only; phase keeps trainjobd's Pending/Running/
+        # Succeeded/Failed: the page gives no values (INFERRED: Kubernetes' pod phases)
+        out = {k: v for k, v in w.items() if k in WORKER_KEYS}
         for k in ("create_time", "update_time"):
             if k in out:
                 out[k] = acp_time(out[k])
@@ -201,7 +203,8 @@ class Fake:
 
 
 def error_body(code, reason, message):
-    # INFERRED: the error shape (google.rpc Status-like, the reference notes §5).
+    # INFERRED: the error shape, google.rpc Status-like (details[].reason), as
+    # clients that ran against ACP read it; the API pages show none.
     return json.dumps({"code": code, "message": message,
                        "details": [{"reason": reason}]}).encode()
 

@@ -62,9 +62,9 @@ backend_unsupported() {
     worker-restarts)
         echo "the list-workers page's worker has no restart count and no exit code (a phase only)"
         ;;
-    start) echo "ACP has no REST call to start a stopped job (the reference notes: only the sco CLI restarts one)" ;;
+    start) echo "ACP has no REST call to start a stopped job (the API lists create, list, get, list workers, batch delete and update; only the sco CLI restarts one)" ;;
     stop-start)
-        echo "ACP has no REST call to start a stopped job (the reference notes: only the sco CLI restarts one); stop and delete are in missing-job and the others"
+        echo "ACP has no REST call to start a stopped job (the API lists create, list, get, list workers, batch delete and update; only the sco CLI restarts one); stop and delete are in missing-job and the others"
         ;;
     history)
         echo "ACP has no events or history API; a client sees only the state a GET says now"
