@@ -247,6 +247,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if "watch" in q or "view" in q:
             # trainjobd's watch stream and BASIC rows are not ACP's
             return self.reply(400, error_body(3, "InvalidArgument", "unknown query parameter"))
+        if self.command == "POST" and rest == "" and body:
+            # schema: env "at most 10"; the reason word is INFERRED
+            try:
+                env = json.loads(body).get("env") or []
+            except (ValueError, AttributeError):
+                env = []
+            if len(env) > 10:
+                return self.reply(400, error_body(
+                    3, "tjInvalidEnvCount", "env: %d variables, at most 10" % len(env)))
         st, data = f.engine(self.command, self.path, body, signed=self.headers)
         if st >= 300:
             return self.reply(st, data)
