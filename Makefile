@@ -89,7 +89,7 @@ TOOLS     := $(TOOLS_SRC:tests/%.c=$(BUILD)/tests/%)
 FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 
-.PHONY: all run test asan bench fuzz format deps clean help check-tests install uninstall FORCE
+.PHONY: all run test conformance asan bench fuzz format deps clean help check-tests install uninstall FORCE
 # Keep objects that only chained rules make (tests, benches), so relinks do not rebuild them.
 .SECONDARY:
 .DEFAULT_GOAL := all
@@ -183,6 +183,15 @@ check-tests: $(BINARIES) $(MANS) $(TESTS) $(TOOLS) $(FUZZ_REPLAY)
 
 test: check-tests
 	@tests/run-tests.sh $(BUILD)
+
+# The conformance suite alone (every backend, or CONFORMANCE_BACKENDS=a,b),
+# its parity table also in $(BUILD)/conformance.md (README's "Backends: parity").
+conformance: check-tests
+	@CONFORMANCE_TABLE=$(BUILD)/conformance.md TRAINJOB_BIN=$(CURDIR)/$(BUILD)/trainjob \
+	    TRAINJOB_TOP=$(CURDIR) TRAINJOBD_BIN=$(CURDIR)/$(BUILD)/trainjobd \
+	    TRAINJOB_SHIM=$(CURDIR)/$(BUILD)/trainjob-shim TRAINJOBD_SCHED_VERIFY=1 \
+	    sh tests/conformance.test.sh | tee $(BUILD)/conformance.log; \
+	    ! grep -q '^FAIL ' $(BUILD)/conformance.log
 
 asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan SANITIZE=1 test

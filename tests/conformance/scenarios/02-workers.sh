@@ -1,0 +1,20 @@
+# Workers and their counts: WORKERS reads READY/TOTAL with a number on both
+# sides (0/2 while queued), and `get workers` lists master-0 and worker-0.
+scenario_workers() {
+    cf_job ok wk
+    cf_submit wk || return
+    cf_run tj get jobs
+    w=$(cf_col "$TMP/out" wk WORKERS)
+    case $w in [0-9]*/2) cf_pass "WORKERS reads N/2 right after submit ($w)" ;;
+    *) cf_fail "WORKERS reads N/2 right after submit" "WORKERS '$w': $(tr '\n' '|' <"$TMP/out")" ;; esac
+    cf_expect_state "wk runs" wk "RUNNING|SUCCEEDED" 60
+    cf_run tj get workers wk
+    cf_rc "get workers works" 0
+    cf_egrep "...listing master-0" "$TMP/out" "^master-0 "
+    cf_egrep "...and worker-0" "$TMP/out" "^worker-0 "
+    cf_expect_state "wk ends SUCCEEDED" wk "SUCCEEDED" 60
+    cf_run tj get jobs
+    w=$(cf_col "$TMP/out" wk WORKERS)
+    case $w in [0-9]*/2) cf_pass "WORKERS reads N/2 when it has ended ($w)" ;;
+    *) cf_fail "WORKERS reads N/2 when it has ended" "WORKERS '$w'" ;; esac
+}
