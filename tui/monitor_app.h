@@ -20,6 +20,8 @@
 #include "tui/term.h"
 #include "tui/tui.h"
 
+struct strbuf;
+
 #define MAX_SCREENS 8
 #define FRAME_MIN_MS 33       /* ~30 frames a second at most, but for keys */
 #define STATUS_INFO_MS 8000   /* an information on the status line goes after this */
@@ -32,6 +34,24 @@ struct keymap;
 struct prompt;
 
 typedef void (*confirm_fn)(struct monitor *m);
+
+#define MONITOR_MAX_CONTEXTS 16 /* `top --context a,b,…`: contexts in one view at most */
+
+/*
+ * One context in view: its backend, the jobs its feed keeps and its catalog.
+ * A single-context top has one; `top --context a,b` (or `:ctx all`) one per
+ * name, each fed on the same loop. Kept in place in struct monitor, so a
+ * reply in flight always finds its context (app: back to the monitor).
+ */
+struct monitor_ctx {
+    struct monitor *app;
+    char *name; /* the context's name as asked for; NULL: the one the target resolves to */
+    struct session session;
+    struct jobstore *store;
+    struct feed *feed;      /* NULL in a detached app */
+    struct catalog catalog; /* for the devices of a spec; empty where the backend has none */
+    char *detached_down;    /* a detached app's stand-in for a lost feed (tests): why */
+};
 
 /*
  * What the program composing the app (tui/top.c) plugs into it: the screens,
@@ -49,12 +69,18 @@ struct monitor {
     struct loop *loop;
     struct http_multi *multi;
     struct term term;
-    struct session session;
     struct session_target target;      /* as given, then what :ctx chose */
     char *context;                     /* the string :ctx set target.context to */
     const struct monitor_parts *parts; /* NULL in a detached app */
-    struct jobstore *store;
-    struct feed *feed;
+    /*
+     * The contexts in view (one but in a view over several) and the one the
+     * screen on top works in: a job screen's is its job's, remembered per
+     * screen in screen_ctx and back when the screen above is closed.
+     */
+    struct monitor_ctx ctx[MONITOR_MAX_CONTEXTS];
+    size_t nctx;
+    size_t focus;
+    size_t screen_ctx[MAX_SCREENS];
     struct keymap *keys;
     struct screen *screens[MAX_SCREENS];
     size_t depth;
@@ -88,22 +114,53 @@ struct monitor {
     struct dialog *dialog;
     confirm_fn dialog_yes;
     struct help *help;
-    /* what a confirmed or asked-for action works on */
+    /* what a confirmed or asked-for action works on: names, each in its context */
     enum monitor_action pending;
     char **names;
+    size_t *name_ctx;
     size_t name_count;
-    char *arg;              /* the save path, the node to mark */
-    char *open_when_seen;   /* a job to open once the feed has it (--job, a wizard's submit) */
-    struct catalog catalog; /* for the devices of a spec; empty where the backend has none */
+    char *arg;            /* the save path, the node to mark */
+    char *open_when_seen; /* a job to open once the feed has it (--job, a wizard's submit) */
+    size_t open_ctx;      /* ... in this context; SIZE_MAX: in whichever has it first */
 };
+
+/* The context the screen on top works in. */
+static inline struct monitor_ctx *monitor_cur(struct monitor *m)
+{
+    return &m->ctx[m->focus];
+}
+/* True when more than one context is in view. */
+static inline bool monitor_multi_view(const struct monitor *m)
+{
+    return m->nctx > 1;
+}
 
 /* tui/monitor.c */
 /* Runs the jobs view made of parts until the user quits (tui_top_run). */
 int monitor_run(const struct tui_top_opts *o, const struct monitor_parts *parts, FILE *err);
 /* Pushes the job screen for name (parts->job_screen), or says there is none. */
 void monitor_open_job(struct monitor *m, const char *name);
-/* The names an action works on, copied (NULL, 0: none). */
+/* The same for a job of context ctx (the job screen then works in it). */
+void monitor_open_job_in(struct monitor *m, size_t ctx, const char *name);
+/* The names an action works on, copied (NULL, 0: none), in the context on top. */
 void monitor_set_names(struct monitor *m, const char *const *names, size_t n);
+/* The same, each in its own context (ctxs[i]; NULL: the context on top). */
+void monitor_set_names_in(struct monitor *m, const char *const *names, const size_t *ctxs,
+                          size_t n);
+/*
+ * The context names spec stands for — "a,b" (each once, in order) or "all"
+ * (every context of the config file; "local" without one) — as malloc'd
+ * strings into names (room for MONITOR_MAX_CONTEXTS). Returns the count, or 0
+ * with why in err (an empty name, too many).
+ */
+size_t monitor_context_list(const char *spec, char **names, struct strbuf *err);
+/* True when spec names more than one context or "all" (a view over several). */
+bool monitor_context_spec_multi(const char *spec);
+/*
+ * Opens the contexts of spec (see monitor_context_list) in place of those in
+ * view, with their feeds; on failure keeps those in view and says why in err.
+ */
+int monitor_open_contexts(struct monitor *m, const char *spec, struct strbuf *err);
 /* The screen on top. */
 struct screen *monitor_top(struct monitor *m);
 /* A yes/no box; yes(m) when answered yes. */

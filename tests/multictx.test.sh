@@ -1,0 +1,164 @@
+# One jobs view over two contexts, driven in tmux at 100×24 the way a person
+# does: two trainjobd engines on two sockets (own state dirs), contexts
+# "local" and "lab" in config.yaml, each with a job named "same" and one of
+# its own. `top --context local,lab` lists all four rows with CONTEXT; `s`
+# on lab's "same" stops it on lab only (checked with the CLI against each);
+# lab's engine killed (by pid): its rows say DISCONNECTED, the header says
+# which, and local's keep updating (a new job on local appears); lab's
+# engine started again: its rows come back by themselves. `:ctx all` opens
+# every context of config.yaml; one context is the view as it always was.
+. "$(dirname "$0")/lib.sh"
+cd "$TRAINJOB_TOP" || exit 1
+SESSION="tj-multictx-$$"
+. tests/tui.sh
+
+engine_config </dev/null
+SOCK_A="$TMP/run/a.sock" STATE_A="$TMP/state-a"
+SOCK_B="$TMP/run/b.sock" STATE_B="$TMP/state-b"
+# start_at A|B : the engine of context local (A) or lab (B); its pid in PID_A / PID_B.
+start_at() {
+    if [ "$1" = A ]; then SOCK=$SOCK_A STATE=$STATE_A; else SOCK=$SOCK_B STATE=$STATE_B; fi
+    ENGINE_PID=""
+    start_engine
+    eval "PID_$1=\$ENGINE_PID"
+    ENGINE_PID=""
+}
+PID_A="" PID_B=""
+cleanup() {
+    tui_cleanup
+    for _p in "$PID_A" "$PID_B"; do
+        [ -n "$_p" ] && kill -KILL "$_p" 2>/dev/null && wait "$_p" 2>/dev/null
+    done
+    end_workers "$STATE_A"
+    end_workers "$STATE_B"
+    rm -rf "$TMP"
+}
+start_at A || exit 1
+start_at B || exit 1
+
+mkdir -p "$HOME/.config/trainjob"
+cat >"$HOME/.config/trainjob/config.yaml" <<EOF
+contexts:
+- name: local
+  driver: trainjobd
+  endpoint: http+unix://$SOCK_A
+  workspace: default
+- name: lab
+  driver: trainjobd
+  endpoint: http+unix://$SOCK_B
+  workspace: default
+EOF
+at() { _c=$1; shift; "$TRAINJOB_BIN" --context "$_c" "$@"; }
+job_file() { # NAME
+    cat >"$TMP/$1.yaml" <<EOF
+workspace_name: default
+name: $1
+display_name: $1
+framework: PYTORCH_DDP
+resource_pool: {name: std}
+roles:
+  - total_replicas: 1
+    resource_spec: [{name: cpu-1}]
+    image_path: local/host
+    startup_script: sleep 600
+EOF
+}
+for j in same only-local only-lab new-on-local; do job_file $j; done
+run at local submit -f "$TMP/same.yaml"
+expect_rc "a job named same on local" 0
+run at lab submit -f "$TMP/same.yaml"
+expect_rc "...and one named same on lab" 0
+run at local submit -f "$TMP/only-local.yaml"
+run at lab submit -f "$TMP/only-lab.yaml"
+# state CONTEXT JOB STATES [SECONDS]: up to SECONDS (20) for the job's state to be one of STATES.
+state() {
+    _n=$((${4:-20} * 5))
+    while [ $_n -gt 0 ]; do
+        at "$1" get job "$2" -o json >"$TMP/out" 2>&1
+        grep -qE "\"state\": \"($3)\"" "$TMP/out" && return 0
+        sleep 0.2
+        _n=$((_n - 1))
+    done
+    return 1
+}
+state local same RUNNING && state lab same RUNNING && state local only-local RUNNING &&
+    state lab only-lab RUNNING && pass "the four jobs run" || fail "the four jobs run" "$(cat "$TMP/out")"
+
+start_tui 100 24 "top --context local,lab"
+see "the view over two contexts lists lab's jobs" "only-lab" 10
+see "...and local's" "only-local" 10
+screen
+head -3 "$TMP/screen" >"$TMP/header"
+expect_grep "...with a CONTEXT column" "$TMP/header" "CONTEXT"
+n=$(grep -c "same" "$TMP/screen")
+if [ "$n" -eq 2 ]; then pass "...the same name in two contexts is two rows"; else
+    fail "...the same name in two contexts is two rows" "$n rows: $(cat "$TMP/screen")"
+fi
+see_row "...each row says its context (local)" "local" "only-local"
+see_row "...each row says its context (lab)" "lab" "only-lab"
+see "...the header says both contexts are up" "local ✓  lab ✓"
+see "...the title counts both contexts' jobs" "jobs 4"
+
+# `s` on lab's "same": the filter narrows to it, the cursor is on it.
+keys /
+keys "context=lab name=same" Enter
+see_row "the filter narrows to lab's same" "lab" "same"
+screen
+n=$(grep -c "same" "$TMP/screen")
+if [ "$n" -eq 1 ]; then pass "...one row left"; else fail "...one row left" "$(cat "$TMP/screen")"; fi
+keys s
+see "s asks to stop it, naming its context" "same on lab"
+keys y
+see "...the status says where" "stopping 1 job on lab" 5
+if state lab same "SUSPENDING|SUSPENDED" 20; then pass "...lab's same stops"; else
+    fail "...lab's same stops" "$(cat "$TMP/out")"
+fi
+if state local same RUNNING 1; then pass "...local's same keeps running"; else
+    fail "...local's same keeps running" "$(cat "$TMP/out")"
+fi
+keys /
+keys C-u Enter
+see_row "...the view shows lab's same stopped" "lab" "SUSPEND" 20
+
+# Lab's engine goes away: its rows only say so.
+kill -KILL "$PID_B" && wait "$PID_B" 2>/dev/null
+PID_B=""
+see "lab's engine killed: the header says lab is DISCONNECTED" "lab ✗ DISCONNECTED" 15
+see_row "...lab's rows say DISCONNECTED" "only-lab" "DISCONNECTED"
+screen
+if grep "only-local" "$TMP/screen" | grep -q DISCONNECTED; then
+    fail "...local's rows do not" "$(cat "$TMP/screen")"
+else pass "...local's rows do not"; fi
+expect_grep "...local is still up in the header" "$TMP/screen" "local ✓"
+run at local submit -f "$TMP/new-on-local.yaml"
+expect_rc "a new job on local" 0
+see "...appears while lab is down" "new-on-local" 10
+
+# Lab's engine comes back: its rows resume by themselves (within the backoff).
+start_at B || fail "lab's engine starts again"
+see "lab back: the header says so" "lab ✓" 40
+gone "...its rows no longer say DISCONNECTED" "DISCONNECTED"
+see_row "...lab's rows are there" "lab" "only-lab"
+keys q
+
+# :ctx all: every context of config.yaml; :ctx local: the single view as before.
+start_tui 100 24 "--context local top"
+see "one context: its jobs" "only-local" 10
+screen
+if grep -q "CONTEXT" "$TMP/screen"; then fail "...and no CONTEXT column" "$(cat "$TMP/screen")"; else
+    pass "...and no CONTEXT column"
+fi
+keys :
+keys "ctx all" Enter
+see "\`:ctx all\` opens every context" "only-lab" 10
+see "...with the CONTEXT column" "CONTEXT"
+keys :
+keys "ctx local" Enter
+gone "\`:ctx local\` is one context again" "only-lab"
+gone "...without CONTEXT" "CONTEXT"
+keys q
+
+run "$TRAINJOB_BIN" top --context local,lab --endpoint "http+unix://$SOCK_A"
+expect_rc "--endpoint with several contexts is a usage error" 2
+run "$TRAINJOB_BIN" top --help
+expect_grep "top --help says --context a,b" "$TMP/out" "--context NAME|A,B,…|all"
