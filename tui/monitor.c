@@ -2,7 +2,8 @@
  * monitor: the live screens' app — the loop, the screen stack, the frame
  * (title bar with the feed's state, status line, key bar), prompts,
  * confirm dialogs, help and keys; the actions are tui/actions.c, the `:`
- * command line tui/commands.c (they share tui/monitor_app.h). This core
+ * command line tui/commands.c, the contexts in view (one, or several in
+ * one jobs view) tui/monitor_contexts.c (they share tui/monitor_app.h). This core
  * calls neither, nor any screen, but through the monitor_parts tui/top.c
  * hands it. See app.h.
  *
@@ -14,22 +15,18 @@
  */
 #include "tui/monitor_app.h"
 
-#include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "api/backend.h"
 #include "api/catalog.h"
 #include "api/context.h"
-#include "api/finding.h"
 #include "api/http_multi.h"
-#include "api/paths.h"
 #include "api/session.h"
 #include "tui/feed.h"
 #include "tui/help.h"
@@ -37,7 +34,6 @@
 #include "tui/keymap.h"
 #include "tui/prompt.h"
 #include "tui/term.h"
-#include "util/fileio.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
 #include "util/timefmt.h"
@@ -47,7 +43,6 @@
 #include "widgets/keybar.h"
 
 #define PAIRS_MAX 16
-#define CONFIG_MAX_SIZE (1u << 20) /* as api/context.c reads config.yaml */
 
 const struct term *monitor_term(const struct monitor *m)
 {
@@ -62,50 +57,6 @@ struct jobstore *monitor_store(struct monitor *m)
 struct backend *monitor_backend(struct monitor *m)
 {
     return monitor_cur(m)->session.b;
-}
-
-size_t monitor_context_count(const struct monitor *m)
-{
-    return m->nctx;
-}
-
-const char *monitor_context_name(const struct monitor *m, size_t i)
-{
-    const struct monitor_ctx *c = &m->ctx[i];
-    if (c->name)
-        return c->name;
-    return c->session.rc.ctx.name ? c->session.rc.ctx.name : "";
-}
-
-struct jobstore *monitor_context_store(struct monitor *m, size_t i)
-{
-    return m->ctx[i].store;
-}
-
-const char *monitor_context_user(const struct monitor *m, size_t i)
-{
-    return m->ctx[i].catalog.user;
-}
-
-bool monitor_context_down(const struct monitor *m, size_t i, const char **why)
-{
-    const struct monitor_ctx *c = &m->ctx[i];
-    if (c->feed == NULL) {
-        *why = c->detached_down ? c->detached_down : "";
-        return c->detached_down != NULL;
-    }
-    enum feed_state st = feed_state(c->feed);
-    *why = feed_error(c->feed);
-    return st == FEED_LOST || st == FEED_REFUSED;
-}
-
-void monitor_focus_context(struct monitor *m, size_t i)
-{
-    if (i < m->nctx) {
-        m->focus = i;
-        if (m->depth)
-            m->screen_ctx[m->depth - 1] = i;
-    }
 }
 
 struct http_multi *monitor_multi(struct monitor *m)
@@ -394,24 +345,6 @@ static void on_age_tick(void *ctx)
     plan_age_tick(m);
 }
 
-static void on_catalog(void *ctx, struct backend_reply *r)
-{
-    struct monitor_ctx *c = ctx;
-    if (r->status != BACKEND_OK || c->store == NULL)
-        return; /* devices then show "-": nothing else needs it */
-    catalog_free(&c->catalog);
-    c->catalog = r->catalog;
-    memset(&r->catalog, 0, sizeof r->catalog);
-    jobstore_set_catalog(c->store, &c->catalog);
-    monitor_feed_changed(c->app);
-}
-
-static void fetch_catalog(struct monitor_ctx *c)
-{
-    struct backend_request rq = {.op = BACKEND_OP_CATALOG};
-    backend_send(c->session.b, c->app->multi, &rq, on_catalog, NULL, NULL, c);
-}
-
 /* The context whose store has the job to open once seen, or SIZE_MAX: none yet. */
 static size_t open_when_seen_in(struct monitor *m)
 {
@@ -685,8 +618,28 @@ static void draw_frame(struct monitor *m)
     m->dirty = m->full = false;
 }
 
+/* ---- the contexts' feeds (the rest of them: tui/monitor_contexts.c) ---------- */
+
+static void on_catalog(void *ctx, struct backend_reply *r)
+{
+    struct monitor_ctx *c = ctx;
+    if (r->status != BACKEND_OK || c->store == NULL)
+        return; /* devices then show "-": nothing else needs it */
+    catalog_free(&c->catalog);
+    c->catalog = r->catalog;
+    memset(&r->catalog, 0, sizeof r->catalog);
+    jobstore_set_catalog(c->store, &c->catalog);
+    monitor_feed_changed(c->app);
+}
+
+static void fetch_catalog(struct monitor_ctx *c)
+{
+    struct backend_request rq = {.op = BACKEND_OP_CATALOG};
+    backend_send(c->session.b, c->app->multi, &rq, on_catalog, NULL, NULL, c);
+}
+
 /* Context c's store and feed, new, and its catalog asked for. */
-static void ctx_start(struct monitor *m, struct monitor_ctx *c)
+void monitor_ctx_start(struct monitor *m, struct monitor_ctx *c)
 {
     c->app = m;
     feed_free(c->feed);
@@ -697,164 +650,26 @@ static void ctx_start(struct monitor *m, struct monitor_ctx *c)
     fetch_catalog(c);
 }
 
-/* Ends context c: its feed, store, catalog and session. */
-static void ctx_end(struct monitor_ctx *c)
-{
-    feed_free(c->feed);
-    jobstore_free(c->store);
-    catalog_free(&c->catalog);
-    session_close(&c->session);
-    free(c->name);
-    free(c->detached_down);
-    memset(c, 0, sizeof *c);
-}
-
 void monitor_restart_feed(struct monitor *m)
 {
     while (m->depth > 1)
         monitor_pop(m);
     for (size_t i = 0; i < m->nctx; i++)
-        ctx_start(m, &m->ctx[i]);
+        monitor_ctx_start(m, &m->ctx[i]);
     monitor_feed_changed(m);
-}
-
-bool monitor_context_spec_multi(const char *spec)
-{
-    return spec && (strchr(spec, ',') != NULL || strcmp(spec, "all") == 0);
-}
-
-/* Every context name of the config file into names (or "local" without one). */
-static size_t config_context_names(char **names, struct strbuf *err)
-{
-    char *path = paths_client_config();
-    size_t n = 0;
-    struct stat st;
-    if (stat(path, &st) != 0 && errno == ENOENT) {
-        names[n++] = xstrdup(CONTEXT_LOCAL_NAME);
-        free(path);
-        return n;
-    }
-    char *text = NULL;
-    size_t len = 0;
-    struct context_file cf;
-    memset(&cf, 0, sizeof cf);
-    struct findings fs = FINDINGS_INIT;
-    if (file_read_regular(path, CONFIG_MAX_SIZE, &text, &len, err) != 0) {
-        /* err says why */
-    } else if (context_file_parse(text, len, &cf, &fs) != 0) {
-        const struct finding *f = fs.count ? &fs.items[0] : NULL;
-        strbuf_addf(err, "%s:%d:%d: %s", path, f ? f->line : 1, f ? f->col : 1,
-                    f ? f->message : "not a config file");
-    } else if (cf.context_count > MONITOR_MAX_CONTEXTS) {
-        strbuf_addf(err, "%s: %zu contexts; one view shows %d at most", path, cf.context_count,
-                    MONITOR_MAX_CONTEXTS);
-    } else {
-        for (size_t i = 0; i < cf.context_count; i++)
-            names[n++] = xstrdup(cf.contexts[i].name);
-        if (n == 0)
-            names[n++] = xstrdup(CONTEXT_LOCAL_NAME);
-    }
-    context_file_free(&cf);
-    findings_free(&fs);
-    free(text);
-    free(path);
-    return n;
-}
-
-size_t monitor_context_list(const char *spec, char **names, struct strbuf *err)
-{
-    if (strcmp(spec, "all") == 0)
-        return config_context_names(names, err);
-    size_t n = 0;
-    const char *p = spec;
-    for (;;) {
-        size_t len = strcspn(p, ",");
-        while (len && p[len - 1] == ' ')
-            len--;
-        while (len && *p == ' ')
-            p++, len--;
-        if (len == 0) {
-            strbuf_addf(err, "--context: an empty name in \"%s\"", spec);
-            goto fail;
-        }
-        bool seen = false;
-        for (size_t i = 0; i < n; i++)
-            seen |= strlen(names[i]) == len && strncmp(names[i], p, len) == 0;
-        if (!seen) {
-            if (n == MONITOR_MAX_CONTEXTS) {
-                strbuf_addf(err, "--context: more than %d contexts in one view",
-                            MONITOR_MAX_CONTEXTS);
-                goto fail;
-            }
-            names[n++] = xstrndup(p, len);
-        }
-        p += strcspn(p, ",");
-        if (*p == '\0')
-            break;
-        p++;
-    }
-    return n;
-fail:
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    return 0;
-}
-
-/*
- * Opens a session for each context spec names into fresh (zeroed, room for
- * MONITOR_MAX_CONTEXTS); the count, or 0 with why in err and nothing open.
- */
-static size_t open_sessions(const struct monitor *m, const char *spec, struct monitor_ctx *fresh,
-                            struct strbuf *err)
-{
-    char *names[MONITOR_MAX_CONTEXTS];
-    size_t n = monitor_context_list(spec, names, err);
-    if (n == 0)
-        return 0;
-    size_t opened = 0;
-    for (; opened < n; opened++) {
-        struct session_target t = m->target;
-        t.context = names[opened];
-        t.endpoint = NULL; /* each context's own */
-        char *why = NULL;
-        size_t why_len = 0;
-        FILE *f = open_memstream(&why, &why_len);
-        int rc = session_open(&t, &fresh[opened].session, f ? f : stderr);
-        if (f)
-            fclose(f);
-        if (rc != 0) {
-            /* session_open said why, as the CLI would print it: its first line. */
-            const char *reason = why ? why : "";
-            strbuf_addf(err, "context %s: cannot open it: %.*s", names[opened],
-                        (int)strcspn(reason, "\n"), reason);
-            free(why);
-            break;
-        }
-        free(why);
-        fresh[opened].name = names[opened];
-        names[opened] = NULL;
-    }
-    if (opened < n) {
-        for (size_t i = 0; i < opened; i++)
-            ctx_end(&fresh[i]);
-        for (size_t i = 0; i < n; i++)
-            free(names[i]);
-        return 0;
-    }
-    return n;
 }
 
 int monitor_open_contexts(struct monitor *m, const char *spec, struct strbuf *err)
 {
     struct monitor_ctx fresh[MONITOR_MAX_CONTEXTS];
     memset(fresh, 0, sizeof fresh);
-    size_t n = open_sessions(m, spec, fresh, err);
+    size_t n = monitor_open_sessions(m, spec, fresh, err);
     if (n == 0)
         return -1;
     while (m->depth > 1)
         monitor_pop(m);
     for (size_t i = 0; i < m->nctx; i++)
-        ctx_end(&m->ctx[i]);
+        monitor_ctx_end(&m->ctx[i]);
     memcpy(m->ctx, fresh, n * sizeof *fresh);
     m->nctx = n;
     m->focus = 0;
@@ -1066,26 +881,6 @@ struct monitor *monitor_new_detached(struct jobstore *store, const struct term *
     return m;
 }
 
-size_t monitor_detached_add_context(struct monitor *m, const char *name, struct jobstore *store)
-{
-    size_t i = store == m->ctx[0].store ? 0 : m->nctx;
-    if (i == MONITOR_MAX_CONTEXTS)
-        return 0;
-    if (i == m->nctx)
-        m->nctx++;
-    m->ctx[i].app = m;
-    m->ctx[i].store = store;
-    free(m->ctx[i].name);
-    m->ctx[i].name = xstrdup(name);
-    return i;
-}
-
-void monitor_detached_set_down(struct monitor *m, size_t i, const char *why)
-{
-    free(m->ctx[i].detached_down);
-    m->ctx[i].detached_down = why ? xstrdup(why) : NULL;
-}
-
 void monitor_free_detached(struct monitor *m)
 {
     if (m == NULL)
@@ -1128,7 +923,7 @@ int monitor_run(const struct tui_top_opts *o, const struct monitor_parts *parts,
     if (monitor_context_spec_multi(m.target.context)) {
         /* `--context a,b` or `all`: every context on this loop, each with its own feed. */
         struct strbuf why = STRBUF_INIT;
-        m.nctx = open_sessions(&m, m.target.context, m.ctx, &why);
+        m.nctx = monitor_open_sessions(&m, m.target.context, m.ctx, &why);
         if (m.nctx == 0) {
             struct strbuf clean = STRBUF_INIT;
             utf8_sanitize(&clean, strbuf_str(&why), why.len, 0);
@@ -1167,7 +962,7 @@ int monitor_run(const struct tui_top_opts *o, const struct monitor_parts *parts,
         fprintf(err, "trainjob top: %s\n", why);
         keymap_free(m.keys);
         for (size_t i = 0; i < m.nctx; i++)
-            ctx_end(&m.ctx[i]);
+            monitor_ctx_end(&m.ctx[i]);
         strbuf_free(&kerr);
         return 1;
     }
@@ -1180,11 +975,8 @@ int monitor_run(const struct tui_top_opts *o, const struct monitor_parts *parts,
     if (m.status[0]) /* said before the loop was there: it goes like any other */
         m.status_timer = loop_add_timer(m.loop, STATUS_ERROR_MS, on_status_expired, &m);
     m.multi = http_multi_new(m.loop);
-    for (size_t i = 0; i < m.nctx; i++) {
-        struct monitor_ctx *c = &m.ctx[i];
-        c->store = jobstore_new();
-        c->feed = feed_new(c->session.b, m.multi, c->store, m.refresh_ms, monitor_feed_changed, &m);
-    }
+    for (size_t i = 0; i < m.nctx; i++) /* the replies come from the loop, below */
+        monitor_ctx_start(&m, &m.ctx[i]);
     monitor_push(&m, parts->first(&m));
     if (job)
         m.open_when_seen = xstrdup(job);
@@ -1193,10 +985,6 @@ int monitor_run(const struct tui_top_opts *o, const struct monitor_parts *parts,
     loop_add_signal(m.loop, SIGTERM, on_signal, &m);
     loop_add_signal(m.loop, SIGHUP, on_signal, &m);
     loop_add_signal(m.loop, SIGINT, on_signal, &m);
-    for (size_t i = 0; i < m.nctx; i++) {
-        feed_start(m.ctx[i].feed);
-        fetch_catalog(&m.ctx[i]);
-    }
     plan_age_tick(&m);
     m.dirty = m.full = true;
     while (!m.quit) {
@@ -1241,6 +1029,6 @@ int monitor_run(const struct tui_top_opts *o, const struct monitor_parts *parts,
     free(m.context);
     free(m.status_about);
     for (size_t i = 0; i < m.nctx; i++)
-        ctx_end(&m.ctx[i]);
+        monitor_ctx_end(&m.ctx[i]);
     return 0;
 }

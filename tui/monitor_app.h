@@ -1,8 +1,9 @@
 /*
- * monitor_app: the live screens' app state, shared by its three parts —
+ * monitor_app: the live screens' app state, shared by its parts —
  * tui/monitor.c (the loop, the screens, the frame, keys), tui/actions.c
- * (what is done to jobs, with confirms and prompts) and tui/commands.c
- * (the `:` command line) — and tui/top.c, which plugs the screens, the
+ * (what is done to jobs, with confirms and prompts), tui/commands.c (the
+ * `:` command line) and tui/monitor_contexts.c (the contexts in view) —
+ * and tui/top.c, which plugs the screens, the
  * actions and the command line into the core (struct monitor_parts), so
  * actions and commands use the core and the core uses neither. Not for
  * screens: they use tui/app.h.
@@ -147,6 +148,31 @@ void monitor_set_names(struct monitor *m, const char *const *names, size_t n);
 /* The same, each in its own context (ctxs[i]; NULL: the context on top). */
 void monitor_set_names_in(struct monitor *m, const char *const *names, const size_t *ctxs,
                           size_t n);
+/* The screen on top. */
+struct screen *monitor_top(struct monitor *m);
+/* A yes/no box; yes(m) when answered yes. */
+void monitor_confirm(struct monitor *m, const char *title, const char *question, confirm_fn yes);
+/* The store or the feed changed: screens refresh, a job waiting to be opened opens. */
+void monitor_feed_changed(void *ctx);
+/* A new store and feed for each context in view (another workspace or context). */
+void monitor_restart_feed(struct monitor *m);
+/* Context c's store and feed, new and started, its catalog asked for (replies: from the loop). */
+void monitor_ctx_start(struct monitor *m, struct monitor_ctx *c);
+/*
+ * Opens the contexts of spec (see monitor_context_list) in place of those in
+ * view, with their feeds; on failure keeps those in view and says why in err.
+ */
+int monitor_open_contexts(struct monitor *m, const char *spec, struct strbuf *err);
+
+/* tui/monitor_contexts.c: what the core uses of the contexts, using nothing of the core */
+/* Ends context c: its feed, store, catalog and session. */
+void monitor_ctx_end(struct monitor_ctx *c);
+/*
+ * Opens a session for each context spec names into fresh (zeroed, room for
+ * MONITOR_MAX_CONTEXTS); the count, or 0 with why in err and nothing open.
+ */
+size_t monitor_open_sessions(const struct monitor *m, const char *spec, struct monitor_ctx *fresh,
+                             struct strbuf *err);
 /*
  * The context names spec stands for — "a,b" (each once, in order) or "all"
  * (every context of the config file; "local" without one) — as malloc'd
@@ -156,19 +182,6 @@ void monitor_set_names_in(struct monitor *m, const char *const *names, const siz
 size_t monitor_context_list(const char *spec, char **names, struct strbuf *err);
 /* True when spec names more than one context or "all" (a view over several). */
 bool monitor_context_spec_multi(const char *spec);
-/*
- * Opens the contexts of spec (see monitor_context_list) in place of those in
- * view, with their feeds; on failure keeps those in view and says why in err.
- */
-int monitor_open_contexts(struct monitor *m, const char *spec, struct strbuf *err);
-/* The screen on top. */
-struct screen *monitor_top(struct monitor *m);
-/* A yes/no box; yes(m) when answered yes. */
-void monitor_confirm(struct monitor *m, const char *title, const char *question, confirm_fn yes);
-/* The store or the feed changed: screens refresh, a job waiting to be opened opens. */
-void monitor_feed_changed(void *ctx);
-/* A new store and feed for the backend (another workspace or context), from the jobs view. */
-void monitor_restart_feed(struct monitor *m);
 
 /* tui/actions.c */
 /* Runs the wizard on the terminal (prefilled from file when not NULL). */
