@@ -183,7 +183,29 @@ static void offer_workspaces(const struct cli_globals *g, struct offer *o)
     }
 }
 
-static void offer_contexts(struct offer *o)
+/*
+ * A context name; where several may be given (`top --context a,b`), after
+ * the names typed so far ("local," offers "local,lab"), each name once.
+ */
+static void offer_context(struct offer *o, const char *name, bool several)
+{
+    const char *comma = several ? strrchr(o->prefix, ',') : NULL;
+    if (comma == NULL) {
+        offer(o, name);
+        return;
+    }
+    size_t typed = (size_t)(comma - o->prefix) + 1, n = strlen(name);
+    for (const char *p = o->prefix; p < comma; p += strcspn(p, ",") + 1)
+        if (strncmp(p, name, n) == 0 && (p[n] == ',' || p + n == comma))
+            return; /* named already */
+    struct strbuf sb = STRBUF_INIT;
+    strbuf_addf(&sb, "%.*s%s", (int)typed, o->prefix, name);
+    offer(o, strbuf_str(&sb));
+    strbuf_free(&sb);
+}
+
+/* The contexts of config.yaml; several: top's, which takes "a,b" and "all" too. */
+static void offer_contexts(struct offer *o, bool several)
 {
     char *path = paths_client_config();
     char *text = NULL;
@@ -194,13 +216,15 @@ static void offer_contexts(struct offer *o)
     if (file_read_regular(path, CONFIG_MAX_SIZE, &text, &len, &why) == 0 &&
         context_file_parse(text, len, &cf, &fs) == 0) {
         for (size_t i = 0; i < cf.context_count; i++)
-            offer(o, cf.contexts[i].name);
+            offer_context(o, cf.contexts[i].name, several);
         if (cf.context_count == 0)
-            offer(o, CONTEXT_LOCAL_NAME);
+            offer_context(o, CONTEXT_LOCAL_NAME, several);
         context_file_free(&cf);
     } else {
-        offer(o, CONTEXT_LOCAL_NAME);
+        offer_context(o, CONTEXT_LOCAL_NAME, several);
     }
+    if (several)
+        offer(o, "all");
     findings_free(&fs);
     strbuf_free(&why);
     free(text);
@@ -267,7 +291,7 @@ static void offer_value(const struct cli_globals *g, const char *verb, const cha
                         const char *first_arg, struct offer *o)
 {
     if (strcmp(opt, "--context") == 0)
-        offer_contexts(o);
+        offer_contexts(o, strcmp(verb, "top") == 0);
     else if (strcmp(opt, "--workspace") == 0)
         offer_workspaces(g, o);
     else if (strcmp(opt, "--theme") == 0)
@@ -308,7 +332,7 @@ static void offer_argument(const struct cli_globals *g, const char *verb, char *
         if (nargs == 0)
             offer_list(o, "get-contexts current-context use-context");
         else if (nargs == 1 && strcmp(args[0], "use-context") == 0)
-            offer_contexts(o);
+            offer_contexts(o, false);
     } else if (strcmp(verb, "completion") == 0) {
         if (nargs == 0)
             offer_list(o, "bash zsh fish");

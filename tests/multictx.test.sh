@@ -120,6 +120,17 @@ keys /
 keys C-u Enter
 see_row "...the view shows lab's same stopped" "lab" "SUSPEND" 20
 
+# Enter on lab's only job opens its screen on lab.
+keys /
+keys "only-lab" Enter
+keys Enter
+see "Enter opens the job screen in the row's context" "lab/default" 10
+see "...with lab's job" "only-lab"
+keys Escape
+keys /
+keys C-u Enter
+see "Esc: the view over both again" "only-local"
+
 # Lab's engine goes away: its rows only say so.
 kill -KILL "$PID_B" && wait "$PID_B" 2>/dev/null
 PID_B=""
@@ -162,3 +173,9 @@ run "$TRAINJOB_BIN" top --context local,lab --endpoint "http+unix://$SOCK_A"
 expect_rc "--endpoint with several contexts is a usage error" 2
 run "$TRAINJOB_BIN" top --help
 expect_grep "top --help says --context a,b" "$TMP/out" "--context NAME|A,B,…|all"
+
+# Completion: top's --context offers "all" and a second name after a comma.
+HOME="$HOME" "$TRAINJOB_BIN" __complete top --context "local," >"$TMP/out" 2>&1
+expect_grep "completion offers local,lab after local," "$TMP/out" "local,lab"
+HOME="$HOME" "$TRAINJOB_BIN" __complete top --context "" >"$TMP/out" 2>&1
+expect_grep "...and all" "$TMP/out" "all"
