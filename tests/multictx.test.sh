@@ -151,6 +151,8 @@ see "lab back: the header says so" "lab ✓" 40
 gone "...its rows no longer say DISCONNECTED" "DISCONNECTED"
 see_row "...lab's rows are there" "lab" "only-lab"
 keys q
+see "q ends the view over two contexts with status 0" "EXIT=0" 10
+expect_no_grep "...and nothing from a sanitizer" "$TMP/screen" "Sanitizer"
 
 # :ctx all: every context of config.yaml; :ctx local: the single view as before.
 start_tui 100 24 "--context local top"
@@ -168,6 +170,8 @@ keys "ctx local" Enter
 gone "\`:ctx local\` is one context again" "only-lab"
 gone "...without CONTEXT" "CONTEXT"
 keys q
+see "q ends it with status 0" "EXIT=0" 10
+expect_no_grep "...and nothing from a sanitizer" "$TMP/screen" "Sanitizer"
 
 run "$TRAINJOB_BIN" top --context local,lab --endpoint "http+unix://$SOCK_A"
 expect_rc "--endpoint with several contexts is a usage error" 2
