@@ -7,17 +7,35 @@
 # which, and local's keep updating (a new job on local appears); lab's
 # engine started again: its rows come back by themselves. `:ctx all` opens
 # every context of config.yaml; one context is the view as it always was.
+# As tj-alice over both engines (TCP, her key): her job and tj-bob's are in
+# view, `m` keeps hers, and her `s` on his job is refused by lab, said as
+# lab's, while his job runs on.
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
 SESSION="tj-multictx-$$"
 . tests/tui.sh
 
-engine_config </dev/null
+tj_users || { echo "FAIL tj_users: cannot make the test users"; exit 1; }
+A=$TJ_ALICE B=$TJ_BOB
+# Workspace team: tj-alice and tj-bob are members (a member changes only the
+# jobs they created); each reaches both engines over loopback TCP with a key.
+engine_config <<EOF
+- name: team
+  owners: [$ME]
+  members: [$A, $B]
+keys:
+- {access_key: AKA, secret_key: SKA, user: $A}
+- {access_key: AKB, secret_key: SKB, user: $B}
+EOF
+PORT=$(free_port 2) || { echo "FAIL no two free TCP ports below the ephemeral range"; exit 1; }
+PORT_A=$PORT PORT_B=$((PORT + 1))
 SOCK_A="$TMP/run/a.sock" STATE_A="$TMP/state-a"
 SOCK_B="$TMP/run/b.sock" STATE_B="$TMP/state-b"
 # start_at A|B : the engine of context local (A) or lab (B); its pid in PID_A / PID_B.
 start_at() {
-    if [ "$1" = A ]; then SOCK=$SOCK_A STATE=$STATE_A; else SOCK=$SOCK_B STATE=$STATE_B; fi
+    if [ "$1" = A ]; then SOCK=$SOCK_A STATE=$STATE_A ENGINE_ARGS="--listen 127.0.0.1:$PORT_A"; else
+        SOCK=$SOCK_B STATE=$STATE_B ENGINE_ARGS="--listen 127.0.0.1:$PORT_B"
+    fi
     ENGINE_PID=""
     start_engine
     eval "PID_$1=\$ENGINE_PID"
@@ -183,3 +201,77 @@ HOME="$HOME" "$TRAINJOB_BIN" __complete top --context "local," >"$TMP/out" 2>&1
 expect_grep "completion offers local,lab after local," "$TMP/out" "local,lab"
 HOME="$HOME" "$TRAINJOB_BIN" __complete top --context "" >"$TMP/out" 2>&1
 expect_grep "...and all" "$TMP/out" "all"
+
+# ---- two users: tj-alice's view over both contexts, tj-bob's job in it ------
+shared_tmp "$TMP/users"
+# user_home USER SK : a HOME for USER with a config.yaml of contexts local and
+# lab over TCP in workspace team, signed with the key SK (owned by USER, 0600).
+user_home() {
+    _h="$TMP/users/$1"
+    mkdir -p "$_h/.config/trainjob"
+    printf '%s\n' "$2" >"$_h/.config/trainjob/key.sk"
+    cat >"$_h/.config/trainjob/config.yaml" <<EOF
+contexts:
+- name: local
+  driver: trainjobd
+  endpoint: http://127.0.0.1:$PORT_A
+  workspace: team
+  access_key: AK${2#SK}
+  secret_key_file: $_h/.config/trainjob/key.sk
+- name: lab
+  driver: trainjobd
+  endpoint: http://127.0.0.1:$PORT_B
+  workspace: team
+  access_key: AK${2#SK}
+  secret_key_file: $_h/.config/trainjob/key.sk
+EOF
+    chown -R "$1:$1" "$_h"
+    chmod 0700 "$_h"
+    chmod 0600 "$_h/.config/trainjob/key.sk" "$_h/.config/trainjob/config.yaml"
+}
+user_home "$A" SKA
+user_home "$B" SKB
+as() { _u=$1; shift; as_user "$_u" env HOME="$TMP/users/$_u" "$TRAINJOB_BIN" "$@"; }
+sed 's/^workspace_name: default/workspace_name: team/; s/^name: same/name: alices/; s/^display_name: same/display_name: alices/' \
+    "$TMP/same.yaml" >"$TMP/users/alices.yaml"
+sed 's/alices/bobs/g' "$TMP/users/alices.yaml" >"$TMP/users/bobs.yaml"
+chmod 0644 "$TMP/users/alices.yaml" "$TMP/users/bobs.yaml"
+run as "$A" --context local submit -f "$TMP/users/alices.yaml"
+expect_rc "tj-alice submits alices on local" 0
+run as "$B" --context lab submit -f "$TMP/users/bobs.yaml"
+expect_rc "tj-bob submits bobs on lab" 0
+# The pane runs top as tj-alice, with her HOME.
+cat >"$TMP/users/as-alice" <<EOF
+#!/bin/sh
+exec setpriv --reuid=$A --regid=$A --init-groups -- env HOME="$TMP/users/$A" USER=$A "$TRAINJOB_BIN" "\$@"
+EOF
+chmod 0755 "$TMP/users/as-alice"
+REAL_BIN=$TRAINJOB_BIN
+TRAINJOB_BIN="$TMP/users/as-alice"
+start_tui 100 24 "top --context local,lab"
+TRAINJOB_BIN=$REAL_BIN
+see "tj-alice's view over both: her job on local" "alices" 15
+see_row "...and tj-bob's on lab" "lab" "bobs" 15
+keys m
+gone "m: hers only, in both contexts (lab says who she is too)" "bobs"
+see "...hers stays" "alices"
+keys m
+see "m again: everyone's" "bobs" 5
+keys /
+keys "bobs" Enter
+keys s
+see "s on tj-bob's job asks, naming lab" "bobs on lab"
+keys y
+see "...lab refuses her, said as lab's" "lab: user '$A' may not change job 'bobs'" 10
+sleep 1
+run "$REAL_BIN" --endpoint "http+unix://$SOCK_B" --workspace team get job bobs -o json
+expect_grep "...and tj-bob's job runs on" "$TMP/out" '"state": "RUNNING"'
+keys /
+keys C-u "alices" Enter
+keys s
+keys y
+see_row "her own job on local stops" "alices" "SUSPENDED" 20
+run "$REAL_BIN" --endpoint "http+unix://$SOCK_A" --workspace team get job alices -o json
+expect_grep "...on local, as the CLI says" "$TMP/out" '"state": "SUSPENDED"'
+keys q
+see "tj-alice's top ends with status 0" "EXIT=0" 10

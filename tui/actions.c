@@ -69,7 +69,7 @@ static void on_action_reply(void *ctx, struct backend_reply *r)
     where(c, on, sizeof on);
     if (r->status != BACKEND_OK) {
         if (on[0])
-            monitor_status(m, true, "%s:%s", on + 4, r->err.message); /* "lab: why" */
+            monitor_status(m, true, "%s: %s", on + 4, r->err.message); /* "lab: why" */
         else
             monitor_status(m, true, "%s", r->err.message);
         return;
