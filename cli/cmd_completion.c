@@ -24,18 +24,15 @@
 #include "api/backend.h"
 #include "api/catalog.h"
 #include "api/context.h"
-#include "api/finding.h"
 #include "api/jobspec.h"
 #include "api/jobstatus.h"
 #include "api/paths.h"
 #include "api/session.h"
 #include "cli/cli.h"
 #include "util/buildinfo.h"
-#include "util/fileio.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
-#define CONFIG_MAX_SIZE (1u << 20)
 #define WORD_MAX 253 /* a DNS name: longer is no name of ours */
 
 /* Options that take a value (the next word), every verb's and the global ones. */
@@ -207,28 +204,20 @@ static void offer_context(struct offer *o, const char *name, bool several)
 /* The contexts of config.yaml; several: top's, which takes "a,b" and "all" too. */
 static void offer_contexts(struct offer *o, bool several)
 {
-    char *path = paths_client_config();
-    char *text = NULL;
-    size_t len = 0;
-    struct context_file cf;
-    struct findings fs = FINDINGS_INIT;
+    char **names;
     struct strbuf why = STRBUF_INIT;
-    if (file_read_regular(path, CONFIG_MAX_SIZE, &text, &len, &why) == 0 &&
-        context_file_parse(text, len, &cf, &fs) == 0) {
-        for (size_t i = 0; i < cf.context_count; i++)
-            offer_context(o, cf.contexts[i].name, several);
-        if (cf.context_count == 0)
-            offer_context(o, CONTEXT_LOCAL_NAME, several);
-        context_file_free(&cf);
-    } else {
-        offer_context(o, CONTEXT_LOCAL_NAME, several);
+    size_t n = context_file_names(NULL, &names, &why);
+    for (size_t i = 0; i < n; i++) {
+        offer_context(o, names[i], several);
+        free(names[i]);
     }
+    if (n == 0) /* a file that does not parse: the built-in one still works */
+        offer_context(o, CONTEXT_LOCAL_NAME, several);
+    else
+        free(names);
     if (several)
         offer(o, "all");
-    findings_free(&fs);
     strbuf_free(&why);
-    free(text);
-    free(path);
 }
 
 static int cmp_str(const void *a, const void *b)

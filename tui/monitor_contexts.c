@@ -7,26 +7,19 @@
  * tui/monitor.c, which uses it; it uses nothing of the core (starting a
  * context's feed is the core's: its replies come to the core).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "api/backend.h"
 #include "api/catalog.h"
 #include "api/context.h"
-#include "api/finding.h"
-#include "api/paths.h"
 #include "api/session.h"
 #include "tui/feed.h"
 #include "tui/jobstore.h"
 #include "tui/monitor_app.h"
-#include "util/fileio.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
-
-#define CONFIG_MAX_SIZE (1u << 20) /* as api/context.c reads config.yaml */
 
 size_t monitor_context_count(const struct monitor *m)
 {
@@ -92,38 +85,18 @@ bool monitor_context_spec_multi(const char *spec)
 /* Every context name of the config file into names (or "local" without one). */
 static size_t config_context_names(char **names, struct strbuf *err)
 {
-    char *path = paths_client_config();
-    size_t n = 0;
-    struct stat st;
-    if (stat(path, &st) != 0 && errno == ENOENT) {
-        names[n++] = xstrdup(CONTEXT_LOCAL_NAME);
-        free(path);
-        return n;
-    }
-    char *text = NULL;
-    size_t len = 0;
-    struct context_file cf;
-    memset(&cf, 0, sizeof cf);
-    struct findings fs = FINDINGS_INIT;
-    if (file_read_regular(path, CONFIG_MAX_SIZE, &text, &len, err) != 0) {
-        /* err says why */
-    } else if (context_file_parse(text, len, &cf, &fs) != 0) {
-        const struct finding *f = fs.count ? &fs.items[0] : NULL;
-        strbuf_addf(err, "%s:%d:%d: %s", path, f ? f->line : 1, f ? f->col : 1,
-                    f ? f->message : "not a config file");
-    } else if (cf.context_count > MONITOR_MAX_CONTEXTS) {
-        strbuf_addf(err, "%s: %zu contexts; one view shows %d at most", path, cf.context_count,
+    char **all;
+    size_t n = context_file_names(NULL, &all, err);
+    if (n > MONITOR_MAX_CONTEXTS) {
+        strbuf_addf(err, "%zu contexts in config.yaml; one view shows %d at most", n,
                     MONITOR_MAX_CONTEXTS);
-    } else {
-        for (size_t i = 0; i < cf.context_count; i++)
-            names[n++] = xstrdup(cf.contexts[i].name);
-        if (n == 0)
-            names[n++] = xstrdup(CONTEXT_LOCAL_NAME);
+        for (size_t i = 0; i < n; i++)
+            free(all[i]);
+        n = 0;
     }
-    context_file_free(&cf);
-    findings_free(&fs);
-    free(text);
-    free(path);
+    for (size_t i = 0; i < n; i++)
+        names[i] = all[i];
+    free(all);
     return n;
 }
 
