@@ -551,3 +551,45 @@ done:
     free(own);
     return n;
 }
+
+bool context_spec_several(const char *spec)
+{
+    return spec && (strchr(spec, ',') != NULL || strcmp(spec, "all") == 0);
+}
+
+size_t context_spec_names(const char *spec, char ***names, struct strbuf *err)
+{
+    if (strcmp(spec, "all") == 0)
+        return context_file_names(NULL, names, err);
+    size_t n = 0, cap = 1;
+    for (const char *c = spec; *c; c++)
+        cap += *c == ',';
+    char **out = xcalloc(cap, sizeof *out);
+    const char *p = spec;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        while (len && p[len - 1] == ' ')
+            len--;
+        while (len && *p == ' ')
+            p++, len--;
+        if (len == 0) {
+            strbuf_addf(err, "--context: an empty name in \"%s\"", spec);
+            for (size_t i = 0; i < n; i++)
+                free(out[i]);
+            free(out);
+            *names = NULL;
+            return 0;
+        }
+        bool seen = false;
+        for (size_t i = 0; i < n; i++)
+            seen |= strlen(out[i]) == len && strncmp(out[i], p, len) == 0;
+        if (!seen)
+            out[n++] = xstrndup(p, len);
+        p += strcspn(p, ",");
+        if (*p == '\0')
+            break;
+        p++;
+    }
+    *names = out;
+    return n;
+}

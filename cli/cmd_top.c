@@ -7,9 +7,9 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
+#include "api/context.h"
 #include "cli/cli.h"
 #include "tui/tui.h"
 
@@ -81,8 +81,7 @@ int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
         fputs("trainjob top: needs a terminal (use `trainjob get jobs` in scripts)\n", err);
         return EXIT_USAGE;
     }
-    bool several = local.context && (strchr(local.context, ',') || !strcmp(local.context, "all"));
-    if (several && local.endpoint) {
+    if (context_spec_several(local.context) && local.endpoint) {
         fprintf(err, "trainjob top: --endpoint names one server; --context %s names several\n",
                 local.context);
         return EXIT_USAGE;

@@ -102,6 +102,17 @@ state() {
 state local same RUNNING && state lab same RUNNING && state local only-local RUNNING &&
     state lab only-lab RUNNING && pass "the four jobs run" || fail "the four jobs run" "$(cat "$TMP/out")"
 
+# The CLI's list over both: the same rows, CONTEXT first.
+run "$TRAINJOB_BIN" get jobs --context local,lab --sort-by name
+expect_rc "get jobs --context local,lab" 0
+expect_grep "...has a CONTEXT column first" "$TMP/out" "CONTEXT"
+if [ "$(head -1 "$TMP/out" | cut -c1-7)" = CONTEXT ] && [ "$(grep -c " same " "$TMP/out")" -eq 2 ] &&
+    grep -q "^lab .*only-lab" "$TMP/out" && grep -q "^local .*only-local" "$TMP/out"; then
+    pass "...each job once, in its context, same twice"
+else fail "...each job once, in its context, same twice" "$(cat "$TMP/out")"; fi
+run "$TRAINJOB_BIN" get jobs --context local,lab -o json
+expect_rc "...-o json with several contexts is a usage error" 2
+
 start_tui 100 24 "top --context local,lab"
 see "the view over two contexts lists lab's jobs" "only-lab" 10
 see "...and local's" "only-local" 10
@@ -162,6 +173,11 @@ expect_grep "...local is still up in the header" "$TMP/screen" "local ✓"
 run at local submit -f "$TMP/new-on-local.yaml"
 expect_rc "a new job on local" 0
 see "...appears while lab is down" "new-on-local" 10
+run "$TRAINJOB_BIN" get jobs --context local,lab
+if [ "$rc" -ne 0 ] && grep -q "^local .*new-on-local" "$TMP/out" && grep -q "lab" "$TMP/err"; then
+    pass "get jobs over both with lab down: local's rows, lab's failure named, non-zero exit"
+else fail "get jobs over both with lab down: local's rows, lab's failure named, non-zero exit" \
+    "exit $rc: $(cat "$TMP/out" "$TMP/err")"; fi
 
 # Lab's engine comes back: its rows resume by themselves (within the backoff).
 start_at B || fail "lab's engine starts again"

@@ -920,7 +920,7 @@ int monitor_run(const struct tui_top_opts *o, const struct monitor_parts *parts,
     m.readonly = readonly;
     m.refresh_ms = refresh_s * 1000;
     m.open_ctx = SIZE_MAX;
-    if (monitor_context_spec_multi(m.target.context)) {
+    if (context_spec_several(m.target.context)) {
         /* `--context a,b` or `all`: every context on this loop, each with its own feed. */
         struct strbuf why = STRBUF_INIT;
         m.nctx = monitor_open_sessions(&m, m.target.context, m.ctx, &why);

@@ -180,8 +180,6 @@ size_t monitor_open_sessions(const struct monitor *m, const char *spec, struct m
  * with why in err (an empty name, too many).
  */
 size_t monitor_context_list(const char *spec, char **names, struct strbuf *err);
-/* True when spec names more than one context or "all" (a view over several). */
-bool monitor_context_spec_multi(const char *spec);
 
 /* tui/actions.c */
 /* Runs the wizard on the terminal (prefilled from file when not NULL). */

@@ -77,18 +77,12 @@ void monitor_ctx_end(struct monitor_ctx *c)
     memset(c, 0, sizeof *c);
 }
 
-bool monitor_context_spec_multi(const char *spec)
-{
-    return spec && (strchr(spec, ',') != NULL || strcmp(spec, "all") == 0);
-}
-
-/* Every context name of the config file into names (or "local" without one). */
-static size_t config_context_names(char **names, struct strbuf *err)
+size_t monitor_context_list(const char *spec, char **names, struct strbuf *err)
 {
     char **all;
-    size_t n = context_file_names(NULL, &all, err);
+    size_t n = context_spec_names(spec, &all, err);
     if (n > MONITOR_MAX_CONTEXTS) {
-        strbuf_addf(err, "%zu contexts in config.yaml; one view shows %d at most", n,
+        strbuf_addf(err, "--context: %zu contexts; one view shows %d at most", n,
                     MONITOR_MAX_CONTEXTS);
         for (size_t i = 0; i < n; i++)
             free(all[i]);
@@ -98,45 +92,6 @@ static size_t config_context_names(char **names, struct strbuf *err)
         names[i] = all[i];
     free(all);
     return n;
-}
-
-size_t monitor_context_list(const char *spec, char **names, struct strbuf *err)
-{
-    if (strcmp(spec, "all") == 0)
-        return config_context_names(names, err);
-    size_t n = 0;
-    const char *p = spec;
-    for (;;) {
-        size_t len = strcspn(p, ",");
-        while (len && p[len - 1] == ' ')
-            len--;
-        while (len && *p == ' ')
-            p++, len--;
-        if (len == 0) {
-            strbuf_addf(err, "--context: an empty name in \"%s\"", spec);
-            goto fail;
-        }
-        bool seen = false;
-        for (size_t i = 0; i < n; i++)
-            seen |= strlen(names[i]) == len && strncmp(names[i], p, len) == 0;
-        if (!seen) {
-            if (n == MONITOR_MAX_CONTEXTS) {
-                strbuf_addf(err, "--context: more than %d contexts in one view",
-                            MONITOR_MAX_CONTEXTS);
-                goto fail;
-            }
-            names[n++] = xstrndup(p, len);
-        }
-        p += strcspn(p, ",");
-        if (*p == '\0')
-            break;
-        p++;
-    }
-    return n;
-fail:
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    return 0;
 }
 
 /*
