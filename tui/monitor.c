@@ -623,6 +623,7 @@ static void draw_frame(struct monitor *m)
 static void on_catalog(void *ctx, struct backend_reply *r)
 {
     struct monitor_ctx *c = ctx;
+    c->catalog_call = NULL;
     if (r->status != BACKEND_OK || c->store == NULL)
         return; /* devices then show "-": nothing else needs it */
     catalog_free(&c->catalog);
@@ -635,7 +636,9 @@ static void on_catalog(void *ctx, struct backend_reply *r)
 static void fetch_catalog(struct monitor_ctx *c)
 {
     struct backend_request rq = {.op = BACKEND_OP_CATALOG};
-    backend_send(c->session.b, c->app->multi, &rq, on_catalog, NULL, NULL, c);
+    if (c->catalog_call) /* a new feed asks again: the answer to the old question is moot */
+        backend_call_cancel(c->catalog_call);
+    c->catalog_call = backend_send(c->session.b, c->app->multi, &rq, on_catalog, NULL, NULL, c);
 }
 
 /* Context c's store and feed, new, and its catalog asked for. */
@@ -1008,9 +1011,12 @@ int monitor_run(const struct tui_top_opts *o, const struct monitor_parts *parts,
     if (m.dialog)
         dialog_free(m.dialog);
     help_free(m.help);
-    for (size_t i = 0; i < m.nctx; i++) {
+    for (size_t i = 0; i < m.nctx; i++) { /* what runs on the loop ends before it */
         feed_free(m.ctx[i].feed);
         m.ctx[i].feed = NULL;
+        if (m.ctx[i].catalog_call)
+            backend_call_cancel(m.ctx[i].catalog_call);
+        m.ctx[i].catalog_call = NULL;
     }
     http_multi_free(m.multi);
     for (size_t i = 0; i < m.nctx; i++) {

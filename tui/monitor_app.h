@@ -51,7 +51,8 @@ struct monitor_ctx {
     struct jobstore *store;
     struct feed *feed;      /* NULL in a detached app */
     struct catalog catalog; /* for the devices of a spec; empty where the backend has none */
-    char *detached_down;    /* a detached app's stand-in for a lost feed (tests): why */
+    struct backend_call *catalog_call; /* asking for it; ended with the context */
+    char *detached_down;               /* a detached app's stand-in for a lost feed (tests): why */
 };
 
 /*

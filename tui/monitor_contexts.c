@@ -68,6 +68,8 @@ void monitor_focus_context(struct monitor *m, size_t i)
 /* Ends context c: its feed, store, catalog and session. */
 void monitor_ctx_end(struct monitor_ctx *c)
 {
+    if (c->catalog_call) /* a call must end before its backend is freed */
+        backend_call_cancel(c->catalog_call);
     feed_free(c->feed);
     jobstore_free(c->store);
     catalog_free(&c->catalog);
