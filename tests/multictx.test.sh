@@ -27,6 +27,7 @@ keys:
 - {access_key: AKA, secret_key: SKA, user: $A}
 - {access_key: AKB, secret_key: SKB, user: $B}
 EOF
+GRACE=3 # a stop takes this long: the jobs ignore SIGTERM, so "stopping" is seen
 PORT=$(free_port 2) || { echo "FAIL no two free TCP ports below the ephemeral range"; exit 1; }
 PORT_A=$PORT PORT_B=$((PORT + 1))
 SOCK_A="$TMP/run/a.sock" STATE_A="$TMP/state-a"
@@ -78,7 +79,7 @@ roles:
   - total_replicas: 1
     resource_spec: [{name: cpu-1}]
     image_path: local/host
-    startup_script: sleep 600
+    startup_script: trap '' TERM; sleep 600
 EOF
 }
 for j in same only-local only-lab new-on-local; do job_file $j; done
@@ -139,6 +140,7 @@ keys s
 see "s asks to stop it, naming its context" "same on lab"
 keys y
 see "...the status says where" "stopping 1 job on lab" 5
+gone "...and goes once lab's same has stopped (local's same runs on)" "stopping 1 job on"
 if state lab same "SUSPENDING|SUSPENDED" 20; then pass "...lab's same stops"; else
     fail "...lab's same stops" "$(cat "$TMP/out")"
 fi

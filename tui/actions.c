@@ -60,10 +60,26 @@ static const char *where(struct monitor_ctx *c, char *buf, size_t n)
     return buf;
 }
 
-/* The reply to an action (ctx: the context it went to): what happened, on the status line. */
+static void action_reply(struct monitor_ctx *c, struct backend_reply *r);
+
+/*
+ * The reply to an action (ctx: the context it went to): what happened, on
+ * the status line, said in that context (a status about a job goes when
+ * that context's job changes state, not a namesake's elsewhere).
+ */
 static void on_action_reply(void *ctx, struct backend_reply *r)
 {
     struct monitor_ctx *c = ctx;
+    struct monitor *m = c->app;
+    size_t was = m->focus;
+    m->focus = (size_t)(c - m->ctx);
+    action_reply(c, r);
+    /* back to the context of the screen on top (the reply may have closed one) */
+    m->focus = m->depth ? m->screen_ctx[m->depth - 1] : was;
+}
+
+static void action_reply(struct monitor_ctx *c, struct backend_reply *r)
+{
     struct monitor *m = c->app;
     char on[128];
     where(c, on, sizeof on);

@@ -116,7 +116,9 @@ static void on_status_expired(void *ctx)
 /* The state of job in the store, -1 when it is not there. */
 static int job_state_of(struct monitor *m, const char *job)
 {
-    struct jobstore *store = m->nctx ? monitor_cur(m)->store : NULL;
+    /* in the context the status was said in (the job's, for an action's reply) */
+    size_t in = m->status_about_ctx < m->nctx ? m->status_about_ctx : m->focus;
+    struct jobstore *store = m->nctx ? m->ctx[in].store : NULL;
     const struct job_row *r = store ? jobstore_find(store, job) : NULL;
     return r ? (int)r->state : -1;
 }
@@ -160,6 +162,7 @@ static void vstatus(struct monitor *m, const char *about, bool error, const char
     m->status_screen = top_id(m);
     if (about) {
         m->status_about = xstrdup(about);
+        m->status_about_ctx = m->focus;
         m->status_about_state = job_state_of(m, about);
     }
     if (m->loop && m->status[0])

@@ -104,8 +104,9 @@ struct monitor {
     bool status_error;
     uint64_t status_screen;
     uint64_t status_timer;
-    char *status_about;     /* the job the status describes, or NULL */
-    int status_about_state; /* its state when said; -1: not in the store */
+    char *status_about;      /* the job the status describes, or NULL */
+    int status_about_state;  /* its state when said; -1: not in the store */
+    size_t status_about_ctx; /* the context it is in (the focus when said) */
     uint64_t screen_ids[MAX_SCREENS];
     uint64_t next_screen_id;
     uint64_t age_timer;
