@@ -516,3 +516,80 @@ void resolved_context_free(struct resolved_context *rc)
     }
     memset(rc, 0, sizeof *rc);
 }
+
+size_t context_file_names(const char *path, char ***names, struct strbuf *err)
+{
+    char *own = path ? NULL : paths_client_config();
+    const char *file = path ? path : own;
+    *names = NULL;
+    size_t n = 0;
+    struct stat st;
+    char *text = NULL;
+    size_t len = 0;
+    struct context_file cf;
+    memset(&cf, 0, sizeof cf);
+    struct findings fs = FINDINGS_INIT;
+    if (stat(file, &st) != 0 && errno == ENOENT) {
+        /* no file: the built-in context */
+    } else if (file_read_regular(file, CONFIG_MAX_SIZE, &text, &len, err) != 0) {
+        goto done;
+    } else if (context_file_parse(text, len, &cf, &fs) != 0) {
+        const struct finding *f = fs.count ? &fs.items[0] : NULL;
+        strbuf_addf(err, "%s:%d:%d: %s", file, f ? f->line : 1, f ? f->col : 1,
+                    f ? f->message : "not a config file");
+        goto done;
+    }
+    *names = xcalloc(cf.context_count ? cf.context_count : 1, sizeof **names);
+    for (size_t i = 0; i < cf.context_count; i++)
+        (*names)[n++] = xstrdup(cf.contexts[i].name);
+    if (n == 0)
+        (*names)[n++] = xstrdup(CONTEXT_LOCAL_NAME);
+done:
+    context_file_free(&cf);
+    findings_free(&fs);
+    free(text);
+    free(own);
+    return n;
+}
+
+bool context_spec_several(const char *spec)
+{
+    return spec && (strchr(spec, ',') != NULL || strcmp(spec, "all") == 0);
+}
+
+size_t context_spec_names(const char *spec, char ***names, struct strbuf *err)
+{
+    if (strcmp(spec, "all") == 0)
+        return context_file_names(NULL, names, err);
+    size_t n = 0, cap = 1;
+    for (const char *c = spec; *c; c++)
+        cap += *c == ',';
+    char **out = xcalloc(cap, sizeof *out);
+    const char *p = spec;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        while (len && p[len - 1] == ' ')
+            len--;
+        while (len && *p == ' ')
+            p++, len--;
+        if (len == 0) {
+            strbuf_addf(err, "--context: an empty name in \"%s\"", spec);
+            for (size_t i = 0; i < n; i++)
+                free(out[i]);
+            free(out);
+            *names = NULL;
+            return 0;
+        }
+        bool seen = false;
+        for (size_t i = 0; i < n; i++)
+            seen |= strlen(out[i]) == len && strncmp(out[i], p, len) == 0;
+        if (!seen)
+            out[n++] = xstrndup(p, len);
+        p += strcspn(p, ",");
+        if (*p == '\0')
+            break;
+        p++;
+    }
+    *names = out;
+    return n;
+}

@@ -102,6 +102,22 @@ struct context_file {
  */
 int context_file_parse(const char *text, size_t len, struct context_file *cf, struct findings *fs);
 void context_file_free(struct context_file *cf);
+/*
+ * The names of the config file's contexts (path; NULL: the client's
+ * config.yaml), in order, into *names (malloc'd, each and the array); no
+ * file or none in it: the built-in "local". Returns the count, or 0 with
+ * why in err (the file, or FILE:LINE:COL of its first finding).
+ */
+size_t context_file_names(const char *path, char ***names, struct strbuf *err);
+/* True when spec names several contexts: "a,b" or "all". */
+bool context_spec_several(const char *spec);
+/*
+ * The context names spec stands for — "a,b" (each once, in order, blanks
+ * around a name dropped) or "all" (context_file_names) — into *names as
+ * context_file_names does. Returns the count, or 0 with why in err (an
+ * empty name).
+ */
+size_t context_spec_names(const char *spec, char ***names, struct strbuf *err);
 void context_free(struct context *ctx);
 
 /* What the caller asks for; every member may be NULL. */

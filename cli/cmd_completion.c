@@ -24,18 +24,15 @@
 #include "api/backend.h"
 #include "api/catalog.h"
 #include "api/context.h"
-#include "api/finding.h"
 #include "api/jobspec.h"
 #include "api/jobstatus.h"
 #include "api/paths.h"
 #include "api/session.h"
 #include "cli/cli.h"
 #include "util/buildinfo.h"
-#include "util/fileio.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
-#define CONFIG_MAX_SIZE (1u << 20)
 #define WORD_MAX 253 /* a DNS name: longer is no name of ours */
 
 /* Options that take a value (the next word), every verb's and the global ones. */
@@ -183,28 +180,44 @@ static void offer_workspaces(const struct cli_globals *g, struct offer *o)
     }
 }
 
-static void offer_contexts(struct offer *o)
+/*
+ * A context name; where several may be given (`top --context a,b`), after
+ * the names typed so far ("local," offers "local,lab"), each name once.
+ */
+static void offer_context(struct offer *o, const char *name, bool several)
 {
-    char *path = paths_client_config();
-    char *text = NULL;
-    size_t len = 0;
-    struct context_file cf;
-    struct findings fs = FINDINGS_INIT;
-    struct strbuf why = STRBUF_INIT;
-    if (file_read_regular(path, CONFIG_MAX_SIZE, &text, &len, &why) == 0 &&
-        context_file_parse(text, len, &cf, &fs) == 0) {
-        for (size_t i = 0; i < cf.context_count; i++)
-            offer(o, cf.contexts[i].name);
-        if (cf.context_count == 0)
-            offer(o, CONTEXT_LOCAL_NAME);
-        context_file_free(&cf);
-    } else {
-        offer(o, CONTEXT_LOCAL_NAME);
+    const char *comma = several ? strrchr(o->prefix, ',') : NULL;
+    if (comma == NULL) {
+        offer(o, name);
+        return;
     }
-    findings_free(&fs);
+    size_t typed = (size_t)(comma - o->prefix) + 1, n = strlen(name);
+    for (const char *p = o->prefix; p < comma; p += strcspn(p, ",") + 1)
+        if (strncmp(p, name, n) == 0 && (p[n] == ',' || p + n == comma))
+            return; /* named already */
+    struct strbuf sb = STRBUF_INIT;
+    strbuf_addf(&sb, "%.*s%s", (int)typed, o->prefix, name);
+    offer(o, strbuf_str(&sb));
+    strbuf_free(&sb);
+}
+
+/* The contexts of config.yaml; several: top's, which takes "a,b" and "all" too. */
+static void offer_contexts(struct offer *o, bool several)
+{
+    char **names;
+    struct strbuf why = STRBUF_INIT;
+    size_t n = context_file_names(NULL, &names, &why);
+    for (size_t i = 0; i < n; i++) {
+        offer_context(o, names[i], several);
+        free(names[i]);
+    }
+    if (n == 0) /* a file that does not parse: the built-in one still works */
+        offer_context(o, CONTEXT_LOCAL_NAME, several);
+    else
+        free(names);
+    if (several)
+        offer(o, "all");
     strbuf_free(&why);
-    free(text);
-    free(path);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -267,7 +280,7 @@ static void offer_value(const struct cli_globals *g, const char *verb, const cha
                         const char *first_arg, struct offer *o)
 {
     if (strcmp(opt, "--context") == 0)
-        offer_contexts(o);
+        offer_contexts(o, strcmp(verb, "top") == 0);
     else if (strcmp(opt, "--workspace") == 0)
         offer_workspaces(g, o);
     else if (strcmp(opt, "--theme") == 0)
@@ -310,7 +323,7 @@ static void offer_argument(const struct cli_globals *g, const char *verb, char *
         if (nargs == 0)
             offer_list(o, "get-contexts current-context use-context");
         else if (nargs == 1 && strcmp(args[0], "use-context") == 0)
-            offer_contexts(o);
+            offer_contexts(o, false);
     } else if (strcmp(verb, "completion") == 0) {
         if (nargs == 0)
             offer_list(o, "bash zsh fish");

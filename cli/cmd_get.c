@@ -14,6 +14,7 @@
 
 #include "api/backend.h"
 #include "api/catalog_json.h"
+#include "api/context.h"
 #include "api/jobspec_json.h"
 #include "cli/cli.h"
 #include "cli/output.h"
@@ -34,6 +35,8 @@ static const char get_usage[] =
     "ready/total, RESTARTS used/limit (" RESTARTS_UNLIMITED " when unlimited), AGE; -o wide adds\n"
     "POOL and REASON (why a job waits or failed). A job prints as YAML by default.\n"
     "--mine: the jobs you created (the backend says who you are); --user U: U's.\n"
+    "--context a,b (or all) lists the jobs of several contexts in one table, CONTEXT\n"
+    "first; a context that cannot be reached is said and the others still listed.\n"
     "Exit status: 0 done, 1 refused or not found, 2 usage, 3 no server.\n";
 
 enum get_what {
@@ -218,8 +221,9 @@ static void put_ratio(char out[32], bool has, int32_t left, const char *right)
     memcpy(p, right, n + 1);
 }
 
-/* The job's row: 11 cells (the last three only with -o wide; ID: jobspec_scheduler_id). */
-static void job_row(struct cli_table *t, const struct jobspec *j)
+/* The job's row: 11 cells (the last three only with -o wide; ID: jobspec_scheduler_id),
+ * after its context's name if given. */
+static void job_row_in(struct cli_table *t, const struct jobspec *j, const char *context)
 {
     char workers[32], restarts[32], limit[16], total[16], when[16];
     put_int(total, job_total_workers(j));
@@ -248,7 +252,18 @@ static void job_row(struct cli_table *t, const struct jobspec *j)
                          j->resource_pool.name,
                          j->state_message,
                          jobspec_scheduler_id(j)};
-    cli_table_row(t, row);
+    if (context == NULL) {
+        cli_table_row(t, row);
+        return;
+    }
+    const char *with[1 + sizeof row / sizeof row[0]] = {context};
+    memcpy(with + 1, row, sizeof row);
+    cli_table_row(t, with);
+}
+
+static void job_row(struct cli_table *t, const struct jobspec *j)
+{
+    job_row_in(t, j, NULL);
 }
 
 static const char *const worker_head[] = {"NAME", "ROLE",         "NODE", "PHASE", "RESTARTS",
@@ -515,6 +530,104 @@ static int get_jobs(struct session *s, const struct get_opts *op, FILE *out, FIL
     }
     job_list_free(&l);
     return EXIT_OK;
+}
+
+/* One job of `get jobs --context a,b` and the context it is in. */
+struct job_in {
+    const struct jobspec *job;
+    const char *context;
+};
+
+static int cmp_jobs_in(const void *pa, const void *pb)
+{
+    const struct job_in *a = pa, *b = pb;
+    int c = cmp_jobs(a->job, b->job);
+    return c ? c : strcmp(a->context, b->context);
+}
+
+static int resolve_mine(struct session *s, struct get_opts *op, char **who, FILE *err);
+
+/*
+ * `get jobs --context a,b` (or all): every context's jobs in one table, a
+ * CONTEXT column first, each context asked with its own session (--mine:
+ * whom each backend says you are). A context that cannot be opened or
+ * reached is said on err, named, and the others are still listed; the exit
+ * status is then that failure's.
+ */
+static int get_jobs_in(const struct cli_globals *g, const struct get_opts *op, FILE *out, FILE *err,
+                       bool mine)
+{
+    struct strbuf why = STRBUF_INIT;
+    char **names;
+    size_t n = context_spec_names(g->context, &names, &why);
+    if (n == 0) {
+        fprintf(err, "trainjob get: %s\n", strbuf_str(&why));
+        strbuf_free(&why);
+        return EXIT_USAGE;
+    }
+    strbuf_free(&why);
+    struct job_list *lists = xcalloc(n, sizeof *lists);
+    size_t total = 0;
+    int rc = EXIT_OK;
+    for (size_t i = 0; i < n; i++) {
+        struct session_target t = {g->workspace, names[i], NULL};
+        struct session s;
+        if (session_open(&t, &s, err) != 0) {
+            rc = rc ? rc : EXIT_USAGE;
+            continue;
+        }
+        struct get_opts one = *op;
+        char *who = NULL;
+        int r = mine ? resolve_mine(&s, &one, &who, err) : EXIT_OK;
+        struct strbuf filter = STRBUF_INIT;
+        jobs_filter(&one, &filter);
+        struct api_error e;
+        if (r == EXIT_OK) {
+            enum backend_status st =
+                backend_list_all(s.b, filter.len ? strbuf_str(&filter) : NULL, true, &lists[i], &e);
+            if (st != BACKEND_OK) {
+                fprintf(err, "trainjob get: context %s:\n", names[i]);
+                r = cli_failed(err, st, &e, false);
+            }
+        }
+        rc = rc ? rc : r;
+        total += lists[i].count;
+        strbuf_free(&filter);
+        free(who);
+        session_close(&s);
+    }
+    struct job_in *rows = xcalloc(total ? total : 1, sizeof *rows);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < lists[i].count; j++)
+            rows[k++] = (struct job_in){&lists[i].jobs[j], names[i]};
+    if (op->sort >= 0) {
+        job_sort_field = op->sort;
+        qsort(rows, total, sizeof *rows, cmp_jobs_in);
+    }
+    if (total == 0) {
+        fputs("No jobs in these contexts.\n", err);
+    } else {
+        struct cli_table t;
+        memset(&t, 0, sizeof t);
+        const size_t n_head = sizeof job_head / sizeof job_head[0];
+        t.cols = op->o == OUTPUT_WIDE ? 1 + n_head : 9u;
+        const char *head[1 + sizeof job_head / sizeof job_head[0]] = {"CONTEXT"};
+        memcpy(head + 1, job_head, sizeof job_head);
+        cli_table_row(&t, head);
+        for (size_t i = 0; i < total; i++)
+            job_row_in(&t, rows[i].job, rows[i].context);
+        cli_table_print(&t, out, op->no_headers ? 1 : 0, false);
+        cli_table_free(&t);
+    }
+    free(rows);
+    for (size_t i = 0; i < n; i++) {
+        job_list_free(&lists[i]);
+        free(names[i]);
+    }
+    free(lists);
+    free(names);
+    return rc;
 }
 
 /* `get job NAME`: the job as YAML (default) or JSON, or job/NAME. */
@@ -1008,6 +1121,16 @@ int cmd_get(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
         fputs("trainjob get: -w prints a line per change: use -o json, name, wide or a table\n",
               err);
         return EXIT_USAGE;
+    }
+    if (context_spec_several(local.context)) {
+        /* Several contexts: the job list as a table, a CONTEXT column first. */
+        if (!job_list || watch || (op.o != OUTPUT_TABLE && op.o != OUTPUT_WIDE) || local.endpoint) {
+            fputs("trainjob get: --context a,b (or all) lists jobs as a table (or -o wide), "
+                  "without -w or --endpoint\n",
+                  err);
+            return EXIT_USAGE;
+        }
+        return get_jobs_in(&local, &op, out, err, mine);
     }
     struct session s;
     int rc = cli_session_open(&local, &s, err);

@@ -1,20 +1,26 @@
 /*
  * cmd_top: the verb `trainjob top` (and bare `trainjob` in a terminal) —
  * its options and the terminal check; the jobs view itself is tui/'s
- * (tui_top_run, tui/top.c).
+ * (tui_top_run, tui/top.c). `--context a,b` (or `all`) goes through as it
+ * was written: the jobs view opens each context named.
  */
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "api/context.h"
 #include "cli/cli.h"
 #include "tui/tui.h"
 
 static const char top_usage[] =
-    "usage: trainjob top [--workspace WS] [--readonly] [--refresh SECONDS] [--theme NAME]\n"
-    "                    [--job NAME]\n"
-    "The live jobs view; --job opens that job's screen as soon as it is seen.\n";
+    "usage: trainjob top [--context NAME|A,B,…|all] [--workspace WS] [--readonly]\n"
+    "                    [--refresh SECONDS] [--theme NAME] [--job NAME]\n"
+    "The live jobs view; --job opens that job's screen as soon as it is seen.\n"
+    "--context a,b (or all: every context of config.yaml) shows the jobs of\n"
+    "several contexts in one view, with a CONTEXT column; an action on a row goes\n"
+    "to that job's own context, and a context that cannot be reached says\n"
+    "DISCONNECTED on its rows only while the others keep updating.\n";
 
 int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
 {
@@ -60,7 +66,7 @@ int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
             fputs(top_usage, out);
             return 0;
         default:
-            if (cli_global_option(&local, c, optarg) == 0)
+            if (cli_global_option(&local, c, optarg))
                 break;
             fprintf(err, "trainjob top: unknown option %s\n%s", argv[optind - 1], top_usage);
             return EXIT_USAGE;
@@ -73,6 +79,11 @@ int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
 
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         fputs("trainjob top: needs a terminal (use `trainjob get jobs` in scripts)\n", err);
+        return EXIT_USAGE;
+    }
+    if (context_spec_several(local.context) && local.endpoint) {
+        fprintf(err, "trainjob top: --endpoint names one server; --context %s names several\n",
+                local.context);
         return EXIT_USAGE;
     }
     o.target = cli_target(&local);

@@ -4,7 +4,8 @@
  * and reads back with the new current_context; names YAML would read as
  * something else are quoted; texts the splice cannot handle are refused
  * rather than written. And completion_word_ok, which keeps hostile names
- * from a server out of a shell's completion list.
+ * from a server out of a shell's completion list; and the context lists
+ * `top --context a,b` and `get jobs --context all` take (context_spec_names).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,8 +15,10 @@
 #include <cmocka.h> /* after the four headers it needs */
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api/context.h"
 #include "api/context_edit.h"
@@ -128,12 +131,69 @@ static void test_completion_words(void **state)
     assert_false(completion_word_ok(big));
 }
 
+/* The names of a context list, joined with '|' ("" after an error), freed. */
+static void spec_is(const char *spec, const char *want)
+{
+    char **names = NULL;
+    struct strbuf err = STRBUF_INIT, got = STRBUF_INIT;
+    size_t n = context_spec_names(spec, &names, &err);
+    for (size_t i = 0; i < n; i++) {
+        strbuf_addf(&got, "%s%s", i ? "|" : "", names[i]);
+        free(names[i]);
+    }
+    free(names);
+    if (n == 0)
+        assert_true(err.len > 0); /* a failure says why */
+    assert_string_equal(strbuf_str(&got), want);
+    strbuf_free(&err);
+    strbuf_free(&got);
+}
+
+/*
+ * "a,b": each name once, in order, blanks around a name dropped; an empty
+ * name is an error; "all": every context of the config file, "local"
+ * without one.
+ */
+static void test_context_lists(void **state)
+{
+    (void)state;
+    assert_true(context_spec_several("a,b"));
+    assert_true(context_spec_several("all"));
+    assert_false(context_spec_several("lab"));
+    assert_false(context_spec_several(NULL));
+    spec_is("local,lab", "local|lab");
+    spec_is(" local , lab,local", "local|lab");
+    spec_is("lab", "lab");
+    spec_is("local,,lab", "");
+    spec_is("local,", "");
+    char dir[] = "/tmp/tj-ctxlist-XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/config.yaml", dir);
+    setenv("TRAINJOB_CONFIG", path, 1);
+    spec_is("all", "local"); /* no file: the built-in context */
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("contexts:\n- name: lab\n  driver: trainjobd\n- name: sh01\n  driver: acp\n"
+          "  endpoint: https://acp.example\n",
+          f);
+    fclose(f);
+    spec_is("all", "lab|sh01");
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("contexts: [\n", f);
+    fclose(f);
+    spec_is("all", ""); /* a broken file: an error naming it, not "local" */
+    unlink(path);
+    rmdir(dir);
+    unsetenv("TRAINJOB_CONFIG");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_replace_keeps_comments), cmocka_unit_test(test_insert),
         cmocka_unit_test(test_names_that_need_quotes), cmocka_unit_test(test_refused),
-        cmocka_unit_test(test_completion_words),
+        cmocka_unit_test(test_completion_words),       cmocka_unit_test(test_context_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

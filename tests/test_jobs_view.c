@@ -5,7 +5,9 @@
  * stripped of escape sequences, the faulty-only toggle and the filter, and
  * the actions reaching the app only outside read-only mode; DISPLAY NAME
  * only while it says something NAME does not; DURATION; the user's columns
- * file (chosen, ordered, a bad one named by file:line) and the `C` list.
+ * file (chosen, ordered, a bad one named by file:line) and the `C` list;
+ * a view over several contexts (CONTEXT, the same name twice, actions to
+ * the row's context, DISCONNECTED on a down context's rows only).
  */
 // clang-format off
 #include <stdarg.h>
@@ -407,6 +409,121 @@ static void columns_file_chooses_and_orders(void **state)
     jobstore_free(s);
 }
 
+/* The line of text holding a and, after it, b; NULL: none. */
+static const char *line_with(const char *text, const char *a, const char *b, char *line, size_t n)
+{
+    for (const char *p = text; *p;) {
+        size_t len = strcspn(p, "\n");
+        snprintf(line, n, "%.*s", (int)len, p);
+        const char *x = strstr(line, a);
+        if (x && strstr(x + strlen(a), b))
+            return line;
+        p += len + (p[len] == '\n');
+    }
+    return NULL;
+}
+
+/*
+ * Two contexts in one view: every row of both stores, the same job name in
+ * each a row of its own, a CONTEXT column saying which, counted together;
+ * an action on a row names that row's context; a context that is down says
+ * DISCONNECTED on its rows only. With one context the view is as it was:
+ * no CONTEXT column, though the `C` list offers it.
+ */
+static void several_contexts_in_one_view(void **state)
+{
+    (void)state;
+    struct jobstore *a = jobstore_new(), *b = jobstore_new();
+    put(a, "same", NULL, JOB_STATE_RUNNING, NULL, 0);
+    put(a, "only-local", NULL, JOB_STATE_RUNNING, NULL, 0);
+    put(b, "same", NULL, JOB_STATE_QUEUEING, "waits for lab", 0);
+    put(b, "only-lab", NULL, JOB_STATE_FAILED, "exit 1", 0);
+    struct term t;
+    struct monitor *m = detached(a, &t);
+
+    /* One context: no CONTEXT column. */
+    struct screen *v = jobs_view_new(m);
+    char h[16384], text[16384], line[1024];
+    header(v, h, sizeof h);
+    assert_null(strstr(h, "CONTEXT"));
+    assert_non_null(strstr(v->ops->title(v), "jobs 2"));
+    v->ops->destroy(v);
+
+    assert_int_equal(monitor_detached_add_context(m, "local", a), 0);
+    assert_int_equal(monitor_detached_add_context(m, "lab", b), 1);
+    v = jobs_view_new(m);
+    header(v, h, sizeof h);
+    assert_non_null(strstr(h, "CONTEXT"));
+    assert_true(strstr(h, "CONTEXT") < strstr(h, "NAME")); /* first, by default */
+    draw(v);
+    screen_text(text, sizeof text);
+    assert_non_null(line_with(text, "local", "only-local", line, sizeof line));
+    assert_non_null(line_with(text, "lab", "only-lab", line, sizeof line));
+    assert_non_null(line_with(text, "local", "same", line, sizeof line));
+    assert_non_null(line_with(text, "lab", "same", line, sizeof line));
+    assert_non_null(strstr(line, "waits for lab"));
+    assert_non_null(strstr(v->ops->title(v), "jobs 4"));
+    assert_null(strstr(text, "DISCONNECTED"));
+
+    /* `s` on lab's "same" stops it on lab; on local's, on local. */
+    v->ops->key(v, NULL, "filter");
+    m->prompt_answer(m->prompt_ctx, "context=lab same");
+    assert_true(strncmp(v->ops->title(v), "1/1 ", 4) == 0);
+    v->ops->key(v, NULL, "stop-job");
+    assert_int_equal(m->pending, MONITOR_STOP);
+    assert_int_equal(m->name_count, 1);
+    assert_string_equal(m->names[0], "same");
+    assert_int_equal(m->name_ctx[0], 1);
+    v->ops->key(v, NULL, "filter");
+    m->prompt_answer(m->prompt_ctx, "context=local same");
+    v->ops->key(v, NULL, "stop-job");
+    assert_int_equal(m->name_ctx[0], 0);
+
+    /* Both rows named "same" marked: two jobs, one in each context. */
+    v->ops->key(v, NULL, "filter");
+    m->prompt_answer(m->prompt_ctx, "name=same");
+    assert_true(strncmp(v->ops->title(v), "1/2 ", 4) == 0);
+    struct widget_key down = {.code = KEY_DOWN, .is_function = true}, sp = {.code = ' '};
+    v->ops->key(v, &sp, NULL);
+    v->ops->key(v, &down, NULL);
+    v->ops->key(v, &sp, NULL);
+    v->ops->key(v, NULL, "delete-job");
+    assert_int_equal(m->pending, MONITOR_DELETE);
+    assert_int_equal(m->name_count, 2);
+    assert_int_not_equal(m->name_ctx[0], m->name_ctx[1]);
+
+    /* lab down: its rows say so, local's do not. */
+    v->ops->key(v, NULL, "filter");
+    m->prompt_answer(m->prompt_ctx, "");
+    monitor_detached_set_down(m, 1, "connection refused");
+    v->ops->changed(v);
+    draw(v);
+    screen_text(text, sizeof text);
+    assert_non_null(
+        line_with(text, "only-lab", "DISCONNECTED (connection refused)", line, sizeof line));
+    assert_null(line_with(text, "only-local", "DISCONNECTED", line, sizeof line));
+    assert_non_null(line_with(text, "local", "same", line, sizeof line));
+    assert_null(strstr(line, "DISCONNECTED"));
+    monitor_detached_set_down(m, 1, NULL);
+    v->ops->changed(v);
+    draw(v);
+    screen_text(text, sizeof text);
+    assert_null(strstr(text, "DISCONNECTED"));
+
+    /* The `C` list offers CONTEXT, first while it is shown by default. */
+    v->ops->key(v, NULL, "columns");
+    struct screen *cp = monitor_top(m);
+    assert_ptr_not_equal(cp, v);
+    cp->ops->draw(cp, stdscr, 0, 0, LINES, COLS, true);
+    screen_text(text, sizeof text);
+    assert_non_null(strstr(text, "[x] CONTEXT"));
+    assert_true(strstr(text, "[x] CONTEXT") < strstr(text, "[x] NAME"));
+    monitor_free_detached(m); /* the columns list with it */
+    v->ops->destroy(v);
+    jobstore_free(a);
+    jobstore_free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -416,6 +533,7 @@ int main(void)
         cmocka_unit_test(display_name_filter_while_left_out),
         cmocka_unit_test(duration_is_the_time_running),
         cmocka_unit_test(columns_file_chooses_and_orders),
+        cmocka_unit_test(several_contexts_in_one_view),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -3,7 +3,9 @@
  * first), start, a new priority (asked for), clone into the wizard (run on
  * the terminal as an editor is, its job opened here after), save as YAML
  * (a path asked for), mark a node unschedulable for a job (confirmed).
- * Each request goes through the loop; its reply lands on the status line.
+ * Each request goes through the loop to the backend of the job's own
+ * context (a view over several has one per context); its reply lands on
+ * the status line.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +34,15 @@ static void describe(struct monitor *m, char *buf, size_t n)
             strbuf_addf(&sb, "%s%s", i ? ", " : "", m->names[i]);
         strbuf_adds(&sb, m->name_count > 3 ? ", …)" : ")");
     }
+    if (monitor_multi_view(m)) { /* which context's: "pt-a on lab" */
+        bool one = true;
+        for (size_t i = 1; i < m->name_count; i++)
+            one &= m->name_ctx[i] == m->name_ctx[0];
+        if (one)
+            strbuf_addf(&sb, " on %s", monitor_context_name(m, m->name_ctx[0]));
+        else
+            strbuf_adds(&sb, " in several contexts");
+    }
     struct strbuf clean = STRBUF_INIT;
     utf8_sanitize(&clean, sb.buf, sb.len, 0);
     snprintf(buf, n, "%s", strbuf_str(&clean));
@@ -39,12 +50,44 @@ static void describe(struct monitor *m, char *buf, size_t n)
     strbuf_free(&clean);
 }
 
-/* The reply to an action: what happened, on the status line. */
+/* " on lab" after a message about context c's job, in a view over several; else "". */
+static const char *where(struct monitor_ctx *c, char *buf, size_t n)
+{
+    struct monitor *m = c->app;
+    buf[0] = '\0';
+    if (monitor_multi_view(m))
+        snprintf(buf, n, " on %s", monitor_context_name(m, (size_t)(c - m->ctx)));
+    return buf;
+}
+
+static void action_reply(struct monitor_ctx *c, struct backend_reply *r);
+
+/*
+ * The reply to an action (ctx: the context it went to): what happened, on
+ * the status line, said in that context (a status about a job goes when
+ * that context's job changes state, not a namesake's elsewhere).
+ */
 static void on_action_reply(void *ctx, struct backend_reply *r)
 {
-    struct monitor *m = ctx;
+    struct monitor_ctx *c = ctx;
+    struct monitor *m = c->app;
+    size_t was = m->focus;
+    m->focus = (size_t)(c - m->ctx);
+    action_reply(c, r);
+    /* back to the context of the screen on top (the reply may have closed one) */
+    m->focus = m->depth ? m->screen_ctx[m->depth - 1] : was;
+}
+
+static void action_reply(struct monitor_ctx *c, struct backend_reply *r)
+{
+    struct monitor *m = c->app;
+    char on[128];
+    where(c, on, sizeof on);
     if (r->status != BACKEND_OK) {
-        monitor_status(m, true, "%s", r->err.message);
+        if (on[0])
+            monitor_status(m, true, "%s: %s", on + 4, r->err.message); /* "lab: why" */
+        else
+            monitor_status(m, true, "%s", r->err.message);
         return;
     }
     switch (r->op) {
@@ -60,9 +103,9 @@ static void on_action_reply(void *ctx, struct backend_reply *r)
             skipped += o == BATCH_SKIPPED;
             missing += o == BATCH_NOT_FOUND;
         }
-        monitor_status_about(m, about, false, "%s %zu job%s%s%s",
+        monitor_status_about(m, about, false, "%s %zu job%s%s%s%s",
                              r->op == BACKEND_OP_STOP ? "stopping" : "deleting", done,
-                             done == 1 ? "" : "s", skipped ? " (some were not running)" : "",
+                             done == 1 ? "" : "s", on, skipped ? " (some were not running)" : "",
                              missing ? " (some were not found)" : "");
         /* A deleted job's screen has nothing left to show: back to the list. */
         if (r->op == BACKEND_OP_DELETE)
@@ -71,8 +114,8 @@ static void on_action_reply(void *ctx, struct backend_reply *r)
         break;
     }
     case BACKEND_OP_START:
-        monitor_status_about(m, r->job.name, false, "started %s",
-                             r->job.name ? r->job.name : "the job");
+        monitor_status_about(m, r->job.name, false, "started %s%s",
+                             r->job.name ? r->job.name : "the job", on);
         break;
     case BACKEND_OP_MARK_NODE:
         monitor_status(m, false, "node marked unschedulable for %s",
@@ -88,14 +131,31 @@ static void on_action_reply(void *ctx, struct backend_reply *r)
     }
 }
 
+/* The names of m->names in context c, in order (malloc'd); their count in *n. */
+static const char **names_in(struct monitor *m, size_t c, size_t *n)
+{
+    const char **out = xcalloc(m->name_count ? m->name_count : 1, sizeof *out);
+    *n = 0;
+    for (size_t i = 0; i < m->name_count; i++)
+        if (m->name_ctx[i] == c)
+            out[(*n)++] = m->names[i];
+    return out;
+}
+
+/* op on the names, in batches, each context's to its own backend. */
 static void send_batch(struct monitor *m, enum backend_op op)
 {
-    for (size_t off = 0; off < m->name_count; off += BACKEND_MAX_BATCH) {
-        struct backend_request rq = {.op = op};
-        rq.names = (const char *const *)m->names + off;
-        rq.count =
-            m->name_count - off < BACKEND_MAX_BATCH ? m->name_count - off : BACKEND_MAX_BATCH;
-        backend_send(m->session.b, m->multi, &rq, on_action_reply, NULL, NULL, m);
+    for (size_t c = 0; c < m->nctx; c++) {
+        size_t count;
+        const char **names = names_in(m, c, &count);
+        for (size_t off = 0; off < count; off += BACKEND_MAX_BATCH) {
+            struct backend_request rq = {.op = op};
+            rq.names = names + off;
+            rq.count = count - off < BACKEND_MAX_BATCH ? count - off : BACKEND_MAX_BATCH;
+            backend_send(m->ctx[c].session.b, m->multi, &rq, on_action_reply, NULL, NULL,
+                         &m->ctx[c]);
+        }
+        free(names);
     }
 }
 
@@ -125,7 +185,8 @@ static void on_priority(void *ctx, const char *text)
     for (size_t k = 0; k < m->name_count; k++) {
         struct backend_request rq = {.op = BACKEND_OP_UPDATE, .name = m->names[k]};
         rq.update.priority = (enum priority)p;
-        backend_send(m->session.b, m->multi, &rq, on_action_reply, NULL, NULL, m);
+        struct monitor_ctx *c = &m->ctx[m->name_ctx[k]];
+        backend_send(c->session.b, m->multi, &rq, on_action_reply, NULL, NULL, c);
     }
 }
 
@@ -135,6 +196,10 @@ static void on_priority(void *ctx, const char *text)
  */
 static void run_wizard(struct monitor *m, const char *file, const char *clone_of)
 {
+    /* In a view over several contexts: the context on top (the job's, the cursor row's). */
+    struct monitor_ctx *in = monitor_cur(m);
+    const char *context = in->name ? in->name : m->target.context;
+    const char *endpoint = in->name ? NULL : m->target.endpoint;
     char *self = xstrdup("/proc/self/exe");
     char created[] = "/tmp/trainjob-created-XXXXXX";
     int cfd = mkstemp(created);
@@ -143,12 +208,12 @@ static void run_wizard(struct monitor *m, const char *file, const char *clone_of
     const char *argv[20];
     size_t n = 0;
     argv[n++] = "trainjob";
-    if (m->target.context)
-        argv[n++] = "--context", argv[n++] = m->target.context;
-    if (m->target.endpoint)
-        argv[n++] = "--endpoint", argv[n++] = m->target.endpoint;
+    if (context)
+        argv[n++] = "--context", argv[n++] = context;
+    if (endpoint)
+        argv[n++] = "--endpoint", argv[n++] = endpoint;
     argv[n++] = "--workspace";
-    argv[n++] = m->session.b->target.workspace;
+    argv[n++] = in->session.b->target.workspace;
     argv[n++] = "new";
     if (file)
         argv[n++] = "-f", argv[n++] = file;
@@ -180,6 +245,7 @@ static void run_wizard(struct monitor *m, const char *file, const char *clone_of
         if (file_read_all(created, 256, &name, &len, &why) == 0 && len > 0) {
             free(m->open_when_seen);
             m->open_when_seen = name;
+            m->open_ctx = (size_t)(in - m->ctx);
             name = NULL;
             monitor_status(m, false, "job %s created", m->open_when_seen);
             monitor_feed_changed(m);
@@ -198,7 +264,8 @@ void monitor_run_wizard(struct monitor *m, const char *file)
 
 static void on_clone_job(void *ctx, struct backend_reply *r)
 {
-    struct monitor *m = ctx;
+    struct monitor_ctx *c = ctx;
+    struct monitor *m = c->app;
     if (r->status != BACKEND_OK) {
         monitor_status(m, true, "%s", r->err.message);
         return;
@@ -215,7 +282,10 @@ static void on_clone_job(void *ctx, struct backend_reply *r)
     if (fd < 0 || write(fd, doc.buf, doc.len) != (ssize_t)doc.len) {
         monitor_status(m, true, "cannot write the clone to %s", path);
     } else {
+        size_t was = m->focus;
+        m->focus = (size_t)(c - m->ctx); /* the clone goes where its job is */
         run_wizard(m, path, r->job.name);
+        m->focus = was;
     }
     if (fd >= 0) {
         close(fd);
@@ -227,7 +297,8 @@ static void on_clone_job(void *ctx, struct backend_reply *r)
 
 static void on_save_job(void *ctx, struct backend_reply *r)
 {
-    struct monitor *m = ctx;
+    struct monitor_ctx *c = ctx;
+    struct monitor *m = c->app;
     if (r->status != BACKEND_OK) {
         monitor_status(m, true, "%s", r->err.message);
         return;
@@ -250,10 +321,17 @@ static void on_save_path(void *ctx, const char *text)
     free(m->arg);
     m->arg = xstrdup(text);
     struct backend_request rq = {.op = BACKEND_OP_GET, .name = m->names[0]};
-    backend_send(m->session.b, m->multi, &rq, on_save_job, NULL, NULL, m);
+    struct monitor_ctx *c = &m->ctx[m->name_ctx[0]];
+    backend_send(c->session.b, m->multi, &rq, on_save_job, NULL, NULL, c);
 }
 
 void monitor_act(struct monitor *m, enum monitor_action a, const char *const *names, size_t n)
+{
+    monitor_act_in(m, a, names, NULL, n);
+}
+
+void monitor_act_in(struct monitor *m, enum monitor_action a, const char *const *names,
+                    const size_t *ctxs, size_t n)
 {
     if (n == 0)
         return;
@@ -261,7 +339,8 @@ void monitor_act(struct monitor *m, enum monitor_action a, const char *const *na
         monitor_status(m, true, "read-only: no actions here");
         return;
     }
-    monitor_set_names(m, names, n);
+    monitor_set_names_in(m, names, ctxs, n);
+    struct monitor_ctx *first = &m->ctx[m->name_ctx[0]]; /* where a one-job action goes */
     m->pending = a;
     char who[256], q[400];
     describe(m, who, sizeof who);
@@ -277,25 +356,27 @@ void monitor_act(struct monitor *m, enum monitor_action a, const char *const *na
     case MONITOR_START:
         for (size_t i = 0; i < n; i++) {
             struct backend_request rq = {.op = BACKEND_OP_START, .name = names[i]};
-            backend_send(m->session.b, m->multi, &rq, on_action_reply, NULL, NULL, m);
+            struct monitor_ctx *c = &m->ctx[m->name_ctx[i]];
+            backend_send(c->session.b, m->multi, &rq, on_action_reply, NULL, NULL, c);
         }
         break;
     case MONITOR_PRIORITY: {
-        /* Exactly the priorities the backend takes from this user here, as a list. */
-        const char *ws = m->session.b->target.workspace;
-        bool loaded = m->catalog.workspace_count > 0 || m->catalog.unknown;
+        /* Exactly the priorities the first job's backend takes from this user there, as a list. */
+        const char *ws = first->session.b->target.workspace;
+        const struct catalog *cat = &first->catalog;
+        bool loaded = cat->workspace_count > 0 || cat->unknown;
         const char *offer[3];
         size_t k = 0, sel = 0;
-        const struct job_row *row = jobstore_find(m->store, names[0]);
+        const struct job_row *row = jobstore_find(first->store, names[0]);
         for (int p = 1; p <= 3; p++) {
-            if (loaded && !catalog_priority_allowed(&m->catalog, ws, p))
+            if (loaded && !catalog_priority_allowed(cat, ws, p))
                 continue;
             if (row && (int)row->priority == p)
                 sel = k;
             offer[k++] = enum_name(&priority_names, p);
         }
         char hint[300];
-        const struct catalog_workspace *cw = loaded ? catalog_workspace(&m->catalog, ws) : NULL;
+        const struct catalog_workspace *cw = loaded ? catalog_workspace(cat, ws) : NULL;
         if (k < 3 && cw)
             catalog_priority_refusal(cw, hint, sizeof hint); /* the backend's reason */
         else if (k < 3)
@@ -309,7 +390,7 @@ void monitor_act(struct monitor *m, enum monitor_action a, const char *const *na
     }
     case MONITOR_CLONE: {
         struct backend_request rq = {.op = BACKEND_OP_GET, .name = names[0]};
-        backend_send(m->session.b, m->multi, &rq, on_clone_job, NULL, NULL, m);
+        backend_send(first->session.b, m->multi, &rq, on_clone_job, NULL, NULL, first);
         monitor_status(m, false, "fetching %s to clone it…", who);
         break;
     }
@@ -320,11 +401,11 @@ void monitor_act(struct monitor *m, enum monitor_action a, const char *const *na
         break;
     }
     case MONITOR_OPEN:
-        if (jobstore_find(m->store, names[0]) == NULL) {
+        if (jobstore_find(first->store, names[0]) == NULL) {
             monitor_status(m, true, "no job named %s here", who);
             break;
         }
-        monitor_open_job(m, names[0]);
+        monitor_open_job_in(m, m->name_ctx[0], names[0]);
         break;
     }
 }
@@ -332,7 +413,8 @@ void monitor_act(struct monitor *m, enum monitor_action a, const char *const *na
 static void mark_confirmed(struct monitor *m)
 {
     struct backend_request rq = {.op = BACKEND_OP_MARK_NODE, .name = m->names[0], .node = m->arg};
-    backend_send(m->session.b, m->multi, &rq, on_action_reply, NULL, NULL, m);
+    struct monitor_ctx *c = &m->ctx[m->name_ctx[0]];
+    backend_send(c->session.b, m->multi, &rq, on_action_reply, NULL, NULL, c);
 }
 
 void monitor_mark_node(struct monitor *m, const char *job, const char *node)

@@ -82,6 +82,25 @@ struct jobstore *monitor_store(struct monitor *m);
 struct backend *monitor_backend(struct monitor *m);
 struct http_multi *monitor_multi(struct monitor *m);
 struct loop *monitor_loop(struct monitor *m);
+/*
+ * The contexts in view: one, but in `top --context a,b` (or after `:ctx all`),
+ * where the jobs view shows every context's jobs, each row with its context.
+ * The store, backend and user above are the context the screen on top works
+ * in (a job screen's: its job's).
+ */
+size_t monitor_context_count(const struct monitor *m);
+/* Context i's name as the user wrote it. */
+const char *monitor_context_name(const struct monitor *m, size_t i);
+struct jobstore *monitor_context_store(struct monitor *m, size_t i);
+/* Who context i's backend says the caller is, or NULL. */
+const char *monitor_context_user(const struct monitor *m, size_t i);
+/*
+ * True while context i's backend cannot be reached (or refuses): its rows are
+ * what it said last. *why: the reason, raw (sanitize before drawing).
+ */
+bool monitor_context_down(const struct monitor *m, size_t i, const char **why);
+/* The context the app works in for what is not about a row (`n`: a new job). */
+void monitor_focus_context(struct monitor *m, size_t i);
 /* True in `top --readonly`: screens offer no actions. */
 bool monitor_readonly(const struct monitor *m);
 /* Who the backend says the caller is (its catalog's user); NULL: it does not say (yet). */
@@ -128,6 +147,9 @@ enum monitor_action {
     MONITOR_OPEN,     /* the job screen (one name) */
 };
 void monitor_act(struct monitor *m, enum monitor_action a, const char *const *names, size_t n);
+/* The same, each name a job of its own context (ctxs[i]): every request goes to that backend. */
+void monitor_act_in(struct monitor *m, enum monitor_action a, const char *const *names,
+                    const size_t *ctxs, size_t n);
 /* Marks node unschedulable for job (asks first); from the workers pane. */
 void monitor_mark_node(struct monitor *m, const char *job, const char *node);
 
@@ -138,6 +160,13 @@ void monitor_mark_node(struct monitor *m, const char *job, const char *node);
  */
 struct monitor *monitor_new_detached(struct jobstore *store, const struct term *t, bool readonly);
 void monitor_free_detached(struct monitor *m);
+/*
+ * A detached app's view over several contexts: the first (store above) is
+ * named first, then add another store (kept, not freed) as context name;
+ * returns its index. down: a reason for a stand-in lost feed, NULL: up.
+ */
+size_t monitor_detached_add_context(struct monitor *m, const char *name, struct jobstore *store);
+void monitor_detached_set_down(struct monitor *m, size_t i, const char *why);
 
 /* The program, `trainjob top` (and bare `trainjob` in a terminal), is tui_top_run in tui/tui.h. */
 

@@ -1,6 +1,7 @@
 /*
  * commands: the live screens' `:` command line — :jobs, :workers NAME
- * (:job NAME), :ws NAME, :ctx NAME, :theme NAME, :q — as k9s has it.
+ * (:job NAME), :ws NAME, :ctx NAME (or :ctx a,b / :ctx all: one view over
+ * several contexts), :theme NAME, :q — as k9s has it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,9 @@
 #include "api/backend.h"
 #include "api/session.h"
 #include "tui/feed.h"
+#include "tui/jobstore.h"
 #include "tui/monitor_app.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 
 static void on_command(void *ctx, const char *text)
@@ -26,41 +29,35 @@ static void on_command(void *ctx, const char *text)
             monitor_pop(m);
     } else if (strcmp(verb, "workers") == 0 || strcmp(verb, "job") == 0) {
         const char *name = arg;
-        monitor_act(m, MONITOR_OPEN, &name, 1);
+        size_t in = m->focus; /* over several contexts: the first that has it */
+        for (size_t i = 0; monitor_multi_view(m) && i < m->nctx; i++)
+            if (jobstore_find(m->ctx[i].store, arg)) {
+                in = i;
+                break;
+            }
+        monitor_act_in(m, MONITOR_OPEN, &name, &in, 1);
     } else if (strcmp(verb, "ws") == 0 && *arg) {
-        backend_set_workspace(m->session.b, arg);
+        for (size_t i = 0; i < m->nctx; i++) /* in a view over several: in each */
+            backend_set_workspace(m->ctx[i].session.b, arg);
         monitor_restart_feed(m);
         monitor_status(m, false, "workspace %s", arg);
     } else if (strcmp(verb, "ctx") == 0 && *arg) {
-        struct session_target t = m->target;
-        t.context = arg;
-        t.endpoint = NULL;
-        struct session s;
-        char *why = NULL;
-        size_t why_len = 0;
-        FILE *err = open_memstream(&why, &why_len);
-        int rc = session_open(&t, &s, err ? err : stderr);
-        if (err)
-            fclose(err);
-        if (rc != 0) {
-            /* session_open said why, as the CLI would print it: its first line. */
-            const char *reason = why ? why : "";
-            monitor_status(m, true, "context %s: cannot open it: %.*s", arg,
-                           (int)strcspn(reason, "\n"), reason);
-            free(why);
+        /* NAME, or several at once: "a,b" or "all" (one jobs view over them). */
+        struct strbuf why = STRBUF_INIT;
+        if (monitor_open_contexts(m, arg, &why) != 0) {
+            monitor_status(m, true, "%s", strbuf_str(&why));
+            strbuf_free(&why);
             return;
         }
-        free(why);
-        feed_free(m->feed);
-        m->feed = NULL;
-        session_close(&m->session);
-        m->session = s;
+        strbuf_free(&why);
         free(m->context);
         m->context = xstrdup(arg);
         m->target.context = m->context;
         m->target.endpoint = NULL; /* the context's own */
-        monitor_restart_feed(m);
-        monitor_status(m, false, "context %s", arg);
+        if (monitor_multi_view(m))
+            monitor_status(m, false, "%zu contexts: %s", m->nctx, arg);
+        else
+            monitor_status(m, false, "context %s", arg);
     } else if (strcmp(verb, "theme") == 0 && *arg) {
         char err[256];
         if (term_set_theme(&m->term, arg, err, sizeof err) != 0)
@@ -71,7 +68,7 @@ static void on_command(void *ctx, const char *text)
     } else if (verb[0]) {
         monitor_status(m, true,
                        "unknown command :%s (try :jobs, :workers NAME, :ws NAME, "
-                       ":ctx NAME, :theme NAME, :q)",
+                       ":ctx NAME|a,b|all, :theme NAME, :q)",
                        verb);
     }
     m->dirty = true;
@@ -79,6 +76,6 @@ static void on_command(void *ctx, const char *text)
 
 void monitor_command_line(struct monitor *m)
 {
-    monitor_ask(m, "Command", ":jobs  :workers NAME  :ws NAME  :ctx NAME  :theme NAME  :q", "",
-                on_command, m);
+    monitor_ask(m, "Command", ":jobs  :workers NAME  :ws NAME  :ctx NAME|a,b|all  :theme NAME  :q",
+                "", on_command, m);
 }

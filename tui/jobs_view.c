@@ -3,6 +3,11 @@
  * the view (sort, filter, cursor, marks); this screen lends it the rows —
  * the store's, or only the faulty ones — and turns actions into requests
  * to the app.
+ *
+ * Over several contexts (`top --context a,b`) the rows are every context's
+ * store's, each row knowing its context: a CONTEXT column says which (first
+ * by default; never in a view over one), every action goes to the row's
+ * context, and the rows of a context whose backend is down say DISCONNECTED.
  */
 #include "tui/jobs_view.h"
 
@@ -36,6 +41,7 @@ enum column {
     COL_DURATION,
     COL_ID,
     COL_REASON,
+    COL_CONTEXT, /* in a view over several contexts only */
     COL_COUNT
 };
 
@@ -46,6 +52,7 @@ static const struct table_column columns[COL_COUNT] = {
     [COL_DEVICES] = {"DEVICES", 3, 7, true}, [COL_RESTARTS] = {"RESTARTS", 3, 8, true},
     [COL_AGE] = {"AGE", 3, 5, true},         [COL_DURATION] = {"TIME", 4, 6, true},
     [COL_ID] = {"ID", 2, 12, true},          [COL_REASON] = {"REASON", 10, 0, false},
+    [COL_CONTEXT] = {"CONTEXT", 4, 16, false},
 };
 
 /*
@@ -57,6 +64,7 @@ static const int keep[COL_COUNT] = {
     [COL_NAME] = 1, [COL_DISPLAY] = 1,  [COL_STATE] = 4,   [COL_PRIORITY] = 4,
     [COL_TYPE] = 0, [COL_WORKERS] = 4,  [COL_DEVICES] = 0, [COL_RESTARTS] = 0,
     [COL_AGE] = 2,  [COL_DURATION] = 0, [COL_ID] = 0,      [COL_REASON] = 3,
+    [COL_CONTEXT] = 3,
 };
 
 /* The titles, for the columns file and the `C` list. */
@@ -67,13 +75,17 @@ static const char *const titles[COL_COUNT] = {
     [COL_DEVICES] = "DEVICES", [COL_RESTARTS] = "RESTARTS",
     [COL_AGE] = "AGE",         [COL_DURATION] = "TIME",
     [COL_ID] = "ID",           [COL_REASON] = "REASON",
+    [COL_CONTEXT] = "CONTEXT",
 };
 
 struct jobs_view {
     struct screen base;
     struct table *table;
     const struct job_row **rows; /* what the table shows: every row, or the faulty ones */
+    size_t *ctx_of;              /* the context of each row (0 in a view over one) */
     size_t count, cap;
+    bool multi;        /* more than one context in view */
+    bool default_cols; /* no choice of columns made (no file): CONTEXT goes first */
     bool faulty_only;
     bool mine_only; /* only the rows whose creator is monitor_user */
     int64_t now_ms; /* ages are taken once per refresh, so a frame is consistent */
@@ -113,12 +125,27 @@ static const char *clean(const char *s, char *scratch, size_t n)
     return scratch;
 }
 
+/* True when row i's context is down; *why its reason. */
+static bool row_down(const struct jobs_view *v, size_t i, const char **why)
+{
+    return v->multi && monitor_context_down(v->base.app, v->ctx_of[i], why);
+}
+
 static const char *src_cell(void *ctx, size_t i, size_t col, char *scratch, size_t n)
 {
     struct jobs_view *v = ctx;
     const struct job_row *r = v->rows[i];
     bool utf8 = monitor_term(v->base.app)->utf8;
+    const char *why;
     switch ((enum column)v->shown[col]) {
+    case COL_CONTEXT: {
+        const char *name = clean(monitor_context_name(v->base.app, v->ctx_of[i]), scratch, n);
+        if (row_down(v, i, &why) && name == scratch) {
+            size_t len = strlen(scratch);
+            snprintf(scratch + len, n - len, " %s", utf8 ? "✗" : "x");
+        }
+        return name;
+    }
     case COL_NAME:
         return clean(r->name, scratch, n);
     case COL_DISPLAY:
@@ -153,6 +180,18 @@ static const char *src_cell(void *ctx, size_t i, size_t col, char *scratch, size
     case COL_ID:
         return clean(r->sched_id, scratch, n);
     case COL_REASON:
+        if (row_down(v, i, &why)) { /* what the row says is old: its backend is not answering */
+            struct strbuf sb = STRBUF_INIT;
+            strbuf_adds(&sb, "DISCONNECTED");
+            if (*why) {
+                strbuf_adds(&sb, " (");
+                utf8_sanitize(&sb, why, strlen(why), 0);
+                strbuf_adds(&sb, ")");
+            }
+            snprintf(scratch, n, "%s", strbuf_str(&sb));
+            strbuf_free(&sb);
+            return scratch;
+        }
         return r->reason ? clean(r->reason, scratch, n) : "";
     case COL_COUNT:
         break;
@@ -166,6 +205,9 @@ static attr_t src_attr(void *ctx, size_t i, size_t col)
     const struct term *t = monitor_term(v->base.app);
     const struct job_row *r = v->rows[i];
     col = v->shown[col];
+    const char *why;
+    if ((col == COL_REASON || col == COL_CONTEXT) && row_down(v, i, &why))
+        return t->role[THEME_ROLE_BANNER_DISCONNECTED];
     if (col == COL_STATE)
         return t->role[jobfmt_state_role(r->state)];
     if (col == COL_RESTARTS && r->restarts > 0)
@@ -175,9 +217,19 @@ static attr_t src_attr(void *ctx, size_t i, size_t col)
     return 0;
 }
 
+/*
+ * Row i's key for the table (cursor, marks): the store's, told apart per
+ * context (the same job name in two contexts is two rows); the store's own
+ * in context 0, so a view over one keeps its keys.
+ */
+static uint64_t row_key(const struct jobs_view *v, size_t i)
+{
+    return v->rows[i]->key ^ (uint64_t)v->ctx_of[i] * 0x9E3779B97F4A7C15ull;
+}
+
 static uint64_t src_key(void *ctx, size_t i)
 {
-    return ((struct jobs_view *)ctx)->rows[i]->key;
+    return row_key(ctx, i);
 }
 
 /* AGE sorts by creation time (the text "3m" < "2h" would too, but this is exact). */
@@ -294,14 +346,31 @@ static bool id_says_something(const struct jobs_view *v)
     return false;
 }
 
+/*
+ * The choice of columns in effect into out (room for COL_COUNT), its count:
+ * the user's, or with none made, in a view over several, CONTEXT first.
+ */
+static size_t choice(const struct jobs_view *v, size_t *out)
+{
+    size_t n = 0;
+    if (v->multi && v->default_cols)
+        out[n++] = COL_CONTEXT;
+    for (size_t i = 0; i < v->norder; i++)
+        if (!(v->multi && v->default_cols && v->order[i] == COL_CONTEXT))
+            out[n++] = v->order[i];
+    return n;
+}
+
 /* v->shown from the choice and the rows; true when the table was made again (it changed). */
 static bool place_columns(struct jobs_view *v, bool force)
 {
     bool display = display_says_something(v), id = id_says_something(v);
-    size_t shown[COL_COUNT], n = 0;
-    for (size_t i = 0; i < v->norder; i++)
-        if ((v->order[i] != COL_DISPLAY || display) && (v->order[i] != COL_ID || id))
-            shown[n++] = v->order[i];
+    size_t shown[COL_COUNT], n = 0, order[COL_COUNT];
+    size_t norder = choice(v, order);
+    for (size_t i = 0; i < norder; i++)
+        if ((order[i] != COL_DISPLAY || display) && (order[i] != COL_ID || id) &&
+            (order[i] != COL_CONTEXT || v->multi))
+            shown[n++] = order[i];
     if (n == 0) /* the choice was DISPLAY NAME alone: NAME says it */
         shown[n++] = COL_NAME;
     if (!force && v->table && n == v->nshown && memcmp(shown, v->shown, n * sizeof *shown) == 0)
@@ -312,24 +381,34 @@ static bool place_columns(struct jobs_view *v, bool force)
     return true;
 }
 
-/* The rows the table shows, from the store. */
+/* The rows the table shows, from the store (every context's, in a view over several). */
 static void rebuild(struct jobs_view *v)
 {
-    struct jobstore *s = monitor_store(v->base.app);
-    size_t n = jobstore_count(s);
-    const char *me = monitor_user(v->base.app);
+    struct monitor *m = v->base.app;
+    size_t nctx = monitor_context_count(m);
+    v->multi = nctx > 1;
+    size_t n = 0;
+    for (size_t c = 0; c < nctx; c++)
+        n += jobstore_count(v->multi ? monitor_context_store(m, c) : monitor_store(m));
     if (n > v->cap) {
         v->cap = n;
         v->rows = xreallocarray(v->rows, v->cap, sizeof *v->rows);
+        v->ctx_of = xreallocarray(v->ctx_of, v->cap, sizeof *v->ctx_of);
     }
     v->count = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct job_row *r = jobstore_at(s, i);
-        if (v->faulty_only && !job_row_faulty(r))
-            continue;
-        if (v->mine_only && (me == NULL || r->user == NULL || strcmp(r->user, me) != 0))
-            continue;
-        v->rows[v->count++] = r;
+    for (size_t c = 0; c < nctx; c++) {
+        struct jobstore *s = v->multi ? monitor_context_store(m, c) : monitor_store(m);
+        const char *me = v->multi ? monitor_context_user(m, c) : monitor_user(m);
+        size_t rows = jobstore_count(s);
+        for (size_t i = 0; i < rows; i++) {
+            const struct job_row *r = jobstore_at(s, i);
+            if (v->faulty_only && !job_row_faulty(r))
+                continue;
+            if (v->mine_only && (me == NULL || r->user == NULL || strcmp(r->user, me) != 0))
+                continue;
+            v->ctx_of[v->count] = v->multi ? c : 0;
+            v->rows[v->count++] = r;
+        }
     }
     v->now_ms = time_now_ms();
     if (!place_columns(v, false))
@@ -349,52 +428,73 @@ static void jv_draw(struct screen *s, WINDOW *w, int y, int x, int h, int wd, bo
     tw->ops->draw(tw, w, y, x, wd, true);
 }
 
+/* A row of the view as the marks index holds it: its place, found by its table key. */
+struct keyed_row {
+    uint64_t key;
+    size_t i;
+};
+
 static bool same_key(const void *item, const void *key)
 {
-    return ((const struct job_row *)item)->key == *(const uint64_t *)key;
+    return ((const struct keyed_row *)item)->key == *(const uint64_t *)key;
 }
 
 /*
- * The names to act on: the marked rows, else the cursor's. Returns the count;
- * *out is malloc'd. The marks (row keys) find their rows through a hash index
- * of the rows: with 50,000 marked, one scan of the rows per mark was O(N^2).
+ * The names to act on, with their contexts (ctxs): the marked rows, else the
+ * cursor's. Returns the count; *out and *ctxs are malloc'd. The marks (row
+ * keys) find their rows through a hash index of the rows: with 50,000
+ * marked, one scan of the rows per mark was O(N^2).
  */
-static size_t chosen(struct jobs_view *v, const char ***out)
+static size_t chosen(struct jobs_view *v, const char ***out, size_t **ctxs)
 {
     uint64_t *keys = NULL;
     size_t n = table_marked(v->table, &keys);
     const char **names = xcalloc(n ? n : 1, sizeof *names);
+    size_t *in = xcalloc(n ? n : 1, sizeof *in);
     size_t k = 0;
     struct hmap by_key = HMAP_INIT;
-    for (size_t j = 0; n && j < v->count; j++)
-        hmap_put(&by_key, hmap_hash(&v->rows[j]->key, sizeof v->rows[j]->key), (void *)v->rows[j]);
+    struct keyed_row *kr = xcalloc(n && v->count ? v->count : 1, sizeof *kr);
+    for (size_t j = 0; n && j < v->count; j++) {
+        kr[j] = (struct keyed_row){row_key(v, j), j};
+        hmap_put(&by_key, hmap_hash(&kr[j].key, sizeof kr[j].key), &kr[j]);
+    }
     for (size_t i = 0; i < n; i++) {
-        const struct job_row *r =
+        const struct keyed_row *r =
             hmap_get(&by_key, hmap_hash(&keys[i], sizeof keys[i]), same_key, &keys[i]);
-        if (r)
-            names[k++] = r->name;
+        if (r) {
+            in[k] = v->ctx_of[r->i];
+            names[k++] = v->rows[r->i]->name;
+        }
     }
     hmap_free(&by_key);
+    free(kr);
     free(keys);
     if (k == 0) {
         size_t row;
         uint64_t key;
-        if (table_cursor_row(v->table, &row, &key))
+        if (table_cursor_row(v->table, &row, &key)) {
+            in[k] = v->ctx_of[row];
             names[k++] = v->rows[row]->name;
+        }
     }
     *out = names;
+    *ctxs = in;
     return k;
 }
 
 static void act(struct jobs_view *v, enum monitor_action a, bool many)
 {
     const char **names;
-    size_t n = chosen(v, &names);
+    size_t *ctxs;
+    size_t n = chosen(v, &names, &ctxs);
     if (n == 0)
         monitor_status(v->base.app, true, "no job here");
+    else if (v->multi)
+        monitor_act_in(v->base.app, a, names, ctxs, many ? n : 1);
     else
         monitor_act(v->base.app, a, names, many ? n : 1);
     free(names);
+    free(ctxs);
 }
 
 static void on_filter(void *ctx, const char *text)
@@ -462,6 +562,7 @@ static bool cp_keep(struct colpick *p, char *msg, size_t size)
         if (p->on[i])
             v->order[n++] = p->order[i];
     v->norder = n;
+    v->default_cols = false; /* the choice is the user's now, CONTEXT's place too */
     place_columns(v, true);
     char *path = colconf_user_file(false);
     struct strbuf err = STRBUF_INIT;
@@ -599,11 +700,12 @@ static void colpick_open(struct jobs_view *v)
     p->base.dirty = true;
     p->v = v;
     bool listed[COL_COUNT] = {false};
-    size_t n = 0;
-    for (size_t i = 0; i < v->norder; i++) {
-        p->order[n] = v->order[i];
+    size_t n = 0, order[COL_COUNT];
+    size_t norder = choice(v, order);
+    for (size_t i = 0; i < norder; i++) {
+        p->order[n] = order[i];
         p->on[n++] = true;
-        listed[v->order[i]] = true;
+        listed[order[i]] = true;
     }
     for (size_t c = 0; c < COL_COUNT; c++)
         if (!listed[c])
@@ -626,7 +728,7 @@ static unsigned jv_key(struct screen *s, const struct widget_key *k, const char 
                         table_filter(v->table), on_filter, v);
             return WIDGET_HANDLED;
         }
-        if (strcmp(action, "copy-name") == 0) {
+        if (strcmp(action, "copy-name") == 0) { /* the name alone: what a CLI takes */
             size_t row;
             uint64_t key;
             if (table_cursor_row(v->table, &row, &key))
@@ -639,8 +741,18 @@ static unsigned jv_key(struct screen *s, const struct widget_key *k, const char 
             colpick_open(v);
             return WIDGET_HANDLED | WIDGET_REDRAW;
         }
+        if (strcmp(action, "new-job") == 0 && v->multi) {
+            /* A new job goes to the cursor row's context; the app runs the wizard. */
+            size_t row;
+            uint64_t key;
+            if (table_cursor_row(v->table, &row, &key))
+                monitor_focus_context(m, v->ctx_of[row]);
+            return WIDGET_IGNORED;
+        }
         if (strcmp(action, "mine") == 0) {
             const char *me = monitor_user(m);
+            for (size_t c = 0; v->multi && me == NULL && c < monitor_context_count(m); c++)
+                me = monitor_context_user(m, c);
             if (me == NULL && !v->mine_only) {
                 monitor_status(m, true, "this backend does not say who you are: no \"mine\"");
                 return WIDGET_HANDLED;
@@ -697,16 +809,24 @@ static void jv_changed(struct screen *s)
 static const char *jv_title(struct screen *s)
 {
     struct jobs_view *v = view(s);
-    struct jobstore *st = monitor_store(s->app);
-    size_t counts[JOB_STATE_COUNT];
-    jobstore_count_states(st, counts);
+    struct monitor *m = s->app;
+    size_t counts[JOB_STATE_COUNT] = {0}, jobs = 0;
+    for (size_t c = 0; c < monitor_context_count(m); c++) {
+        struct jobstore *st = v->multi ? monitor_context_store(m, c) : monitor_store(m);
+        size_t one[JOB_STATE_COUNT];
+        jobstore_count_states(st, one);
+        for (size_t k = 0; k < JOB_STATE_COUNT; k++)
+            counts[k] += one[k];
+        jobs += jobstore_count(st);
+        if (!v->multi)
+            break;
+    }
     const char *f = table_filter(v->table);
     /* The cursor's row of the rows shown first: a dashboard never hides how many there are. */
     size_t shown = table_view_count(v->table);
     snprintf(v->title, sizeof v->title,
              "%zu/%zu  jobs %zu  running %zu  waiting %zu  failed %zu%s%s%s%s",
-             shown ? table_cursor_pos(v->table) + 1 : 0, shown, jobstore_count(st),
-             counts[JOB_STATE_RUNNING],
+             shown ? table_cursor_pos(v->table) + 1 : 0, shown, jobs, counts[JOB_STATE_RUNNING],
              counts[JOB_STATE_QUEUEING] + counts[JOB_STATE_WAITING] + counts[JOB_STATE_INIT],
              counts[JOB_STATE_FAILED], v->faulty_only ? "  [faulty only]" : "",
              v->mine_only ? "  [mine]" : "", f && *f ? "  /" : "", f && *f ? f : "");
@@ -732,6 +852,7 @@ static void jv_destroy(struct screen *s)
     struct jobs_view *v = view(s);
     table_free(v->table);
     free(v->rows);
+    free(v->ctx_of);
     free(v);
 }
 
@@ -753,6 +874,7 @@ struct screen *jobs_view_new(struct monitor *m)
     for (size_t c = 0; c < COL_COUNT; c++)
         v->order[c] = c;
     v->norder = COL_COUNT;
+    v->default_cols = true;
     /* The user's columns; a bad file is said (file:line) and the defaults kept. */
     char *path = colconf_user_file(false);
     struct strbuf err = STRBUF_INIT;
@@ -761,6 +883,7 @@ struct screen *jobs_view_new(struct monitor *m)
     if (rc > 0) {
         memcpy(v->order, order, n * sizeof *order);
         v->norder = n;
+        v->default_cols = false;
     } else if (rc < 0) {
         monitor_status(m, true, "%s (the default columns are shown)", strbuf_str(&err));
     }

@@ -2,7 +2,8 @@
  * monitor: the live screens' app — the loop, the screen stack, the frame
  * (title bar with the feed's state, status line, key bar), prompts,
  * confirm dialogs, help and keys; the actions are tui/actions.c, the `:`
- * command line tui/commands.c (they share tui/monitor_app.h). This core
+ * command line tui/commands.c, the contexts in view (one, or several in
+ * one jobs view) tui/monitor_contexts.c (they share tui/monitor_app.h). This core
  * calls neither, nor any screen, but through the monitor_parts tui/top.c
  * hands it. See app.h.
  *
@@ -50,12 +51,12 @@ const struct term *monitor_term(const struct monitor *m)
 
 struct jobstore *monitor_store(struct monitor *m)
 {
-    return m->store;
+    return monitor_cur(m)->store;
 }
 
 struct backend *monitor_backend(struct monitor *m)
 {
-    return m->session.b;
+    return monitor_cur(m)->session.b;
 }
 
 struct http_multi *monitor_multi(struct monitor *m)
@@ -75,7 +76,7 @@ bool monitor_readonly(const struct monitor *m)
 
 const char *monitor_user(const struct monitor *m)
 {
-    return m->catalog.user;
+    return m->ctx[m->focus].catalog.user;
 }
 
 void monitor_dirty(struct monitor *m)
@@ -115,7 +116,10 @@ static void on_status_expired(void *ctx)
 /* The state of job in the store, -1 when it is not there. */
 static int job_state_of(struct monitor *m, const char *job)
 {
-    const struct job_row *r = m->store ? jobstore_find(m->store, job) : NULL;
+    /* in the context the status was said in (the job's, for an action's reply) */
+    size_t in = m->status_about_ctx < m->nctx ? m->status_about_ctx : m->focus;
+    struct jobstore *store = m->nctx ? m->ctx[in].store : NULL;
+    const struct job_row *r = store ? jobstore_find(store, job) : NULL;
     return r ? (int)r->state : -1;
 }
 
@@ -158,6 +162,7 @@ static void vstatus(struct monitor *m, const char *about, bool error, const char
     m->status_screen = top_id(m);
     if (about) {
         m->status_about = xstrdup(about);
+        m->status_about_ctx = m->focus;
         m->status_about_state = job_state_of(m, about);
     }
     if (m->loop && m->status[0])
@@ -194,6 +199,7 @@ void monitor_push(struct monitor *m, struct screen *s)
         return;
     }
     m->screen_ids[m->depth] = ++m->next_screen_id;
+    m->screen_ctx[m->depth] = m->focus;
     m->screens[m->depth++] = s;
     m->dirty = m->full = true;
 }
@@ -206,6 +212,7 @@ void monitor_pop(struct monitor *m)
     }
     struct screen *s = m->screens[--m->depth];
     s->ops->destroy(s);
+    m->focus = m->screen_ctx[m->depth - 1]; /* the context of the screen now on top */
     monitor_top(m)->ops->changed(monitor_top(m));
     m->dirty = m->full = true;
 }
@@ -219,15 +226,34 @@ void monitor_open_job(struct monitor *m, const char *name)
     monitor_push(m, m->parts->job_screen(m, name));
 }
 
-void monitor_set_names(struct monitor *m, const char *const *names, size_t n)
+void monitor_open_job_in(struct monitor *m, size_t ctx, const char *name)
+{
+    size_t was = m->focus;
+    if (ctx < m->nctx)
+        m->focus = ctx; /* the job screen, made and pushed now, works in ctx */
+    monitor_open_job(m, name);
+    if (monitor_top(m) == NULL || m->screen_ctx[m->depth - 1] != m->focus)
+        m->focus = was;
+}
+
+void monitor_set_names_in(struct monitor *m, const char *const *names, const size_t *ctxs, size_t n)
 {
     for (size_t i = 0; i < m->name_count; i++)
         free(m->names[i]);
     free(m->names);
+    free(m->name_ctx);
     m->names = xcalloc(n ? n : 1, sizeof *m->names);
-    for (size_t i = 0; i < n; i++)
+    m->name_ctx = xcalloc(n ? n : 1, sizeof *m->name_ctx);
+    for (size_t i = 0; i < n; i++) {
         m->names[i] = xstrdup(names[i]);
+        m->name_ctx[i] = ctxs && ctxs[i] < m->nctx ? ctxs[i] : m->focus;
+    }
     m->name_count = n;
+}
+
+void monitor_set_names(struct monitor *m, const char *const *names, size_t n)
+{
+    monitor_set_names_in(m, names, NULL, n);
 }
 
 void monitor_ask(struct monitor *m, const char *title, const char *hint, const char *initial,
@@ -301,8 +327,11 @@ static void on_age_tick(void *ctx);
 /* While the data is not live, tick once a second so its age on screen stays true. */
 static void plan_age_tick(struct monitor *m)
 {
-    enum feed_state st = feed_state(m->feed);
-    bool want = st == FEED_LOST || st == FEED_CONNECTING;
+    bool want = false;
+    for (size_t i = 0; i < m->nctx; i++) {
+        enum feed_state st = feed_state(m->ctx[i].feed);
+        want |= st == FEED_LOST || st == FEED_CONNECTING;
+    }
     if (want && m->age_timer == 0)
         m->age_timer = loop_add_timer(m->loop, 1000, on_age_tick, m);
     if (!want && m->age_timer) {
@@ -319,40 +348,38 @@ static void on_age_tick(void *ctx)
     plan_age_tick(m);
 }
 
-static void on_catalog(void *ctx, struct backend_reply *r)
+/* The context whose store has the job to open once seen, or SIZE_MAX: none yet. */
+static size_t open_when_seen_in(struct monitor *m)
 {
-    struct monitor *m = ctx;
-    if (r->status != BACKEND_OK)
-        return; /* devices then show "-": nothing else needs it */
-    catalog_free(&m->catalog);
-    m->catalog = r->catalog;
-    memset(&r->catalog, 0, sizeof r->catalog);
-    jobstore_set_catalog(m->store, &m->catalog);
-    monitor_feed_changed(m);
-}
-
-static void fetch_catalog(struct monitor *m)
-{
-    struct backend_request rq = {.op = BACKEND_OP_CATALOG};
-    backend_send(m->session.b, m->multi, &rq, on_catalog, NULL, NULL, m);
+    for (size_t i = 0; i < m->nctx; i++)
+        if ((m->open_ctx == SIZE_MAX || m->open_ctx == i) &&
+            jobstore_find(m->ctx[i].store, m->open_when_seen))
+            return i;
+    return SIZE_MAX;
 }
 
 void monitor_feed_changed(void *ctx)
 {
     struct monitor *m = ctx;
-    if (m->open_when_seen && jobstore_find(m->store, m->open_when_seen)) {
+    size_t in = m->open_when_seen ? open_when_seen_in(m) : SIZE_MAX;
+    if (in != SIZE_MAX) {
         const char *name = m->open_when_seen;
         m->open_when_seen = NULL;
         while (m->depth > 1)
             monitor_pop(m);
-        monitor_open_job(m, name);
+        monitor_open_job_in(m, in, name);
         free((char *)name);
     }
     /* The screens re-read the store when the next frame is drawn: a burst of
      * watch messages (a first sync of 10,000 jobs) costs one refresh a frame. */
     char warning[256];
-    if (feed_take_warning(m->feed, warning, sizeof warning))
-        monitor_status(m, true, "%s", warning);
+    for (size_t i = 0; i < m->nctx; i++)
+        if (m->ctx[i].feed && feed_take_warning(m->ctx[i].feed, warning, sizeof warning)) {
+            if (monitor_multi_view(m))
+                monitor_status(m, true, "%s: %s", monitor_context_name(m, i), warning);
+            else
+                monitor_status(m, true, "%s", warning);
+        }
     m->store_changed = true;
     plan_age_tick(m);
     m->dirty = true;
@@ -365,17 +392,18 @@ void monitor_feed_changed(void *ctx)
  * 1 disconnected (retrying), 2 refused (not retried: an error, not a lost
  * connection).
  */
-static int feed_text(struct monitor *m, char *buf, size_t n, char *brief, size_t bn)
+static int feed_text(struct monitor *m, struct feed *feed, char *buf, size_t n, char *brief,
+                     size_t bn)
 {
     int64_t now = loop_now_ms();
     char age[16], retry[16];
-    int64_t fresh = feed_fresh_at(m->feed);
+    int64_t fresh = feed_fresh_at(feed);
     time_age(fresh ? now - fresh : 0, age, sizeof age);
-    int64_t next = feed_next_try(m->feed);
+    int64_t next = feed_next_try(feed);
     time_age(next > now ? next - now + 999 : 0, retry, sizeof retry);
     bool utf8 = m->term.utf8;
     const char *x = utf8 ? "✗" : "x";
-    switch (feed_state(m->feed)) {
+    switch (feed_state(feed)) {
     case FEED_CONNECTING:
         snprintf(buf, n, "%s connecting…", utf8 ? "○" : "o");
         break;
@@ -384,14 +412,14 @@ static int feed_text(struct monitor *m, char *buf, size_t n, char *brief, size_t
         break;
     case FEED_POLLING:
         snprintf(buf, n, "%s every %ds%s, %s ago", utf8 ? "◔" : "~",
-                 feed_poll_interval_ms(m->feed) / 1000,
-                 feed_poll_interval_ms(m->feed) > m->refresh_ms ? " (nothing changed)" : "", age);
+                 feed_poll_interval_ms(feed) / 1000,
+                 feed_poll_interval_ms(feed) > m->refresh_ms ? " (nothing changed)" : "", age);
         break;
     case FEED_LOST:
     case FEED_REFUSED: {
-        bool lost = feed_state(m->feed) == FEED_LOST;
+        bool lost = feed_state(feed) == FEED_LOST;
         struct strbuf why = STRBUF_INIT;
-        utf8_sanitize(&why, feed_error(m->feed), strlen(feed_error(m->feed)), 0);
+        utf8_sanitize(&why, feed_error(feed), strlen(feed_error(feed)), 0);
         if (!lost)
             snprintf(brief, bn, "%s refused (r: ask again)", x);
         else if (fresh)
@@ -405,6 +433,58 @@ static int feed_text(struct monitor *m, char *buf, size_t n, char *brief, size_t
     }
     snprintf(brief, bn, "%.*s", (int)bn - 1, buf);
     return 0;
+}
+
+/*
+ * The same for a view over several contexts, one after the other: "local ✓",
+ * "lab ○" while connecting, "lab ✗ DISCONNECTED (why)" or "lab ✗ refused
+ * (why)"; brief without the reasons. The worst news of them is returned.
+ */
+static int feeds_text(struct monitor *m, char *buf, size_t n, char *brief, size_t bn)
+{
+    struct strbuf full = STRBUF_INIT, shortly = STRBUF_INIT;
+    bool utf8 = m->term.utf8;
+    int worst = 0;
+    for (size_t i = 0; i < m->nctx; i++) {
+        struct feed *f = m->ctx[i].feed;
+        struct strbuf name = STRBUF_INIT;
+        const char *raw = monitor_context_name(m, i);
+        utf8_sanitize(&name, raw, strlen(raw), 0);
+        const char *sep = i ? "  " : "";
+        enum feed_state st = feed_state(f);
+        if (st == FEED_LOST || st == FEED_REFUSED) {
+            struct strbuf why = STRBUF_INIT;
+            utf8_sanitize(&why, feed_error(f), strlen(feed_error(f)), 0);
+            const char *what = st == FEED_LOST ? "DISCONNECTED" : "refused";
+            strbuf_addf(&full, "%s%s %s %s (%s)", sep, strbuf_str(&name), utf8 ? "✗" : "x", what,
+                        strbuf_str(&why));
+            strbuf_addf(&shortly, "%s%s %s %s", sep, strbuf_str(&name), utf8 ? "✗" : "x", what);
+            strbuf_free(&why);
+            int bad = st == FEED_LOST ? 1 : 2;
+            worst = bad > worst ? bad : worst;
+        } else {
+            const char *mark = st == FEED_CONNECTING ? (utf8 ? "○" : "o") : (utf8 ? "✓" : "+");
+            strbuf_addf(&full, "%s%s %s", sep, strbuf_str(&name), mark);
+            strbuf_addf(&shortly, "%s%s %s", sep, strbuf_str(&name), mark);
+        }
+        strbuf_free(&name);
+    }
+    snprintf(buf, n, "%s", strbuf_str(&full));
+    snprintf(brief, bn, "%s", strbuf_str(&shortly));
+    strbuf_free(&full);
+    strbuf_free(&shortly);
+    return worst;
+}
+
+/* The first reason a context in view is down for (raw), or "". */
+static const char *first_down_reason(const struct monitor *m)
+{
+    for (size_t i = 0; i < m->nctx; i++) {
+        const char *why;
+        if (monitor_context_down(m, i, &why) && *why)
+            return why;
+    }
+    return "";
 }
 
 /* Sanitized text at (y, x), at most w cells, in a. */
@@ -430,16 +510,29 @@ static void draw_frame(struct monitor *m)
     }
     struct screen *s = monitor_top(m);
     /* Title bar: where, what, and how current; the feed's state never writes over the rest. */
-    char feed[600], brief[200];
-    int bad = feed_text(m, feed, sizeof feed, brief, sizeof brief);
+    char feed[1200], brief[600];
+    bool multi = monitor_multi_view(m);
+    int bad = multi ? feeds_text(m, feed, sizeof feed, brief, sizeof brief)
+                    : feed_text(m, monitor_cur(m)->feed, feed, sizeof feed, brief, sizeof brief);
     attr_t bar = m->term.role[THEME_ROLE_TITLE];
     fill_line(0, w, bar);
     struct strbuf where = STRBUF_INIT;
-    const char *ws = m->session.b->target.workspace;
-    utf8_sanitize(&where, ws ? ws : "", ws ? strlen(ws) : 0, 0);
-    /* Which backend, when it is not the ACP family (trainjobd, SenseCore): "default · slurm". */
-    if (strcmp(m->session.b->ops->name, "acp") != 0)
-        strbuf_addf(&where, " · %s", m->session.b->ops->name);
+    struct backend *b = monitor_cur(m)->session.b;
+    const char *ws = b->target.workspace;
+    if (multi && m->depth > 1) { /* a job screen: the context its job is in */
+        const char *cn = monitor_context_name(m, m->focus);
+        utf8_sanitize(&where, cn, strlen(cn), 0);
+        strbuf_adds(&where, "/");
+    }
+    if (!multi || m->depth > 1) {
+        utf8_sanitize(&where, ws ? ws : "", ws ? strlen(ws) : 0, 0);
+        /* Which backend, when it is not the ACP family (trainjobd, SenseCore): "default · slurm".
+         */
+        if (strcmp(b->ops->name, "acp") != 0)
+            strbuf_addf(&where, " · %s", b->ops->name);
+    } else {
+        strbuf_addf(&where, "%zu contexts", m->nctx);
+    }
     char left[700];
     snprintf(left, sizeof left, " trainjob %s%s  %s  ", m->readonly ? "top " : "",
              strbuf_str(&where), s->ops->title(s));
@@ -471,7 +564,7 @@ static void draw_frame(struct monitor *m)
     const char *status = m->status;
     bool status_error = m->status_error;
     if (!status[0] && reason_below) { /* what did not fit in the title bar */
-        status = feed_error(m->feed);
+        status = multi ? first_down_reason(m) : feed_error(monitor_cur(m)->feed);
         status_error = true;
     }
     if (status[0]) {
@@ -528,17 +621,70 @@ static void draw_frame(struct monitor *m)
     m->dirty = m->full = false;
 }
 
+/* ---- the contexts' feeds (the rest of them: tui/monitor_contexts.c) ---------- */
+
+static void on_catalog(void *ctx, struct backend_reply *r)
+{
+    struct monitor_ctx *c = ctx;
+    c->catalog_call = NULL;
+    if (r->status != BACKEND_OK || c->store == NULL)
+        return; /* devices then show "-": nothing else needs it */
+    catalog_free(&c->catalog);
+    c->catalog = r->catalog;
+    memset(&r->catalog, 0, sizeof r->catalog);
+    jobstore_set_catalog(c->store, &c->catalog);
+    monitor_feed_changed(c->app);
+}
+
+static void fetch_catalog(struct monitor_ctx *c)
+{
+    struct backend_request rq = {.op = BACKEND_OP_CATALOG};
+    if (c->catalog_call) /* a new feed asks again: the answer to the old question is moot */
+        backend_call_cancel(c->catalog_call);
+    c->catalog_call = backend_send(c->session.b, c->app->multi, &rq, on_catalog, NULL, NULL, c);
+}
+
+/* Context c's store and feed, new, and its catalog asked for. */
+void monitor_ctx_start(struct monitor *m, struct monitor_ctx *c)
+{
+    c->app = m;
+    feed_free(c->feed);
+    jobstore_free(c->store);
+    c->store = jobstore_new();
+    c->feed = feed_new(c->session.b, m->multi, c->store, m->refresh_ms, monitor_feed_changed, m);
+    feed_start(c->feed);
+    fetch_catalog(c);
+}
+
 void monitor_restart_feed(struct monitor *m)
 {
-    feed_free(m->feed);
-    jobstore_free(m->store);
-    m->store = jobstore_new();
-    m->feed = feed_new(m->session.b, m->multi, m->store, m->refresh_ms, monitor_feed_changed, m);
     while (m->depth > 1)
         monitor_pop(m);
-    feed_start(m->feed);
-    fetch_catalog(m);
+    for (size_t i = 0; i < m->nctx; i++)
+        monitor_ctx_start(m, &m->ctx[i]);
     monitor_feed_changed(m);
+}
+
+int monitor_open_contexts(struct monitor *m, const char *spec, struct strbuf *err)
+{
+    struct monitor_ctx fresh[MONITOR_MAX_CONTEXTS];
+    memset(fresh, 0, sizeof fresh);
+    size_t n = monitor_open_sessions(m, spec, fresh, err);
+    if (n == 0)
+        return -1;
+    while (m->depth > 1)
+        monitor_pop(m);
+    for (size_t i = 0; i < m->nctx; i++)
+        monitor_ctx_end(&m->ctx[i]);
+    memcpy(m->ctx, fresh, n * sizeof *fresh);
+    m->nctx = n;
+    m->focus = 0;
+    if (m->depth)
+        m->screen_ctx[0] = 0;
+    for (size_t i = 0; i < n; i++)
+        m->ctx[i].app = m;
+    monitor_restart_feed(m);
+    return 0;
 }
 
 /* ---- frames ------------------------------------------------------------------ */
@@ -685,7 +831,8 @@ static void on_key(struct monitor *m, const struct widget_key *k)
         m->full = true;
         break;
     case KEYMAP_REFRESH:
-        feed_start(m->feed);
+        for (size_t i = 0; i < m->nctx; i++)
+            feed_start(m->ctx[i].feed);
         monitor_status(m, false, "refreshing");
         break;
     case KEYMAP_NEW_JOB:
@@ -732,7 +879,9 @@ static void on_signal(void *ctx, int signo)
 struct monitor *monitor_new_detached(struct jobstore *store, const struct term *t, bool readonly)
 {
     struct monitor *m = xcalloc(1, sizeof *m);
-    m->store = store;
+    m->ctx[0].app = m;
+    m->ctx[0].store = store;
+    m->nctx = 1;
     m->term = *t;
     m->readonly = readonly;
     return m;
@@ -751,9 +900,14 @@ void monitor_free_detached(struct monitor *m)
         dialog_free(m->dialog);
     monitor_set_names(m, NULL, 0);
     free(m->names);
+    free(m->name_ctx);
     free(m->status_about);
     free(m->arg);
     free(m->open_when_seen);
+    for (size_t i = 0; i < m->nctx; i++) { /* the stores are the caller's */
+        free(m->ctx[i].name);
+        free(m->ctx[i].detached_down);
+    }
     free(m);
 }
 
@@ -771,12 +925,32 @@ int monitor_run(const struct tui_top_opts *o, const struct monitor_parts *parts,
     m.parts = parts;
     m.readonly = readonly;
     m.refresh_ms = refresh_s * 1000;
-    if (session_open(&m.target, &m.session, err) != 0)
-        return EXIT_USAGE;
+    m.open_ctx = SIZE_MAX;
+    if (context_spec_several(m.target.context)) {
+        /* `--context a,b` or `all`: every context on this loop, each with its own feed. */
+        struct strbuf why = STRBUF_INIT;
+        m.nctx = monitor_open_sessions(&m, m.target.context, m.ctx, &why);
+        if (m.nctx == 0) {
+            struct strbuf clean = STRBUF_INIT;
+            utf8_sanitize(&clean, strbuf_str(&why), why.len, 0);
+            fprintf(err, "trainjob top: %s\n", strbuf_str(&clean));
+            strbuf_free(&clean);
+            strbuf_free(&why);
+            return EXIT_USAGE;
+        }
+        strbuf_free(&why);
+    } else {
+        if (session_open(&m.target, &m.ctx[0].session, err) != 0)
+            return EXIT_USAGE;
+        m.nctx = 1;
+    }
+    for (size_t i = 0; i < m.nctx; i++)
+        m.ctx[i].app = &m;
     /* The config's theme, unless --theme names one. */
-    bool theme_from_config = theme == NULL && m.session.rc.ctx.theme;
+    const char *ctx_theme = m.ctx[0].session.rc.ctx.theme;
+    bool theme_from_config = theme == NULL && ctx_theme;
     if (theme_from_config)
-        theme = m.session.rc.ctx.theme;
+        theme = ctx_theme;
     m.keys = keymap_new_default();
     struct strbuf kerr = STRBUF_INIT;
     char *kpath = keymap_user_file(false), *kshown = keymap_user_file(true);
@@ -793,7 +967,8 @@ int monitor_run(const struct tui_top_opts *o, const struct monitor_parts *parts,
     if (started != 0) {
         fprintf(err, "trainjob top: %s\n", why);
         keymap_free(m.keys);
-        session_close(&m.session);
+        for (size_t i = 0; i < m.nctx; i++)
+            monitor_ctx_end(&m.ctx[i]);
         strbuf_free(&kerr);
         return 1;
     }
@@ -806,8 +981,8 @@ int monitor_run(const struct tui_top_opts *o, const struct monitor_parts *parts,
     if (m.status[0]) /* said before the loop was there: it goes like any other */
         m.status_timer = loop_add_timer(m.loop, STATUS_ERROR_MS, on_status_expired, &m);
     m.multi = http_multi_new(m.loop);
-    m.store = jobstore_new();
-    m.feed = feed_new(m.session.b, m.multi, m.store, m.refresh_ms, monitor_feed_changed, &m);
+    for (size_t i = 0; i < m.nctx; i++) /* the replies come from the loop, below */
+        monitor_ctx_start(&m, &m.ctx[i]);
     monitor_push(&m, parts->first(&m));
     if (job)
         m.open_when_seen = xstrdup(job);
@@ -816,8 +991,6 @@ int monitor_run(const struct tui_top_opts *o, const struct monitor_parts *parts,
     loop_add_signal(m.loop, SIGTERM, on_signal, &m);
     loop_add_signal(m.loop, SIGHUP, on_signal, &m);
     loop_add_signal(m.loop, SIGINT, on_signal, &m);
-    feed_start(m.feed);
-    fetch_catalog(&m);
     plan_age_tick(&m);
     m.dirty = m.full = true;
     while (!m.quit) {
@@ -841,19 +1014,30 @@ int monitor_run(const struct tui_top_opts *o, const struct monitor_parts *parts,
     if (m.dialog)
         dialog_free(m.dialog);
     help_free(m.help);
-    feed_free(m.feed);
+    for (size_t i = 0; i < m.nctx; i++) { /* what runs on the loop ends before it */
+        feed_free(m.ctx[i].feed);
+        m.ctx[i].feed = NULL;
+        if (m.ctx[i].catalog_call)
+            backend_call_cancel(m.ctx[i].catalog_call);
+        m.ctx[i].catalog_call = NULL;
+    }
     http_multi_free(m.multi);
-    jobstore_free(m.store);
-    catalog_free(&m.catalog);
+    for (size_t i = 0; i < m.nctx; i++) {
+        jobstore_free(m.ctx[i].store);
+        m.ctx[i].store = NULL;
+        catalog_free(&m.ctx[i].catalog);
+    }
     loop_free(m.loop);
     term_stop(&m.term);
     keymap_free(m.keys);
     monitor_set_names(&m, NULL, 0);
     free(m.names);
+    free(m.name_ctx);
     free(m.arg);
     free(m.open_when_seen);
     free(m.context);
     free(m.status_about);
-    session_close(&m.session);
+    for (size_t i = 0; i < m.nctx; i++)
+        monitor_ctx_end(&m.ctx[i]);
     return 0;
 }
