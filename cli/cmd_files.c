@@ -306,9 +306,10 @@ out:
 
 int cmd_validate(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
 {
+    enum { OPT_CATALOG = 0x200 };
     static const struct option longopts[] = {
         {"quiet", no_argument, NULL, 'q'},
-        {"catalog", no_argument, NULL, 0x200},
+        {"catalog", no_argument, NULL, OPT_CATALOG},
         {"help", no_argument, NULL, 'h'},
         CLI_GLOBAL_OPTIONS,
         {NULL, 0, NULL, 0},
@@ -325,7 +326,7 @@ int cmd_validate(const struct cli_globals *g, int argc, char **argv, FILE *out, 
         case 'q':
             quiet = true;
             break;
-        case 0x200:
+        case OPT_CATALOG:
             catalog = true;
             break;
         case 'h':
