@@ -19,6 +19,7 @@ cleanup() {
     tui_cleanup
     rm -rf "$TMP"
 }
+trap cleanup EXIT
 
 PORT=$(free_port) || exit 1
 cat >"$TMP/fake.py" <<'PY'
