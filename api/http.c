@@ -54,6 +54,16 @@ void http_result_init(struct http_result *r)
     memset(r, 0, sizeof *r);
 }
 
+void http_result_clear(struct http_result *r)
+{
+    strbuf_reset(&r->body);
+    r->status = 0;
+    r->transport = TRANSPORT_NONE;
+    r->message[0] = '\0';
+    r->has_retry_after = false;
+    r->retry_after = 0;
+}
+
 void http_result_free(struct http_result *r)
 {
     strbuf_free(&r->body);
@@ -539,12 +549,7 @@ bool http_transport_run(const struct http_client *c, const char *method, const c
 static int perform(struct http_client *c, const char *method, const char *path, const char *body,
                    size_t len, http_data_fn on_data, void *ctx, struct http_result *out)
 {
-    strbuf_reset(&out->body);
-    out->status = 0;
-    out->transport = TRANSPORT_NONE;
-    out->message[0] = '\0';
-    out->has_retry_after = false;
-    out->retry_after = 0;
+    http_result_clear(out);
     if (http_transport_run(c, method, path, body, len, on_data, ctx, out))
         return out->transport == TRANSPORT_NONE ? 0 : -1;
     if (c->ep.unix_path) {
@@ -563,17 +568,17 @@ static int perform(struct http_client *c, const char *method, const char *path, 
 }
 
 /*
- * How long to wait before asking again after out (429 Too Many Requests or
- * 503 Unavailable: the server did not take the request), given waited ms
- * so far; -1: not again (another status, or the wait is past the budget).
+ * The one rule for 429 Too Many Requests and 503 Unavailable (the server
+ * did not take the request), for the blocking call and the loop's
+ * (api/http_multi): see http.h.
  */
-static long retry_wait_ms(const struct http_result *out, int tries, long waited)
+long http_retry_wait_ms(const struct http_result *out, long waited_ms)
 {
     if (out->transport != TRANSPORT_NONE || (out->status != 429 && out->status != 503) ||
-        tries >= RETRY_TRIES)
+        out->tries >= RETRY_TRIES)
         return -1;
     long ms = out->has_retry_after ? (long)out->retry_after * 1000L : RETRY_DEFAULT_MS;
-    return waited + ms <= RETRY_BUDGET_MS ? ms : -1;
+    return waited_ms + ms <= RETRY_BUDGET_MS ? ms : -1;
 }
 
 /* Sleeps ms; false when a signal cut it short (Ctrl-C with a handler: the call ends). */
@@ -592,7 +597,7 @@ int http_call(struct http_client *c, const char *method, const char *path_and_qu
     for (;;) {
         rc = perform(c, method, path_and_query, body, len, NULL, NULL, out);
         out->tries++;
-        if ((wait = retry_wait_ms(out, out->tries, waited)) < 0 || !retry_sleep(wait))
+        if ((wait = http_retry_wait_ms(out, waited)) < 0 || !retry_sleep(wait))
             return rc;
         waited += wait;
     }

@@ -38,10 +38,12 @@ struct http_result {
     size_t max_body;    /* the byte cap of the reply (set from the client's; 0: 64 MiB) */
     bool has_retry_after;
     int retry_after; /* seconds the reply's Retry-After asked to wait (delta-seconds form) */
-    int tries;       /* how many times http_call sent it (429/503 are tried again) */
+    int tries;       /* how many times it was sent (429/503 are tried again) */
 };
 
 void http_result_init(struct http_result *r);
+/* Empties r for another try of the same request: all but tries (and max_body). */
+void http_result_clear(struct http_result *r);
 void http_result_free(struct http_result *r);
 
 /* A parsed endpoint. */
@@ -172,6 +174,15 @@ int http_call(struct http_client *c, const char *method, const char *path_and_qu
  */
 int http_stream(struct http_client *c, const char *path_and_query, http_data_fn on_data, void *ctx,
                 struct http_result *out);
+
+/*
+ * How long to wait before sending a request again after its reply out
+ * (out->tries made so far, waited_ms already waited): a 429 or 503 is
+ * asked again after its Retry-After seconds (1 s without one), at most 3
+ * tries and 30 s of waiting in all; -1: not again, out is the answer.
+ * The rule of http_call and of api/http_multi's requests alike.
+ */
+long http_retry_wait_ms(const struct http_result *out, long waited_ms);
 
 /* Appends s to out escaped for a path segment or query value. */
 void http_escape(struct strbuf *out, const char *s);

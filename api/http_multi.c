@@ -4,7 +4,9 @@
  * watches; over TCP, curl's multi-socket interface (libcurl loaded, and the
  * multi made, by the first TCP request: api/curl_dl). Requests sit on a
  * doubly linked list so the multi can drop them all; each easy handle points
- * back at its request (CURLINFO_PRIVATE).
+ * back at its request (CURLINFO_PRIVATE). A 429 or 503 is sent again after
+ * the wait http_retry_wait_ms says (api/http.c: the rule of the blocking
+ * call too), from a loop timer: the loop runs on meanwhile.
  */
 #include "api/http_multi.h"
 
@@ -30,8 +32,9 @@ struct http_request {
     void *data_ctx;
     http_done_fn done;
     void *done_ctx;
-    uint64_t timer; /* a request answered from a timer (fake transport, failed set-up) */
-    char *method;   /* for the fake transport */
+    uint64_t timer; /* answered from a timer (fake transport, failed set-up), or a retry's wait */
+    long waited_ms; /* waited before retries so far */
+    char *method;   /* kept to send it again (429/503) and for the fake transport */
     char *path;
     char *body;
     size_t len;
@@ -101,9 +104,40 @@ static void free_request(struct http_request *r)
     free(r);
 }
 
-/* The request ended (res filled): tell its owner unless cancelled, then free it. */
+static void launch(void *ctx);
+
+/*
+ * Drops what carried r's last try (curl has already let go of its easy
+ * handle) and sends it again after ms, from a loop timer.
+ */
+static void retry_later(struct http_request *r, long ms)
+{
+    if (r->deadline)
+        loop_cancel(r->m->loop, r->deadline);
+    r->deadline = 0;
+    unwatch(r);
+    uhttp_free(r->u);
+    r->u = NULL;
+    if (r->t.easy)
+        http_transfer_cleanup(&r->t);
+    http_result_clear(&r->res);
+    r->waited_ms += ms;
+    r->timer = loop_add_timer(r->m->loop, ms, launch, r);
+}
+
+/*
+ * The request ended (res filled): sent again when the server asked to
+ * wait (429/503, http_retry_wait_ms); else its owner is told unless it
+ * cancelled, and it is freed.
+ */
 static void finish(struct http_request *r)
 {
+    r->res.tries++;
+    long wait = r->cancelled ? -1 : http_retry_wait_ms(&r->res, r->waited_ms);
+    if (wait >= 0) {
+        retry_later(r, wait);
+        return;
+    }
     unlink_request(r);
     if (!r->cancelled && r->done) {
         r->finishing = true;
@@ -314,7 +348,7 @@ static void answer_now(void *ctx)
 {
     struct http_request *r = ctx;
     r->timer = 0;
-    if (r->method) {
+    if (http_client_faked(r->client)) {
         strbuf_reset(&r->res.body);
         r->res.transport = TRANSPORT_NONE;
         http_transport_run(r->client, r->method, r->path, r->body, r->len,
@@ -343,33 +377,44 @@ struct http_request *http_multi_start(struct http_multi *m, const struct http_cl
     m->active++;
 
     r->u_fd = -1;
+    r->method = xstrdup(method);
+    r->path = xstrdup(path_and_query);
+    r->body = body ? memcpy(xmalloc(len ? len : 1), body, len) : NULL;
+    r->len = len;
+    launch(r);
+    return r;
+}
+
+/* Sends r (again, after a retry's wait: a loop timer's callback). */
+static void launch(void *ctx)
+{
+    struct http_request *r = ctx;
+    struct http_multi *m = r->m;
+    const struct http_client *c = r->client;
+    http_data_fn on_data = r->on_data ? request_data : NULL;
+    r->timer = 0;
     if (http_client_faked(c)) {
-        r->method = xstrdup(method);
-        r->path = xstrdup(path_and_query);
-        r->body = body ? memcpy(xmalloc(len ? len : 1), body, len) : NULL;
-        r->len = len;
         r->timer = loop_add_timer(m->loop, 0, answer_now, r);
-        return r;
+        return;
     }
     if (http_client_parsed(c)->unix_path) {
-        r->u = http_unix_start(c, method, path_and_query, body, len, on_data ? request_data : NULL,
-                               r, &r->res);
+        r->u = http_unix_start(c, r->method, r->path, r->body, r->len, on_data, r, &r->res);
         if (uhttp_finished(r->u)) { /* refused at once: answered on the next turn */
             r->timer = loop_add_timer(m->loop, 0, answer_now, r);
-            return r;
+            return;
         }
         r->u_fd = uhttp_fd(r->u);
         loop_add_fd(m->loop, r->u_fd, uhttp_events(r->u), on_unix, r);
-        if (http_call_timeout(c, on_data != NULL) > 0)
-            r->deadline =
-                loop_add_timer(m->loop, http_call_timeout(c, on_data != NULL), on_deadline, r);
-        return r;
+        long timeout = http_call_timeout(c, r->on_data != NULL);
+        if (timeout > 0)
+            r->deadline = loop_add_timer(m->loop, timeout, on_deadline, r);
+        return;
     }
-    if (http_transfer_prepare(&r->t, c, method, path_and_query, body, len,
-                              on_data ? request_data : NULL, r, &r->res) != 0) {
+    if (http_transfer_prepare(&r->t, c, r->method, r->path, r->body, r->len, on_data, r, &r->res) !=
+        0) {
         http_transfer_cleanup(&r->t);
         r->timer = loop_add_timer(m->loop, 0, answer_now, r);
-        return r;
+        return;
     }
     CF->easy_setopt(r->t.easy, CURLOPT_PRIVATE, (char *)r);
     if (m->in_curl) {
@@ -378,7 +423,6 @@ struct http_request *http_multi_start(struct http_multi *m, const struct http_cl
     } else {
         add_to_curl(r);
     }
-    return r;
 }
 
 void http_request_cancel(struct http_request *r)

@@ -397,8 +397,13 @@ static int str_field(struct jp *p, const char *name, char **dst)
     return 0;
 }
 
-/* An enum field by its API name; a name this client does not know leaves it unspecified. */
-static int enum_field(struct jp *p, const char *name, const struct enum_names *names, int *dst)
+/*
+ * An enum field by its API name. A name this client does not know leaves it
+ * unspecified and is kept as the server said it in *other (PREEMPTED), as
+ * the general decoder keeps it: a row shows the server's word.
+ */
+static int enum_field(struct jp *p, const char *name, const struct enum_names *names, int *dst,
+                      char **other)
 {
     const char *was = in_field(p, name);
     if (null(p))
@@ -413,6 +418,8 @@ static int enum_field(struct jp *p, const char *name, const struct enum_names *n
     }
     int v = enum_value(names, p->str.buf);
     *dst = v < 0 ? 0 : v;
+    free(*other);
+    *other = v < 0 ? xstrndup(p->str.buf, p->str.len) : NULL;
     p->field = was;
     return 0;
 }
@@ -546,13 +553,14 @@ static int scheduling_member(struct jp *p, void *obj)
     int v;
     if (is(p, "priority")) {
         v = (int)s->priority;
-        int rc = enum_field(p, "scheduling.priority", &priority_names, &v);
+        int rc = enum_field(p, "scheduling.priority", &priority_names, &v, &s->priority_other);
         s->priority = (enum priority)v;
         return rc;
     }
     if (is(p, "quota_type")) {
         v = (int)s->quota_type;
-        int rc = enum_field(p, "scheduling.quota_type", &quota_type_names, &v);
+        int rc =
+            enum_field(p, "scheduling.quota_type", &quota_type_names, &v, &s->quota_type_other);
         s->quota_type = (enum quota_type)v;
         return rc;
     }
@@ -596,7 +604,7 @@ static int job_member(struct jp *p, void *obj)
     case 'f':
         if (is(p, "framework")) {
             v = (int)j->framework;
-            rc = enum_field(p, "framework", &framework_names, &v);
+            rc = enum_field(p, "framework", &framework_names, &v, &j->framework_other);
             j->framework = (enum framework)v;
             return rc;
         }
@@ -635,7 +643,7 @@ static int job_member(struct jp *p, void *obj)
     case 's':
         if (is(p, "state")) {
             v = (int)j->state;
-            rc = enum_field(p, "state", &job_state_names, &v);
+            rc = enum_field(p, "state", &job_state_names, &v, &j->state_other);
             j->state = (enum job_state)v;
             return rc;
         }

@@ -63,6 +63,29 @@ int cli_main(int argc, char **argv, int is_tty, FILE *out, FILE *err);
 void cli_usage(FILE *out);
 
 /* The verbs over job files (cli/cmd_files.c). */
+struct findings;
+struct jobfile;
+/*
+ * How validate and submit check a job file: read once ("-": standard
+ * input), checked against every rule of the form and, with catalog, the
+ * catalog of the context's backend (every error at once). before_submit: a
+ * file with errors of its own is said without asking any server. The
+ * backend's session, opened at the first file that needs it, stays open
+ * for the caller (submit creates the job through it).
+ */
+struct job_check;
+struct job_check *job_check_new(const struct cli_globals *g, bool catalog, bool before_submit);
+/*
+ * Checks the file at path: jf (initialised by the caller) gets the job
+ * read, fs its findings, printed to err as FILE:LINE:COL. Returns EXIT_OK,
+ * EXIT_INVALID, EXIT_USAGE (unreadable, said), or the exit status of a
+ * backend whose catalog could not be read (said).
+ */
+int job_check_file(struct job_check *jc, const char *path, struct jobfile *jf, struct findings *fs,
+                   FILE *err);
+/* The session the catalog was asked through; NULL before a file needed it. */
+struct session *job_check_session(struct job_check *jc);
+void job_check_free(struct job_check *jc);
 int cmd_validate(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 

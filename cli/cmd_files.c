@@ -1,8 +1,10 @@
 /*
  * cmd_files: the verbs that work on job files —
  * `validate` (every form rule, findings as FILE:LINE:COL: error|warning:
- * FIELD: MESSAGE; with --catalog or --context also the backend's catalog,
- * which submit always asks) and `render` (the job as it will be submitted).
+ * FIELD: MESSAGE; with --catalog or --context also the backend's catalog)
+ * and `render` (the job as it will be submitted) — and the check submit
+ * makes first (struct job_check: the file read once, checked offline, then
+ * against the catalog of the backend submit then sends it to).
  */
 #include <getopt.h>
 #include <jansson.h>
@@ -40,6 +42,15 @@ static bool path_covers(const char *ancestor, const char *path)
     return n == 0 || path[n] == '\0' || path[n] == '.' || path[n] == '[';
 }
 
+/* A copy of f at the end of fs, with its position. */
+static void add_copy(struct findings *fs, const struct finding *f)
+{
+    findings_add(fs, f->severity, f->path, "%s", f->message);
+    fs->items[fs->count - 1].line = f->line;
+    fs->items[fs->count - 1].col = f->col;
+    fs->items[fs->count - 1].offset = f->offset;
+}
+
 /*
  * Adds validation findings, leaving out those on fields the decoder already
  * rejected (a wrong type would otherwise also read as "required").
@@ -53,12 +64,8 @@ static void merge_validation(struct findings *fs, struct findings *checks)
         for (size_t j = 0; j < decoded && !covered; j++)
             covered = fs->items[j].severity == SEVERITY_ERROR && fs->items[j].path[0] != '\0' &&
                       path_covers(fs->items[j].path, f->path);
-        if (!covered) {
-            findings_add(fs, f->severity, f->path, "%s", f->message);
-            fs->items[fs->count - 1].line = f->line;
-            fs->items[fs->count - 1].col = f->col;
-            fs->items[fs->count - 1].offset = f->offset;
-        }
+        if (!covered)
+            add_copy(fs, f);
     }
     findings_free(checks);
 }
@@ -106,12 +113,6 @@ static bool context_is_acp(const struct context *c)
 }
 
 /*
- * Loads and checks one file: decode findings, then (when it decoded to a
- * job at all) every validation rule — with the request's workspace
- * (--workspace, else the context's) and, on an ACP context, ACP's limits.
- * Returns the exit status for this file.
- */
-/*
  * The backend whose catalog validation checks against (validate --catalog
  * or --context, and submit): the context's catalog, and for a Slurm
  * context the context itself, for what its submit would refuse.
@@ -122,18 +123,32 @@ struct online {
     const char *workspace;       /* the backend's: for files that name none */
 };
 
-static int check_file(const struct cli_globals *g, const struct online *on, const char *path,
-                      struct jobfile *jf, struct findings *fs, FILE *err)
+/* Reads path once into jf, its decoding's findings into fs: EXIT_USAGE (said) when unreadable. */
+static int load_file(const char *path, struct jobfile *jf, struct findings *fs, bool *decoded,
+                     FILE *err)
 {
     struct strbuf io_err = STRBUF_INIT;
     enum jobfile_result rc = jobfile_load(path, jf, fs, &io_err);
-    if (rc == JOBFILE_UNREADABLE) {
+    if (rc == JOBFILE_UNREADABLE)
         fprintf(err, "trainjob: %s\n", strbuf_str(&io_err));
-        strbuf_free(&io_err);
-        return EXIT_USAGE;
-    }
     strbuf_free(&io_err);
-    if (rc != JOBFILE_BAD_SYNTAX) {
+    *decoded = rc != JOBFILE_BAD_SYNTAX;
+    return rc == JOBFILE_UNREADABLE ? EXIT_USAGE : EXIT_OK;
+}
+
+/*
+ * The findings of a loaded file into fs: its decoding's (dec, kept), then
+ * — when it decoded to a job at all — every validation rule, with the
+ * request's workspace (--workspace, else the context's), on an ACP context
+ * ACP's limits, and with on the backend's catalog.
+ */
+static void check_loaded(const struct cli_globals *g, const struct online *on,
+                         const struct jobfile *jf, const struct findings *dec, bool decoded,
+                         struct findings *fs)
+{
+    for (size_t i = 0; i < dec->count; i++)
+        add_copy(fs, &dec->items[i]);
+    if (decoded) {
         struct validate_options opt = {0};
         struct resolved_context ctx;
         bool have = file_context(g, &ctx);
@@ -158,15 +173,36 @@ static int check_file(const struct cli_globals *g, const struct online *on, cons
         merge_validation(fs, &checks);
     }
     findings_sort(fs);
+}
+
+/* Prints fs for the file at path; the file's exit status. */
+static int report(const char *path, const struct findings *fs, FILE *err)
+{
     for (size_t i = 0; i < fs->count; i++)
         print_finding(err, path, &fs->items[i]);
     return findings_count(fs, SEVERITY_ERROR) ? EXIT_INVALID : EXIT_OK;
 }
 
+/* Loads and checks one file offline (render): the exit status for this file. */
+static int check_file(const struct cli_globals *g, const char *path, struct jobfile *jf,
+                      struct findings *fs, FILE *err)
+{
+    struct findings dec = FINDINGS_INIT;
+    bool decoded;
+    int rc = load_file(path, jf, &dec, &decoded, err);
+    if (rc == EXIT_OK) {
+        check_loaded(g, NULL, jf, &dec, decoded, fs);
+        rc = report(path, fs, err);
+    }
+    findings_free(&dec);
+    return rc;
+}
+
 /*
- * Opens the context's backend and reads its catalog into on. A backend
- * with no catalog to give (501) leaves the check offline (false, exit 0);
- * any other failure is said and its exit status returned.
+ * Opens the context's backend into s and reads its catalog into on. A
+ * backend with no catalog to give (501) leaves the check offline (false,
+ * exit 0; s stays open); any other failure is said, s closed, and its exit
+ * status returned.
  */
 static int online_open(const struct cli_globals *g, struct session *s, struct online *on,
                        bool *have, FILE *err)
@@ -178,10 +214,8 @@ static int online_open(const struct cli_globals *g, struct session *s, struct on
         return rc;
     struct api_error e;
     enum backend_status st = backend_catalog(s->b, &on->cat, &e);
-    if (st == BACKEND_REJECTED && e.status == 501) {
-        session_close(s);
+    if (st == BACKEND_REJECTED && e.status == 501)
         return EXIT_OK;
-    }
     if (st != BACKEND_OK) {
         fputs("trainjob validate: the catalog to check against: ", err);
         rc = cli_failed(err, st, &e, false);
@@ -204,19 +238,84 @@ static const char validate_usage[] =
     "Exit status: 0 all valid (warnings allowed), 1 some file invalid,\n"
     "2 usage or I/O error, 3 the backend asked for its catalog cannot be reached.\n";
 
+struct job_check {
+    const struct cli_globals *g;
+    bool catalog;       /* check against the backend's catalog too */
+    bool before_submit; /* a file with errors of its own reaches no server */
+    bool opened;        /* s is open (have: with a catalog in on) */
+    bool have;
+    bool open_failed; /* the backend or its catalog could not be had: said once */
+    struct session s;
+    struct online on;
+};
+
+struct job_check *job_check_new(const struct cli_globals *g, bool catalog, bool before_submit)
+{
+    struct job_check *jc = xcalloc(1, sizeof *jc);
+    jc->g = g;
+    jc->catalog = catalog;
+    jc->before_submit = before_submit;
+    return jc;
+}
+
+void job_check_free(struct job_check *jc)
+{
+    if (jc == NULL)
+        return;
+    if (jc->have)
+        catalog_free(&jc->on.cat);
+    if (jc->opened)
+        session_close(&jc->s);
+    free(jc);
+}
+
+struct session *job_check_session(struct job_check *jc)
+{
+    return jc->opened ? &jc->s : NULL;
+}
+
+int job_check_file(struct job_check *jc, const char *path, struct jobfile *jf, struct findings *fs,
+                   FILE *err)
+{
+    struct findings dec = FINDINGS_INIT;
+    bool decoded;
+    int rc = load_file(path, jf, &dec, &decoded, err);
+    if (rc != EXIT_OK)
+        goto out;
+    if (!jc->catalog || jc->before_submit) {
+        check_loaded(jc->g, NULL, jf, &dec, decoded, fs);
+        if (!jc->catalog || findings_count(fs, SEVERITY_ERROR)) {
+            rc = report(path, fs, err); /* offline, or with errors of its own: no server */
+            goto out;
+        }
+        findings_clear(fs);
+    }
+    if (!jc->opened) {
+        if ((rc = online_open(jc->g, &jc->s, &jc->on, &jc->have, err)) != EXIT_OK) {
+            jc->open_failed = true;
+            goto out;
+        }
+        jc->opened = true;
+    }
+    check_loaded(jc->g, jc->have ? &jc->on : NULL, jf, &dec, decoded, fs);
+    rc = report(path, fs, err);
+out:
+    findings_free(&dec);
+    return rc;
+}
+
 int cmd_validate(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
 {
-    enum { OPT_CATALOG = 0x200, OPT_SUBMIT };
+    enum { OPT_CATALOG = 0x200 };
     static const struct option longopts[] = {
         {"quiet", no_argument, NULL, 'q'},
         {"catalog", no_argument, NULL, OPT_CATALOG},
-        {"before-submit", no_argument, NULL, OPT_SUBMIT}, /* submit's: see below */
         {"help", no_argument, NULL, 'h'},
         CLI_GLOBAL_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     struct cli_globals local = *g;
-    bool quiet = false, catalog = false, submit = false;
+    bool quiet = false, catalog = false;
     int c;
     optind = 0;
     opterr = 0;
@@ -230,9 +329,6 @@ int cmd_validate(const struct cli_globals *g, int argc, char **argv, FILE *out, 
         case OPT_CATALOG:
             catalog = true;
             break;
-        case OPT_SUBMIT:
-            catalog = submit = true;
-            break;
         case 'h':
             fputs(validate_usage, out);
             return EXIT_OK;
@@ -245,33 +341,13 @@ int cmd_validate(const struct cli_globals *g, int argc, char **argv, FILE *out, 
         return EXIT_USAGE;
     }
     /* A context named is a backend to check against, as --catalog asks of the current one. */
-    struct session s;
-    struct online on;
-    bool have = false;
-    /* A file with errors of its own never reaches a server: submit asks the catalog after. */
-    bool offline_errors = false;
-    FILE *quiet_err = submit ? fopen("/dev/null", "w") : NULL;
-    for (int i = optind; quiet_err && i < argc && !offline_errors; i++) {
-        struct jobfile jf;
-        struct findings fs = FINDINGS_INIT;
-        jobfile_init(&jf);
-        offline_errors = check_file(&local, NULL, argv[i], &jf, &fs, quiet_err) != EXIT_OK;
-        findings_free(&fs);
-        jobfile_free(&jf);
-    }
-    if (quiet_err)
-        fclose(quiet_err);
-    if ((catalog || local.context) && !offline_errors) {
-        int rc = online_open(&local, &s, &on, &have, err);
-        if (rc != EXIT_OK)
-            return rc;
-    }
+    struct job_check *jc = job_check_new(&local, catalog || local.context, false);
     int worst = EXIT_OK;
     for (int i = optind; i < argc; i++) {
         struct jobfile jf;
         struct findings fs = FINDINGS_INIT;
         jobfile_init(&jf);
-        int rc = check_file(&local, have ? &on : NULL, argv[i], &jf, &fs, err);
+        int rc = job_check_file(jc, argv[i], &jf, &fs, err);
         if (rc == EXIT_OK && !quiet) {
             size_t warnings = findings_count(&fs, SEVERITY_WARNING);
             if (warnings)
@@ -284,11 +360,10 @@ int cmd_validate(const struct cli_globals *g, int argc, char **argv, FILE *out, 
             worst = rc;
         findings_free(&fs);
         jobfile_free(&jf);
+        if (jc->open_failed)
+            break; /* the catalog could not be read: said once, not per file */
     }
-    if (have) {
-        catalog_free(&on.cat);
-        session_close(&s);
-    }
+    job_check_free(jc);
     return worst;
 }
 
@@ -487,7 +562,7 @@ int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
     struct jobfile jf;
     struct findings fs = FINDINGS_INIT;
     jobfile_init(&jf);
-    int rc = check_file(&local, NULL, path, &jf, &fs, err);
+    int rc = check_file(&local, path, &jf, &fs, err);
     struct resolved_context ctx;
     bool have_ctx = rc == EXIT_OK && target == TARGET_NONE && file_context(&local, &ctx);
     if (have_ctx && context_is_acp(&ctx.ctx)) {

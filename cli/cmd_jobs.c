@@ -40,7 +40,8 @@ static const char submit_usage[] =
     "usage: trainjob submit -f FILE [--workspace WS]\n"
     "Checks the job file against every rule of the form (findings as FILE:LINE:COL,\n"
     "nothing is sent while there are errors), then creates the job in the workspace\n"
-    "chosen (--workspace, else the context's); a file naming another is refused.\n";
+    "chosen (--workspace, else the context's); a file naming another is refused.\n"
+    "The file is read once; -f - reads it from standard input.\n";
 
 /* `submit -f FILE`: validate offline (exit 1, nothing sent), then create. */
 int cmd_submit(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
@@ -74,43 +75,24 @@ int cmd_submit(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
     }
 
     /*
-     * First as `validate --catalog` does: every rule of the form and of the
-     * backend's catalog, all said at once; nothing is sent while the file
-     * has errors, and a file with errors of its own (offline) is said
-     * without asking any server.
+     * The file read once (standard input too) and checked as `validate
+     * --catalog` does: every rule of the form and of the backend's catalog,
+     * all said at once; a file with errors of its own is said without
+     * asking any server, and nothing is sent while the file has errors.
      */
-    char *vargv[7];
-    int vargc = 0;
-    vargv[vargc++] = (char *)"validate";
-    vargv[vargc++] = (char *)"-q";
-    vargv[vargc++] = (char *)"--before-submit";
-    if (local.workspace) {
-        vargv[vargc++] = (char *)"--workspace";
-        vargv[vargc++] = (char *)local.workspace;
-    }
-    vargv[vargc++] = (char *)file;
-    vargv[vargc] = NULL;
-    int rc = cmd_validate(&local, vargc, vargv, out, err);
-    if (rc != EXIT_OK)
-        return rc;
-
+    struct job_check *jc = job_check_new(&local, true, true);
     struct jobfile jf;
     struct findings fs = FINDINGS_INIT;
-    struct strbuf io = STRBUF_INIT;
     jobfile_init(&jf);
-    if (jobfile_load(file, &jf, &fs, &io) != JOBFILE_OK) {
-        fprintf(err, "trainjob: %s: changed while being read\n", file);
-        rc = EXIT_USAGE;
+    int rc = job_check_file(jc, file, &jf, &fs, err);
+    if (rc != EXIT_OK)
         goto out;
-    }
-    struct session s;
-    if ((rc = cli_session_open(&local, &s, err)) != EXIT_OK)
-        goto out;
+    /* The session the catalog came from (open even when the backend has none to give). */
+    struct backend *b = job_check_session(jc)->b;
     struct strbuf why = STRBUF_INIT;
-    if (backend_job_workspace(s.b, &jf.job, &why) != 0) {
+    if (backend_job_workspace(b, &jf.job, &why) != 0) {
         fprintf(err, "trainjob: %s: %s\n", file, strbuf_str(&why));
         strbuf_free(&why);
-        session_close(&s);
         rc = EXIT_USAGE;
         goto out;
     }
@@ -122,7 +104,7 @@ int cmd_submit(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
 
     struct jobspec created;
     struct api_error e;
-    enum backend_status st = backend_create(s.b, &jf.job, &created, &e);
+    enum backend_status st = backend_create(b, &jf.job, &created, &e);
     if (st != BACKEND_OK) {
         rc = cli_failed(err, st, &e, true);
     } else {
@@ -135,9 +117,8 @@ int cmd_submit(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
         strbuf_free(&line);
         jobspec_free(&created);
     }
-    session_close(&s);
 out:
-    strbuf_free(&io);
+    job_check_free(jc);
     findings_free(&fs);
     jobfile_free(&jf);
     return rc;

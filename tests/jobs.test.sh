@@ -84,6 +84,34 @@ expect_grep "...and the volume, at once" "$TMP/err" "mount[0].id"
 run "$tj" $E get job off-catalog
 expect_rc "...and nothing was created" 1
 
+# ---- a job file on standard input, read once (issue 23) --------------------
+
+sed -e 's/^name: resnet50-ddp$/name: from-stdin/' examples/pytorch-ddp.yaml >"$TMP/stdin.yaml"
+run sh -c "cat '$TMP/stdin.yaml' | '$tj' validate -"
+expect_rc "cat job.yaml | validate - reads standard input" 0
+expect_grep "...and finds it valid" "$TMP/out" "-: valid"
+run sh -c "cat '$TMP/stdin.yaml' | '$tj' $E validate --catalog -"
+expect_rc "...against the engine's catalog too" 0
+run sh -c "cat '$TMP/off.yaml' | '$tj' $E submit -f -"
+expect_rc "an off-catalog file on standard input is refused" 1
+expect_grep "...every error at once: the spec" "$TMP/err" "-:"
+expect_grep "...and the volume" "$TMP/err" "mount[0].id"
+expect_no_grep "...not read twice" "$TMP/err" "changed while being read"
+run sh -c "cat '$TMP/stdin.yaml' | '$tj' $E submit -f -"
+expect_rc "cat job.yaml | submit -f - creates the job" 0
+expect_grep "...saying so" "$TMP/out" "job from-stdin created"
+expect_no_grep "...not read twice" "$TMP/err" "changed while being read"
+run "$tj" $E get job from-stdin
+expect_rc "...and the engine has it" 0
+"$tj" $E delete from-stdin >/dev/null 2>&1
+sed -e 's/^name: resnet50-ddp$/name: bad-stdin/' -e 's/^    total_replicas: .*/    total_replicas: 0/' \
+    examples/pytorch-ddp.yaml >"$TMP/bad-stdin.yaml"
+# Aimed at no server at all: reaching for one would exit 3 with "cannot reach".
+run sh -c "cat '$TMP/bad-stdin.yaml' | '$tj' --endpoint 'http+unix://$TMP/nothing-here.sock' submit -f -"
+expect_rc "a file on standard input with errors of its own is refused" 1
+expect_grep "...placed as -:LINE:COL" "$TMP/err" "-:14:"
+expect_no_grep "...asking no server" "$TMP/err" "cannot reach"
+
 # ---- submit, list, wait, workers, logs, events ---------------------------
 
 run "$tj" $E submit -f examples/pytorch-ddp.yaml

@@ -4,7 +4,9 @@
  * child process. Any callback may start a request: a stream's on_data (which
  * runs inside curl, where curl refuses new handles) and a done callback each
  * start one, and it completes. A client whose on_data calls are timed
- * (a reply read as it arrives, not a stream) times them out.
+ * (a reply read as it arrives, not a stream) times them out. A server that
+ * answers 503 with Retry-After is asked again from a loop timer, the loop
+ * running on meanwhile.
  */
 // clang-format off
 #include <stdarg.h>
@@ -48,8 +50,8 @@ struct server {
     char path[108]; /* the Unix socket's, or "" */
 };
 
-/* One connection, in its own child: the request, then the answer. */
-static void answer(int c)
+/* One connection (the server's nth), in its own child: the request, then the answer. */
+static void answer(int c, int nth)
 {
     char buf[4096];
     size_t got = 0;
@@ -62,7 +64,17 @@ static void answer(int c)
         if (strstr(buf, "\r\n\r\n"))
             break;
     }
-    if (strstr(buf, " /hang ")) { /* a first piece, then nothing for 3 s */
+    if (strstr(buf, " /busy ") && nth < 2) { /* 503 to the first two, then "ok" */
+        static const char busy[] =
+            "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 4\r\n\r\nbusy";
+        if (write(c, busy, sizeof busy - 1) < 0)
+            _exit(1);
+    } else if (strstr(buf, " /always-busy ")) {
+        static const char busy[] =
+            "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nContent-Length: 4\r\n\r\nbusy";
+        if (write(c, busy, sizeof busy - 1) < 0)
+            _exit(1);
+    } else if (strstr(buf, " /hang ")) { /* a first piece, then nothing for 3 s */
         static const char head[] =
             "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nfirst\n\r\n";
         if (write(c, head, sizeof head - 1) < 0)
@@ -98,12 +110,14 @@ static void serve_on(struct server *sv, int fd)
     }
     signal(SIGCHLD, SIG_IGN); /* the answering children reap themselves */
     alarm(30);                /* a test that failed before serve_end leaves nothing behind */
-    for (;;) {
+    for (int nth = 0;; nth++) {
         int c = accept(fd, NULL, NULL);
-        if (c < 0)
+        if (c < 0) {
+            nth--;
             continue;
+        }
         if (fork() == 0)
-            answer(c);
+            answer(c, nth);
         close(c);
     }
 }
@@ -380,6 +394,110 @@ static void a_timed_read_times_out_over_a_unix_socket(void **state)
     timed_reads_time_out(false);
 }
 
+/* ---- 429/503: asked again after Retry-After, from the loop ------------------- */
+
+struct busy {
+    struct loop *lp;
+    int done, status, tries;
+    char body[16];
+    int ticks;       /* a 100 ms timer's turns: what a screen would draw meanwhile */
+    uint64_t ticker; /* its next turn */
+};
+
+static void busy_done(void *ctx, struct http_result *r)
+{
+    struct busy *b = ctx;
+    b->done++;
+    b->status = r->status;
+    b->tries = r->tries;
+    snprintf(b->body, sizeof b->body, "%s", strbuf_str(&r->body));
+}
+
+static void busy_tick(void *ctx)
+{
+    struct busy *b = ctx;
+    b->ticks++;
+    b->ticker = loop_add_timer(b->lp, 100, busy_tick, b);
+}
+
+/* path asked on the loop; the ticker runs while it waits. */
+static void ask_busy(bool tcp, const char *path, struct busy *b, bool cancel_midway)
+{
+    struct server sv;
+    if (tcp)
+        serve_tcp(&sv);
+    else
+        serve_unix(&sv);
+    struct strbuf err = STRBUF_INIT;
+    struct http_client *c = http_client_new(sv.endpoint, &err);
+    assert_non_null(c);
+    strbuf_free(&err);
+    struct loop *lp = loop_new();
+    struct http_multi *m = http_multi_new(lp);
+    memset(b, 0, sizeof *b);
+    b->lp = lp;
+    b->ticker = loop_add_timer(lp, 100, busy_tick, b);
+    int64_t start = loop_now_ms();
+    struct http_request *r = http_multi_start(m, c, "GET", path, NULL, 0, NULL, NULL, busy_done, b);
+    if (cancel_midway) {
+        RUN_UNTIL(lp, b->ticks >= 5, 5000); /* the first 503 is in: it waits its second */
+        assert_int_equal(http_multi_active(m), 1);
+        http_request_cancel(r);
+        RUN_UNTIL(lp, b->ticks >= 25, 5000); /* past when it would have been asked again */
+    } else {
+        RUN_UNTIL(lp, b->done > 0, 10000);
+        assert_true(loop_now_ms() - start >= 1900); /* two waits of Retry-After: 1 */
+    }
+    assert_int_equal(http_multi_active(m), 0);
+    loop_cancel(lp, b->ticker);
+    http_multi_free(m);
+    loop_free(lp);
+    http_client_free(c);
+    serve_end(&sv);
+}
+
+static void a_busy_server_is_asked_again(bool tcp)
+{
+    struct busy b;
+    ask_busy(tcp, "/busy", &b, false);
+    assert_int_equal(b.done, 1);
+    assert_int_equal(b.status, 200);
+    assert_string_equal(b.body, "ok");
+    assert_int_equal(b.tries, 3);
+    assert_true(b.ticks >= 10); /* the loop ran on while it waited: no sleep */
+}
+
+static void a_503_with_retry_after_is_asked_again_over_tcp(void **state)
+{
+    (void)state;
+    a_busy_server_is_asked_again(true);
+}
+
+static void a_503_with_retry_after_is_asked_again_over_a_unix_socket(void **state)
+{
+    (void)state;
+    a_busy_server_is_asked_again(false);
+}
+
+static void a_429_is_the_answer_after_three_tries(void **state)
+{
+    (void)state;
+    struct busy b;
+    ask_busy(true, "/always-busy", &b, false);
+    assert_int_equal(b.done, 1);
+    assert_int_equal(b.status, 429);
+    assert_string_equal(b.body, "busy");
+    assert_int_equal(b.tries, 3);
+}
+
+static void a_request_cancelled_while_it_waits_ends_there(void **state)
+{
+    (void)state;
+    struct busy b;
+    ask_busy(false, "/always-busy", &b, true);
+    assert_int_equal(b.done, 0);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -394,6 +512,13 @@ int main(void)
         cmocka_unit_test_teardown(a_request_cancelled_inside_curl_never_runs, stop_leftover_server),
         cmocka_unit_test_teardown(a_timed_read_times_out_over_tcp, stop_leftover_server),
         cmocka_unit_test_teardown(a_timed_read_times_out_over_a_unix_socket, stop_leftover_server),
+        cmocka_unit_test_teardown(a_503_with_retry_after_is_asked_again_over_tcp,
+                                  stop_leftover_server),
+        cmocka_unit_test_teardown(a_503_with_retry_after_is_asked_again_over_a_unix_socket,
+                                  stop_leftover_server),
+        cmocka_unit_test_teardown(a_429_is_the_answer_after_three_tries, stop_leftover_server),
+        cmocka_unit_test_teardown(a_request_cancelled_while_it_waits_ends_there,
+                                  stop_leftover_server),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,8 @@
  * file (chosen, ordered, a bad one named by file:line) and the `C` list;
  * a view over several contexts (CONTEXT, the same name twice, actions to
  * the row's context, DISCONNECTED on a down context's rows only).
+ * A state or priority this build does not know shows as the server said it
+ * (cleaned, bounded), filters and sorts as a value of its own.
  */
 // clang-format off
 #include <stdarg.h>
@@ -26,6 +28,7 @@
 #include "api/backend.h"
 #include "tests/offscreen.h"
 #include "tui/app.h"
+#include "tui/jobfmt.h"
 #include "tui/jobs_view.h"
 #include "tui/jobstore.h"
 #include "tui/monitor_app.h"
@@ -295,6 +298,86 @@ static void display_name_filter_while_left_out(void **state)
     jobstore_free(s);
 }
 
+/* A job whose state and priority this build does not know: the server's words. */
+static void put_other(struct jobstore *s, const char *name, const char *state, const char *priority)
+{
+    struct jobspec j;
+    jobspec_init(&j);
+    j.name = (char *)name;
+    j.uid = (char *)name;
+    j.state_other = (char *)state;
+    j.scheduling.priority_other = (char *)priority;
+    j.roles = &role;
+    j.role_count = 1;
+    jobstore_put(s, &j);
+}
+
+/* Where on the screen text a row's name is (SIZE_MAX: not shown). */
+static size_t at(const char *text, const char *name)
+{
+    const char *p = strstr(text, name);
+    return p ? (size_t)(p - text) : SIZE_MAX;
+}
+
+static void unknown_states_as_the_server_said_them(void **state)
+{
+    (void)state;
+    struct jobstore *s = jobstore_new();
+    put(s, "train-a", NULL, JOB_STATE_RUNNING, NULL, 0);
+    put(s, "train-c", NULL, JOB_STATE_QUEUEING, NULL, 0);
+    put_other(s, "train-p", "PREEMPTED", "URGENT");
+    put_other(s, "train-q", "ABANDONED", NULL);
+    put_other(s, "train-x", "EVIL\033]0;pwned\007\033[31mSTATE_THAT_GOES_ON_AND_ON_AND_ON_FOREVER",
+              "\033[2JSOON");
+    struct term t;
+    struct monitor *m = detached(s, &t);
+    struct screen *v = jobs_view_new(m);
+    char text[16384];
+    draw(v);
+    screen_text(text, sizeof text);
+    assert_non_null(strstr(text, "? PREEMPTED"));
+    assert_non_null(strstr(text, "URGENT"));
+    assert_non_null(strstr(text, "? ABANDONED"));
+    assert_null(strstr(text, "\033"));
+    assert_null(strstr(text, "pwned"));
+    assert_non_null(strstr(text, "SOON"));
+    assert_non_null(strstr(text, "? EVILSTATE_")); /* cleaned, and cut to the column */
+    assert_null(strstr(text, "FOREVER"));
+    /* The word itself is bounded wherever it is shown. */
+    char cell[256];
+    jobfmt_state(JOB_STATE_UNSPECIFIED, "EVIL\033[31mSTATE_THAT_GOES_ON_AND_ON_AND_ON_FOREVER",
+                 true, cell, sizeof cell);
+    assert_string_equal(cell, "? EVILSTATE_THAT_GOES_ON_…" /* 23 cells and the mark */);
+    jobfmt_state(JOB_STATE_UNSPECIFIED, "PREEMPTED", false, cell, sizeof cell);
+    assert_string_equal(cell, "? PREEMPTED");
+
+    /* Sorted by STATE: the known ones in their order, then the others by their word. */
+    struct widget_key gt = {.code = '>'};
+    v->ops->key(v, &gt, NULL); /* NAME */
+    v->ops->key(v, &gt, NULL); /* STATE */
+    draw(v);
+    screen_text(text, sizeof text);
+    assert_true(at(text, "train-c") < at(text, "train-a")); /* QUEUEING before RUNNING */
+    assert_true(at(text, "train-a") < at(text, "train-q")); /* the known before the others */
+    assert_true(at(text, "train-q") < at(text, "train-x")); /* ABANDONED, EVIL…, PREEMPTED */
+    assert_true(at(text, "train-x") < at(text, "train-p"));
+
+    /* Filtered on it: a value of its own, not "-" and not another's. */
+    v->ops->key(v, NULL, "filter");
+    assert_non_null(m->prompt_answer);
+    m->prompt_answer(m->prompt_ctx, "state=PREEMPTED");
+    draw(v);
+    screen_text(text, sizeof text);
+    if (strncmp(v->ops->title(v), "1/1 ", 4) != 0 || !strstr(v->ops->title(v), "jobs 5"))
+        fail_msg("title: %s", v->ops->title(v));
+    assert_non_null(strstr(text, "train-p"));
+    assert_null(strstr(text, "train-q"));
+    assert_null(strstr(text, "train-a"));
+    v->ops->destroy(v);
+    monitor_free_detached(m);
+    jobstore_free(s);
+}
+
 /* DURATION: from the last start to the end, or to now while it runs; "-" never started. */
 static void duration_is_the_time_running(void **state)
 {
@@ -532,6 +615,7 @@ int main(void)
         cmocka_unit_test(id_only_while_a_job_has_a_scheduler_id),
         cmocka_unit_test(display_name_filter_while_left_out),
         cmocka_unit_test(duration_is_the_time_running),
+        cmocka_unit_test(unknown_states_as_the_server_said_them),
         cmocka_unit_test(columns_file_chooses_and_orders),
         cmocka_unit_test(several_contexts_in_one_view),
     };

@@ -374,7 +374,7 @@ static void draw_summary(struct job_view *v, const struct term *t, WINDOW *win, 
     }
     char buf[512];
     /* Line 1: state (icon + word, in the state's role), name, display name. */
-    jobfmt_state(r->state, t->utf8, buf, sizeof buf);
+    jobfmt_state(r->state, r->state_other, t->utf8, buf, sizeof buf);
     int cx = x + 1;
     cx += put_clean(win, y, cx, w - 2, buf, t->role[jobfmt_state_role(r->state)] | A_BOLD, t->utf8);
     cx += 2;
@@ -383,9 +383,14 @@ static void draw_summary(struct job_view *v, const struct term *t, WINDOW *win, 
         snprintf(buf, sizeof buf, "  \"%s\"", r->display_name);
         put_clean(win, y, cx, x + w - 1 - cx, buf, pal->normal, t->utf8);
     }
-    /* Line 2: priority, resource type, pool, spec. */
-    snprintf(buf, sizeof buf, "priority %s · %s · pool %s · spec %s",
-             r->priority ? enum_name(&priority_names, (int)r->priority) : "-",
+    /* Line 2: priority (the server's word for one this build does not know), type, pool, spec. */
+    char prio[4 * JOBFMT_OTHER_WIDTH + 8];
+    if (r->priority_other && *r->priority_other)
+        jobfmt_other(r->priority_other, t->utf8, prio, sizeof prio);
+    else
+        snprintf(prio, sizeof prio, "%s",
+                 r->priority ? enum_name(&priority_names, (int)r->priority) : "-");
+    snprintf(buf, sizeof buf, "priority %s · %s · pool %s · spec %s", prio,
              r->idle ? "idle (SPOT)" : "standard", r->pool && *r->pool ? r->pool : "-",
              r->spec && *r->spec ? r->spec : "-");
     put_clean(win, y + 1, x + 1, w - 2, buf, pal->normal, t->utf8);

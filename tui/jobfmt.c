@@ -4,8 +4,11 @@
 #include "tui/jobfmt.h"
 
 #include <stdio.h>
+#include <string.h>
 
+#include "util/strbuf.h"
 #include "util/timefmt.h"
+#include "util/utf8.h"
 
 enum theme_role jobfmt_state_role(enum job_state s)
 {
@@ -38,8 +41,38 @@ enum theme_role jobfmt_state_role(enum job_state s)
     return THEME_ROLE_STATE_QUEUEING;
 }
 
-void jobfmt_state(enum job_state s, bool utf8, char *buf, size_t size)
+void jobfmt_other(const char *other, bool utf8, char *buf, size_t size)
 {
+    struct strbuf sb = STRBUF_INIT;
+    utf8_sanitize(&sb, other, strlen(other), 0);
+    const char *s = strbuf_str(&sb);
+    size_t i = 0, width = 0, before_mark = 0; /* before_mark: what fits beside the "…" */
+    while (i < sb.len) {
+        uint32_t cp;
+        size_t k = utf8_decode(s + i, sb.len - i, &cp);
+        int w = utf8_cpwidth(cp);
+        width += w > 0 ? (size_t)w : 0;
+        if (width > JOBFMT_OTHER_WIDTH)
+            break;
+        i += k;
+        if (width <= JOBFMT_OTHER_WIDTH - 1)
+            before_mark = i;
+    }
+    if (i < sb.len)
+        snprintf(buf, size, "%.*s%s", (int)before_mark, s, utf8 ? "…" : "~");
+    else
+        snprintf(buf, size, "%s", s);
+    strbuf_free(&sb);
+}
+
+void jobfmt_state(enum job_state s, const char *other, bool utf8, char *buf, size_t size)
+{
+    if (other && *other) {
+        char word[4 * JOBFMT_OTHER_WIDTH + 8];
+        jobfmt_other(other, utf8, word, sizeof word);
+        snprintf(buf, size, "? %s", word);
+        return;
+    }
     snprintf(buf, size, "%s %s", theme_state_icon(jobfmt_state_role(s), utf8),
              s == JOB_STATE_UNSPECIFIED ? "-" : enum_name(&job_state_names, (int)s));
 }

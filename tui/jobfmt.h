@@ -16,8 +16,20 @@
 
 /* The theme role a job state is drawn in. */
 enum theme_role jobfmt_state_role(enum job_state s);
-/* "✗ FAILED" (utf8) or "x FAILED" into buf. */
-void jobfmt_state(enum job_state s, bool utf8, char *buf, size_t size);
+/*
+ * "✗ FAILED" (utf8) or "x FAILED" into buf; a state this build does not
+ * know (other, the server's word: PREEMPTED) as "? PREEMPTED", cleaned as
+ * jobfmt_other does.
+ */
+void jobfmt_state(enum job_state s, const char *other, bool utf8, char *buf, size_t size);
+
+#define JOBFMT_OTHER_WIDTH 24 /* cells of a server's word for a value this build does not know */
+/*
+ * A server's word for an enum value this build does not know into buf:
+ * sanitized (no control or escape sequence reaches the terminal) and cut
+ * to JOBFMT_OTHER_WIDTH cells, "…" ("~" in ASCII) saying it was.
+ */
+void jobfmt_other(const char *other, bool utf8, char *buf, size_t size);
 /* "3m" since unix ms (< 0: "-"). */
 void jobfmt_age(int64_t since_ms, int64_t now_ms, char *buf, size_t size);
 /*

@@ -151,9 +151,13 @@ static const char *src_cell(void *ctx, size_t i, size_t col, char *scratch, size
     case COL_DISPLAY:
         return clean(r->display_name, scratch, n);
     case COL_STATE:
-        jobfmt_state(r->state, utf8, scratch, n);
+        jobfmt_state(r->state, r->state_other, utf8, scratch, n);
         return scratch;
     case COL_PRIORITY:
+        if (r->priority_other && *r->priority_other) {
+            jobfmt_other(r->priority_other, utf8, scratch, n);
+            return scratch;
+        }
         return r->priority ? enum_name(&priority_names, (int)r->priority) : "-";
     case COL_TYPE:
         return r->idle ? "idle" : "standard";
@@ -232,6 +236,19 @@ static uint64_t src_key(void *ctx, size_t i)
     return row_key(ctx, i);
 }
 
+/*
+ * STATE and PRIORITY sort in the enum's order; a value this build does not
+ * know (the server's word) is a value of its own, after the known ones and
+ * among them by its text.
+ */
+static int cmp_enum(int x, const char *xo, int y, const char *yo, int count)
+{
+    int kx = xo && *xo ? count : x, ky = yo && *yo ? count : y;
+    if (kx != ky)
+        return kx - ky;
+    return kx == count ? strcmp(xo, yo) : 0;
+}
+
 /* AGE sorts by creation time (the text "3m" < "2h" would too, but this is exact). */
 static int src_compare(void *ctx, size_t a, size_t b, size_t col)
 {
@@ -247,9 +264,11 @@ static int src_compare(void *ctx, size_t a, size_t b, size_t col)
     if (col == COL_AGE) /* older first: a larger age */
         return x->created_ms < y->created_ms ? 1 : x->created_ms > y->created_ms ? -1 : 0;
     if (col == COL_STATE)
-        return (int)x->state - (int)y->state;
+        return cmp_enum((int)x->state, x->state_other, (int)y->state, y->state_other,
+                        JOB_STATE_COUNT);
     if (col == COL_PRIORITY)
-        return (int)x->priority - (int)y->priority;
+        return cmp_enum((int)x->priority, x->priority_other, (int)y->priority, y->priority_other,
+                        (int)priority_names.count);
     char sa[TABLE_CELL_MAX], sb[TABLE_CELL_MAX];
     const char *ta = src_cell(ctx, a, tcol, sa, sizeof sa);
     const char *tb = src_cell(ctx, b, tcol, sb, sizeof sb);

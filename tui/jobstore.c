@@ -152,6 +152,8 @@ static void row_free(struct jobstore *s, struct job_row *r)
     unshare(s, r->spec);
     unshare(s, r->reason);
     unshare(s, r->user);
+    unshare(s, r->state_other);
+    unshare(s, r->priority_other);
     free(r->create_time);
     free(r->sched_id);
     worker_list_free(&r->workers);
@@ -330,6 +332,8 @@ static bool row_set(struct jobstore *s, struct job_row *r, const struct jobspec 
     changed |= set_shared(s, &r->pool, job->resource_pool.name);
     changed |= set_shared(s, &r->user, job->ownership.user_name);
     changed |= set_shared(s, &r->reason, job->state_message);
+    changed |= set_shared(s, &r->state_other, job->state_other);
+    changed |= set_shared(s, &r->priority_other, job->scheduling.priority_other);
     changed |= set_text(&r->create_time, job->create_time);
     changed |= set_text(&r->sched_id, jobspec_scheduler_id(job));
     const struct role *w = jobspec_worker(job);

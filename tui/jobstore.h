@@ -37,7 +37,8 @@ struct job_row {
     char *name;
     char *display_name;
     char *uid;
-    /* pool, spec, reason and user are shared between rows (the store's): read, never free */
+    /* pool, spec, reason, user and the *_other words are shared between rows (the store's): read,
+     * never free */
     char *pool;         /* resource_pool.name */
     char *spec;         /* the worker role's first resource spec ("N2-8xA100") */
     char *reason;       /* state_message: why it waits or failed */
@@ -49,6 +50,9 @@ struct job_row {
     int64_t ended_ms;   /* when that run ended (complete/suspend time); -1: still on */
     enum job_state state;
     enum priority priority;
+    /* a state or priority this build does not know (PREEMPTED, URGENT): the server's word */
+    char *state_other;    /* shared, as pool */
+    char *priority_other; /* shared, as pool */
     enum framework framework;
     bool idle;              /* resource type idle (SPOT) rather than standard */
     int32_t ready;          /* workers running now; -1: not reported */
