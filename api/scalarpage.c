@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "api/apierror.h"
+#include "util/numfmt.h"
 #include "util/strbuf.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
@@ -63,26 +64,6 @@ void scalarpage_json_string(struct strbuf *out, const char *s, size_t n)
     strbuf_addc(out, '"');
 }
 
-/*
- * The fewest %g digits that read back as v (as a float when v is one). %g
- * drops trailing zeros, so the first precision that reads back gives the
- * shortest text: a value with a shorter exact form rounds to it padded with
- * zeros. Most values logged read back at 6 (float) or 15 (double) digits,
- * so the search starts there: one snprintf and one strtod for most points.
- */
-static void shortest(struct strbuf *out, double v)
-{
-    char buf[40];
-    bool is_float = (double)(float)v == v;
-    for (int prec = is_float ? 6 : 15; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, v);
-        double back = strtod(buf, NULL);
-        if (is_float ? (float)back == (float)v : back == v)
-            break;
-    }
-    strbuf_adds(out, buf);
-}
-
 void scalarpage_json_value(struct strbuf *out, double v)
 {
     if (isnan(v))
@@ -90,7 +71,7 @@ void scalarpage_json_value(struct strbuf *out, double v)
     else if (isinf(v))
         strbuf_adds(out, v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
     else
-        shortest(out, v);
+        numfmt_add(out, v); /* the fewest digits that read back (as a float when one) */
 }
 
 void scalarpage_json_wall_time(struct strbuf *out, double t)
