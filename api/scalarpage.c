@@ -84,15 +84,18 @@ void scalarpage_json_wall_time(struct strbuf *out, double t)
     long long us = llround(t * 1e6);
     unsigned long long a = (unsigned long long)(us < 0 ? -us : us);
     unsigned frac = (unsigned)(a % 1000000u);
-    strbuf_addf(out, "%s%llu", us < 0 ? "-" : "", a / 1000000u);
+    if (us < 0)
+        strbuf_addc(out, '-');
+    numfmt_add_int(out, (long long)(a / 1000000u));
     if (frac == 0)
         return;
-    char digits[8];
+    char digits[7] = {'.'};
     int n = 6;
-    snprintf(digits, sizeof digits, "%06u", frac);
-    while (digits[n - 1] == '0') /* trailing zeros say nothing */
+    for (int i = 6; i >= 1; i--, frac /= 10)
+        digits[i] = (char)('0' + frac % 10);
+    while (digits[n] == '0') /* trailing zeros say nothing */
         n--;
-    strbuf_addf(out, ".%.*s", n, digits);
+    strbuf_add(out, digits, (size_t)n + 1);
 }
 
 void scalarpage_json_point(struct strbuf *out, const char *run, const char *tag, int64_t step,
@@ -102,7 +105,9 @@ void scalarpage_json_point(struct strbuf *out, const char *run, const char *tag,
     scalarpage_json_string(out, run ? run : ".", run ? strlen(run) : 1);
     strbuf_adds(out, ",\"tag\":");
     scalarpage_json_string(out, tag ? tag : "", tag ? strlen(tag) : 0);
-    strbuf_addf(out, ",\"step\":%lld,\"wall_time\":", (long long)step);
+    strbuf_adds(out, ",\"step\":");
+    numfmt_add_int(out, (long long)step);
+    strbuf_adds(out, ",\"wall_time\":");
     scalarpage_json_wall_time(out, wall_time);
     strbuf_adds(out, ",\"value\":");
     scalarpage_json_value(out, value);

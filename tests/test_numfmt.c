@@ -149,6 +149,22 @@ static void test_typical(void **state)
     }
 }
 
+/* Integers as "%lld" prints them, the ends of the range too. */
+static void test_int(void **state)
+{
+    (void)state;
+    static const long long cases[] = {0, 1, -1, 9, 10, 99, 100, 101, 1700000000, -1234567,
+                                      9223372036854775807LL, -9223372036854775807LL - 1};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct strbuf sb = STRBUF_INIT;
+        char want[32];
+        snprintf(want, sizeof want, "%lld", cases[i]);
+        numfmt_add_int(&sb, cases[i]);
+        assert_string_equal(strbuf_str(&sb), want);
+        strbuf_free(&sb);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -156,6 +172,7 @@ int main(void)
         cmocka_unit_test(test_edges),
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_typical),
+        cmocka_unit_test(test_int),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -109,8 +109,14 @@ static size_t fast(char buf[NUMFMT_SIZE], double v)
     if (!(a >= 1e-22 && a < 1e22))
         return 0;
     int e = (int)floor(log10(a)); /* the first digit's power; may be one off */
-    int maxp = f ? 9 : 15, moved = 0;
-    for (int p = 1; p <= maxp; p++) {
+    /*
+     * From %g's own first precision: at most one decimal of 6 digits lies
+     * within a float's rounding interval (nor of 15 within a double's), so
+     * when the nearest one reads back, its digits less trailing zeros are
+     * the shortest.
+     */
+    int base = f ? 6 : 15, maxp = f ? 9 : 15, moved = 0;
+    for (int p = base; p <= maxp; p++) {
         int k = p - 1 - e;
         if (k > 22 || k < -22)
             return 0;
@@ -150,7 +156,7 @@ static size_t fast(char buf[NUMFMT_SIZE], double v)
             d /= 10;
             n--;
         }
-        return layout(buf, neg, d, n, x, n > (f ? 6 : 15) ? n : (f ? 6 : 15));
+        return layout(buf, neg, d, n, x, p);
     }
     return 0;
 }
@@ -170,4 +176,30 @@ void numfmt_add(struct strbuf *out, double v)
     char buf[NUMFMT_SIZE];
     size_t n = numfmt_shortest(buf, v);
     strbuf_add(out, buf, n);
+}
+
+void numfmt_add_int(struct strbuf *out, long long v)
+{
+    char buf[24];
+    size_t o = sizeof buf;
+    unsigned long long a = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    static const char pairs[201] = "00010203040506070809101112131415161718192021222324"
+                                   "25262728293031323334353637383940414243444546474849"
+                                   "50515253545556575859606162636465666768697071727374"
+                                   "75767778798081828384858687888990919293949596979899";
+    while (a >= 100) { /* two digits a division */
+        unsigned r = (unsigned)(a % 100);
+        a /= 100;
+        buf[--o] = pairs[2 * r + 1];
+        buf[--o] = pairs[2 * r];
+    }
+    if (a >= 10) {
+        buf[--o] = pairs[2 * a + 1];
+        buf[--o] = pairs[2 * a];
+    } else {
+        buf[--o] = (char)('0' + a);
+    }
+    if (v < 0)
+        buf[--o] = '-';
+    strbuf_add(out, buf + o, sizeof buf - o);
 }

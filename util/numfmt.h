@@ -30,6 +30,8 @@
 size_t numfmt_shortest(char buf[NUMFMT_SIZE], double v);
 /* The same text appended to out. */
 void numfmt_add(struct strbuf *out, double v);
+/* Appends v in decimal ("-12"), as "%lld" prints it. */
+void numfmt_add_int(struct strbuf *out, long long v);
 /* The way the fast path would not take: snprintf/strtod (for tests and the fallback). */
 size_t numfmt_shortest_slow(char buf[NUMFMT_SIZE], double v);
 
