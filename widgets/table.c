@@ -580,6 +580,14 @@ void table_set_also(struct table *t, size_t col, const char *title)
     table_refresh(t);
 }
 
+void table_set_widest(struct table *t, size_t col, int width)
+{
+    if (col >= t->ncols || t->cols[col].widest == width)
+        return;
+    t->cols[col].widest = width > 0 ? width : 0;
+    t->base.dirty = true;
+}
+
 void table_set_keep(struct table *t, const int *keep)
 {
     t->keeps = keep != NULL;

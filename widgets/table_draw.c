@@ -125,8 +125,11 @@ static void read_frame(struct table *t, size_t rows)
         t->rows = xreallocarray(NULL, t->rows_cap, sizeof *t->rows);
     }
     strbuf_reset(&t->text);
-    for (size_t c = 0; c < t->ncols; c++)
+    for (size_t c = 0; c < t->ncols; c++) {
         t->nat[c] = t->cols[c].title_w + (c == t->sort_col);
+        if (t->cols[c].widest > t->nat[c])
+            t->nat[c] = t->cols[c].widest;
+    }
     for (size_t r = 0; r < rows; r++) {
         size_t row = t->view[t->top + r];
         t->rows[r].cursor = t->top + r == t->cursor;
