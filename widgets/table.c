@@ -339,6 +339,7 @@ static void table_destroy(struct widget *wd)
     free(t->rows);
     strbuf_free(&t->text);
     free(t->nat);
+    free(t->shown_w);
     free(t->col_x);
     free(t->col_w);
     free(t->wbuf);
@@ -383,6 +384,7 @@ struct table *table_new(const struct table_source *src, void *ctx, const struct 
     }
     size_t n = ncols ? ncols : 1;
     t->nat = xcalloc(n, sizeof *t->nat);
+    t->shown_w = xcalloc(n, sizeof *t->shown_w);
     t->col_x = xcalloc(n, sizeof *t->col_x);
     t->col_w = xcalloc(n, sizeof *t->col_w);
     rebuild(t);

@@ -209,8 +209,8 @@ void table_set_also(struct table *t, size_t col, const char *title);
  * screen (0: only by what is there): for a column of an enum's values, the
  * longest of its names, so a row taking a longer value than any shown
  * (the first SUSPENDED) does not widen the column and move every line to
- * its right. Still within [min_width, max_width], and still shrunk like the
- * others when the room is short.
+ * its right. Still within [min_width, max_width]; when the room is short,
+ * that room is given up first, down to what the screen's cells need.
  */
 void table_set_widest(struct table *t, size_t col, int width);
 /* false: ASCII sort arrows (^ v) and cut marker (~). */

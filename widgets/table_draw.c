@@ -125,11 +125,8 @@ static void read_frame(struct table *t, size_t rows)
         t->rows = xreallocarray(NULL, t->rows_cap, sizeof *t->rows);
     }
     strbuf_reset(&t->text);
-    for (size_t c = 0; c < t->ncols; c++) {
+    for (size_t c = 0; c < t->ncols; c++)
         t->nat[c] = t->cols[c].title_w + (c == t->sort_col);
-        if (t->cols[c].widest > t->nat[c])
-            t->nat[c] = t->cols[c].widest;
-    }
     for (size_t r = 0; r < rows; r++) {
         size_t row = t->view[t->top + r];
         t->rows[r].cursor = t->top + r == t->cursor;
@@ -146,6 +143,11 @@ static void read_frame(struct table *t, size_t rows)
             if (fc->width > t->nat[c])
                 t->nat[c] = fc->width;
         }
+    }
+    for (size_t c = 0; c < t->ncols; c++) {
+        t->shown_w[c] = t->nat[c];
+        if (t->cols[c].widest > t->nat[c])
+            t->nat[c] = t->cols[c].widest;
     }
 }
 
@@ -175,7 +177,18 @@ static void layout(struct table *t, int w)
             if (t->cols[c].max_w == 0)
                 t->col_w[c] += (int)(extra / nflex + (k++ < extra % nflex));
     }
-    /* Too narrow: shrink in keep order (lowest first; flexible, then right to left). */
+    /* Too narrow: first give up the room kept for values not on the screen (table_set_widest). */
+    for (size_t c = t->ncols; c-- > 0 && need > avail;) {
+        int floor_w = t->shown_w[c] < t->cols[c].min_w ? t->cols[c].min_w : t->shown_w[c];
+        long d = t->col_w[c] - floor_w;
+        if (d > need - avail)
+            d = need - avail;
+        if (d > 0 && t->cols[c].widest > 0) {
+            t->col_w[c] -= (int)d;
+            need -= d;
+        }
+    }
+    /* Then shrink in keep order (lowest first; flexible, then right to left). */
     int lo = 0, hi = 0;
     for (size_t c = 0; c < t->ncols; c++) {
         lo = c == 0 || t->cols[c].keep < lo ? t->cols[c].keep : lo;

@@ -101,6 +101,7 @@ struct table {
     size_t rows_cap;
     struct strbuf text;
     int *nat, *col_x, *col_w;
+    int *shown_w; /* the natural widths by the screen's cells alone (no widest) */
     wchar_t *wbuf;
     size_t wbuf_cap;
 
