@@ -64,6 +64,12 @@ struct term;
 
 #define METRICS_POLL_MIN_MS 1000
 #define METRICS_POLL_MAX_MS 30000
+/*
+ * Buckets per series the pane asks the engine for (?chart=): the points its
+ * own metricset keeps (first, last, min, max, NaN per bucket) of each page,
+ * so a 100 MB event file arrives as a few thousand points a series.
+ */
+#define METRICS_CHART_BUCKETS 1024
 
 /* What the pane shows when the job has no log path. */
 #define METRICS_NO_LOG_PATH                                                                        \
