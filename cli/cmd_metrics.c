@@ -236,7 +236,7 @@ static void emit(struct metrics *m, const char *run, const char *tag, int64_t st
         strbuf_free(&r);
         strbuf_free(&t);
         if (!m->follow) {
-            fputs(strbuf_str(l), m->out);
+            fwrite(l->buf, 1, l->len, m->out);
             m->printed++;
             return;
         }
@@ -244,7 +244,7 @@ static void emit(struct metrics *m, const char *run, const char *tag, int64_t st
     }
     }
     strbuf_addc(l, '\n');
-    fputs(strbuf_str(l), m->out);
+    fwrite(l->buf, 1, l->len, m->out);
     m->printed++;
 }
 

@@ -108,7 +108,10 @@ static size_t fast(char buf[NUMFMT_SIZE], double v)
         return layout(buf, neg, 0, 1, 0, 6);
     if (!(a >= 1e-22 && a < 1e22))
         return 0;
-    int e = (int)floor(log10(a)); /* the first digit's power; may be one off */
+    /* the first digit's power from the binary exponent: floor(k log10 2), or one below */
+    int k2;
+    frexp(a, &k2);
+    int e = (int)floor((double)(k2 - 1) * 0.30102999566398120);
     /*
      * From %g's own first precision: at most one decimal of 6 digits lies
      * within a float's rounding interval (nor of 15 within a double's), so
@@ -121,8 +124,8 @@ static size_t fast(char buf[NUMFMT_SIZE], double v)
         if (k > 22 || k < -22)
             return 0;
         double s = k >= 0 ? a * pow10_exact[k] : a / pow10_exact[-k];
-        if (s < pow10_exact[p - 1] * 0.5 || s >= pow10_exact[p] * 2 || moved > 2)
-            return 0; /* log10 far off, or going back and forth: not worth a guess */
+        if (s < pow10_exact[p - 1] * 0.05 || s >= pow10_exact[p] * 20 || moved > 2)
+            return 0; /* the estimate far off, or going back and forth: not worth a guess */
         if (s < pow10_exact[p - 1]) { /* e one too high */
             e--;
             p--;
