@@ -14,6 +14,8 @@
  *                       giving its first, last, minimum, maximum and first
  *                       NaN (api/metricset); values and steps exact, the
  *                       minimum's and maximum's wall time interpolated.
+ *                       Series past a memory bound (64 MiB of buckets:
+ *                       655 series at 1,024 buckets) count as dropped.
  *                       The Metrics pane asks for this; `metrics` and
  *                       exports ask for every point.
  *
@@ -57,7 +59,7 @@ struct api_error;
 #define SCALARPAGE_DEFAULT_LIMIT (256u << 10)
 #define SCALARPAGE_MAX_LIMIT (8u << 20)
 /* ?chart=: at most this many buckets per series. */
-#define SCALARPAGE_MAX_CHART 65536u
+#define SCALARPAGE_MAX_CHART 4096u
 
 struct scalar_point {
     char *run; /* "." for the log directory itself, else its path below it */

@@ -31,6 +31,12 @@
  * scalars are counted as dropped rather than held.
  */
 #define MAX_REPLY_BYTES (32u << 20)
+/*
+ * What the buckets of a ?chart= page may take (about 100 bytes each): the
+ * series past (this / 100 / buckets) are counted as dropped, as metricset
+ * does past its max_series.
+ */
+#define MAX_CHART_BYTES (64u << 20)
 
 const struct mount *scalars_mount_of(const struct jobspec *job, const char *log_path,
                                      struct strbuf *rest)
@@ -135,8 +141,9 @@ static void on_scalar(void *ctx, const struct tfevents_scalar *s)
 /*
  * The points a chart keeps of what the page read (api/metricset: per
  * bucket its first, last, min, max and first NaN, values and steps
- * exact), series after series. Counted as sent: the rest are summarised,
- * not lost (the client asked for a chart).
+ * exact), series after series, within the page's cap like every page.
+ * The points between them are summarised, not dropped: the client asked
+ * for a chart.
  */
 static void send_chart(struct page_out *po)
 {
@@ -152,6 +159,10 @@ static void send_chart(struct page_out *po)
         n = metric_series_points(s, pts, cap);
         const char *run = metric_series_run(s), *tag = metric_series_tag(s);
         for (size_t k = 0; k < n; k++) {
+            if (po->out->len - po->first > po->max) {
+                po->dropped++;
+                continue;
+            }
             if (po->sent++)
                 strbuf_addc(po->out, ',');
             scalarpage_json_point(po->out, run, tag, pts[k].step, pts[k].wall_time, pts[k].value);
@@ -169,8 +180,10 @@ int scalars_page(struct tfevents_dir *d, const char *log_path, uint64_t limit, u
     scalarpage_json_string(out, log_path, strlen(log_path));
     strbuf_adds(out, ",\"scalars\":[");
     struct page_out po = {out, out->len, max_json, 0, 0, NULL};
-    if (chart)
-        po.chart = metricset_new(chart, 0);
+    if (chart) {
+        size_t series = MAX_CHART_BYTES / 100 / chart;
+        po.chart = metricset_new(chart, series < 16 ? 16 : series);
+    }
     struct tfevents_limit lim = {limit, 0};
     struct tfevents_poll_result res = {0};
     if (tfevents_poll(d, &lim, on_scalar, &po, &res, err) != 0) {
