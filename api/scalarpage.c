@@ -536,10 +536,12 @@ int scalar_page_from_text(const char *text, size_t len, struct scalar_page *p,
                     ok = skip(&r);
                 }
             } else if (strcmp(k, "scalars") == 0) {
-                ws(&r);
-                if (r.p < r.end && *r.p == 'n') {
-                    ok = skip(&r); /* null: no points */
-                } else if (!eat(&r, '[')) {
+                for (size_t i = 0; i < p->count; i++) { /* a second "scalars": the last counts */
+                    free(p->points[i].run);
+                    free(p->points[i].tag);
+                }
+                p->count = 0;
+                if (!eat(&r, '[')) {
                     snprintf(r.field, sizeof r.field, "scalars");
                     api_error_set(err, 502, "BadReply", "scalars", "scalars: not an array");
                     r.bad = true;
