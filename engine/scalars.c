@@ -191,11 +191,12 @@ int scalars_page(struct tfevents_dir *d, const char *log_path, uint64_t limit, u
         strbuf_truncate(out, start);
         return -1;
     }
-    uint64_t read = 0;
+    uint64_t read = 0; /* chart: the points read (bucketed or not kept) */
     if (po.chart) {
         for (size_t i = 0; i < metricset_count(po.chart); i++)
             read += metric_series_seen(metricset_at(po.chart, i));
         po.dropped = metricset_dropped(po.chart); /* series past the set's bound */
+        read += po.dropped;
         send_chart(&po);
         metricset_free(po.chart);
     }
@@ -221,7 +222,7 @@ int scalars_page(struct tfevents_dir *d, const char *log_path, uint64_t limit, u
                    (unsigned long long)po.dropped, max_json >> 10);
     info->more = res.more;
     info->bytes = res.bytes;
-    info->scalars = chart ? read + po.dropped : po.sent + po.dropped;
+    info->scalars = chart ? read : po.sent + po.dropped;
     info->damaged = crc + proto;
     return 0;
 }
