@@ -5,7 +5,8 @@
  * stripped of escape sequences, the faulty-only toggle and the filter, and
  * the actions reaching the app only outside read-only mode; DISPLAY NAME
  * only while it says something NAME does not; DURATION; the user's columns
- * file (chosen, ordered, a bad one named by file:line) and the `C` list.
+ * file (chosen, ordered, a bad one named by file:line) and the `C` list;
+ * STATE as wide as its longest name, so the first SUSPENDED moves nothing.
  */
 // clang-format off
 #include <stdarg.h>
