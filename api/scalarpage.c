@@ -300,35 +300,47 @@ static bool read_string(struct reader *r, struct strbuf *out)
         char u[4];
         strbuf_add(out, u, utf8_encode(cp, u));
     }
-    return memchr(out->buf ? out->buf : "", '\0', out->len) == NULL;
+    /* as jansson reads JSON: no NUL, and UTF-8 */
+    return memchr(out->buf ? out->buf : "", '\0', out->len) == NULL &&
+           utf8_valid(out->buf ? out->buf : "", out->len);
 }
 
-/* A JSON number's text: where it ends, or NULL when there is none at r->p. */
+/* Past the digits at q (none: q). */
+static const char *digits(const char *q, const char *end)
+{
+    while (q < end && *q >= '0' && *q <= '9')
+        q++;
+    return q;
+}
+
+/* A JSON number's text (JSON's grammar: no leading zero, digits after '.' and 'e'): its end, or NULL. */
 static const char *number_end(struct reader *r, bool *integral)
 {
     ws(r);
-    const char *q = r->p;
+    const char *q = r->p, *d;
     *integral = true;
     if (q < r->end && *q == '-')
         q++;
-    const char *digits = q;
-    while (q < r->end && *q >= '0' && *q <= '9')
+    if (q < r->end && *q == '0')
         q++;
-    if (q == digits)
+    else if ((d = digits(q, r->end)) > q)
+        q = d;
+    else
         return NULL;
     if (q < r->end && *q == '.') {
         *integral = false;
-        q++;
-        while (q < r->end && *q >= '0' && *q <= '9')
-            q++;
+        if ((d = digits(q + 1, r->end)) == q + 1)
+            return NULL;
+        q = d;
     }
     if (q < r->end && (*q == 'e' || *q == 'E')) {
         *integral = false;
         q++;
         if (q < r->end && (*q == '+' || *q == '-'))
             q++;
-        while (q < r->end && *q >= '0' && *q <= '9')
-            q++;
+        if ((d = digits(q, r->end)) == q)
+            return NULL;
+        q = d;
     }
     return q;
 }

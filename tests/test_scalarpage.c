@@ -279,6 +279,20 @@ static void test_text_escapes(void **state)
     scalar_page_init(&p);
     assert_int_equal(scalar_page_from_text("{}x", 3, &p, &err), -1);
     scalar_page_free(&p);
+    /* what jansson refuses, this refuses: bad UTF-8, a leading zero, "1." */
+    static const char *const bad[] = {
+        "{\"scalars\":[{\"tag\":\"\xff\",\"step\":1,\"value\":1}]}",
+        "{\"scalars\":[{\"tag\":\"t\",\"step\":01,\"value\":1}]}",
+        "{\"scalars\":[{\"tag\":\"t\",\"step\":1,\"value\":1.}]}",
+        "{\"scalars\":[{\"tag\":\"t\",\"step\":1,\"value\":1e}]}",
+        "{\"scalars\":[{\"tag\":\"t\\u0000\",\"step\":1,\"value\":1}]}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_null(json_loads(bad[i], 0, NULL));
+        scalar_page_init(&p);
+        assert_int_equal(scalar_page_from_text(bad[i], strlen(bad[i]), &p, &err), -1);
+        scalar_page_free(&p);
+    }
 }
 
 int main(void)
