@@ -47,6 +47,11 @@ static enum backend_status decode_reply(const struct backend_request *rq,
     if (ar->rows)
         return jobsum_page(r->body.buf, r->body.len, &out->list, &out->err) == 0 ? BACKEND_OK
                                                                                  : BACKEND_REJECTED;
+    if (ar->scalars)
+        return scalar_page_from_text(r->body.buf ? r->body.buf : "", r->body.len, &out->scalars,
+                                     &out->err) == 0
+                   ? BACKEND_OK
+                   : BACKEND_REJECTED;
     return acp_decode(rq, json, out);
 }
 

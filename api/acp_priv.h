@@ -38,6 +38,7 @@ struct acp_request {
     json_t *body; /* NULL: none */
     bool stream;
     bool rows; /* a page of trainjobd's summaries: read by api/jobsum, not as a tree */
+    bool scalars; /* a page of scalars: read by api/scalarpage from the text, not as a tree */
 };
 
 void acp_request_free(struct acp_request *r);

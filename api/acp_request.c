@@ -330,7 +330,12 @@ enum backend_status acp_build(struct backend *b, const struct backend_request *r
             snprintf(n, sizeof n, "%zu", rq->limit);
         acp_query(&out->path, "limit", n);
         acp_query(&out->path, "follow", rq->follow ? "true" : NULL);
+        n[0] = '\0';
+        if (rq->chart > 0)
+            snprintf(n, sizeof n, "%u", rq->chart);
+        acp_query(&out->path, "chart", n);
         out->stream = rq->follow;
+        out->scalars = !rq->follow;
         break;
     }
     return BACKEND_OK;
@@ -400,7 +405,7 @@ enum backend_status acp_reply_status(const struct backend *b, const struct acp_r
         explain_status(b, r, err);
         return BACKEND_REJECTED;
     }
-    if (rq->stream || rq->rows)
+    if (rq->stream || rq->rows || rq->scalars)
         return BACKEND_OK; /* the body is read as it comes, or by decode_reply in acp.c */
     struct strbuf why = STRBUF_INIT;
     *json = jsonbound_loadb(r->body.buf ? r->body.buf : "", r->body.len, 0, &why);

@@ -159,6 +159,7 @@ struct backend_request {
     bool times;                /* LOGS framed: T and C frames too (the time of each piece) */
     const char *since;         /* SCALARS: the previous page's cursor; NULL: from the start */
     size_t limit;              /* SCALARS: bytes of event files per page (0: the server's) */
+    unsigned chart; /* SCALARS: only the points a chart of so many buckets per series keeps (0: all) */
 };
 
 /* How a call ended and what it brought; the callee of backend_reply_fn may take members. */

@@ -8,6 +8,16 @@
  *       &limit=BYTES    read at most about this many bytes of event files
  *                       (default SCALARPAGE_DEFAULT_LIMIT, at most
  *                       SCALARPAGE_MAX_LIMIT)
+ *       &chart=BUCKETS  send only the points a chart keeps of what the page
+ *                       read: per series at most BUCKETS buckets of equal
+ *                       step ranges (2 .. SCALARPAGE_MAX_CHART), each
+ *                       giving its first, last, minimum, maximum and first
+ *                       NaN (api/metricset); values and steps exact, the
+ *                       minimum's and maximum's wall time interpolated.
+ *                       Series past a memory bound (64 MiB of buckets:
+ *                       655 series at 1,024 buckets) count as dropped.
+ *                       The Metrics pane asks for this; `metrics` and
+ *                       exports ask for every point.
  *
  *   200 {"log_path": "/mnt/afs/tb",          the job's tensorboard.log_path
  *        "cursor": "…",                      since= for the next page (opaque)
@@ -48,6 +58,8 @@ struct api_error;
  */
 #define SCALARPAGE_DEFAULT_LIMIT (256u << 10)
 #define SCALARPAGE_MAX_LIMIT (8u << 20)
+/* ?chart=: at most this many buckets per series. */
+#define SCALARPAGE_MAX_CHART 4096u
 
 struct scalar_point {
     char *run; /* "." for the log directory itself, else its path below it */
@@ -95,6 +107,13 @@ void scalar_page_to_json(const struct scalar_page *p, struct strbuf *out);
  * ("scalars[3].value"). Returns 0 or -1.
  */
 int scalar_page_from_json(const json_t *j, struct scalar_page *p, struct api_error *err);
+/*
+ * The same from the reply's text, read as it goes (no jansson tree: a page
+ * of 100,000 points costs its points, not a node per value), and stricter
+ * about the text: it must be one JSON object and nothing after it.
+ */
+int scalar_page_from_text(const char *text, size_t len, struct scalar_page *p,
+                          struct api_error *err);
 /* The value of a reply's "value": a number, or one of the three words; false otherwise. */
 bool scalarpage_value_from_json(const json_t *v, double *out);
 

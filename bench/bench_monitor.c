@@ -4,7 +4,9 @@
  * memory the rows take, a full frame of the jobs view (120x40, into a counted
  * off-screen terminal, every cell repainted as after ^L), and the frame
  * after one job changed state (what a live dashboard draws per event), and
- * the workers pane over 1,000 workers (a full frame; one worker exiting).
+ * the workers pane over 1,000 workers (a full frame; one worker exiting);
+ * and the bytes of a change that shows a state wider than any on the screen
+ * (the first SUSPENDED) next to the same change to FAILED, in the same run.
  * The jobs are examples/pytorch-ddp.yaml under 10,000 names, each with two
  * workers, as trainjobd's watch stream sends them.
  */
@@ -216,6 +218,58 @@ int main(void)
         ev_us[i] = now_us() - t0;
         ev_b[i] = bench_term_bytes(&term) - b0;
     }
+    /*
+     * Issue 24: a change that shows a state wider than any on the screen (the
+     * first SUSPENDED) against the same change to one that is not (FAILED):
+     * the bytes of each frame, each change undone (unmeasured) before the next.
+     */
+    double widen_b[RUNS], plain_b[RUNS];
+    for (size_t k = 0; k < 2 * VIEW_H; k++) { /* the rows on the screen: RUNNING or FAILED */
+        const struct job_row *row = jobstore_at(s, k);
+        struct watch_message msg;
+        memset(&msg, 0, sizeof msg);
+        msg.kind = WATCH_JOB;
+        msg.job = base;
+        msg.job.name = row->name;
+        msg.job.uid = row->uid;
+        msg.job.create_time = row->create_time;
+        msg.job.state = k % 3 ? JOB_STATE_RUNNING : JOB_STATE_FAILED;
+        msg.workers = row->workers;
+        jobstore_apply(s, &msg);
+    }
+    jv->ops->changed(jv);
+    jv->ops->draw(jv, stdscr, 1, 0, VIEW_H - 3, VIEW_W, false);
+    wnoutrefresh(stdscr);
+    doupdate();
+    for (int i = 0; i < RUNS; i++) {
+        /* RUNNING first, then SUSPENDED (counted), back, FAILED (counted), back */
+        static const enum job_state seq[] = {JOB_STATE_RUNNING, JOB_STATE_SUSPENDED,
+                                             JOB_STATE_RUNNING, JOB_STATE_FAILED,
+                                             JOB_STATE_RUNNING};
+        size_t k = (size_t)i % 20;
+        for (size_t step = 0; step < sizeof seq / sizeof seq[0]; step++) {
+            const struct job_row *row = jobstore_at(s, k);
+            struct watch_message msg;
+            memset(&msg, 0, sizeof msg);
+            msg.kind = WATCH_JOB;
+            msg.job = base;
+            msg.job.name = row->name;
+            msg.job.uid = row->uid;
+            msg.job.create_time = row->create_time;
+            msg.job.state = seq[step];
+            msg.workers = row->workers;
+            double b0 = bench_term_bytes(&term);
+            jobstore_apply(s, &msg);
+            jv->ops->changed(jv);
+            jv->ops->draw(jv, stdscr, 1, 0, VIEW_H - 3, VIEW_W, false);
+            wnoutrefresh(stdscr);
+            doupdate();
+            if (step == 1)
+                widen_b[i] = bench_term_bytes(&term) - b0;
+            if (step == 3)
+                plain_b[i] = bench_term_bytes(&term) - b0;
+        }
+    }
     /* The workers pane with 1,000 workers: a full frame, and one worker's exit. */
     struct worker_list wl = {xcalloc(1000, sizeof(struct worker_info)), 1000};
     char names[1000][16];
@@ -287,6 +341,12 @@ int main(void)
     snprintf(instr, sizeof instr, "%.0f", counter >= 0 ? median(ev_in, RUNS) : -1);
     printf("| %-50s | %9.1f µs | %14s | %8.0f | %-12s |\n", "one job changes: store + rows + frame",
            median(ev_us, RUNS), counter >= 0 ? instr : "n/a", median(ev_b, RUNS), "< 2 ms");
+    printf("| %-50s | %9.2f x  | %14s | %8.0f | %-12s |\n",
+           "a change widening STATE (first SUSPENDED) / plain", median(widen_b, RUNS) /
+           median(plain_b, RUNS), "", median(widen_b, RUNS), "<= 2x plain");
+    printf("| %-50s | %12s | %14s | %8.0f | %-12s |\n",
+           "...the same change not widening (FAILED): bytes", "reference", "", median(plain_b, RUNS),
+           "-");
     snprintf(instr, sizeof instr, "%.0f", counter >= 0 ? median(wfull_in, RUNS) : -1);
     printf("| %-50s | %9.1f µs | %14s | %8.0f | %-12s |\n",
            "workers pane full frame, 1,000 workers", median(wfull_us, RUNS),

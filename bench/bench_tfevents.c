@@ -267,7 +267,7 @@ static void push_stream(const char *root, struct push_figures *fig)
     char base[4200];
     snprintf(base, sizeof base, "%s/push", root);
     struct loop *lp = loop_new();
-    struct scalarfollow_start how = {"bench", "/mnt/tb", base, "tb", NULL, false, 0, 0};
+    struct scalarfollow_start how = {"bench", "/mnt/tb", base, "tb", NULL, false, 0, 0, 0};
     struct strbuf err = STRBUF_INIT;
     enum scalarfollow_refusal why;
     struct stream *s = scalarfollow_open(lp, &how, &why, &err);

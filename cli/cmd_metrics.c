@@ -40,6 +40,7 @@
 #include "api/session.h"
 #include "api/tfevents.h"
 #include "cli/cli.h"
+#include "util/numfmt.h"
 #include "util/strbuf.h"
 #include "util/timefmt.h"
 #include "util/utf8.h"
@@ -52,6 +53,7 @@
 #define POLL_LOST (-1)            /* -f: the engine did not answer this time */
 /* -o table: the series kept (two buckets each; 55 MB peak with printing); more are counted */
 #define TABLE_MAX_SERIES 65536
+#define CSV_PAIRS 16 /* csv: series whose "run,tag" fields are kept made */
 
 static const char metrics_usage[] =
     "usage: trainjob metrics NAME [--tag T]... [-o table|csv|json] [-f]\n"
@@ -101,6 +103,13 @@ struct metrics {
     int64_t away_since;     /* -f: when the engine stopped answering (0: it answers) */
     bool started;           /* the first read worked: -f may wait out an engine that went away */
     struct strbuf line, scratch; /* reused */
+    /* csv: "run,tag" of the last series met (rows of a few series repeat them) */
+    struct csv_pair {
+        char *run, *tag;
+        struct strbuf fields;
+    } csv_pairs[CSV_PAIRS];
+    size_t csv_next; /* the pair replaced next */
+    size_t csv_hint; /* the pair after the last one met: tags come round in turn */
 };
 
 static void pause_ms(long ms)
@@ -167,6 +176,33 @@ static void add_csv_field(struct strbuf *sb, struct strbuf *scratch, const char 
     strbuf_addc(sb, '"');
 }
 
+/* The CSV fields "run,tag", made once for each of the last CSV_PAIRS series met. */
+static void add_csv_pair(struct metrics *m, struct strbuf *sb, const char *run, const char *tag)
+{
+    run = run ? run : "";
+    tag = tag ? tag : "";
+    struct csv_pair *c = NULL;
+    for (size_t k = 0; k < CSV_PAIRS && c == NULL; k++) {
+        struct csv_pair *p = &m->csv_pairs[(m->csv_hint + k) % CSV_PAIRS];
+        if (p->run && strcmp(p->tag, tag) == 0 && strcmp(p->run, run) == 0)
+            c = p;
+    }
+    if (c == NULL) {
+        c = &m->csv_pairs[m->csv_next];
+        m->csv_next = (m->csv_next + 1) % CSV_PAIRS;
+        free(c->run);
+        free(c->tag);
+        c->run = xstrdup(run);
+        c->tag = xstrdup(tag);
+        strbuf_reset(&c->fields);
+        add_csv_field(&c->fields, &m->scratch, run);
+        strbuf_addc(&c->fields, ',');
+        add_csv_field(&c->fields, &m->scratch, tag);
+    }
+    m->csv_hint = (size_t)(c - m->csv_pairs + 1) % CSV_PAIRS;
+    strbuf_add(sb, c->fields.buf, c->fields.len);
+}
+
 /* One point out: a CSV row or a JSON object (table: into the set of last values). */
 static void emit(struct metrics *m, const char *run, const char *tag, int64_t step,
                  double wall_time, double value)
@@ -180,10 +216,10 @@ static void emit(struct metrics *m, const char *run, const char *tag, int64_t st
         metricset_add(m->last, run, tag, step, wall_time, value);
         return;
     case METRICS_CSV:
-        add_csv_field(l, &m->scratch, run);
+        add_csv_pair(m, l, run, tag);
         strbuf_addc(l, ',');
-        add_csv_field(l, &m->scratch, tag);
-        strbuf_addf(l, ",%lld,", (long long)step);
+        numfmt_add_int(l, (long long)step);
+        strbuf_addc(l, ',');
         scalarpage_json_wall_time(l, wall_time);
         strbuf_addc(l, ',');
         add_value(l, value);
@@ -202,7 +238,7 @@ static void emit(struct metrics *m, const char *run, const char *tag, int64_t st
         strbuf_free(&r);
         strbuf_free(&t);
         if (!m->follow) {
-            fputs(strbuf_str(l), m->out);
+            fwrite(l->buf, 1, l->len, m->out);
             m->printed++;
             return;
         }
@@ -210,7 +246,7 @@ static void emit(struct metrics *m, const char *run, const char *tag, int64_t st
     }
     }
     strbuf_addc(l, '\n');
-    fputs(strbuf_str(l), m->out);
+    fwrite_unlocked(l->buf, 1, l->len, m->out); /* one thread: a row is no place for a lock */
     m->printed++;
 }
 
@@ -735,5 +771,10 @@ int cmd_metrics(const struct cli_globals *g, int argc, char **argv, FILE *out, F
     free(m.log_path);
     strbuf_free(&m.line);
     strbuf_free(&m.scratch);
+    for (size_t i = 0; i < CSV_PAIRS; i++) {
+        free(m.csv_pairs[i].run);
+        free(m.csv_pairs[i].tag);
+        strbuf_free(&m.csv_pairs[i].fields);
+    }
     return rc;
 }

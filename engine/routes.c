@@ -228,7 +228,7 @@ static void jobs_route(struct engine *eng, const struct http_request *req,
     } else if (n == 3 && strcmp(rest[2], "scalars") == 0 && is(req, "GET")) {
         const char *follow = q(req, "follow");
         struct scalars_query sq = {q(req, "since"), q(req, "limit"),
-                                   follow && strcmp(follow, "true") == 0};
+                                   follow && strcmp(follow, "true") == 0, q(req, "chart")};
         struct stream *s = NULL;
         if (sq.follow && open_share(req, SHARE_SCALAR_FOLLOWS, &err) != 0)
             return fail(resp, &err);

@@ -43,6 +43,7 @@ struct scalar_follow {
     int *wds; /* the distinct watches (inotify gives one wd per directory) */
     size_t nwds, capwds, max_watches;
     uint64_t page_bytes;
+    unsigned chart; /* scalars_page's */
     int anc[TFEVENTS_MAX_DEPTH + 2]; /* watches on the way down while the directory is missing */
     size_t nanc;
     bool dirty;   /* something may have been written since the last page */
@@ -354,7 +355,7 @@ static void refill(void *ctx, struct stream *s)
         f->dirty = false;
         struct strbuf line = STRBUF_INIT, why = STRBUF_INIT;
         struct scalars_page_info info;
-        if (scalars_page(f->dir, f->log_path, f->page_bytes, SCALARFOLLOW_MAX_JSON, &f->seen, &line,
+        if (scalars_page(f->dir, f->log_path, f->page_bytes, f->chart, SCALARFOLLOW_MAX_JSON, &f->seen, &line,
                          &info, &why) != 0) {
             last_line(f, s, "error", strbuf_str(&why));
             strbuf_free(&line);
@@ -446,6 +447,7 @@ struct stream *scalarfollow_open(struct loop *lp, const struct scalarfollow_star
     f->ended = how->ended;
     f->page_bytes = how->page_bytes ? how->page_bytes : SCALARFOLLOW_PAGE;
     f->max_watches = how->max_watches ? how->max_watches : SCALARFOLLOW_MAX_WATCHES;
+    f->chart = how->chart;
     if (*f->since) { /* checked now: a bad cursor is the client's 400, not a stream */
         struct tfevents_dir *probe = tfevents_open("/", err);
         int bad = probe ? tfevents_set_cursor(probe, f->since, err) : -1;

@@ -55,6 +55,7 @@ struct scalarfollow_start {
     bool ended;           /* the job has ended already */
     uint64_t page_bytes;  /* bytes of event files per page (0: SCALARFOLLOW_PAGE) */
     size_t max_watches;   /* 0: SCALARFOLLOW_MAX_WATCHES */
+    unsigned chart;       /* > 0: pages of the points a chart of so many buckets keeps */
 };
 
 /* Why scalarfollow_open gave no stream. */

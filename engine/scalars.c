@@ -14,6 +14,7 @@
 
 #include "api/apierror.h"
 #include "api/jobspec.h"
+#include "api/metricset.h"
 #include "api/scalarpage.h"
 #include "api/tfevents.h"
 #include "engine/scalarfollow.h"
@@ -30,6 +31,12 @@
  * scalars are counted as dropped rather than held.
  */
 #define MAX_REPLY_BYTES (32u << 20)
+/*
+ * What the buckets of a ?chart= page may take (about 100 bytes each): the
+ * series past (this / 100 / buckets) are counted as dropped, as metricset
+ * does past its max_series.
+ */
+#define MAX_CHART_BYTES (64u << 20)
 
 const struct mount *scalars_mount_of(const struct jobspec *job, const char *log_path,
                                      struct strbuf *rest)
@@ -83,6 +90,19 @@ static long page_limit(const char *text)
     return v > (long)SCALARPAGE_MAX_LIMIT ? (long)SCALARPAGE_MAX_LIMIT : v;
 }
 
+/* ?chart=BUCKETS: 0 when absent (every point), -1 when not a number in [2, SCALARPAGE_MAX_CHART]. */
+static long chart_buckets(const char *text)
+{
+    if (text == NULL || *text == '\0')
+        return 0;
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (*end || errno || v < 2 || v > (long)SCALARPAGE_MAX_CHART)
+        return -1;
+    return v;
+}
+
 /* An empty page (the directory is not there yet): the cursor stays as it was. */
 static void empty_page(const char *log_path, const char *since, struct strbuf *out)
 {
@@ -99,11 +119,16 @@ struct page_out {
     size_t first; /* where the scalars array starts in out */
     size_t max;   /* JSON bytes of points past which scalars are dropped */
     uint64_t sent, dropped;
+    struct metricset *chart; /* ?chart=N: the points kept for a chart, sent at the end */
 };
 
 static void on_scalar(void *ctx, const struct tfevents_scalar *s)
 {
     struct page_out *po = ctx;
+    if (po->chart) {
+        metricset_add(po->chart, s->run, s->tag, s->step, s->wall_time, s->value);
+        return;
+    }
     if (po->out->len - po->first > po->max) {
         po->dropped++;
         return;
@@ -113,20 +138,67 @@ static void on_scalar(void *ctx, const struct tfevents_scalar *s)
     scalarpage_json_point(po->out, s->run, s->tag, s->step, s->wall_time, s->value);
 }
 
-int scalars_page(struct tfevents_dir *d, const char *log_path, uint64_t limit, size_t max_json,
-                 struct tfevents_stats *prev, struct strbuf *out, struct scalars_page_info *info,
-                 struct strbuf *err)
+/*
+ * The points a chart keeps of what the page read (api/metricset: per
+ * bucket its first, last, min, max and first NaN, values and steps
+ * exact), series after series, within the page's cap like every page.
+ * The points between them are summarised, not dropped: the client asked
+ * for a chart.
+ */
+static void send_chart(struct page_out *po)
+{
+    struct metric_point *pts = NULL;
+    size_t cap = 0;
+    for (size_t i = 0; i < metricset_count(po->chart); i++) {
+        const struct metric_series *s = metricset_at(po->chart, i);
+        size_t n = metric_series_points(s, NULL, 0);
+        if (n > cap) {
+            cap = n;
+            pts = xreallocarray(pts, cap, sizeof *pts);
+        }
+        n = metric_series_points(s, pts, cap);
+        const char *run = metric_series_run(s), *tag = metric_series_tag(s);
+        for (size_t k = 0; k < n; k++) {
+            if (po->out->len - po->first > po->max) {
+                po->dropped++;
+                continue;
+            }
+            if (po->sent++)
+                strbuf_addc(po->out, ',');
+            scalarpage_json_point(po->out, run, tag, pts[k].step, pts[k].wall_time, pts[k].value);
+        }
+    }
+    free(pts);
+}
+
+int scalars_page(struct tfevents_dir *d, const char *log_path, uint64_t limit, unsigned chart,
+                 size_t max_json, struct tfevents_stats *prev, struct strbuf *out,
+                 struct scalars_page_info *info, struct strbuf *err)
 {
     size_t start = out->len;
     strbuf_adds(out, "{\"log_path\":");
     scalarpage_json_string(out, log_path, strlen(log_path));
     strbuf_adds(out, ",\"scalars\":[");
-    struct page_out po = {out, out->len, max_json, 0, 0};
+    struct page_out po = {out, out->len, max_json, 0, 0, NULL};
+    if (chart) {
+        size_t series = MAX_CHART_BYTES / 100 / chart;
+        po.chart = metricset_new(chart, series < 16 ? 16 : series);
+    }
     struct tfevents_limit lim = {limit, 0};
     struct tfevents_poll_result res = {0};
     if (tfevents_poll(d, &lim, on_scalar, &po, &res, err) != 0) {
+        metricset_free(po.chart);
         strbuf_truncate(out, start);
         return -1;
+    }
+    uint64_t read = 0; /* chart: the points read (bucketed or not kept) */
+    if (po.chart) {
+        for (size_t i = 0; i < metricset_count(po.chart); i++)
+            read += metric_series_seen(metricset_at(po.chart, i));
+        po.dropped = metricset_dropped(po.chart); /* series past the set's bound */
+        read += po.dropped;
+        send_chart(&po);
+        metricset_free(po.chart);
     }
     struct tfevents_stats st = *tfevents_stats(d);
     strbuf_adds(out, "],\"cursor\":");
@@ -150,14 +222,14 @@ int scalars_page(struct tfevents_dir *d, const char *log_path, uint64_t limit, s
                    (unsigned long long)po.dropped, max_json >> 10);
     info->more = res.more;
     info->bytes = res.bytes;
-    info->scalars = po.sent + po.dropped;
+    info->scalars = chart ? read : po.sent + po.dropped;
     info->damaged = crc + proto;
     return 0;
 }
 
 /* The page of scalars below dir_fd from since, as JSON text into out. */
 static int read_page(int dir_fd, const char *log_path, const char *since, long limit,
-                     struct strbuf *out, struct api_error *err)
+                     unsigned chart, struct strbuf *out, struct api_error *err)
 {
     struct strbuf why = STRBUF_INIT;
     struct tfevents_dir *d = tfevents_open_fd(dir_fd, log_path, &why);
@@ -168,7 +240,7 @@ static int read_page(int dir_fd, const char *log_path, const char *since, long l
                            strbuf_str(&why));
     } else if (since && *since && tfevents_set_cursor(d, since, &why) != 0) {
         rc = api_error_set(err, 400, "InvalidArgument", "since", "since: %s", strbuf_str(&why));
-    } else if (scalars_page(d, log_path, (uint64_t)limit, MAX_REPLY_BYTES, NULL, out, &info,
+    } else if (scalars_page(d, log_path, (uint64_t)limit, chart, MAX_REPLY_BYTES, NULL, out, &info,
                             &why) != 0) {
         rc = api_error_set(err, 500, "LogPathUnreadable", "tensorboard.log_path", "%s",
                            strbuf_str(&why));
@@ -190,7 +262,7 @@ static int refused(struct api_error *err, struct engine *eng, struct ejob *job, 
 
 /* ?follow=true: a scalarfollow stream on the job's log directory, kept in eng->scalar_followers. */
 static int follow(struct engine *eng, struct ejob *job, const char *vol_id, const char *root,
-                  const char *subdir, const char *rest, const char *since,
+                  const char *subdir, const char *rest, const char *since, unsigned chart,
                   struct stream **follow_stream, struct api_error *err)
 {
     engine_prune_scalar_followers(eng);
@@ -202,7 +274,8 @@ static int follow(struct engine *eng, struct ejob *job, const char *vol_id, cons
     struct scalarfollow_start how = {job->uid, ejob_spec(eng, job)->tensorboard.log_path,
                                      root,     below,
                                      since,    job_state_terminal(job->state),
-                                     0,        0};
+                                     chart ? SCALARPAGE_MAX_LIMIT : 0, /* pages stay small */
+                                     0,        chart};
     struct strbuf why = STRBUF_INIT;
     enum scalarfollow_refusal refusal;
     struct stream *s = scalarfollow_open(eng->loop, &how, &refusal, &why);
@@ -250,6 +323,11 @@ int engine_job_scalars(struct engine *eng, const char *user, const char *ws, con
     if (limit < 0)
         return api_error_set(err, 400, "InvalidArgument", "limit",
                              "limit: a number of bytes above 0, not '%.40s'", sq->limit);
+    long chart = chart_buckets(sq->chart);
+    if (chart < 0)
+        return api_error_set(err, 400, "InvalidArgument", "chart",
+                             "chart: a number of buckets from 2 to %u, not '%.40s'",
+                             SCALARPAGE_MAX_CHART, sq->chart);
     const struct jobspec *spec = ejob_spec(eng, job);
     const char *log_path = spec->tensorboard.log_path;
     if (!spec->tensorboard.present || log_path == NULL || *log_path == '\0')
@@ -268,12 +346,12 @@ int engine_job_scalars(struct engine *eng, const char *user, const char *ws, con
                            name, m->id, log_path);
     } else if (sq->follow) {
         rc = follow(eng, job, m->id, vol->path, m->subdir, strbuf_str(&rest), sq->since,
-                    follow_stream, err);
+                    (unsigned)chart, follow_stream, err);
     } else {
         int missing;
         int fd = scalars_open_dir(vol->path, m->subdir, strbuf_str(&rest), &missing, &why);
         if (fd >= 0) {
-            rc = read_page(fd, log_path, sq->since, limit, out, err);
+            rc = read_page(fd, log_path, sq->since, limit, chart, out, err);
             close(fd);
         } else if (missing) {
             empty_page(log_path, sq->since, out); /* not written yet */

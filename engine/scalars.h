@@ -37,6 +37,7 @@ struct scalars_query {
     const char *since; /* the cursor of the previous page, NULL or "" from the start */
     const char *limit; /* bytes of event files to read at most (text, as received), or NULL */
     bool follow;       /* a stream of pages (engine/scalarfollow.h) instead of one */
+    const char *chart; /* buckets per series: the points a chart keeps, not every one; or NULL */
 };
 
 /*
@@ -61,13 +62,14 @@ struct scalars_page_info {
 /*
  * Appends one page (the JSON object of api/scalarpage.h, no newline) read
  * from d, at most limit bytes of event files and max_json bytes of points
- * (the rest counted as dropped). prev (may be NULL) holds the damage already
+ * (the rest counted as dropped). chart > 0: only the points a chart of
+ * that many buckets per series keeps (api/metricset), series after series. prev (may be NULL) holds the damage already
  * reported: the page reports what is new and prev is brought up to date.
  * 0, or -1 with err when the directory cannot be read (out as it was).
  */
-int scalars_page(struct tfevents_dir *d, const char *log_path, uint64_t limit, size_t max_json,
-                 struct tfevents_stats *prev, struct strbuf *out, struct scalars_page_info *info,
-                 struct strbuf *err);
+int scalars_page(struct tfevents_dir *d, const char *log_path, uint64_t limit, unsigned chart,
+                 size_t max_json, struct tfevents_stats *prev, struct strbuf *out,
+                 struct scalars_page_info *info, struct strbuf *err);
 
 /*
  * The mount of job whose mount_path holds log_path (equal to or above it,

@@ -9,6 +9,9 @@
 #    swapped for a symlink gives nothing from outside, 50 clients that
 #    vanish leave no descriptor in trainjobd, the stream ends with the job;
 #  - small pages (limit=) deliver every point exactly once through the cursor;
+#  - chart= (the Metrics pane's pages) sends the points a chart keeps of
+#    10,000: a few per bucket, the first, the last, a spike and a dip among
+#    them, each the value `metrics --logdir -o csv` prints for its step;
 #  - --logdir reads a directory with no job: a corrupted record is skipped
 #    and counted, a half-written last record is not yet a point; a 100 GB
 #    hole (truncate -s) between two records is skipped and said as a hole
@@ -24,6 +27,7 @@ cd "$TRAINJOB_TOP" || exit 1
 . tests/engine.sh
 
 WRITER="$(dirname "$TRAINJOBD_BIN")/tests/tools/scalarwrite"
+TFWRITE="$(dirname "$TRAINJOBD_BIN")/tests/tools/tfwrite"
 E="--endpoint http+unix://$SOCK"
 V1=/trainjob/v1/workspaces/default/trainingJobs
 FOLLOW_PID=""
@@ -287,6 +291,37 @@ check "...every point once, in all seven" \
 api GET "$V1/train/scalars?limit=0"
 check "limit=0 is refused, naming limit" \
     test "$code" = 400 -a "$(jq -r '.details[0].field' "$TMP/body")" = limit
+
+# ---- chart=: the points a chart keeps, exactly as written ------------------------
+
+mkdir -p "$TMP/vol/curves/tb"
+"$TFWRITE" "$TMP/vol/curves/tb/events.out.tfevents.1.x" 0 5000 loss
+"$WRITER" "$TMP/vol/curves/tb/events.out.tfevents.1.x" loss=5000:1000.5
+"$TFWRITE" "$TMP/vol/curves/tb/events.out.tfevents.1.x" 5001 2000 loss
+"$WRITER" "$TMP/vol/curves/tb/events.out.tfevents.1.x" loss=7001:-3.25
+"$TFWRITE" "$TMP/vol/curves/tb/events.out.tfevents.1.x" 7002 2998 loss
+chmod -R a+rwX "$TMP/vol/curves"
+submit curves true "$(tb curves)"
+check "a job whose log directory holds 10,000 points is accepted" test "$code" = 200
+api GET "$V1/curves/scalars?chart=16&limit=8388608"
+check "chart=16 answers 200" test "$code" = 200
+jq -r '.scalars[] | "\(.step) \(.value)"' "$TMP/body" >"$TMP/chart"
+n=$(wc -l <"$TMP/chart")
+check "...with at most 5 points a bucket, not all 10,000 ($n)" test "$n" -le 80 -a "$n" -ge 16
+check "...the first and the last step among them" \
+    test "$(head -n 1 "$TMP/chart" | cut -d' ' -f1)" = 0 -a "$(tail -n 1 "$TMP/chart" | cut -d' ' -f1)" = 9999
+check "...the spike and the dip among them" \
+    grep -qx '5000 1000.5' "$TMP/chart" && grep -qx -- '7001 -3.25' "$TMP/chart"
+"$TRAINJOB_BIN" metrics --logdir "$TMP/vol/curves/tb" -o csv >"$TMP/curves.csv"
+# each charted point is the file's own (step, value): as numbers, the CSV's text read by jq
+jq -n --rawfile csv "$TMP/curves.csv" --slurpfile page "$TMP/body" '
+    ($csv | split("\n") | .[1:] | map(select(length > 0) | split(",")) |
+        map({key: .[2], value: (.[4] | tonumber)}) | from_entries) as $all |
+    [$page[0].scalars[] | select($all[(.step | tostring)] != .value)] | length' >"$TMP/diff"
+check "...each point the value the file holds for its step" test "$(cat "$TMP/diff")" = 0
+api GET "$V1/curves/scalars?chart=1"
+check "chart=1 is refused, naming chart" \
+    test "$code" = 400 -a "$(jq -r '.details[0].field' "$TMP/body")" = chart
 
 # ---- --logdir: any directory, no job -------------------------------------------
 

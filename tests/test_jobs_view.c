@@ -10,6 +10,7 @@
  * the row's context, DISCONNECTED on a down context's rows only).
  * A state or priority this build does not know shows as the server said it
  * (cleaned, bounded), filters and sorts as a value of its own.
+ * STATE as wide as its longest name, so the first SUSPENDED moves nothing.
  */
 // clang-format off
 #include <stdarg.h>
@@ -607,6 +608,44 @@ static void several_contexts_in_one_view(void **state)
     jobstore_free(b);
 }
 
+/*
+ * STATE is as wide as its longest name from the first frame: the first job
+ * to be SUSPENDED (wider than RUNNING) moves no column to its right, so
+ * the frame rewrites that one row, not the table. At 80 columns the state
+ * still shows whole.
+ */
+static void state_column_sized_to_its_longest_name(void **state)
+{
+    (void)state;
+    struct jobstore *s = jobstore_new();
+    put(s, "train-a", NULL, JOB_STATE_RUNNING, NULL, 0);
+    put(s, "train-b", NULL, JOB_STATE_RUNNING, NULL, 0);
+    struct term t;
+    struct monitor *m = detached(s, &t);
+    struct screen *v = jobs_view_new(m);
+    char before[16384], after[16384];
+    header(v, before, sizeof before);
+    const char *prio = strstr(before, "PRIORITY");
+    assert_non_null(prio);
+    put(s, "train-b", NULL, JOB_STATE_SUSPENDED, NULL, 0);
+    header(v, after, sizeof after);
+    assert_non_null(strstr(after, "PRIORITY"));
+    assert_int_equal(strstr(after, "PRIORITY") - after, prio - before);
+    char text[16384];
+    screen_text(text, sizeof text);
+    assert_non_null(strstr(text, "SUSPENDED"));
+
+    resizeterm(24, 80);
+    draw(v);
+    screen_text(text, sizeof text);
+    assert_non_null(strstr(text, "SUSPENDED"));
+    assert_non_null(strstr(text, "RUNNING"));
+    resizeterm(30, 200);
+    v->ops->destroy(v);
+    monitor_free_detached(m);
+    jobstore_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -618,6 +657,7 @@ int main(void)
         cmocka_unit_test(unknown_states_as_the_server_said_them),
         cmocka_unit_test(columns_file_chooses_and_orders),
         cmocka_unit_test(several_contexts_in_one_view),
+        cmocka_unit_test(state_column_sized_to_its_longest_name),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

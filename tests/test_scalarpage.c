@@ -36,6 +36,40 @@ static void assert_value_text(double v, const char *want)
     free(got);
 }
 
+static bool same_double(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0 || (isnan(a) && isnan(b));
+}
+
+/* The text reader gives what the tree reader gave (want), bit for bit. */
+static void same_from_text(const char *text, size_t len, const struct scalar_page *want)
+{
+    struct scalar_page got;
+    scalar_page_init(&got);
+    struct api_error err = {0};
+    if (scalar_page_from_text(text, len, &got, &err) != 0)
+        fail_msg("the text reader refused: %s (%s)", err.message, err.field);
+    assert_int_equal(got.count, want->count);
+    assert_true((got.log_path == NULL) == (want->log_path == NULL));
+    if (got.log_path)
+        assert_string_equal(got.log_path, want->log_path);
+    assert_true((got.cursor == NULL) == (want->cursor == NULL));
+    if (got.cursor)
+        assert_string_equal(got.cursor, want->cursor);
+    assert_int_equal(got.more, want->more);
+    assert_int_equal(got.bad_crc, want->bad_crc);
+    assert_int_equal(got.bad_protobuf, want->bad_protobuf);
+    assert_int_equal(got.dropped, want->dropped);
+    for (size_t i = 0; i < got.count; i++) {
+        assert_string_equal(got.points[i].run, want->points[i].run);
+        assert_string_equal(got.points[i].tag, want->points[i].tag);
+        assert_int_equal(got.points[i].step, want->points[i].step);
+        assert_true(same_double(got.points[i].wall_time, want->points[i].wall_time));
+        assert_true(same_double(got.points[i].value, want->points[i].value));
+    }
+    scalar_page_free(&got);
+}
+
 /* Encodes p, parses it back with jansson (it must be valid JSON) and decodes it into out. */
 static void round_trip(const struct scalar_page *p, struct scalar_page *out)
 {
@@ -50,6 +84,7 @@ static void round_trip(const struct scalar_page *p, struct scalar_page *out)
     if (scalar_page_from_json(j, out, &err) != 0)
         fail_msg("refused: %s", err.message);
     json_decref(j);
+    same_from_text(sb.buf, sb.len, out);
     strbuf_free(&sb);
 }
 
@@ -166,6 +201,13 @@ static void assert_refused(const char *text, const char *field)
     assert_int_equal(err.status, 502);
     scalar_page_free(&p);
     json_decref(j);
+    /* the text reader refuses it too, naming the same field */
+    scalar_page_init(&p);
+    memset(&err, 0, sizeof err);
+    assert_int_equal(scalar_page_from_text(text, strlen(text), &p, &err), -1);
+    assert_string_equal(err.field, field);
+    assert_int_equal(err.status, 502);
+    scalar_page_free(&p);
 }
 
 static void test_refused(void **state)
@@ -202,8 +244,55 @@ static void test_lenient(void **state)
     assert_int_equal(p.count, 1);
     assert_string_equal(p.points[0].run, ".");
     assert_true(isinf(p.points[0].value) && p.points[0].value < 0);
+    char *text = json_dumps(j, JSON_COMPACT);
+    same_from_text(text, strlen(text), &p);
+    free(text);
     scalar_page_free(&p);
     json_decref(j);
+}
+
+/* Escapes jansson writes and a server may send: \u with surrogate pairs, \/ and the short ones. */
+static void test_text_escapes(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "{ \"log_path\" : \"/a\\/b\", \"cursor\":\"x\\\"y\",\"more\":true,"
+        "\"dropped\":7, \"scalars\" : [ {\"run\":\"r\\u00e9\\ud83d\\ude00\\t\","
+        "\"tag\":\"a\\\\b\",\"step\":-9223372036854775808,\"wall_time\":1.5e9,"
+        "\"value\":-0.0}, {\"tag\":\"t\",\"step\":3,\"value\":1E-310,\"x\":[1,{\"y\":\"]\"}]} ] }\n";
+    json_t *j = json_loadb(text, sizeof text - 1, 0, NULL);
+    assert_non_null(j);
+    struct scalar_page want;
+    scalar_page_init(&want);
+    struct api_error err = {0};
+    assert_int_equal(scalar_page_from_json(j, &want, &err), 0);
+    json_decref(j);
+    same_from_text(text, sizeof text - 1, &want);
+    assert_string_equal(want.points[0].run, "r\xc3\xa9\xf0\x9f\x98\x80\t");
+    assert_true(signbit(want.points[1 - 1].value));
+    scalar_page_free(&want);
+    /* cut short, or something after the object: refused */
+    struct scalar_page p;
+    scalar_page_init(&p);
+    assert_int_equal(scalar_page_from_text(text, 40, &p, &err), -1);
+    scalar_page_free(&p);
+    scalar_page_init(&p);
+    assert_int_equal(scalar_page_from_text("{}x", 3, &p, &err), -1);
+    scalar_page_free(&p);
+    /* what jansson refuses, this refuses: bad UTF-8, a leading zero, "1." */
+    static const char *const bad[] = {
+        "{\"scalars\":[{\"tag\":\"\xff\",\"step\":1,\"value\":1}]}",
+        "{\"scalars\":[{\"tag\":\"t\",\"step\":01,\"value\":1}]}",
+        "{\"scalars\":[{\"tag\":\"t\",\"step\":1,\"value\":1.}]}",
+        "{\"scalars\":[{\"tag\":\"t\",\"step\":1,\"value\":1e}]}",
+        "{\"scalars\":[{\"tag\":\"t\\u0000\",\"step\":1,\"value\":1}]}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_null(json_loads(bad[i], 0, NULL));
+        scalar_page_init(&p);
+        assert_int_equal(scalar_page_from_text(bad[i], strlen(bad[i]), &p, &err), -1);
+        scalar_page_free(&p);
+    }
 }
 
 int main(void)
@@ -215,6 +304,7 @@ int main(void)
         cmocka_unit_test(test_hostile_names),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_lenient),
+        cmocka_unit_test(test_text_escapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,8 @@
  * host (engine/scalars) — the mount that holds tensorboard.log_path,
  * component by component, and the directory opened below the volume
  * without following a symlink the job planted there, at the log path or
- * above it; a directory not written yet is told apart from a refusal.
+ * above it; a directory not written yet is told apart from a refusal; a
+ * page of ?chart= (the points a chart keeps, exact) against every point.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,7 +20,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <math.h>
+
 #include "api/jobspec.h"
+#include "api/scalarpage.h"
+#include "api/tfevents.h"
+#include "api/apierror.h"
 #include "engine/scalars.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -155,11 +161,86 @@ static void test_open_dir(void **state)
     free(file);
 }
 
+/*
+ * ?chart=N: a page of 100,000 points of one series sends at most 5 per
+ * bucket (first, last, min, max, NaN), every one of them a point of the
+ * file exactly (step and value), the spike and the dip among them, and the
+ * page still counts every point read; without chart every point comes.
+ */
+static void test_chart_page(void **state)
+{
+    (void)state;
+    char dir[300], path[340];
+    snprintf(dir, sizeof dir, "%s/chart", root);
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/events.out.tfevents.1", dir);
+    struct strbuf sb = STRBUF_INIT;
+    enum { N = 100000, BUCKETS = 64 };
+    for (int64_t s = 0; s < N; s++) {
+        float v = (float)(1.0 / (1.0 + (double)s));
+        if (s == 31337)
+            v = 1000.5f; /* a spike */
+        if (s == 77777)
+            v = -3.25f; /* a dip */
+        tfevents_write_simple(&sb, s, 1.7e9 + (double)s, "loss", v);
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, sb.buf, sb.len), (ssize_t)sb.len);
+    close(fd);
+    strbuf_free(&sb);
+
+    for (int chart = 0; chart <= 1; chart++) {
+        struct strbuf why = STRBUF_INIT, out = STRBUF_INIT;
+        struct tfevents_dir *d = tfevents_open(dir, &why);
+        assert_non_null(d);
+        struct scalars_page_info info;
+        assert_int_equal(scalars_page(d, "/tb", SCALARPAGE_MAX_LIMIT, chart ? BUCKETS : 0,
+                                      (size_t)64 << 20, NULL, &out, &info, &why),
+                         0);
+        tfevents_close(d);
+        assert_int_equal(info.scalars, N);
+        struct scalar_page p;
+        scalar_page_init(&p);
+        struct api_error err = {0};
+        assert_int_equal(scalar_page_from_text(out.buf, out.len, &p, &err), 0);
+        if (!chart) {
+            assert_int_equal(p.count, N);
+        } else {
+            assert_true(p.count <= 5 * BUCKETS);
+            assert_true(p.count >= BUCKETS);
+        }
+        bool spike = false, dip = false;
+        for (size_t i = 0; i < p.count; i++) {
+            const struct scalar_point *pt = &p.points[i];
+            float want = (float)(1.0 / (1.0 + (double)pt->step));
+            if (pt->step == 31337)
+                want = 1000.5f;
+            if (pt->step == 77777)
+                want = -3.25f;
+            assert_true((float)pt->value == want); /* exact, a point of the file */
+            if (i > 0)
+                assert_true(pt->step > p.points[i - 1].step); /* in step order, each once */
+            spike |= pt->value == 1000.5;
+            dip |= pt->value == -3.25;
+        }
+        assert_true(spike && dip);
+        assert_int_equal(p.points[0].step, 0);
+        assert_int_equal(p.points[p.count - 1].step, N - 1);
+        scalar_page_free(&p);
+        strbuf_free(&out);
+        strbuf_free(&why);
+    }
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mount_of),
         cmocka_unit_test_setup_teardown(test_open_dir, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_chart_page, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -103,7 +103,7 @@ static size_t count(const char *hay, const char *needle)
 static struct stream *open_follow(struct loop *lp, size_t max_watches, uint64_t page_bytes)
 {
     struct scalarfollow_start how = {"uid1", "/mnt/afs/tb", root,       "tb",
-                                     NULL,   false,         page_bytes, max_watches};
+                                     NULL,   false,         page_bytes, max_watches, 0};
     struct strbuf err = STRBUF_INIT;
     enum scalarfollow_refusal why;
     struct stream *s = scalarfollow_open(lp, &how, &why, &err);
@@ -247,7 +247,7 @@ static void test_missing_dir(void **state)
 {
     (void)state;
     struct loop *lp = loop_new();
-    struct scalarfollow_start how = {"uid1", "/mnt/afs/a/tb", root, "a/tb", NULL, false, 0, 0};
+    struct scalarfollow_start how = {"uid1", "/mnt/afs/a/tb", root, "a/tb", NULL, false, 0, 0, 0};
     struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
     enum scalarfollow_refusal why;
     struct stream *s = scalarfollow_open(lp, &how, &why, &err);
@@ -331,7 +331,7 @@ static void test_refused(void **state)
     char *tb = at("tb"), *outside = at("outside");
     assert_int_equal(symlink(outside, tb), 0);
     struct loop *lp = loop_new();
-    struct scalarfollow_start how = {"u", "/mnt/afs/tb", root, "tb", NULL, false, 0, 0};
+    struct scalarfollow_start how = {"u", "/mnt/afs/tb", root, "tb", NULL, false, 0, 0, 0};
     struct strbuf err = STRBUF_INIT;
     enum scalarfollow_refusal why;
     assert_null(scalarfollow_open(lp, &how, &why, &err));

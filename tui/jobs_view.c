@@ -203,6 +203,40 @@ static const char *src_cell(void *ctx, size_t i, size_t col, char *scratch, size
     return "";
 }
 
+/*
+ * The widest text an enum column can show (STATE with its icon, PRIORITY,
+ * TYPE), 0 for the others: the table sizes such a column to it, so a job
+ * moving to a state no row showed yet (the first SUSPENDED) changes one
+ * cell, not every line's layout.
+ */
+static int enum_widest(enum column col, bool utf8)
+{
+    char buf[64];
+    size_t w = 0;
+    switch (col) {
+    case COL_STATE:
+        for (int st = 0; st < JOB_STATE_COUNT; st++) {
+            jobfmt_state((enum job_state)st, NULL, utf8, buf, sizeof buf);
+            size_t n = utf8_width(buf, strlen(buf));
+            w = n > w ? n : w;
+        }
+        break;
+    case COL_PRIORITY:
+        for (size_t i = 1; i < priority_names.count; i++) { /* 0: unset, shown as "-" */
+            const char *name = enum_name(&priority_names, (int)i);
+            size_t n = utf8_width(name, strlen(name));
+            w = n > w ? n : w;
+        }
+        break;
+    case COL_TYPE:
+        w = strlen("standard"); /* or "idle" */
+        break;
+    default:
+        break;
+    }
+    return (int)w;
+}
+
 static attr_t src_attr(void *ctx, size_t i, size_t col)
 {
     struct jobs_view *v = ctx;
@@ -324,6 +358,9 @@ static void make_table(struct jobs_view *v)
     }
     v->table = table_new(&source, v, cols, v->nshown);
     table_set_keep(v->table, keeps);
+    for (size_t i = 0; i < v->nshown; i++)
+        table_set_widest(v->table, i, enum_widest((enum column)v->shown[i],
+                                                  monitor_term(v->base.app)->utf8));
     if (display_left_out && name_col != TABLE_UNSORTED)
         table_set_also(v->table, name_col, columns[COL_DISPLAY].title);
     const struct term *t = monitor_term(v->base.app);

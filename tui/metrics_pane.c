@@ -272,12 +272,20 @@ void mp_poll_now(struct metrics_pane *p)
     if (pushing(p)) {
         scalar_stream_free(&p->ss);
         scalar_stream_init(&p->ss, 0);
-        struct backend_request rq = {
-            .op = BACKEND_OP_SCALARS, .name = p->job, .since = p->since, .follow = true};
+        struct backend_request rq = {.op = BACKEND_OP_SCALARS,
+                                     .name = p->job,
+                                     .since = p->since,
+                                     .follow = true,
+                                     .chart = METRICS_CHART_BUCKETS};
         p->push = backend_send(p->b, p->m, &rq, on_push_done, NULL, on_push_data, p);
         return;
     }
-    struct backend_request rq = {.op = BACKEND_OP_SCALARS, .name = p->job, .since = p->since};
+    /* the points the charts keep, in the largest pages: the engine leaves out the rest */
+    struct backend_request rq = {.op = BACKEND_OP_SCALARS,
+                                 .name = p->job,
+                                 .since = p->since,
+                                 .limit = SCALARPAGE_MAX_LIMIT,
+                                 .chart = METRICS_CHART_BUCKETS};
     p->call = backend_send(p->b, p->m, &rq, on_reply, NULL, NULL, p);
 }
 

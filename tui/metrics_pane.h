@@ -64,6 +64,12 @@ struct term;
 
 #define METRICS_POLL_MIN_MS 1000
 #define METRICS_POLL_MAX_MS 30000
+/*
+ * Buckets per series the pane asks the engine for (?chart=): the points its
+ * own metricset keeps (first, last, min, max, NaN per bucket) of each page,
+ * so a 100 MB event file arrives as a few thousand points a series.
+ */
+#define METRICS_CHART_BUCKETS 1024
 
 /* What the pane shows when the job has no log path. */
 #define METRICS_NO_LOG_PATH                                                                        \
@@ -124,6 +130,8 @@ size_t metrics_pane_points(const struct metrics_pane *p, const char *run, const 
 const char *metrics_pane_message(const struct metrics_pane *p);
 /* The timer's delay in ms if one is armed (or would be, without a loop), else -1. */
 int64_t metrics_pane_poll_delay(const struct metrics_pane *p);
+/* A call or stream in flight, or the next page due at once (the backlog still coming). */
+bool metrics_pane_loading(const struct metrics_pane *p);
 /* Pages received, and records the backend said it skipped as damaged. */
 uint64_t metrics_pane_pages(const struct metrics_pane *p);
 uint64_t metrics_pane_bad_records(const struct metrics_pane *p);

@@ -267,6 +267,11 @@ int64_t metrics_pane_poll_delay(const struct metrics_pane *p)
     return p->delay;
 }
 
+bool metrics_pane_loading(const struct metrics_pane *p)
+{
+    return p->call != NULL || p->push != NULL || p->delay == 0;
+}
+
 uint64_t metrics_pane_pages(const struct metrics_pane *p)
 {
     return p->pages;

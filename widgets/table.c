@@ -339,6 +339,7 @@ static void table_destroy(struct widget *wd)
     free(t->rows);
     strbuf_free(&t->text);
     free(t->nat);
+    free(t->shown_w);
     free(t->col_x);
     free(t->col_w);
     free(t->wbuf);
@@ -383,6 +384,7 @@ struct table *table_new(const struct table_source *src, void *ctx, const struct 
     }
     size_t n = ncols ? ncols : 1;
     t->nat = xcalloc(n, sizeof *t->nat);
+    t->shown_w = xcalloc(n, sizeof *t->shown_w);
     t->col_x = xcalloc(n, sizeof *t->col_x);
     t->col_w = xcalloc(n, sizeof *t->col_w);
     rebuild(t);
@@ -578,6 +580,14 @@ void table_set_also(struct table *t, size_t col, const char *title)
     t->cols[col].also = title ? column_name(title, strlen(title)) : NULL;
     parse_filter(t);
     table_refresh(t);
+}
+
+void table_set_widest(struct table *t, size_t col, int width)
+{
+    if (col >= t->ncols || t->cols[col].widest == width)
+        return;
+    t->cols[col].widest = width > 0 ? width : 0;
+    t->base.dirty = true;
 }
 
 void table_set_keep(struct table *t, const int *keep)

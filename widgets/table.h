@@ -19,8 +19,9 @@
  *
  * Layout: a mark gutter (one cell, '*' in the palette's `key` role on a
  * marked row, then a space), then the columns one space apart. A column is
- * as wide as its title (plus the sort arrow) or its widest cell among the
- * rows on the screen, in display cells (CJK two), within [min_width,
+ * as wide as its title (plus the sort arrow), its widest cell among the
+ * rows on the screen or the width set by table_set_widest, in display
+ * cells (CJK two), within [min_width,
  * max_width]; flexible columns (max_width 0) share the room left. Too
  * narrow for all: columns shrink to their minimum in the order of their keep
  * (lowest first; within a keep flexible ones first, then from the right),
@@ -203,6 +204,15 @@ void table_set_keep(struct table *t, const int *keep);
  * says nothing NAME does not. Copied; the filter is parsed again.
  */
 void table_set_also(struct table *t, size_t col, const char *title);
+/*
+ * Sizes column col as though a cell width cells wide were always on the
+ * screen (0: only by what is there): for a column of an enum's values, the
+ * longest of its names, so a row taking a longer value than any shown
+ * (the first SUSPENDED) does not widen the column and move every line to
+ * its right. Still within [min_width, max_width]; when the room is short,
+ * that room is given up first, down to what the screen's cells need.
+ */
+void table_set_widest(struct table *t, size_t col, int width);
 /* false: ASCII sort arrows (^ v) and cut marker (~). */
 void table_set_utf8(struct table *t, bool utf8);
 /* The dim line an empty view shows (NULL: none). */

@@ -144,6 +144,11 @@ static void read_frame(struct table *t, size_t rows)
                 t->nat[c] = fc->width;
         }
     }
+    for (size_t c = 0; c < t->ncols; c++) {
+        t->shown_w[c] = t->nat[c];
+        if (t->cols[c].widest > t->nat[c])
+            t->nat[c] = t->cols[c].widest;
+    }
 }
 
 /*
@@ -172,7 +177,18 @@ static void layout(struct table *t, int w)
             if (t->cols[c].max_w == 0)
                 t->col_w[c] += (int)(extra / nflex + (k++ < extra % nflex));
     }
-    /* Too narrow: shrink in keep order (lowest first; flexible, then right to left). */
+    /* Too narrow: first give up the room kept for values not on the screen (table_set_widest). */
+    for (size_t c = t->ncols; c-- > 0 && need > avail;) {
+        int floor_w = t->shown_w[c] < t->cols[c].min_w ? t->cols[c].min_w : t->shown_w[c];
+        long d = t->col_w[c] - floor_w;
+        if (d > need - avail)
+            d = need - avail;
+        if (d > 0 && t->cols[c].widest > 0) {
+            t->col_w[c] -= (int)d;
+            need -= d;
+        }
+    }
+    /* Then shrink in keep order (lowest first; flexible, then right to left). */
     int lo = 0, hi = 0;
     for (size_t c = 0; c < t->ncols; c++) {
         lo = c == 0 || t->cols[c].keep < lo ? t->cols[c].keep : lo;

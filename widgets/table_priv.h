@@ -42,6 +42,7 @@ struct column {
     int min_w, max_w; /* max_w 0: flexible */
     bool right;
     int keep; /* table_set_keep: gives way before columns of higher keep */
+    int widest; /* table_set_widest: the natural width is at least this */
 };
 
 /* One filter term: text folded to ASCII lower case. */
@@ -100,6 +101,7 @@ struct table {
     size_t rows_cap;
     struct strbuf text;
     int *nat, *col_x, *col_w;
+    int *shown_w; /* the natural widths by the screen's cells alone (no widest) */
     wchar_t *wbuf;
     size_t wbuf_cap;
 
