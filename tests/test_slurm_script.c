@@ -692,7 +692,7 @@ static void test_outcome(void **state)
 {
     (void)state;
     struct jobspec job;
-    make_job(&job, FRAMEWORK_PYTORCH_DDP, 1);
+    make_job(&job, FRAMEWORK_PYTORCH_DDP, 2); /* workers in srun steps */
     char *path = render_to_file(&job, &site);
     struct strbuf out = STRBUF_INIT;
     const char *body =
