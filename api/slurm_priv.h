@@ -96,7 +96,15 @@ struct slurm {
     int64_t jobs_since; /* seconds, slurmctld's clock (the request's start, less 1 s) */
     int64_t jobs_at;    /* time_now_ms of the last GET /jobs; 0: ask again */
     int64_t sent_ms;    /* when the request whose reply slurm_rest returned last was made */
-    const struct slurm_shape *shape; /* NULL until /openapi/v3 was read */
+    const struct slurm_shape *shape; /* NULL until /openapi/v3 (or its cache) was read */
+    /*
+     * The shape came from the user's cache of this endpoint's version and no
+     * reply has confirmed it yet: a 404 or another Slurm release (the
+     * server's identity, shape_release) drops the cache and asks /openapi/v3.
+     */
+    bool shape_cached;
+    bool shape_saved; /* the version read here is in the cache */
+    char *shape_release;
     /*
      * The call on the loop that is reading /openapi/v3, while it does: the
      * others wait for its answer rather than ask for the same 200 KB.
