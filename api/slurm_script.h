@@ -6,8 +6,9 @@
  * first node of the allocation): it runs a one-worker job in the batch step
  * itself (no launcher of srun options) and starts one `srun` step per worker
  * of a larger job, with the framework variables trainjobd gives
- * (engine/worker_env.h), waits for them, and when a worker fails applies the job's fault rules exactly as
- * trainjobd does (ENGINE.md §Faults, api/fault.c): first match wins, else
+ * (engine/worker_env.h), waits for them, and when a worker fails applies
+ * the job's fault rules exactly as trainjobd does (ENGINE.md §Faults,
+ * api/fault.c): first match wins, else
  * RESTART_JOB; RESTART_POD reruns that worker's step only; RESTART_JOB ends and
  * reruns every step; FAIL_JOB ends the job; backoff_limit counted across
  * requeues in state.json; mark_node_unschedulable requeues the job away from
