@@ -138,6 +138,8 @@ static inline struct slurm *driver(struct backend *b)
  */
 enum backend_status slurm_rest(struct backend *b, const char *method, const char *path,
                                const json_t *body, json_t **reply, struct api_error *err);
+/* Sets s->shape, as a request under the version would: from the cache or /openapi/v3. */
+enum backend_status slurm_ensure_shape(struct backend *b, struct api_error *err);
 
 /*
  * A GET /jobs reply read as it arrives, slurm_jobs_read_data being the
@@ -287,6 +289,12 @@ enum backend_status slurm_list(struct backend *b, const struct list_query *q, st
 /* ---- slurm_catalog.c: partitions and nodes --------------------------------- */
 
 enum backend_status slurm_catalog(struct backend *b, struct catalog *out, struct api_error *err);
+/*
+ * Forgets the partitions and nodes this process read last (slurm_catalog
+ * uses them again for JOBS_FRESH_MS, as `trainjob submit` checks and then
+ * sends a job): for a caller that knows the cluster changed.
+ */
+void slurm_catalog_forget(void);
 /* The QOS the user's Slurm association allows (a JSON array), or NULL: no slurmdbd, no list. */
 json_t *slurm_assoc_qos(struct backend *b);
 /* Whether qos is one of list's strings. */

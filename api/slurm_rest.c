@@ -745,7 +745,7 @@ static bool shape_stale(struct backend *b, const char *path, int status, const j
  * started meanwhile (top's first list, catalog, …) wait for its answer,
  * polling every 50 ms.
  */
-static enum backend_status ensure_shape(struct backend *b, struct api_error *err)
+enum backend_status slurm_ensure_shape(struct backend *b, struct api_error *err)
 {
     struct slurm *s = driver(b);
     if (s->shape)
@@ -1084,7 +1084,7 @@ enum backend_status slurm_rest(struct backend *b, const char *method, const char
         return st;
     }
     if (path[0] != '/') {
-        enum backend_status st = ensure_shape(b, err);
+        enum backend_status st = slurm_ensure_shape(b, err);
         if (st != BACKEND_OK) {
             strbuf_free(&why);
             return st;
@@ -1121,7 +1121,7 @@ enum backend_status slurm_rest(struct backend *b, const char *method, const char
                 *reply = NULL;
                 const struct slurm_shape *was = s->shape;
                 s->shape = NULL;
-                st = ensure_shape(b, err);
+                st = slurm_ensure_shape(b, err);
                 if (st != BACKEND_OK) {
                     s->shape = was;
                     break;
