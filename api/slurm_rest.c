@@ -708,19 +708,24 @@ static void shape_cache_write(struct backend *b, const char *release)
 
 /*
  * What a reply to a request under the version says of the version: a
- * cached one is confirmed by a reply of the same release; a 404 or another
- * release means the server changed (returns true: the cache is dropped and
- * the version must be asked again; on the loop, by the next process). A
- * version read from /openapi/v3 is
- * cached with the release of its first good reply.
+ * cached one is confirmed by a reply of the same release. A 404 or another
+ * release means the server changed: the cache is dropped, and true returned
+ * when the request is to be repeated under the version asked again (on the
+ * loop, the next process asks) — a 404 (the path is gone: nothing was
+ * done), or a GET that failed. A request that succeeded stands (the version
+ * still serves; the cache is written again with the new release), and a
+ * failed POST or DELETE is never sent twice. A version read from
+ * /openapi/v3 is cached with the release of its first good reply.
  */
-static bool shape_stale(struct backend *b, const char *path, int status, const json_t *j)
+static bool shape_stale(struct backend *b, const char *method, const char *path, int status,
+                        const json_t *j)
 {
     struct slurm *s = driver(b);
     if (s->shape == NULL || strncmp(path, "/slurm/", 7) != 0)
         return false;
     const char *rel = json_string_value(
         json_object_get(json_object_get(json_object_get(j, "meta"), "Slurm"), "release"));
+    bool ok = status >= 200 && status < 300;
     if (s->shape_cached) {
         bool other = rel && s->shape_release && strcmp(rel, s->shape_release) != 0;
         if (status == 404 || other) {
@@ -728,7 +733,10 @@ static bool shape_stale(struct backend *b, const char *path, int status, const j
             (void)unlink(cache);
             free(cache);
             s->shape_cached = false;
-            return true;
+            s->shape_saved = false;
+            if (ok && rel && *rel)
+                shape_cache_write(b, rel);
+            return !ok && (status == 404 || strcmp(method, "GET") == 0);
         }
         if (rel && status >= 200 && status < 300)
             s->shape_cached = false; /* confirmed */
@@ -918,7 +926,7 @@ static enum backend_status decode_reply(struct backend *b, const char *method, c
         return BACKEND_REJECTED;
     }
     strbuf_free(&why);
-    *stale = shape_stale(b, path, r->status, j);
+    *stale = shape_stale(b, method, path, r->status, j);
     if (auth_refused(r->status, j)) {
         json_decref(j);
         *refused = true;

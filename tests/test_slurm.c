@@ -432,9 +432,10 @@ static void the_api_version_is_learnt_once_per_endpoint(void **state)
 }
 
 /*
- * The server changed under the cache: another release in a reply, or a
- * 404 for the cached version's path, drops it; the version is asked again
- * and the request repeated, once.
+ * The server changed under the cache: a 404 for the cached version's path,
+ * or a GET failing with another release, drops it; the version is asked
+ * again and the request repeated, once. A reply of another release that
+ * succeeded stands and is what the cache then says.
  */
 static void a_changed_server_is_asked_its_version_again(void **state)
 {
@@ -465,18 +466,34 @@ static void a_changed_server_is_asked_its_version_again(void **state)
     assert_non_null(strstr(text, "\"version\":\"v0.0.38\""));
     free(text);
 
-    /* another release answers: the version is asked again */
+    /* another release fails a GET: the version is asked again, the GET repeated */
     cmd = xasprintf("sed -i 's/22.05.8/21.08.1/' '%s'", file);
     assert_int_equal(system(cmd), 0);
     free(cmd);
     struct fake h = {0};
-    fake_answer(&h, 200, fixture_text("jobs.json"));
+    fake_answer(&h, 500,
+                xstrdup("{\"meta\":{\"Slurm\":{\"release\":\"22.05.8\"}},\"errors\":[{"
+                        "\"error\":\"Unable to parse query\",\"error_number\":9001}]}"));
     fake_answer(&h, 200, fixture_text("openapi-22.05-paths.json"));
     fake_answer(&h, 200, fixture_text("jobs.json"));
     paths = list_paths(&h);
     assert_string_equal(paths, "/slurm/v0.0.38/jobs /openapi/v3 /slurm/v0.0.38/jobs");
     free(paths);
     fake_free(&h);
+    text = fixture_text_at(file);
+    assert_non_null(strstr(text, "\"release\":\"22.05.8\""));
+    free(text);
+
+    /* another release answers a request: it stands (never sent twice), the cache says it */
+    cmd = xasprintf("sed -i 's/22.05.8/21.08.1/' '%s'", file);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    struct fake k = {0};
+    fake_answer(&k, 200, fixture_text("jobs.json"));
+    paths = list_paths(&k);
+    assert_string_equal(paths, "/slurm/v0.0.38/jobs");
+    free(paths);
+    fake_free(&k);
     text = fixture_text_at(file);
     assert_non_null(strstr(text, "\"release\":\"22.05.8\""));
     free(text);
