@@ -13,7 +13,8 @@
  *      Slurm context next to `sbatch --wrap=true` with the same GPU, as the
  *      same user (issue 24): jobs a second until Slurm ended them all, the
  *      cluster's CPU per job (a cpuacct cgroup holding its daemons, so every
- *      slurmstepd and batch script), and each submit's exec to exit.
+ *      slurmstepd and batch script), and each submit's exec to exit; first,
+ *      `trainjob get jobs` over 10 held jobs next to `squeue -a`.
  *
  * The jobs of 2 and 3 stay pending: submitted held over REST (8 POSTs in
  * flight), each with a job directory holding the job.json trainjob wrote for
@@ -1508,14 +1509,66 @@ static const char *const part4_rows[] = {
     "trivial jobs through the Slurm context, jobs/s",
     "  the cluster's CPU per job",
     "trainjob submit to Slurm, exec to exit",
+    "trainjob get jobs, 10 Slurm jobs (median of 7)",
 };
+
+/*
+ * `trainjob get jobs` over 10 held jobs of the user next to `squeue -a`,
+ * interleaved, medians of 7 (a process that learns nothing it knew: the
+ * API version is in its cache after the first); the jobs are cancelled after.
+ */
+static void list_ten(const char *cfg)
+{
+    long ids[10];
+    char why[256] = "";
+    if (submit_held("q", 10, ids, why, sizeof why) != 0) {
+        row(part4_rows[3], "n/a", "-", why, "-");
+        return;
+    }
+    double tj[7], sq[7];
+    char *get[] = {trainjob, "get", "jobs", NULL};
+    char *squeue[] = {"squeue", "-a", NULL};
+    struct run r = {.out = STRBUF_INIT};
+    int n = 0;
+    for (; n < 7; n++) {
+        if (run_cmd(get, cfg, false, &r) != 0 || r.status != 0)
+            break;
+        tj[n] = r.ms;
+        if (run_cmd(squeue, NULL, false, &r) != 0 || r.status != 0)
+            break;
+        sq[n] = r.ms;
+    }
+    char *cancel[12] = {"scancel"};
+    char idtext[10][24];
+    for (int i = 0; i < 10; i++) {
+        snprintf(idtext[i], sizeof idtext[i], "%ld", ids[i]);
+        cancel[i + 1] = idtext[i];
+    }
+    cancel[11] = NULL;
+    run_cmd(cancel, NULL, false, &r);
+    strbuf_free(&r.out);
+    long live = 1;
+    for (int k = 0; k < 100 && (live = live_jobs()) > 0; k++)
+        sleep_ms(100);
+    char v[32], ref[64], ratio[16];
+    if (n < 7) {
+        row(part4_rows[3], "n/a", "-", "get jobs or squeue failed", "-");
+        return;
+    }
+    double a = bench_quantile(tj, 7, 0.5), b = bench_quantile(sq, 7, 0.5);
+    fmt(v, sizeof v, a, 1, "ms");
+    snprintf(ref, sizeof ref, "squeue -a %.1f ms", b);
+    fmt_ratio(ratio, sizeof ratio, a, b);
+    row(part4_rows[3], v, "-", ref, ratio);
+}
 
 static void part4(bool slurm_up, const char *slurm_why, const char *slurm_cfg)
 {
     if (!slurm_up) {
-        rows_na(part4_rows, 3, slurm_why);
+        rows_na(part4_rows, 4, slurm_why);
         return;
     }
+    list_ten(slurm_cfg);
     const char *env = getenv("BENCH_SLURM_JOBS");
     int n = env && atoi(env) > 0 ? atoi(env) : TRIVIAL_JOBS;
     bool acct = acct_start() == 0;
