@@ -38,6 +38,11 @@ char *paths_state_dir(void)
     return xdg("XDG_STATE_HOME", ".local/state");
 }
 
+char *paths_cache_dir(void)
+{
+    return xdg("XDG_CACHE_HOME", ".cache");
+}
+
 char *paths_engine_config(void)
 {
     char *dir = paths_config_dir();

@@ -5,6 +5,7 @@
  *   ~/.config/trainjob/config.yaml       client contexts ($TRAINJOB_CONFIG replaces the path)
  *   ~/.config/trainjob/engine.yaml       the local engine's catalogue
  *   ~/.local/state/trainjob/             drafts, client log
+ *   ~/.cache/trainjob/                   what a client may lose (a Slurm server's API version)
  *   ~/.local/state/trainjob/engine/      engine.db, worker logs, status files
  *   $XDG_RUNTIME_DIR/trainjob/engine.sock  (else <engine state>/engine.sock)
  *   ~/.config/trainjob/keys, columns    key bindings, the jobs view's columns
@@ -23,6 +24,8 @@ char *paths_config_dir(void);
  */
 char *paths_config_file(const char *name, bool tilde);
 char *paths_state_dir(void);
+/* Files the client may lose: ~/.cache/trainjob ($XDG_CACHE_HOME/trainjob). */
+char *paths_cache_dir(void);
 char *paths_engine_config(void);
 char *paths_engine_state(void);
 char *paths_engine_socket(void);

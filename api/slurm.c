@@ -344,6 +344,7 @@ static void slurm_free(struct backend *b)
     struct slurm *s = driver(b);
     http_client_free(s->client);
     free(s->context);
+    free(s->shape_release);
     free(s->user);
     free(s->token_file);
     free(s->token_command);

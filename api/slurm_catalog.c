@@ -14,6 +14,7 @@
 #include "api/slurm_priv.h"
 #include "api/slurm_shapes.h"
 #include "util/strbuf.h"
+#include "util/timefmt.h"
 #include "util/xalloc.h"
 
 /* ---- catalog -------------------------------------------------------------- */
@@ -206,19 +207,58 @@ static unsigned qos_priorities(const json_t *map, const json_t *allowed, const c
     return mask;
 }
 
+/*
+ * GET /partitions and /nodes as this process last read them from an
+ * endpoint: `trainjob submit` checks the job against the catalog and the
+ * driver then builds the request from it, one read for both within
+ * JOBS_FRESH_MS (never on the loop, which reads afresh).
+ */
+static struct {
+    char *endpoint;
+    json_t *parts, *nodes;
+    int64_t at;
+} memo;
+
+void slurm_catalog_forget(void)
+{
+    json_decref(memo.parts);
+    json_decref(memo.nodes);
+    free(memo.endpoint);
+    memset(&memo, 0, sizeof memo);
+}
+
 enum backend_status slurm_catalog(struct backend *b, struct catalog *out, struct api_error *err)
 {
     memset(out, 0, sizeof *out);
-    json_t *parts, *nodes;
-    enum backend_status st = slurm_rest(b, "GET", "partitions", NULL, &parts, err);
-    if (st != BACKEND_OK)
-        return st;
-    st = slurm_rest(b, "GET", "nodes", NULL, &nodes, err);
-    if (st != BACKEND_OK) {
-        json_decref(parts);
-        return st;
-    }
     struct slurm *s = driver(b);
+    json_t *parts, *nodes;
+    int64_t now = time_now_ms();
+    if (s->replay == NULL && memo.parts && now - memo.at < JOBS_FRESH_MS &&
+        strcmp(memo.endpoint, b->endpoint ? b->endpoint : "") == 0) {
+        enum backend_status st = slurm_ensure_shape(b, err); /* the submit's request needs it */
+        if (st != BACKEND_OK)
+            return st;
+        parts = json_incref(memo.parts);
+        nodes = json_incref(memo.nodes);
+    } else {
+        enum backend_status st = slurm_rest(b, "GET", "partitions", NULL, &parts, err);
+        if (st != BACKEND_OK)
+            return st;
+        st = slurm_rest(b, "GET", "nodes", NULL, &nodes, err);
+        if (st != BACKEND_OK) {
+            json_decref(parts);
+            return st;
+        }
+        if (s->replay == NULL) {
+            json_decref(memo.parts);
+            json_decref(memo.nodes);
+            free(memo.endpoint);
+            memo.parts = json_incref(parts);
+            memo.nodes = json_incref(nodes);
+            memo.endpoint = xstrdup(b->endpoint ? b->endpoint : "");
+            memo.at = now;
+        }
+    }
     out->user = xstrdup(s->user);
     const json_t *pa = json_object_get(parts, "partitions");
     const json_t *na = json_object_get(nodes, "nodes");

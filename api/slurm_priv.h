@@ -96,7 +96,15 @@ struct slurm {
     int64_t jobs_since; /* seconds, slurmctld's clock (the request's start, less 1 s) */
     int64_t jobs_at;    /* time_now_ms of the last GET /jobs; 0: ask again */
     int64_t sent_ms;    /* when the request whose reply slurm_rest returned last was made */
-    const struct slurm_shape *shape; /* NULL until /openapi/v3 was read */
+    const struct slurm_shape *shape; /* NULL until /openapi/v3 (or its cache) was read */
+    /*
+     * The shape came from the user's cache of this endpoint's version and no
+     * reply has confirmed it yet: a 404 or another Slurm release (the
+     * server's identity, shape_release) drops the cache and asks /openapi/v3.
+     */
+    bool shape_cached;
+    bool shape_saved; /* the version read here is in the cache */
+    char *shape_release;
     /*
      * The call on the loop that is reading /openapi/v3, while it does: the
      * others wait for its answer rather than ask for the same 200 KB.
@@ -130,6 +138,8 @@ static inline struct slurm *driver(struct backend *b)
  */
 enum backend_status slurm_rest(struct backend *b, const char *method, const char *path,
                                const json_t *body, json_t **reply, struct api_error *err);
+/* Sets s->shape, as a request under the version would: from the cache or /openapi/v3. */
+enum backend_status slurm_ensure_shape(struct backend *b, struct api_error *err);
 
 /*
  * A GET /jobs reply read as it arrives, slurm_jobs_read_data being the
@@ -279,6 +289,12 @@ enum backend_status slurm_list(struct backend *b, const struct list_query *q, st
 /* ---- slurm_catalog.c: partitions and nodes --------------------------------- */
 
 enum backend_status slurm_catalog(struct backend *b, struct catalog *out, struct api_error *err);
+/*
+ * Forgets the partitions and nodes this process read last (slurm_catalog
+ * uses them again for JOBS_FRESH_MS, as `trainjob submit` checks and then
+ * sends a job): for a caller that knows the cluster changed.
+ */
+void slurm_catalog_forget(void);
 /* The QOS the user's Slurm association allows (a JSON array), or NULL: no slurmdbd, no list. */
 json_t *slurm_assoc_qos(struct backend *b);
 /* Whether qos is one of list's strings. */

@@ -1,7 +1,8 @@
 /*
  * slurm_rest: the Slurm driver's requests to slurmrestd — the JWT (from
  * token_file or token_command, fetched again once when refused), the API
- * version (from /openapi/v3, once per backend, through api/slurm_shapes),
+ * version (from /openapi/v3 through api/slurm_shapes, kept in the user's
+ * cache per endpoint with the server's release, learnt again when it changes),
  * and slurm_rest, the one call every operation of api/slurm*.c makes;
  * transport failures and Slurm's errors worded for the user. slurm_rest
  * blocks (the CLI) or, while an operation runs for the loop (s->replay),
@@ -26,6 +27,7 @@
 #include "api/context.h"
 #include "api/http.h"
 #include "api/jsonbound.h"
+#include "api/paths.h"
 #include "api/slurm_priv.h"
 #include "api/slurm_shapes.h"
 #include "util/fileio.h"
@@ -620,15 +622,147 @@ static enum backend_status auth_failed(struct backend *b, const char *detail, st
 }
 
 /*
- * The API version to speak, from /openapi/v3 the first time (once per
- * backend). On the loop one call asks; the others started meanwhile (top's
- * first list, catalog, …) wait for its answer, polling every 50 ms.
+ * The API version, cached per endpoint: <cache dir>/slurm-api-<hash>.json,
+ * {"endpoint","version","release"} (release: the Slurm release the replies'
+ * meta named, the server's identity). Written 0600 into a directory only the
+ * user may write, read only when both are the user's and nobody else's to
+ * change (a file another user planted would choose the paths we call).
  */
-static enum backend_status ensure_shape(struct backend *b, struct api_error *err)
+#define SHAPE_CACHE_MAX 4096
+
+static char *shape_cache_path(const struct backend *b)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (const char *p = b->endpoint ? b->endpoint : ""; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    char *dir = paths_cache_dir();
+    char *path = xasprintf("%s/slurm-api-%016llx.json", dir, (unsigned long long)h);
+    free(dir);
+    return path;
+}
+
+/* Whether the directory of path is the user's alone to change. */
+static bool cache_dir_safe(const char *path)
+{
+    char *dir = xstrdup(path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    struct stat st;
+    bool ok = stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+              (st.st_mode & 022) == 0;
+    free(dir);
+    return ok;
+}
+
+/* The cached shape of the endpoint, its release in s->shape_release; NULL when none is usable. */
+static const struct slurm_shape *shape_cache_read(struct backend *b)
+{
+    struct slurm *s = driver(b);
+    char *path = shape_cache_path(b);
+    const struct slurm_shape *shape = NULL;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+        (st.st_mode & 077) == 0 && st.st_size < SHAPE_CACHE_MAX && cache_dir_safe(path)) {
+        char buf[SHAPE_CACHE_MAX];
+        ssize_t n = read(fd, buf, sizeof buf);
+        json_t *j = n > 0 ? json_loadb(buf, (size_t)n, 0, NULL) : NULL;
+        const char *ep = json_string_value(json_object_get(j, "endpoint"));
+        const char *rel = json_string_value(json_object_get(j, "release"));
+        if (ep && b->endpoint && strcmp(ep, b->endpoint) == 0 && rel && *rel)
+            shape = slurm_shape_find(json_string_value(json_object_get(j, "version")));
+        if (shape) {
+            free(s->shape_release);
+            s->shape_release = xstrdup(rel);
+        }
+        json_decref(j);
+    }
+    if (fd >= 0)
+        close(fd);
+    free(path);
+    return shape;
+}
+
+/* Keeps the version in use with the server's release; a failure only costs the next run a read. */
+static void shape_cache_write(struct backend *b, const char *release)
+{
+    struct slurm *s = driver(b);
+    char *path = shape_cache_path(b);
+    char *dir = paths_cache_dir();
+    struct strbuf why = STRBUF_INIT;
+    if (file_mkdirs(dir, 0700, &why) == 0 && cache_dir_safe(path)) {
+        json_t *j = json_pack("{s:s, s:s, s:s}", "endpoint", b->endpoint ? b->endpoint : "",
+                              "version", s->shape->version, "release", release);
+        char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+        if (text)
+            (void)file_write_atomic_nosync(path, text, strlen(text), 0600, &why);
+        free(text);
+        json_decref(j);
+    }
+    s->shape_saved = true;
+    strbuf_free(&why);
+    free(dir);
+    free(path);
+}
+
+/*
+ * What a reply to a request under the version says of the version: a
+ * cached one is confirmed by a reply of the same release. A 404 or another
+ * release means the server changed: the cache is dropped, and true returned
+ * when the request is to be repeated under the version asked again (on the
+ * loop, the next process asks) — a 404 (the path is gone: nothing was
+ * done), or a GET that failed. A request that succeeded stands (the version
+ * still serves; the cache is written again with the new release), and a
+ * failed POST or DELETE is never sent twice. A version read from
+ * /openapi/v3 is cached with the release of its first good reply.
+ */
+static bool shape_stale(struct backend *b, const char *method, const char *path, int status,
+                        const json_t *j)
+{
+    struct slurm *s = driver(b);
+    if (s->shape == NULL || strncmp(path, "/slurm/", 7) != 0)
+        return false;
+    const char *rel = json_string_value(
+        json_object_get(json_object_get(json_object_get(j, "meta"), "Slurm"), "release"));
+    bool ok = status >= 200 && status < 300;
+    if (s->shape_cached) {
+        bool other = rel && s->shape_release && strcmp(rel, s->shape_release) != 0;
+        if (status == 404 || other) {
+            char *cache = shape_cache_path(b);
+            (void)unlink(cache);
+            free(cache);
+            s->shape_cached = false;
+            s->shape_saved = false;
+            if (ok && rel && *rel)
+                shape_cache_write(b, rel);
+            return !ok && (status == 404 || strcmp(method, "GET") == 0);
+        }
+        if (rel && status >= 200 && status < 300)
+            s->shape_cached = false; /* confirmed */
+        return false;
+    }
+    if (!s->shape_saved && rel && *rel && status >= 200 && status < 300)
+        shape_cache_write(b, rel);
+    return false;
+}
+
+/*
+ * The API version to speak: the user's cache of it for this endpoint, else
+ * /openapi/v3 (once per backend). On the loop one call asks; the others
+ * started meanwhile (top's first list, catalog, …) wait for its answer,
+ * polling every 50 ms.
+ */
+enum backend_status slurm_ensure_shape(struct backend *b, struct api_error *err)
 {
     struct slurm *s = driver(b);
     if (s->shape)
         return BACKEND_OK;
+    if (!s->shape_saved && (s->shape = shape_cache_read(b)) != NULL) {
+        s->shape_cached = true;
+        s->shape_saved = true;
+        return BACKEND_OK;
+    }
     if (s->replay && s->shape_asker && s->shape_asker != s->replay) {
         slurm_wait(b, 50);
         api_error_set(err, 0, "Pending", "", "waiting for slurmrestd");
@@ -644,6 +778,8 @@ static enum backend_status ensure_shape(struct backend *b, struct api_error *err
         return st;
     struct strbuf why = STRBUF_INIT;
     s->shape = slurm_shape_choose(doc, &why);
+    s->shape_cached = false;
+    s->shape_saved = false;
     json_decref(doc);
     if (s->shape == NULL) {
         api_error_set(err, 501, "Unsupported", "", "context '%s': %s", s->context,
@@ -756,10 +892,12 @@ static json_t *jobs_read_end(struct slurm_jobs_read *jr, struct strbuf *why)
  */
 static enum backend_status decode_reply(struct backend *b, const char *method, const char *path,
                                         struct http_result *r, struct slurm_jobs_read *jr,
-                                        json_t **reply, bool *refused, struct api_error *err)
+                                        json_t **reply, bool *refused, bool *stale,
+                                        struct api_error *err)
 {
     *reply = NULL;
     *refused = false;
+    *stale = false;
     slurm_stats_count(r, jr ? jr->bytes : 0);
     if (r->transport != TRANSPORT_NONE)
         return transport_error(b, r, err);
@@ -788,6 +926,7 @@ static enum backend_status decode_reply(struct backend *b, const char *method, c
         return BACKEND_REJECTED;
     }
     strbuf_free(&why);
+    *stale = shape_stale(b, method, path, r->status, j);
     if (auth_refused(r->status, j)) {
         json_decref(j);
         *refused = true;
@@ -953,7 +1092,7 @@ enum backend_status slurm_rest(struct backend *b, const char *method, const char
         return st;
     }
     if (path[0] != '/') {
-        enum backend_status st = ensure_shape(b, err);
+        enum backend_status st = slurm_ensure_shape(b, err);
         if (st != BACKEND_OK) {
             strbuf_free(&why);
             return st;
@@ -969,6 +1108,7 @@ enum backend_status slurm_rest(struct backend *b, const char *method, const char
     if (rp) {
         st = replayed(s, method, strbuf_str(&p), text, reply, err);
     } else {
+        bool retried_stale = false;
         for (int attempt = 0;; attempt++) {
             struct http_result r;
             http_result_init(&r);
@@ -978,10 +1118,27 @@ enum backend_status slurm_rest(struct backend *b, const char *method, const char
                 http_stream(s->client, strbuf_str(&p), slurm_jobs_read_data, jr, &r);
             else
                 http_call(s->client, method, strbuf_str(&p), text, text ? strlen(text) : 0, &r);
-            bool refused;
-            st = decode_reply(b, method, strbuf_str(&p), &r, jr, reply, &refused, err);
+            bool refused, stale;
+            st = decode_reply(b, method, strbuf_str(&p), &r, jr, reply, &refused, &stale, err);
             slurm_jobs_read_free(jr);
             http_result_free(&r);
+            if (stale && path[0] != '/' && !retried_stale) {
+                /* the cached version is no longer the server's: learnt again, asked again */
+                retried_stale = true;
+                json_decref(*reply);
+                *reply = NULL;
+                const struct slurm_shape *was = s->shape;
+                s->shape = NULL;
+                st = slurm_ensure_shape(b, err);
+                if (st != BACKEND_OK) {
+                    s->shape = was;
+                    break;
+                }
+                strbuf_reset(&p);
+                strbuf_addf(&p, "/slurm/%s/%s", s->shape->version, path);
+                attempt--;
+                continue;
+            }
             if (refused) {
                 strbuf_reset(&why);
                 if (attempt == 0 && s->token_command && load_token(b, true, &why) == 0)
@@ -1003,7 +1160,8 @@ enum backend_status slurm_rest_decode(struct backend *b, const char *method, con
                                       struct http_result *r, struct slurm_jobs_read *jr,
                                       json_t **reply, bool *refused, struct api_error *err)
 {
-    return decode_reply(b, method, path, r, jr, reply, refused, err);
+    bool stale; /* on the loop the next operation asks the version again */
+    return decode_reply(b, method, path, r, jr, reply, refused, &stale, err);
 }
 
 enum backend_status slurm_auth_failed(struct backend *b, const char *detail, struct api_error *err)

@@ -3,10 +3,12 @@
  * directory it keeps on the shared filesystem.
  *
  * The batch script is the job's supervisor (POSIX sh, run by Slurm on the
- * first node of the allocation): it starts one `srun` step per worker with
- * the framework variables trainjobd gives (engine/worker_env.h), waits for
- * them, and when a worker fails applies the job's fault rules exactly as
- * trainjobd does (ENGINE.md §Faults, api/fault.c): first match wins, else
+ * first node of the allocation): it runs a one-worker job in the batch step
+ * itself (no launcher of srun options) and starts one `srun` step per worker
+ * of a larger job, with the framework variables trainjobd gives
+ * (engine/worker_env.h), waits for them, and when a worker fails applies
+ * the job's fault rules exactly as trainjobd does (ENGINE.md §Faults,
+ * api/fault.c): first match wins, else
  * RESTART_JOB; RESTART_POD reruns that worker's step only; RESTART_JOB ends and
  * reruns every step; FAIL_JOB ends the job; backoff_limit counted across
  * requeues in state.json; mark_node_unschedulable requeues the job away from
@@ -24,9 +26,12 @@
  *                           "restarts_used"?, "restart_limit"?, "node"?}
  *                          kind is api/jobstatus.h's job_event_kind name
  *   workers/<name>.json    {"name","index","node","phase","restarts","exit_code",
- *                           "signal","rule","started","ended"}, replaced atomically
+ *                           "signal","rule","started","ended"}, rewritten in one
+ *                          write (a reader may find it empty for a moment, never torn)
  *   logs/<name>.log        the worker's stdout and stderr, appended across restarts
- *   state.json             {"restarts","marked":[nodes],"runs","slurm_job_id"}
+ *   state.json             {"restarts","marked":[nodes],"runs","slurm_job_id"}, replaced
+ *                          atomically once it exists
+ *   launch/<name>.*        the worker's start, exit and why it could not start
  *   hostfile               the MPI hostfile ("addr slots=1" per worker)
  *
  * Called by the Slurm driver (api/slurm*.c) to submit and by `trainjob render

@@ -232,12 +232,14 @@ static int make_job_dir(struct slurm *s, struct backend *b, const char *dir, boo
     }
     (void)mkdirat(dfd, "logs", 0755);
     (void)mkdirat(dfd, "workers", 0755);
+    (void)mkdirat(dfd, "launch", 0755); /* made here, the supervisor runs no mkdir */
     struct passwd *pw = geteuid() == 0 ? getpwnam(s->user) : NULL;
     if (pw) {
         /* The job runs as the token's user and writes its events, records and logs here. */
         if (fchown(dfd, pw->pw_uid, pw->pw_gid) != 0 ||
             fchownat(dfd, "logs", pw->pw_uid, pw->pw_gid, AT_SYMLINK_NOFOLLOW) != 0 ||
-            fchownat(dfd, "workers", pw->pw_uid, pw->pw_gid, AT_SYMLINK_NOFOLLOW) != 0) {
+            fchownat(dfd, "workers", pw->pw_uid, pw->pw_gid, AT_SYMLINK_NOFOLLOW) != 0 ||
+            fchownat(dfd, "launch", pw->pw_uid, pw->pw_gid, AT_SYMLINK_NOFOLLOW) != 0) {
             api_error_set(err, 500, "JobsDir", "", "cannot give %s to user %s: %s", dir, s->user,
                           strerror(errno));
             close(dfd);

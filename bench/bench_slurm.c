@@ -8,7 +8,13 @@
  *      of this file between them, with nothing changing and while jobs are
  *      cancelled, per path;
  *   3. `trainjob get jobs` over 1,000 pending Slurm jobs next to `squeue -a`
- *      on the same cluster, and over 1,000 trainjobd jobs (issue 14's row).
+ *      on the same cluster, and over 1,000 trainjobd jobs (issue 14's row);
+ *   4. rounds of 200 trivial jobs (one worker running `true`) through the
+ *      Slurm context next to `sbatch --wrap=true` with the same GPU, as the
+ *      same user (issue 24): jobs a second until Slurm ended them all, the
+ *      cluster's CPU per job (a cpuacct cgroup holding its daemons, so every
+ *      slurmstepd and batch script), and each submit's exec to exit; first,
+ *      `trainjob get jobs` over 10 held jobs next to `squeue -a`.
  *
  * The jobs of 2 and 3 stay pending: submitted held over REST (8 POSTs in
  * flight), each with a job directory holding the job.json trainjob wrote for
@@ -22,6 +28,7 @@
  * When Slurm cannot be started every Slurm row reads n/a with the reason
  * and it exits 0, so `make bench` goes on. Asserts nothing; exits 1 only
  * when its own setup fails. BENCH_PARTS=13 runs only parts 1 and 3;
+ * BENCH_SLURM_JOBS sets part 4's jobs a round;
  * TRAINJOB_BIN, TRAINJOBD_BIN and TRAINJOB_TOP name other builds and trees.
  */
 #include <arpa/inet.h>
@@ -64,6 +71,8 @@
 #define LISTED 1000          /* part 3's jobs */
 #define LIST_RUNS 10         /* part 3's alternating runs */
 #define PATHS 32             /* distinct request paths the proxy keeps apart */
+#define TRIVIAL_JOBS 200     /* part 4's jobs a round (BENCH_SLURM_JOBS) */
+#define TRIVIAL_ROUNDS 5     /* part 4's rounds a side, interleaved */
 
 static char tmp[64];           /* the mkdtemp directory holding everything */
 static char cluster_dir[128];  /* tmp/cl, while a cluster may run there */
@@ -1337,6 +1346,290 @@ static void part3(bool slurm_up, const char *slurm_why, const char *slurm_cfg)
     row(what, v, "-", "(the reference)", "-");
 }
 
+/* ---- 4: trivial jobs through the Slurm context, next to sbatch ------------------ */
+
+/*
+ * The cluster's CPU (its daemons, munged, every slurmstepd and batch script
+ * they start) counted by a cpuacct cgroup (v1) the daemons are moved into
+ * for the part; their children are born in it. -1 when there is none.
+ */
+static char acct_dir[128];
+
+static int acct_start(void)
+{
+    snprintf(acct_dir, sizeof acct_dir, "/sys/fs/cgroup/cpuacct/bench_slurm.%ld", (long)getpid());
+    if (mkdir(acct_dir, 0755) != 0) {
+        acct_dir[0] = '\0';
+        return -1;
+    }
+    char *procs = xasprintf("%s/cgroup.procs", acct_dir);
+    char *pidfiles = xasprintf("%s/run", cluster_dir);
+    int moved = 0;
+    DIR *d = opendir(pidfiles);
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        size_t n = strlen(e->d_name);
+        if (n < 5 || strcmp(e->d_name + n - 4, ".pid") != 0)
+            continue;
+        char *p = xasprintf("%s/%s", pidfiles, e->d_name), *data = NULL;
+        size_t len = 0;
+        struct strbuf err = STRBUF_INIT;
+        if (file_read_all(p, 64, &data, &len, &err) == 0 && atol(data) > 1) {
+            FILE *f = fopen(procs, "w");
+            if (f && fprintf(f, "%ld\n", atol(data)) > 0 && fclose(f) == 0)
+                moved++;
+            else if (f)
+                fclose(f);
+        }
+        free(data);
+        free(p);
+        strbuf_free(&err);
+    }
+    if (d)
+        closedir(d);
+    free(pidfiles);
+    free(procs);
+    return moved > 0 ? 0 : -1;
+}
+
+/* The cgroup's CPU so far, ms; -1 without one. */
+static double acct_ms(void)
+{
+    if (!acct_dir[0])
+        return -1;
+    char *p = xasprintf("%s/cpuacct.usage", acct_dir), *data = NULL;
+    size_t len = 0;
+    struct strbuf err = STRBUF_INIT;
+    double ms = file_read_all(p, 64, &data, &len, &err) == 0 ? (double)atoll(data) / 1e6 : -1;
+    free(data);
+    free(p);
+    strbuf_free(&err);
+    return ms;
+}
+
+/* Its processes back to the root cgroup, and it removed. */
+static void acct_stop(void)
+{
+    if (!acct_dir[0])
+        return;
+    char *p = xasprintf("%s/cgroup.procs", acct_dir);
+    FILE *in = fopen(p, "r");
+    char line[32];
+    while (in && fgets(line, sizeof line, in)) {
+        FILE *out = fopen("/sys/fs/cgroup/cpuacct/cgroup.procs", "w");
+        if (out) {
+            fputs(line, out);
+            fclose(out);
+        }
+    }
+    if (in)
+        fclose(in);
+    free(p);
+    if (rmdir(acct_dir) != 0)
+        fprintf(stderr, "bench_slurm: rmdir %s: %s\n", acct_dir, strerror(errno));
+    acct_dir[0] = '\0';
+}
+
+/* A job file: one worker running `true` on one GPU of the standard partition. */
+static char *trivial_file(const char *name)
+{
+    char *path = xasprintf("%s/%s.job.yaml", tmp, name);
+    struct strbuf y = STRBUF_INIT, err = STRBUF_INIT;
+    strbuf_addf(&y,
+                "workspace_name: default\nname: %s\ndisplay_name: %s\nframework: PYTORCH_DDP\n"
+                "resource_pool:\n  name: standard\n"
+                "roles:\n  - total_replicas: 1\n    resource_spec:\n      - name: gpu-1\n"
+                "    image_path: local/host\n    startup_script: \"true\"\n",
+                name, name);
+    if (file_write_atomic(path, y.buf, y.len, 0644, &err) != 0)
+        fail("%s", strbuf_str(&err));
+    strbuf_free(&y);
+    strbuf_free(&err);
+    return path;
+}
+
+/* Jobs Slurm has not ended (squeue's lines); -1 when squeue fails. */
+static long live_jobs(void)
+{
+    char *argv[] = {"squeue", "-h", "-o", "%i", NULL};
+    struct run r = {.out = STRBUF_INIT};
+    long n = run_cmd(argv, NULL, true, &r) == 0 && r.status == 0 ? lines_of(&r.out) : -1;
+    strbuf_free(&r.out);
+    return n;
+}
+
+struct round {
+    double jobs_s, cpu_ms; /* jobs a second, the cluster's CPU a job */
+};
+
+/*
+ * n jobs submitted one after the other (through trainjob's Slurm context, or
+ * sbatch --wrap=true as the same user with the same GPU), until Slurm has
+ * ended them all: jobs a second from the first submit, the cluster's CPU
+ * per job, each submit's exec-to-exit in submit_ms. -1 with why on failure.
+ */
+static int trivial_round(bool tj, int round, int n, const char *cfg, double *submit_ms,
+                         struct round *out, char *why, size_t whysz)
+{
+    struct run r = {.out = STRBUF_INIT};
+    double cpu0 = acct_ms(), t0 = now_ms();
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "r%d-%03d", round, i);
+        char *file = tj ? trivial_file(name) : NULL;
+        char *user = xasprintf("--uid=%s", getenv("SLURMRESTD_USER"));
+        char *tjv[] = {trainjob, "submit", "-f", file, NULL};
+        char *sbv[] = {"sbatch", "--quiet", user, "-p", "standard",  "--gres=gpu:1", "-J",
+                       name,     "-D",      tmp,  "-o", "/dev/null", "--wrap=true",  NULL};
+        if (run_cmd(tj ? tjv : sbv, tj ? cfg : NULL, false, &r) != 0 || r.status != 0) {
+            char e[160];
+            cmd_err_tail(e, sizeof e);
+            snprintf(why, whysz, "%s: %s", tj ? "trainjob submit" : "sbatch", e);
+            rc = -1;
+        }
+        submit_ms[i] = r.ms;
+        free(user);
+        free(file);
+    }
+    long live = 1;
+    while (rc == 0 && (live = live_jobs()) > 0 && now_ms() - t0 < 300000)
+        sleep_ms(100);
+    if (rc == 0 && live != 0) {
+        snprintf(why, whysz, "%ld jobs not ended within 300 s", live);
+        rc = -1;
+    }
+    double dt = now_ms() - t0, cpu = acct_ms();
+    out->jobs_s = rc == 0 ? n * 1000.0 / dt : -1;
+    out->cpu_ms = rc == 0 && cpu0 >= 0 ? (cpu - cpu0) / n : -1;
+    strbuf_free(&r.out);
+    return rc;
+}
+
+static const char *const part4_rows[] = {
+    "trivial jobs through the Slurm context, jobs/s",
+    "  the cluster's CPU per job",
+    "trainjob submit to Slurm, exec to exit",
+    "trainjob get jobs, 10 Slurm jobs (median of 7)",
+};
+
+/*
+ * `trainjob get jobs` over 10 held jobs of the user next to `squeue -a`,
+ * interleaved, medians of 7 (a process that learns nothing it knew: the
+ * API version is in its cache after the first); the jobs are cancelled after.
+ */
+static void list_ten(const char *cfg)
+{
+    long ids[10];
+    char why[256] = "";
+    if (submit_held("q", 10, ids, why, sizeof why) != 0) {
+        row(part4_rows[3], "n/a", "-", why, "-");
+        return;
+    }
+    double tj[7], sq[7];
+    char *get[] = {trainjob, "get", "jobs", NULL};
+    char *squeue[] = {"squeue", "-a", NULL};
+    struct run r = {.out = STRBUF_INIT};
+    int n = 0;
+    for (; n < 7; n++) {
+        if (run_cmd(get, cfg, false, &r) != 0 || r.status != 0)
+            break;
+        tj[n] = r.ms;
+        if (run_cmd(squeue, NULL, false, &r) != 0 || r.status != 0)
+            break;
+        sq[n] = r.ms;
+    }
+    char *cancel[12] = {"scancel"};
+    char idtext[10][24];
+    for (int i = 0; i < 10; i++) {
+        snprintf(idtext[i], sizeof idtext[i], "%ld", ids[i]);
+        cancel[i + 1] = idtext[i];
+    }
+    cancel[11] = NULL;
+    run_cmd(cancel, NULL, false, &r);
+    strbuf_free(&r.out);
+    long live = 1;
+    for (int k = 0; k < 100 && (live = live_jobs()) > 0; k++)
+        sleep_ms(100);
+    char v[32], ref[64], ratio[16];
+    if (n < 7) {
+        row(part4_rows[3], "n/a", "-", "get jobs or squeue failed", "-");
+        return;
+    }
+    double a = bench_quantile(tj, 7, 0.5), b = bench_quantile(sq, 7, 0.5);
+    fmt(v, sizeof v, a, 1, "ms");
+    snprintf(ref, sizeof ref, "squeue -a %.1f ms", b);
+    fmt_ratio(ratio, sizeof ratio, a, b);
+    row(part4_rows[3], v, "-", ref, ratio);
+}
+
+static void part4(bool slurm_up, const char *slurm_why, const char *slurm_cfg)
+{
+    if (!slurm_up) {
+        rows_na(part4_rows, 4, slurm_why);
+        return;
+    }
+    list_ten(slurm_cfg);
+    const char *env = getenv("BENCH_SLURM_JOBS");
+    int n = env && atoi(env) > 0 ? atoi(env) : TRIVIAL_JOBS;
+    bool acct = acct_start() == 0;
+    if (!acct)
+        fprintf(stderr, "bench_slurm: 4: no cpuacct cgroup: the CPU row reads n/a\n");
+    double *tsub = xcalloc((size_t)(n * TRIVIAL_ROUNDS), sizeof *tsub);
+    double *ssub = xcalloc((size_t)(n * TRIVIAL_ROUNDS), sizeof *ssub);
+    double tj_s[TRIVIAL_ROUNDS], tj_c[TRIVIAL_ROUNDS], sb_s[TRIVIAL_ROUNDS], sb_c[TRIVIAL_ROUNDS];
+    char why[256] = "";
+    int done = 0;
+    fprintf(stderr, "bench_slurm: 4: %d rounds of %d trivial jobs each, interleaved\n",
+            TRIVIAL_ROUNDS, n);
+    for (int k = 0; k < TRIVIAL_ROUNDS; k++) {
+        struct round a, b;
+        if (trivial_round(false, 2 * k, n, NULL, ssub + k * n, &b, why, sizeof why) != 0 ||
+            trivial_round(true, 2 * k + 1, n, slurm_cfg, tsub + k * n, &a, why, sizeof why) != 0) {
+            fail("4: %s", why);
+            break;
+        }
+        sb_s[k] = b.jobs_s, sb_c[k] = b.cpu_ms, tj_s[k] = a.jobs_s, tj_c[k] = a.cpu_ms;
+        fprintf(stderr,
+                "bench_slurm: 4: round %d: trainjob %.1f jobs/s %.1f ms, sbatch %.1f "
+                "jobs/s %.1f ms\n",
+                k + 1, a.jobs_s, a.cpu_ms, b.jobs_s, b.cpu_ms);
+        done++;
+    }
+    acct_stop();
+    char v[32], ref[64], ratio[16], what[80];
+    if (done == 0) {
+        rows_na(part4_rows, 3, why);
+    } else {
+        double tjs = bench_quantile(tj_s, (size_t)done, 0.5);
+        double sbs = bench_quantile(sb_s, (size_t)done, 0.5);
+        double tjc = acct ? bench_quantile(tj_c, (size_t)done, 0.5) : -1;
+        double sbc = acct ? bench_quantile(sb_c, (size_t)done, 0.5) : -1;
+        double tjm = bench_quantile(tsub, (size_t)(done * n), 0.5);
+        double sbm = bench_quantile(ssub, (size_t)(done * n), 0.5);
+        snprintf(what, sizeof what, "%d trivial jobs via the Slurm context (median of %d)", n,
+                 done);
+        fmt(v, sizeof v, tjs, 1, "jobs/s");
+        snprintf(ref, sizeof ref, "sbatch --wrap=true %.1f/s", sbs);
+        fmt_ratio(ratio, sizeof ratio, tjs, sbs);
+        row(what, v, ">= 0.8x sbatch", ref, ratio);
+        fmt(v, sizeof v, tjc, 1, "ms");
+        if (sbc >= 0)
+            snprintf(ref, sizeof ref, "sbatch %.1f ms", sbc);
+        else
+            snprintf(ref, sizeof ref, "n/a: no cpuacct cgroup");
+        fmt_ratio(ratio, sizeof ratio, tjc, sbc);
+        row(part4_rows[1], v, "<= 1.5x sbatch", ref, ratio);
+        snprintf(what, sizeof what, "trainjob submit to Slurm, exec to exit (median of %d)",
+                 done * n);
+        fmt(v, sizeof v, tjm, 1, "ms");
+        snprintf(ref, sizeof ref, "sbatch %.1f ms", sbm);
+        fmt_ratio(ratio, sizeof ratio, tjm, sbm);
+        row(what, v, "<= 2x sbatch", ref, ratio);
+    }
+    free(tsub);
+    free(ssub);
+}
+
 /* ---- main ---------------------------------------------------------------------- */
 
 /* Is part (a digit) to run? BENCH_PARTS (e.g. "3") picks some; unset, all run. */
@@ -1436,6 +1729,18 @@ int main(void)
     }
     if (part_wanted('3'))
         part3(up, slurm_why, slurm_cfg);
+    if (up && part_wanted('4') && (part_wanted('1') || part_wanted('2') || part_wanted('3'))) {
+        /* a fresh cluster: no jobs of the parts before in Slurm's answers */
+        up = cluster_start(slurm_why, sizeof slurm_why) == 0;
+        if (up) {
+            free(slurm_cfg);
+            char endpoint[160];
+            snprintf(endpoint, sizeof endpoint, "http+unix://%s", getenv("SLURMRESTD_SOCKET"));
+            slurm_cfg = slurm_config("slurm", endpoint);
+        }
+    }
+    if (part_wanted('4'))
+        part4(up, slurm_why, slurm_cfg);
     printf("load (/proc/loadavg): ");
     fflush(stdout);
     char *cat[] = {"cat", "/proc/loadavg", NULL};
@@ -1444,6 +1749,7 @@ int main(void)
         fputs(strbuf_str(&r.out), stdout);
     strbuf_free(&r.out);
 
+    acct_stop();
     stop_pid(&top_pid);
     stop_pid(&proxy_pid);
     stop_pid(&engine_pid);

@@ -16,7 +16,9 @@
 #   a worker's step cancelled from outside (scancel JOB.STEP) counts as exit 137,
 #     said so, and the fault rules apply to it (here RESTART_POD);
 #   a step that never ran (the launcher missing on the node, or srun refusing the
-#     step) is "could not start WORKER: ..." and the job FAILED, no rule applied.
+#     step) is "could not start WORKER: ..." and the job FAILED, no rule applied;
+#   a one-worker job runs its worker in the batch step: no step of the job is
+#     the worker's, and stopping it leaves nothing of the worker running.
 # If the cluster cannot start, the suite fails and says why.
 . "$(dirname "$0")/lib.sh"
 
@@ -216,13 +218,13 @@ workspace_name: default
 name: cancel
 framework: PYTORCH_DDP
 roles:
-  - total_replicas: 1
+  - total_replicas: 2
     resource_spec:
       - name: cpu-1
     image_path: local/host
     startup_script: |
       echo "start $SLURM_STEP_ID"
-      if [ ! -e once ]; then touch once; sleep 120; fi
+      if [ "$TRAINJOB_WORKER_NAME" = master-0 ] && [ ! -e once ]; then touch once; sleep 120; fi
 fault_tolerance:
   backoff_limit: 2
   rules:
@@ -244,13 +246,13 @@ fault_tolerance:
   backoff_limit: 3
 EOF
 # srun refuses the step itself: the job's SRUN_CPUS_PER_TASK (an srun input
-# variable) asks 99 CPUs of an 8-CPU node
+# variable) asks 99 CPUs of an 8-CPU node (two workers: a lone one has no step)
 cat >"$TMP/srunfail.yaml" <<'EOF'
 workspace_name: default
 name: srunfail
 framework: PYTORCH_DDP
 roles:
-  - total_replicas: 1
+  - total_replicas: 2
     resource_spec:
       - name: cpu-1
     image_path: local/host
@@ -281,9 +283,9 @@ id_mark=$(submit mark -N2)
 id_norequeue=$(submit norequeue -N2 --no-requeue)
 id_stop=$(submit stop -N1)
 id_launch=$(submit launch -N1)
-id_cancel=$(submit cancel -N1)
+id_cancel=$(submit cancel -N2)
 id_nolaunch=$(submit nolaunch -N1)
-id_srunfail=$(submit srunfail -N1)
+id_srunfail=$(submit srunfail -N2)
 
 # --- the 2-worker job: variables, GPUs, hostile text, COMPLETED
 J=$JOBS/default/ddp
@@ -353,7 +355,11 @@ wait_end "$id_srunfail" 90
 if [ "$(field "$id_srunfail" JobState)" = FAILED ]; then pass srunfail_failed; else
     fail srunfail_failed "state $(field "$id_srunfail" JobState): $(ev srunfail | head -c 800)"
 fi
-expect_grep srunfail_event "$J/events.jsonl" "could not start master-0: Unable to create step for job $id_srunfail: More processors requested than permitted"
+if grep -qE "could not start (master|worker)-0: Unable to create step for job $id_srunfail: More processors requested than permitted" "$J/events.jsonl"; then
+    pass srunfail_event
+else
+    fail srunfail_event "$(ev srunfail | head -c 800)"
+fi
 expect_no_grep srunfail_no_rule "$J/events.jsonl" '"kind":"FAULT"'
 if [ ! -e "$J/ran" ]; then pass srunfail_never_ran; else fail srunfail_never_ran "the worker ran"; fi
 
@@ -423,6 +429,14 @@ fi
 J=$JOBS/default/stop
 _end=$(($(date +%s) + 60))
 until grep -q '^started' "$J/logs/master-0.log" 2>/dev/null || [ "$(date +%s)" -ge "$_end" ]; do sleep 0.3; done
+# the lone worker runs in the batch step: the job has no step of its own for it
+if ! steps=$(squeue -h -s -j "$id_stop" -o '%i %j' 2>&1); then
+    fail stop_no_worker_step "squeue: $steps"
+elif echo "$steps" | grep -q ' master-0$'; then
+    fail stop_no_worker_step "a step for the worker: $steps"
+else
+    pass stop_no_worker_step
+fi
 scancel "$id_stop"
 wait_end "$id_stop" 60
 expect_grep stop_event "$J/events.jsonl" '"reason":"Stopping"'

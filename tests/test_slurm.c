@@ -53,6 +53,20 @@ static char *fixture_text(const char *name)
     return t;
 }
 
+/* A file's text as it is (the caller frees). */
+static char *fixture_text_at(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    struct strbuf sb = STRBUF_INIT;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        strbuf_add(&sb, buf, n);
+    fclose(f);
+    return strbuf_detach(&sb, NULL);
+}
+
 /* ---- a transport answering from a script --------------------------------- */
 
 #define FAKE_MAX 32
@@ -155,6 +169,10 @@ static void fake_free(struct fake *f)
 
 static char tmpdir[64];
 static char token_file[128];
+/* Where no cache can be made: tests without setup learn the version each time. */
+#define NO_CACHE "/proc/trainjob-test-no-cache"
+/* Set by the tests of the version cache; the others' scripts start with /openapi/v3. */
+static bool keep_version_cache;
 
 static int setup(void **state)
 {
@@ -162,6 +180,10 @@ static int setup(void **state)
     snprintf(tmpdir, sizeof tmpdir, "/tmp/test_slurm.XXXXXX");
     assert_non_null(mkdtemp(tmpdir));
     snprintf(token_file, sizeof token_file, "%s/token", tmpdir);
+    /* the API version's cache: each test's own, empty at its start */
+    char *cache = xasprintf("%s/cache", tmpdir);
+    setenv("XDG_CACHE_HOME", cache, 1);
+    free(cache);
     FILE *f = fopen(token_file, "w");
     fputs("SLURM_JWT=eyJ.good.token\n", f);
     fclose(f);
@@ -175,6 +197,8 @@ static int teardown(void **state)
     char *cmd = xasprintf("rm -rf '%s'", tmpdir);
     assert_int_equal(system(cmd), 0);
     free(cmd);
+    setenv("XDG_CACHE_HOME", NO_CACHE, 1);
+    keep_version_cache = false;
     return 0;
 }
 
@@ -184,6 +208,12 @@ static json_t *fake_volumes; /* the context's volumes: map, when a test sets one
 static struct backend *open_fake_with(struct fake *f, const char *token_command,
                                       http_transport_fn transport)
 {
+    slurm_catalog_forget(); /* each fake is another cluster */
+    if (!keep_version_cache) {
+        char *cmd = xasprintf("rm -rf '%s/cache'", tmpdir);
+        assert_int_equal(system(cmd), 0);
+        free(cmd);
+    }
     struct strbuf err = STRBUF_INIT;
     struct http_client *c = http_client_new("http://127.0.0.1:1", &err);
     http_client_set_transport(c, transport, f);
@@ -327,6 +357,191 @@ static void slurm_states_map_to_trainjob_states(void **state)
     assert_int_equal(slurm_job_state(&j, &msg), JOB_STATE_QUEUEING);
     assert_null(strchr(strbuf_str(&msg), '\x1b')); /* a reason we do not know is sanitized */
     strbuf_free(&msg);
+}
+
+/* ---- the API version, cached per endpoint ----------------------------------- */
+
+/* The cache file of the tests' endpoint (there is one in the directory, or none). */
+static char *version_cache_file(void)
+{
+    char *dir = xasprintf("%s/cache/trainjob", tmpdir);
+    char *cmd = xasprintf("ls '%s'/slurm-api-*.json 2>/dev/null | head -n 1", dir);
+    FILE *p = popen(cmd, "r");
+    char line[512] = "";
+    if (p) {
+        if (fgets(line, sizeof line, p) == NULL)
+            line[0] = '\0';
+        pclose(p);
+    }
+    line[strcspn(line, "\n")] = '\0';
+    free(cmd);
+    free(dir);
+    return line[0] ? xstrdup(line) : NULL;
+}
+
+/* One listing through a new backend; the paths it asked, space-separated. */
+static char *list_paths(struct fake *f)
+{
+    struct backend *b = open_fake(f, NULL);
+    struct job_list l;
+    struct api_error e;
+    enum backend_status st = backend_list(b, NULL, &l, &e);
+    if (st != BACKEND_OK)
+        fail_msg("list: %s", e.message);
+    job_list_free(&l);
+    backend_free(b);
+    struct strbuf paths = STRBUF_INIT;
+    for (size_t i = 0; i < f->calls; i++)
+        strbuf_addf(&paths, "%s%s", i ? " " : "", f->path[i]);
+    return strbuf_detach(&paths, NULL);
+}
+
+/*
+ * A process learns the API version from /openapi/v3 (219 KB on 22.05) and
+ * keeps it in the user's cache with the server's release; the next one asks
+ * only for what it needs.
+ */
+static void the_api_version_is_learnt_once_per_endpoint(void **state)
+{
+    (void)state;
+    keep_version_cache = true;
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 200, fixture_text("jobs.json"));
+    char *paths = list_paths(&f);
+    assert_string_equal(paths, "/openapi/v3 /slurm/v0.0.38/jobs");
+    free(paths);
+    fake_free(&f);
+    char *file = version_cache_file();
+    assert_non_null(file);
+    struct stat st;
+    assert_int_equal(lstat(file, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    char *text = fixture_text_at(file);
+    assert_non_null(strstr(text, "\"version\":\"v0.0.38\""));
+    assert_non_null(strstr(text, "\"release\":\"22.05.8\""));
+    free(text);
+
+    struct fake g = {0};
+    fake_answer(&g, 200, fixture_text("jobs.json"));
+    paths = list_paths(&g);
+    assert_string_equal(paths, "/slurm/v0.0.38/jobs");
+    free(paths);
+    fake_free(&g);
+    free(file);
+}
+
+/*
+ * The server changed under the cache: a 404 for the cached version's path,
+ * or a GET failing with another release, drops it; the version is asked
+ * again and the request repeated, once. A reply of another release that
+ * succeeded stands and is what the cache then says.
+ */
+static void a_changed_server_is_asked_its_version_again(void **state)
+{
+    (void)state;
+    keep_version_cache = true;
+    char *dir = xasprintf("%s/cache/trainjob", tmpdir);
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 200, fixture_text("jobs.json"));
+    free(list_paths(&f));
+    fake_free(&f);
+    char *file = version_cache_file();
+    assert_non_null(file);
+
+    /* a cache of v0.0.40 (as if from a newer server): 22.05 says 404 */
+    char *cmd = xasprintf("sed -i 's/v0.0.38/v0.0.40/' '%s'", file);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    struct fake g = {0};
+    fake_answer(&g, 404, xstrdup("Unable to find requested URL"));
+    fake_answer(&g, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&g, 200, fixture_text("jobs.json"));
+    char *paths = list_paths(&g);
+    assert_string_equal(paths, "/slurm/v0.0.40/jobs /openapi/v3 /slurm/v0.0.38/jobs");
+    free(paths);
+    fake_free(&g);
+    char *text = fixture_text_at(file);
+    assert_non_null(strstr(text, "\"version\":\"v0.0.38\""));
+    free(text);
+
+    /* another release fails a GET: the version is asked again, the GET repeated */
+    cmd = xasprintf("sed -i 's/22.05.8/21.08.1/' '%s'", file);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    struct fake h = {0};
+    fake_answer(&h, 500,
+                xstrdup("{\"meta\":{\"Slurm\":{\"release\":\"22.05.8\"}},\"errors\":[{"
+                        "\"error\":\"Unable to parse query\",\"error_number\":9001}]}"));
+    fake_answer(&h, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&h, 200, fixture_text("jobs.json"));
+    paths = list_paths(&h);
+    assert_string_equal(paths, "/slurm/v0.0.38/jobs /openapi/v3 /slurm/v0.0.38/jobs");
+    free(paths);
+    fake_free(&h);
+    text = fixture_text_at(file);
+    assert_non_null(strstr(text, "\"release\":\"22.05.8\""));
+    free(text);
+
+    /* another release answers a request: it stands (never sent twice), the cache says it */
+    cmd = xasprintf("sed -i 's/22.05.8/21.08.1/' '%s'", file);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    struct fake k = {0};
+    fake_answer(&k, 200, fixture_text("jobs.json"));
+    paths = list_paths(&k);
+    assert_string_equal(paths, "/slurm/v0.0.38/jobs");
+    free(paths);
+    fake_free(&k);
+    text = fixture_text_at(file);
+    assert_non_null(strstr(text, "\"release\":\"22.05.8\""));
+    free(text);
+    free(file);
+    free(dir);
+}
+
+/*
+ * A cache file the user does not own alone — another user's, one others
+ * may write, a symlink — is not read: it would choose the paths we call.
+ */
+static void a_planted_version_cache_is_not_used(void **state)
+{
+    (void)state;
+    keep_version_cache = true;
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 200, fixture_text("jobs.json"));
+    free(list_paths(&f));
+    fake_free(&f);
+    char *file = version_cache_file();
+    assert_non_null(file);
+    char *real = xasprintf("%s.real", file);
+    for (int i = 0; i < 4; i++) {
+        char *cmd = xasprintf("rm -f '%s' '%s' && printf '%%s' "
+                              "'{\"endpoint\":\"http://127.0.0.1:1\",\"version\":\"v0.0.38\","
+                              "\"release\":\"22.05.8\"}' > '%s' && chmod 0600 '%s' && chmod 0700 "
+                              "\"$(dirname '%s')\"",
+                              file, real, file, file, file);
+        assert_int_equal(system(cmd), 0);
+        free(cmd);
+        char *how = i == 0   ? xasprintf("chmod 0644 '%s'", file)
+                    : i == 1 ? xasprintf("chown 65534 '%s'", file)
+                    : i == 2 ? xasprintf("mv '%s' '%s' && ln -s '%s' '%s'", file, real, real, file)
+                             : xasprintf("chmod 0777 \"$(dirname '%s')\"", file);
+        assert_int_equal(system(how), 0);
+        struct fake g = {0};
+        fake_answer(&g, 200, fixture_text("openapi-22.05-paths.json"));
+        fake_answer(&g, 200, fixture_text("jobs.json"));
+        char *paths = list_paths(&g);
+        if (strcmp(paths, "/openapi/v3 /slurm/v0.0.38/jobs") != 0)
+            fail_msg("after `%s` the cache was used: %s", how, paths);
+        free(paths);
+        free(how);
+        fake_free(&g);
+    }
+    free(real);
+    free(file);
 }
 
 /* ---- authentication --------------------------------------------------------- */
@@ -776,8 +991,7 @@ static void create_checks_the_name_by_its_directory(void **state)
     assert_int_equal(mkdir(taken, 0755), 0);
     struct fake f = {0};
     fake_catalog(&f);
-    fake_answer(&f, 200, fixture_text("partitions.json"));
-    fake_answer(&f, 200, fixture_text("nodes.json"));
+    /* within a second the catalog is not read again: the next call is the submit */
     fake_answer(&f, 200, xstrdup("{\"errors\": [], \"job_id\": 77}"));
     struct backend *b = open_fake(&f, NULL);
     struct jobspec job, out;
@@ -797,6 +1011,7 @@ static void create_checks_the_name_by_its_directory(void **state)
     if (cst != BACKEND_OK)
         fail_msg("%s", e.message);
     assert_string_equal(out.id, "77");
+    assert_int_equal(f.calls, 4);
     assert_string_equal(f.path[f.calls - 1], "/slurm/v0.0.38/job/submit");
     char *made = xasprintf("%s/default/fresh/job.json", tmpdir);
     struct stat st;
@@ -2525,6 +2740,11 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(slurm_states_map_to_trainjob_states),
         cmocka_unit_test(a_slurm_context_names_what_the_driver_needs),
+        cmocka_unit_test_setup_teardown(the_api_version_is_learnt_once_per_endpoint, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(a_changed_server_is_asked_its_version_again, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(a_planted_version_cache_is_not_used, setup, teardown),
         cmocka_unit_test_setup_teardown(a_refused_token_is_authentication_failed, setup, teardown),
         cmocka_unit_test_setup_teardown(an_expired_token_is_fetched_again_once, setup, teardown),
         cmocka_unit_test_setup_teardown(jobs_are_known_by_their_directory, setup, teardown),
@@ -2571,5 +2791,6 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(the_submit_checks_say_every_mount, setup, teardown),
     };
+    setenv("XDG_CACHE_HOME", NO_CACHE, 1);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

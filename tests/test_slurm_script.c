@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -692,7 +693,7 @@ static void test_outcome(void **state)
 {
     (void)state;
     struct jobspec job;
-    make_job(&job, FRAMEWORK_PYTORCH_DDP, 1);
+    make_job(&job, FRAMEWORK_PYTORCH_DDP, 2); /* workers in srun steps */
     char *path = render_to_file(&job, &site);
     struct strbuf out = STRBUF_INIT;
     const char *body =
@@ -752,6 +753,139 @@ static void test_outcome(void **state)
     jobspec_free(&job);
 }
 
+/*
+ * The programs the supervisor starts for a job whose workers succeed, run
+ * outside Slurm with every program on PATH a stub that logs its name (srun's
+ * runs the step's command here, scontrol's knows nodes n1 and n2): a
+ * one-worker job starts its worker in the batch step (setsid, no srun, no
+ * scontrol: it is its own master, 127.0.0.1, as on trainjobd), and neither
+ * job runs a text helper (sed, awk, tr, head, cat, …) or a mv, rm or mkdir;
+ * date once per moment events record, scontrol once for all nodes of two.
+ */
+static const char *const stubbed[] = {
+    "date", "scontrol", "setsid", "srun", "mv",  "mkdir",  "sed",    "awk",    "tr",      "head",
+    "cat",  "rm",       "grep",   "tail", "cut", "mktemp", "mkfifo", "squeue", "scancel", "sleep"};
+
+/* How many times NAME is a line of the calls log. */
+static int calls_of(const char *log, const char *name)
+{
+    int n = 0;
+    size_t len = strlen(name);
+    for (const char *p = log; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t l = nl ? (size_t)(nl - p) : strlen(p);
+        if (l == len && strncmp(p, name, len) == 0)
+            n++;
+        p += l + (nl ? 1 : 0);
+    }
+    return n;
+}
+
+/* Runs job's script as Slurm would, the stubs first on PATH; the calls log into calls. */
+static void run_supervised(const struct jobspec *job, const char *nodes, struct strbuf *calls)
+{
+    char *root = xasprintf("%s/steady", tmpdir);
+    char *jobs = xasprintf("%s/jobs", root);
+    struct slurm_site s = {jobs, "default", NULL, NULL, 0};
+    char *cmd = xasprintf("rm -rf '%s' && mkdir -p '%s/bin' '%s/default/train-1/logs' "
+                          "'%s/default/train-1/workers' '%s/default/train-1/launch'",
+                          root, root, jobs, jobs, jobs);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    for (size_t i = 0; i < sizeof stubbed / sizeof *stubbed; i++) {
+        const char *n = stubbed[i];
+        char *path = xasprintf("%s/bin/%s", root, n);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fprintf(f, "#!/bin/sh\necho %s >> '%s/calls.log'\n", n, root);
+        if (strcmp(n, "scontrol") == 0)
+            fputs("case \"$*\" in\n"
+                  "'show hostnames'*) printf 'n1\\nn2\\n' ;;\n"
+                  "'show node -o'*) printf 'NodeName=n1 Arch=x NodeAddr=10.0.0.1 State=IDLE\\n"
+                  "NodeName=n2 Arch=x NodeAddr=10.0.0.2 State=IDLE\\n' ;;\n"
+                  "*) exit 1 ;;\nesac\n",
+                  f);
+        else if (strcmp(n, "srun") == 0)
+            fputs("o=/dev/null\nwhile [ $# -gt 0 ]; do case $1 in\n"
+                  "-w) shift 2 ;; --output=*) o=${1#--output=}; shift ;; -*) shift ;;\n"
+                  "*) break ;; esac; done\nexec \"$@\" >> \"$o\" 2>&1\n",
+                  f);
+        else
+            fprintf(f, "PATH=/usr/bin:/bin exec %s \"$@\"\n", n);
+        assert_int_equal(fclose(f), 0);
+        assert_int_equal(chmod(path, 0755), 0);
+        free(path);
+    }
+    char *script = render_to_file(job, &s);
+    cmd = xasprintf("cd '%s' && env -i PATH='%s/bin' SLURM_JOB_ID=42 SLURM_JOB_NODELIST='%s' "
+                    "/bin/sh '%s' 2>'%s/stderr'",
+                    root, root, nodes, script, root);
+    int rc = system(cmd);
+    free(cmd);
+    char *log = xasprintf("%s/calls.log", root);
+    FILE *f = fopen(log, "r");
+    char buf[4096];
+    size_t n;
+    while (f && (n = fread(buf, 1, sizeof buf, f)) > 0)
+        strbuf_add(calls, buf, n);
+    if (f)
+        fclose(f);
+    if (rc != 0)
+        fail_msg("the supervisor exited %d; calls: %s", rc, strbuf_str(calls));
+    cmd = xasprintf("grep -q '\"reason\":\"Succeeded\"' '%s/default/train-1/events.jsonl'", jobs);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    free(log);
+    free(script);
+    free(jobs);
+    free(root);
+}
+
+static void test_steady_helpers(void **state)
+{
+    (void)state;
+    static const char *const never[] = {"srun",   "mv",     "mkdir",  "sed",     "awk",  "tr",
+                                        "head",   "cat",    "rm",     "grep",    "tail", "cut",
+                                        "mktemp", "mkfifo", "squeue", "scancel", "sleep"};
+    struct jobspec job;
+    make_job(&job, FRAMEWORK_PYTORCH_DDP, 1);
+    free(job.roles[0].startup_script);
+    job.roles[0].startup_script = xstrdup("echo \"rank=$RANK addr=$MASTER_ADDR\"");
+    struct strbuf calls = STRBUF_INIT;
+    run_supervised(&job, "n1", &calls);
+    const char *c = strbuf_str(&calls);
+    for (size_t i = 0; i < sizeof never / sizeof *never; i++)
+        if (calls_of(c, never[i]) != 0)
+            fail_msg("a one-worker job ran %s: %s", never[i], c);
+    assert_int_equal(calls_of(c, "setsid"), 1);
+    assert_int_equal(calls_of(c, "scontrol"), 0); /* its own master: 127.0.0.1 */
+    assert_true(calls_of(c, "date") <= 2);        /* the start, the worker's end */
+    char *cmd = xasprintf("grep -qx 'rank=0 addr=127.0.0.1' "
+                          "'%s/steady/jobs/default/train-1/logs/master-0.log'",
+                          tmpdir);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    strbuf_free(&calls);
+    jobspec_free(&job);
+
+    /* two workers: a srun step each, the fifo's temp dir, no text helpers */
+    make_job(&job, FRAMEWORK_PYTORCH_DDP, 2);
+    free(job.roles[0].startup_script);
+    job.roles[0].startup_script = xstrdup("true");
+    run_supervised(&job, "n[1-2]", &calls);
+    c = strbuf_str(&calls);
+    for (size_t i = 1; i < 12; i++) /* mv … cut */
+        if (calls_of(c, never[i]) != 0 && strcmp(never[i], "rm") != 0)
+            fail_msg("a two-worker job ran %s: %s", never[i], c);
+    assert_int_equal(calls_of(c, "srun"), 2);
+    assert_int_equal(calls_of(c, "setsid"), 0);
+    assert_true(calls_of(c, "scontrol") <= 2); /* the hostnames of n[1-2], the nodes */
+    assert_true(calls_of(c, "rm") <= 1);       /* the temp dir, at the end */
+    assert_true(calls_of(c, "date") <= 3);     /* the start, each worker's end */
+    strbuf_free(&calls);
+    jobspec_free(&job);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -761,6 +895,7 @@ int main(void)
         cmocka_unit_test(test_launcher),          cmocka_unit_test(test_gaps),
         cmocka_unit_test(test_hostile_state),     cmocka_unit_test(test_event_json),
         cmocka_unit_test(test_outcome),           cmocka_unit_test(test_mounts),
+        cmocka_unit_test(test_steady_helpers),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
