@@ -463,12 +463,19 @@ enum backend_status slurm_workers(struct backend *b, const char *name, struct wo
         return st;
     }
     const struct slurm_job *sj = slurm_found_job(b, &f, name);
-    bool recorded = slurm_workers_from_dir(dir, driver(b)->owner_uid, out) > 0;
-    if (sj && (!recorded || !slurm_job_ended(sj)))
-        add_allocation(out, sj, dir, driver(b)->owner_uid);
+    struct stat s;
+    if (sj == NULL && lstat(dir, &s) != 0) { /* neither Slurm nor the jobs directory has it */
+        api_error_set(err, 404, "NotFound", "name", "no job '%s' in workspace %s", name,
+                      b->target.workspace);
+        st = BACKEND_REJECTED;
+    } else {
+        bool recorded = slurm_workers_from_dir(dir, driver(b)->owner_uid, out) > 0;
+        if (sj && (!recorded || !slurm_job_ended(sj)))
+            add_allocation(out, sj, dir, driver(b)->owner_uid);
+    }
     slurm_found_free(&f);
     free(dir);
-    return BACKEND_OK;
+    return st;
 }
 
 struct event_kind {

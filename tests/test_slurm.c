@@ -503,6 +503,11 @@ static void jobs_are_known_by_their_directory(void **state)
     assert_int_equal(backend_get(b, "nope", &j, &e), BACKEND_REJECTED);
     assert_int_equal(e.status, 404);
     jobspec_free(&j);
+    /* the workers of a job neither Slurm nor the jobs directory has: not found, named */
+    assert_int_equal(backend_workers(b, "nope", &w, &e), BACKEND_REJECTED);
+    assert_int_equal(e.status, 404);
+    assert_non_null(strstr(e.message, "'nope'"));
+    worker_list_free(&w);
     backend_free(b);
     fake_free(&f);
 }
