@@ -539,6 +539,17 @@ static void state_events_name_the_state_they_reach(void **state)
     assert_int_equal(l.events[2].state, JOB_STATE_SUCCEEDED);
     assert_int_equal(l.events[3].state, JOB_STATE_FAILED);
     assert_int_equal(l.events[4].state, JOB_STATE_RUNNING); /* an unknown "state": the reason's */
+    /* each change is said as trainjobd says it, the history ending in the final state */
+    assert_string_equal(l.events[1].message, "QUEUEING → RUNNING");
+    assert_string_equal(l.events[2].message, "RUNNING → SUCCEEDED: every worker exited 0");
+    assert_string_equal(l.events[3].message, "SUCCEEDED → FAILED: master-0 exited 3");
+    job_event_list_free(&l);
+    /* read from inside the file (cut): the state before the first change is not known */
+    const char *tail = "{\"reason\":\"Submitted\",\"message\":\"x\"}\n"
+                       "{\"reason\":\"Succeeded\",\"kind\":\"STATE\","
+                       "\"message\":\"job succeeded: every worker exited 0\"}\n";
+    assert_int_equal(slurm_events_parse(tail, strlen(tail), true, "ddp", &l), 1);
+    assert_string_equal(l.events[0].message, "→ SUCCEEDED: every worker exited 0");
     job_event_list_free(&l);
 }
 
