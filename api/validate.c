@@ -71,6 +71,14 @@ static void names_join(const struct names *ns, struct strbuf *sb)
     }
 }
 
+static bool names_has(const struct names *ns, const char *s)
+{
+    for (size_t i = 0; i < ns->n; i++)
+        if (strcmp(ns->v[i], s) == 0)
+            return true;
+    return false;
+}
+
 static void names_free(struct names *ns)
 {
     free(ns->v);
@@ -250,17 +258,16 @@ static void check_resource_pool(struct check *c)
     } else if (c->cat) {
         /* A pool the job may not use is not used for the checks that follow either. */
         const struct catalog_pool *pool = catalog_pool(c->cat, rp->name);
-        if (c->ws && (pool == NULL || !catalog_workspace_has_pool(c->ws, rp->name)))
+        c->pool_refused = pool == NULL || (c->ws && !catalog_workspace_has_pool(c->ws, rp->name));
+        if (c->pool_refused && c->ws)
             findings_add(c->out, SEVERITY_ERROR, "resource_pool.name",
                          "'%s' is not a member of the workspace's pools; choose one of: %s",
                          rp->name, choices.n ? strbuf_str(&sb) : "(none)");
-        else if (pool == NULL)
+        else if (c->pool_refused)
             findings_add(c->out, SEVERITY_ERROR, "resource_pool.name",
                          "unknown pool '%s'; choose one of: %s", rp->name,
                          choices.n ? strbuf_str(&sb) : "(none)");
-        c->pool_refused = c->ws ? pool == NULL || !catalog_workspace_has_pool(c->ws, rp->name)
-                                : pool == NULL;
-        if (!c->pool_refused)
+        else
             c->pool = pool;
     }
     strbuf_free(&sb);
@@ -325,23 +332,16 @@ static void check_spec_anywhere(struct check *c, const struct role *r)
     struct names all = {0};
     for (size_t p = 0; p < c->cat->pool_count; p++) {
         const struct catalog_pool *pool = &c->cat->pools[p];
-        for (size_t i = 0; i < pool->spec_count; i++) {
-            size_t k = 0;
-            while (k < all.n && strcmp(all.v[k], pool->specs[i].name) != 0)
-                k++;
-            if (k == all.n)
+        for (size_t i = 0; i < pool->spec_count; i++)
+            if (!names_has(&all, pool->specs[i].name))
                 names_add(&all, pool->specs[i].name);
-        }
     }
     struct strbuf sb = STRBUF_INIT;
     names_join(&all, &sb);
     char path[PATH_MAX_LEN];
     for (size_t i = 0; i < r->resource_spec_count; i++) {
         const char *name = r->resource_spec[i].name;
-        size_t k = 0;
-        while (nonempty(name) && k < all.n && strcmp(all.v[k], name) != 0)
-            k++;
-        if (!nonempty(name) || k < all.n)
+        if (!nonempty(name) || names_has(&all, name))
             continue;
         snprintf(path, sizeof path, "roles[0].resource_spec[%zu].name", i);
         findings_add(c->out, SEVERITY_ERROR, path,
