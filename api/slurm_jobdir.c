@@ -589,10 +589,9 @@ static void name_state_changes(struct job_event_list *l, enum job_state from)
             for (size_t k = 0; k < sizeof said / sizeof said[0]; k++)
                 if (strncmp(m, said[k], strlen(said[k])) == 0)
                     m += strlen(said[k]);
-            char *text = xasprintf("%s%s→ %s%s%s",
-                                   from ? enum_name(&job_state_names, (int)from) : "",
-                                   from ? " " : "", enum_name(&job_state_names, (int)e->state),
-                                   *m ? ": " : "", m);
+            char *text = xasprintf(
+                "%s%s→ %s%s%s", from ? enum_name(&job_state_names, (int)from) : "", from ? " " : "",
+                enum_name(&job_state_names, (int)e->state), *m ? ": " : "", m);
             free(e->message);
             e->message = text;
         }
