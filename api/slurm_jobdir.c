@@ -463,12 +463,19 @@ enum backend_status slurm_workers(struct backend *b, const char *name, struct wo
         return st;
     }
     const struct slurm_job *sj = slurm_found_job(b, &f, name);
-    bool recorded = slurm_workers_from_dir(dir, driver(b)->owner_uid, out) > 0;
-    if (sj && (!recorded || !slurm_job_ended(sj)))
-        add_allocation(out, sj, dir, driver(b)->owner_uid);
+    struct stat s;
+    if (sj == NULL && lstat(dir, &s) != 0) { /* neither Slurm nor the jobs directory has it */
+        api_error_set(err, 404, "NotFound", "name", "no job '%s' in workspace %s", name,
+                      b->target.workspace);
+        st = BACKEND_REJECTED;
+    } else {
+        bool recorded = slurm_workers_from_dir(dir, driver(b)->owner_uid, out) > 0;
+        if (sj && (!recorded || !slurm_job_ended(sj)))
+            add_allocation(out, sj, dir, driver(b)->owner_uid);
+    }
     slurm_found_free(&f);
     free(dir);
-    return BACKEND_OK;
+    return st;
 }
 
 struct event_kind {
@@ -564,6 +571,35 @@ static bool event_from_line(const char *line, size_t len, const char *job, struc
 }
 
 /*
+ * A state event whose sentence does not say the change ("job succeeded:
+ * every worker exited 0") says it as trainjobd's do: "RUNNING → SUCCEEDED:
+ * every worker exited 0", from the state the events before it reached
+ * (from, JOB_STATE_UNSPECIFIED when unknown: "→ SUCCEEDED: …"), so a history
+ * ends in the job's final state.
+ */
+static void name_state_changes(struct job_event_list *l, enum job_state from)
+{
+    static const char *const said[] = {"job succeeded: ", "job failed: "};
+    for (size_t i = 0; i < l->count; i++) {
+        struct job_event *e = &l->events[i];
+        if (e->kind != EVENT_STATE || e->state == JOB_STATE_UNSPECIFIED)
+            continue;
+        if (e->state != from && e->message && strstr(e->message, "→") == NULL) {
+            const char *m = e->message;
+            for (size_t k = 0; k < sizeof said / sizeof said[0]; k++)
+                if (strncmp(m, said[k], strlen(said[k])) == 0)
+                    m += strlen(said[k]);
+            char *text = xasprintf(
+                "%s%s→ %s%s%s", from ? enum_name(&job_state_names, (int)from) : "", from ? " " : "",
+                enum_name(&job_state_names, (int)e->state), *m ? ": " : "", m);
+            free(e->message);
+            e->message = text;
+        }
+        from = e->state;
+    }
+}
+
+/*
  * The events of buf, a run of events.jsonl's lines: a line without its
  * newline (still being written) is left out, and so is the first line when
  * cut (buf starts inside it). Lines that are not events are skipped; the
@@ -602,6 +638,7 @@ size_t slurm_events_parse(const char *buf, size_t len, bool cut, const char *job
     }
     for (size_t i = 0; i < out->count; i++)
         out->events[i].id = (int64_t)i + 1;
+    name_state_changes(out, cut ? JOB_STATE_UNSPECIFIED : JOB_STATE_QUEUEING);
     return out->count;
 }
 

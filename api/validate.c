@@ -40,6 +40,7 @@ struct check {
     const char *workspace;              /* the job's or the default workspace; NULL when none */
     const struct catalog_workspace *ws; /* the workspace, when the caller is a member of it */
     const struct catalog_pool *pool;    /* the job's pool, when the catalog knows it */
+    bool pool_refused;                  /* the job names a pool the catalog refused */
     bool idle;                          /* runs on idle resources (SPOT, or an idle pool) */
 };
 
@@ -68,6 +69,14 @@ static void names_join(const struct names *ns, struct strbuf *sb)
             strbuf_adds(sb, ", ");
         strbuf_adds(sb, ns->v[i]);
     }
+}
+
+static bool names_has(const struct names *ns, const char *s)
+{
+    for (size_t i = 0; i < ns->n; i++)
+        if (strcmp(ns->v[i], s) == 0)
+            return true;
+    return false;
 }
 
 static void names_free(struct names *ns)
@@ -249,11 +258,12 @@ static void check_resource_pool(struct check *c)
     } else if (c->cat) {
         /* A pool the job may not use is not used for the checks that follow either. */
         const struct catalog_pool *pool = catalog_pool(c->cat, rp->name);
-        if (c->ws && (pool == NULL || !catalog_workspace_has_pool(c->ws, rp->name)))
+        c->pool_refused = pool == NULL || (c->ws && !catalog_workspace_has_pool(c->ws, rp->name));
+        if (c->pool_refused && c->ws)
             findings_add(c->out, SEVERITY_ERROR, "resource_pool.name",
                          "'%s' is not a member of the workspace's pools; choose one of: %s",
                          rp->name, choices.n ? strbuf_str(&sb) : "(none)");
-        else if (pool == NULL)
+        else if (c->pool_refused)
             findings_add(c->out, SEVERITY_ERROR, "resource_pool.name",
                          "unknown pool '%s'; choose one of: %s", rp->name,
                          choices.n ? strbuf_str(&sb) : "(none)");
@@ -311,6 +321,38 @@ static void check_scheduling(struct check *c)
 }
 
 /*
+ * The job's specs when its pool was refused: a spec no pool of the catalog
+ * has is an error now, with the pool's, not one round trip later; one some
+ * pool has needs no word (the pool's error says what to change).
+ */
+static void check_spec_anywhere(struct check *c, const struct role *r)
+{
+    if (c->cat->unknown & (CATALOG_UNKNOWN_SPECS | CATALOG_UNKNOWN_POOLS))
+        return;
+    struct names all = {0};
+    for (size_t p = 0; p < c->cat->pool_count; p++) {
+        const struct catalog_pool *pool = &c->cat->pools[p];
+        for (size_t i = 0; i < pool->spec_count; i++)
+            if (!names_has(&all, pool->specs[i].name))
+                names_add(&all, pool->specs[i].name);
+    }
+    struct strbuf sb = STRBUF_INIT;
+    names_join(&all, &sb);
+    char path[PATH_MAX_LEN];
+    for (size_t i = 0; i < r->resource_spec_count; i++) {
+        const char *name = r->resource_spec[i].name;
+        if (!nonempty(name) || names_has(&all, name))
+            continue;
+        snprintf(path, sizeof path, "roles[0].resource_spec[%zu].name", i);
+        findings_add(c->out, SEVERITY_ERROR, path,
+                     "'%s' is not a spec of any pool; choose one of: %s", name,
+                     all.n ? strbuf_str(&sb) : "(none)");
+    }
+    strbuf_free(&sb);
+    names_free(&all);
+}
+
+/*
  * roles[0].resource_spec: one or more, named, each one of the pool's specs.
  * Several are ACP's weak heterogeneous scheduling (the server spreads
  * total_replicas over them; trainjobd and Slurm run every worker on the
@@ -327,6 +369,9 @@ static void check_resource_specs(struct check *c, const struct role *r)
         for (size_t i = 0; i < c->pool->spec_count; i++)
             names_add(&specs, c->pool->specs[i].name);
         names_join(&specs, &sb);
+    } else if (c->pool_refused) {
+        /* The pool's error is said already; a spec no pool has is said with it. */
+        check_spec_anywhere(c, r);
     }
 
     if (r->resource_spec_count == 0) {

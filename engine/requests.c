@@ -204,6 +204,31 @@ static void resolve_demand(struct engine *eng, struct ejob *job)
     }
 }
 
+/*
+ * A create body: a field this engine does not know, where the job file may
+ * hold one (anything but a near miss of a known field), is kept and returned
+ * as it came, as a client keeps it from a file; a value it does not know, a
+ * near miss or a wrong type is refused, as strictly as before.
+ */
+static void decode_create_body(const json_t *root, struct jobspec *s, struct findings *fs)
+{
+    struct findings kept = FINDINGS_INIT;
+    jobspec_from_json(root, JOBSPEC_FILE, s, &kept);
+    bool only_fields = true;
+    for (size_t i = 0; i < kept.count; i++)
+        only_fields = only_fields && kept.items[i].severity == SEVERITY_WARNING &&
+                      kept.items[i].offset == FINDING_AT_KEY;
+    if (only_fields) {
+        findings_move(fs, &kept);
+        findings_free(&kept);
+        return;
+    }
+    findings_free(&kept);
+    jobspec_free(s);
+    jobspec_init(s);
+    jobspec_from_json(root, JOBSPEC_STRICT, s, fs);
+}
+
 int engine_job_create(struct engine *eng, const char *user, const char *ws, const char *name,
                       const char *body, size_t body_len, json_t **reply, struct api_error *err)
 {
@@ -222,7 +247,7 @@ int engine_job_create(struct engine *eng, const char *user, const char *ws, cons
     jobspec_init(s);
     job->full_ = s; /* the compact fields are set once it is complete */
     struct findings fs = FINDINGS_INIT;
-    jobspec_from_json(root, JOBSPEC_STRICT, s, &fs);
+    decode_create_body(root, s, &fs);
     json_decref(root);
     if (name && *name) {
         if (s->name && strcmp(s->name, name) != 0) {

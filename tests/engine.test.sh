@@ -94,6 +94,13 @@ check "invalid JSON is 400" test "$code" = 400
 api POST "$ACP/default/trainingJobs" "$(job_json unk true '.scheduling = {priorty: "HIGH"}')"
 check "an unknown field is 400" test "$code" = 400
 check "...naming the field" grep -q 'scheduling.priorty' "$TMP/body"
+api POST "$ACP/default/trainingJobs?training_job_name=kept" "$(job_json kept true '.scheduling = {scoring_strategy: {type: "MOST_ALLOCATED", future_knob: 3}} | .future_top = {a: 1}')"
+check "a field no near miss of a known one (a newer client's) is taken" test "$code" = 200
+check "...kept and returned as it came, at any depth" \
+    test "$(field kept '[.scheduling.scoring_strategy.future_knob, .future_top.a] | join(",")')" = "3,1"
+api POST "$ACP/default/trainingJobs" "$(job_json unkv true '.framework = "JAX_NEXT"')"
+check "an enum value the engine does not know is still 400" test "$code" = 400
+check "...naming the field" grep -q 'framework' "$TMP/body"
 api POST "$ACP/default/trainingJobs" "$(job_json typ true '.roles[0].total_replicas = "two"')"
 check "a wrong type is 400 naming the field" grep -q 'roles\[0\].total_replicas' "$TMP/body"
 head -c 1100000 /dev/zero | tr '\0' 'a' >"$TMP/big"

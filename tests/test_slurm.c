@@ -718,6 +718,11 @@ static void jobs_are_known_by_their_directory(void **state)
     assert_int_equal(backend_get(b, "nope", &j, &e), BACKEND_REJECTED);
     assert_int_equal(e.status, 404);
     jobspec_free(&j);
+    /* the workers of a job neither Slurm nor the jobs directory has: not found, named */
+    assert_int_equal(backend_workers(b, "nope", &w, &e), BACKEND_REJECTED);
+    assert_int_equal(e.status, 404);
+    assert_non_null(strstr(e.message, "'nope'"));
+    worker_list_free(&w);
     backend_free(b);
     fake_free(&f);
 }
@@ -749,6 +754,17 @@ static void state_events_name_the_state_they_reach(void **state)
     assert_int_equal(l.events[2].state, JOB_STATE_SUCCEEDED);
     assert_int_equal(l.events[3].state, JOB_STATE_FAILED);
     assert_int_equal(l.events[4].state, JOB_STATE_RUNNING); /* an unknown "state": the reason's */
+    /* each change is said as trainjobd says it, the history ending in the final state */
+    assert_string_equal(l.events[1].message, "QUEUEING → RUNNING");
+    assert_string_equal(l.events[2].message, "RUNNING → SUCCEEDED: every worker exited 0");
+    assert_string_equal(l.events[3].message, "SUCCEEDED → FAILED: master-0 exited 3");
+    job_event_list_free(&l);
+    /* read from inside the file (cut): the state before the first change is not known */
+    const char *tail = "{\"reason\":\"Submitted\",\"message\":\"x\"}\n"
+                       "{\"reason\":\"Succeeded\",\"kind\":\"STATE\","
+                       "\"message\":\"job succeeded: every worker exited 0\"}\n";
+    assert_int_equal(slurm_events_parse(tail, strlen(tail), true, "ddp", &l), 1);
+    assert_string_equal(l.events[0].message, "→ SUCCEEDED: every worker exited 0");
     job_event_list_free(&l);
 }
 

@@ -733,6 +733,35 @@ static void test_pool_not_bound(void **state)
     jobspec_free(&job);
 }
 
+/* An unknown pool and an unknown spec: both said at once, not one per round trip. */
+static void test_pool_and_spec_unknown(void **state)
+{
+    struct jobspec job;
+    struct catalog cat;
+    baseline(&job);
+    make_catalog(&cat);
+    struct validate_options opt = with_catalog(&cat);
+    set(&job.resource_pool.name, "nowhere");
+    set(&job.roles[0].resource_spec[0].name, "no-such-spec");
+    struct findings fs = FINDINGS_INIT;
+    validate_job(&job, &opt, &fs);
+    if (fs.count != 2 ||
+        !find(&fs, SEVERITY_ERROR, "resource_pool.name", "'nowhere' is not a member") ||
+        !find(&fs, SEVERITY_ERROR, "roles[0].resource_spec[0].name",
+              "'no-such-spec' is not a spec of any pool; choose one of: N2lS.Ie.I60.8, "
+              "N2lS.Ie.I60.4")) {
+        dump(&fs);
+        findings_free(&fs);
+        fail_msg("expected the pool's error and the spec's");
+    }
+    findings_free(&fs);
+    /* a spec some pool has (even one not the workspace's): the pool's error alone */
+    set(&job.roles[0].resource_spec[0].name, "N2lS.Ie.I60.4");
+    expect_one(&job, &opt, SEVERITY_ERROR, "resource_pool.name", "'nowhere' is not a member");
+    catalog_free(&cat);
+    jobspec_free(&job);
+}
+
 static void test_idle_pool_needs_zone_and_vpc(void **state)
 {
     struct jobspec job;
@@ -2299,6 +2328,7 @@ int main(void)
         cmocka_unit_test(test_offline_spot_needs_zone_and_vpc),
         cmocka_unit_test(test_offline_reserved_needs_no_zone),
         cmocka_unit_test(test_pool_not_bound),
+        cmocka_unit_test(test_pool_and_spec_unknown),
         cmocka_unit_test(test_idle_pool_needs_zone_and_vpc),
         cmocka_unit_test(test_idle_pool_quota_type),
         cmocka_unit_test(test_standard_pool_with_spot),

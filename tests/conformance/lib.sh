@@ -56,10 +56,13 @@ cf_no_grep() {
 # cf_job TEMPLATE NAME: writes $TMP/jobs/NAME.yaml from tests/conformance/jobs/TEMPLATE.yaml,
 # the same file for every backend: @NAME@ the job's name, @WS@ the backend's
 # workspace, @BK@ the backend, @VOL@ the shared volume's directory (where every backend's
-# workers see it, at the same path), @TOOLS@ the test tools there.
+# workers see it, at the same path), @TOOLS@ the test tools there, @BLOCK_N@ and
+# @BLOCK_SPEC@ the workers and spec that take every slot of pool standard
+# (the backend's CF_BLOCK_N and CF_BLOCK_SPEC: its capacity).
 cf_job() {
     mkdir -p "$TMP/jobs"
     sed -e "s|@NAME@|$2|g" -e "s|@WS@|$CF_WS|g" -e "s|@VOL@|$CF_VOL|g" -e "s|@BK@|$CF_BACKEND|g" \
+        -e "s|@BLOCK_N@|$CF_BLOCK_N|g" -e "s|@BLOCK_SPEC@|$CF_BLOCK_SPEC|g" \
         "$CF_DIR/jobs/$1.yaml" >"$TMP/jobs/$2.yaml"
 }
 

@@ -4,6 +4,9 @@
 # request to the engine's TCP listener, where the signature is checked and
 # names the user (as ACP's AK does); workspace acp of the engine.
 CF_WS=acp
+# the engine behind the fake: 16 workers of gpu-1 take its two nodes of 8 GPUs
+CF_BLOCK_N=16
+CF_BLOCK_SPEC=gpu-1
 ACPFAKE_PID=""
 
 backend_up() {
@@ -59,6 +62,12 @@ backend_down() {
 
 backend_unsupported() {
     case $1 in
+    ready-workers)
+        echo "ACP's TrainingJob carries no ready-worker count (WORKERS shows - for it, the total beside)"
+        ;;
+    job-restarts)
+        echo "ACP's TrainingJob carries no restart count (RESTARTS shows - for it, the limit beside; the deprecated lme.current_retries is not read)"
+        ;;
     worker-restarts)
         echo "the list-workers page's worker has no restart count and no exit code (a phase only)"
         ;;

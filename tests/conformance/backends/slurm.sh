@@ -2,6 +2,9 @@
 # with accounting, so the QOS map exists), driven through slurmrestd's Unix
 # socket with a JWT, workspace default, the shared volume as volume scratch.
 CF_WS=default
+# tests/slurm/cluster.sh's three nodes of 8 GPUs: a worker of gpu-8 on each
+CF_BLOCK_N=3
+CF_BLOCK_SPEC=gpu-8
 
 backend_up() {
     TJ_SLURM_PORT_BASE=$(free_port 110) || return 1
@@ -66,6 +69,9 @@ backend_unsupported() {
     case $1 in
     others-jobs)
         echo "a job directory owned by another user is not trusted (its owner could swap what it holds), so a teammate's job in the shared jobs directory is not shown"
+        ;;
+    priority-running)
+        echo "Slurm changes the QOS of a pending job only (slurmrestd answers error 2073 for a running one; top says so)"
         ;;
     newer-server)
         echo "slurmrestd's enums are Slurm's, mapped by this client; no newer trainjob server stands between (the job's own record is written by this client's batch script)"

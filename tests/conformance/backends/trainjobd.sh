@@ -3,6 +3,9 @@
 # the shared volume) reached on its Unix socket as the user running the
 # suite, in workspace default.
 CF_WS=default
+# the engine's two simulated nodes of 8 GPUs: 16 workers of gpu-1 take them all
+CF_BLOCK_N=16
+CF_BLOCK_SPEC=gpu-1
 
 backend_up() {
     cf_engine_up || return 1
