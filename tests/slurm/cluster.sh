@@ -265,12 +265,19 @@ do_start() {
 	case "$PB" in '' | *[!0-9]*) die "TJ_SLURM_PORT_BASE must be a number" ;; esac
 	[ "$PB" -ge 1024 ] && [ $((PB + 100 + NODES)) -le 65535 ] || die "TJ_SLURM_PORT_BASE $PB out of range"
 	install_pkgs
-	id "$REST_USER" >/dev/null 2>&1 ||
-		useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin --user-group "$REST_USER" ||
-		die "cannot create user $REST_USER"
-	id "$JOB_USER" >/dev/null 2>&1 ||
-		useradd --system --no-create-home --home-dir /nonexistent --shell /bin/bash --user-group "$JOB_USER" ||
-		die "cannot create user $JOB_USER"
+	# Under the lock the test suites take to add users (tests/lib.sh tj_users):
+	# clusters start side by side, and useradd fails while another holds /etc/passwd.
+	local locks=${TJ_TEST_SHARED:-${TMPDIR:-/tmp}/trainjob-tests-$(id -u)}
+	mkdir -p "$locks" && chmod 700 "$locks" || die "cannot make $locks"
+	(
+		flock -w 120 9 || die "no lock on $locks/users.lock"
+		id "$REST_USER" >/dev/null 2>&1 ||
+			useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin --user-group "$REST_USER" ||
+			die "cannot create user $REST_USER"
+		id "$JOB_USER" >/dev/null 2>&1 ||
+			useradd --system --no-create-home --home-dir /nonexistent --shell /bin/bash --user-group "$JOB_USER" ||
+			die "cannot create user $JOB_USER"
+	) 9>>"$locks/users.lock" || exit 1
 	[ "$REST_USER" != root ] && [ "$JOB_USER" != root ] || die "REST/JOB user must not be root"
 
 	if all_up; then
