@@ -181,9 +181,12 @@ run: $(BUILD)/trainjob
 
 check-tests: $(BINARIES) $(MANS) $(TESTS) $(TOOLS) $(FUZZ_REPLAY)
 
+# The suites run side by side (tests/run-tests.sh says how many and why);
+# TEST_JOBS=1 runs them one after another, TEST_ONLY='slurm_* test_acp' some.
 test: check-tests
 	@tests/run-tests.sh $(BUILD)
 
+# The same runner over the sanitizer build.
 asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan SANITIZE=1 test
 
