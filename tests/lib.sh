@@ -9,6 +9,11 @@ trap 'rm -rf "$TMP"' EXIT
 # its EXIT trap, which stops what it started; a suite's own `trap … EXIT` keeps these.
 trap 'exit 143' TERM
 trap 'exit 130' INT
+# A home of the suite's own: what a client keeps in ~ (drafts, its state, an
+# engine it starts on demand) is never another suite's, nor the user's.
+export HOME="$TMP/home"
+mkdir -p "$HOME"
+unset XDG_CONFIG_HOME XDG_STATE_HOME XDG_DATA_HOME XDG_CACHE_HOME XDG_RUNTIME_DIR
 
 # Where suites running side by side on this machine (run-tests.sh runs them in
 # parallel, other trees may too) coordinate: the port reservations and the
