@@ -33,6 +33,8 @@ EOF
 }
 
 export SYNC="$TMP/sync"
+# The runs here choose their own (this suite may be run by a run that was given some).
+unset TEST_ONLY TEST_JOBS
 
 # --- side by side, results whole and in order, one summary line -------------
 T=$TMP/a
