@@ -120,10 +120,21 @@ tj_users() {
     # suites run side by side, and useradd fails while another holds /etc/passwd.
     (
         flock -w 120 9 || { echo "tj_users: no lock on $TJ_TEST_SHARED/users.lock" >&2; exit 1; }
-        getent group "$TJ_TEAM" >/dev/null || groupadd "$TJ_TEAM" || exit 1
+        # A root-run trainjobd adding its own user holds /etc/passwd too: tried again.
+        _n=0
+        until getent group "$TJ_TEAM" >/dev/null || groupadd "$TJ_TEAM"; do
+            _n=$((_n + 1))
+            [ $_n -lt 5 ] || exit 1
+            sleep 1
+        done
         for _u in "$TJ_ALICE" "$TJ_BOB"; do
-            getent passwd "$_u" >/dev/null ||
-                useradd --create-home --shell /bin/sh --user-group --groups "$TJ_TEAM" "$_u" || exit 1
+            _n=0
+            until getent passwd "$_u" >/dev/null ||
+                useradd --create-home --shell /bin/sh --user-group --groups "$TJ_TEAM" "$_u"; do
+                _n=$((_n + 1))
+                [ $_n -lt 5 ] || exit 1
+                sleep 1
+            done
         done
     ) 9>>"$TJ_TEST_SHARED/users.lock" || return 1
     id nobody >/dev/null || return 1
