@@ -9,7 +9,8 @@
 #
 # Independent tests run side by side, each with its output captured to a log
 # of its own; the results print whole, in the order above, whatever order
-# they end in: `ok   NAME (P passed)`, or the test's whole log and
+# they end in (each once those before it have ended): `ok   NAME (P
+# passed)`, or the test's whole log and
 # `FAIL NAME (P passed, F failed)`. Then the slowest tests with their wall
 # times, then the one summary line `tests: N passed, M failed`.
 #
@@ -194,33 +195,24 @@ while [ $i -le $n ]; do
     i=$((i + 1))
 done
 
-# The serial ones first, each alone; then the rest, up to $jobs at once.
-for i in $(cat "$run/serial"); do
-    start "$i"
-    while reap && [ "$busy" -gt 0 ]; do sleep 0.2; done
-done
-for i in $(sort -s -k1,1nr "$run/order" | cut -d' ' -f2); do
-    while :; do
-        reap
-        [ "$busy" -lt "$jobs" ] && break
-        sleep 0.2
-    done
-    start "$i"
-done
-while reap && [ "$busy" -gt 0 ]; do sleep 0.2; done
-wait
-
-# The results, in the listing order.
+# flush : prints the results of the tests that ended, in the listing order,
+# as far as every test before them has ended too.
 passed=0
 failed=0
 failed_names=""
+shown=1
 : >"$run/walls"
-i=1
-while [ $i -le $n ]; do
-    eval "_nm=\$name_$i _k=\$kind_$i"
-    log="$run/$i.log"
-    rc=1 ms=0
-    [ -f "$run/$i.done" ] && read -r rc ms <"$run/$i.done"
+flush() {
+    while [ $shown -le $n ] && [ -f "$run/$shown.done" ]; do
+        show "$shown"
+        shown=$((shown + 1))
+    done
+}
+# show I : test I's result line (its whole log before it when it failed); counts it.
+show() {
+    eval "_nm=\$name_$1 _k=\$kind_$1"
+    log="$run/$1.log"
+    read -r rc ms <"$run/$1.done"
     echo "$ms $_nm" >>"$run/walls"
     case $_k in
     unit)
@@ -252,8 +244,28 @@ while [ $i -le $n ]; do
     else
         echo "ok   $_nm ($p passed)"
     fi
-    i=$((i + 1))
+}
+# settle : until fewer than $1 tests run, printing what ended meanwhile
+settle() {
+    while reap && [ "$busy" -ge "$1" ]; do
+        flush
+        sleep 0.2
+    done
+    flush
+}
+
+# The serial ones first, each alone; then the rest, up to $jobs at once.
+for i in $(cat "$run/serial"); do
+    start "$i"
+    settle 1
 done
+for i in $(sort -s -k1,1nr "$run/order" | cut -d' ' -f2); do
+    settle "$jobs"
+    start "$i"
+done
+settle 1
+wait
+flush
 
 # The next run starts the slowest first; the slowest are printed.
 sort -k1,1nr "$run/walls" >"$times.tmp" && mv "$times.tmp" "$times"
