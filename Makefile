@@ -15,6 +15,11 @@
 
 BUILD     ?= build
 CC        ?= cc
+# A build uses every core unless told (-j1 builds one file at a time): on a
+# fresh clone the build is half of `make test`'s wall time otherwise.
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
 PKGS      := ncursesw libcurl jansson yaml-0.1 cmocka libmicrohttpd sqlite3 libcrypto zlib
 SANITIZE  ?=
 FUZZ_SECONDS ?= 30
