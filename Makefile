@@ -191,9 +191,10 @@ check-tests: $(BINARIES) $(MANS) $(TESTS) $(TOOLS) $(FUZZ_REPLAY)
 test: check-tests
 	@tests/run-tests.sh $(BUILD)
 
-# The same runner over the sanitizer build.
+# The same runner over the sanitizer build. The -j is passed on: the
+# sub-make cannot use a job server that the -j added above did not open.
 asan:
-	@$(MAKE) --no-print-directory BUILD=build/asan SANITIZE=1 test
+	@$(MAKE) --no-print-directory $(filter -j%,$(MAKEFLAGS)) BUILD=build/asan SANITIZE=1 test
 
 bench: $(BINARIES) $(BENCHES) $(BUILD)/tests/tools/cputime $(BUILD)/tests/tools/shareload
 	@scripts/deps.sh --bench || echo "bench: no htop; its reference figures will read n/a" >&2
