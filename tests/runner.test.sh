@@ -119,6 +119,15 @@ if [ "$(head -n 1 "$SYNC/starts")" = z_slow ] && [ "$(sed -n '1p' "$T/build/test
 else
     fail "the next run starts the slowest of the last one first" "starts: $(cat "$SYNC/starts"); times: $(cat "$T/build/test-times" 2>&1)"
 fi
+# A run of some keeps the times of the others for the next full run.
+TEST_ONLY=a_quick TEST_JOBS=1 sh "$T/tests/run-tests.sh" build >"$TMP/b3.out" 2>&1
+if grep -q '^slowest (1 at once): a_quick [0-9]* s$' "$TMP/b3.out" &&
+    [ "$(cut -d' ' -f2 "$T/build/test-times" | sort | tr '\n' ' ')" = "a_quick b_quick z_slow " ] &&
+    [ "$(sed -n '1p' "$T/build/test-times" | cut -d' ' -f2)" = z_slow ]; then
+    pass "TEST_ONLY runs some and keeps the others' times"
+else
+    fail "TEST_ONLY runs some and keeps the others' times" "$(cat "$TMP/b3.out" "$T/build/test-times")"
+fi
 run env TEST_JOBS=0 sh "$T/tests/run-tests.sh" build
 expect_rc "TEST_JOBS=0 is refused" 2
 expect_grep "...saying what it wants" "$TMP/err" "TEST_JOBS must be a whole number from 1, not '0'"
