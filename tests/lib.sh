@@ -5,6 +5,22 @@
 : "${TRAINJOB_BIN:=$TRAINJOB_TOP/build/trainjob}"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+# TERM or INT (run-tests.sh stopping an interrupted run) ends the suite through
+# its EXIT trap, which stops what it started; a suite's own `trap … EXIT` keeps these.
+trap 'exit 143' TERM
+trap 'exit 130' INT
+# A home of the suite's own: what a client keeps in ~ (drafts, its state, an
+# engine it starts on demand) is never another suite's, nor the user's.
+export HOME="$TMP/home"
+mkdir -p "$HOME"
+unset XDG_CONFIG_HOME XDG_STATE_HOME XDG_DATA_HOME XDG_CACHE_HOME XDG_RUNTIME_DIR
+
+# Where suites running side by side on this machine (run-tests.sh runs them in
+# parallel, other trees may too) coordinate: the port reservations and the
+# locks below. One per Unix user: the files are written as that user.
+TJ_TEST_SHARED="${TMPDIR:-/tmp}/trainjob-tests-$(id -u)"
+export TJ_TEST_SHARED
+mkdir -p "$TJ_TEST_SHARED" 2>/dev/null && chmod 700 "$TJ_TEST_SHARED" 2>/dev/null
 
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1${2:+: $2}"; }
@@ -39,9 +55,24 @@ expect_no_grep() {
 # unbound now and below the kernel's ephemeral range, where no outgoing
 # connection takes its local port: a listener there can only collide with
 # another listener, which this checks. Chosen from the pid, so suites run side
-# by side start apart; fails after 100 taken tries.
+# by side start apart, and reserved for this suite while it runs (in
+# $TJ_TEST_SHARED/ports, under a lock): a suite that picks before another has
+# bound what it picked passes over it. Fails after 100 taken tries.
 free_port() {
-    _span=${1:-1}
+    (
+        flock -w 60 9 || { echo "free_port: no lock on $TJ_TEST_SHARED/ports.lock" >&2; exit 1; }
+        _free_port_locked "${1:-1}"
+    ) 9>>"$TJ_TEST_SHARED/ports.lock"
+}
+_free_port_locked() {
+    _span=$1
+    _reg="$TJ_TEST_SHARED/ports"
+    # The reservations of suites still running ($$ of each; a reused pid only keeps a few ports idle).
+    touch "$_reg"
+    while read -r _o _lo _hi; do
+        [ -d "/proc/$_o" ] && echo "$_o $_lo $_hi"
+    done <"$_reg" >"$_reg.new"
+    mv "$_reg.new" "$_reg"
     # (not `read`: dash reads a byte at a time, which /proc/sys answers badly)
     _eph=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
     case $_eph in '' | *[!0-9]*) _eph=32768 ;; esac
@@ -54,8 +85,10 @@ free_port() {
     _try=0
     while [ $_try -lt 100 ]; do
         _p=$((10000 + (($$ + _try * 7919) % _slots) * _span))
+        _q=$((_p + _span - 1))
         # /proc/net/tcp{,6}: field 2 is LOCALADDR:PORT, the port in hex.
-        if awk -v lo="$_p" -v hi="$((_p + _span - 1))" '
+        if awk -v lo="$_p" -v hi="$_q" '$2 <= hi && $3 >= lo { exit 1 }' "$_reg" &&
+            awk -v lo="$_p" -v hi="$_q" '
             function hex(s,  i, v) {
                 v = 0
                 for (i = 1; i <= length(s); i++)
@@ -64,6 +97,7 @@ free_port() {
             }
             FNR > 1 { n = split($2, a, ":"); p = hex(a[n]); if (p >= lo && p <= hi) taken = 1 }
             END { exit taken ? 1 : 0 }' $_tables; then
+            echo "$$ $_p $_q" >>"$_reg"
             echo "$_p"
             return 0
         fi
@@ -82,11 +116,27 @@ TJ_BOB=tj-bob
 TJ_TEAM=tj-team
 tj_users() {
     [ "$(id -u)" -eq 0 ] || { echo "tj_users: needs root to make $TJ_ALICE and $TJ_BOB" >&2; return 1; }
-    getent group "$TJ_TEAM" >/dev/null || groupadd "$TJ_TEAM" || return 1
-    for _u in "$TJ_ALICE" "$TJ_BOB"; do
-        getent passwd "$_u" >/dev/null ||
-            useradd --create-home --shell /bin/sh --user-group --groups "$TJ_TEAM" "$_u" || return 1
-    done
+    # Under the lock every suite (and tests/slurm/cluster.sh) takes to add users:
+    # suites run side by side, and useradd fails while another holds /etc/passwd.
+    (
+        flock -w 120 9 || { echo "tj_users: no lock on $TJ_TEST_SHARED/users.lock" >&2; exit 1; }
+        # A root-run trainjobd adding its own user holds /etc/passwd too: tried again.
+        _n=0
+        until getent group "$TJ_TEAM" >/dev/null || groupadd "$TJ_TEAM"; do
+            _n=$((_n + 1))
+            [ $_n -lt 5 ] || exit 1
+            sleep 1
+        done
+        for _u in "$TJ_ALICE" "$TJ_BOB"; do
+            _n=0
+            until getent passwd "$_u" >/dev/null ||
+                useradd --create-home --shell /bin/sh --user-group --groups "$TJ_TEAM" "$_u"; do
+                _n=$((_n + 1))
+                [ $_n -lt 5 ] || exit 1
+                sleep 1
+            done
+        done
+    ) 9>>"$TJ_TEST_SHARED/users.lock" || return 1
     id nobody >/dev/null || return 1
 }
 

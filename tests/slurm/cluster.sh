@@ -245,6 +245,17 @@ install_pkgs() {
 	[ "$rc" = 0 ] || die "apt-get install ${need[*]} failed"
 }
 
+# system_user NAME SHELL: NAME exists, added as a system user if missing (5 tries)
+system_user() {
+	local i
+	for i in 1 2 3 4 5; do
+		id "$1" >/dev/null 2>&1 && return 0
+		useradd --system --no-create-home --home-dir /nonexistent --shell "$2" --user-group "$1" && return 0
+		sleep 1
+	done
+	id "$1" >/dev/null 2>&1
+}
+
 # searchable DIR: slurmrestd (REST_USER) and the jobs (JOB_USER) must reach it
 check_path() {
 	local p=$D mode
@@ -265,12 +276,18 @@ do_start() {
 	case "$PB" in '' | *[!0-9]*) die "TJ_SLURM_PORT_BASE must be a number" ;; esac
 	[ "$PB" -ge 1024 ] && [ $((PB + 100 + NODES)) -le 65535 ] || die "TJ_SLURM_PORT_BASE $PB out of range"
 	install_pkgs
-	id "$REST_USER" >/dev/null 2>&1 ||
-		useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin --user-group "$REST_USER" ||
-		die "cannot create user $REST_USER"
-	id "$JOB_USER" >/dev/null 2>&1 ||
-		useradd --system --no-create-home --home-dir /nonexistent --shell /bin/bash --user-group "$JOB_USER" ||
-		die "cannot create user $JOB_USER"
+	# Under the lock the test suites take to add users (tests/lib.sh tj_users):
+	# clusters start side by side, and useradd fails while another holds /etc/passwd.
+	local locks=${TJ_TEST_SHARED:-${TMPDIR:-/tmp}/trainjob-tests-$(id -u)}
+	mkdir -p "$locks" && chmod 700 "$locks" || die "cannot make $locks"
+	# A trainjobd started as root meanwhile may be adding its own user
+	# (trainjob, the default JOB_USER): a useradd that fails is tried again
+	# while the user is still missing.
+	(
+		flock -w 120 9 || die "no lock on $locks/users.lock"
+		system_user "$REST_USER" /usr/sbin/nologin || die "cannot create user $REST_USER"
+		system_user "$JOB_USER" /bin/bash || die "cannot create user $JOB_USER"
+	) 9>>"$locks/users.lock" || exit 1
 	[ "$REST_USER" != root ] && [ "$JOB_USER" != root ] || die "REST/JOB user must not be root"
 
 	if all_up; then
