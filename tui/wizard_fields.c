@@ -38,7 +38,7 @@ static size_t add_field(struct wizard *wz, enum form_section sec, const char *la
 {
     size_t e = form_add(wz->forms[sec], label, wd, help);
     if (wz->field_count < sizeof wz->fields / sizeof wz->fields[0])
-        wz->fields[wz->field_count++] = (struct field){path, sec, e};
+        wz->fields[wz->field_count++] = (struct wz_field){path, sec, e};
     return e;
 }
 
@@ -52,6 +52,23 @@ const struct catalog_pool *wz_current_pool(const struct wizard *wz)
 {
     const char *p = select_selected_label(wz->pool);
     return p && wz->cat ? catalog_pool(wz->cat, p) : NULL;
+}
+
+/*
+ * Whether the job runs in a zone: the catalog says so of its pool; for a pool
+ * the catalog does not list, the job opened with does (a zone or VPC, or idle
+ * quota), so a file written for another backend's zoned pool keeps both.
+ */
+bool wz_zoned(const struct wizard *wz)
+{
+    const struct catalog_pool *p = wz_current_pool(wz);
+    if (p)
+        return catalog_pool_needs_zone(wz->cat, p);
+    const struct jobspec *b = &wz->base;
+    const char *pool = select_selected_label(wz->pool);
+    bool same_pool = pool && b->resource_pool.name && strcmp(pool, b->resource_pool.name) == 0;
+    return same_pool && (b->resource_pool.zone || b->resource_pool.vpc_id ||
+                         b->scheduling.quota_type == QUOTA_TYPE_SPOT);
 }
 
 size_t wz_index_of(const struct select_option *o, size_t n, const char *label)
@@ -253,7 +270,7 @@ void wz_refresh_pool_fields(struct wizard *wz, const char *want_zone, const char
     free(keep);
 
     wz_refresh_vpcs(wz, NULL);
-    bool needs_zone = catalog_pool_needs_zone(wz->cat, p);
+    bool needs_zone = wz_zoned(wz);
     form_set_hidden(wz->forms[SECTION_BASICS], wz->e_zone, !needs_zone);
     form_set_hidden(wz->forms[SECTION_BASICS], wz->e_vpc, !needs_zone);
     form_set_hidden(wz->forms[SECTION_RESOURCES], wz->e_preemptible, !(p && p->type == POOL_IDLE));
@@ -359,8 +376,7 @@ void wz_refresh_rules_state(struct wizard *wz)
 /* Volumes outside the job's zone (a public or idle pool's) are offered disabled. */
 void wz_refresh_volume_zone(struct wizard *wz)
 {
-    const struct catalog_pool *p = wz_current_pool(wz);
-    bool zoned = catalog_pool_needs_zone(wz->cat, p);
+    bool zoned = wz_zoned(wz);
     wlist_set_zone(wz->lists[LIST_MOUNTS].l, zoned ? select_selected_label(wz->zone) : NULL);
 }
 
@@ -503,8 +519,7 @@ void wz_build_job(struct wizard *wz)
     set_str(&j->name, textfield_value(wz->name));
     j->resource_pool.present = true;
     set_str(&j->resource_pool.name, select_selected_label(wz->pool));
-    const struct catalog_pool *p = wz_current_pool(wz);
-    bool zoned = catalog_pool_needs_zone(wz->cat, p);
+    bool zoned = wz_zoned(wz);
     set_str(&j->resource_pool.zone, zoned ? select_selected_label(wz->zone) : NULL);
     set_str(&j->resource_pool.vpc_id, !zoned         ? NULL
                                       : wz->vpc_pick ? select_selected_label(wz->vpc_pick)
@@ -532,9 +547,13 @@ void wz_build_job(struct wizard *wz)
     set_str(&r->resource_spec[0].name, select_selected_label(wz->spec));
     set_str(&r->image_path, textfield_value(wz->image));
     set_str(&r->startup_script, textarea_value(wz->script));
-    j->fault_tolerance.present = true;
-    j->fault_tolerance.has_backoff_limit = number_into(
-        wz, wz->backoff, "fault_tolerance.backoff_limit", &j->fault_tolerance.backoff_limit);
+    /* A job opened without max restarts keeps it unset until the field is typed in: the
+     * platform's default policy applies then (jobspec_defaults), which a 0 written would end. */
+    if (!wz->base.fault_tolerance.has_backoff_limit && !wz->backoff_typed)
+        j->fault_tolerance.has_backoff_limit = false;
+    else
+        j->fault_tolerance.has_backoff_limit = number_into(
+            wz, wz->backoff, "fault_tolerance.backoff_limit", &j->fault_tolerance.backoff_limit);
     if (toggle_on(wz->ssh) || j->ssh.present) {
         j->ssh.present = true;
         j->ssh.has_auto_key_setup = true;
@@ -542,6 +561,8 @@ void wz_build_job(struct wizard *wz)
     }
     for (int i = 0; i < LIST_COUNT; i++)
         wlist_store(wz->lists[i].l, j);
+    j->fault_tolerance.present = j->fault_tolerance.has_backoff_limit ||
+                                 j->fault_tolerance.rule_count || j->fault_tolerance.extra;
     j->tensorboard.present = toggle_on(wz->tensorboard);
     if (j->tensorboard.present)
         set_log_path(wz, j);
