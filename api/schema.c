@@ -750,3 +750,36 @@ bool schema_forget_extra(const struct object_type *type, void *base, const char 
     }
     return true;
 }
+
+const char *schema_ref_string(const struct schema_ref *ref)
+{
+    const struct field *f = ref->field;
+    if ((f->kind != F_STRING && f->kind != F_STRING_OR_INT) || ref->index != SIZE_MAX)
+        return NULL;
+    return *(char *const *)cat_(ref->base, f->offset);
+}
+
+bool schema_ref_set_string(const struct schema_ref *ref, const char *value)
+{
+    const struct field *f = ref->field;
+    if ((f->kind != F_STRING && f->kind != F_STRING_OR_INT) || ref->index != SIZE_MAX)
+        return false;
+    char **slot = at(ref->base, f->offset);
+    free(*slot);
+    *slot = value && *value ? xstrdup(value) : NULL;
+    return true;
+}
+
+bool schema_ref_set_int(const struct schema_ref *ref, bool present, int64_t value)
+{
+    const struct field *f = ref->field;
+    if ((f->kind != F_INT32 && f->kind != F_INT64) || ref->index != SIZE_MAX)
+        return false;
+    if (f->kind == F_INT32)
+        *(int32_t *)at(ref->base, f->offset) = present ? (int32_t)value : 0;
+    else
+        *(int64_t *)at(ref->base, f->offset) = present ? value : 0;
+    if (f->flag_offset != SCHEMA_NO_FLAG)
+        *(bool *)at(ref->base, f->flag_offset) = present;
+    return true;
+}

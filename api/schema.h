@@ -180,6 +180,12 @@ struct schema_ref {
  */
 bool schema_find(const struct object_type *type, void *base, const char *path,
                  struct schema_ref *ref);
+/* The string a ref to an F_STRING field holds (NULL: absent, or not a string field). */
+const char *schema_ref_string(const struct schema_ref *ref);
+/* Sets it to a copy of value ("" or NULL: absent); false when ref is no string field. */
+bool schema_ref_set_string(const struct schema_ref *ref, const char *value);
+/* Sets an integer field and its presence flag; false when ref is no integer field. */
+bool schema_ref_set_int(const struct schema_ref *ref, bool present, int64_t value);
 /*
  * Drops the field path names from the extras of the object holding it (a
  * field the file had that the table lacks); false when it was not there.

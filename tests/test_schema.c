@@ -17,10 +17,12 @@
 #include <string.h>
 
 #include "api/finding.h"
+#include "api/formtab.h"
 #include "api/jobspec.h"
 #include "api/jobspec_json.h"
 #include "api/jobstatus.h"
 #include "api/schema.h"
+#include "api/validate.h"
 
 static struct worker_info sample(void)
 {
@@ -178,6 +180,33 @@ static void a_misspelt_field_is_kept_until_let_go(void **state)
     findings_free(&fs);
 }
 
+/*
+ * Every row of the form table edits a field of the job's schema (the chooser
+ * that fills the image reference aside), in the section validation files
+ * that path under, and no two rows edit one path.
+ */
+static void every_form_row_is_a_schema_path(void **state)
+{
+    (void)state;
+    struct jobspec j;
+    struct findings fs = FINDINGS_INIT;
+    decode_file("{\"roles\": [{\"resource_spec\": [{\"name\": \"x\"}]}]}", &j, &fs);
+    size_t n;
+    const struct formtab_row *rows = formtab_rows(&n);
+    assert_true(n >= 20);
+    for (size_t i = 0; i < n; i++) {
+        struct schema_ref ref;
+        if (rows[i].choices == FORMTAB_IMAGES)
+            continue;
+        if (!schema_find(jobspec_schema(), &j, rows[i].path, &ref))
+            fail_msg("row %s: %s is no path of the job", rows[i].label, rows[i].path);
+        assert_int_equal(form_section_of(rows[i].path), rows[i].section);
+        assert_ptr_equal(formtab_row(rows[i].path), &rows[i]);
+    }
+    jobspec_free(&j);
+    findings_free(&fs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -186,6 +215,7 @@ int main(void)
         cmocka_unit_test(a_copy_says_what_a_json_round_trip_says),
         cmocka_unit_test(a_path_leads_to_its_field),
         cmocka_unit_test(a_misspelt_field_is_kept_until_let_go),
+        cmocka_unit_test(every_form_row_is_a_schema_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -62,7 +62,9 @@ done
 # A misspelt field is an error under the field it meant, in validate's words.
 start_wizard tests/fixtures/roundtrip/backoff-typo.yaml 160 40
 see "a misspelt field counts as an error in its section" "Fault tolerance 1"
-keys PgDn PgDn PgDn
+keys PgDn PgDn PgDn PgDn PgDn PgDn PgDn
+see "...an error, as validate says, not a warning" "1 error, 0 warnings"
+keys PgUp PgUp PgUp PgUp
 see "...shown under the field it meant" "line 14: unknown field; did you mean backoff_limit? (the file says backof_limit)"
 keys C-u 3
 gone "typing in the field takes the message away" "did you mean backoff_limit"

@@ -408,6 +408,17 @@ const struct jobspec *wizard_job(struct wizard *wz)
     return &wz->job;
 }
 
+const char *wizard_focused_path(const struct wizard *wz)
+{
+    if (wz->cur >= SECTION_REVIEW)
+        return NULL;
+    size_t e = form_focused(wz->forms[wz->cur]);
+    for (size_t i = 0; i < wz->field_count; i++)
+        if (wz->fields[i].section == wz->cur && wz->fields[i].entry == e)
+            return wz->fields[i].path;
+    return NULL;
+}
+
 size_t wizard_error_count(const struct wizard *wz)
 {
     return findings_count(&wz->findings, SEVERITY_ERROR);
