@@ -24,8 +24,8 @@ static const struct formtab_row rows[] = {
         "the AI elastic cluster: standard (dedicated or public) or idle", 0, true, false),
     ROW(BASICS, "Zone", "resource_pool.zone", CHOICE, ZONES, ZONED,
         "public and idle pools run in a zone", 0, true, false),
-    ROW(BASICS, "VPC", "resource_pool.vpc_id", CHOICE, VPCS, ZONED,
-        "a VPC of the zone's region", 128, true, false),
+    ROW(BASICS, "VPC", "resource_pool.vpc_id", CHOICE, VPCS, ZONED, "a VPC of the zone's region",
+        128, true, false),
     ROW(RESOURCES, "Priority", "scheduling.priority", CHOICE, PRIORITIES, ALWAYS,
         "a waiting higher-priority job holds back lower ones", 0, true, false),
     ROW(RESOURCES, "Preemptible", "scheduling.preemptible", TOGGLE, NO_CHOICES, IDLE,
@@ -58,8 +58,8 @@ static const struct formtab_row rows[] = {
     ROW(TENSORBOARD, "TensorBoard", "tensorboard", TOGGLE, NO_CHOICES, ALWAYS,
         "logs go on a mounted volume; curves show live in `trainjob top` (M on the job)", 0, true,
         false),
-    ROW(TENSORBOARD, "Log path", "tensorboard.log_path", CHOICE, MOUNT_PATHS, TENSORBOARD, NULL,
-        0, true, false),
+    ROW(TENSORBOARD, "Log path", "tensorboard.log_path", CHOICE, MOUNT_PATHS, TENSORBOARD, NULL, 0,
+        true, false),
 };
 
 const struct formtab_row *formtab_rows(size_t *n)

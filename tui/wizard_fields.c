@@ -35,13 +35,13 @@
 static const enum framework frameworks[] = {FRAMEWORK_PYTORCH_DDP, FRAMEWORK_TENSORFLOW_PS,
                                             FRAMEWORK_SENSEPARROTS, FRAMEWORK_MPI};
 
-/* Adds wd as the field of the form table's row for path, in its section, with its label and help. */
+/* Adds wd as the field of the form table's row for path: its section, label and help. */
 static size_t add_field(struct wizard *wz, struct widget *wd, const char *path)
 {
     const struct formtab_row *row = formtab_row(path);
     size_t e = form_add(wz->forms[row->section], row->label, wd, row->help);
-    form_set_wide(wz->forms[row->section], e, row->kind == FORMTAB_TEXTAREA ||
-                                                  row->kind == FORMTAB_LIST);
+    form_set_wide(wz->forms[row->section], e,
+                  row->kind == FORMTAB_TEXTAREA || row->kind == FORMTAB_LIST);
     form_set_disabled(wz->forms[row->section], e, row->read_only,
                       row->read_only ? "read-only: the platform mounts it" : NULL);
     if (wz->field_count < sizeof wz->fields / sizeof wz->fields[0])
