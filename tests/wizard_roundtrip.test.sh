@@ -83,3 +83,11 @@ start_wizard tests/fixtures/roundtrip/acp-fields.yaml 220 60
 keys PgDn PgDn PgDn PgDn PgDn PgDn PgDn
 see_row "Review lists what no field edits as kept from the file" "Kept from the file" \
     "scheduling.scoring_strategy.type, barrier.enable_ethernet_ping, async_checkpoint.max_ckpt_rounds, lme.enable_warmingup, lme.max_retries"
+start_wizard tests/fixtures/roundtrip/unknown-fields.yaml 220 60
+keys PgDn PgDn PgDn PgDn PgDn PgDn PgDn
+see_row "...and a file's unknown fields, each by its path" "Kept from the file" \
+    "resource_pool.placement_hint, roles[0].sidecar_mode, labels_from_elsewhere.team"
+start_wizard examples/pytorch-ddp.yaml 220 60
+keys PgDn PgDn PgDn PgDn PgDn PgDn PgDn
+see "a job whose every field the form shows opens on Review" "The job as it will be sent"
+gone "...with nothing listed as kept from the file" "Kept from the file"
