@@ -331,6 +331,10 @@ static void unknown_field(struct decoder *d, const struct object_type *type, voi
                         "not a field trainjob knows; kept and sent as it is");
         return;
     }
+    /* A near miss in a file is an error, but what the file says is kept: a form that
+     * opens it and saves it again writes it back for its author to correct. */
+    if (d->mode == SCHEMA_FILE && x != NULL)
+        keep_extra(x, base, key, value);
     if (near)
         findings_add_at(d->fs, SEVERITY_ERROR, path, FINDING_AT_KEY,
                         "unknown field; did you mean %s?", near);
@@ -660,5 +664,122 @@ bool schema_equal(const struct object_type *type, const void *a, const void *b)
             break;
         }
     }
+    return true;
+}
+
+/* The field named by one path component (name, or name[i]) of type, in base. */
+static bool find_step(const struct object_type *type, void *base, const char *name, size_t len,
+                      struct schema_ref *ref)
+{
+    const char *bracket = memchr(name, '[', len);
+    size_t key_len = bracket ? (size_t)(bracket - name) : len;
+    for (size_t i = 0; i < type->field_count; i++) {
+        const struct field *f = &type->fields[i];
+        if (f->kind == F_EXTRA || strlen(f->name) != key_len || memcmp(f->name, name, key_len))
+            continue;
+        ref->field = f;
+        ref->base = base;
+        ref->index = SIZE_MAX;
+        if (bracket) {
+            char *end;
+            unsigned long long n = strtoull(bracket + 1, &end, 10);
+            if (f->kind != F_ARRAY || end == bracket + 1 || *end != ']' ||
+                (size_t)(end + 1 - name) != len)
+                return false;
+            ref->index = (size_t)n;
+        }
+        return true;
+    }
+    return false;
+}
+
+bool schema_find(const struct object_type *type, void *base, const char *path,
+                 struct schema_ref *ref)
+{
+    const char *p = path;
+    for (;;) {
+        size_t len = strcspn(p, ".");
+        if (len == 0 || !find_step(type, base, p, len, ref))
+            return false;
+        if (p[len] == '\0')
+            return true;
+        const struct field *f = ref->field;
+        if (f->kind == F_OBJECT) {
+            base = at(base, f->offset);
+        } else if (f->kind == F_ARRAY && ref->index != SIZE_MAX) {
+            size_t count = *(const size_t *)at(base, f->count_offset);
+            if (ref->index >= count)
+                return false;
+            base = *(char **)at(base, f->offset) + ref->index * f->type->size;
+        } else {
+            return false;
+        }
+        type = f->type;
+        p += len + 1;
+    }
+}
+
+bool schema_forget_extra(const struct object_type *type, void *base, const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    const char *key = dot ? dot + 1 : path;
+    if (dot) {
+        char *parent = xstrndup(path, (size_t)(dot - path));
+        struct schema_ref ref;
+        bool found = schema_find(type, base, parent, &ref);
+        free(parent);
+        if (!found)
+            return false;
+        const struct field *f = ref.field;
+        if (f->kind == F_OBJECT)
+            base = at(ref.base, f->offset);
+        else if (f->kind == F_ARRAY && ref.index != SIZE_MAX &&
+                 ref.index < *(const size_t *)at(ref.base, f->count_offset))
+            base = *(char **)at(ref.base, f->offset) + ref.index * f->type->size;
+        else
+            return false;
+        type = f->type;
+    }
+    const struct field *x = extras_field(type);
+    json_t **slot = x ? at(base, x->offset) : NULL;
+    if (!slot || !*slot || json_object_del(*slot, key) != 0)
+        return false;
+    if (json_object_size(*slot) == 0) {
+        json_decref(*slot);
+        *slot = NULL;
+    }
+    return true;
+}
+
+const char *schema_ref_string(const struct schema_ref *ref)
+{
+    const struct field *f = ref->field;
+    if ((f->kind != F_STRING && f->kind != F_STRING_OR_INT) || ref->index != SIZE_MAX)
+        return NULL;
+    return *(char *const *)cat_(ref->base, f->offset);
+}
+
+bool schema_ref_set_string(const struct schema_ref *ref, const char *value)
+{
+    const struct field *f = ref->field;
+    if ((f->kind != F_STRING && f->kind != F_STRING_OR_INT) || ref->index != SIZE_MAX)
+        return false;
+    char **slot = at(ref->base, f->offset);
+    free(*slot);
+    *slot = value && *value ? xstrdup(value) : NULL;
+    return true;
+}
+
+bool schema_ref_set_int(const struct schema_ref *ref, bool present, int64_t value)
+{
+    const struct field *f = ref->field;
+    if ((f->kind != F_INT32 && f->kind != F_INT64) || ref->index != SIZE_MAX)
+        return false;
+    if (f->kind == F_INT32)
+        *(int32_t *)at(ref->base, f->offset) = present ? (int32_t)value : 0;
+    else
+        *(int64_t *)at(ref->base, f->offset) = present ? value : 0;
+    if (f->flag_offset != SCHEMA_NO_FLAG)
+        *(bool *)at(ref->base, f->flag_offset) = present;
     return true;
 }

@@ -168,6 +168,29 @@ void schema_free(const struct object_type *type, void *base);
 void schema_copy(const struct object_type *type, void *dst, const void *src);
 /* True when a and b hold the same values for every field of type (flags too). */
 bool schema_equal(const struct object_type *type, const void *a, const void *b);
+/* Where a field path ("fault_tolerance.rules[2].action") leads in a struct. */
+struct schema_ref {
+    const struct field *field; /* the last component's field */
+    void *base;                /* the struct holding it */
+    size_t index;              /* the last component's [i], or SIZE_MAX */
+};
+/*
+ * Follows path, the same paths findings carry, through type's table from
+ * base; false when a component names no field or an item that is not there.
+ */
+bool schema_find(const struct object_type *type, void *base, const char *path,
+                 struct schema_ref *ref);
+/* The string a ref to an F_STRING field holds (NULL: absent, or not a string field). */
+const char *schema_ref_string(const struct schema_ref *ref);
+/* Sets it to a copy of value ("" or NULL: absent); false when ref is no string field. */
+bool schema_ref_set_string(const struct schema_ref *ref, const char *value);
+/* Sets an integer field and its presence flag; false when ref is no integer field. */
+bool schema_ref_set_int(const struct schema_ref *ref, bool present, int64_t value);
+/*
+ * Drops the field path names from the extras of the object holding it (a
+ * field the file had that the table lacks); false when it was not there.
+ */
+bool schema_forget_extra(const struct object_type *type, void *base, const char *path);
 /* "a mapping", "a string", … for messages. */
 const char *schema_type_name(const json_t *v);
 

@@ -539,7 +539,7 @@ static void on_shadow(void *vctx, size_t rule, size_t earlier, const struct exit
     if (whole) {
         if (!s->reported[rule])
             findings_add(s->c->out, SEVERITY_WARNING, path,
-                         "rule %zu never matches: every code is caught by earlier rules", i + 1);
+                         "never matches: every code is caught by earlier rules");
         s->reported[rule] = true;
         return;
     }
@@ -548,8 +548,9 @@ static void on_shadow(void *vctx, size_t rule, size_t earlier, const struct exit
         return;
     struct strbuf codes = STRBUF_INIT;
     exitcodes_format(overlap, &codes);
-    findings_add(s->c->out, SEVERITY_WARNING, path, "rule %zu: %s %s shadowed by rule %zu", i + 1,
-                 strbuf_str(&codes), exitcodes_count(overlap) == 1 ? "is" : "are", j + 1);
+    /* (the path names this rule; the earlier one is named the same way: rules[0]) */
+    findings_add(s->c->out, SEVERITY_WARNING, path, "%s %s shadowed by rules[%zu]",
+                 strbuf_str(&codes), exitcodes_count(overlap) == 1 ? "is" : "are", j);
     strbuf_free(&codes);
 }
 

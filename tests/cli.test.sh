@@ -107,7 +107,7 @@ sed 's/1,256/201/' "$TMP/bad-codes.yaml" >"$TMP/warn.yaml"
 printf '    - exit_codes: "200-202"\n      action: FAIL_JOB\n' >>"$TMP/warn.yaml"
 run "$tj" validate "$TMP/warn.yaml"
 expect_rc "warnings only: exit 0" 0
-expect_grep "shadowing warning" "$TMP/err" "warning: fault_tolerance.rules[1].exit_codes: rule 2: 201 is shadowed by rule 1"
+expect_grep "shadowing warning" "$TMP/err" "warning: fault_tolerance.rules[1].exit_codes: 201 is shadowed by rules[0]"
 expect_grep "valid with warnings on stdout" "$TMP/out" "valid, 1 warning"
 
 # Text from the file never reaches the terminal raw.

@@ -2,7 +2,8 @@
  * test_schema: api/schema's copy and comparison, walking the same tables
  * as the codecs — a copy is deep and equal to its source, every kind of
  * field (strings, ints, enums, flags) makes two values differ, and a copy
- * says the same as an encode followed by a decode.
+ * says the same as an encode followed by a decode; a field path leads to
+ * its field, and a file's misspelt field is kept until it is let go.
  */
 // clang-format off
 #include <stdarg.h>
@@ -16,7 +17,12 @@
 #include <string.h>
 
 #include "api/finding.h"
+#include "api/formtab.h"
+#include "api/jobspec.h"
+#include "api/jobspec_json.h"
 #include "api/jobstatus.h"
+#include "api/schema.h"
+#include "api/validate.h"
 
 static struct worker_info sample(void)
 {
@@ -110,12 +116,105 @@ static void a_copy_says_what_a_json_round_trip_says(void **state)
     job_event_free(&ec);
 }
 
+/* A job file's document, decoded as files are (JOBSPEC_FILE). */
+static void decode_file(const char *text, struct jobspec *job, struct findings *fs)
+{
+    json_error_t err;
+    json_t *root = json_loads(text, 0, &err);
+    assert_non_null(root);
+    jobspec_init(job);
+    jobspec_from_json(root, JOBSPEC_FILE, job, fs);
+    json_decref(root);
+}
+
+/* The paths findings carry lead to their field, through sections and list items. */
+static void a_path_leads_to_its_field(void **state)
+{
+    (void)state;
+    struct jobspec j;
+    struct findings fs = FINDINGS_INIT;
+    decode_file("{\"fault_tolerance\": {\"backoff_limit\": 3, \"rules\": [{\"exit_codes\": \"1\"},"
+                " {\"exit_codes\": \"2\"}]}}",
+                &j, &fs);
+    struct schema_ref ref;
+    assert_true(schema_find(jobspec_schema(), &j, "fault_tolerance.backoff_limit", &ref));
+    assert_string_equal(ref.field->name, "backoff_limit");
+    assert_ptr_equal(ref.base, &j.fault_tolerance);
+    assert_true(schema_find(jobspec_schema(), &j, "fault_tolerance.rules[1].exit_codes", &ref));
+    assert_ptr_equal(ref.base, &j.fault_tolerance.rules[1]);
+    assert_true(schema_find(jobspec_schema(), &j, "fault_tolerance.rules[1]", &ref));
+    assert_int_equal(ref.index, 1);
+    /* an item that is not there, a name no table has, a malformed index */
+    assert_false(schema_find(jobspec_schema(), &j, "fault_tolerance.rules[2].exit_codes", &ref));
+    assert_false(schema_find(jobspec_schema(), &j, "fault_tolerance.backof_limit", &ref));
+    assert_false(schema_find(jobspec_schema(), &j, "fault_tolerance.rules[x].action", &ref));
+    assert_false(schema_find(jobspec_schema(), &j, "", &ref));
+    jobspec_free(&j);
+    findings_free(&fs);
+}
+
+/*
+ * A misspelt field in a file is an error, and is kept, so a form that opens
+ * the file and saves it writes it back; it goes when let go by its path.
+ */
+static void a_misspelt_field_is_kept_until_let_go(void **state)
+{
+    (void)state;
+    struct jobspec j;
+    struct findings fs = FINDINGS_INIT;
+    decode_file("{\"fault_tolerance\": {\"backof_limit\": 3}}", &j, &fs);
+    assert_int_equal(fs.count, 1);
+    assert_int_equal(fs.items[0].severity, SEVERITY_ERROR);
+    assert_string_equal(fs.items[0].message, "unknown field; did you mean backoff_limit?");
+    json_t *out = jobspec_to_json(&j);
+    json_t *ft = json_object_get(out, "fault_tolerance");
+    assert_int_equal(json_integer_value(json_object_get(ft, "backof_limit")), 3);
+    json_decref(out);
+    assert_true(schema_forget_extra(jobspec_schema(), &j, "fault_tolerance.backof_limit"));
+    assert_false(schema_forget_extra(jobspec_schema(), &j, "fault_tolerance.backof_limit"));
+    out = jobspec_to_json(&j);
+    assert_null(json_object_get(json_object_get(out, "fault_tolerance"), "backof_limit"));
+    json_decref(out);
+    jobspec_free(&j);
+    findings_free(&fs);
+}
+
+/*
+ * Every row of the form table edits a field of the job's schema (the chooser
+ * that fills the image reference aside), in the section validation files
+ * that path under, and no two rows edit one path.
+ */
+static void every_form_row_is_a_schema_path(void **state)
+{
+    (void)state;
+    struct jobspec j;
+    struct findings fs = FINDINGS_INIT;
+    decode_file("{\"roles\": [{\"resource_spec\": [{\"name\": \"x\"}]}]}", &j, &fs);
+    size_t n;
+    const struct formtab_row *rows = formtab_rows(&n);
+    assert_true(n >= 20);
+    for (size_t i = 0; i < n; i++) {
+        struct schema_ref ref;
+        if (rows[i].choices == FORMTAB_IMAGES)
+            continue;
+        if (!schema_find(jobspec_schema(), &j, rows[i].path, &ref))
+            fail_msg("row %s: %s is no path of the job", rows[i].label, rows[i].path);
+        assert_int_equal(form_section_of(rows[i].path), rows[i].section);
+        assert_ptr_equal(formtab_row(rows[i].path), &rows[i]);
+    }
+    jobspec_free(&j);
+    findings_free(&fs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_copy_is_deep_and_equal),
         cmocka_unit_test(every_kind_of_field_counts),
         cmocka_unit_test(a_copy_says_what_a_json_round_trip_says),
+        cmocka_unit_test(a_path_leads_to_its_field),
+        cmocka_unit_test(a_misspelt_field_is_kept_until_let_go),
+        cmocka_unit_test(every_form_row_is_a_schema_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

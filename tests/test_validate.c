@@ -1443,7 +1443,7 @@ static void test_rule_shadowed(void **state)
     expect_one(&job, NULL, SEVERITY_WARNING, "fault_tolerance.rules[1].exit_codes", NULL);
     struct findings fs = FINDINGS_INIT;
     validate_job(&job, NULL, &fs);
-    assert_string_equal(fs.items[0].message, "rule 2: 201 is shadowed by rule 1");
+    assert_string_equal(fs.items[0].message, "201 is shadowed by rules[0]");
     findings_free(&fs);
 
     /* Several codes, several earlier rules. */
@@ -1451,9 +1451,9 @@ static void test_rule_shadowed(void **state)
     validate_job(&job, NULL, &fs);
     assert_int_equal(fs.count, 3);
     assert_non_null(find(&fs, SEVERITY_WARNING, "fault_tolerance.rules[2].exit_codes",
-                         "rule 3: 201,230 are shadowed by rule 1"));
+                         "201,230 are shadowed by rules[0]"));
     assert_non_null(find(&fs, SEVERITY_WARNING, "fault_tolerance.rules[2].exit_codes",
-                         "rule 3: 202 is shadowed by rule 2"));
+                         "202 is shadowed by rules[1]"));
     findings_free(&fs);
     jobspec_free(&job);
 }
@@ -1464,11 +1464,11 @@ static void test_rule_never_matches(void **state)
     baseline(&job);
     add_rule(&job, "254", FT_ACTION_FAIL_JOB);
     expect_one(&job, NULL, SEVERITY_WARNING, "fault_tolerance.rules[3].exit_codes",
-               "rule 4 never matches: every code is caught by earlier rules");
+               "never matches: every code is caught by earlier rules");
     /* Caught by two earlier rules: still one finding. */
     set(&job.fault_tolerance.rules[3].exit_codes, "1,254");
     expect_one(&job, NULL, SEVERITY_WARNING, "fault_tolerance.rules[3].exit_codes",
-               "rule 4 never matches");
+               "never matches");
     jobspec_free(&job);
 }
 
@@ -1482,9 +1482,9 @@ static void test_rule_after_any_code_never_matches(void **state)
     validate_job(&job, NULL, &fs);
     assert_int_equal(fs.count, 2);
     assert_non_null(
-        find(&fs, SEVERITY_WARNING, "fault_tolerance.rules[1].exit_codes", "rule 2 never matches"));
+        find(&fs, SEVERITY_WARNING, "fault_tolerance.rules[1].exit_codes", "never matches"));
     assert_non_null(
-        find(&fs, SEVERITY_WARNING, "fault_tolerance.rules[2].exit_codes", "rule 3 never matches"));
+        find(&fs, SEVERITY_WARNING, "fault_tolerance.rules[2].exit_codes", "never matches"));
     findings_free(&fs);
     jobspec_free(&job);
 }

@@ -14,12 +14,15 @@
 #include <cmocka.h>
 // clang-format on
 #include <curses.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/catalog.h"
+#include "api/formtab.h"
 #include "api/jobspec.h"
 #include "api/jobspec_defaults.h"
+#include "api/jobspec_json.h"
 #include "api/validate.h"
 #include "tui/keymap.h"
 #include "tui/wizard.h"
@@ -359,6 +362,77 @@ static void test_invisible_path_characters_shown_inline(void **state)
     assert_true(subdir);
 }
 
+/* The value at a field path ("roles[0].image_path") in doc, or NULL. */
+static json_t *json_at(json_t *doc, const char *path)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    json_t *v = doc;
+    for (char *save = NULL, *part = strtok_r(buf, ".", &save); v && part;
+         part = strtok_r(NULL, ".", &save)) {
+        char *br = strchr(part, '[');
+        if (br)
+            *br = '\0';
+        v = json_object_get(v, part);
+        if (br)
+            v = json_array_get(v, strtoul(br + 1, NULL, 10));
+    }
+    return v;
+}
+
+/*
+ * Every row of the form table a person types into, reached with keys only
+ * (PgDn to its section, Tab to it): what is typed is in the job, at the
+ * row's path. A toggle's Space changes the value at its path.
+ */
+static void test_every_row_reaches_its_path(void **state)
+{
+    struct fixture *fx = *state;
+    size_t n, walked = 0;
+    const struct formtab_row *rows = formtab_rows(&n);
+    for (size_t i = 0; i < n; i++) {
+        const struct formtab_row *row = &rows[i];
+        if (row->read_only || row->when != FORMTAB_ALWAYS ||
+            (row->kind != FORMTAB_TEXT && row->kind != FORMTAB_TEXTAREA &&
+             row->kind != FORMTAB_NUMBER && row->kind != FORMTAB_TOGGLE))
+            continue;
+        struct jobspec j = ok_job();
+        wizard_free(fx->wz);
+        fx->wz = wizard_new(&fx->cat, &j, NULL, fx->km);
+        jobspec_free(&j);
+        for (int s = 0; s < (int)row->section; s++)
+            key(fx->wz, KEY_NPAGE, true);
+        for (int t = 0; t < 20 && !(wizard_focused_path(fx->wz) &&
+                                    strcmp(wizard_focused_path(fx->wz), row->path) == 0);
+             t++)
+            key(fx->wz, '\t', false);
+        assert_non_null(wizard_focused_path(fx->wz));
+        assert_string_equal(wizard_focused_path(fx->wz), row->path);
+        json_t *before = jobspec_to_json(wizard_job(fx->wz));
+        json_t *was = json_deep_copy(json_at(before, row->path));
+        const char *typed = row->kind == FORMTAB_NUMBER ? "7" : "typed-7";
+        if (row->kind == FORMTAB_TOGGLE)
+            key(fx->wz, ' ', false);
+        else
+            retype(fx->wz, typed);
+        json_t *after = jobspec_to_json(wizard_job(fx->wz));
+        json_t *v = json_at(after, row->path);
+        if (row->kind == FORMTAB_NUMBER)
+            assert_int_equal(json_integer_value(v), 7);
+        else if (row->kind == FORMTAB_TOGGLE)
+            assert_false(json_equal(was, v) || (!was && !v));
+        else if (row->kind == FORMTAB_TEXTAREA) /* typed at the cursor, in the script there was */
+            assert_non_null(strstr(json_string_value(v), typed));
+        else
+            assert_string_equal(json_string_value(v), typed);
+        json_decref(was);
+        json_decref(before);
+        json_decref(after);
+        walked++;
+    }
+    assert_true(walked >= 8);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -370,6 +444,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_invisible_path_characters_shown_inline, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_every_row_reaches_its_path, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

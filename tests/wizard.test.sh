@@ -106,11 +106,11 @@ see "...and counted in the section list" "Environment 1"
 keys BTab C-u MY_FLAG
 gone "renaming the variable clears its message" "set by the platform"
 keys M-n ZZ_LAST Tab 2
-see "Alt-N adds a second variable" "var 2   ZZ_LAST"
+see "Alt-N adds a second variable" "env[1]   ZZ_LAST"
 keys M-Up
-see "Alt-Up moves it above the first" "var 1   ZZ_LAST"
+see "Alt-Up moves it above the first" "env[0]   ZZ_LAST"
 keys M-d
-see "Alt-D removes it" "var 1   MY_FLAG"
+see "Alt-D removes it" "env[0]   MY_FLAG"
 gone "...and only it" "ZZ_LAST"
 
 keys PgUp PgUp # Fault tolerance
@@ -118,7 +118,7 @@ see "rules are greyed while max restarts is 0" "no effect while max restarts is 
 keys 3
 gone "a max restarts above 0 enables the rules" "no effect while max restarts is 0"
 keys Tab M-n
-see "a new rule is labelled by its place" "rule 1"
+see "a new rule is labelled by its place, as paths name it" "rules[0]"
 see "...with any exit code until codes are typed" "any exit code"
 keys "1,256"
 see "an exit code out of range is reported on the rule" "256 is out of range 1-255"
@@ -135,7 +135,7 @@ see "a new mount offers the catalog's volumes with their zone" "scratch  scratch
 keys Enter scratch Enter Tab Tab /mnt/data
 see "the mount path is typed on the row" "/mnt/data"
 keys PgDn PgDn Space Tab # TensorBoard: enabled, the log path
-see "TensorBoard offers the mount paths as log paths" "/mnt/data  mount 1"
+see "TensorBoard offers the mount paths as log paths" "/mnt/data  mount[0]"
 keys Tab tb # a directory under it
 keys C-s
 see "the job with lists is created and opened" "job lists-demo"
@@ -159,7 +159,7 @@ expect_grep "the log path is the mount path and the directory under it" "$TMP/ou
 wizard examples/pytorch-ddp.yaml
 see "the file opens again" "ResNet50-DDP"
 keys PgDn PgDn PgDn PgDn PgDn
-see "the file's variables are rows" "var 2   OMP_NUM_THREADS"
+see "the file's variables are rows" "env[1]   OMP_NUM_THREADS"
 keys PgDn
 see "the file's log path is split into mount path and directory" "tb/resnet50"
 keys PgUp PgUp PgUp

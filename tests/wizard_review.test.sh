@@ -68,7 +68,8 @@ see "an unknown spec is shown as the file says it" "gpu-999"
 keys PgDn PgDn
 see "backoff 150 is kept, not clamped" "150"
 keys PgDn PgDn PgDn PgDn
-see "the unknown field is on Review with its line" "line 13: unknown field"
+see "the misspelt field is on Review with its line, under the field it meant" \
+    "fault_tolerance.backoff_limit: line 13: unknown"
 
 # A file with no job in it (empty) never changes the form.
 : >"$TMP/empty.yaml"

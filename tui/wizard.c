@@ -25,7 +25,9 @@
 #include "api/catalog.h"
 #include "api/finding.h"
 #include "api/jobspec.h"
+#include "api/jobspec_json.h"
 #include "api/ngctag.h"
+#include "api/schema.h"
 #include "api/validate.h"
 #include "tui/keymap.h"
 #include "tui/term.h"
@@ -100,6 +102,7 @@ void wizard_free(struct wizard *wz)
     keybar_free(wz->keybar);
     findings_free(&wz->findings);
     findings_free(&wz->file_findings);
+    findings_free(&wz->misspelt);
     findings_free(&wz->convert);
     jobspec_free(&wz->base);
     jobspec_free(&wz->job);
@@ -107,9 +110,9 @@ void wizard_free(struct wizard *wz)
 }
 
 /* The field showing path's findings: exact, or the nearest ancestor path. */
-static const struct field *field_for(const struct wizard *wz, const char *path)
+static const struct wz_field *field_for(const struct wizard *wz, const char *path)
 {
-    const struct field *best = NULL;
+    const struct wz_field *best = NULL;
     size_t best_len = 0;
     for (size_t i = 0; i < wz->field_count; i++) {
         size_t n = strlen(wz->fields[i].path);
@@ -129,8 +132,77 @@ static struct widget *widget_for(const struct wizard *wz, const char *path)
     const struct wizard_list *wl = wz_list_claiming(wz, path, &row, &sub);
     if (wl)
         return wlist_widget(wl->l);
-    const struct field *fd = field_for(wz, path);
+    const struct wz_field *fd = field_for(wz, path);
     return fd ? form_widget_at(wz->forms[fd->section], fd->entry) : NULL;
+}
+
+/*
+ * A misspelt key the file has ("backof_limit: unknown field; did you mean
+ * backoff_limit?"): the path of the field meant, when a field shows it, into
+ * meant (else ""). Its value is kept among the job's extras, so saving writes
+ * it back; it goes when the field meant is edited (drop_file_findings).
+ */
+static bool misspelt(const struct wizard *wz, const struct finding *f, char *meant, size_t n)
+{
+    static const char said[] = "unknown field; did you mean ";
+    *meant = '\0';
+    if (strncmp(f->message, said, sizeof said - 1) != 0)
+        return false;
+    const char *name = f->message + sizeof said - 1;
+    const char *dot = strrchr(f->path, '.');
+    int parent = dot ? (int)(dot - f->path) + 1 : 0;
+    snprintf(meant, n, "%.*s%.*s", parent, f->path, (int)strcspn(name, "?"), name);
+    if (!widget_for(wz, meant))
+        *meant = '\0';
+    return true;
+}
+
+/* The fields the form sets itself, from other choices: no field shows them, none is lost. */
+static const char *const derived_paths[] = {"roles[0].name", "scheduling.quota_type",
+                                            "scheduling.preemptible", "resource_pool"};
+
+/* Adds to out, comma-separated, the path of every value in v (at path) no shown field edits. */
+static void add_unshown(const struct wizard *wz, const json_t *v, struct strbuf *path,
+                        struct strbuf *out)
+{
+    size_t len = path->len;
+    if (json_is_object(v) && json_object_size(v) > 0) {
+        const char *key;
+        const json_t *item;
+        json_object_foreach((json_t *)v, key, item) {
+            strbuf_addf(path, "%s%s", len ? "." : "", key);
+            add_unshown(wz, item, path, out);
+            strbuf_truncate(path, len);
+        }
+        return;
+    }
+    if (json_is_array(v) && json_array_size(v) > 0 && json_is_object(json_array_get(v, 0))) {
+        for (size_t i = 0; i < json_array_size(v); i++) {
+            strbuf_addf(path, "[%zu]", i);
+            add_unshown(wz, json_array_get(v, i), path, out);
+            strbuf_truncate(path, len);
+        }
+        return;
+    }
+    const char *p = strbuf_str(path);
+    for (size_t i = 0; i < sizeof derived_paths / sizeof derived_paths[0]; i++)
+        if (strcmp(p, derived_paths[i]) == 0)
+            return;
+    const struct wz_field *fd = field_for(wz, p);
+    size_t row, sub;
+    if ((fd && !form_hidden(wz->forms[fd->section], fd->entry)) ||
+        wz_list_claiming(wz, p, &row, &sub))
+        return;
+    strbuf_addf(out, "%s%s", out->len ? ", " : "", p);
+}
+
+void wizard_kept_from_file(const struct wizard *wz, struct strbuf *out)
+{
+    json_t *doc = jobspec_to_json(&wz->job);
+    struct strbuf path = STRBUF_INIT;
+    add_unshown(wz, doc, &path, out);
+    strbuf_free(&path);
+    json_decref(doc);
 }
 
 size_t wizard_set_file_findings(struct wizard *wz, const struct findings *fs,
@@ -140,8 +212,22 @@ size_t wizard_set_file_findings(struct wizard *wz, const struct findings *fs,
     if (first)
         *first = NULL;
     findings_clear(&wz->file_findings);
+    findings_clear(&wz->misspelt);
     for (size_t i = 0; fs && i < fs->count; i++) {
         const struct finding *f = &fs->items[i];
+        char meant[256];
+        if (misspelt(wz, f, meant, sizeof meant)) {
+            if (*meant) { /* under the field meant, in validate's words, until it is edited */
+                const char *key = strrchr(f->path, '.');
+                findings_add_pos(&wz->file_findings, f->severity, meant, f->line, f->col,
+                                 "line %d: %s (the file says %s)", f->line, f->message,
+                                 key ? key + 1 : f->path);
+                findings_add(&wz->misspelt, SEVERITY_WARNING, f->path, "%s", meant);
+                continue;
+            }
+            /* no field could correct it: left out, as the form cannot carry it */
+            schema_forget_extra(jobspec_schema(), &wz->base, f->path);
+        }
         if (!*f->path || !widget_for(wz, f->path)) {
             if (unplaced++ == 0 && first)
                 *first = f;
@@ -154,10 +240,13 @@ size_t wizard_set_file_findings(struct wizard *wz, const struct findings *fs,
                 findings_add_pos(&wz->file_findings, SEVERITY_WARNING, f->path, f->line, f->col,
                                  "line %d: %s (the file was not read into the form)", f->line,
                                  f->message);
-            else
+            else if (f->severity == SEVERITY_ERROR)
                 findings_add_pos(&wz->file_findings, SEVERITY_WARNING, f->path, f->line, f->col,
                                  "line %d: %s (not in the form: left out of the job)", f->line,
                                  f->message);
+            else /* a field kept as the file says it (listed on Review) */
+                findings_add_pos(&wz->file_findings, f->severity, f->path, f->line, f->col,
+                                 "line %d: %s", f->line, f->message);
             continue;
         }
         if (f->line > 0)
@@ -183,6 +272,10 @@ static void drop_file_findings(struct wizard *wz, const struct widget *wd)
     }
     findings_free(&wz->file_findings);
     wz->file_findings = keep;
+    /* the field meant is set now: the misspelt key is not written back */
+    for (size_t i = 0; i < wz->misspelt.count; i++)
+        if (widget_for(wz, wz->misspelt.items[i].message) == wd)
+            schema_forget_extra(jobspec_schema(), &wz->base, wz->misspelt.items[i].path);
 }
 
 void wizard_set_unchanged(struct wizard *wz)
@@ -259,7 +352,7 @@ void wizard_validate(struct wizard *wz)
             continue;
         }
         enum form_section sec = form_section_of(f->path);
-        const struct field *fd = field_for(wz, f->path);
+        const struct wz_field *fd = field_for(wz, f->path);
         if (fd)
             sec = fd->section;
         if (f->severity == SEVERITY_ERROR)
@@ -315,6 +408,17 @@ const struct jobspec *wizard_job(struct wizard *wz)
     return &wz->job;
 }
 
+const char *wizard_focused_path(const struct wizard *wz)
+{
+    if (wz->cur >= SECTION_REVIEW)
+        return NULL;
+    size_t e = form_focused(wz->forms[wz->cur]);
+    for (size_t i = 0; i < wz->field_count; i++)
+        if (wz->fields[i].section == wz->cur && wz->fields[i].entry == e)
+            return wz->fields[i].path;
+    return NULL;
+}
+
 size_t wizard_error_count(const struct wizard *wz)
 {
     return findings_count(&wz->findings, SEVERITY_ERROR);
@@ -363,7 +467,7 @@ void wizard_show_error(struct wizard *wz, const char *field, const char *message
         wz->dirty = true;
         return;
     }
-    const struct field *fd = field && *field ? field_for(wz, field) : NULL;
+    const struct wz_field *fd = field && *field ? field_for(wz, field) : NULL;
     if (fd) {
         close_popups(wz);
         form_set_message(wz->forms[fd->section], fd->entry, FORM_MESSAGE_ERROR, message);
@@ -393,6 +497,7 @@ static void on_changed(struct wizard *wz, struct widget *wd)
         wz_refresh_tb_paths(wz, NULL);
         wz_refresh_tb_help(wz);
     } else if (wd == numberfield_widget(wz->backoff)) {
+        wz->backoff_typed = true;
         wz_refresh_rules_state(wz);
     } else if (wd == select_widget(wz->framework)) {
         wz_refresh_generated_name(wz);
@@ -419,7 +524,7 @@ static void focus_path(struct wizard *wz, const char *path)
 {
     size_t row, sub;
     const struct wizard_list *wl = wz_list_claiming(wz, path, &row, &sub);
-    const struct field *fd = wl ? NULL : field_for(wz, path);
+    const struct wz_field *fd = wl ? NULL : field_for(wz, path);
     enum form_section sec = wl ? wl->section : fd ? fd->section : form_section_of(path);
     if (sec == SECTION_REVIEW)
         return;

@@ -77,6 +77,8 @@ const char *wizard_generated_name(const struct wizard *wz);
 bool wizard_focus_multiline(const struct wizard *wz);
 /* The job as the fields say now. */
 const struct jobspec *wizard_job(struct wizard *wz);
+/* The path of the field that has the focus (as findings name it), or NULL (Review, a note). */
+const char *wizard_focused_path(const struct wizard *wz);
 /* Errors in the current job (after wizard_validate). */
 size_t wizard_error_count(const struct wizard *wz);
 /*

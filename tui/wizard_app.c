@@ -833,8 +833,8 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
     struct jobfile draft;
     jobfile_init(&draft);
     bool use_draft = false;
+    struct findings dfs = FINDINGS_INIT; /* what the draft holds that validate would say */
     if (resume >= 0) {
-        struct findings dfs = FINDINGS_INIT;
         struct strbuf io = STRBUF_INIT;
         struct draft *dr = &dl.items[resume];
         use_draft = jobfile_load(dr->path, &draft, &dfs, &io) != JOBFILE_UNREADABLE;
@@ -847,7 +847,6 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
             snprintf(a.status, sizeof a.status, "draft not resumed: %.200s", strbuf_str(&io));
         }
         a.draft_kept = use_draft;
-        findings_free(&dfs);
         strbuf_free(&io);
     }
     drafts_free(&dl);
@@ -856,6 +855,7 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
     a.default_workspace = have_session ? s.rc.ctx.workspace : o->target.workspace;
     if (use_draft) {
         a.wz = wizard_new(&cat, &draft.job, a.default_workspace, a.km);
+        wizard_set_file_findings(a.wz, &dfs, NULL); /* a misspelt key kept is said, as from -f */
         if (file) /* F2 still offers the file the draft is an edit of */
             a.file = xstrdup(file);
     } else if (file) {
@@ -865,6 +865,7 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
     }
     wizard_set_name_check(a.wz, name_taken, &a);
     findings_free(&file_fs);
+    findings_free(&dfs);
     run(&a);
     jobfile_free(&draft);
     help_free(a.help);

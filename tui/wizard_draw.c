@@ -154,6 +154,14 @@ static void draw_review(struct wizard *wz, const struct term *t, int y, int x, i
         review_add(&rt, sb.buf, sb.len, w, role, (long)i);
         strbuf_reset(&sb);
     }
+    wizard_kept_from_file(wz, &sb);
+    if (sb.len) { /* nothing the form does not show is lost: it is sent, and said here */
+        char *kept = strbuf_detach(&sb, NULL);
+        strbuf_addf(&sb, "Kept from the file (no field here edits them): %s", kept);
+        free(kept);
+        review_add(&rt, sb.buf, sb.len, w, THEME_ROLE_NORMAL, -1);
+        strbuf_reset(&sb);
+    }
     review_add(&rt, "", 0, w, THEME_ROLE_NORMAL, -1);
     strbuf_addf(&sb,
                 "The job as it will be sent (%s; t toggles):", wz->review_json ? "JSON" : "YAML");

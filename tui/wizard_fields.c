@@ -13,9 +13,12 @@
 
 #include "api/catalog.h"
 #include "api/finding.h"
+#include "api/formtab.h"
 #include "api/jobspec.h"
 #include "api/jobspec_defaults.h"
+#include "api/jobspec_json.h"
 #include "api/ngctag.h"
+#include "api/schema.h"
 #include "api/validate.h"
 #include "tui/wizard.h"
 #include "tui/wizard_lists.h"
@@ -32,13 +35,17 @@
 static const enum framework frameworks[] = {FRAMEWORK_PYTORCH_DDP, FRAMEWORK_TENSORFLOW_PS,
                                             FRAMEWORK_SENSEPARROTS, FRAMEWORK_MPI};
 
-/* Adds widget wd as a field of section sec reporting findings under path. */
-static size_t add_field(struct wizard *wz, enum form_section sec, const char *label,
-                        struct widget *wd, const char *path, const char *help)
+/* Adds wd as the field of the form table's row for path: its section, label and help. */
+static size_t add_field(struct wizard *wz, struct widget *wd, const char *path)
 {
-    size_t e = form_add(wz->forms[sec], label, wd, help);
+    const struct formtab_row *row = formtab_row(path);
+    size_t e = form_add(wz->forms[row->section], row->label, wd, row->help);
+    form_set_wide(wz->forms[row->section], e,
+                  row->kind == FORMTAB_TEXTAREA || row->kind == FORMTAB_LIST);
+    form_set_disabled(wz->forms[row->section], e, row->read_only,
+                      row->read_only ? "read-only: the platform mounts it" : NULL);
     if (wz->field_count < sizeof wz->fields / sizeof wz->fields[0])
-        wz->fields[wz->field_count++] = (struct field){path, sec, e};
+        wz->fields[wz->field_count++] = (struct wz_field){row->path, row->section, e};
     return e;
 }
 
@@ -52,6 +59,23 @@ const struct catalog_pool *wz_current_pool(const struct wizard *wz)
 {
     const char *p = select_selected_label(wz->pool);
     return p && wz->cat ? catalog_pool(wz->cat, p) : NULL;
+}
+
+/*
+ * Whether the job runs in a zone: the catalog says so of its pool; for a pool
+ * the catalog does not list, the job opened with does (a zone or VPC, or idle
+ * quota), so a file written for another backend's zoned pool keeps both.
+ */
+bool wz_zoned(const struct wizard *wz)
+{
+    const struct catalog_pool *p = wz_current_pool(wz);
+    if (p)
+        return catalog_pool_needs_zone(wz->cat, p);
+    const struct jobspec *b = &wz->base;
+    const char *pool = select_selected_label(wz->pool);
+    bool same_pool = pool && b->resource_pool.name && strcmp(pool, b->resource_pool.name) == 0;
+    return same_pool && (b->resource_pool.zone || b->resource_pool.vpc_id ||
+                         b->scheduling.quota_type == QUOTA_TYPE_SPOT);
 }
 
 size_t wz_index_of(const struct select_option *o, size_t n, const char *label)
@@ -253,7 +277,7 @@ void wz_refresh_pool_fields(struct wizard *wz, const char *want_zone, const char
     free(keep);
 
     wz_refresh_vpcs(wz, NULL);
-    bool needs_zone = catalog_pool_needs_zone(wz->cat, p);
+    bool needs_zone = wz_zoned(wz);
     form_set_hidden(wz->forms[SECTION_BASICS], wz->e_zone, !needs_zone);
     form_set_hidden(wz->forms[SECTION_BASICS], wz->e_vpc, !needs_zone);
     form_set_hidden(wz->forms[SECTION_RESOURCES], wz->e_preemptible, !(p && p->type == POOL_IDLE));
@@ -319,16 +343,14 @@ const struct wizard_list *wz_list_claiming(const struct wizard *wz, const char *
     return NULL;
 }
 
-/* Adds list which of kind to section sec, its rows from init. */
-static void add_list(struct wizard *wz, int which, enum wlist_kind kind, enum form_section sec,
-                     const char *label, const struct jobspec *init)
+/* Adds list which of kind, its rows from init, as its row of the form table. */
+static void add_list(struct wizard *wz, int which, enum wlist_kind kind, const struct jobspec *init)
 {
     struct wizard_list *wl = &wz->lists[which];
     wl->l = wlist_new(kind, wz->cat, init);
-    wl->section = sec;
-    wl->entry = add_field(wz, sec, label, wlist_widget(wl->l), wlist_path(wl->l), NULL);
-    form_set_wide(wz->forms[sec], wl->entry, true);
-    form_set_help(wz->forms[sec], wl->entry, wlist_help(wl->l));
+    wl->section = formtab_row(wlist_path(wl->l))->section;
+    wl->entry = add_field(wz, wlist_widget(wl->l), wlist_path(wl->l));
+    form_set_help(wz->forms[wl->section], wl->entry, wlist_help(wl->l));
 }
 
 /* The help line of each list: its focused field's, when it changed. */
@@ -359,8 +381,7 @@ void wz_refresh_rules_state(struct wizard *wz)
 /* Volumes outside the job's zone (a public or idle pool's) are offered disabled. */
 void wz_refresh_volume_zone(struct wizard *wz)
 {
-    const struct catalog_pool *p = wz_current_pool(wz);
-    bool zoned = catalog_pool_needs_zone(wz->cat, p);
+    bool zoned = wz_zoned(wz);
     wlist_set_zone(wz->lists[LIST_MOUNTS].l, zoned ? select_selected_label(wz->zone) : NULL);
 }
 
@@ -379,7 +400,7 @@ void wz_refresh_tb_paths(struct wizard *wz, const char *want)
         const char *path = wlist_mount_path(mounts, i), *vol = wlist_mount_volume(mounts, i);
         if (!path || !*path || wz_index_of(o, k, path) != SELECT_NONE)
             continue;
-        snprintf(detail[k], sizeof detail[k], "mount %zu%s%s", i + 1, vol ? " \xc2\xb7 " : "",
+        snprintf(detail[k], sizeof detail[k], "mount[%zu]%s%s", i, vol ? " \xc2\xb7 " : "",
                  vol ? vol : "");
         o[k] = (struct select_option){path, detail[k], false, NULL};
         k++;
@@ -489,6 +510,31 @@ static bool number_into(struct wizard *wz, const struct numberfield *nf, const c
 }
 
 /*
+ * The rows of the form table with no code of their own: each one's value,
+ * read from its widget, written into j at the row's path through the
+ * job's schema table.
+ */
+static void store_plain_rows(struct wizard *wz, struct jobspec *j)
+{
+    for (size_t i = 0; i < wz->field_count; i++) {
+        const struct formtab_row *row = formtab_row(wz->fields[i].path);
+        struct schema_ref ref;
+        if (!row || row->handled || !schema_find(jobspec_schema(), j, row->path, &ref))
+            continue;
+        struct widget *wd = form_widget_at(wz->forms[row->section], wz->fields[i].entry);
+        int32_t v = 0;
+        if (row->kind == FORMTAB_TEXT) {
+            schema_ref_set_string(&ref, textfield_value(textfield_from_widget(wd)));
+        } else if (row->kind == FORMTAB_TEXTAREA) {
+            schema_ref_set_string(&ref, textarea_value(textarea_from_widget(wd)));
+        } else if (row->kind == FORMTAB_NUMBER) {
+            bool ok = number_into(wz, numberfield_from_widget(wd), row->path, &v);
+            schema_ref_set_int(&ref, ok, v);
+        }
+    }
+}
+
+/*
  * Rebuilds wz->job: the base job with every field the form shows overlaid.
  * What a field could not convert is in wz->convert (validation shows it).
  */
@@ -499,12 +545,9 @@ void wz_build_job(struct wizard *wz)
     jobspec_copy(&wz->job, &wz->base);
     struct jobspec *j = &wz->job;
     set_str(&j->workspace_name, select_selected_label(wz->workspace));
-    set_str(&j->display_name, textfield_value(wz->display_name));
-    set_str(&j->name, textfield_value(wz->name));
     j->resource_pool.present = true;
     set_str(&j->resource_pool.name, select_selected_label(wz->pool));
-    const struct catalog_pool *p = wz_current_pool(wz);
-    bool zoned = catalog_pool_needs_zone(wz->cat, p);
+    bool zoned = wz_zoned(wz);
     set_str(&j->resource_pool.zone, zoned ? select_selected_label(wz->zone) : NULL);
     set_str(&j->resource_pool.vpc_id, !zoned         ? NULL
                                       : wz->vpc_pick ? select_selected_label(wz->vpc_pick)
@@ -525,16 +568,17 @@ void wz_build_job(struct wizard *wz)
                      enum_name(&framework_names, (int)j->framework));
     struct role *r = j->role_count ? &j->roles[0] : jobspec_add_role(j);
     set_str(&r->name, JOBSPEC_ROLE_NAME);
-    r->has_total_replicas =
-        number_into(wz, wz->replicas, "roles[0].total_replicas", &r->total_replicas);
     if (r->resource_spec_count == 0)
         role_add_spec(r);
     set_str(&r->resource_spec[0].name, select_selected_label(wz->spec));
-    set_str(&r->image_path, textfield_value(wz->image));
-    set_str(&r->startup_script, textarea_value(wz->script));
-    j->fault_tolerance.present = true;
-    j->fault_tolerance.has_backoff_limit = number_into(
-        wz, wz->backoff, "fault_tolerance.backoff_limit", &j->fault_tolerance.backoff_limit);
+    store_plain_rows(wz, j);
+    /* A job opened without max restarts keeps it unset until the field is typed in: the
+     * platform's default policy applies then (jobspec_defaults), which a 0 written would end. */
+    if (!wz->base.fault_tolerance.has_backoff_limit && !wz->backoff_typed)
+        j->fault_tolerance.has_backoff_limit = false;
+    else
+        j->fault_tolerance.has_backoff_limit = number_into(
+            wz, wz->backoff, "fault_tolerance.backoff_limit", &j->fault_tolerance.backoff_limit);
     if (toggle_on(wz->ssh) || j->ssh.present) {
         j->ssh.present = true;
         j->ssh.has_auto_key_setup = true;
@@ -542,6 +586,8 @@ void wz_build_job(struct wizard *wz)
     }
     for (int i = 0; i < LIST_COUNT; i++)
         wlist_store(wz->lists[i].l, j);
+    j->fault_tolerance.present = j->fault_tolerance.has_backoff_limit ||
+                                 j->fault_tolerance.rule_count || j->fault_tolerance.extra;
     j->tensorboard.present = toggle_on(wz->tensorboard);
     if (j->tensorboard.present)
         set_log_path(wz, j);
@@ -572,41 +618,31 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
         o[n++] = (struct select_option){WIZARD_NEW_WORKSPACE_LABEL, "you its owner", false, NULL};
     wz->ws_prev = at != SELECT_NONE ? at : 0;
     wz->workspace = select_new(o, n, wz->ws_prev);
-    add_field(wz, SECTION_BASICS, "Workspace", select_widget(wz->workspace), "workspace_name",
-              "the workspace the job belongs to; Enter opens the list, type to filter");
+    add_field(wz, select_widget(wz->workspace), "workspace_name");
     wz->display_name = textfield_new(init ? init->display_name : NULL, 256);
-    add_field(wz, SECTION_BASICS, "Display name", textfield_widget(wz->display_name),
-              "display_name", "1-256: Chinese characters, letters, digits, . : _ -");
+    add_field(wz, textfield_widget(wz->display_name), "display_name");
     wz->name = textfield_new(init ? init->name : NULL, 63);
     wz_refresh_generated_name(wz);
-    add_field(wz, SECTION_BASICS, "Name", textfield_widget(wz->name), "name",
-              "optional: lowercase letters, digits and -, unique in the workspace");
+    add_field(wz, textfield_widget(wz->name), "name");
     wz->pool = select_new(NULL, 0, SELECT_NONE);
-    add_field(wz, SECTION_BASICS, "Resource pool", select_widget(wz->pool), "resource_pool.name",
-              "the AI elastic cluster: standard (dedicated or public) or idle");
+    add_field(wz, select_widget(wz->pool), "resource_pool.name");
     wz->zone = select_new(NULL, 0, SELECT_NONE);
-    wz->e_zone = add_field(wz, SECTION_BASICS, "Zone", select_widget(wz->zone),
-                           "resource_pool.zone", "public and idle pools run in a zone");
+    wz->e_zone = add_field(wz, select_widget(wz->zone), "resource_pool.zone");
     wz->vpc = textfield_new(init ? init->resource_pool.vpc_id : NULL, 128);
     if (cat && !(cat->unknown & CATALOG_UNKNOWN_ZONES)) {
         /* The catalog lists the VPCs: one of those in the zone's region (the file's is kept). */
         wz->vpc_pick = select_new(NULL, 0, SELECT_NONE);
-        wz->e_vpc = add_field(wz, SECTION_BASICS, "VPC", select_widget(wz->vpc_pick),
-                              "resource_pool.vpc_id", "a VPC of the zone's region");
+        wz->e_vpc = add_field(wz, select_widget(wz->vpc_pick), "resource_pool.vpc_id");
     } else {
-        wz->e_vpc = add_field(wz, SECTION_BASICS, "VPC", textfield_widget(wz->vpc),
-                              "resource_pool.vpc_id", "the VPC in the zone's region");
+        wz->e_vpc = add_field(wz, textfield_widget(wz->vpc), "resource_pool.vpc_id");
     }
 
     /* Resources */
     wz->priority = select_new(NULL, 0, SELECT_NONE);
-    add_field(wz, SECTION_RESOURCES, "Priority", select_widget(wz->priority), "scheduling.priority",
-              "a waiting higher-priority job holds back lower ones");
+    add_field(wz, select_widget(wz->priority), "scheduling.priority");
     wz->preemptible = toggle_new("may be preempted", !init || !init->scheduling.has_preemptible ||
                                                          init->scheduling.preemptible);
-    wz->e_preemptible = add_field(wz, SECTION_RESOURCES, "Preemptible",
-                                  toggle_widget(wz->preemptible), "scheduling.preemptible",
-                                  "idle jobs only: standard jobs may take the capacity back");
+    wz->e_preemptible = add_field(wz, toggle_widget(wz->preemptible), "scheduling.preemptible");
     struct select_option fo[5];
     size_t fsel = 0, fn = 4;
     for (size_t i = 0; i < 4; i++) {
@@ -626,16 +662,13 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
     }
     wz->framework = select_new(fo, fn, fsel);
     wz_refresh_generated_name(wz);
-    add_field(wz, SECTION_RESOURCES, "Framework", select_widget(wz->framework), "framework",
-              "how workers are started and find each other");
+    add_field(wz, select_widget(wz->framework), "framework");
     /* Widened to a loaded job's value: shown as the file says it, never clamped. */
     long r0 = r && r->has_total_replicas ? r->total_replicas : 1;
     wz->replicas = numberfield_new(r0 < 1 ? r0 : 1, r0 > 4096 ? r0 : 4096, r0);
-    add_field(wz, SECTION_RESOURCES, "Replicas", numberfield_widget(wz->replicas),
-              "roles[0].total_replicas", "Up/Down change it");
+    add_field(wz, numberfield_widget(wz->replicas), "roles[0].total_replicas");
     wz->spec = select_new(NULL, 0, SELECT_NONE);
-    wz->e_spec = add_field(wz, SECTION_RESOURCES, "Resource spec", select_widget(wz->spec),
-                           "roles[0].resource_spec[0].name", "what one worker gets");
+    wz->e_spec = add_field(wz, select_widget(wz->spec), "roles[0].resource_spec[0].name");
 
     /* Image */
     const char *image = r && r->image_path        ? r->image_path
@@ -643,19 +676,13 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
                                                   : NULL;
     /* The catalog's images by source, NGC ones marked; choosing one fills the reference below. */
     wz->image_pick = select_new(NULL, 0, SELECT_NONE);
-    wz->e_image_pick = add_field(
-        wz, SECTION_IMAGE, "From catalog", select_widget(wz->image_pick), "image_source",
-        "pool (built-in), dev-machine and private images; Enter lists them, type to filter");
+    wz->e_image_pick = add_field(wz, select_widget(wz->image_pick), "image_source");
     wz->image = textfield_new(image, 1024);
-    wz->e_image =
-        add_field(wz, SECTION_IMAGE, "Image", textfield_widget(wz->image), "roles[0].image_path",
-                  "[registry[:port]/]repo[:tag][@sha256:…]; local/host runs on the machine itself");
+    wz->e_image = add_field(wz, textfield_widget(wz->image), "roles[0].image_path");
     wz_refresh_image_pick(wz);
     wz->script = textarea_new(r ? r->startup_script : NULL, 8, 0);
     textarea_set_placeholder(wz->script, "the commands every worker runs");
-    size_t e = add_field(wz, SECTION_IMAGE, "Startup script", textarea_widget(wz->script),
-                         "roles[0].startup_script", "runs with sh -c in every worker");
-    form_set_wide(wz->forms[SECTION_IMAGE], e, true);
+    add_field(wz, textarea_widget(wz->script), "roles[0].startup_script");
 
     /* Fault tolerance */
     const struct fault_tolerance *ft = init ? &init->fault_tolerance : NULL;
@@ -666,10 +693,8 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
     wz->backoff = numberfield_new(b0 < lim.min_backoff ? b0 : lim.min_backoff,
                                   b0 > lim.max_backoff ? b0 : lim.max_backoff, b0);
     numberfield_set_suffix(wz->backoff, "restarts (0 never, -1 forever)");
-    add_field(wz, SECTION_FAULT_TOLERANCE, "Max restarts", numberfield_widget(wz->backoff),
-              "fault_tolerance.backoff_limit",
-              "RESTART_JOB restarts every worker; on big jobs re-initialising takes long");
-    add_list(wz, LIST_RULES, WLIST_RULE, SECTION_FAULT_TOLERANCE, "Rules (first match wins)", init);
+    add_field(wz, numberfield_widget(wz->backoff), "fault_tolerance.backoff_limit");
+    add_list(wz, LIST_RULES, WLIST_RULE, init);
     size_t ft_note = form_add(
         wz->forms[SECTION_FAULT_TOLERANCE], NULL,
         wlist_note_new("When no rule matches, or there are none, the platform default applies: "
@@ -685,35 +710,28 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
         form_add(wz->forms[SECTION_DATA], NULL,
                  wlist_note_new("POSIX permissions of a volume are set by the tenant admin"), NULL);
     form_set_wide(wz->forms[SECTION_DATA], note, true);
-    add_list(wz, LIST_MOUNTS, WLIST_MOUNT, SECTION_DATA, "AFS volumes", init);
+    add_list(wz, LIST_MOUNTS, WLIST_MOUNT, init);
 
     /* Environment */
-    add_list(wz, LIST_ENV, WLIST_ENV, SECTION_ENVIRONMENT, "Variables", init);
+    add_list(wz, LIST_ENV, WLIST_ENV, init);
     wz->ssh = toggle_new("passwordless SSH between workers",
                          init && init->ssh.has_auto_key_setup && init->ssh.auto_key_setup);
-    add_field(wz, SECTION_ENVIRONMENT, "SSH", toggle_widget(wz->ssh), "ssh.auto_key_setup",
-              "keys appear read-only at the SSH config path; always on for MPI");
+    add_field(wz, toggle_widget(wz->ssh), "ssh.auto_key_setup");
     /* Where the keys and ssh_config appear: shown, not edited (a volume over it is a finding). */
     wz->ssh_path = textfield_new(init && init->ssh.config_mount_path ? init->ssh.config_mount_path
                                                                      : JOBSPEC_DEFAULT_SSH_PATH,
                                  0);
-    wz->e_ssh_path = add_field(wz, SECTION_ENVIRONMENT, "SSH config",
-                               textfield_widget(wz->ssh_path), "ssh.config_mount_path",
-                               "read-only in every worker: copy the files elsewhere to edit them");
-    form_set_disabled(wz->forms[SECTION_ENVIRONMENT], wz->e_ssh_path, true,
-                      "read-only: the platform mounts it");
+    wz->e_ssh_path = add_field(wz, textfield_widget(wz->ssh_path), "ssh.config_mount_path");
     wz_refresh_ssh_path(wz);
 
     /* TensorBoard */
     wz->tensorboard = toggle_new("enabled", init && init->tensorboard.present);
-    add_field(wz, SECTION_TENSORBOARD, "TensorBoard", toggle_widget(wz->tensorboard), "tensorboard",
-              "logs go on a mounted volume; curves show live in `trainjob top` (M on the job)");
+    add_field(wz, toggle_widget(wz->tensorboard), "tensorboard");
     const char *tb_base, *tb_dir;
     split_log_path(wz, init ? init->tensorboard.log_path : NULL, &tb_base, &tb_dir);
     wz->tb_mount = select_new(NULL, 0, SELECT_NONE);
     wz_refresh_tb_paths(wz, tb_base);
-    wz->e_tb_mount = add_field(wz, SECTION_TENSORBOARD, "Log path", select_widget(wz->tb_mount),
-                               "tensorboard.log_path", NULL);
+    wz->e_tb_mount = add_field(wz, select_widget(wz->tb_mount), "tensorboard.log_path");
     wz_refresh_tb_help(wz);
     wz->tb_dir = textfield_new(tb_dir, 0);
     textfield_set_placeholder(wz->tb_dir, "the mount path itself");

@@ -12,7 +12,7 @@
  * finding names and help, and how a row is made from a job's element and
  * written back.
  *
- * Layout of a row, in the listedit's rectangle: the row's name ("rule 1")
+ * Layout of a row, in the listedit's rectangle: the row's name ("rules[0]", as its path names it)
  * in a left column, then either every field on one line (a variable:
  * NAME = value) or one field per line after a field label (a mount, a
  * rule). A field's message goes on the lines under it, icon first,
@@ -65,7 +65,7 @@ struct wlist;
 
 struct list_kind {
     const char *path;     /* the list's finding path */
-    const char *row_name; /* rows are "rule 1", "rule 2"… */
+    const char *row_name; /* rows are "rules[0]", "rules[1]"…: the path's own naming */
     const char *noun;     /* "a variable", for the hints */
     size_t max_rows;      /* 0: no limit */
     size_t nfields;
@@ -332,7 +332,7 @@ static void rule_store(const struct row *r, struct jobspec *job)
 static const struct list_kind kinds[] = {
     [WLIST_ENV] = {
         .path = "env",
-        .row_name = "var",
+        .row_name = "env",
         .noun = "a variable",
         .max_rows = VALIDATE_MAX_ENV,
         .nfields = 2,
@@ -365,7 +365,7 @@ static const struct list_kind kinds[] = {
     },
     [WLIST_RULE] = {
         .path = "fault_tolerance.rules",
-        .row_name = "rule",
+        .row_name = "rules",
         .noun = "a rule",
         .max_rows = VALIDATE_MAX_RULES,
         .nfields = 3,
@@ -441,7 +441,7 @@ static void layout_row(const struct wlist *l, int w, struct row_layout *lo)
 {
     const struct list_kind *k = l->kind;
     memset(lo, 0, sizeof *lo);
-    lo->name_w = (int)strlen(k->row_name) + 3 + ROW_GAP; /* "rule 20" */
+    lo->name_w = (int)strlen(k->row_name) + 4 + ROW_GAP; /* "rules[19]" */
     if (k->one_line) {
         int avail = w - lo->name_w - 3; /* " = " between the two */
         int first = avail * 2 / 5;
@@ -536,7 +536,7 @@ static void cb_draw_row(void *ctx, size_t row, WINDOW *win, int y, int x, int w,
 
     layout_row(l, w, &lo);
     wattrset(win, (int)(off ? pal->dim : focused ? pal->label | A_BOLD : pal->label));
-    snprintf(name, sizeof name, "%s %zu", k->row_name, row + 1);
+    snprintf(name, sizeof name, "%s[%zu]", k->row_name, row);
     widget_put_clipped(win, y, x, lo.name_w - 1, name, strlen(name), l->utf8);
     for (size_t i = 0; i < k->nfields; i++) {
         bool here = focused && i == r->focus;

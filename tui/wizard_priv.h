@@ -31,7 +31,7 @@ struct toggle;
 /* The lists, each one entry of its section's form. */
 enum { LIST_ENV, LIST_MOUNTS, LIST_RULES, LIST_COUNT };
 
-struct field {
+struct wz_field {
     const char *path; /* the finding path shown under this field */
     enum form_section section;
     size_t entry;
@@ -46,13 +46,15 @@ struct wizard {
     struct jobspec job;
     struct form *forms[SECTION_COUNT];
     enum form_section cur;
-    struct field fields[32];
+    struct wz_field fields[32];
     size_t field_count;
     struct findings findings;
     struct findings file_findings; /* from the file opened, on fields not edited since */
+    struct findings misspelt;      /* the file's misspelt keys (path), each the path it meant */
     struct findings convert;       /* what the fields could not put into the job (wz_build_job) */
     int errors[SECTION_COUNT], warnings[SECTION_COUNT];
     bool dirty, changed, pending, review_json;
+    bool backoff_typed; /* max restarts was typed in (else a job without one keeps none) */
     /* Review: the first line shown, the finding n/N chose (-1: none) and whether to bring
      * it into view; the page and line count of the last draw (for the scroll keys). */
     int review_top, review_page, review_lines;
@@ -91,6 +93,8 @@ struct wizard {
 /* wizard_fields.c */
 const struct catalog_workspace *wz_current_workspace(const struct wizard *wz);
 const struct catalog_pool *wz_current_pool(const struct wizard *wz);
+/* Whether the job needs a zone and VPC (the pool's type, or the file's for an unlisted pool). */
+bool wz_zoned(const struct wizard *wz);
 size_t wz_index_of(const struct select_option *o, size_t n, const char *label);
 /* The list showing entry of section sec, or NULL. */
 struct wlist *wz_list_at(const struct wizard *wz, enum form_section sec, size_t entry);
@@ -114,6 +118,10 @@ void wz_refresh_tb_help(struct wizard *wz);
 void wz_refresh_rules_state(struct wizard *wz);
 void wz_refresh_volume_zone(struct wizard *wz);
 void wz_refresh_replica_hint(struct wizard *wz);
+
+/* wizard.c: the paths of what the job holds that no shown field edits, comma-separated. */
+struct strbuf;
+void wizard_kept_from_file(const struct wizard *wz, struct strbuf *out);
 
 /* wizard_draw.c: section_titles is the sidebar's and the section heading's */
 extern const char *const wizard_section_titles[SECTION_COUNT];

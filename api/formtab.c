@@ -1,0 +1,77 @@
+/*
+ * formtab: the rows of the create-task form (api/formtab.h). Adding a field
+ * the console adds is one row here, its path in the job's schema table
+ * (api/jobspec_json.c) and its rule in api/validate*.c.
+ */
+#include "api/formtab.h"
+
+#include <string.h>
+
+#define ROW(sec, label, path, kind, choices, when, help, max, handled, ro)                         \
+    {                                                                                              \
+        SECTION_##sec, label, path, FORMTAB_##kind, FORMTAB_##choices, FORMTAB_##when, help, max,  \
+            handled, ro                                                                            \
+    }
+
+static const struct formtab_row rows[] = {
+    ROW(BASICS, "Workspace", "workspace_name", CHOICE, WORKSPACES, ALWAYS,
+        "the workspace the job belongs to; Enter opens the list, type to filter", 0, true, false),
+    ROW(BASICS, "Display name", "display_name", TEXT, NO_CHOICES, ALWAYS,
+        "1-256: Chinese characters, letters, digits, . : _ -", 256, false, false),
+    ROW(BASICS, "Name", "name", TEXT, NO_CHOICES, ALWAYS,
+        "optional: lowercase letters, digits and -, unique in the workspace", 63, false, false),
+    ROW(BASICS, "Resource pool", "resource_pool.name", CHOICE, POOLS, ALWAYS,
+        "the AI elastic cluster: standard (dedicated or public) or idle", 0, true, false),
+    ROW(BASICS, "Zone", "resource_pool.zone", CHOICE, ZONES, ZONED,
+        "public and idle pools run in a zone", 0, true, false),
+    ROW(BASICS, "VPC", "resource_pool.vpc_id", CHOICE, VPCS, ZONED, "a VPC of the zone's region",
+        128, true, false),
+    ROW(RESOURCES, "Priority", "scheduling.priority", CHOICE, PRIORITIES, ALWAYS,
+        "a waiting higher-priority job holds back lower ones", 0, true, false),
+    ROW(RESOURCES, "Preemptible", "scheduling.preemptible", TOGGLE, NO_CHOICES, IDLE,
+        "idle jobs only: standard jobs may take the capacity back", 0, true, false),
+    ROW(RESOURCES, "Framework", "framework", CHOICE, FRAMEWORKS, ALWAYS,
+        "how workers are started and find each other", 0, true, false),
+    ROW(RESOURCES, "Replicas", "roles[0].total_replicas", NUMBER, NO_CHOICES, ALWAYS,
+        "Up/Down change it", 0, false, false),
+    ROW(RESOURCES, "Resource spec", "roles[0].resource_spec[0].name", CHOICE, SPECS, ALWAYS,
+        "what one worker gets", 0, true, false),
+    ROW(IMAGE, "From catalog", "image_source", CHOICE, IMAGES, ALWAYS,
+        "pool (built-in), dev-machine and private images; Enter lists them, type to filter", 0,
+        true, false),
+    ROW(IMAGE, "Image", "roles[0].image_path", TEXT, NO_CHOICES, ALWAYS,
+        "[registry[:port]/]repo[:tag][@sha256:…]; local/host runs on the machine itself", 1024,
+        false, false),
+    ROW(IMAGE, "Startup script", "roles[0].startup_script", TEXTAREA, NO_CHOICES, ALWAYS,
+        "runs with sh -c in every worker", 0, false, false),
+    ROW(FAULT_TOLERANCE, "Max restarts", "fault_tolerance.backoff_limit", NUMBER, NO_CHOICES,
+        ALWAYS, "RESTART_JOB restarts every worker; on big jobs re-initialising takes long", 0,
+        true, false),
+    ROW(FAULT_TOLERANCE, "Rules (first match wins)", "fault_tolerance.rules", LIST, NO_CHOICES,
+        ALWAYS, NULL, 0, true, false),
+    ROW(DATA, "AFS volumes", "mount", LIST, NO_CHOICES, ALWAYS, NULL, 0, true, false),
+    ROW(ENVIRONMENT, "Variables", "env", LIST, NO_CHOICES, ALWAYS, NULL, 0, true, false),
+    ROW(ENVIRONMENT, "SSH", "ssh.auto_key_setup", TOGGLE, NO_CHOICES, ALWAYS,
+        "keys appear read-only at the SSH config path; always on for MPI", 0, true, false),
+    ROW(ENVIRONMENT, "SSH config", "ssh.config_mount_path", TEXT, NO_CHOICES, SSH,
+        "read-only in every worker: copy the files elsewhere to edit them", 0, true, true),
+    ROW(TENSORBOARD, "TensorBoard", "tensorboard", TOGGLE, NO_CHOICES, ALWAYS,
+        "logs go on a mounted volume; curves show live in `trainjob top` (M on the job)", 0, true,
+        false),
+    ROW(TENSORBOARD, "Log path", "tensorboard.log_path", CHOICE, MOUNT_PATHS, TENSORBOARD, NULL, 0,
+        true, false),
+};
+
+const struct formtab_row *formtab_rows(size_t *n)
+{
+    *n = sizeof rows / sizeof rows[0];
+    return rows;
+}
+
+const struct formtab_row *formtab_row(const char *path)
+{
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (strcmp(rows[i].path, path) == 0)
+            return &rows[i];
+    return NULL;
+}

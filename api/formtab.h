@@ -1,0 +1,70 @@
+/*
+ * formtab: the create-task form as data — one row per field the wizard
+ * shows: its section, label, help, the schema path it edits (the paths
+ * findings carry), the kind of widget, where its choices come from and when
+ * it is shown. tui/wizard_fields.c builds its sections from these rows and
+ * reads and writes a plain row's value through api/schema by its path;
+ * rows with a handler there (choices the catalog drives, the lists) say
+ * what they edit by the same path. No curses here: the table is knowledge
+ * about the job's fields, beside the schema and validation that share its
+ * paths (doc/trainjob-form.7.scd says how they fit).
+ */
+#ifndef API_FORMTAB_H
+#define API_FORMTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "api/validate.h"
+
+enum formtab_kind {
+    FORMTAB_TEXT,     /* one line of text */
+    FORMTAB_TEXTAREA, /* several lines */
+    FORMTAB_NUMBER,   /* a whole number, kept as typed (range is validation's) */
+    FORMTAB_TOGGLE,   /* on / off */
+    FORMTAB_CHOICE,   /* one of a list (choices below) */
+    FORMTAB_LIST,     /* rows of fields: env, mounts, rules (tui/wizard_lists.c) */
+};
+
+/* Where a choice field's choices come from. */
+enum formtab_choices {
+    FORMTAB_NO_CHOICES,
+    FORMTAB_WORKSPACES,  /* the caller's workspaces, and "new workspace…" */
+    FORMTAB_POOLS,       /* the workspace's pools */
+    FORMTAB_ZONES,       /* the pool's zones */
+    FORMTAB_VPCS,        /* the VPCs of the zone's region */
+    FORMTAB_PRIORITIES,  /* enum priority; owner-only ones disabled for members */
+    FORMTAB_FRAMEWORKS,  /* enum framework: the four the console offers */
+    FORMTAB_SPECS,       /* the pool's resource specs */
+    FORMTAB_IMAGES,      /* the catalog's images */
+    FORMTAB_MOUNT_PATHS, /* the mount paths typed in Data */
+};
+
+/* When a row is shown. */
+enum formtab_when {
+    FORMTAB_ALWAYS,
+    FORMTAB_ZONED,       /* standard – public and idle pools (and a file's unlisted zoned pool) */
+    FORMTAB_IDLE,        /* idle pools only */
+    FORMTAB_SSH,         /* while passwordless SSH is on (always for MPI) */
+    FORMTAB_TENSORBOARD, /* while TensorBoard is enabled */
+};
+
+struct formtab_row {
+    enum form_section section;
+    const char *label;
+    const char *path; /* the schema path it edits, as findings name it */
+    enum formtab_kind kind;
+    enum formtab_choices choices;
+    enum formtab_when when;
+    const char *help;
+    int max_chars;  /* text: the longest value the field takes (0: no limit) */
+    bool handled;   /* tui/wizard_fields.c has code for it; else plain: bound by path only */
+    bool read_only; /* shown, not edited */
+};
+
+/* Every row, in the order the form shows them; *n is their count. */
+const struct formtab_row *formtab_rows(size_t *n);
+/* The row that edits path exactly, or NULL. */
+const struct formtab_row *formtab_row(const char *path);
+
+#endif
