@@ -113,11 +113,11 @@ static int open_log_dir(struct slurm *s, const char *name, const char *log_path,
     }
     struct strbuf why = STRBUF_INIT;
     int fd = beneath_open_dir(root_fd, below, false, &why);
+    int cause = errno;
     close(root_fd);
     if (fd < 0) {
         const char *text = strbuf_str(&why);
-        size_t n = strlen(text), k = strlen(strerror(ENOENT));
-        *missing = n >= k && strcmp(text + n - k, strerror(ENOENT)) == 0;
+        *missing = cause == ENOENT;
         api_error_set(err, 403, "LogPathRefused", "tensorboard.log_path",
                       "job '%s': tensorboard.log_path %s (%s%s) refused: %s; logs are read only "
                       "below the volume, through no symlink",

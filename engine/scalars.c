@@ -64,13 +64,12 @@ int scalars_open_dir(const char *root, const char *subdir, const char *rest, int
     char *below = xasprintf("%s/%s", subdir ? subdir : "", rest ? rest : "");
     struct strbuf why = STRBUF_INIT;
     int fd = beneath_open_dir(root_fd, below, false, &why);
+    int cause = errno;
     close(root_fd);
     if (fd < 0) {
         /* beneath names the trouble; a missing directory is only "not written yet" */
-        const char *text = strbuf_str(&why);
-        size_t n = strlen(text), k = strlen(strerror(ENOENT));
-        *missing = n >= k && strcmp(text + n - k, strerror(ENOENT)) == 0;
-        strbuf_addf(err, "%s: %s", below, text);
+        *missing = cause == ENOENT;
+        strbuf_addf(err, "%s: %s", below, strbuf_str(&why));
     }
     strbuf_free(&why);
     free(below);

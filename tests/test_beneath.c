@@ -13,6 +13,7 @@
  * one before with symlinks refused, mkdirat never follows one, and the shim
  * binds the final descriptor itself, so there is no later lookup by name.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -150,6 +151,19 @@ static void expect_refused(const struct fixture *f, const char *subdir, bool cre
     strbuf_free(&err);
 }
 
+/* The errno a refusal leaves: what callers tell "not made yet" (ENOENT) by. */
+static int refusal_errno(const struct fixture *f, const char *subdir)
+{
+    struct strbuf err = STRBUF_INIT;
+    errno = 0;
+    int fd = beneath_open_dir(f->vol_fd, subdir, false, &err);
+    int e = errno;
+    if (fd >= 0)
+        fail_msg("%s was opened", subdir);
+    strbuf_free(&err);
+    return e;
+}
+
 static bool exists(const char *base, const char *rel)
 {
     char *path = xasprintf("%s/%s", base, rel);
@@ -185,6 +199,10 @@ static void test_missing_dirs_created(void **state)
     struct fixture *f = *state;
     expect_refused(f, "/m/n", false, "/m: No such file or directory");
     expect_refused(f, "/m", false, "No such file or directory");
+    assert_int_equal(refusal_errno(f, "/m/n"), ENOENT);
+    plant_link(f->vol, "link", "/");
+    assert_int_not_equal(refusal_errno(f, "/link"), ENOENT); /* refused, not "not made yet" */
+    assert_int_not_equal(refusal_errno(f, "/link"), 0);
     assert_false(exists(f->vol, "m"));
     expect_dir(f, "/m/n/o", true, "m/n/o");
     beneath_use_openat2(0);

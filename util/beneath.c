@@ -71,6 +71,7 @@ int beneath_open_dir(int root_fd, const char *subdir, bool create, struct strbuf
         return -1;
     }
     struct strbuf sofar = STRBUF_INIT;
+    int failed = 0; /* the errno the caller gets back */
     const char *p = subdir ? subdir : "";
     const char *part;
     size_t len;
@@ -82,11 +83,13 @@ int beneath_open_dir(int root_fd, const char *subdir, bool create, struct strbuf
         const char *shown = last ? NULL : strbuf_str(&sofar);
         if (path_part_is_dotdot(part, len)) {
             strbuf_adds(err, "'..' is not allowed");
+            failed = EINVAL;
             goto fail;
         }
         char name[NAME_MAX + 1];
         if (len > NAME_MAX) {
             explain(cur, "", ENAMETOOLONG, shown, err);
+            failed = ENAMETOOLONG;
             goto fail;
         }
         memcpy(name, part, len);
@@ -95,13 +98,15 @@ int beneath_open_dir(int root_fd, const char *subdir, bool create, struct strbuf
         if (fd < 0 && errno == ENOENT && create) {
             /* mkdirat never follows a symlink in name; a racing one fails the open below. */
             if (mkdirat(cur, name, 0755) != 0 && errno != EEXIST) {
-                explain(cur, name, errno, shown, err);
+                failed = errno;
+                explain(cur, name, failed, shown, err);
                 goto fail;
             }
             fd = open_component(cur, name);
         }
         if (fd < 0) {
-            explain(cur, name, errno, shown, err);
+            failed = errno;
+            explain(cur, name, failed, shown, err);
             goto fail;
         }
         close(cur);
@@ -112,5 +117,6 @@ int beneath_open_dir(int root_fd, const char *subdir, bool create, struct strbuf
 fail:
     close(cur);
     strbuf_free(&sofar);
+    errno = failed;
     return -1;
 }

@@ -26,7 +26,8 @@ struct strbuf;
  * parent's descriptor. Returns an O_PATH | O_DIRECTORY | O_CLOEXEC
  * descriptor, or -1 with what was wrong in err, naming the component when
  * it is not subdir itself: "is a symlink", "/a/b is not a directory",
- * "'..' is not allowed", "/a: No such file or directory".
+ * "'..' is not allowed", "/a: No such file or directory"; errno is then
+ * the cause (ENOENT: a component is missing — not made yet, not refused).
  */
 int beneath_open_dir(int root_fd, const char *subdir, bool create, struct strbuf *err);
 /* For tests: 0 makes beneath_open_dir take the O_NOFOLLOW walk; -1 lets it find out again. */
