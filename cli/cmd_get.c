@@ -18,6 +18,7 @@
 #include "api/jobspec_json.h"
 #include "cli/cli.h"
 #include "cli/output.h"
+#include "util/sizefmt.h"
 #include "util/strbuf.h"
 #include "util/timefmt.h"
 #include "util/xalloc.h"
@@ -763,8 +764,10 @@ static int get_catalog(struct session *s, const struct get_opts *op, FILE *out, 
                     strbuf_addf(&what, "%d× %s%s, ", sp->devices,
                                 sp->device_type ? sp->device_type : "GPU",
                                 sp->simulated ? " (simulated)" : "");
-                if (sp)
-                    strbuf_addf(&what, "%d CPU, %lld MiB", sp->vcpus, (long long)sp->memory_mib);
+                if (sp) {
+                    strbuf_addf(&what, "%d CPU, ", sp->vcpus);
+                    sizefmt_add_mib(&what, sp->memory_mib);
+                }
                 const char *row[] = {p->name, pool_type_label(p->type), strbuf_str(&zones),
                                      sp ? sp->name : NULL, strbuf_str(&what)};
                 cli_table_row(&t, row);

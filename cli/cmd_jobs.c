@@ -31,6 +31,7 @@
 #include "api/yamltree.h"
 #include "cli/cli.h"
 #include "cli/output.h"
+#include "util/sizefmt.h"
 #include "util/strbuf.h"
 #include "util/timefmt.h"
 #include "util/utf8.h"
@@ -183,21 +184,19 @@ static int on_log(void *ctx, const char *data, size_t len)
 static int on_log_skip(void *ctx, uint64_t bytes)
 {
     struct log_out *lo = ctx;
-    char line[160];
-    char amount[48];
-    if (bytes >= (1u << 20))
-        snprintf(amount, sizeof amount, "%llu MiB",
-                 (unsigned long long)((bytes + (1u << 19)) >> 20));
-    else if (bytes >= 1024)
-        snprintf(amount, sizeof amount, "%llu KiB", (unsigned long long)((bytes + 512) >> 10));
+    struct strbuf line = STRBUF_INIT;
+    strbuf_adds(&line, "… ");
+    if (bytes)
+        sizefmt_add_whole(&line, bytes);
     else
-        snprintf(amount, sizeof amount, "%llu bytes", (unsigned long long)bytes);
-    snprintf(line, sizeof line, "… %s skipped (the log rotated faster than it was read) …\n",
-             bytes ? amount : "some output");
+        strbuf_adds(&line, "some output");
+    strbuf_adds(&line, " skipped (the log rotated faster than it was read) …\n");
     bool mid_line = lo->tty ? lo->pending.len > 0 : lo->last != '\n';
     if (mid_line)
         on_log(lo, "\n", 1);
-    return on_log(lo, line, strlen(line));
+    int rc = on_log(lo, line.buf, line.len);
+    strbuf_free(&line);
+    return rc;
 }
 
 static int on_log_frames(void *ctx, const char *data, size_t len)
