@@ -161,6 +161,63 @@ run "$tj" $E logs retried --timestamps
 expect_rc "logs --timestamps is refused" 2
 expect_grep "...saying why and what to use" "$TMP/err" "--previous"
 
+# ---- completion: the generated scripts, run as each shell runs them ------------------------
+export TRAINJOB_ENDPOINT="http+unix://$SOCK"
+mkdir -p "$TMP/bin" "$TMP/fishhome"
+ln -sf "$tj" "$TMP/bin/trainjob"
+"$tj" completion bash >"$TMP/c.bash"
+"$tj" completion zsh >"$TMP/c.zsh"
+"$tj" completion fish >"$TMP/c.fish"
+bash_complete() { # WORD... : the candidates for the last word
+    PATH="$TMP/bin:$PATH" bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _trainjob
+             printf "%s\n" "${COMPREPLY[@]}"' sh "$TMP/c.bash" "$@" 2>&1
+}
+zsh_complete() { # WORD... : what _trainjob hands compadd
+    PATH="$TMP/bin:$PATH" zsh -fc 'compdef() { :; }; compadd() { print -rl -- "$@"; }; _files() { print _files; }
+             . "$1"; shift; words=("$@"); CURRENT=$#; _trainjob' sh "$TMP/c.zsh" "$@" 2>&1
+}
+fish_complete() { # COMMANDLINE
+    PATH="$TMP/bin:$PATH" HOME="$TMP/fishhome" XDG_CONFIG_HOME="$TMP/fishhome/.config" \
+        XDG_DATA_HOME="$TMP/fishhome/data" \
+        fish --no-config -c 'source $argv[1]; complete -C $argv[2]' "$TMP/c.fish" "$1" 2>&1
+}
+bash_complete trainjob get "" >"$TMP/c"
+expect_grep "bash: get <Tab> offers catalog" "$TMP/c" catalog
+bash_complete trainjob get jobs -o "" >"$TMP/c"
+expect_grep "bash: get -o <Tab> offers name" "$TMP/c" name
+bash_complete trainjob get jobs --so >"$TMP/c"
+expect_grep "bash: --sort-by" "$TMP/c" --sort-by
+bash_complete trainjob get jobs --sort-by "" >"$TMP/c"
+expect_grep "bash: --sort-by <Tab> offers age" "$TMP/c" age
+bash_complete trainjob get jobs -w "" >"$TMP/c"
+expect_no_grep "bash: get -w is watch, so no file or worker follows it" "$TMP/c" master-0
+bash_complete trainjob cre >"$TMP/c"
+expect_grep "bash: create is a verb" "$TMP/c" create
+zsh_complete trainjob get jobs -- >"$TMP/c"
+for f in --no-headers --sort-by --watch --mine --user --state; do
+    expect_grep "zsh: get offers $f" "$TMP/c" "$f"
+done
+zsh_complete trainjob metrics made -o "" >"$TMP/c"
+expect_grep "zsh: metrics -o offers csv" "$TMP/c" csv
+expect_grep "...and table" "$TMP/c" table
+expect_no_grep "...not yaml, which metrics refuses" "$TMP/c" yaml
+zsh_complete trainjob logs made -- >"$TMP/c"
+expect_grep "zsh: logs offers --previous" "$TMP/c" --previous
+expect_grep "...and --all-workers" "$TMP/c" --all-workers
+zsh_complete trainjob apply -f "" >"$TMP/c"
+expect_grep "zsh: apply -f completes files" "$TMP/c" _files
+fish_complete "trainjob metrics made --" >"$TMP/c"
+expect_grep "fish: metrics offers --tag (a verb after describe)" "$TMP/c" --tag
+fish_complete "trainjob describe " >"$TMP/c"
+expect_grep "fish: describe <Tab> offers job" "$TMP/c" job
+fish_complete "trainjob start " >"$TMP/c"
+expect_grep "fish: start <Tab> offers jobs (several)" "$TMP/c" made
+fish_complete "trainjob start made " >"$TMP/c"
+expect_grep "...and again after the first name" "$TMP/c" applied
+fish_complete "trainjob get jobs --m" >"$TMP/c"
+expect_grep "fish: get --mine" "$TMP/c" --mine
+unset TRAINJOB_ENDPOINT
+
 # ---- two users: bob lists alice's jobs through the same filters ------------------------------
 shared_tmp "$TMP/run"
 chmod 0666 "$SOCK"
