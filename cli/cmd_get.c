@@ -26,14 +26,16 @@
 #include "util/xalloc.h"
 
 static const char get_usage[] =
-    "usage: trainjob get jobs [-o json|yaml|wide|name] [--state STATE] [--mine | --user U]\n"
+    "usage: trainjob get jobs [-o json|yaml|wide|name] [--state S[,S...]] [--mine | --user U]\n"
     "       trainjob get job NAME [-o json|yaml|name]\n"
     "       trainjob get workers NAME [-o json|yaml|wide|name]\n"
     "       trainjob get events NAME [-o json|yaml|name]\n"
     "       trainjob get catalog [-o json|yaml]\n"
     "Options: --no-headers (tables), --sort-by FIELD, -w/--watch (jobs, workers,\n"
     "events: print the list, then a line per change until Ctrl-C; -o json gives one\n"
-    "object per line).\n"
+    "object per line). FIELD is any column as its title reads, in any case (age:\n"
+    "youngest first; display-name or \"DISPLAY NAME\"), or created, user. --state\n"
+    "takes states in any case, several with commas: --state running,failed.\n"
     "Jobs: NAME, DISPLAY NAME, STATE, PRIORITY, TYPE (standard or idle), WORKERS\n"
     "ready/total, RESTARTS used/limit (" RESTARTS_UNLIMITED " when unlimited), AGE; -o wide adds\n"
     "POOL and REASON (why a job waits or failed). A job prints as YAML by default.\n"
