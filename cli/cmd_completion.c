@@ -46,7 +46,8 @@ static const struct {
     const char *flags;
     const char *valued;
 } verb_flags[] = {
-    {"new", "-f --file --theme --created-to --clone-of", "-f --file --theme --created-to --clone-of"},
+    {"new", "-f --file --theme --created-to --clone-of",
+     "-f --file --theme --created-to --clone-of"},
     {"top", "--readonly --refresh --theme --job", "--refresh --theme --job"},
     {"validate", "-q --quiet --catalog", ""},
     {"render", "-o --output --target", "-o --output --target"},

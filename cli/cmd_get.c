@@ -67,11 +67,11 @@ struct get_opts {
 /* --sort-by's fields, per kind; the first of each is what names the rows. */
 /* Every column is a key, named as its title reads ("display-name" for DISPLAY NAME). */
 static const char *const job_sort_fields[] = {
-    "name", "created",      "state", "priority", "restarts", "pool", "user", "display-name",
-    "type", "workers",      "age",   "reason",   "id",       NULL};
-static const char *const worker_sort_fields[] = {
-    "name", "node",         "phase", "restarts", "created", "role", "exit",
-    "held-devices", "age", "ip",    "host-ip",  NULL};
+    "name",         "created", "state",   "priority", "restarts", "pool", "user",
+    "display-name", "type",    "workers", "age",      "reason",   "id",   NULL};
+static const char *const worker_sort_fields[] = {"name",    "node", "phase",   "restarts",
+                                                 "created", "role", "exit",    "held-devices",
+                                                 "age",     "ip",   "host-ip", NULL};
 static const char *const event_sort_fields[] = {"time", "kind", "message", NULL};
 
 static const char *const *sort_fields(enum get_what what)
@@ -1214,8 +1214,8 @@ int cmd_get(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
         op.what = GET_CATALOG;
     else {
         if (what_s) {
-            static const char *const kinds[] = {"jobs", "job", "workers", "worker", "events",
-                                                "event", "catalog"};
+            static const char *const kinds[] = {"jobs",   "job",   "workers", "worker",
+                                                "events", "event", "catalog"};
             const char *near = fuzzy_nearest(what_s, kinds, sizeof kinds / sizeof *kinds);
             struct strbuf line = STRBUF_INIT;
             strbuf_adds(&line, "trainjob get: cannot get '");

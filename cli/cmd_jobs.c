@@ -65,7 +65,8 @@ static size_t apply_diff(struct strbuf *out, const char *path, json_t *want, jso
         size_t n = 0;
         const char *key;
         json_t *v;
-        json_object_foreach(want, key, v) {
+        json_object_foreach(want, key, v)
+        {
             struct strbuf sub = STRBUF_INIT;
             strbuf_addf(&sub, "%s%s%s", path, *path ? "." : "", key);
             n += apply_diff(out, strbuf_str(&sub), v, json_object_get(have, key));
@@ -73,13 +74,14 @@ static size_t apply_diff(struct strbuf *out, const char *path, json_t *want, jso
         }
         return n;
     }
-    if (json_is_array(want) && json_is_array(have) && json_array_size(want) == json_array_size(have)) {
+    if (json_is_array(want) && json_is_array(have) &&
+        json_array_size(want) == json_array_size(have)) {
         size_t n = 0;
         for (size_t i = 0; i < json_array_size(want); i++) {
             struct strbuf sub = STRBUF_INIT;
             strbuf_addf(&sub, "%s[%zu]", path, i);
-            n += apply_diff(out, strbuf_str(&sub), json_array_get(want, i),
-                            json_array_get(have, i));
+            n +=
+                apply_diff(out, strbuf_str(&sub), json_array_get(want, i), json_array_get(have, i));
             strbuf_free(&sub);
         }
         return n;
@@ -521,8 +523,8 @@ static int all_workers_logs(struct session *s, const char *name, long tail, stru
 }
 
 /* `logs NAME -p`: the attempt before the last, or exit 1 when there was one attempt. */
-static int previous_log(struct session *s, const char *name, const char *worker,
-                        struct log_out *lo, FILE *err)
+static int previous_log(struct session *s, const char *name, const char *worker, struct log_out *lo,
+                        FILE *err)
 {
     struct attempts a = {STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, 0};
     struct api_error e;
@@ -539,9 +541,9 @@ static int previous_log(struct session *s, const char *name, const char *worker,
             cli_clean(&line, worker);
             strbuf_adds(&line, " of job ");
             cli_clean(&line, name);
-            strbuf_addf(&line, " has no previous attempt: %s", a.markers == 1
-                                                                   ? "it has not been restarted"
-                                                                   : "its log has no attempt lines");
+            strbuf_addf(&line, " has no previous attempt: %s",
+                        a.markers == 1 ? "it has not been restarted"
+                                       : "its log has no attempt lines");
             fprintf(err, "%s\n", strbuf_str(&line));
             strbuf_free(&line);
             rc = EXIT_INVALID;
@@ -586,9 +588,10 @@ int cmd_logs(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE
         } else if (c == 'a') {
             all = true;
         } else if (c == 'T' || c == 'S') {
-            fprintf(err, "trainjob logs: %s: the log is read as text and the times of its lines "
-                         "are not sent; each attempt starts with a '--- TIME: … (attempt N) ---' "
-                         "line. Use --tail N, or --previous for the attempt before a restart\n",
+            fprintf(err,
+                    "trainjob logs: %s: the log is read as text and the times of its lines "
+                    "are not sent; each attempt starts with a '--- TIME: … (attempt N) ---' "
+                    "line. Use --tail N, or --previous for the attempt before a restart\n",
                     c == 'T' ? "--timestamps" : "--since");
             return EXIT_USAGE;
         } else if (c == 'n') {
