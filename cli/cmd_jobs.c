@@ -408,6 +408,18 @@ static int follow_log(struct session *s, const char *name, const char *worker, l
 }
 
 /* `logs NAME`: the first worker unless -w; -f follows until the job ends. */
+/* Says that job name has no worker to read a log of; EXIT_INVALID. */
+static int no_workers_yet(const char *name, FILE *err)
+{
+    struct strbuf line = STRBUF_INIT;
+    strbuf_adds(&line, "trainjob: job ");
+    cli_clean(&line, name);
+    strbuf_adds(&line, " has no workers yet: it has not been scheduled");
+    fprintf(err, "%s\n", strbuf_str(&line));
+    strbuf_free(&line);
+    return EXIT_INVALID;
+}
+
 /* Whether a line of a log is the marker the engine writes before each attempt. */
 static bool attempt_marker(const char *line, size_t len)
 {
@@ -500,13 +512,7 @@ static int all_workers_logs(struct session *s, const char *name, long tail, stru
         return cli_failed(err, st, &e, false);
     int rc = EXIT_OK;
     if (wl.count == 0) {
-        struct strbuf line = STRBUF_INIT;
-        strbuf_adds(&line, "trainjob: job ");
-        cli_clean(&line, name);
-        strbuf_adds(&line, " has no workers yet: it has not been scheduled");
-        fprintf(err, "%s\n", strbuf_str(&line));
-        strbuf_free(&line);
-        rc = EXIT_INVALID;
+        rc = no_workers_yet(name, err);
     }
     for (size_t i = 0; i < wl.count && rc == EXIT_OK; i++) {
         if (wl.workers[i].name == NULL)
@@ -651,14 +657,8 @@ int cmd_logs(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE
             goto out;
         }
         if (wl.count == 0 || wl.workers[0].name == NULL) {
-            struct strbuf line = STRBUF_INIT;
-            strbuf_adds(&line, "trainjob: job ");
-            cli_clean(&line, name);
-            strbuf_adds(&line, " has no workers yet: it has not been scheduled");
-            fprintf(err, "%s\n", strbuf_str(&line));
-            strbuf_free(&line);
             worker_list_free(&wl);
-            rc = EXIT_INVALID;
+            rc = no_workers_yet(name, err);
             goto out;
         }
         first = xstrdup(wl.workers[0].name);
