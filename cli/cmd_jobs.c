@@ -24,6 +24,7 @@
 #include "api/context.h"
 #include "api/docpos.h"
 #include "api/finding.h"
+#include "api/http_multi.h"
 #include "api/jobfile.h"
 #include "api/jobspec_defaults.h"
 #include "api/jobspec_json.h"
@@ -31,6 +32,7 @@
 #include "api/yamltree.h"
 #include "cli/cli.h"
 #include "cli/output.h"
+#include "util/loop.h"
 #include "util/sizefmt.h"
 #include "util/strbuf.h"
 #include "util/timefmt.h"
@@ -242,7 +244,7 @@ out:
 /* ---- logs --------------------------------------------------------------- */
 
 static const char logs_usage[] =
-    "usage: trainjob logs NAME [-w WORKER | -a] [-f] [--tail N] [-p]\n"
+    "usage: trainjob logs NAME [-w WORKER | -a] [-f] [--tail N] [-p] [--timestamps] [--since D]\n"
     "Prints a worker's log (by default the job's first worker, e.g. master-0).\n"
     "  -w, --worker WORKER  that worker's log (-w names a worker here; to watch the\n"
     "                       log as get -w watches a list, use -f, as kubectl logs -f)\n"
@@ -253,8 +255,10 @@ static const char logs_usage[] =
     "  -p, --previous       the previous attempt's log: what a restarted worker wrote\n"
     "                       before its last restart (attempts start at the\n"
     "                       '--- TIME: WORKER restarted on NODE (attempt N) ---' lines)\n"
-    "--timestamps and --since are not offered: the log is read as text, and the\n"
-    "times of its lines are not sent; each attempt's line above carries its start.\n";
+    "  --timestamps         each line after the time it was written (RFC 3339, UTC)\n"
+    "  --since D|TIME       only lines written in the last D (90s, 10m, 2h30m, 1d) or\n"
+    "                       after TIME (RFC 3339); both need a backend that sends\n"
+    "                       the times of lines (trainjobd)\n";
 
 /*
  * Log text on its way out: into a pipe or file as it came; to a terminal
@@ -408,6 +412,142 @@ static int follow_log(struct session *s, const char *name, const char *worker, l
 }
 
 /* `logs NAME`: the first worker unless -w; -f follows until the job ends. */
+/*
+ * --timestamps and --since: the log read in frames with times (trainjobd's T
+ * frames: when each piece was written), through the loop as the job
+ * screen reads it. Each line is said after the time its first byte was
+ * written; --since drops the lines written before. Without -f the read ends
+ * when the engine says it is caught up.
+ */
+struct timed {
+    struct logframes lf;
+    struct log_out *lo;
+    struct loop *lp;
+    bool follow, timestamps;
+    int64_t since_ms; /* 0: every line */
+    bool at_start;    /* the next byte begins a line */
+    bool skipping;    /* the line being read is older than since_ms */
+    bool done;
+    struct backend_reply reply;
+};
+
+static int timed_data(void *ctx, const char *data, size_t len)
+{
+    struct timed *t = ctx;
+    while (len > 0) {
+        if (t->at_start) {
+            int64_t ms = t->lf.have_time ? (int64_t)t->lf.time_ms : 0;
+            t->skipping = t->since_ms > 0 && ms > 0 && ms < t->since_ms;
+            if (t->timestamps && !t->skipping) {
+                char stamp[TIMEFMT_RFC3339_LEN];
+                if (ms > 0)
+                    time_rfc3339(ms, stamp);
+                else
+                    snprintf(stamp, sizeof stamp, "-");
+                on_log(t->lo, stamp, strlen(stamp));
+                on_log(t->lo, " ", 1);
+            }
+            t->at_start = false;
+        }
+        const char *nl = memchr(data, '\n', len);
+        size_t n = nl ? (size_t)(nl - data) + 1 : len;
+        if (!t->skipping && on_log(t->lo, data, n))
+            return 1;
+        t->at_start = nl != NULL;
+        data += n;
+        len -= n;
+    }
+    return 0;
+}
+
+static int timed_frames(void *ctx, const char *data, size_t len)
+{
+    struct timed *t = ctx;
+    int rc = logframes_feed(&t->lf, data, len);
+    if (rc == 0 && !t->follow && t->lf.caught_up)
+        return 1; /* all the log had: a read without -f ends here */
+    return rc;
+}
+
+static void timed_done(void *ctx, struct backend_reply *r)
+{
+    struct timed *t = ctx;
+    t->done = true;
+    t->reply.status = r->status;
+    t->reply.err = r->err;
+    loop_stop(t->lp);
+}
+
+/* "90s", "10m", "2h30m", "1d" (a duration before now) or an RFC 3339 time: unix ms, or -1. */
+static int64_t since_ms_of(const char *arg)
+{
+    int64_t at = time_parse_rfc3339(arg);
+    if (at >= 0)
+        return at;
+    int64_t total = 0;
+    const char *p = arg;
+    if (*p == '\0')
+        return -1;
+    while (*p) {
+        char *end;
+        errno = 0;
+        long long v = strtoll(p, &end, 10);
+        if (end == p || v < 0 || errno || v > 1000000000)
+            return -1;
+        int64_t unit = *end == 's'   ? 1000
+                       : *end == 'm' ? 60000
+                       : *end == 'h' ? 3600000
+                       : *end == 'd' ? 86400000
+                                     : 0;
+        if (unit == 0)
+            return -1;
+        total += (int64_t)v * unit;
+        p = end + 1;
+    }
+    return time_now_ms() - total;
+}
+
+static int timed_log(struct session *s, const char *name, const char *worker, long tail,
+                     bool follow, bool timestamps, int64_t since_ms, struct log_out *lo, FILE *err)
+{
+    if (s->b->ops->logs_framed == NULL) {
+        fprintf(err,
+                "trainjob logs: --timestamps and --since need the times of each line, "
+                "which this backend (%s) does not send; use --tail N, or --previous\n",
+                s->b->ops->name);
+        return EXIT_USAGE;
+    }
+    struct timed t = {.lo = lo,
+                      .follow = follow,
+                      .timestamps = timestamps,
+                      .since_ms = since_ms,
+                      .at_start = true};
+    logframes_init(&t.lf, timed_data, on_log_skip, &t);
+    t.lp = loop_new();
+    struct http_multi *m = http_multi_new(t.lp);
+    struct backend_request rq = {.op = BACKEND_OP_LOGS,
+                                 .name = name,
+                                 .worker = worker,
+                                 .tail = tail,
+                                 .follow = true,
+                                 .framed = true,
+                                 .times = true};
+    struct backend_call *call = backend_send(s->b, m, &rq, timed_done, NULL, timed_frames, &t);
+    while (!t.done && call != NULL)
+        loop_run_once(t.lp, 1000);
+    int rc = EXIT_OK;
+    if (t.lf.broken) {
+        fprintf(err, "trainjob: the engine's log stream is not understood\n");
+        rc = EXIT_USAGE;
+    } else if (t.reply.status != BACKEND_OK && !(t.lf.caught_up || t.lf.ended)) {
+        rc = cli_failed(err, t.reply.status, &t.reply.err, false);
+    }
+    http_multi_free(m);
+    loop_free(t.lp);
+    logframes_free(&t.lf);
+    return rc;
+}
+
 /* Says that job name has no worker to read a log of; EXIT_INVALID. */
 static int no_workers_yet(const char *name, FILE *err)
 {
@@ -579,7 +719,8 @@ int cmd_logs(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE
     };
     struct cli_globals local = *g;
     const char *worker = NULL;
-    bool follow = false, previous = false, all = false;
+    bool follow = false, previous = false, all = false, timestamps = false;
+    int64_t since_ms = 0;
     long tail = -1;
     int c;
     optind = 0;
@@ -593,13 +734,18 @@ int cmd_logs(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE
             previous = true;
         } else if (c == 'a') {
             all = true;
-        } else if (c == 'T' || c == 'S') {
-            fprintf(err,
-                    "trainjob logs: %s: the log is read as text and the times of its lines "
-                    "are not sent; each attempt starts with a '--- TIME: … (attempt N) ---' "
-                    "line. Use --tail N, or --previous for the attempt before a restart\n",
-                    c == 'T' ? "--timestamps" : "--since");
-            return EXIT_USAGE;
+        } else if (c == 'T') {
+            timestamps = true;
+        } else if (c == 'S') {
+            if ((since_ms = since_ms_of(optarg)) < 0) {
+                struct strbuf line = STRBUF_INIT;
+                strbuf_adds(&line, "trainjob logs: --since takes a duration (90s, 10m, 2h30m, 1d) "
+                                   "or an RFC 3339 time (2026-12-05T01:00:00Z), not '");
+                cli_clean(&line, optarg);
+                fprintf(err, "%s'\n", strbuf_str(&line));
+                strbuf_free(&line);
+                return EXIT_USAGE;
+            }
         } else if (c == 'n') {
             char *end;
             errno = 0;
@@ -623,6 +769,12 @@ int cmd_logs(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE
         fputs(logs_usage, err);
         if (argc - optind == 0 && worker)
             fputs("(-w names a worker in logs, not the job; to follow the log use -f)\n", err);
+        return EXIT_USAGE;
+    }
+    if ((timestamps || since_ms > 0) && (all || previous)) {
+        fputs("trainjob logs: --timestamps and --since read one worker's current log: give them "
+              "without -a or -p\n",
+              err);
         return EXIT_USAGE;
     }
     if ((all && (worker || previous || follow)) || (previous && follow)) {
@@ -668,6 +820,8 @@ int cmd_logs(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE
     struct log_out lo = {out, isatty(fileno(out)) != 0, STRBUF_INIT, '\n'};
     if (previous) {
         rc = previous_log(&s, name, worker, &lo, err);
+    } else if (timestamps || since_ms > 0) {
+        rc = timed_log(&s, name, worker, tail, follow, timestamps, since_ms, &lo, err);
     } else if (follow && s.b->ops->logs_framed) {
         rc = follow_log(&s, name, worker, tail, &lo, err);
     } else if (follow) {

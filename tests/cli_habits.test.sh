@@ -157,9 +157,28 @@ expect_rc "logs NAME -w without a worker: usage" 2
 expect_grep "...saying -w names a worker and -f follows" "$TMP/err" "use -f"
 run "$tj" $E logs --worker master-0 retried
 expect_rc "--worker is the long form of -w" 0
-run "$tj" $E logs retried --timestamps
-expect_rc "logs --timestamps is refused" 2
-expect_grep "...saying why and what to use" "$TMP/err" "--previous"
+job_file timed "echo early; sleep 2; echo late; sleep 120"
+run "$tj" $E submit -f "$TMP/timed.yaml"
+_n=0
+until "$tj" $E logs timed 2>/dev/null | grep -q '^late'; do
+    _n=$((_n + 1)); [ $_n -gt 300 ] && break; sleep 0.1
+done
+run "$tj" $E logs timed --timestamps
+expect_rc "logs --timestamps" 0
+if grep -Eq '^20[0-9-]+T[0-9:.]+Z early$' "$TMP/out"; then pass "...each line after the time it was written"; else
+    fail "...each line after the time it was written" "$(cat "$TMP/out" "$TMP/err")"; fi
+late_at=$(sed -n 's/ late$//p' "$TMP/out")
+early_at=$(sed -n 's/ early$//p' "$TMP/out")
+[ -n "$late_at" ] && [ "$late_at" != "$early_at" ] && pass "...two seconds apart, two times" ||
+    fail "...two seconds apart, two times" "$(cat "$TMP/out")"
+run "$tj" $E logs timed --since "$late_at"
+expect_rc "logs --since TIME" 0
+expect_grep "...keeps the lines written from then" "$TMP/out" late
+expect_no_grep "...and drops those before" "$TMP/out" early
+run "$tj" $E logs timed --since 1h
+expect_grep "logs --since 1h keeps the last hour" "$TMP/out" early
+run "$tj" $E logs timed --since 5q
+expect_rc "a --since that is no duration or time: usage" 2
 
 # ---- completion: the generated scripts, run as each shell runs them ------------------------
 export TRAINJOB_ENDPOINT="http+unix://$SOCK"
