@@ -7,7 +7,10 @@
 #include <getopt.h>
 #include <string.h>
 
+#include "cli/output.h"
 #include "util/buildinfo.h"
+#include "util/fuzzy.h"
+#include "util/strbuf.h"
 
 static const struct cli_verb verbs[] = {
     {"new", "[-f FILE]", "open the create-task wizard (prefilled from a job file)", cmd_new},
@@ -17,13 +20,17 @@ static const struct cli_verb verbs[] = {
     {"render", "FILE [-o yaml|json] [--target slurm]",
      "print a job as it will be submitted, defaults filled", cmd_render},
     {"submit", "-f FILE", "validate a job file, then create the job", cmd_submit},
+    {"create", "-f FILE", "the same as submit (as kubectl users type it)", cmd_submit},
+    {"apply", "-f FILE", "submit; for a job that exists, say what would change (no update)",
+     cmd_apply},
     {"get", "KIND [NAME] [-w]", "jobs, job NAME, workers|events NAME, catalog", cmd_get},
     {"describe", "job NAME", "one page: a job's spec, history, workers, events", cmd_describe},
-    {"logs", "NAME [-w WORKER] [-f]", "print (or follow) a worker's log", cmd_logs},
+    {"logs", "NAME [-w W|-a] [-f] [-p]",
+     "print or follow a worker's log (-a: all, -p: previous attempt)", cmd_logs},
     {"metrics", "NAME [-o FMT] [-f]", "a job's TensorBoard scalars (--logdir DIR: any directory's)",
      cmd_metrics},
     {"stop", "NAME...", "stop jobs (SUSPENDED; they can be started again)", cmd_stop},
-    {"start", "NAME", "start a stopped job again", cmd_start},
+    {"start", "NAME...", "start stopped jobs again", cmd_start},
     {"priority", "NAME LEVEL", "a job's new priority: NORMAL, HIGH or HIGHEST", cmd_priority},
     {"delete", "NAME...", "delete jobs, stopping their workers first", cmd_delete},
     {"config", "SUBCOMMAND [NAME]", "contexts: get-contexts, current-context, use-context NAME",
@@ -117,7 +124,20 @@ int cli_main(int argc, char **argv, int is_tty, FILE *out, FILE *err)
         if (strcmp(verbs[i].name, name) == 0)
             return verbs[i].run(&g, argc - optind, argv + optind, out, err);
     }
-    fprintf(err, "trainjob: unknown command '%s'\n", name);
+    const char *names[sizeof verbs / sizeof verbs[0]];
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+        if (verbs[i].name[0] != '_')
+            names[n++] = verbs[i].name;
+    const char *near = fuzzy_nearest(name, names, n);
+    struct strbuf line = STRBUF_INIT;
+    strbuf_adds(&line, "trainjob: unknown command '");
+    cli_clean(&line, name);
+    strbuf_adds(&line, "'");
+    if (near)
+        strbuf_addf(&line, " (did you mean %s?)", near);
+    fprintf(err, "%s\n", strbuf_str(&line));
+    strbuf_free(&line);
     fputs("Run 'trainjob --help' for the commands.\n", err);
     return EXIT_USAGE;
 }

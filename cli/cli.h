@@ -96,6 +96,7 @@ int cmd_new(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
 
 /* The verbs over a backend's jobs (cli/cmd_jobs.c). */
 int cmd_submit(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
+int cmd_apply(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 /* get (cli/cmd_get.c) and describe (cli/cmd_describe.c). */
 int cmd_get(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 int cmd_describe(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);

@@ -35,27 +35,40 @@
 
 #define WORD_MAX 253 /* a DNS name: longer is no name of ours */
 
-/* Options that take a value (the next word), every verb's and the global ones. */
-static const char *const value_options[] = {
-    "--workspace", "--context",  "--endpoint", "-o",    "--output",     "-f",
-    "--file",      "--filename", "--state",    "-w",    "--worker",     "-n",
-    "--tail",      "--theme",    "--refresh",  "--job", "--created-to", "--target",
-};
-
-/* Each verb's own options (the global ones go with all). */
+/*
+ * Each verb's own options (the global ones go with all) and, after '|', those
+ * of them that take a value (the next word). One table for the three shells:
+ * -f is a file for submit and a flag (follow) for logs and metrics, -w a
+ * worker for logs and a flag (watch) for get.
+ */
 static const struct {
     const char *verb;
     const char *flags;
+    const char *valued;
 } verb_flags[] = {
-    {"new", "-f --file --theme"},
-    {"top", "--readonly --refresh --theme --job"},
-    {"validate", "-q --quiet"},
-    {"render", "-o --output --target"},
-    {"submit", "-f --filename"},
-    {"get", "-o --output --state"},
-    {"logs", "-w --worker -f --follow -n --tail"},
-    {"config", "-o --output"},
+    {"new", "-f --file --theme --created-to --clone-of",
+     "-f --file --theme --created-to --clone-of"},
+    {"top", "--readonly --refresh --theme --job", "--refresh --theme --job"},
+    {"validate", "-q --quiet --catalog", ""},
+    {"render", "-o --output --target", "-o --output --target"},
+    {"submit", "-f --filename", "-f --filename"},
+    {"create", "-f --filename", "-f --filename"},
+    {"apply", "-f --filename", "-f --filename"},
+    {"get", "-o --output --state -w --watch --no-headers --sort-by --mine --user",
+     "-o --output --state --sort-by --user"},
+    {"describe", "", ""},
+    {"logs", "-w --worker -a --all-workers -f --follow -n --tail -p --previous",
+     "-w --worker -n --tail"},
+    {"metrics", "-o --output -f --follow --logdir --tag", "-o --output --logdir --tag"},
+    {"stop", "", ""},
+    {"start", "", ""},
+    {"priority", "", ""},
+    {"delete", "", ""},
+    {"config", "-o --output", "-o --output"},
 };
+
+/* The global options that take a value, for every verb. */
+static const char global_valued[] = "--workspace --context --endpoint";
 
 static const char global_flags[] = "--workspace --context --endpoint --help";
 
@@ -105,11 +118,28 @@ static void offer_list(struct offer *o, const char *list)
     }
 }
 
-static bool takes_value(const char *opt)
+/* Whether the blank-separated list has word w. */
+static bool list_has(const char *list, const char *w)
 {
-    for (size_t i = 0; i < sizeof value_options / sizeof value_options[0]; i++)
-        if (strcmp(opt, value_options[i]) == 0)
+    size_t n = strlen(w);
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, " ");
+        if (len == n && strncmp(p, w, n) == 0)
             return true;
+        p += len;
+        p += strspn(p, " ");
+    }
+    return false;
+}
+
+/* Whether opt takes a value after verb (NULL: before any verb). */
+static bool takes_value(const char *verb, const char *opt)
+{
+    if (list_has(global_valued, opt))
+        return true;
+    for (size_t i = 0; verb && i < sizeof verb_flags / sizeof verb_flags[0]; i++)
+        if (strcmp(verb_flags[i].verb, verb) == 0)
+            return list_has(verb_flags[i].valued, opt);
     return false;
 }
 
@@ -291,9 +321,16 @@ static void offer_value(const struct cli_globals *g, const char *verb, const cha
         for (size_t i = 1; i < job_state_names.count; i++)
             offer(o, job_state_names.names[i]);
     else if (strcmp(opt, "-o") == 0 || strcmp(opt, "--output") == 0)
-        offer_list(o, strcmp(verb, "get") == 0      ? "wide json yaml"
-                      : strcmp(verb, "config") == 0 ? "name"
-                                                    : "yaml json");
+        offer_list(o, strcmp(verb, "get") == 0       ? "wide json yaml name"
+                      : strcmp(verb, "config") == 0  ? "name"
+                      : strcmp(verb, "metrics") == 0 ? "table csv json"
+                                                     : "yaml json");
+    else if (strcmp(opt, "--sort-by") == 0)
+        offer_list(o, "name created state priority restarts pool user display-name type workers "
+                      "age reason id node phase role exit held-devices ip host-ip time kind "
+                      "message");
+    else if (strcmp(opt, "--logdir") == 0)
+        fputs(":files\n", o->out);
     else if (strcmp(opt, "--target") == 0 && strcmp(verb, "render") == 0)
         offer_list(o, "slurm volcano pytorchjob");
     else if ((strcmp(opt, "-w") == 0 || strcmp(opt, "--worker") == 0) && strcmp(verb, "logs") == 0)
@@ -308,16 +345,26 @@ static void offer_argument(const struct cli_globals *g, const char *verb, char *
 {
     if (strcmp(verb, "get") == 0) {
         if (nargs == 0)
-            offer_list(o, "jobs job workers events");
+            offer_list(o, "jobs job workers events catalog");
         else if (nargs == 1 && strcmp(args[0], "jobs") != 0)
             offer_jobs(g, o);
-    } else if (strcmp(verb, "logs") == 0 || strcmp(verb, "start") == 0) {
+    } else if (strcmp(verb, "logs") == 0) {
         if (nargs == 0)
             offer_jobs(g, o);
-    } else if (strcmp(verb, "stop") == 0 || strcmp(verb, "delete") == 0) {
+    } else if (strcmp(verb, "stop") == 0 || strcmp(verb, "delete") == 0 ||
+               strcmp(verb, "start") == 0) {
         offer_jobs(g, o);
+    } else if (strcmp(verb, "describe") == 0 || strcmp(verb, "metrics") == 0 ||
+               strcmp(verb, "priority") == 0) {
+        if (strcmp(verb, "describe") == 0 && nargs == 0)
+            offer_list(o, "job");
+        else if (nargs == (strcmp(verb, "describe") == 0 ? 1u : 0u))
+            offer_jobs(g, o);
+        else if (strcmp(verb, "priority") == 0 && nargs == 1)
+            offer_list(o, "NORMAL HIGH HIGHEST");
     } else if (strcmp(verb, "validate") == 0 || strcmp(verb, "render") == 0 ||
-               strcmp(verb, "submit") == 0) {
+               strcmp(verb, "submit") == 0 || strcmp(verb, "create") == 0 ||
+               strcmp(verb, "apply") == 0) {
         fputs(":files\n", o->out);
     } else if (strcmp(verb, "config") == 0) {
         if (nargs == 0)
@@ -361,9 +408,8 @@ int cmd_complete(const struct cli_globals *g, int argc, char **argv, FILE *out, 
                 cg.endpoint = eq + 1;
             else if (eq && strncmp(w, "--workspace=", 12) == 0)
                 cg.workspace = eq + 1;
-            else if (eq == NULL && takes_value(w) &&
-                     !(verb && strcmp(verb, "logs") == 0 && strcmp(w, "-f") == 0))
-                pending = w; /* logs -f is --follow, no value */
+            else if (eq == NULL && takes_value(verb, w))
+                pending = w;
         } else if (verb == NULL) {
             verb = w;
         } else {

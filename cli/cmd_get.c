@@ -6,6 +6,7 @@
  * stream reports it (one JSON object per line with -o json), until Ctrl-C.
  * cli/cli.c's verb table calls cmd_get; printing is cli/output's.
  */
+#include <ctype.h>
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -18,19 +19,23 @@
 #include "api/jobspec_json.h"
 #include "cli/cli.h"
 #include "cli/output.h"
+#include "util/fuzzy.h"
+#include "util/sizefmt.h"
 #include "util/strbuf.h"
 #include "util/timefmt.h"
 #include "util/xalloc.h"
 
 static const char get_usage[] =
-    "usage: trainjob get jobs [-o json|yaml|wide|name] [--state STATE] [--mine | --user U]\n"
+    "usage: trainjob get jobs [-o json|yaml|wide|name] [--state S[,S...]] [--mine | --user U]\n"
     "       trainjob get job NAME [-o json|yaml|name]\n"
     "       trainjob get workers NAME [-o json|yaml|wide|name]\n"
     "       trainjob get events NAME [-o json|yaml|name]\n"
     "       trainjob get catalog [-o json|yaml]\n"
     "Options: --no-headers (tables), --sort-by FIELD, -w/--watch (jobs, workers,\n"
     "events: print the list, then a line per change until Ctrl-C; -o json gives one\n"
-    "object per line).\n"
+    "object per line). FIELD is any column as its title reads, in any case (age:\n"
+    "youngest first; display-name or \"DISPLAY NAME\"), or created, user. --state\n"
+    "takes states in any case, several with commas: --state running,failed.\n"
     "Jobs: NAME, DISPLAY NAME, STATE, PRIORITY, TYPE (standard or idle), WORKERS\n"
     "ready/total, RESTARTS used/limit (" RESTARTS_UNLIMITED " when unlimited), AGE; -o wide adds\n"
     "POOL and REASON (why a job waits or failed). A job prints as YAML by default.\n"
@@ -53,18 +58,21 @@ struct get_opts {
     enum output o;
     bool no_headers;
     int sort;          /* index into the what's sort fields; -1: the server's order */
-    const char *state; /* jobs: --state */
+    const char *state; /* jobs: --state, canonical: "RUNNING" or "RUNNING,FAILED" */
     const char *user;  /* jobs: --user, or --mine resolved */
 };
 
 /* ---- sorting ------------------------------------------------------------ */
 
 /* --sort-by's fields, per kind; the first of each is what names the rows. */
-static const char *const job_sort_fields[] = {"name",     "created", "state", "priority",
-                                              "restarts", "pool",    "user",  NULL};
-static const char *const worker_sort_fields[] = {"name",     "node",    "phase",
-                                                 "restarts", "created", NULL};
-static const char *const event_sort_fields[] = {"time", "kind", NULL};
+/* Every column is a key, named as its title reads ("display-name" for DISPLAY NAME). */
+static const char *const job_sort_fields[] = {
+    "name",         "created", "state",   "priority", "restarts", "pool", "user",
+    "display-name", "type",    "workers", "age",      "reason",   "id",   NULL};
+static const char *const worker_sort_fields[] = {"name",    "node", "phase",   "restarts",
+                                                 "created", "role", "exit",    "held-devices",
+                                                 "age",     "ip",   "host-ip", NULL};
+static const char *const event_sort_fields[] = {"time", "kind", "message", NULL};
 
 static const char *const *sort_fields(enum get_what what)
 {
@@ -85,6 +93,7 @@ static int cmp_int(long a, long b)
 }
 
 static int job_sort_field; /* qsort has no context argument */
+static int job_total_workers(const struct jobspec *job);
 
 /* Orders two jobs by job_sort_field, then by name so the order is total. */
 static int cmp_jobs(const void *pa, const void *pb)
@@ -111,6 +120,26 @@ static int cmp_jobs(const void *pa, const void *pb)
     case 6:
         c = cmp_str(a->ownership.user_name, b->ownership.user_name);
         break;
+    case 7:
+        c = cmp_str(a->display_name, b->display_name);
+        break;
+    case 8: /* standard before idle, as the column reads */
+        c = cmp_int(jobspec_is_idle(a), jobspec_is_idle(b));
+        break;
+    case 9: /* most workers ready first, then most asked for */
+        c = cmp_int(b->ready_workers, a->ready_workers);
+        if (c == 0)
+            c = cmp_int(job_total_workers(b), job_total_workers(a));
+        break;
+    case 10: /* youngest first: the AGE column read upwards */
+        c = cmp_str(b->create_time, a->create_time);
+        break;
+    case 11:
+        c = cmp_str(a->state_message, b->state_message);
+        break;
+    case 12:
+        c = cmp_str(jobspec_scheduler_id(a), jobspec_scheduler_id(b));
+        break;
     }
     return c ? c : cmp_str(a->name, b->name);
 }
@@ -134,6 +163,32 @@ static int cmp_workers(const void *pa, const void *pb)
     case 4:
         c = cmp_str(a->create_time, b->create_time);
         break;
+    case 5:
+        c = cmp_str(a->role, b->role);
+        break;
+    case 6: /* exited workers first, then by code */
+        c = cmp_int(b->has_exit_code, a->has_exit_code);
+        if (c == 0)
+            c = cmp_int(a->exit_code, b->exit_code);
+        break;
+    case 7: {
+        struct strbuf da = STRBUF_INIT, db = STRBUF_INIT;
+        worker_devices_text(a, &da);
+        worker_devices_text(b, &db);
+        c = cmp_str(strbuf_str(&da), strbuf_str(&db));
+        strbuf_free(&da);
+        strbuf_free(&db);
+        break;
+    }
+    case 8: /* youngest first */
+        c = cmp_str(b->create_time, a->create_time);
+        break;
+    case 9:
+        c = cmp_str(a->ip, b->ip);
+        break;
+    case 10:
+        c = cmp_str(a->host_ip, b->host_ip);
+        break;
     }
     return c ? c : cmp_str(a->name, b->name);
 }
@@ -147,7 +202,22 @@ static int cmp_events(const void *pa, const void *pb)
     if (event_sort_field == 1)
         c = cmp_str(enum_name(&job_event_kind_names, (int)a->kind),
                     enum_name(&job_event_kind_names, (int)b->kind));
+    else if (event_sort_field == 2)
+        c = cmp_str(a->message, b->message);
     return c ? c : cmp_int(a->id, b->id);
+}
+
+/* Whether field names key: any case, a space or '_' for '-' ("AGE", "DISPLAY NAME"). */
+static bool sort_key_is(const char *key, const char *field)
+{
+    for (; *key && *field; key++, field++) {
+        char c = (char)tolower((unsigned char)*field);
+        if (c == ' ' || c == '_')
+            c = '-';
+        if (c != *key)
+            return false;
+    }
+    return *key == 0 && *field == 0;
 }
 
 /* --sort-by's value for what: its index, or -1 after saying which fields there are. */
@@ -155,7 +225,7 @@ static int sort_from(enum get_what what, const char *field, FILE *err)
 {
     const char *const *f = sort_fields(what);
     for (int i = 0; f && f[i]; i++)
-        if (strcmp(f[i], field) == 0)
+        if (sort_key_is(f[i], field))
             return i;
     struct strbuf sb = STRBUF_INIT;
     strbuf_adds(&sb, "trainjob get: cannot sort by '");
@@ -435,7 +505,8 @@ static const struct list_kind event_kind = {"event",    "events",   sizeof(struc
 /* The server-side filter of get jobs: state and creator. */
 static void jobs_filter(const struct get_opts *op, struct strbuf *f)
 {
-    if (op->state)
+    /* The filter language has no OR: several states are kept here (job_matches). */
+    if (op->state && strchr(op->state, ',') == NULL)
         strbuf_addf(f, "state='%s'", op->state);
     if (op->user) {
         if (f->len)
@@ -447,9 +518,15 @@ static void jobs_filter(const struct get_opts *op, struct strbuf *f)
 /* Whether a job (from a watch) passes get jobs' filters. */
 static bool job_matches(const struct get_opts *op, const struct jobspec *j)
 {
-    if (op->state &&
-        strcmp(enum_name_or(&job_state_names, (int)j->state, j->state_other), op->state) != 0)
-        return false;
+    if (op->state) {
+        const char *name = enum_name_or(&job_state_names, (int)j->state, j->state_other);
+        size_t len = strlen(name);
+        bool in = false;
+        for (const char *p = op->state; *p && !in; p += strcspn(p, ",") + (p[strcspn(p, ",")] != 0))
+            in = strcspn(p, ",") == len && strncmp(p, name, len) == 0;
+        if (!in)
+            return false;
+    }
     if (op->user && cmp_str(j->ownership.user_name, op->user) != 0)
         return false;
     return true;
@@ -483,12 +560,27 @@ struct job_rows {
 static int job_rows_add(void *ctx, struct jobspec *job)
 {
     struct job_rows *r = ctx;
+    if (!job_matches(r->op, job))
+        return 0;
     if (r->op->o == OUTPUT_NAME)
         print_name(r->out, "job", job->name);
     else
         job_row(&r->t, job);
     r->count++;
     return 0;
+}
+
+/* Drops the jobs of l that get jobs' filters leave out (several states are not the server's). */
+static void jobs_keep(const struct get_opts *op, struct job_list *l)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < l->count; i++) {
+        if (job_matches(op, &l->jobs[i]))
+            l->jobs[k++] = l->jobs[i];
+        else
+            jobspec_free(&l->jobs[i]);
+    }
+    l->count = k;
 }
 
 static int get_jobs(struct session *s, const struct get_opts *op, FILE *out, FILE *err)
@@ -518,6 +610,7 @@ static int get_jobs(struct session *s, const struct get_opts *op, FILE *out, FIL
     strbuf_free(&filter);
     if (st != BACKEND_OK)
         return cli_failed(err, st, &e, false);
+    jobs_keep(op, &l);
     if (op->sort >= 0) {
         job_sort_field = op->sort;
         qsort(l.jobs, l.count, sizeof *l.jobs, cmp_jobs);
@@ -588,6 +681,8 @@ static int get_jobs_in(const struct cli_globals *g, const struct get_opts *op, F
             if (st != BACKEND_OK) {
                 fprintf(err, "trainjob get: context %s:\n", names[i]);
                 r = cli_failed(err, st, &e, false);
+            } else {
+                jobs_keep(&one, &lists[i]);
             }
         }
         rc = rc ? rc : r;
@@ -763,8 +858,10 @@ static int get_catalog(struct session *s, const struct get_opts *op, FILE *out, 
                     strbuf_addf(&what, "%d× %s%s, ", sp->devices,
                                 sp->device_type ? sp->device_type : "GPU",
                                 sp->simulated ? " (simulated)" : "");
-                if (sp)
-                    strbuf_addf(&what, "%d CPU, %lld MiB", sp->vcpus, (long long)sp->memory_mib);
+                if (sp) {
+                    strbuf_addf(&what, "%d CPU, ", sp->vcpus);
+                    sizefmt_add_mib(&what, sp->memory_mib);
+                }
                 const char *row[] = {p->name, pool_type_label(p->type), strbuf_str(&zones),
                                      sp ? sp->name : NULL, strbuf_str(&what)};
                 cli_table_row(&t, row);
@@ -999,6 +1096,52 @@ static bool filter_safe(const char *v)
     return *v && strchr(v, '\'') == NULL && strchr(v, '\\') == NULL;
 }
 
+/*
+ * --state's value: one state or several separated by commas, in any case
+ * ("failed", "RUNNING,FAILED"); the same list in capitals in buf, or false
+ * after saying which word is not a state (or that the list is too long).
+ */
+static bool states_canonical(const char *arg, char *buf, size_t size, FILE *err)
+{
+    struct strbuf out = STRBUF_INIT;
+    const char *p = arg;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        struct strbuf word = STRBUF_INIT;
+        for (size_t i = 0; i < len; i++)
+            strbuf_addc(&word, (char)toupper((unsigned char)p[i]));
+        const char *w = strbuf_str(&word);
+        if (!filter_safe(w) || enum_value(&job_state_names, w) <= 0) {
+            struct strbuf line = STRBUF_INIT;
+            strbuf_adds(&line, "trainjob get: --state takes job states such as RUNNING or "
+                               "RUNNING,FAILED, not '");
+            cli_clean(&line, len ? w : arg);
+            strbuf_adds(&line, "'; states:");
+            for (size_t v = 1; v < job_state_names.count; v++)
+                strbuf_addf(&line, " %s", job_state_names.names[v]);
+            fprintf(err, "%s\n", strbuf_str(&line));
+            strbuf_free(&line);
+            strbuf_free(&word);
+            strbuf_free(&out);
+            return false;
+        }
+        if (out.len)
+            strbuf_addc(&out, ',');
+        strbuf_adds(&out, w);
+        strbuf_free(&word);
+        if (p[len] == 0)
+            break;
+        p += len + 1;
+    }
+    bool fits = out.len < size;
+    if (fits)
+        memcpy(buf, out.buf, out.len + 1);
+    else
+        fprintf(err, "trainjob get: --state: a list of over %zu characters\n", size - 1);
+    strbuf_free(&out);
+    return fits;
+}
+
 /* `get jobs|job|workers|events|catalog`: parses what to get, then asks the backend. */
 int cmd_get(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
 {
@@ -1070,8 +1213,19 @@ int cmd_get(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
     else if (what_s && strcmp(what_s, "catalog") == 0)
         op.what = GET_CATALOG;
     else {
-        if (what_s)
-            fprintf(err, "trainjob get: cannot get '%s'\n", what_s);
+        if (what_s) {
+            static const char *const kinds[] = {"jobs",   "job",   "workers", "worker",
+                                                "events", "event", "catalog"};
+            const char *near = fuzzy_nearest(what_s, kinds, sizeof kinds / sizeof *kinds);
+            struct strbuf line = STRBUF_INIT;
+            strbuf_adds(&line, "trainjob get: cannot get '");
+            cli_clean(&line, what_s);
+            strbuf_adds(&line, "'");
+            if (near)
+                strbuf_addf(&line, " (did you mean %s?)", near);
+            fprintf(err, "%s\n", strbuf_str(&line));
+            strbuf_free(&line);
+        }
         fputs(get_usage, err);
         return EXIT_USAGE;
     }
@@ -1089,11 +1243,11 @@ int cmd_get(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
         fputs("trainjob get: --mine and --user name the creator twice; give one\n", err);
         return EXIT_USAGE;
     }
-    if ((op.state && (enum_value(&job_state_names, op.state) <= 0 || !filter_safe(op.state)))) {
-        fprintf(err, "trainjob get: --state takes a job state such as RUNNING, not '%s'\n",
-                op.state);
+    char states[256]; /* --state in capitals, as the server names states */
+    if (op.state && !states_canonical(op.state, states, sizeof states, err))
         return EXIT_USAGE;
-    }
+    if (op.state)
+        op.state = states;
     if (op.user && !filter_safe(op.user)) {
         fputs("trainjob get: --user takes a user name (no quotes or backslashes)\n", err);
         return EXIT_USAGE;

@@ -24,6 +24,7 @@
 #include "api/context.h"
 #include "api/docpos.h"
 #include "api/finding.h"
+#include "api/http_multi.h"
 #include "api/jobfile.h"
 #include "api/jobspec_defaults.h"
 #include "api/jobspec_json.h"
@@ -31,6 +32,8 @@
 #include "api/yamltree.h"
 #include "cli/cli.h"
 #include "cli/output.h"
+#include "util/loop.h"
+#include "util/sizefmt.h"
 #include "util/strbuf.h"
 #include "util/timefmt.h"
 #include "util/utf8.h"
@@ -43,8 +46,114 @@ static const char submit_usage[] =
     "chosen (--workspace, else the context's); a file naming another is refused.\n"
     "The file is read once; -f - reads it from standard input.\n";
 
+static const char apply_usage[] =
+    "usage: trainjob apply -f FILE [--workspace WS]\n"
+    "As kubectl users type it: a job of that name that does not exist yet is\n"
+    "submitted (as `submit -f FILE`). trainjob does not update jobs in place (a\n"
+    "running job's workers cannot take a new spec): for a job that exists, apply\n"
+    "lists the fields the file would change, changes nothing and exits 1; delete\n"
+    "the job and apply again, or submit the file under another name.\n"
+    "(`create -f FILE` is `submit -f FILE`.)\n";
+
+/*
+ * The fields of want (a job file as JSON) whose values differ from have (the
+ * job on the server), as "  path: old → new" lines; fields the file leaves
+ * out are the server's defaults and are not compared (in objects, and in the
+ * elements of lists as long as the file's, so roles[0].image_path).
+ */
+static size_t apply_diff(struct strbuf *out, const char *path, json_t *want, json_t *have)
+{
+    if (json_is_object(want) && json_is_object(have)) {
+        size_t n = 0;
+        const char *key;
+        json_t *v;
+        json_object_foreach(want, key, v)
+        {
+            struct strbuf sub = STRBUF_INIT;
+            strbuf_addf(&sub, "%s%s%s", path, *path ? "." : "", key);
+            n += apply_diff(out, strbuf_str(&sub), v, json_object_get(have, key));
+            strbuf_free(&sub);
+        }
+        return n;
+    }
+    if (json_is_array(want) && json_is_array(have) &&
+        json_array_size(want) == json_array_size(have)) {
+        size_t n = 0;
+        for (size_t i = 0; i < json_array_size(want); i++) {
+            struct strbuf sub = STRBUF_INIT;
+            strbuf_addf(&sub, "%s[%zu]", path, i);
+            n +=
+                apply_diff(out, strbuf_str(&sub), json_array_get(want, i), json_array_get(have, i));
+            strbuf_free(&sub);
+        }
+        return n;
+    }
+    if (have != NULL && json_equal(want, have))
+        return 0;
+    char *a = have ? json_dumps(have, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+    char *b = json_dumps(want, JSON_ENCODE_ANY | JSON_COMPACT);
+    strbuf_adds(out, "  ");
+    cli_clean(out, path);
+    strbuf_adds(out, ": ");
+    cli_clean(out, a ? a : "(not set)");
+    strbuf_adds(out, " → ");
+    cli_clean(out, b ? b : "?");
+    strbuf_addc(out, '\n');
+    free(a);
+    free(b);
+    return 1;
+}
+
+/* apply of a job that exists: what would change, and that nothing did. */
+static int apply_existing(const struct jobspec *file_job, const struct jobspec *have,
+                          const char *file, FILE *err)
+{
+    json_t *want = jobspec_to_json(file_job), *cur = jobspec_to_json(have);
+    struct strbuf diff = STRBUF_INIT, line = STRBUF_INIT;
+    size_t n = apply_diff(&diff, "", want, cur);
+    json_decref(want);
+    json_decref(cur);
+    strbuf_adds(&line, "trainjob apply: job ");
+    cli_clean(&line, have->name ? have->name : file_job->name);
+    if (n == 0)
+        strbuf_adds(&line, " exists and matches the file: nothing to do\n");
+    else
+        strbuf_addf(&line, " exists; %s would change %zu field%s:\n", file, n, n == 1 ? "" : "s");
+    fputs(strbuf_str(&line), err);
+    if (n == 0) {
+        strbuf_free(&diff);
+        strbuf_free(&line);
+        return EXIT_OK;
+    }
+    fputs(strbuf_str(&diff), err);
+    strbuf_reset(&line);
+    strbuf_adds(&line, "trainjob does not update jobs in place: nothing was changed. "
+                       "Run `trainjob delete ");
+    cli_clean(&line, have->name ? have->name : file_job->name);
+    strbuf_addf(&line, "` and apply again, or submit the file under another name.\n");
+    fputs(strbuf_str(&line), err);
+    strbuf_free(&diff);
+    strbuf_free(&line);
+    return EXIT_INVALID;
+}
+
+static int submit_run(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err,
+                      bool apply);
+
 /* `submit -f FILE`: validate offline (exit 1, nothing sent), then create. */
 int cmd_submit(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
+{
+    return submit_run(g, argc, argv, out, err, false);
+}
+
+/* `apply -f FILE`: submit, or for a job that exists say what would change. */
+int cmd_apply(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
+{
+    return submit_run(g, argc, argv, out, err, true);
+}
+
+static int submit_run(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err,
+                      bool apply)
 {
     static const struct option longopts[] = {
         {"filename", required_argument, NULL, 'f'},
@@ -61,16 +170,16 @@ int cmd_submit(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
         if (c == 'f') {
             file = optarg;
         } else if (c == 'h') {
-            fputs(submit_usage, out);
+            fputs(apply ? apply_usage : submit_usage, out);
             return EXIT_OK;
         } else if (c != 0) {
-            return cli_bad_option("submit", "f:h", argv, err);
+            return cli_bad_option(argv[0], "f:h", argv, err);
         }
     }
     if (file == NULL && optind == argc - 1)
         file = argv[optind++]; /* `submit FILE` reads as meant */
     if (file == NULL || optind != argc) {
-        fputs(submit_usage, err);
+        fputs(apply ? apply_usage : submit_usage, err);
         return EXIT_USAGE;
     }
 
@@ -104,6 +213,14 @@ int cmd_submit(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
 
     struct jobspec created;
     struct api_error e;
+    if (apply) {
+        struct jobspec have;
+        if (backend_get(b, jf.job.name, &have, &e) == BACKEND_OK) {
+            rc = apply_existing(&jf.job, &have, file, err);
+            jobspec_free(&have);
+            goto out;
+        }
+    }
     enum backend_status st = backend_create(b, &jf.job, &created, &e);
     if (st != BACKEND_OK) {
         rc = cli_failed(err, st, &e, true);
@@ -127,9 +244,21 @@ out:
 /* ---- logs --------------------------------------------------------------- */
 
 static const char logs_usage[] =
-    "usage: trainjob logs NAME [-w WORKER] [-f] [--tail N]\n"
+    "usage: trainjob logs NAME [-w WORKER | -a] [-f] [--tail N] [-p] [--timestamps] [--since D]\n"
     "Prints a worker's log (by default the job's first worker, e.g. master-0).\n"
-    "-f follows it until the job ends (or Ctrl-C); --tail N starts N lines from the end.\n";
+    "  -w, --worker WORKER  that worker's log (-w names a worker here; to watch the\n"
+    "                       log as get -w watches a list, use -f, as kubectl logs -f)\n"
+    "  -a, --all-workers    every worker's log, one after another, each line after\n"
+    "                       [WORKER] (the job screen's `a` interleaves them live)\n"
+    "  -f, --follow         follow the log until the job ends (or Ctrl-C)\n"
+    "  --tail N             start N lines from the end\n"
+    "  -p, --previous       the previous attempt's log: what a restarted worker wrote\n"
+    "                       before its last restart (attempts start at the\n"
+    "                       '--- TIME: WORKER restarted on NODE (attempt N) ---' lines)\n"
+    "  --timestamps         each line after the time it was written (RFC 3339, UTC)\n"
+    "  --since D|TIME       only lines written in the last D (90s, 10m, 2h30m, 1d) or\n"
+    "                       after TIME (RFC 3339); both need a backend that sends\n"
+    "                       the times of lines (trainjobd)\n";
 
 /*
  * Log text on its way out: into a pipe or file as it came; to a terminal
@@ -183,21 +312,19 @@ static int on_log(void *ctx, const char *data, size_t len)
 static int on_log_skip(void *ctx, uint64_t bytes)
 {
     struct log_out *lo = ctx;
-    char line[160];
-    char amount[48];
-    if (bytes >= (1u << 20))
-        snprintf(amount, sizeof amount, "%llu MiB",
-                 (unsigned long long)((bytes + (1u << 19)) >> 20));
-    else if (bytes >= 1024)
-        snprintf(amount, sizeof amount, "%llu KiB", (unsigned long long)((bytes + 512) >> 10));
+    struct strbuf line = STRBUF_INIT;
+    strbuf_adds(&line, "… ");
+    if (bytes)
+        sizefmt_add_whole(&line, bytes);
     else
-        snprintf(amount, sizeof amount, "%llu bytes", (unsigned long long)bytes);
-    snprintf(line, sizeof line, "… %s skipped (the log rotated faster than it was read) …\n",
-             bytes ? amount : "some output");
+        strbuf_adds(&line, "some output");
+    strbuf_adds(&line, " skipped (the log rotated faster than it was read) …\n");
     bool mid_line = lo->tty ? lo->pending.len > 0 : lo->last != '\n';
     if (mid_line)
         on_log(lo, "\n", 1);
-    return on_log(lo, line, strlen(line));
+    int rc = on_log(lo, line.buf, line.len);
+    strbuf_free(&line);
+    return rc;
 }
 
 static int on_log_frames(void *ctx, const char *data, size_t len)
@@ -285,28 +412,340 @@ static int follow_log(struct session *s, const char *name, const char *worker, l
 }
 
 /* `logs NAME`: the first worker unless -w; -f follows until the job ends. */
+/*
+ * --timestamps and --since: the log read in frames with times (trainjobd's T
+ * frames: when each piece was written), through the loop as the job
+ * screen reads it. Each line is said after the time its first byte was
+ * written; --since drops the lines written before. Without -f the read ends
+ * when the engine says it is caught up.
+ */
+struct timed {
+    struct logframes lf;
+    struct log_out *lo;
+    struct loop *lp;
+    bool follow, timestamps;
+    int64_t since_ms; /* 0: every line */
+    bool at_start;    /* the next byte begins a line */
+    bool skipping;    /* the line being read is older than since_ms */
+    bool done;
+    struct backend_reply reply;
+};
+
+static int timed_data(void *ctx, const char *data, size_t len)
+{
+    struct timed *t = ctx;
+    while (len > 0) {
+        if (t->at_start) {
+            int64_t ms = t->lf.have_time ? (int64_t)t->lf.time_ms : 0;
+            t->skipping = t->since_ms > 0 && ms > 0 && ms < t->since_ms;
+            if (t->timestamps && !t->skipping) {
+                char stamp[TIMEFMT_RFC3339_LEN];
+                if (ms > 0)
+                    time_rfc3339(ms, stamp);
+                else
+                    snprintf(stamp, sizeof stamp, "-");
+                on_log(t->lo, stamp, strlen(stamp));
+                on_log(t->lo, " ", 1);
+            }
+            t->at_start = false;
+        }
+        const char *nl = memchr(data, '\n', len);
+        size_t n = nl ? (size_t)(nl - data) + 1 : len;
+        if (!t->skipping && on_log(t->lo, data, n))
+            return 1;
+        t->at_start = nl != NULL;
+        data += n;
+        len -= n;
+    }
+    return 0;
+}
+
+static int timed_frames(void *ctx, const char *data, size_t len)
+{
+    struct timed *t = ctx;
+    int rc = logframes_feed(&t->lf, data, len);
+    if (rc == 0 && !t->follow && t->lf.caught_up)
+        return 1; /* all the log had: a read without -f ends here */
+    return rc;
+}
+
+static void timed_done(void *ctx, struct backend_reply *r)
+{
+    struct timed *t = ctx;
+    t->done = true;
+    t->reply.status = r->status;
+    t->reply.err = r->err;
+    loop_stop(t->lp);
+}
+
+/* "90s", "10m", "2h30m", "1d" (a duration before now) or an RFC 3339 time: unix ms, or -1. */
+static int64_t since_ms_of(const char *arg)
+{
+    int64_t at = time_parse_rfc3339(arg);
+    if (at >= 0)
+        return at;
+    int64_t total = 0;
+    const char *p = arg;
+    if (*p == '\0')
+        return -1;
+    while (*p) {
+        char *end;
+        errno = 0;
+        long long v = strtoll(p, &end, 10);
+        if (end == p || v < 0 || errno || v > 1000000000)
+            return -1;
+        int64_t unit = *end == 's'   ? 1000
+                       : *end == 'm' ? 60000
+                       : *end == 'h' ? 3600000
+                       : *end == 'd' ? 86400000
+                                     : 0;
+        if (unit == 0)
+            return -1;
+        total += (int64_t)v * unit;
+        p = end + 1;
+    }
+    return time_now_ms() - total;
+}
+
+static int timed_log(struct session *s, const char *name, const char *worker, long tail,
+                     bool follow, bool timestamps, int64_t since_ms, struct log_out *lo, FILE *err)
+{
+    if (s->b->ops->logs_framed == NULL) {
+        fprintf(err,
+                "trainjob logs: --timestamps and --since need the times of each line, "
+                "which this backend (%s) does not send; use --tail N, or --previous\n",
+                s->b->ops->name);
+        return EXIT_USAGE;
+    }
+    struct timed t = {.lo = lo,
+                      .follow = follow,
+                      .timestamps = timestamps,
+                      .since_ms = since_ms,
+                      .at_start = true};
+    logframes_init(&t.lf, timed_data, on_log_skip, &t);
+    t.lp = loop_new();
+    struct http_multi *m = http_multi_new(t.lp);
+    struct backend_request rq = {.op = BACKEND_OP_LOGS,
+                                 .name = name,
+                                 .worker = worker,
+                                 .tail = tail,
+                                 .follow = true,
+                                 .framed = true,
+                                 .times = true};
+    struct backend_call *call = backend_send(s->b, m, &rq, timed_done, NULL, timed_frames, &t);
+    while (!t.done && call != NULL)
+        loop_run_once(t.lp, 1000);
+    int rc = EXIT_OK;
+    if (t.lf.broken) {
+        fprintf(err, "trainjob: the engine's log stream is not understood\n");
+        rc = EXIT_USAGE;
+    } else if (t.reply.status != BACKEND_OK && !(t.lf.caught_up || t.lf.ended)) {
+        rc = cli_failed(err, t.reply.status, &t.reply.err, false);
+    }
+    http_multi_free(m);
+    loop_free(t.lp);
+    logframes_free(&t.lf);
+    return rc;
+}
+
+/* Says that job name has no worker to read a log of; EXIT_INVALID. */
+static int no_workers_yet(const char *name, FILE *err)
+{
+    struct strbuf line = STRBUF_INIT;
+    strbuf_adds(&line, "trainjob: job ");
+    cli_clean(&line, name);
+    strbuf_adds(&line, " has no workers yet: it has not been scheduled");
+    fprintf(err, "%s\n", strbuf_str(&line));
+    strbuf_free(&line);
+    return EXIT_INVALID;
+}
+
+/* Whether a line of a log is the marker the engine writes before each attempt. */
+static bool attempt_marker(const char *line, size_t len)
+{
+    static const char tail[] = ") ---\n";
+    size_t tn = sizeof tail - 1;
+    if (len < 4 + tn || memcmp(line, "--- ", 4) != 0 || memcmp(line + len - tn, tail, tn) != 0)
+        return false;
+    return memmem(line, len, " (attempt ", 10) != NULL;
+}
+
+/*
+ * --previous: the log is read through, keeping the attempt before the last
+ * one (the log is bounded by the engine's rotation, so are both parts).
+ */
+struct attempts {
+    struct strbuf line; /* a line not ended yet */
+    struct strbuf prev; /* the attempt before the current one, its marker first */
+    struct strbuf cur;  /* the attempt being read */
+    int markers;
+};
+
+static void attempts_line(struct attempts *a, const char *line, size_t len)
+{
+    if (attempt_marker(line, len)) {
+        struct strbuf t = a->prev;
+        a->prev = a->cur;
+        a->cur = t;
+        strbuf_reset(&a->cur);
+        a->markers++;
+    }
+    strbuf_add(&a->cur, line, len);
+}
+
+static int on_log_attempts(void *ctx, const char *data, size_t len)
+{
+    struct attempts *a = ctx;
+    while (len > 0) {
+        const char *nl = memchr(data, '\n', len);
+        size_t n = nl ? (size_t)(nl - data) + 1 : len;
+        strbuf_add(&a->line, data, n);
+        if (nl) {
+            attempts_line(a, a->line.buf, a->line.len);
+            strbuf_reset(&a->line);
+        }
+        data += n;
+        len -= n;
+    }
+    return 0;
+}
+
+/* --all-workers: each line after "[WORKER] ". */
+struct prefixed {
+    struct log_out *lo;
+    const char *worker;
+    bool at_start; /* the next byte begins a line */
+};
+
+static int on_log_prefixed(void *ctx, const char *data, size_t len)
+{
+    struct prefixed *px = ctx;
+    while (len > 0) {
+        if (px->at_start) {
+            struct strbuf head = STRBUF_INIT;
+            strbuf_addf(&head, "[%s] ", px->worker);
+            int rc = on_log(px->lo, head.buf, head.len);
+            strbuf_free(&head);
+            if (rc)
+                return rc;
+            px->at_start = false;
+        }
+        const char *nl = memchr(data, '\n', len);
+        size_t n = nl ? (size_t)(nl - data) + 1 : len;
+        if (on_log(px->lo, data, n))
+            return 1;
+        px->at_start = nl != NULL;
+        data += n;
+        len -= n;
+    }
+    return 0;
+}
+
+/* `logs NAME -a`: every worker's log in turn, prefixed; the first failure is the status. */
+static int all_workers_logs(struct session *s, const char *name, long tail, struct log_out *lo,
+                            FILE *err)
+{
+    struct worker_list wl;
+    struct api_error e;
+    enum backend_status st = backend_workers(s->b, name, &wl, &e);
+    if (st != BACKEND_OK)
+        return cli_failed(err, st, &e, false);
+    int rc = EXIT_OK;
+    if (wl.count == 0) {
+        rc = no_workers_yet(name, err);
+    }
+    for (size_t i = 0; i < wl.count && rc == EXIT_OK; i++) {
+        if (wl.workers[i].name == NULL)
+            continue;
+        struct prefixed px = {lo, wl.workers[i].name, true};
+        st = backend_logs(s->b, name, wl.workers[i].name, tail, false, on_log_prefixed, &px, &e);
+        if (st != BACKEND_OK)
+            rc = cli_failed(err, st, &e, false);
+        else if (!px.at_start)
+            on_log(lo, "\n", 1); /* a last line without its newline */
+    }
+    worker_list_free(&wl);
+    return rc;
+}
+
+/* `logs NAME -p`: the attempt before the last, or exit 1 when there was one attempt. */
+static int previous_log(struct session *s, const char *name, const char *worker, struct log_out *lo,
+                        FILE *err)
+{
+    struct attempts a = {STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, 0};
+    struct api_error e;
+    int rc = EXIT_OK;
+    enum backend_status st = backend_logs(s->b, name, worker, -1, false, on_log_attempts, &a, &e);
+    if (st != BACKEND_OK) {
+        rc = cli_failed(err, st, &e, false);
+    } else {
+        if (a.line.len)
+            attempts_line(&a, a.line.buf, a.line.len);
+        if (a.markers < 2) {
+            struct strbuf line = STRBUF_INIT;
+            strbuf_adds(&line, "trainjob logs: ");
+            cli_clean(&line, worker);
+            strbuf_adds(&line, " of job ");
+            cli_clean(&line, name);
+            strbuf_addf(&line, " has no previous attempt: %s",
+                        a.markers == 1 ? "it has not been restarted"
+                                       : "its log has no attempt lines");
+            fprintf(err, "%s\n", strbuf_str(&line));
+            strbuf_free(&line);
+            rc = EXIT_INVALID;
+        } else {
+            on_log(lo, a.prev.buf, a.prev.len);
+        }
+    }
+    strbuf_free(&a.line);
+    strbuf_free(&a.prev);
+    strbuf_free(&a.cur);
+    return rc;
+}
+
 int cmd_logs(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
 {
     static const struct option longopts[] = {
         {"worker", required_argument, NULL, 'w'},
         {"follow", no_argument, NULL, 'f'},
         {"tail", required_argument, NULL, 'n'},
+        {"previous", no_argument, NULL, 'p'},
+        {"all-workers", no_argument, NULL, 'a'},
+        {"timestamps", no_argument, NULL, 'T'},
+        {"since", required_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},
         CLI_GLOBAL_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     struct cli_globals local = *g;
     const char *worker = NULL;
-    bool follow = false;
+    bool follow = false, previous = false, all = false, timestamps = false;
+    int64_t since_ms = 0;
     long tail = -1;
     int c;
     optind = 0;
     opterr = 0;
-    while ((c = cli_next_option(argc, argv, "w:fn:h", longopts, &local)) != -1) {
+    while ((c = cli_next_option(argc, argv, "w:fn:pah", longopts, &local)) != -1) {
         if (c == 'w') {
             worker = optarg;
         } else if (c == 'f') {
             follow = true;
+        } else if (c == 'p') {
+            previous = true;
+        } else if (c == 'a') {
+            all = true;
+        } else if (c == 'T') {
+            timestamps = true;
+        } else if (c == 'S') {
+            if ((since_ms = since_ms_of(optarg)) < 0) {
+                struct strbuf line = STRBUF_INIT;
+                strbuf_adds(&line, "trainjob logs: --since takes a duration (90s, 10m, 2h30m, 1d) "
+                                   "or an RFC 3339 time (2026-12-05T01:00:00Z), not '");
+                cli_clean(&line, optarg);
+                fprintf(err, "%s'\n", strbuf_str(&line));
+                strbuf_free(&line);
+                return EXIT_USAGE;
+            }
         } else if (c == 'n') {
             char *end;
             errno = 0;
@@ -319,11 +758,32 @@ int cmd_logs(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE
             fputs(logs_usage, out);
             return EXIT_OK;
         } else if (c != 0) {
-            return cli_bad_option("logs", "w:fn:h", argv, err);
+            int rc = cli_bad_option("logs", "w:fn:pah", argv, err);
+            if (optopt == 'w')
+                fputs("(-w names a worker in logs; to follow the log, as get -w watches, use -f)\n",
+                      err);
+            return rc;
         }
     }
     if (argc - optind != 1) {
         fputs(logs_usage, err);
+        if (argc - optind == 0 && worker)
+            fputs("(-w names a worker in logs, not the job; to follow the log use -f)\n", err);
+        return EXIT_USAGE;
+    }
+    if ((timestamps || since_ms > 0) && (all || previous)) {
+        fputs("trainjob logs: --timestamps and --since read one worker's current log: give them "
+              "without -a or -p\n",
+              err);
+        return EXIT_USAGE;
+    }
+    if ((all && (worker || previous || follow)) || (previous && follow)) {
+        fprintf(err, "trainjob logs: %s\n",
+                all && worker     ? "-a is every worker: give it without -w"
+                : all && previous ? "-p is one worker's previous attempt: give it without -a"
+                : all             ? "-a prints the logs as they are; to follow every worker live, "
+                                    "open the job in `trainjob top` and press a"
+                                  : "-p is an attempt that has ended: there is nothing to follow");
         return EXIT_USAGE;
     }
     const char *name = argv[optind];
@@ -334,6 +794,13 @@ int cmd_logs(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE
     struct api_error e;
     enum backend_status st;
     char *first = NULL;
+    if (all) {
+        struct log_out lo = {out, isatty(fileno(out)) != 0, STRBUF_INIT, '\n'};
+        rc = all_workers_logs(&s, name, tail, &lo, err);
+        log_drain(&lo, true);
+        strbuf_free(&lo.pending);
+        goto out;
+    }
     if (worker == NULL) {
         struct worker_list wl;
         st = backend_workers(s.b, name, &wl, &e);
@@ -342,14 +809,8 @@ int cmd_logs(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE
             goto out;
         }
         if (wl.count == 0 || wl.workers[0].name == NULL) {
-            struct strbuf line = STRBUF_INIT;
-            strbuf_adds(&line, "trainjob: job ");
-            cli_clean(&line, name);
-            strbuf_adds(&line, " has no workers yet: it has not been scheduled");
-            fprintf(err, "%s\n", strbuf_str(&line));
-            strbuf_free(&line);
             worker_list_free(&wl);
-            rc = EXIT_INVALID;
+            rc = no_workers_yet(name, err);
             goto out;
         }
         first = xstrdup(wl.workers[0].name);
@@ -357,7 +818,11 @@ int cmd_logs(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE
         worker_list_free(&wl);
     }
     struct log_out lo = {out, isatty(fileno(out)) != 0, STRBUF_INIT, '\n'};
-    if (follow && s.b->ops->logs_framed) {
+    if (previous) {
+        rc = previous_log(&s, name, worker, &lo, err);
+    } else if (timestamps || since_ms > 0) {
+        rc = timed_log(&s, name, worker, tail, follow, timestamps, since_ms, &lo, err);
+    } else if (follow && s.b->ops->logs_framed) {
         rc = follow_log(&s, name, worker, tail, &lo, err);
     } else if (follow) {
         /* A backend without frames (slurm) follows its own way until the job ends. */
@@ -578,35 +1043,43 @@ int cmd_priority(const struct cli_globals *g, int argc, char **argv, FILE *out, 
 int cmd_start(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
 {
     static const char usage[] =
-        "usage: trainjob start NAME\n"
-        "Queues a stopped (SUSPENDED) job again. Exit 0 when the job is started,\n"
-        "also when it already was (queued or running); 1 when it is not found or\n"
-        "has finished (SUCCEEDED, FAILED: submit it again); 3 no server.\n";
+        "usage: trainjob start NAME...\n"
+        "Queues stopped (SUSPENDED) jobs again, one line per name. Exit 0 when every\n"
+        "job is started, also when it already was (queued or running); 1 when one is\n"
+        "not found or has finished (SUCCEEDED, FAILED: submit it again); 3 no server.\n";
     struct cli_globals local = *g;
     int rc = names_options("start", usage, &local, argc, argv, out, err);
     if (rc != EXIT_OK)
         return rc < 0 ? EXIT_OK : rc;
-    if (argc - optind != 1) {
+    if (argc - optind < 1) {
         fputs(usage, err);
         return EXIT_USAGE;
     }
-    const char *name = argv[optind];
     struct session s;
     if ((rc = cli_session_open(&local, &s, err)) != EXIT_OK)
         return rc;
-    struct jobspec job;
-    struct api_error e;
-    enum backend_status st = backend_start(s.b, name, &job, &e);
-    if (st == BACKEND_REJECTED && already_started(s.b, name, out)) {
-        rc = EXIT_OK;
-    } else if (st != BACKEND_OK) {
-        rc = cli_failed(err, st, &e, false);
-    } else {
-        char what[64];
-        snprintf(what, sizeof what, "started (%s)",
-                 enum_name_or(&job_state_names, (int)job.state, job.state_other));
-        say_job(out, "", job.name ? job.name : name, what);
-        jobspec_free(&job);
+    /* One request per name (there is no batch start); the worst outcome is the exit status. */
+    for (int i = optind; i < argc; i++) {
+        const char *name = argv[i];
+        struct jobspec job;
+        struct api_error e;
+        int one = EXIT_OK;
+        enum backend_status st = backend_start(s.b, name, &job, &e);
+        if (st == BACKEND_REJECTED && already_started(s.b, name, out)) {
+            one = EXIT_OK;
+        } else if (st != BACKEND_OK) {
+            one = cli_failed(err, st, &e, false);
+        } else {
+            char what[64];
+            snprintf(what, sizeof what, "started (%s)",
+                     enum_name_or(&job_state_names, (int)job.state, job.state_other));
+            say_job(out, "", job.name ? job.name : name, what);
+            jobspec_free(&job);
+        }
+        if (one > rc)
+            rc = one;
+        if (one == EXIT_UNREACHABLE)
+            break; /* the next names would say the same */
     }
     session_close(&s);
     return rc;

@@ -41,6 +41,7 @@
 #include "api/tfevents.h"
 #include "cli/cli.h"
 #include "util/numfmt.h"
+#include "util/sizefmt.h"
 #include "util/strbuf.h"
 #include "util/timefmt.h"
 #include "util/utf8.h"
@@ -421,19 +422,6 @@ static void print_table(struct metrics *m)
     free(rows);
 }
 
-/* "100 GiB": a size rounded to the largest binary unit it reaches. */
-static void add_size(struct strbuf *sb, uint64_t bytes)
-{
-    static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    size_t u = 0;
-    while (u + 1 < sizeof unit / sizeof *unit && bytes >= (1024ull << (10 * u)))
-        u++;
-    if (u == 0)
-        strbuf_addf(sb, "%llu %s", (unsigned long long)bytes, bytes == 1 ? "byte" : "bytes");
-    else
-        strbuf_addf(sb, "%.3g %s", (double)bytes / (double)(1ull << (10 * u)), unit[u]);
-}
-
 /*
  * --logdir: says once (and again when there are more) that holes of sparse
  * files were passed: no record was lost there, nothing was damaged.
@@ -449,7 +437,7 @@ static void tell_holes(struct metrics *m)
     else
         strbuf_addf(&line, "trainjob metrics: skipped %llu holes, the last of ",
                     (unsigned long long)st->holes);
-    add_size(&line, st->last_hole_len);
+    sizefmt_add(&line, st->last_hole_len);
     strbuf_addf(&line, " at offset %llu in ", (unsigned long long)st->last_hole_at);
     add_clean(&line, m->log_path);
     strbuf_addc(&line, '/');

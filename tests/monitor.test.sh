@@ -115,6 +115,9 @@ keys g Space Down Space
 # The command line: a scheme by name, and a wrong command named.
 keys : "theme mono" Enter
 see ":theme switches the scheme" "theme mono"
+keys : "theme nosuch" Enter
+see "an unknown scheme is named once" "theme: unknown scheme 'nosuch'"
+gone "...without a doubled prefix" "theme: theme:"
 keys : "frobnicate" Enter
 see "an unknown command says so" "unknown command :frobnicate"
 

@@ -61,7 +61,7 @@ static void on_command(void *ctx, const char *text)
     } else if (strcmp(verb, "theme") == 0 && *arg) {
         char err[256];
         if (term_set_theme(&m->term, arg, err, sizeof err) != 0)
-            monitor_status(m, true, "theme: %s", err);
+            monitor_status(m, true, "%s", err); /* the loader's message names the theme */
         else
             monitor_status(m, false, "theme %s", arg);
         m->full = true;

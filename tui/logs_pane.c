@@ -34,6 +34,7 @@
 #include "tui/prompt.h"
 #include "util/fileio.h"
 #include "util/logring.h"
+#include "util/sizefmt.h"
 #include "util/strbuf.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
@@ -304,12 +305,11 @@ static int frame_skip(void *ctx, uint64_t bytes)
     struct strbuf line = STRBUF_INIT;
     if (s->last != '\n')
         strbuf_addc(&line, '\n');
-    if (bytes >= (1u << 20))
-        strbuf_addf(&line, "… %" PRIu64 " MiB", (bytes + (1u << 19)) >> 20);
-    else if (bytes > 0)
-        strbuf_addf(&line, "… %" PRIu64 " KiB", (bytes + 512) >> 10);
+    strbuf_adds(&line, "… ");
+    if (bytes > 0)
+        sizefmt_add_whole(&line, bytes);
     else
-        strbuf_adds(&line, "… some output");
+        strbuf_adds(&line, "some output");
     strbuf_adds(&line, " skipped (the log rotated faster than it was read) …\n");
     piece(s, line.buf, line.len);
     strbuf_free(&line);
