@@ -25,6 +25,7 @@ mkdir -p "$SRC"
 git -C "$TRAINJOB_TOP" ls-files -z --cached --others --exclude-standard |
     (cd "$TRAINJOB_TOP" && tar --null -T - -cf - 2>/dev/null) | tar -xf - -C "$SRC"
 before=$(git -C "$TRAINJOB_TOP" status --porcelain)
+mkdir -p "$SRC/build" && : >"$SRC/build/developers-own"
 
 (cd "$SRC" && make deb) >"$TMP/build.log" 2>&1
 rc=$?
@@ -36,11 +37,21 @@ DEB="$SRC/build/deb/trainjob_${VERSION}_$ARCH.deb"
 check "...named trainjob_VERSION_ARCH.deb, VERSION the tree's ($VERSION)" test -s "$DEB"
 check "...in build/deb, nothing left beside the tree" test -z "$(ls "$TMP/src" | grep -v '^trainjob$')"
 check "...and this checkout is as it was" test "$(git -C "$TRAINJOB_TOP" status --porcelain)" = "$before"
+check "...leaving the tree's own build/ alone (dh clean runs make clean otherwise)" \
+    test -e "$SRC/build/developers-own"
 [ -s "$DEB" ] || exit 1
 check "the package's version is VERSION's" test "$(dpkg-deb -f "$DEB" Version)" = "$VERSION"
 
+# One version: a changelog behind VERSION stops the build, saying so.
+cp "$SRC/VERSION" "$TMP/VERSION.keep"
+echo 9.9.9 >"$SRC/VERSION"
+run sh -c 'cd "$1" && debian/rules override_dh_auto_configure' sh "$SRC"
+check "a VERSION the changelog does not name stops the package build" test "$rc" -ne 0
+expect_grep "...saying which entry to add" "$TMP/err" "dch -v 9.9.9"
+cp "$TMP/VERSION.keep" "$SRC/VERSION"
+
 # The production link lines: no cmocka (only the unit tests link it).
-grep -E -- '-o build/(trainjob|trainjobd|trainjob-shim) ' "$TMP/build.log" >"$TMP/links"
+grep -E -- '-o [a-z/]*build/(trainjob|trainjobd|trainjob-shim) ' "$TMP/build.log" >"$TMP/links"
 check "the build linked the three binaries" test "$(wc -l <"$TMP/links")" -eq 3
 expect_no_grep "...none of them with -lcmocka" "$TMP/links" -lcmocka
 # Building ran no test tool's installation: the deps step named nothing.
