@@ -301,6 +301,6 @@ clean:
 	rm -rf build
 
 help:
-	@sed -n '3,11p' Makefile | sed 's/^# //'
+	@sed -n '3,13p' Makefile | sed 's/^# //'
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
