@@ -152,14 +152,29 @@ cd "$TMP/elsewhere" || exit 1
 run "$ROOT/usr/bin/trainjob" --version
 expect_rc "the packaged trainjob --version" 0
 check "...prints the package's version" test "$(cat "$TMP/out")" = "trainjob $VERSION"
-TRAINJOBD_BIN="$ROOT/usr/bin/trainjobd"
+# It runs with no_new_privs, as trainjobd.service sets NoNewPrivileges: the
+# shim drops to the job's user and bubblewrap sets up the sandbox without
+# any setuid program.
+printf '#!/bin/sh\nexec setpriv --no-new-privs "%s" "$@"\n' "$ROOT/usr/bin/trainjobd" >"$TMP/trainjobd-nnp"
+chmod +x "$TMP/trainjobd-nnp"
+TRAINJOBD_BIN="$TMP/trainjobd-nnp"
 engine_config </dev/null
 start_engine
-check "the packaged trainjobd starts" kill -0 "$ENGINE_PID"
-submit deb-job "echo hello from the package"
+check "the packaged trainjobd starts (under no_new_privs)" kill -0 "$ENGINE_PID"
+check "...with its no_new_privs set" grep -q '^NoNewPrivs:[[:space:]]*1' "/proc/$ENGINE_PID/status"
+submit deb-job "echo hello from the package; cat /proc/1/comm"
 check "...accepts a job" test "$code" = 200
 check "...and runs it to SUCCEEDED with the packaged shim" wait_for deb-job .state SUCCEEDED
+if command -v bwrap >/dev/null 2>&1; then
+    expect_no_grep "...in the bubblewrap sandbox (not unsandboxed for lack of it)" "$TMP/engine.log" \
+        "bubblewrap not available"
+fi
 run "$ROOT/usr/bin/trainjob" --endpoint "http+unix://$SOCK" get jobs
 expect_grep "the packaged trainjob lists it" "$TMP/out" deb-job
+run "$ROOT/usr/bin/trainjob" --endpoint "http+unix://$SOCK" logs deb-job
+expect_grep "...and shows its log" "$TMP/out" "hello from the package"
+if command -v bwrap >/dev/null 2>&1 && [ "$(cat /proc/1/comm)" != init ]; then
+    check "...its pid 1 the sandbox's init, not the host's $(cat /proc/1/comm)" grep -qx init "$TMP/out"
+fi
 stop_engine
 cd "$TRAINJOB_TOP" || exit 1
