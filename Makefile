@@ -6,9 +6,11 @@
 #   make bench   benchmarks, printed as a table
 #   make fuzz    each fuzz target for FUZZ_SECONDS (clang + libFuzzer)
 #   make format  clang-format every source file
-#   make install PREFIX=/usr/local DESTDIR=   binaries, themes, keys, man pages,
-#                completions (make uninstall removes them)
-#   make deps    install missing Debian packages (run by run/test/asan/bench)
+#   make install PREFIX=/usr/local DESTDIR=/tmp/stage   binaries, themes, keys,
+#                man pages, completions under DESTDIR+PREFIX (an empty DESTDIR
+#                is the live system; make uninstall removes them)
+#   make deb     the Debian package, in build/deb/ (dpkg-buildpackage -us -uc -b)
+#   make deps    install missing build packages (test-deps: also the tests')
 #
 # Objects go to $(BUILD) (build/, or build/asan for the sanitizer run), with
 # -MMD dependency files beside them. CI sets CI=true: warnings become errors.
@@ -20,7 +22,11 @@ CC        ?= cc
 ifeq ($(filter -j%,$(MAKEFLAGS)),)
 MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
 endif
-PKGS      := ncursesw libcurl jansson yaml-0.1 cmocka libmicrohttpd sqlite3 libcrypto zlib
+PKGS      := ncursesw libcurl jansson yaml-0.1 libmicrohttpd sqlite3 libcrypto zlib
+# Only the unit tests use cmocka: it is no part of a binary's link line, and
+# asked for when a test is built (after `scripts/deps.sh --test` ran).
+TEST_CFLAGS = $(shell pkg-config --cflags cmocka)
+TEST_LIBS   = $(shell pkg-config --libs cmocka)
 SANITIZE  ?=
 FUZZ_SECONDS ?= 30
 
@@ -51,19 +57,25 @@ MANDIR      ?= $(DATAROOTDIR)/man
 PKGDATADIR  := $(DATAROOTDIR)/trainjob
 PKGLIBEXEC  := $(LIBEXECDIR)/trainjob
 BASHCOMPDIR ?= $(DATAROOTDIR)/bash-completion/completions
+# Debian's zsh searches vendor-completions under /usr, site-functions elsewhere.
+ifeq ($(PREFIX),/usr)
+ZSHCOMPDIR  ?= $(DATAROOTDIR)/zsh/vendor-completions
+else
 ZSHCOMPDIR  ?= $(DATAROOTDIR)/zsh/site-functions
+endif
 FISHCOMPDIR ?= $(DATAROOTDIR)/fish/vendor_completions.d
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(PKG_CFLAGS)
 
 # pkg-config is asked once per build tree, after the dependency step, and the
 # answer kept in $(BUILD)/config.mk (make re-reads it when it changes).
-NODEPS_GOALS := clean format deps help uninstall
+NODEPS_GOALS := clean format deps test-deps help uninstall deb
 ifeq ($(filter $(NODEPS_GOALS),$(MAKECMDGOALS)),)
 ifneq ($(MAKECMDGOALS),fuzz)
 -include $(BUILD)/config.mk
 endif
 endif
 
+# Only what building needs: the tests' tools come with `make test` (test-deps).
 $(BUILD)/config.mk: Makefile scripts/deps.sh
 	@scripts/deps.sh
 	@mkdir -p $(@D)
@@ -94,7 +106,8 @@ TOOLS     := $(TOOLS_SRC:tests/%.c=$(BUILD)/tests/%)
 FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 
-.PHONY: all run test conformance asan bench fuzz format deps clean help check-tests install uninstall FORCE
+.PHONY: all run test conformance asan bench fuzz format deps test-deps clean help check-tests install \
+        uninstall deb FORCE
 # Keep objects that only chained rules make (tests, benches), so relinks do not rebuild them.
 .SECONDARY:
 .DEFAULT_GOAL := all
@@ -136,10 +149,12 @@ $(BUILD)/util/buildinfo.o: $(BUILD)/gen/build_paths.h
 $(BUILD)/util/buildinfo.o: CPPFLAGS += -I$(BUILD)/gen
 FORCE:
 
-# Man pages: rendered by the rule below.
-$(BUILD)/man/%: doc/%.scd
+# Man pages: rendered by the rule below. scdoc writes a .P after each heading
+# and at each blank line, also where it does nothing (mandoc -T lint:
+# "skipping paragraph macro"); scripts/man-tidy.awk drops those.
+$(BUILD)/man/%: doc/%.scd scripts/man-tidy.awk
 	@mkdir -p $(@D)
-	scdoc < $< > $@.tmp && mv $@.tmp $@
+	scdoc < $< | awk -f scripts/man-tidy.awk > $@.tmp && mv $@.tmp $@
 
 $(LIB_A): $(LIB_OBJ)
 	@rm -f $@
@@ -155,14 +170,20 @@ SHIM_OBJ := $(patsubst %.c,$(BUILD)/%.o,engine/shim.c $(wildcard engine/shim_*.c
 # The shim is exec'd for every worker start and needs only libc: linked
 # statically it skips the dynamic loader (issue 14: 5.8 -> 2.7 ms of CPU per
 # exec, perf stat over 300). The cost: a glibc fix reaches it on a rebuild,
-# not an upgrade. Not under the sanitizers, which cannot link statically.
+# not an upgrade (debian/rules sets SHIM_LINK= for that reason). Not under the
+# sanitizers, which cannot link statically.
 ifeq ($(SANITIZE),)
-SHIM_LINK := -static
+SHIM_LINK ?= -static
 endif
 $(BUILD)/trainjob-shim: $(SHIM_OBJ) $(LIB_A)
 	$(CC) $(LDFLAGS) $(SHIM_LINK) -o $@ $^ -lm
 
-# Objects first, the library after them (seed.o below needs it too).
+# Objects first, the library after them (seed.o below needs it too). The
+# unit tests alone link cmocka; their tools are built after test-deps ran.
+$(TESTS_SRC:%.c=$(BUILD)/%.o): ALL_CFLAGS += $(TEST_CFLAGS)
+$(TESTS_SRC:%.c=$(BUILD)/%.o) $(TOOLS_SRC:%.c=$(BUILD)/%.o): | test-deps
+$(TESTS): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB_A)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB_A) $(PKG_LIBS) $(TEST_LIBS)
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB_A) $(PKG_LIBS)
 
@@ -184,7 +205,7 @@ FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz-replay/%)
 run: $(BUILD)/trainjob
 	$(BUILD)/trainjob $(ARGS)
 
-check-tests: $(BINARIES) $(MANS) $(TESTS) $(TOOLS) $(FUZZ_REPLAY)
+check-tests: test-deps $(BINARIES) $(MANS) $(TESTS) $(TOOLS) $(FUZZ_REPLAY)
 
 # The suites run side by side (tests/run-tests.sh says how many and why);
 # TEST_JOBS=1 runs them one after another, TEST_ONLY='slurm_* test_acp' some.
@@ -264,10 +285,22 @@ uninstall:
 deps:
 	@scripts/deps.sh
 
+test-deps:
+	@scripts/deps.sh --test
+
+# The Debian package (debian/), built from this tree; the .deb and its
+# .buildinfo/.changes are moved to $(BUILD)/deb. debian/changelog must name
+# the version this tree builds (scripts/version.sh): debian/rules checks.
+deb:
+	dpkg-buildpackage -us -uc -b
+	@mkdir -p $(BUILD)/deb
+	mv ../trainjob_*.deb ../trainjob-dbgsym_*.deb ../trainjob_*.buildinfo ../trainjob_*.changes \
+	    $(BUILD)/deb/ 2>/dev/null; ls $(BUILD)/deb/trainjob_*.deb
+
 clean:
 	rm -rf build
 
 help:
-	@sed -n '3,11p' Makefile | sed 's/^# //'
+	@sed -n '3,13p' Makefile | sed 's/^# //'
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -23,3 +23,36 @@ expect_rc "deps dry run" 0
 expect_grep "a missing library names its Debian package" "$TMP/out" "libjansson-dev"
 expect_grep "every missing library is named" "$TMP/out" "libsqlite3-dev"
 expect_no_grep "present libraries are not reinstalled" "$TMP/out" "libyaml-dev"
+
+# Building needs only what building needs (issue 23): plain `make` runs
+# scripts/deps.sh without --test, which leaves the tests' tools and cmocka
+# to `make test` (--test).
+cat >"$TMP/bin/pkg-config" <<EOS
+#!/bin/sh
+# Pretends jansson and cmocka are not installed.
+for a in "\$@"; do case "\$a" in jansson|cmocka) exit 1 ;; esac; done
+exec "$real" "\$@"
+EOS
+run env PATH="$TMP/bin:$PATH" DEPS_DRY_RUN=1 scripts/deps.sh
+expect_grep "building: a missing build library is named" "$TMP/out" "libjansson-dev"
+expect_no_grep "...cmocka, for the unit tests only, is not" "$TMP/out" "libcmocka-dev"
+run env PATH="$TMP/bin:$PATH" DEPS_DRY_RUN=1 scripts/deps.sh --test
+expect_grep "testing (--test): cmocka is named too" "$TMP/out" "libcmocka-dev"
+expect_grep "...with the build's" "$TMP/out" "libjansson-dev"
+
+# Under fakeroot (uid 0 that is no root) and in a package build, never apt-get:
+# the exact command is printed and the script fails. apt-get here is a
+# stand-in that leaves a mark.
+printf '#!/bin/sh\ntouch "%s"\nexit 0\n' "$TMP/apt-ran" >"$TMP/bin/apt-get"
+chmod +x "$TMP/bin/apt-get"
+for how in FAKEROOTKEY=1 DEB_RULES_REQUIRES_ROOT=no; do
+    rm -f "$TMP/apt-ran"
+    run env PATH="$TMP/bin:$PATH" "$how" scripts/deps.sh
+    if [ "$(id -u)" -eq 0 ]; then
+        expect_rc "as uid 0 with $how: refuses" 1
+        if [ -e "$TMP/apt-ran" ]; then fail "...and runs no apt-get" "it ran"; else pass "...and runs no apt-get"; fi
+        expect_grep "...printing what to install" "$TMP/err" "apt-get install libjansson-dev"
+    else
+        echo "SKIP $how: not root"
+    fi
+done
