@@ -264,8 +264,11 @@ static void append_event(struct slurm *s, const char *dir, const char *reason, c
         return;
     struct stat st;
     struct passwd *pw = geteuid() == 0 ? getpwnam(s->user) : NULL;
-    if (pw && fstat(fd, &st) == 0 && st.st_uid == 0)
-        (void)fchown(fd, pw->pw_uid, pw->pw_gid); /* the supervisor appends to it as that user */
+    if (pw && fstat(fd, &st) == 0 && st.st_uid == 0) {
+        /* The supervisor appends to it as that user; failing, its events go to its log only. */
+        int owned = fchown(fd, pw->pw_uid, pw->pw_gid);
+        (void)owned; /* a (void) cast alone does not quiet warn_unused_result */
+    }
     char now[TIMEFMT_RFC3339_LEN];
     time_rfc3339(time_now_ms(), now);
     json_t *e = json_pack("{s:s, s:s, s:s, s:s}", "time", now, "type", "Normal", "reason", reason,

@@ -151,8 +151,11 @@ static void give_to(const char *dir, const struct runner_user *u, bool keep_dir)
     }
     struct dirent *e;
     while ((e = readdir(d)) != NULL)
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            (void)fchownat(dirfd(d), e->d_name, u->uid, u->gid, AT_SYMLINK_NOFOLLOW);
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+            int owned = fchownat(dirfd(d), e->d_name, u->uid, u->gid, AT_SYMLINK_NOFOLLOW);
+            (void)owned; /* best effort, as the loop's comment says; (void) alone does not
+                            quiet warn_unused_result */
+        }
     closedir(d);
 }
 
