@@ -54,7 +54,7 @@ esac
 
 # The known slow ones, slowest first (as measured on 2 cores), for a first
 # run without $times: they start before the others, in this order.
-slow_first='install workers k8s_render scale slurm_ops slurm slurm_parity slurm_supervisor
+slow_first='conformance deb install workers k8s_render scale slurm_ops slurm slurm_parity slurm_supervisor
 monitor state test_slurm slurm_qos slurm_loop wizard shares client_bounds launch live
 metrics_pane sched slurm_* wizard* logs metrics engine'
 times="$build/test-times"
