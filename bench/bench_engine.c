@@ -1523,6 +1523,7 @@ out:
         bench_remove_tree(b.tmp);
     free(b.user);
     free(b.trainjobd);
+    free(b.trainjob);
     free(b.shim);
     free(b.tmp);
     free(b.state_a);
