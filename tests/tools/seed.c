@@ -42,7 +42,7 @@ int seed_write_config(const char *path, const char *user, bool unschedulable, st
                 "pools:\n"
                 "- {name: std, type: dedicated}\n"
                 "specs:\n"
-                "- {name: cpu-1, gpus: 0, cpus: 1, memory_mib: 1}\n"
+                "- {name: cpu-1, gpus: 0, cpus: 1, memory_mib: 64}\n"
                 "images:\n"
                 "- {path: local/host}\n",
                 user, unschedulable ? ", unschedulable: true" : "");
