@@ -473,9 +473,16 @@ EOF
 render idle "$TMP/idle.yaml" && render std "$TMP/std.yaml"
 J=$JOBS/default/idle
 id_idle=$(submit idle -N3 -p idle --requeue --gres=gpu:8) # every GPU: the standard job must preempt
-_end=$(($(date +%s) + 60))
+# Its three workers must be running before the standard job comes: under load
+# (suites side by side) a start can take long, so wait up to 150 s and say so.
+_end=$(($(date +%s) + 150))
 until [ "$(grep -c '^start' "$J/logs/"*.log 2>/dev/null | awk -F: '{s += $2} END {print s + 0}')" -ge 3 ] ||
     [ "$(date +%s)" -ge "$_end" ]; do sleep 0.3; done
+if [ "$(grep -c '^start' "$J/logs/"*.log 2>/dev/null | awk -F: '{s += $2} END {print s + 0}')" -ge 3 ]; then
+    pass preempt_idle_started
+else
+    fail preempt_idle_started "idle $(field "$id_idle" JobState) after 150 s: $(ev idle | head -c 400)"
+fi
 id_std=$(submit std -N2 -p standard --gres=gpu:1)
 wait_end "$id_std" 60
 if [ "$(field "$id_std" JobState)" = COMPLETED ]; then pass preempt_standard_ran; else
