@@ -433,6 +433,35 @@ static void test_every_row_reaches_its_path(void **state)
     assert_true(walked >= 8);
 }
 
+/*
+ * A spec the newly chosen pool lacks stays chosen, with validation's finding
+ * under it: it is not swapped for the pool's first spec while Resources shows
+ * no error (a resumed draft went from cpu-1 to gpu-1 silently this way).
+ */
+static void test_spec_kept_when_pool_lacks_it(void **state)
+{
+    struct fixture *fx = *state;
+    struct catalog_pool *idle = &fx->cat.pools[1];
+    free(idle->specs[0].name);
+    idle->specs[0].name = xstrdup("gpu-1");
+    idle->specs[0].devices = 1;
+    struct jobspec j = ok_job();
+    fx->wz = wizard_new(&fx->cat, &j, NULL, fx->km);
+    jobspec_free(&j);
+    for (int t = 0; t < 3; t++) /* Workspace → Display name → Name → Resource pool */
+        key(fx->wz, '\t', false);
+    assert_string_equal(wizard_focused_path(fx->wz), "resource_pool.name");
+    key(fx->wz, '\n', false); /* open, filter, pick */
+    for (const char *p = "idle"; *p; p++)
+        key(fx->wz, (unsigned char)*p, false);
+    key(fx->wz, '\n', false);
+    wizard_validate(fx->wz);
+    const struct jobspec *out = wizard_job(fx->wz);
+    assert_string_equal(out->resource_pool.name, "local-idle");
+    assert_string_equal(out->roles[0].resource_spec[0].name, "cpu-1");
+    assert_true(wizard_error_count(fx->wz) > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -445,6 +474,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_invisible_path_characters_shown_inline, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_every_row_reaches_its_path, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_spec_kept_when_pool_lacks_it, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -269,8 +269,12 @@ void wz_refresh_pool_fields(struct wizard *wz, const char *want_zone, const char
         o[n] = (struct select_option){s->name, details[n], false, NULL};
         n++;
     }
-    offer_file_value(o, &n, want_spec);
+    /* The spec chosen (or the file's) stays when the pool lacks it: validation says so,
+     * rather than the pool's first spec silently taking its place. */
     keep = xstrdup(want_spec ? want_spec : (select_selected_label(wz->spec) ?: ""));
+    offer_file_value(o, &n, want_spec);
+    if (*keep && n < MAX_OPTIONS && wz_index_of(o, n, keep) == SELECT_NONE)
+        o[n++] = (struct select_option){keep, "chosen before; not in this pool", false, NULL};
     select_set_options(wz->spec, o, n);
     at = wz_index_of(o, n, keep);
     select_set_selected(wz->spec, at != SELECT_NONE ? at : 0);
