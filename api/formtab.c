@@ -7,10 +7,12 @@
 
 #include <string.h>
 
-#define ROW(sec, label, path, kind, choices, when, help, max, handled, ro)                         \
+/* After read-only, a plain row's widget may say more: .min, .max, .placeholder. */
+#define ROW(sec, label_, path_, kind_, choices_, when_, help_, max_, handled_, ...)                \
     {                                                                                              \
-        SECTION_##sec, label, path, FORMTAB_##kind, FORMTAB_##choices, FORMTAB_##when, help, max,  \
-            handled, ro                                                                            \
+        .section = SECTION_##sec, .label = label_, .path = path_, .kind = FORMTAB_##kind_,         \
+        .choices = FORMTAB_##choices_, .when = FORMTAB_##when_, .help = help_, .max_chars = max_,  \
+        .handled = handled_, .read_only = __VA_ARGS__                                              \
     }
 
 static const struct formtab_row rows[] = {
@@ -33,7 +35,7 @@ static const struct formtab_row rows[] = {
     ROW(RESOURCES, "Framework", "framework", CHOICE, FRAMEWORKS, ALWAYS,
         "how workers are started and find each other", 0, true, false),
     ROW(RESOURCES, "Replicas", "roles[0].total_replicas", NUMBER, NO_CHOICES, ALWAYS,
-        "Up/Down change it", 0, false, false),
+        "Up/Down change it", 0, false, false, .min = 1, .max = 4096),
     ROW(RESOURCES, "Resource spec", "roles[0].resource_spec[0].name", CHOICE, SPECS, ALWAYS,
         "what one worker gets", 0, true, false),
     ROW(IMAGE, "From catalog", "image_source", CHOICE, IMAGES, ALWAYS,
@@ -43,7 +45,8 @@ static const struct formtab_row rows[] = {
         "[registry[:port]/]repo[:tag][@sha256:…]; local/host runs on the machine itself", 1024,
         false, false),
     ROW(IMAGE, "Startup script", "roles[0].startup_script", TEXTAREA, NO_CHOICES, ALWAYS,
-        "runs with sh -c in every worker", 0, false, false),
+        "runs with sh -c in every worker", 0, false, false,
+        .placeholder = "the commands every worker runs"),
     ROW(FAULT_TOLERANCE, "Max restarts", "fault_tolerance.backoff_limit", NUMBER, NO_CHOICES,
         ALWAYS, "RESTART_JOB restarts every worker; on big jobs re-initialising takes long", 0,
         true, false),

@@ -60,6 +60,10 @@ struct formtab_row {
     int max_chars;  /* text: the longest value the field takes (0: no limit) */
     bool handled;   /* tui/wizard_fields.c has code for it; else plain: bound by path only */
     bool read_only; /* shown, not edited */
+    /* a plain row's widget: a number's Up/Down range (widened to a value loaded; absent: min),
+     * the text shown while empty */
+    long min, max;
+    const char *placeholder;
 };
 
 /* Every row, in the order the form shows them; *n is their count. */

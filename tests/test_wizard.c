@@ -441,8 +441,8 @@ static void go_to(struct wizard *wz, const char *path)
     assert_non_null(row);
     while (wz->cur < row->section)
         key(wz, KEY_NPAGE, true);
-    for (int t = 0; t < 30 && !(wizard_focused_path(wz) && strcmp(wizard_focused_path(wz), path) == 0);
-         t++)
+    for (int t = 0;
+         t < 30 && !(wizard_focused_path(wz) && strcmp(wizard_focused_path(wz), path) == 0); t++)
         key(wz, '\t', false);
     assert_non_null(wizard_focused_path(wz));
     assert_string_equal(wizard_focused_path(wz), path);

@@ -49,6 +49,37 @@ static size_t add_field(struct wizard *wz, struct widget *wd, const char *path)
     return e;
 }
 
+/*
+ * A plain row (no code of its own): its widget, of the row's kind, holding
+ * what init has at the row's path, read through the job's schema table; a
+ * number loaded outside the row's range widens it (never clamped).
+ */
+static struct widget *add_plain(struct wizard *wz, const struct jobspec *init, const char *path)
+{
+    const struct formtab_row *row = formtab_row(path);
+    struct schema_ref ref;
+    bool found = init && schema_find(jobspec_schema(), (void *)init, path, &ref);
+    const char *text = found ? schema_ref_string(&ref) : NULL;
+    int64_t v = row->min;
+    struct widget *wd;
+    if (row->kind == FORMTAB_NUMBER) {
+        if (found)
+            schema_ref_int(&ref, &v);
+        wd = numberfield_widget(numberfield_new(v < row->min ? (long)v : row->min,
+                                                v > row->max ? (long)v : row->max, (long)v));
+    } else if (row->kind == FORMTAB_TEXTAREA) {
+        struct textarea *ta = textarea_new(text, 8, (size_t)row->max_chars);
+        textarea_set_placeholder(ta, row->placeholder);
+        wd = textarea_widget(ta);
+    } else {
+        struct textfield *tf = textfield_new(text, (size_t)row->max_chars);
+        textfield_set_placeholder(tf, row->placeholder);
+        wd = textfield_widget(tf);
+    }
+    add_field(wz, wd, path);
+    return wd;
+}
+
 const struct catalog_workspace *wz_current_workspace(const struct wizard *wz)
 {
     const char *ws = select_selected_label(wz->workspace);
@@ -623,11 +654,9 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
     wz->ws_prev = at != SELECT_NONE ? at : 0;
     wz->workspace = select_new(o, n, wz->ws_prev);
     add_field(wz, select_widget(wz->workspace), "workspace_name");
-    wz->display_name = textfield_new(init ? init->display_name : NULL, 256);
-    add_field(wz, textfield_widget(wz->display_name), "display_name");
-    wz->name = textfield_new(init ? init->name : NULL, 63);
+    add_plain(wz, init, "display_name");
+    wz->name = textfield_from_widget(add_plain(wz, init, "name"));
     wz_refresh_generated_name(wz);
-    add_field(wz, textfield_widget(wz->name), "name");
     wz->pool = select_new(NULL, 0, SELECT_NONE);
     add_field(wz, select_widget(wz->pool), "resource_pool.name");
     wz->zone = select_new(NULL, 0, SELECT_NONE);
@@ -667,10 +696,7 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
     wz->framework = select_new(fo, fn, fsel);
     wz_refresh_generated_name(wz);
     add_field(wz, select_widget(wz->framework), "framework");
-    /* Widened to a loaded job's value: shown as the file says it, never clamped. */
-    long r0 = r && r->has_total_replicas ? r->total_replicas : 1;
-    wz->replicas = numberfield_new(r0 < 1 ? r0 : 1, r0 > 4096 ? r0 : 4096, r0);
-    add_field(wz, numberfield_widget(wz->replicas), "roles[0].total_replicas");
+    wz->replicas = numberfield_from_widget(add_plain(wz, init, "roles[0].total_replicas"));
     wz->spec = select_new(NULL, 0, SELECT_NONE);
     wz->e_spec = add_field(wz, select_widget(wz->spec), "roles[0].resource_spec[0].name");
 
@@ -684,9 +710,7 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
     wz->image = textfield_new(image, 1024);
     wz->e_image = add_field(wz, textfield_widget(wz->image), "roles[0].image_path");
     wz_refresh_image_pick(wz);
-    wz->script = textarea_new(r ? r->startup_script : NULL, 8, 0);
-    textarea_set_placeholder(wz->script, "the commands every worker runs");
-    add_field(wz, textarea_widget(wz->script), "roles[0].startup_script");
+    add_plain(wz, init, "roles[0].startup_script");
 
     /* Fault tolerance */
     const struct fault_tolerance *ft = init ? &init->fault_tolerance : NULL;

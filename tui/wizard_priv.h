@@ -69,7 +69,7 @@ struct wizard {
     size_t ws_prev;    /* the workspace chosen before "new workspace…" was */
     bool ws_new_asked; /* "new workspace…" was chosen: the owner asks for a name */
     struct select *tb_mount;
-    struct textfield *display_name, *name, *vpc, *image, *tb_dir;
+    struct textfield *name, *vpc, *image, *tb_dir;
     struct numberfield *replicas, *backoff;
     struct toggle *preemptible, *ssh, *tensorboard;
     struct textfield *ssh_path; /* shown read-only */
@@ -77,7 +77,6 @@ struct wizard {
     struct select *vpc_pick;    /* the catalog's VPCs (NULL: it lists none; wz->vpc is typed) */
     size_t e_image_pick;
     size_t e_ssh_path;
-    struct textarea *script;
     size_t e_zone, e_vpc, e_preemptible, e_tb_mount, e_tb_dir, e_spec, e_rules, e_image;
     char *tb_other;                /* a log path from the file on no mount: offered as it was */
     enum framework file_framework; /* the file's API value the form does not offer (PYTORCH…) */
