@@ -63,6 +63,9 @@ static const struct formtab_row rows[] = {
         false),
     ROW(TENSORBOARD, "Log path", "tensorboard.log_path", CHOICE, MOUNT_PATHS, TENSORBOARD, NULL, 0,
         true, false),
+    ROW(TENSORBOARD, "Directory", "tensorboard.log_path", TEXT, NO_CHOICES, TENSORBOARD,
+        "optional: a directory under the mount path, e.g. tb/run1", 0, true, false,
+        .placeholder = "the mount path itself"),
 };
 
 const struct formtab_row *formtab_rows(size_t *n)
@@ -71,10 +74,21 @@ const struct formtab_row *formtab_rows(size_t *n)
     return rows;
 }
 
+/* The first row from `from` on that edits path, or NULL. */
+static const struct formtab_row *row_from(const struct formtab_row *from, const char *path)
+{
+    for (const struct formtab_row *r = from; r < rows + sizeof rows / sizeof rows[0]; r++)
+        if (strcmp(r->path, path) == 0)
+            return r;
+    return NULL;
+}
+
 const struct formtab_row *formtab_row(const char *path)
 {
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        if (strcmp(rows[i].path, path) == 0)
-            return &rows[i];
-    return NULL;
+    return row_from(rows, path);
+}
+
+const struct formtab_row *formtab_row_next(const struct formtab_row *after, const char *path)
+{
+    return row_from(after + 1, path);
 }

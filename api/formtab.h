@@ -68,7 +68,9 @@ struct formtab_row {
 
 /* Every row, in the order the form shows them; *n is their count. */
 const struct formtab_row *formtab_rows(size_t *n);
-/* The row that edits path exactly, or NULL. */
+/* The row that edits path exactly (the first, where two fields make up one value), or NULL. */
 const struct formtab_row *formtab_row(const char *path);
+/* The next row after `after` that edits path (Directory after Log path), or NULL. */
+const struct formtab_row *formtab_row_next(const struct formtab_row *after, const char *path);
 
 #endif

@@ -261,6 +261,16 @@ static void test_defaults_agree(void **state)
 }
 
 /* The catalog api/slurm_catalog.c builds: partitions as pools (an idle one), no zones or VPCs. */
+/* Whether the field of path is hidden now. */
+static bool row_hidden(const struct wizard *wz, const char *path)
+{
+    for (size_t i = 0; i < wz->field_count; i++)
+        if (strcmp(wz->fields[i].path, path) == 0)
+            return form_hidden(wz->forms[wz->fields[i].section], wz->fields[i].entry);
+    fail_msg("no field for %s", path);
+    return true;
+}
+
 static void make_slurm_catalog(struct catalog *cat)
 {
     make_catalog(cat);
@@ -283,9 +293,8 @@ static void test_zone_and_vpc_only_where_the_backend_has_them(void **state)
     j.resource_pool.name = xstrdup("local-idle");
     /* trainjobd: the idle pool's zone and VPC are fields, and required */
     fx->wz = wizard_new(&fx->cat, &j, NULL, fx->km);
-    struct form *basics = fx->wz->forms[SECTION_BASICS];
-    assert_false(form_hidden(basics, fx->wz->e_zone));
-    assert_false(form_hidden(basics, fx->wz->e_vpc));
+    assert_false(row_hidden(fx->wz, "resource_pool.zone"));
+    assert_false(row_hidden(fx->wz, "resource_pool.vpc_id"));
     assert_string_equal(wizard_job(fx->wz)->resource_pool.zone, "local-1z");
     wizard_validate(fx->wz);
     assert_true(wizard_error_count(fx->wz) > 0); /* no VPC in this catalog's list */
@@ -296,9 +305,8 @@ static void test_zone_and_vpc_only_where_the_backend_has_them(void **state)
     struct catalog slurm;
     make_slurm_catalog(&slurm);
     fx->wz = wizard_new(&slurm, &j, NULL, fx->km);
-    basics = fx->wz->forms[SECTION_BASICS];
-    assert_true(form_hidden(basics, fx->wz->e_zone));
-    assert_true(form_hidden(basics, fx->wz->e_vpc));
+    assert_true(row_hidden(fx->wz, "resource_pool.zone"));
+    assert_true(row_hidden(fx->wz, "resource_pool.vpc_id"));
     wizard_validate(fx->wz);
     const struct jobspec *got = wizard_job(fx->wz);
     assert_null(got->resource_pool.zone);
@@ -434,18 +442,20 @@ static void test_every_row_reaches_its_path(void **state)
     assert_true(walked >= 8);
 }
 
-/* Moves the focus, with keys only, to the field of path (forward: PgDn, then Tab). */
-static void go_to(struct wizard *wz, const char *path)
+/* Moves the focus, with keys only, to the field of row (forward: PgDn, then Tab). */
+static void go_to_row(struct wizard *wz, const struct formtab_row *row)
 {
-    const struct formtab_row *row = formtab_row(path);
-    assert_non_null(row);
+    const struct wz_field *fd = NULL;
+    for (size_t i = 0; i < wz->field_count; i++)
+        if (wz->fields[i].row == row)
+            fd = &wz->fields[i];
+    assert_non_null(fd);
     while (wz->cur < row->section)
         key(wz, KEY_NPAGE, true);
-    for (int t = 0;
-         t < 30 && !(wizard_focused_path(wz) && strcmp(wizard_focused_path(wz), path) == 0); t++)
+    for (int t = 0; t < 30 && form_focused(wz->forms[fd->section]) != fd->entry; t++)
         key(wz, '\t', false);
-    assert_non_null(wizard_focused_path(wz));
-    assert_string_equal(wizard_focused_path(wz), path);
+    assert_int_equal(form_focused(wz->forms[fd->section]), fd->entry);
+    assert_string_equal(wizard_focused_path(wz), row->path);
 }
 
 /* Chooses by keys the first option of the focused choice matching filter: Enter, type, Enter. */
@@ -456,16 +466,6 @@ static void choose(struct wizard *wz, const char *filter)
         key(wz, (unsigned char)*p, false);
     key(wz, '\n', false);
     wizard_validate(wz);
-}
-
-/* Whether the field of path is hidden now. */
-static bool row_hidden(const struct wizard *wz, const char *path)
-{
-    for (size_t i = 0; i < wz->field_count; i++)
-        if (strcmp(wz->fields[i].path, path) == 0)
-            return form_hidden(wz->forms[wz->fields[i].section], wz->fields[i].entry);
-    fail_msg("no field for %s", path);
-    return true;
 }
 
 /*
@@ -498,19 +498,20 @@ static void test_every_choice_and_conditional_row(void **state)
     cat->image_count = 2;
 
     static const struct {
-        const char *path, *condition, *filter, *stored_at, *want;
+        const char *label, *condition, *filter, *stored_at, *want;
     } walk[] = {
-        {"workspace_name", NULL, "default", NULL, "default"},
-        {"resource_pool.name", NULL, "idle", NULL, "local-idle"},
-        {"resource_pool.zone", "resource_pool.name", "1z", NULL, "local-1z"},
-        {"resource_pool.vpc_id", "resource_pool.name", "vpc", NULL, "vpc-1"},
-        {"scheduling.priority", NULL, "HIGH", NULL, "HIGH"},
-        {"scheduling.preemptible", "resource_pool.name", NULL, NULL, NULL},
-        {"framework", NULL, "MPI", NULL, "MPI"},
-        {"roles[0].resource_spec[0].name", NULL, "cpu-2", NULL, "cpu-2"},
-        {"image_source", NULL, "reg.ex", "roles[0].image_path", "reg.example/a:1"},
-        {"ssh.config_mount_path", "ssh.auto_key_setup", NULL, NULL, NULL},
-        {"tensorboard.log_path", "tensorboard", "/mnt/b", NULL, "/mnt/b"},
+        {"Workspace", NULL, "default", NULL, "default"},
+        {"Resource pool", NULL, "idle", NULL, "local-idle"},
+        {"Zone", "resource_pool.name", "1z", NULL, "local-1z"},
+        {"VPC", "resource_pool.name", "vpc", NULL, "vpc-1"},
+        {"Priority", NULL, "HIGH", NULL, "HIGH"},
+        {"Preemptible", "resource_pool.name", NULL, NULL, NULL},
+        {"Framework", NULL, "MPI", NULL, "MPI"},
+        {"Resource spec", NULL, "cpu-2", NULL, "cpu-2"},
+        {"From catalog", NULL, "reg.ex", "roles[0].image_path", "reg.example/a:1"},
+        {"SSH config", "ssh.auto_key_setup", NULL, NULL, NULL},
+        {"Log path", "tensorboard", "/mnt/b", NULL, "/mnt/b"},
+        {"Directory", "tensorboard", "tb/run1", NULL, "/mnt/a/tb/run1"},
     };
     size_t n, walked = 0;
     const struct formtab_row *rows = formtab_rows(&n);
@@ -519,7 +520,7 @@ static void test_every_choice_and_conditional_row(void **state)
         if (row->kind != FORMTAB_CHOICE && row->when == FORMTAB_ALWAYS)
             continue; /* the test above walks them */
         size_t w = 0;
-        while (w < sizeof walk / sizeof walk[0] && strcmp(walk[w].path, row->path) != 0)
+        while (w < sizeof walk / sizeof walk[0] && strcmp(walk[w].label, row->label) != 0)
             w++;
         assert_true(w < sizeof walk / sizeof walk[0]); /* a new row: say here how to walk it */
         struct jobspec j = ok_job();
@@ -535,7 +536,7 @@ static void test_every_choice_and_conditional_row(void **state)
         jobspec_free(&j);
         if (walk[w].condition) { /* hidden until its condition is made true, by keys */
             assert_true(row_hidden(fx->wz, row->path));
-            go_to(fx->wz, walk[w].condition);
+            go_to_row(fx->wz, formtab_row(walk[w].condition));
             if (strcmp(walk[w].condition, "resource_pool.name") == 0)
                 choose(fx->wz, "idle");
             else
@@ -550,9 +551,11 @@ static void test_every_choice_and_conditional_row(void **state)
             assert_string_equal(textfield_value(fx->wz->ssh_path), JOBSPEC_DEFAULT_SSH_PATH);
             assert_null(was);
         } else {
-            go_to(fx->wz, row->path);
+            go_to_row(fx->wz, row);
             if (row->kind == FORMTAB_TOGGLE)
                 key(fx->wz, ' ', false);
+            else if (row->kind == FORMTAB_TEXT)
+                retype(fx->wz, walk[w].filter);
             else
                 choose(fx->wz, walk[w].filter);
             json_t *after = jobspec_to_json(wizard_job(fx->wz));

@@ -35,18 +35,23 @@
 static const enum framework frameworks[] = {FRAMEWORK_PYTORCH_DDP, FRAMEWORK_TENSORFLOW_PS,
                                             FRAMEWORK_SENSEPARROTS, FRAMEWORK_MPI};
 
-/* Adds wd as the field of the form table's row for path: its section, label and help. */
-static size_t add_field(struct wizard *wz, struct widget *wd, const char *path)
+/* Adds wd as the field of the form table's row: its section, label and help. */
+static size_t add_row(struct wizard *wz, struct widget *wd, const struct formtab_row *row)
 {
-    const struct formtab_row *row = formtab_row(path);
     size_t e = form_add(wz->forms[row->section], row->label, wd, row->help);
     form_set_wide(wz->forms[row->section], e,
                   row->kind == FORMTAB_TEXTAREA || row->kind == FORMTAB_LIST);
     form_set_disabled(wz->forms[row->section], e, row->read_only,
                       row->read_only ? "read-only: the platform mounts it" : NULL);
     if (wz->field_count < sizeof wz->fields / sizeof wz->fields[0])
-        wz->fields[wz->field_count++] = (struct wz_field){row->path, row->section, e};
+        wz->fields[wz->field_count++] = (struct wz_field){row->path, row, row->section, e};
     return e;
+}
+
+/* Adds wd as the field of the (first) row for path. */
+static size_t add_field(struct wizard *wz, struct widget *wd, const char *path)
+{
+    return add_row(wz, wd, formtab_row(path));
 }
 
 /*
@@ -217,11 +222,30 @@ void wz_refresh_vpcs(struct wizard *wz, const char *want)
     free(keep);
 }
 
-/* The SSH config path shows while SSH is on (always for MPI). */
-void wz_refresh_ssh_path(struct wizard *wz)
+/* Whether the rows shown when w are shown now. */
+static bool shown_when(const struct wizard *wz, enum formtab_when w)
 {
-    bool on = toggle_on(wz->ssh) || current_framework(wz) == FRAMEWORK_MPI;
-    form_set_hidden(wz->forms[SECTION_ENVIRONMENT], wz->e_ssh_path, !on);
+    const struct catalog_pool *p = wz_current_pool(wz);
+    switch (w) {
+    case FORMTAB_ZONED:
+        return wz_zoned(wz);
+    case FORMTAB_IDLE:
+        return p && p->type == POOL_IDLE;
+    case FORMTAB_SSH: /* always for MPI */
+        return toggle_on(wz->ssh) || current_framework(wz) == FRAMEWORK_MPI;
+    case FORMTAB_TENSORBOARD:
+        return toggle_on(wz->tensorboard);
+    default:
+        return true;
+    }
+}
+
+void wz_refresh_shown(struct wizard *wz)
+{
+    for (size_t i = 0; i < wz->field_count; i++) {
+        const struct wz_field *fd = &wz->fields[i];
+        form_set_hidden(wz->forms[fd->section], fd->entry, !shown_when(wz, fd->row->when));
+    }
 }
 
 /* The pools of the chosen workspace, each with its resource type. */
@@ -265,7 +289,7 @@ void wz_refresh_priorities(struct wizard *wz)
     select_set_selected(wz->priority, sel != SELECT_NONE && keep ? sel : 0);
 }
 
-/* Zones and specs of the chosen pool; zone, VPC and preemptible only where they apply. */
+/* Zones and specs of the chosen pool. */
 void wz_refresh_pool_fields(struct wizard *wz, const char *want_zone, const char *want_spec)
 {
     const struct catalog_pool *p = wz_current_pool(wz);
@@ -312,10 +336,6 @@ void wz_refresh_pool_fields(struct wizard *wz, const char *want_zone, const char
     free(keep);
 
     wz_refresh_vpcs(wz, NULL);
-    bool needs_zone = wz_zoned(wz);
-    form_set_hidden(wz->forms[SECTION_BASICS], wz->e_zone, !needs_zone);
-    form_set_hidden(wz->forms[SECTION_BASICS], wz->e_vpc, !needs_zone);
-    form_set_hidden(wz->forms[SECTION_RESOURCES], wz->e_preemptible, !(p && p->type == POOL_IDLE));
 }
 
 /* What the replica count means for the framework, and the devices it adds up to. */
@@ -552,9 +572,9 @@ static bool number_into(struct wizard *wz, const struct numberfield *nf, const c
 static void store_plain_rows(struct wizard *wz, struct jobspec *j)
 {
     for (size_t i = 0; i < wz->field_count; i++) {
-        const struct formtab_row *row = formtab_row(wz->fields[i].path);
+        const struct formtab_row *row = wz->fields[i].row;
         struct schema_ref ref;
-        if (!row || row->handled || !schema_find(jobspec_schema(), j, row->path, &ref))
+        if (row->handled || !schema_find(jobspec_schema(), j, row->path, &ref))
             continue;
         struct widget *wd = form_widget_at(wz->forms[row->section], wz->fields[i].entry);
         int32_t v = 0;
@@ -660,14 +680,14 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
     wz->pool = select_new(NULL, 0, SELECT_NONE);
     add_field(wz, select_widget(wz->pool), "resource_pool.name");
     wz->zone = select_new(NULL, 0, SELECT_NONE);
-    wz->e_zone = add_field(wz, select_widget(wz->zone), "resource_pool.zone");
+    add_field(wz, select_widget(wz->zone), "resource_pool.zone");
     wz->vpc = textfield_new(init ? init->resource_pool.vpc_id : NULL, 128);
     if (cat && !(cat->unknown & CATALOG_UNKNOWN_ZONES)) {
         /* The catalog lists the VPCs: one of those in the zone's region (the file's is kept). */
         wz->vpc_pick = select_new(NULL, 0, SELECT_NONE);
-        wz->e_vpc = add_field(wz, select_widget(wz->vpc_pick), "resource_pool.vpc_id");
+        add_field(wz, select_widget(wz->vpc_pick), "resource_pool.vpc_id");
     } else {
-        wz->e_vpc = add_field(wz, textfield_widget(wz->vpc), "resource_pool.vpc_id");
+        add_field(wz, textfield_widget(wz->vpc), "resource_pool.vpc_id");
     }
 
     /* Resources */
@@ -675,7 +695,7 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
     add_field(wz, select_widget(wz->priority), "scheduling.priority");
     wz->preemptible = toggle_new("may be preempted", !init || !init->scheduling.has_preemptible ||
                                                          init->scheduling.preemptible);
-    wz->e_preemptible = add_field(wz, toggle_widget(wz->preemptible), "scheduling.preemptible");
+    add_field(wz, toggle_widget(wz->preemptible), "scheduling.preemptible");
     struct select_option fo[5];
     size_t fsel = 0, fn = 4;
     for (size_t i = 0; i < 4; i++) {
@@ -749,8 +769,7 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
     wz->ssh_path = textfield_new(init && init->ssh.config_mount_path ? init->ssh.config_mount_path
                                                                      : JOBSPEC_DEFAULT_SSH_PATH,
                                  0);
-    wz->e_ssh_path = add_field(wz, textfield_widget(wz->ssh_path), "ssh.config_mount_path");
-    wz_refresh_ssh_path(wz);
+    add_field(wz, textfield_widget(wz->ssh_path), "ssh.config_mount_path");
 
     /* TensorBoard */
     wz->tensorboard = toggle_new("enabled", init && init->tensorboard.present);
@@ -761,11 +780,12 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
     wz_refresh_tb_paths(wz, tb_base);
     wz->e_tb_mount = add_field(wz, select_widget(wz->tb_mount), "tensorboard.log_path");
     wz_refresh_tb_help(wz);
-    wz->tb_dir = textfield_new(tb_dir, 0);
-    textfield_set_placeholder(wz->tb_dir, "the mount path itself");
-    wz->e_tb_dir =
-        form_add(wz->forms[SECTION_TENSORBOARD], "Directory", textfield_widget(wz->tb_dir),
-                 "optional: a directory under the mount path, e.g. tb/run1");
+    /* the directory under it: the log path's second row */
+    const struct formtab_row *dir_row =
+        formtab_row_next(formtab_row("tensorboard.log_path"), "tensorboard.log_path");
+    wz->tb_dir = textfield_new(tb_dir, (size_t)dir_row->max_chars);
+    textfield_set_placeholder(wz->tb_dir, dir_row->placeholder);
+    add_row(wz, textfield_widget(wz->tb_dir), dir_row);
 
     wz_refresh_pools(wz, init && init->resource_pool.name ? init->resource_pool.name : NULL);
     wz_refresh_priorities(wz);
@@ -776,6 +796,5 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
     wz_refresh_replica_hint(wz);
     wz_refresh_rules_state(wz);
     wz_refresh_volume_zone(wz);
-    form_set_hidden(wz->forms[SECTION_TENSORBOARD], wz->e_tb_mount, !toggle_on(wz->tensorboard));
-    form_set_hidden(wz->forms[SECTION_TENSORBOARD], wz->e_tb_dir, !toggle_on(wz->tensorboard));
+    wz_refresh_shown(wz);
 }
