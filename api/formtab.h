@@ -58,7 +58,7 @@ struct formtab_row {
     enum formtab_when when;
     const char *help;
     int max_chars;  /* text: the longest value the field takes (0: no limit) */
-    bool handled;   /* tui/wizard_fields.c has code for it; else plain: bound by path only */
+    bool handled;   /* its value goes into the job by code of its own; else by path only */
     bool read_only; /* shown, not edited */
     /* a plain row's widget: a number's Up/Down range (widened to a value loaded; absent: min),
      * the text shown while empty */

@@ -565,9 +565,10 @@ static bool number_into(struct wizard *wz, const struct numberfield *nf, const c
 }
 
 /*
- * The rows of the form table with no code of their own: each one's value,
- * read from its widget, written into j at the row's path through the
- * job's schema table.
+ * The rows of the form table whose value needs no code of its own: each
+ * one's value, read from its widget (a choice's label, the text, the
+ * number), written into j at the row's path through the job's schema
+ * table; a row not shown now (a zone for a zoneless pool) leaves it out.
  */
 static void store_plain_rows(struct wizard *wz, struct jobspec *j)
 {
@@ -577,15 +578,20 @@ static void store_plain_rows(struct wizard *wz, struct jobspec *j)
         if (row->handled || !schema_find(jobspec_schema(), j, row->path, &ref))
             continue;
         struct widget *wd = form_widget_at(wz->forms[row->section], wz->fields[i].entry);
+        struct numberfield *nf = numberfield_from_widget(wd);
         int32_t v = 0;
-        if (row->kind == FORMTAB_TEXT) {
+        if (!shown_when(wz, row->when))
+            schema_ref_set_string(&ref, NULL);
+        else if (select_from_widget(wd))
+            schema_ref_set_string(&ref, select_selected_label(select_from_widget(wd)));
+        else if (textfield_from_widget(wd))
             schema_ref_set_string(&ref, textfield_value(textfield_from_widget(wd)));
-        } else if (row->kind == FORMTAB_TEXTAREA) {
+        else if (textarea_from_widget(wd))
             schema_ref_set_string(&ref, textarea_value(textarea_from_widget(wd)));
-        } else if (row->kind == FORMTAB_NUMBER) {
-            bool ok = number_into(wz, numberfield_from_widget(wd), row->path, &v);
-            schema_ref_set_int(&ref, ok, v);
-        }
+        else if (nf && number_into(wz, nf, row->path, &v))
+            schema_ref_set_int(&ref, true, v);
+        else if (nf) /* not a number: left out, its finding says why */
+            schema_ref_set_int(&ref, false, 0);
     }
 }
 
@@ -599,18 +605,11 @@ void wz_build_job(struct wizard *wz)
     jobspec_free(&wz->job);
     jobspec_copy(&wz->job, &wz->base);
     struct jobspec *j = &wz->job;
-    set_str(&j->workspace_name, select_selected_label(wz->workspace));
     j->resource_pool.present = true;
-    set_str(&j->resource_pool.name, select_selected_label(wz->pool));
-    bool zoned = wz_zoned(wz);
-    set_str(&j->resource_pool.zone, zoned ? select_selected_label(wz->zone) : NULL);
-    set_str(&j->resource_pool.vpc_id, !zoned         ? NULL
-                                      : wz->vpc_pick ? select_selected_label(wz->vpc_pick)
-                                                     : textfield_value(wz->vpc));
     j->scheduling.present = true;
     j->scheduling.priority = (enum priority)(select_selected(wz->priority) + 1);
     /* The quota type the pool implies, as render and trainjobd derive it (jobspec_defaults). */
-    enum quota_type q = jobspec_pool_quota_type(wz->cat, j->resource_pool.name);
+    enum quota_type q = jobspec_pool_quota_type(wz->cat, select_selected_label(wz->pool));
     if (q != QUOTA_TYPE_UNSPECIFIED) /* else the file's, for a pool the catalog does not list */
         j->scheduling.quota_type = q;
     j->scheduling.has_preemptible = j->scheduling.quota_type == QUOTA_TYPE_SPOT;
@@ -625,7 +624,6 @@ void wz_build_job(struct wizard *wz)
     set_str(&r->name, JOBSPEC_ROLE_NAME);
     if (r->resource_spec_count == 0)
         role_add_spec(r);
-    set_str(&r->resource_spec[0].name, select_selected_label(wz->spec));
     store_plain_rows(wz, j);
     /* A job opened without max restarts keeps it unset until the field is typed in: the
      * platform's default policy applies then (jobspec_defaults), which a 0 written would end. */
