@@ -7,25 +7,27 @@
 
 #include <string.h>
 
-#define ROW(sec, label, path, kind, choices, when, help, max, handled, ro)                         \
+/* After read-only, a plain row's widget may say more: .min, .max, .placeholder. */
+#define ROW(sec, label_, path_, kind_, choices_, when_, help_, max_, handled_, ...)                \
     {                                                                                              \
-        SECTION_##sec, label, path, FORMTAB_##kind, FORMTAB_##choices, FORMTAB_##when, help, max,  \
-            handled, ro                                                                            \
+        .section = SECTION_##sec, .label = label_, .path = path_, .kind = FORMTAB_##kind_,         \
+        .choices = FORMTAB_##choices_, .when = FORMTAB_##when_, .help = help_, .max_chars = max_,  \
+        .handled = handled_, .read_only = __VA_ARGS__                                              \
     }
 
 static const struct formtab_row rows[] = {
     ROW(BASICS, "Workspace", "workspace_name", CHOICE, WORKSPACES, ALWAYS,
-        "the workspace the job belongs to; Enter opens the list, type to filter", 0, true, false),
+        "the workspace the job belongs to; Enter opens the list, type to filter", 0, false, false),
     ROW(BASICS, "Display name", "display_name", TEXT, NO_CHOICES, ALWAYS,
         "1-256: Chinese characters, letters, digits, . : _ -", 256, false, false),
     ROW(BASICS, "Name", "name", TEXT, NO_CHOICES, ALWAYS,
         "optional: lowercase letters, digits and -, unique in the workspace", 63, false, false),
     ROW(BASICS, "Resource pool", "resource_pool.name", CHOICE, POOLS, ALWAYS,
-        "the AI elastic cluster: standard (dedicated or public) or idle", 0, true, false),
+        "the AI elastic cluster: standard (dedicated or public) or idle", 0, false, false),
     ROW(BASICS, "Zone", "resource_pool.zone", CHOICE, ZONES, ZONED,
-        "public and idle pools run in a zone", 0, true, false),
+        "public and idle pools run in a zone", 0, false, false),
     ROW(BASICS, "VPC", "resource_pool.vpc_id", CHOICE, VPCS, ZONED, "a VPC of the zone's region",
-        128, true, false),
+        128, false, false),
     ROW(RESOURCES, "Priority", "scheduling.priority", CHOICE, PRIORITIES, ALWAYS,
         "a waiting higher-priority job holds back lower ones", 0, true, false),
     ROW(RESOURCES, "Preemptible", "scheduling.preemptible", TOGGLE, NO_CHOICES, IDLE,
@@ -33,9 +35,9 @@ static const struct formtab_row rows[] = {
     ROW(RESOURCES, "Framework", "framework", CHOICE, FRAMEWORKS, ALWAYS,
         "how workers are started and find each other", 0, true, false),
     ROW(RESOURCES, "Replicas", "roles[0].total_replicas", NUMBER, NO_CHOICES, ALWAYS,
-        "Up/Down change it", 0, false, false),
+        "Up/Down change it", 0, false, false, .min = 1, .max = 4096),
     ROW(RESOURCES, "Resource spec", "roles[0].resource_spec[0].name", CHOICE, SPECS, ALWAYS,
-        "what one worker gets", 0, true, false),
+        "what one worker gets", 0, false, false),
     ROW(IMAGE, "From catalog", "image_source", CHOICE, IMAGES, ALWAYS,
         "pool (built-in), dev-machine and private images; Enter lists them, type to filter", 0,
         true, false),
@@ -43,7 +45,8 @@ static const struct formtab_row rows[] = {
         "[registry[:port]/]repo[:tag][@sha256:…]; local/host runs on the machine itself", 1024,
         false, false),
     ROW(IMAGE, "Startup script", "roles[0].startup_script", TEXTAREA, NO_CHOICES, ALWAYS,
-        "runs with sh -c in every worker", 0, false, false),
+        "runs with sh -c in every worker", 0, false, false,
+        .placeholder = "the commands every worker runs"),
     ROW(FAULT_TOLERANCE, "Max restarts", "fault_tolerance.backoff_limit", NUMBER, NO_CHOICES,
         ALWAYS, "RESTART_JOB restarts every worker; on big jobs re-initialising takes long", 0,
         true, false),
@@ -60,6 +63,9 @@ static const struct formtab_row rows[] = {
         false),
     ROW(TENSORBOARD, "Log path", "tensorboard.log_path", CHOICE, MOUNT_PATHS, TENSORBOARD, NULL, 0,
         true, false),
+    ROW(TENSORBOARD, "Directory", "tensorboard.log_path", TEXT, NO_CHOICES, TENSORBOARD,
+        "optional: a directory under the mount path, e.g. tb/run1", 0, true, false,
+        .placeholder = "the mount path itself"),
 };
 
 const struct formtab_row *formtab_rows(size_t *n)
@@ -68,10 +74,21 @@ const struct formtab_row *formtab_rows(size_t *n)
     return rows;
 }
 
+/* The first row from `from` on that edits path, or NULL. */
+static const struct formtab_row *row_from(const struct formtab_row *from, const char *path)
+{
+    for (const struct formtab_row *r = from; r < rows + sizeof rows / sizeof rows[0]; r++)
+        if (strcmp(r->path, path) == 0)
+            return r;
+    return NULL;
+}
+
 const struct formtab_row *formtab_row(const char *path)
 {
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        if (strcmp(rows[i].path, path) == 0)
-            return &rows[i];
-    return NULL;
+    return row_from(rows, path);
+}
+
+const struct formtab_row *formtab_row_next(const struct formtab_row *after, const char *path)
+{
+    return row_from(after + 1, path);
 }

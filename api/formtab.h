@@ -58,13 +58,19 @@ struct formtab_row {
     enum formtab_when when;
     const char *help;
     int max_chars;  /* text: the longest value the field takes (0: no limit) */
-    bool handled;   /* tui/wizard_fields.c has code for it; else plain: bound by path only */
+    bool handled;   /* its value goes into the job by code of its own; else by path only */
     bool read_only; /* shown, not edited */
+    /* a plain row's widget: a number's Up/Down range (widened to a value loaded; absent: min),
+     * the text shown while empty */
+    long min, max;
+    const char *placeholder;
 };
 
 /* Every row, in the order the form shows them; *n is their count. */
 const struct formtab_row *formtab_rows(size_t *n);
-/* The row that edits path exactly, or NULL. */
+/* The row that edits path exactly (the first, where two fields make up one value), or NULL. */
 const struct formtab_row *formtab_row(const char *path);
+/* The next row after `after` that edits path (Directory after Log path), or NULL. */
+const struct formtab_row *formtab_row_next(const struct formtab_row *after, const char *path);
 
 #endif

@@ -770,6 +770,17 @@ bool schema_ref_set_string(const struct schema_ref *ref, const char *value)
     return true;
 }
 
+bool schema_ref_int(const struct schema_ref *ref, int64_t *out)
+{
+    const struct field *f = ref->field;
+    if ((f->kind != F_INT32 && f->kind != F_INT64) || ref->index != SIZE_MAX ||
+        (f->flag_offset != SCHEMA_NO_FLAG && !*(const bool *)cat_(ref->base, f->flag_offset)))
+        return false;
+    *out = f->kind == F_INT32 ? *(const int32_t *)cat_(ref->base, f->offset)
+                              : *(const int64_t *)cat_(ref->base, f->offset);
+    return true;
+}
+
 bool schema_ref_set_int(const struct schema_ref *ref, bool present, int64_t value)
 {
     const struct field *f = ref->field;

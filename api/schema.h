@@ -184,6 +184,8 @@ bool schema_find(const struct object_type *type, void *base, const char *path,
 const char *schema_ref_string(const struct schema_ref *ref);
 /* Sets it to a copy of value ("" or NULL: absent); false when ref is no string field. */
 bool schema_ref_set_string(const struct schema_ref *ref, const char *value);
+/* The integer a ref to an integer field holds, into *out; false (out untouched) when absent. */
+bool schema_ref_int(const struct schema_ref *ref, int64_t *out);
 /* Sets an integer field and its presence flag; false when ref is no integer field. */
 bool schema_ref_set_int(const struct schema_ref *ref, bool present, int64_t value);
 /*

@@ -28,6 +28,7 @@
 #include "tui/wizard.h"
 #include "tui/wizard_priv.h"
 #include "util/xalloc.h"
+#include "widgets/textfield.h"
 
 static char **one(const char *a, size_t *n)
 {
@@ -260,6 +261,16 @@ static void test_defaults_agree(void **state)
 }
 
 /* The catalog api/slurm_catalog.c builds: partitions as pools (an idle one), no zones or VPCs. */
+/* Whether the field of path is hidden now. */
+static bool row_hidden(const struct wizard *wz, const char *path)
+{
+    for (size_t i = 0; i < wz->field_count; i++)
+        if (strcmp(wz->fields[i].path, path) == 0)
+            return form_hidden(wz->forms[wz->fields[i].section], wz->fields[i].entry);
+    fail_msg("no field for %s", path);
+    return true;
+}
+
 static void make_slurm_catalog(struct catalog *cat)
 {
     make_catalog(cat);
@@ -282,9 +293,8 @@ static void test_zone_and_vpc_only_where_the_backend_has_them(void **state)
     j.resource_pool.name = xstrdup("local-idle");
     /* trainjobd: the idle pool's zone and VPC are fields, and required */
     fx->wz = wizard_new(&fx->cat, &j, NULL, fx->km);
-    struct form *basics = fx->wz->forms[SECTION_BASICS];
-    assert_false(form_hidden(basics, fx->wz->e_zone));
-    assert_false(form_hidden(basics, fx->wz->e_vpc));
+    assert_false(row_hidden(fx->wz, "resource_pool.zone"));
+    assert_false(row_hidden(fx->wz, "resource_pool.vpc_id"));
     assert_string_equal(wizard_job(fx->wz)->resource_pool.zone, "local-1z");
     wizard_validate(fx->wz);
     assert_true(wizard_error_count(fx->wz) > 0); /* no VPC in this catalog's list */
@@ -295,9 +305,8 @@ static void test_zone_and_vpc_only_where_the_backend_has_them(void **state)
     struct catalog slurm;
     make_slurm_catalog(&slurm);
     fx->wz = wizard_new(&slurm, &j, NULL, fx->km);
-    basics = fx->wz->forms[SECTION_BASICS];
-    assert_true(form_hidden(basics, fx->wz->e_zone));
-    assert_true(form_hidden(basics, fx->wz->e_vpc));
+    assert_true(row_hidden(fx->wz, "resource_pool.zone"));
+    assert_true(row_hidden(fx->wz, "resource_pool.vpc_id"));
     wizard_validate(fx->wz);
     const struct jobspec *got = wizard_job(fx->wz);
     assert_null(got->resource_pool.zone);
@@ -433,6 +442,168 @@ static void test_every_row_reaches_its_path(void **state)
     assert_true(walked >= 8);
 }
 
+/* Moves the focus, with keys only, to the field of row (forward: PgDn, then Tab). */
+static void go_to_row(struct wizard *wz, const struct formtab_row *row)
+{
+    const struct wz_field *fd = NULL;
+    for (size_t i = 0; i < wz->field_count; i++)
+        if (wz->fields[i].row == row)
+            fd = &wz->fields[i];
+    assert_non_null(fd);
+    while (wz->cur < row->section)
+        key(wz, KEY_NPAGE, true);
+    for (int t = 0; t < 30 && form_focused(wz->forms[fd->section]) != fd->entry; t++)
+        key(wz, '\t', false);
+    assert_int_equal(form_focused(wz->forms[fd->section]), fd->entry);
+    assert_string_equal(wizard_focused_path(wz), row->path);
+}
+
+/* Chooses by keys the first option of the focused choice matching filter: Enter, type, Enter. */
+static void choose(struct wizard *wz, const char *filter)
+{
+    key(wz, '\n', false);
+    for (const char *p = filter; *p; p++)
+        key(wz, (unsigned char)*p, false);
+    key(wz, '\n', false);
+    wizard_validate(wz);
+}
+
+/*
+ * The choice rows and the rows shown only sometimes, walked with keys only:
+ * a conditional row is hidden until its condition is made true by keys (an
+ * idle pool, SSH on, TensorBoard on), then shown; a choice picked by typing
+ * its filter is in the job at the row's path. With the test above, every
+ * row of the table but the three lists (their own suites walk them) is
+ * walked.
+ */
+static void test_every_choice_and_conditional_row(void **state)
+{
+    struct fixture *fx = *state;
+    struct catalog *cat = &fx->cat;
+    /* a zone with a region and a VPC there, a second spec, a second image */
+    cat->zones = xcalloc(1, sizeof *cat->zones);
+    cat->zones[0] = (struct catalog_zone){xstrdup("local-1z"), xstrdup("r1")};
+    cat->zone_count = 1;
+    cat->vpcs = xcalloc(1, sizeof *cat->vpcs);
+    cat->vpcs[0] = (struct catalog_vpc){xstrdup("vpc-1"), xstrdup("r1")};
+    cat->vpc_count = 1;
+    struct catalog_pool *local = &cat->pools[0];
+    local->specs = xrealloc(local->specs, 2 * sizeof *local->specs);
+    local->specs[1] = local->specs[0];
+    local->specs[1].name = xstrdup("cpu-2");
+    local->spec_count = 2;
+    cat->images = xrealloc(cat->images, 2 * sizeof *cat->images);
+    memset(&cat->images[1], 0, sizeof cat->images[1]);
+    cat->images[1].path = xstrdup("reg.example/a:1");
+    cat->image_count = 2;
+
+    static const struct {
+        const char *label, *condition, *filter, *stored_at, *want;
+    } walk[] = {
+        {"Workspace", NULL, "default", NULL, "default"},
+        {"Resource pool", NULL, "idle", NULL, "local-idle"},
+        {"Zone", "resource_pool.name", "1z", NULL, "local-1z"},
+        {"VPC", "resource_pool.name", "vpc", NULL, "vpc-1"},
+        {"Priority", NULL, "HIGH", NULL, "HIGH"},
+        {"Preemptible", "resource_pool.name", NULL, NULL, NULL},
+        {"Framework", NULL, "MPI", NULL, "MPI"},
+        {"Resource spec", NULL, "cpu-2", NULL, "cpu-2"},
+        {"From catalog", NULL, "reg.ex", "roles[0].image_path", "reg.example/a:1"},
+        {"SSH config", "ssh.auto_key_setup", NULL, NULL, NULL},
+        {"Log path", "tensorboard", "/mnt/b", NULL, "/mnt/b"},
+        {"Directory", "tensorboard", "tb/run1", NULL, "/mnt/a/tb/run1"},
+    };
+    size_t n, walked = 0;
+    const struct formtab_row *rows = formtab_rows(&n);
+    for (size_t i = 0; i < n; i++) {
+        const struct formtab_row *row = &rows[i];
+        if (row->kind != FORMTAB_CHOICE && row->when == FORMTAB_ALWAYS)
+            continue; /* the test above walks them */
+        size_t w = 0;
+        while (w < sizeof walk / sizeof walk[0] && strcmp(walk[w].label, row->label) != 0)
+            w++;
+        assert_true(w < sizeof walk / sizeof walk[0]); /* a new row: say here how to walk it */
+        struct jobspec j = ok_job();
+        const char *paths[] = {"/mnt/a", "/mnt/b"};
+        for (size_t m = 0; m < 2; m++) {
+            struct mount *mt = jobspec_add_mount(&j);
+            mt->type = MOUNT_TYPE_PV_AFS;
+            mt->id = xstrdup("vol-1");
+            mt->mount_path = xstrdup(paths[m]);
+        }
+        wizard_free(fx->wz);
+        fx->wz = wizard_new(cat, &j, NULL, fx->km);
+        jobspec_free(&j);
+        if (walk[w].condition) { /* hidden until its condition is made true, by keys */
+            assert_true(row_hidden(fx->wz, row->path));
+            go_to_row(fx->wz, formtab_row(walk[w].condition));
+            if (strcmp(walk[w].condition, "resource_pool.name") == 0)
+                choose(fx->wz, "idle");
+            else
+                key(fx->wz, ' ', false);
+            wizard_validate(fx->wz);
+        }
+        assert_false(row_hidden(fx->wz, row->path));
+        const char *at = walk[w].stored_at ? walk[w].stored_at : row->path;
+        json_t *before = jobspec_to_json(wizard_job(fx->wz));
+        json_t *was = json_deep_copy(json_at(before, at));
+        if (row->read_only) { /* shown, not edited: the platform's path, unset in the job */
+            assert_string_equal(textfield_value(fx->wz->ssh_path), JOBSPEC_DEFAULT_SSH_PATH);
+            assert_null(was);
+        } else {
+            go_to_row(fx->wz, row);
+            if (row->kind == FORMTAB_TOGGLE)
+                key(fx->wz, ' ', false);
+            else if (row->kind == FORMTAB_TEXT)
+                retype(fx->wz, walk[w].filter);
+            else
+                choose(fx->wz, walk[w].filter);
+            json_t *after = jobspec_to_json(wizard_job(fx->wz));
+            json_t *v = json_at(after, at);
+            if (walk[w].want && !json_is_string(v))
+                fail_msg("%s: nothing at %s", row->path, at);
+            if (walk[w].want)
+                assert_string_equal(json_string_value(v), walk[w].want);
+            else
+                assert_false(json_equal(was, v) || (!was && !v));
+            json_decref(after);
+        }
+        json_decref(was);
+        json_decref(before);
+        walked++;
+    }
+    assert_int_equal(walked, sizeof walk / sizeof walk[0]);
+}
+
+/*
+ * A spec the newly chosen pool lacks stays chosen, with validation's finding
+ * under it: it is not swapped for the pool's first spec while Resources shows
+ * no error (a resumed draft went from cpu-1 to gpu-1 silently this way).
+ */
+static void test_spec_kept_when_pool_lacks_it(void **state)
+{
+    struct fixture *fx = *state;
+    struct catalog_pool *idle = &fx->cat.pools[1];
+    free(idle->specs[0].name);
+    idle->specs[0].name = xstrdup("gpu-1");
+    idle->specs[0].devices = 1;
+    struct jobspec j = ok_job();
+    fx->wz = wizard_new(&fx->cat, &j, NULL, fx->km);
+    jobspec_free(&j);
+    for (int t = 0; t < 3; t++) /* Workspace → Display name → Name → Resource pool */
+        key(fx->wz, '\t', false);
+    assert_string_equal(wizard_focused_path(fx->wz), "resource_pool.name");
+    key(fx->wz, '\n', false); /* open, filter, pick */
+    for (const char *p = "idle"; *p; p++)
+        key(fx->wz, (unsigned char)*p, false);
+    key(fx->wz, '\n', false);
+    wizard_validate(fx->wz);
+    const struct jobspec *out = wizard_job(fx->wz);
+    assert_string_equal(out->resource_pool.name, "local-idle");
+    assert_string_equal(out->roles[0].resource_spec[0].name, "cpu-1");
+    assert_true(wizard_error_count(fx->wz) > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -445,6 +616,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_invisible_path_characters_shown_inline, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_every_row_reaches_its_path, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_spec_kept_when_pool_lacks_it, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_every_choice_and_conditional_row, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

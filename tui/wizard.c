@@ -117,7 +117,7 @@ static const struct wz_field *field_for(const struct wizard *wz, const char *pat
     for (size_t i = 0; i < wz->field_count; i++) {
         size_t n = strlen(wz->fields[i].path);
         if (strncmp(path, wz->fields[i].path, n) == 0 &&
-            (path[n] == '\0' || path[n] == '.' || path[n] == '[') && n >= best_len) {
+            (path[n] == '\0' || path[n] == '.' || path[n] == '[') && n > best_len) {
             best = &wz->fields[i];
             best_len = n;
         }
@@ -489,10 +489,6 @@ static void on_changed(struct wizard *wz, struct widget *wd)
         wz_refresh_pool_fields(wz, NULL, NULL);
     } else if (wd == select_widget(wz->zone)) {
         wz_refresh_vpcs(wz, NULL);
-    } else if (wd == toggle_widget(wz->tensorboard)) {
-        form_set_hidden(wz->forms[SECTION_TENSORBOARD], wz->e_tb_mount,
-                        !toggle_on(wz->tensorboard));
-        form_set_hidden(wz->forms[SECTION_TENSORBOARD], wz->e_tb_dir, !toggle_on(wz->tensorboard));
     } else if (wd == wlist_widget(wz->lists[LIST_MOUNTS].l)) {
         wz_refresh_tb_paths(wz, NULL);
         wz_refresh_tb_help(wz);
@@ -501,9 +497,6 @@ static void on_changed(struct wizard *wz, struct widget *wd)
         wz_refresh_rules_state(wz);
     } else if (wd == select_widget(wz->framework)) {
         wz_refresh_generated_name(wz);
-        wz_refresh_ssh_path(wz);
-    } else if (wd == toggle_widget(wz->ssh)) {
-        wz_refresh_ssh_path(wz);
     } else if (wd == select_widget(wz->image_pick)) {
         const char *chosen = select_selected_label(wz->image_pick);
         if (chosen)
@@ -511,6 +504,7 @@ static void on_changed(struct wizard *wz, struct widget *wd)
     } else if (wd == textfield_widget(wz->image)) {
         wz_refresh_image_pick(wz); /* a typed reference: the list shows whether it is one of its */
     }
+    wz_refresh_shown(wz); /* zone and VPC, preemptible, SSH config, log path: as their rows say */
     wz_refresh_volume_zone(wz);
     wz_refresh_replica_hint(wz);
     drop_file_findings(wz, wd);

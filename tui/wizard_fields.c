@@ -35,18 +35,54 @@
 static const enum framework frameworks[] = {FRAMEWORK_PYTORCH_DDP, FRAMEWORK_TENSORFLOW_PS,
                                             FRAMEWORK_SENSEPARROTS, FRAMEWORK_MPI};
 
-/* Adds wd as the field of the form table's row for path: its section, label and help. */
-static size_t add_field(struct wizard *wz, struct widget *wd, const char *path)
+/* Adds wd as the field of the form table's row: its section, label and help. */
+static size_t add_row(struct wizard *wz, struct widget *wd, const struct formtab_row *row)
 {
-    const struct formtab_row *row = formtab_row(path);
     size_t e = form_add(wz->forms[row->section], row->label, wd, row->help);
     form_set_wide(wz->forms[row->section], e,
                   row->kind == FORMTAB_TEXTAREA || row->kind == FORMTAB_LIST);
     form_set_disabled(wz->forms[row->section], e, row->read_only,
                       row->read_only ? "read-only: the platform mounts it" : NULL);
     if (wz->field_count < sizeof wz->fields / sizeof wz->fields[0])
-        wz->fields[wz->field_count++] = (struct wz_field){row->path, row->section, e};
+        wz->fields[wz->field_count++] = (struct wz_field){row->path, row, row->section, e};
     return e;
+}
+
+/* Adds wd as the field of the (first) row for path. */
+static size_t add_field(struct wizard *wz, struct widget *wd, const char *path)
+{
+    return add_row(wz, wd, formtab_row(path));
+}
+
+/*
+ * A plain row (no code of its own): its widget, of the row's kind, holding
+ * what init has at the row's path, read through the job's schema table; a
+ * number loaded outside the row's range widens it (never clamped).
+ */
+static struct widget *add_plain(struct wizard *wz, const struct jobspec *init, const char *path)
+{
+    const struct formtab_row *row = formtab_row(path);
+    struct schema_ref ref;
+    bool found = init && schema_find(jobspec_schema(), (void *)init, path, &ref);
+    const char *text = found ? schema_ref_string(&ref) : NULL;
+    int64_t v = row->min;
+    struct widget *wd;
+    if (row->kind == FORMTAB_NUMBER) {
+        if (found)
+            schema_ref_int(&ref, &v);
+        wd = numberfield_widget(numberfield_new(v < row->min ? (long)v : row->min,
+                                                v > row->max ? (long)v : row->max, (long)v));
+    } else if (row->kind == FORMTAB_TEXTAREA) {
+        struct textarea *ta = textarea_new(text, 8, (size_t)row->max_chars);
+        textarea_set_placeholder(ta, row->placeholder);
+        wd = textarea_widget(ta);
+    } else {
+        struct textfield *tf = textfield_new(text, (size_t)row->max_chars);
+        textfield_set_placeholder(tf, row->placeholder);
+        wd = textfield_widget(tf);
+    }
+    add_field(wz, wd, path);
+    return wd;
 }
 
 const struct catalog_workspace *wz_current_workspace(const struct wizard *wz)
@@ -186,11 +222,30 @@ void wz_refresh_vpcs(struct wizard *wz, const char *want)
     free(keep);
 }
 
-/* The SSH config path shows while SSH is on (always for MPI). */
-void wz_refresh_ssh_path(struct wizard *wz)
+/* Whether the rows shown when w are shown now. */
+static bool shown_when(const struct wizard *wz, enum formtab_when w)
 {
-    bool on = toggle_on(wz->ssh) || current_framework(wz) == FRAMEWORK_MPI;
-    form_set_hidden(wz->forms[SECTION_ENVIRONMENT], wz->e_ssh_path, !on);
+    const struct catalog_pool *p = wz_current_pool(wz);
+    switch (w) {
+    case FORMTAB_ZONED:
+        return wz_zoned(wz);
+    case FORMTAB_IDLE:
+        return p && p->type == POOL_IDLE;
+    case FORMTAB_SSH: /* always for MPI */
+        return toggle_on(wz->ssh) || current_framework(wz) == FRAMEWORK_MPI;
+    case FORMTAB_TENSORBOARD:
+        return toggle_on(wz->tensorboard);
+    default:
+        return true;
+    }
+}
+
+void wz_refresh_shown(struct wizard *wz)
+{
+    for (size_t i = 0; i < wz->field_count; i++) {
+        const struct wz_field *fd = &wz->fields[i];
+        form_set_hidden(wz->forms[fd->section], fd->entry, !shown_when(wz, fd->row->when));
+    }
 }
 
 /* The pools of the chosen workspace, each with its resource type. */
@@ -234,7 +289,7 @@ void wz_refresh_priorities(struct wizard *wz)
     select_set_selected(wz->priority, sel != SELECT_NONE && keep ? sel : 0);
 }
 
-/* Zones and specs of the chosen pool; zone, VPC and preemptible only where they apply. */
+/* Zones and specs of the chosen pool. */
 void wz_refresh_pool_fields(struct wizard *wz, const char *want_zone, const char *want_spec)
 {
     const struct catalog_pool *p = wz_current_pool(wz);
@@ -269,18 +324,18 @@ void wz_refresh_pool_fields(struct wizard *wz, const char *want_zone, const char
         o[n] = (struct select_option){s->name, details[n], false, NULL};
         n++;
     }
-    offer_file_value(o, &n, want_spec);
+    /* The spec chosen (or the file's) stays when the pool lacks it: validation says so,
+     * rather than the pool's first spec silently taking its place. */
     keep = xstrdup(want_spec ? want_spec : (select_selected_label(wz->spec) ?: ""));
+    offer_file_value(o, &n, want_spec);
+    if (*keep && n < MAX_OPTIONS && wz_index_of(o, n, keep) == SELECT_NONE)
+        o[n++] = (struct select_option){keep, "chosen before; not in this pool", false, NULL};
     select_set_options(wz->spec, o, n);
     at = wz_index_of(o, n, keep);
     select_set_selected(wz->spec, at != SELECT_NONE ? at : 0);
     free(keep);
 
     wz_refresh_vpcs(wz, NULL);
-    bool needs_zone = wz_zoned(wz);
-    form_set_hidden(wz->forms[SECTION_BASICS], wz->e_zone, !needs_zone);
-    form_set_hidden(wz->forms[SECTION_BASICS], wz->e_vpc, !needs_zone);
-    form_set_hidden(wz->forms[SECTION_RESOURCES], wz->e_preemptible, !(p && p->type == POOL_IDLE));
 }
 
 /* What the replica count means for the framework, and the devices it adds up to. */
@@ -510,27 +565,33 @@ static bool number_into(struct wizard *wz, const struct numberfield *nf, const c
 }
 
 /*
- * The rows of the form table with no code of their own: each one's value,
- * read from its widget, written into j at the row's path through the
- * job's schema table.
+ * The rows of the form table whose value needs no code of its own: each
+ * one's value, read from its widget (a choice's label, the text, the
+ * number), written into j at the row's path through the job's schema
+ * table; a row not shown now (a zone for a zoneless pool) leaves it out.
  */
 static void store_plain_rows(struct wizard *wz, struct jobspec *j)
 {
     for (size_t i = 0; i < wz->field_count; i++) {
-        const struct formtab_row *row = formtab_row(wz->fields[i].path);
+        const struct formtab_row *row = wz->fields[i].row;
         struct schema_ref ref;
-        if (!row || row->handled || !schema_find(jobspec_schema(), j, row->path, &ref))
+        if (row->handled || !schema_find(jobspec_schema(), j, row->path, &ref))
             continue;
         struct widget *wd = form_widget_at(wz->forms[row->section], wz->fields[i].entry);
+        struct numberfield *nf = numberfield_from_widget(wd);
         int32_t v = 0;
-        if (row->kind == FORMTAB_TEXT) {
+        if (!shown_when(wz, row->when))
+            schema_ref_set_string(&ref, NULL);
+        else if (select_from_widget(wd))
+            schema_ref_set_string(&ref, select_selected_label(select_from_widget(wd)));
+        else if (textfield_from_widget(wd))
             schema_ref_set_string(&ref, textfield_value(textfield_from_widget(wd)));
-        } else if (row->kind == FORMTAB_TEXTAREA) {
+        else if (textarea_from_widget(wd))
             schema_ref_set_string(&ref, textarea_value(textarea_from_widget(wd)));
-        } else if (row->kind == FORMTAB_NUMBER) {
-            bool ok = number_into(wz, numberfield_from_widget(wd), row->path, &v);
-            schema_ref_set_int(&ref, ok, v);
-        }
+        else if (nf && number_into(wz, nf, row->path, &v))
+            schema_ref_set_int(&ref, true, v);
+        else if (nf) /* not a number: left out, its finding says why */
+            schema_ref_set_int(&ref, false, 0);
     }
 }
 
@@ -544,18 +605,11 @@ void wz_build_job(struct wizard *wz)
     jobspec_free(&wz->job);
     jobspec_copy(&wz->job, &wz->base);
     struct jobspec *j = &wz->job;
-    set_str(&j->workspace_name, select_selected_label(wz->workspace));
     j->resource_pool.present = true;
-    set_str(&j->resource_pool.name, select_selected_label(wz->pool));
-    bool zoned = wz_zoned(wz);
-    set_str(&j->resource_pool.zone, zoned ? select_selected_label(wz->zone) : NULL);
-    set_str(&j->resource_pool.vpc_id, !zoned         ? NULL
-                                      : wz->vpc_pick ? select_selected_label(wz->vpc_pick)
-                                                     : textfield_value(wz->vpc));
     j->scheduling.present = true;
     j->scheduling.priority = (enum priority)(select_selected(wz->priority) + 1);
     /* The quota type the pool implies, as render and trainjobd derive it (jobspec_defaults). */
-    enum quota_type q = jobspec_pool_quota_type(wz->cat, j->resource_pool.name);
+    enum quota_type q = jobspec_pool_quota_type(wz->cat, select_selected_label(wz->pool));
     if (q != QUOTA_TYPE_UNSPECIFIED) /* else the file's, for a pool the catalog does not list */
         j->scheduling.quota_type = q;
     j->scheduling.has_preemptible = j->scheduling.quota_type == QUOTA_TYPE_SPOT;
@@ -570,7 +624,6 @@ void wz_build_job(struct wizard *wz)
     set_str(&r->name, JOBSPEC_ROLE_NAME);
     if (r->resource_spec_count == 0)
         role_add_spec(r);
-    set_str(&r->resource_spec[0].name, select_selected_label(wz->spec));
     store_plain_rows(wz, j);
     /* A job opened without max restarts keeps it unset until the field is typed in: the
      * platform's default policy applies then (jobspec_defaults), which a 0 written would end. */
@@ -619,22 +672,20 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
     wz->ws_prev = at != SELECT_NONE ? at : 0;
     wz->workspace = select_new(o, n, wz->ws_prev);
     add_field(wz, select_widget(wz->workspace), "workspace_name");
-    wz->display_name = textfield_new(init ? init->display_name : NULL, 256);
-    add_field(wz, textfield_widget(wz->display_name), "display_name");
-    wz->name = textfield_new(init ? init->name : NULL, 63);
+    add_plain(wz, init, "display_name");
+    wz->name = textfield_from_widget(add_plain(wz, init, "name"));
     wz_refresh_generated_name(wz);
-    add_field(wz, textfield_widget(wz->name), "name");
     wz->pool = select_new(NULL, 0, SELECT_NONE);
     add_field(wz, select_widget(wz->pool), "resource_pool.name");
     wz->zone = select_new(NULL, 0, SELECT_NONE);
-    wz->e_zone = add_field(wz, select_widget(wz->zone), "resource_pool.zone");
+    add_field(wz, select_widget(wz->zone), "resource_pool.zone");
     wz->vpc = textfield_new(init ? init->resource_pool.vpc_id : NULL, 128);
     if (cat && !(cat->unknown & CATALOG_UNKNOWN_ZONES)) {
         /* The catalog lists the VPCs: one of those in the zone's region (the file's is kept). */
         wz->vpc_pick = select_new(NULL, 0, SELECT_NONE);
-        wz->e_vpc = add_field(wz, select_widget(wz->vpc_pick), "resource_pool.vpc_id");
+        add_field(wz, select_widget(wz->vpc_pick), "resource_pool.vpc_id");
     } else {
-        wz->e_vpc = add_field(wz, textfield_widget(wz->vpc), "resource_pool.vpc_id");
+        add_field(wz, textfield_widget(wz->vpc), "resource_pool.vpc_id");
     }
 
     /* Resources */
@@ -642,7 +693,7 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
     add_field(wz, select_widget(wz->priority), "scheduling.priority");
     wz->preemptible = toggle_new("may be preempted", !init || !init->scheduling.has_preemptible ||
                                                          init->scheduling.preemptible);
-    wz->e_preemptible = add_field(wz, toggle_widget(wz->preemptible), "scheduling.preemptible");
+    add_field(wz, toggle_widget(wz->preemptible), "scheduling.preemptible");
     struct select_option fo[5];
     size_t fsel = 0, fn = 4;
     for (size_t i = 0; i < 4; i++) {
@@ -663,10 +714,7 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
     wz->framework = select_new(fo, fn, fsel);
     wz_refresh_generated_name(wz);
     add_field(wz, select_widget(wz->framework), "framework");
-    /* Widened to a loaded job's value: shown as the file says it, never clamped. */
-    long r0 = r && r->has_total_replicas ? r->total_replicas : 1;
-    wz->replicas = numberfield_new(r0 < 1 ? r0 : 1, r0 > 4096 ? r0 : 4096, r0);
-    add_field(wz, numberfield_widget(wz->replicas), "roles[0].total_replicas");
+    wz->replicas = numberfield_from_widget(add_plain(wz, init, "roles[0].total_replicas"));
     wz->spec = select_new(NULL, 0, SELECT_NONE);
     wz->e_spec = add_field(wz, select_widget(wz->spec), "roles[0].resource_spec[0].name");
 
@@ -680,9 +728,7 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
     wz->image = textfield_new(image, 1024);
     wz->e_image = add_field(wz, textfield_widget(wz->image), "roles[0].image_path");
     wz_refresh_image_pick(wz);
-    wz->script = textarea_new(r ? r->startup_script : NULL, 8, 0);
-    textarea_set_placeholder(wz->script, "the commands every worker runs");
-    add_field(wz, textarea_widget(wz->script), "roles[0].startup_script");
+    add_plain(wz, init, "roles[0].startup_script");
 
     /* Fault tolerance */
     const struct fault_tolerance *ft = init ? &init->fault_tolerance : NULL;
@@ -721,8 +767,7 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
     wz->ssh_path = textfield_new(init && init->ssh.config_mount_path ? init->ssh.config_mount_path
                                                                      : JOBSPEC_DEFAULT_SSH_PATH,
                                  0);
-    wz->e_ssh_path = add_field(wz, textfield_widget(wz->ssh_path), "ssh.config_mount_path");
-    wz_refresh_ssh_path(wz);
+    add_field(wz, textfield_widget(wz->ssh_path), "ssh.config_mount_path");
 
     /* TensorBoard */
     wz->tensorboard = toggle_new("enabled", init && init->tensorboard.present);
@@ -733,11 +778,12 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
     wz_refresh_tb_paths(wz, tb_base);
     wz->e_tb_mount = add_field(wz, select_widget(wz->tb_mount), "tensorboard.log_path");
     wz_refresh_tb_help(wz);
-    wz->tb_dir = textfield_new(tb_dir, 0);
-    textfield_set_placeholder(wz->tb_dir, "the mount path itself");
-    wz->e_tb_dir =
-        form_add(wz->forms[SECTION_TENSORBOARD], "Directory", textfield_widget(wz->tb_dir),
-                 "optional: a directory under the mount path, e.g. tb/run1");
+    /* the directory under it: the log path's second row */
+    const struct formtab_row *dir_row =
+        formtab_row_next(formtab_row("tensorboard.log_path"), "tensorboard.log_path");
+    wz->tb_dir = textfield_new(tb_dir, (size_t)dir_row->max_chars);
+    textfield_set_placeholder(wz->tb_dir, dir_row->placeholder);
+    add_row(wz, textfield_widget(wz->tb_dir), dir_row);
 
     wz_refresh_pools(wz, init && init->resource_pool.name ? init->resource_pool.name : NULL);
     wz_refresh_priorities(wz);
@@ -748,6 +794,5 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
     wz_refresh_replica_hint(wz);
     wz_refresh_rules_state(wz);
     wz_refresh_volume_zone(wz);
-    form_set_hidden(wz->forms[SECTION_TENSORBOARD], wz->e_tb_mount, !toggle_on(wz->tensorboard));
-    form_set_hidden(wz->forms[SECTION_TENSORBOARD], wz->e_tb_dir, !toggle_on(wz->tensorboard));
+    wz_refresh_shown(wz);
 }

@@ -18,6 +18,7 @@
 #include "widgets/select.h"
 
 struct catalog_pool;
+struct formtab_row;
 struct catalog_workspace;
 struct keybar;
 struct numberfield;
@@ -33,6 +34,7 @@ enum { LIST_ENV, LIST_MOUNTS, LIST_RULES, LIST_COUNT };
 
 struct wz_field {
     const char *path; /* the finding path shown under this field */
+    const struct formtab_row *row;
     enum form_section section;
     size_t entry;
 };
@@ -69,16 +71,14 @@ struct wizard {
     size_t ws_prev;    /* the workspace chosen before "new workspace…" was */
     bool ws_new_asked; /* "new workspace…" was chosen: the owner asks for a name */
     struct select *tb_mount;
-    struct textfield *display_name, *name, *vpc, *image, *tb_dir;
+    struct textfield *name, *vpc, *image, *tb_dir;
     struct numberfield *replicas, *backoff;
     struct toggle *preemptible, *ssh, *tensorboard;
     struct textfield *ssh_path; /* shown read-only */
     struct select *image_pick;  /* the catalog's images: choosing one fills wz->image */
     struct select *vpc_pick;    /* the catalog's VPCs (NULL: it lists none; wz->vpc is typed) */
     size_t e_image_pick;
-    size_t e_ssh_path;
-    struct textarea *script;
-    size_t e_zone, e_vpc, e_preemptible, e_tb_mount, e_tb_dir, e_spec, e_rules, e_image;
+    size_t e_tb_mount, e_spec, e_rules, e_image;
     char *tb_other;                /* a log path from the file on no mount: offered as it was */
     enum framework file_framework; /* the file's API value the form does not offer (PYTORCH…) */
 
@@ -107,7 +107,8 @@ void wz_build_job(struct wizard *wz);
 void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *ws_default);
 void wz_refresh_list_help(struct wizard *wz);
 void wz_refresh_generated_name(struct wizard *wz);
-void wz_refresh_ssh_path(struct wizard *wz);
+/* Each field shown or hidden as its row's condition (zoned pool, SSH on, …) says now. */
+void wz_refresh_shown(struct wizard *wz);
 void wz_refresh_image_pick(struct wizard *wz);
 void wz_refresh_vpcs(struct wizard *wz, const char *want);
 void wz_refresh_pools(struct wizard *wz, const char *want);
