@@ -580,6 +580,21 @@ static void test_every_choice_and_conditional_row(void **state)
  * under it: it is not swapped for the pool's first spec while Resources shows
  * no error (a resumed draft went from cpu-1 to gpu-1 silently this way).
  */
+/* A spec's memory is said in the unit it reaches: 1000 MiB is not "0 GiB". */
+static void test_spec_memory_said_whole(void **state)
+{
+    struct fixture *fx = *state;
+    fx->cat.pools[0].specs[0].memory_mib = 1000;
+    fx->cat.pools[0].specs[0].devices = 1;
+    fx->cat.pools[0].specs[0].device_type = xstrdup("A100");
+    fx->wz = wizard_new(&fx->cat, NULL, NULL, fx->km);
+    const char *d = select_detail(fx->wz->spec, 0);
+    assert_non_null(d);
+    if (strstr(d, "1000 MiB") == NULL)
+        fail_msg("the spec reads '%s'; want 1000 MiB in it", d);
+    assert_null(strstr(d, "0 GiB"));
+}
+
 static void test_spec_kept_when_pool_lacks_it(void **state)
 {
     struct fixture *fx = *state;
@@ -616,6 +631,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_invisible_path_characters_shown_inline, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_every_row_reaches_its_path, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_spec_memory_said_whole, setup, teardown),
         cmocka_unit_test_setup_teardown(test_spec_kept_when_pool_lacks_it, setup, teardown),
         cmocka_unit_test_setup_teardown(test_every_choice_and_conditional_row, setup, teardown),
     };

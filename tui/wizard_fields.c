@@ -23,6 +23,7 @@
 #include "tui/wizard.h"
 #include "tui/wizard_lists.h"
 #include "tui/wizard_priv.h"
+#include "util/sizefmt.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "widgets/form.h"
@@ -314,13 +315,15 @@ void wz_refresh_pool_fields(struct wizard *wz, const char *want_zone, const char
     n = 0;
     for (size_t i = 0; p && i < p->spec_count && n < MAX_OPTIONS; i++) {
         const struct catalog_spec *s = &p->specs[i];
+        struct strbuf mem = STRBUF_INIT; /* 1000 MiB says so, not "0 GiB" */
+        sizefmt_add_mib(&mem, (long long)s->memory_mib);
         if (s->devices > 0)
-            snprintf(details[n], sizeof details[n], "%d× %s · %d vCPU · %lld GiB", s->devices,
-                     s->device_type ? s->device_type : "GPU", s->vcpus,
-                     (long long)(s->memory_mib / 1024));
+            snprintf(details[n], sizeof details[n], "%d× %s · %d vCPU · %s", s->devices,
+                     s->device_type ? s->device_type : "GPU", s->vcpus, strbuf_str(&mem));
         else
-            snprintf(details[n], sizeof details[n], "no device · %d vCPU · %lld MiB", s->vcpus,
-                     (long long)s->memory_mib);
+            snprintf(details[n], sizeof details[n], "no device · %d vCPU · %s", s->vcpus,
+                     strbuf_str(&mem));
+        strbuf_free(&mem);
         o[n] = (struct select_option){s->name, details[n], false, NULL};
         n++;
     }

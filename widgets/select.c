@@ -627,6 +627,11 @@ const char *select_selected_label(const struct select *s)
     return s->selected == SELECT_NONE ? NULL : s->opts[s->selected].label;
 }
 
+const char *select_detail(const struct select *s, size_t i)
+{
+    return i < s->n ? s->opts[i].detail : NULL;
+}
+
 void select_set_selected(struct select *s, size_t i)
 {
     s->selected = i < s->n ? i : SELECT_NONE;

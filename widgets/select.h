@@ -88,6 +88,8 @@ struct select *select_from_widget(struct widget *wd);
 /* The chosen option's index (SELECT_NONE: none) and label (NULL: none). */
 size_t select_selected(const struct select *s);
 const char *select_selected_label(const struct select *s);
+/* Option i's detail, as the list shows it beside the label ("" none; NULL: no such option). */
+const char *select_detail(const struct select *s, size_t i);
 /* Chooses option i, disabled or not (SELECT_NONE or out of range: none); sets dirty. */
 void select_set_selected(struct select *s, size_t i);
 size_t select_count(const struct select *s);
