@@ -12,6 +12,9 @@ cd "$TRAINJOB_TOP" || exit 1
 . tests/engine.sh
 unset TRAINJOB_ENDPOINT TRAINJOB_CONFIG TRAINJOB_SHIM XDG_CONFIG_HOME XDG_STATE_HOME
 unset MAKEFLAGS MFLAGS MAKELEVEL
+# `make asan` puts BUILD and SANITIZE in the environment: the package is built
+# as an admin builds it, with neither.
+unset BUILD SANITIZE
 export XDG_RUNTIME_DIR="$TMP/run"
 
 for t in dpkg-buildpackage dh lintian mandoc systemd-analyze fakeroot readelf; do
