@@ -72,7 +72,7 @@ void k8s_job_name(const struct jobspec *job, size_t suffix_len, struct strbuf *o
 
 /* metadata: name, labels naming trainjob and the job, annotations with the job's own words. */
 json_t *k8s_metadata(const struct jobspec *job, const char *name);
-/* The labels every pod gets (the same as the manifest's). */
+/* The labels on every pod: the same as the manifest's. */
 json_t *k8s_pod_labels(const char *name);
 
 /*
