@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "engine/config.h"
@@ -81,10 +82,18 @@ static void find_dedicated(struct runas *ra, const struct engine_config *cfg, st
 {
     const char *want = cfg->job_user ? cfg->job_user : RUNAS_DEFAULT_USER;
     struct passwd *pw = getpwnam(want);
-    if (pw == NULL && cfg->job_user == NULL && make_system_user(want)) {
+    /*
+     * Engines starting together on a fresh machine all try: useradd then
+     * fails on the locked /etc/passwd, or because another just made the
+     * user. Look again after each try, and try a few times.
+     */
+    for (int tries = 0; pw == NULL && cfg->job_user == NULL && tries < 5; tries++) {
+        bool made = make_system_user(want);
         pw = getpwnam(want);
-        if (pw)
+        if (pw && made)
             strbuf_addf(note, "; made system user %s", want);
+        if (pw == NULL)
+            nanosleep(&(struct timespec){.tv_nsec = 200 * 1000 * 1000}, NULL);
     }
     if (pw == NULL || pw->pw_uid == 0) {
         strbuf_addf(note, "; %s %s, so %s", want, pw ? "has uid 0" : "could not be made",
