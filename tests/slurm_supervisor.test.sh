@@ -1,4 +1,7 @@
 #!/bin/sh
+# test: serial (its preemption check twice found the preempted job's events
+# cut to one line when run beside the other suites under ASan and full load,
+# 2 runs of 8; alone it passed every run: the cause is not found yet)
 # The Slurm batch script (api/slurm_script.c) on a real cluster: starts the
 # project's throw-away Slurm (tests/slurm/cluster.sh) in a temp dir, sbatches
 # the scripts tests/tools/slurmscript renders from job files, as the
@@ -493,7 +496,9 @@ if wait_end "$id_idle" 90 && [ "$(field "$id_idle" JobState)" = COMPLETED ] && [
 else
     fail preempt_idle_ran_again "idle $(field "$id_idle" JobState) restarts $(field "$id_idle" Restarts): $(ev idle | head -c 800)"
 fi
-expect_grep preempt_stop_event "$J/events.jsonl" '"reason":"Stopping"'
+if grep -q '"reason":"Stopping"' "$J/events.jsonl" 2>/dev/null; then pass preempt_stop_event; else
+    fail preempt_stop_event "no Stopping event: $(ev idle | head -c 1200); slurm.out: $(tail -c 600 "$J/slurm.out" 2>/dev/null)"
+fi
 expect_grep preempt_state "$J/state.json" '"restarts":0,"marked":[],"runs":2'
 expect_grep preempt_rerun_log "$J/logs/master-0.log" "restart_count=1"
 
