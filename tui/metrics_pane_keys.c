@@ -137,7 +137,7 @@ unsigned metrics_pane_key(struct metrics_pane *p, const struct widget_key *k, co
         return prompt_key_in(p, k);
     if (is(action, "search") || is(action, "filter")) {
         p->prompt =
-            prompt_new("Filter the tags", "Text the tags must contain (empty: all):", p->filter);
+            prompt_new("Filter the tags", "Text in the tag, or a pattern as --tag takes (loss*; empty: all):", p->filter);
         return moved;
     }
     if (is(action, "smooth-more") || is(action, "smooth-less")) {
