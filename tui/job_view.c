@@ -760,7 +760,8 @@ static unsigned key_of(struct job_view *v, const struct widget_key *k, const cha
         return moved;
     if (v->focus == PANE_METRICS &&
         (is(action, "search") || is(action, "refresh") || is(action, "open") || is(action, "top") ||
-         is(action, "bottom")))
+         is(action, "bottom") || is(action, "chart") || is(action, "cursor-left") ||
+         is(action, "cursor-right")))
         return metrics_pane_key(v->metrics, k, action);
     if (is(action, "all-workers")) {
         open_all_logs(v);
@@ -857,9 +858,9 @@ static size_t job_hints(struct screen *s, const char *const **pairs)
     };
     /* On the Metrics pane: its own keys (the same with or without actions). */
     static const char *const metrics[] = {
-        "search", "filter", "Space",     "chart",   "fullscreen", "full",     "smooth-more",
+        "search", "filter", "chart",     "chart",   "fullscreen", "full",     "smooth-more",
         "smooth", "log-y",  "log y",     "zoom-in", "zoom",       "zoom-out", "unzoom",
-        "Left",   "cursor", "pane-next", "pane",    "back",       "back",
+        "cursor-left", "cursor", "pane-next", "pane", "back",     "back",
     };
     /* On the Logs pane: the log's keys (the same with or without actions). */
     static const char *const logs[] = {
@@ -899,11 +900,13 @@ static void job_destroy(struct screen *s)
     free(v);
 }
 
-/* On the Logs pane the "logs" keys come first (S saves the log there). */
+/* On the Logs pane the "logs" keys come first (S saves the log there), on the Metrics pane "metrics". */
 static const char *job_submode(struct screen *s)
 {
     const struct job_view *v = view_of(s);
-    return v->focus == PANE_LOGS && !v->describing ? "logs" : NULL;
+    if (v->describing)
+        return NULL;
+    return v->focus == PANE_LOGS ? "logs" : v->focus == PANE_METRICS ? "metrics" : NULL;
 }
 
 static const struct screen_ops job_ops = {
