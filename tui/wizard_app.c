@@ -49,6 +49,7 @@
 #include "util/loop.h"
 #include "util/strbuf.h"
 #include "util/timefmt.h"
+#include "util/utf8.h"
 #include "util/xalloc.h"
 #include "widgets/dialog.h"
 
@@ -93,6 +94,7 @@ struct app {
     char *draft_label; /* what the draft is of: "new job", "clone of X", "edit of F" */
     bool draft_kept;   /* this run wrote the draft, or resumed one (it stays until submitted) */
     char *file;        /* the job file the form last came from or went to */
+    const char *clone_of; /* --clone-of: the job this one copies (its -f file is a temporary) */
 
     /* at most one of these is open over the form */
     struct help *help;
@@ -251,6 +253,15 @@ static void draw_now(struct app *a)
         help_draw(a->help, &a->term);
     } else {
         wizard_draw(a->wz, &a->term, a->status);
+        if (a->clone_of) { /* the title says what the form is of, not "new job" */
+            struct strbuf title = STRBUF_INIT;
+            strbuf_adds(&title, " trainjob · ");
+            utf8_sanitize(&title, a->draft_label, strlen(a->draft_label), 0);
+            attrset(a->term.role[THEME_ROLE_TITLE]);
+            widget_put_clipped(stdscr, 0, 0, COLS, strbuf_str(&title), title.len, a->term.utf8);
+            strbuf_free(&title);
+            wnoutrefresh(stdscr);
+        }
         if (a->prompt)
             prompt_draw(a->prompt, &a->term);
         if (a->confirm) {
@@ -290,7 +301,10 @@ static void open_form(struct app *a, const struct jobspec *job, const struct fin
     wizard_set_name_check(a->wz, name_taken, a);
     const struct finding *first;
     size_t unplaced = wizard_set_file_findings(a->wz, fs, &first);
-    if (fs->count == 0 && !a->status[0]) /* (a problem with the keys file says more) */
+    if (fs->count == 0 && !a->status[0] && a->clone_of) /* its file is ours, not the user's */
+        snprintf(a->status, sizeof a->status, "a new job with the spec of %.200s: C-s submits it",
+                 a->clone_of);
+    else if (fs->count == 0 && !a->status[0]) /* (a problem with the keys file says more) */
         snprintf(a->status, sizeof a->status, "loaded %s", path);
     else if (first) /* what no field can show goes here, with where it is */
         snprintf(a->status, sizeof a->status, "%s:%d:%d: %s%s%s%s", path, first->line, first->col,
@@ -303,7 +317,7 @@ static void open_form(struct app *a, const struct jobspec *job, const struct fin
                  "%s: %zu problem%s reading the file, shown at the fields", path, fs->count,
                  fs->count == 1 ? "" : "s");
     free(a->file);
-    a->file = xstrdup(path);
+    a->file = a->clone_of ? NULL : xstrdup(path); /* F2 offers ./NAME.yaml for a clone */
     a->redraw = true;
 }
 
@@ -800,6 +814,7 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
     /* This run's draft: of the job being edited (a new job is one of its own). */
     char *ddir = drafts_dir();
     bool new_job = !file && !o->clone_of;
+    a.clone_of = o->clone_of;
     if (o->clone_of) {
         a.draft_label = xasprintf("clone of %s", o->clone_of);
     } else if (file) {
@@ -856,7 +871,7 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
     if (use_draft) {
         a.wz = wizard_new(&cat, &draft.job, a.default_workspace, a.km);
         wizard_set_file_findings(a.wz, &dfs, NULL); /* a misspelt key kept is said, as from -f */
-        if (file) /* F2 still offers the file the draft is an edit of */
+        if (file && !a.clone_of) /* F2 still offers the file the draft is an edit of */
             a.file = xstrdup(file);
     } else if (file) {
         open_form(&a, &jf.job, &file_fs, file);

@@ -425,15 +425,19 @@ void wz_refresh_list_help(struct wizard *wz)
     }
 }
 
-/* Rules are greyed while max restarts is 0: they could never act. */
+/*
+ * Rules are greyed while max restarts is 0: they could never act. Rules there
+ * are get validation's warning saying so; only an empty list gets the note.
+ */
 void wz_refresh_rules_state(struct wizard *wz)
 {
     bool ok;
     long b = numberfield_value(wz->backoff, &ok);
     bool off = ok && b == 0;
+    bool empty = wlist_count(wz->lists[LIST_RULES].l) == 0;
     if (wlist_widget(wz->lists[LIST_RULES].l)->disabled != off)
         form_set_disabled(wz->forms[SECTION_FAULT_TOLERANCE], wz->e_rules, off,
-                          off ? "no effect while max restarts is 0" : NULL);
+                          off && empty ? "no effect while max restarts is 0" : NULL);
 }
 
 /* Volumes outside the job's zone (a public or idle pool's) are offered disabled. */
