@@ -53,7 +53,7 @@
 #define POLL_LOST (-1)            /* -f: the engine did not answer this time */
 /* -o table: the series kept (two buckets each; 55 MB peak with printing); more are counted */
 #define TABLE_MAX_SERIES 65536
-#define CSV_PAIRS 16 /* csv: series whose "run,tag" fields are kept made */
+#define CSV_PAIRS 16   /* csv: series whose "run,tag" fields are kept made */
 #define TAGS_LISTED 32 /* --tag matching nothing: the tags there are, said up to this many */
 
 static const char metrics_usage[] =
@@ -92,8 +92,8 @@ struct metrics {
     /* filter and output */
     const char *tags[MAX_TAG_PATTERNS];
     size_t tag_count;
-    bool tag_matched;                /* --tag: a point matched */
-    char *other_tags[TAGS_LISTED];   /* --tag, none matched yet: tags that did not */
+    bool tag_matched;              /* --tag: a point matched */
+    char *other_tags[TAGS_LISTED]; /* --tag, none matched yet: tags that did not */
     size_t other_count;
     bool other_more;  /* more tags than other_tags holds */
     bool told_no_tag; /* -f: said once that no tag matches yet */

@@ -87,6 +87,13 @@ run "$TRAINJOB_BIN" metrics --logdir "$TMP/ld" --tag 'eval/*'
 expect_rc "--logdir --tag matching nothing exits 1" 1
 expect_grep "...listing the tags" "$TMP/err" "the tags are: train/loss, train/lr"
 
+# -f: a pattern matching none of the tags so far is said (the tag may come later), and followed
+timeout 3 "$TRAINJOB_BIN" metrics --logdir "$TMP/ld" --tag 'eval/*' -f >"$TMP/out" 2>"$TMP/err"
+rc=$?
+check "--logdir -f --tag matching nothing yet follows on (until interrupted: $rc)" test "$rc" = 124
+expect_grep "...saying no tag matches yet, with the tags so far" "$TMP/err" \
+    "no tag matches --tag 'eval/*' yet; the tags so far: train/loss, train/lr"
+
 # ---- -f: the table's columns stay put ---------------------------------------------
 
 mkdir -p "$TMP/fl/rank0"

@@ -858,9 +858,9 @@ static size_t job_hints(struct screen *s, const char *const **pairs)
     };
     /* On the Metrics pane: its own keys (the same with or without actions). */
     static const char *const metrics[] = {
-        "search", "filter", "chart",     "chart",   "fullscreen", "full",     "smooth-more",
-        "smooth", "log-y",  "log y",     "zoom-in", "zoom",       "zoom-out", "unzoom",
-        "cursor-left", "cursor", "pane-next", "pane", "back",     "back",
+        "search",      "filter", "chart",     "chart",   "fullscreen", "full",     "smooth-more",
+        "smooth",      "log-y",  "log y",     "zoom-in", "zoom",       "zoom-out", "unzoom",
+        "cursor-left", "cursor", "pane-next", "pane",    "back",       "back",
     };
     /* On the Logs pane: the log's keys (the same with or without actions). */
     static const char *const logs[] = {
@@ -900,7 +900,7 @@ static void job_destroy(struct screen *s)
     free(v);
 }
 
-/* On the Logs pane the "logs" keys come first (S saves the log there), on the Metrics pane "metrics". */
+/* The focused pane's keys first: "logs" (S saves the log there), "metrics". */
 static const char *job_submode(struct screen *s)
 {
     const struct job_view *v = view_of(s);

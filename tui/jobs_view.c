@@ -833,9 +833,9 @@ static unsigned jv_key(struct screen *s, const struct widget_key *k, const char 
             const char *name;
             struct widget_key key;
         } table_keys[] = {
-            {"mark", {.code = ' '}},         {"sort-prev", {.code = '<'}},
-            {"sort-next", {.code = '>'}},    {"sort-reverse", {.code = KEY_F(6), .is_function = true}},
-            {"top", {.code = 'g'}},          {"bottom", {.code = 'G'}},
+            {"mark", {.code = ' '}},      {"sort-prev", {.code = '<'}},
+            {"sort-next", {.code = '>'}}, {"sort-reverse", {.code = KEY_F(6), .is_function = true}},
+            {"top", {.code = 'g'}},       {"bottom", {.code = 'G'}},
         };
         for (size_t i = 0; i < sizeof table_keys / sizeof table_keys[0]; i++)
             if (strcmp(action, table_keys[i].name) == 0) {
@@ -910,8 +910,9 @@ static size_t jv_hints(struct screen *s, const char *const **pairs)
         "open",     "open", "filter",    "filter",  "faulty-only", "faulty", "mark",  "mark",
         "stop-job", "stop", "start-job", "start",   "delete-job",  "delete", "clone", "clone",
         "help",     "help", "command",   "command", "quit",        "quit"};
-    static const char *const ro[] = {"open", "open", "filter", "filter", "faulty-only", "faulty",
-                                     "sort-next", "sort", "help", "help", "quit",       "quit"};
+    static const char *const ro[] = {"open",        "open",   "filter",    "filter",
+                                     "faulty-only", "faulty", "sort-next", "sort",
+                                     "help",        "help",   "quit",      "quit"};
     bool readonly = monitor_readonly(s->app);
     *pairs = readonly ? ro : rw;
     return (readonly ? sizeof ro : sizeof rw) / sizeof(char *) / 2;

@@ -39,8 +39,7 @@ const char *const keymap_modes[] = {"global", "wizard", "jobs", "job", "logs", "
 static const char *const mode_help[MODE_COUNT] = {
     "every screen",   "the create-task form (trainjob new)",
     "the job list",   "one job: its workers, events, logs and metrics",
-    "a worker's log",
-    "a job's Metrics pane (TensorBoard curves)",
+    "a worker's log", "a job's Metrics pane (TensorBoard curves)",
 };
 
 /* Which modes an action means something in (bits of 1 << MODE_*). */
@@ -65,7 +64,8 @@ static const struct action_def {
     [KEYMAP_SAVE] = {"save", "save the form (or the job) as a YAML job file",
                      IN(MODE_WIZARD) | IN(MODE_JOBS) | IN(MODE_JOB)},
     [KEYMAP_LOAD] = {"load", "fill the form from a YAML or JSON job file", IN(MODE_WIZARD)},
-    [KEYMAP_OPEN] = {"open", "open the selected job or worker", IN(MODE_JOBS) | IN(MODE_JOB) | IN(MODE_METRICS)},
+    [KEYMAP_OPEN] = {"open", "open the selected job or worker",
+                     IN(MODE_JOBS) | IN(MODE_JOB) | IN(MODE_METRICS)},
     [KEYMAP_BACK] = {"back", "back to the screen before", MONITOR},
     [KEYMAP_NEW_JOB] = {"new-job", "create a job in the wizard", IN(MODE_JOBS) | IN(MODE_JOB)},
     [KEYMAP_FILTER] = {"filter", "show only the jobs matching a text", IN(MODE_JOBS)},
@@ -97,8 +97,10 @@ static const struct action_def {
     [KEYMAP_COMMAND] = {"command",
                         "a command: :jobs :workers NAME :ws NAME :ctx NAME :theme NAME :q",
                         MONITOR},
-    [KEYMAP_PANE_NEXT] = {"pane-next", "focus the next pane", IN(MODE_JOB) | IN(MODE_LOGS) | IN(MODE_METRICS)},
-    [KEYMAP_PANE_PREV] = {"pane-prev", "focus the previous pane", IN(MODE_JOB) | IN(MODE_LOGS) | IN(MODE_METRICS)},
+    [KEYMAP_PANE_NEXT] = {"pane-next", "focus the next pane",
+                          IN(MODE_JOB) | IN(MODE_LOGS) | IN(MODE_METRICS)},
+    [KEYMAP_PANE_PREV] = {"pane-prev", "focus the previous pane",
+                          IN(MODE_JOB) | IN(MODE_LOGS) | IN(MODE_METRICS)},
     [KEYMAP_WRAP] = {"wrap", "wrap long lines (on / off)", IN(MODE_JOB) | IN(MODE_LOGS)},
     [KEYMAP_FIRST_ERROR] = {"first-error", "jump to the first error line of the log",
                             IN(MODE_JOB) | IN(MODE_LOGS)},
@@ -113,11 +115,15 @@ static const struct action_def {
                            "the Logs pane (when it has the focus) or the Metrics pane on the "
                            "whole screen (on / off)",
                            IN(MODE_JOB) | IN(MODE_METRICS)},
-    [KEYMAP_SMOOTH_MORE] = {"smooth-more", "smooth the curves more (up to 0.999)", IN(MODE_JOB) | IN(MODE_METRICS)},
-    [KEYMAP_SMOOTH_LESS] = {"smooth-less", "smooth the curves less (down to 0: raw)", IN(MODE_JOB) | IN(MODE_METRICS)},
-    [KEYMAP_LOG_Y] = {"log-y", "a log scale for the values (on / off)", IN(MODE_JOB) | IN(MODE_METRICS)},
+    [KEYMAP_SMOOTH_MORE] = {"smooth-more", "smooth the curves more (up to 0.999)",
+                            IN(MODE_JOB) | IN(MODE_METRICS)},
+    [KEYMAP_SMOOTH_LESS] = {"smooth-less", "smooth the curves less (down to 0: raw)",
+                            IN(MODE_JOB) | IN(MODE_METRICS)},
+    [KEYMAP_LOG_Y] = {"log-y", "a log scale for the values (on / off)",
+                      IN(MODE_JOB) | IN(MODE_METRICS)},
     [KEYMAP_ZOOM_IN] = {"zoom-in", "show fewer of the last steps", IN(MODE_JOB) | IN(MODE_METRICS)},
-    [KEYMAP_ZOOM_OUT] = {"zoom-out", "show more of the last steps (at last, all)", IN(MODE_JOB) | IN(MODE_METRICS)},
+    [KEYMAP_ZOOM_OUT] = {"zoom-out", "show more of the last steps (at last, all)",
+                         IN(MODE_JOB) | IN(MODE_METRICS)},
     [KEYMAP_MINE] = {"mine", "show only the jobs you created (on / off)", IN(MODE_JOBS)},
     [KEYMAP_MARK] = {"mark", "mark the row (on / off): stop, start, delete act on every mark",
                      IN(MODE_JOBS)},
@@ -130,8 +136,7 @@ static const struct action_def {
                             "the charts' cursor a column left (first: at the last step); it "
                             "reads each run's value at the step",
                             IN(MODE_METRICS)},
-    [KEYMAP_CURSOR_RIGHT] = {"cursor-right", "the charts' cursor a column right",
-                             IN(MODE_METRICS)},
+    [KEYMAP_CURSOR_RIGHT] = {"cursor-right", "the charts' cursor a column right", IN(MODE_METRICS)},
     [KEYMAP_SAVE_LOG] = {"save-log",
                          "save the shown worker's whole log (every worker's in the all-workers "
                          "view) to a file you name",

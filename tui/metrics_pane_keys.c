@@ -136,8 +136,9 @@ unsigned metrics_pane_key(struct metrics_pane *p, const struct widget_key *k, co
     if (p->prompt)
         return prompt_key_in(p, k);
     if (is(action, "search") || is(action, "filter")) {
-        p->prompt =
-            prompt_new("Filter the tags", "Text in the tag, or a pattern as --tag takes (loss*; empty: all):", p->filter);
+        p->prompt = prompt_new(
+            "Filter the tags",
+            "Text in the tag, or a pattern as --tag takes (loss*; empty: all):", p->filter);
         return moved;
     }
     if (is(action, "smooth-more") || is(action, "smooth-less")) {

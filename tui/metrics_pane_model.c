@@ -50,9 +50,8 @@ void mp_refilter(struct metrics_pane *p, const char *keep)
     p->nvis = 0;
     bool pattern = strpbrk(p->filter, "*?[") != NULL;
     for (size_t i = 0; i < p->ntags; i++)
-        if (!*p->filter ||
-            (pattern ? scalarpage_tag_match(p->filter, p->tags[i].shown)
-                     : strcasestr(p->tags[i].shown, p->filter) != NULL))
+        if (!*p->filter || (pattern ? scalarpage_tag_match(p->filter, p->tags[i].shown)
+                                    : strcasestr(p->tags[i].shown, p->filter) != NULL))
             p->vis[p->nvis++] = i;
     p->cursor = 0;
     for (size_t i = 0; was && i < p->nvis; i++)

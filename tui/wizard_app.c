@@ -91,9 +91,9 @@ struct app {
     struct jobspec created;
     bool submitted;
     char *draft_path;
-    char *draft_label; /* what the draft is of: "new job", "clone of X", "edit of F" */
-    bool draft_kept;   /* this run wrote the draft, or resumed one (it stays until submitted) */
-    char *file;        /* the job file the form last came from or went to */
+    char *draft_label;    /* what the draft is of: "new job", "clone of X", "edit of F" */
+    bool draft_kept;      /* this run wrote the draft, or resumed one (it stays until submitted) */
+    char *file;           /* the job file the form last came from or went to */
     const char *clone_of; /* --clone-of: the job this one copies (its -f file is a temporary) */
 
     /* at most one of these is open over the form */
