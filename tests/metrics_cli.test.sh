@@ -111,13 +111,7 @@ wait "$FOLLOW_PID" 2>/dev/null
 FOLLOW_PID=""
 check "metrics -f printed the first rows and the rows after step 1009" \
     test "$(wc -l <"$TMP/follow")" -ge 3 -a -n "$(grep ' 1009 ' "$TMP/follow")"
-# where each column starts, in the header and in each row (no cell holds a space)
-cols=$(awk '{ s = ""; w = 0
-    for (i = 1; i <= length($0); i++) {
-        c = substr($0, i, 1)
-        if (c != " " && !w) { s = s i ","; w = 1 } else if (c == " ") w = 0
-    }
-    print s }' "$TMP/follow" | sort -u | tr '\n' ' ')
+cols=$(column_starts "$TMP/follow")
 check "...in columns that stay where the header put them (starts: $cols)" \
     test "$(echo "$cols" | wc -w)" = 1
 

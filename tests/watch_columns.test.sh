@@ -20,19 +20,6 @@ cleanup() {
     rm -rf "$TMP"
 }
 
-# column_starts FILE : the distinct sets of column starts of its lines: a column
-# starts after three spaces or more (a cell holds single spaces: "DISPLAY NAME")
-column_starts() {
-    awk '{ s = ""; sp = 3
-        for (i = 1; i <= length($0); i++) {
-            c = substr($0, i, 1)
-            if (c == " ") { sp++; continue }
-            if (sp >= 3) s = s i ","
-            sp = 0
-        }
-        print s }' "$1" | sort -u | tr '\n' ' '
-}
-
 engine_config </dev/null
 start_engine
 
