@@ -122,7 +122,18 @@ for mode in rw ro; do
     else
         lists "jobs view (rw)" stop-job start-job delete-job new-job priority clone
     fi
-    # g / G move the table (the keys the help names do what it says)
+    # the keys the help names do what it says: > sorts by the next column (the header's mark moves)
+    screen
+    head0=$(grep -m1 "NAME" "$TMP/screen")
+    keys '>'
+    screen
+    head1=$(grep -m1 "NAME" "$TMP/screen")
+    check "jobs view ($mode): > sorts by the next column" test "$head0" != "$head1"
+    keys '>'
+    keys '<'
+    screen
+    check "jobs view ($mode): > again, then < sorts by that column again" \
+        test "$(grep -m1 "NAME" "$TMP/screen")" = "$head1"
     keys Enter
     see "Enter opens the job screen ($mode)" "Workers" 10
     compare "job screen, Workers pane ($mode)"
