@@ -619,6 +619,71 @@ static void test_spec_kept_when_pool_lacks_it(void **state)
     assert_true(wizard_error_count(fx->wz) > 0);
 }
 
+/* A second idle pool (zone local-2z) and a second workspace that lists only the dedicated pool. */
+static void add_idle_pool_and_workspace(struct catalog *cat)
+{
+    cat->pools = xrealloc(cat->pools, 3 * sizeof *cat->pools);
+    struct catalog_pool *p = &cat->pools[2];
+    memset(p, 0, sizeof *p);
+    p->name = xstrdup("idle-2");
+    p->type = POOL_IDLE;
+    p->zones = one("local-2z", &p->zone_count);
+    p->specs = xcalloc(1, sizeof *p->specs);
+    p->specs[0].name = xstrdup("cpu-1");
+    p->spec_count = 1;
+    cat->pool_count = 3;
+    struct catalog_workspace *ws = &cat->workspaces[0];
+    ws->pools = xrealloc(ws->pools, 3 * sizeof *ws->pools);
+    ws->pools[ws->pool_count++] = xstrdup("idle-2");
+    cat->workspaces = xrealloc(cat->workspaces, 2 * sizeof *cat->workspaces);
+    ws = &cat->workspaces[1];
+    memset(ws, 0, sizeof *ws);
+    ws->name = xstrdup("other");
+    ws->role = MEMBER_OWNER;
+    ws->pools = one("local", &ws->pool_count);
+    cat->workspace_count = 2;
+}
+
+/*
+ * A zone the newly chosen pool lacks, and a pool the newly chosen workspace
+ * lacks, stay chosen with validation's finding under them: neither is
+ * swapped for the first of the new list while the section shows no error.
+ */
+static void test_zone_and_pool_kept_when_catalog_lacks_them(void **state)
+{
+    struct fixture *fx = *state;
+    add_idle_pool_and_workspace(&fx->cat);
+    struct jobspec j = ok_job();
+    free(j.resource_pool.name);
+    j.resource_pool.name = xstrdup("local-idle");
+    j.resource_pool.zone = xstrdup("local-1z");
+    fx->wz = wizard_new(&fx->cat, &j, NULL, fx->km);
+    jobspec_free(&j);
+    go_to_row(fx->wz, formtab_row("resource_pool.name"));
+    choose(fx->wz, "idle-2");
+    const struct jobspec *out = wizard_job(fx->wz);
+    assert_string_equal(out->resource_pool.name, "idle-2");
+    assert_non_null(out->resource_pool.zone);
+    assert_string_equal(out->resource_pool.zone, "local-1z");
+    bool said = false;
+    for (size_t i = 0; i < fx->wz->findings.count; i++)
+        said = said || (strcmp(fx->wz->findings.items[i].path, "resource_pool.zone") == 0 &&
+                        fx->wz->findings.items[i].severity == SEVERITY_ERROR);
+    assert_true(said);
+
+    for (int t = 0; t < 5 && strcmp(wizard_focused_path(fx->wz), "workspace_name") != 0; t++)
+        key(fx->wz, KEY_BTAB, true); /* back up to the Workspace */
+    choose(fx->wz, "other");
+    out = wizard_job(fx->wz);
+    assert_string_equal(out->workspace_name, "other");
+    assert_string_equal(out->resource_pool.name, "idle-2");
+    said = false;
+    for (size_t i = 0; i < fx->wz->findings.count; i++)
+        said = said || (strcmp(fx->wz->findings.items[i].path, "resource_pool.name") == 0 &&
+                        fx->wz->findings.items[i].severity == SEVERITY_ERROR);
+    assert_true(said);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -634,6 +699,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_spec_memory_said_whole, setup, teardown),
         cmocka_unit_test_setup_teardown(test_spec_kept_when_pool_lacks_it, setup, teardown),
         cmocka_unit_test_setup_teardown(test_every_choice_and_conditional_row, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_zone_and_pool_kept_when_catalog_lacks_them, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

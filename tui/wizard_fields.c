@@ -124,14 +124,25 @@ size_t wz_index_of(const struct select_option *o, size_t n, const char *label)
 }
 
 /*
- * A value from the file the catalog does not offer (want) becomes a choice
- * of its own: the form shows what the file says, and validation says what
- * is wrong with it, rather than the first choice taking its place.
+ * Sets sel's choices to o[0..n) (o has room for one more) and keeps the
+ * value chosen: want (the file's), else the one chosen now. A value the
+ * choices lack stays chosen, as a choice of its own saying so ("from the
+ * file", or `before`: "chosen before; not in this pool"), and validation
+ * says what is wrong with it, rather than the first choice taking its
+ * place; only with nothing chosen is the first one taken.
  */
-static void offer_file_value(struct select_option *o, size_t *n, const char *want)
+static void set_choices(struct select *sel, struct select_option *o, size_t n, const char *want,
+                        const char *before)
 {
-    if (want && *want && *n < MAX_OPTIONS && wz_index_of(o, *n, want) == SELECT_NONE)
-        o[(*n)++] = (struct select_option){want, "from the file; not in the catalog", false, NULL};
+    const char *cur = want ? want : select_selected_label(sel);
+    char *keep = cur && *cur ? xstrdup(cur) : NULL;
+    if (keep && wz_index_of(o, n, keep) == SELECT_NONE)
+        o[n++] = (struct select_option){keep, want ? "from the file; not in the catalog" : before,
+                                        false, NULL};
+    select_set_options(sel, o, n);
+    size_t at = wz_index_of(o, n, keep);
+    select_set_selected(sel, at != SELECT_NONE ? at : n ? 0 : SELECT_NONE);
+    free(keep);
 }
 
 /* The framework chosen: one of the four the form offers, or the file's own API value. */
@@ -207,20 +218,16 @@ void wz_refresh_vpcs(struct wizard *wz, const char *want)
         return;
     const char *zname = select_selected_label(wz->zone);
     const struct catalog_zone *z = zname && wz->cat ? catalog_zone(wz->cat, zname) : NULL;
-    struct select_option o[MAX_OPTIONS];
+    struct select_option o[MAX_OPTIONS + 1];
     size_t n = 0;
     for (size_t i = 0; z && z->region && i < wz->cat->vpc_count && n < MAX_OPTIONS; i++) {
         const struct catalog_vpc *v = &wz->cat->vpcs[i];
         if (v->id && v->region && strcmp(v->region, z->region) == 0)
             o[n++] = (struct select_option){v->id, v->region, false, NULL};
     }
-    const char *cur = want ? want : select_selected_label(wz->vpc_pick);
-    char *keep = xstrdup(cur ? cur : textfield_value(wz->vpc));
-    offer_file_value(o, &n, keep);
-    select_set_options(wz->vpc_pick, o, n);
-    size_t at = wz_index_of(o, n, keep);
-    select_set_selected(wz->vpc_pick, at != SELECT_NONE ? at : n ? 0 : SELECT_NONE);
-    free(keep);
+    if (!want && !select_selected_label(wz->vpc_pick) && *textfield_value(wz->vpc))
+        want = textfield_value(wz->vpc); /* the file's, the first time */
+    set_choices(wz->vpc_pick, o, n, want, "chosen before; not in this zone's region");
 }
 
 /* Whether the rows shown when w are shown now. */
@@ -252,7 +259,7 @@ void wz_refresh_shown(struct wizard *wz)
 /* The pools of the chosen workspace, each with its resource type. */
 void wz_refresh_pools(struct wizard *wz, const char *want)
 {
-    struct select_option o[MAX_OPTIONS];
+    struct select_option o[MAX_OPTIONS + 1];
     size_t n = 0;
     const struct catalog_workspace *ws = wz_current_workspace(wz);
     for (size_t i = 0; wz->cat && i < wz->cat->pool_count && n < MAX_OPTIONS; i++) {
@@ -261,13 +268,7 @@ void wz_refresh_pools(struct wizard *wz, const char *want)
             continue;
         o[n++] = (struct select_option){p->name, pool_type_label(p->type), false, NULL};
     }
-    offer_file_value(o, &n, want);
-    const char *keep = want ? want : select_selected_label(wz->pool);
-    char *copy = keep ? xstrdup(keep) : NULL;
-    select_set_options(wz->pool, o, n);
-    size_t at = wz_index_of(o, n, copy);
-    select_set_selected(wz->pool, at != SELECT_NONE ? at : 0);
-    free(copy);
+    set_choices(wz->pool, o, n, want, "chosen before; not in this workspace");
 }
 
 /* Priorities: HIGH and HIGHEST shown disabled, with the reason, for members. */
@@ -294,7 +295,7 @@ void wz_refresh_priorities(struct wizard *wz)
 void wz_refresh_pool_fields(struct wizard *wz, const char *want_zone, const char *want_spec)
 {
     const struct catalog_pool *p = wz_current_pool(wz);
-    struct select_option o[MAX_OPTIONS];
+    struct select_option o[MAX_OPTIONS + 1];
     static char details[MAX_OPTIONS][96];
     size_t n = 0;
     static char regions[MAX_OPTIONS][96];
@@ -305,12 +306,7 @@ void wz_refresh_pool_fields(struct wizard *wz, const char *want_zone, const char
         o[n] = (struct select_option){p->zones[i], regions[n], false, NULL};
         n++;
     }
-    offer_file_value(o, &n, want_zone);
-    char *keep = xstrdup(want_zone ? want_zone : (select_selected_label(wz->zone) ?: ""));
-    select_set_options(wz->zone, o, n);
-    size_t at = wz_index_of(o, n, keep);
-    select_set_selected(wz->zone, at != SELECT_NONE ? at : 0);
-    free(keep);
+    set_choices(wz->zone, o, n, want_zone, "chosen before; not in this pool");
 
     n = 0;
     for (size_t i = 0; p && i < p->spec_count && n < MAX_OPTIONS; i++) {
@@ -327,16 +323,7 @@ void wz_refresh_pool_fields(struct wizard *wz, const char *want_zone, const char
         o[n] = (struct select_option){s->name, details[n], false, NULL};
         n++;
     }
-    /* The spec chosen (or the file's) stays when the pool lacks it: validation says so,
-     * rather than the pool's first spec silently taking its place. */
-    keep = xstrdup(want_spec ? want_spec : (select_selected_label(wz->spec) ?: ""));
-    offer_file_value(o, &n, want_spec);
-    if (*keep && n < MAX_OPTIONS && wz_index_of(o, n, keep) == SELECT_NONE)
-        o[n++] = (struct select_option){keep, "chosen before; not in this pool", false, NULL};
-    select_set_options(wz->spec, o, n);
-    at = wz_index_of(o, n, keep);
-    select_set_selected(wz->spec, at != SELECT_NONE ? at : 0);
-    free(keep);
+    set_choices(wz->spec, o, n, want_spec, "chosen before; not in this pool");
 
     wz_refresh_vpcs(wz, NULL);
 }
@@ -659,18 +646,17 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
     const struct role *r = init ? jobspec_worker(init) : NULL;
 
     /* Basics */
-    struct select_option o[MAX_OPTIONS];
+    struct select_option o[MAX_OPTIONS + 2];
     size_t n = 0;
     for (size_t i = 0; cat && i < cat->workspace_count && n < MAX_OPTIONS; i++)
         if (cat->workspaces[i].role != MEMBER_NONE)
             o[n++] = (struct select_option){cat->workspaces[i].name,
                                             member_role_name(cat->workspaces[i].role), false, NULL};
     const char *want_ws = init && init->workspace_name ? init->workspace_name : ws_default;
-    if (init && init->workspace_name)
-        offer_file_value(o, &n, want_ws);
     size_t at = wz_index_of(o, n, want_ws);
-    size_t real = n;
-    if (cat && real > 0 && n < MAX_OPTIONS) /* the backend says whether the caller may */
+    if (init && init->workspace_name && *want_ws && at == SELECT_NONE)
+        o[at = n++] = (struct select_option){want_ws, "from the file; not in the catalog", false, NULL};
+    if (cat && n > 0) /* the backend says whether the caller may */
         o[n++] = (struct select_option){WIZARD_NEW_WORKSPACE_LABEL, "you its owner", false, NULL};
     wz->ws_prev = at != SELECT_NONE ? at : 0;
     wz->workspace = select_new(o, n, wz->ws_prev);
