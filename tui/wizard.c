@@ -95,8 +95,6 @@ void wizard_free(struct wizard *wz)
         form_free(wz->forms[s]);
     for (int i = 0; i < LIST_COUNT; i++)
         wlist_free(wz->lists[i].l); /* after the forms: their list widgets call back into it */
-    if (wz->vpc_pick)
-        textfield_free(wz->vpc); /* kept for the file's value; the form shows the list instead */
     free(wz->tb_other);
     free(wz->generated_name);
     keybar_free(wz->keybar);
@@ -169,7 +167,8 @@ static void add_unshown(const struct wizard *wz, const json_t *v, struct strbuf 
     if (json_is_object(v) && json_object_size(v) > 0) {
         const char *key;
         const json_t *item;
-        json_object_foreach((json_t *)v, key, item) {
+        json_object_foreach((json_t *)v, key, item)
+        {
             strbuf_addf(path, "%s%s", len ? "." : "", key);
             add_unshown(wz, item, path, out);
             strbuf_truncate(path, len);
@@ -293,14 +292,15 @@ static void explain_image_tag(struct wizard *wz)
 {
     struct form *f = wz->forms[SECTION_IMAGE];
     const char *said = NULL;
-    enum form_severity sev = form_message(f, wz->e_image, &said);
+    size_t e = field_for(wz, "roles[0].image_path")->entry;
+    enum form_severity sev = form_message(f, e, &said);
     if (sev == FORM_MESSAGE_ERROR)
         return; /* what is wrong with it says more */
     struct strbuf sb = STRBUF_INIT;
     if (ngctag_explain(textfield_value(wz->image), &sb)) {
         if (sev == FORM_MESSAGE_WARNING && said) /* both: what the tag means, then the warning */
             strbuf_addf(&sb, " \xc2\xb7 %s", said);
-        form_set_message(f, wz->e_image, sev == FORM_MESSAGE_WARNING ? sev : FORM_MESSAGE_OK,
+        form_set_message(f, e, sev == FORM_MESSAGE_WARNING ? sev : FORM_MESSAGE_OK,
                          strbuf_str(&sb));
     }
     strbuf_free(&sb);
@@ -478,35 +478,16 @@ void wizard_show_error(struct wizard *wz, const char *field, const char *message
     wz->dirty = true;
 }
 
-/* A choice changed: refresh what depends on it. */
+/* A field changed: what depends on it follows (wz_refresh); the file's word on it goes. */
 static void on_changed(struct wizard *wz, struct widget *wd)
 {
-    if (wd == select_widget(wz->workspace)) {
-        wz_refresh_pools(wz, NULL);
-        wz_refresh_priorities(wz);
-        wz_refresh_pool_fields(wz, NULL, NULL);
-    } else if (wd == select_widget(wz->pool)) {
-        wz_refresh_pool_fields(wz, NULL, NULL);
-    } else if (wd == select_widget(wz->zone)) {
-        wz_refresh_vpcs(wz, NULL);
-    } else if (wd == wlist_widget(wz->lists[LIST_MOUNTS].l)) {
-        wz_refresh_tb_paths(wz, NULL);
-        wz_refresh_tb_help(wz);
-    } else if (wd == numberfield_widget(wz->backoff)) {
-        wz->backoff_typed = true;
-        wz_refresh_rules_state(wz);
-    } else if (wd == select_widget(wz->framework)) {
-        wz_refresh_generated_name(wz);
-    } else if (wd == select_widget(wz->image_pick)) {
-        const char *chosen = select_selected_label(wz->image_pick);
-        if (chosen)
-            textfield_set(wz->image, chosen);
-    } else if (wd == textfield_widget(wz->image)) {
-        wz_refresh_image_pick(wz); /* a typed reference: the list shows whether it is one of its */
-    }
-    wz_refresh_shown(wz); /* zone and VPC, preemptible, SSH config, log path: as their rows say */
-    wz_refresh_volume_zone(wz);
-    wz_refresh_replica_hint(wz);
+    const char *image = select_selected_label(wz->image_pick);
+    if (wd == select_widget(wz->image_pick) && image) /* a catalog image fills the reference */
+        textfield_set(wz->image, image);
+    for (size_t i = 0; i < wz->field_count; i++) /* typed into: what it holds goes into the job */
+        if (form_widget_at(wz->forms[wz->fields[i].section], wz->fields[i].entry) == wd)
+            wz->fields[i].edited = true;
+    wz_refresh(wz);
     drop_file_findings(wz, wd);
     wz->changed = true;
     wz->pending = true;

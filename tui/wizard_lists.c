@@ -684,6 +684,16 @@ static const struct listedit_ops row_ops = {
 
 /* ---- the list ---- */
 
+bool wlist_kind_of(const char *path, enum wlist_kind *kind)
+{
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(kinds[i].path, path) == 0) {
+            *kind = (enum wlist_kind)i;
+            return true;
+        }
+    return false;
+}
+
 struct wlist *wlist_new(enum wlist_kind kind, const struct catalog *cat, const struct jobspec *init)
 {
     struct wlist *l = xcalloc(1, sizeof *l);

@@ -36,6 +36,8 @@ enum wlist_kind {
     WLIST_RULE,  /* fault_tolerance.rules[]: exit codes, action, mark node */
 };
 
+/* The kind of list whose finding path is path ("mount"); false for none. */
+bool wlist_kind_of(const char *path, enum wlist_kind *kind);
 /*
  * A list of kind prefilled from init's elements (init NULL: empty); cat
  * gives the volumes a mount row chooses from (NULL: none). The list's
