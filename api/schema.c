@@ -852,8 +852,42 @@ bool schema_ref_set_bool(const struct schema_ref *ref, bool present, bool value)
     return true;
 }
 
+size_t schema_ref_count(const struct schema_ref *ref)
+{
+    const struct field *f = ref->field;
+    if ((f->kind != F_ARRAY && f->kind != F_STRING_ARRAY) || ref->index != SIZE_MAX)
+        return 0;
+    return *(const size_t *)cat_(ref->base, f->count_offset);
+}
+
+void *schema_ref_item(const struct schema_ref *ref, size_t i)
+{
+    const struct field *f = ref->field;
+    if (f->kind != F_ARRAY || i >= schema_ref_count(ref))
+        return NULL;
+    return *(char **)at(ref->base, f->offset) + i * f->type->size;
+}
+
+void *schema_ref_append(const struct schema_ref *ref)
+{
+    const struct field *f = ref->field;
+    if (f->kind != F_ARRAY || ref->index != SIZE_MAX)
+        return NULL;
+    size_t *count = at(ref->base, f->count_offset);
+    char **items = at(ref->base, f->offset);
+    *items = xreallocarray(*items, *count + 1, f->type->size);
+    memset(*items + *count * f->type->size, 0, f->type->size);
+    return *items + (*count)++ * f->type->size;
+}
+
 bool schema_ref_unset(const struct schema_ref *ref)
 {
+    if ((ref->field->kind == F_ARRAY || ref->field->kind == F_STRING_ARRAY) &&
+        ref->index == SIZE_MAX) {
+        const struct object_type one = {0, ref->field, 1};
+        schema_free(&one, ref->base);
+        return true;
+    }
     return schema_ref_set_string(ref, NULL) || schema_ref_set_int(ref, false, 0) ||
            schema_ref_set_bool(ref, false, false) || schema_ref_set_enum_name(ref, NULL);
 }

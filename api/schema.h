@@ -202,7 +202,13 @@ bool schema_ref_set_enum_name(const struct schema_ref *ref, const char *name);
 bool schema_ref_bool(const struct schema_ref *ref, bool *out);
 /* Sets a flag field (present false: absent), or an object's presence (value). */
 bool schema_ref_set_bool(const struct schema_ref *ref, bool present, bool value);
-/* Makes a string, integer, flag or enum field absent (an object: not present). */
+/* The number of items of a list field (0: none, or not a list). */
+size_t schema_ref_count(const struct schema_ref *ref);
+/* Item i of a list of objects (NULL: past its end, or not such a list). */
+void *schema_ref_item(const struct schema_ref *ref, size_t i);
+/* A new item, zeroed, at the end of a list of objects (NULL: not such a list). */
+void *schema_ref_append(const struct schema_ref *ref);
+/* Makes a string, integer, flag or enum field absent (an object: not present; a list: empty). */
 bool schema_ref_unset(const struct schema_ref *ref);
 /*
  * Drops the field path names from the extras of the object holding it (a

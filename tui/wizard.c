@@ -231,21 +231,18 @@ size_t wizard_set_file_findings(struct wizard *wz, const struct findings *fs,
             if (unplaced++ == 0 && first)
                 *first = f;
             /*
-             * No field shows it (an unknown field, a value of a part the form
-             * does not edit): listed on Review with where it is in the file, as
-             * a warning — the form cannot carry it, so it is left out of the job.
+             * No field shows it: listed on Review with where it is in the file.
+             * About the document itself (its syntax), nothing of it was read; an
+             * error on a part the form does not edit is left out of the job, as
+             * the form cannot carry it (a warning here); any other is a field
+             * kept as the file says it.
              */
-            if (!*f->path) /* about the document itself (its syntax): nothing of it was read */
-                findings_add_pos(&wz->file_findings, SEVERITY_WARNING, f->path, f->line, f->col,
-                                 "line %d: %s (the file was not read into the form)", f->line,
-                                 f->message);
-            else if (f->severity == SEVERITY_ERROR)
-                findings_add_pos(&wz->file_findings, SEVERITY_WARNING, f->path, f->line, f->col,
-                                 "line %d: %s (not in the form: left out of the job)", f->line,
-                                 f->message);
-            else /* a field kept as the file says it (listed on Review) */
-                findings_add_pos(&wz->file_findings, f->severity, f->path, f->line, f->col,
-                                 "line %d: %s", f->line, f->message);
+            const char *why = !*f->path ? " (the file was not read into the form)"
+                              : f->severity == SEVERITY_ERROR
+                                  ? " (not in the form: left out of the job)"
+                                  : "";
+            findings_add_pos(&wz->file_findings, *why ? SEVERITY_WARNING : f->severity, f->path,
+                             f->line, f->col, "line %d: %s%s", f->line, f->message, why);
             continue;
         }
         if (f->line > 0)
@@ -343,23 +340,15 @@ void wizard_validate(struct wizard *wz)
             f->severity == SEVERITY_ERROR ? FORM_MESSAGE_ERROR : FORM_MESSAGE_WARNING;
         size_t row, sub;
         const struct wizard_list *wl = wz_list_claiming(wz, f->path, &row, &sub);
-        if (wl) { /* under a row: on that row's field */
-            if (f->severity == SEVERITY_ERROR)
-                wz->errors[wl->section]++;
-            else
-                wz->warnings[wl->section]++;
-            wlist_set_message(wl->l, row, sub, want, f->message);
-            continue;
-        }
-        enum form_section sec = form_section_of(f->path);
-        const struct wz_field *fd = field_for(wz, f->path);
-        if (fd)
-            sec = fd->section;
+        const struct wz_field *fd = wl ? NULL : field_for(wz, f->path);
+        enum form_section sec = wl ? wl->section : fd ? fd->section : form_section_of(f->path);
         if (f->severity == SEVERITY_ERROR)
             wz->errors[sec]++;
         else
             wz->warnings[sec]++;
-        if (fd) {
+        if (wl) { /* under a row: on that row's field */
+            wlist_set_message(wl->l, row, sub, want, f->message);
+        } else if (fd) {
             const char *old = NULL;
             enum form_severity have = form_message(wz->forms[fd->section], fd->entry, &old);
             if (have < want) /* an error outranks a warning on the same field */
@@ -452,32 +441,6 @@ static void go_section(struct wizard *wz, int delta)
     wz->dirty = true;
 }
 
-void wizard_show_error(struct wizard *wz, const char *field, const char *message)
-{
-    size_t row, sub;
-    const struct wizard_list *wl = field && *field ? wz_list_claiming(wz, field, &row, &sub) : NULL;
-    if (wl) {
-        close_popups(wz);
-        wlist_set_message(wl->l, row, sub, FORM_MESSAGE_ERROR, message);
-        wz->cur = wl->section;
-        form_focus(wz->forms[wl->section], wl->entry);
-        wlist_focus(wl->l, row, sub);
-        wz_refresh_list_help(wz);
-        form_invalidate(wz->forms[wl->section]);
-        wz->dirty = true;
-        return;
-    }
-    const struct wz_field *fd = field && *field ? field_for(wz, field) : NULL;
-    if (fd) {
-        close_popups(wz);
-        form_set_message(wz->forms[fd->section], fd->entry, FORM_MESSAGE_ERROR, message);
-        wz->cur = fd->section;
-        form_focus(wz->forms[fd->section], fd->entry);
-        form_invalidate(wz->forms[fd->section]);
-    }
-    wz->dirty = true;
-}
-
 /* A field changed: what depends on it follows (wz_refresh); the file's word on it goes. */
 static void on_changed(struct wizard *wz, struct widget *wd)
 {
@@ -494,25 +457,39 @@ static void on_changed(struct wizard *wz, struct widget *wd)
     wz->dirty = true;
 }
 
-/* Shows the field path names and gives it the focus (a row's field for a row's path). */
-static void focus_path(struct wizard *wz, const char *path)
+/*
+ * Shows the field path names and gives it the focus (a row's field for a
+ * row's path), with message under it as an error when one is given.
+ */
+static void focus_path(struct wizard *wz, const char *path, const char *message)
 {
     size_t row, sub;
     const struct wizard_list *wl = wz_list_claiming(wz, path, &row, &sub);
     const struct wz_field *fd = wl ? NULL : field_for(wz, path);
     enum form_section sec = wl ? wl->section : fd ? fd->section : form_section_of(path);
-    if (sec == SECTION_REVIEW)
+    if (sec == SECTION_REVIEW || (message && !wl && !fd))
         return;
     close_popups(wz);
     wz->cur = sec;
     if (wl) {
+        if (message)
+            wlist_set_message(wl->l, row, sub, FORM_MESSAGE_ERROR, message);
         form_focus(wz->forms[sec], wl->entry);
         wlist_focus(wl->l, row, sub);
         wz_refresh_list_help(wz);
     } else if (fd) {
+        if (message)
+            form_set_message(wz->forms[sec], fd->entry, FORM_MESSAGE_ERROR, message);
         form_focus(wz->forms[sec], fd->entry);
     }
     form_invalidate(wz->forms[sec]);
+    wz->dirty = true;
+}
+
+void wizard_show_error(struct wizard *wz, const char *field, const char *message)
+{
+    if (field && *field)
+        focus_path(wz, field, message);
     wz->dirty = true;
 }
 
@@ -579,7 +556,7 @@ static unsigned review_key(struct wizard *wz, const struct widget_key *k, enum w
     }
     if (k->is_function ? k->code == KEY_ENTER : (k->code == '\r' || k->code == '\n')) {
         if (wz->review_sel >= 0 && (size_t)wz->review_sel < wz->findings.count)
-            focus_path(wz, wz->findings.items[wz->review_sel].path);
+            focus_path(wz, wz->findings.items[wz->review_sel].path, NULL);
         return WIDGET_HANDLED;
     }
     if (!k->is_function && k->code == 't') {

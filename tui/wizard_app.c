@@ -271,6 +271,19 @@ static char *expand_home(const char *path)
     return xstrdup(path);
 }
 
+/* The form anew over job (NULL: empty); the old one goes, with its validation pending. */
+static void new_form(struct app *a, const struct jobspec *job)
+{
+    if (a->validate_timer) {
+        loop_cancel(a->loop, a->validate_timer);
+        a->validate_timer = 0;
+    }
+    wizard_free(a->wz);
+    a->wz = wizard_new(a->cat, job, a->default_workspace, a->km);
+    wizard_set_name_check(a->wz, name_taken, a);
+    a->redraw = true;
+}
+
 /* ---- Job files: -f at the start and F3 open them the same way ---- */
 
 /*
@@ -281,13 +294,7 @@ static char *expand_home(const char *path)
 static void open_form(struct app *a, const struct jobspec *job, const struct findings *fs,
                       const char *path)
 {
-    if (a->validate_timer) {
-        loop_cancel(a->loop, a->validate_timer);
-        a->validate_timer = 0;
-    }
-    wizard_free(a->wz);
-    a->wz = wizard_new(a->cat, job, a->default_workspace, a->km);
-    wizard_set_name_check(a->wz, name_taken, a);
+    new_form(a, job);
     const struct finding *first;
     size_t unplaced = wizard_set_file_findings(a->wz, fs, &first);
     if (fs->count == 0 && !a->status[0]) /* (a problem with the keys file says more) */
@@ -304,7 +311,6 @@ static void open_form(struct app *a, const struct jobspec *job, const struct fin
                  fs->count == 1 ? "" : "s");
     free(a->file);
     a->file = xstrdup(path);
-    a->redraw = true;
 }
 
 /*
@@ -421,17 +427,10 @@ static void reopen_in_workspace(struct app *a, const char *ws)
     free(job.workspace_name);
     job.workspace_name = xstrdup(ws);
     bool changed = wizard_changed(a->wz);
-    if (a->validate_timer) {
-        loop_cancel(a->loop, a->validate_timer);
-        a->validate_timer = 0;
-    }
-    wizard_free(a->wz);
-    a->wz = wizard_new(a->cat, &job, a->default_workspace, a->km);
-    wizard_set_name_check(a->wz, name_taken, a);
+    new_form(a, &job);
     if (changed)
         wizard_set_changed(a->wz);
     jobspec_free(&job);
-    a->redraw = true;
 }
 
 /* The catalog after a workspace was created: the form offers it, chosen. */
@@ -503,24 +502,17 @@ static void overlay_key(struct app *a, const struct widget_key *k)
         enum prompt_state st = prompt_key(a->prompt, k);
         if (st == PROMPT_OPEN)
             return;
-        if (a->asking == ASK_WORKSPACE) {
-            char *name = st == PROMPT_DONE ? xstrdup(prompt_value(a->prompt)) : NULL;
-            prompt_free(a->prompt);
-            a->prompt = NULL;
-            touchwin(stdscr);
-            if (name && *name)
-                create_workspace(a, name);
-            free(name);
-            return;
-        }
-        char *path = st == PROMPT_DONE && *prompt_value(a->prompt)
-                         ? expand_home(prompt_value(a->prompt))
-                         : NULL;
+        char *answer = st == PROMPT_DONE && *prompt_value(a->prompt)
+                           ? xstrdup(prompt_value(a->prompt))
+                           : NULL;
         prompt_free(a->prompt);
         a->prompt = NULL;
         touchwin(stdscr);
-        if (path)
-            on_path(a, path);
+        if (answer && a->asking == ASK_WORKSPACE)
+            create_workspace(a, answer);
+        else if (answer)
+            on_path(a, expand_home(answer)); /* a path to save to or load from */
+        free(answer);
     } else if (a->confirm) {
         unsigned r = dialog_widget(a->confirm)->ops->key(dialog_widget(a->confirm), k);
         if (!(r & WIDGET_ACTIVATE))
@@ -854,16 +846,15 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
     a.cat = &cat;
     a.default_workspace = have_session ? s.rc.ctx.workspace : o->target.workspace;
     if (use_draft) {
-        a.wz = wizard_new(&cat, &draft.job, a.default_workspace, a.km);
+        new_form(&a, &draft.job);
         wizard_set_file_findings(a.wz, &dfs, NULL); /* a misspelt key kept is said, as from -f */
         if (file) /* F2 still offers the file the draft is an edit of */
             a.file = xstrdup(file);
     } else if (file) {
         open_form(&a, &jf.job, &file_fs, file);
     } else {
-        a.wz = wizard_new(&cat, NULL, a.default_workspace, a.km);
+        new_form(&a, NULL);
     }
-    wizard_set_name_check(a.wz, name_taken, &a);
     findings_free(&file_fs);
     findings_free(&dfs);
     run(&a);

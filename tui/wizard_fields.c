@@ -31,6 +31,7 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "widgets/form.h"
+#include "widgets/note.h"
 #include "widgets/numberfield.h"
 #include "widgets/select.h"
 #include "widgets/textarea.h"
@@ -413,17 +414,6 @@ static void refresh_replica_hint(struct wizard *wz)
     }
 }
 
-static char *dup_or_null(const char *s)
-{
-    return s && *s ? xstrdup(s) : NULL;
-}
-
-static void set_str(char **dst, const char *value)
-{
-    free(*dst);
-    *dst = dup_or_null(value);
-}
-
 /* The list showing entry of section sec, or NULL. */
 struct wlist *wz_list_at(const struct wizard *wz, enum form_section sec, size_t entry)
 {
@@ -532,26 +522,27 @@ static void refresh_tb_help(struct wizard *wz)
                       : "no volume is mounted yet: add one in Data, its mount path shows here");
 }
 
-/* The log path: the chosen mount path, and the directory under it when one is typed. */
-static void set_log_path(struct wizard *wz, struct jobspec *j)
+/*
+ * tensorboard.log_path while TensorBoard is on: the chosen mount path, and
+ * the directory under it when one is typed.
+ */
+static void store_log_path(struct wizard *wz, struct jobspec *j)
 {
     const char *base = select_selected_label(wz->tb_mount);
     const char *dir = textfield_value(wz->tb_dir);
+    struct strbuf sb = STRBUF_INIT;
+    struct schema_ref ref;
     while (*dir == '/')
         dir++;
-    if (!base || !*base) {
-        set_str(&j->tensorboard.log_path, NULL);
-        return;
-    }
-    struct strbuf sb = STRBUF_INIT;
-    strbuf_adds(&sb, base);
-    if (*dir) {
-        if (base[strlen(base) - 1] != '/')
+    if (j->tensorboard.present && base && *base) {
+        strbuf_adds(&sb, base);
+        if (*dir && base[strlen(base) - 1] != '/')
             strbuf_addc(&sb, '/');
         strbuf_adds(&sb, dir);
     }
-    free(j->tensorboard.log_path);
-    j->tensorboard.log_path = strbuf_detach(&sb, NULL);
+    if (schema_find(jobspec_schema(), j, "tensorboard.log_path", &ref))
+        schema_ref_set_string(&ref, strbuf_str(&sb));
+    strbuf_free(&sb);
 }
 
 /*
@@ -703,7 +694,8 @@ void wz_build_job(struct wizard *wz)
     if (q != QUOTA_TYPE_UNSPECIFIED) /* else the file's, for a pool the catalog does not list */
         j->scheduling.quota_type = q;
     struct role *r = j->role_count ? &j->roles[0] : jobspec_add_role(j);
-    set_str(&r->name, JOBSPEC_ROLE_NAME);
+    free(r->name);
+    r->name = xstrdup(JOBSPEC_ROLE_NAME);
     if (r->resource_spec_count == 0)
         role_add_spec(r);
     for (size_t i = 0; i < wz->field_count; i++)
@@ -713,10 +705,7 @@ void wz_build_job(struct wizard *wz)
         wlist_store(wz->lists[i].l, j);
     j->fault_tolerance.present = j->fault_tolerance.has_backoff_limit ||
                                  j->fault_tolerance.rule_count || j->fault_tolerance.extra;
-    if (j->tensorboard.present)
-        set_log_path(wz, j);
-    else
-        set_str(&j->tensorboard.log_path, NULL);
+    store_log_path(wz, j);
 }
 
 /*
@@ -764,7 +753,7 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
     for (size_t i = 0; i < nrows; i++) {
         enum wlist_kind kind;
         if (rows[i].kind == FORMTAB_NOTE)
-            add_row(wz, wlist_note_new(rows[i].help), &rows[i]);
+            add_row(wz, note_new(rows[i].help), &rows[i]);
         else if (wlist_kind_of(rows[i].path, &kind))
             add_list(wz, kind, init);
         else

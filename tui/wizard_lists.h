@@ -88,7 +88,4 @@ const char *wlist_mount_volume(const struct wlist *l, size_t row);
 /* Mount rows: volumes outside zone (NULL: any zone) are offered disabled, with the reason. */
 void wlist_set_zone(struct wlist *l, const char *zone);
 
-/* A line of dim text in a form (never focused): a note such as who sets permissions. */
-struct widget *wlist_note_new(const char *text);
-
 #endif
