@@ -265,8 +265,8 @@ static void test_defaults_agree(void **state)
 static bool row_hidden(const struct wizard *wz, const char *path)
 {
     for (size_t i = 0; i < wz->field_count; i++)
-        if (strcmp(wz->fields[i].path, path) == 0)
-            return form_hidden(wz->forms[wz->fields[i].section], wz->fields[i].entry);
+        if (strcmp(wz->fields[i].row->path, path) == 0)
+            return form_hidden(wz->forms[wz->fields[i].row->section], wz->fields[i].entry);
     fail_msg("no field for %s", path);
     return true;
 }
@@ -452,9 +452,9 @@ static void go_to_row(struct wizard *wz, const struct formtab_row *row)
     assert_non_null(fd);
     while (wz->cur < row->section)
         key(wz, KEY_NPAGE, true);
-    for (int t = 0; t < 30 && form_focused(wz->forms[fd->section]) != fd->entry; t++)
+    for (int t = 0; t < 30 && form_focused(wz->forms[fd->row->section]) != fd->entry; t++)
         key(wz, '\t', false);
-    assert_int_equal(form_focused(wz->forms[fd->section]), fd->entry);
+    assert_int_equal(form_focused(wz->forms[fd->row->section]), fd->entry);
     assert_string_equal(wizard_focused_path(wz), row->path);
 }
 

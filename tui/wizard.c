@@ -24,6 +24,7 @@
 
 #include "api/catalog.h"
 #include "api/finding.h"
+#include "api/formtab.h"
 #include "api/jobspec.h"
 #include "api/jobspec_json.h"
 #include "api/ngctag.h"
@@ -37,11 +38,9 @@
 #include "util/xalloc.h"
 #include "widgets/form.h"
 #include "widgets/keybar.h"
-#include "widgets/numberfield.h"
 #include "widgets/select.h"
 #include "widgets/textarea.h"
 #include "widgets/textfield.h"
-#include "widgets/toggle.h"
 
 /* The key bar: the keys the keymap binds now, so a user's rebinding shows. */
 static struct keybar *make_keybar(const struct keymap *km)
@@ -113,8 +112,8 @@ static const struct wz_field *field_for(const struct wizard *wz, const char *pat
     const struct wz_field *best = NULL;
     size_t best_len = 0;
     for (size_t i = 0; i < wz->field_count; i++) {
-        size_t n = strlen(wz->fields[i].path);
-        if (strncmp(path, wz->fields[i].path, n) == 0 &&
+        size_t n = strlen(wz->fields[i].row->path);
+        if (strncmp(path, wz->fields[i].row->path, n) == 0 &&
             (path[n] == '\0' || path[n] == '.' || path[n] == '[') && n > best_len) {
             best = &wz->fields[i];
             best_len = n;
@@ -131,7 +130,7 @@ static struct widget *widget_for(const struct wizard *wz, const char *path)
     if (wl)
         return wlist_widget(wl->l);
     const struct wz_field *fd = field_for(wz, path);
-    return fd ? form_widget_at(wz->forms[fd->section], fd->entry) : NULL;
+    return fd ? fd->wd : NULL;
 }
 
 /*
@@ -189,7 +188,7 @@ static void add_unshown(const struct wizard *wz, const json_t *v, struct strbuf 
             return;
     const struct wz_field *fd = field_for(wz, p);
     size_t row, sub;
-    if ((fd && !form_hidden(wz->forms[fd->section], fd->entry)) ||
+    if ((fd && !form_hidden(wz->forms[fd->row->section], fd->entry)) ||
         wz_list_claiming(wz, p, &row, &sub))
         return;
     strbuf_addf(out, "%s%s", out->len ? ", " : "", p);
@@ -274,14 +273,9 @@ static void drop_file_findings(struct wizard *wz, const struct widget *wd)
             schema_forget_extra(jobspec_schema(), &wz->base, wz->misspelt.items[i].path);
 }
 
-void wizard_set_unchanged(struct wizard *wz)
+void wizard_set_changed(struct wizard *wz, bool changed)
 {
-    wz->changed = false;
-}
-
-void wizard_set_changed(struct wizard *wz)
-{
-    wz->changed = true;
+    wz->changed = changed;
 }
 
 /* Under a valid NGC image: what its tag means (release, CUDA, Python, Ubuntu). */
@@ -321,17 +315,14 @@ void wizard_validate(struct wizard *wz)
         findings_add_pos(&wz->findings, f->severity, f->path, f->line, f->col, "%s", f->message);
     }
     /* Then what a field could not put into the job: a value typed is never dropped unsaid. */
-    for (size_t i = 0; i < wz->convert.count; i++) {
-        const struct finding *f = &wz->convert.items[i];
-        findings_add(&wz->findings, f->severity, f->path, "%s", f->message);
-    }
+    findings_move(&wz->findings, &wz->convert);
     struct validate_options vo = {wz->cat, NULL, wz->name_taken, wz->name_taken_ctx, false, NULL};
     validate_job(&wz->job, &vo, &wz->findings);
     memset(wz->errors, 0, sizeof wz->errors);
     memset(wz->warnings, 0, sizeof wz->warnings);
     for (size_t i = 0; i < wz->field_count; i++)
-        form_set_message(wz->forms[wz->fields[i].section], wz->fields[i].entry, FORM_MESSAGE_NONE,
-                         NULL);
+        form_set_message(wz->forms[wz->fields[i].row->section], wz->fields[i].entry,
+                         FORM_MESSAGE_NONE, NULL);
     for (int i = 0; i < LIST_COUNT; i++)
         wlist_clear_messages(wz->lists[i].l);
     for (size_t i = 0; i < wz->findings.count; i++) {
@@ -341,7 +332,7 @@ void wizard_validate(struct wizard *wz)
         size_t row, sub;
         const struct wizard_list *wl = wz_list_claiming(wz, f->path, &row, &sub);
         const struct wz_field *fd = wl ? NULL : field_for(wz, f->path);
-        enum form_section sec = wl ? wl->section : fd ? fd->section : form_section_of(f->path);
+        enum form_section sec = wl ? wl->section : fd ? fd->row->section : form_section_of(f->path);
         if (f->severity == SEVERITY_ERROR)
             wz->errors[sec]++;
         else
@@ -350,9 +341,9 @@ void wizard_validate(struct wizard *wz)
             wlist_set_message(wl->l, row, sub, want, f->message);
         } else if (fd) {
             const char *old = NULL;
-            enum form_severity have = form_message(wz->forms[fd->section], fd->entry, &old);
+            enum form_severity have = form_message(wz->forms[fd->row->section], fd->entry, &old);
             if (have < want) /* an error outranks a warning on the same field */
-                form_set_message(wz->forms[fd->section], fd->entry, want, f->message);
+                form_set_message(wz->forms[fd->row->section], fd->entry, want, f->message);
         }
     }
     explain_image_tag(wz);
@@ -365,12 +356,16 @@ const char *wizard_generated_name(const struct wizard *wz)
     return *textfield_value(wz->name) ? NULL : wz->generated_name;
 }
 
+/* The widget with the focus (NULL: Review, or none). */
+static struct widget *focused(const struct wizard *wz)
+{
+    size_t e = wz->cur == SECTION_REVIEW ? FORM_NO_ENTRY : form_focused(wz->forms[wz->cur]);
+    return e != FORM_NO_ENTRY ? form_widget_at(wz->forms[wz->cur], e) : NULL;
+}
+
 bool wizard_focus_multiline(const struct wizard *wz)
 {
-    if (wz->cur == SECTION_REVIEW)
-        return false;
-    size_t e = form_focused(wz->forms[wz->cur]);
-    struct widget *wd = e != FORM_NO_ENTRY ? form_widget_at(wz->forms[wz->cur], e) : NULL;
+    struct widget *wd = focused(wz);
     return wd && textarea_from_widget(wd) != NULL;
 }
 
@@ -399,12 +394,10 @@ const struct jobspec *wizard_job(struct wizard *wz)
 
 const char *wizard_focused_path(const struct wizard *wz)
 {
-    if (wz->cur >= SECTION_REVIEW)
-        return NULL;
-    size_t e = form_focused(wz->forms[wz->cur]);
-    for (size_t i = 0; i < wz->field_count; i++)
-        if (wz->fields[i].section == wz->cur && wz->fields[i].entry == e)
-            return wz->fields[i].path;
+    struct widget *wd = focused(wz);
+    for (size_t i = 0; wd && i < wz->field_count; i++)
+        if (wz->fields[i].wd == wd)
+            return wz->fields[i].row->path;
     return NULL;
 }
 
@@ -416,10 +409,7 @@ size_t wizard_error_count(const struct wizard *wz)
 /* Closes the popup of the current section's focused field, or of a row's select. */
 static void close_popups(struct wizard *wz)
 {
-    struct widget *wd =
-        wz->cur != SECTION_REVIEW && form_focused(wz->forms[wz->cur]) != FORM_NO_ENTRY
-            ? form_widget_at(wz->forms[wz->cur], form_focused(wz->forms[wz->cur]))
-            : NULL;
+    struct widget *wd = focused(wz);
     struct select *sel = wd ? select_from_widget(wd) : NULL;
     if (sel && select_is_open(sel))
         select_close(sel);
@@ -436,7 +426,7 @@ static void go_section(struct wizard *wz, int delta)
     wz->cur = (enum form_section)s;
     if (wz->cur == SECTION_REVIEW)
         wz->review_top = 0; /* Review opens at its top: totals and findings first */
-    if (wz->cur != SECTION_REVIEW)
+    else
         form_invalidate(wz->forms[wz->cur]);
     wz->dirty = true;
 }
@@ -448,7 +438,7 @@ static void on_changed(struct wizard *wz, struct widget *wd)
     if (wd == select_widget(wz->image_pick) && image) /* a catalog image fills the reference */
         textfield_set(wz->image, image);
     for (size_t i = 0; i < wz->field_count; i++) /* typed into: what it holds goes into the job */
-        if (form_widget_at(wz->forms[wz->fields[i].section], wz->fields[i].entry) == wd)
+        if (wz->fields[i].wd == wd)
             wz->fields[i].edited = true;
     wz_refresh(wz);
     drop_file_findings(wz, wd);
@@ -466,7 +456,7 @@ static void focus_path(struct wizard *wz, const char *path, const char *message)
     size_t row, sub;
     const struct wizard_list *wl = wz_list_claiming(wz, path, &row, &sub);
     const struct wz_field *fd = wl ? NULL : field_for(wz, path);
-    enum form_section sec = wl ? wl->section : fd ? fd->section : form_section_of(path);
+    enum form_section sec = wl ? wl->section : fd ? fd->row->section : form_section_of(path);
     if (sec == SECTION_REVIEW || (message && !wl && !fd))
         return;
     close_popups(wz);

@@ -262,15 +262,6 @@ static void draw_now(struct app *a)
     a->redraw = false;
 }
 
-/* ~/x as $HOME/x; anything else as typed. */
-static char *expand_home(const char *path)
-{
-    const char *home = getenv("HOME");
-    if (path[0] == '~' && path[1] == '/' && home && *home)
-        return xasprintf("%s%s", home, path + 1);
-    return xstrdup(path);
-}
-
 /* The form anew over job (NULL: empty); the old one goes, with its validation pending. */
 static void new_form(struct app *a, const struct jobspec *job)
 {
@@ -348,7 +339,7 @@ static void save_job_file(struct app *a, const char *path)
     jobfile_write(wizard_job(a->wz), json ? JOBFILE_JSON : JOBFILE_YAML, &doc);
     if (file_write_atomic(path, doc.buf, doc.len, 0644, &err) == 0) {
         snprintf(a->status, sizeof a->status, "saved to %s", path);
-        wizard_set_unchanged(a->wz);
+        wizard_set_changed(a->wz, false);
         free(a->file);
         a->file = xstrdup(path);
     } else {
@@ -428,8 +419,7 @@ static void reopen_in_workspace(struct app *a, const char *ws)
     job.workspace_name = xstrdup(ws);
     bool changed = wizard_changed(a->wz);
     new_form(a, &job);
-    if (changed)
-        wizard_set_changed(a->wz);
+    wizard_set_changed(a->wz, changed);
     jobspec_free(&job);
 }
 
@@ -502,16 +492,15 @@ static void overlay_key(struct app *a, const struct widget_key *k)
         enum prompt_state st = prompt_key(a->prompt, k);
         if (st == PROMPT_OPEN)
             return;
-        char *answer = st == PROMPT_DONE && *prompt_value(a->prompt)
-                           ? xstrdup(prompt_value(a->prompt))
-                           : NULL;
+        char *answer =
+            st == PROMPT_DONE && *prompt_value(a->prompt) ? xstrdup(prompt_value(a->prompt)) : NULL;
         prompt_free(a->prompt);
         a->prompt = NULL;
         touchwin(stdscr);
         if (answer && a->asking == ASK_WORKSPACE)
             create_workspace(a, answer);
         else if (answer)
-            on_path(a, expand_home(answer)); /* a path to save to or load from */
+            on_path(a, paths_beside(answer, "")); /* to save to or load from: ~/ is home */
         free(answer);
     } else if (a->confirm) {
         unsigned r = dialog_widget(a->confirm)->ops->key(dialog_widget(a->confirm), k);

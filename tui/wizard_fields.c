@@ -52,7 +52,7 @@ static size_t add_row(struct wizard *wz, struct widget *wd, const struct formtab
     if (row->read_only)
         form_set_disabled(wz->forms[row->section], e, true, "read-only: the platform mounts it");
     if (wz->field_count < sizeof wz->fields / sizeof wz->fields[0])
-        wz->fields[wz->field_count++] = (struct wz_field){row->path, row, row->section, e, false};
+        wz->fields[wz->field_count++] = (struct wz_field){row, e, wd, false};
     return e;
 }
 
@@ -122,7 +122,7 @@ static const struct wz_field *field_of(const struct wizard *wz, const struct for
 static struct widget *widget_of(const struct wizard *wz, const char *path)
 {
     const struct wz_field *fd = field_of(wz, formtab_row(path));
-    return fd ? form_widget_at(wz->forms[fd->section], fd->entry) : NULL;
+    return fd ? fd->wd : NULL;
 }
 
 const struct catalog_workspace *wz_current_workspace(const struct wizard *wz)
@@ -299,7 +299,7 @@ static void refresh_shown(struct wizard *wz)
 {
     for (size_t i = 0; i < wz->field_count; i++) {
         const struct wz_field *fd = &wz->fields[i];
-        form_set_hidden(wz->forms[fd->section], fd->entry, !shown_when(wz, fd->row->when));
+        form_set_hidden(wz->forms[fd->row->section], fd->entry, !shown_when(wz, fd->row->when));
     }
 }
 
@@ -646,7 +646,7 @@ static void store_field(struct wizard *wz, const struct wz_field *fd, struct job
     if (!schema_find(jobspec_schema(), j, row->path, &ref))
         return;
     bool was = schema_find(jobspec_schema(), &wz->base, row->path, &had);
-    struct widget *wd = form_widget_at(wz->forms[row->section], fd->entry);
+    struct widget *wd = fd->wd;
     struct select *sel = select_from_widget(wd);
     struct numberfield *nf = numberfield_from_widget(wd);
     struct toggle *tg = toggle_from_widget(wd);
@@ -775,7 +775,7 @@ void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *w
     wz->tb_mount = select_of(wz, "tensorboard.log_path");
     const struct wz_field *dir =
         field_of(wz, formtab_row_next(formtab_row("tensorboard.log_path"), "tensorboard.log_path"));
-    wz->tb_dir = textfield_from_widget(form_widget_at(wz->forms[dir->section], dir->entry));
+    wz->tb_dir = textfield_from_widget(dir->wd);
 
     /* Workspace: the caller's (the file's kept, else the default chosen), "new workspace…" */
     if (!select_selected_label(wz->workspace) && ws_default)

@@ -116,16 +116,6 @@ static char *sanitized(const char *s)
 
 /* ---- the three kinds ---- */
 
-static struct textfield *field_text(const struct row *r, size_t i)
-{
-    return textfield_from_widget(r->wd[i]);
-}
-
-static struct select *field_select(const struct row *r, size_t i)
-{
-    return select_from_widget(r->wd[i]);
-}
-
 static struct textfield *new_text(const char *value, const char *placeholder)
 {
     struct textfield *tf = textfield_new(value, 0); /* nothing from a file is cut */
@@ -147,8 +137,8 @@ static void env_make(struct wlist *l, struct row *r, bool new_row)
 static void env_store(const struct row *r, void *item)
 {
     struct env_var *e = item;
-    const char *value = textfield_value(field_text(r, 1));
-    set_text(&e->key, textfield_value(field_text(r, 0)));
+    const char *value = textfield_value(textfield_from_widget(r->wd[1]));
+    set_text(&e->key, textfield_value(textfield_from_widget(r->wd[0])));
     if (*value || e->value) {
         free(e->value);
         e->value = xstrdup(value);
@@ -215,9 +205,9 @@ static void mount_make(struct wlist *l, struct row *r, bool new_row)
 static void mount_store(const struct row *r, void *item)
 {
     struct mount *m = item;
-    set_text(&m->id, select_selected_label(field_select(r, 0)));
-    set_text(&m->subdir, textfield_value(field_text(r, 1)));
-    set_text(&m->mount_path, textfield_value(field_text(r, 2)));
+    set_text(&m->id, select_selected_label(select_from_widget(r->wd[0])));
+    set_text(&m->subdir, textfield_value(textfield_from_widget(r->wd[1])));
+    set_text(&m->mount_path, textfield_value(textfield_from_widget(r->wd[2])));
 }
 
 /* fault_tolerance.rules[]: exit codes, action, mark the node unschedulable */
@@ -265,15 +255,15 @@ static const char *rule_help(const struct row *r, size_t field)
         "healthy workers keep running (a PyTorch job often fails as a whole)",
         "the job stops at once: for errors a restart cannot fix",
     };
-    size_t a = select_selected(field_select(r, 1));
+    size_t a = select_selected(select_from_widget(r->wd[1]));
     return field == 1 && a < sizeof hints / sizeof hints[0] ? hints[a] : NULL;
 }
 
 static void rule_store(const struct row *r, void *item)
 {
     struct ft_rule *fr = item;
-    size_t a = select_selected(field_select(r, 1));
-    set_text(&fr->exit_codes, textfield_value(field_text(r, 0)));
+    size_t a = select_selected(select_from_widget(r->wd[1]));
+    set_text(&fr->exit_codes, textfield_value(textfield_from_widget(r->wd[0])));
     fr->action =
         a < sizeof rule_actions / sizeof rule_actions[0] ? rule_actions[a] : FT_ACTION_UNSPECIFIED;
     fr->mark_node_unschedulable = toggle_on(toggle_from_widget(r->wd[2]));
@@ -507,21 +497,12 @@ static void cb_draw_row(void *ctx, size_t row, WINDOW *win, int y, int x, int w,
             if (here)
                 getyx(win, cy, cx);
         }
-        if (!k->one_line) {
+        /* its message under it (a one-line row's: under the row, each field's in turn) */
+        if (!k->one_line || i == 0)
             line++;
-            if (message_lines(r, i, &lo, w)) {
-                draw_message(l, r, i, win, line, x + lo.x[i], w - lo.x[i]);
-                line += message_lines(r, i, &lo, w);
-            }
-        }
-    }
-    if (k->one_line) {
-        line = y + 1;
-        for (size_t i = 0; i < k->nfields; i++) {
-            if (message_lines(r, i, &lo, w)) {
-                draw_message(l, r, i, win, line, x + lo.x[i], w - lo.x[i]);
-                line += message_lines(r, i, &lo, w);
-            }
+        if (message_lines(r, i, &lo, w)) {
+            draw_message(l, r, i, win, line, x + lo.x[i], w - lo.x[i]);
+            line += message_lines(r, i, &lo, w);
         }
     }
     if (cy >= 0)
@@ -854,14 +835,14 @@ const char *wlist_mount_path(const struct wlist *l, size_t row)
 {
     if (l->kind != &kinds[WLIST_MOUNT] || row >= l->n)
         return NULL;
-    return textfield_value(field_text(l->rows[row], 2));
+    return textfield_value(textfield_from_widget(l->rows[row]->wd[2]));
 }
 
 const char *wlist_mount_volume(const struct wlist *l, size_t row)
 {
     if (l->kind != &kinds[WLIST_MOUNT] || row >= l->n)
         return NULL;
-    return select_selected_label(field_select(l->rows[row], 0));
+    return select_selected_label(select_from_widget(l->rows[row]->wd[0]));
 }
 
 void wlist_set_zone(struct wlist *l, const char *zone)
@@ -875,7 +856,7 @@ void wlist_set_zone(struct wlist *l, const char *zone)
     free(l->zone);
     l->zone = zone ? xstrdup(zone) : NULL;
     for (size_t i = 0; i < l->n; i++) {
-        struct select *vol = field_select(l->rows[i], 0);
+        struct select *vol = select_from_widget(l->rows[i]->wd[0]);
         const char *chosen = select_selected_label(vol);
         char *want = chosen ? xstrdup(chosen) : NULL;
         volume_options(l, vol, want, false);

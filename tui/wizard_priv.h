@@ -22,7 +22,6 @@ struct formtab_row;
 struct catalog_workspace;
 struct keybar;
 struct numberfield;
-struct textarea;
 struct textfield;
 struct toggle;
 
@@ -32,12 +31,12 @@ struct toggle;
 /* The lists, each one entry of its section's form, indexed by enum wlist_kind. */
 enum { LIST_COUNT = WLIST_RULE + 1 };
 
+/* A field: the row it shows (its path, section), its entry in the section's form, its widget. */
 struct wz_field {
-    const char *path; /* the finding path shown under this field */
     const struct formtab_row *row;
-    enum form_section section;
     size_t entry;
-    bool edited; /* typed into since the form opened */
+    struct widget *wd; /* owned by the form */
+    bool edited;       /* typed into since the form opened */
 };
 
 struct wizard {
