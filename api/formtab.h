@@ -3,11 +3,11 @@
  * shows: its section, label, help, the schema path it edits (the paths
  * findings carry), the kind of widget, where its choices come from and when
  * it is shown. tui/wizard_fields.c builds its sections from these rows and
- * reads and writes a plain row's value through api/schema by its path;
- * rows with a handler there (choices the catalog drives, the lists) say
- * what they edit by the same path. No curses here: the table is knowledge
- * about the job's fields, beside the schema and validation that share its
- * paths (doc/trainjob-form.7.scd says how they fit).
+ * reads and writes each row's value through api/schema by its path; the
+ * rows marked handled (the lists, the image list, the log path) have a few
+ * lines there that say what they edit by the same path. No curses here: the
+ * table is knowledge about the job's fields, beside the schema and
+ * validation that share its paths (doc/form.md says how they fit).
  */
 #ifndef API_FORMTAB_H
 #define API_FORMTAB_H

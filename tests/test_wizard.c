@@ -795,6 +795,35 @@ static void test_unknown_framework_shown_and_kept(void **state)
     assert_true(said);
 }
 
+/*
+ * HIGH chosen, then a workspace where the caller is a member: HIGH stays
+ * chosen (shown disabled in the list) with validation's finding under
+ * Priority, rather than NORMAL taking its place unsaid.
+ */
+static void test_priority_kept_in_a_workspace_that_refuses_it(void **state)
+{
+    struct fixture *fx = *state;
+    add_idle_pool_and_workspace(&fx->cat);
+    fx->cat.workspaces[1].role = MEMBER;
+    struct jobspec j = ok_job();
+    fx->wz = wizard_new(&fx->cat, &j, NULL, fx->km);
+    jobspec_free(&j);
+    go_to_row(fx->wz, formtab_row("scheduling.priority"));
+    choose(fx->wz, "HIGH");
+    assert_int_equal(wizard_job(fx->wz)->scheduling.priority, PRIORITY_HIGH);
+    key(fx->wz, KEY_PPAGE, true); /* back to Basics, its Workspace */
+    for (int t = 0; t < 5 && strcmp(wizard_focused_path(fx->wz), "workspace_name") != 0; t++)
+        key(fx->wz, KEY_BTAB, true);
+    choose(fx->wz, "other");
+    assert_string_equal(wizard_job(fx->wz)->workspace_name, "other");
+    assert_int_equal(wizard_job(fx->wz)->scheduling.priority, PRIORITY_HIGH);
+    bool said = false;
+    for (size_t i = 0; i < fx->wz->findings.count; i++)
+        said = said || (strcmp(fx->wz->findings.items[i].path, "scheduling.priority") == 0 &&
+                        fx->wz->findings.items[i].severity == SEVERITY_ERROR);
+    assert_true(said);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -814,6 +843,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_every_list_row_reaches_its_path, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_framework_shown_and_kept, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_priority_kept_in_a_workspace_that_refuses_it, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
