@@ -125,7 +125,7 @@ static struct widget *widget_of(const struct wizard *wz, const char *path)
     return fd ? fd->wd : NULL;
 }
 
-const struct catalog_workspace *wz_current_workspace(const struct wizard *wz)
+static const struct catalog_workspace *current_workspace(const struct wizard *wz)
 {
     const char *ws = select_selected_label(wz->workspace);
     return ws && wz->cat ? catalog_workspace(wz->cat, ws) : NULL;
@@ -142,7 +142,7 @@ const struct catalog_pool *wz_current_pool(const struct wizard *wz)
  * the catalog does not list, the job opened with does (a zone or VPC, or idle
  * quota), so a file written for another backend's zoned pool keeps both.
  */
-bool wz_zoned(const struct wizard *wz)
+static bool zoned(const struct wizard *wz)
 {
     const struct catalog_pool *p = wz_current_pool(wz);
     if (p)
@@ -165,7 +165,7 @@ static bool idle_quota(const struct wizard *wz)
     return (q != QUOTA_TYPE_UNSPECIFIED ? q : wz->base.scheduling.quota_type) == QUOTA_TYPE_SPOT;
 }
 
-size_t wz_index_of(const struct select_option *o, size_t n, const char *label)
+static size_t index_of(const struct select_option *o, size_t n, const char *label)
 {
     for (size_t i = 0; label && i < n; i++)
         if (strcmp(o[i].label, label) == 0)
@@ -186,11 +186,11 @@ static void set_choices(struct select *sel, struct select_option *o, size_t n, c
     const char *cur = select_selected_label(sel);
     const char *said = cur ? select_detail(sel, select_selected(sel)) : NULL;
     char *keep = cur && *cur ? xstrdup(cur) : NULL;
-    if (keep && wz_index_of(o, n, keep) == SELECT_NONE)
+    if (keep && index_of(o, n, keep) == SELECT_NONE)
         o[n++] = (struct select_option){
             keep, said && strcmp(said, FROM_FILE) == 0 ? FROM_FILE : before, false, NULL};
     select_set_options(sel, o, n);
-    size_t at = wz_index_of(o, n, keep);
+    size_t at = index_of(o, n, keep);
     select_set_selected(sel, at != SELECT_NONE ? at : n ? 0 : SELECT_NONE);
     free(keep);
 }
@@ -256,7 +256,7 @@ static void refresh_image_pick(struct wizard *wz)
         k++;
     }
     select_set_options(wz->image_pick, o, k);
-    select_set_selected(wz->image_pick, wz_index_of(o, k, textfield_value(wz->image)));
+    select_set_selected(wz->image_pick, index_of(o, k, textfield_value(wz->image)));
     free(detail);
     free(o);
 }
@@ -283,7 +283,7 @@ static bool shown_when(const struct wizard *wz, enum formtab_when w)
 {
     switch (w) {
     case FORMTAB_ZONED:
-        return wz_zoned(wz);
+        return zoned(wz);
     case FORMTAB_IDLE:
         return idle_quota(wz);
     case FORMTAB_SSH: /* always for MPI */
@@ -308,7 +308,7 @@ static void refresh_pools(struct wizard *wz)
 {
     struct select_option o[MAX_OPTIONS + 1];
     size_t n = 0;
-    const struct catalog_workspace *ws = wz_current_workspace(wz);
+    const struct catalog_workspace *ws = current_workspace(wz);
     for (size_t i = 0; wz->cat && i < wz->cat->pool_count && n < MAX_OPTIONS; i++) {
         const struct catalog_pool *p = &wz->cat->pools[i];
         if (ws && !catalog_workspace_has_pool(ws, p->name))
@@ -330,7 +330,7 @@ static void refresh_enum(struct wizard *wz, const struct formtab_row *row)
     struct select *sel = select_from_widget(widget_of(wz, row->path));
     if (!sel || !schema_find(jobspec_schema(), &wz->job, row->path, &ref))
         return;
-    const struct catalog_workspace *ws = wz_current_workspace(wz);
+    const struct catalog_workspace *ws = current_workspace(wz);
     static char reason[200];
     if (ws)
         catalog_priority_refusal(ws, reason, sizeof reason);
@@ -471,8 +471,7 @@ static void refresh_rules_state(struct wizard *wz)
 /* Volumes outside the job's zone (a public or idle pool's) are offered disabled. */
 static void refresh_volume_zone(struct wizard *wz)
 {
-    bool zoned = wz_zoned(wz);
-    wlist_set_zone(wz->lists[WLIST_MOUNT].l, zoned ? select_selected_label(wz->zone) : NULL);
+    wlist_set_zone(wz->lists[WLIST_MOUNT].l, zoned(wz) ? select_selected_label(wz->zone) : NULL);
 }
 
 /*
@@ -488,20 +487,20 @@ static void refresh_tb_paths(struct wizard *wz, const char *want)
     char(*detail)[160] = xcalloc(n + 1, sizeof *detail);
     for (size_t i = 0; i < n; i++) {
         const char *path = wlist_mount_path(mounts, i), *vol = wlist_mount_volume(mounts, i);
-        if (!path || !*path || wz_index_of(o, k, path) != SELECT_NONE)
+        if (!path || !*path || index_of(o, k, path) != SELECT_NONE)
             continue;
         snprintf(detail[k], sizeof detail[k], "mount[%zu]%s%s", i, vol ? " \xc2\xb7 " : "",
                  vol ? vol : "");
         o[k] = (struct select_option){path, detail[k], false, NULL};
         k++;
     }
-    if (wz->tb_other && wz_index_of(o, k, wz->tb_other) == SELECT_NONE)
+    if (wz->tb_other && index_of(o, k, wz->tb_other) == SELECT_NONE)
         o[k++] = (struct select_option){wz->tb_other, "from the file; on no mount", false, NULL};
     size_t prev = select_selected(wz->tb_mount);
     const char *cur = want ? want : select_selected_label(wz->tb_mount);
     char *keep = cur ? xstrdup(cur) : NULL;
     select_set_options(wz->tb_mount, o, k);
-    size_t at = wz_index_of(o, k, keep);
+    size_t at = index_of(o, k, keep);
     if (at == SELECT_NONE && !want && prev != SELECT_NONE && prev < k)
         at = prev;
     if (at == SELECT_NONE && !want && k > 0)
@@ -618,16 +617,17 @@ static void say_not_offered(struct wizard *wz, const struct formtab_row *row,
                             const struct schema_ref *ref, const char *name)
 {
     struct strbuf offered = STRBUF_INIT;
+    bool found = false;
     for (const int *v = row->offered; *v; v++) {
-        if (strcmp(enum_name(ref->field->names, *v), name) == 0)
-            goto done;
-        strbuf_addf(&offered, "%s%s", offered.len ? ", " : "", enum_name(ref->field->names, *v));
+        const char *one = enum_name(ref->field->names, *v);
+        found = found || strcmp(one, name) == 0;
+        strbuf_addf(&offered, "%s%s", offered.len ? ", " : "", one);
     }
-    findings_add(&wz->convert, SEVERITY_WARNING, row->path,
-                 "%s from the file is an API value the form does not offer; the form's choices "
-                 "are %s",
-                 name, strbuf_str(&offered));
-done:
+    if (!found)
+        findings_add(&wz->convert, SEVERITY_WARNING, row->path,
+                     "%s from the file is an API value the form does not offer; the form's "
+                     "choices are %s",
+                     name, strbuf_str(&offered));
     strbuf_free(&offered);
 }
 

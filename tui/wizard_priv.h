@@ -86,11 +86,7 @@ struct wizard {
 };
 
 /* wizard_fields.c */
-const struct catalog_workspace *wz_current_workspace(const struct wizard *wz);
 const struct catalog_pool *wz_current_pool(const struct wizard *wz);
-/* Whether the job needs a zone and VPC (the pool's type, or the file's for an unlisted pool). */
-bool wz_zoned(const struct wizard *wz);
-size_t wz_index_of(const struct select_option *o, size_t n, const char *label);
 /* The list showing entry of section sec, or NULL. */
 struct wlist *wz_list_at(const struct wizard *wz, enum form_section sec, size_t entry);
 /* The list whose row path names ("mount[1].subdir"), with the row and its field. */
