@@ -59,8 +59,8 @@ static size_t add_row(struct wizard *wz, struct widget *wd, const struct formtab
 /*
  * The widget of a row, of the row's kind, holding what init has at the
  * row's path, read through the job's schema table: a number loaded outside
- * the row's range widens it (never clamped); a choice's list is filled by
- * the refresh of where its choices come from (wz_make_fields).
+ * the row's range widens it (never clamped); a choice holds the job's
+ * value, and wz_refresh fills its list from where its choices come from.
  */
 static struct widget *row_widget(const struct wizard *wz, const struct jobspec *init,
                                  const struct formtab_row *row)
