@@ -273,13 +273,17 @@ static void draw_now(struct app *a)
     a->redraw = false;
 }
 
-/* ~/x as $HOME/x; anything else as typed. */
-static char *expand_home(const char *path)
+/* The form anew over job (NULL: empty); the old one goes, with its validation pending. */
+static void new_form(struct app *a, const struct jobspec *job)
 {
-    const char *home = getenv("HOME");
-    if (path[0] == '~' && path[1] == '/' && home && *home)
-        return xasprintf("%s%s", home, path + 1);
-    return xstrdup(path);
+    if (a->validate_timer) {
+        loop_cancel(a->loop, a->validate_timer);
+        a->validate_timer = 0;
+    }
+    wizard_free(a->wz);
+    a->wz = wizard_new(a->cat, job, a->default_workspace, a->km);
+    wizard_set_name_check(a->wz, name_taken, a);
+    a->redraw = true;
 }
 
 /* ---- Job files: -f at the start and F3 open them the same way ---- */
@@ -292,13 +296,7 @@ static char *expand_home(const char *path)
 static void open_form(struct app *a, const struct jobspec *job, const struct findings *fs,
                       const char *path)
 {
-    if (a->validate_timer) {
-        loop_cancel(a->loop, a->validate_timer);
-        a->validate_timer = 0;
-    }
-    wizard_free(a->wz);
-    a->wz = wizard_new(a->cat, job, a->default_workspace, a->km);
-    wizard_set_name_check(a->wz, name_taken, a);
+    new_form(a, job);
     const struct finding *first;
     size_t unplaced = wizard_set_file_findings(a->wz, fs, &first);
     if (fs->count == 0 && !a->status[0] && a->clone_of) /* its file is ours, not the user's */
@@ -318,7 +316,6 @@ static void open_form(struct app *a, const struct jobspec *job, const struct fin
                  fs->count == 1 ? "" : "s");
     free(a->file);
     a->file = a->clone_of ? NULL : xstrdup(path); /* F2 offers ./NAME.yaml for a clone */
-    a->redraw = true;
 }
 
 /*
@@ -356,7 +353,7 @@ static void save_job_file(struct app *a, const char *path)
     jobfile_write(wizard_job(a->wz), json ? JOBFILE_JSON : JOBFILE_YAML, &doc);
     if (file_write_atomic(path, doc.buf, doc.len, 0644, &err) == 0) {
         snprintf(a->status, sizeof a->status, "saved to %s", path);
-        wizard_set_unchanged(a->wz);
+        wizard_set_changed(a->wz, false);
         free(a->file);
         a->file = xstrdup(path);
     } else {
@@ -435,17 +432,9 @@ static void reopen_in_workspace(struct app *a, const char *ws)
     free(job.workspace_name);
     job.workspace_name = xstrdup(ws);
     bool changed = wizard_changed(a->wz);
-    if (a->validate_timer) {
-        loop_cancel(a->loop, a->validate_timer);
-        a->validate_timer = 0;
-    }
-    wizard_free(a->wz);
-    a->wz = wizard_new(a->cat, &job, a->default_workspace, a->km);
-    wizard_set_name_check(a->wz, name_taken, a);
-    if (changed)
-        wizard_set_changed(a->wz);
+    new_form(a, &job);
+    wizard_set_changed(a->wz, changed);
     jobspec_free(&job);
-    a->redraw = true;
 }
 
 /* The catalog after a workspace was created: the form offers it, chosen. */
@@ -517,24 +506,16 @@ static void overlay_key(struct app *a, const struct widget_key *k)
         enum prompt_state st = prompt_key(a->prompt, k);
         if (st == PROMPT_OPEN)
             return;
-        if (a->asking == ASK_WORKSPACE) {
-            char *name = st == PROMPT_DONE ? xstrdup(prompt_value(a->prompt)) : NULL;
-            prompt_free(a->prompt);
-            a->prompt = NULL;
-            touchwin(stdscr);
-            if (name && *name)
-                create_workspace(a, name);
-            free(name);
-            return;
-        }
-        char *path = st == PROMPT_DONE && *prompt_value(a->prompt)
-                         ? expand_home(prompt_value(a->prompt))
-                         : NULL;
+        char *answer =
+            st == PROMPT_DONE && *prompt_value(a->prompt) ? xstrdup(prompt_value(a->prompt)) : NULL;
         prompt_free(a->prompt);
         a->prompt = NULL;
         touchwin(stdscr);
-        if (path)
-            on_path(a, path);
+        if (answer && a->asking == ASK_WORKSPACE)
+            create_workspace(a, answer);
+        else if (answer)
+            on_path(a, paths_beside(answer, "")); /* to save to or load from: ~/ is home */
+        free(answer);
     } else if (a->confirm) {
         unsigned r = dialog_widget(a->confirm)->ops->key(dialog_widget(a->confirm), k);
         if (!(r & WIDGET_ACTIVATE))
@@ -869,16 +850,15 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
     a.cat = &cat;
     a.default_workspace = have_session ? s.rc.ctx.workspace : o->target.workspace;
     if (use_draft) {
-        a.wz = wizard_new(&cat, &draft.job, a.default_workspace, a.km);
+        new_form(&a, &draft.job);
         wizard_set_file_findings(a.wz, &dfs, NULL); /* a misspelt key kept is said, as from -f */
         if (file && !a.clone_of) /* F2 still offers the file the draft is an edit of */
             a.file = xstrdup(file);
     } else if (file) {
         open_form(&a, &jf.job, &file_fs, file);
     } else {
-        a.wz = wizard_new(&cat, NULL, a.default_workspace, a.km);
+        new_form(&a, NULL);
     }
-    wizard_set_name_check(a.wz, name_taken, &a);
     findings_free(&file_fs);
     findings_free(&dfs);
     run(&a);
