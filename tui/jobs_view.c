@@ -447,9 +447,12 @@ static int64_t age_changes_at(int64_t since, int64_t now)
     return since + (d / unit + 1) * unit;
 }
 
-static void arm_tick(struct jobs_view *v);
-
-/* The tick: the ages move on; the table writes only the lines whose text changed. */
+/*
+ * The tick: the ages move on; the table writes only the lines whose text
+ * changed. The next tick is armed when the view is drawn: the rows may be
+ * stale here (the store changes before the frame rebuilds them), and a view
+ * under the job screen need not tick.
+ */
 static void on_tick(void *ctx)
 {
     struct jobs_view *v = ctx;
@@ -457,7 +460,6 @@ static void on_tick(void *ctx)
     v->now_ms = time_now_ms();
     v->base.dirty = true;
     monitor_dirty(v->base.app);
-    arm_tick(v);
 }
 
 /*
@@ -532,6 +534,10 @@ static void jv_draw(struct screen *s, WINDOW *w, int y, int x, int h, int wd, bo
     struct jobs_view *v = view(s);
     if (full)
         table_invalidate(v->table);
+    if (v->tick == 0) { /* ticked, or back on top: the ages as of now, and the next tick */
+        v->now_ms = time_now_ms();
+        arm_tick(v);
+    }
     table_set_height(v->table, h);
     struct widget *tw = table_widget(v->table);
     tw->ops->draw(tw, w, y, x, wd, true);
