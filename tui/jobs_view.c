@@ -965,9 +965,8 @@ static size_t jv_hints(struct screen *s, const char *const **pairs)
 static void jv_destroy(struct screen *s)
 {
     struct jobs_view *v = view(s);
-    struct loop *lp = s->app ? monitor_loop(s->app) : NULL;
-    if (v->tick && lp)
-        loop_cancel(lp, v->tick);
+    if (v->tick) /* armed only on a loop: the app is still there */
+        loop_cancel(monitor_loop(s->app), v->tick);
     table_free(v->table);
     free(v->rows);
     free(v->ctx_of);
