@@ -64,7 +64,7 @@ roles:
         while [ ! -e w201 ]; do sleep 0.2; done; sleep 2; : > m1
         echo "RuntimeError: Connection closed by peer" >&2; exit 1
       fi
-      sleep 25; exit 0
+      sleep 40; exit 0
 fault_tolerance:
   backoff_limit: 3
   rules: [{exit_codes: "201", action: RESTART_POD}]
@@ -136,6 +136,17 @@ if awk '/^Reason:/ && /back-off/ { bad = 1 } END { exit bad }' "$TMP/out"; then
     pass "a running job's reason is no back-off from before it ran again"
 else
     fail "a running job's reason is no back-off from before it ran again" "$(grep '^Reason' "$TMP/out")"
+fi
+
+# The engine restarted (its workers run on under their shims): the last states are kept.
+stop_engine TERM
+start_engine || exit 1
+chmod 0666 "$SOCK"
+run tj get workers ddp-fail -o json
+if jq -e '[.workers[] | .last_state.exit_code] | sort == [1, 201]' "$TMP/out" >/dev/null; then
+    pass "the last states outlive a restart of trainjobd"
+else
+    fail "the last states outlive a restart of trainjobd" "$(cat "$TMP/out")"
 fi
 
 # ---- the jobs view at 80×24: ages tick ---------------------------------------
@@ -222,3 +233,11 @@ if [ "$(grep -c "priority NORMAL → HIGH" "$TMP/events")" = 1 ] && ! grep -q "H
 else
     fail "setting the same priority again is no event" "$(cat "$TMP/events")"
 fi
+# The other actions of a person name her too: start, a node mark, create.
+alice start audited >"$TMP/out" 2>&1
+as_user "$TJ_ALICE" curl -s -o /dev/null --unix-socket "$SOCK" -X POST -H 'Content-Type: application/json' \
+    --data '{"node": "n1"}' "http://x$ACP/team/trainingJobs/audited:markNode"
+as_user "$TJ_BOB" "$TRAINJOB_BIN" --endpoint "$EP" --workspace team get events audited >"$TMP/events" 2>&1
+expect_grep "bob reads who started it again" "$TMP/events" "started again by $TJ_ALICE"
+expect_grep "...who marked a node for it" "$TMP/events" "node n1 marked unschedulable for this job by $TJ_ALICE"
+expect_grep "...and who created it" "$TMP/events" "created by $TJ_ALICE"
