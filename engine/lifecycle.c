@@ -383,6 +383,7 @@ static void create_workers(struct engine *eng, struct ejob *job, int replicas)
         shimwatch_drop(eng, w, false);
         free(w->name), free(w->role), free(w->node), free(w->devices);
         free(w->create_time), free(w->start_time), free(w->finish_time);
+        worker_last_state_free(&w->last_state);
     }
     free(job->workers);
     job->workers = xcalloc((size_t)replicas, sizeof *job->workers);

@@ -60,6 +60,7 @@ struct eworker {
     char *create_time;
     char *start_time;
     char *finish_time;
+    struct worker_last_state last_state; /* its last end of its own, and the fault decision */
 };
 
 struct kill_ctx;
