@@ -67,7 +67,7 @@ void cli_usage(FILE *out)
           "  --version                      show the version\n"
           "\n"
           "Job files are the SenseCore ACP TrainingJob object written as YAML or JSON;\n"
-          "see examples/ and README.md.\n"
+          "see trainjob-job(5) and examples/.\n"
           "\n"
           "Exit status, for every command:\n"
           "  0  done: the job is in the state asked for, also when it already was\n"
