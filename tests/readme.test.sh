@@ -123,12 +123,24 @@ while IFS="$(printf '\t')" read -r kind a b; do
         if [ "$got" = "$want" ]; then pass "$last exits $want"; else
             fail "$last exits $want" "exit $got: $(head -c 600 "$TMP/cmd.out")"
         fi
-        # A reader waits for a submitted job to run before asking for its workers and logs.
-        case $cmd in
-        "trainjob submit -f "*)
+        # A reader waits for a submitted job to run before asking for its workers
+        # and logs, for a stopped one to stop, for a deleted one to go.
+        job=$(printf '%s\n' "$cmd" | sed -n 's/^trainjob [a-z]* \([a-z0-9-]*\).*/\1/p')
+        case $got:$cmd in
+        0:"trainjob submit -f "*)
             job=$(sed -n 's/^job \([^ ]*\) created.*/\1/p' "$TMP/cmd.out")
             [ -n "$job" ] && { wait_state "$job" RUNNING 20 || fail "$last: $job runs" "$(cat "$TMP/out")"; }
             sleep 2 # a log line or two
+            ;;
+        0:"trainjob stop "*)
+            wait_state "$job" "SUSPENDED|SUCCEEDED|FAILED" 20 || fail "$last: $job stops" "$(cat "$TMP/out")"
+            ;;
+        0:"trainjob delete "*)
+            n=0
+            while tj get job "$job" >/dev/null 2>&1 && [ $n -lt 100 ]; do
+                sleep 0.2
+                n=$((n + 1))
+            done
             ;;
         esac
         ;;

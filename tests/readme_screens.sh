@@ -9,8 +9,9 @@
 # readme_screens: captures the three screens; 0, or 1 naming the one that did not show.
 readme_screens() {
     mkdir -p "$SCREENS_DIR"
-    tj submit -f examples/demo/gpu-ddp.yaml >"$TMP/screens.out" 2>&1 || return 1
-    wait_state demo-gpu-ddp RUNNING 20 || return 1
+    tj submit -f examples/demo/gpu-ddp.yaml >"$TMP/screens.out" 2>&1 ||
+        { echo "submit: $(cat "$TMP/screens.out")"; return 1; }
+    wait_state demo-gpu-ddp RUNNING 20 || { echo "the job did not run: $(cat "$TMP/out")"; return 1; }
     start_wizard examples/pytorch-ddp.yaml || { echo "the wizard did not open"; return 1; }
     cp "$TMP/screen" "$SCREENS_DIR/wizard.txt"
     start_tui 80 24 "--endpoint '$EP' top"
