@@ -881,4 +881,4 @@ static struct backend *acp_open(struct http_client *client, const struct resolve
     return b;
 }
 
-const struct backend_driver acp_driver = {"acp", acp_open, true};
+const struct backend_driver acp_driver = {acp_open, true};

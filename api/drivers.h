@@ -16,7 +16,6 @@ struct resolved_context;
 struct strbuf;
 
 struct backend_driver {
-    const char *name; /* what the context's driver: field says */
     /* The backend for rc over client (which it then owns); NULL with why in err. */
     struct backend *(*open)(struct http_client *client, const struct resolved_context *rc,
                             struct strbuf *err);

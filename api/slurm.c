@@ -464,4 +464,4 @@ static struct backend *slurm_open(struct http_client *client, const struct resol
     return slurm_backend_new(client, &rc->ctx, err);
 }
 
-const struct backend_driver slurm_driver = {"slurm", slurm_open, false};
+const struct backend_driver slurm_driver = {slurm_open, false};
