@@ -24,6 +24,8 @@
  * The scheduling passes are engine/schedpass.c's; what happens when a
  * worker ends or reports, engine/worker_ends.c's.
  */
+#include "engine/engine.h" /* the core's interface; its private half is state.h */
+
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>

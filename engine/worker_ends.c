@@ -6,6 +6,8 @@
  * workers after a restart of trainjobd. Called by engine.c (inotify),
  * engine/shimwatch (reports and ends) and requests.c (node marks).
  */
+#include "engine/engine.h" /* the core's interface; its private half is state.h */
+
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
