@@ -169,6 +169,12 @@ static void give_to(const char *dir, const struct runner_user *u, bool keep_dir)
 void launcher_run(struct launch_req *r)
 {
     for (size_t i = 0; r->mkdirs && r->mkdirs[i]; i++) {
+        /* Mostly there, or only the last component missing: one mkdir, not one per
+         * component (each takes its directory's lock, which other launches wait on). */
+        struct stat st;
+        if (mkdir(r->mkdirs[i], 0755) == 0 ||
+            (errno == EEXIST && stat(r->mkdirs[i], &st) == 0 && S_ISDIR(st.st_mode)))
+            continue;
         struct strbuf ignored = STRBUF_INIT; /* the shim says what it cannot use */
         file_mkdirs(r->mkdirs[i], 0755, &ignored);
         strbuf_free(&ignored);
