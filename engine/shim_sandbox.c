@@ -210,7 +210,7 @@ static const char *const etc_files[] = {"passwd",
 /*
  * Opens the entries of etc_files that bwrap may copy instead of bind: a
  * regular file (symlinks followed, as a bind does) owned by root, readable
- * by everyone, of at most ETC_COPY_MAX bytes. The worker reads the same
+ * by everyone, with no set-id bit, of at most ETC_COPY_MAX bytes. The worker reads the same
  * bytes with the same owner and mode as through a bind, and cannot write
  * either (it is not root); what it saves is bwrap's pass over the mount
  * table for each bind. Directories and every other file stay binds.
@@ -230,7 +230,8 @@ void shim_open_etc(struct shim_args *a)
         if (fd < 0)
             continue;
         if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0 &&
-            (st.st_mode & S_IROTH) && st.st_size <= ETC_COPY_MAX)
+            (st.st_mode & S_IROTH) && !(st.st_mode & (S_ISUID | S_ISGID)) &&
+            st.st_size <= ETC_COPY_MAX)
             a->etc_fds[i] = fcntl(fd, F_DUPFD, 3); /* inherited by bwrap, which reads it */
         close(fd);
     }
@@ -250,7 +251,8 @@ static void sandbox_etc(const struct shim_args *a, struct argv_buf *av, struct a
             char mode[8];
             if (fstat(fd, &st) != 0)
                 st.st_mode = 0444;
-            snprintf(mode, sizeof(mode), "%04o", (unsigned)(st.st_mode & 07777));
+            /* Its permissions, never a set-id bit: the copy is root's in the sandbox. */
+            snprintf(mode, sizeof(mode), "%04o", (unsigned)(st.st_mode & 0777));
             argv_push(av, "--perms");
             argv_push(av, mode);
             argv_push_fd(av, "--file", fd);
