@@ -820,3 +820,34 @@ int jobsum_watch_line(const char *text, size_t len, struct jobspec *job, struct 
         return -1;
     return l.job_seen && !l.other ? 1 : 0;
 }
+
+int jobsum_members(const char *text, size_t len, jobsum_member_fn fn, void *ctx,
+                   struct api_error *err)
+{
+    struct jp p;
+    jp_init(&p, text, len, err);
+    struct strbuf k = STRBUF_INIT; /* the key, kept while its value is read over p->str */
+    int rc = 0, more = 0;
+    bool first = true;
+    if (enter(&p, '{', "expected an object"))
+        rc = -1;
+    while (rc == 0 && (more = next(&p, '}', &first)) == 1) {
+        if (key(&p)) {
+            rc = -1;
+            break;
+        }
+        strbuf_reset(&k);
+        strbuf_add(&k, p.sv, p.sn);
+        size_t start = (peek(&p), p.pos);
+        if (skip_value(&p)) {
+            rc = -1;
+            break;
+        }
+        rc = fn(ctx, strbuf_str(&k), k.len, p.s + start, p.pos - start);
+    }
+    if (rc == 0 && (more < 0 || end(&p)))
+        rc = -1;
+    strbuf_free(&k);
+    strbuf_free(&p.str);
+    return rc;
+}

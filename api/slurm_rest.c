@@ -24,8 +24,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "api/apierror.h"
 #include "api/context.h"
 #include "api/http.h"
+#include "api/jobsum.h"
 #include "api/jsonbound.h"
 #include "api/paths.h"
 #include "api/slurm_priv.h"
@@ -793,31 +795,64 @@ enum backend_status slurm_ensure_shape(struct backend *b, struct api_error *err)
 /*
  * A GET /jobs reply read as it arrives: slurmrestd has no filter by user, so
  * the reply is the cluster's. Each element of "jobs" is held only until it
- * closes, and decoded only when its user_name is the user's; the other
- * members (errors, warnings, meta) are kept within SLURM_REST_MAX. Memory
- * follows the largest job and the user's jobs, not the cluster's; an
- * element over SLURM_JOB_MAX is skipped unread, so no other user's job
- * can make the listing fail.
+ * closes, walked once by api/jobsum's parser (checked as JSON whole), and
+ * only when its user_name is the user's are the members slurm_job_decode
+ * reads kept (slurm_job_fields: about a tenth of the 3 KB a job is) and
+ * decoded; the other members (errors, warnings, meta) are kept within
+ * SLURM_REST_MAX. Memory follows the largest job and the user's jobs, not
+ * the cluster's; an element over SLURM_JOB_MAX is skipped unread, so no
+ * other user's job can make the listing fail.
  */
 struct slurm_jobs_read {
     char *user;
     json_t *jobs;
     struct jsonbound_stream *js;
-    size_t bytes;  /* of the reply, for TRAINJOB_HTTP_STATS */
-    size_t others; /* elements of other users, never decoded */
-    size_t bad;    /* elements of the user that could not be decoded within the bound */
+    struct strbuf kept; /* the element's kept members, as an object's text */
+    bool mine;          /* the element's user_name is the user's */
+    size_t bytes;       /* of the reply, for TRAINJOB_HTTP_STATS */
+    size_t others;      /* elements of other users, never decoded */
+    size_t bad;         /* elements of the user that could not be decoded within the bound */
 };
 
-/* One element of .jobs[]: decoded only when its user_name is the user's. */
+/* One member of an element: a kept one is added to jr->kept as written. */
+static int job_member(void *ctx, const char *key, size_t key_len, const char *value,
+                      size_t value_len)
+{
+    struct slurm_jobs_read *jr = ctx;
+    if (key_len == 9 && memcmp(key, "user_name", 9) == 0)
+        jr->mine = value_len == strlen(jr->user) + 2 && value[0] == '"' &&
+                   memcmp(value + 1, jr->user, value_len - 2) == 0;
+    for (const char *const *f = slurm_job_fields; *f; f++) {
+        if ((*f)[0] != key[0] || strlen(*f) != key_len || memcmp(*f, key, key_len) != 0)
+            continue;
+        if (jr->kept.len > 1)
+            strbuf_addc(&jr->kept, ',');
+        strbuf_addc(&jr->kept, '"');
+        strbuf_add(&jr->kept, key, key_len); /* one of ours: nothing to escape */
+        strbuf_adds(&jr->kept, "\":");
+        strbuf_add(&jr->kept, value, value_len);
+        break;
+    }
+    return 0;
+}
+
+/* One element of .jobs[]: its kept members decoded only when its user_name is the user's. */
 static int user_job(void *ctx, const char *elem, size_t len)
 {
     struct slurm_jobs_read *jr = ctx;
-    if (!jsonbound_member_is(elem, len, "user_name", jr->user)) {
+    struct api_error e;
+    memset(&e, 0, sizeof e);
+    strbuf_reset(&jr->kept);
+    strbuf_addc(&jr->kept, '{');
+    jr->mine = false;
+    int rc = jobsum_members(elem, len, job_member, jr, &e);
+    if (rc != 0 || !jr->mine) { /* not JSON, or another user's: not the user's job either way */
         jr->others++;
         return 0;
     }
+    strbuf_addc(&jr->kept, '}');
     struct strbuf why = STRBUF_INIT;
-    json_t *j = jsonbound_loadb(elem, len, 0, &why);
+    json_t *j = jsonbound_loadb(jr->kept.buf, jr->kept.len, 0, &why);
     strbuf_free(&why);
     if (json_is_object(j))
         json_array_append_new(jr->jobs, j);
@@ -843,6 +878,7 @@ struct slurm_jobs_read *slurm_jobs_read_new(struct backend *b, const char *metho
     struct slurm_jobs_read *jr = xcalloc(1, sizeof *jr);
     jr->user = xstrdup(driver(b)->user ? driver(b)->user : "");
     jr->jobs = json_array();
+    jr->kept = (struct strbuf)STRBUF_INIT;
     jr->js = jsonbound_stream_new("jobs", SLURM_JOB_MAX, SLURM_REST_MAX, user_job, jr);
     return jr;
 }
@@ -860,6 +896,7 @@ void slurm_jobs_read_free(struct slurm_jobs_read *jr)
         return;
     free(jr->user);
     json_decref(jr->jobs);
+    strbuf_free(&jr->kept);
     jsonbound_stream_free(jr->js);
     free(jr);
 }
