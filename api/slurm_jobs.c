@@ -687,14 +687,20 @@ enum backend_status slurm_list(struct backend *b, const struct list_query *q, st
     char *prefix = NULL;
     size_t cap = nn + f.count;
     out->jobs = xcalloc(cap ? cap : 1, sizeof *out->jobs);
+    /* The names Slurm has a job for, hashed: the directories are looked up there, not scanned. */
+    const char **found = xcalloc(f.count ? f.count : 1, sizeof *found);
+    struct hmap by_name = HMAP_INIT;
     for (size_t i = 0; i < f.count; i++) {
         const char *name = name_in(b, f.jobs[i].cwd, &prefix);
+        found[i] = name;
+        hmap_put(&by_name, hmap_hash(name, strlen(name)), &found[i]);
         if (q && q->name && strncmp(name, q->name, strlen(q->name)) != 0)
             continue;
         make_job(b, name, &f.jobs[i], &out->jobs[out->count++]);
     }
     for (size_t i = 0; i < nn; i++) {
-        bool seen = slurm_found_job(b, &f, names[i]) != NULL;
+        bool seen =
+            hmap_get(&by_name, hmap_hash(names[i], strlen(names[i])), name_eq, names[i]) != NULL;
         if (!seen && !(q && q->name && strncmp(names[i], q->name, strlen(q->name)) != 0)) {
             char *dir = slurm_jobdir_path(driver(b)->jobs_dir, b->target.workspace, names[i]);
             struct stat s;
@@ -711,6 +717,8 @@ enum backend_status slurm_list(struct backend *b, const struct list_query *q, st
         free(names[i]);
     }
     free(names);
+    hmap_free(&by_name);
+    free(found);
     free(prefix);
     slurm_found_free(&f);
     size_t kept = 0;
