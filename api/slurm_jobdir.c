@@ -238,6 +238,11 @@ static int read_at(int dirfd, const char *name, uid_t owner, size_t max, bool ta
 }
 
 /* A file of the job directory, bounded; -1 missing or no plain file, -2 another user's. */
+int slurm_read_job_file_at(int dfd, uid_t owner, const char *name, size_t max, struct strbuf *out)
+{
+    return read_at(dfd, name, owner, max, false, out);
+}
+
 int slurm_read_job_file(const char *dir, uid_t owner, const char *sub, const char *name, size_t max,
                         bool tail, struct strbuf *out)
 {
