@@ -289,7 +289,11 @@ enum backend_status slurm_fetch_jobs(struct backend *b, struct slurm_found *out,
     } else {
         char path[64];
         if (s->jobs_cache == NULL && s->jobs_at == 0) /* the last process's list, to ask after */
-            s->jobs_cache = slurm_jobs_cache_read(b, &s->jobs_since);
+            s->jobs_cache = slurm_kept_read(b, "jobs", &s->jobs_since);
+        if (s->jobs_cache && !json_is_array(json_object_get(s->jobs_cache, "jobs"))) {
+            json_decref(s->jobs_cache);
+            s->jobs_cache = NULL;
+        }
         if (s->jobs_cache)
             snprintf(path, sizeof path, "jobs?update_time=%lld", (long long)s->jobs_since);
         else
@@ -305,7 +309,9 @@ enum backend_status slurm_fetch_jobs(struct backend *b, struct slurm_found *out,
             json_decref(s->jobs_cache);
             s->jobs_cache = json_incref(reply);
             s->jobs_since = s->sent_ms / 1000 - 1;
-            slurm_jobs_cache_write(b, reply, s->jobs_since);
+            json_t *kept = json_pack("{s:O}", "jobs", json_object_get(reply, "jobs"));
+            slurm_kept_write(b, "jobs", kept, s->jobs_since);
+            json_decref(kept);
         }
         s->jobs_at = now;
     }

@@ -139,12 +139,12 @@ static inline struct slurm *driver(struct backend *b)
 enum backend_status slurm_rest(struct backend *b, const char *method, const char *path,
                                const json_t *body, json_t **reply, struct api_error *err);
 /*
- * The context's last GET /jobs from the user's cache (slurm_rest.c says
- * which files are trusted), with the update_time to ask with next; NULL
- * when there is none to trust. _write keeps reply's "jobs" with since.
+ * A reply of kind ("jobs", "catalog") kept by the last process in the
+ * user's cache (slurm_rest.c says which files are trusted) and the time it
+ * stands for; NULL when there is none to trust. _write keeps doc's members.
  */
-json_t *slurm_jobs_cache_read(struct backend *b, int64_t *since);
-void slurm_jobs_cache_write(struct backend *b, const json_t *reply, int64_t since);
+json_t *slurm_kept_read(struct backend *b, const char *kind, int64_t *since);
+void slurm_kept_write(struct backend *b, const char *kind, const json_t *doc, int64_t since);
 /* Sets s->shape, as a request under the version would: from the cache or /openapi/v3. */
 enum backend_status slurm_ensure_shape(struct backend *b, struct api_error *err);
 

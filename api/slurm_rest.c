@@ -709,18 +709,20 @@ static void shape_cache_write(struct backend *b, const char *release)
 }
 
 /*
- * The context's last GET /jobs, kept so that the next process asks only
- * whether anything changed (?update_time=, 304 when nothing did):
- * <cache dir>/slurm-jobs-<hash>.json per endpoint, Slurm user and workspace,
- * {"endpoint","user","workspace","since","jobs":[the user's jobs, the
- * members the decoder reads]}. The same rules as the version's cache: the
- * user's own 0600 file in a directory only they may change, opened without
- * following a symlink; anything else is not read (another user could
- * otherwise choose the jobs we show) and the list is asked whole.
+ * Replies kept for the next process, in the user's cache per endpoint,
+ * Slurm user and workspace: <cache dir>/slurm-<kind>-<hash>.json, holding
+ * {"endpoint","user","workspace","since", and the kind's members}. "jobs":
+ * the context's last GET /jobs (the user's jobs, the members the decoder
+ * reads) with the update_time to ask after (304 when no job changed);
+ * "catalog": the partitions and nodes a submit reads, with when they were
+ * read. The same rules as the version's cache: the user's own 0600 file in
+ * a directory only they may change, opened without following a symlink;
+ * anything else is not read (another user could otherwise choose the jobs
+ * we show or the shape we submit) and the server is asked.
  */
-#define JOBS_CACHE_MAX ((size_t)64 << 20)
+#define KEPT_MAX ((size_t)64 << 20)
 
-static char *jobs_cache_path(const struct backend *b)
+static char *kept_path(const struct backend *b, const char *kind)
 {
     const struct slurm *s = driver((struct backend *)b);
     uint64_t h = 1469598103934665603ULL; /* FNV-1a */
@@ -731,36 +733,40 @@ static char *jobs_cache_path(const struct backend *b)
         h = (h ^ '\n') * 1099511628211ULL;
     }
     char *dir = paths_cache_dir();
-    char *path = xasprintf("%s/slurm-jobs-%016llx.json", dir, (unsigned long long)h);
+    char *path = xasprintf("%s/slurm-%s-%016llx.json", dir, kind, (unsigned long long)h);
     free(dir);
     return path;
 }
 
-static bool cache_is(const json_t *j, const char *key, const char *want)
+static bool kept_is(const json_t *j, const char *key, const char *want)
 {
     const char *v = json_string_value(json_object_get(j, key));
     return v && strcmp(v, want ? want : "") == 0;
 }
 
-json_t *slurm_jobs_cache_read(struct backend *b, int64_t *since)
+json_t *slurm_kept_read(struct backend *b, const char *kind, int64_t *since)
 {
     struct slurm *s = driver(b);
-    char *path = jobs_cache_path(b);
-    json_t *reply = NULL;
+    char *path = kept_path(b, kind);
+    json_t *doc = NULL;
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
     if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-        (st.st_mode & 077) == 0 && (size_t)st.st_size < JOBS_CACHE_MAX && cache_dir_safe(path)) {
+        (st.st_mode & 077) == 0 && (size_t)st.st_size < KEPT_MAX && cache_dir_safe(path)) {
         struct strbuf text = STRBUF_INIT, why = STRBUF_INIT;
         strbuf_grow(&text, (size_t)st.st_size + 1);
         ssize_t n = read(fd, text.buf, (size_t)st.st_size);
         json_t *j = n == st.st_size ? jsonbound_loadb(text.buf, (size_t)n, 0, &why) : NULL;
         const json_t *t = json_object_get(j, "since");
-        if (cache_is(j, "endpoint", b->endpoint) && cache_is(j, "user", s->user) &&
-            cache_is(j, "workspace", b->target.workspace) && json_is_integer(t) &&
-            json_integer_value(t) > 0 && json_is_array(json_object_get(j, "jobs"))) {
+        if (kept_is(j, "endpoint", b->endpoint) && kept_is(j, "user", s->user) &&
+            kept_is(j, "workspace", b->target.workspace) && json_is_integer(t) &&
+            json_integer_value(t) > 0) {
             *since = json_integer_value(t);
-            reply = json_pack("{s:O}", "jobs", json_object_get(j, "jobs"));
+            doc = json_incref(j);
+            json_object_del(doc, "endpoint");
+            json_object_del(doc, "user");
+            json_object_del(doc, "workspace");
+            json_object_del(doc, "since");
         }
         json_decref(j);
         strbuf_free(&text);
@@ -769,21 +775,21 @@ json_t *slurm_jobs_cache_read(struct backend *b, int64_t *since)
     if (fd >= 0)
         close(fd);
     free(path);
-    return reply;
+    return doc;
 }
 
-void slurm_jobs_cache_write(struct backend *b, const json_t *reply, int64_t since)
+void slurm_kept_write(struct backend *b, const char *kind, const json_t *doc, int64_t since)
 {
     struct slurm *s = driver(b);
-    char *path = jobs_cache_path(b);
+    char *path = kept_path(b, kind);
     char *dir = paths_cache_dir();
     struct strbuf why = STRBUF_INIT;
-    const json_t *jobs = json_object_get(reply, "jobs");
-    if (json_is_array(jobs) && file_mkdirs(dir, 0700, &why) == 0 && cache_dir_safe(path)) {
-        json_t *j = json_pack("{s:s, s:s, s:s, s:I, s:O}", "endpoint", b->endpoint ? b->endpoint : "",
-                              "user", s->user ? s->user : "", "workspace",
-                              b->target.workspace ? b->target.workspace : "", "since",
-                              (json_int_t)since, "jobs", jobs);
+    if (json_is_object(doc) && file_mkdirs(dir, 0700, &why) == 0 && cache_dir_safe(path)) {
+        json_t *j =
+            json_pack("{s:s, s:s, s:s, s:I}", "endpoint", b->endpoint ? b->endpoint : "", "user",
+                      s->user ? s->user : "", "workspace",
+                      b->target.workspace ? b->target.workspace : "", "since", (json_int_t)since);
+        json_object_update_missing(j, (json_t *)doc);
         char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
         if (text)
             (void)file_write_atomic_nosync(path, text, strlen(text), 0600, &why);
