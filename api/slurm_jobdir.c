@@ -222,6 +222,7 @@ static int read_at(int dirfd, const char *name, uid_t owner, size_t max, bool ta
     }
     char buf[16384];
     ssize_t n;
+    off_t got = 0, size = st.st_size - start; /* what the file held when opened */
     while (out->len < max && (n = read(fd, buf, sizeof buf)) != 0) {
         if (n < 0) {
             if (errno == EINTR)
@@ -232,6 +233,9 @@ static int read_at(int dirfd, const char *name, uid_t owner, size_t max, bool ta
         if (out->len + take > max)
             take = max - out->len;
         strbuf_add(out, buf, take);
+        got += n;
+        if (size > 0 && got >= size) /* all of it: no read just to see the end */
+            break;
     }
     close(fd);
     return 0;
