@@ -240,41 +240,49 @@ else
         "$(cat "$TMP/$TJ_ALICE/stats") $(head -c 600 "$TMP/out")"
 fi
 CACHED=$(ls "$TMP/$TJ_ALICE/cache/trainjob"/slurm-jobs-*.json 2>/dev/null | head -n 1)
-# forge FILE: the kept list with alice's running jobs pending, and a since
-# in the future (Slurm would answer 304), written in place (owner and mode kept).
-forge() {
-    sed -e 's/"job_state":"RUNNING"/"job_state":"PENDING"/g' -e 's/"since":[0-9]*/"since":4000000000/' \
-        "$CACHED.orig" >"$1.new" && cat "$1.new" >"$1" && rm -f "$1.new"
-}
-cp -p "$CACHED" "$CACHED.orig"
-forge "$CACHED"
-alice get jobs >"$TMP/out" 2>&1
-if grep -q '^kept .*QUEUEING' "$TMP/out"; then
-    pass "...her own cache file is what the list shows (the check below can see a forged one)"
+if [ -n "$CACHED" ] && [ "$(stat -c '%a %U' "$CACHED")" = "600 $TJ_ALICE" ]; then
+    pass "...kept in alice's own cache file, mode 600"
 else
-    fail "...her own cache file is what the list shows (the check below can see a forged one)" \
-        "$(head -c 600 "$TMP/out")"
+    fail "...kept in alice's own cache file, mode 600" "$(ls -la "$TMP/$TJ_ALICE/cache/trainjob" 2>&1)"
+    CACHED=
 fi
-# expect_real CHECK: alice's list shows kept as Slurm has it, not as the forged file says.
-expect_real() {
+if [ -n "$CACHED" ]; then
+    # forge FILE: the kept list with alice's running jobs pending, and a since
+    # in the future (Slurm would answer 304), written in place (owner and mode kept).
+    forge() {
+        sed -e 's/"job_state":"RUNNING"/"job_state":"PENDING"/g' -e 's/"since":[0-9]*/"since":4000000000/' \
+            "$CACHED.orig" >"$1.new" && cat "$1.new" >"$1" && rm -f "$1.new"
+    }
+    cp -p "$CACHED" "$CACHED.orig"
+    forge "$CACHED"
     alice get jobs >"$TMP/out" 2>&1
-    if grep -q '^kept .*RUNNING' "$TMP/out"; then pass "$1"; else fail "$1" "$(head -c 600 "$TMP/out")"; fi
-}
-forge "$CACHED"
-chown "$TJ_BOB" "$CACHED"
-expect_real "a cache file bob owns in alice's cache is not believed"
-rm -f "$CACHED"
-cp "$CACHED.orig" "$TMP/shared/forged.json"
-forge "$TMP/shared/forged.json"
-chown "$TJ_BOB" "$TMP/shared/forged.json"
-chmod 644 "$TMP/shared/forged.json"
-ln -s "$TMP/shared/forged.json" "$CACHED"
-expect_real "...nor one behind a symlink to bob's file"
-rm -f "$CACHED"
-cp -p "$CACHED.orig" "$CACHED"
-forge "$CACHED"
-chmod 777 "$TMP/$TJ_ALICE/cache/trainjob"
-expect_real "...nor one in a cache directory others may write"
-chmod 700 "$TMP/$TJ_ALICE/cache/trainjob"
+    if grep -q '^kept .*QUEUEING' "$TMP/out"; then
+        pass "...her own cache file is what the list shows (the check below can see a forged one)"
+    else
+        fail "...her own cache file is what the list shows (the check below can see a forged one)" \
+            "$(head -c 600 "$TMP/out")"
+    fi
+    # expect_real CHECK: alice's list shows kept as Slurm has it, not as the forged file says.
+    expect_real() {
+        alice get jobs >"$TMP/out" 2>&1
+        if grep -q '^kept .*RUNNING' "$TMP/out"; then pass "$1"; else fail "$1" "$(head -c 600 "$TMP/out")"; fi
+    }
+    forge "$CACHED"
+    chown "$TJ_BOB" "$CACHED"
+    expect_real "a cache file bob owns in alice's cache is not believed"
+    rm -f "$CACHED"
+    cp "$CACHED.orig" "$TMP/shared/forged.json"
+    forge "$TMP/shared/forged.json"
+    chown "$TJ_BOB" "$TMP/shared/forged.json"
+    chmod 644 "$TMP/shared/forged.json"
+    ln -s "$TMP/shared/forged.json" "$CACHED"
+    expect_real "...nor one behind a symlink to bob's file"
+    rm -f "$CACHED"
+    cp -p "$CACHED.orig" "$CACHED"
+    forge "$CACHED"
+    chmod 777 "$TMP/$TJ_ALICE/cache/trainjob"
+    expect_real "...nor one in a cache directory others may write"
+    chmod 700 "$TMP/$TJ_ALICE/cache/trainjob"
+fi
 run alice delete kept
 exit 0
