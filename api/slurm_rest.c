@@ -40,7 +40,7 @@
 #include "util/xalloc.h"
 
 #define TOKEN_MAX 16384
-#define TOKEN_TIMEOUT_MS 10000 /* token_command's time to print a token and exit (README) */
+#define TOKEN_TIMEOUT_MS 10000 /* token_command's time to print a token and exit (doc/slurm.md) */
 
 /* ---- counting calls (TRAINJOB_HTTP_STATS) ----------------------------------- */
 
