@@ -373,6 +373,15 @@ static enum backend_status acp_start(struct backend *b, const char *name, struct
     RUN_INTO(b, &rq, job, out, err);
 }
 
+static enum backend_status acp_mark_node(struct backend *b, const char *name, const char *node,
+                                         bool unmark, struct jobspec *out, struct api_error *err)
+{
+    jobspec_init(out);
+    struct backend_request rq = {
+        .op = unmark ? BACKEND_OP_UNMARK_NODE : BACKEND_OP_MARK_NODE, .name = name, .node = node};
+    RUN_INTO(b, &rq, job, out, err);
+}
+
 /* ---- streams -------------------------------------------------------------- */
 
 /* A watch stream's partial line and where its messages go. */
@@ -813,7 +822,8 @@ static void acp_free(struct backend *b)
 #define ACP_OPS                                                                                    \
     .name = "acp", .catalog = acp_catalog, .create = acp_create, .get = acp_get, .list = acp_list, \
     .update = acp_update, .workers = acp_workers, .events = acp_events, .logs = acp_logs,          \
-    .stop = acp_stop, .start = acp_start, .remove = acp_delete, .watch = acp_watch,                \
+    .stop = acp_stop, .start = acp_start, .remove = acp_delete, .mark_node = acp_mark_node,        \
+    .watch = acp_watch,                                                                            \
     .scalars = acp_scalars, .scalars_follow = acp_scalars_follow, .send = acp_send,                \
     .free = acp_free
 

@@ -33,6 +33,7 @@ static const struct cli_verb verbs[] = {
     {"start", "NAME...", "start stopped jobs again", cmd_start},
     {"priority", "NAME LEVEL", "a job's new priority: NORMAL, HIGH or HIGHEST", cmd_priority},
     {"delete", "NAME...", "delete jobs, stopping their workers first", cmd_delete},
+    {"node", "mark|unmark JOB NODE", "keep a job off a node, or lift that mark", cmd_node},
     {"config", "SUBCOMMAND [NAME]", "contexts: get-contexts, current-context, use-context NAME",
      cmd_config},
     {"completion", "bash|zsh|fish", "print the shell completion script", cmd_completion},

@@ -101,6 +101,13 @@ int engine_job_start(struct engine *eng, const char *user, const char *ws, const
  */
 int engine_job_mark_node(struct engine *eng, const char *user, const char *ws, const char *name,
                          const char *body, size_t body_len, json_t **reply, struct api_error *err);
+/*
+ * :unmarkNode {"node": N}: lifts a mark a person or a fault rule put on node N
+ * for the job, so its next placement may use N again; a 400 when N is not
+ * marked for it.
+ */
+int engine_job_unmark_node(struct engine *eng, const char *user, const char *ws, const char *name,
+                           const char *body, size_t body_len, json_t **reply, struct api_error *err);
 int engine_job_workers(struct engine *eng, const char *user, const char *ws, const char *name,
                        json_t **reply, struct api_error *err);
 int engine_job_events(struct engine *eng, const char *user, const char *ws, const char *name,

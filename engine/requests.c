@@ -698,3 +698,52 @@ int engine_job_mark_node(struct engine *eng, const char *user, const char *ws, c
     json_decref(root);
     return rc;
 }
+
+/* Writes job as it is without node in its marks (memory is left as it was); 0 or -1 with why. */
+static int write_unmarked(struct engine *eng, struct ejob *job, size_t at, struct strbuf *why)
+{
+    char *node = job->excluded[at];
+    job->excluded[at] = job->excluded[job->excluded_count - 1];
+    job->excluded_count--;
+    int rc = engine_write_record(eng, job, why);
+    job->excluded_count++;
+    job->excluded[job->excluded_count - 1] = job->excluded[at];
+    job->excluded[at] = node;
+    return rc;
+}
+
+int engine_job_unmark_node(struct engine *eng, const char *user, const char *ws, const char *name,
+                           const char *body, size_t body_len, json_t **reply, struct api_error *err)
+{
+    struct ejob *job;
+    json_t *root = NULL;
+    const char *node = NULL;
+    size_t at = 0;
+    int rc = find_job_to_change(eng, user, ws, name, &job, err);
+    if (rc == 0)
+        rc = marked_node(eng, body, body_len, &node, &root, err);
+    if (rc == 0) {
+        while (at < job->excluded_count && strcmp(job->excluded[at], node) != 0)
+            at++;
+        if (at == job->excluded_count)
+            rc = api_error_set(err, 400, "InvalidField", "node",
+                               "node: '%s' is not marked unschedulable for job %s", node,
+                               job->name);
+    }
+    struct strbuf why = STRBUF_INIT;
+    if (rc == 0 && write_unmarked(eng, job, at, &why) != 0)
+        rc = not_saved(eng, job, "node unmark", &why, err);
+    strbuf_free(&why);
+    if (rc == 0) {
+        lifecycle_unmark_node(eng, job, node, user);
+        stamp(&ejob_spec(eng, job)->update_time);
+        engine_save(eng, job);
+        engine_publish(eng, job);
+        /* A job that waited for the node may now be placed on it. */
+        lifecycle_schedule_soon(eng);
+        *reply = job_json(job);
+        rc = 200;
+    }
+    json_decref(root);
+    return rc;
+}

@@ -4,7 +4,7 @@
  *   ACP  /compute/acp/data/v2/subscriptions/{sub}/resourceGroups/{rg}/zones/{zone}
  *        /workspaces/{ws}/trainingJobs[...]
  *   ours /trainjob/v1/catalog, /trainjob/v1/workspaces,
- *        /trainjob/v1/workspaces/{ws}/trainingJobs/{name}:start | :markNode | /events
+ *        /trainjob/v1/workspaces/{ws}/trainingJobs/{name}:start | :markNode | :unmarkNode | /events
  *        | /workers/{worker}/logs | /scalars?since=CURSOR&limit=BYTES[&follow=true]
  * (engine/scalars.h)
  */
@@ -204,6 +204,12 @@ static void jobs_route(struct engine *eng, const struct http_request *req,
         if (!is(req, "POST"))
             return bad_method(resp, req);
         st = engine_job_mark_node(eng, req->user, ws, name, req->body, req->body_len, &reply, &err);
+    } else if (n == 2 && verb && strcmp(verb, "unmarkNode") == 0) {
+        /* {"node": N}: lifts the mark; the job may be placed on N again. */
+        if (!is(req, "POST"))
+            return bad_method(resp, req);
+        st = engine_job_unmark_node(eng, req->user, ws, name, req->body, req->body_len, &reply,
+                                    &err);
     } else if (n == 2 && verb) {
         return not_found(resp, req);
     } else if (n == 2 && is(req, "GET")) {

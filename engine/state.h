@@ -372,6 +372,8 @@ void lifecycle_forget_end_files(const char *status);
  * it was marked already. The caller saves the job.
  */
 bool lifecycle_mark_node(struct engine *eng, struct ejob *job, const char *node, const char *by);
+/* Lifts node's mark for job (a person's :unmarkNode, by == the user) and records the event. */
+void lifecycle_unmark_node(struct engine *eng, struct ejob *job, const char *node, const char *by);
 /* Arms the back-off timer for the earliest job whose crash-loop back-off has not ended. */
 void lifecycle_arm_backoff(struct engine *eng);
 /*
