@@ -382,6 +382,24 @@ static enum backend_status acp_mark_node(struct backend *b, const char *name, co
     RUN_INTO(b, &rq, job, out, err);
 }
 
+/* trainjobd's own route: GET /trainjob/v1/engine, or POST …/engine:VERB. */
+static enum backend_status acp_engine(struct backend *b, const char *verb, json_t **out,
+                                      struct api_error *err)
+{
+    struct acp_request ar = {.method = verb ? "POST" : "GET", .path = STRBUF_INIT};
+    strbuf_adds(&ar.path, "/trainjob/v1/engine");
+    if (verb)
+        strbuf_addf(&ar.path, ":%s", verb);
+    struct http_result r;
+    http_result_init(&r);
+    http_call(driver(b)->client, ar.method, strbuf_str(&ar.path), verb ? "{}" : NULL,
+              verb ? 2 : 0, &r);
+    enum backend_status st = acp_reply_status(b, &ar, &r, out, err);
+    http_result_free(&r);
+    strbuf_free(&ar.path);
+    return st;
+}
+
 /* ---- streams -------------------------------------------------------------- */
 
 /* A watch stream's partial line and where its messages go. */
@@ -828,7 +846,8 @@ static void acp_free(struct backend *b)
     .free = acp_free
 
 /* trainjobd: every operation, its logs also resumable in frames (engine/logfollow.h). */
-static const struct backend_ops trainjobd_ops = {ACP_OPS, .logs_framed = acp_logs_framed};
+static const struct backend_ops trainjobd_ops = {ACP_OPS, .logs_framed = acp_logs_framed,
+                                                 .engine = acp_engine};
 
 /*
  * Real ACP: its worker logs come from the Monitor service unframed, so a

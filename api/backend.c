@@ -117,9 +117,11 @@ int backend_job_workspace(const struct backend *b, struct jobspec *job, struct s
     return -1;
 }
 
-/* The revive hook of the local engine: start trainjobd on its socket. */
+/* The revive hook of the local engine: start trainjobd on its socket, unless it was stopped so. */
 static int start_engine(void *ctx, struct strbuf *err)
 {
+    if (autostart_stopped(err))
+        return -1;
     return autostart_engine(ctx, err);
 }
 
@@ -478,6 +480,14 @@ enum backend_status backend_start(struct backend *b, const char *name, struct jo
         st = b->ops->start(b, name, out, err);
     while (again(b, st, err));
     return st;
+}
+
+enum backend_status backend_engine(struct backend *b, const char *verb, json_t **out,
+                                   struct api_error *err)
+{
+    *out = NULL;
+    NEED(engine, "asking the engine itself");
+    return b->ops->engine(b, verb, out, err);
 }
 
 enum backend_status backend_mark_node(struct backend *b, const char *name, const char *node,

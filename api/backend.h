@@ -224,6 +224,13 @@ struct backend_ops {
      */
     enum backend_status (*mark_node)(struct backend *b, const char *name, const char *node,
                                      bool unmark, struct jobspec *out, struct api_error *err);
+    /*
+     * The server itself (trainjobd): verb NULL asks who runs it and where
+     * ({"user", "pid", "state_dir"}), "stop" asks it to stop, as its owner.
+     * *out is the reply (the caller's). NULL: the backend is no such server.
+     */
+    enum backend_status (*engine)(struct backend *b, const char *verb, json_t **out,
+                                  struct api_error *err);
     enum backend_status (*watch)(struct backend *b, backend_watch_fn fn, void *ctx,
                                  struct api_error *err);
     /*
@@ -324,6 +331,12 @@ enum backend_status backend_start(struct backend *b, const char *name, struct jo
                                   struct api_error *err);
 enum backend_status backend_delete(struct backend *b, const char *const *names, size_t n,
                                    struct batch_result *out, struct api_error *err);
+/*
+ * Asks the local engine about itself or to stop (see backend_ops.engine).
+ * Never starts an engine that is not running: BACKEND_UNREACHABLE says so.
+ */
+enum backend_status backend_engine(struct backend *b, const char *verb, json_t **out,
+                                   struct api_error *err);
 /* Marks node unschedulable for job name, or lifts the mark (see backend_ops.mark_node). */
 enum backend_status backend_mark_node(struct backend *b, const char *name, const char *node,
                                       bool unmark, struct jobspec *out, struct api_error *err);

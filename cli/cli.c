@@ -34,6 +34,8 @@ static const struct cli_verb verbs[] = {
     {"priority", "NAME LEVEL", "a job's new priority: NORMAL, HIGH or HIGHEST", cmd_priority},
     {"delete", "NAME...", "delete jobs, stopping their workers first", cmd_delete},
     {"node", "mark|unmark JOB NODE", "keep a job off a node, or lift that mark", cmd_node},
+    {"engine", "status|stop|start", "the local engine: is it running, stop it, start it",
+     cmd_engine},
     {"config", "SUBCOMMAND [NAME]", "contexts: get-contexts, current-context, use-context NAME",
      cmd_config},
     {"completion", "bash|zsh|fish", "print the shell completion script", cmd_completion},

@@ -55,6 +55,16 @@ const char *engine_key_user(const struct engine *eng, const char *access_key, co
 /* A line for the engine's log (stderr, or trainjobd.log when detached), time-stamped. */
 void engine_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* GET /trainjob/v1/engine: who runs this engine, its pid and state directory. */
+int engine_about(struct engine *eng, json_t **reply, struct api_error *err);
+/*
+ * POST /trainjob/v1/engine:stop: the engine's own user (no one else) stops
+ * it, as SIGTERM would, once the reply is on its way; engine_stopped_by says
+ * who asked.
+ */
+int engine_stop_request(struct engine *eng, const char *user, json_t **reply,
+                        struct api_error *err);
+const char *engine_stopped_by(const struct engine *eng);
 int engine_catalog(struct engine *eng, const char *user, json_t **reply, struct api_error *err);
 int engine_create_workspace(struct engine *eng, const char *user, const json_t *body,
                             json_t **reply, struct api_error *err);

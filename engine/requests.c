@@ -6,10 +6,12 @@
  */
 #include "engine/engine.h"
 
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "api/apierror.h"
 #include "api/catalog.h"
@@ -22,8 +24,10 @@
 #include "engine/cgroup.h"
 #include "engine/runas.h"
 #include "engine/state.h"
+#include "engine/stopmark.h"
 #include "engine/store.h"
 #include "util/fileio.h"
+#include "util/loop.h"
 #include "util/strbuf.h"
 #include "util/timefmt.h"
 #include "util/xalloc.h"
@@ -746,4 +750,42 @@ int engine_job_unmark_node(struct engine *eng, const char *user, const char *ws,
     }
     json_decref(root);
     return rc;
+}
+
+/* ---- the engine itself -------------------------------------------------- */
+
+int engine_about(struct engine *eng, json_t **reply, struct api_error *err)
+{
+    (void)err;
+    *reply = json_pack("{s:s,s:I,s:s}", "user", eng->cfg.engine_user, "pid", (json_int_t)getpid(),
+                       "state_dir", eng->state_dir);
+    return 200;
+}
+
+static void stop_now(void *ctx)
+{
+    loop_stop(ctx);
+}
+
+int engine_stop_request(struct engine *eng, const char *user, json_t **reply,
+                        struct api_error *err)
+{
+    if (strcmp(user, eng->cfg.engine_user) != 0)
+        return api_error_set(err, 403, "PermissionDenied", "",
+                             "only %s, who runs this engine, may stop it (you are %s)",
+                             eng->cfg.engine_user, user);
+    if (eng->stopped_by == NULL) {
+        struct passwd *pw = getpwnam(user);
+        eng->stopped_by = pw ? stopmark_who(pw->pw_uid) : xstrdup(user);
+        engine_log("stop asked by %s", eng->stopped_by);
+        /* A moment for the reply to leave before the server goes. */
+        loop_add_timer(eng->loop, 200, stop_now, eng->loop);
+    }
+    *reply = json_pack("{s:s,s:s}", "state", "STOPPING", "stopped_by", eng->stopped_by);
+    return 200;
+}
+
+const char *engine_stopped_by(const struct engine *eng)
+{
+    return eng ? eng->stopped_by : NULL;
 }

@@ -3,7 +3,7 @@
  *
  *   ACP  /compute/acp/data/v2/subscriptions/{sub}/resourceGroups/{rg}/zones/{zone}
  *        /workspaces/{ws}/trainingJobs[...]
- *   ours /trainjob/v1/catalog, /trainjob/v1/workspaces,
+ *   ours /trainjob/v1/catalog, /trainjob/v1/workspaces, /trainjob/v1/engine[:stop],
  *        /trainjob/v1/workspaces/{ws}/trainingJobs/{name}:start | :markNode | :unmarkNode | /events
  *        | /workers/{worker}/logs | /scalars?since=CURSOR&limit=BYTES[&follow=true]
  * (engine/scalars.h)
@@ -383,6 +383,18 @@ void routes_handle(struct engine *eng, const struct http_request *req, struct ht
             if (!is(req, "GET"))
                 return bad_method(resp, req);
             int st = engine_catalog(eng, req->user, &reply, &err);
+            return answer(resp, st, reply, &err);
+        }
+        if (n == 3 && strcmp(seg[2], "engine") == 0) {
+            if (!is(req, "GET"))
+                return bad_method(resp, req);
+            int st = engine_about(eng, &reply, &err);
+            return answer(resp, st, reply, &err);
+        }
+        if (n == 3 && strcmp(seg[2], "engine:stop") == 0) {
+            if (!is(req, "POST"))
+                return bad_method(resp, req);
+            int st = engine_stop_request(eng, req->user, &reply, &err);
             return answer(resp, st, reply, &err);
         }
         if (n == 3 && strcmp(seg[2], "workspaces") == 0) {

@@ -181,6 +181,7 @@ struct engine {
     struct runas *runas; /* who jobs run as (engine/runas) */
     struct store *store;
     struct loop *loop;
+    char *stopped_by; /* who asked it to stop (engine:stop), once asked: "NAME (uid N)" */
     struct ejob **jobs; /* in seq order */
     size_t job_count, job_cap;
     struct hmap by_name, by_uid; /* the jobs by (workspace, name) and by uid */
