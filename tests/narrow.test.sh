@@ -89,3 +89,16 @@ see_row "...its pool and spec" "tiny-one" "std" 5
 see_row "...its spec" "tiny-one" "gpu-1" 5
 # NODE comes from the workers the view has seen (a summary carries none): not asserted here.
 for j in ddp-demo-gloo-a ddp-demo-gloo-b tiny-one sweep-too-big; do tj delete "$j" >/dev/null 2>&1; done
+
+# `:ws nosuch` at 80 columns: the reason first, the hint after it, whole.
+start_tui 80 24 "--endpoint '$EP' top"
+see "top opens again" "tiny-one" 10
+keys : w s Space n o s u c h Enter
+sleep 2
+screen
+[ -n "$NARROW_SHOW" ] && cat "$TMP/screen" >&2
+status=$(sed -n 23p "$TMP/screen")
+case $status in
+*nosuch*"(r: ask again)") pass ":ws nosuch: the status line says why, then the hint (r: ask again)" ;;
+*) fail ":ws nosuch: the status line says why, then the hint (r: ask again)" "$status — $(cat "$TMP/screen")" ;;
+esac

@@ -585,7 +585,8 @@ static void draw_frame(struct monitor *m)
     const char *hint = NULL; /* kept whole at the end of the status line */
     char *note = NULL;
     struct strbuf stopped = STRBUF_INIT;
-    if (!status[0] && reason_below) { /* what did not fit in the title bar */
+    /* What did not fit in the title bar; over a passing note ("workspace nosuch"), not an error. */
+    if ((!status[0] || !status_error) && reason_below) {
         status = multi ? first_down_reason(m) : feed_error(monitor_cur(m)->feed);
         status_error = true;
         if (!multi && feed_state(monitor_cur(m)->feed) == FEED_REFUSED)
