@@ -598,7 +598,8 @@ static void submit(struct app *a)
  * A key inside a bracketed paste: a line break is text, not Enter. A field
  * of one line takes the first line only (the rest is not typed, and the
  * status line says so) so a paste never spreads over the next fields; the
- * startup script (multi-line) takes it all. A tab is typed as a space.
+ * startup script (multi-line) takes it all, tabs kept; elsewhere a tab is
+ * typed as a space.
  * Returns true when the key was used up here.
  */
 static bool paste_key(struct app *a, struct widget_key *k)
@@ -625,8 +626,12 @@ static bool paste_key(struct app *a, struct widget_key *k)
         a->paste_cut += line_break;
         return true;
     }
-    if (k->code == '\t')
-        k->code = ' ';
+    /* A tab stays a tab in the startup script (it keeps '\t'); a one-line field takes a space. */
+    if (k->code == '\t') {
+        bool text = !(a->help || a->prompt || a->confirm) && wizard_focus_multiline(a->wz);
+        k->is_function = text;
+        k->code = text ? WIDGET_KEY_TAB_TEXT : ' ';
+    }
     if (line_break && (a->help || a->prompt || a->confirm || !wizard_focus_multiline(a->wz))) {
         a->paste_cut = 1;
         return true;
