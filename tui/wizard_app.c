@@ -91,6 +91,7 @@ struct app {
     bool submitted;
     char *draft_path;
     char *draft_label; /* what the draft is of: "new job", "clone of X", "edit of F" */
+    char *context;     /* the context's name, kept in the draft (NULL: none) */
     bool draft_kept;   /* this run wrote the draft, or resumed one (it stays until submitted) */
     char *file;        /* the job file the form last came from or went to */
 
@@ -158,24 +159,30 @@ static void save_draft(struct app *a)
     if (!wizard_changed(a->wz))
         return;
     struct strbuf err = STRBUF_INIT;
-    if (drafts_write(a->draft_path, a->draft_label, wizard_job(a->wz), &err) != 0)
+    if (drafts_write(a->draft_path, a->draft_label, a->context, wizard_job(a->wz), &err) != 0)
         snprintf(a->status, sizeof a->status, "draft not saved: %.200s", strbuf_str(&err));
     else
         a->draft_kept = true;
     strbuf_free(&err);
 }
 
-/* Asks (in a dialog) whether to resume draft d; true for yes. */
-static bool ask_resume(struct app *a, const struct draft *dr)
+enum resume_answer { RESUME_IT, DISCARD_IT, KEEP_IT };
+
+/*
+ * Asks (in a dialog) whether to resume draft d: yes resumes it, no discards
+ * it, k starts afresh and keeps it for another time.
+ */
+static enum resume_answer ask_resume(struct app *a, const struct draft *dr)
 {
     char when[64], msg[640];
     drafts_when(dr->mtime, when, sizeof when);
     snprintf(msg, sizeof msg,
-             "An unfinished job (%.300s) from %s was saved.\nResume it? (No discards it.)",
+             "An unfinished job (%.300s) from %s was saved.\nResume it? (No discards it;\n"
+             "k starts afresh and keeps it.)",
              dr->label, when);
     struct dialog *d = dialog_new("Resume draft", msg, true);
     dialog_set_palette(d, &a->term.palette);
-    bool answer = false;
+    enum resume_answer answer = DISCARD_IT;
     for (;;) {
         bkgdset(' ' | a->term.role[THEME_ROLE_NORMAL]);
         erase();
@@ -188,9 +195,14 @@ static bool ask_resume(struct app *a, const struct draft *dr)
         struct widget_key k;
         bool done = false;
         while (term_read_key(&k)) {
+            if (!k.is_function && !k.alt && (k.code == 'k' || k.code == 'K')) {
+                answer = KEEP_IT;
+                done = true;
+                break;
+            }
             unsigned r = dialog_widget(d)->ops->key(dialog_widget(d), &k);
             if (r & WIDGET_ACTIVATE) {
-                answer = dialog_answer(d);
+                answer = dialog_answer(d) ? RESUME_IT : DISCARD_IT;
                 done = true;
                 break;
             }
@@ -822,16 +834,27 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
      */
     struct draft_list dl;
     drafts_list(ddir, &dl);
+    /* A draft typed against another context (another cluster) is not this one's to offer. */
+    a.context = have_session && s.rc.ctx.name ? xstrdup(s.rc.ctx.name) : NULL;
+    drafts_keep_context(&dl, a.context);
     long resume = -1;
     if (new_job && dl.count > 1) {
         resume = drafts_pick(&a.term, &dl, a.draft_label);
     } else {
         for (size_t i = 0; i < dl.count; i++)
             if (new_job || strcmp(dl.items[i].path, a.draft_path) == 0) {
-                if (ask_resume(&a, &dl.items[i]))
+                enum resume_answer ans = ask_resume(&a, &dl.items[i]);
+                if (ans == RESUME_IT) {
                     resume = (long)i;
-                else
+                } else if (ans == DISCARD_IT) {
                     unlink(dl.items[i].path);
+                } else if (strcmp(dl.items[i].path, a.draft_path) == 0) {
+                    /* Kept: this run writes a draft of its own beside it. */
+                    free(a.draft_path);
+                    a.draft_path = drafts_path(ddir, a.draft_label,
+                                               ((unsigned long)time(NULL) << 20) ^
+                                                   (unsigned long)getpid());
+                }
                 break;
             }
     }
@@ -916,6 +939,7 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
     }
     free(a.draft_path);
     free(a.draft_label);
+    free(a.context);
     if (have_session)
         session_close(&s);
     catalog_free(&cat);
