@@ -148,6 +148,7 @@ static void strip_create_body(json_t *job, bool trainjobd)
         "restart_count",
         "ready_workers",
         "faulty_workers",
+        "nodes",
         "root_mapping",
         "create_time",
         "start_time",

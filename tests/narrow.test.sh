@@ -87,8 +87,10 @@ start_tui 120 30 "--endpoint '$EP' top"
 see_row "the chosen columns show the job's user, pool, node and spec" "tiny-one" "$ME" 10
 see_row "...its pool and spec" "tiny-one" "std" 5
 see_row "...its spec" "tiny-one" "gpu-1" 5
-# NODE comes from the workers the view has seen (a summary carries none): not asserted here.
-for j in ddp-demo-gloo-a ddp-demo-gloo-b tiny-one sweep-too-big; do tj delete "$j" >/dev/null 2>&1; done
+see_row "...and the node it runs on (NODE, from the job summary)" "ddp-demo-gloo-a" "gpu-1" 5
+screen
+if grep "ddp-demo-gloo-a" "$TMP/screen" | grep -qE " n[12] "; then pass "...NODE names the node it runs on"; else
+    fail "...NODE names the node it runs on" "$(cat "$TMP/screen")"; fi
 
 # `:ws nosuch` at 80 columns: the reason first, the hint after it, whole.
 start_tui 80 24 "--endpoint '$EP' top"
@@ -102,3 +104,4 @@ case $status in
 *nosuch*"(r: ask again)") pass ":ws nosuch: the status line says why, then the hint (r: ask again)" ;;
 *) fail ":ws nosuch: the status line says why, then the hint (r: ask again)" "$status — $(cat "$TMP/screen")" ;;
 esac
+for j in ddp-demo-gloo-a ddp-demo-gloo-b tiny-one sweep-too-big; do tj delete "$j" >/dev/null 2>&1; done

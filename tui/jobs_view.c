@@ -149,9 +149,26 @@ static const char *clean(const char *s, char *scratch, size_t n)
     return scratch;
 }
 
-/* The nodes the job's workers are on: "n1", "n1 +2" for more; "-" when not known. */
+/*
+ * The nodes the job's workers are on: "n1", "n1 +2" for more; from the
+ * backend's summary (trainjobd's nodes), else the workers the view has
+ * seen; "-" when neither says.
+ */
 static const char *node_cell(const struct job_row *r, char *scratch, size_t n)
 {
+    if (r->nodes && *r->nodes) {
+        size_t first_len = strcspn(r->nodes, ",");
+        size_t more = 0;
+        for (const char *p = r->nodes; *p; p++)
+            more += *p == ',';
+        struct strbuf sb = STRBUF_INIT;
+        utf8_sanitize(&sb, r->nodes, first_len, 0);
+        if (more)
+            strbuf_addf(&sb, " +%zu", more);
+        snprintf(scratch, n, "%s", strbuf_str(&sb));
+        strbuf_free(&sb);
+        return scratch;
+    }
     const char *first = NULL;
     size_t more = 0;
     for (size_t i = 0; i < r->workers.count; i++) {

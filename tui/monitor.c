@@ -585,17 +585,24 @@ static void draw_frame(struct monitor *m)
     const char *hint = NULL; /* kept whole at the end of the status line */
     char *note = NULL;
     struct strbuf stopped = STRBUF_INIT;
-    /* What did not fit in the title bar; over a passing note ("workspace nosuch"), not an error. */
+    /*
+     * What did not fit in the title bar, after a passing note ("workspace
+     * nosuch: workspace 'nosuch' does not exist"), never over an error.
+     */
     if ((!status[0] || !status_error) && reason_below) {
-        status = multi ? first_down_reason(m) : feed_error(monitor_cur(m)->feed);
-        status_error = true;
-        if (!multi && feed_state(monitor_cur(m)->feed) == FEED_REFUSED)
-            hint = "(r: ask again)";
-        else if (!multi && (note = stopped_engine(monitor_cur(m))) != NULL) {
+        if (status[0])
+            strbuf_addf(&stopped, "%s: ", status);
+        if (!multi && (note = stopped_engine(monitor_cur(m))) != NULL) {
             strbuf_addf(&stopped, "engine stopped on purpose (%s)", note);
-            status = strbuf_str(&stopped);
             hint = "press X to start it";
+        } else {
+            const char *why = multi ? first_down_reason(m) : feed_error(monitor_cur(m)->feed);
+            strbuf_adds(&stopped, why);
+            if (!multi && feed_state(monitor_cur(m)->feed) == FEED_REFUSED)
+                hint = "(r: ask again)";
         }
+        status = strbuf_str(&stopped);
+        status_error = true;
     }
     if (status[0] && hint) { /* the reason first, cut where it must, then the hint */
         struct strbuf st = STRBUF_INIT;
