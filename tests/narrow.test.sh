@@ -104,4 +104,24 @@ case $status in
 *nosuch*"(r: ask again)") pass ":ws nosuch: the status line says why, then the hint (r: ask again)" ;;
 *) fail ":ws nosuch: the status line says why, then the hint (r: ask again)" "$status — $(cat "$TMP/screen")" ;;
 esac
+
+# Help at 80 columns: a long binding's text wraps instead of being cut at the edge.
+keys F1
+see "F1 opens the help" "Esc, q or F1 closes"
+: >"$TMP/help"
+n=0
+while [ $n -lt 8 ]; do
+    screen
+    cat "$TMP/screen" >>"$TMP/help"
+    keys NPage
+    n=$((n + 1))
+done
+[ -n "$NARROW_SHOW" ] && cat "$TMP/help" >&2
+if grep -q ':theme NAME' "$TMP/help" && grep -qE '(^| ):q *$' "$TMP/help"; then
+    pass "a help line too long for 80 columns wraps: its end (:q) is there"
+else
+    fail "a help line too long for 80 columns wraps: its end (:q) is there" "$(grep -A1 ':ws NAME' "$TMP/help" | head -4)"
+fi
+if grep -q '…' "$TMP/help"; then fail "...and no help line is cut" "$(grep '…' "$TMP/help" | head -3)"; else pass "...and no help line is cut"; fi
+keys Escape
 for j in ddp-demo-gloo-a ddp-demo-gloo-b tiny-one sweep-too-big; do tj delete "$j" >/dev/null 2>&1; done
