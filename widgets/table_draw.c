@@ -252,6 +252,23 @@ static void layout(struct table *t, int w)
             }
         }
     }
+    /* A column dropped whole comes back when the room its drop freed beyond need holds it. */
+    for (int keep = hi; t->drops && keep >= lo && need < avail; keep--) {
+        for (size_t c = 0; c < t->ncols && need < avail; c++) {
+            const struct column *col = &t->cols[c];
+            if (!col->drop || col->keep != keep || t->col_w[c] != 0)
+                continue;
+            int cw = t->nat[c] < col->min_w ? col->min_w : t->nat[c];
+            if (col->max_w > 0 && cw > col->max_w)
+                cw = col->max_w;
+            if (t->shown_w[c] < cw && t->cols[c].widest > 0) /* the room kept for unseen values */
+                cw = t->shown_w[c] < col->min_w ? col->min_w : t->shown_w[c];
+            if (need + cw + 1 <= avail) {
+                t->col_w[c] = cw;
+                need += cw + 1;
+            }
+        }
+    }
     if (t->drops && need < avail && nflex > 0) { /* dropping made more room than needed */
         long extra = avail - need, k = 0;
         for (size_t c = 0; c < t->ncols; c++)
