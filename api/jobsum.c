@@ -618,6 +618,8 @@ static int job_member(struct jp *p, void *obj)
     case 'n':
         if (is(p, "name"))
             return str_field(p, "name", &j->name);
+        if (is(p, "nodes"))
+            return str_field(p, "nodes", &j->nodes);
         break;
     case 'o':
         if (is(p, "ownership")) {
