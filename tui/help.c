@@ -33,6 +33,7 @@ struct help {
     size_t n, cap;
     int keys_w; /* cells of the widest key list */
     int top;    /* first line in view */
+    int end;    /* the first line not shown whole at the last draw */
     int rows;   /* screen rows for lines at the last draw */
     int w;      /* the screen's width at the last draw (0: not drawn yet) */
 };
@@ -186,6 +187,25 @@ void help_free(struct help *h)
     free(h);
 }
 
+/*
+ * The top of the page before the one starting at top: the lines that fill
+ * the rows above it, each whole (a line wraps over several rows).
+ */
+static long page_up(const struct help *h)
+{
+    int room = h->rows > 0 ? h->rows : 1;
+    long t = h->top;
+    while (t > 0 && room - line_rows(h, &h->lines[t - 1], h->w) >= 0)
+        room -= line_rows(h, &h->lines[--t], h->w);
+    return t < h->top ? t : h->top - 1;
+}
+
+/* The top of the next page: the first line the last draw did not show whole. */
+static long page_down(const struct help *h)
+{
+    return h->end > h->top ? h->end : h->top + 1;
+}
+
 /* Scrolls to top, kept within the text: the last top shows the last line at the bottom. */
 static void scroll_to(struct help *h, long top)
 {
@@ -205,7 +225,6 @@ static void scroll_to(struct help *h, long top)
 
 bool help_key(struct help *h, const struct widget_key *k)
 {
-    int page = h->rows > 1 ? h->rows - 1 : 1;
     if (!k->alt && ((!k->is_function && (k->code == 27 || k->code == 'q')) ||
                     (k->is_function && k->code == KEY_F(1))))
         return true;
@@ -222,10 +241,10 @@ bool help_key(struct help *h, const struct widget_key *k)
             scroll_to(h, h->top + 1);
             break;
         case KEY_PPAGE:
-            scroll_to(h, h->top - page);
+            scroll_to(h, page_up(h));
             break;
         case KEY_NPAGE:
-            scroll_to(h, h->top + page);
+            scroll_to(h, page_down(h));
             break;
         case KEY_HOME:
             scroll_to(h, 0);
@@ -239,7 +258,7 @@ bool help_key(struct help *h, const struct widget_key *k)
     } else if (k->code == 'j') {
         scroll_to(h, h->top + 1);
     } else if (k->code == ' ') {
-        scroll_to(h, h->top + page);
+        scroll_to(h, page_down(h));
     }
     return false;
 }
@@ -279,19 +298,22 @@ void help_draw(struct help *h, const struct term *t)
     scroll_to(h, h->top);
     int y = 2, end = 2 + h->rows;
     size_t last = (size_t)h->top;
+    h->end = h->top;
     for (; last < h->n && y < end; last++) {
         int r = line_rows(h, &h->lines[last], w);
-        if (r > end - y)
+        if (r <= end - y)
+            h->end = (int)last + 1;
+        else
             r = end - y;
         draw_line(h, &h->lines[last], t, y, w, r);
         y += r;
     }
     char foot[160] = " Esc, q or F1 closes";
-    if (h->top > 0 || last < h->n) { /* it scrolls: say so, and where we are */
+    if (h->top > 0 || (size_t)h->end < h->n) { /* it scrolls: say so, and where we are */
         size_t len = strlen(foot);
         snprintf(foot + len, sizeof foot - len,
-                 " · Up/Down, PgUp/PgDn scroll · lines %d-%zu of %zu", h->top + 1,
-                 last < h->n ? last : h->n, h->n);
+                 " · Up/Down, PgUp/PgDn scroll · lines %d-%d of %zu", h->top + 1, h->end,
+                 h->n);
     }
     attrset(t->role[THEME_ROLE_KEYBAR_LABEL]);
     widget_blank(stdscr, lines - 1, 0, w);
