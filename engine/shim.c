@@ -166,11 +166,11 @@ _Noreturn void shim_fail(const char *fmt, ...)
 
 static _Noreturn void usage(const char *why)
 {
-    shim_fail(
-        "%s\nusage: trainjob-shim --status FILE --log FILE --log-cap BYTES --script-file FILE "
-        "[--cwd DIR] [--sandbox] [--bwrap PATH] [--user UID:GID[:GID,...]] "
-        "[--bind SRC:DST[:ro]]... [--volume NAME ROOT SUBDIR DST ro|rw]... [--cgroup DIR]...",
-        why);
+    shim_fail("%s\nusage: trainjob-shim --status FILE --log FILE --log-cap BYTES "
+              "(--script-fd N | --script-file FILE) "
+              "[--cwd DIR] [--sandbox] [--bwrap PATH] [--user UID:GID[:GID,...]] "
+              "[--bind SRC:DST[:ro]]... [--volume NAME ROOT SUBDIR DST ro|rw]... [--cgroup DIR]...",
+              why);
 }
 
 /* Splits SRC:DST[:ro] (also :rw) into a bind; both paths absolute. */
