@@ -74,7 +74,7 @@ expect_grep "...naming both" "$TMP/err" "no tag matches --tag 'nosuch', 'acc*'"
 run "$TRAINJOB_BIN" metrics --help
 expect_grep "--help shows the pattern rule" "$TMP/out" "('loss*' picks"
 check "trainjob(1) documents the rule" grep -q "last part" doc/trainjob.1.scd
-check "the README documents the rule" grep -q "last part" README.md
+check "doc/commands.md (the README's pointer for commands) documents the rule" grep -q "last part" doc/commands.md
 
 # ---- --logdir, no job ------------------------------------------------------------
 

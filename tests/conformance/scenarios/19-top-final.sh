@@ -25,8 +25,8 @@ scenario_top_final() {
     n=0
     while [ $n -lt 75 ]; do
         screen
-        m=$(grep -E 'master-0 ' "$TMP/screen" | head -n 1)
-        w=$(grep -E 'worker-0 ' "$TMP/screen" | head -n 1)
+        m=$(grep -E '^ *master-0 ' "$TMP/screen" | head -n 1)
+        w=$(grep -E '^ *worker-0 ' "$TMP/screen" | head -n 1)
         case "$m|$w" in *Succeeded*"|"*Succeeded*) break ;; esac
         sleep 0.2
         n=$((n + 1))
