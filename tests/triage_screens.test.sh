@@ -178,6 +178,13 @@ capture job-ddp-fail
 see "the workers pane titles LAST STATE" "LAST STATE"
 see_row "master-0 shows its last exit and what was done" "master-0" "exit 1 (RESTART_JOB"
 see_row "worker-0 shows its exit 201 and what was done" "worker-0" "exit 201 (RESTART_POD"
+# HELD DEVICES holds "-": its title gives way to HELD (RESTARTS' to RST), not LAST STATE's text.
+see_row "at 80 columns worker-0's last state is whole" "worker-0 worker" "exit 201 (RESTART_POD, rule 1)"
+see_row "...and master-0's" "master-0 master" "exit 1 (RESTART_JOB, default rule)"
+see_row "...the header abbreviates what holds little" "NAME" "LAST STATE"
+if grep -q "  HELD  *AGE" "$TMP/screen" && ! grep -q "HELD DEVICES" "$TMP/screen"; then
+    pass "...HELD for HELD DEVICES"
+else fail "...HELD for HELD DEVICES" "$(cat "$TMP/screen")"; fi
 see "the pane's title gives the cursor's worker's last state in full" \
     "Workers 2 · master-0 last: exit 1 (RESTART_JOB, default rule)"
 keys Down

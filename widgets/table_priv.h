@@ -41,8 +41,10 @@ struct column {
     int title_w;
     int min_w, max_w; /* max_w 0: flexible */
     bool right;
-    int keep; /* table_set_keep: gives way before columns of higher keep */
-    int widest; /* table_set_widest: the natural width is at least this */
+    int keep;          /* table_set_keep: gives way before columns of higher keep */
+    int widest;        /* table_set_widest: the natural width is at least this */
+    char *short_title; /* table_set_short_title: drawn when the title does not fit, or NULL */
+    int short_w;
 };
 
 /* One filter term: text folded to ASCII lower case. */
@@ -102,6 +104,7 @@ struct table {
     struct strbuf text;
     int *nat, *col_x, *col_w;
     int *shown_w; /* the natural widths by the screen's cells alone (no widest) */
+    int *cells_w; /* the widest cell on the screen, the title aside (table_set_short_title) */
     wchar_t *wbuf;
     size_t wbuf_cap;
 
