@@ -91,8 +91,7 @@ static int open_sub(int dfd, const char *sub, uid_t owner)
 
 /* ---- the directories above a job's (sshd's StrictModes) ------------------- */
 
-/* The user a uid is, for a message ("uid 1002" when it has no name). */
-static void user_words(uid_t uid, struct strbuf *out)
+void slurm_user_words(uid_t uid, struct strbuf *out)
 {
     struct passwd *pw = getpwuid(uid);
     if (pw)
@@ -119,7 +118,7 @@ static bool dir_trusted(const char *what, const char *path, const struct stat *s
     }
     if (!slurm_owner_ok(st->st_uid, owner)) {
         strbuf_addf(why, "%s %s is owned by ", what, path);
-        user_words(st->st_uid, why);
+        slurm_user_words(st->st_uid, why);
         strbuf_adds(why, ", not by you or root: its owner could rename what it holds and put "
                          "another directory in its place; use a directory of your own or ask "
                          "for it to be owned by root");

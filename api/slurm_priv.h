@@ -234,6 +234,8 @@ static inline bool slurm_safe_component(const char *s)
 size_t slurm_workers_from_dir(const char *dir, uid_t owner, struct worker_list *out);
 enum backend_status slurm_workers(struct backend *b, const char *name, struct worker_list *out,
                                   struct api_error *err);
+/* The user a uid is, for a message ("uid 1002" when it has no name). */
+void slurm_user_words(uid_t uid, struct strbuf *out);
 /* The events of a run of events.jsonl's lines (cut: buf starts inside its first line). */
 size_t slurm_events_parse(const char *buf, size_t len, bool cut, const char *job,
                           struct job_event_list *out);

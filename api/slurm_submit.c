@@ -250,9 +250,13 @@ static int make_job_dir(struct slurm *s, struct backend *b, const char *dir, boo
     return 0;
 }
 
-/* Appends one event of the driver's own (submit, stop) to the job's events.jsonl, as the job's user
- * owns it. */
-static void append_event(struct slurm *s, const char *dir, const char *reason, const char *message)
+/*
+ * Appends one event of the driver's own (submit, stop, priority) to the job's
+ * events.jsonl, as the job's user owns it; kind (api/jobstatus.h's name, or
+ * NULL: the reason says it) is for a reason the reader does not map.
+ */
+static void append_event(struct slurm *s, const char *dir, const char *reason, const char *kind,
+                         const char *message)
 {
     int dfd = slurm_open_dir_nofollow(dir);
     if (dfd < 0)
@@ -273,6 +277,8 @@ static void append_event(struct slurm *s, const char *dir, const char *reason, c
     time_rfc3339(time_now_ms(), now);
     json_t *e = json_pack("{s:s, s:s, s:s, s:s}", "time", now, "type", "Normal", "reason", reason,
                           "message", message);
+    if (kind)
+        json_object_set_new(e, "kind", json_string(kind));
     char *line = json_dumps(e, JSON_COMPACT);
     struct strbuf sb = STRBUF_INIT;
     strbuf_adds(&sb, line);
@@ -519,7 +525,7 @@ static enum backend_status submit(struct backend *b, const struct jobspec *job, 
         char *m = xasprintf("submitted as Slurm job %lld to partition %s: %d node(s), %s each",
                             (long long)id, job->resource_pool.name,
                             jobspec_worker(job)->total_replicas, spec->name);
-        append_event(s, dir, fresh ? "Submitted" : "Started", m);
+        append_event(s, dir, fresh ? "Submitted" : "Started", NULL, m);
         free(m);
     } else if (made) {
         /* Refused: a job Slurm queued all the same is cancelled before the directory goes. */
@@ -634,6 +640,16 @@ static enum backend_status cancel(struct backend *b, int64_t id, struct api_erro
     return st;
 }
 
+/*
+ * Who asks, for a job's events ("stopped by alice"): the login name of the
+ * user this client runs as, never the context's user: a context's words are
+ * its writer's, and only the job's owner can write its events.jsonl anyway.
+ */
+static void requester(struct strbuf *out)
+{
+    slurm_user_words(getuid(), out);
+}
+
 enum backend_status slurm_stop(struct backend *b, const char *const *names, size_t n,
                                struct batch_result *out, struct api_error *err)
 {
@@ -657,11 +673,14 @@ enum backend_status slurm_stop(struct backend *b, const char *const *names, size
         if (ids[i] == 0)
             continue;
         char *dir = slurm_jobdir_path(driver(b)->jobs_dir, b->target.workspace, names[i]);
-        char *m = xasprintf("stop: Slurm job %lld cancelled (SIGTERM to every step, SIGKILL "
-                            "after the cluster's KillWait)",
-                            (long long)ids[i]);
+        struct strbuf who = STRBUF_INIT;
+        requester(&who);
+        char *m = xasprintf("stopped by %s: Slurm job %lld cancelled (SIGTERM to every step, "
+                            "SIGKILL after the cluster's KillWait)",
+                            strbuf_str(&who), (long long)ids[i]);
+        strbuf_free(&who);
         if (dir)
-            append_event(driver(b), dir, "Stopped", m);
+            append_event(driver(b), dir, "Stopped", NULL, m);
         free(m);
         free(dir);
     }
@@ -883,12 +902,17 @@ enum backend_status slurm_update(struct backend *b, const char *name, const stru
         if (write_job_json(dir, &job, false, err) != 0)
             st = BACKEND_REJECTED;
         else if (reprioritise) {
-            char *m = slurm_id ? xasprintf("priority %s: Slurm job %lld now has QOS %s",
-                                           enum_name(&priority_names, (int)u->priority),
-                                           (long long)slurm_id, qos && *qos ? qos : "(the default)")
-                               : xasprintf("priority %s: from the next start",
-                                           enum_name(&priority_names, (int)u->priority));
-            append_event(s, dir, "PriorityChanged", m);
+            struct strbuf who = STRBUF_INIT;
+            requester(&who);
+            const char *from = enum_name(&priority_names, (int)was);
+            const char *to = enum_name(&priority_names, (int)u->priority);
+            char *m = slurm_id ? xasprintf("priority %s → %s by %s: Slurm job %lld now has QOS %s",
+                                           from, to, strbuf_str(&who), (long long)slurm_id,
+                                           qos && *qos ? qos : "(the default)")
+                               : xasprintf("priority %s → %s by %s: from the next start", from, to,
+                                           strbuf_str(&who));
+            strbuf_free(&who);
+            append_event(s, dir, "PriorityChanged", "UPDATED", m);
             free(m);
         }
     }

@@ -101,6 +101,9 @@ int cmd_submit(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
 int cmd_apply(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 /* get (cli/cmd_get.c) and describe (cli/cmd_describe.c). */
 int cmd_get(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
+/* get's --sort-by fields for kind ("jobs", "workers", "events", singular too), NULL-ended;
+ * NULL for a kind that has none. */
+const char *const *get_sort_fields(const char *kind);
 int cmd_describe(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 int cmd_logs(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 int cmd_stop(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);

@@ -306,6 +306,30 @@ static void offer_themes(struct offer *o)
     free(names);
 }
 
+/* get's --sort-by fields: those of the kind typed (get workers: last-state...), every kind's
+ * when none is, each once; the lists are cmd_get's own. */
+static void offer_sort_fields(const char *kind, struct offer *o)
+{
+    const char *const *one = get_sort_fields(kind);
+    if (one) {
+        for (size_t i = 0; one[i]; i++)
+            offer(o, one[i]);
+        return;
+    }
+    static const char *const kinds[] = {"jobs", "workers", "events"};
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        const char *const *f = get_sort_fields(kinds[k]);
+        for (size_t i = 0; f[i]; i++) {
+            bool seen = false;
+            for (size_t e = 0; e < k && !seen; e++)
+                for (const char *const *p = get_sort_fields(kinds[e]); *p && !seen; p++)
+                    seen = strcmp(*p, f[i]) == 0;
+            if (!seen)
+                offer(o, f[i]);
+        }
+    }
+}
+
 /* ---- what the command line asks for ------------------------------------- */
 
 /* The value of option opt (the word before the one being completed). */
@@ -329,9 +353,7 @@ static void offer_value(const struct cli_globals *g, const char *verb, const cha
                       : strcmp(verb, "metrics") == 0 ? "table csv json"
                                                      : "yaml json");
     else if (strcmp(opt, "--sort-by") == 0)
-        offer_list(o, "name created state priority restarts pool user display-name type workers "
-                      "age reason id node phase role exit held-devices ip host-ip time kind "
-                      "message");
+        offer_sort_fields(first_arg, o);
     else if (strcmp(opt, "--logdir") == 0)
         fputs(":files\n", o->out);
     else if (strcmp(opt, "--target") == 0 && strcmp(verb, "render") == 0)

@@ -109,6 +109,47 @@ static void field(struct strbuf *page, const char *key, const char *value, int w
     wrap(page, prefix, value, width);
 }
 
+/*
+ * A command of several lines as kubectl shows a container's args: "Command:"
+ * alone, then each line under it, indented, as written (sanitized; a tab to
+ * the next stop of 8, so indentation reads as in the file). A command of one
+ * line is a field as any other.
+ */
+static void command_field(struct strbuf *page, const char *key, const char *script, int width)
+{
+    size_t len = script ? strlen(script) : 0;
+    while (len && script[len - 1] == '\n')
+        len--;
+    if (!len || !memchr(script, '\n', len)) {
+        field(page, key, script, width);
+        return;
+    }
+    struct strbuf line = STRBUF_INIT;
+    strbuf_adds(page, key);
+    strbuf_addc(page, '\n');
+    for (const char *s = script, *end = script + len; s <= end;) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+        strbuf_reset(&line);
+        utf8_sanitize(&line, s, n, UTF8_KEEP_TAB);
+        strbuf_adds(page, "    ");
+        size_t col = 0;
+        for (size_t i = 0; i < line.len; i++) {
+            if (line.buf[i] == '\t') {
+                do
+                    strbuf_addc(page, ' ');
+                while (++col % 8);
+            } else {
+                strbuf_addc(page, line.buf[i]);
+                col++;
+            }
+        }
+        strbuf_addc(page, '\n');
+        s += n + 1;
+    }
+    strbuf_free(&line);
+}
+
 /* Whether an event changed the job's state (for the history). */
 static bool is_state_change(const struct job_event *ev)
 {
@@ -231,7 +272,7 @@ static void describe_spec(struct strbuf *page, const struct jobspec *j,
             strbuf_addf(&v, " (%d ready)", (int)j->ready_workers);
         field(page, "Workers:", strbuf_str(&v), width);
         field(page, "Image:", r->image_path, width);
-        field(page, "Command:", r->startup_script, width);
+        command_field(page, "Command:", r->startup_script, width);
     }
     strbuf_reset(&v);
     int32_t lim = j->fault_tolerance.has_backoff_limit ? j->fault_tolerance.backoff_limit : 0;

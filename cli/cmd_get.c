@@ -82,6 +82,19 @@ static const char *const *sort_fields(enum get_what what)
                                  : NULL;
 }
 
+const char *const *get_sort_fields(const char *kind)
+{
+    if (!kind)
+        return NULL;
+    if (strcmp(kind, "jobs") == 0 || strcmp(kind, "job") == 0)
+        return job_sort_fields;
+    if (strcmp(kind, "workers") == 0 || strcmp(kind, "worker") == 0)
+        return worker_sort_fields;
+    if (strcmp(kind, "events") == 0 || strcmp(kind, "event") == 0)
+        return event_sort_fields;
+    return NULL;
+}
+
 static int cmp_str(const char *a, const char *b)
 {
     return strcmp(a ? a : "", b ? b : "");

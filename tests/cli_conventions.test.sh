@@ -152,6 +152,32 @@ if [ "$(LC_ALL=C.UTF-8 wc -L <"$TMP/out")" -le 80 ]; then
     pass "describe wraps at 80 columns without a terminal"
 else fail "describe wraps at 80 columns without a terminal" "$(LC_ALL=C.UTF-8 wc -L <"$TMP/out")"; fi
 expect_grep "the long display name is wrapped, not cut" "$TMP/out" "eighty columns"
+# A command of several lines reads as written, line by line under Command:
+# (kubectl's args), a tab to the next stop of 8, a terminal escape shown
+# escaped: `ls -laif [ -d …` run together was what describe printed.
+cat >"$TMP/multi.yaml" <<'EOF'
+name: multi
+display_name: multi
+framework: PYTORCH_DDP
+resource_pool: {name: std}
+roles:
+  - total_replicas: 1
+    resource_spec: [{name: cpu-1}]
+    image_path: local/host
+    startup_script: "ls -laif\n[ -d /tmp ] && echo ok\n\tif true; then echo \e[31mred; fi\n"
+EOF
+run "$tj" $E submit -f "$TMP/multi.yaml"
+expect_rc "submit a job of a multi-line command" 0
+run "$tj" $E describe job multi
+expect_rc "describe job multi" 0
+if grep -qx 'Command:' "$TMP/out" && grep -A3 -x 'Command:' "$TMP/out" >"$TMP/cmd" &&
+    [ "$(sed -n 2p "$TMP/cmd")" = "    ls -laif" ] &&
+    [ "$(sed -n 3p "$TMP/cmd")" = "    [ -d /tmp ] && echo ok" ] &&
+    sed -n 4p "$TMP/cmd" | grep -q '^            if true; then echo .*red; fi$'; then
+    pass "describe shows a multi-line command as a block, line by line, the tab as indentation"
+else fail "describe shows a multi-line command as a block, line by line, the tab as indentation" "$(cat "$TMP/out")"; fi
+if grep -q "$(printf '\033')" "$TMP/out"; then fail "...the command's escape is not sent to the terminal" "$(od -c "$TMP/cmd" | head)"; else
+    pass "...the command's escape is not sent to the terminal"; fi
 run "$tj" $E describe job no-such-job
 expect_rc "describe of an unknown job exits 1" 1
 run "$tj" $E describe pod x

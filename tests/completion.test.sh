@@ -6,7 +6,9 @@
 #    --watch --mine --user (and --state);
 #  - describe <Tab>: job, then the job names; describe's own --help;
 #  - metrics -o <Tab>: table csv json, not yaml (which metrics refuses);
-#  - logs' options, --timestamps and --since among them.
+#  - logs' options, --timestamps and --since among them;
+#  - get workers --sort-by <Tab>: the workers' fields, last-state among them
+#    (get jobs': the jobs' only).
 # The engine is started here on temp dirs and a Unix socket, stopped by pid.
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
@@ -73,6 +75,14 @@ for sh in bash zsh fish; do
     offers "get <Tab> offers every kind, catalog too" $sh jobs job workers events catalog -- trainjob get ""
     offers "get jobs -o <Tab> offers name" $sh wide json yaml name -- trainjob get jobs -o ""
     offers "get's options" $sh --no-headers --sort-by --watch --mine --user --state -- trainjob get jobs --
+    offers "get workers --sort-by <Tab> offers last-state" $sh last-state exit held-devices name \
+        -- trainjob get workers made --sort-by ""
+    offers "get jobs --sort-by <Tab> offers the jobs' columns" $sh display-name reason id \
+        -- trainjob get jobs --sort-by ""
+    complete $sh trainjob get jobs --sort-by "" >"$TMP/cand"
+    expect_no_grep "$sh: ...not a worker's last-state" "$TMP/cand" last-state
+    offers "get --sort-by <Tab> with no kind offers every kind's" $sh last-state display-name kind \
+        -- trainjob get --sort-by ""
     offers "describe <Tab> offers job" $sh job -- trainjob describe ""
     offers "describe job <Tab> offers the job" $sh made -- trainjob describe job ""
     offers "describe's option" $sh --help -- trainjob describe job made --

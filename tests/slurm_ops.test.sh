@@ -6,6 +6,9 @@
 #   priority: a pending job's priority changes through the context's qos:
 #     map (Slurm's job update sets the QOS) and the job shows it; a running
 #     job's change is refused naming why; a priority the map lacks is refused;
+#     each change and a stop are events naming alice ("priority NORMAL → HIGH
+#     by tj-alice", "stopped by tj-alice"), and bob, a teammate, can put
+#     nothing of his into her job's events;
 #   metrics: `metrics NAME` (table, csv, -f) reads the job's TensorBoard log
 #     directory on a volume the context names; a log path bob turned into a
 #     symlink to his own directory is refused, nothing of his read;
@@ -113,6 +116,10 @@ if awk '$1 == "waits" && /HIGH/ { f = 1 } END { exit !f }' "$TMP/out"; then pass
 fi
 run alice get events waits
 expect_grep "...its events say it" "$TMP/out" "now has QOS high"
+expect_grep "...from what to what and who asked, as trainjobd's do" "$TMP/out" \
+    "priority NORMAL → HIGH by $TJ_ALICE: Slurm job"
+run alice get events waits -o json
+expect_grep "...an event of kind UPDATED" "$TMP/out" '"kind": "UPDATED"'
 run alice priority waits HIGHEST
 expect_rc "HIGHEST, which the context maps to no QOS, is refused" 1
 expect_grep "...naming scheduling.priority" "$TMP/err" "scheduling.priority"
@@ -121,6 +128,32 @@ run alice priority waits normal
 expect_rc "back to NORMAL" 0
 q=$(squeue_of waits %q)
 if [ "$q" = normal ]; then pass "...Slurm's job has QOS normal again"; else fail "...Slurm's job has QOS normal again" "QOS '$q'"; fi
+run alice get events waits
+expect_grep "...and its events say who set it back" "$TMP/out" "priority HIGH → NORMAL by $TJ_ALICE"
+# bob, a teammate, cannot put words of his into alice's job's events: not by
+# writing the file (the job directory is hers alone), not through a context
+# of his that claims to be hers (his token is his: Slurm refuses it).
+as_user "$TJ_BOB" sh -c "printf '%s\n' '{\"reason\":\"Stopped\",\"message\":\"stopped by forged\"}' >>$JOBS/team/waits/events.jsonl" 2>/dev/null &&
+    fail "bob cannot append to alice's events.jsonl" "he could" || pass "bob cannot append to alice's events.jsonl"
+B=$TMP/$TJ_BOB
+shared_tmp "$B"
+scontrol token username="$TJ_BOB" lifespan=3600 | sed -n 's/^SLURM_JWT=//p' >"$B/token"
+sed -e "s|token_file: .*|token_file: $B/token|" "$A/config.yaml" >"$B/config.yaml"
+chown -R "$TJ_BOB" "$B"
+chmod 600 "$B/token"
+run as_user "$TJ_BOB" env TRAINJOB_CONFIG="$B/config.yaml" "$TRAINJOB_BIN" stop waits
+run as_user "$TJ_BOB" env TRAINJOB_CONFIG="$B/config.yaml" "$TRAINJOB_BIN" priority waits HIGH
+run alice get events waits
+expect_no_grep "...and alice's events name nobody but her" "$TMP/out" "$TJ_BOB"
+expect_no_grep "...nor what bob wrote" "$TMP/out" "forged"
+run alice get jobs
+if awk '$1 == "waits" && /NORMAL/ && !/STOPP/ { f = 1 } END { exit !f }' "$TMP/out"; then
+    pass "...and the job is as she left it"
+else fail "...and the job is as she left it" "$(cat "$TMP/out")"; fi
+run alice stop waits
+expect_rc "alice stops her waiting job" 0
+run alice get events waits
+expect_grep "...its events say who stopped it" "$TMP/out" "stopped by $TJ_ALICE: Slurm job"
 run alice priority fill HIGH
 q=$(squeue_of fill %q)
 if [ "$rc" -eq 1 ] && grep -q "pending job only" "$TMP/err" && [ "$q" = normal ]; then

@@ -17,6 +17,7 @@
 
 #include <fcntl.h>
 #include <jansson.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1245,7 +1246,8 @@ static void send_on_loop(struct backend *b, enum backend_op op, const char *name
     loop_free(lp);
 }
 
-/* stop and delete on the loop: each request made once, one event, a wait on the loop's timer. */
+/* stop and delete on the loop: each request made once, one event naming who stopped, a wait on
+ * the loop's timer. */
 static void stop_and_delete_on_the_loop(void **state)
 {
     (void)state;
@@ -1265,11 +1267,19 @@ static void stop_and_delete_on_the_loop(void **state)
     FILE *fp = fopen(events, "r");
     assert_non_null(fp);
     char line[1024];
-    int stopped = 0;
-    while (fgets(line, sizeof line, fp))
+    int stopped = 0, by_me = 0;
+    /* It names who asked: the user this process runs as. */
+    struct passwd *pw = getpwuid(getuid());
+    assert_non_null(pw);
+    char *said = xasprintf("\"stopped by %s: Slurm job 3 cancelled", pw->pw_name);
+    while (fgets(line, sizeof line, fp)) {
         stopped += strstr(line, "\"Stopped\"") != NULL;
+        by_me += strstr(line, said) != NULL;
+    }
     fclose(fp);
+    free(said);
     assert_int_equal(stopped, 1);
+    assert_int_equal(by_me, 1);
     backend_free(b);
     fake_free(&f);
 

@@ -1,7 +1,8 @@
 /*
  * test_table: the table widget over rows a fixture owns, drawn into an
  * off-screen terminal (newterm on /dev/null) and read back cell by cell:
- * header and rows, column widths and CJK truncation, sorting by text and
+ * header and rows, column widths and CJK truncation, a short title where
+ * the room is short, sorting by text and
  * by numbers (durations too) both ways, the cursor and marks following
  * their row key across sorts and refreshes, the filter (substrings,
  * `col=value` terms, unknown columns), the keys and their result bits,
@@ -391,6 +392,33 @@ static void test_keep_order_when_narrow(void **state)
     char *reason = text_at(3, 0, 50); /* job-c: its reason gets the room left, at least 6 */
     assert_non_null(strstr(reason, "quota"));
     free(reason);
+    table_free(t);
+}
+
+/* A title wider than its cells gives way first, to a short title, before a cell is cut. */
+static void test_short_title_when_narrow(void **state)
+{
+    struct fixture fx;
+    fx_fill(&fx);
+    struct table *t = table_new(&fx_source, &fx, job_columns, NCOLS);
+    table_set_short_title(t, RESTARTS, "RST");
+    werase(win);
+    table_widget(t)->ops->draw(table_widget(t), win, 0, 0, WIN_W, false);
+    char *head = text_at(0, 0, WIN_W);
+    assert_non_null(strstr(head, "RESTARTS")); /* room enough: the whole title */
+    free(head);
+    werase(win);
+    table_widget(t)->ops->draw(table_widget(t), win, 0, 0, 60, false);
+    head = text_at(0, 0, 60);
+    assert_null(strstr(head, "RESTARTS"));
+    assert_non_null(strstr(head, "RST REASON")); /* right-aligned, as wide as it needs */
+    free(head);
+    char *reason = text_at(3, 0, 60); /* job-c's reason, whole where RESTARTS gave way */
+    assert_non_null(strstr(reason, "quota exceeded"));
+    free(reason);
+    char *restarts = text_at(2, 0, 60); /* job-b's 10 restarts, still whole */
+    assert_non_null(strstr(restarts, " 10 "));
+    free(restarts);
     table_free(t);
 }
 
@@ -1068,6 +1096,7 @@ int main(void)
         cmocka_unit_test(test_cjk_widths_and_cut),
         cmocka_unit_test(test_keep_order_when_narrow),
         cmocka_unit_test(test_drop_whole_keep_distinct),
+        cmocka_unit_test(test_short_title_when_narrow),
         cmocka_unit_test(test_sort_text_column),
         cmocka_unit_test(test_sort_numeric_column),
         cmocka_unit_test(test_owner_compare),

@@ -178,6 +178,13 @@ capture job-ddp-fail
 see "the workers pane titles LAST STATE" "LAST STATE"
 see_row "master-0 shows its last exit and what was done" "master-0" "exit 1 (RESTART_JOB"
 see_row "worker-0 shows its exit 201 and what was done" "worker-0" "exit 201 (RESTART_POD"
+# HELD DEVICES holds "-": its title gives way to HELD (RESTARTS' to RST), not LAST STATE's text.
+see_row "at 80 columns worker-0's last state is whole" "worker-0 worker" "exit 201 (RESTART_POD, rule 1)"
+see_row "...and master-0's" "master-0 master" "exit 1 (RESTART_JOB, default rule)"
+see_row "...the header abbreviates what holds little" "NAME" "LAST STATE"
+if grep -q "  HELD  *AGE" "$TMP/screen" && ! grep -q "HELD DEVICES" "$TMP/screen"; then
+    pass "...HELD for HELD DEVICES"
+else fail "...HELD for HELD DEVICES" "$(cat "$TMP/screen")"; fi
 see "the pane's title gives the cursor's worker's last state in full" \
     "Workers 2 · master-0 last: exit 1 (RESTART_JOB, default rule)"
 keys Down
@@ -190,6 +197,19 @@ sleep 1
 capture job-fail-job
 see_row "the FAIL_JOB job's worker shows its exit and rule" "master-0" "exit 3 (FAIL_JOB, rule"
 see "...in full in the pane's title" "master-0 last: exit 3 (FAIL_JOB, rule 1)"
+# The summary's age is the job's, since it was created (as AGE in the jobs
+# view), not a figure of another job or a stale screen: within 5 s of it
+# (the screen is read before the job is asked for, on a loaded machine).
+created=$(tj get job fail-job -o json | jq -r '.create_time // empty')
+# "age 1m5s" as seconds
+shown=$(sed -n 's/.*· age \([0-9hms]*\)$/\1/p' "$TMP/screen" | head -n 1 |
+    awk '{ n = 0; t = 0; for (i = 1; i <= length($0); i++) { c = substr($0, i, 1)
+           if (c ~ /[0-9]/) n = n * 10 + c; else { t += n * (c == "h" ? 3600 : c == "m" ? 60 : 1); n = 0 } }
+           if (length($0)) print t }')
+real=$(($(date +%s) - $(date -d "${created:-now}" +%s)))
+if [ -n "$created" ] && [ -n "$shown" ] && [ $((shown - real)) -le 5 ] && [ $((real - shown)) -le 5 ]; then
+    pass "the FAIL_JOB job's summary gives its own age (${shown}s, created ${real}s ago)"
+else fail "the FAIL_JOB job's summary gives its own age" "shown '${shown}'s, created '$created' (${real}s ago)"; fi
 keys q
 
 # ---- finished: the reason is the end -----------------------------------------

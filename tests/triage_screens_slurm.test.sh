@@ -127,6 +127,10 @@ capture job-ddp-fail
 see_row "the job screen shows master-0's last exit and action" "master-0" "exit 1 (RESTART_JOB"
 see_row "...and worker-0's" "worker-0" "exit 201 (RESTART_POD"
 see "...and the cursor's in full" "master-0 last: exit 1 (RESTART_JOB, default rule)"
+# At 80 columns the rows keep the last states whole (HELD for HELD DEVICES).
+see_row "...worker-0's row keeps its last state whole at 80 columns" "worker-0 worker" \
+    "exit 201 (RESTART_POD, rule 1)"
+see_row "...and master-0's" "master-0 master" "exit 1 (RESTART_JOB, default rule)"
 keys q
 
 n=0

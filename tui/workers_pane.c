@@ -188,6 +188,9 @@ struct workers_pane *workers_pane_new(void)
 {
     struct workers_pane *p = xcalloc(1, sizeof *p);
     p->table = table_new(&source, p, columns, WORKERS_COL_COUNT);
+    /* At 80 columns a "-" under HELD DEVICES and a 0 under RESTARTS give LAST STATE their room. */
+    table_set_short_title(p->table, WORKERS_COL_DEVICES, "HELD");
+    table_set_short_title(p->table, WORKERS_COL_RESTARTS, "RST");
     table_set_empty_text(p->table, "no workers yet");
     return p;
 }

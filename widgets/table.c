@@ -326,6 +326,7 @@ static void table_destroy(struct widget *wd)
         free(t->cols[c].title);
         free(t->cols[c].name);
         free(t->cols[c].also);
+        free(t->cols[c].short_title);
     }
     free(t->cols);
     free(t->empty_text);
@@ -340,6 +341,7 @@ static void table_destroy(struct widget *wd)
     strbuf_free(&t->text);
     free(t->nat);
     free(t->shown_w);
+    free(t->cells_w);
     free(t->col_x);
     free(t->col_w);
     free(t->wbuf);
@@ -385,6 +387,7 @@ struct table *table_new(const struct table_source *src, void *ctx, const struct 
     size_t n = ncols ? ncols : 1;
     t->nat = xcalloc(n, sizeof *t->nat);
     t->shown_w = xcalloc(n, sizeof *t->shown_w);
+    t->cells_w = xcalloc(n, sizeof *t->cells_w);
     t->col_x = xcalloc(n, sizeof *t->col_x);
     t->col_w = xcalloc(n, sizeof *t->col_w);
     rebuild(t);
@@ -580,6 +583,17 @@ void table_set_also(struct table *t, size_t col, const char *title)
     t->cols[col].also = title ? column_name(title, strlen(title)) : NULL;
     parse_filter(t);
     table_refresh(t);
+}
+
+void table_set_short_title(struct table *t, size_t col, const char *title)
+{
+    if (col >= t->ncols)
+        return;
+    struct column *c = &t->cols[col];
+    free(c->short_title);
+    c->short_title = title ? xstrdup(title) : NULL;
+    c->short_w = title ? (int)utf8_width(title, strlen(title)) : 0;
+    t->base.dirty = true;
 }
 
 void table_set_widest(struct table *t, size_t col, int width)

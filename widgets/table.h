@@ -227,6 +227,14 @@ void table_set_also(struct table *t, size_t col, const char *title);
  * that room is given up first, down to what the screen's cells need.
  */
 void table_set_widest(struct table *t, size_t col, int width);
+/*
+ * A shorter title for column col ("HELD" for "HELD DEVICES"; NULL: none):
+ * when the room is short, a column whose cells are narrower than its title
+ * gives up the title's room first (right to left, before any column is cut
+ * below its cells), down to the short title, which the header then shows.
+ * Copied.
+ */
+void table_set_short_title(struct table *t, size_t col, const char *title);
 /* false: ASCII sort arrows (^ v) and cut marker (~). */
 void table_set_utf8(struct table *t, bool utf8);
 /* The dim line an empty view shows (NULL: none). */

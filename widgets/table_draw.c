@@ -155,8 +155,10 @@ static void read_frame(struct table *t, size_t rows)
         t->rows = xreallocarray(NULL, t->rows_cap, sizeof *t->rows);
     }
     strbuf_reset(&t->text);
-    for (size_t c = 0; c < t->ncols; c++)
+    for (size_t c = 0; c < t->ncols; c++) {
         t->nat[c] = t->cols[c].title_w + (c == t->sort_col);
+        t->cells_w[c] = 0;
+    }
     for (size_t r = 0; r < rows; r++) {
         size_t row = t->view[t->top + r];
         t->rows[r].cursor = t->top + r == t->cursor;
@@ -172,6 +174,8 @@ static void read_frame(struct table *t, size_t rows)
             fc->attr = t->src->cell_attr ? t->src->cell_attr(t->ctx, row, c) : 0;
             if (fc->width > t->nat[c])
                 t->nat[c] = fc->width;
+            if (fc->width > t->cells_w[c])
+                t->cells_w[c] = fc->width;
         }
     }
     for (size_t c = 0; c < t->ncols; c++) {
@@ -218,6 +222,24 @@ static void layout(struct table *t, int w)
         if (d > need - avail)
             d = need - avail;
         if (d > 0 && t->cols[c].widest > 0) {
+            t->col_w[c] -= (int)d;
+            need -= d;
+        }
+    }
+    /* Then the room of titles wider than their cells, down to a short title (right to left). */
+    for (size_t c = t->ncols; c-- > 0 && need > avail;) {
+        const struct column *col = &t->cols[c];
+        if (!col->short_title)
+            continue;
+        int floor_w = col->short_w + (c == t->sort_col);
+        if (floor_w < t->cells_w[c])
+            floor_w = t->cells_w[c];
+        if (floor_w < col->min_w)
+            floor_w = col->min_w;
+        long d = t->col_w[c] - floor_w;
+        if (d > need - avail)
+            d = need - avail;
+        if (d > 0) {
             t->col_w[c] -= (int)d;
             need -= d;
         }
@@ -318,8 +340,11 @@ static void draw_header(struct table *t, WINDOW *win, int y, int x, int w)
     for (size_t c = 0; c < t->ncols; c++) {
         const struct column *col = &t->cols[c];
         bool sorted = c == t->sort_col;
-        put_cell(t, win, y, x + t->col_x[c], t->col_w[c], col->title, strlen(col->title),
-                 col->title_w, col->right, sorted ? arrow : 0);
+        /* The short title where the full one (and its arrow) would be cut. */
+        bool brief = col->short_title && t->col_w[c] < col->title_w + sorted;
+        const char *title = brief ? col->short_title : col->title;
+        put_cell(t, win, y, x + t->col_x[c], t->col_w[c], title, strlen(title),
+                 brief ? col->short_w : col->title_w, col->right, sorted ? arrow : 0);
     }
 }
 

@@ -41,11 +41,13 @@ struct column {
     int title_w;
     int min_w, max_w; /* max_w 0: flexible */
     bool right;
-    int keep; /* table_set_keep: gives way before columns of higher keep */
-    int widest; /* table_set_widest: the natural width is at least this */
-    bool drop;      /* table_set_drop: gives way whole, never cut to a stub */
-    bool distinct;  /* table_set_distinct: shrinks no narrower than keeps its cells apart */
-    int distinct_w; /* that width, for the rows on the screen now */
+    int keep;          /* table_set_keep: gives way before columns of higher keep */
+    int widest;        /* table_set_widest: the natural width is at least this */
+    bool drop;         /* table_set_drop: gives way whole, never cut to a stub */
+    bool distinct;     /* table_set_distinct: shrinks no narrower than keeps its cells apart */
+    int distinct_w;    /* that width, for the rows on the screen now */
+    char *short_title; /* table_set_short_title: drawn when the title does not fit, or NULL */
+    int short_w;
 };
 
 /* One filter term: text folded to ASCII lower case. */
@@ -106,6 +108,7 @@ struct table {
     struct strbuf text;
     int *nat, *col_x, *col_w;
     int *shown_w; /* the natural widths by the screen's cells alone (no widest) */
+    int *cells_w; /* the widest cell on the screen, the title aside (table_set_short_title) */
     wchar_t *wbuf;
     size_t wbuf_cap;
 
