@@ -14,6 +14,7 @@
 #include "api/acp_logs.h"
 #include "api/autostart.h"
 #include "api/context.h"
+#include "api/exec.h"
 #include "api/http.h"
 #include "api/http_multi.h"
 #include "api/jobspec_json.h"
@@ -477,6 +478,24 @@ enum backend_status backend_start(struct backend *b, const char *name, struct jo
     do
         st = b->ops->start(b, name, out, err);
     while (again(b, st, err));
+    return st;
+}
+
+enum backend_status backend_exec(struct backend *b, const char *name,
+                                 const struct exec_request *rq, int *exit_code,
+                                 struct api_error *err)
+{
+    NEED(exec, "running a command in a worker");
+    struct worker_list wl = {0};
+    enum backend_status st = backend_workers(b, name, &wl, err);
+    if (st != BACKEND_OK)
+        return st;
+    const char *worker = NULL;
+    if (exec_pick_worker(&wl, name, rq->worker, &worker, err) != 0)
+        st = BACKEND_REJECTED;
+    else
+        st = b->ops->exec(b, name, worker, rq, exit_code, err);
+    worker_list_free(&wl);
     return st;
 }
 

@@ -23,6 +23,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <poll.h>
 #include <pwd.h>
@@ -37,9 +38,11 @@
 #include <unistd.h>
 
 #include "api/apierror.h"
+#include "api/exec_wire.h"
 #include "api/hmac.h"
 #include "engine/config.h"
 #include "engine/engine.h"
+#include "engine/exec.h"
 #include "engine/flags.h"
 #include "engine/replay.h"
 #include "engine/routes.h"
@@ -339,6 +342,65 @@ static enum MHD_Result send_json(struct MHD_Connection *conn, int status, json_t
     return send_json_as(conn, status, body, false);
 }
 
+/*
+ * The switched connection of an exec (101 sent): a duplicate goes to the
+ * helper (engine/exec.h), MHD closes its own at once. The client sends
+ * nothing before it reads the 101, so nothing of its request is in extra_in.
+ */
+static void on_exec_upgrade(void *cls, struct MHD_Connection *conn, void *con_cls,
+                            const char *extra_in, size_t extra_in_size, MHD_socket sock,
+                            struct MHD_UpgradeResponseHandle *urh)
+{
+    (void)conn;
+    (void)con_cls;
+    (void)extra_in;
+    struct exec_plan *p = cls;
+    int fd = extra_in_size ? -1 : fcntl(sock, F_DUPFD_CLOEXEC, 4);
+    struct strbuf why = STRBUF_INIT;
+    if (fd < 0)
+        engine_log("exec: %s/%s: the client sent its request too early", p->job, p->worker);
+    else if (engine_exec_spawn(p, fd, &why) != 0)
+        engine_log("exec: %s/%s: %s", p->job, p->worker, strbuf_str(&why));
+    if (fd >= 0)
+        close(fd);
+    strbuf_free(&why);
+    engine_exec_plan_free(p);
+    MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
+}
+
+/* Answers an exec the routes allowed: 101 on the Unix socket when the client asked for it. */
+static enum MHD_Result send_exec(struct listener *l, struct MHD_Connection *conn,
+                                 struct exec_plan *p)
+{
+    struct api_error err;
+    const char *up = header_of(conn, MHD_HTTP_HEADER_UPGRADE);
+    if (l->tcp) {
+        engine_exec_plan_free(p);
+        api_error_set(&err, 501, "Unsupported", "",
+                      "exec passes the client's terminal as a descriptor: only on the engine's "
+                      "Unix socket, not over TCP");
+        return send_json(conn, 501, api_error_to_json(&err));
+    }
+    if (up == NULL || strcmp(up, EXEC_WIRE_UPGRADE) != 0) {
+        engine_exec_plan_free(p);
+        api_error_set(&err, 426, "UpgradeRequired", "",
+                      "exec switches the connection: send Connection: Upgrade and Upgrade: %s",
+                      EXEC_WIRE_UPGRADE);
+        return send_json(conn, 426, api_error_to_json(&err));
+    }
+    struct MHD_Response *r = MHD_create_response_for_upgrade(on_exec_upgrade, p);
+    if (r == NULL) {
+        engine_exec_plan_free(p);
+        api_error_set(&err, 500, "Internal", "", "cannot switch the connection");
+        return send_json(conn, 500, api_error_to_json(&err));
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_UPGRADE, EXEC_WIRE_UPGRADE);
+    answered(conn);
+    enum MHD_Result rc = MHD_queue_response(conn, MHD_HTTP_SWITCHING_PROTOCOLS, r);
+    MHD_destroy_response(r);
+    return rc;
+}
+
 /* Runs MHD on the next loop turn (after the current callback returns). */
 static void pump_soon(struct listener *l)
 {
@@ -574,7 +636,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     resp.text = (struct strbuf)STRBUF_INIT;
     routes_handle(l->srv->eng, &req, &resp);
     enum MHD_Result rc;
-    if (resp.stream || resp.text.len)
+    if (resp.exec)
+        rc = send_exec(l, conn, resp.exec);
+    else if (resp.stream || resp.text.len)
         rc = send_stream(l, conn, &resp);
     else
         rc =
@@ -800,6 +864,8 @@ static int start_listener(struct http_server *srv, struct listener *l, int liste
     unsigned idle = l->tcp ? TCP_IDLE_SECONDS : UNIX_IDLE_SECONDS;
     l->idle_seconds = idle;
     unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+    if (!l->tcp)
+        flags |= MHD_ALLOW_UPGRADE; /* exec (engine/exec.h) */
     struct MHD_OptionItem opts[] = {
         {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)log_mhd, l},
         {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)on_uri, l},

@@ -1,0 +1,433 @@
+/*
+ * shim_exec: `trainjob-shim --exec`, a command run inside a running
+ * worker, as `kubectl exec` runs one in a container. trainjobd starts it
+ * (engine/exec.c) once it has checked who asks, with the client's
+ * connection as descriptor 3:
+ *
+ *   trainjob-shim --exec --leader PID --ticks START WORKER
+ *
+ * PID is the worker's process-group leader (bubblewrap in the sandbox, the
+ * worker's shell without), START its start time as its shim recorded it, so
+ * a reused number is refused. The process the command joins is the
+ * sandbox's pid 1 (the leader's child in a pid namespace of its own), or
+ * the leader itself without the sandbox; everything is taken from it, never
+ * from the client: its namespaces (user when it has its own, then cgroup,
+ * IPC, UTS, network, pid and mount), its root and working directory, its
+ * cgroups (the same limits), its uid, gid and groups, and its environment.
+ * The command gets no capabilities and no_new_privs, as the worker.
+ *
+ * The client sends one message (api/exec.h EXEC_WIRE_*): a header, then
+ * NUL-ended strings (TERM=… when it asks for a terminal, then the
+ * command's arguments; none: the worker's shell, bash where the sandbox
+ * has it, else /bin/sh), with four descriptors: the command's stdin,
+ * stdout and stderr (a terminal's side, with the tty flag: it becomes the
+ * command's controlling terminal) and the write end of a pipe where this
+ * process answers one line: "exit N" (N the status, 128 + signal for a
+ * signal death) or "error WHY" when the command could not start. When the
+ * client hangs up first, the command's session gets SIGHUP, then SIGKILL.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "api/exec_wire.h"
+#include "engine/cgroup.h"
+#include "engine/shim_priv.h"
+#include "util/procstat.h"
+#include "util/xalloc.h"
+
+#define SOCK_FD 3
+/* The most environment a worker's pid 1 may have that the command takes over. */
+#define ENV_MAX (1u << 20)
+/* How long a command whose client hung up has after SIGHUP before SIGKILL. */
+#define HANGUP_GRACE_MS 2000
+
+static int answer_fd = -1;
+
+/* Ends the helper before the command ran: "error WHY" to the client. */
+static _Noreturn void exec_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static _Noreturn void exec_fail(const char *fmt, ...)
+{
+    char msg[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (answer_fd >= 0)
+        dprintf(answer_fd, "error %s\n", msg);
+    else
+        dprintf(STDERR_FILENO, "trainjob-shim --exec: %s\n", msg);
+    exit(1);
+}
+
+/* Reads all of /proc/PID/NAME (0: our own; at most max bytes) into a new buffer; NULL when it cannot. */
+static char *proc_read(pid_t pid, const char *name, size_t max, size_t *len)
+{
+    char path[64];
+    if (pid)
+        snprintf(path, sizeof path, "/proc/%ld/%s", (long)pid, name);
+    else
+        snprintf(path, sizeof path, "/proc/self/%s", name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = xmalloc(cap + 1);
+    for (;;) {
+        if (n == cap) {
+            if (cap >= max)
+                break;
+            cap *= 2;
+            buf = xrealloc(buf, cap + 1);
+        }
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* The inode of /proc/PID/ns/NAME (0 when unknown). */
+static ino_t ns_of(pid_t pid, const char *name)
+{
+    char path[64];
+    struct stat st;
+    if (pid)
+        snprintf(path, sizeof path, "/proc/%ld/ns/%s", (long)pid, name);
+    else
+        snprintf(path, sizeof path, "/proc/self/ns/%s", name);
+    return stat(path, &st) == 0 ? st.st_ino : 0;
+}
+
+/* The process the command joins: the leader's child in another pid namespace, or the leader. */
+static pid_t target_of(pid_t leader)
+{
+    char name[64];
+    snprintf(name, sizeof name, "task/%ld/children", (long)leader);
+    size_t len;
+    char *kids = proc_read(leader, name, 1 << 16, &len);
+    pid_t found = leader;
+    ino_t own = ns_of(leader, "pid");
+    for (char *p = kids, *end; p && *p; p = end) {
+        long pid = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        if (pid > 0 && ns_of((pid_t)pid, "pid") != own) {
+            found = (pid_t)pid;
+            break;
+        }
+    }
+    free(kids);
+    return found;
+}
+
+/* Who the worker is: the effective ids and groups /proc/PID/status gives. */
+static void user_of(pid_t pid, struct shim_user *u)
+{
+    size_t len;
+    char *st = proc_read(pid, "status", 1 << 16, &len);
+    if (st == NULL)
+        exec_fail("the worker ended");
+    const char *uid = strstr(st, "\nUid:"), *gid = strstr(st, "\nGid:");
+    const char *groups = strstr(st, "\nGroups:");
+    if (!uid || !gid || !groups)
+        exec_fail("cannot read who the worker runs as");
+    long r, e;
+    if (sscanf(uid, "\nUid: %ld %ld", &r, &e) != 2)
+        exec_fail("cannot read the worker's uid");
+    u->uid = (uid_t)e;
+    if (sscanf(gid, "\nGid: %ld %ld", &r, &e) != 2)
+        exec_fail("cannot read the worker's gid");
+    u->gid = (gid_t)e;
+    const char *p = groups + strlen("\nGroups:");
+    u->group_count = 0;
+    for (char *end;; p = end) {
+        long g = strtol(p, &end, 10);
+        if (end == p || u->group_count == GROUPS_MAX)
+            break;
+        u->groups[u->group_count++] = (gid_t)g;
+    }
+    u->drop = true;
+    free(st);
+}
+
+/* Joins every cgroup of pid but the root ones (v2 "0::/P", v1 "N:CONTROLLERS:/P"). */
+static void join_cgroups(pid_t pid)
+{
+    size_t len;
+    char *theirs = proc_read(pid, "cgroup", 1 << 16, &len);
+    if (theirs == NULL)
+        exec_fail("the worker ended");
+    for (char *save = NULL, *line = strtok_r(theirs, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save)) {
+        char *c1 = strchr(line, ':');
+        char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (c2 == NULL)
+            continue;
+        *c2 = '\0';
+        const char *ctl = c1 + 1, *path = c2 + 1;
+        if (strcmp(path, "/") == 0 || strncmp(ctl, "name=", 5) == 0)
+            continue;
+        char dir[4096];
+        if (*ctl == '\0')
+            snprintf(dir, sizeof dir, "/sys/fs/cgroup%s", path);
+        else
+            snprintf(dir, sizeof dir, "/sys/fs/cgroup/%s%s", ctl, path);
+        if (cgroup_join(dir) != 0)
+            exec_fail("cannot join the worker's cgroup %s: %s", dir, strerror(errno));
+    }
+    free(theirs);
+}
+
+/* Enters pid's namespace NAME (CLONE_* type) when it is not ours already. */
+static void enter_ns(pid_t pid, const char *name, int type)
+{
+    if (ns_of(pid, name) == ns_of(0, name))
+        return;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/ns/%s", (long)pid, name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || setns(fd, type) != 0)
+        exec_fail("cannot enter the worker's %s namespace: %s", name, strerror(errno));
+    close(fd);
+}
+
+/* Reads the client's message: header, strings, four descriptors. */
+static char *read_request(struct exec_wire_header *h, int fds[4])
+{
+    char cbuf[CMSG_SPACE(4 * sizeof(int))];
+    struct iovec iov = {h, sizeof *h};
+    struct msghdr msg = {0};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = cbuf;
+    msg.msg_controllen = sizeof cbuf;
+    ssize_t n;
+    do
+        n = recvmsg(SOCK_FD, &msg, MSG_CMSG_CLOEXEC | MSG_WAITALL);
+    while (n < 0 && errno == EINTR);
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    if (n != (ssize_t)sizeof *h || c == NULL || c->cmsg_level != SOL_SOCKET ||
+        c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(4 * sizeof(int)) ||
+        (msg.msg_flags & MSG_CTRUNC))
+        exec_fail("the client's request is not an exec request");
+    memcpy(fds, CMSG_DATA(c), 4 * sizeof(int));
+    answer_fd = fds[3];
+    if (memcmp(h->magic, EXEC_WIRE_MAGIC, sizeof h->magic) != 0 || h->len > EXEC_WIRE_MAX ||
+        h->argc > EXEC_WIRE_MAX_ARGS || h->envc > 1)
+        exec_fail("the client's request is not an exec request of this version");
+    char *s = xmalloc((size_t)h->len + 1);
+    size_t got = 0;
+    while (got < h->len) {
+        ssize_t r = read(SOCK_FD, s + got, h->len - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            exec_fail("the client's request was cut short");
+        got += (size_t)r;
+    }
+    s[got] = '\0';
+    if (got && s[got - 1] != '\0')
+        exec_fail("the client's request does not end its last string");
+    return s;
+}
+
+/* The request's strings into env (TERM only) and argv; returns argv (NULL-ended). */
+static char **split_request(char *s, const struct exec_wire_header *h, char **term)
+{
+    size_t count = 0;
+    char **argv = xcalloc((size_t)h->argc + 2, sizeof *argv);
+    char *p = s, *end = s + h->len;
+    *term = NULL;
+    for (uint32_t i = 0; i < h->envc + h->argc; i++) {
+        if (p >= end)
+            exec_fail("the client's request has fewer strings than it says");
+        if (i < h->envc) {
+            if (strncmp(p, "TERM=", 5) != 0 || strchr(p + 5, '/'))
+                exec_fail("the client may set TERM only");
+            *term = p;
+        } else {
+            argv[count++] = p;
+        }
+        p += strlen(p) + 1;
+    }
+    return argv;
+}
+
+/* The worker's environment (its pid 1's), with the client's TERM when it asked for one. */
+static char **worker_env(pid_t pid, char *term)
+{
+    size_t len;
+    char *env = proc_read(pid, "environ", ENV_MAX, &len);
+    if (env == NULL)
+        exec_fail("the worker ended");
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += env[i] == '\0';
+    char **out = xcalloc(n + 2, sizeof *out);
+    size_t k = 0;
+    for (char *p = env; p < env + len; p += strlen(p) + 1)
+        if (!(term && strncmp(p, "TERM=", 5) == 0))
+            out[k++] = p;
+    if (term)
+        out[k++] = term;
+    return out;
+}
+
+/* Drops every capability from the bounding set (the worker has none: bwrap --cap-drop ALL). */
+static void drop_bounding_set(void)
+{
+    for (int cap = 0; cap <= 63; cap++)
+        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL)
+            break; /* not ours to drop (no CAP_SETPCAP): exec clears them anyway */
+}
+
+/* In the forked child, inside the worker's pid namespace: becomes the command. */
+static _Noreturn void run_command(const struct exec_wire_header *h, const int fds[4],
+                                  const struct shim_user *u, char **argv, char **envp)
+{
+    setsid();
+    for (int i = 0; i < 3; i++)
+        if (dup2(fds[i], i) < 0)
+            _exit(126);
+    /* Nothing of the helper's (the engine's connection, the answer pipe) reaches the command. */
+    if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0)
+        for (int fd = 3; fd < 1024; fd++)
+            close(fd);
+    if ((h->flags & EXEC_WIRE_TTY) && ioctl(STDIN_FILENO, TIOCSCTTY, 0) != 0)
+        dprintf(STDERR_FILENO, "trainjob exec: no controlling terminal: %s\r\n", strerror(errno));
+    signal(SIGPIPE, SIG_DFL);
+    signal(SIGCHLD, SIG_DFL);
+    drop_bounding_set();
+    char why[256];
+    if (geteuid() == 0 || getuid() != u->uid || getgid() != u->gid) {
+        if (shim_drop_privileges(u, why, sizeof why) != 0) {
+            dprintf(STDERR_FILENO, "trainjob exec: %s\n", why);
+            _exit(126);
+        }
+    } else if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+        _exit(126);
+    }
+    if (argv[0] == NULL)
+        argv[0] = access("/bin/bash", X_OK) == 0 ? "/bin/bash" : "/bin/sh";
+    environ = envp;
+    execvp(argv[0], argv);
+    int e = errno;
+    dprintf(STDERR_FILENO, "trainjob exec: %s: %s\n", argv[0], strerror(e));
+    _exit(e == ENOENT ? 127 : 126);
+}
+
+int shim_exec_main(int argc, char **argv)
+{
+    if (argc != 7 || strcmp(argv[2], "--leader") != 0 || strcmp(argv[4], "--ticks") != 0)
+        exec_fail("usage: trainjob-shim --exec --leader PID --ticks START WORKER");
+    pid_t leader = (pid_t)strtol(argv[3], NULL, 10);
+    uint64_t ticks = strtoull(argv[5], NULL, 10);
+    const char *worker = argv[6];
+    signal(SIGPIPE, SIG_IGN);
+    int fl = fcntl(SOCK_FD, F_GETFL);
+    if (fl < 0 || fcntl(SOCK_FD, F_SETFL, fl & ~O_NONBLOCK) != 0)
+        exec_fail("no connection to the client");
+
+    struct exec_wire_header h;
+    int fds[4];
+    char *strings = read_request(&h, fds);
+    char *term;
+    char **cmd = split_request(strings, &h, &term);
+
+    struct procstat ps;
+    if (leader <= 1 || procstat_read(leader, &ps) != 0 || (ticks && ps.start_ticks != ticks))
+        exec_fail("worker %s is not running", worker);
+    pid_t target = target_of(leader);
+    struct shim_user u;
+    user_of(target, &u);
+    if (u.uid == 0)
+        exec_fail("worker %s runs as root; refused", worker);
+    char **envp = worker_env(target, term);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/root", (long)target);
+    int root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    snprintf(path, sizeof path, "/proc/%ld/cwd", (long)target);
+    int cwd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (root < 0 || cwd < 0)
+        exec_fail("cannot open the worker's root and working directory: %s", strerror(errno));
+
+    /* Its cgroups while the host's /sys is ours, then its namespaces, user first. */
+    join_cgroups(target);
+    enter_ns(target, "user", CLONE_NEWUSER);
+    enter_ns(target, "cgroup", CLONE_NEWCGROUP);
+    enter_ns(target, "ipc", CLONE_NEWIPC);
+    enter_ns(target, "uts", CLONE_NEWUTS);
+    enter_ns(target, "net", CLONE_NEWNET);
+    enter_ns(target, "pid", CLONE_NEWPID);
+    enter_ns(target, "mnt", CLONE_NEWNS);
+    if (fchdir(root) != 0 || chroot(".") != 0 || fchdir(cwd) != 0)
+        exec_fail("cannot enter the worker's root and working directory: %s", strerror(errno));
+    close(root);
+    close(cwd);
+
+    pid_t child = fork();
+    if (child < 0)
+        exec_fail("fork: %s", strerror(errno));
+    if (child == 0) {
+        close(fds[3]);
+        close(SOCK_FD);
+        run_command(&h, fds, &u, cmd, envp);
+    }
+    for (int i = 0; i < 3; i++)
+        close(fds[i]);
+    answer_fd = -1; /* from here on the answer is the command's status */
+
+    /* Waits for the command, or for the client to hang up (then SIGHUP, SIGKILL). */
+    int pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+    bool hung_up = false;
+    int64_t waited = 0;
+    int status = 0;
+    for (;;) {
+        pid_t w = waitpid(child, &status, WNOHANG);
+        if (w == child)
+            break;
+        struct pollfd p[2] = {{SOCK_FD, hung_up ? 0 : POLLIN | POLLRDHUP, 0}, {pidfd, POLLIN, 0}};
+        int rc = poll(p, pidfd >= 0 ? 2 : 1, hung_up || pidfd < 0 ? 100 : -1);
+        if (rc < 0 && errno != EINTR)
+            break;
+        if (!hung_up && p[0].revents) {
+            char c;
+            if (recv(SOCK_FD, &c, 1, MSG_DONTWAIT) <= 0) {
+                hung_up = true;
+                kill(-child, SIGHUP);
+                kill(child, SIGHUP);
+            }
+        }
+        if (hung_up && (waited += 100) >= HANGUP_GRACE_MS) {
+            kill(-child, SIGKILL);
+            kill(child, SIGKILL);
+        }
+    }
+    int code = WIFEXITED(status) ? WEXITSTATUS(status)
+                                 : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+    dprintf(fds[3], "exit %d\n", code);
+    return 0;
+}
