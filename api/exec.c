@@ -51,9 +51,7 @@ int exec_pick_worker(const struct worker_list *wl, const char *job, const char *
         if (want)
             return api_error_set(err, 409, "WorkerNotRunning", "worker",
                                  "worker %s is not running (%s)", want,
-                                 w->phase_other ? w->phase_other
-                                                : enum_name_or(&worker_phase_names, (int)w->phase,
-                                                               "unknown"));
+                                 enum_name_or(&worker_phase_names, (int)w->phase, w->phase_other));
     }
     if (want)
         return api_error_set(err, 404, "NotFound", "worker", "job '%s' has no worker '%s'", job,

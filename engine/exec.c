@@ -60,7 +60,9 @@ int engine_worker_exec(struct engine *eng, const char *user, const char *ws, con
     }
     if (w->phase != WORKER_RUNNING || !w->live || w->proc.worker_pgid <= 0)
         return api_error_set(err, 409, "WorkerNotRunning", "worker", "worker %s is not running (%s)",
-                             worker, enum_name_or(&worker_phase_names, (int)w->phase, "starting"));
+                             worker, w->phase == WORKER_PENDING || w->phase == WORKER_PHASE_UNSPECIFIED
+                                 ? "starting"
+                                 : enum_name(&worker_phase_names, (int)w->phase));
     struct exec_plan *p = xcalloc(1, sizeof *p);
     p->shim_path = xstrdup(eng->opt.shim_path);
     p->job = xstrdup(name);

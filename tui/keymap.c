@@ -30,16 +30,17 @@
 #include "util/utf8.h"
 #include "util/xalloc.h"
 
-enum { MODE_GLOBAL, MODE_WIZARD, MODE_JOBS, MODE_JOB, MODE_LOGS, MODE_COUNT };
+enum { MODE_GLOBAL, MODE_WIZARD, MODE_JOBS, MODE_JOB, MODE_LOGS, MODE_WORKERS, MODE_COUNT };
 
 #define KEYS_MAX_SIZE (256u << 10) /* a keys file larger than this is a mistake */
 
-const char *const keymap_modes[] = {"global", "wizard", "jobs", "job", "logs", NULL};
+const char *const keymap_modes[] = {"global", "wizard", "jobs", "job", "logs", "workers", NULL};
 
 static const char *const mode_help[MODE_COUNT] = {
     "every screen",   "the create-task form (trainjob new)",
     "the job list",   "one job: its workers, events, logs and metrics",
     "a worker's log",
+    "the job screen's Workers pane, when it has the focus",
 };
 
 /* Which modes an action means something in (bits of 1 << MODE_*). */
@@ -130,6 +131,9 @@ static const struct action_def {
                         "choose and order the columns (Space: show/hide, K/J: move; saved in "
                         "~/.config/trainjob/columns)",
                         IN(MODE_JOBS)},
+    [KEYMAP_SHELL] = {"shell",
+                      "a shell in the selected worker (as trainjob exec); exit it to come back",
+                      IN(MODE_WORKERS)},
 };
 
 /* Keys with a name of their own; the first name of a code is the one printed. */

@@ -86,6 +86,8 @@ enum keymap_action {
     KEYMAP_COLUMNS,
     KEYMAP_MINE,
     KEYMAP_SAVE_LOG,
+    /* the Workers pane of a job */
+    KEYMAP_SHELL,
     KEYMAP_ACTION_COUNT
 };
 
