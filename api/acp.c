@@ -805,7 +805,7 @@ static void acp_send(struct backend *b, struct http_multi *m, struct backend_cal
  * has no exec; its own CLI opens a terminal in a worker, so the error
  * names that command.
  */
-static enum backend_status acp_exec(struct backend *b, const char *name, const char *worker,
+static enum backend_status acp_exec(struct backend *b, const char *name,
                                     const struct exec_request *rq, int *exit_code,
                                     struct api_error *err)
 {
@@ -813,7 +813,7 @@ static enum backend_status acp_exec(struct backend *b, const char *name, const c
         api_error_set(err, 501, "Unsupported", "",
                       "exec: SenseCore ACP's OpenAPI has no way to run a command in a worker; "
                       "its own CLI opens a terminal in one: sco acp jobs exec %s --worker-name %s",
-                      name, worker);
+                      name, rq->worker ? rq->worker : "WORKER");
         return BACKEND_REJECTED;
     }
     const struct http_endpoint *ep = http_client_parsed(driver(b)->client);
@@ -824,10 +824,15 @@ static enum backend_status acp_exec(struct backend *b, const char *name, const c
                       b->endpoint);
         return BACKEND_REJECTED;
     }
+    char *worker = NULL;
+    enum backend_status st = exec_choose_worker(b, name, rq->worker, &worker, err);
+    if (st != BACKEND_OK)
+        return st;
     struct strbuf path = STRBUF_INIT;
     acp_worker_path(b, name, worker, "exec", &path);
-    enum backend_status st = exec_upgrade(ep->unix_path, strbuf_str(&path), rq, exit_code, err);
+    st = exec_upgrade(ep->unix_path, strbuf_str(&path), rq, exit_code, err);
     strbuf_free(&path);
+    free(worker);
     return st;
 }
 

@@ -14,7 +14,6 @@
 #include "api/acp_logs.h"
 #include "api/autostart.h"
 #include "api/context.h"
-#include "api/exec.h"
 #include "api/http.h"
 #include "api/http_multi.h"
 #include "api/jobspec_json.h"
@@ -486,17 +485,7 @@ enum backend_status backend_exec(struct backend *b, const char *name,
                                  struct api_error *err)
 {
     NEED(exec, "running a command in a worker");
-    struct worker_list wl = {0};
-    enum backend_status st = backend_workers(b, name, &wl, err);
-    if (st != BACKEND_OK)
-        return st;
-    const char *worker = NULL;
-    if (exec_pick_worker(&wl, name, rq->worker, &worker, err) != 0)
-        st = BACKEND_REJECTED;
-    else
-        st = b->ops->exec(b, name, worker, rq, exit_code, err);
-    worker_list_free(&wl);
-    return st;
+    return b->ops->exec(b, name, rq, exit_code, err);
 }
 
 enum backend_status backend_delete(struct backend *b, const char *const *names, size_t n,

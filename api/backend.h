@@ -243,13 +243,13 @@ struct backend_ops {
      */
     void (*send)(struct backend *b, struct http_multi *m, struct backend_call *call);
     /*
-     * Runs rq's command inside worker (running; chosen by backend_exec) of
-     * job name, with our terminal or standard descriptors (api/exec.h),
-     * and waits: BACKEND_OK with its status in *exit_code. Blocks: the TUI
-     * calls it with curses suspended. NULL: the backend has none (ACP says
-     * why in its own).
+     * Runs rq's command inside a running worker of job name (rq->worker,
+     * else the first running one: api/exec.h exec_choose_worker), with our
+     * terminal or standard descriptors, and waits: BACKEND_OK with its
+     * status in *exit_code. Blocks: the TUI calls it with curses suspended.
+     * A backend that has no exec says why in its own (ACP).
      */
-    enum backend_status (*exec)(struct backend *b, const char *name, const char *worker,
+    enum backend_status (*exec)(struct backend *b, const char *name,
                                 const struct exec_request *rq, int *exit_code,
                                 struct api_error *err);
     void (*free)(struct backend *b);
@@ -345,9 +345,9 @@ enum backend_status backend_scalars_follow(struct backend *b, const char *name, 
                                            backend_data_fn fn, void *ctx, struct api_error *err);
 /*
  * `trainjob exec` and `s` on the workers pane: rq's command in a worker of
- * job name — rq->worker, else the first running one (api/exec.h
- * exec_pick_worker; a finished one is refused saying its phase) — with the
- * command's exit status in *exit_code when it ran (BACKEND_OK).
+ * job name — rq->worker, else the first running one (a finished one is
+ * refused saying its phase) — with the command's exit status in
+ * *exit_code when it ran (BACKEND_OK).
  */
 enum backend_status backend_exec(struct backend *b, const char *name,
                                  const struct exec_request *rq, int *exit_code,

@@ -61,6 +61,22 @@ int exec_pick_worker(const struct worker_list *wl, const char *job, const char *
                          wl->count ? "" : " (it has not been scheduled yet)");
 }
 
+enum backend_status exec_choose_worker(struct backend *b, const char *name, const char *want,
+                                       char **out, struct api_error *err)
+{
+    struct worker_list wl = {0};
+    enum backend_status st = backend_workers(b, name, &wl, err);
+    if (st != BACKEND_OK)
+        return st;
+    const char *w = NULL;
+    if (exec_pick_worker(&wl, name, want, &w, err) != 0)
+        st = BACKEND_REJECTED;
+    else
+        *out = xstrdup(w);
+    worker_list_free(&wl);
+    return st;
+}
+
 /* Writes all of p (EINTR retried); 0 or -1. */
 static int write_all(int fd, const void *p, size_t n)
 {

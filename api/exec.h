@@ -35,6 +35,14 @@ struct exec_request {
 int exec_pick_worker(const struct worker_list *wl, const char *job, const char *want,
                      const char **out, struct api_error *err);
 
+struct backend;
+/*
+ * The worker a driver's exec enters: backend_workers of job name, then
+ * exec_pick_worker; *out a copy (free it). BACKEND_OK, or err says why.
+ */
+enum backend_status exec_choose_worker(struct backend *b, const char *name, const char *want,
+                                       char **out, struct api_error *err);
+
 /*
  * trainjobd: runs rq in the worker through the engine at socket_path,
  * path being the worker's …/exec. BACKEND_OK with the command's status in

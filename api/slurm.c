@@ -347,7 +347,7 @@ static void slurm_send(struct backend *b, struct http_multi *m, struct backend_c
  * with our terminal as the user's own srun: Slurm checks it is their job.
  * A one-worker job runs in its batch step; --overlap shares its allocation.
  */
-static enum backend_status slurm_exec(struct backend *b, const char *name, const char *worker,
+static enum backend_status slurm_exec(struct backend *b, const char *name,
                                       const struct exec_request *rq, int *exit_code,
                                       struct api_error *err)
 {
@@ -355,14 +355,22 @@ static enum backend_status slurm_exec(struct backend *b, const char *name, const
     enum backend_status st = slurm_workers(b, name, &wl, err);
     if (st != BACKEND_OK)
         return st;
+    const char *worker = NULL;
+    if (exec_pick_worker(&wl, name, rq->worker, &worker, err) != 0) {
+        worker_list_free(&wl);
+        return BACKEND_REJECTED;
+    }
     char *node = NULL;
     for (size_t i = 0; i < wl.count && !node; i++)
         if (strcmp(wl.workers[i].name, worker) == 0 && wl.workers[i].node_name)
             node = xstrdup(wl.workers[i].node_name);
+    char *worker_name = xstrdup(worker);
     worker_list_free(&wl);
+    worker = worker_name;
     struct slurm_found f;
     if ((st = slurm_fetch_jobs(b, &f, err)) != BACKEND_OK) {
         free(node);
+        free(worker_name);
         return st;
     }
     const struct slurm_job *sj = slurm_found_job(b, &f, name);
@@ -371,6 +379,7 @@ static enum backend_status slurm_exec(struct backend *b, const char *name, const
                       "worker %s of job '%s' has no Slurm job or node to run in", worker, name);
         slurm_found_free(&f);
         free(node);
+        free(worker_name);
         return BACKEND_REJECTED;
     }
     char id[24];
@@ -398,6 +407,7 @@ static enum backend_status slurm_exec(struct backend *b, const char *name, const
     st = exec_run_here(argv, exit_code, err) == 0 ? BACKEND_OK : BACKEND_REJECTED;
     free(argv);
     free(node);
+    free(worker_name);
     return st;
 }
 
