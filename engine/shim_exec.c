@@ -47,7 +47,6 @@
 #include <unistd.h>
 
 #include "api/exec_wire.h"
-#include "engine/cgroup.h"
 #include "engine/shim_priv.h"
 #include "util/procstat.h"
 #include "util/xalloc.h"
@@ -173,14 +172,22 @@ static void user_of(pid_t pid, struct shim_user *u)
     free(st);
 }
 
-/* Joins every cgroup of pid but the root ones (v2 "0::/P", v1 "N:CONTROLLERS:/P"). */
-static void join_cgroups(pid_t pid)
+#define CGROUPS_MAX 16
+
+/*
+ * Opens cgroup.procs of every cgroup of pid but the root ones (v2 "0::/P",
+ * v1 "N:CONTROLLERS:/P"), while the host's /sys is ours: the command
+ * writes itself into each (join_cgroups) once forked, and this helper stays
+ * out of them, so the worker's end (which kills all in them) still leaves
+ * it to say how the command ended. Returns how many are in fds.
+ */
+static size_t open_cgroups(pid_t pid, int fds[CGROUPS_MAX])
 {
-    size_t len;
+    size_t len, n = 0;
     char *theirs = proc_read(pid, "cgroup", 1 << 16, &len);
     if (theirs == NULL)
         exec_fail("the worker ended");
-    for (char *save = NULL, *line = strtok_r(theirs, "\n", &save); line;
+    for (char *save = NULL, *line = strtok_r(theirs, "\n", &save); line && n < CGROUPS_MAX;
          line = strtok_r(NULL, "\n", &save)) {
         char *c1 = strchr(line, ':');
         char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
@@ -190,15 +197,27 @@ static void join_cgroups(pid_t pid)
         const char *ctl = c1 + 1, *path = c2 + 1;
         if (strcmp(path, "/") == 0 || strncmp(ctl, "name=", 5) == 0)
             continue;
-        char dir[4096];
+        char file[4096];
         if (*ctl == '\0')
-            snprintf(dir, sizeof dir, "/sys/fs/cgroup%s", path);
+            snprintf(file, sizeof file, "/sys/fs/cgroup%s/cgroup.procs", path);
         else
-            snprintf(dir, sizeof dir, "/sys/fs/cgroup/%s%s", ctl, path);
-        if (cgroup_join(dir) != 0)
-            exec_fail("cannot join the worker's cgroup %s: %s", dir, strerror(errno));
+            snprintf(file, sizeof file, "/sys/fs/cgroup/%s%s/cgroup.procs", ctl, path);
+        int fd = open(file, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+            exec_fail("cannot join the worker's cgroup %s: %s", file, strerror(errno));
+        fds[n++] = fd;
     }
     free(theirs);
+    return n;
+}
+
+/* In the forked child: into each cgroup opened ("0": the writer). Allocates nothing. */
+static int join_cgroups(const int *fds, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (write(fds[i], "0", 1) != 1)
+            return -1;
+    return 0;
 }
 
 /* Enters pid's namespace NAME (CLONE_* type) when it is not ours already. */
@@ -306,9 +325,14 @@ static void drop_bounding_set(void)
 
 /* In the forked child, inside the worker's pid namespace: becomes the command. */
 static _Noreturn void run_command(const struct exec_wire_header *h, const int fds[4],
-                                  const struct shim_user *u, char **argv, char **envp)
+                                  const struct shim_user *u, char **argv, char **envp,
+                                  const int *cg, size_t ncg)
 {
     setsid();
+    if (join_cgroups(cg, ncg) != 0) {
+        dprintf(fds[2], "trainjob exec: cannot join the worker's cgroups: %s\n", strerror(errno));
+        _exit(126);
+    }
     for (int i = 0; i < 3; i++)
         if (dup2(fds[i], i) < 0)
             _exit(126);
@@ -316,8 +340,6 @@ static _Noreturn void run_command(const struct exec_wire_header *h, const int fd
     if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0)
         for (int fd = 3; fd < 1024; fd++)
             close(fd);
-    if ((h->flags & EXEC_WIRE_TTY) && ioctl(STDIN_FILENO, TIOCSCTTY, 0) != 0)
-        dprintf(STDERR_FILENO, "trainjob exec: no controlling terminal: %s\r\n", strerror(errno));
     signal(SIGPIPE, SIG_DFL);
     signal(SIGCHLD, SIG_DFL);
     drop_bounding_set();
@@ -330,6 +352,9 @@ static _Noreturn void run_command(const struct exec_wire_header *h, const int fd
     } else if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
         _exit(126);
     }
+    /* The terminal becomes the command's own, as the worker's user (a root caller could steal one). */
+    if ((h->flags & EXEC_WIRE_TTY) && ioctl(STDIN_FILENO, TIOCSCTTY, 0) != 0)
+        dprintf(STDERR_FILENO, "trainjob exec: no controlling terminal: %s\r\n", strerror(errno));
     if (argv[0] == NULL)
         argv[0] = access("/bin/bash", X_OK) == 0 ? "/bin/bash" : "/bin/sh";
     environ = envp;
@@ -375,7 +400,8 @@ int shim_exec_main(int argc, char **argv)
         exec_fail("cannot open the worker's root and working directory: %s", strerror(errno));
 
     /* Its cgroups while the host's /sys is ours, then its namespaces, user first. */
-    join_cgroups(target);
+    int cg[CGROUPS_MAX];
+    size_t ncg = open_cgroups(target, cg);
     enter_ns(target, "user", CLONE_NEWUSER);
     enter_ns(target, "cgroup", CLONE_NEWCGROUP);
     enter_ns(target, "ipc", CLONE_NEWIPC);
@@ -394,10 +420,12 @@ int shim_exec_main(int argc, char **argv)
     if (child == 0) {
         close(fds[3]);
         close(SOCK_FD);
-        run_command(&h, fds, &u, cmd, envp);
+        run_command(&h, fds, &u, cmd, envp, cg, ncg);
     }
     for (int i = 0; i < 3; i++)
         close(fds[i]);
+    for (size_t i = 0; i < ncg; i++)
+        close(cg[i]);
     answer_fd = -1; /* from here on the answer is the command's status */
 
     /* Waits for the command, or for the client to hang up (then SIGHUP, SIGKILL). */

@@ -176,6 +176,34 @@ expect_no_grep "...and nothing ran" "$TMP/out" "$TJ_ALICE"
 run as_user nobody "$TRAINJOB_BIN" $E exec alices -- id -un
 expect_rc "nobody (no member) is refused too" 1
 
+# ---- a command ends with its worker ---------------------------------------------------------
+job_file brief 1 'sleep 600'
+run tj $E create -f "$TMP/brief.yaml"
+wait_state brief RUNNING 30 || fail "brief runs" "$(cat "$TMP/out")"
+tj $E exec brief -- sleep 6061 >"$TMP/bg.out" 2>"$TMP/bg.err" &
+bg=$!
+n=0
+until pgrep -f "sleep 6061" >/dev/null || [ $n -gt 50 ]; do sleep 0.1; n=$((n + 1)); done
+pgrep -f "sleep 6061" >/dev/null && pass "a command runs in brief's worker (sleep 6061)" ||
+    fail "a command runs in brief's worker (sleep 6061)" "$(cat "$TMP/bg.err")"
+tj $E stop brief >/dev/null 2>&1
+n=0
+while kill -0 $bg 2>/dev/null && [ $n -lt 150 ]; do sleep 0.1; n=$((n + 1)); done
+if kill -0 $bg 2>/dev/null; then
+    fail "...exec returns when the worker is stopped" "still running after 15 s"
+    kill $bg
+else
+    wait $bg
+    brc=$?
+    [ $brc -eq 137 ] && pass "...exec returns when the worker is stopped, the command killed (137)" ||
+        fail "...exec returns when the worker is stopped, the command killed (137)" "exit $brc: $(cat "$TMP/bg.err")"
+fi
+pgrep -f "sleep 6061" >/dev/null && fail "...and nothing of it is left" "$(pgrep -af "sleep 6061")" ||
+    pass "...and nothing of it is left"
+zombies=$(ps -o stat= --ppid "$ENGINE_PID" | grep -c Z)
+[ "$zombies" -eq 0 ] && pass "the engine leaves no exec helper unreaped" ||
+    fail "the engine leaves no exec helper unreaped" "$(ps -o pid,stat,args --ppid "$ENGINE_PID")"
+
 # ---- a finished worker ---------------------------------------------------------------------
 job_file quick 1 'exit 0'
 run tj $E create -f "$TMP/quick.yaml"
