@@ -142,6 +142,10 @@ see "...and exit ends it with the shell's status" "EXIT=5" 10
 start_tui -C "$TMP" 80 24 "$E top --job box"
 see "top --job opens the job's screen" "master-0" 10
 see "...its key bar offers s for the shell on the Workers pane" "s shell"
+keys "?"
+see "...and its help says what s does there" "a shell in the selected worker"
+keys Escape
+gone "...(the help closes)" "a shell in the selected worker"
 keys s
 see "s opens a shell in the selected worker" "a shell in box/master-0" 10
 keys "echo IN-\$ECP_JOB_NAME; exit 3" Enter
@@ -159,6 +163,12 @@ see "top --readonly opens the job's screen" "master-0" 10
 screen
 grep -q "shell" "$TMP/screen" && fail "--readonly shows no shell key" "$(cat "$TMP/screen")" ||
     pass "--readonly shows no shell key"
+keys "?"
+see "...its help opens" "Keys"
+screen
+grep -q "a shell in the selected worker" "$TMP/screen" &&
+    fail "...and lists no shell" "$(cat "$TMP/screen")" || pass "...and lists no shell"
+keys Escape
 keys s
 gone "...and s opens none" "a shell in"
 keys q
