@@ -56,9 +56,8 @@ int exec_pick_worker(const struct worker_list *wl, const char *job, const char *
     if (want)
         return api_error_set(err, 404, "NotFound", "worker", "job '%s' has no worker '%s'", job,
                              want);
-    return api_error_set(err, 409, "WorkerNotRunning", "worker",
-                         "job '%s' has no running worker%s", job,
-                         wl->count ? "" : " (it has not been scheduled yet)");
+    return api_error_set(err, 409, "WorkerNotRunning", "worker", "job '%s' has no running worker%s",
+                         job, wl->count ? "" : " (it has not been scheduled yet)");
 }
 
 enum backend_status exec_choose_worker(struct backend *b, const char *name, const char *want,
@@ -456,7 +455,7 @@ int exec_run_here(const char *const *argv, int *exit_code, struct api_error *err
     sigaction(SIGQUIT, &old_quit, NULL);
     if (w != pid)
         return api_error_set(err, 0, "Transport", "", "lost %s: %s", argv[0], strerror(errno)), -1;
-    *exit_code = WIFEXITED(status) ? WEXITSTATUS(status)
+    *exit_code = WIFEXITED(status)     ? WEXITSTATUS(status)
                  : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
                                        : 1;
     return 0;

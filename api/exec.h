@@ -20,8 +20,8 @@
 enum backend_status;
 
 struct exec_request {
-    const char *worker;       /* NULL: the first running one (exec_pick_worker) */
-    const char *const *argv;  /* the command; argc 0: the worker's shell */
+    const char *worker;      /* NULL: the first running one (exec_pick_worker) */
+    const char *const *argv; /* the command; argc 0: the worker's shell */
     size_t argc;
     bool tty;        /* a pseudo-terminal, relayed to ours (-t) */
     bool stdin_open; /* our stdin goes to the command (-i; with tty, always) */

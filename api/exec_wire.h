@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #define EXEC_WIRE_MAGIC "TJX1"
-#define EXEC_WIRE_TTY 1u         /* flags: stdin is a terminal's side: make it the controlling one */
+#define EXEC_WIRE_TTY 1u /* flags: stdin is a terminal's side: make it the controlling one */
 #define EXEC_WIRE_MAX (256u << 10) /* the most bytes of strings */
 #define EXEC_WIRE_MAX_ARGS 4096u
 /* The protocol name in the HTTP Upgrade header of the request. */

@@ -3,11 +3,11 @@
  * shows: its section, label, help, the schema path it edits (the paths
  * findings carry), the kind of widget, where its choices come from and when
  * it is shown. tui/wizard_fields.c builds its sections from these rows and
- * reads and writes a plain row's value through api/schema by its path;
- * rows with a handler there (choices the catalog drives, the lists) say
- * what they edit by the same path. No curses here: the table is knowledge
- * about the job's fields, beside the schema and validation that share its
- * paths (doc/trainjob-form.7.scd says how they fit).
+ * reads and writes each row's value through api/schema by its path; the
+ * rows marked handled (the lists, the image list, the log path) have a few
+ * lines there that say what they edit by the same path. No curses here: the
+ * table is knowledge about the job's fields, beside the schema and
+ * validation that share its paths (doc/form.md says how they fit).
  */
 #ifndef API_FORMTAB_H
 #define API_FORMTAB_H
@@ -24,6 +24,7 @@ enum formtab_kind {
     FORMTAB_TOGGLE,   /* on / off */
     FORMTAB_CHOICE,   /* one of a list (choices below) */
     FORMTAB_LIST,     /* rows of fields: env, mounts, rules (tui/wizard_lists.c) */
+    FORMTAB_NOTE,     /* text in the section (its help), no field: path "" */
 };
 
 /* Where a choice field's choices come from. */
@@ -33,8 +34,8 @@ enum formtab_choices {
     FORMTAB_POOLS,       /* the workspace's pools */
     FORMTAB_ZONES,       /* the pool's zones */
     FORMTAB_VPCS,        /* the VPCs of the zone's region */
-    FORMTAB_PRIORITIES,  /* enum priority; owner-only ones disabled for members */
-    FORMTAB_FRAMEWORKS,  /* enum framework: the four the console offers */
+    FORMTAB_PRIORITIES,  /* the enum's values in .offered; owner-only ones disabled for members */
+    FORMTAB_FRAMEWORKS,  /* the enum's values in .offered: the four the console offers */
     FORMTAB_SPECS,       /* the pool's resource specs */
     FORMTAB_IMAGES,      /* the catalog's images */
     FORMTAB_MOUNT_PATHS, /* the mount paths typed in Data */
@@ -43,9 +44,9 @@ enum formtab_choices {
 /* When a row is shown. */
 enum formtab_when {
     FORMTAB_ALWAYS,
-    FORMTAB_ZONED,       /* standard – public and idle pools (and a file's unlisted zoned pool) */
-    FORMTAB_IDLE,        /* idle pools only */
-    FORMTAB_SSH,         /* while passwordless SSH is on (always for MPI) */
+    FORMTAB_ZONED, /* standard – public and idle pools (and a file's unlisted zoned pool) */
+    FORMTAB_IDLE,  /* idle (SPOT) jobs only: an idle pool's, or a file's for an unlisted pool */
+    FORMTAB_SSH,   /* while passwordless SSH is on (always for MPI) */
     FORMTAB_TENSORBOARD, /* while TensorBoard is enabled */
 };
 
@@ -59,11 +60,14 @@ struct formtab_row {
     const char *help;
     int max_chars;  /* text: the longest value the field takes (0: no limit) */
     bool handled;   /* its value goes into the job by code of its own; else by path only */
-    bool read_only; /* shown, not edited */
-    /* a plain row's widget: a number's Up/Down range (widened to a value loaded; absent: min),
-     * the text shown while empty */
+    bool read_only; /* shown, not edited (nor written) */
+    /* a number's Up/Down range (widened to a value loaded; absent: min), the text shown while
+     * empty, what a toggle says beside it or a number after it */
     long min, max;
-    const char *placeholder;
+    const char *placeholder, *words;
+    bool on_when_absent;    /* a toggle: what the job means without the value */
+    bool unset_until_typed; /* a number the job opened without stays out until typed in */
+    const int *offered;     /* an enum choice: the values offered, ending in 0 */
 };
 
 /* Every row, in the order the form shows them; *n is their count. */

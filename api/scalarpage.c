@@ -4,6 +4,7 @@
  */
 #include "api/scalarpage.h"
 
+#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -683,4 +684,13 @@ int scalar_stream_feed(struct scalar_stream *ss, const char *data, size_t len, s
         strbuf_reset(&ss->line);
     }
     return rc;
+}
+
+bool scalarpage_tag_match(const char *pattern, const char *tag)
+{
+    if (strchr(pattern, '/') == NULL) {
+        const char *last = strrchr(tag, '/');
+        tag = last ? last + 1 : tag;
+    }
+    return strcmp(pattern, tag) == 0 || fnmatch(pattern, tag, 0) == 0;
 }

@@ -118,6 +118,15 @@ int scalar_page_from_text(const char *text, size_t len, struct scalar_page *p,
 bool scalarpage_value_from_json(const json_t *v, double *out);
 
 /*
+ * Does a tag pattern (`metrics --tag`, the Metrics pane's filter) pick this
+ * tag? TensorBoard tags are paths (train/loss). A pattern without '/' is a
+ * shell pattern (fnmatch) for the tag's last part: 'loss*' picks train/loss
+ * and loss, not loss_dir/lr. One with '/' is for the whole tag, and its '*'
+ * also matches '/': train/ and a '*' picks train/loss and train/a/b.
+ */
+bool scalarpage_tag_match(const char *pattern, const char *tag);
+
+/*
  * The follow stream (GET …/scalars?follow=true, engine/scalarfollow.h):
  * NDJSON, one page a line, then a last line {"end": REASON, "message": …}
  * ("ended": the job ended and all it wrote was sent; "watch_limit" or

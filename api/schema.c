@@ -794,3 +794,100 @@ bool schema_ref_set_int(const struct schema_ref *ref, bool present, int64_t valu
         *(bool *)at(ref->base, f->flag_offset) = present;
     return true;
 }
+
+static bool is_enum(const struct field *f)
+{
+    return f->kind == F_ENUM || f->kind == F_ENUM_ALL || f->kind == F_ENUM_KEEP;
+}
+
+const char *schema_ref_enum_name(const struct schema_ref *ref)
+{
+    const struct field *f = ref->field;
+    if (!is_enum(f) || ref->index != SIZE_MAX)
+        return NULL;
+    const char *other =
+        f->kind == F_ENUM_KEEP ? *(char *const *)cat_(ref->base, f->count_offset) : NULL;
+    int v = *(const int *)cat_(ref->base, f->offset);
+    return other ? other : v != 0 || f->kind == F_ENUM_ALL ? enum_name(f->names, v) : NULL;
+}
+
+bool schema_ref_set_enum_name(const struct schema_ref *ref, const char *name)
+{
+    const struct field *f = ref->field;
+    if (!is_enum(f) || ref->index != SIZE_MAX)
+        return false;
+    int v = name && *name ? enum_value(f->names, name) : 0;
+    if (v < 0 && f->kind != F_ENUM_KEEP)
+        return false;
+    *(int *)at(ref->base, f->offset) = v < 0 ? 0 : v;
+    if (f->kind == F_ENUM_KEEP) { /* a name the table lacks is kept as text */
+        char **other = at(ref->base, f->count_offset);
+        free(*other);
+        *other = v < 0 ? xstrdup(name) : NULL;
+    }
+    return true;
+}
+
+bool schema_ref_bool(const struct schema_ref *ref, bool *out)
+{
+    const struct field *f = ref->field;
+    bool flag = f->flag_offset != SCHEMA_NO_FLAG;
+    if ((f->kind != F_BOOL && (f->kind != F_OBJECT || !flag)) || ref->index != SIZE_MAX ||
+        (flag && !*(const bool *)cat_(ref->base, f->flag_offset)))
+        return false;
+    *out = f->kind == F_OBJECT || *(const bool *)cat_(ref->base, f->offset);
+    return true;
+}
+
+bool schema_ref_set_bool(const struct schema_ref *ref, bool present, bool value)
+{
+    const struct field *f = ref->field;
+    bool flag = f->flag_offset != SCHEMA_NO_FLAG;
+    if ((f->kind != F_BOOL && (f->kind != F_OBJECT || !flag)) || ref->index != SIZE_MAX)
+        return false;
+    if (f->kind == F_BOOL)
+        *(bool *)at(ref->base, f->offset) = present && value;
+    if (flag)
+        *(bool *)at(ref->base, f->flag_offset) = present && (f->kind == F_BOOL || value);
+    return true;
+}
+
+size_t schema_ref_count(const struct schema_ref *ref)
+{
+    const struct field *f = ref->field;
+    if ((f->kind != F_ARRAY && f->kind != F_STRING_ARRAY) || ref->index != SIZE_MAX)
+        return 0;
+    return *(const size_t *)cat_(ref->base, f->count_offset);
+}
+
+void *schema_ref_item(const struct schema_ref *ref, size_t i)
+{
+    const struct field *f = ref->field;
+    if (f->kind != F_ARRAY || i >= schema_ref_count(ref))
+        return NULL;
+    return *(char **)at(ref->base, f->offset) + i * f->type->size;
+}
+
+void *schema_ref_append(const struct schema_ref *ref)
+{
+    const struct field *f = ref->field;
+    if (f->kind != F_ARRAY || ref->index != SIZE_MAX)
+        return NULL;
+    size_t *count = at(ref->base, f->count_offset);
+    char **items = at(ref->base, f->offset);
+    *items = xreallocarray(*items, *count + 1, f->type->size);
+    memset(*items + *count * f->type->size, 0, f->type->size);
+    return *items + (*count)++ * f->type->size;
+}
+
+bool schema_ref_unset(const struct schema_ref *ref)
+{
+    if ((ref->field->kind == F_ARRAY || ref->field->kind == F_STRING_ARRAY) &&
+        ref->index == SIZE_MAX) {
+        const struct object_type one = {0, ref->field, 1};
+        schema_free(&one, ref->base);
+        return true;
+    }
+    return schema_ref_set_string(ref, NULL) || schema_ref_set_int(ref, false, 0) ||
+           schema_ref_set_bool(ref, false, false) || schema_ref_set_enum_name(ref, NULL);
+}

@@ -188,6 +188,28 @@ bool schema_ref_set_string(const struct schema_ref *ref, const char *value);
 bool schema_ref_int(const struct schema_ref *ref, int64_t *out);
 /* Sets an integer field and its presence flag; false when ref is no integer field. */
 bool schema_ref_set_int(const struct schema_ref *ref, bool present, int64_t value);
+/* The name an enum field holds ("HIGH", or a value the table lacks as it came); NULL: unset. */
+const char *schema_ref_enum_name(const struct schema_ref *ref);
+/*
+ * Sets an enum field by its name (NULL or "": unset); a name the table
+ * lacks is kept as text where the field keeps one (F_ENUM_KEEP), else false.
+ */
+bool schema_ref_set_enum_name(const struct schema_ref *ref, const char *name);
+/*
+ * A flag field's value, or an object's presence, into *out; false when
+ * absent (no flag set) or not such a field.
+ */
+bool schema_ref_bool(const struct schema_ref *ref, bool *out);
+/* Sets a flag field (present false: absent), or an object's presence (value). */
+bool schema_ref_set_bool(const struct schema_ref *ref, bool present, bool value);
+/* The number of items of a list field (0: none, or not a list). */
+size_t schema_ref_count(const struct schema_ref *ref);
+/* Item i of a list of objects (NULL: past its end, or not such a list). */
+void *schema_ref_item(const struct schema_ref *ref, size_t i);
+/* A new item, zeroed, at the end of a list of objects (NULL: not such a list). */
+void *schema_ref_append(const struct schema_ref *ref);
+/* Makes a string, integer, flag or enum field absent (an object: not present; a list: empty). */
+bool schema_ref_unset(const struct schema_ref *ref);
 /*
  * Drops the field path names from the extras of the object holding it (a
  * field the file had that the table lacks); false when it was not there.

@@ -34,9 +34,12 @@ int cmd_exec(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE
         "Exit status: CMD's; 1 when the worker cannot be entered (not running,\n"
         "not your job, the backend has no exec), 2 usage, 3 no server.\n";
     static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'},     {"worker", required_argument, NULL, 'w'},
-        {"stdin", no_argument, NULL, 'i'},    {"tty", no_argument, NULL, 't'},
-        {"no-tty", no_argument, NULL, 'T'},   CLI_GLOBAL_OPTIONS,
+        {"help", no_argument, NULL, 'h'},
+        {"worker", required_argument, NULL, 'w'},
+        {"stdin", no_argument, NULL, 'i'},
+        {"tty", no_argument, NULL, 't'},
+        {"no-tty", no_argument, NULL, 'T'},
+        CLI_GLOBAL_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     struct cli_globals local = *g;
@@ -78,8 +81,10 @@ int cmd_exec(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE
         int before = optind;
         c = cli_next_option(argc, argv, "+hw:itT", longopts, &local);
         if (c == -1 && optind == before) {
-            fprintf(err, "trainjob exec: '%s': put the command after --, as in "
-                         "trainjob exec %s -- %s\n", argv[optind], job, argv[optind]);
+            fprintf(err,
+                    "trainjob exec: '%s': put the command after --, as in "
+                    "trainjob exec %s -- %s\n",
+                    argv[optind], job, argv[optind]);
             return EXIT_USAGE;
         }
         if (c == 'w')

@@ -411,6 +411,33 @@ static void table_start(struct cli_table *t, const struct get_opts *op)
     cli_table_row(t, head);
 }
 
+/*
+ * A watch's columns of names from a fixed set (STATE, PHASE, KIND…) as wide
+ * as the widest of them, and its numbers as wide as most get, from the
+ * start: a change to SUSPENDING, or a tenth restart, moves no column (the
+ * header is printed once, as kubectl -w does). Free text still widens.
+ */
+static void watch_widths(struct cli_table *t, const struct get_opts *op)
+{
+    if (op->what == GET_JOBS) {
+        cli_table_least(t, 2, cli_enum_width(&job_state_names));
+        cli_table_least(t, 3, cli_enum_width(&priority_names));
+        cli_table_least(t, 4, strlen("standard"));
+        cli_table_least(t, 5, strlen("100/100"));
+        cli_table_least(t, 6, strlen("100/inf"));
+        cli_table_least(t, 7, strlen("100d"));
+    } else if (op->what == GET_WORKERS) {
+        size_t phase = cli_enum_width(&worker_phase_names);
+        cli_table_least(t, 3, phase > strlen("Stopped") ? phase : strlen("Stopped"));
+        cli_table_least(t, 4, strlen("RESTARTS"));
+        cli_table_least(t, 5, strlen("1 general error"));
+        cli_table_least(t, 7, strlen("100d"));
+    } else {
+        cli_table_least(t, 0, strlen("2026-11-29T15:04:05Z"));
+        cli_table_least(t, 1, cli_enum_width(&job_event_kind_names));
+    }
+}
+
 /* ---- the lists ---------------------------------------------------------- */
 
 /* What print_list needs of one kind of item: its name line, its JSON, its table row. */
@@ -448,6 +475,8 @@ static void print_list(const struct get_opts *op, const struct list_kind *k, con
         bool first = t->width == NULL;
         if (first)
             table_start(t, op);
+        if (first && keep)
+            watch_widths(t, op);
         for (size_t i = 0; i < n; i++)
             k->row(t, at + i * k->size);
         cli_table_print(t, out, first && op->no_headers ? 1 : 0, keep);

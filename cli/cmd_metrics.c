@@ -23,7 +23,6 @@
  * sanitized like every other name before they reach the output.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
@@ -54,7 +53,8 @@
 #define POLL_LOST (-1)            /* -f: the engine did not answer this time */
 /* -o table: the series kept (two buckets each; 55 MB peak with printing); more are counted */
 #define TABLE_MAX_SERIES 65536
-#define CSV_PAIRS 16 /* csv: series whose "run,tag" fields are kept made */
+#define CSV_PAIRS 16   /* csv: series whose "run,tag" fields are kept made */
+#define TAGS_LISTED 32 /* --tag matching nothing: the tags there are, said up to this many */
 
 static const char metrics_usage[] =
     "usage: trainjob metrics NAME [--tag T]... [-o table|csv|json] [-f]\n"
@@ -66,7 +66,10 @@ static const char metrics_usage[] =
     "  -o csv       every point: run,tag,step,wall_time,value (with a header line)\n"
     "  -o json      every point as a JSON array of {run, tag, step, wall_time, value};\n"
     "               with -f one object per line (NDJSON)\n"
-    "  --tag T      only tags matching T (a shell pattern, e.g. 'loss*'); repeatable\n"
+    "  --tag T      only tags matching T, a shell pattern where '*' also matches '/';\n"
+    "               without '/' it matches the tag's last part too ('loss*' picks\n"
+    "               train/loss), with '/' the whole tag ('train/*'); repeatable.\n"
+    "               When no tag matches, the tags there are go to stderr, status 1\n"
     "  -f           follow: print new points as they are written, until the job ends\n"
     "               (with --logdir: until interrupted); a table prints changed rows\n"
     "Runs are the log directory itself (\".\") and its subdirectories (rank0, rank1, ...).\n"
@@ -89,6 +92,11 @@ struct metrics {
     /* filter and output */
     const char *tags[MAX_TAG_PATTERNS];
     size_t tag_count;
+    bool tag_matched;              /* --tag: a point matched */
+    char *other_tags[TAGS_LISTED]; /* --tag, none matched yet: tags that did not */
+    size_t other_count;
+    bool other_more;  /* more tags than other_tags holds */
+    bool told_no_tag; /* -f: said once that no tag matches yet */
     enum metrics_output output;
     bool follow;
     FILE *out, *err;
@@ -97,6 +105,7 @@ struct metrics {
     uint64_t *shown;        /* table: each series' point count when its row was printed */
     size_t shown_cap;
     bool table_shown; /* the header is out: -f prints only rows that changed */
+    size_t width[5];  /* table: its columns' widths, which only grow (-f keeps them aligned) */
     uint64_t printed; /* points printed (csv, json) */
     uint64_t bad_crc, bad_protobuf, dropped, told_bad;
     uint64_t told_holes;    /* --logdir: holes of sparse files said so far */
@@ -138,14 +147,65 @@ static int failed(FILE *err, enum backend_status st, const struct api_error *e)
     return st == BACKEND_REJECTED ? EXIT_INVALID : EXIT_USAGE;
 }
 
-static bool tag_wanted(const struct metrics *m, const char *tag)
+/* Keeps a tag that no --tag matched, to list while none has (at most TAGS_LISTED). */
+static void note_other_tag(struct metrics *m, const char *tag)
+{
+    for (size_t i = 0; i < m->other_count; i++)
+        if (strcmp(m->other_tags[i], tag) == 0)
+            return;
+    if (m->other_count == TAGS_LISTED)
+        m->other_more = true;
+    else
+        m->other_tags[m->other_count++] = xstrdup(tag);
+}
+
+/* Does a --tag pattern pick this tag (api/scalarpage_tag_match)? All do without --tag. */
+static bool tag_wanted(struct metrics *m, const char *tag)
 {
     if (m->tag_count == 0)
         return true;
     for (size_t i = 0; i < m->tag_count; i++)
-        if (strcmp(m->tags[i], tag) == 0 || fnmatch(m->tags[i], tag, 0) == 0)
+        if (scalarpage_tag_match(m->tags[i], tag)) {
+            m->tag_matched = true;
             return true;
+        }
+    if (!m->tag_matched)
+        note_other_tag(m, tag);
     return false;
+}
+
+static int by_string(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * --tag matched none of the tags read: says so on stderr with the patterns
+ * and the tags there are (sorted, sanitized). True when it did.
+ */
+static bool tell_no_tag(struct metrics *m, const char *when)
+{
+    if (m->tag_count == 0 || m->tag_matched || m->other_count == 0)
+        return false;
+    qsort(m->other_tags, m->other_count, sizeof *m->other_tags, by_string);
+    struct strbuf line = STRBUF_INIT;
+    strbuf_adds(&line, "trainjob metrics: no tag matches --tag ");
+    for (size_t i = 0; i < m->tag_count; i++) {
+        strbuf_adds(&line, i ? ", '" : "'");
+        add_clean(&line, m->tags[i]);
+        strbuf_addc(&line, '\'');
+    }
+    strbuf_addf(&line, "%s; the tags %s: ", when, *when ? "so far" : "are");
+    for (size_t i = 0; i < m->other_count; i++) {
+        if (i)
+            strbuf_adds(&line, ", ");
+        add_clean(&line, m->other_tags[i]);
+    }
+    if (m->other_more)
+        strbuf_adds(&line, ", …");
+    fprintf(m->err, "%s\n", strbuf_str(&line));
+    strbuf_free(&line);
+    return true;
 }
 
 /* A value as text: the shortest that reads back, or NaN / Infinity / -Infinity. */
@@ -351,7 +411,8 @@ static int by_run_and_tag(const void *a, const void *b)
 
 /*
  * Prints the table of last values: whole the first time, then (-f) only the
- * rows of series that got points since, without the header.
+ * rows of series that got points since, without the header, in columns as
+ * wide as before or wider (never narrower), so rows that follow line up.
  */
 static void print_table(struct metrics *m)
 {
@@ -396,7 +457,12 @@ static void print_table(struct metrics *m)
         row[3] = strbuf_detach(&sb, NULL);
         row[4] = xasprintf("%llu", (unsigned long long)metric_series_seen(rows[r]));
     }
-    size_t width[COLS] = {0};
+    /* a number's column starts wide enough for most, so -f rarely needs to widen it */
+    static const size_t least[COLS] = {0, 0, 8, 12, 8};
+    size_t *width = m->width;
+    for (size_t c = 0; c < COLS; c++)
+        if (width[c] < least[c])
+            width[c] = least[c];
     for (size_t r = 0; r <= count; r++)
         for (size_t c = 0; c < COLS; c++) {
             const char *s = cells[r * COLS + c];
@@ -529,6 +595,8 @@ static int on_push_page(void *ctx, struct scalar_page *page)
         print_table(m);
     fflush(m->out);
     tell_damage(m);
+    if (!m->told_no_tag)
+        m->told_no_tag = tell_no_tag(m, " yet");
     return ferror(m->out) ? 1 : 0;
 }
 
@@ -599,8 +667,13 @@ static int run(struct metrics *m)
     if (rc != EXIT_OK)
         return rc;
     m->started = true;
+    bool no_tag = false;
+    if (m->follow)
+        m->told_no_tag = tell_no_tag(m, " yet");
+    else
+        no_tag = tell_no_tag(m, "");
     if (m->output == METRICS_TABLE) {
-        if (metricset_count(m->last) == 0 && !m->follow) {
+        if (metricset_count(m->last) == 0 && !m->follow && !no_tag) {
             struct strbuf line = STRBUF_INIT;
             add_clean(&line, m->log_path);
             fprintf(m->err, "trainjob metrics: no scalars%s%s yet\n", m->log_path ? " in " : "",
@@ -614,6 +687,8 @@ static int run(struct metrics *m)
         fputs(m->printed ? "\n]\n" : "]\n", m->out);
     fflush(m->out);
     tell_damage(m);
+    if (no_tag)
+        return ferror(m->out) ? EXIT_USAGE : EXIT_INVALID;
     bool polling = m->dir != NULL;
     while (m->follow && rc == EXIT_OK) {
         if (!polling) {
@@ -639,6 +714,8 @@ static int run(struct metrics *m)
             print_table(m);
         fflush(m->out);
         tell_damage(m);
+        if (!m->told_no_tag)
+            m->told_no_tag = tell_no_tag(m, " yet");
         if (ended || ferror(m->out))
             break;
     }
@@ -759,6 +836,8 @@ int cmd_metrics(const struct cli_globals *g, int argc, char **argv, FILE *out, F
     free(m.log_path);
     strbuf_free(&m.line);
     strbuf_free(&m.scratch);
+    for (size_t i = 0; i < m.other_count; i++)
+        free(m.other_tags[i]);
     for (size_t i = 0; i < CSV_PAIRS; i++) {
         free(m.csv_pairs[i].run);
         free(m.csv_pairs[i].tag);

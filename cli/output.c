@@ -104,6 +104,23 @@ void cli_table_print(struct cli_table *t, FILE *out, size_t skip, bool keep)
         cli_table_free(t);
 }
 
+void cli_table_least(struct cli_table *t, size_t col, size_t width)
+{
+    if (t->width == NULL)
+        t->width = xcalloc(t->cols, sizeof *t->width);
+    if (col < t->cols && t->width[col] < width)
+        t->width[col] = width;
+}
+
+size_t cli_enum_width(const struct enum_names *e)
+{
+    size_t w = 0;
+    for (size_t i = 1; i < e->count; i++) /* 0: unspecified, shown as "-" */
+        if (e->names[i] && strlen(e->names[i]) > w)
+            w = strlen(e->names[i]);
+    return w;
+}
+
 void cli_table_free(struct cli_table *t)
 {
     strbuf_free(&t->text);

@@ -52,6 +52,13 @@ void cli_table_row(struct cli_table *t, const char *const *cells);
  * later rows (a watch), else everything is freed.
  */
 void cli_table_print(struct cli_table *t, FILE *out, size_t skip, bool keep);
+/*
+ * Makes column col at least width cells wide from now on: a watch sizes a
+ * column for every value it may take, so a later row does not shift it.
+ */
+void cli_table_least(struct cli_table *t, size_t col, size_t width);
+/* The width of an enum's widest name but its unspecified one (0): the width of a column of them. */
+size_t cli_enum_width(const struct enum_names *e);
 void cli_table_free(struct cli_table *t);
 
 /* "3m" since an RFC 3339 time, or "-". */

@@ -53,14 +53,16 @@ int engine_worker_exec(struct engine *eng, const char *user, const char *ws, con
         worker_names(job, &names);
         rc = api_error_set(err, 404, "NotFound", "worker", "job '%s' has no worker '%s'%s%s%s",
                            name, worker, job->worker_count ? " (it has " : "",
-                           job->worker_count ? strbuf_str(&names) : " (it has not been scheduled yet)",
+                           job->worker_count ? strbuf_str(&names)
+                                             : " (it has not been scheduled yet)",
                            job->worker_count ? ")" : "");
         strbuf_free(&names);
         return rc;
     }
     if (w->phase != WORKER_RUNNING || !w->live || w->proc.worker_pgid <= 0)
-        return api_error_set(err, 409, "WorkerNotRunning", "worker", "worker %s is not running (%s)",
-                             worker, w->phase == WORKER_PENDING || w->phase == WORKER_PHASE_UNSPECIFIED
+        return api_error_set(err, 409, "WorkerNotRunning", "worker",
+                             "worker %s is not running (%s)", worker,
+                             w->phase == WORKER_PENDING || w->phase == WORKER_PHASE_UNSPECIFIED
                                  ? "starting"
                                  : enum_name(&worker_phase_names, (int)w->phase));
     struct exec_plan *p = xcalloc(1, sizeof *p);

@@ -653,8 +653,11 @@ void engine_set_state(struct engine *eng, struct ejob *job, enum job_state state
             snprintf(text, sizeof text, "%s → %s%s%s", enum_name(&job_state_names, (int)old),
                      enum_name(&job_state_names, (int)state), message && *message ? ": " : "",
                      message ? message : "");
-        else
-            snprintf(text, sizeof text, "%s", message ? message : "");
+        else if (message && *message)
+            snprintf(text, sizeof text, "%s", message);
+        else /* the reason went: say which, not an empty "waiting" */
+            snprintf(text, sizeof text, "no longer waiting: %s",
+                     job_prev_message && *job_prev_message ? job_prev_message : "waiting");
         ev.message = text;
         engine_event(eng, job, &ev);
     }

@@ -75,7 +75,8 @@ static _Noreturn void exec_fail(const char *fmt, ...)
     exit(1);
 }
 
-/* Reads all of /proc/PID/NAME (0: our own; at most max bytes) into a new buffer; NULL when it cannot. */
+/* Reads all of /proc/PID/NAME (0: our own; at most max bytes) into a new buffer; NULL when it
+ * cannot. */
 static char *proc_read(pid_t pid, const char *name, size_t max, size_t *len)
 {
     char path[64];
@@ -352,7 +353,8 @@ static _Noreturn void run_command(const struct exec_wire_header *h, const int fd
     } else if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
         _exit(126);
     }
-    /* The terminal becomes the command's own, as the worker's user (a root caller could steal one). */
+    /* The terminal becomes the command's own, as the worker's user (a root caller could steal one).
+     */
     if ((h->flags & EXEC_WIRE_TTY) && ioctl(STDIN_FILENO, TIOCSCTTY, 0) != 0)
         dprintf(STDERR_FILENO, "trainjob exec: no controlling terminal: %s\r\n", strerror(errno));
     if (argv[0] == NULL)
@@ -454,8 +456,9 @@ int shim_exec_main(int argc, char **argv)
             kill(child, SIGKILL);
         }
     }
-    int code = WIFEXITED(status) ? WEXITSTATUS(status)
-                                 : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+    int code = WIFEXITED(status)     ? WEXITSTATUS(status)
+               : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
+                                     : 1;
     dprintf(fds[3], "exit %d\n", code);
     return 0;
 }

@@ -146,6 +146,10 @@ keys "?"
 see "...and its help says what s does there" "a shell in the selected worker"
 keys Escape
 gone "...(the help closes)" "a shell in the selected worker"
+keys C-k
+see "...and the job still stops from there, with C-k (k9s's kill)" "Stop box?"
+keys n
+gone "...(not now)" "Stop box?"
 keys s
 see "s opens a shell in the selected worker" "a shell in box/master-0" 10
 keys "echo IN-\$ECP_JOB_NAME; exit 3" Enter

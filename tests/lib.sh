@@ -155,3 +155,17 @@ as_user() {
 shared_tmp() {
     mkdir -p "$1" && chmod 0755 "$TMP" "$1"
 }
+
+# column_starts FILE : the distinct sets of where the columns of FILE's lines
+# start, one set a line ("1,9,16,"): a column starts after three spaces or
+# more, as trainjob pads its tables (a cell holds single spaces: "DISPLAY NAME")
+column_starts() {
+    LC_ALL=C.UTF-8 awk '{ s = ""; sp = 3
+        for (i = 1; i <= length($0); i++) {
+            c = substr($0, i, 1)
+            if (c == " ") { sp++; continue }
+            if (sp >= 3) s = s i ","
+            sp = 0
+        }
+        print s }' "$1" | sort -u | tr '\n' ' '
+}

@@ -100,9 +100,17 @@ keys S
 see "S asks where to save the log" "Save the whole log"
 keys Escape
 see "the key bar on the Logs pane offers S save" "S save"
-keys "?" End
-see "? on the Logs pane says which keys it takes first" "Here first (logs):"
-see "...S among them" "S  save the shown worker"
+keys "?"
+see "? on the Logs pane lists the keys it takes first, under its own heading" "logs — a worker's log"
+if grep -qE '^ +S +save-log ' "$TMP/screen"; then pass "...S among them (save-log)"; else
+    fail "...S among them (save-log)" "$(cat "$TMP/screen")"
+fi
+if awk '/logs — a worker.s log/ { l = NR } /job — one job/ { j = NR } END { exit !(l && (!j || l < j)) }' "$TMP/screen" &&
+    ! grep -qE '^ +S +start-job ' "$TMP/screen"; then
+    pass "...before the job screen's keys, where S is not also listed as start-job"
+else
+    fail "...before the job screen's keys, where S is not also listed as start-job" "$(cat "$TMP/screen")"
+fi
 keys Escape
 keys S
 see "...offering ./JOB-WORKER.log" "./noisy-master-0.log"

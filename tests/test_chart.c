@@ -548,6 +548,93 @@ static void test_cursor_readout(void **state)
     chart_free(c);
 }
 
+/*
+ * Issue 22: two runs of 30 steps on 80 columns read "step 7.933 - rank0 - -
+ * rank1 -". The cursor snaps to a step a run wrote and reads each run's
+ * value there; a run that stopped earlier reads "-" past its last step;
+ * the cursor's column is drawn as a line in every plot row.
+ */
+static void test_cursor_snaps_to_points(void **state)
+{
+    struct chart_point a[30], b[20];
+    for (int i = 0; i < 30; i++)
+        a[i] = (struct chart_point){i + 1, 1000.0 / (i + 2)};
+    for (int i = 0; i < 20; i++)
+        b[i] = (struct chart_point){i + 1, 1000.0 / (i + 4)};
+    struct chart *c = chart_new(WIN_H);
+    chart_add_series(c, "rank0", A_NORMAL);
+    chart_add_series(c, "rank1", A_NORMAL);
+    chart_set_points(c, 0, a, 30);
+    chart_set_points(c, 1, b, 20);
+    draw(c);
+    struct widget *wd = chart_widget(c);
+    struct widget_key left = {.code = KEY_LEFT, .is_function = true};
+    wd->ops->key(wd, &left);
+    int last = chart_cursor(c);
+    int seen_past_b = 0, steps_seen = 0;
+    double prev = -1;
+    for (int col = last; col >= 0; col--) {
+        chart_set_cursor(c, col);
+        draw(c);
+        double x, y0, y1;
+        assert_true(chart_cursor_x(c, &x));
+        assert_true(x == floor(x) && x >= 1 && x <= 30); /* a step, not a fraction */
+        assert_true(chart_cursor_y(c, 0, &y0));
+        assert_true(y0 == a[(int)x - 1].y);
+        if (x <= 20) {
+            assert_true(chart_cursor_y(c, 1, &y1));
+            assert_true(y1 == b[(int)x - 1].y);
+        } else {
+            assert_false(chart_cursor_y(c, 1, &y1));
+            seen_past_b++;
+        }
+        steps_seen += x != prev;
+        prev = x;
+        char *legend = row_text(0), want[64], val[32];
+        snprintf(want, sizeof want, "step %d ", (int)x);
+        assert_non_null(strstr(legend, want));
+        chart_format_value(y0, 0, 0, val, sizeof val);
+        snprintf(want, sizeof want, "rank0 %s", val);
+        assert_non_null(strstr(legend, want));
+        if (x > 20)
+            assert_non_null(strstr(legend, "rank1 -"));
+        free(legend);
+        /* the cursor line: the reversed column is drawn in every plot row */
+        int cx = -1;
+        for (int xx = 0; xx < WIN_W && cx < 0; xx++)
+            if (offscreen_attr(win, 1, xx) & A_REVERSE)
+                cx = xx;
+        assert_true(cx >= 0);
+        for (int r = 1; r < WIN_H - 2; r++) {
+            char *cell = offscreen_text(win, r, cx, 1);
+            assert_true(cell[0] != ' ' && cell[0] != '\0');
+            assert_true(offscreen_attr(win, r, cx) & A_REVERSE);
+            free(cell);
+        }
+    }
+    assert_true(seen_past_b > 0);
+    assert_int_equal(steps_seen, 30); /* every step is reached by some column */
+    /* smoothing on: the value as written, then the smoothed one after '~' */
+    chart_set_smoothing(c, 0.6);
+    chart_set_cursor(c, last);
+    draw(c);
+    double x, y, sy;
+    assert_true(chart_cursor_x(c, &x));
+    assert_true(x == 30);
+    assert_true(chart_cursor_y(c, 0, &y));
+    assert_true(y == a[29].y);
+    assert_true(chart_cursor_smoothed(c, 0, &sy));
+    double ys[30];
+    for (int i = 0; i < 30; i++)
+        ys[i] = a[i].y;
+    chart_smooth(ys, 30, 0.6, ys);
+    assert_true(fabs(sy - ys[29]) < 1e-9);
+    char *legend = row_text(0);
+    assert_non_null(strstr(legend, "~"));
+    free(legend);
+    chart_free(c);
+}
+
 /* Zoom to the last N steps: x labels from the window only, the cursor reads inside it. */
 static void test_zoom_last(void **state)
 {
@@ -567,15 +654,14 @@ static void test_zoom_last(void **state)
     assert_true(x >= n - 1001 && x < n - 900);
     double y;
     assert_true(chart_cursor_y(c, 0, &y));
+    assert_true(y == p[(size_t)x].y); /* the value written at the cursor's step */
     /* The smoothed value at the window's start carries the history before it (the checkpoints). */
+    assert_true(chart_cursor_smoothed(c, 0, &y));
     double *ys = xcalloc(n, sizeof *ys);
     for (size_t i = 0; i < n; i++)
         ys[i] = p[i].y;
     chart_smooth(ys, n, 0.9, ys);
-    bool found = false;
-    for (size_t i = n - 1001; i < n - 900 && !found; i++)
-        found = fabs(ys[i] - y) < 1e-6;
-    assert_true(found);
+    assert_true(fabs(ys[(size_t)x] - y) < 1e-6);
     free(ys);
     chart_free(c);
     free(p);
@@ -701,6 +787,7 @@ int main(void)
         cmocka_unit_test(test_markers_without_colour),
         cmocka_unit_test(test_legend_cjk_at_80),
         cmocka_unit_test(test_cursor_readout),
+        cmocka_unit_test(test_cursor_snaps_to_points),
         cmocka_unit_test(test_zoom_last),
         cmocka_unit_test(test_append_equals_set),
         cmocka_unit_test(test_degenerate),

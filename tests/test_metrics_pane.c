@@ -209,6 +209,15 @@ static void test_filter_and_selection(void **state)
     assert_int_equal(metrics_pane_tag_count(p), 1);
     metrics_pane_set_filter(p, "");
     assert_int_equal(metrics_pane_tag_count(p), 3);
+    /* a pattern is as `metrics --tag` takes it: loss* is a tag's last part */
+    metrics_pane_set_filter(p, "loss*");
+    assert_int_equal(metrics_pane_tag_count(p), 1);
+    assert_string_equal(metrics_pane_tag(p, 0), "train/loss");
+    metrics_pane_set_filter(p, "train/*");
+    assert_int_equal(metrics_pane_tag_count(p), 1);
+    metrics_pane_set_filter(p, "rain*"); /* not text inside a tag: no match */
+    assert_int_equal(metrics_pane_tag_count(p), 0);
+    metrics_pane_set_filter(p, "");
 
     /* selected tags are charted, in name order, while the filter keeps them */
     metrics_pane_move(p, -10);

@@ -252,6 +252,26 @@ static void test_lenient(void **state)
 }
 
 /* Escapes jansson writes and a server may send: \u with surrogate pairs, \/ and the short ones. */
+/* --tag and the pane's filter: TensorBoard's path-like tags found by their last part too. */
+static void test_tag_match(void **state)
+{
+    (void)state;
+    assert_true(scalarpage_tag_match("loss*", "train/loss"));
+    assert_true(scalarpage_tag_match("loss*", "loss"));
+    assert_true(scalarpage_tag_match("loss*", "a/b/loss_avg"));
+    assert_false(scalarpage_tag_match("loss*", "train/lr"));
+    assert_false(scalarpage_tag_match("loss*", "loss_dir/lr")); /* the last part only */
+    assert_true(scalarpage_tag_match("train/*", "train/loss"));
+    assert_true(scalarpage_tag_match("train/*", "train/a/b")); /* '*' crosses '/' */
+    assert_false(scalarpage_tag_match("train/*", "eval/loss"));
+    assert_false(scalarpage_tag_match("train/l*", "eval/train/lr"));
+    assert_true(scalarpage_tag_match("*/lr", "x/train/lr"));
+    assert_true(scalarpage_tag_match("train/loss", "train/loss"));
+    assert_false(scalarpage_tag_match("train", "train/loss"));
+    assert_false(scalarpage_tag_match("train*", "train/loss"));
+    assert_true(scalarpage_tag_match("[ab]cc", "x/acc"));
+}
+
 static void test_text_escapes(void **state)
 {
     (void)state;
@@ -299,6 +319,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_values_short_and_exact),
+        cmocka_unit_test(test_tag_match),
         cmocka_unit_test(test_wall_times),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_hostile_names),

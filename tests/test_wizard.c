@@ -265,8 +265,8 @@ static void test_defaults_agree(void **state)
 static bool row_hidden(const struct wizard *wz, const char *path)
 {
     for (size_t i = 0; i < wz->field_count; i++)
-        if (strcmp(wz->fields[i].path, path) == 0)
-            return form_hidden(wz->forms[wz->fields[i].section], wz->fields[i].entry);
+        if (strcmp(wz->fields[i].row->path, path) == 0)
+            return form_hidden(wz->forms[wz->fields[i].row->section], wz->fields[i].entry);
     fail_msg("no field for %s", path);
     return true;
 }
@@ -452,9 +452,9 @@ static void go_to_row(struct wizard *wz, const struct formtab_row *row)
     assert_non_null(fd);
     while (wz->cur < row->section)
         key(wz, KEY_NPAGE, true);
-    for (int t = 0; t < 30 && form_focused(wz->forms[fd->section]) != fd->entry; t++)
+    for (int t = 0; t < 30 && form_focused(wz->forms[fd->row->section]) != fd->entry; t++)
         key(wz, '\t', false);
-    assert_int_equal(form_focused(wz->forms[fd->section]), fd->entry);
+    assert_int_equal(form_focused(wz->forms[fd->row->section]), fd->entry);
     assert_string_equal(wizard_focused_path(wz), row->path);
 }
 
@@ -473,7 +473,7 @@ static void choose(struct wizard *wz, const char *filter)
  * a conditional row is hidden until its condition is made true by keys (an
  * idle pool, SSH on, TensorBoard on), then shown; a choice picked by typing
  * its filter is in the job at the row's path. With the test above, every
- * row of the table but the three lists (their own suites walk them) is
+ * row of the table but the three lists (the test below walks them) is
  * walked.
  */
 static void test_every_choice_and_conditional_row(void **state)
@@ -547,9 +547,13 @@ static void test_every_choice_and_conditional_row(void **state)
         const char *at = walk[w].stored_at ? walk[w].stored_at : row->path;
         json_t *before = jobspec_to_json(wizard_job(fx->wz));
         json_t *was = json_deep_copy(json_at(before, at));
-        if (row->read_only) { /* shown, not edited: the platform's path, unset in the job */
-            assert_string_equal(textfield_value(fx->wz->ssh_path), JOBSPEC_DEFAULT_SSH_PATH);
+        if (row->read_only) { /* shown, not edited: the platform's path (dim), unset in the job */
+            assert_string_equal(row->placeholder, JOBSPEC_DEFAULT_SSH_PATH);
             assert_null(was);
+            key(fx->wz, ' ', false); /* no key reaches it */
+            json_t *after = jobspec_to_json(wizard_job(fx->wz));
+            assert_null(json_at(after, at));
+            json_decref(after);
         } else {
             go_to_row(fx->wz, row);
             if (row->kind == FORMTAB_TOGGLE)
@@ -619,6 +623,207 @@ static void test_spec_kept_when_pool_lacks_it(void **state)
     assert_true(wizard_error_count(fx->wz) > 0);
 }
 
+/* A second idle pool (zone local-2z) and a second workspace that lists only the dedicated pool. */
+static void add_idle_pool_and_workspace(struct catalog *cat)
+{
+    cat->pools = xrealloc(cat->pools, 3 * sizeof *cat->pools);
+    struct catalog_pool *p = &cat->pools[2];
+    memset(p, 0, sizeof *p);
+    p->name = xstrdup("idle-2");
+    p->type = POOL_IDLE;
+    p->zones = one("local-2z", &p->zone_count);
+    p->specs = xcalloc(1, sizeof *p->specs);
+    p->specs[0].name = xstrdup("cpu-1");
+    p->spec_count = 1;
+    cat->pool_count = 3;
+    struct catalog_workspace *ws = &cat->workspaces[0];
+    ws->pools = xrealloc(ws->pools, 3 * sizeof *ws->pools);
+    ws->pools[ws->pool_count++] = xstrdup("idle-2");
+    cat->workspaces = xrealloc(cat->workspaces, 2 * sizeof *cat->workspaces);
+    ws = &cat->workspaces[1];
+    memset(ws, 0, sizeof *ws);
+    ws->name = xstrdup("other");
+    ws->role = MEMBER_OWNER;
+    ws->pools = one("local", &ws->pool_count);
+    cat->workspace_count = 2;
+}
+
+/*
+ * A zone the newly chosen pool lacks, and a pool the newly chosen workspace
+ * lacks, stay chosen with validation's finding under them: neither is
+ * swapped for the first of the new list while the section shows no error.
+ */
+static void test_zone_and_pool_kept_when_catalog_lacks_them(void **state)
+{
+    struct fixture *fx = *state;
+    add_idle_pool_and_workspace(&fx->cat);
+    struct jobspec j = ok_job();
+    free(j.resource_pool.name);
+    j.resource_pool.name = xstrdup("local-idle");
+    j.resource_pool.zone = xstrdup("local-1z");
+    fx->wz = wizard_new(&fx->cat, &j, NULL, fx->km);
+    jobspec_free(&j);
+    go_to_row(fx->wz, formtab_row("resource_pool.name"));
+    choose(fx->wz, "idle-2");
+    const struct jobspec *out = wizard_job(fx->wz);
+    assert_string_equal(out->resource_pool.name, "idle-2");
+    assert_non_null(out->resource_pool.zone);
+    assert_string_equal(out->resource_pool.zone, "local-1z");
+    bool said = false;
+    for (size_t i = 0; i < fx->wz->findings.count; i++)
+        said = said || (strcmp(fx->wz->findings.items[i].path, "resource_pool.zone") == 0 &&
+                        fx->wz->findings.items[i].severity == SEVERITY_ERROR);
+    assert_true(said);
+
+    for (int t = 0; t < 5 && strcmp(wizard_focused_path(fx->wz), "workspace_name") != 0; t++)
+        key(fx->wz, KEY_BTAB, true); /* back up to the Workspace */
+    choose(fx->wz, "other");
+    out = wizard_job(fx->wz);
+    assert_string_equal(out->workspace_name, "other");
+    assert_string_equal(out->resource_pool.name, "idle-2");
+    said = false;
+    for (size_t i = 0; i < fx->wz->findings.count; i++)
+        said = said || (strcmp(fx->wz->findings.items[i].path, "resource_pool.name") == 0 &&
+                        fx->wz->findings.items[i].severity == SEVERITY_ERROR);
+    assert_true(said);
+}
+
+/* Types text into the focused field, key by key (no clearing first). */
+static void type(struct wizard *wz, const char *text)
+{
+    for (const char *p = text; *p; p++)
+        key(wz, (unsigned char)*p, false);
+}
+
+/*
+ * The three lists, walked with keys only: PgDn to the list's section, Tab to
+ * it, Alt-N adds a row, each of its fields is typed into (Tab between them),
+ * a choice picked by its filter, a toggle flipped; what was typed is in the
+ * job at the row's path (env[0].key, mount[0].subdir, rules[0].action…).
+ */
+static void test_every_list_row_reaches_its_path(void **state)
+{
+    struct fixture *fx = *state;
+    fx->cat.volumes = xcalloc(1, sizeof *fx->cat.volumes);
+    fx->cat.volumes[0] =
+        (struct catalog_volume){xstrdup("vol-1"), xstrdup("team data"), NULL, NULL};
+    fx->cat.volume_count = 1;
+    static const struct {
+        const char *list;
+        const char *typed[3]; /* each field's keys: text, "~filter" for a choice, " " a toggle */
+        const char *path[3], *want[3];
+    } walk[] = {
+        {"env", {"MY_FLAG", "on"}, {"env[0].key", "env[0].value"}, {"MY_FLAG", "on"}},
+        {"mount",
+         {"~vol", "runs/a", "/mnt/x"},
+         {"mount[0].id", "mount[0].subdir", "mount[0].mount_path"},
+         {"vol-1", "runs/a", "/mnt/x"}},
+        {"fault_tolerance.rules",
+         {"201", "~POD", " "},
+         {"fault_tolerance.rules[0].exit_codes", "fault_tolerance.rules[0].action",
+          "fault_tolerance.rules[0].mark_node_unschedulable"},
+         {"201", "RESTART_POD", NULL}},
+    };
+    size_t n, walked = 0;
+    const struct formtab_row *rows = formtab_rows(&n);
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].kind != FORMTAB_LIST)
+            continue;
+        size_t w = 0;
+        while (w < sizeof walk / sizeof walk[0] && strcmp(walk[w].list, rows[i].path) != 0)
+            w++;
+        assert_true(w < sizeof walk / sizeof walk[0]); /* a new list: say here how to walk it */
+        struct jobspec j = ok_job();
+        j.fault_tolerance.present = true; /* rules act only while restarts remain */
+        j.fault_tolerance.has_backoff_limit = true;
+        j.fault_tolerance.backoff_limit = 3;
+        wizard_free(fx->wz);
+        fx->wz = wizard_new(&fx->cat, &j, NULL, fx->km);
+        jobspec_free(&j);
+        go_to_row(fx->wz, &rows[i]);
+        struct widget_key alt_n = {'n', false, true};
+        wizard_key(fx->wz, &alt_n);
+        for (size_t f = 0; f < 3 && walk[w].typed[f]; f++) {
+            if (f > 0)
+                key(fx->wz, '\t', false);
+            if (walk[w].typed[f][0] == '~') /* a choice: open, filter, pick */
+                choose(fx->wz, walk[w].typed[f] + 1);
+            else
+                type(fx->wz, walk[w].typed[f]);
+        }
+        wizard_validate(fx->wz);
+        json_t *doc = jobspec_to_json(wizard_job(fx->wz));
+        for (size_t f = 0; f < 3 && walk[w].path[f]; f++) {
+            json_t *v = json_at(doc, walk[w].path[f]);
+            if (!v)
+                fail_msg("%s: nothing at %s", rows[i].path, walk[w].path[f]);
+            if (walk[w].want[f])
+                assert_string_equal(json_string_value(v), walk[w].want[f]);
+            else
+                assert_true(json_is_true(v));
+        }
+        json_decref(doc);
+        walked++;
+    }
+    assert_int_equal(walked, sizeof walk / sizeof walk[0]);
+}
+
+/*
+ * A framework the schema does not name (a newer server's word) is shown as
+ * the file says it, chosen, with a finding under it, and sent as it came;
+ * the form's own choices are the schema's names for the values it offers.
+ */
+static void test_unknown_framework_shown_and_kept(void **state)
+{
+    struct fixture *fx = *state;
+    struct jobspec j = ok_job();
+    j.framework = FRAMEWORK_UNSPECIFIED;
+    j.framework_other = xstrdup("JAX_SPMD");
+    fx->wz = wizard_new(&fx->cat, &j, NULL, fx->km);
+    jobspec_free(&j);
+    assert_string_equal(select_selected_label(fx->wz->framework), "JAX_SPMD");
+    assert_string_equal(select_detail(fx->wz->framework, select_selected(fx->wz->framework)),
+                        "from the file; not in the catalog");
+    assert_string_equal(select_detail(fx->wz->framework, 0), "PyTorch DDP");
+    const struct jobspec *out = wizard_job(fx->wz);
+    assert_non_null(out->framework_other);
+    assert_string_equal(out->framework_other, "JAX_SPMD");
+    bool said = false;
+    for (size_t i = 0; i < fx->wz->findings.count; i++)
+        said = said || (strcmp(fx->wz->findings.items[i].path, "framework") == 0 &&
+                        strstr(fx->wz->findings.items[i].message, "JAX_SPMD"));
+    assert_true(said);
+}
+
+/*
+ * HIGH chosen, then a workspace where the caller is a member: HIGH stays
+ * chosen (shown disabled in the list) with validation's finding under
+ * Priority, rather than NORMAL taking its place unsaid.
+ */
+static void test_priority_kept_in_a_workspace_that_refuses_it(void **state)
+{
+    struct fixture *fx = *state;
+    add_idle_pool_and_workspace(&fx->cat);
+    fx->cat.workspaces[1].role = MEMBER;
+    struct jobspec j = ok_job();
+    fx->wz = wizard_new(&fx->cat, &j, NULL, fx->km);
+    jobspec_free(&j);
+    go_to_row(fx->wz, formtab_row("scheduling.priority"));
+    choose(fx->wz, "HIGH");
+    assert_int_equal(wizard_job(fx->wz)->scheduling.priority, PRIORITY_HIGH);
+    key(fx->wz, KEY_PPAGE, true); /* back to Basics, its Workspace */
+    for (int t = 0; t < 5 && strcmp(wizard_focused_path(fx->wz), "workspace_name") != 0; t++)
+        key(fx->wz, KEY_BTAB, true);
+    choose(fx->wz, "other");
+    assert_string_equal(wizard_job(fx->wz)->workspace_name, "other");
+    assert_int_equal(wizard_job(fx->wz)->scheduling.priority, PRIORITY_HIGH);
+    bool said = false;
+    for (size_t i = 0; i < fx->wz->findings.count; i++)
+        said = said || (strcmp(fx->wz->findings.items[i].path, "scheduling.priority") == 0 &&
+                        fx->wz->findings.items[i].severity == SEVERITY_ERROR);
+    assert_true(said);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -634,6 +839,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_spec_memory_said_whole, setup, teardown),
         cmocka_unit_test_setup_teardown(test_spec_kept_when_pool_lacks_it, setup, teardown),
         cmocka_unit_test_setup_teardown(test_every_choice_and_conditional_row, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_zone_and_pool_kept_when_catalog_lacks_them, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_every_list_row_reaches_its_path, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unknown_framework_shown_and_kept, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_priority_kept_in_a_workspace_that_refuses_it, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

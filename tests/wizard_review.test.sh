@@ -61,7 +61,7 @@ EOF
 start_wizard "$TMP/odd.yaml"
 see "an unknown pool is shown as the file says it" "nopool"
 keys PgDn
-see "an API framework the form does not offer is kept" "PyTorch"
+see "an API framework the form does not offer is kept, named as the file names it" "PYTORCH"
 see "...with its finding under the field" "PYTORCH from the file"
 see "replicas 0 is kept, not made 1" "0 worker"
 see "an unknown spec is shown as the file says it" "gpu-999"

@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "tui/keymap.h"
 #include "widgets/widget.h"
 
 struct backend;
@@ -104,6 +105,12 @@ bool monitor_context_down(const struct monitor *m, size_t i, const char **why);
 void monitor_focus_context(struct monitor *m, size_t i);
 /* True in `top --readonly`: screens offer no actions. */
 bool monitor_readonly(const struct monitor *m);
+/*
+ * Whether the screens have action a now: --readonly has none that change a
+ * job or start the wizard. Key dispatch refuses the others and the help
+ * leaves them out, from this one list.
+ */
+bool monitor_action_allowed(const struct monitor *m, enum keymap_action a);
 /* Who the backend says the caller is (its catalog's user); NULL: it does not say (yet). */
 const char *monitor_user(const struct monitor *m);
 /*

@@ -54,23 +54,56 @@ static void add_line(struct help *h, enum line_kind kind, const char *keys, cons
     }
 }
 
-/* The bindings of mode (own) or those it takes from global (!own), under a heading. */
-static void add_bindings(struct help *h, const char *mode, bool own)
+/* What a help lists: the mode, its sub-mode, and which actions the screen has now. */
+struct listing {
+    const char *mode, *sub;
+    bool (*shown)(void *ctx, enum keymap_action a);
+    void *ctx;
+};
+
+/* Keeps of keys (", "-joined names) those that sub does not take over; into out. */
+static void keys_not_in(const struct keymap *km, const char *sub, const char *keys,
+                        struct strbuf *out)
 {
-    const char *heading_mode = own ? mode : "global";
+    while (*keys) {
+        size_t n = strcspn(keys, ",");
+        char *name = xstrndup(keys, n);
+        struct widget_key k;
+        if (!sub || !keymap_key_parse(name, &k) || keymap_lookup_own(km, sub, &k) == KEYMAP_NONE)
+            strbuf_addf(out, "%s%s", out->len ? ", " : "", name);
+        free(name);
+        keys += n;
+        keys += strspn(keys, ", ");
+    }
+}
+
+/*
+ * The bindings of which (the sub-mode, the mode, or "global") under a
+ * heading: own keys, or for global those the mode takes from it; keys a
+ * sub-mode (listed before) takes over are left out.
+ */
+static void add_bindings(struct help *h, const struct listing *l, const char *which)
+{
+    bool global = strcmp(which, "global") == 0 && strcmp(l->mode, "global") != 0;
+    const char *over = which == l->sub ? NULL : l->sub;
     struct strbuf heading = STRBUF_INIT;
-    strbuf_addf(&heading, "%s — %s", heading_mode, keymap_mode_help(heading_mode));
+    strbuf_addf(&heading, "%s — %s", which, keymap_mode_help(which));
     add_line(h, LINE_HEADING, NULL, strbuf_str(&heading));
     strbuf_free(&heading);
     size_t count = 0;
     for (int a = KEYMAP_NONE + 1; a < KEYMAP_ACTION_COUNT; a++) {
-        struct strbuf keys = STRBUF_INIT, text = STRBUF_INIT;
-        if (keymap_keys_for(h->km, mode, (enum keymap_action)a, own, &keys) > 0) {
+        if (l->shown && !l->shown(l->ctx, (enum keymap_action)a))
+            continue;
+        struct strbuf all = STRBUF_INIT, keys = STRBUF_INIT, text = STRBUF_INIT;
+        keymap_keys_for(h->km, global ? l->mode : which, (enum keymap_action)a, !global, &all);
+        keys_not_in(h->km, over, strbuf_str(&all), &keys);
+        if (keys.len > 0) {
             strbuf_addf(&text, "%-*s %s", ACTION_W, keymap_action_name((enum keymap_action)a),
                         keymap_action_help((enum keymap_action)a));
             add_line(h, LINE_BINDING, strbuf_str(&keys), strbuf_str(&text));
             count++;
         }
+        strbuf_free(&all);
         strbuf_free(&keys);
         strbuf_free(&text);
     }
@@ -91,15 +124,21 @@ static void add_text(struct help *h, const char *text)
     }
 }
 
-struct help *help_new(const struct keymap *km, const char *mode, const char *note)
+struct help *help_new_for(const struct keymap *km, const char *mode, const char *sub,
+                          const char *note, bool (*shown)(void *ctx, enum keymap_action a),
+                          void *ctx)
 {
     struct help *h = xcalloc(1, sizeof *h);
     h->km = km;
-    h->mode = xstrdup(mode);
-    h->title = xasprintf(" Keys · %s", keymap_mode_help(mode) ? keymap_mode_help(mode) : mode);
-    add_bindings(h, mode, true);
+    h->mode = xstrdup(sub ? sub : mode);
+    const char *what = keymap_mode_help(sub ? sub : mode);
+    h->title = xasprintf(" Keys · %s", what ? what : mode);
+    struct listing l = {mode, sub, shown, ctx};
+    if (sub)
+        add_bindings(h, &l, sub);
+    add_bindings(h, &l, mode);
     if (strcmp(mode, "global") != 0)
-        add_bindings(h, mode, false);
+        add_bindings(h, &l, "global");
     if (note && *note) {
         add_text(h, note);
         add_line(h, LINE_TEXT, NULL, "");
@@ -110,6 +149,11 @@ struct help *help_new(const struct keymap *km, const char *mode, const char *not
     free(where);
     free(file);
     return h;
+}
+
+struct help *help_new(const struct keymap *km, const char *mode, const char *note)
+{
+    return help_new_for(km, mode, NULL, note, NULL, NULL);
 }
 
 void help_free(struct help *h)

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 
+#include "tui/keymap.h"
 #include "widgets/widget.h"
 
 struct keymap;
@@ -27,6 +28,17 @@ struct help;
  * keys file. It is sanitized here.
  */
 struct help *help_new(const struct keymap *km, const char *mode, const char *note);
+/*
+ * The same for a screen whose focused part has a sub-mode of its own (sub,
+ * NULL: none; "logs" on the Logs pane): sub's bindings first, then mode's
+ * and global's that sub leaves alone, so a key is listed once, for what it
+ * does there. shown (NULL: all) says which actions the screen has now (a
+ * --readonly screen has no stop-job); the others are left out. The key
+ * bar and the key dispatch read the same keymap and the same shown.
+ */
+struct help *help_new_for(const struct keymap *km, const char *mode, const char *sub,
+                          const char *note, bool (*shown)(void *ctx, enum keymap_action a),
+                          void *ctx);
 void help_free(struct help *h);
 
 /* A key while the help is open; true when it closed the help (free it then). */

@@ -764,7 +764,8 @@ static unsigned key_of(struct job_view *v, const struct widget_key *k, const cha
         return moved;
     if (v->focus == PANE_METRICS &&
         (is(action, "search") || is(action, "refresh") || is(action, "open") || is(action, "top") ||
-         is(action, "bottom")))
+         is(action, "bottom") || is(action, "chart") || is(action, "cursor-left") ||
+         is(action, "cursor-right")))
         return metrics_pane_key(v->metrics, k, action);
     if (is(action, "all-workers")) {
         open_all_logs(v);
@@ -861,9 +862,9 @@ static size_t job_hints(struct screen *s, const char *const **pairs)
     };
     /* On the Metrics pane: its own keys (the same with or without actions). */
     static const char *const metrics[] = {
-        "search", "filter", "Space",     "chart",   "fullscreen", "full",     "smooth-more",
-        "smooth", "log-y",  "log y",     "zoom-in", "zoom",       "zoom-out", "unzoom",
-        "Left",   "cursor", "pane-next", "pane",    "back",       "back",
+        "search",      "filter", "chart",     "chart",   "fullscreen", "full",     "smooth-more",
+        "smooth",      "log-y",  "log y",     "zoom-in", "zoom",       "zoom-out", "unzoom",
+        "cursor-left", "cursor", "pane-next", "pane",    "back",       "back",
     };
     /* On the Logs pane: the log's keys (the same with or without actions). */
     static const char *const logs[] = {
@@ -881,10 +882,10 @@ static size_t job_hints(struct screen *s, const char *const **pairs)
     }
     /* On the Workers pane s is the shell's: the job stops from another pane. */
     static const char *const workers[] = {
-        "pane-next", "pane",   "open",   "logs",   "shell",       "shell",
-        "all-workers", "all logs", "follow", "follow", "search",  "search",
-        "first-error", "error",  "describe", "describe", "mark-node", "mark node",
-        "metrics",   "metrics",  "back",    "back",
+        "pane-next",   "pane",     "open",     "logs",     "shell",     "shell",
+        "all-workers", "all logs", "follow",   "follow",   "search",    "search",
+        "first-error", "error",    "describe", "describe", "mark-node", "mark node",
+        "metrics",     "metrics",  "back",     "back",
     };
     bool readonly = monitor_readonly(s->app);
     if (!readonly && view_of(s)->focus == PANE_WORKERS && !view_of(s)->describing) {
@@ -915,8 +916,8 @@ static void job_destroy(struct screen *s)
 }
 
 /*
- * On the Logs pane the "logs" keys come first (S saves the log there); on
- * the Workers pane the "workers" ones (s: a shell), but not read-only.
+ * The focused pane's keys first: "logs" (S saves the log there),
+ * "metrics", "workers" (s: a shell; not read-only).
  */
 static const char *job_submode(struct screen *s)
 {
@@ -925,7 +926,7 @@ static const char *job_submode(struct screen *s)
         return NULL;
     if (v->focus == PANE_WORKERS && !monitor_readonly(s->app))
         return "workers";
-    return v->focus == PANE_LOGS ? "logs" : NULL;
+    return v->focus == PANE_LOGS ? "logs" : v->focus == PANE_METRICS ? "metrics" : NULL;
 }
 
 static const struct screen_ops job_ops = {

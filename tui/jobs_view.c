@@ -828,6 +828,20 @@ static unsigned jv_key(struct screen *s, const struct widget_key *k, const char 
                            v->faulty_only ? "showing faulty jobs only" : "showing all jobs");
             return WIDGET_HANDLED | WIDGET_REDRAW;
         }
+        /* The table's own keys, bound by name (default.keys): the key it knows them by. */
+        static const struct {
+            const char *name;
+            struct widget_key key;
+        } table_keys[] = {
+            {"mark", {.code = ' '}},      {"sort-prev", {.code = '<'}},
+            {"sort-next", {.code = '>'}}, {"sort-reverse", {.code = KEY_F(6), .is_function = true}},
+            {"top", {.code = 'g'}},       {"bottom", {.code = 'G'}},
+        };
+        for (size_t i = 0; i < sizeof table_keys / sizeof table_keys[0]; i++)
+            if (strcmp(action, table_keys[i].name) == 0) {
+                k = &table_keys[i].key;
+                break;
+            }
         static const struct {
             const char *name;
             enum monitor_action a;
@@ -893,11 +907,12 @@ static size_t jv_hints(struct screen *s, const char *const **pairs)
 {
     /* Actions by name: the app shows the key the keymap binds (a user's rebinding too). */
     static const char *const rw[] = {
-        "open",     "open", "filter",    "filter",  "faulty-only", "faulty", "Space", "mark",
+        "open",     "open", "filter",    "filter",  "faulty-only", "faulty", "mark",  "mark",
         "stop-job", "stop", "start-job", "start",   "delete-job",  "delete", "clone", "clone",
         "help",     "help", "command",   "command", "quit",        "quit"};
-    static const char *const ro[] = {"open", "open", "filter", "filter", "faulty-only", "faulty",
-                                     "<>",   "sort", "help",   "help",   "quit",        "quit"};
+    static const char *const ro[] = {"open",        "open",   "filter",    "filter",
+                                     "faulty-only", "faulty", "sort-next", "sort",
+                                     "help",        "help",   "quit",      "quit"};
     bool readonly = monitor_readonly(s->app);
     *pairs = readonly ? ro : rw;
     return (readonly ? sizeof ro : sizeof rw) / sizeof(char *) / 2;

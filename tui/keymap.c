@@ -30,23 +30,36 @@
 #include "util/utf8.h"
 #include "util/xalloc.h"
 
-enum { MODE_GLOBAL, MODE_WIZARD, MODE_JOBS, MODE_JOB, MODE_LOGS, MODE_WORKERS, MODE_COUNT };
+enum {
+    MODE_GLOBAL,
+    MODE_WIZARD,
+    MODE_JOBS,
+    MODE_JOB,
+    MODE_LOGS,
+    MODE_METRICS,
+    MODE_WORKERS,
+    MODE_COUNT
+};
 
 #define KEYS_MAX_SIZE (256u << 10) /* a keys file larger than this is a mistake */
 
-const char *const keymap_modes[] = {"global", "wizard", "jobs", "job", "logs", "workers", NULL};
+const char *const keymap_modes[] = {"global", "wizard",  "jobs",    "job",
+                                    "logs",   "metrics", "workers", NULL};
 
 static const char *const mode_help[MODE_COUNT] = {
-    "every screen",   "the create-task form (trainjob new)",
-    "the job list",   "one job: its workers, events, logs and metrics",
+    "every screen",
+    "the create-task form (trainjob new)",
+    "the job list",
+    "one job: its workers, events, logs and metrics",
     "a worker's log",
+    "a job's Metrics pane (TensorBoard curves)",
     "the job screen's Workers pane, when it has the focus",
 };
 
 /* Which modes an action means something in (bits of 1 << MODE_*). */
 #define IN(m) (1u << (m))
 #define EVERYWHERE (IN(MODE_COUNT) - 1)
-#define MONITOR (IN(MODE_JOBS) | IN(MODE_JOB) | IN(MODE_LOGS))
+#define MONITOR (IN(MODE_JOBS) | IN(MODE_JOB) | IN(MODE_LOGS) | IN(MODE_METRICS))
 
 static const struct action_def {
     const char *name;
@@ -65,19 +78,20 @@ static const struct action_def {
     [KEYMAP_SAVE] = {"save", "save the form (or the job) as a YAML job file",
                      IN(MODE_WIZARD) | IN(MODE_JOBS) | IN(MODE_JOB)},
     [KEYMAP_LOAD] = {"load", "fill the form from a YAML or JSON job file", IN(MODE_WIZARD)},
-    [KEYMAP_OPEN] = {"open", "open the selected job or worker", IN(MODE_JOBS) | IN(MODE_JOB)},
+    [KEYMAP_OPEN] = {"open", "open the selected job or worker",
+                     IN(MODE_JOBS) | IN(MODE_JOB) | IN(MODE_METRICS)},
     [KEYMAP_BACK] = {"back", "back to the screen before", MONITOR},
     [KEYMAP_NEW_JOB] = {"new-job", "create a job in the wizard", IN(MODE_JOBS) | IN(MODE_JOB)},
     [KEYMAP_FILTER] = {"filter", "show only the jobs matching a text", IN(MODE_JOBS)},
     [KEYMAP_REFRESH] = {"refresh", "ask the backend again now", MONITOR},
     [KEYMAP_STOP_JOB] = {"stop-job", "stop the job (it can be started again)",
-                         IN(MODE_JOBS) | IN(MODE_JOB)},
+                         IN(MODE_JOBS) | IN(MODE_JOB) | IN(MODE_WORKERS)},
     [KEYMAP_START_JOB] = {"start-job", "start a stopped job again", IN(MODE_JOBS) | IN(MODE_JOB)},
     [KEYMAP_DELETE_JOB] = {"delete-job", "delete the job, stopping its workers first",
                            IN(MODE_JOBS) | IN(MODE_JOB)},
     [KEYMAP_LOGS] = {"logs", "show the selected worker's log", IN(MODE_JOBS) | IN(MODE_JOB)},
     [KEYMAP_SEARCH] = {"search", "search the log for a text (on the Metrics pane: filter the tags)",
-                       IN(MODE_JOB) | IN(MODE_LOGS)},
+                       IN(MODE_JOB) | IN(MODE_LOGS) | IN(MODE_METRICS)},
     [KEYMAP_SEARCH_NEXT] = {"search-next", "the next match", IN(MODE_JOB) | IN(MODE_LOGS)},
     [KEYMAP_SEARCH_PREV] = {"search-prev", "the previous match", IN(MODE_JOB) | IN(MODE_LOGS)},
     [KEYMAP_FOLLOW] = {"follow", "follow new lines as they arrive (on / off)",
@@ -97,8 +111,10 @@ static const struct action_def {
     [KEYMAP_COMMAND] = {"command",
                         "a command: :jobs :workers NAME :ws NAME :ctx NAME :theme NAME :q",
                         MONITOR},
-    [KEYMAP_PANE_NEXT] = {"pane-next", "focus the next pane", IN(MODE_JOB) | IN(MODE_LOGS)},
-    [KEYMAP_PANE_PREV] = {"pane-prev", "focus the previous pane", IN(MODE_JOB) | IN(MODE_LOGS)},
+    [KEYMAP_PANE_NEXT] = {"pane-next", "focus the next pane",
+                          IN(MODE_JOB) | IN(MODE_LOGS) | IN(MODE_METRICS)},
+    [KEYMAP_PANE_PREV] = {"pane-prev", "focus the previous pane",
+                          IN(MODE_JOB) | IN(MODE_LOGS) | IN(MODE_METRICS)},
     [KEYMAP_WRAP] = {"wrap", "wrap long lines (on / off)", IN(MODE_JOB) | IN(MODE_LOGS)},
     [KEYMAP_FIRST_ERROR] = {"first-error", "jump to the first error line of the log",
                             IN(MODE_JOB) | IN(MODE_LOGS)},
@@ -108,17 +124,33 @@ static const struct action_def {
     [KEYMAP_METRICS] = {"metrics",
                         "the Metrics pane: the job's TensorBoard curves (Up/Down: tags, Space: "
                         "chart a tag, Left/Right: a cursor reading the values)",
-                        IN(MODE_JOB)},
+                        IN(MODE_JOB) | IN(MODE_METRICS)},
     [KEYMAP_FULLSCREEN] = {"fullscreen",
                            "the Logs pane (when it has the focus) or the Metrics pane on the "
                            "whole screen (on / off)",
-                           IN(MODE_JOB)},
-    [KEYMAP_SMOOTH_MORE] = {"smooth-more", "smooth the curves more (up to 0.999)", IN(MODE_JOB)},
-    [KEYMAP_SMOOTH_LESS] = {"smooth-less", "smooth the curves less (down to 0: raw)", IN(MODE_JOB)},
-    [KEYMAP_LOG_Y] = {"log-y", "a log scale for the values (on / off)", IN(MODE_JOB)},
-    [KEYMAP_ZOOM_IN] = {"zoom-in", "show fewer of the last steps", IN(MODE_JOB)},
-    [KEYMAP_ZOOM_OUT] = {"zoom-out", "show more of the last steps (at last, all)", IN(MODE_JOB)},
+                           IN(MODE_JOB) | IN(MODE_METRICS)},
+    [KEYMAP_SMOOTH_MORE] = {"smooth-more", "smooth the curves more (up to 0.999)",
+                            IN(MODE_JOB) | IN(MODE_METRICS)},
+    [KEYMAP_SMOOTH_LESS] = {"smooth-less", "smooth the curves less (down to 0: raw)",
+                            IN(MODE_JOB) | IN(MODE_METRICS)},
+    [KEYMAP_LOG_Y] = {"log-y", "a log scale for the values (on / off)",
+                      IN(MODE_JOB) | IN(MODE_METRICS)},
+    [KEYMAP_ZOOM_IN] = {"zoom-in", "show fewer of the last steps", IN(MODE_JOB) | IN(MODE_METRICS)},
+    [KEYMAP_ZOOM_OUT] = {"zoom-out", "show more of the last steps (at last, all)",
+                         IN(MODE_JOB) | IN(MODE_METRICS)},
     [KEYMAP_MINE] = {"mine", "show only the jobs you created (on / off)", IN(MODE_JOBS)},
+    [KEYMAP_MARK] = {"mark", "mark the row (on / off): stop, start, delete act on every mark",
+                     IN(MODE_JOBS)},
+    [KEYMAP_SORT_PREV] = {"sort-prev", "sort by the column to the left", IN(MODE_JOBS)},
+    [KEYMAP_SORT_NEXT] = {"sort-next", "sort by the column to the right", IN(MODE_JOBS)},
+    [KEYMAP_SORT_REVERSE] = {"sort-reverse", "reverse the order of the sort", IN(MODE_JOBS)},
+    [KEYMAP_CHART] = {"chart", "chart the tag under the cursor too (on / off; up to 8)",
+                      IN(MODE_METRICS)},
+    [KEYMAP_CURSOR_LEFT] = {"cursor-left",
+                            "the charts' cursor a column left (first: at the last step); it "
+                            "reads each run's value at the step",
+                            IN(MODE_METRICS)},
+    [KEYMAP_CURSOR_RIGHT] = {"cursor-right", "the charts' cursor a column right", IN(MODE_METRICS)},
     [KEYMAP_SAVE_LOG] = {"save-log",
                          "save the shown worker's whole log (every worker's in the all-workers "
                          "view) to a file you name",

@@ -12,7 +12,7 @@
  *   unbind MODE KEY           KEY in MODE does nothing of its own again
  *                             (what "global" binds it to applies)
  *
- * Modes: global (every screen), wizard, jobs, job, logs. A key a mode does
+ * Modes: global (every screen), wizard, jobs, job, logs, metrics. A key a mode does
  * not bind falls back to global; `bind MODE KEY none` stops that.
  * Keys: a character ("q", "?", "/"), "C-x" (Ctrl), "M-x" (Alt, also "M-Left"
  * and other named keys), F1 … F12, Enter, Esc, Tab, S-Tab, Space, Backspace,
@@ -86,6 +86,15 @@ enum keymap_action {
     KEYMAP_COLUMNS,
     KEYMAP_MINE,
     KEYMAP_SAVE_LOG,
+    /* the job list's table */
+    KEYMAP_MARK,
+    KEYMAP_SORT_PREV,
+    KEYMAP_SORT_NEXT,
+    KEYMAP_SORT_REVERSE,
+    /* the Metrics pane's own (mode "metrics") */
+    KEYMAP_CHART,
+    KEYMAP_CURSOR_LEFT,
+    KEYMAP_CURSOR_RIGHT,
     /* the Workers pane of a job */
     KEYMAP_SHELL,
     KEYMAP_ACTION_COUNT

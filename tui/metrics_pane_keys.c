@@ -136,8 +136,9 @@ unsigned metrics_pane_key(struct metrics_pane *p, const struct widget_key *k, co
     if (p->prompt)
         return prompt_key_in(p, k);
     if (is(action, "search") || is(action, "filter")) {
-        p->prompt =
-            prompt_new("Filter the tags", "Text the tags must contain (empty: all):", p->filter);
+        p->prompt = prompt_new(
+            "Filter the tags",
+            "Text in the tag, or a pattern as --tag takes (loss*; empty: all):", p->filter);
         return moved;
     }
     if (is(action, "smooth-more") || is(action, "smooth-less")) {
@@ -160,7 +161,13 @@ unsigned metrics_pane_key(struct metrics_pane *p, const struct widget_key *k, co
     }
     if (is(action, "back")) /* Esc: hides the cursor first */
         return k->is_function || k->code != 27 ? WIDGET_IGNORED : cursor_key(p, k);
-    if (is(action, "open") || (!k->is_function && !k->alt && k->code == ' ')) {
+    if (is(action, "cursor-left") || is(action, "cursor-right")) {
+        struct widget_key arrow = {.code = is(action, "cursor-left") ? KEY_LEFT : KEY_RIGHT,
+                                   .is_function = true};
+        return cursor_key(p, &arrow);
+    }
+    if (is(action, "open") || is(action, "chart") ||
+        (!action && !k->is_function && !k->alt && k->code == ' ')) {
         metrics_pane_toggle(p);
         return moved;
     }

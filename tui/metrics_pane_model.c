@@ -38,14 +38,20 @@ const char *mp_cursor_tag(const struct metrics_pane *p)
     return p->cursor < p->nvis ? p->tags[p->vis[p->cursor]].name : NULL;
 }
 
-/* The visible tags again (the filter or the tags changed); the cursor stays on its tag. */
+/*
+ * The visible tags again (the filter or the tags changed); the cursor stays on its tag.
+ * A filter with a pattern character is a pattern as `metrics --tag` takes it, else
+ * text the tag contains (any case).
+ */
 void mp_refilter(struct metrics_pane *p, const char *keep)
 {
     char *was = keep ? xstrdup(keep) : NULL;
     p->vis = xreallocarray(p->vis, p->ntags ? p->ntags : 1, sizeof *p->vis);
     p->nvis = 0;
+    bool pattern = strpbrk(p->filter, "*?[") != NULL;
     for (size_t i = 0; i < p->ntags; i++)
-        if (!*p->filter || strcasestr(p->tags[i].shown, p->filter))
+        if (!*p->filter || (pattern ? scalarpage_tag_match(p->filter, p->tags[i].shown)
+                                    : strcasestr(p->tags[i].shown, p->filter) != NULL))
             p->vis[p->nvis++] = i;
     p->cursor = 0;
     for (size_t i = 0; was && i < p->nvis; i++)

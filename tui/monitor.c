@@ -74,6 +74,26 @@ bool monitor_readonly(const struct monitor *m)
     return m->readonly;
 }
 
+bool monitor_action_allowed(const struct monitor *m, enum keymap_action a)
+{
+    static const enum keymap_action changes[] = {
+        KEYMAP_NEW_JOB,  KEYMAP_STOP_JOB, KEYMAP_START_JOB, KEYMAP_DELETE_JOB,
+        KEYMAP_PRIORITY, KEYMAP_CLONE,    KEYMAP_SAVE,      KEYMAP_MARK_NODE,
+    };
+    if (!m->readonly)
+        return true;
+    for (size_t i = 0; i < sizeof changes / sizeof changes[0]; i++)
+        if (changes[i] == a)
+            return false;
+    return true;
+}
+
+/* help_new_for's shown: what monitor_action_allowed says. */
+static bool help_shows(void *ctx, enum keymap_action a)
+{
+    return monitor_action_allowed(ctx, a);
+}
+
 const char *monitor_user(const struct monitor *m)
 {
     return m->ctx[m->focus].catalog.user;
@@ -735,31 +755,6 @@ static void frame(struct monitor *m)
 
 /* ---- keys ------------------------------------------------------------------- */
 
-/*
- * The help's note for a screen's sub-mode: the keys it binds otherwise than
- * mode does, one a line under "Here first (SUB):"; NULL without any.
- */
-static char *submode_note(const struct keymap *km, const char *sub, const char *mode)
-{
-    if (!sub)
-        return NULL;
-    struct strbuf sb = STRBUF_INIT;
-    for (int a = KEYMAP_NONE + 1; a < KEYMAP_ACTION_COUNT; a++) {
-        struct strbuf in_sub = STRBUF_INIT, in_mode = STRBUF_INIT;
-        if (keymap_keys_for(km, sub, (enum keymap_action)a, true, &in_sub) &&
-            (keymap_keys_for(km, mode, (enum keymap_action)a, true, &in_mode), true) &&
-            strcmp(strbuf_str(&in_sub), strbuf_str(&in_mode)) != 0) {
-            if (!sb.len)
-                strbuf_addf(&sb, "Here first (%s):", sub);
-            strbuf_addf(&sb, "\n  %s  %s", strbuf_str(&in_sub),
-                        keymap_action_help((enum keymap_action)a));
-        }
-        strbuf_free(&in_sub);
-        strbuf_free(&in_mode);
-    }
-    return sb.len ? strbuf_detach(&sb, NULL) : NULL;
-}
-
 static void on_key(struct monitor *m, const struct widget_key *k)
 {
     refresh_screens(m);
@@ -809,6 +804,10 @@ static void on_key(struct monitor *m, const struct widget_key *k)
     enum keymap_action a = sub ? keymap_lookup_own(m->keys, sub, k) : KEYMAP_NONE;
     if (a == KEYMAP_NONE)
         a = keymap_lookup(m->keys, s->ops->mode, k);
+    if (!monitor_action_allowed(m, a)) {
+        monitor_status(m, true, "read-only: no actions here");
+        return;
+    }
     const char *name = a == KEYMAP_NONE ? NULL : keymap_action_name(a);
     unsigned r = s->ops->key(s, k, name);
     if (r != WIDGET_IGNORED)
@@ -821,9 +820,7 @@ static void on_key(struct monitor *m, const struct widget_key *k)
         monitor_pop(m);
         break;
     case KEYMAP_HELP: {
-        char *note = submode_note(m->keys, sub, s->ops->mode);
-        m->help = help_new(m->keys, s->ops->mode, note);
-        free(note);
+        m->help = help_new_for(m->keys, s->ops->mode, sub, NULL, help_shows, m);
         break;
     }
     case KEYMAP_REDRAW:

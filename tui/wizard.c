@@ -24,6 +24,7 @@
 
 #include "api/catalog.h"
 #include "api/finding.h"
+#include "api/formtab.h"
 #include "api/jobspec.h"
 #include "api/jobspec_json.h"
 #include "api/ngctag.h"
@@ -37,11 +38,9 @@
 #include "util/xalloc.h"
 #include "widgets/form.h"
 #include "widgets/keybar.h"
-#include "widgets/numberfield.h"
 #include "widgets/select.h"
 #include "widgets/textarea.h"
 #include "widgets/textfield.h"
-#include "widgets/toggle.h"
 
 /* The key bar: the keys the keymap binds now, so a user's rebinding shows. */
 static struct keybar *make_keybar(const struct keymap *km)
@@ -95,8 +94,6 @@ void wizard_free(struct wizard *wz)
         form_free(wz->forms[s]);
     for (int i = 0; i < LIST_COUNT; i++)
         wlist_free(wz->lists[i].l); /* after the forms: their list widgets call back into it */
-    if (wz->vpc_pick)
-        textfield_free(wz->vpc); /* kept for the file's value; the form shows the list instead */
     free(wz->tb_other);
     free(wz->generated_name);
     keybar_free(wz->keybar);
@@ -115,8 +112,8 @@ static const struct wz_field *field_for(const struct wizard *wz, const char *pat
     const struct wz_field *best = NULL;
     size_t best_len = 0;
     for (size_t i = 0; i < wz->field_count; i++) {
-        size_t n = strlen(wz->fields[i].path);
-        if (strncmp(path, wz->fields[i].path, n) == 0 &&
+        size_t n = strlen(wz->fields[i].row->path);
+        if (strncmp(path, wz->fields[i].row->path, n) == 0 &&
             (path[n] == '\0' || path[n] == '.' || path[n] == '[') && n > best_len) {
             best = &wz->fields[i];
             best_len = n;
@@ -133,7 +130,7 @@ static struct widget *widget_for(const struct wizard *wz, const char *path)
     if (wl)
         return wlist_widget(wl->l);
     const struct wz_field *fd = field_for(wz, path);
-    return fd ? form_widget_at(wz->forms[fd->section], fd->entry) : NULL;
+    return fd ? fd->wd : NULL;
 }
 
 /*
@@ -169,7 +166,8 @@ static void add_unshown(const struct wizard *wz, const json_t *v, struct strbuf 
     if (json_is_object(v) && json_object_size(v) > 0) {
         const char *key;
         const json_t *item;
-        json_object_foreach((json_t *)v, key, item) {
+        json_object_foreach((json_t *)v, key, item)
+        {
             strbuf_addf(path, "%s%s", len ? "." : "", key);
             add_unshown(wz, item, path, out);
             strbuf_truncate(path, len);
@@ -190,7 +188,7 @@ static void add_unshown(const struct wizard *wz, const json_t *v, struct strbuf 
             return;
     const struct wz_field *fd = field_for(wz, p);
     size_t row, sub;
-    if ((fd && !form_hidden(wz->forms[fd->section], fd->entry)) ||
+    if ((fd && !form_hidden(wz->forms[fd->row->section], fd->entry)) ||
         wz_list_claiming(wz, p, &row, &sub))
         return;
     strbuf_addf(out, "%s%s", out->len ? ", " : "", p);
@@ -232,21 +230,18 @@ size_t wizard_set_file_findings(struct wizard *wz, const struct findings *fs,
             if (unplaced++ == 0 && first)
                 *first = f;
             /*
-             * No field shows it (an unknown field, a value of a part the form
-             * does not edit): listed on Review with where it is in the file, as
-             * a warning — the form cannot carry it, so it is left out of the job.
+             * No field shows it: listed on Review with where it is in the file.
+             * About the document itself (its syntax), nothing of it was read; an
+             * error on a part the form does not edit is left out of the job, as
+             * the form cannot carry it (a warning here); any other is a field
+             * kept as the file says it.
              */
-            if (!*f->path) /* about the document itself (its syntax): nothing of it was read */
-                findings_add_pos(&wz->file_findings, SEVERITY_WARNING, f->path, f->line, f->col,
-                                 "line %d: %s (the file was not read into the form)", f->line,
-                                 f->message);
-            else if (f->severity == SEVERITY_ERROR)
-                findings_add_pos(&wz->file_findings, SEVERITY_WARNING, f->path, f->line, f->col,
-                                 "line %d: %s (not in the form: left out of the job)", f->line,
-                                 f->message);
-            else /* a field kept as the file says it (listed on Review) */
-                findings_add_pos(&wz->file_findings, f->severity, f->path, f->line, f->col,
-                                 "line %d: %s", f->line, f->message);
+            const char *why = !*f->path ? " (the file was not read into the form)"
+                              : f->severity == SEVERITY_ERROR
+                                  ? " (not in the form: left out of the job)"
+                                  : "";
+            findings_add_pos(&wz->file_findings, *why ? SEVERITY_WARNING : f->severity, f->path,
+                             f->line, f->col, "line %d: %s%s", f->line, f->message, why);
             continue;
         }
         if (f->line > 0)
@@ -278,14 +273,9 @@ static void drop_file_findings(struct wizard *wz, const struct widget *wd)
             schema_forget_extra(jobspec_schema(), &wz->base, wz->misspelt.items[i].path);
 }
 
-void wizard_set_unchanged(struct wizard *wz)
+void wizard_set_changed(struct wizard *wz, bool changed)
 {
-    wz->changed = false;
-}
-
-void wizard_set_changed(struct wizard *wz)
-{
-    wz->changed = true;
+    wz->changed = changed;
 }
 
 /* Under a valid NGC image: what its tag means (release, CUDA, Python, Ubuntu). */
@@ -293,14 +283,15 @@ static void explain_image_tag(struct wizard *wz)
 {
     struct form *f = wz->forms[SECTION_IMAGE];
     const char *said = NULL;
-    enum form_severity sev = form_message(f, wz->e_image, &said);
+    size_t e = field_for(wz, "roles[0].image_path")->entry;
+    enum form_severity sev = form_message(f, e, &said);
     if (sev == FORM_MESSAGE_ERROR)
         return; /* what is wrong with it says more */
     struct strbuf sb = STRBUF_INIT;
     if (ngctag_explain(textfield_value(wz->image), &sb)) {
         if (sev == FORM_MESSAGE_WARNING && said) /* both: what the tag means, then the warning */
             strbuf_addf(&sb, " \xc2\xb7 %s", said);
-        form_set_message(f, wz->e_image, sev == FORM_MESSAGE_WARNING ? sev : FORM_MESSAGE_OK,
+        form_set_message(f, e, sev == FORM_MESSAGE_WARNING ? sev : FORM_MESSAGE_OK,
                          strbuf_str(&sb));
     }
     strbuf_free(&sb);
@@ -324,17 +315,14 @@ void wizard_validate(struct wizard *wz)
         findings_add_pos(&wz->findings, f->severity, f->path, f->line, f->col, "%s", f->message);
     }
     /* Then what a field could not put into the job: a value typed is never dropped unsaid. */
-    for (size_t i = 0; i < wz->convert.count; i++) {
-        const struct finding *f = &wz->convert.items[i];
-        findings_add(&wz->findings, f->severity, f->path, "%s", f->message);
-    }
+    findings_move(&wz->findings, &wz->convert);
     struct validate_options vo = {wz->cat, NULL, wz->name_taken, wz->name_taken_ctx, false, NULL};
     validate_job(&wz->job, &vo, &wz->findings);
     memset(wz->errors, 0, sizeof wz->errors);
     memset(wz->warnings, 0, sizeof wz->warnings);
     for (size_t i = 0; i < wz->field_count; i++)
-        form_set_message(wz->forms[wz->fields[i].section], wz->fields[i].entry, FORM_MESSAGE_NONE,
-                         NULL);
+        form_set_message(wz->forms[wz->fields[i].row->section], wz->fields[i].entry,
+                         FORM_MESSAGE_NONE, NULL);
     for (int i = 0; i < LIST_COUNT; i++)
         wlist_clear_messages(wz->lists[i].l);
     for (size_t i = 0; i < wz->findings.count; i++) {
@@ -343,27 +331,19 @@ void wizard_validate(struct wizard *wz)
             f->severity == SEVERITY_ERROR ? FORM_MESSAGE_ERROR : FORM_MESSAGE_WARNING;
         size_t row, sub;
         const struct wizard_list *wl = wz_list_claiming(wz, f->path, &row, &sub);
-        if (wl) { /* under a row: on that row's field */
-            if (f->severity == SEVERITY_ERROR)
-                wz->errors[wl->section]++;
-            else
-                wz->warnings[wl->section]++;
-            wlist_set_message(wl->l, row, sub, want, f->message);
-            continue;
-        }
-        enum form_section sec = form_section_of(f->path);
-        const struct wz_field *fd = field_for(wz, f->path);
-        if (fd)
-            sec = fd->section;
+        const struct wz_field *fd = wl ? NULL : field_for(wz, f->path);
+        enum form_section sec = wl ? wl->section : fd ? fd->row->section : form_section_of(f->path);
         if (f->severity == SEVERITY_ERROR)
             wz->errors[sec]++;
         else
             wz->warnings[sec]++;
-        if (fd) {
+        if (wl) { /* under a row: on that row's field */
+            wlist_set_message(wl->l, row, sub, want, f->message);
+        } else if (fd) {
             const char *old = NULL;
-            enum form_severity have = form_message(wz->forms[fd->section], fd->entry, &old);
+            enum form_severity have = form_message(wz->forms[fd->row->section], fd->entry, &old);
             if (have < want) /* an error outranks a warning on the same field */
-                form_set_message(wz->forms[fd->section], fd->entry, want, f->message);
+                form_set_message(wz->forms[fd->row->section], fd->entry, want, f->message);
         }
     }
     explain_image_tag(wz);
@@ -376,12 +356,16 @@ const char *wizard_generated_name(const struct wizard *wz)
     return *textfield_value(wz->name) ? NULL : wz->generated_name;
 }
 
+/* The widget with the focus (NULL: Review, or none). */
+static struct widget *focused(const struct wizard *wz)
+{
+    size_t e = wz->cur == SECTION_REVIEW ? FORM_NO_ENTRY : form_focused(wz->forms[wz->cur]);
+    return e != FORM_NO_ENTRY ? form_widget_at(wz->forms[wz->cur], e) : NULL;
+}
+
 bool wizard_focus_multiline(const struct wizard *wz)
 {
-    if (wz->cur == SECTION_REVIEW)
-        return false;
-    size_t e = form_focused(wz->forms[wz->cur]);
-    struct widget *wd = e != FORM_NO_ENTRY ? form_widget_at(wz->forms[wz->cur], e) : NULL;
+    struct widget *wd = focused(wz);
     return wd && textarea_from_widget(wd) != NULL;
 }
 
@@ -410,12 +394,10 @@ const struct jobspec *wizard_job(struct wizard *wz)
 
 const char *wizard_focused_path(const struct wizard *wz)
 {
-    if (wz->cur >= SECTION_REVIEW)
-        return NULL;
-    size_t e = form_focused(wz->forms[wz->cur]);
-    for (size_t i = 0; i < wz->field_count; i++)
-        if (wz->fields[i].section == wz->cur && wz->fields[i].entry == e)
-            return wz->fields[i].path;
+    struct widget *wd = focused(wz);
+    for (size_t i = 0; wd && i < wz->field_count; i++)
+        if (wz->fields[i].wd == wd)
+            return wz->fields[i].row->path;
     return NULL;
 }
 
@@ -427,10 +409,7 @@ size_t wizard_error_count(const struct wizard *wz)
 /* Closes the popup of the current section's focused field, or of a row's select. */
 static void close_popups(struct wizard *wz)
 {
-    struct widget *wd =
-        wz->cur != SECTION_REVIEW && form_focused(wz->forms[wz->cur]) != FORM_NO_ENTRY
-            ? form_widget_at(wz->forms[wz->cur], form_focused(wz->forms[wz->cur]))
-            : NULL;
+    struct widget *wd = focused(wz);
     struct select *sel = wd ? select_from_widget(wd) : NULL;
     if (sel && select_is_open(sel))
         select_close(sel);
@@ -447,91 +426,60 @@ static void go_section(struct wizard *wz, int delta)
     wz->cur = (enum form_section)s;
     if (wz->cur == SECTION_REVIEW)
         wz->review_top = 0; /* Review opens at its top: totals and findings first */
-    if (wz->cur != SECTION_REVIEW)
+    else
         form_invalidate(wz->forms[wz->cur]);
     wz->dirty = true;
 }
 
-void wizard_show_error(struct wizard *wz, const char *field, const char *message)
-{
-    size_t row, sub;
-    const struct wizard_list *wl = field && *field ? wz_list_claiming(wz, field, &row, &sub) : NULL;
-    if (wl) {
-        close_popups(wz);
-        wlist_set_message(wl->l, row, sub, FORM_MESSAGE_ERROR, message);
-        wz->cur = wl->section;
-        form_focus(wz->forms[wl->section], wl->entry);
-        wlist_focus(wl->l, row, sub);
-        wz_refresh_list_help(wz);
-        form_invalidate(wz->forms[wl->section]);
-        wz->dirty = true;
-        return;
-    }
-    const struct wz_field *fd = field && *field ? field_for(wz, field) : NULL;
-    if (fd) {
-        close_popups(wz);
-        form_set_message(wz->forms[fd->section], fd->entry, FORM_MESSAGE_ERROR, message);
-        wz->cur = fd->section;
-        form_focus(wz->forms[fd->section], fd->entry);
-        form_invalidate(wz->forms[fd->section]);
-    }
-    wz->dirty = true;
-}
-
-/* A choice changed: refresh what depends on it. */
+/* A field changed: what depends on it follows (wz_refresh); the file's word on it goes. */
 static void on_changed(struct wizard *wz, struct widget *wd)
 {
-    if (wd == select_widget(wz->workspace)) {
-        wz_refresh_pools(wz, NULL);
-        wz_refresh_priorities(wz);
-        wz_refresh_pool_fields(wz, NULL, NULL);
-    } else if (wd == select_widget(wz->pool)) {
-        wz_refresh_pool_fields(wz, NULL, NULL);
-    } else if (wd == select_widget(wz->zone)) {
-        wz_refresh_vpcs(wz, NULL);
-    } else if (wd == wlist_widget(wz->lists[LIST_MOUNTS].l)) {
-        wz_refresh_tb_paths(wz, NULL);
-        wz_refresh_tb_help(wz);
-    } else if (wd == numberfield_widget(wz->backoff)) {
-        wz->backoff_typed = true;
-        wz_refresh_rules_state(wz);
-    } else if (wd == select_widget(wz->framework)) {
-        wz_refresh_generated_name(wz);
-    } else if (wd == select_widget(wz->image_pick)) {
-        const char *chosen = select_selected_label(wz->image_pick);
-        if (chosen)
-            textfield_set(wz->image, chosen);
-    } else if (wd == textfield_widget(wz->image)) {
-        wz_refresh_image_pick(wz); /* a typed reference: the list shows whether it is one of its */
-    }
-    wz_refresh_shown(wz); /* zone and VPC, preemptible, SSH config, log path: as their rows say */
-    wz_refresh_volume_zone(wz);
-    wz_refresh_replica_hint(wz);
+    const char *image = select_selected_label(wz->image_pick);
+    if (wd == select_widget(wz->image_pick) && image) /* a catalog image fills the reference */
+        textfield_set(wz->image, image);
+    for (size_t i = 0; i < wz->field_count; i++) /* typed into: what it holds goes into the job */
+        if (wz->fields[i].wd == wd)
+            wz->fields[i].edited = true;
+    wz_refresh(wz);
     drop_file_findings(wz, wd);
     wz->changed = true;
     wz->pending = true;
     wz->dirty = true;
 }
 
-/* Shows the field path names and gives it the focus (a row's field for a row's path). */
-static void focus_path(struct wizard *wz, const char *path)
+/*
+ * Shows the field path names and gives it the focus (a row's field for a
+ * row's path), with message under it as an error when one is given.
+ */
+static void focus_path(struct wizard *wz, const char *path, const char *message)
 {
     size_t row, sub;
     const struct wizard_list *wl = wz_list_claiming(wz, path, &row, &sub);
     const struct wz_field *fd = wl ? NULL : field_for(wz, path);
-    enum form_section sec = wl ? wl->section : fd ? fd->section : form_section_of(path);
-    if (sec == SECTION_REVIEW)
+    enum form_section sec = wl ? wl->section : fd ? fd->row->section : form_section_of(path);
+    if (sec == SECTION_REVIEW || (message && !wl && !fd))
         return;
     close_popups(wz);
     wz->cur = sec;
     if (wl) {
+        if (message)
+            wlist_set_message(wl->l, row, sub, FORM_MESSAGE_ERROR, message);
         form_focus(wz->forms[sec], wl->entry);
         wlist_focus(wl->l, row, sub);
         wz_refresh_list_help(wz);
     } else if (fd) {
+        if (message)
+            form_set_message(wz->forms[sec], fd->entry, FORM_MESSAGE_ERROR, message);
         form_focus(wz->forms[sec], fd->entry);
     }
     form_invalidate(wz->forms[sec]);
+    wz->dirty = true;
+}
+
+void wizard_show_error(struct wizard *wz, const char *field, const char *message)
+{
+    if (field && *field)
+        focus_path(wz, field, message);
     wz->dirty = true;
 }
 
@@ -598,7 +546,7 @@ static unsigned review_key(struct wizard *wz, const struct widget_key *k, enum w
     }
     if (k->is_function ? k->code == KEY_ENTER : (k->code == '\r' || k->code == '\n')) {
         if (wz->review_sel >= 0 && (size_t)wz->review_sel < wz->findings.count)
-            focus_path(wz, wz->findings.items[wz->review_sel].path);
+            focus_path(wz, wz->findings.items[wz->review_sel].path, NULL);
         return WIDGET_HANDLED;
     }
     if (!k->is_function && k->code == 't') {

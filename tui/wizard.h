@@ -92,10 +92,11 @@ size_t wizard_error_count(const struct wizard *wz);
  */
 size_t wizard_set_file_findings(struct wizard *wz, const struct findings *fs,
                                 const struct finding **first);
-/* The form as it is now is kept (saved to a file): wizard_changed is false until the next edit. */
-void wizard_set_unchanged(struct wizard *wz);
-/* The form carries edits of an earlier wizard (rebuilt over a new catalog). */
-void wizard_set_changed(struct wizard *wz);
+/*
+ * Whether the form has edits to keep: false once saved to a file (until the
+ * next edit), true when it carries an earlier wizard's (over a new catalog).
+ */
+void wizard_set_changed(struct wizard *wz, bool changed);
 /* Puts a server's rejection next to the field it names and shows its section. */
 void wizard_show_error(struct wizard *wz, const char *field, const char *message);
 

@@ -49,6 +49,7 @@
 #include "util/loop.h"
 #include "util/strbuf.h"
 #include "util/timefmt.h"
+#include "util/utf8.h"
 #include "util/xalloc.h"
 #include "widgets/dialog.h"
 
@@ -90,9 +91,10 @@ struct app {
     struct jobspec created;
     bool submitted;
     char *draft_path;
-    char *draft_label; /* what the draft is of: "new job", "clone of X", "edit of F" */
-    bool draft_kept;   /* this run wrote the draft, or resumed one (it stays until submitted) */
-    char *file;        /* the job file the form last came from or went to */
+    char *draft_label;    /* what the draft is of: "new job", "clone of X", "edit of F" */
+    bool draft_kept;      /* this run wrote the draft, or resumed one (it stays until submitted) */
+    char *file;           /* the job file the form last came from or went to */
+    const char *clone_of; /* --clone-of: the job this one copies (its -f file is a temporary) */
 
     /* at most one of these is open over the form */
     struct help *help;
@@ -251,6 +253,15 @@ static void draw_now(struct app *a)
         help_draw(a->help, &a->term);
     } else {
         wizard_draw(a->wz, &a->term, a->status);
+        if (a->clone_of) { /* the title says what the form is of, not "new job" */
+            struct strbuf title = STRBUF_INIT;
+            strbuf_adds(&title, " trainjob · ");
+            utf8_sanitize(&title, a->draft_label, strlen(a->draft_label), 0);
+            attrset(a->term.role[THEME_ROLE_TITLE]);
+            widget_put_clipped(stdscr, 0, 0, COLS, strbuf_str(&title), title.len, a->term.utf8);
+            strbuf_free(&title);
+            wnoutrefresh(stdscr);
+        }
         if (a->prompt)
             prompt_draw(a->prompt, &a->term);
         if (a->confirm) {
@@ -262,13 +273,17 @@ static void draw_now(struct app *a)
     a->redraw = false;
 }
 
-/* ~/x as $HOME/x; anything else as typed. */
-static char *expand_home(const char *path)
+/* The form anew over job (NULL: empty); the old one goes, with its validation pending. */
+static void new_form(struct app *a, const struct jobspec *job)
 {
-    const char *home = getenv("HOME");
-    if (path[0] == '~' && path[1] == '/' && home && *home)
-        return xasprintf("%s%s", home, path + 1);
-    return xstrdup(path);
+    if (a->validate_timer) {
+        loop_cancel(a->loop, a->validate_timer);
+        a->validate_timer = 0;
+    }
+    wizard_free(a->wz);
+    a->wz = wizard_new(a->cat, job, a->default_workspace, a->km);
+    wizard_set_name_check(a->wz, name_taken, a);
+    a->redraw = true;
 }
 
 /* ---- Job files: -f at the start and F3 open them the same way ---- */
@@ -281,16 +296,13 @@ static char *expand_home(const char *path)
 static void open_form(struct app *a, const struct jobspec *job, const struct findings *fs,
                       const char *path)
 {
-    if (a->validate_timer) {
-        loop_cancel(a->loop, a->validate_timer);
-        a->validate_timer = 0;
-    }
-    wizard_free(a->wz);
-    a->wz = wizard_new(a->cat, job, a->default_workspace, a->km);
-    wizard_set_name_check(a->wz, name_taken, a);
+    new_form(a, job);
     const struct finding *first;
     size_t unplaced = wizard_set_file_findings(a->wz, fs, &first);
-    if (fs->count == 0 && !a->status[0]) /* (a problem with the keys file says more) */
+    if (fs->count == 0 && !a->status[0] && a->clone_of) /* its file is ours, not the user's */
+        snprintf(a->status, sizeof a->status, "a new job with the spec of %.200s: C-s submits it",
+                 a->clone_of);
+    else if (fs->count == 0 && !a->status[0]) /* (a problem with the keys file says more) */
         snprintf(a->status, sizeof a->status, "loaded %s", path);
     else if (first) /* what no field can show goes here, with where it is */
         snprintf(a->status, sizeof a->status, "%s:%d:%d: %s%s%s%s", path, first->line, first->col,
@@ -303,8 +315,7 @@ static void open_form(struct app *a, const struct jobspec *job, const struct fin
                  "%s: %zu problem%s reading the file, shown at the fields", path, fs->count,
                  fs->count == 1 ? "" : "s");
     free(a->file);
-    a->file = xstrdup(path);
-    a->redraw = true;
+    a->file = a->clone_of ? NULL : xstrdup(path); /* F2 offers ./NAME.yaml for a clone */
 }
 
 /*
@@ -342,7 +353,7 @@ static void save_job_file(struct app *a, const char *path)
     jobfile_write(wizard_job(a->wz), json ? JOBFILE_JSON : JOBFILE_YAML, &doc);
     if (file_write_atomic(path, doc.buf, doc.len, 0644, &err) == 0) {
         snprintf(a->status, sizeof a->status, "saved to %s", path);
-        wizard_set_unchanged(a->wz);
+        wizard_set_changed(a->wz, false);
         free(a->file);
         a->file = xstrdup(path);
     } else {
@@ -421,17 +432,9 @@ static void reopen_in_workspace(struct app *a, const char *ws)
     free(job.workspace_name);
     job.workspace_name = xstrdup(ws);
     bool changed = wizard_changed(a->wz);
-    if (a->validate_timer) {
-        loop_cancel(a->loop, a->validate_timer);
-        a->validate_timer = 0;
-    }
-    wizard_free(a->wz);
-    a->wz = wizard_new(a->cat, &job, a->default_workspace, a->km);
-    wizard_set_name_check(a->wz, name_taken, a);
-    if (changed)
-        wizard_set_changed(a->wz);
+    new_form(a, &job);
+    wizard_set_changed(a->wz, changed);
     jobspec_free(&job);
-    a->redraw = true;
 }
 
 /* The catalog after a workspace was created: the form offers it, chosen. */
@@ -503,24 +506,16 @@ static void overlay_key(struct app *a, const struct widget_key *k)
         enum prompt_state st = prompt_key(a->prompt, k);
         if (st == PROMPT_OPEN)
             return;
-        if (a->asking == ASK_WORKSPACE) {
-            char *name = st == PROMPT_DONE ? xstrdup(prompt_value(a->prompt)) : NULL;
-            prompt_free(a->prompt);
-            a->prompt = NULL;
-            touchwin(stdscr);
-            if (name && *name)
-                create_workspace(a, name);
-            free(name);
-            return;
-        }
-        char *path = st == PROMPT_DONE && *prompt_value(a->prompt)
-                         ? expand_home(prompt_value(a->prompt))
-                         : NULL;
+        char *answer =
+            st == PROMPT_DONE && *prompt_value(a->prompt) ? xstrdup(prompt_value(a->prompt)) : NULL;
         prompt_free(a->prompt);
         a->prompt = NULL;
         touchwin(stdscr);
-        if (path)
-            on_path(a, path);
+        if (answer && a->asking == ASK_WORKSPACE)
+            create_workspace(a, answer);
+        else if (answer)
+            on_path(a, paths_beside(answer, "")); /* to save to or load from: ~/ is home */
+        free(answer);
     } else if (a->confirm) {
         unsigned r = dialog_widget(a->confirm)->ops->key(dialog_widget(a->confirm), k);
         if (!(r & WIDGET_ACTIVATE))
@@ -800,6 +795,7 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
     /* This run's draft: of the job being edited (a new job is one of its own). */
     char *ddir = drafts_dir();
     bool new_job = !file && !o->clone_of;
+    a.clone_of = o->clone_of;
     if (o->clone_of) {
         a.draft_label = xasprintf("clone of %s", o->clone_of);
     } else if (file) {
@@ -854,16 +850,15 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
     a.cat = &cat;
     a.default_workspace = have_session ? s.rc.ctx.workspace : o->target.workspace;
     if (use_draft) {
-        a.wz = wizard_new(&cat, &draft.job, a.default_workspace, a.km);
+        new_form(&a, &draft.job);
         wizard_set_file_findings(a.wz, &dfs, NULL); /* a misspelt key kept is said, as from -f */
-        if (file) /* F2 still offers the file the draft is an edit of */
+        if (file && !a.clone_of) /* F2 still offers the file the draft is an edit of */
             a.file = xstrdup(file);
     } else if (file) {
         open_form(&a, &jf.job, &file_fs, file);
     } else {
-        a.wz = wizard_new(&cat, NULL, a.default_workspace, a.km);
+        new_form(&a, NULL);
     }
-    wizard_set_name_check(a.wz, name_taken, &a);
     findings_free(&file_fs);
     findings_free(&dfs);
     run(&a);

@@ -24,6 +24,7 @@
 #include "widgets/keybar.h"
 #include "widgets/select.h"
 #include "widgets/textfield.h"
+#include "widgets/widget.h"
 
 const char *const wizard_section_titles[SECTION_COUNT] = {
     "Basics", "Resources",   "Image",       "Fault tolerance",
@@ -76,24 +77,11 @@ static void review_add(struct review_text *rt, const char *s, size_t n, int w, e
 {
     struct strbuf clean = STRBUF_INIT;
     utf8_sanitize(&clean, s, n, 0);
-    const char *p = strbuf_str(&clean), *end = p + clean.len;
+    const char *p = strbuf_str(&clean);
+    size_t left = clean.len;
     bool first = true;
     do {
-        int room = first ? w : w - 2, used = 0;
-        const char *q = p, *space = NULL;
-        while (q < end) {
-            uint32_t cp;
-            size_t k = utf8_decode(q, (size_t)(end - q), &cp);
-            int cw = utf8_cpwidth(cp);
-            if (k == 0 || (used + (cw > 0 ? cw : 0) > room && q > p))
-                break;
-            if (cp == ' ')
-                space = q;
-            used += cw > 0 ? cw : 0;
-            q += k;
-        }
-        if (q < end && space && space > p) /* a word is not cut where a space allows */
-            q = space + 1;
+        size_t len, next = widget_wrap_line(p, left, first ? w : w - 2, &len);
         if (rt->count == rt->cap) {
             rt->cap = rt->cap ? rt->cap * 2 : 64;
             rt->lines = xrealloc(rt->lines, rt->cap * sizeof *rt->lines);
@@ -101,12 +89,13 @@ static void review_add(struct review_text *rt, const char *s, size_t n, int w, e
         size_t off = rt->text.len;
         if (!first)
             strbuf_adds(&rt->text, "  ");
-        strbuf_add(&rt->text, p, (size_t)(q - p));
+        strbuf_add(&rt->text, p, len);
         rt->lines[rt->count++] = (struct review_line){off, rt->text.len - off, role, finding};
         strbuf_addc(&rt->text, '\n');
-        p = q;
+        p += next;
+        left -= next;
         first = false;
-    } while (p < end && w > 2);
+    } while (left > 0 && w > 2);
     strbuf_free(&clean);
 }
 

@@ -4,7 +4,11 @@
  * wizard opened with, refreshes the choices the catalog drives (pools of
  * the workspace, zones and specs of the pool, priorities the caller may
  * pick, log paths from the mounts) and builds the job from what the
- * fields say (wz_build_job), over a copy of the job opened with.
+ * fields say (wz_build_job), over a copy of the job opened with. Every
+ * field is a row of the form table (api/formtab.c): its widget is made from
+ * the row and what the job has at the row's path, and written back there,
+ * both through the job's schema table; a row marked handled (the lists,
+ * the image list, the log path) has a few lines of its own here.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -27,66 +31,101 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "widgets/form.h"
+#include "widgets/note.h"
 #include "widgets/numberfield.h"
 #include "widgets/select.h"
 #include "widgets/textarea.h"
 #include "widgets/textfield.h"
 #include "widgets/toggle.h"
 
-static const enum framework frameworks[] = {FRAMEWORK_PYTORCH_DDP, FRAMEWORK_TENSORFLOW_PS,
-                                            FRAMEWORK_SENSEPARROTS, FRAMEWORK_MPI};
+/* What a value the catalog or the form does not offer says beside it in the list. */
+#define FROM_FILE "from the file; not in the catalog"
 
 /* Adds wd as the field of the form table's row: its section, label and help. */
 static size_t add_row(struct wizard *wz, struct widget *wd, const struct formtab_row *row)
 {
-    size_t e = form_add(wz->forms[row->section], row->label, wd, row->help);
+    size_t e = form_add(wz->forms[row->section], row->label, wd,
+                        row->kind == FORMTAB_NOTE ? NULL : row->help);
     form_set_wide(wz->forms[row->section], e,
-                  row->kind == FORMTAB_TEXTAREA || row->kind == FORMTAB_LIST);
-    form_set_disabled(wz->forms[row->section], e, row->read_only,
-                      row->read_only ? "read-only: the platform mounts it" : NULL);
+                  row->kind == FORMTAB_TEXTAREA || row->kind == FORMTAB_LIST ||
+                      row->kind == FORMTAB_NOTE);
+    if (row->read_only)
+        form_set_disabled(wz->forms[row->section], e, true, "read-only: the platform mounts it");
     if (wz->field_count < sizeof wz->fields / sizeof wz->fields[0])
-        wz->fields[wz->field_count++] = (struct wz_field){row->path, row, row->section, e};
+        wz->fields[wz->field_count++] = (struct wz_field){row, e, wd, false};
     return e;
 }
 
-/* Adds wd as the field of the (first) row for path. */
-static size_t add_field(struct wizard *wz, struct widget *wd, const char *path)
-{
-    return add_row(wz, wd, formtab_row(path));
-}
-
 /*
- * A plain row (no code of its own): its widget, of the row's kind, holding
- * what init has at the row's path, read through the job's schema table; a
- * number loaded outside the row's range widens it (never clamped).
+ * The widget of a row, of the row's kind, holding what init has at the
+ * row's path, read through the job's schema table: a number loaded outside
+ * the row's range widens it (never clamped); a choice holds the job's
+ * value, and wz_refresh fills its list from where its choices come from.
  */
-static struct widget *add_plain(struct wizard *wz, const struct jobspec *init, const char *path)
+static struct widget *row_widget(const struct wizard *wz, const struct jobspec *init,
+                                 const struct formtab_row *row)
 {
-    const struct formtab_row *row = formtab_row(path);
     struct schema_ref ref;
-    bool found = init && schema_find(jobspec_schema(), (void *)init, path, &ref);
+    bool found = init && schema_find(jobspec_schema(), (void *)init, row->path, &ref);
     const char *text = found ? schema_ref_string(&ref) : NULL;
     int64_t v = row->min;
-    struct widget *wd;
-    if (row->kind == FORMTAB_NUMBER) {
+    bool on = row->on_when_absent;
+    switch (row->kind) {
+    case FORMTAB_NUMBER: {
         if (found)
             schema_ref_int(&ref, &v);
-        wd = numberfield_widget(numberfield_new(v < row->min ? (long)v : row->min,
-                                                v > row->max ? (long)v : row->max, (long)v));
-    } else if (row->kind == FORMTAB_TEXTAREA) {
+        struct numberfield *nf = numberfield_new(v < row->min ? (long)v : row->min,
+                                                 v > row->max ? (long)v : row->max, (long)v);
+        numberfield_set_suffix(nf, row->words);
+        return numberfield_widget(nf);
+    }
+    case FORMTAB_TOGGLE:
+        if (found)
+            schema_ref_bool(&ref, &on);
+        return toggle_widget(toggle_new(row->words, on));
+    case FORMTAB_TEXTAREA: {
         struct textarea *ta = textarea_new(text, 8, (size_t)row->max_chars);
         textarea_set_placeholder(ta, row->placeholder);
-        wd = textarea_widget(ta);
-    } else {
+        return textarea_widget(ta);
+    }
+    case FORMTAB_CHOICE: {
+        /* The job's value, chosen: the refresh of its choices keeps it (wz_refresh). */
+        struct select_option file = {text    ? text
+                                     : found ? schema_ref_enum_name(&ref)
+                                             : NULL,
+                                     FROM_FILE, false, NULL};
+        bool has = file.label && *file.label;
+        /* the VPC is typed where the catalog does not list them */
+        if (row->choices != FORMTAB_VPCS ||
+            (wz->cat && !(wz->cat->unknown & CATALOG_UNKNOWN_ZONES)))
+            return select_widget(select_new(&file, has, has ? 0 : SELECT_NONE));
+    }
+        /* fall through */
+    default: {
         struct textfield *tf = textfield_new(text, (size_t)row->max_chars);
         textfield_set_placeholder(tf, row->placeholder);
-        wd = textfield_widget(tf);
+        return textfield_widget(tf);
     }
-    add_field(wz, wd, path);
-    return wd;
+    }
 }
 
-const struct catalog_workspace *wz_current_workspace(const struct wizard *wz)
+/* The field of row (NULL: none). */
+static const struct wz_field *field_of(const struct wizard *wz, const struct formtab_row *row)
+{
+    for (size_t i = 0; i < wz->field_count; i++)
+        if (wz->fields[i].row == row)
+            return &wz->fields[i];
+    return NULL;
+}
+
+/* The widget of the (first) field of path. */
+static struct widget *widget_of(const struct wizard *wz, const char *path)
+{
+    const struct wz_field *fd = field_of(wz, formtab_row(path));
+    return fd ? fd->wd : NULL;
+}
+
+static const struct catalog_workspace *current_workspace(const struct wizard *wz)
 {
     const char *ws = select_selected_label(wz->workspace);
     return ws && wz->cat ? catalog_workspace(wz->cat, ws) : NULL;
@@ -103,7 +142,7 @@ const struct catalog_pool *wz_current_pool(const struct wizard *wz)
  * the catalog does not list, the job opened with does (a zone or VPC, or idle
  * quota), so a file written for another backend's zoned pool keeps both.
  */
-bool wz_zoned(const struct wizard *wz)
+static bool zoned(const struct wizard *wz)
 {
     const struct catalog_pool *p = wz_current_pool(wz);
     if (p)
@@ -115,7 +154,18 @@ bool wz_zoned(const struct wizard *wz)
                          b->scheduling.quota_type == QUOTA_TYPE_SPOT);
 }
 
-size_t wz_index_of(const struct select_option *o, size_t n, const char *label)
+/*
+ * Whether the job runs on idle quota (SPOT): the quota type its pool
+ * implies, as render and trainjobd derive it (jobspec_defaults), or the
+ * file's for a pool the catalog does not list.
+ */
+static bool idle_quota(const struct wizard *wz)
+{
+    enum quota_type q = jobspec_pool_quota_type(wz->cat, select_selected_label(wz->pool));
+    return (q != QUOTA_TYPE_UNSPECIFIED ? q : wz->base.scheduling.quota_type) == QUOTA_TYPE_SPOT;
+}
+
+static size_t index_of(const struct select_option *o, size_t n, const char *label)
 {
     for (size_t i = 0; label && i < n; i++)
         if (strcmp(o[i].label, label) == 0)
@@ -124,37 +174,48 @@ size_t wz_index_of(const struct select_option *o, size_t n, const char *label)
 }
 
 /*
- * A value from the file the catalog does not offer (want) becomes a choice
- * of its own: the form shows what the file says, and validation says what
- * is wrong with it, rather than the first choice taking its place.
+ * Sets sel's choices to o[0..n) (o has room for one more), keeping the
+ * value chosen. A value the choices lack stays chosen, as a choice of its
+ * own saying so (the file's FROM_FILE, else `before`: "chosen before; not in
+ * this pool"), and validation says what is wrong with it, rather than the
+ * first choice taking its place; only with nothing chosen is the first one
+ * taken.
  */
-static void offer_file_value(struct select_option *o, size_t *n, const char *want)
+static void set_choices(struct select *sel, struct select_option *o, size_t n, const char *before)
 {
-    if (want && *want && *n < MAX_OPTIONS && wz_index_of(o, *n, want) == SELECT_NONE)
-        o[(*n)++] = (struct select_option){want, "from the file; not in the catalog", false, NULL};
+    const char *cur = select_selected_label(sel);
+    const char *said = cur ? select_detail(sel, select_selected(sel)) : NULL;
+    char *keep = cur && *cur ? xstrdup(cur) : NULL;
+    if (keep && index_of(o, n, keep) == SELECT_NONE)
+        o[n++] = (struct select_option){
+            keep, said && strcmp(said, FROM_FILE) == 0 ? FROM_FILE : before, false, NULL};
+    select_set_options(sel, o, n);
+    size_t at = index_of(o, n, keep);
+    select_set_selected(sel, at != SELECT_NONE ? at : n ? 0 : SELECT_NONE);
+    free(keep);
 }
 
-/* The framework chosen: one of the four the form offers, or the file's own API value. */
+/* The framework chosen: one the form offers, or the file's own API value. */
 static enum framework current_framework(const struct wizard *wz)
 {
-    size_t fw = select_selected(wz->framework);
-    return fw < 4 ? frameworks[fw] : fw == 4 ? wz->file_framework : FRAMEWORK_UNSPECIFIED;
+    const char *name = wz->framework ? select_selected_label(wz->framework) : NULL;
+    int fw = name ? enum_value(&framework_names, name) : -1;
+    return fw > 0 ? (enum framework)fw : FRAMEWORK_UNSPECIFIED;
 }
 
 /*
  * The name the job is submitted under while Name is empty, made for the
  * framework chosen (its prefix) and shown as Name's placeholder and on Review.
  */
-void wz_refresh_generated_name(struct wizard *wz)
+static void refresh_generated_name(struct wizard *wz)
 {
-    const char *prefix =
-        framework_name_prefix(wz->framework ? current_framework(wz) : FRAMEWORK_PYTORCH_DDP);
+    enum framework fw = current_framework(wz);
+    const char *prefix = framework_name_prefix(fw ? fw : FRAMEWORK_PYTORCH_DDP);
     if (wz->generated_name && strncmp(wz->generated_name, prefix, strlen(prefix)) == 0 &&
         wz->generated_name[strlen(prefix)] == '-')
         return;
     free(wz->generated_name);
-    wz->generated_name =
-        jobspec_generate_name(wz->framework ? current_framework(wz) : FRAMEWORK_PYTORCH_DDP);
+    wz->generated_name = jobspec_generate_name(fw ? fw : FRAMEWORK_PYTORCH_DDP);
     char *ph = xasprintf("empty: generated, %s", wz->generated_name);
     textfield_set_placeholder(wz->name, ph);
     free(ph);
@@ -180,7 +241,7 @@ static void image_detail(const struct catalog_image *im, char *buf, size_t n)
 }
 
 /* The catalog's images as choices; the one the reference names is chosen (none: typed). */
-void wz_refresh_image_pick(struct wizard *wz)
+static void refresh_image_pick(struct wizard *wz)
 {
     size_t n = wz->cat ? wz->cat->image_count : 0;
     struct select_option *o = xcalloc(n + 1, sizeof *o);
@@ -195,43 +256,36 @@ void wz_refresh_image_pick(struct wizard *wz)
         k++;
     }
     select_set_options(wz->image_pick, o, k);
-    select_set_selected(wz->image_pick, wz_index_of(o, k, textfield_value(wz->image)));
+    select_set_selected(wz->image_pick, index_of(o, k, textfield_value(wz->image)));
     free(detail);
     free(o);
 }
 
-/* The VPCs of the chosen zone's region; keeps want (NULL: the choice there is, else the file's). */
-void wz_refresh_vpcs(struct wizard *wz, const char *want)
+/* The VPCs of the chosen zone's region. */
+static void refresh_vpcs(struct wizard *wz)
 {
     if (!wz->vpc_pick)
         return;
     const char *zname = select_selected_label(wz->zone);
     const struct catalog_zone *z = zname && wz->cat ? catalog_zone(wz->cat, zname) : NULL;
-    struct select_option o[MAX_OPTIONS];
+    struct select_option o[MAX_OPTIONS + 1];
     size_t n = 0;
     for (size_t i = 0; z && z->region && i < wz->cat->vpc_count && n < MAX_OPTIONS; i++) {
         const struct catalog_vpc *v = &wz->cat->vpcs[i];
         if (v->id && v->region && strcmp(v->region, z->region) == 0)
             o[n++] = (struct select_option){v->id, v->region, false, NULL};
     }
-    const char *cur = want ? want : select_selected_label(wz->vpc_pick);
-    char *keep = xstrdup(cur ? cur : textfield_value(wz->vpc));
-    offer_file_value(o, &n, keep);
-    select_set_options(wz->vpc_pick, o, n);
-    size_t at = wz_index_of(o, n, keep);
-    select_set_selected(wz->vpc_pick, at != SELECT_NONE ? at : n ? 0 : SELECT_NONE);
-    free(keep);
+    set_choices(wz->vpc_pick, o, n, "chosen before; not in this zone's region");
 }
 
 /* Whether the rows shown when w are shown now. */
 static bool shown_when(const struct wizard *wz, enum formtab_when w)
 {
-    const struct catalog_pool *p = wz_current_pool(wz);
     switch (w) {
     case FORMTAB_ZONED:
-        return wz_zoned(wz);
+        return zoned(wz);
     case FORMTAB_IDLE:
-        return p && p->type == POOL_IDLE;
+        return idle_quota(wz);
     case FORMTAB_SSH: /* always for MPI */
         return toggle_on(wz->ssh) || current_framework(wz) == FRAMEWORK_MPI;
     case FORMTAB_TENSORBOARD:
@@ -241,60 +295,64 @@ static bool shown_when(const struct wizard *wz, enum formtab_when w)
     }
 }
 
-void wz_refresh_shown(struct wizard *wz)
+static void refresh_shown(struct wizard *wz)
 {
     for (size_t i = 0; i < wz->field_count; i++) {
         const struct wz_field *fd = &wz->fields[i];
-        form_set_hidden(wz->forms[fd->section], fd->entry, !shown_when(wz, fd->row->when));
+        form_set_hidden(wz->forms[fd->row->section], fd->entry, !shown_when(wz, fd->row->when));
     }
 }
 
 /* The pools of the chosen workspace, each with its resource type. */
-void wz_refresh_pools(struct wizard *wz, const char *want)
+static void refresh_pools(struct wizard *wz)
 {
-    struct select_option o[MAX_OPTIONS];
+    struct select_option o[MAX_OPTIONS + 1];
     size_t n = 0;
-    const struct catalog_workspace *ws = wz_current_workspace(wz);
+    const struct catalog_workspace *ws = current_workspace(wz);
     for (size_t i = 0; wz->cat && i < wz->cat->pool_count && n < MAX_OPTIONS; i++) {
         const struct catalog_pool *p = &wz->cat->pools[i];
         if (ws && !catalog_workspace_has_pool(ws, p->name))
             continue;
         o[n++] = (struct select_option){p->name, pool_type_label(p->type), false, NULL};
     }
-    offer_file_value(o, &n, want);
-    const char *keep = want ? want : select_selected_label(wz->pool);
-    char *copy = keep ? xstrdup(keep) : NULL;
-    select_set_options(wz->pool, o, n);
-    size_t at = wz_index_of(o, n, copy);
-    select_set_selected(wz->pool, at != SELECT_NONE ? at : 0);
-    free(copy);
+    set_choices(wz->pool, o, n, "chosen before; not in this workspace");
 }
 
-/* Priorities: HIGH and HIGHEST shown disabled, with the reason, for members. */
-void wz_refresh_priorities(struct wizard *wz)
+/*
+ * An enum row's choices: the values its row offers, named as the schema
+ * names them (priorities the caller's role may not pick disabled, with the
+ * reason); a value the form does not offer (the file's) stays, as set_choices
+ * keeps it.
+ */
+static void refresh_enum(struct wizard *wz, const struct formtab_row *row)
 {
-    const struct catalog_workspace *ws = wz_current_workspace(wz);
-    bool high = ws == NULL || catalog_ws_priority_allowed(ws, 2);
-    bool highest = ws == NULL || catalog_ws_priority_allowed(ws, 3);
+    struct schema_ref ref;
+    struct select *sel = select_from_widget(widget_of(wz, row->path));
+    if (!sel || !schema_find(jobspec_schema(), &wz->job, row->path, &ref))
+        return;
+    const struct catalog_workspace *ws = current_workspace(wz);
     static char reason[200];
     if (ws)
         catalog_priority_refusal(ws, reason, sizeof reason);
-    struct select_option o[] = {
-        {"NORMAL", "default", false, NULL},
-        {"HIGH", NULL, !high, reason},
-        {"HIGHEST", NULL, !highest, reason},
-    };
-    size_t sel = select_selected(wz->priority);
-    select_set_options(wz->priority, o, 3);
-    bool keep = sel == 0 || (sel == 1 && high) || (sel == 2 && highest);
-    select_set_selected(wz->priority, sel != SELECT_NONE && keep ? sel : 0);
+    struct select_option o[16];
+    size_t n = 0;
+    for (const int *v = row->offered; *v && n < 15; v++) {
+        bool refused =
+            row->choices == FORMTAB_PRIORITIES && ws && !catalog_ws_priority_allowed(ws, *v);
+        const char *note = row->choices == FORMTAB_FRAMEWORKS ? framework_label(*v)
+                           : *v == PRIORITY_NORMAL            ? "default"
+                                                              : NULL;
+        o[n++] = (struct select_option){enum_name(ref.field->names, *v), note, refused,
+                                        refused ? reason : NULL};
+    }
+    set_choices(sel, o, n, "not offered here");
 }
 
 /* Zones and specs of the chosen pool. */
-void wz_refresh_pool_fields(struct wizard *wz, const char *want_zone, const char *want_spec)
+static void refresh_pool_choices(struct wizard *wz)
 {
     const struct catalog_pool *p = wz_current_pool(wz);
-    struct select_option o[MAX_OPTIONS];
+    struct select_option o[MAX_OPTIONS + 1];
     static char details[MAX_OPTIONS][96];
     size_t n = 0;
     static char regions[MAX_OPTIONS][96];
@@ -305,12 +363,7 @@ void wz_refresh_pool_fields(struct wizard *wz, const char *want_zone, const char
         o[n] = (struct select_option){p->zones[i], regions[n], false, NULL};
         n++;
     }
-    offer_file_value(o, &n, want_zone);
-    char *keep = xstrdup(want_zone ? want_zone : (select_selected_label(wz->zone) ?: ""));
-    select_set_options(wz->zone, o, n);
-    size_t at = wz_index_of(o, n, keep);
-    select_set_selected(wz->zone, at != SELECT_NONE ? at : 0);
-    free(keep);
+    set_choices(wz->zone, o, n, "chosen before; not in this pool");
 
     n = 0;
     for (size_t i = 0; p && i < p->spec_count && n < MAX_OPTIONS; i++) {
@@ -327,22 +380,11 @@ void wz_refresh_pool_fields(struct wizard *wz, const char *want_zone, const char
         o[n] = (struct select_option){s->name, details[n], false, NULL};
         n++;
     }
-    /* The spec chosen (or the file's) stays when the pool lacks it: validation says so,
-     * rather than the pool's first spec silently taking its place. */
-    keep = xstrdup(want_spec ? want_spec : (select_selected_label(wz->spec) ?: ""));
-    offer_file_value(o, &n, want_spec);
-    if (*keep && n < MAX_OPTIONS && wz_index_of(o, n, keep) == SELECT_NONE)
-        o[n++] = (struct select_option){keep, "chosen before; not in this pool", false, NULL};
-    select_set_options(wz->spec, o, n);
-    at = wz_index_of(o, n, keep);
-    select_set_selected(wz->spec, at != SELECT_NONE ? at : 0);
-    free(keep);
-
-    wz_refresh_vpcs(wz, NULL);
+    set_choices(wz->spec, o, n, "chosen before; not in this pool");
 }
 
 /* What the replica count means for the framework, and the devices it adds up to. */
-void wz_refresh_replica_hint(struct wizard *wz)
+static void refresh_replica_hint(struct wizard *wz)
 {
     bool ok;
     long n = numberfield_value(wz->replicas, &ok);
@@ -367,19 +409,9 @@ void wz_refresh_replica_hint(struct wizard *wz)
         snprintf(help, sizeof help, "total: %ld × %d = %ld device%s%s%s%.200s", n, s->devices,
                  n * s->devices, n * s->devices == 1 ? "" : "s", s->simulated ? " (simulated)" : "",
                  limits ? " · limits " : "", limits ? limits : "");
-        form_set_help(wz->forms[SECTION_RESOURCES], wz->e_spec, help);
+        form_set_help(wz->forms[SECTION_RESOURCES],
+                      field_of(wz, formtab_row("roles[0].resource_spec[0].name"))->entry, help);
     }
-}
-
-static char *dup_or_null(const char *s)
-{
-    return s && *s ? xstrdup(s) : NULL;
-}
-
-static void set_str(char **dst, const char *value)
-{
-    free(*dst);
-    *dst = dup_or_null(value);
 }
 
 /* The list showing entry of section sec, or NULL. */
@@ -401,13 +433,13 @@ const struct wizard_list *wz_list_claiming(const struct wizard *wz, const char *
     return NULL;
 }
 
-/* Adds list which of kind, its rows from init, as its row of the form table. */
-static void add_list(struct wizard *wz, int which, enum wlist_kind kind, const struct jobspec *init)
+/* Adds the list of kind, its rows from init, as its row of the form table. */
+static void add_list(struct wizard *wz, enum wlist_kind kind, const struct jobspec *init)
 {
-    struct wizard_list *wl = &wz->lists[which];
+    struct wizard_list *wl = &wz->lists[kind];
     wl->l = wlist_new(kind, wz->cat, init);
     wl->section = formtab_row(wlist_path(wl->l))->section;
-    wl->entry = add_field(wz, wlist_widget(wl->l), wlist_path(wl->l));
+    wl->entry = add_row(wz, wlist_widget(wl->l), formtab_row(wlist_path(wl->l)));
     form_set_help(wz->forms[wl->section], wl->entry, wlist_help(wl->l));
 }
 
@@ -425,22 +457,25 @@ void wz_refresh_list_help(struct wizard *wz)
     }
 }
 
-/* Rules are greyed while max restarts is 0: they could never act. */
-void wz_refresh_rules_state(struct wizard *wz)
+/*
+ * Rules are greyed while max restarts is 0: they could never act. Rules there
+ * are get validation's warning saying so; only an empty list gets the note.
+ */
+static void refresh_rules_state(struct wizard *wz)
 {
     bool ok;
     long b = numberfield_value(wz->backoff, &ok);
     bool off = ok && b == 0;
-    if (wlist_widget(wz->lists[LIST_RULES].l)->disabled != off)
-        form_set_disabled(wz->forms[SECTION_FAULT_TOLERANCE], wz->e_rules, off,
-                          off ? "no effect while max restarts is 0" : NULL);
+    bool empty = wlist_count(wz->lists[WLIST_RULE].l) == 0;
+    if (wlist_widget(wz->lists[WLIST_RULE].l)->disabled != off)
+        form_set_disabled(wz->forms[SECTION_FAULT_TOLERANCE], wz->lists[WLIST_RULE].entry, off,
+                          off && empty ? "no effect while max restarts is 0" : NULL);
 }
 
 /* Volumes outside the job's zone (a public or idle pool's) are offered disabled. */
-void wz_refresh_volume_zone(struct wizard *wz)
+static void refresh_volume_zone(struct wizard *wz)
 {
-    bool zoned = wz_zoned(wz);
-    wlist_set_zone(wz->lists[LIST_MOUNTS].l, zoned ? select_selected_label(wz->zone) : NULL);
+    wlist_set_zone(wz->lists[WLIST_MOUNT].l, zoned(wz) ? select_selected_label(wz->zone) : NULL);
 }
 
 /*
@@ -448,28 +483,28 @@ void wz_refresh_volume_zone(struct wizard *wz)
  * the file that is on none. Keeps want (NULL: the choice there is; when a
  * mount path is being edited, the one in its place).
  */
-void wz_refresh_tb_paths(struct wizard *wz, const char *want)
+static void refresh_tb_paths(struct wizard *wz, const char *want)
 {
-    const struct wlist *mounts = wz->lists[LIST_MOUNTS].l;
+    const struct wlist *mounts = wz->lists[WLIST_MOUNT].l;
     size_t n = wlist_count(mounts), k = 0;
     struct select_option *o = xcalloc(n + 1, sizeof *o);
     char(*detail)[160] = xcalloc(n + 1, sizeof *detail);
     for (size_t i = 0; i < n; i++) {
         const char *path = wlist_mount_path(mounts, i), *vol = wlist_mount_volume(mounts, i);
-        if (!path || !*path || wz_index_of(o, k, path) != SELECT_NONE)
+        if (!path || !*path || index_of(o, k, path) != SELECT_NONE)
             continue;
         snprintf(detail[k], sizeof detail[k], "mount[%zu]%s%s", i, vol ? " \xc2\xb7 " : "",
                  vol ? vol : "");
         o[k] = (struct select_option){path, detail[k], false, NULL};
         k++;
     }
-    if (wz->tb_other && wz_index_of(o, k, wz->tb_other) == SELECT_NONE)
+    if (wz->tb_other && index_of(o, k, wz->tb_other) == SELECT_NONE)
         o[k++] = (struct select_option){wz->tb_other, "from the file; on no mount", false, NULL};
     size_t prev = select_selected(wz->tb_mount);
     const char *cur = want ? want : select_selected_label(wz->tb_mount);
     char *keep = cur ? xstrdup(cur) : NULL;
     select_set_options(wz->tb_mount, o, k);
-    size_t at = wz_index_of(o, k, keep);
+    size_t at = index_of(o, k, keep);
     if (at == SELECT_NONE && !want && prev != SELECT_NONE && prev < k)
         at = prev;
     if (at == SELECT_NONE && !want && k > 0)
@@ -481,34 +516,36 @@ void wz_refresh_tb_paths(struct wizard *wz, const char *want)
 }
 
 /* The log path's help says where its choices come from, or that there are none yet. */
-void wz_refresh_tb_help(struct wizard *wz)
+static void refresh_tb_help(struct wizard *wz)
 {
-    form_set_help(wz->forms[SECTION_TENSORBOARD], wz->e_tb_mount,
+    form_set_help(wz->forms[SECTION_TENSORBOARD],
+                  field_of(wz, formtab_row("tensorboard.log_path"))->entry,
                   select_count(wz->tb_mount)
                       ? "one of the mount paths in Data: logs must be written to AFS"
                       : "no volume is mounted yet: add one in Data, its mount path shows here");
 }
 
-/* The log path: the chosen mount path, and the directory under it when one is typed. */
-static void set_log_path(struct wizard *wz, struct jobspec *j)
+/*
+ * tensorboard.log_path while TensorBoard is on: the chosen mount path, and
+ * the directory under it when one is typed.
+ */
+static void store_log_path(struct wizard *wz, struct jobspec *j)
 {
     const char *base = select_selected_label(wz->tb_mount);
     const char *dir = textfield_value(wz->tb_dir);
+    struct strbuf sb = STRBUF_INIT;
+    struct schema_ref ref;
     while (*dir == '/')
         dir++;
-    if (!base || !*base) {
-        set_str(&j->tensorboard.log_path, NULL);
-        return;
-    }
-    struct strbuf sb = STRBUF_INIT;
-    strbuf_adds(&sb, base);
-    if (*dir) {
-        if (base[strlen(base) - 1] != '/')
+    if (j->tensorboard.present && base && *base) {
+        strbuf_adds(&sb, base);
+        if (*dir && base[strlen(base) - 1] != '/')
             strbuf_addc(&sb, '/');
         strbuf_adds(&sb, dir);
     }
-    free(j->tensorboard.log_path);
-    j->tensorboard.log_path = strbuf_detach(&sb, NULL);
+    if (schema_find(jobspec_schema(), j, "tensorboard.log_path", &ref))
+        schema_ref_set_string(&ref, strbuf_str(&sb));
+    strbuf_free(&sb);
 }
 
 /*
@@ -518,7 +555,7 @@ static void set_log_path(struct wizard *wz, struct jobspec *j)
  */
 static void split_log_path(struct wizard *wz, const char *log, const char **base, const char **dir)
 {
-    const struct wlist *mounts = wz->lists[LIST_MOUNTS].l;
+    const struct wlist *mounts = wz->lists[WLIST_MOUNT].l;
     size_t best = 0;
     *base = NULL;
     *dir = NULL;
@@ -567,34 +604,80 @@ static bool number_into(struct wizard *wz, const struct numberfield *nf, const c
     return true;
 }
 
-/*
- * The rows of the form table whose value needs no code of its own: each
- * one's value, read from its widget (a choice's label, the text, the
- * number), written into j at the row's path through the job's schema
- * table; a row not shown now (a zone for a zoneless pool) leaves it out.
- */
-static void store_plain_rows(struct wizard *wz, struct jobspec *j)
+/* Marks the objects holding path present ("ssh" for ssh.auto_key_setup): a value set in them. */
+static void present_parents(struct jobspec *j, const char *path)
 {
-    for (size_t i = 0; i < wz->field_count; i++) {
-        const struct formtab_row *row = wz->fields[i].row;
-        struct schema_ref ref;
-        if (row->handled || !schema_find(jobspec_schema(), j, row->path, &ref))
-            continue;
-        struct widget *wd = form_widget_at(wz->forms[row->section], wz->fields[i].entry);
-        struct numberfield *nf = numberfield_from_widget(wd);
-        int32_t v = 0;
-        if (!shown_when(wz, row->when))
-            schema_ref_set_string(&ref, NULL);
-        else if (select_from_widget(wd))
-            schema_ref_set_string(&ref, select_selected_label(select_from_widget(wd)));
-        else if (textfield_from_widget(wd))
-            schema_ref_set_string(&ref, textfield_value(textfield_from_widget(wd)));
-        else if (textarea_from_widget(wd))
-            schema_ref_set_string(&ref, textarea_value(textarea_from_widget(wd)));
-        else if (nf && number_into(wz, nf, row->path, &v))
-            schema_ref_set_int(&ref, true, v);
-        else if (nf) /* not a number: left out, its finding says why */
-            schema_ref_set_int(&ref, false, 0);
+    char prefix[128];
+    struct schema_ref ref;
+    for (const char *dot = strchr(path, '.'); dot; dot = strchr(dot + 1, '.')) {
+        snprintf(prefix, sizeof prefix, "%.*s", (int)(dot - path), path);
+        if (schema_find(jobspec_schema(), j, prefix, &ref))
+            schema_ref_set_bool(&ref, true, true);
+    }
+}
+
+/* An enum's value the row does not offer (the file's): kept, and said to be kept. */
+static void say_not_offered(struct wizard *wz, const struct formtab_row *row,
+                            const struct schema_ref *ref, const char *name)
+{
+    struct strbuf offered = STRBUF_INIT;
+    bool found = false;
+    for (const int *v = row->offered; *v; v++) {
+        const char *one = enum_name(ref->field->names, *v);
+        found = found || strcmp(one, name) == 0;
+        strbuf_addf(&offered, "%s%s", offered.len ? ", " : "", one);
+    }
+    if (!found)
+        findings_add(&wz->convert, SEVERITY_WARNING, row->path,
+                     "%s from the file is an API value the form does not offer; the form's "
+                     "choices are %s",
+                     name, strbuf_str(&offered));
+    strbuf_free(&offered);
+}
+
+/*
+ * A field's value, read from its widget (a choice's label, the text, the
+ * number, the toggle), written into j at its row's path through the job's
+ * schema table. A row not shown now (a zone for a zoneless pool) leaves it
+ * out; a number the job opened without, not typed in since, stays out (the
+ * platform's default applies then), and so does a toggle left at what its
+ * absence means.
+ */
+static void store_field(struct wizard *wz, const struct wz_field *fd, struct jobspec *j)
+{
+    const struct formtab_row *row = fd->row;
+    struct schema_ref ref, had;
+    if (!schema_find(jobspec_schema(), j, row->path, &ref))
+        return;
+    bool was = schema_find(jobspec_schema(), &wz->base, row->path, &had);
+    struct widget *wd = fd->wd;
+    struct select *sel = select_from_widget(wd);
+    struct numberfield *nf = numberfield_from_widget(wd);
+    struct toggle *tg = toggle_from_widget(wd);
+    const char *text = sel                         ? select_selected_label(sel)
+                       : textfield_from_widget(wd) ? textfield_value(textfield_from_widget(wd))
+                       : textarea_from_widget(wd)  ? textarea_value(textarea_from_widget(wd))
+                                                   : NULL;
+    int32_t v = 0;
+    bool on = tg && toggle_on(tg), b;
+    if (!shown_when(wz, row->when)) {
+        schema_ref_unset(&ref);
+    } else if (tg) {
+        bool keep = on || row->on_when_absent || (was && schema_ref_bool(&had, &b));
+        schema_ref_set_bool(&ref, keep, on);
+        if (keep && on)
+            present_parents(j, row->path);
+    } else if (nf) {
+        int64_t old;
+        bool unset = row->unset_until_typed && !fd->edited && !(was && schema_ref_int(&had, &old));
+        bool number = !unset && number_into(wz, nf, row->path, &v);
+        schema_ref_set_int(&ref, number, v); /* not a number: left out, its finding says why */
+    } else if (row->offered) {
+        schema_ref_set_enum_name(&ref, text);
+        if (text)
+            say_not_offered(wz, row, &ref, text);
+    } else if (schema_ref_set_string(&ref, text) && text && *text) {
+        present_parents(j, row->path);
     }
 }
 
@@ -610,192 +693,125 @@ void wz_build_job(struct wizard *wz)
     struct jobspec *j = &wz->job;
     j->resource_pool.present = true;
     j->scheduling.present = true;
-    j->scheduling.priority = (enum priority)(select_selected(wz->priority) + 1);
     /* The quota type the pool implies, as render and trainjobd derive it (jobspec_defaults). */
     enum quota_type q = jobspec_pool_quota_type(wz->cat, select_selected_label(wz->pool));
     if (q != QUOTA_TYPE_UNSPECIFIED) /* else the file's, for a pool the catalog does not list */
         j->scheduling.quota_type = q;
-    j->scheduling.has_preemptible = j->scheduling.quota_type == QUOTA_TYPE_SPOT;
-    j->scheduling.preemptible = toggle_on(wz->preemptible);
-    j->framework = current_framework(wz);
-    if (j->framework != FRAMEWORK_UNSPECIFIED && select_selected(wz->framework) == 4)
-        findings_add(&wz->convert, SEVERITY_WARNING, "framework",
-                     "%s from the file is an API value the form does not offer; the form's "
-                     "choices are PyTorch DDP, TensorFlow PS, SenseParrots and MPI",
-                     enum_name(&framework_names, (int)j->framework));
     struct role *r = j->role_count ? &j->roles[0] : jobspec_add_role(j);
-    set_str(&r->name, JOBSPEC_ROLE_NAME);
+    free(r->name);
+    r->name = xstrdup(JOBSPEC_ROLE_NAME);
     if (r->resource_spec_count == 0)
         role_add_spec(r);
-    store_plain_rows(wz, j);
-    /* A job opened without max restarts keeps it unset until the field is typed in: the
-     * platform's default policy applies then (jobspec_defaults), which a 0 written would end. */
-    if (!wz->base.fault_tolerance.has_backoff_limit && !wz->backoff_typed)
-        j->fault_tolerance.has_backoff_limit = false;
-    else
-        j->fault_tolerance.has_backoff_limit = number_into(
-            wz, wz->backoff, "fault_tolerance.backoff_limit", &j->fault_tolerance.backoff_limit);
-    if (toggle_on(wz->ssh) || j->ssh.present) {
-        j->ssh.present = true;
-        j->ssh.has_auto_key_setup = true;
-        j->ssh.auto_key_setup = toggle_on(wz->ssh);
-    }
+    for (size_t i = 0; i < wz->field_count; i++)
+        if (!wz->fields[i].row->handled && !wz->fields[i].row->read_only)
+            store_field(wz, &wz->fields[i], j);
     for (int i = 0; i < LIST_COUNT; i++)
         wlist_store(wz->lists[i].l, j);
     j->fault_tolerance.present = j->fault_tolerance.has_backoff_limit ||
                                  j->fault_tolerance.rule_count || j->fault_tolerance.extra;
-    j->tensorboard.present = toggle_on(wz->tensorboard);
-    if (j->tensorboard.present)
-        set_log_path(wz, j);
-    else
-        set_str(&j->tensorboard.log_path, NULL);
+    store_log_path(wz, j);
 }
 
+/*
+ * After any change: every list of choices again from what it depends on
+ * (pools of the workspace, priorities the caller may pick there, zones and
+ * specs of the pool, VPCs of the zone's region, images, log paths from the
+ * mounts), each keeping what is chosen; then the hints, and each field
+ * shown or hidden as its row's condition says.
+ */
+void wz_refresh(struct wizard *wz)
+{
+    refresh_pools(wz);
+    refresh_enum(wz, formtab_row("scheduling.priority"));
+    refresh_pool_choices(wz);
+    if (wz->vpc_pick)
+        refresh_vpcs(wz);
+    refresh_image_pick(wz);
+    refresh_tb_paths(wz, NULL);
+    refresh_tb_help(wz);
+    refresh_generated_name(wz);
+    refresh_replica_hint(wz);
+    refresh_rules_state(wz);
+    refresh_volume_zone(wz);
+    refresh_shown(wz);
+}
+
+/* The select of path's (first) field. */
+static struct select *select_of(const struct wizard *wz, const char *path)
+{
+    return select_from_widget(widget_of(wz, path));
+}
+
+/*
+ * Makes a field for every row of the form table, prefilled from init, then
+ * fills the choices the catalog drives, keeping what init says.
+ */
 void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *ws_default)
 {
     for (int s = 0; s < SECTION_COUNT; s++)
         wz->forms[s] = form_new();
     const struct catalog *cat = wz->cat;
     const struct role *r = init ? jobspec_worker(init) : NULL;
+    size_t nrows;
+    const struct formtab_row *rows = formtab_rows(&nrows);
+    for (size_t i = 0; i < nrows; i++) {
+        enum wlist_kind kind;
+        if (rows[i].kind == FORMTAB_NOTE)
+            add_row(wz, note_new(rows[i].help), &rows[i]);
+        else if (wlist_kind_of(rows[i].path, &kind))
+            add_list(wz, kind, init);
+        else
+            add_row(wz, row_widget(wz, init, &rows[i]), &rows[i]);
+    }
+    wz->workspace = select_of(wz, "workspace_name");
+    wz->name = textfield_from_widget(widget_of(wz, "name"));
+    wz->pool = select_of(wz, "resource_pool.name");
+    wz->zone = select_of(wz, "resource_pool.zone");
+    wz->vpc_pick = select_of(wz, "resource_pool.vpc_id");
+    wz->framework = select_of(wz, "framework");
+    wz->replicas = numberfield_from_widget(widget_of(wz, "roles[0].total_replicas"));
+    wz->spec = select_of(wz, "roles[0].resource_spec[0].name");
+    wz->image_pick = select_of(wz, "image_source");
+    wz->image = textfield_from_widget(widget_of(wz, "roles[0].image_path"));
+    wz->backoff = numberfield_from_widget(widget_of(wz, "fault_tolerance.backoff_limit"));
+    wz->ssh = toggle_from_widget(widget_of(wz, "ssh.auto_key_setup"));
+    wz->tensorboard = toggle_from_widget(widget_of(wz, "tensorboard"));
+    wz->tb_mount = select_of(wz, "tensorboard.log_path");
+    const struct wz_field *dir =
+        field_of(wz, formtab_row_next(formtab_row("tensorboard.log_path"), "tensorboard.log_path"));
+    wz->tb_dir = textfield_from_widget(dir->wd);
 
-    /* Basics */
-    struct select_option o[MAX_OPTIONS];
+    /* Workspace: the caller's (the file's kept, else the default chosen), "new workspace…" */
+    if (!select_selected_label(wz->workspace) && ws_default)
+        select_set_options(wz->workspace, &(struct select_option){ws_default, NULL, false, NULL},
+                           1);
+    struct select_option o[MAX_OPTIONS + 2];
     size_t n = 0;
     for (size_t i = 0; cat && i < cat->workspace_count && n < MAX_OPTIONS; i++)
         if (cat->workspaces[i].role != MEMBER_NONE)
             o[n++] = (struct select_option){cat->workspaces[i].name,
                                             member_role_name(cat->workspaces[i].role), false, NULL};
-    const char *want_ws = init && init->workspace_name ? init->workspace_name : ws_default;
-    if (init && init->workspace_name)
-        offer_file_value(o, &n, want_ws);
-    size_t at = wz_index_of(o, n, want_ws);
-    size_t real = n;
-    if (cat && real > 0 && n < MAX_OPTIONS) /* the backend says whether the caller may */
+    if (cat && n > 0) /* the backend says whether the caller may */
         o[n++] = (struct select_option){WIZARD_NEW_WORKSPACE_LABEL, "you its owner", false, NULL};
-    wz->ws_prev = at != SELECT_NONE ? at : 0;
-    wz->workspace = select_new(o, n, wz->ws_prev);
-    add_field(wz, select_widget(wz->workspace), "workspace_name");
-    add_plain(wz, init, "display_name");
-    wz->name = textfield_from_widget(add_plain(wz, init, "name"));
-    wz_refresh_generated_name(wz);
-    wz->pool = select_new(NULL, 0, SELECT_NONE);
-    add_field(wz, select_widget(wz->pool), "resource_pool.name");
-    wz->zone = select_new(NULL, 0, SELECT_NONE);
-    add_field(wz, select_widget(wz->zone), "resource_pool.zone");
-    wz->vpc = textfield_new(init ? init->resource_pool.vpc_id : NULL, 128);
-    if (cat && !(cat->unknown & CATALOG_UNKNOWN_ZONES)) {
-        /* The catalog lists the VPCs: one of those in the zone's region (the file's is kept). */
-        wz->vpc_pick = select_new(NULL, 0, SELECT_NONE);
-        add_field(wz, select_widget(wz->vpc_pick), "resource_pool.vpc_id");
-    } else {
-        add_field(wz, textfield_widget(wz->vpc), "resource_pool.vpc_id");
-    }
+    set_choices(wz->workspace, o, n, "not one of yours");
+    wz->ws_prev = select_selected(wz->workspace);
+    refresh_enum(wz, formtab_row("framework"));
 
-    /* Resources */
-    wz->priority = select_new(NULL, 0, SELECT_NONE);
-    add_field(wz, select_widget(wz->priority), "scheduling.priority");
-    wz->preemptible = toggle_new("may be preempted", !init || !init->scheduling.has_preemptible ||
-                                                         init->scheduling.preemptible);
-    add_field(wz, toggle_widget(wz->preemptible), "scheduling.preemptible");
-    struct select_option fo[5];
-    size_t fsel = 0, fn = 4;
-    for (size_t i = 0; i < 4; i++) {
-        fo[i] =
-            (struct select_option){framework_label(frameworks[i]),
-                                   enum_name(&framework_names, (int)frameworks[i]), false, NULL};
-        if (init && init->framework == frameworks[i])
-            fsel = i;
-    }
-    if (init && init->framework != FRAMEWORK_UNSPECIFIED && fsel == 0 &&
-        init->framework != frameworks[0]) { /* PYTORCH, …: kept as the file says */
-        wz->file_framework = init->framework;
-        fo[4] =
-            (struct select_option){framework_label(init->framework),
-                                   enum_name(&framework_names, (int)init->framework), false, NULL};
-        fsel = fn++;
-    }
-    wz->framework = select_new(fo, fn, fsel);
-    wz_refresh_generated_name(wz);
-    add_field(wz, select_widget(wz->framework), "framework");
-    wz->replicas = numberfield_from_widget(add_plain(wz, init, "roles[0].total_replicas"));
-    wz->spec = select_new(NULL, 0, SELECT_NONE);
-    wz->e_spec = add_field(wz, select_widget(wz->spec), "roles[0].resource_spec[0].name");
-
-    /* Image */
-    const char *image = r && r->image_path        ? r->image_path
-                        : cat && cat->image_count ? cat->images[0].path
-                                                  : NULL;
-    /* The catalog's images by source, NGC ones marked; choosing one fills the reference below. */
-    wz->image_pick = select_new(NULL, 0, SELECT_NONE);
-    wz->e_image_pick = add_field(wz, select_widget(wz->image_pick), "image_source");
-    wz->image = textfield_new(image, 1024);
-    wz->e_image = add_field(wz, textfield_widget(wz->image), "roles[0].image_path");
-    wz_refresh_image_pick(wz);
-    add_plain(wz, init, "roles[0].startup_script");
-
-    /* Fault tolerance */
-    const struct fault_tolerance *ft = init ? &init->fault_tolerance : NULL;
-    /* The backend's range (ACP: any int32), widened to a loaded job's value: never clamped. */
+    /* Image: a new job's is the catalog's first */
+    if (!r && cat && cat->image_count)
+        textfield_set(wz->image, cat->images[0].path);
+    /* Max restarts: Up/Down within the backend's range (ACP: any int32), widened to the job's */
     struct form_limits lim;
+    long b = 0;
+    numberfield_number(wz->backoff, &b);
     validate_form_limits(cat, &lim);
-    long b0 = ft && ft->has_backoff_limit ? ft->backoff_limit : 0;
-    wz->backoff = numberfield_new(b0 < lim.min_backoff ? b0 : lim.min_backoff,
-                                  b0 > lim.max_backoff ? b0 : lim.max_backoff, b0);
-    numberfield_set_suffix(wz->backoff, "restarts (0 never, -1 forever)");
-    add_field(wz, numberfield_widget(wz->backoff), "fault_tolerance.backoff_limit");
-    add_list(wz, LIST_RULES, WLIST_RULE, init);
-    size_t ft_note = form_add(
-        wz->forms[SECTION_FAULT_TOLERANCE], NULL,
-        wlist_note_new("When no rule matches, or there are none, the platform default applies: "
-                       "restart the whole job while restarts remain. Marking a node "
-                       "unschedulable is anti-affinity; affinity (staying on the same nodes) is "
-                       "not offered by the platform."),
-        NULL);
-    form_set_wide(wz->forms[SECTION_FAULT_TOLERANCE], ft_note, true);
-    wz->e_rules = wz->lists[LIST_RULES].entry;
+    numberfield_set_range(wz->backoff, b < lim.min_backoff ? b : lim.min_backoff,
+                          b > lim.max_backoff ? b : lim.max_backoff);
 
-    /* Data */
-    size_t note =
-        form_add(wz->forms[SECTION_DATA], NULL,
-                 wlist_note_new("POSIX permissions of a volume are set by the tenant admin"), NULL);
-    form_set_wide(wz->forms[SECTION_DATA], note, true);
-    add_list(wz, LIST_MOUNTS, WLIST_MOUNT, init);
-
-    /* Environment */
-    add_list(wz, LIST_ENV, WLIST_ENV, init);
-    wz->ssh = toggle_new("passwordless SSH between workers",
-                         init && init->ssh.has_auto_key_setup && init->ssh.auto_key_setup);
-    add_field(wz, toggle_widget(wz->ssh), "ssh.auto_key_setup");
-    /* Where the keys and ssh_config appear: shown, not edited (a volume over it is a finding). */
-    wz->ssh_path = textfield_new(init && init->ssh.config_mount_path ? init->ssh.config_mount_path
-                                                                     : JOBSPEC_DEFAULT_SSH_PATH,
-                                 0);
-    add_field(wz, textfield_widget(wz->ssh_path), "ssh.config_mount_path");
-
-    /* TensorBoard */
-    wz->tensorboard = toggle_new("enabled", init && init->tensorboard.present);
-    add_field(wz, toggle_widget(wz->tensorboard), "tensorboard");
+    /* TensorBoard: the log path as a mount path from Data and the directory under it */
     const char *tb_base, *tb_dir;
     split_log_path(wz, init ? init->tensorboard.log_path : NULL, &tb_base, &tb_dir);
-    wz->tb_mount = select_new(NULL, 0, SELECT_NONE);
-    wz_refresh_tb_paths(wz, tb_base);
-    wz->e_tb_mount = add_field(wz, select_widget(wz->tb_mount), "tensorboard.log_path");
-    wz_refresh_tb_help(wz);
-    /* the directory under it: the log path's second row */
-    const struct formtab_row *dir_row =
-        formtab_row_next(formtab_row("tensorboard.log_path"), "tensorboard.log_path");
-    wz->tb_dir = textfield_new(tb_dir, (size_t)dir_row->max_chars);
-    textfield_set_placeholder(wz->tb_dir, dir_row->placeholder);
-    add_row(wz, textfield_widget(wz->tb_dir), dir_row);
-
-    wz_refresh_pools(wz, init && init->resource_pool.name ? init->resource_pool.name : NULL);
-    wz_refresh_priorities(wz);
-    if (init && init->scheduling.priority > PRIORITY_NORMAL)
-        select_set_selected(wz->priority, (size_t)init->scheduling.priority - 1);
-    const char *want_spec = r && r->resource_spec_count ? r->resource_spec[0].name : NULL;
-    wz_refresh_pool_fields(wz, init ? init->resource_pool.zone : NULL, want_spec);
-    wz_refresh_replica_hint(wz);
-    wz_refresh_rules_state(wz);
-    wz_refresh_volume_zone(wz);
-    wz_refresh_shown(wz);
+    textfield_set(wz->tb_dir, tb_dir ? tb_dir : "");
+    refresh_tb_paths(wz, tb_base);
+    wz_refresh(wz);
 }

@@ -28,6 +28,7 @@
 #include "api/catalog.h"
 #include "api/jobspec.h"
 #include "api/jobspec_json.h"
+#include "api/schema.h"
 #include "api/validate.h"
 #include "util/strbuf.h"
 #include "util/utf8.h"
@@ -53,12 +54,12 @@ struct row {
     enum form_severity severity[FIELDS_MAX];
     size_t focus;
     int fy[FIELDS_MAX], fx[FIELDS_MAX], fw[FIELDS_MAX]; /* where each field was last drawn */
-    /* What the file said that the row does not show, written back as it was. */
-    enum mount_type type;
-    char *zone, *endpoint, *access_mode, *display_name;
-    json_t *extra;     /* the fields trainjob does not know (jobspec.h) */
-    bool value_absent; /* a variable without a value in the file */
-    bool has_mark;     /* a rule whose file wrote mark_node_unschedulable */
+    /*
+     * The job's element the row shows (a new row's: zeroed, its defaults
+     * set), a copy: what the row does not show (a mount's type, zone and
+     * endpoint, fields trainjob does not know) is written back as it was.
+     */
+    void *item;
 };
 
 struct wlist;
@@ -75,17 +76,15 @@ struct list_kind {
     const char *help[FIELDS_MAX];   /* the help line while the field has the focus */
     /* Optional: help that depends on the row's values (NULL answer: help[field]). */
     const char *(*row_help)(const struct row *r, size_t field);
-    size_t (*count)(const struct jobspec *job);
-    /* Fills r from element i of job (job NULL: a new row). */
-    void (*make)(struct wlist *l, struct row *r, const struct jobspec *job, size_t i);
-    /* Frees job's elements of this kind. */
-    void (*drop)(struct jobspec *job);
-    /* Appends r as an element of job. */
-    void (*store)(const struct row *r, struct jobspec *job);
+    /* Makes r's widgets from r->item (a new row: sets its defaults first). */
+    void (*make)(struct wlist *l, struct row *r, bool new_row);
+    /* Writes what r's widgets say into item, a copy of r->item. */
+    void (*store)(const struct row *r, void *item);
 };
 
 struct wlist {
     const struct list_kind *kind;
+    const struct object_type *type; /* of the job's elements (api/schema) */
     const struct catalog *cat;
     struct listedit *le;
     struct row **rows;
@@ -99,9 +98,10 @@ struct wlist {
 
 /* ---- text ---- */
 
-static char *dup_or_null(const char *s)
+static void set_text(char **dst, const char *value)
 {
-    return s && *s ? xstrdup(s) : NULL;
+    free(*dst);
+    *dst = value && *value ? xstrdup(value) : NULL;
 }
 
 /* A sanitized copy of outside text for the screen (NULL stays NULL). */
@@ -116,16 +116,6 @@ static char *sanitized(const char *s)
 
 /* ---- the three kinds ---- */
 
-static struct textfield *field_text(const struct row *r, size_t i)
-{
-    return textfield_from_widget(r->wd[i]);
-}
-
-static struct select *field_select(const struct row *r, size_t i)
-{
-    return select_from_widget(r->wd[i]);
-}
-
 static struct textfield *new_text(const char *value, const char *placeholder)
 {
     struct textfield *tf = textfield_new(value, 0); /* nothing from a file is cut */
@@ -135,32 +125,24 @@ static struct textfield *new_text(const char *value, const char *placeholder)
 
 /* env[]: NAME = value */
 
-static size_t env_count(const struct jobspec *job)
+static void env_make(struct wlist *l, struct row *r, bool new_row)
 {
-    return job->env_count;
+    struct env_var *e = r->item;
+    if (new_row) /* its value is "" until typed; a file's variable without one keeps none */
+        e->value = xstrdup("");
+    r->wd[0] = textfield_widget(new_text(e->key, "NAME"));
+    r->wd[1] = textfield_widget(new_text(e->value, "value"));
 }
 
-static void env_make(struct wlist *l, struct row *r, const struct jobspec *job, size_t i)
+static void env_store(const struct row *r, void *item)
 {
-    const struct env_var *e = job ? &job->env[i] : NULL;
-    r->wd[0] = textfield_widget(new_text(e ? e->key : NULL, "NAME"));
-    r->wd[1] = textfield_widget(new_text(e ? e->value : NULL, "value"));
-    r->value_absent = e && !e->value;
-    r->extra = e && e->extra ? json_deep_copy(e->extra) : NULL;
-}
-
-static void env_drop(struct jobspec *job)
-{
-    jobspec_free_field(job, "env");
-}
-
-static void env_store(const struct row *r, struct jobspec *job)
-{
-    struct env_var *e = jobspec_add_env(job);
-    const char *value = textfield_value(field_text(r, 1));
-    e->key = dup_or_null(textfield_value(field_text(r, 0)));
-    e->value = *value || !r->value_absent ? xstrdup(value) : NULL;
-    e->extra = r->extra ? json_deep_copy(r->extra) : NULL;
+    struct env_var *e = item;
+    const char *value = textfield_value(textfield_from_widget(r->wd[1]));
+    set_text(&e->key, textfield_value(textfield_from_widget(r->wd[0])));
+    if (*value || e->value) {
+        free(e->value);
+        e->value = xstrdup(value);
+    }
 }
 
 /* mount[]: volume, directory inside it, mount path */
@@ -207,45 +189,25 @@ static void volume_options(const struct wlist *l, struct select *sel, const char
     free(reason);
 }
 
-static size_t mount_count(const struct jobspec *job)
+static void mount_make(struct wlist *l, struct row *r, bool new_row)
 {
-    return job->mount_count;
-}
-
-static void mount_make(struct wlist *l, struct row *r, const struct jobspec *job, size_t i)
-{
-    const struct mount *m = job ? &job->mount[i] : NULL;
+    struct mount *m = r->item;
+    if (new_row)
+        m->type = MOUNT_TYPE_PV_AFS;
     struct select *vol = select_new(NULL, 0, SELECT_NONE);
     select_set_utf8(vol, l->utf8);
-    volume_options(l, vol, m ? m->id : NULL, m == NULL);
+    volume_options(l, vol, m->id, new_row);
     r->wd[0] = select_widget(vol);
-    r->wd[1] = textfield_widget(new_text(m ? m->subdir : NULL, "the whole volume"));
-    r->wd[2] = textfield_widget(new_text(m ? m->mount_path : NULL, "e.g. /mnt/afs"));
-    r->type = m ? m->type : MOUNT_TYPE_PV_AFS;
-    r->zone = m && m->zone ? xstrdup(m->zone) : NULL;
-    r->endpoint = m && m->endpoint ? xstrdup(m->endpoint) : NULL;
-    r->access_mode = m && m->access_mode ? xstrdup(m->access_mode) : NULL;
-    r->display_name = m && m->display_name ? xstrdup(m->display_name) : NULL;
-    r->extra = m && m->extra ? json_deep_copy(m->extra) : NULL;
+    r->wd[1] = textfield_widget(new_text(m->subdir, "the whole volume"));
+    r->wd[2] = textfield_widget(new_text(m->mount_path, "e.g. /mnt/afs"));
 }
 
-static void mount_drop(struct jobspec *job)
+static void mount_store(const struct row *r, void *item)
 {
-    jobspec_free_field(job, "mount");
-}
-
-static void mount_store(const struct row *r, struct jobspec *job)
-{
-    struct mount *m = jobspec_add_mount(job);
-    m->type = r->type;
-    m->id = dup_or_null(select_selected_label(field_select(r, 0)));
-    m->subdir = dup_or_null(textfield_value(field_text(r, 1)));
-    m->mount_path = dup_or_null(textfield_value(field_text(r, 2)));
-    m->zone = r->zone ? xstrdup(r->zone) : NULL;
-    m->endpoint = r->endpoint ? xstrdup(r->endpoint) : NULL;
-    m->access_mode = r->access_mode ? xstrdup(r->access_mode) : NULL;
-    m->display_name = r->display_name ? xstrdup(r->display_name) : NULL;
-    m->extra = r->extra ? json_deep_copy(r->extra) : NULL;
+    struct mount *m = item;
+    set_text(&m->id, select_selected_label(select_from_widget(r->wd[0])));
+    set_text(&m->subdir, textfield_value(textfield_from_widget(r->wd[1])));
+    set_text(&m->mount_path, textfield_value(textfield_from_widget(r->wd[2])));
 }
 
 /* fault_tolerance.rules[]: exit codes, action, mark the node unschedulable */
@@ -253,31 +215,24 @@ static void mount_store(const struct row *r, struct jobspec *job)
 static const enum ft_action rule_actions[] = {FT_ACTION_RESTART_JOB, FT_ACTION_RESTART_POD,
                                               FT_ACTION_FAIL_JOB};
 
-static size_t rule_count(const struct jobspec *job)
+static void rule_make(struct wlist *l, struct row *r, bool new_row)
 {
-    return job->fault_tolerance.rule_count;
-}
-
-static void rule_make(struct wlist *l, struct row *r, const struct jobspec *job, size_t i)
-{
-    const struct ft_rule *fr = job ? &job->fault_tolerance.rules[i] : NULL;
+    const struct ft_rule *fr = r->item;
     static const struct select_option actions[] = {
         {"RESTART_JOB", "every worker restarts", false, NULL},
         {"RESTART_POD", "only the failed worker restarts", false, NULL},
         {"FAIL_JOB", "stop, no restart", false, NULL},
     };
-    size_t at = fr ? SELECT_NONE : 0; /* a new rule restarts the job, as the platform would */
-    for (size_t k = 0; fr && k < sizeof rule_actions / sizeof rule_actions[0]; k++)
+    size_t at = new_row ? 0 : SELECT_NONE; /* a new rule restarts the job, as the platform would */
+    for (size_t k = 0; !new_row && k < sizeof rule_actions / sizeof rule_actions[0]; k++)
         if (fr->action == rule_actions[k])
             at = k;
     struct select *action = select_new(actions, sizeof actions / sizeof actions[0], at);
     select_set_utf8(action, l->utf8);
-    r->wd[0] = textfield_widget(new_text(fr ? fr->exit_codes : NULL, "any exit code"));
+    r->wd[0] = textfield_widget(new_text(fr->exit_codes, "any exit code"));
     r->wd[1] = select_widget(action);
     r->wd[2] =
-        toggle_widget(toggle_new("mark the node unschedulable", fr && fr->mark_node_unschedulable));
-    r->has_mark = fr && fr->has_mark_node_unschedulable;
-    r->extra = fr && fr->extra ? json_deep_copy(fr->extra) : NULL;
+        toggle_widget(toggle_new("mark the node unschedulable", fr->mark_node_unschedulable));
 }
 
 /* A variable's name: which names are system variables, from the one list validation uses. */
@@ -300,32 +255,20 @@ static const char *rule_help(const struct row *r, size_t field)
         "healthy workers keep running (a PyTorch job often fails as a whole)",
         "the job stops at once: for errors a restart cannot fix",
     };
-    size_t a = select_selected(field_select(r, 1));
+    size_t a = select_selected(select_from_widget(r->wd[1]));
     return field == 1 && a < sizeof hints / sizeof hints[0] ? hints[a] : NULL;
 }
 
-static void rule_drop(struct jobspec *job)
+static void rule_store(const struct row *r, void *item)
 {
-    struct fault_tolerance *ft = &job->fault_tolerance;
-    for (size_t i = 0; i < ft->rule_count; i++) {
-        free(ft->rules[i].exit_codes);
-        json_decref(ft->rules[i].extra);
-    }
-    free(ft->rules);
-    ft->rules = NULL;
-    ft->rule_count = 0;
-}
-
-static void rule_store(const struct row *r, struct jobspec *job)
-{
-    struct ft_rule *fr = jobspec_add_rule(job);
-    size_t a = select_selected(field_select(r, 1));
-    fr->exit_codes = dup_or_null(textfield_value(field_text(r, 0)));
+    struct ft_rule *fr = item;
+    size_t a = select_selected(select_from_widget(r->wd[1]));
+    set_text(&fr->exit_codes, textfield_value(textfield_from_widget(r->wd[0])));
     fr->action =
         a < sizeof rule_actions / sizeof rule_actions[0] ? rule_actions[a] : FT_ACTION_UNSPECIFIED;
     fr->mark_node_unschedulable = toggle_on(toggle_from_widget(r->wd[2]));
-    fr->has_mark_node_unschedulable = r->has_mark || fr->mark_node_unschedulable;
-    fr->extra = r->extra ? json_deep_copy(r->extra) : NULL;
+    /* written when the file wrote it, or it is on */
+    fr->has_mark_node_unschedulable |= fr->mark_node_unschedulable;
 }
 
 /* clang-format off */
@@ -342,9 +285,7 @@ static const struct list_kind kinds[] = {
         .help = {NULL, /* env_help: the system variables' list */
                  "the value, as the startup script will see it"},
         .row_help = env_help,
-        .count = env_count,
         .make = env_make,
-        .drop = env_drop,
         .store = env_store,
     },
     [WLIST_MOUNT] = {
@@ -358,9 +299,7 @@ static const struct list_kind kinds[] = {
         .help = {"the volume to mount; Enter lists those of the catalog",
                  "a directory inside the volume; empty mounts all of it",
                  "where it appears in every worker, e.g. /mnt/afs"},
-        .count = mount_count,
         .make = mount_make,
-        .drop = mount_drop,
         .store = mount_store,
     },
     [WLIST_RULE] = {
@@ -375,9 +314,7 @@ static const struct list_kind kinds[] = {
                  "what happens when a worker exits with one of the codes",
                  "restarts avoid the node; may wait if no other node fits"},
         .row_help = rule_help,
-        .count = rule_count,
         .make = rule_make,
-        .drop = rule_drop,
         .store = rule_store,
     },
 };
@@ -385,25 +322,26 @@ static const struct list_kind kinds[] = {
 
 /* ---- rows ---- */
 
-static struct row *row_new(struct wlist *l, const struct jobspec *job, size_t i)
+/* A row showing item (a job's element: copied), or a new row (item NULL). */
+static struct row *row_new(struct wlist *l, const void *item)
 {
     struct row *r = xcalloc(1, sizeof *r);
-    l->kind->make(l, r, job, i);
+    r->item = xcalloc(1, l->type->size);
+    if (item)
+        schema_copy(l->type, r->item, item);
+    l->kind->make(l, r, item == NULL);
     return r;
 }
 
-static void row_free(struct row *r)
+static void row_free(const struct wlist *l, struct row *r)
 {
     for (size_t i = 0; i < FIELDS_MAX; i++) {
         if (r->wd[i])
             r->wd[i]->ops->destroy(r->wd[i]);
         free(r->message[i]);
     }
-    free(r->zone);
-    free(r->endpoint);
-    free(r->access_mode);
-    free(r->display_name);
-    json_decref(r->extra);
+    schema_free(l->type, r->item);
+    free(r->item);
     free(r);
 }
 
@@ -559,21 +497,12 @@ static void cb_draw_row(void *ctx, size_t row, WINDOW *win, int y, int x, int w,
             if (here)
                 getyx(win, cy, cx);
         }
-        if (!k->one_line) {
+        /* its message under it (a one-line row's: under the row, each field's in turn) */
+        if (!k->one_line || i == 0)
             line++;
-            if (message_lines(r, i, &lo, w)) {
-                draw_message(l, r, i, win, line, x + lo.x[i], w - lo.x[i]);
-                line += message_lines(r, i, &lo, w);
-            }
-        }
-    }
-    if (k->one_line) {
-        line = y + 1;
-        for (size_t i = 0; i < k->nfields; i++) {
-            if (message_lines(r, i, &lo, w)) {
-                draw_message(l, r, i, win, line, x + lo.x[i], w - lo.x[i]);
-                line += message_lines(r, i, &lo, w);
-            }
+        if (message_lines(r, i, &lo, w)) {
+            draw_message(l, r, i, win, line, x + lo.x[i], w - lo.x[i]);
+            line += message_lines(r, i, &lo, w);
         }
     }
     if (cy >= 0)
@@ -642,14 +571,14 @@ static unsigned cb_row_key(void *ctx, size_t row, const struct widget_key *k)
 static void cb_add_row(void *ctx, size_t at)
 {
     struct wlist *l = ctx;
-    insert_row(l, at, row_new(l, NULL, 0));
+    insert_row(l, at, row_new(l, NULL));
 }
 
 static void cb_remove_row(void *ctx, size_t row)
 {
     struct wlist *l = ctx;
     if (row < l->n)
-        row_free(take_row(l, row));
+        row_free(l, take_row(l, row));
 }
 
 static void cb_move_row(void *ctx, size_t from, size_t to)
@@ -684,6 +613,16 @@ static const struct listedit_ops row_ops = {
 
 /* ---- the list ---- */
 
+bool wlist_kind_of(const char *path, enum wlist_kind *kind)
+{
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(kinds[i].path, path) == 0) {
+            *kind = (enum wlist_kind)i;
+            return true;
+        }
+    return false;
+}
+
 struct wlist *wlist_new(enum wlist_kind kind, const struct catalog *cat, const struct jobspec *init)
 {
     struct wlist *l = xcalloc(1, sizeof *l);
@@ -701,9 +640,13 @@ struct wlist *wlist_new(enum wlist_kind kind, const struct catalog *cat, const s
     char hint[96];
     snprintf(hint, sizeof hint, "none \xe2\x80\x94 Alt-N or Insert adds %s", l->kind->noun);
     listedit_set_empty_hint(l->le, hint);
-    size_t n = init ? l->kind->count(init) : 0;
-    for (size_t i = 0; i < n; i++)
-        insert_row(l, l->n, row_new(l, init, i));
+    struct jobspec probe; /* the type of the job's elements, and init's, by the list's path */
+    struct schema_ref ref;
+    jobspec_init(&probe);
+    schema_find(jobspec_schema(), init ? (void *)init : &probe, l->kind->path, &ref);
+    l->type = ref.field->type;
+    for (size_t i = 0; init && i < schema_ref_count(&ref); i++)
+        insert_row(l, l->n, row_new(l, schema_ref_item(&ref, i)));
     return l;
 }
 
@@ -712,7 +655,7 @@ void wlist_free(struct wlist *l)
     if (!l)
         return;
     for (size_t i = 0; i < l->n; i++)
-        row_free(l->rows[i]);
+        row_free(l, l->rows[i]);
     free(l->rows);
     free(l->zone);
     free(l);
@@ -735,9 +678,15 @@ size_t wlist_count(const struct wlist *l)
 
 void wlist_store(const struct wlist *l, struct jobspec *job)
 {
-    l->kind->drop(job);
-    for (size_t i = 0; i < l->n; i++)
-        l->kind->store(l->rows[i], job);
+    struct schema_ref ref;
+    if (!schema_find(jobspec_schema(), job, l->kind->path, &ref))
+        return;
+    schema_ref_unset(&ref);
+    for (size_t i = 0; i < l->n; i++) { /* each a copy of the element shown, edited */
+        void *item = schema_ref_append(&ref);
+        schema_copy(l->type, item, l->rows[i]->item);
+        l->kind->store(l->rows[i], item);
+    }
 }
 
 bool wlist_claim(const struct wlist *l, const char *path, size_t *row, size_t *field)
@@ -886,14 +835,14 @@ const char *wlist_mount_path(const struct wlist *l, size_t row)
 {
     if (l->kind != &kinds[WLIST_MOUNT] || row >= l->n)
         return NULL;
-    return textfield_value(field_text(l->rows[row], 2));
+    return textfield_value(textfield_from_widget(l->rows[row]->wd[2]));
 }
 
 const char *wlist_mount_volume(const struct wlist *l, size_t row)
 {
     if (l->kind != &kinds[WLIST_MOUNT] || row >= l->n)
         return NULL;
-    return select_selected_label(field_select(l->rows[row], 0));
+    return select_selected_label(select_from_widget(l->rows[row]->wd[0]));
 }
 
 void wlist_set_zone(struct wlist *l, const char *zone)
@@ -907,63 +856,11 @@ void wlist_set_zone(struct wlist *l, const char *zone)
     free(l->zone);
     l->zone = zone ? xstrdup(zone) : NULL;
     for (size_t i = 0; i < l->n; i++) {
-        struct select *vol = field_select(l->rows[i], 0);
+        struct select *vol = select_from_widget(l->rows[i]->wd[0]);
         const char *chosen = select_selected_label(vol);
         char *want = chosen ? xstrdup(chosen) : NULL;
         volume_options(l, vol, want, false);
         free(want);
     }
     listedit_changed(l->le);
-}
-
-/* ---- a note: text in a form, wrapped to its width, that never takes the focus ---- */
-
-#define NOTE_MAX_LINES 6
-
-struct note {
-    struct widget base; /* first: a note is a widget */
-    char *text;
-};
-
-static void note_draw(struct widget *wd, WINDOW *win, int y, int x, int w, bool focused)
-{
-    struct note *nt = (struct note *)wd;
-    wd->dirty = false;
-    widget_put_wrapped(win, y, x, w, nt->text, NOTE_MAX_LINES, true); /* readable at 80 columns */
-}
-
-static unsigned note_key(struct widget *wd, const struct widget_key *k)
-{
-    return WIDGET_IGNORED;
-}
-
-static int note_height(const struct widget *wd, int w)
-{
-    const struct note *nt = (const struct note *)wd;
-    return widget_wrapped_lines(nt->text, w, NOTE_MAX_LINES);
-}
-
-static void note_destroy(struct widget *wd)
-{
-    struct note *nt = (struct note *)wd;
-    free(nt->text);
-    free(nt);
-}
-
-static const struct widget_ops note_ops = {
-    .kind = "note",
-    .draw = note_draw,
-    .key = note_key,
-    .height = note_height,
-    .destroy = note_destroy,
-};
-
-struct widget *wlist_note_new(const char *text)
-{
-    struct note *nt = xcalloc(1, sizeof *nt);
-    nt->base.ops = &note_ops;
-    nt->base.dirty = true;
-    nt->base.disabled = true; /* drawn dim, skipped by the focus */
-    nt->text = sanitized(text ? text : "");
-    return &nt->base;
 }

@@ -36,6 +36,8 @@ enum wlist_kind {
     WLIST_RULE,  /* fault_tolerance.rules[]: exit codes, action, mark node */
 };
 
+/* The kind of list whose finding path is path ("mount"); false for none. */
+bool wlist_kind_of(const char *path, enum wlist_kind *kind);
 /*
  * A list of kind prefilled from init's elements (init NULL: empty); cat
  * gives the volumes a mount row chooses from (NULL: none). The list's
@@ -85,8 +87,5 @@ const char *wlist_mount_path(const struct wlist *l, size_t row);
 const char *wlist_mount_volume(const struct wlist *l, size_t row);
 /* Mount rows: volumes outside zone (NULL: any zone) are offered disabled, with the reason. */
 void wlist_set_zone(struct wlist *l, const char *zone);
-
-/* A line of dim text in a form (never focused): a note such as who sets permissions. */
-struct widget *wlist_note_new(const char *text);
 
 #endif

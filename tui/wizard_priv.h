@@ -22,21 +22,21 @@ struct formtab_row;
 struct catalog_workspace;
 struct keybar;
 struct numberfield;
-struct textarea;
 struct textfield;
 struct toggle;
 
 #define SIDEBAR_W 22
 #define MAX_OPTIONS 64
 
-/* The lists, each one entry of its section's form. */
-enum { LIST_ENV, LIST_MOUNTS, LIST_RULES, LIST_COUNT };
+/* The lists, each one entry of its section's form, indexed by enum wlist_kind. */
+enum { LIST_COUNT = WLIST_RULE + 1 };
 
+/* A field: the row it shows (its path, section), its entry in the section's form, its widget. */
 struct wz_field {
-    const char *path; /* the finding path shown under this field */
     const struct formtab_row *row;
-    enum form_section section;
     size_t entry;
+    struct widget *wd; /* owned by the form */
+    bool edited;       /* typed into since the form opened */
 };
 
 struct wizard {
@@ -56,7 +56,6 @@ struct wizard {
     struct findings convert;       /* what the fields could not put into the job (wz_build_job) */
     int errors[SECTION_COUNT], warnings[SECTION_COUNT];
     bool dirty, changed, pending, review_json;
-    bool backoff_typed; /* max restarts was typed in (else a job without one keeps none) */
     /* Review: the first line shown, the finding n/N chose (-1: none) and whether to bring
      * it into view; the page and line count of the last draw (for the scroll keys). */
     int review_top, review_page, review_lines;
@@ -66,21 +65,17 @@ struct wizard {
     const struct keymap *km;
     struct keybar *keybar;
 
-    /* the widgets the binding reads (owned by their forms) */
-    struct select *workspace, *pool, *zone, *priority, *framework, *spec;
+    /* the widgets choices and hints depend on (owned by their forms) */
+    struct select *workspace, *pool, *zone, *framework, *spec;
     size_t ws_prev;    /* the workspace chosen before "new workspace…" was */
     bool ws_new_asked; /* "new workspace…" was chosen: the owner asks for a name */
     struct select *tb_mount;
-    struct textfield *name, *vpc, *image, *tb_dir;
+    struct textfield *name, *image, *tb_dir;
     struct numberfield *replicas, *backoff;
-    struct toggle *preemptible, *ssh, *tensorboard;
-    struct textfield *ssh_path; /* shown read-only */
-    struct select *image_pick;  /* the catalog's images: choosing one fills wz->image */
-    struct select *vpc_pick;    /* the catalog's VPCs (NULL: it lists none; wz->vpc is typed) */
-    size_t e_image_pick;
-    size_t e_tb_mount, e_spec, e_rules, e_image;
-    char *tb_other;                /* a log path from the file on no mount: offered as it was */
-    enum framework file_framework; /* the file's API value the form does not offer (PYTORCH…) */
+    struct toggle *ssh, *tensorboard;
+    struct select *image_pick; /* the catalog's images: choosing one fills wz->image */
+    struct select *vpc_pick;   /* the catalog's VPCs (NULL: it lists none; the VPC is typed) */
+    char *tb_other;            /* a log path from the file on no mount: offered as it was */
 
     /* the lists, each one field of its section (rows owned here, widget by the form) */
     struct wizard_list {
@@ -91,11 +86,7 @@ struct wizard {
 };
 
 /* wizard_fields.c */
-const struct catalog_workspace *wz_current_workspace(const struct wizard *wz);
 const struct catalog_pool *wz_current_pool(const struct wizard *wz);
-/* Whether the job needs a zone and VPC (the pool's type, or the file's for an unlisted pool). */
-bool wz_zoned(const struct wizard *wz);
-size_t wz_index_of(const struct select_option *o, size_t n, const char *label);
 /* The list showing entry of section sec, or NULL. */
 struct wlist *wz_list_at(const struct wizard *wz, enum form_section sec, size_t entry);
 /* The list whose row path names ("mount[1].subdir"), with the row and its field. */
@@ -106,19 +97,11 @@ void wz_build_job(struct wizard *wz);
 /* Makes every section's fields, prefilled from init (NULL: an empty job). */
 void wz_make_fields(struct wizard *wz, const struct jobspec *init, const char *ws_default);
 void wz_refresh_list_help(struct wizard *wz);
-void wz_refresh_generated_name(struct wizard *wz);
-/* Each field shown or hidden as its row's condition (zoned pool, SSH on, …) says now. */
-void wz_refresh_shown(struct wizard *wz);
-void wz_refresh_image_pick(struct wizard *wz);
-void wz_refresh_vpcs(struct wizard *wz, const char *want);
-void wz_refresh_pools(struct wizard *wz, const char *want);
-void wz_refresh_priorities(struct wizard *wz);
-void wz_refresh_pool_fields(struct wizard *wz, const char *want_zone, const char *want_spec);
-void wz_refresh_tb_paths(struct wizard *wz, const char *want);
-void wz_refresh_tb_help(struct wizard *wz);
-void wz_refresh_rules_state(struct wizard *wz);
-void wz_refresh_volume_zone(struct wizard *wz);
-void wz_refresh_replica_hint(struct wizard *wz);
+/*
+ * After a change: the lists of choices (each keeping what is chosen), the
+ * hints, and each field shown or hidden as its row's condition says now.
+ */
+void wz_refresh(struct wizard *wz);
 
 /* wizard.c: the paths of what the job holds that no shown field edits, comma-separated. */
 struct strbuf;

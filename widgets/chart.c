@@ -244,6 +244,14 @@ bool chart_cursor_y(const struct chart *c, size_t i, double *y)
     return true;
 }
 
+bool chart_cursor_smoothed(const struct chart *c, size_t i, double *y)
+{
+    if (c->cursor < 0 || i >= c->ns || !c->cur_has_smo[i])
+        return false;
+    *y = c->cur_smo[i];
+    return true;
+}
+
 size_t chart_hidden_points(const struct chart *c, size_t i)
 {
     return i < c->ns ? c->s[i].red.hidden : 0;
@@ -333,6 +341,101 @@ static void rebuild(struct series *s, const struct cache_key *k)
     chart_reduce_points(r, s->pts, start, s->n);
     r->smo = smo;
     s->done = s->n;
+}
+
+/* The index of s's point with a finite x nearest x (in [lo, hi]), or SIZE_MAX when none. */
+static size_t nearest_point(const struct series *s, double x, double lo, double hi)
+{
+    size_t best = SIZE_MAX;
+    double best_d = INFINITY;
+    size_t from = 0, to = s->n;
+    if (s->sorted) { /* the two points around x */
+        size_t at = lower_bound(s->pts, s->n, x);
+        from = at > 0 ? at - 1 : 0;
+        to = at + 1 < s->n ? at + 1 : s->n;
+    }
+    for (size_t j = from; j < to; j++) {
+        double px = s->pts[j].x;
+        if (!isfinite(px) || px < lo || px > hi)
+            continue;
+        double d = fabs(px - x);
+        if (d < best_d) {
+            best_d = d;
+            best = j;
+        }
+    }
+    return best;
+}
+
+/* The smoothed value at point j, as the smoothed line has it (non-finite: the raw value). */
+static double smoothed_at(struct series *s, size_t j, double w)
+{
+    double y = s->pts[j].y;
+    if (!isfinite(y))
+        return y;
+    struct chart_ema e = CHART_EMA_INIT;
+    size_t from = 0;
+    if (s->sorted) { /* from the checkpoint before j */
+        checkpoints(s, w, j);
+        size_t ci = j / CK_EVERY;
+        if (ci < s->nck) {
+            e = s->ck[ci];
+            from = ci * CK_EVERY;
+        }
+    }
+    ema_over(&e, s->pts, from, j + 1, w);
+    return e.wk < 1 ? e.last / (1 - e.wk) : y;
+}
+
+/*
+ * The cursor's readout: the x of the point nearest the middle of its column
+ * (of every series, in the window), and each series' point nearest that x
+ * while x is within the series' range: a step the job wrote and its values,
+ * never a fraction of a step with nothing to show.
+ */
+void chart_read_cursor(struct chart *c, double x0, double x1, int pw)
+{
+    c->cur_has_x = false;
+    memset(c->cur_has_y, 0, sizeof c->cur_has_y);
+    memset(c->cur_has_smo, 0, sizeof c->cur_has_smo);
+    if (c->cursor < 0 || pw <= 0)
+        return;
+    if (c->cursor >= pw)
+        c->cursor = pw - 1;
+    double span = x1 - x0, mid = x0 + (c->cursor + 0.5) * span / pw;
+    c->cur_x = mid;
+    c->cur_col = c->cursor;
+    c->cur_has_x = true;
+    double best_d = INFINITY;
+    bool found = false;
+    for (size_t i = 0; i < c->ns; i++) {
+        size_t j = nearest_point(&c->s[i], mid, x0, x1);
+        if (j != SIZE_MAX && fabs(c->s[i].pts[j].x - mid) < best_d) {
+            best_d = fabs(c->s[i].pts[j].x - mid);
+            c->cur_x = c->s[i].pts[j].x;
+            found = true;
+        }
+    }
+    if (!found)
+        return;
+    if (span > 0) {
+        double col = floor((c->cur_x - x0) / span * pw);
+        c->cur_col = col < 0 ? 0 : col >= pw ? pw - 1 : (int)col;
+    }
+    for (size_t i = 0; i < c->ns; i++) {
+        struct series *s = &c->s[i];
+        if (!s->has_x || c->cur_x < s->xmin || c->cur_x > s->xmax)
+            continue;
+        size_t j = nearest_point(s, c->cur_x, x0, x1);
+        if (j == SIZE_MAX)
+            continue;
+        c->cur_y[i] = s->pts[j].y;
+        c->cur_has_y[i] = true;
+        if (c->weight > 0) {
+            c->cur_smo[i] = smoothed_at(s, j, c->weight);
+            c->cur_has_smo[i] = true;
+        }
+    }
 }
 
 /* Brings every series' columns up to key k: appended points added, the rest rebuilt. */

@@ -25,7 +25,8 @@
  *   row 0          the legend: each series' swatch (its marker without
  *                  colour) and name, names cut by display width with "…"
  *                  so the line fits the width; with the cursor on, the x
- *                  at the cursor first and each series' y after its name;
+ *                  at the cursor first and each series' y after its name
+ *                  (then " ~" and the smoothed y, with smoothing on);
  *                  series that still do not fit are counted as "+N"
  *   rows 1..R-3    the plot: y tick labels, an axis, then the curves
  *   row R-2        the x axis with tick marks; row R-1 the x tick labels
@@ -53,7 +54,8 @@
  * after k finite values. Zoom shows the last N of x (steps) only.
  *
  * Keys (result bits as widget.h): Left/h, Right/l move the cursor a
- * column (the first press shows it at the right end), Home/End the ends,
+ * column (the first press shows it at the right end), Home/End the ends;
+ * it reads the point nearest its column (chart_cursor_x),
  * Esc hides it (IGNORED when already hidden). Everything else is IGNORED:
  * the owner binds smoothing, log scale and zoom to its own keys.
  * The chart never draws by itself: setters set `dirty`.
@@ -131,12 +133,17 @@ void chart_set_zoom_last(struct chart *c, double last);
 void chart_set_cursor(struct chart *c, int col);
 int chart_cursor(const struct chart *c);
 /*
- * At the last draw: the x of the cursor column's middle, and series i's y
- * there (the last point of the column; smoothed when smoothing is on).
- * False when the cursor is hidden or the column has no drawable point.
+ * At the last draw: the x the cursor reads, snapped to the nearest x of a
+ * point in the window (a step, not a fraction between two), and series i's
+ * value there: the y of its point nearest that x, as it was given (not
+ * smoothed), when x is within the series' first and last x; chart_cursor_
+ * smoothed gives the smoothed value at that point (smoothing on only). The
+ * plot draws the cursor as a line in the column of that x. False when the
+ * cursor is hidden or has nothing to read.
  */
 bool chart_cursor_x(const struct chart *c, double *x);
 bool chart_cursor_y(const struct chart *c, size_t i, double *y);
+bool chart_cursor_smoothed(const struct chart *c, size_t i, double *y);
 /* Points of series i in the window that could not be drawn (NaN, Inf, <= 0 on log). */
 size_t chart_hidden_points(const struct chart *c, size_t i);
 

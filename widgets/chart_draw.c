@@ -253,29 +253,6 @@ static void clear_grid(struct chart *c, const struct frame *f)
     memset(c->bottom_owner, -1, (size_t)f->pw);
 }
 
-/* The readout at the cursor's cell column: its x, and each series' last drawable y there. */
-static void read_cursor(struct chart *c, const struct frame *f, double x0, double x1)
-{
-    c->cur_has_x = false;
-    memset(c->cur_has_y, 0, sizeof c->cur_has_y);
-    if (c->cursor < 0)
-        return;
-    if (c->cursor >= f->pw)
-        c->cursor = f->pw - 1;
-    c->cur_x = x0 + (c->cursor + 0.5) * (x1 - x0) / f->pw;
-    c->cur_has_x = true;
-    for (size_t i = 0; i < c->ns; i++) {
-        const struct chart_column *cols = c->weight > 0 ? c->s[i].red.smo : c->s[i].red.raw;
-        for (int x = (c->cursor + 1) * f->cw - 1; x >= c->cursor * f->cw; x--) {
-            if (cols[x].flags & CHART_COL_DATA) {
-                c->cur_y[i] = cols[x].last;
-                c->cur_has_y[i] = true;
-                break;
-            }
-        }
-    }
-}
-
 /* Whether series are told apart by markers rather than colour. */
 static bool use_markers(const struct chart *c)
 {
@@ -302,6 +279,14 @@ static void draw_legend(struct chart *c, WINDOW *win, int y, int x, int w)
                 chart_format_value(c->cur_y[i], 0, 0, values[i] + 1, sizeof values[i] - 1);
             else
                 snprintf(values[i] + 1, sizeof values[i] - 1, "-");
+            if (c->cur_has_smo[i]) {
+                size_t at = strlen(values[i]);
+                values[i][at] = ' ';
+                values[i][at + 1] = '~';
+                at++;
+                chart_format_value(c->cur_smo[i], 0, 0, values[i] + at + 1,
+                                   sizeof values[i] - at - 1);
+            }
         }
         fixed[i] = 2 + (int)strlen(values[i]) + (i > 0 ? LEGEND_SEP : 0);
         need_fixed += fixed[i];
@@ -412,8 +397,13 @@ static void draw_plot(struct chart *c, WINDOW *win, int y, int x, const struct f
                            : dot_glyph(c->glyphs, cl->bits);
                 a = c->s[cl->owner].attr | (cl->layer ? 0 : A_DIM);
             }
-            if (cx == c->cursor)
+            if (c->cursor >= 0 && cx == c->cur_col) {
+                if (ch == ' ') { /* the cursor line, seen without colour or attributes too */
+                    ch = utf8 ? 0x2502 : ':';
+                    a = c->pal->dim;
+                }
                 a |= A_REVERSE;
+            }
             put_wch(win, y + r, x + label_w + 1 + cx, ch, a);
         }
     }
@@ -437,7 +427,8 @@ static void draw_x_axis(struct chart *c, WINDOW *win, int y, int x, int label_w,
         for (int i = 0; i < xt->n; i++)
             tick |= tick_col[i] == cx;
         wchar_t ch = utf8 ? (tick ? 0x252C : 0x2500) : (tick ? '+' : '-');
-        put_wch(win, y, ax + 1 + cx, ch, c->pal->border | (cx == c->cursor ? A_REVERSE : 0));
+        put_wch(win, y, ax + 1 + cx, ch,
+                c->pal->border | (c->cursor >= 0 && cx == c->cur_col ? A_REVERSE : 0));
     }
     if (!labels)
         return;
@@ -531,7 +522,7 @@ void chart_draw(struct widget *wd, WINDOW *win, int y, int x, int w, bool focuse
                          (int)i, layer);
     for (size_t i = 0; i < c->ns; i++)
         plot_marks(c, &f, c->s[i].red.raw, (int)i);
-    read_cursor(c, &f, x0, x1);
+    chart_read_cursor(c, x0, x1, f.pw);
 
     /* Every cell of the w x rows area is written below: no blanking first. */
     draw_legend(c, win, y, x, w);

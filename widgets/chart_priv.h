@@ -84,10 +84,15 @@ struct chart {
     double cur_x;
     bool cur_has_y[CHART_MAX_SERIES];
     double cur_y[CHART_MAX_SERIES];
+    bool cur_has_smo[CHART_MAX_SERIES];
+    double cur_smo[CHART_MAX_SERIES];
+    int cur_col; /* the plot column of cur_x: where the cursor line is drawn */
 };
 
 /* chart.c: brings every series' columns up to key k */
 void chart_update_cache(struct chart *c, const struct cache_key *k);
+/* chart.c: the cursor's readout for a plot of pw columns showing x in [x0, x1] */
+void chart_read_cursor(struct chart *c, double x0, double x1, int pw);
 /* chart_draw.c: the widget's draw op */
 void chart_draw(struct widget *wd, WINDOW *win, int y, int x, int w, bool focused);
 
