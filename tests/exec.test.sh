@@ -121,6 +121,14 @@ run tj $E exec box ls
 expect_rc "a command not after -- is a usage error (2)" 2
 expect_grep "...that shows where it goes" "$TMP/err" "put the command after --"
 
+# ---- completion ---------------------------------------------------------------------------
+run tj $E __complete exec ""
+expect_grep "completion: exec <Tab> offers the jobs" "$TMP/out" "box"
+run tj $E __complete exec box -w ""
+expect_grep "completion: exec JOB -w <Tab> offers its workers" "$TMP/out" "worker-0"
+run tj $E __complete exec box --
+expect_grep "completion: exec's options" "$TMP/out" "--tty"
+
 # ---- a terminal, through tmux -----------------------------------------------------------
 tmux kill-session -t "$SESSION" 2>/dev/null
 new_session -d -s "$SESSION" -x 80 -y 24 \
