@@ -30,6 +30,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
+#include <linux/nsfs.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -175,21 +176,34 @@ static void user_of(pid_t pid, struct shim_user *u)
 
 #define CGROUPS_MAX 16
 
+/* Whether text (lines) has line whole. */
+static bool has_line(const char *text, const char *line)
+{
+    size_t n = strlen(line);
+    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        if (strncmp(p, line, n) == 0 && (p[n] == '\n' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
 /*
- * Opens cgroup.procs of every cgroup of pid but the root ones (v2 "0::/P",
- * v1 "N:CONTROLLERS:/P"), while the host's /sys is ours: the command
+ * Opens cgroup.procs of every cgroup of pid but the root ones and ours (v2
+ * "0::/P", v1 "N:CONTROLLERS:/P"), while the host's /sys is ours: the command
  * writes itself into each (join_cgroups) once forked, and this helper stays
  * out of them, so the worker's end (which kills all in them) still leaves
  * it to say how the command ended. Returns how many are in fds.
  */
 static size_t open_cgroups(pid_t pid, int fds[CGROUPS_MAX])
 {
-    size_t len, n = 0;
+    size_t len, own_len, n = 0;
     char *theirs = proc_read(pid, "cgroup", 1 << 16, &len);
+    char *ours = proc_read(0, "cgroup", 1 << 16, &own_len);
     if (theirs == NULL)
         exec_fail("the worker ended");
     for (char *save = NULL, *line = strtok_r(theirs, "\n", &save); line && n < CGROUPS_MAX;
          line = strtok_r(NULL, "\n", &save)) {
+        if (has_line(ours, line))
+            continue; /* ours already (no cgroup of its own: limits not enforced here) */
         char *c1 = strchr(line, ':');
         char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
         if (c2 == NULL)
@@ -209,6 +223,7 @@ static size_t open_cgroups(pid_t pid, int fds[CGROUPS_MAX])
         fds[n++] = fd;
     }
     free(theirs);
+    free(ours);
     return n;
 }
 
@@ -221,17 +236,62 @@ static int join_cgroups(const int *fds, size_t n)
     return 0;
 }
 
-/* Enters pid's namespace NAME (CLONE_* type) when it is not ours already. */
-static void enter_ns(pid_t pid, const char *name, int type)
+/* The worker's namespaces, in the order they are entered (user last: see enter_namespaces). */
+static const struct {
+    const char *name;
+    int type;
+} ns_order[] = {
+    {"cgroup", CLONE_NEWCGROUP}, {"ipc", CLONE_NEWIPC}, {"uts", CLONE_NEWUTS},
+    {"net", CLONE_NEWNET},       {"pid", CLONE_NEWPID}, {"mnt", CLONE_NEWNS},
+    {"user", CLONE_NEWUSER},
+};
+#define NS_COUNT (sizeof ns_order / sizeof ns_order[0])
+
+/* The inode of the namespace fd is. */
+static ino_t ino_of(int fd)
 {
-    if (ns_of(pid, name) == ns_of(0, name))
-        return;
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%ld/ns/%s", (long)pid, name);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || setns(fd, type) != 0)
-        exec_fail("cannot enter the worker's %s namespace: %s", name, strerror(errno));
-    close(fd);
+    struct stat st;
+    return fstat(fd, &st) == 0 ? st.st_ino : 0;
+}
+
+/*
+ * Enters each namespace of pid that is not ours, every one opened (and
+ * compared with ours) before the first is entered: after the mount
+ * namespace /proc is the sandbox's. An unprivileged bwrap (a personal
+ * engine) makes the namespaces in a user namespace of its own, where the
+ * helper, their owner's user, may act, and runs the worker in another
+ * nested below it: the owner is entered first, the worker's own last.
+ */
+static void enter_namespaces(pid_t pid)
+{
+    int fd[NS_COUNT];
+    bool differs[NS_COUNT];
+    for (size_t i = 0; i < NS_COUNT; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%ld/ns/%s", (long)pid, ns_order[i].name);
+        fd[i] = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd[i] < 0)
+            exec_fail("cannot open the worker's %s namespace: %s", ns_order[i].name,
+                      strerror(errno));
+        differs[i] = ino_of(fd[i]) != ns_of(0, ns_order[i].name);
+    }
+    ino_t user_now = ns_of(0, "user");
+    int owner = ioctl(fd[1], NS_GET_USERNS); /* who owns its IPC namespace (kernel 4.9+) */
+    if (owner >= 0 && ino_of(owner) != user_now) {
+        if (setns(owner, CLONE_NEWUSER) != 0)
+            exec_fail("cannot enter the worker's user namespace: %s", strerror(errno));
+        user_now = ino_of(owner);
+    }
+    if (owner >= 0)
+        close(owner);
+    for (size_t i = 0; i < NS_COUNT; i++) {
+        bool user = ns_order[i].type == CLONE_NEWUSER;
+        bool enter = user ? ino_of(fd[i]) != user_now : differs[i];
+        if (enter && setns(fd[i], ns_order[i].type) != 0)
+            exec_fail("cannot enter the worker's %s namespace: %s", ns_order[i].name,
+                      strerror(errno));
+        close(fd[i]);
+    }
 }
 
 /* Reads the client's message: header, strings, four descriptors. */
@@ -404,13 +464,7 @@ int shim_exec_main(int argc, char **argv)
     /* Its cgroups while the host's /sys is ours, then its namespaces, user first. */
     int cg[CGROUPS_MAX];
     size_t ncg = open_cgroups(target, cg);
-    enter_ns(target, "user", CLONE_NEWUSER);
-    enter_ns(target, "cgroup", CLONE_NEWCGROUP);
-    enter_ns(target, "ipc", CLONE_NEWIPC);
-    enter_ns(target, "uts", CLONE_NEWUTS);
-    enter_ns(target, "net", CLONE_NEWNET);
-    enter_ns(target, "pid", CLONE_NEWPID);
-    enter_ns(target, "mnt", CLONE_NEWNS);
+    enter_namespaces(target);
     if (fchdir(root) != 0 || chroot(".") != 0 || fchdir(cwd) != 0)
         exec_fail("cannot enter the worker's root and working directory: %s", strerror(errno));
     close(root);

@@ -200,6 +200,42 @@ expect_no_grep "...and nothing ran" "$TMP/out" "$TJ_ALICE"
 run as_user nobody "$TRAINJOB_BIN" $E exec alices -- id -un
 expect_rc "nobody (no member) is refused too" 1
 
+# ---- a personal engine (a user's own, unprivileged bwrap: a user namespace) ---------------
+P=$TMP/personal
+mkdir -p "$P"
+chown "$TJ_ALICE" "$P"
+as_user "$TJ_ALICE" sh -c "HOME='$P' XDG_RUNTIME_DIR='$P' '$TRAINJOBD_BIN' --foreground --state-dir '$P/state' \
+    --socket '$P/e.sock' --config '$P/engine.yaml' >'$P/log' 2>&1 & echo \$! >'$P/pid'"
+PE="--endpoint http+unix://$P/e.sock --workspace default"
+n=0
+until as_user "$TJ_ALICE" env HOME="$P" "$TRAINJOB_BIN" $PE get jobs >/dev/null 2>&1 || [ $n -gt 100 ]; do
+    sleep 0.1
+    n=$((n + 1))
+done
+sed -e 's/^name: .*/name: mine/' -e 's/^display_name: .*/display_name: mine/' \
+    -e 's/name: std}/name: local}/' "$TMP/box.yaml" >"$P/mine.yaml"
+sed -i 's/total_replicas: 2/total_replicas: 1/' "$P/mine.yaml"
+chmod 0644 "$P/mine.yaml"
+mine() { as_user "$TJ_ALICE" env HOME="$P" "$TRAINJOB_BIN" $PE "$@"; }
+run mine create -f "$P/mine.yaml"
+expect_rc "$TJ_ALICE's own engine takes her job" 0
+n=0
+until mine logs mine 2>/dev/null | grep -q "^DIR" || [ $n -gt 150 ]; do sleep 0.1; n=$((n + 1)); done
+mine logs mine >"$TMP/plog" 2>&1
+run mine exec mine -- sh -c 'echo "NS $(readlink /proc/self/ns/pid) $(readlink /proc/self/ns/mnt) $(readlink /proc/self/ns/uts) $(readlink /proc/self/ns/ipc)"; echo "USERNS $(readlink /proc/self/ns/user)"; id -un; grep CapEff /proc/self/status'
+expect_rc "exec in a personal engine's worker: 0" 0
+want=$(grep "^NS " "$TMP/plog" | head -n1)
+[ -n "$want" ] && grep -qxF "$want" "$TMP/out" && pass "...in the worker's namespaces" ||
+    fail "...in the worker's namespaces" "worker: '$want'; command: $(cat "$TMP/out" "$TMP/err")"
+mine exec mine -- readlink /proc/1/ns/user >"$TMP/wuser" 2>&1
+grep -qF "USERNS $(cat "$TMP/wuser")" "$TMP/out" && pass "...its user namespace too (pid 1's)" ||
+    fail "...its user namespace too (pid 1's)" "pid 1: $(cat "$TMP/wuser"); command: $(cat "$TMP/out")"
+expect_grep "...as $TJ_ALICE" "$TMP/out" "$TJ_ALICE"
+expect_grep "...with no capabilities there" "$TMP/out" "CapEff:	0000000000000000"
+mine delete mine >/dev/null 2>&1
+kill "$(cat "$P/pid")" 2>/dev/null
+end_workers "$P/state"
+
 # ---- a command ends with its worker ---------------------------------------------------------
 job_file brief 1 'sleep 600'
 run tj $E create -f "$TMP/brief.yaml"
