@@ -19,6 +19,7 @@
 #include "api/jobstatus.h"
 #include "engine/engine.h"
 #include "engine/runner.h"
+#include "engine/shares.h"
 #include "engine/state.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -76,7 +77,7 @@ int engine_worker_exec(struct engine *eng, const char *user, const char *ws, con
     return 0;
 }
 
-int engine_exec_spawn(const struct exec_plan *p, int sock, struct strbuf *err)
+int engine_exec_spawn(const struct exec_plan *p, int sock, pid_t *out, struct strbuf *err)
 {
     char leader[24], ticks[24];
     snprintf(leader, sizeof leader, "%ld", (long)p->leader);
@@ -96,6 +97,7 @@ int engine_exec_spawn(const struct exec_plan *p, int sock, struct strbuf *err)
     }
     engine_log("exec: %s runs a command in %s/%s (helper %ld)", p->user, p->job, p->worker,
                (long)pid);
+    *out = pid;
     return 0;
 }
 
@@ -103,6 +105,7 @@ void engine_exec_plan_free(struct exec_plan *p)
 {
     if (p == NULL)
         return;
+    share_give(p->share, SHARE_STREAMS, 1);
     free(p->shim_path);
     free(p->job);
     free(p->worker);

@@ -18,6 +18,7 @@
 
 struct api_error;
 struct engine;
+struct share;
 struct strbuf;
 
 /* What to enter: the worker's process-group leader, as its shim recorded it. */
@@ -28,6 +29,8 @@ struct exec_plan {
     char *user;
     pid_t leader;
     uint64_t leader_ticks;
+    /* The caller's share, holding one of SHARE_STREAMS until the helper ends (NULL: none). */
+    struct share *share;
 };
 
 /*
@@ -37,8 +40,12 @@ struct exec_plan {
  */
 int engine_worker_exec(struct engine *eng, const char *user, const char *ws, const char *name,
                        const char *worker, struct exec_plan **out, struct api_error *err);
-/* Starts the helper with sock (the switched connection, duplicated) as its fd 3. */
-int engine_exec_spawn(const struct exec_plan *p, int sock, struct strbuf *err);
+/*
+ * Starts the helper with sock (the switched connection, duplicated) as its
+ * fd 3; its pid in *pid. 0, or -1 with why in err.
+ */
+int engine_exec_spawn(const struct exec_plan *p, int sock, pid_t *pid, struct strbuf *err);
+/* Frees p, giving back the share it still holds. */
 void engine_exec_plan_free(struct exec_plan *p);
 
 #endif

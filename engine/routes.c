@@ -247,11 +247,16 @@ static void jobs_route(struct engine *eng, const struct http_request *req,
         /* A command in the worker: http.c switches the connection once this says yes. */
         if (!is(req, "POST"))
             return bad_method(resp, req);
+        /* A command runs until it ends: counted with the user's streams while it does. */
+        if (open_share(req, SHARE_STREAMS, &err) != 0)
+            return fail(resp, &err);
         st = engine_worker_exec(eng, req->user, ws, name, rest[3], &resp->exec, &err);
         if (st == 0) {
+            resp->exec->share = req->limits ? req->share : NULL;
             resp->status = 101;
             return;
         }
+        close_share(req, SHARE_STREAMS, NULL);
     } else if (n == 5 && strcmp(rest[2], "workers") == 0 && strcmp(rest[4], "logs") == 0 &&
                is(req, "GET")) {
         const char *follow = q(req, "follow");

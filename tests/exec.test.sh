@@ -22,6 +22,7 @@ unset TRAINJOB_ENDPOINT XDG_CONFIG_HOME XDG_STATE_HOME XDG_RUNTIME_DIR
 tj_users || { fail "the test users exist" "tj_users could not make them (needs root)"; exit 1; }
 engine_config <<EOF
   members: [$TJ_ALICE, $TJ_BOB]
+limits: {streams_per_member: 1}
 EOF
 start_engine || { fail "the engine starts" "$(cat "$TMP/engine.log")"; exit 1; }
 shared_tmp "$TMP/run"
@@ -193,6 +194,15 @@ wait_state alices RUNNING 30 || fail "alice's job runs" "$(cat "$TMP/out")"
 run as_user "$TJ_ALICE" "$TRAINJOB_BIN" $E exec alices -- id -un
 expect_rc "$TJ_ALICE runs a command in her own job" 0
 expect_grep "...as herself" "$TMP/out" "$TJ_ALICE"
+as_user "$TJ_ALICE" "$TRAINJOB_BIN" $E exec alices -- sleep 5 >/dev/null 2>&1 &
+held=$!
+sleep 1
+run as_user "$TJ_ALICE" "$TRAINJOB_BIN" $E exec alices -- true
+expect_rc "a command running counts with her streams: one more past the limit is refused (1)" 1
+expect_grep "...naming the limit" "$TMP/err" "limits.streams_per_member"
+wait $held
+run as_user "$TJ_ALICE" "$TRAINJOB_BIN" $E exec alices -- true
+expect_rc "...and once it ended she may run one again" 0
 run as_user "$TJ_BOB" "$TRAINJOB_BIN" $E exec alices -- id -un
 expect_rc "$TJ_BOB's exec into $TJ_ALICE's job is refused (1)" 1
 expect_grep "...saying only its creator may" "$TMP/err" "user '$TJ_BOB' may not exec in job 'alices', created by $TJ_ALICE"
