@@ -3,7 +3,8 @@
 # the worker's Slurm job on the worker's node (srun --overlap), so it sees
 # the job's SLURM_JOB_ID and that node; its exit status is trainjob's; -w
 # picks the worker; a terminal through tmux gives an interactive shell there;
-# a finished job's worker is refused saying it is not running.
+# `s` on the job screen's Workers pane does the same in tmux, and the screen
+# comes back; a finished job's worker is refused saying it is not running.
 # If the cluster cannot start, the suite fails and says why.
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
@@ -98,6 +99,23 @@ keys '[ -t 0 ] && echo "IN-JOB-$((SLURM_JOB_ID + 0))"' Enter
 see "exec in a terminal: an interactive shell in the Slurm job" "IN-JOB-${id:-none}" 20
 keys "exit 6" Enter
 see "...and its exit status when it ends" "EXIT=6" 20
+
+# s on the job screen's Workers pane: the same srun, curses aside, the screen back after.
+mkdir -p "$UD/home"
+chown "$U" "$UD/home"
+tmux kill-session -t "$SESSION" 2>/dev/null
+new_session -d -s "$SESSION" -x 80 -y 24 \
+    "setpriv --reuid='$U' --regid='$U' --init-groups env HOME='$UD/home' TRAINJOB_CONFIG='$TRAINJOB_CONFIG' SLURM_CONF='$SLURM_CONF' TERM=tmux-256color '$TRAINJOB_BIN' top --job pair; echo EXIT=\$?; sleep 60"
+see "top --job pair opens the job's screen" "master-0" 20
+keys s
+see "s on the Workers pane opens a shell through srun" "a shell in pair/master-0" 20
+wait_screen '$ ' 20
+keys 'echo "IN-JOB-$((SLURM_JOB_ID + 0))"' Enter
+see "...in the worker's Slurm job" "IN-JOB-${id:-none}" 20
+keys 'exit 5' Enter
+see "...and the job screen is back after exit" "Workers 2" 20
+see "...with the status in the status line" "exited 5" 10
+tmux kill-session -t "$SESSION" 2>/dev/null
 
 # A finished job's worker.
 job_file brief 1 "true"
