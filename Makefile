@@ -213,7 +213,8 @@ test: check-tests
 	@tests/run-tests.sh $(BUILD)
 
 # The conformance suite alone (every backend, or CONFORMANCE_BACKENDS=a,b),
-# its parity table also in $(BUILD)/conformance.md (README's "Backends: parity").
+# its parity table also in $(BUILD)/conformance.md (README's "Backends: parity";
+# scripts/readme-parity.sh $(BUILD)/conformance.md puts it there).
 conformance: check-tests
 	@CONFORMANCE_TABLE=$(BUILD)/conformance.md TRAINJOB_BIN=$(CURDIR)/$(BUILD)/trainjob \
 	    TRAINJOB_TOP=$(CURDIR) TRAINJOBD_BIN=$(CURDIR)/$(BUILD)/trainjobd \

@@ -25,6 +25,8 @@
 #include "api/acp_priv.h"
 #include "api/backend.h"
 #include "api/catalog_json.h"
+#include "api/context.h"
+#include "api/drivers.h"
 #include "api/exec.h"
 #include "api/finding.h"
 #include "api/http.h"
@@ -885,3 +887,35 @@ void acp_set_monitor(struct backend *b, struct http_client *monitor, const char 
     a->monitor.station = station ? xstrdup(station) : NULL;
     a->monitor.poll_ms = poll_ms;
 }
+
+/* The driver table's entry (api/drivers.c): SenseCore ACP, and trainjobd, which speaks it. */
+static struct backend *acp_open(struct http_client *client, const struct resolved_context *rc,
+                                struct strbuf *err)
+{
+    const struct context *c = &rc->ctx;
+    if (c->access_key && rc->secret_key)
+        http_client_set_keys(client, c->access_key, rc->secret_key);
+    struct backend_target t = {c->subscription, c->resource_group, c->zone, c->workspace};
+    /* The context says which server this is; a loopback host may be a tunnel to SenseCore. */
+    bool trainjobd = c->driver == CONTEXT_DRIVER_TRAINJOBD;
+    struct backend *b = acp_backend_new(client, &t, trainjobd);
+    if (c->driver == CONTEXT_DRIVER_ACP) {
+        /* ACP keeps worker logs in its Monitor service: same keys, its own host */
+        const char *mon = c->monitor_endpoint ? c->monitor_endpoint : ACP_MONITOR_DEFAULT;
+        struct strbuf why = STRBUF_INIT;
+        struct http_client *mc = http_client_new(mon, &why);
+        if (mc == NULL) {
+            strbuf_addf(err, "context '%s': monitor_endpoint: %s", c->name, strbuf_str(&why));
+            strbuf_free(&why);
+            backend_free(b);
+            return NULL;
+        }
+        strbuf_free(&why);
+        if (c->access_key && rc->secret_key)
+            http_client_set_keys(mc, c->access_key, rc->secret_key);
+        acp_set_monitor(b, mc, c->telemetry_station, ACP_LOGS_POLL_MS);
+    }
+    return b;
+}
+
+const struct backend_driver acp_driver = {acp_open, true};

@@ -31,10 +31,14 @@
 #include "api/backend.h"
 
 struct backend;
+struct backend_driver;
 struct backend_target;
 struct jobspec;
 struct json_t;
 struct http_client;
+
+/* The driver api/drivers.c opens acp and trainjobd contexts with. */
+extern const struct backend_driver acp_driver;
 
 /* A backend over client (which it then owns), aimed at target; trainjobd: the extras exist. */
 struct backend *acp_backend_new(struct http_client *client, const struct backend_target *target,

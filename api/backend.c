@@ -1,8 +1,9 @@
 /*
  * backend: the wrappers every caller goes through, and what is the same for
- * every driver — opening the driver a context names, following every page
- * of a list, splitting batches, and reviving an unreachable local engine
- * once. See backend.h; the drivers are api/acp.c and api/slurm.c.
+ * every driver — following every page of a list, splitting batches, and
+ * reviving an unreachable local engine once. See backend.h; the drivers
+ * (api/acp.c, api/slurm.c) use it and it knows none of them: the table in
+ * api/drivers.c opens the one a context names.
  */
 #include "api/backend.h"
 
@@ -10,14 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/acp.h"
-#include "api/acp_logs.h"
-#include "api/autostart.h"
 #include "api/context.h"
 #include "api/http.h"
 #include "api/http_multi.h"
 #include "api/jobspec_json.h"
-#include "api/slurm.h"
 #include "util/hmap.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
@@ -115,51 +112,6 @@ int backend_job_workspace(const struct backend *b, struct jobspec *job, struct s
     utf8_sanitize(err, job->workspace_name, strlen(job->workspace_name), 0);
     strbuf_adds(err, "' to send it there, or change the file");
     return -1;
-}
-
-/* The revive hook of the local engine: start trainjobd on its socket. */
-static int start_engine(void *ctx, struct strbuf *err)
-{
-    return autostart_engine(ctx, err);
-}
-
-/* The driver for the context, with the local engine's revive hook when it may be started. */
-struct backend *backend_open(const struct resolved_context *rc, struct strbuf *err)
-{
-    const struct context *c = &rc->ctx;
-    struct http_client *client = http_client_new(c->endpoint, err);
-    if (client == NULL)
-        return NULL;
-    if (c->driver == CONTEXT_DRIVER_SLURM)
-        return slurm_backend_new(client, c, err);
-    if (c->access_key && rc->secret_key)
-        http_client_set_keys(client, c->access_key, rc->secret_key);
-    struct backend_target t = {c->subscription, c->resource_group, c->zone, c->workspace};
-    /* The context says which server this is; a loopback host may be a tunnel to SenseCore. */
-    bool trainjobd = c->driver == CONTEXT_DRIVER_TRAINJOBD;
-    struct backend *b = acp_backend_new(client, &t, trainjobd);
-    if (c->driver == CONTEXT_DRIVER_ACP) {
-        /* ACP keeps worker logs in its Monitor service: same keys, its own host */
-        const char *mon = c->monitor_endpoint ? c->monitor_endpoint : ACP_MONITOR_DEFAULT;
-        struct strbuf why = STRBUF_INIT;
-        struct http_client *mc = http_client_new(mon, &why);
-        if (mc == NULL) {
-            strbuf_addf(err, "context '%s': monitor_endpoint: %s", c->name, strbuf_str(&why));
-            strbuf_free(&why);
-            backend_free(b);
-            return NULL;
-        }
-        strbuf_free(&why);
-        if (c->access_key && rc->secret_key)
-            http_client_set_keys(mc, c->access_key, rc->secret_key);
-        acp_set_monitor(b, mc, c->telemetry_station, ACP_LOGS_POLL_MS);
-    }
-    if (rc->may_autostart && rc->engine_socket) {
-        b->engine_socket = xstrdup(rc->engine_socket);
-        b->revive = start_engine;
-        b->revive_ctx = b->engine_socket;
-    }
-    return b;
 }
 
 enum backend_status backend_unsupported(const struct backend *b, const char *what,

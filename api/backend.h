@@ -282,7 +282,7 @@ void backend_set_workspace(struct backend *b, const char *workspace);
  */
 int backend_job_workspace(const struct backend *b, struct jobspec *job, struct strbuf *err);
 
-/* Opens the driver the context names. NULL with why in err. */
+/* Opens the driver the context names (api/drivers.c, the driver table). NULL with why in err. */
 struct backend *backend_open(const struct resolved_context *rc, struct strbuf *err);
 
 enum backend_status backend_catalog(struct backend *b, struct catalog *out, struct api_error *err);

@@ -366,29 +366,6 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userdata)
     return n;
 }
 
-/*
- * A reply header line's Retry-After, when it is one in seconds (the
- * HTTP-date form is not read: the default wait applies), into out.
- */
-void http_retry_after_header(const char *line, size_t n, struct http_result *out)
-{
-    static const char name[] = "Retry-After:";
-    size_t k = sizeof name - 1;
-    if (n <= k || strncasecmp(line, name, k) != 0)
-        return;
-    size_t i = k;
-    while (i < n && (line[i] == ' ' || line[i] == '\t'))
-        i++;
-    long v = 0;
-    size_t digits = 0;
-    for (; i < n && line[i] >= '0' && line[i] <= '9' && v < 1000000; i++, digits++)
-        v = v * 10 + (line[i] - '0');
-    if (digits == 0)
-        return;
-    out->has_retry_after = true;
-    out->retry_after = (int)v;
-}
-
 /* curl's header callback: each line of the reply's head, for Retry-After. */
 static size_t on_header(char *data, size_t size, size_t nmemb, void *userdata)
 {

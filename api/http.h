@@ -75,8 +75,7 @@ typedef void (*http_transport_fn)(void *ctx, const char *method, const char *pat
 
 struct http_client;
 
-/* A reply header line (n bytes, "Name: value") read for Retry-After into out. */
-void http_retry_after_header(const char *line, size_t n, struct http_result *out);
+/* http_retry_after_header: in api/uhttp.h, which both transports use. */
 
 /* A client for endpoint; NULL with why in err when the endpoint is malformed. */
 struct http_client *http_client_new(const char *endpoint, struct strbuf *err);

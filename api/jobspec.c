@@ -49,26 +49,6 @@ const struct enum_names ft_action_names = NAMES(ft_action_tab);
 const struct enum_names mount_type_names = NAMES(mount_type_tab);
 const struct enum_names job_state_names = NAMES(job_state_tab);
 
-const char *enum_name(const struct enum_names *e, int value)
-{
-    if (value < 0 || (size_t)value >= e->count)
-        return "?";
-    return e->names[value];
-}
-
-const char *enum_name_or(const struct enum_names *e, int value, const char *other)
-{
-    return other ? other : enum_name(e, value);
-}
-
-int enum_value(const struct enum_names *e, const char *name)
-{
-    for (size_t i = 0; i < e->count; i++)
-        if (strcmp(e->names[i], name) == 0)
-            return (int)i;
-    return -1;
-}
-
 void jobspec_init(struct jobspec *job)
 {
     memset(job, 0, sizeof *job);

@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api/enumnames.h" /* struct enum_names, enum_name, enum_value */
+
 struct json_t; /* jansson's json_t: the fields kept as they came */
 
 enum framework {
@@ -89,12 +91,6 @@ enum job_state {
     JOB_STATE_RECOVERING,
 };
 
-/* One of the names in an enum's table, indexed by the enum value. */
-struct enum_names {
-    const char *const *names; /* names[value]; the API spelling */
-    size_t count;
-};
-
 extern const struct enum_names framework_names;
 extern const struct enum_names priority_names;
 extern const struct enum_names quota_type_names;
@@ -102,13 +98,6 @@ extern const struct enum_names scoring_strategy_names;
 extern const struct enum_names ft_action_names;
 extern const struct enum_names mount_type_names;
 extern const struct enum_names job_state_names;
-
-/* The API name of value, or "?" when out of range. */
-const char *enum_name(const struct enum_names *e, int value);
-/* The name of a kept enum: other (a value this build does not know) when set, else value's. */
-const char *enum_name_or(const struct enum_names *e, int value, const char *other);
-/* The value whose API name is exactly name, or -1. */
-int enum_value(const struct enum_names *e, const char *name);
 
 /* roles[].resource_spec[] */
 struct resource_spec_ref {

@@ -2,6 +2,9 @@
  * jobspec_json: the TrainingJob schema as api/schema tables — one
  * object_type per object of the API, fields in the order the form (and a
  * written file) presents them. Decoding and encoding are schema's.
+ *
+ * module: jobspec — the job model's tables; jobspec.c frees, copies and
+ * compares jobs through them, and they name jobspec's enums.
  */
 #include "api/jobspec_json.h"
 

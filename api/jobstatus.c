@@ -8,6 +8,7 @@
 
 #include "api/schema.h"
 #include "util/strbuf.h"
+#include "util/timefmt.h"
 
 static const char *const phase_tab[] = {"PHASE_UNSPECIFIED", "Pending", "Running",
                                         "Succeeded",         "Failed",  "Terminating"};
@@ -15,7 +16,7 @@ const struct enum_names worker_phase_names = {phase_tab, sizeof phase_tab / size
 
 static const char *const kind_tab[] = {
     "EVENT_UNSPECIFIED", "CREATED",     "STATE",   "SCHEDULED", "WAITING", "FAULT",
-    "PREEMPTED",         "NODE_MARKED", "STOPPED", "STARTED",   "WORKER",
+    "PREEMPTED",         "NODE_MARKED", "STOPPED", "STARTED",   "WORKER",  "UPDATED",
 };
 const struct enum_names job_event_kind_names = {kind_tab, sizeof kind_tab / sizeof kind_tab[0]};
 
@@ -34,6 +35,17 @@ static const struct field container_fields[] = {
 };
 static const struct object_type container_type =
     SCHEMA_ELEM(struct worker_container, container_fields);
+
+static const struct field last_state_fields[] = {
+    F_OPT_INT32(struct worker_last_state, exit_code),
+    F_STR(struct worker_last_state, exit_reason),
+    F_STR(struct worker_last_state, start_time),
+    F_STR(struct worker_last_state, finish_time),
+    F_OPT_INT32(struct worker_last_state, rule),
+    F_STR(struct worker_last_state, action),
+    F_STR(struct worker_last_state, message),
+};
+const struct object_type worker_last_state_type = SCHEMA_OBJ(last_state_fields);
 
 static const struct field worker_fields[] = {
     F_STR(struct worker_info, uid),
@@ -58,6 +70,7 @@ static const struct field worker_fields[] = {
     F_LIST(struct worker_info, init_containers, init_container_count, container_type),
     F_LIST(struct worker_info, containers, container_count, container_type),
     F_STR(struct worker_info, node_spec_name),
+    F_SECTION(struct worker_info, last_state, worker_last_state_type),
     F_EXTRAS(struct worker_info),
 };
 static const struct object_type worker_type = SCHEMA_OBJ(worker_fields);
@@ -114,6 +127,36 @@ void worker_devices_text(const struct worker_info *w, struct strbuf *out)
         strbuf_addf(out, "%lld \xc3\x97 %s", total, type);
     else if (total > 0)
         strbuf_addf(out, "%lld", total);
+}
+
+void worker_last_state_text(const struct worker_last_state *ls, int64_t now_ms,
+                            struct strbuf *out)
+{
+    if (!ls->present)
+        return;
+    size_t start = out->len;
+    if (ls->has_exit_code)
+        strbuf_addf(out, "exit %d", (int)ls->exit_code);
+    if (ls->action && *ls->action) {
+        strbuf_adds(out, out->len > start ? " (" : "(");
+        strbuf_adds(out, ls->action);
+        if (ls->has_rule)
+            strbuf_addf(out, ", rule %d)", (int)ls->rule);
+        else
+            strbuf_adds(out, ", default rule)");
+    }
+    int64_t ended = ls->finish_time ? time_parse_rfc3339(ls->finish_time) : -1;
+    if (ended >= 0) {
+        char age[24];
+        time_age(now_ms - ended, age, sizeof age);
+        strbuf_addf(out, "%s%s ago", out->len > start ? " " : "", age);
+    }
+}
+
+void worker_last_state_free(struct worker_last_state *ls)
+{
+    schema_free(&worker_last_state_type, ls);
+    memset(ls, 0, sizeof *ls);
 }
 
 json_t *worker_info_to_json(const struct worker_info *w)

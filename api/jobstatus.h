@@ -16,6 +16,7 @@
 #include "api/jobspec.h"
 
 struct findings;
+struct object_type;
 struct strbuf;
 
 enum worker_phase {
@@ -44,6 +45,30 @@ struct worker_container {
     char *device_type; /* containers only, e.g. "NVIDIA-H800" */
     json_t *extra;
 };
+
+/*
+ * A worker's last end of its own, kept beside its current phase (kubectl's
+ * "Last State"): a restarted worker still says why it went. Ends its engine
+ * caused (a stop, a restart or preemption of the whole job) do not replace
+ * it: they would hide the failure that caused them. With an action the fault
+ * policy decided on the end; a rule absent then means the default rule.
+ * trainjobd and the Slurm supervisor keep one; ACP's workers carry none.
+ */
+struct worker_last_state {
+    bool present;
+    bool has_exit_code;
+    int32_t exit_code; /* 128 + signal for a signal death */
+    char *exit_reason; /* the exit code's meaning: "killed (SIGKILL/OOM)", … */
+    char *start_time;  /* when that run started */
+    char *finish_time; /* when it ended */
+    bool has_rule;
+    int32_t rule;   /* 1-based, as people count them */
+    char *action;   /* RESTART_JOB, RESTART_POD, FAIL_JOB: what the policy asked for */
+    char *message;  /* the decision in one sentence, as its FAULT event says it */
+};
+
+/* Its schema (api/schema.h), for records that keep one (trainjobd's workers). */
+extern const struct object_type worker_last_state_type;
 
 /*
  * One worker (pod), as ACP's list-workers reply carries it plus what triage
@@ -78,6 +103,7 @@ struct worker_info {
     struct worker_container *containers;
     size_t container_count;
     char *node_spec_name; /* the resource spec the worker runs on */
+    struct worker_last_state last_state;
     json_t *extra;        /* fields trainjob does not know, written back as they came */
 };
 
@@ -97,7 +123,8 @@ enum job_event_kind {
     EVENT_NODE_MARKED,
     EVENT_STOPPED,
     EVENT_STARTED,
-    EVENT_WORKER, /* a worker started or ended */
+    EVENT_WORKER,  /* a worker started or ended */
+    EVENT_UPDATED, /* a person changed the job: its priority or display name, and who */
 };
 
 extern const struct enum_names job_event_kind_names;
@@ -141,6 +168,15 @@ bool worker_info_stopped(const struct worker_info *w);
  * the device_type); simulated ones say so. Appends nothing when none.
  */
 void worker_devices_text(const struct worker_info *w, struct strbuf *out);
+/*
+ * The last state in one short line, for a table: "exit 1 (RESTART_JOB,
+ * default rule) 40s ago", "exit 201 (RESTART_POD, rule 1) 2m ago", "exit 0
+ * 5s ago"; the age counted to now_ms. Appends nothing without one.
+ */
+void worker_last_state_text(const struct worker_last_state *ls, int64_t now_ms,
+                            struct strbuf *out);
+
+void worker_last_state_free(struct worker_last_state *ls);
 
 json_t *worker_info_to_json(const struct worker_info *w);
 int worker_info_from_json(const json_t *j, struct worker_info *w, struct findings *fs);

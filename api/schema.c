@@ -11,7 +11,7 @@
 #include <strings.h>
 
 #include "api/finding.h"
-#include "api/jobspec.h"
+#include "api/enumnames.h"
 #include "util/fuzzy.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"

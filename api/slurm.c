@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "api/context.h"
+#include "api/drivers.h"
 #include "api/exec.h"
 #include "api/finding.h"
 #include "api/http.h"
@@ -528,3 +529,12 @@ struct backend *slurm_backend_new(struct http_client *client, const struct conte
     struct backend_target t = {c->subscription, c->resource_group, c->zone, c->workspace};
     return backend_new(&slurm_ops, s, &t, http_client_endpoint(client));
 }
+
+/* The driver table's entry (api/drivers.c). */
+static struct backend *slurm_open(struct http_client *client, const struct resolved_context *rc,
+                                  struct strbuf *err)
+{
+    return slurm_backend_new(client, &rc->ctx, err);
+}
+
+const struct backend_driver slurm_driver = {slurm_open, false};

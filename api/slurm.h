@@ -27,10 +27,14 @@
 #include "api/backend.h"
 #include "api/jobspec.h"
 
+struct backend_driver;
 struct context;
 struct http_client;
 struct slurm_job;
 struct strbuf;
+
+/* The driver api/drivers.c opens slurm contexts with (slurm_backend_new). */
+extern const struct backend_driver slurm_driver;
 
 /* A backend for the slurm context c on client (taken); NULL with why in err. */
 struct backend *slurm_backend_new(struct http_client *client, const struct context *c,

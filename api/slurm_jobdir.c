@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api/exitcodes.h"
 #include "api/slurm_priv.h"
 #include "api/slurm_script.h"
 #include "api/slurm_shapes.h"
@@ -293,6 +294,29 @@ static bool jint(const json_t *o, const char *key, int64_t lo, int64_t hi, int32
     return true;
 }
 
+/* The record's "last" (the supervisor's tj_last), checked field by field, into ls. */
+static void last_state_from_record(const json_t *r, struct worker_last_state *ls)
+{
+    const json_t *l = json_object_get(r, "last");
+    int32_t v;
+    if (!json_is_object(l) || !jint(l, "exit_code", 0, 255, &v))
+        return;
+    ls->present = ls->has_exit_code = true;
+    ls->exit_code = v;
+    const char *meaning = exitcode_meaning(v);
+    ls->exit_reason = meaning && v ? xstrdup(meaning) : NULL;
+    ls->start_time = jstr(l, "start_time", 40);
+    ls->finish_time = jstr(l, "finish_time", 40);
+    if (jint(l, "rule", 1, 1000, &v)) {
+        ls->has_rule = true;
+        ls->rule = v;
+    }
+    const char *action = json_string_value(json_object_get(l, "action"));
+    if (action && enum_value(&ft_action_names, action) > 0)
+        ls->action = xstrdup(action);
+    ls->message = jstr(l, "message", 600);
+}
+
 /*
  * One workers/<stem>.json the supervisor wrote, checked field by field;
  * false when unusable. The record names the worker its file is named for,
@@ -337,6 +361,7 @@ static bool worker_from_record(const json_t *r, const char *stem, size_t stem_le
     w->start_time = jstr(r, "started", 40);
     w->finish_time = jstr(r, "ended", 40);
     w->role = xstrndup(w->name, strcspn(w->name, "-"));
+    last_state_from_record(r, &w->last_state);
     return true;
 }
 

@@ -25,6 +25,29 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
+/*
+ * A reply header line's Retry-After, when it is one in seconds (the
+ * HTTP-date form is not read: the default wait applies), into out.
+ */
+void http_retry_after_header(const char *line, size_t n, struct http_result *out)
+{
+    static const char name[] = "Retry-After:";
+    size_t k = sizeof name - 1;
+    if (n <= k || strncasecmp(line, name, k) != 0)
+        return;
+    size_t i = k;
+    while (i < n && (line[i] == ' ' || line[i] == '\t'))
+        i++;
+    long v = 0;
+    size_t digits = 0;
+    for (; i < n && line[i] >= '0' && line[i] <= '9' && v < 1000000; i++, digits++)
+        v = v * 10 + (line[i] - '0');
+    if (digits == 0)
+        return;
+    out->has_retry_after = true;
+    out->retry_after = (int)v;
+}
+
 #define MAX_CHUNK_LINE 1024
 #define UHTTP_PRESIZE (4u << 20) /* the most room a Content-Length reserves ahead */
 

@@ -49,4 +49,10 @@ bool uhttp_finished(const struct uhttp *u);
 void uhttp_time_out(struct uhttp *u);
 void uhttp_free(struct uhttp *u);
 
+/*
+ * A reply header line (n bytes, "Name: value") read for Retry-After into
+ * out: uhttp's parser and http.c's curl header callback both use it.
+ */
+void http_retry_after_header(const char *line, size_t n, struct http_result *out);
+
 #endif

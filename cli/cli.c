@@ -69,7 +69,7 @@ void cli_usage(FILE *out)
           "  --version                      show the version\n"
           "\n"
           "Job files are the SenseCore ACP TrainingJob object written as YAML or JSON;\n"
-          "see examples/ and README.md.\n"
+          "see trainjob-job(5) and examples/.\n"
           "\n"
           "Exit status, for every command:\n"
           "  0  done: the job is in the state asked for, also when it already was\n"
@@ -114,10 +114,8 @@ int cli_main(int argc, char **argv, int is_tty, FILE *out, FILE *err)
         /* In a terminal the bare command opens the jobs view (`n` there
          * opens the wizard); without one it explains itself instead of
          * starting curses. */
-        if (is_tty) {
-            char *sub[] = {"top", NULL};
-            return cmd_top(&g, 1, sub, out, err);
-        }
+        if (is_tty)
+            return cli_top_default(&g, err);
         cli_usage(out);
         return EXIT_OK;
     }

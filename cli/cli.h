@@ -91,6 +91,8 @@ int cmd_render(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
 
 /* The live jobs view (cli/cmd_top.c; the screens are tui/'s). */
 int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
+/* The bare `trainjob` in a terminal: the jobs view with top's defaults, no argv built. */
+int cli_top_default(const struct cli_globals *g, FILE *err);
 /* The create-task wizard (cli/cmd_new.c; the wizard is tui/'s). */
 int cmd_new(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 

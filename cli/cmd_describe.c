@@ -2,7 +2,8 @@
  * cmd_describe: `trainjob describe job NAME`, kubectl's describe — one
  * readable page: the spec in brief, why the job waits or failed, its state
  * history with where each change came from, its workers (state, node,
- * restarts, last exit, the fault rule that matched) and its recent events.
+ * restarts, last exit, the fault rule that matched), each worker's last
+ * state (kubectl's "Last State") and its recent events.
  * Everything from the server is sanitized; text wraps at the terminal's
  * width (80 when out is not a terminal). cli/cli.c's verb table calls it;
  * it reads through api/backend and prints through cli/output.
@@ -29,7 +30,8 @@ static const char describe_usage[] =
     "usage: trainjob describe job NAME\n"
     "One page about a job: its spec in brief, why it waits or failed, its state\n"
     "history (and who or what changed it), its workers (phase, node, restarts,\n"
-    "last exit, the fault rule that matched) and its latest events.\n"
+    "last exit, the fault rule that matched), each worker's Last State (its last\n"
+    "end of its own and the rule and action that decided) and its latest events.\n"
     "Exit status: 0 done, 1 not found or refused, 2 usage, 3 no server.\n";
 
 /*
@@ -137,6 +139,50 @@ static int matched_rule(const struct job_event_list *evs, const char *worker, co
     return rule;
 }
 
+/* The latest event of kind (and, for STATE, into state), or NULL. */
+static const struct job_event *last_event(const struct job_event_list *evs,
+                                          enum job_event_kind kind, enum job_state state)
+{
+    for (size_t i = evs->count; i > 0; i--) {
+        const struct job_event *ev = &evs->events[i - 1];
+        if (ev->kind == kind && (kind != EVENT_STATE || ev->state == state) && ev->message &&
+            *ev->message)
+            return ev;
+    }
+    return NULL;
+}
+
+/*
+ * Why the job is where it is: the server's word; else, for a finished job,
+ * its end (never a back-off or wait from before); else the last fault
+ * decision or wait since the job's last state change.
+ */
+static const char *job_reason(const struct jobspec *j, const struct job_event_list *evs)
+{
+    if (j->state_message && *j->state_message)
+        return j->state_message;
+    const struct job_event *ev = NULL;
+    switch (j->state) {
+    case JOB_STATE_SUCCEEDED:
+        return "succeeded: every worker exited 0";
+    case JOB_STATE_FAILED:
+        if ((ev = last_event(evs, EVENT_FAULT, 0)) == NULL)
+            ev = last_event(evs, EVENT_STATE, JOB_STATE_FAILED);
+        return ev ? ev->message : NULL;
+    case JOB_STATE_SUSPENDING:
+    case JOB_STATE_SUSPENDED:
+        ev = last_event(evs, EVENT_STOPPED, 0);
+        return ev ? ev->message : NULL;
+    default:
+        break;
+    }
+    /* Only since the last state change: a back-off before the job ran again is no reason now. */
+    for (size_t i = evs->count; i > 0 && evs->events[i - 1].kind != EVENT_STATE; i--)
+        if (evs->events[i - 1].kind == EVENT_FAULT || evs->events[i - 1].kind == EVENT_WAITING)
+            return evs->events[i - 1].message;
+    return NULL;
+}
+
 /* The spec in brief and the reason. */
 static void describe_spec(struct strbuf *page, const struct jobspec *j,
                           const struct job_event_list *evs, int width)
@@ -156,11 +202,7 @@ static void describe_spec(struct strbuf *page, const struct jobspec *j,
     field(page, "Created:", strbuf_str(&v), width);
     field(page, "State:", enum_name_or(&job_state_names, (int)j->state, j->state_other), width);
 
-    /* Why it waits or failed: the server's word, else the last fault decision. */
-    const char *why = j->state_message;
-    for (size_t i = evs->count; (!why || !*why) && i > 0; i--)
-        if (evs->events[i - 1].kind == EVENT_FAULT || evs->events[i - 1].kind == EVENT_WAITING)
-            why = evs->events[i - 1].message;
+    const char *why = job_reason(j, evs);
     if (why && *why)
         field(page, j->state == JOB_STATE_FAILED ? "Failed because:" : "Reason:", why, width);
 
@@ -311,6 +353,73 @@ static void describe_workers(struct strbuf *page, const struct worker_list *wl,
     cli_table_print(&t, out, 0, false);
 }
 
+/* "    Key:" padded to the value column of a worker's block, then the value wrapped. */
+static void sub_field(struct strbuf *page, const char *key, const char *value, int width)
+{
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "    %-*s", KEY_WIDTH - 2, key);
+    wrap(page, prefix, value, width);
+}
+
+/*
+ * Each worker's last state, as kubectl describe pod's "Last State": its last
+ * end of its own (exit and meaning, when) and what the fault policy did.
+ */
+static void describe_last_states(struct strbuf *page, const struct worker_list *wl, int width)
+{
+    bool any = false;
+    for (size_t i = 0; i < wl->count; i++)
+        any |= wl->workers[i].last_state.present;
+    if (!any)
+        return;
+    strbuf_adds(page, "\nLast State:\n");
+    int64_t now = time_now_ms();
+    struct strbuf v = STRBUF_INIT;
+    for (size_t i = 0; i < wl->count; i++) {
+        const struct worker_info *w = &wl->workers[i];
+        const struct worker_last_state *ls = &w->last_state;
+        if (!ls->present)
+            continue;
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "  %s:  ", w->name ? w->name : NONE);
+        strbuf_reset(&v);
+        strbuf_adds(&v, "Terminated");
+        if (ls->has_exit_code)
+            strbuf_addf(&v, ", exit %d", (int)ls->exit_code);
+        if (ls->exit_reason && *ls->exit_reason)
+            strbuf_addf(&v, " (%s)", ls->exit_reason);
+        wrap(page, prefix, strbuf_str(&v), width);
+        char when[TIMEFMT_RFC3339_LEN];
+        if (ls->start_time) {
+            time_shown(ls->start_time, when);
+            sub_field(page, "Started:", when, width);
+        }
+        if (ls->finish_time) {
+            time_shown(ls->finish_time, when);
+            strbuf_reset(&v);
+            strbuf_adds(&v, when);
+            int64_t t = time_parse_rfc3339(ls->finish_time);
+            if (t >= 0) {
+                char age[24];
+                time_age(now - t, age, sizeof age);
+                strbuf_addf(&v, " (%s ago)", age);
+            }
+            sub_field(page, "Finished:", strbuf_str(&v), width);
+        }
+        if (ls->action && *ls->action) {
+            strbuf_reset(&v);
+            if (ls->has_rule)
+                strbuf_addf(&v, "rule %d → %s", (int)ls->rule, ls->action);
+            else
+                strbuf_addf(&v, "default rule (none matched) → %s", ls->action);
+            sub_field(page, "Rule:", strbuf_str(&v), width);
+        }
+        if (ls->message && *ls->message)
+            sub_field(page, "Decision:", ls->message, width);
+    }
+    strbuf_free(&v);
+}
+
 /* The latest events, each wrapped under its message column. */
 static void describe_events(struct strbuf *page, const struct job_event_list *evs, int width)
 {
@@ -399,6 +508,7 @@ int cmd_describe(const struct cli_globals *g, int argc, char **argv, FILE *out, 
         if (!no_events)
             describe_history(&page, &evs, width);
         describe_workers(&page, &wl, &evs, out);
+        describe_last_states(&page, &wl, width);
         if (no_events)
             strbuf_addf(&page,
                         "\nEvents: not served by this backend (%s): no state history or "

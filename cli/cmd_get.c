@@ -69,9 +69,9 @@ struct get_opts {
 static const char *const job_sort_fields[] = {
     "name",         "created", "state",   "priority", "restarts", "pool", "user",
     "display-name", "type",    "workers", "age",      "reason",   "id",   NULL};
-static const char *const worker_sort_fields[] = {"name",    "node", "phase",   "restarts",
-                                                 "created", "role", "exit",    "held-devices",
-                                                 "age",     "ip",   "host-ip", NULL};
+static const char *const worker_sort_fields[] = {
+    "name", "node", "phase", "restarts", "created", "role", "exit", "held-devices",
+    "age",  "ip",   "host-ip", "last-state", NULL};
 static const char *const event_sort_fields[] = {"time", "kind", "message", NULL};
 
 static const char *const *sort_fields(enum get_what what)
@@ -188,6 +188,9 @@ static int cmp_workers(const void *pa, const void *pb)
         break;
     case 10:
         c = cmp_str(a->host_ip, b->host_ip);
+        break;
+    case 11: /* the latest end first; never ended last */
+        c = cmp_str(b->last_state.finish_time, a->last_state.finish_time);
         break;
     }
     return c ? c : cmp_str(a->name, b->name);
@@ -336,12 +339,15 @@ static void job_row(struct cli_table *t, const struct jobspec *j)
     job_row_in(t, j, NULL);
 }
 
-static const char *const worker_head[] = {"NAME", "ROLE",         "NODE", "PHASE", "RESTARTS",
-                                          "EXIT", "HELD DEVICES", "AGE",  "IP",    "HOST IP"};
+static const char *const worker_head[] = {
+    "NAME",         "ROLE", "NODE", "PHASE", "RESTARTS", "EXIT", "LAST STATE",
+    "HELD DEVICES", "AGE",  "IP",   "HOST IP"};
 
 static void worker_row(struct cli_table *t, const struct worker_info *w)
 {
     char restarts[16], exit_code[160], when[16];
+    struct strbuf last = STRBUF_INIT;
+    worker_last_state_text(&w->last_state, time_now_ms(), &last);
     snprintf(restarts, sizeof restarts, "%d", (int)w->restarts);
     if (!w->has_exit_code)
         snprintf(exit_code, sizeof exit_code, NONE);
@@ -353,10 +359,11 @@ static void worker_row(struct cli_table *t, const struct worker_info *w)
     worker_devices_text(w, &dev);
     cli_age(w->create_time, when, sizeof when);
     const char *row[] = {w->name,  w->role,   w->node_name,     worker_phase_text(w),
-                         restarts, exit_code, strbuf_str(&dev), when,
-                         w->ip,    w->host_ip};
+                         restarts, exit_code, last.len ? strbuf_str(&last) : NULL,
+                         strbuf_str(&dev), when, w->ip, w->host_ip};
     cli_table_row(t, row);
     strbuf_free(&dev);
+    strbuf_free(&last);
 }
 
 static const char *const event_head[] = {"TIME", "KIND", "MESSAGE"};
@@ -404,10 +411,10 @@ static void table_start(struct cli_table *t, const struct get_opts *op)
     const char *const *head = op->what == GET_JOBS      ? job_head
                               : op->what == GET_WORKERS ? worker_head
                                                         : event_head;
-    t->cols = op->what == GET_EVENTS ? 3u
-              : op->o != OUTPUT_WIDE ? 8u
-              : op->what == GET_JOBS ? 11u
-                                     : 10u;
+    t->cols = op->what == GET_EVENTS    ? 3u
+              : op->what == GET_WORKERS ? (op->o != OUTPUT_WIDE ? 9u : 11u)
+              : op->o != OUTPUT_WIDE    ? 8u
+                                        : 11u;
     cli_table_row(t, head);
 }
 

@@ -22,6 +22,22 @@ static const char top_usage[] =
     "to that job's own context, and a context that cannot be reached says\n"
     "DISCONNECTED on its rows only while the others keep updating.\n";
 
+/* The jobs view with its options read: in a terminal only, on g's target. */
+static int top_run(const struct cli_globals *g, struct tui_top_opts *o, FILE *err)
+{
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        fputs("trainjob top: needs a terminal (use `trainjob get jobs` in scripts)\n", err);
+        return EXIT_USAGE;
+    }
+    if (context_spec_several(g->context) && g->endpoint) {
+        fprintf(err, "trainjob top: --endpoint names one server; --context %s names several\n",
+                g->context);
+        return EXIT_USAGE;
+    }
+    o->target = cli_target(g);
+    return tui_top_run(o, err);
+}
+
 int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
 {
     struct cli_globals local = *g;
@@ -77,15 +93,11 @@ int cmd_top(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
         return EXIT_USAGE;
     }
 
-    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-        fputs("trainjob top: needs a terminal (use `trainjob get jobs` in scripts)\n", err);
-        return EXIT_USAGE;
-    }
-    if (context_spec_several(local.context) && local.endpoint) {
-        fprintf(err, "trainjob top: --endpoint names one server; --context %s names several\n",
-                local.context);
-        return EXIT_USAGE;
-    }
-    o.target = cli_target(&local);
-    return tui_top_run(&o, err);
+    return top_run(&local, &o, err);
+}
+
+int cli_top_default(const struct cli_globals *g, FILE *err)
+{
+    struct tui_top_opts o = {.refresh_s = 5};
+    return top_run(g, &o, err);
 }

@@ -690,14 +690,21 @@ int cgroup_create(const struct cgroups *cg, const char *job, const char *leaf,
         char *job_dir = xasprintf("%s/%s", pl->base, job);
         char *dir = xasprintf("%s/%s", job_dir, leaf);
         out[i] = dir;
-        int rc = make_dir(job_dir);
-        if (rc == 0 && cg->version == 2 &&
-            enable_subtree(job_dir, pl->controllers) != pl->controllers) {
-            strbuf_addf(err, "cgroup: cannot enable the controllers in %s", job_dir);
-            rc = -2;
+        int rc = 0;
+        /* The job's directory goes with its last worker's (kill_remove): a start of
+         * another worker of the job, on another launch thread, makes it again. */
+        for (int tries = 0; tries < 3; tries++) {
+            rc = make_dir(job_dir);
+            if (rc == 0 && cg->version == 2 &&
+                enable_subtree(job_dir, pl->controllers) != pl->controllers) {
+                strbuf_addf(err, "cgroup: cannot enable the controllers in %s", job_dir);
+                rc = -2;
+            }
+            if (rc == 0 && mkdir(dir, 0755) != 0 && errno != EEXIST)
+                rc = -1;
+            if (rc != -1 || errno != ENOENT)
+                break;
         }
-        if (rc == 0 && mkdir(dir, 0755) != 0 && errno != EEXIST)
-            rc = -1;
         if (rc == -1)
             strbuf_addf(err, "cgroup: cannot create %s: %s", dir, strerror(errno));
         free(job_dir);

@@ -14,6 +14,8 @@
  * PATCH), lifecycle.c (starts), schedpass.c, worker_ends.c (fault
  * decisions), scalars.c and engine.c (loading, closing).
  */
+#include "engine/engine.h" /* the core's interface; its private half is state.h */
+
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>

@@ -34,18 +34,6 @@
 #include "util/timefmt.h"
 #include "util/xalloc.h"
 
-void engine_log(const char *fmt, ...)
-{
-    char stamp[TIMEFMT_RFC3339_LEN];
-    time_rfc3339(time_now_ms(), stamp);
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "%s trainjobd: ", stamp);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
-
 /* ---- the job table ---------------------------------------------------- */
 
 /*

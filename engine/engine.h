@@ -21,6 +21,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "engine/elog.h" /* engine_log, for every user of the engine */
+
 struct api_error;
 struct cgroups;
 struct loop;
@@ -52,8 +54,6 @@ const char *engine_zone(const struct engine *eng);
 /* The user an AK/SK access key belongs to (NULL if unknown), and its secret. */
 const char *engine_key_user(const struct engine *eng, const char *access_key, const char **secret);
 
-/* A line for the engine's log (stderr, or trainjobd.log when detached), time-stamped. */
-void engine_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 int engine_catalog(struct engine *eng, const char *user, json_t **reply, struct api_error *err);
 int engine_create_workspace(struct engine *eng, const char *user, const json_t *body,

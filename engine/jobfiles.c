@@ -15,11 +15,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/engine.h"
+#include "engine/elog.h"
 #include "util/xalloc.h"
 
 #define MAX_DEPTH 128

@@ -1,10 +1,11 @@
 /*
- * launcher: worker starts' blocking system calls on a thread of their own
- * (see launcher.h). Owns the thread, the queue of requests it has not
- * taken, the queue of requests done and not given back, and the pipe that
- * wakes the loop when one is done. The thread blocks every signal (the
- * loop's self-pipe handlers stay on the loop's thread) and shares no state
- * with the engine but these queues, under one mutex.
+ * launcher: worker starts' blocking system calls on threads of their own
+ * (see launcher.h). Owns the threads, the queue of requests none has
+ * taken, the list of every request not given back in submission order
+ * (each marked finished once launched), and the pipe that wakes the loop
+ * when one is done. The threads block every signal (the loop's self-pipe
+ * handlers stay on the loop's thread) and share no state with the engine
+ * but these queues, under one mutex.
  */
 #include "engine/launcher.h"
 
@@ -31,16 +32,22 @@ struct queue {
     struct launch_req *head, *tail;
 };
 
+/* The most launch threads, and the fewest where there are any. */
+#define THREADS_MAX 8
+#define THREADS_MIN 2
+
 struct launcher {
     struct loop *loop;
     launcher_done_fn done;
     void *ctx;
-    pthread_t thread;
-    bool started;
+    pthread_t threads[THREADS_MAX];
+    size_t thread_count;
+    bool started; /* at least one thread runs */
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    struct queue todo, done_q; /* under mu */
-    bool stop;                 /* under mu */
+    struct queue todo;                    /* under mu: not taken by a thread */
+    struct launch_req *order, *order_end; /* under mu: not given back, by submission */
+    bool stop;                            /* under mu */
     int wake[2];               /* the thread writes a byte per request done; the loop reads */
     long delay_ms;             /* TRAINJOBD_TEST_LAUNCH_DELAY_MS: each launch waits (tests) */
 };
@@ -162,6 +169,12 @@ static void give_to(const char *dir, const struct runner_user *u, bool keep_dir)
 void launcher_run(struct launch_req *r)
 {
     for (size_t i = 0; r->mkdirs && r->mkdirs[i]; i++) {
+        /* Mostly there, or only the last component missing: one mkdir, not one per
+         * component (each takes its directory's lock, which other launches wait on). */
+        struct stat st;
+        if (mkdir(r->mkdirs[i], 0755) == 0 ||
+            (errno == EEXIST && stat(r->mkdirs[i], &st) == 0 && S_ISDIR(st.st_mode)))
+            continue;
         struct strbuf ignored = STRBUF_INIT; /* the shim says what it cannot use */
         file_mkdirs(r->mkdirs[i], 0755, &ignored);
         strbuf_free(&ignored);
@@ -186,6 +199,17 @@ void launcher_run(struct launch_req *r)
             cgroup_remove(r->cg, r->uid, r->cg_leaf);
     }
     cgroup_dirs_free(dirs);
+}
+
+/* Under mu: r joins the end of the submission order. */
+static void order_put(struct launcher *l, struct launch_req *r)
+{
+    r->next_in_order = NULL;
+    if (l->order_end)
+        l->order_end->next_in_order = r;
+    else
+        l->order = r;
+    l->order_end = r;
 }
 
 static void *thread_main(void *arg)
@@ -215,7 +239,7 @@ static void *thread_main(void *arg)
             launcher_run(r);
         }
         pthread_mutex_lock(&l->mu);
-        queue_put(&l->done_q, r);
+        r->finished = true;
         char byte = 1;
         /* A full pipe already says there is work; the loop drains the queue, not the bytes. */
         if (write(l->wake[1], &byte, 1) < 0 && errno != EAGAIN)
@@ -225,7 +249,10 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
-/* The loop's side: gives back every request done, in order. */
+/*
+ * The loop's side: gives back every request done, in submission order —
+ * those finished behind one still launching wait for it.
+ */
 static void on_wake(void *ctx, int fd, short revents)
 {
     (void)revents;
@@ -233,13 +260,29 @@ static void on_wake(void *ctx, int fd, short revents)
     char buf[256];
     while (read(fd, buf, sizeof buf) > 0)
         ;
+    struct queue got = {NULL, NULL};
     pthread_mutex_lock(&l->mu);
-    struct queue got = l->done_q;
-    l->done_q = (struct queue){NULL, NULL};
+    while (l->order && l->order->finished) {
+        struct launch_req *r = l->order;
+        l->order = r->next_in_order;
+        if (l->order == NULL)
+            l->order_end = NULL;
+        r->next_in_order = NULL;
+        queue_put(&got, r);
+    }
     pthread_mutex_unlock(&l->mu);
     struct launch_req *r;
     while ((r = queue_take(&got)) != NULL)
         l->done(l->ctx, r);
+}
+
+/* Twice the CPUs, within THREADS_MIN..THREADS_MAX. */
+static size_t thread_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN) * 2;
+    if (n < THREADS_MIN)
+        return THREADS_MIN;
+    return n > THREADS_MAX ? THREADS_MAX : (size_t)n;
 }
 
 struct launcher *launcher_new(struct loop *lp, launcher_done_fn done, void *ctx)
@@ -262,8 +305,12 @@ struct launcher *launcher_new(struct loop *lp, launcher_done_fn done, void *ctx)
     }
     sigset_t all, old;
     sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old); /* the thread inherits it: no signal lands there */
-    l->started = pthread_create(&l->thread, NULL, thread_main, l) == 0;
+    pthread_sigmask(SIG_BLOCK, &all, &old); /* the threads inherit it: no signal lands there */
+    size_t want = thread_count();
+    while (l->thread_count < want &&
+           pthread_create(&l->threads[l->thread_count], NULL, thread_main, l) == 0)
+        l->thread_count++;
+    l->started = l->thread_count > 0;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (l->started)
         loop_add_fd(lp, l->wake[0], POLLIN, on_wake, l);
@@ -277,8 +324,10 @@ void launcher_submit(struct launcher *l, struct launch_req *r)
         l->done(l->ctx, r);
         return;
     }
+    r->finished = false;
     pthread_mutex_lock(&l->mu);
     queue_put(&l->todo, r);
+    order_put(l, r);
     pthread_cond_signal(&l->cv);
     pthread_mutex_unlock(&l->mu);
 }
@@ -299,16 +348,18 @@ void launcher_free(struct launcher *l)
     if (l->started) {
         pthread_mutex_lock(&l->mu);
         l->stop = true;
-        pthread_cond_signal(&l->cv);
+        pthread_cond_broadcast(&l->cv);
         pthread_mutex_unlock(&l->mu);
-        pthread_join(l->thread, NULL);
+        for (size_t i = 0; i < l->thread_count; i++)
+            pthread_join(l->threads[i], NULL);
         loop_remove_fd(l->loop, l->wake[0]);
     }
-    struct launch_req *r;
-    while ((r = queue_take(&l->todo)) != NULL)
+    /* Every request not given back is in the order list, taken by a thread or not. */
+    while (l->order) {
+        struct launch_req *r = l->order;
+        l->order = r->next_in_order;
         launch_req_free(r);
-    while ((r = queue_take(&l->done_q)) != NULL)
-        launch_req_free(r);
+    }
     if (l->wake[0] >= 0)
         close(l->wake[0]);
     if (l->wake[1] >= 0)

@@ -47,7 +47,9 @@ struct launch_req {
     struct strbuf err;
     struct runner_launch *launch;
     bool cancelled;          /* launcher_cancel: not launched when the thread gets to it */
-    struct launch_req *next; /* the launcher's queues */
+    bool finished;           /* launched (or refused): may be given back */
+    struct launch_req *next; /* the launcher's queue of requests not taken */
+    struct launch_req *next_in_order; /* every request not given back, in submission order */
 };
 
 /* A request with nothing in it yet: the caller fills it with owned copies. */
@@ -68,7 +70,7 @@ void launcher_submit(struct launcher *l, struct launch_req *r);
  */
 void launcher_cancel(struct launcher *l, struct launch_req *r);
 /*
- * Stops the thread after the request it is on, and frees what was not given
+ * Stops the threads after the request each is on, and frees what was not given
  * back (unread launches let go without a kill: their starts are on disk, and
  * the next trainjobd adopts them).
  */

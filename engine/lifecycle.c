@@ -24,6 +24,8 @@
  * The scheduling passes are engine/schedpass.c's; what happens when a
  * worker ends or reports, engine/worker_ends.c's.
  */
+#include "engine/engine.h" /* the core's interface; its private half is state.h */
+
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -383,6 +385,7 @@ static void create_workers(struct engine *eng, struct ejob *job, int replicas)
         shimwatch_drop(eng, w, false);
         free(w->name), free(w->role), free(w->node), free(w->devices);
         free(w->create_time), free(w->start_time), free(w->finish_time);
+        worker_last_state_free(&w->last_state);
     }
     free(job->workers);
     job->workers = xcalloc((size_t)replicas, sizeof *job->workers);

@@ -61,6 +61,7 @@ static const struct field eworker_fields[] = {
     F_STR(struct eworker, create_time),
     F_STR(struct eworker, start_time),
     F_STR(struct eworker, finish_time),
+    F_SECTION(struct eworker, last_state, worker_last_state_type),
 };
 static const struct object_type eworker_type = SCHEMA_ELEM(struct eworker, eworker_fields);
 
@@ -182,6 +183,7 @@ json_t *workers_json(const struct ejob *job)
         wi.create_time = w->create_time;
         wi.start_time = w->start_time;
         wi.finish_time = w->finish_time;
+        wi.last_state = w->last_state; /* shared, not owned: wi is only encoded */
         json_array_append_new(arr, worker_info_to_json(&wi));
     }
     return arr;

@@ -344,6 +344,31 @@ int engine_job_create(struct engine *eng, const char *user, const char *ws, cons
     return 200;
 }
 
+/*
+ * The events of an update a person made: who changed the priority or the
+ * display name, from what to what (was_priority UNSPECIFIED, was_display
+ * NULL: not changed). A value set to what it was is no event.
+ */
+static void note_update(struct engine *eng, struct ejob *job, const char *user,
+                        enum priority was_priority, const char *was_display)
+{
+    char text[600];
+    struct job_event ev = {0};
+    ev.kind = EVENT_UPDATED;
+    ev.message = text;
+    if (was_priority != PRIORITY_UNSPECIFIED && was_priority != job->priority) {
+        snprintf(text, sizeof text, "priority %s → %s by %s",
+                 enum_name(&priority_names, (int)was_priority),
+                 enum_name(&priority_names, (int)job->priority), user);
+        engine_event(eng, job, &ev);
+    }
+    const char *now = job->display_is_name || !job->display_name ? job->name : job->display_name;
+    if (was_display && strcmp(was_display, now) != 0) {
+        snprintf(text, sizeof text, "display name '%s' → '%s' by %s", was_display, now, user);
+        engine_event(eng, job, &ev);
+    }
+}
+
 int engine_job_update(struct engine *eng, const char *user, const char *ws, const char *name,
                       const char *update_mask, const char *body, size_t body_len, json_t **reply,
                       struct api_error *err)
@@ -413,6 +438,8 @@ int engine_job_update(struct engine *eng, const char *user, const char *ws, cons
     /* Written as it will be first: a change the disk refuses is not made (503). */
     enum priority was_priority = job->priority;
     char *was_display = job->display_name;
+    char *was_display_text =
+        xstrdup(job->display_is_name || !job->display_name ? job->name : job->display_name);
     bool was_display_is_name = job->display_is_name;
     if (want_prio)
         job->priority = patch.scheduling.priority;
@@ -428,6 +455,7 @@ int engine_job_update(struct engine *eng, const char *user, const char *ws, cons
             job->display_name = was_display;
             job->display_is_name = was_display_is_name;
         }
+        free(was_display_text);
         rc = not_saved(eng, job, "update", &why, err);
         goto out;
     }
@@ -437,6 +465,9 @@ int engine_job_update(struct engine *eng, const char *user, const char *ws, cons
     stamp(&ejob_spec(eng, job)->update_time);
     engine_save(eng, job);
     engine_publish(eng, job);
+    note_update(eng, job, user, want_prio ? was_priority : PRIORITY_UNSPECIFIED,
+                want_name ? was_display_text : NULL);
+    free(was_display_text);
     if (want_prio)
         lifecycle_schedule_soon(eng);
     *reply = job_json(job);
@@ -471,13 +502,12 @@ static int batch_names(const char *body, size_t len, json_t **names, struct api_
 struct batch_act {
     const char *change; /* as messages name it */
     enum after_stop then;
-    const char *why;
+    const char *why;  /* "stopped by", completed with the user's name */
     const char *done; /* the per-name result */
 };
 
-static const struct batch_act stop_act = {"stop", AFTER_STOP_SUSPEND, "stopped by the user",
-                                          "STOPPING"};
-static const struct batch_act delete_act = {"delete", AFTER_STOP_DELETE, "deleted by the user",
+static const struct batch_act stop_act = {"stop", AFTER_STOP_SUSPEND, "stopped by", "STOPPING"};
+static const struct batch_act delete_act = {"delete", AFTER_STOP_DELETE, "deleted by",
                                             "DELETING"};
 
 /* Whether act changes job (a stop skips a job that has ended or is being deleted). */
@@ -495,7 +525,7 @@ static bool batch_acts_on(const struct batch_act *act, const struct ejob *job)
  * a 503 naming the first job the disk refused, nothing written.
  */
 static int batch_intents(struct engine *eng, const char *ws, json_t *names,
-                         const struct batch_act *act, struct api_error *err)
+                         const struct batch_act *act, const char *act_why, struct api_error *err)
 {
     struct strbuf why = STRBUF_INIT;
     struct ejob *refused = NULL, *first = NULL;
@@ -518,7 +548,7 @@ static int batch_intents(struct engine *eng, const char *ws, json_t *names,
         enum after_stop was = job->after_stop;
         char *was_reason = job->after_stop_reason;
         job->after_stop = act->then;
-        job->after_stop_reason = (char *)act->why; /* only read while written */
+        job->after_stop_reason = (char *)act_why; /* only read while written */
         int rc = engine_write_record(eng, job, &why);
         job->after_stop = was;
         job->after_stop_reason = was_reason;
@@ -559,9 +589,12 @@ static int batch(struct engine *eng, const char *user, const char *ws, const cha
             return rc;
         }
     }
+    /* Who asked, named in the job's events and its reason ("stopped by alice"). */
+    char *why = xasprintf("%s %s", act->why, user);
     /* All or nothing on disk too: every intent is saved, or the call is refused (503). */
-    if ((rc = batch_intents(eng, ws, names, act, err)) != 0) {
+    if ((rc = batch_intents(eng, ws, names, act, why, err)) != 0) {
         json_decref(names);
+        free(why);
         return rc;
     }
     json_t *results = json_array();
@@ -571,7 +604,7 @@ static int batch(struct engine *eng, const char *user, const char *ws, const cha
         struct ejob *job = name ? engine_find(eng, ws, name) : NULL;
         const char *outcome = "NOT_FOUND";
         if (job && batch_acts_on(act, job)) {
-            lifecycle_stop(eng, job, act->then, act->why);
+            lifecycle_stop(eng, job, act->then, why);
             outcome = act->done;
         } else if (job) {
             outcome = "SKIPPED";
@@ -579,6 +612,7 @@ static int batch(struct engine *eng, const char *user, const char *ws, const cha
         json_array_append_new(results, json_pack("{s:s?, s:s}", "name", name, "result", outcome));
     }
     json_decref(names);
+    free(why);
     *reply = json_pack("{s:o}", "results", results);
     return 200;
 }

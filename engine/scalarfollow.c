@@ -20,7 +20,7 @@
 
 #include "api/scalarpage.h"
 #include "api/tfevents.h"
-#include "engine/engine.h"
+#include "engine/elog.h"
 #include "engine/scalars.h"
 #include "engine/stream.h"
 #include "util/loop.h"

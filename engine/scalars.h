@@ -16,8 +16,11 @@
  * follow=true the reply is instead a stream of pages pushed as the job
  * writes (engine/scalarfollow.h), which holds the directory while it lasts.
  *
- * routes.c calls engine_job_scalars; the access rule is the logs' (every
- * member of the workspace may read every job's).
+ * routes.c calls engine_job_scalars, which is the engine core's
+ * (scalarjobs.c: it looks the job up); the access rule is the logs' (every
+ * member of the workspace may read every job's). The rest here reads a
+ * directory and knows no job, so the core and scalarfollow.c use it and it
+ * uses neither.
  */
 #ifndef ENGINE_SCALARS_H
 #define ENGINE_SCALARS_H
@@ -50,6 +53,16 @@ int engine_job_scalars(struct engine *eng, const char *user, const char *ws, con
 
 struct tfevents_dir;
 struct tfevents_stats;
+
+/* ?limit=BYTES: the default when absent, at most SCALARPAGE_MAX_LIMIT; -1 when not above 0. */
+long scalars_page_limit(const char *text);
+/* ?chart=BUCKETS: 0 when absent (every point), -1 when not in [2, SCALARPAGE_MAX_CHART]. */
+long scalars_chart_buckets(const char *text);
+/* An empty page (the directory is not there yet): the cursor stays as it was. */
+void scalars_empty_page(const char *log_path, const char *since, struct strbuf *out);
+/* The page of scalars below dir_fd from since, as JSON text into out; 200 or err's status. */
+int scalars_read_page(int dir_fd, const char *log_path, const char *since, long limit,
+                      unsigned chart, struct strbuf *out, struct api_error *err);
 
 /* What scalars_page read. */
 struct scalars_page_info {

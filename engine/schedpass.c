@@ -7,6 +7,8 @@
  * (requests.c, record.c, lifecycle.c, worker_ends.c); starts go to
  * lifecycle.c's start_job.
  */
+#include "engine/engine.h" /* the core's interface; its private half is state.h */
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

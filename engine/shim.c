@@ -435,6 +435,11 @@ static void close_child_fds(struct shim_args *a)
             close(*fds[i]);
         *fds[i] = -1;
     }
+    for (size_t i = 0; i < a->etc_count; i++) {
+        if (a->etc_fds[i] >= 0)
+            close(a->etc_fds[i]);
+        a->etc_fds[i] = -1;
+    }
 }
 
 /*
@@ -771,6 +776,7 @@ int main(int argc, char **argv)
     shim_open_binds(&a);
     if (a.sandbox)
         open_sandbox_fds(&a);
+    shim_open_etc(&a);
     struct argv_buf av = {NULL, 0, 0};
     shim_worker_argv(&a, &av);
     int fail[2];
@@ -873,6 +879,7 @@ int main(int argc, char **argv)
     }
     free(a.binds);
     free(a.cgroups);
+    free(a.etc_fds);
     free(lg.rotated);
     return 0;
 }

@@ -73,6 +73,10 @@ struct shim_args {
     int info_r;
     int ready_w; /* the init writes one byte once it takes signals */
     int ready_r;
+    /* Run as root for another user: per entry of /etc the sandbox shows, the
+     * opened file bwrap copies in (--file), or -1 where it binds the path. */
+    int *etc_fds;
+    size_t etc_count;
 };
 
 /* The log file and its rotation. */
@@ -112,6 +116,7 @@ void shim_worker_argv(const struct shim_args *a, struct argv_buf *av);
 void shim_check_mount_paths(const struct shim_args *a);
 void shim_resolve_volumes(struct shim_args *a);
 void shim_open_binds(struct shim_args *a);
+void shim_open_etc(struct shim_args *a);
 
 /* shim_log.c */
 bool shim_log_open(struct shim_log *lg, bool truncate);

@@ -71,6 +71,15 @@ static char *covered_cwd(const struct shim_args *a)
     return xasprintf("%s%s", best->dst, rest);
 }
 
+/* Pushes "--OPT N" for a descriptor. */
+static void argv_push_fd(struct argv_buf *av, const char *opt, int fd)
+{
+    char num[16];
+    snprintf(num, sizeof(num), "%d", fd);
+    argv_push(av, opt);
+    argv_push(av, num);
+}
+
 /* /bin, /sbin, /lib* as the host has them: symlinks stay symlinks, directories are bound. */
 static void sandbox_system_dirs(struct argv_buf *av)
 {
@@ -194,15 +203,63 @@ static const char *const etc_files[] = {"passwd",
                                         "pip.conf",
                                         "machine-id"};
 
-static void sandbox_etc(struct argv_buf *av, struct argv_buf *made)
+#define ETC_COUNT (sizeof(etc_files) / sizeof(etc_files[0]))
+/* The largest file of /etc copied into the sandbox rather than bound (ld.so.cache is ~100 KB). */
+#define ETC_COPY_MAX (4 << 20)
+
+/*
+ * Opens the entries of etc_files that bwrap may copy instead of bind: a
+ * regular file (symlinks followed, as a bind does) owned by root, readable
+ * by everyone, with no set-id bit, of at most ETC_COPY_MAX bytes. The worker reads the same
+ * bytes with the same owner and mode as through a bind, and cannot write
+ * either (it is not root); what it saves is bwrap's pass over the mount
+ * table for each bind. Directories and every other file stay binds.
+ */
+void shim_open_etc(struct shim_args *a)
 {
-    for (size_t i = 0; i < sizeof(etc_files) / sizeof(etc_files[0]); i++) {
+    if (!a->sandbox || !a->user.drop)
+        return;
+    a->etc_fds = xcalloc(ETC_COUNT, sizeof(*a->etc_fds));
+    a->etc_count = ETC_COUNT;
+    for (size_t i = 0; i < ETC_COUNT; i++) {
+        a->etc_fds[i] = -1;
         char path[PATH_MAX];
         snprintf(path, sizeof(path), "/etc/%s", etc_files[i]);
-        if (access(path, F_OK) != 0)
+        int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+        struct stat st;
+        if (fd < 0)
+            continue;
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0 &&
+            (st.st_mode & S_IROTH) && !(st.st_mode & (S_ISUID | S_ISGID)) &&
+            st.st_size <= ETC_COPY_MAX)
+            a->etc_fds[i] = fcntl(fd, F_DUPFD, 3); /* inherited by bwrap, which reads it */
+        close(fd);
+    }
+}
+
+static void sandbox_etc(const struct shim_args *a, struct argv_buf *av, struct argv_buf *made)
+{
+    for (size_t i = 0; i < ETC_COUNT; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof(path), "/etc/%s", etc_files[i]);
+        int fd = i < a->etc_count ? a->etc_fds[i] : -1;
+        if (fd < 0 && access(path, F_OK) != 0)
             continue;
         push_parents(av, made, path);
-        argv_push3(av, "--ro-bind-try", path, path);
+        if (fd >= 0) {
+            struct stat st;
+            char mode[8];
+            if (fstat(fd, &st) != 0)
+                st.st_mode = 0444;
+            /* Its permissions, never a set-id bit: the copy is root's in the sandbox. */
+            snprintf(mode, sizeof(mode), "%04o", (unsigned)(st.st_mode & 0777));
+            argv_push(av, "--perms");
+            argv_push(av, mode);
+            argv_push_fd(av, "--file", fd);
+            argv_push(av, path);
+        } else {
+            argv_push3(av, "--ro-bind-try", path, path);
+        }
     }
 }
 
@@ -224,15 +281,6 @@ static void sandbox_sys(struct argv_buf *av)
             argv_push(av, hidden[i]);
         }
     }
-}
-
-/* Pushes "--OPT N" for a descriptor. */
-static void argv_push_fd(struct argv_buf *av, const char *opt, int fd)
-{
-    char num[16];
-    snprintf(num, sizeof(num), "%d", fd);
-    argv_push(av, opt);
-    argv_push(av, num);
 }
 
 /*
@@ -291,7 +339,7 @@ void shim_worker_argv(const struct shim_args *a, struct argv_buf *av)
     struct argv_buf made_dirs = {NULL, 0, 0};
     struct argv_buf *made = a->user.drop ? &made_dirs : NULL;
     if (a->user.drop)
-        sandbox_etc(av, made);
+        sandbox_etc(a, av, made);
     else
         argv_push3(av, "--ro-bind", "/etc", "/etc");
     sandbox_system_dirs(av);

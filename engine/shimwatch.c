@@ -14,6 +14,8 @@
  * A callback into worker_ends.c is always the last thing a handler does: it
  * may drop the watch, or free the job.
  */
+#include "engine/engine.h" /* the core's interface; its private half is state.h */
+
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>

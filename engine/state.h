@@ -4,8 +4,14 @@
  * table), record.c (persistence, events), watch.c (watch streams),
  * requests.c and queries.c (the requests), lifecycle.c (starting and
  * stopping workers), schedpass.c (scheduling passes), worker_ends.c (worker
- * ends and fault decisions) and shimwatch.c. Nothing outside engine/ sees
- * these structs.
+ * ends and fault decisions), shimwatch.c, ejobspec.c and scalarjobs.c. Nothing
+ * outside engine/ sees these structs.
+ *
+ * Those files are one module, the engine core: engine.h is its interface
+ * (each of them opens with it) and this header its private half. They call
+ * each other freely; the modules they use (jobfiles, scalars, scalarfollow,
+ * stream, store, runner, elog, …) never call back into them, which
+ * scripts/check-cycles.sh -m checks.
  */
 #ifndef ENGINE_STATE_H
 #define ENGINE_STATE_H
@@ -60,6 +66,7 @@ struct eworker {
     char *create_time;
     char *start_time;
     char *finish_time;
+    struct worker_last_state last_state; /* its last end of its own, and the fault decision */
 };
 
 struct kill_ctx;

@@ -6,6 +6,8 @@
  * workers after a restart of trainjobd. Called by engine.c (inotify),
  * engine/shimwatch (reports and ends) and requests.c (node marks).
  */
+#include "engine/engine.h" /* the core's interface; its private half is state.h */
+
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,6 +233,14 @@ static void apply_fault(struct engine *eng, struct ejob *job, struct eworker *w,
     ev.node = w->node;
     ev.message = d.text;
     engine_event(eng, job, &ev);
+    /* The last state keeps the decision beside the exit (worker_end set the rest). */
+    struct worker_last_state *ls = &w->last_state;
+    ls->has_rule = ev.has_rule;
+    ls->rule = ev.rule;
+    free(ls->action);
+    ls->action = xstrdup(ev.action);
+    free(ls->message);
+    ls->message = xstrdup(d.text);
     if (d.mark_node && w->node)
         lifecycle_mark_node(eng, job, w->node, NULL);
     job->restarts = d.restarts_used_after;
@@ -331,12 +341,28 @@ void lifecycle_start_failed(struct engine *eng, struct ejob *job, struct eworker
 static void worker_end(struct engine *eng, struct ejob *job, struct eworker *w, int exit_code,
                        const char *why);
 
-/* Why trainjobd ended a job's workers, as the worker's end event says it. */
-static const char *stop_cause(enum after_stop a)
+/*
+ * w's end of its own becomes its last state (apply_fault adds the decision).
+ * Ends trainjobd caused are not kept: they would hide the failure behind them.
+ */
+static void note_last_state(struct eworker *w, int exit_code, const char *meaning)
 {
-    switch (a) {
-    case AFTER_STOP_SUSPEND:
-        return "stopped by the user";
+    struct worker_last_state *ls = &w->last_state;
+    worker_last_state_free(ls);
+    ls->present = true;
+    ls->has_exit_code = true;
+    ls->exit_code = exit_code;
+    ls->exit_reason = meaning ? xstrdup(meaning) : NULL;
+    ls->start_time = w->start_time ? xstrdup(w->start_time) : NULL;
+    ls->finish_time = w->finish_time ? xstrdup(w->finish_time) : NULL;
+}
+
+/* Why trainjobd ended a job's workers, as the worker's end event says it. */
+static const char *stop_cause(const struct ejob *job)
+{
+    switch (job->after_stop) {
+    case AFTER_STOP_SUSPEND: /* "stopped by alice": the request's reason names who */
+        return job->after_stop_reason ? job->after_stop_reason : "stopped by the user";
     case AFTER_STOP_RESTART:
         return "stopped: the job restarts";
     case AFTER_STOP_REQUEUE:
@@ -407,16 +433,18 @@ static void worker_end(struct engine *eng, struct ejob *job, struct eworker *w, 
     /* An end we asked for (the job stops, restarts, is preempted or deleted) is no failure. */
     w->stopped = exit_code != 0 && job->after_stop != AFTER_STOP_NONE;
     set_time(&w->finish_time);
+    const char *meaning = why ? why : fault_exit_meaning(exit_code);
+    if (!w->stopped)
+        note_last_state(w, exit_code, meaning);
     struct job_event ev = {0};
     ev.kind = EVENT_WORKER;
     ev.worker = w->name;
     ev.has_exit_code = !w->stopped;
     ev.exit_code = exit_code;
     ev.node = w->node;
-    const char *meaning = why ? why : fault_exit_meaning(exit_code);
     char text[300];
     if (w->stopped)
-        snprintf(text, sizeof text, "%s %s (exit %d)", w->name, stop_cause(job->after_stop),
+        snprintf(text, sizeof text, "%s %s (exit %d)", w->name, stop_cause(job),
                  exit_code);
     else
         snprintf(text, sizeof text, "%s exited %d%s%s%s", w->name, exit_code, meaning ? " (" : "",

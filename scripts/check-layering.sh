@@ -7,9 +7,15 @@
 #   engine   util and api; no curses, no curl
 #   tui      anything but cli/
 #   cli      util, api and tui/tui.h (the full-screen programs' entry points) only
-# usage: scripts/check-layering.sh [ROOT]   exits 1 and names each violation
+# and, given the build's objects, that no circle closes inside a folder
+# (scripts/check-cycles.sh, by the functions each object uses): engine/
+# and api/ between modules (the engine core is one, engine.h its
+# interface; each driver registers in api/drivers.c instead of backend.c
+# knowing it), tui/ and cli/ between objects.
+# usage: scripts/check-layering.sh [ROOT [BUILD_DIR]]   exits 1 and names each violation
 set -u
 root=${1:-.}
+build=${2:-}
 status=0
 
 # forbid DIR REGEX WHY [ALLOWED]: no file under ROOT/DIR may have an include
@@ -36,4 +42,10 @@ forbid engine "$curses|curl/|(\.\./)?(widgets|tui|cli|themes)/" "engine/ has no 
 forbid tui "(\.\./)?cli/" "tui/ is entered from cli/, never the other way"
 forbid cli "$curses|(\.\./)?(widgets|themes|engine|tui)/" \
     "cli/ uses api/, util/ and only tui/tui.h of tui/" '(\.\./)?tui/tui\.h'
+if [ -n "$build" ]; then
+    here=$(cd "$(dirname "$0")" && pwd)
+    (cd "$root" && "$here/check-cycles.sh" -m "$build" engine) || status=1
+    (cd "$root" && "$here/check-cycles.sh" -m "$build" api) || status=1
+    (cd "$root" && "$here/check-cycles.sh" "$build" tui cli) || status=1
+fi
 exit $status

@@ -74,6 +74,8 @@ need_cmd dh debhelper
 need_cmd lintian lintian
 need_cmd fakeroot fakeroot
 need_cmd systemd-analyze systemd
+# tests/deb.test.sh installs the package with apt into a fresh Debian 12 root
+need_cmd mmdebstrap mmdebstrap
 fi
 if [ "${1:-}" = "--fuzz" ]; then
     need_cmd clang clang

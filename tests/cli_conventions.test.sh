@@ -183,8 +183,8 @@ if awk 'NR > 1 && !/^\{.*\}$/ { bad = 1 } END { exit bad }' "$TMP/w.json"; then
 else fail "watch -o json: one object per line" "$(head -c 600 "$TMP/w.json")"; fi
 wait_grep 20 "$TMP/w.table" "SUSPENDED" && pass "the table watch prints a line per change" ||
     fail "the table watch prints a line per change" "$(cat "$TMP/w.table")"
-wait_grep 20 "$TMP/w.events" "stopped by the user" && pass "get events -w prints the new event" ||
-    fail "get events -w prints the new event" "$(cat "$TMP/w.events")"
+wait_grep 20 "$TMP/w.events" "stopped by $ME" && pass "get events -w prints the new event, naming who stopped it" ||
+    fail "get events -w prints the new event, naming who stopped it" "$(cat "$TMP/w.events")"
 wait_grep 20 "$TMP/w.workers" '"exit_code":143' && pass "get workers -w prints the worker's change" ||
     fail "get workers -w prints the worker's change" "$(cat "$TMP/w.workers")"
 [ "$(grep -c NAME "$TMP/w.table")" -eq 1 ] && pass "the table watch prints its head once" ||

@@ -92,3 +92,13 @@ echo
 echo "Parity table ($(($(date +%s) - t0)) s):"
 cf_table $BACKENDS | tee "$TMP/table.md"
 [ -z "${CONFORMANCE_TABLE:-}" ] || cp "$TMP/table.md" "$CONFORMANCE_TABLE"
+# The README shows the table of every backend: it must be this run's
+# (scripts/readme-parity.sh TABLE writes a new one into README.md).
+if [ "$BACKENDS" = "trainjobd slurm acp" ] && [ -z "${CONFORMANCE_SCENARIOS:-}" ]; then
+    if scripts/readme-parity.sh --check "$TMP/table.md" >"$TMP/parity.diff" 2>&1; then
+        pass "README's parity table is the one this run produced"
+    else
+        fail "README's parity table is the one this run produced" \
+            "$(cat "$TMP/parity.diff"); refresh it: make conformance && scripts/readme-parity.sh build/conformance.md"
+    fi
+fi

@@ -114,7 +114,7 @@ see "...then says it is stopping" "stopping 1 job"
 see "...the job stops" "SUSPENDED" 20
 gone "...and 'stopping 1 job' goes with it" "stopping 1 job"
 keys Enter
-see "the job screen's state history says who stopped it" "SUSPENDED  stopped by the user" 10
+see "the job screen's state history says who stopped it" "SUSPENDED  stopped by $ME" 10
 keys Escape
 keys S
 see "S starts it again" "RUNNING" 20

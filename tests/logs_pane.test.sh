@@ -169,7 +169,7 @@ see "the stopped job's screen opens" "master-0" 10
 see_row "...its worker Stopped" "master-0" "Stopped"
 gone "...not Failed" "Failed"
 see_row "...its last exit told as a stop" "Stopped" "143 stopped"
-see "...and its events say why" "master-0 stopped by the user (exit 143)" 10
+see "...and its events say why" "master-0 stopped by $ME (exit 143)" 10
 run tj start sleeper
 wait_state sleeper RUNNING
 expect_grep "start runs it again" "$TMP/out" '"state": "RUNNING"'

@@ -106,6 +106,26 @@ as_user "$TJ_ALICE" "$TRAINJOB_BIN" --endpoint "http+unix://$SOCK" --workspace d
     >"$TMP/cat_out" 2>&1
 check "...and trainjob get catalog prints it" grep -q "^Your jobs run as $TJ_ALICE (uid $ALICE_UID)" "$TMP/cat_out"
 
+# --- /etc in her sandbox: the host's bytes and modes, no bind per file ---
+# Its files are copied in (bwrap --file) rather than bound one by one: each
+# bind costs bubblewrap a pass over the mount table. She reads what the host
+# has, with the host's mode and owner; only its directories are mounts.
+ETC_PROBE='cat /etc/passwd; echo "mode $(stat -L -c %a:%u /etc/passwd /etc/hosts | paste -sd,)"
+n=0
+for m in $(awk '"'"'$5 ~ /^\/etc\// {print $5}'"'"' /proc/self/mountinfo); do [ -f "$m" ] && n=$((n + 1)); done
+echo "file-mounts $n"'
+as_api "$TJ_ALICE" POST "$JOBS?training_job_name=aliceetc" "$(job_json aliceetc "$ETC_PROBE")"
+check "tj-alice submits a job that reads /etc" test "$code" = 200
+check "...it runs" wait_for aliceetc .state SUCCEEDED 30
+log aliceetc
+check "...and reads every line of the host's /etc/passwd, hers included" \
+    sh -c "test \"\$(grep -Fxc -f /etc/passwd '$TMP/log')\" -ge \"\$(wc -l </etc/passwd)\" &&
+        grep -q '^$TJ_ALICE:' '$TMP/log'"
+check "...with the host's mode and owner" grep -qx \
+    "mode $(stat -L -c %a:%u /etc/passwd /etc/hosts | paste -sd,)" "$TMP/log"
+check "...and no file of /etc is a mount of its own (one bwrap pass over the mounts each)" \
+    grep -qx "file-mounts 0" "$TMP/log"
+
 # --- SSH keys: hers to read, in a directory root writes again at every start ---
 # (a directory of hers would let her plant a symlink for root to write through)
 SSHK=/sensecore/compute/acp/ssh/ssh_config

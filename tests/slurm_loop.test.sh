@@ -14,11 +14,12 @@ export LANG=C.UTF-8 LC_ALL=C.UTF-8
 
 . tests/slurm/suite.sh
 SESSION="tj-slurmloop-$$"
-tmux() { command tmux -S "$TMP/tmux.sock" "$@"; }
+TUI_ENGINE=none # the cluster is the backend
+. tests/tui.sh
 REST_PID=
 cleanup() {
     [ -n "$REST_PID" ] && kill -CONT "$REST_PID" 2>/dev/null
-    tmux kill-server 2>/dev/null
+    tui_cleanup
     slurm_stop
     rm -rf "$TMP"
 }
@@ -60,18 +61,6 @@ roles:
 EOF
 }
 
-# screen_has TEXT TENTHS: until the pane shows TEXT, polling every 0.1 s
-screen_has() {
-    n=0
-    while [ $n -lt "$2" ]; do
-        tmux capture-pane -t "$SESSION" -p >"$TMP/screen" 2>/dev/null
-        grep -qF "$1" "$TMP/screen" && return 0
-        sleep 0.1
-        n=$((n + 1))
-    done
-    return 1
-}
-
 job_file slow
 run tj submit -f "$TMP/slow.yaml"
 expect_rc "a job is submitted" 0
@@ -84,8 +73,8 @@ expect_grep "a token file that is a symlink is refused, naming it" "$TMP/err" "t
 run tj submit -f "$TMP/slow.yaml"
 expect_grep "...a second create of the name is refused by its directory" "$TMP/err" "already used in workspace default"
 
-tmux new-session -d -s "$SESSION" -x 140 -y 30 \
-    "env TRAINJOB_CONFIG='$TRAINJOB_CONFIG' TRAINJOB_HTTP_STATS='$TMP/stats' LANG=C.UTF-8 TERM=tmux-256color '$TRAINJOB_BIN' top --refresh 1; sleep 60"
+TUI_ENV="TRAINJOB_CONFIG='$TRAINJOB_CONFIG' TRAINJOB_HTTP_STATS='$TMP/stats' LANG=C.UTF-8"
+start_tui 140 30 "top --refresh 1"
 if screen_has "RUNNING" 300 && grep -q "slow" "$TMP/screen"; then
     pass "top lists the running job"
 else
@@ -148,7 +137,7 @@ if [ -n "$c" ] && [ -n "$s" ] && [ "$s" -gt 0 ] && [ $((c * 60 / s)) -le 90 ]; t
 else
     fail "...at most about one list call a second" "calls=$c seconds=$s"
 fi
-tmux kill-server 2>/dev/null
+tui_cleanup
 
 # a token_command that hangs: killed after 10 s, the error says so and names it
 start=$(date +%s)

@@ -29,6 +29,7 @@
 #include "api/http.h"
 #include "api/jobfile.h"
 #include "api/jobspec_json.h"
+#include "api/uhttp.h"
 #include "api/validate.h"
 #include "util/buildinfo.h"
 #include "util/strbuf.h"

@@ -432,6 +432,54 @@ static void duration_is_the_time_running(void **state)
     jobstore_free(s);
 }
 
+/*
+ * TIME is running time: back in the queue after a 17 s run, it says 17s, not
+ * the 8 minutes since the run started (issue 22).
+ */
+static void time_stops_while_not_running(void **state)
+{
+    (void)state;
+    struct jobstore *s = jobstore_new();
+    int64_t now = time_now_ms();
+    char start[TIMEFMT_RFC3339_LEN], update[TIMEFMT_RFC3339_LEN], created[TIMEFMT_RFC3339_LEN];
+    time_rfc3339(now - 9 * 60000LL, created);
+    time_rfc3339(now - 8 * 60000LL - 17000, start);
+    time_rfc3339(now - 8 * 60000LL, update);
+    struct jobspec j;
+    jobspec_init(&j);
+    j.name = j.uid = (char *)"requeued";
+    j.state = JOB_STATE_QUEUEING;
+    j.roles = &role;
+    j.role_count = 1;
+    j.create_time = created;
+    j.start_time = start;
+    j.update_time = update;
+    jobstore_put(s, &j);
+    j.name = j.uid = (char *)"restarting";
+    j.state = JOB_STATE_RESTARTING;
+    jobstore_put(s, &j);
+    struct term t;
+    struct monitor *m = detached(s, &t);
+    struct screen *v = jobs_view_new(m);
+    char text[16384];
+    draw(v);
+    screen_text(text, sizeof text);
+    for (int k = 0; k < 2; k++) {
+        char *line = strstr(text, k == 0 ? "requeued " : "restarting ");
+        assert_non_null(line);
+        char *nl = strchr(line, '\n');
+        char keep = *nl;
+        *nl = '\0';
+        assert_non_null(strstr(line, " 9m"));  /* AGE */
+        assert_non_null(strstr(line, " 17s")); /* TIME: the run, not since its start */
+        assert_null(strstr(line, " 8m"));
+        *nl = keep;
+    }
+    v->ops->destroy(v);
+    monitor_free_detached(m);
+    jobstore_free(s);
+}
+
 /* The columns file: chosen and ordered; a bad one is named by file:line, defaults kept. */
 static void columns_file_chooses_and_orders(void **state)
 {
@@ -654,6 +702,7 @@ int main(void)
         cmocka_unit_test(id_only_while_a_job_has_a_scheduler_id),
         cmocka_unit_test(display_name_filter_while_left_out),
         cmocka_unit_test(duration_is_the_time_running),
+        cmocka_unit_test(time_stops_while_not_running),
         cmocka_unit_test(unknown_states_as_the_server_said_them),
         cmocka_unit_test(columns_file_chooses_and_orders),
         cmocka_unit_test(several_contexts_in_one_view),

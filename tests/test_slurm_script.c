@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "api/fault.h"
+#include "api/slurm_priv.h"
 #include "api/slurm_script.h"
 #include "engine/worker_env.h"
 #include "util/strbuf.h"
@@ -645,6 +646,61 @@ static void test_hostile_state(void **state)
     jobspec_free(&job);
 }
 
+/*
+ * A worker's last state (issue 22): the supervisor keeps its last end of its
+ * own and the fault decision in its record, "last", and reads it back after a
+ * requeue; the driver's reader turns it into worker_info.last_state.
+ */
+static void test_last_state(void **state)
+{
+    (void)state;
+    struct jobspec job;
+    make_job(&job, FRAMEWORK_PYTORCH_DDP, 2);
+    add_rule(&job, "201", FT_ACTION_RESTART_POD, false);
+    job.fault_tolerance.has_backoff_limit = true;
+    job.fault_tolerance.backoff_limit = 3;
+    char *path = render_to_file(&job, &site);
+    char *jd = xasprintf("%s/last", tmpdir);
+    char *cmd = xasprintf("mkdir -p '%s/workers'", jd);
+    assert_int_equal(system(cmd), 0);
+    struct strbuf body = STRBUF_INIT, out = STRBUF_INIT;
+    strbuf_addf(&body,
+                "TJ_JOBDIR='%s'; TJ_NODE_1=n2 TJ_PHASE_1=Failed TJ_RESTARTS_1=0 TJ_EXIT_1=201 "
+                "TJ_SIG_1= TJ_STARTED_1=2026-01-01T00:00:00Z TJ_ENDED_1=2026-01-01T00:00:05Z "
+                "TJ_ATTEMPT_1=1 TJ_LAST_1=; tj_decide 201 0 worker-0; "
+                "TJ_RULE_1=$TJ_D_RULEDESC; tj_last 1 201 decided; tj_record 1; "
+                "TJ_PHASE_1=Running TJ_EXIT_1= TJ_ATTEMPT_1=2; tj_record 1; "
+                "tj_read_last \"$TJ_JOBDIR/workers/worker-0.json\"; printf '%%s' \"$TJ_R\"",
+                jd);
+    assert_int_equal(run_functions(path, strbuf_str(&body), &out), 0);
+    /* Read back as a requeued supervisor does: the whole object. */
+    json_t *last = json_loads(strbuf_str(&out), 0, NULL);
+    assert_non_null(last);
+    assert_int_equal(json_integer_value(json_object_get(last, "exit_code")), 201);
+    assert_int_equal(json_integer_value(json_object_get(last, "rule")), 1);
+    assert_string_equal(json_string_value(json_object_get(last, "action")), "RESTART_POD");
+    json_decref(last);
+    /* As the driver reads it, running again. */
+    struct worker_list wl = {0};
+    assert_int_equal(slurm_workers_from_dir(jd, getuid(), &wl), 1);
+    const struct worker_last_state *ls = &wl.workers[0].last_state;
+    assert_true(ls->present);
+    assert_string_equal(worker_phase_text(&wl.workers[0]), "Running");
+    assert_int_equal(ls->exit_code, 201);
+    assert_true(ls->has_rule);
+    assert_int_equal(ls->rule, 1);
+    assert_string_equal(ls->action, "RESTART_POD");
+    assert_string_equal(ls->finish_time, "2026-01-01T00:00:05Z");
+    assert_non_null(strstr(ls->message, "restarting worker-0"));
+    worker_list_free(&wl);
+    strbuf_free(&body);
+    strbuf_free(&out);
+    free(cmd);
+    free(jd);
+    free(path);
+    jobspec_free(&job);
+}
+
 /* Every event line is one JSON object, whatever the message holds. */
 static void test_event_json(void **state)
 {
@@ -895,7 +951,7 @@ int main(void)
         cmocka_unit_test(test_launcher),          cmocka_unit_test(test_gaps),
         cmocka_unit_test(test_hostile_state),     cmocka_unit_test(test_event_json),
         cmocka_unit_test(test_outcome),           cmocka_unit_test(test_mounts),
-        cmocka_unit_test(test_steady_helpers),
+        cmocka_unit_test(test_steady_helpers),    cmocka_unit_test(test_last_state),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

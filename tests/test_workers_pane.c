@@ -114,7 +114,7 @@ static void test_exit_meanings(void **state)
     draw(p);
     char *header = row(0);
     assert_non_null(strstr(header, "NAME"));
-    assert_non_null(strstr(header, "LAST EXIT"));
+    assert_non_null(strstr(header, "LAST STATE"));
     free(header);
     assert_true(find_row("137 killed (SIGKILL/OOM)", NULL) >= 0);
     assert_true(find_row("139 segfault (SIGSEGV)", NULL) >= 0);
@@ -127,6 +127,45 @@ static void test_exit_meanings(void **state)
     struct worker_info running = {.name = "worker-9"};
     workers_pane_exit_text(&running, buf, sizeof buf);
     assert_string_equal(buf, "-");
+    workers_pane_free(p);
+    worker_list_free(&wl);
+}
+
+/*
+ * A worker running again after a failure keeps its last state beside its
+ * phase: the exit, the action and rule that decided, and how long ago
+ * (issue 22: the pane showed "Running 0 -" and the exit 1 was gone).
+ */
+static void test_last_state(void **state)
+{
+    struct worker_list wl = {xcalloc(2, sizeof(struct worker_info)), 2};
+    worker(&wl.workers[0], "master-0", WORKER_RUNNING, -1);
+    struct worker_last_state *ls = &wl.workers[0].last_state;
+    ls->present = ls->has_exit_code = true;
+    ls->exit_code = 1;
+    ls->action = xstrdup("RESTART_JOB");
+    ls->finish_time = xstrdup("2026-01-01T00:00:20Z");
+    worker(&wl.workers[1], "worker-0", WORKER_RUNNING, -1);
+    ls = &wl.workers[1].last_state;
+    ls->present = ls->has_exit_code = ls->has_rule = true;
+    ls->exit_code = 201;
+    ls->rule = 1;
+    ls->action = xstrdup("RESTART_POD");
+    ls->finish_time = xstrdup("2026-01-01T00:00:00Z");
+
+    struct workers_pane *p = workers_pane_new();
+    int64_t now = INT64_C(1767225600000) + 60000; /* 2026-01-01T00:01:00Z */
+    workers_pane_set_workers(p, &wl, now);
+    draw(p);
+    int col = 0;
+    assert_true(find_row("exit 1 (RESTART_JOB, default rule)", &col) >= 0);
+    assert_true(find_row("exit 201 (RESTART_POD, rule 1) 1m ago", NULL) >= 0);
+    char buf[128];
+    workers_pane_last_text(&wl.workers[0], now, buf, sizeof buf);
+    assert_string_equal(buf, "exit 1 (RESTART_JOB, default rule) 40s ago");
+    int y = find_row("master-0", NULL);
+    assert_int_equal(attr_at(y, col) & widget_palette_mono()->warning,
+                     widget_palette_mono()->warning);
     workers_pane_free(p);
     worker_list_free(&wl);
 }
@@ -228,6 +267,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exit_meanings),
         cmocka_unit_test(test_exit_in_error_role),
+        cmocka_unit_test(test_last_state),
         cmocka_unit_test(test_sanitized),
         cmocka_unit_test(test_thousand_workers),
     };

@@ -73,9 +73,12 @@ start_wizard() {
 
 screen() { tmux capture-pane -t "$SESSION" -p >"$TMP/screen"; }
 # wait_screen TEXT [SECONDS]: up to SECONDS (5) for TEXT to show
-wait_screen() {
+wait_screen() { screen_has "$1" $((${2:-5} * 10)); }
+# screen_has TEXT TENTHS: up to TENTHS tenths of a second for TEXT to show (a
+# bound below a second: "acted on within 0.5 s" is screen_has TEXT 5)
+screen_has() {
     n=0
-    limit=$((${2:-5} * 10))
+    limit=$2
     while [ $n -lt $limit ]; do
         screen
         grep -qF -- "$1" "$TMP/screen" && return 0

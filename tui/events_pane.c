@@ -66,6 +66,8 @@ static const char *kind_word(enum job_event_kind k)
         return "started";
     case EVENT_WORKER:
         return "worker";
+    case EVENT_UPDATED:
+        return "updated";
     case EVENT_UNSPECIFIED:
         break;
     }

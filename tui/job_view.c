@@ -461,10 +461,23 @@ static void pane_title(struct job_view *v, enum pane p, char *buf, size_t size)
 {
     const struct job_row *r = v->row;
     switch (p) {
-    case PANE_WORKERS:
+    case PANE_WORKERS: {
+        /* The cursor's worker's last state in full: at 80 columns its cell is cut. */
+        const struct worker_info *sel = workers_pane_selected(v->workers);
+        if (sel && sel->last_state.present) {
+            char last[200], name[64];
+            workers_pane_last_text(sel, time_now_ms(), last, sizeof last);
+            struct strbuf sb = STRBUF_INIT;
+            utf8_sanitize(&sb, sel->name ? sel->name : "", sel->name ? strlen(sel->name) : 0, 0);
+            snprintf(name, sizeof name, "%s", strbuf_str(&sb));
+            strbuf_free(&sb);
+            snprintf(buf, size, "Workers %zu · %s last: %s", r ? r->workers.count : 0, name, last);
+            return;
+        }
         snprintf(buf, size, "Workers %zu%s", r ? r->workers.count : 0,
                  v->focus == PANE_WORKERS ? " · Enter: logs · a: all workers" : "");
         return;
+    }
     case PANE_EVENTS:
         snprintf(buf, size, "Events %zu%s", events_pane_count(v->events),
                  events_pane_following(v->events) ? "" : " · scrolled (End: newest)");

@@ -88,7 +88,8 @@ struct jobs_view {
     bool default_cols; /* no choice of columns made (no file): CONTEXT goes first */
     bool faulty_only;
     bool mine_only; /* only the rows whose creator is monitor_user */
-    int64_t now_ms; /* ages are taken once per refresh, so a frame is consistent */
+    int64_t now_ms; /* ages are taken once per refresh or tick, so a frame is consistent */
+    uint64_t tick;  /* the timer that moves now_ms when an AGE or TIME cell's text changes */
     char title[128];
     /*
      * The columns: the user's choice in order (`C`, ~/.config/trainjob/columns),
@@ -437,6 +438,59 @@ static bool place_columns(struct jobs_view *v, bool force)
     return true;
 }
 
+/* When an age counted from since (unix ms) next shows another text: "12s" a second on, "3m" a
+ * minute on (the unit time_age shows it in). */
+static int64_t age_changes_at(int64_t since, int64_t now)
+{
+    int64_t d = now > since ? now - since : 0;
+    int64_t unit = d < 60000 ? 1000 : d < 3600000 ? 60000 : d < 86400000 ? 3600000 : 86400000;
+    return since + (d / unit + 1) * unit;
+}
+
+/*
+ * The tick: the ages move on; the table writes only the lines whose text
+ * changed. The next tick is armed when the view is drawn: the rows may be
+ * stale here (the store changes before the frame rebuilds them), and a view
+ * under the job screen need not tick.
+ */
+static void on_tick(void *ctx)
+{
+    struct jobs_view *v = ctx;
+    v->tick = 0;
+    v->now_ms = time_now_ms();
+    v->base.dirty = true;
+    monitor_dirty(v->base.app);
+}
+
+/*
+ * Arms the tick for the first moment an AGE or a running TIME cell of the
+ * rows changes its text (a row a day old waits an hour, not a second); no
+ * rows that age, no timer.
+ */
+static void arm_tick(struct jobs_view *v)
+{
+    struct loop *lp = v->base.app ? monitor_loop(v->base.app) : NULL;
+    if (lp == NULL)
+        return;
+    if (v->tick)
+        loop_cancel(lp, v->tick);
+    v->tick = 0;
+    int64_t now = v->now_ms, first = INT64_MAX;
+    for (size_t i = 0; i < v->count; i++) {
+        const struct job_row *r = v->rows[i];
+        if (r->created_ms >= 0) {
+            int64_t t = age_changes_at(r->created_ms, now);
+            first = t < first ? t : first;
+        }
+        if (r->started_ms >= 0 && r->ended_ms == -1) {
+            int64_t t = age_changes_at(r->started_ms, now);
+            first = t < first ? t : first;
+        }
+    }
+    if (first != INT64_MAX)
+        v->tick = loop_add_timer(lp, first - now + 1, on_tick, v);
+}
+
 /* The rows the table shows, from the store (every context's, in a view over several). */
 static void rebuild(struct jobs_view *v)
 {
@@ -470,6 +524,7 @@ static void rebuild(struct jobs_view *v)
     if (!place_columns(v, false))
         table_refresh(v->table);
     v->base.dirty = true;
+    arm_tick(v);
 }
 
 /* ---- the screen ------------------------------------------------------------ */
@@ -479,6 +534,10 @@ static void jv_draw(struct screen *s, WINDOW *w, int y, int x, int h, int wd, bo
     struct jobs_view *v = view(s);
     if (full)
         table_invalidate(v->table);
+    if (v->tick == 0) { /* ticked, or back on top: the ages as of now, and the next tick */
+        v->now_ms = time_now_ms();
+        arm_tick(v);
+    }
     table_set_height(v->table, h);
     struct widget *tw = table_widget(v->table);
     tw->ops->draw(tw, w, y, x, wd, true);
@@ -921,6 +980,8 @@ static size_t jv_hints(struct screen *s, const char *const **pairs)
 static void jv_destroy(struct screen *s)
 {
     struct jobs_view *v = view(s);
+    if (v->tick) /* armed only on a loop: the app is still there */
+        loop_cancel(monitor_loop(s->app), v->tick);
     table_free(v->table);
     free(v->rows);
     free(v->ctx_of);

@@ -294,8 +294,8 @@ static int32_t catalog_devices(const struct catalog *cat, const struct job_row *
 
 /*
  * When the job's last run ended: its complete time (succeeded, failed) or
- * suspend time (suspended), its last update when deleted; -1 while it runs
- * (or never ran); JOB_ROW_END_UNKNOWN when it ended at a time not told. A
+ * suspend time (suspended), its last update in any other state but RUNNING
+ * (queued again, restarting, stopping, deleted); -1 while it runs (or never ran); JOB_ROW_END_UNKNOWN when it ended at a time not told. A
  * stamp older than the start is of an earlier run, not this one's end.
  */
 static int64_t run_end_ms(const struct jobspec *job, int64_t started)
@@ -315,8 +315,13 @@ static int64_t run_end_ms(const struct jobspec *job, int64_t started)
     case JOB_STATE_DELETED:
         end = job->update_time;
         break;
-    default:
+    case JOB_STATE_RUNNING:
         return -1;
+    default:
+        /* Back in the queue, restarting, stopping: the run ended when the state last
+         * changed (TIME is running time; it stops while the job does not run). */
+        end = job->update_time;
+        break;
     }
     int64_t ms = end ? time_parse_rfc3339(end) : -1;
     return ms >= started ? ms : JOB_ROW_END_UNKNOWN;

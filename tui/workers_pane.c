@@ -34,7 +34,8 @@ static const struct table_column columns[WORKERS_COL_COUNT] = {
     [WORKERS_COL_NODE] = {"NODE", 4, 18, false},
     [WORKERS_COL_PHASE] = {"PHASE", 5, 11, false},
     [WORKERS_COL_RESTARTS] = {"RESTARTS", 3, 8, true},
-    [WORKERS_COL_EXIT] = {"LAST EXIT", 4, 0, false},
+    /* its last end of its own and the fault decision, else (ACP) the exit it reports */
+    [WORKERS_COL_EXIT] = {"LAST STATE", 4, 0, false},
     /* which devices a worker holds now ("0,1"): not DEVICES, the count a job asks for */
     [WORKERS_COL_DEVICES] = {"HELD DEVICES", 3, 14, false},
     [WORKERS_COL_AGE] = {"AGE", 3, 5, true},
@@ -69,6 +70,18 @@ void workers_pane_exit_text(const struct worker_info *w, char *buf, size_t size)
     else
         snprintf(raw, sizeof raw, "%d", (int)w->exit_code);
     clean_into(buf, size, raw);
+}
+
+void workers_pane_last_text(const struct worker_info *w, int64_t now_ms, char *buf, size_t size)
+{
+    if (!w->last_state.present) {
+        workers_pane_exit_text(w, buf, size);
+        return;
+    }
+    struct strbuf raw = STRBUF_INIT;
+    worker_last_state_text(&w->last_state, now_ms, &raw);
+    clean_into(buf, size, raw.len ? strbuf_str(&raw) : "-");
+    strbuf_free(&raw);
 }
 
 static const struct worker_info *worker_at(const struct workers_pane *p, size_t row)
@@ -112,7 +125,7 @@ static const char *src_cell(void *ctx, size_t row, size_t col, char *scratch, si
         snprintf(scratch, n, "%d", (int)w->restarts);
         return scratch;
     case WORKERS_COL_EXIT:
-        workers_pane_exit_text(w, scratch, n);
+        workers_pane_last_text(w, p->now_ms, scratch, n);
         return scratch;
     case WORKERS_COL_DEVICES: {
         /* Simulated devices say so in words: the colour alone would not. ACP's: from limits. */
@@ -142,6 +155,9 @@ static attr_t src_attr(void *ctx, size_t row, size_t col)
     bool stopped = worker_info_stopped(w);
     if (col == WORKERS_COL_EXIT && w->has_exit_code && w->exit_code != 0 && !stopped)
         return pal->error;
+    /* running again after a failure: the failure is news, not an error now */
+    if (col == WORKERS_COL_EXIT && w->last_state.present && w->last_state.exit_code != 0)
+        return pal->warning;
     if (col == WORKERS_COL_PHASE && w->phase == WORKER_FAILED)
         return pal->error;
     if (col == WORKERS_COL_RESTARTS && w->restarts > 0)

@@ -67,6 +67,13 @@ bool workers_pane_select(struct workers_pane *p, const char *name);
 /* The text of a worker's exit cell ("137 killed (SIGKILL/OOM)", "-"), sanitized, into buf. */
 void workers_pane_exit_text(const struct worker_info *w, char *buf, size_t size);
 
+/*
+ * The text of the LAST STATE cell: the worker's last state ("exit 1
+ * (RESTART_JOB, default rule) 40s ago", aged to now_ms), else its exit as
+ * workers_pane_exit_text says it; sanitized, into buf.
+ */
+void workers_pane_last_text(const struct worker_info *w, int64_t now_ms, char *buf, size_t size);
+
 /* The table inside, for tests. */
 struct table *workers_pane_table(struct workers_pane *p);
 
