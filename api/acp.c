@@ -376,6 +376,33 @@ static enum backend_status acp_start(struct backend *b, const char *name, struct
     RUN_INTO(b, &rq, job, out, err);
 }
 
+static enum backend_status acp_mark_node(struct backend *b, const char *name, const char *node,
+                                         bool unmark, struct jobspec *out, struct api_error *err)
+{
+    jobspec_init(out);
+    struct backend_request rq = {
+        .op = unmark ? BACKEND_OP_UNMARK_NODE : BACKEND_OP_MARK_NODE, .name = name, .node = node};
+    RUN_INTO(b, &rq, job, out, err);
+}
+
+/* trainjobd's own route: GET /trainjob/v1/engine, or POST …/engine:VERB. */
+static enum backend_status acp_engine(struct backend *b, const char *verb, json_t **out,
+                                      struct api_error *err)
+{
+    struct acp_request ar = {.method = verb ? "POST" : "GET", .path = STRBUF_INIT};
+    strbuf_adds(&ar.path, "/trainjob/v1/engine");
+    if (verb)
+        strbuf_addf(&ar.path, ":%s", verb);
+    struct http_result r;
+    http_result_init(&r);
+    http_call(driver(b)->client, ar.method, strbuf_str(&ar.path), verb ? "{}" : NULL,
+              verb ? 2 : 0, &r);
+    enum backend_status st = acp_reply_status(b, &ar, &r, out, err);
+    http_result_free(&r);
+    strbuf_free(&ar.path);
+    return st;
+}
+
 /* ---- streams -------------------------------------------------------------- */
 
 /* A watch stream's partial line and where its messages go. */
@@ -852,12 +879,14 @@ static void acp_free(struct backend *b)
 #define ACP_OPS                                                                                    \
     .name = "acp", .catalog = acp_catalog, .create = acp_create, .get = acp_get, .list = acp_list, \
     .update = acp_update, .workers = acp_workers, .events = acp_events, .logs = acp_logs,          \
-    .stop = acp_stop, .start = acp_start, .remove = acp_delete, .watch = acp_watch,                \
+    .stop = acp_stop, .start = acp_start, .remove = acp_delete, .mark_node = acp_mark_node,        \
+    .watch = acp_watch,                                                                            \
     .scalars = acp_scalars, .scalars_follow = acp_scalars_follow, .send = acp_send,                \
     .exec = acp_exec, .free = acp_free
 
 /* trainjobd: every operation, its logs also resumable in frames (engine/logfollow.h). */
-static const struct backend_ops trainjobd_ops = {ACP_OPS, .logs_framed = acp_logs_framed};
+static const struct backend_ops trainjobd_ops = {ACP_OPS, .logs_framed = acp_logs_framed,
+                                                 .engine = acp_engine};
 
 /*
  * Real ACP: its worker logs come from the Monitor service unframed, so a

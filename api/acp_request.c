@@ -159,6 +159,7 @@ static void strip_create_body(json_t *job, bool trainjobd)
         "restart_count",
         "ready_workers",
         "faulty_workers",
+        "nodes",
         "root_mapping",
         "create_time",
         "start_time",
@@ -294,11 +295,15 @@ enum backend_status acp_build(struct backend *b, const struct backend_request *r
         out->body = json_pack("{s:s}", "name", rq->name ? rq->name : "");
         break;
     case BACKEND_OP_MARK_NODE:
+    case BACKEND_OP_UNMARK_NODE:
         if (!trainjobd)
-            return acp_lacks(b, "marking a node for a job", err);
+            return acp_lacks(b,
+                             rq->op == BACKEND_OP_MARK_NODE ? "marking a node for a job"
+                                                            : "unmarking a node for a job",
+                             err);
         out->method = "POST";
         v1_job_path(b, rq->name, &out->path);
-        strbuf_adds(&out->path, ":markNode");
+        strbuf_adds(&out->path, rq->op == BACKEND_OP_MARK_NODE ? ":markNode" : ":unmarkNode");
         out->body = json_pack("{s:s}", "node", rq->node ? rq->node : "");
         break;
     case BACKEND_OP_WATCH:
@@ -536,6 +541,7 @@ enum backend_status acp_decode(const struct backend_request *rq, const json_t *r
     case BACKEND_OP_UPDATE:
     case BACKEND_OP_START:
     case BACKEND_OP_MARK_NODE:
+    case BACKEND_OP_UNMARK_NODE:
     case BACKEND_OP_CREATE:
         return decode_job(reply, &out->job, &out->err);
     case BACKEND_OP_LIST:

@@ -82,6 +82,38 @@ static bool add_engine_words(int fd, struct strbuf *err)
     return true;
 }
 
+char *autostart_stopped_note(void)
+{
+    char *state = paths_engine_state();
+    char *path = xasprintf("%s/%s", state, PATHS_ENGINE_STOPPED);
+    char *text = NULL;
+    size_t len = 0;
+    struct strbuf ignored = STRBUF_INIT;
+    char *note = NULL;
+    if (file_read_regular(path, 4096, &text, &len, &ignored) == 0) {
+        struct strbuf sb = STRBUF_INIT;
+        utf8_sanitize(&sb, text, strcspn(text, "\n"), 0);
+        note = strbuf_detach(&sb, NULL);
+    }
+    strbuf_free(&ignored);
+    free(text);
+    free(path);
+    free(state);
+    return note;
+}
+
+bool autostart_stopped(struct strbuf *why)
+{
+    char *note = autostart_stopped_note();
+    if (note)
+        strbuf_addf(why,
+                    "the local engine was stopped on purpose (%s); `trainjob engine start` starts "
+                    "it again",
+                    note);
+    free(note);
+    return note != NULL;
+}
+
 /* Runs `trainjobd --socket PATH` and waits for its first process, which exits once listening. */
 int autostart_engine(const char *socket_path, struct strbuf *err)
 {

@@ -440,6 +440,25 @@ enum backend_status backend_exec(struct backend *b, const char *name,
     return b->ops->exec(b, name, rq, exit_code, err);
 }
 
+enum backend_status backend_engine(struct backend *b, const char *verb, json_t **out,
+                                   struct api_error *err)
+{
+    *out = NULL;
+    NEED(engine, "asking the engine itself");
+    return b->ops->engine(b, verb, out, err);
+}
+
+enum backend_status backend_mark_node(struct backend *b, const char *name, const char *node,
+                                      bool unmark, struct jobspec *out, struct api_error *err)
+{
+    NEED(mark_node, unmark ? "unmarking a node for a job" : "marking a node for a job");
+    enum backend_status st;
+    do
+        st = b->ops->mark_node(b, name, node, unmark, out, err);
+    while (again(b, st, err));
+    return st;
+}
+
 enum backend_status backend_delete(struct backend *b, const char *const *names, size_t n,
                                    struct batch_result *out, struct api_error *err)
 {

@@ -139,18 +139,19 @@ enum backend_op {
                              a stream: on_data per piece of NDJSON (api/scalarpage.h) */
     /* a workspace named request.name, the caller its owner (trainjobd) */
     BACKEND_OP_CREATE_WORKSPACE,
+    BACKEND_OP_UNMARK_NODE, /* lifts MARK_NODE's mark (trainjobd) */
 };
 
 /* What to ask; the members an op does not use are ignored. Strings are copied. */
 struct backend_request {
     enum backend_op op;
-    const char *name;         /* GET UPDATE WORKERS EVENTS START LOGS MARK_NODE */
+    const char *name;         /* GET UPDATE WORKERS EVENTS START LOGS [UN]MARK_NODE */
     const char *const *names; /* STOP DELETE: at most BACKEND_MAX_BATCH */
     size_t count;
     struct list_query query;   /* LIST; WORKERS: page_token; WATCH: basic */
     struct job_update update;  /* UPDATE */
     const char *worker;        /* LOGS */
-    const char *node;          /* MARK_NODE */
+    const char *node;          /* MARK_NODE UNMARK_NODE */
     const struct jobspec *job; /* CREATE (backend_send keeps it as JSON) */
     char *job_json;            /* backend_send's copy of job: leave NULL */
     long tail;                 /* LOGS: the last lines (< 0: all) */
@@ -168,7 +169,7 @@ struct backend_reply {
     enum backend_op op;
     enum backend_status status;
     struct api_error err;         /* status != BACKEND_OK */
-    struct jobspec job;           /* GET UPDATE START MARK_NODE CREATE */
+    struct jobspec job;           /* GET UPDATE START [UN]MARK_NODE CREATE */
     struct job_list list;         /* LIST */
     struct worker_list workers;   /* WORKERS */
     char *next_page_token;        /* WORKERS: NULL on the last page */
@@ -217,6 +218,20 @@ struct backend_ops {
                                  struct api_error *err);
     enum backend_status (*remove)(struct backend *b, const char *const *names, size_t n,
                                   struct batch_result *out, struct api_error *err);
+    /*
+     * Marks node unschedulable for job name (its next placement avoids it),
+     * or with unmark lifts that mark; out is the job as it is now. NULL: the
+     * backend has no such mark.
+     */
+    enum backend_status (*mark_node)(struct backend *b, const char *name, const char *node,
+                                     bool unmark, struct jobspec *out, struct api_error *err);
+    /*
+     * The server itself (trainjobd): verb NULL asks who runs it and where
+     * ({"user", "pid", "state_dir"}), "stop" asks it to stop, as its owner.
+     * *out is the reply (the caller's). NULL: the backend is no such server.
+     */
+    enum backend_status (*engine)(struct backend *b, const char *verb, json_t **out,
+                                  struct api_error *err);
     enum backend_status (*watch)(struct backend *b, backend_watch_fn fn, void *ctx,
                                  struct api_error *err);
     /*
@@ -327,6 +342,15 @@ enum backend_status backend_start(struct backend *b, const char *name, struct jo
                                   struct api_error *err);
 enum backend_status backend_delete(struct backend *b, const char *const *names, size_t n,
                                    struct batch_result *out, struct api_error *err);
+/*
+ * Asks the local engine about itself or to stop (see backend_ops.engine).
+ * Never starts an engine that is not running: BACKEND_UNREACHABLE says so.
+ */
+enum backend_status backend_engine(struct backend *b, const char *verb, json_t **out,
+                                   struct api_error *err);
+/* Marks node unschedulable for job name, or lifts the mark (see backend_ops.mark_node). */
+enum backend_status backend_mark_node(struct backend *b, const char *name, const char *node,
+                                      bool unmark, struct jobspec *out, struct api_error *err);
 enum backend_status backend_watch(struct backend *b, backend_watch_fn fn, void *ctx,
                                   struct api_error *err);
 /*

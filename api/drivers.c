@@ -33,9 +33,11 @@ const struct backend_driver *backend_driver_for(int context_driver)
     return &acp_driver;
 }
 
-/* The revive hook of the local engine: start trainjobd on its socket. */
+/* The revive hook of the local engine: start trainjobd on its socket, unless it was stopped so. */
 static int start_engine(void *ctx, struct strbuf *err)
 {
+    if (autostart_stopped(err))
+        return -1;
     return autostart_engine(ctx, err);
 }
 

@@ -120,6 +120,7 @@ void jobspec_copy_for_submit(struct jobspec *dst, const struct jobspec *src)
     take(&out.id, &dst->id);
     take(&out.resource_pool.display_name, &dst->resource_pool.display_name);
     take(&out.state_message, &dst->state_message);
+    take(&out.nodes, &dst->nodes);
     take(&out.state_other, &dst->state_other);
     take(&out.create_time, &dst->create_time);
     take(&out.start_time, &dst->start_time);

@@ -285,6 +285,7 @@ struct jobspec {
     int32_t ready_workers; /* workers running now (trainjobd) */
     bool has_faulty_workers;
     int32_t faulty_workers; /* workers that failed, restarted or exited non-zero (trainjobd) */
+    char *nodes;            /* the nodes its live workers are on, "n1,n2" (trainjobd) */
     bool has_root_mapping;
     bool root_mapping;
     char *create_time;

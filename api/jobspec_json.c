@@ -175,6 +175,7 @@ static const struct field job_fields[] = {
     F_OPT_INT32(struct jobspec, restart_count),
     F_OPT_INT32(struct jobspec, ready_workers),
     F_OPT_INT32(struct jobspec, faulty_workers),
+    F_STR(struct jobspec, nodes),
     F_OPT_BOOL(struct jobspec, root_mapping),
     F_STR(struct jobspec, create_time),
     F_STR(struct jobspec, start_time),
@@ -337,6 +338,7 @@ void jobspec_summary_write(const struct jobspec *job, struct strbuf *out)
         put_int(out, &first, "ready_workers", job->ready_workers);
     if (job->has_faulty_workers && job->faulty_workers) /* absent: none */
         put_int(out, &first, "faulty_workers", job->faulty_workers);
+    put_str(out, &first, "nodes", job->nodes); /* the jobs view's NODE */
     put_str(out, &first, "create_time", job->create_time);
     /* the jobs view's DURATION: the last start, and when that run ended */
     put_str(out, &first, "start_time", job->start_time);

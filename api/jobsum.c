@@ -618,6 +618,8 @@ static int job_member(struct jp *p, void *obj)
     case 'n':
         if (is(p, "name"))
             return str_field(p, "name", &j->name);
+        if (is(p, "nodes"))
+            return str_field(p, "nodes", &j->nodes);
         break;
     case 'o':
         if (is(p, "ownership")) {
@@ -684,8 +686,7 @@ static void jp_init(struct jp *p, const char *text, size_t len, struct api_error
     memset(p, 0, sizeof *p);
     p->s = text ? text : "";
     p->n = text ? len : 0;
-    p->str = (struct strbuf)STRBUF_INIT;
-    strbuf_grow(&p->str, 64);
+    p->str = (struct strbuf)STRBUF_INIT; /* grown by the first escape: most texts have none */
     p->index = SIZE_MAX;
     p->err = err;
 }
@@ -819,4 +820,38 @@ int jobsum_watch_line(const char *text, size_t len, struct jobspec *job, struct 
     if (rc)
         return -1;
     return l.job_seen && !l.other ? 1 : 0;
+}
+
+int jobsum_members(const char *text, size_t len, jobsum_member_fn fn, void *ctx,
+                   struct api_error *err)
+{
+    struct jp p;
+    jp_init(&p, text, len, err);
+    char key_copy[JOBSUM_MAX_KEY + 1]; /* the key, kept while its value is read over p.str */
+    int rc = 0, more = 0;
+    bool first = true;
+    if (enter(&p, '{', "expected an object"))
+        rc = -1;
+    while (rc == 0 && (more = next(&p, '}', &first)) == 1) {
+        if (key(&p)) {
+            rc = -1;
+            break;
+        }
+        size_t key_len = p.sn;
+        if (key_len <= JOBSUM_MAX_KEY) {
+            memcpy(key_copy, p.sv, key_len);
+            key_copy[key_len] = '\0';
+        }
+        size_t start = (peek(&p), p.pos);
+        if (skip_value(&p)) {
+            rc = -1;
+            break;
+        }
+        if (key_len <= JOBSUM_MAX_KEY)
+            rc = fn(ctx, key_copy, key_len, p.s + start, p.pos - start);
+    }
+    if (rc == 0 && (more < 0 || end(&p)))
+        rc = -1;
+    strbuf_free(&p.str);
+    return rc;
 }

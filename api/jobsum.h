@@ -10,6 +10,9 @@
  * (bounded depth and string length, valid UTF-8, no NUL, numbers that fit),
  * a known field must have its type, and an error names the field and the
  * byte where reading stopped. Fields it does not know are checked and skipped.
+ *
+ * The same parser walks any object's members for a caller that keeps a few
+ * of them (jobsum_members: api/slurm_rest.c's jobs of a Slurm /jobs reply).
  */
 #ifndef API_JOBSUM_H
 #define API_JOBSUM_H
@@ -24,6 +27,7 @@ struct jobspec;
 #define JOBSUM_MAX_STRING (64u << 10) /* bytes of one decoded string */
 #define JOBSUM_MAX_ITEMS 64           /* roles of a job, resource specs of a role */
 #define JOBSUM_MAX_ROWS 5000          /* jobs in a page (we ask for at most 500) */
+#define JOBSUM_MAX_KEY 255            /* bytes of a key jobsum_members hands over */
 
 /* A list page into out (zeroed first); -1 with err filled (502 BadReply) when it is not one. */
 int jobsum_page(const char *text, size_t len, struct job_list *out, struct api_error *err);
@@ -35,5 +39,19 @@ int jobsum_page(const char *text, size_t len, struct job_list *out, struct api_e
  * the expected shape, with err filled.
  */
 int jobsum_watch_line(const char *text, size_t len, struct jobspec *job, struct api_error *err);
+
+/*
+ * Each member of the object text[0, len), checked as above (the whole
+ * object, also the members fn does not keep): fn gets the key decoded
+ * (NUL-terminated) and the span of its value as written; a member whose
+ * key is over JOBSUM_MAX_KEY bytes is checked but not handed over (no
+ * caller keeps one). Nothing is allocated unless a string has escapes. 0, fn's non-zero
+ * return, or -1 with err filled (502 BadReply, naming the byte) when it is
+ * not an object.
+ */
+typedef int (*jobsum_member_fn)(void *ctx, const char *key, size_t key_len, const char *value,
+                                size_t value_len);
+int jobsum_members(const char *text, size_t len, jobsum_member_fn fn, void *ctx,
+                   struct api_error *err);
 
 #endif

@@ -6,7 +6,8 @@
  *   ~/.config/trainjob/engine.yaml       the local engine's catalogue
  *   ~/.local/state/trainjob/             drafts, client log
  *   ~/.cache/trainjob/                   what a client may lose (a Slurm server's API version)
- *   ~/.local/state/trainjob/engine/      engine.db, worker logs, status files
+ *   ~/.local/state/trainjob/engine/      engine.db, worker logs, status files,
+ *                                        engine.stopped after a stop on purpose
  *   $XDG_RUNTIME_DIR/trainjob/engine.sock  (else <engine state>/engine.sock)
  *   ~/.config/trainjob/keys, columns    key bindings, the jobs view's columns
  *
@@ -29,6 +30,12 @@ char *paths_cache_dir(void);
 char *paths_engine_config(void);
 char *paths_engine_state(void);
 char *paths_engine_socket(void);
+/*
+ * The file a local engine stopped on purpose leaves in its state directory
+ * (one line: "by NAME (uid N) at TIME"): the client does not start an engine
+ * that was stopped this way until told to (`trainjob engine start`).
+ */
+#define PATHS_ENGINE_STOPPED "engine.stopped"
 /* The client's contexts: $TRAINJOB_CONFIG when set, else <config dir>/config.yaml. */
 char *paths_client_config(void);
 /*

@@ -8,6 +8,7 @@
  * job's spec from it and checks its QOS.
  */
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -211,8 +212,63 @@ static unsigned qos_priorities(const json_t *map, const json_t *allowed, const c
  * GET /partitions and /nodes as this process last read them from an
  * endpoint: `trainjob submit` checks the job against the catalog and the
  * driver then builds the request from it, one read for both within
- * JOBS_FRESH_MS (never on the loop, which reads afresh).
+ * JOBS_FRESH_MS (never on the loop, which reads afresh). Across processes
+ * the members the catalog reads are kept in the user's cache
+ * (slurm_kept_read) for CATALOG_KEEP_S: submits in a row read the
+ * partitions' and nodes' shapes once, not twice a job (sbatch reads
+ * neither). They are configuration (GPUs, CPUs, memory, which partitions
+ * a node is in), not state: a change shows within CATALOG_KEEP_S.
  */
+#define CATALOG_KEEP_S 10
+
+static const char *const part_fields[] = {"name", "preemption_mode", NULL};
+static const char *const node_fields[] = {"partitions", "gres", "cpus", "real_memory", NULL};
+
+/* The objects of arr with only the members named in fields. */
+static json_t *pruned(const json_t *arr, const char *const *fields)
+{
+    json_t *out = json_array();
+    size_t i;
+    json_t *v;
+    json_array_foreach(arr, i, v)
+    {
+        json_t *o = json_object();
+        for (const char *const *f = fields; *f; f++) {
+            json_t *m = json_object_get(v, *f);
+            if (m)
+                json_object_set(o, *f, m);
+        }
+        json_array_append_new(out, o);
+    }
+    return out;
+}
+
+/* The partitions and nodes an earlier process kept, when read within CATALOG_KEEP_S. */
+static bool kept_catalog(struct backend *b, json_t **parts, json_t **nodes)
+{
+    int64_t at = 0, now = time_now_ms() / 1000;
+    json_t *doc = slurm_kept_read(b, "catalog", &at);
+    json_t *pa = json_object_get(doc, "partitions"), *na = json_object_get(doc, "nodes");
+    bool ok =
+        doc && at <= now && now - at < CATALOG_KEEP_S && json_is_array(pa) && json_is_array(na);
+    if (ok) {
+        *parts = json_pack("{s:O}", "partitions", pa);
+        *nodes = json_pack("{s:O}", "nodes", na);
+    }
+    json_decref(doc);
+    return ok;
+}
+
+/* Keeps what the catalog reads of parts and nodes for the next process. */
+static void keep_catalog(struct backend *b, const json_t *parts, const json_t *nodes)
+{
+    json_t *doc = json_object();
+    json_object_set_new(doc, "partitions",
+                        pruned(json_object_get(parts, "partitions"), part_fields));
+    json_object_set_new(doc, "nodes", pruned(json_object_get(nodes, "nodes"), node_fields));
+    slurm_kept_write(b, "catalog", doc, time_now_ms() / 1000);
+    json_decref(doc);
+}
 static struct {
     char *endpoint;
     json_t *parts, *nodes;
@@ -233,13 +289,21 @@ enum backend_status slurm_catalog(struct backend *b, struct catalog *out, struct
     struct slurm *s = driver(b);
     json_t *parts, *nodes;
     int64_t now = time_now_ms();
-    if (s->replay == NULL && memo.parts && now - memo.at < JOBS_FRESH_MS &&
-        strcmp(memo.endpoint, b->endpoint ? b->endpoint : "") == 0) {
+    bool memo_fresh = memo.parts && now - memo.at < JOBS_FRESH_MS &&
+                      strcmp(memo.endpoint, b->endpoint ? b->endpoint : "") == 0;
+    if (s->replay == NULL && (memo_fresh || kept_catalog(b, &parts, &nodes))) {
         enum backend_status st = slurm_ensure_shape(b, err); /* the submit's request needs it */
-        if (st != BACKEND_OK)
+        if (st != BACKEND_OK) {
+            if (!memo_fresh) {
+                json_decref(parts);
+                json_decref(nodes);
+            }
             return st;
-        parts = json_incref(memo.parts);
-        nodes = json_incref(memo.nodes);
+        }
+        if (memo_fresh) {
+            parts = json_incref(memo.parts);
+            nodes = json_incref(memo.nodes);
+        }
     } else {
         enum backend_status st = slurm_rest(b, "GET", "partitions", NULL, &parts, err);
         if (st != BACKEND_OK)
@@ -257,6 +321,7 @@ enum backend_status slurm_catalog(struct backend *b, struct catalog *out, struct
             memo.nodes = json_incref(nodes);
             memo.endpoint = xstrdup(b->endpoint ? b->endpoint : "");
             memo.at = now;
+            keep_catalog(b, parts, nodes);
         }
     }
     out->user = xstrdup(s->user);

@@ -223,6 +223,7 @@ static int read_at(int dirfd, const char *name, uid_t owner, size_t max, bool ta
     }
     char buf[16384];
     ssize_t n;
+    off_t got = 0, size = st.st_size - start; /* what the file held when opened */
     while (out->len < max && (n = read(fd, buf, sizeof buf)) != 0) {
         if (n < 0) {
             if (errno == EINTR)
@@ -233,12 +234,20 @@ static int read_at(int dirfd, const char *name, uid_t owner, size_t max, bool ta
         if (out->len + take > max)
             take = max - out->len;
         strbuf_add(out, buf, take);
+        got += n;
+        if (size > 0 && got >= size) /* all of it: no read just to see the end */
+            break;
     }
     close(fd);
     return 0;
 }
 
 /* A file of the job directory, bounded; -1 missing or no plain file, -2 another user's. */
+int slurm_read_job_file_at(int dfd, uid_t owner, const char *name, size_t max, struct strbuf *out)
+{
+    return read_at(dfd, name, owner, max, false, out);
+}
+
 int slurm_read_job_file(const char *dir, uid_t owner, const char *sub, const char *name, size_t max,
                         bool tail, struct strbuf *out)
 {

@@ -288,6 +288,12 @@ enum backend_status slurm_fetch_jobs(struct backend *b, struct slurm_found *out,
         reply = json_incref(s->jobs_cache); /* asked less than a second ago */
     } else {
         char path[64];
+        if (s->jobs_cache == NULL && s->jobs_at == 0) /* the last process's list, to ask after */
+            s->jobs_cache = slurm_kept_read(b, "jobs", &s->jobs_since);
+        if (s->jobs_cache && !json_is_array(json_object_get(s->jobs_cache, "jobs"))) {
+            json_decref(s->jobs_cache);
+            s->jobs_cache = NULL;
+        }
         if (s->jobs_cache)
             snprintf(path, sizeof path, "jobs?update_time=%lld", (long long)s->jobs_since);
         else
@@ -303,6 +309,9 @@ enum backend_status slurm_fetch_jobs(struct backend *b, struct slurm_found *out,
             json_decref(s->jobs_cache);
             s->jobs_cache = json_incref(reply);
             s->jobs_since = s->sent_ms / 1000 - 1;
+            json_t *kept = json_pack("{s:O}", "jobs", json_object_get(reply, "jobs"));
+            slurm_kept_write(b, "jobs", kept, s->jobs_since);
+            json_decref(kept);
         }
         s->jobs_at = now;
     }
@@ -379,12 +388,12 @@ static char *rfc3339(int64_t epoch)
     return xstrdup(buf);
 }
 
-/* The stored job.json of a directory, or false. */
-bool slurm_stored_job(const char *dir, uid_t owner, struct jobspec *out)
+/* The stored job.json of the job directory dfd (-1: none), or false. */
+static bool stored_job_at(int dfd, uid_t owner, struct jobspec *out)
 {
     struct strbuf sb = STRBUF_INIT;
     bool ok = false;
-    if (slurm_read_job_file(dir, owner, NULL, "job.json", JOBJSON_MAX, false, &sb) == 0) {
+    if (dfd >= 0 && slurm_read_job_file_at(dfd, owner, "job.json", JOBJSON_MAX, &sb) == 0) {
         json_t *j = json_loadb(sb.buf ? sb.buf : "", sb.len, 0, NULL);
         struct findings fs = FINDINGS_INIT;
         if (json_is_object(j)) {
@@ -399,12 +408,22 @@ bool slurm_stored_job(const char *dir, uid_t owner, struct jobspec *out)
     return ok;
 }
 
+/* The stored job.json of a directory, or false. */
+bool slurm_stored_job(const char *dir, uid_t owner, struct jobspec *out)
+{
+    int dfd = slurm_open_job_dir(dir, owner);
+    bool ok = stored_job_at(dfd, owner, out);
+    if (dfd >= 0)
+        close(dfd);
+    return ok;
+}
+
 /* state.json's "restarts": the fault-tolerance restarts the supervisor used; -1 when unknown. */
-static int32_t restarts_used(const char *dir, uid_t owner)
+static int32_t restarts_used(int dfd, uid_t owner)
 {
     struct strbuf sb = STRBUF_INIT;
     int32_t n = -1;
-    if (slurm_read_job_file(dir, owner, NULL, "state.json", WORKER_FILE_MAX, false, &sb) == 0) {
+    if (dfd >= 0 && slurm_read_job_file_at(dfd, owner, "state.json", WORKER_FILE_MAX, &sb) == 0) {
         json_t *j = json_loadb(sb.buf ? sb.buf : "", sb.len, 0, NULL);
         const json_t *v = json_object_get(j, "restarts");
         if (json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) < 1000000)
@@ -436,17 +455,13 @@ static int32_t ready_count(const char *dir, uid_t owner, const struct slurm_job 
  * submit (a start submits again, so Slurm's submit time is the run's); 0
  * when there is none (a directory from before marks).
  */
-static int64_t created_at(const char *dir, uid_t owner)
+static int64_t created_at(int dfd)
 {
-    int dfd = slurm_open_job_dir(dir, owner);
-    if (dfd < 0)
-        return 0;
     struct stat st;
-    int64_t t = fstatat(dfd, SLURM_MARK_FILE, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)
-                    ? (int64_t)st.st_mtime
-                    : 0;
-    close(dfd);
-    return t;
+    return dfd >= 0 && fstatat(dfd, SLURM_MARK_FILE, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                   S_ISREG(st.st_mode)
+               ? (int64_t)st.st_mtime
+               : 0;
 }
 
 /*
@@ -480,8 +495,8 @@ static void make_job(struct backend *b, const char *name, const struct slurm_job
     jobspec_init(out);
     uid_t owner = driver(b)->owner_uid;
     char *dir = slurm_jobdir_path(driver(b)->jobs_dir, b->target.workspace, name);
-    if (dir)
-        slurm_stored_job(dir, owner, out);
+    int dfd = dir ? slurm_open_job_dir(dir, owner) : -1; /* opened once for the files below */
+    stored_job_at(dfd, owner, out);
     free(out->name);
     out->name = xstrdup(name);
     free(out->workspace_name);
@@ -491,7 +506,7 @@ static void make_job(struct backend *b, const char *name, const struct slurm_job
     free(out->state_message);
     out->state_message = NULL;
     out->scheduling.priority = priority_of(driver(b)->qos, sj, out);
-    int64_t created = dir ? created_at(dir, owner) : 0;
+    int64_t created = created_at(dfd);
     /* Ready workers are counted whatever the state, as trainjobd does: 0 of 2 while queued. */
     out->has_ready_workers = true;
     out->ready_workers = 0;
@@ -504,7 +519,7 @@ static void make_job(struct backend *b, const char *name, const struct slurm_job
         else if (jp && lstat(jp, &js) == 0 && out->create_time == NULL)
             out->create_time = rfc3339((int64_t)js.st_mtime); /* when it was submitted */
         free(jp);
-        int32_t used_then = dir ? restarts_used(dir, owner) : -1;
+        int32_t used_then = restarts_used(dfd, owner);
         if (used_then >= 0) {
             out->has_restart_count = true;
             out->restart_count = used_then;
@@ -524,6 +539,8 @@ static void make_job(struct backend *b, const char *name, const struct slurm_job
             xstrdup(out->state == JOB_STATE_UNSPECIFIED
                         ? "Slurm no longer reports this job (it ended more than MinJobAge ago)"
                         : "ended (from its workers' records: Slurm no longer reports the job)");
+        if (dfd >= 0)
+            close(dfd);
         free(dir);
         return;
     }
@@ -538,7 +555,7 @@ static void make_job(struct backend *b, const char *name, const struct slurm_job
     if (msg.len)
         out->state_message = strbuf_detach(&msg, NULL);
     strbuf_free(&msg);
-    int32_t used = dir ? restarts_used(dir, owner) : -1;
+    int32_t used = restarts_used(dfd, owner);
     out->has_restart_count = true;
     out->restart_count = used >= 0 ? used : 0;
     if (out->state == JOB_STATE_RUNNING && dir)
@@ -550,6 +567,8 @@ static void make_job(struct backend *b, const char *name, const struct slurm_job
     out->start_time = out->state == JOB_STATE_QUEUEING ? NULL : rfc3339(sj->start_time);
     free(out->complete_time);
     out->complete_time = slurm_job_ended(sj) ? rfc3339(sj->end_time) : NULL;
+    if (dfd >= 0)
+        close(dfd);
     free(dir);
 }
 
@@ -687,14 +706,20 @@ enum backend_status slurm_list(struct backend *b, const struct list_query *q, st
     char *prefix = NULL;
     size_t cap = nn + f.count;
     out->jobs = xcalloc(cap ? cap : 1, sizeof *out->jobs);
+    /* The names Slurm has a job for, hashed: the directories are looked up there, not scanned. */
+    const char **found = xcalloc(f.count ? f.count : 1, sizeof *found);
+    struct hmap by_name = HMAP_INIT;
     for (size_t i = 0; i < f.count; i++) {
         const char *name = name_in(b, f.jobs[i].cwd, &prefix);
+        found[i] = name;
+        hmap_put(&by_name, hmap_hash(name, strlen(name)), &found[i]);
         if (q && q->name && strncmp(name, q->name, strlen(q->name)) != 0)
             continue;
         make_job(b, name, &f.jobs[i], &out->jobs[out->count++]);
     }
     for (size_t i = 0; i < nn; i++) {
-        bool seen = slurm_found_job(b, &f, names[i]) != NULL;
+        bool seen =
+            hmap_get(&by_name, hmap_hash(names[i], strlen(names[i])), name_eq, names[i]) != NULL;
         if (!seen && !(q && q->name && strncmp(names[i], q->name, strlen(q->name)) != 0)) {
             char *dir = slurm_jobdir_path(driver(b)->jobs_dir, b->target.workspace, names[i]);
             struct stat s;
@@ -711,6 +736,8 @@ enum backend_status slurm_list(struct backend *b, const struct list_query *q, st
         free(names[i]);
     }
     free(names);
+    hmap_free(&by_name);
+    free(found);
     free(prefix);
     slurm_found_free(&f);
     size_t kept = 0;

@@ -138,6 +138,13 @@ static inline struct slurm *driver(struct backend *b)
  */
 enum backend_status slurm_rest(struct backend *b, const char *method, const char *path,
                                const json_t *body, json_t **reply, struct api_error *err);
+/*
+ * A reply of kind ("jobs", "catalog") kept by the last process in the
+ * user's cache (slurm_rest.c says which files are trusted) and the time it
+ * stands for; NULL when there is none to trust. _write keeps doc's members.
+ */
+json_t *slurm_kept_read(struct backend *b, const char *kind, int64_t *since);
+void slurm_kept_write(struct backend *b, const char *kind, const json_t *doc, int64_t since);
 /* Sets s->shape, as a request under the version would: from the cache or /openapi/v3. */
 enum backend_status slurm_ensure_shape(struct backend *b, struct api_error *err);
 
@@ -214,6 +221,8 @@ int slurm_check_dirs(struct backend *b, const char *job_dir, struct api_error *e
  */
 int slurm_read_job_file(const char *dir, uid_t owner, const char *sub, const char *name, size_t max,
                         bool tail, struct strbuf *out);
+/* The same, from the job directory dfd (slurm_open_job_dir's) already open. */
+int slurm_read_job_file_at(int dfd, uid_t owner, const char *name, size_t max, struct strbuf *out);
 /* A copy of text made safe for a terminal and at most max bytes. */
 char *slurm_clean(const char *text, size_t max);
 /* A safe name from the cluster or a job directory (a worker, partition, QOS, user). */

@@ -24,8 +24,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "api/apierror.h"
 #include "api/context.h"
 #include "api/http.h"
+#include "api/jobsum.h"
 #include "api/jsonbound.h"
 #include "api/paths.h"
 #include "api/slurm_priv.h"
@@ -38,7 +40,7 @@
 #include "util/xalloc.h"
 
 #define TOKEN_MAX 16384
-#define TOKEN_TIMEOUT_MS 10000 /* token_command's time to print a token and exit (README) */
+#define TOKEN_TIMEOUT_MS 10000 /* token_command's time to print a token and exit (doc/slurm.md) */
 
 /* ---- counting calls (TRAINJOB_HTTP_STATS) ----------------------------------- */
 
@@ -707,6 +709,99 @@ static void shape_cache_write(struct backend *b, const char *release)
 }
 
 /*
+ * Replies kept for the next process, in the user's cache per endpoint,
+ * Slurm user and workspace: <cache dir>/slurm-<kind>-<hash>.json, holding
+ * {"endpoint","user","workspace","since", and the kind's members}. "jobs":
+ * the context's last GET /jobs (the user's jobs, the members the decoder
+ * reads) with the update_time to ask after (304 when no job changed);
+ * "catalog": the partitions and nodes a submit reads, with when they were
+ * read. The same rules as the version's cache: the user's own 0600 file in
+ * a directory only they may change, opened without following a symlink;
+ * anything else is not read (another user could otherwise choose the jobs
+ * we show or the shape we submit) and the server is asked.
+ */
+#define KEPT_MAX ((size_t)64 << 20)
+
+static char *kept_path(const struct backend *b, const char *kind)
+{
+    const struct slurm *s = driver((struct backend *)b);
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    const char *parts[] = {b->endpoint, s->user, b->target.workspace};
+    for (size_t i = 0; i < 3; i++) {
+        for (const char *p = parts[i] ? parts[i] : ""; *p; p++)
+            h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+        h = (h ^ '\n') * 1099511628211ULL;
+    }
+    char *dir = paths_cache_dir();
+    char *path = xasprintf("%s/slurm-%s-%016llx.json", dir, kind, (unsigned long long)h);
+    free(dir);
+    return path;
+}
+
+static bool kept_is(const json_t *j, const char *key, const char *want)
+{
+    const char *v = json_string_value(json_object_get(j, key));
+    return v && strcmp(v, want ? want : "") == 0;
+}
+
+json_t *slurm_kept_read(struct backend *b, const char *kind, int64_t *since)
+{
+    struct slurm *s = driver(b);
+    char *path = kept_path(b, kind);
+    json_t *doc = NULL;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+        (st.st_mode & 077) == 0 && (size_t)st.st_size < KEPT_MAX && cache_dir_safe(path)) {
+        struct strbuf text = STRBUF_INIT, why = STRBUF_INIT;
+        strbuf_grow(&text, (size_t)st.st_size + 1);
+        ssize_t n = read(fd, text.buf, (size_t)st.st_size);
+        json_t *j = n == st.st_size ? jsonbound_loadb(text.buf, (size_t)n, 0, &why) : NULL;
+        const json_t *t = json_object_get(j, "since");
+        if (kept_is(j, "endpoint", b->endpoint) && kept_is(j, "user", s->user) &&
+            kept_is(j, "workspace", b->target.workspace) && json_is_integer(t) &&
+            json_integer_value(t) > 0) {
+            *since = json_integer_value(t);
+            doc = json_incref(j);
+            json_object_del(doc, "endpoint");
+            json_object_del(doc, "user");
+            json_object_del(doc, "workspace");
+            json_object_del(doc, "since");
+        }
+        json_decref(j);
+        strbuf_free(&text);
+        strbuf_free(&why);
+    }
+    if (fd >= 0)
+        close(fd);
+    free(path);
+    return doc;
+}
+
+void slurm_kept_write(struct backend *b, const char *kind, const json_t *doc, int64_t since)
+{
+    struct slurm *s = driver(b);
+    char *path = kept_path(b, kind);
+    char *dir = paths_cache_dir();
+    struct strbuf why = STRBUF_INIT;
+    if (json_is_object(doc) && file_mkdirs(dir, 0700, &why) == 0 && cache_dir_safe(path)) {
+        json_t *j =
+            json_pack("{s:s, s:s, s:s, s:I}", "endpoint", b->endpoint ? b->endpoint : "", "user",
+                      s->user ? s->user : "", "workspace",
+                      b->target.workspace ? b->target.workspace : "", "since", (json_int_t)since);
+        json_object_update_missing(j, (json_t *)doc);
+        char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+        if (text)
+            (void)file_write_atomic_nosync(path, text, strlen(text), 0600, &why);
+        free(text);
+        json_decref(j);
+    }
+    strbuf_free(&why);
+    free(dir);
+    free(path);
+}
+
+/*
  * What a reply to a request under the version says of the version: a
  * cached one is confirmed by a reply of the same release. A 404 or another
  * release means the server changed: the cache is dropped, and true returned
@@ -793,31 +888,64 @@ enum backend_status slurm_ensure_shape(struct backend *b, struct api_error *err)
 /*
  * A GET /jobs reply read as it arrives: slurmrestd has no filter by user, so
  * the reply is the cluster's. Each element of "jobs" is held only until it
- * closes, and decoded only when its user_name is the user's; the other
- * members (errors, warnings, meta) are kept within SLURM_REST_MAX. Memory
- * follows the largest job and the user's jobs, not the cluster's; an
- * element over SLURM_JOB_MAX is skipped unread, so no other user's job
- * can make the listing fail.
+ * closes, walked once by api/jobsum's parser (checked as JSON whole), and
+ * only when its user_name is the user's are the members slurm_job_decode
+ * reads kept (slurm_job_fields: about a tenth of the 3 KB a job is) and
+ * decoded; the other members (errors, warnings, meta) are kept within
+ * SLURM_REST_MAX. Memory follows the largest job and the user's jobs, not
+ * the cluster's; an element over SLURM_JOB_MAX is skipped unread, so no
+ * other user's job can make the listing fail.
  */
 struct slurm_jobs_read {
     char *user;
     json_t *jobs;
     struct jsonbound_stream *js;
-    size_t bytes;  /* of the reply, for TRAINJOB_HTTP_STATS */
-    size_t others; /* elements of other users, never decoded */
-    size_t bad;    /* elements of the user that could not be decoded within the bound */
+    struct strbuf kept; /* the element's kept members, as an object's text */
+    bool mine;          /* the element's user_name is the user's */
+    size_t bytes;       /* of the reply, for TRAINJOB_HTTP_STATS */
+    size_t others;      /* elements of other users, never decoded */
+    size_t bad;         /* elements of the user that could not be decoded within the bound */
 };
 
-/* One element of .jobs[]: decoded only when its user_name is the user's. */
+/* One member of an element: a kept one is added to jr->kept as written. */
+static int job_member(void *ctx, const char *key, size_t key_len, const char *value,
+                      size_t value_len)
+{
+    struct slurm_jobs_read *jr = ctx;
+    if (key_len == 9 && memcmp(key, "user_name", 9) == 0)
+        jr->mine = value_len == strlen(jr->user) + 2 && value[0] == '"' &&
+                   memcmp(value + 1, jr->user, value_len - 2) == 0;
+    for (const char *const *f = slurm_job_fields; *f; f++) {
+        if ((*f)[0] != key[0] || strlen(*f) != key_len || memcmp(*f, key, key_len) != 0)
+            continue;
+        if (jr->kept.len > 1)
+            strbuf_addc(&jr->kept, ',');
+        strbuf_addc(&jr->kept, '"');
+        strbuf_add(&jr->kept, key, key_len); /* one of ours: nothing to escape */
+        strbuf_adds(&jr->kept, "\":");
+        strbuf_add(&jr->kept, value, value_len);
+        break;
+    }
+    return 0;
+}
+
+/* One element of .jobs[]: its kept members decoded only when its user_name is the user's. */
 static int user_job(void *ctx, const char *elem, size_t len)
 {
     struct slurm_jobs_read *jr = ctx;
-    if (!jsonbound_member_is(elem, len, "user_name", jr->user)) {
+    struct api_error e;
+    memset(&e, 0, sizeof e);
+    strbuf_reset(&jr->kept);
+    strbuf_addc(&jr->kept, '{');
+    jr->mine = false;
+    int rc = jobsum_members(elem, len, job_member, jr, &e);
+    if (rc != 0 || !jr->mine) { /* not JSON, or another user's: not the user's job either way */
         jr->others++;
         return 0;
     }
+    strbuf_addc(&jr->kept, '}');
     struct strbuf why = STRBUF_INIT;
-    json_t *j = jsonbound_loadb(elem, len, 0, &why);
+    json_t *j = jsonbound_loadb(jr->kept.buf, jr->kept.len, 0, &why);
     strbuf_free(&why);
     if (json_is_object(j))
         json_array_append_new(jr->jobs, j);
@@ -843,6 +971,7 @@ struct slurm_jobs_read *slurm_jobs_read_new(struct backend *b, const char *metho
     struct slurm_jobs_read *jr = xcalloc(1, sizeof *jr);
     jr->user = xstrdup(driver(b)->user ? driver(b)->user : "");
     jr->jobs = json_array();
+    jr->kept = (struct strbuf)STRBUF_INIT;
     jr->js = jsonbound_stream_new("jobs", SLURM_JOB_MAX, SLURM_REST_MAX, user_job, jr);
     return jr;
 }
@@ -860,6 +989,7 @@ void slurm_jobs_read_free(struct slurm_jobs_read *jr)
         return;
     free(jr->user);
     json_decref(jr->jobs);
+    strbuf_free(&jr->kept);
     jsonbound_stream_free(jr->js);
     free(jr);
 }

@@ -454,7 +454,7 @@ static const char supervisor_body[] =
     "\n"
     "# tj_requeue_away: the job continues without the nodes in TJ_MARKED. Slurm cannot\n"
     "# move a running job, so a detached helper requeues it held, excludes the nodes\n"
-    "# once it is pending again and releases it (README's verified sequence); the\n"
+    "# once it is pending again and releases it (the sequence slurm_supervisor.test.sh proves); the\n"
     "# supervisor stops the workers and waits to be ended by the requeue. Returns\n"
     "# (1) only when the requeue did not happen: within 60 s, or the helper said so.\n"
     "tj_requeue_away() {\n"

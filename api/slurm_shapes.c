@@ -169,6 +169,14 @@ static void decode_alloc(const json_t *j, struct slurm_job *out)
     }
 }
 
+const char *const slurm_job_fields[] = {
+    "job_id",      "name",       "job_state",   "state_reason",
+    "partition",   "qos",        "nodes",       "current_working_directory",
+    "user_name",   "comment",    "restart_cnt", "exit_code",
+    "submit_time", "start_time", "end_time",    "job_resources",
+    "gres_detail", NULL,
+};
+
 int slurm_job_decode(const struct slurm_shape *s, const json_t *j, struct slurm_job *out,
                      struct strbuf *err)
 {

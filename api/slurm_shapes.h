@@ -78,6 +78,11 @@ struct slurm_job {
 
 void slurm_job_free(struct slurm_job *j);
 /*
+ * The members of a /jobs element slurm_job_decode reads (in any version),
+ * NULL-terminated: a listing keeps these and drops the rest unread.
+ */
+extern const char *const slurm_job_fields[];
+/*
  * Decodes one element of .jobs[] as shape s has it. Returns 0, or -1 with
  * why in err when it is not a job (no object, no integer job_id).
  */

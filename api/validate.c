@@ -989,6 +989,7 @@ static void check_output_only(struct check *c)
     output_only(c, job->has_root_mapping, "root_mapping");
     output_only(c, job->has_restart_count, "restart_count");
     output_only(c, job->has_ready_workers, "ready_workers");
+    output_only(c, job->nodes != NULL, "nodes");
     output_only(c, job->create_time != NULL, "create_time");
     output_only(c, job->start_time != NULL, "start_time");
     output_only(c, job->suspend_time != NULL, "suspend_time");

@@ -7,8 +7,10 @@
  *      slurmrestd while it watches 100 Slurm jobs, counted by a loopback proxy
  *      of this file between them, with nothing changing and while jobs are
  *      cancelled, per path;
- *   3. `trainjob get jobs` over 1,000 pending Slurm jobs next to `squeue -a`
- *      on the same cluster, and over 1,000 trainjobd jobs (issue 14's row);
+ *   3. `trainjob get jobs` over 1,000 pending Slurm jobs, cold (no list kept
+ *      in the cache) next to slurmrestd's own GET /jobs and warm (right after
+ *      a cold one) next to `squeue -a` on the same cluster, with its peak RSS,
+ *      and over 1,000 trainjobd jobs (issue 14's row);
  *   4. rounds of 200 trivial jobs (one worker running `true`) through the
  *      Slurm context next to `sbatch --wrap=true` with the same GPU, as the
  *      same user (issue 24): jobs a second until Slurm ended them all, the
@@ -50,6 +52,7 @@
 #include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -159,6 +162,7 @@ struct run {
     double ms;         /* exec to exit */
     size_t bytes;      /* of its standard output */
     int status;        /* exit status; -1 when it did not exit */
+    long rss_kb;       /* its peak resident set */
     struct strbuf out; /* its standard output, when kept */
 };
 
@@ -211,9 +215,12 @@ static int run_cmd(char *const argv[], const char *config, bool keep, struct run
     }
     close(p[0]);
     int status;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
         ;
     r->ms = now_ms() - t0;
+    r->rss_kb = ru.ru_maxrss;
     r->status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return 0;
 }
@@ -1199,13 +1206,32 @@ out:
 /* ---- 3: get jobs over 1,000 ---------------------------------------------------- */
 
 static const char *const part3_rows[] = {
-    "trainjob get jobs, 1,000 Slurm jobs (median of 10)",
+    "trainjob get jobs, 1,000 Slurm jobs, cold (median of 10)",
     "  its output",
     "  slurmrestd's GET /jobs alone",
     "trainjob get jobs, 1,000 trainjobd jobs (median of 10)",
     "  its output",
     "squeue -a, the same 1,000 Slurm jobs (median of 10)",
+    "trainjob get jobs, 1,000 Slurm jobs, warm (median of 10)",
+    "  its peak RSS, cold",
 };
+
+/*
+ * Drops the Slurm driver's kept lists (tmp/home/trainjob/slurm-jobs-*,
+ * XDG_CACHE_HOME being tmp/home for every command), so the next list is cold.
+ */
+static void forget_lists(void)
+{
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s/home/trainjob", tmp);
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL)
+        if (strncmp(e->d_name, "slurm-jobs-", 11) == 0)
+            (void)unlinkat(dirfd(d), e->d_name, 0);
+    if (d)
+        closedir(d);
+}
 
 /* ms of one GET /slurm/v0.0.38/jobs on slurmrestd's socket, the driver's list call; -1 when it
  * fails. */
@@ -1276,7 +1302,8 @@ static void part3(bool slurm_up, const char *slurm_why, const char *slurm_cfg)
     free(state);
     snprintf(endpoint, sizeof endpoint, "http+unix://%s", engine_socket);
 
-    double sl[LIST_RUNS], tl[LIST_RUNS], sq[LIST_RUNS], rj[LIST_RUNS];
+    double sl[LIST_RUNS], tl[LIST_RUNS], sq[LIST_RUNS], rj[LIST_RUNS], sw[LIST_RUNS];
+    double rss[LIST_RUNS], sq_rss[LIST_RUNS];
     size_t sl_b = 0, tl_b = 0, sq_b = 0, rj_b = 0;
     long sl_rows = 0, tl_rows = 0, sq_rows = 0;
     char *sget[] = {trainjob, "get", "jobs", NULL};
@@ -1285,6 +1312,7 @@ static void part3(bool slurm_up, const char *slurm_why, const char *slurm_cfg)
     struct run r = {.out = STRBUF_INIT};
     for (int i = 0; i < LIST_RUNS; i++) {
         if (slurm) {
+            forget_lists(); /* cold: nothing kept, the whole list asked */
             if (run_cmd(sget, slurm_cfg, true, &r) != 0 || r.status != 0) {
                 char e[160];
                 cmd_err_tail(e, sizeof e);
@@ -1292,12 +1320,17 @@ static void part3(bool slurm_up, const char *slurm_why, const char *slurm_cfg)
                 fail("3: %s", why);
                 slurm = false;
             }
-            sl[i] = r.ms, sl_b = r.bytes, sl_rows = lines_of(&r.out);
+            sl[i] = r.ms, sl_b = r.bytes, sl_rows = lines_of(&r.out), rss[i] = (double)r.rss_kb;
+            if (slurm && (run_cmd(sget, slurm_cfg, false, &r) != 0 || r.status != 0)) {
+                snprintf(why, sizeof why, "get jobs (warm) failed");
+                slurm = false;
+            }
+            sw[i] = r.ms; /* warm: right after the cold one, only changes asked */
             if (slurm && (run_cmd(squeue, NULL, true, &r) != 0 || r.status != 0)) {
                 snprintf(why, sizeof why, "squeue failed");
                 slurm = false;
             }
-            sq[i] = r.ms, sq_b = r.bytes, sq_rows = lines_of(&r.out);
+            sq[i] = r.ms, sq_b = r.bytes, sq_rows = lines_of(&r.out), sq_rss[i] = (double)r.rss_kb;
             if (slurm && (rj[i] = rest_jobs_ms(&rj_b)) < 0) {
                 snprintf(why, sizeof why, "GET /jobs failed");
                 slurm = false;
@@ -1317,14 +1350,27 @@ static void part3(bool slurm_up, const char *slurm_why, const char *slurm_cfg)
     double tlm = engine ? bench_quantile(tl, LIST_RUNS, 0.5) : -1;
     double sqm = slurm ? bench_quantile(sq, LIST_RUNS, 0.5) : -1;
     double rjm = slurm ? bench_quantile(rj, LIST_RUNS, 0.5) : -1;
+    double swm = slurm ? bench_quantile(sw, LIST_RUNS, 0.5) : -1;
+    double rssm = slurm ? bench_quantile(rss, LIST_RUNS, 0.5) : -1;
+    double sq_rssm = slurm ? bench_quantile(sq_rss, LIST_RUNS, 0.5) : -1;
     char v[32], ref[64], ratio[16], what[80];
     if (slurm)
-        snprintf(ref, sizeof ref, "squeue %.0f ms", sqm);
+        snprintf(ref, sizeof ref, "GET /jobs alone %.0f ms", rjm);
     else
         snprintf(ref, sizeof ref, "n/a: %.57s", why);
     fmt(v, sizeof v, slm, 0, "ms");
-    fmt_ratio(ratio, sizeof ratio, slm, sqm);
-    row(part3_rows[0], v, "-", ref, ratio);
+    fmt_ratio(ratio, sizeof ratio, slm, rjm);
+    row(part3_rows[0], v, "<= 1.2x GET /jobs", ref, ratio);
+    if (slurm)
+        snprintf(ref, sizeof ref, "squeue %.0f ms", sqm);
+    fmt(v, sizeof v, swm, 0, "ms");
+    fmt_ratio(ratio, sizeof ratio, swm, sqm);
+    row(part3_rows[6], v, "<= 3x squeue", ref, ratio);
+    if (slurm)
+        snprintf(ref, sizeof ref, "squeue %.1f MiB", sq_rssm / 1024);
+    fmt(v, sizeof v, slurm ? rssm / 1024 : -1, 1, "MiB");
+    fmt_ratio(ratio, sizeof ratio, rssm, sq_rssm);
+    row(part3_rows[7], v, "flat in the cluster's size", ref, ratio);
     snprintf(what, sizeof what, "  its output (%ld lines)", sl_rows);
     fmt(v, sizeof v, slurm ? (double)sl_b / 1e3 : -1, 1, "kB");
     if (slurm)

@@ -109,6 +109,10 @@ int cmd_stop(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE
 int cmd_start(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 int cmd_priority(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 int cmd_delete(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
+/* Marks a node unschedulable for a job, or lifts the mark (cli/cmd_node.c). */
+int cmd_node(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
+/* The local engine: status, stop, start (cli/cmd_engine.c). */
+int cmd_engine(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 /* TensorBoard scalars of a job or a log directory (cli/cmd_metrics.c). */
 int cmd_metrics(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 

@@ -66,6 +66,8 @@ static const struct {
     {"start", "", ""},
     {"priority", "", ""},
     {"delete", "", ""},
+    {"node", "", ""},
+    {"engine", "", ""},
     {"config", "-o --output", "-o --output"},
 };
 
@@ -369,6 +371,14 @@ static void offer_argument(const struct cli_globals *g, const char *verb, char *
                strcmp(verb, "submit") == 0 || strcmp(verb, "create") == 0 ||
                strcmp(verb, "apply") == 0) {
         fputs(":files\n", o->out);
+    } else if (strcmp(verb, "node") == 0) {
+        if (nargs == 0)
+            offer_list(o, "mark unmark");
+        else if (nargs == 1)
+            offer_jobs(g, o);
+    } else if (strcmp(verb, "engine") == 0) {
+        if (nargs == 0)
+            offer_list(o, "status stop start");
     } else if (strcmp(verb, "config") == 0) {
         if (nargs == 0)
             offer_list(o, "get-contexts current-context use-context");

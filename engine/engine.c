@@ -481,6 +481,8 @@ void engine_close(struct engine *eng)
         loop_remove_fd(eng->loop, eng->inotify_fd);
         close(eng->inotify_fd);
     }
+    free(eng->stopped_by);
+    eng->stopped_by = NULL;
     if (eng->save_timer)
         loop_cancel(eng->loop, eng->save_timer);
     eng->save_timer = 0;

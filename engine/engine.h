@@ -55,6 +55,16 @@ const char *engine_zone(const struct engine *eng);
 const char *engine_key_user(const struct engine *eng, const char *access_key, const char **secret);
 
 
+/* GET /trainjob/v1/engine: who runs this engine, its pid and state directory. */
+int engine_about(struct engine *eng, json_t **reply, struct api_error *err);
+/*
+ * POST /trainjob/v1/engine:stop: the engine's own user (no one else) stops
+ * it, as SIGTERM would, once the reply is on its way; engine_stopped_by says
+ * who asked.
+ */
+int engine_stop_request(struct engine *eng, const char *user, json_t **reply,
+                        struct api_error *err);
+const char *engine_stopped_by(const struct engine *eng);
 int engine_catalog(struct engine *eng, const char *user, json_t **reply, struct api_error *err);
 int engine_create_workspace(struct engine *eng, const char *user, const json_t *body,
                             json_t **reply, struct api_error *err);
@@ -101,6 +111,13 @@ int engine_job_start(struct engine *eng, const char *user, const char *ws, const
  */
 int engine_job_mark_node(struct engine *eng, const char *user, const char *ws, const char *name,
                          const char *body, size_t body_len, json_t **reply, struct api_error *err);
+/*
+ * :unmarkNode {"node": N}: lifts a mark a person or a fault rule put on node N
+ * for the job, so its next placement may use N again; a 400 when N is not
+ * marked for it.
+ */
+int engine_job_unmark_node(struct engine *eng, const char *user, const char *ws, const char *name,
+                           const char *body, size_t body_len, json_t **reply, struct api_error *err);
 int engine_job_workers(struct engine *eng, const char *user, const char *ws, const char *name,
                        json_t **reply, struct api_error *err);
 int engine_job_events(struct engine *eng, const char *user, const char *ws, const char *name,

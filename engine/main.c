@@ -22,6 +22,7 @@
 #include "engine/http.h"
 #include "engine/runner.h"
 #include "engine/statelock.h"
+#include "engine/stopmark.h"
 #include "util/buildinfo.h"
 #include "util/fileio.h"
 #include "util/loop.h"
@@ -276,6 +277,7 @@ int main(int argc, char **argv)
     loop_add_signal(lp, SIGTERM, on_stop, lp);
     loop_add_signal(lp, SIGINT, on_stop, lp);
     loop_add_signal(lp, SIGCHLD, on_child, NULL);
+    stopmark_watch_signals();
 
     /* Once, in the process that stays: whether workers can be held to their specs. */
     struct cgroups *cgroups = cgroup_probe(fl.cgroup_root, NULL);
@@ -298,6 +300,8 @@ int main(int argc, char **argv)
         const char *tcp = http_server_tcp_address(srv);
         engine_log("listening on %s%s%s (pid %ld)", socket_path, tcp ? " and " : "", tcp ? tcp : "",
                    (long)getpid());
+        /* Started again, whoever stopped it: clients may start it on demand once more. */
+        stopmark_clear(state_dir);
         if (ready[1] >= 0) {
             char ok = 0;
             ssize_t n = write(ready[1], &ok, 1);
@@ -306,7 +310,14 @@ int main(int argc, char **argv)
             ready[1] = -1;
         }
         loop_run(lp);
-        engine_log("stopping (workers keep running under their shims)");
+        /* Stopped on purpose: a client does not start it again by itself (api/autostart). */
+        char *sender = stopmark_signal_sender();
+        const char *who = engine_stopped_by(eng) ? engine_stopped_by(eng) : sender;
+        engine_log("stopping%s%s (workers keep running under their shims)", who ? " by " : "",
+                   who ? who : "");
+        if (stopmark_write(state_dir, who ? who : "a signal", &err) != 0)
+            engine_log("%s", strbuf_str(&err));
+        free(sender);
         status = 0;
     }
     fflush(stderr);

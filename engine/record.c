@@ -205,6 +205,22 @@ void derive_outputs(struct engine *eng, struct ejob *job)
     s->faulty_workers = faulty;
     s->has_ready_workers = true;
     s->ready_workers = ready;
+    /* The nodes its live workers are on, each once, in worker order (the jobs view's NODE). */
+    struct strbuf nodes = STRBUF_INIT;
+    for (size_t i = 0; i < job->worker_count; i++) {
+        const struct eworker *w = &job->workers[i];
+        if (!w->live || w->node == NULL || *w->node == '\0')
+            continue;
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = job->workers[k].live && job->workers[k].node &&
+                   strcmp(job->workers[k].node, w->node) == 0;
+        if (!seen)
+            strbuf_addf(&nodes, "%s%s", nodes.len ? "," : "", w->node);
+    }
+    free(s->nodes);
+    s->nodes = nodes.len ? strbuf_detach(&nodes, NULL) : NULL;
+    strbuf_free(&nodes);
     s->has_restart_count = true;
     s->restart_count = job->restarts;
 }

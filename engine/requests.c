@@ -6,10 +6,12 @@
  */
 #include "engine/engine.h"
 
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "api/apierror.h"
 #include "api/catalog.h"
@@ -22,8 +24,10 @@
 #include "engine/cgroup.h"
 #include "engine/runas.h"
 #include "engine/state.h"
+#include "engine/stopmark.h"
 #include "engine/store.h"
 #include "util/fileio.h"
+#include "util/loop.h"
 #include "util/strbuf.h"
 #include "util/timefmt.h"
 #include "util/xalloc.h"
@@ -731,4 +735,91 @@ int engine_job_mark_node(struct engine *eng, const char *user, const char *ws, c
     }
     json_decref(root);
     return rc;
+}
+
+/* Writes job as it is without node in its marks (memory is left as it was); 0 or -1 with why. */
+static int write_unmarked(struct engine *eng, struct ejob *job, size_t at, struct strbuf *why)
+{
+    char *node = job->excluded[at];
+    job->excluded[at] = job->excluded[job->excluded_count - 1];
+    job->excluded_count--;
+    int rc = engine_write_record(eng, job, why);
+    job->excluded_count++;
+    job->excluded[job->excluded_count - 1] = job->excluded[at];
+    job->excluded[at] = node;
+    return rc;
+}
+
+int engine_job_unmark_node(struct engine *eng, const char *user, const char *ws, const char *name,
+                           const char *body, size_t body_len, json_t **reply, struct api_error *err)
+{
+    struct ejob *job;
+    json_t *root = NULL;
+    const char *node = NULL;
+    size_t at = 0;
+    int rc = find_job_to_change(eng, user, ws, name, &job, err);
+    if (rc == 0)
+        rc = marked_node(eng, body, body_len, &node, &root, err);
+    if (rc == 0) {
+        while (at < job->excluded_count && strcmp(job->excluded[at], node) != 0)
+            at++;
+        if (at == job->excluded_count)
+            rc = api_error_set(err, 400, "InvalidField", "node",
+                               "node: '%s' is not marked unschedulable for job %s", node,
+                               job->name);
+    }
+    struct strbuf why = STRBUF_INIT;
+    if (rc == 0 && write_unmarked(eng, job, at, &why) != 0)
+        rc = not_saved(eng, job, "node unmark", &why, err);
+    strbuf_free(&why);
+    if (rc == 0) {
+        lifecycle_unmark_node(eng, job, node, user);
+        stamp(&ejob_spec(eng, job)->update_time);
+        engine_save(eng, job);
+        engine_publish(eng, job);
+        /* A job that waited for the node may now be placed on it. */
+        lifecycle_schedule_soon(eng);
+        *reply = job_json(job);
+        rc = 200;
+    }
+    json_decref(root);
+    return rc;
+}
+
+/* ---- the engine itself -------------------------------------------------- */
+
+int engine_about(struct engine *eng, json_t **reply, struct api_error *err)
+{
+    (void)err;
+    *reply = json_pack("{s:s,s:I,s:s}", "user", eng->cfg.engine_user, "pid", (json_int_t)getpid(),
+                       "state_dir", eng->state_dir);
+    return 200;
+}
+
+static void stop_now(void *ctx)
+{
+    loop_stop(ctx);
+}
+
+int engine_stop_request(struct engine *eng, const char *user, json_t **reply,
+                        struct api_error *err)
+{
+    if (strcmp(user, eng->cfg.engine_user) != 0)
+        return api_error_set(err, 403, "PermissionDenied", "",
+                             "only %s, who runs this engine, may stop it (you are %s)",
+                             eng->cfg.engine_user, user);
+    if (eng->stopped_by == NULL) {
+        struct passwd *pw = getpwnam(user);
+        eng->stopped_by = pw ? stopmark_who(pw->pw_uid) : xstrdup(user);
+        engine_log("stop asked by %s", eng->stopped_by);
+        /* A moment for the reply to leave before the server goes. */
+        loop_add_timer(eng->loop, 200, stop_now, eng->loop);
+    }
+    *reply = json_pack("{s:s,s:s}", "state", "STOPPING", "stopped_by", eng->stopped_by);
+    return 200;
+}
+
+const char *engine_stopped_by(const struct engine *eng)
+{
+    return eng ? eng->stopped_by : NULL;
 }

@@ -3,8 +3,8 @@
  *
  *   ACP  /compute/acp/data/v2/subscriptions/{sub}/resourceGroups/{rg}/zones/{zone}
  *        /workspaces/{ws}/trainingJobs[...]
- *   ours /trainjob/v1/catalog, /trainjob/v1/workspaces,
- *        /trainjob/v1/workspaces/{ws}/trainingJobs/{name}:start | :markNode | /events
+ *   ours /trainjob/v1/catalog, /trainjob/v1/workspaces, /trainjob/v1/engine[:stop],
+ *        /trainjob/v1/workspaces/{ws}/trainingJobs/{name}:start | :markNode | :unmarkNode | /events
  *        | /workers/{worker}/logs | /workers/{worker}/exec | /scalars?since=CURSOR&limit=BYTES[&follow=true]
  * (engine/scalars.h)
  */
@@ -205,6 +205,12 @@ static void jobs_route(struct engine *eng, const struct http_request *req,
         if (!is(req, "POST"))
             return bad_method(resp, req);
         st = engine_job_mark_node(eng, req->user, ws, name, req->body, req->body_len, &reply, &err);
+    } else if (n == 2 && verb && strcmp(verb, "unmarkNode") == 0) {
+        /* {"node": N}: lifts the mark; the job may be placed on N again. */
+        if (!is(req, "POST"))
+            return bad_method(resp, req);
+        st = engine_job_unmark_node(eng, req->user, ws, name, req->body, req->body_len, &reply,
+                                    &err);
     } else if (n == 2 && verb) {
         return not_found(resp, req);
     } else if (n == 2 && is(req, "GET")) {
@@ -392,6 +398,18 @@ void routes_handle(struct engine *eng, const struct http_request *req, struct ht
             if (!is(req, "GET"))
                 return bad_method(resp, req);
             int st = engine_catalog(eng, req->user, &reply, &err);
+            return answer(resp, st, reply, &err);
+        }
+        if (n == 3 && strcmp(seg[2], "engine") == 0) {
+            if (!is(req, "GET"))
+                return bad_method(resp, req);
+            int st = engine_about(eng, &reply, &err);
+            return answer(resp, st, reply, &err);
+        }
+        if (n == 3 && strcmp(seg[2], "engine:stop") == 0) {
+            if (!is(req, "POST"))
+                return bad_method(resp, req);
+            int st = engine_stop_request(eng, req->user, &reply, &err);
             return answer(resp, st, reply, &err);
         }
         if (n == 3 && strcmp(seg[2], "workspaces") == 0) {

@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -34,6 +36,9 @@
 #include "util/procstat.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
+
+/* The shim's descriptor for the script (--script-fd). */
+#define SCRIPT_FD 3
 
 /* A growing NULL-terminated argument vector (owned strings). */
 struct argv_buf {
@@ -167,17 +172,24 @@ const char *runner_bwrap_path(void)
 }
 
 /*
- * Writes the startup script to path, readable by us alone: the shim reads it
- * from there, so it is in no command line (`ps` shows those to everyone).
- * No fsync: a script outlives no crash of the machine that would need it.
+ * The startup script in an anonymous memory file, readable by us alone and
+ * sealed: the shim gets it as a descriptor, so it is in no command line
+ * (`ps` shows those to everyone) and nothing is created on disk for it (a
+ * file created per start in a directory that churns thousands of entries
+ * costs the kernel a scan of the deleted ones). Returns the descriptor
+ * (close-on-exec, 4 or more, so it is never the 3 it becomes in the shim),
+ * or -1 with err set.
  */
-static int write_script(const char *path, const char *script, struct strbuf *err)
+static int script_memfd(const char *script, struct strbuf *err)
 {
-    unlink(path);
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int fd = memfd_create("trainjob-script", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0) {
+        strbuf_addf(err, "runner: the script's memory file: %s", strerror(errno));
+        return -1;
+    }
     size_t len = strlen(script);
     size_t done = 0;
-    while (fd >= 0 && done < len) {
+    while (done < len) {
         ssize_t n = write(fd, script + done, len - done);
         if (n < 0 && errno == EINTR)
             continue;
@@ -185,26 +197,20 @@ static int write_script(const char *path, const char *script, struct strbuf *err
             break;
         done += (size_t)n;
     }
-    int saved = errno;
-    if (fd >= 0)
-        close(fd);
-    if (fd < 0 || done < len) {
-        strbuf_addf(err, "runner: %s: %s", path, strerror(saved));
-        unlink(path);
-        return -1;
-    }
-    return 0;
+    int high = -1;
+    if (done == len && fchmod(fd, 0600) == 0 &&
+        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) == 0)
+        high = fcntl(fd, F_DUPFD_CLOEXEC, SCRIPT_FD + 1);
+    if (high < 0)
+        strbuf_addf(err, "runner: the script's memory file: %s",
+                    done < len ? "short write" : strerror(errno));
+    close(fd);
+    return high;
 }
 
-/* The shim's command line for spec, and the script file it reads. Returns 0, or -1. */
-static int shim_argv(const struct runner_spec *spec, bool sandbox, struct argv_buf *av,
-                     struct strbuf *err)
+/* The shim's command line for spec (its script comes as descriptor SCRIPT_FD). */
+static void shim_argv(const struct runner_spec *spec, bool sandbox, struct argv_buf *av)
 {
-    char *script_path = xasprintf("%s.script", spec->status_path);
-    if (write_script(script_path, spec->script, err) != 0) {
-        free(script_path);
-        return -1;
-    }
     argv_add(av, xstrdup(spec->shim_path));
     argv_add(av, xstrdup("--status"));
     argv_add(av, xstrdup(spec->status_path));
@@ -212,8 +218,8 @@ static int shim_argv(const struct runner_spec *spec, bool sandbox, struct argv_b
     argv_add(av, xstrdup(spec->log_path));
     argv_add(av, xstrdup("--log-cap"));
     argv_add(av, xasprintf("%zu", spec->log_cap));
-    argv_add(av, xstrdup("--script-file"));
-    argv_add(av, script_path);
+    argv_add(av, xstrdup("--script-fd"));
+    argv_add(av, xasprintf("%d", SCRIPT_FD));
     if (spec->cwd) {
         argv_add(av, xstrdup("--cwd"));
         argv_add(av, xstrdup(spec->cwd));
@@ -251,7 +257,6 @@ static int shim_argv(const struct runner_spec *spec, bool sandbox, struct argv_b
         argv_add(av, xstrdup("--cgroup"));
         argv_add(av, xstrdup(spec->cgroups[i]));
     }
-    return 0;
 }
 
 /* The spec's mistakes runner_start refuses before starting anything. */
@@ -320,14 +325,6 @@ static int parse_pids(const char *s, struct runner_proc *out)
     return 0;
 }
 
-/* Removes the script file shim_argv wrote, for a shim that never ran to take it. */
-static void unlink_script(const struct runner_spec *spec)
-{
-    char *path = xasprintf("%s.script", spec->status_path);
-    unlink(path);
-    free(path);
-}
-
 struct runner_launch {
     pid_t pid;
     int fd;             /* the report pipe's read end (non-blocking); -1 once closed */
@@ -346,16 +343,16 @@ int runner_launch(const struct runner_spec *spec, struct runner_launch **out, st
     *out = NULL;
     if (check_spec(spec, err) != 0)
         return -1;
-    struct argv_buf av = {NULL, 0, 0};
-    if (shim_argv(spec, spec->sandbox && runner_sandbox_available(), &av, err) != 0) {
-        argv_free(&av);
+    int script = script_memfd(spec->script, err);
+    if (script < 0)
         return -1;
-    }
+    struct argv_buf av = {NULL, 0, 0};
+    shim_argv(spec, spec->sandbox && runner_sandbox_available(), &av);
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0) {
         strbuf_addf(err, "runner: pipe: %s", strerror(errno));
         argv_free(&av);
-        unlink_script(spec);
+        close(script);
         return -1;
     }
     /* Out of the way of 0-2, in case trainjobd runs with some of them closed. */
@@ -365,7 +362,7 @@ int runner_launch(const struct runner_spec *spec, struct runner_launch **out, st
         strbuf_addf(err, "runner: pipe: %s", strerror(errno));
         close(report[0]);
         argv_free(&av);
-        unlink_script(spec);
+        close(script);
         return -1;
     }
     posix_spawn_file_actions_t fa;
@@ -374,7 +371,9 @@ int runner_launch(const struct runner_spec *spec, struct runner_launch **out, st
     posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDWR, 0);
     posix_spawn_file_actions_adddup2(&fa, rep, STDOUT_FILENO);
     posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_RDWR, 0);
-    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+    /* After the report's dup: rep may be SCRIPT_FD; script never is (script_memfd). */
+    posix_spawn_file_actions_adddup2(&fa, script, SCRIPT_FD);
+    posix_spawn_file_actions_addclosefrom_np(&fa, SCRIPT_FD + 1);
     posix_spawnattr_init(&attr);
     sigset_t all, none;
     sigfillset(&all);
@@ -389,9 +388,9 @@ int runner_launch(const struct runner_spec *spec, struct runner_launch **out, st
     posix_spawnattr_destroy(&attr);
     argv_free(&av);
     close(rep);
+    close(script);
     if (rc != 0) {
         close(report[0]);
-        unlink_script(spec);
         strbuf_addf(err, "trainjob-shim: cannot run %s: %s", spec->shim_path, strerror(rc));
         return -1;
     }

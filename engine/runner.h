@@ -28,8 +28,9 @@
  * creating the same file itself (runner_claim): if it wins, no worker of that
  * attempt ever runs; if it loses, the shim has it and its pid file follows.
  *
- * The startup script goes to `<status_path>.script` (0600), which the shim
- * reads and removes: it is never on a command line, where `ps` shows it.
+ * The startup script reaches the shim as a descriptor (a sealed anonymous
+ * memory file, 0600): it is never on a command line, where `ps` shows it,
+ * and no file is created for it beside the status file.
  *
  * The shim writes the status file exactly once per started worker:
  * "exit_code N\n". When the worker's main process ends, whatever it left in
@@ -79,7 +80,7 @@ struct runner_spec {
     const char *log_path;    /* stdout+stderr; rotated to log_path.1 at log_cap bytes (0: no cap) */
     size_t log_cap;
     const char
-        *script;       /* run by /bin/sh, from status_path.script (0600): never on a command line */
+        *script; /* run by /bin/sh, given to the shim by descriptor: never on a command line */
     char *const *envp; /* the worker's whole environment, NULL-terminated (NULL: empty) */
     const char *cwd;   /* working directory (host path), or NULL */
     const struct runner_bind *binds; /* applied only inside the sandbox (volumes checked always) */

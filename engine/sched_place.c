@@ -232,7 +232,10 @@ static void behind_reason(struct sched_job *job, const struct sched_job *blocker
     put(&t, blocker->name);
 }
 
-/* "node sim-n2 marked unschedulable for this job" (or by an operator) */
+/*
+ * "node sim-n2 marked unschedulable for this job (trainjob node unmark lifts
+ * it)", or by an operator
+ */
 static void marked_reason(const struct pass *ps, struct sched_job *job, const struct fit *pool,
                           bool by_job)
 {
@@ -251,6 +254,8 @@ static void marked_reason(const struct pass *ps, struct sched_job *job, const st
         put(&t, " more");
     }
     put(&t, by_job ? " marked unschedulable for this job" : " marked unschedulable by an operator");
+    if (by_job)
+        put(&t, " (trainjob node unmark lifts it)");
 }
 
 /*

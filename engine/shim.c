@@ -1,7 +1,7 @@
 /*
  * trainjob-shim: the small process between trainjobd and one worker.
  *
- *   trainjob-shim --status FILE --log FILE --log-cap BYTES --script-file FILE
+ *   trainjob-shim --status FILE --log FILE --log-cap BYTES (--script-fd N | --script-file FILE)
  *                 [--cwd DIR] [--sandbox] [--bwrap PATH] [--user UID:GID[:GID,...]]
  *                 [--bind SRC:DST[:ro]]... [--volume NAME ROOT SUBDIR DST ro|rw]...
  *                 [--cgroup DIR]...
@@ -11,8 +11,10 @@
  *                 (a command inside a running worker: shim_exec.c)
  *
  * runner_start (engine/runner.c) execs it with the worker's environment as
- * its own. The startup script comes in a file (0600, written by the runner)
- * and never on a command line, where `ps` would show it to everyone. The
+ * its own. The startup script comes as descriptor N (an anonymous memory
+ * file, 0600, written and sealed by the runner: nothing is created on disk
+ * for it) or in a file (0600, removed once read), never on a command line,
+ * where `ps` would show it to everyone. The
  * shim starts a new session (so it outlives trainjobd), starts
  * `/bin/sh SCRIPT-FILE` in a process group of its own — inside bubblewrap
  * with --sandbox — and then:
@@ -166,11 +168,11 @@ _Noreturn void shim_fail(const char *fmt, ...)
 
 static _Noreturn void usage(const char *why)
 {
-    shim_fail(
-        "%s\nusage: trainjob-shim --status FILE --log FILE --log-cap BYTES --script-file FILE "
-        "[--cwd DIR] [--sandbox] [--bwrap PATH] [--user UID:GID[:GID,...]] "
-        "[--bind SRC:DST[:ro]]... [--volume NAME ROOT SUBDIR DST ro|rw]... [--cgroup DIR]...",
-        why);
+    shim_fail("%s\nusage: trainjob-shim --status FILE --log FILE --log-cap BYTES "
+              "(--script-fd N | --script-file FILE) "
+              "[--cwd DIR] [--sandbox] [--bwrap PATH] [--user UID:GID[:GID,...]] "
+              "[--bind SRC:DST[:ro]]... [--volume NAME ROOT SUBDIR DST ro|rw]... [--cgroup DIR]...",
+              why);
 }
 
 /* Splits SRC:DST[:ro] (also :rw) into a bind; both paths absolute. */
@@ -320,6 +322,13 @@ static void parse_args(int argc, char **argv, struct shim_args *a)
             a->cwd = val;
         } else if (strcmp(opt, "--script-file") == 0) {
             a->script_file = val;
+        } else if (strcmp(opt, "--script-fd") == 0) {
+            char *end;
+            errno = 0;
+            long fd = strtol(val, &end, 10);
+            if (errno || end == val || *end || fd < 3 || fd > INT_MAX)
+                usage("--script-fd needs a descriptor number of 3 or more");
+            a->script_in = (int)fd;
         } else if (strcmp(opt, "--bwrap") == 0) {
             if (val[0] != '/')
                 usage("--bwrap needs an absolute path");
@@ -350,8 +359,8 @@ static void parse_args(int argc, char **argv, struct shim_args *a)
             usage("unknown option");
         }
     }
-    if (!a->status || !a->log || !have_cap || !a->script_file)
-        usage("--status, --log, --log-cap and --script-file are required");
+    if (!a->status || !a->log || !have_cap || (!a->script_file == (a->script_in < 0)))
+        usage("--status, --log, --log-cap and one of --script-fd and --script-file are required");
 }
 
 static long long now_ms(void)
@@ -362,41 +371,48 @@ static long long now_ms(void)
 }
 
 /*
- * The script file: a regular file of ours that nobody else may read or
- * write. In the sandbox it is copied in from a descriptor (so the file can go
- * at once); without, sh reads it by name and it goes when the worker ends.
+ * The script: a regular file of ours that nobody else may read or write,
+ * given as a descriptor (--script-fd) or by name (--script-file). In the
+ * sandbox it is copied in from a descriptor (so a named file can go at
+ * once); without, sh reads it through /proc/self/fd, or a named file of
+ * trainjobd's own user by name (it goes when the worker ends).
  */
 static void open_script(struct shim_args *a)
 {
-    script_to_remove = a->script_file;
-    int fd = open(a->script_file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    const char *what = a->script_file ? a->script_file : "descriptor";
+    int fd = a->script_in;
+    if (a->script_file) {
+        script_to_remove = a->script_file;
+        fd = open(a->script_file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    }
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0)
-        shim_fail("script %s: %s", a->script_file, strerror(errno));
+        shim_fail("script %s: %s", what, strerror(errno));
     if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077) != 0 ||
         st.st_size > SCRIPT_MAX)
-        shim_fail("script %s: not a private file of ours (0600, at most %d bytes)", a->script_file,
+        shim_fail("script %s: not a private file of ours (0600, at most %d bytes)", what,
                   SCRIPT_MAX);
-    if (!a->sandbox && !a->user.drop) {
+    /* bwrap copies it from the descriptor's offset, which the runner's write left at the end. */
+    if (lseek(fd, 0, SEEK_SET) != 0)
+        shim_fail("script %s: %s", what, strerror(errno));
+    if (!a->sandbox && !a->user.drop && a->script_file) {
         close(fd);
         return;
     }
-    if (!a->sandbox) {
+    if (!a->sandbox && a->user.drop) {
         /* sh reads it as the worker's user, through a descriptor (the path may be out of reach). */
         if (fchown(fd, a->user.uid, a->user.gid) != 0)
-            shim_fail("script %s: %s", a->script_file, strerror(errno));
-        a->script_fd = fcntl(fd, F_DUPFD, 3);
-        close(fd);
-        if (a->script_fd < 0)
-            shim_fail("script: %s", strerror(errno));
-        return;
+            shim_fail("script %s: %s", what, strerror(errno));
     }
     a->script_fd = fcntl(fd, F_DUPFD, 3);
     close(fd);
+    a->script_in = -1;
     if (a->script_fd < 0)
         shim_fail("script: %s", strerror(errno));
-    unlink(a->script_file);
-    script_to_remove = NULL;
+    if (a->sandbox && a->script_file) {
+        unlink(a->script_file);
+        script_to_remove = NULL;
+    }
 }
 
 /* What the sandbox needs besides the volumes: this binary as its init, the info and ready pipes. */
@@ -740,7 +756,8 @@ int main(int argc, char **argv)
         return shim_exec_main(argc, argv);
     struct shim_args a;
     memset(&a, 0, sizeof(a));
-    a.script_fd = a.exe_fd = a.info_w = a.info_r = a.ready_w = a.ready_r = a.cwd_fd = -1;
+    a.script_in = a.script_fd = a.exe_fd = a.info_w = a.info_r = a.ready_w = a.ready_r = a.cwd_fd =
+        -1;
     a.bwrap = "/usr/bin/bwrap";
     parse_args(argc, argv, &a);
     cgroups_to_remove = a.cgroups;

@@ -188,6 +188,7 @@ struct engine {
     struct runas *runas; /* who jobs run as (engine/runas) */
     struct store *store;
     struct loop *loop;
+    char *stopped_by; /* who asked it to stop (engine:stop), once asked: "NAME (uid N)" */
     struct ejob **jobs; /* in seq order */
     size_t job_count, job_cap;
     struct hmap by_name, by_uid; /* the jobs by (workspace, name) and by uid */
@@ -379,6 +380,8 @@ void lifecycle_forget_end_files(const char *status);
  * it was marked already. The caller saves the job.
  */
 bool lifecycle_mark_node(struct engine *eng, struct ejob *job, const char *node, const char *by);
+/* Lifts node's mark for job (a person's :unmarkNode, by == the user) and records the event. */
+void lifecycle_unmark_node(struct engine *eng, struct ejob *job, const char *node, const char *by);
 /* Arms the back-off timer for the earliest job whose crash-loop back-off has not ended. */
 void lifecycle_arm_backoff(struct engine *eng);
 /*

@@ -39,6 +39,19 @@ static bool node_excluded(const struct ejob *job, const char *node)
     return false;
 }
 
+/* Whether the job's pool has a node an operator and the job's marks leave it. */
+static bool node_left(struct engine *eng, const struct ejob *job)
+{
+    const struct config_pool *pool = config_pool(&eng->cfg, job->pool);
+    for (size_t n = 0; n < eng->cfg.node_count; n++) {
+        const struct config_node *c = &eng->cfg.nodes[n];
+        if (!c->unschedulable && (!pool || config_pool_has_node(pool, c->name)) &&
+            !node_excluded(job, c->name))
+            return true;
+    }
+    return false;
+}
+
 /*
  * Adds node to the job's excluded list and records NODE_MARKED. Only the
  * next placement sees the list (a scheduling pass, a restart, a RESTART_POD
@@ -59,9 +72,14 @@ bool lifecycle_mark_node(struct engine *eng, struct ejob *job, const char *node,
     struct job_event ev = {0};
     ev.kind = EVENT_NODE_MARKED;
     ev.node = (char *)node;
-    char text[300];
+    char text[400];
     if (by == NULL)
         snprintf(text, sizeof text, "node %s marked unschedulable for this job", node);
+    else if (!already && !node_left(eng, job))
+        snprintf(text, sizeof text,
+                 "node %s marked unschedulable for this job by %s; no other node of pool %s can "
+                 "take it: it waits until the mark is lifted (trainjob node unmark %s %s)",
+                 node, by, job->pool ? job->pool : "-", job->name, node);
     else if (!already)
         snprintf(text, sizeof text, "node %s marked unschedulable for this job by %s", node, by);
     else
@@ -71,6 +89,26 @@ bool lifecycle_mark_node(struct engine *eng, struct ejob *job, const char *node,
     ev.message = text;
     engine_event(eng, job, &ev);
     return !already;
+}
+
+void lifecycle_unmark_node(struct engine *eng, struct ejob *job, const char *node, const char *by)
+{
+    for (size_t i = 0; i < job->excluded_count; i++) {
+        if (strcmp(job->excluded[i], node) != 0)
+            continue;
+        free(job->excluded[i]);
+        job->excluded[i] = job->excluded[--job->excluded_count];
+        eng->changes++; /* a kept pass read the job with it */
+        break;
+    }
+    struct job_event ev = {0};
+    ev.kind = EVENT_NODE_MARKED;
+    ev.node = (char *)node;
+    char text[300];
+    snprintf(text, sizeof text, "node %s unmarked for this job by %s: it may be placed there again",
+             node, by);
+    ev.message = text;
+    engine_event(eng, job, &ev);
 }
 
 /* A node the pool allows, not marked for the job, with room for one more worker. */

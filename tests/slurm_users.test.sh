@@ -13,6 +13,10 @@
 #  2. Bob runs sbatch --chdir=<alice's job directory>: alice's ended job
 #     still shows SUCCEEDED (never RUNNING "by tj-bob"), and her start, stop
 #     and delete work on her own job.
+#  3. Alice's last list is kept in her cache (issue 24): a `get jobs` right
+#     after another asks only whether anything changed and gets no bytes;
+#     a cache file she did not write herself (bob's, one behind a symlink,
+#     one in a directory others may write) is never believed.
 # Every attack here passed on the old code (the job directory and the newest
 # Slurm job in it were trusted whoever owned them).
 . "$(dirname "$0")/lib.sh"
@@ -79,7 +83,7 @@ job_yaml victim 'echo alice-ran' >"$TMP/$TJ_ALICE/victim.yaml"
 job_yaml short 'echo short-done' >"$TMP/$TJ_ALICE/short.yaml"
 chown "$TJ_ALICE" "$TMP/$TJ_ALICE"/*.yaml
 
-alice() { as_user "$TJ_ALICE" env TRAINJOB_CONFIG="$TMP/$TJ_ALICE/config.yaml" "$TRAINJOB_BIN" "$@"; }
+alice() { as_user "$TJ_ALICE" env XDG_CACHE_HOME="$TMP/$TJ_ALICE/cache" TRAINJOB_CONFIG="$TMP/$TJ_ALICE/config.yaml" "$TRAINJOB_BIN" "$@"; }
 # wait_alice NAME STATE SECONDS: until alice's `get jobs` shows NAME in STATE
 wait_alice() { wait_state "$1" "$2" "$3" alice; }
 expect_refused() { # CHECK: the last run exited 1 (refused)
@@ -208,4 +212,77 @@ else
     pass "bob's own job is not touched (it ended by itself)"
 fi
 [ -n "$LONG_JOB" ] && scancel "$LONG_JOB" 2>/dev/null
+
+# ---- 3. the list kept in alice's cache --------------------------------------------
+
+job_yaml kept 'sleep 300' >"$TMP/$TJ_ALICE/kept.yaml"
+chown "$TJ_ALICE" "$TMP/$TJ_ALICE/kept.yaml"
+run alice submit -f "$TMP/$TJ_ALICE/kept.yaml"
+expect_alice "alice's job to list from her cache is RUNNING" kept RUNNING 60
+# A get jobs right after another: one call, no bytes (304). A job of the
+# cluster may change between the two (the one just started still does), so
+# up to ten pairs, a second apart.
+n=0
+while [ $n -lt 10 ]; do
+    [ $n -gt 0 ] && sleep 1
+    alice get jobs >/dev/null 2>&1
+    rm -f "$TMP/$TJ_ALICE/stats"
+    as_user "$TJ_ALICE" env TRAINJOB_HTTP_STATS="$TMP/$TJ_ALICE/stats" \
+        XDG_CACHE_HOME="$TMP/$TJ_ALICE/cache" TRAINJOB_CONFIG="$TMP/$TJ_ALICE/config.yaml" \
+        "$TRAINJOB_BIN" get jobs >"$TMP/out" 2>&1
+    grep -q 'calls=1 bytes=0 ' "$TMP/$TJ_ALICE/stats" && break
+    n=$((n + 1))
+done
+if grep -q 'calls=1 bytes=0 ' "$TMP/$TJ_ALICE/stats" && grep -q '^kept .*RUNNING' "$TMP/out"; then
+    pass "a get jobs right after another asks only for changes and shows the kept list"
+else
+    fail "a get jobs right after another asks only for changes and shows the kept list" \
+        "$(cat "$TMP/$TJ_ALICE/stats") $(head -c 600 "$TMP/out")"
+fi
+CACHED=$(ls "$TMP/$TJ_ALICE/cache/trainjob"/slurm-jobs-*.json 2>/dev/null | head -n 1)
+if [ -n "$CACHED" ] && [ "$(stat -c '%a %U' "$CACHED")" = "600 $TJ_ALICE" ]; then
+    pass "...kept in alice's own cache file, mode 600"
+else
+    fail "...kept in alice's own cache file, mode 600" "$(ls -la "$TMP/$TJ_ALICE/cache/trainjob" 2>&1)"
+    CACHED=
+fi
+if [ -n "$CACHED" ]; then
+    # forge FILE: the kept list with alice's running jobs pending, and a since
+    # in the future (Slurm would answer 304), written in place (owner and mode kept).
+    forge() {
+        sed -e 's/"job_state":"RUNNING"/"job_state":"PENDING"/g' -e 's/"since":[0-9]*/"since":4000000000/' \
+            "$CACHED.orig" >"$1.new" && cat "$1.new" >"$1" && rm -f "$1.new"
+    }
+    cp -p "$CACHED" "$CACHED.orig"
+    forge "$CACHED"
+    alice get jobs >"$TMP/out" 2>&1
+    if grep -q '^kept .*QUEUEING' "$TMP/out"; then
+        pass "...her own cache file is what the list shows (the check below can see a forged one)"
+    else
+        fail "...her own cache file is what the list shows (the check below can see a forged one)" \
+            "$(head -c 600 "$TMP/out")"
+    fi
+    # expect_real CHECK: alice's list shows kept as Slurm has it, not as the forged file says.
+    expect_real() {
+        alice get jobs >"$TMP/out" 2>&1
+        if grep -q '^kept .*RUNNING' "$TMP/out"; then pass "$1"; else fail "$1" "$(head -c 600 "$TMP/out")"; fi
+    }
+    forge "$CACHED"
+    chown "$TJ_BOB" "$CACHED"
+    expect_real "a cache file bob owns in alice's cache is not believed"
+    rm -f "$CACHED"
+    cp "$CACHED.orig" "$TMP/shared/forged.json"
+    forge "$TMP/shared/forged.json"
+    chown "$TJ_BOB" "$TMP/shared/forged.json"
+    chmod 644 "$TMP/shared/forged.json"
+    ln -s "$TMP/shared/forged.json" "$CACHED"
+    expect_real "...nor one behind a symlink to bob's file"
+    rm -f "$CACHED"
+    cp -p "$CACHED.orig" "$CACHED"
+    forge "$CACHED"
+    chmod 777 "$TMP/$TJ_ALICE/cache/trainjob"
+    expect_real "...nor one in a cache directory others may write"
+    chmod 700 "$TMP/$TJ_ALICE/cache/trainjob"
+fi
+run alice delete kept
 exit 0

@@ -271,6 +271,38 @@ static void test_watch_lines(void **state)
 }
 
 /* A page of text refused with a message that holds want. */
+/* jobsum_members: each key decoded with its value's span as written; the whole object checked. */
+static int note_member(void *ctx, const char *key, size_t key_len, const char *value,
+                       size_t value_len)
+{
+    struct strbuf *sb = ctx;
+    assert_int_equal(strlen(key), key_len);
+    strbuf_addf(sb, "%s=%.*s;", key, (int)value_len, value);
+    return 0;
+}
+
+static void test_members(void **state)
+{
+    (void)state;
+    struct strbuf sb = STRBUF_INIT;
+    struct api_error err = {0};
+    const char *text = "{ \"a\\u0062\" : [1, {\"x\": \"}\"}] ,\"n\":-2.5e3,\"s\":\"q\\\"\"}";
+    assert_int_equal(jobsum_members(text, strlen(text), note_member, &sb, &err), 0);
+    assert_string_equal(strbuf_str(&sb), "ab=[1, {\"x\": \"}\"}];n=-2.5e3;s=\"q\\\"\";");
+    static const char *const bad[] = {
+        "[1]", "{\"a\":1,}", "{\"a\":[1}", "{\"a\":\"\\x\"}", "{\"a\":1} x", "{\"a\":tru}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        strbuf_reset(&sb);
+        memset(&err, 0, sizeof err);
+        if (jobsum_members(bad[i], strlen(bad[i]), note_member, &sb, &err) == 0)
+            fail_msg("accepted: %s", bad[i]);
+        if (strstr(err.message, "at byte") == NULL)
+            fail_msg("'%s': the message '%s' names no byte", bad[i], err.message);
+    }
+    strbuf_free(&sb);
+}
+
 static void assert_refused(const char *text, size_t len, const char *want)
 {
     struct job_list l;
@@ -391,6 +423,7 @@ int main(void)
         cmocka_unit_test(test_escapes_and_unknown),
         cmocka_unit_test(test_watch_lines),
         cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_members),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

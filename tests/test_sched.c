@@ -372,7 +372,7 @@ static void test_rule10_marked_nodes(void **state)
     struct sched_job *b = job(&c, "train-b", STANDARD, PRIORITY_NORMAL, 1, 8);
     exclude(&c, b, 1);
     pass(&c);
-    assert_waits(a, "nodes sim-n2 and 1 more marked unschedulable for this job");
+    assert_waits(a, "nodes sim-n2 and 1 more marked unschedulable for this job (trainjob node unmark lifts it)");
     assert_placed(b, NODES(2)); /* packing would pick sim-n2 (lower index); it is marked */
 
     /* operator marks: sim-n1 is the packing choice but is chosen for none */
@@ -390,7 +390,7 @@ static void test_rule10_marked_nodes(void **state)
     exclude(&c, a, 1);
     b = job(&c, "train-b", STANDARD, PRIORITY_NORMAL, 2, 8);
     pass(&c);
-    assert_waits(a, "node sim-n2 marked unschedulable for this job");
+    assert_waits(a, "node sim-n2 marked unschedulable for this job (trainjob node unmark lifts it)");
     assert_placed(b, NODES(0, 1));
 }
 
@@ -568,7 +568,7 @@ static void test_reasons(void **state)
     struct sched_job *marked = job(&c, "marked", STANDARD, PRIORITY_NORMAL, 1, 8);
     exclude(&c, marked, 1);
     pass(&c);
-    assert_waits(marked, "node sim-n2 marked unschedulable for this job");
+    assert_waits(marked, "node sim-n2 marked unschedulable for this job (trainjob node unmark lifts it)");
 
     /* marked by an operator, now */
     cluster(&c, 2);

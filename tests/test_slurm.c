@@ -173,6 +173,8 @@ static char token_file[128];
 #define NO_CACHE "/proc/trainjob-test-no-cache"
 /* Set by the tests of the version cache; the others' scripts start with /openapi/v3. */
 static bool keep_version_cache;
+/* Set by the tests of the kept lists: the next fake is the same cluster. */
+static bool keep_lists;
 
 static int setup(void **state)
 {
@@ -199,6 +201,7 @@ static int teardown(void **state)
     free(cmd);
     setenv("XDG_CACHE_HOME", NO_CACHE, 1);
     keep_version_cache = false;
+    keep_lists = false;
     return 0;
 }
 
@@ -211,6 +214,12 @@ static struct backend *open_fake_with(struct fake *f, const char *token_command,
     slurm_catalog_forget(); /* each fake is another cluster */
     if (!keep_version_cache) {
         char *cmd = xasprintf("rm -rf '%s/cache'", tmpdir);
+        assert_int_equal(system(cmd), 0);
+        free(cmd);
+    } else if (!keep_lists) { /* the version kept, but not another cluster's jobs or catalog */
+        char *cmd =
+            xasprintf("rm -f '%s/cache/trainjob/'slurm-jobs-* '%s/cache/trainjob/'slurm-catalog-*",
+                      tmpdir, tmpdir);
         assert_int_equal(system(cmd), 0);
         free(cmd);
     }
@@ -542,6 +551,129 @@ static void a_planted_version_cache_is_not_used(void **state)
     }
     free(real);
     free(file);
+}
+
+static void mkjobdir(const char *name);
+static void small_job(struct jobspec *job, const char *name);
+
+/* One listing through a new backend: "name STATE" of its jobs, and the paths it asked. */
+static char *list_rows(struct fake *f, char **paths)
+{
+    struct backend *b = open_fake(f, NULL);
+    struct job_list l;
+    struct api_error e;
+    if (backend_list(b, NULL, &l, &e) != BACKEND_OK)
+        fail_msg("list: %s", e.message);
+    struct strbuf rows = STRBUF_INIT, p = STRBUF_INIT;
+    for (size_t i = 0; i < l.count; i++)
+        strbuf_addf(&rows, "%s %s;", l.jobs[i].name,
+                    enum_name(&job_state_names, (int)l.jobs[i].state));
+    job_list_free(&l);
+    backend_free(b);
+    for (size_t i = 0; i < f->calls; i++)
+        strbuf_addf(&p, "%s%s", i ? " " : "", f->path[i]);
+    *paths = strbuf_detach(&p, NULL);
+    return strbuf_detach(&rows, NULL);
+}
+
+/*
+ * The last list is kept in the user's cache (0600) with the update_time to
+ * ask after: the next process's GET /jobs carries it, and a 304 lists the
+ * kept jobs. A kept list the user does not own alone is not read.
+ */
+static void the_last_list_is_kept_for_the_next_process(void **state)
+{
+    (void)state;
+    keep_version_cache = keep_lists = true;
+    mkjobdir("kept");
+    struct fake f = {0};
+    fake_job_running(&f, "kept", 4242);
+    char *paths, *rows = list_rows(&f, &paths);
+    assert_string_equal(paths, "/openapi/v3 /slurm/v0.0.38/jobs");
+    assert_string_equal(rows, "kept RUNNING;");
+    free(paths);
+    fake_free(&f);
+    char *cmd = xasprintf("ls %s/cache/trainjob/slurm-jobs-*.json", tmpdir);
+    FILE *ls = popen(cmd, "r");
+    char file[512] = "";
+    assert_non_null(fgets(file, sizeof file, ls));
+    pclose(ls);
+    free(cmd);
+    file[strcspn(file, "\n")] = '\0';
+    struct stat st;
+    assert_int_equal(lstat(file, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+
+    struct fake g = {0};
+    fake_answer(&g, 304, xstrdup(""));
+    char *again = list_rows(&g, &paths);
+    assert_int_equal(strncmp(paths, "/slurm/v0.0.38/jobs?update_time=", 32), 0);
+    assert_string_equal(again, rows);
+    free(again);
+    free(paths);
+    fake_free(&g);
+
+    /* another user's file in its place: not believed, the whole list asked */
+    cmd = xasprintf("chown 65534 '%s'", file);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    struct fake h = {0};
+    fake_answer(&h, 200, jobs_reply("job-running.json", "kept", 4242));
+    again = list_rows(&h, &paths);
+    assert_string_equal(paths, "/slurm/v0.0.38/jobs");
+    free(again);
+    free(paths);
+    fake_free(&h);
+    free(rows);
+}
+
+/*
+ * Submits in a row read the partitions and nodes once: the next process
+ * (within seconds) takes them from the user's cache, and sends the submit
+ * only; a planted file (not the user's alone) is not used.
+ */
+static void submits_in_a_row_read_the_catalog_once(void **state)
+{
+    (void)state;
+    keep_version_cache = keep_lists = true;
+    char *ws = xasprintf("%s/default", tmpdir);
+    assert_int_equal(mkdir(ws, 0755), 0);
+    free(ws);
+    const char *names[] = {"first", "second", "third"};
+    for (int i = 0; i < 3; i++) {
+        struct fake f = {0};
+        if (i == 0)
+            fake_catalog(&f);
+        else if (i == 2) { /* the kept catalog made another user's */
+            char *cmd = xasprintf("chown 65534 %s/cache/trainjob/slurm-catalog-*.json", tmpdir);
+            assert_int_equal(system(cmd), 0);
+            free(cmd);
+            fake_answer(&f, 200, fixture_text("partitions.json"));
+            fake_answer(&f, 200, fixture_text("nodes.json"));
+        }
+        fake_answer(&f, 200, xstrdup("{\"errors\": [], \"job_id\": 77}"));
+        slurm_catalog_forget(); /* a new process */
+        struct backend *b = open_fake(&f, NULL);
+        struct jobspec job, out;
+        small_job(&job, names[i]);
+        struct api_error e;
+        if (backend_create(b, &job, &out, &e) != BACKEND_OK)
+            fail_msg("%s: %s", names[i], e.message);
+        struct strbuf p = STRBUF_INIT;
+        for (size_t k = 0; k < f.calls; k++)
+            strbuf_addf(&p, "%s%s", k ? " " : "", f.path[k]);
+        assert_string_equal(strbuf_str(&p),
+                            i == 0   ? "/openapi/v3 /slurm/v0.0.38/partitions /slurm/v0.0.38/nodes "
+                                       "/slurm/v0.0.38/job/submit"
+                            : i == 1 ? "/slurm/v0.0.38/job/submit"
+                                     : "/slurm/v0.0.38/partitions /slurm/v0.0.38/nodes "
+                                       "/slurm/v0.0.38/job/submit");
+        strbuf_free(&p);
+        jobspec_free(&out);
+        jobspec_free(&job);
+        backend_free(b);
+        fake_free(&f);
+    }
 }
 
 /* ---- authentication --------------------------------------------------------- */
@@ -2761,6 +2893,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_changed_server_is_asked_its_version_again, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(a_planted_version_cache_is_not_used, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_last_list_is_kept_for_the_next_process, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(submits_in_a_row_read_the_catalog_once, setup, teardown),
         cmocka_unit_test_setup_teardown(a_refused_token_is_authentication_failed, setup, teardown),
         cmocka_unit_test_setup_teardown(an_expired_token_is_fetched_again_once, setup, teardown),
         cmocka_unit_test_setup_teardown(jobs_are_known_by_their_directory, setup, teardown),

@@ -394,6 +394,50 @@ static void test_keep_order_when_narrow(void **state)
     table_free(t);
 }
 
+/*
+ * Columns marked to give way whole are left out, never cut to a stub; a
+ * column kept distinct shrinks no further than tells its cells apart
+ * (issue 22: "ddp-d…" twice while "NOR…" stayed).
+ */
+static void test_drop_whole_keep_distinct(void **state)
+{
+    struct fixture fx;
+    fx_fill(&fx);
+    struct table *t = table_new(&fx_source, &fx, job_columns, NCOLS);
+    /* NAME last, then STATE; DISPLAY NAME and RESTARTS first, whole; REASON before PRIO, AGE. */
+    static const int keep[NCOLS] = {6, 1, 5, 3, 3, 1, 2};
+    static const bool drop[NCOLS] = {false, true, false, true, true, true, false};
+    table_set_keep(t, keep);
+    table_set_drop(t, drop);
+    table_set_distinct(t, 0, true);
+    werase(win);
+    table_widget(t)->ops->draw(table_widget(t), win, 0, 0, 44, false);
+    char *head = text_at(0, 0, 44);
+    assert_null(strstr(head, "\xe2\x80\xa6")); /* no title cut to a stub */
+    assert_null(strstr(head, "DISPLAY"));       /* given way whole */
+    assert_null(strstr(head, "RESTARTS"));
+    assert_non_null(strstr(head, "PRIO"));      /* kept: there is room once those went */
+    free(head);
+    char *reason = text_at(3, 0, 44); /* job-c: its reason whole */
+    assert_non_null(strstr(reason, "quota exceeded"));
+    free(reason);
+    /* Narrower: every droppable column goes before NAME shrinks, and NAME keeps job-a apart. */
+    werase(win);
+    table_widget(t)->ops->draw(table_widget(t), win, 0, 0, 18, false);
+    head = text_at(0, 0, 18);
+    assert_null(strstr(head, "PRIO"));
+    assert_null(strstr(head, "AGE"));
+    free(head);
+    for (int y = 1; y <= 5; y++) {
+        char *row = text_at(y, 0, 18);
+        char want[8];
+        snprintf(want, sizeof want, "job-%c", 'a' + y - 1);
+        assert_non_null(strstr(row, want)); /* each name told apart, never "job…" */
+        free(row);
+    }
+    table_free(t);
+}
+
 static void test_sort_text_column(void **state)
 {
     struct fixture fx;
@@ -1023,6 +1067,7 @@ int main(void)
         cmocka_unit_test(test_header_and_rows),
         cmocka_unit_test(test_cjk_widths_and_cut),
         cmocka_unit_test(test_keep_order_when_narrow),
+        cmocka_unit_test(test_drop_whole_keep_distinct),
         cmocka_unit_test(test_sort_text_column),
         cmocka_unit_test(test_sort_numeric_column),
         cmocka_unit_test(test_owner_compare),

@@ -1011,7 +1011,7 @@ static void test_form_message_line(void **state)
     assert_text(2, 0, "field 3  ");
     assert_text(3, 9, "! rule 3");
 
-    /* A long message wraps at spaces, at most three lines, the last cut with "…". */
+    /* A long message wraps at spaces to its whole length, nothing cut (issue 22: the path to use). */
     form_set_message(f, 0, FORM_MESSAGE_ERROR,
                      "roles[0].total_replicas: must be 1..8 on this pool, which has "
                      "8 nodes of 8 devices; ask the owner of the workspace for a larger "
@@ -1021,8 +1021,11 @@ static void test_form_message_line(void **state)
     /* Widgets at 9, 31 cells; text after the icon: 29. */
     assert_text(1, 9, "\xe2\x9c\x97 roles[0].total_replicas: must");
     assert_text(2, 11, "be 1..8 on this pool, which  ");
-    assert_text(3, 11, "has 8 nodes of 8 devices; as\xe2\x80\xa6");
-    assert_text(4, 0, "field 2");
+    assert_text(3, 11, "has 8 nodes of 8 devices; ask");
+    assert_text(4, 11, "the owner of the workspace   ");
+    assert_text(5, 11, "for a larger pool or lower   ");
+    assert_text(6, 11, "the replicas");
+    assert_text(7, 0, "field 2");
     form_free(f);
 }
 

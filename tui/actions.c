@@ -118,7 +118,11 @@ static void action_reply(struct monitor_ctx *c, struct backend_reply *r)
                              r->job.name ? r->job.name : "the job", on);
         break;
     case BACKEND_OP_MARK_NODE:
-        monitor_status(m, false, "node marked unschedulable for %s",
+        monitor_status(m, false, "node marked unschedulable for %s (u lifts the mark)",
+                       r->job.name ? r->job.name : "the job");
+        break;
+    case BACKEND_OP_UNMARK_NODE:
+        monitor_status(m, false, "node unmarked for %s: it may run there again",
                        r->job.name ? r->job.name : "the job");
         break;
     case BACKEND_OP_UPDATE:
@@ -410,14 +414,24 @@ void monitor_act_in(struct monitor *m, enum monitor_action a, const char *const 
     }
 }
 
-static void mark_confirmed(struct monitor *m)
+static void send_mark(struct monitor *m, enum backend_op op)
 {
-    struct backend_request rq = {.op = BACKEND_OP_MARK_NODE, .name = m->names[0], .node = m->arg};
+    struct backend_request rq = {.op = op, .name = m->names[0], .node = m->arg};
     struct monitor_ctx *c = &m->ctx[m->name_ctx[0]];
     backend_send(c->session.b, m->multi, &rq, on_action_reply, NULL, NULL, c);
 }
 
-void monitor_mark_node(struct monitor *m, const char *job, const char *node)
+static void mark_confirmed(struct monitor *m)
+{
+    send_mark(m, BACKEND_OP_MARK_NODE);
+}
+
+static void unmark_confirmed(struct monitor *m)
+{
+    send_mark(m, BACKEND_OP_UNMARK_NODE);
+}
+
+void monitor_mark_node(struct monitor *m, const char *job, const char *node, bool unmark)
 {
     if (m->readonly) {
         monitor_status(m, true, "read-only: no actions here");
@@ -434,8 +448,17 @@ void monitor_mark_node(struct monitor *m, const char *job, const char *node)
     describe(m, who, sizeof who);
     struct strbuf n = STRBUF_INIT;
     utf8_sanitize(&n, node, strlen(node), 0);
-    snprintf(q, sizeof q, "Mark node %s unschedulable for %s? Its next placement avoids it.",
-             strbuf_str(&n), who);
+    if (unmark)
+        snprintf(q, sizeof q, "Lift the mark on node %s for %s? It may be placed there again.",
+                 strbuf_str(&n), who);
+    else
+        snprintf(q, sizeof q,
+                 "Mark node %s unschedulable for %s? Its next placement avoids it; with no "
+                 "other node in its pool it waits until u (unmark) lifts the mark.",
+                 strbuf_str(&n), who);
     strbuf_free(&n);
-    monitor_confirm(m, "Mark node", q, mark_confirmed);
+    if (unmark)
+        monitor_confirm(m, "Unmark node", q, unmark_confirmed);
+    else
+        monitor_confirm(m, "Mark node", q, mark_confirmed);
 }

@@ -159,7 +159,7 @@ void monitor_act(struct monitor *m, enum monitor_action a, const char *const *na
 void monitor_act_in(struct monitor *m, enum monitor_action a, const char *const *names,
                     const size_t *ctxs, size_t n);
 /* Marks node unschedulable for job (asks first); from the workers pane. */
-void monitor_mark_node(struct monitor *m, const char *job, const char *node);
+void monitor_mark_node(struct monitor *m, const char *job, const char *node, bool unmark);
 /* A shell in worker w of job, curses suspended until it ends (tui/shell.c); not read-only. */
 void monitor_shell(struct monitor *m, const char *job, const struct worker_info *w);
 

@@ -33,10 +33,27 @@ struct help {
     size_t n, cap;
     int keys_w; /* cells of the widest key list */
     int top;    /* first line in view */
-    int rows;   /* lines in view at the last draw */
+    int end;    /* the first line not shown whole at the last draw */
+    int rows;   /* screen rows for lines at the last draw */
+    int w;      /* the screen's width at the last draw (0: not drawn yet) */
 };
 
-enum { KEYS_W_MAX = 24, ACTION_W = 14 };
+enum { KEYS_W_MAX = 24, ACTION_W = 14, LINE_ROWS_MAX = 4 };
+
+/* Cells for line l's text at screen width w (a binding's beside its keys). */
+static int text_w(const struct help *h, const struct line *l, int w)
+{
+    return l->kind == LINE_BINDING ? w - 1 - (3 + h->keys_w + 2) : w - 2;
+}
+
+/* Screen rows line l takes at width w: its text wrapped, never cut at the edge. */
+static int line_rows(const struct help *h, const struct line *l, int w)
+{
+    int tw = text_w(h, l, w);
+    if (l->kind == LINE_HEADING || tw <= 0)
+        return 1;
+    return widget_wrapped_lines(l->text, tw, LINE_ROWS_MAX);
+}
 
 static void add_line(struct help *h, enum line_kind kind, const char *keys, const char *text)
 {
@@ -170,10 +187,35 @@ void help_free(struct help *h)
     free(h);
 }
 
-/* Scrolls to top, kept within the text. */
+/*
+ * The top of the page before the one starting at top: the lines that fill
+ * the rows above it, each whole (a line wraps over several rows).
+ */
+static long page_up(const struct help *h)
+{
+    int room = h->rows > 0 ? h->rows : 1;
+    long t = h->top;
+    while (t > 0 && room - line_rows(h, &h->lines[t - 1], h->w) >= 0)
+        room -= line_rows(h, &h->lines[--t], h->w);
+    return t < h->top ? t : h->top - 1;
+}
+
+/* The top of the next page: the first line the last draw did not show whole. */
+static long page_down(const struct help *h)
+{
+    return h->end > h->top ? h->end : h->top + 1;
+}
+
+/* Scrolls to top, kept within the text: the last top shows the last line at the bottom. */
 static void scroll_to(struct help *h, long top)
 {
     long max = (long)h->n - (h->rows > 0 ? h->rows : 1);
+    if (h->w > 0) {
+        int room = h->rows > 0 ? h->rows : 1;
+        max = (long)h->n;
+        while (max > 0 && room - line_rows(h, &h->lines[max - 1], h->w) >= 0)
+            room -= line_rows(h, &h->lines[--max], h->w);
+    }
     if (top > max)
         top = max;
     if (top < 0)
@@ -183,7 +225,6 @@ static void scroll_to(struct help *h, long top)
 
 bool help_key(struct help *h, const struct widget_key *k)
 {
-    int page = h->rows > 1 ? h->rows - 1 : 1;
     if (!k->alt && ((!k->is_function && (k->code == 27 || k->code == 'q')) ||
                     (k->is_function && k->code == KEY_F(1))))
         return true;
@@ -200,10 +241,10 @@ bool help_key(struct help *h, const struct widget_key *k)
             scroll_to(h, h->top + 1);
             break;
         case KEY_PPAGE:
-            scroll_to(h, h->top - page);
+            scroll_to(h, page_up(h));
             break;
         case KEY_NPAGE:
-            scroll_to(h, h->top + page);
+            scroll_to(h, page_down(h));
             break;
         case KEY_HOME:
             scroll_to(h, 0);
@@ -217,13 +258,14 @@ bool help_key(struct help *h, const struct widget_key *k)
     } else if (k->code == 'j') {
         scroll_to(h, h->top + 1);
     } else if (k->code == ' ') {
-        scroll_to(h, h->top + page);
+        scroll_to(h, page_down(h));
     }
     return false;
 }
 
+/* Draws line l from row y over rows rows, its text wrapped. */
 static void draw_line(const struct help *h, const struct line *l, const struct term *t, int y,
-                      int w)
+                      int w, int rows)
 {
     if (l->kind == LINE_HEADING) {
         attrset(t->role[THEME_ROLE_TITLE]);
@@ -232,7 +274,7 @@ static void draw_line(const struct help *h, const struct line *l, const struct t
     }
     if (l->kind == LINE_TEXT) {
         attrset(t->role[THEME_ROLE_HELP]);
-        widget_put_clipped(stdscr, y, 1, w - 2, l->text, strlen(l->text), t->utf8);
+        widget_put_wrapped(stdscr, y, 1, w - 2, l->text, rows, t->utf8);
         return;
     }
     int x = 3;
@@ -241,7 +283,7 @@ static void draw_line(const struct help *h, const struct line *l, const struct t
     x += h->keys_w + 2;
     attrset(t->role[THEME_ROLE_HELP]);
     if (x < w - 1)
-        widget_put_clipped(stdscr, y, x, w - 1 - x, l->text, strlen(l->text), t->utf8);
+        widget_put_wrapped(stdscr, y, x, w - 1 - x, l->text, rows, t->utf8);
 }
 
 void help_draw(struct help *h, const struct term *t)
@@ -252,16 +294,26 @@ void help_draw(struct help *h, const struct term *t)
     attrset(t->role[THEME_ROLE_TITLE]);
     widget_put_clipped(stdscr, 0, 0, w, h->title, strlen(h->title), t->utf8);
     h->rows = lines - 3 > 0 ? lines - 3 : 1; /* title, a blank, the bottom line */
+    h->w = w;
     scroll_to(h, h->top);
-    for (int i = 0; i < h->rows && (size_t)(h->top + i) < h->n; i++)
-        draw_line(h, &h->lines[h->top + i], t, 2 + i, w);
+    int y = 2, end = 2 + h->rows;
+    size_t last = (size_t)h->top;
+    h->end = h->top;
+    for (; last < h->n && y < end; last++) {
+        int r = line_rows(h, &h->lines[last], w);
+        if (r <= end - y)
+            h->end = (int)last + 1;
+        else
+            r = end - y;
+        draw_line(h, &h->lines[last], t, y, w, r);
+        y += r;
+    }
     char foot[160] = " Esc, q or F1 closes";
-    if (h->n > (size_t)h->rows) { /* it scrolls: say so, and where we are */
-        size_t last = (size_t)h->top + (size_t)h->rows;
+    if (h->top > 0 || (size_t)h->end < h->n) { /* it scrolls: say so, and where we are */
         size_t len = strlen(foot);
         snprintf(foot + len, sizeof foot - len,
-                 " · Up/Down, PgUp/PgDn scroll · lines %d-%zu of %zu", h->top + 1,
-                 last < h->n ? last : h->n, h->n);
+                 " · Up/Down, PgUp/PgDn scroll · lines %d-%d of %zu", h->top + 1, h->end,
+                 h->n);
     }
     attrset(t->role[THEME_ROLE_KEYBAR_LABEL]);
     widget_blank(stdscr, lines - 1, 0, w);

@@ -687,12 +687,12 @@ static bool job_action(struct job_view *v, const char *action)
         monitor_shell(v->base.app, v->name, workers_pane_selected(v->workers));
         return true;
     }
-    if (is(action, "mark-node")) {
+    if (is(action, "mark-node") || is(action, "unmark-node")) {
         const struct worker_info *w = workers_pane_selected(v->workers);
         if (!w)
             monitor_status(v->base.app, true, "no worker selected");
-        else
-            monitor_mark_node(v->base.app, v->name, w->node_name); /* it checks read-only */
+        else /* it checks read-only */
+            monitor_mark_node(v->base.app, v->name, w->node_name, is(action, "unmark-node"));
         return true;
     }
     return false;

@@ -42,8 +42,16 @@ enum column {
     COL_ID,
     COL_REASON,
     COL_CONTEXT, /* in a view over several contexts only */
+    /* Offered in the `C` list, not shown until chosen: */
+    COL_USER,
+    COL_POOL,
+    COL_NODE,
+    COL_SPEC,
     COL_COUNT
 };
+
+/* The columns shown with no choice made: every one before COL_USER. */
+#define COL_DEFAULT_COUNT COL_USER
 
 static const struct table_column columns[COL_COUNT] = {
     [COL_NAME] = {"NAME", 6, 40, false},     [COL_DISPLAY] = {"DISPLAY NAME", 6, 24, false},
@@ -53,18 +61,32 @@ static const struct table_column columns[COL_COUNT] = {
     [COL_AGE] = {"AGE", 3, 5, true},         [COL_DURATION] = {"TIME", 4, 6, true},
     [COL_ID] = {"ID", 2, 12, true},          [COL_REASON] = {"REASON", 10, 0, false},
     [COL_CONTEXT] = {"CONTEXT", 4, 16, false},
+    [COL_USER] = {"USER", 4, 16, false},     [COL_POOL] = {"POOL", 4, 16, false},
+    [COL_NODE] = {"NODE", 4, 16, false},     [COL_SPEC] = {"SPEC", 4, 16, false},
 };
 
 /*
- * What gives way at 80 columns (table_set_keep): TYPE, DEVICES, RESTARTS,
- * TIME (the duration) and ID first, then the names, then AGE; STATE,
- * PRIORITY, WORKERS and REASON (at least 10 cells) last.
+ * What gives way when the room is short (table_set_keep, lowest first):
+ * TYPE, DEVICES, TIME, ID and the chosen extras, then DISPLAY NAME and
+ * RESTARTS, dropped whole (table_set_drop) so REASON shows its text whole;
+ * then REASON shrinks (to 10 cells); then AGE, WORKERS and PRIORITY are
+ * dropped, right to left; then CONTEXT and STATE shrink; NAME last, never
+ * below the width that tells the rows shown apart (table_set_distinct).
  */
 static const int keep[COL_COUNT] = {
-    [COL_NAME] = 1, [COL_DISPLAY] = 1,  [COL_STATE] = 4,   [COL_PRIORITY] = 4,
-    [COL_TYPE] = 0, [COL_WORKERS] = 4,  [COL_DEVICES] = 0, [COL_RESTARTS] = 0,
-    [COL_AGE] = 2,  [COL_DURATION] = 0, [COL_ID] = 0,      [COL_REASON] = 3,
-    [COL_CONTEXT] = 3,
+    [COL_NAME] = 6,     [COL_DISPLAY] = 1, [COL_STATE] = 5,    [COL_PRIORITY] = 3,
+    [COL_TYPE] = 0,     [COL_WORKERS] = 3, [COL_DEVICES] = 0,  [COL_RESTARTS] = 1,
+    [COL_AGE] = 3,      [COL_DURATION] = 0, [COL_ID] = 0,      [COL_REASON] = 2,
+    [COL_CONTEXT] = 4,  [COL_USER] = 0,    [COL_POOL] = 0,     [COL_NODE] = 0,
+    [COL_SPEC] = 0,
+};
+
+/* The columns that give way whole, never cut to a stub: all but NAME, STATE, REASON, CONTEXT. */
+static const bool drop[COL_COUNT] = {
+    [COL_DISPLAY] = true, [COL_PRIORITY] = true, [COL_TYPE] = true, [COL_WORKERS] = true,
+    [COL_DEVICES] = true, [COL_RESTARTS] = true, [COL_AGE] = true,  [COL_DURATION] = true,
+    [COL_ID] = true,      [COL_USER] = true,     [COL_POOL] = true, [COL_NODE] = true,
+    [COL_SPEC] = true,
 };
 
 /* The titles, for the columns file and the `C` list. */
@@ -75,7 +97,9 @@ static const char *const titles[COL_COUNT] = {
     [COL_DEVICES] = "DEVICES", [COL_RESTARTS] = "RESTARTS",
     [COL_AGE] = "AGE",         [COL_DURATION] = "TIME",
     [COL_ID] = "ID",           [COL_REASON] = "REASON",
-    [COL_CONTEXT] = "CONTEXT",
+    [COL_CONTEXT] = "CONTEXT", [COL_USER] = "USER",
+    [COL_POOL] = "POOL",       [COL_NODE] = "NODE",
+    [COL_SPEC] = "SPEC",
 };
 
 struct jobs_view {
@@ -121,6 +145,53 @@ static const char *clean(const char *s, char *scratch, size_t n)
         return "-";
     struct strbuf sb = STRBUF_INIT;
     utf8_sanitize(&sb, s, strlen(s), 0);
+    snprintf(scratch, n, "%s", strbuf_str(&sb));
+    strbuf_free(&sb);
+    return scratch;
+}
+
+/*
+ * The nodes the job's workers are on: "n1", "n1 +2" for more; from the
+ * backend's summary (trainjobd's nodes), else the workers the view has
+ * seen; "-" when neither says.
+ */
+static const char *node_cell(const struct job_row *r, char *scratch, size_t n)
+{
+    if (r->nodes && *r->nodes) {
+        size_t first_len = strcspn(r->nodes, ",");
+        size_t more = 0;
+        for (const char *p = r->nodes; *p; p++)
+            more += *p == ',';
+        struct strbuf sb = STRBUF_INIT;
+        utf8_sanitize(&sb, r->nodes, first_len, 0);
+        if (more)
+            strbuf_addf(&sb, " +%zu", more);
+        snprintf(scratch, n, "%s", strbuf_str(&sb));
+        strbuf_free(&sb);
+        return scratch;
+    }
+    const char *first = NULL;
+    size_t more = 0;
+    for (size_t i = 0; i < r->workers.count; i++) {
+        const char *node = r->workers.workers[i].node_name;
+        if (node == NULL || *node == '\0')
+            continue;
+        bool seen = first && strcmp(first, node) == 0;
+        for (size_t j = 0; j < i && !seen && first; j++) {
+            const char *o = r->workers.workers[j].node_name;
+            seen = o && strcmp(o, node) == 0;
+        }
+        if (first == NULL)
+            first = node;
+        else if (!seen)
+            more++;
+    }
+    if (first == NULL)
+        return "-";
+    struct strbuf sb = STRBUF_INIT;
+    utf8_sanitize(&sb, first, strlen(first), 0);
+    if (more)
+        strbuf_addf(&sb, " +%zu", more);
     snprintf(scratch, n, "%s", strbuf_str(&sb));
     strbuf_free(&sb);
     return scratch;
@@ -198,6 +269,14 @@ static const char *src_cell(void *ctx, size_t i, size_t col, char *scratch, size
             return scratch;
         }
         return r->reason ? clean(r->reason, scratch, n) : "";
+    case COL_USER:
+        return clean(r->user, scratch, n);
+    case COL_POOL:
+        return clean(r->pool, scratch, n);
+    case COL_SPEC:
+        return clean(r->spec, scratch, n);
+    case COL_NODE:
+        return node_cell(r, scratch, n);
     case COL_COUNT:
         break;
     }
@@ -359,6 +438,12 @@ static void make_table(struct jobs_view *v)
     }
     v->table = table_new(&source, v, cols, v->nshown);
     table_set_keep(v->table, keeps);
+    bool drops[COL_COUNT];
+    for (size_t i = 0; i < v->nshown; i++)
+        drops[i] = drop[v->shown[i]];
+    table_set_drop(v->table, drops);
+    if (name_col != TABLE_UNSORTED)
+        table_set_distinct(v->table, name_col, true);
     for (size_t i = 0; i < v->nshown; i++)
         table_set_widest(v->table, i, enum_widest((enum column)v->shown[i],
                                                   monitor_term(v->base.app)->utf8));
@@ -1003,9 +1088,9 @@ struct screen *jobs_view_new(struct monitor *m)
     struct jobs_view *v = xcalloc(1, sizeof *v);
     v->base.ops = &jobs_view_ops;
     v->base.app = m;
-    for (size_t c = 0; c < COL_COUNT; c++)
+    for (size_t c = 0; c < COL_DEFAULT_COUNT; c++)
         v->order[c] = c;
-    v->norder = COL_COUNT;
+    v->norder = COL_DEFAULT_COUNT;
     v->default_cols = true;
     /* The user's columns; a bad file is said (file:line) and the defaults kept. */
     char *path = colconf_user_file(false);

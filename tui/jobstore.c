@@ -156,6 +156,7 @@ static void row_free(struct jobstore *s, struct job_row *r)
     unshare(s, r->priority_other);
     free(r->create_time);
     free(r->sched_id);
+    free(r->nodes);
     worker_list_free(&r->workers);
     for (size_t i = 0; i < r->event_count; i++)
         job_event_free(&r->events[i]);
@@ -341,6 +342,7 @@ static bool row_set(struct jobstore *s, struct job_row *r, const struct jobspec 
     changed |= set_shared(s, &r->priority_other, job->scheduling.priority_other);
     changed |= set_text(&r->create_time, job->create_time);
     changed |= set_text(&r->sched_id, jobspec_scheduler_id(job));
+    changed |= set_text(&r->nodes, job->nodes);
     const struct role *w = jobspec_worker(job);
     const struct resource_spec_ref *spec =
         w && w->resource_spec_count ? &w->resource_spec[0] : NULL;

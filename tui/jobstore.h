@@ -45,6 +45,7 @@ struct job_row {
     char *user;         /* ownership.user_name: who created it */
     char *create_time;  /* RFC 3339 */
     char *sched_id;     /* jobspec_scheduler_id: Slurm's job id; NULL for none */
+    char *nodes;        /* the nodes its workers are on, "n1,n2" (trainjobd); NULL: not said */
     int64_t created_ms; /* -1: unknown */
     int64_t started_ms; /* start_time: the last time it began running; -1: never/unknown */
     int64_t ended_ms;   /* when that run ended (complete/suspend time); -1: still on */

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api/autostart.h"
 #include "api/backend.h"
 #include "api/catalog.h"
 #include "api/context.h"
@@ -412,6 +413,17 @@ void monitor_feed_changed(void *ctx)
  * 1 disconnected (retrying), 2 refused (not retried: an error, not a lost
  * connection).
  */
+/*
+ * Whether c's feed is down because its local engine was stopped on purpose:
+ * then the marker's words ("by NAME (uid N) at TIME", the caller's), else NULL.
+ */
+static char *stopped_engine(const struct monitor_ctx *c)
+{
+    if (c->feed == NULL || feed_state(c->feed) != FEED_LOST || !c->session.rc.may_autostart)
+        return NULL;
+    return autostart_stopped_note();
+}
+
 static int feed_text(struct monitor *m, struct feed *feed, char *buf, size_t n, char *brief,
                      size_t bn)
 {
@@ -438,6 +450,13 @@ static int feed_text(struct monitor *m, struct feed *feed, char *buf, size_t n, 
     case FEED_LOST:
     case FEED_REFUSED: {
         bool lost = feed_state(feed) == FEED_LOST;
+        char *note = lost ? stopped_engine(monitor_cur(m)) : NULL;
+        if (note) { /* not a failure to retry: someone stopped it */
+            snprintf(brief, bn, "%s engine stopped (X: start it)", x);
+            snprintf(buf, n, "%s engine stopped on purpose (%s); press X to start it", x, note);
+            free(note);
+            return 1;
+        }
         struct strbuf why = STRBUF_INIT;
         utf8_sanitize(&why, feed_error(feed), strlen(feed_error(feed)), 0);
         if (!lost)
@@ -583,11 +602,43 @@ static void draw_frame(struct monitor *m)
     status_check(m);
     const char *status = m->status;
     bool status_error = m->status_error;
-    if (!status[0] && reason_below) { /* what did not fit in the title bar */
-        status = multi ? first_down_reason(m) : feed_error(monitor_cur(m)->feed);
+    const char *hint = NULL; /* kept whole at the end of the status line */
+    char *note = NULL;
+    struct strbuf stopped = STRBUF_INIT;
+    /*
+     * What did not fit in the title bar, after a passing note ("workspace
+     * nosuch: workspace 'nosuch' does not exist"), never over an error.
+     */
+    if ((!status[0] || !status_error) && reason_below) {
+        if (status[0])
+            strbuf_addf(&stopped, "%s: ", status);
+        if (!multi && (note = stopped_engine(monitor_cur(m))) != NULL) {
+            strbuf_addf(&stopped, "engine stopped on purpose (%s)", note);
+            hint = "press X to start it";
+        } else {
+            const char *why = multi ? first_down_reason(m) : feed_error(monitor_cur(m)->feed);
+            strbuf_adds(&stopped, why);
+            if (!multi && feed_state(monitor_cur(m)->feed) == FEED_REFUSED)
+                hint = "(r: ask again)";
+        }
+        status = strbuf_str(&stopped);
         status_error = true;
     }
-    if (status[0]) {
+    if (status[0] && hint) { /* the reason first, cut where it must, then the hint */
+        struct strbuf st = STRBUF_INIT;
+        utf8_sanitize(&st, status, strlen(status), 0);
+        int hw = (int)utf8_width(hint, strlen(hint));
+        int sw = (int)utf8_width(strbuf_str(&st), st.len);
+        int room = w - 2 - hw - 1;
+        if (room < 1) {
+            put(m, h - 2, 1, w - 2, hint, m->term.role[THEME_ROLE_MESSAGE_ERROR]);
+        } else {
+            int rw = sw < room ? sw : room;
+            put(m, h - 2, 1, rw, strbuf_str(&st), m->term.role[THEME_ROLE_MESSAGE_ERROR]);
+            put(m, h - 2, 1 + rw + 1, w - 2 - rw - 1, hint, m->term.role[THEME_ROLE_MESSAGE_ERROR]);
+        }
+        strbuf_free(&st);
+    } else if (status[0]) {
         struct strbuf st = STRBUF_INIT;
         utf8_sanitize(&st, status, strlen(status), 0);
         put(m, h - 2, 1, w - 2, strbuf_str(&st),
@@ -595,6 +646,8 @@ static void draw_frame(struct monitor *m)
                          : m->term.role[THEME_ROLE_MESSAGE]);
         strbuf_free(&st);
     }
+    free(note);
+    strbuf_free(&stopped);
     const char *const *pairs = NULL;
     size_t np = s->ops->hints(s, &pairs);
     struct keybar_item items[PAIRS_MAX];
@@ -755,6 +808,37 @@ static void frame(struct monitor *m)
 
 /* ---- keys ------------------------------------------------------------------- */
 
+/*
+ * X: starts the local engine of each context whose feed is down because it
+ * was stopped on purpose (it clears the marker itself), then asks again.
+ */
+static void start_stopped_engines(struct monitor *m)
+{
+    size_t started = 0, failed = 0;
+    for (size_t i = 0; i < m->nctx; i++) {
+        struct monitor_ctx *c = &m->ctx[i];
+        char *note = stopped_engine(c);
+        if (note == NULL || c->session.rc.engine_socket == NULL) {
+            free(note);
+            continue;
+        }
+        free(note);
+        struct strbuf why = STRBUF_INIT;
+        if (autostart_engine(c->session.rc.engine_socket, &why) == 0) {
+            started++;
+            feed_start(c->feed);
+        } else {
+            failed++;
+            monitor_status(m, true, "starting the engine: %s", strbuf_str(&why));
+        }
+        strbuf_free(&why);
+    }
+    if (started && !failed)
+        monitor_status(m, false, "started the local engine");
+    else if (!started && !failed)
+        monitor_status(m, true, "no local engine here was stopped on purpose");
+}
+
 static void on_key(struct monitor *m, const struct widget_key *k)
 {
     refresh_screens(m);
@@ -831,6 +915,9 @@ static void on_key(struct monitor *m, const struct widget_key *k)
         for (size_t i = 0; i < m->nctx; i++)
             feed_start(m->ctx[i].feed);
         monitor_status(m, false, "refreshing");
+        break;
+    case KEYMAP_START_ENGINE:
+        start_stopped_engines(m);
         break;
     case KEYMAP_NEW_JOB:
         if (m->readonly)

@@ -92,6 +92,7 @@ struct app {
     bool submitted;
     char *draft_path;
     char *draft_label;    /* what the draft is of: "new job", "clone of X", "edit of F" */
+    char *context;        /* the context's name, kept in the draft (NULL: none) */
     bool draft_kept;      /* this run wrote the draft, or resumed one (it stays until submitted) */
     char *file;           /* the job file the form last came from or went to */
     const char *clone_of; /* --clone-of: the job this one copies (its -f file is a temporary) */
@@ -160,24 +161,30 @@ static void save_draft(struct app *a)
     if (!wizard_changed(a->wz))
         return;
     struct strbuf err = STRBUF_INIT;
-    if (drafts_write(a->draft_path, a->draft_label, wizard_job(a->wz), &err) != 0)
+    if (drafts_write(a->draft_path, a->draft_label, a->context, wizard_job(a->wz), &err) != 0)
         snprintf(a->status, sizeof a->status, "draft not saved: %.200s", strbuf_str(&err));
     else
         a->draft_kept = true;
     strbuf_free(&err);
 }
 
-/* Asks (in a dialog) whether to resume draft d; true for yes. */
-static bool ask_resume(struct app *a, const struct draft *dr)
+enum resume_answer { RESUME_IT, DISCARD_IT, KEEP_IT };
+
+/*
+ * Asks (in a dialog) whether to resume draft d: yes resumes it, no discards
+ * it, k starts afresh and keeps it for another time.
+ */
+static enum resume_answer ask_resume(struct app *a, const struct draft *dr)
 {
     char when[64], msg[640];
     drafts_when(dr->mtime, when, sizeof when);
     snprintf(msg, sizeof msg,
-             "An unfinished job (%.300s) from %s was saved.\nResume it? (No discards it.)",
+             "An unfinished job (%.300s) from %s was saved.\nResume it? (No discards it;\n"
+             "k starts afresh and keeps it.)",
              dr->label, when);
     struct dialog *d = dialog_new("Resume draft", msg, true);
     dialog_set_palette(d, &a->term.palette);
-    bool answer = false;
+    enum resume_answer answer = DISCARD_IT;
     for (;;) {
         bkgdset(' ' | a->term.role[THEME_ROLE_NORMAL]);
         erase();
@@ -190,9 +197,14 @@ static bool ask_resume(struct app *a, const struct draft *dr)
         struct widget_key k;
         bool done = false;
         while (term_read_key(&k)) {
+            if (!k.is_function && !k.alt && (k.code == 'k' || k.code == 'K')) {
+                answer = KEEP_IT;
+                done = true;
+                break;
+            }
             unsigned r = dialog_widget(d)->ops->key(dialog_widget(d), &k);
             if (r & WIDGET_ACTIVATE) {
-                answer = dialog_answer(d);
+                answer = dialog_answer(d) ? RESUME_IT : DISCARD_IT;
                 done = true;
                 break;
             }
@@ -593,7 +605,8 @@ static void submit(struct app *a)
  * A key inside a bracketed paste: a line break is text, not Enter. A field
  * of one line takes the first line only (the rest is not typed, and the
  * status line says so) so a paste never spreads over the next fields; the
- * startup script (multi-line) takes it all. A tab is typed as a space.
+ * startup script (multi-line) takes it all, tabs kept; elsewhere a tab is
+ * typed as a space.
  * Returns true when the key was used up here.
  */
 static bool paste_key(struct app *a, struct widget_key *k)
@@ -620,8 +633,12 @@ static bool paste_key(struct app *a, struct widget_key *k)
         a->paste_cut += line_break;
         return true;
     }
-    if (k->code == '\t')
-        k->code = ' ';
+    /* A tab stays a tab in the startup script (it keeps '\t'); a one-line field takes a space. */
+    if (k->code == '\t') {
+        bool text = !(a->help || a->prompt || a->confirm) && wizard_focus_multiline(a->wz);
+        k->is_function = text;
+        k->code = text ? WIDGET_KEY_TAB_TEXT : ' ';
+    }
     if (line_break && (a->help || a->prompt || a->confirm || !wizard_focus_multiline(a->wz))) {
         a->paste_cut = 1;
         return true;
@@ -813,16 +830,27 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
      */
     struct draft_list dl;
     drafts_list(ddir, &dl);
+    /* A draft typed against another context (another cluster) is not this one's to offer. */
+    a.context = have_session && s.rc.ctx.name ? xstrdup(s.rc.ctx.name) : NULL;
+    drafts_keep_context(&dl, a.context);
     long resume = -1;
     if (new_job && dl.count > 1) {
         resume = drafts_pick(&a.term, &dl, a.draft_label);
     } else {
         for (size_t i = 0; i < dl.count; i++)
             if (new_job || strcmp(dl.items[i].path, a.draft_path) == 0) {
-                if (ask_resume(&a, &dl.items[i]))
+                enum resume_answer ans = ask_resume(&a, &dl.items[i]);
+                if (ans == RESUME_IT) {
                     resume = (long)i;
-                else
+                } else if (ans == DISCARD_IT) {
                     unlink(dl.items[i].path);
+                } else if (strcmp(dl.items[i].path, a.draft_path) == 0) {
+                    /* Kept: this run writes a draft of its own beside it. */
+                    free(a.draft_path);
+                    a.draft_path = drafts_path(ddir, a.draft_label,
+                                               ((unsigned long)time(NULL) << 20) ^
+                                                   (unsigned long)getpid());
+                }
                 break;
             }
     }
@@ -906,6 +934,7 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
     }
     free(a.draft_path);
     free(a.draft_label);
+    free(a.context);
     if (have_session)
         session_close(&s);
     catalog_free(&cat);

@@ -50,12 +50,16 @@ char *drafts_path(const char *dir, const char *label, unsigned long salt)
     return xasprintf("%s/draft-%016llx.yaml", dir, (unsigned long long)h);
 }
 
-/* The label on the draft's first line, safe to show; "new job" when there is none. */
-static char *read_label(int fd)
+/*
+ * The label on the draft's first line, safe to show ("new job" when there
+ * is none), and the context on its second (NULL when not said).
+ */
+static char *read_label(int fd, char **context)
 {
     char buf[LABEL_MAX + 1];
     ssize_t n = read(fd, buf, LABEL_MAX);
     size_t hl = strlen(DRAFTS_HEADER);
+    *context = NULL;
     if (n <= 0 || (size_t)n < hl || memcmp(buf, DRAFTS_HEADER, hl) != 0)
         return xstrdup("new job");
     size_t len = strcspn(buf + hl, "\n");
@@ -65,6 +69,12 @@ static char *read_label(int fd)
     utf8_sanitize(&s, buf + hl, len, 0);
     char *label = xstrdup(*strbuf_str(&s) ? strbuf_str(&s) : "new job");
     strbuf_free(&s);
+    size_t at = hl + len + 1, cl = strlen(DRAFTS_CONTEXT);
+    if (at + cl <= (size_t)n && memcmp(buf + at, DRAFTS_CONTEXT, cl) == 0) {
+        size_t vl = strcspn(buf + at + cl, "\n");
+        if (at + cl + vl < (size_t)n) /* the whole line was read */
+            *context = xstrndup(buf + at + cl, vl);
+    }
     return label;
 }
 
@@ -106,8 +116,11 @@ void drafts_list(const char *dir, struct draft_list *out)
             cap = cap ? cap * 2 : 8;
             out->items = xrealloc(out->items, cap * sizeof *out->items);
         }
+        char *context;
+        char *label = read_label(fd, &context);
         out->items[out->count++] = (struct draft){.path = path,
-                                                  .label = read_label(fd),
+                                                  .label = label,
+                                                  .context = context,
                                                   .mtime = st.st_mtim.tv_sec,
                                                   .mtime_ns = st.st_mtim.tv_nsec};
         close(fd);
@@ -122,19 +135,44 @@ void drafts_free(struct draft_list *l)
     for (size_t i = 0; i < l->count; i++) {
         free(l->items[i].path);
         free(l->items[i].label);
+        free(l->items[i].context);
     }
     free(l->items);
     memset(l, 0, sizeof *l);
 }
 
-int drafts_write(const char *path, const char *label, const struct jobspec *job, struct strbuf *err)
+void drafts_keep_context(struct draft_list *l, const char *context)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < l->count; i++) {
+        struct draft *d = &l->items[i];
+        if (d->context == NULL || context == NULL || strcmp(d->context, context) == 0) {
+            l->items[kept++] = *d;
+            continue;
+        }
+        free(d->path);
+        free(d->label);
+        free(d->context);
+    }
+    l->count = kept;
+}
+
+/* A header line: prefix, then text on one line (a line break would start the job's text). */
+static void header_line(struct strbuf *doc, const char *prefix, const char *text)
+{
+    strbuf_adds(doc, prefix);
+    for (const char *p = text; *p; p++)
+        strbuf_addc(doc, *p == '\n' || *p == '\r' ? '?' : *p);
+    strbuf_addc(doc, '\n');
+}
+
+int drafts_write(const char *path, const char *label, const char *context,
+                 const struct jobspec *job, struct strbuf *err)
 {
     struct strbuf doc = STRBUF_INIT;
-    /* The label goes on one line: a line break in a file name would start the job's text. */
-    strbuf_adds(&doc, DRAFTS_HEADER);
-    for (const char *p = label; *p; p++)
-        strbuf_addc(&doc, *p == '\n' || *p == '\r' ? '?' : *p);
-    strbuf_addc(&doc, '\n');
+    header_line(&doc, DRAFTS_HEADER, label);
+    if (context)
+        header_line(&doc, DRAFTS_CONTEXT, context);
     jobfile_write(job, JOBFILE_YAML, &doc);
     char *dir = xstrdup(path);
     char *slash = strrchr(dir, '/');
@@ -188,7 +226,8 @@ static void draw_pick(struct term *t, const struct draft_list *l, size_t sel, co
         widget_put_text(stdscr, rows - 2, 1, said, cols - 2);
     attrset(t->role[THEME_ROLE_DIM]);
     char keys[256];
-    snprintf(keys, sizeof keys, "Enter resume   d discard   n/Esc %s without a draft", new_label);
+    snprintf(keys, sizeof keys, "Enter resume   d discard   n/Esc start afresh (%s), drafts kept",
+             new_label);
     widget_put_text(stdscr, rows - 1, 1, keys, cols - 2);
     attrset(A_NORMAL);
     wnoutrefresh(stdscr);
@@ -240,6 +279,7 @@ long drafts_pick(struct term *t, struct draft_list *l, const char *new_label)
                     snprintf(said, sizeof said, "discarded the draft of %.300s", d->label);
                     free(d->path);
                     free(d->label);
+                    free(d->context);
                     memmove(d, d + 1, (l->count - sel - 1) * sizeof *d);
                     l->count--;
                 }

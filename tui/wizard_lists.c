@@ -41,7 +41,7 @@
 
 enum {
     FIELDS_MAX = 3,
-    MESSAGE_LINES = 2, /* lines a field's message wraps to at most */
+    MESSAGE_LINES = 8, /* lines a field's message wraps to: its whole length at 80 columns */
     ICON_CELLS = 2,    /* "✗ " */
     ROW_GAP = 2,       /* cells after the row's name and after a field label */
 };

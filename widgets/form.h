@@ -63,7 +63,7 @@
 
 enum {
     FORM_LABEL_MAX = 24,    /* cells of the label column at most */
-    FORM_MESSAGE_LINES = 3, /* lines a message wraps to at most */
+    FORM_MESSAGE_LINES = 8, /* lines a message wraps to at most: its whole length at 80 columns */
     FORM_HELP_LINES = 8,    /* lines the focused entry's help wraps to at most */
 };
 

@@ -590,6 +590,24 @@ void table_set_widest(struct table *t, size_t col, int width)
     t->base.dirty = true;
 }
 
+void table_set_drop(struct table *t, const bool *drop)
+{
+    t->drops = false;
+    for (size_t c = 0; c < t->ncols; c++) {
+        t->cols[c].drop = drop ? drop[c] : false;
+        t->drops |= t->cols[c].drop;
+    }
+    t->base.dirty = true;
+}
+
+void table_set_distinct(struct table *t, size_t col, bool on)
+{
+    if (col >= t->ncols)
+        return;
+    t->cols[col].distinct = on;
+    t->base.dirty = true;
+}
+
 void table_set_keep(struct table *t, const int *keep)
 {
     t->keeps = keep != NULL;

@@ -199,6 +199,20 @@ void table_set_palette(struct table *t, const struct widget_palette *pal);
  */
 void table_set_keep(struct table *t, const int *keep);
 /*
+ * Columns that give way whole (drop[c] true): when their keep's turn comes
+ * (table_set_keep) they are left out rather than cut to a stub of two or
+ * three cells. With any column so marked, a flexible column claims its
+ * natural width at its own keep: the columns that give way before it are
+ * dropped to show its text whole, the ones after it are not. drop has one
+ * entry per column; copied; NULL: none.
+ */
+void table_set_drop(struct table *t, const bool *drop);
+/*
+ * Column col, when it must shrink, keeps at least the width that tells its
+ * cells on the screen apart (names sharing a long prefix stay told apart).
+ */
+void table_set_distinct(struct table *t, size_t col, bool on);
+/*
  * Lets filter terms name column col by another title too (NULL: none): for a
  * column standing in for one left out, as NAME does for a DISPLAY NAME that
  * says nothing NAME does not. Copied; the filter is parsed again.

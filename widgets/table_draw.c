@@ -111,6 +111,36 @@ static void set_attr(WINDOW *win, attr_t a)
     wattr_set(win, a & ~A_COLOR, (short)PAIR_NUMBER(a), NULL);
 }
 
+/*
+ * The narrowest width at which column c's cells on the screen (rows of them,
+ * read) still differ where their texts do: a cut cell shows its first
+ * width - 1 cells and "…", so two texts sharing a prefix of p cells need
+ * p + 2 (or the longer one whole).
+ */
+static int distinct_width(const struct table *t, size_t rows, size_t c)
+{
+    const char *text = strbuf_str(&t->text);
+    int need = 0;
+    for (size_t a = 0; a < rows; a++) {
+        const struct fcell *x = &t->cells[a * t->ncols + c];
+        for (size_t b = a + 1; b < rows; b++) {
+            const struct fcell *y = &t->cells[b * t->ncols + c];
+            if (x->len == y->len && memcmp(text + x->off, text + y->off, x->len) == 0)
+                continue; /* the same text: nothing tells them apart */
+            size_t p = 0;
+            while (p < x->len && p < y->len && text[x->off + p] == text[y->off + p])
+                p++;
+            while (p > 0 && ((unsigned char)text[x->off + p] & 0xC0) == 0x80)
+                p--; /* whole characters */
+            int pw = (int)utf8_width(text + x->off, p) + 2;
+            int longer = x->width > y->width ? x->width : y->width;
+            int w = pw < longer ? pw : longer;
+            need = w > need ? w : need;
+        }
+    }
+    return need;
+}
+
 /* Reads the cells of the rows on the screen (rows of them) and the natural column widths. */
 static void read_frame(struct table *t, size_t rows)
 {
@@ -148,6 +178,8 @@ static void read_frame(struct table *t, size_t rows)
         t->shown_w[c] = t->nat[c];
         if (t->cols[c].widest > t->nat[c])
             t->nat[c] = t->cols[c].widest;
+        if (t->cols[c].distinct)
+            t->cols[c].distinct_w = distinct_width(t, rows, c);
     }
 }
 
@@ -162,8 +194,10 @@ static void layout(struct table *t, int w)
     for (size_t c = 0; c < t->ncols; c++) {
         const struct column *col = &t->cols[c];
         int cw = t->nat[c] < col->min_w ? col->min_w : t->nat[c];
-        if (t->keeps && col->max_w == 0)
+        if (t->keeps && !t->drops && col->max_w == 0)
             cw = col->min_w; /* its text takes what is left, not the others' room */
+        else if (t->drops && col->max_w == 0)
+            cw = t->nat[c]; /* its text whole; its minimum is for when it must shrink */
         if (col->max_w > 0 && cw > col->max_w)
             cw = col->max_w;
         t->col_w[c] = cw;
@@ -199,7 +233,16 @@ static void layout(struct table *t, int w)
             for (size_t c = t->ncols; c-- > 0 && need > avail;) {
                 if (t->cols[c].keep != keep || (t->cols[c].max_w == 0) != (pass == 0))
                     continue;
-                long d = t->col_w[c] - t->cols[c].min_w;
+                if (t->cols[c].drop && t->col_w[c] > 0) { /* whole, or not at all */
+                    need -= t->col_w[c] + 1;
+                    t->col_w[c] = 0;
+                    continue;
+                }
+                int floor_w = t->cols[c].min_w;
+                if (t->cols[c].distinct && t->cols[c].distinct_w > floor_w)
+                    floor_w = t->cols[c].distinct_w < t->col_w[c] ? t->cols[c].distinct_w
+                                                                  : t->col_w[c];
+                long d = t->col_w[c] - floor_w;
                 if (d > need - avail)
                     d = need - avail;
                 if (d > 0) {
@@ -209,9 +252,34 @@ static void layout(struct table *t, int w)
             }
         }
     }
+    /* A column dropped whole comes back when the room its drop freed beyond need holds it. */
+    for (int keep = hi; t->drops && keep >= lo && need < avail; keep--) {
+        for (size_t c = 0; c < t->ncols && need < avail; c++) {
+            const struct column *col = &t->cols[c];
+            if (!col->drop || col->keep != keep || t->col_w[c] != 0)
+                continue;
+            int cw = t->nat[c] < col->min_w ? col->min_w : t->nat[c];
+            if (col->max_w > 0 && cw > col->max_w)
+                cw = col->max_w;
+            if (t->shown_w[c] < cw && t->cols[c].widest > 0) /* the room kept for unseen values */
+                cw = t->shown_w[c] < col->min_w ? col->min_w : t->shown_w[c];
+            if (need + cw + 1 <= avail) {
+                t->col_w[c] = cw;
+                need += cw + 1;
+            }
+        }
+    }
+    if (t->drops && need < avail && nflex > 0) { /* dropping made more room than needed */
+        long extra = avail - need, k = 0;
+        for (size_t c = 0; c < t->ncols; c++)
+            if (t->cols[c].max_w == 0 && t->col_w[c] > 0)
+                t->col_w[c] += (int)(extra / nflex + (k++ < extra % nflex));
+    }
     int x = GUTTER;
     for (size_t c = 0; c < t->ncols; c++) {
         t->col_x[c] = x;
+        if (t->cols[c].drop && t->col_w[c] == 0)
+            continue; /* dropped: takes no room, not even its separator */
         if (x >= w) {
             t->col_w[c] = 0;
             continue;

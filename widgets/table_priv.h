@@ -43,6 +43,9 @@ struct column {
     bool right;
     int keep; /* table_set_keep: gives way before columns of higher keep */
     int widest; /* table_set_widest: the natural width is at least this */
+    bool drop;      /* table_set_drop: gives way whole, never cut to a stub */
+    bool distinct;  /* table_set_distinct: shrinks no narrower than keeps its cells apart */
+    int distinct_w; /* that width, for the rows on the screen now */
 };
 
 /* One filter term: text folded to ASCII lower case. */
@@ -73,6 +76,7 @@ struct table {
     size_t ncols;
     bool keeps; /* table_set_keep was given an order: a flexible column claims no room before it is
                    given */
+    bool drops; /* table_set_drop marked a column: a flexible one claims its natural width */
     const struct widget_palette *pal;
     bool utf8;
     char *empty_text;

@@ -363,6 +363,11 @@ static unsigned textarea_key(struct widget *wd, const struct widget_key *k)
         return WIDGET_IGNORED;
     if (k->alt)
         return k->is_function ? WIDGET_IGNORED : key_alt(ta, k->code);
+    /* A pasted tab is the text's own (a tab-indented heredoc, <<-EOF); a typed Tab moves on. */
+    if (k->is_function && k->code == WIDGET_KEY_TAB_TEXT) {
+        uint32_t tab = '\t';
+        return insert_text(ta, &tab, 1);
+    }
     if (k->is_function)
         return key_function(ta, k->code);
 

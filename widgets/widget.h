@@ -32,6 +32,13 @@ enum widget_result {
     WIDGET_CANCEL = 1 << 6,   /* Esc inside the widget (close a popup) */
 };
 
+/*
+ * A function key that is text, not a command: a tab inside a paste (a
+ * tab-indented heredoc). A multi-line text area inserts '\t'; every other
+ * widget ignores it, and the form does not move on with it as with Tab.
+ */
+#define WIDGET_KEY_TAB_TEXT (KEY_MAX + 0x1100)
+
 /* A key as the loop read it: a curses key code or a Unicode code point. */
 struct widget_key {
     int code; /* KEY_* from curses when is_function, else a code point */
