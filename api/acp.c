@@ -27,6 +27,7 @@
 #include "api/catalog_json.h"
 #include "api/context.h"
 #include "api/drivers.h"
+#include "api/exec.h"
 #include "api/finding.h"
 #include "api/http.h"
 #include "api/http_multi.h"
@@ -828,6 +829,42 @@ static void acp_send(struct backend *b, struct http_multi *m, struct backend_cal
     free(text);
 }
 
+/*
+ * trainjobd: through its Unix socket (api/exec.h). Real ACP: its OpenAPI
+ * has no exec; its own CLI opens a terminal in a worker, so the error
+ * names that command.
+ */
+static enum backend_status acp_exec(struct backend *b, const char *name,
+                                    const struct exec_request *rq, int *exit_code,
+                                    struct api_error *err)
+{
+    if (!driver(b)->trainjobd) {
+        api_error_set(err, 501, "Unsupported", "",
+                      "exec: SenseCore ACP's OpenAPI has no way to run a command in a worker; "
+                      "its own CLI opens a terminal in one: sco acp jobs exec %s --worker-name %s",
+                      name, rq->worker ? rq->worker : "WORKER");
+        return BACKEND_REJECTED;
+    }
+    const struct http_endpoint *ep = http_client_parsed(driver(b)->client);
+    if (ep->unix_path == NULL) {
+        api_error_set(err, 501, "Unsupported", "",
+                      "exec: the engine at %s is reached over TCP, and a terminal passes only "
+                      "over its Unix socket (an http+unix:// endpoint)",
+                      b->endpoint);
+        return BACKEND_REJECTED;
+    }
+    char *worker = NULL;
+    enum backend_status st = exec_choose_worker(b, name, rq->worker, &worker, err);
+    if (st != BACKEND_OK)
+        return st;
+    struct strbuf path = STRBUF_INIT;
+    acp_worker_path(b, name, worker, "exec", &path);
+    st = exec_upgrade(ep->unix_path, strbuf_str(&path), rq, exit_code, err);
+    strbuf_free(&path);
+    free(worker);
+    return st;
+}
+
 static void acp_free(struct backend *b)
 {
     struct acp *a = driver(b);
@@ -845,7 +882,7 @@ static void acp_free(struct backend *b)
     .stop = acp_stop, .start = acp_start, .remove = acp_delete, .mark_node = acp_mark_node,        \
     .watch = acp_watch,                                                                            \
     .scalars = acp_scalars, .scalars_follow = acp_scalars_follow, .send = acp_send,                \
-    .free = acp_free
+    .exec = acp_exec, .free = acp_free
 
 /* trainjobd: every operation, its logs also resumable in frames (engine/logfollow.h). */
 static const struct backend_ops trainjobd_ops = {ACP_OPS, .logs_framed = acp_logs_framed,

@@ -42,6 +42,9 @@ struct acp_request {
 };
 
 void acp_request_free(struct acp_request *r);
+/* /trainjob/v1/…/trainingJobs/{name}/workers/{worker}/{leaf} (trainjobd's). */
+void acp_worker_path(const struct backend *b, const char *name, const char *worker,
+                     const char *leaf, struct strbuf *p);
 /* Appends "?key=value" or "&key=value" (value escaped); nothing for a NULL or empty value. */
 void acp_query(struct strbuf *p, const char *key, const char *value);
 /* An operation only trainjobd has, asked of ACP: says so, and how to say it is trainjobd. */

@@ -59,6 +59,17 @@ static void v1_job_path(const struct backend *b, const char *name, struct strbuf
     http_escape(p, name);
 }
 
+/* /trainjob/v1/…/trainingJobs/{name}/workers/{worker}/{leaf}: a worker's logs, its exec. */
+void acp_worker_path(const struct backend *b, const char *name, const char *worker,
+                     const char *leaf, struct strbuf *p)
+{
+    v1_job_path(b, name, p);
+    strbuf_adds(p, "/workers/");
+    http_escape(p, worker);
+    strbuf_addc(p, '/');
+    strbuf_adds(p, leaf);
+}
+
 /* Appends "?key=value" or "&key=value" (value escaped); nothing for a NULL or empty value. */
 void acp_query(struct strbuf *p, const char *key, const char *value)
 {
@@ -312,10 +323,7 @@ enum backend_status acp_build(struct backend *b, const struct backend_request *r
              */
             return backend_unsupported(b, "resumable worker logs (frames)", err);
         }
-        v1_job_path(b, rq->name, &out->path);
-        strbuf_adds(&out->path, "/workers/");
-        http_escape(&out->path, rq->worker);
-        strbuf_adds(&out->path, "/logs");
+        acp_worker_path(b, rq->name, rq->worker, "logs", &out->path);
         if (rq->tail >= 0)
             snprintf(n, sizeof n, "%ld", rq->tail);
         acp_query(&out->path, "tail", n);

@@ -432,6 +432,14 @@ enum backend_status backend_start(struct backend *b, const char *name, struct jo
     return st;
 }
 
+enum backend_status backend_exec(struct backend *b, const char *name,
+                                 const struct exec_request *rq, int *exit_code,
+                                 struct api_error *err)
+{
+    NEED(exec, "running a command in a worker");
+    return b->ops->exec(b, name, rq, exit_code, err);
+}
+
 enum backend_status backend_engine(struct backend *b, const char *verb, json_t **out,
                                    struct api_error *err)
 {

@@ -26,6 +26,7 @@
 #include "api/jobstatus.h"
 #include "api/scalarpage.h"
 
+struct exec_request;
 struct resolved_context;
 struct strbuf;
 
@@ -256,6 +257,16 @@ struct backend_ops {
      * cannot make ends the same way (from the loop, never inside send).
      */
     void (*send)(struct backend *b, struct http_multi *m, struct backend_call *call);
+    /*
+     * Runs rq's command inside a running worker of job name (rq->worker,
+     * else the first running one: api/exec.h exec_choose_worker), with our
+     * terminal or standard descriptors, and waits: BACKEND_OK with its
+     * status in *exit_code. Blocks: the TUI calls it with curses suspended.
+     * A backend that has no exec says why in its own (ACP).
+     */
+    enum backend_status (*exec)(struct backend *b, const char *name,
+                                const struct exec_request *rq, int *exit_code,
+                                struct api_error *err);
     void (*free)(struct backend *b);
 };
 
@@ -356,6 +367,15 @@ enum backend_status backend_scalars(struct backend *b, const char *name, const c
  */
 enum backend_status backend_scalars_follow(struct backend *b, const char *name, const char *since,
                                            backend_data_fn fn, void *ctx, struct api_error *err);
+/*
+ * `trainjob exec` and `s` on the workers pane: rq's command in a worker of
+ * job name — rq->worker, else the first running one (a finished one is
+ * refused saying its phase) — with the command's exit status in
+ * *exit_code when it ran (BACKEND_OK).
+ */
+enum backend_status backend_exec(struct backend *b, const char *name,
+                                 const struct exec_request *rq, int *exit_code,
+                                 struct api_error *err);
 /* The error of a backend that does not serve scalars (status 501, reason Unsupported). */
 enum backend_status backend_no_scalars(const struct backend *b, struct api_error *err);
 

@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -25,6 +26,7 @@
 
 #include "api/context.h"
 #include "api/drivers.h"
+#include "api/exec.h"
 #include "api/finding.h"
 #include "api/http.h"
 #include "api/http_multi.h"
@@ -340,6 +342,76 @@ static void slurm_send(struct backend *b, struct http_multi *m, struct backend_c
     c->timer = loop_add_timer(http_multi_loop(m), 0, call_end, c);
 }
 
+/*
+ * A command in a worker of a running Slurm job: an overlapping step on the
+ * worker's node (srun --overlap --jobid ID -w NODE [--pty] CMD), run here
+ * with our terminal as the user's own srun: Slurm checks it is their job.
+ * A one-worker job runs in its batch step; --overlap shares its allocation.
+ */
+static enum backend_status slurm_exec(struct backend *b, const char *name,
+                                      const struct exec_request *rq, int *exit_code,
+                                      struct api_error *err)
+{
+    struct worker_list wl = {0};
+    enum backend_status st = slurm_workers(b, name, &wl, err);
+    if (st != BACKEND_OK)
+        return st;
+    const char *worker = NULL;
+    if (exec_pick_worker(&wl, name, rq->worker, &worker, err) != 0) {
+        worker_list_free(&wl);
+        return BACKEND_REJECTED;
+    }
+    char *node = NULL;
+    for (size_t i = 0; i < wl.count && !node; i++)
+        if (strcmp(wl.workers[i].name, worker) == 0 && wl.workers[i].node_name)
+            node = xstrdup(wl.workers[i].node_name);
+    char *worker_name = xstrdup(worker);
+    worker_list_free(&wl);
+    worker = worker_name;
+    struct slurm_found f;
+    if ((st = slurm_fetch_jobs(b, &f, err)) != BACKEND_OK) {
+        free(node);
+        free(worker_name);
+        return st;
+    }
+    const struct slurm_job *sj = slurm_found_job(b, &f, name);
+    if (sj == NULL || node == NULL) {
+        api_error_set(err, 409, "WorkerNotRunning", "worker",
+                      "worker %s of job '%s' has no Slurm job or node to run in", worker, name);
+        slurm_found_free(&f);
+        free(node);
+        free(worker_name);
+        return BACKEND_REJECTED;
+    }
+    char id[24];
+    snprintf(id, sizeof id, "%lld", (long long)sj->id);
+    slurm_found_free(&f);
+    /* The worker's shell: bash where the node has it, else sh. */
+    static const char *const shell[] = {
+        "/bin/sh", "-c", "command -v bash >/dev/null 2>&1 && exec bash || exec /bin/sh"};
+    size_t n = 0, cmdc = rq->argc ? rq->argc : 3;
+    const char **argv = xcalloc(cmdc + 10, sizeof *argv);
+    argv[n++] = "srun";
+    argv[n++] = "--overlap";
+    argv[n++] = "--jobid";
+    argv[n++] = id;
+    argv[n++] = "-w";
+    argv[n++] = node;
+    argv[n++] = "--quiet";
+    if (rq->tty)
+        argv[n++] = "--pty";
+    else if (!rq->stdin_open)
+        argv[n++] = "--input=none";
+    for (size_t i = 0; i < cmdc; i++)
+        argv[n++] = rq->argc ? rq->argv[i] : shell[i];
+    argv[n] = NULL;
+    st = exec_run_here(argv, exit_code, err) == 0 ? BACKEND_OK : BACKEND_REJECTED;
+    free(argv);
+    free(node);
+    free(worker_name);
+    return st;
+}
+
 static void slurm_free(struct backend *b)
 {
     struct slurm *s = driver(b);
@@ -376,6 +448,7 @@ static const struct backend_ops slurm_ops = {
     .update = slurm_update,
     .scalars = slurm_scalars,
     .workers = slurm_workers,
+    .exec = slurm_exec,
     .events = slurm_events,
     .logs = slurm_logs,
     .stop = slurm_stop,

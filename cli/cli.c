@@ -29,6 +29,8 @@ static const struct cli_verb verbs[] = {
      "print or follow a worker's log (-a: all, -p: previous attempt)", cmd_logs},
     {"metrics", "NAME [-o FMT] [-f]", "a job's TensorBoard scalars (--logdir DIR: any directory's)",
      cmd_metrics},
+    {"exec", "NAME [-w W] [-- CMD]",
+     "run a command (default: a shell) inside a running worker", cmd_exec},
     {"stop", "NAME...", "stop jobs (SUSPENDED; they can be started again)", cmd_stop},
     {"start", "NAME...", "start stopped jobs again", cmd_start},
     {"priority", "NAME LEVEL", "a job's new priority: NORMAL, HIGH or HIGHEST", cmd_priority},

@@ -106,6 +106,8 @@ int cmd_get(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE 
 const char *const *get_sort_fields(const char *kind);
 int cmd_describe(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 int cmd_logs(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
+/* A command inside a running worker (cli/cmd_exec.c). */
+int cmd_exec(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 int cmd_stop(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 int cmd_start(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);
 int cmd_priority(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err);

@@ -39,7 +39,7 @@
  * Each verb's own options (the global ones go with all) and, after '|', those
  * of them that take a value (the next word). One table for the three shells:
  * -f is a file for submit and a flag (follow) for logs and metrics, -w a
- * worker for logs and a flag (watch) for get.
+ * worker for logs and exec and a flag (watch) for get.
  */
 static const struct {
     const char *verb;
@@ -61,6 +61,7 @@ static const struct {
      "-w --worker -a --all-workers -f --follow -n --tail -p --previous --timestamps --since",
      "-w --worker -n --tail --since"},
     {"metrics", "-o --output -f --follow --logdir --tag", "-o --output --logdir --tag"},
+    {"exec", "-w --worker -i --stdin -t --tty -T --no-tty", "-w --worker"},
     {"stop", "", ""},
     {"start", "", ""},
     {"priority", "", ""},
@@ -358,7 +359,8 @@ static void offer_value(const struct cli_globals *g, const char *verb, const cha
         fputs(":files\n", o->out);
     else if (strcmp(opt, "--target") == 0 && strcmp(verb, "render") == 0)
         offer_list(o, "slurm volcano pytorchjob");
-    else if ((strcmp(opt, "-w") == 0 || strcmp(opt, "--worker") == 0) && strcmp(verb, "logs") == 0)
+    else if ((strcmp(opt, "-w") == 0 || strcmp(opt, "--worker") == 0) &&
+             (strcmp(verb, "logs") == 0 || strcmp(verb, "exec") == 0))
         offer_workers(g, first_arg, o);
     else if (strcmp(opt, "-f") == 0 || strcmp(opt, "--file") == 0 || strcmp(opt, "--filename") == 0)
         fputs(":files\n", o->out);
@@ -373,7 +375,7 @@ static void offer_argument(const struct cli_globals *g, const char *verb, char *
             offer_list(o, "jobs job workers events catalog");
         else if (nargs == 1 && strcmp(args[0], "jobs") != 0)
             offer_jobs(g, o);
-    } else if (strcmp(verb, "logs") == 0) {
+    } else if (strcmp(verb, "logs") == 0 || strcmp(verb, "exec") == 0) {
         if (nargs == 0)
             offer_jobs(g, o);
     } else if (strcmp(verb, "stop") == 0 || strcmp(verb, "delete") == 0 ||

@@ -106,7 +106,7 @@ struct config_limits {
     int connections_per_member;    /* open connections per user: 64 */
     int anonymous_connections;     /* TCP connections not yet signed, all loopback as one: 256 */
     int request_seconds;           /* a request's header and body arrive within: 10 s */
-    int streams_per_member;        /* watch streams and log follows per user: 32 */
+    int streams_per_member;        /* watch streams, log follows and execs per user: 32 */
     int stream_mib_per_member;     /* bytes queued for one user's streams: 64 MiB */
     int scalar_follows_per_member; /* scalar follows (inotify instances) per user: 8 */
     int cgroups_per_member;        /* started workers (a cgroup each) per member: 512 */

@@ -23,6 +23,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <poll.h>
 #include <pwd.h>
@@ -32,14 +33,17 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "api/apierror.h"
+#include "api/exec_wire.h"
 #include "api/hmac.h"
 #include "engine/config.h"
 #include "engine/engine.h"
+#include "engine/exec.h"
 #include "engine/flags.h"
 #include "engine/replay.h"
 #include "engine/routes.h"
@@ -95,6 +99,14 @@ struct conn {
     struct conn *prev, *next;
 };
 
+/* A running exec helper holding its user's share until it ends (its pidfd in the loop). */
+struct exec_watch {
+    struct http_server *srv;
+    int pidfd;
+    struct share *share;
+    struct exec_watch *next;
+};
+
 struct http_server {
     struct engine *eng;
     struct loop *loop;
@@ -105,6 +117,7 @@ struct http_server {
     struct shares *shares;                 /* what each user holds (engine/shares) */
     struct config_limits lim;              /* the per-user limits, as the engine started */
     uid_t own_uid;                         /* the engine's user: not counted on the Unix socket */
+    struct exec_watch *execs;              /* helpers holding a share (engine/exec.h) */
 };
 
 /*
@@ -119,6 +132,7 @@ struct request {
     bool started;        /* the access handler has seen the headers */
     struct strbuf body;
     bool too_large;
+    struct exec_upgrade *exec; /* a 101 queued whose connection MHD has not handed over yet */
 };
 
 /* Per-streamed-response state. */
@@ -337,6 +351,131 @@ static enum MHD_Result send_json_as(struct MHD_Connection *conn, int status, jso
 static enum MHD_Result send_json(struct MHD_Connection *conn, int status, json_t *body)
 {
     return send_json_as(conn, status, body, false);
+}
+
+/* What the upgrade handler of an exec needs; freed by it, or with the request if never called. */
+struct exec_upgrade {
+    struct http_server *srv;
+    struct exec_plan *plan;
+    struct request *rq;
+};
+
+static void exec_upgrade_free(struct exec_upgrade *x)
+{
+    if (x == NULL)
+        return;
+    if (x->rq)
+        x->rq->exec = NULL;
+    engine_exec_plan_free(x->plan);
+    free(x);
+}
+
+static void unwatch_exec(struct http_server *srv, struct exec_watch *w)
+{
+    for (struct exec_watch **pp = &srv->execs; *pp; pp = &(*pp)->next)
+        if (*pp == w) {
+            *pp = w->next;
+            break;
+        }
+    loop_remove_fd(srv->loop, w->pidfd);
+    close(w->pidfd);
+    free(w);
+}
+
+/* A helper ended: its user's share comes back. */
+static void on_exec_end(void *ctx, int fd, short revents)
+{
+    (void)fd;
+    (void)revents;
+    struct exec_watch *w = ctx;
+    share_give(w->share, SHARE_STREAMS, 1);
+    unwatch_exec(w->srv, w);
+}
+
+/* Keeps the plan's share with the helper pid until it ends (given back now if it cannot be). */
+static void watch_exec(struct http_server *srv, struct exec_plan *p, pid_t pid)
+{
+    if (p->share == NULL)
+        return;
+    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (pidfd < 0)
+        return; /* no pidfd (kernel before 5.3): not counted (engine_exec_plan_free gives it back) */
+    struct exec_watch *w = xcalloc(1, sizeof *w);
+    w->srv = srv;
+    w->pidfd = pidfd;
+    w->share = p->share;
+    p->share = NULL;
+    w->next = srv->execs;
+    srv->execs = w;
+    loop_add_fd(srv->loop, pidfd, POLLIN, on_exec_end, w);
+}
+
+/*
+ * The switched connection of an exec (101 sent): a duplicate goes to the
+ * helper (engine/exec.h), MHD closes its own at once. The client sends
+ * nothing before it reads the 101, so nothing of its request is in extra_in.
+ */
+static void on_exec_upgrade(void *cls, struct MHD_Connection *conn, void *con_cls,
+                            const char *extra_in, size_t extra_in_size, MHD_socket sock,
+                            struct MHD_UpgradeResponseHandle *urh)
+{
+    (void)conn;
+    (void)con_cls;
+    (void)extra_in;
+    struct exec_upgrade *x = cls;
+    struct exec_plan *p = x->plan;
+    int fd = extra_in_size ? -1 : fcntl(sock, F_DUPFD_CLOEXEC, 4);
+    struct strbuf why = STRBUF_INIT;
+    pid_t pid = 0;
+    if (fd < 0)
+        engine_log("exec: %s/%s: the client sent its request too early", p->job, p->worker);
+    else if (engine_exec_spawn(p, fd, &pid, &why) != 0)
+        engine_log("exec: %s/%s: %s", p->job, p->worker, strbuf_str(&why));
+    else
+        watch_exec(x->srv, p, pid);
+    if (fd >= 0)
+        close(fd);
+    strbuf_free(&why);
+    exec_upgrade_free(x);
+    MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
+}
+
+/* Answers an exec the routes allowed: 101 on the Unix socket when the client asked for it. */
+static enum MHD_Result send_exec(struct listener *l, struct MHD_Connection *conn,
+                                 struct request *rq, struct exec_plan *p)
+{
+    struct api_error err;
+    const char *up = header_of(conn, MHD_HTTP_HEADER_UPGRADE);
+    if (l->tcp) {
+        engine_exec_plan_free(p);
+        api_error_set(&err, 501, "Unsupported", "",
+                      "exec passes the client's terminal as a descriptor: only on the engine's "
+                      "Unix socket, not over TCP");
+        return send_json(conn, 501, api_error_to_json(&err));
+    }
+    if (up == NULL || strcmp(up, EXEC_WIRE_UPGRADE) != 0) {
+        engine_exec_plan_free(p);
+        api_error_set(&err, 426, "UpgradeRequired", "",
+                      "exec switches the connection: send Connection: Upgrade and Upgrade: %s",
+                      EXEC_WIRE_UPGRADE);
+        return send_json(conn, 426, api_error_to_json(&err));
+    }
+    struct exec_upgrade *x = xcalloc(1, sizeof *x);
+    x->srv = l->srv;
+    x->plan = p;
+    x->rq = rq;
+    struct MHD_Response *r = MHD_create_response_for_upgrade(on_exec_upgrade, x);
+    if (r == NULL) {
+        exec_upgrade_free(x);
+        api_error_set(&err, 500, "Internal", "", "cannot switch the connection");
+        return send_json(conn, 500, api_error_to_json(&err));
+    }
+    rq->exec = x;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_UPGRADE, EXEC_WIRE_UPGRADE);
+    answered(conn);
+    enum MHD_Result rc = MHD_queue_response(conn, MHD_HTTP_SWITCHING_PROTOCOLS, r);
+    MHD_destroy_response(r);
+    return rc;
 }
 
 /* Runs MHD on the next loop turn (after the current callback returns). */
@@ -574,7 +713,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     resp.text = (struct strbuf)STRBUF_INIT;
     routes_handle(l->srv->eng, &req, &resp);
     enum MHD_Result rc;
-    if (resp.stream || resp.text.len)
+    if (resp.exec)
+        rc = send_exec(l, conn, rq, resp.exec);
+    else if (resp.stream || resp.text.len)
         rc = send_stream(l, conn, &resp);
     else
         rc =
@@ -599,6 +740,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     }
     struct request *rq = *con_cls;
     if (rq) {
+        if (rq->exec) { /* the connection ended before MHD handed it over */
+            rq->exec->rq = NULL;
+            exec_upgrade_free(rq->exec);
+        }
         strbuf_free(&rq->body);
         free(rq->target);
         free(rq->user);
@@ -800,6 +945,8 @@ static int start_listener(struct http_server *srv, struct listener *l, int liste
     unsigned idle = l->tcp ? TCP_IDLE_SECONDS : UNIX_IDLE_SECONDS;
     l->idle_seconds = idle;
     unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+    if (!l->tcp)
+        flags |= MHD_ALLOW_UPGRADE; /* exec (engine/exec.h) */
     struct MHD_OptionItem opts[] = {
         {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)log_mhd, l},
         {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)on_uri, l},
@@ -962,6 +1109,8 @@ void http_server_stop(struct http_server *srv)
         return;
     stop_listener(srv, &srv->unix_l);
     stop_listener(srv, &srv->tcp_l);
+    while (srv->execs)
+        unwatch_exec(srv, srv->execs);
     if (srv->socket_path)
         unlink(srv->socket_path);
     free(srv->socket_path);

@@ -5,7 +5,7 @@
  *        /workspaces/{ws}/trainingJobs[...]
  *   ours /trainjob/v1/catalog, /trainjob/v1/workspaces, /trainjob/v1/engine[:stop],
  *        /trainjob/v1/workspaces/{ws}/trainingJobs/{name}:start | :markNode | :unmarkNode | /events
- *        | /workers/{worker}/logs | /scalars?since=CURSOR&limit=BYTES[&follow=true]
+ *        | /workers/{worker}/logs | /workers/{worker}/exec | /scalars?since=CURSOR&limit=BYTES[&follow=true]
  * (engine/scalars.h)
  */
 #include "engine/routes.h"
@@ -19,6 +19,7 @@
 #include "api/apierror.h"
 #include "engine/config.h"
 #include "engine/engine.h"
+#include "engine/exec.h"
 #include "engine/scalars.h"
 #include "engine/shares.h"
 #include "engine/stream.h"
@@ -248,6 +249,20 @@ static void jobs_route(struct engine *eng, const struct http_request *req,
             return;
         }
         strbuf_reset(&resp->text);
+    } else if (n == 5 && strcmp(rest[2], "workers") == 0 && strcmp(rest[4], "exec") == 0) {
+        /* A command in the worker: http.c switches the connection once this says yes. */
+        if (!is(req, "POST"))
+            return bad_method(resp, req);
+        /* A command runs until it ends: counted with the user's streams while it does. */
+        if (open_share(req, SHARE_STREAMS, &err) != 0)
+            return fail(resp, &err);
+        st = engine_worker_exec(eng, req->user, ws, name, rest[3], &resp->exec, &err);
+        if (st == 0) {
+            resp->exec->share = req->limits ? req->share : NULL;
+            resp->status = 101;
+            return;
+        }
+        close_share(req, SHARE_STREAMS, NULL);
     } else if (n == 5 && strcmp(rest[2], "workers") == 0 && strcmp(rest[4], "logs") == 0 &&
                is(req, "GET")) {
         const char *follow = q(req, "follow");

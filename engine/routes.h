@@ -15,6 +15,7 @@
 struct api_error;
 struct config_limits;
 struct engine;
+struct exec_plan;
 struct share;
 struct stream;
 
@@ -43,6 +44,8 @@ struct http_response {
     struct strbuf text;    /* a text body (logs), sent before the stream */
     struct stream *stream; /* keeps the response open: watch, log follow */
     const char *content_type;
+    /* …/workers/{w}/exec allowed: switch the connection to the exec helper (engine/exec.h) */
+    struct exec_plan *exec;
 };
 
 /* ACP's collection path prefix, before {sub}. */

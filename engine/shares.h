@@ -19,7 +19,7 @@
 
 enum share_kind {
     SHARE_CONNECTIONS,    /* open connections whose request was signed (TCP) or peer known (Unix) */
-    SHARE_STREAMS,        /* watch streams and log follows */
+    SHARE_STREAMS,        /* watch streams and log follows, and exec commands running */
     SHARE_SCALAR_FOLLOWS, /* scalar follows: one inotify instance each */
     SHARE_STREAM_BYTES,   /* bytes queued for the user's streams, not yet read */
     SHARE_KINDS

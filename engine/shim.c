@@ -7,6 +7,8 @@
  *                 [--cgroup DIR]...
  *   trainjob-shim --init [--ready-fd N] [--user UID:GID[:GID,...]] -- PROGRAM [ARG]...
  *                 (pid 1 in the sandbox)
+ *   trainjob-shim --exec --leader PID --ticks START WORKER
+ *                 (a command inside a running worker: shim_exec.c)
  *
  * runner_start (engine/runner.c) execs it with the worker's environment as
  * its own. The startup script comes as descriptor N (an anonymous memory
@@ -750,6 +752,8 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--init") == 0)
         return shim_init_main(argc, argv);
+    if (argc > 1 && strcmp(argv[1], "--exec") == 0)
+        return shim_exec_main(argc, argv);
     struct shim_args a;
     memset(&a, 0, sizeof(a));
     a.script_in = a.script_fd = a.exe_fd = a.info_w = a.info_r = a.ready_w = a.ready_r = a.cwd_fd =

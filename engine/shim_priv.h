@@ -4,8 +4,9 @@
  * functions one part calls in another. Included only by engine/shim*.c:
  * shim.c (arguments, starting and supervising the worker, main),
  * shim_sandbox.c (bubblewrap's command line and the mount checks),
- * shim_log.c (the capped log and the status file) and shim_init.c (--init,
- * pid 1 in the sandbox). The shim is a binary of its own: these files are
+ * shim_log.c (the capped log and the status file), shim_init.c (--init,
+ * pid 1 in the sandbox) and shim_exec.c (--exec, a command in a running
+ * worker). The shim is a binary of its own: these files are
  * linked into trainjob-shim only (see the Makefile), never into the library.
  */
 #ifndef ENGINE_SHIM_PRIV_H
@@ -126,5 +127,7 @@ bool shim_write_status(const char *path, const char *line, size_t len, struct sh
 
 /* shim_init.c: main of trainjob-shim --init */
 int shim_init_main(int argc, char **argv);
+/* shim_exec.c: main of trainjob-shim --exec (a command inside a running worker) */
+int shim_exec_main(int argc, char **argv);
 
 #endif

@@ -36,6 +36,7 @@ struct jobstore;
 struct loop;
 struct monitor;
 struct term;
+struct worker_info;
 
 struct screen;
 
@@ -159,6 +160,8 @@ void monitor_act_in(struct monitor *m, enum monitor_action a, const char *const 
                     const size_t *ctxs, size_t n);
 /* Marks node unschedulable for job (asks first); from the workers pane. */
 void monitor_mark_node(struct monitor *m, const char *job, const char *node, bool unmark);
+/* A shell in worker w of job, curses suspended until it ends (tui/shell.c); not read-only. */
+void monitor_shell(struct monitor *m, const char *job, const struct worker_info *w);
 
 /*
  * For tests and benchmarks: an app around store drawing with t (copied),

@@ -683,6 +683,10 @@ static bool job_action(struct job_view *v, const char *action)
         monitor_act(v->base.app, acts[i].a, names, 1);
         return true;
     }
+    if (is(action, "shell")) {
+        monitor_shell(v->base.app, v->name, workers_pane_selected(v->workers));
+        return true;
+    }
     if (is(action, "mark-node") || is(action, "unmark-node")) {
         const struct worker_info *w = workers_pane_selected(v->workers);
         if (!w)
@@ -889,7 +893,18 @@ static size_t job_hints(struct screen *s, const char *const **pairs)
         *pairs = logs;
         return sizeof logs / sizeof logs[0] / 2;
     }
+    /* On the Workers pane s is the shell's: the job stops from another pane. */
+    static const char *const workers[] = {
+        "pane-next",   "pane",     "open",     "logs",     "shell",     "shell",
+        "all-workers", "all logs", "follow",   "follow",   "search",    "search",
+        "first-error", "error",    "describe", "describe", "mark-node", "mark node",
+        "metrics",     "metrics",  "back",     "back",
+    };
     bool readonly = monitor_readonly(s->app);
+    if (!readonly && view_of(s)->focus == PANE_WORKERS && !view_of(s)->describing) {
+        *pairs = workers;
+        return sizeof workers / sizeof workers[0] / 2;
+    }
     *pairs = readonly ? ro : rw;
     return (readonly ? sizeof ro : sizeof rw) / sizeof rw[0] / 2;
 }
@@ -913,12 +928,17 @@ static void job_destroy(struct screen *s)
     free(v);
 }
 
-/* The focused pane's keys first: "logs" (S saves the log there), "metrics". */
+/*
+ * The focused pane's keys first: "logs" (S saves the log there),
+ * "metrics", "workers" (s: a shell; not read-only).
+ */
 static const char *job_submode(struct screen *s)
 {
     const struct job_view *v = view_of(s);
     if (v->describing)
         return NULL;
+    if (v->focus == PANE_WORKERS && !monitor_readonly(s->app))
+        return "workers";
     return v->focus == PANE_LOGS ? "logs" : v->focus == PANE_METRICS ? "metrics" : NULL;
 }
 

@@ -30,16 +30,30 @@
 #include "util/utf8.h"
 #include "util/xalloc.h"
 
-enum { MODE_GLOBAL, MODE_WIZARD, MODE_JOBS, MODE_JOB, MODE_LOGS, MODE_METRICS, MODE_COUNT };
+enum {
+    MODE_GLOBAL,
+    MODE_WIZARD,
+    MODE_JOBS,
+    MODE_JOB,
+    MODE_LOGS,
+    MODE_METRICS,
+    MODE_WORKERS,
+    MODE_COUNT
+};
 
 #define KEYS_MAX_SIZE (256u << 10) /* a keys file larger than this is a mistake */
 
-const char *const keymap_modes[] = {"global", "wizard", "jobs", "job", "logs", "metrics", NULL};
+const char *const keymap_modes[] = {"global", "wizard",  "jobs",    "job",
+                                    "logs",   "metrics", "workers", NULL};
 
 static const char *const mode_help[MODE_COUNT] = {
-    "every screen",   "the create-task form (trainjob new)",
-    "the job list",   "one job: its workers, events, logs and metrics",
-    "a worker's log", "a job's Metrics pane (TensorBoard curves)",
+    "every screen",
+    "the create-task form (trainjob new)",
+    "the job list",
+    "one job: its workers, events, logs and metrics",
+    "a worker's log",
+    "a job's Metrics pane (TensorBoard curves)",
+    "the job screen's Workers pane, when it has the focus",
 };
 
 /* Which modes an action means something in (bits of 1 << MODE_*). */
@@ -71,7 +85,7 @@ static const struct action_def {
     [KEYMAP_FILTER] = {"filter", "show only the jobs matching a text", IN(MODE_JOBS)},
     [KEYMAP_REFRESH] = {"refresh", "ask the backend again now", MONITOR},
     [KEYMAP_STOP_JOB] = {"stop-job", "stop the job (it can be started again)",
-                         IN(MODE_JOBS) | IN(MODE_JOB)},
+                         IN(MODE_JOBS) | IN(MODE_JOB) | IN(MODE_WORKERS)},
     [KEYMAP_START_JOB] = {"start-job", "start a stopped job again", IN(MODE_JOBS) | IN(MODE_JOB)},
     [KEYMAP_DELETE_JOB] = {"delete-job", "delete the job, stopping its workers first",
                            IN(MODE_JOBS) | IN(MODE_JOB)},
@@ -155,6 +169,9 @@ static const struct action_def {
                         "choose and order the columns (Space: show/hide, K/J: move; saved in "
                         "~/.config/trainjob/columns)",
                         IN(MODE_JOBS)},
+    [KEYMAP_SHELL] = {"shell",
+                      "a shell in the selected worker (as trainjob exec); exit it to come back",
+                      IN(MODE_WORKERS)},
 };
 
 /* Keys with a name of their own; the first name of a code is the one printed. */

@@ -97,6 +97,8 @@ enum keymap_action {
     KEYMAP_CHART,
     KEYMAP_CURSOR_LEFT,
     KEYMAP_CURSOR_RIGHT,
+    /* the Workers pane of a job */
+    KEYMAP_SHELL,
     KEYMAP_ACTION_COUNT
 };
 

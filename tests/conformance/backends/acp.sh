@@ -84,6 +84,9 @@ backend_unsupported() {
     metrics)
         echo "ACP serves no TensorBoard scalars over its API; its log_path is read on the cluster's own storage"
         ;;
+    exec-in-worker)
+        echo "ACP's OpenAPI has no exec; its own CLI opens a terminal in a worker (sco acp jobs exec JOB --worker-name W)"
+        ;;
     *) return 1 ;;
     esac
 }
