@@ -8,7 +8,7 @@
  * next to their fields rather than stopping the wizard.
  *
  * Drafts: one per job being edited (a new job, a clone of X, an edit of
- * file F; tui/wizard_drafts.c). Every validated change is written (temp
+ * file F; api/drafts.c). Every validated change is written (temp
  * file + rename) to that job's draft in ~/.local/state/trainjob/drafts/,
  * and again on SIGHUP/SIGTERM (a dropped SSH session, a killed tmux pane)
  * before the terminal is restored. `trainjob new` offers the draft there is
@@ -33,6 +33,7 @@
 
 #include "api/apierror.h"
 #include "api/catalog.h"
+#include "api/drafts.h"
 #include "api/finding.h"
 #include "api/http_multi.h"
 #include "api/jobfile.h"
@@ -813,17 +814,8 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
     char *ddir = drafts_dir();
     bool new_job = !file && !o->clone_of;
     a.clone_of = o->clone_of;
-    if (o->clone_of) {
-        a.draft_label = xasprintf("clone of %s", o->clone_of);
-    } else if (file) {
-        char *real = realpath(file, NULL);
-        a.draft_label = xasprintf("edit of %s", real ? real : file);
-        free(real);
-    } else {
-        a.draft_label = xstrdup("new job");
-    }
-    unsigned long salt = new_job ? ((unsigned long)time(NULL) << 20) ^ (unsigned long)getpid() : 0;
-    a.draft_path = drafts_path(ddir, a.draft_label, salt);
+    a.draft_label = drafts_label(o->clone_of, file);
+    a.draft_path = drafts_path(ddir, a.draft_label, new_job);
     /*
      * Offered first: `new` alone, every draft there is (one: yes or no; more:
      * the list); a file or a clone, only its own.
@@ -833,26 +825,22 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
     /* A draft typed against another context (another cluster) is not this one's to offer. */
     a.context = have_session && s.rc.ctx.name ? xstrdup(s.rc.ctx.name) : NULL;
     drafts_keep_context(&dl, a.context);
-    long resume = -1;
+    long resume = -1, offer = drafts_find(&dl, new_job ? NULL : a.draft_path);
     if (new_job && dl.count > 1) {
         resume = drafts_pick(&a.term, &dl, a.draft_label);
-    } else {
-        for (size_t i = 0; i < dl.count; i++)
-            if (new_job || strcmp(dl.items[i].path, a.draft_path) == 0) {
-                enum resume_answer ans = ask_resume(&a, &dl.items[i]);
-                if (ans == RESUME_IT) {
-                    resume = (long)i;
-                } else if (ans == DISCARD_IT) {
-                    unlink(dl.items[i].path);
-                } else if (strcmp(dl.items[i].path, a.draft_path) == 0) {
-                    /* Kept: this run writes a draft of its own beside it. */
-                    free(a.draft_path);
-                    a.draft_path = drafts_path(ddir, a.draft_label,
-                                               ((unsigned long)time(NULL) << 20) ^
-                                                   (unsigned long)getpid());
-                }
-                break;
-            }
+    } else if (offer >= 0) {
+        enum resume_answer ans = ask_resume(&a, &dl.items[offer]);
+        struct strbuf derr = STRBUF_INIT;
+        if (ans == RESUME_IT) {
+            resume = offer;
+        } else if (ans == DISCARD_IT && drafts_discard(&dl, (size_t)offer, &derr) != 0) {
+            snprintf(a.status, sizeof a.status, "draft not discarded: %.200s", strbuf_str(&derr));
+        } else if (ans == KEEP_IT && strcmp(dl.items[offer].path, a.draft_path) == 0) {
+            /* Kept: this run writes a draft of its own beside it. */
+            free(a.draft_path);
+            a.draft_path = drafts_path(ddir, a.draft_label, true);
+        }
+        strbuf_free(&derr);
     }
     struct jobfile draft;
     jobfile_init(&draft);
