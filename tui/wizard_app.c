@@ -753,6 +753,61 @@ static void run(struct app *a)
     }
 }
 
+/*
+ * This run's draft: of the job being edited (a new job is one of its own).
+ * Offered first: `new` alone, every draft there is of a->context (one: yes
+ * or no; more: the list); a file or a clone, only its own. Returns true
+ * when one was resumed, read into draft (what validate would say of it in
+ * dfs); the form is then that job's, and its draft the one written.
+ */
+static bool choose_draft(struct app *a, const char *file, struct jobfile *draft,
+                         struct findings *dfs)
+{
+    char *ddir = drafts_dir();
+    bool new_job = !file && !a->clone_of;
+    a->draft_label = drafts_label(a->clone_of, file);
+    a->draft_path = drafts_path(ddir, a->draft_label, new_job);
+    struct draft_list dl;
+    drafts_list(ddir, &dl);
+    drafts_keep_context(&dl, a->context);
+    long resume = -1, offer = drafts_find(&dl, new_job ? NULL : a->draft_path);
+    if (new_job && dl.count > 1) {
+        resume = drafts_pick(&a->term, &dl, a->draft_label);
+    } else if (offer >= 0) {
+        enum resume_answer ans = ask_resume(a, &dl.items[offer]);
+        struct strbuf derr = STRBUF_INIT;
+        if (ans == RESUME_IT) {
+            resume = offer;
+        } else if (ans == DISCARD_IT && drafts_discard(&dl, (size_t)offer, &derr) != 0) {
+            say(a, "draft not discarded: %.200s", strbuf_str(&derr));
+        } else if (ans == KEEP_IT && strcmp(dl.items[offer].path, a->draft_path) == 0) {
+            /* Kept: this run writes a draft of its own beside it. */
+            free(a->draft_path);
+            a->draft_path = drafts_path(ddir, a->draft_label, true);
+        }
+        strbuf_free(&derr);
+    }
+    bool use_draft = false;
+    if (resume >= 0) {
+        struct strbuf io = STRBUF_INIT;
+        struct draft *dr = &dl.items[resume];
+        use_draft = jobfile_load(dr->path, draft, dfs, &io) != JOBFILE_UNREADABLE;
+        if (use_draft) {
+            free(a->draft_path);
+            free(a->draft_label);
+            a->draft_path = xstrdup(dr->path);
+            a->draft_label = xstrdup(dr->label);
+        } else {
+            say(a, "draft not resumed: %.200s", strbuf_str(&io));
+        }
+        a->draft_kept = use_draft;
+        strbuf_free(&io);
+    }
+    drafts_free(&dl);
+    free(ddir);
+    return use_draft;
+}
+
 int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
 {
     const char *file = o->file, *theme = o->theme, *created_to = o->created_to;
@@ -813,59 +868,13 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
     }
     a.loop = loop_new();
     a.multi = http_multi_new(a.loop);
-    /* This run's draft: of the job being edited (a new job is one of its own). */
-    char *ddir = drafts_dir();
-    bool new_job = !file && !o->clone_of;
-    a.clone_of = o->clone_of;
-    a.draft_label = drafts_label(o->clone_of, file);
-    a.draft_path = drafts_path(ddir, a.draft_label, new_job);
-    /*
-     * Offered first: `new` alone, every draft there is (one: yes or no; more:
-     * the list); a file or a clone, only its own.
-     */
-    struct draft_list dl;
-    drafts_list(ddir, &dl);
     /* A draft typed against another context (another cluster) is not this one's to offer. */
     a.context = have_session && s.rc.ctx.name ? xstrdup(s.rc.ctx.name) : NULL;
-    drafts_keep_context(&dl, a.context);
-    long resume = -1, offer = drafts_find(&dl, new_job ? NULL : a.draft_path);
-    if (new_job && dl.count > 1) {
-        resume = drafts_pick(&a.term, &dl, a.draft_label);
-    } else if (offer >= 0) {
-        enum resume_answer ans = ask_resume(&a, &dl.items[offer]);
-        struct strbuf derr = STRBUF_INIT;
-        if (ans == RESUME_IT) {
-            resume = offer;
-        } else if (ans == DISCARD_IT && drafts_discard(&dl, (size_t)offer, &derr) != 0) {
-            say(&a, "draft not discarded: %.200s", strbuf_str(&derr));
-        } else if (ans == KEEP_IT && strcmp(dl.items[offer].path, a.draft_path) == 0) {
-            /* Kept: this run writes a draft of its own beside it. */
-            free(a.draft_path);
-            a.draft_path = drafts_path(ddir, a.draft_label, true);
-        }
-        strbuf_free(&derr);
-    }
+    a.clone_of = o->clone_of;
     struct jobfile draft;
     jobfile_init(&draft);
-    bool use_draft = false;
     struct findings dfs = FINDINGS_INIT; /* what the draft holds that validate would say */
-    if (resume >= 0) {
-        struct strbuf io = STRBUF_INIT;
-        struct draft *dr = &dl.items[resume];
-        use_draft = jobfile_load(dr->path, &draft, &dfs, &io) != JOBFILE_UNREADABLE;
-        if (use_draft) { /* from here on the form is that job's: its draft is the one written */
-            free(a.draft_path);
-            free(a.draft_label);
-            a.draft_path = xstrdup(dr->path);
-            a.draft_label = xstrdup(dr->label);
-        } else {
-            say(&a, "draft not resumed: %.200s", strbuf_str(&io));
-        }
-        a.draft_kept = use_draft;
-        strbuf_free(&io);
-    }
-    drafts_free(&dl);
-    free(ddir);
+    bool use_draft = choose_draft(&a, file, &draft, &dfs);
     a.cat = &cat;
     a.default_workspace = have_session ? s.rc.ctx.workspace : o->target.workspace;
     if (use_draft) {
