@@ -8,7 +8,7 @@
  * next to their fields rather than stopping the wizard.
  *
  * Drafts: one per job being edited (a new job, a clone of X, an edit of
- * file F; tui/wizard_drafts.c). Every validated change is written (temp
+ * file F; api/drafts.c). Every validated change is written (temp
  * file + rename) to that job's draft in ~/.local/state/trainjob/drafts/,
  * and again on SIGHUP/SIGTERM (a dropped SSH session, a killed tmux pane)
  * before the terminal is restored. `trainjob new` offers the draft there is
@@ -25,6 +25,8 @@
  */
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -33,6 +35,7 @@
 
 #include "api/apierror.h"
 #include "api/catalog.h"
+#include "api/drafts.h"
 #include "api/finding.h"
 #include "api/http_multi.h"
 #include "api/jobfile.h"
@@ -116,6 +119,16 @@ struct app {
     char *new_workspace;              /* its name */
 };
 
+/* Puts a message on the status line (cut to its size), for the next draw. */
+static void say(struct app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct app *a, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->status, sizeof a->status, fmt, ap);
+    va_end(ap);
+}
+
 /* The backend's answer about a name: taken on a 200, free on anything else (never block a submit
  * on a failed check: the server has the last word). */
 static void on_name_reply(void *ctx, struct backend_reply *r)
@@ -162,7 +175,7 @@ static void save_draft(struct app *a)
         return;
     struct strbuf err = STRBUF_INIT;
     if (drafts_write(a->draft_path, a->draft_label, a->context, wizard_job(a->wz), &err) != 0)
-        snprintf(a->status, sizeof a->status, "draft not saved: %.200s", strbuf_str(&err));
+        say(a, "draft not saved: %.200s", strbuf_str(&err));
     else
         a->draft_kept = true;
     strbuf_free(&err);
@@ -228,8 +241,7 @@ static struct keymap *load_keymap(struct app *a)
     size_t bad = keymap_load(km, path, shown, &errs);
     if (bad) {
         const char *e = strbuf_str(&errs);
-        snprintf(a->status, sizeof a->status, "%.*s%s", (int)strcspn(e, "\n"), e,
-                 bad > 1 ? " (and more: F1 lists them)" : "");
+        say(a, "%.*s%s", (int)strcspn(e, "\n"), e, bad > 1 ? " (and more: F1 lists them)" : "");
         a->keys_note = xasprintf("%s\n\nProblems in %s (those lines are skipped):\n%s",
                                  field_keys_note, shown, e);
     }
@@ -312,16 +324,15 @@ static void open_form(struct app *a, const struct jobspec *job, const struct fin
     const struct finding *first;
     size_t unplaced = wizard_set_file_findings(a->wz, fs, &first);
     if (fs->count == 0 && !a->status[0] && a->clone_of) /* its file is ours, not the user's */
-        snprintf(a->status, sizeof a->status, "a new job with the spec of %.200s: C-s submits it",
-                 a->clone_of);
+        say(a, "a new job with the spec of %.200s: C-s submits it", a->clone_of);
     else if (fs->count == 0 && !a->status[0]) /* (a problem with the keys file says more) */
-        snprintf(a->status, sizeof a->status, "loaded %s", path);
+        say(a, "loaded %s", path);
     else if (first) /* what no field can show goes here, with where it is */
-        snprintf(a->status, sizeof a->status, "%s:%d:%d: %s%s%s%s", path, first->line, first->col,
-                 first->path, *first->path ? ": " : "", first->message,
-                 fs->count - unplaced > 0 ? " (more at the fields)"
-                 : unplaced > 1           ? " (more on Review)"
-                                          : "");
+        say(a, "%s:%d:%d: %s%s%s%s", path, first->line, first->col, first->path,
+            *first->path ? ": " : "", first->message,
+            fs->count - unplaced > 0 ? " (more at the fields)"
+            : unplaced > 1           ? " (more on Review)"
+                                     : "");
     else if (fs->count)
         snprintf(a->status, sizeof a->status,
                  "%s: %zu problem%s reading the file, shown at the fields", path, fs->count,
@@ -343,11 +354,11 @@ static void load_job_file(struct app *a, const char *path)
     struct strbuf io = STRBUF_INIT;
     enum jobfile_result rc = jobfile_load(path, &jf, &fs, &io);
     if (rc == JOBFILE_UNREADABLE) {
-        snprintf(a->status, sizeof a->status, "not loaded: %.200s", strbuf_str(&io));
+        say(a, "not loaded: %.200s", strbuf_str(&io));
     } else if (rc == JOBFILE_BAD_SYNTAX) {
         const struct finding *f = fs.count ? &fs.items[0] : NULL;
-        snprintf(a->status, sizeof a->status, "not loaded: %s:%d:%d: %s", path, f ? f->line : 0,
-                 f ? f->col : 0, f ? f->message : "not a job file");
+        say(a, "not loaded: %s:%d:%d: %s", path, f ? f->line : 0, f ? f->col : 0,
+            f ? f->message : "not a job file");
     } else {
         open_form(a, &jf.job, &fs, path);
     }
@@ -364,12 +375,12 @@ static void save_job_file(struct app *a, const char *path)
     struct strbuf doc = STRBUF_INIT, err = STRBUF_INIT;
     jobfile_write(wizard_job(a->wz), json ? JOBFILE_JSON : JOBFILE_YAML, &doc);
     if (file_write_atomic(path, doc.buf, doc.len, 0644, &err) == 0) {
-        snprintf(a->status, sizeof a->status, "saved to %s", path);
+        say(a, "saved to %s", path);
         wizard_set_changed(a->wz, false);
         free(a->file);
         a->file = xstrdup(path);
     } else {
-        snprintf(a->status, sizeof a->status, "not saved: %.200s", strbuf_str(&err));
+        say(a, "not saved: %.200s", strbuf_str(&err));
     }
     strbuf_free(&doc);
     strbuf_free(&err);
@@ -386,14 +397,18 @@ static char *suggested_path(struct app *a)
     return xasprintf("./%s.yaml", usable ? name : "job");
 }
 
-static void ask_path(struct app *a, enum question q)
+/* Opens the prompt for q: a path to save to or load from, or a new workspace's name. */
+static void ask_prompt(struct app *a, enum question q)
 {
-    a->status[0] = '\0';
+    static const char *const what[][2] = {
+        [ASK_SAVE_PATH] = {"Save the job", "as a YAML job file (.json for JSON):"},
+        [ASK_LOAD_PATH] = {"Load a job", "the YAML or JSON job file to fill the form from:"},
+        [ASK_WORKSPACE] = {"New workspace",
+                           "its name (lowercase letters, digits, -); you become its owner:"},
+    };
     char *initial = q == ASK_SAVE_PATH ? suggested_path(a) : NULL;
-    a->prompt =
-        q == ASK_SAVE_PATH
-            ? prompt_new("Save the job", "as a YAML job file (.json for JSON):", initial)
-            : prompt_new("Load a job", "the YAML or JSON job file to fill the form from:", initial);
+    a->status[0] = '\0';
+    a->prompt = prompt_new(what[q][0], what[q][1], initial);
     a->asking = q;
     a->redraw = true;
     free(initial);
@@ -466,8 +481,7 @@ static void on_catalog_again(void *ctx, struct backend_reply *r)
     memset(&r->catalog, 0, sizeof r->catalog);
     reopen_in_workspace(a, a->new_workspace);
     catalog_free(&old); /* after the wizard that pointed into it went */
-    snprintf(a->status, sizeof a->status, "workspace %.100s created; you are its owner",
-             a->new_workspace);
+    say(a, "workspace %.100s created; you are its owner", a->new_workspace);
 }
 
 /* The backend's answer to "create workspace": a refusal shows under the field. */
@@ -477,8 +491,7 @@ static void on_workspace_created(void *ctx, struct backend_reply *r)
     a->workspacing = NULL;
     a->redraw = true;
     if (r->status != BACKEND_OK) {
-        snprintf(a->status, sizeof a->status, "workspace %.60s not created: %.150s",
-                 a->new_workspace, r->err.message);
+        say(a, "workspace %.60s not created: %.150s", a->new_workspace, r->err.message);
         wizard_show_error(a->wz, "workspace_name", r->err.message);
         return;
     }
@@ -489,17 +502,16 @@ static void on_workspace_created(void *ctx, struct backend_reply *r)
 static void create_workspace(struct app *a, const char *name)
 {
     if (a->backend == NULL) {
-        snprintf(a->status, sizeof a->status, "no backend to create a workspace on (offline)");
+        say(a, "no backend to create a workspace on (offline)");
         return;
     }
     if (a->workspacing) {
-        snprintf(a->status, sizeof a->status, "workspace %.100s: not answered yet",
-                 a->new_workspace);
+        say(a, "workspace %.100s: not answered yet", a->new_workspace);
         return;
     }
     free(a->new_workspace);
     a->new_workspace = xstrdup(name);
-    snprintf(a->status, sizeof a->status, "creating workspace %.100s…", name);
+    say(a, "creating workspace %.100s…", name);
     struct backend_request rq = {.op = BACKEND_OP_CREATE_WORKSPACE, .name = name};
     a->workspacing = backend_send(a->backend, a->multi, &rq, on_workspace_created, NULL, NULL, a);
 }
@@ -537,9 +549,8 @@ static void overlay_key(struct app *a, const struct widget_key *k)
         a->confirm = NULL;
         touchwin(stdscr);
         if (!yes)
-            snprintf(a->status, sizeof a->status, "%s",
-                     a->asking == ASK_OVERWRITE ? "not saved"
-                                                : "not loaded: the form is as it was");
+            say(a, "%s",
+                a->asking == ASK_OVERWRITE ? "not saved" : "not loaded: the form is as it was");
         else if (a->asking == ASK_OVERWRITE)
             save_job_file(a, a->pending_path);
         else
@@ -562,7 +573,7 @@ static void on_created(void *ctx, struct backend_reply *r)
         a->quit = true;
         return;
     }
-    snprintf(a->status, sizeof a->status, "rejected: %.200s", r->err.message);
+    say(a, "rejected: %.200s", r->err.message);
     wizard_show_error(a->wz, r->err.field, r->err.message);
 }
 
@@ -571,12 +582,11 @@ static void submit(struct app *a)
     wizard_validate(a->wz);
     size_t errors = wizard_error_count(a->wz);
     if (errors) {
-        snprintf(a->status, sizeof a->status, "%zu error%s to fix before submitting (see Review)",
-                 errors, errors == 1 ? "" : "s");
+        say(a, "%zu error%s to fix before submitting (see Review)", errors, errors == 1 ? "" : "s");
         return;
     }
     if (a->backend == NULL) {
-        snprintf(a->status, sizeof a->status, "no backend to submit to (offline)");
+        say(a, "no backend to submit to (offline)");
         return;
     }
     if (a->submitting) {
@@ -584,7 +594,7 @@ static void submit(struct app *a)
                  "Submitting… (the last submit has not been answered)");
         return;
     }
-    snprintf(a->status, sizeof a->status, "Submitting…");
+    say(a, "Submitting…");
     const char *ws = wizard_job(a->wz)->workspace_name;
     if (ws && *ws) /* the form's workspace, not only the context's default */
         backend_set_workspace(a->backend, ws);
@@ -667,18 +677,13 @@ static void on_key(struct app *a, const struct widget_key *key)
         a->redraw = true;
         break;
     case WIZARD_SAVE:
-        ask_path(a, ASK_SAVE_PATH);
+        ask_prompt(a, ASK_SAVE_PATH);
         break;
     case WIZARD_LOAD:
-        ask_path(a, ASK_LOAD_PATH);
+        ask_prompt(a, ASK_LOAD_PATH);
         break;
     case WIZARD_NEW_WORKSPACE:
-        a->status[0] = '\0';
-        a->prompt =
-            prompt_new("New workspace",
-                       "its name (lowercase letters, digits, -); you become its owner:", NULL);
-        a->asking = ASK_WORKSPACE;
-        a->redraw = true;
+        ask_prompt(a, ASK_WORKSPACE);
         break;
     case WIZARD_REDRAW:
         clearok(curscr, TRUE);
@@ -748,6 +753,61 @@ static void run(struct app *a)
     }
 }
 
+/*
+ * This run's draft: of the job being edited (a new job is one of its own).
+ * Offered first: `new` alone, every draft there is of a->context (one: yes
+ * or no; more: the list); a file or a clone, only its own. Returns true
+ * when one was resumed, read into draft (what validate would say of it in
+ * dfs); the form is then that job's, and its draft the one written.
+ */
+static bool choose_draft(struct app *a, const char *file, struct jobfile *draft,
+                         struct findings *dfs)
+{
+    char *ddir = drafts_dir();
+    bool new_job = !file && !a->clone_of;
+    a->draft_label = drafts_label(a->clone_of, file);
+    a->draft_path = drafts_path(ddir, a->draft_label, new_job);
+    struct draft_list dl;
+    drafts_list(ddir, &dl);
+    drafts_keep_context(&dl, a->context);
+    long resume = -1, offer = drafts_find(&dl, new_job ? NULL : a->draft_path);
+    if (new_job && dl.count > 1) {
+        resume = drafts_pick(&a->term, &dl, a->draft_label);
+    } else if (offer >= 0) {
+        enum resume_answer ans = ask_resume(a, &dl.items[offer]);
+        struct strbuf derr = STRBUF_INIT;
+        if (ans == RESUME_IT) {
+            resume = offer;
+        } else if (ans == DISCARD_IT && drafts_discard(&dl, (size_t)offer, &derr) != 0) {
+            say(a, "draft not discarded: %.200s", strbuf_str(&derr));
+        } else if (ans == KEEP_IT && strcmp(dl.items[offer].path, a->draft_path) == 0) {
+            /* Kept: this run writes a draft of its own beside it. */
+            free(a->draft_path);
+            a->draft_path = drafts_path(ddir, a->draft_label, true);
+        }
+        strbuf_free(&derr);
+    }
+    bool use_draft = false;
+    if (resume >= 0) {
+        struct strbuf io = STRBUF_INIT;
+        struct draft *dr = &dl.items[resume];
+        use_draft = jobfile_load(dr->path, draft, dfs, &io) != JOBFILE_UNREADABLE;
+        if (use_draft) {
+            free(a->draft_path);
+            free(a->draft_label);
+            a->draft_path = xstrdup(dr->path);
+            a->draft_label = xstrdup(dr->label);
+        } else {
+            say(a, "draft not resumed: %.200s", strbuf_str(&io));
+        }
+        a->draft_kept = use_draft;
+        strbuf_free(&io);
+    }
+    drafts_free(&dl);
+    free(ddir);
+    return use_draft;
+}
+
 int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
 {
     const char *file = o->file, *theme = o->theme, *created_to = o->created_to;
@@ -776,10 +836,10 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
     if (have_session) {
         struct api_error aerr;
         if (backend_catalog(s.b, &cat, &aerr) != BACKEND_OK) {
-            snprintf(a.status, sizeof a.status, "offline: no catalog (%.200s)", aerr.message);
+            say(&a, "offline: no catalog (%.200s)", aerr.message);
             cat.unknown = CATALOG_UNKNOWN_ALL; /* no list to check against: typed values go */
         } else if (cat.missing) {              /* why some lists are not there */
-            snprintf(a.status, sizeof a.status, "%.250s", cat.missing);
+            say(&a, "%.250s", cat.missing);
         }
         a.backend = s.b;
     }
@@ -792,8 +852,7 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
     if (started != 0 && theme_from_config) {
         /* A wrong theme in config.yaml must not lock a person out: the default, and say so. */
         if (!a.status[0])
-            snprintf(a.status, sizeof a.status, "config.yaml theme: %.180s; using the default",
-                     why);
+            say(&a, "config.yaml theme: %.180s; using the default", why);
         started = term_start(&a.term, NULL, why, sizeof why);
     }
     if (started != 0) {
@@ -809,72 +868,13 @@ int tui_wizard_run(const struct tui_wizard_opts *o, FILE *out, FILE *err)
     }
     a.loop = loop_new();
     a.multi = http_multi_new(a.loop);
-    /* This run's draft: of the job being edited (a new job is one of its own). */
-    char *ddir = drafts_dir();
-    bool new_job = !file && !o->clone_of;
-    a.clone_of = o->clone_of;
-    if (o->clone_of) {
-        a.draft_label = xasprintf("clone of %s", o->clone_of);
-    } else if (file) {
-        char *real = realpath(file, NULL);
-        a.draft_label = xasprintf("edit of %s", real ? real : file);
-        free(real);
-    } else {
-        a.draft_label = xstrdup("new job");
-    }
-    unsigned long salt = new_job ? ((unsigned long)time(NULL) << 20) ^ (unsigned long)getpid() : 0;
-    a.draft_path = drafts_path(ddir, a.draft_label, salt);
-    /*
-     * Offered first: `new` alone, every draft there is (one: yes or no; more:
-     * the list); a file or a clone, only its own.
-     */
-    struct draft_list dl;
-    drafts_list(ddir, &dl);
     /* A draft typed against another context (another cluster) is not this one's to offer. */
     a.context = have_session && s.rc.ctx.name ? xstrdup(s.rc.ctx.name) : NULL;
-    drafts_keep_context(&dl, a.context);
-    long resume = -1;
-    if (new_job && dl.count > 1) {
-        resume = drafts_pick(&a.term, &dl, a.draft_label);
-    } else {
-        for (size_t i = 0; i < dl.count; i++)
-            if (new_job || strcmp(dl.items[i].path, a.draft_path) == 0) {
-                enum resume_answer ans = ask_resume(&a, &dl.items[i]);
-                if (ans == RESUME_IT) {
-                    resume = (long)i;
-                } else if (ans == DISCARD_IT) {
-                    unlink(dl.items[i].path);
-                } else if (strcmp(dl.items[i].path, a.draft_path) == 0) {
-                    /* Kept: this run writes a draft of its own beside it. */
-                    free(a.draft_path);
-                    a.draft_path = drafts_path(ddir, a.draft_label,
-                                               ((unsigned long)time(NULL) << 20) ^
-                                                   (unsigned long)getpid());
-                }
-                break;
-            }
-    }
+    a.clone_of = o->clone_of;
     struct jobfile draft;
     jobfile_init(&draft);
-    bool use_draft = false;
     struct findings dfs = FINDINGS_INIT; /* what the draft holds that validate would say */
-    if (resume >= 0) {
-        struct strbuf io = STRBUF_INIT;
-        struct draft *dr = &dl.items[resume];
-        use_draft = jobfile_load(dr->path, &draft, &dfs, &io) != JOBFILE_UNREADABLE;
-        if (use_draft) { /* from here on the form is that job's: its draft is the one written */
-            free(a.draft_path);
-            free(a.draft_label);
-            a.draft_path = xstrdup(dr->path);
-            a.draft_label = xstrdup(dr->label);
-        } else {
-            snprintf(a.status, sizeof a.status, "draft not resumed: %.200s", strbuf_str(&io));
-        }
-        a.draft_kept = use_draft;
-        strbuf_free(&io);
-    }
-    drafts_free(&dl);
-    free(ddir);
+    bool use_draft = choose_draft(&a, file, &draft, &dfs);
     a.cat = &cat;
     a.default_workspace = have_session ? s.rc.ctx.workspace : o->target.workspace;
     if (use_draft) {
