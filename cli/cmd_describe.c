@@ -487,23 +487,10 @@ static void describe_events(struct strbuf *page, const struct job_event_list *ev
 /* `describe job NAME`: the job, its workers and its events on one page. */
 int cmd_describe(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
 {
-    static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'},
-        CLI_GLOBAL_OPTIONS,
-        {NULL, 0, NULL, 0},
-    };
     struct cli_globals local = *g;
-    int c;
-    optind = 0;
-    opterr = 0;
-    while ((c = cli_next_option(argc, argv, "h", longopts, &local)) != -1) {
-        if (c == 'h') {
-            fputs(describe_usage, out);
-            return EXIT_OK;
-        }
-        if (c != 0)
-            return cli_bad_option("describe", "h", argv, err);
-    }
+    int rc = cli_plain_options("describe", describe_usage, argc, argv, &local, out, err);
+    if (rc >= 0)
+        return rc;
     if (argc - optind != 2 ||
         (strcmp(argv[optind], "job") != 0 && strcmp(argv[optind], "jobs") != 0)) {
         if (argc - optind >= 1 && strcmp(argv[optind], "job") != 0 &&
@@ -519,8 +506,7 @@ int cmd_describe(const struct cli_globals *g, int argc, char **argv, FILE *out, 
     }
     const char *name = argv[optind + 1];
     struct session s;
-    int rc = cli_session_open(&local, &s, err);
-    if (rc != EXIT_OK)
+    if ((rc = cli_session_open(&local, &s, err)) != EXIT_OK)
         return rc;
     struct jobspec job;
     struct worker_list wl = {0};

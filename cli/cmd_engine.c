@@ -74,23 +74,10 @@ static bool wait_gone(struct backend *b)
 
 int cmd_engine(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
 {
-    static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'},
-        CLI_GLOBAL_OPTIONS,
-        {NULL, 0, NULL, 0},
-    };
     struct cli_globals local = *g;
-    int c;
-    optind = 0;
-    opterr = 0;
-    while ((c = cli_next_option(argc, argv, "h", longopts, &local)) != -1) {
-        if (c == 'h') {
-            fputs(engine_usage, out);
-            return EXIT_OK;
-        }
-        if (c != 0)
-            return cli_bad_option("engine", "h", argv, err);
-    }
+    int rc = cli_plain_options("engine", engine_usage, argc, argv, &local, out, err);
+    if (rc >= 0)
+        return rc;
     const char *verb = optind < argc ? argv[optind] : "";
     if (argc - optind != 1 ||
         (strcmp(verb, "status") != 0 && strcmp(verb, "stop") != 0 && strcmp(verb, "start") != 0)) {
@@ -98,7 +85,7 @@ int cmd_engine(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
         return EXIT_USAGE;
     }
     struct session s;
-    int rc = cli_session_open(&local, &s, err);
+    rc = cli_session_open(&local, &s, err);
     if (rc != EXIT_OK)
         return rc;
     json_t *about = NULL;

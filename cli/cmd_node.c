@@ -27,23 +27,10 @@ static const char node_usage[] =
 
 int cmd_node(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE *err)
 {
-    static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'},
-        CLI_GLOBAL_OPTIONS,
-        {NULL, 0, NULL, 0},
-    };
     struct cli_globals local = *g;
-    int c;
-    optind = 0;
-    opterr = 0;
-    while ((c = cli_next_option(argc, argv, "h", longopts, &local)) != -1) {
-        if (c == 'h') {
-            fputs(node_usage, out);
-            return EXIT_OK;
-        }
-        if (c != 0)
-            return cli_bad_option("node", "h", argv, err);
-    }
+    int rc = cli_plain_options("node", node_usage, argc, argv, &local, out, err);
+    if (rc >= 0)
+        return rc;
     if (argc - optind != 3 ||
         (strcmp(argv[optind], "mark") != 0 && strcmp(argv[optind], "unmark") != 0)) {
         fputs(node_usage, err);
@@ -52,7 +39,7 @@ int cmd_node(const struct cli_globals *g, int argc, char **argv, FILE *out, FILE
     bool unmark = strcmp(argv[optind], "unmark") == 0;
     const char *name = argv[optind + 1], *node = argv[optind + 2];
     struct session s;
-    int rc = cli_session_open(&local, &s, err);
+    rc = cli_session_open(&local, &s, err);
     if (rc != EXIT_OK)
         return rc;
     struct jobspec job;

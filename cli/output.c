@@ -251,6 +251,28 @@ int cli_bad_option(const char *verb, const char *shortopts, char **argv, FILE *e
     return EXIT_USAGE;
 }
 
+int cli_plain_options(const char *verb, const char *usage, int argc, char **argv,
+                      struct cli_globals *g, FILE *out, FILE *err)
+{
+    static const struct option longopts[] = {
+        {"help", no_argument, NULL, 'h'},
+        CLI_GLOBAL_OPTIONS,
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    optind = 0;
+    opterr = 0;
+    while ((c = cli_next_option(argc, argv, "h", longopts, g)) != -1) {
+        if (c == 'h') {
+            fputs(usage, out);
+            return EXIT_OK;
+        }
+        if (c != 0)
+            return cli_bad_option(verb, "h", argv, err);
+    }
+    return -1;
+}
+
 int cli_text_width(FILE *out)
 {
     struct winsize ws;

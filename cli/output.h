@@ -94,6 +94,13 @@ int cli_next_option(int argc, char **argv, const char *shortopts, const struct o
                     struct cli_globals *g);
 /* The message every verb gives for an option it does not take (or one missing its value). */
 int cli_bad_option(const char *verb, const char *shortopts, char **argv, FILE *err);
+/*
+ * The options of a verb that takes none of its own: -h/--help (usage to out)
+ * and the global ones into *g. Returns -1 to go on with the operands from
+ * optind, else the exit status (EXIT_OK after help, EXIT_USAGE for a bad option).
+ */
+int cli_plain_options(const char *verb, const char *usage, int argc, char **argv,
+                      struct cli_globals *g, FILE *out, FILE *err);
 
 /* The width to wrap text at: the terminal's when out is one, else 80. */
 int cli_text_width(FILE *out);
