@@ -24,8 +24,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-TJ_SLURM_PORT_BASE=$(free_port 110) || { echo "FAIL no free TCP ports below the ephemeral range"; exit 1; }
-export TJ_SLURM_PORT_BASE
 slurm_start "the Slurm cluster starts"
 
 echo "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.e30.wrong" >"$TMP/badtoken"

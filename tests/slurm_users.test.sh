@@ -32,8 +32,6 @@ cleanup() {
 trap cleanup EXIT
 
 tj_users || { echo "FAIL the two users can be made"; exit 1; }
-TJ_SLURM_PORT_BASE=$(free_port 110) || { echo "FAIL no free TCP ports below the ephemeral range"; exit 1; }
-export TJ_SLURM_PORT_BASE
 slurm_start "the Slurm cluster starts"
 
 JOBS=$TMP/shared/jobs

@@ -5,7 +5,7 @@
 # The supervisor keeps each worker's last state in its record: the job
 # screen, get workers and describe show it; describe of the finished job
 # gives its end. The captures are kept under $SCREENS (build/screens) as
-# slurm-*.txt. If the cluster cannot start, the suite says so and skips.
+# slurm-*.txt. If the cluster cannot start, the suite fails and says why.
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
@@ -27,17 +27,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-TJ_SLURM_PORT_BASE=$(free_port 110) || { echo "FAIL no free TCP ports below the ephemeral range"; exit 1; }
-export TJ_SLURM_PORT_BASE
-chmod 755 "$TMP"
-if ! sh tests/slurm/cluster.sh start "$CL" >"$TMP/cluster.log" 2>&1; then
-    echo "SKIP triage_screens_slurm: the local Slurm cluster did not start: $(tail -c 400 "$TMP/cluster.log" | tr '\n' ' ')"
-    exit 0
-fi
-pass "the Slurm cluster starts"
-. "$CL/env"
-printf '%s\n' "$SLURMRESTD_TOKEN" >"$TMP/token"
-chmod 600 "$TMP/token"
+slurm_start "the Slurm cluster starts"
 
 export TRAINJOB_CONFIG="$TMP/config.yaml"
 {

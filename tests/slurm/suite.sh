@@ -2,8 +2,8 @@
 # from the top of the tree: their private cluster and the waits on it.
 #
 # slurm_start CHECK: starts a throw-away cluster in $CL ($TMP/cluster) with
-# tests/slurm/cluster.sh — ports from TJ_SLURM_PORT_BASE, which each suite
-# derives from $$ in a range of its own, accounting when
+# tests/slurm/cluster.sh — ports from TJ_SLURM_PORT_BASE (unset: a free
+# range of 110 that free_port finds and exports), accounting when
 # TJ_SLURM_ACCOUNTING=1 — then passes CHECK, or fails it with the end of
 # the cluster's log and exits. It sources the cluster's env (SLURMRESTD_*,
 # TJ_SLURM_JOBS_DIR, SLURM_CONF, …) and writes the token to $TMP/token,
@@ -16,6 +16,10 @@
 CL="$TMP/cluster"
 
 slurm_start() {
+    if [ -z "${TJ_SLURM_PORT_BASE:-}" ]; then
+        TJ_SLURM_PORT_BASE=$(free_port 110) || { fail "$1" "no free TCP ports below the ephemeral range"; exit 1; }
+        export TJ_SLURM_PORT_BASE
+    fi
     chmod 755 "$TMP" # slurmrestd and the jobs run as unprivileged users: DIR must be o+x
     if ! sh tests/slurm/cluster.sh start "$CL" >"$TMP/cluster.log" 2>&1; then
         fail "$1" "tests/slurm/cluster.sh start failed: $(tail -c 1500 "$TMP/cluster.log")"
