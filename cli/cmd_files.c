@@ -211,14 +211,13 @@ static int online_open(struct session_context *sc, struct session *s, struct onl
     memset(on, 0, sizeof *on);
     if (session_open_resolved(sc, s, err) != 0)
         return EXIT_USAGE;
-    int rc;
     struct api_error e;
     enum backend_status st = backend_catalog(s->b, &on->cat, &e);
     if (st == BACKEND_REJECTED && e.status == 501)
         return EXIT_OK;
     if (st != BACKEND_OK) {
         fputs("trainjob validate: the catalog to check against: ", err);
-        rc = cli_failed(err, st, &e, false);
+        int rc = cli_failed(err, st, &e, false);
         session_close(s);
         return rc;
     }
