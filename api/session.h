@@ -11,6 +11,8 @@
 
 #include "api/backend.h"
 #include "api/context.h"
+#include "api/finding.h"
+#include "util/strbuf.h"
 
 /* The server and workspace asked for; NULL fields: the config's (or the local engine). */
 struct session_target {
@@ -30,6 +32,29 @@ struct session {
  */
 int session_open(const struct session_target *t, struct session *s, FILE *err);
 void session_close(struct session *s);
+
+/*
+ * A context resolved once, for a verb that reads it before it opens the
+ * backend (submit checks the file with the context's workspace, then
+ * opens): one read of the config file and its token per process.
+ */
+struct session_context {
+    int resolved;              /* context_resolve's status: 0, or -1 (why in fs, why) */
+    bool taken;                /* rc moved into a session by session_open_resolved */
+    struct resolved_context rc;
+    struct findings fs;
+    struct strbuf why;
+};
+/* Resolves t's context into sc (always released with session_context_free). */
+void session_resolve(const struct session_target *t, struct session_context *sc);
+/* The context sc resolved, or NULL when it did not resolve or a session took it. */
+const struct resolved_context *session_context_of(const struct session_context *sc);
+/*
+ * session_open with sc resolved already: says sc's findings and failure as
+ * session_open does, and on success moves sc's context into s (sc->taken).
+ */
+int session_open_resolved(struct session_context *sc, struct session *s, FILE *err);
+void session_context_free(struct session_context *sc);
 
 /* session_open's failure: 2, the command line's usage/I-O exit status. */
 #define SESSION_FAILED 2

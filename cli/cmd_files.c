@@ -139,22 +139,20 @@ static int load_file(const char *path, struct jobfile *jf, struct findings *fs, 
 /*
  * The findings of a loaded file into fs: its decoding's (dec, kept), then
  * — when it decoded to a job at all — every validation rule, with the
- * request's workspace (--workspace, else the context's), on an ACP context
- * ACP's limits, and with on the backend's catalog.
+ * request's workspace (--workspace, else the context's: ctx, NULL when none
+ * resolved), on an ACP context ACP's limits, and with on the backend's catalog.
  */
-static void check_loaded(const struct cli_globals *g, const struct online *on,
-                         const struct jobfile *jf, const struct findings *dec, bool decoded,
-                         struct findings *fs)
+static void check_loaded(const struct cli_globals *g, const struct resolved_context *ctx,
+                         const struct online *on, const struct jobfile *jf,
+                         const struct findings *dec, bool decoded, struct findings *fs)
 {
     for (size_t i = 0; i < dec->count; i++)
         add_copy(fs, &dec->items[i]);
     if (decoded) {
         struct validate_options opt = {0};
-        struct resolved_context ctx;
-        bool have = file_context(g, &ctx);
-        opt.workspace = have ? ctx.ctx.workspace : g->workspace;
+        opt.workspace = ctx ? ctx->ctx.workspace : g->workspace;
         struct catalog acp = {0};
-        if (have && context_is_acp(&ctx.ctx)) {
+        if (ctx && context_is_acp(&ctx->ctx)) {
             acp_catalog_limits(&acp);
             opt.limits = &acp.limits;
         }
@@ -167,8 +165,6 @@ static void check_loaded(const struct cli_globals *g, const struct online *on,
         validate_job(&jf->job, &opt, &checks);
         if (on && on->slurm)
             slurm_job_findings(&jf->job, on->slurm, &on->cat, &checks);
-        if (have)
-            resolved_context_free(&ctx);
         docpos_locate(&jf->pos, &checks);
         merge_validation(fs, &checks);
     }
@@ -191,7 +187,11 @@ static int check_file(const struct cli_globals *g, const char *path, struct jobf
     bool decoded;
     int rc = load_file(path, jf, &dec, &decoded, err);
     if (rc == EXIT_OK) {
-        check_loaded(g, NULL, jf, &dec, decoded, fs);
+        struct resolved_context ctx;
+        bool have = file_context(g, &ctx);
+        check_loaded(g, have ? &ctx : NULL, NULL, jf, &dec, decoded, fs);
+        if (have)
+            resolved_context_free(&ctx);
         rc = report(path, fs, err);
     }
     findings_free(&dec);
@@ -199,26 +199,25 @@ static int check_file(const struct cli_globals *g, const char *path, struct jobf
 }
 
 /*
- * Opens the context's backend into s and reads its catalog into on. A
- * backend with no catalog to give (501) leaves the check offline (false,
- * exit 0; s stays open); any other failure is said, s closed, and its exit
- * status returned.
+ * Opens the backend of the context sc resolved into s and reads its
+ * catalog into on. A backend with no catalog to give (501) leaves the check
+ * offline (false, exit 0; s stays open); any other failure is said, s
+ * closed, and its exit status returned.
  */
-static int online_open(const struct cli_globals *g, struct session *s, struct online *on,
+static int online_open(struct session_context *sc, struct session *s, struct online *on,
                        bool *have, FILE *err)
 {
     *have = false;
     memset(on, 0, sizeof *on);
-    int rc = cli_session_open(g, s, err);
-    if (rc != EXIT_OK)
-        return rc;
+    if (session_open_resolved(sc, s, err) != 0)
+        return EXIT_USAGE;
     struct api_error e;
     enum backend_status st = backend_catalog(s->b, &on->cat, &e);
     if (st == BACKEND_REJECTED && e.status == 501)
         return EXIT_OK;
     if (st != BACKEND_OK) {
         fputs("trainjob validate: the catalog to check against: ", err);
-        rc = cli_failed(err, st, &e, false);
+        int rc = cli_failed(err, st, &e, false);
         session_close(s);
         return rc;
     }
@@ -245,9 +244,24 @@ struct job_check {
     bool opened;        /* s is open (have: with a catalog in on) */
     bool have;
     bool open_failed; /* the backend or its catalog could not be had: said once */
+    bool resolved;    /* ctx read: the config file and the token once a process */
+    struct session_context ctx;
     struct session s;
     struct online on;
 };
+
+/* The context in effect: the session's once open, else the one read once for all files. */
+static const struct resolved_context *check_context(struct job_check *jc)
+{
+    if (jc->opened)
+        return &jc->s.rc;
+    if (!jc->resolved) {
+        struct session_target t = cli_target(jc->g);
+        session_resolve(&t, &jc->ctx);
+        jc->resolved = true;
+    }
+    return session_context_of(&jc->ctx);
+}
 
 struct job_check *job_check_new(const struct cli_globals *g, bool catalog, bool before_submit)
 {
@@ -266,6 +280,8 @@ void job_check_free(struct job_check *jc)
         catalog_free(&jc->on.cat);
     if (jc->opened)
         session_close(&jc->s);
+    if (jc->resolved)
+        session_context_free(&jc->ctx);
     free(jc);
 }
 
@@ -283,7 +299,7 @@ int job_check_file(struct job_check *jc, const char *path, struct jobfile *jf, s
     if (rc != EXIT_OK)
         goto out;
     if (!jc->catalog || jc->before_submit) {
-        check_loaded(jc->g, NULL, jf, &dec, decoded, fs);
+        check_loaded(jc->g, check_context(jc), NULL, jf, &dec, decoded, fs);
         if (!jc->catalog || findings_count(fs, SEVERITY_ERROR)) {
             rc = report(path, fs, err); /* offline, or with errors of its own: no server */
             goto out;
@@ -291,13 +307,14 @@ int job_check_file(struct job_check *jc, const char *path, struct jobfile *jf, s
         findings_clear(fs);
     }
     if (!jc->opened) {
-        if ((rc = online_open(jc->g, &jc->s, &jc->on, &jc->have, err)) != EXIT_OK) {
+        (void)check_context(jc);
+        if ((rc = online_open(&jc->ctx, &jc->s, &jc->on, &jc->have, err)) != EXIT_OK) {
             jc->open_failed = true;
             goto out;
         }
         jc->opened = true;
     }
-    check_loaded(jc->g, jc->have ? &jc->on : NULL, jf, &dec, decoded, fs);
+    check_loaded(jc->g, check_context(jc), jc->have ? &jc->on : NULL, jf, &dec, decoded, fs);
     rc = report(path, fs, err);
 out:
     findings_free(&dec);

@@ -129,3 +129,45 @@ chmod 620 "$TMP/dotfiles/alice.sk"
 run "$tj" --context filed get jobs
 expect_grep "a key file the group may write is warned about too" "$TMP/err" "mode 0620"
 stop_engine
+
+# A submit reads the config file once: the file's check and the session it
+# opens share one reading (and one look at the token), however far it gets.
+if command -v strace >/dev/null 2>&1; then
+    mkdir -p "$TMP/once/jobs"
+    printf 'tok\n' >"$TMP/once/token"
+    chmod 600 "$TMP/once/token"
+    cat >"$TMP/once/config.yaml" <<EOC
+current_context: lab
+contexts:
+  - name: lab
+    driver: slurm
+    endpoint: http://127.0.0.1:1
+    user: root
+    token_file: $TMP/once/token
+    jobs_dir: $TMP/once/jobs
+    workspace: default
+EOC
+    cat >"$TMP/once/job.yaml" <<'EOJ'
+workspace_name: default
+name: once
+display_name: once
+framework: PYTORCH_DDP
+resource_pool:
+  name: standard
+roles:
+  - total_replicas: 1
+    image_path: registry.example.com/team/image:tag
+    startup_script: "true"
+    resource_spec:
+      - name: gpu-2
+EOJ
+    run env TRAINJOB_CONFIG="$TMP/once/config.yaml" strace -f -qq -e trace=openat \
+        -o "$TMP/once/trace" "$tj" submit -f "$TMP/once/job.yaml"
+    expect_grep "a submit to an unreachable slurmrestd fails saying so" "$TMP/err" "cannot reach slurmrestd"
+    n=$(grep -c "\"$TMP/once/config.yaml\"" "$TMP/once/trace")
+    if [ "$n" -eq 1 ]; then pass "...having read the config file once"; else
+        fail "...having read the config file once" "opened $n times"
+    fi
+else
+    echo "SKIP a submit reads the config once: no strace"
+fi

@@ -810,13 +810,87 @@ static void test_outcome(void **state)
 }
 
 /*
+ * The supervisor's clock: tj_utc formats seconds as date(1) does, across
+ * leap days and centuries; tj_clock reads the time with one date(1) for as
+ * many readings as it takes, and agrees with this process's clock.
+ */
+static void test_clock(void **state)
+{
+    (void)state;
+    static const long long at[] = {0,          59,         86399,      951782399,  951782400,
+                                   951868800,  1709251199, 1709251200, 1735689599, 4107542399,
+                                   4107542400, 4102444800, 1764903600, 253402300799};
+    struct jobspec job;
+    make_job(&job, FRAMEWORK_PYTORCH_DDP, 1);
+    char *path = render_to_file(&job, &site);
+    struct strbuf body = STRBUF_INIT, out = STRBUF_INIT, want = STRBUF_INIT;
+    for (size_t i = 0; i < sizeof at / sizeof *at; i++) {
+        time_t t = (time_t)at[i];
+        struct tm tm;
+        char buf[64];
+        assert_non_null(gmtime_r(&t, &tm));
+        assert_true(strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm) > 0);
+        strbuf_addf(&want, "%s\n", buf);
+        strbuf_addf(&body, "TJ_S=%lld; tj_utc; echo \"$TJ_T\"; ", at[i]);
+    }
+    assert_int_equal(run_functions(path, strbuf_str(&body), &out), 0);
+    assert_string_equal(strbuf_str(&out), strbuf_str(&want));
+
+    /* three readings, a date(1) that logs each start */
+    char *bin = xasprintf("%s/clockbin", tmpdir);
+    char *cmd = xasprintf("mkdir -p '%s' && printf '#!/bin/sh\\necho date >> \"%s/dates\"\\n"
+                          "exec /bin/date \"$@\"\\n' > '%s/date' && chmod 755 '%s/date' && "
+                          "rm -f '%s/dates'",
+                          bin, bin, bin, bin, bin);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    strbuf_reset(&body);
+    strbuf_reset(&out);
+    strbuf_addf(&body,
+                "PATH='%s'; tj_clock; a=$TJ_S; tj_clock; tj_clock; "
+                "echo \"$a $TJ_S $TJ_T\"",
+                bin);
+    time_t before = time(NULL);
+    assert_int_equal(run_functions(path, strbuf_str(&body), &out), 0);
+    time_t after = time(NULL);
+    long long a = -1, s = -1;
+    char t[64] = "";
+    if (sscanf(strbuf_str(&out), "%lld %lld %63s", &a, &s, t) != 3)
+        fail_msg("tj_clock printed: %s", strbuf_str(&out));
+    /* the base is the epoch in hundredths: a reading is never a second off */
+    assert_true(a >= (long long)before && a <= s && s <= (long long)after);
+    time_t st = (time_t)s;
+    struct tm tm;
+    char buf[64];
+    assert_non_null(gmtime_r(&st, &tm));
+    assert_true(strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm) > 0);
+    assert_string_equal(t, buf);
+    char *log = xasprintf("%s/dates", bin);
+    FILE *f = fopen(log, "r");
+    assert_non_null(f);
+    int n = 0;
+    char line[32];
+    while (fgets(line, sizeof line, f))
+        n++;
+    fclose(f);
+    assert_int_equal(n, 1);
+    free(log);
+    free(bin);
+    strbuf_free(&body);
+    strbuf_free(&out);
+    strbuf_free(&want);
+    free(path);
+    jobspec_free(&job);
+}
+
+/*
  * The programs the supervisor starts for a job whose workers succeed, run
  * outside Slurm with every program on PATH a stub that logs its name (srun's
  * runs the step's command here, scontrol's knows nodes n1 and n2): a
  * one-worker job starts its worker in the batch step (setsid, no srun, no
  * scontrol: it is its own master, 127.0.0.1, as on trainjobd), and neither
  * job runs a text helper (sed, awk, tr, head, cat, …) or a mv, rm or mkdir;
- * date once per moment events record, scontrol once for all nodes of two.
+ * date once for the clock's base, scontrol once for all nodes of two.
  */
 static const char *const stubbed[] = {
     "date", "scontrol", "setsid", "srun", "mv",  "mkdir",  "sed",    "awk",    "tr",      "head",
@@ -915,7 +989,7 @@ static void test_steady_helpers(void **state)
             fail_msg("a one-worker job ran %s: %s", never[i], c);
     assert_int_equal(calls_of(c, "setsid"), 1);
     assert_int_equal(calls_of(c, "scontrol"), 0); /* its own master: 127.0.0.1 */
-    assert_true(calls_of(c, "date") <= 2);        /* the start, the worker's end */
+    assert_int_equal(calls_of(c, "date"), 1);     /* the clock's base: /proc/uptime after */
     char *cmd = xasprintf("grep -qx 'rank=0 addr=127.0.0.1' "
                           "'%s/steady/jobs/default/train-1/logs/master-0.log'",
                           tmpdir);
@@ -937,7 +1011,7 @@ static void test_steady_helpers(void **state)
     assert_int_equal(calls_of(c, "setsid"), 0);
     assert_true(calls_of(c, "scontrol") <= 2); /* the hostnames of n[1-2], the nodes */
     assert_true(calls_of(c, "rm") <= 1);       /* the temp dir, at the end */
-    assert_true(calls_of(c, "date") <= 3);     /* the start, each worker's end */
+    assert_int_equal(calls_of(c, "date"), 1);  /* the clock's base, whatever the workers */
     strbuf_free(&calls);
     jobspec_free(&job);
 }
@@ -952,6 +1026,7 @@ int main(void)
         cmocka_unit_test(test_hostile_state),     cmocka_unit_test(test_event_json),
         cmocka_unit_test(test_outcome),           cmocka_unit_test(test_mounts),
         cmocka_unit_test(test_steady_helpers),    cmocka_unit_test(test_last_state),
+        cmocka_unit_test(test_clock),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
