@@ -41,7 +41,8 @@
 /* One hierarchy where workers' cgroups are made. */
 struct place {
     unsigned controllers; /* CGROUP_* bits limited here */
-    char *base;           /* <mount>/<engine's cgroup>/trainjob */
+    char *base;           /* <mount>/<engine's cgroup>/trainjob, then its e<hash>/ */
+    bool engine_own;      /* base is this engine's subtree (cgroup_use_engine) */
 };
 
 struct cgroups {
@@ -556,6 +557,7 @@ const char *cgroup_use_engine(struct cgroups *cg, const char *key)
         }
         free(pl->base);
         pl->base = sub;
+        pl->engine_own = true;
     }
     return name;
 }
@@ -588,6 +590,18 @@ static size_t sweep_dir(const struct sweep *sw, const char *dir, const char *job
     if (job && !kept && rmdir(dir) == 0)
         removed++;
     return removed;
+}
+
+void cgroup_leave_engine(const struct cgroups *cg)
+{
+    struct sweep sw = {NULL, NULL};
+    for (size_t i = 0; cg && i < cg->place_count; i++) {
+        if (!cg->places[i].engine_own)
+            continue;
+        /* Job directories without a worker's cgroup (the kernel refuses the others). */
+        sweep_dir(&sw, cg->places[i].base, NULL, 1);
+        rmdir(cg->places[i].base);
+    }
 }
 
 size_t cgroup_sweep(const struct cgroups *cg,
