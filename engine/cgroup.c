@@ -668,11 +668,13 @@ static int set_limits(const struct cgroups *cg, const struct place *pl, const ch
         char file[PATH_MAX];
         if (!join_path(file, sizeof file, dir, w[i].file))
             continue;
-        if (w[i].optional && !exists(file))
-            continue;
         if (w[i].unless_set && holds(file, w[i].value))
             continue;
         if (write_text(file, w[i].value) != 0) {
+            /* An optional file the kernel does not offer (no swap accounting): the open
+             * says so, without a stat of its own before every worker's write. */
+            if (w[i].optional && errno == ENOENT)
+                continue;
             strbuf_addf(err, "cgroup: cannot set %s to %s in %s: %s", w[i].file, w[i].value, dir,
                         strerror(errno));
             return -1;

@@ -173,6 +173,25 @@ static void v1_without_pids_is_partly_enforced(void **state)
     const char *s = cgroup_summary(cg);
     assert_non_null(strstr(s, "partly enforced (cgroup v1: memory, cpu; not pids: "));
     assert_int_equal(cgroup_enforced(cg), CGROUP_MEMORY | CGROUP_CPU);
+
+    /* A kernel without swap accounting (no memory.memsw.*): the memory limit alone. */
+    put(t, "memory/process_api/abc/trainjob/job1/w-1/memory.limit_in_bytes", "");
+    struct cgroup_limits lim = {64, 0, 0};
+    char **dirs = NULL;
+    struct strbuf err = STRBUF_INIT;
+    assert_int_equal(cgroup_create(cg, "job1", "w-1", &lim, &dirs, &err), 0);
+    char *v = get(t, "memory/process_api/abc/trainjob/job1/w-1/memory.limit_in_bytes");
+    assert_string_equal(v, "67108864");
+    free(v);
+    char *memsw = xasprintf(
+        "%s/memory/process_api/abc/trainjob/job1/w-1/memory.memsw.limit_in_bytes", t->root);
+    assert_int_equal(access(memsw, F_OK), -1); /* not created by the write */
+    free(memsw);
+    cgroup_dirs_free(dirs);
+    /* A required file that is missing still fails, naming it. */
+    assert_int_equal(cgroup_create(cg, "job2", "w-1", &lim, &dirs, &err), -1);
+    assert_non_null(strstr(strbuf_str(&err), "cannot set memory.limit_in_bytes to 67108864"));
+    strbuf_free(&err);
     cgroup_free(cg);
 }
 
@@ -471,8 +490,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(nothing_mounted_is_not_enforced, setup, teardown),
         cmocka_unit_test_setup_teardown(names_must_be_one_component, setup, teardown),
         cmocka_unit_test_setup_teardown(an_engine_sweeps_and_removes_its_own, setup, teardown),
-        cmocka_unit_test_setup_teardown(an_engine_leaves_nothing_at_a_clean_stop, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(an_engine_leaves_nothing_at_a_clean_stop, setup, teardown),
         cmocka_unit_test_setup_teardown(oom_kills_are_found, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
