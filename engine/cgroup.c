@@ -41,7 +41,8 @@
 /* One hierarchy where workers' cgroups are made. */
 struct place {
     unsigned controllers; /* CGROUP_* bits limited here */
-    char *base;           /* <mount>/<engine's cgroup>/trainjob */
+    char *base;           /* <mount>/<engine's cgroup>/trainjob, then its e<hash>/ */
+    bool engine_own;      /* base is this engine's subtree (cgroup_use_engine) */
 };
 
 struct cgroups {
@@ -556,6 +557,7 @@ const char *cgroup_use_engine(struct cgroups *cg, const char *key)
         }
         free(pl->base);
         pl->base = sub;
+        pl->engine_own = true;
     }
     return name;
 }
@@ -588,6 +590,18 @@ static size_t sweep_dir(const struct sweep *sw, const char *dir, const char *job
     if (job && !kept && rmdir(dir) == 0)
         removed++;
     return removed;
+}
+
+void cgroup_leave_engine(const struct cgroups *cg)
+{
+    struct sweep sw = {NULL, NULL};
+    for (size_t i = 0; cg && i < cg->place_count; i++) {
+        if (!cg->places[i].engine_own)
+            continue;
+        /* Job directories without a worker's cgroup (the kernel refuses the others). */
+        sweep_dir(&sw, cg->places[i].base, NULL, 1);
+        rmdir(cg->places[i].base);
+    }
 }
 
 size_t cgroup_sweep(const struct cgroups *cg,
@@ -654,11 +668,13 @@ static int set_limits(const struct cgroups *cg, const struct place *pl, const ch
         char file[PATH_MAX];
         if (!join_path(file, sizeof file, dir, w[i].file))
             continue;
-        if (w[i].optional && !exists(file))
-            continue;
         if (w[i].unless_set && holds(file, w[i].value))
             continue;
         if (write_text(file, w[i].value) != 0) {
+            /* An optional file the kernel does not offer (no swap accounting): the open
+             * says so, without a stat of its own before every worker's write. */
+            if (w[i].optional && errno == ENOENT)
+                continue;
             strbuf_addf(err, "cgroup: cannot set %s to %s in %s: %s", w[i].file, w[i].value, dir,
                         strerror(errno));
             return -1;

@@ -83,6 +83,16 @@ const char *cgroup_base(const struct cgroups *cg);
  */
 const char *cgroup_use_engine(struct cgroups *cg, const char *key);
 /*
+ * At a clean stop, once no start is in flight: removes this engine's subtree
+ * and its job directories that hold no worker's cgroup. Workers that keep
+ * running under their shims keep theirs, and the subtree with them (the
+ * kernel refuses to remove a cgroup with children). Without it every engine
+ * that ever ran (each test's, each state directory's) leaves a cgroup per
+ * hierarchy behind, and the kernel walks all of them on every worker's CPU
+ * quota write.
+ */
+void cgroup_leave_engine(const struct cgroups *cg);
+/*
  * Removes every cgroup under this engine's subtree that no process is in
  * (the kernel refuses to remove the others) and that keep(ctx, job, leaf)
  * does not claim — a start in flight, whose shim has not joined yet: what

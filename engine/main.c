@@ -325,6 +325,7 @@ int main(int argc, char **argv)
         close(ready[1]);
     http_server_stop(srv);
     engine_close(eng);
+    cgroup_leave_engine(cgroups); /* its launch threads have ended with it */
     cgroup_free(cgroups);
     loop_free(lp);
     strbuf_free(&err);

@@ -169,6 +169,12 @@ fi
 
 # --- without cgroups: said plainly, and workers still run ----------------------
 stop_engine
+# Its jobs have all ended: a clean stop takes the engine's own cgroups with it.
+if [ "$MODE" = v1 ] && [ -n "$CG" ]; then
+    check "the stopped engine left no cgroup of its own (pids, memory, cpu)" \
+        test ! -d "/sys/fs/cgroup/pids${CG%/*/*}" -a ! -d "/sys/fs/cgroup/memory${MEMCG%/*/*}" \
+        -a ! -d "/sys/fs/cgroup/cpu${CPUCG%/*/*}" -a -d "/sys/fs/cgroup/pids${CG%/*/*/*}"
+fi
 mkdir -p "$TMP/nocgroup"
 # The second engine's log on its own, so that only it can say "not enforced".
 mv "$TMP/engine.log" "$TMP/engine1.log"

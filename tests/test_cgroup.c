@@ -173,6 +173,25 @@ static void v1_without_pids_is_partly_enforced(void **state)
     const char *s = cgroup_summary(cg);
     assert_non_null(strstr(s, "partly enforced (cgroup v1: memory, cpu; not pids: "));
     assert_int_equal(cgroup_enforced(cg), CGROUP_MEMORY | CGROUP_CPU);
+
+    /* A kernel without swap accounting (no memory.memsw.*): the memory limit alone. */
+    put(t, "memory/process_api/abc/trainjob/job1/w-1/memory.limit_in_bytes", "");
+    struct cgroup_limits lim = {64, 0, 0};
+    char **dirs = NULL;
+    struct strbuf err = STRBUF_INIT;
+    assert_int_equal(cgroup_create(cg, "job1", "w-1", &lim, &dirs, &err), 0);
+    char *v = get(t, "memory/process_api/abc/trainjob/job1/w-1/memory.limit_in_bytes");
+    assert_string_equal(v, "67108864");
+    free(v);
+    char *memsw = xasprintf(
+        "%s/memory/process_api/abc/trainjob/job1/w-1/memory.memsw.limit_in_bytes", t->root);
+    assert_int_equal(access(memsw, F_OK), -1); /* not created by the write */
+    free(memsw);
+    cgroup_dirs_free(dirs);
+    /* A required file that is missing still fails, naming it. */
+    assert_int_equal(cgroup_create(cg, "job2", "w-1", &lim, &dirs, &err), -1);
+    assert_non_null(strstr(strbuf_str(&err), "cannot set memory.limit_in_bytes to 67108864"));
+    strbuf_free(&err);
     cgroup_free(cg);
 }
 
@@ -390,6 +409,55 @@ static void an_engine_sweeps_and_removes_its_own(void **state)
     cgroup_free(cg);
 }
 
+/*
+ * At a clean stop an engine takes its subtree with it, in every hierarchy:
+ * job directories without a worker's cgroup go, a worker still running
+ * under its shim keeps its own and the subtree (a cgroup with children is
+ * not removed), and the shared trainjob/ above stays. Left behind, every
+ * engine's subtree is one more cgroup the kernel walks on each CPU quota write.
+ */
+static void an_engine_leaves_nothing_at_a_clean_stop(void **state)
+{
+    struct tree *t = *state;
+    hybrid_tree(t);
+    struct cgroups *cg = cgroup_probe(t->root, hybrid_self);
+    char *name = xstrdup(cgroup_use_engine(cg, "/var/lib/trainjobd"));
+    struct cgroup_limits none = {0, 0, 0};
+    char **dirs = NULL;
+    struct strbuf err = STRBUF_INIT;
+    assert_int_equal(cgroup_create(cg, "job1", "w-1", &none, &dirs, &err), 0);
+    cgroup_dirs_free(dirs);
+    assert_int_equal(cgroup_create(cg, "job2", "w-1", &none, &dirs, &err), 0);
+    /* job2's worker ended and its shim removed its cgroup: the job's directory is left. */
+    for (size_t i = 0; dirs[i]; i++)
+        assert_int_equal(rmdir(dirs[i]), 0);
+    cgroup_dirs_free(dirs);
+    static const char *const tops[] = {"memory/process_api/abc/trainjob", "cpu/trainjob",
+                                       "pids/trainjob"};
+
+    cgroup_leave_engine(cg); /* job1/w-1 still runs */
+    for (size_t i = 0; i < 3; i++) {
+        char *job1 = xasprintf("%s/%s/job1/w-1", tops[i], name);
+        char *job2 = xasprintf("%s/%s/job2", tops[i], name);
+        assert_true(is_dir(t, job1));
+        assert_false(is_dir(t, job2));
+        free(job1), free(job2);
+    }
+
+    cgroup_remove(cg, "job1", "w-1");
+    cgroup_leave_engine(cg);
+    for (size_t i = 0; i < 3; i++) {
+        char *own = xasprintf("%s/%s", tops[i], name);
+        assert_false(is_dir(t, own));
+        assert_true(is_dir(t, tops[i]));
+        free(own);
+    }
+    cgroup_leave_engine(NULL);
+    strbuf_free(&err);
+    free(name);
+    cgroup_free(cg);
+}
+
 static void oom_kills_are_found(void **state)
 {
     struct tree *t = *state;
@@ -422,6 +490,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(nothing_mounted_is_not_enforced, setup, teardown),
         cmocka_unit_test_setup_teardown(names_must_be_one_component, setup, teardown),
         cmocka_unit_test_setup_teardown(an_engine_sweeps_and_removes_its_own, setup, teardown),
+        cmocka_unit_test_setup_teardown(an_engine_leaves_nothing_at_a_clean_stop, setup, teardown),
         cmocka_unit_test_setup_teardown(oom_kills_are_found, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
