@@ -17,6 +17,7 @@
 #include "api/jobfile.h"
 #include "tui/jobstore.h"
 #include "tui/monitor_app.h"
+#include "tui/term.h"
 #include "util/fileio.h"
 #include "util/strbuf.h"
 #include "util/utf8.h"
@@ -226,8 +227,7 @@ static void run_wizard(struct monitor *m, const char *file, const char *clone_of
     if (cfd >= 0)
         argv[n++] = "--created-to", argv[n++] = created;
     argv[n] = NULL;
-    def_prog_mode();
-    endwin();
+    term_suspend();
     pid_t pid = fork();
     if (pid == 0) {
         execv(self, (char *const *)argv);
@@ -237,7 +237,7 @@ static void run_wizard(struct monitor *m, const char *file, const char *clone_of
     if (pid > 0)
         while (waitpid(pid, &status, 0) < 0)
             ;
-    reset_prog_mode();
+    term_resume();
     free(self);
     m->full = m->dirty = true;
     if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) == 127)
