@@ -64,6 +64,9 @@ else
 ZSHCOMPDIR  ?= $(DATAROOTDIR)/zsh/site-functions
 endif
 FISHCOMPDIR ?= $(DATAROOTDIR)/fish/vendor_completions.d
+# The README and the doc/*.md it points at, beside each other as in the tree.
+DOCDIR      ?= $(DATAROOTDIR)/doc/trainjob
+DOCS        := README.md $(sort $(wildcard doc/*.md))
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(PKG_CFLAGS)
 
 # pkg-config is asked once per build tree, after the dependency step, and the
@@ -262,16 +265,20 @@ INSTALLED_FILES = $(BINDIR)/trainjob $(BINDIR)/trainjobd $(PKGLIBEXEC)/trainjob-
     $(patsubst themes/%,$(PKGDATADIR)/themes/%,$(wildcard themes/*.theme)) \
     $(PKGDATADIR)/default.keys \
     $(foreach m,$(MAN_SRC:doc/%.scd=%),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(m)) \
-    $(BASHCOMPDIR)/trainjob $(ZSHCOMPDIR)/_trainjob $(FISHCOMPDIR)/trainjob.fish
+    $(BASHCOMPDIR)/trainjob $(ZSHCOMPDIR)/_trainjob $(FISHCOMPDIR)/trainjob.fish \
+    $(addprefix $(DOCDIR)/,$(DOCS))
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBEXEC) $(DESTDIR)$(PKGDATADIR)/themes \
 	    $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) \
+	    $(DESTDIR)$(DOCDIR)/doc \
 	    $(sort $(foreach m,$(MAN_SRC:doc/%.scd=%),$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))))
 	install -m 755 $(BUILD)/trainjob $(BUILD)/trainjobd $(DESTDIR)$(BINDIR)/
 	install -m 755 $(BUILD)/trainjob-shim $(DESTDIR)$(PKGLIBEXEC)/
 	install -m 644 themes/*.theme $(DESTDIR)$(PKGDATADIR)/themes/
 	install -m 644 tui/default.keys $(DESTDIR)$(PKGDATADIR)/default.keys
+	install -m 644 README.md $(DESTDIR)$(DOCDIR)/
+	install -m 644 $(filter doc/%,$(DOCS)) $(DESTDIR)$(DOCDIR)/doc/
 	set -e; for m in $(MANS); do \
 	    n=$${m##*/}; install -m 644 $$m $(DESTDIR)$(MANDIR)/man$${n##*.}/$$n; done
 	$(BUILD)/trainjob completion bash > $(DESTDIR)$(BASHCOMPDIR)/trainjob
@@ -281,7 +288,8 @@ install: all
 # Removes exactly what install put there, and the directories only trainjob uses.
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED_FILES))
-	-rmdir $(DESTDIR)$(PKGDATADIR)/themes $(DESTDIR)$(PKGDATADIR) $(DESTDIR)$(PKGLIBEXEC) 2>/dev/null
+	-rmdir $(DESTDIR)$(PKGDATADIR)/themes $(DESTDIR)$(PKGDATADIR) $(DESTDIR)$(PKGLIBEXEC) \
+	    $(DESTDIR)$(DOCDIR)/doc $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 deps:
 	@scripts/deps.sh

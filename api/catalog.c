@@ -32,6 +32,7 @@ void catalog_free(struct catalog *cat)
         free(p->name);
         free(p->display_name);
         free_strings(p->zones, p->zone_count);
+        free_strings(p->nodes, p->node_count);
         for (size_t j = 0; j < p->spec_count; j++) {
             free(p->specs[j].name);
             free(p->specs[j].device_type);

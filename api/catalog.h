@@ -48,6 +48,12 @@ struct catalog_pool {
     enum pool_type type;
     char **zones; /* zones the pool offers (public and idle pools) */
     size_t zone_count;
+    /*
+     * The nodes that may take its jobs (trainjobd: its schedulable nodes);
+     * none: the backend does not say.
+     */
+    char **nodes;
+    size_t node_count;
     struct catalog_spec *specs;
     size_t spec_count;
 };

@@ -39,6 +39,7 @@ static const struct field pool_fields[] = {
     F_STR(struct catalog_pool, display_name),
     F_ENUMERATION_ALL(struct catalog_pool, type, catalog_pool_type_names),
     F_STRINGS(struct catalog_pool, zones, zone_count),
+    F_STRINGS(struct catalog_pool, nodes, node_count),
     F_LIST(struct catalog_pool, specs, spec_count, spec_type),
 };
 static const struct object_type pool_type = SCHEMA_ELEM(struct catalog_pool, pool_fields);

@@ -129,7 +129,7 @@ void worker_devices_text(const struct worker_info *w, struct strbuf *out)
         strbuf_addf(out, "%lld", total);
 }
 
-void worker_last_state_text(const struct worker_last_state *ls, int64_t now_ms,
+void worker_last_state_text(const struct worker_last_state *ls, int64_t now_ms, bool compact,
                             struct strbuf *out)
 {
     if (!ls->present)
@@ -149,7 +149,7 @@ void worker_last_state_text(const struct worker_last_state *ls, int64_t now_ms,
     if (ended >= 0) {
         char age[24];
         time_age(now_ms - ended, age, sizeof age);
-        strbuf_addf(out, "%s%s ago", out->len > start ? " " : "", age);
+        strbuf_addf(out, "%s%s%s", out->len > start ? " " : "", age, compact ? "" : " ago");
     }
 }
 

@@ -171,9 +171,10 @@ void worker_devices_text(const struct worker_info *w, struct strbuf *out);
 /*
  * The last state in one short line, for a table: "exit 1 (RESTART_JOB,
  * default rule) 40s ago", "exit 201 (RESTART_POD, rule 1) 2m ago", "exit 0
- * 5s ago"; the age counted to now_ms. Appends nothing without one.
+ * 5s ago"; the age counted to now_ms. compact: the age alone ("2m"), for
+ * a cell under a title that says what it is. Appends nothing without one.
  */
-void worker_last_state_text(const struct worker_last_state *ls, int64_t now_ms,
+void worker_last_state_text(const struct worker_last_state *ls, int64_t now_ms, bool compact,
                             struct strbuf *out);
 
 void worker_last_state_free(struct worker_last_state *ls);

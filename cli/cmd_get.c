@@ -360,7 +360,7 @@ static void worker_row(struct cli_table *t, const struct worker_info *w)
 {
     char restarts[16], exit_code[160], when[16];
     struct strbuf last = STRBUF_INIT;
-    worker_last_state_text(&w->last_state, time_now_ms(), &last);
+    worker_last_state_text(&w->last_state, time_now_ms(), false, &last);
     snprintf(restarts, sizeof restarts, "%d", (int)w->restarts);
     if (!w->has_exit_code)
         snprintf(exit_code, sizeof exit_code, NONE);

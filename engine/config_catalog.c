@@ -170,6 +170,10 @@ static void catalog_pool_of(const struct engine_config *cfg, const struct config
     out->type = p->type;
     out->zones = dup_strings(p->zones, p->zone_count);
     out->zone_count = p->zone_count;
+    out->nodes = xcalloc(cfg->node_count ? cfg->node_count : 1, sizeof *out->nodes);
+    for (size_t i = 0; i < cfg->node_count; i++)
+        if (!cfg->nodes[i].unschedulable && config_pool_has_node(p, cfg->nodes[i].name))
+            out->nodes[out->node_count++] = xstrdup(cfg->nodes[i].name);
     out->specs = xcalloc(cfg->spec_count ? cfg->spec_count : 1, sizeof *out->specs);
     for (size_t i = 0; i < cfg->spec_count; i++) {
         const struct config_spec *s = &cfg->specs[i];

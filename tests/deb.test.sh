@@ -69,6 +69,12 @@ for f in /usr/bin/trainjob /usr/bin/trainjobd /usr/libexec/trainjob/trainjob-shi
     /usr/share/doc/trainjob/copyright; do
     check "the package holds $f" grep -qx "$f" "$TMP/contents"
 done
+# The README and the doc/*.md it points at, under /usr/share/doc/trainjob as
+# in the tree (dh_compress may have gzipped them).
+for d in README.md $(grep -o 'doc/[a-z-]*\.md' README.md | sort -u); do
+    check "the package holds /usr/share/doc/trainjob/$d, which the README points at" \
+        grep -Eqx "/usr/share/doc/trainjob/$d(\.gz)?" "$TMP/contents"
+done
 check "...the unit trainjobd.service where systemd looks" \
     grep -Eqx '(/usr)?/lib/systemd/system/trainjobd.service' "$TMP/contents"
 expect_no_grep "...no zsh completion in site-functions (Debian's zsh does not look there)" \

@@ -28,6 +28,11 @@ for f in bin/trainjob bin/trainjobd libexec/trainjob/trainjob-shim share/trainjo
     share/zsh/site-functions/_trainjob share/fish/vendor_completions.d/trainjob.fish; do
     check "installed $f" test -s "$P/$f"
 done
+# The docs the README points at, beside it as in the tree (its doc/… paths hold).
+check "installed share/doc/trainjob/README.md" cmp -s README.md "$P/share/doc/trainjob/README.md"
+for d in $(grep -o 'doc/[a-z-]*\.md' README.md | sort -u); do
+    check "...and $d, which the README points at" cmp -s "$d" "$P/share/doc/trainjob/$d"
+done
 check "the installed default.keys is the one compiled in" cmp -s tui/default.keys "$P/share/trainjob/default.keys"
 
 # The tree moved (a relocated install) and run from a directory that has a
@@ -152,4 +157,5 @@ cd "$TRAINJOB_TOP" || exit 1
 run make -s -C "$TRAINJOB_TOP" BUILD="$BUILD_DIR" DESTDIR="$DEST" PREFIX=/usr/local uninstall
 expect_rc "make uninstall" 0
 check "...leaves no file in DESTDIR" test -z "$(find "$DEST" -type f -o -type l)"
-check "...nor trainjob's own directories" test ! -e "$P/share/trainjob" -a ! -e "$P/libexec/trainjob"
+check "...nor trainjob's own directories" test ! -e "$P/share/trainjob" -a ! -e "$P/libexec/trainjob" \
+    -a ! -e "$P/share/doc/trainjob"

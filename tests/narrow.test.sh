@@ -38,7 +38,7 @@ reason=$(tj get job sweep-too-big -o json | sed -n 's/.*"state_message": "\(.*\)
 # header_stubs: the header line's words that are no whole column title.
 header_stubs() {
     grep -m1 "NAME" "$TMP/screen" | tr -s ' ' '\n' | grep -v -x -e '' -e NAME -e DISPLAY -e STATE \
-        -e PRIORITY -e TYPE -e WORKERS -e DEVICES -e RESTARTS -e AGE -e TIME -e ID -e REASON \
+        -e PRIORITY -e TYPE -e WORKERS -e DEVICES -e RESTARTS -e AGE -e TIME -e ID -e JOBID -e REASON \
         -e USER -e POOL -e NODE -e SPEC -e CONTEXT | sed 's/[▲▼^v]$//' | grep -v -x -e '' -e STATE -e NAME
 }
 

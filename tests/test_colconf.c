@@ -27,7 +27,27 @@ static const char *const titles[] = {"NAME", "DISPLAY NAME", "STATE", "AGE"};
 static int parse(const char *text, size_t len, size_t *order, size_t *count, struct strbuf *err)
 {
     strbuf_reset(err);
-    return colconf_parse(text, len, "cols", titles, N, order, count, err);
+    return colconf_parse(text, len, "cols", titles, NULL, N, order, count, err);
+}
+
+/* A title a column had before still reads as that column (JOBID was ID). */
+static void former_titles_still_read(void **state)
+{
+    (void)state;
+    static const char *const now[] = {"NAME", "JOBID"};
+    static const char *const former[] = {NULL, "ID"};
+    struct strbuf err = STRBUF_INIT;
+    size_t order[2], count;
+    const char *t = "NAME\nID\n";
+    assert_int_equal(colconf_parse(t, strlen(t), "cols", now, former, 2, order, &count, &err), 0);
+    assert_int_equal(count, 2);
+    assert_int_equal(order[1], 1);
+    t = "jobid\n";
+    assert_int_equal(colconf_parse(t, strlen(t), "cols", now, former, 2, order, &count, &err), 0);
+    assert_int_equal(order[0], 1);
+    t = "JOBID\nID\n"; /* the same column twice, under both names */
+    assert_int_equal(colconf_parse(t, strlen(t), "cols", now, former, 2, order, &count, &err), -1);
+    strbuf_free(&err);
 }
 
 static void good_files_choose_and_order(void **state)
@@ -97,9 +117,9 @@ static void load_refuses_what_is_not_a_file(void **state)
     unlink(path);
     struct strbuf err = STRBUF_INIT;
     size_t order[N], count;
-    assert_int_equal(colconf_load(path, titles, N, order, &count, &err), 0); /* none: defaults */
+    assert_int_equal(colconf_load(path, titles, NULL, N, order, &count, &err), 0); /* none: defaults */
     assert_int_equal(mkfifo(path, 0600), 0);
-    assert_int_equal(colconf_load(path, titles, N, order, &count, &err), -1);
+    assert_int_equal(colconf_load(path, titles, NULL, N, order, &count, &err), -1);
     assert_non_null(strstr(strbuf_str(&err), "not a regular file"));
     unlink(path);
     FILE *f = fopen(path, "w");
@@ -107,7 +127,7 @@ static void load_refuses_what_is_not_a_file(void **state)
     fputs("age\nname\n", f);
     fclose(f);
     strbuf_reset(&err);
-    assert_int_equal(colconf_load(path, titles, N, order, &count, &err), 1);
+    assert_int_equal(colconf_load(path, titles, NULL, N, order, &count, &err), 1);
     assert_int_equal(count, 2);
     assert_int_equal(order[0], 3);
     unlink(path);
@@ -118,6 +138,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(good_files_choose_and_order),
+        cmocka_unit_test(former_titles_still_read),
         cmocka_unit_test(bad_files_are_named_by_line),
         cmocka_unit_test(load_refuses_what_is_not_a_file),
     };

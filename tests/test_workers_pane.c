@@ -159,7 +159,9 @@ static void test_last_state(void **state)
     draw(p);
     int col = 0;
     assert_true(find_row("exit 1 (RESTART_JOB, default rule)", &col) >= 0);
-    assert_true(find_row("exit 201 (RESTART_POD, rule 1) 1m ago", NULL) >= 0);
+    /* the cell's age is bare: "ago" is the title's (at 80 columns it was cut to "a…") */
+    assert_true(find_row("exit 201 (RESTART_POD, rule 1) 1m ", NULL) >= 0);
+    assert_true(find_row("exit 201 (RESTART_POD, rule 1) 1m ago", NULL) < 0);
     char buf[128];
     workers_pane_last_text(&wl.workers[0], now, buf, sizeof buf);
     assert_string_equal(buf, "exit 1 (RESTART_JOB, default rule) 40s ago");

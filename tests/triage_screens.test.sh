@@ -181,6 +181,11 @@ see_row "worker-0 shows its exit 201 and what was done" "worker-0" "exit 201 (RE
 # HELD DEVICES holds "-": its title gives way to HELD (RESTARTS' to RST), not LAST STATE's text.
 see_row "at 80 columns worker-0's last state is whole" "worker-0 worker" "exit 201 (RESTART_POD, rule 1)"
 see_row "...and master-0's" "master-0 master" "exit 1 (RESTART_JOB, default rule)"
+# ...with its age, bare ("5s": the title has "ago"), never cut to "5s a…".
+cell=$(grep -E "^[ >▸]*worker-0 " "$TMP/screen" | grep -F "exit ")
+if printf '%s\n' "$cell" | grep -qE 'rule 1\) [0-9]+[smhd] ' && ! printf '%s\n' "$cell" | grep -q '…'; then
+    pass "...worker-0's LAST STATE cell ends with its age, whole"
+else fail "...worker-0's LAST STATE cell ends with its age, whole" "'$cell'"; fi
 see_row "...the header abbreviates what holds little" "NAME" "LAST STATE"
 if grep -q "  HELD  *AGE" "$TMP/screen" && ! grep -q "HELD DEVICES" "$TMP/screen"; then
     pass "...HELD for HELD DEVICES"
@@ -189,6 +194,9 @@ see "the pane's title gives the cursor's worker's last state in full" \
     "Workers 2 · master-0 last: exit 1 (RESTART_JOB, default rule)"
 keys Down
 see "...and follows the cursor" "Workers 2 · worker-0 last: exit 201 (RESTART_POD, rule 1)"
+if grep -qE "Workers 2 · worker-0 last: exit 201 \(RESTART_POD, rule 1\) [0-9]+[smhd] ago" "$TMP/screen"; then
+    pass "...the title keeps the long form, with \"ago\""
+else fail "...the title keeps the long form, with \"ago\"" "$(grep -F 'Workers 2' "$TMP/screen")"; fi
 capture job-ddp-fail-worker-0
 keys q
 start_tui 80 24 "--endpoint '$EP' top --job fail-job"

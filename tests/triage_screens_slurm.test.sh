@@ -109,6 +109,16 @@ start_tui 80 24 "top"
 wait_screen "ddp-fail" 20
 sleep 1
 capture jobs
+# Slurm's job id is titled as squeue titles it: JOBID, in the chooser and the header.
+keys C
+see "the column chooser calls Slurm's job id JOBID" "] JOBID" 5
+keys Escape
+keys q
+slurm_id=$(tj get job ddp-fail -o json | sed -n 's/^  "id": "\([0-9]*\)",*$/\1/p' | head -1)
+start_tui 120 30 "top"
+wait_screen "ddp-fail" 20
+see_row "...and at 120 columns the header says JOBID" "NAME" "JOBID" 5
+see_row "...over the job's Slurm id${slurm_id:+ ($slurm_id)}" "ddp-fail" "${slurm_id:-no id in get job -o json}" 5
 keys q
 start_tui 80 24 "top --job ddp-fail"
 wait_screen "master-0" 20

@@ -17,6 +17,7 @@
 #include "api/jobfile.h"
 #include "tui/jobstore.h"
 #include "tui/monitor_app.h"
+#include "tui/term.h"
 #include "util/fileio.h"
 #include "util/strbuf.h"
 #include "util/utf8.h"
@@ -226,8 +227,7 @@ static void run_wizard(struct monitor *m, const char *file, const char *clone_of
     if (cfd >= 0)
         argv[n++] = "--created-to", argv[n++] = created;
     argv[n] = NULL;
-    def_prog_mode();
-    endwin();
+    term_suspend();
     pid_t pid = fork();
     if (pid == 0) {
         execv(self, (char *const *)argv);
@@ -237,7 +237,7 @@ static void run_wizard(struct monitor *m, const char *file, const char *clone_of
     if (pid > 0)
         while (waitpid(pid, &status, 0) < 0)
             ;
-    reset_prog_mode();
+    term_resume();
     free(self);
     m->full = m->dirty = true;
     if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) == 127)
@@ -431,6 +431,25 @@ static void unmark_confirmed(struct monitor *m)
     send_mark(m, BACKEND_OP_UNMARK_NODE);
 }
 
+/*
+ * Whether node is the only one of the job's pool that may take it, as the
+ * catalog lists the pool's nodes (trainjobd); *pool is then the pool's name.
+ * False when the backend lists none.
+ */
+static bool only_node(struct monitor *m, const char *job, const char *node, const char **pool)
+{
+    const struct monitor_ctx *c = &m->ctx[m->name_ctx[0]];
+    const struct job_row *r = jobstore_find(c->store, job);
+    const struct catalog_pool *p = r && r->pool ? catalog_pool(&c->catalog, r->pool) : NULL;
+    if (p == NULL || p->node_count == 0)
+        return false;
+    for (size_t i = 0; i < p->node_count; i++)
+        if (strcmp(p->nodes[i], node) != 0)
+            return false;
+    *pool = p->name;
+    return true;
+}
+
 void monitor_mark_node(struct monitor *m, const char *job, const char *node, bool unmark)
 {
     if (m->readonly) {
@@ -448,10 +467,19 @@ void monitor_mark_node(struct monitor *m, const char *job, const char *node, boo
     describe(m, who, sizeof who);
     struct strbuf n = STRBUF_INIT;
     utf8_sanitize(&n, node, strlen(node), 0);
+    const char *pool = NULL;
     if (unmark)
         snprintf(q, sizeof q, "Lift the mark on node %s for %s? It may be placed there again.",
                  strbuf_str(&n), who);
-    else
+    else if (only_node(m, job, node, &pool)) {
+        struct strbuf pn = STRBUF_INIT;
+        utf8_sanitize(&pn, pool, strlen(pool), 0);
+        snprintf(q, sizeof q,
+                 "%s is the only node of pool %s: the job will wait until the mark is lifted "
+                 "(u). Mark it unschedulable for %s?",
+                 strbuf_str(&n), strbuf_str(&pn), who);
+        strbuf_free(&pn);
+    } else
         snprintf(q, sizeof q,
                  "Mark node %s unschedulable for %s? Its next placement avoids it; with no "
                  "other node in its pool it waits until u (unmark) lifts the mark.",

@@ -49,7 +49,8 @@ static int bad(struct strbuf *err, const char *file, size_t line, const char *wh
 }
 
 int colconf_parse(const char *text, size_t len, const char *file, const char *const *titles,
-                  size_t n, size_t *order, size_t *count, struct strbuf *err)
+                  const char *const *former, size_t n, size_t *order, size_t *count,
+                  struct strbuf *err)
 {
     *count = 0;
     if (len > COLCONF_MAX_BYTES)
@@ -74,7 +75,8 @@ int colconf_parse(const char *text, size_t len, const char *file, const char *co
             break;
         }
         size_t c = 0;
-        while (c < n && !same_title(s, l, titles[c]))
+        while (c < n && !same_title(s, l, titles[c]) &&
+               !(former && former[c] && same_title(s, l, former[c])))
             c++;
         if (c == n) {
             bad(err, file, line, "unknown column", s, l);
@@ -110,8 +112,8 @@ char *colconf_user_file(bool tilde)
     return paths_config_file("columns", tilde);
 }
 
-int colconf_load(const char *path, const char *const *titles, size_t n, size_t *order,
-                 size_t *count, struct strbuf *err)
+int colconf_load(const char *path, const char *const *titles, const char *const *former, size_t n,
+                 size_t *order, size_t *count, struct strbuf *err)
 {
     struct stat st;
     if (stat(path, &st) != 0 && errno == ENOENT)
@@ -121,7 +123,7 @@ int colconf_load(const char *path, const char *const *titles, size_t n, size_t *
     /* A FIFO or a device would block the start, or never end: refused when opened. */
     if (file_read_regular(path, COLCONF_MAX_BYTES, &text, &len, err) != 0)
         return -1;
-    int rc = colconf_parse(text, len, path, titles, n, order, count, err);
+    int rc = colconf_parse(text, len, path, titles, former, n, order, count, err);
     free(text);
     return rc == 0 ? 1 : -1;
 }

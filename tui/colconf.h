@@ -23,11 +23,14 @@ struct strbuf;
 
 /*
  * Parses text (len bytes) against the n titles: order[0..*count) gets the
- * columns shown, by index into titles (order holds n). Returns 0, or -1
- * with "FILE:LINE: why" in err (order then undefined).
+ * columns shown, by index into titles (order holds n). former (NULL, or n
+ * entries, NULL where none): a title a column had before, still read, so
+ * a file written then keeps working. Returns 0, or -1 with "FILE:LINE:
+ * why" in err (order then undefined).
  */
 int colconf_parse(const char *text, size_t len, const char *file, const char *const *titles,
-                  size_t n, size_t *order, size_t *count, struct strbuf *err);
+                  const char *const *former, size_t n, size_t *order, size_t *count,
+                  struct strbuf *err);
 /* The file's text for the columns order[0..count) (a header comment, a title a line). */
 void colconf_format(struct strbuf *out, const char *const *titles, const size_t *order,
                     size_t count);
@@ -37,8 +40,8 @@ char *colconf_user_file(bool tilde);
  * Loads path: 1 when it set order/count, 0 when there is no file, -1 with
  * the message in err (the caller keeps its defaults).
  */
-int colconf_load(const char *path, const char *const *titles, size_t n, size_t *order,
-                 size_t *count, struct strbuf *err);
+int colconf_load(const char *path, const char *const *titles, const char *const *former, size_t n,
+                 size_t *order, size_t *count, struct strbuf *err);
 /* Writes the choice to path atomically (its directory made); 0, or -1 with err. */
 int colconf_save(const char *path, const char *const *titles, const size_t *order, size_t count,
                  struct strbuf *err);

@@ -59,7 +59,7 @@ static const struct table_column columns[COL_COUNT] = {
     [COL_TYPE] = {"TYPE", 4, 8, false},      [COL_WORKERS] = {"WORKERS", 3, 9, true},
     [COL_DEVICES] = {"DEVICES", 3, 7, true}, [COL_RESTARTS] = {"RESTARTS", 3, 8, true},
     [COL_AGE] = {"AGE", 3, 5, true},         [COL_DURATION] = {"TIME", 4, 6, true},
-    [COL_ID] = {"ID", 2, 12, true},          [COL_REASON] = {"REASON", 10, 0, false},
+    [COL_ID] = {"JOBID", 2, 12, true},       [COL_REASON] = {"REASON", 10, 0, false},
     [COL_CONTEXT] = {"CONTEXT", 4, 16, false},
     [COL_USER] = {"USER", 4, 16, false},     [COL_POOL] = {"POOL", 4, 16, false},
     [COL_NODE] = {"NODE", 4, 16, false},     [COL_SPEC] = {"SPEC", 4, 16, false},
@@ -67,7 +67,7 @@ static const struct table_column columns[COL_COUNT] = {
 
 /*
  * What gives way when the room is short (table_set_keep, lowest first):
- * TYPE, DEVICES, TIME, ID and the chosen extras, then DISPLAY NAME and
+ * TYPE, DEVICES, TIME, JOBID and the chosen extras, then DISPLAY NAME and
  * RESTARTS, dropped whole (table_set_drop) so REASON shows its text whole;
  * then REASON shrinks (to 10 cells); then AGE, WORKERS and PRIORITY are
  * dropped, right to left; then CONTEXT and STATE shrink; NAME last, never
@@ -96,11 +96,18 @@ static const char *const titles[COL_COUNT] = {
     [COL_TYPE] = "TYPE",       [COL_WORKERS] = "WORKERS",
     [COL_DEVICES] = "DEVICES", [COL_RESTARTS] = "RESTARTS",
     [COL_AGE] = "AGE",         [COL_DURATION] = "TIME",
-    [COL_ID] = "ID",           [COL_REASON] = "REASON",
+    [COL_ID] = "JOBID",        [COL_REASON] = "REASON",
     [COL_CONTEXT] = "CONTEXT", [COL_USER] = "USER",
     [COL_POOL] = "POOL",       [COL_NODE] = "NODE",
     [COL_SPEC] = "SPEC",
 };
+
+/*
+ * JOBID holds Slurm's job id, squeue's word for it (ACP's and trainjobd's
+ * ids are paths, never shown): it was titled ID, which a columns file
+ * written then may still say.
+ */
+static const char *const former_titles[COL_COUNT] = {[COL_ID] = "ID"};
 
 struct jobs_view {
     struct screen base;
@@ -479,7 +486,7 @@ static bool display_says_something(const struct jobs_view *v)
     return false;
 }
 
-/* ID says something only when a row shown has one (Slurm's job id; ACP's is its path). */
+/* JOBID says something only when a row shown has one (Slurm's job id; ACP's is its path). */
 static bool id_says_something(const struct jobs_view *v)
 {
     for (size_t i = 0; i < v->count; i++)
@@ -1096,7 +1103,7 @@ struct screen *jobs_view_new(struct monitor *m)
     char *path = colconf_user_file(false);
     struct strbuf err = STRBUF_INIT;
     size_t order[COL_COUNT], n = 0;
-    int rc = colconf_load(path, titles, COL_COUNT, order, &n, &err);
+    int rc = colconf_load(path, titles, former_titles, COL_COUNT, order, &n, &err);
     if (rc > 0) {
         memcpy(v->order, order, n * sizeof *order);
         v->norder = n;

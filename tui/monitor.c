@@ -1080,8 +1080,7 @@ int monitor_run(const struct tui_top_opts *o, const struct monitor_parts *parts,
     while (!m.quit) {
         if (m.resized) {
             m.resized = false;
-            endwin();
-            refresh();
+            term_resize();
             m.full = m.dirty = true;
         }
         if (m.dirty)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -165,6 +166,61 @@ int term_start(struct term *t, const char *theme_name, char *err, size_t errsz)
                                   no_color);
     build_palette(t);
     return 0;
+}
+
+/*
+ * The keypad's application mode, sent now: ncurses would send it only at
+ * its next read, after the key that woke that read already came in the
+ * other mode (an arrow as Esc [ B).
+ */
+static void keypad_now(void)
+{
+    keypad(stdscr, TRUE);
+    char *smkx = tigetstr("smkx");
+    if (smkx && smkx != (char *)-1)
+        putp(smkx);
+    fflush(stdout);
+}
+
+/* Curses takes the terminal's size now, if it changed. */
+static void size_now(void)
+{
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0 &&
+        (ws.ws_row != LINES || ws.ws_col != COLS))
+        resizeterm(ws.ws_row, ws.ws_col);
+}
+
+void term_resize(void)
+{
+    if (!curses_up)
+        return;
+    size_now(); /* no endwin: that would drop the keypad mode */
+    keypad_now();
+    clearok(curscr, TRUE);
+}
+
+void term_suspend(void)
+{
+    if (!curses_up)
+        return;
+    fputs("\033[?2004l", stdout); /* the other program's pastes are its own */
+    fflush(stdout);
+    def_prog_mode();
+    endwin();
+}
+
+void term_resume(void)
+{
+    if (!curses_up)
+        return;
+    reset_prog_mode();
+    size_now(); /* its SIGWINCH went to the other program */
+    refresh();  /* curses takes the terminal back (its alternate screen too) */
+    keypad_now();
+    fputs("\033[?2004h", stdout);
+    fflush(stdout);
+    clearok(curscr, TRUE);
 }
 
 void term_stop(struct term *t)

@@ -23,6 +23,19 @@ struct term {
 int term_start(struct term *t, const char *theme_name, char *err, size_t errsz);
 /* Switches to the named scheme (a name or a path); -1 with why in err, the old kept. */
 int term_set_theme(struct term *t, const char *name, char *err, size_t errsz);
+/*
+ * After SIGWINCH: curses takes the new size and the screen is redrawn
+ * whole; the keypad stays in the mode whose keys curses reads.
+ */
+void term_resize(void);
+/*
+ * Curses steps aside for another program on the terminal (a shell in a
+ * worker, the wizard) and takes it back after: whatever that program left,
+ * term_resume brings back the size, the keypad mode, bracketed paste and a
+ * whole screen at the next refresh.
+ */
+void term_suspend(void);
+void term_resume(void);
 /* Leaves curses and restores the terminal (safe to call twice). */
 void term_stop(struct term *t);
 /*

@@ -740,8 +740,7 @@ static void run(struct app *a)
     bool first = true;
     while (!a->quit) {
         if (a->resized) {
-            endwin();
-            refresh();
+            term_resize();
             a->resized = false;
             first = true;
         }

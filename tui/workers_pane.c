@@ -72,16 +72,23 @@ void workers_pane_exit_text(const struct worker_info *w, char *buf, size_t size)
     clean_into(buf, size, raw);
 }
 
-void workers_pane_last_text(const struct worker_info *w, int64_t now_ms, char *buf, size_t size)
+/* compact: the cell's form, "… 5s" (the pane's title has "… 5s ago"). */
+static void last_text(const struct worker_info *w, int64_t now_ms, bool compact, char *buf,
+                      size_t size)
 {
     if (!w->last_state.present) {
         workers_pane_exit_text(w, buf, size);
         return;
     }
     struct strbuf raw = STRBUF_INIT;
-    worker_last_state_text(&w->last_state, now_ms, &raw);
+    worker_last_state_text(&w->last_state, now_ms, compact, &raw);
     clean_into(buf, size, raw.len ? strbuf_str(&raw) : "-");
     strbuf_free(&raw);
+}
+
+void workers_pane_last_text(const struct worker_info *w, int64_t now_ms, char *buf, size_t size)
+{
+    last_text(w, now_ms, false, buf, size);
 }
 
 static const struct worker_info *worker_at(const struct workers_pane *p, size_t row)
@@ -125,7 +132,7 @@ static const char *src_cell(void *ctx, size_t row, size_t col, char *scratch, si
         snprintf(scratch, n, "%d", (int)w->restarts);
         return scratch;
     case WORKERS_COL_EXIT:
-        workers_pane_last_text(w, p->now_ms, scratch, n);
+        last_text(w, p->now_ms, true, scratch, n); /* at 80 columns "ago" was cut to "a…" */
         return scratch;
     case WORKERS_COL_DEVICES: {
         /* Simulated devices say so in words: the colour alone would not. ACP's: from limits. */

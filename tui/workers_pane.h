@@ -68,9 +68,10 @@ bool workers_pane_select(struct workers_pane *p, const char *name);
 void workers_pane_exit_text(const struct worker_info *w, char *buf, size_t size);
 
 /*
- * The text of the LAST STATE cell: the worker's last state ("exit 1
+ * A worker's last state in full, for the pane's title ("exit 1
  * (RESTART_JOB, default rule) 40s ago", aged to now_ms), else its exit as
- * workers_pane_exit_text says it; sanitized, into buf.
+ * workers_pane_exit_text says it; sanitized, into buf. The LAST STATE cell
+ * has the same with the bare age ("… 40s").
  */
 void workers_pane_last_text(const struct worker_info *w, int64_t now_ms, char *buf, size_t size);
 
