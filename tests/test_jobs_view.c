@@ -245,14 +245,14 @@ static void id_only_while_a_job_has_a_scheduler_id(void **state)
     struct screen *v = jobs_view_new(m);
     char h[16384];
     header(v, h, sizeof h);
-    assert_null(strstr(h, " ID "));
+    assert_null(strstr(h, " JOBID "));
     j.name = (char *)"slurm-job";
     j.uid = (char *)"slurm-job";
     j.id = (char *)"4012";
     jobstore_put(s, &j);
     v->ops->changed(v);
     header(v, h, sizeof h);
-    assert_non_null(strstr(h, " ID "));
+    assert_non_null(strstr(h, " JOBID ")); /* squeue's title for Slurm's job id */
     char text[16384];
     screen_text(text, sizeof text);
     assert_non_null(strstr(text, "4012"));
