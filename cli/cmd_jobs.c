@@ -844,26 +844,16 @@ out:
 
 /* ---- stop, start, delete ------------------------------------------------ */
 
-/* Parses the options of stop/start/delete; the names follow at argv[optind]. */
+/*
+ * Parses the options of stop/start/delete/priority; the names follow at
+ * argv[optind]. Returns EXIT_OK, -1 after --help, or the exit status of a usage error.
+ */
 static int names_options(const char *verb, const char *usage, struct cli_globals *local, int argc,
                          char **argv, FILE *out, FILE *err)
 {
-    static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'},
-        CLI_GLOBAL_OPTIONS,
-        {NULL, 0, NULL, 0},
-    };
-    int c;
-    optind = 0;
-    opterr = 0;
-    while ((c = cli_next_option(argc, argv, "h", longopts, local)) != -1) {
-        if (c == 'h') {
-            fputs(usage, out);
-            return -1;
-        }
-        if (c != 0)
-            return cli_bad_option(verb, "h", argv, err);
-    }
+    int rc = cli_plain_options(verb, usage, argc, argv, local, out, err);
+    if (rc >= 0)
+        return rc == EXIT_OK ? -1 : rc; /* -1: the help was asked for */
     if (optind >= argc) {
         fputs(usage, err);
         return EXIT_USAGE;

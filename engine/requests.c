@@ -511,8 +511,7 @@ struct batch_act {
 };
 
 static const struct batch_act stop_act = {"stop", AFTER_STOP_SUSPEND, "stopped by", "STOPPING"};
-static const struct batch_act delete_act = {"delete", AFTER_STOP_DELETE, "deleted by",
-                                            "DELETING"};
+static const struct batch_act delete_act = {"delete", AFTER_STOP_DELETE, "deleted by", "DELETING"};
 
 /* Whether act changes job (a stop skips a job that has ended or is being deleted). */
 static bool batch_acts_on(const struct batch_act *act, const struct ejob *job)
@@ -710,6 +709,21 @@ static int write_marked(struct engine *eng, struct ejob *job, const char *node, 
     return rc;
 }
 
+/*
+ * After a node mark was added or lifted and written: the job's update time,
+ * its record, its watchers, and a scheduling pass (a waiting job's reason
+ * may name the node, or it may now be placed there). The reply is the job.
+ */
+static int mark_changed(struct engine *eng, struct ejob *job, json_t **reply)
+{
+    stamp(&ejob_spec(eng, job)->update_time);
+    engine_save(eng, job);
+    engine_publish(eng, job);
+    lifecycle_schedule_soon(eng);
+    *reply = job_json(job);
+    return 200;
+}
+
 int engine_job_mark_node(struct engine *eng, const char *user, const char *ws, const char *name,
                          const char *body, size_t body_len, json_t **reply, struct api_error *err)
 {
@@ -725,13 +739,7 @@ int engine_job_mark_node(struct engine *eng, const char *user, const char *ws, c
     strbuf_free(&why);
     if (rc == 0) {
         lifecycle_mark_node(eng, job, node, user);
-        stamp(&ejob_spec(eng, job)->update_time);
-        engine_save(eng, job);
-        engine_publish(eng, job);
-        /* A waiting job's reason may now name the node. */
-        lifecycle_schedule_soon(eng);
-        *reply = job_json(job);
-        rc = 200;
+        rc = mark_changed(eng, job, reply);
     }
     json_decref(root);
     return rc;
@@ -764,9 +772,9 @@ int engine_job_unmark_node(struct engine *eng, const char *user, const char *ws,
         while (at < job->excluded_count && strcmp(job->excluded[at], node) != 0)
             at++;
         if (at == job->excluded_count)
-            rc = api_error_set(err, 400, "InvalidField", "node",
-                               "node: '%s' is not marked unschedulable for job %s", node,
-                               job->name);
+            rc =
+                api_error_set(err, 400, "InvalidField", "node",
+                              "node: '%s' is not marked unschedulable for job %s", node, job->name);
     }
     struct strbuf why = STRBUF_INIT;
     if (rc == 0 && write_unmarked(eng, job, at, &why) != 0)
@@ -774,13 +782,7 @@ int engine_job_unmark_node(struct engine *eng, const char *user, const char *ws,
     strbuf_free(&why);
     if (rc == 0) {
         lifecycle_unmark_node(eng, job, node, user);
-        stamp(&ejob_spec(eng, job)->update_time);
-        engine_save(eng, job);
-        engine_publish(eng, job);
-        /* A job that waited for the node may now be placed on it. */
-        lifecycle_schedule_soon(eng);
-        *reply = job_json(job);
-        rc = 200;
+        rc = mark_changed(eng, job, reply);
     }
     json_decref(root);
     return rc;
