@@ -256,11 +256,18 @@ end_workers "$P/state"
 job_file brief 1 'sleep 600'
 run tj $E create -f "$TMP/brief.yaml"
 wait_state brief RUNNING 30 || fail "brief runs" "$(cat "$TMP/out")"
+# the job reads RUNNING as its worker starts; exec needs the worker itself Running
+n=0
+until tj $E get workers brief 2>/dev/null | grep -q " Running " || [ $n -gt 100 ]; do
+    sleep 0.1
+    n=$((n + 1))
+done
 tj $E exec brief -- sleep 6061 >"$TMP/bg.out" 2>"$TMP/bg.err" &
 bg=$!
+# ^sleep: the command itself, not trainjob's own argv that names it
 n=0
-until pgrep -f "sleep 6061" >/dev/null || [ $n -gt 50 ]; do sleep 0.1; n=$((n + 1)); done
-pgrep -f "sleep 6061" >/dev/null && pass "a command runs in brief's worker (sleep 6061)" ||
+until pgrep -f "^sleep 6061" >/dev/null || [ $n -gt 50 ]; do sleep 0.1; n=$((n + 1)); done
+pgrep -f "^sleep 6061" >/dev/null && pass "a command runs in brief's worker (sleep 6061)" ||
     fail "a command runs in brief's worker (sleep 6061)" "$(cat "$TMP/bg.err")"
 tj $E stop brief >/dev/null 2>&1
 n=0
