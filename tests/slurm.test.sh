@@ -14,17 +14,7 @@ cd "$TRAINJOB_TOP" || exit 1
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
 
 . tests/slurm/suite.sh
-SESSION="tj-slurm-$$"
-TUI_ENGINE=none # the backend is the Slurm cluster below
-. tests/tui.sh
-cleanup() {
-    tui_cleanup
-    slurm_stop
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-slurm_start "the Slurm cluster starts"
+slurm_tui_start "tj-slurm-$$"
 
 echo "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.e30.wrong" >"$TMP/badtoken"
 export TRAINJOB_CONFIG="$TMP/config.yaml"

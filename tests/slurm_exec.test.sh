@@ -15,17 +15,7 @@ if [ "$(id -u)" != 0 ]; then
     exit 1
 fi
 . tests/slurm/suite.sh
-SESSION="tj-slurm-exec-$$"
-TUI_ENGINE=none # the backend is the Slurm cluster below
-. tests/tui.sh
-cleanup() {
-    tui_cleanup
-    slurm_stop
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-slurm_start "the Slurm cluster starts"
+slurm_tui_start "tj-slurm-exec-$$"
 export SLURM_CONF
 
 # The job's user runs exec (srun) with their own credentials, as a person would: Slurm

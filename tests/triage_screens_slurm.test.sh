@@ -17,17 +17,7 @@ if [ "$(id -u)" != 0 ]; then
     exit 0
 fi
 . tests/slurm/suite.sh
-SESSION="tj-triage-slurm-$$"
-TUI_ENGINE=none # the backend is the Slurm cluster below
-. tests/tui.sh
-cleanup() {
-    tui_cleanup
-    slurm_stop
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-slurm_start "the Slurm cluster starts"
+slurm_tui_start "tj-triage-slurm-$$"
 
 export TRAINJOB_CONFIG="$TMP/config.yaml"
 {

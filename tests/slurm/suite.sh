@@ -33,6 +33,23 @@ slurm_start() {
 
 slurm_stop() { sh tests/slurm/cluster.sh stop "$CL" >/dev/null 2>&1; }
 
+# slurm_tui_start SESSION: what a Slurm suite that drives the TUI begins with
+# — tmux session SESSION (tests/tui.sh, no engine of its own: the cluster is
+# the backend), a cleanup on exit that ends the TUI, the cluster and $TMP,
+# then the cluster itself (slurm_start). A suite may call cleanup early.
+slurm_tui_start() {
+    SESSION=$1
+    TUI_ENGINE=none
+    . tests/tui.sh
+    cleanup() {
+        tui_cleanup
+        slurm_stop
+        rm -rf "$TMP"
+    }
+    trap cleanup EXIT
+    slurm_start "the Slurm cluster starts"
+}
+
 # slurm_context NAME [ENDPOINT]: the config.yaml lines of a context on this
 # cluster (slurmrestd's socket unless ENDPOINT) as far as every suite's are
 # the same; the suite adds its token, workspace, qos, volumes, ...
