@@ -23,6 +23,10 @@ if [ "${1:-}" = -m ]; then
     modules=1
     shift
 fi
+if [ $# -lt 2 ]; then
+    echo "usage: scripts/check-cycles.sh [-m] BUILD_DIR DIR..." >&2
+    exit 2
+fi
 build=$1
 shift
 tmp=$(mktemp -d)

@@ -78,6 +78,9 @@ if command -v cc >/dev/null 2>&1 && command -v nm >/dev/null 2>&1; then
     run scripts/check-cycles.sh "$TMP/cyc" x
     expect_rc "a one-way use (d needs b's variable) passes" 0
 fi
+run scripts/check-cycles.sh
+expect_rc "check-cycles.sh run bare says how to run it" 2
+expect_grep "...naming its arguments" "$TMP/err" "BUILD_DIR DIR"
 
 # trainjob loads libcurl (and the TLS, Kerberos and LDAP libraries it brings)
 # only when a TCP endpoint needs it (api/curl_dl): the binary must not need it.
