@@ -23,6 +23,11 @@ ifeq ($(filter -j%,$(MAKEFLAGS)),)
 MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
 endif
 PKGS      := ncursesw libcurl jansson yaml-0.1 libmicrohttpd sqlite3 libcrypto zlib
+# Headers only: api/crypto_dl dlopens libcrypto on the first signature, so no
+# binary links it (its load cost every exec of trainjob ~0.65 ms, issue 24).
+# (libcurl stays on the line for the benches' own transfers; --as-needed
+# leaves it out of the binaries, which call it through api/curl_dl.)
+DLOPEN_PKGS := libcrypto
 # Only the unit tests use cmocka: it is no part of a binary's link line, and
 # asked for when a test is built (after `scripts/deps.sh --test` ran).
 TEST_CFLAGS = $(shell pkg-config --cflags cmocka)
@@ -83,7 +88,7 @@ $(BUILD)/config.mk: Makefile scripts/deps.sh
 	@scripts/deps.sh
 	@mkdir -p $(@D)
 	@{ echo "PKG_CFLAGS := $$(pkg-config --cflags $(PKGS))"; \
-	   echo "PKG_LIBS := $$(pkg-config --libs $(PKGS)) -lm"; } > $@
+	   echo "PKG_LIBS := $$(pkg-config --libs $(filter-out $(DLOPEN_PKGS),$(PKGS))) -lm"; } > $@
 
 # Sources by layer. main.c files are the only ones not linked into tests.
 UTIL_SRC    := $(wildcard util/*.c)

@@ -1,18 +1,36 @@
 /*
  * hmac: AK/SK signing and checking with OpenSSL's HMAC-SHA256; see hmac.h.
- * Used by the HTTP client (api/http) and by trainjobd's TCP listener.
+ * OpenSSL is loaded on the first signature or check (api/crypto_dl), so a
+ * process that signs nothing never loads it; the nonce's randomness comes
+ * from the kernel (getrandom). Used by the HTTP client (api/http) and by
+ * trainjobd's TCP listener.
  */
 #include "api/hmac.h"
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/rand.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 
+#include "api/crypto_dl.h"
 #include "util/strbuf.h"
+
+/* The library's functions, or NULL with why (naming the library) in *why. */
+static const struct crypto_fns *crypto(const char **why)
+{
+    static char load_why[300];
+    const struct crypto_fns *cf = crypto_dl(load_why, sizeof load_why);
+    if (why)
+        *why = cf ? NULL : load_why;
+    return cf;
+}
+
+const char *hmac_load(void)
+{
+    const char *why;
+    crypto(&why);
+    return why;
+}
 
 static const char *const wire_days[7] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
 static const char *const wire_months[12] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
@@ -105,26 +123,25 @@ bool hmac_date_parse(const char *s, time_t *out)
     return true;
 }
 
-/* base64 of n bytes into out (at least 4 * ((n + 2) / 3) + 1 bytes). */
-static void base64(const unsigned char *in, size_t n, char *out)
+bool hmac_digest(const void *body, size_t len, char out[HMAC_DIGEST_LEN])
 {
-    EVP_EncodeBlock((unsigned char *)out, in, (int)n);
-}
-
-void hmac_digest(const void *body, size_t len, char out[HMAC_DIGEST_LEN])
-{
+    const struct crypto_fns *cf = crypto(NULL);
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int md_len = 0;
-    EVP_Digest(len ? body : "", len, md, &md_len, EVP_sha256(), NULL);
+    out[0] = '\0';
+    if (cf == NULL ||
+        cf->evp_digest(len ? body : "", len, md, &md_len, cf->evp_sha256(), NULL) != 1)
+        return false;
     char b64[4 * ((EVP_MAX_MD_SIZE + 2) / 3) + 1];
-    base64(md, md_len, b64);
+    cf->encode_block((unsigned char *)b64, md, (int)md_len);
     snprintf(out, HMAC_DIGEST_LEN, "SHA-256=%s", b64);
+    return true;
 }
 
 void hmac_nonce(char out[HMAC_NONCE_LEN])
 {
     unsigned char r[16];
-    if (RAND_bytes(r, sizeof r) != 1) {
+    if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
         /* No randomness: a nonce from the clock and address still differs per request. */
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
@@ -136,13 +153,16 @@ void hmac_nonce(char out[HMAC_NONCE_LEN])
         snprintf(out + 2 * i, 3, "%02x", r[i]);
 }
 
-/* base64(HMAC-SHA256(sk, msg)) into out (at least 64 bytes). */
-static void sign(const char *sk, const char *msg, size_t len, char out[64])
+/* base64(HMAC-SHA256(sk, msg)) into out (at least 64 bytes), with cf loaded. */
+static void sign(const struct crypto_fns *cf, const char *sk, const char *msg, size_t len,
+                 char out[64])
 {
     unsigned char mac[EVP_MAX_MD_SIZE];
     unsigned int mac_len = 0;
-    HMAC(EVP_sha256(), sk, (int)strlen(sk), (const unsigned char *)msg, len, mac, &mac_len);
-    base64(mac, mac_len, out);
+    out[0] = '\0';
+    if (cf->hmac(cf->evp_sha256(), sk, (int)strlen(sk), (const unsigned char *)msg, len, mac,
+                 &mac_len) != NULL)
+        cf->encode_block((unsigned char *)out, mac, (int)mac_len);
 }
 
 /* The next space-separated name of list at *p into out; false at the end. */
@@ -202,24 +222,31 @@ static const char *client_header(void *ctx, const char *name)
     return NULL;
 }
 
-void hmac_sign_request(const char *ak, const char *sk, const char *method, const char *target,
-                       const void *body, size_t body_len, const char *date, const char *nonce,
-                       struct hmac_signed *out)
+const char *hmac_sign_request(const char *ak, const char *sk, const char *method,
+                              const char *target, const void *body, size_t body_len,
+                              const char *date, const char *nonce, struct hmac_signed *out)
 {
+    memset(out, 0, sizeof *out);
+    const char *why;
+    const struct crypto_fns *cf = crypto(&why);
+    if (cf == NULL)
+        return why;
     snprintf(out->date, sizeof out->date, "%s", date);
     snprintf(out->nonce, sizeof out->nonce, "%s", nonce);
-    hmac_digest(body, body_len, out->digest);
+    if (!hmac_digest(body, body_len, out->digest))
+        return "SHA-256 of the request body failed (EVP_Digest)";
     struct strbuf line = STRBUF_INIT, msg = STRBUF_INIT;
     strbuf_addf(&line, "%s %s HTTP/1.1", method, target);
     struct client_headers ch = {out};
     hmac_signing_string(HMAC_SIGNED_HEADERS, strbuf_str(&line), client_header, &ch, &msg);
     char sig[64];
-    sign(sk, strbuf_str(&msg), msg.len, sig);
+    sign(cf, sk, strbuf_str(&msg), msg.len, sig);
     snprintf(out->authorization, sizeof out->authorization,
              "hmac accesskey=\"%s\", algorithm=\"hmac-sha256\", headers=\"%s\", signature=\"%s\"",
              ak, HMAC_SIGNED_HEADERS, sig);
     strbuf_free(&line);
     strbuf_free(&msg);
+    return sig[0] ? NULL : "HMAC-SHA256 of the request failed (HMAC)";
 }
 
 bool hmac_parse(const char *authorization, struct hmac_auth *out)
@@ -277,6 +304,10 @@ const char *hmac_verify(const struct hmac_auth *auth, const char *sk, const char
                         hmac_header_fn header, void *ctx, const char *required, time_t now,
                         time_t *date_out)
 {
+    const char *why;
+    const struct crypto_fns *cf = crypto(&why);
+    if (cf == NULL)
+        return why;
     char name[64];
     for (const char *p = required ? required : ""; next_name(&p, name, sizeof name);)
         if (!has_name(auth->headers, name))
@@ -305,10 +336,10 @@ const char *hmac_verify(const struct hmac_auth *auth, const char *sk, const char
     struct strbuf msg = STRBUF_INIT;
     hmac_signing_string(auth->headers, request_line, header, ctx, &msg);
     char want[64];
-    sign(sk, strbuf_str(&msg), msg.len, want);
+    sign(cf, sk, strbuf_str(&msg), msg.len, want);
     strbuf_free(&msg);
     size_t n = strlen(want);
-    if (strlen(auth->signature) != n || CRYPTO_memcmp(want, auth->signature, n) != 0)
+    if (n == 0 || strlen(auth->signature) != n || cf->memcmp(want, auth->signature, n) != 0)
         return "bad signature";
     return NULL;
 }
@@ -316,9 +347,10 @@ const char *hmac_verify(const struct hmac_auth *auth, const char *sk, const char
 bool hmac_digest_matches(const char *digest, const void *body, size_t len)
 {
     char want[HMAC_DIGEST_LEN];
-    hmac_digest(body, len, want);
+    if (!hmac_digest(body, len, want))
+        return false;
     if (digest == NULL || strncasecmp(digest, "SHA-256=", 8) != 0)
         return false;
     size_t n = strlen(want);
-    return strlen(digest) == n && CRYPTO_memcmp(want + 8, digest + 8, n - 8) == 0;
+    return strlen(digest) == n && crypto(NULL)->memcmp(want + 8, digest + 8, n - 8) == 0;
 }

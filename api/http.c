@@ -270,9 +270,11 @@ void http_escape(struct strbuf *out, const char *s)
 /*
  * The request's own headers as "Name: value\r\n" lines: what it accepts, its
  * body's type, and with AK/SK the signature over method, target and body.
+ * Returns NULL, or why the request cannot be signed (no libcrypto).
  */
-static void request_headers(const struct http_client *c, const char *method, const char *target,
-                            const char *body, size_t len, bool stream, struct strbuf *out)
+static const char *request_headers(const struct http_client *c, const char *method,
+                                   const char *target, const char *body, size_t len, bool stream,
+                                   struct strbuf *out)
 {
     strbuf_addf(out, "Accept: %s\r\n", stream ? "*/*" : "application/json");
     if (body && len)
@@ -285,11 +287,14 @@ static void request_headers(const struct http_client *c, const char *method, con
         struct hmac_signed sig;
         hmac_date(time(NULL), date);
         hmac_nonce(nonce);
-        hmac_sign_request(c->access_key, c->secret_key, method, target, body, body ? len : 0, date,
-                          nonce, &sig);
+        const char *why = hmac_sign_request(c->access_key, c->secret_key, method, target, body,
+                                            body ? len : 0, date, nonce, &sig);
+        if (why)
+            return why;
         strbuf_addf(out, "X-Date: %s\r\nDigest: %s\r\nX-Nonce: %s\r\nAuthorization: %s\r\n",
                     sig.date, sig.digest, sig.nonce, sig.authorization);
     }
+    return NULL;
 }
 
 struct uhttp *http_unix_start(const struct http_client *c, const char *method,
@@ -299,9 +304,17 @@ struct uhttp *http_unix_start(const struct http_client *c, const char *method,
     struct strbuf h = STRBUF_INIT;
     out->max_body = max_reply(c);
     strbuf_addf(&h, "User-Agent: trainjob/%s\r\n", buildinfo_version());
-    request_headers(c, method, path_and_query, body, len, on_data && !c->data_timed, &h);
-    struct uhttp *u = uhttp_start(c->ep.unix_path, method, path_and_query, h.buf, body, len,
-                                  on_data, data_ctx, out);
+    const char *why =
+        request_headers(c, method, path_and_query, body, len, on_data && !c->data_timed, &h);
+    struct uhttp *u;
+    if (why) {
+        /* Nothing is sent unsigned: an exchange that ends at once, saying why. */
+        u = uhttp_start_fd(-1, method, path_and_query, NULL, NULL, 0, on_data, data_ctx, out);
+        uhttp_fail(u, TRANSPORT_OTHER, why);
+    } else {
+        u = uhttp_start(c->ep.unix_path, method, path_and_query, h.buf, body, len, on_data,
+                        data_ctx, out);
+    }
     strbuf_free(&h);
     return u;
 }
@@ -402,13 +415,26 @@ int http_transfer_prepare(struct http_transfer *t, const struct http_client *c, 
     t->on_data = on_data;
     t->data_ctx = data_ctx;
     t->url = xasprintf("%s%s", c->ep.base_url, path_and_query);
+    /* Signed first: without libcrypto that is what to say, not libcurl's failure to load it. */
+    struct strbuf h = STRBUF_INIT;
+    const char *target = strchr(strstr(t->url, "://") + 3, '/');
+    const char *why =
+        request_headers(c, method, target ? target : "/", body, len, on_data && !c->data_timed, &h);
+    if (why) {
+        strbuf_free(&h);
+        out->transport = TRANSPORT_OTHER;
+        snprintf(out->message, sizeof out->message, "%s", why);
+        return -1;
+    }
     const struct curl_fns *cf = curl_dl(out->message, sizeof out->message);
     if (cf == NULL) {
+        strbuf_free(&h);
         out->transport = TRANSPORT_OTHER;
         return -1;
     }
     t->easy = cf->easy_init();
     if (t->easy == NULL) {
+        strbuf_free(&h);
         out->transport = TRANSPORT_OTHER;
         snprintf(out->message, sizeof out->message, "cannot start a transfer (curl_easy_init)");
         return -1;
@@ -441,9 +467,6 @@ int http_transfer_prepare(struct http_transfer *t, const struct http_client *c, 
         if (strcmp(method, "POST") != 0)
             cf->easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
     }
-    struct strbuf h = STRBUF_INIT;
-    const char *target = strchr(strstr(t->url, "://") + 3, '/');
-    request_headers(c, method, target ? target : "/", body, len, on_data && !c->data_timed, &h);
     strbuf_adds(&h, "Expect:\r\n"); /* no 100-continue round trip */
     add_headers(t, h.buf);
     strbuf_free(&h);

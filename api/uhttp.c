@@ -178,6 +178,12 @@ void uhttp_time_out(struct uhttp *u)
         end(u, TRANSPORT_TIMEOUT, "no complete reply in time");
 }
 
+void uhttp_fail(struct uhttp *u, enum transport_error t, const char *why)
+{
+    if (u->state != FINISHED)
+        end(u, t, "%s", why);
+}
+
 void uhttp_free(struct uhttp *u)
 {
     if (u == NULL)

@@ -47,6 +47,8 @@ bool uhttp_step(struct uhttp *u);
 bool uhttp_finished(const struct uhttp *u);
 /* Ends the exchange now as a timeout (out says so). */
 void uhttp_time_out(struct uhttp *u);
+/* Ends the exchange now with transport t and why (the request could not be made). */
+void uhttp_fail(struct uhttp *u, enum transport_error t, const char *why);
 void uhttp_free(struct uhttp *u);
 
 /*

@@ -1056,6 +1056,13 @@ struct http_server *http_server_start(struct engine *eng, struct loop *lp, const
     }
     if (listen_addr) {
         srv->tcp_l.tcp = true;
+        /* Every TCP request's signature is checked with libcrypto: loaded now, or no listener. */
+        const char *why = hmac_load();
+        if (why) {
+            strbuf_addf(err, "--listen %s: %s", listen_addr, why);
+            http_server_stop(srv);
+            return NULL;
+        }
         fd = tcp_socket(listen_addr, srv->tcp_address, sizeof srv->tcp_address, err);
         if (fd < 0) {
             http_server_stop(srv);

@@ -2,7 +2,7 @@
 # (dpkg-buildpackage -us -uc -b) in a copy of the tree, so this checkout
 # stays as it was. Then its name and version, its contents (Debian's places
 # for binaries, shim, man pages, completions and the systemd unit), its
-# Depends (libcurl declared though dlopened; no cmocka), lintian, mandoc's
+# Depends (libcurl and libssl3 declared though dlopened; no cmocka), lintian, mandoc's
 # lint of its man pages, the unit under systemd-analyze verify, and the
 # package unpacked into a temporary root running `trainjob --version` and a
 # job on its own trainjobd and shim. The engine is started here and stopped
@@ -84,6 +84,7 @@ expect_no_grep "...nothing that enables the unit (off by default)" "$TMP/content
 
 dpkg-deb -f "$DEB" Depends >"$TMP/depends"
 expect_grep "Depends names libcurl4 (dlopened, invisible to dpkg-shlibdeps)" "$TMP/depends" 'libcurl4'
+expect_grep "...and libssl3, whose libcrypto.so.3 is dlopened too" "$TMP/depends" 'libssl3'
 expect_grep "...the libraries the binaries link (from dpkg-shlibdeps)" "$TMP/depends" 'libmicrohttpd'
 expect_no_grep "...no cmocka" "$TMP/depends" cmocka
 check "bubblewrap is recommended (trainjobd runs without it, unsandboxed)" \
@@ -114,6 +115,7 @@ expect_rc "dpkg-deb -x unpacks it into a temporary root" 0
 for b in usr/bin/trainjob usr/bin/trainjobd usr/libexec/trainjob/trainjob-shim; do
     readelf -d "$ROOT/$b" >"$TMP/elf" 2>&1
     expect_no_grep "$b needs no libcmocka (readelf -d)" "$TMP/elf" cmocka
+    expect_no_grep "...nor libcrypto (loaded when a request is signed)" "$TMP/elf" libcrypto
 done
 check "...the shim links libc alone, dynamically: glibc's security fixes reach it" \
     test "$(readelf -d "$ROOT/usr/libexec/trainjob/trainjob-shim" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p')" = libc.so.6

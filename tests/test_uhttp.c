@@ -6,7 +6,8 @@
  * collected; and hostile replies (a chunk size that overflows, headers
  * that never end, a body cut short, two different lengths, a bad status
  * line) ending as TRANSPORT_OTHER without reading past their bounds. And
- * the process that talked to a Unix socket has not loaded libcurl.
+ * the process that talked to a Unix socket has not loaded libcurl, nor
+ * libcrypto until it signed a request.
  */
 // clang-format off
 #include <stdarg.h>
@@ -27,6 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "api/crypto_dl.h"
 #include "api/curl_dl.h"
 #include "api/http.h"
 #include "api/uhttp.h"
@@ -215,7 +217,7 @@ static void hostile_replies_end_as_transport_errors(void **state)
     free(big);
 }
 
-static void an_absent_socket_is_unreachable_and_curl_stays_unloaded(void **state)
+static void an_absent_socket_is_unreachable_and_curl_and_crypto_stay_unloaded(void **state)
 {
     (void)state;
     struct http_result out;
@@ -238,14 +240,23 @@ static void an_absent_socket_is_unreachable_and_curl_stays_unloaded(void **state
     assert_int_equal(listen(ls, 4), 0);
     pid_t pid = fork();
     if (pid == 0) {
-        int c = accept(ls, NULL, NULL);
-        char buf[4096];
-        ssize_t got = read(c, buf, sizeof buf); /* a GET fits in one read here */
-        (void)got;
-        const char *reply = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}";
-        ssize_t w = write(c, reply, strlen(reply));
-        (void)w;
-        close(c);
+        /* Two requests: the first unsigned, the second signed (else a 401). */
+        for (int i = 0; i < 2; i++) {
+            int c = accept(ls, NULL, NULL);
+            char buf[4096];
+            ssize_t got = read(c, buf, sizeof buf - 1); /* a GET fits in one read here */
+            buf[got > 0 ? got : 0] = '\0';
+            bool ok =
+                i == 0 ||
+                (strstr(buf, "\r\nAuthorization: hmac accesskey=\"AK\"") &&
+                 strstr(buf,
+                        "\r\nDigest: SHA-256=47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=\r\n"));
+            const char *reply = ok ? "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}"
+                                   : "HTTP/1.1 401 No\r\nContent-Length: 2\r\n\r\n{}";
+            ssize_t w = write(c, reply, strlen(reply));
+            (void)w;
+            close(c);
+        }
         _exit(0);
     }
     char endpoint[160];
@@ -256,6 +267,14 @@ static void an_absent_socket_is_unreachable_and_curl_stays_unloaded(void **state
     assert_int_equal(http_call(c, "GET", "/trainjob/v1/catalog", NULL, 0, &out), 0);
     assert_int_equal(out.status, 200);
     assert_string_equal(strbuf_str(&out.body), "{}");
+    assert_false(curl_dl_loaded());
+    assert_false(crypto_dl_loaded()); /* nothing signed: no libcrypto either */
+    /* With keys the request is signed: libcrypto loaded now, libcurl still not. */
+    http_client_set_keys(c, "AK", "SK");
+    http_result_clear(&out);
+    assert_int_equal(http_call(c, "GET", "/trainjob/v1/catalog", NULL, 0, &out), 0);
+    assert_int_equal(out.status, 200);
+    assert_true(crypto_dl_loaded());
     assert_false(curl_dl_loaded());
     http_client_free(c);
     waitpid(pid, NULL, 0);
@@ -273,7 +292,7 @@ int main(void)
         cmocka_unit_test(a_chunked_stream_arrives_whole_however_it_is_cut),
         cmocka_unit_test(on_data_stops_a_stream_and_an_error_reply_is_collected),
         cmocka_unit_test(hostile_replies_end_as_transport_errors),
-        cmocka_unit_test(an_absent_socket_is_unreachable_and_curl_stays_unloaded),
+        cmocka_unit_test(an_absent_socket_is_unreachable_and_curl_and_crypto_stay_unloaded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -91,7 +91,8 @@ static int send_signed(int fd, const char *ak, const char *sk, const char *path)
     struct hmac_signed sg;
     hmac_date(time(NULL), date);
     hmac_nonce(nonce);
-    hmac_sign_request(ak, sk, "GET", path, "", 0, date, nonce, &sg);
+    if (hmac_sign_request(ak, sk, "GET", path, "", 0, date, nonce, &sg) != NULL)
+        return -1;
     char req[2048];
     int n = snprintf(req, sizeof req,
                      "GET %s HTTP/1.1\r\nHost: x\r\nX-Date: %s\r\nDigest: %s\r\nX-Nonce: %s\r\n"
