@@ -36,7 +36,7 @@ struct launch_req {
     char **owned;         /* NULL-terminated: given to spec.user (a directory and what is in it) */
     char **entries_given; /* NULL-terminated: directories the engine writes in again (SSH keys);
                              they stay root's, mode 0711, only what is in them is given */
-    const struct cgroups *cg;
+    struct cgroups *cg;
     char *cg_leaf; /* under trainjob/<uid>/ */
     char *refused; /* not launched: why (a member at its cgroup limit); NULL: launch */
     struct cgroup_limits limits;
