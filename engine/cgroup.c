@@ -667,8 +667,8 @@ void cgroup_leave_engine(struct cgroups *cg)
     }
 }
 
-size_t cgroup_sweep(struct cgroups *cg,
-                    bool (*keep)(void *ctx, const char *job, const char *leaf), void *ctx)
+size_t cgroup_sweep(struct cgroups *cg, bool (*keep)(void *ctx, const char *job, const char *leaf),
+                    void *ctx)
 {
     struct sweep sw = {keep, ctx};
     size_t removed = 0;

@@ -101,8 +101,8 @@ void cgroup_leave_engine(struct cgroups *cg);
  * does not claim — a start in flight, whose shim has not joined yet: what
  * a killed engine or a killed shim left. Returns how many it removed.
  */
-size_t cgroup_sweep(struct cgroups *cg,
-                    bool (*keep)(void *ctx, const char *job, const char *leaf), void *ctx);
+size_t cgroup_sweep(struct cgroups *cg, bool (*keep)(void *ctx, const char *job, const char *leaf),
+                    void *ctx);
 
 /*
  * Creates job.leaf under the engine's subtree with lim, in every hierarchy

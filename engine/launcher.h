@@ -46,9 +46,9 @@ struct launch_req {
     int rc; /* 0: launched; -1: err says why, nothing runs and the cgroups are gone */
     struct strbuf err;
     struct runner_launch *launch;
-    bool cancelled;          /* launcher_cancel: not launched when the thread gets to it */
-    bool finished;           /* launched (or refused): may be given back */
-    struct launch_req *next; /* the launcher's queue of requests not taken */
+    bool cancelled;                   /* launcher_cancel: not launched when the thread gets to it */
+    bool finished;                    /* launched (or refused): may be given back */
+    struct launch_req *next;          /* the launcher's queue of requests not taken */
     struct launch_req *next_in_order; /* every request not given back, in submission order */
 };
 

@@ -314,9 +314,9 @@ static void names_must_be_one_component(void **state)
     struct cgroups *cg = cgroup_probe(t->root, hybrid_self);
     struct cgroup_limits lim = {64, 1, 40};
     static const char *const bad[][2] = {
-        {"..", "w-1"},       {"job1", ".."}, {"a/b", "w-1"}, {"job1", "../../x"},
-        {"", "w-1"},         {"job1", "."},  {"a.b", "w-1"}, /* "a.b.w-1": whose job? */
-        {"~1", "w-1"}, /* a spare's name */
+        {"..", "w-1"}, {"job1", ".."}, {"a/b", "w-1"}, {"job1", "../../x"},
+        {"", "w-1"},   {"job1", "."},  {"a.b", "w-1"}, /* "a.b.w-1": whose job? */
+        {"~1", "w-1"},                                 /* a spare's name */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char **dirs = NULL;
@@ -423,7 +423,7 @@ static void an_engine_sweeps_and_removes_its_own(void **state)
     assert_false(is_dir(t, jobd_dir));
     char *jobdd_dir = xasprintf("pids/trainjob/%s/jobDD.w-1", name);
     assert_true(is_dir(t, jobdd_dir)); /* another job's, whose name begins the same */
-    cgroup_remove_job(cg, "../x"); /* not a name: nothing */
+    cgroup_remove_job(cg, "../x");     /* not a name: nothing */
 
     free(joba), free(jobd_old), free(jobdd), free(jobdd_dir), free(spare);
     free(jobd), free(jobd_file), free(jobd_dir), free(jobb), free(left_file);
@@ -563,9 +563,8 @@ static void an_ended_workers_cgroups_serve_the_next(void **state)
     assert_int_equal(cgroup_create(cg, "job3", "w-1", &other, &dirs, &err), 0);
     cgroup_dirs_free(dirs);
     assert_true(holds_text(t, "cpu/trainjob/job3.w-1/cpu.cfs_quota_us", "100000"));
-    assert_true(
-        holds_text(t, "memory/process_api/abc/trainjob/job3.w-1/memory.limit_in_bytes",
-                   "536870912"));
+    assert_true(holds_text(t, "memory/process_api/abc/trainjob/job3.w-1/memory.limit_in_bytes",
+                           "536870912"));
 
     /* The memory limit killed in job2's: not kept (the fake tree's files keep it there). */
     put(t, "memory/process_api/abc/trainjob/job2.w-1/memory.oom_control", "oom_kill 1\n");
@@ -614,8 +613,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(names_must_be_one_component, setup, teardown),
         cmocka_unit_test_setup_teardown(an_engine_sweeps_and_removes_its_own, setup, teardown),
         cmocka_unit_test_setup_teardown(an_engine_leaves_nothing_at_a_clean_stop, setup, teardown),
-        cmocka_unit_test_setup_teardown(an_ended_workers_cgroups_serve_the_next, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(an_ended_workers_cgroups_serve_the_next, setup, teardown),
         cmocka_unit_test_setup_teardown(oom_kills_are_found, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,10 +28,10 @@
 
 struct fd_watch {
     bool used;
-    bool always;    /* epoll refused it: ready at every turn, as poll(2) says */
+    bool always; /* epoll refused it: ready at every turn, as poll(2) says */
     short events;
     short revents_always; /* what poll(2) answers for it: POLLNVAL when not open */
-    uint32_t gen; /* which registration of this fd an epoll event belongs to */
+    uint32_t gen;         /* which registration of this fd an epoll event belongs to */
     loop_fd_fn fn;
     void *ctx;
 };
@@ -155,7 +155,8 @@ void loop_add_fd(struct loop *lp, int fd, short events, loop_fd_fn fn, void *ctx
         lp->fd_slots = slots;
     }
     struct fd_watch *w = &lp->fds[fd];
-    *w = (struct fd_watch){.used = true, .events = events, .gen = ++lp->next_gen, .fn = fn, .ctx = ctx};
+    *w = (struct fd_watch){
+        .used = true, .events = events, .gen = ++lp->next_gen, .fn = fn, .ctx = ctx};
     struct epoll_event ev = watch_event(w, fd);
     if (epoll_ctl(lp->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
         /* Not pollable by epoll (EPERM: a regular file), or not open (EBADF), which
