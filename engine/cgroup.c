@@ -898,13 +898,17 @@ static void remove_worker(struct cgroups *cg, const char *name)
     }
     if (keep) {
         pthread_mutex_lock(&cg->mu);
-        if (cg->spares == NULL)
-            cg->spares = xcalloc(SPARES_MAX, sizeof *cg->spares);
-        cg->spares[cg->spare_count++] = (struct made){xstrdup(spare), lim};
+        keep = cg->spare_count < SPARES_MAX; /* another thread may have filled it meanwhile */
+        if (keep) {
+            if (cg->spares == NULL)
+                cg->spares = xcalloc(SPARES_MAX, sizeof *cg->spares);
+            cg->spares[cg->spare_count++] = (struct made){xstrdup(spare), lim};
+        }
         pthread_mutex_unlock(&cg->mu);
-        return;
+        if (keep)
+            return;
     }
-    for (size_t i = 0; i < renamed; i++) { /* a place refused: the spare is not whole */
+    for (size_t i = 0; i < renamed; i++) { /* a place refused, or the pool is full: not kept */
         char *to = xasprintf("%s/%s", cg->places[i].base, spare);
         rmdir(to);
         free(to);
