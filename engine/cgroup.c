@@ -682,7 +682,7 @@ size_t cgroup_sweep(struct cgroups *cg, bool (*keep)(void *ctx, const char *job,
 /* ---- per worker ------------------------------------------------------------- */
 
 static bool kill_remove(const char *dir, int steps);
-static bool empty_of_processes(const char *dir, int steps);
+static bool empty_of_processes(const char *dir, int steps, bool v1);
 
 /* Writes each limit of lim that this place controls into dir. */
 static int set_limits(const struct cgroups *cg, const struct place *pl, const char *dir,
@@ -884,7 +884,8 @@ static void remove_worker(struct cgroups *cg, const char *name)
     size_t renamed = 0;
     for (size_t i = 0; i < cg->place_count; i++) {
         char *dir = xasprintf("%s/%s", cg->places[i].base, name);
-        if (keep && (!empty_of_processes(dir, ENGINE_KILL_STEPS) || cgroup_oom_killed(dir)))
+        if (keep && (!empty_of_processes(dir, ENGINE_KILL_STEPS, true) ||
+                     ((cg->places[i].controllers & CGROUP_MEMORY) && cgroup_oom_killed(dir))))
             keep = false;
         if (keep) {
             char *to = xasprintf("%s/%s", cg->places[i].base, spare);
@@ -1004,14 +1005,15 @@ static size_t kill_listed(const char *dir)
 
 /*
  * Kills what is in dir until nothing is listed there (true), trying at most
- * steps times, 10 ms apart (false: something is left, or dir is gone).
+ * steps times, 10 ms apart (false: something is left, or dir is gone). v1:
+ * known to be a v1 cgroup, which has no cgroup.kill to look for.
  */
-static bool empty_of_processes(const char *dir, int steps)
+static bool empty_of_processes(const char *dir, int steps, bool v1)
 {
     if (!exists(dir))
         return false;
     char file[PATH_MAX];
-    if (join_path(file, sizeof file, dir, "cgroup.kill") && exists(file))
+    if (!v1 && join_path(file, sizeof file, dir, "cgroup.kill") && exists(file))
         (void)write_text(file, "1");
     const struct timespec step = {0, 10 * 1000 * 1000};
     for (int i = 0; i < steps; i++) {
@@ -1048,7 +1050,7 @@ bool cgroup_kill_remove(const char *dir)
 
 bool cgroup_kill_empty(const char *dir)
 {
-    return empty_of_processes(dir, KILL_STEPS);
+    return empty_of_processes(dir, KILL_STEPS, false);
 }
 
 bool cgroup_oom_killed(const char *dir)
