@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,6 +38,12 @@
 #define ENGINE_KILL_STEPS 3
 /* The largest control file read (cgroup.procs of a fork bomb: pids_max lines). */
 #define READ_MAX (1 << 20)
+/* Between a job and its worker in a worker cgroup's name: "<job>.<worker>-<attempt>". */
+#define NAME_SEP '.'
+/* A spare's name begins so: never a job's (a job has no NAME_SEP; a spare none either). */
+#define SPARE_MARK '~'
+/* Emptied worker cgroups kept for the next worker of the same limits (v1). */
+#define SPARES_MAX 64
 
 /* One hierarchy where workers' cgroups are made. */
 struct place {
@@ -45,12 +52,29 @@ struct place {
     bool engine_own;      /* base is this engine's subtree (cgroup_use_engine) */
 };
 
+/* A worker cgroup made (or taken from the spares) with its limits, in every place. */
+struct made {
+    char *name; /* "<job>.<leaf>", or a spare's "~<n>" */
+    struct cgroup_limits lim;
+};
+
 struct cgroups {
     int version; /* 2, 1, or 0 for none */
     struct place places[3];
     size_t place_count;
     unsigned enforced;
     char *summary;
+    /*
+     * Under mu (launch threads create, the engine's loop removes): the worker
+     * cgroups this engine made, with their limits, and its spares — emptied
+     * worker cgroups renamed to "~<n>" in every place, each taken back by
+     * the next worker of the same limits (cgroup v1 renames within a parent;
+     * v2 does not rename).
+     */
+    pthread_mutex_t mu;
+    struct made *live, *spares;
+    size_t live_count, live_cap, spare_count;
+    unsigned long next_spare;
 };
 
 static const char *const names[] = {"memory", "cpu", "pids"};
@@ -464,6 +488,7 @@ static void summarize(struct cgroups *cg, const char *why)
 struct cgroups *cgroup_probe(const char *root, const char *self)
 {
     struct cgroups *cg = xcalloc(1, sizeof *cg);
+    pthread_mutex_init(&cg->mu, NULL);
     char *own_self = NULL;
     if (self == NULL)
         self = own_self = read_text("/proc/self/cgroup");
@@ -513,6 +538,13 @@ void cgroup_free(struct cgroups *cg)
         return;
     for (size_t i = 0; i < cg->place_count; i++)
         free(cg->places[i].base);
+    for (size_t i = 0; i < cg->live_count; i++)
+        free(cg->live[i].name);
+    for (size_t i = 0; i < cg->spare_count; i++)
+        free(cg->spares[i].name);
+    free(cg->live);
+    free(cg->spares);
+    pthread_mutex_destroy(&cg->mu);
     free(cg->summary);
     free(cg);
 }
@@ -537,6 +569,12 @@ static bool component_ok(const char *s)
 {
     return s && *s && strcmp(s, ".") != 0 && strcmp(s, "..") != 0 && !strchr(s, '/') &&
            strlen(s) < 200;
+}
+
+/* A job's name in a worker cgroup's: one component without NAME_SEP, not a spare's. */
+static bool job_ok(const char *s)
+{
+    return component_ok(s) && !strchr(s, NAME_SEP) && s[0] != SPARE_MARK;
 }
 
 const char *cgroup_use_engine(struct cgroups *cg, const char *key)
@@ -568,8 +606,11 @@ struct sweep {
 };
 
 /*
- * Removes the empty cgroup directories below dir (depth levels down: a job's,
- * then its workers'), then dir unless it is the base (job NULL) or kept.
+ * Removes the empty cgroup directories below dir (depth levels down: a
+ * job's, then its workers'), then dir unless it is the base (job NULL) or
+ * kept. In the base, a name with NAME_SEP is a worker's cgroup itself
+ * ("<job>.<leaf>") and a spare's name begins with SPARE_MARK; any other
+ * directory there is a job's, as an engine before the flat names made them.
  */
 static size_t sweep_dir(const struct sweep *sw, const char *dir, const char *job, int depth)
 {
@@ -580,8 +621,18 @@ static size_t sweep_dir(const struct sweep *sw, const char *dir, const char *job
         if (e->d_type != DT_DIR || !component_ok(e->d_name))
             continue;
         char sub[PATH_MAX];
-        if (join_path(sub, sizeof sub, dir, e->d_name))
-            removed += sweep_dir(sw, sub, job ? job : e->d_name, depth - 1);
+        if (!join_path(sub, sizeof sub, dir, e->d_name))
+            continue;
+        const char *sep = job ? NULL : strchr(e->d_name, NAME_SEP);
+        if (sep || (job == NULL && e->d_name[0] == SPARE_MARK)) {
+            char name[256];
+            snprintf(name, sizeof name, "%.*s", sep ? (int)(sep - e->d_name) : 0, e->d_name);
+            bool kept = sep && sw->keep && sw->keep(sw->ctx, name, sep + 1);
+            if (!kept && rmdir(sub) == 0)
+                removed++;
+            continue;
+        }
+        removed += sweep_dir(sw, sub, job ? job : e->d_name, depth - 1);
     }
     if (d)
         closedir(d);
@@ -592,9 +643,21 @@ static size_t sweep_dir(const struct sweep *sw, const char *dir, const char *job
     return removed;
 }
 
-void cgroup_leave_engine(const struct cgroups *cg)
+/* Forgets the spares (their directories are the sweep's to remove). */
+static void drop_spares(struct cgroups *cg)
+{
+    pthread_mutex_lock(&cg->mu);
+    for (size_t i = 0; i < cg->spare_count; i++)
+        free(cg->spares[i].name);
+    cg->spare_count = 0;
+    pthread_mutex_unlock(&cg->mu);
+}
+
+void cgroup_leave_engine(struct cgroups *cg)
 {
     struct sweep sw = {NULL, NULL};
+    if (cg)
+        drop_spares(cg);
     for (size_t i = 0; cg && i < cg->place_count; i++) {
         if (!cg->places[i].engine_own)
             continue;
@@ -604,11 +667,13 @@ void cgroup_leave_engine(const struct cgroups *cg)
     }
 }
 
-size_t cgroup_sweep(const struct cgroups *cg,
-                    bool (*keep)(void *ctx, const char *job, const char *leaf), void *ctx)
+size_t cgroup_sweep(struct cgroups *cg, bool (*keep)(void *ctx, const char *job, const char *leaf),
+                    void *ctx)
 {
     struct sweep sw = {keep, ctx};
     size_t removed = 0;
+    if (cg)
+        drop_spares(cg);
     for (size_t i = 0; cg && i < cg->place_count; i++)
         removed += sweep_dir(&sw, cg->places[i].base, NULL, 2); /* <job>/<worker>-<attempt> */
     return removed;
@@ -617,6 +682,7 @@ size_t cgroup_sweep(const struct cgroups *cg,
 /* ---- per worker ------------------------------------------------------------- */
 
 static bool kill_remove(const char *dir, int steps);
+static bool empty_of_processes(const char *dir, int steps, bool v1);
 
 /* Writes each limit of lim that this place controls into dir. */
 static int set_limits(const struct cgroups *cg, const struct place *pl, const char *dir,
@@ -690,72 +756,203 @@ void cgroup_dirs_free(char **dirs)
     free(dirs);
 }
 
-int cgroup_create(const struct cgroups *cg, const char *job, const char *leaf,
+static bool same_limits(const struct cgroup_limits *a, const struct cgroup_limits *b)
+{
+    return a->memory_mib == b->memory_mib && a->cpus == b->cpus && a->pids == b->pids;
+}
+
+/* Under mu: records name (owned) as a worker cgroup made with lim. */
+static void live_add(struct cgroups *cg, char *name, const struct cgroup_limits *lim)
+{
+    if (cg->live_count == cg->live_cap) {
+        cg->live_cap = cg->live_cap ? cg->live_cap * 2 : 16;
+        cg->live = xreallocarray(cg->live, cg->live_cap, sizeof *cg->live);
+    }
+    cg->live[cg->live_count++] = (struct made){name, *lim};
+}
+
+/* Under mu: takes the record of name out (true, with its limits in *lim), or false. */
+static bool live_take(struct cgroups *cg, const char *name, struct cgroup_limits *lim)
+{
+    for (size_t i = 0; i < cg->live_count; i++) {
+        if (strcmp(cg->live[i].name, name) == 0) {
+            *lim = cg->live[i].lim;
+            free(cg->live[i].name);
+            cg->live[i] = cg->live[--cg->live_count];
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Takes a spare of lim out of the pool: its name (owned), or NULL when there is none. */
+static char *spare_take(struct cgroups *cg, const struct cgroup_limits *lim)
+{
+    char *name = NULL;
+    pthread_mutex_lock(&cg->mu);
+    for (size_t i = cg->spare_count; i-- > 0;) {
+        if (same_limits(&cg->spares[i].lim, lim)) {
+            name = cg->spares[i].name;
+            cg->spares[i] = cg->spares[--cg->spare_count];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&cg->mu);
+    return name;
+}
+
+/*
+ * Makes the worker cgroup name in one place: a spare's directory renamed
+ * (its limits are lim already), else a new directory with lim written.
+ */
+static int make_worker_dir(const struct cgroups *cg, const struct place *pl, const char *dir,
+                           const char *spare, const struct cgroup_limits *lim, struct strbuf *err)
+{
+    if (spare) {
+        char *from = xasprintf("%s/%s", pl->base, spare);
+        int moved = rename(from, dir);
+        if (moved != 0)
+            rmdir(from); /* gone meanwhile, or a name taken: a new directory instead */
+        free(from);
+        if (moved == 0)
+            return 0;
+    }
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        strbuf_addf(err, "cgroup: cannot create %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    return set_limits(cg, pl, dir, lim, err);
+}
+
+int cgroup_create(struct cgroups *cg, const char *job, const char *leaf,
                   const struct cgroup_limits *lim, char ***dirs, struct strbuf *err)
 {
     *dirs = NULL;
     if (cg == NULL || cg->place_count == 0)
         return 0;
-    if (!component_ok(job) || !component_ok(leaf)) {
+    if (!job_ok(job) || !component_ok(leaf)) {
         strbuf_addf(err, "cgroup: '%s/%s' is not a cgroup name", job ? job : "", leaf ? leaf : "");
         return -1;
     }
+    char *name = xasprintf("%s%c%s", job, NAME_SEP, leaf);
+    char *spare = cg->version == 1 ? spare_take(cg, lim) : NULL;
     char **out = xcalloc(cg->place_count + 1, sizeof *out);
     for (size_t i = 0; i < cg->place_count; i++) {
         const struct place *pl = &cg->places[i];
-        char *job_dir = xasprintf("%s/%s", pl->base, job);
-        char *dir = xasprintf("%s/%s", job_dir, leaf);
-        out[i] = dir;
-        int rc = 0;
-        /* The job's directory goes with its last worker's (kill_remove): a start of
-         * another worker of the job, on another launch thread, makes it again. */
-        for (int tries = 0; tries < 3; tries++) {
-            rc = make_dir(job_dir);
-            if (rc == 0 && cg->version == 2 &&
-                enable_subtree(job_dir, pl->controllers) != pl->controllers) {
-                strbuf_addf(err, "cgroup: cannot enable the controllers in %s", job_dir);
-                rc = -2;
-            }
-            if (rc == 0 && mkdir(dir, 0755) != 0 && errno != EEXIST)
-                rc = -1;
-            if (rc != -1 || errno != ENOENT)
-                break;
-        }
-        if (rc == -1)
-            strbuf_addf(err, "cgroup: cannot create %s: %s", dir, strerror(errno));
-        free(job_dir);
-        if (rc == 0)
-            rc = set_limits(cg, pl, dir, lim, err);
-        if (rc != 0) {
+        out[i] = xasprintf("%s/%s", pl->base, name);
+        if (make_worker_dir(cg, pl, out[i], spare, lim, err) != 0) {
             for (size_t j = 0; j <= i; j++)
                 kill_remove(out[j], ENGINE_KILL_STEPS);
+            for (size_t j = i + 1; spare && j < cg->place_count; j++) {
+                char *left = xasprintf("%s/%s", cg->places[j].base, spare);
+                rmdir(left);
+                free(left);
+            }
             cgroup_dirs_free(out);
+            free(spare);
+            free(name);
             return -1;
         }
     }
+    free(spare);
+    pthread_mutex_lock(&cg->mu);
+    live_add(cg, name, lim);
+    pthread_mutex_unlock(&cg->mu);
     *dirs = out;
     return 0;
 }
 
-void cgroup_remove(const struct cgroups *cg, const char *job, const char *leaf)
+/*
+ * Ends what is left in the worker cgroup name and removes it from every
+ * place — or, on v1, when the engine made it, nothing is left in it, no
+ * process of it was killed by the memory limit (the next worker's end would
+ * read that count) and the pool has room, keeps it as a spare for the next
+ * worker of the same limits: a rename in each place instead of a rmdir
+ * now and a mkdir and the limits' writes then (the CPU quota's write
+ * walks every cpu cgroup on the machine).
+ */
+static void remove_worker(struct cgroups *cg, const char *name)
 {
-    if (cg == NULL || !component_ok(job) || !component_ok(leaf))
-        return;
+    struct cgroup_limits lim;
+    pthread_mutex_lock(&cg->mu);
+    bool made = live_take(cg, name, &lim);
+    bool room = cg->spare_count < SPARES_MAX;
+    char spare[32];
+    snprintf(spare, sizeof spare, "%c%lu", SPARE_MARK, cg->next_spare++);
+    pthread_mutex_unlock(&cg->mu);
+    bool keep = made && room && cg->version == 1;
+    size_t renamed = 0;
     for (size_t i = 0; i < cg->place_count; i++) {
-        char *dir = xasprintf("%s/%s/%s", cg->places[i].base, job, leaf);
-        kill_remove(dir, ENGINE_KILL_STEPS);
+        char *dir = xasprintf("%s/%s", cg->places[i].base, name);
+        if (keep && (!empty_of_processes(dir, ENGINE_KILL_STEPS, true) ||
+                     ((cg->places[i].controllers & CGROUP_MEMORY) && cgroup_oom_killed(dir))))
+            keep = false;
+        if (keep) {
+            char *to = xasprintf("%s/%s", cg->places[i].base, spare);
+            keep = rename(dir, to) == 0;
+            renamed += keep;
+            free(to);
+        }
+        if (!keep)
+            kill_remove(dir, ENGINE_KILL_STEPS);
         free(dir);
+    }
+    if (keep) {
+        pthread_mutex_lock(&cg->mu);
+        keep = cg->spare_count < SPARES_MAX; /* another thread may have filled it meanwhile */
+        if (keep) {
+            if (cg->spares == NULL)
+                cg->spares = xcalloc(SPARES_MAX, sizeof *cg->spares);
+            cg->spares[cg->spare_count++] = (struct made){xstrdup(spare), lim};
+        }
+        pthread_mutex_unlock(&cg->mu);
+        if (keep)
+            return;
+    }
+    for (size_t i = 0; i < renamed; i++) { /* a place refused, or the pool is full: not kept */
+        char *to = xasprintf("%s/%s", cg->places[i].base, spare);
+        rmdir(to);
+        free(to);
     }
 }
 
-void cgroup_remove_job(const struct cgroups *cg, const char *job)
+void cgroup_remove(struct cgroups *cg, const char *job, const char *leaf)
 {
-    if (cg == NULL || !component_ok(job))
+    if (cg == NULL || !job_ok(job) || !component_ok(leaf))
         return;
+    char *name = xasprintf("%s%c%s", job, NAME_SEP, leaf);
+    remove_worker(cg, name);
+    free(name);
+}
+
+void cgroup_remove_job(struct cgroups *cg, const char *job)
+{
+    if (cg == NULL || !job_ok(job))
+        return;
+    size_t len = strlen(job);
     for (size_t i = 0; i < cg->place_count; i++) {
-        char *dir = xasprintf("%s/%s", cg->places[i].base, job);
-        DIR *d = opendir(dir);
+        /* Its workers' cgroups, "<job>.<leaf>" in the base. */
+        DIR *d = opendir(cg->places[i].base);
         struct dirent *e;
+        while (d && (e = readdir(d)) != NULL) {
+            if (e->d_type != DT_DIR || strncmp(e->d_name, job, len) != 0 ||
+                e->d_name[len] != NAME_SEP)
+                continue;
+            char *dir = xasprintf("%s/%s", cg->places[i].base, e->d_name);
+            kill_remove(dir, ENGINE_KILL_STEPS);
+            free(dir);
+            if (i == 0) {
+                struct cgroup_limits lim;
+                pthread_mutex_lock(&cg->mu);
+                live_take(cg, e->d_name, &lim);
+                pthread_mutex_unlock(&cg->mu);
+            }
+        }
+        if (d)
+            closedir(d);
+        /* And a job directory an engine before the flat names made. */
+        char *dir = xasprintf("%s/%s", cg->places[i].base, job);
+        d = opendir(dir);
         while (d && (e = readdir(d)) != NULL) {
             if (e->d_type != DT_DIR || !component_ok(e->d_name))
                 continue;
@@ -806,6 +1003,28 @@ static size_t kill_listed(const char *dir)
     return n;
 }
 
+/*
+ * Kills what is in dir until nothing is listed there (true), trying at most
+ * steps times, 10 ms apart (false: something is left, or dir is gone). v1:
+ * known to be a v1 cgroup, which has no cgroup.kill to look for.
+ */
+static bool empty_of_processes(const char *dir, int steps, bool v1)
+{
+    if (!exists(dir))
+        return false;
+    char file[PATH_MAX];
+    if (!v1 && join_path(file, sizeof file, dir, "cgroup.kill") && exists(file))
+        (void)write_text(file, "1");
+    const struct timespec step = {0, 10 * 1000 * 1000};
+    for (int i = 0; i < steps; i++) {
+        if (kill_listed(dir) == 0)
+            return true;
+        if (i + 1 < steps)
+            nanosleep(&step, NULL);
+    }
+    return false;
+}
+
 /* cgroup_kill_remove, trying at most steps times (10 ms apart). */
 static bool kill_remove(const char *dir, int steps)
 {
@@ -821,21 +1040,17 @@ static bool kill_remove(const char *dir, int steps)
         if (i + 1 < steps)
             nanosleep(&step, NULL);
     }
-    bool gone = !exists(dir);
-    /* The job's directory goes with its last worker (busy or not empty otherwise). */
-    char *parent = xstrdup(dir);
-    char *slash = strrchr(parent, '/');
-    if (gone && slash && slash != parent) {
-        *slash = '\0';
-        rmdir(parent);
-    }
-    free(parent);
-    return gone;
+    return !exists(dir);
 }
 
 bool cgroup_kill_remove(const char *dir)
 {
     return kill_remove(dir, KILL_STEPS);
+}
+
+bool cgroup_kill_empty(const char *dir)
+{
+    return empty_of_processes(dir, KILL_STEPS, false);
 }
 
 bool cgroup_oom_killed(const char *dir)

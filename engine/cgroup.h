@@ -18,12 +18,15 @@
  * test child there, and keeps the answer; the engine then moves to its own
  * subtree trainjob/e<hash>/ (cgroup_use_engine) and removes the empty
  * cgroups an earlier run left there (cgroup_sweep). Per worker the engine
- * calls cgroup_create for `<job uid>/<worker>-<attempt>` there (one directory
+ * calls cgroup_create for `<job uid>.<worker>-<attempt>` there (one directory
  * per v1 hierarchy, one in v2) with the spec's limits; the shim's forked
  * child writes itself into each directory's cgroup.procs before it execs
  * the worker (cgroup_join), and after the worker ends the shim kills what is
- * left and removes the directories (cgroup_kill_remove). The engine removes
- * them again when it records the end, for a shim that died.
+ * left (cgroup_kill_empty). The engine removes the directories when it
+ * records the end (cgroup_remove) — on v1 it keeps up to 64 emptied ones
+ * as spares, renamed "~<n>", and the next worker of the same limits gets
+ * one renamed to its name, limits already written: a worker start makes no
+ * cgroup and writes no limit then, and a worker's end removes none.
  *
  * The cgroup root ("/sys/fs/cgroup") is a parameter, so tests run the probe
  * on a fake tree in a temporary directory. Called by engine/main.c (probe),
@@ -91,28 +94,30 @@ const char *cgroup_use_engine(struct cgroups *cg, const char *key);
  * hierarchy behind, and the kernel walks all of them on every worker's CPU
  * quota write.
  */
-void cgroup_leave_engine(const struct cgroups *cg);
+void cgroup_leave_engine(struct cgroups *cg);
 /*
  * Removes every cgroup under this engine's subtree that no process is in
  * (the kernel refuses to remove the others) and that keep(ctx, job, leaf)
  * does not claim — a start in flight, whose shim has not joined yet: what
  * a killed engine or a killed shim left. Returns how many it removed.
  */
-size_t cgroup_sweep(const struct cgroups *cg,
-                    bool (*keep)(void *ctx, const char *job, const char *leaf), void *ctx);
+size_t cgroup_sweep(struct cgroups *cg, bool (*keep)(void *ctx, const char *job, const char *leaf),
+                    void *ctx);
 
 /*
- * Creates job/leaf under trainjob/ with lim, in every hierarchy used.
- * Sets *dirs to a NULL-terminated array of the directories the worker
- * joins (owned: cgroup_dirs_free), NULL when nothing is enforced. Returns 0,
- * or -1 with a message in err (nothing left behind).
+ * Creates job.leaf under the engine's subtree with lim, in every hierarchy
+ * used (a spare of the same limits renamed, where there is one); job has no
+ * '.' and does not begin with '~'. Sets *dirs to a NULL-terminated array of
+ * the directories the worker joins (owned: cgroup_dirs_free), NULL when
+ * nothing is enforced. Returns 0, or -1 with a message in err (nothing left
+ * behind). Safe from several threads at once.
  */
-int cgroup_create(const struct cgroups *cg, const char *job, const char *leaf,
+int cgroup_create(struct cgroups *cg, const char *job, const char *leaf,
                   const struct cgroup_limits *lim, char ***dirs, struct strbuf *err);
-/* Kills what is left in job/leaf and removes it (job/ too once empty). Quiet. */
-void cgroup_remove(const struct cgroups *cg, const char *job, const char *leaf);
-/* Kills what is left in every cgroup of job and removes them and job/ (a deleted job). Quiet. */
-void cgroup_remove_job(const struct cgroups *cg, const char *job);
+/* Kills what is left in job.leaf and removes it, or keeps it as a spare (v1). Quiet. */
+void cgroup_remove(struct cgroups *cg, const char *job, const char *leaf);
+/* Kills what is left in every cgroup of job and removes them (a deleted job). Quiet. */
+void cgroup_remove_job(struct cgroups *cg, const char *job);
 void cgroup_dirs_free(char **dirs);
 
 /*
@@ -124,9 +129,11 @@ int cgroup_join(const char *dir);
 /*
  * Ends every process in dir (cgroup.kill where there is one, else SIGKILL
  * to each pid listed, until none is left or about two seconds passed), then
- * removes dir and its parent when that is empty. Returns true when dir is gone.
+ * removes dir. Returns true when dir is gone.
  */
 bool cgroup_kill_remove(const char *dir);
+/* The same, leaving dir for the engine. Returns true when no process is left in it. */
+bool cgroup_kill_empty(const char *dir);
 /* Has the kernel's OOM killer killed a process in dir (its memory limit)? */
 bool cgroup_oom_killed(const char *dir);
 

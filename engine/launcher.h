@@ -36,7 +36,7 @@ struct launch_req {
     char **owned;         /* NULL-terminated: given to spec.user (a directory and what is in it) */
     char **entries_given; /* NULL-terminated: directories the engine writes in again (SSH keys);
                              they stay root's, mode 0711, only what is in them is given */
-    const struct cgroups *cg;
+    struct cgroups *cg;
     char *cg_leaf; /* under trainjob/<uid>/ */
     char *refused; /* not launched: why (a member at its cgroup limit); NULL: launch */
     struct cgroup_limits limits;
@@ -46,9 +46,9 @@ struct launch_req {
     int rc; /* 0: launched; -1: err says why, nothing runs and the cgroups are gone */
     struct strbuf err;
     struct runner_launch *launch;
-    bool cancelled;          /* launcher_cancel: not launched when the thread gets to it */
-    bool finished;           /* launched (or refused): may be given back */
-    struct launch_req *next; /* the launcher's queue of requests not taken */
+    bool cancelled;                   /* launcher_cancel: not launched when the thread gets to it */
+    bool finished;                    /* launched (or refused): may be given back */
+    struct launch_req *next;          /* the launcher's queue of requests not taken */
     struct launch_req *next_in_order; /* every request not given back, in submission order */
 };
 

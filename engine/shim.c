@@ -39,8 +39,9 @@
  *    and a worker's `trap … TERM` has the whole grace period;
  *  - with --cgroup (one per cgroup hierarchy, made by engine/cgroup with the
  *    worker's limits), the worker joins each cgroup before it execs, and
- *    when it has ended whatever is left in them is killed and they are
- *    removed; a kill by the memory limit is said in the log;
+ *    when it has ended whatever is left in them is killed (trainjobd
+ *    removes them when it records the end); a kill by the memory limit is
+ *    said in the log;
  *  - when the worker's main process ends, kills what is left in its process
  *    group (as a container's leftovers die with it), copies the rest of the
  *    output (waiting at most a second for processes that escaped the group),
@@ -710,7 +711,8 @@ static int supervise(pid_t pid, int out_r, int wake_r, struct shim_log *lg)
 
 /*
  * After the worker: says in the log when the memory limit killed something,
- * then kills what is left in the worker's cgroups and removes them.
+ * then kills what is left in the worker's cgroups; trainjobd removes them
+ * (or keeps them for its next worker) when it records the end.
  */
 static void end_cgroups(const struct shim_args *a, struct shim_log *lg)
 {
@@ -724,7 +726,7 @@ static void end_cgroups(const struct shim_args *a, struct shim_log *lg)
         shim_log_write(lg, msg, sizeof msg - 1);
     }
     for (size_t i = 0; i < a->cgroup_count; i++)
-        cgroup_kill_remove(a->cgroups[i]);
+        cgroup_kill_empty(a->cgroups[i]);
 }
 
 /* Blocks the signals the shim handles and installs its handler for them. */

@@ -165,6 +165,36 @@ if [ "$MODE" != none ]; then
         check "the worker's cgroup was removed" test ! -d "/sys/fs/cgroup/pids$CG"
     fi
     [ -n "$PG" ] && kill -KILL "-$PG" 2>/dev/null
+
+    # 3. On v1 the bomb's cgroups, emptied, are kept as a spare (renamed ~N in the
+    # engine's subtree); the next worker of the same spec gets them renamed to its
+    # name, the limits already there.
+    if [ "$MODE" = v1 ] && [ -n "$CG" ]; then
+        OWN=${CG%/*}
+        check "the ended worker's cgroups are kept as a spare (pids, memory, cpu)" sh -c \
+            'ls -d "$1"/~* && ls -d "$2"/~* && ls -d "$3"/~*' - "/sys/fs/cgroup/pids$OWN" \
+            "/sys/fs/cgroup/memory${MEMCG%/*}" "/sys/fs/cgroup/cpu${CPUCG%/*}"
+        SPARES=$(find "/sys/fs/cgroup/pids$OWN" -mindepth 1 -maxdepth 1 -type d -name '~*' | wc -l)
+        small again 'exec sleep 30'
+        check "the next worker of the spec runs" wait_for again .state RUNNING 20
+        PG=""
+        n=0
+        while [ $n -lt 50 ] && [ -z "$PG" ]; do PG=$(worker_pgid again) || sleep 0.1; n=$((n + 1)); done
+        UID_AGAIN=$(field again .uid)
+        CG2=$(sed -n 's/^[0-9]*:pids:\(.*\)/\1/p' "/proc/$PG/cgroup" 2>/dev/null)
+        MEMCG2=$(sed -n 's/^[0-9]*:memory:\(.*\)/\1/p' "/proc/$PG/cgroup" 2>/dev/null)
+        CPUCG2=$(sed -n 's/^[0-9]*:cpu:\(.*\)/\1/p' "/proc/$PG/cgroup" 2>/dev/null)
+        check "its cgroup is named for it ($CG2)" test "$CG2" = "$OWN/$UID_AGAIN.master-0-1"
+        check "a spare served it: one fewer is left" test \
+            "$(find "/sys/fs/cgroup/pids$OWN" -mindepth 1 -maxdepth 1 -type d -name '~*' | wc -l)" \
+            = $((SPARES - 1))
+        check "its cgroups hold the spec's limits (40 processes, 64 MiB, 1 CPU)" test \
+            "$(cat "/sys/fs/cgroup/pids$CG2/pids.max" "/sys/fs/cgroup/memory$MEMCG2/memory.limit_in_bytes" \
+                "/sys/fs/cgroup/cpu$CPUCG2/cpu.cfs_quota_us" | tr '\n' ' ')" = "40 67108864 100000 "
+        api POST "$JOBS:batchStop" '{"training_job_names": ["again"]}'
+        check "the next worker stops" wait_for again .state SUSPENDED 20
+        [ -n "$PG" ] && kill -KILL "-$PG" 2>/dev/null
+    fi
 fi
 
 # --- without cgroups: said plainly, and workers still run ----------------------
@@ -172,8 +202,8 @@ stop_engine
 # Its jobs have all ended: a clean stop takes the engine's own cgroups with it.
 if [ "$MODE" = v1 ] && [ -n "$CG" ]; then
     check "the stopped engine left no cgroup of its own (pids, memory, cpu)" \
-        test ! -d "/sys/fs/cgroup/pids${CG%/*/*}" -a ! -d "/sys/fs/cgroup/memory${MEMCG%/*/*}" \
-        -a ! -d "/sys/fs/cgroup/cpu${CPUCG%/*/*}" -a -d "/sys/fs/cgroup/pids${CG%/*/*/*}"
+        test ! -d "/sys/fs/cgroup/pids${CG%/*}" -a ! -d "/sys/fs/cgroup/memory${MEMCG%/*}" \
+        -a ! -d "/sys/fs/cgroup/cpu${CPUCG%/*}" -a -d "/sys/fs/cgroup/pids${CG%/*/*}"
 fi
 mkdir -p "$TMP/nocgroup"
 # The second engine's log on its own, so that only it can say "not enforced".

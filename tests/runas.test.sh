@@ -163,10 +163,11 @@ check "root's own job runs as the dedicated user too, never root" \
 # --- 13. cgroups: a refused start and a deleted job leave none ---
 cg_base=$(sed -n "s/.*workers' cgroups under \([^ ]*\).*/\1/p" "$TMP/engine.log" | head -n 1)
 holder_uid=$(field holder .uid)
-# cgroups_of UID : how many cgroup directories of job UID there are, in every hierarchy
+# cgroups_of UID : how many cgroup directories of job UID's workers ("UID.<worker>-<attempt>")
+# there are, in every hierarchy
 cgroups_of() {
     [ -n "$cg_base" ] || { echo 0; return; }
-    find "$(dirname "$(dirname "$(dirname "$cg_base")")")" -type d -name "$1" 2>/dev/null | wc -l
+    find "$(dirname "$(dirname "$(dirname "$cg_base")")")" -type d -name "$1.*" 2>/dev/null | wc -l
 }
 if [ -n "$cg_base" ]; then
     check "the running job has its cgroups" test "$(cgroups_of "$holder_uid")" -gt 0

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 // clang-format on
 
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,11 +128,11 @@ static void v1_hybrid_is_enforced(void **state)
 
     /* A worker's cgroups: one per hierarchy, with the spec's limits. */
     static const char *const leaf_files[] = {
-        "memory/process_api/abc/trainjob/job1/w-1/memory.limit_in_bytes",
-        "memory/process_api/abc/trainjob/job1/w-1/memory.memsw.limit_in_bytes",
-        "cpu/trainjob/job1/w-1/cpu.cfs_quota_us",
-        "cpu/trainjob/job1/w-1/cpu.cfs_period_us",
-        "pids/trainjob/job1/w-1/pids.max",
+        "memory/process_api/abc/trainjob/job1.w-1/memory.limit_in_bytes",
+        "memory/process_api/abc/trainjob/job1.w-1/memory.memsw.limit_in_bytes",
+        "cpu/trainjob/job1.w-1/cpu.cfs_quota_us",
+        "cpu/trainjob/job1.w-1/cpu.cfs_period_us",
+        "pids/trainjob/job1.w-1/pids.max",
     };
     for (size_t i = 0; i < sizeof leaf_files / sizeof leaf_files[0]; i++)
         put(t, leaf_files[i], "");
@@ -175,16 +176,16 @@ static void v1_without_pids_is_partly_enforced(void **state)
     assert_int_equal(cgroup_enforced(cg), CGROUP_MEMORY | CGROUP_CPU);
 
     /* A kernel without swap accounting (no memory.memsw.*): the memory limit alone. */
-    put(t, "memory/process_api/abc/trainjob/job1/w-1/memory.limit_in_bytes", "");
+    put(t, "memory/process_api/abc/trainjob/job1.w-1/memory.limit_in_bytes", "");
     struct cgroup_limits lim = {64, 0, 0};
     char **dirs = NULL;
     struct strbuf err = STRBUF_INIT;
     assert_int_equal(cgroup_create(cg, "job1", "w-1", &lim, &dirs, &err), 0);
-    char *v = get(t, "memory/process_api/abc/trainjob/job1/w-1/memory.limit_in_bytes");
+    char *v = get(t, "memory/process_api/abc/trainjob/job1.w-1/memory.limit_in_bytes");
     assert_string_equal(v, "67108864");
     free(v);
     char *memsw = xasprintf(
-        "%s/memory/process_api/abc/trainjob/job1/w-1/memory.memsw.limit_in_bytes", t->root);
+        "%s/memory/process_api/abc/trainjob/job1.w-1/memory.memsw.limit_in_bytes", t->root);
     assert_int_equal(access(memsw, F_OK), -1); /* not created by the write */
     free(memsw);
     cgroup_dirs_free(dirs);
@@ -252,11 +253,10 @@ static void v2_delegated_is_enforced(void **state)
     assert_non_null(strstr(sub, "+")); /* written one by one: the last one stays */
     free(sub);
 
-    put(t, "user.slice/u.scope/trainjob/job1/cgroup.subtree_control", "");
-    put(t, "user.slice/u.scope/trainjob/job1/w-2/memory.max", "");
-    put(t, "user.slice/u.scope/trainjob/job1/w-2/memory.swap.max", "");
-    put(t, "user.slice/u.scope/trainjob/job1/w-2/cpu.max", "");
-    put(t, "user.slice/u.scope/trainjob/job1/w-2/pids.max", "");
+    put(t, "user.slice/u.scope/trainjob/job1.w-2/memory.max", "");
+    put(t, "user.slice/u.scope/trainjob/job1.w-2/memory.swap.max", "");
+    put(t, "user.slice/u.scope/trainjob/job1.w-2/cpu.max", "");
+    put(t, "user.slice/u.scope/trainjob/job1.w-2/pids.max", "");
     struct cgroup_limits lim = {64, 1, 40};
     char **dirs = NULL;
     struct strbuf err = STRBUF_INIT;
@@ -264,14 +264,14 @@ static void v2_delegated_is_enforced(void **state)
     assert_non_null(dirs);
     assert_non_null(dirs[0]);
     assert_null(dirs[1]);
-    char *want = xasprintf("%s/user.slice/u.scope/trainjob/job1/w-2", t->root);
+    char *want = xasprintf("%s/user.slice/u.scope/trainjob/job1.w-2", t->root);
     assert_string_equal(dirs[0], want);
     free(want);
     static const char *const files[][2] = {
-        {"user.slice/u.scope/trainjob/job1/w-2/memory.max", "67108864"},
-        {"user.slice/u.scope/trainjob/job1/w-2/memory.swap.max", "0"},
-        {"user.slice/u.scope/trainjob/job1/w-2/cpu.max", "100000 100000"},
-        {"user.slice/u.scope/trainjob/job1/w-2/pids.max", "40"},
+        {"user.slice/u.scope/trainjob/job1.w-2/memory.max", "67108864"},
+        {"user.slice/u.scope/trainjob/job1.w-2/memory.swap.max", "0"},
+        {"user.slice/u.scope/trainjob/job1.w-2/cpu.max", "100000 100000"},
+        {"user.slice/u.scope/trainjob/job1.w-2/pids.max", "40"},
     };
     for (size_t i = 0; i < 4; i++) {
         char *v = get(t, files[i][0]);
@@ -314,8 +314,9 @@ static void names_must_be_one_component(void **state)
     struct cgroups *cg = cgroup_probe(t->root, hybrid_self);
     struct cgroup_limits lim = {64, 1, 40};
     static const char *const bad[][2] = {
-        {"..", "w-1"},       {"job1", ".."}, {"a/b", "w-1"},
-        {"job1", "../../x"}, {"", "w-1"},    {"job1", "."},
+        {"..", "w-1"}, {"job1", ".."}, {"a/b", "w-1"}, {"job1", "../../x"},
+        {"", "w-1"},   {"job1", "."},  {"a.b", "w-1"}, /* "a.b.w-1": whose job? */
+        {"~1", "w-1"},                                 /* a spare's name */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char **dirs = NULL;
@@ -365,45 +366,66 @@ static void an_engine_sweeps_and_removes_its_own(void **state)
     char *rel = xasprintf("pids/trainjob/%s", name);
     assert_true(is_dir(t, rel));
 
+    /* jobA/w-1: an engine before the flat names made it; the others are flat. */
     char *left = xasprintf("memory/process_api/abc/trainjob/%s/jobA/w-1", name);
-    char *busy = xasprintf("memory/process_api/abc/trainjob/%s/jobB/w-1/cgroup.procs", name);
-    char *gone1 = xasprintf("cpu/trainjob/%s/jobC/w-1/x", name);
-    char *gone2 = xasprintf("cpu/trainjob/%s/jobC/w-2/x", name);
+    char *busy = xasprintf("memory/process_api/abc/trainjob/%s/jobB.w-1/cgroup.procs", name);
+    char *gone1 = xasprintf("cpu/trainjob/%s/jobC.w-1/x", name);
+    char *gone2 = xasprintf("cpu/trainjob/%s/jobC.w-2/x", name);
+    char *spare = xasprintf("pids/trainjob/%s/~7/x", name);
     put(t, busy, "42\n");
     put(t, gone1, "");
     put(t, gone2, "");
+    put(t, spare, "");
     char *left_file = xasprintf("%s/x", left);
     put(t, left_file, "");
-    char *path = xasprintf("%s/%s", t->root, left_file);
-    assert_int_equal(unlink(path), 0); /* jobA/w-1: an empty directory */
-    free(path);
-    path = xasprintf("%s/%s", t->root, gone1);
-    assert_int_equal(unlink(path), 0);
-    free(path);
-    path = xasprintf("%s/%s", t->root, gone2);
-    assert_int_equal(unlink(path), 0);
-    free(path);
+    const char *empties[] = {left_file, gone1, gone2, spare};
+    for (size_t i = 0; i < 4; i++) {
+        char *path = xasprintf("%s/%s", t->root, empties[i]);
+        assert_int_equal(unlink(path), 0); /* an empty directory left */
+        free(path);
+    }
 
-    /* jobA/w-1 and jobA go; jobB holds a "process"; jobC/w-1 goes, w-2 is kept (so jobC is). */
-    assert_int_equal(cgroup_sweep(cg, keep_w2, NULL), 3);
+    /* jobA/w-1 and jobA go, jobC.w-1 and the spare; jobB.w-1 holds a "process"; jobC.w-2 is
+     * kept. */
+    assert_int_equal(cgroup_sweep(cg, keep_w2, NULL), 4);
     assert_false(is_dir(t, left));
-    char *kept = xasprintf("cpu/trainjob/%s/jobC/w-2", name);
+    char *joba = xasprintf("memory/process_api/abc/trainjob/%s/jobA", name);
+    assert_false(is_dir(t, joba));
+    char *kept = xasprintf("cpu/trainjob/%s/jobC.w-2", name);
     assert_true(is_dir(t, kept)); /* a start in flight: its shim has not joined yet */
     free(kept);
-    char *jobb = xasprintf("memory/process_api/abc/trainjob/%s/jobB/w-1", name);
+    char *gone = xasprintf("cpu/trainjob/%s/jobC.w-1", name);
+    assert_false(is_dir(t, gone));
+    free(gone);
+    char *spare_dir = xasprintf("pids/trainjob/%s/~7", name);
+    assert_false(is_dir(t, spare_dir));
+    free(spare_dir);
+    char *jobb = xasprintf("memory/process_api/abc/trainjob/%s/jobB.w-1", name);
     assert_true(is_dir(t, jobb));
 
-    char *jobd = xasprintf("pids/trainjob/%s/jobD/w-1", name);
+    /* A deleted job's cgroups all go: flat ones, and one an earlier engine made. */
+    char *jobd = xasprintf("pids/trainjob/%s/jobD.w-1", name);
     char *jobd_file = xasprintf("%s/x", jobd);
+    char *jobd_old = xasprintf("pids/trainjob/%s/jobD/w-2/x", name);
+    char *jobdd = xasprintf("pids/trainjob/%s/jobDD.w-1/x", name);
     put(t, jobd_file, "");
-    path = xasprintf("%s/%s", t->root, jobd_file);
+    put(t, jobd_old, "");
+    put(t, jobdd, "");
+    char *path = xasprintf("%s/%s", t->root, jobd_file);
+    assert_int_equal(unlink(path), 0);
+    free(path);
+    path = xasprintf("%s/%s", t->root, jobd_old);
     assert_int_equal(unlink(path), 0);
     free(path);
     cgroup_remove_job(cg, "jobD");
     char *jobd_dir = xasprintf("pids/trainjob/%s/jobD", name);
+    assert_false(is_dir(t, jobd));
     assert_false(is_dir(t, jobd_dir));
-    cgroup_remove_job(cg, "../x"); /* not a name: nothing */
+    char *jobdd_dir = xasprintf("pids/trainjob/%s/jobDD.w-1", name);
+    assert_true(is_dir(t, jobdd_dir)); /* another job's, whose name begins the same */
+    cgroup_remove_job(cg, "../x");     /* not a name: nothing */
 
+    free(joba), free(jobd_old), free(jobdd), free(jobdd_dir), free(spare);
     free(jobd), free(jobd_file), free(jobd_dir), free(jobb), free(left_file);
     free(left), free(busy), free(gone1), free(gone2), free(rel), free(base), free(name);
     cgroup_free(cg);
@@ -426,25 +448,37 @@ static void an_engine_leaves_nothing_at_a_clean_stop(void **state)
     char **dirs = NULL;
     struct strbuf err = STRBUF_INIT;
     assert_int_equal(cgroup_create(cg, "job1", "w-1", &none, &dirs, &err), 0);
+    /* job1's worker runs: a file in its cgroups stands for its process (rmdir fails). */
+    char *procs[3];
+    for (size_t i = 0; dirs[i]; i++) {
+        procs[i] = xasprintf("%s/x", dirs[i]);
+        assert_int_equal(close(creat(procs[i], 0644)), 0);
+    }
     cgroup_dirs_free(dirs);
     assert_int_equal(cgroup_create(cg, "job2", "w-1", &none, &dirs, &err), 0);
-    /* job2's worker ended and its shim removed its cgroup: the job's directory is left. */
-    for (size_t i = 0; dirs[i]; i++)
-        assert_int_equal(rmdir(dirs[i]), 0);
     cgroup_dirs_free(dirs);
+    /* An earlier engine's job directory, its worker's cgroup gone. */
+    char *old = xasprintf("%s/cpu/trainjob/%s/job3", t->root, name);
+    assert_int_equal(mkdir(old, 0755), 0);
     static const char *const tops[] = {"memory/process_api/abc/trainjob", "cpu/trainjob",
                                        "pids/trainjob"};
 
-    cgroup_leave_engine(cg); /* job1/w-1 still runs */
+    cgroup_leave_engine(cg); /* job1.w-1 still runs */
     for (size_t i = 0; i < 3; i++) {
-        char *job1 = xasprintf("%s/%s/job1/w-1", tops[i], name);
-        char *job2 = xasprintf("%s/%s/job2", tops[i], name);
+        char *job1 = xasprintf("%s/%s/job1.w-1", tops[i], name);
+        char *job2 = xasprintf("%s/%s/job2.w-1", tops[i], name);
         assert_true(is_dir(t, job1));
         assert_false(is_dir(t, job2));
         free(job1), free(job2);
     }
+    assert_false(is_dir(t, old + strlen(t->root) + 1));
+    free(old);
 
-    cgroup_remove(cg, "job1", "w-1");
+    for (size_t i = 0; i < 3; i++) { /* its worker ended */
+        assert_int_equal(unlink(procs[i]), 0);
+        free(procs[i]);
+    }
+    cgroup_remove(cg, "job1", "w-1"); /* a spare now */
     cgroup_leave_engine(cg);
     for (size_t i = 0; i < 3; i++) {
         char *own = xasprintf("%s/%s", tops[i], name);
@@ -455,6 +489,94 @@ static void an_engine_leaves_nothing_at_a_clean_stop(void **state)
     cgroup_leave_engine(NULL);
     strbuf_free(&err);
     free(name);
+    cgroup_free(cg);
+}
+
+/* Does root/rel hold text (a file written so)? */
+static bool holds_text(const struct tree *t, const char *rel, const char *text)
+{
+    char *v = get(t, rel);
+    bool same = v && strcmp(v, text) == 0;
+    free(v);
+    return same;
+}
+
+/*
+ * On v1 an ended worker's cgroups are kept as spares: the next worker of
+ * the same limits gets them renamed to its name, its limits already there
+ * and not written again (the CPU quota's write walks every cpu cgroup on
+ * the machine); one of other limits gets new ones; one the memory limit
+ * killed in is not kept (its count would be the next worker's).
+ */
+static void an_ended_workers_cgroups_serve_the_next(void **state)
+{
+    struct tree *t = *state;
+    hybrid_tree(t);
+    struct cgroups *cg = cgroup_probe(t->root, hybrid_self);
+    static const char *const tops[] = {"memory/process_api/abc/trainjob", "cpu/trainjob",
+                                       "pids/trainjob"};
+    static const char *const files[] = {"memory.limit_in_bytes memory.memsw.limit_in_bytes",
+                                        "cpu.cfs_quota_us cpu.cfs_period_us", "pids.max"};
+    static const char *const jobs[] = {"job1.w-1", "job3.w-1"};
+    for (size_t j = 0; j < 2; j++)
+        for (size_t i = 0; i < 3; i++) {
+            char list[128];
+            snprintf(list, sizeof list, "%s", files[i]);
+            for (char *save = NULL, *f = strtok_r(list, " ", &save); f;
+                 f = strtok_r(NULL, " ", &save)) {
+                char *rel = xasprintf("%s/%s/%s", tops[i], jobs[j], f);
+                put(t, rel, "");
+                free(rel);
+            }
+        }
+    struct cgroup_limits lim = {256, 2, 100}, other = {512, 1, 100};
+    char **dirs = NULL;
+    struct strbuf err = STRBUF_INIT;
+    assert_int_equal(cgroup_create(cg, "job1", "w-1", &lim, &dirs, &err), 0);
+    cgroup_dirs_free(dirs);
+    assert_true(holds_text(t, "cpu/trainjob/job1.w-1/cpu.cfs_quota_us", "200000"));
+    put(t, "cpu/trainjob/job1.w-1/cpu.cfs_quota_us", "unwritten since");
+
+    cgroup_remove(cg, "job1", "w-1");
+    for (size_t i = 0; i < 3; i++) {
+        char *gone = xasprintf("%s/job1.w-1", tops[i]);
+        char *spare = xasprintf("%s/~0", tops[i]);
+        assert_false(is_dir(t, gone));
+        assert_true(is_dir(t, spare));
+        free(gone), free(spare);
+    }
+
+    assert_int_equal(cgroup_create(cg, "job2", "w-1", &lim, &dirs, &err), 0);
+    for (size_t i = 0; i < 3; i++) {
+        char *want = xasprintf("%s/%s/job2.w-1", t->root, tops[i]);
+        assert_string_equal(dirs[i], want);
+        free(want);
+        char *spare = xasprintf("%s/~0", tops[i]);
+        assert_false(is_dir(t, spare));
+        free(spare);
+    }
+    cgroup_dirs_free(dirs);
+    assert_true(holds_text(t, "cpu/trainjob/job2.w-1/cpu.cfs_quota_us", "unwritten since"));
+    assert_true(holds_text(t, "pids/trainjob/job2.w-1/pids.max", "100"));
+
+    /* Other limits: no spare of them, new cgroups with those limits written. */
+    assert_int_equal(cgroup_create(cg, "job3", "w-1", &other, &dirs, &err), 0);
+    cgroup_dirs_free(dirs);
+    assert_true(holds_text(t, "cpu/trainjob/job3.w-1/cpu.cfs_quota_us", "100000"));
+    assert_true(holds_text(t, "memory/process_api/abc/trainjob/job3.w-1/memory.limit_in_bytes",
+                           "536870912"));
+
+    /* The memory limit killed in job2's: not kept (the fake tree's files keep it there). */
+    put(t, "memory/process_api/abc/trainjob/job2.w-1/memory.oom_control", "oom_kill 1\n");
+    cgroup_remove(cg, "job2", "w-1");
+    for (size_t i = 0; i < 3; i++) {
+        char *spare = xasprintf("%s/~1", tops[i]);
+        char *still = xasprintf("%s/job2.w-1", tops[i]);
+        assert_false(is_dir(t, spare));
+        assert_true(is_dir(t, still));
+        free(spare), free(still);
+    }
+    strbuf_free(&err);
     cgroup_free(cg);
 }
 
@@ -491,6 +613,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(names_must_be_one_component, setup, teardown),
         cmocka_unit_test_setup_teardown(an_engine_sweeps_and_removes_its_own, setup, teardown),
         cmocka_unit_test_setup_teardown(an_engine_leaves_nothing_at_a_clean_stop, setup, teardown),
+        cmocka_unit_test_setup_teardown(an_ended_workers_cgroups_serve_the_next, setup, teardown),
         cmocka_unit_test_setup_teardown(oom_kills_are_found, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

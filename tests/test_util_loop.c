@@ -11,6 +11,7 @@
 #include <cmocka.h>
 // clang-format on
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -79,6 +80,147 @@ static void fd_readiness_calls_back(void **state)
     assert_int_equal(fd_hits, 1);
     close(p[0]);
     close(p[1]);
+    loop_free(lp);
+}
+
+/*
+ * Two ready pipes; whichever is called first ends the other's watch and
+ * watches a fresh, empty pipe under the other's number. That new watch is
+ * not called in this turn for the old file's readiness (the old loop looked
+ * its callback up by number and called it with the old file's revents).
+ */
+struct swap_state {
+    struct loop *lp;
+    int read_end[2], spare[2];
+    int first_calls, stale_calls;
+};
+
+static void on_stale(void *ctx, int fd, short revents)
+{
+    struct swap_state *st = ctx;
+    (void)fd;
+    (void)revents;
+    st->stale_calls++;
+}
+
+static void on_first(void *ctx, int fd, short revents)
+{
+    struct swap_state *st = ctx;
+    (void)revents;
+    st->first_calls++;
+    int other = fd == st->read_end[0] ? st->read_end[1] : st->read_end[0];
+    loop_remove_fd(st->lp, fd);
+    loop_remove_fd(st->lp, other);
+    assert_int_equal(dup2(st->spare[0], other), other); /* the number now names an empty pipe */
+    loop_add_fd(st->lp, other, POLLIN, on_stale, st);
+}
+
+static void a_watch_sees_only_its_own_file(void **state)
+{
+    (void)state;
+    struct swap_state st = {.lp = loop_new()};
+    int a[2], b[2];
+    assert_int_equal(pipe(a), 0);
+    assert_int_equal(pipe(b), 0);
+    assert_int_equal(pipe(st.spare), 0);
+    st.read_end[0] = a[0], st.read_end[1] = b[0];
+    assert_int_equal(write(a[1], "x", 1), 1);
+    assert_int_equal(write(b[1], "y", 1), 1);
+    loop_add_fd(st.lp, a[0], POLLIN, on_first, &st);
+    loop_add_fd(st.lp, b[0], POLLIN, on_first, &st);
+    loop_run_once(st.lp, 1000);
+    assert_int_equal(st.first_calls, 1);
+    assert_int_equal(st.stale_calls, 0);
+    loop_run_once(st.lp, 0); /* the spare pipe is empty: still nothing */
+    assert_int_equal(st.stale_calls, 0);
+    assert_int_equal(write(st.spare[1], "z", 1), 1);
+    loop_run_once(st.lp, 1000);
+    assert_int_equal(st.stale_calls, 1);
+    loop_free(st.lp);
+    for (int i = 0; i < 2; i++) {
+        close(a[i]);
+        close(b[i]);
+        close(st.spare[i]);
+    }
+}
+
+static int file_hits;
+static short file_revents;
+
+static void on_file(void *ctx, int fd, short revents)
+{
+    (void)ctx;
+    (void)fd;
+    file_hits++;
+    file_revents = revents;
+}
+
+/* What poll(2) calls always ready (a regular file, /dev/null) is called back at every turn. */
+static void files_are_always_ready(void **state)
+{
+    (void)state;
+    struct loop *lp = loop_new();
+    int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    assert_true(null >= 0);
+    file_hits = 0;
+    loop_add_fd(lp, null, POLLIN, on_file, NULL);
+    int64_t start = loop_now_ms();
+    loop_run_once(lp, 5000); /* does not wait: the file is ready */
+    assert_true(loop_now_ms() - start < 2500);
+    assert_int_equal(file_hits, 1);
+    assert_true(file_revents & POLLIN);
+    loop_run_once(lp, 0);
+    assert_int_equal(file_hits, 2);
+    loop_remove_fd(lp, null);
+    loop_run_once(lp, 0);
+    assert_int_equal(file_hits, 2);
+    close(null);
+    loop_free(lp);
+}
+
+/* Many watched, one ready: only that one is called back, once per turn it is ready. */
+static int many_hits, many_fd;
+
+static void on_many(void *ctx, int fd, short revents)
+{
+    char c;
+    (void)ctx;
+    (void)revents;
+    many_hits++;
+    many_fd = fd;
+    assert_int_equal(read(fd, &c, 1), 1);
+}
+
+static void one_ready_among_many(void **state)
+{
+    (void)state;
+    enum { PIPES = 200 };
+    struct loop *lp = loop_new();
+    int p[PIPES][2];
+    for (int i = 0; i < PIPES; i++) {
+        assert_int_equal(pipe2(p[i], O_CLOEXEC), 0);
+        loop_add_fd(lp, p[i][0], POLLIN, on_many, NULL);
+    }
+    many_hits = 0;
+    for (int round = 0; round < 3; round++) {
+        int i = (round * 67) % PIPES;
+        assert_int_equal(write(p[i][1], "x", 1), 1);
+        loop_run_once(lp, 1000);
+        assert_int_equal(many_hits, round + 1);
+        assert_int_equal(many_fd, p[i][0]);
+    }
+    loop_set_events(lp, p[5][0], 0); /* no longer wants input: not called for it */
+    assert_int_equal(write(p[5][1], "x", 1), 1);
+    loop_run_once(lp, 0);
+    assert_int_equal(many_hits, 3);
+    loop_set_events(lp, p[5][0], POLLIN);
+    loop_run_once(lp, 1000);
+    assert_int_equal(many_hits, 4);
+    for (int i = 0; i < PIPES; i++) {
+        loop_remove_fd(lp, p[i][0]);
+        close(p[i][0]);
+        close(p[i][1]);
+    }
     loop_free(lp);
 }
 
@@ -235,6 +377,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(timers_fire_in_deadline_order),
         cmocka_unit_test(fd_readiness_calls_back),
+        cmocka_unit_test(a_watch_sees_only_its_own_file),
+        cmocka_unit_test(files_are_always_ready),
+        cmocka_unit_test(one_ready_among_many),
         cmocka_unit_test(times_are_shown_in_one_form),
         cmocka_unit_test(signals_arrive_through_the_loop),
         cmocka_unit_test(rfc3339_round_trips),

@@ -1,7 +1,13 @@
 /*
- * loop: poll(2)-based event loop; see loop.h. Timers live in a small array
- * kept sorted by deadline (a process has few), fds in a parallel pollfd
- * array rebuilt only when registrations change.
+ * loop: the event loop; see loop.h. Timers live in a small array kept
+ * sorted by deadline (a process has few). Fds are watched with epoll(7),
+ * registered once and changed only when a caller changes them, so a wait
+ * costs the fds that are ready, not every fd watched: trainjobd watches a
+ * descriptor per live worker, and poll(2) over all of them at each of a
+ * worker start's several loop turns was a tenth of the engine's CPU. The
+ * watches are a table indexed by fd. An fd epoll refuses (a regular file,
+ * /dev/null: EPERM) is what poll(2) calls always ready: it is called back
+ * at every turn with the events it asked for, and the wait does not block.
  */
 #include "util/loop.h"
 
@@ -11,14 +17,21 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "util/xalloc.h"
 
+/* Events waited for at most at once; more ready stay ready for the next turn. */
+#define WAIT_MAX 256
+
 struct fd_watch {
-    int fd;
+    bool used;
+    bool always; /* epoll refused it: ready at every turn, as poll(2) says */
     short events;
+    short revents_always; /* what poll(2) answers for it: POLLNVAL when not open */
+    uint32_t gen;         /* which registration of this fd an epoll event belongs to */
     loop_fd_fn fn;
     void *ctx;
 };
@@ -37,8 +50,12 @@ struct sig_watch {
 };
 
 struct loop {
-    struct fd_watch *fds;
-    size_t fd_count, fd_cap;
+    int epfd;
+    struct fd_watch *fds; /* indexed by fd */
+    size_t fd_slots;
+    size_t always_count; /* watches with .always */
+    uint32_t next_gen;
+    struct epoll_event *ready;
     struct timer *timers;
     size_t timer_count, timer_cap;
     uint64_t next_timer_id;
@@ -89,8 +106,10 @@ struct loop *loop_new(void)
 {
     struct loop *lp = xcalloc(1, sizeof *lp);
     lp->next_timer_id = 1;
-    if (pipe2(lp->sig_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
-        xalloc_die();
+    lp->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (lp->epfd < 0 || pipe2(lp->sig_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+        xalloc_die(); /* out of descriptors or kernel memory: nothing works without a loop */
+    lp->ready = xcalloc(WAIT_MAX, sizeof *lp->ready);
     return lp;
 }
 
@@ -104,38 +123,72 @@ void loop_free(struct loop *lp)
         signal_write_fd = -1;
     close(lp->sig_pipe[0]);
     close(lp->sig_pipe[1]);
+    close(lp->epfd);
+    free(lp->ready);
     free(lp->fds);
     free(lp->timers);
     free(lp->sigs);
     free(lp);
 }
 
+/* The epoll event for the watch of fd: poll's bits are epoll's on Linux. */
+static struct epoll_event watch_event(const struct fd_watch *w, int fd)
+{
+    struct epoll_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.events = (uint32_t)(unsigned short)w->events;
+    ev.data.u64 = (uint64_t)w->gen << 32 | (uint32_t)fd;
+    return ev;
+}
+
 void loop_add_fd(struct loop *lp, int fd, short events, loop_fd_fn fn, void *ctx)
 {
+    if (fd < 0)
+        return;
     loop_remove_fd(lp, fd);
-    if (lp->fd_count == lp->fd_cap) {
-        lp->fd_cap = lp->fd_cap ? lp->fd_cap * 2 : 8;
-        lp->fds = xreallocarray(lp->fds, lp->fd_cap, sizeof *lp->fds);
+    if ((size_t)fd >= lp->fd_slots) {
+        size_t slots = lp->fd_slots ? lp->fd_slots : 16;
+        while (slots <= (size_t)fd)
+            slots *= 2;
+        lp->fds = xreallocarray(lp->fds, slots, sizeof *lp->fds);
+        memset(lp->fds + lp->fd_slots, 0, (slots - lp->fd_slots) * sizeof *lp->fds);
+        lp->fd_slots = slots;
     }
-    lp->fds[lp->fd_count++] = (struct fd_watch){fd, events, fn, ctx};
+    struct fd_watch *w = &lp->fds[fd];
+    *w = (struct fd_watch){
+        .used = true, .events = events, .gen = ++lp->next_gen, .fn = fn, .ctx = ctx};
+    struct epoll_event ev = watch_event(w, fd);
+    if (epoll_ctl(lp->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+        /* Not pollable by epoll (EPERM: a regular file), or not open (EBADF), which
+         * poll(2) would answer at once (POLLNVAL): called back at every turn. */
+        w->always = true;
+        w->revents_always = errno == EBADF ? POLLNVAL : 0;
+        lp->always_count++;
+    }
 }
 
 void loop_set_events(struct loop *lp, int fd, short events)
 {
-    for (size_t i = 0; i < lp->fd_count; i++)
-        if (lp->fds[i].fd == fd)
-            lp->fds[i].events = events;
+    if (fd < 0 || (size_t)fd >= lp->fd_slots || !lp->fds[fd].used)
+        return;
+    struct fd_watch *w = &lp->fds[fd];
+    w->events = events;
+    if (!w->always) {
+        struct epoll_event ev = watch_event(w, fd);
+        epoll_ctl(lp->epfd, EPOLL_CTL_MOD, fd, &ev);
+    }
 }
 
 void loop_remove_fd(struct loop *lp, int fd)
 {
-    for (size_t i = 0; i < lp->fd_count; i++) {
-        if (lp->fds[i].fd == fd) {
-            memmove(&lp->fds[i], &lp->fds[i + 1], (lp->fd_count - i - 1) * sizeof *lp->fds);
-            lp->fd_count--;
-            return;
-        }
-    }
+    if (fd < 0 || (size_t)fd >= lp->fd_slots || !lp->fds[fd].used)
+        return;
+    struct fd_watch *w = &lp->fds[fd];
+    if (w->always)
+        lp->always_count--;
+    else
+        epoll_ctl(lp->epfd, EPOLL_CTL_DEL, fd, NULL); /* fails only once fd was closed: gone */
+    memset(w, 0, sizeof *w);
 }
 
 uint64_t loop_add_timer(struct loop *lp, int64_t ms, loop_timer_fn fn, void *ctx)
@@ -197,6 +250,21 @@ static void run_timers(struct loop *lp)
     }
 }
 
+/* Calls back the watches epoll refused, each with the events it asked for. */
+static void run_always(struct loop *lp)
+{
+    for (size_t fd = 0; fd < lp->fd_slots && lp->always_count > 0 && !lp->stop; fd++) {
+        struct fd_watch *w = &lp->fds[fd];
+        if (!w->used || !w->always)
+            continue;
+        short revents = w->revents_always
+                            ? w->revents_always
+                            : (short)(w->events & (POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM));
+        if (revents != 0)
+            w->fn(w->ctx, (int)fd, revents);
+    }
+}
+
 void loop_run_once(struct loop *lp, int max_ms)
 {
     int timeout = max_ms;
@@ -207,27 +275,21 @@ void loop_run_once(struct loop *lp, int max_ms)
         if (timeout < 0 || wait < timeout)
             timeout = wait > 1 << 30 ? 1 << 30 : (int)wait;
     }
-    size_t n = lp->fd_count;
-    struct pollfd *pfd = xcalloc(n ? n : 1, sizeof *pfd);
-    for (size_t i = 0; i < n; i++) {
-        pfd[i].fd = lp->fds[i].fd;
-        pfd[i].events = lp->fds[i].events;
+    if (lp->always_count > 0)
+        timeout = 0;
+    int n = epoll_wait(lp->epfd, lp->ready, WAIT_MAX, timeout);
+    for (int i = 0; i < n && !lp->stop; i++) {
+        int fd = (int)(uint32_t)lp->ready[i].data.u64;
+        uint32_t gen = (uint32_t)(lp->ready[i].data.u64 >> 32);
+        /* A callback may have removed this fd, or removed it and watched another file
+         * under its number, since the wait: only its registration then is called. */
+        if ((size_t)fd >= lp->fd_slots || !lp->fds[fd].used || lp->fds[fd].gen != gen)
+            continue;
+        struct fd_watch *w = &lp->fds[fd];
+        w->fn(w->ctx, fd, (short)(lp->ready[i].events & 0xffff));
     }
-    int rc = poll(pfd, (nfds_t)n, timeout);
-    if (rc > 0) {
-        for (size_t i = 0; i < n && !lp->stop; i++) {
-            if (pfd[i].revents == 0)
-                continue;
-            /* A callback may have removed this fd (or others): look it up again. */
-            for (size_t k = 0; k < lp->fd_count; k++) {
-                if (lp->fds[k].fd == pfd[i].fd) {
-                    lp->fds[k].fn(lp->fds[k].ctx, pfd[i].fd, pfd[i].revents);
-                    break;
-                }
-            }
-        }
-    }
-    free(pfd);
+    if (!lp->stop)
+        run_always(lp);
     if (!lp->stop)
         run_timers(lp);
 }
