@@ -306,7 +306,7 @@ static const char supervisor_body[] =
     "}\n"
     "\n"
     "# tj_start I: starts worker I in the background: with TJ_LOCAL in this batch step\n"
-    "# (its own process group), else as a srun step whose watcher reports\n"
+    "# (its own session and process group: TJ_PID_I), else as a srun step whose watcher reports\n"
     "# \"I GEN STATUS\" to the fifo\n"
     "tj_start() {\n"
     "\teval \"_name=\\$TJ_NAME_$1 _node=\\$TJ_NODE_$1 _gen=\\$TJ_GEN_$1\"\n"
@@ -367,7 +367,10 @@ static const char supervisor_body[] =
     "\t\twait \"$TJ_PID_0\"\n"
     "\t\t_rc=$?\n"
     "\tdone\n"
-    "\ttj_outcome 0 \"$_g\" \"$TJ_JOBDIR/launch/$TJ_NAME_0\" \"$_rc\"\n"
+    "\t# its exit record: the worker in this batch step has no wrapper to write it\n"
+    "\t_mk=$TJ_JOBDIR/launch/$TJ_NAME_0\n"
+    "\t[ -f \"$_mk.start\" ] && [ ! -f \"$_mk.fail\" ] && echo \"$_rc\" > \"$_mk.exit\"\n"
+    "\ttj_outcome 0 \"$_g\" \"$_mk\" \"$_rc\"\n"
     "\t_rc=$TJ_O_RC _kind=$TJ_O_KIND\n"
     "}\n"
     "\n"
@@ -378,8 +381,13 @@ static const char supervisor_body[] =
     "\ttj_clock\n"
     "\t_end=$((TJ_S + TJ_GRACE))\n"
     "\twhile kill -0 -\"$TJ_PID_0\" 2>/dev/null && [ \"$TJ_S\" -lt \"$_end\" ]; do\n"
-    "\t\t# the wrapper exits once the worker did: reaped, its group may still hold children\n"
-    "\t\t[ -f \"$TJ_JOBDIR/launch/$TJ_NAME_0.exit\" ] && break\n"
+    "\t\t# the worker ended (a zombie, or reaped by the shell's wait for a sleep): its\n"
+    "\t\t# group may still hold children\n"
+    "\t\tif { read -r _ps <\"/proc/$TJ_PID_0/stat\"; } 2>/dev/null; then\n"
+    "\t\t\tcase \"${_ps##*) }\" in Z*) break ;; esac\n"
+    "\t\telif [ -d /proc/self ]; then\n"
+    "\t\t\tbreak\n"
+    "\t\tfi\n"
     "\t\tsleep 0.2\n"
     "\t\ttj_clock\n"
     "\tdone\n"
@@ -728,8 +736,9 @@ static const char supervisor_body[] =
     "\t\tesac\n"
     "\t\t_k=$((_k + 1))\n"
     "\tdone\n"
-    "\t# one write: the workers that read it start after it\n"
-    "\tprintf '%s' \"$_hosts\" > \"$TJ_JOBDIR/hostfile\"\n"
+    "\t# one write: the workers that read it start after it; as on trainjobd, only an\n"
+    "\t# MPI job's workers are given it\n"
+    "\t[ \"$TJ_STYLE\" = mpi ] && printf '%s' \"$_hosts\" > \"$TJ_JOBDIR/hostfile\"\n"
     "\ttj_save_state\n"
     "\ttrap tj_on_signal TERM INT\n"
     "\tTJ_LOOPS=0\n"
@@ -817,50 +826,59 @@ static const char supervisor_body[] =
  * What runs inside each step (argv: tj-worker SCRIPT): the device variables
  * trainjobd sets, from the GPUs Slurm gave the step, then the startup script.
  */
-static const char inner_script[] = "NVIDIA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-none}\n"
-                                   "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-}\n"
-                                   "export NVIDIA_VISIBLE_DEVICES CUDA_VISIBLE_DEVICES\n"
-                                   "exec /bin/sh -c \"$1\"\n";
+#define DEVICE_VARS                                                                                \
+    "NVIDIA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-none}\n"                                       \
+    "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-}\n"                                              \
+    "export NVIDIA_VISIBLE_DEVICES CUDA_VISIBLE_DEVICES\n"
+static const char inner_script[] = DEVICE_VARS "exec /bin/sh -c \"$1\"\n";
+
+/*
+ * The step wrapper's checks (argv: MARK NEED LAUNCHER…): says MARK.fail and
+ * exits 127 when a directory of NEED (the volumes the worker mounts, one a
+ * line) or the launcher's program is not there. The wrapper below begins
+ * with them; a worker in the batch step runs them in the supervisor's own
+ * subshell (TJ_CHECK), with no wrapper process.
+ */
+#define LAUNCH_CHECK                                                                               \
+    "set -f\n"                                                                                     \
+    "m=$1\n"                                                                                       \
+    "need=$2\n"                                                                                    \
+    "shift 2\n"                                                                                    \
+    "w=\n"                                                                                         \
+    "what=$1\n"                                                                                    \
+    "IFS='\n'\n"                                                                                   \
+    "for d in $need; do\n"                                                                         \
+    "\tif [ ! -d \"$d\" ]; then what=$d; w='not a directory (a volume of the job)'; break; fi\n"   \
+    "done\n"                                                                                       \
+    "unset IFS\n"                                                                                  \
+    "if [ -z \"$w\" ]; then\n"                                                                     \
+    "\tcase \"$1\" in\n"                                                                           \
+    "\t*/*) if [ ! -e \"$1\" ]; then w='not found'; elif [ ! -f \"$1\" ] || [ ! -x \"$1\" ]; "     \
+    "then w='not an executable file'; fi ;;\n"                                                     \
+    "\t*) command -v \"$1\" >/dev/null 2>&1 || w='not found' ;;\n"                                 \
+    "\tesac\n"                                                                                     \
+    "fi\n"                                                                                         \
+    "if [ -n \"$w\" ]; then\n"                                                                     \
+    "\tprintf '%s: %s on %s\\n' \"$what\" \"$w\" \"${SLURMD_NODENAME:-the node}\" > \"$m.fail\"\n" \
+    "\techo \"trainjob: could not start the worker: $what: $w\" >&2\n"                             \
+    "\texit 127\n"                                                                                 \
+    "fi\n"
 
 /*
  * The first program of each step (argv: tj-launch MARK NEED LAUNCHER…
  * /bin/sh -c INNER …), on the node (outside any container, but for a
- * launcher of srun options): says MARK.fail when a directory of NEED (the
- * volumes the worker mounts, one a line) or the launcher's program is not
- * there, else MARK.start, runs the rest and records its exit code in
- * MARK.exit. A step cancelled from outside ends it before that record;
- * srun's own failures end the step before MARK.start.
+ * launcher of srun options): the checks above, else MARK.start, runs the
+ * rest and records its exit code in MARK.exit. A step cancelled from
+ * outside ends it before that record; srun's own failures end the step
+ * before MARK.start.
  */
 static const char launch_wrapper[] =
-    "set -f\n"
-    "m=$1\n"
-    "need=$2\n"
-    "shift 2\n"
-    "w=\n"
-    "what=$1\n"
-    "IFS='\n'\n"
-    "for d in $need; do\n"
-    "\tif [ ! -d \"$d\" ]; then what=$d; w='not a directory (a volume of the job)'; break; fi\n"
-    "done\n"
-    "unset IFS\n"
-    "if [ -z \"$w\" ]; then\n"
-    "\tcase \"$1\" in\n"
-    "\t*/*) if [ ! -e \"$1\" ]; then w='not found'; elif [ ! -f \"$1\" ] || [ ! -x \"$1\" ]; "
-    "then w='not an executable file'; fi ;;\n"
-    "\t*) command -v \"$1\" >/dev/null 2>&1 || w='not found' ;;\n"
-    "\tesac\n"
-    "fi\n"
-    "if [ -n \"$w\" ]; then\n"
-    "\tprintf '%s: %s on %s\\n' \"$what\" \"$w\" \"${SLURMD_NODENAME:-the node}\" > \"$m.fail\"\n"
-    "\techo \"trainjob: could not start the worker: $what: $w\" >&2\n"
-    "\texit 127\n"
-    "fi\n"
-    ": > \"$m.start\"\n"
-    "trap : TERM INT HUP # the worker gets the signal; its exit is recorded\n"
-    "\"$@\"\n"
-    "rc=$?\n"
-    "echo \"$rc\" > \"$m.exit\"\n"
-    "exit \"$rc\"\n";
+    LAUNCH_CHECK ": > \"$m.start\"\n"
+                 "trap : TERM INT HUP # the worker gets the signal; its exit is recorded\n"
+                 "\"$@\"\n"
+                 "rc=$?\n"
+                 "echo \"$rc\" > \"$m.exit\"\n"
+                 "exit \"$rc\"\n";
 
 void slurm_shell_quote(struct strbuf *out, const char *s)
 {
@@ -1362,14 +1380,28 @@ int slurm_script_render(const struct jobspec *job, const struct slurm_site *site
     if (!srun_options(site))
         render_launcher(script, site, image, strbuf_str(&binds));
     strbuf_adds(script, "/bin/sh -c \"$TJ_INNER\" tj-worker \"$TJ_SCRIPT\" 3>&-\n}\n\n");
-    /* The same chain in this batch step (TJ_LOCAL), in a session and process group of its own. */
-    strbuf_adds(script, "# tj_exec MARK: the one worker in this batch step: the wrapper, the "
-                        "launcher, the worker's sh\n"
-                        "tj_exec() {\n\texec setsid /bin/sh -c \"$TJ_LAUNCH\" tj-launch \"$1\" "
-                        "\"$TJ_NEED\" ");
-    if (!srun_options(site))
+    /*
+     * The one worker in this batch step (TJ_LOCAL): the wrapper's checks and
+     * its start record in the supervisor's subshell, which then becomes the
+     * worker in a session and process group of its own — the launcher and
+     * INNER's sh, or with no launcher the worker's sh itself, the device
+     * variables set here. No wrapper process: tj_next records the exit.
+     */
+    strbuf_adds(script,
+                "# the step wrapper's checks, for the worker in this batch step\nTJ_CHECK=");
+    slurm_shell_quote(script, LAUNCH_CHECK);
+    strbuf_adds(script, "\n# tj_exec MARK: the one worker in this batch step, in this subshell: "
+                        "the checks, its start\n# record, then setsid and the launcher and the "
+                        "worker's sh\ntj_exec() {\n");
+    if (contained(site, image) && !srun_options(site)) {
+        strbuf_adds(script, "\tset -- \"$1\" \"$TJ_NEED\" ");
         render_launcher(script, site, image, strbuf_str(&binds));
-    strbuf_adds(script, "/bin/sh -c \"$TJ_INNER\" tj-worker \"$TJ_SCRIPT\"\n}\n\n");
+        strbuf_adds(script, "/bin/sh -c \"$TJ_INNER\" tj-worker \"$TJ_SCRIPT\"\n");
+    } else {
+        /* INNER's variables set here: the worker's sh is the one INNER would exec */
+        strbuf_adds(script, DEVICE_VARS "\tset -- \"$1\" \"$TJ_NEED\" /bin/sh -c \"$TJ_SCRIPT\"\n");
+    }
+    strbuf_adds(script, "\teval \"$TJ_CHECK\"\n\t: > \"$m.start\"\n\texec setsid \"$@\"\n}\n\n");
     render_match(script, &job->fault_tolerance);
     render_meanings(script);
     strbuf_adds(script, supervisor_body);

@@ -32,7 +32,7 @@
  *   state.json             {"restarts","marked":[nodes],"runs","slurm_job_id"}, replaced
  *                          atomically once it exists
  *   launch/<name>.*        the worker's start, exit and why it could not start
- *   hostfile               the MPI hostfile ("addr slots=1" per worker)
+ *   hostfile               the MPI hostfile ("addr slots=1" per worker), MPI jobs only
  *
  * Called by the Slurm driver (api/slurm*.c) to submit and by `trainjob render
  * --target slurm`; api/ only (engine/ is not used: tests/test_slurm_script.c

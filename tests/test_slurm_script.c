@@ -16,12 +16,16 @@
 #include <cmocka.h>
 // clang-format on
 
+#include <fcntl.h>
 #include <jansson.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "api/fault.h"
@@ -1016,17 +1020,191 @@ static void test_steady_helpers(void **state)
     jobspec_free(&job);
 }
 
+/*
+ * A one-worker job's worker is the supervisor's own child, no wrapper or
+ * second sh between them: the subshell that checks and records its start
+ * becomes setsid and then the worker's sh (two programs for the worker,
+ * where a wrapper sh, a step sh and the worker's sh were three more), in a
+ * session and process group of its own; the supervisor records its exit.
+ */
+static void test_local_worker_chain(void **state)
+{
+    (void)state;
+    struct jobspec job;
+    make_job(&job, FRAMEWORK_PYTORCH_DDP, 1);
+    free(job.roles[0].startup_script);
+    job.roles[0].startup_script = xstrdup("read -r s < /proc/$$/stat; s=${s##*) }; set -- $s\n"
+                                          "echo \"ppid=$2 pgrp=$3 sid=$4 pid=$$\" > chain\n"
+                                          "tr '\\0' ' ' < /proc/$PPID/cmdline > parent\nexit 3");
+    add_rule(&job, "3", FT_ACTION_FAIL_JOB, false);
+    char *root = xasprintf("%s/steady", tmpdir);
+    char *jobdir = xasprintf("%s/jobs/default/train-1", root);
+    /* the job fails (exit 3, FAIL_JOB): run_supervised's check is for a success */
+    char *script = xasprintf("%s/script.sh", tmpdir);
+    struct slurm_site s = {NULL, "default", NULL, NULL, 0};
+    char *jobs = xasprintf("%s/jobs", root);
+    s.jobs_dir = jobs;
+    char *cmd = xasprintf("rm -rf '%s' && mkdir -p '%s/logs' '%s/workers' '%s/launch'", root,
+                          jobdir, jobdir, jobdir);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    free(render_to_file(&job, &s));
+    cmd = xasprintf("cd '%s' && env -i PATH=/usr/bin:/bin SLURM_JOB_ID=42 SLURM_JOB_NODELIST=n1 "
+                    "/bin/sh '%s' 2>/dev/null",
+                    jobdir, script);
+    int rc = system(cmd);
+    free(cmd);
+    assert_true(WIFEXITED(rc));
+    assert_int_equal(WEXITSTATUS(rc), 3);
+    char *p = xasprintf("%s/chain", jobdir);
+    FILE *f = fopen(p, "r");
+    assert_non_null(f);
+    long ppid = -1, pgrp = -2, sid = -3, pid = -4;
+    assert_int_equal(fscanf(f, "ppid=%ld pgrp=%ld sid=%ld pid=%ld", &ppid, &pgrp, &sid, &pid), 4);
+    fclose(f);
+    free(p);
+    /* its own session and process group: the supervisor's stop signals all of it */
+    assert_int_equal(pgrp, pid);
+    assert_int_equal(sid, pid);
+    /* its parent runs the batch script itself */
+    p = xasprintf("%s/parent", jobdir);
+    f = fopen(p, "r");
+    assert_non_null(f);
+    char buf[4096];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    free(p);
+    char *want = xasprintf("/bin/sh %s ", script);
+    if (strcmp(buf, want) != 0)
+        fail_msg("the worker's parent is '%s', not the supervisor ('%s')", buf, want);
+    free(want);
+    /* the exit is recorded as the wrapper recorded it, and decided by the rules; no
+     * hostfile but for MPI, as on trainjobd (one file fewer a job) */
+    cmd = xasprintf("test ! -e '%s/hostfile' && test -e '%s/launch/master-0.start' && test \"$(cat "
+                    "'%s/launch/master-0.exit')\" = 3 && grep -q 'master-0 exited 3: rule 1 (3 → "
+                    "FAIL_JOB) matched; job failed' '%s/events.jsonl'",
+                    jobdir, jobdir, jobdir, jobdir);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    free(jobs);
+    free(script);
+    free(jobdir);
+    free(root);
+    jobspec_free(&job);
+}
+
+/*
+ * Stopping a one-worker job (the supervisor's TERM): TERM to the worker's
+ * process group, and once the worker itself has ended, SIGKILL at once to
+ * what is left of its group (here a child that ignores TERM), not after the
+ * whole grace; the supervisor exits 143.
+ */
+static void test_local_stop(void **state)
+{
+    (void)state;
+    struct jobspec job;
+    make_job(&job, FRAMEWORK_PYTORCH_DDP, 1);
+    free(job.roles[0].startup_script);
+    job.roles[0].startup_script = xstrdup("(trap '' TERM; exec sleep 300) &\n"
+                                          "echo $! > kid\necho started\nexec sleep 301");
+    char *root = xasprintf("%s/stop", tmpdir);
+    char *jobs = xasprintf("%s/jobs", root);
+    char *jobdir = xasprintf("%s/default/train-1", jobs);
+    struct slurm_site s = {jobs, "default", NULL, NULL, 0};
+    char *cmd = xasprintf("rm -rf '%s' && mkdir -p '%s/logs' '%s/workers' '%s/launch'", root,
+                          jobdir, jobdir, jobdir);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    char *script = render_to_file(&job, &s);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        char *const env[] = {"PATH=/usr/bin:/bin", "SLURM_JOB_ID=42", "SLURM_JOB_NODELIST=n1",
+                             NULL};
+        int null = open("/dev/null", O_WRONLY);
+        if (chdir(jobdir) != 0 || null < 0 || dup2(null, 2) < 0)
+            _exit(126);
+        execle("/bin/sh", "sh", script, (char *)NULL, env);
+        _exit(127);
+    }
+    char *log = xasprintf("%s/logs/master-0.log", jobdir);
+    char *kidfile = xasprintf("%s/kid", jobdir);
+    bool started = false;
+    for (int i = 0; i < 200 && !started; i++) {
+        struct strbuf text = STRBUF_INIT;
+        FILE *f = fopen(log, "r");
+        char buf[512];
+        size_t n;
+        while (f && (n = fread(buf, 1, sizeof buf, f)) > 0)
+            strbuf_add(&text, buf, n);
+        if (f)
+            fclose(f);
+        started = strstr(strbuf_str(&text), "\nstarted\n") != NULL && access(kidfile, F_OK) == 0;
+        strbuf_free(&text);
+        if (!started)
+            usleep(50000);
+    }
+    assert_true(started);
+    long kid = -1;
+    FILE *f = fopen(kidfile, "r");
+    assert_non_null(f);
+    assert_int_equal(fscanf(f, "%ld", &kid), 1);
+    fclose(f);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(kill(pid, SIGTERM), 0);
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 143);
+    /* well inside the 10 s grace: the worker ended at once, its child was killed */
+    if (secs >= 8)
+        fail_msg("the stop took %.1f s: the supervisor waited out the grace", secs);
+    bool gone = false;
+    for (int i = 0; i < 100 && !gone; i++) {
+        gone = kill((pid_t)kid, 0) != 0;
+        if (!gone)
+            usleep(20000);
+    }
+    if (!gone) {
+        kill((pid_t)kid, SIGKILL);
+        fail_msg("the worker's child %ld outlived the stop", kid);
+    }
+    cmd = xasprintf("grep -q '\"reason\":\"Stopping\"' '%s/events.jsonl'", jobdir);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    free(kidfile);
+    free(log);
+    free(script);
+    free(jobdir);
+    free(jobs);
+    free(root);
+    jobspec_free(&job);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_quote_roundtrip),   cmocka_unit_test(test_hostile_job_text),
-        cmocka_unit_test(test_env_names_refused), cmocka_unit_test(test_jobdir),
-        cmocka_unit_test(test_decide_agrees),     cmocka_unit_test(test_env_agrees),
-        cmocka_unit_test(test_launcher),          cmocka_unit_test(test_gaps),
-        cmocka_unit_test(test_hostile_state),     cmocka_unit_test(test_event_json),
-        cmocka_unit_test(test_outcome),           cmocka_unit_test(test_mounts),
-        cmocka_unit_test(test_steady_helpers),    cmocka_unit_test(test_last_state),
+        cmocka_unit_test(test_quote_roundtrip),
+        cmocka_unit_test(test_hostile_job_text),
+        cmocka_unit_test(test_env_names_refused),
+        cmocka_unit_test(test_jobdir),
+        cmocka_unit_test(test_decide_agrees),
+        cmocka_unit_test(test_env_agrees),
+        cmocka_unit_test(test_launcher),
+        cmocka_unit_test(test_gaps),
+        cmocka_unit_test(test_hostile_state),
+        cmocka_unit_test(test_event_json),
+        cmocka_unit_test(test_outcome),
+        cmocka_unit_test(test_mounts),
+        cmocka_unit_test(test_steady_helpers),
+        cmocka_unit_test(test_last_state),
         cmocka_unit_test(test_clock),
+        cmocka_unit_test(test_local_worker_chain),
+        cmocka_unit_test(test_local_stop),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
