@@ -26,6 +26,8 @@
 #include "api/slurm_shapes.h"
 #include "util/strbuf.h"
 
+struct stat;
+
 #define WORKER_FILE_MAX (64u << 10)
 #define FOLLOW_POLL_MS 500
 #define JOBS_FRESH_MS 1000 /* GET /jobs at most once a second */
@@ -208,6 +210,8 @@ int slurm_open_dir_nofollow(const char *dir);
 bool slurm_owner_ok(uid_t uid, uid_t owner);
 /* Opens a job directory: no symlink, owner's (slurm_owner_ok), writable by nobody else; else -1. */
 int slurm_open_job_dir(const char *dir, uid_t owner);
+/* The same, for the entry name (no '/') of the workspace directory wsfd. */
+int slurm_open_job_dir_at(int wsfd, const char *name, uid_t owner);
 /*
  * The directories a job's lies in, checked the way sshd's StrictModes checks
  * ~/.ssh: jobs_dir and those above it, the workspace's and (when not NULL
@@ -223,6 +227,9 @@ int slurm_read_job_file(const char *dir, uid_t owner, const char *sub, const cha
                         bool tail, struct strbuf *out);
 /* The same, from the job directory dfd (slurm_open_job_dir's) already open. */
 int slurm_read_job_file_at(int dfd, uid_t owner, const char *name, size_t max, struct strbuf *out);
+/* The same with the open file's stat in *st; -1 with errno ENOENT when there is none. */
+int slurm_read_job_file_st(int dfd, uid_t owner, const char *name, size_t max, struct strbuf *out,
+                           struct stat *st);
 /* A copy of text made safe for a terminal and at most max bytes. */
 char *slurm_clean(const char *text, size_t max);
 /* A safe name from the cluster or a job directory (a worker, partition, QOS, user). */
