@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -616,10 +617,11 @@ struct name_group {
 
 /*
  * A list's reading of the workspace's job directories: the names in the
- * directory, and each one's facts — read ahead by a thread of its own
- * while slurmrestd renders /jobs (0.1 s for 1,000 jobs) when the list
- * waits for it, else as they are asked for. facts are read by the calling
- * thread only once the reading thread has ended (prefetch_wait).
+ * directory, and each one's facts — read ahead while slurmrestd renders
+ * /jobs (0.1 s for 1,000 jobs) when the list waits for it, by a thread of
+ * its own and, once the calling thread has its reply, by both (each takes
+ * the next directory not taken); else as they are asked for. facts are the
+ * calling thread's once the reading thread has ended (prefetch_wait).
  */
 struct prefetch {
     char **names;
@@ -628,19 +630,26 @@ struct prefetch {
     struct hmap by_name;     /* of &names[i] */
     int wsfd;
     uid_t owner;
+    atomic_size_t next; /* the next directory to read ahead */
     pthread_t thread;
     bool running;
 };
 
-static void *prefetch_run(void *arg)
+/* Reads the directories not taken yet, one at a time. */
+static void prefetch_take(struct prefetch *p)
 {
-    struct prefetch *p = arg;
-    for (size_t i = 0; i < p->count; i++) {
+    size_t i;
+    while ((i = atomic_fetch_add(&p->next, 1)) < p->count) {
         int dfd = slurm_open_job_dir_at(p->wsfd, p->names[i], p->owner);
         facts_read(dfd, p->owner, true, &p->facts[i]);
         if (dfd >= 0)
             close(dfd);
     }
+}
+
+static void *prefetch_run(void *arg)
+{
+    prefetch_take(arg);
     return NULL;
 }
 
@@ -648,6 +657,7 @@ static void *prefetch_run(void *arg)
 static void prefetch_start(struct backend *b, struct prefetch *p, bool ahead)
 {
     memset(p, 0, sizeof *p);
+    atomic_init(&p->next, 0);
     p->by_name = (struct hmap)HMAP_INIT;
     p->owner = driver(b)->owner_uid;
     p->count = dir_names(b, &p->names);
@@ -663,13 +673,14 @@ static void prefetch_start(struct backend *b, struct prefetch *p, bool ahead)
         return;
     p->running = pthread_create(&p->thread, NULL, prefetch_run, p) == 0;
     if (!p->running)
-        prefetch_run(p);
+        prefetch_take(p);
 }
 
-/* Waits for the reading thread: p's facts are the caller's from here on. */
+/* Reads what is left with the reading thread, then waits for it: p's facts are the caller's. */
 static void prefetch_wait(struct prefetch *p)
 {
     if (p->running) {
+        prefetch_take(p);
         pthread_join(p->thread, NULL);
         p->running = false;
     }
@@ -697,6 +708,7 @@ static struct dir_facts *prefetch_get(struct prefetch *p, const char *name)
 
 static void prefetch_free(struct prefetch *p)
 {
+    atomic_store(&p->next, p->count); /* a list that failed reads no more */
     prefetch_wait(p);
     for (size_t i = 0; i < p->count; i++) {
         facts_free(&p->facts[i]);
