@@ -208,6 +208,28 @@ bool jsonbound_member_is(const char *obj, size_t len, const char *key, const cha
     return same;
 }
 
+void jsonbound_add_compact(struct strbuf *out, const char *text, size_t len)
+{
+    bool quoted = false;
+    size_t from = 0; /* the start of the run not added yet */
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (quoted) {
+            if (c == '\\')
+                i++; /* the escaped character, whatever it is */
+            else if (c == '"')
+                quoted = false;
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+            strbuf_add(out, text + from, i - from);
+            from = i + 1;
+        }
+    }
+    if (from < len)
+        strbuf_add(out, text + from, len - from);
+}
+
 /* ---- a reply read in pieces ------------------------------------------------- */
 
 /* Where a stream is in its top-level object. */

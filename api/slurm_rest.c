@@ -778,27 +778,45 @@ json_t *slurm_kept_read(struct backend *b, const char *kind, int64_t *since)
     return doc;
 }
 
-void slurm_kept_write(struct backend *b, const char *kind, const json_t *doc, int64_t since)
+void slurm_kept_write_text(struct backend *b, const char *kind, const char *members, int64_t since)
 {
     struct slurm *s = driver(b);
     char *path = kept_path(b, kind);
     char *dir = paths_cache_dir();
     struct strbuf why = STRBUF_INIT;
-    if (json_is_object(doc) && file_mkdirs(dir, 0700, &why) == 0 && cache_dir_safe(path)) {
+    if (file_mkdirs(dir, 0700, &why) == 0 && cache_dir_safe(path)) {
         json_t *j =
             json_pack("{s:s, s:s, s:s, s:I}", "endpoint", b->endpoint ? b->endpoint : "", "user",
                       s->user ? s->user : "", "workspace",
                       b->target.workspace ? b->target.workspace : "", "since", (json_int_t)since);
-        json_object_update_missing(j, (json_t *)doc);
-        char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
-        if (text)
-            (void)file_write_atomic_nosync(path, text, strlen(text), 0600, &why);
-        free(text);
+        char *head = j ? json_dumps(j, JSON_COMPACT) : NULL;
+        if (head && strlen(head) > 1) {
+            struct strbuf text = STRBUF_INIT;
+            strbuf_add(&text, head, strlen(head) - 1); /* its closing brace */
+            if (*members)
+                strbuf_addc(&text, ',');
+            strbuf_adds(&text, members);
+            strbuf_addc(&text, '}');
+            (void)file_write_atomic_nosync(path, text.buf, text.len, 0600, &why);
+            strbuf_free(&text);
+        }
+        free(head);
         json_decref(j);
     }
     strbuf_free(&why);
     free(dir);
     free(path);
+}
+
+void slurm_kept_write(struct backend *b, const char *kind, const json_t *doc, int64_t since)
+{
+    char *text = json_is_object(doc) ? json_dumps(doc, JSON_COMPACT) : NULL;
+    size_t n = text ? strlen(text) : 0;
+    if (n >= 2 && text[0] == '{' && text[n - 1] == '}') {
+        text[n - 1] = '\0';
+        slurm_kept_write_text(b, kind, text + 1, since);
+    }
+    free(text);
 }
 
 /*
@@ -901,6 +919,7 @@ struct slurm_jobs_read {
     json_t *jobs;
     struct jsonbound_stream *js;
     struct strbuf kept; /* the element's kept members, as an object's text */
+    struct strbuf all;  /* the user's elements' kept texts, joined by commas */
     bool mine;          /* the element's user_name is the user's */
     size_t bytes;       /* of the reply, for TRAINJOB_HTTP_STATS */
     size_t others;      /* elements of other users, never decoded */
@@ -923,7 +942,7 @@ static int job_member(void *ctx, const char *key, size_t key_len, const char *va
         strbuf_addc(&jr->kept, '"');
         strbuf_add(&jr->kept, key, key_len); /* one of ours: nothing to escape */
         strbuf_adds(&jr->kept, "\":");
-        strbuf_add(&jr->kept, value, value_len);
+        jsonbound_add_compact(&jr->kept, value, value_len); /* as kept: no blanks to read again */
         break;
     }
     return 0;
@@ -947,9 +966,12 @@ static int user_job(void *ctx, const char *elem, size_t len)
     struct strbuf why = STRBUF_INIT;
     json_t *j = jsonbound_loadb(jr->kept.buf, jr->kept.len, 0, &why);
     strbuf_free(&why);
-    if (json_is_object(j))
+    if (json_is_object(j)) {
         json_array_append_new(jr->jobs, j);
-    else {
+        if (jr->all.len)
+            strbuf_addc(&jr->all, ',');
+        strbuf_add(&jr->all, jr->kept.buf, jr->kept.len);
+    } else {
         json_decref(j);
         jr->bad++;
     }
@@ -972,6 +994,7 @@ struct slurm_jobs_read *slurm_jobs_read_new(struct backend *b, const char *metho
     jr->user = xstrdup(driver(b)->user ? driver(b)->user : "");
     jr->jobs = json_array();
     jr->kept = (struct strbuf)STRBUF_INIT;
+    jr->all = (struct strbuf)STRBUF_INIT;
     jr->js = jsonbound_stream_new("jobs", SLURM_JOB_MAX, SLURM_REST_MAX, user_job, jr);
     return jr;
 }
@@ -990,6 +1013,7 @@ void slurm_jobs_read_free(struct slurm_jobs_read *jr)
     free(jr->user);
     json_decref(jr->jobs);
     strbuf_free(&jr->kept);
+    strbuf_free(&jr->all);
     jsonbound_stream_free(jr->js);
     free(jr);
 }
@@ -1044,6 +1068,13 @@ static enum backend_status decode_reply(struct backend *b, const char *method, c
         if (r->body.len)
             slurm_jobs_read_data(read, text, r->body.len);
         j = jobs_read_end(read, &why);
+        if (j) { /* the text the kept list is written from (slurm_fetch_jobs) */
+            struct slurm *s = driver(b);
+            free(s->jobs_text);
+            json_decref(s->jobs_text_of);
+            s->jobs_text = strbuf_detach(&read->all, NULL);
+            s->jobs_text_of = json_incref(j);
+        }
         slurm_jobs_read_free(own);
     } else {
         j = jsonbound_loadb(text, r->body.len, 0, &why);
