@@ -600,18 +600,15 @@ static enum backend_status jobs_reply(struct backend *b, json_t **out, struct ap
         json_decref(s->jobs_cache);
         s->jobs_cache = json_incref(reply);
         s->jobs_since = s->sent_ms / 1000 - 1;
-        if (s->jobs_text_of == reply && s->jobs_text) { /* as read: no dump of the reply */
-            char *members = xasprintf("\"jobs\":[%s]", s->jobs_text);
-            slurm_kept_write_text(b, "jobs", members, s->jobs_since);
-            free(members);
+        if (s->jobs_text_of == reply && s->jobs_text.len) { /* as read: no dump of the reply */
+            slurm_kept_write_text(b, "jobs", &s->jobs_text, s->jobs_since);
         } else {
             json_t *kept = json_pack("{s:O}", "jobs", json_object_get(reply, "jobs"));
             slurm_kept_write(b, "jobs", kept, s->jobs_since);
             json_decref(kept);
         }
     }
-    free(s->jobs_text);
-    s->jobs_text = NULL;
+    strbuf_free(&s->jobs_text);
     json_decref(s->jobs_text_of);
     s->jobs_text_of = NULL;
     s->jobs_at = now;

@@ -99,11 +99,11 @@ struct slurm {
     int64_t jobs_at;    /* time_now_ms of the last GET /jobs; 0: ask again */
     int64_t sent_ms;    /* when the request whose reply slurm_rest returned last was made */
     /*
-     * The user's jobs of the last GET /jobs read as it arrived, as their
-     * kept members' text joined by commas (the kept list is written from
-     * it, not dumped from jobs_text_of, the reply it belongs to).
+     * The user's jobs of the last GET /jobs read as it arrived, as the text
+     * {"jobs":[…] of their kept members (the kept list is written from it,
+     * not dumped from jobs_text_of, the reply it belongs to).
      */
-    char *jobs_text;
+    struct strbuf jobs_text;
     json_t *jobs_text_of;
     const struct slurm_shape *shape; /* NULL until /openapi/v3 (or its cache) was read */
     /*
@@ -154,8 +154,12 @@ enum backend_status slurm_rest(struct backend *b, const char *method, const char
  */
 json_t *slurm_kept_read(struct backend *b, const char *kind, int64_t *since);
 void slurm_kept_write(struct backend *b, const char *kind, const json_t *doc, int64_t since);
-/* The same, doc's members given as text (`"jobs":[…]`: an object's without its braces). */
-void slurm_kept_write_text(struct backend *b, const char *kind, const char *members, int64_t since);
+/*
+ * The same, doc given as text: an object's opening brace and members
+ * ({"jobs":[…]), to which the envelope's members and the closing brace are
+ * added in place.
+ */
+void slurm_kept_write_text(struct backend *b, const char *kind, struct strbuf *text, int64_t since);
 /* Sets s->shape, as a request under the version would: from the cache or /openapi/v3. */
 enum backend_status slurm_ensure_shape(struct backend *b, struct api_error *err);
 
