@@ -385,6 +385,17 @@ static int value_run(struct jsonbound_stream *s, const char *data, size_t len, s
     size_t from = *i, p = *i;
     int rc = VALUE_MORE;
     while (p < len && rc == VALUE_MORE) {
+        /* The bytes value_byte would pass over unchanged, passed over here. */
+        if (s->in_string && !s->escape) {
+            while (p < len && data[p] != '"' && data[p] != '\\')
+                p++;
+        } else if (!s->in_string && !s->scalar && s->depth > 0) {
+            while (p < len && data[p] != '"' && data[p] != '{' && data[p] != '[' &&
+                   data[p] != '}' && data[p] != ']')
+                p++;
+        }
+        if (p == len)
+            break;
         rc = value_byte(s, data[p]);
         if (rc != VALUE_DONE_BEFORE)
             p++;
