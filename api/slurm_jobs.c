@@ -2,8 +2,11 @@
  * slurm_jobs: Slurm's jobs as trainjob's — Slurm's states (and pending
  * reasons, exit codes) mapped to trainjob's, the workspace's jobs from one
  * GET /jobs matched to their job directories, and the get and list
- * operations built from both. Called by the other api/slurm*.c
- * (slurm_priv.h); slurm_job_state and slurm_job_ended are in slurm.h.
+ * operations built from both. A list reads each job directory once (its
+ * mark, job.json and state.json: struct dir_facts), ahead in a thread of
+ * its own while slurmrestd answers (struct prefetch). Called by the other
+ * api/slurm*.c (slurm_priv.h); slurm_job_state and slurm_job_ended are in
+ * slurm.h.
  */
 #include <dirent.h>
 #include <errno.h>
