@@ -199,19 +199,45 @@ static const char *name_in(struct backend *b, const char *cwd, char **prefix_cac
     return name;
 }
 
-char *slurm_job_mark(const char *dir, uid_t owner, bool make)
+/*
+ * The mark of the job directory dfd: 1 with it in mark (32 hex digits), 0
+ * when the directory has none (one a trainjob from before marks submitted
+ * from), -1 when it is unusable (not a plain file of the user's, not a
+ * mark). *created: the mark's mtime, when the job was first submitted (a
+ * start submits again, so Slurm's submit time is the run's).
+ */
+static int mark_at(int dfd, uid_t owner, char mark[33], int64_t *created)
 {
     struct strbuf sb = STRBUF_INIT;
-    char *mark = NULL;
-    for (int attempt = 0; attempt < 2 && mark == NULL; attempt++) {
-        strbuf_reset(&sb);
-        if (slurm_read_job_file(dir, owner, NULL, SLURM_MARK_FILE, 64, false, &sb) == 0) {
-            size_t n = strspn(strbuf_str(&sb), "0123456789abcdef");
-            if (n == 32)
-                mark = xstrndup(sb.buf, n);
-            break;
+    struct stat st;
+    *created = 0;
+    int rc = slurm_read_job_file_st(dfd, owner, SLURM_MARK_FILE, 64, &sb, &st);
+    int out = -1;
+    if (rc == 0) {
+        *created = (int64_t)st.st_mtime;
+        if (strspn(strbuf_str(&sb), "0123456789abcdef") == 32) {
+            memcpy(mark, sb.buf, 32);
+            mark[32] = '\0';
+            out = 1;
         }
-        if (!make || attempt > 0)
+    } else if (rc == -1 && errno == ENOENT) {
+        out = 0;
+    }
+    strbuf_free(&sb);
+    return out;
+}
+
+char *slurm_job_mark(const char *dir, uid_t owner, bool make)
+{
+    char *mark = NULL;
+    int dfd = slurm_open_job_dir(dir, owner);
+    for (int attempt = 0; dfd >= 0 && attempt < 2; attempt++) {
+        char got[33];
+        int64_t created;
+        int rc = mark_at(dfd, owner, got, &created);
+        if (rc == 1)
+            mark = xstrdup(got);
+        if (rc != 0 || !make || attempt > 0)
             break;
         /* Made once per job directory, O_EXCL: calls racing for it read the same one. */
         unsigned char rnd[16];
@@ -220,20 +246,17 @@ char *slurm_job_mark(const char *dir, uid_t owner, bool make)
         char hex[33];
         for (size_t i = 0; i < sizeof rnd; i++)
             snprintf(hex + 2 * i, 3, "%02x", rnd[i]);
-        int dfd = slurm_open_job_dir(dir, owner);
-        int fd = dfd < 0 ? -1
-                         : openat(dfd, SLURM_MARK_FILE,
-                                  O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        int fd = openat(dfd, SLURM_MARK_FILE, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                        0644);
         if (fd >= 0) {
             if (write(fd, hex, 32) != 32) {
                 /* read back below: a short mark is no mark */
             }
             close(fd);
         }
-        if (dfd >= 0)
-            close(dfd);
     }
-    strbuf_free(&sb);
+    if (dfd >= 0)
+        close(dfd);
     return mark;
 }
 
@@ -344,34 +367,6 @@ static enum priority priority_of(const json_t *qos, const struct slurm_job *sj,
                 return (enum priority)p;
         }
     return job->scheduling.priority ? job->scheduling.priority : PRIORITY_NORMAL;
-}
-
-/*
- * The mark of the job directory dfd: 1 with it in mark (32 hex digits), 0
- * when the directory has none (one a trainjob from before marks submitted
- * from), -1 when it is unusable (not a plain file of the user's, not a
- * mark). *created: the mark's mtime, when the job was first submitted (a
- * start submits again, so Slurm's submit time is the run's).
- */
-static int mark_at(int dfd, uid_t owner, char mark[33], int64_t *created)
-{
-    struct strbuf sb = STRBUF_INIT;
-    struct stat st;
-    *created = 0;
-    int rc = slurm_read_job_file_st(dfd, owner, SLURM_MARK_FILE, 64, &sb, &st);
-    int out = -1;
-    if (rc == 0) {
-        *created = (int64_t)st.st_mtime;
-        if (strspn(strbuf_str(&sb), "0123456789abcdef") == 32) {
-            memcpy(mark, sb.buf, 32);
-            mark[32] = '\0';
-            out = 1;
-        }
-    } else if (rc == -1 && errno == ENOENT) {
-        out = 0;
-    }
-    strbuf_free(&sb);
-    return out;
 }
 
 /* What a list reads of a job directory: once, each file through the directory's descriptor. */
