@@ -208,6 +208,28 @@ bool jsonbound_member_is(const char *obj, size_t len, const char *key, const cha
     return same;
 }
 
+void jsonbound_add_compact(struct strbuf *out, const char *text, size_t len)
+{
+    bool quoted = false;
+    size_t from = 0; /* the start of the run not added yet */
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (quoted) {
+            if (c == '\\')
+                i++; /* the escaped character, whatever it is */
+            else if (c == '"')
+                quoted = false;
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+            strbuf_add(out, text + from, i - from);
+            from = i + 1;
+        }
+    }
+    if (from < len)
+        strbuf_add(out, text + from, len - from);
+}
+
 /* ---- a reply read in pieces ------------------------------------------------- */
 
 /* Where a stream is in its top-level object. */
@@ -363,6 +385,17 @@ static int value_run(struct jsonbound_stream *s, const char *data, size_t len, s
     size_t from = *i, p = *i;
     int rc = VALUE_MORE;
     while (p < len && rc == VALUE_MORE) {
+        /* The bytes value_byte would pass over unchanged, passed over here. */
+        if (s->in_string && !s->escape) {
+            while (p < len && data[p] != '"' && data[p] != '\\')
+                p++;
+        } else if (!s->in_string && !s->scalar && s->depth > 0) {
+            while (p < len && data[p] != '"' && data[p] != '{' && data[p] != '[' &&
+                   data[p] != '}' && data[p] != ']')
+                p++;
+        }
+        if (p == len)
+            break;
         rc = value_byte(s, data[p]);
         if (rc != VALUE_DONE_BEFORE)
             p++;

@@ -77,6 +77,8 @@ int jsonbound_elements(const char *buf, size_t start, size_t end, jsonbound_elem
  * escaped string is decoded first (it is small or the element is refused).
  */
 bool jsonbound_member_is(const char *obj, size_t len, const char *key, const char *want);
+/* Adds the JSON text [0, len) to out without the blanks between its tokens (strings kept whole). */
+void jsonbound_add_compact(struct strbuf *out, const char *text, size_t len);
 
 /*
  * A top-level object read in pieces: each element of its member array_key

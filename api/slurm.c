@@ -429,6 +429,8 @@ static void slurm_free(struct backend *b)
     free(s->launcher);
     free(s->warning);
     json_decref(s->jobs_cache);
+    strbuf_free(&s->jobs_text);
+    json_decref(s->jobs_text_of);
     json_decref(s->qos);
     json_decref(s->volumes);
     free(s);

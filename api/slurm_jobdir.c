@@ -83,6 +83,16 @@ int slurm_open_job_dir(const char *dir, uid_t owner)
     return owned_dir(slurm_open_dir_nofollow(dir), owner);
 }
 
+int slurm_open_job_dir_at(int wsfd, const char *name, uid_t owner)
+{
+    if (wsfd < 0 || name[0] == '\0' || strchr(name, '/') || strcmp(name, ".") == 0 ||
+        strcmp(name, "..") == 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    return owned_dir(openat(wsfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), owner);
+}
+
 /* sub (workers/, logs/) of the job directory dfd, checked like it. */
 static int open_sub(int dfd, const char *sub, uid_t owner)
 {
@@ -197,22 +207,26 @@ int slurm_check_dirs(struct backend *b, const char *job_dir, struct api_error *e
 /*
  * Reads name below dirfd (no symlink, a regular file of owner's or root's)
  * into *out: at most max bytes, the tail when tail; -2 for another's file.
+ * st_out (when not NULL) gets the open file's stat.
  */
 static int read_at(int dirfd, const char *name, uid_t owner, size_t max, bool tail,
-                   struct strbuf *out)
+                   struct strbuf *out, struct stat *st_out)
 {
     int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
-        return -1;
+        return -1; /* errno as openat left it: ENOENT for none */
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
+        errno = EINVAL; /* there, but no plain file */
         return -1;
     }
     if (!slurm_owner_ok(st.st_uid, owner)) { /* the open file's owner: no check-then-open race */
         close(fd);
         return -2;
     }
+    if (st_out)
+        *st_out = st;
     off_t start = 0;
     if (tail && st.st_size > (off_t)max)
         start = st.st_size - (off_t)max;
@@ -244,7 +258,13 @@ static int read_at(int dirfd, const char *name, uid_t owner, size_t max, bool ta
 /* A file of the job directory, bounded; -1 missing or no plain file, -2 another user's. */
 int slurm_read_job_file_at(int dfd, uid_t owner, const char *name, size_t max, struct strbuf *out)
 {
-    return read_at(dfd, name, owner, max, false, out);
+    return read_at(dfd, name, owner, max, false, out, NULL);
+}
+
+int slurm_read_job_file_st(int dfd, uid_t owner, const char *name, size_t max, struct strbuf *out,
+                           struct stat *st)
+{
+    return read_at(dfd, name, owner, max, false, out, st);
 }
 
 int slurm_read_job_file(const char *dir, uid_t owner, const char *sub, const char *name, size_t max,
@@ -260,7 +280,7 @@ int slurm_read_job_file(const char *dir, uid_t owner, const char *sub, const cha
         if (fd < 0)
             return -1;
     }
-    int rc = read_at(fd, name, owner, max, tail, out);
+    int rc = read_at(fd, name, owner, max, tail, out, NULL);
     close(fd);
     return rc;
 }
@@ -402,7 +422,7 @@ size_t slurm_workers_from_dir(const char *dir, uid_t owner, struct worker_list *
         if (e->d_name[0] == '.' || n < 6 || strcmp(e->d_name + n - 5, ".json") != 0)
             continue;
         struct strbuf sb = STRBUF_INIT;
-        if (read_at(dirfd(dp), e->d_name, owner, WORKER_FILE_MAX, false, &sb) == 0) {
+        if (read_at(dirfd(dp), e->d_name, owner, WORKER_FILE_MAX, false, &sb, NULL) == 0) {
             json_t *j = json_loadb(sb.buf ? sb.buf : "", sb.len, 0, NULL);
             struct worker_info w;
             if (json_is_object(j) && worker_from_record(j, e->d_name, n - 5, &w)) {

@@ -26,6 +26,8 @@
 #include "api/slurm_shapes.h"
 #include "util/strbuf.h"
 
+struct stat;
+
 #define WORKER_FILE_MAX (64u << 10)
 #define FOLLOW_POLL_MS 500
 #define JOBS_FRESH_MS 1000 /* GET /jobs at most once a second */
@@ -96,6 +98,13 @@ struct slurm {
     int64_t jobs_since; /* seconds, slurmctld's clock (the request's start, less 1 s) */
     int64_t jobs_at;    /* time_now_ms of the last GET /jobs; 0: ask again */
     int64_t sent_ms;    /* when the request whose reply slurm_rest returned last was made */
+    /*
+     * The user's jobs of the last GET /jobs read as it arrived, as the text
+     * {"jobs":[…] of their kept members (the kept list is written from it,
+     * not dumped from jobs_text_of, the reply it belongs to).
+     */
+    struct strbuf jobs_text;
+    json_t *jobs_text_of;
     const struct slurm_shape *shape; /* NULL until /openapi/v3 (or its cache) was read */
     /*
      * The shape came from the user's cache of this endpoint's version and no
@@ -145,6 +154,12 @@ enum backend_status slurm_rest(struct backend *b, const char *method, const char
  */
 json_t *slurm_kept_read(struct backend *b, const char *kind, int64_t *since);
 void slurm_kept_write(struct backend *b, const char *kind, const json_t *doc, int64_t since);
+/*
+ * The same, doc given as text: an object's opening brace and members
+ * ({"jobs":[…]), to which the envelope's members and the closing brace are
+ * added in place.
+ */
+void slurm_kept_write_text(struct backend *b, const char *kind, struct strbuf *text, int64_t since);
 /* Sets s->shape, as a request under the version would: from the cache or /openapi/v3. */
 enum backend_status slurm_ensure_shape(struct backend *b, struct api_error *err);
 
@@ -208,6 +223,8 @@ int slurm_open_dir_nofollow(const char *dir);
 bool slurm_owner_ok(uid_t uid, uid_t owner);
 /* Opens a job directory: no symlink, owner's (slurm_owner_ok), writable by nobody else; else -1. */
 int slurm_open_job_dir(const char *dir, uid_t owner);
+/* The same, for the entry name (no '/') of the workspace directory wsfd. */
+int slurm_open_job_dir_at(int wsfd, const char *name, uid_t owner);
 /*
  * The directories a job's lies in, checked the way sshd's StrictModes checks
  * ~/.ssh: jobs_dir and those above it, the workspace's and (when not NULL
@@ -223,6 +240,9 @@ int slurm_read_job_file(const char *dir, uid_t owner, const char *sub, const cha
                         bool tail, struct strbuf *out);
 /* The same, from the job directory dfd (slurm_open_job_dir's) already open. */
 int slurm_read_job_file_at(int dfd, uid_t owner, const char *name, size_t max, struct strbuf *out);
+/* The same with the open file's stat in *st; -1 with errno ENOENT when there is none. */
+int slurm_read_job_file_st(int dfd, uid_t owner, const char *name, size_t max, struct strbuf *out,
+                           struct stat *st);
 /* A copy of text made safe for a terminal and at most max bytes. */
 char *slurm_clean(const char *text, size_t max);
 /* A safe name from the cluster or a job directory (a worker, partition, QOS, user). */

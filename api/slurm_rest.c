@@ -721,6 +721,13 @@ static void shape_cache_write(struct backend *b, const char *release)
  * we show or the shape we submit) and the server is asked.
  */
 #define KEPT_MAX ((size_t)64 << 20)
+/*
+ * What the kept list may take decoded: the reply it was written from was
+ * decoded one job at a time, so its sum is bounded only by the user's jobs;
+ * 256 MiB (JSONBOUND_MAX) refused the list of 50,000 running jobs (37 MB,
+ * about 370 MiB decoded) and every list after it asked for everything.
+ */
+#define KEPT_DECODED_MAX ((size_t)1 << 30)
 
 static char *kept_path(const struct backend *b, const char *kind)
 {
@@ -756,7 +763,8 @@ json_t *slurm_kept_read(struct backend *b, const char *kind, int64_t *since)
         struct strbuf text = STRBUF_INIT, why = STRBUF_INIT;
         strbuf_grow(&text, (size_t)st.st_size + 1);
         ssize_t n = read(fd, text.buf, (size_t)st.st_size);
-        json_t *j = n == st.st_size ? jsonbound_loadb(text.buf, (size_t)n, 0, &why) : NULL;
+        json_t *j =
+            n == st.st_size ? jsonbound_loadb(text.buf, (size_t)n, KEPT_DECODED_MAX, &why) : NULL;
         const json_t *t = json_object_get(j, "since");
         if (kept_is(j, "endpoint", b->endpoint) && kept_is(j, "user", s->user) &&
             kept_is(j, "workspace", b->target.workspace) && json_is_integer(t) &&
@@ -778,27 +786,44 @@ json_t *slurm_kept_read(struct backend *b, const char *kind, int64_t *since)
     return doc;
 }
 
-void slurm_kept_write(struct backend *b, const char *kind, const json_t *doc, int64_t since)
+void slurm_kept_write_text(struct backend *b, const char *kind, struct strbuf *text, int64_t since)
 {
     struct slurm *s = driver(b);
     char *path = kept_path(b, kind);
     char *dir = paths_cache_dir();
     struct strbuf why = STRBUF_INIT;
-    if (json_is_object(doc) && file_mkdirs(dir, 0700, &why) == 0 && cache_dir_safe(path)) {
-        json_t *j =
-            json_pack("{s:s, s:s, s:s, s:I}", "endpoint", b->endpoint ? b->endpoint : "", "user",
-                      s->user ? s->user : "", "workspace",
-                      b->target.workspace ? b->target.workspace : "", "since", (json_int_t)since);
-        json_object_update_missing(j, (json_t *)doc);
-        char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
-        if (text)
-            (void)file_write_atomic_nosync(path, text, strlen(text), 0600, &why);
-        free(text);
-        json_decref(j);
+    json_t *j =
+        json_pack("{s:s, s:s, s:s, s:I}", "endpoint", b->endpoint ? b->endpoint : "", "user",
+                  s->user ? s->user : "", "workspace",
+                  b->target.workspace ? b->target.workspace : "", "since", (json_int_t)since);
+    char *envelope = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    if (envelope && text->len && text->buf[0] == '{' && file_mkdirs(dir, 0700, &why) == 0 &&
+        cache_dir_safe(path)) {
+        if (text->len > 1)
+            strbuf_addc(text, ',');
+        strbuf_adds(text, envelope + 1); /* its members and closing brace */
+        (void)file_write_atomic_nosync(path, text->buf, text->len, 0600, &why);
     }
+    free(envelope);
+    json_decref(j);
     strbuf_free(&why);
     free(dir);
     free(path);
+}
+
+void slurm_kept_write(struct backend *b, const char *kind, const json_t *doc, int64_t since)
+{
+    char *dump = json_is_object(doc) ? json_dumps(doc, JSON_COMPACT) : NULL;
+    size_t n = dump ? strlen(dump) : 0;
+    if (n >= 2 && dump[n - 1] == '}') {
+        struct strbuf text = STRBUF_INIT;
+        strbuf_add(&text, dump, n - 1);
+        free(dump);
+        dump = NULL;
+        slurm_kept_write_text(b, kind, &text, since);
+        strbuf_free(&text);
+    }
+    free(dump);
 }
 
 /*
@@ -901,6 +926,7 @@ struct slurm_jobs_read {
     json_t *jobs;
     struct jsonbound_stream *js;
     struct strbuf kept; /* the element's kept members, as an object's text */
+    struct strbuf all;  /* {"jobs":[ and the user's elements' kept texts, joined by commas */
     bool mine;          /* the element's user_name is the user's */
     size_t bytes;       /* of the reply, for TRAINJOB_HTTP_STATS */
     size_t others;      /* elements of other users, never decoded */
@@ -923,7 +949,7 @@ static int job_member(void *ctx, const char *key, size_t key_len, const char *va
         strbuf_addc(&jr->kept, '"');
         strbuf_add(&jr->kept, key, key_len); /* one of ours: nothing to escape */
         strbuf_adds(&jr->kept, "\":");
-        strbuf_add(&jr->kept, value, value_len);
+        jsonbound_add_compact(&jr->kept, value, value_len); /* as kept: no blanks to read again */
         break;
     }
     return 0;
@@ -947,9 +973,14 @@ static int user_job(void *ctx, const char *elem, size_t len)
     struct strbuf why = STRBUF_INIT;
     json_t *j = jsonbound_loadb(jr->kept.buf, jr->kept.len, 0, &why);
     strbuf_free(&why);
-    if (json_is_object(j))
+    if (json_is_object(j)) {
         json_array_append_new(jr->jobs, j);
-    else {
+        if (jr->all.len == 0)
+            strbuf_adds(&jr->all, "{\"jobs\":[");
+        else
+            strbuf_addc(&jr->all, ',');
+        strbuf_add(&jr->all, jr->kept.buf, jr->kept.len);
+    } else {
         json_decref(j);
         jr->bad++;
     }
@@ -972,6 +1003,7 @@ struct slurm_jobs_read *slurm_jobs_read_new(struct backend *b, const char *metho
     jr->user = xstrdup(driver(b)->user ? driver(b)->user : "");
     jr->jobs = json_array();
     jr->kept = (struct strbuf)STRBUF_INIT;
+    jr->all = (struct strbuf)STRBUF_INIT;
     jr->js = jsonbound_stream_new("jobs", SLURM_JOB_MAX, SLURM_REST_MAX, user_job, jr);
     return jr;
 }
@@ -990,6 +1022,7 @@ void slurm_jobs_read_free(struct slurm_jobs_read *jr)
     free(jr->user);
     json_decref(jr->jobs);
     strbuf_free(&jr->kept);
+    strbuf_free(&jr->all);
     jsonbound_stream_free(jr->js);
     free(jr);
 }
@@ -1044,6 +1077,17 @@ static enum backend_status decode_reply(struct backend *b, const char *method, c
         if (r->body.len)
             slurm_jobs_read_data(read, text, r->body.len);
         j = jobs_read_end(read, &why);
+        if (j) { /* the text the kept list is written from (slurm_fetch_jobs) */
+            struct slurm *s = driver(b);
+            if (read->all.len == 0)
+                strbuf_adds(&read->all, "{\"jobs\":[");
+            strbuf_addc(&read->all, ']');
+            strbuf_free(&s->jobs_text);
+            s->jobs_text = read->all;
+            read->all = (struct strbuf)STRBUF_INIT;
+            json_decref(s->jobs_text_of);
+            s->jobs_text_of = json_incref(j);
+        }
         slurm_jobs_read_free(own);
     } else {
         j = jsonbound_loadb(text, r->body.len, 0, &why);

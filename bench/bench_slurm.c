@@ -9,7 +9,8 @@
  *      cancelled, per path;
  *   3. `trainjob get jobs` over 1,000 pending Slurm jobs, cold (no list kept
  *      in the cache) next to slurmrestd's own GET /jobs and warm (right after
- *      a cold one) next to `squeue -a` on the same cluster, with its peak RSS,
+ *      a cold one) next to `squeue -a` on the same cluster, with its peak RSS
+ *      and how many warm lists slurmrestd answered 304 (TRAINJOB_HTTP_STATS),
  *      and over 1,000 trainjobd jobs (issue 14's row);
  *   4. rounds of 200 trivial jobs (one worker running `true`) through the
  *      Slurm context next to `sbatch --wrap=true` with the same GPU, as the
@@ -56,6 +57,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench/bench.h"
@@ -1214,6 +1216,7 @@ static const char *const part3_rows[] = {
     "squeue -a, the same 1,000 Slurm jobs (median of 10)",
     "trainjob get jobs, 1,000 Slurm jobs, warm (median of 10)",
     "  its peak RSS, cold",
+    "  warm lists answered 304, no bytes",
 };
 
 /*
@@ -1263,6 +1266,71 @@ static double rest_jobs_ms(size_t *bytes)
     return rc == CURLE_OK && code == 200 ? ms : -1;
 }
 
+/*
+ * Of the lines TRAINJOB_HTTP_STATS appended to path (one a run), those of a
+ * run whose requests were all answered with no bytes (a 304), in *quiet.
+ */
+static long stats_lines(const char *path, long *quiet)
+{
+    char *data = NULL;
+    size_t len = 0;
+    struct strbuf err = STRBUF_INIT;
+    long n = 0;
+    *quiet = 0;
+    if (file_read_all(path, 1 << 20, &data, &len, &err) == 0)
+        for (char *line = strtok(data, "\n"); line; line = strtok(NULL, "\n")) {
+            n++;
+            *quiet += strstr(line, " bytes=0 ") != NULL;
+        }
+    free(data);
+    strbuf_free(&err);
+    return n;
+}
+
+/*
+ * Waits (at most 10 s) until slurmctld's jobs have not changed for two
+ * seconds: GET /jobs?update_time=<now - 1> is answered 304. A list asks
+ * after the second before it was sent, so a warm list right after a cold
+ * one finds no change only then; the jobs just submitted keep changing for
+ * a moment. The seconds waited; -1 when it did not settle.
+ */
+static double rest_settle(void)
+{
+    char *user = xasprintf("X-SLURM-USER-NAME: %s", getenv("SLURMRESTD_USER"));
+    char *token = xasprintf("X-SLURM-USER-TOKEN: %s", getenv("SLURMRESTD_TOKEN"));
+    struct curl_slist *h = curl_slist_append(NULL, user);
+    h = curl_slist_append(h, token);
+    struct strbuf body = STRBUF_INIT;
+    double t0 = now_ms(), waited = -1;
+    while (now_ms() - t0 < 10000) {
+        char url[96];
+        snprintf(url, sizeof url, "http://slurmrestd/slurm/v0.0.38/jobs?update_time=%lld",
+                 (long long)time(NULL) - 1);
+        CURL *c = curl_easy_init();
+        curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, getenv("SLURMRESTD_SOCKET"));
+        curl_easy_setopt(c, CURLOPT_URL, url);
+        curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_reply);
+        curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
+        curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 10000L);
+        long code = 0;
+        CURLcode rc = curl_easy_perform(c);
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+        curl_easy_cleanup(c);
+        strbuf_reset(&body);
+        if (rc == CURLE_OK && code == 304) {
+            waited = (now_ms() - t0) / 1e3;
+            break;
+        }
+        sleep_ms(250);
+    }
+    curl_slist_free_all(h);
+    strbuf_free(&body);
+    free(user);
+    free(token);
+    return waited;
+}
+
 /* Lines of text. */
 static long lines_of(const struct strbuf *sb)
 {
@@ -1282,8 +1350,11 @@ static void part3(bool slurm_up, const char *slurm_why, const char *slurm_cfg)
         double t0 = now_ms();
         if (submit_held("p", LISTED, ids, why, sizeof why) != 0)
             slurm = false;
-        else
-            fprintf(stderr, "bench_slurm: 3: submitted in %.1f s\n", (now_ms() - t0) / 1e3);
+        else {
+            double submitted = (now_ms() - t0) / 1e3;
+            fprintf(stderr, "bench_slurm: 3: submitted in %.1f s, settled in %.1f s\n", submitted,
+                    rest_settle());
+        }
     } else {
         snprintf(why, sizeof why, "%s", slurm_why);
     }
@@ -1310,6 +1381,9 @@ static void part3(bool slurm_up, const char *slurm_why, const char *slurm_cfg)
     char *tget[] = {trainjob, "--endpoint", endpoint, "get", "jobs", NULL};
     char *squeue[] = {"squeue", "-a", NULL};
     struct run r = {.out = STRBUF_INIT};
+    /* What each warm list asked and got: the row below says whether it was a 304. */
+    char *warm_stats = xasprintf("%s/warm-stats", tmp);
+    (void)unlink(warm_stats);
     for (int i = 0; i < LIST_RUNS; i++) {
         if (slurm) {
             forget_lists(); /* cold: nothing kept, the whole list asked */
@@ -1321,10 +1395,12 @@ static void part3(bool slurm_up, const char *slurm_why, const char *slurm_cfg)
                 slurm = false;
             }
             sl[i] = r.ms, sl_b = r.bytes, sl_rows = lines_of(&r.out), rss[i] = (double)r.rss_kb;
+            setenv("TRAINJOB_HTTP_STATS", warm_stats, 1);
             if (slurm && (run_cmd(sget, slurm_cfg, false, &r) != 0 || r.status != 0)) {
                 snprintf(why, sizeof why, "get jobs (warm) failed");
                 slurm = false;
             }
+            unsetenv("TRAINJOB_HTTP_STATS");
             sw[i] = r.ms; /* warm: right after the cold one, only changes asked */
             if (slurm && (run_cmd(squeue, NULL, true, &r) != 0 || r.status != 0)) {
                 snprintf(why, sizeof why, "squeue failed");
@@ -1371,6 +1447,12 @@ static void part3(bool slurm_up, const char *slurm_why, const char *slurm_cfg)
     fmt(v, sizeof v, slurm ? rssm / 1024 : -1, 1, "MiB");
     fmt_ratio(ratio, sizeof ratio, rssm, sq_rssm);
     row(part3_rows[7], v, "flat in the cluster's size", ref, ratio);
+    long quiet, warm_runs = stats_lines(warm_stats, &quiet);
+    char answered[48] = "n/a";
+    if (slurm)
+        snprintf(answered, sizeof answered, "%ld of %ld", quiet, warm_runs);
+    row(part3_rows[8], answered, "all", "-", "-");
+    free(warm_stats);
     snprintf(what, sizeof what, "  its output (%ld lines)", sl_rows);
     fmt(v, sizeof v, slurm ? (double)sl_b / 1e3 : -1, 1, "kB");
     if (slurm)

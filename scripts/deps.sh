@@ -52,6 +52,8 @@ need_cmd valgrind valgrind
 need_cmd curl curl
 need_cmd jq jq
 need_cmd openssl openssl
+# tests/slurm_list.test.sh and tests/config.test.sh count the files a command opens
+need_cmd strace strace
 # the tests run the signer under zh_CN.UTF-8 (tests/locale.sh), made from these sources
 [ -f /usr/share/i18n/locales/zh_CN ] || missing="$missing locales"
 # groff and mandoc check the man pages; zsh and fish load the completion

@@ -327,6 +327,26 @@ static void a_stream_fails_saying_why_and_skips_an_element_too_long(void **state
     strbuf_free(&why);
 }
 
+/* Blanks between tokens go; those in strings (escaped quotes and backslashes too) stay. */
+static void compact_text_keeps_strings_whole(void **state)
+{
+    (void)state;
+    const char *t = "{ \"a b\" :\n [ 1 ,\t2 ],\r\n \"q\\\" x\\\\\" : \" \\\\\" }  ";
+    struct strbuf out = STRBUF_INIT;
+    jsonbound_add_compact(&out, t, strlen(t));
+    assert_string_equal(strbuf_str(&out), "{\"a b\":[1,2],\"q\\\" x\\\\\":\" \\\\\"}");
+    json_t *a = json_loads(t, 0, NULL), *b = json_loads(strbuf_str(&out), 0, NULL);
+    assert_non_null(a);
+    assert_true(json_equal(a, b));
+    json_decref(a);
+    json_decref(b);
+    strbuf_reset(&out);
+    const char *cut = "\"ends in \\"; /* a string cut after a backslash */
+    jsonbound_add_compact(&out, cut, strlen(cut));
+    assert_string_equal(strbuf_str(&out), "\"ends in \\");
+    strbuf_free(&out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -335,6 +355,7 @@ int main(void)
         cmocka_unit_test(a_reply_over_the_bound_is_refused_before_decoding),
         cmocka_unit_test(a_stream_cut_anywhere_reads_as_the_whole),
         cmocka_unit_test(a_stream_fails_saying_why_and_skips_an_element_too_long),
+        cmocka_unit_test(compact_text_keeps_strings_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
