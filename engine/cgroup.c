@@ -1056,11 +1056,17 @@ bool cgroup_kill_empty(const char *dir)
 bool cgroup_oom_killed(const char *dir)
 {
     static const char *const files[] = {"memory.events", "memory.oom_control"};
+    /* The file the machine's memory controller has (v2's or v1's), once one was read. */
+    static int known = -1;
     for (size_t i = 0; i < 2; i++) {
+        if (known >= 0 && (size_t)known != i)
+            continue;
         char file[PATH_MAX];
         if (!join_path(file, sizeof file, dir, files[i]))
             continue;
         char *text = read_text(file);
+        if (text != NULL)
+            known = (int)i;
         const char *p = text;
         while (p && (p = strstr(p, "oom_kill ")) != NULL) {
             /* The word alone at a line's start: not "oom_kill_disable". */
