@@ -727,7 +727,7 @@ static void forget_status_files(struct engine *eng, struct ejob *job)
         if (w->live || !w->has_exit_code)
             continue;
         char *status = lifecycle_status_path(eng, job, w);
-        lifecycle_forget_end_files(status);
+        lifecycle_forget_end_files(eng, status);
         free(status);
     }
 }

@@ -370,9 +370,11 @@ void lifecycle_stop(struct engine *eng, struct ejob *job, enum after_stop then, 
 void lifecycle_cancel_kill(struct engine *eng, struct ejob *job);
 /* A worker's status file appeared (or was found at start-up). */
 void lifecycle_worker_ended(struct engine *eng, struct ejob *job, struct eworker *w, int exit_code);
-/* Removes an ended attempt's status file and its .pid, .claim and .script, once its end is saved.
+/*
+ * Removes an ended attempt's status file and its .pid, .claim and .script,
+ * once its end is saved: on engine/launcher's threads, not the loop's.
  */
-void lifecycle_forget_end_files(const char *status);
+void lifecycle_forget_end_files(struct engine *eng, const char *status);
 /*
  * Marks node unschedulable for job (a fault rule's mark_node_unschedulable,
  * by == NULL, or a person's :markNode, by == the user) and records the
