@@ -188,7 +188,7 @@ struct engine {
     struct runas *runas; /* who jobs run as (engine/runas) */
     struct store *store;
     struct loop *loop;
-    char *stopped_by; /* who asked it to stop (engine:stop), once asked: "NAME (uid N)" */
+    char *stopped_by;   /* who asked it to stop (engine:stop), once asked: "NAME (uid N)" */
     struct ejob **jobs; /* in seq order */
     size_t job_count, job_cap;
     struct hmap by_name, by_uid; /* the jobs by (workspace, name) and by uid */
@@ -296,10 +296,16 @@ bool engine_job_saved(const struct engine *eng, const struct ejob *job);
  */
 char *job_record(struct engine *eng, struct ejob *job);
 struct ejob *job_from_record(struct engine *eng, const char *json);
+/* The job's spec as compact JSON text: what its record holds as "job" and GET shows. */
+char *job_spec_text(struct engine *eng, struct ejob *job);
+/* job_record, with the spec's text made already (job_spec_text). */
+char *job_record_with(struct ejob *job, const char *spec);
 /* The output fields derived from the workers: ready workers, restarts used. */
 void derive_outputs(struct engine *eng, struct ejob *job);
 /* The job as it is now on disk becomes what clients see. */
 void take_snapshot(struct engine *eng, struct ejob *job);
+/* take_snapshot, with the spec's text made already (job_spec_text, as saved). */
+void take_snapshot_with(struct engine *eng, struct ejob *job, const char *spec);
 /* ejobspec.c: the whole spec on demand, shared texts */
 /*
  * The whole job: the one way to read it. Decoded from the job as last saved
