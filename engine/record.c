@@ -8,6 +8,7 @@
 #include "engine/engine.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +152,7 @@ struct ejob *job_from_record(struct engine *eng, const char *json)
     if (rec == NULL)
         return NULL;
     struct ejob *job = xcalloc(1, sizeof *job);
+    job->events_stored = -1; /* the store's count is not read: its first event folds */
     struct findings fs = FINDINGS_INIT;
     struct jobspec *full = xmalloc(sizeof *full);
     jobspec_init(full);
@@ -544,7 +546,13 @@ void engine_batch_end(struct engine *eng)
     lifecycle_term_deferred(eng);
 }
 
-/* Stores one event (its JSON without id), folds old ones, and tells watchers; false on failure. */
+/*
+ * Stores one event (its JSON without id), folds old ones, and tells watchers;
+ * false on failure. The fold (a DELETE) runs only once the job may hold more
+ * than the limit: a job's first events, most jobs' only ones, cost an INSERT
+ * each. A count that went wrong (a batch rolled back) only folds sooner, or
+ * one event later.
+ */
 static bool record_event(struct engine *eng, struct ejob *job, int64_t time_ms, const char *json,
                          bool quiet)
 {
@@ -552,9 +560,16 @@ static bool record_event(struct engine *eng, struct ejob *job, int64_t time_ms, 
     int64_t id = 0;
     struct config_limits lim;
     config_effective_limits(&eng->cfg, &lim);
-    bool stored = store_event_add(eng->store, job->uid, time_ms, json, &id, &err) == STORE_OK &&
-                  store_events_trim(eng->store, job->uid, lim.events_per_job, &job->events_folded,
-                                    &err) == STORE_OK;
+    int keep = lim.events_per_job > 0 ? lim.events_per_job : 0;
+    bool stored = store_event_add(eng->store, job->uid, time_ms, json, &id, &err) == STORE_OK;
+    if (stored && job->events_stored >= 0 && job->events_stored < INT_MAX)
+        job->events_stored++;
+    if (stored && (job->events_stored < 0 || job->events_stored > keep)) {
+        stored =
+            store_events_trim(eng->store, job->uid, keep, &job->events_folded, &err) == STORE_OK;
+        if (stored)
+            job->events_stored = keep;
+    }
     if (!stored && !quiet)
         engine_log("event for %s not recorded: %s", job->name, strbuf_str(&err));
     strbuf_free(&err);

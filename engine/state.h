@@ -138,7 +138,9 @@ struct ejob {
     char *backoff_worker;  /* a RESTART_POD waiting for its back-off; NULL: the whole job */
     char *backoff_reason;  /* "back-off 40s restarting failed worker-0 (restart 5)" */
     int64_t events_folded; /* the oldest events dropped to keep the last N (saved) */
-    char **excluded;       /* nodes marked unschedulable for this job */
+    /* Its events in the store at most, as far as this engine knows; -1: not known (loaded). */
+    int events_stored;
+    char **excluded; /* nodes marked unschedulable for this job */
     size_t excluded_count;
     struct eworker *workers;
     size_t worker_count;
