@@ -862,6 +862,8 @@ int cgroup_create(struct cgroups *cg, const char *job, const char *leaf,
     return 0;
 }
 
+static bool oom_counted(const char *dir, const char *file);
+
 /*
  * Ends what is left in the worker cgroup name and removes it from every
  * place — or, on v1, when the engine made it, nothing is left in it, no
@@ -885,7 +887,8 @@ static void remove_worker(struct cgroups *cg, const char *name)
     for (size_t i = 0; i < cg->place_count; i++) {
         char *dir = xasprintf("%s/%s", cg->places[i].base, name);
         if (keep && (!empty_of_processes(dir, ENGINE_KILL_STEPS, true) ||
-                     ((cg->places[i].controllers & CGROUP_MEMORY) && cgroup_oom_killed(dir))))
+                     ((cg->places[i].controllers & CGROUP_MEMORY) &&
+                      oom_counted(dir, cg->version == 1 ? "memory.oom_control" : "memory.events"))))
             keep = false;
         if (keep) {
             char *to = xasprintf("%s/%s", cg->places[i].base, spare);
@@ -1053,25 +1056,26 @@ bool cgroup_kill_empty(const char *dir)
     return empty_of_processes(dir, KILL_STEPS, false);
 }
 
+/* Does dir's file (memory.events on v2, memory.oom_control on v1) count an OOM kill? */
+static bool oom_counted(const char *dir, const char *file)
+{
+    char path[PATH_MAX];
+    if (!join_path(path, sizeof path, dir, file))
+        return false;
+    char *text = read_text(path);
+    for (const char *p = text; p && (p = strstr(p, "oom_kill ")) != NULL; p += 9) {
+        /* The word alone at a line's start: not "oom_kill_disable". */
+        if (p == text || p[-1] == '\n') {
+            long n = strtol(p + 9, NULL, 10);
+            free(text);
+            return n > 0;
+        }
+    }
+    free(text);
+    return false;
+}
+
 bool cgroup_oom_killed(const char *dir)
 {
-    static const char *const files[] = {"memory.events", "memory.oom_control"};
-    for (size_t i = 0; i < 2; i++) {
-        char file[PATH_MAX];
-        if (!join_path(file, sizeof file, dir, files[i]))
-            continue;
-        char *text = read_text(file);
-        const char *p = text;
-        while (p && (p = strstr(p, "oom_kill ")) != NULL) {
-            /* The word alone at a line's start: not "oom_kill_disable". */
-            if (p == text || p[-1] == '\n') {
-                long n = strtol(p + 9, NULL, 10);
-                free(text);
-                return n > 0;
-            }
-            p += 9;
-        }
-        free(text);
-    }
-    return false;
+    return oom_counted(dir, "memory.events") || oom_counted(dir, "memory.oom_control");
 }

@@ -239,7 +239,7 @@ static void on_inotify(void *ctx, int fd, short revents)
         /* Not on disk (the store refused it): retry_saves removes them once it is. */
         struct ejob *job = engine_find_uid(eng, ends[i].uid);
         if (job == NULL || engine_job_saved(eng, job))
-            lifecycle_forget_end_files(ends[i].status);
+            lifecycle_forget_end_files(eng, ends[i].status);
         free(ends[i].status);
     }
     free(ends);

@@ -2,10 +2,11 @@
  * launcher: worker starts' blocking system calls on threads of their own
  * (see launcher.h). Owns the threads, the queue of requests none has
  * taken, the list of every request not given back in submission order
- * (each marked finished once launched), and the pipe that wakes the loop
- * when one is done. The threads block every signal (the loop's self-pipe
- * handlers stay on the loop's thread) and share no state with the engine
- * but these queues, under one mutex.
+ * (each marked finished once launched), the files to remove (the status
+ * files of ended workers: unlinks the loop need not wait for, done when no
+ * start waits), and the pipe that wakes the loop when a start is done. The threads block every
+ * signal (the loop's self-pipe handlers stay on the loop's thread) and share no state with the
+ * engine but these queues, under one mutex.
  */
 #include "engine/launcher.h"
 
@@ -47,9 +48,11 @@ struct launcher {
     pthread_cond_t cv;
     struct queue todo;                    /* under mu: not taken by a thread */
     struct launch_req *order, *order_end; /* under mu: not given back, by submission */
+    char **gone;                          /* under mu: paths to unlink, owned */
+    size_t gone_count, gone_cap;          /* under mu */
     bool stop;                            /* under mu */
-    int wake[2];               /* the thread writes a byte per request done; the loop reads */
-    long delay_ms;             /* TRAINJOBD_TEST_LAUNCH_DELAY_MS: each launch waits (tests) */
+    int wake[2];   /* the thread writes a byte per request done; the loop reads */
+    long delay_ms; /* TRAINJOBD_TEST_LAUNCH_DELAY_MS: each launch waits (tests) */
 };
 
 static void queue_put(struct queue *q, struct launch_req *r)
@@ -212,15 +215,36 @@ static void order_put(struct launcher *l, struct launch_req *r)
     l->order_end = r;
 }
 
+/* Unlinks each of paths[0, n) (a file already gone is fine) and frees them. */
+static void unlink_all(char **paths, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        (void)unlink(paths[i]);
+        free(paths[i]);
+    }
+    free(paths);
+}
+
 static void *thread_main(void *arg)
 {
     struct launcher *l = arg;
     pthread_mutex_lock(&l->mu);
     for (;;) {
-        while (!l->stop && l->todo.head == NULL)
+        while (!l->stop && l->todo.head == NULL && l->gone_count == 0)
             pthread_cond_wait(&l->cv, &l->mu);
         if (l->stop)
             break;
+        if (l->todo.head == NULL) {
+            /* No start waits: the removals asked for so far, all at once. */
+            char **gone = l->gone;
+            size_t n = l->gone_count;
+            l->gone = NULL;
+            l->gone_count = l->gone_cap = 0;
+            pthread_mutex_unlock(&l->mu);
+            unlink_all(gone, n);
+            pthread_mutex_lock(&l->mu);
+            continue;
+        }
         struct launch_req *r = queue_take(&l->todo);
         pthread_mutex_unlock(&l->mu);
         if (l->delay_ms > 0) {
@@ -332,6 +356,24 @@ void launcher_submit(struct launcher *l, struct launch_req *r)
     pthread_mutex_unlock(&l->mu);
 }
 
+void launcher_unlink(struct launcher *l, char *path)
+{
+    if (l == NULL || !l->started) {
+        (void)unlink(path);
+        free(path);
+        return;
+    }
+    pthread_mutex_lock(&l->mu);
+    if (l->gone_count == l->gone_cap) {
+        l->gone_cap = l->gone_cap ? l->gone_cap * 2 : 16;
+        l->gone = xreallocarray(l->gone, l->gone_cap, sizeof *l->gone);
+    }
+    l->gone[l->gone_count++] = path;
+    if (l->gone_count == 1) /* more: a thread is on its way already */
+        pthread_cond_signal(&l->cv);
+    pthread_mutex_unlock(&l->mu);
+}
+
 void launcher_cancel(struct launcher *l, struct launch_req *r)
 {
     if (l->started)
@@ -354,6 +396,7 @@ void launcher_free(struct launcher *l)
             pthread_join(l->threads[i], NULL);
         loop_remove_fd(l->loop, l->wake[0]);
     }
+    unlink_all(l->gone, l->gone_count); /* asked for before the stop: done now */
     /* Every request not given back is in the order list, taken by a thread or not. */
     while (l->order) {
         struct launch_req *r = l->order;

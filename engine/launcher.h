@@ -70,9 +70,15 @@ void launcher_submit(struct launcher *l, struct launch_req *r);
  */
 void launcher_cancel(struct launcher *l, struct launch_req *r);
 /*
- * Stops the threads after the request each is on, and frees what was not given
- * back (unread launches let go without a kill: their starts are on disk, and
- * the next trainjobd adopts them).
+ * Removes path (taken) on a launch thread once no start waits for one; a
+ * file already gone is no error. Without threads (or l NULL), at once.
+ */
+void launcher_unlink(struct launcher *l, char *path);
+/*
+ * Stops the threads after the request each is on, removes the files still
+ * to remove, and frees what was not given back (unread launches let go
+ * without a kill: their starts are on disk, and the next trainjobd adopts
+ * them).
  */
 void launcher_free(struct launcher *l);
 /* Runs one request on the caller's thread (what the launch thread does with each). */

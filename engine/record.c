@@ -8,6 +8,7 @@
 #include "engine/engine.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,15 +118,32 @@ void ejob_free(struct ejob *job)
     free(job);
 }
 
+char *job_spec_text(struct engine *eng, struct ejob *job)
+{
+    return dump_json(jobspec_to_json(ejob_spec(eng, job)));
+}
+
+char *job_record_with(struct ejob *job, const char *spec)
+{
+    /* The record's own fields, then "job": spec spliced in as its last member. */
+    char *own = dump_json(schema_encode(&ejob_type, job));
+    size_t len = strlen(own);
+    struct strbuf rec = STRBUF_INIT;
+    strbuf_grow(&rec, len + strlen(spec) + 8);
+    strbuf_add(&rec, own, len - 1); /* without its closing brace */
+    strbuf_adds(&rec, len > 2 ? ",\"job\":" : "\"job\":");
+    strbuf_adds(&rec, spec);
+    strbuf_addc(&rec, '}');
+    free(own);
+    return strbuf_detach(&rec, NULL);
+}
+
 char *job_record(struct engine *eng, struct ejob *job)
 {
-    json_t *rec = schema_encode(&ejob_type, job);
-    json_object_set_new(rec, "job", jobspec_to_json(ejob_spec(eng, job)));
-    char *s = json_dumps(rec, JSON_COMPACT);
-    json_decref(rec);
-    if (s == NULL)
-        xalloc_die();
-    return s;
+    char *spec = job_spec_text(eng, job);
+    char *rec = job_record_with(job, spec);
+    free(spec);
+    return rec;
 }
 
 struct ejob *job_from_record(struct engine *eng, const char *json)
@@ -134,6 +152,7 @@ struct ejob *job_from_record(struct engine *eng, const char *json)
     if (rec == NULL)
         return NULL;
     struct ejob *job = xcalloc(1, sizeof *job);
+    job->events_stored = -1; /* the store's count is not read: its first event folds */
     struct findings fs = FINDINGS_INIT;
     struct jobspec *full = xmalloc(sizeof *full);
     jobspec_init(full);
@@ -235,13 +254,17 @@ char *dump_json(json_t *j)
     return text;
 }
 
-/* The texts the job shows, packed from what memory holds now. */
-static struct snapshot *snapshot_of(struct engine *eng, struct ejob *job)
+/*
+ * The texts the job shows, packed from what memory holds now; spec: its
+ * spec's text (job_spec_text) when the caller has it, else NULL.
+ */
+static struct snapshot *snapshot_of(struct engine *eng, struct ejob *job, const char *spec)
 {
     struct snapshot *snap = xcalloc(1, sizeof *snap);
     const struct jobspec *s = ejob_spec(eng, job);
-    char *text = dump_json(jobspec_to_json(s));
-    snap->job = shown_pack(SHOWN_JOB, text, strlen(text));
+    char *text = spec ? NULL : job_spec_text(eng, job);
+    const char *jt = spec ? spec : text;
+    snap->job = shown_pack(SHOWN_JOB, jt, strlen(jt));
     free(text);
     text = dump_json(workers_json(job));
     snap->workers = shown_pack(SHOWN_WORKERS, text, strlen(text));
@@ -292,10 +315,14 @@ static void snapshot_show_copy(struct ejob *job, struct snapshot *snap)
     snapshot_free(snap);
 }
 
-/* The job as it is now on disk becomes what clients see. */
 void take_snapshot(struct engine *eng, struct ejob *job)
 {
-    snapshot_show(job, snapshot_of(eng, job));
+    take_snapshot_with(eng, job, NULL);
+}
+
+void take_snapshot_with(struct engine *eng, struct ejob *job, const char *spec)
+{
+    snapshot_show(job, snapshot_of(eng, job, spec));
     snapshot_free(job->pending); /* older than what is shown now */
     job->pending = NULL;
 }
@@ -328,13 +355,13 @@ static void save_failed(struct engine *eng, struct ejob *job, const char *why)
     arm_retry(eng);
 }
 
-/* A save reached the disk: clients may see it. */
-static void save_done(struct engine *eng, struct ejob *job)
+/* A save reached the disk: clients may see it (spec: as in snapshot_of). */
+static void save_done(struct engine *eng, struct ejob *job, const char *spec)
 {
     if (job->unsaved)
         engine_log("job %s: saved again after the store refused it", job->name);
     job->unsaved = false;
-    take_snapshot(eng, job);
+    take_snapshot_with(eng, job, spec);
     lifecycle_stop_saved(eng, job); /* a stop held for its intent goes on */
 }
 
@@ -342,20 +369,24 @@ int engine_save(struct engine *eng, struct ejob *job)
 {
     derive_outputs(eng, job);
     eng->changes++; /* what a kept scheduling pass read may have changed */
-    char *rec = job_record(eng, job);
+    /* The spec's text once: the record holds it, and so does the snapshot shown after. */
+    char *spec = job_spec_text(eng, job);
+    char *rec = job_record_with(job, spec);
     struct strbuf err = STRBUF_INIT;
     enum store_status st = store_job_update(eng->store, job->uid, rec, &err);
     free(rec);
     if (st != STORE_OK) {
         save_failed(eng, job, strbuf_str(&err));
         strbuf_free(&err);
+        free(spec);
         return -1;
     }
     strbuf_free(&err);
     if (eng->batch_depth > 0) {
         /* On disk only once the batch commits: shown then, as it is now. */
         snapshot_free(job->pending);
-        job->pending = snapshot_of(eng, job);
+        job->pending = snapshot_of(eng, job, spec);
+        free(spec);
         if (!job->in_batch) {
             eng->batch = xreallocarray(eng->batch, eng->batch_count + 1, sizeof *eng->batch);
             eng->batch[eng->batch_count++] = job;
@@ -363,7 +394,8 @@ int engine_save(struct engine *eng, struct ejob *job)
         }
         return 0;
     }
-    save_done(eng, job);
+    save_done(eng, job, spec);
+    free(spec);
     return 0;
 }
 
@@ -482,7 +514,7 @@ void engine_batch_end(struct engine *eng)
             snapshot_show_copy(jobs[i], jobs[i]->pending); /* packed when it was saved */
             jobs[i]->pending = NULL;
         } else if (ok && !jobs[i]->unsaved)
-            save_done(eng, jobs[i]);
+            save_done(eng, jobs[i], NULL);
         else if (!ok)
             save_failed(eng, jobs[i], strbuf_str(&err));
     }
@@ -514,7 +546,13 @@ void engine_batch_end(struct engine *eng)
     lifecycle_term_deferred(eng);
 }
 
-/* Stores one event (its JSON without id), folds old ones, and tells watchers; false on failure. */
+/*
+ * Stores one event (its JSON without id), folds old ones, and tells watchers;
+ * false on failure. The fold (a DELETE) runs only once the job may hold more
+ * than the limit: a job's first events, most jobs' only ones, cost an INSERT
+ * each. A count that went wrong (a batch rolled back) only folds sooner, or
+ * one event later.
+ */
 static bool record_event(struct engine *eng, struct ejob *job, int64_t time_ms, const char *json,
                          bool quiet)
 {
@@ -522,9 +560,16 @@ static bool record_event(struct engine *eng, struct ejob *job, int64_t time_ms, 
     int64_t id = 0;
     struct config_limits lim;
     config_effective_limits(&eng->cfg, &lim);
-    bool stored = store_event_add(eng->store, job->uid, time_ms, json, &id, &err) == STORE_OK &&
-                  store_events_trim(eng->store, job->uid, lim.events_per_job, &job->events_folded,
-                                    &err) == STORE_OK;
+    int keep = lim.events_per_job > 0 ? lim.events_per_job : 0;
+    bool stored = store_event_add(eng->store, job->uid, time_ms, json, &id, &err) == STORE_OK;
+    if (stored && job->events_stored >= 0 && job->events_stored < INT_MAX)
+        job->events_stored++;
+    if (stored && (job->events_stored < 0 || job->events_stored > keep)) {
+        stored =
+            store_events_trim(eng->store, job->uid, keep, &job->events_folded, &err) == STORE_OK;
+        if (stored)
+            job->events_stored = keep;
+    }
     if (!stored && !quiet)
         engine_log("event for %s not recorded: %s", job->name, strbuf_str(&err));
     strbuf_free(&err);
@@ -727,7 +772,7 @@ static void forget_status_files(struct engine *eng, struct ejob *job)
         if (w->live || !w->has_exit_code)
             continue;
         char *status = lifecycle_status_path(eng, job, w);
-        lifecycle_forget_end_files(status);
+        lifecycle_forget_end_files(eng, status);
         free(status);
     }
 }

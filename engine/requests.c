@@ -315,11 +315,14 @@ int engine_job_create(struct engine *eng, const char *user, const char *ws, cons
     resolve_demand(eng, job);
     ejob_set_hot(eng, job, s);
 
-    char *rec = job_record(eng, job);
+    derive_outputs(eng, job);
+    char *spec = job_spec_text(eng, job); /* stored, then shown */
+    char *rec = job_record_with(job, spec);
     struct strbuf serr = STRBUF_INIT;
     enum store_status st = store_job_insert(eng->store, s->uid, ws, s->name, job->seq, rec, &serr);
     free(rec);
     if (st != STORE_OK) {
+        free(spec);
         rc = st == STORE_EXISTS ? api_error_set(err, 409, "NameTaken", "name",
                                                 "name '%s' is already used in "
                                                 "workspace '%s'",
@@ -332,8 +335,8 @@ int engine_job_create(struct engine *eng, const char *user, const char *ws, cons
         return rc;
     }
     strbuf_free(&serr);
-    derive_outputs(eng, job);
-    take_snapshot(eng, job);
+    take_snapshot_with(eng, job, spec);
+    free(spec);
     add_job(eng, job);
     struct job_event ev = {0};
     ev.kind = EVENT_CREATED;
@@ -803,8 +806,7 @@ static void stop_now(void *ctx)
     loop_stop(ctx);
 }
 
-int engine_stop_request(struct engine *eng, const char *user, json_t **reply,
-                        struct api_error *err)
+int engine_stop_request(struct engine *eng, const char *user, json_t **reply, struct api_error *err)
 {
     if (strcmp(user, eng->cfg.engine_user) != 0)
         return api_error_set(err, 403, "PermissionDenied", "",

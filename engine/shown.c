@@ -18,8 +18,14 @@
 #include "util/xalloc.h"
 
 #define SHOWN_WINDOW_BITS 12 /* a 4 KB window */
-#define SHOWN_DICT_MAX 2048  /* the first text of a kind, up to this much */
-#define SHOWN_PACK_MIN 48    /* shorter texts ("[]") are kept as they are */
+/*
+ * A 4 KB hash table to match the window (deflate's default is 64 KB), and
+ * every pack clears it: for texts of a few KB the default's clearing cost
+ * more than the compression.
+ */
+#define SHOWN_MEM_LEVEL 5
+#define SHOWN_DICT_MAX 2048 /* the first text of a kind, up to this much */
+#define SHOWN_PACK_MIN 48   /* shorter texts ("[]") are kept as they are */
 
 struct shown {
     uint32_t raw;    /* bytes of the text */
@@ -75,8 +81,8 @@ struct shown *shown_pack(enum shown_kind kind, const char *text, size_t len)
         return plain(kind, text, len);
     int rc;
     if (!def_ready) {
-        rc =
-            deflateInit2(&def, Z_BEST_SPEED, Z_DEFLATED, -SHOWN_WINDOW_BITS, 8, Z_DEFAULT_STRATEGY);
+        rc = deflateInit2(&def, Z_BEST_SPEED, Z_DEFLATED, -SHOWN_WINDOW_BITS, SHOWN_MEM_LEVEL,
+                          Z_DEFAULT_STRATEGY);
         if (rc != Z_OK)
             broken("deflateInit2", rc);
         def_ready = true;

@@ -138,7 +138,9 @@ struct ejob {
     char *backoff_worker;  /* a RESTART_POD waiting for its back-off; NULL: the whole job */
     char *backoff_reason;  /* "back-off 40s restarting failed worker-0 (restart 5)" */
     int64_t events_folded; /* the oldest events dropped to keep the last N (saved) */
-    char **excluded;       /* nodes marked unschedulable for this job */
+    /* Its events in the store at most, as far as this engine knows; -1: not known (loaded). */
+    int events_stored;
+    char **excluded; /* nodes marked unschedulable for this job */
     size_t excluded_count;
     struct eworker *workers;
     size_t worker_count;
@@ -188,7 +190,7 @@ struct engine {
     struct runas *runas; /* who jobs run as (engine/runas) */
     struct store *store;
     struct loop *loop;
-    char *stopped_by; /* who asked it to stop (engine:stop), once asked: "NAME (uid N)" */
+    char *stopped_by;   /* who asked it to stop (engine:stop), once asked: "NAME (uid N)" */
     struct ejob **jobs; /* in seq order */
     size_t job_count, job_cap;
     struct hmap by_name, by_uid; /* the jobs by (workspace, name) and by uid */
@@ -296,10 +298,16 @@ bool engine_job_saved(const struct engine *eng, const struct ejob *job);
  */
 char *job_record(struct engine *eng, struct ejob *job);
 struct ejob *job_from_record(struct engine *eng, const char *json);
+/* The job's spec as compact JSON text: what its record holds as "job" and GET shows. */
+char *job_spec_text(struct engine *eng, struct ejob *job);
+/* job_record, with the spec's text made already (job_spec_text). */
+char *job_record_with(struct ejob *job, const char *spec);
 /* The output fields derived from the workers: ready workers, restarts used. */
 void derive_outputs(struct engine *eng, struct ejob *job);
 /* The job as it is now on disk becomes what clients see. */
 void take_snapshot(struct engine *eng, struct ejob *job);
+/* take_snapshot, with the spec's text made already (job_spec_text, as saved). */
+void take_snapshot_with(struct engine *eng, struct ejob *job, const char *spec);
 /* ejobspec.c: the whole spec on demand, shared texts */
 /*
  * The whole job: the one way to read it. Decoded from the job as last saved
@@ -370,9 +378,11 @@ void lifecycle_stop(struct engine *eng, struct ejob *job, enum after_stop then, 
 void lifecycle_cancel_kill(struct engine *eng, struct ejob *job);
 /* A worker's status file appeared (or was found at start-up). */
 void lifecycle_worker_ended(struct engine *eng, struct ejob *job, struct eworker *w, int exit_code);
-/* Removes an ended attempt's status file and its .pid, .claim and .script, once its end is saved.
+/*
+ * Removes an ended attempt's status file and its .pid, .claim and .script,
+ * once its end is saved: on engine/launcher's threads, not the loop's.
  */
-void lifecycle_forget_end_files(const char *status);
+void lifecycle_forget_end_files(struct engine *eng, const char *status);
 /*
  * Marks node unschedulable for job (a fault rule's mark_node_unschedulable,
  * by == NULL, or a person's :markNode, by == the user) and records the

@@ -16,6 +16,7 @@
 
 #include "api/fault.h"
 #include "engine/cgroup.h"
+#include "engine/launcher.h"
 #include "engine/state.h"
 #include "util/loop.h"
 #include "util/timefmt.h"
@@ -482,8 +483,7 @@ static void worker_end(struct engine *eng, struct ejob *job, struct eworker *w, 
     ev.node = w->node;
     char text[300];
     if (w->stopped)
-        snprintf(text, sizeof text, "%s %s (exit %d)", w->name, stop_cause(job),
-                 exit_code);
+        snprintf(text, sizeof text, "%s %s (exit %d)", w->name, stop_cause(job), exit_code);
     else
         snprintf(text, sizeof text, "%s exited %d%s%s%s", w->name, exit_code, meaning ? " (" : "",
                  meaning ? meaning : "", meaning ? ")" : "");
@@ -515,22 +515,18 @@ static void worker_end(struct engine *eng, struct ejob *job, struct eworker *w, 
      */
     struct ejob *still = engine_find_uid(eng, uid);
     if (still == NULL || engine_job_saved(eng, still))
-        lifecycle_forget_end_files(status);
+        lifecycle_forget_end_files(eng, status);
     free(status);
 }
 
-void lifecycle_forget_end_files(const char *status)
+void lifecycle_forget_end_files(struct engine *eng, const char *status)
 {
-    unlink(status);
-    char *pid = xasprintf("%s.pid", status);
-    unlink(pid);
-    free(pid);
-    char *claim = xasprintf("%s.claim", status);
-    unlink(claim);
-    free(claim);
-    char *script = xasprintf("%s.script", status); /* the shim's, if it was killed */
-    unlink(script);
-    free(script);
+    /* Off the loop's thread: the end is on disk, nothing reads these again. */
+    launcher_unlink(eng->launcher, xstrdup(status));
+    launcher_unlink(eng->launcher, xasprintf("%s.pid", status));
+    launcher_unlink(eng->launcher, xasprintf("%s.claim", status));
+    /* the shim's, if it was killed */
+    launcher_unlink(eng->launcher, xasprintf("%s.script", status));
 }
 
 /*

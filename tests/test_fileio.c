@@ -12,6 +12,7 @@
 #include <cmocka.h> /* after the four headers it needs */
 
 #include <dirent.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,24 @@ static void test_read_all(void **state)
     assert_non_null(data);
     assert_int_equal(len, 0);
     assert_string_equal(data, "");
+    free(data);
+    free(path);
+}
+
+static void test_read_all_small_buffer(void **state)
+{
+    /*
+     * A line's file comes back in a buffer of its order, not 64 KB: the
+     * engine reads several such files per worker, and freeing a chunk that
+     * large consolidated its whole heap each time.
+     */
+    char *path = put(*state, "status", "exit_code 0\n", 12);
+    struct strbuf err = STRBUF_INIT;
+    char *data = NULL;
+    size_t len = 0;
+    assert_int_equal(file_read_all(path, 1 << 20, &data, &len, &err), 0);
+    assert_string_equal(data, "exit_code 0\n");
+    assert_true(malloc_usable_size(data) <= 16384);
     free(data);
     free(path);
 }
@@ -366,6 +385,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_read_all, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_read_all_small_buffer, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_read_all_large, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_read_all_cap, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_read_all_missing, make_dir, remove_dir),

@@ -4,7 +4,8 @@
  * several launch at once (a launch waits for a sandbox to be set up: one at
  * a time left the machine idle between them). Each request here is refused
  * (nothing is spawned) and waits TRAINJOBD_TEST_LAUNCH_DELAY_MS first, so
- * the launches take a known time without any CPU.
+ * the launches take a known time without any CPU. Files asked to be removed
+ * go on the launcher's threads.
  */
 // clang-format off
 #include <stdarg.h>
@@ -17,7 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "engine/launcher.h"
 #include "util/loop.h"
@@ -97,11 +100,72 @@ static void free_with_requests_in_flight(void **state)
     unsetenv("TRAINJOBD_TEST_LAUNCH_DELAY_MS");
 }
 
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* n files in dir named f0, f1, ...: their paths (owned). */
+static char **make_files(const char *dir, size_t n)
+{
+    char **paths = xcalloc(n, sizeof *paths);
+    for (size_t i = 0; i < n; i++) {
+        paths[i] = xasprintf("%s/f%zu", dir, i);
+        FILE *f = fopen(paths[i], "w");
+        assert_non_null(f);
+        fclose(f);
+    }
+    return paths;
+}
+
+/*
+ * The status files of ended workers are removed on the launcher's threads,
+ * not the loop's: they go without the loop turning, one already gone is no
+ * error, and those still asked for when the launcher is freed go then.
+ */
+static void files_removed_off_the_loop(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_launcher.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    struct loop *lp = loop_new();
+    struct got g = {0};
+    struct launcher *l = launcher_new(lp, on_done, &g);
+    char **paths = make_files(dir, 4);
+    for (size_t i = 0; i < 4; i++)
+        launcher_unlink(l, xstrdup(paths[i]));
+    launcher_unlink(l, xasprintf("%s/never-made", dir));
+    double t0 = now_ms();
+    while ((exists(paths[0]) || exists(paths[3])) && now_ms() - t0 < 5000) {
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL); /* the loop does not turn: a thread removes them */
+    }
+    for (size_t i = 0; i < 4; i++) {
+        assert_false(exists(paths[i]));
+        free(paths[i]);
+    }
+    free(paths);
+    paths = make_files(dir, 3);
+    for (size_t i = 0; i < 3; i++)
+        launcher_unlink(l, xstrdup(paths[i]));
+    launcher_free(l);
+    for (size_t i = 0; i < 3; i++) {
+        assert_false(exists(paths[i]));
+        free(paths[i]);
+    }
+    free(paths);
+    loop_free(lp);
+    assert_int_equal(g.n, 0);
+    assert_int_equal(rmdir(dir), 0); /* nothing else was left in it */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(launches_overlap_and_come_back_in_order),
         cmocka_unit_test(free_with_requests_in_flight),
+        cmocka_unit_test(files_removed_off_the_loop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,7 +25,13 @@ static int read_fd_all(int fd, bool owned, const char *path, size_t max, char **
 {
     struct strbuf sb = STRBUF_INIT;
     for (;;) {
-        strbuf_grow(&sb, 65536);
+        /*
+         * Small first (most files read are a line or a control file), then
+         * doubling: a 64 KB buffer for every small read was a large chunk
+         * allocated and freed each time, and each such free consolidates
+         * the whole heap.
+         */
+        strbuf_grow(&sb, sb.len < 4096 ? 4096 : sb.len);
         ssize_t n = read(fd, sb.buf + sb.len, sb.cap - sb.len - 1);
         if (n < 0) {
             if (errno == EINTR)
