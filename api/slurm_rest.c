@@ -926,13 +926,13 @@ struct slurm_jobs_read {
     char *user;
     json_t *jobs;
     struct jsonbound_stream *js;
-    struct strbuf kept; /* the element's kept members, as an object's text */
-    struct strbuf all;  /* {"jobs":[ and the user's elements' kept texts, joined by commas */
-    bool mine;          /* the element's user_name is the user's */
+    struct strbuf kept;  /* the element's kept members, as an object's text */
+    struct strbuf all;   /* {"jobs":[ and the user's elements' kept texts, joined by commas */
+    bool mine;           /* the element's user_name is the user's */
     uint32_t by_len[32]; /* bit f set: slurm_job_fields[f] is that many bytes long */
-    size_t bytes;       /* of the reply, for TRAINJOB_HTTP_STATS */
-    size_t others;      /* elements of other users, never decoded */
-    size_t bad;         /* elements of the user that could not be decoded within the bound */
+    size_t bytes;        /* of the reply, for TRAINJOB_HTTP_STATS */
+    size_t others;       /* elements of other users, never decoded */
+    size_t bad;          /* elements of the user that could not be decoded within the bound */
 };
 
 /* One member of an element: a kept one is added to jr->kept as written. */

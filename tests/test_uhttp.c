@@ -2,12 +2,11 @@
  * test_uhttp: api/uhttp, the libcurl-free client of the local engine, over
  * a socketpair whose other end plays the server: the request it writes;
  * replies framed by Content-Length, by chunks (cut at every byte), or by
- * the close; a long reply read in few, growing pieces; a stream handed to on_data and stopped by it; an error reply
- * collected; and hostile replies (a chunk size that overflows, headers
- * that never end, a body cut short, two different lengths, a bad status
- * line) ending as TRANSPORT_OTHER without reading past their bounds. And
- * the process that talked to a Unix socket has not loaded libcurl, nor
- * libcrypto until it signed a request.
+ * the close; a long reply read in few, growing pieces; a stream handed to on_data and stopped by
+ * it; an error reply collected; and hostile replies (a chunk size that overflows, headers that
+ * never end, a body cut short, two different lengths, a bad status line) ending as TRANSPORT_OTHER
+ * without reading past their bounds. And the process that talked to a Unix socket has not loaded
+ * libcurl, nor libcrypto until it signed a request.
  */
 // clang-format off
 #include <stdarg.h>
