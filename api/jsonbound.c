@@ -17,6 +17,13 @@
  */
 #define VALUE_COST 72
 #define MEMBER_COST 96
+/*
+ * More than a byte of text can cost: a value takes at least a byte and, past the first, a
+ * separator (72 for 2 bytes: [1,1]), a member its key's quotes, a colon, a value and a
+ * separator (96 + 72 for 5: {"":1,"":1}), a string's byte 1; the densest text, [1] or [{}],
+ * costs 48 a byte.
+ */
+#define COST_PER_BYTE 64
 
 size_t jsonbound_cost(const struct jsonbound_count *c)
 {
@@ -116,8 +123,14 @@ json_t *jsonbound_loadb(const char *buf, size_t len, size_t bound, struct strbuf
         bound = JSONBOUND_MAX;
     struct jsonbound_count c = {0, 0, 0};
     size_t p = 0;
-    /* Nothing is decoded yet: what it would take is known before any of it is allocated. */
-    if (jsonbound_skip(buf, len, &p, &c) == 0 && jsonbound_cost(&c) > bound) {
+    /*
+     * Nothing is decoded yet: what it would take is known before any of it is allocated. A
+     * text can cost at most COST_PER_BYTE a byte (see there): one too short to reach the
+     * bound is not counted, and so not read twice.
+     */
+    if (len < bound / COST_PER_BYTE)
+        ;
+    else if (jsonbound_skip(buf, len, &p, &c) == 0 && jsonbound_cost(&c) > bound) {
         strbuf_addf(why, "reply of %zu values would take about %zu MiB, over the %zu MiB bound",
                     c.values, (jsonbound_cost(&c) + (1u << 20) - 1) >> 20, bound >> 20);
         return NULL;
@@ -373,6 +386,58 @@ static int value_byte(struct jsonbound_stream *s, char ch)
     }
 }
 
+/* The bytes a scan inside brackets stops at: in a string (1) and outside one (2). */
+static const unsigned char scan_stop[256] = {
+    ['"'] = 3, ['\\'] = 1, ['{'] = 2, ['['] = 2, ['}'] = 2, [']'] = 2,
+};
+
+/*
+ * The bytes of a value inside its brackets, as value_byte reads them, with the state in
+ * locals and the text between quotes and brackets passed over a table lookup a byte: where
+ * it stopped. It stops at the end of the piece and leaves to value_byte what is not plain:
+ * the bracket that closes the value or does not match, one past the nesting bound, and an
+ * escape whose byte is in the next piece.
+ */
+static size_t value_inside(struct jsonbound_stream *s, const char *data, size_t len, size_t p)
+{
+    const unsigned char *u = (const unsigned char *)data;
+    bool in_string = s->in_string;
+    size_t depth = s->depth;
+    while (p < len) {
+        unsigned char mask = in_string ? 1 : 2;
+        while (p < len && !(scan_stop[u[p]] & mask))
+            p++;
+        if (p == len)
+            break;
+        unsigned char c = u[p];
+        if (in_string) {
+            if (c == '"')
+                in_string = false;
+            else if (p + 1 < len)
+                p++; /* the escaped byte, whatever it is */
+            else
+                break;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '{' || c == '[') {
+            if (depth >= STREAM_DEPTH_MAX)
+                break;
+            s->kinds[depth / 8] = (unsigned char)((s->kinds[depth / 8] & ~(1u << (depth % 8))) |
+                                                  ((c == '{') << (depth % 8)));
+            depth++;
+        } else {
+            bool object = (s->kinds[(depth - 1) / 8] >> ((depth - 1) % 8)) & 1u;
+            if (depth == 1 || object != (c == '}'))
+                break;
+            depth--;
+        }
+        p++;
+    }
+    s->in_string = in_string;
+    s->depth = depth;
+    return p;
+}
+
 /*
  * Reads the value going on at data[*i]: appends what belongs to it to into
  * (within max bytes) and moves *i past it. 1 when it closed, 0 when the
@@ -385,6 +450,10 @@ static int value_run(struct jsonbound_stream *s, const char *data, size_t len, s
     size_t from = *i, p = *i;
     int rc = VALUE_MORE;
     while (p < len && rc == VALUE_MORE) {
+        if (!s->scalar && !s->escape && s->depth > 0)
+            p = value_inside(s, data, len, p);
+        if (p == len)
+            break;
         /* The bytes value_byte would pass over unchanged, passed over here. */
         if (s->in_string && !s->escape) {
             while (p < len && data[p] != '"' && data[p] != '\\')

@@ -17,6 +17,7 @@
 #include <jansson.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -925,12 +926,13 @@ struct slurm_jobs_read {
     char *user;
     json_t *jobs;
     struct jsonbound_stream *js;
-    struct strbuf kept; /* the element's kept members, as an object's text */
-    struct strbuf all;  /* {"jobs":[ and the user's elements' kept texts, joined by commas */
-    bool mine;          /* the element's user_name is the user's */
-    size_t bytes;       /* of the reply, for TRAINJOB_HTTP_STATS */
-    size_t others;      /* elements of other users, never decoded */
-    size_t bad;         /* elements of the user that could not be decoded within the bound */
+    struct strbuf kept;  /* the element's kept members, as an object's text */
+    struct strbuf all;   /* {"jobs":[ and the user's elements' kept texts, joined by commas */
+    bool mine;           /* the element's user_name is the user's */
+    uint32_t by_len[32]; /* bit f set: slurm_job_fields[f] is that many bytes long */
+    size_t bytes;        /* of the reply, for TRAINJOB_HTTP_STATS */
+    size_t others;       /* elements of other users, never decoded */
+    size_t bad;          /* elements of the user that could not be decoded within the bound */
 };
 
 /* One member of an element: a kept one is added to jr->kept as written. */
@@ -941,8 +943,10 @@ static int job_member(void *ctx, const char *key, size_t key_len, const char *va
     if (key_len == 9 && memcmp(key, "user_name", 9) == 0)
         jr->mine = value_len == strlen(jr->user) + 2 && value[0] == '"' &&
                    memcmp(value + 1, jr->user, value_len - 2) == 0;
-    for (const char *const *f = slurm_job_fields; *f; f++) {
-        if ((*f)[0] != key[0] || strlen(*f) != key_len || memcmp(*f, key, key_len) != 0)
+    /* Of a job's hundred members, only those of a kept field's length are compared. */
+    for (uint32_t m = key_len < 32 ? jr->by_len[key_len] : 0; m; m &= m - 1) {
+        const char *f = slurm_job_fields[__builtin_ctz(m)];
+        if (f[0] != key[0] || memcmp(f, key, key_len) != 0)
             continue;
         if (jr->kept.len > 1)
             strbuf_addc(&jr->kept, ',');
@@ -1002,6 +1006,11 @@ struct slurm_jobs_read *slurm_jobs_read_new(struct backend *b, const char *metho
     struct slurm_jobs_read *jr = xcalloc(1, sizeof *jr);
     jr->user = xstrdup(driver(b)->user ? driver(b)->user : "");
     jr->jobs = json_array();
+    for (unsigned f = 0; slurm_job_fields[f] && f < 32; f++) {
+        size_t n = strlen(slurm_job_fields[f]);
+        if (n < 32)
+            jr->by_len[n] |= 1u << f;
+    }
     jr->kept = (struct strbuf)STRBUF_INIT;
     jr->all = (struct strbuf)STRBUF_INIT;
     jr->js = jsonbound_stream_new("jobs", SLURM_JOB_MAX, SLURM_REST_MAX, user_job, jr);

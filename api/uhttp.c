@@ -63,6 +63,9 @@ enum uhttp_state {
     FINISHED,
 };
 
+#define RECV_MIN ((size_t)64 << 10)  /* the first read of a reply */
+#define RECV_MAX ((size_t)256 << 10) /* the largest */
+
 struct uhttp {
     int fd;
     enum uhttp_state state;
@@ -70,6 +73,7 @@ struct uhttp {
     size_t sent;
     struct strbuf in;
     size_t pos;
+    size_t piece; /* the bytes the next recv asks for: doubled while a reply fills them */
     uint64_t left;
     bool deliver; /* 2xx with on_data: the body goes there */
     http_data_fn on_data;
@@ -463,10 +467,21 @@ bool uhttp_step(struct uhttp *u)
         if (u->state == FINISHED)
             break;
         compact(u);
-        char buf[65536];
-        ssize_t n = recv(u->fd, buf, sizeof buf, MSG_DONTWAIT);
+        /*
+         * Read into `in` itself, in pieces that grow while a long reply fills them (to
+         * RECV_MAX): each read that frees the server's send buffer wakes it to write more, and
+         * on a busy machine it takes this CPU to do so, so a reply of megabytes is read in
+         * fewer, larger reads.
+         */
+        if (u->piece == 0)
+            u->piece = RECV_MIN;
+        strbuf_grow(&u->in, u->piece);
+        ssize_t n = recv(u->fd, u->in.buf + u->in.len, u->piece, MSG_DONTWAIT);
         if (n > 0) {
-            strbuf_add(&u->in, buf, (size_t)n);
+            u->in.len += (size_t)n;
+            u->in.buf[u->in.len] = '\0';
+            if ((size_t)n == u->piece && u->piece < RECV_MAX)
+                u->piece *= 2;
             continue;
         }
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))

@@ -2,12 +2,11 @@
  * test_uhttp: api/uhttp, the libcurl-free client of the local engine, over
  * a socketpair whose other end plays the server: the request it writes;
  * replies framed by Content-Length, by chunks (cut at every byte), or by
- * the close; a stream handed to on_data and stopped by it; an error reply
- * collected; and hostile replies (a chunk size that overflows, headers
- * that never end, a body cut short, two different lengths, a bad status
- * line) ending as TRANSPORT_OTHER without reading past their bounds. And
- * the process that talked to a Unix socket has not loaded libcurl, nor
- * libcrypto until it signed a request.
+ * the close; a long reply read in few, growing pieces; a stream handed to on_data and stopped by
+ * it; an error reply collected; and hostile replies (a chunk size that overflows, headers that
+ * never end, a body cut short, two different lengths, a bad status line) ending as TRANSPORT_OTHER
+ * without reading past their bounds. And the process that talked to a Unix socket has not loaded
+ * libcurl, nor libcrypto until it signed a request.
  */
 // clang-format off
 #include <stdarg.h>
@@ -131,6 +130,40 @@ static void a_chunked_stream_arrives_whole_however_it_is_cut(void **state)
         strbuf_free(&req);
         strbuf_free(&s.got);
     }
+}
+
+/*
+ * A long reply is read in pieces that grow while it fills them: 2 MB arriving 100,000 bytes at
+ * a time takes one read each once the piece has grown past that, not two of 64 KiB (each read
+ * of a server's reply wakes the server to write the next part).
+ */
+static void a_long_reply_is_read_in_few_pieces(void **state)
+{
+    (void)state;
+    enum { BODY = 2000000, STEP = 100000 };
+    struct strbuf reply = STRBUF_INIT;
+    strbuf_addf(&reply, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", BODY);
+    for (int i = 0; i < BODY; i++)
+        strbuf_addc(&reply, (char)('a' + i % 26));
+    struct http_result out;
+    http_result_init(&out);
+    struct strbuf req = STRBUF_INIT;
+    struct sink s = {STRBUF_INIT, 0, 0};
+    int server;
+    struct uhttp *u = start(&server, "GET", NULL, on_data, &s, &out);
+    exchange(u, server, strbuf_str(&reply), STEP, false, &req);
+    assert_true(uhttp_finished(u));
+    assert_int_equal(out.transport, TRANSPORT_NONE);
+    assert_int_equal(s.got.len, BODY);
+    assert_memory_equal(s.got.buf, reply.buf + reply.len - BODY, BODY);
+    /* 20 steps and the first piece's growth; reads of 64 KiB took 40. */
+    assert_in_range(s.calls, 1, BODY / STEP + 3);
+    uhttp_free(u);
+    close(server);
+    http_result_free(&out);
+    strbuf_free(&req);
+    strbuf_free(&s.got);
+    strbuf_free(&reply);
 }
 
 static void on_data_stops_a_stream_and_an_error_reply_is_collected(void **state)
@@ -290,6 +323,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_request_goes_out_whole_and_a_length_reply_comes_back),
         cmocka_unit_test(a_chunked_stream_arrives_whole_however_it_is_cut),
+        cmocka_unit_test(a_long_reply_is_read_in_few_pieces),
         cmocka_unit_test(on_data_stops_a_stream_and_an_error_reply_is_collected),
         cmocka_unit_test(hostile_replies_end_as_transport_errors),
         cmocka_unit_test(an_absent_socket_is_unreachable_and_curl_and_crypto_stay_unloaded),
