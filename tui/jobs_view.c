@@ -556,8 +556,12 @@ static void on_tick(void *ctx)
 
 /*
  * Arms the tick for the first moment an AGE or a running TIME cell of the
- * rows changes its text (a row a day old waits an hour, not a second); no
- * rows that age, no timer.
+ * rows changes its text (a row a day old waits an hour, not a second), but
+ * no sooner than the next whole second of the clock: rows made at different
+ * instants of a second then move together, one wake-up a second at most
+ * (10,000 jobs made over a few seconds woke `top` ~75 times a second, each
+ * row's second at its own instant). An age is thus shown up to a second
+ * late, as `watch -n 1` would. No rows that age, no timer.
  */
 static void arm_tick(struct jobs_view *v)
 {
@@ -579,8 +583,12 @@ static void arm_tick(struct jobs_view *v)
             first = t < first ? t : first;
         }
     }
-    if (first != INT64_MAX)
-        v->tick = loop_add_timer(lp, first - now + 1, on_tick, v);
+    if (first == INT64_MAX)
+        return;
+    int64_t next_second = (now / 1000 + 1) * 1000;
+    if (first < next_second)
+        first = next_second;
+    v->tick = loop_add_timer(lp, first - now + 1, on_tick, v);
 }
 
 /* The rows the table shows, from the store (every context's, in a view over several). */

@@ -151,6 +151,11 @@ int term_start(struct term *t, const char *theme_name, char *err, size_t errsz)
     nonl();
     keypad(stdscr, TRUE);
     nodelay(stdscr, TRUE);
+    /* A frame goes out whole, in one write: with typeahead on, curses polls
+     * the keyboard and flushes before every changed line (a tick of the ages
+     * was ~40 writes and polls, each waking whoever reads the terminal). Our
+     * frames are small; a key waits for the frame, not the reverse. */
+    typeahead(-1);
     /* Bracketed paste: the terminal marks a paste; its markers read as two keys of ours. */
     define_key("\033[200~", TERM_KEY_PASTE_BEGIN);
     define_key("\033[201~", TERM_KEY_PASTE_END);
