@@ -758,7 +758,8 @@ void cgroup_dirs_free(char **dirs)
 
 static bool same_limits(const struct cgroup_limits *a, const struct cgroup_limits *b)
 {
-    return a->memory_mib == b->memory_mib && a->cpus == b->cpus && a->pids == b->pids;
+    return a->memory_mib == b->memory_mib && a->cpus == b->cpus && a->pids == b->pids &&
+           a->user == b->user;
 }
 
 /* Under mu: records name (owned) as a worker cgroup made with lim. */

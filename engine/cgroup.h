@@ -39,6 +39,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct strbuf;
 
@@ -50,11 +51,16 @@ enum {
     CGROUP_ALL = 7,
 };
 
-/* What a worker may use; 0 in a field means no limit there. */
+/*
+ * What a worker may use; 0 in a field means no limit there. user: whose
+ * worker it is — a spare (v1) serves only the same user's next worker, as
+ * the memory cgroup keeps the page cache its last worker charged.
+ */
 struct cgroup_limits {
     int64_t memory_mib;
     int cpus;
     int pids;
+    uid_t user;
 };
 
 /* What the probe found: opaque, owned by whoever probed. */

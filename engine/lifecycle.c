@@ -338,7 +338,9 @@ static void start_worker(struct engine *eng, struct ejob *job, struct eworker *w
     r->refused = lifecycle_cgroup_refusal(eng, job);
     /* The spec's memory and CPUs, and the engine's process limit, held by cgroups. */
     r->limits =
-        (struct cgroup_limits){job->memory_mib, job->cpus, config_worker_process_limit(&eng->cfg)};
+        (struct cgroup_limits){.memory_mib = job->memory_mib,
+                               .cpus = job->cpus,
+                               .pids = config_worker_process_limit(&eng->cfg)};
     r->marker = log_marker(w);
     r->spec = (struct runner_spec){
         .shim_path = xstrdup(eng->shim_path),
@@ -358,6 +360,7 @@ static void start_worker(struct engine *eng, struct ejob *job, struct eworker *w
      * at every start.
      */
     runas_member(eng->runas, &eng->cfg, job->creator, &r->spec.user, NULL);
+    r->limits.user = r->spec.user.uid; /* a spare cgroup serves the same user only */
     r->owned = xcalloc(2, sizeof *r->owned);
     r->owned[0] = xstrdup(workdir);
     if (ssh_dir) {

@@ -136,7 +136,7 @@ static void v1_hybrid_is_enforced(void **state)
     };
     for (size_t i = 0; i < sizeof leaf_files / sizeof leaf_files[0]; i++)
         put(t, leaf_files[i], "");
-    struct cgroup_limits lim = {256, 2, 100};
+    struct cgroup_limits lim = {256, 2, 100, 0};
     char **dirs = NULL;
     struct strbuf err = STRBUF_INIT;
     assert_int_equal(cgroup_create(cg, "job1", "w-1", &lim, &dirs, &err), 0);
@@ -177,7 +177,7 @@ static void v1_without_pids_is_partly_enforced(void **state)
 
     /* A kernel without swap accounting (no memory.memsw.*): the memory limit alone. */
     put(t, "memory/process_api/abc/trainjob/job1.w-1/memory.limit_in_bytes", "");
-    struct cgroup_limits lim = {64, 0, 0};
+    struct cgroup_limits lim = {64, 0, 0, 0};
     char **dirs = NULL;
     struct strbuf err = STRBUF_INIT;
     assert_int_equal(cgroup_create(cg, "job1", "w-1", &lim, &dirs, &err), 0);
@@ -233,7 +233,7 @@ static void v2_not_delegated_says_why(void **state)
     assert_true(strncmp(s, "not enforced: ", 14) == 0);
     assert_non_null(strstr(s, "u.scope is not delegated"));
     /* A worker then runs without cgroups: nothing to join, not an error. */
-    struct cgroup_limits lim = {64, 1, 40};
+    struct cgroup_limits lim = {64, 1, 40, 0};
     char **dirs = (char **)1;
     struct strbuf err = STRBUF_INIT;
     assert_int_equal(cgroup_create(cg, "job1", "w-1", &lim, &dirs, &err), 0);
@@ -257,7 +257,7 @@ static void v2_delegated_is_enforced(void **state)
     put(t, "user.slice/u.scope/trainjob/job1.w-2/memory.swap.max", "");
     put(t, "user.slice/u.scope/trainjob/job1.w-2/cpu.max", "");
     put(t, "user.slice/u.scope/trainjob/job1.w-2/pids.max", "");
-    struct cgroup_limits lim = {64, 1, 40};
+    struct cgroup_limits lim = {64, 1, 40, 0};
     char **dirs = NULL;
     struct strbuf err = STRBUF_INIT;
     assert_int_equal(cgroup_create(cg, "job1", "w-2", &lim, &dirs, &err), 0);
@@ -312,7 +312,7 @@ static void names_must_be_one_component(void **state)
     struct tree *t = *state;
     hybrid_tree(t);
     struct cgroups *cg = cgroup_probe(t->root, hybrid_self);
-    struct cgroup_limits lim = {64, 1, 40};
+    struct cgroup_limits lim = {64, 1, 40, 0};
     static const char *const bad[][2] = {
         {"..", "w-1"}, {"job1", ".."}, {"a/b", "w-1"}, {"job1", "../../x"},
         {"", "w-1"},   {"job1", "."},  {"a.b", "w-1"}, /* "a.b.w-1": whose job? */
@@ -444,7 +444,7 @@ static void an_engine_leaves_nothing_at_a_clean_stop(void **state)
     hybrid_tree(t);
     struct cgroups *cg = cgroup_probe(t->root, hybrid_self);
     char *name = xstrdup(cgroup_use_engine(cg, "/var/lib/trainjobd"));
-    struct cgroup_limits none = {0, 0, 0};
+    struct cgroup_limits none = {0, 0, 0, 0};
     char **dirs = NULL;
     struct strbuf err = STRBUF_INIT;
     assert_int_equal(cgroup_create(cg, "job1", "w-1", &none, &dirs, &err), 0);
@@ -529,7 +529,7 @@ static void an_ended_workers_cgroups_serve_the_next(void **state)
                 free(rel);
             }
         }
-    struct cgroup_limits lim = {256, 2, 100}, other = {512, 1, 100};
+    struct cgroup_limits lim = {256, 2, 100, 0}, other = {512, 1, 100, 0};
     char **dirs = NULL;
     struct strbuf err = STRBUF_INIT;
     assert_int_equal(cgroup_create(cg, "job1", "w-1", &lim, &dirs, &err), 0);
@@ -580,6 +580,52 @@ static void an_ended_workers_cgroups_serve_the_next(void **state)
     cgroup_free(cg);
 }
 
+/*
+ * A spare serves the same user's next worker only: v1's memory cgroup keeps
+ * the page cache the last worker charged, so another user's worker of the
+ * same limits gets cgroups of its own, and the spare stays for its user.
+ */
+static void a_spare_serves_its_user_only(void **state)
+{
+    struct tree *t = *state;
+    hybrid_tree(t);
+    struct cgroups *cg = cgroup_probe(t->root, hybrid_self);
+    static const char *const tops[] = {"memory/process_api/abc/trainjob", "cpu/trainjob",
+                                       "pids/trainjob"};
+    static const char *const files[] = {"memory.limit_in_bytes", "cpu.cfs_quota_us",
+                                        "cpu.cfs_period_us", "pids.max"};
+    static const size_t top_of[] = {0, 1, 1, 2};
+    static const char *const jobs[] = {"ja.w-1", "jb.w-1"}; /* jc's comes from the spare */
+    for (size_t j = 0; j < 2; j++)
+        for (size_t f = 0; f < 4; f++) {
+            char *rel = xasprintf("%s/%s/%s", tops[top_of[f]], jobs[j], files[f]);
+            put(t, rel, "");
+            free(rel);
+        }
+    struct cgroup_limits alice = {256, 2, 100, 1001}, bob = {256, 2, 100, 1002};
+    char **dirs = NULL;
+    struct strbuf err = STRBUF_INIT;
+    assert_int_equal(cgroup_create(cg, "ja", "w-1", &alice, &dirs, &err), 0);
+    cgroup_dirs_free(dirs);
+    cgroup_remove(cg, "ja", "w-1");
+    assert_true(is_dir(t, "cpu/trainjob/~0"));
+
+    /* Bob's worker of the same limits: new cgroups, alice's spare left alone. */
+    assert_int_equal(cgroup_create(cg, "jb", "w-1", &bob, &dirs, &err), 0);
+    cgroup_dirs_free(dirs);
+    assert_true(is_dir(t, "cpu/trainjob/~0"));
+    assert_true(is_dir(t, "cpu/trainjob/jb.w-1"));
+    assert_true(holds_text(t, "cpu/trainjob/jb.w-1/cpu.cfs_quota_us", "200000"));
+
+    /* Alice's next worker takes it. */
+    assert_int_equal(cgroup_create(cg, "jc", "w-1", &alice, &dirs, &err), 0);
+    cgroup_dirs_free(dirs);
+    assert_false(is_dir(t, "cpu/trainjob/~0"));
+    assert_true(is_dir(t, "cpu/trainjob/jc.w-1"));
+    strbuf_free(&err);
+    cgroup_free(cg);
+}
+
 static void oom_kills_are_found(void **state)
 {
     struct tree *t = *state;
@@ -614,6 +660,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(an_engine_sweeps_and_removes_its_own, setup, teardown),
         cmocka_unit_test_setup_teardown(an_engine_leaves_nothing_at_a_clean_stop, setup, teardown),
         cmocka_unit_test_setup_teardown(an_ended_workers_cgroups_serve_the_next, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_spare_serves_its_user_only, setup, teardown),
         cmocka_unit_test_setup_teardown(oom_kills_are_found, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
