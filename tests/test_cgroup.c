@@ -95,6 +95,10 @@ static void probe_files(const struct tree *t, const char *base, const char *cons
     }
 }
 
+/* The hybrid tree's v1 hierarchies, trainjob's directory in each. */
+static const char *const hybrid_tops[] = {"memory/process_api/abc/trainjob", "cpu/trainjob",
+                                          "pids/trainjob"};
+
 /* Like this machine: v1 memory, cpu, pids; memory in a sub-cgroup; an empty unified v2. */
 static const char hybrid_self[] = "9:name=systemd:/\n8:pids:/\n4:memory:/process_api/abc\n"
                                   "2:cpuacct:/\n1:cpu:/\n0::/\n";
@@ -460,9 +464,7 @@ static void an_engine_leaves_nothing_at_a_clean_stop(void **state)
     /* An earlier engine's job directory, its worker's cgroup gone. */
     char *old = xasprintf("%s/cpu/trainjob/%s/job3", t->root, name);
     assert_int_equal(mkdir(old, 0755), 0);
-    static const char *const tops[] = {"memory/process_api/abc/trainjob", "cpu/trainjob",
-                                       "pids/trainjob"};
-
+    const char *const *tops = hybrid_tops;
     cgroup_leave_engine(cg); /* job1.w-1 still runs */
     for (size_t i = 0; i < 3; i++) {
         char *job1 = xasprintf("%s/%s/job1.w-1", tops[i], name);
@@ -502,6 +504,22 @@ static bool holds_text(const struct tree *t, const char *rel, const char *text)
 }
 
 /*
+ * The limit files of worker cgroup name in each v1 hierarchy of the hybrid
+ * tree (a fake tree's mkdir makes none; a rename keeps what was there).
+ */
+static void worker_files(const struct tree *t, const char *name)
+{
+    static const char *const files[] = {"memory.limit_in_bytes", "memory.memsw.limit_in_bytes",
+                                        "cpu.cfs_quota_us", "cpu.cfs_period_us", "pids.max"};
+    static const size_t top_of[] = {0, 0, 1, 1, 2};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        char *rel = xasprintf("%s/%s/%s", hybrid_tops[top_of[f]], name, files[f]);
+        put(t, rel, "");
+        free(rel);
+    }
+}
+
+/*
  * On v1 an ended worker's cgroups are kept as spares: the next worker of
  * the same limits gets them renamed to its name, its limits already there
  * and not written again (the CPU quota's write walks every cpu cgroup on
@@ -513,22 +531,9 @@ static void an_ended_workers_cgroups_serve_the_next(void **state)
     struct tree *t = *state;
     hybrid_tree(t);
     struct cgroups *cg = cgroup_probe(t->root, hybrid_self);
-    static const char *const tops[] = {"memory/process_api/abc/trainjob", "cpu/trainjob",
-                                       "pids/trainjob"};
-    static const char *const files[] = {"memory.limit_in_bytes memory.memsw.limit_in_bytes",
-                                        "cpu.cfs_quota_us cpu.cfs_period_us", "pids.max"};
-    static const char *const jobs[] = {"job1.w-1", "job3.w-1"};
-    for (size_t j = 0; j < 2; j++)
-        for (size_t i = 0; i < 3; i++) {
-            char list[128];
-            snprintf(list, sizeof list, "%s", files[i]);
-            for (char *save = NULL, *f = strtok_r(list, " ", &save); f;
-                 f = strtok_r(NULL, " ", &save)) {
-                char *rel = xasprintf("%s/%s/%s", tops[i], jobs[j], f);
-                put(t, rel, "");
-                free(rel);
-            }
-        }
+    const char *const *tops = hybrid_tops;
+    worker_files(t, "job1.w-1");
+    worker_files(t, "job3.w-1");
     struct cgroup_limits lim = {256, 2, 100, 0}, other = {512, 1, 100, 0};
     char **dirs = NULL;
     struct strbuf err = STRBUF_INIT;
@@ -590,18 +595,8 @@ static void a_spare_serves_its_user_only(void **state)
     struct tree *t = *state;
     hybrid_tree(t);
     struct cgroups *cg = cgroup_probe(t->root, hybrid_self);
-    static const char *const tops[] = {"memory/process_api/abc/trainjob", "cpu/trainjob",
-                                       "pids/trainjob"};
-    static const char *const files[] = {"memory.limit_in_bytes", "cpu.cfs_quota_us",
-                                        "cpu.cfs_period_us", "pids.max"};
-    static const size_t top_of[] = {0, 1, 1, 2};
-    static const char *const jobs[] = {"ja.w-1", "jb.w-1"}; /* jc's comes from the spare */
-    for (size_t j = 0; j < 2; j++)
-        for (size_t f = 0; f < 4; f++) {
-            char *rel = xasprintf("%s/%s/%s", tops[top_of[f]], jobs[j], files[f]);
-            put(t, rel, "");
-            free(rel);
-        }
+    worker_files(t, "ja.w-1");
+    worker_files(t, "jb.w-1"); /* jc's comes from the spare */
     struct cgroup_limits alice = {256, 2, 100, 1001}, bob = {256, 2, 100, 1002};
     char **dirs = NULL;
     struct strbuf err = STRBUF_INIT;
