@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "cli/output.h"
 #include "util/exitstatus.h"
+#include "util/procstat.h"
 #include "util/strbuf.h"
 
 static const char engine_usage[] =
@@ -27,6 +28,12 @@ static const char engine_usage[] =
     "start   starts it again (the default context's engine only).\n"
     "Workers keep running while the engine is down. Exit 0 done (also when it\n"
     "already was); 1 refused; 3 not running (status) or cannot be reached.\n";
+
+/* Whether endpoint is a Unix socket, so the engine runs on this machine. */
+static bool is_unix_endpoint(const char *endpoint)
+{
+    return endpoint != NULL && strncmp(endpoint, "http+unix://", strlen("http+unix://")) == 0;
+}
 
 /* Prints "trainjobd running: user U, pid P, state S" from the engine's answer. */
 static void say_running(FILE *out, const json_t *about)
@@ -57,18 +64,38 @@ static int say_down(const struct session *s, const struct api_error *e, FILE *ou
     return rc;
 }
 
-/* Waits (at most 15 s) until the engine no longer answers. */
-static bool wait_gone(struct backend *b)
+/*
+ * Waits (at most 15 s) until the engine no longer answers and, when it is
+ * on this machine (a Unix socket), until its process has ended too: it
+ * closes its socket before it lets its store and cgroups go, and a
+ * `trainjob engine start` right after must not find the old one still
+ * holding the state directory. The pid is told from a later process of
+ * the same number by its start time.
+ */
+static bool wait_gone(struct backend *b, bool local, pid_t pid)
 {
-    for (int i = 0; i < 150; i++) {
-        json_t *about = NULL;
-        struct api_error e;
-        enum backend_status st = backend_engine(b, NULL, &about, &e);
-        json_decref(about);
-        if (st == BACKEND_UNREACHABLE)
-            return true;
-        nanosleep(&(struct timespec){0, 100000000}, NULL);
-    }
+    struct procstat first;
+    bool watch_pid = local && pid > 0 && procstat_read(pid, &first) == 0;
+    bool answers = true;
+    struct timespec start, now_t;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    do {
+        if (answers) {
+            json_t *about = NULL;
+            struct api_error e;
+            enum backend_status st = backend_engine(b, NULL, &about, &e);
+            json_decref(about);
+            answers = st != BACKEND_UNREACHABLE;
+        }
+        if (!answers) {
+            struct procstat now;
+            if (!watch_pid || procstat_read(pid, &now) != 0 || now.state == 'Z' ||
+                now.state == 'X' || now.start_ticks != first.start_ticks)
+                return true;
+        }
+        nanosleep(&(struct timespec){0, answers ? 100000000 : 10000000}, NULL);
+        clock_gettime(CLOCK_MONOTONIC, &now_t);
+    } while (now_t.tv_sec - start.tv_sec < 15);
     return false;
 }
 
@@ -97,8 +124,9 @@ int cmd_engine(const struct cli_globals *g, int argc, char **argv, FILE *out, FI
             st = backend_engine(s.b, "stop", &reply, &e);
             if (st != BACKEND_OK) {
                 rc = cli_failed(err, st, &e, false);
-            } else if (!wait_gone(s.b)) {
-                fputs("trainjob engine: asked to stop, trainjobd still answers after 15 s\n", err);
+            } else if (!wait_gone(s.b, is_unix_endpoint(s.rc.ctx.endpoint),
+                                  (pid_t)json_integer_value(json_object_get(about, "pid")))) {
+                fputs("trainjob engine: asked to stop, trainjobd has not ended after 15 s\n", err);
                 rc = EXIT_INVALID;
             } else {
                 struct strbuf line = STRBUF_INIT;

@@ -19,7 +19,7 @@ cleanup() {
     for p in $pids $(engine_pid); do kill -KILL "$p" 2>/dev/null; done
     # An engine started on alice's socket that no status named (an older client has no status).
     for f in /proc/[0-9]*/cmdline; do
-        if tr '\0' '\n' <"$f" 2>/dev/null | grep -qxF "$A/run/trainjob/engine.sock"; then
+        if cat "$f" 2>/dev/null | tr '\0' '\n' | grep -qxF "$A/run/trainjob/engine.sock"; then
             p=${f#/proc/}
             kill -KILL "${p%/cmdline}" 2>/dev/null
         fi
@@ -114,6 +114,27 @@ if command -v tmux >/dev/null; then
     sleep 0.5
     tmux -L "$S" kill-server 2>/dev/null
 fi
+
+# engine stop returns once the process has ended, not when the socket goes:
+# the engine lets its store and cgroups go after closing it. strace holds
+# the engine 1.5 s at its exit_group, socket already gone (needs root).
 run alice engine start
-pids="$pids $(engine_pid)"
-run alice engine stop
+p4=$(engine_pid)
+pids="$pids $p4"
+if ! command -v strace >/dev/null 2>&1; then
+    fail "strace is installed (scripts/deps.sh)" "no strace: the engine's exit cannot be held"
+else
+    strace -qq -p "$p4" -e trace=exit_group -e inject=exit_group:delay_enter=1500000 -o /dev/null &
+    tracer=$!
+    sleep 0.5
+    t0=$(date +%s%N)
+    run alice engine stop
+    t1=$(date +%s%N)
+    expect_rc "engine stop of an engine slow to exit" 0
+    if alive "$p4"; then fail "...returns only once its process has ended" "pid $p4 lives"; else
+        pass "...returns only once its process has ended"; fi
+    ms=$(((t1 - t0) / 1000000))
+    if [ "$ms" -ge 1400 ]; then pass "...which took the held 1.5 s ($ms ms)"; else
+        fail "...which took the held 1.5 s" "returned after $ms ms: strace did not hold it"; fi
+    wait "$tracer" 2>/dev/null
+fi
