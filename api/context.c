@@ -206,32 +206,18 @@ static void check_file(const struct context_file *cf, struct findings *fs)
     }
 }
 
+static void check_file_text(const void *cf, struct findings *fs)
+{
+    check_file(cf, fs);
+}
+
 /* YAML → tree → struct (strict) → checks; every finding gets its line:col. */
 int context_file_parse(const char *text, size_t len, struct context_file *cf, struct findings *fs)
 {
     memset(cf, 0, sizeof *cf);
-    struct docpos pos = DOCPOS_INIT;
-    json_t *root = yamltree_parse_or_report(text, len, &pos, fs);
-    if (root == NULL) {
-        docpos_free(&pos);
-        return -1;
-    }
-    struct findings found = FINDINGS_INIT;
-    if (json_is_object(root)) {
-        schema_decode(root, &file_type, cf, SCHEMA_STRICT, "", &found);
-        check_file(cf, &found);
-    } else if (!json_is_null(root)) { /* an empty file is no contexts */
-        findings_add(&found, SEVERITY_ERROR, "",
-                     "expected a mapping with contexts and current_context, got %s",
-                     schema_type_name(root));
-    }
-    json_decref(root);
-    docpos_locate(&pos, &found);
-    docpos_free(&pos);
-    size_t errors = findings_count(&found, SEVERITY_ERROR);
-    findings_sort(&found);
-    findings_move(fs, &found);
-    if (errors > 0) {
+    /* an empty file is no contexts */
+    if (schema_decode_yaml(text, len, &file_type, cf, check_file_text,
+                           "a mapping with contexts and current_context", true, fs) > 0) {
         context_file_free(cf);
         return -1;
     }

@@ -10,8 +10,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "api/docpos.h"
 #include "api/finding.h"
 #include "api/enumnames.h"
+#include "api/yamltree.h"
 #include "util/fuzzy.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -890,4 +892,27 @@ bool schema_ref_unset(const struct schema_ref *ref)
     }
     return schema_ref_set_string(ref, NULL) || schema_ref_set_int(ref, false, 0) ||
            schema_ref_set_bool(ref, false, false) || schema_ref_set_enum_name(ref, NULL);
+}
+
+size_t schema_decode_yaml(const char *text, size_t len, const struct object_type *type,
+                          void *base, schema_check_fn *check, const char *expected,
+                          bool empty_ok, struct findings *fs)
+{
+    struct docpos pos = DOCPOS_INIT;
+    struct findings found = FINDINGS_INIT;
+    json_t *root = yamltree_parse_or_report(text, len, &pos, &found);
+    if (json_is_object(root)) {
+        schema_decode(root, type, base, SCHEMA_STRICT, "", &found);
+        check(base, &found);
+    } else if (root != NULL && !(empty_ok && json_is_null(root))) {
+        findings_add(&found, SEVERITY_ERROR, "", "expected %s, got %s", expected,
+                     schema_type_name(root));
+    }
+    json_decref(root);
+    docpos_locate(&pos, &found);
+    docpos_free(&pos);
+    size_t errors = findings_count(&found, SEVERITY_ERROR);
+    findings_sort(&found);
+    findings_move(fs, &found);
+    return errors;
 }

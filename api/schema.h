@@ -157,6 +157,20 @@ enum schema_mode {
  */
 int schema_decode(const json_t *root, const struct object_type *type, void *base,
                   enum schema_mode mode, const char *path, struct findings *fs);
+/* The rules of a document the table cannot say; adds its findings to fs. */
+typedef void schema_check_fn(const void *base, struct findings *fs);
+/*
+ * A YAML document (a file someone wrote) into base (zeroed by the caller):
+ * parsed, decoded strictly, then check(base) when it is a mapping. Every
+ * finding gets its line:col, in the order of the text, and is added to fs.
+ * expected names the top level in the message when the document is not a
+ * mapping ("a mapping of engine settings"); an empty document is no fields
+ * when empty_ok. Returns the number of errors (then free base as its type
+ * is freed).
+ */
+size_t schema_decode_yaml(const char *text, size_t len, const struct object_type *type,
+                          void *base, schema_check_fn *check, const char *expected,
+                          bool empty_ok, struct findings *fs);
 /* A new mapping holding every field of base that is present, in table order. */
 json_t *schema_encode(const struct object_type *type, const void *base);
 /* Frees every string, array and nested allocation base owns (not base itself). */

@@ -224,33 +224,19 @@ void config_write(const struct engine_config *cfg, struct strbuf *out)
 
 static void check_config(const struct engine_config *cfg, struct findings *fs);
 
+static void check_config_text(const void *cfg, struct findings *fs)
+{
+    check_config(cfg, fs);
+}
+
 /* YAML → tree → struct (strict) → semantic checks; then every finding gets its line:col. */
 int config_parse(const char *name, const char *text, size_t len, struct engine_config *cfg,
                  struct findings *fs)
 {
     (void)name;
     memset(cfg, 0, sizeof *cfg);
-    struct docpos pos = DOCPOS_INIT;
-    json_t *root = yamltree_parse_or_report(text, len, &pos, fs);
-    if (root == NULL) {
-        docpos_free(&pos);
-        return -1;
-    }
-    struct findings found = FINDINGS_INIT;
-    if (json_is_object(root)) {
-        schema_decode(root, &config_type, cfg, SCHEMA_STRICT, "", &found);
-        check_config(cfg, &found);
-    } else {
-        findings_add(&found, SEVERITY_ERROR, "",
-                     "expected a mapping of engine settings at the top level, got %s",
-                     schema_type_name(root));
-    }
-    json_decref(root);
-    docpos_locate(&pos, &found);
-    docpos_free(&pos);
-    size_t errors = findings_count(&found, SEVERITY_ERROR);
-    findings_move(fs, &found);
-    if (errors > 0) {
+    if (schema_decode_yaml(text, len, &config_type, cfg, check_config_text,
+                           "a mapping of engine settings at the top level", false, fs) > 0) {
         config_free(cfg);
         return -1;
     }
