@@ -156,6 +156,28 @@ shared_tmp() {
     mkdir -p "$1" && chmod 0755 "$TMP" "$1"
 }
 
+# signed_home USER SK NAME=PORT… : a HOME for USER under $TMP/users (which
+# shared_tmp made) whose config.yaml has one context NAME a pair, a trainjobd
+# on 127.0.0.1:PORT in workspace team, signed with access key AK<SK without
+# "SK"> and secret key SK; all USER's own, 0700 and 0600.
+signed_home() {
+    _h="$TMP/users/$1"
+    _sk=$2
+    mkdir -p "$_h/.config/trainjob"
+    printf '%s\n' "$_sk" >"$_h/.config/trainjob/key.sk"
+    echo "contexts:" >"$_h/.config/trainjob/config.yaml"
+    _u=$1
+    shift 2
+    for _c in "$@"; do
+        printf '%s\n' "- name: ${_c%%=*}" "  driver: trainjobd" \
+            "  endpoint: http://127.0.0.1:${_c#*=}" "  workspace: team" \
+            "  access_key: AK${_sk#SK}" "  secret_key_file: $_h/.config/trainjob/key.sk"
+    done >>"$_h/.config/trainjob/config.yaml"
+    chown -R "$_u:$_u" "$_h"
+    chmod 0700 "$_h"
+    chmod 0600 "$_h/.config/trainjob/key.sk" "$_h/.config/trainjob/config.yaml"
+}
+
 # column_starts FILE : the distinct sets of where the columns of FILE's lines
 # start, one set a line ("1,9,16,"): a column starts after three spaces or
 # more, as trainjob pads its tables (a cell holds single spaces: "DISPLAY NAME")

@@ -80,27 +80,9 @@ start_engine || exit 1
 # ---- two users sign with their own keys, over TCP -----------------------------------------------
 
 shared_tmp "$TMP/users"
-# user_home USER SK : a HOME for USER with contexts tcp (signed with key SK,
-# workspace team) and local (the engine's socket, unsigned), owned by USER.
-user_home() {
-    _h="$TMP/users/$1"
-    mkdir -p "$_h/.config/trainjob"
-    printf '%s\n' "$2" >"$_h/.config/trainjob/key.sk"
-    cat >"$_h/.config/trainjob/config.yaml" <<EOF
-contexts:
-- name: tcp
-  driver: trainjobd
-  endpoint: http://127.0.0.1:$PORT
-  workspace: team
-  access_key: AK${2#SK}
-  secret_key_file: $_h/.config/trainjob/key.sk
-EOF
-    chown -R "$1:$1" "$_h"
-    chmod 0700 "$_h"
-    chmod 0600 "$_h/.config/trainjob/key.sk" "$_h/.config/trainjob/config.yaml"
-}
-user_home "$A" SKA
-user_home "$B" SKB
+# A HOME for each with a context tcp (signed with its own key, workspace team).
+signed_home "$A" SKA tcp="$PORT"
+signed_home "$B" SKB tcp="$PORT"
 # as USER [VAR=VALUE…] CMD… : CMD as USER with the HOME above (and VAR=VALUE…).
 as() { _u=$1; shift; as_user "$_u" env HOME="$TMP/users/$_u" "$@"; }
 for u in "$A" "$B"; do

@@ -222,33 +222,10 @@ expect_grep "...and all" "$TMP/out" "all"
 
 # ---- two users: tj-alice's view over both contexts, tj-bob's job in it ------
 shared_tmp "$TMP/users"
-# user_home USER SK : a HOME for USER with a config.yaml of contexts local and
-# lab over TCP in workspace team, signed with the key SK (owned by USER, 0600).
-user_home() {
-    _h="$TMP/users/$1"
-    mkdir -p "$_h/.config/trainjob"
-    printf '%s\n' "$2" >"$_h/.config/trainjob/key.sk"
-    cat >"$_h/.config/trainjob/config.yaml" <<EOF
-contexts:
-- name: local
-  driver: trainjobd
-  endpoint: http://127.0.0.1:$PORT_A
-  workspace: team
-  access_key: AK${2#SK}
-  secret_key_file: $_h/.config/trainjob/key.sk
-- name: lab
-  driver: trainjobd
-  endpoint: http://127.0.0.1:$PORT_B
-  workspace: team
-  access_key: AK${2#SK}
-  secret_key_file: $_h/.config/trainjob/key.sk
-EOF
-    chown -R "$1:$1" "$_h"
-    chmod 0700 "$_h"
-    chmod 0600 "$_h/.config/trainjob/key.sk" "$_h/.config/trainjob/config.yaml"
-}
-user_home "$A" SKA
-user_home "$B" SKB
+# A HOME for each with contexts local and lab over TCP in workspace team,
+# signed with the user's own key.
+signed_home "$A" SKA local="$PORT_A" lab="$PORT_B"
+signed_home "$B" SKB local="$PORT_A" lab="$PORT_B"
 as() { _u=$1; shift; as_user "$_u" env HOME="$TMP/users/$_u" "$TRAINJOB_BIN" "$@"; }
 sed 's/^workspace_name: default/workspace_name: team/; s/^name: same/name: alices/; s/^display_name: same/display_name: alices/' \
     "$TMP/same.yaml" >"$TMP/users/alices.yaml"
