@@ -976,6 +976,20 @@ void cgroup_remove_job(struct cgroups *cg, const char *job)
 int cgroup_join(const char *dir)
 {
     char file[PATH_MAX], pid[32];
+    /*
+     * v1: "0" into tasks moves the calling thread alone — the whole of a
+     * process that has one — and the kernel then takes no global lock
+     * (cgroup.procs, or a pid, takes cgroup_threadgroup_rwsem for writing,
+     * which every fork, exec and exit on the machine waits on).
+     */
+    if (!join_path(file, sizeof file, dir, "tasks")) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    if (write_text(file, "0") == 0)
+        return 0;
+    if (errno != ENOENT)
+        return -1;
     if (!join_path(file, sizeof file, dir, "cgroup.procs")) {
         errno = ENAMETOOLONG;
         return -1;

@@ -20,8 +20,8 @@
  * cgroups an earlier run left there (cgroup_sweep). Per worker the engine
  * calls cgroup_create for `<job uid>.<worker>-<attempt>` there (one directory
  * per v1 hierarchy, one in v2) with the spec's limits; the shim's forked
- * child writes itself into each directory's cgroup.procs before it execs
- * the worker (cgroup_join), and after the worker ends the shim kills what is
+ * child writes itself into each directory before it execs the worker
+ * (cgroup_join), and after the worker ends the shim kills what is
  * left (cgroup_kill_empty). The engine removes the directories when it
  * records the end (cgroup_remove) — on v1 it keeps up to 64 emptied ones
  * as spares, renamed "~<n>", and the next worker of the same limits gets
@@ -127,9 +127,11 @@ void cgroup_remove_job(struct cgroups *cg, const char *job);
 void cgroup_dirs_free(char **dirs);
 
 /*
- * In the worker's process, before exec: moves the calling process into dir
- * (writes its pid to dir/cgroup.procs). Returns 0, or -1 with errno set.
- * Allocates nothing (safe after fork).
+ * In the worker's process, before exec (one thread): moves the calling
+ * process into dir — on v1 by "0" in dir/tasks (that thread alone, which
+ * needs none of the kernel's machine-wide fork lock), on v2 its pid in
+ * dir/cgroup.procs. Returns 0, or -1 with errno set. Allocates nothing
+ * (safe after fork).
  */
 int cgroup_join(const char *dir);
 /*

@@ -96,6 +96,8 @@ struct conn {
     bool anonymous;      /* TCP, not yet claimed by a signed request */
     bool shut;           /* closed by the engine: MHD will see it gone */
     struct share *share; /* counted in SHARE_CONNECTIONS of this user */
+    char *peer;          /* Unix socket: the user behind it, once looked up */
+    uid_t peer_uid;
     struct conn *prev, *next;
 };
 
@@ -220,9 +222,21 @@ static int each_query(void *ctx, http_arg_fn fn, void *arg)
     return ea.rc;
 }
 
-/* The user behind a Unix-socket connection, by its uid (to *uid). */
+static struct conn *conn_of(struct MHD_Connection *conn);
+
+/*
+ * The user behind a Unix-socket connection, by its uid (to *uid). The
+ * kernel fixed the peer's credentials at connect: the name is looked up
+ * (a read of the password database) for the connection's first request
+ * only, not for each request a keep-alive client sends on it.
+ */
 static char *peer_user(struct MHD_Connection *conn, uid_t *uid)
 {
+    struct conn *c = conn_of(conn);
+    if (c && c->peer) {
+        *uid = c->peer_uid;
+        return xstrdup(c->peer);
+    }
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     if (info == NULL)
@@ -233,9 +247,12 @@ static char *peer_user(struct MHD_Connection *conn, uid_t *uid)
         return NULL;
     *uid = cred.uid;
     struct passwd *pw = getpwuid(cred.uid);
-    if (pw && pw->pw_name)
-        return xstrdup(pw->pw_name);
-    return xasprintf("uid%ld", (long)cred.uid);
+    char *name = pw && pw->pw_name ? xstrdup(pw->pw_name) : xasprintf("uid%ld", (long)cred.uid);
+    if (c) {
+        c->peer = xstrdup(name);
+        c->peer_uid = cred.uid;
+    }
+    return name;
 }
 
 static const char *header_of(void *ctx, const char *name)
@@ -897,6 +914,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
     if (c->anonymous)
         l->anonymous--;
     share_give(c->share, SHARE_CONNECTIONS, 1);
+    free(c->peer);
     free(c);
     *socket_context = NULL;
 }

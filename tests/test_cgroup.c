@@ -621,6 +621,35 @@ static void a_spare_serves_its_user_only(void **state)
     cgroup_free(cg);
 }
 
+/*
+ * The shim's child joins a v1 cgroup by writing "0" to its tasks file: the
+ * calling thread alone, for which the kernel takes no lock that every fork,
+ * exec and exit on the machine waits on (its pid in cgroup.procs takes
+ * one). Where there is no tasks file (v2), its pid goes to cgroup.procs.
+ */
+static void a_worker_joins_v1_by_its_thread(void **state)
+{
+    struct tree *t = *state;
+    put(t, "v1/w/tasks", "");
+    put(t, "v1/w/cgroup.procs", "");
+    put(t, "v2/w/cgroup.procs", "");
+    char *v1 = xasprintf("%s/v1/w", t->root), *v2 = xasprintf("%s/v2/w", t->root);
+    char *gone = xasprintf("%s/nosuch", t->root);
+    assert_int_equal(cgroup_join(v1), 0);
+    char *tasks = get(t, "v1/w/tasks"), *procs = get(t, "v1/w/cgroup.procs");
+    assert_string_equal(tasks, "0");
+    assert_string_equal(procs, "");
+    free(tasks), free(procs);
+    assert_int_equal(cgroup_join(v2), 0);
+    char pid[32];
+    snprintf(pid, sizeof pid, "%ld", (long)getpid());
+    procs = get(t, "v2/w/cgroup.procs");
+    assert_string_equal(procs, pid);
+    free(procs);
+    assert_int_equal(cgroup_join(gone), -1);
+    free(v1), free(v2), free(gone);
+}
+
 static void oom_kills_are_found(void **state)
 {
     struct tree *t = *state;
@@ -656,6 +685,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(an_engine_leaves_nothing_at_a_clean_stop, setup, teardown),
         cmocka_unit_test_setup_teardown(an_ended_workers_cgroups_serve_the_next, setup, teardown),
         cmocka_unit_test_setup_teardown(a_spare_serves_its_user_only, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_worker_joins_v1_by_its_thread, setup, teardown),
         cmocka_unit_test_setup_teardown(oom_kills_are_found, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
