@@ -54,14 +54,14 @@ start_ticks() {
 
 # engine_cleanup: ends the workers the engine started, then the engine (by
 # pid); a test with more to end redefines cleanup and calls this from it. The
-# engine is asked to stop first (TERM, then KILL 3 s later): a clean stop
+# engine is asked to stop first (TERM, then KILL 10 s later): a clean stop
 # removes its cgroups, which a KILL leaves on the machine for good, and every
 # cpu quota written later walks them all. Workers the engine started again
 # meanwhile are ended after it.
 engine_cleanup() {
     end_workers "$STATE"
     if [ -n "$ENGINE_PID" ] && kill -TERM "$ENGINE_PID" 2>/dev/null; then
-        wait_gone "$ENGINE_PID" 3 || kill -KILL "$ENGINE_PID" 2>/dev/null
+        wait_gone "$ENGINE_PID" 10 || kill -KILL "$ENGINE_PID" 2>/dev/null
         wait "$ENGINE_PID" 2>/dev/null
     fi
     end_workers "$STATE"
