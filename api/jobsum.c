@@ -855,3 +855,28 @@ int jobsum_members(const char *text, size_t len, jobsum_member_fn fn, void *ctx,
     strbuf_free(&p.str);
     return rc;
 }
+
+bool jobsum_string(const char *text, size_t len, char **out)
+{
+    struct api_error spare;
+    struct jp p;
+    jp_init(&p, text, len, &spare);
+    bool ok = peek(&p) == '"' && string(&p) == 0 && end(&p) == 0;
+    *out = ok ? xstrndup(p.sv, p.sn) : NULL;
+    strbuf_free(&p.str);
+    return ok;
+}
+
+bool jobsum_integer(const char *text, size_t len, long long *out)
+{
+    struct api_error spare;
+    struct jp p;
+    jp_init(&p, text, len, &spare);
+    char c = peek(&p);
+    bool integer = false;
+    long long v = 0;
+    bool ok = (c == '-' || (c >= '0' && c <= '9')) && number(&p, &integer, &v) == 0 && integer &&
+              end(&p) == 0;
+    *out = ok ? v : 0;
+    return ok;
+}
