@@ -92,44 +92,11 @@ bool slurm_number(const json_t *v, int64_t *out)
     return false;
 }
 
-static char *str_of(const json_t *j, const char *key)
-{
-    const json_t *v = json_object_get(j, key);
-    return json_is_string(v) ? xstrndup(json_string_value(v), json_string_length(v)) : NULL;
-}
-
 /* job_state_string()'s order: a flag wins over the base state. */
 static const char *const state_flags[] = {
     "COMPLETING",   "STAGE_OUT",    "CONFIGURING", "RESIZING", "REQUEUED",      "REQUEUE_FED",
     "REQUEUE_HOLD", "SPECIAL_EXIT", "STOPPED",     "REVOKED",  "RESV_DEL_HOLD", "SIGNALING",
 };
-
-/* v0.0.40's list of words: the flag that wins, else the first word. */
-static char *state_of_list(const json_t *arr)
-{
-    for (size_t f = 0; f < sizeof state_flags / sizeof state_flags[0]; f++) {
-        size_t i;
-        json_t *v;
-        json_array_foreach(arr, i, v) if (json_is_string(v) &&
-                                          strcmp(json_string_value(v), state_flags[f]) ==
-                                              0) return xstrdup(state_flags[f]);
-    }
-    const json_t *first = json_array_get(arr, 0);
-    return json_is_string(first) ? xstrdup(json_string_value(first)) : NULL;
-}
-
-/* v0.0.40's exit_code object: return_code and signal.id. */
-static void exit_of_object(const json_t *ec, struct slurm_job *out)
-{
-    int64_t rc = 0, sig = 0;
-    bool has_rc = slurm_number(json_object_get(ec, "return_code"), &rc);
-    bool has_sig = slurm_number(json_object_get(json_object_get(ec, "signal"), "id"), &sig);
-    if (!has_rc && !has_sig)
-        return;
-    out->has_exit = true;
-    out->exit_status = has_rc ? (int)(rc & 0xff) : 0;
-    out->exit_signal = has_sig ? (int)(sig & 0x7f) : 0;
-}
 
 /* "gpu:2(IDX:0-1)" → "0-1"; NULL when there is no index list. */
 static char *gpu_index(const char *detail)
@@ -145,31 +112,6 @@ static char *gpu_index(const char *detail)
         if (!((p[i] >= '0' && p[i] <= '9') || p[i] == '-' || p[i] == ','))
             return NULL;
     return xstrndup(p, n);
-}
-
-static void decode_alloc(const json_t *j, struct slurm_job *out)
-{
-    const json_t *nodes = json_object_get(json_object_get(j, "job_resources"), "allocated_nodes");
-    const json_t *gres = json_object_get(j, "gres_detail");
-    if (!json_is_array(nodes))
-        return;
-    size_t n = json_array_size(nodes);
-    if (n > MAX_ALLOC)
-        n = MAX_ALLOC;
-    out->alloc = xcalloc(n ? n : 1, sizeof *out->alloc);
-    for (size_t i = 0; i < n; i++) {
-        const json_t *a = json_array_get(nodes, i);
-        char *name = str_of(a, "nodename");
-        if (name == NULL)
-            continue;
-        struct slurm_alloc *al = &out->alloc[out->alloc_count++];
-        al->node = name;
-        int64_t cpus = 0;
-        if (slurm_number(json_object_get(a, "cpus_used"), &cpus) && cpus >= 0 && cpus < 1 << 20)
-            al->cpus = (int)cpus;
-        const json_t *g = json_array_get(gres, i);
-        al->gpus = json_is_string(g) ? gpu_index(json_string_value(g)) : NULL;
-    }
 }
 
 const char *const slurm_job_fields[] = {
@@ -462,49 +404,16 @@ int slurm_job_decode_element(const struct slurm_shape *s, const char *text, size
 int slurm_job_decode(const struct slurm_shape *s, const json_t *j, struct slurm_job *out,
                      struct strbuf *err)
 {
-    memset(out, 0, sizeof *out);
-    int64_t id;
-    if (!json_is_object(j) || !slurm_number(json_object_get(j, "job_id"), &id) || id <= 0) {
+    /* One decoder: a job of a reply held as a tree (a submit's checks) is read from its text. */
+    char *text = json_is_object(j) ? json_dumps(j, JSON_COMPACT) : NULL;
+    if (text == NULL) {
+        memset(out, 0, sizeof *out);
         strbuf_adds(err, "a job without an integer job_id");
         return -1;
     }
-    out->id = id;
-    out->name = str_of(j, "name");
-    const json_t *st = json_object_get(j, "job_state");
-    if (json_is_array(st)) /* v0.0.40 */
-        out->state = state_of_list(st);
-    else if (json_is_string(st))
-        out->state = xstrdup(json_string_value(st));
-    out->reason = str_of(j, "state_reason");
-    out->partition = str_of(j, "partition");
-    out->qos = str_of(j, "qos");
-    out->nodes = str_of(j, "nodes");
-    out->cwd = str_of(j, "current_working_directory");
-    out->user = str_of(j, "user_name");
-    out->comment = str_of(j, "comment");
-    int64_t v;
-    if (slurm_number(json_object_get(j, "restart_cnt"), &v) && v >= 0 && v < INT32_MAX)
-        out->restarts = (int32_t)v;
-    const json_t *ec = json_object_get(j, "exit_code");
-    if (json_is_object(ec)) {
-        exit_of_object(ec, out);
-    } else if (json_is_integer(ec)) {
-        /* The raw wait status: 768 is exit 3, 9 is SIGKILL. */
-        int64_t w = json_integer_value(ec);
-        if (w >= 0 && w <= 0xffff) {
-            out->has_exit = true;
-            out->exit_signal = (int)(w & 0x7f);
-            out->exit_status = out->exit_signal ? 0 : (int)((w >> 8) & 0xff);
-        }
-    }
-    if (slurm_number(json_object_get(j, "submit_time"), &v) && v > 0)
-        out->submit_time = v;
-    if (slurm_number(json_object_get(j, "start_time"), &v) && v > 0)
-        out->start_time = v;
-    if (slurm_number(json_object_get(j, "end_time"), &v) && v > 0)
-        out->end_time = v;
-    decode_alloc(j, out);
-    return 0;
+    int rc = slurm_job_decode_element(s, text, strlen(text), out, err);
+    free(text);
+    return rc;
 }
 
 void slurm_job_free(struct slurm_job *j)

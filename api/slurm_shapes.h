@@ -125,8 +125,10 @@ int slurm_job_decode_text(const struct slurm_shape *s, const struct slurm_job_te
 int slurm_job_decode_element(const struct slurm_shape *s, const char *text, size_t len,
                              struct slurm_job *out, struct strbuf *err);
 /*
- * Decodes one element of .jobs[] as shape s has it. Returns 0, or -1 with
- * why in err when it is not a job (no object, no integer job_id).
+ * Decodes one element of .jobs[] held as a tree (a reply about one job),
+ * through its text and slurm_job_decode_text: one decoder for both. Returns
+ * 0, or -1 with why in err when it is not a job (no object, no integer
+ * job_id).
  */
 int slurm_job_decode(const struct slurm_shape *s, const json_t *j, struct slurm_job *out,
                      struct strbuf *err);

@@ -238,8 +238,10 @@ static void assert_same_job(const struct slurm_job *a, const struct slurm_job *b
 }
 
 /*
- * An element's text decoded from its tree (jansson, as the listing did) and
- * from its text (slurm_job_decode_element): the same job, or no job by both.
+ * An element decoded from jansson's tree of its text (as a reply about one
+ * job is; the listing's tree decoder before it) and from the text itself
+ * (slurm_job_decode_element, as the listing reads it): the same job, or no
+ * job by both.
  */
 static void decodes_alike(const char *text)
 {

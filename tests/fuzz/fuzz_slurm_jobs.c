@@ -2,9 +2,11 @@
  * fuzz_slurm_jobs: one element of a Slurm /jobs reply (whatever slurmrestd,
  * or something posing as it, sends) decoded by api/slurm_shapes from its
  * text. For any input: no read past the bytes given (the input is copied to
- * an exact-size buffer); a job decoded from the text is the job decoded
- * from jansson's tree of the same text (job_id, every string, number, exit
- * and allocated node), and no job is decoded from text jansson refuses;
+ * an exact-size buffer); a job decoded from the text (as a listing reads
+ * it) is the job decoded from jansson's tree of the same text (as a reply
+ * about one job is; it was the tree decoder the text one replaced, compared
+ * field by field until it went): job_id, every string, number, exit and
+ * allocated node; no job is decoded from text jansson refuses;
  * every string decoded is UTF-8 without NUL.
  */
 #include <jansson.h>
