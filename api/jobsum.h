@@ -54,6 +54,12 @@ typedef int (*jobsum_member_fn)(void *ctx, const char *key, size_t key_len, cons
                                 size_t value_len);
 int jobsum_members(const char *text, size_t len, jobsum_member_fn fn, void *ctx,
                    struct api_error *err);
+/*
+ * The same for the object text starts with, whatever follows it: the bytes
+ * it takes, through its closing brace, or 0 when it is not one (or text
+ * ends first). fn may have been called for some members either way.
+ */
+size_t jobsum_members_head(const char *text, size_t len, jobsum_member_fn fn, void *ctx);
 
 /*
  * One value text[0, len) as written (a span jobsum_members handed over):

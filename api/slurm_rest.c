@@ -723,10 +723,11 @@ static void shape_cache_write(struct backend *b, const char *release)
  */
 #define KEPT_MAX ((size_t)64 << 20)
 /*
- * What the kept list may take decoded: the reply it was written from was
- * decoded one job at a time, so its sum is bounded only by the user's jobs;
- * 256 MiB (JSONBOUND_MAX) refused the list of 50,000 running jobs (37 MB,
- * about 370 MiB decoded) and every list after it asked for everything.
+ * What a kept file (the catalog), or the user's jobs of a listing handed
+ * as a tree (joblist_tree), may take decoded: the jobs were read one at a
+ * time, so their sum is bounded only by the user's jobs; 256 MiB
+ * (JSONBOUND_MAX) refused 50,000 running jobs (37 MB, about 370 MiB
+ * decoded). The kept jobs themselves are read back job by job.
  */
 #define KEPT_DECODED_MAX ((size_t)1 << 30)
 
@@ -939,9 +940,10 @@ enum backend_status slurm_ensure_shape(struct backend *b, struct api_error *err)
 
 /*
  * A GET /jobs reply read as it arrives: slurmrestd has no filter by user, so
- * the reply is the cluster's. Each element of "jobs" is held only until it
- * closes and walked once by api/jobsum's parser (checked as JSON whole),
- * noting where the members a job is decoded from are (slurm_job_fields:
+ * the reply is the cluster's. Each element of "jobs" is walked once by
+ * api/jobsum's parser (checked as JSON whole): in place when it is whole in
+ * the piece that arrived, else held until it closes. The walk notes where
+ * the members a job is decoded from are (slurm_job_fields:
  * about a tenth of the 3 KB a job is); only when its user_name is the
  * user's are they decoded (slurm_job_decode_text, no tree) and their text
  * kept for the list of the next process. The other members of the reply
@@ -1023,17 +1025,12 @@ static void kept_add(struct strbuf *text, const struct slurm_job_text *at)
     strbuf_addc(text, '}');
 }
 
-/* One element of .jobs[]: decoded only when its user_name is the user's. */
-static int user_job(void *ctx, const char *elem, size_t len)
+/* An element walked whole: decoded and kept when its user_name is the user's. */
+static void job_walked(struct slurm_jobs_read *jr)
 {
-    struct slurm_jobs_read *jr = ctx;
-    struct api_error e;
-    memset(&jr->at, 0, sizeof jr->at);
-    jr->mine = false;
-    int rc = jobsum_members(elem, len, job_member, jr, &e);
-    if (rc != 0 || !jr->mine) { /* not JSON, or another user's: not the user's job either way */
+    if (!jr->mine) { /* another user's: not decoded */
         jr->others++;
-        return 0;
+        return;
     }
     struct slurm_joblist *l = jr->list;
     if (l->count == l->cap) {
@@ -1048,7 +1045,33 @@ static int user_job(void *ctx, const char *elem, size_t len)
         jr->bad++;
     }
     strbuf_free(&why);
+}
+
+/* One element of .jobs[], gathered by the stream (it spanned two pieces, or is not an object). */
+static int user_job(void *ctx, const char *elem, size_t len)
+{
+    struct slurm_jobs_read *jr = ctx;
+    struct api_error e;
+    memset(&jr->at, 0, sizeof jr->at);
+    jr->mine = false;
+    if (jobsum_members(elem, len, job_member, jr, &e) != 0) { /* not JSON: no job of anyone's */
+        jr->others++;
+        return 0;
+    }
+    job_walked(jr);
     return 0;
+}
+
+/* One element of .jobs[] whole in the piece that arrived: walked in place, not gathered first. */
+static size_t user_job_here(void *ctx, const char *data, size_t len)
+{
+    struct slurm_jobs_read *jr = ctx;
+    memset(&jr->at, 0, sizeof jr->at);
+    jr->mine = false;
+    size_t took = jobsum_members_head(data, len, job_member, jr);
+    if (took > 0)
+        job_walked(jr);
+    return took;
 }
 
 /* GET /slurm/<version>/jobs[?…]: the cluster-wide listing. */
@@ -1065,6 +1088,7 @@ static struct slurm_jobs_read *jobs_read_new(struct backend *b)
     jr->user = xstrdup(driver(b)->user ? driver(b)->user : "");
     jr->list = joblist_new();
     jr->js = jsonbound_stream_new("jobs", SLURM_JOB_MAX, SLURM_REST_MAX, user_job, jr);
+    jsonbound_stream_set_walk(jr->js, user_job_here);
     return jr;
 }
 

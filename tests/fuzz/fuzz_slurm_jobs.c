@@ -7,7 +7,9 @@
  * about one job is; it was the tree decoder the text one replaced, compared
  * field by field until it went): job_id, every string, number, exit and
  * allocated node; no job is decoded from text jansson refuses;
- * every string decoded is UTF-8 without NUL.
+ * every string decoded is UTF-8 without NUL. The object read in place at
+ * the start of the input (jobsum_members_head, as a /jobs element whole in
+ * a piece is read) takes the bytes jobsum_members accepts as one object.
  */
 #include <jansson.h>
 #include <stdint.h>
@@ -15,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/apierror.h"
+#include "api/jobsum.h"
 #include "api/slurm_shapes.h"
 #include "util/strbuf.h"
 #include "util/utf8.h"
@@ -64,6 +68,28 @@ static void check_same(const struct slurm_job *a, const struct slurm_job *b)
     check_text(a->user);
 }
 
+static int no_member(void *ctx, const char *key, size_t key_len, const char *value,
+                     size_t value_len)
+{
+    (void)ctx, (void)key, (void)key_len, (void)value, (void)value_len;
+    return 0;
+}
+
+/* The head of text read in place: exactly an object jobsum_members accepts, then the rest. */
+static void check_head(const char *text, size_t size)
+{
+    struct api_error e;
+    size_t took = jobsum_members_head(text, size, no_member, NULL);
+    CHECK(took <= size);
+    if (took > 0)
+        CHECK(jobsum_members(text, took, no_member, NULL, &e) == 0);
+    if (jobsum_members(text, size, no_member, NULL, &e) == 0) {
+        CHECK(took > 0);
+        for (size_t i = took; i < size; i++) /* only blanks after it */
+            CHECK(text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r');
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > (1u << 20))
@@ -73,6 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     if (size)
         memcpy(text, data, size);
+    check_head(text, size);
     const struct slurm_shape *s = slurm_shape_find("v0.0.38");
     struct strbuf why = STRBUF_INIT;
     struct slurm_job a, b;
