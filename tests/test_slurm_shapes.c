@@ -262,6 +262,21 @@ static void decodes_alike(const char *text)
     strbuf_free(&why);
 }
 
+/* Every member a job is decoded from is found by its name, and nothing else is. */
+static void the_fields_a_job_is_decoded_from_are_found_by_name(void **state)
+{
+    (void)state;
+    size_t n = 0;
+    for (; slurm_job_fields[n]; n++)
+        assert_int_equal(slurm_job_field(slurm_job_fields[n], strlen(slurm_job_fields[n])), (int)n);
+    assert_int_equal(n, SLURM_JOB_FIELD_COUNT);
+    static const char *const others[] = {"",           "job",          "job_idx", "Name",
+                                         "names",      "user_namE",    "qos_id",  "end_timE",
+                                         "exit_codes", "array_job_id", "node",    NULL};
+    for (size_t i = 0; others[i]; i++)
+        assert_int_equal(slurm_job_field(others[i], strlen(others[i])), -1);
+}
+
 static void the_text_decoder_reads_what_the_tree_decoder_read(void **state)
 {
     (void)state;
@@ -462,6 +477,7 @@ int main(void)
         cmocka_unit_test(a_signal_death_is_decoded_from_the_wait_status),
         cmocka_unit_test(decodes_the_v0040_shape),
         cmocka_unit_test(wrong_types_are_left_out),
+        cmocka_unit_test(the_fields_a_job_is_decoded_from_are_found_by_name),
         cmocka_unit_test(the_text_decoder_reads_what_the_tree_decoder_read),
         cmocka_unit_test(submit_body_v0038),
         cmocka_unit_test(submit_body_v0040_uses_only_keys_of_the_spec),
