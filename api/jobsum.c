@@ -822,36 +822,74 @@ int jobsum_watch_line(const char *text, size_t len, struct jobspec *job, struct 
     return l.job_seen && !l.other ? 1 : 0;
 }
 
+/* The members of the object at p's position to fn (see jobsum_members): 0, fn's return or -1. */
+static int walk_members(struct jp *p, jobsum_member_fn fn, void *ctx)
+{
+    char key_copy[JOBSUM_MAX_KEY + 1]; /* the key, kept while its value is read over p->str */
+    int rc = 0, more = 0;
+    bool first = true;
+    if (enter(p, '{', "expected an object"))
+        return -1;
+    while (rc == 0 && (more = next(p, '}', &first)) == 1) {
+        if (key(p))
+            return -1;
+        size_t key_len = p->sn;
+        if (key_len <= JOBSUM_MAX_KEY) {
+            memcpy(key_copy, p->sv, key_len);
+            key_copy[key_len] = '\0';
+        }
+        size_t start = (peek(p), p->pos);
+        if (skip_value(p))
+            return -1;
+        if (key_len <= JOBSUM_MAX_KEY)
+            rc = fn(ctx, key_copy, key_len, p->s + start, p->pos - start);
+    }
+    return rc ? rc : more < 0 ? -1 : 0;
+}
+
 int jobsum_members(const char *text, size_t len, jobsum_member_fn fn, void *ctx,
                    struct api_error *err)
 {
     struct jp p;
     jp_init(&p, text, len, err);
-    char key_copy[JOBSUM_MAX_KEY + 1]; /* the key, kept while its value is read over p.str */
-    int rc = 0, more = 0;
-    bool first = true;
-    if (enter(&p, '{', "expected an object"))
-        rc = -1;
-    while (rc == 0 && (more = next(&p, '}', &first)) == 1) {
-        if (key(&p)) {
-            rc = -1;
-            break;
-        }
-        size_t key_len = p.sn;
-        if (key_len <= JOBSUM_MAX_KEY) {
-            memcpy(key_copy, p.sv, key_len);
-            key_copy[key_len] = '\0';
-        }
-        size_t start = (peek(&p), p.pos);
-        if (skip_value(&p)) {
-            rc = -1;
-            break;
-        }
-        if (key_len <= JOBSUM_MAX_KEY)
-            rc = fn(ctx, key_copy, key_len, p.s + start, p.pos - start);
-    }
-    if (rc == 0 && (more < 0 || end(&p)))
+    int rc = walk_members(&p, fn, ctx);
+    if (rc == 0 && end(&p))
         rc = -1;
     strbuf_free(&p.str);
     return rc;
+}
+
+size_t jobsum_members_head(const char *text, size_t len, jobsum_member_fn fn, void *ctx)
+{
+    struct api_error spare;
+    struct jp p;
+    jp_init(&p, text, len, &spare);
+    size_t took = walk_members(&p, fn, ctx) == 0 ? p.pos : 0;
+    strbuf_free(&p.str);
+    return took;
+}
+
+bool jobsum_string(const char *text, size_t len, char **out)
+{
+    struct api_error spare;
+    struct jp p;
+    jp_init(&p, text, len, &spare);
+    bool ok = peek(&p) == '"' && string(&p) == 0 && end(&p) == 0;
+    *out = ok ? xstrndup(p.sv, p.sn) : NULL;
+    strbuf_free(&p.str);
+    return ok;
+}
+
+bool jobsum_integer(const char *text, size_t len, long long *out)
+{
+    struct api_error spare;
+    struct jp p;
+    jp_init(&p, text, len, &spare);
+    char c = peek(&p);
+    bool integer = false;
+    long long v = 0;
+    bool ok = (c == '-' || (c >= '0' && c <= '9')) && number(&p, &integer, &v) == 0 && integer &&
+              end(&p) == 0;
+    *out = ok ? v : 0;
+    return ok;
 }

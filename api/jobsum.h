@@ -17,6 +17,7 @@
 #ifndef API_JOBSUM_H
 #define API_JOBSUM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct api_error;
@@ -53,5 +54,21 @@ typedef int (*jobsum_member_fn)(void *ctx, const char *key, size_t key_len, cons
                                 size_t value_len);
 int jobsum_members(const char *text, size_t len, jobsum_member_fn fn, void *ctx,
                    struct api_error *err);
+/*
+ * The same for the object text starts with, whatever follows it: the bytes
+ * it takes, through its closing brace, or 0 when it is not one (or text
+ * ends first). fn may have been called for some members either way.
+ */
+size_t jobsum_members_head(const char *text, size_t len, jobsum_member_fn fn, void *ctx);
+
+/*
+ * One value text[0, len) as written (a span jobsum_members handed over):
+ * _string gives a string's bytes decoded (escapes and all; the caller frees)
+ * and true, false when it is no string; _integer gives an integer that fits
+ * in 64 bits (no fraction nor exponent, as jansson tells integers from
+ * reals) and true, false for anything else.
+ */
+bool jobsum_string(const char *text, size_t len, char **out);
+bool jobsum_integer(const char *text, size_t len, long long *out);
 
 #endif

@@ -270,6 +270,7 @@ struct jsonbound_stream {
     char *array_key;
     size_t max_element, max_rest;
     jsonbound_element_fn fn;
+    jsonbound_walk_fn walk; /* NULL: every element gathered for fn */
     void *ctx;
     enum stream_state st;
     /* The value being read (an element or another member's). */
@@ -300,6 +301,11 @@ struct jsonbound_stream *jsonbound_stream_new(const char *array_key, size_t max_
     s->why = (struct strbuf)STRBUF_INIT;
     strbuf_addc(&s->rest, '{');
     return s;
+}
+
+void jsonbound_stream_set_walk(struct jsonbound_stream *s, jsonbound_walk_fn walk)
+{
+    s->walk = walk;
 }
 
 void jsonbound_stream_free(struct jsonbound_stream *s)
@@ -573,6 +579,15 @@ int jsonbound_stream_feed(struct jsonbound_stream *s, const char *data, size_t l
                 s->st = SS_NEXT;
                 i++;
             } else {
+                size_t took = 0;
+                if (s->walk) /* read in place when it is whole in this piece */
+                    took = s->walk(s->ctx, data + i,
+                                   len - i < s->max_element ? len - i : s->max_element);
+                if (took > 0 && took <= len - i) {
+                    i += took;
+                    s->st = SS_ELEM_NEXT;
+                    break;
+                }
                 strbuf_reset(&s->elem);
                 s->elem_over = false;
                 value_begin(s);

@@ -91,6 +91,16 @@ void jsonbound_add_compact(struct strbuf *out, const char *text, size_t len);
 struct jsonbound_stream;
 struct jsonbound_stream *jsonbound_stream_new(const char *array_key, size_t max_element,
                                               size_t max_rest, jsonbound_element_fn fn, void *ctx);
+/*
+ * A reader of whole elements in place: walk gets the bytes from where an
+ * element starts to the end of the piece (at most max_element of them) and
+ * returns how many the element took when it read it whole there (the
+ * element is then done: fn is not called for it), or 0 for the stream to
+ * gather it and hand it to fn as usual (cut by the piece's end, or not what
+ * walk reads). Spares copying and scanning an element twice.
+ */
+typedef size_t (*jsonbound_walk_fn)(void *ctx, const char *data, size_t len);
+void jsonbound_stream_set_walk(struct jsonbound_stream *s, jsonbound_walk_fn walk);
 /* The next piece: 0, fn's non-zero return, or -1 when the stream failed (now or before). */
 int jsonbound_stream_feed(struct jsonbound_stream *s, const char *data, size_t len);
 /*

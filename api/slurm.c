@@ -190,7 +190,7 @@ static void token_done(void *ctx, int rc, const char *why)
             struct api_error e;
             memset(&e, 0, sizeof e);
             enum backend_status st = slurm_auth_failed(sc->c->b, why, &e);
-            slurm_replay_store(&sc->rp, st, NULL, &e);
+            slurm_replay_store(&sc->rp, st, NULL, NULL, &e);
         }
     }
     sc->rp.need_token = false;
@@ -203,11 +203,12 @@ static void http_done(void *ctx, struct http_result *r)
     struct backend *b = sc->c->b;
     sc->c->http = NULL;
     json_t *reply = NULL;
+    struct slurm_joblist *jobs = NULL;
     bool refused = false;
     struct api_error e;
     memset(&e, 0, sizeof e);
-    enum backend_status st =
-        slurm_rest_decode(b, sc->rp.method, sc->rp.path, r, sc->jobs_read, &reply, &refused, &e);
+    enum backend_status st = slurm_rest_decode(b, sc->rp.method, sc->rp.path, r, sc->jobs_read,
+                                               &reply, &jobs, &refused, &e);
     slurm_jobs_read_free(sc->jobs_read);
     sc->jobs_read = NULL;
     if (refused && driver(b)->token_command && !sc->refreshed) {
@@ -220,7 +221,7 @@ static void http_done(void *ctx, struct http_result *r)
         st = slurm_auth_failed(b, sc->rp.token_error, &e);
     if (strcmp(sc->rp.method, "GET") != 0)
         sc->rp.changed = true;
-    slurm_replay_store(&sc->rp, st, reply, &e);
+    slurm_replay_store(&sc->rp, st, reply, jobs, &e);
     step(sc);
 }
 
@@ -428,9 +429,7 @@ static void slurm_free(struct backend *b)
     free(s->jobs_dir);
     free(s->launcher);
     free(s->warning);
-    json_decref(s->jobs_cache);
-    strbuf_free(&s->jobs_text);
-    json_decref(s->jobs_text_of);
+    slurm_joblist_unref(s->jobs_cache);
     json_decref(s->qos);
     json_decref(s->volumes);
     free(s);

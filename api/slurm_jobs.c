@@ -174,9 +174,8 @@ enum job_state slurm_job_state(const struct slurm_job *j, struct strbuf *msg)
 
 void slurm_found_free(struct slurm_found *f)
 {
-    for (size_t i = 0; i < f->count; i++)
-        slurm_job_free(&f->jobs[i]);
     free(f->jobs);
+    slurm_joblist_unref(f->list);
     memset(f, 0, sizeof *f);
 }
 
@@ -266,9 +265,9 @@ const struct slurm_job *slurm_found_job(struct backend *b, const struct slurm_fo
     char *prefix = NULL;
     const struct slurm_job *hit = NULL;
     for (size_t i = 0; i < f->count && !hit; i++) {
-        const char *n = name_in(b, f->jobs[i].cwd, &prefix);
+        const char *n = name_in(b, f->jobs[i]->cwd, &prefix);
         if (n && strcmp(n, name) == 0)
-            hit = &f->jobs[i];
+            hit = f->jobs[i];
     }
     free(prefix);
     return hit;
@@ -567,50 +566,39 @@ static bool name_eq(const void *item, const void *key)
  * asked with the update_time of the list kept (this process's or the last
  * one's, 304 when no job changed), else the whole list.
  */
-static enum backend_status jobs_reply(struct backend *b, json_t **out, struct api_error *err)
+static enum backend_status jobs_reply(struct backend *b, struct slurm_joblist **out,
+                                      struct api_error *err)
 {
     struct slurm *s = driver(b);
-    json_t *reply = NULL;
     int64_t now = time_now_ms();
     if (s->jobs_cache && s->jobs_at && now - s->jobs_at < JOBS_FRESH_MS) {
-        *out = json_incref(s->jobs_cache); /* asked less than a second ago */
+        *out = slurm_joblist_ref(s->jobs_cache); /* asked less than a second ago */
         return BACKEND_OK;
     }
     char path[64];
     if (s->jobs_cache == NULL && s->jobs_at == 0) /* the last process's list, to ask after */
-        s->jobs_cache = slurm_kept_read(b, "jobs", &s->jobs_since);
-    if (s->jobs_cache && !json_is_array(json_object_get(s->jobs_cache, "jobs"))) {
-        json_decref(s->jobs_cache);
-        s->jobs_cache = NULL;
-    }
+        s->jobs_cache = slurm_kept_jobs_read(b, &s->jobs_since);
     if (s->jobs_cache)
         snprintf(path, sizeof path, "jobs?update_time=%lld", (long long)s->jobs_since);
     else
         snprintf(path, sizeof path, "jobs");
-    enum backend_status st = slurm_rest(b, "GET", path, NULL, &reply, err);
+    json_t *reply = NULL;
+    struct slurm_joblist *jobs = NULL;
+    enum backend_status st = slurm_rest_jobs(b, path, &reply, &jobs, err);
+    json_decref(reply);
     if (st != BACKEND_OK)
         return st;
-    if (json_is_null(reply)) { /* 304: no job changed since jobs_since */
-        json_decref(reply);
-        reply = json_incref(s->jobs_cache);
-    } else if (reply != s->jobs_cache) {
+    if (jobs == s->jobs_cache) { /* the same reply again, as the loop runs a call again */
+        slurm_joblist_unref(jobs);
+    } else if (jobs) {
         /* A full reply: what slurmctld knew when the request was made (a second's slack). */
-        json_decref(s->jobs_cache);
-        s->jobs_cache = json_incref(reply);
+        slurm_joblist_unref(s->jobs_cache);
+        s->jobs_cache = jobs;
         s->jobs_since = s->sent_ms / 1000 - 1;
-        if (s->jobs_text_of == reply && s->jobs_text.len) { /* as read: no dump of the reply */
-            slurm_kept_write_text(b, "jobs", &s->jobs_text, s->jobs_since);
-        } else {
-            json_t *kept = json_pack("{s:O}", "jobs", json_object_get(reply, "jobs"));
-            slurm_kept_write(b, "jobs", kept, s->jobs_since);
-            json_decref(kept);
-        }
-    }
-    strbuf_free(&s->jobs_text);
-    json_decref(s->jobs_text_of);
-    s->jobs_text_of = NULL;
+        slurm_kept_write_text(b, "jobs", &jobs->text, s->jobs_since);
+    } /* else 304: no job changed since jobs_since */
     s->jobs_at = now;
-    *out = reply;
+    *out = slurm_joblist_ref(s->jobs_cache);
     return BACKEND_OK;
 }
 
@@ -742,33 +730,24 @@ static enum backend_status fetch_jobs(struct backend *b, struct slurm_found *out
 {
     memset(out, 0, sizeof *out);
     struct slurm *s = driver(b);
-    json_t *reply = NULL;
-    enum backend_status st = jobs_reply(b, &reply, err);
+    struct slurm_joblist *list = NULL;
+    enum backend_status st = jobs_reply(b, &list, err);
     if (st != BACKEND_OK)
         return st;
-    const json_t *arr = json_object_get(reply, "jobs");
-    size_t cap = json_is_array(arr) ? json_array_size(arr) : 0;
-    struct slurm_job *cand = xcalloc(cap ? cap : 1, sizeof *cand);
+    size_t cap = list ? list->count : 0;
+    const struct slurm_job **cand = xcalloc(cap ? cap : 1, sizeof *cand);
     size_t *next = xcalloc(cap ? cap : 1, sizeof *next); /* the next candidate of the same name */
     struct name_group *groups = xcalloc(cap ? cap : 1, sizeof *groups);
     const char **names = xcalloc(cap ? cap : 1, sizeof *names); /* groups[k].name, hashed */
     size_t nc = 0, ng = 0;
     struct hmap by_name = HMAP_INIT;
     char *prefix = NULL;
-    size_t i;
-    json_t *v;
-    json_array_foreach(arr, i, v)
-    {
-        struct strbuf why = STRBUF_INIT;
-        int rc = slurm_job_decode(s->shape, v, &cand[nc], &why);
-        strbuf_free(&why);
-        if (rc != 0)
+    for (size_t i = 0; i < cap; i++) {
+        const struct slurm_job *j = &list->jobs[i];
+        const char *name = name_in(b, j->cwd, &prefix);
+        if (name == NULL || !slurm_is(j->user, s->user))
             continue;
-        const char *name = name_in(b, cand[nc].cwd, &prefix);
-        if (name == NULL || !slurm_is(cand[nc].user, s->user)) {
-            slurm_job_free(&cand[nc]);
-            continue;
-        }
+        cand[nc] = j;
         uint64_t h = hmap_hash(name, strlen(name));
         const char **seen = hmap_get(&by_name, h, name_eq, name);
         size_t g = seen ? (size_t)(seen - names) : ng++;
@@ -783,6 +762,7 @@ static enum backend_status fetch_jobs(struct backend *b, struct slurm_found *out
     }
     hmap_free(&by_name);
     out->jobs = xcalloc(ng ? ng : 1, sizeof *out->jobs);
+    out->list = list;
     int wsfd = -1;
     for (size_t g = 0; g < ng; g++) {
         struct dir_facts own, *f = pf ? prefetch_get(pf, groups[g].name) : NULL;
@@ -798,14 +778,13 @@ static enum backend_status fetch_jobs(struct backend *b, struct slurm_found *out
         /* A deleted job's directory is gone (Slurm keeps its end for MinJobAge): none is ours. */
         size_t best = SIZE_MAX;
         for (size_t c = groups[g].first; c != SIZE_MAX; c = next[c])
-            if (f->open && ours(&cand[c], f->marked, f->mark) &&
-                (best == SIZE_MAX || cand[c].id > cand[best].id))
+            if (f->open && ours(cand[c], f->marked, f->mark) &&
+                (best == SIZE_MAX || cand[c]->id > cand[best]->id))
                 best = c;
         if (best != SIZE_MAX) {
             out->jobs[out->count] = cand[best];
-            memset(&cand[best], 0, sizeof cand[best]);
             if (fn)
-                fn(ctx, groups[g].name, &out->jobs[out->count], f);
+                fn(ctx, groups[g].name, cand[best], f);
             out->count++;
         }
         if (f == &own)
@@ -813,14 +792,11 @@ static enum backend_status fetch_jobs(struct backend *b, struct slurm_found *out
     }
     if (wsfd >= 0)
         close(wsfd);
-    for (size_t c = 0; c < nc; c++)
-        slurm_job_free(&cand[c]);
     free(cand);
     free(next);
     free(groups);
     free(names);
     free(prefix);
-    json_decref(reply);
     return BACKEND_OK;
 }
 
@@ -964,7 +940,7 @@ enum backend_status slurm_list(struct backend *b, const struct list_query *q, st
     const char **found = xcalloc(f.count ? f.count : 1, sizeof *found);
     struct hmap by_name = HMAP_INIT;
     for (size_t i = 0; i < f.count; i++) {
-        const char *name = name_in(b, f.jobs[i].cwd, &prefix);
+        const char *name = name_in(b, f.jobs[i]->cwd, &prefix);
         found[i] = name;
         hmap_put(&by_name, hmap_hash(name, strlen(name)), &found[i]);
     }

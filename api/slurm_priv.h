@@ -64,6 +64,7 @@ struct slurm_replay_entry {
     char *key; /* "METHOD PATH\nBODY" */
     enum backend_status st;
     json_t *reply;
+    struct slurm_joblist *jobs; /* a GET /jobs: the user's jobs, read as it arrived */
     struct api_error err;
     int64_t sent_ms; /* when the request was made */
 };
@@ -83,6 +84,24 @@ struct slurm_replay {
     bool wait_only;  /* pending is no request: run again after delay_ms (slurm_wait) */
 };
 
+/*
+ * The user's jobs of one GET /jobs reply (or of the list kept from one),
+ * decoded as it was read, and the text of their members that a job is
+ * decoded from, {"jobs":[…]} less its closing brace, which the list kept
+ * for the next process is written from. Shared, counted (refs), by the
+ * reply recorded on the loop, the list this process keeps for
+ * JOBS_FRESH_MS and the jobs found in it (struct slurm_found).
+ */
+struct slurm_joblist {
+    unsigned refs;
+    struct slurm_job *jobs;
+    size_t count, cap;
+    struct strbuf text;
+};
+
+struct slurm_joblist *slurm_joblist_ref(struct slurm_joblist *l);
+void slurm_joblist_unref(struct slurm_joblist *l);
+
 struct slurm {
     struct http_client *client;
     struct slurm_replay *replay; /* set while an operation runs for the loop */
@@ -94,17 +113,10 @@ struct slurm {
      * it was last asked — within JOBS_FRESH_MS the reply is used again, so
      * a refresh of a job screen (get, workers, list) is one call.
      */
-    json_t *jobs_cache;
+    struct slurm_joblist *jobs_cache;
     int64_t jobs_since; /* seconds, slurmctld's clock (the request's start, less 1 s) */
     int64_t jobs_at;    /* time_now_ms of the last GET /jobs; 0: ask again */
     int64_t sent_ms;    /* when the request whose reply slurm_rest returned last was made */
-    /*
-     * The user's jobs of the last GET /jobs read as it arrived, as the text
-     * {"jobs":[…] of their kept members (the kept list is written from it,
-     * not dumped from jobs_text_of, the reply it belongs to).
-     */
-    struct strbuf jobs_text;
-    json_t *jobs_text_of;
     const struct slurm_shape *shape; /* NULL until /openapi/v3 (or its cache) was read */
     /*
      * The shape came from the user's cache of this endpoint's version and no
@@ -148,6 +160,13 @@ static inline struct slurm *driver(struct backend *b)
 enum backend_status slurm_rest(struct backend *b, const char *method, const char *path,
                                const json_t *body, json_t **reply, struct api_error *err);
 /*
+ * GET path, a listing of jobs ("jobs?update_time=…"): the same, the user's
+ * jobs in *jobs rather than in the reply's "jobs" (no tree of them is
+ * made); *jobs is NULL when slurmctld answered 304 (*reply is then null).
+ */
+enum backend_status slurm_rest_jobs(struct backend *b, const char *path, json_t **reply,
+                                    struct slurm_joblist **jobs, struct api_error *err);
+/*
  * A reply of kind ("jobs", "catalog") kept by the last process in the
  * user's cache (slurm_rest.c says which files are trusted) and the time it
  * stands for; NULL when there is none to trust. _write keeps doc's members.
@@ -157,9 +176,11 @@ void slurm_kept_write(struct backend *b, const char *kind, const json_t *doc, in
 /*
  * The same, doc given as text: an object's opening brace and members
  * ({"jobs":[…]), to which the envelope's members and the closing brace are
- * added in place.
+ * added while it is written (text is as it was after).
  */
 void slurm_kept_write_text(struct backend *b, const char *kind, struct strbuf *text, int64_t since);
+/* The kept "jobs" read back as a GET /jobs reply is read (the user's jobs decoded), or NULL. */
+struct slurm_joblist *slurm_kept_jobs_read(struct backend *b, int64_t *since);
 /* Sets s->shape, as a request under the version would: from the cache or /openapi/v3. */
 enum backend_status slurm_ensure_shape(struct backend *b, struct api_error *err);
 
@@ -175,16 +196,18 @@ int slurm_jobs_read_data(void *ctx, const char *data, size_t len);
 void slurm_jobs_read_free(struct slurm_jobs_read *jr);
 /*
  * The result of a request to decode (slurm_rest's rules), jr its reader
- * (or NULL); *refused: the token was refused.
+ * (or NULL); *jobs: the user's jobs of a GET /jobs (else NULL); *refused:
+ * the token was refused.
  */
 enum backend_status slurm_rest_decode(struct backend *b, const char *method, const char *path,
                                       struct http_result *r, struct slurm_jobs_read *jr,
-                                      json_t **reply, bool *refused, struct api_error *err);
+                                      json_t **reply, struct slurm_joblist **jobs, bool *refused,
+                                      struct api_error *err);
 /* The "authentication failed" error naming the context, endpoint, user and what to check. */
 enum backend_status slurm_auth_failed(struct backend *b, const char *detail, struct api_error *err);
-/* Records the reply to the pending request of rp (reply is taken). */
+/* Records the reply to the pending request of rp (reply and jobs are taken). */
 void slurm_replay_store(struct slurm_replay *rp, enum backend_status st, json_t *reply,
-                        const struct api_error *err);
+                        struct slurm_joblist *jobs, const struct api_error *err);
 void slurm_replay_free(struct slurm_replay *rp);
 /* True while the operation runs for the loop and a request of it is not answered yet. */
 bool slurm_pending(struct backend *b);
@@ -297,8 +320,9 @@ bool slurm_is(const char *a, const char *b);
  * sbatch --chdir is never taken for the job.
  */
 struct slurm_found {
-    struct slurm_job *jobs;
+    const struct slurm_job **jobs; /* in list */
     size_t count;
+    struct slurm_joblist *list;
 };
 
 void slurm_found_free(struct slurm_found *f);

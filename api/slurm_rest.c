@@ -723,10 +723,11 @@ static void shape_cache_write(struct backend *b, const char *release)
  */
 #define KEPT_MAX ((size_t)64 << 20)
 /*
- * What the kept list may take decoded: the reply it was written from was
- * decoded one job at a time, so its sum is bounded only by the user's jobs;
- * 256 MiB (JSONBOUND_MAX) refused the list of 50,000 running jobs (37 MB,
- * about 370 MiB decoded) and every list after it asked for everything.
+ * What a kept file (the catalog), or the user's jobs of a listing handed
+ * as a tree (joblist_tree), may take decoded: the jobs were read one at a
+ * time, so their sum is bounded only by the user's jobs; 256 MiB
+ * (JSONBOUND_MAX) refused 50,000 running jobs (37 MB, about 370 MiB
+ * decoded). The kept jobs themselves are read back job by job.
  */
 #define KEPT_DECODED_MAX ((size_t)1 << 30)
 
@@ -752,38 +753,61 @@ static bool kept_is(const json_t *j, const char *key, const char *want)
     return v && strcmp(v, want ? want : "") == 0;
 }
 
-json_t *slurm_kept_read(struct backend *b, const char *kind, int64_t *since)
+/* The text of the kept kind when the file may be trusted (false: none to trust). */
+static bool kept_text(struct backend *b, const char *kind, struct strbuf *text)
 {
-    struct slurm *s = driver(b);
     char *path = kept_path(b, kind);
-    json_t *doc = NULL;
+    bool ok = false;
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
     if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
         (st.st_mode & 077) == 0 && (size_t)st.st_size < KEPT_MAX && cache_dir_safe(path)) {
-        struct strbuf text = STRBUF_INIT, why = STRBUF_INIT;
-        strbuf_grow(&text, (size_t)st.st_size + 1);
-        ssize_t n = read(fd, text.buf, (size_t)st.st_size);
-        json_t *j =
-            n == st.st_size ? jsonbound_loadb(text.buf, (size_t)n, KEPT_DECODED_MAX, &why) : NULL;
-        const json_t *t = json_object_get(j, "since");
-        if (kept_is(j, "endpoint", b->endpoint) && kept_is(j, "user", s->user) &&
-            kept_is(j, "workspace", b->target.workspace) && json_is_integer(t) &&
-            json_integer_value(t) > 0) {
-            *since = json_integer_value(t);
-            doc = json_incref(j);
-            json_object_del(doc, "endpoint");
-            json_object_del(doc, "user");
-            json_object_del(doc, "workspace");
-            json_object_del(doc, "since");
+        strbuf_grow(text, (size_t)st.st_size + 1);
+        ssize_t n = read(fd, text->buf, (size_t)st.st_size);
+        if (n == st.st_size) {
+            text->len = (size_t)n;
+            text->buf[n] = '\0';
+            ok = true;
         }
-        json_decref(j);
-        strbuf_free(&text);
-        strbuf_free(&why);
     }
     if (fd >= 0)
         close(fd);
     free(path);
+    return ok;
+}
+
+/*
+ * Whether the envelope j of a kept file is this context's (endpoint, user,
+ * workspace) with a time; its members then removed, *since set.
+ */
+static bool kept_ours(struct backend *b, json_t *j, int64_t *since)
+{
+    struct slurm *s = driver(b);
+    const json_t *t = json_object_get(j, "since");
+    if (!kept_is(j, "endpoint", b->endpoint) || !kept_is(j, "user", s->user) ||
+        !kept_is(j, "workspace", b->target.workspace) || !json_is_integer(t) ||
+        json_integer_value(t) <= 0)
+        return false;
+    *since = json_integer_value(t);
+    json_object_del(j, "endpoint");
+    json_object_del(j, "user");
+    json_object_del(j, "workspace");
+    json_object_del(j, "since");
+    return true;
+}
+
+json_t *slurm_kept_read(struct backend *b, const char *kind, int64_t *since)
+{
+    struct strbuf text = STRBUF_INIT, why = STRBUF_INIT;
+    json_t *doc = NULL;
+    if (kept_text(b, kind, &text)) {
+        json_t *j = jsonbound_loadb(text.buf, text.len, KEPT_DECODED_MAX, &why);
+        if (kept_ours(b, j, since))
+            doc = json_incref(j);
+        json_decref(j);
+    }
+    strbuf_free(&text);
+    strbuf_free(&why);
     return doc;
 }
 
@@ -800,10 +824,13 @@ void slurm_kept_write_text(struct backend *b, const char *kind, struct strbuf *t
     char *envelope = j ? json_dumps(j, JSON_COMPACT) : NULL;
     if (envelope && text->len && text->buf[0] == '{' && file_mkdirs(dir, 0700, &why) == 0 &&
         cache_dir_safe(path)) {
+        size_t was = text->len;
         if (text->len > 1)
             strbuf_addc(text, ',');
         strbuf_adds(text, envelope + 1); /* its members and closing brace */
         (void)file_write_atomic_nosync(path, text->buf, text->len, 0600, &why);
+        text->len = was;
+        text->buf[was] = '\0';
     }
     free(envelope);
     json_decref(j);
@@ -913,82 +940,138 @@ enum backend_status slurm_ensure_shape(struct backend *b, struct api_error *err)
 
 /*
  * A GET /jobs reply read as it arrives: slurmrestd has no filter by user, so
- * the reply is the cluster's. Each element of "jobs" is held only until it
- * closes, walked once by api/jobsum's parser (checked as JSON whole), and
- * only when its user_name is the user's are the members slurm_job_decode
- * reads kept (slurm_job_fields: about a tenth of the 3 KB a job is) and
- * decoded; the other members (errors, warnings, meta) are kept within
- * SLURM_REST_MAX. Memory follows the largest job and the user's jobs, not
- * the cluster's; an element over SLURM_JOB_MAX is skipped unread, so no
- * other user's job can make the listing fail.
+ * the reply is the cluster's. Each element of "jobs" is walked once by
+ * api/jobsum's parser (checked as JSON whole): in place when it is whole in
+ * the piece that arrived, else held until it closes. The walk notes where
+ * the members a job is decoded from are (slurm_job_fields:
+ * about a tenth of the 3 KB a job is); only when its user_name is the
+ * user's are they decoded (slurm_job_decode_text, no tree) and their text
+ * kept for the list of the next process. The other members of the reply
+ * (errors, warnings, meta) are kept within SLURM_REST_MAX. Memory follows
+ * the largest job and the user's jobs, not the cluster's; an element over
+ * SLURM_JOB_MAX is skipped unread, so no other user's job can make the
+ * listing fail. The kept list is read back by the same reader.
  */
 struct slurm_jobs_read {
     char *user;
-    json_t *jobs;
+    struct slurm_joblist *list; /* the user's jobs so far */
     struct jsonbound_stream *js;
-    struct strbuf kept;  /* the element's kept members, as an object's text */
-    struct strbuf all;   /* {"jobs":[ and the user's elements' kept texts, joined by commas */
-    bool mine;           /* the element's user_name is the user's */
-    uint32_t by_len[32]; /* bit f set: slurm_job_fields[f] is that many bytes long */
-    size_t bytes;        /* of the reply, for TRAINJOB_HTTP_STATS */
-    size_t others;       /* elements of other users, never decoded */
-    size_t bad;          /* elements of the user that could not be decoded within the bound */
+    struct slurm_job_text at; /* the element's members a job is decoded from */
+    bool mine;                /* the element's user_name is the user's */
+    size_t bytes;             /* of the reply, for TRAINJOB_HTTP_STATS */
+    size_t others;            /* elements of other users, never decoded */
+    size_t bad;               /* elements of the user that are no job (no job_id) */
 };
 
-/* One member of an element: a kept one is added to jr->kept as written. */
+struct slurm_joblist *slurm_joblist_ref(struct slurm_joblist *l)
+{
+    if (l)
+        l->refs++;
+    return l;
+}
+
+void slurm_joblist_unref(struct slurm_joblist *l)
+{
+    if (l == NULL || --l->refs > 0)
+        return;
+    for (size_t i = 0; i < l->count; i++)
+        slurm_job_free(&l->jobs[i]);
+    free(l->jobs);
+    strbuf_free(&l->text);
+    free(l);
+}
+
+static struct slurm_joblist *joblist_new(void)
+{
+    struct slurm_joblist *l = xcalloc(1, sizeof *l);
+    l->refs = 1;
+    l->text = (struct strbuf)STRBUF_INIT;
+    strbuf_adds(&l->text, "{\"jobs\":[");
+    return l;
+}
+
+/* One member of an element: where a member a job is decoded from is, noted. */
 static int job_member(void *ctx, const char *key, size_t key_len, const char *value,
                       size_t value_len)
 {
     struct slurm_jobs_read *jr = ctx;
-    if (key_len == 9 && memcmp(key, "user_name", 9) == 0)
+    int f = slurm_job_field(key, key_len);
+    if (f < 0)
+        return 0;
+    if (f == SLURM_JOB_USER)
         jr->mine = value_len == strlen(jr->user) + 2 && value[0] == '"' &&
                    memcmp(value + 1, jr->user, value_len - 2) == 0;
-    /* Of a job's hundred members, only those of a kept field's length are compared. */
-    for (uint32_t m = key_len < 32 ? jr->by_len[key_len] : 0; m; m &= m - 1) {
-        const char *f = slurm_job_fields[__builtin_ctz(m)];
-        if (f[0] != key[0] || memcmp(f, key, key_len) != 0)
-            continue;
-        if (jr->kept.len > 1)
-            strbuf_addc(&jr->kept, ',');
-        strbuf_addc(&jr->kept, '"');
-        strbuf_add(&jr->kept, key, key_len); /* one of ours: nothing to escape */
-        strbuf_adds(&jr->kept, "\":");
-        jsonbound_add_compact(&jr->kept, value, value_len); /* as kept: no blanks to read again */
-        break;
-    }
+    jr->at.value[f] = value;
+    jr->at.len[f] = value_len;
     return 0;
 }
 
-/* One element of .jobs[]: its kept members decoded only when its user_name is the user's. */
+/* The members a job was decoded from, as an object's text, added to the list's. */
+static void kept_add(struct strbuf *text, const struct slurm_job_text *at)
+{
+    if (text->buf[text->len - 1] != '[')
+        strbuf_addc(text, ',');
+    strbuf_addc(text, '{');
+    bool first = true;
+    for (int f = 0; f < SLURM_JOB_FIELD_COUNT; f++) {
+        if (at->value[f] == NULL)
+            continue;
+        strbuf_adds(text, first ? "\"" : ",\"");
+        strbuf_adds(text, slurm_job_fields[f]); /* one of ours: nothing to escape */
+        strbuf_adds(text, "\":");
+        jsonbound_add_compact(text, at->value[f], at->len[f]); /* no blanks to read again */
+        first = false;
+    }
+    strbuf_addc(text, '}');
+}
+
+/* An element walked whole: decoded and kept when its user_name is the user's. */
+static void job_walked(struct slurm_jobs_read *jr)
+{
+    if (!jr->mine) { /* another user's: not decoded */
+        jr->others++;
+        return;
+    }
+    struct slurm_joblist *l = jr->list;
+    if (l->count == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 64;
+        l->jobs = xreallocarray(l->jobs, l->cap, sizeof *l->jobs);
+    }
+    struct strbuf why = STRBUF_INIT;
+    if (slurm_job_decode_text(NULL, &jr->at, &l->jobs[l->count], &why) == 0) {
+        l->count++;
+        kept_add(&l->text, &jr->at);
+    } else {
+        jr->bad++;
+    }
+    strbuf_free(&why);
+}
+
+/* One element of .jobs[], gathered by the stream (it spanned two pieces, or is not an object). */
 static int user_job(void *ctx, const char *elem, size_t len)
 {
     struct slurm_jobs_read *jr = ctx;
     struct api_error e;
-    memset(&e, 0, sizeof e);
-    strbuf_reset(&jr->kept);
-    strbuf_addc(&jr->kept, '{');
+    memset(&jr->at, 0, sizeof jr->at);
     jr->mine = false;
-    int rc = jobsum_members(elem, len, job_member, jr, &e);
-    if (rc != 0 || !jr->mine) { /* not JSON, or another user's: not the user's job either way */
+    if (jobsum_members(elem, len, job_member, jr, &e) != 0) { /* not JSON: no job of anyone's */
         jr->others++;
         return 0;
     }
-    strbuf_addc(&jr->kept, '}');
-    struct strbuf why = STRBUF_INIT;
-    json_t *j = jsonbound_loadb(jr->kept.buf, jr->kept.len, 0, &why);
-    strbuf_free(&why);
-    if (json_is_object(j)) {
-        json_array_append_new(jr->jobs, j);
-        if (jr->all.len == 0)
-            strbuf_adds(&jr->all, "{\"jobs\":[");
-        else
-            strbuf_addc(&jr->all, ',');
-        strbuf_add(&jr->all, jr->kept.buf, jr->kept.len);
-    } else {
-        json_decref(j);
-        jr->bad++;
-    }
+    job_walked(jr);
     return 0;
+}
+
+/* One element of .jobs[] whole in the piece that arrived: walked in place, not gathered first. */
+static size_t user_job_here(void *ctx, const char *data, size_t len)
+{
+    struct slurm_jobs_read *jr = ctx;
+    memset(&jr->at, 0, sizeof jr->at);
+    jr->mine = false;
+    size_t took = jobsum_members_head(data, len, job_member, jr);
+    if (took > 0)
+        job_walked(jr);
+    return took;
 }
 
 /* GET /slurm/<version>/jobs[?…]: the cluster-wide listing. */
@@ -999,22 +1082,19 @@ static bool is_jobs_listing(const char *method, const char *path)
            strncmp(last, "/jobs", 5) == 0 && (last[5] == '\0' || last[5] == '?');
 }
 
-struct slurm_jobs_read *slurm_jobs_read_new(struct backend *b, const char *method, const char *path)
+static struct slurm_jobs_read *jobs_read_new(struct backend *b)
 {
-    if (!is_jobs_listing(method, path))
-        return NULL;
     struct slurm_jobs_read *jr = xcalloc(1, sizeof *jr);
     jr->user = xstrdup(driver(b)->user ? driver(b)->user : "");
-    jr->jobs = json_array();
-    for (unsigned f = 0; slurm_job_fields[f] && f < 32; f++) {
-        size_t n = strlen(slurm_job_fields[f]);
-        if (n < 32)
-            jr->by_len[n] |= 1u << f;
-    }
-    jr->kept = (struct strbuf)STRBUF_INIT;
-    jr->all = (struct strbuf)STRBUF_INIT;
+    jr->list = joblist_new();
     jr->js = jsonbound_stream_new("jobs", SLURM_JOB_MAX, SLURM_REST_MAX, user_job, jr);
+    jsonbound_stream_set_walk(jr->js, user_job_here);
     return jr;
+}
+
+struct slurm_jobs_read *slurm_jobs_read_new(struct backend *b, const char *method, const char *path)
+{
+    return is_jobs_listing(method, path) ? jobs_read_new(b) : NULL;
 }
 
 int slurm_jobs_read_data(void *ctx, const char *data, size_t len)
@@ -1029,18 +1109,18 @@ void slurm_jobs_read_free(struct slurm_jobs_read *jr)
     if (jr == NULL)
         return;
     free(jr->user);
-    json_decref(jr->jobs);
-    strbuf_free(&jr->kept);
-    strbuf_free(&jr->all);
+    slurm_joblist_unref(jr->list);
     jsonbound_stream_free(jr->js);
     free(jr);
 }
 
 /*
- * The reply read as {"errors": […], …, "jobs": [the user's]}; NULL with why
- * when it is not such a document.
+ * The reply read as {"errors": […], …, "jobs": [the user's]}: its members
+ * but "jobs", the user's jobs in *jobs (the reader's); NULL with why when
+ * it is not such a document.
  */
-static json_t *jobs_read_end(struct slurm_jobs_read *jr, struct strbuf *why)
+static json_t *jobs_read_end(struct slurm_jobs_read *jr, struct slurm_joblist **jobs,
+                             struct strbuf *why)
 {
     bool had_jobs;
     json_t *out = jsonbound_stream_end(jr->js, &had_jobs, why);
@@ -1051,8 +1131,44 @@ static json_t *jobs_read_end(struct slurm_jobs_read *jr, struct strbuf *why)
         json_decref(out);
         return NULL;
     }
-    json_object_set(out, "jobs", jr->jobs);
+    strbuf_addc(&jr->list->text, ']');
+    *jobs = jr->list;
+    jr->list = NULL;
     return out;
+}
+
+struct slurm_joblist *slurm_kept_jobs_read(struct backend *b, int64_t *since)
+{
+    struct strbuf text = STRBUF_INIT, why = STRBUF_INIT;
+    struct slurm_joblist *jobs = NULL;
+    if (kept_text(b, "jobs", &text)) {
+        struct slurm_jobs_read *jr = jobs_read_new(b);
+        json_t *j = NULL;
+        if (slurm_jobs_read_data(jr, text.buf, text.len) == 0)
+            j = jobs_read_end(jr, &jobs, &why);
+        if (!kept_ours(b, j, since)) {
+            slurm_joblist_unref(jobs);
+            jobs = NULL;
+        }
+        json_decref(j);
+        slurm_jobs_read_free(jr);
+    }
+    strbuf_free(&text);
+    strbuf_free(&why);
+    return jobs;
+}
+
+/* The jobs of l as a tree ({"jobs":[…]}'s array), for a caller that reads them so. */
+static json_t *joblist_tree(struct slurm_joblist *l)
+{
+    struct strbuf why = STRBUF_INIT;
+    strbuf_addc(&l->text, '}');
+    json_t *doc = jsonbound_loadb(l->text.buf, l->text.len, KEPT_DECODED_MAX, &why);
+    l->text.buf[--l->text.len] = '\0';
+    json_t *arr = json_incref(json_object_get(doc, "jobs"));
+    json_decref(doc);
+    strbuf_free(&why);
+    return arr ? arr : json_array();
 }
 
 /*
@@ -1060,14 +1176,15 @@ static json_t *jobs_read_end(struct slurm_jobs_read *jr, struct strbuf *why)
  * errors a Slurm reply carries with a 2xx status are failures too. *refused
  * says the token was refused (err is then not set). jr: the GET /jobs reply
  * read as it arrived (a body, from a transport that did not stream it, is
- * read through one too).
+ * read through one too); its jobs go to *jobs (NULL for any other reply).
  */
 static enum backend_status decode_reply(struct backend *b, const char *method, const char *path,
                                         struct http_result *r, struct slurm_jobs_read *jr,
-                                        json_t **reply, bool *refused, bool *stale,
-                                        struct api_error *err)
+                                        json_t **reply, struct slurm_joblist **jobs, bool *refused,
+                                        bool *stale, struct api_error *err)
 {
     *reply = NULL;
+    *jobs = NULL;
     *refused = false;
     *stale = false;
     slurm_stats_count(r, jr ? jr->bytes : 0);
@@ -1080,23 +1197,13 @@ static enum backend_status decode_reply(struct backend *b, const char *method, c
     const char *text = r->body.buf ? r->body.buf : "";
     struct strbuf why = STRBUF_INIT;
     json_t *j = NULL;
+    struct slurm_joblist *list = NULL;
     if (r->status >= 200 && r->status < 300 && is_jobs_listing(method, path)) {
-        struct slurm_jobs_read *own = jr ? NULL : slurm_jobs_read_new(b, method, path);
+        struct slurm_jobs_read *own = jr ? NULL : jobs_read_new(b);
         struct slurm_jobs_read *read = jr ? jr : own;
         if (r->body.len)
             slurm_jobs_read_data(read, text, r->body.len);
-        j = jobs_read_end(read, &why);
-        if (j) { /* the text the kept list is written from (slurm_fetch_jobs) */
-            struct slurm *s = driver(b);
-            if (read->all.len == 0)
-                strbuf_adds(&read->all, "{\"jobs\":[");
-            strbuf_addc(&read->all, ']');
-            strbuf_free(&s->jobs_text);
-            s->jobs_text = read->all;
-            read->all = (struct strbuf)STRBUF_INIT;
-            json_decref(s->jobs_text_of);
-            s->jobs_text_of = json_incref(j);
-        }
+        j = jobs_read_end(read, &list, &why);
         slurm_jobs_read_free(own);
     } else {
         j = jsonbound_loadb(text, r->body.len, 0, &why);
@@ -1112,6 +1219,7 @@ static enum backend_status decode_reply(struct backend *b, const char *method, c
     *stale = shape_stale(b, method, path, r->status, j);
     if (auth_refused(r->status, j)) {
         json_decref(j);
+        slurm_joblist_unref(list);
         *refused = true;
         return BACKEND_REJECTED;
     }
@@ -1128,9 +1236,11 @@ static enum backend_status decode_reply(struct backend *b, const char *method, c
                       "slurmrestd %s %s: %s", method, path, strbuf_str(&m));
         strbuf_free(&m);
         json_decref(j);
+        slurm_joblist_unref(list);
         return BACKEND_REJECTED;
     }
     *reply = j;
+    *jobs = list;
     return BACKEND_OK;
 }
 
@@ -1146,6 +1256,7 @@ void slurm_replay_free(struct slurm_replay *rp)
     for (size_t i = 0; i < rp->count; i++) {
         free(rp->entries[i].key);
         json_decref(rp->entries[i].reply);
+        slurm_joblist_unref(rp->entries[i].jobs);
     }
     free(rp->entries);
     free(rp->method);
@@ -1157,13 +1268,14 @@ void slurm_replay_free(struct slurm_replay *rp)
 }
 
 void slurm_replay_store(struct slurm_replay *rp, enum backend_status st, json_t *reply,
-                        const struct api_error *err)
+                        struct slurm_joblist *jobs, const struct api_error *err)
 {
     rp->entries = xreallocarray(rp->entries, rp->count + 1, sizeof *rp->entries);
     struct slurm_replay_entry *e = &rp->entries[rp->count++];
     e->key = replay_key(rp->method, rp->path, rp->body);
     e->st = st;
     e->reply = reply;
+    e->jobs = jobs;
     e->sent_ms = rp->sent_ms;
     if (err)
         e->err = *err;
@@ -1212,6 +1324,7 @@ void slurm_rest_again(struct backend *b, const char *method, const char *path, i
         if (strcmp(rp->entries[i].key, key) == 0) {
             free(rp->entries[i].key);
             json_decref(rp->entries[i].reply);
+            slurm_joblist_unref(rp->entries[i].jobs);
             rp->entries[i] = rp->entries[--rp->count];
             break;
         }
@@ -1225,7 +1338,8 @@ void slurm_rest_again(struct backend *b, const char *method, const char *path, i
 
 /* The reply recorded for this request, or the request noted as the one to make next. */
 static enum backend_status replayed(struct slurm *s, const char *method, const char *path,
-                                    const char *text, json_t **reply, struct api_error *err)
+                                    const char *text, json_t **reply, struct slurm_joblist **jobs,
+                                    struct api_error *err)
 {
     struct slurm_replay *rp = s->replay;
     char *key = replay_key(method, path, text);
@@ -1233,6 +1347,7 @@ static enum backend_status replayed(struct slurm *s, const char *method, const c
         if (strcmp(rp->entries[i].key, key) == 0) {
             free(key);
             *reply = json_incref(rp->entries[i].reply);
+            *jobs = slurm_joblist_ref(rp->entries[i].jobs);
             *err = rp->entries[i].err;
             s->sent_ms = rp->entries[i].sent_ms;
             return rp->entries[i].st;
@@ -1249,11 +1364,14 @@ static enum backend_status replayed(struct slurm *s, const char *method, const c
     return BACKEND_TRANSPORT;
 }
 
-enum backend_status slurm_rest(struct backend *b, const char *method, const char *path,
-                               const json_t *body, json_t **reply, struct api_error *err)
+/* slurm_rest, a listing's jobs in *jobs. */
+static enum backend_status rest(struct backend *b, const char *method, const char *path,
+                                const json_t *body, json_t **reply, struct slurm_joblist **jobs,
+                                struct api_error *err)
 {
     struct slurm *s = driver(b);
     *reply = NULL;
+    *jobs = NULL;
     struct strbuf why = STRBUF_INIT;
     struct slurm_replay *rp = s->replay;
     if (rp && (rp->pending || rp->need_token)) {
@@ -1289,7 +1407,7 @@ enum backend_status slurm_rest(struct backend *b, const char *method, const char
     char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
     enum backend_status st = BACKEND_OK;
     if (rp) {
-        st = replayed(s, method, strbuf_str(&p), text, reply, err);
+        st = replayed(s, method, strbuf_str(&p), text, reply, jobs, err);
     } else {
         bool retried_stale = false;
         for (int attempt = 0;; attempt++) {
@@ -1302,7 +1420,8 @@ enum backend_status slurm_rest(struct backend *b, const char *method, const char
             else
                 http_call(s->client, method, strbuf_str(&p), text, text ? strlen(text) : 0, &r);
             bool refused, stale;
-            st = decode_reply(b, method, strbuf_str(&p), &r, jr, reply, &refused, &stale, err);
+            st =
+                decode_reply(b, method, strbuf_str(&p), &r, jr, reply, jobs, &refused, &stale, err);
             slurm_jobs_read_free(jr);
             http_result_free(&r);
             if (stale && path[0] != '/' && !retried_stale) {
@@ -1310,6 +1429,8 @@ enum backend_status slurm_rest(struct backend *b, const char *method, const char
                 retried_stale = true;
                 json_decref(*reply);
                 *reply = NULL;
+                slurm_joblist_unref(*jobs);
+                *jobs = NULL;
                 const struct slurm_shape *was = s->shape;
                 s->shape = NULL;
                 st = slurm_ensure_shape(b, err);
@@ -1339,12 +1460,34 @@ enum backend_status slurm_rest(struct backend *b, const char *method, const char
     return st;
 }
 
+enum backend_status slurm_rest(struct backend *b, const char *method, const char *path,
+                               const json_t *body, json_t **reply, struct api_error *err)
+{
+    struct slurm_joblist *jobs;
+    enum backend_status st = rest(b, method, path, body, reply, &jobs, err);
+    if (jobs) { /* a listing read by a caller of its tree: the user's jobs in "jobs" */
+        json_t *copy = json_copy(*reply);
+        json_object_set_new(copy, "jobs", joblist_tree(jobs));
+        json_decref(*reply);
+        *reply = copy;
+        slurm_joblist_unref(jobs);
+    }
+    return st;
+}
+
+enum backend_status slurm_rest_jobs(struct backend *b, const char *path, json_t **reply,
+                                    struct slurm_joblist **jobs, struct api_error *err)
+{
+    return rest(b, "GET", path, NULL, reply, jobs, err);
+}
+
 enum backend_status slurm_rest_decode(struct backend *b, const char *method, const char *path,
                                       struct http_result *r, struct slurm_jobs_read *jr,
-                                      json_t **reply, bool *refused, struct api_error *err)
+                                      json_t **reply, struct slurm_joblist **jobs, bool *refused,
+                                      struct api_error *err)
 {
     bool stale; /* on the loop the next operation asks the version again */
-    return decode_reply(b, method, path, r, jr, reply, refused, &stale, err);
+    return decode_reply(b, method, path, r, jr, reply, jobs, refused, &stale, err);
 }
 
 enum backend_status slurm_auth_failed(struct backend *b, const char *detail, struct api_error *err)

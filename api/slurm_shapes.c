@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/apierror.h"
+#include "api/jobsum.h"
+#include "api/jsonbound.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -89,44 +92,11 @@ bool slurm_number(const json_t *v, int64_t *out)
     return false;
 }
 
-static char *str_of(const json_t *j, const char *key)
-{
-    const json_t *v = json_object_get(j, key);
-    return json_is_string(v) ? xstrndup(json_string_value(v), json_string_length(v)) : NULL;
-}
-
 /* job_state_string()'s order: a flag wins over the base state. */
 static const char *const state_flags[] = {
     "COMPLETING",   "STAGE_OUT",    "CONFIGURING", "RESIZING", "REQUEUED",      "REQUEUE_FED",
     "REQUEUE_HOLD", "SPECIAL_EXIT", "STOPPED",     "REVOKED",  "RESV_DEL_HOLD", "SIGNALING",
 };
-
-/* v0.0.40's list of words: the flag that wins, else the first word. */
-static char *state_of_list(const json_t *arr)
-{
-    for (size_t f = 0; f < sizeof state_flags / sizeof state_flags[0]; f++) {
-        size_t i;
-        json_t *v;
-        json_array_foreach(arr, i, v) if (json_is_string(v) &&
-                                          strcmp(json_string_value(v), state_flags[f]) ==
-                                              0) return xstrdup(state_flags[f]);
-    }
-    const json_t *first = json_array_get(arr, 0);
-    return json_is_string(first) ? xstrdup(json_string_value(first)) : NULL;
-}
-
-/* v0.0.40's exit_code object: return_code and signal.id. */
-static void exit_of_object(const json_t *ec, struct slurm_job *out)
-{
-    int64_t rc = 0, sig = 0;
-    bool has_rc = slurm_number(json_object_get(ec, "return_code"), &rc);
-    bool has_sig = slurm_number(json_object_get(json_object_get(ec, "signal"), "id"), &sig);
-    if (!has_rc && !has_sig)
-        return;
-    out->has_exit = true;
-    out->exit_status = has_rc ? (int)(rc & 0xff) : 0;
-    out->exit_signal = has_sig ? (int)(sig & 0x7f) : 0;
-}
 
 /* "gpu:2(IDX:0-1)" → "0-1"; NULL when there is no index list. */
 static char *gpu_index(const char *detail)
@@ -144,31 +114,6 @@ static char *gpu_index(const char *detail)
     return xstrndup(p, n);
 }
 
-static void decode_alloc(const json_t *j, struct slurm_job *out)
-{
-    const json_t *nodes = json_object_get(json_object_get(j, "job_resources"), "allocated_nodes");
-    const json_t *gres = json_object_get(j, "gres_detail");
-    if (!json_is_array(nodes))
-        return;
-    size_t n = json_array_size(nodes);
-    if (n > MAX_ALLOC)
-        n = MAX_ALLOC;
-    out->alloc = xcalloc(n ? n : 1, sizeof *out->alloc);
-    for (size_t i = 0; i < n; i++) {
-        const json_t *a = json_array_get(nodes, i);
-        char *name = str_of(a, "nodename");
-        if (name == NULL)
-            continue;
-        struct slurm_alloc *al = &out->alloc[out->alloc_count++];
-        al->node = name;
-        int64_t cpus = 0;
-        if (slurm_number(json_object_get(a, "cpus_used"), &cpus) && cpus >= 0 && cpus < 1 << 20)
-            al->cpus = (int)cpus;
-        const json_t *g = json_array_get(gres, i);
-        al->gpus = json_is_string(g) ? gpu_index(json_string_value(g)) : NULL;
-    }
-}
-
 const char *const slurm_job_fields[] = {
     "job_id",      "name",       "job_state",   "state_reason",
     "partition",   "qos",        "nodes",       "current_working_directory",
@@ -177,52 +122,298 @@ const char *const slurm_job_fields[] = {
     "gres_detail", NULL,
 };
 
-int slurm_job_decode(const struct slurm_shape *s, const json_t *j, struct slurm_job *out,
-                     struct strbuf *err)
+/* Bit f set: slurm_job_fields[f] is that many bytes long (the member compared only then). */
+#define F(f) (1u << SLURM_JOB_##f)
+static const uint32_t fields_by_len[32] = {
+    [3] = F(QOS),
+    [4] = F(NAME),
+    [5] = F(NODES),
+    [6] = F(ID),
+    [7] = F(COMMENT),
+    [8] = F(END),
+    [9] = F(STATE) | F(PARTITION) | F(USER) | F(EXIT),
+    [10] = F(START),
+    [11] = F(RESTARTS) | F(SUBMIT) | F(GRES),
+    [12] = F(REASON),
+    [13] = F(RESOURCES),
+    [25] = F(CWD),
+};
+#undef F
+
+int slurm_job_field(const char *key, size_t key_len)
 {
+    for (uint32_t m = key_len < 32 ? fields_by_len[key_len] : 0; m; m &= m - 1) {
+        int f = __builtin_ctz(m);
+        if (slurm_job_fields[f][0] == key[0] && memcmp(slurm_job_fields[f], key, key_len) == 0)
+            return f;
+    }
+    return -1;
+}
+
+/* A member's value span: the last one of a key wins, as in the element. */
+struct span {
+    const char *v;
+    size_t n;
+};
+
+/* The spans of the members named in keys (NULL-terminated; at most 4) of an object's text. */
+struct picked {
+    const char *const *keys;
+    struct span got[4];
+};
+
+static int pick_member(void *ctx, const char *key, size_t key_len, const char *value,
+                       size_t value_len)
+{
+    struct picked *p = ctx;
+    for (size_t i = 0; p->keys[i]; i++)
+        if (strlen(p->keys[i]) == key_len && memcmp(p->keys[i], key, key_len) == 0)
+            p->got[i] = (struct span){value, value_len};
+    return 0;
+}
+
+/* Fills p->got from the object v (nothing when v is no object). */
+static void pick(struct span v, struct picked *p)
+{
+    memset(p->got, 0, sizeof p->got);
+    if (v.v == NULL || v.n == 0 || v.v[0] != '{')
+        return;
+    struct api_error e;
+    (void)jobsum_members(v.v, v.n, pick_member, p, &e);
+}
+
+static bool is_true(struct span v)
+{
+    return v.n == 4 && memcmp(v.v, "true", 4) == 0;
+}
+
+/* slurm_number of a span: an integer plain or {set, infinite, number}. */
+static bool number_of(struct span v, int64_t *out)
+{
+    long long n;
+    if (v.v == NULL)
+        return false;
+    if (v.v[0] != '{') {
+        if (!jobsum_integer(v.v, v.n, &n))
+            return false;
+        *out = n;
+        return true;
+    }
+    static const char *const keys[] = {"set", "infinite", "number", NULL};
+    struct picked p = {keys, {{0}}};
+    pick(v, &p);
+    if (!is_true(p.got[0]) || is_true(p.got[1]) || p.got[2].v == NULL ||
+        !jobsum_integer(p.got[2].v, p.got[2].n, &n))
+        return false;
+    *out = n;
+    return true;
+}
+
+static char *string_of(struct span v)
+{
+    char *s = NULL;
+    if (v.v && v.v[0] == '"')
+        (void)jobsum_string(v.v, v.n, &s);
+    return s;
+}
+
+/* v0.0.40's list of words, read: the flag that wins (its index), the first word. */
+struct state_words {
+    size_t flag; /* index in state_flags; the count: none */
+    bool at_first;
+    char *first;
+};
+
+static int state_word(void *ctx, const char *elem, size_t len)
+{
+    struct state_words *w = ctx;
+    char *s = string_of((struct span){elem, len});
+    for (size_t f = 0; s && f < w->flag; f++)
+        if (strcmp(s, state_flags[f]) == 0)
+            w->flag = f;
+    if (w->at_first)
+        w->first = s;
+    else
+        free(s);
+    w->at_first = false;
+    return 0;
+}
+
+static char *state_of_words(struct span v)
+{
+    struct state_words w = {sizeof state_flags / sizeof state_flags[0], true, NULL};
+    (void)jsonbound_elements(v.v, 0, v.n, state_word, &w);
+    if (w.flag < sizeof state_flags / sizeof state_flags[0]) {
+        free(w.first);
+        return xstrdup(state_flags[w.flag]);
+    }
+    return w.first;
+}
+
+/* exit_code: v0.0.40's object (return_code, signal.id) or v0.0.38's raw wait status. */
+static void exit_of(struct span v, struct slurm_job *out)
+{
+    if (v.v == NULL)
+        return;
+    if (v.v[0] == '{') {
+        static const char *const keys[] = {"return_code", "signal", NULL};
+        static const char *const id[] = {"id", NULL};
+        struct picked p = {keys, {{0}}}, sig = {id, {{0}}};
+        pick(v, &p);
+        pick(p.got[1], &sig);
+        int64_t rc = 0, s = 0;
+        bool has_rc = number_of(p.got[0], &rc), has_sig = number_of(sig.got[0], &s);
+        if (!has_rc && !has_sig)
+            return;
+        out->has_exit = true;
+        out->exit_status = has_rc ? (int)(rc & 0xff) : 0;
+        out->exit_signal = has_sig ? (int)(s & 0x7f) : 0;
+        return;
+    }
+    long long w;
+    if (jobsum_integer(v.v, v.n, &w) && w >= 0 && w <= 0xffff) {
+        /* The raw wait status: 768 is exit 3, 9 is SIGKILL. */
+        out->has_exit = true;
+        out->exit_signal = (int)(w & 0x7f);
+        out->exit_status = out->exit_signal ? 0 : (int)((w >> 8) & 0xff);
+    }
+}
+
+/* The spans of an array's first max elements (grown as they come: a hostile list stops at max). */
+struct elems {
+    struct span *at;
+    size_t count, cap, max;
+};
+
+static int elem_span(void *ctx, const char *elem, size_t len)
+{
+    struct elems *e = ctx;
+    if (e->count == e->max)
+        return 1;
+    if (e->count == e->cap) {
+        e->cap = e->cap ? e->cap * 2 : 8;
+        e->at = xreallocarray(e->at, e->cap, sizeof *e->at);
+    }
+    e->at[e->count++] = (struct span){elem, len};
+    return 0;
+}
+
+/* The first max elements of the array v (none when v is no array); the caller frees e->at. */
+static void elems_of(struct span v, size_t max, struct elems *e)
+{
+    memset(e, 0, sizeof *e);
+    e->max = max;
+    if (v.v != NULL && v.v[0] == '[')
+        (void)jsonbound_elements(v.v, 0, v.n, elem_span, e);
+}
+
+/* job_resources.allocated_nodes (at most MAX_ALLOC) with gres_detail's entry of the same index. */
+static void alloc_of(struct span res, struct span gres, struct slurm_job *out)
+{
+    static const char *const keys[] = {"allocated_nodes", NULL};
+    static const char *const node_keys[] = {"nodename", "cpus_used", NULL};
+    struct picked r = {keys, {{0}}};
+    pick(res, &r);
+    if (r.got[0].v == NULL || r.got[0].v[0] != '[')
+        return;
+    struct elems nodes, g;
+    elems_of(r.got[0], MAX_ALLOC, &nodes);
+    elems_of(gres, nodes.count, &g);
+    out->alloc = xcalloc(nodes.count ? nodes.count : 1, sizeof *out->alloc);
+    for (size_t i = 0; i < nodes.count; i++) {
+        struct picked a = {node_keys, {{0}}};
+        pick(nodes.at[i], &a);
+        char *name = string_of(a.got[0]);
+        if (name == NULL)
+            continue;
+        struct slurm_alloc *al = &out->alloc[out->alloc_count++];
+        al->node = name;
+        int64_t cpus = 0;
+        if (number_of(a.got[1], &cpus) && cpus >= 0 && cpus < 1 << 20)
+            al->cpus = (int)cpus;
+        char *detail = i < g.count ? string_of(g.at[i]) : NULL;
+        al->gpus = gpu_index(detail);
+        free(detail);
+    }
+    free(nodes.at);
+    free(g.at);
+}
+
+int slurm_job_decode_text(const struct slurm_shape *s, const struct slurm_job_text *t,
+                          struct slurm_job *out, struct strbuf *err)
+{
+    (void)s; /* either version's form is read, whichever the server speaks */
     memset(out, 0, sizeof *out);
-    int64_t id;
-    if (!json_is_object(j) || !slurm_number(json_object_get(j, "job_id"), &id) || id <= 0) {
+#define AT(f) ((struct span){t->value[SLURM_JOB_##f], t->len[SLURM_JOB_##f]})
+    int64_t v;
+    if (!number_of(AT(ID), &v) || v <= 0) {
         strbuf_adds(err, "a job without an integer job_id");
         return -1;
     }
-    out->id = id;
-    out->name = str_of(j, "name");
-    const json_t *st = json_object_get(j, "job_state");
-    if (json_is_array(st)) /* v0.0.40 */
-        out->state = state_of_list(st);
-    else if (json_is_string(st))
-        out->state = xstrdup(json_string_value(st));
-    out->reason = str_of(j, "state_reason");
-    out->partition = str_of(j, "partition");
-    out->qos = str_of(j, "qos");
-    out->nodes = str_of(j, "nodes");
-    out->cwd = str_of(j, "current_working_directory");
-    out->user = str_of(j, "user_name");
-    out->comment = str_of(j, "comment");
-    int64_t v;
-    if (slurm_number(json_object_get(j, "restart_cnt"), &v) && v >= 0 && v < INT32_MAX)
+    out->id = v;
+    out->name = string_of(AT(NAME));
+    struct span st = AT(STATE);
+    out->state = st.v && st.v[0] == '[' ? state_of_words(st) : string_of(st);
+    out->reason = string_of(AT(REASON));
+    out->partition = string_of(AT(PARTITION));
+    out->qos = string_of(AT(QOS));
+    out->nodes = string_of(AT(NODES));
+    out->cwd = string_of(AT(CWD));
+    out->user = string_of(AT(USER));
+    out->comment = string_of(AT(COMMENT));
+    if (number_of(AT(RESTARTS), &v) && v >= 0 && v < INT32_MAX)
         out->restarts = (int32_t)v;
-    const json_t *ec = json_object_get(j, "exit_code");
-    if (json_is_object(ec)) {
-        exit_of_object(ec, out);
-    } else if (json_is_integer(ec)) {
-        /* The raw wait status: 768 is exit 3, 9 is SIGKILL. */
-        int64_t w = json_integer_value(ec);
-        if (w >= 0 && w <= 0xffff) {
-            out->has_exit = true;
-            out->exit_signal = (int)(w & 0x7f);
-            out->exit_status = out->exit_signal ? 0 : (int)((w >> 8) & 0xff);
-        }
-    }
-    if (slurm_number(json_object_get(j, "submit_time"), &v) && v > 0)
+    exit_of(AT(EXIT), out);
+    if (number_of(AT(SUBMIT), &v) && v > 0)
         out->submit_time = v;
-    if (slurm_number(json_object_get(j, "start_time"), &v) && v > 0)
+    if (number_of(AT(START), &v) && v > 0)
         out->start_time = v;
-    if (slurm_number(json_object_get(j, "end_time"), &v) && v > 0)
+    if (number_of(AT(END), &v) && v > 0)
         out->end_time = v;
-    decode_alloc(j, out);
+    alloc_of(AT(RESOURCES), AT(GRES), out);
+#undef AT
     return 0;
+}
+
+static int text_member(void *ctx, const char *key, size_t key_len, const char *value,
+                       size_t value_len)
+{
+    struct slurm_job_text *t = ctx;
+    int f = slurm_job_field(key, key_len);
+    if (f >= 0) {
+        t->value[f] = value;
+        t->len[f] = value_len;
+    }
+    return 0;
+}
+
+int slurm_job_decode_element(const struct slurm_shape *s, const char *text, size_t len,
+                             struct slurm_job *out, struct strbuf *err)
+{
+    struct slurm_job_text t;
+    memset(&t, 0, sizeof t);
+    struct api_error e;
+    if (jobsum_members(text, len, text_member, &t, &e) != 0) {
+        memset(out, 0, sizeof *out);
+        strbuf_adds(err, e.message);
+        return -1;
+    }
+    return slurm_job_decode_text(s, &t, out, err);
+}
+
+int slurm_job_decode(const struct slurm_shape *s, const json_t *j, struct slurm_job *out,
+                     struct strbuf *err)
+{
+    /* One decoder: a job of a reply held as a tree (a submit's checks) is read from its text. */
+    char *text = json_is_object(j) ? json_dumps(j, JSON_COMPACT) : NULL;
+    if (text == NULL) {
+        memset(out, 0, sizeof *out);
+        strbuf_adds(err, "a job without an integer job_id");
+        return -1;
+    }
+    int rc = slurm_job_decode_element(s, text, strlen(text), out, err);
+    free(text);
+    return rc;
 }
 
 void slurm_job_free(struct slurm_job *j)

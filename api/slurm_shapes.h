@@ -82,9 +82,53 @@ void slurm_job_free(struct slurm_job *j);
  * NULL-terminated: a listing keeps these and drops the rest unread.
  */
 extern const char *const slurm_job_fields[];
+/* slurm_job_fields' indices. */
+enum slurm_job_field {
+    SLURM_JOB_ID,
+    SLURM_JOB_NAME,
+    SLURM_JOB_STATE,
+    SLURM_JOB_REASON,
+    SLURM_JOB_PARTITION,
+    SLURM_JOB_QOS,
+    SLURM_JOB_NODES,
+    SLURM_JOB_CWD,
+    SLURM_JOB_USER,
+    SLURM_JOB_COMMENT,
+    SLURM_JOB_RESTARTS,
+    SLURM_JOB_EXIT,
+    SLURM_JOB_SUBMIT,
+    SLURM_JOB_START,
+    SLURM_JOB_END,
+    SLURM_JOB_RESOURCES,
+    SLURM_JOB_GRES,
+    SLURM_JOB_FIELD_COUNT
+};
+/* The index in slurm_job_fields of the member key (key_len bytes, decoded), or -1. */
+int slurm_job_field(const char *key, size_t key_len);
 /*
- * Decodes one element of .jobs[] as shape s has it. Returns 0, or -1 with
- * why in err when it is not a job (no object, no integer job_id).
+ * The members of one /jobs element a job is decoded from, as written:
+ * spans into the element's text, the last of a repeated member (as a
+ * decoder keeping the last value of a key has it); value NULL: absent.
+ */
+struct slurm_job_text {
+    const char *value[SLURM_JOB_FIELD_COUNT];
+    size_t len[SLURM_JOB_FIELD_COUNT];
+};
+/*
+ * Decodes the members of t, spans of JSON text already checked (by
+ * api/jobsum's walk of the element), without a tree. Returns 0, or -1 with
+ * why in err when it is not a job (no integer job_id).
+ */
+int slurm_job_decode_text(const struct slurm_shape *s, const struct slurm_job_text *t,
+                          struct slurm_job *out, struct strbuf *err);
+/* The element text[0, len) walked (checked whole) and decoded by slurm_job_decode_text. */
+int slurm_job_decode_element(const struct slurm_shape *s, const char *text, size_t len,
+                             struct slurm_job *out, struct strbuf *err);
+/*
+ * Decodes one element of .jobs[] held as a tree (a reply about one job),
+ * through its text and slurm_job_decode_text: one decoder for both. Returns
+ * 0, or -1 with why in err when it is not a job (no object, no integer
+ * job_id).
  */
 int slurm_job_decode(const struct slurm_shape *s, const json_t *j, struct slurm_job *out,
                      struct strbuf *err);

@@ -173,6 +173,21 @@ static void read_whole(const char *t, struct strbuf *elems, char **rest)
     json_decref(j);
 }
 
+/* Set by a test: read_cut's stream reads the objects whole in a piece in place (walk_object). */
+static bool walking;
+static size_t walked;
+
+/* A walk_fn: an object whole in the piece (as jsonbound_skip finds its end) collected in place. */
+static size_t walk_object(void *ctx, const char *data, size_t len)
+{
+    size_t end = 0;
+    if (len == 0 || data[0] != '{' || jsonbound_skip(data, len, &end, NULL) != 0)
+        return 0;
+    walked++;
+    collect(ctx, data, end);
+    return end;
+}
+
 /*
  * t fed in the pieces that cut it at cuts[0..n) (ascending): 0 and the
  * elements and other members, or the stream's failure (-1) with why.
@@ -181,6 +196,8 @@ static int read_cut(const char *t, const size_t *cuts, size_t n, size_t max_elem
                     struct strbuf *elems, char **rest, struct strbuf *why)
 {
     struct jsonbound_stream *js = jsonbound_stream_new("jobs", max_element, 1024, collect, elems);
+    if (walking)
+        jsonbound_stream_set_walk(js, walk_object);
     size_t len = strlen(t), at = 0;
     for (size_t i = 0; i <= n; i++) {
         size_t to = i < n ? cuts[i] : len;
@@ -264,6 +281,55 @@ static void a_stream_cut_anywhere_reads_as_the_whole(void **state)
         free(rest);
         strbuf_free(&got);
     }
+    free(want_rest);
+    strbuf_free(&want);
+    strbuf_free(&why);
+}
+
+/*
+ * Elements whole in a piece read in place by a walk function give what the
+ * stream gathering them gives, cut anywhere; an element cut by a piece's
+ * end, or one the walk does not read (a scalar), is gathered and handed to
+ * fn; one over max_element is read by neither.
+ */
+static void a_stream_walks_whole_elements_in_place(void **state)
+{
+    (void)state;
+    struct strbuf want = STRBUF_INIT, why = STRBUF_INIT;
+    char *want_rest = NULL;
+    read_whole(tricky, &want, &want_rest);
+    size_t len = strlen(tricky);
+    walking = true;
+    for (size_t a = 0; a <= len; a++) {
+        size_t cuts[1] = {a};
+        struct strbuf got = STRBUF_INIT;
+        char *rest = NULL;
+        walked = 0;
+        assert_int_equal(read_cut(tricky, cuts, 1, 1 << 20, &got, &rest, &why), 0);
+        assert_string_equal(strbuf_str(&got), strbuf_str(&want));
+        assert_string_equal(rest, want_rest);
+        assert_true(walked <= 2);
+        if (a == 0 || a == len)
+            assert_int_equal(walked, 2); /* alice's and bob's objects; the rest gathered */
+        free(rest);
+        strbuf_free(&got);
+    }
+    /* Over max_element (40 bytes: bob's object is 41): neither walked nor handed over. */
+    struct strbuf small = STRBUF_INIT, small_walked = STRBUF_INIT;
+    char *r1 = NULL, *r2 = NULL;
+    walking = false;
+    assert_int_equal(read_cut(tricky, NULL, 0, 40, &small, &r1, &why), 0);
+    walking = true;
+    walked = 0;
+    assert_int_equal(read_cut(tricky, NULL, 0, 40, &small_walked, &r2, &why), 0);
+    assert_int_equal(walked, 1);
+    assert_string_equal(strbuf_str(&small_walked), strbuf_str(&small));
+    assert_null(strstr(strbuf_str(&small), "bob"));
+    walking = false;
+    free(r1);
+    free(r2);
+    strbuf_free(&small);
+    strbuf_free(&small_walked);
     free(want_rest);
     strbuf_free(&want);
     strbuf_free(&why);
@@ -354,6 +420,7 @@ int main(void)
         cmocka_unit_test(members_and_elements_are_found_by_span),
         cmocka_unit_test(a_reply_over_the_bound_is_refused_before_decoding),
         cmocka_unit_test(a_stream_cut_anywhere_reads_as_the_whole),
+        cmocka_unit_test(a_stream_walks_whole_elements_in_place),
         cmocka_unit_test(a_stream_fails_saying_why_and_skips_an_element_too_long),
         cmocka_unit_test(compact_text_keeps_strings_whole),
     };

@@ -2208,6 +2208,91 @@ static void a_workspace_others_could_swap_in_is_refused(void **state)
     free(ws);
 }
 
+/* jansson's allocations, counted while a test asks (json_set_alloc_funcs). */
+static size_t json_allocs;
+static void *counting_malloc(size_t n)
+{
+    json_allocs++;
+    return malloc(n);
+}
+
+/* A GET /jobs reply of n running jobs of the user's, named j0…, ids from 1000. */
+static char *many_jobs_reply(int n)
+{
+    struct strbuf body = STRBUF_INIT;
+    strbuf_adds(&body,
+                "{\"meta\": {\"plugin\": {\"type\": \"openapi/v0.0.38\"}, \"Slurm\":"
+                " {\"release\": \"22.05.8\"}}, \"errors\": [], \"warnings\": [], \"jobs\": [");
+    for (int i = 0; i < n; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "j%d", i);
+        json_t *j = job_elem("job-running.json", name, 1000 + i, "trainjob", NULL);
+        char *t = json_dumps(j, JSON_INDENT(2)); /* as slurmrestd writes it */
+        strbuf_adds(&body, t);
+        strbuf_adds(&body, i + 1 < n ? "," : "]}");
+        free(t);
+        json_decref(j);
+    }
+    return strbuf_detach(&body, NULL);
+}
+
+/*
+ * The user's jobs of a GET /jobs, and of the list kept for the next
+ * process, are decoded as they are read, without a tree of each: a list
+ * of 400 running jobs of the user's (3 of them with a job directory) makes
+ * fewer jansson values than it has jobs, and lists the same 3 jobs cold,
+ * from the kept list (a 304) and after it (the whole reply again).
+ */
+static void the_users_jobs_are_decoded_without_a_tree_each(void **state)
+{
+    (void)state;
+    enum { N = 400 };
+    for (int i = 0; i < 3; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "j%d", i);
+        mkjobdir(name);
+    }
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 200, many_jobs_reply(N));
+    struct backend *b = open_fake(&f, NULL); /* learns the version, keeps the list */
+    struct job_list l;
+    struct api_error e;
+    assert_int_equal(backend_list(b, NULL, &l, &e), BACKEND_OK);
+    assert_int_equal(l.count, 3);
+    job_list_free(&l);
+    backend_free(b);
+    fake_free(&f);
+
+    keep_version_cache = true;
+    keep_lists = true;
+    const char *how[] = {"304, from the kept list", "the whole reply again"};
+    for (int k = 0; k < 2; k++) {
+        struct fake g = {0};
+        if (k == 0)
+            fake_answer(&g, 304, xstrdup(""));
+        else
+            fake_answer(&g, 200, many_jobs_reply(N));
+        b = open_fake(&g, NULL);
+        json_allocs = 0;
+        json_set_alloc_funcs(counting_malloc, free);
+        enum backend_status st = backend_list(b, NULL, &l, &e);
+        json_set_alloc_funcs(malloc, free);
+        if (st != BACKEND_OK)
+            fail_msg("%s: %s", how[k], e.message);
+        assert_int_equal(g.calls, 1);
+        assert_non_null(strstr(g.path[0], "jobs?update_time="));
+        if (l.count != 3 || json_allocs >= N)
+            fail_msg("%s: %zu jobs listed, %zu jansson allocations for %d jobs", how[k], l.count,
+                     json_allocs, N);
+        for (size_t i = 0; i < l.count; i++)
+            assert_non_null(l.jobs[i].id); /* Slurm's job, not only the directory's */
+        job_list_free(&l);
+        backend_free(b);
+        fake_free(&g);
+    }
+}
+
 /*
  * A cluster of 50,000 jobs of other users and 3 of ours: the 3 are listed,
  * and memory grows by under a quarter of the reply's bytes (it is read as
@@ -2943,6 +3028,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(fifty_thousand_jobs_of_others_list_ours_in_bounded_memory,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(a_reply_too_large_to_decode_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_users_jobs_are_decoded_without_a_tree_each, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(the_version_is_read_once_by_calls_on_the_loop, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(a_refused_submit_slurm_queued_anyway_is_cancelled, setup,

@@ -194,6 +194,207 @@ static void wrong_types_are_left_out(void **state)
     strbuf_free(&why);
 }
 
+/* Two decodings of one job are the same, field by field. */
+static void assert_same_job(const struct slurm_job *a, const struct slurm_job *b, const char *what)
+{
+#define SAME_STR(f)                                                                                \
+    do {                                                                                           \
+        if ((a->f == NULL) != (b->f == NULL) || (a->f && strcmp(a->f, b->f) != 0))                 \
+            fail_msg("%s: " #f " differs: %s / %s", what, a->f ? a->f : "(none)",                  \
+                     b->f ? b->f : "(none)");                                                      \
+    } while (0)
+#define SAME_NUM(f)                                                                                \
+    do {                                                                                           \
+        if (a->f != b->f)                                                                          \
+            fail_msg("%s: " #f " differs: %lld / %lld", what, (long long)a->f, (long long)b->f);   \
+    } while (0)
+    SAME_NUM(id);
+    SAME_STR(name);
+    SAME_STR(state);
+    SAME_STR(reason);
+    SAME_STR(partition);
+    SAME_STR(qos);
+    SAME_STR(nodes);
+    SAME_STR(cwd);
+    SAME_STR(user);
+    SAME_STR(comment);
+    SAME_NUM(restarts);
+    SAME_NUM(has_exit);
+    SAME_NUM(exit_status);
+    SAME_NUM(exit_signal);
+    SAME_NUM(submit_time);
+    SAME_NUM(start_time);
+    SAME_NUM(end_time);
+    SAME_NUM(alloc_count);
+    if ((a->alloc == NULL) != (b->alloc == NULL))
+        fail_msg("%s: one has an alloc list, the other none", what);
+    for (size_t i = 0; i < a->alloc_count; i++) {
+        SAME_STR(alloc[i].node);
+        SAME_STR(alloc[i].gpus);
+        SAME_NUM(alloc[i].cpus);
+    }
+#undef SAME_STR
+#undef SAME_NUM
+}
+
+/*
+ * An element decoded from jansson's tree of its text (as a reply about one
+ * job is; the listing's tree decoder before it) and from the text itself
+ * (slurm_job_decode_element, as the listing reads it): the same job, or no
+ * job by both.
+ */
+static void decodes_alike(const char *text)
+{
+    struct strbuf why = STRBUF_INIT;
+    struct slurm_job a, b;
+    json_t *j = json_loads(text, 0, NULL);
+    int ra = j ? slurm_job_decode(v38(), j, &a, &why) : -1;
+    int rb = slurm_job_decode_element(v38(), text, strlen(text), &b, &why);
+    if (ra != rb)
+        fail_msg("%s: decoded %d from the tree, %d from the text", text, ra, rb);
+    if (ra == 0) {
+        assert_same_job(&a, &b, text);
+        slurm_job_free(&a);
+    }
+    if (rb == 0)
+        slurm_job_free(&b);
+    json_decref(j);
+    strbuf_free(&why);
+}
+
+/* Every member a job is decoded from is found by its name, and nothing else is. */
+static void the_fields_a_job_is_decoded_from_are_found_by_name(void **state)
+{
+    (void)state;
+    size_t n = 0;
+    for (; slurm_job_fields[n]; n++)
+        assert_int_equal(slurm_job_field(slurm_job_fields[n], strlen(slurm_job_fields[n])), (int)n);
+    assert_int_equal(n, SLURM_JOB_FIELD_COUNT);
+    static const char *const others[] = {"",           "job",          "job_idx", "Name",
+                                         "names",      "user_namE",    "qos_id",  "end_timE",
+                                         "exit_codes", "array_job_id", "node",    NULL};
+    for (size_t i = 0; others[i]; i++)
+        assert_int_equal(slurm_job_field(others[i], strlen(others[i])), -1);
+}
+
+static void the_text_decoder_reads_what_the_tree_decoder_read(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {
+        /* plain, both versions' forms */
+        "{\"job_id\": 5, \"name\": \"a\", \"job_state\": \"RUNNING\", \"user_name\": \"u\"}",
+        "{\"job_id\": {\"set\": true, \"infinite\": false, \"number\": 9}, \"job_state\":"
+        " [\"RUNNING\", \"COMPLETING\"], \"exit_code\": {\"return_code\": {\"set\": true,"
+        " \"number\": 2}, \"signal\": {\"id\": {\"set\": true, \"number\": 15}}}}",
+        "{\"job_id\": 1, \"job_state\": [\"PENDING\", \"REQUEUE_HOLD\", \"REQUEUED\"]}",
+        "{\"job_id\": 1, \"job_state\": [7, \"PENDING\"]}",
+        "{\"job_id\": 1, \"job_state\": [\"X\\u0041\"]}",
+        "{\"job_id\": 1, \"job_state\": []}",
+        "{\"job_id\": 1, \"job_state\": [\"COMPL\\u0045TING\", \"RUNNING\"]}",
+        /* no job */
+        "{\"job_id\": 0}",
+        "{\"job_id\": -3}",
+        "{\"job_id\": \"12\"}",
+        "{\"job_id\": 1.0}",
+        "{\"job_id\": 1e3}",
+        "{\"job_id\": {\"set\": false, \"number\": 4}}",
+        "{\"job_id\": {\"set\": true, \"infinite\": true, \"number\": 4}}",
+        "{\"job_id\": {\"set\": true, \"number\": \"4\"}}",
+        "{\"name\": \"x\"}",
+        "[1, 2]",
+        "\"job\"",
+        "{}",
+        /* truncated members: not JSON, no job by either */
+        "{\"job_id\": 5, \"name\": \"a",
+        "{\"job_id\": 5, \"name\": ",
+        "{\"job_id\": 5, \"exit_code\": {\"return_code\": 3",
+        "{\"job_id\": 5,",
+        "{\"job_id\": 5 \"name\": \"x\"}",
+        /* wrong types: left out */
+        "{\"job_id\": 5, \"job_state\": 3, \"restart_cnt\": -4, \"exit_code\": 99999,"
+        " \"name\": [\"x\"], \"gres_detail\": [\"gpu:2(IDX:\\u001b[2J)\"], \"job_resources\":"
+        " {\"allocated_nodes\": [{\"nodename\": 7}, {\"nodename\": \"n2\", \"cpus_used\": "
+        "\"8\"}]}}",
+        "{\"job_id\": 5, \"partition\": null, \"qos\": true, \"nodes\": {}, \"comment\": 1,"
+        " \"submit_time\": \"1\", \"start_time\": -5, \"end_time\": 1.5, \"exit_code\": -1}",
+        "{\"job_id\": 5, \"exit_code\": 768.0}",
+        "{\"job_id\": 5, \"exit_code\": {\"return_code\": 4}}",
+        "{\"job_id\": 5, \"exit_code\": {\"signal\": 9}}",
+        "{\"job_id\": 5, \"exit_code\": {\"signal\": {\"id\": 9}, \"return_code\": \"x\"}}",
+        "{\"job_id\": 5, \"exit_code\": [768]}",
+        "{\"job_id\": 5, \"job_resources\": [], \"gres_detail\": {}}",
+        "{\"job_id\": 5, \"job_resources\": {\"allocated_nodes\": {}}}",
+        "{\"job_id\": 5, \"job_resources\": {\"allocated_nodes\": []}}",
+        "{\"job_id\": 5, \"job_resources\": {\"allocated_nodes\": [\"n1\", null,"
+        " {\"nodename\": \"n3\", \"cpus_used\": {\"set\": true, \"number\": 4}}]},"
+        " \"gres_detail\": [\"gpu:1(IDX:0)\", \"gpu:1(IDX:1)\", \"gpu:2(IDX:2-3)\"]}",
+        "{\"job_id\": 5, \"job_resources\": {\"allocated_nodes\": [{\"nodename\": \"n1\","
+        " \"cpus_used\": 2097152}]}, \"gres_detail\": \"gpu:1(IDX:0)\"}",
+        "{\"job_id\": 5, \"restart_cnt\": 2147483647, \"submit_time\": 0}",
+        "{\"job_id\": 5, \"restart_cnt\": 2147483646}",
+        /* huge numbers */
+        "{\"job_id\": 9223372036854775807, \"restart_cnt\": 9223372036854775807,"
+        " \"submit_time\": -9223372036854775808, \"exit_code\": 65535}",
+        "{\"job_id\": 5, \"end_time\": 99999999999999999999}",
+        "{\"job_id\": 5, \"end_time\": 1e400}",
+        "{\"job_id\": 5, \"end_time\": 12345678901234567890123}",
+        "{\"job_id\": 123456789012345678, \"start_time\": 1234567890123456789}",
+        "{\"job_id\": 5, \"exit_code\": {\"return_code\": {\"set\": true, \"number\":"
+        " 9223372036854775807}, \"signal\": {\"id\": {\"set\": true, \"number\": -1}}}}",
+        /* escapes in strings */
+        "{\"job_id\": 5, \"name\": \"a\\\"b\\\\c\\/d\\n\\t\\u00e9\\ud83d\\ude00\", \"comment\":"
+        " \"trainjob:\\u0061bc\", \"current_working_directory\": \"/jobs/w/\\u0078\"}",
+        "{\"job_id\": 5, \"name\": \"\\u0000\"}",
+        "{\"job_id\": 5, \"name\": \"\\ud800\"}",
+        "{\"job_id\": 5, \"name\": \"\\q\"}",
+        "{\"job_id\": 5, \"name\": \"\xc3\x28\"}",
+        "{\"job_id\": 5, \"name\": \"caf\xc3\xa9\"}",
+        "{\"job\\u005fid\": 6, \"n\\u0061me\": \"esc-key\"}",
+        /* duplicate keys: the last wins, a wrong type too */
+        "{\"job_id\": 5, \"name\": \"a\", \"name\": \"b\"}",
+        "{\"job_id\": 5, \"name\": \"a\", \"name\": 7}",
+        "{\"job_id\": \"x\", \"job_id\": 8}",
+        "{\"job_id\": 8, \"job_id\": \"x\"}",
+        "{\"job_id\": 5, \"exit_code\": {\"return_code\": 1, \"return_code\": {\"set\": true,"
+        " \"number\": 6}, \"signal\": {\"id\": 3, \"id\": {\"set\": true, \"number\": 9}}}}",
+        "{\"job_id\": 5, \"job_resources\": {\"allocated_nodes\": [{\"nodename\": \"a\","
+        " \"nodename\": \"b\", \"cpus_used\": 1, \"cpus_used\": 2}]}, \"gres_detail\": [],"
+        " \"gres_detail\": [\"gpu:1(IDX:7)\"]}",
+        "{\"job_id\": {\"set\": true, \"set\": false, \"number\": 3}}",
+        "{\"job_id\": {\"set\": false, \"set\": true, \"number\": 3, \"number\": 4}}",
+        /* white space */
+        " \n{ \"job_id\" :\t5 , \"job_state\" : [ \"PENDING\" , \"REQUEUED\" ] ,"
+        " \"exit_code\" : { \"return_code\" : { \"set\" : true , \"number\" : 1 } } } \n",
+        /* deep and long */
+        "{\"job_id\": 5, \"job_resources\": {\"x\": [[[[[[[[[[[[]]]]]]]]]]]]}}",
+        NULL,
+    };
+    for (size_t i = 0; texts[i]; i++)
+        decodes_alike(texts[i]);
+    /* The recorded replies' jobs. */
+    static const char *const files[] = {
+        "job-running.json",
+        "job-failed.json",
+        "job-completed.json",
+        "job-preempted-requeued.json",
+        "jobs.json",
+        "job-pending-qos-not-allowed.json",
+        NULL,
+    };
+    for (size_t f = 0; files[f]; f++) {
+        json_t *doc = fixture(files[f]);
+        size_t i;
+        json_t *v;
+        json_array_foreach(json_object_get(doc, "jobs"), i, v)
+        {
+            char *text = json_dumps(v, JSON_INDENT(2));
+            decodes_alike(text);
+            free(text);
+        }
+        json_decref(doc);
+    }
+}
+
 static const char *const env[] = {"PATH=/usr/bin:/bin", "LR=3e-4", "=bad", "NOEQUALS"};
 
 static struct slurm_submit submit_of(void)
@@ -276,6 +477,8 @@ int main(void)
         cmocka_unit_test(a_signal_death_is_decoded_from_the_wait_status),
         cmocka_unit_test(decodes_the_v0040_shape),
         cmocka_unit_test(wrong_types_are_left_out),
+        cmocka_unit_test(the_fields_a_job_is_decoded_from_are_found_by_name),
+        cmocka_unit_test(the_text_decoder_reads_what_the_tree_decoder_read),
         cmocka_unit_test(submit_body_v0038),
         cmocka_unit_test(submit_body_v0040_uses_only_keys_of_the_spec),
     };

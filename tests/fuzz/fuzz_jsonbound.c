@@ -2,7 +2,9 @@
  * Fuzz target: arbitrary bytes through api/jsonbound — the tokenizer, the
  * spans of a member and of an array's elements, a member compared in place,
  * the bounded loader with a small bound, and a stream fed the input whole,
- * a byte at a time and cut at random (seeded by the input). The tokenizer
+ * a byte at a time and cut at random (seeded by the input), also with its
+ * objects whole in a piece read in place (jsonbound_stream_set_walk, by
+ * jsonbound_skip, as api/slurm_rest reads jobs with jobsum). The tokenizer
  * must never read past the input; whatever jansson decodes whole it must
  * find the end of and every span it gives must lie in the input. The
  * stream must give the same, however cut, and for an object jansson
@@ -42,6 +44,18 @@ static int collect(void *ctx, const char *elem, size_t len)
     return 0;
 }
 
+/* A walk_fn: an object whole in the piece collected in place, as the stream would hand it. */
+static size_t walk_object(void *ctx, const char *data, size_t len)
+{
+    size_t end = 0;
+    if (len == 0 || data[0] != '{' || jsonbound_skip(data, len, &end, NULL) != 0)
+        return 0;
+    if (end > len)
+        abort();
+    collect(ctx, data, end);
+    return end;
+}
+
 /* What a stream read: its elements, its other members (dumped) or why it failed. */
 struct streamed {
     struct strbuf elems, rest;
@@ -49,12 +63,14 @@ struct streamed {
 };
 
 /* buf fed in pieces: whole (step 0), size bytes at a time, or cut at random from seed. */
-static void stream_read(const char *buf, size_t size, size_t step, unsigned seed,
+static void stream_read(const char *buf, size_t size, size_t step, unsigned seed, bool walk,
                         struct streamed *out)
 {
     out->elems = (struct strbuf)STRBUF_INIT;
     out->rest = (struct strbuf)STRBUF_INIT;
     struct jsonbound_stream *js = jsonbound_stream_new("jobs", 64, 1 << 16, collect, &out->elems);
+    if (walk)
+        jsonbound_stream_set_walk(js, walk_object);
     for (size_t at = 0; at < size;) {
         size_t n = size - at;
         if (step)
@@ -103,12 +119,16 @@ static void check_stream(const char *buf, size_t size)
     unsigned seed = 1;
     for (size_t i = 0; i < size; i++)
         seed = seed * 31u + (unsigned char)buf[i];
-    struct streamed whole, bytes, cut;
-    stream_read(buf, size, 0, 0, &whole);
-    stream_read(buf, size, 1, 0, &bytes);
-    stream_read(buf, size, 0, seed | 1u, &cut);
+    struct streamed whole, bytes, cut, walked, walked_cut;
+    stream_read(buf, size, 0, 0, false, &whole);
+    stream_read(buf, size, 1, 0, false, &bytes);
+    stream_read(buf, size, 0, seed | 1u, false, &cut);
+    stream_read(buf, size, 0, 0, true, &walked);
+    stream_read(buf, size, 0, seed | 1u, true, &walked_cut);
     if (!same(&whole, &bytes) || !same(&whole, &cut))
         abort(); /* a cut changed what was read */
+    if (!same(&whole, &walked) || !same(&whole, &walked_cut))
+        abort(); /* reading elements in place changed what was read */
     json_t *doc = json_loadb(buf, size, 0, NULL);
     json_t *jobs = json_object_get(doc, "jobs");
     size_t s, e;
@@ -146,6 +166,8 @@ static void check_stream(const char *buf, size_t size)
     streamed_free(&whole);
     streamed_free(&bytes);
     streamed_free(&cut);
+    streamed_free(&walked);
+    streamed_free(&walked_cut);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
