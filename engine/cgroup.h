@@ -23,7 +23,8 @@
  * child writes itself into each directory before it execs the worker
  * (cgroup_join), and after the worker ends the shim kills what is
  * left (cgroup_kill_empty). The engine removes the directories when it
- * records the end (cgroup_remove) — on v1 it keeps up to 64 emptied ones
+ * records the end (cgroup_remove; the shim, when the engine was stopped
+ * while the worker ran) — on v1 it keeps up to 64 emptied ones
  * as spares, renamed "~<n>", and the next worker of the same limits gets
  * one renamed to its name, limits already written: a worker start makes no
  * cgroup and writes no limit then, and a worker's end removes none.

@@ -110,6 +110,7 @@ void launch_req_free(struct launch_req *r)
     free((char *)r->spec.script);
     free_strings((char **)r->spec.envp);
     free((char *)r->spec.cwd);
+    free((char *)r->spec.engine_lock);
     for (size_t i = 0; i < r->spec.bind_count; i++) {
         free((char *)r->spec.binds[i].host_path);
         free((char *)r->spec.binds[i].mount_path);

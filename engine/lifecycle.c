@@ -42,6 +42,7 @@
 #include "engine/runas.h"
 #include "engine/ssh_keys.h"
 #include "engine/state.h"
+#include "engine/statelock.h"
 #include "engine/worker_env.h"
 #include "util/fileio.h"
 #include "util/loop.h"
@@ -353,6 +354,7 @@ static void start_worker(struct engine *eng, struct ejob *job, struct eworker *w
         .binds = binds,
         .bind_count = nb,
         .sandbox = eng->sandbox,
+        .engine_lock = statelock_path(eng->opt.state_dir),
     };
     /*
      * Never root: the job's user (engine/runas) owns its working directory

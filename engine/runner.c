@@ -257,6 +257,10 @@ static void shim_argv(const struct runner_spec *spec, bool sandbox, struct argv_
         argv_add(av, xstrdup("--cgroup"));
         argv_add(av, xstrdup(spec->cgroups[i]));
     }
+    if (spec->cgroups && spec->cgroups[0] && spec->engine_lock) {
+        argv_add(av, xstrdup("--engine-lock"));
+        argv_add(av, xstrdup(spec->engine_lock));
+    }
 }
 
 /* The spec's mistakes runner_start refuses before starting anything. */

@@ -89,6 +89,9 @@ struct runner_spec {
     /* cgroup directories (engine/cgroup) the worker joins before it runs, NULL-terminated; or NULL
      */
     char *const *cgroups;
+    /* the engine's lock file (engine/statelock): with cgroups, the shim removes them itself
+     * when the worker ends and no engine holds it (none will record the end), or NULL */
+    const char *engine_lock;
     struct runner_user user;
 };
 

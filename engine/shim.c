@@ -40,7 +40,9 @@
  *  - with --cgroup (one per cgroup hierarchy, made by engine/cgroup with the
  *    worker's limits), the worker joins each cgroup before it execs, and
  *    when it has ended whatever is left in them is killed (trainjobd
- *    removes them when it records the end); a kill by the memory limit is
+ *    removes them when it records the end — or, with --engine-lock FILE, the
+ *    shim does when no engine holds that lock then: stopped while the worker
+ *    ran, none would); a kill by the memory limit is
  *    said in the log;
  *  - when the worker's main process ends, kills what is left in its process
  *    group (as a container's leftovers die with it), copies the rest of the
@@ -116,6 +118,7 @@
 #include <unistd.h>
 
 #include "engine/cgroup.h"
+#include "engine/statelock.h"
 #include "engine/shim_priv.h"
 #include "util/beneath.h"
 #include "util/fileio.h"
@@ -356,6 +359,10 @@ static void parse_args(int argc, char **argv, struct shim_args *a)
                 usage("--cgroup needs an absolute directory");
             a->cgroups = xreallocarray(a->cgroups, a->cgroup_count + 1, sizeof(*a->cgroups));
             a->cgroups[a->cgroup_count++] = val;
+        } else if (strcmp(opt, "--engine-lock") == 0) {
+            if (val[0] != '/')
+                usage("--engine-lock needs an absolute file");
+            a->engine_lock = val;
         } else {
             usage("unknown option");
         }
@@ -712,7 +719,8 @@ static int supervise(pid_t pid, int out_r, int wake_r, struct shim_log *lg)
 /*
  * After the worker: says in the log when the memory limit killed something,
  * then kills what is left in the worker's cgroups; trainjobd removes them
- * (or keeps them for its next worker) when it records the end.
+ * (or keeps them for its next worker) when it records the end (main removes
+ * them when no engine is there to).
  */
 static void end_cgroups(const struct shim_args *a, struct shim_log *lg)
 {
@@ -887,6 +895,10 @@ int main(int argc, char **argv)
     len = snprintf(line, sizeof(line), "exit_code %d\n", code);
     if (!shim_write_status(a.status, line, (size_t)len, &lg))
         return 1;
+    /* No engine to record the end (it was stopped while the worker ran): the cgroups are ours. */
+    if (a.engine_lock && !statelock_held(a.engine_lock))
+        for (size_t i = 0; i < a.cgroup_count; i++)
+            cgroup_kill_remove(a.cgroups[i]);
     for (size_t i = 0; i < av.n; i++)
         free(av.v[i]);
     free(av.v);

@@ -61,6 +61,7 @@ struct shim_args {
     size_t bind_count;
     const char **cgroups; /* directories the worker joins */
     size_t cgroup_count;
+    const char *engine_lock; /* --engine-lock: trainjobd's lock file, or NULL */
     const char *script_file; /* --script-file: the script by name (removed once read) */
     int script_in;           /* --script-fd: the script as the runner's descriptor (-1: by name) */
     const char *bwrap; /* --bwrap: the program run as bubblewrap ("/usr/bin/bwrap" by default) */

@@ -94,9 +94,24 @@ static int take(int fd, const char *state_dir, const char *path, struct strbuf *
     return -1;
 }
 
+char *statelock_path(const char *state_dir)
+{
+    return xasprintf("%s/trainjobd.lock", state_dir);
+}
+
+bool statelock_held(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return false;
+    bool held = holder_pid(fd) != 0;
+    close(fd);
+    return held;
+}
+
 int statelock_acquire(const char *state_dir, const char *socket_path, struct strbuf *err)
 {
-    char *path = xasprintf("%s/trainjobd.lock", state_dir);
+    char *path = statelock_path(state_dir);
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0) {
         strbuf_addf(err, "%s: %s", path, strerror(errno));
@@ -116,7 +131,7 @@ int statelock_acquire(const char *state_dir, const char *socket_path, struct str
 int statelock_take_over(int fd, pid_t from, const char *state_dir, const char *socket_path,
                         struct strbuf *err)
 {
-    char *path = xasprintf("%s/trainjobd.lock", state_dir);
+    char *path = statelock_path(state_dir);
     size_t start = err->len;
     int rc;
     /* It lets go as soon as it has forked: this waits for that, not for another engine. */

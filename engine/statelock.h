@@ -20,6 +20,7 @@
 #ifndef ENGINE_STATELOCK_H
 #define ENGINE_STATELOCK_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 struct strbuf;
@@ -30,6 +31,14 @@ struct strbuf;
  * with a message in err: who holds it, or why the file could not be locked.
  */
 int statelock_acquire(const char *state_dir, const char *socket_path, struct strbuf *err);
+/* <state_dir>/trainjobd.lock, the lock's file (to free). */
+char *statelock_path(const char *state_dir);
+/*
+ * Does a process hold the lock of the file at path (an engine runs on that
+ * state directory)? false also when the file cannot be opened. For a worker's
+ * shim that outlives its engine (engine/shim.c).
+ */
+bool statelock_held(const char *path);
 /* Rewrites the holder's pid and socket. */
 void statelock_update(int fd, const char *socket_path);
 /*

@@ -216,3 +216,48 @@ check "without cgroups the catalog says 'not enforced' with the reason" \
 expect_grep "without cgroups the engine's log says so" "$TMP/engine.log" "resource limits: not enforced: "
 small plain 'echo ran'
 check "without cgroups a worker still runs" wait_for plain .state SUCCEEDED 20
+
+# --- a worker that ends while its engine is down leaves no cgroup -------------
+# Nothing records that end (the engine keeps workers running when it stops),
+# so the shim removes the worker's cgroups itself once it finds no engine
+# holding the state directory's lock.
+
+# cg_dirs PID : the directories of PID's cgroups below trainjob/, one a line
+cg_dirs() {
+    while IFS=: read -r _ ctl path; do
+        case $path in */trainjob/*) ;; *) continue ;; esac
+        case ",$ctl," in
+        *,pids,*) echo "/sys/fs/cgroup/pids$path" ;;
+        *,memory,*) echo "/sys/fs/cgroup/memory$path" ;;
+        *,cpu,*) echo "/sys/fs/cgroup/cpu$path" ;;
+        ,,) [ "$MODE" = v2 ] && for m in /sys/fs/cgroup /sys/fs/cgroup/unified; do
+            [ -d "$m$path" ] && echo "$m$path"
+        done ;;
+        esac
+    done <"/proc/$1/cgroup"
+}
+# none_left DIR… : none of the directories is there
+none_left() {
+    for _d; do [ ! -d "$_d" ] || return 1; done
+}
+if [ "$MODE" != none ]; then
+    stop_engine
+    mv "$TMP/engine.log" "$TMP/engine2.log"
+    start_engine
+    small orphan 'exec sleep 60'
+    check "a worker to outlive its engine runs" wait_for orphan .state RUNNING 20
+    PG=""
+    n=0
+    while [ $n -lt 50 ] && [ -z "$PG" ]; do PG=$(worker_pgid orphan) || sleep 0.1; n=$((n + 1)); done
+    DIRS=$(cg_dirs "$PG" 2>/dev/null)
+    want=3
+    [ "$MODE" = v2 ] && want=1
+    check "its cgroups are there while it runs ($(echo $DIRS))" \
+        test "$(echo "$DIRS" | grep -c /trainjob/)" = "$want"
+    stop_engine
+    check "the engine stops, the worker running on" test "$(count_group)" -gt 0
+    kill -TERM "-$PG" 2>/dev/null
+    n=0
+    while [ $n -lt 50 ] && ! none_left $DIRS; do sleep 0.1; n=$((n + 1)); done
+    check "once it ends, its shim removed its cgroups (no engine would)" none_left $DIRS
+fi
