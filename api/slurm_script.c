@@ -880,6 +880,32 @@ static const char launch_wrapper[] =
                  "echo \"$rc\" > \"$m.exit\"\n"
                  "exit \"$rc\"\n";
 
+/*
+ * Appends the supervisor's body as a job's script carries it: without the
+ * body's own comment lines (this file keeps them) and, but after a line
+ * that continues, without its indentation: 28 KB become 20, and every job
+ * sends them to slurmrestd, slurmctld stores them and the node's sh parses
+ * them. The body has no comment line or indented line inside a quoted
+ * text, where leaving them out would change the text.
+ */
+static void add_body(struct strbuf *out, const char *body)
+{
+    strbuf_adds(out, "# the supervisor: the same for every job (its comments: api/slurm_script.c)\n");
+    bool continued = false;
+    for (const char *p = body; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+        const char *s = p, *end = p + len;
+        while (!continued && s < end && *s == '\t')
+            s++;
+        if (*s != '#') {
+            strbuf_add(out, s, (size_t)(end - s));
+            continued = len >= 2 && p[len - 2] == '\\';
+        }
+        p = end;
+    }
+}
+
 void slurm_shell_quote(struct strbuf *out, const char *s)
 {
     strbuf_addc(out, '\'');
@@ -1404,7 +1430,7 @@ int slurm_script_render(const struct jobspec *job, const struct slurm_site *site
     strbuf_adds(script, "\teval \"$TJ_CHECK\"\n\t: > \"$m.start\"\n\texec setsid \"$@\"\n}\n\n");
     render_match(script, &job->fault_tolerance);
     render_meanings(script);
-    strbuf_adds(script, supervisor_body);
+    add_body(script, supervisor_body);
     render_gaps(job, site, gaps);
     strbuf_free(&binds);
     strbuf_free(&need);

@@ -888,6 +888,32 @@ static void test_clock(void **state)
 }
 
 /*
+ * What a job sends, Slurm stores and the node's sh parses: the supervisor's
+ * body without its own comment lines or indentation, so a one-worker job's
+ * script stays under 28 KB (34 KB with them).
+ */
+static void test_script_size(void **state)
+{
+    (void)state;
+    struct jobspec job;
+    make_job(&job, FRAMEWORK_PYTORCH_DDP, 1);
+    struct strbuf script = STRBUF_INIT;
+    struct api_error err = {0};
+    assert_int_equal(slurm_script_render(&job, &site, &script, NULL, &err), 0);
+    if (script.len >= 28000)
+        fail_msg("a one-worker job's script is %zu bytes", script.len);
+    const char *body = strstr(strbuf_str(&script), "\n# the supervisor: the same for every job");
+    assert_non_null(body);
+    for (const char *p = strchr(body + 1, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
+        const char *q = p + 1;
+        if (*q == '#' || (*q == '\t' && q[strspn(q, "\t")] == '#'))
+            fail_msg("a comment line in the body: %.60s", q);
+    }
+    strbuf_free(&script);
+    jobspec_free(&job);
+}
+
+/*
  * The programs the supervisor starts for a job whose workers succeed, run
  * outside Slurm with every program on PATH a stub that logs its name (srun's
  * runs the step's command here, scontrol's knows nodes n1 and n2): a
@@ -1203,6 +1229,7 @@ int main(void)
         cmocka_unit_test(test_steady_helpers),
         cmocka_unit_test(test_last_state),
         cmocka_unit_test(test_clock),
+        cmocka_unit_test(test_script_size),
         cmocka_unit_test(test_local_worker_chain),
         cmocka_unit_test(test_local_stop),
     };
