@@ -887,6 +887,170 @@ static void test_clock(void **state)
     jobspec_free(&job);
 }
 
+/* The lines of the file at path, into out (a small file). */
+static void read_small(const char *path, struct strbuf *out)
+{
+    strbuf_reset(out);
+    FILE *f = fopen(path, "r");
+    char buf[512];
+    size_t n;
+    while (f && (n = fread(buf, 1, sizeof buf, f)) > 0)
+        strbuf_add(out, buf, n);
+    if (f)
+        fclose(f);
+}
+
+/* tj_clock once in a new sh (a job's supervisor of its own) with clk's environment; its TJ_S. */
+static long long clock_job(const char *script, const char *env)
+{
+    struct strbuf body = STRBUF_INIT, out = STRBUF_INIT;
+    strbuf_addf(&body, "%s tj_clock; echo \"$TJ_S\"", env);
+    assert_int_equal(run_functions(script, strbuf_str(&body), &out), 0);
+    long long s = atoll(strbuf_str(&out));
+    strbuf_free(&body);
+    strbuf_free(&out);
+    return s;
+}
+
+/*
+ * The next job of a user on a node takes the clock's base the last one took
+ * (TMPDIR's trainjob-clock.UID) and starts no date(1): when the file is the
+ * user's own, not a link, from this boot and less than an hour old. A file of
+ * another boot, of another user or a link is not used, and nothing is
+ * written through the link or into the other user's file; without
+ * SLURM_JOB_UID nothing is kept.
+ */
+static void test_clock_kept(void **state)
+{
+    (void)state;
+    struct jobspec job;
+    make_job(&job, FRAMEWORK_PYTORCH_DDP, 1);
+    char *path = render_to_file(&job, &site);
+    char *bin = xasprintf("%s/keptbin", tmpdir), *clk = xasprintf("%s/keptclk", tmpdir);
+    char *cmd = xasprintf("mkdir -p '%s' '%s' && printf '#!/bin/sh\\necho date >> \"%s/dates\"\\n"
+                          "exec /bin/date \"$@\"\\n' > '%s/date' && chmod 755 '%s/date'",
+                          bin, clk, bin, bin, bin);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    char *dates = xasprintf("%s/dates", bin), *kept = xasprintf("%s/trainjob-clock.%u", clk,
+                                                                 (unsigned)geteuid());
+    char *env = xasprintf("PATH='%s'; TMPDIR='%s'; SLURM_JOB_UID=%u;", bin, clk,
+                          (unsigned)geteuid());
+    struct strbuf text = STRBUF_INIT, boot = STRBUF_INIT;
+    read_small("/proc/sys/kernel/random/boot_id", &boot);
+    assert_true(boot.len > 1);
+    boot.buf[--boot.len] = '\0'; /* its newline */
+
+    /* the first job: one date(1), the base kept as "BOOT B0 U0" */
+    time_t before = time(NULL);
+    long long s = clock_job(path, env);
+    assert_true(s >= (long long)before && s <= (long long)time(NULL));
+    read_small(dates, &text);
+    assert_string_equal(strbuf_str(&text), "date\n");
+    read_small(kept, &text);
+    assert_true(strncmp(strbuf_str(&text), strbuf_str(&boot), boot.len) == 0);
+    long long b0 = 0, u0 = 0;
+    assert_int_equal(sscanf(strbuf_str(&text) + boot.len, " %lld %lld", &b0, &u0), 2);
+    assert_true(b0 / 100 >= (long long)before - 1 && b0 / 100 <= (long long)time(NULL));
+
+    /* the next two jobs: no date(1), the same clock */
+    for (int i = 0; i < 2; i++) {
+        before = time(NULL);
+        s = clock_job(path, env);
+        assert_true(s >= (long long)before - 1 && s <= (long long)time(NULL));
+    }
+    read_small(dates, &text);
+    assert_string_equal(strbuf_str(&text), "date\n");
+
+    /* another boot's base, or one of an uptime still to come: a date(1), kept anew */
+    static const struct {
+        bool this_boot;
+        const char *rest;
+    } stale[] = {{false, "100 100"}, {true, "100 99999999999"}, {true, "100"},
+                 {true, "1x0 100"},  {true, "100 100 100"}};
+    for (size_t i = 0; i < sizeof stale / sizeof *stale; i++) {
+        FILE *f = fopen(kept, "w");
+        assert_non_null(f);
+        fprintf(f, "%s %s\n",
+                stale[i].this_boot ? strbuf_str(&boot) : "0f0f0f0f-0000-4000-8000-000000000000",
+                stale[i].rest);
+        assert_int_equal(fclose(f), 0);
+        s = clock_job(path, env);
+        assert_true(s >= (long long)before - 1 && s <= (long long)time(NULL));
+        read_small(kept, &text);
+        if (strncmp(strbuf_str(&text), strbuf_str(&boot), boot.len) != 0 ||
+            sscanf(strbuf_str(&text) + boot.len, " %lld %lld", &b0, &u0) != 2 || b0 < 100000)
+            fail_msg("stale base %zu was not replaced: %s", i, strbuf_str(&text));
+    }
+    read_small(dates, &text);
+    assert_string_equal(strbuf_str(&text), "date\ndate\ndate\ndate\ndate\ndate\n");
+
+    /* a base older than the hour, when this machine has been up that long */
+    char uptime[64] = "";
+    FILE *up = fopen("/proc/uptime", "r");
+    if (up && fgets(uptime, sizeof uptime, up) && atoll(uptime) > 3700) {
+        FILE *f = fopen(kept, "w");
+        assert_non_null(f);
+        fprintf(f, "%s %lld %lld\n", strbuf_str(&boot), b0 - 370000, (atoll(uptime) - 3700) * 100);
+        assert_int_equal(fclose(f), 0);
+        clock_job(path, env);
+        read_small(dates, &text);
+        assert_string_equal(strbuf_str(&text), "date\ndate\ndate\ndate\ndate\ndate\ndate\n");
+    }
+    if (up)
+        fclose(up);
+    assert_int_equal(truncate(dates, 0), 0);
+
+    /* a link there: not used, nothing written through it */
+    char *victim = xasprintf("%s/victim", tmpdir);
+    assert_int_equal(unlink(kept), 0);
+    assert_int_equal(symlink(victim, kept), 0);
+    clock_job(path, env);
+    clock_job(path, env);
+    assert_int_equal(access(victim, F_OK), -1);
+    read_small(dates, &text);
+    assert_string_equal(strbuf_str(&text), "date\ndate\n");
+    assert_int_equal(unlink(kept), 0);
+
+    /* another user's file (as root: chowned to nobody): not used, left as it is */
+    if (geteuid() == 0) {
+        FILE *f = fopen(kept, "w");
+        assert_non_null(f);
+        fprintf(f, "%s %lld %lld\n", strbuf_str(&boot), b0, u0);
+        assert_int_equal(fclose(f), 0);
+        assert_int_equal(chown(kept, 65534, 65534), 0);
+        assert_int_equal(truncate(dates, 0), 0);
+        clock_job(path, env);
+        read_small(dates, &text);
+        assert_string_equal(strbuf_str(&text), "date\n");
+        struct stat st;
+        assert_int_equal(stat(kept, &st), 0);
+        assert_int_equal(st.st_uid, 65534);
+        assert_int_equal(unlink(kept), 0);
+    }
+
+    /* no SLURM_JOB_UID: a date(1) each job, nothing kept */
+    assert_int_equal(truncate(dates, 0), 0);
+    char *plain = xasprintf("PATH='%s'; TMPDIR='%s';", bin, clk);
+    clock_job(path, plain);
+    clock_job(path, plain);
+    read_small(dates, &text);
+    assert_string_equal(strbuf_str(&text), "date\ndate\n");
+    assert_int_equal(access(kept, F_OK), -1);
+
+    free(plain);
+    free(victim);
+    strbuf_free(&text);
+    strbuf_free(&boot);
+    free(env);
+    free(kept);
+    free(dates);
+    free(clk);
+    free(bin);
+    free(path);
+    jobspec_free(&job);
+}
+
 /*
  * What a job sends, Slurm stores and the node's sh parses: the supervisor's
  * body without its own comment lines or indentation, so a one-worker job's
@@ -1229,6 +1393,7 @@ int main(void)
         cmocka_unit_test(test_steady_helpers),
         cmocka_unit_test(test_last_state),
         cmocka_unit_test(test_clock),
+        cmocka_unit_test(test_clock_kept),
         cmocka_unit_test(test_script_size),
         cmocka_unit_test(test_local_worker_chain),
         cmocka_unit_test(test_local_stop),
