@@ -924,7 +924,8 @@ static const char launch_wrapper[] =
  */
 static void add_body(struct strbuf *out, const char *body)
 {
-    strbuf_adds(out, "# the supervisor: the same for every job (its comments: api/slurm_script.c)\n");
+    strbuf_adds(out,
+                "# the supervisor: the same for every job (its comments: api/slurm_script.c)\n");
     bool continued = false;
     for (const char *p = body; *p;) {
         const char *nl = strchr(p, '\n');

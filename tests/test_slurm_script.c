@@ -932,10 +932,10 @@ static void test_clock_kept(void **state)
                           bin, clk, bin, bin, bin);
     assert_int_equal(system(cmd), 0);
     free(cmd);
-    char *dates = xasprintf("%s/dates", bin), *kept = xasprintf("%s/trainjob-clock.%u", clk,
-                                                                 (unsigned)geteuid());
-    char *env = xasprintf("PATH='%s'; TMPDIR='%s'; SLURM_JOB_UID=%u;", bin, clk,
-                          (unsigned)geteuid());
+    char *dates = xasprintf("%s/dates", bin),
+         *kept = xasprintf("%s/trainjob-clock.%u", clk, (unsigned)geteuid());
+    char *env =
+        xasprintf("PATH='%s'; TMPDIR='%s'; SLURM_JOB_UID=%u;", bin, clk, (unsigned)geteuid());
     struct strbuf text = STRBUF_INIT, boot = STRBUF_INIT;
     read_small("/proc/sys/kernel/random/boot_id", &boot);
     assert_true(boot.len > 1);
@@ -966,8 +966,11 @@ static void test_clock_kept(void **state)
     static const struct {
         bool this_boot;
         const char *rest;
-    } stale[] = {{false, "100 100"}, {true, "100 99999999999"}, {true, "100"},
-                 {true, "1x0 100"},  {true, "100 100 100"}};
+    } stale[] = {{false, "100 100"},
+                 {true, "100 99999999999"},
+                 {true, "100"},
+                 {true, "1x0 100"},
+                 {true, "100 100 100"}};
     for (size_t i = 0; i < sizeof stale / sizeof *stale; i++) {
         FILE *f = fopen(kept, "w");
         assert_non_null(f);
