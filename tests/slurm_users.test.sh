@@ -18,8 +18,8 @@
 #     a cache file she did not write herself (bob's, one behind a symlink,
 #     one in a directory others may write) is never believed.
 #  4. The clock's base a node keeps for a user's next jobs: bob's job neither
-#     uses nor rewrites a file alice planted under his name; alice's next job
-#     takes the base her first one kept.
+#     uses nor writes in a directory alice planted under his name; alice's
+#     next job takes the base her first one kept.
 # Every attack here passed on the old code (the job directory and the newest
 # Slurm job in it were trusted whoever owned them).
 . "$(dirname "$0")/lib.sh"
@@ -30,6 +30,10 @@ export LANG=C.UTF-8 LC_ALL=C.UTF-8
 cleanup() {
     [ -n "$BOB_JOB" ] && scancel "$BOB_JOB" 2>/dev/null
     slurm_stop
+    # the clock's base the users' jobs kept in /tmp (those without TMPDIR)
+    for u in "$TJ_ALICE" "$TJ_BOB"; do
+        id -u "$u" >/dev/null 2>&1 && rm -rf "/tmp/trainjob-clock.$(id -u "$u")"
+    done
     rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -289,9 +293,10 @@ run alice delete kept
 
 # ---- 4. the clock's base a node keeps for each user's next jobs -----------------
 # The jobs run with TMPDIR=$CLK (sticky, anyone may write there, as /tmp).
-# Alice plants a base of 1970 under bob's name: bob's job neither uses nor
-# rewrites it. Alice's first job keeps her own base there (hers, with this
-# boot's id); her next job takes it as it is (no new base written).
+# Alice plants a directory of hers under bob's name, open to all, holding a
+# base of 1970: bob's job neither uses it nor writes in it. Alice's first
+# job keeps her own base there (in a directory hers alone, with this boot's
+# id); her next job takes it as it is (no new base written).
 CLK=$TMP/shared/clock
 mkdir -p "$CLK"
 chmod 1777 "$CLK"
@@ -307,9 +312,9 @@ chown "$TJ_BOB" "$TMP/$TJ_BOB/clockb.yaml"
 chown "$TJ_ALICE" "$TMP/$TJ_ALICE"/clocka*.yaml
 BOOT=$(cat /proc/sys/kernel/random/boot_id)
 UP=$(awk '{ printf "%d", $1 * 100 }' /proc/uptime)
-BOB_CLOCK=$CLK/trainjob-clock.$(id -u "$TJ_BOB")
-ALICE_CLOCK=$CLK/trainjob-clock.$(id -u "$TJ_ALICE")
-as_user "$TJ_ALICE" sh -c "printf '%s 100 %s\\n' '$BOOT' '$UP' > '$BOB_CLOCK'"
+BOB_CLOCK=$CLK/trainjob-clock.$(id -u "$TJ_BOB")/base
+ALICE_CLOCK=$CLK/trainjob-clock.$(id -u "$TJ_ALICE")/base
+as_user "$TJ_ALICE" sh -c "mkdir -m 777 '${BOB_CLOCK%/base}' && printf '%s 100 %s\\n' '$BOOT' '$UP' > '$BOB_CLOCK' && chmod 666 '$BOB_CLOCK'"
 cp "$BOB_CLOCK" "$TMP/planted"
 YEAR=$(date -u +%Y)
 run bob submit -f "$TMP/$TJ_BOB/clockb.yaml"
@@ -323,18 +328,20 @@ expect_this_year() { # CHECK JOB: JOB's Scheduled event carries this year's time
     fi
 }
 expect_this_year "...its events carry this year's time, not the planted base's" clockb
-if [ "$(stat -c %U "$BOB_CLOCK")" = "$TJ_ALICE" ] && cmp -s "$BOB_CLOCK" "$TMP/planted"; then
-    pass "...and alice's planted file is left as it was"
+if [ "$(stat -c %U "$BOB_CLOCK")" = "$TJ_ALICE" ] && cmp -s "$BOB_CLOCK" "$TMP/planted" &&
+    [ "$(ls -A "${BOB_CLOCK%/base}")" = base ]; then
+    pass "...and alice's planted directory is left as it was"
 else
-    fail "...and alice's planted file is left as it was" "$(ls -l "$BOB_CLOCK"; cat "$BOB_CLOCK")"
+    fail "...and alice's planted directory is left as it was" "$(ls -la "${BOB_CLOCK%/base}"; cat "$BOB_CLOCK")"
 fi
 run alice submit -f "$TMP/$TJ_ALICE/clocka.yaml"
 expect_alice "alice's job in the same TMPDIR succeeds" clocka SUCCEEDED 60
-if [ "$(stat -c '%U' "$ALICE_CLOCK" 2>/dev/null)" = "$TJ_ALICE" ] &&
+if [ "$(stat -c '%U %a' "${ALICE_CLOCK%/base}" 2>/dev/null)" = "$TJ_ALICE 700" ] &&
+    [ "$(stat -c '%U' "$ALICE_CLOCK" 2>/dev/null)" = "$TJ_ALICE" ] &&
     [ "$(cut -d ' ' -f 1 "$ALICE_CLOCK")" = "$BOOT" ]; then
-    pass "...and keeps her clock's base in her own file, with this boot's id"
+    pass "...and keeps her clock's base in a directory hers alone, with this boot's id"
 else
-    fail "...and keeps her clock's base in her own file, with this boot's id" \
+    fail "...and keeps her clock's base in a directory hers alone, with this boot's id" \
         "$(ls -la "$CLK"; cat "$ALICE_CLOCK" 2>&1)"
 fi
 cp "$ALICE_CLOCK" "$TMP/alice-clock"

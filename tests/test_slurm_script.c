@@ -914,11 +914,11 @@ static long long clock_job(const char *script, const char *env)
 
 /*
  * The next job of a user on a node takes the clock's base the last one took
- * (TMPDIR's trainjob-clock.UID) and starts no date(1): when the file is the
- * user's own, not a link, from this boot and less than an hour old. A file of
- * another boot, of another user or a link is not used, and nothing is
- * written through the link or into the other user's file; without
- * SLURM_JOB_UID nothing is kept.
+ * (base in TMPDIR's trainjob-clock.UID, a directory of the user's own, mode
+ * 700) and starts no date(1), when it is from this boot and less than an
+ * hour old. A base of another boot, or malformed, is taken anew; a directory
+ * there that is a link or another user's is not used and nothing is written
+ * through or into it; without SLURM_JOB_UID nothing is kept.
  */
 static void test_clock_kept(void **state)
 {
@@ -933,9 +933,10 @@ static void test_clock_kept(void **state)
     assert_int_equal(system(cmd), 0);
     free(cmd);
     char *dates = xasprintf("%s/dates", bin),
-         *kept = xasprintf("%s/trainjob-clock.%u", clk, (unsigned)geteuid());
-    char *env =
-        xasprintf("PATH='%s'; TMPDIR='%s'; SLURM_JOB_UID=%u;", bin, clk, (unsigned)geteuid());
+         *dir = xasprintf("%s/trainjob-clock.%u", clk, (unsigned)geteuid());
+    char *kept = xasprintf("%s/base", dir);
+    char *env = xasprintf("PATH='%s:/usr/bin:/bin'; TMPDIR='%s'; SLURM_JOB_UID=%u;", bin, clk,
+                          (unsigned)geteuid());
     struct strbuf text = STRBUF_INIT, boot = STRBUF_INIT;
     read_small("/proc/sys/kernel/random/boot_id", &boot);
     assert_true(boot.len > 1);
@@ -952,6 +953,9 @@ static void test_clock_kept(void **state)
     long long b0 = 0, u0 = 0;
     assert_int_equal(sscanf(strbuf_str(&text) + boot.len, " %lld %lld", &b0, &u0), 2);
     assert_true(b0 / 100 >= (long long)before - 1 && b0 / 100 <= (long long)time(NULL));
+    struct stat st;
+    assert_int_equal(lstat(dir, &st), 0);
+    assert_true(S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0700 && st.st_uid == geteuid());
 
     /* the next two jobs: no date(1), the same clock */
     for (int i = 0; i < 2; i++) {
@@ -1004,45 +1008,60 @@ static void test_clock_kept(void **state)
         fclose(up);
     assert_int_equal(truncate(dates, 0), 0);
 
-    /* a link there: not used, nothing written through it */
-    char *victim = xasprintf("%s/victim", tmpdir);
-    assert_int_equal(unlink(kept), 0);
-    assert_int_equal(symlink(victim, kept), 0);
+    /* a link there, to a directory of the user's holding a good base: not
+       used, nothing written through it */
+    char *victim = xasprintf("%s/victim", tmpdir), *vbase = xasprintf("%s/victim/base", tmpdir);
+    assert_int_equal(rename(dir, victim), 0);
+    assert_int_equal(symlink(victim, dir), 0);
+    read_small(vbase, &text);
+    char *was = xstrdup(strbuf_str(&text));
     clock_job(path, env);
     clock_job(path, env);
-    assert_int_equal(access(victim, F_OK), -1);
     read_small(dates, &text);
     assert_string_equal(strbuf_str(&text), "date\ndate\n");
-    assert_int_equal(unlink(kept), 0);
+    read_small(vbase, &text);
+    assert_string_equal(strbuf_str(&text), was);
+    assert_int_equal(unlink(dir), 0);
+    free(was);
 
-    /* another user's file (as root: chowned to nobody): not used, left as it is */
+    /* another user's directory (as root: chowned to nobody, others may write
+       in it) with a good base: not used, left as it is */
     if (geteuid() == 0) {
-        FILE *f = fopen(kept, "w");
-        assert_non_null(f);
-        fprintf(f, "%s %lld %lld\n", strbuf_str(&boot), b0, u0);
-        assert_int_equal(fclose(f), 0);
+        assert_int_equal(rename(victim, dir), 0);
+        assert_int_equal(chown(dir, 65534, 65534), 0);
+        assert_int_equal(chmod(dir, 0777), 0);
         assert_int_equal(chown(kept, 65534, 65534), 0);
+        read_small(kept, &text);
+        was = xstrdup(strbuf_str(&text));
         assert_int_equal(truncate(dates, 0), 0);
         clock_job(path, env);
         read_small(dates, &text);
         assert_string_equal(strbuf_str(&text), "date\n");
-        struct stat st;
+        read_small(kept, &text);
+        assert_string_equal(strbuf_str(&text), was);
         assert_int_equal(stat(kept, &st), 0);
         assert_int_equal(st.st_uid, 65534);
         assert_int_equal(unlink(kept), 0);
+        assert_int_equal(rmdir(dir), 0);
+        free(was);
+    } else {
+        assert_int_equal(unlink(vbase), 0);
+        assert_int_equal(rmdir(victim), 0);
     }
 
     /* no SLURM_JOB_UID: a date(1) each job, nothing kept */
     assert_int_equal(truncate(dates, 0), 0);
-    char *plain = xasprintf("PATH='%s'; TMPDIR='%s';", bin, clk);
+    char *plain = xasprintf("PATH='%s:/usr/bin:/bin'; TMPDIR='%s';", bin, clk);
     clock_job(path, plain);
     clock_job(path, plain);
     read_small(dates, &text);
     assert_string_equal(strbuf_str(&text), "date\ndate\n");
-    assert_int_equal(access(kept, F_OK), -1);
+    assert_int_equal(access(dir, F_OK), -1);
 
     free(plain);
+    free(vbase);
     free(victim);
+    free(dir);
     strbuf_free(&text);
     strbuf_free(&boot);
     free(env);
