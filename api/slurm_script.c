@@ -38,8 +38,9 @@ static const char supervisor_body[] =
     "# worker's own process group), TJ_LIVE_i; state.json in the job directory\n"
     "# (restarts, marked nodes).\n"
     "# It starts no helper program in the steady path: shell builtins only, but for\n"
-    "# one date(1) for the clock's base, one scontrol(1) for the nodes'\n"
-    "# addresses (none with TJ_LOCAL) and the worker's start (srun, or setsid).\n"
+    "# one date(1) for the clock's base (none when the node kept one), one scontrol(1)\n"
+    "# for the nodes' addresses (none with TJ_LOCAL) and the worker's start (srun, or\n"
+    "# setsid).\n"
     "\n"
     "TJ_NL='\n"
     "'\n"
@@ -49,25 +50,64 @@ static const char supervisor_body[] =
     "# No process per reading: one date(1) gives the epoch in hundredths (TJ_B0) at\n"
     "# an uptime (TJ_U0, hundredths of /proc/uptime), later readings add the uptime\n"
     "# gone since; a new base each hour follows a wall clock that was set. Without\n"
-    "# /proc/uptime, a date(1) per reading.\n"
-    "TJ_B0= TJ_U0=\n"
+    "# /proc/uptime, a date(1) per reading. A base younger than the hour is kept for the\n"
+    "# node's next jobs of the user (tj_clock_kept).\n"
+    "TJ_B0= TJ_U0= TJ_BOOT= TJ_CLOCK=\n"
     "tj_clock() {\n"
     "\tif read _cq _cc 2>/dev/null </proc/uptime && case $_cq in *[!0-9.]* | .* | *.) false ;; "
     "*.*) ;; *) false ;; esac; then\n"
     "\t\t_cu=$((${_cq%.*} * 100 + 1${_cq#*.} - 100))\n"
-    "\t\tif [ -z \"$TJ_B0\" ] || [ $((_cu - TJ_U0)) -ge 360000 ]; then\n"
+    "\t\tif { [ -z \"$TJ_B0\" ] || [ $((_cu - TJ_U0)) -ge 360000 ]; } && ! tj_clock_kept \"$_cu\"; "
+    "then\n"
     "\t\t\t_cc=$(date -u '+%s %N')\n"
     "\t\t\tcase ${_cc#* } in [0-9][0-9]*) _cn=${_cc#* } ;; *) _cn=00 ;; esac\n"
     "\t\t\tTJ_B0=$((${_cc% *} * 100 + 1${_cn%\"${_cn#??}\"} - 100))\n"
     "\t\t\t# the uptime after date(1): a reading is never ahead of the clock\n"
     "\t\t\tread _cq _cc </proc/uptime\n"
     "\t\t\t_cu=$((${_cq%.*} * 100 + 1${_cq#*.} - 100)) TJ_U0=$_cu\n"
+    "\t\t\ttj_clock_keep\n"
     "\t\tfi\n"
     "\t\tTJ_S=$(((TJ_B0 + _cu - TJ_U0) / 100))\n"
     "\telse\n"
     "\t\tTJ_S=$(date -u +%s)\n"
     "\tfi\n"
     "\ttj_utc\n"
+    "}\n"
+    "# tj_clock_kept UPTIME: TJ_B0 and TJ_U0 from TJ_CLOCK/base, the base a job of the\n"
+    "# user took on this node in this boot (its boot id) within the hour; else 1 (a\n"
+    "# date(1) then). TJ_CLOCK is TMPDIR's trainjob-clock.UID, a directory the user's\n"
+    "# own (mode 700, not a link), so no other user can put a file or a link in it.\n"
+    "tj_clock_kept() {\n"
+    "\tcase ${SLURM_JOB_UID:-} in '' | *[!0-9]*) return 1 ;; esac\n"
+    "\tif [ -z \"$TJ_BOOT\" ]; then\n"
+    "\t\t{ read -r TJ_BOOT </proc/sys/kernel/random/boot_id; } 2>/dev/null\n"
+    "\t\tcase $TJ_BOOT in '' | *[!0-9a-f-]*) TJ_BOOT=- ;; esac\n"
+    "\tfi\n"
+    "\t[ \"$TJ_BOOT\" != - ] || return 1\n"
+    "\tTJ_CLOCK=${TMPDIR:-/tmp}/trainjob-clock.$SLURM_JOB_UID\n"
+    "\t[ -d \"$TJ_CLOCK\" ] && [ ! -h \"$TJ_CLOCK\" ] && [ -O \"$TJ_CLOCK\" ] || return 1\n"
+    "\t[ -f \"$TJ_CLOCK/base\" ] && [ ! -h \"$TJ_CLOCK/base\" ] && [ -O \"$TJ_CLOCK/base\" ] || "
+    "return 1\n"
+    "\t{ read -r _kb _kB _kU _kx <\"$TJ_CLOCK/base\"; } 2>/dev/null || return 1\n"
+    "\t[ \"$_kb\" = \"$TJ_BOOT\" ] && [ -z \"$_kx\" ] || return 1\n"
+    "\tcase $_kB in '' | *[!0-9]* | ?????????????????*) return 1 ;; esac\n"
+    "\tcase $_kU in '' | *[!0-9]* | ?????????????????*) return 1 ;; esac\n"
+    "\t[ \"$_kU\" -le \"$1\" ] && [ $(($1 - _kU)) -lt 360000 ] || return 1\n"
+    "\tTJ_B0=$_kB TJ_U0=$_kU\n"
+    "}\n"
+    "# tj_clock_keep: the base date(1) gave, in TJ_CLOCK/base for the node's next jobs\n"
+    "# (one write: a reader sees it whole, or an empty file it does not use). The\n"
+    "# directory is made once (mkdir -m 700, which neither follows a link nor takes\n"
+    "# one that is there); one that is a link or another user's is left alone.\n"
+    "tj_clock_keep() {\n"
+    "\t[ -n \"$TJ_CLOCK\" ] || return 0\n"
+    "\tif [ ! -e \"$TJ_CLOCK\" ] && [ ! -h \"$TJ_CLOCK\" ]; then\n"
+    "\t\tmkdir -m 700 \"$TJ_CLOCK\" 2>/dev/null || return 0\n"
+    "\tfi\n"
+    "\t[ -d \"$TJ_CLOCK\" ] && [ ! -h \"$TJ_CLOCK\" ] && [ -O \"$TJ_CLOCK\" ] || return 0\n"
+    "\t{ printf '%s %s %s\\n' \"$TJ_BOOT\" \"$TJ_B0\" \"$TJ_U0\" >\"$TJ_CLOCK/base\"; } "
+    "2>/dev/null\n"
+    "\treturn 0\n"
     "}\n"
     "# tj_utc: TJ_T, TJ_S as %Y-%m-%dT%H:%M:%SZ (UTC) by the proleptic Gregorian calendar\n"
     "tj_utc() {\n"
@@ -880,6 +920,33 @@ static const char launch_wrapper[] =
                  "echo \"$rc\" > \"$m.exit\"\n"
                  "exit \"$rc\"\n";
 
+/*
+ * Appends the supervisor's body as a job's script carries it: without the
+ * body's own comment lines (this file keeps them) and, but after a line
+ * that continues, without its indentation: 28 KB become 20, and every job
+ * sends them to slurmrestd, slurmctld stores them and the node's sh parses
+ * them. The body has no comment line or indented line inside a quoted
+ * text, where leaving them out would change the text.
+ */
+static void add_body(struct strbuf *out, const char *body)
+{
+    strbuf_adds(out,
+                "# the supervisor: the same for every job (its comments: api/slurm_script.c)\n");
+    bool continued = false;
+    for (const char *p = body; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+        const char *s = p, *end = p + len;
+        while (!continued && s < end && *s == '\t')
+            s++;
+        if (*s != '#') {
+            strbuf_add(out, s, (size_t)(end - s));
+            continued = len >= 2 && p[len - 2] == '\\';
+        }
+        p = end;
+    }
+}
+
 void slurm_shell_quote(struct strbuf *out, const char *s)
 {
     strbuf_addc(out, '\'');
@@ -1404,7 +1471,7 @@ int slurm_script_render(const struct jobspec *job, const struct slurm_site *site
     strbuf_adds(script, "\teval \"$TJ_CHECK\"\n\t: > \"$m.start\"\n\texec setsid \"$@\"\n}\n\n");
     render_match(script, &job->fault_tolerance);
     render_meanings(script);
-    strbuf_adds(script, supervisor_body);
+    add_body(script, supervisor_body);
     render_gaps(job, site, gaps);
     strbuf_free(&binds);
     strbuf_free(&need);

@@ -16,7 +16,9 @@
  *      Slurm context next to `sbatch --wrap=true` with the same GPU, as the
  *      same user (issue 24): jobs a second until Slurm ended them all, the
  *      cluster's CPU per job (a cpuacct cgroup holding its daemons, so every
- *      slurmstepd and batch script), and each submit's exec to exit; first,
+ *      slurmstepd and batch script), that plus the submitting command's own
+ *      (slurmrestd, in the cluster, does for trainjob's POST what sbatch
+ *      does in its own process), and each submit's exec to exit; first,
  *      `trainjob get jobs` over 10 held jobs next to `squeue -a`.
  *
  * The jobs of 2 and 3 stay pending: submitted held over REST (8 POSTs in
@@ -165,6 +167,7 @@ struct run {
     size_t bytes;      /* of its standard output */
     int status;        /* exit status; -1 when it did not exit */
     long rss_kb;       /* its peak resident set */
+    double cpu_ms;     /* its user and system CPU */
     struct strbuf out; /* its standard output, when kept */
 };
 
@@ -176,6 +179,7 @@ struct run {
 static int run_cmd(char *const argv[], const char *config, bool keep, struct run *r)
 {
     r->ms = -1;
+    r->cpu_ms = -1;
     r->bytes = 0;
     r->status = -1;
     strbuf_reset(&r->out);
@@ -223,6 +227,8 @@ static int run_cmd(char *const argv[], const char *config, bool keep, struct run
         ;
     r->ms = now_ms() - t0;
     r->rss_kb = ru.ru_maxrss;
+    r->cpu_ms = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+                (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
     r->status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return 0;
 }
@@ -1587,19 +1593,21 @@ static long live_jobs(void)
 
 struct round {
     double jobs_s, cpu_ms; /* jobs a second, the cluster's CPU a job */
+    double all_ms;         /* that and the submitting command's own CPU, a job */
 };
 
 /*
  * n jobs submitted one after the other (through trainjob's Slurm context, or
  * sbatch --wrap=true as the same user with the same GPU), until Slurm has
  * ended them all: jobs a second from the first submit, the cluster's CPU
- * per job, each submit's exec-to-exit in submit_ms. -1 with why on failure.
+ * per job (and with each submit's own), each submit's exec-to-exit in
+ * submit_ms. -1 with why on failure.
  */
 static int trivial_round(bool tj, int round, int n, const char *cfg, double *submit_ms,
                          struct round *out, char *why, size_t whysz)
 {
     struct run r = {.out = STRBUF_INIT};
-    double cpu0 = acct_ms(), t0 = now_ms();
+    double cpu0 = acct_ms(), t0 = now_ms(), client = 0;
     int rc = 0;
     for (int i = 0; i < n && rc == 0; i++) {
         char name[32];
@@ -1616,6 +1624,7 @@ static int trivial_round(bool tj, int round, int n, const char *cfg, double *sub
             rc = -1;
         }
         submit_ms[i] = r.ms;
+        client += r.cpu_ms;
         free(user);
         free(file);
     }
@@ -1629,6 +1638,7 @@ static int trivial_round(bool tj, int round, int n, const char *cfg, double *sub
     double dt = now_ms() - t0, cpu = acct_ms();
     out->jobs_s = rc == 0 ? n * 1000.0 / dt : -1;
     out->cpu_ms = rc == 0 && cpu0 >= 0 ? (cpu - cpu0) / n : -1;
+    out->all_ms = out->cpu_ms >= 0 ? out->cpu_ms + client / n : -1;
     strbuf_free(&r.out);
     return rc;
 }
@@ -1636,6 +1646,7 @@ static int trivial_round(bool tj, int round, int n, const char *cfg, double *sub
 static const char *const part4_rows[] = {
     "trivial jobs through the Slurm context, jobs/s",
     "  the cluster's CPU per job",
+    "  with the submitting command's own",
     "trainjob submit to Slurm, exec to exit",
     "trainjob get jobs, 10 Slurm jobs (median of 7)",
 };
@@ -1650,7 +1661,7 @@ static void list_ten(const char *cfg)
     long ids[10];
     char why[256] = "";
     if (submit_held("q", 10, ids, why, sizeof why) != 0) {
-        row(part4_rows[3], "n/a", "-", why, "-");
+        row(part4_rows[4], "n/a", "-", why, "-");
         return;
     }
     double tj[7], sq[7];
@@ -1680,20 +1691,20 @@ static void list_ten(const char *cfg)
         sleep_ms(100);
     char v[32], ref[64], ratio[16];
     if (n < 7) {
-        row(part4_rows[3], "n/a", "-", "get jobs or squeue failed", "-");
+        row(part4_rows[4], "n/a", "-", "get jobs or squeue failed", "-");
         return;
     }
     double a = bench_quantile(tj, 7, 0.5), b = bench_quantile(sq, 7, 0.5);
     fmt(v, sizeof v, a, 1, "ms");
     snprintf(ref, sizeof ref, "squeue -a %.1f ms", b);
     fmt_ratio(ratio, sizeof ratio, a, b);
-    row(part4_rows[3], v, "-", ref, ratio);
+    row(part4_rows[4], v, "-", ref, ratio);
 }
 
 static void part4(bool slurm_up, const char *slurm_why, const char *slurm_cfg)
 {
     if (!slurm_up) {
-        rows_na(part4_rows, 4, slurm_why);
+        rows_na(part4_rows, 5, slurm_why);
         return;
     }
     list_ten(slurm_cfg);
@@ -1705,6 +1716,7 @@ static void part4(bool slurm_up, const char *slurm_why, const char *slurm_cfg)
     double *tsub = xcalloc((size_t)(n * TRIVIAL_ROUNDS), sizeof *tsub);
     double *ssub = xcalloc((size_t)(n * TRIVIAL_ROUNDS), sizeof *ssub);
     double tj_s[TRIVIAL_ROUNDS], tj_c[TRIVIAL_ROUNDS], sb_s[TRIVIAL_ROUNDS], sb_c[TRIVIAL_ROUNDS];
+    double tj_a[TRIVIAL_ROUNDS], sb_a[TRIVIAL_ROUNDS];
     char why[256] = "";
     int done = 0;
     fprintf(stderr, "bench_slurm: 4: %d rounds of %d trivial jobs each, interleaved\n",
@@ -1717,21 +1729,24 @@ static void part4(bool slurm_up, const char *slurm_why, const char *slurm_cfg)
             break;
         }
         sb_s[k] = b.jobs_s, sb_c[k] = b.cpu_ms, tj_s[k] = a.jobs_s, tj_c[k] = a.cpu_ms;
+        sb_a[k] = b.all_ms, tj_a[k] = a.all_ms;
         fprintf(stderr,
-                "bench_slurm: 4: round %d: trainjob %.1f jobs/s %.1f ms, sbatch %.1f "
-                "jobs/s %.1f ms\n",
-                k + 1, a.jobs_s, a.cpu_ms, b.jobs_s, b.cpu_ms);
+                "bench_slurm: 4: round %d: trainjob %.1f jobs/s %.1f ms (%.1f), sbatch %.1f "
+                "jobs/s %.1f ms (%.1f)\n",
+                k + 1, a.jobs_s, a.cpu_ms, a.all_ms, b.jobs_s, b.cpu_ms, b.all_ms);
         done++;
     }
     acct_stop();
     char v[32], ref[64], ratio[16], what[80];
     if (done == 0) {
-        rows_na(part4_rows, 3, why);
+        rows_na(part4_rows, 4, why);
     } else {
         double tjs = bench_quantile(tj_s, (size_t)done, 0.5);
         double sbs = bench_quantile(sb_s, (size_t)done, 0.5);
         double tjc = acct ? bench_quantile(tj_c, (size_t)done, 0.5) : -1;
         double sbc = acct ? bench_quantile(sb_c, (size_t)done, 0.5) : -1;
+        double tja = acct ? bench_quantile(tj_a, (size_t)done, 0.5) : -1;
+        double sba = acct ? bench_quantile(sb_a, (size_t)done, 0.5) : -1;
         double tjm = bench_quantile(tsub, (size_t)(done * n), 0.5);
         double sbm = bench_quantile(ssub, (size_t)(done * n), 0.5);
         snprintf(what, sizeof what, "%d trivial jobs via the Slurm context (median of %d)", n,
@@ -1747,6 +1762,13 @@ static void part4(bool slurm_up, const char *slurm_why, const char *slurm_cfg)
             snprintf(ref, sizeof ref, "n/a: no cpuacct cgroup");
         fmt_ratio(ratio, sizeof ratio, tjc, sbc);
         row(part4_rows[1], v, "<= 1.5x sbatch", ref, ratio);
+        fmt(v, sizeof v, tja, 1, "ms");
+        if (sba >= 0)
+            snprintf(ref, sizeof ref, "sbatch %.1f ms", sba);
+        else
+            snprintf(ref, sizeof ref, "n/a: no cpuacct cgroup");
+        fmt_ratio(ratio, sizeof ratio, tja, sba);
+        row(part4_rows[2], v, "-", ref, ratio);
         snprintf(what, sizeof what, "trainjob submit to Slurm, exec to exit (median of %d)",
                  done * n);
         fmt(v, sizeof v, tjm, 1, "ms");

@@ -17,6 +17,9 @@
 #     after another asks only whether anything changed and gets no bytes;
 #     a cache file she did not write herself (bob's, one behind a symlink,
 #     one in a directory others may write) is never believed.
+#  4. The clock's base a node keeps for a user's next jobs: bob's job neither
+#     uses nor writes in a directory alice planted under his name; alice's
+#     next job takes the base her first one kept.
 # Every attack here passed on the old code (the job directory and the newest
 # Slurm job in it were trusted whoever owned them).
 . "$(dirname "$0")/lib.sh"
@@ -27,6 +30,10 @@ export LANG=C.UTF-8 LC_ALL=C.UTF-8
 cleanup() {
     [ -n "$BOB_JOB" ] && scancel "$BOB_JOB" 2>/dev/null
     slurm_stop
+    # the clock's base the users' jobs kept in /tmp (those without TMPDIR)
+    for u in "$TJ_ALICE" "$TJ_BOB"; do
+        id -u "$u" >/dev/null 2>&1 && rm -rf "/tmp/trainjob-clock.$(id -u "$u")"
+    done
     rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -283,4 +290,67 @@ if [ -n "$CACHED" ]; then
     chmod 700 "$TMP/$TJ_ALICE/cache/trainjob"
 fi
 run alice delete kept
+
+# ---- 4. the clock's base a node keeps for each user's next jobs -----------------
+# The jobs run with TMPDIR=$CLK (sticky, anyone may write there, as /tmp).
+# Alice plants a directory of hers under bob's name, open to all, holding a
+# base of 1970: bob's job neither uses it nor writes in it. Alice's first
+# job keeps her own base there (in a directory hers alone, with this boot's
+# id); her next job takes it as it is (no new base written).
+CLK=$TMP/shared/clock
+mkdir -p "$CLK"
+chmod 1777 "$CLK"
+clock_yaml() { # NAME: a job that runs with TMPDIR=$CLK
+    job_yaml "$1" 'echo clocked'
+    printf 'env:\n  - key: TMPDIR\n    value: %s\n' "$CLK"
+}
+bob() { as_user "$TJ_BOB" env XDG_CACHE_HOME="$TMP/$TJ_BOB/cache" TRAINJOB_CONFIG="$TMP/$TJ_BOB/config.yaml" "$TRAINJOB_BIN" "$@"; }
+clock_yaml clockb >"$TMP/$TJ_BOB/clockb.yaml"
+clock_yaml clocka >"$TMP/$TJ_ALICE/clocka.yaml"
+clock_yaml clocka2 >"$TMP/$TJ_ALICE/clocka2.yaml"
+chown "$TJ_BOB" "$TMP/$TJ_BOB/clockb.yaml"
+chown "$TJ_ALICE" "$TMP/$TJ_ALICE"/clocka*.yaml
+BOOT=$(cat /proc/sys/kernel/random/boot_id)
+UP=$(awk '{ printf "%d", $1 * 100 }' /proc/uptime)
+BOB_CLOCK=$CLK/trainjob-clock.$(id -u "$TJ_BOB")/base
+ALICE_CLOCK=$CLK/trainjob-clock.$(id -u "$TJ_ALICE")/base
+as_user "$TJ_ALICE" sh -c "mkdir -m 777 '${BOB_CLOCK%/base}' && printf '%s 100 %s\\n' '$BOOT' '$UP' > '$BOB_CLOCK' && chmod 666 '$BOB_CLOCK'"
+cp "$BOB_CLOCK" "$TMP/planted"
+YEAR=$(date -u +%Y)
+run bob submit -f "$TMP/$TJ_BOB/clockb.yaml"
+expect_rc "bob submits a job that runs with TMPDIR where alice planted his clock file" 0
+if wait_state clockb SUCCEEDED 60 bob; then pass "...and it succeeds"; else fail "...and it succeeds" "$(cat "$TMP/jobs")"; fi
+expect_this_year() { # CHECK JOB: JOB's Scheduled event carries this year's time
+    if grep '"reason":"Scheduled"' "$JOBS/team/$2/events.jsonl" | grep -qF "{\"time\":\"$YEAR-"; then
+        pass "$1"
+    else
+        fail "$1" "$(head -c 600 "$JOBS/team/$2/events.jsonl")"
+    fi
+}
+expect_this_year "...its events carry this year's time, not the planted base's" clockb
+if [ "$(stat -c %U "$BOB_CLOCK")" = "$TJ_ALICE" ] && cmp -s "$BOB_CLOCK" "$TMP/planted" &&
+    [ "$(ls -A "${BOB_CLOCK%/base}")" = base ]; then
+    pass "...and alice's planted directory is left as it was"
+else
+    fail "...and alice's planted directory is left as it was" "$(ls -la "${BOB_CLOCK%/base}"; cat "$BOB_CLOCK")"
+fi
+run alice submit -f "$TMP/$TJ_ALICE/clocka.yaml"
+expect_alice "alice's job in the same TMPDIR succeeds" clocka SUCCEEDED 60
+if [ "$(stat -c '%U %a' "${ALICE_CLOCK%/base}" 2>/dev/null)" = "$TJ_ALICE 700" ] &&
+    [ "$(stat -c '%U' "$ALICE_CLOCK" 2>/dev/null)" = "$TJ_ALICE" ] &&
+    [ "$(cut -d ' ' -f 1 "$ALICE_CLOCK")" = "$BOOT" ]; then
+    pass "...and keeps her clock's base in a directory hers alone, with this boot's id"
+else
+    fail "...and keeps her clock's base in a directory hers alone, with this boot's id" \
+        "$(ls -la "$CLK"; cat "$ALICE_CLOCK" 2>&1)"
+fi
+cp "$ALICE_CLOCK" "$TMP/alice-clock"
+run alice submit -f "$TMP/$TJ_ALICE/clocka2.yaml"
+expect_alice "alice's next job succeeds" clocka2 SUCCEEDED 60
+if cmp -s "$ALICE_CLOCK" "$TMP/alice-clock"; then
+    pass "...on the base her first job kept (none taken anew)"
+else
+    fail "...on the base her first job kept (none taken anew)" "$(cat "$TMP/alice-clock" "$ALICE_CLOCK")"
+fi
+expect_this_year "...with this year's time" clocka2
 exit 0

@@ -887,6 +887,218 @@ static void test_clock(void **state)
     jobspec_free(&job);
 }
 
+/* The lines of the file at path, into out (a small file). */
+static void read_small(const char *path, struct strbuf *out)
+{
+    strbuf_reset(out);
+    FILE *f = fopen(path, "r");
+    char buf[512];
+    size_t n;
+    while (f && (n = fread(buf, 1, sizeof buf, f)) > 0)
+        strbuf_add(out, buf, n);
+    if (f)
+        fclose(f);
+}
+
+/* tj_clock once in a new sh (a job's supervisor of its own) with clk's environment; its TJ_S. */
+static long long clock_job(const char *script, const char *env)
+{
+    struct strbuf body = STRBUF_INIT, out = STRBUF_INIT;
+    strbuf_addf(&body, "%s tj_clock; echo \"$TJ_S\"", env);
+    assert_int_equal(run_functions(script, strbuf_str(&body), &out), 0);
+    long long s = atoll(strbuf_str(&out));
+    strbuf_free(&body);
+    strbuf_free(&out);
+    return s;
+}
+
+/*
+ * The next job of a user on a node takes the clock's base the last one took
+ * (base in TMPDIR's trainjob-clock.UID, a directory of the user's own, mode
+ * 700) and starts no date(1), when it is from this boot and less than an
+ * hour old. A base of another boot, or malformed, is taken anew; a directory
+ * there that is a link or another user's is not used and nothing is written
+ * through or into it; without SLURM_JOB_UID nothing is kept.
+ */
+static void test_clock_kept(void **state)
+{
+    (void)state;
+    struct jobspec job;
+    make_job(&job, FRAMEWORK_PYTORCH_DDP, 1);
+    char *path = render_to_file(&job, &site);
+    char *bin = xasprintf("%s/keptbin", tmpdir), *clk = xasprintf("%s/keptclk", tmpdir);
+    char *cmd = xasprintf("mkdir -p '%s' '%s' && printf '#!/bin/sh\\necho date >> \"%s/dates\"\\n"
+                          "exec /bin/date \"$@\"\\n' > '%s/date' && chmod 755 '%s/date'",
+                          bin, clk, bin, bin, bin);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    char *dates = xasprintf("%s/dates", bin),
+         *dir = xasprintf("%s/trainjob-clock.%u", clk, (unsigned)geteuid());
+    char *kept = xasprintf("%s/base", dir);
+    char *env = xasprintf("PATH='%s:/usr/bin:/bin'; TMPDIR='%s'; SLURM_JOB_UID=%u;", bin, clk,
+                          (unsigned)geteuid());
+    struct strbuf text = STRBUF_INIT, boot = STRBUF_INIT;
+    read_small("/proc/sys/kernel/random/boot_id", &boot);
+    assert_true(boot.len > 1);
+    boot.buf[--boot.len] = '\0'; /* its newline */
+
+    /* the first job: one date(1), the base kept as "BOOT B0 U0" */
+    time_t before = time(NULL);
+    long long s = clock_job(path, env);
+    assert_true(s >= (long long)before && s <= (long long)time(NULL));
+    read_small(dates, &text);
+    assert_string_equal(strbuf_str(&text), "date\n");
+    read_small(kept, &text);
+    assert_true(strncmp(strbuf_str(&text), strbuf_str(&boot), boot.len) == 0);
+    long long b0 = 0, u0 = 0;
+    assert_int_equal(sscanf(strbuf_str(&text) + boot.len, " %lld %lld", &b0, &u0), 2);
+    assert_true(b0 / 100 >= (long long)before - 1 && b0 / 100 <= (long long)time(NULL));
+    struct stat st;
+    assert_int_equal(lstat(dir, &st), 0);
+    assert_true(S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0700 && st.st_uid == geteuid());
+
+    /* the next two jobs: no date(1), the same clock */
+    for (int i = 0; i < 2; i++) {
+        before = time(NULL);
+        s = clock_job(path, env);
+        assert_true(s >= (long long)before - 1 && s <= (long long)time(NULL));
+    }
+    read_small(dates, &text);
+    assert_string_equal(strbuf_str(&text), "date\n");
+
+    /* another boot's base, or one of an uptime still to come: a date(1), kept anew */
+    static const struct {
+        bool this_boot;
+        const char *rest;
+    } stale[] = {{false, "100 100"},
+                 {true, "100 99999999999"},
+                 {true, "100"},
+                 {true, "1x0 100"},
+                 {true, "100 100 100"}};
+    for (size_t i = 0; i < sizeof stale / sizeof *stale; i++) {
+        FILE *f = fopen(kept, "w");
+        assert_non_null(f);
+        fprintf(f, "%s %s\n",
+                stale[i].this_boot ? strbuf_str(&boot) : "0f0f0f0f-0000-4000-8000-000000000000",
+                stale[i].rest);
+        assert_int_equal(fclose(f), 0);
+        s = clock_job(path, env);
+        assert_true(s >= (long long)before - 1 && s <= (long long)time(NULL));
+        read_small(kept, &text);
+        if (strncmp(strbuf_str(&text), strbuf_str(&boot), boot.len) != 0 ||
+            sscanf(strbuf_str(&text) + boot.len, " %lld %lld", &b0, &u0) != 2 || b0 < 100000)
+            fail_msg("stale base %zu was not replaced: %s", i, strbuf_str(&text));
+    }
+    read_small(dates, &text);
+    assert_string_equal(strbuf_str(&text), "date\ndate\ndate\ndate\ndate\ndate\n");
+
+    /* a base older than the hour, when this machine has been up that long */
+    char uptime[64] = "";
+    FILE *up = fopen("/proc/uptime", "r");
+    if (up && fgets(uptime, sizeof uptime, up) && atoll(uptime) > 3700) {
+        FILE *f = fopen(kept, "w");
+        assert_non_null(f);
+        fprintf(f, "%s %lld %lld\n", strbuf_str(&boot), b0 - 370000, (atoll(uptime) - 3700) * 100);
+        assert_int_equal(fclose(f), 0);
+        clock_job(path, env);
+        read_small(dates, &text);
+        assert_string_equal(strbuf_str(&text), "date\ndate\ndate\ndate\ndate\ndate\ndate\n");
+    }
+    if (up)
+        fclose(up);
+    assert_int_equal(truncate(dates, 0), 0);
+
+    /* a link there, to a directory of the user's holding a good base: not
+       used, nothing written through it */
+    char *victim = xasprintf("%s/victim", tmpdir), *vbase = xasprintf("%s/victim/base", tmpdir);
+    assert_int_equal(rename(dir, victim), 0);
+    assert_int_equal(symlink(victim, dir), 0);
+    read_small(vbase, &text);
+    char *was = xstrdup(strbuf_str(&text));
+    clock_job(path, env);
+    clock_job(path, env);
+    read_small(dates, &text);
+    assert_string_equal(strbuf_str(&text), "date\ndate\n");
+    read_small(vbase, &text);
+    assert_string_equal(strbuf_str(&text), was);
+    assert_int_equal(unlink(dir), 0);
+    free(was);
+
+    /* another user's directory (as root: chowned to nobody, others may write
+       in it) with a good base: not used, left as it is */
+    if (geteuid() == 0) {
+        assert_int_equal(rename(victim, dir), 0);
+        assert_int_equal(chown(dir, 65534, 65534), 0);
+        assert_int_equal(chmod(dir, 0777), 0);
+        assert_int_equal(chown(kept, 65534, 65534), 0);
+        read_small(kept, &text);
+        was = xstrdup(strbuf_str(&text));
+        assert_int_equal(truncate(dates, 0), 0);
+        clock_job(path, env);
+        read_small(dates, &text);
+        assert_string_equal(strbuf_str(&text), "date\n");
+        read_small(kept, &text);
+        assert_string_equal(strbuf_str(&text), was);
+        assert_int_equal(stat(kept, &st), 0);
+        assert_int_equal(st.st_uid, 65534);
+        assert_int_equal(unlink(kept), 0);
+        assert_int_equal(rmdir(dir), 0);
+        free(was);
+    } else {
+        assert_int_equal(unlink(vbase), 0);
+        assert_int_equal(rmdir(victim), 0);
+    }
+
+    /* no SLURM_JOB_UID: a date(1) each job, nothing kept */
+    assert_int_equal(truncate(dates, 0), 0);
+    char *plain = xasprintf("PATH='%s:/usr/bin:/bin'; TMPDIR='%s';", bin, clk);
+    clock_job(path, plain);
+    clock_job(path, plain);
+    read_small(dates, &text);
+    assert_string_equal(strbuf_str(&text), "date\ndate\n");
+    assert_int_equal(access(dir, F_OK), -1);
+
+    free(plain);
+    free(vbase);
+    free(victim);
+    free(dir);
+    strbuf_free(&text);
+    strbuf_free(&boot);
+    free(env);
+    free(kept);
+    free(dates);
+    free(clk);
+    free(bin);
+    free(path);
+    jobspec_free(&job);
+}
+
+/*
+ * What a job sends, Slurm stores and the node's sh parses: the supervisor's
+ * body without its own comment lines or indentation, so a one-worker job's
+ * script stays under 28 KB (34 KB with them).
+ */
+static void test_script_size(void **state)
+{
+    (void)state;
+    struct jobspec job;
+    make_job(&job, FRAMEWORK_PYTORCH_DDP, 1);
+    struct strbuf script = STRBUF_INIT;
+    struct api_error err = {0};
+    assert_int_equal(slurm_script_render(&job, &site, &script, NULL, &err), 0);
+    if (script.len >= 28000)
+        fail_msg("a one-worker job's script is %zu bytes", script.len);
+    const char *body = strstr(strbuf_str(&script), "\n# the supervisor: the same for every job");
+    assert_non_null(body);
+    for (const char *p = strchr(body + 1, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
+        const char *q = p + 1;
+        if (*q == '#' || (*q == '\t' && q[strspn(q, "\t")] == '#'))
+            fail_msg("a comment line in the body: %.60s", q);
+    }
+    strbuf_free(&script);
+    jobspec_free(&job);
+}
+
 /*
  * The programs the supervisor starts for a job whose workers succeed, run
  * outside Slurm with every program on PATH a stub that logs its name (srun's
@@ -1203,6 +1415,8 @@ int main(void)
         cmocka_unit_test(test_steady_helpers),
         cmocka_unit_test(test_last_state),
         cmocka_unit_test(test_clock),
+        cmocka_unit_test(test_clock_kept),
+        cmocka_unit_test(test_script_size),
         cmocka_unit_test(test_local_worker_chain),
         cmocka_unit_test(test_local_stop),
     };
