@@ -32,19 +32,34 @@ JOBS=$ACP/default/trainingJobs
 # worker's process group and that leader's start time; numbers are reused
 # (other test runs share this machine), so a group is killed only while its
 # leader is that worker or gone (the kernel keeps a live group's number), and
-# a shim only while it is a trainjob-shim of this state directory.
+# a shim only while it is a trainjob-shim of this state directory. The shims
+# are left 3 s to end by themselves once their worker has: one whose engine
+# is gone removes the worker's cgroups then, which a KILL would leave behind.
 end_workers() {
+    _shims=""
     for _f in "$1"/status/*.pid; do
         [ -f "$_f" ] || continue
         read -r _shim _pgid _ticks <"$_f" || continue
         if [ ! -e "/proc/$_pgid" ] || [ "$(start_ticks "$_pgid")" = "$_ticks" ]; then
             kill -KILL "-$_pgid" 2>/dev/null
         fi
-        if [ "$(cat "/proc/$_shim/comm" 2>/dev/null)" = trainjob-shim ] &&
-            tr '\0' '\n' <"/proc/$_shim/cmdline" 2>/dev/null | grep -qF "$1/"; then
-            kill -KILL "$_shim" 2>/dev/null
-        fi
+        _shims="$_shims $_shim"
     done
+    _n=0
+    for _shim in $_shims; do
+        while is_shim_of "$_shim" "$1" && [ $_n -lt 60 ]; do
+            sleep 0.05
+            _n=$((_n + 1))
+        done
+        is_shim_of "$_shim" "$1" && kill -KILL "$_shim" 2>/dev/null
+    done
+}
+
+# is_shim_of PID STATE_DIR : PID is a live trainjob-shim of that state directory
+is_shim_of() {
+    [ "$(cat "/proc/$1/comm" 2>/dev/null)" = trainjob-shim ] &&
+        ! grep -q '^[^)]*) Z' "/proc/$1/stat" 2>/dev/null &&
+        tr '\0' '\n' <"/proc/$1/cmdline" 2>/dev/null | grep -qF "$2/"
 }
 
 # start_ticks PID : field 22 of /proc/PID/stat (after the command name, which may hold spaces).
