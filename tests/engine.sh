@@ -87,6 +87,23 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# sleeper_job WORKSPACE NAME : a job file (to stdout) of one worker on the
+# cpu-1 spec in pool std that sleeps 600 s: a job that stays RUNNING
+sleeper_job() {
+    cat <<EOF
+workspace_name: $1
+name: $2
+display_name: $2
+framework: PYTORCH_DDP
+resource_pool: {name: std}
+roles:
+  - total_replicas: 1
+    resource_spec: [{name: cpu-1}]
+    image_path: local/host
+    startup_script: sleep 600
+EOF
+}
+
 # engine_config [PARAM…] < REST : writes $CONF: the local zone and region,
 # workspace default owned by $ME, then REST (stdin; </dev/null for none: more
 # workspaces as "- name: …" items first, then any other keys), then from the

@@ -86,18 +86,7 @@ signed_home "$B" SKB tcp="$PORT"
 # as USER [VAR=VALUE…] CMD… : CMD as USER with the HOME above (and VAR=VALUE…).
 as() { _u=$1; shift; as_user "$_u" env HOME="$TMP/users/$_u" "$@"; }
 for u in "$A" "$B"; do
-    cat >"$TMP/users/$u.yaml" <<EOF
-workspace_name: team
-name: of-$u
-display_name: of-$u
-framework: PYTORCH_DDP
-resource_pool: {name: std}
-roles:
-  - total_replicas: 1
-    resource_spec: [{name: cpu-1}]
-    image_path: local/host
-    startup_script: sleep 600
-EOF
+    sleeper_job team "of-$u" >"$TMP/users/$u.yaml"
     chmod 0644 "$TMP/users/$u.yaml"
 done
 

@@ -11,18 +11,7 @@ engine_config </dev/null
 start_engine
 
 for n in aaa-first bbb-second ccc-third; do
-    cat >"$TMP/$n.yaml" <<EOF2
-workspace_name: default
-name: $n
-display_name: $n
-framework: PYTORCH_DDP
-resource_pool: {name: std}
-roles:
-  - total_replicas: 1
-    resource_spec: [{name: cpu-1}]
-    image_path: local/host
-    startup_script: sleep 600
-EOF2
+    sleeper_job default "$n" >"$TMP/$n.yaml"
     run tj submit -f "$TMP/$n.yaml"
     [ "$rc" -eq 0 ] || fail "submit $n" "$(cat "$TMP/err")"
 done

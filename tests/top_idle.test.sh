@@ -13,23 +13,11 @@ SESSION="tj-idle-$$"
 engine_config </dev/null
 start_engine
 
-cat >"$TMP/job.yaml" <<'EOF2'
-workspace_name: default
-name: idle
-display_name: idle
-framework: PYTORCH_DDP
-resource_pool: {name: std}
-roles:
-  - total_replicas: 1
-    resource_spec: [{name: cpu-1}]
-    image_path: local/host
-    startup_script: sleep 600
-EOF2
 # Twelve jobs, each made at its own instant of a second (a submit takes some
 # milliseconds; a pause of 70 ms spreads them over a second whatever they take).
 i=0
 while [ $i -lt 12 ]; do
-    sed -e "s/^name: idle/name: idle-$i/" "$TMP/job.yaml" >"$TMP/j$i.yaml"
+    sleeper_job default "idle-$i" >"$TMP/j$i.yaml"
     tj submit -f "$TMP/j$i.yaml" >/dev/null 2>&1
     sleep 0.07
     i=$((i + 1))
