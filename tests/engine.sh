@@ -87,6 +87,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# team_with_keys A B : engine_config's input for workspace team (owned by
+# $ME, members A and B) and signing keys AKA/SKA for A and AKB/SKB for B, the
+# keys lib.sh's signed_home gives them
+team_with_keys() {
+    printf '%s\n' "- name: team" "  owners: [$ME]" "  members: [$1, $2]" "keys:" \
+        "- {access_key: AKA, secret_key: SKA, user: $1}" \
+        "- {access_key: AKB, secret_key: SKB, user: $2}"
+}
+
 # sleeper_job WORKSPACE NAME : a job file (to stdout) of one worker on the
 # cpu-1 spec in pool std that sleeps 600 s: a job that stays RUNNING
 sleeper_job() {

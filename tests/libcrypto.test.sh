@@ -41,14 +41,7 @@ chmod -R a+rX "$TMP/lib"
 # ---- the engine: a signed TCP listener, keys for tj-alice and tj-bob ----------------------------
 
 PORT=$(free_port) || { echo "FAIL no free TCP port below the ephemeral range"; exit 1; }
-engine_config <<EOF
-- name: team
-  owners: [$ME]
-  members: [$A, $B]
-keys:
-- {access_key: AKA, secret_key: SKA, user: $A}
-- {access_key: AKB, secret_key: SKB, user: $B}
-EOF
+team_with_keys "$A" "$B" | engine_config
 
 # Without --listen trainjobd checks no signature: it starts without libcrypto.
 # (Through a wrapper: start_engine's own curl must not see the stand-in.)

@@ -19,14 +19,7 @@ tj_users || { echo "FAIL tj_users: cannot make the test users"; exit 1; }
 A=$TJ_ALICE B=$TJ_BOB
 # Workspace team: tj-alice and tj-bob are members (a member changes only the
 # jobs they created); each reaches both engines over loopback TCP with a key.
-engine_config <<EOF
-- name: team
-  owners: [$ME]
-  members: [$A, $B]
-keys:
-- {access_key: AKA, secret_key: SKA, user: $A}
-- {access_key: AKB, secret_key: SKB, user: $B}
-EOF
+team_with_keys "$A" "$B" | engine_config
 GRACE=3 # a stop takes this long: the jobs ignore SIGTERM, so "stopping" is seen
 PORT=$(free_port 2) || { echo "FAIL no two free TCP ports below the ephemeral range"; exit 1; }
 PORT_A=$PORT PORT_B=$((PORT + 1))
