@@ -73,8 +73,20 @@ __attribute__((target("sse4.2"))) static inline uint32_t crc_hw_x86(uint32_t crc
         n -= 8;
     }
     uint32_t c32 = (uint32_t)c;
-    while (n--)
-        c32 = __builtin_ia32_crc32qi(c32, *p++);
+    if (n & 4) {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        c32 = __builtin_ia32_crc32si(c32, v);
+        p += 4;
+    }
+    if (n & 2) {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        c32 = __builtin_ia32_crc32hi(c32, v);
+        p += 2;
+    }
+    if (n & 1)
+        c32 = __builtin_ia32_crc32qi(c32, *p);
     return c32;
 }
 #endif
@@ -112,17 +124,30 @@ uint32_t tfevents_masked_crc32c(const void *data, size_t n)
 
 /* ---- TFRecord framing ---- */
 
-static uint64_t get_le64(const uint8_t *p)
+/* Little-endian loads: one move on a little-endian host, bytes put together elsewhere. */
+static inline uint64_t get_le64(const uint8_t *p)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+#else
     uint64_t v = 0;
     for (int i = 7; i >= 0; i--)
         v = v << 8 | p[i];
     return v;
+#endif
 }
 
-static uint32_t get_le32(const uint8_t *p)
+static inline uint32_t get_le32(const uint8_t *p)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+#else
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+#endif
 }
 
 static inline uint32_t mask_crc(uint32_t crc)
