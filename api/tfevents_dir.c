@@ -9,7 +9,9 @@
  * so no symlink anywhere below the root is ever followed), and reads each
  * event file it meets from its offset to its current size while the
  * directory is open. A file's offset moves only past whole records, so a
- * record cut short by a writer is read again, whole, by a later poll.
+ * record cut short by a writer is read again, whole, by a later poll. Runs
+ * of simple_value records go through tfevents_decode_simple_run; the
+ * record it leaves, and every other, through tfrecord_next.
  *
  * Which values are scalars (TensorBoard's rule, plus one fallback): a
  * simple_value always is; a one-element float tensor is when its tag's
@@ -289,6 +291,12 @@ static bool limit_reached(const struct tfevents_dir *d)
            (lim->max_records && d->res->records >= lim->max_records);
 }
 
+/* What is left of a limit of lim (0: none) once used is spent; limit_reached says it is not. */
+static uint64_t left_of(uint64_t lim, uint64_t used)
+{
+    return lim ? lim - used : 0;
+}
+
 /* Moves f past n bytes of what it has read. */
 static void consume(struct tfevents_dir *d, struct tf_file *f, uint64_t n)
 {
@@ -434,6 +442,20 @@ static void read_file(struct tfevents_dir *d, struct tf_run *r, struct tf_file *
             d->stop = true;
             d->res->more = true;
             break;
+        }
+        if (f->stretch == STRETCH_NONE && len - pos >= TFRECORD_OVERHEAD) {
+            /* The common records in bulk; tfrecord_next reads the first one it leaves. */
+            uint64_t records = left_of(d->lim ? d->lim->max_records : 0, d->res->records);
+            uint64_t bytes = left_of(d->lim ? d->lim->max_bytes : 0, d->res->bytes), taken;
+            uint64_t used = tfevents_decode_simple_run(d->buf + pos, len - pos, records, bytes,
+                                                       on_value, d, &taken);
+            if (taken > 0) {
+                d->res->records += taken;
+                d->stats.records += taken;
+                consume(d, f, used);
+                pos += (size_t)used;
+                continue;
+            }
         }
         struct tfrecord rec;
         const uint8_t *at = d->buf ? d->buf + pos : (const uint8_t *)"";
