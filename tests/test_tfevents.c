@@ -189,7 +189,7 @@ static int crc_mismatches(void)
 {
     int bad = tfevents_crc32c("123456789", 9) != 0xe3069283u; /* the CRC-32C check value */
     bad += tfevents_crc32c("", 0) != 0;
-    uint8_t buf[1031];
+    static uint8_t buf[8200];
     srand(7);
     for (size_t i = 0; i < sizeof buf; i++)
         buf[i] = (uint8_t)rand();
@@ -200,6 +200,13 @@ static int crc_mismatches(void)
     for (size_t off = 0; off < 9; off++)
         for (size_t n = 0; n <= 300; n++)
             bad += tfevents_crc32c(buf + off, n) != crc_bitwise(buf + off, n);
+    /* Longer ones run in three streams of 64 or 1,024 bytes: each length around their ends. */
+    for (size_t n = 300; n <= 700; n++)
+        bad += tfevents_crc32c(buf + n % 8, n) != crc_bitwise(buf + n % 8, n);
+    for (size_t at = 3 * 1024; at + 8 < sizeof buf; at += 3 * 1024)
+        for (size_t n = at - 200; n <= at + 8; n++)
+            bad += tfevents_crc32c(buf + n % 8, n) != crc_bitwise(buf + n % 8, n);
+    bad += tfevents_crc32c(buf, sizeof buf) != crc_bitwise(buf, sizeof buf);
     uint32_t c = crc_bitwise(buf, 8);
     bad += tfevents_masked_crc32c(buf, 8) != ((c >> 15) | (c << 17)) + 0xa282ead8u;
     /* tfrecord_next has its own copy of each path. */
@@ -211,6 +218,18 @@ static int crc_mismatches(void)
     bad += tfrecord_next((uint8_t *)rec.buf, rec.len, &r) != TFRECORD_BAD;
     rec.buf[3] ^= 1;
     bad += tfrecord_next((uint8_t *)rec.buf, rec.len, &r) != TFRECORD_RESYNC;
+    /* Records long enough for three streams: a flipped byte in any block is found. */
+    const size_t longer[] = {192, 500, 3072, 5000, 8000};
+    for (size_t i = 0; i < sizeof longer / sizeof *longer; i++) {
+        strbuf_reset(&rec);
+        tfrecord_write(&rec, buf, longer[i]);
+        bad += tfrecord_next((uint8_t *)rec.buf, rec.len, &r) != TFRECORD_OK;
+        for (size_t at = TFRECORD_HEADER; at < rec.len; at += longer[i] / 7) {
+            rec.buf[at] ^= 0x20;
+            bad += tfrecord_next((uint8_t *)rec.buf, rec.len, &r) != TFRECORD_BAD;
+            rec.buf[at] ^= 0x20;
+        }
+    }
     /*
      * So has tfevents_decode_simple_run: a record of every tag length it takes (up to 118
      * bytes: the summary's length then needs a second byte, which the general path reads).
