@@ -262,10 +262,28 @@ static bool is_scalar(struct tfevents_dir *d, const struct tfevents_value *v, co
     }
 }
 
+/*
+ * Copies a tag of n <= TFEVENTS_MAX_TAG bytes. Most tags are 4 to 16 bytes:
+ * two overlapping moves of 4 or 8 bytes, where memcpy of a length known only
+ * now is a call and a branch on the size for every scalar.
+ */
+static inline void copy_tag(char *dst, const char *src, size_t n)
+{
+    if (n >= 8 && n <= 16) {
+        memcpy(dst, src, 8);
+        memcpy(dst + n - 8, src + n - 8, 8);
+    } else if (n >= 4 && n < 8) {
+        memcpy(dst, src, 4);
+        memcpy(dst + n - 4, src + n - 4, 4);
+    } else {
+        memcpy(dst, src, n);
+    }
+}
+
 static int on_value(void *ctx, const struct tfevents_value *v)
 {
     struct tfevents_dir *d = ctx;
-    memcpy(d->tag, v->tag, v->tag_len); /* at most TFEVENTS_MAX_TAG bytes */
+    copy_tag(d->tag, v->tag, v->tag_len);
     d->tag[v->tag_len] = '\0';
     const char *tag = d->tag;
     if (!is_scalar(d, v, tag)) {

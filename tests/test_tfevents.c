@@ -1222,6 +1222,37 @@ static void test_simple_run_follow(void **state)
     strbuf_free(&all);
 }
 
+static void tag_text(void *ctx, const struct tfevents_scalar *s)
+{
+    strbuf_addf(ctx, "%s\n", s->tag);
+}
+
+/* Every tag length, up to TFEVENTS_MAX_TAG, comes out of the follower whole. */
+static void test_tag_lengths(void **state)
+{
+    const char *dir = *state;
+    struct strbuf file = STRBUF_INIT, want = STRBUF_INIT, got = STRBUF_INIT, err = STRBUF_INIT;
+    char tag[TFEVENTS_MAX_TAG + 1];
+    for (size_t n = 1; n <= TFEVENTS_MAX_TAG; n += n < 40 ? 1 : 61) {
+        for (size_t i = 0; i < n; i++)
+            tag[i] = (char)('a' + (i * 7 + n) % 26);
+        tag[n] = '\0';
+        tfevents_write_simple(&file, (int64_t)n, 1.0, tag, 1.0f);
+        strbuf_addf(&want, "%s\n", tag);
+    }
+    char *path = xasprintf("%s/events.out.tfevents.1.h", dir);
+    append_file(path, file.buf, file.len);
+    struct tfevents_dir *d = open_dir(dir);
+    assert_int_equal(tfevents_poll(d, NULL, tag_text, &got, NULL, &err), 0);
+    assert_string_equal(strbuf_str(&got), strbuf_str(&want));
+    tfevents_close(d);
+    free(path);
+    strbuf_free(&file);
+    strbuf_free(&want);
+    strbuf_free(&got);
+    strbuf_free(&err);
+}
+
 /* Both tests again in a copy of this program that never uses the crc32 instruction. */
 static void test_simple_run_software(void **state)
 {
@@ -1302,6 +1333,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_simple_run),
         cmocka_unit_test_setup_teardown(test_simple_run_follow, make_dir, remove_dir),
         cmocka_unit_test(test_simple_run_software),
+        cmocka_unit_test_setup_teardown(test_tag_lengths, make_dir, remove_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
