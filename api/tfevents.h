@@ -133,7 +133,25 @@ enum tfevents_decode_status {
  */
 enum tfevents_decode_status tfevents_decode(const uint8_t *data, size_t len, tfevents_value_fn fn,
                                             void *ctx, uint64_t *bad_values);
-/* For tests and fuzzing: false makes tfevents_decode skip its fast path for simple_value events. */
+/*
+ * The bulk of a PyTorch or TF1 event file, record after record: takes the
+ * records at the start of buf[0..n) while each is whole, both its CRCs
+ * check and its Event is one simple_value in the layout those writers give
+ * it (see decode_simple_fast), and hands each value to fn. Takes at most
+ * max_records records and none once max_bytes are consumed (0: no limit);
+ * stops after a record whose fn returned non-zero. Returns the bytes taken
+ * (whole records) and their count in *records. The first record it leaves
+ * (partial, damaged, oversized, another kind of Event) is the caller's to
+ * read with tfrecord_next and tfevents_decode: what the two deliver is what
+ * they would have delivered for the records taken here.
+ */
+size_t tfevents_decode_simple_run(const uint8_t *buf, size_t n, uint64_t max_records,
+                                  uint64_t max_bytes, tfevents_value_fn fn, void *ctx,
+                                  uint64_t *records);
+/*
+ * For tests and fuzzing: false makes tfevents_decode skip its fast path for
+ * simple_value events and tfevents_decode_simple_run take nothing.
+ */
 void tfevents_decode_fast_path(bool on);
 
 /* ---- 3. Log directory follower ---- */

@@ -9,7 +9,9 @@
  * pieces (each scalar exactly once); paging with a limit and resuming from
  * the cursor in a new reader; hostile cursors; symlinks, a FIFO and a
  * truncated or replaced file; a million points; a 64 GiB hole between
- * two records, skipped unread.
+ * two records, skipped unread. The bulk path for simple_value records
+ * against tfrecord_next and the general decoder, cut at every byte, under
+ * limits, and in a follower, on the crc32 instruction and on the table.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -171,6 +173,13 @@ static uint32_t crc_bitwise(const uint8_t *p, size_t n)
     return ~c;
 }
 
+static int count_value(void *ctx, const struct tfevents_value *v)
+{
+    (void)ctx;
+    (void)v;
+    return 0;
+}
+
 /*
  * How many checks of tfevents_crc32c fail (no cmocka asserts: it also runs in
  * a forked child, on the table path, while the parent runs on the CPU's
@@ -180,13 +189,24 @@ static int crc_mismatches(void)
 {
     int bad = tfevents_crc32c("123456789", 9) != 0xe3069283u; /* the CRC-32C check value */
     bad += tfevents_crc32c("", 0) != 0;
-    uint8_t buf[1031];
+    static uint8_t buf[8200];
     srand(7);
     for (size_t i = 0; i < sizeof buf; i++)
         buf[i] = (uint8_t)rand();
     for (size_t off = 0; off < 9; off++)
         for (size_t n = 0; n + off <= sizeof buf; n += 1 + n / 3)
             bad += tfevents_crc32c(buf + off, n) != crc_bitwise(buf + off, n);
+    /* Every length a record of small scalars has, at every alignment: each tail of 0-7 bytes. */
+    for (size_t off = 0; off < 9; off++)
+        for (size_t n = 0; n <= 300; n++)
+            bad += tfevents_crc32c(buf + off, n) != crc_bitwise(buf + off, n);
+    /* Longer ones run in three streams of 64 or 1,024 bytes: each length around their ends. */
+    for (size_t n = 300; n <= 700; n++)
+        bad += tfevents_crc32c(buf + n % 8, n) != crc_bitwise(buf + n % 8, n);
+    for (size_t at = 3 * 1024; at + 8 < sizeof buf; at += 3 * 1024)
+        for (size_t n = at - 200; n <= at + 8; n++)
+            bad += tfevents_crc32c(buf + n % 8, n) != crc_bitwise(buf + n % 8, n);
+    bad += tfevents_crc32c(buf, sizeof buf) != crc_bitwise(buf, sizeof buf);
     uint32_t c = crc_bitwise(buf, 8);
     bad += tfevents_masked_crc32c(buf, 8) != ((c >> 15) | (c << 17)) + 0xa282ead8u;
     /* tfrecord_next has its own copy of each path. */
@@ -198,6 +218,39 @@ static int crc_mismatches(void)
     bad += tfrecord_next((uint8_t *)rec.buf, rec.len, &r) != TFRECORD_BAD;
     rec.buf[3] ^= 1;
     bad += tfrecord_next((uint8_t *)rec.buf, rec.len, &r) != TFRECORD_RESYNC;
+    /* Records long enough for three streams: a flipped byte in any block is found. */
+    const size_t longer[] = {192, 500, 3072, 5000, 8000};
+    for (size_t i = 0; i < sizeof longer / sizeof *longer; i++) {
+        strbuf_reset(&rec);
+        tfrecord_write(&rec, buf, longer[i]);
+        bad += tfrecord_next((uint8_t *)rec.buf, rec.len, &r) != TFRECORD_OK;
+        for (size_t at = TFRECORD_HEADER; at < rec.len; at += longer[i] / 7) {
+            rec.buf[at] ^= 0x20;
+            bad += tfrecord_next((uint8_t *)rec.buf, rec.len, &r) != TFRECORD_BAD;
+            rec.buf[at] ^= 0x20;
+        }
+    }
+    /*
+     * So has tfevents_decode_simple_run: a record of every tag length it takes (up to 118
+     * bytes: the summary's length then needs a second byte, which the general path reads).
+     */
+    uint64_t taken;
+    char tag[128];
+    for (size_t t = 1; t <= 125; t++) {
+        memset(tag, 'a' + (int)(t % 26), t);
+        tag[t] = '\0';
+        strbuf_reset(&rec);
+        tfevents_write_simple(&rec, (int64_t)t * 977, (double)t, tag, (float)t);
+        bad += tfevents_decode_simple_run((uint8_t *)rec.buf, rec.len, 0, 0, count_value, NULL,
+                                          &taken) != (t <= 118 ? rec.len : 0);
+        bad += taken != (t <= 118);
+        for (size_t at = 0; at < rec.len; at += 1 + at / 4) { /* any flipped bit: not taken */
+            rec.buf[at] ^= (char)(1 << (at % 8));
+            bad += tfevents_decode_simple_run((uint8_t *)rec.buf, rec.len, 0, 0, count_value, NULL,
+                                              &taken) != 0;
+            rec.buf[at] ^= (char)(1 << (at % 8));
+        }
+    }
     strbuf_free(&rec);
     return bad;
 }
@@ -937,6 +990,287 @@ static void test_written_zeros(void **state)
     free(file);
 }
 
+/* ---- the bulk path for simple_value records ---- */
+
+/* Records of every kind the bulk path must take or leave; bounds[] gets each record's end. */
+static size_t mixed_records(struct strbuf *out, size_t *bounds, bool *simple)
+{
+    static const char *tags[] = {
+        "train/loss", "a", "lr", "eval/accuracy", "\xe6\x90\x8d\xe5\xa4\xb1", "grad_norm"};
+    const uint8_t two_values[] = {0x10, 0x07, 0x2a, 0x0a, 0x0a, 0x08, 0x0a, 0x01, 'u',
+                                  0x15, 0,    0,    0,    0x40, 0x2a, 0x0a, 0x0a, 0x08,
+                                  0x0a, 0x01, 'v',  0x15, 0,    0,    0,    0x40};
+    const uint8_t bad_utf8[] = {0x2a, 0x0b, 0x0a, 0x09, 0x0a, 0x02, 0xc3,
+                                0x28, 0x15, 0,    0,    0x80, 0x3f};
+    char long_tag[119];
+    memset(long_tag, 'x', 118);
+    long_tag[118] = '\0';
+    size_t n = 0;
+    for (int i = 0; i < 40; i++) {
+        size_t start = out->len;
+        bool take = true;
+        switch (i % 10) {
+        case 3: /* an Event of two values: the general decoder's */
+            tfrecord_write(out, two_values, sizeof two_values);
+            take = false;
+            break;
+        case 5: /* a tag that is not UTF-8: a bad value */
+            tfrecord_write(out, bad_utf8, sizeof bad_utf8);
+            take = false;
+            break;
+        case 6: /* a simple record whose data fails its CRC */
+            tfevents_write_simple(out, i, 1.0, "loss", 1.0f);
+            out->buf[start + TFRECORD_HEADER + 4] ^= 0x40;
+            take = false;
+            break;
+        case 8: /* the longest tag the fast layout has, a negative step, NaN */
+            tfevents_write_simple(out, -(int64_t)i, 1.7e9, long_tag, NAN);
+            break;
+        case 9: /* step 0 and wall_time 0 are absent; -Inf */
+            tfevents_write_simple(out, 0, 0, tags[i % 6], -INFINITY);
+            break;
+        default:
+            tfevents_write_simple(out, (int64_t)i << (i % 41), 1.7e9 + i * 0.25, tags[i % 6],
+                                  (float)i / 3);
+        }
+        if (i == 17) { /* a damaged length: scanned past to the next header */
+            out->buf[start + 2] ^= 0x01;
+            take = false;
+        }
+        bounds[n] = out->len;
+        simple[n++] = take;
+    }
+    return n;
+}
+
+static int value_text(void *ctx, const struct tfevents_value *v)
+{
+    strbuf_addf(ctx, "%.*s %" PRId64 " %a %a\n", (int)v->tag_len, v->tag, v->step, v->value,
+                v->wall_time);
+    return 0;
+}
+
+/*
+ * Frames buf[0..n) as the follower does, each record the bulk path takes
+ * (max_records at a time) or, when it takes none, through tfrecord_next and
+ * tfevents_decode; the values go to text, the offset reached is returned.
+ */
+static size_t frame_all(const uint8_t *buf, size_t n, uint64_t max_records, struct strbuf *text,
+                        uint64_t *ok)
+{
+    size_t off = 0;
+    *ok = 0;
+    while (off < n) {
+        uint64_t taken;
+        size_t used = tfevents_decode_simple_run(buf + off, n - off, max_records, 0, value_text,
+                                                 text, &taken);
+        if (taken > 0) {
+            assert_true(used <= n - off);
+            off += used;
+            *ok += taken;
+            continue;
+        }
+        struct tfrecord rec;
+        enum tfrecord_status st = tfrecord_next(buf + off, n - off, &rec);
+        if (st == TFRECORD_PARTIAL)
+            break;
+        if (st == TFRECORD_OK) {
+            tfevents_decode(rec.data, rec.len, value_text, text, NULL);
+            (*ok)++;
+        }
+        off += (size_t)rec.consumed;
+    }
+    return off;
+}
+
+/*
+ * The bulk path takes exactly the simple records that check, whole, within
+ * its limits, and hands on what tfrecord_next and the general decoder do.
+ */
+static void test_simple_run(void **state)
+{
+    (void)state;
+    struct strbuf all = STRBUF_INIT, want = STRBUF_INIT, got = STRBUF_INIT;
+    size_t bounds[64];
+    bool simple[64];
+    size_t nrec = mixed_records(&all, bounds, simple);
+    const uint8_t *buf = (const uint8_t *)all.buf;
+
+    tfevents_decode_fast_path(false); /* the reference: the general path alone */
+    uint64_t want_ok, got_ok;
+    size_t want_end = frame_all(buf, all.len, 0, &want, &want_ok);
+    uint64_t taken;
+    assert_int_equal(tfevents_decode_simple_run(buf, all.len, 0, 0, value_text, &got, &taken), 0);
+    assert_int_equal(taken, 0);
+    tfevents_decode_fast_path(true);
+    assert_int_equal(want_end, all.len);
+    for (uint64_t step = 0; step <= 3; step++) { /* 0: no limit */
+        strbuf_reset(&got);
+        assert_int_equal(frame_all(buf, all.len, step, &got, &got_ok), all.len);
+        assert_int_equal(got_ok, want_ok);
+        assert_string_equal(strbuf_str(&got), strbuf_str(&want));
+    }
+
+    /* From each record's start, the run of simple records after it, cut at every byte. */
+    for (size_t r = 0; r < nrec; r++) {
+        size_t start = r ? bounds[r - 1] : 0, end = start;
+        for (size_t k = r; k < nrec && simple[k]; k++)
+            end = bounds[k];
+        for (size_t n = start; n <= all.len; n++) {
+            size_t expect = start;
+            for (size_t k = r; k < nrec && bounds[k] <= n && bounds[k] <= end; k++)
+                expect = bounds[k];
+            size_t used =
+                tfevents_decode_simple_run(buf + start, n - start, 0, 0, count_value, NULL, &taken);
+            assert_int_equal(start + used, expect);
+        }
+    }
+
+    /* The limits: records, and bytes (a record is taken while fewer were consumed). */
+    assert_true(simple[0] && simple[1] && simple[2]);
+    assert_int_equal(tfevents_decode_simple_run(buf, all.len, 2, 0, count_value, NULL, &taken),
+                     bounds[1]);
+    assert_int_equal(taken, 2);
+    assert_int_equal(tfevents_decode_simple_run(buf, all.len, 0, 1, count_value, NULL, &taken),
+                     bounds[0]);
+    assert_int_equal(
+        tfevents_decode_simple_run(buf, all.len, 0, bounds[0], count_value, NULL, &taken),
+        bounds[0]);
+    assert_int_equal(
+        tfevents_decode_simple_run(buf, all.len, 0, bounds[0] + 1, count_value, NULL, &taken),
+        bounds[1]);
+    strbuf_free(&all);
+    strbuf_free(&want);
+    strbuf_free(&got);
+}
+
+struct followed {
+    struct got got;
+    struct tfevents_stats stats;
+};
+
+/* Reads file data written whole, or growing a byte at a time, or paged by lim: text and stats. */
+static void follow_file(const char *dir, const char *data, size_t len, bool bytewise,
+                        const struct tfevents_limit *lim, struct followed *out)
+{
+    char *file = xasprintf("%s/events.out.tfevents.1.h", dir);
+    unlink(file);
+    append_file(file, "", 0);
+    struct tfevents_dir *d = open_dir(dir);
+    struct strbuf err = STRBUF_INIT;
+    struct tfevents_poll_result r;
+    for (size_t off = 0; off < len;) {
+        size_t n = bytewise ? 1 : len - off;
+        append_file(file, data + off, n);
+        off += n;
+        do
+            assert_int_equal(tfevents_poll(d, lim, on_scalar, &out->got, &r, &err), 0);
+        while (r.more);
+    }
+    out->stats = *tfevents_stats(d);
+    tfevents_close(d);
+    strbuf_free(&err);
+    free(file);
+}
+
+static void same_followed(const struct followed *a, const struct followed *b)
+{
+    assert_string_equal(strbuf_str(&a->got.text), strbuf_str(&b->got.text));
+    assert_int_equal(a->got.n, b->got.n);
+    assert_int_equal(a->stats.bytes, b->stats.bytes);
+    assert_int_equal(a->stats.records, b->stats.records);
+    assert_int_equal(a->stats.scalars, b->stats.scalars);
+    assert_int_equal(a->stats.bad_crc, b->stats.bad_crc);
+    assert_int_equal(a->stats.resyncs, b->stats.resyncs);
+    assert_int_equal(a->stats.resync_bytes, b->stats.resync_bytes);
+    assert_int_equal(a->stats.bad_values, b->stats.bad_values);
+    assert_int_equal(a->stats.bad_proto, b->stats.bad_proto);
+}
+
+/*
+ * The follower with its bulk path reads what it reads without it: the file
+ * whole, written a byte at a time (every record split at every byte across
+ * polls), and paged by small limits.
+ */
+static void test_simple_run_follow(void **state)
+{
+    const char *dir = *state;
+    struct strbuf all = STRBUF_INIT;
+    size_t bounds[64];
+    bool simple[64];
+    mixed_records(&all, bounds, simple);
+    all.len -= 7; /* the last record not whole yet */
+    struct followed ref = {{STRBUF_INIT, 0}, {0}};
+    tfevents_decode_fast_path(false);
+    follow_file(dir, all.buf, all.len, false, NULL, &ref);
+    tfevents_decode_fast_path(true);
+    assert_int_equal(ref.stats.bad_crc, 1 * 4);
+    assert_int_equal(ref.stats.resyncs, 1);
+    assert_int_equal(ref.stats.bad_values, 1 * 4);
+    assert_true(ref.got.n > 20);
+
+    struct tfevents_limit by_records = {0, 3}, by_bytes = {100, 0};
+    const struct tfevents_limit *lims[] = {NULL, &by_records, &by_bytes};
+    for (int bytewise = 0; bytewise <= 1; bytewise++)
+        for (int l = 0; l < 3; l++) {
+            struct followed f = {{STRBUF_INIT, 0}, {0}};
+            follow_file(dir, all.buf, all.len, bytewise, lims[l], &f);
+            same_followed(&f, &ref);
+            got_free(&f.got);
+        }
+    got_free(&ref.got);
+    strbuf_free(&all);
+}
+
+static void tag_text(void *ctx, const struct tfevents_scalar *s)
+{
+    strbuf_addf(ctx, "%s\n", s->tag);
+}
+
+/* Every tag length, up to TFEVENTS_MAX_TAG, comes out of the follower whole. */
+static void test_tag_lengths(void **state)
+{
+    const char *dir = *state;
+    struct strbuf file = STRBUF_INIT, want = STRBUF_INIT, got = STRBUF_INIT, err = STRBUF_INIT;
+    char tag[TFEVENTS_MAX_TAG + 1];
+    for (size_t n = 1; n <= TFEVENTS_MAX_TAG; n += n < 40 ? 1 : 61) {
+        for (size_t i = 0; i < n; i++)
+            tag[i] = (char)('a' + (i * 7 + n) % 26);
+        tag[n] = '\0';
+        tfevents_write_simple(&file, (int64_t)n, 1.0, tag, 1.0f);
+        strbuf_addf(&want, "%s\n", tag);
+    }
+    char *path = xasprintf("%s/events.out.tfevents.1.h", dir);
+    append_file(path, file.buf, file.len);
+    struct tfevents_dir *d = open_dir(dir);
+    assert_int_equal(tfevents_poll(d, NULL, tag_text, &got, NULL, &err), 0);
+    assert_string_equal(strbuf_str(&got), strbuf_str(&want));
+    tfevents_close(d);
+    free(path);
+    strbuf_free(&file);
+    strbuf_free(&want);
+    strbuf_free(&got);
+    strbuf_free(&err);
+}
+
+/* Both tests again in a copy of this program that never uses the crc32 instruction. */
+static void test_simple_run_software(void **state)
+{
+    (void)state;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        execl("/proc/self/exe", "test_tfevents", "--software-crc", (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 static void count_scalar(void *ctx, const struct tfevents_scalar *s)
 {
     uint64_t *n = ctx;
@@ -972,8 +1306,16 @@ static void test_million(void **state)
     free(file);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "--software-crc") == 0) {
+        setenv("TRAINJOB_CRC_SOFTWARE", "1", 1); /* before the first CRC */
+        const struct CMUnitTest sw[] = {
+            cmocka_unit_test(test_simple_run),
+            cmocka_unit_test_setup_teardown(test_simple_run_follow, make_dir, remove_dir),
+        };
+        return cmocka_run_group_tests(sw, NULL, NULL);
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_crc32c),
         cmocka_unit_test(test_record_cuts),
@@ -988,6 +1330,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_million, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_sparse_hole, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_written_zeros, make_dir, remove_dir),
+        cmocka_unit_test(test_simple_run),
+        cmocka_unit_test_setup_teardown(test_simple_run_follow, make_dir, remove_dir),
+        cmocka_unit_test(test_simple_run_software),
+        cmocka_unit_test_setup_teardown(test_tag_lengths, make_dir, remove_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,12 +16,16 @@
  *     general decoder;
  *   - the follower reading the file written whole, or written in three
  *     pieces with a poll after each, delivers the same scalars and counts the
- *     same damage; its cursor, given to a new reader, reads back the same.
+ *     same damage; its cursor, given to a new reader, reads back the same;
+ *   - the same with and without its bulk path for simple_value records;
+ *   - wherever framing stands, a record the bulk path takes is one that
+ *     tfrecord_next finds whole and checking, with the same values.
  */
 #include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,8 +71,22 @@ static int on_value(void *ctx, const struct tfevents_value *v)
 static void frame(const uint8_t *buf, size_t n, struct framed *f)
 {
     while (f->offset < n) {
+        struct strbuf bulk = STRBUF_INIT;
+        uint64_t taken;
+        size_t used = tfevents_decode_simple_run(buf + f->offset, n - f->offset, 1, 0, on_value,
+                                                 &bulk, &taken);
+        CHECK(taken <= 1 && (taken == 1) == (used > 0));
         struct tfrecord rec;
         enum tfrecord_status st = tfrecord_next(buf + f->offset, n - f->offset, &rec);
+        if (taken == 1) {
+            struct strbuf general = STRBUF_INIT;
+            CHECK(st == TFRECORD_OK && rec.consumed == used);
+            CHECK(tfevents_decode(rec.data, rec.len, on_value, &general, NULL) ==
+                  TFEVENTS_DECODE_OK);
+            CHECK(strcmp(strbuf_str(&general), strbuf_str(&bulk)) == 0);
+            strbuf_free(&general);
+        }
+        strbuf_free(&bulk);
         if (st == TFRECORD_PARTIAL) {
             CHECK(rec.need > n - f->offset);
             break;
@@ -213,6 +231,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t three[] = {cut, cut2, size};
     follow(data, size, one, 1, &a);
     follow(data, size, three, 3, &b);
+    struct followed c = {STRBUF_INIT, STRBUF_INIT, {0}};
+    tfevents_decode_fast_path(false);
+    follow(data, size, three, 3, &c);
+    tfevents_decode_fast_path(true);
+    CHECK(strcmp(strbuf_str(&b.text), strbuf_str(&c.text)) == 0);
+    CHECK(strcmp(strbuf_str(&b.cursor), strbuf_str(&c.cursor)) == 0);
+    CHECK(memcmp(&b.stats, &c.stats, offsetof(struct tfevents_stats, last_hole_file)) == 0);
     CHECK(strcmp(strbuf_str(&a.text), strbuf_str(&b.text)) == 0);
     CHECK(strcmp(strbuf_str(&a.cursor), strbuf_str(&b.cursor)) == 0);
     CHECK(a.stats.bytes == b.stats.bytes && a.stats.records == b.stats.records);
@@ -228,5 +253,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     strbuf_free(&a.cursor);
     strbuf_free(&b.text);
     strbuf_free(&b.cursor);
+    strbuf_free(&c.text);
+    strbuf_free(&c.cursor);
     return 0;
 }
