@@ -49,7 +49,7 @@ static inline void sip_round(struct sip *s)
 }
 
 /* The process's key: random, or (no getrandom) the clock and pid, never a constant. */
-static void sip_init(struct sip *s)
+static const uint64_t *process_key(void)
 {
     if (!sip_keyed) {
         if (getrandom(sip_key, sizeof sip_key, GRND_NONBLOCK) != (ssize_t)sizeof sip_key) {
@@ -60,10 +60,15 @@ static void sip_init(struct sip *s)
         }
         sip_keyed = true;
     }
-    s->v0 = 0x736f6d6570736575ull ^ sip_key[0];
-    s->v1 = 0x646f72616e646f6dull ^ sip_key[1];
-    s->v2 = 0x6c7967656e657261ull ^ sip_key[0];
-    s->v3 = 0x7465646279746573ull ^ sip_key[1];
+    return sip_key;
+}
+
+static void sip_init(struct sip *s, const uint64_t key[2])
+{
+    s->v0 = 0x736f6d6570736575ull ^ key[0];
+    s->v1 = 0x646f72616e646f6dull ^ key[1];
+    s->v2 = 0x6c7967656e657261ull ^ key[0];
+    s->v3 = 0x7465646279746573ull ^ key[1];
     s->tail = 0;
     s->len = 0;
 }
@@ -75,16 +80,41 @@ static inline void sip_word(struct sip *s, uint64_t m)
     s->v0 ^= m;
 }
 
+/* The word of 8 bytes at p, little-endian as SipHash reads its input. */
+static inline uint64_t load_le64(const unsigned char *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+#else
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+#endif
+}
+
+/* One byte into the word being filled. */
+static inline void sip_byte(struct sip *s, unsigned char c)
+{
+    s->tail |= (uint64_t)c << (8 * (s->len & 7));
+    if ((++s->len & 7) == 0) {
+        sip_word(s, s->tail);
+        s->tail = 0;
+    }
+}
+
+/* Takes len more bytes: a word at a time once a word is begun on a word's boundary. */
 static void sip_add(struct sip *s, const void *data, size_t len)
 {
     const unsigned char *p = data;
-    for (size_t i = 0; i < len; i++) {
-        s->tail |= (uint64_t)p[i] << (8 * (s->len & 7));
-        if ((++s->len & 7) == 0) {
-            sip_word(s, s->tail);
-            s->tail = 0;
-        }
-    }
+    for (; len > 0 && (s->len & 7) != 0; len--)
+        sip_byte(s, *p++);
+    for (; len >= 8; p += 8, len -= 8, s->len += 8)
+        sip_word(s, load_le64(p));
+    for (; len > 0; len--)
+        sip_byte(s, *p++);
 }
 
 static uint64_t sip_end(struct sip *s)
@@ -97,18 +127,23 @@ static uint64_t sip_end(struct sip *s)
     return s->v0 ^ s->v1 ^ s->v2 ^ s->v3;
 }
 
-uint64_t hmap_hash(const void *data, size_t len)
+uint64_t hmap_siphash13(const uint64_t key[2], const void *data, size_t len)
 {
     struct sip s;
-    sip_init(&s);
+    sip_init(&s, key);
     sip_add(&s, data, len);
     return sip_end(&s);
+}
+
+uint64_t hmap_hash(const void *data, size_t len)
+{
+    return hmap_siphash13(process_key(), data, len);
 }
 
 uint64_t hmap_hash2(const char *a, const char *b)
 {
     struct sip s;
-    sip_init(&s);
+    sip_init(&s, process_key());
     size_t la = a ? strlen(a) : 0, lb = b ? strlen(b) : 0;
     uint64_t n = la;
     sip_add(&s, &n, sizeof n); /* ("ab","c") and ("a","bc") differ */

@@ -38,6 +38,8 @@ void hmap_free(struct hmap *m);
 /* The keyed hash of len bytes; of two strings taken as one key (a and b both matter). */
 uint64_t hmap_hash(const void *data, size_t len);
 uint64_t hmap_hash2(const char *a, const char *b);
+/* SipHash-1-3 of len bytes under key (hmap_hash's, with the process's random key). */
+uint64_t hmap_siphash13(const uint64_t key[2], const void *data, size_t len);
 
 /* The first item with this hash for which eq(item, key) holds, or NULL. */
 void *hmap_get(const struct hmap *m, uint64_t hash, bool (*eq)(const void *item, const void *key),
