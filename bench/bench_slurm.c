@@ -22,7 +22,13 @@
  *      slurmstepd and batch script), that plus the submitting command's own
  *      (slurmrestd, in the cluster, does for trainjob's POST what sbatch
  *      does in its own process), and each submit's exec to exit; first,
- *      `trainjob get jobs` over 10 held jobs next to `squeue -a`.
+ *      `trainjob get jobs` over 10 held jobs next to `squeue -a`;
+ *   5. `trainjob get jobs` cold over part 3's 1,000 jobs among 50,000: the
+ *      replies slurmrestd gave for part 3's jobs recorded, the other 49,000
+ *      jobs copies of them as another user's, served by a loopback fake
+ *      (no test cluster holds 50,000 jobs in a bench's time), next to the
+ *      same 1,000 jobs alone from the same fake: wall time, client CPU and
+ *      peak RSS, and the byte-identical list both give.
  *
  * The jobs of 2 and 3 stay pending: submitted held over REST (8 POSTs in
  * flight), each with a job directory holding the job.json trainjob wrote for
@@ -45,6 +51,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <jansson.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -92,7 +99,9 @@ static char trainjob[PATH_MAX], trainjobd[PATH_MAX];
 static char cputime[PATH_MAX];
 /* tests/tools/unixget, built beside it: one GET over a Unix socket, the reply read and dropped */
 static char unixget[PATH_MAX];
-static volatile pid_t engine_pid, proxy_pid, top_pid;
+static volatile pid_t engine_pid, proxy_pid, top_pid, fake_pid;
+/* part 3 ran on a cluster and left its jobs there (part 5 records their replies) */
+static bool slurm_ran_3;
 static int port_base;
 
 static double now_ms(void)
@@ -333,10 +342,11 @@ static int cluster_cmd(const char *cmd)
     return pid > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* Signals end the run through here: the cluster, trainjobd, top and the proxy stop by pid. */
+/* Signals end the run through here: the cluster, trainjobd, top, the proxy and the fake stop by
+ * pid. */
 static void on_signal(int sig)
 {
-    pid_t kids[] = {top_pid, proxy_pid, engine_pid};
+    pid_t kids[] = {top_pid, proxy_pid, engine_pid, fake_pid};
     for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++)
         if (kids[i] > 0)
             kill(kids[i], SIGKILL);
@@ -1567,6 +1577,7 @@ static void part3(bool slurm_up, const char *slurm_why, const char *slurm_cfg)
     snprintf(what, sizeof what, "squeue -a, the same Slurm jobs (%ld lines)", sq_rows);
     fmt(v, sizeof v, sqm, 0, "ms");
     row(what, v, "-", "(the reference)", "-");
+    slurm_ran_3 = slurm;
 }
 
 /* ---- 4: trivial jobs through the Slurm context, next to sbatch ------------------ */
@@ -1872,6 +1883,328 @@ static void part4(bool slurm_up, const char *slurm_why, const char *slurm_cfg)
 /* ---- main ---------------------------------------------------------------------- */
 
 /* Is part (a digit) to run? BENCH_PARTS (e.g. "3") picks some; unset, all run. */
+/* ---- 5: 1,000 of 50,000 jobs, recorded replies from a loopback fake ------------- */
+
+#define CROWD 50000  /* part 5's cluster: part 3's 1,000 jobs and other users' */
+#define CROWD_RUNS 5 /* part 5's alternating runs */
+
+static const char *const part5_rows[] = {
+    "get jobs, 1,000 of 50,000 Slurm jobs, cold (median of 5)",
+    "  the same 1,000 jobs alone, from the same fake",
+    "  its client CPU, 50,000 jobs against 1,000",
+    "  its peak RSS, 50,000 jobs against 1,000",
+    "  the 50,000-job reply alone, read by curl",
+};
+
+/* The fake's replies; a connection on lfd[i] is answered with jobs[i]. */
+struct fake {
+    int lfd[2];
+    struct strbuf openapi, jobs[2];
+};
+
+/*
+ * Reads one request from fd and answers it from f's replies (GET /openapi/v3;
+ * GET …/jobs whole, or 304 with ?update_time; 404 else). False when the
+ * connection ended.
+ */
+static bool fake_answer(int fd, const struct fake *f, int which)
+{
+    char req[8192];
+    size_t len = 0;
+    while (len < 4 || memcmp(req + len - 4, "\r\n\r\n", 4) != 0) {
+        if (len == sizeof req)
+            return false;
+        ssize_t r = read(fd, req + len, 1); /* requests are small; nothing read past one */
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return false;
+        len += (size_t)r;
+    }
+    const struct strbuf *body = NULL;
+    size_t path = strcspn(req, " ") + 1, plen = strcspn(req + path, " ");
+    const char *p = req + path;
+    bool jobs = plen >= 5 && strncmp(p, "/slurm/", 7) == 0 && memmem(p, plen, "/jobs", 5) != NULL;
+    if (plen == 11 && strncmp(p, "/openapi/v3", 11) == 0)
+        body = &f->openapi;
+    else if (jobs && memchr(p, '?', plen) == NULL)
+        body = &f->jobs[which];
+    char head[200];
+    int n;
+    if (jobs && body == NULL)
+        n = snprintf(head, sizeof head, "HTTP/1.1 304 Not Modified\r\n\r\n");
+    else
+        n = snprintf(head, sizeof head,
+                     "HTTP/1.1 %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
+                     body ? "200 OK" : "404 Not Found", body ? body->len : 0);
+    return write_all(fd, head, (size_t)n) && (body == NULL || write_all(fd, body->buf, body->len));
+}
+
+/* The fake's process: answers on both ports, a connection at a time as its requests come. */
+static void fake_main(const struct fake *f)
+{
+    struct {
+        int fd, which;
+    } conns[64];
+    size_t nc = 0;
+    for (;;) {
+        struct pollfd p[2 + 64];
+        p[0] = (struct pollfd){f->lfd[0], POLLIN, 0};
+        p[1] = (struct pollfd){f->lfd[1], POLLIN, 0};
+        for (size_t i = 0; i < nc; i++)
+            p[2 + i] = (struct pollfd){conns[i].fd, POLLIN, 0};
+        if (poll(p, 2 + nc, -1) < 0)
+            continue;
+        for (size_t i = nc; i-- > 0;)
+            if ((p[2 + i].revents & (POLLIN | POLLHUP | POLLERR)) &&
+                !fake_answer(conns[i].fd, f, conns[i].which)) {
+                close(conns[i].fd);
+                conns[i] = conns[--nc];
+            }
+        for (int w = 0; w < 2; w++) {
+            int cfd = (p[w].revents & POLLIN) ? accept4(f->lfd[w], NULL, NULL, SOCK_CLOEXEC) : -1;
+            if (cfd >= 0 && nc == 64)
+                close(cfd);
+            else if (cfd >= 0)
+                conns[nc].fd = cfd, conns[nc++].which = w;
+        }
+    }
+}
+
+/* Starts the fake on two free loopback ports, put in ports; 0, or -1. */
+static int fake_start(struct fake *f, int ports[2])
+{
+    for (int w = 0; w < 2; w++) {
+        struct sockaddr_in me = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        socklen_t len = sizeof me;
+        f->lfd[w] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (f->lfd[w] < 0 || bind(f->lfd[w], (struct sockaddr *)&me, sizeof me) != 0 ||
+            listen(f->lfd[w], 16) != 0 || getsockname(f->lfd[w], (struct sockaddr *)&me, &len) != 0)
+            return fail("fake: %s", strerror(errno));
+        ports[w] = ntohs(me.sin_port);
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGPIPE, SIG_IGN);
+        fake_main(f);
+        _exit(0);
+    }
+    close(f->lfd[0]);
+    close(f->lfd[1]);
+    if (pid < 0)
+        return fail("fork: %s", strerror(errno));
+    fake_pid = pid;
+    return 0;
+}
+
+/* GET url (slurmrestd's socket when unix, with the user's headers) into body; its status, or -1. */
+static long rest_get(const char *url, bool unix_socket, struct strbuf *body)
+{
+    char *user = xasprintf("X-SLURM-USER-NAME: %s", getenv("SLURMRESTD_USER"));
+    char *token = xasprintf("X-SLURM-USER-TOKEN: %s", getenv("SLURMRESTD_TOKEN"));
+    struct curl_slist *h = curl_slist_append(NULL, user);
+    h = curl_slist_append(h, token);
+    CURL *c = curl_easy_init();
+    if (unix_socket)
+        curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, getenv("SLURMRESTD_SOCKET"));
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_reply);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, body);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 60000L);
+    long code = -1;
+    if (curl_easy_perform(c) != CURLE_OK || curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code))
+        code = -1;
+    curl_easy_cleanup(c);
+    curl_slist_free_all(h);
+    free(user);
+    free(token);
+    return code;
+}
+
+/*
+ * The reply of a cluster of total jobs (at least mine's) built from mine,
+ * slurmrestd's reply holding part 3's jobs: those, then copies of them as
+ * other users' jobs (their own ids, names and user), in slurmrestd's layout
+ * (indented by 2, "\/"). Empty when mine is not such a reply.
+ */
+static void crowd_reply(const struct strbuf *mine, size_t total, struct strbuf *out)
+{
+    json_t *doc = json_loadb(mine->buf, mine->len, 0, NULL);
+    json_t *jobs = json_object_get(doc, "jobs");
+    size_t own = json_array_size(jobs);
+    strbuf_reset(out);
+    if (own == 0) {
+        json_decref(doc);
+        return;
+    }
+    const size_t flags = JSON_INDENT(2) | JSON_ESCAPE_SLASH;
+    char *meta = json_dumps(json_object_get(doc, "meta"), flags);
+    strbuf_addf(out, "{\n\"meta\": %s,\n\"errors\": [],\n\"jobs\": [\n", meta ? meta : "{}");
+    free(meta);
+    for (size_t k = 0; k < total || k < own; k++) {
+        json_t *job = json_array_get(jobs, k % own);
+        if (k >= own) {
+            char name[32];
+            snprintf(name, sizeof name, "other-%zu", k);
+            job = json_deep_copy(job);
+            json_object_set_new(job, "job_id", json_integer(2000000 + (json_int_t)k));
+            json_object_set_new(job, "name", json_string(name));
+            json_object_set_new(job, "user_name", json_string("someone-else"));
+            json_object_set_new(job, "user_id", json_integer(40000 + (json_int_t)(k % 50)));
+            json_object_set_new(job, "comment", json_string(""));
+        }
+        char *text = json_dumps(job, flags);
+        strbuf_addf(out, "%s%s", k ? ",\n" : "", text);
+        free(text);
+        if (k >= own)
+            json_decref(job);
+    }
+    strbuf_adds(out, "\n]\n}\n");
+    json_decref(doc);
+}
+
+/* Do lists a and b hold the same rows, but for their ages (the last column, which ticks)? */
+static bool same_rows(const struct strbuf *a, const struct strbuf *b)
+{
+    const char *p = strbuf_str(a), *q = strbuf_str(b);
+    while (*p && *q) {
+        size_t lp = strcspn(p, "\n"), lq = strcspn(q, "\n");
+        size_t cut_p = lp, cut_q = lq;
+        while (cut_p && p[cut_p - 1] != ' ')
+            cut_p--;
+        while (cut_q && q[cut_q - 1] != ' ')
+            cut_q--;
+        if (cut_p != cut_q || memcmp(p, q, cut_p) != 0)
+            return false;
+        p += lp + (p[lp] == '\n');
+        q += lq + (q[lq] == '\n');
+    }
+    return *p == *q;
+}
+
+/* ms to GET url whole with curl, -1 when it fails. */
+static double fake_read_ms(const char *url, size_t *bytes)
+{
+    struct strbuf body = STRBUF_INIT;
+    double t0 = now_ms();
+    long code = rest_get(url, false, &body);
+    double ms = now_ms() - t0;
+    *bytes = body.len;
+    strbuf_free(&body);
+    return code == 200 ? ms : -1;
+}
+
+static void part5(bool slurm, const char *slurm_why)
+{
+    char why[256] = "", url[96], endpoint[64];
+    struct fake f = {.openapi = STRBUF_INIT, .jobs = {STRBUF_INIT, STRBUF_INIT}};
+    struct strbuf mine = STRBUF_INIT;
+    char *cfg[2] = {NULL, NULL};
+    int ports[2];
+    if (!slurm) {
+        snprintf(why, sizeof why, "%s", slurm_ran_3 ? slurm_why : "needs part 3's jobs");
+        goto na;
+    }
+    fprintf(stderr, "bench_slurm: 5: part 3's jobs among %d, from a loopback fake\n", CROWD);
+    if (rest_get("http://slurmrestd/openapi/v3", true, &f.openapi) != 200 ||
+        rest_get("http://slurmrestd/slurm/v0.0.38/jobs", true, &mine) != 200) {
+        snprintf(why, sizeof why, "recording slurmrestd's replies failed");
+        goto na;
+    }
+    crowd_reply(&mine, 0, &f.jobs[0]);
+    crowd_reply(&mine, CROWD, &f.jobs[1]);
+    if (f.jobs[0].len == 0 || f.jobs[1].len == 0) {
+        snprintf(why, sizeof why, "slurmrestd's GET /jobs held no jobs");
+        goto na;
+    }
+    if (fake_start(&f, ports) != 0) {
+        snprintf(why, sizeof why, "the fake did not start");
+        goto na;
+    }
+    for (int w = 0; w < 2; w++) {
+        char name[16];
+        snprintf(endpoint, sizeof endpoint, "http://127.0.0.1:%d", ports[w]);
+        snprintf(name, sizeof name, "fake%d", w);
+        cfg[w] = slurm_config(name, endpoint);
+    }
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/slurm/v0.0.38/jobs", ports[1]);
+
+    double ms[2][CROWD_RUNS], cpu[2][CROWD_RUNS], rss[2][CROWD_RUNS], alone[CROWD_RUNS];
+    size_t alone_b = 0;
+    struct run r = {.out = STRBUF_INIT};
+    struct strbuf out0 = STRBUF_INIT;
+    char *get[] = {trainjob, "get", "jobs", NULL};
+    for (int i = 0; i < CROWD_RUNS && !why[0]; i++) {
+        for (int w = 0; w < 2 && !why[0]; w++) {
+            forget_lists(); /* cold */
+            if (run_cmd(get, cfg[w], true, &r) != 0 || r.status != 0) {
+                char e[160];
+                cmd_err_tail(e, sizeof e);
+                snprintf(why, sizeof why, "get jobs: %s", e);
+                break;
+            }
+            ms[w][i] = r.ms, cpu[w][i] = r.cpu_ms;
+            if (w == 0 && i == 0)
+                strbuf_add(&out0, r.out.buf, r.out.len);
+            else if (!same_rows(&r.out, &out0))
+                snprintf(why, sizeof why, "the lists of 1,000 and 50,000 jobs differ");
+        }
+        if (!why[0] && (alone[i] = fake_read_ms(url, &alone_b)) < 0)
+            snprintf(why, sizeof why, "GET /jobs from the fake failed");
+        for (int w = 0; w < 2 && !why[0]; w++) {
+            forget_lists();
+            if ((rss[w][i] = (double)peak_rss_kb(get, cfg[w], &r)) < 0)
+                snprintf(why, sizeof why, "get jobs under cputime failed");
+        }
+    }
+    strbuf_free(&r.out);
+    strbuf_free(&out0);
+    stop_pid(&fake_pid);
+    if (why[0])
+        goto na;
+    double m[2], c[2], k[2];
+    for (int w = 0; w < 2; w++) {
+        m[w] = bench_quantile(ms[w], CROWD_RUNS, 0.5);
+        c[w] = bench_quantile(cpu[w], CROWD_RUNS, 0.5);
+        k[w] = bench_quantile(rss[w], CROWD_RUNS, 0.5);
+    }
+    double am = bench_quantile(alone, CROWD_RUNS, 0.5);
+    char v[32], ref[64], ratio[16];
+    fmt(v, sizeof v, m[1], 0, "ms");
+    snprintf(ref, sizeof ref, "the reply alone %.0f ms", am);
+    fmt_ratio(ratio, sizeof ratio, m[1], am);
+    row(part5_rows[0], v, "-", ref, ratio);
+    fmt(v, sizeof v, m[0], 0, "ms");
+    row(part5_rows[1], v, "-", "-", "-");
+    fmt(v, sizeof v, c[1], 0, "ms");
+    snprintf(ref, sizeof ref, "1,000 jobs %.0f ms", c[0]);
+    fmt_ratio(ratio, sizeof ratio, c[1], c[0]);
+    row(part5_rows[2], v, "-", ref, ratio);
+    fmt(v, sizeof v, k[1] / 1024, 1, "MiB");
+    snprintf(ref, sizeof ref, "1,000 jobs %.1f MiB", k[0] / 1024);
+    fmt_ratio(ratio, sizeof ratio, k[1], k[0]);
+    row(part5_rows[3], v, "flat in the cluster's size", ref, ratio);
+    char what[80];
+    snprintf(what, sizeof what, "  the 50,000-job reply alone (%.0f MB), read by curl",
+             (double)alone_b / 1e6);
+    fmt(v, sizeof v, am, 0, "ms");
+    row(what, v, "-", "(the reference)", "-");
+    goto done;
+na:
+    rows_na(part5_rows, sizeof part5_rows / sizeof part5_rows[0], why);
+done:
+    stop_pid(&fake_pid);
+    strbuf_free(&mine);
+    strbuf_free(&f.openapi);
+    strbuf_free(&f.jobs[0]);
+    strbuf_free(&f.jobs[1]);
+    free(cfg[0]);
+    free(cfg[1]);
+}
+
 static bool part_wanted(char part)
 {
     const char *want = getenv("BENCH_PARTS");
@@ -1970,6 +2303,8 @@ int main(void)
     }
     if (part_wanted('3'))
         part3(up, slurm_why, slurm_cfg);
+    if (part_wanted('5'))
+        part5(up && slurm_ran_3, slurm_why);
     if (up && part_wanted('4') && (part_wanted('1') || part_wanted('2') || part_wanted('3'))) {
         /* a fresh cluster: no jobs of the parts before in Slurm's answers */
         up = cluster_start(slurm_why, sizeof slurm_why) == 0;
@@ -1993,6 +2328,7 @@ int main(void)
     acct_stop();
     stop_pid(&top_pid);
     stop_pid(&proxy_pid);
+    stop_pid(&fake_pid);
     stop_pid(&engine_pid);
     if (cluster_dir[0])
         cluster_cmd("stop"); /* cancels the cluster's jobs, then stops its daemons */

@@ -1066,6 +1066,25 @@ bool cgroup_kill_remove(const char *dir)
     return kill_remove(dir, KILL_STEPS);
 }
 
+/* Is name an engine's subtree's, "e" and 16 lowercase hex digits (cgroup_use_engine)? */
+static bool engine_dir_name(const char *name, size_t len)
+{
+    return len == 17 && name[0] == 'e' && strspn(name + 1, "0123456789abcdef") >= 16;
+}
+
+bool cgroup_remove_engine_dir(const char *dir)
+{
+    char parent[PATH_MAX];
+    const char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir || (size_t)(slash - dir) >= sizeof parent)
+        return false;
+    memcpy(parent, dir, (size_t)(slash - dir));
+    parent[slash - dir] = '\0';
+    const char *name = strrchr(parent, '/');
+    name = name ? name + 1 : parent;
+    return engine_dir_name(name, strlen(name)) && rmdir(parent) == 0;
+}
+
 bool cgroup_kill_empty(const char *dir)
 {
     return empty_of_processes(dir, KILL_STEPS, false);

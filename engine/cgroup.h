@@ -141,6 +141,15 @@ int cgroup_join(const char *dir);
  * removes dir. Returns true when dir is gone.
  */
 bool cgroup_kill_remove(const char *dir);
+/*
+ * For a shim whose engine has stopped, once it removed its worker's cgroup
+ * dir: removes the directory dir was in when that is an engine's subtree
+ * (cgroup_use_engine's name) and empty — the last worker of a stopped engine
+ * takes the subtree with it. Call with the state directory's lock held
+ * shared (statelock_share_idle), so no engine is making a cgroup there.
+ * Returns true when it removed it.
+ */
+bool cgroup_remove_engine_dir(const char *dir);
 /* The same, leaving dir for the engine. Returns true when no process is left in it. */
 bool cgroup_kill_empty(const char *dir);
 /* Has the kernel's OOM killer killed a process in dir (its memory limit)? */

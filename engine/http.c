@@ -416,7 +416,8 @@ static void watch_exec(struct http_server *srv, struct exec_plan *p, pid_t pid)
         return;
     int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
     if (pidfd < 0)
-        return; /* no pidfd (kernel before 5.3): not counted (engine_exec_plan_free gives it back) */
+        return; /* no pidfd (kernel before 5.3): not counted (engine_exec_plan_free gives it back)
+                 */
     struct exec_watch *w = xcalloc(1, sizeof *w);
     w->srv = srv;
     w->pidfd = pidfd;

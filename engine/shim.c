@@ -118,8 +118,8 @@
 #include <unistd.h>
 
 #include "engine/cgroup.h"
-#include "engine/statelock.h"
 #include "engine/shim_priv.h"
+#include "engine/statelock.h"
 #include "util/beneath.h"
 #include "util/fileio.h"
 #include "util/procstat.h"
@@ -895,10 +895,19 @@ int main(int argc, char **argv)
     len = snprintf(line, sizeof(line), "exit_code %d\n", code);
     if (!shim_write_status(a.status, line, (size_t)len, &lg))
         return 1;
-    /* No engine to record the end (it was stopped while the worker ran): the cgroups are ours. */
-    if (a.engine_lock && !statelock_held(a.engine_lock))
+    /*
+     * No engine to record the end (it was stopped while the worker ran): the
+     * cgroups are ours, and the engine's subtree once the last is gone. The
+     * shared lock keeps an engine from starting meanwhile and making its
+     * cgroups in the subtree being removed.
+     */
+    int lock = a.engine_lock ? statelock_share_idle(a.engine_lock) : -1;
+    if (lock >= 0) {
         for (size_t i = 0; i < a.cgroup_count; i++)
-            cgroup_kill_remove(a.cgroups[i]);
+            if (cgroup_kill_remove(a.cgroups[i]))
+                cgroup_remove_engine_dir(a.cgroups[i]);
+        close(lock);
+    }
     for (size_t i = 0; i < av.n; i++)
         free(av.v[i]);
     free(av.v);

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,9 @@
 /* How long a detached engine waits for the process it came from to let the lock go (2 s). */
 #define TAKE_OVER_TRIES 200
 #define TAKE_OVER_PAUSE_NS 10000000L
+/* How long an engine waits for shims holding the lock shared to let go (1 s). */
+#define SHARED_TRIES 100
+#define SHARED_PAUSE_NS 10000000L
 
 /* Reads the holder's "pid N\nsocket S\n" into pid and sock ("?" for what is not there). */
 static void read_holder(int fd, char *pid, size_t pid_size, char *sock, size_t sock_size)
@@ -77,12 +81,35 @@ static pid_t holder_pid(int fd)
     return lock_whole(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK ? fl.l_pid : 0;
 }
 
+/* Is fd's file locked shared (by a shim, statelock_share_idle) and by no engine? */
+static bool held_shared(int fd)
+{
+    struct flock fl;
+    return lock_whole(fd, F_GETLK, &fl) == 0 && fl.l_type == F_RDLCK;
+}
+
 /* Takes the lock on fd; on failure says who holds it, or why it could not be taken. */
 static int take(int fd, const char *state_dir, const char *path, struct strbuf *err)
 {
     struct flock fl;
-    if (lock_whole(fd, F_SETLK, &fl) == 0)
-        return 0;
+    /* A shim holds it shared for a few rmdirs: wait for those. */
+    for (int tries = 0;; tries++) {
+        if (lock_whole(fd, F_SETLK, &fl) == 0)
+            return 0;
+        int why = errno;
+        bool shared = (why == EACCES || why == EAGAIN) && held_shared(fd);
+        if (shared && tries >= SHARED_TRIES) {
+            strbuf_addf(err, "state dir %s: a worker's shim has held %s for over a second",
+                        state_dir, path);
+            return -1;
+        }
+        if (!shared) {
+            errno = why;
+            break;
+        }
+        struct timespec ts = {0, SHARED_PAUSE_NS};
+        nanosleep(&ts, NULL);
+    }
     if (errno == EACCES || errno == EAGAIN) {
         char pid[32], sock[HOLDER_SOCK_MAX];
         read_holder(fd, pid, sizeof pid, sock, sizeof sock);
@@ -99,14 +126,21 @@ char *statelock_path(const char *state_dir)
     return xasprintf("%s/trainjobd.lock", state_dir);
 }
 
-bool statelock_held(const char *path)
+int statelock_share_idle(const char *path)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
-        return false;
-    bool held = holder_pid(fd) != 0;
-    close(fd);
-    return held;
+        return -1;
+    struct flock fl = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+    int rc;
+    do
+        rc = fcntl(fd, F_SETLK, &fl);
+    while (rc != 0 && errno == EINTR);
+    if (rc != 0) { /* an engine holds it */
+        close(fd);
+        return -1;
+    }
+    return fd;
 }
 
 int statelock_acquire(const char *state_dir, const char *socket_path, struct strbuf *err)

@@ -27,18 +27,22 @@ struct strbuf;
 
 /*
  * Takes the lock of state_dir (which must exist) and writes our pid and
- * socket_path into it. Returns the lock's descriptor (keep it open), or -1
- * with a message in err: who holds it, or why the file could not be locked.
+ * socket_path into it; waits while only shims hold it shared (1 s at most).
+ * Returns the lock's descriptor (keep it open), or -1 with a message in
+ * err: who holds it, or why the file could not be locked.
  */
 int statelock_acquire(const char *state_dir, const char *socket_path, struct strbuf *err);
 /* <state_dir>/trainjobd.lock, the lock's file (to free). */
 char *statelock_path(const char *state_dir);
 /*
- * Does a process hold the lock of the file at path (an engine runs on that
- * state directory)? false also when the file cannot be opened. For a worker's
- * shim that outlives its engine (engine/shim.c).
+ * For a worker's shim that outlives its engine (engine/shim.c): when no
+ * engine holds the lock of the file at path, takes a shared lock on it. An
+ * engine starting on that state directory meanwhile waits for it (1 s at
+ * most), so what the shim removes under it is not something a new engine is
+ * making. Returns the descriptor (close it to let go), or -1 when an engine
+ * holds the lock or the file cannot be opened.
  */
-bool statelock_held(const char *path);
+int statelock_share_idle(const char *path);
 /* Rewrites the holder's pid and socket. */
 void statelock_update(int fd, const char *socket_path);
 /*

@@ -260,4 +260,8 @@ if [ "$MODE" != none ]; then
     n=0
     while [ $n -lt 50 ] && ! none_left $DIRS; do sleep 0.1; n=$((n + 1)); done
     check "once it ends, its shim removed its cgroups (no engine would)" none_left $DIRS
+    # The engine's own subtree (e<hash>) held only that worker: it goes too.
+    PARENTS=$(for d in $DIRS; do dirname "$d"; done | sort -u)
+    check "and the stopped engine's own cgroup with them ($(echo $PARENTS | tr ' ' '\n' | sed 's,.*/,,' | sort -u | tr '\n' ' '))" \
+        sh -c 'for d; do case ${d##*/} in e????????????????) ;; *) exit 1 ;; esac; [ ! -d "$d" ] || exit 1; done' - $PARENTS
 fi

@@ -668,6 +668,44 @@ static void oom_kills_are_found(void **state)
     free(a), free(b), free(c), free(d), free(e);
 }
 
+/* A stopped engine's last worker takes the engine's empty subtree with it, and nothing else. */
+static void a_last_worker_removes_its_engines_subtree(void **state)
+{
+    struct tree *t = *state;
+    char *eng = xasprintf("%s/trainjob/e0123456789abcdef", t->root);
+    char *other = xasprintf("%s/trainjob/e0123456789abcdeX", t->root);
+    char *busy = xasprintf("%s/trainjob/efedcba9876543210", t->root);
+    put(t, "trainjob/e0123456789abcdef/.keep", "");
+    put(t, "trainjob/e0123456789abcdeX/.keep", "");
+    put(t, "trainjob/efedcba9876543210/1000.other-0-1/cgroup.procs", "");
+    char *f = xasprintf("%s/.keep", eng);
+    unlink(f);
+    free(f);
+    f = xasprintf("%s/.keep", other);
+    unlink(f);
+    free(f);
+    char *w = xasprintf("%s/1000.job-master-0-1", eng); /* removed already by the shim */
+    assert_true(cgroup_remove_engine_dir(w));
+    assert_int_not_equal(access(eng, F_OK), 0);
+    free(w);
+    w = xasprintf("%s/1000.job-master-0-1", other); /* not an engine's name */
+    assert_false(cgroup_remove_engine_dir(w));
+    assert_int_equal(access(other, F_OK), 0);
+    free(w);
+    w = xasprintf("%s/1000.job-master-0-1", busy); /* another worker still in it */
+    assert_false(cgroup_remove_engine_dir(w));
+    assert_int_equal(access(busy, F_OK), 0);
+    free(w);
+    w = xasprintf("%s/trainjob/1000.job-master-0-1",
+                  t->root); /* no engine subtree: trainjob/ stays */
+    assert_false(cgroup_remove_engine_dir(w));
+    free(w);
+    w = xasprintf("%s/trainjob", t->root);
+    assert_int_equal(access(w, F_OK), 0);
+    free(w);
+    free(eng), free(other), free(busy);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -687,6 +725,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_spare_serves_its_user_only, setup, teardown),
         cmocka_unit_test_setup_teardown(a_worker_joins_v1_by_its_thread, setup, teardown),
         cmocka_unit_test_setup_teardown(oom_kills_are_found, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_last_worker_removes_its_engines_subtree, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,8 @@
  * (SIGKILL) while a child it forked has not reached its exec yet (so the
  * child has a copy of the lock's descriptor) leaves the lock free for the
  * engine started right after; a detached engine takes the lock over from
- * the process it was forked from.
+ * the process it was forked from; a worker's shim shares the lock only
+ * while no engine holds it, and an engine starting meanwhile waits for it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -170,6 +171,114 @@ static void a_take_over_does_not_wait_for_another_engine(void **state)
     waitpid(eng, NULL, 0);
 }
 
+/*
+ * Forks a "shim" that takes the lock of dir shared (statelock_share_idle),
+ * says so, holds it for hold_ms (-1: until killed) and exits 0 — or 1 at
+ * once when it could not take it. Returns its pid once it has answered;
+ * *took says whether it took the lock.
+ */
+static pid_t start_shim(const char *dir, int hold_ms, bool *took)
+{
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t shim = fork();
+    assert_true(shim >= 0);
+    if (shim == 0) {
+        close(p[0]);
+        char *path = statelock_path(dir);
+        int fd = statelock_share_idle(path);
+        char ok = fd >= 0 ? 'y' : 'n';
+        if (write(p[1], &ok, 1) != 1 || fd < 0)
+            _exit(1);
+        if (hold_ms < 0)
+            for (;;)
+                pause();
+        struct timespec ts = {hold_ms / 1000, (long)(hold_ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+        _exit(0);
+    }
+    close(p[1]);
+    char ok = 0;
+    assert_int_equal(read(p[0], &ok, 1), 1);
+    close(p[0]);
+    *took = ok == 'y';
+    return shim;
+}
+
+/* A shim shares the lock only while no engine holds it; two shims share it together. */
+static void a_shim_shares_it_only_without_an_engine(void **state)
+{
+    const char *dir = *state;
+    pid_t child;
+    pid_t eng = start_holder(dir, false, &child);
+    bool took = true;
+    pid_t one = start_shim(dir, -1, &took);
+    assert_false(took);
+    waitpid(one, NULL, 0);
+    kill(eng, SIGKILL);
+    waitpid(eng, NULL, 0);
+    one = start_shim(dir, -1, &took);
+    assert_true(took);
+    pid_t two = start_shim(dir, -1, &took);
+    assert_true(took); /* the second shim is not taken for an engine */
+    kill(one, SIGKILL);
+    kill(two, SIGKILL);
+    waitpid(one, NULL, 0);
+    waitpid(two, NULL, 0);
+}
+
+/* The lock file an engine that ran on dir left (a shim opens it, never makes it). */
+static void engine_ran(const char *dir)
+{
+    struct strbuf err = STRBUF_INIT;
+    int fd = statelock_acquire(dir, "/run/one.sock", &err);
+    assert_true(fd >= 0);
+    close(fd);
+    strbuf_free(&err);
+}
+
+/* An engine starting while a shim removes its cgroups waits for it, then starts. */
+static void an_engine_waits_for_a_shim(void **state)
+{
+    const char *dir = *state;
+    engine_ran(dir);
+    bool took = false;
+    pid_t shim = start_shim(dir, 300, &took);
+    assert_true(took);
+    struct strbuf err = STRBUF_INIT;
+    int fd = statelock_acquire(dir, "/run/one.sock", &err);
+    int status = -1;
+    assert_int_equal(waitpid(shim, &status, WNOHANG), shim); /* it let go first */
+    if (fd < 0)
+        fail_msg("refused while a shim held the lock shared: %s", strbuf_str(&err));
+    /* and no shim shares it with an engine */
+    pid_t late = start_shim(dir, -1, &took);
+    assert_false(took);
+    waitpid(late, NULL, 0);
+    close(fd);
+    strbuf_free(&err);
+}
+
+/* A shim that never lets go is named, not taken for an engine. */
+static void a_shim_that_holds_on_is_named(void **state)
+{
+    const char *dir = *state;
+    engine_ran(dir);
+    bool took = false;
+    pid_t shim = start_shim(dir, -1, &took);
+    assert_true(took);
+    struct strbuf err = STRBUF_INIT;
+    assert_int_equal(statelock_acquire(dir, "/run/one.sock", &err), -1);
+    char *want = xasprintf("state dir %s: a worker's shim has held %s/trainjobd.lock for over a "
+                           "second",
+                           dir, dir);
+    assert_string_equal(strbuf_str(&err), want);
+    free(want);
+    kill(shim, SIGKILL);
+    waitpid(shim, NULL, 0);
+    strbuf_free(&err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -179,6 +288,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_detached_engine_takes_it_over, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(a_take_over_does_not_wait_for_another_engine, make_dir,
                                         remove_dir),
+        cmocka_unit_test_setup_teardown(a_shim_shares_it_only_without_an_engine, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(an_engine_waits_for_a_shim, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(a_shim_that_holds_on_is_named, make_dir, remove_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
