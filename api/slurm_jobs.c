@@ -376,6 +376,7 @@ struct dir_facts {
     char mark[33];
     int64_t created; /* the mark's mtime; 0: none */
     bool stored;     /* job.json was read into job */
+    bool taken;      /* job was moved out (make_job_from): nothing left to free */
     struct jobspec job;
     int32_t restarts; /* state.json's; -1 unknown */
 };
@@ -400,7 +401,8 @@ static void facts_read(int dfd, uid_t owner, bool whole, struct dir_facts *f)
 
 static void facts_free(struct dir_facts *f)
 {
-    jobspec_free(&f->job);
+    if (!f->taken)
+        jobspec_free(&f->job);
 }
 
 /*
@@ -416,6 +418,7 @@ static bool make_job_from(struct backend *b, const char *name, const struct slur
     *out = f->job; /* as job.json gave it, even in part */
     jobspec_init(&f->job);
     f->stored = false;
+    f->taken = true;
     int64_t created = f->created;
     /* Its path, only for what is read by path: a forgotten job's files, a running one's workers. */
     char *dir = sj ? NULL : slurm_jobdir_path(driver(b)->jobs_dir, b->target.workspace, name);
@@ -924,7 +927,10 @@ enum backend_status slurm_list(struct backend *b, const struct list_query *q, st
     struct prefetch pf;
     prefetch_start(b, &pf, driver(b)->replay == NULL);
     struct slurm_found f;
-    struct list_fill fill = {b, q, out, 0};
+    /* Room for a job a directory: at most one each, so the list is not grown (and copied) 10
+     * times over on the way to 1,000. */
+    struct list_fill fill = {b, q, out, pf.count};
+    out->jobs = xcalloc(pf.count ? pf.count : 1, sizeof *out->jobs);
     enum backend_status st = fetch_jobs(b, &f, &pf, list_found, &fill, err);
     if (st != BACKEND_OK) {
         for (size_t i = 0; i < out->count; i++)
