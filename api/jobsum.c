@@ -53,12 +53,19 @@ static int fail(struct jp *p, const char *what)
     return -1;
 }
 
+/* Eight bytes read as one word have the first lowest (else string's word loop is left out). */
+#define SWAR_LITTLE (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+#define SWAR_ONES 0x0101010101010101u
+
+/* JSON's white space. */
+static const bool is_ws[256] = {[' '] = 1, ['\n'] = 1, ['\t'] = 1, ['\r'] = 1};
+
 /* White space passed over with the position in a local (through p it is stored per byte). */
 static void skip_ws(struct jp *p)
 {
     size_t i = p->pos, n = p->n;
-    const char *s = p->s;
-    while (i < n && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r'))
+    const unsigned char *s = (const unsigned char *)p->s;
+    while (i < n && is_ws[s[i]])
         i++;
     p->pos = i;
 }
@@ -137,9 +144,6 @@ static const bool ends_run[256] = {
     [0x1c] = 1, [0x1d] = 1, [0x1e] = 1, [0x1f] = 1, ['"'] = 1,  ['\\'] = 1,
 };
 
-/* Eight bytes read as one word have the first lowest (else string's word loop is left out). */
-#define SWAR_LITTLE (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
-
 /*
  * The bytes of w (eight of the text, the first lowest) that end a run, as
  * ends_run: the high bit of each such byte set and, below the lowest one,
@@ -147,7 +151,7 @@ static const bool ends_run[256] = {
  */
 static uint64_t run_stops(uint64_t w)
 {
-    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+    const uint64_t ones = SWAR_ONES, high = 0x8080808080808080u;
     uint64_t quote = w ^ (ones * '"'), backslash = w ^ (ones * '\\');
     uint64_t zero_q = (quote - ones) & ~quote, zero_b = (backslash - ones) & ~backslash;
     uint64_t control = (w - ones * 0x20) & ~w; /* a byte below 0x20 */
