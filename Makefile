@@ -235,7 +235,8 @@ conformance: check-tests
 asan:
 	@$(MAKE) --no-print-directory $(filter -j%,$(MAKEFLAGS)) BUILD=build/asan SANITIZE=1 test
 
-bench: $(BINARIES) $(BENCHES) $(BUILD)/tests/tools/cputime $(BUILD)/tests/tools/shareload
+bench: $(BINARIES) $(BENCHES) $(BUILD)/tests/tools/cputime $(BUILD)/tests/tools/shareload \
+       $(BUILD)/tests/tools/unixget
 	@scripts/deps.sh --bench || echo "bench: no htop; its reference figures will read n/a" >&2
 	@bench/run-bench.sh $(BUILD)
 

@@ -53,18 +53,25 @@ static int fail(struct jp *p, const char *what)
     return -1;
 }
 
+/* Eight bytes read as one word have the first lowest (else string's word loop is left out). */
+#define SWAR_LITTLE (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+#define SWAR_ONES 0x0101010101010101u
+
+/* JSON's white space. */
+static const bool is_ws[256] = {[' '] = 1, ['\n'] = 1, ['\t'] = 1, ['\r'] = 1};
+
+/* White space passed over with the position in a local (through p it is stored per byte). */
 static void skip_ws(struct jp *p)
 {
-    while (p->pos < p->n) {
-        char c = p->s[p->pos];
-        if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
-            return;
-        p->pos++;
-    }
+    size_t i = p->pos, n = p->n;
+    const unsigned char *s = (const unsigned char *)p->s;
+    while (i < n && is_ws[s[i]])
+        i++;
+    p->pos = i;
 }
 
 /* The next byte after white space, or 0 at the end (never a valid token). */
-static char peek(struct jp *p)
+static inline char peek(struct jp *p)
 {
     if (p->pos < p->n && (unsigned char)p->s[p->pos] > ' ') /* compact JSON: no call */
         return p->s[p->pos];
@@ -138,6 +145,20 @@ static const bool ends_run[256] = {
 };
 
 /*
+ * The bytes of w (eight of the text, the first lowest) that end a run, as
+ * ends_run: the high bit of each such byte set and, below the lowest one,
+ * no other (what lies above it may be set falsely, and is not read).
+ */
+static uint64_t run_stops(uint64_t w)
+{
+    const uint64_t ones = SWAR_ONES, high = 0x8080808080808080u;
+    uint64_t quote = w ^ (ones * '"'), backslash = w ^ (ones * '\\');
+    uint64_t zero_q = (quote - ones) & ~quote, zero_b = (backslash - ones) & ~backslash;
+    uint64_t control = (w - ones * 0x20) & ~w; /* a byte below 0x20 */
+    return (zero_q | zero_b | control) & high;
+}
+
+/*
  * A string into p->sv/p->sn: escapes decoded, raw bytes UTF-8 checked,
  * controls refused, at most JOBSUM_MAX_STRING bytes. A string without
  * escapes (nearly every key and value) is not copied: sv points into the
@@ -147,14 +168,26 @@ static int string(struct jp *p)
 {
     if (expect(p, '"', "expected a string"))
         return -1;
-    strbuf_reset(&p->str);
     size_t start = p->pos; /* after the quote */
     for (;;) {
         /* The run scanned with locals: through p the compiler reloads and stores pos per byte. */
         size_t run = p->pos, i = run, n = p->n;
         unsigned char all = 0; /* the bytes OR'ed: bit 7 says some are not ASCII */
         const unsigned char *u = (const unsigned char *)p->s;
-        while (i < n && !ends_run[u[i]])
+        bool stopped = false;
+        while (SWAR_LITTLE && i + 8 <= n) { /* eight bytes at a time until one ends the run */
+            uint64_t stop, w;
+            memcpy(&w, u + i, 8);
+            if ((stop = run_stops(w)) != 0) {
+                all |= (w & 0x8080808080808080u & ((stop & -stop) - 1)) ? 0x80 : 0;
+                i += (size_t)__builtin_ctzll(stop) / 8;
+                stopped = true;
+                break;
+            }
+            all |= (w & 0x8080808080808080u) ? 0x80 : 0;
+            i += 8;
+        }
+        while (!stopped && i < n && !ends_run[u[i]]) /* the last bytes, one at a time */
             all |= u[i++];
         p->pos = i;
         if ((all & 0x80) && !utf8_valid(p->s + run, i - run)) {
@@ -169,6 +202,8 @@ static int string(struct jp *p)
             p->pos = i + 1;
             return 0;
         }
+        if (run == start) /* not in place after all: the decoded string starts empty */
+            strbuf_reset(&p->str);
         if (i > run) { /* one copy into room made once, not strbuf_add's overlap checks */
             strbuf_grow(&p->str, i - run);
             memcpy(p->str.buf + p->str.len, p->s + run, i - run);

@@ -376,6 +376,7 @@ struct dir_facts {
     char mark[33];
     int64_t created; /* the mark's mtime; 0: none */
     bool stored;     /* job.json was read into job */
+    bool taken;      /* job was moved out (make_job_from): nothing left to free */
     struct jobspec job;
     int32_t restarts; /* state.json's; -1 unknown */
 };
@@ -400,7 +401,8 @@ static void facts_read(int dfd, uid_t owner, bool whole, struct dir_facts *f)
 
 static void facts_free(struct dir_facts *f)
 {
-    jobspec_free(&f->job);
+    if (!f->taken)
+        jobspec_free(&f->job);
 }
 
 /*
@@ -416,6 +418,7 @@ static bool make_job_from(struct backend *b, const char *name, const struct slur
     *out = f->job; /* as job.json gave it, even in part */
     jobspec_init(&f->job);
     f->stored = false;
+    f->taken = true;
     int64_t created = f->created;
     /* Its path, only for what is read by path: a forgotten job's files, a running one's workers. */
     char *dir = sj ? NULL : slurm_jobdir_path(driver(b)->jobs_dir, b->target.workspace, name);
@@ -506,16 +509,20 @@ static void make_job(struct backend *b, const char *name, const struct slurm_job
     free(dir);
 }
 
-/* The names of the workspace's directories (at most 100,000), unchecked. */
-static size_t dir_names(struct backend *b, char ***out)
+/* The workspace's directory (where its jobs' directories are), or NULL. */
+static char *workspace_dir(struct backend *b)
+{
+    char *d = slurm_jobdir_path(driver(b)->jobs_dir, b->target.workspace, "x");
+    if (d)
+        d[strlen(d) - 2] = '\0';
+    return d;
+}
+
+/* The names of the directories in d (at most 100,000), unchecked. */
+static size_t dir_names(const char *d, char ***out)
 {
     *out = NULL;
-    char *d = slurm_jobdir_path(driver(b)->jobs_dir, b->target.workspace, "x");
-    if (d == NULL)
-        return 0;
-    d[strlen(d) - 2] = '\0';
-    int fd = slurm_open_dir_nofollow(d);
-    free(d);
+    int fd = d ? slurm_open_dir_nofollow(d) : -1;
     if (fd < 0)
         return 0;
     DIR *dp = fdopendir(fd);
@@ -612,11 +619,14 @@ struct name_group {
  * A list's reading of the workspace's job directories: the names in the
  * directory, and each one's facts — read ahead while slurmrestd renders
  * /jobs (0.1 s for 1,000 jobs) when the list waits for it, by a thread of
- * its own and, once the calling thread has its reply, by both (each takes
- * the next directory not taken); else as they are asked for. facts are the
- * calling thread's once the reading thread has ended (prefetch_wait).
+ * its own (which lists the directory too, so the request is not held back
+ * by it) and, once the calling thread has its reply, by both (each takes
+ * the next directory not taken); else as they are asked for. The names are
+ * the calling thread's once listed (prefetch_listed), facts once the
+ * reading thread has ended (prefetch_wait).
  */
 struct prefetch {
+    char *dir; /* the workspace's directory, to list */
     char **names;
     size_t count;
     struct dir_facts *facts; /* facts[i]: names[i]'s; .read false until read */
@@ -624,15 +634,42 @@ struct prefetch {
     int wsfd;
     uid_t owner;
     atomic_size_t next; /* the next directory to read ahead */
+    atomic_bool stop;   /* a list that failed reads no more */
+    pthread_mutex_t lock;
+    pthread_cond_t listed_cond;
+    bool listed; /* names, count, facts, by_name and wsfd are set (under lock) */
     pthread_t thread;
     bool running;
 };
 
-/* Reads the directories not taken yet, one at a time. */
+/* Lists the workspace's directories: names, count, room for their facts, wsfd. */
+static void prefetch_list(struct prefetch *p)
+{
+    p->count = dir_names(p->dir, &p->names);
+    p->facts = xcalloc(p->count ? p->count : 1, sizeof *p->facts);
+    for (size_t i = 0; i < p->count; i++)
+        hmap_put(&p->by_name, hmap_hash(p->names[i], strlen(p->names[i])), &p->names[i]);
+    p->wsfd = p->dir ? slurm_open_dir_nofollow(p->dir) : -1;
+    pthread_mutex_lock(&p->lock);
+    p->listed = true;
+    pthread_cond_broadcast(&p->listed_cond);
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* Waits until the directories are listed (by the reading thread, if it lists them). */
+static void prefetch_listed(struct prefetch *p)
+{
+    pthread_mutex_lock(&p->lock);
+    while (!p->listed)
+        pthread_cond_wait(&p->listed_cond, &p->lock);
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* Reads the directories not taken yet, one at a time (once listed). */
 static void prefetch_take(struct prefetch *p)
 {
     size_t i;
-    while ((i = atomic_fetch_add(&p->next, 1)) < p->count) {
+    while (!atomic_load(&p->stop) && (i = atomic_fetch_add(&p->next, 1)) < p->count) {
         int dfd = slurm_open_job_dir_at(p->wsfd, p->names[i], p->owner);
         facts_read(dfd, p->owner, true, &p->facts[i]);
         if (dfd >= 0)
@@ -642,30 +679,32 @@ static void prefetch_take(struct prefetch *p)
 
 static void *prefetch_run(void *arg)
 {
+    prefetch_list(arg);
     prefetch_take(arg);
     return NULL;
 }
 
-/* Lists the workspace's directories; ahead: starts reading them (here when no thread starts). */
+/*
+ * Starts a list's reading: ahead, a thread lists the workspace's
+ * directories and reads them (here when no thread starts); else they are
+ * listed here and read as asked for.
+ */
 static void prefetch_start(struct backend *b, struct prefetch *p, bool ahead)
 {
     memset(p, 0, sizeof *p);
     atomic_init(&p->next, 0);
+    atomic_init(&p->stop, false);
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->listed_cond, NULL);
     p->by_name = (struct hmap)HMAP_INIT;
+    p->wsfd = -1;
     p->owner = driver(b)->owner_uid;
-    p->count = dir_names(b, &p->names);
-    p->facts = xcalloc(p->count ? p->count : 1, sizeof *p->facts);
-    for (size_t i = 0; i < p->count; i++)
-        hmap_put(&p->by_name, hmap_hash(p->names[i], strlen(p->names[i])), &p->names[i]);
-    char *d = slurm_jobdir_path(driver(b)->jobs_dir, b->target.workspace, "x");
-    if (d)
-        d[strlen(d) - 2] = '\0';
-    p->wsfd = d ? slurm_open_dir_nofollow(d) : -1;
-    free(d);
-    if (!ahead)
+    p->dir = workspace_dir(b);
+    p->running = ahead && pthread_create(&p->thread, NULL, prefetch_run, p) == 0;
+    if (p->running)
         return;
-    p->running = pthread_create(&p->thread, NULL, prefetch_run, p) == 0;
-    if (!p->running)
+    prefetch_list(p);
+    if (ahead)
         prefetch_take(p);
 }
 
@@ -673,6 +712,7 @@ static void prefetch_start(struct backend *b, struct prefetch *p, bool ahead)
 static void prefetch_wait(struct prefetch *p)
 {
     if (p->running) {
+        prefetch_listed(p);
         prefetch_take(p);
         pthread_join(p->thread, NULL);
         p->running = false;
@@ -695,13 +735,14 @@ static struct dir_facts *prefetch_facts(struct prefetch *p, size_t i)
 /* The facts of name's directory, or NULL when it was not there when listed. */
 static struct dir_facts *prefetch_get(struct prefetch *p, const char *name)
 {
+    prefetch_listed(p);
     char **slot = hmap_get(&p->by_name, hmap_hash(name, strlen(name)), name_eq, name);
     return slot ? prefetch_facts(p, (size_t)(slot - p->names)) : NULL;
 }
 
 static void prefetch_free(struct prefetch *p)
 {
-    atomic_store(&p->next, p->count); /* a list that failed reads no more */
+    atomic_store(&p->stop, true); /* a list that failed reads no more */
     prefetch_wait(p);
     for (size_t i = 0; i < p->count; i++) {
         facts_free(&p->facts[i]);
@@ -712,6 +753,9 @@ static void prefetch_free(struct prefetch *p)
     hmap_free(&p->by_name);
     if (p->wsfd >= 0)
         close(p->wsfd);
+    free(p->dir);
+    pthread_mutex_destroy(&p->lock);
+    pthread_cond_destroy(&p->listed_cond);
 }
 
 /* A job found, with its directory's facts (whole when a list asked: fn may take its job.json). */
@@ -887,13 +931,18 @@ struct list_fill {
     const struct list_query *q;
     struct job_list *out;
     size_t cap;
+    const struct prefetch *pf; /* listed before the first job is made */
 };
 
-/* Room for one more job in lf's list. */
+/*
+ * Room for one more job in lf's list: first for one a directory listed (the
+ * most a list holds, but for a directory made meanwhile), so it is not
+ * grown (and copied) 10 times over on the way to 1,000.
+ */
 static struct jobspec *list_slot(struct list_fill *lf)
 {
     if (lf->out->count == lf->cap) {
-        lf->cap = lf->cap ? lf->cap * 2 : 64;
+        lf->cap = lf->cap ? lf->cap * 2 : lf->pf->count > 64 ? lf->pf->count : 64;
         lf->out->jobs = xreallocarray(lf->out->jobs, lf->cap, sizeof *lf->out->jobs);
     }
     return &lf->out->jobs[lf->out->count];
@@ -924,7 +973,7 @@ enum backend_status slurm_list(struct backend *b, const struct list_query *q, st
     struct prefetch pf;
     prefetch_start(b, &pf, driver(b)->replay == NULL);
     struct slurm_found f;
-    struct list_fill fill = {b, q, out, 0};
+    struct list_fill fill = {b, q, out, 0, &pf};
     enum backend_status st = fetch_jobs(b, &f, &pf, list_found, &fill, err);
     if (st != BACKEND_OK) {
         for (size_t i = 0; i < out->count; i++)
@@ -944,6 +993,7 @@ enum backend_status slurm_list(struct backend *b, const struct list_query *q, st
         found[i] = name;
         hmap_put(&by_name, hmap_hash(name, strlen(name)), &found[i]);
     }
+    prefetch_wait(&pf); /* the directories listed and read: the names are this thread's */
     for (size_t i = 0; i < pf.count; i++) {
         const char *name = pf.names[i];
         if (hmap_get(&by_name, hmap_hash(name, strlen(name)), name_eq, name) != NULL ||

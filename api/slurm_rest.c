@@ -1019,7 +1019,11 @@ static void kept_add(struct strbuf *text, const struct slurm_job_text *at)
         strbuf_adds(text, first ? "\"" : ",\"");
         strbuf_adds(text, slurm_job_fields[f]); /* one of ours: nothing to escape */
         strbuf_adds(text, "\":");
-        jsonbound_add_compact(text, at->value[f], at->len[f]); /* no blanks to read again */
+        const char *v = at->value[f];
+        if (v[0] == '{' || v[0] == '[')
+            jsonbound_add_compact(text, v, at->len[f]); /* no blanks to read again */
+        else /* a string or a scalar as walked: nothing outside its quotes to drop */
+            strbuf_add(text, v, at->len[f]);
         first = false;
     }
     strbuf_addc(text, '}');

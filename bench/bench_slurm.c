@@ -8,7 +8,10 @@
  *      of this file between them, with nothing changing and while jobs are
  *      cancelled, per path;
  *   3. `trainjob get jobs` over 1,000 pending Slurm jobs, cold (no list kept
- *      in the cache) next to slurmrestd's own GET /jobs and warm (right after
+ *      in the cache) next to slurmrestd's own GET /jobs (as a process asking
+ *      it feels it: tests/tools/unixget from exec to exit, through the same
+ *      pipe as trainjob; the same GET by libcurl in this process, no exec,
+ *      shown beside it) and warm (right after
  *      a cold one) next to `squeue -a` on the same cluster, with its peak RSS
  *      and how many warm lists slurmrestd answered 304 (TRAINJOB_HTTP_STATS),
  *      and over 1,000 trainjobd jobs (issue 14's row);
@@ -94,6 +97,8 @@ static char top_dir[PATH_MAX]; /* the source tree (tests/slurm/cluster.sh) */
 static char trainjob[PATH_MAX], trainjobd[PATH_MAX];
 /* tests/tools/cputime, built beside this bench: runs a command and says its peak RSS */
 static char cputime[PATH_MAX];
+/* tests/tools/unixget, built beside it: one GET over a Unix socket, the reply read and dropped */
+static char unixget[PATH_MAX];
 static volatile pid_t engine_pid, proxy_pid, top_pid, fake_pid;
 /* part 3 ran on a cluster and left its jobs there (part 5 records their replies) */
 static bool slurm_ran_3;
@@ -1257,6 +1262,7 @@ static const char *const part3_rows[] = {
     "trainjob get jobs, 1,000 Slurm jobs, cold (median of 10)",
     "  its output",
     "  slurmrestd's GET /jobs alone",
+    "  the same GET in this process (libcurl, no exec)",
     "trainjob get jobs, 1,000 trainjobd jobs (median of 10)",
     "  its output",
     "squeue -a, the same 1,000 Slurm jobs (median of 10)",
@@ -1282,9 +1288,48 @@ static void forget_lists(void)
         closedir(d);
 }
 
-/* ms of one GET /slurm/v0.0.38/jobs on slurmrestd's socket, the driver's list call; -1 when it
- * fails. */
-static double rest_jobs_ms(size_t *bytes)
+/*
+ * ms of one GET /slurm/v0.0.38/jobs on slurmrestd's socket, the driver's
+ * list call, as a process asking it feels it: unixget (connect, send, read
+ * the whole reply and drop it) from exec to exit through run_cmd, as
+ * trainjob is measured. -1 when it fails.
+ */
+static double rest_jobs_ms(size_t *bytes, struct run *r)
+{
+    char *user = xasprintf("X-SLURM-USER-NAME: %s", getenv("SLURMRESTD_USER"));
+    char *token = xasprintf("X-SLURM-USER-TOKEN: %s", getenv("SLURMRESTD_TOKEN"));
+    char *argv[] = {unixget,
+                    getenv("SLURMRESTD_SOCKET"),
+                    "/slurm/v0.0.38/jobs",
+                    user,
+                    token,
+                    "Accept: application/json",
+                    NULL};
+    double ms = -1;
+    if (run_cmd(argv, NULL, false, r) == 0 && r->status == 0) {
+        char *path = xasprintf("%s/cmd.err", tmp), *data = NULL, *at;
+        size_t len = 0;
+        struct strbuf err = STRBUF_INIT;
+        if (file_read_all(path, 1 << 20, &data, &len, &err) == 0 &&
+            (at = strstr(data, " bytes ")) != NULL) {
+            *bytes = (size_t)strtoull(at + 7, NULL, 10);
+            ms = r->ms;
+        }
+        free(data);
+        free(path);
+        strbuf_free(&err);
+    }
+    free(user);
+    free(token);
+    return ms;
+}
+
+/*
+ * ms of the same GET made in this process by libcurl: no exec, no exit, no
+ * pipe (what this row measured before unixget; shown beside it). -1 when
+ * it fails.
+ */
+static double rest_jobs_inproc_ms(size_t *bytes)
 {
     char *user = xasprintf("X-SLURM-USER-NAME: %s", getenv("SLURMRESTD_USER"));
     char *token = xasprintf("X-SLURM-USER-TOKEN: %s", getenv("SLURMRESTD_TOKEN"));
@@ -1420,8 +1465,9 @@ static void part3(bool slurm_up, const char *slurm_why, const char *slurm_cfg)
     snprintf(endpoint, sizeof endpoint, "http+unix://%s", engine_socket);
 
     double sl[LIST_RUNS], tl[LIST_RUNS], sq[LIST_RUNS], rj[LIST_RUNS], sw[LIST_RUNS];
+    double ri[LIST_RUNS];
     double rss[LIST_RUNS], sq_rss[LIST_RUNS];
-    size_t sl_b = 0, tl_b = 0, sq_b = 0, rj_b = 0;
+    size_t sl_b = 0, tl_b = 0, sq_b = 0, rj_b = 0, ri_b = 0;
     long sl_rows = 0, tl_rows = 0, sq_rows = 0;
     char *sget[] = {trainjob, "get", "jobs", NULL};
     char *tget[] = {trainjob, "--endpoint", endpoint, "get", "jobs", NULL};
@@ -1453,8 +1499,12 @@ static void part3(bool slurm_up, const char *slurm_why, const char *slurm_cfg)
                 slurm = false;
             }
             sq[i] = r.ms, sq_b = r.bytes, sq_rows = lines_of(&r.out);
-            if (slurm && (rj[i] = rest_jobs_ms(&rj_b)) < 0) {
-                snprintf(why, sizeof why, "GET /jobs failed");
+            if (slurm && (rj[i] = rest_jobs_ms(&rj_b, &r)) < 0) {
+                snprintf(why, sizeof why, "GET /jobs (unixget) failed");
+                slurm = false;
+            }
+            if (slurm && (ri[i] = rest_jobs_inproc_ms(&ri_b)) < 0) {
+                snprintf(why, sizeof why, "GET /jobs (libcurl) failed");
                 slurm = false;
             }
             /* Peak RSS in runs of their own (through cputime), the list cold again. */
@@ -1476,6 +1526,7 @@ static void part3(bool slurm_up, const char *slurm_why, const char *slurm_cfg)
     double tlm = engine ? bench_quantile(tl, LIST_RUNS, 0.5) : -1;
     double sqm = slurm ? bench_quantile(sq, LIST_RUNS, 0.5) : -1;
     double rjm = slurm ? bench_quantile(rj, LIST_RUNS, 0.5) : -1;
+    double rim = slurm ? bench_quantile(ri, LIST_RUNS, 0.5) : -1;
     double swm = slurm ? bench_quantile(sw, LIST_RUNS, 0.5) : -1;
     double rssm = slurm ? bench_quantile(rss, LIST_RUNS, 0.5) : -1;
     double sq_rssm = slurm ? bench_quantile(sq_rss, LIST_RUNS, 0.5) : -1;
@@ -1491,17 +1542,17 @@ static void part3(bool slurm_up, const char *slurm_why, const char *slurm_cfg)
         snprintf(ref, sizeof ref, "squeue %.0f ms", sqm);
     fmt(v, sizeof v, swm, 0, "ms");
     fmt_ratio(ratio, sizeof ratio, swm, sqm);
-    row(part3_rows[6], v, "<= 3x squeue", ref, ratio);
+    row(part3_rows[7], v, "<= 3x squeue", ref, ratio);
     if (slurm)
         snprintf(ref, sizeof ref, "squeue %.1f MiB", sq_rssm / 1024);
     fmt(v, sizeof v, slurm ? rssm / 1024 : -1, 1, "MiB");
     fmt_ratio(ratio, sizeof ratio, rssm, sq_rssm);
-    row(part3_rows[7], v, "flat in the cluster's size", ref, ratio);
+    row(part3_rows[8], v, "flat in the cluster's size", ref, ratio);
     long quiet, warm_runs = stats_lines(warm_stats, &quiet);
     char answered[48] = "n/a";
     if (slurm)
         snprintf(answered, sizeof answered, "%ld of %ld", quiet, warm_runs);
-    row(part3_rows[8], answered, "all", "-", "-");
+    row(part3_rows[9], answered, "all", "-", "-");
     free(warm_stats);
     snprintf(what, sizeof what, "  its output (%ld lines)", sl_rows);
     fmt(v, sizeof v, slurm ? (double)sl_b / 1e3 : -1, 1, "kB");
@@ -1509,13 +1560,17 @@ static void part3(bool slurm_up, const char *slurm_why, const char *slurm_cfg)
         snprintf(ref, sizeof ref, "squeue %.1f kB", (double)sq_b / 1e3);
     row(what, v, "-", ref, "-");
     fmt(v, sizeof v, rjm, 0, "ms");
-    snprintf(what, sizeof what, "  slurmrestd's GET /jobs alone (%.1f MB)", (double)rj_b / 1e6);
-    row(slurm ? what : part3_rows[2], v, "-", "-", "-");
+    snprintf(what, sizeof what, "  slurmrestd's GET /jobs alone (%.1f MB), exec to exit",
+             (double)rj_b / 1e6);
+    row(slurm ? what : part3_rows[2], v, "-", "unixget", "-");
+    fmt(v, sizeof v, rim, 0, "ms");
+    fmt_ratio(ratio, sizeof ratio, slm, rim);
+    row(part3_rows[3], v, "-", slurm ? "trainjob's against it" : "-", ratio);
     fmt(v, sizeof v, tlm, 0, "ms");
     if (slurm)
         snprintf(ref, sizeof ref, "squeue %.0f ms", sqm);
     fmt_ratio(ratio, sizeof ratio, tlm, sqm);
-    row(part3_rows[3], v, "<= squeue (issue 14)", ref, ratio);
+    row(part3_rows[4], v, "<= squeue (issue 14)", ref, ratio);
     snprintf(what, sizeof what, "  its output (%ld lines)", tl_rows);
     fmt(v, sizeof v, engine ? (double)tl_b / 1e3 : -1, 1, "kB");
     row(what, v, "-", "-", "-");
@@ -2174,6 +2229,7 @@ static int find_paths(void)
     if (v == NULL)
         snprintf(trainjobd, sizeof trainjobd, "%s/../trainjobd", self);
     snprintf(cputime, sizeof cputime, "%s/../tests/tools/cputime", self);
+    snprintf(unixget, sizeof unixget, "%s/../tests/tools/unixget", self);
     v = getenv("TRAINJOB_TOP");
     snprintf(top_dir, sizeof top_dir, "%s", v ? v : "");
     if (v == NULL && getcwd(top_dir, sizeof top_dir) == NULL)

@@ -303,6 +303,59 @@ static void test_members(void **state)
     strbuf_free(&sb);
 }
 
+/*
+ * A string's bytes are read eight at a time until one ends the run (a quote,
+ * a backslash, a control) and one at a time at the end of the text: every
+ * such byte, a plain one and bytes of UTF-8 (good and bad) at each place
+ * of strings 0 to 24 bytes long, ended or cut short, read as jansson reads
+ * them — taken with the same bytes or refused. Each text is an exact-size
+ * copy, so a read past it shows under ASan.
+ */
+static void test_string_every_place(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *bytes;
+        size_t len;
+    } odd[] = {
+        {"\"", 2},   {"\\\\", 2},     {"\\n", 2},          {"\\u00e9", 6}, {"\x01", 1}, {"\x1f", 1},
+        {"\x7f", 1}, {"\xc3\xa9", 2}, {"\xe2\x82\xac", 3}, {"\xff", 1},    {"\xc3", 1}, {"\"", 1},
+    };
+    for (size_t len = 0; len <= 24; len++)
+        for (size_t at = 0; at <= len; at++)
+            for (size_t o = 0; o < sizeof odd / sizeof odd[0]; o++)
+                for (int ended = 0; ended < 2; ended++) {
+                    struct strbuf t = STRBUF_INIT;
+                    strbuf_addc(&t, '"');
+                    for (size_t i = 0; i < len; i++) {
+                        if (i == at)
+                            strbuf_add(&t, odd[o].bytes, odd[o].len);
+                        strbuf_addc(&t, (char)('a' + i % 26));
+                    }
+                    if (at == len)
+                        strbuf_add(&t, odd[o].bytes, odd[o].len);
+                    if (ended)
+                        strbuf_addc(&t, '"');
+                    char *text = xmalloc(t.len ? t.len : 1); /* no NUL after it */
+                    memcpy(text, t.buf, t.len);
+                    json_error_t je;
+                    json_t *j = json_loadb(text, t.len, JSON_DECODE_ANY, &je);
+                    char *got = NULL;
+                    bool ok = jobsum_string(text, t.len, &got);
+                    if (ok != (j != NULL))
+                        fail_msg("'%s': jobsum %s, jansson %s", t.buf, ok ? "took it" : "refused",
+                                 j ? "took it" : "refused");
+                    if (ok && (json_string_length(j) != strlen(got) ||
+                               memcmp(json_string_value(j), got, strlen(got)) != 0))
+                        fail_msg("'%s': jobsum read '%s', jansson '%s'", t.buf, got,
+                                 json_string_value(j));
+                    free(got);
+                    json_decref(j);
+                    free(text);
+                    strbuf_free(&t);
+                }
+}
+
 static void assert_refused(const char *text, size_t len, const char *want)
 {
     struct job_list l;
@@ -424,6 +477,7 @@ int main(void)
         cmocka_unit_test(test_watch_lines),
         cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_members),
+        cmocka_unit_test(test_string_every_place),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
