@@ -12,9 +12,12 @@
 
 #include <cmocka.h> /* after the four headers it needs */
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "util/hmap.h"
 
@@ -249,9 +252,60 @@ static void test_siphash_words(void **state)
         }
 }
 
+/*
+ * The first hash of a process taken by several threads at once: one key for
+ * all. The race is a syscall wide, so it is run in 200 fresh processes.
+ */
+#define RACERS 8
+#define RACES 200
+static pthread_barrier_t racers_ready;
+
+static void *first_hash(void *out)
+{
+    pthread_barrier_wait(&racers_ready);
+    *(uint64_t *)out = hmap_hash("train/loss", 10);
+    return NULL;
+}
+
+/* In a child: 0 when every thread got the same hash, and the key stayed. */
+static int race_once(void)
+{
+    pthread_t t[RACERS];
+    uint64_t got[RACERS];
+    if (pthread_barrier_init(&racers_ready, NULL, RACERS) != 0)
+        return 2;
+    for (int i = 0; i < RACERS; i++)
+        if (pthread_create(&t[i], NULL, first_hash, &got[i]) != 0)
+            return 2;
+    for (int i = 0; i < RACERS; i++)
+        pthread_join(t[i], NULL);
+    for (int i = 1; i < RACERS; i++)
+        if (got[i] != got[0])
+            return 1;
+    return hmap_hash("train/loss", 10) == got[0] ? 0 : 1;
+}
+
+static void test_one_key_for_all_threads(void **state)
+{
+    (void)state;
+    int differed = 0;
+    for (int r = 0; r < RACES; r++) {
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0)
+            _exit(race_once());
+        int status = 0;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) != 2);
+        differed += WEXITSTATUS(status) == 1;
+    }
+    assert_int_equal(differed, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_one_key_for_all_threads), /* first: forks before any hash */
         cmocka_unit_test(test_churn_real_hashes),
         cmocka_unit_test(test_churn_colliding_hashes),
         cmocka_unit_test(test_wraparound_removal),

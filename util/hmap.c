@@ -6,6 +6,7 @@
  */
 #include "util/hmap.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -23,7 +24,7 @@ struct sip {
 };
 
 static uint64_t sip_key[2];
-static bool sip_keyed;
+static pthread_once_t sip_keyed = PTHREAD_ONCE_INIT;
 
 static inline uint64_t rotl(uint64_t x, int b)
 {
@@ -49,17 +50,24 @@ static inline void sip_round(struct sip *s)
 }
 
 /* The process's key: random, or (no getrandom) the clock and pid, never a constant. */
+static void make_key(void)
+{
+    if (getrandom(sip_key, sizeof sip_key, GRND_NONBLOCK) != (ssize_t)sizeof sip_key) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        sip_key[0] = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+        sip_key[1] = (uint64_t)ts.tv_sec * 0xc2b2ae3d27d4eb4full ^ (uintptr_t)&ts;
+    }
+}
+
+/*
+ * Made once, whichever thread hashes first: two threads making their own
+ * would each put items where the other never looks (a Slurm list's reading
+ * thread hashes the directory's names while the calling thread hashes).
+ */
 static const uint64_t *process_key(void)
 {
-    if (!sip_keyed) {
-        if (getrandom(sip_key, sizeof sip_key, GRND_NONBLOCK) != (ssize_t)sizeof sip_key) {
-            struct timespec ts;
-            clock_gettime(CLOCK_MONOTONIC, &ts);
-            sip_key[0] = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
-            sip_key[1] = (uint64_t)ts.tv_sec * 0xc2b2ae3d27d4eb4full ^ (uintptr_t)&ts;
-        }
-        sip_keyed = true;
-    }
+    pthread_once(&sip_keyed, make_key);
     return sip_key;
 }
 
