@@ -125,8 +125,7 @@ static char *make_in_base(const char *base, const struct stat *state, struct str
     char *path = NULL;
     if (tfd >= 0) {
         char leaf[64];
-        snprintf(leaf, sizeof leaf, "%jx-%jx", (uintmax_t)state->st_dev,
-                 (uintmax_t)state->st_ino);
+        snprintf(leaf, sizeof leaf, "%jx-%jx", (uintmax_t)state->st_dev, (uintmax_t)state->st_ino);
         path = xasprintf("%s/%s", top_path, leaf);
         int lfd = make_private(tfd, leaf, path, why);
         close(tfd);
@@ -155,7 +154,7 @@ static bool dir_empty(const char *path)
     return empty;
 }
 
-/* The target of the link at path when it is a fit runtime directory; else NULL (and the link goes). */
+/* The target of link when it is a fit runtime directory; else NULL, and the link goes. */
 static char *linked_dir(const char *link, struct strbuf *why)
 {
     char target[PATH_MAX];

@@ -221,7 +221,7 @@ static void test_unfit_link_target(void **state)
     struct strbuf note = STRBUF_INIT;
     char *dir = status_dir(f, &note);
     assert_int_equal(chmod(dir, 0755), 0); /* not private any more: not used */
-    f->bases[0] = NULL;                     /* and no base to make another in */
+    f->bases[0] = NULL;                    /* and no base to make another in */
     struct strbuf note2 = STRBUF_INIT;
     char *again = status_dir(f, &note2);
     assert_string_equal(again, f->link);
