@@ -22,7 +22,7 @@ MOUNTED=""
 APID=""
 cleanup() {
     engine_cleanup
-    [ -n "$APID" ] && kill -TERM "$APID" 2>/dev/null && wait "$APID" 2>/dev/null
+    [ -n "$APID" ] && kill -TERM "$APID" 2>/dev/null && wait_gone "$APID" 10
     [ -n "$MOUNTED" ] && umount "$RT" 2>/dev/null
     rm -rf "$TMP"
 }
@@ -122,16 +122,18 @@ shared_tmp "$A"
 chown "$TJ_ALICE" "$A"
 mkdir -m 0700 "$RT/alice"
 chown "$TJ_ALICE" "$RT/alice"
-as_user "$TJ_ALICE" env XDG_RUNTIME_DIR="$RT/alice" "$TRAINJOBD_BIN" --foreground \
-    --config "$A/engine.yaml" --state-dir "$A/state" --socket "$A/engine.sock" \
-    >"$TMP/alice.log" 2>&1 &
-APID=$!
+# The engine's own pid (as_user runs in a subshell here): written before its exec.
+as_user "$TJ_ALICE" env XDG_RUNTIME_DIR="$RT/alice" sh -c 'echo $$ >"$1/engine.pid" &&
+    exec "$2" --foreground --config "$1/engine.yaml" --state-dir "$1/state" \
+        --socket "$1/engine.sock"' sh "$A" "$TRAINJOBD_BIN" >"$TMP/alice.log" 2>&1 &
 engine_up "$A/engine.sock" 10
+APID=$(cat "$A/engine.pid")
 alice_target=$(readlink "$A/state/status")
 check "$TJ_ALICE's engine keeps its status files in her runtime dir ($alice_target)" \
     sh -c "case '$alice_target' in '$RT/alice/trainjobd-'$(id -u "$TJ_ALICE")/*) exit 0 ;; *) exit 1 ;; esac"
 check "...a directory of hers, 0700" test "$(stat -c '%a %U' "$alice_target")" = "700 $TJ_ALICE"
 run as_user "$TJ_BOB" ls "$alice_target"
 expect_rc "...that $TJ_BOB cannot list" 2
-kill -TERM "$APID" && wait "$APID"
+kill -TERM "$APID" && wait_gone "$APID" 10
+check "$TJ_ALICE's engine stops" sh -c "! kill -0 $APID 2>/dev/null"
 APID=""
