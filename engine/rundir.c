@@ -89,13 +89,109 @@ static int make_private(int at, const char *name, const char *shown, struct strb
     return open_private(at, name, shown, why);
 }
 
+/* In a runtime directory: the link to the state directory it serves. */
+#define STATE_LINK ".state"
+
+/*
+ * The names in the directory fd (closed here) that keep(ctx, dirfd, name)
+ * accepts, NULL-terminated: read whole before anything is removed, as
+ * removing while reading may skip entries.
+ */
+static char **names_in(int fd, bool (*keep)(void *ctx, int dir, const char *name), void *ctx)
+{
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (d == NULL) {
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    char **names = NULL;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+            !keep(ctx, dirfd(d), e->d_name))
+            continue;
+        names = xreallocarray(names, n + 2, sizeof *names);
+        names[n++] = xstrdup(e->d_name);
+        names[n] = NULL;
+    }
+    closedir(d);
+    return names;
+}
+
+static void names_free(char **names)
+{
+    for (size_t i = 0; names && names[i]; i++)
+        free(names[i]);
+    free(names);
+}
+
+static bool any_name(void *ctx, int dir, const char *name)
+{
+    (void)ctx, (void)dir, (void)name;
+    return true;
+}
+
+/* Removes the files of leaf (below top) and leaf itself: one level, no symlink followed. */
+static void remove_leaf(int top, const char *leaf)
+{
+    int fd = openat(top, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int dir = fd >= 0 ? dup(fd) : -1;
+    char **names = names_in(fd, any_name, NULL);
+    for (size_t i = 0; dir >= 0 && names && names[i]; i++)
+        (void)unlinkat(dir, names[i], 0);
+    names_free(names);
+    if (dir >= 0)
+        close(dir);
+    (void)unlinkat(top, leaf, AT_REMOVEDIR);
+}
+
+/*
+ * Is name (in dir) the runtime directory of a state directory that is
+ * gone: its link names no directory, or one of another device and inode
+ * than its name says (made again since)? One without the link is not.
+ */
+static bool orphan(void *ctx, int dir, const char *name)
+{
+    uintmax_t dev, ino;
+    int used = 0;
+    if (strcmp(name, ctx) == 0 || sscanf(name, "%jx-%jx%n", &dev, &ino, &used) != 2 ||
+        name[used] != '\0')
+        return false;
+    char *link = xasprintf("%s/%s", name, STATE_LINK);
+    char target[PATH_MAX];
+    ssize_t n = readlinkat(dir, link, target, sizeof target - 1);
+    free(link);
+    if (n <= 0)
+        return false;
+    target[n] = '\0';
+    struct stat st;
+    return stat(target, &st) != 0 || (uintmax_t)st.st_dev != dev || (uintmax_t)st.st_ino != ino;
+}
+
+/*
+ * Removes the runtime directories below top, but keep, whose state
+ * directory is gone (orphan): no engine can adopt what is there any more.
+ * A test suite, for one, removes its state directories.
+ */
+static void sweep_orphans(int top, const char *keep)
+{
+    char **names =
+        names_in(openat(top, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), orphan, (void *)keep);
+    for (size_t i = 0; names && names[i]; i++)
+        remove_leaf(top, names[i]);
+    names_free(names);
+}
+
 /*
  * Makes base/trainjobd-UID/DEV-INO (DEV and INO the state directory's),
  * each level a private directory. base itself must be a tmpfs that only
  * root or this user may change, or where the sticky bit keeps others from
  * renaming what is ours. Returns the path, or NULL with why.
  */
-static char *make_in_base(const char *base, const struct stat *state, struct strbuf *why)
+static char *make_in_base(const char *base, const char *state_dir, const struct stat *state,
+                          struct strbuf *why)
 {
     int bfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (bfd < 0) {
@@ -128,13 +224,21 @@ static char *make_in_base(const char *base, const struct stat *state, struct str
         snprintf(leaf, sizeof leaf, "%jx-%jx", (uintmax_t)state->st_dev, (uintmax_t)state->st_ino);
         path = xasprintf("%s/%s", top_path, leaf);
         int lfd = make_private(tfd, leaf, path, why);
-        close(tfd);
         if (lfd < 0) {
             free(path);
             path = NULL;
         } else {
+            /* Which state directory it serves, for sweep_orphans. */
+            char *target = realpath(state_dir, NULL);
+            if (target && symlinkat(target, lfd, STATE_LINK) != 0 && errno == EEXIST) {
+                unlinkat(lfd, STATE_LINK, 0);
+                (void)symlinkat(target, lfd, STATE_LINK);
+            }
+            free(target);
             close(lfd);
+            sweep_orphans(tfd, leaf);
         }
+        close(tfd);
     }
     free(top_path);
     return path;
@@ -207,9 +311,12 @@ char *rundir_status_dir(const char *state_dir, const char *const *bases, struct 
         strbuf_addf(&why, "%s: %s", state_dir, strerror(errno));
     } else {
         for (size_t i = 0; bases && bases[i] && dir == NULL; i++) {
+            size_t said = why.len;
             if (why.len)
                 strbuf_adds(&why, "; ");
-            dir = make_in_base(bases[i], &state, &why);
+            dir = make_in_base(bases[i], state_dir, &state, &why);
+            if (dir)
+                strbuf_truncate(&why, said);
         }
     }
     if (dir && symlink(dir, link) != 0) {
@@ -242,7 +349,24 @@ void rundir_release(const char *state_dir, const char *status_dir)
     if (status_dir == NULL)
         return;
     char *plain = xasprintf("%s/status", state_dir);
-    if (strcmp(plain, status_dir) != 0)
-        (void)rmdir(status_dir); /* fails, and keeps it, while a worker's file is there */
+    DIR *d = strcmp(plain, status_dir) != 0 ? opendir(status_dir) : NULL;
     free(plain);
+    if (d == NULL)
+        return;
+    /* Kept while a worker's file is there; else its link to the state dir goes, then it. */
+    bool others = false;
+    struct dirent *e;
+    while (!others && (e = readdir(d)) != NULL)
+        others = strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+                 strcmp(e->d_name, STATE_LINK) != 0;
+    if (!others) {
+        bool linked = unlinkat(dirfd(d), STATE_LINK, 0) == 0;
+        if (rmdir(status_dir) != 0 && linked) {
+            char *target = realpath(state_dir, NULL); /* a file came meanwhile: link again */
+            if (target)
+                (void)symlinkat(target, dirfd(d), STATE_LINK);
+            free(target);
+        }
+    }
+    closedir(d);
 }

@@ -12,6 +12,8 @@
  * multi-user machine, so what is found there is used only when it is a
  * real directory (not a symlink) owned by the engine's user, 0700, on a
  * tmpfs; anything else is left alone and the state directory is used.
+ * Each holds the link .state to its state directory, so the next engine
+ * to make one removes those whose state directory is gone.
  *
  * Called by engine.c at start-up and at close.
  */

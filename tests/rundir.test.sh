@@ -7,6 +7,8 @@
 #  - a kill -9 and a restart finds them again: the worker's exit code
 #    reaches the job; a clean stop with no worker leaves nothing behind,
 #    and the next start makes the directory again (as after a reboot);
+#  - the files of a state dir removed under a killed engine are swept by
+#    the next engine's start;
 #  - on shared ground (a sticky tmpfs, as /dev/shm is) another user's
 #    directory in the engine's place is not used: the engine says why,
 #    keeps the files in its state dir, and writes nothing into bob's;
@@ -82,6 +84,22 @@ start_engine
 check "the next start makes it again" test "$(stat -f -c %T "$STATE/status/")" = tmpfs
 submit again "exit 0"
 check "...and a job runs through it" wait_for again .state SUCCEEDED 20
+# A state directory removed under a killed engine (as a suite removes its
+# $TMP) leaves its files on the tmpfs; the next engine to make its own
+# directory there sweeps them: no engine can adopt them any more.
+submit left "while [ ! -e go ]; do sleep 0.05; done"
+check "left runs" wait_for left .state RUNNING
+left_dir=$(readlink "$STATE/status")
+stop_engine KILL
+end_workers "$STATE"
+mkdir "$TMP/state1" # before the removal, so as not to get its inode (and name) again
+rm -rf "$STATE"
+check "...a killed engine's status files stay after its state dir went" \
+    sh -c "ls '$left_dir'/*.pid >/dev/null"
+STATE="$TMP/state1"
+start_engine
+check "the next engine's start removes them" test ! -e "$left_dir"
+check "...and not its own" test -d "$(readlink "$STATE/status")"
 stop_engine TERM
 
 # ---- shared ground: another user's directory where the engine's would go -----

@@ -9,7 +9,9 @@
  * STATE/status as a directory: a base that is no tmpfs, a per-user
  * directory that is another user's, open to others, or a symlink. Kept: a
  * STATE/status directory holding a previous engine's files. Released: an
- * empty tmpfs directory, not one with a file in it.
+ * empty tmpfs directory, not one with a file in it. Swept at the next
+ * engine's start: the directory of a state directory that is gone, or was
+ * made again (another inode), files and all; another engine's is kept.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -149,8 +151,8 @@ static void test_made_again_after_reboot(void **state)
     NEED_TMPFS(f);
     struct strbuf note = STRBUF_INIT;
     char *dir = status_dir(f, &note);
-    assert_int_equal(rmdir(dir), 0); /* the tmpfs emptied */
-    assert_int_equal(rmdir(f->top), 0);
+    nftw(f->top, rm_one, 16, FTW_DEPTH | FTW_PHYS); /* the tmpfs emptied */
+    assert_int_equal(access(f->top, F_OK), -1);
     char *again = status_dir(f, &note);
     assert_string_equal(again, dir);
     assert_private_dir(again);
@@ -258,6 +260,52 @@ static void test_previous_files_kept(void **state)
     strbuf_free(&note2);
 }
 
+/* A second state directory beside the fixture's, as another engine's. */
+static char *other_state(void)
+{
+    char tmpl[] = "/tmp/test_rundir.XXXXXX";
+    assert_non_null(mkdtemp(tmpl));
+    return xstrdup(tmpl);
+}
+
+static void test_orphans_swept(void **state)
+{
+    struct fixture *f = *state;
+    NEED_TMPFS(f);
+    struct strbuf note = STRBUF_INIT, err = STRBUF_INIT;
+    char *gone = other_state(), *live = other_state();
+    char *gone_dir = rundir_status_dir(gone, f->bases, &note, &err);
+    char *live_dir = rundir_status_dir(live, f->bases, &note, &err);
+    assert_non_null(gone_dir);
+    assert_non_null(live_dir);
+    char *file = xasprintf("%s/u.1.w.pid", gone_dir); /* a worker's file stays with its dir */
+    FILE *fp = fopen(file, "w");
+    assert_non_null(fp);
+    fclose(fp);
+    nftw(gone, rm_one, 16, FTW_DEPTH | FTW_PHYS); /* its state directory removed */
+    char *dir = status_dir(f, &note);             /* the next engine's start sweeps */
+    assert_int_equal(access(gone_dir, F_OK), -1);
+    assert_private_dir(live_dir); /* its state directory is there: kept */
+    assert_private_dir(dir);
+    /* A state directory made again at the same path is another one. */
+    nftw(live, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    assert_int_equal(mkdir(live, 0700), 0);
+    char *plain = xasprintf("%s/plain", f->state);
+    assert_int_equal(mkdir(plain, 0700), 0);
+    char *third = rundir_status_dir(plain, f->bases, &note, &err);
+    assert_non_null(third);
+    struct stat st;
+    assert_int_equal(stat(live, &st), 0);
+    char leaf[64];
+    snprintf(leaf, sizeof leaf, "%jx-%jx", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino);
+    if (strstr(live_dir, leaf) == NULL) /* (the same inode again: still its own) */
+        assert_int_equal(access(live_dir, F_OK), -1);
+    nftw(live, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    free(gone), free(live), free(gone_dir), free(live_dir), free(file), free(dir), free(plain),
+        free(third);
+    strbuf_free(&note), strbuf_free(&err);
+}
+
 static void test_release(void **state)
 {
     struct fixture *f = *state;
@@ -294,6 +342,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_symlink_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unfit_link_target, setup, teardown),
         cmocka_unit_test_setup_teardown(test_previous_files_kept, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_orphans_swept, setup, teardown),
         cmocka_unit_test_setup_teardown(test_release, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
