@@ -6,7 +6,8 @@
  *   ~/.config/trainjob/engine.yaml       the local engine's catalogue
  *   ~/.local/state/trainjob/             drafts, client log
  *   ~/.cache/trainjob/                   what a client may lose (a Slurm server's API version)
- *   ~/.local/state/trainjob/engine/      engine.db, worker logs, status files,
+ *   ~/.local/state/trainjob/engine/      engine.db, worker logs, status files
+ *                                        (status: a link to a tmpfs, engine/rundir),
  *                                        engine.stopped after a stop on purpose
  *   $XDG_RUNTIME_DIR/trainjob/engine.sock  (else <engine state>/engine.sock)
  *   ~/.config/trainjob/keys, columns    key bindings, the jobs view's columns

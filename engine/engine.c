@@ -24,6 +24,7 @@
 #include "engine/launcher.h"
 #include "engine/logfollow.h"
 #include "engine/runas.h"
+#include "engine/rundir.h"
 #include "engine/state.h"
 #include "engine/store.h"
 #include "engine/stream.h"
@@ -370,7 +371,6 @@ int engine_open(const struct engine_options *opt, struct loop *lp, struct engine
     eng->config_path = xstrdup(opt->config_path);
     eng->state_dir = xstrdup(opt->state_dir);
     eng->shim_path = xstrdup(opt->shim_path);
-    eng->status_dir = xasprintf("%s/status", opt->state_dir);
     eng->log_dir = xasprintf("%s/logs", opt->state_dir);
     eng->next_seq = 1;
     if (eng->opt.grace_ms <= 0)
@@ -386,11 +386,21 @@ int engine_open(const struct engine_options *opt, struct loop *lp, struct engine
         setrlimit(RLIMIT_NOFILE, &nofile);
     }
 
-    if (file_mkdirs(eng->status_dir, 0700, err) != 0 || file_mkdirs(eng->log_dir, 0700, err) != 0)
+    if (file_mkdirs(eng->log_dir, 0700, err) != 0)
         goto fail;
+    /* Status, claim and pid files: on a tmpfs where one may be used (engine/rundir). */
+    struct strbuf where = STRBUF_INIT;
+    const char *const given[] = {opt->runtime_dir, NULL};
+    eng->status_dir =
+        rundir_status_dir(opt->state_dir, opt->runtime_dir ? given : rundir_bases(), &where, err);
+    if (eng->status_dir == NULL) {
+        strbuf_free(&where);
+        goto fail;
+    }
     struct strbuf said = STRBUF_INIT;
     if (load_config(eng, err, &said) != 0) {
         strbuf_free(&said);
+        strbuf_free(&where);
         goto fail;
     }
     eng->cfg.engine_user = current_user(); /* the Unix socket's owner: an admin always */
@@ -410,6 +420,8 @@ int engine_open(const struct engine_options *opt, struct loop *lp, struct engine
         engine_log("%s", line);
     }
     strbuf_free(&said);
+    engine_log("%s", strbuf_str(&where));
+    strbuf_free(&where);
     for (size_t i = 0; i < eng->cfg.volume_count; i++) {
         struct strbuf ignored = STRBUF_INIT;
         const char *path = eng->cfg.volumes[i].path;
@@ -429,7 +441,7 @@ int engine_open(const struct engine_options *opt, struct loop *lp, struct engine
     bool loaded = store_jobs_each(eng->store, load_job, &lc, err) == STORE_OK;
     /* What a crash left of deleted jobs (files of uids the store does not have). */
     if (loaded)
-        jobfiles_collect(eng->state_dir, uid_in_store, &lc);
+        jobfiles_collect(eng->state_dir, eng->status_dir, uid_in_store, &lc);
     for (size_t i = 0; i < lc.skipped_count; i++)
         free(lc.skipped[i]);
     free(lc.skipped);
@@ -502,6 +514,7 @@ void engine_close(struct engine *eng)
     launcher_free(eng->launcher);
     eng->launcher = NULL;
     eng->spawn_wanted = false;
+    rundir_release(eng->state_dir, eng->status_dir);
     lifecycle_sched_free(eng);
     if (eng->trim_timer)
         loop_cancel(eng->loop, eng->trim_timer);

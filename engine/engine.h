@@ -38,6 +38,7 @@ struct engine_options {
     size_t log_cap;          /* bytes per worker log before it rotates */
     struct cgroups *cgroups; /* per-worker limits (engine/cgroup), probed by the caller; or NULL */
     int start_timeout_ms;    /* a shim's report of a start (0: RUNNER_REPORT_TIMEOUT_MS) */
+    const char *runtime_dir; /* where worker status files go if a tmpfs (NULL: rundir_bases) */
 };
 
 struct engine;

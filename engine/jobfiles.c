@@ -25,9 +25,20 @@
 
 #define MAX_DEPTH 128
 
-/* The directories under the state dir holding one entry per job: UID or UID.… */
+/*
+ * The directories under the state dir holding one entry per job: UID or
+ * UID.…; the status directory (engine/rundir: maybe on a tmpfs) comes last.
+ */
 static const char *const per_job_dirs[] = {"work", "platform", "ssh", "logs", "status"};
 #define PER_JOB_DIRS (sizeof per_job_dirs / sizeof per_job_dirs[0])
+
+/* Per-job directory i's path: state_dir/NAME, or status_dir for "status". */
+static char *per_job_path(const char *state_dir, const char *status_dir, size_t i)
+{
+    if (i == PER_JOB_DIRS - 1 && status_dir)
+        return xstrdup(status_dir);
+    return xasprintf("%s/%s", state_dir, per_job_dirs[i]);
+}
 
 bool jobfiles_is_uid(const char *name, size_t len)
 {
@@ -99,12 +110,10 @@ static size_t remove_at(int parent, const char *name, int depth)
     return left + 1;
 }
 
-/* Removes the entries of state_dir/sub whose uid is uid. */
-static size_t remove_in(const char *state_dir, const char *sub, const char *uid)
+/* Removes the entries of the directory path whose uid is uid. */
+static size_t remove_in(const char *path, const char *uid)
 {
-    char *path = xasprintf("%s/%s", state_dir, sub);
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    free(path);
     if (fd < 0)
         return 0;
     DIR *d = fdopendir(fd);
@@ -122,25 +131,30 @@ static size_t remove_in(const char *state_dir, const char *sub, const char *uid)
     return left;
 }
 
-size_t jobfiles_remove(const char *state_dir, const char *uid)
+size_t jobfiles_remove(const char *state_dir, const char *status_dir, const char *uid)
 {
     size_t left = 0;
-    for (size_t i = 0; i < PER_JOB_DIRS; i++)
-        left += remove_in(state_dir, per_job_dirs[i], uid);
+    for (size_t i = 0; i < PER_JOB_DIRS; i++) {
+        char *path = per_job_path(state_dir, status_dir, i);
+        left += remove_in(path, uid);
+        free(path);
+    }
     if (left)
         engine_log("job %s: %zu file(s) under %s could not be removed", uid, left, state_dir);
     return left;
 }
 
-size_t jobfiles_collect(const char *state_dir, bool (*known)(void *ctx, const char *uid), void *ctx)
+size_t jobfiles_collect(const char *state_dir, const char *status_dir,
+                        bool (*known)(void *ctx, const char *uid), void *ctx)
 {
     size_t collected = 0;
     for (size_t i = 0; i < PER_JOB_DIRS; i++) {
-        char *path = xasprintf("%s/%s", state_dir, per_job_dirs[i]);
+        char *path = per_job_path(state_dir, status_dir, i);
         DIR *d = opendir(path);
-        free(path);
-        if (d == NULL)
+        if (d == NULL) {
+            free(path);
             continue;
+        }
         /* Names first, removal after: removing while reading may skip entries. */
         char **uids = NULL;
         size_t n = 0;
@@ -164,11 +178,12 @@ size_t jobfiles_collect(const char *state_dir, bool (*known)(void *ctx, const ch
         for (size_t k = 0; k < n; k++) {
             engine_log("collecting the %s files of job %s, which the store does not have",
                        per_job_dirs[i], uids[k]);
-            (void)remove_in(state_dir, per_job_dirs[i], uids[k]);
+            (void)remove_in(path, uids[k]);
             free(uids[k]);
             collected++;
         }
         free(uids);
+        free(path);
     }
     return collected;
 }

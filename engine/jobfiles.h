@@ -1,6 +1,7 @@
 /*
  * jobfiles: the files a job leaves under the state directory — its worker
- * logs (logs/UID.*), status and pid files (status/UID.*), and the working,
+ * logs (logs/UID.*), status and pid files (UID.* in the status directory,
+ * which engine/rundir may have put on a tmpfs), and the working,
  * platform and SSH directories (work/UID, platform/UID, ssh/UID).
  * engine/record.c removes them once a deleted job's workers are gone, and
  * engine.c collects at start-up what a crash left of jobs the store no longer has.
@@ -18,16 +19,18 @@
 bool jobfiles_is_uid(const char *name, size_t len);
 
 /*
- * Removes every file and directory of job uid under state_dir. Returns the
- * count of entries that could not be removed (logged with engine_log).
+ * Removes every file and directory of job uid under state_dir and in
+ * status_dir (NULL: state_dir/status). Returns the count of entries that
+ * could not be removed (logged with engine_log).
  */
-size_t jobfiles_remove(const char *state_dir, const char *uid);
+size_t jobfiles_remove(const char *state_dir, const char *status_dir, const char *uid);
 
 /*
- * Removes the files of every uid-shaped name under state_dir for which
- * known(ctx, uid) is false. Returns the count of (directory, uid) pairs collected.
+ * Removes the files of every uid-shaped name under state_dir and in
+ * status_dir (NULL: state_dir/status) for which known(ctx, uid) is false.
+ * Returns the count of (directory, uid) pairs collected.
  */
-size_t jobfiles_collect(const char *state_dir, bool (*known)(void *ctx, const char *uid),
-                        void *ctx);
+size_t jobfiles_collect(const char *state_dir, const char *status_dir,
+                        bool (*known)(void *ctx, const char *uid), void *ctx);
 
 #endif

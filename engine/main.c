@@ -49,6 +49,8 @@ static void usage(FILE *out)
           "  --log-cap SIZE       bytes per worker log before it rotates (default 16M)\n"
           "  --cgroup-root DIR    where the cgroup hierarchies are mounted (default\n"
           "                       /sys/fs/cgroup): workers are held to their specs there\n"
+          "  --runtime-dir DIR    where worker status files go when DIR is a tmpfs (default\n"
+          "                       /run or /dev/shm as root, else $XDG_RUNTIME_DIR)\n"
           "  --start-timeout SECONDS\n"
           "                       how long a worker's shim may take to start it (default 30)\n"
           "  --foreground         stay attached; log to stderr\n"
@@ -122,7 +124,7 @@ static int daemonize(const char *log_path, int ready_pipe[2], int lock_fd)
 
 /* What the command line asked for, every value checked. */
 struct flags {
-    const char *config, *state, *sock, *listen_addr, *shim, *cgroup_root;
+    const char *config, *state, *sock, *listen_addr, *shim, *cgroup_root, *runtime_dir;
     bool demo, foreground;
     int grace_ms;
     size_t log_cap;
@@ -148,6 +150,7 @@ static int parse_flags(int argc, char **argv, struct flags *f)
         {"shim", required_argument, NULL, 'x'},
         {"cgroup-root", required_argument, NULL, 'C'},
         {"start-timeout", required_argument, NULL, 'T'},
+        {"runtime-dir", required_argument, NULL, 'R'},
         {"version", no_argument, NULL, 'V'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -191,6 +194,13 @@ static int parse_flags(int argc, char **argv, struct flags *f)
             break;
         case 'C':
             rc = flags_check_path("--cgroup-root", f->cgroup_root = optarg, &err);
+            break;
+        case 'R':
+            rc = flags_check_path("--runtime-dir", f->runtime_dir = optarg, &err);
+            if (rc == 0 && optarg[0] != '/') {
+                strbuf_addf(&err, "--runtime-dir '%s': must be an absolute path", optarg);
+                rc = -1;
+            }
             break;
         case 'T':
             rc = flags_parse_seconds("--start-timeout", optarg, START_TIMEOUT_MAX_S,
@@ -288,6 +298,7 @@ int main(int argc, char **argv)
                                  .grace_ms = fl.grace_ms,
                                  .log_cap = fl.log_cap,
                                  .cgroups = cgroups,
+                                 .runtime_dir = fl.runtime_dir,
                                  .start_timeout_ms = fl.start_timeout_ms};
     struct engine *eng = NULL;
     struct http_server *srv = NULL;

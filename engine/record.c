@@ -743,7 +743,7 @@ static void forget_job(struct engine *eng, struct ejob *job)
         if (eng->batch[i] == job)
             eng->batch[i--] = eng->batch[--eng->batch_count];
     /* Its workers are gone: its logs, status files and directories go with it. */
-    jobfiles_remove(eng->state_dir, job->uid);
+    jobfiles_remove(eng->state_dir, eng->status_dir, job->uid);
     ejob_free(job);
 }
 

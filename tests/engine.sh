@@ -80,6 +80,11 @@ engine_cleanup() {
         wait "$ENGINE_PID" 2>/dev/null
     fi
     end_workers "$STATE"
+    # The worker status files' directory on a tmpfs (trainjobd(8), FILES): a
+    # clean stop removes it when empty; what a killed engine or a file left
+    # there would outlive the suite's state dir.
+    _rt=$(readlink "$STATE/status" 2>/dev/null)
+    case $_rt in */trainjobd-[0-9]*/*) rm -rf "$_rt" ;; esac
 }
 cleanup() {
     engine_cleanup

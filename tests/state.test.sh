@@ -167,8 +167,13 @@ if ! mount -t tmpfs -o size=8m,mode=0700 tmpfs "$STATE" 2>"$TMP/mount.err"; then
     exit 0
 fi
 MOUNTED=1
+# Worker status files on the same small disk (--runtime-dir: the tmpfs that
+# is the state dir), so filling it leaves no room for them either.
+ENGINE_ARGS="--runtime-dir $STATE"
 start_engine
 check "engine starts on a small tmpfs" test -S "$SOCK"
+check "...its worker status files on that disk too" \
+    test "$(df -P "$STATE/status/" | awk 'NR == 2 { print $6 }')" = "$STATE"
 
 fill_disk() { # fills $STATE to the last page
     dd if=/dev/zero of="$STATE/fill" bs=64k 2>/dev/null
