@@ -50,7 +50,7 @@ static void usage(FILE *out)
           "  --cgroup-root DIR    where the cgroup hierarchies are mounted (default\n"
           "                       /sys/fs/cgroup): workers are held to their specs there\n"
           "  --runtime-dir DIR    where worker status files go when DIR is a tmpfs (default\n"
-          "                       /run or /dev/shm as root, else $XDG_RUNTIME_DIR)\n"
+          "                       /run or /dev/shm as root, else the state directory)\n"
           "  --start-timeout SECONDS\n"
           "                       how long a worker's shim may take to start it (default 30)\n"
           "  --foreground         stay attached; log to stderr\n"

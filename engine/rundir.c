@@ -27,12 +27,8 @@
 const char *const *rundir_bases(void)
 {
     static const char *root_bases[] = {"/run", "/dev/shm", NULL};
-    static const char *user_bases[] = {NULL, NULL};
-    if (geteuid() == 0)
-        return root_bases;
-    const char *run = getenv("XDG_RUNTIME_DIR");
-    user_bases[0] = run && run[0] == '/' ? run : NULL;
-    return user_bases;
+    static const char *user_bases[] = {NULL};
+    return geteuid() == 0 ? root_bases : user_bases;
 }
 
 static bool on_tmpfs(int fd)

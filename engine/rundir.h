@@ -25,8 +25,12 @@ struct strbuf;
 /*
  * The directories a runtime directory may be made in, for this process
  * (a NULL-terminated static list): as root, /run and /dev/shm; as another
- * user, $XDG_RUNTIME_DIR when it is an absolute path (the directory the
- * engine's socket is in, which lives as long as the user's engine may).
+ * user, none. A user's tmpfs does not live as long as the user's workers
+ * may: systemd-logind removes $XDG_RUNTIME_DIR, and (RemoveIPC) the user's
+ * files in /dev/shm, when the user's last session ends — a training run
+ * left going over a logout would lose the files its end is read from.
+ * Such an engine keeps them in its state directory unless --runtime-dir
+ * names a tmpfs.
  */
 const char *const *rundir_bases(void);
 

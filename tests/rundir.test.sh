@@ -12,7 +12,9 @@
 #  - on shared ground (a sticky tmpfs, as /dev/shm is) another user's
 #    directory in the engine's place is not used: the engine says why,
 #    keeps the files in its state dir, and writes nothing into bob's;
-#  - a user's own engine uses $XDG_RUNTIME_DIR, which bob cannot read.
+#  - a user's own engine keeps them in its state dir (a user's tmpfs goes
+#    with the user's last session), or in the tmpfs --runtime-dir names,
+#    which bob cannot read.
 # Engines are started here on temp dirs and stopped by pid.
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
@@ -133,25 +135,42 @@ check "...the engine runs jobs from its state dir" wait_for linked .state SUCCEE
 check "...and $TJ_BOB's directory stays empty" test -z "$(ls -A "$RT/bobs")"
 stop_engine TERM
 
-# ---- a user's own engine: $XDG_RUNTIME_DIR ------------------------------------
+# ---- a user's own engine: the state dir, or the tmpfs she names ---------------
+# $XDG_RUNTIME_DIR (and a user's files in /dev/shm) go with the user's last
+# session: a user's engine is given no tmpfs unless --runtime-dir names one.
 
 A="$TMP/alice"
 shared_tmp "$A"
 chown "$TJ_ALICE" "$A"
 mkdir -m 0700 "$RT/alice"
 chown "$TJ_ALICE" "$RT/alice"
-# The engine's own pid (as_user runs in a subshell here): written before its exec.
-as_user "$TJ_ALICE" env XDG_RUNTIME_DIR="$RT/alice" sh -c 'echo $$ >"$1/engine.pid" &&
-    exec "$2" --foreground --config "$1/engine.yaml" --state-dir "$1/state" \
-        --socket "$1/engine.sock"' sh "$A" "$TRAINJOBD_BIN" >"$TMP/alice.log" 2>&1 &
-engine_up "$A/engine.sock" 10
-APID=$(cat "$A/engine.pid")
+# alice_engine ARG… : starts alice's engine with XDG_RUNTIME_DIR=$RT/alice; APID its pid
+alice_engine() {
+    # The engine's own pid (as_user runs in a subshell here): written before its exec.
+    as_user "$TJ_ALICE" env XDG_RUNTIME_DIR="$RT/alice" sh -c 'echo $$ >"$1/engine.pid" &&
+        d=$1 b=$2 && shift 2 && exec "$b" --foreground --config "$d/engine.yaml" \
+        --state-dir "$d/state" --socket "$d/engine.sock" "$@"' sh "$A" "$TRAINJOBD_BIN" "$@" \
+        >>"$TMP/alice.log" 2>&1 &
+    engine_up "$A/engine.sock" 10
+    APID=$(cat "$A/engine.pid")
+}
+# alice_stop : stops alice's engine by its pid
+alice_stop() {
+    kill -TERM "$APID" && wait_gone "$APID" 10
+    check "$TJ_ALICE's engine stops" sh -c "! kill -0 $APID 2>/dev/null"
+    APID=""
+}
+alice_engine
+check "$TJ_ALICE's engine keeps its status files in its state dir by default" \
+    test -d "$A/state/status" -a ! -L "$A/state/status"
+check "...and makes nothing in her runtime dir" test -z "$(ls -A "$RT/alice")"
+alice_stop
+rm -rf "$A/state/status"
+alice_engine --runtime-dir "$RT/alice"
 alice_target=$(readlink "$A/state/status")
-check "$TJ_ALICE's engine keeps its status files in her runtime dir ($alice_target)" \
+check "with --runtime-dir her engine keeps them in that tmpfs ($alice_target)" \
     sh -c "case '$alice_target' in '$RT/alice/trainjobd-'$(id -u "$TJ_ALICE")/*) exit 0 ;; *) exit 1 ;; esac"
 check "...a directory of hers, 0700" test "$(stat -c '%a %U' "$alice_target")" = "700 $TJ_ALICE"
 run as_user "$TJ_BOB" ls "$alice_target"
 expect_rc "...that $TJ_BOB cannot list" 2
-kill -TERM "$APID" && wait_gone "$APID" 10
-check "$TJ_ALICE's engine stops" sh -c "! kill -0 $APID 2>/dev/null"
-APID=""
+alice_stop
