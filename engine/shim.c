@@ -893,21 +893,24 @@ int main(int argc, char **argv)
     end_cgroups(&a, &lg);
 
     len = snprintf(line, sizeof(line), "exit_code %d\n", code);
-    if (!shim_write_status(a.status, line, (size_t)len, &lg))
-        return 1;
+    bool written = shim_write_status(a.status, line, (size_t)len, &lg);
     /*
      * No engine to record the end (it was stopped while the worker ran): the
      * cgroups are ours, and the engine's subtree once the last is gone. The
      * shared lock keeps an engine from starting meanwhile and making its
-     * cgroups in the subtree being removed.
+     * cgroups in the subtree being removed. A state directory that is gone
+     * (no lock file, nor a status written) has no engine either: the
+     * worker's cgroups go, the subtree stays for the engine that may come.
      */
     int lock = a.engine_lock ? statelock_share_idle(a.engine_lock) : -1;
-    if (lock >= 0) {
+    if (lock >= 0 || (a.engine_lock && errno == ENOENT))
         for (size_t i = 0; i < a.cgroup_count; i++)
-            if (cgroup_kill_remove(a.cgroups[i]))
+            if (cgroup_kill_remove(a.cgroups[i]) && lock >= 0)
                 cgroup_remove_engine_dir(a.cgroups[i]);
+    if (lock >= 0)
         close(lock);
-    }
+    if (!written)
+        return 1;
     for (size_t i = 0; i < av.n; i++)
         free(av.v[i]);
     free(av.v);

@@ -137,7 +137,9 @@ int statelock_share_idle(const char *path)
         rc = fcntl(fd, F_SETLK, &fl);
     while (rc != 0 && errno == EINTR);
     if (rc != 0) { /* an engine holds it */
+        int why = errno;
         close(fd);
+        errno = why;
         return -1;
     }
     return fd;

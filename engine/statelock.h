@@ -39,8 +39,9 @@ char *statelock_path(const char *state_dir);
  * engine holds the lock of the file at path, takes a shared lock on it. An
  * engine starting on that state directory meanwhile waits for it (1 s at
  * most), so what the shim removes under it is not something a new engine is
- * making. Returns the descriptor (close it to let go), or -1 when an engine
- * holds the lock or the file cannot be opened.
+ * making. Returns the descriptor (close it to let go), or -1 with errno set:
+ * EAGAIN or EACCES when an engine holds the lock, ENOENT when there is no
+ * lock file (the state directory is gone), else why it could not be opened.
  */
 int statelock_share_idle(const char *path);
 /* Rewrites the holder's pid and socket. */

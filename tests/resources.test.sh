@@ -264,4 +264,22 @@ if [ "$MODE" != none ]; then
     PARENTS=$(for d in $DIRS; do dirname "$d"; done | sort -u)
     check "and the stopped engine's own cgroup with them ($(echo $PARENTS | tr ' ' '\n' | sed 's,.*/,,' | sort -u | tr '\n' ' '))" \
         sh -c 'for d; do case ${d##*/} in e????????????????) ;; *) exit 1 ;; esac; [ ! -d "$d" ] || exit 1; done' - $PARENTS
+
+    # The same with the state directory gone meanwhile (as a test's $TMP, or
+    # a user's rm -rf): no lock file to hold, and no engine either.
+    start_engine
+    small orphan2 'exec sleep 60'
+    check "another worker to outlive its engine runs" wait_for orphan2 .state RUNNING 20
+    PG=""
+    n=0
+    while [ $n -lt 50 ] && [ -z "$PG" ]; do PG=$(worker_pgid orphan2) || sleep 0.1; n=$((n + 1)); done
+    DIRS=$(cg_dirs "$PG" 2>/dev/null)
+    stop_engine
+    mv "$STATE" "$TMP/state-gone"
+    kill -TERM "-$PG" 2>/dev/null
+    n=0
+    while [ $n -lt 50 ] && ! none_left $DIRS; do sleep 0.1; n=$((n + 1)); done
+    check "with its state dir gone, its shim still removed its cgroups" none_left $DIRS
+    mv "$TMP/state-gone" "$STATE"
+    for d in $DIRS; do rmdir "${d%/*}" 2>/dev/null; done # the subtree stays for an engine to come
 fi

@@ -14,6 +14,7 @@
 
 #include <cmocka.h> /* after the four headers it needs */
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,6 +242,11 @@ static void engine_ran(const char *dir)
 static void an_engine_waits_for_a_shim(void **state)
 {
     const char *dir = *state;
+    char *path = statelock_path(dir);
+    errno = 0;
+    assert_int_equal(statelock_share_idle(path), -1); /* no lock file: no engine ever ran */
+    assert_int_equal(errno, ENOENT);
+    free(path);
     engine_ran(dir);
     bool took = false;
     pid_t shim = start_shim(dir, 300, &took);
