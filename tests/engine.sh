@@ -62,6 +62,13 @@ is_shim_of() {
         tr '\0' '\n' <"/proc/$1/cmdline" 2>/dev/null | grep -qF "$2/"
 }
 
+# shims_of STATE_DIR : the pids of the live shims of that state directory, one a line
+shims_of() {
+    for _p in /proc/[0-9]*; do
+        is_shim_of "${_p#/proc/}" "$1" && echo "${_p#/proc/}"
+    done
+}
+
 # start_ticks PID : field 22 of /proc/PID/stat (after the command name, which may hold spaces).
 start_ticks() {
     sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f20
@@ -80,6 +87,16 @@ engine_cleanup() {
         wait "$ENGINE_PID" 2>/dev/null
     fi
     end_workers "$STATE"
+    # A start the engine made as it stopped (a restarting job's next attempt)
+    # has a shim whose pid file came after the scan above: once it is
+    # written, its worker goes too (5 s at most), else the shim itself.
+    _n=0
+    while [ -n "$(shims_of "$STATE")" ] && [ $_n -lt 25 ]; do
+        sleep 0.2
+        end_workers "$STATE"
+        _n=$((_n + 1))
+    done
+    for _shim in $(shims_of "$STATE"); do kill -KILL "$_shim" 2>/dev/null; done
     # The worker status files' directory on a tmpfs (trainjobd(8), FILES): a
     # clean stop removes it when empty; what a killed engine or a file left
     # there would outlive the suite's state dir.
