@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -87,6 +88,26 @@ static int make_private(int at, const char *name, const char *shown, struct strb
 
 /* In a runtime directory: the link to the state directory it serves. */
 #define STATE_LINK ".state"
+
+/*
+ * The runtime directory this process uses, held by a shared flock for as
+ * long as it does (rundir_release lets go; so does the end of the process,
+ * even a kill -9): another engine's sweep leaves a directory alone while
+ * anyone holds it. Its state directory may look gone to that engine and not
+ * be (a root engine in a chroot, or another mount namespace, that shares
+ * /dev/shm: the deb suite runs one), so a path alone does not say it.
+ */
+static int held = -1;
+
+/* Holds the runtime directory open as fd (taken), letting the one held before go. */
+static void hold(int fd)
+{
+    if (held >= 0)
+        close(held);
+    held = fd;
+    if (fd >= 0)
+        (void)flock(fd, LOCK_SH | LOCK_NB); /* only a sweep takes it exclusively, for a moment */
+}
 
 /*
  * The names in the directory fd (closed here) that keep(ctx, dirfd, name)
@@ -168,15 +189,21 @@ static bool orphan(void *ctx, int dir, const char *name)
 
 /*
  * Removes the runtime directories below top, but keep, whose state
- * directory is gone (orphan): no engine can adopt what is there any more.
- * A test suite, for one, removes its state directories.
+ * directory is gone (orphan) and that no engine holds: no engine can adopt
+ * what is there any more. A test suite, for one, removes its state
+ * directories. Each is held exclusively while it is removed.
  */
 static void sweep_orphans(int top, const char *keep)
 {
     char **names =
         names_in(openat(top, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), orphan, (void *)keep);
-    for (size_t i = 0; names && names[i]; i++)
-        remove_leaf(top, names[i]);
+    for (size_t i = 0; names && names[i]; i++) {
+        int fd = openat(top, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
+            remove_leaf(top, names[i]);
+        if (fd >= 0)
+            close(fd);
+    }
     names_free(names);
 }
 
@@ -224,6 +251,7 @@ static char *make_in_base(const char *base, const char *state_dir, const struct 
             free(path);
             path = NULL;
         } else {
+            hold(dup(lfd)); /* before its link: a sweep reads the link, then asks the lock */
             /* Which state directory it serves, for sweep_orphans. */
             char *target = realpath(state_dir, NULL);
             if (target && symlinkat(target, lfd, STATE_LINK) != 0 && errno == EEXIST) {
@@ -263,7 +291,7 @@ static char *linked_dir(const char *link, struct strbuf *why)
         target[n] = '\0';
         int fd = open_private(AT_FDCWD, target, target, why);
         if (fd >= 0) {
-            close(fd);
+            hold(fd);
             return xstrdup(target);
         }
     }
@@ -319,6 +347,7 @@ char *rundir_status_dir(const char *state_dir, const char *const *bases, struct 
         strbuf_addf(&why, "%s%s: %s", why.len ? "; " : "", link, strerror(errno));
         free(dir);
         dir = NULL;
+        hold(-1);
     }
     if (dir) {
         strbuf_addf(note, "worker status files in %s (tmpfs)", dir);
@@ -342,6 +371,7 @@ char *rundir_status_dir(const char *state_dir, const char *const *bases, struct 
 
 void rundir_release(const char *state_dir, const char *status_dir)
 {
+    hold(-1);
     if (status_dir == NULL)
         return;
     char *plain = xasprintf("%s/status", state_dir);

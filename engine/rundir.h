@@ -43,7 +43,10 @@ const char *const *rundir_bases(void);
  * directory state_dir/status that holds files (a previous engine's live
  * workers) is kept as it is. Returns a new string, or NULL with what went
  * wrong in err (state_dir/status could not be made at all). note gets one
- * line saying what was chosen and, when a base was refused, why.
+ * line saying what was chosen and, when a base was refused, why. A tmpfs
+ * directory is held (a shared flock) until rundir_release, or the next
+ * call: another engine's start removes one whose state directory is gone
+ * only when nobody holds it.
  */
 char *rundir_status_dir(const char *state_dir, const char *const *bases, struct strbuf *note,
                         struct strbuf *err);

@@ -24,11 +24,13 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <linux/magic.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "engine/rundir.h"
@@ -268,6 +270,54 @@ static char *other_state(void)
     return xstrdup(tmpl);
 }
 
+/*
+ * A runtime directory whose state directory looks gone is not swept while
+ * its engine holds it (an engine in a chroot sharing /dev/shm sees no other
+ * engine's state directory); once that engine has ended, it is.
+ */
+static void test_held_not_swept(void **state)
+{
+    struct fixture *f = *state;
+    NEED_TMPFS(f);
+    char *other = other_state();
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t eng = fork();
+    assert_true(eng >= 0);
+    if (eng == 0) {
+        struct strbuf n = STRBUF_INIT, e = STRBUF_INIT;
+        char *d = rundir_status_dir(other, f->bases, &n, &e);
+        size_t len = d ? strlen(d) : 0;
+        if (write(p[1], &len, sizeof len) != (ssize_t)sizeof len ||
+            (len && write(p[1], d, len) != (ssize_t)len))
+            _exit(1);
+        for (;;)
+            pause();
+    }
+    close(p[1]);
+    size_t len = 0;
+    assert_int_equal(read(p[0], &len, sizeof len), (ssize_t)sizeof len);
+    assert_true(len > 0 && len < 4096);
+    char *held_dir = xcalloc(1, len + 1);
+    assert_int_equal(read(p[0], held_dir, len), (ssize_t)len);
+    close(p[0]);
+    nftw(other, rm_one, 16, FTW_DEPTH | FTW_PHYS); /* its state dir out of our sight */
+    struct strbuf note = STRBUF_INIT;
+    char *dir = status_dir(f, &note); /* a start sweeps */
+    bool kept = access(held_dir, F_OK) == 0;
+    kill(eng, SIGKILL);
+    waitpid(eng, NULL, 0);
+    assert_true(kept);
+    char *again = other_state(), *err_dir;
+    struct strbuf err = STRBUF_INIT;
+    err_dir = rundir_status_dir(again, f->bases, &note, &err); /* the next start, its engine gone */
+    assert_non_null(err_dir);
+    assert_int_equal(access(held_dir, F_OK), -1);
+    nftw(again, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    free(err_dir), free(again), free(dir), free(held_dir), free(other);
+    strbuf_free(&note), strbuf_free(&err);
+}
+
 static void test_orphans_swept(void **state)
 {
     struct fixture *f = *state;
@@ -342,6 +392,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_symlink_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unfit_link_target, setup, teardown),
         cmocka_unit_test_setup_teardown(test_previous_files_kept, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_held_not_swept, setup, teardown),
         cmocka_unit_test_setup_teardown(test_orphans_swept, setup, teardown),
         cmocka_unit_test_setup_teardown(test_release, setup, teardown),
     };
