@@ -280,6 +280,7 @@ static void test_held_not_swept(void **state)
     struct fixture *f = *state;
     NEED_TMPFS(f);
     char *other = other_state();
+    char *again = other_state(); /* made now: no inode of other's to take over later */
     int p[2];
     assert_int_equal(pipe(p), 0);
     pid_t eng = fork();
@@ -308,7 +309,7 @@ static void test_held_not_swept(void **state)
     kill(eng, SIGKILL);
     waitpid(eng, NULL, 0);
     assert_true(kept);
-    char *again = other_state(), *err_dir;
+    char *err_dir;
     struct strbuf err = STRBUF_INIT;
     err_dir = rundir_status_dir(again, f->bases, &note, &err); /* the next start, its engine gone */
     assert_non_null(err_dir);
