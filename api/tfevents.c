@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/le.h"
 #include "util/strbuf.h"
 #include "util/utf8.h"
 
@@ -208,32 +209,6 @@ uint32_t tfevents_masked_crc32c(const void *data, size_t n)
 
 /* ---- TFRecord framing ---- */
 
-/* Little-endian loads: one move on a little-endian host, bytes put together elsewhere. */
-static inline uint64_t get_le64(const uint8_t *p)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-#else
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-#endif
-}
-
-static inline uint32_t get_le32(const uint8_t *p)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-#else
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-#endif
-}
-
 static inline uint32_t mask_crc(uint32_t crc)
 {
     return ((crc >> 15) | (crc << 17)) + 0xa282ead8u;
@@ -275,15 +250,15 @@ record_next(const uint8_t *buf, size_t n, struct tfrecord *rec, bool hw)
         rec->need = TFRECORD_HEADER;
         return TFRECORD_PARTIAL;
     }
-    if (masked(buf, 8, hw) != get_le32(buf + 8)) {
+    if (masked(buf, 8, hw) != le_load32(buf + 8)) {
         /* Skip every position that has a whole header and cannot start a record. */
         size_t k = 1;
-        while (k + TFRECORD_HEADER <= n && masked(buf + k, 8, hw) != get_le32(buf + k + 8))
+        while (k + TFRECORD_HEADER <= n && masked(buf + k, 8, hw) != le_load32(buf + k + 8))
             k++;
         rec->consumed = k;
         return TFRECORD_RESYNC;
     }
-    uint64_t len = get_le64(buf);
+    uint64_t len = le_load64(buf);
     if (len > TFEVENTS_MAX_RECORD) {
         rec->consumed = len + TFRECORD_OVERHEAD; /* len <= 2^64 - 1; checked below */
         if (rec->consumed < len) {
@@ -299,7 +274,7 @@ record_next(const uint8_t *buf, size_t n, struct tfrecord *rec, bool hw)
     }
     rec->len = (size_t)len;
     rec->consumed = len + TFRECORD_OVERHEAD;
-    if (masked(buf + TFRECORD_HEADER, rec->len, hw) != get_le32(buf + TFRECORD_HEADER + rec->len))
+    if (masked(buf + TFRECORD_HEADER, rec->len, hw) != le_load32(buf + TFRECORD_HEADER + rec->len))
         return TFRECORD_BAD;
     rec->data = buf + TFRECORD_HEADER;
     return TFRECORD_OK;
@@ -402,13 +377,13 @@ static bool pb_next(struct pb *b, struct pb_field *f, bool *ok)
     case WT_FIXED64:
         if (b->end - b->p < 8)
             return false;
-        f->u = get_le64(b->p);
+        f->u = le_load64(b->p);
         b->p += 8;
         break;
     case WT_FIXED32:
         if (b->end - b->p < 4)
             return false;
-        f->u = get_le32(b->p);
+        f->u = le_load32(b->p);
         b->p += 4;
         break;
     case WT_LEN: {
@@ -509,11 +484,11 @@ static bool tensor_val(struct tensor *t, const struct pb_field *f)
         if (want == WT_FIXED32) {
             if (len % 4)
                 return false;
-            t->first_val = get_le32(b.p);
+            t->first_val = le_load32(b.p);
         } else if (want == WT_FIXED64) {
             if (len % 8)
                 return false;
-            t->first_val = get_le64(b.p);
+            t->first_val = le_load64(b.p);
         } else if (!pb_varint(&b, &t->first_val)) {
             return false;
         }
@@ -808,7 +783,7 @@ static inline __attribute__((always_inline)) int decode_simple_fast(const uint8_
     v->wall_time = 0;
     v->step = 0;
     if (end - p >= 9 && *p == 0x09) {
-        v->wall_time = f64_from_bits(get_le64(p + 1));
+        v->wall_time = f64_from_bits(le_load64(p + 1));
         p += 9;
     }
     if (p < end && *p == 0x10) {
@@ -838,7 +813,7 @@ static inline __attribute__((always_inline)) int decode_simple_fast(const uint8_
     v->plugin = NULL;
     v->plugin_len = 0;
     v->kind = TFEVENTS_SIMPLE;
-    v->value = f32_from_bits(get_le32(tag + t + 1));
+    v->value = f32_from_bits(le_load32(tag + t + 1));
     return 1;
 }
 
@@ -892,14 +867,14 @@ simple_run(const uint8_t *buf, size_t n, uint64_t max_records, uint64_t max_byte
     struct tfevents_value v;
     while (count < max_records && pos < max_bytes && n - pos >= TFRECORD_OVERHEAD) {
         const uint8_t *p = buf + pos;
-        uint64_t len = get_le64(p);
+        uint64_t len = le_load64(p);
         if (len > SIMPLE_FAST_MAX || len > n - pos - TFRECORD_OVERHEAD)
             break; /* partial, damaged, or no simple scalar: tfrecord_next says which */
         if (!decode_simple_fast(p + TFRECORD_HEADER, (size_t)len, &v))
             break; /* before the CRCs: another kind of record costs a few compares here */
         uint32_t head = masked_short(p, 8, hw);
         uint32_t data = masked_short(p + TFRECORD_HEADER, (size_t)len, hw);
-        if ((head ^ get_le32(p + 8)) | (data ^ get_le32(p + TFRECORD_HEADER + len)))
+        if ((head ^ le_load32(p + 8)) | (data ^ le_load32(p + TFRECORD_HEADER + len)))
             break;
         pos += (size_t)len + TFRECORD_OVERHEAD;
         count++;

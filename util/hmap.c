@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/le.h"
 #include "util/xalloc.h"
 
 /* ---- SipHash-1-3 (Aumasson & Bernstein), streaming ------------------------ */
@@ -88,21 +89,6 @@ static inline void sip_word(struct sip *s, uint64_t m)
     s->v0 ^= m;
 }
 
-/* The word of 8 bytes at p, little-endian as SipHash reads its input. */
-static inline uint64_t load_le64(const unsigned char *p)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-#else
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-#endif
-}
-
 /* One byte into the word being filled. */
 static inline void sip_byte(struct sip *s, unsigned char c)
 {
@@ -120,7 +106,7 @@ static void sip_add(struct sip *s, const void *data, size_t len)
     for (; len > 0 && (s->len & 7) != 0; len--)
         sip_byte(s, *p++);
     for (; len >= 8; p += 8, len -= 8, s->len += 8)
-        sip_word(s, load_le64(p));
+        sip_word(s, le_load64(p)); /* SipHash reads words little-endian */
     for (; len > 0; len--)
         sip_byte(s, *p++);
 }
