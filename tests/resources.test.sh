@@ -240,26 +240,35 @@ cg_dirs() {
 none_left() {
     for _d; do [ ! -d "$_d" ] || return 1; done
 }
+# orphan NAME WHAT : starts job NAME sleeping on a fresh engine; PG its worker's
+# group, DIRS its cgroups
+orphan() {
+    start_engine
+    small "$1" 'exec sleep 60'
+    check "$2 runs" wait_for "$1" .state RUNNING 20
+    PG=""
+    n=0
+    while [ $n -lt 50 ] && [ -z "$PG" ]; do PG=$(worker_pgid "$1") || sleep 0.1; n=$((n + 1)); done
+    DIRS=$(cg_dirs "$PG" 2>/dev/null)
+}
+# ended_without_engine WHAT : ends the worker of PG, then checks DIRS are gone
+ended_without_engine() {
+    kill -TERM "-$PG" 2>/dev/null
+    n=0
+    while [ $n -lt 50 ] && ! none_left $DIRS; do sleep 0.1; n=$((n + 1)); done
+    check "$1" none_left $DIRS
+}
 if [ "$MODE" != none ]; then
     stop_engine
     mv "$TMP/engine.log" "$TMP/engine2.log"
-    start_engine
-    small orphan 'exec sleep 60'
-    check "a worker to outlive its engine runs" wait_for orphan .state RUNNING 20
-    PG=""
-    n=0
-    while [ $n -lt 50 ] && [ -z "$PG" ]; do PG=$(worker_pgid orphan) || sleep 0.1; n=$((n + 1)); done
-    DIRS=$(cg_dirs "$PG" 2>/dev/null)
+    orphan orphan "a worker to outlive its engine"
     want=3
     [ "$MODE" = v2 ] && want=1
     check "its cgroups are there while it runs ($(echo $DIRS))" \
         test "$(echo "$DIRS" | grep -c /trainjob/)" = "$want"
     stop_engine
     check "the engine stops, the worker running on" test "$(count_group)" -gt 0
-    kill -TERM "-$PG" 2>/dev/null
-    n=0
-    while [ $n -lt 50 ] && ! none_left $DIRS; do sleep 0.1; n=$((n + 1)); done
-    check "once it ends, its shim removed its cgroups (no engine would)" none_left $DIRS
+    ended_without_engine "once it ends, its shim removed its cgroups (no engine would)"
     # The engine's own subtree (e<hash>) held only that worker: it goes too.
     PARENTS=$(for d in $DIRS; do dirname "$d"; done | sort -u)
     check "and the stopped engine's own cgroup with them ($(echo $PARENTS | tr ' ' '\n' | sed 's,.*/,,' | sort -u | tr '\n' ' '))" \
@@ -267,19 +276,10 @@ if [ "$MODE" != none ]; then
 
     # The same with the state directory gone meanwhile (as a test's $TMP, or
     # a user's rm -rf): no lock file to hold, and no engine either.
-    start_engine
-    small orphan2 'exec sleep 60'
-    check "another worker to outlive its engine runs" wait_for orphan2 .state RUNNING 20
-    PG=""
-    n=0
-    while [ $n -lt 50 ] && [ -z "$PG" ]; do PG=$(worker_pgid orphan2) || sleep 0.1; n=$((n + 1)); done
-    DIRS=$(cg_dirs "$PG" 2>/dev/null)
+    orphan orphan2 "another worker to outlive its engine"
     stop_engine
     mv "$STATE" "$TMP/state-gone"
-    kill -TERM "-$PG" 2>/dev/null
-    n=0
-    while [ $n -lt 50 ] && ! none_left $DIRS; do sleep 0.1; n=$((n + 1)); done
-    check "with its state dir gone, its shim still removed its cgroups" none_left $DIRS
+    ended_without_engine "with its state dir gone, its shim still removed its cgroups"
     mv "$TMP/state-gone" "$STATE"
     for d in $DIRS; do rmdir "${d%/*}" 2>/dev/null; done # the subtree stays for an engine to come
 fi
