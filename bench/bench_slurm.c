@@ -1289,6 +1289,34 @@ static void forget_lists(void)
 }
 
 /*
+ * GET url (on slurmrestd's socket when unix_socket) with the user's headers,
+ * the reply appended to body; its HTTP status, or -1.
+ */
+static long rest_get(const char *url, bool unix_socket, long timeout_ms, struct strbuf *body)
+{
+    char *user = xasprintf("X-SLURM-USER-NAME: %s", getenv("SLURMRESTD_USER"));
+    char *token = xasprintf("X-SLURM-USER-TOKEN: %s", getenv("SLURMRESTD_TOKEN"));
+    struct curl_slist *h = curl_slist_append(NULL, user);
+    h = curl_slist_append(h, token);
+    CURL *c = curl_easy_init();
+    if (unix_socket)
+        curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, getenv("SLURMRESTD_SOCKET"));
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_reply);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, body);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
+    long code = -1;
+    if (curl_easy_perform(c) != CURLE_OK || curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code))
+        code = -1;
+    curl_easy_cleanup(c);
+    curl_slist_free_all(h);
+    free(user);
+    free(token);
+    return code;
+}
+
+/*
  * ms of one GET /slurm/v0.0.38/jobs on slurmrestd's socket, the driver's
  * list call, as a process asking it feels it: unixget (connect, send, read
  * the whole reply and drop it) from exec to exit through run_cmd, as
@@ -1331,30 +1359,13 @@ static double rest_jobs_ms(size_t *bytes, struct run *r)
  */
 static double rest_jobs_inproc_ms(size_t *bytes)
 {
-    char *user = xasprintf("X-SLURM-USER-NAME: %s", getenv("SLURMRESTD_USER"));
-    char *token = xasprintf("X-SLURM-USER-TOKEN: %s", getenv("SLURMRESTD_TOKEN"));
-    struct curl_slist *h = curl_slist_append(NULL, user);
-    h = curl_slist_append(h, token);
     struct strbuf body = STRBUF_INIT;
-    CURL *c = curl_easy_init();
-    curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, getenv("SLURMRESTD_SOCKET"));
-    curl_easy_setopt(c, CURLOPT_URL, "http://slurmrestd/slurm/v0.0.38/jobs");
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_reply);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 60000L);
     double t0 = now_ms();
-    long code = 0;
-    CURLcode rc = curl_easy_perform(c);
+    long code = rest_get("http://slurmrestd/slurm/v0.0.38/jobs", true, 60000L, &body);
     double ms = now_ms() - t0;
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
     *bytes = body.len;
-    curl_easy_cleanup(c);
-    curl_slist_free_all(h);
     strbuf_free(&body);
-    free(user);
-    free(token);
-    return rc == CURLE_OK && code == 200 ? ms : -1;
+    return code == 200 ? ms : -1;
 }
 
 /*
@@ -1387,38 +1398,21 @@ static long stats_lines(const char *path, long *quiet)
  */
 static double rest_settle(void)
 {
-    char *user = xasprintf("X-SLURM-USER-NAME: %s", getenv("SLURMRESTD_USER"));
-    char *token = xasprintf("X-SLURM-USER-TOKEN: %s", getenv("SLURMRESTD_TOKEN"));
-    struct curl_slist *h = curl_slist_append(NULL, user);
-    h = curl_slist_append(h, token);
     struct strbuf body = STRBUF_INIT;
     double t0 = now_ms(), waited = -1;
     while (now_ms() - t0 < 10000) {
         char url[96];
         snprintf(url, sizeof url, "http://slurmrestd/slurm/v0.0.38/jobs?update_time=%lld",
                  (long long)time(NULL) - 1);
-        CURL *c = curl_easy_init();
-        curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, getenv("SLURMRESTD_SOCKET"));
-        curl_easy_setopt(c, CURLOPT_URL, url);
-        curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_reply);
-        curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
-        curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 10000L);
-        long code = 0;
-        CURLcode rc = curl_easy_perform(c);
-        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-        curl_easy_cleanup(c);
+        long code = rest_get(url, true, 10000L, &body);
         strbuf_reset(&body);
-        if (rc == CURLE_OK && code == 304) {
+        if (code == 304) {
             waited = (now_ms() - t0) / 1e3;
             break;
         }
         sleep_ms(250);
     }
-    curl_slist_free_all(h);
     strbuf_free(&body);
-    free(user);
-    free(token);
     return waited;
 }
 
@@ -1999,31 +1993,6 @@ static int fake_start(struct fake *f, int ports[2])
     return 0;
 }
 
-/* GET url (slurmrestd's socket when unix, with the user's headers) into body; its status, or -1. */
-static long rest_get(const char *url, bool unix_socket, struct strbuf *body)
-{
-    char *user = xasprintf("X-SLURM-USER-NAME: %s", getenv("SLURMRESTD_USER"));
-    char *token = xasprintf("X-SLURM-USER-TOKEN: %s", getenv("SLURMRESTD_TOKEN"));
-    struct curl_slist *h = curl_slist_append(NULL, user);
-    h = curl_slist_append(h, token);
-    CURL *c = curl_easy_init();
-    if (unix_socket)
-        curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, getenv("SLURMRESTD_SOCKET"));
-    curl_easy_setopt(c, CURLOPT_URL, url);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_reply);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, body);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 60000L);
-    long code = -1;
-    if (curl_easy_perform(c) != CURLE_OK || curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code))
-        code = -1;
-    curl_easy_cleanup(c);
-    curl_slist_free_all(h);
-    free(user);
-    free(token);
-    return code;
-}
-
 /*
  * The reply of a cluster of total jobs (at least mine's) built from mine,
  * slurmrestd's reply holding part 3's jobs: those, then copies of them as
@@ -2090,7 +2059,7 @@ static double fake_read_ms(const char *url, size_t *bytes)
 {
     struct strbuf body = STRBUF_INIT;
     double t0 = now_ms();
-    long code = rest_get(url, false, &body);
+    long code = rest_get(url, false, 60000L, &body);
     double ms = now_ms() - t0;
     *bytes = body.len;
     strbuf_free(&body);
@@ -2109,8 +2078,8 @@ static void part5(bool slurm, const char *slurm_why)
         goto na;
     }
     fprintf(stderr, "bench_slurm: 5: part 3's jobs among %d, from a loopback fake\n", CROWD);
-    if (rest_get("http://slurmrestd/openapi/v3", true, &f.openapi) != 200 ||
-        rest_get("http://slurmrestd/slurm/v0.0.38/jobs", true, &mine) != 200) {
+    if (rest_get("http://slurmrestd/openapi/v3", true, 60000L, &f.openapi) != 200 ||
+        rest_get("http://slurmrestd/slurm/v0.0.38/jobs", true, 60000L, &mine) != 200) {
         snprintf(why, sizeof why, "recording slurmrestd's replies failed");
         goto na;
     }
