@@ -251,7 +251,7 @@ static char *make_in_base(const char *base, const char *state_dir, const struct 
             free(path);
             path = NULL;
         } else {
-            hold(dup(lfd)); /* before its link: a sweep reads the link, then asks the lock */
+            hold(fcntl(lfd, F_DUPFD_CLOEXEC, 0)); /* before its link: a sweep reads the link, then asks the lock */
             /* Which state directory it serves, for sweep_orphans. */
             char *target = realpath(state_dir, NULL);
             if (target && symlinkat(target, lfd, STATE_LINK) != 0 && errno == EEXIST) {

@@ -58,6 +58,12 @@ check "...where the worker's pid and claim files are" \
     sh -c "ls '$target/$uid'.1.*.pid '$target/$uid'.1.*.claim >/dev/null"
 check "...and none on the state dir's disk" \
     test -z "$(find "$STATE" -xdev \( -name '*.pid' -o -name '*.claim' \) -print)"
+# The engine holds the directory open (a flock): no descriptor of it reaches
+# the shim, or through it the worker.
+read -r gate_shim _ <"$(ls "$target/$uid".1.*.pid | head -1)"
+check "...which the worker's shim holds no descriptor of (engine pid $ENGINE_PID, shim $gate_shim)" \
+    sh -c '[ -d "/proc/$1/fd" ] && ! ls -l "/proc/$1/fd" | grep -qF " -> $2"' - "$gate_shim" "$target"
+check "...while the engine does" sh -c 'ls -l "/proc/$1/fd" | grep -qF " -> $2"' - "$ENGINE_PID" "$target"
 check "the engine says where they are" grep -q "worker status files in $target (tmpfs)" "$TMP/engine.log"
 
 # A kill -9, the worker's end while no engine runs, and a restart.
