@@ -854,15 +854,23 @@ static void test_clock(void **state)
                 "PATH='%s'; tj_clock; a=$TJ_S; tj_clock; tj_clock; "
                 "echo \"$a $TJ_S $TJ_T\"",
                 bin);
-    time_t before = time(NULL);
+    /* the precise clock: time(2) is the tick's, up to a tick behind */
+    struct timespec t0, t1;
+    assert_int_equal(clock_gettime(CLOCK_REALTIME, &t0), 0);
     assert_int_equal(run_functions(path, strbuf_str(&body), &out), 0);
-    time_t after = time(NULL);
+    assert_int_equal(clock_gettime(CLOCK_REALTIME, &t1), 0);
     long long a = -1, s = -1;
     char t[64] = "";
     if (sscanf(strbuf_str(&out), "%lld %lld %63s", &a, &s, t) != 3)
         fail_msg("tj_clock printed: %s", strbuf_str(&out));
-    /* the base is the epoch in hundredths: a reading is never a second off */
-    assert_true(a >= (long long)before && a <= s && s <= (long long)after);
+    /* the base is the epoch in hundredths and /proc/uptime moves it on in hundredths:
+     * a reading is never a second off, and ahead of the time by a hundredth at most */
+    long long before = (long long)t0.tv_sec, after = (long long)t1.tv_sec;
+    if (t1.tv_nsec >= 990000000L)
+        after++;
+    if (!(a >= before && a <= s && s <= after))
+        fail_msg("readings %lld and %lld, not within %lld.%09ld and %lld.%09ld", a, s,
+                 (long long)t0.tv_sec, t0.tv_nsec, (long long)t1.tv_sec, t1.tv_nsec);
     time_t st = (time_t)s;
     struct tm tm;
     char buf[64];
