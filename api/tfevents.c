@@ -65,6 +65,18 @@ static uint32_t crc_sw(uint32_t crc, const uint8_t *p, size_t n)
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define CRC_HAVE_HW 1
+/*
+ * glibc's view of the CPU, read by the dynamic loader at start: asking
+ * libgcc (__builtin_cpu_supports) instead links its constructor, which runs
+ * cpuid again in every process at start (0.1 ms where a hypervisor traps it)
+ * whether or not a CRC is ever taken.
+ */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+#include <sys/platform/x86.h>
+#define CRC_CPU_HAS_SSE42() CPU_FEATURE_ACTIVE(SSE4_2)
+#else
+#define CRC_CPU_HAS_SSE42() (__builtin_cpu_init(), __builtin_cpu_supports("sse4.2"))
+#endif
 
 /*
  * Three streams. The crc32 instruction takes 3 cycles but can start one a
@@ -181,8 +193,7 @@ static void crc_init(void)
 #ifdef CRC_HAVE_HW
     crc_init_shift(crc_short, CRC_SHORT);
     crc_init_shift(crc_long, CRC_LONG);
-    __builtin_cpu_init();
-    crc_hw = __builtin_cpu_supports("sse4.2") ? 1 : 0;
+    crc_hw = CRC_CPU_HAS_SSE42() ? 1 : 0;
     if (getenv("TRAINJOB_CRC_SOFTWARE") != NULL) /* tests check both paths */
         crc_hw = 0;
 #else
