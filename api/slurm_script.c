@@ -33,10 +33,10 @@
 static const char supervisor_body[] =
     "# ---- the supervisor: the same for every job (api/slurm_script.c) ----\n"
     "# Its state: TJ_RUN (a private temp dir: the fifo the worker steps report to;\n"
-    "# with TJ_LOCAL, the job directory's launch/), per worker i: TJ_GEN_i (which\n"
-    "# start of it is current), TJ_PID_i (its step's watcher; with TJ_LOCAL, the\n"
-    "# worker's own process group), TJ_LIVE_i; state.json in the job directory\n"
-    "# (restarts, marked nodes).\n"
+    "# with TJ_LOCAL, the job directory's launch/, for the checks' why), per worker\n"
+    "# i: TJ_GEN_i (which start of it is current), TJ_PID_i (its step's watcher; with\n"
+    "# TJ_LOCAL, the worker's own process group), TJ_LIVE_i; state.json in the job\n"
+    "# directory (restarts, marked nodes).\n"
     "# It starts no helper program in the steady path: shell builtins only, but for\n"
     "# one date(1) for the clock's base (none when the node kept one), one scontrol(1)\n"
     "# for the nodes' addresses (none with TJ_LOCAL) and the worker's start (srun, or\n"
@@ -300,7 +300,8 @@ static const char supervisor_body[] =
     "\n"
     "# tj_outcome I GEN MARK RC: what ended worker I's step, from srun's exit RC, srun's own\n"
     "# errors and the step wrapper's records (TJ_LAUNCH: MARK.start once the worker is\n"
-    "# started, MARK.exit its exit code, MARK.fail why it could not start). Sets\n"
+    "# started, MARK.exit its exit code, MARK.fail why it could not start; with TJ_LOCAL\n"
+    "# only MARK.fail: RC is the subshell's that became the worker). Sets\n"
     "# TJ_O_KIND: exit (the worker exited TJ_O_RC), killed (the step was cancelled or\n"
     "# killed outside the supervisor: srun may then say 0; it counts as 137, as a\n"
     "# worker killed outside trainjobd does) or nostart (it never ran:\n"
@@ -311,6 +312,9 @@ static const char supervisor_body[] =
     "\tif [ -f \"$3.fail\" ]; then\n"
     "\t\tTJ_O_KIND=nostart\n"
     "\t\thead -c 300 \"$3.fail\" | LC_ALL=C tr -cd '[:print:]' > \"$_why\"\n"
+    "\telif [ \"$TJ_LOCAL\" = 1 ]; then\n"
+    "\t\t# past its checks the subshell execs the worker: RC is the worker's\n"
+    "\t\t:\n"
     "\telif [ ! -f \"$3.start\" ]; then\n"
     "\t\tif [ \"$4\" = 0 ]; then # cancelled before the worker started\n"
     "\t\t\tTJ_O_KIND=killed TJ_O_RC=137\n"
@@ -407,10 +411,9 @@ static const char supervisor_body[] =
     "\t\twait \"$TJ_PID_0\"\n"
     "\t\t_rc=$?\n"
     "\tdone\n"
-    "\t# its exit record: the worker in this batch step has no wrapper to write it\n"
-    "\t_mk=$TJ_JOBDIR/launch/$TJ_NAME_0\n"
-    "\t[ -f \"$_mk.start\" ] && [ ! -f \"$_mk.fail\" ] && echo \"$_rc\" > \"$_mk.exit\"\n"
-    "\ttj_outcome 0 \"$_g\" \"$_mk\" \"$_rc\"\n"
+    "\t# no start or exit record: this process saw both (two files fewer on the shared\n"
+    "\t# directory a start), only the checks' MARK.fail\n"
+    "\ttj_outcome 0 \"$_g\" \"$TJ_JOBDIR/launch/$TJ_NAME_0\" \"$_rc\"\n"
     "\t_rc=$TJ_O_RC _kind=$TJ_O_KIND\n"
     "}\n"
     "\n"
@@ -538,8 +541,8 @@ static const char supervisor_body[] =
     "\n"
     "# tj_requeue_away: the job continues without the nodes in TJ_MARKED. Slurm cannot\n"
     "# move a running job, so a detached helper requeues it held, excludes the nodes\n"
-    "# once it is pending again and releases it (the sequence slurm_supervisor.test.sh proves); the\n"
-    "# supervisor stops the workers and waits to be ended by the requeue. Returns\n"
+    "# once it is pending again and releases it (the sequence slurm_supervisor.test.sh\n"
+    "# proves); the supervisor stops the workers and waits to be ended by the requeue. Returns\n"
     "# (1) only when the requeue did not happen: within 60 s, or the helper said so.\n"
     "tj_requeue_away() {\n"
     "\t_ex=$(printf '%s' \"$TJ_MARKED\" | tr ' ' ',')\n"
@@ -1448,18 +1451,19 @@ int slurm_script_render(const struct jobspec *job, const struct slurm_site *site
         render_launcher(script, site, image, strbuf_str(&binds));
     strbuf_adds(script, "/bin/sh -c \"$TJ_INNER\" tj-worker \"$TJ_SCRIPT\" 3>&-\n}\n\n");
     /*
-     * The one worker in this batch step (TJ_LOCAL): the wrapper's checks and
-     * its start record in the supervisor's subshell, which then becomes the
-     * worker in a session and process group of its own — the launcher and
-     * INNER's sh, or with no launcher the worker's sh itself, the device
-     * variables set here. No wrapper process: tj_next records the exit.
+     * The one worker in this batch step (TJ_LOCAL): the wrapper's checks in
+     * the supervisor's subshell, which then becomes the worker in a session
+     * and process group of its own — the launcher and INNER's sh, or with no
+     * launcher the worker's sh itself, the device variables set here. No
+     * wrapper process and no start or exit record: the subshell's exit
+     * status is the worker's, and tj_next records it in the worker's record.
      */
     strbuf_adds(script,
                 "# the step wrapper's checks, for the worker in this batch step\nTJ_CHECK=");
     slurm_shell_quote(script, LAUNCH_CHECK);
     strbuf_adds(script, "\n# tj_exec MARK: the one worker in this batch step, in this subshell: "
-                        "the checks, its start\n# record, then setsid and the launcher and the "
-                        "worker's sh\ntj_exec() {\n");
+                        "the checks (MARK.fail\n# when they fail), then setsid and the launcher "
+                        "and the worker's sh\ntj_exec() {\n");
     if (contained(site, image) && !srun_options(site)) {
         strbuf_adds(script, "\tset -- \"$1\" \"$TJ_NEED\" ");
         render_launcher(script, site, image, strbuf_str(&binds));
@@ -1468,7 +1472,7 @@ int slurm_script_render(const struct jobspec *job, const struct slurm_site *site
         /* INNER's variables set here: the worker's sh is the one INNER would exec */
         strbuf_adds(script, DEVICE_VARS "\tset -- \"$1\" \"$TJ_NEED\" /bin/sh -c \"$TJ_SCRIPT\"\n");
     }
-    strbuf_adds(script, "\teval \"$TJ_CHECK\"\n\t: > \"$m.start\"\n\texec setsid \"$@\"\n}\n\n");
+    strbuf_adds(script, "\teval \"$TJ_CHECK\"\n\texec setsid \"$@\"\n}\n\n");
     render_match(script, &job->fault_tolerance);
     render_meanings(script);
     add_body(script, supervisor_body);

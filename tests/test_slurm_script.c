@@ -748,6 +748,7 @@ static void test_event_json(void **state)
  * the wrapper records a missing launcher (.fail), the start and the exit; no
  * exit record means the step was killed under it — srun may then say 0, and
  * it counts as 137; no start record with srun failing is srun's own error.
+ * The worker in the batch step has only the checks' record.
  */
 static void test_outcome(void **state)
 {
@@ -811,6 +812,23 @@ static void test_outcome(void **state)
     strbuf_free(&out);
     free(path);
     jobspec_free(&job);
+
+    /* The worker in the batch step (TJ_LOCAL) has no start or exit record: its
+     * subshell's status is the worker's, 0 included; only failed checks say nostart. */
+    make_job(&job, FRAMEWORK_PYTORCH_DDP, 1);
+    path = render_to_file(&job, &site);
+    body = "TJ_RUN=$(pwd)/oc; rm -rf oc; mkdir oc; m=oc/w; TJ_LOCAL=1;"
+           "tj_outcome 0 1 $m 0; echo \"$TJ_O_KIND $TJ_O_RC\";"
+           "tj_outcome 0 2 $m 143; echo \"$TJ_O_KIND $TJ_O_RC\";"
+           "sh -c \"$TJ_CHECK\" tj-check $m '' tj-no-such-prog 2>/dev/null;"
+           "tj_outcome 0 3 $m 127; echo \"$TJ_O_KIND $TJ_O_RC $(cat oc/why.0.3)\"";
+    assert_int_equal(run_functions(path, body, &out), 0);
+    assert_string_equal(strbuf_str(&out), "exit 0\n"
+                                          "exit 143\n"
+                                          "nostart 127 tj-no-such-prog: not found on the node\n");
+    strbuf_free(&out);
+    free(path);
+    jobspec_free(&job);
 }
 
 /*
@@ -821,8 +839,8 @@ static void test_outcome(void **state)
 static void test_clock(void **state)
 {
     (void)state;
-    static const long long at[] = {0,          59,         86399,      951782399,  951782400,
-                                   951868800,  1709251199, 1709251200, 1735689599, 4107542399,
+    static const long long at[] = {0,          59,         86399,      951782399,   951782400,
+                                   951868800,  1709251199, 1709251200, 1735689599,  4107542399,
                                    4107542400, 4102444800, 1764903600, 253402300799};
     struct jobspec job;
     make_job(&job, FRAMEWORK_PYTORCH_DDP, 1);
@@ -1299,10 +1317,12 @@ static void test_local_worker_chain(void **state)
     if (strcmp(buf, want) != 0)
         fail_msg("the worker's parent is '%s', not the supervisor ('%s')", buf, want);
     free(want);
-    /* the exit is recorded as the wrapper recorded it, and decided by the rules; no
-     * hostfile but for MPI, as on trainjobd (one file fewer a job) */
-    cmd = xasprintf("test ! -e '%s/hostfile' && test -e '%s/launch/master-0.start' && test \"$(cat "
-                    "'%s/launch/master-0.exit')\" = 3 && grep -q 'master-0 exited 3: rule 1 (3 → "
+    /* the exit is the subshell's that became the worker, in the worker's record and
+     * decided by the rules; no start or exit record on the shared directory and no
+     * hostfile but for MPI, as on trainjobd (three files fewer a job) */
+    cmd = xasprintf("test ! -e '%s/hostfile' && test -z \"$(ls -A '%s/launch')\" && grep -q "
+                    "'\"phase\":\"Failed\",\"restarts\":0,\"exit_code\":3,' "
+                    "'%s/workers/master-0.json' && grep -q 'master-0 exited 3: rule 1 (3 → "
                     "FAIL_JOB) matched; job failed' '%s/events.jsonl'",
                     jobdir, jobdir, jobdir, jobdir);
     assert_int_equal(system(cmd), 0);
