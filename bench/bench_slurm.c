@@ -15,9 +15,11 @@
  *      a cold one) next to `squeue -a` on the same cluster, with its peak RSS
  *      and how many warm lists slurmrestd answered 304 (TRAINJOB_HTTP_STATS),
  *      and over 1,000 trainjobd jobs (issue 14's row);
- *   4. rounds of 200 trivial jobs (one worker running `true`) through the
- *      Slurm context next to `sbatch --wrap=true` with the same GPU, as the
- *      same user (issue 24): jobs a second until Slurm ended them all, the
+ *   4. nine rounds of 200 trivial jobs (one worker running `true`) through
+ *      the Slurm context next to `sbatch --wrap=true` with the same GPU, as
+ *      the same user, who goes first alternating (issue 24): jobs a second
+ *      until Slurm ended them all (and each round's ratio, lowest to
+ *      highest: slurmctld's scheduling moves one round by a third), the
  *      cluster's CPU per job (a cpuacct cgroup holding its daemons, so every
  *      slurmstepd and batch script), that plus the submitting command's own
  *      (slurmrestd, in the cluster, does for trainjob's POST what sbatch
@@ -89,7 +91,7 @@
 #define LIST_RUNS 10         /* part 3's alternating runs */
 #define PATHS 32             /* distinct request paths the proxy keeps apart */
 #define TRIVIAL_JOBS 200     /* part 4's jobs a round (BENCH_SLURM_JOBS) */
-#define TRIVIAL_ROUNDS 5     /* part 4's rounds a side, interleaved */
+#define TRIVIAL_ROUNDS 9     /* part 4's rounds a side, interleaved, who goes first alternating */
 
 static char tmp[64];           /* the mkdtemp directory holding everything */
 static char cluster_dir[128];  /* tmp/cl, while a cluster may run there */
@@ -1739,6 +1741,7 @@ static int trivial_round(bool tj, int round, int n, const char *cfg, double *sub
 
 static const char *const part4_rows[] = {
     "trivial jobs through the Slurm context, jobs/s",
+    "  each round's ratio: lowest, median, highest",
     "  the cluster's CPU per job",
     "  with the submitting command's own",
     "trainjob submit to Slurm, exec to exit",
@@ -1755,7 +1758,7 @@ static void list_ten(const char *cfg)
     long ids[10];
     char why[256] = "";
     if (submit_held("q", 10, ids, why, sizeof why) != 0) {
-        row(part4_rows[4], "n/a", "-", why, "-");
+        row(part4_rows[5], "n/a", "-", why, "-");
         return;
     }
     double tj[7], sq[7];
@@ -1785,20 +1788,20 @@ static void list_ten(const char *cfg)
         sleep_ms(100);
     char v[32], ref[64], ratio[16];
     if (n < 7) {
-        row(part4_rows[4], "n/a", "-", "get jobs or squeue failed", "-");
+        row(part4_rows[5], "n/a", "-", "get jobs or squeue failed", "-");
         return;
     }
     double a = bench_quantile(tj, 7, 0.5), b = bench_quantile(sq, 7, 0.5);
     fmt(v, sizeof v, a, 1, "ms");
     snprintf(ref, sizeof ref, "squeue -a %.1f ms", b);
     fmt_ratio(ratio, sizeof ratio, a, b);
-    row(part4_rows[4], v, "-", ref, ratio);
+    row(part4_rows[5], v, "-", ref, ratio);
 }
 
 static void part4(bool slurm_up, const char *slurm_why, const char *slurm_cfg)
 {
     if (!slurm_up) {
-        rows_na(part4_rows, 5, slurm_why);
+        rows_na(part4_rows, 6, slurm_why);
         return;
     }
     list_ten(slurm_cfg);
@@ -1813,27 +1816,40 @@ static void part4(bool slurm_up, const char *slurm_why, const char *slurm_cfg)
     double tj_a[TRIVIAL_ROUNDS], sb_a[TRIVIAL_ROUNDS];
     char why[256] = "";
     int done = 0;
-    fprintf(stderr, "bench_slurm: 4: %d rounds of %d trivial jobs each, interleaved\n",
+    double pair[TRIVIAL_ROUNDS]; /* each round's jobs/s against sbatch's */
+    fprintf(stderr,
+            "bench_slurm: 4: %d rounds of %d trivial jobs each, interleaved, sbatch first in "
+            "odd rounds\n",
             TRIVIAL_ROUNDS, n);
     for (int k = 0; k < TRIVIAL_ROUNDS; k++) {
+        /* Who goes first alternates: the second side of a round finds the first's
+         * ended jobs in slurmctld's tables (MinJobAge) and a cluster just busy. */
         struct round a, b;
-        if (trivial_round(false, 2 * k, n, NULL, ssub + k * n, &b, why, sizeof why) != 0 ||
-            trivial_round(true, 2 * k + 1, n, slurm_cfg, tsub + k * n, &a, why, sizeof why) != 0) {
+        bool sb_first = k % 2 == 0, ok = true;
+        for (int side = 0; side < 2 && ok; side++) {
+            bool tj = sb_first ? side == 1 : side == 0;
+            ok = tj ? trivial_round(true, 2 * k + 1, n, slurm_cfg, tsub + k * n, &a, why,
+                                    sizeof why) == 0
+                    : trivial_round(false, 2 * k, n, NULL, ssub + k * n, &b, why, sizeof why) == 0;
+        }
+        if (!ok) {
             fail("4: %s", why);
             break;
         }
         sb_s[k] = b.jobs_s, sb_c[k] = b.cpu_ms, tj_s[k] = a.jobs_s, tj_c[k] = a.cpu_ms;
         sb_a[k] = b.all_ms, tj_a[k] = a.all_ms;
+        pair[k] = a.jobs_s / b.jobs_s;
         fprintf(stderr,
-                "bench_slurm: 4: round %d: trainjob %.1f jobs/s %.1f ms (%.1f), sbatch %.1f "
-                "jobs/s %.1f ms (%.1f)\n",
-                k + 1, a.jobs_s, a.cpu_ms, a.all_ms, b.jobs_s, b.cpu_ms, b.all_ms);
+                "bench_slurm: 4: round %d (%s first): trainjob %.1f jobs/s %.1f ms (%.1f), sbatch "
+                "%.1f jobs/s %.1f ms (%.1f), ratio %.2f\n",
+                k + 1, sb_first ? "sbatch" : "trainjob", a.jobs_s, a.cpu_ms, a.all_ms, b.jobs_s,
+                b.cpu_ms, b.all_ms, pair[k]);
         done++;
     }
     acct_stop();
     char v[32], ref[64], ratio[16], what[80];
     if (done == 0) {
-        rows_na(part4_rows, 4, why);
+        rows_na(part4_rows, 5, why);
     } else {
         double tjs = bench_quantile(tj_s, (size_t)done, 0.5);
         double sbs = bench_quantile(sb_s, (size_t)done, 0.5);
@@ -1849,20 +1865,27 @@ static void part4(bool slurm_up, const char *slurm_why, const char *slurm_cfg)
         snprintf(ref, sizeof ref, "sbatch --wrap=true %.1f/s", sbs);
         fmt_ratio(ratio, sizeof ratio, tjs, sbs);
         row(what, v, ">= 0.8x sbatch", ref, ratio);
+        /* The spread says how far one round's luck in slurmctld's scheduling moves it. */
+        double lo = pair[0], hi = pair[0];
+        for (int k = 1; k < done; k++)
+            lo = pair[k] < lo ? pair[k] : lo, hi = pair[k] > hi ? pair[k] : hi;
+        snprintf(v, sizeof v, "%.2fx", bench_quantile(pair, (size_t)done, 0.5));
+        snprintf(ref, sizeof ref, "%.2fx to %.2fx", lo, hi);
+        row(part4_rows[1], v, "-", ref, "-");
         fmt(v, sizeof v, tjc, 1, "ms");
         if (sbc >= 0)
             snprintf(ref, sizeof ref, "sbatch %.1f ms", sbc);
         else
             snprintf(ref, sizeof ref, "n/a: no cpuacct cgroup");
         fmt_ratio(ratio, sizeof ratio, tjc, sbc);
-        row(part4_rows[1], v, "<= 1.5x sbatch", ref, ratio);
+        row(part4_rows[2], v, "<= 1.5x sbatch", ref, ratio);
         fmt(v, sizeof v, tja, 1, "ms");
         if (sba >= 0)
             snprintf(ref, sizeof ref, "sbatch %.1f ms", sba);
         else
             snprintf(ref, sizeof ref, "n/a: no cpuacct cgroup");
         fmt_ratio(ratio, sizeof ratio, tja, sba);
-        row(part4_rows[2], v, "-", ref, ratio);
+        row(part4_rows[3], v, "-", ref, ratio);
         snprintf(what, sizeof what, "trainjob submit to Slurm, exec to exit (median of %d)",
                  done * n);
         fmt(v, sizeof v, tjm, 1, "ms");
