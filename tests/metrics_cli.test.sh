@@ -11,6 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 cd "$TRAINJOB_TOP" || exit 1
 . tests/engine.sh
+. tests/locale.sh
 
 WRITER="$(dirname "$TRAINJOBD_BIN")/tests/tools/scalarwrite"
 TFWRITE="$(dirname "$TRAINJOBD_BIN")/tests/tools/tfwrite"
@@ -53,6 +54,18 @@ check "...every train/loss point, after the header" \
     "run,tag,step;rank0,train/loss,1;rank0,train/loss,2;rank1,train/loss,1;"
 run "$TRAINJOB_BIN" $E metrics tags --tag 'loss*' -o json
 check "...-o json too" test "$(jq -r '[.[].tag] | unique | join(",")' "$TMP/out")" = train/loss
+
+# a locale whose decimal point is a comma: numbers as JSON and CSV spell them
+if comma_locale; then
+    run "$TRAINJOB_BIN" $E metrics tags --tag 'loss*' -o csv
+    cp "$TMP/out" "$TMP/csv.C"
+    run env $COMMA_ENV "$TRAINJOB_BIN" $E metrics tags --tag 'loss*' -o csv
+    check "under de_DE.UTF-8 (decimal comma) -o csv is the same: 0.25, not 0,25 or 0" \
+        cmp -s "$TMP/out" "$TMP/csv.C"
+    run env $COMMA_ENV "$TRAINJOB_BIN" $E metrics tags --tag 'loss*'
+    check "...and so are the table's values" \
+        test "$(awk 'NR > 1 {print $4}' "$TMP/out" | tr '\n' ';')" = "0.25;0.75;"
+fi
 run "$TRAINJOB_BIN" $E metrics tags --tag 'train/*' -o csv
 check "a pattern with '/' is for the whole tag: train/* picks both tags" \
     test "$(tail -n +2 "$TMP/out" | cut -d, -f2 | sort -u | tr '\n' ' ')" = "train/loss train/lr "
