@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -372,10 +373,43 @@ static void stream_caps_a_reader_that_does_not_read(void **state)
     stream_unref(s);
 }
 
+/*
+ * A wait that fails for a reason other than a signal is a bug (the epoll fd
+ * closed under the loop): the process aborts rather than go round again at
+ * once for ever. Found here by its /proc/self/fd link, closed in a child.
+ */
+static void a_broken_wait_aborts(void **state)
+{
+    (void)state;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct loop *lp = loop_new();
+        int closed = 0;
+        char link[64], target[64];
+        for (int fd = 3; fd < 1024; fd++) {
+            snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+            ssize_t n = readlink(link, target, sizeof target - 1);
+            if (n > 0 && (target[n] = '\0', strcmp(target, "anon_inode:[eventpoll]") == 0))
+                closed += close(fd) == 0;
+        }
+        if (closed != 1)
+            _exit(2); /* not the one epoll fd expected: the test is wrong, not the loop */
+        for (int i = 0; i < 3; i++)
+            loop_run_once(lp, 0);
+        _exit(0);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFSIGNALED(st));
+    assert_int_equal(WTERMSIG(st), SIGABRT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(timers_fire_in_deadline_order),
+        cmocka_unit_test(a_broken_wait_aborts),
         cmocka_unit_test(fd_readiness_calls_back),
         cmocka_unit_test(a_watch_sees_only_its_own_file),
         cmocka_unit_test(files_are_always_ready),

@@ -278,6 +278,11 @@ void loop_run_once(struct loop *lp, int max_ms)
     if (lp->always_count > 0)
         timeout = 0;
     int n = epoll_wait(lp->epfd, lp->ready, WAIT_MAX, timeout);
+    /* Only a signal ends a wait early; anything else (EBADF, EINVAL: the epoll fd
+     * closed or clobbered) is a bug, and every caller would go round again at
+     * once, for ever, at a whole CPU: better a core than a spinning daemon. */
+    if (n < 0 && errno != EINTR)
+        abort();
     for (int i = 0; i < n && !lp->stop; i++) {
         int fd = (int)(uint32_t)lp->ready[i].data.u64;
         uint32_t gen = (uint32_t)(lp->ready[i].data.u64 >> 32);
