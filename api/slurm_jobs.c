@@ -406,6 +406,37 @@ static void facts_free(struct dir_facts *f)
 }
 
 /*
+ * How a job Slurm no longer reports ended, by its events, when its workers'
+ * records do not say (it never ran, or was ended under a running worker):
+ * the last event that tells — stopped, by trainjob ("Stopped") or by Slurm
+ * (the supervisor's "Stopping": a cancel or a preemption), or ended as the
+ * supervisor said — unless a submit, a start or a requeue came after it
+ * (JOB_STATE_UNSPECIFIED: unknown). Only the events' tail is read.
+ */
+static enum job_state state_by_events(const char *dir, uid_t owner, const char *name)
+{
+    struct job_event_list l;
+    enum job_state st = JOB_STATE_UNSPECIFIED;
+    slurm_events_from_dir(dir, owner, name, 8192, &l);
+    for (size_t i = l.count; i-- > 0;) {
+        const struct job_event *e = &l.events[i];
+        if (e->kind == EVENT_STOPPED) {
+            st = JOB_STATE_SUSPENDED; /* ACP's word for stopped, as a cancelled Slurm job's */
+            break;
+        }
+        if (e->kind == EVENT_STATE &&
+            (e->state == JOB_STATE_SUCCEEDED || e->state == JOB_STATE_FAILED)) {
+            st = e->state;
+            break;
+        }
+        if (e->kind == EVENT_CREATED || e->kind == EVENT_STARTED || e->kind == EVENT_PREEMPTED)
+            break;
+    }
+    job_event_list_free(&l);
+    return st;
+}
+
+/*
  * The job as trainjob shows it: job.json (when readable; taken from f)
  * plus Slurm's view of it (sj; NULL when Slurm no longer has it), from its
  * directory's facts f. Whether job.json was read.
@@ -459,10 +490,16 @@ static bool make_job_from(struct backend *b, const char *name, const struct slur
         out->state = failed         ? JOB_STATE_FAILED
                      : n && ok == n ? JOB_STATE_SUCCEEDED
                                     : JOB_STATE_UNSPECIFIED;
+        const char *from = "its workers' records";
+        if (out->state == JOB_STATE_UNSPECIFIED && dir) {
+            out->state = state_by_events(dir, owner, name);
+            from = "its events";
+        }
         out->state_message =
-            xstrdup(out->state == JOB_STATE_UNSPECIFIED
-                        ? "Slurm no longer reports this job (it ended more than MinJobAge ago)"
-                        : "ended (from its workers' records: Slurm no longer reports the job)");
+            out->state == JOB_STATE_UNSPECIFIED
+                ? xstrdup("Slurm no longer reports this job (it ended more than MinJobAge ago)")
+                : xasprintf("%s (from %s: Slurm no longer reports the job)",
+                            out->state == JOB_STATE_SUSPENDED ? "stopped" : "ended", from);
         free(dir);
         return stored;
     }

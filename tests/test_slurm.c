@@ -953,6 +953,98 @@ static void a_listed_job_has_ready_workers_priority_and_its_creation(void **stat
     fake_free(&f);
 }
 
+/*
+ * A job Slurm no longer reports (MinJobAge) whose workers' records do not say
+ * how it ended: its events do. Stopped with trainjob stop while it waited, or
+ * by Slurm under a running worker (the supervisor's Stopping): stopped, as a
+ * cancelled Slurm job is (SUSPENDED); started again after a stop, or only
+ * ever submitted: unknown, as before.
+ */
+static void a_forgotten_job_ends_as_its_events_say(void **state)
+{
+    (void)state;
+    static const char *const sub =
+        "{\"time\":\"2026-01-01T00:00:00Z\",\"type\":\"Normal\",\"reason\":\"Submitted\","
+        "\"message\":\"submitted as Slurm job 7\"}\n";
+    static const char *const stop =
+        "{\"time\":\"2026-01-01T00:01:00Z\",\"type\":\"Normal\",\"reason\":\"Stopped\","
+        "\"message\":\"stopped by alice: Slurm job 7 cancelled\"}\n";
+    static const char *const stopping =
+        "{\"time\":\"2026-01-01T00:02:00Z\",\"type\":\"Normal\",\"reason\":\"Stopping\","
+        "\"kind\":\"STOPPED\",\"message\":\"the job was stopped by Slurm\"}\n";
+    static const char *const again =
+        "{\"time\":\"2026-01-01T00:03:00Z\",\"type\":\"Normal\",\"reason\":\"Started\","
+        "\"message\":\"started again as Slurm job 8\"}\n";
+    const struct {
+        const char *name;
+        const char *events[3];
+        bool running_worker;
+    } jobs[] = {
+        {"stopped", {sub, stop, NULL}, false},
+        {"killed", {sub, stopping, NULL}, true},
+        {"again", {sub, stop, again}, false},
+        {"lost", {sub, NULL, NULL}, false},
+    };
+    for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
+        mkjobdir(jobs[i].name);
+        struct strbuf ev = STRBUF_INIT;
+        for (size_t k = 0; k < 3 && jobs[i].events[k]; k++)
+            strbuf_adds(&ev, jobs[i].events[k]);
+        char *p = xasprintf("%s/default/%s/events.jsonl", tmpdir, jobs[i].name);
+        write_file(p, strbuf_str(&ev));
+        free(p);
+        strbuf_free(&ev);
+        if (jobs[i].running_worker) {
+            p = xasprintf("%s/default/%s/workers", tmpdir, jobs[i].name);
+            mkdir(p, 0755);
+            free(p);
+            p = xasprintf("%s/default/%s/workers/master-0.json", tmpdir, jobs[i].name);
+            write_file(p, "{\"name\":\"master-0\",\"index\":0,\"node\":\"n1\",\"phase\":"
+                          "\"Running\",\"restarts\":0,\"exit_code\":null,\"signal\":null,"
+                          "\"rule\":null,\"started\":\"2026-01-01T00:01:30Z\",\"ended\":null,"
+                          "\"attempt\":1}\n");
+            free(p);
+        }
+    }
+    char *t = fixture_text("job-running.json");
+    json_t *doc = json_loads(t, 0, NULL);
+    free(t);
+    json_object_set_new(doc, "jobs", json_array()); /* Slurm has forgotten them all */
+    struct fake f = {0};
+    fake_answer(&f, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f, 200, json_dumps(doc, JSON_COMPACT));
+    json_decref(doc);
+    char *paths = NULL, *rows = list_rows(&f, &paths);
+    /* (in the directory's order) */
+    static const char *const want[] = {"again STATE_UNSPECIFIED;", "killed SUSPENDED;",
+                                       "lost STATE_UNSPECIFIED;", "stopped SUSPENDED;"};
+    size_t len = 0;
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        if (strstr(rows, want[i]) == NULL)
+            fail_msg("no '%s' in: %s", want[i], rows);
+        len += strlen(want[i]);
+    }
+    assert_int_equal(strlen(rows), len);
+    free(rows);
+    free(paths);
+    fake_free(&f);
+
+    /* and says where that came from */
+    struct fake f2 = {0};
+    fake_answer(&f2, 200, fixture_text("openapi-22.05-paths.json"));
+    fake_answer(&f2, 200, xstrdup("{\"jobs\":[]}"));
+    struct backend *b = open_fake(&f2, NULL);
+    struct jobspec job;
+    struct api_error e;
+    assert_int_equal(backend_get(b, "stopped", &job, &e), BACKEND_OK);
+    assert_int_equal(job.state, JOB_STATE_SUSPENDED);
+    assert_string_equal(job.state_message,
+                        "stopped (from its events: Slurm no longer reports the job)");
+    jobspec_free(&job);
+    backend_free(b);
+    fake_free(&f2);
+}
+
 /* ---- hostile job directories ---------------------------------------------- */
 
 static void hostile_events_are_bounded_checked_and_sanitized(void **state)
@@ -2995,6 +3087,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(an_expired_token_is_fetched_again_once, setup, teardown),
         cmocka_unit_test_setup_teardown(jobs_are_known_by_their_directory, setup, teardown),
         cmocka_unit_test(state_events_name_the_state_they_reach),
+        cmocka_unit_test_setup_teardown(a_forgotten_job_ends_as_its_events_say, setup, teardown),
         cmocka_unit_test_setup_teardown(a_listed_job_has_ready_workers_priority_and_its_creation,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(hostile_events_are_bounded_checked_and_sanitized, setup,
