@@ -1,7 +1,8 @@
 /*
  * test_procstat: util/procstat over real processes — the fields a saved pid
  * is checked by, and CPU time (self and waited-for children), also when the
- * command name holds ") (" and spaces, as a hostile process may choose.
+ * command name holds ") (" and spaces, as a hostile process may choose; and
+ * another process's CPU to finer than stat's 10 ms ticks.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -59,6 +60,33 @@ static void reads_itself_and_its_children(void **state)
     prctl(PR_SET_NAME, old);
 }
 
+/* Another process's CPU is read to the µs: a 3 ms burn is not 0 or 10 ms. */
+static void reads_another_process_finer_than_a_tick(void **state)
+{
+    (void)state;
+    int ready[2], done[2];
+    assert_int_equal(pipe(ready), 0);
+    assert_int_equal(pipe(done), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        char c = 0;
+        burn(3);
+        if (write(ready[1], &c, 1) != 1 || read(done[0], &c, 1) < 0)
+            _exit(1);
+        _exit(0);
+    }
+    char c;
+    assert_int_equal(read(ready[0], &c, 1), 1);
+    double ms = -1;
+    assert_int_equal(procstat_cpu_ms(pid, &ms, NULL), 0);
+    assert_int_equal(write(done[1], &c, 1), 1);
+    assert_int_equal(waitpid(pid, NULL, 0), pid);
+    close(ready[0]), close(ready[1]), close(done[0]), close(done[1]);
+    if (ms < 3 || ms >= 9.5)
+        fail_msg("a 3 ms burn read as %.3f ms", ms);
+}
+
 static void no_such_process(void **state)
 {
     (void)state;
@@ -72,6 +100,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reads_itself_and_its_children),
+        cmocka_unit_test(reads_another_process_finer_than_a_tick),
         cmocka_unit_test(no_such_process),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Reads the decimal field at *p and moves *p past it and its space. */
@@ -77,7 +78,14 @@ int procstat_cpu_ms(pid_t pid, double *self_ms, double *children_ms)
     if (procstat_read(pid, &ps) != 0)
         return -1;
     double ms_per_tick = 1000.0 / (double)sysconf(_SC_CLK_TCK);
-    *self_ms = (double)(ps.utime_ticks + ps.stime_ticks) * ms_per_tick;
+    /* The process's own CPU clock counts every thread's time (the ended
+     * threads' too) in ns; the fields of stat round it to clock ticks. */
+    clockid_t clock;
+    struct timespec ts;
+    if (clock_getcpuclockid(pid, &clock) == 0 && clock_gettime(clock, &ts) == 0)
+        *self_ms = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+    else
+        *self_ms = (double)(ps.utime_ticks + ps.stime_ticks) * ms_per_tick;
     if (children_ms)
         *children_ms = (double)(ps.cutime_ticks + ps.cstime_ticks) * ms_per_tick;
     return 0;

@@ -25,8 +25,10 @@ struct procstat {
 /* Reads /proc/<pid>/stat into *out. Returns 0, or -1 when there is no such process. */
 int procstat_read(pid_t pid, struct procstat *out);
 /*
- * The CPU (user + kernel) pid has used, in ms, and that of its waited-for
- * children (children_ms may be NULL). Returns 0, or -1 with no such process.
+ * The CPU (user + kernel) pid has used, in ms, read from its CPU clock to the
+ * µs (clock ticks of 10 ms only when that clock cannot be read), and that of
+ * its waited-for children, in ticks (children_ms may be NULL). Returns 0, or
+ * -1 with no such process.
  */
 int procstat_cpu_ms(pid_t pid, double *self_ms, double *children_ms);
 
