@@ -173,10 +173,10 @@ static void table_header(const char *bin)
            bin);
     printf("reference: htop's RSS on a 120x40 pty for memory; Slurm: n/a (no cluster in this "
            "run)\n");
-    printf("| %-52s | %10s | %10s | %-7s | %-18s | %-14s |\n", "measurement", "median", "p99",
+    printf("| %-52s | %10s | %10s | %-7s | %-20s | %-14s |\n", "measurement", "median", "p99",
            "unit", "target", "reference");
     printf("|%s|%s|%s|%s|%s|%s|\n", "------------------------------------------------------",
-           "------------", "------------", "---------", "--------------------", "----------------");
+           "------------", "------------", "---------", "----------------------", "----------------");
     fflush(stdout);
 }
 
@@ -191,7 +191,7 @@ static void table_row(const char *what, double median, double p99, int decimals,
     else
         snprintf(p, sizeof p, "%.*f", decimals, p99);
     const char *ref = strcmp(unit, "MiB") == 0 ? htop_reference : "n/a";
-    printf("| %-52s | %10s | %10s | %-7s | %-18s | %-14s |\n", what, m, p, unit, target, ref);
+    printf("| %-52s | %10s | %10s | %-7s | %-20s | %-14s |\n", what, m, p, unit, target, ref);
     fflush(stdout);
 }
 
@@ -1395,7 +1395,16 @@ static int part_d(struct bench *b)
     table_row("D POST a `true` job (200 back to back)", MEDIAN(post_ms), NA, 2, "ms", "-");
     table_row("D   all 200 submitted", MEDIAN(submitted_s), NA, 2, "s", "-");
     table_row("D first POST -> 200 SUCCEEDED", MEDIAN(done_s), NA, 2, "s", "-");
-    table_row("D completed jobs per second", MEDIAN(jobs_per_s), NA, 1, "jobs/s", ">= 350");
+    /* The older absolute targets (350 jobs/s) name this run's floor beside them: on a machine
+     * whose floor is below them, the floor ratio at the end is the target that can be met. */
+    double floor_rate = MEDIAN(floor_jobs_per_s), floor_cpu = MEDIAN(floor_ms);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    char rate_target[48], cpu_target[48], allows_target[48];
+    snprintf(rate_target, sizeof rate_target, ">= 350; floor %.1f", floor_rate);
+    snprintf(cpu_target, sizeof cpu_target, "<= 5.7; floor %.2f", floor_cpu);
+    snprintf(allows_target, sizeof allows_target, ">= 350; floor %.1f",
+             floor_cpu > 0 ? (double)ncpu * 1e3 / floor_cpu : NA);
+    table_row("D completed jobs per second", MEDIAN(jobs_per_s), NA, 1, "jobs/s", rate_target);
     table_row("D CPU per job: trainjobd itself", MEDIAN(engine_ms), NA, 2, "ms", "-");
     table_row("D   all it started (below, summed by the kernel)", MEDIAN(children_ms), NA, 2, "ms",
               "-");
@@ -1424,18 +1433,16 @@ static int part_d(struct bench *b)
         samples_free(&s);
     }
     double total = MEDIAN(engine_ms) + MEDIAN(children_ms);
-    /* The issue's target: 350 jobs/s on 2 cores is at most 2 * 1000 / 350 ms of CPU per job. */
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    table_row("D CPU per job, all processes", total, NA, 2, "ms", "<= 5.7 (350/s)");
+    /* The older target: 350 jobs/s on 2 cores is at most 2 * 1000 / 350 ms of CPU per job. */
+    table_row("D CPU per job, all processes", total, NA, 2, "ms", cpu_target);
     table_row("D   jobs/s that CPU allows on this machine", total > 0 ? ncpu * 1e3 / total : NA, NA,
-              1, "jobs/s", ">= 350");
-    /* The issue's target: trainjobd at 0.8x the floor measured in this run. */
-    double floor_rate = MEDIAN(floor_jobs_per_s);
+              1, "jobs/s", allows_target);
+    /* Issue 24's target: trainjobd at 0.8x the floor measured in this run. */
     table_row("D sandbox floor: launcher + shim + bwrap + sh", floor_rate, NA, 1, "jobs/s", "-");
-    table_row("D   its CPU per job", MEDIAN(floor_ms), NA, 2, "ms", "-");
+    table_row("D   its CPU per job", floor_cpu, NA, 2, "ms", "-");
     table_row("D trainjobd / the floor, jobs/s",
               floor_rate > 0 ? MEDIAN(jobs_per_s) / floor_rate : NA, NA, 2, "x", ">= 0.80");
-    table_row("D the floor's CPU / trainjobd's, per job", total > 0 ? MEDIAN(floor_ms) / total : NA,
+    table_row("D the floor's CPU / trainjobd's, per job", total > 0 ? floor_cpu / total : NA,
               NA, 2, "x", "-");
     fprintf(stderr,
             "bench_engine: D: processes counted per run (shim, bwrap, init, worker): "
