@@ -176,7 +176,8 @@ static void table_header(const char *bin)
     printf("| %-52s | %10s | %10s | %-7s | %-20s | %-14s |\n", "measurement", "median", "p99",
            "unit", "target", "reference");
     printf("|%s|%s|%s|%s|%s|%s|\n", "------------------------------------------------------",
-           "------------", "------------", "---------", "----------------------", "----------------");
+           "------------", "------------", "---------", "----------------------",
+           "----------------");
     fflush(stdout);
 }
 
@@ -1442,8 +1443,8 @@ static int part_d(struct bench *b)
     table_row("D   its CPU per job", floor_cpu, NA, 2, "ms", "-");
     table_row("D trainjobd / the floor, jobs/s",
               floor_rate > 0 ? MEDIAN(jobs_per_s) / floor_rate : NA, NA, 2, "x", ">= 0.80");
-    table_row("D the floor's CPU / trainjobd's, per job", total > 0 ? floor_cpu / total : NA,
-              NA, 2, "x", "-");
+    table_row("D the floor's CPU / trainjobd's, per job", total > 0 ? floor_cpu / total : NA, NA, 2,
+              "x", "-");
     fprintf(stderr,
             "bench_engine: D: processes counted per run (shim, bwrap, init, worker): "
             "%zu %zu %zu %zu; load after: ",

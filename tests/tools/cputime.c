@@ -1,11 +1,12 @@
 /*
  * cputime: runs a command and prints the CPU time it used (user + system,
  * its children included) in ms on stderr's last line as "cpu_ms N", the
- * same in µs on the line before as "cpu_us N", and before them the largest resident set of the command or a child in KiB as
- * "maxrss_kb N" (getrusage's ru_maxrss: the peak, which a sample of
- * /proc after the fact would miss). For the
- * scale tests, whose ratios must not move with how busy the machine is (wall
- * time does; CPU time much less). Its exit status is the command's.
+ * same in µs on the line before as "cpu_us N", and before them the largest
+ * resident set of the command or a child in KiB as "maxrss_kb N"
+ * (getrusage's ru_maxrss: the peak, which a sample of /proc after the fact
+ * would miss). For the scale tests, whose ratios must not move with how busy
+ * the machine is (wall time does; CPU time much less). Its exit status is
+ * the command's.
  *
  * With --pid, it runs nothing: it prints on stdout the CPU time a running
  * process has used so far, in microseconds, from the process's own CPU clock
@@ -20,10 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* print_process_us: PID's CPU time so far in µs on stdout; 0, or 2 on error */
