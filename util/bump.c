@@ -1,0 +1,68 @@
+/*
+ * bump: blocks of BLOCK_BYTES (or one of its own for a larger request), each
+ * headed by the link to the one before; filled from the front.
+ */
+#include "util/bump.h"
+
+#include <stdalign.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "util/xalloc.h"
+
+#define BLOCK_BYTES (1024 * 1024)
+
+struct bump_block {
+    struct bump_block *prev;
+    size_t size, used; /* used counts from the block's start, this header included */
+    alignas(max_align_t) unsigned char data[];
+};
+
+static size_t align_up(size_t n)
+{
+    const size_t a = alignof(max_align_t);
+    if (n > SIZE_MAX - a)
+        xalloc_die();
+    return (n + a - 1) & ~(a - 1);
+}
+
+void *bump_alloc(struct bump *b, size_t n)
+{
+    size_t need = align_up(n ? n : 1);
+    struct bump_block *blk = b->head;
+    if (blk == NULL || blk->size - blk->used < need) {
+        size_t hdr = offsetof(struct bump_block, data);
+        size_t size = need > BLOCK_BYTES - hdr ? align_up(hdr + need) : BLOCK_BYTES;
+        void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            xalloc_die();
+        blk = m;
+        blk->prev = b->head;
+        blk->size = size;
+        blk->used = hdr;
+        b->head = blk;
+        b->mapped += size;
+    }
+    void *p = (unsigned char *)blk + blk->used;
+    blk->used += need;
+    return p;
+}
+
+void *bump_dup(struct bump *b, const void *p, size_t n)
+{
+    void *copy = bump_alloc(b, n);
+    if (n)
+        memcpy(copy, p, n);
+    return copy;
+}
+
+void bump_reset(struct bump *b)
+{
+    while (b->head) {
+        struct bump_block *prev = b->head->prev;
+        munmap(b->head, b->head->size);
+        b->head = prev;
+    }
+    b->mapped = 0;
+}
