@@ -87,7 +87,7 @@ static const struct object_type ejob_type = SCHEMA_OBJ(ejob_fields);
 
 static void snapshot_free(struct snapshot *snap)
 {
-    if (snap == NULL)
+    if (snap == NULL || snap->in_batch_bump)
         return;
     free(snap->job);
     free(snap->workers);
@@ -298,21 +298,58 @@ static struct shown *shown_copy(const struct shown *src)
 }
 
 /*
- * snap (taken, freed) becomes what clients see, in copies made once the old
- * texts are freed: they take the old texts' places in the heap, and the
- * batch's transient memory (snap among the decoded specs) is left whole, for
- * malloc_trim to give back. Shown directly, a pass that re-saved every
- * waiting job left a hole per job (issue 14: 16 MB at 50,000 jobs).
+ * snap (taken, freed) moved into the open batch's bump: what the batch will
+ * show stays off the malloc heap until then. Held on the heap, 50,000 jobs'
+ * pending texts were spread over ~16 MB of it among the pass's other memory,
+ * and the copies shown after took their places, which pinned all of it.
  */
-static void snapshot_show_copy(struct ejob *job, struct snapshot *snap)
+static struct snapshot *snapshot_to_bump(struct bump *bump, struct snapshot *snap)
 {
-    free(job->shown_job);
-    free(job->shown_workers);
-    free(job->shown_summary);
-    job->shown_job = shown_copy(snap->job);
-    job->shown_workers = shown_copy(snap->workers);
-    job->shown_summary = shown_copy(snap->summary);
+    struct snapshot *b = bump_alloc(bump, sizeof *b);
+    b->job = bump_dup(bump, snap->job, shown_size(snap->job));
+    b->workers = bump_dup(bump, snap->workers, shown_size(snap->workers));
+    b->summary = bump_dup(bump, snap->summary, shown_size(snap->summary));
+    b->in_batch_bump = true;
     snapshot_free(snap);
+    return b;
+}
+
+/* A snapshot of the batch's bump copied onto the heap, to outlive the batch. */
+static struct snapshot *snapshot_from_bump(const struct snapshot *snap)
+{
+    struct snapshot *h = xcalloc(1, sizeof *h);
+    h->job = shown_copy(snap->job);
+    h->workers = shown_copy(snap->workers);
+    h->summary = shown_copy(snap->summary);
+    return h;
+}
+
+/*
+ * The jobs a batch saved show what they saved (their pending snapshots, in
+ * the batch's bump): every old text freed first, then every copy made, so
+ * that the copies take the old texts' places where they fit. A job whose
+ * snapshot a later save took meanwhile is skipped.
+ */
+static void show_pending(struct ejob **jobs, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (jobs[i]->pending == NULL)
+            continue;
+        free(jobs[i]->shown_job);
+        free(jobs[i]->shown_workers);
+        free(jobs[i]->shown_summary);
+        jobs[i]->shown_job = jobs[i]->shown_workers = jobs[i]->shown_summary = NULL;
+    }
+    for (size_t i = 0; i < count; i++) {
+        const struct snapshot *snap = jobs[i]->pending;
+        if (snap == NULL)
+            continue;
+        jobs[i]->shown_job = shown_copy(snap->job);
+        jobs[i]->shown_workers = shown_copy(snap->workers);
+        jobs[i]->shown_summary = shown_copy(snap->summary);
+        snapshot_free(jobs[i]->pending);
+        jobs[i]->pending = NULL;
+    }
 }
 
 void take_snapshot(struct engine *eng, struct ejob *job)
@@ -385,7 +422,7 @@ int engine_save(struct engine *eng, struct ejob *job)
     if (eng->batch_depth > 0) {
         /* On disk only once the batch commits: shown then, as it is now. */
         snapshot_free(job->pending);
-        job->pending = snapshot_of(eng, job, spec);
+        job->pending = snapshot_to_bump(&eng->batch_snaps, snapshot_of(eng, job, spec));
         free(spec);
         if (!job->in_batch) {
             eng->batch = xreallocarray(eng->batch, eng->batch_count + 1, sizeof *eng->batch);
@@ -508,16 +545,25 @@ void engine_batch_end(struct engine *eng)
     struct ejob **jobs = eng->batch;
     eng->batch = NULL;
     eng->batch_count = 0;
+    struct ejob **show = xreallocarray(NULL, count ? count : 1, sizeof *show);
+    size_t show_count = 0;
     for (size_t i = 0; i < count; i++) {
         jobs[i]->in_batch = false;
-        if (ok && !jobs[i]->unsaved && jobs[i]->pending) {
-            snapshot_show_copy(jobs[i], jobs[i]->pending); /* packed when it was saved */
-            jobs[i]->pending = NULL;
-        } else if (ok && !jobs[i]->unsaved)
+        if (ok && !jobs[i]->unsaved && jobs[i]->pending)
+            show[show_count++] = jobs[i]; /* packed when it was saved */
+        else if (ok && !jobs[i]->unsaved)
             save_done(eng, jobs[i], NULL);
         else if (!ok)
             save_failed(eng, jobs[i], strbuf_str(&err));
     }
+    show_pending(show, show_count);
+    free(show);
+    /* What a failed batch would have shown stays what memory holds (ejob_spec reads it). */
+    for (size_t i = 0; i < count; i++)
+        if (jobs[i]->pending && jobs[i]->pending->in_batch_bump)
+            jobs[i]->pending = snapshot_from_bump(jobs[i]->pending);
+    if (eng->batch_depth == 0) /* else a batch begun meanwhile holds its own there */
+        bump_reset(&eng->batch_snaps);
     if (!ok && eng->batch_event_count) {
         engine_log("%zu event(s) held until their jobs are saved: %s", eng->batch_event_count,
                    strbuf_str(&err));

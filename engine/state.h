@@ -25,6 +25,7 @@
 #include "engine/config.h"
 #include "engine/engine.h"
 #include "engine/runner.h"
+#include "util/bump.h"
 #include "util/hmap.h"
 
 struct shown;
@@ -96,9 +97,14 @@ struct batch_line {
     int view;   /* the watchers' view it is for (enum job_view), < 0: all */
 };
 
-/* The three texts a job shows (struct ejob's shown_*), packed (engine/shown). */
+/*
+ * The three texts a job shows (struct ejob's shown_*), packed (engine/shown).
+ * A snapshot saved inside a batch lives in the batch's bump (in_batch_bump:
+ * freed with it, never alone).
+ */
 struct snapshot {
     struct shown *job, *workers, *summary;
+    bool in_batch_bump;
 };
 
 struct ejob {
@@ -216,6 +222,7 @@ struct engine {
     int batch_depth;        /* engine_batch_begin nesting */
     struct ejob **batch;    /* jobs saved inside the open batch: shown once it commits */
     size_t batch_count;
+    struct bump batch_snaps;        /* their pending snapshots, off the heap (record.c) */
     struct batch_line *batch_lines; /* watch lines (events) sent once the batch commits */
     size_t batch_line_count;
     struct batch_event *batch_events; /* events written in the open batch: held if it fails */

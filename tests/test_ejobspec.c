@@ -4,7 +4,8 @@
  * at 50,000 jobs). A waiting job's spec is dropped once it is saved and
  * decoded again, byte for byte what was saved, when asked for; changes made
  * while it is dropped (a PATCH, a state change) keep every other field; an
- * unsaved job keeps its spec; a reopened engine starts compact. Runs a
+ * unsaved job keeps its spec; a batch shows what it saved last, once it
+ * ends; a reopened engine starts compact. Runs a
  * seeded engine in process (tests/tools/seed.c) on a temporary state dir.
  */
 #include <setjmp.h>
@@ -220,6 +221,58 @@ static void test_changes_after_a_drop_keep_the_rest(void **state)
     assert_int_equal(count_matching(f, "display_name='Renamed'"), 0);
 }
 
+/* state_message of the job as GET shows it (caller frees). */
+static char *shown_message(struct fixture *f, const char *name)
+{
+    char *got = get_text(f, name);
+    json_t *j = json_loads(got, 0, NULL);
+    char *msg = xstrdup(json_string_value(json_object_get(j, "state_message")));
+    json_decref(j);
+    free(got);
+    return msg;
+}
+
+/*
+ * Saved inside a batch: clients see the last committed texts until the batch
+ * ends; the job's spec decodes from what it saved last (held in the batch's
+ * bump, off the heap); after the batch the job shows that, and the bump's
+ * blocks are gone.
+ */
+static void test_batch_shows_what_it_saved_last(void **state)
+{
+    struct fixture *f = *state;
+    struct ejob *a = create(f, "rich", RICH), *b = create(f, "other", RICH);
+    turns(f);
+    engine_set_state(f->eng, a, JOB_STATE_QUEUEING, "before the batch");
+    turns(f);
+    engine_batch_begin(f->eng);
+    engine_set_state(f->eng, a, JOB_STATE_QUEUEING, "first in the batch");
+    engine_set_state(f->eng, b, JOB_STATE_QUEUEING, "b in the batch");
+    engine_set_state(f->eng, a, JOB_STATE_QUEUEING, "last in the batch");
+    assert_non_null(a->pending);
+    assert_true(a->pending->in_batch_bump);
+    assert_true(f->eng->batch_snaps.mapped > 0);
+    char *msg = shown_message(f, "rich");
+    assert_string_equal(msg, "before the batch");
+    free(msg);
+    engine_drop_specs(f->eng);
+    assert_string_equal(ejob_spec(f->eng, a)->state_message, "last in the batch");
+    engine_batch_end(f->eng);
+    assert_null(a->pending);
+    assert_null(b->pending);
+    assert_int_equal(f->eng->batch_snaps.mapped, 0);
+    msg = shown_message(f, "rich");
+    assert_string_equal(msg, "last in the batch");
+    free(msg);
+    msg = shown_message(f, "other");
+    assert_string_equal(msg, "b in the batch");
+    free(msg);
+    turns(f);
+    msg = shown_message(f, "rich");
+    assert_string_equal(msg, "last in the batch");
+    free(msg);
+}
+
 /* Memory ahead of the store: the spec stays until the job is saved. */
 static void test_unsaved_job_keeps_its_spec(void **state)
 {
@@ -324,6 +377,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_waiting_job_drops_its_spec, setup, teardown),
         cmocka_unit_test_setup_teardown(test_changes_after_a_drop_keep_the_rest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unsaved_job_keeps_its_spec, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_batch_shows_what_it_saved_last, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reopened_engine_is_compact, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refused_create_is_not_listed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_drops_one_by_one_keep_the_list, setup, teardown),
