@@ -251,7 +251,8 @@ static char *make_in_base(const char *base, const char *state_dir, const struct 
             free(path);
             path = NULL;
         } else {
-            hold(fcntl(lfd, F_DUPFD_CLOEXEC, 0)); /* before its link: a sweep reads the link, then asks the lock */
+            /* Held before its link: a sweep reads the link, then asks the lock. */
+            hold(fcntl(lfd, F_DUPFD_CLOEXEC, 0));
             /* Which state directory it serves, for sweep_orphans. */
             char *target = realpath(state_dir, NULL);
             if (target && symlinkat(target, lfd, STATE_LINK) != 0 && errno == EEXIST) {
@@ -282,13 +283,22 @@ static bool dir_empty(const char *path)
     return empty;
 }
 
-/* The target of link when it is a fit runtime directory; else NULL, and the link goes. */
+/*
+ * The target of link when it is a fit runtime directory; else NULL, and the
+ * link goes. why says what was unfit; a target that is simply gone (a reboot,
+ * the last engine's release) is made again without a word.
+ */
 static char *linked_dir(const char *link, struct strbuf *why)
 {
     char target[PATH_MAX];
     ssize_t n = readlink(link, target, sizeof target - 1);
+    struct stat st;
     if (n > 0 && target[0] == '/') {
         target[n] = '\0';
+        if (lstat(target, &st) != 0 && errno == ENOENT) {
+            unlink(link);
+            return NULL;
+        }
         int fd = open_private(AT_FDCWD, target, target, why);
         if (fd >= 0) {
             hold(fd);
