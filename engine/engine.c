@@ -530,7 +530,7 @@ void engine_close(struct engine *eng)
     if (eng->drop_timer)
         loop_cancel(eng->loop, eng->drop_timer);
     free(eng->spec_loaded);
-    bump_reset(&eng->batch_snaps); /* after the jobs whose pending snapshots were in it */
+    bump_free(&eng->batch_snaps); /* after the jobs whose pending snapshots were in it */
     for (size_t i = 0; i < eng->term_after_commit_count; i++)
         free(eng->term_after_commit[i]);
     free(eng->term_after_commit);

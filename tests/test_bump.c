@@ -1,7 +1,8 @@
 /*
  * test_bump: util/bump hands out aligned memory in order, keeps what it
  * handed out intact as it maps more blocks (a request larger than a block
- * gets one of its own), and bump_reset unmaps all of it.
+ * gets one of its own); bump_reset keeps the first block only, with no more
+ * than 64 KiB of it resident, and bump_free unmaps all.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +13,8 @@
 
 #include <stdalign.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "util/bump.h"
 
@@ -32,8 +35,44 @@ static void hands_out_aligned_memory_that_stays(void **state)
         for (size_t k = 0; k < (size_t)(i % 97) + 1; k++)
             if (p[i][k] != (unsigned char)(i & 0xff))
                 fail_msg("allocation %d changed at byte %zu", i, k);
-    bump_reset(&b);
+    bump_free(&b);
     assert_null(b.head);
+    assert_int_equal(b.mapped, 0);
+}
+
+/* Resident pages of the 1 MiB block that holds first (mincore). */
+static size_t resident_pages(const void *first)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    unsigned char *start = (unsigned char *)((uintptr_t)first & ~(uintptr_t)(page - 1));
+    size_t n = (size_t)(1024 * 1024 / page);
+    unsigned char vec[1024 * 1024 / 4096];
+    assert_true(n <= sizeof vec);
+    assert_int_equal(mincore(start, (size_t)(1024 * 1024), vec), 0);
+    size_t r = 0;
+    for (size_t i = 0; i < n; i++)
+        r += vec[i] & 1;
+    return r;
+}
+
+static void a_reset_keeps_the_first_block_with_little_of_it_resident(void **state)
+{
+    (void)state;
+    struct bump b = BUMP_INIT;
+    unsigned char *first = bump_alloc(&b, 16);
+    for (int i = 0; i < 20000; i++) /* ~2 MiB: the first block filled, then more */
+        memset(bump_alloc(&b, 100), 1, 100);
+    assert_true(b.mapped > 1024 * 1024);
+    long page = sysconf(_SC_PAGESIZE);
+    assert_true(resident_pages(first) > (size_t)(256 * 1024 / page));
+    bump_reset(&b);
+    assert_int_equal(b.mapped, 1024 * 1024);
+    assert_true(resident_pages(first) <= (size_t)(64 * 1024 / page));
+    /* The next round starts where the first did: no new mapping. */
+    assert_ptr_equal(bump_alloc(&b, 16), first);
+    assert_int_equal(b.mapped, 1024 * 1024);
+    bump_reset(&b);
+    bump_free(&b);
     assert_int_equal(b.mapped, 0);
 }
 
@@ -48,12 +87,25 @@ static void a_large_request_gets_a_block_of_its_own(void **state)
     assert_int_equal(p[big - 1], 0xab);
     assert_string_equal(small, "kept");
     assert_true(b.mapped >= 1024 * 1024 + big);
-    bump_reset(&b);
-    bump_reset(&b); /* twice: nothing left to unmap */
+    bump_reset(&b); /* the first block kept, the large one unmapped */
+    assert_int_equal(b.mapped, 1024 * 1024);
+    bump_free(&b);
+    bump_free(&b); /* twice: nothing left to unmap */
     assert_int_equal(b.mapped, 0);
-    char *again = bump_dup(&b, "", 0); /* zero bytes: still a distinct, usable pointer */
+    char *again = bump_dup(&b, "", 0); /* zero bytes: still a usable pointer */
     assert_non_null(again);
     bump_reset(&b);
+    bump_free(&b);
+}
+
+static void a_large_first_request_is_not_kept(void **state)
+{
+    (void)state;
+    struct bump b = BUMP_INIT;
+    memset(bump_alloc(&b, 2 * 1024 * 1024), 2, 2 * 1024 * 1024);
+    bump_reset(&b);
+    assert_null(b.head);
+    assert_int_equal(b.mapped, 0);
 }
 
 int main(void)
@@ -61,6 +113,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hands_out_aligned_memory_that_stays),
         cmocka_unit_test(a_large_request_gets_a_block_of_its_own),
+        cmocka_unit_test(a_reset_keeps_the_first_block_with_little_of_it_resident),
+        cmocka_unit_test(a_large_first_request_is_not_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

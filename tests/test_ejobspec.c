@@ -235,8 +235,8 @@ static char *shown_message(struct fixture *f, const char *name)
 /*
  * Saved inside a batch: clients see the last committed texts until the batch
  * ends; the job's spec decodes from what it saved last (held in the batch's
- * bump, off the heap); after the batch the job shows that, and the bump's
- * blocks are gone.
+ * bump, off the heap); after the batch the job shows that, and the bump
+ * keeps at most its first block.
  */
 static void test_batch_shows_what_it_saved_last(void **state)
 {
@@ -260,7 +260,7 @@ static void test_batch_shows_what_it_saved_last(void **state)
     engine_batch_end(f->eng);
     assert_null(a->pending);
     assert_null(b->pending);
-    assert_int_equal(f->eng->batch_snaps.mapped, 0);
+    assert_true(f->eng->batch_snaps.mapped <= 1024 * 1024); /* one block kept for the next */
     msg = shown_message(f, "rich");
     assert_string_equal(msg, "last in the batch");
     free(msg);

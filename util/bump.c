@@ -1,6 +1,8 @@
 /*
  * bump: blocks of BLOCK_BYTES (or one of its own for a larger request), each
- * headed by the link to the one before; filled from the front.
+ * headed by the link to the one before; filled from the front. The first
+ * block outlives a reset: mmap, a page fault and munmap for every small batch
+ * cost the engine ~10 µs of a 150 µs create-and-pass.
  */
 #include "util/bump.h"
 
@@ -12,6 +14,8 @@
 #include "util/xalloc.h"
 
 #define BLOCK_BYTES (1024 * 1024)
+/* What a kept block may hold on to between rounds (a page-size multiple). */
+#define KEEP_BYTES (64 * 1024)
 
 struct bump_block {
     struct bump_block *prev;
@@ -58,6 +62,26 @@ void *bump_dup(struct bump *b, const void *p, size_t n)
 }
 
 void bump_reset(struct bump *b)
+{
+    while (b->head && b->head->prev) {
+        struct bump_block *prev = b->head->prev;
+        b->mapped -= b->head->size;
+        munmap(b->head, b->head->size);
+        b->head = prev;
+    }
+    struct bump_block *first = b->head;
+    if (first == NULL)
+        return;
+    if (first->size != BLOCK_BYTES) { /* one large request's: not kept */
+        bump_free(b);
+        return;
+    }
+    if (first->used > KEEP_BYTES)
+        madvise((unsigned char *)first + KEEP_BYTES, first->size - KEEP_BYTES, MADV_DONTNEED);
+    first->used = offsetof(struct bump_block, data);
+}
+
+void bump_free(struct bump *b)
 {
     while (b->head) {
         struct bump_block *prev = b->head->prev;

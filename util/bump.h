@@ -1,6 +1,8 @@
 /*
  * bump: memory handed out in order from blocks mapped for it alone (mmap),
- * all given back to the system at once by bump_reset.
+ * and taken back all at once: bump_reset unmaps every block but the first,
+ * which it keeps for the next round (its pages past the first 64 KiB given
+ * back to the system); bump_free unmaps them all.
  *
  * For what lives exactly as long as one batch of work and would otherwise be
  * spread over the malloc heap among memory that outlives it: once freed,
@@ -31,7 +33,14 @@ struct bump {
 void *bump_alloc(struct bump *b, size_t n);
 /* A copy of n bytes at p. */
 void *bump_dup(struct bump *b, const void *p, size_t n);
-/* Unmaps every block: everything bump_alloc returned is gone. */
+/*
+ * Everything bump_alloc returned is gone: every block but the first is
+ * unmapped, and that one is kept for the next round, so a bump reset after
+ * each small batch makes no system call. Of a kept block more than 64 KiB
+ * were written to, the pages past those are given back (MADV_DONTNEED).
+ */
 void bump_reset(struct bump *b);
+/* Unmaps every block. */
+void bump_free(struct bump *b);
 
 #endif
