@@ -2,7 +2,8 @@
  * test_bump: util/bump hands out aligned memory in order, keeps what it
  * handed out intact as it maps more blocks (a request larger than a block
  * gets one of its own); bump_reset keeps the first block only, with no more
- * than 64 KiB of it resident, and bump_free unmaps all.
+ * than 64 KiB of it resident (and, under AddressSanitizer, poisoned), and
+ * bump_free unmaps all.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
 
 #include "util/bump.h"
 
@@ -108,6 +113,26 @@ static void a_large_first_request_is_not_kept(void **state)
     assert_int_equal(b.mapped, 0);
 }
 
+/* Under AddressSanitizer: what a round handed out reads as freed once it is reset. */
+static void a_pointer_kept_past_a_reset_is_poisoned(void **state)
+{
+    (void)state;
+#if defined(__SANITIZE_ADDRESS__)
+    struct bump b = BUMP_INIT;
+    char *p = bump_alloc(&b, 32);
+    assert_false(__asan_address_is_poisoned(p));
+    assert_false(__asan_address_is_poisoned(p + 31));
+    assert_true(__asan_address_is_poisoned(p + 32)); /* the rest of the block */
+    bump_reset(&b);
+    assert_true(__asan_address_is_poisoned(p));
+    assert_ptr_equal(bump_alloc(&b, 8), p); /* handed out again: usable */
+    assert_false(__asan_address_is_poisoned(p));
+    bump_free(&b);
+#else
+    skip(); /* nothing poisons without AddressSanitizer */
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -115,6 +140,7 @@ int main(void)
         cmocka_unit_test(a_large_request_gets_a_block_of_its_own),
         cmocka_unit_test(a_reset_keeps_the_first_block_with_little_of_it_resident),
         cmocka_unit_test(a_large_first_request_is_not_kept),
+        cmocka_unit_test(a_pointer_kept_past_a_reset_is_poisoned),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
